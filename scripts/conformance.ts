@@ -1,0 +1,148 @@
+/**
+ * PostgreSQL regression-test conformance report.
+ *
+ *   npx tsx scripts/conformance.ts [--engine quire|pglite] [--verbose] [--no-write] [--json] [file...]
+ *
+ * Files are names from test/conformance/postgres/sql without .sql (default: the set in DEFAULT_FILES).
+ * When run on the default file set, the results table for the engine is written into docs/conformance.md
+ * (between the engine's markers) unless --no-write is given.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EngineName } from '../test/harness/connection.js';
+import { DEFAULT_FILES, OUT_OF_SCOPE, pct, runConformanceFile, summaryTable, type FileReport } from '../test/harness/conformance.js';
+
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+const DOC = join(root, 'docs', 'conformance.md');
+
+function docSkeleton(): string {
+  return `# PostgreSQL regression-test conformance
+
+Quire replays a subset of PostgreSQL 17's own regression suite (\`src/test/regress\`, copied with its
+COPYRIGHT into \`test/conformance/postgres/\`) and compares every statement's output with PostgreSQL's
+expected output.
+
+## How to run
+
+\`\`\`sh
+npx tsx scripts/conformance.ts                    # Quire, all files, updates this document
+npx tsx scripts/conformance.ts --engine pglite    # self-check of the harness on real PostgreSQL (PGlite)
+npx tsx scripts/conformance.ts --verbose select   # one file, print every failing statement
+npx vitest run test/conformance                   # asserts pass counts stay >= test/conformance/floor.json
+\`\`\`
+
+## How it works
+
+1. A fresh database per file. From \`test_setup.sql\` only the data-creating statements run (CREATE TABLE,
+   INSERT, COPY); psql variables (\`\\getenv abs_srcdir\`, \`\\set filename ...\`) are expanded; other
+   meta-commands are skipped. Scripts the regression schedule runs earlier and a file depends on run
+   silently first (\`create_aggregate\` before \`aggregates\`).
+2. COPY (from a data file or FROM STDIN) is replayed as batched INSERTs of untyped literals, identical for
+   every engine. For Quire, setup columns of type \`name\` are created as \`text\` (Quire has no \`name\`;
+   both compare bytewise, so results are unchanged).
+3. Each test file is split into statements as psql does (semicolons outside quotes, comments, dollar
+   quotes and parentheses). Each statement's echo is located in \`expected/<file>.out\` and the block after
+   it is parsed: an aligned table (header, separator, rows cut at the separator's column widths,
+   \`(N rows)\`), an \`ERROR:\` line, or nothing (DDL/DML in quiet mode).
+4. Rows are compared as trimmed cell text (NULL prints as an empty cell, as in psql); order-sensitive when
+   the statement has a top-level ORDER BY, as a multiset otherwise. Errors compare the primary message.
+   Column headers are not compared; NOTICE/WARNING lines are ignored.
+
+## Counting
+
+- **passed**: output matches; **failed**: different rows, or a different / missing error;
+  **errored**: the engine raised an error where PostgreSQL printed a result; **unchecked**: the expected
+  output could not be interpreted (expanded mode, meta-command output), run but not compared.
+- **supported-feature rate** = passed / (statements - unchecked - excluded), where *excluded* are failing
+  statements that either fail with SQLSTATE 0A000 (feature not supported) or belong to a class declared
+  out of scope:
+
+${OUT_OF_SCOPE.map((c) => `  - ${c.reason}`).join('\n')}
+  - statements using an object created by out-of-scope DDL (e.g. a user-defined aggregate), or a setup
+    table Quire could not create (geometric columns, inheritance)
+
+  Excluded statements still count as failed/errored in the totals.
+
+## Results
+
+<!-- results:pglite -->
+<!-- /results:pglite -->
+
+<!-- results:quire -->
+<!-- /results:quire -->
+`;
+}
+
+function writeDoc(engine: EngineName, reports: FileReport[]): void {
+  let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : docSkeleton();
+  const tag = engine === 'quire' ? 'quire' : 'pglite';
+  const begin = `<!-- results:${tag} -->`;
+  const end = `<!-- /results:${tag} -->`;
+  if (!doc.includes(begin)) doc += `\n${begin}\n${end}\n`;
+  const title = engine === 'quire' ? 'Quire' : 'PGlite (PostgreSQL 17) — harness self-check';
+  const reasons = new Map<string, number>();
+  for (const r of reports) for (const [k, v] of Object.entries(r.excluded)) reasons.set(k, (reasons.get(k) ?? 0) + v);
+  const reasonLines = [...reasons.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `- ${k}: ${v}`);
+  const body = [
+    begin,
+    `### ${title}`,
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+    '',
+    summaryTable(reports),
+    '',
+    reasonLines.length ? `Excluded failures by reason:\n\n${reasonLines.join('\n')}` : 'No excluded failures.',
+    end,
+  ].join('\n');
+  const a = doc.indexOf(begin);
+  const b = doc.indexOf(end) + end.length;
+  doc = doc.slice(0, a) + body + doc.slice(b);
+  writeFileSync(DOC, doc);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let engine: EngineName = 'quire';
+  let verbose = false;
+  let write = true;
+  let json = false;
+  const files: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--engine') engine = argv[++i] === 'quire' ? 'quire' : 'postgres';
+    else if (a === '--verbose' || a === '-v') verbose = true;
+    else if (a === '--no-write') write = false;
+    else if (a === '--json') json = true;
+    else files.push(a.replace(/\.sql$/, ''));
+  }
+  const list = files.length ? files : DEFAULT_FILES;
+  const reports: FileReport[] = [];
+  for (const f of list) {
+    const t0 = Date.now();
+    const r = await runConformanceFile(f, engine);
+    reports.push(r);
+    console.log(
+      `${f}: ${r.passed}/${r.total} passed, ${r.failed} failed, ${r.errored} errored, ${r.unchecked} unchecked, ${r.excludedTotal} excluded; supported-feature rate ${pct(r.supportedRate)}` +
+        `${r.alignmentProblems ? `; ${r.alignmentProblems} alignment problem(s)` : ''} (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
+    if (verbose) {
+      for (const e of r.setupErrors) console.log(`  setup: ${e}`);
+      for (const n of r.alignmentNotes) console.log(`  alignment: ${n}`);
+      for (const s of r.statements) {
+        if (s.status === 'pass' || s.status === 'unchecked') continue;
+        console.log(`  ${f}.sql:${s.line} [${s.status}${s.outOfScope ? `, excluded: ${s.outOfScope}` : ''}] ${s.sql.replace(/\s+/g, ' ').slice(0, 160)}\n      ${s.detail ?? ''}`);
+      }
+    }
+  }
+  console.log(`\n${summaryTable(reports)}`);
+  if (json) console.log(JSON.stringify(reports.map(({ statements: _s, ...rest }) => rest), null, 2));
+  if (write && files.length === 0) {
+    writeDoc(engine, reports);
+    console.log(`\nwrote ${DOC}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

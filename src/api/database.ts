@@ -1,0 +1,292 @@
+/**
+ * The public library API: an in-process database. `query` runs SQL and returns rows; `stream`
+ * yields rows or batches as the plan produces them (pull-based, so a slow consumer slows the plan
+ * instead of buffering the result).
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+import { T, type DataType, type Field, type Value } from '../common/types.js';
+import { batchRows, type Batch } from '../execution/column.js';
+import type { ExecContext } from '../execution/context.js';
+import type { LogicalPlan } from '../logical/plan.js';
+import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
+import { explainPlan } from '../physical/explain.js';
+import type { PhysicalOperator } from '../physical/operator.js';
+import { PhysicalPlanner } from '../physical/planner.js';
+import { nodeBody, nodeTag } from '../sql/ast.js';
+import { QueryBinder } from '../sql/bind-query.js';
+import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
+import { Catalog } from '../storage/catalog.js';
+import { MemoryTable } from '../storage/memory-table.js';
+import { inferJsType, jsToValue } from './params.js';
+import { Session } from './session.js';
+import { executeUtility, type UtilityHost } from './utility.js';
+import '../functions/scalar/index.js';
+import '../storage/table-functions/index.js';
+import { registerArrowTable, type ArrowTableLike } from './arrow-import.js';
+
+export interface ResultColumn {
+  name: string;
+  type: DataType;
+}
+
+export interface QueryResult {
+  /** Statement kind: 'SELECT', 'INSERT', 'CREATE TABLE', 'EXPLAIN', 'SET', … */
+  command: string;
+  /** PostgreSQL's command tag: 'SELECT 3', 'INSERT 0 5', 'CREATE TABLE'. */
+  commandTag: string;
+  columns: ResultColumn[];
+  rows: Value[][];
+  /** Rows returned (SELECT) or affected (INSERT/UPDATE/DELETE/COPY). */
+  rowCount: number;
+  /** Notices (e.g. "table does not exist, skipping"). */
+  notices: string[];
+  /** COPY … TO STDOUT: the data, in the requested COPY format. */
+  copyOut?: string;
+}
+
+export interface DatabaseOptions {
+  /** Session settings to start with, e.g. { TimeZone: 'Europe/Paris' }. */
+  settings?: Record<string, string>;
+}
+
+export interface StreamResult {
+  columns: ResultColumn[];
+  batches(): AsyncGenerator<Batch>;
+  rows(): AsyncGenerator<Value[]>;
+}
+
+export interface PreparedQuery {
+  readonly plan: LogicalPlan;
+  readonly columns: ResultColumn[];
+  readonly paramTypes: DataType[];
+}
+
+export class Database implements UtilityHost {
+  readonly catalog = new Catalog();
+  readonly session: Session;
+  private abort: AbortController | null = null;
+
+  private constructor(opts: DatabaseOptions) {
+    this.session = new Session(opts.settings ?? {});
+  }
+
+  static async create(opts: DatabaseOptions = {}): Promise<Database> {
+    await ensureParser();
+    return new Database(opts);
+  }
+
+  get timezone(): string {
+    return this.session.timezone;
+  }
+
+  /** Runs every statement in `sql`; returns the last statement's result. */
+  async query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
+    const results = await this.execute(sql, params);
+    if (results.length === 0) return emptyResult('EMPTY', '');
+    return results[results.length - 1]!;
+  }
+
+  /** Runs every statement in `sql`; one result per statement. */
+  async execute(sql: string, params: readonly unknown[] = []): Promise<QueryResult[]> {
+    const stmts = parseStatements(sql);
+    if (params.length > 0 && stmts.length > 1) {
+      throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
+    }
+    const out: QueryResult[] = [];
+    for (const s of stmts) out.push(await this.runStatement(s, sql, params));
+    return out;
+  }
+
+  /** Cancels the running statement (57014). */
+  cancel(): void {
+    this.abort?.abort();
+  }
+
+  /** Streams one SELECT's rows without materialising the whole result. */
+  async stream(sql: string, params: readonly unknown[] = []): Promise<StreamResult> {
+    const stmts = parseStatements(sql);
+    if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') {
+      throw new QuireError('42601', 'stream() takes exactly one SELECT statement');
+    }
+    const s = stmts[0]!;
+    const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
+    const ctx = this.execContext(prepared.paramTypes, params, false);
+    const op = this.physical(prepared.plan, ctx);
+    const batches = async function* (): AsyncGenerator<Batch> {
+      yield* op.execute(ctx);
+    };
+    return {
+      columns: prepared.columns,
+      batches,
+      rows: async function* () {
+        for await (const b of batches()) for (const r of batchRows(b)) yield r;
+      },
+    };
+  }
+
+  /** Registers JavaScript objects as a table; column types are inferred unless given. */
+  registerRows(name: string, rows: readonly Record<string, unknown>[], columnTypes: Record<string, string> = {}): void {
+    const names: string[] = [];
+    const seen = new Set<string>();
+    for (const r of rows) for (const k of Object.keys(r)) if (!seen.has(k)) {
+      seen.add(k);
+      names.push(k);
+    }
+    for (const k of Object.keys(columnTypes)) if (!seen.has(k)) {
+      seen.add(k);
+      names.push(k);
+    }
+    const fields: Field[] = names.map((n) => ({
+      name: n,
+      type: columnTypes[n] ? this.resolveTypeText(columnTypes[n]!) : inferJsType(rows.map((r) => r[n])),
+    }));
+    const t = new MemoryTable(name, fields);
+    const tz = this.timezone;
+    const converted = rows.map((r) => fields.map((f) => jsToValue(r[f.name], f.type, tz)));
+    t.appendRows(converted);
+    this.catalog.tables.delete(name);
+    this.catalog.addTable(t);
+  }
+
+  /** Registers an Apache Arrow table (apache-arrow's Table) as a table, zero-copy where types allow. */
+  registerArrow(name: string, table: ArrowTableLike): void {
+    const t = registerArrowTable(name, table);
+    this.catalog.tables.delete(name);
+    this.catalog.addTable(t);
+  }
+
+  /** Names of user tables and views. */
+  listTables(): { name: string; kind: 'table' | 'view'; rows: number | undefined }[] {
+    return [
+      ...[...this.catalog.tables.values()].map((t) => ({ name: t.name, kind: 'table' as const, rows: t.rowCount() })),
+      ...[...this.catalog.views.values()].map((v) => ({ name: v.name, kind: 'view' as const, rows: undefined })),
+    ].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  // ---- internals shared with the utility executor and the servers ----
+
+  resolveTypeText(text: string): DataType {
+    const s = parseStatements(`select null::${text}`);
+    const tc = nodeBody<{ targetList: Node[] }>(s[0]!.stmt).targetList[0]!;
+    const val = nodeBody<{ val: Node }>(tc).val;
+    const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()));
+    const r = binder.bindQuery({ targetList: [{ ResTarget: { val } } as unknown as Node], op: 'SETOP_NONE' } as SelectStmt, null);
+    return r.plan.schema[0]!.type;
+  }
+
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = []): PreparedQuery {
+    const types = [...paramTypes];
+    while (types.length < params.length) types.push(T.unknown);
+    const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()), types);
+    const bound = binder.bindQuery(stmt, null);
+    const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
+    return {
+      plan,
+      columns: bound.plan.schema.map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type })),
+      paramTypes: binder.paramTypes,
+    };
+  }
+
+  optimizeTraced(plan: LogicalPlan): { plan: LogicalPlan; trace: OptimizeTrace[] } {
+    const trace: OptimizeTrace[] = [];
+    return { plan: optimize(plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules(), trace), trace };
+  }
+
+  execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext {
+    const tz = this.timezone;
+    const values: Value[] = paramTypes.map((t, i) => jsToValue(params[i], t, tz));
+    for (let i = paramTypes.length; i < params.length; i++) values.push(jsToValue(params[i], T.unknown, tz));
+    this.abort = new AbortController();
+    return {
+      eval: this.session.evalContext(nowMicros()),
+      params: values,
+      outer: [],
+      signal: this.abort.signal,
+      worktables: new Map(),
+      initPlans: new Map(),
+      analyze,
+    };
+  }
+
+  physical(plan: LogicalPlan, ctx: ExecContext): PhysicalOperator {
+    return new PhysicalPlanner({ ctx }).plan(plan);
+  }
+
+  async collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]> {
+    const rows: Value[][] = [];
+    for await (const b of op.execute(ctx)) {
+      const r = batchRows(b);
+      for (let i = 0; i < r.length; i++) rows.push(r[i]!);
+    }
+    return rows;
+  }
+
+  async collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]> {
+    const out: Batch[] = [];
+    for await (const b of op.execute(ctx)) if (b.length) out.push(b);
+    return out;
+  }
+
+  async runSelect(stmt: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+    const prepared = this.prepareSelect(stmt, params);
+    const ctx = this.execContext(prepared.paramTypes, params, false);
+    const op = this.physical(prepared.plan, ctx);
+    const rows = await this.collect(op, ctx);
+    return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
+  }
+
+  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> | string[] {
+    const prepared = this.prepareSelect(stmt, params);
+    const ctx = this.execContext(prepared.paramTypes, params, analyze);
+    const op = this.physical(prepared.plan, ctx);
+    if (!analyze) return explainPlan(op, false);
+    return (async () => {
+      const t0 = performance.now();
+      let rows = 0;
+      for await (const b of op.execute(ctx)) rows += b.length;
+      const ms = performance.now() - t0;
+      return [...explainPlan(op, true), `Result rows: ${rows}`, `Execution Time: ${ms.toFixed(3)} ms`];
+    })();
+  }
+
+  private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
+    return withPositionAsync(sql, s, async () => {
+      const tag = nodeTag(s.stmt);
+      if (tag === 'SelectStmt') {
+        const sel = nodeBody<SelectStmt>(s.stmt);
+        if (sel.intoClause) return executeUtility(this, s, params);
+        return this.runSelect(sel, params);
+      }
+      return executeUtility(this, s, params);
+    });
+  }
+}
+
+export function emptyResult(command: string, tag: string): QueryResult {
+  return { command, commandTag: tag, columns: [], rows: [], rowCount: 0, notices: [] };
+}
+
+export function nowMicros(): number {
+  return Date.now() * 1000;
+}
+
+/** Errors raised while binding carry positions within the whole text, as PostgreSQL reports them. */
+function withPosition<X>(_sql: string, _s: ParsedStatement, f: () => X): X {
+  return f();
+}
+
+async function withPositionAsync<X>(_sql: string, _s: ParsedStatement, f: () => Promise<X>): Promise<X> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof QuireError) throw e;
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new QuireError('54001', 'stack depth limit exceeded');
+    }
+    if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) {
+      throw new QuireError('53200', 'out of memory', { detail: e.message });
+    }
+    throw new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

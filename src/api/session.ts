@@ -1,0 +1,121 @@
+/** Per-database session state: settings (SET/SHOW), the evaluation context functions see. */
+import { QuireError } from '../common/errors.js';
+import type { EvalContext } from '../functions/eval-context.js';
+
+const DEFAULTS: Record<string, string> = {
+  timezone: 'UTC',
+  datestyle: 'ISO, MDY',
+  intervalstyle: 'postgres',
+  search_path: '"$user", public',
+  client_encoding: 'UTF8',
+  server_encoding: 'UTF8',
+  standard_conforming_strings: 'on',
+  application_name: '',
+  extra_float_digits: '1',
+  server_version: '16.0',
+  server_version_num: '160000',
+  integer_datetimes: 'on',
+  is_superuser: 'on',
+  default_transaction_isolation: 'read committed',
+  transaction_isolation: 'read committed',
+  max_identifier_length: '63',
+  'quire.disabled_rules': '',
+  statement_timeout: '0',
+  lc_collate: 'C',
+  lc_ctype: 'C',
+  lc_messages: 'C',
+  lc_monetary: 'C',
+  lc_numeric: 'C',
+  lc_time: 'C',
+  enable_seqscan: 'on',
+  enable_hashjoin: 'on',
+  enable_mergejoin: 'on',
+  enable_nestloop: 'on',
+  enable_sort: 'on',
+  enable_hashagg: 'on',
+  enable_indexscan: 'on',
+  enable_bitmapscan: 'on',
+  work_mem: '4MB',
+  jit: 'off',
+  max_parallel_workers_per_gather: '0',
+  client_min_messages: 'notice',
+  row_security: 'on',
+  bytea_output: 'hex',
+  xmloption: 'content',
+  check_function_bodies: 'on',
+  idle_in_transaction_session_timeout: '0',
+  lock_timeout: '0',
+};
+
+/** Mulberry32: tiny, seedable, good enough for random() (not cryptographic, as in PostgreSQL). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class Session {
+  private settings = new Map<string, string>(Object.entries(DEFAULTS));
+  private rand = rng((Math.random() * 2 ** 32) >>> 0);
+  inTransaction = false;
+
+  constructor(initial: Record<string, string> = {}) {
+    for (const [k, v] of Object.entries(initial)) this.settings.set(k.toLowerCase(), v);
+  }
+
+  get(name: string): string | undefined {
+    return this.settings.get(name.toLowerCase());
+  }
+
+  set(name: string, value: string | null): void {
+    const key = name.toLowerCase();
+    if (value === null) {
+      const d = DEFAULTS[key];
+      if (d === undefined) this.settings.delete(key);
+      else this.settings.set(key, d);
+      return;
+    }
+    if (!(key in DEFAULTS) && !key.includes('.')) {
+      throw new QuireError('42704', `unrecognized configuration parameter "${name}"`);
+    }
+    this.settings.set(key, value);
+  }
+
+  show(name: string): string {
+    const v = this.get(name);
+    if (v === undefined) throw new QuireError('42704', `unrecognized configuration parameter "${name}"`);
+    return v;
+  }
+
+  all(): [string, string][] {
+    return [...this.settings.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  }
+
+  get timezone(): string {
+    return this.settings.get('timezone') ?? 'UTC';
+  }
+
+  disabledRules(): Set<string> {
+    const v = this.settings.get('quire.disabled_rules') ?? '';
+    return new Set(v.split(',').map((s) => s.trim()).filter(Boolean));
+  }
+
+  evalContext(statementTime: number): EvalContext {
+    const self = this;
+    return {
+      timezone: this.timezone,
+      statementTime,
+      transactionTime: statementTime,
+      random: () => self.rand(),
+      setSeed: (seed: number) => {
+        self.rand = rng(Math.floor((seed + 1) * 2147483647));
+      },
+      setting: (n: string) => self.get(n),
+    };
+  }
+}

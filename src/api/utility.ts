@@ -1,0 +1,721 @@
+/**
+ * Statements other than plain SELECT: DDL (CREATE/DROP TABLE and VIEW, CREATE TABLE AS), DML
+ * (INSERT, UPDATE, DELETE, TRUNCATE, COPY), EXPLAIN, SET/SHOW/RESET and transaction control.
+ */
+import { createReadStream, promises as fsp } from 'node:fs';
+import type { Node, SelectStmt } from '@pgsql/types';
+import { castValue } from '../common/cast.js';
+import { QuireError, positionOf } from '../common/errors.js';
+import { formatValue } from '../common/format-value.js';
+import { T, type DataType, type Field, type Value, typeDisplayName } from '../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import type { ExecContext } from '../execution/context.js';
+import { colRef, type Expr } from '../logical/expr.js';
+import type { LogicalPlan } from '../logical/plan.js';
+import { compileKernel } from '../physical/compile-expr.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
+import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
+import { QueryBinder } from '../sql/bind-query.js';
+import { coerce } from '../sql/coerce.js';
+import type { ParsedStatement } from '../sql/parse.js';
+import { Scope } from '../sql/scope.js';
+import { resolveTypeName } from '../sql/type-name.js';
+import type { Catalog } from '../storage/catalog.js';
+import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
+import type { Session } from './session.js';
+import type { PreparedQuery, QueryResult } from './database.js';
+import type { PhysicalOperator } from '../physical/operator.js';
+
+export interface UtilityHost {
+  readonly catalog: Catalog;
+  readonly session: Session;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[]): PreparedQuery;
+  execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
+  physical(plan: LogicalPlan, ctx: ExecContext): PhysicalOperator;
+  collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
+  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> | string[];
+}
+
+const pos = positionOf;
+
+function result(command: string, tag: string, extra: Partial<QueryResult> = {}): QueryResult {
+  return { command, commandTag: tag, columns: [], rows: [], rowCount: 0, notices: [], ...extra };
+}
+
+/** Transaction snapshots: tables are immutable batch lists, so a snapshot is a shallow copy. */
+interface Snapshot {
+  tables: Map<string, unknown>;
+  views: Map<string, unknown>;
+  contents: Map<MemoryTable, readonly Batch[]>;
+}
+const snapshots = new WeakMap<Catalog, Snapshot>();
+
+function takeSnapshot(c: Catalog): Snapshot {
+  const contents = new Map<MemoryTable, readonly Batch[]>();
+  for (const t of c.tables.values()) if (t instanceof MemoryTable) contents.set(t, t.snapshot());
+  return { tables: new Map(c.tables), views: new Map(c.views), contents };
+}
+
+function restoreSnapshot(c: Catalog, s: Snapshot): void {
+  c.tables.clear();
+  for (const [k, v] of s.tables) c.tables.set(k, v as never);
+  c.views.clear();
+  for (const [k, v] of s.views) c.views.set(k, v as never);
+  for (const [t, b] of s.contents) t.replaceAll([...b]);
+}
+
+export async function executeUtility(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
+  const tag = nodeTag(s.stmt)!;
+  const b = nodeBody<AnyNode>(s.stmt);
+  switch (tag) {
+    case 'SelectStmt':
+      return selectInto(host, b as SelectStmt, params);
+    case 'CreateStmt':
+      return createTable(host, b);
+    case 'CreateTableAsStmt':
+      return createTableAs(host, b, params);
+    case 'ViewStmt':
+      return createView(host, b, s.text);
+    case 'DropStmt':
+      return drop(host, b);
+    case 'InsertStmt':
+      return insert(host, b, params);
+    case 'UpdateStmt':
+      return update(host, b, params);
+    case 'DeleteStmt':
+      return del(host, b, params);
+    case 'TruncateStmt': {
+      for (const r of (b.relations as Node[]) ?? []) host.catalog.getMemoryTable(nodeBody<AnyNode>(r).relname as string).replaceAll([]);
+      return result('TRUNCATE', 'TRUNCATE TABLE');
+    }
+    case 'CopyStmt':
+      return copy(host, b, params);
+    case 'ExplainStmt':
+      return explain(host, b, params);
+    case 'VariableSetStmt':
+      return setVariable(host, b);
+    case 'VariableShowStmt': {
+      const name = b.name as string;
+      if (name === 'all') {
+        return result('SHOW', 'SHOW', {
+          columns: [
+            { name: 'name', type: T.text },
+            { name: 'setting', type: T.text },
+          ],
+          rows: host.session.all(),
+          rowCount: host.session.all().length,
+        });
+      }
+      const v = host.session.show(name === 'timezone' ? 'timezone' : name);
+      return result('SHOW', 'SHOW', { columns: [{ name: name === 'timezone' ? 'TimeZone' : name, type: T.text }], rows: [[v]], rowCount: 1 });
+    }
+    case 'TransactionStmt': {
+      const kind = b.kind as string;
+      if (kind === 'TRANS_STMT_BEGIN' || kind === 'TRANS_STMT_START') {
+        const notices = host.session.inTransaction ? ['there is already a transaction in progress'] : [];
+        if (!host.session.inTransaction) snapshots.set(host.catalog, takeSnapshot(host.catalog));
+        host.session.inTransaction = true;
+        return result('BEGIN', kind === 'TRANS_STMT_START' ? 'START TRANSACTION' : 'BEGIN', { notices });
+      }
+      if (kind === 'TRANS_STMT_COMMIT') {
+        const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
+        host.session.inTransaction = false;
+        snapshots.delete(host.catalog);
+        return result('COMMIT', 'COMMIT', { notices });
+      }
+      if (kind === 'TRANS_STMT_ROLLBACK') {
+        const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
+        const snap = snapshots.get(host.catalog);
+        if (snap) restoreSnapshot(host.catalog, snap);
+        snapshots.delete(host.catalog);
+        host.session.inTransaction = false;
+        return result('ROLLBACK', 'ROLLBACK', { notices });
+      }
+      throw new QuireError('0A000', `transaction statement ${kind.replace('TRANS_STMT_', '')} is not supported`);
+    }
+    case 'IndexStmt':
+      // Indexes change speed, never results; the engine chooses its own access paths.
+      return result('CREATE INDEX', 'CREATE INDEX');
+    case 'VacuumStmt':
+      return result(b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE', b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE');
+    case 'DiscardStmt':
+      return result('DISCARD', 'DISCARD ALL');
+    default:
+      throw new QuireError('0A000', `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: s.start + 1 });
+  }
+}
+
+// ---- DDL ----
+
+function relName(rv: AnyNode): string {
+  return rv.relname as string;
+}
+
+function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; unique: boolean; primary: boolean } {
+  const meta: ColumnMeta = { notNull: false, defaultExpr: null, sequence: null };
+  let unique = false;
+  let primary = false;
+  const tn = strings(((def.typeName as AnyNode).names as Node[]) ?? []).pop() ?? '';
+  if (/^(small|big)?serial[248]?$/.test(tn)) {
+    meta.sequence = { next: 1 };
+    meta.notNull = true;
+  }
+  for (const c of (def.constraints as Node[] | undefined) ?? []) {
+    const cb = nodeBody<AnyNode>(c);
+    switch (cb.contype) {
+      case 'CONSTR_NOTNULL':
+        meta.notNull = true;
+        break;
+      case 'CONSTR_NULL':
+        break;
+      case 'CONSTR_DEFAULT':
+        meta.defaultExpr = cb.raw_expr as Node;
+        break;
+      case 'CONSTR_PRIMARY':
+        primary = true;
+        meta.notNull = true;
+        break;
+      case 'CONSTR_UNIQUE':
+        unique = true;
+        break;
+      case 'CONSTR_IDENTITY':
+        meta.sequence = { next: 1 };
+        meta.notNull = true;
+        break;
+      case 'CONSTR_CHECK':
+      case 'CONSTR_FOREIGN':
+        throw new QuireError('0A000', `${cb.contype === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(cb.location as number) });
+      default:
+        break;
+    }
+  }
+  void type;
+  return { meta, unique, primary };
+}
+
+function createTable(host: UtilityHost, b: AnyNode): QueryResult {
+  const rv = b.relation as AnyNode;
+  const name = relName(rv);
+  if (b.inhRelations) throw new QuireError('0A000', 'table inheritance is not supported');
+  const fields: Field[] = [];
+  const meta: ColumnMeta[] = [];
+  const uniques: number[][] = [];
+  for (const e of (b.tableElts as Node[] | undefined) ?? []) {
+    const tag = nodeTag(e);
+    const eb = nodeBody<AnyNode>(e);
+    if (tag === 'ColumnDef') {
+      const cname = eb.colname as string;
+      if (fields.some((f) => f.name === cname)) throw new QuireError('42701', `column "${cname}" specified more than once`, { position: pos(eb.location as number) });
+      const type = resolveTypeName(eb.typeName as never);
+      const m = columnMetaFrom(eb, type);
+      fields.push({ name: cname, type, table: name });
+      meta.push(m.meta);
+      if (m.unique || m.primary) uniques.push([fields.length - 1]);
+    } else if (tag === 'Constraint') {
+      const ct = eb.contype as string;
+      if (ct === 'CONSTR_PRIMARY' || ct === 'CONSTR_UNIQUE') {
+        const cols = strings(eb.keys as Node[]).map((k) => {
+          const i = fields.findIndex((f) => f.name === k);
+          if (i < 0) throw new QuireError('42703', `column "${k}" named in key does not exist`, { position: pos(eb.location as number) });
+          if (ct === 'CONSTR_PRIMARY') meta[i]!.notNull = true;
+          return i;
+        });
+        uniques.push(cols);
+      } else if (ct === 'CONSTR_CHECK' || ct === 'CONSTR_FOREIGN') {
+        throw new QuireError('0A000', `${ct === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(eb.location as number) });
+      }
+    } else if (tag === 'TableLikeClause') {
+      const src = host.catalog.getTable(relName(eb.relation as AnyNode));
+      if (!src) throw new QuireError('42P01', `relation "${relName(eb.relation as AnyNode)}" does not exist`);
+      for (const f of src.schema) {
+        fields.push({ name: f.name, type: f.type, table: name });
+        meta.push({ notNull: false, defaultExpr: null, sequence: null });
+      }
+    }
+  }
+  const t = new MemoryTable(name, fields, meta);
+  t.uniqueKeys = uniques;
+  const created = host.catalog.addTable(t, b.if_not_exists === true);
+  return result('CREATE TABLE', 'CREATE TABLE', { notices: created ? [] : [`relation "${name}" already exists, skipping`] });
+}
+
+async function materialize(host: UtilityHost, stmt: SelectStmt, params: readonly unknown[]): Promise<{ fields: Field[]; batches: Batch[] }> {
+  const prepared = host.prepareSelect(stmt, params);
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  const op = host.physical(prepared.plan, ctx);
+  const batches = await host.collectBatches(op, ctx);
+  return { fields: prepared.columns.map((c) => ({ name: c.name, type: c.type })), batches };
+}
+
+async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: SelectStmt, params: readonly unknown[], ifNotExists: boolean, withData: boolean): Promise<QueryResult> {
+  const rv = into.rel as AnyNode;
+  const name = relName(rv);
+  if (host.catalog.getTable(name) || host.catalog.views.has(name)) {
+    if (ifNotExists) return result('CREATE TABLE AS', 'CREATE TABLE AS', { notices: [`relation "${name}" already exists, skipping`] });
+    throw new QuireError('42P07', `relation "${name}" already exists`);
+  }
+  const { fields, batches } = await materialize(host, query, params);
+  const colNames = into.colNames ? strings(into.colNames as Node[]) : [];
+  if (colNames.length > fields.length) throw new QuireError('42601', 'too many column names were specified');
+  const seen = new Set<string>();
+  const tfields = fields.map((f, i) => {
+    const n = colNames[i] ?? f.name;
+    if (seen.has(n)) throw new QuireError('42701', `column "${n}" specified more than once`);
+    seen.add(n);
+    return { name: n, type: f.type.name === 'unknown' ? T.text : f.type, table: name };
+  });
+  const t = new MemoryTable(name, tfields);
+  let n = 0;
+  if (withData) {
+    t.replaceAll(batches);
+    n = t.rowCount();
+  }
+  host.catalog.addTable(t);
+  return result('SELECT', `SELECT ${n}`, { rowCount: n });
+}
+
+function selectInto(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  const into = sel.intoClause as unknown as AnyNode;
+  const q = { ...sel, intoClause: undefined } as SelectStmt;
+  return createTableFromQuery(host, into, q, params, false, true);
+}
+
+function createTableAs(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (b.objtype === 'OBJECT_MATVIEW') throw new QuireError('0A000', 'materialized views are not supported');
+  const q = b.query as Node;
+  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'CREATE TABLE AS needs a SELECT');
+  const into = b.into as AnyNode;
+  return createTableFromQuery(host, into, nodeBody<SelectStmt>(q), params, b.if_not_exists === true, into.skipData !== true);
+}
+
+function createView(host: UtilityHost, b: AnyNode, sql: string): QueryResult {
+  const rv = b.view as AnyNode;
+  const name = relName(rv);
+  const query = b.query as Node;
+  // Bind once now so errors surface at CREATE time, as in PostgreSQL.
+  host.prepareSelect(nodeBody<SelectStmt>(query), []);
+  host.catalog.addView({ name, query, columnNames: b.aliases ? strings(b.aliases as Node[]) : null, sql }, b.replace === true);
+  return result('CREATE VIEW', 'CREATE VIEW');
+}
+
+function drop(host: UtilityHost, b: AnyNode): QueryResult {
+  const type = b.removeType as string;
+  const kind = type === 'OBJECT_VIEW' ? 'view' : type === 'OBJECT_TABLE' ? 'table' : type === 'OBJECT_INDEX' ? 'index' : null;
+  if (kind === null) throw new QuireError('0A000', `DROP ${type.replace('OBJECT_', '')} is not supported`);
+  const notices: string[] = [];
+  const tagName = kind === 'view' ? 'DROP VIEW' : kind === 'index' ? 'DROP INDEX' : 'DROP TABLE';
+  if (kind === 'index') return result(tagName, tagName);
+  const names = ((b.objects as Node[]) ?? []).map((o) => strings(nodeBody<AnyNode>(o).items as Node[]).pop()!);
+  for (const n of names) {
+    const exists = kind === 'view' ? host.catalog.views.has(n) : host.catalog.tables.has(n);
+    if (!exists) {
+      if (kind === 'table' && host.catalog.views.has(n)) throw new QuireError('42809', `"${n}" is not a table`, { hint: 'Use DROP VIEW to remove a view.' });
+      if (b.missing_ok) {
+        notices.push(`${kind} "${n}" does not exist, skipping`);
+        continue;
+      }
+      throw new QuireError('42P01', `${kind} "${n}" does not exist`);
+    }
+  }
+  for (const n of names) {
+    if (kind === 'view') host.catalog.views.delete(n);
+    else host.catalog.tables.delete(n);
+  }
+  return result(tagName, tagName, { notices });
+}
+
+// ---- DML ----
+
+function binderFor(host: UtilityHost, types: DataType[] = []): QueryBinder {
+  return new QueryBinder(host.catalog, host.session.evalContext(Date.now() * 1000), types);
+}
+
+function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
+  for (const key of t.uniqueKeys) {
+    const seen = new Set<string>();
+    const keyOf = (vals: Value[]): string | null => {
+      if (vals.some((v) => v === null)) return null;
+      return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
+    };
+    for (const b of existing) {
+      for (let i = 0; i < b.length; i++) {
+        const k = keyOf(key.map((c) => getValue(b.columns[c]!, i)));
+        if (k !== null) seen.add(k);
+      }
+    }
+    for (const r of newRows) {
+      const k = keyOf(key.map((c) => r[c]!));
+      if (k === null) continue;
+      if (seen.has(k)) {
+        const cols = key.map((c) => t.schema[c]!.name).join(', ');
+        const vals = key.map((c) => formatValue(r[c]!, t.schema[c]!.type)).join(', ');
+        throw new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${vals}) already exists.` });
+      }
+      seen.add(k);
+    }
+  }
+}
+
+function checkNotNull(t: MemoryTable, rows: Value[][]): void {
+  for (const r of rows) {
+    for (let c = 0; c < t.schema.length; c++) {
+      if (r[c] === null && t.meta[c]!.notNull) {
+        throw new QuireError('23502', `null value in column "${t.schema[c]!.name}" of relation "${t.name}" violates not-null constraint`);
+      }
+    }
+  }
+}
+
+async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataType[], params: readonly unknown[]): Promise<Value[]> {
+  const ctx = host.execContext(paramTypes, params, false);
+  const one: Batch = { columns: [], length: 1 };
+  return exprs.map((e) => {
+    if (e.kind === 'const') return e.value;
+    const k = compileKernel(e);
+    if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in VALUES of INSERT are not supported');
+    return getValue(k.run(one, ctx, []), 0);
+  });
+}
+
+function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: QueryBinder): Expr {
+  const m = t.meta[c]!;
+  const type = t.schema[c]!.type;
+  if (m.sequence) return { kind: 'const', value: m.sequence.next++, type };
+  if (m.defaultExpr) {
+    const cx: ExprCtx = { scope: new Scope(null), clause: 'DEFAULT expressions', aggs: null, windows: null, env: binder };
+    return coerce(bindExpr(m.defaultExpr, cx), type, 'assignment', binder);
+  }
+  void host;
+  return { kind: 'const', value: null, type };
+}
+
+async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  if (b.onConflictClause) throw new QuireError('0A000', 'ON CONFLICT is not supported');
+  if (b.returningList) throw new QuireError('0A000', 'RETURNING is not supported');
+  const targetCols: number[] = b.cols
+    ? (b.cols as Node[]).map((c) => {
+        const cb = nodeBody<AnyNode>(c);
+        const i = t.schema.findIndex((f) => f.name === cb.name);
+        if (i < 0) throw new QuireError('42703', `column "${cb.name as string}" of relation "${t.name}" does not exist`, { position: pos(cb.location as number) });
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  const sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
+  const rows: Value[][] = [];
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const fill = (partial: Map<number, Value>): Value[] => t.schema.map((_, c) => (partial.has(c) ? partial.get(c)! : null));
+  if (sel === null) {
+    // INSERT … DEFAULT VALUES
+    const vals = await evalRowExprs(host, t.schema.map((_, c) => defaultValue(host, t, c, binder)), binder.paramTypes, params);
+    rows.push(vals);
+  } else if (sel.valuesLists && !sel.sortClause && !sel.limitCount && !sel.withClause) {
+    const cx: ExprCtx = { scope: new Scope(null), clause: 'VALUES', aggs: null, windows: null, env: binder };
+    const exprRows: Expr[][] = [];
+    for (const l of sel.valuesLists) {
+      const items = nodeBody<AnyNode>(l).items as Node[];
+      if (items.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns', { position: pos(locOf(items[targetCols.length])) });
+      if (items.length < targetCols.length && b.cols) throw new QuireError('42601', 'INSERT has more target columns than expressions', { position: pos(locOf(items[0])) });
+      const full: Expr[] = t.schema.map((_, c) => {
+        const k = targetCols.indexOf(c);
+        if (k < 0 || k >= items.length) return defaultValue(host, t, c, binder);
+        const item = items[k]!;
+        if (nodeTag(item) === 'SetToDefault') return defaultValue(host, t, c, binder);
+        const e = bindExpr(item, cx);
+        return coerce(e, t.schema[c]!.type, 'assignment', binder, pos(locOf(item)), `column "${t.schema[c]!.name}"`);
+      });
+      exprRows.push(full);
+    }
+    for (const er of exprRows) rows.push(await evalRowExprs(host, er, binder.paramTypes, params));
+  } else {
+    const prepared = host.prepareSelect(sel, params);
+    if (prepared.columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
+    const ctx = host.execContext(prepared.paramTypes, params, false);
+    const batches = await host.collectBatches(host.physical(prepared.plan, ctx), ctx);
+    const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
+    for (const bt of batches) {
+      for (let i = 0; i < bt.length; i++) {
+        const partial = new Map<number, Value>();
+        for (let k = 0; k < prepared.columns.length; k++) {
+          const c = targetCols[k]!;
+          const v = getValue(bt.columns[k]!, i);
+          const from = prepared.columns[k]!.type;
+          const to = t.schema[c]!.type;
+          partial.set(c, v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name));
+        }
+        const row = fill(partial);
+        const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
+        for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        rows.push(row);
+      }
+    }
+  }
+  checkNotNull(t, rows);
+  if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
+  t.appendRows(rows);
+  return result('INSERT', `INSERT 0 ${rows.length}`, { rowCount: rows.length });
+}
+
+function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
+  if (from.name === 'unknown' || from.name === to.name) return castValue(v, from, to, { timezone: host.session.timezone }, false);
+  try {
+    return castValue(v, from, to, { timezone: host.session.timezone }, false);
+  } catch (e) {
+    if (e instanceof QuireError && e.code === '42846') {
+      throw new QuireError('42804', `column "${col}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`);
+    }
+    throw e;
+  }
+}
+
+/** Binds expressions over one table's row for UPDATE/DELETE. */
+function tableScope(t: MemoryTable, alias: string | undefined): Scope {
+  const scope = new Scope(null);
+  scope.entries = t.schema.map((f, i) => ({ qualifier: alias ?? t.name, name: f.name, expr: colRef(i, f.type, f.name), hiddenFromStar: false, hiddenUnqualified: false }));
+  return scope;
+}
+
+async function evalOverTable(host: UtilityHost, t: MemoryTable, exprs: Expr[], binder: QueryBinder, params: readonly unknown[]): Promise<{ batch: Batch; values: Value[][] }[]> {
+  const ctx = host.execContext(binder.paramTypes, params, false);
+  const kernels = exprs.map((e) => compileKernel(e));
+  if (kernels.some((k) => k.slots.length > 0)) throw new QuireError('0A000', 'subqueries in UPDATE/DELETE are not supported');
+  const out: { batch: Batch; values: Value[][] }[] = [];
+  for (const batch of t.snapshot()) {
+    const cols = kernels.map((k) => k.run(batch, ctx, []));
+    const values = cols.map((c) => {
+      const arr: Value[] = new Array(batch.length);
+      for (let i = 0; i < batch.length; i++) arr[i] = getValue(c, i);
+      return arr;
+    });
+    out.push({ batch, values });
+  }
+  return out;
+}
+
+async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
+  if (b.returningList) throw new QuireError('0A000', 'RETURNING is not supported');
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'UPDATE', aggs: null, windows: null, env: binder };
+  const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+  const sets: { col: number; expr: Expr }[] = ((b.targetList as Node[]) ?? []).map((n) => {
+    const rt = nodeBody<AnyNode>(n);
+    const c = t.schema.findIndex((f) => f.name === rt.name);
+    if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
+    const val = rt.val as Node;
+    const e = nodeTag(val) === 'SetToDefault' ? defaultValue(host, t, c, binder) : coerce(bindExpr(val, cx), t.schema[c]!.type, 'assignment', binder, pos(locOf(val)), `column "${rt.name as string}"`);
+    return { col: c, expr: e };
+  });
+  const exprs: Expr[] = [where ?? { kind: 'const', value: true, type: T.bool }, ...sets.map((s) => s.expr)];
+  const evaluated = await evalOverTable(host, t, exprs, binder, params);
+  let n = 0;
+  const out: Batch[] = [];
+  const changedRows: Value[][] = [];
+  for (const { batch, values } of evaluated) {
+    const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
+    for (let i = 0; i < batch.length; i++) {
+      const hit = values[0]![i] === true;
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      if (hit) {
+        n++;
+        sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
+        changedRows.push(row);
+      }
+      row.forEach((v, c) => builders[c]!.push(v));
+    }
+    out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
+  }
+  checkNotNull(t, changedRows);
+  if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+  t.replaceAll(out);
+  return result('UPDATE', `UPDATE ${n}`, { rowCount: n });
+}
+
+async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
+  if (b.returningList) throw new QuireError('0A000', 'RETURNING is not supported');
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'DELETE', aggs: null, windows: null, env: binder };
+  const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+  if (where === null) {
+    const n = t.rowCount();
+    t.replaceAll([]);
+    return result('DELETE', `DELETE ${n}`, { rowCount: n });
+  }
+  const evaluated = await evalOverTable(host, t, [where], binder, params);
+  let n = 0;
+  const out: Batch[] = [];
+  for (const { batch, values } of evaluated) {
+    const keep: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      if (values[0]![i] === true) n++;
+      else keep.push(i);
+    }
+    if (keep.length === batch.length) out.push(batch);
+    else if (keep.length > 0) {
+      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
+      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
+      out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
+    }
+  }
+  t.replaceAll(out);
+  return result('DELETE', `DELETE ${n}`, { rowCount: n });
+}
+
+// ---- COPY ----
+
+async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
+  try {
+    await fsp.access(path);
+  } catch {
+    throw new QuireError('58P01', `could not open file "${path}" for reading: No such file or directory`);
+  }
+  for await (const chunk of createReadStream(path)) yield chunk as Buffer;
+}
+
+async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  // The codecs load on first use: most sessions never run COPY.
+  const { decodeCopy, encodeCopy, parseCopyOptions } = await import('../storage/copy-format.js');
+  if (b.is_program) throw new QuireError('42501', 'COPY to or from an external program is not allowed');
+  const opts = parseCopyOptions((b.options as unknown[] | undefined) ?? []);
+  const ctx = { timezone: host.session.timezone };
+  if (b.is_from) {
+    const rv = b.relation as AnyNode;
+    const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+    const cols = b.attlist ? strings(b.attlist as Node[]).map((n) => {
+      const i = t.schema.findIndex((f) => f.name === n);
+      if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+      return i;
+    }) : t.schema.map((_, i) => i);
+    const filename = b.filename as string | undefined;
+    if (filename === undefined) throw new QuireError('0A000', 'COPY FROM STDIN is only available through a client connection');
+    const fields = cols.map((c) => t.schema[c]!);
+    let n = 0;
+    const batches: Batch[] = [];
+    for await (const batch of decodeCopy(readFileChunks(filename), fields, opts, ctx)) {
+      n += batch.length;
+      if (cols.length === t.schema.length && cols.every((c, i) => c === i)) batches.push(batch);
+      else {
+        const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
+        for (let i = 0; i < batch.length; i++) {
+          t.schema.forEach((_, c) => {
+            const k = cols.indexOf(c);
+            if (k < 0) builders[c]!.push(null);
+            else builders[c]!.pushFrom(batch.columns[k]!, i);
+          });
+        }
+        batches.push({ columns: builders.map((x) => x.finish()), length: batch.length });
+      }
+    }
+    const rows: Value[][] = [];
+    if (t.meta.some((m) => m.notNull) || t.uniqueKeys.length) {
+      for (const bt of batches) for (let i = 0; i < bt.length; i++) rows.push(t.schema.map((_, c) => getValue(bt.columns[c]!, i)));
+      checkNotNull(t, rows);
+      if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
+    }
+    for (const bt of batches) t.appendBatch(bt);
+    return result('COPY', `COPY ${n}`, { rowCount: n });
+  }
+  // COPY … TO
+  let fields: Field[];
+  let batches: Batch[];
+  if (b.query) {
+    const m = await materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
+    fields = m.fields;
+    batches = m.batches;
+  } else {
+    const rv = b.relation as AnyNode;
+    const t = host.catalog.getTable(relName(rv));
+    if (!t) throw new QuireError('42P01', `relation "${relName(rv)}" does not exist`);
+    const all = [...((t as MemoryTable).snapshot?.() ?? [])];
+    if (b.attlist) {
+      const idx = strings(b.attlist as Node[]).map((n) => t.schema.findIndex((f) => f.name === n));
+      fields = idx.map((i) => t.schema[i]!);
+      batches = all.map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length }));
+    } else {
+      fields = [...t.schema];
+      batches = all;
+    }
+  }
+  let text = '';
+  const chunks: string[] = [];
+  async function* src(): AsyncGenerator<Batch> {
+    for (const x of batches) yield x;
+  }
+  for await (const s of encodeCopy(src(), fields, opts, ctx)) chunks.push(s);
+  text = chunks.join('');
+  const n = batches.reduce((a, x) => a + x.length, 0);
+  const filename = b.filename as string | undefined;
+  if (filename !== undefined) {
+    await fsp.writeFile(filename, text);
+    return result('COPY', `COPY ${n}`, { rowCount: n });
+  }
+  return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: text });
+}
+
+// ---- EXPLAIN / SET ----
+
+async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  let analyze = false;
+  for (const o of (b.options as Node[] | undefined) ?? []) {
+    const d = nodeBody<AnyNode>(o);
+    const name = d.defname as string;
+    const arg = d.arg ? nodeBody<AnyNode>(d.arg as Node) : undefined;
+    const on = arg === undefined || ['true', 'on', '1'].includes(String(arg.sval ?? arg.boolval ?? (arg.ival as AnyNode | undefined)?.ival ?? 'true').toLowerCase()) || arg.boolval === true;
+    if (name === 'analyze') analyze = on;
+    else if (name === 'format') {
+      const f = String((arg?.sval as string | undefined) ?? 'text').toLowerCase();
+      if (f !== 'text') throw new QuireError('0A000', `EXPLAIN format ${f} is not supported`);
+    }
+  }
+  const q = b.query as Node;
+  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'EXPLAIN supports SELECT statements');
+  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze);
+  return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });
+}
+
+function setVariable(host: UtilityHost, b: AnyNode): QueryResult {
+  const kind = b.kind as string;
+  const name = ((b.name as string | undefined) ?? '').toLowerCase();
+  if (kind === 'VAR_RESET_ALL') {
+    for (const [k] of host.session.all()) host.session.set(k, null);
+    return result('RESET', 'RESET');
+  }
+  if (kind === 'VAR_RESET' || kind === 'VAR_SET_DEFAULT') {
+    host.session.set(name, null);
+    return result(kind === 'VAR_RESET' ? 'RESET' : 'SET', kind === 'VAR_RESET' ? 'RESET' : 'SET');
+  }
+  if (kind === 'VAR_SET_MULTI') {
+    // SET TRANSACTION …, SET SESSION CHARACTERISTICS: accepted, single-user engine.
+    return result('SET', 'SET');
+  }
+  const args = ((b.args as Node[] | undefined) ?? []).map((a) => {
+    const t = nodeTag(a);
+    const ab = nodeBody<AnyNode>(a);
+    if (t === 'A_Const') {
+      if (ab.sval) return (ab.sval as { sval?: string }).sval ?? '';
+      if (ab.ival !== undefined) return String((ab.ival as { ival?: number }).ival ?? 0);
+      if (ab.fval) return (ab.fval as { fval?: string }).fval ?? '';
+      if (ab.boolval) return (ab.boolval as { boolval?: boolean }).boolval ? 'on' : 'off';
+    }
+    if (t === 'TypeCast') {
+      const inner = nodeBody<AnyNode>(ab.arg as Node);
+      return ((inner.sval as { sval?: string } | undefined)?.sval ?? String((inner.ival as { ival?: number } | undefined)?.ival ?? ''));
+    }
+    throw new QuireError('22023', `invalid value for parameter "${name}"`);
+  });
+  const value = args.join(', ');
+  if (name === 'timezone') {
+    const probe = formatValue(0, T.timestamptz, { timezone: value });
+    void probe;
+  }
+  host.session.set(name, value);
+  return result('SET', 'SET');
+}
+
+export { BATCH_SIZE };

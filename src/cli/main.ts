@@ -1,0 +1,215 @@
+/**
+ * The `quire` command: a psql-compatible terminal over an in-memory Quire database.
+ * bin/quire.js imports this module; importing it runs the command with process.argv.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import * as readline from 'node:readline';
+import { Database, formatValue } from '../index.js';
+import type { DataType, Value } from '../common/types.js';
+import { loadDemo } from '../demo/index.js';
+import { formatError, toReportable } from './error-report.js';
+import { HELP_TEXT, parseArgs, UsageError, type CliOptions } from './options.js';
+import { StatementScanner } from './scanner.js';
+import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, Session, type Output, type ValueFormatter } from './session.js';
+
+function packageVersion(): string {
+  try {
+    // Same relative path from src/cli (tsx) and dist/cli (compiled).
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const stdoutOutput: Output = {
+  stdout: (s) => {
+    if (s !== '') process.stdout.write(s);
+  },
+  stderr: (s) => {
+    if (s !== '') process.stderr.write(s);
+  },
+  get columns() {
+    return process.stdout.isTTY ? process.stdout.columns : undefined;
+  },
+};
+
+/**
+ * formatValue needs the session time zone for timestamptz; the Database owns it (SET TIME ZONE),
+ * so read it at each call when the engine exposes it, falling back to UTC.
+ */
+function valueFormatter(db: Database): ValueFormatter {
+  const source = db as unknown as { timezone?: unknown; settings?: { get?: (k: string) => unknown } };
+  return (v: Value, type: DataType) => {
+    let timezone = 'UTC';
+    if (typeof source.timezone === 'string') timezone = source.timezone;
+    else if (source.settings !== undefined && typeof source.settings.get === 'function') {
+      const tz = source.settings.get('timezone');
+      if (typeof tz === 'string') timezone = tz;
+    }
+    return formatValue(v, type, { timezone });
+  };
+}
+
+/** \dt: the engine's table list when it offers one (Database.listTables / tables()). */
+function tableLister(db: Database): (() => Promise<[string, string, string][]>) | undefined {
+  const d = db as unknown as { listTables?: () => unknown; tables?: () => unknown };
+  const fn = typeof d.listTables === 'function' ? d.listTables.bind(db) : typeof d.tables === 'function' ? d.tables.bind(db) : undefined;
+  if (fn === undefined) return undefined;
+  return async () => {
+    const raw = (await fn()) as unknown;
+    const list = Array.isArray(raw) ? raw : [];
+    return list
+      .map((t): [string, string, string] => {
+        if (typeof t === 'string') return ['public', t, 'table'];
+        const o = t as { schema?: unknown; name?: unknown; type?: unknown; kind?: unknown };
+        const kind = typeof o.type === 'string' ? o.type : typeof o.kind === 'string' ? o.kind : 'table';
+        return [typeof o.schema === 'string' ? o.schema : 'public', String(o.name), kind];
+      })
+      .sort((a, b) => (a[0] + '.' + a[1] < b[0] + '.' + b[1] ? -1 : 1));
+  };
+}
+
+function applyOptions(session: Session, opts: CliOptions): boolean {
+  for (const [k, v] of opts.variables) session.variables.set(k, v);
+  if (opts.quiet) session.variables.set('QUIET', 'on');
+  if (opts.format !== undefined) session.format = opts.format;
+  if (opts.tuplesOnly) session.tuplesOnly = true;
+  if (opts.expanded) session.expanded = 'on';
+  if (opts.fieldSep !== undefined) session.fieldSep = opts.fieldSep;
+  // -P prints no confirmations, unlike \pset.
+  const quiet = session.variables.get('QUIET');
+  session.variables.set('QUIET', 'on');
+  let ok = true;
+  for (const [name, value] of opts.psets) {
+    if (session.pset(name, value, { interactive: false }, 0) !== 'ok') ok = false;
+  }
+  if (quiet === undefined) session.variables.delete('QUIET');
+  else session.variables.set('QUIET', quiet);
+  return ok;
+}
+
+const HISTORY_FILE = join(homedir(), '.quire_history');
+
+async function repl(session: Session, version: string): Promise<number> {
+  let history: string[] = [];
+  try {
+    history = readFileSync(HISTORY_FILE, 'utf8').split('\n').filter((l) => l !== '').reverse();
+  } catch {
+    // No history yet.
+  }
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true, history, historySize: 1000 });
+  const scanner = new StatementScanner();
+  const prompt = (): string => (scanner.pending ? `quire${scanner.continuation}> ` : 'quire=> ');
+  rl.on('SIGINT', () => {
+    // psql's Ctrl-C at the prompt: drop the unfinished statement and start over.
+    scanner.reset();
+    process.stdout.write('\n');
+    rl.setPrompt(prompt());
+    rl.prompt();
+  });
+  process.stdout.write(`quire (${version})\nType "help" for help.\n\n`);
+  rl.setPrompt(prompt());
+  rl.prompt();
+  let lineNo = 0;
+  let quit = false;
+  for await (const line of rl) {
+    lineNo++;
+    const r = await session.runLine(line, lineNo, { interactive: true }, scanner);
+    if (r?.quit === true) {
+      quit = true;
+      break;
+    }
+    rl.setPrompt(prompt());
+    rl.prompt();
+  }
+  const saved = (rl as unknown as { history?: string[] }).history ?? [];
+  rl.close();
+  // psql echoes the \q it performs when the user ends input with Ctrl-D.
+  if (!quit) process.stdout.write('\\q\n');
+  try {
+    writeFileSync(HISTORY_FILE, [...saved].reverse().join('\n') + '\n');
+  } catch {
+    // An unwritable home directory only costs the history.
+  }
+  return EXIT_SUCCESS;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let opts: CliOptions;
+  try {
+    opts = parseArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`quire: ${e.message}\nquire: hint: Try "quire --help" for more information.\n`);
+    return EXIT_FAILURE;
+  }
+  if (opts.help) {
+    process.stdout.write(HELP_TEXT);
+    return EXIT_SUCCESS;
+  }
+  const version = packageVersion();
+  if (opts.version) {
+    process.stdout.write(`quire (Quire) ${version}\n`);
+    return EXIT_SUCCESS;
+  }
+  if (opts.database !== undefined) {
+    process.stderr.write(
+      `quire: error: cannot open database "${opts.database}": on-disk databases are not supported yet\n` +
+        `quire: hint: run quire without a database argument for an empty in-memory database, or with --demo for the demo data\n`,
+    );
+    return EXIT_FAILURE;
+  }
+
+  const db = await Database.create();
+  if (opts.demo) {
+    try {
+      await loadDemo(db);
+    } catch (e) {
+      process.stderr.write('quire: error: loading the demo database failed\n' + formatError(toReportable(e), undefined));
+      return EXIT_FAILURE;
+    }
+  }
+  const session = new Session(db, valueFormatter(db), stdoutOutput, tableLister(db));
+  if (!applyOptions(session, opts)) return EXIT_FAILURE;
+
+  if (opts.actions.length > 0) {
+    // psql runs -c and -f in order; the exit code is the last action's, and with ON_ERROR_STOP
+    // the first failing action ends the run.
+    let code = EXIT_SUCCESS;
+    for (const action of opts.actions) {
+      if (action.kind === 'command') code = await session.runCommandString(action.sql);
+      else {
+        const r = await session.runFile(action.path);
+        code = r.code;
+      }
+      if (code !== EXIT_SUCCESS && session.onErrorStop) break;
+    }
+    return code;
+  }
+  if (process.stdin.isTTY && process.stdout.isTTY) return repl(session, version);
+  // Piped input is a script, as with "psql < file": no prompts, no error prefixes.
+  const text = readFileSync(0, 'utf8');
+  const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+  const r = await session.runScript(lines, { interactive: false });
+  return r.code === EXIT_USER ? EXIT_USER : EXIT_SUCCESS;
+}
+
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  // "quire ... | head" closes the pipe early; that is not an error worth a stack trace.
+  if (e.code === 'EPIPE') process.exit(EXIT_SUCCESS);
+  throw e;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // Exit only once stdout has drained: large results written to a pipe are flushed asynchronously.
+    process.stdout.write('', () => process.exit(code));
+  },
+  (e: unknown) => {
+    process.stderr.write(`quire: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(EXIT_FAILURE);
+  },
+);

@@ -1,0 +1,201 @@
+/**
+ * Command-line parsing with psql's flags and getopt conventions: bundled short options (-At),
+ * attached values (-F, / -c"select 1"), --long=value and --long value.
+ */
+
+export type Action = { readonly kind: 'command'; readonly sql: string } | { readonly kind: 'file'; readonly path: string };
+
+export interface CliOptions {
+  /** -c and -f in command-line order, as psql runs them. */
+  readonly actions: Action[];
+  /** -v / --set / --variable NAME=VALUE. */
+  readonly variables: Map<string, string>;
+  /** -P / --pset NAME=VALUE, applied after the format flags. */
+  readonly psets: [string, string | undefined][];
+  format?: 'aligned' | 'unaligned' | 'csv';
+  tuplesOnly: boolean;
+  expanded: boolean;
+  quiet: boolean;
+  fieldSep?: string;
+  demo: boolean;
+  help: boolean;
+  version: boolean;
+  /** Positional database path (reserved: quire has no on-disk databases yet). */
+  database?: string;
+}
+
+export class UsageError extends Error {}
+
+interface OptionSpec {
+  readonly short?: string;
+  readonly long: string;
+  readonly arg: boolean;
+}
+
+const SPECS: readonly OptionSpec[] = [
+  { short: 'c', long: 'command', arg: true },
+  { short: 'f', long: 'file', arg: true },
+  { short: 'A', long: 'no-align', arg: false },
+  { short: 't', long: 'tuples-only', arg: false },
+  { short: 'x', long: 'expanded', arg: false },
+  { short: 'F', long: 'field-separator', arg: true },
+  { short: 'P', long: 'pset', arg: true },
+  { short: 'v', long: 'set', arg: true },
+  { long: 'variable', arg: true },
+  { short: 'q', long: 'quiet', arg: false },
+  // psql's "do not read ~/.psqlrc"; quire reads no startup file, so it is accepted and ignored.
+  { short: 'X', long: 'no-psqlrc', arg: false },
+  { long: 'csv', arg: false },
+  { long: 'demo', arg: false },
+  { short: 'h', long: 'help', arg: false },
+  { short: '?', long: 'help', arg: false },
+  { short: 'V', long: 'version', arg: false },
+];
+
+export function parseArgs(argv: readonly string[]): CliOptions {
+  const opts: CliOptions = {
+    actions: [],
+    variables: new Map(),
+    psets: [],
+    tuplesOnly: false,
+    expanded: false,
+    quiet: false,
+    demo: false,
+    help: false,
+    version: false,
+  };
+  const positional: string[] = [];
+
+  const apply = (spec: OptionSpec, value: string | undefined): void => {
+    switch (spec.long) {
+      case 'command':
+        opts.actions.push({ kind: 'command', sql: value ?? '' });
+        break;
+      case 'file':
+        opts.actions.push({ kind: 'file', path: value ?? '' });
+        break;
+      case 'no-align':
+        opts.format = 'unaligned';
+        break;
+      case 'csv':
+        opts.format = 'csv';
+        break;
+      case 'tuples-only':
+        opts.tuplesOnly = true;
+        break;
+      case 'expanded':
+        opts.expanded = true;
+        break;
+      case 'field-separator':
+        opts.fieldSep = value;
+        break;
+      case 'pset': {
+        const v = value ?? '';
+        const eq = v.indexOf('=');
+        opts.psets.push(eq < 0 ? [v, undefined] : [v.slice(0, eq), v.slice(eq + 1)]);
+        break;
+      }
+      case 'set':
+      case 'variable': {
+        const v = value ?? '';
+        const eq = v.indexOf('=');
+        if (eq <= 0) throw new UsageError(`could not set variable "${v}"`);
+        opts.variables.set(v.slice(0, eq), v.slice(eq + 1));
+        break;
+      }
+      case 'quiet':
+        opts.quiet = true;
+        break;
+      case 'no-psqlrc':
+        break;
+      case 'demo':
+        opts.demo = true;
+        break;
+      case 'help':
+        opts.help = true;
+        break;
+      case 'version':
+        opts.version = true;
+        break;
+    }
+  };
+
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      const spec = SPECS.find((s) => s.long === name);
+      if (spec === undefined) throw new UsageError(`unrecognized option '${a}'`);
+      if (spec.arg) {
+        let value: string;
+        if (eq >= 0) value = a.slice(eq + 1);
+        else if (i + 1 < argv.length) value = argv[++i];
+        else throw new UsageError(`option '--${name}' requires an argument`);
+        apply(spec, value);
+      } else {
+        if (eq >= 0) throw new UsageError(`option '--${name}' doesn't allow an argument`);
+        apply(spec, undefined);
+      }
+      continue;
+    }
+    if (a.startsWith('-') && a.length > 1) {
+      for (let k = 1; k < a.length; k++) {
+        const ch = a[k];
+        const spec = SPECS.find((s) => s.short === ch);
+        if (spec === undefined) throw new UsageError(`invalid option -- '${ch}'`);
+        if (spec.arg) {
+          let value: string;
+          if (k + 1 < a.length) value = a.slice(k + 1);
+          else if (i + 1 < argv.length) value = argv[++i];
+          else throw new UsageError(`option requires an argument -- '${ch}'`);
+          apply(spec, value);
+          break;
+        }
+        apply(spec, undefined);
+      }
+      continue;
+    }
+    positional.push(a);
+  }
+  if (positional.length > 1) throw new UsageError(`extra command-line argument "${positional[1]}" ignored`);
+  if (positional.length === 1) opts.database = positional[0];
+  return opts;
+}
+
+export const HELP_TEXT = `quire is the interactive terminal of the Quire SQL engine (psql-compatible).
+
+Usage:
+  quire [OPTION]... [DBPATH]
+
+General options:
+  -c, --command=COMMAND    run only single command (SQL or internal) and exit
+  -f, --file=FILENAME      execute commands from file, then exit ("-" reads stdin)
+  -v, --set=, --variable=NAME=VALUE
+                           set psql variable NAME to VALUE
+                           (e.g., -v ON_ERROR_STOP=1)
+  -X, --no-psqlrc          accepted for psql compatibility (no startup file is read)
+      --demo               preload the demo database (tables calcs, customer_dimension, events)
+  -V, --version            output version information, then exit
+  -h, -?, --help           show this help, then exit
+
+Input and output options:
+  -q, --quiet              run quietly (no command tags, only query output)
+
+Output format options:
+  -A, --no-align           unaligned table output mode
+      --csv                CSV (Comma-Separated Values) table output mode
+  -F, --field-separator=STRING
+                           field separator for unaligned output (default: "|")
+  -P, --pset=VAR[=ARG]     set printing option VAR to ARG (see \\pset command)
+  -t, --tuples-only        print rows only
+  -x, --expanded           turn on expanded table output
+
+With neither -c nor -f, commands are read from standard input: interactively
+(prompt "quire=> ") on a terminal, otherwise as a script.
+DBPATH is reserved for on-disk databases, which are not supported yet.
+`;

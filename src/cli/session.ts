@@ -1,0 +1,490 @@
+/**
+ * One psql-like session over a Database: runs SQL and meta-commands, prints results, errors
+ * and timings the way psql does, and tracks the display settings (\x, \pset, \timing ...).
+ *
+ * The session talks to the engine through the small structural interfaces below rather than
+ * importing Database itself, so it can be driven by any object with the public API's shape.
+ */
+import { readFileSync } from 'node:fs';
+import type { DataType, Value } from '../common/types.js';
+import { isNumericType } from '../common/types.js';
+import { formatTable, displayWidth, type Cell, type OutputFormat, type TableColumn } from './format-table.js';
+import { formatError, toReportable } from './error-report.js';
+import { StatementScanner, splitStatements } from './scanner.js';
+
+export interface ResultLike {
+  readonly command: string;
+  readonly columns: readonly { readonly name: string; readonly type: DataType }[];
+  readonly rows: readonly (readonly Value[])[];
+  readonly rowCount: number;
+}
+
+export interface DatabaseLike {
+  query(sql: string): Promise<ResultLike>;
+}
+
+export type ValueFormatter = (v: Value, type: DataType) => string | null;
+
+export interface Output {
+  stdout(s: string): void;
+  stderr(s: string): void;
+  /** Terminal width when stdout is a terminal (for \x auto), undefined otherwise. */
+  readonly columns?: number;
+}
+
+/** psql's exit codes. */
+export const EXIT_SUCCESS = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USER = 3;
+
+export type ScriptOutcome = { readonly code: number; readonly quit: boolean };
+
+/** Where script lines come from, for psql's "psql:FILE:LINE: " error prefix. */
+export interface InputSource {
+  /** File name shown in error prefixes; undefined for -c strings, the REPL and piped stdin. */
+  readonly name?: string;
+  readonly interactive: boolean;
+}
+
+const VERSION_BANNER_HELP = `General
+  \\q                     quit quire
+  \\? [commands]          show help on backslash commands
+  help                   (interactive) a short introduction
+
+Query Buffer
+  \\g                     execute query buffer (or the previous query)
+  \\r                     reset (clear) the query buffer
+  \\echo [STRING]         write string to standard output
+
+Input/Output
+  \\i FILE                execute commands from file
+  \\ir FILE               as \\i, relative to the location of the current script
+
+Informational
+  \\dt                    list tables
+
+Formatting
+  \\a                     toggle between unaligned and aligned output mode
+  \\f [STRING]            show or set field separator for unaligned query output
+  \\pset [NAME [VALUE]]   set table output option
+                         (border|csv_fieldsep|expanded|fieldsep|footer|format|
+                         null|tuples_only)
+  \\t [on|off]            show only rows
+  \\x [on|off|auto]       toggle expanded output
+
+Variables
+  \\set NAME VALUE        set internal variable (ON_ERROR_STOP, QUIET)
+  \\unset NAME            unset (delete) internal variable
+  \\timing [on|off]       toggle timing of commands
+`;
+
+const INTERACTIVE_HELP = `You are using quire, the command-line interface to the Quire SQL engine.
+Type:  \\? for help with quire commands
+       \\g or terminate with semicolon to execute query
+       \\q to quit
+`;
+
+/** Commands whose PostgreSQL status tag carries a row count. */
+const COUNTED = new Set(['UPDATE', 'DELETE', 'MERGE', 'SELECT', 'MOVE', 'FETCH', 'COPY']);
+
+/** The status line psql prints for a command (PQcmdStatus). */
+export function commandTag(r: ResultLike): string {
+  const cmd = r.command.toUpperCase();
+  if (cmd === 'INSERT') return `INSERT 0 ${r.rowCount}`;
+  // CREATE TABLE AS and SELECT INTO report like the SELECT that filled the table.
+  if (cmd === 'CREATE TABLE AS' || cmd === 'SELECT INTO') return `SELECT ${r.rowCount}`;
+  if (COUNTED.has(cmd)) return `${cmd} ${r.rowCount}`;
+  return cmd;
+}
+
+/** Result kinds that PostgreSQL returns as a row set (PGRES_TUPLES_OK) even when empty. */
+const ROW_COMMANDS = new Set(['SELECT', 'EXPLAIN', 'SHOW', 'VALUES', 'TABLE', 'FETCH']);
+
+export function returnsRows(r: ResultLike): boolean {
+  return r.columns.length > 0 || (ROW_COMMANDS.has(r.command.toUpperCase()) && r.rows.length === r.rowCount);
+}
+
+function parseBool(v: string): boolean | undefined {
+  const s = v.toLowerCase();
+  if (['on', 'true', 'yes', '1', 't', 'y'].includes(s)) return true;
+  if (['off', 'false', 'no', '0', 'f', 'n'].includes(s)) return false;
+  return undefined;
+}
+
+/** psql's PrintTiming. */
+export function formatTiming(ms: number): string {
+  if (ms < 1000) return `Time: ${ms.toFixed(3)} ms\n`;
+  let seconds = ms / 1000;
+  let minutes = Math.floor(seconds / 60);
+  seconds -= 60 * minutes;
+  const ss = seconds.toFixed(3).padStart(6, '0');
+  if (minutes < 60) return `Time: ${ms.toFixed(3)} ms (${String(minutes).padStart(2, '0')}:${ss})\n`;
+  let hours = Math.floor(minutes / 60);
+  minutes -= 60 * hours;
+  const mm = String(minutes).padStart(2, '0');
+  if (hours < 24) return `Time: ${ms.toFixed(3)} ms (${String(hours).padStart(2, '0')}:${mm}:${ss})\n`;
+  const days = Math.floor(hours / 24);
+  hours -= 24 * days;
+  return `Time: ${ms.toFixed(3)} ms (${days} d ${String(hours).padStart(2, '0')}:${mm}:${ss})\n`;
+}
+
+export class Session {
+  format: OutputFormat = 'aligned';
+  expanded: 'on' | 'off' | 'auto' = 'off';
+  tuplesOnly = false;
+  fieldSep = '|';
+  csvFieldSep = ',';
+  nullString = '';
+  footer = true;
+  timing = false;
+  readonly variables = new Map<string, string>();
+  private lastQuery: string | undefined;
+
+  constructor(
+    private readonly db: DatabaseLike,
+    private readonly formatValue: ValueFormatter,
+    private readonly out: Output,
+    /** Optional engine hook for \dt: [schema, name, type] rows. */
+    private readonly listTables?: () => Promise<[string, string, string][]>,
+  ) {}
+
+  get onErrorStop(): boolean {
+    const v = this.variables.get('ON_ERROR_STOP');
+    return v !== undefined && parseBool(v) !== false;
+  }
+
+  get quiet(): boolean {
+    const v = this.variables.get('QUIET');
+    return v !== undefined && parseBool(v) === true;
+  }
+
+  /**
+   * Run one statement; print its result or its error. `display` is the text the error position
+   * is shown against and `offset` where the statement starts in it (a -c string holding several
+   * statements shows the whole string, as psql does).
+   */
+  async runSql(sql: string, prefix = '', display?: { text: string; offset: number }): Promise<boolean> {
+    this.lastQuery = sql;
+    const started = performance.now();
+    let result: ResultLike;
+    try {
+      result = await this.db.query(sql);
+    } catch (e) {
+      const err = toReportable(e);
+      let text = sql;
+      let position = err.position;
+      if (display !== undefined && position !== undefined && position > 0) {
+        text = display.text;
+        position += Array.from(display.text.slice(0, display.offset)).length;
+      }
+      this.out.stderr(prefix + formatError({ ...err, position }, text));
+      if (this.timing) this.out.stdout(formatTiming(performance.now() - started));
+      return false;
+    }
+    const elapsed = performance.now() - started;
+    try {
+      this.printResult(result);
+    } catch (e) {
+      this.out.stderr(prefix + formatError(toReportable(e), undefined));
+      return false;
+    }
+    if (this.timing) this.out.stdout(formatTiming(elapsed));
+    return true;
+  }
+
+  printResult(r: ResultLike): void {
+    if (!returnsRows(r)) {
+      if (!this.quiet) this.out.stdout(commandTag(r) + '\n');
+      return;
+    }
+    const columns: TableColumn[] = r.columns.map((c) => ({ name: c.name, align: isNumericType(c.type) ? 'right' : 'left' }));
+    const rows: Cell[][] = r.rows.map((row) => r.columns.map((c, j) => this.formatValue(row[j] ?? null, c.type)));
+    this.out.stdout(this.renderTable(columns, rows));
+    const cmd = r.command.toUpperCase();
+    // INSERT/UPDATE/DELETE ... RETURNING print their rows and then their status, like psql.
+    if ((cmd === 'INSERT' || cmd === 'UPDATE' || cmd === 'DELETE' || cmd === 'MERGE') && !this.quiet) {
+      this.out.stdout(commandTag(r) + '\n');
+    }
+  }
+
+  renderTable(columns: TableColumn[], rows: Cell[][], title?: string): string {
+    const base = {
+      format: this.format,
+      tuplesOnly: this.tuplesOnly,
+      fieldSep: this.fieldSep,
+      csvFieldSep: this.csvFieldSep,
+      nullString: this.nullString,
+      ...(title !== undefined ? { title } : {}),
+      ...(this.footer ? {} : { footers: [] }),
+    };
+    if (this.expanded === 'auto') {
+      // psql's "\x auto": expanded only when the normal layout would not fit the terminal.
+      const normal = formatTable(columns, rows, { ...base, expanded: false });
+      const width = this.out.columns;
+      if (this.format !== 'aligned' || width === undefined) return normal;
+      const widest = Math.max(0, ...normal.split('\n').map(displayWidth));
+      return widest > width ? formatTable(columns, rows, { ...base, expanded: true }) : normal;
+    }
+    return formatTable(columns, rows, { ...base, expanded: this.expanded === 'on' });
+  }
+
+  /** psql -c: one string, possibly several statements (or a meta-command line). */
+  async runCommandString(text: string): Promise<number> {
+    if (text.trimStart().startsWith('\\')) {
+      // A backslash command string runs like a one-line script; its status is the last command's.
+      this.lastOk = true;
+      const r = await this.runScript(text.split('\n'), { interactive: false });
+      return r.code === EXIT_SUCCESS && this.lastOk ? EXIT_SUCCESS : EXIT_FAILURE;
+    }
+    const stmts = splitStatements(text);
+    if (stmts.length <= 1) return (await this.runSql(text)) ? EXIT_SUCCESS : EXIT_FAILURE;
+    for (const s of stmts) {
+      // Like a multi-statement simple query: the first failure ends the string.
+      if (!(await this.runSql(s.text, '', { text, offset: s.offset }))) return EXIT_FAILURE;
+    }
+    return EXIT_SUCCESS;
+  }
+
+  private lastOk = true;
+
+  /**
+   * Run script lines (a file, piped stdin, or the lines of a meta-command -c). Returns psql's
+   * exit code for the script: EXIT_USER when ON_ERROR_STOP ended it early.
+   */
+  async runScript(lines: Iterable<string>, source: InputSource, scanner = new StatementScanner()): Promise<ScriptOutcome> {
+    let lineNo = 0;
+    for (const line of lines) {
+      lineNo++;
+      const r = await this.runLine(line, lineNo, source, scanner);
+      if (r !== undefined) return r;
+    }
+    // psql sends an unterminated last statement at the end of a script (not of a REPL session).
+    if (scanner.buffer.trim() !== '' && !source.interactive) {
+      const sql = scanner.buffer;
+      scanner.reset();
+      const ok = await this.runSql(sql, this.prefix(source, lineNo));
+      if (!ok && this.onErrorStop) return { code: EXIT_USER, quit: false };
+    }
+    return { code: EXIT_SUCCESS, quit: false };
+  }
+
+  /** Process one input line; returns an outcome when the input source must stop. */
+  async runLine(line: string, lineNo: number, source: InputSource, scanner: StatementScanner): Promise<ScriptOutcome | undefined> {
+    // psql's interactive shortcuts, recognised only on an empty query buffer.
+    if (source.interactive && !scanner.pending) {
+      const word = line.trim().replace(/;$/, '').toLowerCase();
+      if (word === 'help') {
+        this.out.stdout(INTERACTIVE_HELP);
+        return undefined;
+      }
+      if (word === 'quit' || word === 'exit') return { code: EXIT_SUCCESS, quit: true };
+    }
+    for (const item of scanner.pushLine(line, lineNo)) {
+      let ok: boolean;
+      if (item.kind === 'sql') {
+        ok = await this.runSql(item.text, this.prefix(source, item.line));
+      } else {
+        const r = await this.runMeta(item.command, item.args, source, scanner, lineNo);
+        if (r === 'quit') return { code: EXIT_SUCCESS, quit: true };
+        if (r === 'stop') return { code: EXIT_USER, quit: false };
+        ok = r === 'ok';
+      }
+      this.lastOk = ok;
+      if (!ok && this.onErrorStop && !source.interactive) return { code: EXIT_USER, quit: false };
+    }
+    return undefined;
+  }
+
+  private prefix(source: InputSource, line: number): string {
+    return source.name !== undefined ? `quire:${source.name}:${line}: ` : '';
+  }
+
+  private metaError(source: InputSource, line: number, message: string): 'error' {
+    this.out.stderr(`${this.prefix(source, line)}error: ${message}\n`);
+    return 'error';
+  }
+
+  private toggle(current: boolean, arg: string | undefined, name: string, source: InputSource, line: number): boolean | undefined {
+    if (arg === undefined) return !current;
+    const b = parseBool(arg);
+    if (b === undefined) {
+      this.metaError(source, line, `unrecognized value "${arg}" for "${name}": Boolean expected`);
+      return undefined;
+    }
+    return b;
+  }
+
+  async runMeta(
+    command: string,
+    args: string[],
+    source: InputSource,
+    scanner: StatementScanner,
+    line: number,
+  ): Promise<'ok' | 'error' | 'quit' | 'stop'> {
+    switch (command) {
+      case 'q':
+      case 'quit':
+        return 'quit';
+      case '?':
+        this.out.stdout(VERSION_BANNER_HELP);
+        return 'ok';
+      case 'timing': {
+        const v = this.toggle(this.timing, args[0], 'timing', source, line);
+        if (v === undefined) return 'error';
+        this.timing = v;
+        if (!this.quiet) this.out.stdout(`Timing is ${v ? 'on' : 'off'}.\n`);
+        return 'ok';
+      }
+      case 'x':
+        return this.pset('expanded', args[0], source, line);
+      case 'a':
+        return this.pset('format', this.format === 'aligned' ? 'unaligned' : 'aligned', source, line);
+      case 't':
+        return this.pset('tuples_only', args[0], source, line);
+      case 'f':
+        return this.pset('fieldsep', args[0], source, line);
+      case 'pset':
+        if (args[0] === undefined) return this.metaError(source, line, '\\pset: missing required argument');
+        return this.pset(args[0], args[1], source, line);
+      case 'echo':
+        this.out.stdout(args.join(' ') + '\n');
+        return 'ok';
+      case 'r':
+        scanner.reset();
+        if (!this.quiet) this.out.stdout('Query buffer reset (cleared).\n');
+        return 'ok';
+      case 'g': {
+        const sql = scanner.pending ? scanner.buffer.replace(/\n$/, '') : this.lastQuery;
+        scanner.reset();
+        if (sql === undefined) return 'ok';
+        return (await this.runSql(sql, this.prefix(source, line))) ? 'ok' : 'error';
+      }
+      case 'set': {
+        if (args[0] === undefined) {
+          for (const [k, v] of this.variables) this.out.stdout(`${k} = '${v}'\n`);
+          return 'ok';
+        }
+        this.variables.set(args[0], args.slice(1).join(''));
+        return 'ok';
+      }
+      case 'unset':
+        if (args[0] !== undefined) this.variables.delete(args[0]);
+        return 'ok';
+      case 'i':
+      case 'include':
+      case 'ir':
+      case 'include_relative': {
+        const file = args[0];
+        if (file === undefined) return this.metaError(source, line, `\\${command}: missing required argument`);
+        let path = file;
+        if ((command === 'ir' || command === 'include_relative') && source.name !== undefined && !file.startsWith('/')) {
+          const dir = source.name.includes('/') ? source.name.slice(0, source.name.lastIndexOf('/') + 1) : '';
+          path = dir + file;
+        }
+        const r = await this.runFile(path);
+        return r.code === EXIT_USER ? 'stop' : r.code === EXIT_SUCCESS ? 'ok' : 'error';
+      }
+      case 'dt':
+        return this.describeTables(source, line);
+      default:
+        this.out.stderr(`${this.prefix(source, line)}invalid command \\${command}\nTry \\? for help.\n`);
+        return 'error';
+    }
+  }
+
+  /** Read and run a script file (-f, \i); "-" is standard input. */
+  async runFile(path: string): Promise<ScriptOutcome> {
+    let text: string;
+    try {
+      text = readFileSync(path === '-' ? 0 : path, 'utf8');
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      this.out.stderr(`quire: error: ${path}: ${code === 'ENOENT' ? 'No such file or directory' : e instanceof Error ? e.message : String(e)}\n`);
+      return { code: EXIT_FAILURE, quit: false };
+    }
+    if (text.endsWith('\n')) text = text.slice(0, -1);
+    return this.runScript(text === '' ? [] : text.split('\n'), { name: path === '-' ? '<stdin>' : path, interactive: false });
+  }
+
+  /** \pset, and the shortcuts built on it (\x, \t, \a, \f). Prints psql's confirmation. */
+  pset(name: string, value: string | undefined, source: InputSource, line: number): 'ok' | 'error' {
+    const say = (s: string): 'ok' => {
+      if (!this.quiet) this.out.stdout(s + '\n');
+      return 'ok';
+    };
+    switch (name) {
+      case 'format': {
+        if (value === undefined) return say(`Output format is ${this.format}.`);
+        const f = ['aligned', 'unaligned', 'csv'].find((x) => x.startsWith(value.toLowerCase()));
+        if (f === undefined || value === '') {
+          return this.metaError(source, line, '\\pset: allowed formats are aligned, csv, unaligned');
+        }
+        this.format = f as OutputFormat;
+        return say(`Output format is ${this.format}.`);
+      }
+      case 'expanded':
+      case 'x': {
+        if (value === undefined) this.expanded = this.expanded === 'on' ? 'off' : 'on';
+        else if (value.toLowerCase() === 'auto') this.expanded = 'auto';
+        else {
+          const b = parseBool(value);
+          if (b === undefined) return this.metaError(source, line, `unrecognized value "${value}" for "expanded": Boolean expected`);
+          this.expanded = b ? 'on' : 'off';
+        }
+        return say(this.expanded === 'auto' ? 'Expanded display is used automatically.' : `Expanded display is ${this.expanded}.`);
+      }
+      case 'tuples_only': {
+        const v = this.toggle(this.tuplesOnly, value, 'tuples_only', source, line);
+        if (v === undefined) return 'error';
+        this.tuplesOnly = v;
+        // psql confirms only the toggle: with an explicit value do_pset returns before printing.
+        return value !== undefined ? 'ok' : say(`Tuples only is ${v ? 'on' : 'off'}.`);
+      }
+      case 'footer': {
+        const v = this.toggle(this.footer, value, 'footer', source, line);
+        if (v === undefined) return 'error';
+        this.footer = v;
+        return value !== undefined ? 'ok' : say(`Default footer is ${v ? 'on' : 'off'}.`);
+      }
+      case 'fieldsep':
+        if (value !== undefined) this.fieldSep = value;
+        return say(`Field separator is "${this.fieldSep}".`);
+      case 'csv_fieldsep':
+        if (value !== undefined) {
+          if (value.length !== 1) return this.metaError(source, line, '\\pset: csv_fieldsep must be a single one-byte character');
+          this.csvFieldSep = value;
+        }
+        return say(`Field separator for CSV is "${this.csvFieldSep}".`);
+      case 'null':
+        if (value !== undefined) this.nullString = value;
+        return say(`Null display is "${this.nullString}".`);
+      case 'border':
+        // Only psql's default border style is implemented.
+        if (value !== undefined && value !== '1') return this.metaError(source, line, '\\pset: only border 1 is supported');
+        return say('Border style is 1.');
+      default:
+        return this.metaError(source, line, `\\pset: unknown option: ${name}`);
+    }
+  }
+
+  private async describeTables(source: InputSource, line: number): Promise<'ok' | 'error'> {
+    let tables: [string, string, string][];
+    try {
+      if (this.listTables === undefined) {
+        return this.metaError(source, line, '\\dt is not supported: this engine has no table catalog to list yet');
+      }
+      tables = await this.listTables();
+    } catch (e) {
+      this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));
+      return 'error';
+    }
+    if (tables.length === 0) {
+      if (!this.quiet) this.out.stderr('Did not find any relations.\n');
+      return 'ok';
+    }
+    const columns: TableColumn[] = ['Schema', 'Name', 'Type'].map((name) => ({ name, align: 'left' }));
+    this.out.stdout(this.renderTable(columns, tables, 'List of relations'));
+    return 'ok';
+  }
+}
+

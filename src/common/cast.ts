@@ -1,0 +1,333 @@
+/**
+ * Casts between the engine's types with PostgreSQL semantics, pg_cast's coercion contexts, and
+ * select_common_type for UNION/CASE/COALESCE resolution.
+ */
+import { QuireError } from './errors.js';
+import type { DataType, TypeCategory, TypeName, Value } from './types.js';
+import { T, category, typeDisplayName } from './types.js';
+import { Numeric, decodeNumericTypmod } from './numeric.js';
+import { Interval } from './interval.js';
+import { MICROS_PER_DAY } from './datetime-calendar.js';
+import { formatValue } from './format-value.js';
+import { applyStringTypmod, parseValue } from './parse-value.js';
+import { localToUtc, utcOffsetSeconds } from './timezone.js';
+
+export interface CastContext {
+  timezone?: string;
+  /** UTC microseconds for 'now'/'today' when casting text to date/time types. */
+  now?: number;
+}
+
+const INT_RANGE = {
+  int2: [-32768, 32767, 'smallint out of range'],
+  int4: [-2147483648, 2147483647, 'integer out of range'],
+  int8: [-9223372036854775808, 9223372036854775807, 'bigint out of range'],
+} as const;
+
+const INT8_MIN = -9223372036854775808n;
+const INT8_MAX = 9223372036854775807n;
+
+function intOut(name: 'int2' | 'int4' | 'int8'): QuireError {
+  return new QuireError('22003', INT_RANGE[name][2]);
+}
+
+/** Canonical int8 representation: number when safe, bigint otherwise. */
+function toInt8Value(v: bigint): number | bigint {
+  if (v < INT8_MIN || v > INT8_MAX) throw intOut('int8');
+  return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+}
+
+/** Round half to even, like C's rint(). */
+export function rint(x: number): number {
+  if (!Number.isFinite(x)) return x;
+  const r = Math.round(x);
+  if (r - x === 0.5 && r % 2 !== 0) return r - 1;
+  return r;
+}
+
+function floatToInt(v: number, to: 'int2' | 'int4' | 'int8'): number | bigint {
+  if (Number.isNaN(v)) throw intOut(to);
+  const r = rint(v);
+  if (to === 'int8') {
+    // float8 → int8 accepts exactly [-2^63, 2^63).
+    if (!(r >= -9223372036854775808 && r < 9223372036854775808)) throw intOut(to);
+    return Number.isSafeInteger(r) ? r : BigInt(r);
+  }
+  const [lo, hi] = INT_RANGE[to];
+  if (!(r >= lo && r <= hi)) throw intOut(to);
+  return r === 0 ? 0 : r;
+}
+
+function intToInt(v: number | bigint, to: 'int2' | 'int4' | 'int8'): number | bigint {
+  if (typeof v === 'bigint') {
+    if (to === 'int8') return toInt8Value(v);
+    throw intOut(to);
+  }
+  if (to === 'int8') return v;
+  const [lo, hi] = INT_RANGE[to];
+  if (v < lo || v > hi) throw intOut(to);
+  return v;
+}
+
+const intDisplay = { int2: 'smallint', int4: 'integer', int8: 'bigint' } as const;
+
+function numericToInt(n: Numeric, to: 'int2' | 'int4' | 'int8'): number | bigint {
+  const b = n.toBigInt(intDisplay[to]);
+  if (to === 'int8') return toInt8Value(b);
+  const [lo, hi] = INT_RANGE[to];
+  if (b < BigInt(lo) || b > BigInt(hi)) throw intOut(to);
+  return Number(b);
+}
+
+function numericToFloat(n: Numeric, to: 'float4' | 'float8'): number {
+  const v = n.toNumber();
+  if (to === 'float8') {
+    if (n.isFinite() && !Number.isFinite(v)) throw new QuireError('22003', `"${n.toString()}" is out of range for type double precision`);
+    return v;
+  }
+  const f = Math.fround(v);
+  if (n.isFinite() && (!Number.isFinite(f) || (f === 0 && !n.isZero()))) {
+    throw new QuireError('22003', `"${n.toString()}" is out of range for type real`);
+  }
+  return f;
+}
+
+function float8ToFloat4(v: number): number {
+  const f = Math.fround(v);
+  if (!Number.isFinite(f) && Number.isFinite(v)) throw new QuireError('22003', 'value out of range: overflow');
+  if (f === 0 && v !== 0) throw new QuireError('22003', 'value out of range: underflow');
+  return f;
+}
+
+function applyNumericTypmod(n: Numeric, t: DataType): Numeric {
+  if (t.typmod < 0) return n;
+  const { precision, scale } = decodeNumericTypmod(t.typmod);
+  return n.applyTypmod(precision, scale);
+}
+
+function toNumericValue(v: Value, from: DataType): Numeric {
+  switch (from.name) {
+    case 'int2':
+    case 'int4':
+    case 'int8':
+      return Numeric.fromInt(v as number | bigint);
+    case 'float4':
+      return Numeric.fromFloat4(v as number);
+    case 'float8':
+      return Numeric.fromFloat(v as number);
+    case 'numeric':
+      return v as Numeric;
+    default:
+      throw cannotCast(from, T.numeric);
+  }
+}
+
+function cannotCast(from: DataType, to: DataType): QuireError {
+  return new QuireError('42846', `cannot cast type ${typeDisplayName(from)} to ${typeDisplayName(to)}`);
+}
+
+function checkTimestamp(us: number): number {
+  // PostgreSQL's timestamp range: 4714-11-24 BC .. 294276-12-31 AD.
+  if (Number.isFinite(us) && (us < -211813488000000000 || us >= 9224318016000000000)) {
+    throw new QuireError('22008', 'timestamp out of range');
+  }
+  return us;
+}
+
+/**
+ * Converts a non-null (or null) value. `explicit` only matters for varchar(n)/char(n) length
+ * coercion: explicit casts truncate silently, implicit/assignment ones raise 22001.
+ */
+export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastContext, explicit = true): Value {
+  if (v === null) return null;
+  const zone = ctx?.timezone ?? 'UTC';
+  const f = from.name;
+  switch (to.name) {
+    case 'text':
+    case 'varchar':
+    case 'bpchar': {
+      let s: string;
+      if (f === 'text' || f === 'varchar' || f === 'unknown') s = v as string;
+      // char(n) → other string types drops the padding (bpchar's trailing spaces are insignificant).
+      else if (f === 'bpchar') s = to.name === 'bpchar' ? (v as string) : (v as string).replace(/ +$/, '');
+      else s = formatValue(v, from, { timezone: zone }) as string;
+      if (to.name === 'bpchar' && f === 'bpchar' && to.typmod < 0) return s;
+      return applyStringTypmod(s, to, explicit);
+    }
+    case 'unknown':
+      return f === 'unknown' ? v : (formatValue(v, from, { timezone: zone }) as string);
+  }
+  if (f === 'text' || f === 'varchar' || f === 'bpchar' || f === 'unknown') {
+    return parseValue(v as string, to, ctx);
+  }
+  switch (to.name) {
+    case 'bool':
+      if (f === 'bool') return v;
+      if (f === 'int4') return (v as number) !== 0;
+      break;
+    case 'int2':
+    case 'int4':
+    case 'int8':
+      switch (f) {
+        case 'int2':
+        case 'int4':
+        case 'int8':
+          return intToInt(v as number | bigint, to.name);
+        case 'float4':
+        case 'float8':
+          return floatToInt(v as number, to.name);
+        case 'numeric':
+          return numericToInt(v as Numeric, to.name);
+        case 'bool':
+          if (to.name === 'int4') return v ? 1 : 0;
+          break;
+      }
+      break;
+    case 'float4':
+    case 'float8':
+      switch (f) {
+        case 'int2':
+        case 'int4':
+          return to.name === 'float4' ? Math.fround(v as number) : v;
+        case 'int8': {
+          const n = typeof v === 'bigint' ? Number(v) : (v as number);
+          return to.name === 'float4' ? Math.fround(n) : n;
+        }
+        case 'float4':
+          return v;
+        case 'float8':
+          return to.name === 'float4' ? float8ToFloat4(v as number) : v;
+        case 'numeric':
+          return numericToFloat(v as Numeric, to.name);
+      }
+      break;
+    case 'numeric':
+      if (category(from) === 'N') return applyNumericTypmod(toNumericValue(v, from), to);
+      break;
+    case 'date':
+      switch (f) {
+        case 'date':
+          return v;
+        case 'timestamp': {
+          const us = v as number;
+          return Number.isFinite(us) ? Math.floor(us / MICROS_PER_DAY) : us;
+        }
+        case 'timestamptz': {
+          const us = v as number;
+          if (!Number.isFinite(us)) return us;
+          return Math.floor((us + utcOffsetSeconds(zone, us) * 1_000_000) / MICROS_PER_DAY);
+        }
+      }
+      break;
+    case 'timestamp':
+      switch (f) {
+        case 'date': {
+          const d = v as number;
+          return Number.isFinite(d) ? checkTimestamp(d * MICROS_PER_DAY) : d;
+        }
+        case 'timestamp':
+          return v;
+        case 'timestamptz': {
+          const us = v as number;
+          return Number.isFinite(us) ? checkTimestamp(us + utcOffsetSeconds(zone, us) * 1_000_000) : us;
+        }
+      }
+      break;
+    case 'timestamptz':
+      switch (f) {
+        case 'date': {
+          const d = v as number;
+          return Number.isFinite(d) ? checkTimestamp(localToUtc(zone, d * MICROS_PER_DAY)) : d;
+        }
+        case 'timestamp': {
+          const us = v as number;
+          return Number.isFinite(us) ? checkTimestamp(localToUtc(zone, us)) : us;
+        }
+        case 'timestamptz':
+          return v;
+      }
+      break;
+    case 'interval':
+      if (f === 'interval') return v as Interval;
+      break;
+  }
+  throw cannotCast(from, to);
+}
+
+// ---- pg_cast contexts --------------------------------------------------------------------------
+
+type Ctx = 'implicit' | 'assignment' | 'explicit';
+
+const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
+  int2: { int4: 'implicit', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
+  int4: { int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
+  int8: { int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
+  float4: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float8: 'implicit', numeric: 'assignment' },
+  float8: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'assignment', numeric: 'assignment' },
+  numeric: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
+  bool: { int4: 'explicit' },
+  text: { varchar: 'implicit', bpchar: 'implicit' },
+  varchar: { text: 'implicit', bpchar: 'implicit' },
+  bpchar: { text: 'implicit', varchar: 'implicit' },
+  date: { timestamp: 'implicit', timestamptz: 'implicit' },
+  timestamp: { date: 'assignment', timestamptz: 'implicit' },
+  timestamptz: { date: 'assignment', timestamp: 'assignment' },
+};
+
+/** The context in which PostgreSQL allows `from` → `to` (pg_cast plus automatic I/O casts), or null. */
+export function castContext(from: TypeName, to: TypeName): Ctx | null {
+  if (from === to) return 'implicit';
+  if (from === 'unknown') return 'implicit';
+  if (to === 'unknown') return null;
+  const direct = PG_CAST[from]?.[to];
+  if (direct !== undefined) return direct;
+  // Automatic I/O conversion casts: to a string type is assignment, from one is explicit.
+  if (to === 'text' || to === 'varchar' || to === 'bpchar') return 'assignment';
+  if (from === 'text' || from === 'varchar' || from === 'bpchar') return 'explicit';
+  return null;
+}
+
+export function canCoerceImplicitly(from: DataType, to: DataType): boolean {
+  return castContext(from.name, to.name) === 'implicit';
+}
+
+const PREFERRED: Partial<Record<TypeCategory, TypeName>> = {
+  N: 'float8',
+  S: 'text',
+  D: 'timestamptz',
+  T: 'interval',
+  B: 'bool',
+};
+
+function isPreferred(t: DataType): boolean {
+  return PREFERRED[category(t)] === t.name;
+}
+
+/**
+ * PostgreSQL's select_common_type: all-unknown → text; otherwise the first known type, replaced
+ * by a later one of the same category when that one is implicitly reachable but not vice versa
+ * (and the current choice is not the category's preferred type). null on a category clash.
+ * The typmod is kept only when every input has the same type and typmod.
+ */
+export function commonSupertype(types: DataType[]): DataType | null {
+  if (types.length === 0) return null;
+  let ptype: DataType | null = null;
+  for (const t of types) {
+    if (t.name === 'unknown') continue;
+    if (ptype === null) {
+      ptype = t;
+      continue;
+    }
+    if (t.name === ptype.name) continue;
+    if (category(t) !== category(ptype)) return null;
+    if (!isPreferred(ptype) && canCoerceImplicitly(ptype, t) && !canCoerceImplicitly(t, ptype)) ptype = t;
+  }
+  if (ptype === null) return T.text;
+  for (const t of types) {
+    if (t.name !== 'unknown' && !canCoerceImplicitly(t, ptype)) return null;
+  }
+  const known = types.filter((t) => t.name !== 'unknown');
+  const typmod = known.every((t) => t.name === ptype.name && t.typmod === known[0]!.typmod) && known.length === types.length ? known[0]!.typmod : -1;
+  if (typmod === ptype.typmod) return ptype;
+  return typmod === -1 ? (T as Record<string, DataType>)[ptype.name]! : ptype;
+}

@@ -1,0 +1,144 @@
+/**
+ * Ordering, equality and hash keys of non-null values with PostgreSQL's btree semantics
+ * (C collation for strings).
+ */
+import type { DataType, Value } from './types.js';
+import { Numeric } from './numeric.js';
+import { Interval } from './interval.js';
+
+/** Float order: NaN above everything and equal to itself; -0 = 0. */
+export function compareFloat(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a === b) return 0;
+  const an = Number.isNaN(a);
+  const bn = Number.isNaN(b);
+  return an === bn ? 0 : an ? 1 : -1;
+}
+
+/** int8 values may be number or bigint (outside the safe range). */
+export function compareInt8(a: number | bigint, b: number | bigint): number {
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  // number vs bigint comparison is exact in JavaScript.
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Code point order. UTF-16 unit order agrees with it except where a surrogate (an astral
+ * character) meets a BMP character at or above U+E000, so only that case is corrected.
+ */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length < b.length ? -1 : 1;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  const xs = x >= 0xd800 && x <= 0xdfff;
+  const ys = y >= 0xd800 && y <= 0xdfff;
+  if (xs !== ys) {
+    if (xs && y >= 0xe000) return 1;
+    if (ys && x >= 0xe000) return -1;
+  }
+  return x < y ? -1 : 1;
+}
+
+/** bpchar compares without its trailing spaces. */
+function rtrimSpaces(s: string): string {
+  let e = s.length;
+  while (e > 0 && s.charCodeAt(e - 1) === 32) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
+export function compareValues(a: Value, b: Value, t: DataType): number {
+  switch (t.name) {
+    case 'bool':
+      return a === b ? 0 : a ? 1 : -1;
+    case 'int2':
+    case 'int4':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz': {
+      const x = a as number;
+      const y = b as number;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case 'int8':
+      return compareInt8(a as number | bigint, b as number | bigint);
+    case 'float4':
+    case 'float8':
+      return compareFloat(a as number, b as number);
+    case 'numeric':
+      return (a as Numeric).cmp(b as Numeric);
+    case 'interval':
+      return (a as Interval).compare(b as Interval);
+    case 'bpchar':
+      return compareStrings(rtrimSpaces(a as string), rtrimSpaces(b as string));
+    case 'text':
+    case 'varchar':
+    case 'unknown':
+      return compareStrings(a as string, b as string);
+  }
+}
+
+export function equalValues(a: Value, b: Value, t: DataType): boolean {
+  switch (t.name) {
+    case 'bool':
+    case 'int2':
+    case 'int4':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+    case 'text':
+    case 'varchar':
+    case 'unknown':
+      return a === b;
+    case 'int8':
+      // eslint-style loose equality is exactly what mixing number and bigint needs.
+      return typeof a === typeof b ? a === b : a == b;
+    case 'float4':
+    case 'float8':
+      return a === b || (Number.isNaN(a as number) && Number.isNaN(b as number));
+    default:
+      return compareValues(a, b, t) === 0;
+  }
+}
+
+/** Canonical text of a numeric's value (1.0 and 1.00 alike). */
+function numericKey(n: Numeric): string {
+  if (!n.isFinite()) return n.toString();
+  if (n.coef === 0n) return '0';
+  let c = n.coef;
+  let s = n.scale;
+  while (s > 0 && c % 10n === 0n) {
+    c /= 10n;
+    s--;
+  }
+  return s === 0 ? c.toString() : `${c}e-${s}`;
+}
+
+/**
+ * A Map key such that values equal under PostgreSQL equality get the same key
+ * (Map's SameValueZero already makes NaN = NaN and -0 = 0).
+ */
+export function hashKey(v: Value, t: DataType): number | bigint | string | boolean {
+  switch (t.name) {
+    case 'int8':
+      if (typeof v === 'bigint') {
+        return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+      }
+      return v as number;
+    case 'float4':
+    case 'float8':
+      return (v as number) === 0 ? 0 : (v as number);
+    case 'numeric':
+      return numericKey(v as Numeric);
+    case 'interval':
+      return (v as Interval).hashKey();
+    case 'bpchar':
+      return rtrimSpaces(v as string);
+    default:
+      return v as number | string | boolean;
+  }
+}

@@ -1,0 +1,480 @@
+/**
+ * PostgreSQL interval: three independent fields, because months and days have no fixed length
+ * (a month is not 30 days, a day is not 24 hours across DST). Comparison and hashing normalise
+ * with 30-day months and 24-hour days, as PostgreSQL's interval_cmp does.
+ *
+ * PostgreSQL 17+ infinite intervals are represented with all three fields ±Infinity.
+ */
+import { QuireError } from './errors.js';
+
+const USECS_PER_DAY = 86_400_000_000;
+const USECS_PER_HOUR = 3_600_000_000;
+const USECS_PER_MINUTE = 60_000_000;
+const USECS_PER_SEC = 1_000_000;
+
+export class Interval {
+  constructor(
+    readonly months: number,
+    readonly days: number,
+    readonly micros: number,
+  ) {}
+
+  static readonly ZERO = new Interval(0, 0, 0);
+  static readonly POSITIVE_INFINITY = new Interval(Infinity, Infinity, Infinity);
+  static readonly NEGATIVE_INFINITY = new Interval(-Infinity, -Infinity, -Infinity);
+
+  /** Total in microseconds with PostgreSQL's normalisation (1 month = 30 days, 1 day = 24 h). */
+  normalized(): number {
+    return (this.months * 30 + this.days) * 86_400_000_000 + this.micros;
+  }
+
+  /** Exact normalised total (the number form loses precision beyond 2^53 µs ≈ 285 years). */
+  normalizedBig(): bigint {
+    if (!this.isFinite()) throw new QuireError('22008', 'interval out of range');
+    return BigInt(this.months * 30 + this.days) * 86_400_000_000n + BigInt(this.micros);
+  }
+
+  isFinite(): boolean {
+    return Number.isFinite(this.months);
+  }
+
+  /** interval_cmp: -1, 0, 1 on the normalised value. */
+  compare(o: Interval): number {
+    const a = this.normalized();
+    const b = o.normalized();
+    if (Math.abs(a) < 2 ** 52 && Math.abs(b) < 2 ** 52) return a < b ? -1 : a > b ? 1 : 0;
+    if (!this.isFinite() || !o.isFinite()) return a < b ? -1 : a > b ? 1 : 0;
+    const x = this.normalizedBig();
+    const y = o.normalizedBig();
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  equals(o: Interval): boolean {
+    return this.compare(o) === 0;
+  }
+
+  /** A Map key equal for intervals that compare equal. */
+  hashKey(): number | string {
+    const n = this.normalized();
+    if (Math.abs(n) < 2 ** 52 || !this.isFinite()) return n;
+    return this.normalizedBig().toString();
+  }
+
+  add(o: Interval): Interval {
+    if (!this.isFinite() || !o.isFinite()) {
+      if (this.isFinite()) return o;
+      if (o.isFinite() || this.months === o.months) return this;
+      throw new QuireError('22008', 'interval out of range');
+    }
+    return new Interval(this.months + o.months, this.days + o.days, this.micros + o.micros);
+  }
+
+  sub(o: Interval): Interval {
+    return this.add(o.neg());
+  }
+
+  neg(): Interval {
+    return new Interval(-this.months || 0, -this.days || 0, -this.micros || 0);
+  }
+
+  /** interval * float8 with PostgreSQL's cascading of fractional months and days. */
+  mul(factor: number): Interval {
+    return scaleInterval(this, factor, false);
+  }
+
+  /** interval / float8; 22012 on zero. */
+  div(factor: number): Interval {
+    if (factor === 0) throw new QuireError('22012', 'division by zero');
+    return scaleInterval(this, factor, true);
+  }
+
+  justifyHours(): Interval {
+    if (!this.isFinite()) return this;
+    let days = this.days + Math.trunc(this.micros / USECS_PER_DAY);
+    let micros = this.micros % USECS_PER_DAY;
+    if (days > 0 && micros < 0) {
+      micros += USECS_PER_DAY;
+      days--;
+    } else if (days < 0 && micros > 0) {
+      micros -= USECS_PER_DAY;
+      days++;
+    }
+    return new Interval(this.months, days || 0, micros || 0);
+  }
+
+  justifyDays(): Interval {
+    if (!this.isFinite()) return this;
+    let months = this.months + Math.trunc(this.days / 30);
+    let days = this.days % 30;
+    if (months > 0 && days < 0) {
+      days += 30;
+      months--;
+    } else if (months < 0 && days > 0) {
+      days -= 30;
+      months++;
+    }
+    return new Interval(months || 0, days || 0, this.micros);
+  }
+
+  justifyInterval(): Interval {
+    if (!this.isFinite()) return this;
+    let { months, days, micros } = this;
+    if ((days > 0 && micros > 0) || (days < 0 && micros < 0)) {
+      const wm = Math.trunc(days / 30);
+      days -= wm * 30;
+      months += wm;
+    }
+    const wd = Math.trunc(micros / USECS_PER_DAY);
+    micros -= wd * USECS_PER_DAY;
+    days += wd;
+    const wm = Math.trunc(days / 30);
+    days -= wm * 30;
+    months += wm;
+    if (months > 0 && (days < 0 || (days === 0 && micros < 0))) {
+      days += 30;
+      months--;
+    } else if (months < 0 && (days > 0 || (days === 0 && micros > 0))) {
+      days -= 30;
+      months++;
+    }
+    if (days > 0 && micros < 0) {
+      micros += USECS_PER_DAY;
+      days--;
+    } else if (days < 0 && micros > 0) {
+      micros -= USECS_PER_DAY;
+      days++;
+    }
+    return new Interval(months || 0, days || 0, micros || 0);
+  }
+
+  /** PostgreSQL text output in the default IntervalStyle 'postgres'. */
+  toString(): string {
+    return formatInterval(this);
+  }
+
+  /** PostgreSQL interval input (postgres, SQL-standard and ISO 8601 forms); 22007 on bad syntax. */
+  static parse(s: string): Interval {
+    return parseInterval(s);
+  }
+}
+
+const tsround = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+function rint(x: number): number {
+  // Round half to even, as C's rint() does in the default rounding mode.
+  const r = Math.round(x);
+  if (Math.abs(x - Math.trunc(x)) === 0.5 && r % 2 !== 0) return r - 1;
+  return r;
+}
+
+function scaleInterval(iv: Interval, factor: number, divide: boolean): Interval {
+  if (Number.isNaN(factor)) throw new QuireError('22008', 'interval out of range');
+  const op = (v: number): number => (divide ? v / factor : v * factor);
+  if (!iv.isFinite() || !Number.isFinite(factor)) {
+    if (divide && iv.isFinite()) return Interval.ZERO;
+    const sign = Math.sign(iv.isFinite() ? iv.normalized() : iv.months) * Math.sign(factor);
+    if (sign === 0 || Number.isNaN(sign)) throw new QuireError('22008', 'interval out of range');
+    return sign > 0 ? Interval.POSITIVE_INFINITY : Interval.NEGATIVE_INFINITY;
+  }
+  const m = op(iv.months);
+  if (!(m >= -2147483648 && m < 2147483648)) throw new QuireError('22008', 'interval out of range');
+  const months = Math.trunc(m);
+  const d = op(iv.days);
+  if (!(d >= -2147483648 && d < 2147483648)) throw new QuireError('22008', 'interval out of range');
+  let days = Math.trunc(d);
+  const monthRemainderDays = tsround((m - months) * 30);
+  let secRemainder = tsround((d - days + monthRemainderDays - Math.trunc(monthRemainderDays)) * 86400);
+  if (Math.abs(secRemainder) >= 86400) {
+    const extra = Math.trunc(secRemainder / 86400);
+    days += extra;
+    secRemainder -= extra * 86400;
+  }
+  days += Math.trunc(monthRemainderDays);
+  const micros = rint(op(iv.micros) + secRemainder * 1e6);
+  return new Interval(months || 0, days || 0, micros || 0);
+}
+
+// ---- output ------------------------------------------------------------------------------------
+
+function formatInterval(iv: Interval): string {
+  if (!iv.isFinite()) return iv.months > 0 ? 'infinity' : '-infinity';
+  const year = Math.trunc(iv.months / 12);
+  const mon = iv.months % 12;
+  const mday = iv.days;
+  let time = iv.micros;
+  const hour = Math.trunc(time / USECS_PER_HOUR);
+  time -= hour * USECS_PER_HOUR;
+  const min = Math.trunc(time / USECS_PER_MINUTE);
+  time -= min * USECS_PER_MINUTE;
+  const sec = Math.trunc(time / USECS_PER_SEC);
+  const fsec = time - sec * USECS_PER_SEC;
+  let out = '';
+  let isZero = true;
+  let isBefore = false;
+  const part = (value: number, unit: string): void => {
+    if (value === 0) return;
+    out += `${!isZero ? ' ' : ''}${isBefore && value > 0 ? '+' : ''}${value} ${unit}${value !== 1 ? 's' : ''}`;
+    isBefore = value < 0;
+    isZero = false;
+  };
+  part(year, 'year');
+  part(mon, 'mon');
+  part(mday, 'day');
+  if (isZero || hour !== 0 || min !== 0 || sec !== 0 || fsec !== 0) {
+    const minus = hour < 0 || min < 0 || sec < 0 || fsec < 0;
+    out += `${isZero ? '' : ' '}${minus ? '-' : isBefore ? '+' : ''}${pad2(Math.abs(hour))}:${pad2(Math.abs(min))}:${pad2(
+      Math.abs(sec),
+    )}${fraction(Math.abs(fsec))}`;
+  }
+  return out;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? '0' + n : String(n);
+}
+
+/** '.ffffff' with trailing zeros dropped, '' when zero. */
+export function fraction(us: number): string {
+  if (us === 0) return '';
+  return ('.' + String(us).padStart(6, '0')).replace(/0+$/, '');
+}
+
+// ---- input -------------------------------------------------------------------------------------
+
+function syntaxError(s: string): QuireError {
+  return new QuireError('22007', `invalid input syntax for type interval: "${s}"`);
+}
+
+function overflowError(s: string): QuireError {
+  return new QuireError('22015', `interval field value out of range: "${s}"`);
+}
+
+type Unit = 'us' | 'ms' | 's' | 'min' | 'h' | 'd' | 'w' | 'mon' | 'y' | 'dec' | 'c' | 'mil';
+
+const UNITS: Record<string, Unit> = {};
+for (const [u, names] of [
+  ['us', 'microsecond microseconds microsecon us usec usecs useconds'],
+  ['ms', 'millisecond milliseconds millisecon ms msec msecs mseconds'],
+  ['s', 'second seconds s sec secs'],
+  ['min', 'minute minutes m min mins'],
+  ['h', 'hour hours h hr hrs'],
+  ['d', 'day days d'],
+  ['w', 'week weeks w'],
+  ['mon', 'month months mon mons'],
+  ['y', 'year years y yr yrs'],
+  ['dec', 'decade decades dec decs'],
+  ['c', 'century centuries c cent'],
+  ['mil', 'millennium millennia mil mils'],
+] as const) {
+  for (const n of names.split(' ')) UNITS[n] = u;
+}
+
+/** Accumulator mirroring PostgreSQL's struct pg_itm_in (years folded into months). */
+class Acc {
+  months = 0;
+  days = 0;
+  micros = 0;
+  addMonths(v: number): void {
+    this.months += v;
+  }
+  /** Fractional days cascade into microseconds. */
+  addDays(v: number): void {
+    const whole = Math.trunc(v);
+    this.days += whole;
+    this.micros += rint((v - whole) * USECS_PER_DAY);
+  }
+  addFractionalMonths(frac: number): void {
+    // PostgreSQL: fractional months become 30-day days, and their fraction seconds.
+    this.addDays(frac * 30);
+  }
+}
+
+function applyUnit(acc: Acc, unit: Unit, val: number, src: string): void {
+  const whole = Math.trunc(val);
+  const frac = val - whole;
+  switch (unit) {
+    case 'us':
+      acc.micros += rint(val);
+      return;
+    case 'ms':
+      acc.micros += rint(val * 1000);
+      return;
+    case 's':
+      acc.micros += rint(val * USECS_PER_SEC);
+      return;
+    case 'min':
+      acc.micros += rint(val * USECS_PER_MINUTE);
+      return;
+    case 'h':
+      acc.micros += rint(val * USECS_PER_HOUR);
+      return;
+    case 'd':
+      acc.addDays(val);
+      return;
+    case 'w':
+      acc.addDays(val * 7);
+      return;
+    case 'mon':
+      acc.addMonths(whole);
+      if (frac !== 0) acc.addFractionalMonths(frac);
+      return;
+    case 'y':
+    case 'dec':
+    case 'c':
+    case 'mil': {
+      const years = unit === 'y' ? 1 : unit === 'dec' ? 10 : unit === 'c' ? 100 : 1000;
+      acc.addMonths(whole * years * 12);
+      // PostgreSQL keeps only whole months from fractional years.
+      if (frac !== 0) acc.addMonths(Math.trunc(rint(frac * years * 12 * 1e6) / 1e6));
+      return;
+    }
+  }
+  void src;
+}
+
+const NUM = String.raw`(?:\d+(?:\.\d*)?|\.\d+)`;
+const TIME_RE = new RegExp(String.raw`^([+-]?)(\d+):(\d+)(?::(${NUM}))?$`);
+const MINSEC_RE = new RegExp(String.raw`^([+-]?)(\d+):(\d+\.\d*)$`);
+const YM_RE = /^([+-]?)(\d+)-(\d+)$/;
+const NUM_RE = new RegExp(String.raw`^[+-]?${NUM}(?:e[+-]?\d+)?$`);
+
+function parseTime(tok: string): number | null {
+  let m = MINSEC_RE.exec(tok);
+  if (m !== null) {
+    const us = Number(m[2]) * USECS_PER_MINUTE + rint(Number(m[3]) * USECS_PER_SEC);
+    return m[1] === '-' ? -us : us;
+  }
+  m = TIME_RE.exec(tok);
+  if (m === null) return null;
+  const mi = Number(m[3]);
+  const sec = m[4] !== undefined ? Number(m[4]) : 0;
+  if (mi > 59 || sec >= 60) return NaN;
+  const us = Number(m[2]) * USECS_PER_HOUR + mi * USECS_PER_MINUTE + rint(sec * USECS_PER_SEC);
+  return m[1] === '-' ? -us : us;
+}
+
+function parseInterval(s: string): Interval {
+  let t = s.trim().toLowerCase();
+  if (t === 'infinity' || t === '+infinity') return Interval.POSITIVE_INFINITY;
+  if (t === '-infinity') return Interval.NEGATIVE_INFINITY;
+  if (t.startsWith('p')) return parseIso(s, t.slice(1));
+  if (t.startsWith('@')) t = t.slice(1).trim();
+  if (t === '') throw syntaxError(s);
+  // Split numbers from attached unit words ('2hours', '1day') while keeping signs with numbers.
+  const raw = t.split(/\s+/);
+  const tokens: string[] = [];
+  for (const r of raw) {
+    const m = /^([+-]?[\d.:e+-]*?\d\.?)([a-z]+)$/.exec(r);
+    if (m !== null && !/^[+-]?\d+-\d+$/.test(m[1]!)) tokens.push(m[1]!, m[2]!);
+    else tokens.push(r);
+  }
+  let ago = false;
+  if (tokens[tokens.length - 1] === 'ago') {
+    ago = true;
+    tokens.pop();
+    if (tokens.length === 0) throw syntaxError(s);
+  }
+  const acc = new Acc();
+  const seen = new Set<string>();
+  const mark = (k: string): void => {
+    if (seen.has(k)) throw syntaxError(s);
+    seen.add(k);
+  };
+  // PostgreSQL decodes fields right to left: a unit word sets the unit of the number before it,
+  // a time field makes a preceding bare number a day count, a trailing bare number is seconds.
+  let pendingUnit: Unit | null = null;
+  let afterTime = false;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const tok = tokens[i]!;
+    if (/^[a-z]+$/.test(tok)) {
+      const u = UNITS[tok];
+      if (u === undefined || pendingUnit !== null) throw syntaxError(s);
+      pendingUnit = u;
+      continue;
+    }
+    if (tok.includes(':')) {
+      if (pendingUnit !== null) throw syntaxError(s);
+      const us = parseTime(tok);
+      if (us === null) throw syntaxError(s);
+      if (Number.isNaN(us)) throw overflowError(s);
+      mark('time');
+      acc.micros += us;
+      afterTime = true;
+      continue;
+    }
+    const ym = YM_RE.exec(tok);
+    if (ym !== null) {
+      if (pendingUnit !== null) throw syntaxError(s);
+      mark('y');
+      mark('mon');
+      const months = Number(ym[2]) * 12 + Number(ym[3]);
+      if (Number(ym[3]) > 11) throw overflowError(s);
+      acc.addMonths(ym[1] === '-' ? -months : months);
+      afterTime = false;
+      continue;
+    }
+    if (!NUM_RE.test(tok)) throw syntaxError(s);
+    const val = Number(tok);
+    let unit: Unit;
+    if (pendingUnit !== null) unit = pendingUnit;
+    else if (afterTime) unit = 'd';
+    else if (i === tokens.length - 1) unit = 's';
+    else throw syntaxError(s);
+    mark(unit === 'w' ? 'd' : unit);
+    if (unit === 'y' || unit === 'dec' || unit === 'c' || unit === 'mil') seen.delete(unit);
+    applyUnit(acc, unit, val, s);
+    pendingUnit = null;
+    afterTime = false;
+  }
+  if (pendingUnit !== null) throw syntaxError(s);
+  let r = new Interval(acc.months || 0, acc.days || 0, acc.micros || 0);
+  if (ago) r = r.neg();
+  return r;
+}
+
+function parseIso(orig: string, body: string): Interval {
+  const acc = new Acc();
+  const alt = /^(\d+)-(\d+)-(\d+)(?:t(\d+):(\d+):(\d+(?:\.\d*)?))?$/.exec(body);
+  if (alt !== null) {
+    acc.addMonths(Number(alt[1]) * 12 + Number(alt[2]));
+    acc.addDays(Number(alt[3]));
+    if (alt[4] !== undefined) {
+      acc.micros += Number(alt[4]) * USECS_PER_HOUR + Number(alt[5]) * USECS_PER_MINUTE + rint(Number(alt[6]) * USECS_PER_SEC);
+    }
+    return new Interval(acc.months, acc.days, acc.micros);
+  }
+  let inTime = false;
+  const re = /([+-]?(?:\d+(?:\.\d*)?|\.\d+))([ymwdhs])|(t)/gy;
+  let pos = 0;
+  let any = false;
+  while (pos < body.length) {
+    re.lastIndex = pos;
+    const m = re.exec(body);
+    if (m === null) throw syntaxError(orig);
+    pos = re.lastIndex;
+    if (m[3] !== undefined) {
+      if (inTime) throw syntaxError(orig);
+      inTime = true;
+      continue;
+    }
+    any = true;
+    const v = Number(m[1]);
+    const d = m[2]!;
+    let unit: Unit;
+    if (!inTime) {
+      if (d === 'y') unit = 'y';
+      else if (d === 'm') unit = 'mon';
+      else if (d === 'w') unit = 'w';
+      else if (d === 'd') unit = 'd';
+      else throw syntaxError(orig);
+    } else {
+      if (d === 'h') unit = 'h';
+      else if (d === 'm') unit = 'min';
+      else if (d === 's') unit = 's';
+      else throw syntaxError(orig);
+    }
+    applyUnit(acc, unit, v, orig);
+  }
+  if (!any) throw syntaxError(orig);
+  return new Interval(acc.months || 0, acc.days || 0, acc.micros || 0);
+}

@@ -1,0 +1,606 @@
+/**
+ * PostgreSQL input functions: text → Value for every type, with PostgreSQL's error codes and
+ * messages. Date/time input follows DateStyle 'ISO, MDY'.
+ */
+import { QuireError } from './errors.js';
+import type { DataType, Value } from './types.js';
+import { typeDisplayName } from './types.js';
+import { Numeric, decodeNumericTypmod } from './numeric.js';
+import { Interval } from './interval.js';
+import { MICROS_PER_DAY, daysInMonth, ymdToDays } from './datetime-calendar.js';
+import { abbreviationOffset, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
+
+export interface ParseContext {
+  /** Session TimeZone (timestamptz without an explicit zone; 'today'); default 'UTC'. */
+  timezone?: string;
+  /** Current time in UTC microseconds, for 'now', 'today', 'tomorrow', 'yesterday'. */
+  now?: number;
+}
+
+const WS = /^[ \t\n\r\v\f]+|[ \t\n\r\v\f]+$/g;
+const trimC = (s: string): string => s.replace(WS, '');
+
+// ---- bool --------------------------------------------------------------------------------------
+
+export function parseBool(s: string): boolean {
+  const t = trimC(s).toLowerCase();
+  const n = t.length;
+  if (n > 0) {
+    if ('true'.startsWith(t)) return true;
+    if ('false'.startsWith(t)) return false;
+    if ('yes'.startsWith(t)) return true;
+    if ('no'.startsWith(t)) return false;
+    if (n >= 2 && 'on'.startsWith(t)) return true;
+    if (n >= 2 && 'off'.startsWith(t)) return false;
+    if (t === '1') return true;
+    if (t === '0') return false;
+  }
+  throw new QuireError('22P02', `invalid input syntax for type boolean: "${s}"`);
+}
+
+// ---- integers ----------------------------------------------------------------------------------
+
+const INT_LIMITS = {
+  int2: [-32768n, 32767n, 'smallint'],
+  int4: [-2147483648n, 2147483647n, 'integer'],
+  int8: [-9223372036854775808n, 9223372036854775807n, 'bigint'],
+} as const;
+
+const INT_DEC = /^[+-]?\d+(?:_\d+)*$/;
+const INT_NONDEC = /^([+-]?)0([xob])((?:_?[0-9a-f])+)$/i;
+
+export function parseInteger(s: string, name: 'int2' | 'int4' | 'int8'): number | bigint {
+  const [lo, hi, display] = INT_LIMITS[name];
+  const t = trimC(s);
+  let v: bigint;
+  if (INT_DEC.test(t)) v = BigInt(t.replace(/_/g, '').replace(/^\+/, ''));
+  else {
+    const m = INT_NONDEC.exec(t);
+    const radix = m?.[2]?.toLowerCase();
+    const digits = m?.[3]?.replace(/_/g, '') ?? '';
+    const valid = radix === 'x' ? /^[0-9a-f]+$/i : radix === 'o' ? /^[0-7]+$/ : /^[01]+$/;
+    if (m === null || !valid.test(digits)) throw new QuireError('22P02', `invalid input syntax for type ${display}: "${s}"`);
+    v = BigInt('0' + radix + digits);
+    if (m[1] === '-') v = -v;
+  }
+  if (v < lo || v > hi) throw new QuireError('22003', `value "${s}" is out of range for type ${display}`);
+  if (name !== 'int8') return Number(v);
+  return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+}
+
+// ---- floats ------------------------------------------------------------------------------------
+
+const FLOAT_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+
+export function parseFloat8(s: string, name: 'float4' | 'float8' = 'float8'): number {
+  const display = name === 'float4' ? 'real' : 'double precision';
+  const t = trimC(s);
+  const l = t.toLowerCase();
+  switch (l) {
+    case 'nan':
+      return NaN;
+    case 'infinity':
+    case '+infinity':
+    case 'inf':
+    case '+inf':
+      return Infinity;
+    case '-infinity':
+    case '-inf':
+      return -Infinity;
+  }
+  if (!FLOAT_RE.test(t)) throw new QuireError('22P02', `invalid input syntax for type ${display}: "${s}"`);
+  const v = Number(t);
+  const mantissaNonZero = /[1-9]/.test(t.replace(/e.*$/i, ''));
+  const outOfRange = (): QuireError => new QuireError('22003', `"${t}" is out of range for type ${display}`);
+  if (name === 'float8') {
+    if (!Number.isFinite(v) || (v === 0 && mantissaNonZero)) throw outOfRange();
+    return v;
+  }
+  // float4: strtof rounds the decimal directly; rounding via double differs only in rare ties.
+  const f = Math.fround(v);
+  if (!Number.isFinite(f) || (f === 0 && mantissaNonZero)) throw outOfRange();
+  return f;
+}
+
+// ---- strings -----------------------------------------------------------------------------------
+
+/** Code point length (PostgreSQL counts characters, not UTF-16 units). */
+export function charLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** The first `n` characters (code points) of s. */
+export function charPrefix(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let i = 0;
+  let count = 0;
+  while (i < s.length && count < n) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+    count++;
+  }
+  return s.slice(0, i);
+}
+
+/**
+ * varchar(n)/char(n) length rule of the input function and of implicit/assignment casts:
+ * too long is an error unless the excess is all spaces (which is dropped); char(n) pads.
+ * `explicit` (an explicit cast) truncates silently instead.
+ */
+export function applyStringTypmod(s: string, t: DataType, explicit = false): string {
+  if (t.typmod < 0 || (t.name !== 'varchar' && t.name !== 'bpchar')) return s;
+  const max = t.typmod - 4;
+  const len = charLength(s);
+  if (len > max) {
+    const head = charPrefix(s, max);
+    if (!explicit && !/^ *$/.test(s.slice(head.length))) {
+      throw new QuireError('22001', `value too long for type ${typeDisplayName(t)}`);
+    }
+    s = head;
+  } else if (t.name === 'bpchar' && len < max) {
+    s += ' '.repeat(max - len);
+  }
+  return s;
+}
+
+// ---- date / time -------------------------------------------------------------------------------
+
+type DtType = 'date' | 'timestamp' | 'timestamptz';
+
+const DT_DISPLAY: Record<DtType, string> = {
+  date: 'date',
+  timestamp: 'timestamp',
+  timestamptz: 'timestamp with time zone',
+};
+
+const MONTHS: Record<string, number> = {
+  jan: 1, january: 1, feb: 2, february: 2, mar: 3, march: 3, apr: 4, april: 4, may: 5, jun: 6, june: 6,
+  jul: 7, july: 7, aug: 8, august: 8, sep: 9, sept: 9, september: 9, oct: 10, october: 10, nov: 11, november: 11,
+  dec: 12, december: 12,
+};
+const WEEKDAYS = new Set([
+  'sun', 'sunday', 'mon', 'monday', 'tue', 'tues', 'tuesday', 'wed', 'wednesday', 'thu', 'thur', 'thurs', 'thursday',
+  'fri', 'friday', 'sat', 'saturday',
+]);
+
+/** Largest representable values (PostgreSQL: 5874897 AD for dates, 294276 AD for timestamps). */
+const MIN_DATE_DAYS = ymdToDays(-4713, 11, 24);
+const MAX_DATE_DAYS = ymdToDays(5874898, 1, 1) - 1;
+const MIN_TS = ymdToDays(-4713, 11, 24) * MICROS_PER_DAY;
+const MAX_TS = ymdToDays(294277, 1, 1) * MICROS_PER_DAY;
+
+interface DtFields {
+  y?: number;
+  m?: number;
+  d?: number;
+  bc: boolean;
+  h?: number;
+  mi?: number;
+  s?: number;
+  us?: number;
+  ampm?: 'am' | 'pm';
+  /** explicit offset in seconds east */
+  tzOffset?: number;
+  /** explicit zone name */
+  tzName?: string;
+  special?: 'epoch' | 'now' | 'today' | 'tomorrow' | 'yesterday' | 'infinity' | '-infinity';
+  julian?: number;
+}
+
+class DtError extends Error {
+  constructor(readonly kind: 'syntax' | 'range' | 'tzrange') {
+    super(kind);
+  }
+}
+
+function parseSecondsFraction(frac: string | undefined): number {
+  if (frac === undefined || frac === '') return 0;
+  // Round to microseconds half to even? PostgreSQL rounds with rint on the fractional seconds.
+  const v = Number('0.' + frac) * 1e6;
+  return Math.round(v);
+}
+
+function setTime(f: DtFields, tok: string): void {
+  const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?$/.exec(tok);
+  if (m === null) {
+    const ms = /^(\d{1,2}):(\d{1,2})\.(\d*)$/.exec(tok);
+    if (ms === null || f.h !== undefined) throw new DtError('syntax');
+    f.h = 0;
+    f.mi = Number(ms[1]);
+    f.s = Number(ms[2]);
+    f.us = parseSecondsFraction(ms[3]);
+    return;
+  }
+  if (f.h !== undefined) throw new DtError('syntax');
+  f.h = Number(m[1]);
+  f.mi = Number(m[2]);
+  f.s = m[3] !== undefined ? Number(m[3]) : 0;
+  f.us = parseSecondsFraction(m[4]);
+}
+
+function parseTzOffset(tok: string): number {
+  // tok starts with + or -
+  const sign = tok[0] === '-' ? -1 : 1;
+  const body = tok.slice(1);
+  let h: number;
+  let mi = 0;
+  let s = 0;
+  let m = /^(\d{1,2})(?::(\d{2})(?::(\d{2}))?)?$/.exec(body);
+  if (m !== null) {
+    h = Number(m[1]);
+    mi = m[2] !== undefined ? Number(m[2]) : 0;
+    s = m[3] !== undefined ? Number(m[3]) : 0;
+  } else if ((m = /^(\d{2})(\d{2})(\d{2})?$/.exec(body)) !== null) {
+    h = Number(m[1]);
+    mi = Number(m[2]);
+    s = m[3] !== undefined ? Number(m[3]) : 0;
+  } else if ((m = /^(\d)(\d{2})$/.exec(body)) !== null) {
+    h = Number(m[1]);
+    mi = Number(m[2]);
+  } else throw new DtError('syntax');
+  if (mi > 59 || s > 59) throw new DtError('range');
+  const off = sign * (h * 3600 + mi * 60 + s);
+  if (Math.abs(off) > 15 * 3600 + 59 * 60 + 59) throw new DtError('tzrange');
+  return off;
+}
+
+/** Date from a separated numeric/alpha group such as '2004-07-09', '1/8/1999', '08-Jan-1999'. */
+function setDateGroup(f: DtFields, parts: string[]): void {
+  if (f.m !== undefined || f.y !== undefined) throw new DtError('syntax');
+  if (parts.length === 2) {
+    // 'Jan-08' style is incomplete: PostgreSQL needs a year elsewhere; treat as month/day.
+    parts = [...parts];
+  }
+  const alphaIdx = parts.findIndex((p) => /^[a-z]+$/.test(p));
+  if (alphaIdx >= 0) {
+    const mon = MONTHS[parts[alphaIdx]!];
+    if (mon === undefined) throw new DtError('syntax');
+    const nums = parts.filter((_, i) => i !== alphaIdx);
+    if (nums.length !== 2) throw new DtError('syntax');
+    f.m = mon;
+    // 'YYYY-Mon-DD' if the first number is long, else day then year.
+    let [a, b] = nums as [string, string];
+    if (alphaIdx === 0) {
+      // Mon-DD-YYYY
+      f.d = Number(a);
+      setYear(f, b);
+    } else if (a.length >= 3) {
+      setYear(f, a);
+      f.d = Number(b);
+    } else {
+      f.d = Number(a);
+      setYear(f, b);
+    }
+    void b;
+    return;
+  }
+  if (parts.length !== 3) throw new DtError('syntax');
+  const [a, b, c] = parts as [string, string, string];
+  if (a.length >= 3 || Number(a) > 31) {
+    setYear(f, a);
+    f.m = Number(b);
+    f.d = Number(c);
+  } else {
+    // DateStyle MDY
+    f.m = Number(a);
+    f.d = Number(b);
+    setYear(f, c);
+  }
+}
+
+function setYear(f: DtFields, tok: string): void {
+  if (f.y !== undefined) throw new DtError('syntax');
+  let y = Number(tok);
+  // Two-digit years: 70..99 → 19xx, 00..69 → 20xx (PostgreSQL's rule for 2-digit fields).
+  if (tok.length <= 2) y = y < 70 ? 2000 + y : 1900 + y;
+  f.y = y;
+}
+
+function parseDateTimeFields(input: string, type: DtType): DtFields {
+  let s = trimC(input).toLowerCase();
+  const f: DtFields = { bc: false };
+  if (s === '') throw new DtError('syntax');
+  // 'T' separating date and time (ISO 8601), also before a bare time like 'T10:00'.
+  s = s.replace(/(\d)t(\d)/g, '$1 $2');
+  // Tokenise: signed offsets after a time, numbers with separators, words (zone names may contain
+  // '/', '_' and signed offsets such as 'etc/gmt+2').
+  const tokRe = /\s+|,|([+-]\d+(?::\d+)*)|(\d+(?:[-/.]\d+|[-/][a-z]+)*(?:[-/][a-z]+(?:[-/]\d+)?)?(?::\d+)*(?:\.\d*)?)|([a-z][a-z_]*(?:\/[a-z_]+(?:[+-]\d+)?)*(?:[-/]\d+(?:[-/]\d+)?)?)|(\.\d+)/y;
+  let pos = 0;
+  const toks: { kind: 'sign' | 'num' | 'word'; text: string }[] = [];
+  while (pos < s.length) {
+    tokRe.lastIndex = pos;
+    const m = tokRe.exec(s);
+    if (m === null || m[0].length === 0) throw new DtError('syntax');
+    pos = tokRe.lastIndex;
+    if (m[1] !== undefined) toks.push({ kind: 'sign', text: m[1] });
+    else if (m[2] !== undefined) toks.push({ kind: 'num', text: m[2] });
+    else if (m[3] !== undefined) toks.push({ kind: 'word', text: m[3] });
+    else if (m[4] !== undefined) throw new DtError('syntax');
+  }
+  // A leading '-'/'+' word is a special ('-infinity'); signs elsewhere are offsets.
+  for (let i = 0; i < toks.length; i++) {
+    const tk = toks[i]!;
+    if (tk.kind === 'word') {
+      const w = tk.text;
+      if (/^[a-z]+[-/]\d/.test(w)) {
+        // 'jan-08-1999', 'j2451187' forms
+        setDateGroup(f, w.split(/[-/]/));
+        continue;
+      }
+      if (/^j\d+$/.test(w)) {
+        f.julian = Number(w.slice(1));
+        continue;
+      }
+      if (w === 'j' && toks[i + 1]?.kind === 'num') {
+        f.julian = Number(toks[++i]!.text);
+        continue;
+      }
+      const mon = MONTHS[w];
+      if (mon !== undefined) {
+        if (f.m !== undefined) throw new DtError('syntax');
+        f.m = mon;
+        continue;
+      }
+      if (WEEKDAYS.has(w)) continue;
+      if (w === 'am' || w === 'a.m.' || w === 'pm' || w === 'p.m.') {
+        f.ampm = w.startsWith('a') ? 'am' : 'pm';
+        continue;
+      }
+      if (w === 'bc') {
+        f.bc = true;
+        continue;
+      }
+      if (w === 'ad') continue;
+      if (w === 'at' || w === 'on') continue;
+      if (
+        w === 'epoch' || w === 'now' || w === 'today' || w === 'tomorrow' || w === 'yesterday' || w === 'infinity'
+      ) {
+        if (f.special !== undefined) throw new DtError('syntax');
+        f.special = w;
+        continue;
+      }
+      // zone: abbreviation, 'z', or a full zone name, possibly followed by an offset ('utc+3' is POSIX).
+      if (f.tzName !== undefined || f.tzOffset !== undefined) throw new DtError('syntax');
+      const ab = abbreviationOffset(w);
+      if (ab !== undefined) {
+        f.tzOffset = ab;
+        continue;
+      }
+      const orig = findOriginalCase(input, w);
+      if (isValidTimeZone(orig)) {
+        f.tzName = orig;
+        continue;
+      }
+      throw new DtError('syntax');
+    }
+    if (tk.kind === 'sign') {
+      if (i === 0 && f.y === undefined) {
+        // A leading sign before a date is not allowed (PostgreSQL reports a displacement error).
+        throw new DtError('tzrange');
+      }
+      if (f.tzOffset !== undefined || f.tzName !== undefined) throw new DtError('syntax');
+      f.tzOffset = parseTzOffset(tk.text);
+      continue;
+    }
+    // number
+    const t = tk.text;
+    if (/^\d+(?::\d+)+(?:\.\d*)?$/.test(t)) {
+      setTime(f, t);
+      continue;
+    }
+    if (/[-/]/.test(t)) {
+      let datePart = t;
+      const timeIdx = t.search(/[-/][^-/]*:/);
+      if (timeIdx >= 0) throw new DtError('syntax');
+      setDateGroup(f, datePart.split(/[-/]/));
+      datePart = '';
+      continue;
+    }
+    if (/^\d+\.\d+$/.test(t) && f.y === undefined && f.m === undefined) {
+      const [a, b] = t.split('.') as [string, string];
+      if (a.length === 4 && b.length === 3) {
+        // year.day-of-year
+        f.y = Number(a);
+        const doy = Number(b);
+        if (doy < 1 || doy > 366) throw new DtError('range');
+        const days = ymdToDays(f.y, 1, 1) + doy - 1;
+        f.m = 1;
+        f.d = 1;
+        f.julian = days + 2440588;
+        f.y = undefined;
+        f.m = undefined;
+        f.d = undefined;
+        continue;
+      }
+      throw new DtError('syntax');
+    }
+    if (/^\d+\.\d+$/.test(t)) {
+      // concatenated time with fraction (e.g. '101735.5') after a date
+      const [a, b] = t.split('.') as [string, string];
+      if (a.length === 6 && f.h === undefined) {
+        f.h = Number(a.slice(0, 2));
+        f.mi = Number(a.slice(2, 4));
+        f.s = Number(a.slice(4, 6));
+        f.us = parseSecondsFraction(b);
+        continue;
+      }
+      throw new DtError('syntax');
+    }
+    if (/^\d+$/.test(t)) {
+      const hasDate = f.y !== undefined && f.m !== undefined && f.d !== undefined;
+      if (!hasDate && f.m === undefined && f.y === undefined && (t.length === 8 || t.length === 6) && f.julian === undefined) {
+        // YYYYMMDD / YYMMDD
+        if (t.length === 8) f.y = Number(t.slice(0, 4));
+        else setYear(f, t.slice(0, 2));
+        f.m = Number(t.slice(-4, -2));
+        f.d = Number(t.slice(-2));
+        continue;
+      }
+      if (hasDate && f.h === undefined && (t.length === 6 || t.length === 4)) {
+        f.h = Number(t.slice(0, 2));
+        f.mi = Number(t.slice(2, 4));
+        f.s = t.length === 6 ? Number(t.slice(4, 6)) : 0;
+        f.us = 0;
+        continue;
+      }
+      if (f.m !== undefined && f.d === undefined && t.length <= 2) {
+        f.d = Number(t);
+        continue;
+      }
+      if (f.m !== undefined && f.y === undefined) {
+        setYear(f, t);
+        continue;
+      }
+      if (f.m === undefined && f.d === undefined && t.length <= 2 && toks.slice(i + 1).some((x) => x.kind === 'word' && MONTHS[x.text] !== undefined)) {
+        f.d = Number(t);
+        continue;
+      }
+      if (f.m === undefined && f.y === undefined && t.length >= 3) {
+        setYear(f, t);
+        continue;
+      }
+      throw new DtError('syntax');
+    }
+    throw new DtError('syntax');
+  }
+  void type;
+  return f;
+}
+
+function findOriginalCase(input: string, lowerWord: string): string {
+  const i = input.toLowerCase().indexOf(lowerWord);
+  return i >= 0 ? input.slice(i, i + lowerWord.length) : lowerWord;
+}
+
+function dtError(kind: DtError['kind'], s: string, type: DtType): QuireError {
+  if (kind === 'range') return new QuireError('22008', `date/time field value out of range: "${s}"`);
+  if (kind === 'tzrange') return new QuireError('22009', `time zone displacement out of range: "${s}"`);
+  return new QuireError('22007', `invalid input syntax for type ${DT_DISPLAY[type]}: "${s}"`);
+}
+
+function nowRequired(): QuireError {
+  return new QuireError('0A000', "'now', 'today', 'tomorrow' and 'yesterday' need the statement clock here");
+}
+
+/** Parses date/timestamp/timestamptz input into the engine representation. */
+export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): number {
+  const zone = ctx?.timezone ?? 'UTC';
+  const t = trimC(s).toLowerCase();
+  if (t === 'infinity' || t === '+infinity') return Infinity;
+  if (t === '-infinity') return -Infinity;
+  let f: DtFields;
+  try {
+    f = parseDateTimeFields(s, type);
+  } catch (e) {
+    if (e instanceof DtError) throw dtError(e.kind, s, type);
+    throw e;
+  }
+  const hasDate = f.y !== undefined || f.m !== undefined || f.d !== undefined || f.julian !== undefined;
+  const hasTime = f.h !== undefined;
+  let localDays: number;
+  if (f.special !== undefined) {
+    if (hasDate) throw dtError('syntax', s, type);
+    if (f.special === 'infinity') {
+      if (hasTime || f.tzName || f.tzOffset !== undefined) throw dtError('syntax', s, type);
+      return Infinity;
+    }
+    if (f.special === 'epoch') {
+      if (hasTime) throw dtError('syntax', s, type);
+      return 0;
+    }
+    if (ctx?.now === undefined) throw nowRequired();
+    if (f.special === 'now') {
+      if (hasTime) throw dtError('syntax', s, type);
+      if (type === 'timestamptz') return ctx.now;
+      const local = ctx.now + utcOffsetSeconds(zone, ctx.now) * 1_000_000;
+      return type === 'date' ? Math.floor(local / MICROS_PER_DAY) : local;
+    }
+    const todayLocal = Math.floor((ctx.now + utcOffsetSeconds(zone, ctx.now) * 1_000_000) / MICROS_PER_DAY);
+    localDays = todayLocal + (f.special === 'tomorrow' ? 1 : f.special === 'yesterday' ? -1 : 0);
+  } else if (f.julian !== undefined) {
+    localDays = f.julian - 2440588;
+  } else {
+    if (f.y === undefined || f.m === undefined || f.d === undefined) throw dtError('syntax', s, type);
+    let y = f.y;
+    if (f.bc) {
+      if (y <= 0) throw dtError('range', s, type);
+      y = 1 - y;
+    } else if (y === 0) throw dtError('range', s, type);
+    if (f.m < 1 || f.m > 12) throw dtError('range', s, type);
+    if (f.d < 1 || f.d > daysInMonth(y, f.m)) throw dtError('range', s, type);
+    localDays = ymdToDays(y, f.m, f.d);
+  }
+  let timeUs = 0;
+  if (hasTime) {
+    let h = f.h!;
+    const mi = f.mi ?? 0;
+    const sec = f.s ?? 0;
+    const us = f.us ?? 0;
+    if (f.ampm !== undefined) {
+      if (h < 1 || h > 12) throw dtError('range', s, type);
+      if (f.ampm === 'am' && h === 12) h = 0;
+      else if (f.ampm === 'pm' && h !== 12) h += 12;
+    }
+    if (h > 24 || mi > 59 || sec > 60 || (sec === 60 && us > 0) || (h === 24 && (mi > 0 || sec > 0 || us > 0))) {
+      throw dtError('range', s, type);
+    }
+    timeUs = ((h * 60 + mi) * 60 + sec) * 1_000_000 + us;
+  } else if (f.ampm !== undefined) throw dtError('syntax', s, type);
+  if (type === 'date') {
+    if (localDays < MIN_DATE_DAYS || localDays > MAX_DATE_DAYS) throw new QuireError('22008', `date out of range: "${s}"`);
+    return localDays;
+  }
+  const local = localDays * MICROS_PER_DAY + timeUs;
+  let result: number;
+  if (type === 'timestamp') result = local;
+  else if (f.tzOffset !== undefined) result = local - f.tzOffset * 1_000_000;
+  else if (f.tzName !== undefined) result = localToUtc(f.tzName, local);
+  else result = localToUtc(zone, local);
+  if (result < MIN_TS || result >= MAX_TS) throw new QuireError('22008', `timestamp out of range: "${s}"`);
+  return result;
+}
+
+// ---- dispatcher --------------------------------------------------------------------------------
+
+export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
+  switch (t.name) {
+    case 'bool':
+      return parseBool(s);
+    case 'int2':
+    case 'int4':
+    case 'int8':
+      return parseInteger(s, t.name);
+    case 'float4':
+    case 'float8':
+      return parseFloat8(s, t.name);
+    case 'numeric': {
+      const n = Numeric.parse(s);
+      if (t.typmod < 0) return n;
+      const { precision, scale } = decodeNumericTypmod(t.typmod);
+      return n.applyTypmod(precision, scale);
+    }
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return parseDateTime(s, t.name, ctx);
+    case 'interval':
+      return Interval.parse(s);
+    case 'varchar':
+    case 'bpchar':
+      return applyStringTypmod(s, t, false);
+    case 'text':
+    case 'unknown':
+      return s;
+  }
+}

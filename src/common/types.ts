@@ -1,0 +1,194 @@
+/**
+ * SQL data types and the JavaScript representation of their values.
+ *
+ * One representation per type, used everywhere (scalars, rows, column storage), so that
+ * compiled expressions, operators and formatters agree without conversions:
+ *
+ *   bool                    boolean
+ *   int2, int4              number (integer)
+ *   int8                    number when |v| <= 2^53-1, otherwise bigint (never a bigint in the safe range)
+ *   float4, float8          number (float4 values are Math.fround-ed)
+ *   numeric                 Numeric (src/common/numeric.ts)
+ *   text, varchar, bpchar   string
+ *   date                    number: days since 1970-01-01, ±Infinity for ±infinity
+ *   timestamp, timestamptz  number: microseconds since 1970-01-01 00:00:00 (UTC for timestamptz), ±Infinity
+ *   interval                Interval {months, days, micros}
+ *   unknown                 string (an untyped literal that has not been coerced yet) or null
+ *   null                    null (any type)
+ */
+import type { Numeric } from './numeric.js';
+import type { Interval } from './interval.js';
+
+export type TypeName =
+  | 'bool'
+  | 'int2'
+  | 'int4'
+  | 'int8'
+  | 'float4'
+  | 'float8'
+  | 'numeric'
+  | 'text'
+  | 'varchar'
+  | 'bpchar'
+  | 'date'
+  | 'timestamp'
+  | 'timestamptz'
+  | 'interval'
+  | 'unknown';
+
+export interface DataType {
+  readonly name: TypeName;
+  /** Type modifier (varchar(n) length, numeric precision/scale packed as PostgreSQL does), -1 if none. */
+  readonly typmod: number;
+}
+
+export type Value = null | boolean | number | bigint | string | Numeric | Interval;
+
+const plain = new Map<TypeName, DataType>();
+export function type(name: TypeName, typmod = -1): DataType {
+  if (typmod === -1) {
+    let t = plain.get(name);
+    if (t === undefined) {
+      t = Object.freeze({ name, typmod: -1 });
+      plain.set(name, t);
+    }
+    return t;
+  }
+  return Object.freeze({ name, typmod });
+}
+
+export const T = {
+  bool: type('bool'),
+  int2: type('int2'),
+  int4: type('int4'),
+  int8: type('int8'),
+  float4: type('float4'),
+  float8: type('float8'),
+  numeric: type('numeric'),
+  text: type('text'),
+  varchar: type('varchar'),
+  bpchar: type('bpchar'),
+  date: type('date'),
+  timestamp: type('timestamp'),
+  timestamptz: type('timestamptz'),
+  interval: type('interval'),
+  unknown: type('unknown'),
+} as const;
+
+export type TypeCategory = 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'X';
+
+/** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
+export function category(t: DataType): TypeCategory {
+  switch (t.name) {
+    case 'bool':
+      return 'B';
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'float4':
+    case 'float8':
+    case 'numeric':
+      return 'N';
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return 'S';
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'D';
+    case 'interval':
+      return 'T';
+    case 'unknown':
+      return 'X';
+  }
+}
+
+export function isNumericType(t: DataType): boolean {
+  return category(t) === 'N';
+}
+export function isIntegerType(t: DataType): boolean {
+  return t.name === 'int2' || t.name === 'int4' || t.name === 'int8';
+}
+export function isStringType(t: DataType): boolean {
+  return category(t) === 'S';
+}
+
+/** The SQL spelling PostgreSQL uses in messages and in format_type(). */
+export function typeDisplayName(t: DataType): string {
+  switch (t.name) {
+    case 'bool':
+      return 'boolean';
+    case 'int2':
+      return 'smallint';
+    case 'int4':
+      return 'integer';
+    case 'int8':
+      return 'bigint';
+    case 'float4':
+      return 'real';
+    case 'float8':
+      return 'double precision';
+    case 'numeric':
+      return t.typmod >= 0 ? `numeric(${((t.typmod - 4) >> 16) & 0xffff},${(t.typmod - 4) & 0xffff})` : 'numeric';
+    case 'varchar':
+      return t.typmod >= 0 ? `character varying(${t.typmod - 4})` : 'character varying';
+    case 'bpchar':
+      return t.typmod >= 0 ? `character(${t.typmod - 4})` : 'character';
+    case 'timestamp':
+      return 'timestamp without time zone';
+    case 'timestamptz':
+      return 'timestamp with time zone';
+    default:
+      return t.name;
+  }
+}
+
+/** PostgreSQL type OIDs, for the wire protocol and catalog views. */
+export const TYPE_OID: Record<TypeName, number> = {
+  bool: 16,
+  int2: 21,
+  int4: 23,
+  int8: 20,
+  float4: 700,
+  float8: 701,
+  numeric: 1700,
+  text: 25,
+  varchar: 1043,
+  bpchar: 1042,
+  date: 1082,
+  timestamp: 1114,
+  timestamptz: 1184,
+  interval: 1186,
+  unknown: 705,
+};
+
+/** Storage kind of a column of this type (see src/execution/column.ts). */
+export type StorageKind = 'u8' | 'i32' | 'f64' | 'obj';
+export function storageKind(t: DataType): StorageKind {
+  switch (t.name) {
+    case 'bool':
+      return 'u8';
+    case 'int2':
+    case 'int4':
+      return 'i32';
+    case 'int8':
+    case 'float4':
+    case 'float8':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'f64';
+    default:
+      return 'obj';
+  }
+}
+
+export interface Field {
+  readonly name: string;
+  readonly type: DataType;
+  /** Table the column came from (for qualified references and the wire protocol), if any. */
+  readonly table?: string;
+}
+
+export type Schema = readonly Field[];

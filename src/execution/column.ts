@@ -1,0 +1,288 @@
+/**
+ * Columnar batches: the unit every physical operator consumes and produces.
+ *
+ * A column is typed storage plus a null byte map. Typed arrays hold bool (u8), int2/int4 (i32) and the
+ * f64-representable types; int8 stays in a Float64Array until a value leaves the safe-integer range,
+ * at which point that one column switches to a plain array (exactness beats speed for the rare case).
+ */
+import { storageKind, type DataType, type Value } from '../common/types.js';
+
+export type ColumnData = Uint8Array | Int32Array | Float64Array | Value[];
+
+export interface Column {
+  readonly type: DataType;
+  readonly data: ColumnData;
+  /** 1 = null. Absent when the column has no nulls, so null-free loops skip the test entirely. */
+  readonly nulls: Uint8Array | null;
+}
+
+export interface Batch {
+  readonly columns: readonly Column[];
+  readonly length: number;
+}
+
+export const BATCH_SIZE = 4096;
+
+export function emptyBatch(types: readonly DataType[]): Batch {
+  return { columns: types.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 };
+}
+
+export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array | null): Column {
+  return { type, data, nulls };
+}
+
+export function allocData(t: DataType, n: number): ColumnData {
+  switch (storageKind(t)) {
+    case 'u8':
+      return new Uint8Array(n);
+    case 'i32':
+      return new Int32Array(n);
+    case 'f64':
+      return new Float64Array(n);
+    default:
+      return new Array<Value>(n).fill(null);
+  }
+}
+
+export function getValue(c: Column, i: number): Value {
+  if (c.nulls !== null && c.nulls[i] === 1) return null;
+  const d = c.data;
+  if (d instanceof Uint8Array) return d[i] === 1;
+  return d[i] as Value;
+}
+
+/** A column of one repeated value, used for constants and for padding outer joins. */
+export function constantColumn(t: DataType, v: Value, n: number): Column {
+  const b = new ColumnBuilder(t, n);
+  for (let i = 0; i < n; i++) b.push(v);
+  return b.finish();
+}
+
+/** Growable column; push() takes engine values (boolean for bool, number|bigint for int8, …). */
+export class ColumnBuilder {
+  readonly type: DataType;
+  private data: ColumnData;
+  private nulls: Uint8Array | null = null;
+  length = 0;
+  private readonly kind: ReturnType<typeof storageKind>;
+
+  constructor(type: DataType, capacity = 16) {
+    this.type = type;
+    this.kind = storageKind(type);
+    this.data = allocData(type, Math.max(capacity, 4));
+  }
+
+  private grow(min: number): void {
+    const cap = Math.max(min, this.data.length * 2);
+    const d = this.data;
+    if (Array.isArray(d)) {
+      // Plain arrays grow on their own.
+    } else {
+      const nd = new (d.constructor as { new (n: number): Uint8Array | Int32Array | Float64Array })(cap);
+      nd.set(d as never);
+      this.data = nd;
+    }
+    if (this.nulls !== null) {
+      const nn = new Uint8Array(cap);
+      nn.set(this.nulls);
+      this.nulls = nn;
+    }
+  }
+
+  private capacity(): number {
+    return Array.isArray(this.data) ? Infinity : this.data.length;
+  }
+
+  private markNull(i: number): void {
+    if (this.nulls === null) {
+      this.nulls = new Uint8Array(Array.isArray(this.data) ? Math.max(16, i + 1) : this.data.length);
+    } else if (this.nulls.length <= i) {
+      const nn = new Uint8Array(Math.max(i + 1, this.nulls.length * 2));
+      nn.set(this.nulls);
+      this.nulls = nn;
+    }
+    this.nulls[i] = 1;
+  }
+
+  push(v: Value): void {
+    const i = this.length;
+    if (i >= this.capacity()) this.grow(i + 1);
+    if (v === null) {
+      this.markNull(i);
+      if (Array.isArray(this.data)) this.data[i] = null;
+      this.length = i + 1;
+      return;
+    }
+    switch (this.kind) {
+      case 'u8':
+        (this.data as Uint8Array)[i] = v === true ? 1 : 0;
+        break;
+      case 'i32':
+        (this.data as Int32Array)[i] = v as number;
+        break;
+      case 'f64':
+        if (typeof v === 'bigint') {
+          this.widen();
+          (this.data as Value[])[i] = v;
+        } else if (Array.isArray(this.data)) {
+          this.data[i] = v;
+        } else {
+          (this.data as Float64Array)[i] = v as number;
+        }
+        break;
+      default:
+        (this.data as Value[])[i] = v;
+    }
+    if (this.nulls !== null && this.nulls.length > i) this.nulls[i] = 0;
+    this.length = i + 1;
+  }
+
+  /** Copy row i of column c (no boxing for typed storage). */
+  pushFrom(c: Column, i: number): void {
+    if (c.nulls !== null && c.nulls[i] === 1) {
+      this.push(null);
+      return;
+    }
+    const sd = c.data;
+    const n = this.length;
+    if (!Array.isArray(this.data) && !Array.isArray(sd) && n < this.data.length) {
+      (this.data as Float64Array)[n] = (sd as Float64Array)[i]!;
+      if (this.nulls !== null && this.nulls.length > n) this.nulls[n] = 0;
+      this.length = n + 1;
+      return;
+    }
+    this.push(getValue(c, i));
+  }
+
+  private widen(): void {
+    if (Array.isArray(this.data)) return;
+    const arr: Value[] = new Array(this.length);
+    const d = this.data as Float64Array;
+    for (let j = 0; j < this.length; j++) arr[j] = d[j]!;
+    this.data = arr;
+  }
+
+  finish(): Column {
+    const n = this.length;
+    let data: ColumnData;
+    if (Array.isArray(this.data)) {
+      this.data.length = n;
+      data = this.data;
+    } else {
+      data = this.data.length === n ? this.data : this.data.slice(0, n);
+    }
+    let nulls: Uint8Array | null = null;
+    if (this.nulls !== null) {
+      nulls = new Uint8Array(n);
+      nulls.set(this.nulls.subarray(0, Math.min(n, this.nulls.length)));
+    }
+    return makeColumn(this.type, data, nulls);
+  }
+}
+
+/** Gather rows `sel[0..n)` of every column. */
+export function takeBatch(b: Batch, sel: Uint32Array | number[], n: number): Batch {
+  return { columns: b.columns.map((c) => takeColumn(c, sel, n)), length: n };
+}
+
+export function takeColumn(c: Column, sel: Uint32Array | number[], n: number): Column {
+  const d = c.data;
+  let out: ColumnData;
+  if (Array.isArray(d)) {
+    const o = new Array<Value>(n);
+    for (let k = 0; k < n; k++) o[k] = d[sel[k]!]!;
+    out = o;
+  } else {
+    const o = new (d.constructor as { new (n: number): Uint8Array | Int32Array | Float64Array })(n);
+    for (let k = 0; k < n; k++) o[k] = d[sel[k]!]!;
+    out = o;
+  }
+  let nulls: Uint8Array | null = null;
+  if (c.nulls !== null) {
+    const cn = c.nulls;
+    let any = false;
+    const o = new Uint8Array(n);
+    for (let k = 0; k < n; k++) {
+      const v = cn[sel[k]!]!;
+      o[k] = v;
+      if (v === 1) any = true;
+    }
+    if (any) nulls = o;
+  }
+  return makeColumn(c.type, out, nulls);
+}
+
+export function sliceBatch(b: Batch, start: number, end: number): Batch {
+  if (start === 0 && end >= b.length) return b;
+  return {
+    columns: b.columns.map((c) =>
+      makeColumn(
+        c.type,
+        Array.isArray(c.data) ? c.data.slice(start, end) : c.data.subarray(start, end),
+        c.nulls === null ? null : c.nulls.subarray(start, end),
+      ),
+    ),
+    length: end - start,
+  };
+}
+
+/** Concatenate batches of the same schema into one (used by blocking operators). */
+export function concatBatches(types: readonly DataType[], batches: readonly Batch[]): Batch {
+  if (batches.length === 1) return batches[0]!;
+  let n = 0;
+  for (const b of batches) n += b.length;
+  const cols: Column[] = [];
+  for (let ci = 0; ci < types.length; ci++) {
+    const t = types[ci]!;
+    let wide = false;
+    let anyNull = false;
+    for (const b of batches) {
+      const c = b.columns[ci]!;
+      if (Array.isArray(c.data)) wide = true;
+      if (c.nulls !== null) anyNull = true;
+    }
+    let data: ColumnData;
+    if (wide || storageKind(t) === 'obj') {
+      const o: Value[] = new Array(n);
+      let off = 0;
+      for (const b of batches) {
+        const d = b.columns[ci]!.data;
+        for (let i = 0; i < b.length; i++) o[off + i] = d[i] as Value;
+        off += b.length;
+      }
+      data = o;
+    } else {
+      const o = allocData(t, n) as Uint8Array | Int32Array | Float64Array;
+      let off = 0;
+      for (const b of batches) {
+        o.set((b.columns[ci]!.data as Float64Array).subarray(0, b.length), off);
+        off += b.length;
+      }
+      data = o;
+    }
+    let nulls: Uint8Array | null = null;
+    if (anyNull) {
+      nulls = new Uint8Array(n);
+      let off = 0;
+      for (const b of batches) {
+        const nn = b.columns[ci]!.nulls;
+        if (nn !== null) nulls.set(nn.subarray(0, b.length), off);
+        off += b.length;
+      }
+    }
+    cols.push(makeColumn(t, data, nulls));
+  }
+  return { columns: cols, length: n };
+}
+
+/** Row-major view of a batch, for result delivery and tests. */
+export function batchRows(b: Batch): Value[][] {
+  const rows: Value[][] = new Array(b.length);
+  const nc = b.columns.length;
+  for (let i = 0; i < b.length; i++) {
+    const r: Value[] = new Array(nc);
+    for (let c = 0; c < nc; c++) r[c] = getValue(b.columns[c]!, i);
+    rows[i] = r;
+  }
+  return rows;
+}

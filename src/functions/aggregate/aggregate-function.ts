@@ -1,0 +1,57 @@
+/**
+ * Aggregate functions: the contract between the binder (which resolves a call by argument types), the
+ * hash aggregate (vectorized per-group state) and the window operator (row-at-a-time frame state).
+ *
+ * Every built-in aggregate here is strict in PostgreSQL's sense except where noted: rows whose
+ * (first) argument is NULL are ignored, and an aggregate that saw no rows returns NULL (count returns 0).
+ * FILTER, DISTINCT and ORDER BY inside the call are handled by the operator, not by the aggregate.
+ */
+import type { DataType, Value } from '../../common/types.js';
+import type { Column } from '../../execution/column.js';
+
+export interface AggregateFunction {
+  readonly name: string;
+  /** The implementation for these (binder-side) argument types, or null: the binder then raises 42883. */
+  resolve(argTypes: readonly DataType[]): ResolvedAggregate | null;
+}
+
+export interface ResolvedAggregate {
+  readonly name: string;
+  readonly returnType: DataType;
+  /** Types the arguments must be coerced to before they reach update()/add(). */
+  readonly argTypes: readonly DataType[];
+  /** True when sliding() accumulators implement remove() (moving-aggregate inverse transition). */
+  readonly invertible: boolean;
+  grouped(): GroupedAccumulator;
+  sliding(): SlidingAccumulator;
+}
+
+/**
+ * State for many groups at once, kept in typed arrays indexed by group id. The operator assigns dense
+ * group ids 0..groups-1 and calls grow() before any update() that uses a new id.
+ */
+export interface GroupedAccumulator {
+  /** Make room for group ids < groups; new groups start empty. Never shrinks. */
+  grow(groups: number): void;
+  /**
+   * Feed rows 0..n-1 of `args` (columns of the coerced argument types): row k belongs to group gids[k].
+   * A negative gid means "skip this row" (FILTER (WHERE …) is false or null for it).
+   */
+  update(gids: Int32Array, n: number, args: readonly Column[]): void;
+  result(g: number): Value;
+}
+
+/**
+ * Row-at-a-time state for window frames. remove() exists only for invertible aggregates (PostgreSQL's
+ * moving-aggregate support: count, sum/avg of exact types, bool_and/bool_or, variance of exact types);
+ * merge() exists for all of them so segment trees can combine partial states. merge(other) appends
+ * `other`'s rows after this accumulator's rows (order matters for string_agg); `other` must come from the
+ * same ResolvedAggregate.
+ */
+export interface SlidingAccumulator {
+  add(args: readonly Value[]): void;
+  remove?(args: readonly Value[]): void;
+  merge(other: SlidingAccumulator): void;
+  value(): Value;
+  reset(): void;
+}

@@ -1,0 +1,77 @@
+/** count(*) and count(x): int8, never NULL. count(x) skips NULLs of any type. */
+import { T, type DataType, type Value } from '../../common/types.js';
+import type { Column } from '../../execution/column.js';
+import type {
+  AggregateFunction,
+  GroupedAccumulator,
+  ResolvedAggregate,
+  SlidingAccumulator,
+} from './aggregate-function.js';
+import { growF64 } from './support.js';
+
+class GroupedCount implements GroupedAccumulator {
+  // A double counts exactly up to 2^53 rows per group, far beyond what fits in memory.
+  private counts = new Float64Array(0);
+
+  constructor(private readonly star: boolean) {}
+
+  grow(groups: number): void {
+    this.counts = growF64(this.counts, groups);
+  }
+
+  update(gids: Int32Array, n: number, args: readonly Column[]): void {
+    const counts = this.counts;
+    const nulls = this.star ? null : args[0]!.nulls;
+    if (nulls === null) {
+      for (let k = 0; k < n; k++) {
+        const g = gids[k]!;
+        if (g >= 0) counts[g]++;
+      }
+    } else {
+      for (let k = 0; k < n; k++) {
+        const g = gids[k]!;
+        if (g >= 0 && nulls[k] === 0) counts[g]++;
+      }
+    }
+  }
+
+  result(g: number): Value {
+    return this.counts[g]!;
+  }
+}
+
+class SlidingCount implements SlidingAccumulator {
+  n = 0;
+  constructor(private readonly star: boolean) {}
+  add(args: readonly Value[]): void {
+    if (this.star || args[0] !== null) this.n++;
+  }
+  remove(args: readonly Value[]): void {
+    if (this.star || args[0] !== null) this.n--;
+  }
+  merge(other: SlidingAccumulator): void {
+    this.n += (other as SlidingCount).n;
+  }
+  value(): Value {
+    return this.n;
+  }
+  reset(): void {
+    this.n = 0;
+  }
+}
+
+export const count: AggregateFunction = {
+  name: 'count',
+  resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
+    if (argTypes.length > 1) return null;
+    const star = argTypes.length === 0;
+    return {
+      name: 'count',
+      returnType: T.int8,
+      argTypes: [...argTypes],
+      invertible: true,
+      grouped: () => new GroupedCount(star),
+      sliding: () => new SlidingCount(star),
+    };
+  },
+};

@@ -1,0 +1,140 @@
+/**
+ * Exact per-group sums of integer inputs (int2/int4/int8), shared by sum() and avg(). See exactTotal()
+ * in support.ts for the lo/hi representation: a safe-integer double per group on the hot path, a bigint
+ * overflow part only for groups whose running sum has left ±2^53.
+ */
+import { Numeric } from '../../common/numeric.js';
+import type { Value } from '../../common/types.js';
+import type { Column } from '../../execution/column.js';
+import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
+import { addInt8Slow, exactTotal, growArr, growF64, int8Of, MAX_SAFE } from './support.js';
+
+/** What the exact sum turns into: int8 (sum of int2/int4), numeric (sum of int8), numeric average. */
+export type ExactIntResult = 'int8' | 'numeric' | 'avg';
+
+function finish(total: bigint, count: number, kind: ExactIntResult): Value {
+  switch (kind) {
+    case 'int8':
+      return int8Of(total);
+    case 'numeric':
+      return Numeric.fromInt(total);
+    case 'avg':
+      // PostgreSQL's int8_avg / numeric_poly_avg: numeric_div(sum, count), select_div_scale scale.
+      return Numeric.fromInt(total).div(Numeric.fromInt(count));
+  }
+}
+
+export class GroupedExactIntSum implements GroupedAccumulator {
+  private lo = new Float64Array(0);
+  private readonly hi: (bigint | undefined)[] = [];
+  private counts = new Float64Array(0);
+
+  constructor(private readonly kind: ExactIntResult) {}
+
+  grow(groups: number): void {
+    this.lo = growF64(this.lo, groups);
+    this.counts = growF64(this.counts, groups);
+    growArr(this.hi, groups, undefined);
+  }
+
+  update(gids: Int32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data;
+    if (d instanceof Int32Array) this.updateI32(gids, n, d, c.nulls);
+    else if (d instanceof Float64Array) this.updateF64(gids, n, d, c.nulls);
+    else this.updateObj(gids, n, d as Value[], c.nulls);
+  }
+
+  // The two typed loops are identical except for the array type; keeping them separate keeps each
+  // loop monomorphic for V8.
+  private updateI32(gids: Int32Array, n: number, d: Int32Array, nulls: Uint8Array | null): void {
+    const lo = this.lo;
+    const counts = this.counts;
+    for (let k = 0; k < n; k++) {
+      const g = gids[k]!;
+      if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;
+      const v = d[k]!;
+      const s = lo[g]! + v;
+      if (s <= MAX_SAFE && s >= -MAX_SAFE) lo[g] = s;
+      else this.spill(g, v);
+      counts[g]++;
+    }
+  }
+
+  private updateF64(gids: Int32Array, n: number, d: Float64Array, nulls: Uint8Array | null): void {
+    const lo = this.lo;
+    const counts = this.counts;
+    for (let k = 0; k < n; k++) {
+      const g = gids[k]!;
+      if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;
+      const v = d[k]!;
+      const s = lo[g]! + v;
+      if (s <= MAX_SAFE && s >= -MAX_SAFE) lo[g] = s;
+      else this.spill(g, v);
+      counts[g]++;
+    }
+  }
+
+  private updateObj(gids: Int32Array, n: number, d: Value[], nulls: Uint8Array | null): void {
+    for (let k = 0; k < n; k++) {
+      const g = gids[k]!;
+      if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;
+      const v = d[k];
+      if (v === null || v === undefined) continue;
+      addInt8Slow(this.lo, this.hi, g, v as number | bigint);
+      this.counts[g]++;
+    }
+  }
+
+  /** Moves the safe part into the bigint part; v (a safe integer) starts the new safe part. */
+  private spill(g: number, v: number): void {
+    this.hi[g] = (this.hi[g] ?? 0n) + BigInt(this.lo[g]!);
+    this.lo[g] = v;
+  }
+
+  result(g: number): Value {
+    const n = this.counts[g]!;
+    if (n === 0) return null;
+    return finish(exactTotal(this.lo[g]!, this.hi[g]), n, this.kind);
+  }
+}
+
+/** Sum of two exact integers in the int8 representation (number when safe, bigint otherwise). */
+export function addExact(a: number | bigint, b: number | bigint): number | bigint {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const s = a + b;
+    if (s <= MAX_SAFE && s >= -MAX_SAFE) return s;
+  }
+  return int8Of(BigInt(a) + BigInt(b));
+}
+
+export class SlidingExactIntSum implements SlidingAccumulator {
+  sum: number | bigint = 0;
+  n = 0;
+  constructor(private readonly kind: ExactIntResult) {}
+  add(args: readonly Value[]): void {
+    const v = args[0];
+    if (v === null || v === undefined) return;
+    this.sum = addExact(this.sum, v as number | bigint);
+    this.n++;
+  }
+  remove(args: readonly Value[]): void {
+    const v = args[0];
+    if (v === null || v === undefined) return;
+    this.sum = addExact(this.sum, typeof v === 'bigint' ? -v : -(v as number));
+    this.n--;
+  }
+  merge(other: SlidingAccumulator): void {
+    const o = other as SlidingExactIntSum;
+    this.sum = addExact(this.sum, o.sum);
+    this.n += o.n;
+  }
+  value(): Value {
+    if (this.n === 0) return null;
+    return finish(BigInt(this.sum), this.n, this.kind);
+  }
+  reset(): void {
+    this.sum = 0;
+    this.n = 0;
+  }
+}

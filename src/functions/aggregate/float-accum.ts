@@ -1,0 +1,137 @@
+/**
+ * PostgreSQL's float8_accum state {N, Sx, Sxx} (Youngs-Cramer), used by avg, variance and stddev of
+ * float4/float8. avg() goes through the same state as variance in PostgreSQL, so it also raises the
+ * same overflow errors (e.g. avg of 1e200 and -1e200 overflows in Sxx); we replicate that exactly.
+ */
+import type { Value } from '../../common/types.js';
+import type { Column } from '../../execution/column.js';
+import { floatOverflow } from '../scalar/support/float.js';
+import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
+import { growF64 } from './support.js';
+
+export type FloatFinal = 'avg' | 'var_pop' | 'var_samp' | 'stddev_pop' | 'stddev_samp';
+
+export function floatFinal(kind: FloatFinal, n: number, sx: number, sxx: number): Value {
+  switch (kind) {
+    case 'avg':
+      return n === 0 ? null : sx / n;
+    case 'var_pop':
+      return n === 0 ? null : sxx / n;
+    case 'var_samp':
+      return n <= 1 ? null : sxx / (n - 1);
+    case 'stddev_pop':
+      return n === 0 ? null : Math.sqrt(sxx / n);
+    case 'stddev_samp':
+      return n <= 1 ? null : Math.sqrt(sxx / (n - 1));
+  }
+}
+
+export class GroupedFloatAccum implements GroupedAccumulator {
+  private n = new Float64Array(0);
+  private sx = new Float64Array(0);
+  private sxx = new Float64Array(0);
+  constructor(private readonly kind: FloatFinal) {}
+
+  grow(groups: number): void {
+    this.n = growF64(this.n, groups);
+    this.sx = growF64(this.sx, groups);
+    this.sxx = growF64(this.sxx, groups);
+  }
+
+  update(gids: Int32Array, count: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const N = this.n;
+    const SX = this.sx;
+    const SXX = this.sxx;
+    for (let k = 0; k < count; k++) {
+      const g = gids[k]!;
+      if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;
+      const v = d[k]!;
+      const n0 = N[g]!;
+      const sx0 = SX[g]!;
+      const n1 = n0 + 1;
+      const sx1 = sx0 + v;
+      let sxx = SXX[g]!;
+      if (n0 > 0) {
+        const tmp = v * n1 - sx1;
+        sxx += (tmp * tmp) / (n1 * n0);
+        if (sx1 === Infinity || sx1 === -Infinity || sxx === Infinity || sxx === -Infinity) {
+          if (sx0 !== Infinity && sx0 !== -Infinity && v !== Infinity && v !== -Infinity) floatOverflow();
+          sxx = NaN;
+        }
+      } else if (v !== v || v === Infinity || v === -Infinity) {
+        // A lone Inf/NaN input must not report variance 0.
+        sxx = NaN;
+      }
+      N[g] = n1;
+      SX[g] = sx1;
+      SXX[g] = sxx;
+    }
+  }
+
+  result(g: number): Value {
+    return floatFinal(this.kind, this.n[g]!, this.sx[g]!, this.sxx[g]!);
+  }
+}
+
+export class SlidingFloatAccum implements SlidingAccumulator {
+  n = 0;
+  sx = 0;
+  sxx = 0;
+  constructor(private readonly kind: FloatFinal) {}
+
+  add(args: readonly Value[]): void {
+    const x = args[0];
+    if (x === null) return;
+    const v = x as number;
+    const n0 = this.n;
+    const sx0 = this.sx;
+    const n1 = n0 + 1;
+    const sx1 = sx0 + v;
+    let sxx = this.sxx;
+    if (n0 > 0) {
+      const tmp = v * n1 - sx1;
+      sxx += (tmp * tmp) / (n1 * n0);
+      if (sx1 === Infinity || sx1 === -Infinity || sxx === Infinity || sxx === -Infinity) {
+        if (sx0 !== Infinity && sx0 !== -Infinity && v !== Infinity && v !== -Infinity) floatOverflow();
+        sxx = NaN;
+      }
+    } else if (!Number.isFinite(v)) {
+      sxx = NaN;
+    }
+    this.n = n1;
+    this.sx = sx1;
+    this.sxx = sxx;
+  }
+
+  /** float8_combine. */
+  merge(other: SlidingAccumulator): void {
+    const o = other as SlidingFloatAccum;
+    if (o.n === 0) return;
+    if (this.n === 0) {
+      this.n = o.n;
+      this.sx = o.sx;
+      this.sxx = o.sxx;
+      return;
+    }
+    const n = this.n + o.n;
+    const sx = this.sx + o.sx;
+    if ((sx === Infinity || sx === -Infinity) && Number.isFinite(this.sx) && Number.isFinite(o.sx)) floatOverflow();
+    const tmp = this.sx / this.n - o.sx / o.n;
+    const sxx = this.sxx + o.sxx + (this.n * o.n * tmp * tmp) / n;
+    if ((sxx === Infinity || sxx === -Infinity) && Number.isFinite(this.sxx) && Number.isFinite(o.sxx)) floatOverflow();
+    this.n = n;
+    this.sx = sx;
+    this.sxx = sxx;
+  }
+
+  value(): Value {
+    return floatFinal(this.kind, this.n, this.sx, this.sxx);
+  }
+
+  reset(): void {
+    this.n = this.sx = this.sxx = 0;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * string_agg(value text, delimiter text) → text. Not strict: a NULL value is skipped, a NULL delimiter
+ * contributes nothing. Each value after the first is preceded by its own row's delimiter (PostgreSQL
+ * appends every row's delimiter and strips the first one in the final function).
+ */
+import { T, type DataType, type Value } from '../../common/types.js';
+import type { Column } from '../../execution/column.js';
+import type {
+  AggregateFunction,
+  GroupedAccumulator,
+  ResolvedAggregate,
+  SlidingAccumulator,
+} from './aggregate-function.js';
+import { growArr } from './support.js';
+
+class GroupedStringAgg implements GroupedAccumulator {
+  // V8 concatenation builds ropes, so appending per row is linear overall.
+  private readonly acc: (string | null)[] = [];
+  grow(groups: number): void {
+    growArr(this.acc, groups, null);
+  }
+  update(gids: Int32Array, n: number, args: readonly Column[]): void {
+    const vc = args[0]!;
+    const dc = args[1]!;
+    const vd = vc.data as Value[];
+    const vn = vc.nulls;
+    const dd = dc.data as Value[];
+    const dn = dc.nulls;
+    const acc = this.acc;
+    for (let k = 0; k < n; k++) {
+      const g = gids[k]!;
+      if (g < 0 || (vn !== null && vn[k] === 1)) continue;
+      const v = vd[k] as string | null;
+      if (v === null) continue;
+      const cur = acc[g]!;
+      if (cur === null) acc[g] = v;
+      else {
+        const delim = dn !== null && dn[k] === 1 ? null : (dd[k] as string | null);
+        acc[g] = delim === null ? cur + v : cur + delim + v;
+      }
+    }
+  }
+  result(g: number): Value {
+    return this.acc[g]!;
+  }
+}
+
+class SlidingStringAgg implements SlidingAccumulator {
+  /** Everything after the first value's delimiter; firstDelim is kept so merge() can join states. */
+  s: string | null = null;
+  firstDelim = '';
+  add(args: readonly Value[]): void {
+    const v = args[0] as string | null;
+    if (v === null) return;
+    const d = (args[1] as string | null) ?? '';
+    if (this.s === null) {
+      this.s = v;
+      this.firstDelim = d;
+    } else this.s += d + v;
+  }
+  merge(other: SlidingAccumulator): void {
+    const o = other as SlidingStringAgg;
+    if (o.s === null) return;
+    if (this.s === null) {
+      this.s = o.s;
+      this.firstDelim = o.firstDelim;
+    } else this.s += o.firstDelim + o.s;
+  }
+  value(): Value {
+    return this.s;
+  }
+  reset(): void {
+    this.s = null;
+    this.firstDelim = '';
+  }
+}
+
+function isTextLike(t: DataType): boolean {
+  return t.name === 'text' || t.name === 'varchar' || t.name === 'bpchar' || t.name === 'unknown';
+}
+
+export const stringAgg: AggregateFunction = {
+  name: 'string_agg',
+  resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
+    if (argTypes.length !== 2 || !isTextLike(argTypes[0]!) || !isTextLike(argTypes[1]!)) return null;
+    return {
+      name: 'string_agg',
+      returnType: T.text,
+      argTypes: [T.text, T.text],
+      invertible: false,
+      grouped: () => new GroupedStringAgg(),
+      sliding: () => new SlidingStringAgg(),
+    };
+  },
+};

@@ -1,0 +1,6 @@
+/** atan(). */
+import { registerScalar } from '../registry.js';
+import { T } from '../../common/types.js';
+import type { EvalContext } from '../eval-context.js';
+
+registerScalar('atan', { args: ['float8'], returns: T.float8, fn: (_c: EvalContext, a: number) => Math.atan(a) });

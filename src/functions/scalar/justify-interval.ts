@@ -1,0 +1,15 @@
+/** justify_interval(interval): both, with the signs of the fields made consistent. */
+import { registerScalar } from '../registry.js';
+import { T } from '../../common/types.js';
+import type { EvalContext } from '../eval-context.js';
+import type { Interval } from '../../common/interval.js';
+import { checkInterval } from './support/datetime.js';
+
+registerScalar('justify_interval', {
+  args: ['interval'],
+  returns: T.interval,
+  fn: (_c: EvalContext, iv: Interval) => {
+    const r = iv.justifyInterval();
+    return r.isFinite() ? checkInterval(r.months, r.days, r.micros) : r;
+  },
+});

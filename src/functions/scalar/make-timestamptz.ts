@@ -1,0 +1,24 @@
+/** make_timestamptz(year, month, day, hour, min, sec[, zone]): wall clock in the session or given zone. */
+import { registerScalar } from '../registry.js';
+import { T } from '../../common/types.js';
+import type { EvalContext } from '../eval-context.js';
+import { MICROS_PER_DAY } from '../../common/datetime-calendar.js';
+import { checkTimestamp, fromLocal } from './support/datetime.js';
+import { makeDays, makeTimeMicros } from './support/make.js';
+
+const make = (zone: string, y: number, m: number, d: number, h: number, mi: number, s: number): number =>
+  checkTimestamp(fromLocal(zone, makeDays(y, m, d) * MICROS_PER_DAY + makeTimeMicros(h, mi, s)));
+
+registerScalar(
+  'make_timestamptz',
+  {
+    args: ['int4', 'int4', 'int4', 'int4', 'int4', 'float8'],
+    returns: T.timestamptz,
+    fn: (c: EvalContext, y: number, m: number, d: number, h: number, mi: number, s: number) => make(c.timezone, y, m, d, h, mi, s),
+  },
+  {
+    args: ['int4', 'int4', 'int4', 'int4', 'int4', 'float8', 'text'],
+    returns: T.timestamptz,
+    fn: (_c: EvalContext, y: number, m: number, d: number, h: number, mi: number, s: number, z: string) => make(z, y, m, d, h, mi, s),
+  },
+);

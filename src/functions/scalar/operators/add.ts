@@ -1,0 +1,62 @@
+/** '+' with PostgreSQL's catalog overloads (int2pl … numeric_add, date_pli, timestamp_pl_interval, …). */
+import { registerScalar } from '../../registry.js';
+import { T } from '../../../common/types.js';
+import type { Numeric } from '../../../common/numeric.js';
+import type { Interval } from '../../../common/interval.js';
+import type { EvalContext } from '../../eval-context.js';
+import { checkInt2, checkInt4, int8Add, type Int8 } from '../support/int.js';
+import { checkFloat4, checkFloat8 } from '../support/float.js';
+import {
+  checkDate,
+  addIntervals,
+  dateToTimestamp,
+  timestampPlusInterval,
+  timestamptzPlusInterval,
+} from '../support/datetime.js';
+
+const i2 = (_c: EvalContext, a: number, b: number): number => checkInt2(a + b);
+const i4 = (_c: EvalContext, a: number, b: number): number => checkInt4(a + b);
+const i8 = (_c: EvalContext, a: Int8, b: Int8): Int8 => int8Add(a, b);
+const f4 = (_c: EvalContext, a: number, b: number): number => checkFloat4(a + b, a, b);
+const f8 = (_c: EvalContext, a: number, b: number): number => checkFloat8(a + b, a, b);
+
+/** interval + interval (also used by the sum/avg aggregates). */
+export function addInterval(a: Interval, b: Interval): Interval {
+  return addIntervals(a, b);
+}
+
+const dateInt = (_c: EvalContext, d: number, n: number): number => checkDate(d + n);
+const dateIv = (_c: EvalContext, d: number, iv: Interval): number => timestampPlusInterval(dateToTimestamp(d), iv);
+const tsIv = (_c: EvalContext, t: number, iv: Interval): number => timestampPlusInterval(t, iv);
+const tstzIv = (c: EvalContext, t: number, iv: Interval): number => timestamptzPlusInterval(c.timezone, t, iv);
+
+registerScalar(
+  '+',
+  { args: ['int2', 'int2'], returns: T.int2, fn: i2 },
+  { args: ['int4', 'int4'], returns: T.int4, fn: i4 },
+  { args: ['int8', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int2', 'int4'], returns: T.int4, fn: i4 },
+  { args: ['int4', 'int2'], returns: T.int4, fn: i4 },
+  { args: ['int2', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int8', 'int2'], returns: T.int8, fn: i8 },
+  { args: ['int4', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int8', 'int4'], returns: T.int8, fn: i8 },
+  { args: ['float4', 'float4'], returns: T.float4, fn: f4 },
+  { args: ['float8', 'float8'], returns: T.float8, fn: f8 },
+  { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
+  { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
+  { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.add(b) },
+  { args: ['date', 'int4'], returns: T.date, fn: dateInt },
+  { args: ['int4', 'date'], returns: T.date, fn: (c: EvalContext, n: number, d: number) => dateInt(c, d, n) },
+  { args: ['date', 'interval'], returns: T.timestamp, fn: dateIv },
+  { args: ['interval', 'date'], returns: T.timestamp, fn: (c: EvalContext, iv: Interval, d: number) => dateIv(c, d, iv) },
+  { args: ['timestamp', 'interval'], returns: T.timestamp, fn: tsIv },
+  { args: ['interval', 'timestamp'], returns: T.timestamp, fn: (c: EvalContext, iv: Interval, t: number) => tsIv(c, t, iv) },
+  { args: ['timestamptz', 'interval'], returns: T.timestamptz, fn: tstzIv },
+  {
+    args: ['interval', 'timestamptz'],
+    returns: T.timestamptz,
+    fn: (c: EvalContext, iv: Interval, t: number) => tstzIv(c, t, iv),
+  },
+  { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b) },
+);

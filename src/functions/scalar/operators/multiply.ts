@@ -1,0 +1,41 @@
+/** '*' with PostgreSQL's catalog overloads, including interval * float8 (Interval.mul cascades fractional months into days). */
+import { registerScalar } from '../../registry.js';
+import { T } from '../../../common/types.js';
+import type { Numeric } from '../../../common/numeric.js';
+import type { Interval } from '../../../common/interval.js';
+import type { EvalContext } from '../../eval-context.js';
+import { checkInt2, checkInt4, int8Mul, type Int8 } from '../support/int.js';
+import { checkFloat4MulDiv, checkFloat8MulDiv } from '../support/float.js';
+
+// Products of two int4 may exceed 2^53 and lose bits, but only when far outside the int4 range,
+// so the range check on the double product is still exact.
+const i2 = (_c: EvalContext, a: number, b: number): number => checkInt2(a * b);
+const i4 = (_c: EvalContext, a: number, b: number): number => checkInt4(a * b);
+const i8 = (_c: EvalContext, a: Int8, b: Int8): Int8 => int8Mul(a, b);
+const f4 = (_c: EvalContext, a: number, b: number): number => checkFloat4MulDiv(a * b, a, b, false);
+const f8 = (_c: EvalContext, a: number, b: number): number => checkFloat8MulDiv(a * b, a, b, false);
+
+/** interval * factor or interval / factor (also used by the avg aggregate). */
+export function scaleInterval(iv: Interval, factor: number, divide: boolean): Interval {
+  return divide ? iv.div(factor) : iv.mul(factor);
+}
+
+registerScalar(
+  '*',
+  { args: ['int2', 'int2'], returns: T.int2, fn: i2 },
+  { args: ['int4', 'int4'], returns: T.int4, fn: i4 },
+  { args: ['int8', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int2', 'int4'], returns: T.int4, fn: i4 },
+  { args: ['int4', 'int2'], returns: T.int4, fn: i4 },
+  { args: ['int2', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int8', 'int2'], returns: T.int8, fn: i8 },
+  { args: ['int4', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int8', 'int4'], returns: T.int8, fn: i8 },
+  { args: ['float4', 'float4'], returns: T.float4, fn: f4 },
+  { args: ['float8', 'float8'], returns: T.float8, fn: f8 },
+  { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
+  { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
+  { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.mul(b) },
+  { args: ['interval', 'float8'], returns: T.interval, fn: (_c: EvalContext, iv: Interval, f: number) => iv.mul(f) },
+  { args: ['float8', 'interval'], returns: T.interval, fn: (_c: EvalContext, f: number, iv: Interval) => iv.mul(f) },
+);

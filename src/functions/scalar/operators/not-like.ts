@@ -1,0 +1,9 @@
+/** '!~~' (NOT LIKE); with ESCAPE the pattern goes through like_escape() first: !~~ like_escape(p, e). */
+import { registerScalar } from '../../registry.js';
+import { T } from '../../../common/types.js';
+import type { EvalContext } from '../../eval-context.js';
+import { like } from '../support/like.js';
+
+const f = (_c: EvalContext, s: string, p: string): boolean => !like(s, p);
+
+registerScalar('!~~', { args: ['text', 'text'], returns: T.bool, fn: f });

@@ -1,0 +1,11 @@
+/** '~': POSIX regular expression case-sensitive match (pattern translated by support/regex.ts). */
+import { registerScalar } from '../../registry.js';
+import { T } from '../../../common/types.js';
+import type { EvalContext } from '../../eval-context.js';
+import { compileRegex } from '../support/regex.js';
+
+registerScalar('~', {
+  args: ['text', 'text'],
+  returns: T.bool,
+  fn: (_c: EvalContext, s: string, p: string) => compileRegex(p, '').test(s),
+});

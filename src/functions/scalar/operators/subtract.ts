@@ -1,0 +1,80 @@
+/** '-' (binary) with PostgreSQL's catalog overloads. */
+import { registerScalar } from '../../registry.js';
+import { T } from '../../../common/types.js';
+import type { Numeric } from '../../../common/numeric.js';
+import type { Interval } from '../../../common/interval.js';
+import type { EvalContext } from '../../eval-context.js';
+import { err, SQLSTATE } from '../../../common/errors.js';
+import { checkInt2, checkInt4, int8Sub, type Int8 } from '../support/int.js';
+import { checkFloat4, checkFloat8 } from '../support/float.js';
+import {
+  checkDate,
+  addIntervals,
+  intervalOutOfRange,
+  dateToTimestamp,
+  justifyHours,
+  timestampMinusInterval,
+  timestamptzPlusInterval,
+} from '../support/datetime.js';
+import { Interval as IntervalClass } from '../../../common/interval.js';
+
+const i2 = (_c: EvalContext, a: number, b: number): number => checkInt2(a - b);
+const i4 = (_c: EvalContext, a: number, b: number): number => checkInt4(a - b);
+const i8 = (_c: EvalContext, a: Int8, b: Int8): Int8 => int8Sub(a, b);
+const f4 = (_c: EvalContext, a: number, b: number): number => checkFloat4(a - b, a, b);
+const f8 = (_c: EvalContext, a: number, b: number): number => checkFloat8(a - b, a, b);
+
+/** timestamp_mi: the difference goes into the time field, then whole days are split out. */
+export function timestampDiff(a: number, b: number): Interval {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) {
+    // PostgreSQL 17+: an infinite operand gives an infinite interval; equal infinities have no difference.
+    if (a === b) intervalOutOfRange();
+    return !Number.isFinite(a) ? (a > 0 ? IntervalClass.POSITIVE_INFINITY : IntervalClass.NEGATIVE_INFINITY)
+      : b > 0 ? IntervalClass.NEGATIVE_INFINITY : IntervalClass.POSITIVE_INFINITY;
+  }
+  return justifyHours(new IntervalClass(0, 0, a - b));
+}
+
+registerScalar(
+  '-',
+  { args: ['int2', 'int2'], returns: T.int2, fn: i2 },
+  { args: ['int4', 'int4'], returns: T.int4, fn: i4 },
+  { args: ['int8', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int2', 'int4'], returns: T.int4, fn: i4 },
+  { args: ['int4', 'int2'], returns: T.int4, fn: i4 },
+  { args: ['int2', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int8', 'int2'], returns: T.int8, fn: i8 },
+  { args: ['int4', 'int8'], returns: T.int8, fn: i8 },
+  { args: ['int8', 'int4'], returns: T.int8, fn: i8 },
+  { args: ['float4', 'float4'], returns: T.float4, fn: f4 },
+  { args: ['float8', 'float8'], returns: T.float8, fn: f8 },
+  { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
+  { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
+  { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.sub(b) },
+  {
+    args: ['date', 'date'],
+    returns: T.int4,
+    fn: (_c: EvalContext, a: number, b: number) => {
+      if (!Number.isFinite(a) || !Number.isFinite(b)) {
+        throw err(SQLSTATE.datetimeFieldOverflow, 'cannot subtract infinite dates');
+      }
+      return a - b;
+    },
+  },
+  { args: ['date', 'int4'], returns: T.date, fn: (_c: EvalContext, d: number, n: number) => checkDate(d - n) },
+  {
+    args: ['date', 'interval'],
+    returns: T.timestamp,
+    fn: (_c: EvalContext, d: number, iv: Interval) => timestampMinusInterval(dateToTimestamp(d), iv),
+  },
+  { args: ['timestamp', 'interval'], returns: T.timestamp, fn: (_c: EvalContext, t: number, iv: Interval) => timestampMinusInterval(t, iv) },
+  {
+    args: ['timestamptz', 'interval'],
+    returns: T.timestamptz,
+    fn: (c: EvalContext, t: number, iv: Interval) =>
+      timestamptzPlusInterval(c.timezone, t, iv.neg()),
+  },
+  { args: ['timestamp', 'timestamp'], returns: T.interval, fn: (_c: EvalContext, a: number, b: number) => timestampDiff(a, b) },
+  { args: ['timestamptz', 'timestamptz'], returns: T.interval, fn: (_c: EvalContext, a: number, b: number) => timestampDiff(a, b) },
+  { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b.neg()) },
+);

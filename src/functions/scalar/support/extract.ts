@@ -1,0 +1,215 @@
+/**
+ * extract()/date_part() for every date/time type. Each field is computed once as an exact decimal
+ * (coef / 10^scale, what extract() returns as numeric) and once the way PostgreSQL's float8 path
+ * computes it (date_part()), because the two can differ in the last bit.
+ */
+import {
+  MICROS_PER_DAY,
+  dayOfWeek,
+  microsToParts,
+  ymdToDays,
+  type TimestampParts,
+} from '../../../common/datetime-calendar.js';
+import type { Interval } from '../../../common/interval.js';
+import { Numeric } from '../../../common/numeric.js';
+import { utcOffsetSeconds } from '../../../common/timezone.js';
+import {
+  UNIX_EPOCH_JDATE,
+  isoWeekAndYear,
+  parseUnit,
+  unitNotRecognized,
+  unitNotSupported,
+  type DateUnit,
+} from './datetime.js';
+
+/**
+ * An extract() result: the float8 date_part() value and a builder for the numeric extract() value
+ * (lazy, so date_part() never touches numeric). null means SQL NULL (e.g. the month of 'infinity').
+ */
+export type Extracted = { float: number; numeric: () => Numeric } | null;
+
+const dec = (coef: bigint, scale: number, float: number): Extracted => ({ float, numeric: () => Numeric.of(coef, scale) });
+const int = (v: number): Extracted => dec(BigInt(v), 0, v);
+
+// Fields PostgreSQL can extract from an infinite value: they grow without bound with time.
+const MONOTONIC = new Set<DateUnit>(['year', 'decade', 'century', 'millennium', 'julian', 'isoyear', 'epoch']);
+
+function infinite(unit: DateUnit, sign: 1 | -1): Extracted {
+  return MONOTONIC.has(unit) ? infiniteValue(sign) : null;
+}
+
+function infiniteValue(sign: 1 | -1): Extracted {
+  return {
+    float: sign * Infinity,
+    numeric: () => (sign > 0 ? Numeric.POSITIVE_INFINITY : Numeric.NEGATIVE_INFINITY),
+  };
+}
+
+/** PostgreSQL prints BC years negatively without a year 0. */
+function sqlYear(y: number): number {
+  return y > 0 ? y : y - 1;
+}
+
+function calendarField(unit: DateUnit, p: TimestampParts): Extracted | undefined {
+  switch (unit) {
+    case 'day':
+      return int(p.d);
+    case 'month':
+      return int(p.m);
+    case 'quarter':
+      return int(Math.trunc((p.m - 1) / 3) + 1);
+    case 'week':
+      return int(isoWeekAndYear(p.y, p.m, p.d).week);
+    case 'year':
+      return int(sqlYear(p.y));
+    case 'decade':
+      return int(p.y >= 0 ? Math.trunc(p.y / 10) : -Math.trunc((8 - (p.y - 1)) / 10));
+    case 'century':
+      return int(p.y > 0 ? Math.trunc((p.y + 99) / 100) : -Math.trunc((99 - (p.y - 1)) / 100));
+    case 'millennium':
+      return int(p.y > 0 ? Math.trunc((p.y + 999) / 1000) : -Math.trunc((999 - (p.y - 1)) / 1000));
+    case 'dow':
+      return int(dayOfWeek(ymdToDays(p.y, p.m, p.d)));
+    case 'isodow': {
+      const d = dayOfWeek(ymdToDays(p.y, p.m, p.d));
+      return int(d === 0 ? 7 : d);
+    }
+    case 'doy':
+      return int(ymdToDays(p.y, p.m, p.d) - ymdToDays(p.y, 1, 1) + 1);
+    case 'isoyear': {
+      const y = isoWeekAndYear(p.y, p.m, p.d).year;
+      return int(y <= 0 ? y - 1 : y);
+    }
+    default:
+      return undefined;
+  }
+}
+
+function timeField(unit: DateUnit, p: TimestampParts): Extracted | undefined {
+  const secMicros = p.s * 1_000_000 + p.us;
+  switch (unit) {
+    case 'microseconds':
+      return dec(BigInt(secMicros), 0, p.s * 1000000.0 + p.us);
+    case 'milliseconds':
+      return dec(BigInt(secMicros), 3, p.s * 1000.0 + p.us / 1000.0);
+    case 'second':
+      return dec(BigInt(secMicros), 6, p.s + p.us / 1000000.0);
+    case 'minute':
+      return int(p.mi);
+    case 'hour':
+      return int(p.h);
+    default:
+      return undefined;
+  }
+}
+
+function julian(p: TimestampParts, withTime: boolean): Extracted {
+  const jd = ymdToDays(p.y, p.m, p.d) + UNIX_EPOCH_JDATE;
+  if (!withTime) return int(jd);
+  const us = ((p.h * 60 + p.mi) * 60 + p.s) * 1_000_000 + p.us;
+  const float = jd + (((p.h * 60 + p.mi) * 60 + p.s) + p.us / 1000000.0) / 86400;
+  if (us === 0) return dec(BigInt(jd), 0, float);
+  // PostgreSQL divides in numeric here, so the scale follows numeric division's rules.
+  return { float, numeric: () => Numeric.fromInt(jd).add(Numeric.fromInt(us).div(Numeric.fromInt(86400000000))) };
+}
+
+export function extractTimestamp(units: string, ts: number, zone: string | null): Extracted {
+  const typeName = zone === null ? 'timestamp without time zone' : 'timestamp with time zone';
+  const unit = parseUnit(units);
+  if (unit === null) unitNotRecognized(units, typeName);
+  const tzUnit = unit === 'timezone' || unit === 'timezone_hour' || unit === 'timezone_minute';
+  if (tzUnit && zone === null) unitNotSupported(units, typeName);
+  if (!Number.isFinite(ts)) return infinite(unit, ts > 0 ? 1 : -1);
+  const off = zone === null ? 0 : utcOffsetSeconds(zone, ts);
+  if (unit === 'timezone') return int(off);
+  if (unit === 'timezone_hour') return int(Math.trunc(off / 3600));
+  if (unit === 'timezone_minute') return int(Math.trunc(off / 60) % 60);
+  if (unit === 'epoch') return dec(BigInt(ts), 6, ts / 1000000.0);
+  const p = microsToParts(ts + off * 1_000_000);
+  if (unit === 'julian') return julian(p, true);
+  const r = calendarField(unit, p) ?? timeField(unit, p);
+  if (r === undefined) return unitNotSupported(units, typeName);
+  return r;
+}
+
+export function extractDate(units: string, days: number): Extracted {
+  const unit = parseUnit(units);
+  if (unit === null) unitNotRecognized(units, 'date');
+  if (!Number.isFinite(days)) {
+    if (timeOnly(unit)) unitNotSupported(units, 'date');
+    return infinite(unit, days > 0 ? 1 : -1);
+  }
+  if (unit === 'epoch') return int(days * 86400);
+  if (unit === 'julian') return int(days + UNIX_EPOCH_JDATE);
+  const r = calendarField(unit, microsToParts(days * MICROS_PER_DAY));
+  if (r === undefined) return unitNotSupported(units, 'date');
+  return r;
+}
+
+function timeOnly(u: DateUnit): boolean {
+  return (
+    u === 'microseconds' || u === 'milliseconds' || u === 'second' || u === 'minute' || u === 'hour' ||
+    u === 'timezone' || u === 'timezone_hour' || u === 'timezone_minute'
+  );
+}
+
+export function extractInterval(units: string, iv: Interval): Extracted {
+  const unit = parseUnit(units);
+  if (unit === null) unitNotRecognized(units, 'interval');
+  if (!iv.isFinite()) {
+    const sign = iv.months > 0 ? 1 : -1;
+    if (unit === 'epoch' || unit === 'year' || unit === 'decade' || unit === 'century' || unit === 'millennium' ||
+      unit === 'hour' || unit === 'day') {
+      return infiniteValue(sign);
+    }
+    if (unit === 'microseconds' || unit === 'milliseconds' || unit === 'second' || unit === 'minute' ||
+      unit === 'month' || unit === 'quarter') {
+      return null;
+    }
+    return unitNotSupported(units, 'interval');
+  }
+  const years = Math.trunc(iv.months / 12);
+  const mon = iv.months % 12;
+  const hour = Math.trunc(iv.micros / 3_600_000_000);
+  let rest = iv.micros - hour * 3_600_000_000;
+  const min = Math.trunc(rest / 60_000_000);
+  rest -= min * 60_000_000;
+  const sec = Math.trunc(rest / 1_000_000);
+  const us = rest - sec * 1_000_000;
+  const secMicros = sec * 1_000_000 + us;
+  switch (unit) {
+    case 'microseconds':
+      return dec(BigInt(secMicros), 0, sec * 1000000.0 + us);
+    case 'milliseconds':
+      return dec(BigInt(secMicros), 3, sec * 1000.0 + us / 1000.0);
+    case 'second':
+      return dec(BigInt(secMicros), 6, sec + us / 1000000.0);
+    case 'minute':
+      return int(min);
+    case 'hour':
+      return int(hour);
+    case 'day':
+      return int(iv.days);
+    case 'month':
+      return int(mon);
+    case 'quarter':
+      return int(Math.trunc(mon / 3) + 1);
+    case 'year':
+      return int(years);
+    case 'decade':
+      return int(Math.trunc(years / 10));
+    case 'century':
+      return int(Math.trunc(years / 100));
+    case 'millennium':
+      return int(Math.trunc(years / 1000));
+    case 'epoch': {
+      // A year is 365.25 days and a month 30 days here, as in PostgreSQL.
+      const secs = BigInt(years) * 31557600n + BigInt(mon) * 2592000n + BigInt(iv.days) * 86400n;
+      const float =
+        iv.micros / 1000000.0 + 365.25 * 86400 * years + 30 * 86400 * mon + 86400 * iv.days;
+      return dec(secs * 1000000n + BigInt(iv.micros), 6, float);
+    }
+    default:
+      return unitNotSupported(units, 'interval');
+  }
+}

@@ -1,0 +1,12 @@
+/** Quire's public API. */
+export { Database } from './api/database.js';
+export type { DatabaseOptions, QueryResult, ResultColumn, StreamResult } from './api/database.js';
+export type { ArrowTableLike } from './api/arrow-import.js';
+export { QuireError } from './common/errors.js';
+export { formatValue } from './common/format-value.js';
+export { Numeric } from './common/numeric.js';
+export { Interval } from './common/interval.js';
+export { T, typeDisplayName, TYPE_OID } from './common/types.js';
+export type { DataType, TypeName, Value, Field, Schema } from './common/types.js';
+export type { Batch, Column } from './execution/column.js';
+export { ruleNames } from './optimizer/optimizer.js';

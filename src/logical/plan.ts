@@ -1,0 +1,149 @@
+/**
+ * Logical plan: what to compute, not how. Every node carries its output schema so rules can be
+ * checked locally. Column references inside a node's expressions index the node's *input* schema
+ * (for joins: left columns then right columns).
+ */
+import type { DataType, Field, Schema, Value } from '../common/types.js';
+import type { Batch } from '../execution/column.js';
+import type { EvalContext } from '../functions/eval-context.js';
+import type { Expr, SortKey } from './expr.js';
+
+export interface TableSource {
+  readonly name: string;
+  readonly schema: Schema;
+  /** Estimated row count for the optimizer, if known. */
+  rowCount(): number | undefined;
+}
+
+/** The executable half of a bound table function (see storage/table-functions). */
+export interface TableFunctionImpl {
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch>;
+  estimatedRows?: number;
+}
+
+export interface AggCall {
+  /** Aggregate name, e.g. 'count', 'sum', 'string_agg'; count(*) has name 'count' and no args. */
+  name: string;
+  args: Expr[];
+  distinct: boolean;
+  filter: Expr | null;
+  /** ORDER BY inside the call (string_agg(x, ',' ORDER BY y)). */
+  orderBy: SortKey[];
+  type: DataType;
+  /** Argument types after coercion (the aggregate implementation is chosen by them). */
+  argTypes: DataType[];
+}
+
+export type FrameUnits = 'rows' | 'range' | 'groups';
+export type FrameBound =
+  | { kind: 'unbounded-preceding' | 'current-row' | 'unbounded-following' }
+  | { kind: 'preceding' | 'following'; offset: Expr };
+export interface Frame {
+  units: FrameUnits;
+  start: FrameBound;
+  end: FrameBound;
+  exclude: 'no-others' | 'current-row' | 'group' | 'ties';
+}
+export interface WindowSpec {
+  partitionBy: Expr[];
+  orderBy: SortKey[];
+  frame: Frame;
+}
+export interface WindowCall {
+  name: string;
+  args: Expr[];
+  distinct: boolean;
+  filter: Expr | null;
+  ignoreNulls: boolean;
+  fromLast: boolean;
+  spec: WindowSpec;
+  type: DataType;
+  argTypes: DataType[];
+}
+
+export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'semi' | 'anti';
+
+export type LogicalPlan =
+  | { op: 'scan'; source: TableSource; alias: string; schema: Schema; /** Source column indexes kept (prune-scan-columns); absent = all. */ projection?: number[] }
+  | { op: 'values'; rows: Expr[][]; schema: Schema }
+  | { op: 'empty'; schema: Schema; /** one row with no columns (SELECT without FROM) */ oneRow: boolean }
+  | { op: 'table-function'; name: string; args: Expr[]; impl: TableFunctionImpl; schema: Schema }
+  | { op: 'filter'; input: LogicalPlan; predicate: Expr; schema: Schema }
+  | { op: 'project'; input: LogicalPlan; exprs: Expr[]; schema: Schema }
+  | { op: 'aggregate'; input: LogicalPlan; groupBy: Expr[]; aggs: AggCall[]; schema: Schema }
+  | { op: 'window'; input: LogicalPlan; calls: WindowCall[]; schema: Schema }
+  | { op: 'sort'; input: LogicalPlan; keys: SortKey[]; schema: Schema }
+  | {
+      op: 'limit';
+      input: LogicalPlan;
+      /** Constant-folded at bind time when possible; otherwise evaluated once at execution start. */
+      offset: Expr | null;
+      count: Expr | null;
+      /** WITH TIES: rows equal to the last one on these keys are kept too. */
+      ties: SortKey[] | null;
+      schema: Schema;
+    }
+  | {
+      op: 'topn';
+      input: LogicalPlan;
+      keys: SortKey[];
+      offset: Expr | null;
+      count: Expr;
+      withTies: boolean;
+      schema: Schema;
+    }
+  | { op: 'distinct'; input: LogicalPlan; schema: Schema }
+  | { op: 'distinct-on'; input: LogicalPlan; keys: Expr[]; schema: Schema }
+  | {
+      op: 'join';
+      type: JoinType;
+      left: LogicalPlan;
+      right: LogicalPlan;
+      condition: Expr | null;
+      schema: Schema;
+    }
+  | { op: 'setop'; kind: 'union' | 'intersect' | 'except'; all: boolean; left: LogicalPlan; right: LogicalPlan; schema: Schema }
+  | { op: 'recursive-cte'; name: string; anchor: LogicalPlan; recursive: LogicalPlan; all: boolean; id: number; schema: Schema }
+  | { op: 'worktable'; id: number; name: string; schema: Schema };
+
+export type PlanOp = LogicalPlan['op'];
+
+export function children(p: LogicalPlan): LogicalPlan[] {
+  switch (p.op) {
+    case 'scan':
+    case 'values':
+    case 'empty':
+    case 'table-function':
+    case 'worktable':
+      return [];
+    case 'join':
+    case 'setop':
+      return [p.left, p.right];
+    case 'recursive-cte':
+      return [p.anchor, p.recursive];
+    default:
+      return [p.input];
+  }
+}
+
+export function withChildren(p: LogicalPlan, kids: LogicalPlan[]): LogicalPlan {
+  switch (p.op) {
+    case 'scan':
+    case 'values':
+    case 'empty':
+    case 'table-function':
+    case 'worktable':
+      return p;
+    case 'join':
+    case 'setop':
+      return { ...p, left: kids[0]!, right: kids[1]! };
+    case 'recursive-cte':
+      return { ...p, anchor: kids[0]!, recursive: kids[1]! };
+    default:
+      return { ...p, input: kids[0]! } as LogicalPlan;
+  }
+}
+
+export function fieldsOf(names: readonly string[], types: readonly DataType[]): Field[] {
+  return names.map((name, i) => ({ name, type: types[i]! }));
+}

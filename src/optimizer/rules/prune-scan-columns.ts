@@ -1,0 +1,57 @@
+/**
+ * prune-scan-columns: a scan reads only the columns the operators above it use.
+ *
+ *   Project(b)                        Project(#1 → #0)
+ *     Filter(a > 1)          ==>        Filter(#0 > 1)
+ *       Scan(t: a, b, c, d)               Scan(t: a, b)
+ *
+ * Fires on a Project or Aggregate whose input is a scan, possibly under filters. Refuses when every
+ * column is used, when the scan is already pruned, or when a filter holds a correlated subquery
+ * (its outer references address the unpruned row).
+ */
+import { columnsUsed, mapExpr, someExpr, type Expr } from '../../logical/expr.js';
+import type { LogicalPlan } from '../../logical/plan.js';
+import type { OptimizerRule } from '../rule.js';
+
+function exprsOf(node: LogicalPlan): Expr[] {
+  if (node.op === 'project') return node.exprs;
+  if (node.op === 'aggregate') {
+    return [...node.groupBy, ...node.aggs.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : []), ...a.orderBy.map((k) => k.expr)])];
+  }
+  return [];
+}
+
+export const pruneScanColumns: OptimizerRule = {
+  name: 'prune-scan-columns',
+  rewrite(node: LogicalPlan): LogicalPlan | null {
+    if (node.op !== 'project' && node.op !== 'aggregate') return null;
+    const filters: (LogicalPlan & { op: 'filter' })[] = [];
+    let cur = node.input;
+    while (cur.op === 'filter') {
+      filters.push(cur);
+      cur = cur.input;
+    }
+    if (cur.op !== 'scan' || cur.projection !== undefined) return null;
+    const scan = cur;
+    const all: Expr[] = [...exprsOf(node), ...filters.map((f) => f.predicate)];
+    if (all.some((e) => someExpr(e, (x) => x.kind === 'subquery' && x.correlated))) return null;
+    const used = new Set<number>();
+    for (const e of all) columnsUsed(e, used);
+    if (used.size >= scan.schema.length) return null;
+    const keep = [...used].sort((a, b) => a - b);
+    if (keep.length === 0) keep.push(0);
+    const remap = new Map(keep.map((c, i) => [c, i]));
+    const re = (e: Expr): Expr => mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: remap.get(x.index)! } : x));
+    let input: LogicalPlan = { ...scan, projection: keep, schema: keep.map((i) => scan.schema[i]!) };
+    for (let i = filters.length - 1; i >= 0; i--) {
+      input = { op: 'filter', input, predicate: re(filters[i]!.predicate), schema: input.schema };
+    }
+    if (node.op === 'project') return { ...node, input, exprs: node.exprs.map(re) };
+    return {
+      ...node,
+      input,
+      groupBy: node.groupBy.map(re),
+      aggs: node.aggs.map((a) => ({ ...a, args: a.args.map(re), filter: a.filter ? re(a.filter) : null, orderBy: a.orderBy.map((k) => ({ ...k, expr: re(k.expr) })) })),
+    };
+  },
+};

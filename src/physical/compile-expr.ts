@@ -1,0 +1,441 @@
+/**
+ * Expression compiler: a bound Expr becomes one JavaScript function that loops over a batch.
+ *
+ * Generated code reads typed arrays directly, propagates NULL as JS null, short-circuits AND/OR/CASE
+ * and COALESCE like PostgreSQL, and inlines the hot arithmetic and comparisons; everything else calls
+ * the function registry's implementation. Only our own bound tree is turned into source text: user
+ * literals live in a constants array and are never spliced into the code.
+ */
+import { castValue } from '../common/cast.js';
+import { compareValues } from '../common/compare.js';
+import { QuireError } from '../common/errors.js';
+import { storageKind, type DataType, type Value } from '../common/types.js';
+import { allocData, makeColumn, type Batch, type Column } from '../execution/column.js';
+import type { ExecContext } from '../execution/context.js';
+import type { Expr } from '../logical/expr.js';
+import type { ScalarImpl } from '../functions/registry.js';
+
+/** A subquery the kernel needs; the operator evaluates it (asynchronously) before running the kernel. */
+export interface SubquerySlot {
+  readonly expr: Expr & { kind: 'subquery' };
+}
+
+export interface Kernel {
+  readonly slots: readonly SubquerySlot[];
+  /** slotValues[s]: correlated → one value per row; uncorrelated → the single value. */
+  run(batch: Batch, ctx: ExecContext, slotValues: readonly unknown[]): Column;
+}
+
+export interface PredicateKernel {
+  readonly slots: readonly SubquerySlot[];
+  run(batch: Batch, ctx: ExecContext, slotValues: readonly unknown[]): { sel: Uint32Array; n: number };
+}
+
+/** Runtime support the generated code calls into. */
+const RT = {
+  overflow(what: string): never {
+    throw new QuireError('22003', `${what} out of range`);
+  },
+  cast(v: Value, from: DataType, to: DataType, ctx: ExecContext, explicit: boolean): Value {
+    return castValue(v, from, to, { timezone: ctx.eval.timezone }, explicit);
+  },
+  cmp(a: Value, b: Value, t: DataType): number {
+    return compareValues(a, b, t);
+  },
+  cmpF(a: number, b: number): number {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a === b) return 0;
+    // NaN sorts above every other value and equals itself, as in PostgreSQL.
+    const an = a !== a;
+    const bn = b !== b;
+    return an && bn ? 0 : an ? 1 : -1;
+  },
+  cmpText(a: string, b: string): number {
+    if (a === b) return 0;
+    return compareValues(a, b, TEXT_TYPE);
+  },
+  /** Three-valued `v op ANY/ALL (list)`. */
+  quantified(v: Value, list: readonly Value[], t: DataType, op: string, all: boolean): boolean | null {
+    if (list.length === 0) return all;
+    if (v === null) return null;
+    let sawNull = false;
+    for (const x of list) {
+      if (x === null) {
+        sawNull = true;
+        continue;
+      }
+      const c = compareValues(v, x, t);
+      const r = op === '=' ? c === 0 : op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+      if (all && !r) return false;
+      if (!all && r) return true;
+    }
+    return sawNull ? null : all;
+  },
+  /** Fast `v = ANY (set)` for uncorrelated IN (subquery): set is pre-hashed by the operator. */
+  inSet(v: Value, s: { keys: Set<unknown>; hasNull: boolean; size: number; key: (v: Value) => unknown }): boolean | null {
+    if (s.size === 0) return false;
+    if (v === null) return null;
+    if (s.keys.has(s.key(v))) return true;
+    return s.hasNull ? null : false;
+  },
+};
+const TEXT_TYPE: DataType = { name: 'text', typmod: -1 };
+
+type Fn = ScalarImpl;
+
+class CodeGen {
+  private n = 0;
+  readonly prelude: string[] = [];
+  readonly consts: unknown[] = [];
+  readonly fns: Fn[] = [];
+  readonly types: DataType[] = [];
+  readonly slots: SubquerySlot[] = [];
+  private colVars = new Map<number, string>();
+  private outerVars = new Map<string, string>();
+  private paramVars = new Map<number, string>();
+
+  tmp(): string {
+    return `t${this.n++}`;
+  }
+  konst(v: unknown): string {
+    const i = this.consts.length;
+    this.consts.push(v);
+    const name = `k${i}`;
+    this.prelude.push(`const ${name} = K[${i}];`);
+    return name;
+  }
+  typeRef(t: DataType): string {
+    let i = this.types.indexOf(t);
+    if (i < 0) {
+      i = this.types.length;
+      this.types.push(t);
+    }
+    return `TY[${i}]`;
+  }
+  fnRef(f: Fn): string {
+    let i = this.fns.indexOf(f);
+    if (i < 0) {
+      i = this.fns.length;
+      this.fns.push(f);
+    }
+    return `F[${i}]`;
+  }
+  column(index: number): { d: string; nl: string } {
+    let v = this.colVars.get(index);
+    if (v === undefined) {
+      v = `c${index}`;
+      this.colVars.set(index, v);
+      this.prelude.push(`const d_${v} = cols[${index}].data, n_${v} = cols[${index}].nulls;`);
+    }
+    return { d: `d_${v}`, nl: `n_${v}` };
+  }
+  outer(levels: number, index: number): string {
+    const key = `${levels}_${index}`;
+    let v = this.outerVars.get(key);
+    if (v === undefined) {
+      v = `o${key}`;
+      this.outerVars.set(key, v);
+      this.prelude.push(`const ${v} = ctx.outer[ctx.outer.length - ${levels}][${index}];`);
+    }
+    return v;
+  }
+  param(index: number): string {
+    let v = this.paramVars.get(index);
+    if (v === undefined) {
+      v = `p${index}`;
+      this.paramVars.set(index, v);
+      this.prelude.push(`const ${v} = ctx.params[${index}] === undefined ? null : ctx.params[${index}];`);
+    }
+    return v;
+  }
+
+  /** Emits statements computing `e` into a fresh variable; returns [code, variable]. */
+  gen(e: Expr): [string, string] {
+    const r = this.tmp();
+    switch (e.kind) {
+      case 'column': {
+        const { d, nl } = this.column(e.index);
+        const read = storageKind(e.type) === 'u8' ? `${d}[i] === 1` : `${d}[i]`;
+        return [`const ${r} = (${nl} !== null && ${nl}[i] === 1) ? null : ${read};`, r];
+      }
+      case 'outer':
+        return [`const ${r} = ${this.outer(e.levels, e.index)};`, r];
+      case 'const':
+        return [`const ${r} = ${this.konst(e.value)};`, r];
+      case 'param':
+        return [`const ${r} = ${this.param(e.index)};`, r];
+      case 'cast':
+        return this.genCast(e, r);
+      case 'call':
+        return this.genCall(e, r);
+      case 'and':
+      case 'or': {
+        const stop = e.kind === 'and' ? 'false' : 'true';
+        let code = `let ${r} = ${e.kind === 'and' ? 'true' : 'false'};\n`;
+        for (const a of e.args) {
+          const [c, v] = this.gen(a);
+          code += `if (${r} !== ${stop}) {\n${c}\nif (${v} === ${stop}) ${r} = ${stop}; else if (${v} === null) ${r} = null;\n}\n`;
+        }
+        return [code, r];
+      }
+      case 'not': {
+        const [c, v] = this.gen(e.arg);
+        return [`${c}\nconst ${r} = ${v} === null ? null : !${v};`, r];
+      }
+      case 'is-null': {
+        const [c, v] = this.gen(e.arg);
+        return [`${c}\nconst ${r} = ${v} ${e.negated ? '!==' : '==='} null;`, r];
+      }
+      case 'bool-test': {
+        const [c, v] = this.gen(e.arg);
+        const test = e.test === 'unknown' ? `${v} === null` : `${v} === ${e.test}`;
+        return [`${c}\nconst ${r} = ${e.negated ? '!' : ''}(${test});`, r];
+      }
+      case 'compare': {
+        const [cl, l] = this.gen(e.left);
+        const [cr, rr] = this.gen(e.right);
+        return [`${cl}\n${cr}\nconst ${r} = (${l} === null || ${rr} === null) ? null : ${this.compareCode(e.op, l, rr, e.left.type)};`, r];
+      }
+      case 'distinct-from': {
+        const [cl, l] = this.gen(e.left);
+        const [cr, rr] = this.gen(e.right);
+        const eq = this.compareCode('=', l, rr, e.left.type);
+        const same = `((${l} === null && ${rr} === null) || (${l} !== null && ${rr} !== null && ${eq}))`;
+        return [`${cl}\n${cr}\nconst ${r} = ${e.negated ? '' : '!'}${same};`, r];
+      }
+      case 'nullif': {
+        const [cl, l] = this.gen(e.left);
+        const [cr, rr] = this.gen(e.right);
+        return [`${cl}\n${cr}\nconst ${r} = (${l} !== null && ${rr} !== null && ${this.compareCode('=', l, rr, e.left.type)}) ? null : ${l};`, r];
+      }
+      case 'case': {
+        let code = `let ${r} = null;\n`;
+        let close = '';
+        for (const w of e.whens) {
+          const [cw, vw] = this.gen(w.when);
+          const [ct, vt] = this.gen(w.then);
+          code += `{\n${cw}\nif (${vw} === true) {\n${ct}\n${r} = ${vt};\n} else {\n`;
+          close += '}\n}\n';
+        }
+        const [ce, ve] = this.gen(e.else);
+        code += `${ce}\n${r} = ${ve};\n${close}`;
+        return [code, r];
+      }
+      case 'coalesce': {
+        let code = `let ${r} = null;\n`;
+        let close = '';
+        for (const a of e.args) {
+          const [c, v] = this.gen(a);
+          code += `{\n${c}\nif (${v} !== null) ${r} = ${v}; else {\n`;
+          close += '}\n}\n';
+        }
+        return [code + close, r];
+      }
+      case 'minmax': {
+        let code = `let ${r} = null;\n`;
+        const better = e.op === 'greatest' ? '>' : '<';
+        for (const a of e.args) {
+          const [c, v] = this.gen(a);
+          code += `{\n${c}\nif (${v} !== null && (${r} === null || ${this.orderCode(v, r, e.type)} ${better} 0)) ${r} = ${v};\n}\n`;
+        }
+        return [code, r];
+      }
+      case 'in-list': {
+        const [ca, va] = this.gen(e.arg);
+        let code = `${ca}\nlet ${r} = false;\nif (${va} === null) ${r} = null; else {\n`;
+        for (const item of e.list) {
+          const [ci, vi] = this.gen(item);
+          code += `if (${r} !== true) {\n${ci}\nif (${vi} === null) ${r} = null; else if (${this.compareCode('=', va, vi, e.arg.type)}) ${r} = true;\n}\n`;
+        }
+        code += '}\n';
+        if (e.negated) code += `${r} = ${r} === null ? null : !${r};\n`;
+        return [code.replace(`let ${r} = false;`, `let ${r} = false;`), r];
+      }
+      case 'subquery':
+        return this.genSubquery(e, r);
+    }
+  }
+
+  private genSubquery(e: Expr & { kind: 'subquery' }, r: string): [string, string] {
+    const s = this.slots.length;
+    this.slots.push({ expr: e });
+    const slot = e.correlated ? `S[${s}][i]` : `S[${s}]`;
+    if (e.mode === 'scalar' || e.mode === 'exists') return [`const ${r} = ${slot};`, r];
+    const [ca, va] = this.gen(e.arg!);
+    if (!e.correlated && e.mode === 'any' && e.op === '=') {
+      return [`${ca}\nconst ${r} = rt.inSet(${va}, ${slot});`, r];
+    }
+    return [`${ca}\nconst ${r} = rt.quantified(${va}, ${slot}, ${this.typeRef(e.arg!.type)}, '${e.op}', ${e.mode === 'all'});`, r];
+  }
+
+  /** JS expression comparing non-null l and r of type t with op. */
+  compareCode(op: string, l: string, r: string, t: DataType): string {
+    const jsop = op === '=' ? '===' : op === '<>' ? '!==' : op;
+    switch (t.name) {
+      case 'int2':
+      case 'int4':
+      case 'int8':
+      case 'date':
+      case 'timestamp':
+      case 'timestamptz':
+      case 'bool':
+        return `(${l} ${jsop} ${r})`;
+      case 'text':
+      case 'varchar':
+        if (op === '=' || op === '<>') return `(${l} ${jsop} ${r})`;
+        return `(rt.cmpText(${l}, ${r}) ${op} 0)`;
+      case 'float4':
+      case 'float8':
+        return `(rt.cmpF(${l}, ${r}) ${op === '=' ? '===' : op === '<>' ? '!==' : op} 0)`;
+      default:
+        return `(rt.cmp(${l}, ${r}, ${this.typeRef(t)}) ${op === '=' ? '===' : op === '<>' ? '!==' : op} 0)`;
+    }
+  }
+
+  orderCode(l: string, r: string, t: DataType): string {
+    switch (t.name) {
+      case 'int2':
+      case 'int4':
+      case 'int8':
+      case 'date':
+      case 'timestamp':
+      case 'timestamptz':
+        return `(${l} < ${r} ? -1 : ${l} > ${r} ? 1 : 0)`;
+      case 'float4':
+      case 'float8':
+        return `rt.cmpF(${l}, ${r})`;
+      case 'text':
+      case 'varchar':
+        return `rt.cmpText(${l}, ${r})`;
+      default:
+        return `rt.cmp(${l}, ${r}, ${this.typeRef(t)})`;
+    }
+  }
+
+  private genCast(e: Expr & { kind: 'cast' }, r: string): [string, string] {
+    const [c, v] = this.gen(e.arg);
+    const from = e.arg.type.name;
+    const to = e.type.name;
+    if (to === 'int8' && (from === 'int2' || from === 'int4')) return [`${c}\nconst ${r} = ${v};`, r];
+    if (to === 'int4' && from === 'int2') return [`${c}\nconst ${r} = ${v};`, r];
+    if (to === 'float8' && (from === 'int2' || from === 'int4' || from === 'float4')) return [`${c}\nconst ${r} = ${v};`, r];
+    if (to === 'float8' && from === 'int8') return [`${c}\nconst ${r} = ${v} === null ? null : Number(${v});`, r];
+    return [`${c}\nconst ${r} = ${v} === null ? null : rt.cast(${v}, ${this.typeRef(e.arg.type)}, ${this.typeRef(e.type)}, ctx, ${e.explicit});`, r];
+  }
+
+  private genCall(e: Expr & { kind: 'call' }, r: string): [string, string] {
+    const parts = e.args.map((a) => this.gen(a));
+    const code = parts.map((p) => p[0]).join('\n');
+    const vs = parts.map((p) => p[1]);
+    const strict = e.overload.strict !== false;
+    const anyNull = vs.length ? vs.map((v) => `${v} === null`).join(' || ') : 'false';
+    const fallback = `${this.fnRef(e.overload.fn)}(ctx.eval${vs.map((v) => ', ' + v).join('')})`;
+    const t0 = e.args[0]?.type.name;
+    const same = e.args.length === 2 && e.args[0]!.type.name === e.args[1]!.type.name && t0 === e.type.name;
+    if (same && (e.name === '+' || e.name === '-' || e.name === '*')) {
+      const [a, b] = vs as [string, string];
+      const op = e.name;
+      if (t0 === 'int4' || t0 === 'int2') {
+        const lim = t0 === 'int4' ? ['2147483647', '-2147483648', 'integer'] : ['32767', '-32768', 'smallint'];
+        return [
+          `${code}\nlet ${r} = null;\nif (!(${anyNull})) { ${r} = ${a} ${op} ${b}; if (${r} > ${lim[0]} || ${r} < ${lim[1]}) rt.overflow('${lim[2]}'); }`,
+          r,
+        ];
+      }
+      if (t0 === 'int8') {
+        return [
+          `${code}\nlet ${r} = null;\nif (!(${anyNull})) { if (typeof ${a} === 'number' && typeof ${b} === 'number') { ${r} = ${a} ${op} ${b}; if (!Number.isSafeInteger(${r})) ${r} = ${fallback}; } else ${r} = ${fallback}; }`,
+          r,
+        ];
+      }
+      if (t0 === 'float8') {
+        return [
+          `${code}\nlet ${r} = null;\nif (!(${anyNull})) { ${r} = ${a} ${op} ${b}; if (${r} === Infinity || ${r} === -Infinity || (${op === '*' ? `${r} === 0` : 'false'})) ${r} = ${fallback}; }`,
+          r,
+        ];
+      }
+    }
+    if (!strict) return [`${code}\nconst ${r} = ${fallback};`, r];
+    return [`${code}\nconst ${r} = (${anyNull}) ? null : ${fallback};`, r];
+  }
+}
+
+function writerCode(t: DataType, v: string): string {
+  switch (storageKind(t)) {
+    case 'u8':
+      return `if (${v} === null) { if (onull === null) onull = new Uint8Array(n); onull[i] = 1; } else out[i] = ${v} ? 1 : 0;`;
+    case 'i32':
+      return `if (${v} === null) { if (onull === null) onull = new Uint8Array(n); onull[i] = 1; } else out[i] = ${v};`;
+    case 'f64':
+      return `if (${v} === null) { if (onull === null) onull = new Uint8Array(n); onull[i] = 1; if (wide !== null) wide[i] = null; } else if (typeof ${v} === 'bigint') { if (wide === null) wide = Array.from(out); wide[i] = ${v}; } else if (wide !== null) wide[i] = ${v}; else out[i] = ${v};`;
+    default:
+      return `if (${v} === null) { if (onull === null) onull = new Uint8Array(n); onull[i] = 1; out[i] = null; } else out[i] = ${v};`;
+  }
+}
+
+type Factory = (...a: unknown[]) => (batch: Batch, ctx: ExecContext, S: readonly unknown[]) => unknown;
+
+function build(g: CodeGen, body: string): Factory {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  return new Function('K', 'F', 'TY', 'rt', 'alloc', 'mk', 'outType', body) as Factory;
+}
+
+export function compileKernel(e: Expr): Kernel {
+  const g = new CodeGen();
+  const [code, v] = g.gen(e);
+  const body = `return function kernel(batch, ctx, S) {
+const n = batch.length; const cols = batch.columns;
+${g.prelude.join('\n')}
+const out = alloc(outType, n); let onull = null; let wide = null;
+for (let i = 0; i < n; i++) {
+${code}
+${writerCode(e.type, v)}
+}
+return mk(outType, wide !== null ? wide : out, onull);
+};`;
+  const run = build(g, body)(g.consts, g.fns, g.types, RT, allocData, makeColumn, e.type) as Kernel['run'];
+  return { slots: g.slots, run };
+}
+
+export function compilePredicateKernel(e: Expr): PredicateKernel {
+  const g = new CodeGen();
+  const [code, v] = g.gen(e);
+  const body = `return function predicate(batch, ctx, S) {
+const n = batch.length; const cols = batch.columns;
+${g.prelude.join('\n')}
+const sel = new Uint32Array(n); let k = 0;
+for (let i = 0; i < n; i++) {
+${code}
+if (${v} === true) sel[k++] = i;
+}
+return { sel, n: k };
+};`;
+  const run = build(g, body)(g.consts, g.fns, g.types, RT, allocData, makeColumn, e.type) as PredicateKernel['run'];
+  return { slots: g.slots, run };
+}
+
+/** Convenience for expressions known to contain no subqueries (join residuals, sort keys). */
+export function compileSimple(e: Expr): (batch: Batch, ctx: ExecContext) => Column {
+  const k = compileKernel(e);
+  if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries are not supported in this position');
+  return (b, ctx) => k.run(b, ctx, []);
+}
+
+export function compileSimplePredicate(e: Expr): (batch: Batch, ctx: ExecContext) => { sel: Uint32Array; n: number } {
+  const k = compilePredicateKernel(e);
+  if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries are not supported in this position');
+  return (b, ctx) => k.run(b, ctx, []);
+}
+
+/** Evaluates a constant expression (LIMIT counts, table function arguments) once. */
+export function evalConstant(e: Expr, ctx: ExecContext): Value {
+  if (e.kind === 'const') return e.value;
+  const k = compileKernel(e);
+  if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries are not supported in this position');
+  const col = k.run({ columns: [], length: 1 }, ctx, []);
+  if (col.nulls !== null && col.nulls[0] === 1) return null;
+  const d = col.data;
+  if (d instanceof Uint8Array) return d[0] === 1;
+  return d[0] as Value;
+}

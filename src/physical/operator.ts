@@ -1,0 +1,55 @@
+/**
+ * Physical operators pull batches from their children. `execute` is lazy (no work until the first
+ * `next()`), may be called again for a fresh run (correlated subqueries re-run their plan), and
+ * releases what it holds when the consumer stops early (generator `return`).
+ */
+import type { Schema } from '../common/types.js';
+import type { Batch } from '../execution/column.js';
+import type { ExecContext } from '../execution/context.js';
+
+export interface OperatorMetrics {
+  rows: number;
+  batches: number;
+  /** Wall time inside this operator including children, milliseconds. */
+  timeMs: number;
+  loops: number;
+  extra: Record<string, number | string>;
+}
+
+export abstract class PhysicalOperator {
+  abstract readonly name: string;
+  readonly metrics: OperatorMetrics = { rows: 0, batches: 0, timeMs: 0, loops: 0, extra: {} };
+
+  constructor(readonly schema: Schema) {}
+
+  abstract children(): readonly PhysicalOperator[];
+
+  /** One line of EXPLAIN detail after the operator name, e.g. "keys: [a ASC]". */
+  abstract describe(): string;
+
+  protected abstract run(ctx: ExecContext): AsyncGenerator<Batch>;
+
+  /** Wraps run() with metrics when EXPLAIN ANALYZE asks for them. */
+  execute(ctx: ExecContext): AsyncGenerator<Batch> {
+    return ctx.analyze ? this.measured(ctx) : this.run(ctx);
+  }
+
+  private async *measured(ctx: ExecContext): AsyncGenerator<Batch> {
+    const m = this.metrics;
+    m.loops++;
+    const it = this.run(ctx);
+    try {
+      for (;;) {
+        const t0 = performance.now();
+        const r = await it.next();
+        m.timeMs += performance.now() - t0;
+        if (r.done) break;
+        m.rows += r.value.length;
+        m.batches++;
+        yield r.value;
+      }
+    } finally {
+      await it.return(undefined);
+    }
+  }
+}

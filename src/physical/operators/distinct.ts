@@ -1,0 +1,117 @@
+/**
+ * Distinct: hash DISTINCT over all columns, streaming (a row is emitted the first time its value is seen).
+ * Equality is PostgreSQL's: NULLs are equal to each other here (DISTINCT treats them as not distinct),
+ * NaN equals NaN, -0 equals 0, numeric 1.0 equals 1.00, bpchar ignores trailing blanks.
+ */
+import { hashKey } from '../../common/compare.js';
+import type { DataType, Value } from '../../common/types.js';
+import { takeBatch, type Batch, type Column } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
+import { PhysicalOperator } from '../operator.js';
+import { keyCategory } from '../sort-key.js';
+
+/** A JavaScript value that is Map-equal (SameValueZero) exactly when the SQL values are equal. */
+export type RowKey = number | bigint | string | boolean | null;
+
+/**
+ * Whether raw values of this type are already canonical Map keys: numbers (SameValueZero makes NaN equal
+ * NaN and -0 equal 0), int8's number|bigint (never a bigint in the safe range), bool, text.
+ */
+function rawKeyed(t: DataType): boolean {
+  const c = keyCategory(t);
+  return c === 'num' || c === 'float' || c === 'text';
+}
+
+function columnKeys(c: Column, t: DataType, n: number, out: RowKey[]): void {
+  const d = c.data;
+  const nulls = c.nulls;
+  if (d instanceof Uint8Array) {
+    for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : d[i] === 1;
+  } else if (rawKeyed(t)) {
+    for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : (d[i] as number | bigint | string);
+  } else {
+    for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : hashKey(d[i] as Value, t);
+  }
+}
+
+/** Appends one component to a composite key; the encoding is prefix-free, so distinct tuples never collide. */
+function encode(k: RowKey): string {
+  switch (typeof k) {
+    case 'string':
+      return `s${k.length}:${k}`;
+    case 'number':
+      // String(-0) is "0"; NaN prints as "NaN": both canonical.
+      return `n${k};`;
+    case 'bigint':
+      return `b${k};`;
+    case 'boolean':
+      return k ? 't' : 'f';
+    default:
+      return '~';
+  }
+}
+
+/**
+ * Keys of every row of `b` over `cols`. One column: the canonical value itself. Several: a composite
+ * string. `nullRows`, when given, gets 1 for rows with a NULL in any key column (joins never match those).
+ */
+export function rowKeys(b: Batch, cols: readonly number[], nullRows?: Uint8Array): RowKey[] {
+  const n = b.length;
+  const out: RowKey[] = new Array(n);
+  if (cols.length === 1) {
+    const c = b.columns[cols[0]!]!;
+    columnKeys(c, c.type, n, out);
+    if (nullRows !== undefined && c.nulls !== null) for (let i = 0; i < n; i++) nullRows[i] = c.nulls[i]!;
+    return out;
+  }
+  const parts: RowKey[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = '';
+  for (const ci of cols) {
+    const c = b.columns[ci]!;
+    columnKeys(c, c.type, n, parts);
+    for (let i = 0; i < n; i++) out[i] = (out[i] as string) + encode(parts[i]!);
+    if (nullRows !== undefined && c.nulls !== null) for (let i = 0; i < n; i++) nullRows[i] |= c.nulls[i]!;
+  }
+  return out;
+}
+
+export function allColumns(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+export class Distinct extends PhysicalOperator {
+  readonly name = 'Distinct';
+
+  constructor(readonly input: PhysicalOperator) {
+    super(input.schema);
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.input];
+  }
+
+  describe(): string {
+    return 'hash';
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const seen = new Set<RowKey>();
+    const cols = allColumns(this.schema.length);
+    for await (const b of this.input.execute(ctx)) {
+      const n = b.length;
+      if (n === 0) continue;
+      const keys = rowKeys(b, cols);
+      const sel = new Uint32Array(n);
+      let w = 0;
+      for (let i = 0; i < n; i++) {
+        const k = keys[i]!;
+        if (!seen.has(k)) {
+          seen.add(k);
+          sel[w++] = i;
+        }
+      }
+      if (w === n) yield b;
+      else if (w > 0) yield takeBatch(b, sel, w);
+    }
+  }
+}

@@ -1,0 +1,478 @@
+/**
+ * Hash aggregation. The input already holds every value the aggregation needs (a projection below
+ * computes group keys into columns [0, keyCount), aggregate arguments, FILTER conditions and ORDER BY
+ * keys into further columns), so this operator only groups and accumulates.
+ *
+ * Rows are mapped to dense group ids per batch, then each aggregate consumes the whole batch in one
+ * vectorized update(gids, …) call. Aggregates with DISTINCT or an ORDER BY inside the call cannot be fed
+ * incrementally: their (filtered) input rows are buffered and, at the end, sorted by group and ORDER BY
+ * keys, deduplicated, and fed in that order.
+ *
+ * Output: key columns then one column per aggregate, groups in first-seen order, BATCH_SIZE per batch.
+ * Without GROUP BY there is exactly one output row, even for empty input; with GROUP BY, empty input
+ * gives no rows.
+ */
+import { compareValues, hashKey } from '../../common/compare.js';
+import { storageKind, type DataType, type Field, type Schema, type Value } from '../../common/types.js';
+import {
+  BATCH_SIZE,
+  ColumnBuilder,
+  getValue,
+  makeColumn,
+  sliceBatch,
+  takeColumn,
+  type Batch,
+  type Column,
+} from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { PhysicalOperator } from '../operator.js';
+
+export interface AggOrderKey {
+  /** Input column holding the sort key. */
+  col: number;
+  desc: boolean;
+  nullsFirst: boolean;
+  type: DataType;
+}
+
+export interface HashAggSpec {
+  impl: ResolvedAggregate;
+  /** Input columns holding the (already coerced) arguments; empty for count(*). */
+  argCols: number[];
+  /** Input bool column of FILTER (WHERE …): only rows where it is true are aggregated. */
+  filterCol: number | null;
+  distinct: boolean;
+  /** ORDER BY inside the call, e.g. string_agg(x, ',' ORDER BY y). */
+  orderBy: AggOrderKey[];
+}
+
+export interface HashAggregateConfig {
+  /** Input columns [0, keyCount) are the group keys. */
+  keyCount: number;
+  keyTypes: DataType[];
+  aggs: HashAggSpec[];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Group id assignment
+
+interface Grouper {
+  /** Number of groups so far. */
+  readonly count: number;
+  /** Group id of each of the first n rows; the returned array is reused by the next call. */
+  assign(batch: Batch, n: number): Int32Array;
+  /** Key columns of groups [0, count), in group id order. */
+  keyColumns(): Column[];
+}
+
+/** Reusable scratch array of at least n entries. */
+function scratch(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
+  return a.length >= n ? a : new Int32Array(Math.max(n, BATCH_SIZE));
+}
+
+/** No GROUP BY: everything is group 0, which exists even before the first row. */
+class SingleGroup implements Grouper {
+  readonly count = 1;
+  private zeros = new Int32Array(0);
+  assign(_batch: Batch, n: number): Int32Array {
+    this.zeros = scratch(this.zeros, n);
+    return this.zeros;
+  }
+  keyColumns(): Column[] {
+    return [];
+  }
+}
+
+/**
+ * Map key of a non-null value under PostgreSQL equality. Types stored as numbers use the number itself:
+ * Map's SameValueZero already equates NaN with NaN and -0 with 0, as PostgreSQL's float equality does,
+ * and int8 beyond ±2^53 arrives as a bigint, which Map also compares by value (and which can never equal
+ * a number key, since the representation never uses bigint in the safe range).
+ */
+function mapKey(v: Value, t: DataType, numeric: boolean): unknown {
+  if (numeric) return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+  return hashKey(v, t);
+}
+
+/** One GROUP BY key: Map from raw key to group id; NULLs form one group of their own. */
+class SingleKeyGrouper implements Grouper {
+  count = 0;
+  private readonly map = new Map<unknown, number>();
+  private nullGid = -1;
+  private gids = new Int32Array(0);
+  private readonly builder: ColumnBuilder;
+  private readonly numeric: boolean;
+
+  constructor(private readonly type: DataType) {
+    this.builder = new ColumnBuilder(type);
+    this.numeric = storageKind(type) !== 'obj';
+  }
+
+  assign(batch: Batch, n: number): Int32Array {
+    const gids = (this.gids = scratch(this.gids, n));
+    const c = batch.columns[0]!;
+    const d = c.data;
+    const nulls = c.nulls;
+    const map = this.map;
+    if (!Array.isArray(d)) {
+      // Typed storage: the raw array element is the key, no boxing.
+      for (let k = 0; k < n; k++) {
+        if (nulls !== null && nulls[k] === 1) {
+          gids[k] = this.nullGroup(c, k);
+          continue;
+        }
+        const key = d[k]!;
+        let g = map.get(key);
+        if (g === undefined) {
+          g = this.count++;
+          map.set(key, g);
+          this.builder.pushFrom(c, k);
+        }
+        gids[k] = g;
+      }
+    } else {
+      const t = this.type;
+      const numeric = this.numeric;
+      for (let k = 0; k < n; k++) {
+        const v = nulls !== null && nulls[k] === 1 ? null : (d[k] ?? null);
+        if (v === null) {
+          gids[k] = this.nullGroup(c, k);
+          continue;
+        }
+        const key = mapKey(v, t, numeric);
+        let g = map.get(key);
+        if (g === undefined) {
+          g = this.count++;
+          map.set(key, g);
+          this.builder.push(v);
+        }
+        gids[k] = g;
+      }
+    }
+    return gids;
+  }
+
+  private nullGroup(c: Column, k: number): number {
+    if (this.nullGid < 0) {
+      this.nullGid = this.count++;
+      this.builder.pushFrom(c, k);
+    }
+    return this.nullGid;
+  }
+
+  keyColumns(): Column[] {
+    return [this.builder.finish()];
+  }
+}
+
+/**
+ * Injective string encoding of one key part, so that composite keys compare equal exactly when every
+ * part is equal under PostgreSQL equality. Strings are length-prefixed so no separator can be forged.
+ */
+function encodePart(v: Value, t: DataType, numeric: boolean): string {
+  if (v === null) return '\u0001';
+  const k = mapKey(v, t, numeric);
+  switch (typeof k) {
+    case 'number':
+      // String(-0) is "0" and String(NaN) is "NaN": the same identifications Map makes.
+      return 'n' + String(k);
+    case 'bigint':
+      return 'b' + String(k);
+    case 'boolean':
+      return k ? 'T' : 'F';
+    case 'string':
+      return 's' + k.length + ':' + k;
+    default:
+      return 'o' + String(k);
+  }
+}
+
+/** Several GROUP BY keys: one composite string key per row. */
+class MultiKeyGrouper implements Grouper {
+  count = 0;
+  private readonly map = new Map<string, number>();
+  private gids = new Int32Array(0);
+  private readonly builders: ColumnBuilder[];
+  private readonly numeric: boolean[];
+
+  constructor(private readonly types: readonly DataType[]) {
+    this.builders = types.map((t) => new ColumnBuilder(t));
+    this.numeric = types.map((t) => storageKind(t) !== 'obj');
+  }
+
+  assign(batch: Batch, n: number): Int32Array {
+    const gids = (this.gids = scratch(this.gids, n));
+    const nk = this.types.length;
+    const cols = batch.columns;
+    const parts: string[] = new Array(nk);
+    for (let k = 0; k < n; k++) {
+      for (let i = 0; i < nk; i++) {
+        const c = cols[i]!;
+        if (c.nulls !== null && c.nulls[k] === 1) parts[i] = '\u0001';
+        else {
+          const d = c.data;
+          // Typed storage needs no boxing or hashKey: the number is the key.
+          parts[i] = Array.isArray(d) ? encodePart(d[k] ?? null, this.types[i]!, this.numeric[i]!) : 'n' + String(d[k]);
+        }
+      }
+      const key = parts.join('\u0000');
+      let g = this.map.get(key);
+      if (g === undefined) {
+        g = this.count++;
+        this.map.set(key, g);
+        for (let i = 0; i < nk; i++) this.builders[i]!.pushFrom(cols[i]!, k);
+      }
+      gids[k] = g;
+    }
+    return gids;
+  }
+
+  keyColumns(): Column[] {
+    return this.builders.map((b) => b.finish());
+  }
+}
+
+function makeGrouper(keyTypes: readonly DataType[]): Grouper {
+  if (keyTypes.length === 0) return new SingleGroup();
+  if (keyTypes.length === 1) return new SingleKeyGrouper(keyTypes[0]!);
+  return new MultiKeyGrouper(keyTypes);
+}
+
+/** gids with -1 wherever the FILTER column is not true (false or NULL). */
+function applyFilter(gids: Int32Array, n: number, filter: Column, out: Int32Array): Int32Array {
+  const d = filter.data as Uint8Array;
+  const nulls = filter.nulls;
+  for (let k = 0; k < n; k++) out[k] = d[k] === 1 && (nulls === null || nulls[k] === 0) ? gids[k]! : -1;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// DISTINCT / ORDER BY aggregates
+
+interface SortKeySpec {
+  col: number; // index into the buffered columns
+  desc: boolean;
+  nullsFirst: boolean;
+  type: DataType;
+}
+
+/**
+ * Buffers the rows of one DISTINCT/ORDER BY aggregate. PostgreSQL sorts such inputs by the ORDER BY
+ * keys and then (for DISTINCT) by every argument ascending, and drops adjacent duplicates; we sort the
+ * same way (stable, so ties keep input order) and deduplicate with per-group hash sets.
+ */
+class OrderedInput {
+  private readonly gids: number[] = [];
+  /** Argument columns first, then ORDER BY columns. */
+  private builders: ColumnBuilder[] | null = null;
+  private readonly cols: number[];
+  private readonly sortKeys: SortKeySpec[];
+  private readonly nargs: number;
+
+  constructor(private readonly spec: HashAggSpec) {
+    this.nargs = spec.argCols.length;
+    this.cols = [...spec.argCols, ...spec.orderBy.map((o) => o.col)];
+    this.sortKeys = spec.orderBy.map((o, i) => ({ col: this.nargs + i, desc: o.desc, nullsFirst: o.nullsFirst, type: o.type }));
+    if (spec.distinct) {
+      spec.argCols.forEach((_, i) => {
+        this.sortKeys.push({ col: i, desc: false, nullsFirst: false, type: spec.impl.argTypes[i]! });
+      });
+    }
+  }
+
+  add(batch: Batch, gids: Int32Array, n: number): void {
+    const bs = (this.builders ??= this.cols.map((c) => new ColumnBuilder(batch.columns[c]!.type)));
+    const cols = this.cols.map((c) => batch.columns[c]!);
+    for (let k = 0; k < n; k++) {
+      const g = gids[k]!;
+      if (g < 0) continue;
+      this.gids.push(g);
+      for (let i = 0; i < cols.length; i++) bs[i]!.pushFrom(cols[i]!, k);
+    }
+  }
+
+  /** Sorts, deduplicates and feeds everything to `acc`. */
+  flush(acc: GroupedAccumulator, ctx: ExecContext): void {
+    const n = this.gids.length;
+    if (n === 0 || this.builders === null) return;
+    const columns = this.builders.map((b) => b.finish());
+    const keyVals: Value[][] = this.sortKeys.map((s) => {
+      const c = columns[s.col]!;
+      const out: Value[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = getValue(c, i);
+      return out;
+    });
+    const gids = this.gids;
+    const keys = this.sortKeys;
+    const order: number[] = new Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => {
+      const ga = gids[a]!;
+      const gb = gids[b]!;
+      if (ga !== gb) return ga - gb;
+      for (let j = 0; j < keys.length; j++) {
+        const s = keys[j]!;
+        const va = keyVals[j]![a]!;
+        const vb = keyVals[j]![b]!;
+        if (va === null || vb === null) {
+          if (va === vb) continue;
+          return (va === null) === s.nullsFirst ? -1 : 1;
+        }
+        const c = compareValues(va, vb, s.type);
+        if (c !== 0) return s.desc ? -c : c;
+      }
+      return a - b;
+    });
+    checkCancel(ctx);
+
+    let sel: number[] = order;
+    if (this.spec.distinct) {
+      const argTypes = this.spec.impl.argTypes;
+      const argCols = columns.slice(0, this.nargs);
+      const numeric = argTypes.map((t) => storageKind(t) !== 'obj');
+      sel = [];
+      let seen = new Set<string>();
+      let cur = -1;
+      for (const i of order) {
+        if (gids[i] !== cur) {
+          cur = gids[i]!;
+          seen = new Set();
+        }
+        let key = '';
+        for (let a = 0; a < argCols.length; a++) key += encodePart(getValue(argCols[a]!, i), argTypes[a]!, numeric[a]!) + '\u0000';
+        if (seen.has(key)) continue;
+        seen.add(key);
+        sel.push(i);
+      }
+    }
+
+    const argCols = columns.slice(0, this.nargs);
+    for (let start = 0; start < sel.length; start += BATCH_SIZE) {
+      const m = Math.min(BATCH_SIZE, sel.length - start);
+      const idx = new Uint32Array(m);
+      const g = new Int32Array(m);
+      for (let k = 0; k < m; k++) {
+        const i = sel[start + k]!;
+        idx[k] = i;
+        g[k] = gids[i]!;
+      }
+      acc.update(
+        g,
+        m,
+        argCols.map((c) => takeColumn(c, idx, m)),
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function describeAgg(a: HashAggSpec): string {
+  const name = a.impl.name;
+  if (a.argCols.length === 0 && name === 'count') return a.filterCol === null ? 'count(*)' : `count(*) FILTER (#${a.filterCol})`;
+  let s = name + '(' + (a.distinct ? 'DISTINCT ' : '') + a.argCols.map((c) => '#' + c).join(', ');
+  if (a.orderBy.length > 0) {
+    s += ' ORDER BY ' + a.orderBy.map((o) => `#${o.col}${o.desc ? ' DESC' : ''}${o.nullsFirst !== o.desc ? (o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+  }
+  s += ')';
+  if (a.filterCol !== null) s += ` FILTER (#${a.filterCol})`;
+  return s;
+}
+
+function defaultSchema(input: PhysicalOperator, config: HashAggregateConfig): Schema {
+  const fields: Field[] = [];
+  for (let i = 0; i < config.keyCount; i++) {
+    const f = input.schema[i];
+    fields.push({ name: f?.name ?? `key${i}`, type: config.keyTypes[i]! });
+  }
+  for (const a of config.aggs) fields.push({ name: a.impl.name, type: a.impl.returnType });
+  return fields;
+}
+
+export class HashAggregate extends PhysicalOperator {
+  readonly name = 'HashAggregate';
+
+  constructor(
+    readonly input: PhysicalOperator,
+    readonly config: HashAggregateConfig,
+    /** Output schema (keys, then aggregates); derived from the input and the aggregates when omitted. */
+    schema?: Schema,
+  ) {
+    super(schema ?? defaultSchema(input, config));
+    if (config.keyTypes.length !== config.keyCount) throw new Error('HashAggregate: keyTypes.length !== keyCount');
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.input];
+  }
+
+  describe(): string {
+    const aggs = this.config.aggs.map(describeAgg).join(', ');
+    return `keys: ${this.config.keyCount}` + (aggs.length > 0 ? `, aggs: ${aggs}` : '');
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const { keyCount, keyTypes, aggs } = this.config;
+    const grouper = makeGrouper(keyTypes);
+    const accs = aggs.map((a) => a.impl.grouped());
+    const ordered = aggs.map((a) => (a.distinct || a.orderBy.length > 0 ? new OrderedInput(a) : null));
+    let filtered = new Int32Array(0);
+    let grown = 0;
+
+    for await (const batch of this.input.execute(ctx)) {
+      checkCancel(ctx);
+      const n = batch.length;
+      if (n === 0) continue;
+      const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: n }, n);
+      const groups = grouper.count;
+      for (let i = 0; i < aggs.length; i++) {
+        const a = aggs[i]!;
+        let g = gids;
+        if (a.filterCol !== null) {
+          filtered = scratch(filtered, n);
+          g = applyFilter(gids, n, batch.columns[a.filterCol]!, filtered);
+        }
+        const o = ordered[i];
+        if (o !== null && o !== undefined) {
+          o.add(batch, g, n);
+          continue;
+        }
+        if (groups > grown) accs[i]!.grow(groups);
+        accs[i]!.update(
+          g,
+          n,
+          a.argCols.map((c) => batch.columns[c]!),
+        );
+      }
+      grown = groups;
+    }
+
+    const groups = grouper.count;
+    if (groups === 0) return;
+    for (let i = 0; i < aggs.length; i++) {
+      accs[i]!.grow(groups);
+      ordered[i]?.flush(accs[i]!, ctx);
+    }
+
+    const keyCols = grouper.keyColumns();
+    const types = this.schema.map((f) => f.type);
+    for (let start = 0; start < groups; start += BATCH_SIZE) {
+      checkCancel(ctx);
+      const end = Math.min(groups, start + BATCH_SIZE);
+      const columns: Column[] = [];
+      for (let i = 0; i < keyCount; i++) {
+        const kc = keyCols[i]!;
+        const sliced = sliceBatch({ columns: [kc], length: groups }, start, end).columns[0]!;
+        columns.push(makeColumn(types[i] ?? kc.type, sliced.data, sliced.nulls));
+      }
+      for (let i = 0; i < aggs.length; i++) {
+        const acc = accs[i]!;
+        const b = new ColumnBuilder(aggs[i]!.impl.returnType, end - start);
+        for (let g = start; g < end; g++) b.push(acc.result(g));
+        columns.push(b.finish());
+      }
+      yield { columns, length: end - start };
+    }
+  }
+}

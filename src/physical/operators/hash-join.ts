@@ -1,0 +1,391 @@
+/**
+ * HashJoin: builds a hash table on the right child's key columns, probes it with the left child's rows.
+ *
+ * Types inner, left, right, full, semi, anti. NULL keys never match (a row with a NULL in any key column
+ * is not inserted and never looked up; outer joins still emit it unmatched). An optional residual predicate
+ * over the combined row (left columns then right columns) decides, together with key equality, whether a
+ * pair matches — for outer joins that is the ON condition, so a failed residual makes the row unmatched
+ * rather than filtering it out. Output: left columns then right columns; semi/anti: left columns only.
+ *
+ * Build side: the right input concatenated into one batch; rows with equal keys form a chain
+ * (groupHead[g] -> next[row] -> … in build order). A single numeric key uses an open-addressing table on
+ * Float64Array/Int32Array, so the probe loop allocates nothing per row; other keys go through a Map on a
+ * canonical key (see distinct.ts rowKeys).
+ */
+import type { DataType, Schema } from '../../common/types.js';
+import {
+  allocData,
+  BATCH_SIZE,
+  concatBatches,
+  makeColumn,
+  takeBatch,
+  takeColumn,
+  type Batch,
+  type Column,
+} from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import type { CompiledPredicate } from '../compiled.js';
+import { PhysicalOperator } from '../operator.js';
+import { keyCategory } from '../sort-key.js';
+import { rowKeys, type RowKey } from './distinct.js';
+
+export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti';
+
+export function joinSchema(type: JoinType, left: Schema, right: Schema): Schema {
+  return type === 'semi' || type === 'anti' ? left : [...left, ...right];
+}
+
+/** An all-NULL column (outer-join padding). */
+export function nullColumn(t: DataType, n: number): Column {
+  return makeColumn(t, allocData(t, n), new Uint8Array(n).fill(1));
+}
+
+/**
+ * Collects candidate (left row, right row) pairs, evaluates the residual predicate on them a batch at a
+ * time, records which rows matched, and produces the join's output batches. Shared by HashJoin and
+ * NestedLoopJoin: they differ only in how they find candidate pairs.
+ */
+export class PairCollector {
+  private lsel = new Uint32Array(BATCH_SIZE);
+  private rsel = new Uint32Array(BATCH_SIZE);
+  n = 0;
+  /** Per row of the current probe batch: 1 once it matched. */
+  leftMatched: Uint8Array = new Uint8Array(0);
+  /** Per build row: 1 once it matched (right/full joins). */
+  readonly rightMatched: Uint8Array;
+  private probe: Batch | null = null;
+  private readonly emitPairs: boolean;
+
+  constructor(
+    readonly type: JoinType,
+    readonly leftTypes: readonly DataType[],
+    readonly rightTypes: readonly DataType[],
+    readonly build: Batch,
+    readonly residual: CompiledPredicate | null,
+    readonly ctx: ExecContext,
+  ) {
+    this.rightMatched = new Uint8Array(type === 'right' || type === 'full' ? build.length : 0);
+    this.emitPairs = type === 'inner' || type === 'left' || type === 'right' || type === 'full';
+  }
+
+  get full(): boolean {
+    return this.n === BATCH_SIZE;
+  }
+
+  startProbe(b: Batch): void {
+    this.probe = b;
+    this.leftMatched = new Uint8Array(b.length);
+    this.n = 0;
+  }
+
+  add(l: number, r: number): void {
+    this.lsel[this.n] = l;
+    this.rsel[this.n] = r;
+    this.n++;
+  }
+
+  /** Evaluates the pending pairs; returns the output rows among them (null when nothing to emit). */
+  flush(): Batch | null {
+    const n = this.n;
+    if (n === 0) return null;
+    this.n = 0;
+    const lsel = this.lsel;
+    const rsel = this.rsel;
+    const trackRight = this.rightMatched.length > 0;
+    if (this.residual === null) {
+      for (let k = 0; k < n; k++) this.leftMatched[lsel[k]!] = 1;
+      if (trackRight) for (let k = 0; k < n; k++) this.rightMatched[rsel[k]!] = 1;
+      if (!this.emitPairs) return null;
+      return this.combine(n);
+    }
+    if (!this.emitPairs) {
+      // semi/anti: the residual still sees the combined row; only the left flags matter.
+      const { sel, n: m } = this.residual(this.combine(n), this.ctx);
+      for (let k = 0; k < m; k++) this.leftMatched[lsel[sel[k]!]!] = 1;
+      return null;
+    }
+    const combined = this.combine(n);
+    const { sel, n: m } = this.residual(combined, this.ctx);
+    for (let k = 0; k < m; k++) {
+      const p = sel[k]!;
+      this.leftMatched[lsel[p]!] = 1;
+      if (trackRight) this.rightMatched[rsel[p]!] = 1;
+    }
+    if (m === 0) return null;
+    return m === n ? combined : takeBatch(combined, sel, m);
+  }
+
+  private combine(n: number): Batch {
+    const l = takeBatch(this.probe!, this.lsel, n);
+    const cols = l.columns.slice();
+    for (const c of this.build.columns) cols.push(takeColumn(c, this.rsel, n));
+    return { columns: cols, length: n };
+  }
+
+  /** After the probe batch's pairs are flushed: left-only output (unmatched rows for left/full/anti, matched for semi). */
+  finishProbe(): Batch | null {
+    const b = this.probe!;
+    const t = this.type;
+    if (t === 'inner' || t === 'right') return null;
+    const want = t === 'semi' ? 1 : 0;
+    const m = b.length;
+    const sel = new Uint32Array(m);
+    let w = 0;
+    for (let i = 0; i < m; i++) if (this.leftMatched[i] === want) sel[w++] = i;
+    if (w === 0) return null;
+    const left = w === m ? b : takeBatch(b, sel, w);
+    if (t === 'semi' || t === 'anti') return left;
+    const cols = left.columns.slice();
+    for (const rt of this.rightTypes) cols.push(nullColumn(rt, w));
+    return { columns: cols, length: w };
+  }
+
+  /** Right/full joins, after the whole probe side: build rows that never matched, left columns NULL. */
+  *unmatchedRight(): Generator<Batch> {
+    if (this.type !== 'right' && this.type !== 'full') return;
+    const nb = this.build.length;
+    let sel = new Uint32Array(BATCH_SIZE);
+    let w = 0;
+    const out = (): Batch => {
+      const cols: Column[] = this.leftTypes.map((t) => nullColumn(t, w));
+      for (const c of this.build.columns) cols.push(takeColumn(c, sel, w));
+      return { columns: cols, length: w };
+    };
+    for (let r = 0; r < nb; r++) {
+      if (this.rightMatched[r] === 1) continue;
+      sel[w++] = r;
+      if (w === BATCH_SIZE) {
+        yield out();
+        sel = new Uint32Array(BATCH_SIZE);
+        w = 0;
+      }
+    }
+    if (w > 0) yield out();
+  }
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+function hashNumber(v: number): number {
+  // Integers (the common key) hash without touching the float bits; -0 | 0 is 0, so -0 and 0 collide as they must.
+  if ((v | 0) === v) return Math.imul(v | 0, 0x9e3779b1) ^ (v >>> 16);
+  if (v !== v) return 0x7ff80000;
+  f64[0] = v;
+  const h = Math.imul(u32[0]! ^ Math.imul(u32[1]!, 0x85ebca6b), 0x9e3779b1);
+  return h ^ (h >>> 15);
+}
+
+/** Key -> group id for one numeric key column: open addressing, linear probing. */
+class NumberTable {
+  private readonly mask: number;
+  private readonly keys: Float64Array;
+  private readonly groups: Int32Array;
+  size = 0;
+
+  constructor(expected: number) {
+    let cap = 16;
+    while (cap < expected * 2) cap *= 2;
+    this.mask = cap - 1;
+    this.keys = new Float64Array(cap);
+    this.groups = new Int32Array(cap).fill(-1);
+  }
+
+  /** Group of v, creating it (id = current size) when new. */
+  insert(v: number): number {
+    const keys = this.keys;
+    const groups = this.groups;
+    let at = hashNumber(v) & this.mask;
+    for (;;) {
+      const g = groups[at]!;
+      if (g === -1) {
+        keys[at] = v;
+        groups[at] = this.size;
+        return this.size++;
+      }
+      const k = keys[at]!;
+      if (k === v || (k !== k && v !== v)) return g;
+      at = (at + 1) & this.mask;
+    }
+  }
+
+  find(v: number): number {
+    const keys = this.keys;
+    const groups = this.groups;
+    let at = hashNumber(v) & this.mask;
+    for (;;) {
+      const g = groups[at]!;
+      if (g === -1) return -1;
+      const k = keys[at]!;
+      if (k === v || (k !== k && v !== v)) return g;
+      at = (at + 1) & this.mask;
+    }
+  }
+}
+
+/** The build side: rows, their chains, and a lookup from probe rows to the head of a chain. */
+interface BuildTable {
+  readonly head: Int32Array; // group -> first build row
+  readonly next: Int32Array; // build row -> next row with the same key, -1 at the end
+  /** Chain head (first build row) for every probe row, -1 for no match; written into `out`. */
+  probe(b: Batch, out: Int32Array): void;
+}
+
+function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[]): BuildTable {
+  const n = build.length;
+  const next = new Int32Array(n).fill(-1);
+  const first = rightKeys.length === 1 ? build.columns[rightKeys[0]!]! : null;
+  const numeric =
+    first !== null &&
+    !Array.isArray(first.data) &&
+    (keyCategory(first.type) === 'num' || keyCategory(first.type) === 'float');
+  if (numeric) {
+    const d = first.data as Float64Array | Int32Array | Uint8Array;
+    const nulls = first.nulls;
+    const table = new NumberTable(n);
+    const headList: number[] = [];
+    const tail: number[] = [];
+    for (let r = 0; r < n; r++) {
+      if (nulls !== null && nulls[r] === 1) continue;
+      const g = table.insert(d[r]!);
+      if (g === headList.length) {
+        headList.push(r);
+        tail.push(r);
+      } else {
+        next[tail[g]!] = r;
+        tail[g] = r;
+      }
+    }
+    const head = Int32Array.from(headList);
+    const lk = leftKeys[0]!;
+    return {
+      head,
+      next,
+      probe(b: Batch, out: Int32Array): void {
+        const c = b.columns[lk]!;
+        const pd = c.data;
+        const pn = c.nulls;
+        const m = b.length;
+        for (let i = 0; i < m; i++) {
+          if (pn !== null && pn[i] === 1) {
+            out[i] = -1;
+            continue;
+          }
+          const v = pd[i];
+          // A bigint probe value (int8 outside the safe range) cannot equal any build value here.
+          const g = typeof v === 'number' ? table.find(v) : -1;
+          out[i] = g === -1 ? -1 : head[g]!;
+        }
+      },
+    };
+  }
+  const nullRows = new Uint8Array(n);
+  const keys = rowKeys(build, rightKeys, nullRows);
+  const groups = new Map<RowKey, number>();
+  const headList: number[] = [];
+  const tail: number[] = [];
+  for (let r = 0; r < n; r++) {
+    if (nullRows[r] === 1) continue;
+    const k = keys[r]!;
+    const g = groups.get(k);
+    if (g === undefined) {
+      groups.set(k, headList.length);
+      headList.push(r);
+      tail.push(r);
+    } else {
+      next[tail[g]!] = r;
+      tail[g] = r;
+    }
+  }
+  const head = Int32Array.from(headList);
+  return {
+    head,
+    next,
+    probe(b: Batch, out: Int32Array): void {
+      const m = b.length;
+      const pnull = new Uint8Array(m);
+      const pk = rowKeys(b, leftKeys, pnull);
+      for (let i = 0; i < m; i++) {
+        if (pnull[i] === 1) {
+          out[i] = -1;
+          continue;
+        }
+        const g = groups.get(pk[i]!);
+        out[i] = g === undefined ? -1 : head[g]!;
+      }
+    },
+  };
+}
+
+export class HashJoin extends PhysicalOperator {
+  readonly name = 'HashJoin';
+
+  constructor(
+    readonly left: PhysicalOperator,
+    readonly right: PhysicalOperator,
+    readonly type: JoinType,
+    readonly leftKeys: readonly number[],
+    readonly rightKeys: readonly number[],
+    readonly residual: CompiledPredicate | null = null,
+  ) {
+    super(joinSchema(type, left.schema, right.schema));
+    if (leftKeys.length !== rightKeys.length || leftKeys.length === 0) {
+      throw new Error('HashJoin needs the same non-zero number of left and right key columns');
+    }
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.left, this.right];
+  }
+
+  describe(): string {
+    const ln = this.left.schema;
+    const rn = this.right.schema;
+    const conds = this.leftKeys.map((l, i) => `${ln[l]?.name ?? `#${l}`} = ${rn[this.rightKeys[i]!]?.name ?? `#${this.rightKeys[i]}`}`);
+    return `${this.type}, keys: [${conds.join(', ')}]${this.residual !== null ? ', residual filter' : ''}`;
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const leftTypes = this.left.schema.map((f) => f.type);
+    const rightTypes = this.right.schema.map((f) => f.type);
+    const parts: Batch[] = [];
+    for await (const b of this.right.execute(ctx)) if (b.length > 0) parts.push(b);
+    checkCancel(ctx);
+    const type = this.type;
+    if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
+    const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : concatBatches(rightTypes, parts);
+    parts.length = 0;
+    const table = buildTable(build, this.rightKeys, this.leftKeys);
+    const next = table.next;
+    const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx);
+    // Without a residual, semi/anti only need to know whether a chain exists.
+    const existence = (type === 'semi' || type === 'anti') && this.residual === null;
+    let heads = new Int32Array(BATCH_SIZE);
+    for await (const b of this.left.execute(ctx)) {
+      const m = b.length;
+      if (m === 0) continue;
+      if (heads.length < m) heads = new Int32Array(m);
+      table.probe(b, heads);
+      pairs.startProbe(b);
+      if (existence) {
+        for (let i = 0; i < m; i++) if (heads[i] !== -1) pairs.leftMatched[i] = 1;
+      } else {
+        for (let i = 0; i < m; i++) {
+          for (let r = heads[i]!; r !== -1; r = next[r]!) {
+            pairs.add(i, r);
+            if (pairs.full) {
+              const out = pairs.flush();
+              if (out !== null) yield out;
+            }
+          }
+        }
+        const out = pairs.flush();
+        if (out !== null) yield out;
+      }
+      const rest = pairs.finishProbe();
+      if (rest !== null) yield rest;
+      checkCancel(ctx);
+    }
+    yield* pairs.unmatchedRight();
+  }
+}

@@ -1,0 +1,49 @@
+/** Computes output columns; bare column references reuse the input column without copying. */
+import type { Schema } from '../../common/types.js';
+import type { Batch, Column } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
+import type { Expr } from '../../logical/expr.js';
+import { compileKernel, type Kernel } from '../compile-expr.js';
+import { explainExpr } from '../explain-expr.js';
+import { PhysicalOperator } from '../operator.js';
+import { evalSlots, type SlotPlan } from '../subquery-eval.js';
+
+export class Project extends PhysicalOperator {
+  readonly name = 'Project';
+  private readonly kernels: (Kernel | number)[];
+  private readonly slots: SlotPlan[][];
+  constructor(
+    schema: Schema,
+    readonly input: PhysicalOperator,
+    readonly exprs: Expr[],
+    slotPlan: (e: Expr & { kind: 'subquery' }) => SlotPlan,
+  ) {
+    super(schema);
+    this.kernels = exprs.map((e) => (e.kind === 'column' ? e.index : compileKernel(e)));
+    this.slots = this.kernels.map((k) => (typeof k === 'number' ? [] : k.slots.map((s) => slotPlan(s.expr))));
+  }
+  children(): readonly PhysicalOperator[] {
+    return [this.input, ...this.slots.flat().map((s) => s.plan)];
+  }
+  describe(): string {
+    return this.exprs.map((e, i) => {
+      const s = explainExpr(e, this.input.schema);
+      return s === this.schema[i]!.name ? s : `${s} AS ${this.schema[i]!.name}`;
+    }).join(', ');
+  }
+  /** True when the projection only picks columns (no computation). */
+  isPureSelection(): boolean {
+    return this.kernels.every((k) => typeof k === 'number');
+  }
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    for await (const b of this.input.execute(ctx)) {
+      const cols: Column[] = new Array(this.kernels.length);
+      for (let i = 0; i < this.kernels.length; i++) {
+        const k = this.kernels[i]!;
+        if (typeof k === 'number') cols[i] = b.columns[k]!;
+        else cols[i] = k.run(b, ctx, await evalSlots(this.slots[i]!, b, ctx));
+      }
+      yield { columns: cols, length: b.length };
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * WITH RECURSIVE: runs the anchor, then the recursive term over the previous iteration's rows
+ * (the working table) until it yields nothing. UNION (not ALL) drops rows already produced.
+ */
+import { hashKey } from '../../common/compare.js';
+import { QuireError } from '../../common/errors.js';
+import type { Schema } from '../../common/types.js';
+import { takeBatch, getValue, type Batch } from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { PhysicalOperator } from '../operator.js';
+
+const MAX_ITERATIONS = 10_000_000;
+
+export class RecursiveUnion extends PhysicalOperator {
+  readonly name = 'RecursiveUnion';
+  constructor(
+    schema: Schema,
+    readonly anchor: PhysicalOperator,
+    readonly recursive: PhysicalOperator,
+    readonly all: boolean,
+    readonly id: number,
+  ) {
+    super(schema);
+  }
+  children(): readonly PhysicalOperator[] {
+    return [this.anchor, this.recursive];
+  }
+  describe(): string {
+    return this.all ? 'UNION ALL' : 'UNION';
+  }
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const seen = this.all ? null : new Set<string>();
+    const types = this.schema.map((f) => f.type);
+    const dedupe = (b: Batch): Batch => {
+      if (seen === null) return b;
+      const keep: number[] = [];
+      for (let i = 0; i < b.length; i++) {
+        let k = '';
+        for (let c = 0; c < types.length; c++) {
+          const v = getValue(b.columns[c]!, i);
+          k += (v === null ? '\u0000N' : String(hashKey(v, types[c]!))) + '\u0001';
+        }
+        if (!seen.has(k)) {
+          seen.add(k);
+          keep.push(i);
+        }
+      }
+      return keep.length === b.length ? b : takeBatch(b, keep, keep.length);
+    };
+    let work: Batch[] = [];
+    for await (const b of this.anchor.execute(ctx)) {
+      const d = dedupe(b);
+      if (d.length) {
+        work.push(d);
+        yield d;
+      }
+    }
+    let iterations = 0;
+    while (work.length > 0) {
+      checkCancel(ctx);
+      if (++iterations > MAX_ITERATIONS) throw new QuireError('54000', 'recursive query exceeded the iteration limit');
+      ctx.worktables.set(this.id, work);
+      const next: Batch[] = [];
+      for await (const b of this.recursive.execute(ctx)) {
+        const d = dedupe(b);
+        if (d.length) {
+          next.push(d);
+          yield d;
+        }
+      }
+      work = next;
+    }
+    ctx.worktables.delete(this.id);
+  }
+}
+
+export class WorkTableScan extends PhysicalOperator {
+  readonly name = 'WorkTableScan';
+  constructor(
+    schema: Schema,
+    readonly id: number,
+    readonly cte: string,
+  ) {
+    super(schema);
+  }
+  children(): readonly PhysicalOperator[] {
+    return [];
+  }
+  describe(): string {
+    return this.cte;
+  }
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    for (const b of ctx.worktables.get(this.id) ?? []) yield b;
+  }
+}

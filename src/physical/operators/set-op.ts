@@ -1,0 +1,135 @@
+/**
+ * SetOp: UNION [ALL], INTERSECT [ALL], EXCEPT [ALL] with PostgreSQL multiset semantics. Rows are compared
+ * on all columns with NULLs equal (set operations treat NULLs as not distinct).
+ *
+ *   UNION ALL      left rows, then right rows (streamed)
+ *   UNION          each distinct row once (streamed; first occurrence wins)
+ *   INTERSECT ALL  each distinct row min(l, r) times;   INTERSECT  once if l > 0 and r > 0
+ *   EXCEPT ALL     each distinct row max(l - r, 0) times; EXCEPT   once if l > 0 and r = 0
+ * (l, r: how often the row occurs on each side.) Both inputs must already have the output's column types.
+ */
+import { QuireError } from '../../common/errors.js';
+import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
+import { PhysicalOperator } from '../operator.js';
+import { allColumns, rowKeys, type RowKey } from './distinct.js';
+
+export type SetOpKind = 'union' | 'intersect' | 'except';
+
+export class SetOp extends PhysicalOperator {
+  readonly name: string;
+
+  constructor(
+    readonly kind: SetOpKind,
+    readonly all: boolean,
+    readonly left: PhysicalOperator,
+    readonly right: PhysicalOperator,
+  ) {
+    super(left.schema);
+    if (left.schema.length !== right.schema.length) {
+      throw new QuireError('42601', `each ${kind.toUpperCase()} query must have the same number of columns`);
+    }
+    this.name = kind === 'union' ? (all ? 'Append' : 'HashSetOp Union') : `HashSetOp ${kind === 'intersect' ? 'Intersect' : 'Except'}${all ? ' All' : ''}`;
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.left, this.right];
+  }
+
+  describe(): string {
+    return `${this.kind}${this.all ? ' all' : ''}`;
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    if (this.kind === 'union') {
+      yield* this.union(ctx);
+      return;
+    }
+    const cols = allColumns(this.schema.length);
+    const types = this.schema.map((f) => f.type);
+    // One representative row per distinct left row, with its count on each side.
+    const group = new Map<RowKey, number>();
+    const reps = types.map((t) => new ColumnBuilder(t));
+    const leftCount: number[] = [];
+    const rightCount: number[] = [];
+    for await (const b of this.left.execute(ctx)) {
+      const keys = rowKeys(b, cols);
+      for (let i = 0; i < b.length; i++) {
+        const k = keys[i]!;
+        const g = group.get(k);
+        if (g === undefined) {
+          group.set(k, leftCount.length);
+          leftCount.push(1);
+          rightCount.push(0);
+          for (let c = 0; c < reps.length; c++) reps[c]!.pushFrom(b.columns[c]!, i);
+        } else {
+          leftCount[g]!++;
+        }
+      }
+    }
+    if (group.size === 0) return;
+    for await (const b of this.right.execute(ctx)) {
+      const keys = rowKeys(b, cols);
+      for (let i = 0; i < b.length; i++) {
+        const g = group.get(keys[i]!);
+        if (g !== undefined) rightCount[g]!++;
+      }
+    }
+    const rep: Batch = { columns: reps.map((r) => r.finish()), length: leftCount.length };
+    const intersect = this.kind === 'intersect';
+    const all = this.all;
+    let sel = new Uint32Array(BATCH_SIZE);
+    let w = 0;
+    for (let g = 0; g < leftCount.length; g++) {
+      const l = leftCount[g]!;
+      const r = rightCount[g]!;
+      let times: number;
+      if (intersect) times = all ? Math.min(l, r) : r > 0 ? 1 : 0;
+      else times = all ? Math.max(l - r, 0) : r === 0 ? 1 : 0;
+      for (let t = 0; t < times; t++) {
+        sel[w++] = g;
+        if (w === BATCH_SIZE) {
+          yield takeBatch(rep, sel, w);
+          sel = new Uint32Array(BATCH_SIZE);
+          w = 0;
+        }
+      }
+    }
+    if (w > 0) yield takeBatch(rep, sel, w);
+  }
+
+  private async *union(ctx: ExecContext): AsyncGenerator<Batch> {
+    if (this.all) {
+      for await (const b of this.left.execute(ctx)) yield b;
+      for await (const b of this.right.execute(ctx)) yield this.retype(b);
+      return;
+    }
+    const cols = allColumns(this.schema.length);
+    const seen = new Set<RowKey>();
+    for (const side of [this.left, this.right]) {
+      for await (const b of side.execute(ctx)) {
+        const n = b.length;
+        if (n === 0) continue;
+        const keys = rowKeys(b, cols);
+        const sel = new Uint32Array(n);
+        let w = 0;
+        for (let i = 0; i < n; i++) {
+          if (!seen.has(keys[i]!)) {
+            seen.add(keys[i]!);
+            sel[w++] = i;
+          }
+        }
+        if (w > 0) yield this.retype(w === n ? b : takeBatch(b, sel, w));
+      }
+    }
+  }
+
+  /** Right-side batches carry the output's column types (e.g. varchar(n) typmods of the left side). */
+  private retype(b: Batch): Batch {
+    const cols = b.columns;
+    let same = true;
+    for (let c = 0; c < cols.length; c++) if (cols[c]!.type !== this.schema[c]!.type) same = false;
+    if (same) return b;
+    return { columns: cols.map((c, i) => ({ type: this.schema[i]!.type, data: c.data, nulls: c.nulls })), length: b.length };
+  }
+}

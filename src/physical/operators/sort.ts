@@ -1,0 +1,247 @@
+/**
+ * Sort: materialise the input, order a permutation of row indexes, emit in BATCH_SIZE batches.
+ *
+ * Deterministic and stable: rows with equal keys keep their input order (index is the last tie-breaker,
+ * and the radix path is an LSD radix sort, stable by construction).
+ *
+ * The materialised input is kept as a list of sorted runs (today always one). External merge sort will
+ * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
+ */
+import { BATCH_SIZE, ColumnBuilder, concatBatches, takeBatch, type Batch } from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { PhysicalOperator } from '../operator.js';
+import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
+
+/** One sorted run: the rows and the order to read them in. */
+export interface SortedRun {
+  readonly batch: Batch;
+  readonly order: Uint32Array;
+}
+
+/** Row order of `b` under `keys`, stable. Uses radix sort for a single typed numeric key. */
+export function sortPermutation(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys)): Uint32Array {
+  const n = b.length;
+  if (keys.length === 1 && n > 256) {
+    const k = keys[0]!;
+    const c = b.columns[k.col]!;
+    const cat = keyCategory(k.type);
+    if ((cat === 'num' || cat === 'float') && !Array.isArray(c.data)) {
+      return radixPermutation(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, n, k.desc, k.nullsFirst);
+    }
+  }
+  const perm = identity(n);
+  const rc = cmp.rows(cmp.view(b));
+  perm.sort((i, j) => rc(i, j) || i - j);
+  return perm;
+}
+
+export function identity(n: number): Uint32Array {
+  const p = new Uint32Array(n);
+  for (let i = 0; i < n; i++) p[i] = i;
+  return p;
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+// The f64 -> bits view assumes little-endian words (every platform Node runs on).
+const HI = 1;
+const LO = 0;
+
+/**
+ * LSD radix sort (16-bit digits) of the non-null rows on order-preserving unsigned images of the keys;
+ * null rows go first or last in input order. Passes whose digit is constant are skipped, so small
+ * integers and clustered timestamps cost about two passes.
+ */
+export function radixPermutation(
+  data: Int32Array | Float64Array | Uint8Array,
+  nulls: Uint8Array | null,
+  n: number,
+  desc: boolean,
+  nullsFirst: boolean,
+): Uint32Array {
+  let m = n;
+  if (nulls !== null) {
+    m = 0;
+    for (let i = 0; i < n; i++) if (nulls[i] !== 1) m++;
+  }
+  let idx = new Uint32Array(m);
+  let lo = new Uint32Array(m);
+  const wide = data instanceof Float64Array;
+  let hi = wide ? new Uint32Array(m) : null;
+  const flip = desc ? 0xffffffff : 0;
+  let w = 0;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    idx[w] = i;
+    if (hi !== null) {
+      let v = data[i]!;
+      // One NaN image (greater than +Infinity), and -0 sorts with 0.
+      if (v !== v) v = NaN;
+      else if (v === 0) v = 0;
+      f64[0] = v;
+      let h = u32[HI]!;
+      let l = u32[LO]!;
+      if (h & 0x80000000) {
+        h = ~h;
+        l = ~l;
+      } else {
+        h |= 0x80000000;
+      }
+      hi[w] = (h ^ flip) >>> 0;
+      lo[w] = (l ^ flip) >>> 0;
+    } else {
+      lo[w] = ((data[i]! ^ 0x80000000) ^ flip) >>> 0;
+    }
+    w++;
+  }
+  const passes = hi !== null ? 4 : 2;
+  const counts = new Uint32Array(passes * 65536);
+  for (let i = 0; i < m; i++) {
+    const l = lo[i]!;
+    counts[l & 0xffff]++;
+    counts[65536 + (l >>> 16)]++;
+    if (hi !== null) {
+      const h = hi[i]!;
+      counts[131072 + (h & 0xffff)]++;
+      counts[196608 + (h >>> 16)]++;
+    }
+  }
+  let idx2 = new Uint32Array(m);
+  let lo2 = new Uint32Array(m);
+  let hi2 = hi !== null ? new Uint32Array(m) : null;
+  for (let p = 0; p < passes; p++) {
+    const base = p * 65536;
+    // Skip a pass when every key has the same digit: it would not move anything.
+    let trivial = false;
+    for (let d = 0; d < 65536; d++) {
+      const c = counts[base + d]!;
+      if (c !== 0) {
+        trivial = c === m;
+        break;
+      }
+    }
+    if (trivial) continue;
+    let sum = 0;
+    for (let d = 0; d < 65536; d++) {
+      const c = counts[base + d]!;
+      counts[base + d] = sum;
+      sum += c;
+    }
+    const src = p < 2 ? lo : hi!;
+    const shift = (p & 1) === 1 ? 16 : 0;
+    const moveLo = p === 0;
+    const moveHi = hi !== null && p < 3;
+    for (let i = 0; i < m; i++) {
+      const d = (src[i]! >>> shift) & 0xffff;
+      const at = counts[base + d]++;
+      idx2[at] = idx[i]!;
+      if (moveLo) lo2[at] = lo[i]!;
+      if (moveHi) hi2![at] = hi![i]!;
+    }
+    let t = idx;
+    idx = idx2;
+    idx2 = t;
+    if (moveLo) {
+      t = lo;
+      lo = lo2;
+      lo2 = t;
+    }
+    if (moveHi) {
+      t = hi!;
+      hi = hi2;
+      hi2 = t;
+    }
+  }
+  if (m === n) return idx;
+  const out = new Uint32Array(n);
+  const nullsAt = nullsFirst ? 0 : m;
+  out.set(idx, nullsFirst ? n - m : 0);
+  let z = nullsAt;
+  for (let i = 0; i < n; i++) if (nulls![i] === 1) out[z++] = i;
+  return out;
+}
+
+/** Emits the rows of sorted runs in order, merging when there is more than one run. */
+export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generator<Batch> {
+  if (runs.length === 0) return;
+  if (runs.length === 1) {
+    const { batch, order } = runs[0]!;
+    for (let s = 0; s < order.length; s += BATCH_SIZE) {
+      const e = Math.min(order.length, s + BATCH_SIZE);
+      yield takeBatch(batch, order.subarray(s, e), e - s);
+    }
+    return;
+  }
+  // k-way merge by repeated minimum (run counts are small); earlier runs win ties, preserving stability.
+  const views = runs.map((r) => cmp.view(r.batch));
+  const pos = runs.map(() => 0);
+  const pair = views.map((a) => views.map((b) => cmp.cross(a, b)));
+  const types = runs[0]!.batch.columns.map((c) => c.type);
+  for (;;) {
+    const out = types.map((t) => new ColumnBuilder(t, BATCH_SIZE));
+    let k = 0;
+    for (; k < BATCH_SIZE; k++) {
+      let best = -1;
+      for (let r = 0; r < runs.length; r++) {
+        if (pos[r]! >= runs[r]!.order.length) continue;
+        if (best === -1 || pair[r]![best]!(runs[r]!.order[pos[r]!]!, runs[best]!.order[pos[best]!]!) < 0) best = r;
+      }
+      if (best === -1) break;
+      const row = runs[best]!.order[pos[best]!++]!;
+      const cols = runs[best]!.batch.columns;
+      for (let c = 0; c < out.length; c++) out[c]!.pushFrom(cols[c]!, row);
+    }
+    if (k === 0) return;
+    yield { columns: out.map((b) => b.finish()), length: k };
+  }
+}
+
+export class Sort extends PhysicalOperator {
+  readonly name = 'Sort';
+  private readonly cmp: Comparator;
+
+  constructor(
+    readonly input: PhysicalOperator,
+    readonly keys: readonly SortKey[],
+  ) {
+    super(input.schema);
+    this.cmp = compileComparator(keys);
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.input];
+  }
+
+  describe(): string {
+    return `keys: ${describeKeys(
+      this.keys,
+      this.schema.map((f) => f.name),
+    )}`;
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const batches: Batch[] = [];
+    for await (const b of this.input.execute(ctx)) {
+      if (b.length > 0) batches.push(b);
+    }
+    checkCancel(ctx);
+    if (batches.length === 0) return;
+    const all = concatBatches(
+      this.schema.map((f) => f.type),
+      batches,
+    );
+    batches.length = 0;
+    const t0 = ctx.analyze ? performance.now() : 0;
+    const runs: SortedRun[] = [{ batch: all, order: sortPermutation(all, this.keys, this.cmp) }];
+    if (ctx.analyze) {
+      this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
+      this.metrics.extra['sort method'] = this.keys.length === 1 && radixEligible(all, this.keys[0]!) ? 'radix' : 'comparison';
+    }
+    yield* emitRuns(runs, this.cmp);
+  }
+}
+
+function radixEligible(b: Batch, k: SortKey): boolean {
+  const cat = keyCategory(k.type);
+  return b.length > 256 && (cat === 'num' || cat === 'float') && !Array.isArray(b.columns[k.col]!.data);
+}

@@ -1,0 +1,34 @@
+/** Runs a table function (generate_series, read_csv, …) with its arguments evaluated once. */
+import type { Schema } from '../../common/types.js';
+import type { Batch } from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import type { Expr } from '../../logical/expr.js';
+import type { TableFunctionImpl } from '../../logical/plan.js';
+import { evalConstant } from '../compile-expr.js';
+import { explainExpr } from '../explain-expr.js';
+import { PhysicalOperator } from '../operator.js';
+
+export class TableFunctionScan extends PhysicalOperator {
+  readonly name = 'FunctionScan';
+  constructor(
+    schema: Schema,
+    readonly fn: string,
+    readonly args: Expr[],
+    readonly impl: TableFunctionImpl,
+  ) {
+    super(schema);
+  }
+  children(): readonly PhysicalOperator[] {
+    return [];
+  }
+  describe(): string {
+    return `${this.fn}(${this.args.map((a) => explainExpr(a, [])).join(', ')})`;
+  }
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const values = this.args.map((a) => evalConstant(a, ctx));
+    for await (const b of this.impl.execute(values, ctx.eval, ctx.signal)) {
+      checkCancel(ctx);
+      yield b;
+    }
+  }
+}

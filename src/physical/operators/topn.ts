@@ -1,0 +1,469 @@
+/**
+ * TopN: ORDER BY … LIMIT k OFFSET m [WITH TIES] without sorting the whole input.
+ *
+ * Only K = offset + limit rows can reach the output (plus, WITH TIES, the rows equal to the K-th), so we
+ * keep at most that many and compare every incoming row against the current boundary (the worst kept row)
+ * before copying anything: once the boundary has settled almost every row costs one comparison.
+ *
+ * Two strategies:
+ *  - heap: a bounded max-heap of K rows stored columnar in fixed-capacity arrays. Best for small K.
+ *  - select: buffer surviving rows; when the buffer reaches ~2K rows, introselect the K-th row, keep the
+ *    K best (in arrival order) and make the K-th the new boundary. Every compaction discards at least
+ *    half the buffer, so the total work is O(n) with O(K) memory, with no heap sifting — this is what makes
+ *    LIMIT 10 OFFSET 500000 cost one pass plus linear selection. At the end we select the offset boundary
+ *    too and sort only rows [offset, K).
+ *
+ * Both are deterministic: equal keys are ordered by arrival (a row arriving later never displaces an equal one).
+ */
+import { QuireError } from '../../common/errors.js';
+import type { DataType, Value } from '../../common/types.js';
+import {
+  allocData,
+  BATCH_SIZE,
+  ColumnBuilder,
+  concatBatches,
+  makeColumn,
+  takeBatch,
+  type Batch,
+  type Column,
+  type ColumnData,
+} from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { PhysicalOperator } from '../operator.js';
+import {
+  compileComparator,
+  describeKeys,
+  keyCategory,
+  type Comparator,
+  type KeyView,
+  type RowCompare,
+  type SortKey,
+} from '../sort-key.js';
+import { identity } from './sort.js';
+
+export type TopNStrategy = 'heap' | 'select';
+
+/** Above this many kept rows the heap's O(log K) sifting and random access lose to buffered selection. */
+export const HEAP_MAX_ROWS = 1024;
+
+export class TopN extends PhysicalOperator {
+  readonly name = 'TopN';
+  readonly strategy: TopNStrategy;
+  private readonly cmp: Comparator;
+
+  constructor(
+    readonly input: PhysicalOperator,
+    readonly keys: readonly SortKey[],
+    readonly limit: number,
+    readonly offset: number = 0,
+    readonly withTies: boolean = false,
+    strategy?: TopNStrategy,
+  ) {
+    super(input.schema);
+    if (!Number.isInteger(limit) || limit < 0) throw new QuireError('2201W', 'LIMIT must not be negative');
+    if (!Number.isInteger(offset) || offset < 0) throw new QuireError('2201X', 'OFFSET must not be negative');
+    this.cmp = compileComparator(keys);
+    this.strategy = strategy ?? (offset + limit <= HEAP_MAX_ROWS ? 'heap' : 'select');
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.input];
+  }
+
+  describe(): string {
+    const names = this.schema.map((f) => f.name);
+    return (
+      `keys: ${describeKeys(this.keys, names)}, limit: ${this.limit}, offset: ${this.offset}` +
+      `${this.withTies ? ', with ties' : ''}, strategy: ${this.strategy}`
+    );
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    // LIMIT 0 returns nothing, WITH TIES included (there is no K-th row to tie with).
+    if (this.limit === 0) return;
+    const types = this.schema.map((f) => f.type);
+    const K = this.offset + this.limit;
+    const kept =
+      this.strategy === 'heap'
+        ? await this.runHeap(ctx, types, K)
+        : await this.runSelect(ctx, types, K);
+    if (kept === null) return;
+    const { batch, order, end } = kept;
+    for (let s = this.offset; s < end; s += BATCH_SIZE) {
+      const e = Math.min(end, s + BATCH_SIZE);
+      yield takeBatch(batch, order.subarray(s, e), e - s);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // heap strategy
+
+  private async runHeap(ctx: ExecContext, types: readonly DataType[], K: number): Promise<Kept | null> {
+    const cmp = this.cmp;
+    const keys = this.keys;
+    const withTies = this.withTies;
+    const store = new RowStore(types, K, keys);
+    const heap = new Int32Array(K); // heap position -> store slot; slot i is filled i-th, so slots 0..count-1
+    const seq = new Float64Array(K); // arrival number of the row in each slot (tie-breaker)
+    let count = 0;
+    let arrival = 0;
+    let storeVersion = -1;
+    let sc: RowCompare = () => 0; // store slot vs store slot, keys only
+    const refresh = (): void => {
+      if (storeVersion !== store.version) {
+        storeVersion = store.version;
+        sc = cmp.rows(store.view);
+      }
+    };
+    // (key, arrival) order: a total order, so the heap's behaviour does not depend on sift details.
+    const greater = (a: number, b: number): boolean => {
+      const c = sc(a, b);
+      return c > 0 || (c === 0 && seq[a]! > seq[b]!);
+    };
+    const siftUp = (pos: number): void => {
+      const s = heap[pos]!;
+      while (pos > 0) {
+        const parent = (pos - 1) >> 1;
+        const p = heap[parent]!;
+        if (!greater(s, p)) break;
+        heap[pos] = p;
+        pos = parent;
+      }
+      heap[pos] = s;
+    };
+    const siftDown = (pos: number): void => {
+      const s = heap[pos]!;
+      for (;;) {
+        let child = 2 * pos + 1;
+        if (child >= count) break;
+        if (child + 1 < count && greater(heap[child + 1]!, heap[child]!)) child++;
+        const c = heap[child]!;
+        if (!greater(c, s)) break;
+        heap[pos] = c;
+        pos = child;
+      }
+      heap[pos] = s;
+    };
+    const ties = withTies ? new TieList(types) : null;
+
+    for await (const b of this.input.execute(ctx)) {
+      checkCancel(ctx);
+      const m = b.length;
+      if (m === 0) continue;
+      const bv = cmp.view(b);
+      let i = 0;
+      while (count < K && i < m) {
+        store.copyIn(count, b, bv, i);
+        seq[count] = arrival++;
+        heap[count] = count;
+        count++;
+        refresh();
+        siftUp(count - 1);
+        i++;
+      }
+      if (i === m) continue;
+      refresh();
+      let xc = cmp.cross(bv, store.view);
+      for (; i < m; i++) {
+        const root = heap[0]!;
+        const c = xc(i, root);
+        if (c > 0) {
+          arrival++;
+          continue;
+        }
+        if (c === 0) {
+          // An equal row arriving later never displaces a kept one; WITH TIES keeps it beside the boundary.
+          if (ties !== null) ties.add(b, i, arrival);
+          arrival++;
+          continue;
+        }
+        if (ties !== null) {
+          // The new root will be the larger child (the incoming row is strictly smaller than the old root):
+          // if that child ties with the old root, the boundary value is unchanged and the old root becomes
+          // a tie; otherwise the boundary moved down and every tie of the old boundary is out.
+          let keepTies = false;
+          if (count >= 2) {
+            let child = heap[1]!;
+            if (count >= 3 && greater(heap[2]!, child)) child = heap[2]!;
+            keepTies = sc(child, root) === 0;
+          }
+          if (keepTies) ties.addColumns(store.columns(), root, seq[root]!);
+          else ties.clear();
+        }
+        store.copyIn(root, b, bv, i);
+        seq[root] = arrival++;
+        if (storeVersion !== store.version) {
+          refresh();
+          xc = cmp.cross(bv, store.view);
+        }
+        siftDown(0);
+      }
+    }
+    if (count <= this.offset) return null;
+    let batch = store.toBatch(count);
+    let seqAll: Float64Array = seq.subarray(0, count);
+    if (ties !== null && ties.length > 0) {
+      const tb = ties.finish();
+      batch = concatBatches(types, [batch, tb.batch]);
+      const s2 = new Float64Array(count + tb.seq.length);
+      s2.set(seqAll);
+      s2.set(tb.seq, count);
+      seqAll = s2;
+    }
+    const order = identity(batch.length);
+    const rc = cmp.rows(cmp.view(batch));
+    order.sort((a, b) => rc(a, b) || seqAll[a]! - seqAll[b]!);
+    return { batch, order, end: withTies ? batch.length : Math.min(K, batch.length) };
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // select strategy
+
+  private async runSelect(ctx: ExecContext, types: readonly DataType[], K: number): Promise<Kept | null> {
+    const cmp = this.cmp;
+    const withTies = this.withTies;
+    let buffer: Batch[] = [];
+    let buffered = 0;
+    let boundary: KeyView | null = null;
+    let threshold = Math.max(2 * K, K + BATCH_SIZE);
+
+    const compact = (): void => {
+      const all = concatBatches(types, buffer);
+      const n = all.length;
+      const rc = cmp.rows(cmp.view(all));
+      const total: RowCompare = (a, b) => rc(a, b) || a - b;
+      const perm = identity(n);
+      introselect(perm, 0, n, K - 1, total);
+      const keep = new Uint8Array(n);
+      for (let k = 0; k < K; k++) keep[perm[k]!] = 1;
+      const edge = perm[K - 1]!;
+      if (withTies) for (let k = K; k < n; k++) if (rc(perm[k]!, edge) === 0) keep[perm[k]!] = 1;
+      // Survivors stay in arrival order, so row index remains the arrival tie-breaker.
+      const sel = new Uint32Array(n);
+      let w = 0;
+      for (let r = 0; r < n; r++) if (keep[r] === 1) sel[w++] = r;
+      const survivors = takeBatch(all, sel, w);
+      const edgeBatch = takeBatch(all, [edge], 1);
+      boundary = cmp.view(edgeBatch);
+      buffer = [survivors];
+      buffered = w;
+      // Ties can keep the buffer from shrinking; grow the threshold so each compaction halves it.
+      threshold = Math.max(threshold, 2 * w);
+    };
+
+    for await (const b of this.input.execute(ctx)) {
+      checkCancel(ctx);
+      const m = b.length;
+      if (m === 0) continue;
+      let kept = b;
+      if (boundary !== null) {
+        const bc = cmp.cross(cmp.view(b), boundary);
+        const sel = new Uint32Array(m);
+        let w = 0;
+        if (withTies) {
+          for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
+        } else {
+          for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+        }
+        if (w === 0) continue;
+        if (w < m) kept = takeBatch(b, sel, w);
+      }
+      buffer.push(kept);
+      buffered += kept.length;
+      if (buffered >= threshold) compact();
+    }
+    if (buffered <= this.offset) return null;
+    const all = concatBatches(types, buffer);
+    buffer = [];
+    const n = all.length;
+    const rc = cmp.rows(cmp.view(all));
+    const total: RowCompare = (a, b) => rc(a, b) || a - b;
+    let perm = identity(n);
+    let end = Math.min(K, n);
+    if (K < n) {
+      introselect(perm, 0, n, K - 1, total);
+      if (withTies) {
+        // Rows past K that equal the K-th row, in arrival order (= their (key, index) order).
+        const edge = perm[K - 1]!;
+        const extra: number[] = [];
+        for (let k = K; k < n; k++) if (rc(perm[k]!, edge) === 0) extra.push(perm[k]!);
+        extra.sort((a, b) => a - b);
+        for (let k = 0; k < extra.length; k++) perm[K + k] = extra[k]!;
+        end = K + extra.length;
+      }
+    }
+    if (this.offset > 0 && this.offset < Math.min(K, n)) introselect(perm, 0, Math.min(K, n), this.offset, total);
+    perm.subarray(this.offset, Math.min(K, n)).sort(total);
+    if (end < perm.length) perm = perm.subarray(0, end);
+    return { batch: all, order: perm, end };
+  }
+}
+
+interface Kept {
+  batch: Batch;
+  /** Rows in output order; positions [offset, end) are emitted. */
+  order: Uint32Array;
+  end: number;
+}
+
+/**
+ * Rearranges perm[lo, hi) so that perm[k] holds the element of rank k - lo, everything before it is
+ * smaller and everything after it larger (`cmp` must be a total order: callers break ties by index).
+ * Quickselect with median-of-three pivots; after too many unbalanced rounds it sorts the remaining
+ * range instead, bounding the worst case at O(n log n).
+ */
+export function introselect(perm: Uint32Array, lo: number, hi: number, k: number, cmp: RowCompare): void {
+  let budget = 2 * Math.ceil(Math.log2(hi - lo + 1)) + 4;
+  while (hi - lo > 16) {
+    if (budget-- === 0) {
+      perm.subarray(lo, hi).sort(cmp);
+      return;
+    }
+    const mid = (lo + hi - 1) >>> 1;
+    // Median of three into perm[mid].
+    let a = perm[lo]!;
+    let b = perm[mid]!;
+    let c = perm[hi - 1]!;
+    if (cmp(b, a) < 0) [a, b] = [b, a];
+    if (cmp(c, b) < 0) {
+      [b, c] = [c, b];
+      if (cmp(b, a) < 0) [a, b] = [b, a];
+    }
+    perm[lo] = a;
+    perm[mid] = b;
+    perm[hi - 1] = c;
+    const pivot = b;
+    // Hoare partition: afterwards [lo, j] <= pivot <= [j + 1, hi).
+    let i = lo - 1;
+    let j = hi;
+    for (;;) {
+      do i++;
+      while (cmp(perm[i]!, pivot) < 0);
+      do j--;
+      while (cmp(perm[j]!, pivot) > 0);
+      if (i >= j) break;
+      const t = perm[i]!;
+      perm[i] = perm[j]!;
+      perm[j] = t;
+    }
+    if (k <= j) hi = j + 1;
+    else lo = j + 1;
+  }
+  // Small range: insertion sort.
+  for (let x = lo + 1; x < hi; x++) {
+    const v = perm[x]!;
+    let y = x - 1;
+    while (y >= lo && cmp(perm[y]!, v) > 0) {
+      perm[y + 1] = perm[y]!;
+      y--;
+    }
+    perm[y + 1] = v;
+  }
+}
+
+/**
+ * Fixed-capacity mutable columnar rows (the heap's slots). Null maps always exist so the generated
+ * comparator shape never changes; `version` changes when a column's storage is replaced (an int8 column
+ * widening to bigint-capable storage), telling holders of comparators to rebuild them.
+ */
+class RowStore {
+  readonly data: ColumnData[];
+  readonly nulls: Uint8Array[];
+  readonly high: (Uint8Array | null)[];
+  view: KeyView;
+  version = 0;
+
+  constructor(
+    readonly types: readonly DataType[],
+    readonly cap: number,
+    readonly keys: readonly SortKey[],
+  ) {
+    this.data = types.map((t) => allocData(t, cap));
+    this.nulls = types.map(() => new Uint8Array(cap));
+    this.high = keys.map((k) => (keyCategory(k.type) === 'text' ? new Uint8Array(cap) : null));
+    this.view = this.makeView();
+  }
+
+  private makeView(): KeyView {
+    return {
+      data: this.keys.map((k) => this.data[k.col]!),
+      nulls: this.keys.map((k) => this.nulls[k.col]!),
+      high: this.high,
+    };
+  }
+
+  copyIn(slot: number, b: Batch, bv: KeyView, row: number): void {
+    const cols = b.columns;
+    for (let c = 0; c < cols.length; c++) {
+      const col = cols[c]!;
+      const isNull = col.nulls !== null && col.nulls[row] === 1;
+      this.nulls[c]![slot] = isNull ? 1 : 0;
+      if (isNull) continue;
+      const v = col.data[row]!;
+      let d = this.data[c]!;
+      if (typeof v === 'bigint' && !Array.isArray(d)) {
+        d = Array.from(d as Float64Array) as Value[];
+        this.data[c] = d;
+        this.view = this.makeView();
+        this.version++;
+      }
+      (d as Value[])[slot] = v as Value;
+    }
+    for (let k = 0; k < this.keys.length; k++) {
+      const h = this.high[k];
+      if (h !== null) h[slot] = bv.high[k]![row]!;
+    }
+  }
+
+  columns(): Column[] {
+    return this.types.map((t, c) => makeColumn(t, this.data[c]!, this.nulls[c]!));
+  }
+
+  toBatch(n: number): Batch {
+    return {
+      columns: this.types.map((t, c) => {
+        const d = this.data[c]!;
+        const nn = this.nulls[c]!;
+        let any = false;
+        for (let i = 0; i < n; i++) if (nn[i] === 1) any = true;
+        return makeColumn(t, Array.isArray(d) ? d.slice(0, n) : d.slice(0, n), any ? nn.slice(0, n) : null);
+      }),
+      length: n,
+    };
+  }
+}
+
+/** Rows tied with the heap's boundary (WITH TIES), appended in arrival order. */
+class TieList {
+  private builders: ColumnBuilder[];
+  private seqs: number[] = [];
+  length = 0;
+
+  constructor(private readonly types: readonly DataType[]) {
+    this.builders = types.map((t) => new ColumnBuilder(t));
+  }
+
+  add(b: Batch, row: number, seq: number): void {
+    this.addColumns(b.columns, row, seq);
+  }
+
+  addColumns(cols: readonly Column[], row: number, seq: number): void {
+    for (let c = 0; c < cols.length; c++) this.builders[c]!.pushFrom(cols[c]!, row);
+    this.seqs.push(seq);
+    this.length++;
+  }
+
+  clear(): void {
+    if (this.length === 0) return;
+    this.builders = this.types.map((t) => new ColumnBuilder(t));
+    this.seqs = [];
+    this.length = 0;
+  }
+
+  finish(): { batch: Batch; seq: Float64Array } {
+    return {
+      batch: { columns: this.builders.map((b) => b.finish()), length: this.length },
+      seq: Float64Array.from(this.seqs),
+    };
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * Physical planning: chooses an operator for each logical node. Expressions that operators key on
+ * (group keys, join keys, sort keys) are projected into columns first, so operators only see columns.
+ */
+import { QuireError } from '../common/errors.js';
+import { T, type DataType, type Value } from '../common/types.js';
+import type { ExecContext } from '../execution/context.js';
+import { colRef, columnsUsed, mapExpr, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
+import type { LogicalPlan } from '../logical/plan.js';
+import { lookupAggregate } from '../functions/aggregate/registry.js';
+import { compileSimplePredicate, evalConstant } from './compile-expr.js';
+import type { PhysicalOperator } from './operator.js';
+import { Filter } from './operators/filter.js';
+import { HashAggregate, type HashAggSpec } from './operators/hash-aggregate.js';
+import { HashJoin } from './operators/hash-join.js';
+import { Limit } from './operators/limit.js';
+import { NestedLoopJoin } from './operators/nested-loop-join.js';
+import { Project } from './operators/project.js';
+import { RecursiveUnion, WorkTableScan } from './operators/recursive-union.js';
+import { SetOp } from './operators/set-op.js';
+import { Sort } from './operators/sort.js';
+import { TableFunctionScan } from './operators/table-function-scan.js';
+import { TableScan, type ScannableSource } from './operators/table-scan.js';
+import { TopN } from './operators/topn.js';
+import { Distinct } from './operators/distinct.js';
+import { DistinctOn } from './operators/distinct-on.js';
+import { OneRow, ValuesScan } from './operators/values-scan.js';
+import type { SortKey } from './sort-key.js';
+import type { SlotPlan } from './subquery-eval.js';
+import { planWindow } from './plan-window.js';
+
+export interface PlannerEnv {
+  /** Context used to evaluate LIMIT/OFFSET and other plan-time constants. */
+  readonly ctx: ExecContext;
+}
+
+export class PhysicalPlanner {
+  private slots = new Map<object, SlotPlan>();
+  constructor(readonly env: PlannerEnv) {}
+
+  readonly slotPlan = (e: Expr & { kind: 'subquery' }): SlotPlan => {
+    let s = this.slots.get(e);
+    if (s === undefined) {
+      s = { expr: e, plan: this.plan(e.plan) };
+      this.slots.set(e, s);
+    }
+    return s;
+  };
+
+  plan(p: LogicalPlan): PhysicalOperator {
+    switch (p.op) {
+      case 'scan': {
+        const src = p.source as unknown as ScannableSource;
+        if (typeof src.scan !== 'function') throw new QuireError('XX000', `table ${p.source.name} cannot be scanned`);
+        return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null);
+      }
+      case 'values':
+        return new ValuesScan(p.schema, p.rows, this.slotPlan);
+      case 'empty':
+        return new OneRow(p.schema, p.oneRow ? 1 : 0);
+      case 'table-function':
+        return new TableFunctionScan(p.schema, p.name, p.args, p.impl);
+      case 'filter':
+        return new Filter(this.plan(p.input), p.predicate, this.slotPlan);
+      case 'project': {
+        const input = this.plan(p.input);
+        if (p.exprs.length === input.schema.length && p.exprs.every((e, i) => e.kind === 'column' && e.index === i)) {
+          // Identity projection (renames only): names live in the result description, not in batches.
+          return input;
+        }
+        return new Project(p.schema, input, p.exprs, this.slotPlan);
+      }
+      case 'aggregate':
+        return this.planAggregate(p);
+      case 'window':
+        return planWindow(p, this.plan(p.input), this.slotPlan);
+      case 'sort': {
+        const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
+        const sorted = new Sort(input, keys);
+        return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
+      }
+      case 'limit': {
+        const count = this.constCount(p.count, 'LIMIT');
+        const offset = this.constCount(p.offset, 'OFFSET');
+        const input = this.plan(p.input);
+        if (p.ties !== null) {
+          const tieCols = p.ties.map((k) => {
+            if (k.expr.kind !== 'column') throw new QuireError('XX000', 'WITH TIES keys must be columns');
+            return k.expr.index;
+          });
+          if (count === null) throw new QuireError('22023', 'row count cannot be null in FETCH FIRST ... WITH TIES clause');
+          return new Limit(input, count, offset, tieCols);
+        }
+        return new Limit(input, count, offset);
+      }
+      case 'topn': {
+        const count = this.constCount(p.count, 'LIMIT');
+        const offset = this.constCount(p.offset, 'OFFSET') ?? 0;
+        const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
+        if (count === null) {
+          // LIMIT NULL / ALL: no row bound, so this is a sort with an offset.
+          const sorted = new Limit(new Sort(input, keys), null, offset);
+          return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
+        }
+        const t = new TopN(input, keys, count, offset, p.withTies);
+        return extra ? this.dropExtra(t, p.schema.length) : t;
+      }
+      case 'distinct':
+        return new Distinct(this.plan(p.input));
+      case 'distinct-on':
+        return new DistinctOn(
+          this.plan(p.input),
+          p.keys.map((k) => {
+            if (k.kind !== 'column') throw new QuireError('XX000', 'DISTINCT ON keys must be columns');
+            return k.index;
+          }),
+        );
+      case 'join':
+        return this.planJoin(p);
+      case 'setop':
+        return new SetOp(p.kind, p.all, this.plan(p.left), this.plan(p.right));
+      case 'recursive-cte':
+        return new RecursiveUnion(p.schema, this.plan(p.anchor), this.plan(p.recursive), p.all, p.id);
+      case 'worktable':
+        return new WorkTableScan(p.schema, p.id, p.name);
+    }
+  }
+
+  private constCount(e: Expr | null, what: 'LIMIT' | 'OFFSET'): number | null {
+    if (e === null) return null;
+    const v = evalConstant(e, this.env.ctx);
+    if (v === null) return null;
+    const n = Number(v as number | bigint);
+    if (n < 0) {
+      throw what === 'LIMIT' ? new QuireError('2201W', 'LIMIT must not be negative') : new QuireError('2201X', 'OFFSET must not be negative');
+    }
+    return Math.min(n, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** Projects non-column sort keys into extra trailing columns. */
+  private keyColumns(input: PhysicalOperator, lkeys: readonly LSortKey[]): { input: PhysicalOperator; keys: SortKey[]; extra: boolean } {
+    if (lkeys.every((k) => k.expr.kind === 'column')) {
+      return {
+        input,
+        keys: lkeys.map((k) => ({ col: (k.expr as { index: number }).index, type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst })),
+        extra: false,
+      };
+    }
+    const exprs: Expr[] = input.schema.map((f, i) => colRef(i, f.type, f.name));
+    const keys = lkeys.map((k) => {
+      if (k.expr.kind === 'column') return { col: k.expr.index, type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst };
+      exprs.push(k.expr);
+      return { col: exprs.length - 1, type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst };
+    });
+    const schema = exprs.map((e, i) => ({ name: input.schema[i]?.name ?? '?key?', type: e.type }));
+    return { input: new Project(schema, input, exprs, this.slotPlan), keys, extra: true };
+  }
+
+  private dropExtra(op: PhysicalOperator, width: number): PhysicalOperator {
+    const schema = op.schema.slice(0, width);
+    return new Project(schema, op, schema.map((f, i) => colRef(i, f.type, f.name)), this.slotPlan);
+  }
+
+  private planAggregate(p: LogicalPlan & { op: 'aggregate' }): PhysicalOperator {
+    const input = this.plan(p.input);
+    const exprs: Expr[] = [...p.groupBy];
+    const add = (e: Expr): number => {
+      exprs.push(e);
+      return exprs.length - 1;
+    };
+    const specs: HashAggSpec[] = p.aggs.map((a) => {
+      const impl = lookupAggregate(a.name)!.resolve(a.argTypes);
+      if (impl === null) throw new QuireError('42883', `function ${a.name} does not exist`);
+      return {
+        impl,
+        argCols: a.args.map(add),
+        filterCol: a.filter ? add(a.filter) : null,
+        distinct: a.distinct,
+        orderBy: a.orderBy.map((k) => ({ col: add(k.expr), desc: k.desc, nullsFirst: k.nullsFirst, type: k.expr.type })),
+      };
+    });
+    const projSchema = exprs.map((e, i) => ({ name: `c${i}`, type: e.type }));
+    const proj = new Project(projSchema, input, exprs, this.slotPlan);
+    return new HashAggregate(proj, { keyCount: p.groupBy.length, keyTypes: p.groupBy.map((g) => g.type), aggs: specs }, p.schema);
+  }
+
+  private planJoin(p: LogicalPlan & { op: 'join' }): PhysicalOperator {
+    const left = this.plan(p.left);
+    const right = this.plan(p.right);
+    const nl = left.schema.length;
+    if (p.type === 'cross' || p.condition === null) {
+      return new NestedLoopJoin(left, right, p.type === 'cross' ? 'inner' : p.type);
+    }
+    // Split the ON condition into equi-join keys (left expr = right expr) and a residual.
+    const conjuncts = flattenAnd(p.condition);
+    const lk: Expr[] = [];
+    const rk: Expr[] = [];
+    const residual: Expr[] = [];
+    for (const c of conjuncts) {
+      if (c.kind === 'compare' && c.op === '=') {
+        const lu = columnsUsed(c.left);
+        const ru = columnsUsed(c.right);
+        const onlyLeft = (s: Set<number>): boolean => s.size > 0 && [...s].every((i) => i < nl);
+        const onlyRight = (s: Set<number>): boolean => s.size > 0 && [...s].every((i) => i >= nl);
+        const plain = !hasSubquery(c.left) && !hasSubquery(c.right) && !hasOuter(c.left) && !hasOuter(c.right);
+        if (plain && onlyLeft(lu) && onlyRight(ru)) {
+          lk.push(c.left);
+          rk.push(shift(c.right, -nl));
+          continue;
+        }
+        if (plain && onlyRight(lu) && onlyLeft(ru)) {
+          lk.push(c.right);
+          rk.push(shift(c.left, -nl));
+          continue;
+        }
+      }
+      residual.push(c);
+    }
+    if (residual.some(hasSubquery)) throw new QuireError('0A000', 'subqueries in JOIN conditions are not supported');
+    if (lk.length === 0) {
+      const pred = compileSimplePredicate(residual.length === 1 ? residual[0]! : { kind: 'and', args: residual, type: T.bool });
+      return new NestedLoopJoin(left, right, p.type, pred);
+    }
+    const lside = this.withKeys(left, lk);
+    const rside = this.withKeys(right, rk);
+    const nl2 = lside.op.schema.length;
+    let res = null;
+    if (residual.length > 0) {
+      const remapped = residual.map((e) => mapExpr(e, (x) => (x.kind === 'column' && x.index >= nl ? { ...x, index: x.index - nl + nl2 } : x)));
+      res = compileSimplePredicate(remapped.length === 1 ? remapped[0]! : { kind: 'and', args: remapped, type: T.bool });
+    }
+    const join: PhysicalOperator = new HashJoin(lside.op, rside.op, p.type, lside.cols, rside.cols, res);
+    if (lside.extra === 0 && rside.extra === 0) return join;
+    // Drop the projected key columns again.
+    const keep: Expr[] = [];
+    for (let i = 0; i < nl; i++) keep.push(colRef(i, left.schema[i]!.type, left.schema[i]!.name));
+    for (let i = 0; i < right.schema.length; i++) keep.push(colRef(nl2 + i, right.schema[i]!.type, right.schema[i]!.name));
+    return new Project(p.schema, join, keep, this.slotPlan);
+  }
+
+  private withKeys(op: PhysicalOperator, keys: Expr[]): { op: PhysicalOperator; cols: number[]; extra: number } {
+    if (keys.every((k) => k.kind === 'column')) return { op, cols: keys.map((k) => (k as { index: number }).index), extra: 0 };
+    const exprs: Expr[] = op.schema.map((f, i) => colRef(i, f.type, f.name));
+    const cols = keys.map((k) => {
+      if (k.kind === 'column') return k.index;
+      exprs.push(k);
+      return exprs.length - 1;
+    });
+    const schema = exprs.map((e, i) => ({ name: op.schema[i]?.name ?? `key${i}`, type: e.type }));
+    return { op: new Project(schema, op, exprs, this.slotPlan), cols, extra: exprs.length - op.schema.length };
+  }
+}
+
+export function flattenAnd(e: Expr): Expr[] {
+  if (e.kind === 'and') return e.args.flatMap(flattenAnd);
+  return [e];
+}
+
+function hasSubquery(e: Expr): boolean {
+  return someExprDeep(e, (x) => x.kind === 'subquery');
+}
+function hasOuter(e: Expr): boolean {
+  return someExprDeep(e, (x) => x.kind === 'outer');
+}
+function someExprDeep(e: Expr, f: (e: Expr) => boolean): boolean {
+  let found = false;
+  mapExpr(e, (x) => {
+    if (f(x)) found = true;
+    return x;
+  });
+  return found;
+}
+
+function shift(e: Expr, by: number): Expr {
+  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index + by } : x));
+}
+
+export type { DataType, Value };

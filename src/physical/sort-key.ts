@@ -1,0 +1,243 @@
+/**
+ * Comparator compilation for ORDER BY keys.
+ *
+ * Sorting and Top-N spend nearly all their time in the comparator, so instead of interpreting the key
+ * list per comparison we generate one JavaScript function per key list and per "shape" (which sides
+ * have null maps), with every constant (direction, null placement, storage category) folded into the
+ * source. The generated source is built only from the key list's enumerated properties (numbers and
+ * fixed category names), never from user text.
+ *
+ * Comparators read a KeyView: the key columns of one batch pulled out into arrays, plus, for text keys,
+ * a per-row flag telling whether the string holds a code unit >= 0xD800. JavaScript's `<` compares
+ * UTF-16 code units, which agrees with code-point (= UTF-8 byte = C collation) order except when the first
+ * differing units are a surrogate and a unit in U+E000..U+FFFF; both strings then contain a unit
+ * >= 0xD800, so when either flag is clear the native comparison is exact and we skip the slow path.
+ */
+import { compareValues } from '../common/compare.js';
+import type { DataType, Value } from '../common/types.js';
+import type { Batch, Column, ColumnData } from '../execution/column.js';
+
+export interface SortKey {
+  /** Column index in the input batch. */
+  readonly col: number;
+  readonly type: DataType;
+  readonly desc: boolean;
+  readonly nullsFirst: boolean;
+}
+
+/** Key columns of one batch as the generated comparators read them (one entry per key). */
+export interface KeyView {
+  readonly data: readonly ColumnData[];
+  readonly nulls: readonly (Uint8Array | null)[];
+  /** Text keys: 1 where the string contains a code unit >= 0xD800 (see header); null for other keys. */
+  readonly high: readonly (Uint8Array | null)[];
+}
+
+/** Compares row i of one view with row j of another (or the same) view. */
+export type RowCompare = (i: number, j: number) => number;
+
+export interface Comparator {
+  readonly keys: readonly SortKey[];
+  view(b: Batch): KeyView;
+  /** Rows of one view. */
+  rows(v: KeyView): RowCompare;
+  /** Row i of `a` against row j of `b`. */
+  cross(a: KeyView, b: KeyView): RowCompare;
+}
+
+/** How a key's values compare: decides the generated code. */
+export type KeyCategory = 'num' | 'float' | 'text' | 'other';
+
+export function keyCategory(t: DataType): KeyCategory {
+  switch (t.name) {
+    case 'bool':
+    case 'int2':
+    case 'int4':
+    case 'int8': // number | bigint: JS relational operators compare mixed number/bigint exactly
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'num';
+    case 'float4':
+    case 'float8':
+      return 'float';
+    case 'text':
+    case 'varchar':
+    case 'unknown':
+      return 'text';
+    default:
+      // numeric, interval, bpchar (trailing blanks are insignificant): the shared comparison decides.
+      return 'other';
+  }
+}
+
+const HIGH_UNIT = /[\uD800-\uFFFF]/;
+
+/** 1 when `s` contains a code unit >= 0xD800, i.e. when code-unit order might differ from code-point order. */
+export function highFlag(s: string): 0 | 1 {
+  return HIGH_UNIT.test(s) ? 1 : 0;
+}
+
+/** Code-point order of two strings (C collation), for the rare case the native comparison might be wrong. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let k = 0; k < n; k++) {
+    let x = a.charCodeAt(k);
+    let y = b.charCodeAt(k);
+    if (x !== y) {
+      // Move surrogates above U+E000..U+FFFF: every surrogate pair encodes a code point >= U+10000.
+      if (x >= 0xd800) x += x >= 0xe000 ? -0x800 : 0x2000;
+      if (y >= 0xd800) y += y >= 0xe000 ? -0x800 : 0x2000;
+      return x < y ? -1 : 1;
+    }
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/** Code-point order of two distinct-or-equal strings, fast when neither contains a unit >= 0xD800. */
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  if (HIGH_UNIT.test(a) && HIGH_UNIT.test(b)) return compareCodePoints(a, b);
+  return a < b ? -1 : 1;
+}
+
+const highCache = new WeakMap<Column, Uint8Array>();
+
+/** Columns are immutable once built, so the text flags of a column are computed once and cached. */
+function highFlags(c: Column, n: number): Uint8Array {
+  let f = highCache.get(c);
+  if (f !== undefined && f.length >= n) return f;
+  f = new Uint8Array(n);
+  const d = c.data as Value[];
+  const nulls = c.nulls;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const s = d[i];
+    if (typeof s === 'string' && HIGH_UNIT.test(s)) f[i] = 1;
+  }
+  highCache.set(c, f);
+  return f;
+}
+
+type Factory = (
+  A: KeyView,
+  B: KeyView,
+  cmpV: typeof compareValues,
+  cmpCP: typeof compareCodePoints,
+  types: readonly DataType[],
+) => RowCompare;
+
+/** Generates the body of a comparator for one shape (null maps present on side A / side B, per key). */
+function generate(keys: readonly SortKey[], nullsA: readonly boolean[], nullsB: readonly boolean[]): Factory {
+  const pre: string[] = [];
+  const body: string[] = [];
+  keys.forEach((k, n) => {
+    const cat = keyCategory(k.type);
+    // D: +1 ascending, -1 descending. NF: what a NULL on the left returns against a non-null on the right.
+    const D = k.desc ? -1 : 1;
+    const NF = k.nullsFirst ? -1 : 1;
+    pre.push(`const a${n} = A.data[${n}], b${n} = B.data[${n}];`);
+    if (nullsA[n]) pre.push(`const na${n} = A.nulls[${n}];`);
+    if (nullsB[n]) pre.push(`const nb${n} = B.nulls[${n}];`);
+    if (cat === 'text') pre.push(`const ha${n} = A.high[${n}], hb${n} = B.high[${n}];`);
+    if (cat === 'other') pre.push(`const t${n} = types[${n}];`);
+    let value: string;
+    switch (cat) {
+      case 'num':
+        value = `{ const x = a${n}[i], y = b${n}[j]; if (x !== y) return x < y ? ${-D} : ${D}; }`;
+        break;
+      case 'float':
+        // NaN is greater than every number and equal to itself; -0 equals 0 (=== already says so).
+        value =
+          `{ const x = a${n}[i], y = b${n}[j]; if (x < y) return ${-D}; if (x > y) return ${D};` +
+          ` if (x !== y) { const p = x !== x, q = y !== y; if (p !== q) return p ? ${D} : ${-D}; } }`;
+        break;
+      case 'text':
+        value =
+          `{ const x = a${n}[i], y = b${n}[j]; if (x !== y) {` +
+          ` if ((ha${n}[i] & hb${n}[j]) === 1) return cmpCP(x, y) * ${D};` +
+          ` return x < y ? ${-D} : ${D}; } }`;
+        break;
+      default:
+        value = `{ const c = cmpV(a${n}[i], b${n}[j], t${n}); if (c !== 0) return c < 0 ? ${-D} : ${D}; }`;
+    }
+    if (nullsA[n] && nullsB[n]) {
+      body.push(
+        `{ const p = na${n}[i], q = nb${n}[j];` +
+          ` if ((p | q) === 1) { if (p !== q) return p === 1 ? ${NF} : ${-NF}; } else ${value} }`,
+      );
+    } else if (nullsA[n]) {
+      body.push(`if (na${n}[i] === 1) return ${NF};`, value);
+    } else if (nullsB[n]) {
+      body.push(`if (nb${n}[j] === 1) return ${-NF};`, value);
+    } else {
+      body.push(value);
+    }
+  });
+  const src = `${pre.join('\n')}\nreturn function compare(i, j) {\n${body.join('\n')}\nreturn 0;\n};`;
+  return new Function('A', 'B', 'cmpV', 'cmpCP', 'types', src) as Factory;
+}
+
+export function compileComparator(keys: readonly SortKey[]): Comparator {
+  const factories = new Map<string, Factory>();
+  const types = keys.map((k) => k.type);
+  const textKey = keys.map((k) => keyCategory(k.type) === 'text');
+
+  function factory(a: KeyView, b: KeyView): Factory {
+    let sig = '';
+    for (let n = 0; n < keys.length; n++) sig += (a.nulls[n] !== null ? '1' : '0') + (b.nulls[n] !== null ? '1' : '0');
+    let f = factories.get(sig);
+    if (f === undefined) {
+      f = generate(
+        keys,
+        a.nulls.map((x) => x !== null),
+        b.nulls.map((x) => x !== null),
+      );
+      factories.set(sig, f);
+    }
+    return f;
+  }
+
+  return {
+    keys,
+    view(b: Batch): KeyView {
+      const data: ColumnData[] = [];
+      const nulls: (Uint8Array | null)[] = [];
+      const high: (Uint8Array | null)[] = [];
+      for (let n = 0; n < keys.length; n++) {
+        const c = b.columns[keys[n]!.col]!;
+        data.push(c.data);
+        nulls.push(c.nulls);
+        high.push(textKey[n] ? highFlags(c, b.length) : null);
+      }
+      return { data, nulls, high };
+    },
+    rows(v: KeyView): RowCompare {
+      return factory(v, v)(v, v, compareValues, compareCodePoints, types);
+    },
+    cross(a: KeyView, b: KeyView): RowCompare {
+      return factory(a, b)(a, b, compareValues, compareCodePoints, types);
+    },
+  };
+}
+
+/** Ascending keys on the given columns with NULLS LAST: the ordering used for equality (DISTINCT ON, ties). */
+export function equalityKeys(cols: readonly number[], types: readonly DataType[]): SortKey[] {
+  return cols.map((col, n) => ({ col, type: types[n]!, desc: false, nullsFirst: false }));
+}
+
+export function describeKeys(keys: readonly SortKey[], names?: readonly string[]): string {
+  return (
+    '[' +
+    keys
+      .map((k) => {
+        const name = names?.[k.col] ?? `#${k.col}`;
+        const dir = k.desc ? 'DESC' : 'ASC';
+        // Only mention NULLS when it differs from the direction's default (PostgreSQL's EXPLAIN does the same).
+        const nulls = k.nullsFirst !== k.desc ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : '';
+        return `${name} ${dir}${nulls}`;
+      })
+      .join(', ') +
+    ']'
+  );
+}

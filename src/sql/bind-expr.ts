@@ -1,0 +1,770 @@
+/**
+ * Expression binding: PostgreSQL AST → typed Expr over the current scope. Aggregates and window calls
+ * are collected into the query's lists and replaced by placeholder column references that the query
+ * binder later maps onto the aggregate / window operator outputs.
+ */
+import type { Node } from '@pgsql/types';
+import { QuireError, positionOf } from '../common/errors.js';
+import { T, type DataType, type Value, category, typeDisplayName, isNumericType } from '../common/types.js';
+import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
+import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
+import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
+import { castContext } from '../common/cast.js';
+import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr } from '../logical/expr.js';
+import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
+import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
+import type { Scope } from './scope.js';
+import { resolveTypeName } from './type-name.js';
+
+/** Placeholder column indexes for aggregates and window calls, far above any real column. */
+export const AGG_BASE = 1 << 24;
+export const WIN_BASE = 1 << 25;
+
+export interface AggCollector {
+  calls: AggCall[];
+}
+export interface WindowCollector {
+  calls: WindowCall[];
+  /** Named windows of the WINDOW clause (raw AST, bound on use). */
+  named: Map<string, AnyNode>;
+}
+
+export interface ExprEnv extends CoerceEnv {
+  /** Binds a sub-SELECT whose outer scope is `scope`. */
+  bindSubquery(stmt: Node, scope: Scope): { plan: LogicalPlan; correlated: boolean };
+}
+
+export interface ExprCtx {
+  scope: Scope;
+  clause: string;
+  aggs: AggCollector | null;
+  windows: WindowCollector | null;
+  env: ExprEnv;
+  /** Set while binding aggregate arguments (nested aggregates are an error). */
+  inAggregate?: boolean;
+  inWindow?: boolean;
+}
+
+const pos = positionOf;
+
+function constExpr(value: Value, type: DataType): Expr {
+  return { kind: 'const', value, type };
+}
+
+export function bindExpr(node: Node, cx: ExprCtx): Expr {
+  const tag = nodeTag(node);
+  const b = nodeBody<AnyNode>(node);
+  const loc = b.location as number | undefined;
+  switch (tag) {
+    case 'ColumnRef':
+      return bindColumnRef(b, cx);
+    case 'A_Const':
+      return bindConst(b);
+    case 'ParamRef': {
+      const n = (b.number as number | undefined) ?? 0;
+      if (n < 1) throw new QuireError('42P02', `there is no parameter $${n}`, { position: pos(loc) });
+      const idx = n - 1;
+      while (cx.env.paramTypes.length <= idx) cx.env.paramTypes.push(T.unknown);
+      return { kind: 'param', index: idx, type: cx.env.paramTypes[idx]! };
+    }
+    case 'TypeCast': {
+      const target = resolveTypeName(b.typeName as never);
+      const arg = bindExpr(b.arg as Node, cx);
+      return coerce(arg, target, 'explicit', cx.env, pos(loc));
+    }
+    case 'A_Expr':
+      return bindAExpr(b, cx);
+    case 'BoolExpr': {
+      const args = (b.args as Node[]).map((a) => coerceBool(bindExpr(a, cx), cx, 'argument of ' + boolOpName(b.boolop as string), locOf(a)));
+      switch (b.boolop) {
+        case 'AND_EXPR':
+          return { kind: 'and', args, type: T.bool };
+        case 'OR_EXPR':
+          return { kind: 'or', args, type: T.bool };
+        default:
+          return { kind: 'not', arg: args[0]!, type: T.bool };
+      }
+    }
+    case 'NullTest': {
+      const arg = bindExpr(b.arg as Node, cx);
+      return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated: b.nulltesttype === 'IS_NOT_NULL', type: T.bool };
+    }
+    case 'BooleanTest': {
+      const arg = coerceBool(bindExpr(b.arg as Node, cx), cx, 'argument of IS TRUE', locOf(b.arg as Node));
+      const t = b.booltesttype as string;
+      const test = t.includes('TRUE') ? 'true' : t.includes('FALSE') ? 'false' : 'unknown';
+      return { kind: 'bool-test', arg, test, negated: t.includes('NOT'), type: T.bool };
+    }
+    case 'CaseExpr':
+      return bindCase(b, cx);
+    case 'CoalesceExpr': {
+      const args = (b.args as Node[]).map((a) => bindExpr(a, cx));
+      const t = unifyTypes(args.map((a) => a.type), 'COALESCE', pos(loc));
+      return { kind: 'coalesce', args: args.map((a, i) => coerce(a, t, 'implicit', cx.env, pos(locOf((b.args as Node[])[i]!)))), type: t };
+    }
+    case 'MinMaxExpr': {
+      const args = (b.args as Node[]).map((a) => bindExpr(a, cx));
+      const op = b.op === 'IS_GREATEST' ? 'greatest' : 'least';
+      const t = unifyTypes(args.map((a) => a.type), op.toUpperCase(), pos(loc));
+      return { kind: 'minmax', op, args: args.map((a) => coerce(a, t, 'implicit', cx.env)), type: t };
+    }
+    case 'FuncCall':
+      return bindFuncCall(b, cx);
+    case 'SubLink':
+      return bindSubLink(b, cx);
+    case 'SQLValueFunction':
+      return bindSqlValueFunction(b, cx);
+    case 'CollateClause':
+      return bindExpr(b.arg as Node, cx);
+    case 'RowExpr':
+      throw new QuireError('0A000', 'row constructors are only supported in comparisons', { position: pos(loc) });
+    case 'A_ArrayExpr':
+    case 'A_Indirection':
+      throw new QuireError('0A000', 'arrays are not supported', { position: pos(loc) });
+    case 'GroupingFunc':
+      throw new QuireError('0A000', 'GROUPING() is not supported', { position: pos(loc) });
+    default:
+      throw new QuireError('0A000', `expression ${tag ?? '?'} is not supported`, { position: pos(loc) });
+  }
+}
+
+function boolOpName(op: string): string {
+  return op === 'AND_EXPR' ? 'AND' : op === 'OR_EXPR' ? 'OR' : 'NOT';
+}
+
+export function locOf(n: Node | undefined): number | undefined {
+  if (!n) return undefined;
+  const b = nodeBody<AnyNode>(n);
+  if (typeof b.location === 'number') return b.location;
+  // Some nodes (TypeCast of a literal) put the location on an inner node.
+  for (const k of ['arg', 'lexpr', 'val']) {
+    const inner = b[k] as Node | undefined;
+    if (inner && typeof inner === 'object') {
+      const l = locOf(inner);
+      if (l !== undefined) return l;
+    }
+  }
+  return undefined;
+}
+
+export function coerceBool(e: Expr, cx: ExprCtx, what: string, loc: number | undefined): Expr {
+  if (e.type.name === 'bool') return e;
+  if (e.type.name === 'unknown') return coerce(e, T.bool, 'implicit', cx.env, pos(loc));
+  throw new QuireError('42804', `${what} must be type boolean, not type ${typeDisplayName(e.type)}`, { position: pos(loc) });
+}
+
+function bindConst(b: AnyNode): Expr {
+  if (b.isnull) return constExpr(null, T.unknown);
+  if (b.ival !== undefined) {
+    const v = (b.ival as { ival?: number }).ival ?? 0;
+    return constExpr(v, T.int4);
+  }
+  if (b.fval !== undefined) {
+    const s = (b.fval as { fval?: string }).fval ?? '0';
+    // Integer literals too wide for int4 arrive as fval: they are int8 when they fit, else numeric.
+    if (/^-?\d+$/.test(s)) {
+      const big = BigInt(s);
+      if (big >= -(2n ** 63n) && big < 2n ** 63n) {
+        return constExpr(big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big, T.int8);
+      }
+    }
+    return { kind: 'cast', arg: constExpr(s, T.unknown), type: T.numeric, explicit: true };
+  }
+  if (b.boolval !== undefined) return constExpr((b.boolval as { boolval?: boolean }).boolval === true, T.bool);
+  if (b.sval !== undefined) return constExpr((b.sval as { sval?: string }).sval ?? '', T.unknown);
+  if (b.bsval !== undefined) throw new QuireError('0A000', 'bit string literals are not supported', { position: pos(b.location as number) });
+  return constExpr(null, T.unknown);
+}
+
+function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
+  const fields = b.fields as Node[];
+  const loc = pos(b.location as number);
+  if (fields.some((f) => nodeTag(f) === 'A_Star')) {
+    throw new QuireError('42601', 'row expansion via "*" is not supported here', { position: loc });
+  }
+  const names = strings(fields);
+  let qualifier: string | null = null;
+  let name: string;
+  if (names.length === 1) name = names[0]!;
+  else if (names.length === 2) {
+    qualifier = names[0]!;
+    name = names[1]!;
+  } else {
+    // schema.table.column: only the table qualifier matters for in-memory catalogs.
+    qualifier = names[names.length - 2]!;
+    name = names[names.length - 1]!;
+  }
+  let scope: Scope | null = cx.scope;
+  let levels = 0;
+  while (scope !== null) {
+    const e = scope.findLocal(qualifier, name, loc);
+    if (e !== undefined) {
+      if (levels === 0) return e.expr;
+      let s: Scope | null = cx.scope;
+      for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
+      if (e.expr.kind !== 'column') {
+        throw new QuireError('0A000', `correlated reference to merged join column "${name}" is not supported`, { position: loc });
+      }
+      return { kind: 'outer', levels, index: e.expr.index, type: e.expr.type, name };
+    }
+    scope = scope.parent;
+    levels++;
+  }
+  if (qualifier !== null) {
+    let s: Scope | null = cx.scope;
+    let known = false;
+    while (s !== null) {
+      if (s.hasQualifier(qualifier)) known = true;
+      s = s.parent;
+    }
+    if (!known) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
+    throw new QuireError('42703', `column ${qualifier}.${name} does not exist`, { position: loc });
+  }
+  throw new QuireError('42703', `column "${name}" does not exist`, { position: loc });
+}
+
+const COMPARE_OPS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=']);
+
+export function bindComparison(op: string, l: Expr, r: Expr, cx: ExprCtx, loc: number | undefined): Expr {
+  const t = comparisonType(l.type, r.type);
+  if (t === null) {
+    throw new QuireError('42883', `operator does not exist: ${typeDisplayName(l.type)} ${op} ${typeDisplayName(r.type)}`, {
+      position: pos(loc),
+      hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const cop = (op === '!=' ? '<>' : op) as CompareOp;
+  return { kind: 'compare', op: cop, left: coerce(l, t, 'implicit', cx.env, pos(loc)), right: coerce(r, t, 'implicit', cx.env, pos(loc)), type: T.bool };
+}
+
+function bindRowComparison(op: string, ln: Node, rn: Node, cx: ExprCtx, loc: number | undefined): Expr {
+  const la = (nodeBody<AnyNode>(ln).args as Node[]).map((a) => bindExpr(a, cx));
+  const ra = (nodeBody<AnyNode>(rn).args as Node[]).map((a) => bindExpr(a, cx));
+  if (la.length !== ra.length) throw new QuireError('42601', 'unequal number of entries in row expressions', { position: pos(loc) });
+  const eqs = la.map((l, i) => bindComparison('=', l, ra[i]!, cx, loc));
+  if (op === '=') return { kind: 'and', args: eqs, type: T.bool };
+  if (op === '<>' || op === '!=') return { kind: 'not', arg: { kind: 'and', args: eqs, type: T.bool }, type: T.bool };
+  // Lexicographic: (a,b) < (c,d)  ≡  a < c OR (a = c AND b < d), with the last element using op itself.
+  const strict = op === '<' || op === '<=' ? '<' : '>';
+  let acc: Expr = bindComparison(op, la[la.length - 1]!, ra[ra.length - 1]!, cx, loc);
+  for (let i = la.length - 2; i >= 0; i--) {
+    acc = {
+      kind: 'or',
+      args: [bindComparison(strict, la[i]!, ra[i]!, cx, loc), { kind: 'and', args: [eqs[i]!, acc], type: T.bool }],
+      type: T.bool,
+    };
+  }
+  return acc;
+}
+
+function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
+  const kind = b.kind as string;
+  const op = strings(b.name as Node[]).pop() ?? '';
+  const loc = b.location as number | undefined;
+  const lnode = b.lexpr as Node | undefined;
+  const rnode = b.rexpr as Node | undefined;
+  switch (kind) {
+    case 'AEXPR_OP': {
+      if (lnode && rnode && nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'RowExpr' && COMPARE_OPS.has(op)) {
+        return bindRowComparison(op, lnode, rnode, cx, loc);
+      }
+      if (!lnode) {
+        const arg = bindExpr(rnode!, cx);
+        if (op === '-') return bindOperator('neg', [arg], cx, loc, '-');
+        if (op === '+') return arg;
+        return bindOperator(op, [arg], cx, loc, op);
+      }
+      const l = bindExpr(lnode, cx);
+      const r = bindExpr(rnode!, cx);
+      if (COMPARE_OPS.has(op)) return bindComparison(op, l, r, cx, loc);
+      return bindOperator(op, [l, r], cx, loc, op);
+    }
+    case 'AEXPR_DISTINCT':
+    case 'AEXPR_NOT_DISTINCT': {
+      const l = bindExpr(lnode!, cx);
+      const r = bindExpr(rnode!, cx);
+      const c = bindComparison('=', l, r, cx, loc) as Expr & { kind: 'compare' };
+      return { kind: 'distinct-from', left: c.left, right: c.right, negated: kind === 'AEXPR_NOT_DISTINCT', type: T.bool };
+    }
+    case 'AEXPR_NULLIF': {
+      const l = bindExpr(lnode!, cx);
+      const r = bindExpr(rnode!, cx);
+      const c = bindComparison('=', l, r, cx, loc) as Expr & { kind: 'compare' };
+      return { kind: 'nullif', left: c.left, right: c.right, type: c.left.type };
+    }
+    case 'AEXPR_IN': {
+      const arg = bindExpr(lnode!, cx);
+      const items = (nodeBody<AnyNode>(rnode!).items as Node[]).map((n) => bindExpr(n, cx));
+      const t = unifyTypes([arg.type, ...items.map((i) => i.type)], 'IN', pos(loc));
+      return {
+        kind: 'in-list',
+        arg: coerce(arg, t, 'implicit', cx.env, pos(loc)),
+        list: items.map((i) => coerce(i, t, 'implicit', cx.env, pos(loc))),
+        negated: op === '<>',
+        type: T.bool,
+      };
+    }
+    case 'AEXPR_LIKE':
+    case 'AEXPR_ILIKE': {
+      const l = bindExpr(lnode!, cx);
+      const r = bindExpr(rnode!, cx);
+      return bindOperator(op, [l, r], cx, loc, op);
+    }
+    case 'AEXPR_SIMILAR':
+      throw new QuireError('0A000', 'SIMILAR TO is not supported', { position: pos(loc) });
+    case 'AEXPR_BETWEEN':
+    case 'AEXPR_NOT_BETWEEN':
+    case 'AEXPR_BETWEEN_SYM':
+    case 'AEXPR_NOT_BETWEEN_SYM': {
+      const x = bindExpr(lnode!, cx);
+      const [lo, hi] = (nodeBody<AnyNode>(rnode!).items as Node[]).map((n) => bindExpr(n, cx));
+      const t = unifyTypes([x.type, lo!.type, hi!.type], 'BETWEEN', pos(loc));
+      const xx = coerce(x, t, 'implicit', cx.env);
+      const a = coerce(lo!, t, 'implicit', cx.env);
+      const z = coerce(hi!, t, 'implicit', cx.env);
+      const range = (p: Expr, q: Expr): Expr => ({
+        kind: 'and',
+        args: [
+          { kind: 'compare', op: '>=', left: xx, right: p, type: T.bool },
+          { kind: 'compare', op: '<=', left: xx, right: q, type: T.bool },
+        ],
+        type: T.bool,
+      });
+      let e = range(a, z);
+      if (kind.includes('SYM')) e = { kind: 'or', args: [e, range(z, a)], type: T.bool };
+      return kind.includes('NOT') ? { kind: 'not', arg: e, type: T.bool } : e;
+    }
+    case 'AEXPR_OP_ANY':
+    case 'AEXPR_OP_ALL':
+      throw new QuireError('0A000', 'ANY/ALL over arrays is not supported', { position: pos(loc) });
+    default:
+      throw new QuireError('0A000', `operator kind ${kind} is not supported`, { position: pos(loc) });
+  }
+}
+
+// ---- function and operator resolution ----
+
+const NUM_ORDER = ['int2', 'int4', 'int8', 'numeric', 'float4', 'float8'];
+
+function argMatches(p: ArgType, a: DataType): 'exact' | 'coerce' | null {
+  if (p === 'any' || p === 'anyelement') return 'exact';
+  if (p === a.name) return 'exact';
+  if (a.name === 'unknown') return 'coerce';
+  if ((p === 'text' && (a.name === 'varchar' || a.name === 'bpchar')) || (p === 'varchar' && a.name === 'text')) return 'exact';
+  const c = castContext(a.name, p);
+  return c === 'implicit' ? 'coerce' : null;
+}
+
+/** PostgreSQL-like overload choice: all arguments must coerce implicitly; most exact matches wins;
+ * ties go to the candidate whose parameters are preferred types of their category. */
+export function resolveOverload(overloads: readonly ScalarOverload[], args: readonly Expr[]): ScalarOverload | null {
+  let best: ScalarOverload | null = null;
+  let bestScore = -1;
+  let bestPref = -1;
+  for (const o of overloads) {
+    const params = o.args;
+    if (o.variadic) {
+      if (args.length < params.length - 1) continue;
+    } else if (params.length !== args.length) continue;
+    let score = 0;
+    let pref = 0;
+    let ok = true;
+    for (let i = 0; i < args.length; i++) {
+      const p = params[Math.min(i, params.length - 1)]!;
+      const m = argMatches(p, args[i]!.type);
+      if (m === null) {
+        ok = false;
+        break;
+      }
+      if (m === 'exact') score++;
+      if (args[i]!.type.name === 'unknown' && (p === 'text' || p === 'float8' || p === 'timestamptz' || p === 'numeric')) pref++;
+      if (m === 'coerce' && args[i]!.type.name !== 'unknown' && NUM_ORDER.includes(p)) {
+        // Prefer the smallest numeric widening (int4 + int8 → int8, not float8).
+        pref -= NUM_ORDER.indexOf(p) / 10;
+      }
+    }
+    if (!ok) continue;
+    if (score > bestScore || (score === bestScore && pref > bestPref)) {
+      best = o;
+      bestScore = score;
+      bestPref = pref;
+    }
+  }
+  return best;
+}
+
+function resultType(o: ScalarOverload, argTypes: DataType[]): DataType {
+  return typeof o.returns === 'function' ? o.returns(argTypes) : o.returns;
+}
+
+function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
+  let anyType: DataType | null = null;
+  if (o.args.includes('anyelement')) {
+    const ts = args.filter((_, i) => o.args[Math.min(i, o.args.length - 1)] === 'anyelement').map((a) => a.type);
+    anyType = unifyTypes(ts, name, pos(loc));
+  }
+  const coerced = args.map((a, i) => {
+    const p = o.args[Math.min(i, o.args.length - 1)]!;
+    if (p === 'any') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
+    if (p === 'anyelement') return coerce(a, anyType!, 'implicit', cx.env, pos(loc));
+    if (p === a.type.name) return a;
+    if ((p === 'text' || p === 'varchar') && (a.type.name === 'varchar' || a.type.name === 'bpchar' || a.type.name === 'text')) {
+      return a.type.name === 'bpchar' && p === 'text' ? coerce(a, T.text, 'implicit', cx.env) : a;
+    }
+    return coerce(a, T[p], 'implicit', cx.env, pos(loc));
+  });
+  const call: Expr = { kind: 'call', name, overload: o, args: coerced, type: resultType(o, coerced.map((a) => a.type)) };
+  return call;
+}
+
+export function bindOperator(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined, display: string): Expr {
+  const overloads = lookupScalar(name);
+  const o = overloads ? resolveOverload(overloads, args) : null;
+  if (o === null) {
+    const sig = args.length === 1 ? `${display} ${typeDisplayName(args[0]!.type)}` : `${typeDisplayName(args[0]!.type)} ${display} ${typeDisplayName(args[1]!.type)}`;
+    throw new QuireError('42883', `operator does not exist: ${sig}`, {
+      position: pos(loc),
+      hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  return applyOverload(name, o, args, cx, loc);
+}
+
+function bindCase(b: AnyNode, cx: ExprCtx): Expr {
+  const loc = b.location as number | undefined;
+  const operand = b.arg ? bindExpr(b.arg as Node, cx) : null;
+  const whens = (b.args as Node[]).map((w) => {
+    const wb = nodeBody<AnyNode>(w);
+    let cond = bindExpr(wb.expr as Node, cx);
+    if (operand !== null) cond = bindComparison('=', operand, cond, cx, wb.location as number);
+    else cond = coerceBool(cond, cx, 'argument of CASE/WHEN', locOf(wb.expr as Node));
+    return { when: cond, then: bindExpr(wb.result as Node, cx) };
+  });
+  const els = b.defresult ? bindExpr(b.defresult as Node, cx) : constExpr(null, T.unknown);
+  const t = unifyTypes([...whens.map((w) => w.then.type), els.type], 'CASE', pos(loc));
+  return {
+    kind: 'case',
+    whens: whens.map((w) => ({ when: w.when, then: coerce(w.then, t, 'implicit', cx.env, pos(loc)) })),
+    else: coerce(els, t, 'implicit', cx.env, pos(loc)),
+    type: t,
+  };
+}
+
+function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
+  const op = b.op as string;
+  const call = (name: string): Expr => bindFunctionByName(name, [], cx, b.location as number);
+  switch (op) {
+    case 'SVFOP_CURRENT_DATE':
+      return call('current_date');
+    case 'SVFOP_CURRENT_TIMESTAMP':
+    case 'SVFOP_CURRENT_TIMESTAMP_N':
+      return call('now');
+    case 'SVFOP_LOCALTIMESTAMP':
+    case 'SVFOP_LOCALTIMESTAMP_N':
+      return coerce(call('now'), T.timestamp, 'explicit', cx.env);
+    case 'SVFOP_CURRENT_TIME':
+    case 'SVFOP_CURRENT_TIME_N':
+    case 'SVFOP_LOCALTIME':
+    case 'SVFOP_LOCALTIME_N':
+      throw new QuireError('0A000', 'time types are not supported', { position: pos(b.location as number) });
+    case 'SVFOP_CURRENT_USER':
+    case 'SVFOP_USER':
+    case 'SVFOP_SESSION_USER':
+    case 'SVFOP_CURRENT_ROLE':
+      return constExpr('quire', T.text);
+    case 'SVFOP_CURRENT_CATALOG':
+      return constExpr('quire', T.text);
+    case 'SVFOP_CURRENT_SCHEMA':
+      return constExpr('public', T.text);
+    default:
+      throw new QuireError('0A000', `${op} is not supported`, { position: pos(b.location as number) });
+  }
+}
+
+function bindFunctionByName(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
+  const overloads = lookupScalar(name);
+  if (!overloads) {
+    throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const o = resolveOverload(overloads, args);
+  if (o === null) {
+    throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type === T.unknown ? T.unknown : a.type)).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  return applyOverload(name, o, args, cx, loc);
+}
+
+function funcName(b: AnyNode): string {
+  const parts = strings(b.funcname as Node[]);
+  if (parts.length === 2 && parts[0] === 'pg_catalog') return parts[1]!;
+  return parts.join('.');
+}
+
+function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
+  const name = funcName(b);
+  const loc = b.location as number | undefined;
+  const argNodes = (b.args as Node[] | undefined) ?? [];
+  if (b.over) return bindWindowCall(name, b, cx);
+  if (isAggregateName(name) && lookupScalar(name) === undefined) return bindAggregate(name, b, cx);
+  if (b.agg_star || b.agg_distinct || b.agg_filter || (b.agg_order as Node[] | undefined)?.length) {
+    throw new QuireError('42809', `${name} is not an aggregate function`, { position: pos(loc) });
+  }
+  if (isWindowFunctionName(name)) {
+    throw new QuireError('42809', `window function ${name} requires an OVER clause`, { position: pos(loc) });
+  }
+  const args = argNodes.map((a) => bindExpr(a, cx));
+  if (name === 'pg_typeof') {
+    return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(args[0]!.type), T.text);
+  }
+  return bindFunctionByName(name, args, cx, loc);
+}
+
+function checkAggPlacement(name: string, cx: ExprCtx, loc: number | undefined, window: boolean): void {
+  const what = window ? 'window functions' : 'aggregate functions';
+  if (cx.inAggregate) {
+    throw new QuireError(window ? '42803' : '42803', window ? 'aggregate function calls cannot contain window function calls' : 'aggregate function calls cannot be nested', { position: pos(loc) });
+  }
+  if (cx.inWindow && window) throw new QuireError('42P20', 'window function calls cannot be nested', { position: pos(loc) });
+  if ((window ? cx.windows : cx.aggs) === null) {
+    throw new QuireError(window ? '42P20' : '42803', `${what} are not allowed in ${cx.clause}`, { position: pos(loc) });
+  }
+  void name;
+}
+
+function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
+  const loc = b.location as number | undefined;
+  checkAggPlacement(name, cx, loc, false);
+  const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
+  const args = b.agg_star ? [] : ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
+  const call = resolveAggregate(name, args, cx, loc);
+  const filter = b.agg_filter ? coerceBool(bindExpr(b.agg_filter as Node, { ...inner, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node)) : null;
+  const orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
+  const agg: AggCall = { name, args: call.args, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
+  cx.aggs!.calls.push(agg);
+  return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+}
+
+function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType } {
+  const fn = lookupAggregate(name)!;
+  // Untyped literals default to text, as PostgreSQL resolves unknown aggregate arguments.
+  const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
+  const r = fn.resolve(typed.map((a) => a.type));
+  if (r === null) {
+    throw new QuireError('42883', `function ${name}(${typed.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  return { args: typed.map((a, i) => coerce(a, r.argTypes[i] ?? a.type, 'implicit', cx.env, pos(loc))), type: r.returnType };
+}
+
+export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | undefined): SortKey {
+  const sb = nodeBody<AnyNode>(s);
+  const expr = (target && target(sb.node as Node)) ?? bindExpr(sb.node as Node, cx);
+  const dir = sb.sortby_dir as string;
+  if (sb.useOp) throw new QuireError('0A000', 'ORDER BY ... USING is not supported', { position: pos(locOf(sb.node as Node)) });
+  const desc = dir === 'SORTBY_DESC';
+  const nulls = sb.sortby_nulls as string;
+  // PostgreSQL: NULLs sort as larger than everything, so they come last ascending and first descending.
+  const nullsFirst = nulls === 'SORTBY_NULLS_FIRST' ? true : nulls === 'SORTBY_NULLS_LAST' ? false : desc;
+  return { expr: expr.type.name === 'unknown' ? coerce(expr, T.text, 'implicit', cx.env) : expr, desc, nullsFirst };
+}
+
+// ---- window calls ----
+
+const FRAME = {
+  NONDEFAULT: 0x1,
+  RANGE: 0x2,
+  ROWS: 0x4,
+  GROUPS: 0x8,
+  BETWEEN: 0x10,
+  START_UNBOUNDED_PRECEDING: 0x20,
+  END_UNBOUNDED_PRECEDING: 0x40,
+  START_UNBOUNDED_FOLLOWING: 0x80,
+  END_UNBOUNDED_FOLLOWING: 0x100,
+  START_CURRENT_ROW: 0x200,
+  END_CURRENT_ROW: 0x400,
+  START_OFFSET_PRECEDING: 0x800,
+  END_OFFSET_PRECEDING: 0x1000,
+  START_OFFSET_FOLLOWING: 0x2000,
+  END_OFFSET_FOLLOWING: 0x4000,
+  EXCLUDE_CURRENT_ROW: 0x8000,
+  EXCLUDE_GROUP: 0x10000,
+  EXCLUDE_TIES: 0x20000,
+};
+
+function resolveWindowDef(def: AnyNode, cx: ExprCtx, loc: number | undefined): AnyNode {
+  // OVER w or OVER (w ORDER BY …): start from the named window and refine it, as PostgreSQL allows.
+  const ref = (def.refname as string | undefined) ?? (def.name as string | undefined);
+  if (ref === undefined || (def.name !== undefined && def.refname === undefined && def.partitionClause === undefined && def.orderClause === undefined && def.frameOptions === undefined && false)) return def;
+  const base = cx.windows?.named.get(ref);
+  if (base === undefined) {
+    if (def.refname === undefined && def.name !== undefined && (def.partitionClause || def.orderClause)) return def;
+    throw new QuireError('42704', `window "${ref}" does not exist`, { position: pos(loc) });
+  }
+  const resolvedBase = resolveWindowDef({ ...base, name: undefined }, cx, loc);
+  if (def.refname === undefined) return resolvedBase; // OVER w
+  if (def.partitionClause) throw new QuireError('42P20', `cannot override PARTITION BY clause of window "${ref}"`, { position: pos(loc) });
+  if (def.orderClause && resolvedBase.orderClause) throw new QuireError('42P20', `cannot override ORDER BY clause of window "${ref}"`, { position: pos(loc) });
+  const baseFrame = (resolvedBase.frameOptions as number | undefined) ?? 0;
+  if (baseFrame & FRAME.NONDEFAULT) throw new QuireError('42P20', `cannot copy window "${ref}" because it has a frame clause`, { position: pos(loc) });
+  return {
+    partitionClause: resolvedBase.partitionClause,
+    orderClause: def.orderClause ?? resolvedBase.orderClause,
+    frameOptions: def.frameOptions,
+    startOffset: def.startOffset,
+    endOffset: def.endOffset,
+  };
+}
+
+function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups', orderBy: SortKey[], loc: number | undefined): Expr {
+  const inner: ExprCtx = { ...cx, clause: 'window frame offsets', aggs: null, windows: null };
+  let e = bindExpr(n, inner);
+  if (someExpr(e, (x) => x.kind === 'column' || x.kind === 'outer')) {
+    throw new QuireError('42P20', 'argument of ' + units.toUpperCase() + ' must not contain variables', { position: pos(locOf(n)) });
+  }
+  if (units === 'range') {
+    if (orderBy.length !== 1) {
+      throw new QuireError('42P20', 'RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column', { position: pos(loc) });
+    }
+    const kt = orderBy[0]!.expr.type;
+    const want: DataType = isNumericType(kt) ? stripMod(kt) : kt.name === 'date' || kt.name === 'timestamp' || kt.name === 'timestamptz' || kt.name === 'interval' ? T.interval : kt;
+    if (!isNumericType(kt) && category(kt) !== 'D' && kt.name !== 'interval') {
+      throw new QuireError('42883', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(kt)}`, { position: pos(locOf(n)) });
+    }
+    if (e.type.name === 'unknown' || canCoerce(e.type, want, 'implicit')) e = coerce(e, want, 'implicit', cx.env, pos(locOf(n)));
+    else {
+      throw new QuireError('42883', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(kt)} and offset type ${typeDisplayName(e.type)}`, { position: pos(locOf(n)) });
+    }
+    return e;
+  }
+  return coerce(e, T.int8, 'implicit', cx.env, pos(locOf(n)), `argument of ${units.toUpperCase()}`);
+}
+
+export function bindWindowSpec(rawDef: AnyNode, cx: ExprCtx, loc: number | undefined): WindowSpec {
+  const def = resolveWindowDef(rawDef, cx, loc);
+  const inner: ExprCtx = { ...cx, inWindow: true };
+  const partitionBy = ((def.partitionClause as Node[] | undefined) ?? []).map((n) => {
+    const e = bindExpr(n, inner);
+    return e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', cx.env) : e;
+  });
+  const orderBy = ((def.orderClause as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
+  const opts = (def.frameOptions as number | undefined) ?? 0;
+  let frame: Frame;
+  if (!(opts & FRAME.NONDEFAULT)) {
+    frame = { units: 'range', start: { kind: 'unbounded-preceding' }, end: { kind: 'current-row' }, exclude: 'no-others' };
+  } else {
+    const units = opts & FRAME.ROWS ? 'rows' : opts & FRAME.GROUPS ? 'groups' : 'range';
+    if (units === 'groups' && orderBy.length === 0) {
+      throw new QuireError('42P20', 'GROUPS mode requires an ORDER BY clause', { position: pos(loc) });
+    }
+    const bound = (which: 'START' | 'END'): FrameBound => {
+      const f = (k: string): boolean => (opts & (FRAME as Record<string, number>)[`${which}_${k}`]!) !== 0;
+      if (f('UNBOUNDED_PRECEDING')) return { kind: 'unbounded-preceding' };
+      if (f('UNBOUNDED_FOLLOWING')) return { kind: 'unbounded-following' };
+      if (f('CURRENT_ROW')) return { kind: 'current-row' };
+      const off = (which === 'START' ? def.startOffset : def.endOffset) as Node;
+      const offset = bindFrameOffset(off, inner, units, orderBy, loc);
+      return { kind: f('OFFSET_PRECEDING') ? 'preceding' : 'following', offset };
+    };
+    const start = bound('START');
+    const end = bound('END');
+    if (start.kind === 'unbounded-following') throw new QuireError('42P20', 'frame start cannot be UNBOUNDED FOLLOWING', { position: pos(loc) });
+    if (end.kind === 'unbounded-preceding') throw new QuireError('42P20', 'frame end cannot be UNBOUNDED PRECEDING', { position: pos(loc) });
+    if (start.kind === 'current-row' && end.kind === 'preceding') throw new QuireError('42P20', 'frame starting from current row cannot have preceding rows', { position: pos(loc) });
+    if (start.kind === 'following' && (end.kind === 'preceding' || end.kind === 'current-row')) {
+      throw new QuireError('42P20', 'frame starting from following row cannot have preceding rows', { position: pos(loc) });
+    }
+    const exclude = opts & FRAME.EXCLUDE_CURRENT_ROW ? 'current-row' : opts & FRAME.EXCLUDE_GROUP ? 'group' : opts & FRAME.EXCLUDE_TIES ? 'ties' : 'no-others';
+    frame = { units, start, end, exclude };
+  }
+  return { partitionBy, orderBy, frame };
+}
+
+function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
+  const loc = b.location as number | undefined;
+  checkAggPlacement(name, cx, loc, true);
+  const spec = bindWindowSpec(b.over as AnyNode, cx, loc);
+  const inner: ExprCtx = { ...cx, inWindow: true, clause: 'window function arguments' };
+  let args = b.agg_star ? [] : ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
+  const filter = b.agg_filter ? coerceBool(bindExpr(b.agg_filter as Node, inner), cx, 'argument of FILTER', locOf(b.agg_filter as Node)) : null;
+  if ((b.agg_order as Node[] | undefined)?.length) {
+    throw new QuireError('0A000', 'aggregate ORDER BY is not implemented for window functions', { position: pos(loc) });
+  }
+  let type: DataType;
+  if (isAggregateName(name) && !isWindowFunctionName(name)) {
+    if (b.agg_distinct) throw new QuireError('0A000', 'DISTINCT is not implemented for window functions', { position: pos(loc) });
+    const r = resolveAggregate(name, args, cx, loc);
+    args = r.args;
+    type = r.type;
+  } else if (isWindowFunctionName(name)) {
+    if (b.agg_distinct) throw new QuireError('42601', `DISTINCT specified, but ${name} is not an aggregate function`, { position: pos(loc) });
+    if (filter) throw new QuireError('0A000', 'FILTER is not implemented for non-aggregate window functions', { position: pos(loc) });
+    const r = windowFunctionType(name, args, (e, t) => coerce(e, t, 'implicit', cx.env, pos(loc)), loc);
+    args = r.args;
+    type = r.type;
+  } else {
+    const isScalar = lookupScalar(name) !== undefined;
+    throw new QuireError(isScalar ? '42809' : '42883', isScalar ? `OVER specified, but ${name} is not a window function nor an aggregate function` : `function ${name} does not exist`, { position: pos(loc) });
+  }
+  const call: WindowCall = {
+    name,
+    args,
+    argTypes: args.map((a) => a.type),
+    distinct: false,
+    filter,
+    ignoreNulls: b.null_treatment === 'IGNORE_NULLS',
+    fromLast: false,
+    spec,
+    type,
+  };
+  cx.windows!.calls.push(call);
+  return { kind: 'column', index: WIN_BASE + cx.windows!.calls.length - 1, type, name };
+}
+
+// ---- subqueries ----
+
+function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
+  const kind = b.subLinkType as string;
+  const loc = b.location as number | undefined;
+  const { plan, correlated } = cx.env.bindSubquery(b.subselect as Node, cx.scope);
+  if (correlated) cx.scope.usesOuter = cx.scope.usesOuter || false;
+  switch (kind) {
+    case 'EXISTS_SUBLINK':
+      return { kind: 'subquery', mode: 'exists', plan, correlated, type: T.bool };
+    case 'EXPR_SUBLINK': {
+      if (plan.schema.length !== 1) throw new QuireError('42601', 'subquery must return only one column', { position: pos(loc) });
+      return { kind: 'subquery', mode: 'scalar', plan, correlated, type: plan.schema[0]!.type.name === 'unknown' ? T.text : plan.schema[0]!.type };
+    }
+    case 'ANY_SUBLINK':
+    case 'ALL_SUBLINK': {
+      const opName = strings(b.operName as Node[] | undefined).pop() ?? '=';
+      if (plan.schema.length !== 1) throw new QuireError('42601', plan.schema.length > 1 ? 'subquery has too many columns' : 'subquery has too few columns', { position: pos(loc) });
+      const left = bindExpr(b.testexpr as Node, cx);
+      const st = plan.schema[0]!.type;
+      const t = comparisonType(left.type, st);
+      if (t === null || !COMPARE_OPS.has(opName)) {
+        throw new QuireError('42883', `operator does not exist: ${typeDisplayName(left.type)} ${opName} ${typeDisplayName(st)}`, { position: pos(loc) });
+      }
+      const op = (opName === '!=' ? '<>' : opName) as CompareOp;
+      let p = plan;
+      if (st.name !== t.name) {
+        const colExpr: Expr = { kind: 'column', index: 0, type: st, name: plan.schema[0]!.name };
+        p = { op: 'project', input: plan, exprs: [coerce(colExpr, t, 'implicit', cx.env)], schema: [{ name: plan.schema[0]!.name, type: t }] };
+      }
+      return { kind: 'subquery', mode: kind === 'ANY_SUBLINK' ? 'any' : 'all', plan: p, arg: coerce(left, t, 'implicit', cx.env), op, correlated, type: T.bool };
+    }
+    case 'ARRAY_SUBLINK':
+      throw new QuireError('0A000', 'ARRAY(subquery) is not supported', { position: pos(loc) });
+    default:
+      throw new QuireError('0A000', `subquery kind ${kind} is not supported`, { position: pos(loc) });
+  }
+}
+
+export { TRUE, FALSE, isConstantExpr };

@@ -1,0 +1,776 @@
+/**
+ * Query binding: SELECT (with FROM, WHERE, GROUP BY, HAVING, windows, DISTINCT [ON], ORDER BY,
+ * LIMIT/OFFSET/FETCH [WITH TIES]), VALUES, set operations and CTEs, into a logical plan.
+ *
+ * Plan shape of one SELECT level:
+ *   from → filter(where) → aggregate → filter(having) → window → project(targets + hidden sort keys)
+ *        → distinct | sort → distinct-on → sort → limit → project(visible targets)
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError, positionOf } from '../common/errors.js';
+import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
+import type { EvalContext } from '../functions/eval-context.js';
+import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef } from '../logical/expr.js';
+import type { JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
+import type { Catalog } from '../storage/catalog.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
+import {
+  AGG_BASE,
+  WIN_BASE,
+  bindComparison,
+  bindExpr,
+  bindSortBy,
+  coerceBool,
+  locOf,
+  type AggCollector,
+  type ExprCtx,
+  type ExprEnv,
+  type WindowCollector,
+} from './bind-expr.js';
+import { coerce, unifyTypes } from './coerce.js';
+import { Scope, type ScopeEntry } from './scope.js';
+import { bindTableFunction } from './bind-table-function.js';
+
+const pos = positionOf;
+
+interface CteEntry {
+  name: string;
+  columnNames: string[] | null;
+  query: Node;
+  plan: LogicalPlan | null;
+  /** While binding a recursive CTE's recursive term, references become worktable scans. */
+  worktable: { id: number; schema: Field[] } | null;
+  recursive: boolean;
+  binding: boolean;
+}
+
+export interface BoundQuery {
+  plan: LogicalPlan;
+  scope: Scope;
+}
+
+export class QueryBinder implements ExprEnv {
+  readonly paramTypes: DataType[];
+  private cteFrames: Map<string, CteEntry>[] = [];
+  private nextId = 1;
+
+  constructor(
+    readonly catalog: Catalog,
+    readonly evalCtx: EvalContext,
+    paramTypes: DataType[] = [],
+  ) {
+    this.paramTypes = paramTypes;
+  }
+
+  bindSubquery(stmt: Node, scope: Scope): { plan: LogicalPlan; correlated: boolean } {
+    const q = this.bindQuery(nodeBody<SelectStmt>(stmt), scope);
+    return { plan: q.plan, correlated: q.scope.usesOuter };
+  }
+
+  bindQuery(s: SelectStmt, outer: Scope | null): BoundQuery {
+    const pushed = s.withClause !== undefined;
+    if (pushed) this.pushCtes(s.withClause!.ctes ?? [], s.withClause!.recursive === true);
+    try {
+      if (s.op !== undefined && s.op !== 'SETOP_NONE') return this.bindSetOp(s, outer);
+      if (s.valuesLists !== undefined) return this.bindValues(s, outer);
+      return this.bindSelect(s, outer);
+    } finally {
+      if (pushed) this.cteFrames.pop();
+    }
+  }
+
+  // ---- CTEs ----
+
+  private pushCtes(ctes: Node[], recursive: boolean): void {
+    const frame = new Map<string, CteEntry>();
+    for (const c of ctes) {
+      const b = nodeBody<AnyNode>(c);
+      const name = b.ctename as string;
+      if (frame.has(name)) throw new QuireError('42712', `WITH query name "${name}" specified more than once`, { position: pos(b.location as number) });
+      frame.set(name, {
+        name,
+        columnNames: b.aliascolnames ? strings(b.aliascolnames as Node[]) : null,
+        query: b.ctequery as Node,
+        plan: null,
+        worktable: null,
+        recursive,
+        binding: false,
+      });
+    }
+    this.cteFrames.push(frame);
+  }
+
+  private findCte(name: string): CteEntry | undefined {
+    for (let i = this.cteFrames.length - 1; i >= 0; i--) {
+      const e = this.cteFrames[i]!.get(name);
+      if (e) return e;
+    }
+    return undefined;
+  }
+
+  private cteReferences(node: unknown, name: string): boolean {
+    if (node === null || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.some((n) => this.cteReferences(n, name));
+    const o = node as AnyNode;
+    if ('RangeVar' in o) {
+      const rv = o.RangeVar as AnyNode;
+      if (rv.relname === name && rv.schemaname === undefined) return true;
+    }
+    for (const k in o) if (this.cteReferences(o[k], name)) return true;
+    return false;
+  }
+
+  private cteDataStatementCheck(q: Node, loc: number | undefined): SelectStmt {
+    if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'data-modifying statements in WITH are not supported', { position: pos(loc) });
+    return nodeBody<SelectStmt>(q);
+  }
+
+  private bindCte(e: CteEntry, loc: number | undefined): LogicalPlan {
+    if (e.worktable !== null) return { op: 'worktable', id: e.worktable.id, name: e.name, schema: e.worktable.schema };
+    if (e.plan !== null) return e.plan;
+    if (e.binding) throw new QuireError('42P19', `recursive reference to query "${e.name}" must not appear within its non-recursive term`, { position: pos(loc) });
+    e.binding = true;
+    try {
+      const sel = this.cteDataStatementCheck(e.query, loc);
+      if (e.recursive && this.cteReferences(sel, e.name)) {
+        e.plan = this.bindRecursiveCte(e, sel, loc);
+      } else {
+        e.plan = this.renameColumns(this.bindQuery(sel, null).plan, e.columnNames, e.name, loc);
+      }
+      return e.plan;
+    } finally {
+      e.binding = false;
+    }
+  }
+
+  private bindRecursiveCte(e: CteEntry, sel: SelectStmt, loc: number | undefined): LogicalPlan {
+    if (sel.op !== 'SETOP_UNION') {
+      throw new QuireError('42P19', `recursive query "${e.name}" does not have the form non-recursive-term UNION [ALL] recursive-term`, { position: pos(loc) });
+    }
+    if (sel.sortClause || sel.limitCount || sel.limitOffset) {
+      throw new QuireError('0A000', 'ORDER BY/LIMIT in a recursive query is not implemented', { position: pos(loc) });
+    }
+    const anchor = this.renameColumns(this.bindQuery(sel.larg!, null).plan, e.columnNames, e.name, loc);
+    const schema = anchor.schema.map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type }));
+    const id = this.nextId++;
+    e.worktable = { id, schema };
+    let recursive: LogicalPlan;
+    try {
+      recursive = this.bindQuery(sel.rarg!, null).plan;
+    } finally {
+      e.worktable = null;
+    }
+    if (recursive.schema.length !== schema.length) {
+      throw new QuireError('42601', 'each UNION query must have the same number of columns', { position: pos(loc) });
+    }
+    const castTo = (p: LogicalPlan): LogicalPlan => {
+      if (p.schema.every((f, i) => f.type.name === schema[i]!.type.name)) return p;
+      const exprs = p.schema.map((f, i) => {
+        try {
+          return coerce(colRef(i, f.type, f.name), schema[i]!.type, 'implicit', this, pos(loc));
+        } catch {
+          throw new QuireError(
+            '42804',
+            `recursive query "${e.name}" column ${i + 1} has type ${typeDisplayName(schema[i]!.type)} in non-recursive term but type ${typeDisplayName(f.type)} overall`,
+            { position: pos(loc), hint: 'Cast the output of the non-recursive term to the correct type.' },
+          );
+        }
+      });
+      return { op: 'project', input: p, exprs, schema };
+    };
+    return { op: 'recursive-cte', name: e.name, anchor: castTo(anchor), recursive: castTo(recursive), all: sel.all === true, id, schema };
+  }
+
+  private renameColumns(p: LogicalPlan, names: string[] | null, what: string, loc: number | undefined): LogicalPlan {
+    if (names === null) return p;
+    if (names.length > p.schema.length) {
+      throw new QuireError('42P10', `table "${what}" has ${p.schema.length} columns available but ${names.length} columns specified`, { position: pos(loc) });
+    }
+    const schema = p.schema.map((f, i) => ({ ...f, name: names[i] ?? f.name }));
+    return { op: 'project', input: p, exprs: p.schema.map((f, i) => colRef(i, f.type, f.name)), schema };
+  }
+
+  // ---- FROM ----
+
+  private bindFromList(items: Node[], scope: Scope): LogicalPlan | null {
+    let plan: LogicalPlan | null = null;
+    for (const item of items) {
+      const r = this.bindFromItem(item, scope.parent, scope);
+      if (plan === null) {
+        plan = r.plan;
+        scope.entries.push(...r.entries);
+      } else {
+        const offset = plan.schema.length;
+        plan = { op: 'join', type: 'cross', left: plan, right: r.plan, condition: null, schema: [...plan.schema, ...r.plan.schema] };
+        scope.entries.push(...r.entries.map((e) => shiftEntry(e, offset)));
+      }
+    }
+    return plan;
+  }
+
+  /** `lateralScope` is the scope of FROM items to the left (visible to LATERAL items). */
+  private bindFromItem(item: Node, outer: Scope | null, lateralScope: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[] } {
+    const tag = nodeTag(item);
+    const b = nodeBody<AnyNode>(item);
+    switch (tag) {
+      case 'RangeVar':
+        return this.bindRangeVar(b);
+      case 'RangeSubselect': {
+        const alias = b.alias as AnyNode | undefined;
+        const parent = b.lateral ? lateralScope : outer;
+        const sub = this.bindQuery(nodeBody<SelectStmt>(b.subquery as Node), parent);
+        if (lateralScope && sub.scope.usesOuter && b.lateral) lateralScope.usesOuter = true;
+        const name = (alias?.aliasname as string | undefined) ?? null;
+        const plan = this.renameColumns(sub.plan, alias?.colnames ? strings(alias.colnames as Node[]) : null, name ?? 'subquery', locOf(item));
+        return { plan, entries: entriesFor(plan.schema, name) };
+      }
+      case 'JoinExpr':
+        return this.bindJoin(b, outer);
+      case 'RangeFunction': {
+        const alias = b.alias as AnyNode | undefined;
+        const cx: ExprCtx = { scope: new Scope(outer), clause: 'functions in FROM', aggs: null, windows: null, env: this };
+        const r = bindTableFunction(b, cx, this.evalCtx);
+        let plan = r.plan;
+        const qual = (alias?.aliasname as string | undefined) ?? r.defaultAlias;
+        if (alias?.colnames) plan = this.renameColumns(plan, strings(alias.colnames as Node[]), qual, locOf(item));
+        else if (alias?.aliasname && r.singleColumn) {
+          // A scalar-returning function's column takes the alias name, as in PostgreSQL.
+          plan = this.renameColumns(plan, [alias.aliasname as string], qual, locOf(item));
+        }
+        return { plan, entries: entriesFor(plan.schema, qual) };
+      }
+      default:
+        throw new QuireError('0A000', `FROM item ${tag} is not supported`, { position: pos(locOf(item)) });
+    }
+  }
+
+  private bindRangeVar(b: AnyNode): { plan: LogicalPlan; entries: ScopeEntry[] } {
+    const name = b.relname as string;
+    const alias = b.alias as AnyNode | undefined;
+    const loc = b.location as number | undefined;
+    const qual = (alias?.aliasname as string | undefined) ?? name;
+    const colnames = alias?.colnames ? strings(alias.colnames as Node[]) : null;
+    let plan: LogicalPlan;
+    const cte = b.schemaname === undefined ? this.findCte(name) : undefined;
+    if (cte) {
+      plan = this.bindCte(cte, loc);
+    } else if (this.catalog.views.has(name)) {
+      const v = this.catalog.views.get(name)!;
+      const saved = this.cteFrames;
+      this.cteFrames = [];
+      try {
+        plan = this.renameColumns(this.bindQuery(nodeBody<SelectStmt>(v.query), null).plan, v.columnNames, name, loc);
+      } finally {
+        this.cteFrames = saved;
+      }
+    } else {
+      const t: TableSource | undefined = this.catalog.getTable(name);
+      if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
+      plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
+    }
+    plan = this.renameColumns(plan, colnames, qual, loc);
+    return { plan, entries: entriesFor(plan.schema, qual) };
+  }
+
+  private bindJoin(b: AnyNode, outer: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[] } {
+    const left = this.bindFromItem(b.larg as Node, outer, null);
+    const leftScope = new Scope(outer);
+    leftScope.entries = left.entries;
+    const right = this.bindFromItem(b.rarg as Node, outer, leftScope);
+    const offset = left.plan.schema.length;
+    const rightEntries = right.entries.map((e) => shiftEntry(e, offset));
+    const jt = b.jointype as string;
+    const type: JoinType = jt === 'JOIN_LEFT' ? 'left' : jt === 'JOIN_RIGHT' ? 'right' : jt === 'JOIN_FULL' ? 'full' : 'inner';
+    const schema = [...left.plan.schema, ...right.plan.schema];
+    const scope = new Scope(outer);
+    let entries: ScopeEntry[] = [...left.entries, ...rightEntries];
+    scope.entries = entries;
+    const loc = locOf(b.quals as Node | undefined) ?? (b.location as number | undefined);
+    let condition: Expr | null = null;
+    let usingNames: string[] | null = null;
+    if (b.isNatural) {
+      const rnames = new Set(rightEntries.filter((e) => !e.hiddenUnqualified).map((e) => e.name));
+      usingNames = left.entries.filter((e) => !e.hiddenUnqualified && rnames.has(e.name)).map((e) => e.name);
+      usingNames = [...new Set(usingNames)];
+    } else if (b.usingClause) {
+      usingNames = strings(b.usingClause as Node[]);
+    }
+    if (usingNames !== null) {
+      const cx: ExprCtx = { scope, clause: 'JOIN/USING', aggs: null, windows: null, env: this };
+      const merged: ScopeEntry[] = [];
+      const conds: Expr[] = [];
+      for (const n of usingNames) {
+        const le = findUnique(left.entries, n, 'left', loc);
+        const re = findUnique(rightEntries, n, 'right', loc);
+        const c = bindComparison('=', le.expr, re.expr, cx, loc) as Expr & { kind: 'compare' };
+        conds.push(c);
+        let expr: Expr;
+        if (type === 'full') {
+          expr = { kind: 'coalesce', args: [c.left, c.right], type: c.left.type };
+        } else expr = type === 'right' ? re.expr : le.expr;
+        merged.push({ qualifier: null, name: n, expr, hiddenFromStar: false, hiddenUnqualified: false });
+        le.hiddenUnqualified = true;
+        re.hiddenUnqualified = true;
+        le.hiddenFromStar = true;
+        re.hiddenFromStar = true;
+      }
+      condition = conds.length === 0 ? null : conds.length === 1 ? conds[0]! : { kind: 'and', args: conds, type: T.bool };
+      // Copies stay reachable through their qualifier (a.x), and a.* still lists them.
+      entries = [...merged, ...left.entries, ...rightEntries];
+      scope.entries = entries;
+    } else if (b.quals) {
+      const cx: ExprCtx = { scope, clause: 'JOIN conditions', aggs: null, windows: null, env: this };
+      condition = coerceBool(bindExpr(b.quals as Node, cx), cx, 'argument of JOIN/ON', locOf(b.quals as Node));
+    }
+    const plan: LogicalPlan = { op: 'join', type: condition === null && type === 'inner' && !b.quals && usingNames === null ? 'cross' : type, left: left.plan, right: right.plan, condition, schema };
+    const alias = b.alias as AnyNode | undefined;
+    if (alias?.aliasname) {
+      // JOIN ... AS j: columns are reachable as j.x (only the visible ones).
+      const visible = entries.filter((e) => !e.hiddenFromStar);
+      const aliased = visible.map((e) => ({ ...e, qualifier: alias.aliasname as string }));
+      return { plan, entries: [...entries.map((e) => ({ ...e, qualifier: null, hiddenUnqualified: true })), ...aliased] };
+    }
+    return { plan, entries };
+  }
+
+  // ---- SELECT ----
+
+  private bindSelect(s: SelectStmt, outer: Scope | null): BoundQuery {
+    if (s.intoClause) throw new QuireError('0A000', 'SELECT INTO is handled as CREATE TABLE AS', {});
+    if (s.lockingClause) throw new QuireError('0A000', 'SELECT ... FOR UPDATE is not supported', {});
+    const scope = new Scope(outer);
+    let plan: LogicalPlan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
+
+    if (s.whereClause) {
+      const cx: ExprCtx = { scope, clause: 'WHERE', aggs: null, windows: null, env: this };
+      const pred = coerceBool(bindExpr(s.whereClause, cx), cx, 'argument of WHERE', locOf(s.whereClause));
+      plan = { op: 'filter', input: plan, predicate: pred, schema: plan.schema };
+    }
+
+    const aggs: AggCollector = { calls: [] };
+    const named = new Map<string, AnyNode>();
+    for (const w of s.windowClause ?? []) {
+      const wb = nodeBody<AnyNode>(w);
+      if (named.has(wb.name as string)) throw new QuireError('42P20', `window "${wb.name as string}" is already defined`, { position: pos(wb.location as number) });
+      named.set(wb.name as string, wb);
+    }
+    const wins: WindowCollector = { calls: [], named };
+    const selCx: ExprCtx = { scope, clause: 'SELECT', aggs, windows: wins, env: this };
+
+    // Target list.
+    const targets: { expr: Expr; name: string }[] = [];
+    for (const t of s.targetList ?? []) {
+      const rt = nodeBody<AnyNode>(t);
+      const val = rt.val as Node;
+      if (nodeTag(val) === 'ColumnRef') {
+        const fields = nodeBody<AnyNode>(val).fields as Node[];
+        if (nodeTag(fields[fields.length - 1]!) === 'A_Star') {
+          const q = fields.length > 1 ? strings(fields.slice(0, -1)).pop()! : null;
+          const expanded = expandStar(scope, q, pos(rt.location as number));
+          targets.push(...expanded);
+          continue;
+        }
+      }
+      const expr = bindExpr(val, selCx);
+      targets.push({ expr: expr.type.name === 'unknown' ? coerce(expr, T.text, 'implicit', this) : expr, name: (rt.name as string | undefined) ?? figureColname(val) });
+    }
+
+    // GROUP BY: output-column names and ordinals are allowed, as in PostgreSQL.
+    const groupCx: ExprCtx = { scope, clause: 'GROUP BY', aggs: null, windows: null, env: this };
+    const groupBy: Expr[] = [];
+    for (const g of s.groupClause ?? []) {
+      const tag = nodeTag(g);
+      if (tag === 'GroupingSet') {
+        const gs = nodeBody<AnyNode>(g);
+        if (gs.kind === 'GROUPING_SET_EMPTY') continue;
+        throw new QuireError('0A000', 'GROUPING SETS, ROLLUP and CUBE are not supported', { position: pos(gs.location as number) });
+      }
+      const e = this.resolveTargetRef(g, targets, groupCx, 'GROUP BY', true) ?? bindExpr(g, groupCx);
+      if (someExpr(e, (x) => x.kind === 'column' && x.index >= AGG_BASE)) {
+        throw new QuireError('42803', 'aggregate functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
+      }
+      if (!groupBy.some((x) => exprEquals(x, e))) groupBy.push(e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', this) : e);
+    }
+
+    let having: Expr | null = null;
+    if (s.havingClause) {
+      const hcx: ExprCtx = { scope, clause: 'HAVING', aggs, windows: null, env: this };
+      having = coerceBool(bindExpr(s.havingClause, hcx), hcx, 'argument of HAVING', locOf(s.havingClause));
+    }
+
+    // ORDER BY keys (bound before aggregation rewrite so they may use aggregates).
+    const distinct = s.distinctClause !== undefined;
+    const distinctOnNodes = (s.distinctClause ?? []).filter((n) => nodeTag(n) !== undefined);
+    const orderCx: ExprCtx = { scope, clause: 'ORDER BY', aggs, windows: wins, env: this };
+    const sortKeys: SortKey[] = (s.sortClause ?? []).map((sb) =>
+      bindSortBy(sb, orderCx, (n) => this.resolveTargetRef(n, targets, orderCx, 'ORDER BY', false)),
+    );
+    const distinctOn: Expr[] = distinctOnNodes.map((n) => this.resolveTargetRef(n, targets, orderCx, 'DISTINCT ON', false) ?? bindExpr(n, orderCx));
+
+    const hasAgg = groupBy.length > 0 || aggs.calls.length > 0 || having !== null;
+    let rewrite = (e: Expr): Expr => e;
+    if (hasAgg) {
+      const aggPlan: LogicalPlan = {
+        op: 'aggregate',
+        input: plan,
+        groupBy,
+        aggs: aggs.calls,
+        schema: [
+          ...groupBy.map((g, i) => ({ name: g.kind === 'column' ? g.name : `group${i + 1}`, type: g.type })),
+          ...aggs.calls.map((a) => ({ name: a.name, type: a.type })),
+        ],
+      };
+      plan = aggPlan;
+      const k = groupBy.length;
+      rewrite = (e: Expr): Expr => rewriteForAggregate(e, groupBy, k, aggs.calls.length);
+      if (having !== null) plan = { op: 'filter', input: plan, predicate: rewrite(having), schema: plan.schema };
+    }
+
+    if (wins.calls.length > 0) {
+      const base = plan.schema.length;
+      const calls: WindowCall[] = wins.calls.map((c) => ({
+        ...c,
+        args: c.args.map(rewrite),
+        filter: c.filter ? rewrite(c.filter) : null,
+        spec: {
+          partitionBy: c.spec.partitionBy.map(rewrite),
+          orderBy: c.spec.orderBy.map((k) => ({ ...k, expr: rewrite(k.expr) })),
+          frame: c.spec.frame,
+        },
+      }));
+      plan = { op: 'window', input: plan, calls, schema: [...plan.schema, ...calls.map((c) => ({ name: c.name, type: c.type }))] };
+      const prev = rewrite;
+      rewrite = (e: Expr): Expr => rewriteWindowRefs(prev(e), base);
+    }
+
+    const outTargets = targets.map((t) => ({ expr: rewrite(t.expr), name: t.name }));
+    const keys = sortKeys.map((k) => ({ ...k, expr: rewrite(k.expr) }));
+    const onKeys = distinctOn.map(rewrite);
+
+    // Projection: visible targets, then hidden sort keys not already projected.
+    const projExprs = outTargets.map((t) => t.expr);
+    const projNames = outTargets.map((t) => t.name);
+    const keyIndex = (e: Expr, forDistinct: boolean, loc?: number): number => {
+      const i = projExprs.findIndex((x) => exprEquals(x, e));
+      if (i >= 0) return i;
+      if (forDistinct) {
+        throw new QuireError('42P10', 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', { position: pos(loc) });
+      }
+      projExprs.push(e);
+      projNames.push('?sort?');
+      return projExprs.length - 1;
+    };
+    const sortCols = keys.map((k, i) => ({ col: keyIndex(k.expr, distinct && distinctOn.length === 0, locOf(nodeBody<AnyNode>((s.sortClause ?? [])[i]!).node as Node)), desc: k.desc, nullsFirst: k.nullsFirst }));
+    const onCols = onKeys.map((e) => keyIndex(e, false));
+    const visible = outTargets.length;
+    const projSchema = projExprs.map((e, i) => ({ name: projNames[i]!, type: e.type }));
+    plan = { op: 'project', input: plan, exprs: projExprs, schema: projSchema };
+    const refKeys = (cols: typeof sortCols): SortKey[] => cols.map((c) => ({ expr: colRef(c.col, projSchema[c.col]!.type, projSchema[c.col]!.name), desc: c.desc, nullsFirst: c.nullsFirst }));
+
+    if (distinct && distinctOn.length === 0) {
+      plan = { op: 'distinct', input: plan, schema: plan.schema };
+      if (sortCols.length) plan = { op: 'sort', input: plan, keys: refKeys(sortCols), schema: plan.schema };
+    } else if (distinctOn.length > 0) {
+      // DISTINCT ON keeps the first row per key in ORDER BY order, so ORDER BY must lead with the keys.
+      for (let i = 0; i < Math.min(onCols.length, sortCols.length); i++) {
+        if (!onCols.includes(sortCols[i]!.col)) {
+          throw new QuireError('42P10', 'SELECT DISTINCT ON expressions must match initial ORDER BY expressions', {
+            position: pos(locOf(nodeBody<AnyNode>(s.sortClause![i]!).node as Node)),
+          });
+        }
+      }
+      const lead = sortCols.slice(0, onCols.length).map((c) => c.col);
+      const order = [...sortCols];
+      for (const c of onCols) if (!lead.includes(c) && !order.some((o) => o.col === c)) order.push({ col: c, desc: false, nullsFirst: false });
+      plan = { op: 'sort', input: plan, keys: refKeys(order), schema: plan.schema };
+      plan = { op: 'distinct-on', input: plan, keys: onCols.map((c) => colRef(c, projSchema[c]!.type, projSchema[c]!.name)), schema: plan.schema };
+    } else if (sortCols.length) {
+      plan = { op: 'sort', input: plan, keys: refKeys(sortCols), schema: plan.schema };
+    }
+
+    plan = this.applyLimit(s, plan, refKeys(sortCols), scope);
+    if (projExprs.length > visible) {
+      plan = { op: 'project', input: plan, exprs: projSchema.slice(0, visible).map((f, i) => colRef(i, f.type, f.name)), schema: projSchema.slice(0, visible) };
+    }
+    return { plan, scope };
+  }
+
+  /** ORDER BY / GROUP BY items that name an output column or give its ordinal. */
+  private resolveTargetRef(n: Node, targets: { expr: Expr; name: string }[], cx: ExprCtx, clause: string, preferInput: boolean): Expr | undefined {
+    const tag = nodeTag(n);
+    const b = nodeBody<AnyNode>(n);
+    if (tag === 'A_Const' && b.ival !== undefined) {
+      const k = (b.ival as { ival?: number }).ival ?? 0;
+      if (k < 1 || k > targets.length) {
+        throw new QuireError('42P10', `${clause} position ${k} is not in select list`, { position: pos(b.location as number) });
+      }
+      return targets[k - 1]!.expr;
+    }
+    if (tag === 'A_Const' && b.sval !== undefined && clause === 'ORDER BY') {
+      throw new QuireError('42601', `non-integer constant in ${clause}`, { position: pos(b.location as number) });
+    }
+    if (tag === 'ColumnRef') {
+      const fields = b.fields as Node[];
+      if (fields.length !== 1 || nodeTag(fields[0]!) !== 'String') return undefined;
+      const name = strings(fields)[0]!;
+      // GROUP BY prefers input columns over output names; ORDER BY the reverse (SQL92 rules).
+      if (preferInput && cx.scope.findLocal(null, name, 0) !== undefined) return undefined;
+      const matches = targets.filter((t) => t.name === name);
+      if (matches.length === 0) return undefined;
+      if (matches.length > 1 && !matches.every((m) => exprEquals(m.expr, matches[0]!.expr))) {
+        throw new QuireError('42702', `${clause} "${name}" is ambiguous`, { position: pos(b.location as number) });
+      }
+      return matches[0]!.expr;
+    }
+    return undefined;
+  }
+
+  private applyLimit(s: SelectStmt, plan: LogicalPlan, sortKeys: SortKey[], scope: Scope | null): LogicalPlan {
+    const withTies = s.limitOption === 'LIMIT_OPTION_WITH_TIES';
+    if (!s.limitCount && !s.limitOffset) return plan;
+    const cx: ExprCtx = { scope: new Scope(scope?.parent ?? null), clause: 'LIMIT', aggs: null, windows: null, env: this };
+    const bindCount = (n: Node, what: 'LIMIT' | 'OFFSET'): Expr | null => {
+      const e0 = bindExpr(n, { ...cx, clause: what });
+      if (someExpr(e0, (x) => x.kind === 'column')) {
+        throw new QuireError('42P10', `argument of ${what} must not contain variables`, { position: pos(locOf(n)) });
+      }
+      const e = coerce(e0, T.int8, 'implicit', this, pos(locOf(n)), `argument of ${what}`);
+      if (e.kind === 'const') {
+        if (e.value === null) return null;
+        const v = Number(e.value);
+        if (v < 0) {
+          throw what === 'LIMIT'
+            ? new QuireError('2201W', 'LIMIT must not be negative', { position: pos(locOf(n)) })
+            : new QuireError('2201X', 'OFFSET must not be negative', { position: pos(locOf(n)) });
+        }
+      }
+      return e;
+    };
+    const count = s.limitCount ? bindCount(s.limitCount, 'LIMIT') : null;
+    const offset = s.limitOffset ? bindCount(s.limitOffset, 'OFFSET') : null;
+    if (withTies) {
+      if (sortKeys.length === 0) throw new QuireError('42601', 'WITH TIES cannot be specified without ORDER BY clause', { position: pos(locOf(s.limitCount)) });
+      if (count === null && s.limitCount) {
+        const c = nodeBody<AnyNode>(s.limitCount);
+        if (c.isnull) throw new QuireError('22023', 'row count cannot be null in FETCH FIRST ... WITH TIES clause', {});
+      }
+    }
+    if (count === null && (offset === null || (offset.kind === 'const' && Number(offset.value) === 0))) return plan;
+    return { op: 'limit', input: plan, offset, count, ties: withTies ? sortKeys : null, schema: plan.schema };
+  }
+
+  // ---- VALUES ----
+
+  private bindValues(s: SelectStmt, outer: Scope | null): BoundQuery {
+    const scope = new Scope(outer);
+    const cx: ExprCtx = { scope, clause: 'VALUES', aggs: null, windows: null, env: this };
+    const rows = (s.valuesLists ?? []).map((l) => (nodeBody<AnyNode>(l).items as Node[]).map((n) => bindExpr(n, cx)));
+    const width = rows[0]?.length ?? 0;
+    for (const r of rows) {
+      if (r.length !== width) throw new QuireError('42601', 'VALUES lists must all be the same length', { position: pos(locOf((s.valuesLists ?? [])[0])) });
+    }
+    const types: DataType[] = [];
+    for (let c = 0; c < width; c++) types.push(unifyTypes(rows.map((r) => r[c]!.type), 'VALUES', 0));
+    const coerced = rows.map((r) => r.map((e, c) => coerce(e, types[c]!, 'implicit', this)));
+    let plan: LogicalPlan = { op: 'values', rows: coerced, schema: types.map((t, i) => ({ name: `column${i + 1}`, type: t })) };
+    plan = this.orderAndLimitOnOutput(s, plan, scope);
+    return { plan, scope };
+  }
+
+  /** ORDER BY / LIMIT over a VALUES list or set operation: keys name output columns. */
+  private orderAndLimitOnOutput(s: SelectStmt, plan: LogicalPlan, scope: Scope): LogicalPlan {
+    const outScope = new Scope(scope.parent);
+    outScope.entries = entriesFor(plan.schema, null);
+    const cx: ExprCtx = { scope: outScope, clause: 'ORDER BY', aggs: null, windows: null, env: this };
+    const targets = plan.schema.map((f, i) => ({ expr: colRef(i, f.type, f.name), name: f.name }));
+    const keys = (s.sortClause ?? []).map((sb) => bindSortBy(sb, cx, (n) => this.resolveTargetRef(n, targets, cx, 'ORDER BY', false)));
+    let extra = 0;
+    const exprs = plan.schema.map((f, i) => colRef(i, f.type, f.name) as Expr);
+    const keyCols = keys.map((k) => {
+      if (k.expr.kind === 'column') return { ...k };
+      exprs.push(k.expr);
+      extra++;
+      return { ...k, expr: colRef(exprs.length - 1, k.expr.type, '?sort?') };
+    });
+    const visible = plan.schema.length;
+    if (extra > 0) plan = { op: 'project', input: plan, exprs, schema: exprs.map((e, i) => ({ name: plan.schema[i]?.name ?? '?sort?', type: e.type })) };
+    if (keyCols.length) plan = { op: 'sort', input: plan, keys: keyCols, schema: plan.schema };
+    plan = this.applyLimit(s, plan, keyCols, scope);
+    if (extra > 0) plan = { op: 'project', input: plan, exprs: plan.schema.slice(0, visible).map((f, i) => colRef(i, f.type, f.name)), schema: plan.schema.slice(0, visible) };
+    return plan;
+  }
+
+  // ---- set operations ----
+
+  private bindSetOp(s: SelectStmt, outer: Scope | null): BoundQuery {
+    const l = this.bindQuery(s.larg!, outer);
+    const r = this.bindQuery(s.rarg!, outer);
+    const kind = s.op === 'SETOP_UNION' ? 'union' : s.op === 'SETOP_INTERSECT' ? 'intersect' : 'except';
+    if (l.plan.schema.length !== r.plan.schema.length) {
+      throw new QuireError('42601', `each ${kind.toUpperCase()} query must have the same number of columns`, {});
+    }
+    const types = l.plan.schema.map((f, i) => unifyTypes([f.type, r.plan.schema[i]!.type], kind.toUpperCase(), 0));
+    const castTo = (p: LogicalPlan): LogicalPlan => {
+      if (p.schema.every((f, i) => f.type.name === types[i]!.name && f.type.typmod === types[i]!.typmod)) return p;
+      return {
+        op: 'project',
+        input: p,
+        exprs: p.schema.map((f, i) => coerce(colRef(i, f.type, f.name), types[i]!, 'implicit', this)),
+        schema: p.schema.map((f, i) => ({ name: f.name, type: types[i]! })),
+      };
+    };
+    const schema = l.plan.schema.map((f, i) => ({ name: f.name, type: types[i]! }));
+    let plan: LogicalPlan = { op: 'setop', kind, all: s.all === true, left: castTo(l.plan), right: castTo(r.plan), schema };
+    const scope = new Scope(outer);
+    scope.usesOuter = l.scope.usesOuter || r.scope.usesOuter;
+    plan = this.orderAndLimitOnOutput(s, plan, scope);
+    return { plan, scope };
+  }
+}
+
+function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {
+  return { ...e, expr: shiftExpr(e.expr, offset) };
+}
+
+function shiftExpr(e: Expr, offset: number): Expr {
+  if (e.kind === 'column') return { ...e, index: e.index + offset };
+  if (e.kind === 'coalesce') return { ...e, args: e.args.map((a) => shiftExpr(a, offset)) };
+  return e;
+}
+
+function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
+  return schema.map((f, i) => ({ qualifier, name: f.name, expr: colRef(i, f.type, f.name), hiddenFromStar: false, hiddenUnqualified: false }));
+}
+
+function findUnique(entries: ScopeEntry[], name: string, side: string, loc: number | undefined): ScopeEntry {
+  const m = entries.filter((e) => e.name === name && !e.hiddenUnqualified);
+  if (m.length === 0) throw new QuireError('42703', `column "${name}" specified in USING clause does not exist in ${side} table`, { position: pos(loc) });
+  if (m.length > 1) throw new QuireError('42702', `common column name "${name}" appears more than once in ${side} table`, { position: pos(loc) });
+  return m[0]!;
+}
+
+function expandStar(scope: Scope, qualifier: string | null, position: number): { expr: Expr; name: string }[] {
+  if (qualifier === null) {
+    const out = scope.entries.filter((e) => !e.hiddenFromStar && !(e.hiddenUnqualified && e.qualifier === null)).map((e) => ({ expr: e.expr, name: e.name }));
+    if (out.length === 0 && scope.entries.length === 0) throw new QuireError('42601', 'SELECT * with no tables specified is not valid', { position });
+    return out;
+  }
+  if (!scope.hasQualifier(qualifier)) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position });
+  return scope.entries.filter((e) => e.qualifier === qualifier).map((e) => ({ expr: e.expr, name: e.name }));
+}
+
+/** Top-down: whole expressions equal to a GROUP BY key become references to the key. */
+function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number): Expr {
+  const gi = groupBy.findIndex((g) => exprEquals(g, e));
+  if (gi >= 0) return colRef(gi, e.type, groupBy[gi]!.kind === 'column' ? (groupBy[gi] as { name: string }).name : `group${gi + 1}`);
+  if (e.kind === 'column') {
+    if (e.index >= AGG_BASE && e.index < WIN_BASE) {
+      const ai = e.index - AGG_BASE;
+      if (ai >= naggs) throw new Error('aggregate placeholder out of range');
+      return { ...e, index: k + ai };
+    }
+    if (e.index >= WIN_BASE) return e;
+    throw new QuireError('42803', `column "${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, {});
+  }
+  if (e.kind === 'subquery' && e.correlated) {
+    throw new QuireError('0A000', 'correlated subqueries over grouped rows are not supported', {});
+  }
+  if (e.kind === 'const' || e.kind === 'param' || e.kind === 'outer') return e;
+  return mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs));
+}
+
+function rewriteWindowRefs(e: Expr, base: number): Expr {
+  if (e.kind === 'column' && e.index >= WIN_BASE) return { ...e, index: base + e.index - WIN_BASE };
+  if (e.kind === 'column' || e.kind === 'const' || e.kind === 'param' || e.kind === 'outer') return e;
+  return mapChildren(e, (c) => rewriteWindowRefs(c, base));
+}
+
+/** Rebuilds one level of an expression with `f` applied to its direct children. */
+export function mapChildren(e: Expr, f: (e: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case 'column':
+    case 'outer':
+    case 'const':
+    case 'param':
+      return e;
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+    case 'minmax':
+      return { ...e, args: e.args.map(f) } as Expr;
+    case 'cast':
+    case 'not':
+    case 'is-null':
+    case 'bool-test':
+      return { ...e, arg: f(e.arg) } as Expr;
+    case 'compare':
+    case 'distinct-from':
+    case 'nullif':
+      return { ...e, left: f(e.left), right: f(e.right) } as Expr;
+    case 'case':
+      return { ...e, whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: f(e.else) };
+    case 'in-list':
+      return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    case 'subquery':
+      return e.arg ? { ...e, arg: f(e.arg) } : e;
+  }
+}
+
+/** PostgreSQL's FigureColname: the output name of an unnamed select-list item. */
+export function figureColname(n: Node): string {
+  const tag = nodeTag(n);
+  const b = nodeBody<AnyNode>(n);
+  switch (tag) {
+    case 'ColumnRef': {
+      const f = b.fields as Node[];
+      const last = f[f.length - 1]!;
+      return nodeTag(last) === 'String' ? strings([last])[0]! : '?column?';
+    }
+    case 'FuncCall': {
+      const parts = strings(b.funcname as Node[]);
+      return parts[parts.length - 1]!;
+    }
+    case 'TypeCast': {
+      const inner = figureColname(b.arg as Node);
+      if (inner !== '?column?') return inner;
+      const names = strings((b.typeName as AnyNode).names as Node[]);
+      const last = names[names.length - 1]!;
+      return last;
+    }
+    case 'CaseExpr':
+      return b.defresult && figureColname(b.defresult as Node) !== '?column?' && false ? '' : 'case';
+    case 'CoalesceExpr':
+      return 'coalesce';
+    case 'MinMaxExpr':
+      return b.op === 'IS_GREATEST' ? 'greatest' : 'least';
+    case 'NullIfExpr':
+      return 'nullif';
+    case 'A_Expr':
+      return b.kind === 'AEXPR_NULLIF' ? 'nullif' : '?column?';
+    case 'SubLink': {
+      const k = b.subLinkType as string;
+      if (k === 'EXISTS_SUBLINK') return 'exists';
+      if (k === 'ARRAY_SUBLINK') return 'array';
+      if (k === 'EXPR_SUBLINK') {
+        const sel = nodeBody<SelectStmt>(b.subselect as Node);
+        const t = sel.targetList?.[0];
+        if (t) {
+          const rt = nodeBody<AnyNode>(t);
+          return (rt.name as string | undefined) ?? figureColname(rt.val as Node);
+        }
+      }
+      return '?column?';
+    }
+    case 'SQLValueFunction': {
+      const op = (b.op as string).replace('SVFOP_', '').replace(/_N$/, '').toLowerCase();
+      return op;
+    }
+    case 'CollateClause':
+      return figureColname(b.arg as Node);
+    default:
+      return '?column?';
+  }
+}
+
+export { isConstantExpr };

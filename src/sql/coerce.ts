@@ -1,0 +1,125 @@
+/** Type coercion at bind time: literals are parsed once, parameters take the type their context needs. */
+import { QuireError } from '../common/errors.js';
+import { castContext, castValue, commonSupertype } from '../common/cast.js';
+import { parseValue } from '../common/parse-value.js';
+import { category, type DataType, T, typeDisplayName, type TypeName } from '../common/types.js';
+import type { EvalContext } from '../functions/eval-context.js';
+import type { Expr } from '../logical/expr.js';
+
+export interface CoerceEnv {
+  readonly evalCtx: EvalContext;
+  /** Parameter types, inferred from use ($1 = index 0); unknown until a context fixes them. */
+  readonly paramTypes: DataType[];
+}
+
+export type CoercionMode = 'implicit' | 'assignment' | 'explicit';
+
+function sameType(a: DataType, b: DataType): boolean {
+  return a.name === b.name && a.typmod === b.typmod;
+}
+
+export function canCoerce(from: DataType, to: DataType, mode: CoercionMode): boolean {
+  if (from.name === to.name) return true;
+  if (from.name === 'unknown') return true;
+  const c = castContext(from.name, to.name);
+  if (c === null) return false;
+  if (mode === 'explicit') return true;
+  if (mode === 'assignment') return c === 'implicit' || c === 'assignment';
+  return c === 'implicit';
+}
+
+function withPosition<X>(position: number, f: () => X): X {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof QuireError && e.position === 0) e.position = position;
+    throw e;
+  }
+}
+
+/** Coerce `e` to `to`; throws 42804/42846 when the coercion is not allowed in `mode`. */
+export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv, position = 0, what?: string): Expr {
+  if (sameType(e.type, to)) return e;
+  if (to.name === 'unknown') return e;
+  if (e.kind === 'const' && (e.type.name === 'unknown' || e.value === null)) {
+    if (e.value === null) return { kind: 'const', value: null, type: to };
+    return withPosition(position, () => ({
+      kind: 'const',
+      value: parseValue(e.value as string, to, { timezone: env.evalCtx.timezone }),
+      type: to,
+    }));
+  }
+  if (e.kind === 'param' && e.type.name === 'unknown') {
+    env.paramTypes[e.index] = to;
+    return { ...e, type: to };
+  }
+  if (e.type.name === to.name) {
+    // Same type, different modifier (varchar(5) -> text, numeric(10,2) -> numeric).
+    if (to.typmod === -1) return { ...e, type: to } as Expr;
+    return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
+  }
+  if (!canCoerce(e.type, to, mode)) {
+    if (castContext(e.type.name, to.name) === null) {
+      throw new QuireError('42846', `cannot cast type ${typeDisplayName(e.type)} to ${typeDisplayName(to)}`, { position });
+    }
+    throw new QuireError(
+      '42804',
+      what
+        ? `${what} is of type ${typeDisplayName(e.type)} but expression is of type ${typeDisplayName(e.type)}`
+        : `cannot coerce type ${typeDisplayName(e.type)} to ${typeDisplayName(to)} implicitly`,
+      { position, hint: 'You will need to rewrite or cast the expression.' },
+    );
+  }
+  return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
+}
+
+function foldCast(c: Expr & { kind: 'cast' }, env: CoerceEnv, position: number): Expr {
+  if (c.arg.kind === 'const') {
+    const arg = c.arg;
+    return withPosition(position, () => ({
+      kind: 'const',
+      value: castValue(arg.value, arg.type, c.type, { timezone: env.evalCtx.timezone }, c.explicit),
+      type: c.type,
+    }));
+  }
+  return c;
+}
+
+const NUMERIC_RANK: Partial<Record<TypeName, number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
+const DATETIME_RANK: Partial<Record<TypeName, number>> = { date: 1, timestamp: 2, timestamptz: 3 };
+
+/** The type both sides of a comparison are brought to, or null when PostgreSQL has no such operator. */
+export function comparisonType(a: DataType, b: DataType): DataType | null {
+  if (a.name === 'unknown' && b.name === 'unknown') return T.text;
+  if (a.name === 'unknown') return stripMod(b);
+  if (b.name === 'unknown') return stripMod(a);
+  if (a.name === b.name) return stripMod(a);
+  const ca = category(a);
+  const cb = category(b);
+  if (ca === 'N' && cb === 'N') return NUMERIC_RANK[a.name]! >= NUMERIC_RANK[b.name]! ? stripMod(a) : stripMod(b);
+  if (ca === 'S' && cb === 'S') return T.text;
+  if (ca === 'D' && cb === 'D') return DATETIME_RANK[a.name]! >= DATETIME_RANK[b.name]! ? stripMod(a) : stripMod(b);
+  if (castContext(a.name, b.name) === 'implicit') return stripMod(b);
+  if (castContext(b.name, a.name) === 'implicit') return stripMod(a);
+  return null;
+}
+
+export function stripMod(t: DataType): DataType {
+  if (t.typmod === -1) return t;
+  if (t.name === 'bpchar') return T.bpchar;
+  return T[t.name];
+}
+
+/** UNION / CASE / VALUES / COALESCE type resolution; 42804 when the branches cannot be unified. */
+export function unifyTypes(types: DataType[], context: string, position = 0): DataType {
+  if (types.every((t) => t.name === 'unknown')) return T.text;
+  const known = types.filter((t) => t.name !== 'unknown');
+  if (known.every((t) => t.name === known[0]!.name && t.typmod === known[0]!.typmod)) return known[0]!;
+  const t = commonSupertype(types);
+  if (t === null) {
+    const a = known[0]!;
+    const b = known.find((x) => x.name !== a.name) ?? a;
+    throw new QuireError('42804', `${context} types ${typeDisplayName(a)} and ${typeDisplayName(b)} cannot be matched`, { position });
+  }
+  return t;
+}

@@ -1,0 +1,69 @@
+/**
+ * PostgreSQL's own grammar (libpg-query, compiled to WASM). Syntax errors become 42601 with the
+ * character position PostgreSQL would report.
+ */
+import { loadModule, parseSync } from 'libpg-query';
+import type { Node } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+
+let loaded: Promise<void> | null = null;
+
+/** The WASM module loads once per process; every Database awaits it in create(). */
+export function ensureParser(): Promise<void> {
+  if (loaded === null) loaded = loadModule().then(() => undefined);
+  return loaded;
+}
+
+export interface ParsedStatement {
+  stmt: Node;
+  /** Character offsets of the statement within the whole text. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** libpg-query reports byte offsets; positions in errors are characters. */
+export function byteToCharOffset(text: string, byteOffset: number): number {
+  if (byteOffset <= 0) return 0;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (bytes >= byteOffset) return i;
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return text.length;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+export function parseStatements(text: string): ParsedStatement[] {
+  let result: { stmts?: { stmt?: Node; stmt_location?: number; stmt_len?: number }[] };
+  try {
+    result = parseSync(text) as typeof result;
+  } catch (e) {
+    const details = (e as { sqlDetails?: { message?: string; cursorPosition?: number } }).sqlDetails;
+    const message = details?.message ?? (e instanceof Error ? e.message : String(e));
+    const pos = details?.cursorPosition;
+    const charPos = pos === undefined ? 0 : (isAscii(text) ? pos : byteToCharOffset(text, pos)) + 1;
+    const code = /unterminated|invalid|syntax/.test(message) ? '42601' : '42601';
+    throw new QuireError(code, message, { position: charPos });
+  }
+  const ascii = isAscii(text);
+  const out: ParsedStatement[] = [];
+  for (const s of result.stmts ?? []) {
+    if (!s.stmt) continue;
+    const bStart = s.stmt_location ?? 0;
+    const start = ascii ? bStart : byteToCharOffset(text, bStart);
+    const end = s.stmt_len === undefined || s.stmt_len === 0 ? text.length : ascii ? bStart + s.stmt_len : byteToCharOffset(text, bStart + s.stmt_len);
+    out.push({ stmt: s.stmt, start, end, text: text.slice(start, end) });
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+/** Named tables and views of one database. Names are case-folded as PostgreSQL folds unquoted identifiers by the parser. */
+import type { Node } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+import type { TableSource } from '../logical/plan.js';
+import type { MemoryTable } from './memory-table.js';
+
+export interface ViewDef {
+  readonly name: string;
+  readonly query: Node;
+  readonly columnNames: string[] | null;
+  readonly sql: string;
+}
+
+export class Catalog {
+  readonly tables = new Map<string, TableSource>();
+  readonly views = new Map<string, ViewDef>();
+
+  getTable(name: string): TableSource | undefined {
+    return this.tables.get(name);
+  }
+
+  getMemoryTable(name: string, position?: number): MemoryTable {
+    const t = this.tables.get(name);
+    if (t === undefined) throw new QuireError('42P01', `relation "${name}" does not exist`, { position });
+    if (!('appendRows' in t)) throw new QuireError('42809', `"${name}" is not a writable table`, { position });
+    return t as MemoryTable;
+  }
+
+  addTable(t: TableSource, ifNotExists = false): boolean {
+    if (this.tables.has(t.name) || this.views.has(t.name)) {
+      if (ifNotExists) return false;
+      throw new QuireError('42P07', `relation "${t.name}" already exists`);
+    }
+    this.tables.set(t.name, t);
+    return true;
+  }
+
+  addView(v: ViewDef, replace: boolean): void {
+    if (this.tables.has(v.name) || (this.views.has(v.name) && !replace)) {
+      throw new QuireError('42P07', `relation "${v.name}" already exists`);
+    }
+    this.views.set(v.name, v);
+  }
+}

@@ -1,0 +1,605 @@
+/**
+ * Streaming building blocks shared by COPY (copy-format.ts) and the file table functions:
+ *
+ *  - LineReader: splits incoming text into records exactly as PostgreSQL's CopyReadLineText does
+ *    (newline-style detection and consistency errors, backslash skipping and the `\.` end marker in
+ *    text mode, quote tracking in CSV mode so quoted newlines stay inside the record). Resumable
+ *    across chunks, so a record spanning many chunks is scanned once (no quadratic re-scans).
+ *  - splitCsvLine: PostgreSQL's CopyReadAttributesCSV (quotes may open anywhere in a field,
+ *    the NULL string matches only unquoted raw input).
+ *  - UTF-8 validation with PostgreSQL's messages, file globbing and file opening with PostgreSQL's
+ *    error texts.
+ *
+ * Written by hand rather than on csv-parse: PostgreSQL semantics need per-field "was it quoted"
+ * against the raw input, quotes in the middle of fields, and COPY's EOL rules, which csv-parse
+ * either lacks or only approximates through relax options.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { QuireError } from '../common/errors.js';
+
+export type LineMode = 'text' | 'csv';
+
+export interface LineReaderOptions {
+  readonly mode: LineMode;
+  /** CSV quote and escape characters (single characters). */
+  readonly quote?: string;
+  readonly escape?: string;
+  /**
+   * COPY's rules: newline style fixed by the first line (mixing is an error) and, in text mode,
+   * `\.` ends the data. Off for read_csv, which accepts any mix of \n, \r\n and \r.
+   */
+  readonly strict: boolean;
+}
+
+const EOL_UNKNOWN = 0;
+const EOL_NL = 1;
+const EOL_CR = 2;
+const EOL_CRNL = 3;
+
+function badFormat(message: string, hint?: string): QuireError {
+  return new QuireError('22P04', message, hint === undefined ? {} : { hint });
+}
+
+function charClass(chars: string[]): RegExp {
+  const uniq = [...new Set(chars.filter((c) => c !== ''))];
+  return new RegExp('[' + uniq.map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('') + ']', 'g');
+}
+
+export class LineReader {
+  /** PostgreSQL's cur_lineno: the physical line number reached by the record last returned. */
+  lineNo = 0;
+  /** True once the input is exhausted (or the end marker was seen) and every record was returned. */
+  done = false;
+  private buf = '';
+  private pos = 0;
+  private scan = 0;
+  private lineStarted = false;
+  private inQuote = false;
+  private lastWasEsc = false;
+  private lastEscAt = -2;
+  private eol = EOL_UNKNOWN;
+  private ended = false;
+  private readonly csv: boolean;
+  private readonly quote: string;
+  private readonly escape: string;
+  private readonly strict: boolean;
+  private readonly outRe: RegExp;
+  private readonly inRe: RegExp;
+
+  constructor(opts: LineReaderOptions) {
+    this.csv = opts.mode === 'csv';
+    this.strict = opts.strict;
+    this.quote = opts.quote ?? '"';
+    // As in PostgreSQL: an escape equal to the quote is no escape at all, "" is two toggles.
+    const esc = opts.escape ?? this.quote;
+    this.escape = esc === this.quote ? '' : esc;
+    this.outRe = this.csv ? charClass(['\r', '\n', this.quote]) : charClass(['\r', '\n', '\\']);
+    this.inRe = charClass([this.quote, this.escape]);
+  }
+
+  push(chunk: string): void {
+    if (this.pos > 0) {
+      this.buf = this.buf.slice(this.pos);
+      this.scan -= this.pos;
+      this.lastEscAt -= this.pos;
+      this.pos = 0;
+    }
+    this.buf = this.buf.length === 0 ? chunk : this.buf + chunk;
+  }
+
+  finish(): void {
+    this.ended = true;
+  }
+
+  private take(end: number, next: number): string {
+    const line = this.buf.slice(this.pos, end);
+    this.pos = next;
+    this.scan = next;
+    this.lineStarted = false;
+    return line;
+  }
+
+  /** The next complete record (without its terminator), or null: more input needed, or `done`. */
+  next(): string | null {
+    if (this.done) return null;
+    const buf = this.buf;
+    const len = buf.length;
+    if (!this.lineStarted) {
+      if (this.pos >= len) {
+        if (this.ended) this.done = true;
+        return null;
+      }
+      this.lineStarted = true;
+      this.lineNo++;
+    }
+    for (;;) {
+      if (this.inQuote) {
+        const re = this.inRe;
+        re.lastIndex = this.scan;
+        const m = re.exec(buf);
+        const idx = m === null ? len : m.index;
+        this.countQuotedNewlines(this.scan, idx);
+        if (m === null) {
+          this.scan = len;
+          if (!this.ended) return null;
+          // Unterminated quote: the record is the rest of the input; the splitter raises the error.
+          return this.take(len, len);
+        }
+        const c = buf[idx]!;
+        if (c === this.escape) {
+          this.lastWasEsc = !(this.lastWasEsc && this.lastEscAt === idx - 1);
+          this.lastEscAt = idx;
+        } else {
+          const escaped = this.lastWasEsc && this.lastEscAt === idx - 1;
+          if (!escaped) this.inQuote = false;
+          this.lastWasEsc = false;
+        }
+        this.scan = idx + 1;
+        continue;
+      }
+      const re = this.outRe;
+      re.lastIndex = this.scan;
+      const m = re.exec(buf);
+      if (m === null) {
+        this.scan = len;
+        if (!this.ended) return null;
+        return this.take(len, len);
+      }
+      const idx = m.index;
+      const c = buf[idx]!;
+      if (c === '\n') {
+        if (this.strict && (this.eol === EOL_CR || this.eol === EOL_CRNL)) {
+          throw this.csv
+            ? badFormat('unquoted newline found in data', 'Use quoted CSV field to represent newline.')
+            : badFormat('literal newline found in data', 'Use "\\n" to represent newline.');
+        }
+        if (this.eol === EOL_UNKNOWN) this.eol = EOL_NL;
+        return this.take(idx, idx + 1);
+      }
+      if (c === '\r') {
+        if (!this.strict) {
+          if (idx + 1 >= len && !this.ended) {
+            this.scan = idx;
+            return null;
+          }
+          return this.take(idx, buf[idx + 1] === '\n' ? idx + 2 : idx + 1);
+        }
+        if (this.eol === EOL_UNKNOWN || this.eol === EOL_CRNL) {
+          if (idx + 1 >= len && !this.ended) {
+            this.scan = idx;
+            return null;
+          }
+          if (buf[idx + 1] === '\n') {
+            this.eol = EOL_CRNL;
+            return this.take(idx, idx + 2);
+          }
+          if (this.eol === EOL_CRNL) throw this.crError();
+          this.eol = EOL_CR;
+          return this.take(idx, idx + 1);
+        }
+        if (this.eol === EOL_NL) throw this.crError();
+        return this.take(idx, idx + 1);
+      }
+      if (c === this.quote && this.csv) {
+        this.inQuote = true;
+        this.lastWasEsc = false;
+        this.scan = idx + 1;
+        continue;
+      }
+      // Text mode backslash: the next character is data (so \<newline> and \\. are not special).
+      if (idx + 1 >= len) {
+        if (!this.ended) {
+          this.scan = idx;
+          return null;
+        }
+        return this.take(len, len);
+      }
+      if (buf[idx + 1] !== '.' || !this.strict) {
+        this.scan = idx + 2;
+        continue;
+      }
+      const r = this.endMarker(idx);
+      if (r === null) {
+        this.scan = idx;
+        return null;
+      }
+      this.done = true;
+      return null;
+    }
+  }
+
+  private crError(): QuireError {
+    return this.csv
+      ? badFormat('unquoted carriage return found in data', 'Use quoted CSV field to represent carriage return.')
+      : badFormat('literal carriage return found in data', 'Use "\\r" to represent carriage return.');
+  }
+
+  /** PostgreSQL 18's `\.` checks; null when more input is needed to decide. */
+  private endMarker(idx: number): true | null {
+    const buf = this.buf;
+    let p = idx + 2;
+    const at = (i: number): string | null => (i < buf.length ? buf[i]! : this.ended ? '\0' : null);
+    const notAlone = (): QuireError => badFormat('end-of-copy marker is not alone on its line');
+    const style = (): QuireError => badFormat('end-of-copy marker does not match previous newline style');
+    if (this.eol === EOL_CRNL) {
+      const c2 = at(p++);
+      if (c2 === null) return null;
+      if (c2 === '\n') throw style();
+      if (c2 !== '\r') throw notAlone();
+    }
+    const c2 = at(p++);
+    if (c2 === null) return null;
+    if (c2 !== '\r' && c2 !== '\n') throw notAlone();
+    if ((this.eol === EOL_NL && c2 !== '\n') || (this.eol === EOL_CRNL && c2 !== '\n') || (this.eol === EOL_CR && c2 !== '\r')) throw style();
+    if (idx > this.pos) throw notAlone();
+    return true;
+  }
+
+  /** PostgreSQL counts the newlines inside quoted CSV fields in cur_lineno (of the detected style). */
+  private countQuotedNewlines(from: number, to: number): void {
+    const nl = this.eol === EOL_NL ? '\n' : '\r';
+    let i = this.buf.indexOf(nl, from);
+    while (i !== -1 && i < to) {
+      this.lineNo++;
+      i = this.buf.indexOf(nl, i + 1);
+    }
+  }
+}
+
+export interface CsvDialect {
+  readonly delimiter: string;
+  readonly quote: string;
+  readonly escape: string;
+  /** Unquoted raw input equal to this is NULL. */
+  readonly nullString: string;
+}
+
+/**
+ * Splits one record into fields (PostgreSQL's CopyReadAttributesCSV). `out[i]` is the field text,
+ * null when the unquoted raw input equals the NULL string; `quoted[i]` is 1 when any part was quoted.
+ * Returns the field count.
+ */
+export function splitCsvLine(line: string, d: CsvDialect, out: (string | null)[], quoted: number[]): number {
+  const delim = d.delimiter;
+  const q = d.quote;
+  const nullString = d.nullString;
+  if (line.indexOf(q) === -1) {
+    // Fast path: nothing quoted, so fields are the raw pieces.
+    let n = 0;
+    let start = 0;
+    for (;;) {
+      const i = line.indexOf(delim, start);
+      const raw = i === -1 ? line.slice(start) : line.slice(start, i);
+      out[n] = raw === nullString ? null : raw;
+      quoted[n] = 0;
+      n++;
+      if (i === -1) break;
+      start = i + 1;
+    }
+    return n;
+  }
+  const esc = d.escape;
+  const end = line.length;
+  let n = 0;
+  let cur = 0;
+  for (;;) {
+    const start = cur;
+    let sawQuote = false;
+    let value = '';
+    let runStart = cur;
+    let foundDelim = false;
+    for (;;) {
+      // Outside quotes: up to a delimiter, an opening quote or the end of the line.
+      let opened = false;
+      while (cur < end) {
+        const c = line[cur]!;
+        if (c === delim) {
+          foundDelim = true;
+          break;
+        }
+        if (c === q) {
+          opened = true;
+          break;
+        }
+        cur++;
+      }
+      value += line.slice(runStart, cur);
+      if (!opened) {
+        if (foundDelim) cur++;
+        break;
+      }
+      cur++;
+      // Inside quotes: escape + (quote | escape) is a literal, a lone quote closes.
+      sawQuote = true;
+      runStart = cur;
+      for (;;) {
+        if (cur >= end) throw badFormat('unterminated CSV quoted field');
+        const c = line[cur++]!;
+        if (c === esc && cur < end) {
+          const nc = line[cur]!;
+          if (nc === esc || nc === q) {
+            value += line.slice(runStart, cur - 1) + nc;
+            cur++;
+            runStart = cur;
+            continue;
+          }
+        }
+        if (c === q) {
+          value += line.slice(runStart, cur - 1);
+          runStart = cur;
+          break;
+        }
+      }
+    }
+    const rawEnd = foundDelim ? cur - 1 : cur;
+    out[n] = !sawQuote && rawEnd - start === nullString.length && line.startsWith(nullString, start) ? null : value;
+    quoted[n] = sawQuote ? 1 : 0;
+    n++;
+    if (!foundDelim) break;
+  }
+  return n;
+}
+
+// ---- UTF-8 -------------------------------------------------------------------------------------
+
+function utf8Len(b: number): number {
+  if ((b & 0x80) === 0) return 1;
+  if ((b & 0xe0) === 0xc0) return 2;
+  if ((b & 0xf0) === 0xe0) return 3;
+  if ((b & 0xf8) === 0xf0) return 4;
+  return 1;
+}
+
+function utf8Legal(s: Uint8Array, i: number, l: number): boolean {
+  let a: number;
+  switch (l) {
+    case 4:
+      a = s[i + 3]!;
+      if (a < 0x80 || a > 0xbf) return false;
+    // fallthrough
+    case 3:
+      a = s[i + 2]!;
+      if (a < 0x80 || a > 0xbf) return false;
+    // fallthrough
+    case 2:
+      a = s[i + 1]!;
+      switch (s[i]) {
+        case 0xe0:
+          if (a < 0xa0 || a > 0xbf) return false;
+          break;
+        case 0xed:
+          if (a < 0x80 || a > 0x9f) return false;
+          break;
+        case 0xf0:
+          if (a < 0x90 || a > 0xbf) return false;
+          break;
+        case 0xf4:
+          if (a < 0x80 || a > 0x8f) return false;
+          break;
+        default:
+          if (a < 0x80 || a > 0xbf) return false;
+      }
+    // fallthrough
+    case 1:
+      a = s[i]!;
+      if (a >= 0x80 && a < 0xc2) return false;
+      if (a > 0xf4) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Index of the first byte PostgreSQL's pg_verifymbstr rejects (NUL included), or -1. */
+export function findInvalidUtf8(s: Uint8Array, from = 0, to = s.length): number {
+  let i = from;
+  while (i < to) {
+    const b = s[i]!;
+    if (b === 0) return i;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    const l = utf8Len(b);
+    if (l > to - i || !utf8Legal(s, i, l)) return i;
+    i += l;
+  }
+  return -1;
+}
+
+/** PostgreSQL's report_invalid_encoding for the bytes at `i`. */
+export function invalidUtf8Error(s: Uint8Array, i: number, to = s.length): QuireError {
+  const l = utf8Len(s[i]!);
+  const parts: string[] = [];
+  for (let j = 0; j < l && i + j < to; j++) parts.push('0x' + s[i + j]!.toString(16).padStart(2, '0'));
+  return new QuireError('22021', `invalid byte sequence for encoding "UTF8": ${parts.join(' ')}`);
+}
+
+/**
+ * Incremental UTF-8 decoding that rejects what PostgreSQL rejects (invalid sequences, NUL bytes),
+ * keeping a byte order mark as data when asked (COPY does; CSV readers strip it).
+ */
+export class Utf8Decoder {
+  private readonly dec: InstanceType<typeof TextDecoder>;
+  private pending: Uint8Array | null = null;
+
+  constructor(keepBom: boolean) {
+    this.dec = new TextDecoder('utf-8', { fatal: true, ignoreBOM: keepBom });
+  }
+
+  decode(chunk: string | Uint8Array, final = false): string {
+    if (typeof chunk === 'string') {
+      if (chunk.indexOf('\0') !== -1) throw new QuireError('22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+      return chunk;
+    }
+    try {
+      const s = this.dec.decode(chunk, { stream: !final });
+      if (s.indexOf('\0') !== -1) throw new QuireError('22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+      this.pending = chunk.length > 4 ? chunk.subarray(chunk.length - 4) : chunk;
+      return s;
+    } catch (e) {
+      if (e instanceof QuireError) throw e;
+      // Locate the offending bytes for PostgreSQL's message (the tail of the previous chunk may
+      // hold the start of the sequence).
+      const prev = this.pending ?? new Uint8Array(0);
+      const all = new Uint8Array(prev.length + chunk.length);
+      all.set(prev, 0);
+      all.set(chunk, prev.length);
+      let i = findInvalidUtf8(all, 0, all.length);
+      // Skip false hits in the already-validated prefix (it may start mid-sequence).
+      while (i !== -1 && i < prev.length) {
+        const j = findInvalidUtf8(all, i + 1, all.length);
+        if (j === -1) break;
+        i = j;
+      }
+      throw i === -1 ? new QuireError('22021', 'invalid byte sequence for encoding "UTF8"') : invalidUtf8Error(all, i);
+    }
+  }
+}
+
+// ---- files ---------------------------------------------------------------------------------------
+
+/** PostgreSQL's message for a file COPY or a reader cannot open. */
+export function fileOpenError(file: string, e: unknown): QuireError {
+  const code = (e as { code?: string }).code;
+  switch (code) {
+    case 'ENOENT':
+      return new QuireError('58P01', `could not open file "${file}" for reading: No such file or directory`);
+    case 'EACCES':
+      return new QuireError('42501', `could not open file "${file}" for reading: Permission denied`);
+    case 'EISDIR':
+      return new QuireError('58030', `could not open file "${file}" for reading: Is a directory`);
+    default:
+      return new QuireError('58030', `could not read file "${file}": ${(e as Error).message}`);
+  }
+}
+
+const GLOB_MAGIC = /[*?[{]/;
+
+function globToRegExp(seg: string): RegExp {
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const j = seg.indexOf(']', i + 2);
+      if (j === -1) re += '\\[';
+      else {
+        let body = seg.slice(i + 1, j);
+        if (body.startsWith('!')) body = '^' + body.slice(1);
+        re += '[' + body.replace(/\\/g, '\\\\') + ']';
+        i = j;
+      }
+    } else if (c === '{') {
+      const j = seg.indexOf('}', i);
+      if (j === -1) re += '\\{';
+      else {
+        re += '(?:' + seg.slice(i + 1, j).split(',').map((p) => p.replace(/[.+^$()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')).join('|') + ')';
+        i = j;
+      }
+    } else re += c.replace(/[.+^$()|\\\]]/g, '\\$&');
+  }
+  return new RegExp('^' + re + '$');
+}
+
+/**
+ * Files matching a glob (`*`, `?`, `[...]`, `{a,b}` within a path segment, `**` for any depth),
+ * sorted; a pattern without wildcards is returned as is (opening it reports a missing file).
+ * Node 20 has no fs.glob, hence this small matcher.
+ */
+export function expandFileGlob(pattern: string): string[] {
+  if (!GLOB_MAGIC.test(pattern)) return [pattern];
+  const abs = path.isAbsolute(pattern);
+  const segs = pattern.split(/[/\\]+/).filter((s, i) => s !== '' || i === 0);
+  let bases: string[] = [abs ? (segs[0] === '' ? '/' : segs[0]! + '/') : '.'];
+  let k = abs ? 1 : 0;
+  const prefix: string[] = [];
+  while (k < segs.length && !GLOB_MAGIC.test(segs[k]!)) prefix.push(segs[k++]!);
+  if (prefix.length > 0) bases = [path.join(bases[0]!, ...prefix)];
+  const out: string[] = [];
+  const walk = (dir: string, i: number): void => {
+    if (i === segs.length) {
+      out.push(dir);
+      return;
+    }
+    const seg = segs[i]!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (seg === '**') {
+      walk(dir, i + 1);
+      for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) walk(path.join(dir, e.name), i);
+      return;
+    }
+    if (!GLOB_MAGIC.test(seg)) {
+      const p = path.join(dir, seg);
+      if (fs.existsSync(p)) walk(p, i + 1);
+      return;
+    }
+    const re = globToRegExp(seg);
+    const last = i === segs.length - 1;
+    for (const e of entries) {
+      if (!re.test(e.name) || (e.name.startsWith('.') && !seg.startsWith('.'))) continue;
+      if (last ? !e.isDirectory() : e.isDirectory() || e.isSymbolicLink()) walk(path.join(dir, e.name), i + 1);
+    }
+  };
+  for (const b of bases) walk(b, k);
+  const uniq = [...new Set(out)].sort();
+  if (uniq.length === 0) throw new QuireError('58P01', `could not open file "${pattern}" for reading: No such file or directory`);
+  return abs ? uniq : uniq.map((p) => (p.startsWith('./') ? p.slice(2) : p));
+}
+
+/** Reads the first `maxBytes` of a file synchronously (schema inference runs at bind time). */
+export function readFileHead(file: string, maxBytes: number): { text: string; complete: boolean } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    throw fileOpenError(file, e);
+  }
+  try {
+    const buf = Buffer.alloc(maxBytes);
+    let n = 0;
+    for (;;) {
+      const r = fs.readSync(fd, buf, n, maxBytes - n, null);
+      if (r === 0) break;
+      n += r;
+      if (n >= maxBytes) break;
+    }
+    const complete = n < maxBytes || fs.fstatSync(fd).size <= n;
+    // Cut at the last complete UTF-8 sequence so the sample never ends mid-character.
+    let end = n;
+    if (!complete) {
+      let i = n - 1;
+      while (i > 0 && i > n - 4 && (buf[i]! & 0xc0) === 0x80) i--;
+      if (i >= 0 && (buf[i]! & 0x80) !== 0 && utf8Len(buf[i]!) > n - i) end = i;
+    }
+    const text = new TextDecoder('utf-8').decode(buf.subarray(0, end));
+    return { text, complete };
+  } catch (e) {
+    throw e instanceof QuireError ? e : fileOpenError(file, e);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Chunks of a file, with PostgreSQL's error when it cannot be opened. */
+export async function* readFileChunks(file: string, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  const stream = fs.createReadStream(file, { highWaterMark: 1 << 16 });
+  try {
+    for await (const chunk of stream) {
+      if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+      yield chunk as Buffer;
+    }
+  } catch (e) {
+    if (e instanceof QuireError) throw e;
+    throw fileOpenError(file, e);
+  } finally {
+    stream.destroy();
+  }
+}

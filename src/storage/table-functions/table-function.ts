@@ -1,0 +1,36 @@
+/**
+ * Table functions usable in FROM (generate_series, read_csv, read_json, …). Binding fixes the output
+ * schema (file readers may look at the file to infer it); execution receives the argument values.
+ */
+import type { DataType, Field, Value } from '../../common/types.js';
+import type { Batch } from '../../execution/column.js';
+import type { EvalContext } from '../../functions/eval-context.js';
+
+export interface TableFunctionBinding {
+  schema: Field[];
+  /** Argument types the arguments must be coerced to (same length as the call's arguments). */
+  argTypes: DataType[];
+  /** Column names available for projection pushdown are the schema's names. */
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch>;
+  /** Estimated rows, for the optimizer. */
+  estimatedRows?: number;
+}
+
+export interface TableFunction {
+  readonly name: string;
+  /**
+   * `constArgs[i]` is the argument's value when it is a constant at bind time, `undefined` otherwise
+   * (e.g. a parameter). Throw QuireError (42883 for no matching signature, 58P01 for a missing file).
+   */
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding;
+}
+
+const registry = new Map<string, TableFunction>();
+
+export function registerTableFunction(f: TableFunction): void {
+  registry.set(f.name, f);
+}
+
+export function lookupTableFunction(name: string): TableFunction | undefined {
+  return registry.get(name);
+}

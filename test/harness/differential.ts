@@ -1,0 +1,88 @@
+/**
+ * Runs generated queries on two engines and compares their text output.
+ * Ordered comparison when the query has a total ORDER BY, multiset comparison otherwise; errors match when
+ * both engines fail with the same SQLSTATE.
+ */
+import { asSqlError, type SqlConnection, type SqlResult } from './connection.js';
+import { generateQuery, setupSql, type GeneratedQuery } from './query-gen.js';
+
+export type Outcome = { ok: true; result: SqlResult } | { ok: false; code?: string; message: string };
+
+export async function run(conn: SqlConnection, sql: string): Promise<Outcome> {
+  try {
+    return { ok: true, result: await conn.query(sql) };
+  } catch (e) {
+    const err = asSqlError(e);
+    return err.code === undefined ? { ok: false, message: err.message } : { ok: false, code: err.code, message: err.message };
+  }
+}
+
+function rowKey(r: (string | null)[]): string {
+  return JSON.stringify(r);
+}
+
+/** null when the two outcomes agree, otherwise a short reason. */
+export function compareOutcomes(q: GeneratedQuery, a: Outcome, b: Outcome): string | null {
+  if (!a.ok || !b.ok) {
+    if (!a.ok && !b.ok) return a.code === b.code ? null : `different errors: ${a.code} vs ${b.code}`;
+    return 'only one engine failed';
+  }
+  const ra = a.result.rows;
+  const rb = b.result.rows;
+  if (a.result.columns.length !== b.result.columns.length) return 'different column counts';
+  if (ra.length !== rb.length) return `different row counts: ${ra.length} vs ${rb.length}`;
+  const ka = ra.map(rowKey);
+  const kb = rb.map(rowKey);
+  if (!q.ordered) {
+    ka.sort();
+    kb.sort();
+  }
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return `${q.ordered ? 'row' : 'sorted row'} ${i + 1} differs: ${ka[i]} vs ${kb[i]}`;
+  return null;
+}
+
+export function showOutcome(o: Outcome, maxRows = 30): string {
+  if (!o.ok) return `ERROR ${o.code ?? ''}: ${o.message}`;
+  const rows = o.result.rows.slice(0, maxRows).map((r) => `    ${r.map((v) => (v === null ? 'NULL' : JSON.stringify(v))).join(' | ')}`);
+  const more = o.result.rows.length > maxRows ? `\n    ... ${o.result.rows.length - maxRows} more` : '';
+  return `${o.result.rows.length} row(s) [${o.result.columns.join(', ')}]\n${rows.join('\n')}${more}`;
+}
+
+export interface Mismatch {
+  seed: number;
+  index: number;
+  sql: string;
+  reason: string;
+  quire: string;
+  postgres: string;
+}
+
+export async function setup(conn: SqlConnection, seed: number): Promise<void> {
+  for (const s of setupSql(seed)) await conn.query(s);
+}
+
+export interface DiffRun {
+  queries: number;
+  mismatches: Mismatch[];
+  /** Queries PostgreSQL itself rejected (a generator bug if not zero). */
+  postgresErrors: { index: number; sql: string; message: string }[];
+}
+
+export async function differential(quire: SqlConnection | null, pg: SqlConnection, seed: number, count: number): Promise<DiffRun> {
+  const out: DiffRun = { queries: 0, mismatches: [], postgresErrors: [] };
+  for (let i = 0; i < count; i++) {
+    const q = generateQuery(seed, i);
+    const p = await run(pg, q.sql);
+    out.queries++;
+    if (!p.ok) out.postgresErrors.push({ index: i, sql: q.sql, message: p.message });
+    if (quire === null) continue;
+    const m = await run(quire, q.sql);
+    const reason = compareOutcomes(q, m, p);
+    if (reason !== null) out.mismatches.push({ seed, index: i, sql: q.sql, reason, quire: showOutcome(m), postgres: showOutcome(p) });
+  }
+  return out;
+}
+
+export function formatMismatch(m: Mismatch): string {
+  return `seed ${m.seed} query #${m.index}: ${m.reason}\n  SQL: ${m.sql}\n  quire:    ${m.quire}\n  postgres: ${m.postgres}`;
+}

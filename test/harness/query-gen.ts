@@ -1,0 +1,375 @@
+/**
+ * Seeded random SQL for differential testing (Quire vs PostgreSQL).
+ *
+ * Tables are small and nasty on purpose: duplicates, NULLs in every column, negative numbers, ints next to
+ * bigints beyond 2^53, floats and texts that sort differently under case and collation. Queries are built so
+ * that PostgreSQL's answer is deterministic:
+ *  - every generated ORDER BY is made total (unique-id tie-breakers, or all output columns), so the
+ *    comparison can be order-sensitive whenever there is an ORDER BY;
+ *  - LIMIT/OFFSET only ever follow a total ORDER BY; FETCH ... WITH TIES may follow a partial one, because
+ *    the set of rows it returns does not depend on how ties are broken (compared as a multiset);
+ *  - float columns are only compared / min-maxed / multiplied by exact constants, never summed, because
+ *    summation order legitimately changes the last bits.
+ */
+
+/** mulberry32: tiny, fast, and good enough to spread query shapes; same seed => same queries everywhere. */
+export class Rng {
+  private s: number;
+  constructor(seed: number) {
+    this.s = seed >>> 0;
+  }
+  next(): number {
+    this.s = (this.s + 0x6d2b79f5) >>> 0;
+    let t = this.s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.next() * xs.length)];
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  /** k distinct elements, in random order. */
+  sample<T>(xs: readonly T[], k: number): T[] {
+    const c = [...xs];
+    for (let i = c.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [c[i], c[j]] = [c[j], c[i]];
+    }
+    return c.slice(0, Math.min(k, c.length));
+  }
+}
+
+type ColKind = 'int' | 'bigint' | 'float' | 'text';
+interface Col {
+  name: string;
+  kind: ColKind;
+}
+interface Table {
+  name: string;
+  cols: Col[];
+  rows: number;
+}
+
+export const TABLES: Table[] = [
+  {
+    name: 't1',
+    rows: 60,
+    cols: [
+      { name: 'id', kind: 'int' },
+      { name: 'a', kind: 'int' },
+      { name: 'b', kind: 'bigint' },
+      { name: 'c', kind: 'float' },
+      { name: 'd', kind: 'text' },
+      { name: 'e', kind: 'int' },
+    ],
+  },
+  {
+    name: 't2',
+    rows: 40,
+    cols: [
+      { name: 'id', kind: 'int' },
+      { name: 'k', kind: 'int' },
+      { name: 'v', kind: 'text' },
+      { name: 'w', kind: 'int' },
+      { name: 'x', kind: 'float' },
+    ],
+  },
+  {
+    name: 't3',
+    rows: 15,
+    cols: [
+      { name: 'id', kind: 'int' },
+      { name: 'k', kind: 'int' },
+      { name: 'n', kind: 'bigint' },
+      { name: 's', kind: 'text' },
+    ],
+  },
+];
+
+const SQL_TYPE: Record<ColKind, string> = { int: 'int', bigint: 'bigint', float: 'float8', text: 'text' };
+const TEXTS = ["''", "'a'", "'A'", "'b'", "'abc'", "'a b'", "'Zed'", "'_x'", "'b%'", "'ä'"];
+const FLOATS = ['0', '1.5', '-2.25', '0.1', '1e10', '-3', '2.5', '1e-5', '100', '-0.5'];
+const BIGS = ['0', '1', '-1', '9007199254740993', '-9007199254740993', '123456789012', '5', '-40', '4611686018427387904'];
+
+function literal(rng: Rng, kind: ColKind): string {
+  switch (kind) {
+    case 'int':
+      return String(rng.int(-5, 6));
+    case 'bigint':
+      return rng.pick(BIGS);
+    case 'float':
+      return rng.pick(FLOATS);
+    case 'text':
+      return rng.pick(TEXTS);
+  }
+}
+
+/** CREATE TABLE + INSERT statements for the fixed data set of `seed`. */
+export function setupSql(seed: number): string[] {
+  const rng = new Rng(seed ^ 0x5eed);
+  const out: string[] = [];
+  for (const t of TABLES) {
+    out.push(`CREATE TABLE ${t.name} (${t.cols.map((c) => `${c.name} ${SQL_TYPE[c.kind]}`).join(', ')})`);
+    const rows: string[] = [];
+    for (let i = 1; i <= t.rows; i++) {
+      const vals = t.cols.map((c) => {
+        if (c.name === 'id') return String(i);
+        // ~15% NULLs; small domains give plenty of duplicates for grouping, DISTINCT and joins.
+        if (rng.chance(0.15)) return 'NULL';
+        return literal(rng, c.kind);
+      });
+      rows.push(`(${vals.join(', ')})`);
+    }
+    out.push(`INSERT INTO ${t.name} VALUES ${rows.join(', ')}`);
+  }
+  return out;
+}
+
+export interface GeneratedQuery {
+  sql: string;
+  /** True when the query has a total ORDER BY, so row order must match exactly. */
+  ordered: boolean;
+}
+
+interface Expr {
+  sql: string;
+  kind: ColKind | 'bool';
+}
+
+function colsOf(t: Table, alias: string): Expr[] {
+  return t.cols.map((c) => ({ sql: `${alias}.${c.name}`, kind: c.kind }));
+}
+
+/** A scalar expression over the given columns; kept free of overflow and float-rounding hazards. */
+function scalar(rng: Rng, cols: Expr[]): Expr {
+  const c = rng.pick(cols);
+  const r = rng.int(0, 9);
+  if (c.kind === 'int') {
+    const other = cols.filter((x) => x.kind === 'int');
+    if (r === 0) return { sql: `${c.sql} + ${rng.pick(other).sql}`, kind: 'int' };
+    if (r === 1) return { sql: `${c.sql} * ${rng.int(-3, 3)}`, kind: 'int' };
+    if (r === 2) return { sql: `${c.sql} % ${rng.int(2, 4)}`, kind: 'int' };
+    if (r === 3) return { sql: `coalesce(${c.sql}, ${rng.int(-1, 1)})`, kind: 'int' };
+    if (r === 4) return { sql: `abs(${c.sql})`, kind: 'int' };
+    if (r === 5) return { sql: `CASE WHEN ${c.sql} > 0 THEN 'pos' WHEN ${c.sql} < 0 THEN 'neg' ELSE 'zero' END`, kind: 'text' };
+    return c;
+  }
+  if (c.kind === 'bigint') {
+    if (r === 0) return { sql: `${c.sql} - 1`, kind: 'bigint' };
+    if (r === 1) return { sql: `-${c.sql}`, kind: 'bigint' };
+    return c;
+  }
+  if (c.kind === 'float') {
+    if (r === 0) return { sql: `${c.sql} * 2`, kind: 'float' };
+    if (r === 1) return { sql: `-${c.sql}`, kind: 'float' };
+    if (r === 2) return { sql: `coalesce(${c.sql}, 0)`, kind: 'float' };
+    return c;
+  }
+  if (r === 0) return { sql: `upper(${c.sql})`, kind: 'text' };
+  if (r === 1) return { sql: `length(${c.sql})`, kind: 'int' };
+  if (r === 2) return { sql: `${c.sql} || 'z'`, kind: 'text' };
+  if (r === 3) return { sql: `coalesce(${c.sql}, '?')`, kind: 'text' };
+  return c;
+}
+
+function predicate(rng: Rng, cols: Expr[], depth = 0): string {
+  const r = rng.int(0, depth > 1 ? 5 : 8);
+  const c = rng.pick(cols);
+  const lit = () => literal(rng, c.kind === 'bool' ? 'int' : c.kind);
+  switch (r) {
+    case 0:
+    case 1:
+      return `${c.sql} ${rng.pick(['=', '<>', '<', '<=', '>', '>='])} ${lit()}`;
+    case 2:
+      return `${c.sql} IS ${rng.chance(0.5) ? 'NOT ' : ''}NULL`;
+    case 3:
+      if (c.kind === 'text') return `${c.sql} ${rng.chance(0.3) ? 'NOT ' : ''}LIKE ${rng.pick(["'a%'", "'%b%'", "'_'", "'A%'", "''"])}`;
+      return `${c.sql} BETWEEN ${lit()} AND ${lit()}`;
+    case 4:
+      return `${c.sql} ${rng.chance(0.3) ? 'NOT ' : ''}IN (${[lit(), lit(), rng.chance(0.2) ? 'NULL' : lit()].join(', ')})`;
+    case 5: {
+      const same = cols.filter((x) => x.kind === c.kind && x.sql !== c.sql);
+      if (same.length === 0) return `${c.sql} IS NOT NULL`;
+      return `${c.sql} ${rng.pick(['=', '<', '>', 'IS DISTINCT FROM'])} ${rng.pick(same).sql}`;
+    }
+    case 6:
+      return `(${predicate(rng, cols, depth + 1)} AND ${predicate(rng, cols, depth + 1)})`;
+    case 7:
+      return `(${predicate(rng, cols, depth + 1)} OR ${predicate(rng, cols, depth + 1)})`;
+    default:
+      return `NOT (${predicate(rng, cols, depth + 1)})`;
+  }
+}
+
+function direction(rng: Rng): string {
+  const dir = rng.pick(['', ' ASC', ' DESC']);
+  const nulls = rng.pick(['', '', ' NULLS FIRST', ' NULLS LAST']);
+  return dir + nulls;
+}
+
+function limitClause(rng: Rng): string {
+  const r = rng.int(0, 3);
+  if (r === 0) return ` LIMIT ${rng.int(0, 12)}`;
+  if (r === 1) return ` LIMIT ${rng.int(1, 12)} OFFSET ${rng.int(0, 8)}`;
+  if (r === 2) return ` OFFSET ${rng.int(0, 20)}`;
+  return ` OFFSET ${rng.int(0, 5)} ROWS FETCH FIRST ${rng.int(1, 8)} ROWS ONLY`;
+}
+
+/** Optional WHERE, leaving it out sometimes so that full scans are exercised too. */
+function where(rng: Rng, cols: Expr[]): string {
+  return rng.chance(0.75) ? ` WHERE ${predicate(rng, cols)}` : '';
+}
+
+function selectList(rng: Rng, cols: Expr[], n: number): Expr[] {
+  const out: Expr[] = [];
+  for (let i = 0; i < n; i++) out.push(rng.chance(0.6) ? rng.pick(cols) : scalar(rng, cols));
+  return out;
+}
+
+function aliased(exprs: Expr[]): string {
+  return exprs.map((e, i) => `${e.sql} AS c${i}`).join(', ');
+}
+
+/** ORDER BY over output aliases c0..cn (all of them, so the order is total over the output rows). */
+function orderAllOutputs(rng: Rng, n: number): string {
+  const idx = rng.sample(
+    Array.from({ length: n }, (_, i) => i),
+    n,
+  );
+  return ` ORDER BY ${idx.map((i) => `${rng.chance(0.3) ? String(i + 1) : `c${i}`}${direction(rng)}`).join(', ')}`;
+}
+
+function simpleSelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const cols = colsOf(t, t.name);
+  const items = selectList(rng, cols, rng.int(1, 4));
+  let sql = `SELECT ${aliased(items)} FROM ${t.name}${where(rng, cols)}`;
+  const r = rng.int(0, 4);
+  if (r === 0) return { sql, ordered: false };
+  if (r === 1) {
+    // Partial order + WITH TIES: the returned set is deterministic.
+    const key = rng.pick(items.map((_, i) => i));
+    sql += ` ORDER BY c${key}${direction(rng)} FETCH FIRST ${rng.int(1, 6)} ROWS WITH TIES`;
+    return { sql, ordered: false };
+  }
+  // Random keys, then the unique id as tie-breaker: a total order.
+  const keys = rng.sample(cols, rng.int(1, 2)).map((c) => `${c.sql}${direction(rng)}`);
+  sql += ` ORDER BY ${[...keys, `${t.name}.id${rng.pick(['', ' DESC'])}`].join(', ')}`;
+  if (r >= 3) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+const AGGS_NUM = ['count(*)', 'count(X)', 'sum(X)', 'avg(X)', 'min(X)', 'max(X)', 'count(DISTINCT X)', 'sum(DISTINCT X)'];
+
+function aggregate(rng: Rng, cols: Expr[]): string {
+  const c = rng.pick(cols);
+  let f: string;
+  if (c.kind === 'int' || c.kind === 'bigint') f = rng.pick(AGGS_NUM);
+  else if (c.kind === 'float') f = rng.pick(['min(X)', 'max(X)', 'count(X)', 'count(DISTINCT X)']);
+  else f = rng.pick(['min(X)', 'max(X)', 'count(X)', "string_agg(DISTINCT X, ',' ORDER BY X)", 'count(DISTINCT X)']);
+  let s = f.replace(/X/g, c.sql);
+  if (rng.chance(0.15)) {
+    const ints = cols.filter((x) => x.kind === 'int');
+    s += ` FILTER (WHERE ${rng.pick(ints).sql} > ${rng.int(-2, 2)})`;
+  }
+  if (rng.chance(0.1)) s = `bool_and(${rng.pick(cols.filter((x) => x.kind === 'int')).sql} > 0)`;
+  if (rng.chance(0.1)) s = `bool_or(${rng.pick(cols.filter((x) => x.kind === 'int')).sql} < 0)`;
+  return s;
+}
+
+function groupBy(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const cols = colsOf(t, t.name);
+  const nonId = cols.filter((c) => !c.sql.endsWith('.id'));
+  const keys = rng.sample(nonId, rng.int(0, 2)).map((c) => (rng.chance(0.25) ? scalar(rng, [c]) : c));
+  const aggs = Array.from({ length: rng.int(1, 3) }, () => aggregate(rng, cols));
+  const items = [...keys.map((k) => k.sql), ...aggs];
+  let sql = `SELECT ${items.map((s, i) => `${s} AS c${i}`).join(', ')} FROM ${t.name}${where(rng, cols)}`;
+  if (keys.length > 0) sql += ` GROUP BY ${keys.map((k) => k.sql).join(', ')}`;
+  if (rng.chance(0.3)) sql += ` HAVING ${rng.pick(['count(*) > 1', 'count(*) >= 2', `max(${t.name}.id) > ${rng.int(5, 30)}`, `min(${t.name}.id) < ${rng.int(5, 30)}`])}`;
+  if (keys.length === 0 || rng.chance(0.4)) return { sql, ordered: false };
+  // Group keys are unique per output row, so ordering by all of them (after anything else) is total.
+  const lead = rng.chance(0.3) ? [`c${keys.length}${direction(rng)}`] : [];
+  const keyOrder = rng
+    .sample(
+      keys.map((_, i) => i),
+      keys.length,
+    )
+    .map((i) => `c${i}${direction(rng)}`);
+  sql += ` ORDER BY ${[...lead, ...keyOrder].join(', ')}`;
+  if (rng.chance(0.5)) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+function join(rng: Rng): GeneratedQuery {
+  const [lt, rt] = rng.sample(TABLES, 2);
+  const lc = colsOf(lt, 'l');
+  const rc = colsOf(rt, 'r');
+  const lk = rng.pick(lc.filter((c) => c.kind === 'int' && !c.sql.endsWith('.id')));
+  const rk = rng.pick(rc.filter((c) => c.kind === 'int'));
+  const kind = rng.pick(['JOIN', 'LEFT JOIN', 'INNER JOIN', 'LEFT OUTER JOIN']);
+  const all = [...lc, ...rc];
+  const items = selectList(rng, all, rng.int(1, 4));
+  let on = `${lk.sql} = ${rk.sql}`;
+  if (rng.chance(0.2)) on += ` AND ${predicate(rng, rc)}`;
+  let sql = `SELECT ${aliased(items)} FROM ${lt.name} l ${kind} ${rt.name} r ON ${on}${where(rng, kind.startsWith('LEFT') ? lc : all)}`;
+  if (rng.chance(0.4)) return { sql, ordered: false };
+  // (l.id, r.id) identifies a join row; r.id is NULL only for an unmatched left row, unique by l.id.
+  const keys = rng.sample(all, rng.int(0, 2)).map((c) => `${c.sql}${direction(rng)}`);
+  sql += ` ORDER BY ${[...keys, `l.id${rng.pick(['', ' DESC'])}`, `r.id${direction(rng)}`].join(', ')}`;
+  if (rng.chance(0.5)) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+function distinct(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const cols = colsOf(t, t.name).filter((c) => !c.sql.endsWith('.id'));
+  const items = selectList(rng, cols, rng.int(1, 3));
+  let sql = `SELECT DISTINCT ${aliased(items)} FROM ${t.name}${where(rng, colsOf(t, t.name))}`;
+  if (rng.chance(0.4)) return { sql, ordered: false };
+  sql += orderAllOutputs(rng, items.length);
+  if (rng.chance(0.5)) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+function distinctOn(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const cols = colsOf(t, t.name);
+  const key = rng.pick(cols.filter((c) => !c.sql.endsWith('.id')));
+  const items = selectList(rng, cols, rng.int(1, 3));
+  const d = direction(rng);
+  // ORDER BY key, id picks one well-defined row per key, and the output order is total.
+  const sql = `SELECT DISTINCT ON (${key.sql}) ${key.sql} AS k, ${aliased(items)} FROM ${t.name}${where(rng, cols)} ORDER BY ${key.sql}${d}, ${t.name}.id${rng.pick(['', ' DESC'])}`;
+  return { sql, ordered: true };
+}
+
+function union(rng: Rng): GeneratedQuery {
+  // Same-typed single or double column branches from two tables.
+  const kinds: ColKind[] = rng.pick([['int'], ['text'], ['int', 'text'], ['bigint'], ['float']] as ColKind[][]);
+  const branch = () => {
+    const t = rng.pick(TABLES.filter((tb) => kinds.every((k) => tb.cols.some((c) => c.kind === k))));
+    const cols = colsOf(t, t.name);
+    const picked = kinds.map((k) => rng.pick(cols.filter((c) => c.kind === k)));
+    return `SELECT ${picked.map((p, i) => `${p.sql} AS c${i}`).join(', ')} FROM ${t.name}${where(rng, cols)}`;
+  };
+  const op = rng.pick(['UNION', 'UNION ALL', 'UNION', 'INTERSECT', 'EXCEPT', 'EXCEPT ALL', 'INTERSECT ALL']);
+  let sql = `${branch()} ${op} ${branch()}`;
+  if (rng.chance(0.4)) return { sql, ordered: false };
+  sql += orderAllOutputs(rng, kinds.length);
+  if (rng.chance(0.5)) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+const SHAPES = [simpleSelect, simpleSelect, groupBy, groupBy, join, join, distinct, distinctOn, union];
+
+/** The i-th query of a run: each query has its own derived seed, so one failure can be replayed alone. */
+export function generateQuery(seed: number, index: number): GeneratedQuery {
+  const rng = new Rng((seed * 2654435761 + index * 40503) >>> 0);
+  return rng.pick(SHAPES)(rng);
+}
