@@ -6,7 +6,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { T, type DataType, type Field, type Value } from '../common/types.js';
-import { batchRows, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
@@ -143,8 +143,36 @@ export class Database implements UtilityHost {
     }));
     const t = new MemoryTable(name, fields);
     const tz = this.timezone;
-    const converted = rows.map((r) => fields.map((f) => jsToValue(r[f.name], f.type, tz)));
-    t.appendRows(converted);
+    // Values already in the engine's representation go straight into the column builders.
+    const direct = (v: unknown, f: Field): boolean => {
+      switch (f.type.name) {
+        case 'float8':
+          return typeof v === 'number';
+        case 'int4':
+          return typeof v === 'number' && (v | 0) === v;
+        case 'int8':
+          return typeof v === 'number' && Number.isSafeInteger(v);
+        case 'text':
+          return typeof v === 'string';
+        case 'bool':
+          return typeof v === 'boolean';
+        default:
+          return false;
+      }
+    };
+    for (let start = 0; start < rows.length; start += BATCH_SIZE) {
+      const end = Math.min(rows.length, start + BATCH_SIZE);
+      const builders = fields.map((f) => new ColumnBuilder(f.type, end - start));
+      for (let c = 0; c < fields.length; c++) {
+        const f = fields[c]!;
+        const b = builders[c]!;
+        for (let i = start; i < end; i++) {
+          const v = rows[i]![f.name];
+          b.push(v === undefined || v === null ? null : direct(v, f) ? (v as Value) : jsToValue(v, f.type, tz));
+        }
+      }
+      t.appendBatch({ columns: builders.map((b) => b.finish()), length: end - start });
+    }
     this.catalog.tables.delete(name);
     this.catalog.addTable(t);
   }

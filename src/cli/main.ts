@@ -6,9 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as readline from 'node:readline';
-import { Database, formatValue } from '../index.js';
+import type { Database } from '../index.js';
 import type { DataType, Value } from '../common/types.js';
-import { loadDemo } from '../demo/index.js';
 import { formatError, toReportable } from './error-report.js';
 import { HELP_TEXT, parseArgs, UsageError, type CliOptions } from './options.js';
 import { StatementScanner } from './scanner.js';
@@ -36,40 +35,16 @@ const stdoutOutput: Output = {
   },
 };
 
-/**
- * formatValue needs the session time zone for timestamptz; the Database owns it (SET TIME ZONE),
- * so read it at each call when the engine exposes it, falling back to UTC.
- */
-function valueFormatter(db: Database): ValueFormatter {
-  const source = db as unknown as { timezone?: unknown; settings?: { get?: (k: string) => unknown } };
-  return (v: Value, type: DataType) => {
-    let timezone = 'UTC';
-    if (typeof source.timezone === 'string') timezone = source.timezone;
-    else if (source.settings !== undefined && typeof source.settings.get === 'function') {
-      const tz = source.settings.get('timezone');
-      if (typeof tz === 'string') timezone = tz;
-    }
-    return formatValue(v, type, { timezone });
-  };
+type FormatValue = (typeof import('../index.js'))['formatValue'];
+
+/** formatValue needs the session time zone for timestamptz, which SET TIME ZONE can change. */
+function valueFormatter(db: Database, formatValue: FormatValue): ValueFormatter {
+  return (v: Value, type: DataType) => formatValue(v, type, { timezone: db.timezone });
 }
 
-/** \dt: the engine's table list when it offers one (Database.listTables / tables()). */
-function tableLister(db: Database): (() => Promise<[string, string, string][]>) | undefined {
-  const d = db as unknown as { listTables?: () => unknown; tables?: () => unknown };
-  const fn = typeof d.listTables === 'function' ? d.listTables.bind(db) : typeof d.tables === 'function' ? d.tables.bind(db) : undefined;
-  if (fn === undefined) return undefined;
-  return async () => {
-    const raw = (await fn()) as unknown;
-    const list = Array.isArray(raw) ? raw : [];
-    return list
-      .map((t): [string, string, string] => {
-        if (typeof t === 'string') return ['public', t, 'table'];
-        const o = t as { schema?: unknown; name?: unknown; type?: unknown; kind?: unknown };
-        const kind = typeof o.type === 'string' ? o.type : typeof o.kind === 'string' ? o.kind : 'table';
-        return [typeof o.schema === 'string' ? o.schema : 'public', String(o.name), kind];
-      })
-      .sort((a, b) => (a[0] + '.' + a[1] < b[0] + '.' + b[1] ? -1 : 1));
-  };
+/** \dt rows: [schema, name, type]; Quire has a single, unnamed schema, shown as psql's "public". */
+function tableLister(db: Database): () => Promise<[string, string, string][]> {
+  return async () => db.listTables().map((t): [string, string, string] => ['public', t.name, t.kind]);
 }
 
 function applyOptions(session: Session, opts: CliOptions): boolean {
@@ -93,7 +68,7 @@ function applyOptions(session: Session, opts: CliOptions): boolean {
 
 const HISTORY_FILE = join(homedir(), '.quire_history');
 
-async function repl(session: Session, version: string): Promise<number> {
+async function repl(session: Session, version: string, cancel: () => void): Promise<number> {
   let history: string[] = [];
   try {
     history = readFileSync(HISTORY_FILE, 'utf8').split('\n').filter((l) => l !== '').reverse();
@@ -104,7 +79,11 @@ async function repl(session: Session, version: string): Promise<number> {
   const scanner = new StatementScanner();
   const prompt = (): string => (scanner.pending ? `quire${scanner.continuation}> ` : 'quire=> ');
   rl.on('SIGINT', () => {
-    // psql's Ctrl-C at the prompt: drop the unfinished statement and start over.
+    // psql's Ctrl-C: cancel the running statement, or at the prompt drop the unfinished one.
+    if (session.running) {
+      cancel();
+      return;
+    }
     scanner.reset();
     process.stdout.write('\n');
     rl.setPrompt(prompt());
@@ -163,17 +142,27 @@ export async function main(argv: readonly string[]): Promise<number> {
     return EXIT_FAILURE;
   }
 
+  // Loaded only now, so that --help and --version do not pay for the engine's start-up.
+  const { Database, formatValue } = await import('../index.js');
   const db = await Database.create();
   if (opts.demo) {
+    const { loadDemo, DemoLoadError } = await import('../demo/index.js');
     try {
       await loadDemo(db);
     } catch (e) {
-      process.stderr.write('quire: error: loading the demo database failed\n' + formatError(toReportable(e), undefined));
+      const sql = e instanceof DemoLoadError ? e.sql : undefined;
+      const cause = e instanceof DemoLoadError ? e.cause : e;
+      process.stderr.write('quire: error: loading the demo database failed\n' + formatError(toReportable(cause), sql));
       return EXIT_FAILURE;
     }
   }
-  const session = new Session(db, valueFormatter(db), stdoutOutput, tableLister(db));
+  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db));
   if (!applyOptions(session, opts)) return EXIT_FAILURE;
+  process.on('SIGINT', () => {
+    // Outside the REPL Ctrl-C cancels the running statement; when idle it ends quire, like psql.
+    if (session.running) db.cancel();
+    else process.exit(130);
+  });
 
   if (opts.actions.length > 0) {
     // psql runs -c and -f in order; the exit code is the last action's, and with ON_ERROR_STOP
@@ -189,7 +178,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     return code;
   }
-  if (process.stdin.isTTY && process.stdout.isTTY) return repl(session, version);
+  if (process.stdin.isTTY && process.stdout.isTTY) return repl(session, version, () => db.cancel());
   // Piped input is a script, as with "psql < file": no prompts, no error prefixes.
   const text = readFileSync(0, 'utf8');
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');

@@ -17,6 +17,12 @@ export interface ResultLike {
   readonly columns: readonly { readonly name: string; readonly type: DataType }[];
   readonly rows: readonly (readonly Value[])[];
   readonly rowCount: number;
+  /** PostgreSQL's command tag ('INSERT 0 5'); derived from command and rowCount when absent. */
+  readonly commandTag?: string;
+  /** Messages PostgreSQL would send as NOTICEs ("... does not exist, skipping"). */
+  readonly notices?: readonly string[];
+  /** COPY ... TO STDOUT data. */
+  readonly copyOut?: string;
 }
 
 export interface DatabaseLike {
@@ -89,6 +95,7 @@ const COUNTED = new Set(['UPDATE', 'DELETE', 'MERGE', 'SELECT', 'MOVE', 'FETCH',
 
 /** The status line psql prints for a command (PQcmdStatus). */
 export function commandTag(r: ResultLike): string {
+  if (r.commandTag !== undefined && r.commandTag !== '') return r.commandTag;
   const cmd = r.command.toUpperCase();
   if (cmd === 'INSERT') return `INSERT 0 ${r.rowCount}`;
   // CREATE TABLE AS and SELECT INTO report like the SELECT that filled the table.
@@ -97,11 +104,13 @@ export function commandTag(r: ResultLike): string {
   return cmd;
 }
 
-/** Result kinds that PostgreSQL returns as a row set (PGRES_TUPLES_OK) even when empty. */
-const ROW_COMMANDS = new Set(['SELECT', 'EXPLAIN', 'SHOW', 'VALUES', 'TABLE', 'FETCH']);
-
+/**
+ * Whether PostgreSQL would answer with a row set (PGRES_TUPLES_OK) rather than a bare command
+ * tag. Any result with columns or rows is one ("SELECT;" has one row and no columns); CREATE
+ * TABLE AS reports command 'SELECT' with neither, and prints as its tag "SELECT n".
+ */
 export function returnsRows(r: ResultLike): boolean {
-  return r.columns.length > 0 || (ROW_COMMANDS.has(r.command.toUpperCase()) && r.rows.length === r.rowCount);
+  return r.columns.length > 0 || r.rows.length > 0;
 }
 
 function parseBool(v: string): boolean | undefined {
@@ -138,6 +147,8 @@ export class Session {
   footer = true;
   timing = false;
   readonly variables = new Map<string, string>();
+  /** A statement is executing (Ctrl-C then cancels it instead of ending the session). */
+  running = false;
   private lastQuery: string | undefined;
 
   constructor(
@@ -168,6 +179,7 @@ export class Session {
     const started = performance.now();
     let result: ResultLike;
     try {
+      this.running = true;
       result = await this.db.query(sql);
     } catch (e) {
       const err = toReportable(e);
@@ -180,8 +192,11 @@ export class Session {
       this.out.stderr(prefix + formatError({ ...err, position }, text));
       if (this.timing) this.out.stdout(formatTiming(performance.now() - started));
       return false;
+    } finally {
+      this.running = false;
     }
     const elapsed = performance.now() - started;
+    for (const n of result.notices ?? []) this.out.stderr(`${prefix}NOTICE:  ${n}\n`);
     try {
       this.printResult(result);
     } catch (e) {
@@ -193,6 +208,7 @@ export class Session {
   }
 
   printResult(r: ResultLike): void {
+    if (r.copyOut !== undefined) this.out.stdout(r.copyOut);
     if (!returnsRows(r)) {
       if (!this.quiet) this.out.stdout(commandTag(r) + '\n');
       return;

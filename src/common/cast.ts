@@ -150,6 +150,8 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
       if (f === 'text' || f === 'varchar' || f === 'unknown') s = v as string;
       // char(n) → other string types drops the padding (bpchar's trailing spaces are insignificant).
       else if (f === 'bpchar') s = to.name === 'bpchar' ? (v as string) : (v as string).replace(/ +$/, '');
+      // bool's cast to text spells the words out, unlike its output function ('t'/'f').
+      else if (f === 'bool') s = v ? 'true' : 'false';
       else s = formatValue(v, from, { timezone: zone }) as string;
       if (to.name === 'bpchar' && f === 'bpchar' && to.typmod < 0) return s;
       return applyStringTypmod(s, to, explicit);

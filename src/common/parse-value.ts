@@ -59,7 +59,16 @@ export function parseInteger(s: string, name: 'int2' | 'int4' | 'int8'): number 
     const radix = m?.[2]?.toLowerCase();
     const digits = m?.[3]?.replace(/_/g, '') ?? '';
     const valid = radix === 'x' ? /^[0-9a-f]+$/i : radix === 'o' ? /^[0-7]+$/ : /^[01]+$/;
-    if (m === null || !valid.test(digits)) throw new QuireError('22P02', `invalid input syntax for type ${display}: "${s}"`);
+    if (m === null || !valid.test(digits)) {
+      // PostgreSQL accumulates the leading digits first, so an overflowing prefix ('99999.5')
+      // is reported as out of range rather than as bad syntax.
+      const lead = /^[+-]?\d+(?:_\d+)*/.exec(t);
+      if (lead !== null) {
+        const lv = BigInt(lead[0].replace(/_/g, '').replace(/^\+/, ''));
+        if (lv < lo || lv > hi) throw new QuireError('22003', `value "${s}" is out of range for type ${display}`);
+      }
+      throw new QuireError('22P02', `invalid input syntax for type ${display}: "${s}"`);
+    }
     v = BigInt('0' + radix + digits);
     if (m[1] === '-') v = -v;
   }

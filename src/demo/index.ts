@@ -114,6 +114,23 @@ export function demoStatements(): string[] {
   return [...calcsSql(), ...customerSql(), ...eventsSql()];
 }
 
+/** A failed demo statement, with its text so the error position can be shown in it. */
+export class DemoLoadError extends Error {
+  constructor(
+    readonly sql: string,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'DemoLoadError';
+  }
+}
+
 export async function loadDemo(db: DemoTarget): Promise<void> {
-  for (const sql of demoStatements()) await db.query(sql);
+  for (const sql of demoStatements()) {
+    try {
+      await db.query(sql);
+    } catch (e) {
+      throw new DemoLoadError(sql, e);
+    }
+  }
 }

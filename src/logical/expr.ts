@@ -14,7 +14,8 @@ export type Expr =
   | { kind: 'column'; index: number; type: DataType; name: string }
   /** A column of an enclosing query (correlated subquery): `levels` 1 = the immediately enclosing query. */
   | { kind: 'outer'; levels: number; index: number; type: DataType; name: string }
-  | { kind: 'const'; value: Value; type: DataType }
+  /** `position`: 1-based offset of the literal in the SQL, for errors raised when it is coerced. */
+  | { kind: 'const'; value: Value; type: DataType; position?: number }
   | { kind: 'param'; index: number; type: DataType }
   | { kind: 'call'; name: string; overload: ScalarOverload; args: Expr[]; type: DataType }
   | { kind: 'cast'; arg: Expr; type: DataType; explicit: boolean }

@@ -43,6 +43,11 @@ export interface Comparator {
   rows(v: KeyView): RowCompare;
   /** Row i of `a` against row j of `b`. */
   cross(a: KeyView, b: KeyView): RowCompare;
+  /**
+   * Sorts `perm` (row indexes of the view `rc` reads) in place, stably: equal rows keep their order in
+   * `perm`, so an identity permutation yields a deterministic, input-ordered result.
+   */
+  sort(perm: Uint32Array, rc: RowCompare): Uint32Array;
 }
 
 /** How a key's values compare: decides the generated code. */
@@ -178,6 +183,50 @@ function generate(keys: readonly SortKey[], nullsA: readonly boolean[], nullsB: 
   return new Function('A', 'B', 'cmpV', 'cmpCP', 'types', src) as Factory;
 }
 
+/**
+ * Bottom-up merge sort of a Uint32Array (insertion-sorted runs of 24, then merging passes), stable.
+ * Instantiated through `new Function` once per compiled comparator so that each copy has its own
+ * call-site feedback: the comparator call stays monomorphic and V8 inlines it. Measured 2-3x faster than
+ * TypedArray.prototype.sort(cmp) for numeric keys; for text-led keys the builtin is faster (the cost is in
+ * the string comparisons themselves), so those use the builtin with an index tie-break.
+ */
+const MERGE_SORT_SRC = `
+return function sortPerm(a, cmp) {
+  const n = a.length;
+  const RUN = 24;
+  for (let lo = 0; lo < n; lo += RUN) {
+    const hi = lo + RUN < n ? lo + RUN : n;
+    for (let x = lo + 1; x < hi; x++) {
+      const v = a[x];
+      let y = x - 1;
+      while (y >= lo && cmp(a[y], v) > 0) { a[y + 1] = a[y]; y--; }
+      a[y + 1] = v;
+    }
+  }
+  if (n <= RUN) return a;
+  let src = a, dst = new Uint32Array(n);
+  for (let w = RUN; w < n; w *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * w) {
+      const mid = lo + w < n ? lo + w : n;
+      const hi = lo + 2 * w < n ? lo + 2 * w : n;
+      let i = lo, j = mid, k = lo;
+      // Already in order (presorted input): copy the pair of runs.
+      if (mid >= hi || cmp(src[mid - 1], src[mid]) <= 0) { while (i < hi) dst[k++] = src[i++]; continue; }
+      while (i < mid && j < hi) {
+        const x = src[i], y = src[j];
+        if (cmp(y, x) < 0) { dst[k++] = y; j++; } else { dst[k++] = x; i++; }
+      }
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    const t = src; src = dst; dst = t;
+  }
+  if (src !== a) a.set(src);
+  return a;
+};`;
+
+type PermSort = (perm: Uint32Array, rc: RowCompare) => Uint32Array;
+
 export function compileComparator(keys: readonly SortKey[]): Comparator {
   const factories = new Map<string, Factory>();
   const types = keys.map((k) => k.type);
@@ -198,8 +247,16 @@ export function compileComparator(keys: readonly SortKey[]): Comparator {
     return f;
   }
 
+  const textLed = keys.length > 0 && textKey[0]!;
+  let merge: PermSort | null = null;
+
   return {
     keys,
+    sort(perm: Uint32Array, rc: RowCompare): Uint32Array {
+      if (textLed) return perm.sort((i, j) => rc(i, j) || i - j);
+      merge ??= new Function(MERGE_SORT_SRC)() as PermSort;
+      return merge(perm, rc);
+    },
     view(b: Batch): KeyView {
       const data: ColumnData[] = [];
       const nulls: (Uint8Array | null)[] = [];

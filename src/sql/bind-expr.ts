@@ -59,8 +59,10 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
   switch (tag) {
     case 'ColumnRef':
       return bindColumnRef(b, cx);
-    case 'A_Const':
-      return bindConst(b);
+    case 'A_Const': {
+      const c = bindConst(b);
+      return c.kind === 'const' ? { ...c, position: pos(loc) } : c;
+    }
     case 'ParamRef': {
       const n = (b.number as number | undefined) ?? 0;
       if (n < 1) throw new QuireError('42P02', `there is no parameter $${n}`, { position: pos(loc) });

@@ -43,7 +43,7 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
   if (to.name === 'unknown') return e;
   if (e.kind === 'const' && (e.type.name === 'unknown' || e.value === null)) {
     if (e.value === null) return { kind: 'const', value: null, type: to };
-    return withPosition(position, () => ({
+    return withPosition(e.position ?? position, () => ({
       kind: 'const',
       value: parseValue(e.value as string, to, { timezone: env.evalCtx.timezone }),
       type: to,

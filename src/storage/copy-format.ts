@@ -560,7 +560,7 @@ export async function* decodeCopy(
             }
             if (opts.rejectLimit !== null && skipped > opts.rejectLimit) {
               throw new QuireError('22P02', `skipped more than REJECT_LIMIT (${opts.rejectLimit}) rows due to data type incompatibility`, {
-                detail: `COPY ${table}, line ${reader.lineNo}, column ${fields[c]!.name}: "${limitPrintout(s)}"`,
+                detail: `COPY ${table}, line ${reader.lineNo}: "${limitPrintout(line)}"`,
               });
             }
             ok = false;

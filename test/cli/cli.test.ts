@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -21,7 +22,10 @@ interface Run {
 }
 
 function quire(args: string[], input = '', entry: 'tsx' | 'bin' = 'tsx'): Run {
-  const argv = entry === 'tsx' ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args] : [join(ROOT, 'bin/quire.js'), ...args];
+  // tsx's loader by absolute URL: the children run in a temporary directory, where a bare
+  // "--import tsx" would not resolve.
+  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  const argv = entry === 'tsx' ? ['--import', loader, join(ROOT, 'src/cli/main.ts'), ...args] : [join(ROOT, 'bin/quire.js'), ...args];
   const r = spawnSync(process.execPath, argv, { cwd: tmp, input, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

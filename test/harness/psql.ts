@@ -5,7 +5,7 @@
 
 export interface ScriptItem {
   kind: 'sql' | 'meta';
-  /** Statement text without the terminating semicolon (sql), or the whole meta-command line (meta). */
+  /** Statement text including its terminating semicolon (sql), or the whole meta-command line (meta). */
   text: string;
   /** 0-based line of the item's first and last character. Output follows the echo of `endLine`. */
   startLine: number;
@@ -113,7 +113,8 @@ export function splitScript(text: string): { items: ScriptItem[]; lines: string[
       if (ch === '(') paren++;
       if (ch === ')' && paren > 0) paren--;
       if (ch === ';' && paren === 0) {
-        const stmt = buf.trim();
+        // psql sends the statement with its semicolon (visible e.g. in pg_cursors.statement).
+        const stmt = buf.trim() === '' ? '' : `${buf.trim()};`;
         if (stmt !== '') {
           const item: ScriptItem = { kind: 'sql', text: stmt, startLine: bufStart < 0 ? ln : bufStart, endLine: ln };
           items.push(item);

@@ -5,13 +5,17 @@ import type { EvalContext } from '../eval-context.js';
 import { err, SQLSTATE } from '../../common/errors.js';
 import { compileRegex } from './support/regex.js';
 import { rejectGlobal } from './support/regex-flags.js';
-import { charSlice } from './support/text.js';
+import { charLength, charSlice } from './support/text.js';
 
 function count(s: string, p: string, start: number, flags: string): number {
   if (start <= 0) throw err(SQLSTATE.invalidParameterValue, `invalid value for parameter "start": ${start}`);
   rejectGlobal('regexp_count', flags);
-  const text = start === 1 ? s : charSlice(s, start - 1);
+  // Matching starts at `start` but the string keeps its real beginning, so '^' cannot match there.
+  const text = s;
+  const offset = start === 1 ? 0 : charSlice(s, 0, start - 1).length;
+  if (start > 1 && charLength(s) < start) return 0;
   const re = compileRegex(p, flags, true);
+  re.lastIndex = offset;
   let n = 0;
   for (;;) {
     const m = re.exec(text);

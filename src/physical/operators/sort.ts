@@ -29,10 +29,7 @@ export function sortPermutation(b: Batch, keys: readonly SortKey[], cmp: Compara
       return radixPermutation(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, n, k.desc, k.nullsFirst);
     }
   }
-  const perm = identity(n);
-  const rc = cmp.rows(cmp.view(b));
-  perm.sort((i, j) => rc(i, j) || i - j);
-  return perm;
+  return cmp.sort(identity(n), cmp.rows(cmp.view(b)));
 }
 
 export function identity(n: number): Uint32Array {
