@@ -20,6 +20,7 @@ import { Catalog } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
+import { CursorManager } from './cursors.js';
 import { executeUtility, type UtilityHost } from './utility.js';
 import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
@@ -65,6 +66,7 @@ export interface PreparedQuery {
 export class Database implements UtilityHost {
   readonly catalog = new Catalog();
   readonly session: Session;
+  readonly cursors = new CursorManager();
   private abort: AbortController | null = null;
 
   private constructor(opts: DatabaseOptions) {

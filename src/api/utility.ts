@@ -23,12 +23,14 @@ import { resolveTypeName } from '../sql/type-name.js';
 import type { Catalog } from '../storage/catalog.js';
 import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import type { Session } from './session.js';
+import { Cursor, type CursorManager } from './cursors.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 
 export interface UtilityHost {
   readonly catalog: Catalog;
   readonly session: Session;
+  readonly cursors: CursorManager;
   prepareSelect(stmt: SelectStmt, params: readonly unknown[]): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): PhysicalOperator;
@@ -121,6 +123,7 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
         const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
         host.session.inTransaction = false;
         snapshots.delete(host.catalog);
+        await host.cursors.commit();
         return result('COMMIT', 'COMMIT', { notices });
       }
       if (kind === 'TRANS_STMT_ROLLBACK') {
@@ -129,10 +132,27 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
         if (snap) restoreSnapshot(host.catalog, snap);
         snapshots.delete(host.catalog);
         host.session.inTransaction = false;
+        await host.cursors.rollback();
         return result('ROLLBACK', 'ROLLBACK', { notices });
       }
       throw new QuireError('0A000', `transaction statement ${kind.replace('TRANS_STMT_', '')} is not supported`);
     }
+    case 'DeclareCursorStmt':
+      return declareCursor(host, b, params);
+    case 'FetchStmt': {
+      const c = host.cursors.get(b.portalname as string);
+      const dir = b.direction as string;
+      const howMany = b.howMany === undefined ? (dir === 'FETCH_RELATIVE' || dir === 'FETCH_ABSOLUTE' ? 0 : 1) : (b.howMany as number);
+      const count = howMany >= 2147483647 ? Infinity : howMany;
+      const direction = dir === 'FETCH_BACKWARD' ? 'backward' : dir === 'FETCH_ABSOLUTE' ? 'absolute' : dir === 'FETCH_RELATIVE' ? 'relative' : 'forward';
+      const move = b.ismove === true;
+      const r = await c.fetch(direction, count, move);
+      if (move) return result('MOVE', `MOVE ${r.count}`, { rowCount: r.count });
+      return result('FETCH', `FETCH ${r.rows.length}`, { columns: c.columns, rows: r.rows, rowCount: r.rows.length });
+    }
+    case 'ClosePortalStmt':
+      await host.cursors.close((b.portalname as string | undefined) ?? null);
+      return result('CLOSE CURSOR', b.portalname === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
     case 'IndexStmt':
       // Indexes change speed, never results; the engine chooses its own access paths.
       return result('CREATE INDEX', 'CREATE INDEX');
@@ -143,6 +163,26 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
     default:
       throw new QuireError('0A000', `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: s.start + 1 });
   }
+}
+
+// ---- cursors ----
+
+async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const name = b.portalname as string;
+  const opts = (b.options as number | undefined) ?? 0;
+  const hold = (opts & 0x20) !== 0;
+  if (!hold && !host.session.inTransaction) {
+    throw new QuireError('25P01', 'DECLARE CURSOR can only be used in transaction blocks');
+  }
+  if (host.cursors.has(name)) throw new QuireError('42P03', `cursor "${name}" already exists`);
+  const q = b.query as Node;
+  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'DECLARE CURSOR supports SELECT queries');
+  const prepared = host.prepareSelect(nodeBody<SelectStmt>(q), params);
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  const op = host.physical(prepared.plan, ctx);
+  const scroll = opts & 0x2 ? 'scroll' : opts & 0x4 ? 'no-scroll' : 'default';
+  host.cursors.add(new Cursor(name, prepared.columns, op.execute(ctx), scroll, hold, host.cursors.txn));
+  return result('DECLARE CURSOR', 'DECLARE CURSOR');
 }
 
 // ---- DDL ----

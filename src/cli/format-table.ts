@@ -126,7 +126,11 @@ interface Line {
  * to the next multiple of 8, \r prints as the two characters "\r" and other control characters
  * as "\xNN", so that a stray byte cannot corrupt the table layout.
  */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 function splitLines(s: string): Line[] {
+  // Most cells are printable ASCII: one line, one column per character.
+  if (PLAIN.test(s)) return [{ text: s, width: s.length }];
   const out: Line[] = [];
   let text = '';
   let width = 0;
@@ -155,7 +159,8 @@ function splitLines(s: string): Line[] {
   return out;
 }
 
-const spaces = (n: number): string => (n > 0 ? ' '.repeat(n) : '');
+const SPACES: string[] = Array.from({ length: 64 }, (_v, i) => ' '.repeat(i));
+const spaces = (n: number): string => (n <= 0 ? '' : n < SPACES.length ? SPACES[n] : ' '.repeat(n));
 const dashes = (n: number): string => (n > 0 ? '-'.repeat(n) : '');
 
 // ---------------------------------------------------------------------------------------------
@@ -164,11 +169,15 @@ const dashes = (n: number): string => (n > 0 ? '-'.repeat(n) : '');
 function alignedText(columns: readonly TableColumn[], cells: readonly string[][], opts: PrintOptions): string {
   const ncol = columns.length;
   const headerLines = columns.map((c) => splitLines(c.name));
-  const cellLines = cells.map((r) => r.map(splitLines));
+  // Fast path for the usual all-printable-ASCII, single-line result: no per-cell line objects
+  // (a 200,000-row result would otherwise allocate a million of them).
+  const plain = cells.every((r) => r.every((c) => PLAIN.test(c)));
+  const cellLines = plain ? [] : cells.map((r) => r.map(splitLines));
   const widths = columns.map((_c, j) => {
     // psql leaves headers out of the width computation when it will not print them (-t).
     let w = opts.tuplesOnly ? 0 : Math.max(0, ...headerLines[j].map((l) => l.width));
-    for (const r of cellLines) for (const l of r[j]) if (l.width > w) w = l.width;
+    if (plain) for (const r of cells) w = Math.max(w, r[j].length);
+    else for (const r of cellLines) for (const l of r[j]) if (l.width > w) w = l.width;
     return w;
   });
   let out = '';
@@ -202,6 +211,21 @@ function alignedText(columns: readonly TableColumn[], cells: readonly string[][]
     out += horizontalLine(widths);
   }
 
+  if (plain && ncol > 0) {
+    const right = columns.map((c) => c.align === 'right');
+    const chunks: string[] = [out];
+    for (const row of cells) {
+      let line = '';
+      for (let j = 0; j < ncol; j++) {
+        const v = row[j];
+        if (right[j]) line += ' ' + spaces(widths[j] - v.length) + v;
+        else line += j < ncol - 1 ? ' ' + v + spaces(widths[j] - v.length) : ' ' + v;
+        if (j < ncol - 1) line += ' |';
+      }
+      chunks.push(line + '\n');
+    }
+    out = chunks.join('');
+  }
   // With no columns there is nothing to print per row (psql walks the cells, and there are none).
   for (const row of ncol > 0 ? cellLines : []) {
     const height = Math.max(1, ...row.map((c) => c.length));

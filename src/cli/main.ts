@@ -47,6 +47,18 @@ function tableLister(db: Database): () => Promise<[string, string, string][]> {
   return async () => db.listTables().map((t): [string, string, string] => ['public', t.name, t.kind]);
 }
 
+/** The engine's grammar is PostgreSQL's (libpg-query), already loaded by Database.create(). */
+async function parsesWhole(sql: string): Promise<boolean> {
+  const pgQuery = await import('libpg-query');
+  try {
+    await pgQuery.loadModule();
+    pgQuery.parseSync(sql);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function applyOptions(session: Session, opts: CliOptions): boolean {
   for (const [k, v] of opts.variables) session.variables.set(k, v);
   if (opts.quiet) session.variables.set('QUIET', 'on');
@@ -156,7 +168,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT_FAILURE;
     }
   }
-  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db));
+  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole);
   if (!applyOptions(session, opts)) return EXIT_FAILURE;
   process.on('SIGINT', () => {
     // Outside the REPL Ctrl-C cancels the running statement; when idle it ends quire, like psql.

@@ -157,6 +157,8 @@ export class Session {
     private readonly out: Output,
     /** Optional engine hook for \dt: [schema, name, type] rows. */
     private readonly listTables?: () => Promise<[string, string, string][]>,
+    /** Optional: does this text parse as a whole? (see runCommandString) */
+    private readonly parses?: (sql: string) => Promise<boolean>,
   ) {}
 
   get onErrorStop(): boolean {
@@ -208,6 +210,8 @@ export class Session {
   }
 
   printResult(r: ResultLike): void {
+    // An empty query (";" or only comments) answers nothing, like PostgreSQL's EmptyQueryResponse.
+    if (r.command === 'EMPTY' && r.columns.length === 0) return;
     if (r.copyOut !== undefined) this.out.stdout(r.copyOut);
     if (!returnsRows(r)) {
       if (!this.quiet) this.out.stdout(commandTag(r) + '\n');
@@ -253,7 +257,13 @@ export class Session {
       return r.code === EXIT_SUCCESS && this.lastOk ? EXIT_SUCCESS : EXIT_FAILURE;
     }
     const stmts = splitStatements(text);
-    if (stmts.length <= 1) return (await this.runSql(text)) ? EXIT_SUCCESS : EXIT_FAILURE;
+    // Only whitespace and comments: PostgreSQL answers an empty query with nothing at all.
+    if (stmts.length === 0) return EXIT_SUCCESS;
+    // PostgreSQL parses a multi-statement string before running any of it, so a syntax error
+    // anywhere means nothing runs; sending the whole text then reports just that error.
+    if (stmts.length <= 1 || (this.parses !== undefined && !(await this.parses(text)))) {
+      return (await this.runSql(text)) ? EXIT_SUCCESS : EXIT_FAILURE;
+    }
     for (const s of stmts) {
       // Like a multi-statement simple query: the first failure ends the string.
       if (!(await this.runSql(s.text, '', { text, offset: s.offset }))) return EXIT_FAILURE;

@@ -289,7 +289,7 @@ class Acc {
   }
 }
 
-function applyUnit(acc: Acc, unit: Unit, val: number, src: string): void {
+function applyUnit(acc: Acc, unit: Unit, val: number): void {
   const whole = Math.trunc(val);
   const frac = val - whole;
   switch (unit) {
@@ -329,7 +329,6 @@ function applyUnit(acc: Acc, unit: Unit, val: number, src: string): void {
       return;
     }
   }
-  void src;
 }
 
 const NUM = String.raw`(?:\d+(?:\.\d*)?|\.\d+)`;
@@ -422,7 +421,7 @@ function parseInterval(s: string): Interval {
     else throw syntaxError(s);
     mark(unit === 'w' ? 'd' : unit);
     if (unit === 'y' || unit === 'dec' || unit === 'c' || unit === 'mil') seen.delete(unit);
-    applyUnit(acc, unit, val, s);
+    applyUnit(acc, unit, val);
     pendingUnit = null;
     afterTime = false;
   }
@@ -473,7 +472,7 @@ function parseIso(orig: string, body: string): Interval {
       else if (d === 's') unit = 's';
       else throw syntaxError(orig);
     }
-    applyUnit(acc, unit, v, orig);
+    applyUnit(acc, unit, v);
   }
   if (!any) throw syntaxError(orig);
   return new Interval(acc.months || 0, acc.days || 0, acc.micros || 0);

@@ -530,16 +530,9 @@ export class Numeric {
     let rscale = NUMERIC_MIN_SIG_DIGITS - sweight;
     rscale = Math.min(Math.max(rscale, this.scale, 0), NUMERIC_MAX_DISPLAY_SCALE);
     // sqrt(coef/10^s) at scale r+1: isqrt(coef * 10^(2(r+1) - s)), made even by adjusting.
-    const target = rscale + 1;
-    let e = 2 * target - this.scale;
-    let n = this.coef;
-    if (e >= 0) n *= pow10(e);
-    else {
-      // Odd negative exponents cannot be halved: scale up the target instead.
-      n /= pow10(-e);
-      e = 0;
-    }
-    const root = isqrt(n);
+    // sqrt(coef / 10^s) * 10^(r+1) = sqrt(coef * 10^(2(r+1) - s)); the exponent is positive
+    // because r >= s. One extra digit, then rounding, equals rounding the exact root.
+    const root = isqrt(this.coef * pow10(2 * (rscale + 1) - this.scale));
     return new Numeric(divRound(root, 10n), rscale);
   }
 
@@ -772,7 +765,7 @@ function lnFixed(x: Numeric, w: number): bigint {
   // m = a / 10^(digits-1) in fixed point g.
   const nd = digitCount(a);
   const m = nd - 1 <= g ? a * pow10(g - (nd - 1)) : a / pow10(nd - 1 - g);
-  let r = lnNear(m, g, oneG);
+  let r = lnNear(m, oneG);
   if (e !== 0) r += BigInt(e) * ln10(g);
   return r / pow10(g - w);
 }
@@ -781,14 +774,14 @@ function ln10(g: number): bigint {
   let v = LN10_CACHE.get(g);
   if (v === undefined) {
     const oneG = pow10(g);
-    v = lnNear(10n * oneG, g, oneG);
+    v = lnNear(10n * oneG, oneG);
     LN10_CACHE.set(g, v);
   }
   return v;
 }
 
 /** ln(m / 10^g) for m in a moderate range, fixed point g. */
-function lnNear(m: bigint, g: number, oneG: bigint): bigint {
+function lnNear(m: bigint, oneG: bigint): bigint {
   let k = 0;
   const lo = oneG - oneG / 100n;
   const hi = oneG + oneG / 100n;
@@ -807,6 +800,5 @@ function lnNear(m: bigint, g: number, oneG: bigint): bigint {
     sum += t;
     term = (term * z2) / oneG;
   }
-  void g;
   return (sum * 2n) << BigInt(k);
 }

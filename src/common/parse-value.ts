@@ -267,10 +267,6 @@ function parseTzOffset(tok: string): number {
 /** Date from a separated numeric/alpha group such as '2004-07-09', '1/8/1999', '08-Jan-1999'. */
 function setDateGroup(f: DtFields, parts: string[]): void {
   if (f.m !== undefined || f.y !== undefined) throw new DtError('syntax');
-  if (parts.length === 2) {
-    // 'Jan-08' style is incomplete: PostgreSQL needs a year elsewhere; treat as month/day.
-    parts = [...parts];
-  }
   const alphaIdx = parts.findIndex((p) => /^[a-z]+$/.test(p));
   if (alphaIdx >= 0) {
     const mon = MONTHS[parts[alphaIdx]!];
@@ -279,7 +275,7 @@ function setDateGroup(f: DtFields, parts: string[]): void {
     if (nums.length !== 2) throw new DtError('syntax');
     f.m = mon;
     // 'YYYY-Mon-DD' if the first number is long, else day then year.
-    let [a, b] = nums as [string, string];
+    const [a, b] = nums as [string, string];
     if (alphaIdx === 0) {
       // Mon-DD-YYYY
       f.d = Number(a);
@@ -291,7 +287,6 @@ function setDateGroup(f: DtFields, parts: string[]): void {
       f.d = Number(a);
       setYear(f, b);
     }
-    void b;
     return;
   }
   if (parts.length !== 3) throw new DtError('syntax');
@@ -316,7 +311,7 @@ function setYear(f: DtFields, tok: string): void {
   f.y = y;
 }
 
-function parseDateTimeFields(input: string, type: DtType): DtFields {
+function parseDateTimeFields(input: string): DtFields {
   let s = trimC(input).toLowerCase();
   const f: DtFields = { bc: false };
   if (s === '') throw new DtError('syntax');
@@ -409,11 +404,8 @@ function parseDateTimeFields(input: string, type: DtType): DtFields {
       continue;
     }
     if (/[-/]/.test(t)) {
-      let datePart = t;
-      const timeIdx = t.search(/[-/][^-/]*:/);
-      if (timeIdx >= 0) throw new DtError('syntax');
-      setDateGroup(f, datePart.split(/[-/]/));
-      datePart = '';
+      if (t.includes(':')) throw new DtError('syntax');
+      setDateGroup(f, t.split(/[-/]/));
       continue;
     }
     if (/^\d+\.\d+$/.test(t) && f.y === undefined && f.m === undefined) {
@@ -423,13 +415,8 @@ function parseDateTimeFields(input: string, type: DtType): DtFields {
         f.y = Number(a);
         const doy = Number(b);
         if (doy < 1 || doy > 366) throw new DtError('range');
-        const days = ymdToDays(f.y, 1, 1) + doy - 1;
-        f.m = 1;
-        f.d = 1;
-        f.julian = days + 2440588;
+        f.julian = ymdToDays(f.y, 1, 1) + doy - 1 + 2440588;
         f.y = undefined;
-        f.m = undefined;
-        f.d = undefined;
         continue;
       }
       throw new DtError('syntax');
@@ -483,7 +470,6 @@ function parseDateTimeFields(input: string, type: DtType): DtFields {
     }
     throw new DtError('syntax');
   }
-  void type;
   return f;
 }
 
@@ -510,7 +496,7 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): numb
   if (t === '-infinity') return -Infinity;
   let f: DtFields;
   try {
-    f = parseDateTimeFields(s, type);
+    f = parseDateTimeFields(s);
   } catch (e) {
     if (e instanceof DtError) throw dtError(e.kind, s, type);
     throw e;

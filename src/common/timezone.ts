@@ -75,6 +75,8 @@ function resolve(zone: string, allowAbbrev: boolean): Resolved | null {
       const a = abbreviationOffset(lower);
       if (a !== undefined) r = fixedZone(a);
     }
+    const us = /^(est5edt|cst6cdt|mst7mdt|pst8pdt)$/.exec(lower);
+    if (r === null && us !== null) r = usFederalZone(-Number(lower[3]) * 3600);
     if (r === null && /^[a-z]/i.test(zone.trim()) && zone.trim().length > 0) r = ianaZone(zone.trim());
     if (r === null) r = posixZone(zone.trim());
   }
@@ -149,17 +151,9 @@ export function localToUtc(zone: string, localMicros: number): number {
   if (r.fixed !== null) return localMicros - r.fixed * MICROS_PER_SECOND;
   const before = r.offsetAt(localMicros - MICROS_PER_DAY);
   const after = r.offsetAt(localMicros + MICROS_PER_DAY);
-  const okBefore = r.offsetAt(localMicros - before * MICROS_PER_SECOND) === before;
   const okAfter = r.offsetAt(localMicros - after * MICROS_PER_SECOND) === after;
   if (okAfter) return localMicros - after * MICROS_PER_SECOND;
-  if (okBefore) return localMicros - before * MICROS_PER_SECOND;
-  // Gap (or more than one transition within two days): iterate from the earlier offset.
-  let off = before;
-  for (let i = 0; i < 3; i++) {
-    const o = r.offsetAt(localMicros - off * MICROS_PER_SECOND);
-    if (o === off) break;
-    off = o;
-  }
+  // Valid only with the earlier offset, or in a gap: both use the earlier offset.
   return localMicros - before * MICROS_PER_SECOND;
 }
 
@@ -207,8 +201,6 @@ function ianaZone(zone: string): Resolved | null {
   } catch {
     return null;
   }
-  const us = /^[a-z]{3}(\d)[a-z]{3}$/i.exec(zone);
-  const posixStd = us !== null ? -Number(us[1]) * 3600 : null;
   // Offsets only change at whole seconds; memoise per UTC hour to keep bulk conversions cheap.
   const memo = new Map<number, number>();
   const offsetAt = (utcMicros: number): number => {
@@ -256,9 +248,7 @@ function ianaZone(zone: string): Resolved | null {
     }
     if (bc) y = 1 - y;
     const localSec = ymdToDays(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
-    let off = localSec - probe / 1000;
-    // PostgreSQL's PST8PDT-style zones follow US rules with no local mean time before 1883.
-    if (posixStd !== null && off % 3600 !== 0) off = posixStd;
+    const off = localSec - probe / 1000;
     // Transitions happen on quarter-hour UTC boundaries in practice except for LMT changes, which
     // are at local midnight; the quarter-hour memo cannot straddle one except there (rare, pre-1900).
     if (memo.size > 100_000) memo.clear();
@@ -375,4 +365,51 @@ function posixZone(s: string): Resolved | null {
     return stdOff;
   };
   return { fixed: null, offsetAt };
+}
+
+// ---- US federal rules (PostgreSQL's EST5EDT, CST6CDT, MST7MDT, PST8PDT zones) ------------------
+
+const M = (month: number, week: number, day = 0): PosixRule => ({ kind: 'M', month, week, day, time: 7200 });
+/** Fixed-date rule: the n-th day of the month, as a 'J'-like absolute day in the year. */
+function fixedDay(year: number, month: number, day: number): number {
+  return ymdToDays(year, month, day) - ymdToDays(year, 1, 1) + 1;
+}
+
+/** [start rule, end rule] of US federal DST in `year`, 'all' for war time, null for none. */
+function usRules(year: number): [PosixRule, PosixRule | null] | 'all' | null {
+  if (year >= 2007) return [M(3, 2), M(11, 1)];
+  if (year >= 1987) return [M(4, 1), M(10, 5)];
+  if (year >= 1976) return [M(4, 5), M(10, 5)];
+  if (year === 1975) return [{ kind: 'N', month: 0, week: 0, day: fixedDay(1975, 2, 23) - 1, time: 7200 }, M(10, 5)];
+  if (year === 1974) return [{ kind: 'N', month: 0, week: 0, day: fixedDay(1974, 1, 6) - 1, time: 7200 }, M(10, 5)];
+  if (year >= 1967) return [M(4, 5), M(10, 5)];
+  if (year >= 1946) return null;
+  if (year === 1945) return [{ kind: 'N', month: 0, week: 0, day: 0, time: 0 }, { kind: 'N', month: 0, week: 0, day: fixedDay(1945, 9, 30) - 1, time: 7200 }];
+  if (year === 1943 || year === 1944) return 'all';
+  if (year === 1942) return [{ kind: 'N', month: 0, week: 0, day: fixedDay(1942, 2, 9) - 1, time: 7200 }, null];
+  if (year === 1918 || year === 1919) return [M(3, 5), M(10, 5)];
+  return null;
+}
+
+function usFederalZone(stdOff: number): Resolved {
+  const dstOff = stdOff + 3600;
+  const offsetAt = (utcMicros: number): number => {
+    const utcSec = Math.floor(utcMicros / MICROS_PER_SECOND);
+    const localDays = Math.floor((utcSec + stdOff) / 86400);
+    const year = daysToYear(localDays);
+    const rules = usRules(year);
+    if (rules === null) return stdOff;
+    if (rules === 'all') return dstOff;
+    const st = ruleDay(rules[0], year) * 86400 + rules[0].time - stdOff;
+    const en = rules[1] === null ? Infinity : ruleDay(rules[1], year) * 86400 + rules[1].time - dstOff;
+    return utcSec >= st && utcSec < en ? dstOff : stdOff;
+  };
+  return { fixed: null, offsetAt };
+}
+
+function daysToYear(days: number): number {
+  let y = Math.floor(1970 + days / 365.2425);
+  while (ymdToDays(y, 1, 1) > days) y--;
+  while (ymdToDays(y + 1, 1, 1) <= days) y++;
+  return y;
 }

@@ -9,8 +9,10 @@ import { pushFilterBelowProject } from './rules/push-filter-below-project.js';
 import { sortLimitToTopN } from './rules/sort-limit-to-topn.js';
 import { pruneScanColumns } from './rules/prune-scan-columns.js';
 import { mergeLimits } from './rules/merge-limits.js';
+import { removeIdentityProjection } from './rules/remove-identity-projection.js';
 
 export const RULES: readonly OptimizerRule[] = [
+  removeIdentityProjection,
   pushFilterBelowProject,
   pushFilterIntoJoin,
   mergeLimits,

@@ -477,7 +477,7 @@ describe('exact integer sums', () => {
     const time = (impl: ReturnType<typeof resolve>, col: ReturnType<typeof makeColumn>): { ms: number; acc: ReturnType<typeof impl.grouped> } => {
       let best = Infinity;
       let acc = impl.grouped();
-      for (let rep = 0; rep < 5; rep++) {
+      for (let rep = 0; rep < 12; rep++) {
         acc = impl.grouped();
         acc.grow(groups);
         const t0 = performance.now();
@@ -529,9 +529,10 @@ describe('exact integer sums', () => {
       `1e6 rows, 1000 groups: sum(int4) ${fast.ms.toFixed(1)} ms; sum(int8) near 2^52 (spills every few rows) ` +
         `${best8.toFixed(1)} ms; bigint-per-row baseline ${naive.toFixed(1)} ms`,
     );
-    // Timing on shared machines is noisy; the relative bound is the meaningful one.
+    // Timing on shared machines is far too noisy for a tight bound (a quiet machine gives ~3-4 ms for the
+    // fast path, i.e. a few ns per row); this only catches a fast path that stopped being one.
+    expect(fast.ms).toBeLessThan(500);
     expect(fast.ms).toBeLessThan(naive);
-    expect(fast.ms).toBeLessThan(1000);
   });
 
   it('sum(int8) stays exact across the ±2^53 and ±2^63 boundaries', async () => {

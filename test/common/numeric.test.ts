@@ -186,6 +186,34 @@ describe('numeric arithmetic', () => {
     expect(pw.map(([a, b]) => [a, b, Numeric.parse(a).power(Numeric.parse(b)).toString()])).toEqual(pw.map(([a, b], i) => [a, b, ep[i]]));
   });
 
+  it('transcendental functions over random inputs', async () => {
+    const xs: string[] = [];
+    for (let i = 0; i < 60; i++) xs.push(Numeric.parse(randNumericString()).abs().add(Numeric.parse('0.0001')).toString());
+    for (const [sql, f] of [
+      ['sqrt($1::numeric)', (a: Numeric) => a.sqrt()],
+      ['ln($1::numeric)', (a: Numeric) => a.ln()],
+      ['log($1::numeric)', (a: Numeric) => a.log10()],
+    ] as const) {
+      const e = await pgBatch(pg, sql, xs.map((p) => [p]));
+      const bad = xs.map((p, i) => [sql, p, e[i], f(Numeric.parse(p)).toString()]).filter((r) => r[2] !== r[3]);
+      expect(bad.slice(0, 5)).toEqual([]);
+    }
+    const ex: string[] = [];
+    for (let i = 0; i < 40; i++) ex.push(((rand() - 0.5) * 400).toFixed(Math.floor(rand() * 6)));
+    const ee = await pgBatch(pg, 'exp($1::numeric)', ex.map((p) => [p]));
+    expect(ex.map((p, i) => [p, ee[i]])).toEqual(ex.map((p) => [p, Numeric.parse(p).exp().toString()]));
+    const pw: [string, string][] = [];
+    for (let i = 0; i < 60; i++) {
+      const b = (rand() * 50).toFixed(Math.floor(rand() * 4));
+      const x = rand() < 0.5 ? String(Math.floor((rand() - 0.5) * 40)) : ((rand() - 0.5) * 20).toFixed(Math.floor(rand() * 4) + 1);
+      if (Number(b) === 0) continue;
+      pw.push([b, x]);
+    }
+    const ep = await pgBatch(pg, 'power($1::numeric, $2::numeric)', pw);
+    const bad = pw.map(([a, b], i) => [a, b, ep[i], Numeric.parse(a).power(Numeric.parse(b)).toString()]).filter((r) => r[2] !== r[3]);
+    expect(bad.slice(0, 5)).toEqual([]);
+  });
+
   it('cmp', () => {
     const vals = ['-Infinity', '-5', '0', '0.0', '1', '1.00', 'Infinity', 'NaN'].map((s) => Numeric.parse(s));
     expect(vals[2]!.cmp(vals[3]!)).toBe(0);

@@ -129,7 +129,8 @@ export function sqlFor(name: string, args: readonly Arg[]): string {
   if (INFIX.has(name) && ps.length === 2) return `select (${ps[0]} ${name} ${ps[1]})::text as r`;
   if (name === 'position') return `select position(${ps[1]} in ${ps[0]})::text as r`;
   if (name === 'neg') return `select (- ${ps[0]})::text as r`;
-  if (name === 'extract') return `select extract(${(args[0]!.value as string)} from ${ps[1]})::text as r`;
+  // Qualified, so the grammar's EXTRACT(field FROM x) form is not required.
+  if (name === 'extract') return `select pg_catalog.extract(${ps.join(', ')})::text as r`;
   return `select ${name}(${ps.join(', ')})::text as r`;
 }
 

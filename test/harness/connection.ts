@@ -126,6 +126,8 @@ export interface QuireResultLike {
 }
 export interface QuireDatabaseLike {
   query(sql: string, params?: unknown[]): Promise<QuireResultLike>;
+  /** The session TimeZone, when the engine exposes it (SET TimeZone changes how timestamptz prints). */
+  readonly timezone?: string;
   close?(): Promise<void> | void;
 }
 export type QuireFormatValue = (v: unknown, t: QuireDataType, opts: { timezone: string }) => string | null;
@@ -149,10 +151,11 @@ export function quireConnection(db: QuireDatabaseLike, formatValue?: QuireFormat
     async query(sql: string): Promise<SqlResult> {
       const r = await db.query(sql);
       const fmt = formatValue ?? (await loadQuire()).formatValue;
+      const timezone = db.timezone ?? 'UTC';
       return {
         columns: r.columns.map((c) => c.name),
         types: r.columns.map((c) => c.type.name),
-        rows: r.rows.map((row) => row.map((v, i) => fmt(v, r.columns[i].type, { timezone: 'UTC' }))),
+        rows: r.rows.map((row) => row.map((v, i) => fmt(v, r.columns[i].type, { timezone }))),
         rowCount: r.rowCount,
         command: r.command,
       };

@@ -28,6 +28,7 @@ export function splitScript(text: string): { items: ScriptItem[]; lines: string[
   let dollar: string | null = null;
   let blockDepth = 0;
   let paren = 0;
+  let beginDepth = 0;
   for (let ln = 0; ln < lines.length; ln++) {
     const line = lines[ln];
     if (buf.trim() === '' && inQuote === null && dollar === null && blockDepth === 0 && /^\s*\\/.test(line)) {
@@ -110,9 +111,23 @@ export function splitScript(text: string): { items: ScriptItem[]; lines: string[
           continue;
         }
       }
+      if (/[A-Za-z_]/.test(ch) && !/[A-Za-z0-9_$]/.test(line[i - 1] ?? ' ')) {
+        // psqlscan.l: inside CREATE FUNCTION/PROCEDURE, BEGIN (ATOMIC) ... END and CASE ... END nest, and
+        // semicolons within them do not end the statement.
+        const word = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(line.slice(i))![0];
+        if (/^\s*create\s+(or\s+replace\s+)?(function|procedure)\b/i.test(buf)) {
+          const w = word.toLowerCase();
+          if (w === 'begin' || w === 'case') beginDepth++;
+          else if (w === 'end' && beginDepth > 0) beginDepth--;
+        }
+        if (buf.trim() === '') bufStart = ln;
+        buf += word;
+        i += word.length;
+        continue;
+      }
       if (ch === '(') paren++;
       if (ch === ')' && paren > 0) paren--;
-      if (ch === ';' && paren === 0) {
+      if (ch === ';' && paren === 0 && beginDepth === 0) {
         // psql sends the statement with its semicolon (visible e.g. in pg_cursors.statement).
         const stmt = buf.trim() === '' ? '' : `${buf.trim()};`;
         if (stmt !== '') {

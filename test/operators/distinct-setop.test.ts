@@ -86,3 +86,28 @@ describe('SetOp', () => {
     }
   });
 });
+
+describe('equality of non-canonical representations', () => {
+  it('bpchar ignores trailing blanks; numeric 1.0 = 1.00; interval 1 mon = 30 days', async () => {
+    const { Numeric } = await import('../../src/common/numeric.js');
+    const { Interval } = await import('../../src/common/interval.js');
+    const { HashJoin } = await import('../../src/physical/operators/hash-join.js');
+    const fields = [F('p', T.bpchar), F('n', T.numeric), F('i', T.interval)];
+    const vals: Value[][] = [
+      ['a', Numeric.of(10n, 1), new Interval(1, 0, 0)],
+      ['a  ', Numeric.of(100n, 2), new Interval(0, 30, 0)],
+      [null, null, null],
+      [null, null, null],
+      ['b', Numeric.of(2n, 0), new Interval(0, 0, 1)],
+    ];
+    expect((await collect(new Distinct(source(fields, vals, gen(1).r)))).length).toBe(3);
+    for (const col of [0, 1, 2]) {
+      const d = await collect(new Distinct(source([fields[col]!], project(vals, [col]), gen(2).r)));
+      expect(d.length).toBe(3);
+      const j = await collect(new HashJoin(source(fields, vals, gen(3).r), source(fields, vals, gen(4).r), 'inner', [col], [col]));
+      expect(j.length).toBe(5); // 2x2 for the equal pair, 1 for 'b', NULLs never match
+    }
+    const s = await collect(new SetOp('intersect', true, source(fields, vals, gen(5).r), source(fields, vals.slice(1), gen(6).r)));
+    expect(s.length).toBe(4); // a-row min(2, 1) + NULL row min(2, 2) + b-row min(1, 1)
+  });
+});

@@ -2,7 +2,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Value } from '../../src/common/types.js';
 import { ColumnBuilder } from '../../src/execution/column.js';
-import { Sort, radixPermutation, sortPermutation } from '../../src/physical/operators/sort.js';
+import { emitRuns, Sort, radixPermutation, sortPermutation } from '../../src/physical/operators/sort.js';
+import { batchRows, concatBatches } from '../../src/execution/column.js';
 import { compareText, compileComparator } from '../../src/physical/sort-key.js';
 import { collect, F, gen, keyText, loadTable, newPg, orderBySql, pgRows, randomKeys, source, STD_FIELDS, stdRows, T, type KeySpec } from './helpers.js';
 
@@ -68,6 +69,22 @@ describe('Sort vs PostgreSQL', () => {
     expect(b).toEqual(a);
   });
 
+  it('merging several sorted runs equals one sort (the external-sort path)', () => {
+    const rows = rowsBySize.get(3000)!;
+    const g = gen(77);
+    const keys = sortKeys([
+      { col: 3, desc: false, nullsFirst: true },
+      { col: 2, desc: true, nullsFirst: false },
+    ]);
+    const types = STD_FIELDS.map((f) => f.type);
+    const parts = source(STD_FIELDS, rows, g.r, 900).batches.filter((b) => b.length > 0);
+    const runs = parts.map((b) => ({ batch: b, order: sortPermutation(b, keys) }));
+    const merged = [...emitRuns(runs, compileComparator(keys))].flatMap((b) => batchRows(b));
+    const all = concatBatches(types, parts);
+    const single = [...emitRuns([{ batch: all, order: sortPermutation(all, keys) }], compileComparator(keys))].flatMap((b) => batchRows(b));
+    expect(merged).toEqual(single);
+  });
+
   it('empty input and describe', async () => {
     const op = new Sort(source(STD_FIELDS, [], gen(1).r), sortKeys([{ col: 3, desc: true, nullsFirst: false }]));
     expect(await collect(op)).toEqual([]);
@@ -91,6 +108,32 @@ describe('comparators', () => {
     const batch = { columns: [b.finish()], length: xs.length };
     const perm = sortPermutation(batch, [{ col: 0, type: T.text, desc: false, nullsFirst: false }]);
     expect(Array.from(perm).map((i) => xs[i])).toEqual([...xs].sort(ref));
+  });
+
+  it('text prefix images: shared prefixes, surrogates, DESC, NULLs, against a reference order', () => {
+    const g = gen(8);
+    const parts = ['', 'a', 'b', '\uFFFF', '\u{1F600}', '\uE000', 'é', 'aa', 'ab', '\u{10000}a'];
+    for (const prefix of ['', 'user_', '\u{1F600}']) {
+      for (const desc of [false, true]) {
+        for (const nullsFirst of [false, true]) {
+          const vals: (string | null)[] = [];
+          for (let i = 0; i < 500; i++) vals.push(g.r() < 0.05 ? null : prefix + g.pick(parts) + g.pick(parts) + g.pick(parts));
+          const b = new ColumnBuilder(T.text);
+          for (const x of vals) b.push(x);
+          const batch = { columns: [b.finish()], length: vals.length };
+          const perm = sortPermutation(batch, [{ col: 0, type: T.text, desc, nullsFirst }]);
+          const ref = vals
+            .map((v, i) => i)
+            .sort((i, j) => {
+              const x = vals[i]!;
+              const y = vals[j]!;
+              if (x === null || y === null) return x === y ? i - j : (x === null) === nullsFirst ? -1 : 1;
+              return (desc ? -compareText(x, y) : compareText(x, y)) || i - j;
+            });
+          expect(Array.from(perm)).toEqual(ref);
+        }
+      }
+    }
   });
 
   it('radix sort agrees with the comparator on floats with NaN, infinities, -0 and nulls', () => {

@@ -7,7 +7,12 @@ import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import type { Column } from '../../execution/column.js';
 import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
-import { addInt8Slow, exactTotal, growArr, growF64, int8Of, MAX_SAFE } from './support.js';
+import { addInt8Slow, exactTotal, growArr, growF64, int8Of } from './support.js';
+
+// A module-local constant rather than an import: hot loops must not go through a module binding
+// (test runners rewrite imports into property reads on a namespace object).
+const MAX_SAFE = 9007199254740991;
+const TWO32 = 4294967296;
 
 /** What the exact sum turns into: int8 (sum of int2/int4), numeric (sum of int8), numeric average. */
 export type ExactIntResult = 'int8' | 'numeric' | 'avg';
@@ -27,12 +32,15 @@ function finish(total: bigint, count: number, kind: ExactIntResult): Value {
 export class GroupedExactIntSum implements GroupedAccumulator {
   private lo = new Float64Array(0);
   private readonly hi: (bigint | undefined)[] = [];
+  /** Sum of the high 32-bit halves of int8 inputs (see updateF64); exact for 2^32 rows per group. */
+  private hp = new Float64Array(0);
   private counts = new Float64Array(0);
 
   constructor(private readonly kind: ExactIntResult) {}
 
   grow(groups: number): void {
     this.lo = growF64(this.lo, groups);
+    this.hp = growF64(this.hp, groups);
     this.counts = growF64(this.counts, groups);
     growArr(this.hi, groups, undefined);
   }
@@ -61,16 +69,26 @@ export class GroupedExactIntSum implements GroupedAccumulator {
     }
   }
 
+  /**
+   * int8 inputs may be close to 2^53 (timestamps in microseconds, large ids), where two of them already
+   * leave the safe range and every other row would spill into bigint. Splitting each value into
+   * h * 2^32 + l (both parts exact in doubles, 0 <= l < 2^32, |h| <= 2^21) keeps the low sum safe for
+   * ~2^21 rows and the high sum for 2^32 rows, so spills stay rare.
+   */
   private updateF64(gids: Int32Array, n: number, d: Float64Array, nulls: Uint8Array | null): void {
     const lo = this.lo;
+    const hp = this.hp;
     const counts = this.counts;
     for (let k = 0; k < n; k++) {
       const g = gids[k]!;
       if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;
       const v = d[k]!;
-      const s = lo[g]! + v;
+      const h = Math.floor(v / TWO32);
+      const l = v - h * TWO32;
+      hp[g] += h;
+      const s = lo[g]! + l;
       if (s <= MAX_SAFE && s >= -MAX_SAFE) lo[g] = s;
-      else this.spill(g, v);
+      else this.spill(g, l);
       counts[g]++;
     }
   }
@@ -95,7 +113,9 @@ export class GroupedExactIntSum implements GroupedAccumulator {
   result(g: number): Value {
     const n = this.counts[g]!;
     if (n === 0) return null;
-    return finish(exactTotal(this.lo[g]!, this.hi[g]), n, this.kind);
+    const h = this.hp[g]!;
+    const total = exactTotal(this.lo[g]!, this.hi[g]) + (h === 0 ? 0n : BigInt(h) << 32n);
+    return finish(total, n, this.kind);
   }
 }
 

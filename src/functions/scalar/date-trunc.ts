@@ -14,6 +14,7 @@ import {
   TSTZ_NAME,
   TS_NAME,
   checkTimestamp,
+  isReservedUnit,
   parseUnit,
   truncateLocal,
   unitNotRecognized,
@@ -23,7 +24,7 @@ import {
 
 function truncTimestamp(units: string, ts: number): number {
   const unit = parseUnit(units);
-  if (unit === null) return unitNotRecognized(units, TS_NAME);
+  if (unit === null || isReservedUnit(unit)) return unitNotRecognized(units, TS_NAME);
   if (!Number.isFinite(ts)) {
     if (truncateLocal(0, unit) === null) unitNotSupported(units, TS_NAME);
     return ts;
@@ -35,7 +36,7 @@ function truncTimestamp(units: string, ts: number): number {
 
 function truncTimestamptz(units: string, ts: number, zone: string): number {
   const unit = parseUnit(units);
-  if (unit === null) return unitNotRecognized(units, TSTZ_NAME);
+  if (unit === null || isReservedUnit(unit)) return unitNotRecognized(units, TSTZ_NAME);
   if (!Number.isFinite(ts)) {
     if (truncateLocal(0, unit) === null) unitNotSupported(units, TSTZ_NAME);
     return ts;
@@ -48,7 +49,7 @@ function truncTimestamptz(units: string, ts: number, zone: string): number {
 
 function truncInterval(units: string, iv: Interval): Interval {
   const unit = parseUnit(units);
-  if (unit === null) return unitNotRecognized(units, 'interval');
+  if (unit === null || isReservedUnit(unit)) return unitNotRecognized(units, 'interval');
   if (!iv.isFinite()) {
     if (!['microseconds', 'milliseconds', 'second', 'minute', 'hour', 'day', 'month', 'quarter', 'year', 'decade', 'century', 'millennium'].includes(unit)) {
       return unitNotSupported(units, 'interval');

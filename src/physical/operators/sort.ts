@@ -29,7 +29,7 @@ export function sortPermutation(b: Batch, keys: readonly SortKey[], cmp: Compara
       return radixPermutation(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, n, k.desc, k.nullsFirst);
     }
   }
-  return cmp.sort(identity(n), cmp.rows(cmp.view(b)));
+  return cmp.sort(identity(n), cmp.view(b));
 }
 
 export function identity(n: number): Uint32Array {

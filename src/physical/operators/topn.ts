@@ -293,7 +293,7 @@ export class TopN extends PhysicalOperator {
       }
     }
     if (this.offset > 0 && this.offset < Math.min(K, n)) introselect(perm, 0, Math.min(K, n), this.offset, total);
-    cmp.sort(perm.subarray(this.offset, Math.min(K, n)), total);
+    cmp.sort(perm.subarray(this.offset, Math.min(K, n)), cmp.view(all), true);
     if (end < perm.length) perm = perm.subarray(0, end);
     return { batch: all, order: perm, end };
   }

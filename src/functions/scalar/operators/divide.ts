@@ -6,6 +6,7 @@ import type { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
 import { divisionByZero, int2Div, int4Div, int8Div, type Int8 } from '../support/int.js';
 import { checkFloat4MulDiv, checkFloat8MulDiv } from '../support/float.js';
+import { scaleInterval } from './multiply.js';
 
 const i2 = (_c: EvalContext, a: number, b: number): number => int2Div(a, b);
 const i4 = (_c: EvalContext, a: number, b: number): number => int4Div(a, b);
@@ -40,6 +41,6 @@ registerScalar(
   {
     args: ['interval', 'float8'],
     returns: T.interval,
-    fn: (_c: EvalContext, iv: Interval, f: number) => iv.div(f),
+    fn: (_c: EvalContext, iv: Interval, f: number) => scaleInterval(iv, f, true),
   },
 );

@@ -6,6 +6,7 @@ import type { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
 import { checkInt2, checkInt4, int8Mul, type Int8 } from '../support/int.js';
 import { checkFloat4MulDiv, checkFloat8MulDiv } from '../support/float.js';
+import { checkInterval } from '../support/datetime.js';
 
 // Products of two int4 may exceed 2^53 and lose bits, but only when far outside the int4 range,
 // so the range check on the double product is still exact.
@@ -17,7 +18,9 @@ const f8 = (_c: EvalContext, a: number, b: number): number => checkFloat8MulDiv(
 
 /** interval * factor or interval / factor (also used by the avg aggregate). */
 export function scaleInterval(iv: Interval, factor: number, divide: boolean): Interval {
-  return divide ? iv.div(factor) : iv.mul(factor);
+  const r = divide ? iv.div(factor) : iv.mul(factor);
+  // Interval.mul bounds the month and day fields; the int64 time field is checked here.
+  return r.isFinite() ? checkInterval(r.months, r.days, r.micros) : r;
 }
 
 registerScalar(
@@ -36,6 +39,6 @@ registerScalar(
   { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
   { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
   { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.mul(b) },
-  { args: ['interval', 'float8'], returns: T.interval, fn: (_c: EvalContext, iv: Interval, f: number) => iv.mul(f) },
-  { args: ['float8', 'interval'], returns: T.interval, fn: (_c: EvalContext, f: number, iv: Interval) => iv.mul(f) },
+  { args: ['interval', 'float8'], returns: T.interval, fn: (_c: EvalContext, iv: Interval, f: number) => scaleInterval(iv, f, false) },
+  { args: ['float8', 'interval'], returns: T.interval, fn: (_c: EvalContext, f: number, iv: Interval) => scaleInterval(iv, f, false) },
 );

@@ -214,6 +214,14 @@ export function parseUnit(s: string): DateUnit | null {
   return UNIT_ALIASES[s.toLowerCase()] ?? null;
 }
 
+/**
+ * Units PostgreSQL's tables file as reserved words rather than units (DecodeUnits does not return
+ * UNITS for them): date_trunc reports these as not recognized instead of not supported.
+ */
+export function isReservedUnit(u: DateUnit): boolean {
+  return u === 'epoch' || u === 'isoyear' || u === 'julian' || u === 'isodow' || u === 'doy' || u === 'dow';
+}
+
 export function unitNotRecognized(units: string, typeName: string): never {
   throw err(SQLSTATE.invalidParameterValue, `unit "${units.toLowerCase()}" not recognized for type ${typeName}`);
 }

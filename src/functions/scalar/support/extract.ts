@@ -108,8 +108,7 @@ function julian(p: TimestampParts, withTime: boolean): Extracted {
   if (!withTime) return int(jd);
   const us = ((p.h * 60 + p.mi) * 60 + p.s) * 1_000_000 + p.us;
   const float = jd + (((p.h * 60 + p.mi) * 60 + p.s) + p.us / 1000000.0) / 86400;
-  if (us === 0) return dec(BigInt(jd), 0, float);
-  // PostgreSQL divides in numeric here, so the scale follows numeric division's rules.
+  // PostgreSQL divides in numeric here (even for midnight), so the scale follows numeric division's rules.
   return { float, numeric: () => Numeric.fromInt(jd).add(Numeric.fromInt(us).div(Numeric.fromInt(86400000000))) };
 }
 
@@ -118,8 +117,9 @@ export function extractTimestamp(units: string, ts: number, zone: string | null)
   const unit = parseUnit(units);
   if (unit === null) unitNotRecognized(units, typeName);
   const tzUnit = unit === 'timezone' || unit === 'timezone_hour' || unit === 'timezone_minute';
-  if (tzUnit && zone === null) unitNotSupported(units, typeName);
+  // Infinite inputs are answered before the unit is checked against the type.
   if (!Number.isFinite(ts)) return infinite(unit, ts > 0 ? 1 : -1);
+  if (tzUnit && zone === null) unitNotSupported(units, typeName);
   const off = zone === null ? 0 : utcOffsetSeconds(zone, ts);
   if (unit === 'timezone') return int(off);
   if (unit === 'timezone_hour') return int(Math.trunc(off / 3600));
@@ -163,7 +163,7 @@ export function extractInterval(units: string, iv: Interval): Extracted {
       return infiniteValue(sign);
     }
     if (unit === 'microseconds' || unit === 'milliseconds' || unit === 'second' || unit === 'minute' ||
-      unit === 'month' || unit === 'quarter') {
+      unit === 'month' || unit === 'quarter' || unit === 'week') {
       return null;
     }
     return unitNotSupported(units, 'interval');
@@ -193,7 +193,10 @@ export function extractInterval(units: string, iv: Interval): Extracted {
     case 'month':
       return int(mon);
     case 'quarter':
-      return int(Math.trunc(mon / 3) + 1);
+      // PostgreSQL 18 mirrors the quarter for negative intervals (-1 month is quarter -1).
+      return int(mon >= 0 ? Math.trunc(mon / 3) + 1 : -(Math.trunc(-mon / 3) + 1));
+    case 'week':
+      return int(Math.trunc(iv.days / 7));
     case 'year':
       return int(years);
     case 'decade':

@@ -1,0 +1,283 @@
+/**
+ * read_json(path [, sample_size => 20480]): newline-delimited JSON (any whitespace-separated
+ * sequence of objects, so pretty-printed records work too) or one top-level array of objects.
+ * `path` may be a glob. Schema: the union of keys in order of first appearance over a sample of the
+ * first file; types: bool, int8 (all sampled numbers safe integers), float8 (other numbers), text
+ * (strings, mixed kinds, and nested objects/arrays as their JSON text). ISO date strings stay text:
+ * telling a date from an identifier that looks like one is guesswork.
+ *
+ * Numbers go through JSON.parse, so integers beyond 2^53 are not exact (they infer as float8).
+ */
+import { QuireError } from '../../common/errors.js';
+import { T, type DataType, type Field, type Value } from '../../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
+import type { EvalContext } from '../../functions/eval-context.js';
+import { Utf8Decoder, expandFileGlob, readFileChunks, readFileHead } from '../csv.js';
+import type { TableFunction, TableFunctionBinding } from './table-function.js';
+
+const SAMPLE_BYTES = 1 << 20;
+
+/**
+ * Streams the top-level JSON values of a document: each element of a top-level array, or each value
+ * of a whitespace-separated sequence. Tracks nesting and strings only; JSON.parse validates.
+ */
+export class JsonValueSplitter {
+  private buf = '';
+  private pos = 0;
+  private scan = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private valueStart = -1;
+  /** null until the first significant character decides between array and sequence. */
+  private arrayMode: boolean | null = null;
+  private arrayClosed = false;
+  /** 1-based line of the current position, for error messages. */
+  line = 1;
+  private lineScan = 0;
+
+  push(chunk: string): void {
+    if (this.pos > 0) {
+      const cut = this.valueStart >= 0 ? Math.min(this.valueStart, this.pos) : this.pos;
+      this.countLines(cut);
+      this.buf = this.buf.slice(cut);
+      this.scan -= cut;
+      this.lineScan -= cut;
+      if (this.valueStart >= 0) this.valueStart -= cut;
+      this.pos -= cut;
+    }
+    this.buf += chunk;
+  }
+
+  private countLines(to: number): void {
+    let i = this.buf.indexOf('\n', this.lineScan);
+    while (i !== -1 && i < to) {
+      this.line++;
+      i = this.buf.indexOf('\n', i + 1);
+    }
+    this.lineScan = Math.max(this.lineScan, to);
+  }
+
+  private syntax(what: string): QuireError {
+    this.countLines(this.scan);
+    return new QuireError('22P02', `invalid input syntax for type json`, { detail: `${what} at line ${this.line}` });
+  }
+
+  /** The next complete value's text, or null when more input is needed / the input is exhausted. */
+  next(final: boolean): string | null {
+    const buf = this.buf;
+    const n = buf.length;
+    let i = this.scan;
+    while (i < n) {
+      const c = buf.charCodeAt(i);
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 92) this.escaped = true;
+        else if (c === 34) this.inString = false;
+        i++;
+        continue;
+      }
+      if (c === 32 || c === 10 || c === 13 || c === 9) {
+        // Whitespace ends a top-level scalar (number, literal or string).
+        if (this.depth === 0 && this.valueStart >= 0) return this.emit(i, i + 1);
+        i++;
+        continue;
+      }
+      if (this.arrayMode === null) {
+        this.arrayMode = c === 91; // '['
+        if (this.arrayMode) {
+          i++;
+          continue;
+        }
+      }
+      if (this.arrayClosed) throw this.syntax('unexpected data after the top-level array');
+      if (this.depth === 0 && this.valueStart < 0) {
+        if (this.arrayMode && c === 44) {
+          // ',' between array elements
+          i++;
+          continue;
+        }
+        if (this.arrayMode && c === 93) {
+          this.arrayClosed = true;
+          i++;
+          continue;
+        }
+        this.valueStart = i;
+      }
+      if (this.depth === 0 && this.valueStart >= 0 && this.valueStart < i && (c === 44 || c === 93)) {
+        // End of a scalar element inside the top-level array (the separator is handled next call).
+        if (!this.arrayMode) throw this.syntax('unexpected character');
+        return this.emit(i, i);
+      }
+      if (c === 34) this.inString = true;
+      else if (c === 123 || c === 91) this.depth++;
+      else if (c === 125 || c === 93) {
+        this.depth--;
+        if (this.depth < 0) throw this.syntax('unbalanced brackets');
+      }
+      i++;
+      if (this.depth === 0 && (c === 125 || c === 93)) {
+        // An object or array at top level is complete.
+        return this.emit(i, i);
+      }
+    }
+    this.scan = i;
+    if (final) {
+      if (this.valueStart >= 0 && (this.depth > 0 || this.inString)) throw this.syntax('unexpected end of input');
+      if (this.arrayMode === true && !this.arrayClosed && this.valueStart < 0) throw this.syntax('unterminated top-level array');
+      if (this.valueStart >= 0) return this.emit(n, n);
+    }
+    return null;
+  }
+
+  private emit(end: number, next: number): string {
+    const text = this.buf.slice(this.valueStart, end);
+    this.countLines(this.valueStart);
+    this.valueStart = -1;
+    this.pos = next;
+    this.scan = next;
+    return text;
+  }
+}
+
+type Kind = 'null' | 'bool' | 'int8' | 'float8' | 'text';
+
+function kindOf(v: unknown): Kind {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int8' : 'float8';
+  return 'text';
+}
+
+function join(a: Kind, b: Kind): Kind {
+  if (a === b || b === 'null') return a;
+  if (a === 'null') return b;
+  if ((a === 'int8' && b === 'float8') || (a === 'float8' && b === 'int8')) return 'float8';
+  return 'text';
+}
+
+function parseRecord(text: string, file: string, line: number): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new QuireError('22P02', 'invalid input syntax for type json', { detail: `read_json "${file}", line ${line}: ${(e as Error).message}` });
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new QuireError('22P02', 'read_json expects JSON objects', { detail: `read_json "${file}", line ${line}: ${text.length > 100 ? text.slice(0, 100) + '...' : text}` });
+  }
+  return v as Record<string, unknown>;
+}
+
+function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytesPerRow: number } {
+  const head = readFileHead(file, SAMPLE_BYTES);
+  const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
+  const sp = new JsonValueSplitter();
+  sp.push(text);
+  const kinds = new Map<string, Kind>();
+  let rows = 0;
+  while (rows < sampleSize) {
+    let t: string | null;
+    try {
+      t = sp.next(head.complete);
+    } catch (e) {
+      if (!head.complete) break;
+      throw e;
+    }
+    if (t === null) break;
+    const rec = parseRecord(t, file, sp.line);
+    rows++;
+    for (const k of Object.keys(rec)) {
+      const prev = kinds.get(k);
+      const kd = kindOf(rec[k]);
+      kinds.set(k, prev === undefined ? kd : join(prev, kd));
+    }
+  }
+  if (kinds.size === 0) throw new QuireError('22P02', `could not determine the columns of JSON file "${file}": no objects with keys found`);
+  const fields: Field[] = [...kinds].map(([name, k]) => ({ name, type: k === 'null' ? T.text : T[k] }));
+  return { fields, bytesPerRow: rows > 0 ? Buffer.byteLength(text) / rows : 0 };
+}
+
+function toValue(v: unknown, t: DataType, file: string, line: number, col: string): Value {
+  if (v === null || v === undefined) return null;
+  switch (t.name) {
+    case 'bool':
+      if (typeof v === 'boolean') return v;
+      break;
+    case 'int8':
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+      if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 63) return BigInt(v);
+      break;
+    case 'float8':
+      if (typeof v === 'number') return v;
+      break;
+    default:
+      return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  const shown = typeof v === 'string' ? v : JSON.stringify(v);
+  throw new QuireError('22P02', `invalid input syntax for type ${t.name === 'int8' ? 'bigint' : t.name === 'float8' ? 'double precision' : 'boolean'}: "${shown}"`, {
+    detail: `read_json "${file}", line ${line}, column ${col}`,
+  });
+}
+
+async function* readJsonFiles(files: readonly string[], fields: readonly Field[], signal?: AbortSignal): AsyncGenerator<Batch> {
+  let builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+  let rows = 0;
+  const flush = (): Batch => {
+    const b: Batch = { columns: builders.map((x) => x.finish()), length: rows };
+    builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+    rows = 0;
+    return b;
+  };
+  for (const file of files) {
+    const sp = new JsonValueSplitter();
+    const dec = new Utf8Decoder(false);
+    function* drain(final: boolean): Generator<Batch> {
+      for (;;) {
+        const t = sp.next(final);
+        if (t === null) return;
+        const rec = parseRecord(t, file, sp.line);
+        for (let c = 0; c < fields.length; c++) {
+          const f = fields[c]!;
+          builders[c]!.push(toValue(rec[f.name], f.type, file, sp.line, f.name));
+        }
+        rows++;
+        if (rows === BATCH_SIZE) yield flush();
+      }
+    }
+    for await (const chunk of readFileChunks(file, signal)) {
+      sp.push(dec.decode(chunk));
+      yield* drain(false);
+    }
+    sp.push(dec.decode(new Uint8Array(0), true));
+    yield* drain(true);
+  }
+  if (rows > 0) yield flush();
+}
+
+export const readJson: TableFunction = {
+  name: 'read_json',
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], _ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
+    if (argTypes.length !== 1) {
+      throw new QuireError('42883', `function read_json(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
+        hint: 'read_json takes one positional argument (the file path or glob) and named options.',
+      });
+    }
+    const p = constArgs[0];
+    if (typeof p !== 'string') throw new QuireError('22023', 'read_json path must be a constant string');
+    let sampleSize = 20480;
+    for (const [k, v] of namedArgs) {
+      if (k.toLowerCase() === 'sample_size' && (typeof v === 'number' || typeof v === 'bigint') && Number(v) > 0) sampleSize = Number(v);
+      else throw new QuireError('22023', `unrecognized read_json option "${k}"`);
+    }
+    const files = expandFileGlob(p);
+    const { fields, bytesPerRow } = inferSchema(files[0]!, sampleSize);
+    const binding: TableFunctionBinding = {
+      schema: fields,
+      argTypes: [T.text],
+      execute: (_args, _ctx, signal) => readJsonFiles(files, fields, signal),
+    };
+    if (bytesPerRow > 0) binding.estimatedRows = Math.ceil(files.length * (SAMPLE_BYTES / bytesPerRow));
+    return binding;
+  },
+};
