@@ -351,6 +351,11 @@ async function main(): Promise<void> {
   if (cases.length === 0) usage(`no case matches ${o.cases.join(',')}; cases: ${all.map((c) => c.name).join(', ')}`);
   const params: CaseParams = { rows: o.rows };
 
+  // Other work on the machine skews every number; say so up front rather than let it pass unnoticed.
+  const loadBefore = os.loadavg()[0];
+  if (loadBefore > os.cpus().length * 0.5) {
+    console.error(`warning: load average ${loadBefore.toFixed(1)} on ${os.cpus().length} CPUs: timings will be noisy`);
+  }
   const { dir, generatedMs } = ensureDataset(o.dataDir, o.rows, o.seed);
   console.error(generatedMs === null ? `data: reusing ${dir}` : `data: generated ${dir} in ${generatedMs.toFixed(0)} ms`);
 
@@ -381,7 +386,11 @@ async function main(): Promise<void> {
       : [];
     return [c.name, ...o.engines.map((e) => fmtMs(byE.get(e))), ...ratios];
   });
-  console.log(`\nrows=${o.rows} runs=${o.runs} (median of timed runs after 1 warm-up; DuckDB threads=1)\n`);
+  const loadAfter = os.loadavg()[0];
+  console.log(
+    `\nrows=${o.rows} runs=${o.runs} (median of timed runs after 1 warm-up; DuckDB threads=1; ` +
+      `load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)} on ${os.cpus().length} CPUs)\n`,
+  );
   console.log(table(header, rows));
 
   const engRows = o.engines.map((e) => {
@@ -417,6 +426,7 @@ async function main(): Promise<void> {
       cpu: os.cpus()[0]?.model,
       cpus: os.cpus().length,
       platform: `${os.platform()} ${os.release()}`,
+      loadAverage1m: { before: loadBefore, after: loadAfter },
     },
     engines: Object.fromEntries(infos),
     cases: cases.map((c) => ({

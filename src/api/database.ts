@@ -13,6 +13,7 @@ import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { PhysicalPlanner } from '../physical/planner.js';
+import { foldLimitSubqueries } from '../physical/fold-limit-subqueries.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
@@ -114,7 +115,7 @@ export class Database implements UtilityHost {
     const s = stmts[0]!;
     const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
     const ctx = this.execContext(prepared.paramTypes, params, false);
-    const op = this.physical(prepared.plan, ctx);
+    const op = await this.physical(prepared.plan, ctx);
     const batches = async function* (): AsyncGenerator<Batch> {
       yield* op.execute(ctx);
     };
@@ -239,8 +240,9 @@ export class Database implements UtilityHost {
     };
   }
 
-  physical(plan: LogicalPlan, ctx: ExecContext): PhysicalOperator {
-    return new PhysicalPlanner({ ctx }).plan(plan);
+  async physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator> {
+    const planner = new PhysicalPlanner({ ctx });
+    return planner.plan(await foldLimitSubqueries(plan, planner, ctx));
   }
 
   async collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]> {
@@ -261,15 +263,15 @@ export class Database implements UtilityHost {
   async runSelect(stmt: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
     const prepared = this.prepareSelect(stmt, params);
     const ctx = this.execContext(prepared.paramTypes, params, false);
-    const op = this.physical(prepared.plan, ctx);
+    const op = await this.physical(prepared.plan, ctx);
     const rows = await this.collect(op, ctx);
     return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
   }
 
-  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> | string[] {
+  async explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> {
     const prepared = this.prepareSelect(stmt, params);
     const ctx = this.execContext(prepared.paramTypes, params, analyze);
-    const op = this.physical(prepared.plan, ctx);
+    const op = await this.physical(prepared.plan, ctx);
     if (!analyze) return explainPlan(op, false);
     return (async () => {
       const t0 = performance.now();

@@ -33,9 +33,9 @@ export interface UtilityHost {
   readonly cursors: CursorManager;
   prepareSelect(stmt: SelectStmt, params: readonly unknown[]): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
-  physical(plan: LogicalPlan, ctx: ExecContext): PhysicalOperator;
+  physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
-  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> | string[];
+  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]>;
 }
 
 const pos = positionOf;
@@ -179,7 +179,7 @@ async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unk
   if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'DECLARE CURSOR supports SELECT queries');
   const prepared = host.prepareSelect(nodeBody<SelectStmt>(q), params);
   const ctx = host.execContext(prepared.paramTypes, params, false);
-  const op = host.physical(prepared.plan, ctx);
+  const op = await host.physical(prepared.plan, ctx);
   const scroll = opts & 0x2 ? 'scroll' : opts & 0x4 ? 'no-scroll' : 'default';
   host.cursors.add(new Cursor(name, prepared.columns, op.execute(ctx), scroll, hold, host.cursors.txn));
   return result('DECLARE CURSOR', 'DECLARE CURSOR');
@@ -282,7 +282,7 @@ function createTable(host: UtilityHost, b: AnyNode): QueryResult {
 async function materialize(host: UtilityHost, stmt: SelectStmt, params: readonly unknown[]): Promise<{ fields: Field[]; batches: Batch[] }> {
   const prepared = host.prepareSelect(stmt, params);
   const ctx = host.execContext(prepared.paramTypes, params, false);
-  const op = host.physical(prepared.plan, ctx);
+  const op = await host.physical(prepared.plan, ctx);
   const batches = await host.collectBatches(op, ctx);
   return { fields: prepared.columns.map((c) => ({ name: c.name, type: c.type })), batches };
 }
@@ -472,7 +472,7 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     const prepared = host.prepareSelect(sel, params);
     if (prepared.columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
     const ctx = host.execContext(prepared.paramTypes, params, false);
-    const batches = await host.collectBatches(host.physical(prepared.plan, ctx), ctx);
+    const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
     const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {

@@ -11,7 +11,7 @@ import type { DataType, Value } from '../common/types.js';
 import { formatError, toReportable } from './error-report.js';
 import { HELP_TEXT, parseArgs, UsageError, type CliOptions } from './options.js';
 import { StatementScanner } from './scanner.js';
-import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, Session, type Output, type ValueFormatter } from './session.js';
+import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, readStdin, Session, type Output, type ValueFormatter } from './session.js';
 
 function packageVersion(): string {
   try {
@@ -192,7 +192,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (process.stdin.isTTY && process.stdout.isTTY) return repl(session, version, () => db.cancel());
   // Piped input is a script, as with "psql < file": no prompts, no error prefixes.
-  const text = readFileSync(0, 'utf8');
+  const text = await readStdin();
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
   const r = await session.runScript(lines, { interactive: false });
   return r.code === EXIT_USER ? EXIT_USER : EXIT_SUCCESS;

@@ -38,6 +38,21 @@ export interface Output {
   readonly columns?: number;
 }
 
+/**
+ * All of standard input. Read as a stream: a synchronous read of fd 0 fails with EAGAIN when
+ * the descriptor is non-blocking, and with EBADF when there is no standard input at all.
+ */
+export async function readStdin(): Promise<string> {
+  if (process.stdin.destroyed) return '';
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  } catch {
+    // A closed or unreadable stdin is an empty script.
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** psql's exit codes. */
 export const EXIT_SUCCESS = 0;
 export const EXIT_FAILURE = 1;
@@ -52,7 +67,7 @@ export interface InputSource {
   readonly interactive: boolean;
 }
 
-const VERSION_BANNER_HELP = `General
+const META_HELP = `General
   \\q                     quit quire
   \\? [commands]          show help on backslash commands
   help                   (interactive) a short introduction
@@ -74,7 +89,7 @@ Formatting
   \\f [STRING]            show or set field separator for unaligned query output
   \\pset [NAME [VALUE]]   set table output option
                          (border|csv_fieldsep|expanded|fieldsep|footer|format|
-                         null|tuples_only)
+                         null|pager|tuples_only)
   \\t [on|off]            show only rows
   \\x [on|off|auto]       toggle expanded output
 
@@ -325,8 +340,10 @@ export class Session {
     return source.name !== undefined ? `quire:${source.name}:${line}: ` : '';
   }
 
+  /** psql's pg_log_error: "psql:FILE:LINE: error: " inside a script file, the bare message otherwise. */
   private metaError(source: InputSource, line: number, message: string): 'error' {
-    this.out.stderr(`${this.prefix(source, line)}error: ${message}\n`);
+    const p = this.prefix(source, line);
+    this.out.stderr(`${p === '' ? '' : p + 'error: '}${message}\n`);
     return 'error';
   }
 
@@ -352,10 +369,10 @@ export class Session {
       case 'quit':
         return 'quit';
       case '?':
-        this.out.stdout(VERSION_BANNER_HELP);
+        this.out.stdout(META_HELP);
         return 'ok';
       case 'timing': {
-        const v = this.toggle(this.timing, args[0], 'timing', source, line);
+        const v = this.toggle(this.timing, args[0], '\\timing', source, line);
         if (v === undefined) return 'error';
         this.timing = v;
         if (!this.quiet) this.out.stdout(`Timing is ${v ? 'on' : 'off'}.\n`);
@@ -407,25 +424,30 @@ export class Session {
           const dir = source.name.includes('/') ? source.name.slice(0, source.name.lastIndexOf('/') + 1) : '';
           path = dir + file;
         }
-        const r = await this.runFile(path);
+        const r = await this.runFile(path, { source, line });
         return r.code === EXIT_USER ? 'stop' : r.code === EXIT_SUCCESS ? 'ok' : 'error';
       }
       case 'dt':
         return this.describeTables(source, line);
       default:
-        this.out.stderr(`${this.prefix(source, line)}invalid command \\${command}\nTry \\? for help.\n`);
+        this.metaError(source, line, `invalid command \\${command}`);
+        if (source.interactive) this.out.stderr('Try \\? for help.\n');
         return 'error';
     }
   }
 
-  /** Read and run a script file (-f, \i); "-" is standard input. */
-  async runFile(path: string): Promise<ScriptOutcome> {
+  /**
+   * Read and run a script file (-f, or \i when `includedFrom` says where); "-" is standard input.
+   */
+  async runFile(path: string, includedFrom?: { source: InputSource; line: number }): Promise<ScriptOutcome> {
     let text: string;
     try {
-      text = readFileSync(path === '-' ? 0 : path, 'utf8');
+      text = path === '-' ? await readStdin() : readFileSync(path, 'utf8');
     } catch (e) {
       const code = (e as { code?: string }).code;
-      this.out.stderr(`quire: error: ${path}: ${code === 'ENOENT' ? 'No such file or directory' : e instanceof Error ? e.message : String(e)}\n`);
+      const message = `${path}: ${code === 'ENOENT' ? 'No such file or directory' : e instanceof Error ? e.message : String(e)}`;
+      if (includedFrom !== undefined) this.metaError(includedFrom.source, includedFrom.line, message);
+      else this.out.stderr(`quire: error: ${message}\n`);
       return { code: EXIT_FAILURE, quit: false };
     }
     if (text.endsWith('\n')) text = text.slice(0, -1);
@@ -454,7 +476,7 @@ export class Session {
         else if (value.toLowerCase() === 'auto') this.expanded = 'auto';
         else {
           const b = parseBool(value);
-          if (b === undefined) return this.metaError(source, line, `unrecognized value "${value}" for "expanded": Boolean expected`);
+          if (b === undefined) return this.metaError(source, line, `unrecognized value "${value}" for "expanded"\nAvailable values are: on, off, auto.`);
           this.expanded = b ? 'on' : 'off';
         }
         return say(this.expanded === 'auto' ? 'Expanded display is used automatically.' : `Expanded display is ${this.expanded}.`);
@@ -484,6 +506,9 @@ export class Session {
       case 'null':
         if (value !== undefined) this.nullString = value;
         return say(`Null display is "${this.nullString}".`);
+      case 'pager':
+        // quire never pipes output through a pager; accepted so "-P pager=off" keeps working.
+        return say('Pager usage is off.');
       case 'border':
         // Only psql's default border style is implemented.
         if (value !== undefined && value !== '1') return this.metaError(source, line, '\\pset: only border 1 is supported');

@@ -274,60 +274,67 @@ class Acc {
   months = 0;
   days = 0;
   micros = 0;
-  addMonths(v: number): void {
-    this.months += v;
+  /** AdjustFractMicroseconds: the fraction is rounded to a whole microsecond on its own. */
+  fractMicros(frac: number, scale: number): void {
+    if (frac !== 0) this.micros += rint(frac * scale);
   }
-  /** Fractional days cascade into microseconds. */
-  addDays(v: number): void {
-    const whole = Math.trunc(v);
-    this.days += whole;
-    this.micros += rint((v - whole) * USECS_PER_DAY);
-  }
-  addFractionalMonths(frac: number): void {
-    // PostgreSQL: fractional months become 30-day days, and their fraction seconds.
-    this.addDays(frac * 30);
+  /** AdjustFractDays: whole days first, the rest as microseconds. */
+  fractDays(frac: number, scale: number): void {
+    if (frac === 0) return;
+    const f = frac * scale;
+    const extra = Math.trunc(f);
+    this.days += extra;
+    this.fractMicros(f - extra, USECS_PER_DAY);
   }
 }
 
-function applyUnit(acc: Acc, unit: Unit, val: number): void {
-  const whole = Math.trunc(val);
-  const frac = val - whole;
+/** Splits '12.5' / '-0.25' into integer and fractional parts the way PostgreSQL's strtoi64 + strtod do. */
+function splitNumber(tok: string): [number, number] {
+  if (/e/i.test(tok)) {
+    const v = Number(tok);
+    const w = Math.trunc(v);
+    return [w, v - w];
+  }
+  const neg = tok.startsWith('-');
+  const body = tok.replace(/^[+-]/, '');
+  const dot = body.indexOf('.');
+  const ip = dot < 0 ? body : body.slice(0, dot);
+  const fp = dot < 0 ? '' : body.slice(dot + 1);
+  const w = ip === '' ? 0 : Number(ip);
+  const f = fp === '' ? 0 : Number('0.' + fp);
+  return neg ? [-w || 0, -f || 0] : [w, f];
+}
+
+const UNIT_MICROS: Partial<Record<Unit, number>> = { us: 1, ms: 1000, s: USECS_PER_SEC, min: USECS_PER_MINUTE, h: USECS_PER_HOUR };
+const UNIT_YEARS: Partial<Record<Unit, number>> = { y: 1, dec: 10, c: 100, mil: 1000 };
+
+function applyUnit(acc: Acc, unit: Unit, whole: number, frac: number): void {
+  const us = UNIT_MICROS[unit];
+  if (us !== undefined) {
+    acc.micros += whole * us;
+    acc.fractMicros(frac, us);
+    return;
+  }
+  const years = UNIT_YEARS[unit];
+  if (years !== undefined) {
+    acc.months += whole * years * 12;
+    // AdjustFractYears: only whole months survive, rounded.
+    if (frac !== 0) acc.months += rint(frac * years * 12);
+    return;
+  }
   switch (unit) {
-    case 'us':
-      acc.micros += rint(val);
-      return;
-    case 'ms':
-      acc.micros += rint(val * 1000);
-      return;
-    case 's':
-      acc.micros += rint(val * USECS_PER_SEC);
-      return;
-    case 'min':
-      acc.micros += rint(val * USECS_PER_MINUTE);
-      return;
-    case 'h':
-      acc.micros += rint(val * USECS_PER_HOUR);
-      return;
     case 'd':
-      acc.addDays(val);
+      acc.days += whole;
+      acc.fractMicros(frac, USECS_PER_DAY);
       return;
     case 'w':
-      acc.addDays(val * 7);
+      acc.days += whole * 7;
+      acc.fractDays(frac, 7);
       return;
     case 'mon':
-      acc.addMonths(whole);
-      if (frac !== 0) acc.addFractionalMonths(frac);
+      acc.months += whole;
+      acc.fractDays(frac, 30);
       return;
-    case 'y':
-    case 'dec':
-    case 'c':
-    case 'mil': {
-      const years = unit === 'y' ? 1 : unit === 'dec' ? 10 : unit === 'c' ? 100 : 1000;
-      acc.addMonths(whole * years * 12);
-      // PostgreSQL keeps only whole months from fractional years.
-      if (frac !== 0) acc.addMonths(Math.trunc(rint(frac * years * 12 * 1e6) / 1e6));
-      return;
-    }
   }
 }
 
@@ -396,7 +403,7 @@ function parseInterval(s: string): Interval {
       const us = parseTime(tok);
       if (us === null) throw syntaxError(s);
       if (Number.isNaN(us)) throw overflowError(s);
-      mark('time');
+      for (const k of ['h', 'min', 's', 'ms', 'us']) mark(k);
       acc.micros += us;
       afterTime = true;
       continue;
@@ -408,20 +415,24 @@ function parseInterval(s: string): Interval {
       mark('mon');
       const months = Number(ym[2]) * 12 + Number(ym[3]);
       if (Number(ym[3]) > 11) throw overflowError(s);
-      acc.addMonths(ym[1] === '-' ? -months : months);
+      acc.months += ym[1] === '-' ? -months : months;
       afterTime = false;
       continue;
     }
     if (!NUM_RE.test(tok)) throw syntaxError(s);
-    const val = Number(tok);
+    const [whole, frac] = splitNumber(tok);
     let unit: Unit;
     if (pendingUnit !== null) unit = pendingUnit;
     else if (afterTime) unit = 'd';
     else if (i === tokens.length - 1) unit = 's';
     else throw syntaxError(s);
-    mark(unit === 'w' ? 'd' : unit);
-    if (unit === 'y' || unit === 'dec' || unit === 'c' || unit === 'mil') seen.delete(unit);
-    applyUnit(acc, unit, val);
+    // PostgreSQL's field mask: fractional seconds also claim the millisecond and microsecond slots.
+    mark(unit);
+    if (unit === 's' && frac !== 0) {
+      mark('ms');
+      mark('us');
+    }
+    applyUnit(acc, unit, whole, frac);
     pendingUnit = null;
     afterTime = false;
   }
@@ -435,8 +446,8 @@ function parseIso(orig: string, body: string): Interval {
   const acc = new Acc();
   const alt = /^(\d+)-(\d+)-(\d+)(?:t(\d+):(\d+):(\d+(?:\.\d*)?))?$/.exec(body);
   if (alt !== null) {
-    acc.addMonths(Number(alt[1]) * 12 + Number(alt[2]));
-    acc.addDays(Number(alt[3]));
+    acc.months += Number(alt[1]) * 12 + Number(alt[2]);
+    acc.days += Number(alt[3]);
     if (alt[4] !== undefined) {
       acc.micros += Number(alt[4]) * USECS_PER_HOUR + Number(alt[5]) * USECS_PER_MINUTE + rint(Number(alt[6]) * USECS_PER_SEC);
     }
@@ -457,7 +468,7 @@ function parseIso(orig: string, body: string): Interval {
       continue;
     }
     any = true;
-    const v = Number(m[1]);
+    const [whole, frac] = splitNumber(m[1]!);
     const d = m[2]!;
     let unit: Unit;
     if (!inTime) {
@@ -472,7 +483,7 @@ function parseIso(orig: string, body: string): Interval {
       else if (d === 's') unit = 's';
       else throw syntaxError(orig);
     }
-    applyUnit(acc, unit, v);
+    applyUnit(acc, unit, whole, frac);
   }
   if (!any) throw syntaxError(orig);
   return new Interval(acc.months || 0, acc.days || 0, acc.micros || 0);

@@ -107,6 +107,12 @@ export class Numeric {
 
   /** Like parse but returns null on a syntax error (still throws 22003 on overflow). */
   static tryParse(s: string): Numeric | null {
+    // Fast path for plain decimals, the common case when loading data.
+    const f = SIMPLE_RE.exec(s);
+    if (f !== null && s.length < 1000) {
+      const frac = f[2];
+      return new Numeric(BigInt(frac === undefined ? f[1]! : f[1]! + frac), frac === undefined ? 0 : frac.length);
+    }
     const t = s.replace(/^[ \t\n\r\v\f]+|[ \t\n\r\v\f]+$/g, '');
     const m = DECIMAL_RE.exec(t);
     if (m === null) {
@@ -319,11 +325,8 @@ export class Numeric {
 
   /** Truncating integer division (PostgreSQL div(numeric, numeric)). */
   divTrunc(o: Numeric): Numeric {
-    if (this.special !== 0 || o.special !== 0) {
-      const sp = this.divSpecial(o);
-      if (sp === null || sp.special !== 0 || this.special === 0) return sp ?? Numeric.NaN;
-      return sp;
-    }
+    const sp = this.divSpecial(o);
+    if (sp !== null) return sp;
     if (o.coef === 0n) throw divisionByZero();
     const [a, b] = Numeric.align(this, o);
     return new Numeric(a / b, 0);
@@ -374,7 +377,7 @@ export class Numeric {
     return a < b ? -1 : a > b ? 1 : 0;
   }
 
-  /** -1, 0, 1 (NaN gives 0, as PostgreSQL's numeric_sign_internal does not apply; sign(NaN) is NaN in SQL). */
+  /** -1, 0, 1 of the value; NaN gives 0 here, so SQL sign(NaN) (which is NaN) must test isNaN() first. */
   sign(): number {
     if (this.special === 2) return 1;
     if (this.special === 3) return -1;
@@ -700,6 +703,7 @@ export class Numeric {
   }
 }
 
+const SIMPLE_RE = /^(-?\d+)(?:\.(\d+))?$/;
 const DECIMAL_RE = /^([+-])?(?:(\d+(?:_\d+)*)(?:\.(\d+(?:_\d+)*)?)?|\.(\d+(?:_\d+)*))(?:[eE]([+-]?\d+(?:_\d+)*))?$/;
 const NONDECIMAL_RE = /^([+-])?0([xXoObB])((?:_?[0-9a-fA-F])+)$/;
 

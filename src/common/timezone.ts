@@ -60,25 +60,30 @@ function fixedZone(off: number): Resolved {
 }
 
 /**
- * Resolves a zone spelling; null if unknown. `allowAbbrev` accepts abbreviations too
- * (AT TIME ZONE and timestamptz literals do, SET TIME ZONE does not).
+ * How a spelling is looked up: 'strict' (SET TIME ZONE: zone names only), 'session' (zone names,
+ * then abbreviations as a lenient fallback), 'at' (AT TIME ZONE and literal suffixes: PostgreSQL
+ * tries abbreviations first, so 'CET' there is a fixed +01 while the session zone 'CET' has DST).
  */
-function resolve(zone: string, allowAbbrev: boolean): Resolved | null {
-  const key = (allowAbbrev ? 'a:' : 'z:') + zone;
+type Mode = 'strict' | 'session' | 'at';
+
+function resolve(zone: string, mode: Mode): Resolved | null {
+  const key = mode + ':' + zone;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   let r: Resolved | null = null;
-  const lower = zone.trim().toLowerCase();
+  const z = zone.trim();
+  const lower = z.toLowerCase();
   if (UTC_NAMES.has(lower)) r = fixedZone(0);
   else {
-    if (allowAbbrev) {
+    const abbrev = (): Resolved | null => {
       const a = abbreviationOffset(lower);
-      if (a !== undefined) r = fixedZone(a);
-    }
-    const us = /^(est5edt|cst6cdt|mst7mdt|pst8pdt)$/.exec(lower);
-    if (r === null && us !== null) r = usFederalZone(-Number(lower[3]) * 3600);
-    if (r === null && /^[a-z]/i.test(zone.trim()) && zone.trim().length > 0) r = ianaZone(zone.trim());
-    if (r === null) r = posixZone(zone.trim());
+      return a === undefined ? null : fixedZone(a);
+    };
+    if (mode === 'at') r = abbrev();
+    if (r === null && /^(est5edt|cst6cdt|mst7mdt|pst8pdt)$/.test(lower)) r = usFederalZone(-Number(lower[3]) * 3600);
+    if (r === null && /^[a-z]/i.test(z)) r = ianaZone(z);
+    if (r === null) r = posixZone(z);
+    if (r === null && mode === 'session') r = abbrev();
   }
   cache.set(key, r);
   return r;
@@ -90,7 +95,7 @@ function zoneError(zone: string): QuireError {
 
 /** True if `zone` is acceptable as a session TimeZone value (after normalizeTimeZoneSetting). */
 export function isValidTimeZone(zone: string): boolean {
-  return resolve(zone, false) !== null;
+  return resolve(zone, 'strict') !== null;
 }
 
 /**
@@ -107,7 +112,7 @@ export function normalizeTimeZoneSetting(value: string): string | null {
     const name = formatOffsetName(secs);
     return `<${name}>${formatPosixOffset(-secs)}`;
   }
-  if (resolve(v, false) === null) return null;
+  if (resolve(v, 'strict') === null) return null;
   const canon = canonicalIana(v);
   return canon ?? v;
 }
@@ -130,9 +135,18 @@ function formatPosixOffset(secs: number): string {
   return `${sign}${String(h).padStart(2, '0')}${m || s ? ':' + String(m).padStart(2, '0') : ''}${s ? ':' + String(s).padStart(2, '0') : ''}`;
 }
 
-/** Seconds east of UTC in `zone` at the UTC instant `utcMicros`; 22023 for unknown zones. */
+/** Seconds east of UTC in the session zone `zone` at the UTC instant `utcMicros`; 22023 if unknown. */
 export function utcOffsetSeconds(zone: string, utcMicros: number): number {
-  const r = resolve(zone, true);
+  return offsetIn(zone, utcMicros, 'session');
+}
+
+/** Like utcOffsetSeconds, with AT TIME ZONE's lookup order (abbreviations first). */
+export function atTimeZoneOffsetSeconds(zone: string, utcMicros: number): number {
+  return offsetIn(zone, utcMicros, 'at');
+}
+
+function offsetIn(zone: string, utcMicros: number, mode: Mode): number {
+  const r = resolve(zone, mode);
   if (r === null) throw zoneError(zone);
   if (r.fixed !== null) return r.fixed;
   if (!Number.isFinite(utcMicros)) return 0;
@@ -140,19 +154,27 @@ export function utcOffsetSeconds(zone: string, utcMicros: number): number {
 }
 
 /**
- * UTC microseconds for a local wall-clock time in `zone`. PostgreSQL's rules for DST transitions:
- * a time in a spring-forward gap uses the offset in force before the gap; an ambiguous time in a
- * fall-back overlap uses the offset in force after it (standard time in both US cases).
+ * UTC microseconds for a local wall-clock time in the session zone `zone`. PostgreSQL's rules
+ * for DST transitions: a time in a spring-forward gap uses the offset in force before the gap;
+ * an ambiguous time in a fall-back overlap uses the offset in force after it.
  */
 export function localToUtc(zone: string, localMicros: number): number {
-  const r = resolve(zone, true);
+  return localToUtcIn(zone, localMicros, 'session');
+}
+
+/** localToUtc with AT TIME ZONE's lookup order (timestamp AT TIME ZONE zone, literal zone suffixes). */
+export function atTimeZoneLocalToUtc(zone: string, localMicros: number): number {
+  return localToUtcIn(zone, localMicros, 'at');
+}
+
+function localToUtcIn(zone: string, localMicros: number, mode: Mode): number {
+  const r = resolve(zone, mode);
   if (r === null) throw zoneError(zone);
   if (!Number.isFinite(localMicros)) return localMicros;
   if (r.fixed !== null) return localMicros - r.fixed * MICROS_PER_SECOND;
   const before = r.offsetAt(localMicros - MICROS_PER_DAY);
   const after = r.offsetAt(localMicros + MICROS_PER_DAY);
-  const okAfter = r.offsetAt(localMicros - after * MICROS_PER_SECOND) === after;
-  if (okAfter) return localMicros - after * MICROS_PER_SECOND;
+  if (r.offsetAt(localMicros - after * MICROS_PER_SECOND) === after) return localMicros - after * MICROS_PER_SECOND;
   // Valid only with the earlier offset, or in a gap: both use the earlier offset.
   return localMicros - before * MICROS_PER_SECOND;
 }

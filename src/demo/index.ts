@@ -100,7 +100,7 @@ SELECT
   (${h(3)} % ${EVENT_USERS} + 1)::integer AS user_id,
   (CASE ${h(5)} % ${EVENT_CATEGORIES.length} ${cases} END)::text AS category,
   TIMESTAMP '2026-01-01 00:00:00' + (g * 157 + ${h(7)} % 157) * INTERVAL '1 second' AS ts,
-  ((${h(11)} % 99999 + 1) / 100.0)::numeric(10,2) AS amount,
+  ((${h(11)} % 99999 + 1) * 0.01)::numeric(10,2) AS amount,
   (CASE WHEN ${h(13)} % 23 = 0 THEN NULL ELSE ${h(13)} % 101 END)::integer AS score
 FROM (
   SELECT s.g, ${x(3)}, ${x(5)}, ${x(7)}, ${x(11)}, ${x(13)}

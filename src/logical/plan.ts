@@ -100,6 +100,8 @@ export type LogicalPlan =
       left: LogicalPlan;
       right: LogicalPlan;
       condition: Expr | null;
+      /** The right side reads the current left row (LATERAL subquery or function). */
+      lateral?: boolean;
       schema: Schema;
     }
   | { op: 'setop'; kind: 'union' | 'intersect' | 'except'; all: boolean; left: LogicalPlan; right: LogicalPlan; schema: Schema }

@@ -14,6 +14,7 @@ import { Filter } from './operators/filter.js';
 import { HashAggregate, type HashAggSpec } from './operators/hash-aggregate.js';
 import { HashJoin } from './operators/hash-join.js';
 import { Limit } from './operators/limit.js';
+import { LateralJoin } from './operators/lateral-join.js';
 import { NestedLoopJoin } from './operators/nested-loop-join.js';
 import { Project } from './operators/project.js';
 import { RecursiveUnion, WorkTableScan } from './operators/recursive-union.js';
@@ -88,7 +89,7 @@ export class PhysicalPlanner {
             if (k.expr.kind !== 'column') throw new QuireError('XX000', 'WITH TIES keys must be columns');
             return k.expr.index;
           });
-          if (count === null) throw new QuireError('22023', 'row count cannot be null in FETCH FIRST ... WITH TIES clause');
+          if (count === null) throw new QuireError('2201W', 'row count cannot be null in FETCH FIRST ... WITH TIES clause');
           return new Limit(input, count, offset, tieCols);
         }
         return new Limit(input, count, offset);
@@ -188,6 +189,13 @@ export class PhysicalPlanner {
     const left = this.plan(p.left);
     const right = this.plan(p.right);
     const nl = left.schema.length;
+    if (p.lateral) {
+      if (p.type !== 'inner' && p.type !== 'left' && p.type !== 'cross') {
+        throw new QuireError('42601', 'The combining JOIN type must be INNER or LEFT for a LATERAL reference.');
+      }
+      if (p.condition !== null && hasSubquery(p.condition)) throw new QuireError('0A000', 'subqueries in JOIN conditions are not supported');
+      return new LateralJoin(left, right, p.type === 'left' ? 'left' : 'inner', p.condition ? compileSimplePredicate(p.condition) : null);
+    }
     if (p.type === 'cross' || p.condition === null) {
       return new NestedLoopJoin(left, right, p.type === 'cross' ? 'inner' : p.type);
     }

@@ -347,7 +347,6 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
 
 // ---- function and operator resolution ----
 
-const NUM_ORDER = ['int2', 'int4', 'int8', 'numeric', 'float4', 'float8'];
 
 function argMatches(p: ArgType, a: DataType): 'exact' | 'coerce' | null {
   if (p === 'any' || p === 'anyelement') return 'exact';
@@ -380,11 +379,9 @@ export function resolveOverload(overloads: readonly ScalarOverload[], args: read
         break;
       }
       if (m === 'exact') score++;
-      if (args[i]!.type.name === 'unknown' && (p === 'text' || p === 'float8' || p === 'timestamptz' || p === 'numeric')) pref++;
-      if (m === 'coerce' && args[i]!.type.name !== 'unknown' && NUM_ORDER.includes(p)) {
-        // Prefer the smallest numeric widening (int4 + int8 → int8, not float8).
-        pref -= NUM_ORDER.indexOf(p) / 10;
-      }
+      // PostgreSQL's tie-break: prefer candidates taking the preferred type of the category
+      // (float8 for numbers, text for strings, timestamptz for date/time).
+      if (m === 'coerce' && (p === 'text' || p === 'float8' || p === 'timestamptz')) pref++;
     }
     if (!ok) continue;
     if (score > bestScore || (score === bestScore && pref > bestPref)) {
@@ -570,8 +567,14 @@ export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | un
   const sb = nodeBody<AnyNode>(s);
   const expr = (target && target(sb.node as Node)) ?? bindExpr(sb.node as Node, cx);
   const dir = sb.sortby_dir as string;
-  if (sb.useOp) throw new QuireError('0A000', 'ORDER BY ... USING is not supported', { position: pos(locOf(sb.node as Node)) });
-  const desc = dir === 'SORTBY_DESC';
+  let desc = dir === 'SORTBY_DESC';
+  if (dir === 'SORTBY_USING') {
+    // Only the ordering operators of the built-in types make sense here: < is ASC, > is DESC.
+    const op = strings(sb.useOp as Node[]).pop();
+    if (op === '<' || op === '<=') desc = false;
+    else if (op === '>' || op === '>=') desc = true;
+    else throw new QuireError('42809', `operator ${op ?? '?'} is not a valid ordering operator`, { position: pos(locOf(sb.node as Node)), hint: 'Ordering operators must be "<" or ">" members of btree operator families.' });
+  }
   const nulls = sb.sortby_nulls as string;
   // PostgreSQL: NULLs sort as larger than everything, so they come last ascending and first descending.
   const nullsFirst = nulls === 'SORTBY_NULLS_FIRST' ? true : nulls === 'SORTBY_NULLS_LAST' ? false : desc;

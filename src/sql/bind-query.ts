@@ -12,6 +12,7 @@ import { T, type DataType, type Field, typeDisplayName } from '../common/types.j
 import type { EvalContext } from '../functions/eval-context.js';
 import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef } from '../logical/expr.js';
 import type { JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
+import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { Catalog } from '../storage/catalog.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import {
@@ -30,6 +31,8 @@ import {
 import { coerce, unifyTypes } from './coerce.js';
 import { Scope, type ScopeEntry } from './scope.js';
 import { bindTableFunction } from './bind-table-function.js';
+import { lookupTableFunction } from '../storage/table-functions/table-function.js';
+import { lookupScalar } from '../functions/registry.js';
 
 const pos = positionOf;
 
@@ -103,7 +106,8 @@ export class QueryBinder implements ExprEnv {
   private findCte(name: string): CteEntry | undefined {
     for (let i = this.cteFrames.length - 1; i >= 0; i--) {
       const e = this.cteFrames[i]!.get(name);
-      if (e) return e;
+      // A non-recursive WITH query does not see itself: the name means an outer CTE or a table.
+      if (e && !(e.binding && !e.recursive)) return e;
     }
     return undefined;
   }
@@ -195,13 +199,13 @@ export class QueryBinder implements ExprEnv {
   private bindFromList(items: Node[], scope: Scope): LogicalPlan | null {
     let plan: LogicalPlan | null = null;
     for (const item of items) {
-      const r = this.bindFromItem(item, scope.parent, scope);
+      const r = this.bindFromItem(item, scope.parent, plan === null ? null : scope);
       if (plan === null) {
         plan = r.plan;
         scope.entries.push(...r.entries);
       } else {
         const offset = plan.schema.length;
-        plan = { op: 'join', type: 'cross', left: plan, right: r.plan, condition: null, schema: [...plan.schema, ...r.plan.schema] };
+        plan = { op: 'join', type: 'cross', left: plan, right: r.plan, condition: null, lateral: r.lateral === true, schema: [...plan.schema, ...r.plan.schema] };
         scope.entries.push(...r.entries.map((e) => shiftEntry(e, offset)));
       }
     }
@@ -209,7 +213,7 @@ export class QueryBinder implements ExprEnv {
   }
 
   /** `lateralScope` is the scope of FROM items to the left (visible to LATERAL items). */
-  private bindFromItem(item: Node, outer: Scope | null, lateralScope: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[] } {
+  private bindFromItem(item: Node, outer: Scope | null, lateralScope: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[]; lateral?: boolean } {
     const tag = nodeTag(item);
     const b = nodeBody<AnyNode>(item);
     switch (tag) {
@@ -217,19 +221,23 @@ export class QueryBinder implements ExprEnv {
         return this.bindRangeVar(b);
       case 'RangeSubselect': {
         const alias = b.alias as AnyNode | undefined;
-        const parent = b.lateral ? lateralScope : outer;
-        const sub = this.bindQuery(nodeBody<SelectStmt>(b.subquery as Node), parent);
-        if (lateralScope && sub.scope.usesOuter && b.lateral) lateralScope.usesOuter = true;
+        // A LATERAL item is bound one level below the items to its left and runs once per left row.
+        const lateral = b.lateral === true && lateralScope !== null;
+        const sub = this.bindQuery(nodeBody<SelectStmt>(b.subquery as Node), lateral ? lateralScope : outer);
         const name = (alias?.aliasname as string | undefined) ?? null;
         const plan = this.renameColumns(sub.plan, alias?.colnames ? strings(alias.colnames as Node[]) : null, name ?? 'subquery', locOf(item));
-        return { plan, entries: entriesFor(plan.schema, name) };
+        return { plan, entries: entriesFor(plan.schema, name), lateral };
       }
       case 'JoinExpr':
         return this.bindJoin(b, outer);
       case 'RangeFunction': {
         const alias = b.alias as AnyNode | undefined;
-        const cx: ExprCtx = { scope: new Scope(outer), clause: 'functions in FROM', aggs: null, windows: null, env: this };
+        // Functions in FROM may read columns of the items to their left (implicitly LATERAL).
+        const fscope = new Scope(lateralScope ?? outer);
+        const cx: ExprCtx = { scope: fscope, clause: 'functions in FROM', aggs: null, windows: null, env: this };
         const r = bindTableFunction(b, cx, this.evalCtx);
+        const lateral = lateralScope !== null && r.plan.op === 'table-function' && r.plan.args.some((a) => someExpr(a, (x) => x.kind === 'outer'));
+
         let plan = r.plan;
         const qual = (alias?.aliasname as string | undefined) ?? r.defaultAlias;
         if (alias?.colnames) plan = this.renameColumns(plan, strings(alias.colnames as Node[]), qual, locOf(item));
@@ -237,7 +245,7 @@ export class QueryBinder implements ExprEnv {
           // A scalar-returning function's column takes the alias name, as in PostgreSQL.
           plan = this.renameColumns(plan, [alias.aliasname as string], qual, locOf(item));
         }
-        return { plan, entries: entriesFor(plan.schema, qual) };
+        return { plan, entries: entriesFor(plan.schema, qual), lateral };
       }
       default:
         throw new QuireError('0A000', `FROM item ${tag} is not supported`, { position: pos(locOf(item)) });
@@ -322,7 +330,15 @@ export class QueryBinder implements ExprEnv {
       const cx: ExprCtx = { scope, clause: 'JOIN conditions', aggs: null, windows: null, env: this };
       condition = coerceBool(bindExpr(b.quals as Node, cx), cx, 'argument of JOIN/ON', locOf(b.quals as Node));
     }
-    const plan: LogicalPlan = { op: 'join', type: condition === null && type === 'inner' && !b.quals && usingNames === null ? 'cross' : type, left: left.plan, right: right.plan, condition, schema };
+    const plan: LogicalPlan = {
+      op: 'join',
+      type: condition === null && type === 'inner' && !b.quals && usingNames === null ? 'cross' : type,
+      left: left.plan,
+      right: right.plan,
+      condition,
+      lateral: right.lateral === true,
+      schema,
+    };
     const alias = b.alias as AnyNode | undefined;
     if (alias?.aliasname) {
       // JOIN ... AS j: columns are reachable as j.x (only the visible ones).
@@ -338,6 +354,7 @@ export class QueryBinder implements ExprEnv {
   private bindSelect(s: SelectStmt, outer: Scope | null): BoundQuery {
     if (s.intoClause) throw new QuireError('0A000', 'SELECT INTO is handled as CREATE TABLE AS', {});
     if (s.lockingClause) throw new QuireError('0A000', 'SELECT ... FOR UPDATE is not supported', {});
+    s = rewriteTargetListSrf(s);
     const scope = new Scope(outer);
     let plan: LogicalPlan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
 
@@ -528,10 +545,10 @@ export class QueryBinder implements ExprEnv {
   private applyLimit(s: SelectStmt, plan: LogicalPlan, sortKeys: SortKey[], scope: Scope | null): LogicalPlan {
     const withTies = s.limitOption === 'LIMIT_OPTION_WITH_TIES';
     if (!s.limitCount && !s.limitOffset) return plan;
-    const cx: ExprCtx = { scope: new Scope(scope?.parent ?? null), clause: 'LIMIT', aggs: null, windows: null, env: this };
+    const cx: ExprCtx = { scope: scope ?? new Scope(null), clause: 'LIMIT', aggs: null, windows: null, env: this };
     const bindCount = (n: Node, what: 'LIMIT' | 'OFFSET'): Expr | null => {
       const e0 = bindExpr(n, { ...cx, clause: what });
-      if (someExpr(e0, (x) => x.kind === 'column')) {
+      if (someExpr(e0, (x) => x.kind === 'column' || x.kind === 'outer')) {
         throw new QuireError('42P10', `argument of ${what} must not contain variables`, { position: pos(locOf(n)) });
       }
       const e = coerce(e0, T.int8, 'implicit', this, pos(locOf(n)), `argument of ${what}`);
@@ -551,8 +568,7 @@ export class QueryBinder implements ExprEnv {
     if (withTies) {
       if (sortKeys.length === 0) throw new QuireError('42601', 'WITH TIES cannot be specified without ORDER BY clause', { position: pos(locOf(s.limitCount)) });
       if (count === null && s.limitCount) {
-        const c = nodeBody<AnyNode>(s.limitCount);
-        if (c.isnull) throw new QuireError('22023', 'row count cannot be null in FETCH FIRST ... WITH TIES clause', {});
+        throw new QuireError('2201W', 'row count cannot be null in FETCH FIRST ... WITH TIES clause', { position: pos(locOf(s.limitCount)) });
       }
     }
     if (count === null && (offset === null || (offset.kind === 'const' && Number(offset.value) === 0))) return plan;
@@ -628,6 +644,40 @@ export class QueryBinder implements ExprEnv {
   }
 }
 
+/**
+ * A set-returning function at the top of a select-list item (`SELECT generate_series(1, n) FROM t`)
+ * produces one output row per function row for each input row: the same as a LATERAL call in FROM.
+ * The AST is rewritten to that form before binding. Two SRFs in one list run in lockstep in
+ * PostgreSQL, which a join cannot express, so that case is refused.
+ */
+function rewriteTargetListSrf(s: SelectStmt): SelectStmt {
+  const targets = s.targetList ?? [];
+  const isSrf = (n: Node | undefined): boolean => {
+    if (nodeTag(n) !== 'FuncCall') return false;
+    const fc = nodeBody<AnyNode>(n!);
+    if (fc.over) return false;
+    const name = strings(fc.funcname as Node[]).pop()!;
+    return lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined;
+  };
+  const srfIdx = targets.map((t, i) => (isSrf(nodeBody<AnyNode>(t).val as Node) ? i : -1)).filter((i) => i >= 0);
+  if (srfIdx.length === 0) return s;
+  if (srfIdx.length > 1) throw new QuireError('0A000', 'several set-returning functions in one select list are not supported');
+  if (s.groupClause || s.havingClause || s.distinctClause) {
+    throw new QuireError('0A000', 'set-returning functions in the select list of a grouped or DISTINCT query are not supported');
+  }
+  const i = srfIdx[0]!;
+  const rt = nodeBody<AnyNode>(targets[i]!);
+  const call = rt.val as Node;
+  const name = strings(nodeBody<AnyNode>(call).funcname as Node[]).pop()!;
+  const alias = `?srf?${i}`;
+  const rangeFunction = {
+    RangeFunction: { lateral: true, functions: [{ List: { items: [call, {}] } }], alias: { aliasname: alias, colnames: [{ String: { sval: name } }] } },
+  } as unknown as Node;
+  const colRefNode = { ColumnRef: { fields: [{ String: { sval: alias } }, { String: { sval: name } }], location: rt.location } } as unknown as Node;
+  const newTargets = targets.map((t, k) => (k === i ? ({ ResTarget: { ...rt, name: (rt.name as string | undefined) ?? name, val: colRefNode } } as unknown as Node) : t));
+  return { ...s, fromClause: [...(s.fromClause ?? []), rangeFunction], targetList: newTargets };
+}
+
 function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {
   return { ...e, expr: shiftExpr(e.expr, offset) };
 }
@@ -673,7 +723,16 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number)
     throw new QuireError('42803', `column "${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, {});
   }
   if (e.kind === 'subquery' && e.correlated) {
-    throw new QuireError('0A000', 'correlated subqueries over grouped rows are not supported', {});
+    // The subquery now runs over grouped rows: its references to this query's columns must name
+    // group keys, and they are re-pointed at the aggregate's output.
+    const plan = mapPlanExprs(e.plan, 1, (x, depth) => {
+      if (x.kind !== 'outer' || x.levels !== depth) return x;
+      const gi = groupBy.findIndex((g) => g.kind === 'column' && g.index === x.index);
+      if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.name}" from outer query`, {});
+      return { ...x, index: gi };
+    });
+    const rest = mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs)) as Expr & { kind: 'subquery' };
+    return { ...rest, plan };
   }
   if (e.kind === 'const' || e.kind === 'param' || e.kind === 'outer') return e;
   return mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs));

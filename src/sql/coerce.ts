@@ -43,11 +43,15 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
   if (to.name === 'unknown') return e;
   if (e.kind === 'const' && (e.type.name === 'unknown' || e.value === null)) {
     if (e.value === null) return { kind: 'const', value: null, type: to };
-    return withPosition(e.position ?? position, () => ({
-      kind: 'const',
-      value: parseValue(e.value as string, to, { timezone: env.evalCtx.timezone }),
-      type: to,
-    }));
+    return withPosition(e.position ?? position, () => {
+      const tz = { timezone: env.evalCtx.timezone };
+      // An explicit cast of a literal to varchar(n)/char(n) truncates; input with the modifier would reject.
+      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar')) {
+        const base = stripMod(to);
+        return { kind: 'const', value: castValue(parseValue(e.value as string, base, tz), base, to, tz, true), type: to };
+      }
+      return { kind: 'const', value: parseValue(e.value as string, to, tz), type: to };
+    });
   }
   if (e.kind === 'param' && e.type.name === 'unknown') {
     env.paramTypes[e.index] = to;

@@ -45,6 +45,11 @@ export interface CopyContext {
   /** Session TimeZone for timestamptz input and output. */
   readonly timezone?: string;
   readonly signal?: AbortSignal;
+  /**
+   * All column names of the table, when `fields` is a COPY column list: FORCE_* names that are
+   * table columns outside the list then fail with PostgreSQL's 42P10 instead of 42703.
+   */
+  readonly tableColumns?: readonly string[];
   /** Receives PostgreSQL's NOTICE texts (ON_ERROR ignore row counts). */
   readonly notice?: (message: string) => void;
 }
@@ -343,7 +348,7 @@ function withDetail(e: unknown, detail: string): unknown {
   return new QuireError(e.code, e.message, opts);
 }
 
-function columnFlags(set: CopyColumnSet | null, fields: readonly Field[], table: string): Uint8Array | null {
+function columnFlags(set: CopyColumnSet | null, fields: readonly Field[], ctx: CopyContext, option: string): Uint8Array | null {
   if (set === null) return null;
   const flags = new Uint8Array(fields.length);
   if (set === '*') {
@@ -352,7 +357,10 @@ function columnFlags(set: CopyColumnSet | null, fields: readonly Field[], table:
   }
   for (const name of set) {
     const i = fields.findIndex((f) => f.name === name);
-    if (i === -1) throw new QuireError('42703', `column "${name}" of relation "${table}" does not exist`);
+    if (i === -1) {
+      if (ctx.tableColumns?.includes(name)) throw new QuireError('42P10', `${option} column "${name}" not referenced by COPY`);
+      throw new QuireError('42703', `column "${name}" of relation "${ctx.table ?? ''}" does not exist`);
+    }
     flags[i] = 1;
   }
   return flags;
@@ -489,8 +497,8 @@ export async function* decodeCopy(
   if (opts.format === 'binary') throw new QuireError('0A000', 'COPY BINARY is not supported');
   const table = ctx.table ?? 'stdin';
   const csv = opts.format === 'csv';
-  const forceNotNull = columnFlags(opts.forceNotNull, fields, table);
-  const forceNull = columnFlags(opts.forceNull, fields, table);
+  const forceNotNull = columnFlags(opts.forceNotNull, fields, ctx, 'FORCE_NOT_NULL');
+  const forceNull = columnFlags(opts.forceNull, fields, ctx, 'FORCE_NULL');
   const reader = new LineReader({ mode: opts.format, quote: opts.quote, escape: opts.escape, strict: true });
   const decoder = new Utf8Decoder(true);
   const dialect: CsvDialect = { delimiter: opts.delimiter, quote: opts.quote, escape: opts.escape, nullString: opts.null };
@@ -522,12 +530,17 @@ export async function* decodeCopy(
         throw withDetail(e, `COPY ${table}, line ${reader.lineNo}`);
       }
       if (line === null) return;
+      if (headerPending && opts.header !== 'match') {
+        // PostgreSQL discards a plain header line unparsed (only its line ending is checked).
+        headerPending = false;
+        continue;
+      }
       let n: number;
       try {
         n = csv ? splitCsvLine(line, dialect, raw, quoted) : splitTextLine(line, opts.delimiter, opts.null, raw);
         if (headerPending) {
           headerPending = false;
-          if (opts.header === 'match') checkHeader(n);
+          checkHeader(n);
           continue;
         }
         if (n > ncol) throw new QuireError('22P04', 'extra data after last expected column');
@@ -665,9 +678,8 @@ export async function* encodeCopy(
   ctx: CopyContext = {},
 ): AsyncGenerator<string> {
   if (opts.format === 'binary') throw new QuireError('0A000', 'COPY BINARY is not supported');
-  const table = ctx.table ?? 'stdout';
   const csv = opts.format === 'csv';
-  const forceQuote = columnFlags(opts.forceQuote, fields, table);
+  const forceQuote = columnFlags(opts.forceQuote, fields, ctx, 'FORCE_QUOTE');
   const escText = textEscaper(opts.delimiter);
   const quoteCsv = csvQuoter(opts, fields.length === 1);
   const fmtCtx = ctx.timezone === undefined ? {} : { timezone: ctx.timezone };

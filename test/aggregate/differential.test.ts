@@ -322,12 +322,18 @@ describe('HashAggregate vs PostgreSQL', () => {
         { fn: 'avg', args: ['gn'], distinct: true },
         { fn: 'sum', args: ['gn'], distinct: true },
         { fn: 'count', args: ['b'], distinct: true, filter: 'b' },
+        { fn: 'count', args: ['i8'], distinct: true },
+        { fn: 'sum', args: ['nc'], distinct: true },
+        { fn: 'avg', args: ['i8'], distinct: true },
+        { fn: 'stddev', args: ['gn'], distinct: true },
       ],
     );
   });
 
   it('string_agg(DISTINCT …) sorts by the argument', async () => {
     await check(['g'], [{ fn: 'string_agg', args: ['t', 'gt'], distinct: true, orderBy: [{ col: 't' }, { col: 'gt' }] }]);
+    await check(['g'], [{ fn: 'string_agg', args: ['t', 'gt'], distinct: true, orderBy: [{ col: 't', desc: true }] }]);
+    await check(['gm'], [{ fn: 'string_agg', args: ['t', 'gt'], distinct: true }]);
   });
 
   it('FILTER', async () => {

@@ -41,6 +41,7 @@ export function testContext(): ExecContext {
     params: [],
     outer: [],
     worktables: new Map(),
+    initPlans: new Map(),
     analyze: false,
   };
 }

@@ -1,9 +1,10 @@
 /**
  * End-to-end: the `quire` command as a child process. Runs the TypeScript entry through tsx so
  * the suite needs no prior build; the last test checks the bin/quire.js shim once dist/ exists.
+ * Each test spawns its own processes, so the tests run concurrently.
  * Expected outputs are psql 15's for the same input (psql's "psql:" prefix becomes "quire:").
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,13 +22,21 @@ interface Run {
   stderr: string;
 }
 
-function quire(args: string[], input = '', entry: 'tsx' | 'bin' = 'tsx'): Run {
+function quire(args: string[], input = '', entry: 'tsx' | 'bin' = 'tsx'): Promise<Run> {
   // tsx's loader by absolute URL: the children run in a temporary directory, where a bare
   // "--import tsx" would not resolve.
   const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
   const argv = entry === 'tsx' ? ['--import', loader, join(ROOT, 'src/cli/main.ts'), ...args] : [join(ROOT, 'bin/quire.js'), ...args];
-  const r = spawnSync(process.execPath, argv, { cwd: tmp, input, encoding: 'utf8', timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: tmp, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
 }
 
 function file(name: string, text: string): string {
@@ -52,9 +61,10 @@ const SEED_OUTPUT = `   customer_name   | customer_gender
 
 const TABLE_SQL = "CREATE TABLE t (a integer, b text); INSERT INTO t VALUES (1, 'x'), (2, 'y,z'), (3, NULL);";
 
-describe('quire command', () => {
-  it('--demo -c prints the Spark OFFSET example exactly', () => {
-    const r = quire(['--demo', '-c', SEED_QUERY]);
+// Generous timeout: several node processes share the machine's cores while these run.
+describe.concurrent('quire command', { timeout: 180_000 }, () => {
+  it('--demo -c prints the Spark OFFSET example exactly', async () => {
+    const r = await quire(['--demo', '-c', SEED_QUERY]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // psql pads the last header cell; everything else is the seed verbatim.
@@ -62,89 +72,89 @@ describe('quire command', () => {
     expect(r.stdout.split('\n').map((l) => l.trimEnd())).toEqual([...SEED_OUTPUT.split('\n'), '', '']);
   });
 
-  it('prints command tags and --csv output', () => {
-    const r = quire(['--csv', '-c', `${TABLE_SQL} SELECT * FROM t ORDER BY a;`]);
+  it('prints command tags and --csv output', async () => {
+    const r = await quire(['--csv', '-c', `${TABLE_SQL} SELECT * FROM t ORDER BY a;`]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('CREATE TABLE\nINSERT 0 3\na,b\n1,x\n2,"y,z"\n3,\n');
     expect(r.code).toBe(0);
   });
 
-  it('-A -t prints bare rows; -F changes the separator; -P null= sets NULL display', () => {
-    expect(quire(['-A', '-t', '-c', TABLE_SQL, '-c', 'SELECT a, b FROM t ORDER BY a']).stdout).toBe(
+  it('-A -t prints bare rows; -F changes the separator; -P null= sets NULL display', async () => {
+    expect((await quire(['-A', '-t', '-c', TABLE_SQL, '-c', 'SELECT a, b FROM t ORDER BY a'])).stdout).toBe(
       'CREATE TABLE\nINSERT 0 3\n1|x\n2|y,z\n3|\n',
     );
-    expect(quire(['-At', '-F', ';', '-c', "SELECT 1 AS a, 'x' AS b"]).stdout).toBe('1;x\n');
-    expect(quire(['-P', 'null=(null)', '-c', 'SELECT NULL::integer AS n']).stdout).toBe('   n    \n--------\n (null)\n(1 row)\n\n');
+    expect((await quire(['-At', '-F', ';', '-c', "SELECT 1 AS a, 'x' AS b"])).stdout).toBe('1;x\n');
+    expect((await quire(['-P', 'null=(null)', '-c', 'SELECT NULL::integer AS n'])).stdout).toBe('   n    \n--------\n (null)\n(1 row)\n\n');
   });
 
-  it('aligned output right-aligns numbers and centres headers', () => {
-    const r = quire(['-c', "SELECT 42 AS answer, 'left' AS txt, 1.5::double precision AS f"]);
+  it('aligned output right-aligns numbers and centres headers', async () => {
+    const r = await quire(['-c', "SELECT 42 AS answer, 'left' AS txt, 1.5::double precision AS f"]);
     expect(r.stdout).toBe(' answer | txt  |  f  \n--------+------+-----\n     42 | left | 1.5\n(1 row)\n\n');
   });
 
-  it('runs -c and -f in command-line order', () => {
+  it('runs -c and -f in command-line order', async () => {
     const f1 = file('one.sql', 'CREATE TABLE t (a integer);\nINSERT INTO t VALUES (1);\n');
     const f2 = file('two.sql', '-- count them\nSELECT count(*) AS n\n  FROM t;\n');
-    const r = quire(['-f', f1, '-c', 'INSERT INTO t VALUES (2), (3)', '-f', f2, '-q']);
+    const r = await quire(['-f', f1, '-c', 'INSERT INTO t VALUES (2), (3)', '-f', f2, '-q']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(' n \n---\n 3\n(1 row)\n\n');
-    const r2 = quire(['-f', f1, '-c', 'INSERT INTO t VALUES (2), (3)', '-f', f2]);
+    const r2 = await quire(['-f', f1, '-c', 'INSERT INTO t VALUES (2), (3)', '-f', f2]);
     expect(r2.stdout).toBe('CREATE TABLE\nINSERT 0 1\nINSERT 0 2\n n \n---\n 3\n(1 row)\n\n');
   });
 
-  it('-f - reads standard input', () => {
-    const r = quire(['-f', '-'], 'SELECT 5 AS z;\n');
+  it('-f - reads standard input', async () => {
+    const r = await quire(['-f', '-'], 'SELECT 5 AS z;\n');
     expect(r.stdout).toBe(' z \n---\n 5\n(1 row)\n\n');
   });
 
   describe('errors and ON_ERROR_STOP', () => {
     const script = 'SELECT 1 AS a;\n\nSELECT\n  nosuch;\nSELECT 2 AS b;\n';
 
-    it('continues after an error without ON_ERROR_STOP (exit 0)', () => {
+    it('continues after an error without ON_ERROR_STOP (exit 0)', async () => {
       const f = file('err.sql', script);
-      const r = quire(['-f', f]);
+      const r = await quire(['-f', f]);
       expect(r.stdout).toBe(' a \n---\n 1\n(1 row)\n\n b \n---\n 2\n(1 row)\n\n');
       expect(r.stderr).toMatch(/^quire:.*err\.sql:4: ERROR: {2}column "nosuch" does not exist\nLINE 2: {3}nosuch;\n {10}\^\n$/);
       expect(r.code).toBe(0);
     });
 
-    it('stops at the first error with ON_ERROR_STOP (exit 3)', () => {
-      const f = file('err.sql', script);
-      const r = quire(['-v', 'ON_ERROR_STOP=1', '-f', f, '-c', 'SELECT 3']);
+    it('stops at the first error with ON_ERROR_STOP (exit 3)', async () => {
+      const f = file('err-stop.sql', script);
+      const r = await quire(['-v', 'ON_ERROR_STOP=1', '-f', f, '-c', 'SELECT 3']);
       expect(r.stdout).toBe(' a \n---\n 1\n(1 row)\n\n');
       expect(r.code).toBe(3);
     });
 
-    it('a failing -c exits 1 and shows LINE and caret', () => {
-      const r = quire(['-c', 'SELECT nosuch FROM calcs_missing_table_x']);
+    it('a failing -c exits 1 and shows LINE and caret', async () => {
+      const r = await quire(['-c', 'SELECT nosuch FROM calcs_missing_table_x']);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^ERROR: {2}.+\nLINE 1: SELECT nosuch FROM calcs_missing_table_x\n +\^\n$/);
-      const s = quire(['-c', 'SELEC 1']);
+      const s = await quire(['-c', 'SELEC 1']);
       expect(s.stderr).toBe('ERROR:  syntax error at or near "SELEC"\nLINE 1: SELEC 1\n        ^\n');
       expect(s.code).toBe(1);
     });
 
-    it('a later statement of a -c string shows the whole string', () => {
-      const r = quire(['-c', 'SELECT 1 AS a; SELECT nosuch;']);
+    it('a later statement of a -c string shows the whole string', async () => {
+      const r = await quire(['-c', 'SELECT 1 AS a; SELECT nosuch;']);
       expect(r.stdout).toBe(' a \n---\n 1\n(1 row)\n\n');
       expect(r.stderr).toBe('ERROR:  column "nosuch" does not exist\nLINE 1: SELECT 1 AS a; SELECT nosuch;\n                              ^\n');
       expect(r.code).toBe(1);
     });
 
-    it('the exit code is the last action\'s', () => {
-      expect(quire(['-c', 'SELECT nosuch', '-c', 'SELECT 1']).code).toBe(0);
-      expect(quire(['-v', 'ON_ERROR_STOP=1', '-c', 'SELECT nosuch', '-c', 'SELECT 1']).stdout).toBe('');
+    it('the exit code is the last action\'s', async () => {
+      expect((await quire(['-c', 'SELECT nosuch', '-c', 'SELECT 1'])).code).toBe(0);
+      expect((await quire(['-v', 'ON_ERROR_STOP=1', '-c', 'SELECT nosuch', '-c', 'SELECT 1'])).stdout).toBe('');
     });
 
-    it('piped stdin is a script: no prompts, no error prefix', () => {
-      const r = quire(['-v', 'ON_ERROR_STOP=on'], script);
+    it('piped stdin is a script: no prompts, no error prefix', async () => {
+      const r = await quire(['-v', 'ON_ERROR_STOP=on'], script);
       expect(r.stdout).toBe(' a \n---\n 1\n(1 row)\n\n');
       expect(r.stderr).toMatch(/^ERROR: {2}column "nosuch" does not exist\nLINE 2/);
       expect(r.code).toBe(3);
     });
   });
 
-  it('drives a session through stdin with meta-commands', () => {
+  it('drives a session through stdin with meta-commands', async () => {
     const session = [
       'CREATE TABLE t (a integer, b text);',
       "INSERT INTO t VALUES (1, 'one'),",
@@ -162,7 +172,7 @@ describe('quire command', () => {
       'SELECT 99;',
       '',
     ].join('\n');
-    const r = quire([], session);
+    const r = await quire([], session);
     expect(r.stderr).toBe('');
     const out = r.stdout.replace(/Time: \d+\.\d{3} ms\n/, 'Time: X\n');
     expect(out).toBe(
@@ -199,29 +209,29 @@ describe('quire command', () => {
     expect(r.code).toBe(0);
   });
 
-  it('\\dt lists tables (or says it cannot)', () => {
-    const r = quire(['-c', 'CREATE TABLE zeta (a integer)', '-c', '\\dt']);
+  it('\\dt lists tables (or says it cannot)', async () => {
+    const r = await quire(['-c', 'CREATE TABLE zeta (a integer)', '-c', '\\dt']);
     expect(r.stdout.startsWith('CREATE TABLE\n')).toBe(true);
     if (r.code === 0) expect(r.stdout).toMatch(/List of relations[\s\S]*zeta/);
     else expect(r.stderr).toMatch(/\\dt/);
   });
 
-  it('--help, --version, bad options and the reserved database argument', () => {
-    const h = quire(['--help']);
+  it('--help, --version, bad options and the reserved database argument', async () => {
+    const h = await quire(['--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/Usage:\n {2}quire \[OPTION\]/);
-    expect(quire(['-h']).stdout).toBe(h.stdout);
-    expect(quire(['--version']).stdout).toMatch(/^quire \(Quire\) \d+\.\d+\.\d+\n$/);
-    const bad = quire(['--bogus']);
+    expect((await quire(['-h'])).stdout).toBe(h.stdout);
+    expect((await quire(['--version'])).stdout).toMatch(/^quire \(Quire\) \d+\.\d+\.\d+\n$/);
+    const bad = await quire(['--bogus']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe("quire: unrecognized option '--bogus'\nquire: hint: Try \"quire --help\" for more information.\n");
-    const db = quire(['my.db']);
+    const db = await quire(['my.db']);
     expect(db.code).toBe(1);
     expect(db.stderr).toMatch(/not supported yet/);
   });
 
-  it.skipIf(!existsSync(join(ROOT, 'dist/cli/main.js')))('bin/quire.js runs the compiled CLI', () => {
-    const r = quire(['-A', '-t', '-c', 'SELECT 1 + 1'], '', 'bin');
+  it.skipIf(!existsSync(join(ROOT, 'dist/cli/main.js')))('bin/quire.js runs the compiled CLI', async () => {
+    const r = await quire(['-A', '-t', '-c', 'SELECT 1 + 1'], '', 'bin');
     expect(r.stdout).toBe('2\n');
     expect(r.code).toBe(0);
   });

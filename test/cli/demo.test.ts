@@ -1,11 +1,13 @@
 /**
  * The demo database's SQL is plain PostgreSQL: load it into PGlite (real PostgreSQL) to check
- * the data itself (demo-engine.test.ts then compares Quire with it).
+ * the data itself, then check that Quire builds the same tables from it.
  */
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALCS_COLUMNS, CALCS_ROWS } from '../../src/demo/calcs-data.js';
-import { pgDemo, pgText, SEED_QUERY, SEED_ROWS } from './pg-reference.js';
+import { loadDemo } from '../../src/demo/index.js';
+import { Database, formatValue } from '../../src/index.js';
+import { CHECKS, pgDemo, pgText, SEED_QUERY, SEED_ROWS } from './pg-reference.js';
 
 let pg: PGlite;
 
@@ -58,3 +60,15 @@ describe('demo data (checked against PostgreSQL)', () => {
   });
 });
 
+
+describe('demo data in Quire', () => {
+  it('loads and answers like PostgreSQL', async () => {
+    const db = await Database.create();
+    await loadDemo(db);
+    for (const sql of CHECKS) {
+      const r = await db.query(sql);
+      const got = r.rows.map((row) => row.map((v, j) => formatValue(v, r.columns[j].type, { timezone: 'UTC' })));
+      expect(got, sql).toEqual(await pgText(pg, sql));
+    }
+  }, 120_000);
+});

@@ -104,6 +104,6 @@ describe('Session', () => {
     const t = setup({});
     const r = await t.session.runCommandString('\\frobnicate');
     expect(r).toBe(1);
-    expect(t.err()).toBe('invalid command \\frobnicate\nTry \\? for help.\n');
+    expect(t.err()).toBe('invalid command \\frobnicate\n');
   });
 });

@@ -4,7 +4,7 @@ import { Interval } from '../../src/common/interval.js';
 import { T } from '../../src/common/types.js';
 import { formatValue } from '../../src/common/format-value.js';
 import { parseValue } from '../../src/common/parse-value.js';
-import { localToUtc, normalizeTimeZoneSetting, utcOffsetSeconds } from '../../src/common/timezone.js';
+import { atTimeZoneLocalToUtc, atTimeZoneOffsetSeconds, localToUtc, normalizeTimeZoneSetting, utcOffsetSeconds } from '../../src/common/timezone.js';
 import { ours, pgBatch, pgOne, rng, startPg } from './pg-helper.js';
 
 let pg: PGlite;
@@ -90,13 +90,23 @@ describe('time zones', () => {
   });
   it('AT TIME ZONE spellings (POSIX sign inversion, abbreviations)', async () => {
     const bad: string[] = [];
-    for (const z of ['+02', '-05:30', 'UTC+3', 'PST', 'CEST', 'EST', 'utc', 'Z', 'GMT']) {
+    for (const z of ['+02', '-05:30', 'UTC+3', 'PST', 'CEST', 'CET', 'EST', 'utc', 'Z', 'GMT', 'Europe/Paris']) {
       const e = await pgOne(pg, `select ('2020-07-01 12:00:00+00'::timestamptz at time zone '${z}')::text`);
       const utc = parseValue('2020-07-01 12:00:00+00', T.timestamptz) as number;
-      const got = formatValue(utc + utcOffsetSeconds(z, utc) * 1e6, T.timestamp);
+      const got = formatValue(utc + atTimeZoneOffsetSeconds(z, utc) * 1e6, T.timestamp);
       if (got !== e.value) bad.push(`${z}: pg ${e.value} ours ${got}`);
     }
     expect(bad).toEqual([]);
+  });
+  it('timestamp AT TIME ZONE abbreviation vs session zone of the same name', async () => {
+    const local = parseValue('2020-07-01 12:00', T.timestamp) as number;
+    const e = await pgOne(pg, "select ('2020-07-01 12:00'::timestamp at time zone 'CET')::text");
+    expect(formatValue(atTimeZoneLocalToUtc('CET', local), T.timestamptz)).toBe(e.value);
+    await pg.query("set timezone='CET'");
+    const s = await pgOne(pg, "select '2020-07-01 12:00:00+00'::timestamptz::text");
+    await pg.query("set timezone='UTC'");
+    expect(formatValue(parseValue('2020-07-01 12:00:00+00', T.timestamptz) as number, T.timestamptz, { timezone: 'CET' })).toBe(s.value);
+    expect(utcOffsetSeconds('PST', 0)).toBe(-8 * 3600);
   });
   it('SET TIME ZONE numeric values are ISO-signed', async () => {
     for (const z of ['+02', '5', '-3.5']) {

@@ -4,6 +4,7 @@ import type { DataType } from '../../src/common/types.js';
 import { T, type } from '../../src/common/types.js';
 import { formatValue } from '../../src/common/format-value.js';
 import { parseValue } from '../../src/common/parse-value.js';
+import { Interval } from '../../src/common/interval.js';
 import { ours, pgBatch, pgOne, rng, startPg } from './pg-helper.js';
 
 let pg: PGlite;
@@ -93,7 +94,7 @@ describe('floats', () => {
   });
 
   it('float input specials and errors', async () => {
-    const inputs = ['NaN', 'nan', 'Infinity', '-Infinity', 'inf', '+inf', '-inf', ' 1.5 ', '1e308', '1e309', '-1e309', '1e-400', '1e-310', '.5', '5.', '-0', 'abc', '', '1e', '1.5.5', '0.0', '+1E+2'];
+    const inputs = ['NaN', 'nan', 'Infinity', '-Infinity', 'inf', '+inf', '-inf', ' 1.5 ', '1e308', '1e309', '-1e309', '1e-400', '1e-310', '.5', '5.', '-0', 'abc', '', '1e', '1.5.5', '0.0', '+1E+2', '0x1A', '0x1.8p1', '-0x10', '0x'];
     expect(await differential('float8', T.float8, inputs)).toEqual([]);
     expect(await differential('float4', T.float4, [...inputs, '1e38', '1e39', '1e-46', '1e-40', '3.4028236e38'])).toEqual([]);
   });
@@ -195,5 +196,55 @@ describe('interval', () => {
       '1 day -1 hour', '-1 day +1 hour', '-1 day -1 hour', '1 year 1 day', '-1 year -1 day',
     ];
     expect(await differential('interval', T.interval, inputs)).toEqual([]);
+  });
+});
+
+describe('generated date/time and interval spellings', () => {
+  it('match PostgreSQL', async () => {
+    const r = rng(1234);
+    const pick = <X,>(a: X[]): X => a[Math.floor(r() * a.length)]!;
+    const num = (lo: number, hi: number, w = 0) => String(Math.floor(lo + r() * (hi - lo + 1))).padStart(w, '0');
+    const mons = ['Jan', 'February', 'mar', 'APR', 'May', 'Jun', 'July', 'aug', 'Sep', 'Oct', 'Nov', 'December'];
+    const gens: (() => string)[] = [
+      () => `${num(1, 2100, 4)}-${num(1, 12, 2)}-${num(1, 31, 2)}`,
+      () => `${pick(mons)} ${num(1, 31)} ${num(1, 2100)}`,
+      () => `${num(1, 31)} ${pick(mons)} ${num(1, 2100)}`,
+      () => `${pick(mons)} ${num(1, 31)}, ${num(1000, 2100)} ${num(0, 23)}:${num(0, 59, 2)}`,
+      () => `${num(1, 12)}/${num(1, 31)}/${num(0, 99, 2)}`,
+      () => `${num(1, 12)}/${num(1, 31)}/${num(1000, 2100)} ${num(1, 12)}:${num(0, 59, 2)} ${pick(['am', 'pm', 'AM', 'PM'])}`,
+      () => `${num(1900, 2100, 4)}-${num(1, 12, 2)}-${num(1, 28, 2)}${pick([' ', 'T'])}${num(0, 23, 2)}:${num(0, 59, 2)}:${num(0, 59, 2)}.${num(0, 999999)}${pick(['', 'Z', '+02', '-05:30', '+0100', ' UTC', ' EST', ' America/Chicago', ' -3'])}`,
+      () => `${num(1, 31, 2)}-${pick(mons).slice(0, 3)}-${num(0, 2100, pick([2, 4]))}`,
+      () => `${num(1000, 2100, 4)}${num(1, 12, 2)}${num(1, 31, 2)}${pick(['', ' 101010', 'T1010'])}`,
+      () => `${pick(['Mon', 'Tuesday', 'wed', ''])} ${pick(mons)} ${num(1, 31, 2)} ${num(0, 23, 2)}:${num(0, 59, 2)}:${num(0, 59, 2)} ${num(1900, 2100)} ${pick(['PST', 'PDT', 'GMT', ''])}`,
+      () => `${num(1, 4000, 4)}-${num(1, 12, 2)}-${num(1, 31, 2)} ${pick(['BC', 'AD', ''])}`,
+    ];
+    const bad: string[] = [];
+    for (let i = 0; i < 250; i++) {
+      const s = pick(gens)().trim();
+      for (const [sql, t] of [['date', T.date], ['timestamp', T.timestamp], ['timestamptz', T.timestamptz]] as const) {
+        const e = await pgOne(pg, `select $1::text::${sql}::text`, [s]);
+        const o = ours(() => formatValue(parseValue(s, t), t));
+        if ((e.code ?? e.value) !== (o.code ?? o.value)) bad.push(`${sql} ${JSON.stringify(s)}: pg ${e.code ?? e.value} ours ${o.code ?? o.value} ${o.message ?? ''}`);
+      }
+    }
+    const units = ['year', 'years', 'mon', 'months', 'day', 'days', 'hour', 'h', 'min', 'minutes', 'sec', 's', 'week', 'ms', 'us', 'decade'];
+    for (let i = 0; i < 250; i++) {
+      const parts: string[] = [];
+      const n = 1 + Math.floor(r() * 3);
+      const used = new Set<string>();
+      for (let j = 0; j < n; j++) {
+        const u = pick(units);
+        if (used.has(u)) continue;
+        used.add(u);
+        parts.push(`${pick(['', '-', '+'])}${num(0, 100)}${pick(['', '.5', '.25', '.333'])} ${u}`);
+      }
+      if (r() < 0.3) parts.push(`${pick(['', '-', '+'])}${num(0, 30, 2)}:${num(0, 59, 2)}${pick(['', ':' + num(0, 59, 2), ':' + num(0, 59, 2) + '.' + num(0, 999)])}`);
+      if (r() < 0.2) parts.push('ago');
+      const s = (r() < 0.1 ? '@ ' : '') + parts.join(' ');
+      const e = await pgOne(pg, `select $1::text::interval::text`, [s]);
+      const o = ours(() => Interval.parse(s).toString());
+      if ((e.code ?? e.value) !== (o.code ?? o.value)) bad.push(`interval ${JSON.stringify(s)}: pg ${e.code ?? e.value} ours ${o.code ?? o.value}`);
+    }
+    expect(bad.slice(0, 10)).toEqual([]);
   });
 });

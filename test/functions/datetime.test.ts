@@ -165,3 +165,44 @@ group('date/time functions', () => {
     void STATEMENT_TIME;
   });
 });
+
+group('timestamptz in a DST time zone', () => {
+  const zone = 'America/New_York';
+  const ctx = makeCtx(zone);
+  it('arithmetic, truncation, fields and formatting follow the session zone', async () => {
+    await pg.run(`set timezone='${zone}'`);
+    try {
+      const instants = [
+        tstz(2024, 3, 10, 6, 30), // 01:30 EST, just before spring-forward
+        tstz(2024, 3, 9, 7, 30),
+        tstz(2024, 11, 3, 5, 30), // 01:30 EDT, the first of two 01:30s
+        tstz(2024, 11, 3, 6, 30), // 01:30 EST, the second
+        tstz(2024, 1, 31, 17),
+        tstz(2024, 7, 4, 3, 59, 59, 500000),
+      ];
+      const ivs = [iv(0, 1, 0), iv(0, -1, 0), iv(1, 0, 0), iv(0, 0, 24 * H), iv(0, 1, H), iv(-1, 1, 0)];
+      const cases: Case[] = [];
+      for (const t of instants) {
+        for (const v of ivs) cases.push({ name: '+', args: [t, v] }, { name: '-', args: [t, v] });
+        for (const u of instants) cases.push({ name: '-', args: [t, u] }, { name: 'age', args: [t, u] });
+        for (const unit of ['hour', 'day', 'week', 'month', 'year', 'minute']) cases.push({ name: 'date_trunc', args: [txt(unit), t] });
+        cases.push({ name: 'date_trunc', args: [txt('day'), t, txt('Asia/Kolkata')] });
+        for (const f of ['hour', 'day', 'timezone', 'timezone_hour', 'timezone_minute', 'epoch', 'dow', 'julian']) {
+          cases.push({ name: 'date_part', args: [txt(f), t] }, { name: 'extract', args: [txt(f), t] });
+        }
+        cases.push({ name: 'to_char', args: [t, txt('YYYY-MM-DD HH24:MI:SS TZH:TZM OF')] });
+      }
+      cases.push({ name: 'make_timestamptz', args: [i4(2024), i4(3), i4(10), i4(2), i4(30), f8(0)] });
+      cases.push({ name: 'make_timestamptz', args: [i4(2024), i4(11), i4(3), i4(1), i4(30), f8(0)] });
+      cases.push({ name: 'make_timestamptz', args: [i4(2024), i4(6), i4(1), i4(12), i4(0), f8(0), txt('Europe/Berlin')] });
+      cases.push({ name: 'to_timestamp', args: [txt('2024-03-10 02:30'), txt('YYYY-MM-DD HH24:MI')] });
+      for (const z of ['UTC', 'Asia/Kolkata', 'America/New_York', 'nope']) {
+        cases.push({ name: 'timezone', args: [txt(z), tstz(2024, 3, 10, 12)] }, { name: 'timezone', args: [txt(z), ts(2024, 3, 10, 2, 30)] });
+      }
+      cases.push({ name: 'to_timestamp', args: [txt('2024-07-01 12:00'), txt('YYYY-MM-DD HH24:MI')] });
+      expect(await compareAll(pg, cases, { ctx })).toEqual([]);
+    } finally {
+      await pg.run("set timezone='UTC'");
+    }
+  });
+});

@@ -145,6 +145,12 @@ group('LIKE and regular expressions', () => {
       cases.push({ name: 'regexp_count', args: [txt(s), txt(p), i4(2)] }, { name: 'regexp_like', args: [txt(s), txt(p), txt('i')] });
     }
     cases.push({ name: 'regexp_like', args: [txt('a'), txt('a'), txt('g')] }, { name: 'regexp_count', args: [txt('a'), txt('a'), i4(0)] });
+    for (const s of srcs) for (const p of ['o.b', 'o(.)b', 'x', 'a+', '(b)(c)', '😀.']) {
+      cases.push({ name: 'substring', args: [txt(s), txt(p)] }, { name: 'regexp_substr', args: [txt(s), txt(p)] });
+      for (const st of [1, 2, 5, 20]) for (const n of [1, 2]) cases.push({ name: 'regexp_substr', args: [txt(s), txt(p), i4(st), i4(n)] });
+      cases.push({ name: 'regexp_substr', args: [txt(s), txt(p), i4(1), i4(1), txt('i'), i4(1)] });
+    }
+    for (const s of S) cases.push({ name: 'bit_length', args: [txt(s)] });
     expect(await compareAll(pg, cases)).toEqual([]);
   });
 });

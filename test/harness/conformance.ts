@@ -385,11 +385,15 @@ export async function runConformanceFile(file: string, engine: EngineName, conn?
         const sql = substituteVars(it.text, vars);
         let res: SqlResult | undefined;
         let err: { code?: string; message: string } | undefined;
+        const t0 = Date.now();
         try {
           res = await execute(c, sql, it);
         } catch (x) {
           err = asSqlError(x);
         }
+        // CONFORMANCE_TRACE=ms logs statements slower than that, to find what makes a run slow.
+        const slow = Number(process.env.CONFORMANCE_TRACE ?? 0);
+        if (slow > 0 && Date.now() - t0 >= slow) console.error(`[slow ${Date.now() - t0} ms] ${file}.sql:${it.startLine + 1} ${sql.replace(/\s+/g, ' ').slice(0, 120)}`);
         const cmp = compare(sql, parsed.expected, res, err);
         const st: StatementResult = { index: report.total, line: it.startLine + 1, sql, status: 'pass' };
         report.total++;

@@ -1,6 +1,7 @@
 /**
  * Micro-benchmark of Sort and TopN over 1M rows (not a test: `npx tsx test/operators/bench.ts`).
- * Prints the best of a few runs per case (the machine is shared; the minimum is the least noisy).
+ * Prints the best of a few runs per case, wall and process CPU time (on a shared machine the minimum
+ * and the CPU time are the least noisy; CPU includes GC helper threads).
  */
 import { T, type Field, type Value } from '../../src/common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../src/execution/column.js';
@@ -38,16 +39,21 @@ const key = (col: number, desc = false): SortKey => ({ col, type: fields[col]!.t
 
 async function time(label: string, make: () => PhysicalOperator, runs = 3): Promise<void> {
   const ts: number[] = [];
+  const cpu: number[] = [];
   let rows = 0;
   for (let i = 0; i < runs; i++) {
     const op = make();
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     rows = 0;
     for await (const b of op.execute(makeCtx())) rows += b.length;
+    const c = process.cpuUsage(c0);
     ts.push(performance.now() - t0);
+    cpu.push((c.user + c.system) / 1000);
   }
   ts.sort((a, b) => a - b);
-  console.log(`${label.padEnd(58)} ${ts[0]!.toFixed(1).padStart(8)} ms  (${rows} rows)`);
+  cpu.sort((a, b) => a - b);
+  console.log(`${label.padEnd(52)} wall ${ts[0]!.toFixed(1).padStart(8)} ms  cpu ${cpu[0]!.toFixed(1).padStart(8)} ms  (${rows} rows)`);
 }
 
 const scan = (): Source => src;

@@ -45,7 +45,7 @@ export function makeCtx(): ExecContext {
     setSeed: () => {},
     setting: () => undefined,
   };
-  return { eval: ev, params: [], outer: [], worktables: new Map(), analyze: false };
+  return { eval: ev, params: [], outer: [], worktables: new Map(), initPlans: new Map(), analyze: false };
 }
 
 export async function collect(op: PhysicalOperator, ctx = makeCtx()): Promise<Value[][]> {

@@ -178,6 +178,8 @@ const FROM_CASES: [string, string, string][] = [
   ['t', '(format csv, header match)', 'a,\n1,2\n'],
   ['t', '(format csv, header match)', '"a","b"\n1,2\n'],
   ['t', '(format csv, header true)', ''],
+  ['t', '(format csv, header true)', '"unterminated\n1,2\n'],
+  ['t', '(format csv, header true)', '"a,b\n1,2\n'],
   ['t', '(format csv, header true)', 'a,b'],
   ['t', '(format csv, on_error ignore)', '1,2,3\n'],
   ['t', "(format csv, null 'NA')", 'NA,"NA"\n'],
@@ -204,6 +206,21 @@ describe('decodeCopy matches PostgreSQL COPY FROM', () => {
     expect(await oursFrom(table, opts, data)).toEqual(want);
     // Chunk boundaries anywhere must not change the outcome.
     for (const size of [1, 2, 3, 7]) expect(await oursFrom(table, opts, data, size)).toEqual(want);
+  });
+
+  it('random raw input gives the same rows or the same error as PostgreSQL', async () => {
+    const r = rng(Number(process.env.COPY_SEED ?? 11));
+    const pieces = ['a', 'b', ',', '\t', '\\', '\n', '\r', '\r\n', '"', '""', "'", ' ', 'é', '.', '\\.', '\\N', 'N', '\\x4', '\\0', '\\1'];
+    const optsList = ['', 'csv', "csv escape '\\'", "(format csv, quote '''')", '(format text, header match)', "(delimiter ',')"];
+    for (let k = 0; k < Number(process.env.COPY_N ?? 120); k++) {
+      let data = '';
+      const len = 1 + Math.floor(r() * 14);
+      for (let i = 0; i < len; i++) data += pieces[Math.floor(r() * pieces.length)]!;
+      const opts = optsList[k % optsList.length]!;
+      const want = await pgFrom('t', opts, data);
+      const got = await oursFrom('t', opts, data, 1 + (k % 4));
+      expect({ opts, data, ...got }).toEqual({ opts, data, ...want });
+    }
   });
 
   it('many rows span several batches', async () => {
@@ -397,6 +414,18 @@ describe('helpers', () => {
     await expect(collect(decodeCopy([Buffer.from([0x61, 0xff, 0x0a])], SCHEMAS.u!, optionsOf('u', 'from', ''), { table: 'u' }))).rejects.toMatchObject({
       code: '22021',
       message: 'invalid byte sequence for encoding "UTF8": 0xff',
+    });
+  });
+  it('FORCE_* columns outside the COPY column list', async () => {
+    const o = optionsOf('t', 'from', '(format csv, force_not_null (b))');
+    await expect(collect(decodeCopy(['x\n'], [SCHEMAS.t![0]!], o, { table: 't', tableColumns: ['a', 'b'] }))).rejects.toMatchObject({
+      code: '42P10',
+      message: 'FORCE_NOT_NULL column "b" not referenced by COPY',
+    });
+    const o2 = optionsOf('t', 'from', '(format csv, force_null (c))');
+    await expect(collect(decodeCopy(['x\n'], [SCHEMAS.t![0]!], o2, { table: 't', tableColumns: ['a', 'b'] }))).rejects.toMatchObject({
+      code: '42703',
+      message: 'column "c" of relation "t" does not exist',
     });
   });
   it('reports skipped rows as a notice', async () => {

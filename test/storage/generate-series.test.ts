@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { castValue } from '../../src/common/cast.js';
 import { formatValue } from '../../src/common/format-value.js';
 import { parseValue } from '../../src/common/parse-value.js';
 import { T, typeDisplayName, type DataType, type TypeName, type Value } from '../../src/common/types.js';
@@ -29,17 +30,17 @@ interface Outcome {
 }
 
 /** Args are `literal::type` (or a bare quoted literal for unknown, or `null::type`). */
-function parseArg(a: string): { type: DataType; value: Value } {
+function parseArg(a: string, tz: string): { type: DataType; value: Value } {
   const m = /^(.*)::([a-z0-9]+)$/s.exec(a);
   if (m === null) return { type: T.unknown, value: a.replace(/^'|'$/g, '') };
   const t = T[m[2] as TypeName];
   if (m[1] === 'null') return { type: t, value: null };
-  return { type: t, value: parseValue(m[1]!.replace(/^'|'$/g, ''), t, { timezone: 'UTC' }) };
+  return { type: t, value: parseValue(m[1]!.replace(/^'|'$/g, ''), t, { timezone: tz }) };
 }
 
 async function ours(args: string[], tz: string, limit: number): Promise<Outcome> {
   try {
-    const parsed = args.map(parseArg);
+    const parsed = args.map((a) => parseArg(a, tz));
     const b = generateSeries.bind(
       parsed.map((p) => p.type),
       parsed.map((p) => p.value),
@@ -47,7 +48,9 @@ async function ours(args: string[], tz: string, limit: number): Promise<Outcome>
       new Map(),
     );
     // What the binder's coercion does for unknown literals.
-    const vals = parsed.map((p, i) => (p.type.name === 'unknown' && p.value !== null ? parseValue(p.value as string, b.argTypes[i]!, { timezone: tz }) : p.value));
+    const vals = parsed.map((p, i) =>
+      p.type.name === 'unknown' && p.value !== null ? parseValue(p.value as string, b.argTypes[i]!, { timezone: tz }) : castValue(p.value, p.type, b.argTypes[i]!, { timezone: tz }, false),
+    );
     const t = b.schema[0]!.type;
     const rows: (string | null)[] = [];
     for await (const batch of b.execute(vals, evalCtx(tz))) {
@@ -84,14 +87,14 @@ const CASES: [string[], string?][] = [
   [['1::int4', '5::int4']],
   [['5::int4', '1::int4']],
   [['1::int4', '10::int4', '3::int4']],
-  [['10::int4', '1::int4', '-3::int4']],
-  [['1::int4', '10::int4', '-1::int4']],
+  [['10::int4', '1::int4', "'-3'::int4"]],
+  [['1::int4', '10::int4', "'-1'::int4"]],
   [['1::int4', '1::int4', '0::int4']],
   [['1::int4', '5::int4', '0::int4']],
   [['2147483640::int4', '2147483647::int4', '3::int4']],
   [['2147483646::int4', '2147483647::int4']],
-  [['-2147483647::int4', '-2147483648::int4', '-1::int4']],
-  [['-2147483648::int4', '2147483647::int4', '2147483647::int4']],
+  [["'-2147483647'::int4", "'-2147483648'::int4", "'-1'::int4"]],
+  [["'-2147483648'::int4", '2147483647::int4', '2147483647::int4']],
   [['null::int4', '5::int4']],
   [['1::int4', '5::int4', 'null::int4']],
   [['1::int4', "'3'"]],
@@ -101,22 +104,22 @@ const CASES: [string[], string?][] = [
   [['9007199254740990::int8', '9007199254740995::int8']],
   [['9223372036854775800::int8', '9223372036854775807::int8', '2::int8']],
   [['9223372036854775806::int8', '9223372036854775807::int8']],
-  [['-9223372036854775807::int8', '-9223372036854775808::int8', '-1::int8']],
-  [['-9223372036854775808::int8', '9223372036854775807::int8', '4611686018427387904::int8']],
+  [["'-9223372036854775807'::int8", "'-9223372036854775808'::int8", "'-1'::int8"]],
+  [["'-9223372036854775808'::int8", '9223372036854775807::int8', '4611686018427387904::int8']],
   [['1::int8', '10::int8', '0::int8']],
   [['1::numeric', '2::numeric', '0.5::numeric']],
   [['1.0::numeric', '2::numeric', '0.5::numeric']],
   [['1::numeric', '2::numeric', '0.50::numeric']],
   [['1::int4', '2::int4', '0.3::numeric']],
-  [['2::numeric', '1::numeric', '-0.25::numeric']],
+  [['2::numeric', '1::numeric', "'-0.25'::numeric"]],
   [['1::numeric', '3::numeric']],
   [['1::numeric', '3::numeric', '0::numeric']],
-  [['nan::numeric', '3::numeric']],
-  [['1::numeric', 'nan::numeric']],
-  [['1::numeric', '3::numeric', 'nan::numeric']],
-  [['infinity::numeric', '3::numeric']],
-  [['1::numeric', '-infinity::numeric']],
-  [['1::numeric', '3::numeric', 'infinity::numeric']],
+  [["'nan'::numeric", '3::numeric']],
+  [['1::numeric', "'nan'::numeric"]],
+  [['1::numeric', '3::numeric', "'nan'::numeric"]],
+  [["'infinity'::numeric", '3::numeric']],
+  [['1::numeric', "'-infinity'::numeric"]],
+  [['1::numeric', '3::numeric', "'infinity'::numeric"]],
   [['99999999999999999999::numeric', '100000000000000000002::numeric']],
   [['1.5::float8', '3::int4']],
   [['1::int4', '2::int4', '3.5::float8']],

@@ -1,6 +1,5 @@
 /** Shared pieces of the aggregate implementations: growable per-group arrays and exact integer sums. */
 import { Numeric } from '../../common/numeric.js';
-import type { Value } from '../../common/types.js';
 
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -94,13 +93,4 @@ export function sqrtAtScale(x: Numeric, scale: number): Numeric {
   const r = isqrt(n);
   const q = r / 10n;
   return Numeric.of(r % 10n >= 5n ? q + 1n : q, scale);
-}
-
-/** Numeric from an exact integer sum (int inputs of avg/sum/variance). */
-export function numericOfBig(b: bigint): Numeric {
-  return Numeric.fromInt(b);
-}
-
-export function isNumericValue(v: Value): v is Numeric {
-  return v instanceof Numeric;
 }

@@ -3,17 +3,16 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { err, SQLSTATE } from '../../common/errors.js';
-import { formatFloat8 } from '../../common/format-value.js';
 import { checkTimestamp, fromLocal, isValidTimestamp } from './support/datetime.js';
 import { parseDateTime } from './support/to-timestamp.js';
-import { rint } from './support/float.js';
+import { formatG, rint } from './support/float.js';
 
 function fromEpoch(_c: EvalContext, secs: number): number {
   if (Number.isNaN(secs)) throw err(SQLSTATE.datetimeFieldOverflow, 'timestamp cannot be NaN');
   if (!Number.isFinite(secs)) return secs;
   const us = rint(secs * 1_000_000);
   if (!isValidTimestamp(us)) {
-    throw err(SQLSTATE.datetimeFieldOverflow, `timestamp out of range: "${formatFloat8(secs)}"`);
+    throw err(SQLSTATE.datetimeFieldOverflow, `timestamp out of range: "${formatG(secs)}"`);
   }
   return us;
 }

@@ -284,7 +284,8 @@ function inferSchema(file: string, o: CsvOptions): Inferred {
       kinds[i] = i < kinds.length && kinds[i] !== undefined ? join(kinds[i]!, k) : k;
     }
   }
-  const ncol = Math.max(names?.length ?? 0, kinds.length);
+  // The header fixes the column count; rows that disagree fail when read, as in COPY.
+  const ncol = names !== null ? names.length : kinds.length;
   if (ncol === 0) throw new QuireError('22P04', `could not determine the columns of CSV file "${file}": it is empty`);
   kinds = Array.from({ length: ncol }, (_, i) => kinds[i] ?? 'null');
   const seen = new Map<string, number>();

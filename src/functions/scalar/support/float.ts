@@ -35,3 +35,17 @@ export function rint(x: number): number {
   if (Math.abs(x - Math.trunc(x)) === 0.5) return 2 * Math.round(x / 2);
   return r;
 }
+
+/** C's printf("%g"): 6 significant digits, exponent form below 1e-4 or from 1e6, no trailing zeros. */
+export function formatG(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const [mant, expStr] = x.toExponential(5).split('e');
+  const exp = Number(expStr);
+  if (exp < -4 || exp >= 6) {
+    const m = mant!.replace(/\.?0+$/, '');
+    return `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  return x.toFixed(Math.max(0, 5 - exp)).replace(/\.?0+$/, '');
+}

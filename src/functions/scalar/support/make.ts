@@ -14,7 +14,11 @@ export function makeDays(year: number, month: number, day: number): number {
   const y = year < 0 ? year + 1 : year;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(y, month)) bad();
   const days = ymdToDays(y, month, day);
-  return checkDate(days);
+  try {
+    return checkDate(days);
+  } catch {
+    throw err(SQLSTATE.datetimeFieldOverflow, `date out of range: ${year}-${p2(month)}-${p2(day)}`);
+  }
 }
 
 /** %02g-style seconds, as in PostgreSQL's "time field value out of range" message. */

@@ -278,14 +278,15 @@ export function toChar(local: number, offset: number | null, zone: string | null
       case 'TZ':
         text = offset === null ? '' : casedName(zoneAbbrev(zone, offset), n.key);
         break;
+      // Without a time zone the offset fields print a zero offset (only TZ itself goes empty).
       case 'OF':
-        text = offset === null ? '' : formatUtcOffset(offset);
+        text = formatUtcOffset(offset ?? 0);
         break;
       case 'TZH':
-        text = offset === null ? '' : (offset < 0 ? '-' : '+') + zpad(Math.trunc(Math.abs(offset) / 3600), 2, n.fm);
+        text = ((offset ?? 0) < 0 ? '-' : '+') + zpad(Math.trunc(Math.abs(offset ?? 0) / 3600), 2, n.fm);
         break;
       case 'TZM':
-        text = offset === null ? '' : zpad(Math.trunc((Math.abs(offset) % 3600) / 60), 2, n.fm);
+        text = zpad(Math.trunc((Math.abs(offset ?? 0) % 3600) / 60), 2, n.fm);
         break;
       case 'FX':
         text = '';

@@ -1,7 +1,8 @@
 /**
  * to_date / to_timestamp(text, template): the common subset of PostgreSQL's template parsing.
  * Not in FX mode: whitespace before fields is skipped and a template separator matches any single
- * non-alphanumeric input character. Unset fields default to 0001-01-01 00:00:00.
+ * non-alphanumeric input character; parsing stops when the input runs out. Unset fields default to
+ * year 0 (1 BC, as PostgreSQL does), January 1st, 00:00:00.
  */
 import { err, SQLSTATE } from '../../../common/errors.js';
 import { MICROS_PER_DAY, daysInMonth, ymdToDays } from '../../../common/datetime-calendar.js';
@@ -84,7 +85,7 @@ export function parseDateTime(input: string, fmt: string): ParsedDateTime {
       detail: 'The given value did not match any of the allowed values for this field.',
     });
   };
-  for (let k = 0; k < nodes.length; k++) {
+  for (let k = 0; k < nodes.length && pos < input.length; k++) {
     const n = nodes[k]!;
     if (n.kind === 'literal') {
       if (n.quoted) {
@@ -223,7 +224,7 @@ export function parseDateTime(input: string, fmt: string): ParsedDateTime {
   }
   if (hourIs12) {
     if (hour < 1 || hour > 12) {
-      throw err(SQLSTATE.datetimeFieldOverflow, `hour "${hour}" is invalid for the 12-hour clock`, undefined, {
+      throw err(SQLSTATE.invalidDatetimeFormat, `hour "${hour}" is invalid for the 12-hour clock`, undefined, {
         hint: 'Use the 24-hour clock, or give an hour between 1 and 12.',
       });
     }
@@ -236,9 +237,11 @@ export function parseDateTime(input: string, fmt: string): ParsedDateTime {
   if (julian !== null) {
     days = julian - 2440588;
   } else {
-    let y = year ?? 1;
-    if (bc) y = 1 - y;
-    else if (y <= 0 && year !== null) y = y + 1;
+    let y = year ?? 0;
+    if (year !== null) {
+      if (bc) y = 1 - y;
+      else if (y < 0) y = y + 1;
+    }
     if (doy !== null && month === 1 && day === 1) {
       const len = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 366 : 365;
       if (doy < 1 || doy > len) outOfRange();

@@ -1,0 +1,20 @@
+/** first_value(x): x on the first row of the frame (after EXCLUDE), NULL for an empty frame. */
+import { frameParts, valueAt, type FrameBounds, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
+
+export class FirstValue implements WindowEvaluator {
+  readonly usesFrame = true;
+  private readonly parts = new Int32Array(6);
+  constructor(private readonly valueCol: number) {}
+  evaluate(b: WindowBlock, ps: number, pe: number, f: FrameBounds, out: ResultColumn): void {
+    const val = b.columns[this.valueCol]!;
+    for (let i = ps; i < pe; i++) {
+      if (f.exclude === 'no-others') {
+        const s = f.fs[i]!;
+        out.set(i, s < f.fe[i]! ? valueAt(val, s) : null);
+        continue;
+      }
+      const k = frameParts(f, b, i, this.parts);
+      out.set(i, k === 0 ? null : valueAt(val, this.parts[0]!));
+    }
+  }
+}

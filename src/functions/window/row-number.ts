@@ -1,0 +1,10 @@
+/** row_number(): position of the row in its partition, from 1. Ignores the frame and peers. */
+import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
+
+export class RowNumber implements WindowEvaluator {
+  readonly usesFrame = false;
+  evaluate(_b: WindowBlock, ps: number, pe: number, _f: null, out: ResultColumn): void {
+    const d = out.data as Float64Array;
+    for (let i = ps; i < pe; i++) d[i] = i - ps + 1;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * LIMIT and OFFSET may be uncorrelated subqueries (`OFFSET (SELECT …)`). Operators take plain
+ * counts, so such subqueries run once before physical planning and become constants.
+ */
+import { QuireError } from '../common/errors.js';
+import { getValue } from '../execution/column.js';
+import type { ExecContext } from '../execution/context.js';
+import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
+import { children, withChildren, type LogicalPlan } from '../logical/plan.js';
+import type { PhysicalPlanner } from './planner.js';
+
+async function evalScalarSubqueries(e: Expr, planner: PhysicalPlanner, ctx: ExecContext): Promise<Expr> {
+  const subs: (Expr & { kind: 'subquery' })[] = [];
+  mapExpr(e, (x) => {
+    if (x.kind === 'subquery') subs.push(x);
+    return x;
+  });
+  const values = new Map<Expr, Expr>();
+  for (const s of subs) {
+    if (s.correlated || s.mode !== 'scalar') throw new QuireError('0A000', 'only uncorrelated scalar subqueries are supported in LIMIT and OFFSET');
+    let v: import('../common/types.js').Value = null;
+    let n = 0;
+    for await (const b of planner.plan(s.plan).execute(ctx)) {
+      if (b.length === 0) continue;
+      n += b.length;
+      if (n > 1) throw new QuireError('21000', 'more than one row returned by a subquery used as an expression');
+      v = getValue(b.columns[0]!, 0);
+    }
+    values.set(s, { kind: 'const', value: v, type: s.type });
+  }
+  return mapExpr(e, (x) => values.get(x) ?? x);
+}
+
+export async function foldLimitSubqueries(plan: LogicalPlan, planner: PhysicalPlanner, ctx: ExecContext): Promise<LogicalPlan> {
+  const kids = children(plan);
+  let p = plan;
+  if (kids.length > 0) {
+    const nk: LogicalPlan[] = [];
+    for (const k of kids) nk.push(await foldLimitSubqueries(k, planner, ctx));
+    if (nk.some((k, i) => k !== kids[i])) p = withChildren(plan, nk);
+  }
+  const has = (e: Expr | null): e is Expr => e !== null && someExpr(e, (x) => x.kind === 'subquery');
+  if (p.op === 'limit' && (has(p.count) || has(p.offset))) {
+    return {
+      ...p,
+      count: has(p.count) ? await evalScalarSubqueries(p.count, planner, ctx) : p.count,
+      offset: has(p.offset) ? await evalScalarSubqueries(p.offset, planner, ctx) : p.offset,
+    };
+  }
+  if (p.op === 'topn' && (has(p.count) || has(p.offset))) {
+    return {
+      ...p,
+      count: has(p.count) ? await evalScalarSubqueries(p.count, planner, ctx) : p.count,
+      offset: has(p.offset) ? await evalScalarSubqueries(p.offset, planner, ctx) : p.offset,
+    };
+  }
+  return p;
+}

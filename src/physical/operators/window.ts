@@ -1,0 +1,196 @@
+/**
+ * Window: evaluates the window functions of one (PARTITION BY, ORDER BY) group over input that is
+ * already sorted by the partition keys and then the ORDER BY keys (plan-window.ts puts a Sort below
+ * when needed).
+ *
+ * Streaming: batches are buffered only until the current partition is known to be complete (a row with
+ * different partition keys arrives, or the input ends); then every complete partition buffered so far is
+ * evaluated as one columnar block and emitted with one result column per call appended. Memory holds the
+ * current partition (plus the tail of the batch that ended it), never the whole input, and each input row
+ * is copied into a block at most once.
+ *
+ * Per block: one pass finds partition starts and peer groups (rows equal on every ORDER BY key) with the
+ * compiled comparators; per partition, each distinct frame is computed once (frame.ts) and shared by the
+ * calls that use it; each call's evaluator (src/functions/window) writes its results straight into a
+ * typed result column.
+ */
+import { QuireError } from '../../common/errors.js';
+import type { DataType, Field, Value } from '../../common/types.js';
+import { BATCH_SIZE, concatBatches, sliceBatch, type Batch, type Column } from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import type { Expr } from '../../logical/expr.js';
+import { FrameComputer, type BoundKind, type FrameUnits, type RangeKey, type ResolvedFrame } from '../../functions/window/frame.js';
+import { ResultColumn, type ExcludeMode, type WindowBlock, type WindowEvaluator } from '../../functions/window/window-function.js';
+import { evalConstant } from '../compile-expr.js';
+import { PhysicalOperator } from '../operator.js';
+import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
+
+/** A frame clause as planned: offsets are constant expressions, evaluated when execution starts. */
+export interface WindowFrameDef {
+  readonly units: FrameUnits;
+  readonly startKind: BoundKind;
+  readonly endKind: BoundKind;
+  readonly startOffset: Expr | null;
+  readonly endOffset: Expr | null;
+  readonly exclude: ExcludeMode;
+}
+
+export interface WindowCallDef {
+  readonly evaluator: WindowEvaluator;
+  /** Index into the operator's frames, or -1 for functions that ignore the frame. */
+  readonly frame: number;
+  readonly type: DataType;
+  /** EXPLAIN text, e.g. "sum(v) ROWS BETWEEN 10 PRECEDING AND CURRENT ROW". */
+  readonly label: string;
+  readonly name: string;
+}
+
+export class Window extends PhysicalOperator {
+  readonly name = 'Window';
+  private readonly partCmp: Comparator | null;
+  private readonly orderCmp: Comparator | null;
+
+  constructor(
+    readonly input: PhysicalOperator,
+    readonly partitionKeys: readonly SortKey[],
+    readonly orderKeys: readonly SortKey[],
+    readonly frames: readonly WindowFrameDef[],
+    readonly calls: readonly WindowCallDef[],
+    /** EXPLAIN names of the partition / order keys (the projected helper columns have no useful names). */
+    private readonly keyNames: { partition: string[]; order: string[] },
+  ) {
+    super([...input.schema, ...calls.map((c): Field => ({ name: c.name, type: c.type }))]);
+    this.partCmp = partitionKeys.length > 0 ? compileComparator(partitionKeys) : null;
+    this.orderCmp = orderKeys.length > 0 ? compileComparator(orderKeys) : null;
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.input];
+  }
+
+  describe(): string {
+    const parts: string[] = [];
+    if (this.partitionKeys.length > 0) parts.push(`partition: [${this.keyNames.partition.join(', ')}]`);
+    if (this.orderKeys.length > 0) {
+      parts.push(`order: ${describeKeys(this.orderKeys, this.orderKeys.map((k, i) => ({ col: k.col, name: this.keyNames.order[i]! })).reduce<string[]>((names, x) => ((names[x.col] = x.name), names), []))}`);
+    }
+    parts.push(`functions: [${this.calls.map((c) => c.label).join(', ')}]`);
+    return parts.join(', ');
+  }
+
+  private resolveFrames(ctx: ExecContext): ResolvedFrame[] {
+    return this.frames.map((f) => {
+      const off = (e: Expr | null, which: 'starting' | 'ending'): Value => {
+        if (e === null) return null;
+        const v = evalConstant(e, ctx);
+        if (v === null) throw new QuireError('22004', `frame ${which} offset must not be null`);
+        if (f.units !== 'range' && (typeof v === 'bigint' ? v < 0n : (v as number) < 0)) {
+          throw new QuireError('22013', `frame ${which} offset must not be negative`);
+        }
+        return v;
+      };
+      const startOffset = off(f.startOffset, 'starting');
+      const endOffset = off(f.endOffset, 'ending');
+      return { units: f.units, startKind: f.startKind, endKind: f.endKind, startOffset, endOffset, exclude: f.exclude };
+    });
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    // Offsets are evaluated (and checked) before any input is read, as PostgreSQL does on its first call.
+    const frames = this.resolveFrames(ctx);
+    const types = this.input.schema.map((f) => f.type);
+    let pending: Batch[] = [];
+    let lastView: KeyView | null = null;
+    for await (const b of this.input.execute(ctx)) {
+      if (b.length === 0) continue;
+      checkCancel(ctx);
+      // Last partition start in b: walk back over rows equal to their predecessor.
+      let x = b.length - 1;
+      let boundary = true;
+      if (this.partCmp === null) {
+        x = 0;
+        boundary = false;
+      } else {
+        const view = this.partCmp.view(b);
+        const rc = this.partCmp.rows(view);
+        while (x > 0 && rc(x - 1, x) === 0) x--;
+        if (x === 0) {
+          boundary = pending.length > 0 && lastView !== null && this.partCmp.cross(lastView, view)(pending[pending.length - 1]!.length - 1, 0) !== 0;
+          if (pending.length === 0) boundary = false;
+        }
+        lastView = view;
+      }
+      if (!boundary) {
+        pending.push(b);
+        continue;
+      }
+      const head = x === 0 ? pending : [...pending, sliceBatch(b, 0, x)];
+      pending = [x === 0 ? b : sliceBatch(b, x, b.length)];
+      if (pending[0] !== b) lastView = this.partCmp!.view(pending[0]!);
+      yield* this.emit(concatBatches(types, head), frames, ctx);
+    }
+    if (pending.length > 0) yield* this.emit(concatBatches(types, pending), frames, ctx);
+  }
+
+  private *emit(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Generator<Batch> {
+    const results = this.evaluateBlock(block, frames, ctx);
+    const out: Batch = { columns: [...block.columns, ...results], length: block.length };
+    if (out.length <= BATCH_SIZE * 4) {
+      yield out;
+      return;
+    }
+    for (let s = 0; s < out.length; s += BATCH_SIZE) yield sliceBatch(out, s, Math.min(out.length, s + BATCH_SIZE));
+  }
+
+  private evaluateBlock(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Column[] {
+    const n = block.length;
+    const partStart = new Uint8Array(n);
+    const peerStart = new Int32Array(n);
+    const peerEnd = new Int32Array(n);
+    const group = new Int32Array(n);
+    partStart[0] = 1;
+    const pc = this.partCmp === null ? null : this.partCmp.rows(this.partCmp.view(block));
+    const oc = this.orderCmp === null ? null : this.orderCmp.rows(this.orderCmp.view(block));
+    let ps = 0;
+    let g = 0;
+    for (let i = 1; i < n; i++) {
+      const newPart = pc !== null && pc(i - 1, i) !== 0;
+      if (newPart) {
+        partStart[i] = 1;
+        g = 0;
+        ps = i;
+        peerStart[i] = i;
+      } else if (oc !== null && oc(i - 1, i) !== 0) {
+        g++;
+        peerStart[i] = i;
+      } else {
+        peerStart[i] = peerStart[i - 1]!;
+      }
+      group[i] = g;
+    }
+    void ps;
+    // Peer ends: walk backwards.
+    peerEnd[n - 1] = n;
+    for (let i = n - 2; i >= 0; i--) peerEnd[i] = peerStart[i + 1] === peerStart[i] ? peerEnd[i + 1]! : i + 1;
+
+    const wb: WindowBlock = { columns: block.columns, length: n, peerStart, peerEnd, group, ctx };
+    const key0 = this.orderKeys[0];
+    const rangeKey: RangeKey | null = key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst };
+    const computers = frames.map((f) => new FrameComputer(f, n, rangeKey, ctx.eval.timezone));
+    const used = new Uint8Array(frames.length);
+    for (const c of this.calls) if (c.frame >= 0) used[c.frame] = 1;
+    const outs = this.calls.map((c) => new ResultColumn(c.type, n));
+    let s = 0;
+    while (s < n) {
+      let e = s + 1;
+      while (e < n && partStart[e] === 0) e++;
+      for (let k = 0; k < computers.length; k++) if (used[k] === 1) computers[k]!.compute(wb, s, e);
+      for (let k = 0; k < this.calls.length; k++) {
+        const c = this.calls[k]!;
+        c.evaluator.evaluate(wb, s, e, c.frame >= 0 ? computers[c.frame]!.bounds : null, outs[k]!);
+      }
+      s = e;
+    }
+    return outs.map((o) => o.finish());
+  }
+}
