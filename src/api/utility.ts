@@ -622,8 +622,16 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
   // The codecs load on first use: most sessions never run COPY.
   const { decodeCopy, encodeCopy, parseCopyOptions } = await import('../storage/copy-format.js');
   if (b.is_program) throw new QuireError('42501', 'COPY to or from an external program is not allowed');
-  const opts = parseCopyOptions((b.options as unknown[] | undefined) ?? []);
-  const ctx = { timezone: host.session.timezone };
+  const opts = parseCopyOptions((b.options as unknown[] | undefined) ?? [], b.is_from === true);
+  const notices: string[] = [];
+  const rel = b.relation as AnyNode | undefined;
+  const relTable = rel ? host.catalog.getTable(relName(rel)) : undefined;
+  const ctx = {
+    timezone: host.session.timezone,
+    table: rel ? relName(rel) : undefined,
+    tableColumns: relTable?.schema.map((f) => f.name),
+    notice: (m: string) => notices.push(m),
+  };
   if (b.is_from) {
     const rv = b.relation as AnyNode;
     const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
@@ -659,7 +667,7 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
       if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
     }
     for (const bt of batches) t.appendBatch(bt);
-    return result('COPY', `COPY ${n}`, { rowCount: n });
+    return result('COPY', `COPY ${n}`, { rowCount: n, notices });
   }
   // COPY … TO
   let fields: Field[];

@@ -551,7 +551,7 @@ export class Numeric {
     let rscale = NUMERIC_MIN_SIG_DIGITS - Math.trunc(val);
     rscale = Math.min(Math.max(rscale, this.scale, 0), NUMERIC_MAX_DISPLAY_SCALE);
     if (val < -rscale - 2) return new Numeric(0n, rscale);
-    const guard = 12 + Math.max(0, Math.ceil(val));
+    const guard = 12 + 2 * Math.max(0, Math.ceil(val));
     const w = rscale + guard;
     const x = toFixed(this, w);
     const r = expFixed(x, w);

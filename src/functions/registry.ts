@@ -26,6 +26,11 @@ export interface ScalarOverload {
   /** Volatile functions (random, clock_timestamp) are never constant-folded. */
   readonly volatile?: boolean;
   readonly fn: ScalarImpl;
+  /**
+   * For 'any'-typed parameters whose formatting depends on the SQL type (concat, format, ||): returns
+   * an implementation specialised to the resolved argument types. Preferred over `fn` when present.
+   */
+  readonly specialize?: (argTypes: readonly DataType[]) => ScalarImpl;
 }
 
 export interface ScalarFunction {

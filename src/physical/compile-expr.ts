@@ -330,7 +330,8 @@ class CodeGen {
     const vs = parts.map((p) => p[1]);
     const strict = e.overload.strict !== false;
     const anyNull = vs.length ? vs.map((v) => `${v} === null`).join(' || ') : 'false';
-    const fallback = `${this.fnRef(e.overload.fn)}(ctx.eval${vs.map((v) => ', ' + v).join('')})`;
+    const impl = e.overload.specialize?.(e.args.map((a) => a.type)) ?? e.overload.fn;
+    const fallback = `${this.fnRef(impl)}(ctx.eval${vs.map((v) => ', ' + v).join('')})`;
     const t0 = e.args[0]?.type.name;
     const same = e.args.length === 2 && e.args[0]!.type.name === e.args[1]!.type.name && t0 === e.type.name;
     if (same && (e.name === '+' || e.name === '-' || e.name === '*')) {

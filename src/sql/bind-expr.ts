@@ -628,20 +628,37 @@ function resolveWindowDef(def: AnyNode, cx: ExprCtx, loc: number | undefined): A
   };
 }
 
+function isIntegerTypeName(t: string): boolean {
+  return t === 'int2' || t === 'int4' || t === 'int8';
+}
+
 function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups', orderBy: SortKey[], loc: number | undefined): Expr {
   const inner: ExprCtx = { ...cx, clause: 'window frame offsets', aggs: null, windows: null };
   let e = bindExpr(n, inner);
   if (someExpr(e, (x) => x.kind === 'column' || x.kind === 'outer')) {
-    throw new QuireError('42P20', 'argument of ' + units.toUpperCase() + ' must not contain variables', { position: pos(locOf(n)) });
+    throw new QuireError('42P10', 'argument of ' + units.toUpperCase() + ' must not contain variables', { position: pos(locOf(n)) });
   }
   if (units === 'range') {
     if (orderBy.length !== 1) {
       throw new QuireError('42P20', 'RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column', { position: pos(loc) });
     }
     const kt = orderBy[0]!.expr.type;
-    const want: DataType = isNumericType(kt) ? stripMod(kt) : kt.name === 'date' || kt.name === 'timestamp' || kt.name === 'timestamptz' || kt.name === 'interval' ? T.interval : kt;
+    // PostgreSQL's in_range support functions: integer keys take any integer offset (in_range_int4_int8 …),
+    // float keys a float8 offset, numeric a numeric one, datetime and interval keys an interval.
+    const want: DataType =
+      kt.name === 'int2' || kt.name === 'int4' || kt.name === 'int8'
+        ? isIntegerTypeName(e.type.name) ? T.int8 : kt
+        : kt.name === 'float4' || kt.name === 'float8'
+          ? T.float8
+          : isNumericType(kt)
+            ? stripMod(kt)
+            : kt.name === 'date' || kt.name === 'timestamp' || kt.name === 'timestamptz' || kt.name === 'interval'
+              ? T.interval
+              : kt;
     if (!isNumericType(kt) && category(kt) !== 'D' && kt.name !== 'interval') {
-      throw new QuireError('42883', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(kt)}`, { position: pos(locOf(n)) });
+      // varchar sorts with text's operators, so PostgreSQL names text here.
+      const shown = kt.name === 'varchar' ? T.text : kt;
+      throw new QuireError('0A000', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(shown)}`, { position: pos(locOf(n)) });
     }
     if (e.type.name === 'unknown' || canCoerce(e.type, want, 'implicit')) e = coerce(e, want, 'implicit', cx.env, pos(locOf(n)));
     else {
@@ -654,7 +671,8 @@ function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups
 
 export function bindWindowSpec(rawDef: AnyNode, cx: ExprCtx, loc: number | undefined): WindowSpec {
   const def = resolveWindowDef(rawDef, cx, loc);
-  const inner: ExprCtx = { ...cx, inWindow: true };
+  // Window functions inside PARTITION BY / ORDER BY of an OVER clause: PostgreSQL's message names the clause.
+  const inner: ExprCtx = { ...cx, windows: null, inWindow: false, clause: 'window definitions' };
   const partitionBy = ((def.partitionClause as Node[] | undefined) ?? []).map((n) => {
     const e = bindExpr(n, inner);
     return e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', cx.env) : e;
@@ -704,6 +722,9 @@ function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
   }
   let type: DataType;
   if (isAggregateName(name) && !isWindowFunctionName(name)) {
+    if (!b.agg_star && args.length === 0 && name === 'count') {
+      throw new QuireError('42809', 'count(*) must be used to call a parameterless aggregate function', { position: pos(loc) });
+    }
     if (b.agg_distinct) throw new QuireError('0A000', 'DISTINCT is not implemented for window functions', { position: pos(loc) });
     const r = resolveAggregate(name, args, cx, loc);
     args = r.args;

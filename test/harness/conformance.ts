@@ -300,7 +300,14 @@ export const SESSION_SETTINGS = ["SET TimeZone = 'America/Los_Angeles'", "SET Da
 
 const SETUP_TABLES = ['char_tbl', 'float8_tbl', 'int2_tbl', 'int4_tbl', 'int8_tbl', 'point_tbl', 'text_tbl', 'varchar_tbl', 'onek', 'onek2', 'tenk1', 'tenk2', 'person', 'emp', 'student', 'stud_emp', 'road', 'ihighway', 'shighway'];
 
-export async function runConformanceFile(file: string, engine: EngineName, conn?: SqlConnection): Promise<FileReport> {
+export interface FileRunOptions {
+  /** Statement indexes not to run (they timed out in an earlier attempt); they count as errored. */
+  skip?: ReadonlySet<number>;
+  /** Called before each statement runs, with its index in the file. */
+  onStatement?: (index: number) => void;
+}
+
+export async function runConformanceFile(file: string, engine: EngineName, conn?: SqlConnection, opts: FileRunOptions = {}): Promise<FileReport> {
   const c = conn ?? (await newConnection(engine));
   const report: FileReport = {
     file,
@@ -386,12 +393,19 @@ export async function runConformanceFile(file: string, engine: EngineName, conn?
         let res: SqlResult | undefined;
         let err: { code?: string; message: string } | undefined;
         const t0 = Date.now();
-        try {
-          res = await execute(c, sql, it);
-        } catch (x) {
-          err = asSqlError(x);
+        if (process.env.CONFORMANCE_TRACE === 'all') console.error(`[run] ${file}.sql:${it.startLine + 1}`);
+        opts.onStatement?.(report.total);
+        if (opts.skip?.has(report.total)) {
+          err = { code: '57014', message: 'statement timed out in the conformance harness' };
+        } else {
+          try {
+            res = await execute(c, sql, it);
+          } catch (x) {
+            err = asSqlError(x);
+          }
         }
-        // CONFORMANCE_TRACE=ms logs statements slower than that, to find what makes a run slow.
+        // CONFORMANCE_TRACE=<ms> logs statements slower than that (=all: every statement as it starts), to find
+        // what makes a run slow.
         const slow = Number(process.env.CONFORMANCE_TRACE ?? 0);
         if (slow > 0 && Date.now() - t0 >= slow) console.error(`[slow ${Date.now() - t0} ms] ${file}.sql:${it.startLine + 1} ${sql.replace(/\s+/g, ' ').slice(0, 120)}`);
         const cmp = compare(sql, parsed.expected, res, err);
@@ -427,6 +441,64 @@ export async function runConformanceFile(file: string, engine: EngineName, conn?
   } finally {
     if (conn === undefined) await c.close?.();
   }
+}
+
+/**
+ * Runs a file in a child process and enforces a per-statement time limit. Engine code that never yields to
+ * the event loop cannot be interrupted in-process, so a statement that exceeds the limit gets the child
+ * killed, and the file is rerun from scratch with that statement skipped (counted as errored).
+ */
+export async function runConformanceFileIsolated(file: string, engine: EngineName, statementTimeoutMs = 20_000): Promise<FileReport> {
+  const { spawn } = await import('node:child_process');
+  const script = join(SUITE_DIR, '..', '..', '..', 'scripts', 'conformance.ts');
+  const skip = new Set<number>();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const result = await new Promise<{ report?: FileReport; stuck?: number; error?: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, '--child', file, '--engine', engine === 'quire' ? 'quire' : 'pglite', '--skip', [...skip].join(',')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let current = -1;
+      let stdout = '';
+      let stderr = '';
+      let timer: NodeJS.Timeout | undefined;
+      const arm = () => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve({ stuck: current });
+        }, statementTimeoutMs);
+      };
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        // Progress lines "@@stmt <index>" re-arm the watchdog.
+        const lines = stderr.split('\n');
+        stderr = lines.pop() ?? '';
+        for (const l of lines) {
+          const m = /^@@stmt (\d+)$/.exec(l);
+          if (m !== null) {
+            current = Number(m[1]);
+            arm();
+          }
+        }
+      });
+      // Setup (loading tenk1 etc.) gets a generous budget of its own.
+      timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve({ stuck: current });
+      }, Math.max(statementTimeoutMs, 120_000));
+      child.on('exit', (code) => {
+        if (timer) clearTimeout(timer);
+        const start = stdout.indexOf('@@report ');
+        if (start >= 0) resolve({ report: JSON.parse(stdout.slice(start + 9)) as FileReport });
+        else resolve({ error: `child exited with ${code}: ${stdout.slice(-500)}` });
+      });
+    });
+    if (result.report !== undefined) return result.report;
+    if (result.stuck === undefined || result.stuck < 0) throw new Error(`conformance child for ${file} failed: ${result.error ?? 'timed out during setup'}`);
+    skip.add(result.stuck);
+  }
+  throw new Error(`conformance run for ${file}: too many timeouts`);
 }
 
 export async function runConformance(engine: EngineName, files: string[] = DEFAULT_FILES): Promise<FileReport[]> {

@@ -68,11 +68,21 @@ export interface DiffRun {
   postgresErrors: { index: number; sql: string; message: string }[];
 }
 
-export async function differential(quire: SqlConnection | null, pg: SqlConnection, seed: number, count: number): Promise<DiffRun> {
-  const out: DiffRun = { queries: 0, mismatches: [], postgresErrors: [] };
+/** PostgreSQL's outcome for each of the run's queries, computed once and shared by the checks. */
+export async function referenceOutcomes(pg: SqlConnection, seed: number, count: number): Promise<{ query: GeneratedQuery; outcome: Outcome }[]> {
+  const out: { query: GeneratedQuery; outcome: Outcome }[] = [];
   for (let i = 0; i < count; i++) {
-    const q = generateQuery(seed, i);
-    const p = await run(pg, q.sql);
+    const query = generateQuery(seed, i);
+    out.push({ query, outcome: await run(pg, query.sql) });
+  }
+  return out;
+}
+
+export async function differential(quire: SqlConnection | null, pg: SqlConnection | { query: GeneratedQuery; outcome: Outcome }[], seed: number, count: number): Promise<DiffRun> {
+  const ref = Array.isArray(pg) ? pg : await referenceOutcomes(pg, seed, count);
+  const out: DiffRun = { queries: 0, mismatches: [], postgresErrors: [] };
+  for (let i = 0; i < ref.length; i++) {
+    const { query: q, outcome: p } = ref[i];
     out.queries++;
     if (!p.ok) out.postgresErrors.push({ index: i, sql: q.sql, message: p.message });
     if (quire === null) continue;

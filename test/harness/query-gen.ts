@@ -366,7 +366,47 @@ function union(rng: Rng): GeneratedQuery {
   return { sql, ordered: true };
 }
 
-const SHAPES = [simpleSelect, simpleSelect, groupBy, groupBy, join, join, distinct, distinctOn, union];
+/** GROUP BY over an inner or left join: grouping sees the NULL-extended rows of unmatched left rows. */
+function joinGroupBy(rng: Rng): GeneratedQuery {
+  const [lt, rt] = rng.sample(TABLES, 2);
+  const lc = colsOf(lt, 'l');
+  const rc = colsOf(rt, 'r');
+  const lk = rng.pick(lc.filter((c) => c.kind === 'int' && !c.sql.endsWith('.id')));
+  const rk = rng.pick(rc.filter((c) => c.kind === 'int' && !c.sql.endsWith('.id')));
+  const key = rng.pick([...lc, ...rc].filter((c) => !c.sql.endsWith('.id')));
+  const aggs = Array.from({ length: rng.int(1, 2) }, () => aggregate(rng, [...lc, ...rc]));
+  const kind = rng.pick(['JOIN', 'LEFT JOIN']);
+  let sql = `SELECT ${key.sql} AS c0, ${aggs.map((a, i) => `${a} AS c${i + 1}`).join(', ')} FROM ${lt.name} l ${kind} ${rt.name} r ON ${lk.sql} = ${rk.sql} GROUP BY ${key.sql}`;
+  if (rng.chance(0.5)) return { sql, ordered: false };
+  sql += ` ORDER BY c0${direction(rng)}`;
+  if (rng.chance(0.5)) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+/** IN / NOT IN / EXISTS / scalar subqueries in WHERE, correlated or not; NOT IN meets NULLs on purpose. */
+function subqueryFilter(rng: Rng): GeneratedQuery {
+  const [ot, it] = rng.sample(TABLES, 2);
+  const oc = colsOf(ot, 'o');
+  const ic = colsOf(it, 'i');
+  const ok = rng.pick(oc.filter((c) => c.kind === 'int'));
+  const ik = rng.pick(ic.filter((c) => c.kind === 'int'));
+  const inner = `FROM ${it.name} i${rng.chance(0.5) ? ` WHERE ${predicate(rng, ic)}` : ''}`;
+  const r = rng.int(0, 4);
+  let cond: string;
+  if (r === 0) cond = `${ok.sql} IN (SELECT ${ik.sql} ${inner})`;
+  else if (r === 1) cond = `${ok.sql} NOT IN (SELECT ${ik.sql} ${inner})`;
+  else if (r === 2) cond = `${rng.chance(0.5) ? 'NOT ' : ''}EXISTS (SELECT 1 ${inner}${inner.includes('WHERE') ? ' AND' : ' WHERE'} ${ik.sql} = ${ok.sql})`;
+  else if (r === 3) cond = `${ok.sql} ${rng.pick(['>', '<=', '='])} (SELECT ${rng.pick(['max', 'min'])}(${ik.sql}) ${inner})`;
+  else cond = `${ok.sql} > (SELECT count(*) FROM ${it.name} i WHERE ${ik.sql} < ${ok.sql})`;
+  const items = selectList(rng, oc, rng.int(1, 3));
+  let sql = `SELECT ${aliased(items)} FROM ${ot.name} o WHERE ${cond}`;
+  if (rng.chance(0.4)) return { sql, ordered: false };
+  sql += ` ORDER BY ${rng.pick(oc).sql}${direction(rng)}, o.id`;
+  if (rng.chance(0.5)) sql += limitClause(rng);
+  return { sql, ordered: true };
+}
+
+const SHAPES = [simpleSelect, simpleSelect, groupBy, groupBy, join, join, distinct, distinctOn, union, joinGroupBy, subqueryFilter];
 
 /** The i-th query of a run: each query has its own derived seed, so one failure can be replayed alone. */
 export function generateQuery(seed: number, index: number): GeneratedQuery {

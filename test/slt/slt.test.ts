@@ -5,8 +5,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { newConnection, type EngineName } from '../harness/connection.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newConnection, newPglite, resetPglite, type EngineName, type SqlConnection } from '../harness/connection.js';
 import { formatFailure, runSltFile } from '../harness/slt.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -28,18 +28,30 @@ const quireExists = existsSync(join(root, 'src', 'api', 'database.ts')) && exist
 
 const files = sltFiles(here);
 
+// One PGlite for all files, reset between them: a new instance per file costs more than the file itself.
+let shared: Promise<SqlConnection> | undefined;
+async function postgres(): Promise<SqlConnection> {
+  shared ??= newPglite();
+  const c = await shared;
+  await resetPglite(c);
+  return c;
+}
+afterAll(async () => {
+  if (shared !== undefined) await (await shared).close?.();
+});
+
 describe.each(files.map((f) => [relative(root, f), f]))('%s', (name, path) => {
   const engines: EngineName[] = ['postgres', 'quire'];
   for (const engine of engines) {
     it.skipIf(engine === 'quire' && !quireExists)(engine, async () => {
-      const conn = await newConnection(engine);
+      const conn = engine === 'postgres' ? await postgres() : await newConnection(engine);
       try {
         const s = await runSltFile(path, engine, conn);
         const report = s.failures.map(formatFailure).join('\n\n');
         expect(s.failures.length, `${name} on ${engine}: ${s.failures.length} failure(s)\n\n${report}`).toBe(0);
         expect(s.ran).toBeGreaterThan(0);
       } finally {
-        await conn.close?.();
+        if (engine === 'quire') await conn.close?.();
       }
     });
   }

@@ -428,6 +428,17 @@ describe('helpers', () => {
       message: 'column "c" of relation "t" does not exist',
     });
   });
+  it('typed values round-trip through encode and decode in both formats', async () => {
+    const src = '1,9223372036854775807,-1.50,1e-7,t,2024-02-29,2024-01-01 12:34:56.789,2024-06-01 00:00:00+02,1 year 2 mons -3 days 04:05:06.7,"a,b"\n' + ',,,,,,,,,""\n' + '-2147483648,-9007199254740993,NaN,-Infinity,f,-infinity,infinity,1999-12-31 23:59:59.999999+00,-1 day,"x\ty"\n';
+    const batches = await collect(decodeCopy([src], SCHEMAS.n!, optionsOf('n', 'from', 'csv'), { table: 'n', timezone: 'UTC' }));
+    const rows = batches.flatMap((b) => batchRows(b));
+    expect(rows[2]![1]).toBe(-9007199254740993n);
+    for (const opts of ['', 'csv', '(format csv, header, force_quote *)', "(delimiter '|', null 'NULL', header)"]) {
+      const text = await encodeCopyToString(batches, SCHEMAS.n!, optionsOf('n', 'to', opts), { timezone: 'Asia/Kolkata' });
+      const back = await collect(decodeCopy([text], SCHEMAS.n!, optionsOf('n', 'from', opts.replace(', force_quote *', '')), { table: 'n', timezone: 'Asia/Kolkata' }));
+      expect(back.flatMap((b) => batchRows(b))).toEqual(rows);
+    }
+  });
   it('reports skipped rows as a notice', async () => {
     const notices: string[] = [];
     const o = optionsOf('n', 'from', '(format csv, on_error ignore)');

@@ -1,14 +1,20 @@
-/** ln(): float8 only for now (numeric ln resolves to float8 through the implicit cast). */
+/** ln(): float8, and numeric computed exactly to PostgreSQL's result scale. */
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
+import type { Numeric } from '../../common/numeric.js';
 import { checkLogArg } from './support/math.js';
+import { numericLn } from './support/numeric-math.js';
 
-registerScalar('ln', {
-  args: ['float8'],
-  returns: T.float8,
-  fn: (_c: EvalContext, a: number) => {
-    checkLogArg(a);
-    return Math.log(a);
+registerScalar(
+  'ln',
+  {
+    args: ['float8'],
+    returns: T.float8,
+    fn: (_c: EvalContext, a: number) => {
+      checkLogArg(a);
+      return Math.log(a);
+    },
   },
-});
+  { args: ['numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric) => numericLn(a) },
+);

@@ -1,14 +1,28 @@
-/** log(x): base-10 logarithm. */
+/** log(x): base-10 logarithm; log(b, x) on numeric. */
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
+import { Numeric } from '../../common/numeric.js';
 import { checkLogArg } from './support/math.js';
+import { numericLog } from './support/numeric-math.js';
 
-registerScalar('log', {
-  args: ['float8'],
-  returns: T.float8,
-  fn: (_c: EvalContext, a: number) => {
-    checkLogArg(a);
-    return Math.log10(a);
+// log(x) on numeric is log(10, x) in PostgreSQL (an SQL-language wrapper), scale rules included.
+const TEN = Numeric.of(10n, 0);
+
+registerScalar(
+  'log',
+  {
+    args: ['float8'],
+    returns: T.float8,
+    fn: (_c: EvalContext, a: number) => {
+      checkLogArg(a);
+      return Math.log10(a);
+    },
   },
-});
+  { args: ['numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric) => numericLog(TEN, a) },
+  {
+    args: ['numeric', 'numeric'],
+    returns: T.numeric,
+    fn: (_c: EvalContext, b: Numeric, a: Numeric) => numericLog(b, a),
+  },
+);

@@ -24,6 +24,18 @@ export function isWindowFunctionName(name: string): boolean {
   return NAMES.has(name);
 }
 
+const NUMERIC_RANK: Partial<Record<DataType['name'], number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
+
+/** The anycompatible resolution for the cases that matter here: numeric promotion; otherwise the first type. */
+function commonType(a: DataType, b: DataType): DataType {
+  if (b.name === 'unknown' || a.name === b.name) return a;
+  const ra = NUMERIC_RANK[a.name];
+  const rb = NUMERIC_RANK[b.name];
+  if (ra !== undefined && rb !== undefined) return rb > ra ? T[b.name as 'numeric'] : a;
+  if ((a.name === 'varchar' || a.name === 'bpchar') && b.name === 'text') return T.text;
+  return a;
+}
+
 type Coerce = (e: Expr, t: DataType) => Expr;
 
 function argError(name: string, args: Expr[], loc: number | undefined): QuireError {
@@ -52,7 +64,9 @@ export function windowFunctionType(name: string, args: Expr[], coerce: Coerce, l
     case 'lag':
     case 'lead': {
       if (args.length < 1 || args.length > 3) throw argError(name, args, loc);
-      const t = valueType(args[0]!);
+      // lag(anycompatible, integer, anycompatible): value and default resolve to their common type, so
+      // lag(int_col, 1, 0.7) is numeric.
+      const t = args.length === 3 ? commonType(valueType(args[0]!), args[2]!.type) : valueType(args[0]!);
       const out = [coerce(args[0]!, t)];
       if (args.length >= 2) out.push(coerce(args[1]!, T.int4));
       if (args.length === 3) out.push(coerce(args[2]!, t));

@@ -72,7 +72,9 @@ export class Window extends PhysicalOperator {
     const parts: string[] = [];
     if (this.partitionKeys.length > 0) parts.push(`partition: [${this.keyNames.partition.join(', ')}]`);
     if (this.orderKeys.length > 0) {
-      parts.push(`order: ${describeKeys(this.orderKeys, this.orderKeys.map((k, i) => ({ col: k.col, name: this.keyNames.order[i]! })).reduce<string[]>((names, x) => ((names[x.col] = x.name), names), []))}`);
+      const names: string[] = [];
+      this.orderKeys.forEach((k, i) => (names[k.col] = this.keyNames.order[i]!));
+      parts.push(`order: ${describeKeys(this.orderKeys, names)}`);
     }
     parts.push(`functions: [${this.calls.map((c) => c.label).join(', ')}]`);
     return parts.join(', ');

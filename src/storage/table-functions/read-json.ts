@@ -8,6 +8,7 @@
  *
  * Numbers go through JSON.parse, so integers beyond 2^53 are not exact (they infer as float8).
  */
+import { statSync } from 'node:fs';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
@@ -277,7 +278,17 @@ export const readJson: TableFunction = {
       argTypes: [T.text],
       execute: (_args, _ctx, signal) => readJsonFiles(files, fields, signal),
     };
-    if (bytesPerRow > 0) binding.estimatedRows = Math.ceil(files.length * (SAMPLE_BYTES / bytesPerRow));
+    if (bytesPerRow > 0) {
+      let total = 0;
+      for (const f of files) {
+        try {
+          total += statSync(f).size;
+        } catch {
+          // A file that vanished since globbing fails when read; the estimate just ignores it.
+        }
+      }
+      binding.estimatedRows = Math.ceil(total / bytesPerRow);
+    }
     return binding;
   },
 };

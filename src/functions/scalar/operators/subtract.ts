@@ -2,7 +2,7 @@
 import { registerScalar } from '../../registry.js';
 import { T } from '../../../common/types.js';
 import type { Numeric } from '../../../common/numeric.js';
-import type { Interval } from '../../../common/interval.js';
+import { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
 import { err, SQLSTATE } from '../../../common/errors.js';
 import { checkInt2, checkInt4, int8Sub, type Int8 } from '../support/int.js';
@@ -16,7 +16,6 @@ import {
   timestampMinusInterval,
   timestamptzPlusInterval,
 } from '../support/datetime.js';
-import { Interval as IntervalClass } from '../../../common/interval.js';
 
 const i2 = (_c: EvalContext, a: number, b: number): number => checkInt2(a - b);
 const i4 = (_c: EvalContext, a: number, b: number): number => checkInt4(a - b);
@@ -29,10 +28,10 @@ export function timestampDiff(a: number, b: number): Interval {
   if (!Number.isFinite(a) || !Number.isFinite(b)) {
     // PostgreSQL 17+: an infinite operand gives an infinite interval; equal infinities have no difference.
     if (a === b) intervalOutOfRange();
-    return !Number.isFinite(a) ? (a > 0 ? IntervalClass.POSITIVE_INFINITY : IntervalClass.NEGATIVE_INFINITY)
-      : b > 0 ? IntervalClass.NEGATIVE_INFINITY : IntervalClass.POSITIVE_INFINITY;
+    return !Number.isFinite(a) ? (a > 0 ? Interval.POSITIVE_INFINITY : Interval.NEGATIVE_INFINITY)
+      : b > 0 ? Interval.NEGATIVE_INFINITY : Interval.POSITIVE_INFINITY;
   }
-  return justifyHours(new IntervalClass(0, 0, a - b));
+  return justifyHours(new Interval(0, 0, a - b));
 }
 
 registerScalar(

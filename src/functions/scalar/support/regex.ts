@@ -71,6 +71,12 @@ function applyFlag(o: Options, f: string, where: 'call' | 'embedded'): void {
       }
       invalid('invalid embedded option');
       break;
+    case 'b':
+    case 'e':
+    case 'p':
+    case 'w':
+      // Valid in PostgreSQL (BRE/ERE syntax, partial newline sensitivity) but not translated.
+      throw err(SQLSTATE.featureNotSupported, `regular expression option "${f}" is not supported yet`);
     default:
       if (where === 'call') throw err(SQLSTATE.invalidParameterValue, `invalid regular expression option: "${f}"`);
       invalid('invalid embedded option');
