@@ -7,6 +7,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
+import { isValidTimeZone, normalizeTimeZoneSetting } from '../common/timezone.js';
 import { T, type DataType, type Field, type Value, typeDisplayName } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
@@ -15,7 +16,7 @@ import type { LogicalPlan } from '../logical/plan.js';
 import { compileKernel } from '../physical/compile-expr.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
-import { QueryBinder } from '../sql/bind-query.js';
+import { QueryBinder, figureColname } from '../sql/bind-query.js';
 import { coerce } from '../sql/coerce.js';
 import type { ParsedStatement } from '../sql/parse.js';
 import { Scope } from '../sql/scope.js';
@@ -433,7 +434,6 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   if (b.onConflictClause) throw new QuireError('0A000', 'ON CONFLICT is not supported');
-  if (b.returningList) throw new QuireError('0A000', 'RETURNING is not supported');
   const targetCols: number[] = b.cols
     ? (b.cols as Node[]).map((c) => {
         const cb = nodeBody<AnyNode>(c);
@@ -493,8 +493,9 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   }
   checkNotNull(t, rows);
   if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
+  const ret = retList(b) ? await returning(host, t, rv, rows, retList(b)!, params) : null;
   t.appendRows(rows);
-  return result('INSERT', `INSERT 0 ${rows.length}`, { rowCount: rows.length });
+  return result('INSERT', `INSERT 0 ${rows.length}`, { rowCount: rows.length, ...(ret ?? {}) });
 }
 
 function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
@@ -537,7 +538,6 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
-  if (b.returningList) throw new QuireError('0A000', 'RETURNING is not supported');
   const binder = binderFor(host, params.map(() => T.unknown));
   const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'UPDATE', aggs: null, windows: null, env: binder };
   const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
@@ -570,31 +570,30 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   }
   checkNotNull(t, changedRows);
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+  const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
   t.replaceAll(out);
-  return result('UPDATE', `UPDATE ${n}`, { rowCount: n });
+  return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
 }
 
 async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
-  if (b.returningList) throw new QuireError('0A000', 'RETURNING is not supported');
   const binder = binderFor(host, params.map(() => T.unknown));
   const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'DELETE', aggs: null, windows: null, env: binder };
   const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
-  if (where === null) {
-    const n = t.rowCount();
-    t.replaceAll([]);
-    return result('DELETE', `DELETE ${n}`, { rowCount: n });
-  }
-  const evaluated = await evalOverTable(host, t, [where], binder, params);
+  const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
   let n = 0;
   const out: Batch[] = [];
+  const deleted: Value[][] = [];
+  const wantRows = retList(b) !== null;
   for (const { batch, values } of evaluated) {
     const keep: number[] = [];
     for (let i = 0; i < batch.length; i++) {
-      if (values[0]![i] === true) n++;
-      else keep.push(i);
+      if (values[0]![i] === true) {
+        n++;
+        if (wantRows) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
+      } else keep.push(i);
     }
     if (keep.length === batch.length) out.push(batch);
     else if (keep.length > 0) {
@@ -603,8 +602,48 @@ async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): P
       out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
     }
   }
+  const ret = wantRows ? await returning(host, t, rv, deleted, retList(b)!, params) : null;
   t.replaceAll(out);
-  return result('DELETE', `DELETE ${n}`, { rowCount: n });
+  return result('DELETE', `DELETE ${n}`, { rowCount: n, ...(ret ?? {}) });
+}
+
+/** PostgreSQL 18 moved the list into a ReturningClause (which may also name OLD/NEW aliases). */
+function retList(b: AnyNode): Node[] | null {
+  const rc = b.returningClause as AnyNode | undefined;
+  if (rc) {
+    if (rc.options) throw new QuireError('0A000', 'RETURNING WITH (OLD/NEW …) is not supported');
+    return (rc.exprs as Node[] | undefined) ?? null;
+  }
+  return (b.returningList as Node[] | undefined) ?? null;
+}
+
+/** RETURNING: the select list evaluated over the rows a statement inserted, updated or deleted. */
+async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: Value[][], list: Node[], params: readonly unknown[]): Promise<Partial<QueryResult>> {
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const scope = tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined);
+  const cx: ExprCtx = { scope, clause: 'RETURNING', aggs: null, windows: null, env: binder };
+  const targets: { expr: Expr; name: string }[] = [];
+  for (const n of list) {
+    const rt = nodeBody<AnyNode>(n);
+    const val = rt.val as Node;
+    if (nodeTag(val) === 'ColumnRef' && nodeTag(((nodeBody<AnyNode>(val).fields as Node[]) ?? []).slice(-1)[0]) === 'A_Star') {
+      t.schema.forEach((f, i) => targets.push({ expr: colRef(i, f.type, f.name), name: f.name }));
+      continue;
+    }
+    const e = bindExpr(val, cx);
+    targets.push({ expr: e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', binder) : e, name: (rt.name as string | undefined) ?? figureColname(val) });
+  }
+  const builders = t.schema.map((f) => new ColumnBuilder(f.type, rows.length));
+  for (const r of rows) r.forEach((v, c) => builders[c]!.push(v));
+  const batch: Batch = { columns: builders.map((x) => x.finish()), length: rows.length };
+  const ctx = host.execContext(binder.paramTypes, params, false);
+  const cols = targets.map((tg) => {
+    const k = compileKernel(tg.expr);
+    if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in RETURNING are not supported');
+    return k.run(batch, ctx, []);
+  });
+  const out: Value[][] = rows.map((_, i) => cols.map((c) => getValue(c, i)));
+  return { columns: targets.map((tg) => ({ name: tg.name, type: tg.expr.type })), rows: out };
 }
 
 // ---- COPY ----
@@ -757,10 +796,13 @@ function setVariable(host: UtilityHost, b: AnyNode): QueryResult {
     }
     throw new QuireError('22023', `invalid value for parameter "${name}"`);
   });
-  const value = args.join(', ');
+  let value = args.join(', ');
   if (name === 'timezone') {
-    const probe = formatValue(0, T.timestamptz, { timezone: value });
-    void probe;
+    const z = normalizeTimeZoneSetting(value);
+    if (z === null || !isValidTimeZone(z)) {
+      throw new QuireError('22023', `invalid value for parameter "TimeZone": "${value}"`);
+    }
+    value = z;
   }
   host.session.set(name, value);
   return result('SET', 'SET');

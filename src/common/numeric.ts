@@ -544,13 +544,20 @@ export class Numeric {
       if (this.special === 3) return Numeric.ZERO;
       return this;
     }
-    let val = this.toNumber() * 0.434294481903252;
+    // exp_var's guard: beyond |x| >= 6000 PostgreSQL reports overflow (or underflows to zero).
+    const xd = this.toNumber();
+    if (Math.abs(xd) >= NUMERIC_MAX_RESULT_SCALE * 3) {
+      if (xd > 0) throw overflow();
+      return new Numeric(0n, Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS + NUMERIC_MAX_RESULT_SCALE, this.scale), NUMERIC_MAX_DISPLAY_SCALE));
+    }
+    let val = xd * 0.434294481903252;
     val = Math.max(val, -NUMERIC_MAX_RESULT_SCALE);
     val = Math.min(val, NUMERIC_MAX_RESULT_SCALE);
     if (val > MAX_DECIMAL_EXPONENT) throw overflow();
     let rscale = NUMERIC_MIN_SIG_DIGITS - Math.trunc(val);
     rscale = Math.min(Math.max(rscale, this.scale, 0), NUMERIC_MAX_DISPLAY_SCALE);
     if (val < -rscale - 2) return new Numeric(0n, rscale);
+    // The halve-and-square evaluation loses about one digit per digit of the result's magnitude.
     const guard = 12 + 2 * Math.max(0, Math.ceil(val));
     const w = rscale + guard;
     const x = toFixed(this, w);
@@ -648,11 +655,16 @@ export class Numeric {
       if (val > 0) throw overflow();
       return new Numeric(0n, NUMERIC_MAX_DISPLAY_SCALE);
     }
+    const lnNum = val;
     val *= 0.434294481903252;
     let rscale = NUMERIC_MIN_SIG_DIGITS - Math.trunc(val);
     rscale = Math.min(Math.max(rscale, this.scale, exp.scale, 0), NUMERIC_MAX_DISPLAY_SCALE);
+    if (Math.abs(lnNum) >= NUMERIC_MAX_RESULT_SCALE * 3) {
+      if (lnNum > 0) throw overflow();
+      return new Numeric(0n, rscale);
+    }
     if (val < -rscale - 2) return new Numeric(0n, rscale);
-    const guard = 14 + Math.max(0, Math.ceil(val));
+    const guard = 14 + 2 * Math.max(0, Math.ceil(val));
     const w = rscale + guard + Math.max(0, digitCount(babs(exp.coef)) - exp.scale);
     const lnb = lnFixed(this, w);
     // exp.coef/10^exp.scale * lnb/10^w, kept at scale w.

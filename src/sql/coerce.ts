@@ -44,7 +44,7 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
   if (e.kind === 'const' && (e.type.name === 'unknown' || e.value === null)) {
     if (e.value === null) return { kind: 'const', value: null, type: to };
     return withPosition(e.position ?? position, () => {
-      const tz = { timezone: env.evalCtx.timezone };
+      const tz = { timezone: env.evalCtx.timezone, now: env.evalCtx.statementTime };
       // An explicit cast of a literal to varchar(n)/char(n) truncates; input with the modifier would reject.
       if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar')) {
         const base = stripMod(to);

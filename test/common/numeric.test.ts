@@ -214,6 +214,22 @@ describe('numeric arithmetic', () => {
     expect(bad.slice(0, 5)).toEqual([]);
   });
 
+  it('transcendental edge cases (large magnitudes, overflow, underflow)', async () => {
+    const cases: [string, string[], (a: Numeric[]) => Numeric][] = [];
+    for (const v of ['-5000', '5000', '-7000', '12345', '5999.99', '6000', '-6000', '-5999.5']) cases.push(['exp($1::numeric)', [v], (a) => a[0]!.exp()]);
+    for (const [b, x] of [['2', '10000'], ['10', '-400'], ['1.000001', '1000000'], ['0.5', '2000'], ['10', '3000.5'], ['10', '-3000.5'], ['1.5', '4000.25'], ['123.456', '78.9'], ['2', '-1074.5']] as const) {
+      cases.push(['power($1::numeric, $2::numeric)', [b, x], (a) => a[0]!.power(a[1]!)]);
+    }
+    for (const v of ['1e100000', '1e-16000', '0.999999999999999999999']) cases.push(['ln($1::numeric)', [v], (a) => a[0]!.ln()]);
+    const bad: string[] = [];
+    for (const [sql, args, f] of cases) {
+      const e = await pgOne(pg, `select (${sql})::text`, args);
+      const o = ours(() => f(args.map((x) => Numeric.parse(x))).toString());
+      if ((e.code ?? e.value) !== (o.code ?? o.value) || e.message !== o.message) bad.push(`${sql} ${args.join(',')}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('cmp', () => {
     const vals = ['-Infinity', '-5', '0', '0.0', '1', '1.00', 'Infinity', 'NaN'].map((s) => Numeric.parse(s));
     expect(vals[2]!.cmp(vals[3]!)).toBe(0);

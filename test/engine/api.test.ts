@@ -102,6 +102,22 @@ describe('library API', () => {
     ]);
   });
 
+  it('returns rows from INSERT/UPDATE/DELETE … RETURNING', async () => {
+    await db.query('create table r (id serial, v text)');
+    const ins = await db.query("insert into r (v) values ('a'), ('b') returning id, upper(v) as up");
+    expect(ins.commandTag).toBe('INSERT 0 2');
+    expect(ins.columns.map((c) => c.name)).toEqual(['id', 'up']);
+    expect(ins.rows).toEqual([
+      [1, 'A'],
+      [2, 'B'],
+    ]);
+    const up = await db.query("update r set v = v || '!' where id = 2 returning *");
+    expect(up.rows).toEqual([[2, 'b!']]);
+    const del = await db.query('delete from r where id = 1 returning v');
+    expect(del.rows).toEqual([['a']]);
+    expect((await db.query('select count(*) from r')).rows).toEqual([[1]]);
+  });
+
   it('supports views, CREATE TABLE AS and SELECT INTO', async () => {
     await db.query('create view tv as select a, c * 2 as c2 from t where c is not null');
     expect(text(await db.query('select * from tv order by a'))).toEqual([

@@ -210,7 +210,15 @@ export function parseOutputBlock(out: string[], j: number, stop: (k: number) => 
   // Diagnostics that are not errors (NOTICE, WARNING) precede or follow results; they are not compared.
   while (k < out.length && !stop(k) && /^(NOTICE|WARNING|INFO):/.test(out[k])) {
     k++;
-    while (k < out.length && !stop(k) && (DIAG.test(out[k]) && !/^(NOTICE|WARNING|INFO):/.test(out[k]))) k++;
+    // DETAIL/HINT lines, and unprefixed continuation lines of a multi-line DETAIL, up to the next block.
+    while (
+      k < out.length &&
+      !stop(k) &&
+      out[k].trim() !== '' &&
+      !/^(ERROR|NOTICE|WARNING|INFO):/.test(out[k]) &&
+      !(k + 1 < out.length && SEPARATOR.test(out[k + 1].trimEnd()))
+    )
+      k++;
     skipBlank();
   }
   if (k >= out.length || stop(k)) return { expected: { kind: 'none' }, next: k };
