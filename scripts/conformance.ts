@@ -40,7 +40,8 @@ npx vitest run test/conformance                   # asserts pass counts stay >= 
 1. A fresh database per file. From \`test_setup.sql\` only the data-creating statements run (CREATE TABLE,
    INSERT, COPY); psql variables (\`\\getenv abs_srcdir\`, \`\\set filename ...\`) are expanded; other
    meta-commands are skipped. Scripts the regression schedule runs earlier and a file depends on run
-   silently first (\`create_aggregate\` before \`aggregates\`).
+   silently first: the indexes \`create_index.sql\` builds on onek/onek2/tenk1/tenk2 (they only change
+   EXPLAIN output) before every file, and all of \`create_aggregate.sql\` before \`aggregates\`.
 2. COPY (from a data file or FROM STDIN) is replayed as batched INSERTs of untyped literals, identical for
    every engine. For Quire, setup columns of type \`name\` are created as \`text\` (Quire has no \`name\`;
    both compare bytewise, so results are unchanged).

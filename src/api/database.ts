@@ -5,6 +5,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
+import { formatValue } from '../common/format-value.js';
 import { T, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
@@ -26,6 +27,7 @@ import { executeUtility, type UtilityHost } from './utility.js';
 import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
 import { registerArrowTable, type ArrowTableLike } from './arrow-import.js';
+import { Pager, type Page, type PageRequest } from '../cursor/pager.js';
 
 export interface ResultColumn {
   name: string;
@@ -69,6 +71,7 @@ export class Database implements UtilityHost {
   readonly session: Session;
   readonly cursors = new CursorManager();
   private abort: AbortController | null = null;
+  private defaultPager: Pager | null = null;
 
   private constructor(opts: DatabaseOptions) {
     this.session = new Session(opts.settings ?? {});
@@ -81,6 +84,12 @@ export class Database implements UtilityHost {
 
   get timezone(): string {
     return this.session.timezone;
+  }
+
+  /** A value's PostgreSQL text form under this session's settings (TimeZone, extra_float_digits). */
+  formatValue(v: Value, type: DataType): string | null {
+    const efd = Number(this.session.get('extra_float_digits') ?? '1');
+    return formatValue(v, type, { timezone: this.session.timezone, extraFloatDigits: Number.isFinite(efd) ? efd : 1 });
   }
 
   /** Runs every statement in `sql`; returns the last statement's result. */
@@ -126,6 +135,24 @@ export class Database implements UtilityHost {
         for await (const b of batches()) for (const r of batchRows(b)) yield r;
       },
     };
+  }
+
+  /**
+   * Keyset pagination (src/cursor/pager.ts): page 1 of one SELECT plus a cursor for the next page
+   * (null on the last page). Cursors are signed with a random per-Database key; servers that need
+   * cursors to outlive the process build their own Pager with a configured secret.
+   */
+  paginate(sql: string, req: PageRequest): Promise<Page> {
+    return this.pager().first(sql, req);
+  }
+
+  /** The page after a cursor returned by paginate() (or by the previous resume()). */
+  resume(cursor: string, req: Partial<PageRequest> = {}): Promise<Page> {
+    return this.pager().next(cursor, req);
+  }
+
+  private pager(): Pager {
+    return (this.defaultPager ??= new Pager(this));
   }
 
   /** Registers JavaScript objects as a table; column types are inferred unless given. */

@@ -11,6 +11,11 @@ import { formatUtcOffset, utcOffsetSeconds } from './timezone.js';
 export interface FormatContext {
   /** Session TimeZone (for timestamptz); default 'UTC'. */
   timezone?: string;
+  /**
+   * PostgreSQL's extra_float_digits: 1 (the default) prints the shortest exact digits; 0 or less
+   * prints DBL_DIG/FLT_DIG + extra significant digits the way older releases did (%.*g).
+   */
+  extraFloatDigits?: number;
 }
 
 /**
@@ -227,9 +232,9 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'int8':
       return String(v);
     case 'float4':
-      return formatFloat4(v as number);
+      return ctx?.extraFloatDigits !== undefined && ctx.extraFloatDigits < 1 ? formatFloatG(v as number, 6 + ctx.extraFloatDigits) : formatFloat4(v as number);
     case 'float8':
-      return formatFloat8(v as number);
+      return ctx?.extraFloatDigits !== undefined && ctx.extraFloatDigits < 1 ? formatFloatG(v as number, 15 + ctx.extraFloatDigits) : formatFloat8(v as number);
     case 'numeric':
       if (v instanceof Numeric) return v.toString();
       return typeof v === 'number' ? Numeric.fromFloat(v).toString() : String(v);
@@ -247,6 +252,24 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'unknown':
       return String(v);
   }
+}
+
+/** C's `%.{p}g` (what PostgreSQL prints with extra_float_digits <= 0). */
+export function formatFloatG(v: number, precision: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'Infinity';
+  if (v === -Infinity) return '-Infinity';
+  const p = Math.max(1, precision);
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  const exp = Number(v.toExponential(p - 1).split('e')[1]);
+  if (exp < -4 || exp >= p) {
+    const [mant, e] = v.toExponential(p - 1).split('e') as [string, string];
+    const m = mant.includes('.') ? mant.replace(/0+$/, '').replace(/\.$/, '') : mant;
+    const en = Number(e);
+    return `${m}e${en < 0 ? '-' : '+'}${String(Math.abs(en)).padStart(2, '0')}`;
+  }
+  const fixed = v.toFixed(Math.max(0, p - 1 - exp));
+  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
 }
 
 /** Days since epoch → microseconds (used by casts). */

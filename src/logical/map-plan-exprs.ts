@@ -45,6 +45,9 @@ export function mapPlanExprs(plan: LogicalPlan, depth: number, f: (e: Expr, dept
     case 'topn':
       p = { ...p, keys: p.keys.map(mk), offset: p.offset ? m(p.offset) : null, count: m(p.count) };
       break;
+    case 'topn-ranking':
+      p = { ...p, partitionBy: p.partitionBy.map(m), orderBy: p.orderBy.map(mk) };
+      break;
     case 'distinct-on':
       p = { ...p, keys: p.keys.map(m) };
       break;

@@ -19,6 +19,16 @@ export interface TableSource {
 export interface TableFunctionImpl {
   execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch>;
   estimatedRows?: number;
+  /**
+   * Optional pushdown capabilities (file readers). withProjection returns a copy that outputs only
+   * these schema columns, in this order; withFilter returns a copy that may skip data these
+   * conjuncts (over the current schema) reject, or null when nothing can be used. The Filter stays
+   * above the function, so skipping only has to be conservative.
+   */
+  withProjection?(columns: readonly number[]): TableFunctionImpl;
+  withFilter?(conjuncts: readonly Expr[]): TableFunctionImpl | null;
+  /** Extra EXPLAIN text (pushed-down columns and filters). */
+  describe?(): string;
 }
 
 export interface AggCall {
@@ -63,8 +73,23 @@ export interface WindowCall {
 
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'semi' | 'anti';
 
+/** Ranking function a per-partition Top-N is derived from (see rules/derive-topn-from-window.ts). */
+export type RankingKind = 'row_number' | 'rank' | 'dense_rank';
+
 export type LogicalPlan =
-  | { op: 'scan'; source: TableSource; alias: string; schema: Schema; /** Source column indexes kept (prune-scan-columns); absent = all. */ projection?: number[] }
+  | {
+      op: 'scan';
+      source: TableSource;
+      alias: string;
+      schema: Schema;
+      /** Source column indexes kept (prune-scan-columns); absent = all. */
+      projection?: number[];
+      /**
+       * At most this many rows are needed (push-limit-into-scan): the scan may stop after them. Absent = all.
+       * A hint only: the Limit above stays, so a source that ignores it is still correct.
+       */
+      fetch?: number;
+    }
   | { op: 'values'; rows: Expr[][]; schema: Schema }
   | { op: 'empty'; schema: Schema; /** one row with no columns (SELECT without FROM) */ oneRow: boolean }
   | { op: 'table-function'; name: string; args: Expr[]; impl: TableFunctionImpl; schema: Schema }
@@ -90,6 +115,26 @@ export type LogicalPlan =
       offset: Expr | null;
       count: Expr;
       withTies: boolean;
+      schema: Schema;
+    }
+  | {
+      /**
+       * Per-partition Top-N (derive-topn-from-window): keeps, for every partition of `partitionBy`, the rows
+       * whose `ranking` over `orderBy` would be <= k, and drops the rest. Output = a subset of the input
+       * rows (same schema), so the Window above it computes the same ranking values for the rows it keeps.
+       * rank / dense_rank keep every row tied at the cutoff.
+       */
+      op: 'topn-ranking';
+      input: LogicalPlan;
+      partitionBy: Expr[];
+      orderBy: SortKey[];
+      ranking: RankingKind;
+      k: number;
+      /**
+       * false: the operator may give up and pass extra rows through when pruning does not pay (many tiny
+       * partitions); the ranking filter above then stays and removes them. true: never passes extra rows.
+       */
+      strict: boolean;
       schema: Schema;
     }
   | { op: 'distinct'; input: LogicalPlan; schema: Schema }

@@ -10,14 +10,35 @@ import { sortLimitToTopN } from './rules/sort-limit-to-topn.js';
 import { pruneScanColumns } from './rules/prune-scan-columns.js';
 import { mergeLimits } from './rules/merge-limits.js';
 import { removeIdentityProjection } from './rules/remove-identity-projection.js';
+import { eliminateLimit } from './rules/eliminate-limit.js';
+import { pushLimitThroughProject } from './rules/push-limit-through-project.js';
+import { pushLimitThroughUnion } from './rules/push-limit-through-union.js';
+import { pushLimitIntoOuterJoin } from './rules/push-limit-into-outer-join.js';
+import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
+import { limitPastWindow } from './rules/limit-past-window.js';
+import { deriveTopNFromWindow } from './rules/derive-topn-from-window.js';
 
+/*
+ * Order: projections go first so limits and filters meet the operators they target; the ranking filter
+ * is turned into a per-partition Top-N once filters sit directly on windows; limits then move down
+ * (through projections before unions, joins, scans), adjacent limits merge, Sort+Limit fuse into Top-N,
+ * a Top-N/limit over a window moves below it, and eliminate-limit runs last to fold LIMIT 0 (wherever the
+ * push-down rules moved it) and the empty relations earlier rules produce, bottom-up in one pass.
+ */
 export const RULES: readonly OptimizerRule[] = [
   removeIdentityProjection,
   pushFilterBelowProject,
   pushFilterIntoJoin,
+  deriveTopNFromWindow,
+  pushLimitThroughProject,
   mergeLimits,
+  pushLimitThroughUnion,
+  pushLimitIntoOuterJoin,
   sortLimitToTopN,
+  limitPastWindow,
+  pushLimitIntoScan,
   pruneScanColumns,
+  eliminateLimit,
 ];
 
 export function ruleNames(): string[] {

@@ -121,12 +121,14 @@ class CodeGen {
     }
     return `F[${i}]`;
   }
-  column(index: number): { d: string; nl: string } {
+  column(index: number, kind: string): { d: string; nl: string } {
     let v = this.colVars.get(index);
     if (v === undefined) {
       v = `c${index}`;
       this.colVars.set(index, v);
-      this.prelude.push(`const d_${v} = cols[${index}].data, n_${v} = cols[${index}].nulls;`);
+      // The storage kind goes into the source as a comment: cached code is shared by every query with the
+      // same text, and keeping Int32Array and Float64Array readers apart keeps each element access monomorphic.
+      this.prelude.push(`const d_${v} = cols[${index}].data, n_${v} = cols[${index}].nulls; // ${kind}`);
     }
     return { d: `d_${v}`, nl: `n_${v}` };
   }
@@ -155,7 +157,7 @@ class CodeGen {
     const r = this.tmp();
     switch (e.kind) {
       case 'column': {
-        const { d, nl } = this.column(e.index);
+        const { d, nl } = this.column(e.index, storageKind(e.type));
         const read = storageKind(e.type) === 'u8' ? `${d}[i] === 1` : `${d}[i]`;
         return [`const ${r} = (${nl} !== null && ${nl}[i] === 1) ? null : ${read};`, r];
       }
@@ -377,9 +379,24 @@ function writerCode(t: DataType, v: string): string {
 
 type Factory = (...a: unknown[]) => (batch: Batch, ctx: ExecContext, S: readonly unknown[]) => unknown;
 
-function build(g: CodeGen, body: string): Factory {
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  return new Function('K', 'F', 'TY', 'rt', 'alloc', 'mk', 'outType', body) as Factory;
+/**
+ * Compiled factories by generated source. Every query used to get brand-new functions, so each run started
+ * in the interpreter and re-tiered from scratch; the source depends only on the expression's shape (column
+ * indexes, types, operators), with literals and functions passed in through K/F/TY, so a repeated query
+ * shape gets back code that is already optimized. Bounded so ad-hoc workloads cannot grow it forever.
+ */
+const factoryCache = new Map<string, Factory>();
+const FACTORY_CACHE_MAX = 2048;
+
+function build(_g: CodeGen, body: string): Factory {
+  let f = factoryCache.get(body);
+  if (f === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    f = new Function('K', 'F', 'TY', 'rt', 'alloc', 'mk', 'outType', body) as Factory;
+    if (factoryCache.size >= FACTORY_CACHE_MAX) factoryCache.clear();
+    factoryCache.set(body, f);
+  }
+  return f;
 }
 
 export function compileKernel(e: Expr): Kernel {

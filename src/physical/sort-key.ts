@@ -14,7 +14,7 @@
  * >= 0xD800, so when either flag is clear the native comparison is exact and we skip the slow path.
  */
 import { compareValues } from '../common/compare.js';
-import type { DataType, Value } from '../common/types.js';
+import { storageKind, type DataType, type Value } from '../common/types.js';
 import type { Batch, Column, ColumnData } from '../execution/column.js';
 
 export interface SortKey {
@@ -142,7 +142,9 @@ function generate(keys: readonly SortKey[], nullsA: readonly boolean[], nullsB: 
     // D: +1 ascending, -1 descending. NF: what a NULL on the left returns against a non-null on the right.
     const D = k.desc ? -1 : 1;
     const NF = k.nullsFirst ? -1 : 1;
-    pre.push(`const a${n} = A.data[${n}], b${n} = B.data[${n}];`);
+    // Storage kind as a comment: cached comparators are shared by text, and Int32Array vs Float64Array
+    // readers must not share one (polymorphic) element access.
+    pre.push(`const a${n} = A.data[${n}], b${n} = B.data[${n}]; // ${storageKind(k.type)}`);
     if (nullsA[n]) pre.push(`const na${n} = A.nulls[${n}];`);
     if (nullsB[n]) pre.push(`const nb${n} = B.nulls[${n}];`);
     if (cat === 'text') pre.push(`const ha${n} = A.high[${n}], hb${n} = B.high[${n}];`);
@@ -181,8 +183,21 @@ function generate(keys: readonly SortKey[], nullsA: readonly boolean[], nullsB: 
     }
   });
   const src = `${pre.join('\n')}\nreturn function compare(i, j) {\n${body.join('\n')}\nreturn 0;\n};`;
-  return new Function('A', 'B', 'cmpV', 'cmpCP', 'types', src) as Factory;
+  let f = factoryCache.get(src);
+  if (f === undefined) {
+    f = new Function('A', 'B', 'cmpV', 'cmpCP', 'types', src) as Factory;
+    if (factoryCache.size >= FACTORY_CACHE_MAX) factoryCache.clear();
+    factoryCache.set(src, f);
+  }
+  return f;
 }
+
+/**
+ * Comparator factories by source text: the same ORDER BY shape in a later query reuses code V8 has already
+ * optimized instead of starting cold in the interpreter (the source holds no user data).
+ */
+const factoryCache = new Map<string, Factory>();
+const FACTORY_CACHE_MAX = 1024;
 
 /**
  * Bottom-up merge sort of a Uint32Array (insertion-sorted runs of 24, then merging passes), stable.
@@ -227,6 +242,17 @@ return function sortPerm(a, cmp) {
 
 type PermSort = (perm: Uint32Array, rc: RowCompare) => Uint32Array;
 
+const mergeSorts = new Map<string, PermSort>();
+function mergeSortFor(shape: string): PermSort {
+  let m = mergeSorts.get(shape);
+  if (m === undefined) {
+    m = new Function(MERGE_SORT_SRC)() as PermSort;
+    if (mergeSorts.size >= FACTORY_CACHE_MAX) mergeSorts.clear();
+    mergeSorts.set(shape, m);
+  }
+  return m;
+}
+
 export function compileComparator(keys: readonly SortKey[]): Comparator {
   const factories = new Map<string, Factory>();
   const types = keys.map((k) => k.type);
@@ -248,6 +274,8 @@ export function compileComparator(keys: readonly SortKey[]): Comparator {
   }
 
   const textLed = keys.length > 0 && textKey[0]!;
+  // One merge sort copy per key shape (not per query), so a repeated ORDER BY finds it optimized.
+  const shape = keys.map((k) => `${storageKind(k.type)}${keyCategory(k.type)}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',');
   let merge: PermSort | null = null;
   let mergeText: PermSort | null = null;
 
@@ -260,14 +288,14 @@ export function compileComparator(keys: readonly SortKey[]): Comparator {
         // String comparisons dominate text sorts: compare a numeric prefix image first (see textPrefixes)
         // and fall back to the full comparison only when the prefixes tie.
         const P = textPrefixes(v.data[0] as Value[], v.nulls[0] ?? null, perm, keys[0]!.desc, keys[0]!.nullsFirst);
-        mergeText ??= new Function(MERGE_SORT_SRC)() as PermSort;
+        mergeText ??= mergeSortFor('text:' + shape);
         return mergeText(perm, (i, j) => {
           const a = P[i]!;
           const b = P[j]!;
           return a < b ? -1 : a > b ? 1 : rc(i, j);
         });
       }
-      merge ??= new Function(MERGE_SORT_SRC)() as PermSort;
+      merge ??= mergeSortFor(shape);
       return merge(perm, rc);
     },
     view(b: Batch): KeyView {

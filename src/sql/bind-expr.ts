@@ -10,7 +10,7 @@ import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/re
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
 import { castContext } from '../common/cast.js';
-import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr } from '../logical/expr.js';
+import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
@@ -542,9 +542,17 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
   const args = b.agg_star ? [] : ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
   const call = resolveAggregate(name, args, cx, loc);
-  const filter = b.agg_filter ? coerceBool(bindExpr(b.agg_filter as Node, { ...inner, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node)) : null;
+  const filter = b.agg_filter
+    ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
+    : null;
   const orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
-  const agg: AggCall = { name, args: call.args, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
+  if (b.agg_distinct && orderBy.some((k) => !call.args.some((a) => exprEquals(a, k.expr)))) {
+    throw new QuireError('42P10', 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', { position: pos(loc) });
+  }
+  // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
+  // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
+  const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
+  const agg: AggCall = { name, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
   cx.aggs!.calls.push(agg);
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
 }

@@ -426,7 +426,13 @@ export class QueryBinder implements ExprEnv {
 
     const hasAgg = groupBy.length > 0 || aggs.calls.length > 0 || having !== null;
     let rewrite = (e: Expr): Expr => e;
-    if (hasAgg) {
+    if (hasAgg && groupBy.length === 0 && aggs.calls.length === 0) {
+      // HAVING without GROUP BY or aggregates: exactly one group whatever the input holds, so the
+      // input is not read at all (as in PostgreSQL, where WHERE errors on skipped rows never fire).
+      plan = { op: 'empty', schema: [], oneRow: true };
+      rewrite = (e: Expr): Expr => rewriteForAggregate(e, [], 0, 0);
+      if (having !== null) plan = { op: 'filter', input: plan, predicate: rewrite(having), schema: plan.schema };
+    } else if (hasAgg) {
       const aggPlan: LogicalPlan = {
         op: 'aggregate',
         input: plan,
@@ -548,8 +554,11 @@ export class QueryBinder implements ExprEnv {
     const cx: ExprCtx = { scope: scope ?? new Scope(null), clause: 'LIMIT', aggs: null, windows: null, env: this };
     const bindCount = (n: Node, what: 'LIMIT' | 'OFFSET'): Expr | null => {
       const e0 = bindExpr(n, { ...cx, clause: what });
-      if (someExpr(e0, (x) => x.kind === 'column' || x.kind === 'outer')) {
+      if (someExpr(e0, (x) => x.kind === 'column')) {
         throw new QuireError('42P10', `argument of ${what} must not contain variables`, { position: pos(locOf(n)) });
+      }
+      if (someExpr(e0, (x) => x.kind === 'outer')) {
+        throw new QuireError('0A000', `${what} depending on columns of an outer query is not supported`, { position: pos(locOf(n)) });
       }
       const e = coerce(e0, T.int8, 'implicit', this, pos(locOf(n)), `argument of ${what}`);
       if (e.kind === 'const') {
@@ -689,7 +698,10 @@ function shiftExpr(e: Expr, offset: number): Expr {
 }
 
 function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
-  return schema.map((f, i) => ({ qualifier, name: f.name, expr: colRef(i, f.type, f.name), hiddenFromStar: false, hiddenUnqualified: false }));
+  return schema.map((f, i) => {
+    const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
+    return { qualifier, name: f.name, expr, hiddenFromStar: false, hiddenUnqualified: false };
+  });
 }
 
 function findUnique(entries: ScopeEntry[], name: string, side: string, loc: number | undefined): ScopeEntry {
@@ -720,7 +732,7 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number)
       return { ...e, index: k + ai };
     }
     if (e.index >= WIN_BASE) return e;
-    throw new QuireError('42803', `column "${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, {});
+    throw new QuireError('42803', `column "${e.table ? e.table + '.' : ''}${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, {});
   }
   if (e.kind === 'subquery' && e.correlated) {
     // The subquery now runs over grouped rows: its references to this query's columns must name

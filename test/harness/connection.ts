@@ -141,6 +141,8 @@ export interface QuireDatabaseLike {
   query(sql: string, params?: unknown[]): Promise<QuireResultLike>;
   /** The session TimeZone, when the engine exposes it (SET TimeZone changes how timestamptz prints). */
   readonly timezone?: string;
+  /** Session-aware text output (TimeZone, extra_float_digits), when the engine exposes it. */
+  formatValue?(v: unknown, t: QuireDataType): string | null;
   close?(): Promise<void> | void;
 }
 export type QuireFormatValue = (v: unknown, t: QuireDataType, opts: { timezone: string }) => string | null;
@@ -168,7 +170,9 @@ export function quireConnection(db: QuireDatabaseLike, formatValue?: QuireFormat
       return {
         columns: r.columns.map((c) => c.name),
         types: r.columns.map((c) => c.type.name),
-        rows: r.rows.map((row) => row.map((v, i) => fmt(v, r.columns[i].type, { timezone }))),
+        rows: r.rows.map((row) =>
+          row.map((v, i) => (db.formatValue ? db.formatValue(v, r.columns[i]!.type) : fmt(v, r.columns[i]!.type, { timezone }))),
+        ),
         rowCount: r.rowCount,
         command: r.command,
       };

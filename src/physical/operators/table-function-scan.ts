@@ -22,7 +22,8 @@ export class TableFunctionScan extends PhysicalOperator {
     return [];
   }
   describe(): string {
-    return `${this.fn}(${this.args.map((a) => explainExpr(a, [])).join(', ')})`;
+    const extra = this.impl.describe?.();
+    return `${this.fn}(${this.args.map((a) => explainExpr(a, [])).join(', ')})${extra ? `, ${extra}` : ''}`;
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const values = this.args.map((a) => evalConstant(a, ctx));

@@ -7,6 +7,8 @@ import { PhysicalOperator } from '../operator.js';
 export interface ScannableSource {
   readonly name: string;
   scan(): AsyncIterable<Batch>;
+  /** Extra EXPLAIN text, e.g. the SQL a connector table sends to its server. */
+  describe?(): string;
 }
 
 export class TableScan extends PhysicalOperator {
@@ -23,7 +25,8 @@ export class TableScan extends PhysicalOperator {
     return [];
   }
   describe(): string {
-    return `table: ${this.source.name}${this.projection ? `, columns: [${this.projection.map((i) => this.schema[this.projection!.indexOf(i)]!.name).join(', ')}]` : ''}`;
+    const extra = this.source.describe?.();
+    return `table: ${this.source.name}${this.projection ? `, columns: [${this.projection.map((i) => this.schema[this.projection!.indexOf(i)]!.name).join(', ')}]` : ''}${extra ? `, ${extra}` : ''}`;
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const proj = this.projection;

@@ -5,6 +5,7 @@
 import type { DataType, Field, Value } from '../../common/types.js';
 import type { Batch } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
+import type { Expr } from '../../logical/expr.js';
 
 export interface TableFunctionBinding {
   schema: Field[];
@@ -14,6 +15,10 @@ export interface TableFunctionBinding {
   execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch>;
   /** Estimated rows, for the optimizer. */
   estimatedRows?: number;
+  /** Optional pushdown (see TableFunctionImpl in logical/plan.ts). */
+  withProjection?(columns: readonly number[]): TableFunctionBinding;
+  withFilter?(conjuncts: readonly Expr[]): TableFunctionBinding | null;
+  describe?(): string;
 }
 
 export interface TableFunction {

@@ -1,0 +1,333 @@
+/**
+ * Keyset pagination over any single SELECT: `first(sql, {fetchSize})` returns a page and a cursor,
+ * `next(cursor)` the following page. Nothing is kept on the server between pages: the signed cursor
+ * carries the SQL, its parameters, the statement time, the last row's sort key and the rows still
+ * allowed by the query's own LIMIT, and each page re-plans the query as
+ *
+ *     base → filter(key after cursor key) → sort(keys) + limit(fetch_size + 1)   (a Top-N)
+ *
+ * so a page costs one scan plus a heap of fetch_size + 1 rows wherever it is in the result (no
+ * OFFSET heap that grows with depth). One extra row is fetched: a cursor is issued only when that
+ * row exists, so the last page has no cursor and no page is ever empty unless the result is.
+ *
+ * Consistency is "live": rows inserted or deleted between pages appear or vanish according to
+ * their key, and rows whose key did not change are sent exactly once. Statement-time functions
+ * (now(), current_date) keep page 1's time on every page.
+ *
+ * Fallback: a query whose order cannot be extended to a total one by keys (FETCH ... WITH TIES)
+ * pages by OFFSET with `mode: 'offset'` and a `warning` on every page (deep pages then cost more);
+ * with `fallback: 'error'` it is refused (PaginationUnsupported) instead. Volatile functions are
+ * always refused.
+ */
+import type { SelectStmt } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+import { T, type DataType, type Value } from '../common/types.js';
+import type { ExecContext } from '../execution/context.js';
+import type { LogicalPlan } from '../logical/plan.js';
+import type { PhysicalOperator } from '../physical/operator.js';
+import { nodeBody, nodeTag } from '../sql/ast.js';
+import { QueryBinder } from '../sql/bind-query.js';
+import { parseStatements } from '../sql/parse.js';
+import type { Database, ResultColumn } from '../api/database.js';
+import { CursorCodec } from './cursor-codec.js';
+import { PagingError } from './errors.js';
+import { fingerprint } from './fingerprint.js';
+import { compareTuples, seekPredicate, toSortKeys, type KeyColumn } from './keyset.js';
+import { analyzeShape, evalCount, type PagingShape } from './shape.js';
+import { decodeValue, encodeValue, type Encoded } from './value-codec.js';
+
+export const DEFAULT_MAX_FETCH_SIZE = 10_000;
+export const DEFAULT_TTL_MS = 60 * 60 * 1000;
+export const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface PagerOptions {
+  /** Signs and verifies cursors; default: a random key for this process. */
+  codec?: CursorCodec;
+  /** Largest fetch_size accepted; larger ones are an error, never silently capped. Default 10,000. */
+  maxFetchSize?: number;
+  /** Cursor lifetime when the request does not give one. Default 1 hour. */
+  defaultTtlMs?: number;
+  /** What to do with a query keyset paging cannot order totally. Default 'offset'. */
+  fallback?: 'offset' | 'error';
+}
+
+export interface PageRequest {
+  /** Rows per page, 1..maxFetchSize. */
+  fetchSize: number;
+  params?: readonly unknown[];
+  /** Cursor lifetime for this page's cursor (ms). */
+  ttlMs?: number;
+  /** Aborts the page's execution (the REST server's time limit). */
+  signal?: AbortSignal;
+}
+
+export interface Page {
+  columns: ResultColumn[];
+  rows: Value[][];
+  /** Present when more rows follow; absent on the last page. */
+  cursor: string | null;
+  /** 'keyset': seek by sort key (flat cost); 'offset': the documented fallback (see `warning`). */
+  mode: 'keyset' | 'offset';
+  warning?: string;
+}
+
+/** What a cursor's payload holds (short keys keep tokens small). */
+interface Payload {
+  /** SQL text. */
+  s: string;
+  /** Parameters (value-codec). */
+  p: Encoded[];
+  /** Fingerprint (fingerprint.ts). */
+  fp: string;
+  /** Statement time of page 1, µs (now() is the same on every page). */
+  ts: number;
+  /** Page size. */
+  f: number;
+  /** 'k' keyset, 'o' offset. */
+  m: 'k' | 'o';
+  /** keyset: last row's key tuple. */
+  k?: Encoded[];
+  /** keyset without a unique key: rows equal to k already sent. */
+  d?: number;
+  /** Rows the query's own LIMIT still allows; null = no limit. */
+  r: number | null;
+  /** offset mode: rows already sent. */
+  o?: number;
+  /** Expiry, ms since epoch. */
+  exp: number;
+}
+
+interface Prepared {
+  shape: PagingShape;
+  bound: LogicalPlan;
+  columns: ResultColumn[];
+  paramTypes: DataType[];
+  ctx: ExecContext;
+  fp: string;
+  encodedParams: Encoded[];
+  mode: 'keyset' | 'offset';
+}
+
+const OFFSET_WARNING = 'This query cannot be ordered totally by keys, so it is paged by OFFSET: deep pages cost more, and rows may shift between pages if the data changes.';
+
+export class Pager {
+  readonly codec: CursorCodec;
+  readonly maxFetchSize: number;
+  private readonly defaultTtlMs: number;
+  private readonly fallback: 'offset' | 'error';
+
+  constructor(
+    readonly db: Database,
+    opts: PagerOptions = {},
+  ) {
+    this.codec = opts.codec ?? new CursorCodec();
+    this.maxFetchSize = opts.maxFetchSize ?? DEFAULT_MAX_FETCH_SIZE;
+    this.defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
+    this.fallback = opts.fallback ?? 'offset';
+  }
+
+  /** Page 1 of `sql`. */
+  async first(sql: string, req: PageRequest): Promise<Page> {
+    const fetch = this.checkFetchSize(req.fetchSize);
+    const params = req.params ?? [];
+    const ts = Date.now() * 1000;
+    const prep = this.prepare(sql, params, ts, req.signal);
+    if (prep.mode === 'offset') return this.offsetPage(sql, prep, ts, fetch, 0, req.ttlMs);
+    const { shape, ctx } = prep;
+    const count = shape.limit ? evalCount(shape.limit.count, ctx.params, 'LIMIT') : null;
+    const offset = shape.limit ? (evalCount(shape.limit.offset, ctx.params, 'OFFSET') ?? 0) : 0;
+    return this.keysetPage(sql, prep, ts, fetch, { key: null, dup: 0, remaining: count, skip: offset }, req.ttlMs);
+  }
+
+  /** The page after `cursor`. `fetchSize` may change the page size from here on. */
+  async next(cursor: string, req: Partial<PageRequest> = {}): Promise<Page> {
+    const p = this.open(cursor);
+    const fetch = req.fetchSize === undefined ? p.f : this.checkFetchSize(req.fetchSize);
+    const params = p.p.map(decodeValue);
+    const prep = this.prepare(p.s, params, p.ts, req.signal);
+    if (prep.fp !== p.fp || (prep.mode === 'keyset') !== (p.m === 'k')) {
+      throw new PagingError('CursorStale', 'the query behind this cursor changed since the cursor was issued (schema, parameters or engine version)', {
+        hint: 'Run the query again to get a new cursor.',
+      });
+    }
+    if (p.m === 'o') return this.offsetPage(p.s, prep, p.ts, fetch, p.o ?? 0, req.ttlMs ?? null);
+    const key = (p.k ?? []).map((v) => decodeValue(v) as Value);
+    if (key.length !== prep.shape.keys.length) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
+    return this.keysetPage(p.s, prep, p.ts, fetch, { key, dup: p.d ?? 0, remaining: p.r, skip: 0 }, req.ttlMs ?? null);
+  }
+
+  /**
+   * Ends a cursor. Cursors hold no server state, so this only checks that the token is ours
+   * (tampered tokens are still an error); closing an expired or already-finished cursor succeeds.
+   */
+  close(cursor: string): void {
+    this.codec.decode(cursor, { ignoreExpiry: true });
+  }
+
+  /** The physical plan page 1 would run (for EXPLAIN). */
+  async explain(sql: string, req: Omit<PageRequest, 'ttlMs'>): Promise<PhysicalOperator> {
+    const fetch = this.checkFetchSize(req.fetchSize);
+    const prep = this.prepare(sql, req.params ?? [], Date.now() * 1000, req.signal);
+    if (prep.mode === 'offset') return this.db.physical(this.db.optimizeTraced(offsetPlan(prep.bound, 0, fetch + 1)).plan, prep.ctx);
+    const count = prep.shape.limit ? evalCount(prep.shape.limit.count, prep.ctx.params, 'LIMIT') : null;
+    const offset = prep.shape.limit ? (evalCount(prep.shape.limit.offset, prep.ctx.params, 'OFFSET') ?? 0) : 0;
+    const take = count === null ? fetch : Math.min(fetch, count);
+    return this.db.physical(this.db.optimizeTraced(pagePlan(prep.shape, null, false, offset + take + 1)).plan, prep.ctx);
+  }
+
+  checkFetchSize(n: unknown): number {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
+      throw new PagingError('InvalidArgument', `fetch_size must be a positive integer, got ${JSON.stringify(n)}`);
+    }
+    if (n > this.maxFetchSize) {
+      throw new PagingError('InvalidArgument', `fetch_size ${n} is larger than the maximum ${this.maxFetchSize}`, {
+        hint: 'Use a smaller fetch_size and follow the cursor; results are never truncated silently.',
+      });
+    }
+    return n;
+  }
+
+  ttl(ms: number | null | undefined): number {
+    if (ms === null || ms === undefined) return this.defaultTtlMs;
+    if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TTL_MS) throw new PagingError('InvalidArgument', `cursor lifetime must be between 1 ms and ${MAX_TTL_MS} ms`);
+    return ms;
+  }
+
+  private open(cursor: string): Payload {
+    const raw = this.codec.decode(cursor);
+    const ok =
+      typeof raw.s === 'string' &&
+      Array.isArray(raw.p) &&
+      typeof raw.fp === 'string' &&
+      typeof raw.ts === 'number' &&
+      Number.isInteger(raw.f) &&
+      (raw.f as number) > 0 &&
+      (raw.m === 'k' || raw.m === 'o') &&
+      (raw.r === null || (Number.isInteger(raw.r) && (raw.r as number) >= 0)) &&
+      (raw.k === undefined || Array.isArray(raw.k)) &&
+      (raw.d === undefined || (Number.isInteger(raw.d) && (raw.d as number) >= 0)) &&
+      (raw.o === undefined || (Number.isInteger(raw.o) && (raw.o as number) >= 0));
+    if (!ok) throw new PagingError('CursorInvalid', 'invalid cursor: payload does not describe a page');
+    return raw as unknown as Payload;
+  }
+
+  private prepare(sql: string, params: readonly unknown[], ts: number, signal: AbortSignal | undefined): Prepared {
+    const stmts = parseStatements(sql);
+    if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt' || nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause) {
+      throw new PagingError('PaginationUnsupported', 'only a single SELECT statement can be paged', { hint: 'Send other statements without fetch_size.' });
+    }
+    const stmt = nodeBody<SelectStmt>(stmts[0]!.stmt);
+    const types: DataType[] = params.map(() => T.unknown);
+    const evalCtx = this.db.session.evalContext(ts);
+    const binder = new QueryBinder(this.db.catalog, evalCtx, types);
+    const bound = binder.bindQuery(stmt, null).plan;
+    const shape = analyzeShape(bound);
+    const mode = shape.fallbackReason === null ? 'keyset' : 'offset';
+    if (mode === 'offset' && this.fallback === 'error') {
+      throw new PagingError('PaginationUnsupported', `cannot page this query by key: ${shape.fallbackReason}`, {
+        hint: 'Remove the construct, or run the query without fetch_size.',
+      });
+    }
+    const columns = bound.schema.slice(0, shape.visible).map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type }));
+    const base = this.db.execContext(binder.paramTypes, params, false);
+    const ctx: ExecContext = { ...base, eval: evalCtx, ...(signal ? { signal } : {}) };
+    const encodedParams = params.map(encodeValue);
+    const keySpec = mode === 'keyset' ? `${shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset';
+    const fp = fingerprint({ sql, params: encodedParams, columns, keySpec, timezone: this.db.timezone });
+    return { shape, bound, columns, paramTypes: binder.paramTypes, ctx, fp, encodedParams, mode };
+  }
+
+  private async run(plan: LogicalPlan, ctx: ExecContext): Promise<Value[][]> {
+    const op = await this.db.physical(this.db.optimizeTraced(plan).plan, ctx);
+    return this.db.collect(op, ctx);
+  }
+
+  private async keysetPage(
+    sql: string,
+    prep: Prepared,
+    ts: number,
+    fetch: number,
+    at: { key: Value[] | null; dup: number; remaining: number | null; skip: number },
+    ttlMs: number | null | undefined,
+  ): Promise<Page> {
+    const { shape, ctx } = prep;
+    const take = at.remaining === null ? fetch : Math.min(fetch, at.remaining);
+    if (take === 0) return { columns: prep.columns, rows: [], cursor: null, mode: 'keyset' };
+    const dupMode = !shape.unique;
+    // Rows equal to the key come first among "at or after" it; at most `dup` of them were sent.
+    const k = at.skip + (at.key !== null && dupMode ? at.dup : 0) + take + 1;
+    const rows = await this.run(pagePlan(shape, at.key, dupMode, k), ctx);
+    let i = Math.min(at.skip, rows.length);
+    let skippedDup = 0;
+    const keyOf = (r: readonly Value[]): Value[] => shape.keys.map((c) => r[c.col]!);
+    if (at.key !== null && dupMode) {
+      while (i < rows.length && skippedDup < at.dup && compareTuples(shape.keys, keyOf(rows[i]!), at.key) === 0) {
+        i++;
+        skippedDup++;
+      }
+    }
+    const page = rows.slice(i, i + take);
+    const more = rows.length > i + take;
+    const remaining = at.remaining === null ? null : at.remaining - page.length;
+    let cursor: string | null = null;
+    if (more && page.length > 0 && (remaining === null || remaining > 0)) {
+      const last = keyOf(page[page.length - 1]!);
+      let dup = 0;
+      if (dupMode) {
+        let j = page.length - 1;
+        while (j >= 0 && compareTuples(shape.keys, keyOf(page[j]!), last) === 0) j--;
+        dup = page.length - 1 - j;
+        // The whole page repeated the previous key: the rows skipped before it count too.
+        if (j < 0 && at.key !== null && compareTuples(shape.keys, last, at.key) === 0) dup += skippedDup;
+      }
+      const payload: Payload = {
+        s: sql,
+        p: prep.encodedParams,
+        fp: prep.fp,
+        ts,
+        f: fetch,
+        m: 'k',
+        k: last.map(encodeValue),
+        ...(dupMode ? { d: dup } : {}),
+        r: remaining,
+        exp: this.codec.currentTime() + this.ttl(ttlMs),
+      };
+      cursor = this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
+    }
+    const vis = shape.visible;
+    return { columns: prep.columns, rows: page.map((r) => (r.length === vis ? r : r.slice(0, vis))), cursor, mode: 'keyset' };
+  }
+
+  private async offsetPage(sql: string, prep: Prepared, ts: number, fetch: number, sent: number, ttlMs: number | null | undefined): Promise<Page> {
+    const rows = await this.run(offsetPlan(prep.bound, sent, fetch + 1), prep.ctx);
+    const page = rows.slice(0, fetch);
+    let cursor: string | null = null;
+    if (rows.length > fetch) {
+      const payload: Payload = { s: sql, p: prep.encodedParams, fp: prep.fp, ts, f: fetch, m: 'o', r: null, o: sent + page.length, exp: this.codec.currentTime() + this.ttl(ttlMs) };
+      cursor = this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
+    }
+    return { columns: prep.columns, rows: page, cursor, mode: 'offset', warning: `${OFFSET_WARNING} (reason: ${prep.shape.fallbackReason})` };
+  }
+}
+
+/** base → [seek filter] → sort(keys) → limit(k): the optimizer turns sort + limit into a Top-N. */
+export function pagePlan(shape: PagingShape, key: readonly Value[] | null, inclusive: boolean, k: number): LogicalPlan {
+  let plan = shape.base;
+  if (key !== null) plan = { op: 'filter', input: plan, predicate: seekPredicate(shape.keys, key, inclusive), schema: plan.schema };
+  plan = { op: 'sort', input: plan, keys: toSortKeys(shape.keys), schema: plan.schema };
+  return { op: 'limit', input: plan, offset: null, count: { kind: 'const', value: k, type: T.int8 }, ties: null, schema: plan.schema };
+}
+
+function offsetPlan(bound: LogicalPlan, offset: number, count: number): LogicalPlan {
+  return {
+    op: 'limit',
+    input: bound,
+    offset: offset > 0 ? { kind: 'const', value: offset, type: T.int8 } : null,
+    count: { kind: 'const', value: count, type: T.int8 },
+    ties: null,
+    schema: bound.schema,
+  };
+}
+
+export type { KeyColumn };
+export { QuireError };

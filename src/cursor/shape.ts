@@ -1,0 +1,211 @@
+/**
+ * Which rows a paged query returns and how to order them totally.
+ *
+ * The binder produces, for one SELECT level (bind-query.ts):
+ *     [project(visible)] ← [limit] ← [sort | distinct-on ← sort] ← base
+ * where base's schema holds the visible columns followed by hidden sort keys. The pager keeps
+ * `base`, extends the ORDER BY with a unique key of base's rows, and re-applies the order itself
+ * (seek filter + Top-N per page), so every page is a fresh, bounded query.
+ *
+ * Unique keys come from the plan: PRIMARY KEY / NOT NULL UNIQUE columns of scanned tables (through
+ * filters, windows, projections and joins: the pair of both sides' keys is unique for every join
+ * type), group keys after GROUP BY, all columns after DISTINCT / UNION / INTERSECT / EXCEPT, the
+ * DISTINCT ON keys. When a key column is not in the output it is appended to base's projection as
+ * one more hidden column.
+ *
+ * When no unique key exists (a heap table without a primary key, UNION ALL, VALUES), the order is
+ * extended by every column of base and the cursor also counts how many rows equal to the last one
+ * were already sent ("duplicate-counting" mode). Rows equal in every column are indistinguishable
+ * to the client, so skipping that many of them on resume neither skips nor repeats a row.
+ */
+import { QuireError } from '../common/errors.js';
+import type { Value } from '../common/types.js';
+import { colRef, someExpr, type Expr, type SortKey } from '../logical/expr.js';
+import { mapPlanExprs } from '../logical/map-plan-exprs.js';
+import type { LogicalPlan } from '../logical/plan.js';
+import type { KeyColumn } from './keyset.js';
+import { PagingError } from './errors.js';
+
+export interface PagingShape {
+  /** The rows to page, visible columns first; keys index its schema. */
+  base: LogicalPlan;
+  visible: number;
+  /** Full, total order: the query's ORDER BY then the tiebreaker columns. */
+  keys: KeyColumn[];
+  /** false: no unique key, the cursor counts duplicates of the last row (see header). */
+  unique: boolean;
+  /** LIMIT/OFFSET of the paged query itself (not the page size). */
+  limit: { offset: Expr | null; count: Expr | null } | null;
+  /** Set when keyset paging cannot be used; the pager then pages by OFFSET or refuses. */
+  fallbackReason: string | null;
+}
+
+interface MemoryTableLike {
+  uniqueKeys: number[][];
+  meta: { notNull: boolean }[];
+}
+
+export function analyzeShape(bound: LogicalPlan): PagingShape {
+  rejectVolatile(bound);
+  let p = bound;
+  const visible = p.schema.length;
+  if (p.op === 'project' && isPrefixProjection(p)) p = p.input;
+  let limit: PagingShape['limit'] = null;
+  let fallbackReason: string | null = null;
+  if (p.op === 'limit') {
+    if (p.ties !== null) fallbackReason = 'FETCH ... WITH TIES';
+    limit = { offset: p.offset, count: p.count };
+    p = p.input;
+  }
+  let sortKeys: readonly SortKey[] = [];
+  if (p.op === 'sort') {
+    sortKeys = p.keys;
+    p = p.input;
+  } else if (p.op === 'distinct-on' && p.input.op === 'sort') {
+    sortKeys = p.input.keys;
+  }
+  if (!sortKeys.every((k) => k.expr.kind === 'column')) fallbackReason ??= 'ORDER BY on an expression the binder did not project';
+
+  let base = p;
+  let uniq = uniqueColumns(base);
+  if (uniq === null && base.op === 'project') {
+    // The input has a key the projection drops: keep it as extra hidden columns.
+    const inner = uniqueColumns(base.input);
+    if (inner !== null) {
+      const exprs = [...base.exprs];
+      const schema = [...base.schema];
+      const mapped: number[] = [];
+      for (const c of inner) {
+        let at = exprs.findIndex((e) => e.kind === 'column' && e.index === c);
+        if (at < 0) {
+          const f = base.input.schema[c]!;
+          exprs.push(colRef(c, f.type, f.name));
+          schema.push({ name: '?key?', type: f.type });
+          at = exprs.length - 1;
+        }
+        mapped.push(at);
+      }
+      base = { ...base, exprs, schema };
+      uniq = mapped;
+    }
+  }
+
+  const keys: KeyColumn[] = [];
+  const seen = new Set<number>();
+  const add = (c: number, desc: boolean, nullsFirst: boolean): void => {
+    if (seen.has(c)) return;
+    seen.add(c);
+    const f = base.schema[c]!;
+    keys.push({ col: c, type: f.type, name: f.name, desc, nullsFirst });
+  };
+  for (const k of sortKeys) if (k.expr.kind === 'column') add(k.expr.index, k.desc, k.nullsFirst);
+  const unique = uniq !== null;
+  for (const c of uniq ?? base.schema.map((_, i) => i)) add(c, false, false);
+  return { base, visible, keys, unique, limit, fallbackReason };
+}
+
+function isPrefixProjection(p: LogicalPlan & { op: 'project' }): boolean {
+  return p.input.schema.length > p.exprs.length && p.exprs.every((e, i) => e.kind === 'column' && e.index === i);
+}
+
+/** Column positions of `p` that are unique over its rows (NULL-free), or null when none are known. */
+export function uniqueColumns(p: LogicalPlan): number[] | null {
+  switch (p.op) {
+    case 'scan': {
+      const src = p.source as unknown as Partial<MemoryTableLike>;
+      if (!Array.isArray(src.uniqueKeys) || !Array.isArray(src.meta)) return null;
+      // A UNIQUE column may hold several NULLs, which the order treats as peers: only NOT NULL keys count.
+      const keys = src.uniqueKeys.filter((k) => k.every((c) => src.meta![c]?.notNull === true)).sort((a, b) => a.length - b.length);
+      if (keys.length === 0) return null;
+      const key = keys[0]!;
+      if (p.projection === undefined) return [...key];
+      const mapped = key.map((c) => p.projection!.indexOf(c));
+      return mapped.every((i) => i >= 0) ? mapped : null;
+    }
+    case 'filter':
+    case 'sort':
+    case 'limit':
+    case 'topn':
+    case 'window': // a window only appends columns
+      return uniqueColumns(p.input);
+    case 'aggregate':
+      return p.groupBy.map((_, i) => i);
+    case 'distinct':
+      return p.schema.map((_, i) => i);
+    case 'distinct-on':
+      return p.keys.every((k) => k.kind === 'column') ? p.keys.map((k) => (k as Expr & { kind: 'column' }).index) : null;
+    case 'setop':
+      return p.all ? null : p.schema.map((_, i) => i);
+    case 'values':
+      return p.rows.length <= 1 ? [] : null;
+    case 'empty':
+      return [];
+    case 'join': {
+      const l = uniqueColumns(p.left);
+      if (p.type === 'semi' || p.type === 'anti') return l;
+      const r = uniqueColumns(p.right);
+      if (l === null || r === null) return null;
+      const w = p.left.schema.length;
+      return [...l, ...r.map((c) => c + w)];
+    }
+    case 'project': {
+      const inner = uniqueColumns(p.input);
+      if (inner === null) return null;
+      const out: number[] = [];
+      for (const c of inner) {
+        const at = p.exprs.findIndex((e) => e.kind === 'column' && e.index === c);
+        if (at < 0) return null;
+        out.push(at);
+      }
+      return out;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * A volatile function (random(), clock_timestamp()) gives other values on every page, so no order
+ * over them is repeatable; statement-time functions (now()) are pinned by the cursor instead.
+ */
+function rejectVolatile(plan: LogicalPlan): void {
+  let found: string | null = null;
+  mapPlanExprs(plan, 1, (e) => {
+    if (found === null && someExpr(e, (x) => x.kind === 'call' && x.overload.volatile === true)) {
+      found = firstVolatile(e);
+    }
+    return e;
+  });
+  if (found !== null) {
+    throw new PagingError('PaginationUnsupported', `cannot page a query that calls the volatile function ${found}()`, {
+      detail: 'Each page re-runs the query, and a volatile function returns different values each time, so pages could overlap or miss rows.',
+      hint: 'Run it without fetch_size, or materialise the result first (CREATE TABLE ... AS).',
+    });
+  }
+}
+
+function firstVolatile(e: Expr): string {
+  let name = 'volatile';
+  someExpr(e, (x) => {
+    if (x.kind === 'call' && x.overload.volatile === true) {
+      name = x.name;
+      return true;
+    }
+    return false;
+  });
+  return name;
+}
+
+/** LIMIT/OFFSET expressions are constants or parameters (the binder refuses column references). */
+export function evalCount(e: Expr | null, params: readonly Value[], what: string): number | null {
+  if (e === null) return null;
+  let v: Value;
+  if (e.kind === 'const') v = e.value;
+  else if (e.kind === 'param') v = params[e.index] ?? null;
+  else if (e.kind === 'cast' && e.arg.kind === 'param') v = params[e.arg.index] ?? null;
+  else throw new PagingError('PaginationUnsupported', `cannot page a query whose ${what} is not a constant or a parameter`);
+  if (v === null) return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new QuireError(what === 'LIMIT' ? '2201W' : '2201X', `${what} must not be negative`);
+  return Math.floor(n);
+}

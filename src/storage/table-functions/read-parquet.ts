@@ -1,0 +1,342 @@
+/**
+ * read_parquet(path): Parquet files through hyparquet. `path` may be a glob; all matching files are
+ * read in name order with the first file's schema (columns are matched by name, so files with the
+ * columns in another order still line up).
+ *
+ * Streaming: one scan range (a row group, or the part of it the page index keeps) and one column at
+ * a time, so memory is bounded by a row group's projected columns, not by the file.
+ *
+ * Pushdown (see push-into-table-function): only the projected columns are decoded, and simple
+ * conjuncts (column <op> constant, IS [NOT] NULL, IN lists) become a hyparquet pruning filter that
+ * skips row groups (and pages, with a page index) whose min/max statistics cannot match. The Filter
+ * operator stays above the scan: pruning is conservative, never exact.
+ *
+ * Types: BOOLEAN → bool, INT32 → int4 (INT_8/INT_16 → int2, DATE → date, UINT_32 → int8),
+ * INT64 → int8 (TIMESTAMP → timestamp, or timestamptz when adjusted to UTC), FLOAT → float4,
+ * DOUBLE → float8, DECIMAL → numeric, strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { asyncBufferFromFile, parquetMetadata, parquetScan, parquetSchema } from 'hyparquet';
+import type { FileMetaData, ParquetParsers, ParquetQueryFilter, SchemaElement, SchemaTree } from 'hyparquet';
+import { QuireError } from '../../common/errors.js';
+import { parseValue } from '../../common/parse-value.js';
+import { T, type DataType, type Field, type Value } from '../../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
+import type { EvalContext } from '../../functions/eval-context.js';
+import type { Expr } from '../../logical/expr.js';
+import { expandFileGlob, fileOpenError } from '../csv.js';
+import { reportProgress } from '../progress.js';
+import type { TableFunction, TableFunctionBinding } from './table-function.js';
+
+/** Values in Quire's representation straight from the decoder (no Date objects, no lossy ms). */
+export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
+  timestampFromMilliseconds: (v: bigint) => (v === null || v === undefined ? null : Number(v) * 1000),
+  timestampFromMicroseconds: (v: bigint) => (v === null || v === undefined ? null : Number(v)),
+  timestampFromNanoseconds: (v: bigint) => (v === null || v === undefined ? null : Number(v / 1000n)),
+  dateFromDays: (v: number) => (v === null || v === undefined ? null : v),
+  // JSON columns stay text: Quire has no json type, and the text round-trips exactly.
+  jsonFromBytes: (b: Uint8Array) => (b === null || b === undefined ? null : new TextDecoder().decode(b)),
+};
+
+/** Synchronous footer read: binding fixes the schema and runs synchronously. */
+export function readParquetMetadataSync(file: string): FileMetaData {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw fileOpenError(file, e);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(8);
+    if (size < 12 || readSync(fd, tail, 0, 8, size - 8) !== 8 || tail.toString('latin1', 4, 8) !== 'PAR1') {
+      throw new QuireError('22P04', `file "${file}" is not a Parquet file`);
+    }
+    const metaLen = tail.readUInt32LE(0);
+    if (metaLen + 8 > size) throw new QuireError('22P04', `Parquet file "${file}" has a corrupt footer`);
+    const buf = Buffer.alloc(metaLen + 8);
+    readSync(fd, buf, 0, metaLen + 8, size - metaLen - 8);
+    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    return parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
+  } catch (e) {
+    if (e instanceof QuireError) throw e;
+    throw new QuireError('22P04', `could not read Parquet metadata of "${file}": ${(e as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How a Parquet leaf (or nested group) maps onto a Quire column. */
+interface ColumnPlan {
+  readonly field: Field;
+  /** INT64 without a logical type: bigint values. */
+  readonly int64: boolean;
+  readonly nested: boolean;
+}
+
+function elementType(e: SchemaElement, nested: boolean): DataType {
+  if (nested) return T.text;
+  const ct = e.converted_type;
+  const lt = e.logical_type;
+  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') return T.numeric;
+  switch (e.type) {
+    case 'BOOLEAN':
+      return T.bool;
+    case 'INT32':
+      if (ct === 'DATE' || lt?.type === 'DATE') return T.date;
+      if (ct === 'INT_8' || ct === 'INT_16' || ct === 'UINT_8' || ct === 'UINT_16') return T.int2;
+      if (ct === 'UINT_32' || (lt?.type === 'INTEGER' && lt.bitWidth === 32 && !lt.isSigned)) return T.int8;
+      return T.int4;
+    case 'INT64':
+      if (lt?.type === 'TIMESTAMP') return lt.isAdjustedToUTC ? T.timestamptz : T.timestamp;
+      if (ct === 'TIMESTAMP_MICROS' || ct === 'TIMESTAMP_MILLIS') return T.timestamp;
+      if (ct === 'UINT_64' || (lt?.type === 'INTEGER' && !lt.isSigned)) return T.numeric;
+      return T.int8;
+    case 'INT96':
+      return T.timestamp;
+    case 'FLOAT':
+      return T.float4;
+    case 'DOUBLE':
+      return T.float8;
+    default:
+      if (lt?.type === 'FLOAT16') return T.float4;
+      return T.text;
+  }
+}
+
+export function parquetColumns(meta: FileMetaData): ColumnPlan[] {
+  const tree: SchemaTree = parquetSchema(meta);
+  return tree.children.map((c) => {
+    const nested = c.children.length > 0;
+    const e = c.element;
+    const type = elementType(e, nested);
+    return { field: { name: e.name, type }, int64: !nested && e.type === 'INT64' && type.name === 'int8', nested };
+  });
+}
+
+/** hyparquet's decoded values (typed arrays or plain arrays with null/undefined) → a Quire column. */
+function toColumn(plan: ColumnPlan, data: ArrayLike<unknown>, from: number, to: number): Column {
+  const t = plan.field.type;
+  const n = to - from;
+  if (t.name === 'int4' && data instanceof Int32Array) return makeColumn(t, data.subarray(from, to), null);
+  if (t.name === 'float8' && data instanceof Float64Array) return makeColumn(t, data.subarray(from, to), null);
+  if (t.name === 'int8' && data instanceof BigInt64Array) {
+    const out = new Float64Array(n);
+    let safe = true;
+    for (let i = 0; i < n; i++) {
+      const v = data[from + i]!;
+      if (v > 9007199254740991n || v < -9007199254740991n) {
+        safe = false;
+        break;
+      }
+      out[i] = Number(v);
+    }
+    if (safe) return makeColumn(t, out, null);
+  }
+  const b = new ColumnBuilder(t, n);
+  for (let i = from; i < to; i++) b.push(convertValue(plan, data[i]));
+  return b.finish();
+}
+
+function convertValue(plan: ColumnPlan, v: unknown): Value {
+  if (v === null || v === undefined) return null;
+  const t = plan.field.type;
+  if (plan.nested) return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x));
+  switch (t.name) {
+    case 'bool':
+      return Boolean(v);
+    case 'int2':
+    case 'int4':
+    case 'float8':
+    case 'date':
+      return Number(v);
+    case 'float4':
+      return Math.fround(Number(v));
+    case 'int8': {
+      if (typeof v === 'number') return v;
+      const b = BigInt(v as bigint);
+      return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
+    }
+    case 'timestamp':
+    case 'timestamptz':
+      return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : Number(v);
+    case 'numeric':
+      return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), T.numeric);
+    default:
+      if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
+      return typeof v === 'string' ? v : String(v);
+  }
+}
+
+// ---- filter pushdown ------------------------------------------------------------------------------
+
+const OPS: Record<string, keyof ParquetFilterOps> = { '=': '$eq', '<': '$lt', '<=': '$lte', '>': '$gt', '>=': '$gte', '<>': '$ne' };
+const FLIP: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+interface ParquetFilterOps {
+  $eq: unknown;
+  $ne: unknown;
+  $lt: unknown;
+  $lte: unknown;
+  $gt: unknown;
+  $gte: unknown;
+  $in: unknown;
+}
+
+/** Types whose Quire value compares like the statistics hyparquet decodes (with our parsers). */
+const PRUNABLE = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'date', 'timestamp', 'timestamptz', 'text', 'varchar', 'bool']);
+
+function columnOf(e: Expr, schema: readonly ColumnPlan[]): ColumnPlan | null {
+  // Widening casts (int4 column compared with an int8 constant) keep the order of values.
+  let x = e;
+  while (x.kind === 'cast' && PRUNABLE.has(x.arg.type.name) && x.type.name !== 'text') x = x.arg;
+  if (x.kind !== 'column') return null;
+  const p = schema[x.index];
+  return p !== undefined && !p.nested && PRUNABLE.has(p.field.type.name) ? p : null;
+}
+
+function statValue(p: ColumnPlan, v: Value): unknown {
+  if (v === null || typeof v === 'object') return undefined;
+  if (p.int64) {
+    if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+    if (typeof v === 'bigint') return v;
+    return undefined;
+  }
+  if (typeof v === 'bigint') return Number(v);
+  return v;
+}
+
+/** The conjuncts hyparquet can prune by, as its filter object; unusable ones are left out. */
+export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonly ColumnPlan[]): { filter: ParquetQueryFilter | null; used: string[] } {
+  const parts: ParquetQueryFilter[] = [];
+  const used: string[] = [];
+  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? JSON.stringify(e.value, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) : '?');
+  for (const c of conjuncts) {
+    if (c.kind === 'compare' && c.op !== '<>') {
+      let col = columnOf(c.left, schema);
+      let k: Expr = c.right;
+      let op: string = c.op;
+      if (col === null) {
+        col = columnOf(c.right, schema);
+        k = c.left;
+        op = FLIP[c.op]!;
+      }
+      if (col === null || k.kind !== 'const') continue;
+      const v = statValue(col, k.value);
+      if (v === undefined) continue;
+      parts.push({ [col.field.name]: { [OPS[op]!]: v } } as ParquetQueryFilter);
+      used.push(`${col.field.name} ${op} ${fmt(k)}`);
+    } else if (c.kind === 'in-list' && !c.negated) {
+      const col = columnOf(c.arg, schema);
+      if (col === null || !c.list.every((x) => x.kind === 'const')) continue;
+      const vs = c.list.map((x) => statValue(col, (x as { value: Value }).value));
+      if (vs.some((v) => v === undefined)) continue;
+      parts.push({ [col.field.name]: { $in: vs } } as ParquetQueryFilter);
+      used.push(`${col.field.name} IN (${vs.length} values)`);
+    }
+  }
+  if (parts.length === 0) return { filter: null, used };
+  return { filter: parts.length === 1 ? parts[0]! : { $and: parts }, used };
+}
+
+// ---- execution -----------------------------------------------------------------------------------
+
+interface ScanSpec {
+  readonly files: readonly string[];
+  /** Columns of the first file's schema. */
+  readonly all: readonly ColumnPlan[];
+  /** Output columns (indexes into `all`). */
+  readonly columns: readonly number[];
+  readonly filter: ParquetQueryFilter | null;
+  readonly filterText: readonly string[];
+  readonly totalRows: number;
+}
+
+async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
+  const out = spec.columns.map((i) => spec.all[i]!);
+  const progress = reportProgress('read_parquet', spec.totalRows, 'rows');
+  try {
+    for (const file of spec.files) {
+      let buf;
+      try {
+        buf = await asyncBufferFromFile(file);
+      } catch (e) {
+        throw fileOpenError(file, e);
+      }
+      const metadata = readParquetMetadataSync(file);
+      const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
+      for (const c of out) {
+        if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
+      }
+      const scan = await parquetScan({
+        file: buf,
+        metadata,
+        columns: out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name],
+        parsers: QUIRE_PARQUET_PARSERS,
+        ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
+      });
+      for (const r of scan.ranges) {
+        if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+        const n = r.rowEnd - r.rowStart;
+        if (n === 0) continue;
+        // Columns of one range are decoded together; each is sliced into batches without copying.
+        const data = await Promise.all(out.map((c) => scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd })));
+        for (let s = 0; s < n; s += BATCH_SIZE) {
+          const e = Math.min(n, s + BATCH_SIZE);
+          yield { columns: out.map((c, k) => toColumn(c, data[k]! as ArrayLike<unknown>, s, e)), length: e - s };
+        }
+        progress.advance(n);
+      }
+    }
+  } catch (e) {
+    if (e instanceof QuireError) throw e;
+    throw new QuireError('XX001', `could not read Parquet data: ${(e as Error).message}`);
+  } finally {
+    progress.done();
+  }
+}
+
+function makeBinding(spec: ScanSpec): TableFunctionBinding {
+  return {
+    schema: spec.columns.map((i) => ({ ...spec.all[i]!.field })),
+    argTypes: [T.text],
+    estimatedRows: spec.totalRows,
+    execute: (_args, _ctx, signal) => scanParquet(spec, signal),
+    withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
+    withFilter: (conjuncts) => {
+      if (spec.filter !== null) return null;
+      // Conjunct column indexes address the current output schema.
+      const visible = spec.columns.map((i) => spec.all[i]!);
+      const f = parquetPruningFilter(conjuncts, visible);
+      if (f.filter === null) return null;
+      return makeBinding({ ...spec, filter: f.filter, filterText: f.used });
+    },
+    describe: () => {
+      const parts: string[] = [];
+      if (spec.columns.length < spec.all.length) parts.push(`columns: [${spec.columns.map((i) => spec.all[i]!.field.name).join(', ')}]`);
+      if (spec.filterText.length > 0) parts.push(`row group filter: ${spec.filterText.join(' AND ')}`);
+      if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
+      return parts.join(', ');
+    },
+  };
+}
+
+export const readParquet: TableFunction = {
+  name: 'read_parquet',
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], _ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
+    if (argTypes.length !== 1) {
+      throw new QuireError('42883', `function read_parquet(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
+        hint: 'read_parquet takes one argument: the file path or glob.',
+      });
+    }
+    for (const k of namedArgs.keys()) throw new QuireError('22023', `unrecognized read_parquet option "${k}"`);
+    const p = constArgs[0];
+    if (typeof p !== 'string') throw new QuireError('22023', 'read_parquet path must be a constant string');
+    const files = expandFileGlob(p);
+    const meta = readParquetMetadataSync(files[0]!);
+    const all = parquetColumns(meta);
+    if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
+    let totalRows = Number(meta.num_rows);
+    for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], totalRows });
+  },
+};
