@@ -1,0 +1,279 @@
+/**
+ * Memory accounting for blocking operators (sort, aggregate, window partitions, join build sides).
+ *
+ * A MemoryPool has a byte limit; operators hold MemoryReservations and ask to grow them before they
+ * buffer more data. The pool is greedy (first come, first served, as DataFusion's GreedyMemoryPool):
+ * a reservation that cannot grow is the signal for a spilling operator to write what it holds to temp
+ * files and start again from an empty reservation; an operator that cannot spill raises 53200.
+ *
+ * Sizes are estimates of what the buffered batches keep alive (typed arrays exactly, strings and other
+ * boxed values by length plus a fixed overhead), not measurements of the V8 heap: the limit is a budget
+ * the engine keeps below the heap limit so that large inputs end in a spill, not in a V8 heap crash.
+ *
+ * Settings (SET, `Database.create({ settings })`, `quire --set`): `memory_limit` ('256MB'; '0', '-1' or
+ * 'unlimited' = no limit; default: half the V8 heap limit), `temp_directory` (default: the OS temp
+ * directory), `max_temp_directory_size` (default unlimited), `quire.spill_compression` ('on'/'off').
+ * One pool per statement: it is created from the settings the first time an operator of the statement
+ * asks for memory (keyed by the statement's EvalContext, which every derived ExecContext shares).
+ */
+import { tmpdir } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
+import { QuireError } from '../common/errors.js';
+import type { Value } from '../common/types.js';
+import type { Batch, Column } from './column.js';
+import type { ExecContext } from './context.js';
+
+const UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1024,
+  kib: 1024,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
+
+/**
+ * Parses a size setting: '256MB', '1.5GB', '512kB', '1024' (a bare number is kilobytes, as in
+ * PostgreSQL's memory settings). Returns Infinity for no limit ('0', '-1', 'unlimited', 'none', ''),
+ * null when the text is not a size.
+ */
+export function parseByteSize(text: string): number | null {
+  const s = text.trim().toLowerCase().replace(/^'|'$/g, '');
+  if (s === '' || s === 'unlimited' || s === 'none' || s === '-1' || s === '0') return Infinity;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/.exec(s);
+  if (m === null) return null;
+  const unit = m[2] === '' ? 1024 : UNITS[m[2]!];
+  if (unit === undefined) return null;
+  const n = Math.floor(Number(m[1]) * unit);
+  return n <= 0 ? Infinity : n;
+}
+
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n)) return 'unlimited';
+  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3}GB`;
+  if (n >= 1024 ** 2) return `${Math.round((n / 1024 ** 2) * 10) / 10}MB`;
+  if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10}kB`;
+  return `${n}B`;
+}
+
+/** Default memory_limit: half the V8 heap limit, so an estimate that is off by 2x still fits the heap. */
+export function defaultMemoryLimit(): string {
+  const heap = getHeapStatistics().heap_size_limit;
+  return `${Math.max(64, Math.floor(heap / 2 / 1024 ** 2))}MB`;
+}
+
+export class MemoryPool {
+  private used = 0;
+  private peakUsed = 0;
+
+  constructor(readonly limit: number) {}
+
+  get reserved(): number {
+    return this.used;
+  }
+
+  /** Highest total reservation so far (EXPLAIN ANALYZE, tests). */
+  get peak(): number {
+    return this.peakUsed;
+  }
+
+  get available(): number {
+    return Math.max(0, this.limit - this.used);
+  }
+
+  register(consumer: string, canSpill: boolean): MemoryReservation {
+    return new MemoryReservation(this, consumer, canSpill);
+  }
+
+  /** @internal used by reservations */
+  tryGrow(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    if (this.used > this.peakUsed) this.peakUsed = this.used;
+    return true;
+  }
+
+  /** @internal used by reservations; growth past the limit for memory that is already allocated. */
+  forceGrow(bytes: number): void {
+    this.used += bytes;
+    if (this.used > this.peakUsed) this.peakUsed = this.used;
+  }
+
+  /** @internal */
+  shrink(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+}
+
+/** One operator's share of the pool. Free it in `finally`: nothing frees it on garbage collection. */
+export class MemoryReservation {
+  private bytes = 0;
+
+  constructor(
+    readonly pool: MemoryPool,
+    readonly consumer: string,
+    readonly canSpill: boolean,
+  ) {}
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  tryGrow(bytes: number): boolean {
+    if (bytes <= 0) return true;
+    if (!this.pool.tryGrow(bytes)) return false;
+    this.bytes += bytes;
+    return true;
+  }
+
+  /** Grows or raises 53200 with the numbers a user needs to pick a new memory_limit. */
+  grow(bytes: number, what = 'buffer'): void {
+    if (!this.tryGrow(bytes)) throw this.outOfMemory(bytes, what);
+  }
+
+  /**
+   * Accounts for memory that exists already and cannot be given back (one batch larger than the whole
+   * limit): the pool goes over its limit until this reservation shrinks, so the others spill sooner.
+   */
+  forceGrow(bytes: number): void {
+    if (bytes <= 0) return;
+    this.pool.forceGrow(bytes);
+    this.bytes += bytes;
+  }
+
+  shrink(bytes: number): void {
+    const b = Math.min(bytes, this.bytes);
+    this.pool.shrink(b);
+    this.bytes -= b;
+  }
+
+  /** Sets the reservation to exactly `bytes`; false (unchanged) if growing is refused. */
+  tryResize(bytes: number): boolean {
+    if (bytes > this.bytes) return this.tryGrow(bytes - this.bytes);
+    this.shrink(this.bytes - bytes);
+    return true;
+  }
+
+  free(): number {
+    const b = this.bytes;
+    this.shrink(b);
+    return b;
+  }
+
+  outOfMemory(bytes: number, what: string): QuireError {
+    return new QuireError('53200', 'out of memory', {
+      detail:
+        `Failed on request of size ${bytes} bytes (${what}) in ${this.consumer}: memory_limit is ` +
+        `${formatBytes(this.pool.limit)}, ${formatBytes(this.pool.reserved)} reserved, ${formatBytes(this.bytes)} by this operator.`,
+      hint: 'Increase memory_limit (SET memory_limit = \'1GB\').',
+    });
+  }
+}
+
+/** Bytes on disk held by a statement's spill files, checked against max_temp_directory_size. */
+export class TempSpace {
+  private used = 0;
+  private peakUsed = 0;
+
+  constructor(readonly limit: number) {}
+
+  get bytes(): number {
+    return this.used;
+  }
+  get peak(): number {
+    return this.peakUsed;
+  }
+
+  /** Raises 53100 (disk_full) when `bytes` more would exceed the limit. */
+  add(bytes: number): void {
+    if (this.used + bytes > this.limit) {
+      throw new QuireError('53100', `could not write to temporary file: temporary files would exceed max_temp_directory_size`, {
+        detail: `${formatBytes(this.used)} in use, ${formatBytes(bytes)} more requested, max_temp_directory_size is ${formatBytes(this.limit)}.`,
+        hint: "Increase max_temp_directory_size (SET max_temp_directory_size = '10GB') or memory_limit.",
+      });
+    }
+    this.used += bytes;
+    if (this.used > this.peakUsed) this.peakUsed = this.used;
+  }
+
+  release(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+}
+
+/** What one statement's operators share: the pool, the temp space budget and where spill files go. */
+export interface QueryMemory {
+  readonly pool: MemoryPool;
+  readonly temp: TempSpace;
+  readonly tempDirectory: string;
+  readonly compression: boolean;
+}
+
+const byStatement = new WeakMap<object, QueryMemory>();
+
+function settingSize(ctx: ExecContext, name: string, fallback: string): number {
+  const v = ctx.eval.setting(name) ?? fallback;
+  return parseByteSize(v) ?? Infinity;
+}
+
+/** The statement's memory context, created from its settings on first use. */
+export function queryMemory(ctx: ExecContext): QueryMemory {
+  let m = byStatement.get(ctx.eval);
+  if (m === undefined) {
+    const dir = ctx.eval.setting('temp_directory');
+    const comp = (ctx.eval.setting('quire.spill_compression') ?? 'off').toLowerCase();
+    m = {
+      pool: new MemoryPool(settingSize(ctx, 'memory_limit', defaultMemoryLimit())),
+      temp: new TempSpace(settingSize(ctx, 'max_temp_directory_size', 'unlimited')),
+      tempDirectory: dir !== undefined && dir.trim() !== '' ? dir : tmpdir(),
+      compression: comp === 'on' || comp === 'true' || comp === '1' || comp === 'zlib',
+    };
+    byStatement.set(ctx.eval, m);
+  }
+  return m;
+}
+
+/** True when the session set memory_limit to something other than its default (planner choice). */
+export function memoryLimitExplicit(ctx: ExecContext): boolean {
+  const v = ctx.eval.setting('memory_limit');
+  return v !== undefined && v !== defaultMemoryLimit() && Number.isFinite(parseByteSize(v) ?? Infinity);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Size estimates
+
+/** V8 keeps a pointer per array slot plus the boxed value; strings are one byte per char (Latin-1) or two. */
+const SLOT = 8;
+const STRING_HEADER = 24;
+const BOXED = 40;
+
+export function valueBytes(v: Value): number {
+  if (v === null || typeof v === 'boolean') return 0;
+  if (typeof v === 'string') return STRING_HEADER + v.length * 2;
+  if (typeof v === 'number') return 16;
+  if (typeof v === 'bigint') return 32;
+  return BOXED + 48;
+}
+
+export function columnBytes(c: Column, n: number): number {
+  let s = c.nulls === null ? 0 : c.nulls.byteLength;
+  const d = c.data;
+  if (!Array.isArray(d)) return s + d.byteLength;
+  s += d.length * SLOT;
+  for (let i = 0; i < n; i++) {
+    const v = d[i];
+    if (v === null || v === undefined) continue;
+    s += typeof v === 'string' ? STRING_HEADER + v.length * 2 : valueBytes(v);
+  }
+  return s;
+}
+
+/** Estimated bytes a batch keeps alive. */
+export function batchBytes(b: Batch): number {
+  let s = 64;
+  for (const c of b.columns) s += columnBytes(c, b.length);
+  return s;
+}
