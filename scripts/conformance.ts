@@ -69,6 +69,16 @@ npx vitest run test/conformance                   # asserts pass counts stay >= 
 - Classification as out of scope is by regular expression over the statement text (see
   \`OUT_OF_SCOPE\` in \`test/harness/conformance.ts\`); it only ever applies to statements that fail.
 
+## Related harnesses
+
+- **sqllogictest** (\`test/harness/slt.ts\`, files in \`test/slt/**/*.slt\`): every file runs on PGlite and on
+  Quire (\`npx vitest run test/slt\`). Expected results are never typed by hand:
+  \`npx tsx test/harness/slt.ts --complete test/slt/foo.slt\` fills them from PGlite;
+  \`npx tsx test/harness/slt.ts --engine quire test/slt/foo.slt\` runs a file from the command line.
+- **differential** (\`test/harness/query-gen.ts\`, \`test/differential/random-queries.test.ts\`): 400 seeded
+  random queries over three small tables with NULLs, duplicates and negative numbers, compared with
+  PGlite (\`DIFF_SEED=n DIFF_COUNT=n npx vitest run test/differential\` to explore other seeds).
+
 ## Counting
 
 - **passed**: output matches; **failed**: different rows, or a different / missing error;

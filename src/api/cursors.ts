@@ -110,7 +110,14 @@ export class Cursor {
             this.pos = 0;
             break;
           }
-        } else if (target < this.pos) this.checkBackward();
+        } else if (target > 0) {
+          // PostgreSQL reaches row `target` by rewinding when it is nearer the start than the
+          // current row, else by stepping; either way a backward move needs a scrollable cursor.
+          const atEnd = this.pos > this.rows.length;
+          const pgPos = atEnd ? this.rows.length : this.pos;
+          const back = target - 1 <= Math.floor(pgPos / 2) ? pgPos !== 0 || atEnd : target <= (atEnd ? pgPos + 1 : pgPos);
+          if (back) this.checkBackward();
+        }
         if (target === 0) {
           this.pos = 0;
           break;

@@ -26,6 +26,8 @@ import { CursorManager } from './cursors.js';
 import { executeUtility, type UtilityHost } from './utility.js';
 import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
+import { detachAll, refreshForStatement, runAttachCommand, splitAttachStatements } from '../storage/connectors/attach.js';
+import { openStore, storeFor } from '../storage/persist/index.js';
 import { registerArrowTable, type ArrowTableLike } from './arrow-import.js';
 import { Pager, type Page, type PageRequest } from '../cursor/pager.js';
 
@@ -52,6 +54,11 @@ export interface QueryResult {
 export interface DatabaseOptions {
   /** Session settings to start with, e.g. { TimeZone: 'Europe/Paris' }. */
   settings?: Record<string, string>;
+  /**
+   * A database directory: its tables are loaded now, and every committed change to tables or views
+   * is written back atomically after the statement (see storage/persist). Absent: in memory only.
+   */
+  path?: string;
 }
 
 export interface StreamResult {
@@ -66,20 +73,60 @@ export interface PreparedQuery {
   readonly paramTypes: DataType[];
 }
 
+export interface ConnectOptions {
+  /** Settings for the new session, on top of PostgreSQL's defaults (not copied from this one). */
+  settings?: Record<string, string>;
+  /**
+   * The catalog the connection binds against; defaults to this database's. Servers pass a view that
+   * shares this database's tables and views and adds their own (pg_catalog tables for the wire protocol).
+   */
+  catalog?: Catalog;
+}
+
 export class Database implements UtilityHost {
-  readonly catalog = new Catalog();
+  readonly catalog: Catalog;
   readonly session: Session;
   readonly cursors = new CursorManager();
   private abort: AbortController | null = null;
   private defaultPager: Pager | null = null;
 
-  private constructor(opts: DatabaseOptions) {
+  private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
+    this.catalog = catalog;
     this.session = new Session(opts.settings ?? {});
   }
 
   static async create(opts: DatabaseOptions = {}): Promise<Database> {
     await ensureParser();
-    return new Database(opts);
+    const db = new Database(opts);
+    if (opts.path !== undefined) {
+      const views = openStore(opts.path, db.catalog);
+      // Views are stored as their CREATE VIEW text and re-bound against the loaded tables.
+      for (const v of views) await db.execute(v);
+    }
+    return db;
+  }
+
+  /** ATTACH 'postgres://…' AS alias, from JavaScript: remote tables become alias.table. */
+  async attach(alias: string, dsn: string, opts: { fetchSize?: number } = {}): Promise<void> {
+    await runAttachCommand(this.catalog, { kind: 'attach', alias, dsn, options: opts });
+  }
+
+  async detach(alias: string): Promise<void> {
+    await runAttachCommand(this.catalog, { kind: 'detach', alias, ifExists: false });
+  }
+
+  /** Closes attached databases' connections (the process can then exit without waiting for them). */
+  async close(): Promise<void> {
+    await detachAll(this.catalog);
+  }
+
+  /**
+   * A connection-scoped view for servers: the same tables and views, but its own Session (settings,
+   * transaction status), cursors and cancel(), so clients on different connections do not see each
+   * other's SET, DECLARE or BEGIN. The view needs no closing; close its cursors when done with it.
+   */
+  connect(opts: ConnectOptions = {}): Database {
+    return new Database({ settings: opts.settings ?? {} }, opts.catalog ?? this.catalog);
   }
 
   get timezone(): string {
@@ -101,12 +148,29 @@ export class Database implements UtilityHost {
 
   /** Runs every statement in `sql`; one result per statement. */
   async execute(sql: string, params: readonly unknown[] = []): Promise<QueryResult[]> {
+    const pieces = splitAttachStatements(sql);
+    if (pieces !== null) {
+      // ATTACH/DETACH are not PostgreSQL grammar: run them here, the other pieces as usual.
+      const out: QueryResult[] = [];
+      for (const p of pieces) {
+        if (p.kind === 'command') {
+          const tag = await runAttachCommand(this.catalog, p.command);
+          out.push(emptyResult(tag, tag));
+        } else out.push(...(await this.execute(p.text, params)));
+      }
+      return out;
+    }
     const stmts = parseStatements(sql);
     if (params.length > 0 && stmts.length > 1) {
       throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
     }
     const out: QueryResult[] = [];
-    for (const s of stmts) out.push(await this.runStatement(s, sql, params));
+    for (const s of stmts) {
+      await refreshForStatement(this.catalog, s.stmt);
+      out.push(await this.runStatement(s, sql, params));
+      // Database directory: committed changes go to disk before the statement returns.
+      if (!this.session.inTransaction) storeFor(this.catalog)?.sync(this.catalog);
+    }
     return out;
   }
 
@@ -122,6 +186,7 @@ export class Database implements UtilityHost {
       throw new QuireError('42601', 'stream() takes exactly one SELECT statement');
     }
     const s = stmts[0]!;
+    await refreshForStatement(this.catalog, s.stmt);
     const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
     const ctx = this.execContext(prepared.paramTypes, params, false);
     const op = await this.physical(prepared.plan, ctx);

@@ -1,6 +1,7 @@
 /** Per-database session state: settings (SET/SHOW), the evaluation context functions see. */
 import { QuireError } from '../common/errors.js';
 import type { EvalContext } from '../functions/eval-context.js';
+import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
 
 const DEFAULTS: Record<string, string> = {
   timezone: 'UTC',
@@ -45,7 +46,23 @@ const DEFAULTS: Record<string, string> = {
   check_function_bodies: 'on',
   idle_in_transaction_session_timeout: '0',
   lock_timeout: '0',
+  // Memory-bounded execution (src/execution/memory-pool.ts): sorts and aggregates spill beyond memory_limit.
+  memory_limit: defaultMemoryLimit(),
+  temp_directory: '',
+  max_temp_directory_size: 'unlimited',
+  'quire.spill_compression': 'off',
 };
+
+/** Settings whose values must parse as byte sizes ('256MB'); checked on SET so a typo fails loudly. */
+const SIZE_SETTINGS = new Set(['memory_limit', 'max_temp_directory_size']);
+
+function checkSetting(key: string, name: string, value: string): void {
+  if (SIZE_SETTINGS.has(key) && parseByteSize(value) === null) {
+    throw new QuireError('22023', `invalid value for parameter "${name}": "${value}"`, {
+      hint: "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\"; '0' or 'unlimited' means no limit.",
+    });
+  }
+}
 
 /** Mulberry32: tiny, seedable, good enough for random() (not cryptographic, as in PostgreSQL). */
 function rng(seed: number): () => number {
@@ -65,7 +82,10 @@ export class Session {
   inTransaction = false;
 
   constructor(initial: Record<string, string> = {}) {
-    for (const [k, v] of Object.entries(initial)) this.settings.set(k.toLowerCase(), v);
+    for (const [k, v] of Object.entries(initial)) {
+      checkSetting(k.toLowerCase(), k, v);
+      this.settings.set(k.toLowerCase(), v);
+    }
   }
 
   get(name: string): string | undefined {
@@ -83,6 +103,7 @@ export class Session {
     if (!(key in DEFAULTS) && !key.includes('.')) {
       throw new QuireError('42704', `unrecognized configuration parameter "${name}"`);
     }
+    checkSetting(key, name, value);
     this.settings.set(key, value);
   }
 

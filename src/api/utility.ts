@@ -661,6 +661,8 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
   // The codecs load on first use: most sessions never run COPY.
   const { decodeCopy, encodeCopy, parseCopyOptions } = await import('../storage/copy-format.js');
   if (b.is_program) throw new QuireError('42501', 'COPY to or from an external program is not allowed');
+  const fileFormat = exportFormat(b);
+  if (fileFormat !== null) return copyToFileFormat(host, b, params, fileFormat);
   const opts = parseCopyOptions((b.options as unknown[] | undefined) ?? [], b.is_from === true);
   const notices: string[] = [];
   const rel = b.relation as AnyNode | undefined;
@@ -743,6 +745,57 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
     return result('COPY', `COPY ${n}`, { rowCount: n });
   }
   return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: text });
+}
+
+/** COPY … (FORMAT parquet | json): formats PostgreSQL's COPY lacks, handled outside copy-format.ts. */
+function exportFormat(b: AnyNode): 'parquet' | 'json' | null {
+  for (const o of (b.options as Node[] | undefined) ?? []) {
+    const d = nodeBody<AnyNode>(o);
+    if (d.defname !== 'format') continue;
+    const arg = d.arg as AnyNode | undefined;
+    const v = String((arg?.String as AnyNode | undefined)?.sval ?? '').toLowerCase();
+    if (v === 'parquet' || v === 'json') return v;
+    if (v === 'ndjson') return 'json';
+  }
+  return null;
+}
+
+async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly unknown[], format: 'parquet' | 'json'): Promise<QueryResult> {
+  if (b.is_from) throw new QuireError('0A000', `COPY FROM with FORMAT ${format} is not supported`, { hint: `Use INSERT INTO t SELECT * FROM read_${format}('file').` });
+  for (const o of (b.options as Node[] | undefined) ?? []) {
+    const name = nodeBody<AnyNode>(o).defname as string;
+    if (name !== 'format') throw new QuireError('22023', `COPY option "${name}" is not available with FORMAT ${format}`);
+  }
+  const { writeParquetFile, writeJsonFile, encodeJsonLines } = await import('../storage/persist/export.js');
+  let fields: Field[];
+  let batches: Batch[];
+  if (b.query) {
+    const m = await materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
+    fields = m.fields;
+    batches = m.batches;
+  } else {
+    const rv = b.relation as AnyNode;
+    const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+    const idx = b.attlist ? strings(b.attlist as Node[]).map((n) => {
+      const i = t.schema.findIndex((f) => f.name === n);
+      if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+      return i;
+    }) : t.schema.map((_, i) => i);
+    fields = idx.map((i) => t.schema[i]!);
+    batches = t.snapshot().map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length }));
+  }
+  const n = batches.reduce((a, x) => a + x.length, 0);
+  const filename = b.filename as string | undefined;
+  const tz = host.session.timezone;
+  if (filename === undefined) {
+    if (format === 'parquet') throw new QuireError('0A000', 'COPY TO STDOUT with FORMAT parquet is not supported', { hint: "Give a file name: COPY … TO 'out.parquet' (FORMAT parquet)." });
+    const chunks: string[] = [];
+    for await (const c of encodeJsonLines(fields, batches, tz)) chunks.push(c);
+    return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: chunks.join('') });
+  }
+  if (format === 'parquet') await writeParquetFile(filename, fields, batches, tz);
+  else await writeJsonFile(filename, fields, batches, tz);
+  return result('COPY', `COPY ${n}`, { rowCount: n });
 }
 
 // ---- EXPLAIN / SET ----

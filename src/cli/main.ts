@@ -129,6 +129,8 @@ async function repl(session: Session, version: string, cancel: () => void): Prom
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  // `quire serve …` is its own command with its own options (src/cli/serve.ts).
+  if (argv[0] === 'serve') return (await import('./serve.js')).serveCommand(argv.slice(1));
   let opts: CliOptions;
   try {
     opts = parseArgs(argv);
@@ -146,17 +148,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`quire (Quire) ${version}\n`);
     return EXIT_SUCCESS;
   }
-  if (opts.database !== undefined) {
-    process.stderr.write(
-      `quire: error: cannot open database "${opts.database}": on-disk databases are not supported yet\n` +
-        `quire: hint: run quire without a database argument for an empty in-memory database, or with --demo for the demo data\n`,
-    );
-    return EXIT_FAILURE;
-  }
-
   // Loaded only now, so that --help and --version do not pay for the engine's start-up.
   const { Database, formatValue } = await import('../index.js');
-  const db = await Database.create();
+  let db: Database;
+  try {
+    db = await Database.create(opts.database !== undefined ? { path: opts.database } : {});
+  } catch (e) {
+    process.stderr.write(`quire: error: cannot open database "${opts.database}": ${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT_FAILURE;
+  }
+  if (opts.progress) (await import('./progress-bar.js')).installProgressBar(process.stderr);
   if (opts.demo) {
     const { loadDemo, DemoLoadError } = await import('../demo/index.js');
     try {

@@ -20,8 +20,10 @@ export interface CliOptions {
   demo: boolean;
   help: boolean;
   version: boolean;
-  /** Positional database path (reserved: quire has no on-disk databases yet). */
+  /** Positional database directory (created when missing; tables persist there). */
   database?: string;
+  /** --progress: a progress bar on stderr for loads that run longer than a second. */
+  progress: boolean;
 }
 
 export class UsageError extends Error {}
@@ -47,6 +49,7 @@ const SPECS: readonly OptionSpec[] = [
   { short: 'X', long: 'no-psqlrc', arg: false },
   { long: 'csv', arg: false },
   { long: 'demo', arg: false },
+  { long: 'progress', arg: false },
   { short: 'h', long: 'help', arg: false },
   { short: '?', long: 'help', arg: false },
   { short: 'V', long: 'version', arg: false },
@@ -61,6 +64,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     expanded: false,
     quiet: false,
     demo: false,
+    progress: false,
     help: false,
     version: false,
   };
@@ -110,6 +114,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
         break;
       case 'demo':
         opts.demo = true;
+        break;
+      case 'progress':
+        opts.progress = true;
         break;
       case 'help':
         opts.help = true;
@@ -180,6 +187,7 @@ General options:
                            (e.g., -v ON_ERROR_STOP=1)
   -X, --no-psqlrc          accepted for psql compatibility (no startup file is read)
       --demo               preload the demo database (tables calcs, customer_dimension, events)
+      --progress           show a progress bar on stderr for loads longer than a second
   -V, --version            output version information, then exit
   -h, -?, --help           show this help, then exit
 
@@ -197,5 +205,6 @@ Output format options:
 
 With neither -c nor -f, commands are read from standard input: interactively
 (prompt "quire=> ") on a terminal, otherwise as a script.
-DBPATH is reserved for on-disk databases, which are not supported yet.
+DBPATH is a database directory (created if missing): tables created there are
+written to it atomically and loaded again by the next "quire DBPATH".
 `;

@@ -314,7 +314,8 @@ export class Pager {
 export function pagePlan(shape: PagingShape, key: readonly Value[] | null, inclusive: boolean, k: number): LogicalPlan {
   let plan = shape.base;
   if (key !== null) plan = { op: 'filter', input: plan, predicate: seekPredicate(shape.keys, key, inclusive), schema: plan.schema };
-  plan = { op: 'sort', input: plan, keys: toSortKeys(shape.keys), schema: plan.schema };
+  // No keys: the rows are unique by nothing, i.e. there is at most one (a global aggregate).
+  if (shape.keys.length > 0) plan = { op: 'sort', input: plan, keys: toSortKeys(shape.keys), schema: plan.schema };
   return { op: 'limit', input: plan, offset: null, count: { kind: 'const', value: k, type: T.int8 }, ties: null, schema: plan.schema };
 }
 

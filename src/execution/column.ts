@@ -180,13 +180,29 @@ export class ColumnBuilder {
   }
 }
 
-/** Gather rows `sel[0..n)` of every column. */
-export function takeBatch(b: Batch, sel: Uint32Array | number[], n: number): Batch {
-  return { columns: b.columns.map((c) => takeColumn(c, sel, n)), length: n };
+/**
+ * Placeholder for a column that no operator downstream reads (the physical planner proves it and tells
+ * copying operators through a `need` mask): zero-length storage, so gathering, slicing and concatenating
+ * it cost nothing while the column still holds its place and every column index stays valid. A batch of
+ * length n > 0 whose column has fewer than n entries is always such a placeholder.
+ */
+export function deadColumn(t: DataType): Column {
+  return makeColumn(t, allocData(t, 0), null);
+}
+
+function isDead(c: Column, n: number): boolean {
+  return c.data.length < n;
+}
+
+/** Gather rows `sel[0..n)` of every column (only the columns `need` marks, when given; the rest become placeholders). */
+export function takeBatch(b: Batch, sel: Uint32Array | number[], n: number, need: readonly boolean[] | null = null): Batch {
+  if (need === null) return { columns: b.columns.map((c) => takeColumn(c, sel, n)), length: n };
+  return { columns: b.columns.map((c, i) => (need[i] === false ? deadColumn(c.type) : takeColumn(c, sel, n))), length: n };
 }
 
 export function takeColumn(c: Column, sel: Uint32Array | number[], n: number): Column {
   const d = c.data;
+  if (n > 0 && d.length === 0) return c;
   let out: ColumnData;
   // One loop per storage class keeps each element access monomorphic (a shared loop over
   // Int32Array/Float64Array/Array is several times slower once V8 sees all of them).
@@ -252,6 +268,10 @@ export function concatBatches(types: readonly DataType[], batches: readonly Batc
     const t = types[ci]!;
     let wide = false;
     let anyNull = false;
+    if (batches.some((b) => isDead(b.columns[ci]!, b.length))) {
+      cols.push(deadColumn(t));
+      continue;
+    }
     for (const b of batches) {
       const c = b.columns[ci]!;
       if (Array.isArray(c.data)) wide = true;

@@ -17,6 +17,8 @@ import { pushLimitIntoOuterJoin } from './rules/push-limit-into-outer-join.js';
 import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
 import { limitPastWindow } from './rules/limit-past-window.js';
 import { deriveTopNFromWindow } from './rules/derive-topn-from-window.js';
+import { pushIntoTableFunction } from './rules/push-into-table-function.js';
+import { pushIntoRemoteScan } from './rules/push-into-remote-scan.js';
 
 /*
  * Order: projections go first so limits and filters meet the operators they target; the ranking filter
@@ -39,6 +41,9 @@ export const RULES: readonly OptimizerRule[] = [
   pushLimitIntoScan,
   pruneScanColumns,
   eliminateLimit,
+  // Data sources last: they see the final projections, filters, Top-Ns and limits above them.
+  pushIntoTableFunction,
+  pushIntoRemoteScan,
 ];
 
 export function ruleNames(): string[] {

@@ -29,6 +29,7 @@ import { OneRow, ValuesScan } from './operators/values-scan.js';
 import type { SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
 import { planWindow } from './plan-window.js';
+import { planPartitionedTopN, planTopNRanking } from './plan-topn.js';
 
 export interface PlannerEnv {
   /** Context used to evaluate LIMIT/OFFSET and other plan-time constants. */
@@ -48,12 +49,18 @@ export class PhysicalPlanner {
     return s;
   };
 
-  plan(p: LogicalPlan): PhysicalOperator {
+  /**
+   * @param need which output columns the consumer reads (null = all). Copying operators (Filter, HashJoin)
+   *   skip the others, leaving placeholders in their place (see deadColumn in execution/column.ts); only
+   *   Project/Aggregate start such a mask and only Filter and HashJoin carry it further down, so every
+   *   operator that might read a whole row (sorts, set operations, windows, result delivery) sees full rows.
+   */
+  plan(p: LogicalPlan, need: readonly boolean[] | null = null): PhysicalOperator {
     switch (p.op) {
       case 'scan': {
         const src = p.source as unknown as ScannableSource;
         if (typeof src.scan !== 'function') throw new QuireError('XX000', `table ${p.source.name} cannot be scanned`);
-        return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null);
+        return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null, p.fetch ?? null);
       }
       case 'values':
         return new ValuesScan(p.schema, p.rows, this.slotPlan);
@@ -61,14 +68,17 @@ export class PhysicalPlanner {
         return new OneRow(p.schema, p.oneRow ? 1 : 0);
       case 'table-function':
         return new TableFunctionScan(p.schema, p.name, p.args, p.impl);
-      case 'filter':
-        return new Filter(this.plan(p.input), p.predicate, this.slotPlan);
+      case 'filter': {
+        // Correlated subqueries see the whole input row (ctx.outer), so they turn pruning off.
+        const childNeed = need === null || hasCorrelated(p.predicate) ? null : needWith(need, [p.predicate]);
+        return new Filter(this.plan(p.input, childNeed), p.predicate, this.slotPlan, childNeed === null ? null : need);
+      }
       case 'project': {
-        const input = this.plan(p.input);
-        if (p.exprs.length === input.schema.length && p.exprs.every((e, i) => e.kind === 'column' && e.index === i)) {
+        if (p.exprs.length === p.input.schema.length && p.exprs.every((e, i) => e.kind === 'column' && e.index === i)) {
           // Identity projection (renames only): names live in the result description, not in batches.
-          return input;
+          return this.plan(p.input, need);
         }
+        const input = this.plan(p.input, needOf(p.input.schema.length, p.exprs));
         return new Project(p.schema, input, p.exprs, this.slotPlan);
       }
       case 'aggregate':
@@ -97,6 +107,8 @@ export class PhysicalPlanner {
       case 'topn': {
         const count = this.constCount(p.count, 'LIMIT');
         const offset = this.constCount(p.offset, 'OFFSET') ?? 0;
+        const split = count === null ? null : planPartitionedTopN(p, count, offset);
+        if (split !== null) return split;
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
         if (count === null) {
           // LIMIT NULL / ALL: no row bound, so this is a sort with an offset.
@@ -106,6 +118,8 @@ export class PhysicalPlanner {
         const t = new TopN(input, keys, count, offset, p.withTies);
         return extra ? this.dropExtra(t, p.schema.length) : t;
       }
+      case 'topn-ranking':
+        return planTopNRanking(p, (lp) => this.plan(lp), this.slotPlan);
       case 'distinct':
         return new Distinct(this.plan(p.input));
       case 'distinct-on':
@@ -117,7 +131,7 @@ export class PhysicalPlanner {
           }),
         );
       case 'join':
-        return this.planJoin(p);
+        return this.planJoin(p, need);
       case 'setop':
         return new SetOp(p.kind, p.all, this.plan(p.left), this.plan(p.right));
       case 'recursive-cte':
@@ -163,7 +177,9 @@ export class PhysicalPlanner {
   }
 
   private planAggregate(p: LogicalPlan & { op: 'aggregate' }): PhysicalOperator {
-    const input = this.plan(p.input);
+    const used: Expr[] = [...p.groupBy];
+    for (const a of p.aggs) used.push(...a.args, ...(a.filter ? [a.filter] : []), ...a.orderBy.map((k) => k.expr));
+    const input = this.plan(p.input, needOf(p.input.schema.length, used));
     const exprs: Expr[] = [...p.groupBy];
     const add = (e: Expr): number => {
       exprs.push(e);
@@ -185,10 +201,26 @@ export class PhysicalPlanner {
     return new HashAggregate(proj, { keyCount: p.groupBy.length, keyTypes: p.groupBy.map((g) => g.type), aggs: specs }, p.schema);
   }
 
-  private planJoin(p: LogicalPlan & { op: 'join' }): PhysicalOperator {
-    const left = this.plan(p.left);
-    const right = this.plan(p.right);
-    const nl = left.schema.length;
+  private planJoin(p: LogicalPlan & { op: 'join' }, need: readonly boolean[] | null): PhysicalOperator {
+    const nl = p.left.schema.length;
+    const nr = p.right.schema.length;
+    // Column pruning through hash joins only (see plan()): the children must supply what the output needs
+    // plus every column the ON condition reads.
+    const prune =
+      need !== null && !p.lateral && p.type !== 'cross' && p.condition !== null && !hasCorrelated(p.condition) && !hasOuter(p.condition);
+    let outNeed: boolean[] | null = null;
+    let leftNeed: boolean[] | null = null;
+    let rightNeed: boolean[] | null = null;
+    if (prune) {
+      // Output of semi/anti joins is the left side only; the mask below always covers left + right.
+      outNeed = new Array<boolean>(nl + nr).fill(false);
+      for (let i = 0; i < need!.length && i < nl + nr; i++) outNeed[i] = need![i]!;
+      const all = needWith(outNeed, [p.condition!]);
+      leftNeed = all.slice(0, nl);
+      rightNeed = all.slice(nl);
+    }
+    const left = this.plan(p.left, leftNeed);
+    const right = this.plan(p.right, rightNeed);
     if (p.lateral) {
       if (p.type !== 'inner' && p.type !== 'left' && p.type !== 'cross') {
         throw new QuireError('42601', 'The combining JOIN type must be INNER or LEFT for a LATERAL reference.');
@@ -237,7 +269,20 @@ export class PhysicalPlanner {
       const remapped = residual.map((e) => mapExpr(e, (x) => (x.kind === 'column' && x.index >= nl ? { ...x, index: x.index - nl + nl2 } : x)));
       res = compileSimplePredicate(remapped.length === 1 ? remapped[0]! : { kind: 'and', args: remapped, type: T.bool });
     }
-    const join: PhysicalOperator = new HashJoin(lside.op, rside.op, p.type, lside.cols, rside.cols, res);
+    let joinNeed: boolean[] | null = null;
+    if (outNeed !== null) {
+      // Combined-row mask over the join's own columns (left + its key extras, right + its key extras):
+      // what the output needs plus what the residual reads.
+      joinNeed = new Array<boolean>(nl2 + rside.op.schema.length).fill(false);
+      for (let i = 0; i < nl; i++) joinNeed[i] = outNeed[i]!;
+      for (let i = 0; i < nr; i++) joinNeed[nl2 + i] = outNeed[nl + i]!;
+      if (res !== null) {
+        for (const e of residual) {
+          for (const c of columnsUsed(e)) joinNeed[c >= nl ? c - nl + nl2 : c] = true;
+        }
+      }
+    }
+    const join: PhysicalOperator = new HashJoin(lside.op, rside.op, p.type, lside.cols, rside.cols, res, joinNeed);
     if (lside.extra === 0 && rside.extra === 0) return join;
     // Drop the projected key columns again.
     const keep: Expr[] = [];
@@ -262,6 +307,23 @@ export class PhysicalPlanner {
 export function flattenAnd(e: Expr): Expr[] {
   if (e.kind === 'and') return e.args.flatMap(flattenAnd);
   return [e];
+}
+
+/** Mask of `width` input columns read by `exprs`, or null (= all) when a correlated subquery is among them. */
+function needOf(width: number, exprs: readonly Expr[]): boolean[] | null {
+  if (exprs.some(hasCorrelated)) return null;
+  return needWith(new Array<boolean>(width).fill(false), exprs);
+}
+
+/** `need` plus the columns `exprs` read. */
+function needWith(need: readonly boolean[], exprs: readonly Expr[]): boolean[] {
+  const out = need.slice();
+  for (const e of exprs) for (const c of columnsUsed(e)) out[c] = true;
+  return out;
+}
+
+function hasCorrelated(e: Expr): boolean {
+  return someExprDeep(e, (x) => x.kind === 'subquery' && x.correlated);
 }
 
 function hasSubquery(e: Expr): boolean {

@@ -260,8 +260,12 @@ export class QueryBinder implements ExprEnv {
     const colnames = alias?.colnames ? strings(alias.colnames as Node[]) : null;
     let plan: LogicalPlan;
     const cte = b.schemaname === undefined ? this.findCte(name) : undefined;
+    // ATTACHed databases: pg.t / pg.schema.t name a remote table (see storage/connectors).
+    const remote = b.schemaname !== undefined ? this.catalog.lookupAttached(b.catalogname as string | undefined, b.schemaname as string, name) : undefined;
     if (cte) {
       plan = this.bindCte(cte, loc);
+    } else if (remote !== undefined) {
+      plan = { op: 'scan', source: remote, alias: qual, schema: remote.schema.map((f) => ({ name: f.name, type: f.type, table: qual })) };
     } else if (this.catalog.views.has(name)) {
       const v = this.catalog.views.get(name)!;
       const saved = this.cteFrames;

@@ -11,9 +11,23 @@ export interface ViewDef {
   readonly sql: string;
 }
 
+/** An attached external database (ATTACH 'postgres://…' AS name): its tables are name.table / name.schema.table. */
+export interface AttachedDatabase {
+  readonly alias: string;
+  /** A fresh scan source for the table, or undefined when the remote side has none of that name. */
+  lookupSource(schema: string | undefined, name: string): TableSource | undefined;
+}
+
 export class Catalog {
   readonly tables = new Map<string, TableSource>();
   readonly views = new Map<string, ViewDef>();
+  readonly attached = new Map<string, AttachedDatabase>();
+
+  /** `alias.table` (schemaname = alias) or `alias.schema.table` (catalogname = alias). */
+  lookupAttached(catalogName: string | undefined, schemaName: string, name: string): TableSource | undefined {
+    if (catalogName !== undefined) return this.attached.get(catalogName)?.lookupSource(schemaName, name);
+    return this.attached.get(schemaName)?.lookupSource(undefined, name);
+  }
 
   getTable(name: string): TableSource | undefined {
     return this.tables.get(name);

@@ -210,6 +210,7 @@ export async function runSetup(conn: SqlConnection, engine: EngineName, files: s
     const text = readFileSync(join(SUITE_DIR, 'sql', `${f}.sql`), 'utf8');
     const { items } = splitScript(text);
     const vars = new Map<string, string>();
+    // test_setup.sql contributes only its data-creating statements; preludes run whole (minus PRELUDE_FILTER).
     const whole = f !== 'test_setup';
     for (const it of items) {
       if (it.kind === 'meta') {
@@ -224,7 +225,8 @@ export async function runSetup(conn: SqlConnection, engine: EngineName, files: s
       try {
         await execute(conn, sql, it);
       } catch (e) {
-        // Preludes are run for their side effects only; their failures matter only through later statements.
+        // test_setup failures are reported (they explain cascades of 42P01 later); prelude scripts are full of
+        // out-of-scope DDL whose failures would only be noise.
         if (!whole) errors.push(`${f}:${it.startLine + 1}: ${asSqlError(e).message} -- ${sql.split('\n')[0].slice(0, 80)}`);
       }
     }
@@ -271,16 +273,31 @@ function compare(sql: string, exp: Expected, res: SqlResult | undefined, err: { 
   return { ok: true };
 }
 
-function outOfScopeReason(sql: string, derived: Set<string>): string | undefined {
+/** An object whose creation was out of scope, and how a statement can refer to it. */
+type DerivedKind = 'relation' | 'routine' | 'type';
+
+function refersTo(sql: string, name: string, kind: DerivedKind): boolean {
+  // Names such as `emp` are also common aliases and column names, so only count the positions where the
+  // object itself is meant.
+  if (kind === 'routine') return new RegExp(`\\b${name}\\s*\\(`, 'i').test(sql);
+  if (kind === 'type') return new RegExp(`\\b${name}\\b`, 'i').test(sql);
+  return new RegExp(`\\b(from|join|into|update|table|only|cursor\\s+for\\s+select\\s+\\*\\s+from)\\s+${name}\\b|\\bfrom\\s+[\\w\\s,]*,\\s*${name}\\b`, 'i').test(sql);
+}
+
+function outOfScopeReason(sql: string, derived: Map<string, DerivedKind>): string | undefined {
   for (const c of OUT_OF_SCOPE) if (c.re.test(sql)) return c.reason;
-  for (const name of derived) if (new RegExp(`\\b${name}\\b`, 'i').test(sql)) return 'uses an object created by out-of-scope DDL';
+  for (const [name, kind] of derived) if (refersTo(sql, name, kind)) return 'uses an object created by out-of-scope DDL';
   return undefined;
 }
 
 /** Names created by out-of-scope DDL (functions, aggregates, types, views...), so their uses are out of scope too. */
-function createdName(sql: string): string | undefined {
-  const m = /^\s*create\s+(?:or\s+replace\s+)?(?:temp\s+|temporary\s+)?(?:recursive\s+)?(?:materialized\s+)?(?:unlogged\s+)?(?:function|procedure|aggregate|type|domain|view|operator\s+class|sequence|table)\s+(?:if\s+not\s+exists\s+)?([\w"]+)/i.exec(sql);
-  return m?.[1]?.replace(/"/g, '');
+function createdName(sql: string): { name: string; kind: DerivedKind } | undefined {
+  const m = /^\s*create\s+(?:or\s+replace\s+)?(?:temp\s+|temporary\s+)?(?:recursive\s+)?(?:materialized\s+)?(?:unlogged\s+)?(function|procedure|aggregate|type|domain|view|operator\s+class|sequence|table)\s+(?:if\s+not\s+exists\s+)?([\w"]+)/i.exec(sql);
+  if (m === null) return undefined;
+  const what = m[1].toLowerCase();
+  const kind: DerivedKind = what === 'function' || what === 'procedure' || what === 'aggregate' || what === 'sequence' ? 'routine' : what === 'type' || what === 'domain' ? 'type' : 'relation';
+  // Sequences are used through nextval('name'), which the routine pattern does not see; name them as types.
+  return { name: m[2].replace(/"/g, ''), kind: what === 'sequence' ? 'type' : kind };
 }
 
 /** Tables that could not be created during setup (unsupported column types, inheritance). */
@@ -338,13 +355,13 @@ export async function runConformanceFile(file: string, engine: EngineName, conn?
     for (const t of missing) report.setupErrors.push(`setup: table ${t} could not be created`);
     report.setupErrors.push(...(await runSetup(c, engine, PRELUDES[file] ?? DEFAULT_PRELUDE)));
     // Objects the engine could not create make every use of them out of scope.
-    const derived = new Set<string>(missing);
+    const derived = new Map<string, DerivedKind>(missing.map((t) => [t, 'relation']));
     for (const p of PRELUDES[file] ?? DEFAULT_PRELUDE) {
       // Only whole preludes define objects (user-defined aggregates, functions); filtered ones add indexes.
       if (PRELUDE_FILTER[p] !== undefined) continue;
       for (const it of splitScript(readFileSync(join(SUITE_DIR, 'sql', `${p}.sql`), 'utf8')).items) {
         const n = it.kind === 'sql' && !/^\s*create\s+(temp\w*\s+)?(unlogged\s+)?table\b/i.test(it.text) ? createdName(it.text) : undefined;
-        if (n !== undefined) derived.add(n);
+        if (n !== undefined) derived.set(n.name, n.kind);
       }
     }
 
@@ -433,7 +450,7 @@ export async function runConformanceFile(file: string, engine: EngineName, conn?
             report.excludedTotal++;
           }
           // An object that could not be created for an out-of-scope reason makes its later uses out of scope.
-          if (created !== undefined && err !== undefined && reason !== undefined) derived.add(created);
+          if (created !== undefined && err !== undefined && reason !== undefined) derived.set(created.name, created.kind);
         }
         report.statements.push(st);
       }
@@ -463,6 +480,7 @@ export async function runConformanceFileIsolated(file: string, engine: EngineNam
       let current = -1;
       let stdout = '';
       let stderr = '';
+      let errTail: string[] = [];
       let timer: NodeJS.Timeout | undefined;
       const arm = () => {
         if (timer) clearTimeout(timer);
@@ -482,7 +500,7 @@ export async function runConformanceFileIsolated(file: string, engine: EngineNam
           if (m !== null) {
             current = Number(m[1]);
             arm();
-          }
+          } else errTail = [...errTail.slice(-20), l];
         }
       });
       // Setup (loading tenk1 etc.) gets a generous budget of its own.
@@ -494,7 +512,7 @@ export async function runConformanceFileIsolated(file: string, engine: EngineNam
         if (timer) clearTimeout(timer);
         const start = stdout.indexOf('@@report ');
         if (start >= 0) resolve({ report: JSON.parse(stdout.slice(start + 9)) as FileReport });
-        else resolve({ error: `child exited with ${code}: ${stdout.slice(-500)}` });
+        else resolve({ error: `child exited with ${code}: ${stdout.slice(-500)}\n${errTail.join('\n')}` });
       });
     });
     if (result.report !== undefined) return result.report;

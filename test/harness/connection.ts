@@ -78,13 +78,13 @@ async function rawParsers(pg: PGlite): Promise<Record<number, (v: string) => str
 
 export async function pgliteConnection(pg: PGlite): Promise<SqlConnection> {
   await pg.exec("SET timezone = 'UTC'; SET datestyle = 'ISO, MDY'; SET intervalstyle = 'postgres'");
-  let parsers = await rawParsers(pg);
+  // Types created later (row types of new tables, enums) have no default parser, so PGlite already returns
+  // their text unchanged; only the built-in OIDs need overriding.
+  const parsers = await rawParsers(pg);
   return {
     async query(sql: string): Promise<SqlResult> {
       // exec() uses the simple query protocol: multi-statement strings run like psql runs them.
       const results = await pg.exec(sql, { rowMode: 'array', parsers });
-      // CREATE TYPE etc. could add OIDs; refreshing after DDL keeps every column raw text.
-      if (/^\s*create\s+(type|domain|table)/i.test(sql)) parsers = await rawParsers(pg);
       const last = results[results.length - 1];
       if (last === undefined) return { columns: [], rows: [], rowCount: 0, command: '' };
       const rows = (last.rows as unknown[][]).map((r) => r.map((v) => (v === null || v === undefined ? null : String(v))));

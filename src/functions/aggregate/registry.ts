@@ -1,5 +1,6 @@
 /** Aggregate functions by (lower-case) name. */
 import type { AggregateFunction } from './aggregate-function.js';
+import { anyValue } from './any-value.js';
 import { avg } from './avg.js';
 import { bitAnd, bitOr } from './bit.js';
 import { boolAnd, boolOr, every } from './bool.js';
@@ -28,6 +29,7 @@ for (const a of [
   varPop,
   bitAnd,
   bitOr,
+  anyValue,
 ]) {
   aggregates.set(a.name, a);
 }

@@ -211,13 +211,12 @@ export class FrameComputer {
               sub = !sub;
               less = true;
             }
-            const cur = valueAt(col!, i);
-            const off = f.startOffset;
+            const test = inRange!(valueAt(col!, i), f.startOffset, sub, less);
             let lo = nnStart;
             let hi = nnEnd;
             while (lo < hi) {
               const m = (lo + hi) >>> 1;
-              if (inRange!(valueAt(col!, m), cur, off, sub, less)) hi = m;
+              if (test(valueAt(col!, m))) hi = m;
               else lo = m + 1;
             }
             fs[i] = lo;
@@ -240,13 +239,12 @@ export class FrameComputer {
               sub = !sub;
               less = false;
             }
-            const cur = valueAt(col!, i);
-            const off = f.endOffset;
+            const test = inRange!(valueAt(col!, i), f.endOffset, sub, less);
             let lo = nnStart;
             let hi = nnEnd;
             while (lo < hi) {
               const m = (lo + hi) >>> 1;
-              if (inRange!(valueAt(col!, m), cur, off, sub, less)) lo = m + 1;
+              if (test(valueAt(col!, m))) lo = m + 1;
               else hi = m;
             }
             fe[i] = lo;
@@ -264,11 +262,23 @@ function isNull(c: Column, i: number): boolean {
   return c.nulls !== null && c.nulls[i] === 1;
 }
 
-/** PostgreSQL's in_range support function: is `val` <= (less) or >= (!less) `base` ± `offset`? */
-export type InRange = (val: Value, base: Value, offset: Value, sub: boolean, less: boolean) => boolean;
+/**
+ * PostgreSQL's in_range support function, curried: inRange(base, offset, sub, less) returns the test
+ * "val <= base ± offset" (less) or "val >= base ± offset" (!less), with base ± offset computed once so a
+ * binary search over the frame does one comparison per probe.
+ */
+export type InRange = (base: Value, offset: Value, sub: boolean, less: boolean) => (val: Value) => boolean;
 
 function badSize(): never {
   throw new QuireError('22013', 'invalid preceding or following size in window function');
+}
+
+const ALWAYS = (): boolean => true;
+const NEVER = (): boolean => false;
+
+/** The test against an already computed numeric bound. */
+function numTest(sum: number, less: boolean): (val: Value) => boolean {
+  return less ? (val) => (val as number) <= sum : (val) => (val as number) >= sum;
 }
 
 export function makeInRange(t: DataType, timezone: string): InRange {
@@ -276,75 +286,74 @@ export function makeInRange(t: DataType, timezone: string): InRange {
     case 'int2':
     case 'int4':
     case 'int8':
-      return (val, base, offset, sub, less) => {
-        if (typeof offset === 'number' && offset < 0) badSize();
-        if (typeof offset === 'bigint' && offset < 0n) badSize();
-        if (typeof val === 'number' && typeof base === 'number' && typeof offset === 'number' && offset < 2 ** 52 && Math.abs(base) < 2 ** 52) {
-          const sum = sub ? base - offset : base + offset;
-          return less ? val <= sum : val >= sum;
+      return (base, offset, sub, less) => {
+        if (typeof offset === 'number' ? offset < 0 : (offset as bigint) < 0n) badSize();
+        if (typeof base === 'number' && typeof offset === 'number' && offset < 2 ** 52 && Math.abs(base) < 2 ** 52) {
+          return numTest(sub ? base - offset : base + offset, less);
         }
+        // Exact arithmetic beyond 2^53: a sum outside int8 is beyond every value, as PostgreSQL concludes.
         const sum = sub ? BigInt(base as number) - BigInt(offset as number) : BigInt(base as number) + BigInt(offset as number);
-        const v = BigInt(val as number);
-        return less ? v <= sum : v >= sum;
+        return less ? (val) => BigInt(val as number) <= sum : (val) => BigInt(val as number) >= sum;
       };
     case 'float4':
     case 'float8':
-      return (val, base, offset, sub, less) => {
+      return (base, offset, sub, less) => {
         const off = offset as number;
         if (off !== off || off < 0) badSize();
-        const v = val as number;
         const bs = base as number;
-        if (v !== v) return bs !== bs ? true : !less;
-        if (bs !== bs) return less;
-        if (off === Infinity && (bs === Infinity || bs === -Infinity) && (sub ? bs > 0 : bs < 0)) return true;
-        const sum = t.name === 'float4' ? Math.fround(sub ? bs - off : bs + off) : sub ? bs - off : bs + off;
-        return less ? v <= sum : v >= sum;
+        // NaN sorts after every number and equals NaN; the offset cannot change that.
+        if (bs !== bs) return less ? ALWAYS : (val) => (val as number) !== (val as number);
+        if (off === Infinity && (bs === Infinity || bs === -Infinity) && (sub ? bs > 0 : bs < 0)) {
+          // base ± offset would be NaN: PostgreSQL takes every (non-NaN) value to be inside.
+          return (val) => (val as number) === (val as number) || !less;
+        }
+        let sum = sub ? bs - off : bs + off;
+        if (t.name === 'float4') sum = Math.fround(sum);
+        return less ? (val) => (val as number) <= sum : (val) => ((val as number) !== (val as number) ? true : (val as number) >= sum);
       };
     case 'numeric':
-      return (val, base, offset, sub, less) => {
+      return (base, offset, sub, less) => {
         const off = offset as Numeric;
         if (off.isNaN() || off.sign() < 0) badSize();
-        const v = val as Numeric;
         const bs = base as Numeric;
-        if (v.isNaN()) return bs.isNaN() ? true : !less;
-        if (bs.isNaN()) return less;
+        if (bs.isNaN()) return less ? ALWAYS : (val) => (val as Numeric).isNaN();
+        const nanCase = (val: Value): boolean | null => ((val as Numeric).isNaN() ? !less : null);
         if (!off.isFinite()) {
-          const bPinf = bs.special === 2;
-          const bNinf = bs.special === 3;
-          if (sub ? bPinf : bNinf) return true;
-          if (sub) return less ? v.special === 3 : true;
-          return less ? true : v.special === 2;
+          if (sub ? bs.special === 2 : bs.special === 3) return (val) => nanCase(val) ?? true;
+          if (sub) return less ? (val) => nanCase(val) ?? (val as Numeric).special === 3 : (val) => nanCase(val) ?? true;
+          return less ? (val) => nanCase(val) ?? true : (val) => nanCase(val) ?? (val as Numeric).special === 2;
         }
         const sum = sub ? bs.sub(off) : bs.add(off);
-        const c = v.cmp(sum);
-        return less ? c <= 0 : c >= 0;
+        return less ? (val) => nanCase(val) ?? (val as Numeric).cmp(sum) <= 0 : (val) => nanCase(val) ?? (val as Numeric).cmp(sum) >= 0;
       };
     case 'date':
     case 'timestamp':
     case 'timestamptz': {
-      const toTs = t.name === 'date' ? (d: number): number => (Number.isFinite(d) ? d * 86_400_000_000 : d) : (x: number): number => x;
+      // Dates compare as midnight timestamps (in_range_date_interval).
+      const isDate = t.name === 'date';
+      const toTs = (d: number): number => (isDate && Number.isFinite(d) ? d * 86_400_000_000 : d);
       const plus = t.name === 'timestamptz' ? (ts: number, iv: Interval): number => timestamptzPlusInterval(timezone, ts, iv) : timestampPlusInterval;
-      return (val, base, offset, sub, less) => {
+      return (base, offset, sub, less) => {
         const iv = offset as Interval;
         if (iv.compare(Interval.ZERO) < 0) badSize();
         const bs = toTs(base as number);
-        if (!iv.isFinite() && !Number.isFinite(bs) && (sub ? bs > 0 : bs < 0)) return true;
+        if (!iv.isFinite() && !Number.isFinite(bs) && (sub ? bs > 0 : bs < 0)) return ALWAYS;
         const sum = plus(bs, sub ? iv.neg() : iv);
-        const v = toTs(val as number);
-        return less ? v <= sum : v >= sum;
+        if (!isDate) return numTest(sum, less);
+        return less ? (val) => toTs(val as number) <= sum : (val) => toTs(val as number) >= sum;
       };
     }
     case 'interval':
-      return (val, base, offset, sub, less) => {
+      return (base, offset, sub, less) => {
         const iv = offset as Interval;
         if (iv.compare(Interval.ZERO) < 0) badSize();
         const bs = base as Interval;
-        if (!iv.isFinite() && !bs.isFinite() && (sub ? bs.months > 0 : bs.months < 0)) return true;
+        if (!iv.isFinite() && !bs.isFinite() && (sub ? bs.months > 0 : bs.months < 0)) return ALWAYS;
         const sum = addInterval(bs, sub ? iv.neg() : iv);
-        const c = (val as Interval).compare(sum);
-        return less ? c <= 0 : c >= 0;
+        return less ? (val) => (val as Interval).compare(sum) <= 0 : (val) => (val as Interval).compare(sum) >= 0;
       };
     default:
       throw new QuireError('0A000', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${t.name}`);
   }
 }
+void NEVER;

@@ -20,7 +20,7 @@
  *
  * When it fires (DataFusion's limit_pushdown_past_window is the model):
  *  - every function of the window node has the same PARTITION BY and ORDER BY;
- *  - a Top-N above has exactly the keys partition keys (any order, direction, NULLS placement) followed by
+ *  - a Top-N above (directly, or over a projection of plain columns) has exactly the keys partition keys (any order, direction, NULLS placement) followed by
  *    the window's ORDER BY keys; a bare LIMIT above relies on the window emitting rows in its sort order
  *    (partition keys ascending, then ORDER BY), which holds when the window's input is not already sorted
  *    (the window would then reuse that order instead);
@@ -111,26 +111,43 @@ export const limitPastWindow: OptimizerRule = {
   name: 'limit-past-window',
   rewrite(node: LogicalPlan): LogicalPlan | null {
     if (node.op === 'topn') {
-      const w = node.input;
-      if (w.op !== 'window' || node.withTies) return null;
+      if (node.withTies) return null;
+      // A projection of plain columns may sit between (the select list drops or renames columns): the
+      // keys are translated through it.
+      let proj: (LogicalPlan & { op: 'project' }) | null = null;
+      let keys = node.keys;
+      if (node.input.op === 'project') {
+        proj = node.input;
+        const exprs = proj.exprs;
+        const mapped: SortKey[] = [];
+        for (const k of keys) {
+          const src = k.expr.kind === 'column' ? exprs[k.expr.index] : undefined;
+          if (src === undefined || src.kind !== 'column') return null;
+          mapped.push({ ...k, expr: src });
+        }
+        keys = mapped;
+      }
+      const w = proj === null ? node.input : proj.input;
+      if (w.op !== 'window') return null;
       const count = constInt(node.count, null);
       const offset = constInt(node.offset, 0);
       if (count === undefined || count === null || offset === undefined || offset === null) return null;
       const shape = windowShape(w);
       if (shape === null) return null;
       const np = shape.partitionBy.length;
-      if (node.keys.length !== np + shape.orderBy.length) return null;
+      if (keys.length !== np + shape.orderBy.length) return null;
       // Keys over the window's output; the window's first columns are its input's, so equal expressions
       // over input columns mean the same thing on both sides.
       const width = w.input.schema.length;
       const inputOnly = (e: Expr): boolean => !someExpr(e, (x) => x.kind === 'column' && x.index >= width);
-      if (!node.keys.every((k) => inputOnly(k.expr))) return null;
-      const lead = node.keys.slice(0, np);
+      if (!keys.every((k) => inputOnly(k.expr))) return null;
+      const lead = keys.slice(0, np);
       if (!shape.partitionBy.every((e) => lead.some((k) => exprEquals(k.expr, e)))) return null;
       if (!lead.every((k) => shape.partitionBy.some((e) => exprEquals(k.expr, e)))) return null;
-      if (!shape.orderBy.every((k, i) => sameKey(k, node.keys[np + i]!))) return null;
-      const r = pushBelow(w, node.keys, count + offset + shape.lookahead);
-      return r === null ? null : { ...node, input: r };
+      if (!shape.orderBy.every((k, i) => sameKey(k, keys[np + i]!))) return null;
+      const r = pushBelow(w, keys, count + offset + shape.lookahead);
+      if (r === null) return null;
+      return { ...node, input: proj === null ? r : { ...proj, input: r } };
     }
     if (node.op === 'limit') {
       const w = node.input;

@@ -41,6 +41,8 @@ export function limitOver(input: LogicalPlan, n: number): LogicalPlan {
  * keeps the push-down rules from firing again and again on their own output.
  */
 export function boundedBy(p: LogicalPlan, n: number): boolean {
+  // Projections map rows one to one (and push-limit-through-project puts new limits below them).
+  while (p.op === 'project') p = p.input;
   if (p.op === 'limit' && p.ties === null) {
     const c = constInt(p.count, null);
     return c !== undefined && c !== null && c <= n;

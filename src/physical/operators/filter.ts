@@ -16,6 +16,8 @@ export class Filter extends PhysicalOperator {
     readonly input: PhysicalOperator,
     readonly predicate: Expr,
     slotPlan: (e: Expr & { kind: 'subquery' }) => SlotPlan,
+    /** Output columns read downstream (planner's column pruning); the others are not copied. null = all. */
+    readonly need: readonly boolean[] | null = null,
   ) {
     super(input.schema as Schema);
     this.kernel = compilePredicateKernel(predicate);
@@ -33,7 +35,7 @@ export class Filter extends PhysicalOperator {
       const sv = await evalSlots(this.slots, b, ctx);
       const { sel, n } = this.kernel.run(b, ctx, sv);
       if (n === 0) continue;
-      yield n === b.length ? b : takeBatch(b, sel, n);
+      yield n === b.length ? b : takeBatch(b, sel, n, this.need);
     }
   }
 }

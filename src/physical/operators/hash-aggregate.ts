@@ -250,8 +250,84 @@ class MultiKeyGrouper implements Grouper {
   }
 }
 
+/** Keys in [0, DIRECT_MAX) of an int2/int4 key index a table directly (4 bytes per possible key). */
+const DIRECT_MAX = 1 << 20;
+
+/**
+ * One int2/int4 GROUP BY key: non-negative keys below DIRECT_MAX map to their group through a flat
+ * Int32Array indexed by the key (grown on demand), which is several times faster than a Map lookup;
+ * other keys go through a Map, NULL is a group of its own. Group ids stay in first-seen order.
+ */
+class IntKeyGrouper implements Grouper {
+  count = 0;
+  /** key -> group id + 1 (0 = no group yet). */
+  private direct = new Int32Array(1024);
+  private readonly map = new Map<number, number>();
+  private nullGid = -1;
+  private gids = new Int32Array(0);
+  private readonly builder: ColumnBuilder;
+
+  constructor(type: DataType) {
+    this.builder = new ColumnBuilder(type);
+  }
+
+  assign(batch: Batch, n: number): Int32Array {
+    const gids = (this.gids = scratch(this.gids, n));
+    const c = batch.columns[0]!;
+    const d = c.data as Int32Array;
+    const nulls = c.nulls;
+    let direct = this.direct;
+    for (let k = 0; k < n; k++) {
+      if (nulls !== null && nulls[k] === 1) {
+        if (this.nullGid < 0) {
+          this.nullGid = this.count++;
+          this.builder.push(null);
+        }
+        gids[k] = this.nullGid;
+        continue;
+      }
+      const key = d[k]!;
+      if (key >= 0 && key < DIRECT_MAX) {
+        if (key >= direct.length) direct = this.growDirect(key);
+        const g = direct[key]!;
+        if (g !== 0) {
+          gids[k] = g - 1;
+          continue;
+        }
+        const h = this.count++;
+        this.builder.push(key);
+        direct[key] = h + 1;
+        gids[k] = h;
+        continue;
+      }
+      let g = this.map.get(key);
+      if (g === undefined) {
+        g = this.count++;
+        this.map.set(key, g);
+        this.builder.push(key);
+      }
+      gids[k] = g;
+    }
+    return gids;
+  }
+
+  private growDirect(key: number): Int32Array<ArrayBuffer> {
+    let cap = this.direct.length;
+    while (cap <= key) cap *= 2;
+    const nd = new Int32Array(Math.min(cap, DIRECT_MAX));
+    nd.set(this.direct);
+    this.direct = nd;
+    return nd;
+  }
+
+  keyColumns(): Column[] {
+    return [this.builder.finish()];
+  }
+}
+
 function makeGrouper(keyTypes: readonly DataType[]): Grouper {
   if (keyTypes.length === 0) return new SingleGroup();
+  if (keyTypes.length === 1 && storageKind(keyTypes[0]!) === 'i32') return new IntKeyGrouper(keyTypes[0]!);
   if (keyTypes.length === 1) return new SingleKeyGrouper(keyTypes[0]!);
   return new MultiKeyGrouper(keyTypes);
 }

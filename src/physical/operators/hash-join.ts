@@ -17,6 +17,7 @@ import {
   allocData,
   BATCH_SIZE,
   concatBatches,
+  deadColumn,
   makeColumn,
   takeBatch,
   takeColumn,
@@ -63,6 +64,11 @@ export class PairCollector {
     readonly build: Batch,
     readonly residual: CompiledPredicate | null,
     readonly ctx: ExecContext,
+    /**
+     * Columns of the combined row (left then right) to materialize: those read downstream or by the
+     * residual. The others become zero-cost placeholders (see deadColumn). null = all.
+     */
+    readonly need: readonly boolean[] | null = null,
   ) {
     this.rightMatched = new Uint8Array(type === 'right' || type === 'full' ? build.length : 0);
     this.emitPairs = type === 'inner' || type === 'left' || type === 'right' || type === 'full';
@@ -76,6 +82,49 @@ export class PairCollector {
     this.probe = b;
     this.leftMatched = new Uint8Array(b.length);
     this.n = 0;
+    this.pi = 0;
+    this.pr = -2;
+  }
+
+  /** Resume point of fill(): probe row, and build row within its chain (-2 = chain not started). */
+  private pi = 0;
+  private pr = -2;
+
+  /**
+   * Adds the pairs of probe rows [0, m) with their chains (heads[i] -> next[r] -> …) until the buffer is
+   * full; true once every row is done. A plain synchronous loop: inside the async generator it would run
+   * several times slower.
+   */
+  fill(heads: Int32Array, next: Int32Array, m: number): boolean {
+    const lsel = this.lsel;
+    const rsel = this.rsel;
+    let n = this.n;
+    let i = this.pi;
+    let r = this.pr;
+    for (;;) {
+      if (r === -2) {
+        if (i >= m) break;
+        r = heads[i]!;
+      }
+      while (r !== -1) {
+        if (n === BATCH_SIZE) {
+          this.n = n;
+          this.pi = i;
+          this.pr = r;
+          return false;
+        }
+        lsel[n] = i;
+        rsel[n] = r;
+        n++;
+        r = next[r]!;
+      }
+      i++;
+      r = -2;
+    }
+    this.n = n;
+    this.pi = i;
+    this.pr = -2;
+    return true;
   }
 
   add(l: number, r: number): void {
@@ -116,10 +165,21 @@ export class PairCollector {
   }
 
   private combine(n: number): Batch {
-    const l = takeBatch(this.probe!, this.lsel, n);
+    const need = this.need;
+    const l = takeBatch(this.probe!, this.lsel, n, need);
     const cols = l.columns.slice();
-    for (const c of this.build.columns) cols.push(takeColumn(c, this.rsel, n));
+    const nl = cols.length;
+    const bc = this.build.columns;
+    for (let j = 0; j < bc.length; j++) {
+      const c = bc[j]!;
+      cols.push(need !== null && need[nl + j] === false ? deadColumn(c.type) : takeColumn(c, this.rsel, n));
+    }
     return { columns: cols, length: n };
+  }
+
+  /** Padding for the missing side of an outer-join row: NULLs, or a placeholder when nobody reads it. */
+  private pad(t: DataType, at: number, n: number): Column {
+    return this.need !== null && this.need[at] === false ? deadColumn(t) : nullColumn(t, n);
   }
 
   /** After the probe batch's pairs are flushed: left-only output (unmatched rows for left/full/anti, matched for semi). */
@@ -133,10 +193,11 @@ export class PairCollector {
     let w = 0;
     for (let i = 0; i < m; i++) if (this.leftMatched[i] === want) sel[w++] = i;
     if (w === 0) return null;
-    const left = w === m ? b : takeBatch(b, sel, w);
+    const left = w === m ? b : takeBatch(b, sel, w, this.need);
     if (t === 'semi' || t === 'anti') return left;
     const cols = left.columns.slice();
-    for (const rt of this.rightTypes) cols.push(nullColumn(rt, w));
+    const nl = this.leftTypes.length;
+    this.rightTypes.forEach((rt, j) => cols.push(this.pad(rt, nl + j, w)));
     return { columns: cols, length: w };
   }
 
@@ -147,8 +208,9 @@ export class PairCollector {
     let sel = new Uint32Array(BATCH_SIZE);
     let w = 0;
     const out = (): Batch => {
-      const cols: Column[] = this.leftTypes.map((t) => nullColumn(t, w));
-      for (const c of this.build.columns) cols.push(takeColumn(c, sel, w));
+      const cols: Column[] = this.leftTypes.map((t, j) => this.pad(t, j, w));
+      const nl = this.leftTypes.length;
+      this.build.columns.forEach((c, j) => cols.push(this.need !== null && this.need[nl + j] === false ? deadColumn(c.type) : takeColumn(c, sel, w)));
       return { columns: cols, length: w };
     };
     for (let r = 0; r < nb; r++) {
@@ -327,6 +389,8 @@ export class HashJoin extends PhysicalOperator {
     readonly leftKeys: readonly number[],
     readonly rightKeys: readonly number[],
     readonly residual: CompiledPredicate | null = null,
+    /** Combined-row columns to materialize (see PairCollector.need); null = all. */
+    readonly need: readonly boolean[] | null = null,
   ) {
     super(joinSchema(type, left.schema, right.schema));
     if (leftKeys.length !== rightKeys.length || leftKeys.length === 0) {
@@ -357,7 +421,7 @@ export class HashJoin extends PhysicalOperator {
     parts.length = 0;
     const table = buildTable(build, this.rightKeys, this.leftKeys);
     const next = table.next;
-    const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx);
+    const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.
     const existence = (type === 'semi' || type === 'anti') && this.residual === null;
     let heads = new Int32Array(BATCH_SIZE);
@@ -370,14 +434,9 @@ export class HashJoin extends PhysicalOperator {
       if (existence) {
         for (let i = 0; i < m; i++) if (heads[i] !== -1) pairs.leftMatched[i] = 1;
       } else {
-        for (let i = 0; i < m; i++) {
-          for (let r = heads[i]!; r !== -1; r = next[r]!) {
-            pairs.add(i, r);
-            if (pairs.full) {
-              const out = pairs.flush();
-              if (out !== null) yield out;
-            }
-          }
+        while (!pairs.fill(heads, next, m)) {
+          const out = pairs.flush();
+          if (out !== null) yield out;
         }
         const out = pairs.flush();
         if (out !== null) yield out;

@@ -1,12 +1,13 @@
 /** Reads an in-memory or connector table; projection keeps only the columns the plan needs. */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import { sliceBatch, type Batch } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 
 export interface ScannableSource {
   readonly name: string;
-  scan(): AsyncIterable<Batch>;
+  /** `opts.fetch`: the plan needs at most this many rows (push-limit-into-scan); a hint a source may ignore. */
+  scan(opts?: { fetch?: number }): AsyncIterable<Batch>;
   /** Extra EXPLAIN text, e.g. the SQL a connector table sends to its server. */
   describe?(): string;
 }
@@ -18,6 +19,8 @@ export class TableScan extends PhysicalOperator {
     readonly source: ScannableSource,
     /** Source column indexes to output, null = all. */
     readonly projection: number[] | null,
+    /** Stop after this many rows (push-limit-into-scan); null = all. */
+    readonly fetch: number | null = null,
   ) {
     super(schema);
   }
@@ -26,13 +29,20 @@ export class TableScan extends PhysicalOperator {
   }
   describe(): string {
     const extra = this.source.describe?.();
-    return `table: ${this.source.name}${this.projection ? `, columns: [${this.projection.map((i) => this.schema[this.projection!.indexOf(i)]!.name).join(', ')}]` : ''}${extra ? `, ${extra}` : ''}`;
+    return `table: ${this.source.name}${this.projection ? `, columns: [${this.projection.map((i) => this.schema[this.projection!.indexOf(i)]!.name).join(', ')}]` : ''}${extra ? `, ${extra}` : ''}${this.fetch !== null ? `, fetch: ${this.fetch}` : ''}`;
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const proj = this.projection;
-    for await (const b of this.source.scan()) {
+    const fetch = this.fetch;
+    if (fetch === 0) return;
+    let left = fetch ?? Infinity;
+    for await (const b0 of this.source.scan(fetch === null ? undefined : { fetch })) {
       checkCancel(ctx);
+      const b = b0.length > left ? sliceBatch(b0, 0, left) : b0;
       yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
+      left -= b.length;
+      // Leaving the loop returns the source's iterator: an in-memory table stops reading here.
+      if (left <= 0) return;
     }
   }
 }

@@ -416,6 +416,7 @@ export const backend = {
     for (let i = 0; i < columns; i++) m.int16(0);
     return m.finish();
   },
+  copyInResponse: (): Buffer => new MessageBuilder('G').int8(0).int16(0).finish(),
   copyData: (data: Buffer): Buffer => new MessageBuilder('d', data.length + 8).bytes(data).finish(),
   copyDone: (): Buffer => new MessageBuilder('c').finish(),
 };

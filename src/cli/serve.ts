@@ -1,0 +1,144 @@
+/**
+ * `quire serve`: the REST endpoint (OpenSearch SQL protocol) over an in-memory database.
+ *
+ *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
+ *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes]
+ *
+ * Loopback by default: binding to another interface is an explicit choice (and then --api-key is
+ * advised). --secret signs cursors; without it a random secret is used, so cursors do not survive a
+ * restart. QUIRE_API_KEY / QUIRE_CURSOR_SECRET work too and keep the values out of `ps`.
+ */
+export const SERVE_HELP = `Usage: quire serve [OPTIONS]
+
+Serves the OpenSearch SQL REST protocol (POST /_plugins/_sql) over an in-memory database.
+
+Options:
+  --host HOST            address to bind (default 127.0.0.1)
+  --port PORT            port (default 9200; 0 picks a free one)
+  --demo                 load the demo tables (calcs, customer_dimension, events)
+  --api-key KEY          require "Authorization: ApiKey KEY" (or env QUIRE_API_KEY)
+  --secret SECRET        cursor signing secret, >= 16 bytes (or env QUIRE_CURSOR_SECRET)
+  --max-fetch-size N     largest fetch_size accepted (default 10000)
+  --query-timeout MS     cancel queries running longer (default 30000)
+  --allow-writes         also run DDL/DML statements
+  --help                 show this help
+`;
+
+interface ServeArgs {
+  host: string;
+  port: number;
+  demo: boolean;
+  apiKey: string | undefined;
+  secret: string | undefined;
+  maxFetchSize: number | undefined;
+  queryTimeoutMs: number | undefined;
+  allowWrites: boolean;
+  help: boolean;
+}
+
+function parseServeArgs(argv: readonly string[]): ServeArgs {
+  const a: ServeArgs = {
+    host: '127.0.0.1',
+    port: 9200,
+    demo: false,
+    apiKey: process.env.QUIRE_API_KEY || undefined,
+    secret: process.env.QUIRE_CURSOR_SECRET || undefined,
+    maxFetchSize: undefined,
+    queryTimeoutMs: undefined,
+    allowWrites: false,
+    help: false,
+  };
+  const int = (name: string, v: string | undefined, min: number): number => {
+    const n = Number(v);
+    if (v === undefined || !Number.isInteger(n) || n < min) throw new Error(`${name} needs an integer >= ${min}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.includes('=') ? (argv[i]!.split(/=(.*)/s, 2) as [string, string]) : [argv[i]!, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--host':
+        a.host = value();
+        break;
+      case '--port':
+      case '-p':
+        a.port = int('--port', value(), 0);
+        break;
+      case '--demo':
+        a.demo = true;
+        break;
+      case '--api-key':
+        a.apiKey = value();
+        break;
+      case '--secret':
+        a.secret = value();
+        break;
+      case '--max-fetch-size':
+        a.maxFetchSize = int('--max-fetch-size', value(), 1);
+        break;
+      case '--query-timeout':
+        a.queryTimeoutMs = int('--query-timeout', value(), 1);
+        break;
+      case '--allow-writes':
+        a.allowWrites = true;
+        break;
+      case '--help':
+      case '-h':
+        a.help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${flag}`);
+    }
+  }
+  if (a.secret !== undefined && Buffer.byteLength(a.secret) < 16) throw new Error('--secret must be at least 16 bytes');
+  return a;
+}
+
+/** Runs until SIGINT/SIGTERM; returns the exit code. */
+export async function serveCommand(argv: readonly string[]): Promise<number> {
+  let a: ServeArgs;
+  try {
+    a = parseServeArgs(argv);
+  } catch (e) {
+    process.stderr.write(`quire serve: ${(e as Error).message}\nquire serve: hint: Try "quire serve --help".\n`);
+    return 1;
+  }
+  if (a.help) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const { Database } = await import('../index.js');
+  const { serve } = await import('../server/index.js');
+  const db = await Database.create();
+  if (a.demo) {
+    const { loadDemo } = await import('../demo/index.js');
+    await loadDemo(db);
+  }
+  const servers = await serve({
+    db,
+    rest: {
+      host: a.host,
+      port: a.port,
+      allowWrites: a.allowWrites,
+      ...(a.apiKey !== undefined ? { apiKey: a.apiKey } : {}),
+      ...(a.secret !== undefined ? { cursorKeys: [{ id: 'k1', secret: a.secret }] } : {}),
+      ...(a.maxFetchSize !== undefined ? { maxFetchSize: a.maxFetchSize } : {}),
+      ...(a.queryTimeoutMs !== undefined ? { queryTimeoutMs: a.queryTimeoutMs } : {}),
+    },
+  });
+  process.stderr.write(`quire: REST (OpenSearch SQL) listening on ${servers.rest!.url}/_plugins/_sql${a.apiKey ? ' (API key required)' : ''}\n`);
+  if (a.host !== '127.0.0.1' && a.host !== 'localhost' && a.host !== '::1' && a.apiKey === undefined) {
+    process.stderr.write('quire: warning: listening on a non-loopback address without --api-key\n');
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await servers.close();
+  return 0;
+}

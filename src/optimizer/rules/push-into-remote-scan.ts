@@ -1,0 +1,151 @@
+/**
+ * push-into-remote-scan: moves work into the SQL a connector table (RemoteScan, ATTACHed PostgreSQL)
+ * sends to its server, so the server reads, filters, sorts and cuts rows before they cross the wire.
+ *
+ *   Scan(pg.t, projection [1,3])          Scan(pg.t: SELECT "b", "d" FROM …)
+ *   Filter(a > 1 AND f(b)) / Scan(pg.t)   Filter(f(b)) / Scan(pg.t: … WHERE ("a" > 1))
+ *   TopN(a, 10, offset 5) / [Project] / Scan   [Project] / Scan(… ORDER BY "a" ASC NULLS LAST LIMIT 10 OFFSET 5)
+ *   Limit(10) / [Project] / Scan          [Project] / Scan(… LIMIT 10)
+ *
+ * Filters: each conjunct that translates (storage/connectors/sql-translate.ts) goes remote; the rest
+ * stay in a local Filter. ORDER BY/LIMIT go only onto a scan with no local filter left between (the
+ * server must see every condition before cutting rows) and no limit already pushed; sort keys must
+ * translate (text keys get COLLATE "C" to match Quire's code point order). WITH TIES and
+ * non-constant counts stay local. Runs after prune-scan-columns, whose projection it folds into the
+ * remote column list.
+ */
+import type { Value } from '../../common/types.js';
+import { columnsUsed, mapExpr, someExpr, type Expr, type SortKey } from '../../logical/expr.js';
+import type { LogicalPlan } from '../../logical/plan.js';
+import { RemoteScan } from '../../storage/connectors/postgres.js';
+import { exprToSql, sortKeyToSql, splitConjuncts } from '../../storage/connectors/sql-translate.js';
+import type { OptimizerRule } from '../rule.js';
+
+type ScanNode = LogicalPlan & { op: 'scan' };
+
+function remoteOf(p: LogicalPlan): { scan: ScanNode; src: RemoteScan } | null {
+  if (p.op !== 'scan' || !(p.source instanceof RemoteScan) || p.projection !== undefined) return null;
+  return { scan: p, src: p.source };
+}
+
+function withSource(scan: ScanNode, src: RemoteScan): ScanNode {
+  return { ...scan, source: src, schema: src.schema.map((f, i) => ({ ...f, table: scan.schema[i]?.table ?? f.table })) };
+}
+
+function constCount(e: Expr | null): number | null | undefined {
+  if (e === null) return null;
+  if (e.kind !== 'const') return undefined;
+  const v: Value = e.value;
+  if (v === null) return null;
+  const n = typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : NaN;
+  // Negative counts must raise Quire's own error at execution: leave them local.
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** Looks through an all-column-reference projection: maps its output columns to scan columns. */
+function underProject(p: LogicalPlan): { project: (LogicalPlan & { op: 'project' }) | null; scan: ScanNode; src: RemoteScan; map: (i: number) => number | null } | null {
+  const direct = remoteOf(p);
+  if (direct) return { project: null, ...direct, map: (i) => i };
+  if (p.op !== 'project') return null;
+  const r = remoteOf(p.input);
+  if (r === null) return null;
+  const exprs = p.exprs;
+  // A projection with volatile or expensive expressions could be evaluated on rows the limit drops;
+  // that is harmless (pure expressions), so only the sort keys need to be column references.
+  return { project: p, ...r, map: (i) => (exprs[i]?.kind === 'column' ? (exprs[i] as { index: number }).index : null) };
+}
+
+function rebuild(u: { project: (LogicalPlan & { op: 'project' }) | null; scan: ScanNode }, src: RemoteScan): LogicalPlan {
+  const scan = withSource(u.scan, src);
+  return u.project === null ? scan : { ...u.project, input: scan };
+}
+
+export const pushIntoRemoteScan: OptimizerRule = {
+  name: 'push-into-remote-scan',
+  rewrite(node: LogicalPlan): LogicalPlan | null {
+    // 1. Fold prune-scan-columns' projection into the remote column list.
+    if (node.op === 'scan' && node.source instanceof RemoteScan && node.projection !== undefined) {
+      const src = node.source;
+      const narrowed = src.with({ columns: node.projection.map((i) => src.query.columns[i]!) });
+      const { projection: _drop, ...rest } = node;
+      void _drop;
+      return { ...rest, source: narrowed, schema: node.schema };
+    }
+    // 2. WHERE conjuncts.
+    if (node.op === 'filter') {
+      const r = remoteOf(node.input);
+      if (r === null || r.src.query.limit !== null || r.src.query.orderBy.length > 0) return null;
+      const pushed: string[] = [];
+      const local: Expr[] = [];
+      for (const c of splitConjuncts(node.predicate)) {
+        const s = exprToSql(c, (i) => r.src.columnSql(i));
+        if (s === null) local.push(c);
+        else pushed.push(s);
+      }
+      if (pushed.length === 0) return null;
+      const scan = withSource(r.scan, r.src.with({ where: [...r.src.query.where, ...pushed] }));
+      if (local.length === 0) return scan;
+      const predicate: Expr = local.length === 1 ? local[0]! : { kind: 'and', args: local, type: node.predicate.type };
+      return { ...node, input: scan, predicate };
+    }
+    // 3. ORDER BY + LIMIT/OFFSET (Top-N).
+    if (node.op === 'topn') {
+      if (node.withTies) return null;
+      const u = underProject(node.input);
+      if (u === null || u.src.query.limit !== null || u.src.query.orderBy.length > 0) return null;
+      const count = constCount(node.count);
+      const offset = constCount(node.offset) ?? (node.offset === null ? 0 : undefined);
+      if (count === undefined || offset === undefined) return null;
+      const keys: string[] = [];
+      for (const k of node.keys) {
+        const mapped: SortKey | null = mapKey(k, u.map);
+        const s = mapped === null ? null : sortKeyToSql(mapped, (i) => u.src.columnSql(i));
+        if (s === null) return null;
+        keys.push(s);
+      }
+      return rebuild(u, u.src.with({ orderBy: keys, limit: count, offset: offset ?? 0 }));
+    }
+    // 4. LIMIT/OFFSET without ORDER BY.
+    if (node.op === 'limit') {
+      if (node.ties !== null) return null;
+      const u = underProject(node.input);
+      if (u === null || u.src.query.limit !== null) return null;
+      const count = constCount(node.count);
+      const offset = constCount(node.offset);
+      if (count === undefined || offset === undefined) return null;
+      if (count === null && (offset === null || offset === 0)) return null;
+      return rebuild(u, u.src.with({ limit: count, offset: u.src.query.offset + (offset ?? 0) }));
+    }
+    // 5. Columns only the pushed-down filter used need not cross the wire.
+    if (node.op === 'project' || node.op === 'aggregate') {
+      const r = remoteOf(node.input);
+      if (r === null) return null;
+      const exprs = node.op === 'project' ? node.exprs : [...node.groupBy, ...node.aggs.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : []), ...a.orderBy.map((k) => k.expr)])];
+      if (exprs.some((e) => someExpr(e, (x) => x.kind === 'subquery' && x.correlated))) return null;
+      const used = new Set<number>();
+      for (const e of exprs) columnsUsed(e, used);
+      if (used.size >= r.scan.schema.length) return null;
+      const keep = [...used].sort((a, b) => a - b);
+      const remap = new Map(keep.map((c, i) => [c, i]));
+      const re = (e: Expr): Expr => mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: remap.get(x.index)! } : x));
+      const src = r.src.with({ columns: keep.map((i) => r.src.query.columns[i]!) });
+      const input: ScanNode = { ...r.scan, source: src, schema: keep.map((i) => r.scan.schema[i]!) };
+      if (node.op === 'project') return { ...node, input, exprs: node.exprs.map(re) };
+      return {
+        ...node,
+        input,
+        groupBy: node.groupBy.map(re),
+        aggs: node.aggs.map((a) => ({ ...a, args: a.args.map(re), filter: a.filter ? re(a.filter) : null, orderBy: a.orderBy.map((k) => ({ ...k, expr: re(k.expr) })) })),
+      };
+    }
+    return null;
+  },
+};
+
+/** A sort key over the projection's output, re-expressed over the scan's columns (column keys only). */
+function mapKey(k: SortKey, map: (i: number) => number | null): SortKey | null {
+  if (k.expr.kind !== 'column') return null;
+  const j = map(k.expr.index);
+  if (j === null) return null;
+  return { ...k, expr: { ...k.expr, index: j } };
+}

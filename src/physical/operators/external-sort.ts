@@ -1,0 +1,184 @@
+/**
+ * ExternalSort: the Sort operator under a memory budget (an external merge sort).
+ *
+ * Input batches are buffered while the operator's reservation can grow. When it cannot, the buffered
+ * rows are sorted (sortPermutation: radix for one numeric key, compiled comparator otherwise) and
+ * written as one sorted run to a spill file, the reservation is freed, and buffering starts again.
+ * At the end of the input:
+ *   - nothing was spilled: exactly the in-memory Sort (same permutation, same output batches), so the
+ *     operator costs nothing when there is no memory pressure;
+ *   - otherwise the last buffer becomes a run too, the merge memory (one decoded frame and one read
+ *     block per input run, plus the output batch) is reserved up front for the largest fan-in the
+ *     budget allows (at least 2, else 53200), intermediate passes merge groups of runs into new runs,
+ *     and the final pass streams merged batches to the consumer.
+ *
+ * Stable like Sort: runs are cut from the input in order, and the merge gives ties to the earlier run.
+ * Spill files are deleted in `finally`: on success, on error and when the consumer stops early or the
+ * statement is cancelled.
+ *
+ * It is a subclass of Sort (same name in EXPLAIN, and `instanceof Sort` planning checks such as
+ * plan-window's sort reuse keep working). EXPLAIN ANALYZE shows, after a spill: sort method=external
+ * merge, spill runs, spill files, spilled bytes, merge passes, merge fan-in.
+ */
+import type { DataType } from '../../common/types.js';
+import { concatBatches, takeBatch, BATCH_SIZE, type Batch } from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
+import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
+import { READ_CHUNK, type SpillRun } from '../../execution/spill/run-file.js';
+import { SpillManager } from '../../execution/spill/spill-manager.js';
+import type { PhysicalOperator } from '../operator.js';
+import { compileComparator, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
+import { emitRuns, Sort, sortPermutation } from './sort.js';
+
+/** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
+const SORT_ROW_OVERHEAD = 32;
+const MAX_FAN_IN = 64;
+
+/** Frame and read-block sizes scale with the limit so that a tiny limit still allows a fan-in > 2. */
+function spillSizes(limit: number): { frameBytes: number; readChunk: number } {
+  const l = Number.isFinite(limit) ? limit : 1 << 30;
+  return {
+    frameBytes: Math.min(2 << 20, Math.max(16 << 10, Math.floor(l / 64))),
+    readChunk: Math.min(READ_CHUNK * 4, Math.max(16 << 10, Math.floor(l / 64))),
+  };
+}
+
+export class ExternalSort extends Sort {
+  private readonly xcmp: Comparator;
+
+  constructor(input: PhysicalOperator, keys: readonly SortKey[]) {
+    super(input, keys);
+    this.xcmp = compileComparator(keys);
+  }
+
+  protected override async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const mem = queryMemory(ctx);
+    const res = mem.pool.register('Sort', true);
+    const types = this.schema.map((f) => f.type);
+    const { frameBytes, readChunk } = spillSizes(mem.pool.limit);
+    let spill: SpillManager | null = null;
+    const runs: SpillRun[] = [];
+    let buffered: Batch[] = [];
+    let rows = 0;
+    let bytes = 0;
+    try {
+      for await (const b of this.input.execute(ctx)) {
+        if (b.length === 0) continue;
+        checkCancel(ctx);
+        const size = batchBytes(b);
+        // The buffer, the concatenated copy made for sorting, and the permutation scratch.
+        const need = size * 2 + b.length * SORT_ROW_OVERHEAD;
+        if (!res.tryGrow(need)) {
+          if (buffered.length > 0) {
+            spill ??= new SpillManager(mem, 'sort');
+            const taken = buffered;
+            buffered = [];
+            runs.push(await this.writeRun(spill, taken, types, rows, bytes, frameBytes, ctx));
+            rows = 0;
+            bytes = 0;
+            res.free();
+          }
+          // One batch larger than the whole budget is already in memory: account for it and go on.
+          if (!res.tryGrow(need)) res.forceGrow(need);
+        }
+        buffered.push(b);
+        rows += b.length;
+        bytes += size;
+      }
+      checkCancel(ctx);
+      if (spill === null) {
+        if (buffered.length === 0) return;
+        const all = concatBatches(types, buffered);
+        buffered = [];
+        const t0 = ctx.analyze ? performance.now() : 0;
+        const order = sortPermutation(all, this.keys, this.xcmp);
+        if (ctx.analyze) {
+          this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
+          this.metrics.extra['sort method'] = radixEligible(all, this.keys) ? 'radix' : 'comparison';
+        }
+        yield* emitRuns([{ batch: all, order }], this.xcmp);
+        return;
+      }
+      if (buffered.length > 0) {
+        const taken = buffered;
+        buffered = [];
+        runs.push(await this.writeRun(spill, taken, types, rows, bytes, frameBytes, ctx));
+      }
+      res.free();
+      yield* this.merge(ctx, spill, runs, types, res, frameBytes, readChunk);
+    } finally {
+      buffered = [];
+      res.free();
+      await spill?.close();
+    }
+  }
+
+  /** Sorts the buffered batches and writes them as one run of frames of about `frameBytes`. */
+  private async writeRun(
+    spill: SpillManager,
+    batches: Batch[],
+    types: readonly DataType[],
+    rows: number,
+    bytes: number,
+    frameBytes: number,
+    ctx: ExecContext,
+  ): Promise<SpillRun> {
+    let all: Batch | null = concatBatches(types, batches);
+    batches.length = 0;
+    const order = sortPermutation(all, this.keys, this.xcmp);
+    checkCancel(ctx);
+    const rowBytes = Math.max(1, bytes / Math.max(1, rows));
+    const frameRows = Math.max(1, Math.min(BATCH_SIZE * 2, Math.floor(frameBytes / rowBytes)));
+    const w = await spill.createRun(types);
+    for (let s = 0; s < order.length; s += frameRows) {
+      checkCancel(ctx);
+      const e = Math.min(order.length, s + frameRows);
+      await w.append(takeBatch(all, order.subarray(s, e), e - s), Math.ceil((e - s) * rowBytes));
+    }
+    all = null;
+    return spill.finishRun(w);
+  }
+
+  private async *merge(
+    ctx: ExecContext,
+    spill: SpillManager,
+    runs: SpillRun[],
+    types: readonly DataType[],
+    res: MemoryReservation,
+    frameBytes: number,
+    readChunk: number,
+  ): AsyncGenerator<Batch> {
+    let frameMem = 0;
+    let rowsTotal = 0;
+    for (const r of runs) {
+      frameMem = Math.max(frameMem, r.maxFrameMemory);
+      rowsTotal += r.rows;
+    }
+    // Per input run: its decoded frame, the next one being decoded, and the read block.
+    const perRun = frameMem * 2 + readChunk;
+    const rowBytes = Math.max(1, frameMem / Math.max(1, Math.min(rowsTotal, BATCH_SIZE * 2)));
+    const outRows = Math.max(1, Math.min(BATCH_SIZE, Math.floor(frameBytes / rowBytes)));
+    const outMem = Math.ceil(outRows * rowBytes * 2);
+    let fanIn = Math.min(runs.length, MAX_FAN_IN);
+    while (fanIn >= 2 && !res.tryGrow(fanIn * perRun + outMem)) fanIn--;
+    if (fanIn < 2) throw res.outOfMemory(2 * perRun + outMem, `merge buffers for ${runs.length} sorted runs`);
+    const opts = { outRows, readChunk, check: () => checkCancel(ctx) };
+    const { runs: last, passes } = await reduceRuns(spill, runs, this.xcmp, types, fanIn, opts);
+    const m = spill.metrics;
+    const x = this.metrics.extra;
+    x['sort method'] = 'external merge';
+    x['spill runs'] = m.runs;
+    x['spill files'] = m.files;
+    x['spilled bytes'] = m.bytesWritten;
+    x['merge passes'] = passes + 1;
+    x['merge fan-in'] = fanIn;
+    yield* streamRuns(spill, last, this.xcmp, types, opts);
+  }
+}
+
+function radixEligible(b: Batch, keys: readonly SortKey[]): boolean {
+  if (keys.length !== 1) return false;
+  const cat = keyCategory(keys[0]!.type);
+  return b.length > 256 && (cat === 'num' || cat === 'float') && !Array.isArray(b.columns[keys[0]!.col]!.data);
+}

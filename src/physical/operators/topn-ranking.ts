@@ -1,0 +1,245 @@
+/**
+ * TopNRanking: per-partition Top-N (derive-topn-from-window). For every partition of the partition key
+ * columns, keeps the rows whose row_number / rank / dense_rank over the order keys would be <= k, and
+ * emits them in input order (so the Window above numbers ties exactly as it would over the full input).
+ *
+ * Hashed variant: any input order. Each row's partition is mapped to a dense id — a direct-address table
+ * for small non-negative integers, a Map for other single keys, a Map of composite text keys otherwise —
+ * then compared against that partition's boundary (topn-ranking-store.ts). Memory is O(k × partitions).
+ *
+ * Not strict (quire.derive_topn = auto): after `probeRows` input rows, if more than half of them are
+ * still kept (partitions with about k rows or fewer: nothing to prune), the operator stops pruning, emits
+ * what it holds and passes the rest of the input through. Rows it dropped before that point are beaten by
+ * k kept rows of their partition, so the ranking filter above (which stays in this mode) gives the same
+ * answer; the cost of giving up is bounded by the probe. Strict mode never passes extra rows.
+ *
+ * EXPLAIN ANALYZE reports partitions, peak kept rows (the memory bound) and whether pruning was abandoned.
+ */
+import { hashKey } from '../../common/compare.js';
+import type { DataType, Value } from '../../common/types.js';
+import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/column.js';
+import { checkCancel, type ExecContext } from '../../execution/context.js';
+import type { RankingKind } from '../../logical/plan.js';
+import { PhysicalOperator } from '../operator.js';
+import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
+import { RankingHeaps } from './topn-ranking-store.js';
+
+export interface TopNRankingSpec {
+  /** Input columns holding the partition keys. */
+  readonly partitionCols: readonly number[];
+  readonly orderKeys: readonly SortKey[];
+  readonly kind: RankingKind;
+  readonly k: number;
+  readonly strict: boolean;
+  /** EXPLAIN names of partition / order keys (helper columns have no useful names). */
+  readonly names?: { partition: string[]; order: string[] };
+}
+
+/** Default rows seen before a non-strict operator may decide that pruning does not pay. */
+export const PROBE_ROWS = 65_536;
+
+/** Maps the partition keys of each row to a dense partition id. */
+export class PartitionIds {
+  private direct = new Int32Array(0);
+  private map = new Map<Value, number>();
+  private nullId = -1;
+  count = 0;
+  private ids = new Int32Array(BATCH_SIZE);
+
+  constructor(
+    private readonly cols: readonly number[],
+    private readonly types: readonly DataType[],
+  ) {}
+
+  private id(key: Value): number {
+    let g = this.map.get(key);
+    if (g === undefined) {
+      g = this.count++;
+      this.map.set(key, g);
+    }
+    return g;
+  }
+
+  assign(b: Batch): Int32Array {
+    const n = b.length;
+    if (this.ids.length < n) this.ids = new Int32Array(n);
+    const ids = this.ids;
+    const cols = this.cols;
+    if (cols.length === 0) {
+      if (this.count === 0) this.count = 1;
+      ids.fill(0, 0, n);
+      return ids;
+    }
+    if (cols.length === 1) {
+      const c = b.columns[cols[0]!]!;
+      const d = c.data;
+      const nulls = c.nulls;
+      if (d instanceof Int32Array) {
+        this.assignInt(d, nulls, n, ids);
+        return ids;
+      }
+      if (d instanceof Float64Array || d instanceof Uint8Array) {
+        // Map keys compare with SameValueZero: NaN equals NaN and -0 equals 0, as in GROUP BY.
+        for (let i = 0; i < n; i++) {
+          if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
+          else ids[i] = this.id(d[i]!);
+        }
+        return ids;
+      }
+      const t = this.types[0]!;
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
+        else ids[i] = this.id(hashKey(d[i] as Value, t) as Value);
+      }
+      return ids;
+    }
+    const cs: Column[] = cols.map((ci) => b.columns[ci]!);
+    for (let i = 0; i < n; i++) {
+      let key = '';
+      for (let j = 0; j < cs.length; j++) {
+        const c = cs[j]!;
+        if (c.nulls !== null && c.nulls[i] === 1) {
+          key += '\u0001N';
+          continue;
+        }
+        const v = c.data[i];
+        const h = c.data instanceof Uint8Array ? v === 1 : hashKey(v as Value, this.types[j]!);
+        if (typeof h === 'string') key += `\u0001s${h.length}:${h}`;
+        else key += `\u0001${typeof h === 'boolean' ? 'b' : 'n'}${String(h)}`;
+      }
+      ids[i] = this.id(key);
+    }
+    return ids;
+  }
+
+  private nullGroup(): number {
+    if (this.nullId < 0) this.nullId = this.count++;
+    return this.nullId;
+  }
+
+  private assignInt(d: Int32Array, nulls: Uint8Array | null, n: number, ids: Int32Array): void {
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) {
+        ids[i] = this.nullGroup();
+        continue;
+      }
+      const v = d[i]!;
+      if (v >= 0 && v < 1 << 20) {
+        let dir = this.direct;
+        if (v >= dir.length) {
+          const nd = new Int32Array(Math.min(1 << 20, Math.max(v + 1, dir.length * 2, 1024))).fill(-1);
+          nd.set(dir);
+          this.direct = dir = nd;
+        }
+        let g = dir[v]!;
+        if (g < 0) {
+          g = this.count++;
+          dir[v] = g;
+        }
+        ids[i] = g;
+      } else ids[i] = this.id(v);
+    }
+  }
+}
+
+export class TopNRanking extends PhysicalOperator {
+  readonly name: string = 'TopNRanking';
+  protected readonly cmp: Comparator;
+
+  constructor(
+    readonly input: PhysicalOperator,
+    readonly spec: TopNRankingSpec,
+    /** Rows to see before a non-strict operator may give up pruning. */
+    readonly probeRows: number = PROBE_ROWS,
+  ) {
+    super(input.schema);
+    this.cmp = compileComparator(spec.orderKeys);
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.input];
+  }
+
+  describe(): string {
+    const s = this.spec;
+    const names = this.schema.map((f) => f.name);
+    const part = s.names?.partition ?? s.partitionCols.map((c) => names[c] ?? `#${c}`);
+    let order: string;
+    if (s.names !== undefined) {
+      const n: string[] = [];
+      s.orderKeys.forEach((k, i) => (n[k.col] = s.names!.order[i]!));
+      order = describeKeys(s.orderKeys, n);
+    } else order = describeKeys(s.orderKeys, names);
+    return `partition: [${part.join(', ')}], order: ${order}, ${s.kind} <= ${s.k}${this.strategyText()}${s.strict ? '' : ', adaptive'}`;
+  }
+
+  protected strategyText(): string {
+    return ', strategy: hash';
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const spec = this.spec;
+    if (spec.k <= 0) return;
+    const types = this.schema.map((f) => f.type);
+    const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp);
+    const ids = new PartitionIds(
+      spec.partitionCols,
+      spec.partitionCols.map((c) => types[c]!),
+    );
+    const rejectTies = heaps.rejectTies;
+    const store = heaps.store;
+    let seen = 0;
+    let decided = spec.strict;
+    let passThrough = false;
+    const it = this.input.execute(ctx);
+    for await (const b of it) {
+      checkCancel(ctx);
+      const n = b.length;
+      if (n === 0) continue;
+      if (passThrough) {
+        yield b;
+        continue;
+      }
+      const gids = ids.assign(b);
+      heaps.ensureGroups(ids.count);
+      const bv = this.cmp.view(b);
+      let version = store.version;
+      let x = this.cmp.cross(bv, store.view);
+      for (let i = 0; i < n; i++) {
+        const g = gids[i]!;
+        const bound = heaps.boundary(g);
+        if (bound >= 0) {
+          const c = x(i, bound);
+          if (c > 0 || (c === 0 && rejectTies)) continue;
+        }
+        heaps.add(g, b, i, seen + i);
+        if (store.version !== version) {
+          version = store.version;
+          x = this.cmp.cross(bv, store.view);
+        }
+      }
+      seen += n;
+      if (!decided && seen >= this.probeRows) {
+        decided = true;
+        if (store.live * 2 > seen) passThrough = true;
+      }
+      if (passThrough) {
+        // Pruning does not pay: emit every candidate kept so far (no cutoff needed: the filter above cuts).
+        yield* this.emit(heaps, heaps.allSlots());
+      }
+    }
+    this.metrics.extra['partitions'] = ids.count;
+    this.metrics.extra['peak kept rows'] = store.peakLive;
+    if (!spec.strict) this.metrics.extra['pruning'] = passThrough ? 'abandoned' : 'kept';
+    if (passThrough) return;
+    yield* this.emit(heaps, heaps.finish());
+  }
+
+  protected *emit(heaps: RankingHeaps, slots: Uint32Array): Generator<Batch> {
+    const all = heaps.store.asBatch();
+    for (let s = 0; s < slots.length; s += BATCH_SIZE) {
+      const e = Math.min(slots.length, s + BATCH_SIZE);
+      yield takeBatch(all, slots.subarray(s, e), e - s);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Physical planning of the per-partition Top-N (logical 'topn-ranking') and the Local/Global Top-N
+ * split; called from planner.ts.
+ *
+ * topn-ranking: partition and order expressions that are not plain columns are projected into trailing
+ * helper columns (dropped again above). The variant is chosen from what is known about the input:
+ *  - streaming (topn-ranking-streaming.ts) when the input is a Sort whose leading keys are exactly the
+ *    partition keys: partitions arrive contiguous, O(k) memory, no hashing;
+ *  - hashed (topn-ranking.ts) otherwise; when not strict, its probe (rows seen before it may give up on
+ *    pruning) is a quarter of the estimated input rows, at least PROBE_ROWS.
+ *  - when the input is a scan of a partitioned source, each source partition gets a partial TopNRanking and a
+ *    final one runs over their concatenation (row order = the source's scan order, so results are equal).
+ *
+ * Local/Global Top-N: a 'topn' directly over a scan of a partitioned source with plain column keys becomes
+ * FinalTopN(PartialTopN(PartitionScan) per partition).
+ */
+import { colRef, exprEquals, type Expr } from '../logical/expr.js';
+import type { LogicalPlan } from '../logical/plan.js';
+import { explainExpr } from './explain-expr.js';
+import type { PhysicalOperator } from './operator.js';
+import { Project } from './operators/project.js';
+import { PROBE_ROWS, TopNRanking, type TopNRankingSpec } from './operators/topn-ranking.js';
+import { TopNRankingStreaming } from './operators/topn-ranking-streaming.js';
+import { isPartitionedSource, PartialTopN, PartitionScan, type PartitionedSource } from './operators/topn-partial.js';
+import { ConcatPartitions, FinalTopN } from './operators/topn-final.js';
+import type { SortKey } from './sort-key.js';
+import type { SlotPlan } from './subquery-eval.js';
+
+type SlotPlanFn = (e: Expr & { kind: 'subquery' }) => SlotPlan;
+
+/** Estimated rows of a logical plan from scan row counts (filters and joins are not estimated). */
+function estimateRows(p: LogicalPlan): number | undefined {
+  switch (p.op) {
+    case 'scan':
+      return p.source.rowCount();
+    case 'filter':
+    case 'project':
+    case 'sort':
+    case 'window':
+      return estimateRows(p.input);
+    default:
+      return undefined;
+  }
+}
+
+/** True when the logical input delivers rows grouped by exactly these partition expressions. */
+function groupedBy(input: LogicalPlan, partitionBy: readonly Expr[]): boolean {
+  if (partitionBy.length === 0) return false;
+  let cur = input;
+  while (cur.op === 'project' && cur.exprs.every((e, i) => e.kind === 'column' && e.index === i)) cur = cur.input;
+  if (cur.op !== 'sort') return false;
+  const lead = cur.keys.slice(0, partitionBy.length);
+  if (lead.length < partitionBy.length) return false;
+  return partitionBy.every((e) => lead.some((k) => exprEquals(k.expr, e))) && lead.every((k) => partitionBy.some((e) => exprEquals(k.expr, e)));
+}
+
+function partitionedScan(p: LogicalPlan): (LogicalPlan & { op: 'scan' }) | null {
+  if (p.op !== 'scan' || !isPartitionedSource(p.source)) return null;
+  return p.source.scanPartitions().length > 1 ? p : null;
+}
+
+function partitionScans(scan: LogicalPlan & { op: 'scan' }): PhysicalOperator[] {
+  const src = scan.source as unknown as PartitionedSource;
+  const n = src.scanPartitions().length;
+  const out: PhysicalOperator[] = [];
+  for (let i = 0; i < n; i++) out.push(new PartitionScan(scan.schema, src, i, scan.projection ?? null));
+  return out;
+}
+
+export function planTopNRanking(p: LogicalPlan & { op: 'topn-ranking' }, planInput: (lp: LogicalPlan) => PhysicalOperator, slotPlan: SlotPlanFn): PhysicalOperator {
+  const scan = partitionedScan(p.input);
+  const inputs = scan !== null ? partitionScans(scan) : [planInput(p.input)];
+  const width = inputs[0]!.schema.length;
+  const exprs: Expr[] = inputs[0]!.schema.map((f, i) => colRef(i, f.type, f.name));
+  const add = (e: Expr): number => {
+    if (e.kind === 'column') return e.index;
+    const at = exprs.findIndex((x, i) => i >= width && exprEquals(x, e));
+    if (at >= 0) return at;
+    exprs.push(e);
+    return exprs.length - 1;
+  };
+  const partitionCols = p.partitionBy.map(add);
+  const orderKeys: SortKey[] = p.orderBy.map((k) => ({ col: add(k.expr), type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst }));
+  const withKeys = (op: PhysicalOperator): PhysicalOperator => {
+    if (exprs.length === width) return op;
+    const schema = exprs.map((e, i) => ({ name: op.schema[i]?.name ?? `?rank_key${i - width}?`, type: e.type }));
+    return new Project(schema, op, exprs, slotPlan);
+  };
+  const spec: TopNRankingSpec = {
+    partitionCols,
+    orderKeys,
+    kind: p.ranking,
+    k: p.k,
+    strict: p.strict,
+    names: { partition: p.partitionBy.map((e) => explainExpr(e, p.input.schema)), order: p.orderBy.map((k) => explainExpr(k.expr, p.input.schema)) },
+  };
+  const est = estimateRows(p.input);
+  const probe = Math.max(PROBE_ROWS, est === undefined ? 0 : Math.floor(est / 4));
+  let op: PhysicalOperator;
+  if (scan !== null) {
+    // Partial steps prune inside each partition and never give up (their output is re-ranked by the final).
+    const partials = inputs.map((i) => new TopNRanking(withKeys(i), { ...spec, strict: true }));
+    op = new TopNRanking(new ConcatPartitions(partials), spec, probe);
+  } else if (groupedBy(p.input, p.partitionBy)) {
+    op = new TopNRankingStreaming(withKeys(inputs[0]!), spec, probe);
+  } else {
+    op = new TopNRanking(withKeys(inputs[0]!), spec, probe);
+  }
+  if (exprs.length === width) return op;
+  const keep = p.schema.map((f, i) => colRef(i, f.type, f.name));
+  return new Project(p.schema, op, keep, slotPlan);
+}
+
+/** Local/Global split for ORDER BY … LIMIT over a partitioned scan; null when it does not apply. */
+export function planPartitionedTopN(p: LogicalPlan & { op: 'topn' }, count: number, offset: number): PhysicalOperator | null {
+  const scan = partitionedScan(p.input);
+  if (scan === null || !p.keys.every((k) => k.expr.kind === 'column')) return null;
+  const keys: SortKey[] = p.keys.map((k) => ({ col: (k.expr as { index: number }).index, type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst }));
+  const partials = partitionScans(scan).map((s) => new PartialTopN(s, keys, count + offset, p.withTies));
+  return new FinalTopN(partials, keys, count, offset, p.withTies);
+}

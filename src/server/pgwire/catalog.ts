@@ -1,0 +1,581 @@
+/**
+ * The slice of pg_catalog and information_schema that PostgreSQL clients read: psql's \d and \dt,
+ * drivers' type lookups, DBeaver's connect-time probes. These are real (virtual) tables: each scan
+ * computes its rows from the live catalog, so they answer ordinary SQL (joins, filters, ORDER BY)
+ * through the engine instead of canned answers to exact query strings.
+ *
+ * They live in a per-connection catalog *view* (see `systemCatalogView`) rather than in the shared
+ * Catalog, so library users, the CLI's \dt and the REST server never see them, and so pg_settings
+ * can show the connection's own session.
+ *
+ * Engine types stand in for PostgreSQL's system types: oid, regproc and int2vector columns are int4
+ * (or text), name and "char" are text; arrays (reloptions, indkey …) are text and always null or empty.
+ */
+import type { Node } from '@pgsql/types';
+import { T, TYPE_OID, typeDisplayName, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
+import { ColumnBuilder, type Batch } from '../../execution/column.js';
+import { registerScalar } from '../../functions/registry.js';
+import type { EvalContext } from '../../functions/eval-context.js';
+import type { TableSource } from '../../logical/plan.js';
+import { Catalog } from '../../storage/catalog.js';
+import type { Session } from '../../api/session.js';
+import { TYPE_LEN } from './types.js';
+
+export const NS_PG_CATALOG = 11;
+export const NS_PUBLIC = 2200;
+export const NS_INFORMATION_SCHEMA = 13183;
+const FIRST_USER_OID = 16384;
+export const DATABASE_OID = 16383;
+const OWNER_OID = 10;
+
+/** OIDs for user relations, stable for the server's lifetime (psql looks a table up by name, then by oid). */
+export class OidRegistry {
+  private byName = new Map<string, number>();
+  private next = FIRST_USER_OID;
+  of(name: string): number {
+    let o = this.byName.get(name);
+    if (o === undefined) {
+      o = this.next;
+      // Each relation also owns a row type (pg_class.reltype), as in PostgreSQL.
+      this.next += 2;
+      this.byName.set(name, o);
+    }
+    return o;
+  }
+}
+
+type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz';
+type Col = [string, ColType];
+
+interface SystemTableDef {
+  name: string;
+  cols: Col[];
+  rows: (env: SystemEnv) => Value[][];
+}
+
+export interface SystemEnv {
+  catalog: Catalog;
+  session: () => Session;
+  oids: OidRegistry;
+  user: string;
+  database: string;
+}
+
+const TYPE_ROWS: { oid: number; name: string; len: number; cat: string; t: DataType | null }[] = [
+  ...(Object.keys(TYPE_OID) as TypeName[])
+    .filter((n) => n !== 'unknown')
+    .map((n) => ({ oid: TYPE_OID[n], name: n, len: TYPE_LEN[n], cat: category(n), t: T[n] })),
+  { oid: 705, name: 'unknown', len: -2, cat: 'X', t: T.unknown },
+  { oid: 19, name: 'name', len: 64, cat: 'S', t: null },
+  { oid: 18, name: 'char', len: 1, cat: 'Z', t: null },
+  { oid: 26, name: 'oid', len: 4, cat: 'N', t: null },
+  { oid: 114, name: 'json', len: -1, cat: 'U', t: null },
+];
+
+function category(n: TypeName): string {
+  switch (n) {
+    case 'bool':
+      return 'B';
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return 'S';
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'D';
+    case 'interval':
+      return 'T';
+    case 'unknown':
+      return 'X';
+    default:
+      return 'N';
+  }
+}
+
+interface Rel {
+  oid: number;
+  name: string;
+  ns: number;
+  kind: 'r' | 'v';
+  fields: readonly Field[];
+  rows: number | undefined;
+  notNull: boolean[];
+  source: TableSource | null;
+  viewSql: string | null;
+}
+
+function userRelations(env: SystemEnv): Rel[] {
+  const out: Rel[] = [];
+  for (const t of env.catalog.tables.values()) {
+    const meta = (t as { meta?: { notNull: boolean }[] }).meta;
+    out.push({ oid: env.oids.of(t.name), name: t.name, ns: NS_PUBLIC, kind: 'r', fields: t.schema, rows: t.rowCount(), notNull: t.schema.map((_, i) => meta?.[i]?.notNull ?? false), source: t, viewSql: null });
+  }
+  for (const v of env.catalog.views.values()) {
+    out.push({ oid: env.oids.of(v.name), name: v.name, ns: NS_PUBLIC, kind: 'v', fields: viewFields(env, v.name), rows: undefined, notNull: [], source: null, viewSql: v.sql });
+  }
+  return out.sort((a, b) => a.oid - b.oid);
+}
+
+/** A view's columns come from binding it; the wire connection registers a resolver for that. */
+const viewColumnResolvers = new WeakMap<Catalog, (name: string) => readonly Field[]>();
+function viewFields(env: SystemEnv, name: string): readonly Field[] {
+  try {
+    return viewColumnResolvers.get(env.catalog)?.(name) ?? [];
+  } catch {
+    // A view whose definition no longer binds (a dropped table) just shows no columns.
+    return [];
+  }
+}
+export function setViewColumnResolver(c: Catalog, f: (name: string) => readonly Field[]): void {
+  viewColumnResolvers.set(c, f);
+}
+
+function systemRelations(): { oid: number; name: string; ns: number; def: SystemTableDef }[] {
+  return SYSTEM_TABLES.map((def, i) => {
+    const dot = def.name.indexOf('.');
+    return { oid: 1000 + i, name: dot < 0 ? def.name : def.name.slice(dot + 1), ns: dot < 0 ? NS_PG_CATALOG : NS_INFORMATION_SCHEMA, def };
+  });
+}
+
+function formatType(oid: number | null, typmod: number | null): string | null {
+  if (oid === null) return null;
+  const row = TYPE_ROWS.find((r) => r.oid === oid);
+  if (row === undefined) return '???';
+  if (row.t === null) return row.name === 'char' ? '"char"' : row.name;
+  return typeDisplayName(typmod !== null && typmod >= 0 ? { name: row.t.name, typmod } : row.t);
+}
+
+const b = (x: boolean): boolean => x;
+
+const SYSTEM_TABLES: SystemTableDef[] = [
+  {
+    name: 'pg_namespace',
+    cols: [['oid', 'int4'], ['nspname', 'text'], ['nspowner', 'int4'], ['nspacl', 'text']],
+    rows: () => [
+      [NS_PG_CATALOG, 'pg_catalog', OWNER_OID, null],
+      [NS_PUBLIC, 'public', OWNER_OID, null],
+      [NS_INFORMATION_SCHEMA, 'information_schema', OWNER_OID, null],
+    ],
+  },
+  {
+    name: 'pg_class',
+    cols: [
+      ['oid', 'int4'], ['relname', 'text'], ['relnamespace', 'int4'], ['reltype', 'int4'], ['reloftype', 'int4'], ['relowner', 'int4'],
+      ['relam', 'int4'], ['relfilenode', 'int4'], ['reltablespace', 'int4'], ['relpages', 'int4'], ['reltuples', 'float4'],
+      ['relallvisible', 'int4'], ['reltoastrelid', 'int4'], ['relhasindex', 'bool'], ['relisshared', 'bool'], ['relpersistence', 'text'],
+      ['relkind', 'text'], ['relnatts', 'int2'], ['relchecks', 'int2'], ['relhasrules', 'bool'], ['relhastriggers', 'bool'],
+      ['relhassubclass', 'bool'], ['relrowsecurity', 'bool'], ['relforcerowsecurity', 'bool'], ['relispopulated', 'bool'],
+      ['relreplident', 'text'], ['relispartition', 'bool'], ['relrewrite', 'int4'], ['relfrozenxid', 'int4'], ['relminmxid', 'int4'],
+      ['relacl', 'text'], ['reloptions', 'text'], ['relpartbound', 'text'],
+    ],
+    rows: (env) => {
+      const row = (oid: number, name: string, ns: number, kind: string, natts: number, tuples: number, am: number): Value[] => [
+        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), 'p', kind, natts, 0, b(kind === 'v'), b(false),
+        b(false), b(false), b(false), b(true), 'd', b(false), 0, 0, 0, null, null, null,
+      ];
+      return [
+        ...systemRelations().map((s) => row(s.oid, s.name, s.ns, 'r', s.def.cols.length, -1, 2)),
+        ...userRelations(env).map((r) => row(r.oid, r.name, r.ns, r.kind, r.fields.length, r.rows ?? -1, r.kind === 'r' ? 2 : 0)),
+      ];
+    },
+  },
+  {
+    name: 'pg_attribute',
+    cols: [
+      ['attrelid', 'int4'], ['attname', 'text'], ['atttypid', 'int4'], ['attstattarget', 'int4'], ['attlen', 'int2'], ['attnum', 'int2'],
+      ['attndims', 'int4'], ['attcacheoff', 'int4'], ['atttypmod', 'int4'], ['attbyval', 'bool'], ['attalign', 'text'], ['attstorage', 'text'],
+      ['attcompression', 'text'], ['attnotnull', 'bool'], ['atthasdef', 'bool'], ['atthasmissing', 'bool'], ['attidentity', 'text'],
+      ['attgenerated', 'text'], ['attisdropped', 'bool'], ['attislocal', 'bool'], ['attinhcount', 'int4'], ['attcollation', 'int4'],
+      ['attacl', 'text'], ['attoptions', 'text'], ['attfdwoptions', 'text'], ['attmissingval', 'text'],
+    ],
+    rows: (env) => {
+      const out: Value[][] = [];
+      const add = (rel: number, i: number, name: string, t: DataType, notNull: boolean): void => {
+        const shown = t.name === 'unknown' ? T.text : t;
+        const len = TYPE_LEN[shown.name];
+        out.push([
+          rel, name, TYPE_OID[shown.name], -1, len, i + 1, 0, -1, shown.typmod, b(len > 0 && len <= 8), len === 8 ? 'd' : len === 2 ? 's' : len === 1 ? 'c' : 'i',
+          len === -1 ? 'x' : 'p', '', b(notNull), b(false), b(false), '', '', b(false), b(true), 0, category(shown.name) === 'S' ? 100 : 0, null, null, null, null,
+        ]);
+      };
+      for (const s of systemRelations()) s.def.cols.forEach(([n, t], i) => add(s.oid, i, n, T[t], false));
+      for (const r of userRelations(env)) r.fields.forEach((f, i) => add(r.oid, i, f.name, f.type, r.notNull[i] ?? false));
+      return out;
+    },
+  },
+  {
+    name: 'pg_type',
+    cols: [
+      ['oid', 'int4'], ['typname', 'text'], ['typnamespace', 'int4'], ['typowner', 'int4'], ['typlen', 'int2'], ['typbyval', 'bool'],
+      ['typtype', 'text'], ['typcategory', 'text'], ['typispreferred', 'bool'], ['typisdefined', 'bool'], ['typdelim', 'text'],
+      ['typrelid', 'int4'], ['typsubscript', 'int4'], ['typelem', 'int4'], ['typarray', 'int4'], ['typinput', 'text'], ['typoutput', 'text'],
+      ['typreceive', 'text'], ['typsend', 'text'], ['typmodin', 'text'], ['typmodout', 'text'], ['typanalyze', 'text'], ['typalign', 'text'],
+      ['typstorage', 'text'], ['typnotnull', 'bool'], ['typbasetype', 'int4'], ['typtypmod', 'int4'], ['typndims', 'int4'],
+      ['typcollation', 'int4'], ['typdefaultbin', 'text'], ['typdefault', 'text'], ['typacl', 'text'],
+    ],
+    rows: (env) => [
+      ...TYPE_ROWS.map((r) => [
+        r.oid, r.name, NS_PG_CATALOG, OWNER_OID, r.len, b(r.len > 0 && r.len <= 8), r.name === 'unknown' ? 'p' : 'b', r.cat,
+        b(['bool', 'float8', 'text', 'timestamptz', 'interval', 'oid'].includes(r.name)), b(true), ',', 0, 0, 0, 0, `${r.name}in`, `${r.name}out`,
+        `${r.name}recv`, `${r.name}send`, '-', '-', '-', r.len === 8 ? 'd' : r.len === 2 ? 's' : r.len === 1 ? 'c' : 'i', r.len === -1 ? 'x' : 'p',
+        b(false), 0, -1, 0, r.cat === 'S' ? 100 : 0, null, null, null,
+      ]),
+      // Each relation's row type, as PostgreSQL has.
+      ...userRelations(env).map((r) => [
+        r.oid + 1, r.name, r.ns, OWNER_OID, -1, b(false), 'c', 'C', b(false), b(true), ',', r.oid, 0, 0, 0, 'record_in', 'record_out',
+        'record_recv', 'record_send', '-', '-', '-', 'd', 'x', b(false), 0, -1, 0, 0, null, null, null,
+      ]),
+    ],
+  },
+  {
+    name: 'pg_database',
+    cols: [
+      ['oid', 'int4'], ['datname', 'text'], ['datdba', 'int4'], ['encoding', 'int4'], ['datlocprovider', 'text'], ['datistemplate', 'bool'],
+      ['datallowconn', 'bool'], ['datconnlimit', 'int4'], ['datfrozenxid', 'int4'], ['datminmxid', 'int4'], ['dattablespace', 'int4'],
+      ['datcollate', 'text'], ['datctype', 'text'], ['daticulocale', 'text'], ['datcollversion', 'text'], ['datacl', 'text'],
+    ],
+    rows: (env) => [[DATABASE_OID, env.database, OWNER_OID, 6, 'c', b(false), b(true), -1, 0, 1, 1663, 'C', 'C', null, null, null]],
+  },
+  {
+    name: 'pg_settings',
+    cols: [
+      ['name', 'text'], ['setting', 'text'], ['unit', 'text'], ['category', 'text'], ['short_desc', 'text'], ['extra_desc', 'text'],
+      ['context', 'text'], ['vartype', 'text'], ['source', 'text'], ['min_val', 'text'], ['max_val', 'text'], ['enumvals', 'text'],
+      ['boot_val', 'text'], ['reset_val', 'text'], ['sourcefile', 'text'], ['sourceline', 'int4'], ['pending_restart', 'bool'],
+    ],
+    rows: (env) =>
+      env
+        .session()
+        .all()
+        .filter(([k]) => !k.startsWith('quire.'))
+        .map(([k, v]) => [k, v, null, 'Quire', '', null, 'user', /^(on|off)$/.test(v) ? 'bool' : /^-?\d+$/.test(v) ? 'integer' : 'string', 'default', null, null, null, v, v, null, null, b(false)]),
+  },
+  {
+    name: 'pg_roles',
+    cols: [
+      ['oid', 'int4'], ['rolname', 'text'], ['rolsuper', 'bool'], ['rolinherit', 'bool'], ['rolcreaterole', 'bool'], ['rolcreatedb', 'bool'],
+      ['rolcanlogin', 'bool'], ['rolreplication', 'bool'], ['rolconnlimit', 'int4'], ['rolpassword', 'text'], ['rolvaliduntil', 'timestamptz'],
+      ['rolbypassrls', 'bool'], ['rolconfig', 'text'],
+    ],
+    rows: (env) => roleNames(env).map((n, i) => [OWNER_OID + i, n, b(true), b(true), b(true), b(true), b(true), b(false), -1, '********', null, b(true), null]),
+  },
+  {
+    name: 'pg_user',
+    cols: [['usename', 'text'], ['usesysid', 'int4'], ['usecreatedb', 'bool'], ['usesuper', 'bool'], ['userepl', 'bool'], ['usebypassrls', 'bool'], ['passwd', 'text'], ['valuntil', 'timestamptz'], ['useconfig', 'text']],
+    rows: (env) => roleNames(env).map((n, i) => [n, OWNER_OID + i, b(true), b(true), b(false), b(true), '********', null, null]),
+  },
+  {
+    name: 'pg_am',
+    cols: [['oid', 'int4'], ['amname', 'text'], ['amhandler', 'text'], ['amtype', 'text']],
+    rows: () => [
+      [2, 'heap', 'heap_tableam_handler', 't'],
+      [403, 'btree', 'bthandler', 'i'],
+    ],
+  },
+  {
+    name: 'pg_tablespace',
+    cols: [['oid', 'int4'], ['spcname', 'text'], ['spcowner', 'int4'], ['spcacl', 'text'], ['spcoptions', 'text']],
+    rows: () => [
+      [1663, 'pg_default', OWNER_OID, null, null],
+      [1664, 'pg_global', OWNER_OID, null, null],
+    ],
+  },
+  {
+    name: 'pg_collation',
+    cols: [['oid', 'int4'], ['collname', 'text'], ['collnamespace', 'int4'], ['collowner', 'int4'], ['collprovider', 'text'], ['collisdeterministic', 'bool'], ['collencoding', 'int4'], ['collcollate', 'text'], ['collctype', 'text']],
+    rows: () => [
+      [100, 'default', NS_PG_CATALOG, OWNER_OID, 'd', b(true), -1, null, null],
+      [950, 'C', NS_PG_CATALOG, OWNER_OID, 'c', b(true), -1, 'C', 'C'],
+    ],
+  },
+  // Quire has no indexes, constraints (beyond NOT NULL), defaults catalogued, comments, inheritance,
+  // rules, triggers or extensions: these exist so that clients' joins against them bind and find nothing.
+  empty('pg_index', [['indexrelid', 'int4'], ['indrelid', 'int4'], ['indnatts', 'int2'], ['indnkeyatts', 'int2'], ['indisunique', 'bool'], ['indisprimary', 'bool'], ['indisexclusion', 'bool'], ['indimmediate', 'bool'], ['indisclustered', 'bool'], ['indisvalid', 'bool'], ['indcheckxmin', 'bool'], ['indisready', 'bool'], ['indislive', 'bool'], ['indisreplident', 'bool'], ['indkey', 'text'], ['indcollation', 'text'], ['indclass', 'text'], ['indoption', 'text'], ['indexprs', 'text'], ['indpred', 'text']]),
+  empty('pg_constraint', [['oid', 'int4'], ['conname', 'text'], ['connamespace', 'int4'], ['contype', 'text'], ['condeferrable', 'bool'], ['condeferred', 'bool'], ['convalidated', 'bool'], ['conrelid', 'int4'], ['contypid', 'int4'], ['conindid', 'int4'], ['conparentid', 'int4'], ['confrelid', 'int4'], ['confupdtype', 'text'], ['confdeltype', 'text'], ['confmatchtype', 'text'], ['conislocal', 'bool'], ['coninhcount', 'int4'], ['connoinherit', 'bool'], ['conkey', 'text'], ['confkey', 'text'], ['conbin', 'text']]),
+  empty('pg_attrdef', [['oid', 'int4'], ['adrelid', 'int4'], ['adnum', 'int2'], ['adbin', 'text']]),
+  empty('pg_description', [['objoid', 'int4'], ['classoid', 'int4'], ['objsubid', 'int4'], ['description', 'text']]),
+  empty('pg_shdescription', [['objoid', 'int4'], ['classoid', 'int4'], ['description', 'text']]),
+  empty('pg_inherits', [['inhrelid', 'int4'], ['inhparent', 'int4'], ['inhseqno', 'int4'], ['inhdetachpending', 'bool']]),
+  empty('pg_rewrite', [['oid', 'int4'], ['rulename', 'text'], ['ev_class', 'int4'], ['ev_type', 'text'], ['ev_enabled', 'text'], ['is_instead', 'bool']]),
+  empty('pg_trigger', [['oid', 'int4'], ['tgrelid', 'int4'], ['tgname', 'text'], ['tgfoid', 'int4'], ['tgtype', 'int2'], ['tgenabled', 'text'], ['tgisinternal', 'bool']]),
+  empty('pg_extension', [['oid', 'int4'], ['extname', 'text'], ['extowner', 'int4'], ['extnamespace', 'int4'], ['extrelocatable', 'bool'], ['extversion', 'text']]),
+  empty('pg_enum', [['oid', 'int4'], ['enumtypid', 'int4'], ['enumsortorder', 'float4'], ['enumlabel', 'text']]),
+  empty('pg_proc', [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']]),
+  empty('pg_policy', [['oid', 'int4'], ['polname', 'text'], ['polrelid', 'int4'], ['polcmd', 'text'], ['polpermissive', 'bool'], ['polroles', 'text'], ['polqual', 'text'], ['polwithcheck', 'text']]),
+  empty('pg_statistic_ext', [['oid', 'int4'], ['stxrelid', 'int4'], ['stxname', 'text'], ['stxnamespace', 'int4'], ['stxowner', 'int4'], ['stxstattarget', 'int4'], ['stxkeys', 'text'], ['stxkind', 'text']]),
+  empty('pg_publication', [['oid', 'int4'], ['pubname', 'text'], ['pubowner', 'int4'], ['puballtables', 'bool'], ['pubinsert', 'bool'], ['pubupdate', 'bool'], ['pubdelete', 'bool'], ['pubtruncate', 'bool'], ['pubviaroot', 'bool']]),
+  empty('pg_publication_rel', [['oid', 'int4'], ['prpubid', 'int4'], ['prrelid', 'int4']]),
+  empty('pg_foreign_table', [['ftrelid', 'int4'], ['ftserver', 'int4'], ['ftoptions', 'text']]),
+  empty('pg_partitioned_table', [['partrelid', 'int4'], ['partstrat', 'text'], ['partnatts', 'int2']]),
+  empty('pg_event_trigger', [['oid', 'int4'], ['evtname', 'text'], ['evtevent', 'text'], ['evtowner', 'int4'], ['evtfoid', 'int4'], ['evtenabled', 'text']]),
+  empty('pg_sequence', [['seqrelid', 'int4'], ['seqtypid', 'int4'], ['seqstart', 'int8'], ['seqincrement', 'int8'], ['seqmax', 'int8'], ['seqmin', 'int8'], ['seqcache', 'int8'], ['seqcycle', 'bool']]),
+  {
+    name: 'pg_tables',
+    cols: [['schemaname', 'text'], ['tablename', 'text'], ['tableowner', 'text'], ['tablespace', 'text'], ['hasindexes', 'bool'], ['hasrules', 'bool'], ['hastriggers', 'bool'], ['rowsecurity', 'bool']],
+    rows: (env) => userRelations(env).filter((r) => r.kind === 'r').map((r) => ['public', r.name, env.user, null, b(false), b(false), b(false), b(false)]),
+  },
+  {
+    name: 'pg_views',
+    cols: [['schemaname', 'text'], ['viewname', 'text'], ['viewowner', 'text'], ['definition', 'text']],
+    rows: (env) => userRelations(env).filter((r) => r.kind === 'v').map((r) => ['public', r.name, env.user, r.viewSql]),
+  },
+  {
+    name: 'pg_stat_activity',
+    cols: [['datid', 'int4'], ['datname', 'text'], ['pid', 'int4'], ['usename', 'text'], ['application_name', 'text'], ['client_addr', 'text'], ['state', 'text'], ['query', 'text']],
+    rows: () => [],
+  },
+  {
+    name: 'information_schema.schemata',
+    cols: [['catalog_name', 'text'], ['schema_name', 'text'], ['schema_owner', 'text'], ['default_character_set_catalog', 'text'], ['default_character_set_schema', 'text'], ['default_character_set_name', 'text'], ['sql_path', 'text']],
+    rows: (env) => ['pg_catalog', 'public', 'information_schema'].map((s) => [env.database, s, env.user, null, null, null, null]),
+  },
+  {
+    name: 'information_schema.tables',
+    cols: [
+      ['table_catalog', 'text'], ['table_schema', 'text'], ['table_name', 'text'], ['table_type', 'text'], ['self_referencing_column_name', 'text'],
+      ['reference_generation', 'text'], ['user_defined_type_catalog', 'text'], ['user_defined_type_schema', 'text'], ['user_defined_type_name', 'text'],
+      ['is_insertable_into', 'text'], ['is_typed', 'text'], ['commit_action', 'text'],
+    ],
+    rows: (env) =>
+      userRelations(env).map((r) => [env.database, 'public', r.name, r.kind === 'r' ? 'BASE TABLE' : 'VIEW', null, null, null, null, null, r.kind === 'r' ? 'YES' : 'NO', 'NO', null]),
+  },
+  {
+    name: 'information_schema.columns',
+    cols: [
+      ['table_catalog', 'text'], ['table_schema', 'text'], ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'],
+      ['column_default', 'text'], ['is_nullable', 'text'], ['data_type', 'text'], ['character_maximum_length', 'int4'],
+      ['character_octet_length', 'int4'], ['numeric_precision', 'int4'], ['numeric_precision_radix', 'int4'], ['numeric_scale', 'int4'],
+      ['datetime_precision', 'int4'], ['interval_type', 'text'], ['interval_precision', 'int4'], ['udt_catalog', 'text'],
+      ['udt_schema', 'text'], ['udt_name', 'text'], ['is_identity', 'text'], ['is_generated', 'text'], ['is_updatable', 'text'],
+    ],
+    rows: (env) => {
+      const out: Value[][] = [];
+      for (const r of userRelations(env)) {
+        r.fields.forEach((f, i) => {
+          const t = f.type.name === 'unknown' ? T.text : f.type;
+          const numeric = category(t.name) === 'N';
+          const charLen = (t.name === 'varchar' || t.name === 'bpchar') && t.typmod >= 4 ? t.typmod - 4 : null;
+          const prec = t.name === 'int2' ? 16 : t.name === 'int4' ? 32 : t.name === 'int8' ? 64 : t.name === 'float4' ? 24 : t.name === 'float8' ? 53 : t.name === 'numeric' && t.typmod >= 4 ? ((t.typmod - 4) >> 16) & 0xffff : null;
+          const scale = t.name === 'numeric' && t.typmod >= 4 ? (t.typmod - 4) & 0xffff : t.name.startsWith('int') ? 0 : null;
+          out.push([
+            env.database, 'public', r.name, f.name, i + 1, null, r.notNull[i] ? 'NO' : 'YES', typeDisplayName({ name: t.name, typmod: -1 }), charLen,
+            charLen !== null ? charLen * 4 : category(t.name) === 'S' ? 1073741824 : null, numeric ? prec : null, numeric ? (t.name === 'numeric' ? 10 : 2) : null,
+            numeric ? scale : null, category(t.name) === 'D' ? (t.name === 'date' ? 0 : 6) : null, null, null, env.database, 'pg_catalog', t.name, 'NO', 'NEVER',
+            r.kind === 'r' ? 'YES' : 'NO',
+          ]);
+        });
+      }
+      return out;
+    },
+  },
+];
+
+function empty(name: string, cols: Col[]): SystemTableDef {
+  return { name, cols, rows: () => [] };
+}
+
+function roleNames(env: SystemEnv): string[] {
+  return env.user === 'quire' ? ['quire'] : ['quire', env.user];
+}
+
+class SystemTable implements TableSource {
+  readonly schema: readonly Field[];
+  constructor(
+    readonly def: SystemTableDef,
+    private readonly env: SystemEnv,
+  ) {
+    this.schema = def.cols.map(([n, t]) => ({ name: n, type: T[t], table: def.name }));
+  }
+  get name(): string {
+    return this.def.name;
+  }
+  rowCount(): number | undefined {
+    return undefined;
+  }
+  async *scan(): AsyncGenerator<Batch> {
+    const rows = this.def.rows(this.env);
+    if (rows.length === 0) return;
+    const builders = this.schema.map((f) => new ColumnBuilder(f.type, rows.length));
+    for (const r of rows) for (let c = 0; c < builders.length; c++) builders[c]!.push(r[c] ?? null);
+    yield { columns: builders.map((x) => x.finish()), length: rows.length };
+  }
+}
+
+/**
+ * A Catalog for one connection: the shared catalog's tables and views (same Map objects, so DDL
+ * from any connection is seen by all), with the system tables behind them. The object delegates to
+ * the shared catalog through its prototype; only getTable is its own.
+ */
+export function systemCatalogView(env: Omit<SystemEnv, 'catalog'>, base: Catalog): Catalog {
+  const view = Object.create(base) as Catalog;
+  const fullEnv: SystemEnv = { ...env, catalog: base };
+  const system = new Map<string, SystemTable>();
+  for (const def of SYSTEM_TABLES) system.set(def.name, new SystemTable(def, fullEnv));
+  Object.defineProperty(view, 'getTable', {
+    value: (name: string): TableSource | undefined => base.getTable(name) ?? system.get(name),
+  });
+  return view;
+}
+
+/**
+ * The binder ignores schema names, so information_schema's generic names (tables, columns) would
+ * capture unqualified user names. Qualified references are renamed to the dotted key they are
+ * registered under, which no unquoted identifier can spell.
+ */
+export function qualifySystemNames(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const x of node) qualifySystemNames(x);
+    return;
+  }
+  const o = node as Record<string, unknown>;
+  const rv = o.RangeVar as { schemaname?: string; relname?: string } | undefined;
+  if (rv && rv.schemaname === 'information_schema' && typeof rv.relname === 'string') {
+    rv.relname = `information_schema.${rv.relname}`;
+    delete rv.schemaname;
+  }
+  for (const k in o) qualifySystemNames(o[k]);
+}
+
+/** True when every relation the statement names is a system one (pg_* or information_schema). */
+export function onlySystemRelations(stmt: Node): boolean {
+  let any = false;
+  let user = false;
+  const walk = (n: unknown): void => {
+    if (n === null || typeof n !== 'object') return;
+    if (Array.isArray(n)) return n.forEach(walk);
+    const o = n as Record<string, unknown>;
+    const rv = o.RangeVar as { schemaname?: string; relname?: string } | undefined;
+    if (rv && typeof rv.relname === 'string') {
+      any = true;
+      const sys = rv.schemaname === 'pg_catalog' || rv.schemaname === 'information_schema' || rv.relname.startsWith('pg_') || rv.relname.startsWith('information_schema.');
+      if (!sys) user = true;
+    }
+    for (const k in o) walk(o[k]);
+  };
+  walk(stmt);
+  return any && !user;
+}
+
+// ---- functions clients call in catalog queries ----
+
+let registered = false;
+/** Registers the catalog functions (idempotent): pg_table_is_visible, format_type, pg_get_userbyid … */
+export function registerCatalogFunctions(): void {
+  if (registered) return;
+  registered = true;
+  const nullFn = (): Value => null;
+  registerScalar('pg_table_is_visible', { args: ['int4'], returns: T.bool, fn: () => true });
+  registerScalar('pg_type_is_visible', { args: ['int4'], returns: T.bool, fn: () => true });
+  registerScalar('pg_function_is_visible', { args: ['int4'], returns: T.bool, fn: () => true });
+  registerScalar('pg_get_userbyid', { args: ['int4'], returns: T.text, fn: () => 'quire' });
+  registerScalar(
+    'format_type',
+    { args: ['int4', 'int4'], returns: T.text, strict: false, fn: ((_c: EvalContext, oid: number | null, typmod: number | null) => formatType(oid, typmod)) as never },
+  );
+  registerScalar('obj_description', { args: ['int4', 'text'], returns: T.text, fn: nullFn }, { args: ['int4'], returns: T.text, fn: nullFn });
+  registerScalar('shobj_description', { args: ['int4', 'text'], returns: T.text, fn: nullFn });
+  registerScalar('col_description', { args: ['int4', 'int4'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_expr', { args: ['text', 'int4'], returns: T.text, fn: nullFn }, { args: ['text', 'int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_indexdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_viewdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_encoding_to_char', { args: ['int4'], returns: T.text, fn: () => 'UTF8' });
+  // Without arrays, the only arrays a catalog query can pass are the text stand-ins (always null).
+  registerScalar('array_to_string', { args: ['text', 'text'], returns: T.text, fn: (_c: EvalContext, a: string) => a });
+  // current_schema is a keyword the binder handles; written as a call (JDBC, DBeaver) it is a function.
+  registerScalar('current_schema', { args: [], returns: T.text, fn: () => 'public' });
+  registerScalar('pg_is_in_recovery', { args: [], returns: T.bool, fn: () => false });
+  registerScalar('current_database', { args: [], returns: T.text, fn: (c: EvalContext) => c.setting('quire.database') ?? 'quire' });
+  registerScalar('pg_backend_pid', { args: [], returns: T.int4, fn: (c: EvalContext) => Number(c.setting('quire.backend_pid') ?? 0) });
+  registerScalar('has_table_privilege', { args: ['text', 'text'], returns: T.bool, fn: () => true }, { args: ['int4', 'text'], returns: T.bool, fn: () => true }, { args: ['text', 'text', 'text'], returns: T.bool, fn: () => true });
+  registerScalar('has_schema_privilege', { args: ['text', 'text'], returns: T.bool, fn: () => true }, { args: ['text', 'text', 'text'], returns: T.bool, fn: () => true });
+  registerScalar('has_database_privilege', { args: ['text', 'text'], returns: T.bool, fn: () => true }, { args: ['text', 'text', 'text'], returns: T.bool, fn: () => true });
+  registerScalar('pg_postmaster_start_time', { args: [], returns: T.timestamptz, fn: () => START_MICROS });
+}
+
+const START_MICROS = Date.now() * 1000;
+
+/**
+ * psql's \d first reads a table's flags with a query built on arrays and regclass casts, which the
+ * engine cannot bind; its answer decides whether psql goes on, so it is answered by an equivalent
+ * query over the same pg_class row. Returns replacement SQL, or null for every other statement.
+ */
+export function rewritePsqlQuery(sql: string): string | null {
+  if (!/^\s*SELECT c\.relchecks, c\.relkind, c\.relhasindex/.test(sql)) return null;
+  const m = /WHERE c\.oid = '(\d+)'/.exec(sql);
+  if (!m) return null;
+  return `SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity,
+    false AS relhasoids, c.relispartition, '' AS reloptions, c.reltablespace, '' AS reloftype, c.relpersistence, c.relreplident, am.amname
+    FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid) WHERE c.oid = ${m[1]}`;
+}
+
+const OID_TYPES = new Set(['oid', 'regclass', 'regtype', 'regnamespace', 'regproc', 'regprocedure', 'regrole', 'regoper', 'regoperator', 'regconfig', 'xid', 'cid', 'tid']);
+
+/** OID of a relation, type or schema by name, for 'name'::regclass-style literals; 0 when unknown. */
+export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string, text: string): number {
+  const name = text.replace(/^(pg_catalog|public|information_schema)\./, '').replace(/^"(.*)"$/, '$1');
+  if (kind === 'regclass') {
+    const sys = systemRelations().find((s) => s.name === name && s.ns === NS_PG_CATALOG);
+    if (sys) return sys.oid;
+    return env.catalog.tables.has(name) || env.catalog.views.has(name) ? env.oids.of(name) : 0;
+  }
+  if (kind === 'regtype') {
+    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', '"char"': 'char' };
+    return TYPE_ROWS.find((r) => r.name === (alias[name] ?? name))?.oid ?? 0;
+  }
+  if (kind === 'regnamespace') return name === 'pg_catalog' ? NS_PG_CATALOG : name === 'public' ? NS_PUBLIC : name === 'information_schema' ? NS_INFORMATION_SCHEMA : 0;
+  return 0;
+}
+
+/**
+ * PostgreSQL's system types that the engine lacks, rewritten in the statement's tree before binding:
+ * oid and the reg* types become int4 (a 'name'::regclass literal becomes that relation's OID), name
+ * and "char" become text. Catalog queries from drivers lean on these casts everywhere.
+ */
+export function rewriteSystemTypes(node: unknown, oidOf: (kind: string, name: string) => number): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const r = rewriteCast(node[i], oidOf);
+      if (r !== null) node[i] = r;
+      else rewriteSystemTypes(node[i], oidOf);
+    }
+    return;
+  }
+  const o = node as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const r = rewriteCast(o[k], oidOf);
+    if (r !== null) o[k] = r;
+    else rewriteSystemTypes(o[k], oidOf);
+  }
+}
+
+function rewriteCast(n: unknown, oidOf: (kind: string, name: string) => number): unknown {
+  if (n === null || typeof n !== 'object' || Array.isArray(n)) return null;
+  const tc = (n as { TypeCast?: { arg: unknown; typeName: { names: { String?: { sval: string } }[]; arrayBounds?: unknown } } }).TypeCast;
+  if (!tc || tc.typeName.arrayBounds) return null;
+  const names = tc.typeName.names.map((x) => x.String?.sval ?? '');
+  const last = names[names.length - 1]!;
+  if (names.length === 2 && names[0] !== 'pg_catalog') return null;
+  if (OID_TYPES.has(last)) {
+    rewriteSystemTypes(tc.arg, oidOf);
+    const c = (tc.arg as { A_Const?: { sval?: { sval: string }; location?: number } }).A_Const;
+    if (c?.sval !== undefined) {
+      const text = c.sval.sval;
+      const v = /^\d+$/.test(text) ? Number(text) : oidOf(last, text);
+      return { A_Const: { ival: { ival: v }, location: c.location ?? -1 } };
+    }
+    tc.typeName.names = [{ String: { sval: 'int4' } }];
+    return n;
+  }
+  // An unquoted char reaches the tree as pg_catalog.bpchar; "char" (and pg_catalog."char") is the
+  // one-byte system type.
+  if (last === 'name' || last === 'char') {
+    rewriteSystemTypes(tc.arg, oidOf);
+    tc.typeName.names = [{ String: { sval: 'text' } }];
+    return n;
+  }
+  return null;
+}

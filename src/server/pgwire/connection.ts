@@ -1,0 +1,873 @@
+/**
+ * One client connection: startup and authentication, then the simple and extended query protocols
+ * over a connection-scoped view of the shared Database (its own session, cursors, prepared
+ * statements, portals and transaction status).
+ *
+ * Messages are handled strictly in order, one at a time; a message that fails answers with an
+ * ErrorResponse and, inside an extended-query sequence, everything up to the next Sync is skipped,
+ * as PostgreSQL does. Only framing errors (impossible lengths, unknown message types) end the
+ * connection, because after them the byte stream cannot be split into messages any more.
+ */
+import type { Socket } from 'node:net';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Node, SelectStmt } from '@pgsql/types';
+import { Database, type QueryResult, type ResultColumn } from '../../api/database.js';
+import { executeUtility } from '../../api/utility.js';
+import { QuireError } from '../../common/errors.js';
+import { T, type DataType } from '../../common/types.js';
+import { nodeBody, nodeTag } from '../../sql/ast.js';
+import { figureColname } from '../../sql/bind-query.js';
+import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
+import type { Catalog } from '../../storage/catalog.js';
+import { backend, FrameReader, parseFrontend, parseStartup, ProtocolError, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';
+import { lookupOid, onlySystemRelations, qualifySystemNames, rewriteSystemTypes, rewritePsqlQuery, setViewColumnResolver, systemCatalogView, type OidRegistry } from './catalog.js';
+import { batchSource, Portal, rowsSource } from './portal.js';
+import { ScramError, ScramExchange, type ScramSecret } from './scram.js';
+import { columnFormats, decodeParam, fieldDescription, oidOf, typeForOid } from './types.js';
+
+export interface ConnectionHost {
+  readonly db: Database;
+  readonly secret: ScramSecret | null;
+  readonly user: string | undefined;
+  readonly maxMessageBytes: number;
+  readonly oids: OidRegistry;
+  register(c: Connection): { pid: number; key: number };
+  unregister(c: Connection): void;
+  cancel(pid: number, key: number): void;
+  log(msg: string): void;
+  onStatement(sql: string): void;
+}
+
+interface Statement {
+  name: string;
+  sql: string;
+  parsed: ParsedStatement | null;
+  kind: 'select' | 'utility' | 'empty';
+  /** Declared (Parse) or inferred parameter types. */
+  paramTypes: DataType[];
+  paramOids: number[];
+  /** Result columns when known without running the statement. */
+  columns: ResultColumn[] | null;
+  /** A catalog query the engine cannot bind: it answers with no rows (see prepareSelect). */
+  emptyFallback: boolean;
+}
+
+/** GUCs PostgreSQL reports to the client with ParameterStatus (and re-reports when SET). */
+const REPORTED: [string, string][] = [
+  ['application_name', 'application_name'],
+  ['client_encoding', 'client_encoding'],
+  ['DateStyle', 'datestyle'],
+  ['default_transaction_read_only', 'default_transaction_read_only'],
+  ['in_hot_standby', 'in_hot_standby'],
+  ['integer_datetimes', 'integer_datetimes'],
+  ['IntervalStyle', 'intervalstyle'],
+  ['is_superuser', 'is_superuser'],
+  ['server_encoding', 'server_encoding'],
+  ['server_version', 'server_version'],
+  ['session_authorization', 'session_authorization'],
+  ['standard_conforming_strings', 'standard_conforming_strings'],
+  ['TimeZone', 'timezone'],
+];
+
+/** Bind-time errors that mean "the engine cannot express this catalog query" rather than a user mistake. */
+const CATALOG_FALLBACK_CODES = new Set(['0A000', '42883', '42704', '42P01', '42846', '42804', '42703', '42725']);
+
+const YIELD_EVERY_MS = 10;
+
+export class Connection {
+  private readonly frames: FrameReader;
+  private db: Database | null = null;
+  private phase: 'startup' | 'auth' | 'ready' | 'closed' = 'startup';
+  private queue: ({ msg: FrontendMessage } | { bad: ProtocolError; type: number } | { startup: Buffer })[] = [];
+  private processing = false;
+  private out: Buffer[] = [];
+  private outBytes = 0;
+  private statements = new Map<string, Statement>();
+  private portals = new Map<string, Portal>();
+  private skipTillSync = false;
+  private txFailed = false;
+  private scram: ScramExchange | null = null;
+  private startupParams = new Map<string, string>();
+  private reported = new Map<string, string>();
+  private lastYield = 0;
+  private running: Portal | null = null;
+  private busy = false;
+  private copyIn: { file: string; dir: string; stream: ReturnType<typeof createWriteStream>; stmt: ParsedStatement; rest: ParsedStatement[]; error: Error | null } | null = null;
+  pid = 0;
+  key = 0;
+  private authTimer: NodeJS.Timeout | null;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly host: ConnectionHost,
+  ) {
+    this.frames = new FrameReader({ maxMessage: host.maxMessageBytes });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => this.teardown());
+    socket.on('close', () => this.teardown());
+    // PostgreSQL's authentication_timeout: a client that never finishes startup does not hold a slot.
+    this.authTimer = setTimeout(() => {
+      if (this.phase === 'startup' || this.phase === 'auth') this.fatal('08006', 'canceling authentication due to timeout');
+    }, 60_000);
+    this.authTimer.unref();
+  }
+
+  // ---- input ----
+
+  private onData(chunk: Buffer): void {
+    if (this.phase === 'closed') return;
+    this.frames.push(chunk);
+    try {
+      for (;;) {
+        const f = this.frames.next();
+        if (f === null) break;
+        if (this.frames.startup) {
+          this.queue.push({ startup: f.body });
+          // Whether the next frame is still a startup-phase one depends on this one (SSLRequest is
+          // followed by a StartupMessage); the handler flips it back when needed.
+          this.frames.startup = false;
+          continue;
+        }
+        try {
+          this.queue.push({ msg: parseFrontend(f.type, f.body) });
+        } catch (e) {
+          if (e instanceof ProtocolError && !e.fatal) this.queue.push({ bad: e, type: f.type });
+          else throw e;
+        }
+      }
+    } catch (e) {
+      // Framing is lost: answer what came before, then end the connection.
+      const err = e instanceof ProtocolError ? e : new ProtocolError(String(e), true);
+      this.queue.push({ bad: err, type: 0 });
+    }
+    if (this.queue.length > 256) this.socket.pause();
+    if (!this.processing) void this.process();
+  }
+
+  private async process(): Promise<void> {
+    this.processing = true;
+    try {
+      while (this.queue.length > 0 && this.phase !== 'closed') {
+        const item = this.queue.shift()!;
+        if ('startup' in item) await this.handleStartup(item.startup);
+        else if ('bad' in item) await this.handleBad(item.bad, item.type);
+        else await this.handle(item.msg);
+        if (this.queue.length < 64 && this.socket.isPaused()) this.socket.resume();
+      }
+      await this.flush();
+    } catch (e) {
+      // A bug in the server must cost this connection only, never the process.
+      this.host.log(`pgwire: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.fatal('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.processing = false;
+    }
+  }
+
+  private async handleBad(e: ProtocolError, type: number): Promise<void> {
+    if (e.fatal || this.phase !== 'ready') {
+      this.fatal('08P01', e.message);
+      return;
+    }
+    this.sendError({ severity: 'ERROR', code: '08P01', message: e.message });
+    if ('PBEDCH'.includes(String.fromCharCode(type))) this.skipTillSync = true;
+    else this.readyForQuery();
+  }
+
+  // ---- output ----
+
+  private send(b: Buffer): void {
+    this.out.push(b);
+    this.outBytes += b.length;
+  }
+
+  private async flush(): Promise<void> {
+    if (this.outBytes === 0 || this.socket.destroyed) {
+      this.out = [];
+      this.outBytes = 0;
+      return;
+    }
+    const data = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out, this.outBytes);
+    this.out = [];
+    this.outBytes = 0;
+    if (!this.socket.write(data)) await this.drained();
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
+  }
+
+  /** Between batches: flush big outputs (with backpressure) and give the event loop a turn. */
+  private async breathe(): Promise<void> {
+    if (this.outBytes > 1 << 16) await this.flush();
+    const now = performance.now();
+    if (now - this.lastYield > YIELD_EVERY_MS) {
+      await new Promise<void>((r) => setImmediate(r));
+      this.lastYield = performance.now();
+    }
+  }
+
+  private sendError(f: ErrorFields): void {
+    this.send(backend.error(f));
+  }
+
+  private fatal(code: string, message: string): void {
+    if (this.phase === 'closed') return;
+    this.send(backend.error({ severity: 'FATAL', code, message }));
+    const data = Buffer.concat(this.out);
+    this.out = [];
+    this.outBytes = 0;
+    this.phase = 'closed';
+    if (!this.socket.destroyed) this.socket.end(data);
+    this.teardown();
+  }
+
+  private readyForQuery(): void {
+    const s = this.db?.session;
+    this.send(backend.readyForQuery(s?.inTransaction ? (this.txFailed ? 'E' : 'T') : 'I'));
+  }
+
+  private teardown(): void {
+    if (this.authTimer) clearTimeout(this.authTimer);
+    this.authTimer = null;
+    if (this.phase !== 'closed') {
+      this.phase = 'closed';
+      if (!this.socket.destroyed) this.socket.destroy();
+    }
+    this.queue = [];
+    if (this.pid !== 0) {
+      this.host.unregister(this);
+      this.pid = 0;
+    }
+    for (const p of this.portals.values()) void p.close();
+    this.portals.clear();
+    if (this.db) void this.db.cursors.close(null).catch(() => undefined);
+    this.abortCopy();
+  }
+
+  // ---- startup ----
+
+  private async handleStartup(body: Buffer): Promise<void> {
+    let m;
+    try {
+      m = parseStartup(body);
+    } catch (e) {
+      this.fatal('08P01', e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (m.kind === 'ssl' || m.kind === 'gssenc') {
+      // No TLS here: 'N' tells the client to continue in plain text (or give up, if it insists).
+      this.send(Buffer.from('N'));
+      await this.flush();
+      this.frames.startup = true;
+      return;
+    }
+    if (m.kind === 'cancel') {
+      this.host.cancel(m.pid, m.key);
+      this.phase = 'closed';
+      this.socket.end();
+      this.teardown();
+      return;
+    }
+    const user = m.params.get('user');
+    if (user === undefined || user === '') {
+      this.fatal('28000', 'no PostgreSQL user name specified in startup packet');
+      return;
+    }
+    if (this.host.user !== undefined && user !== this.host.user) {
+      this.fatal('28000', `role "${user}" does not exist`);
+      return;
+    }
+    this.startupParams = m.params;
+    if (this.host.secret !== null) {
+      this.phase = 'auth';
+      this.scram = new ScramExchange(this.host.secret);
+      this.send(backend.authSasl(['SCRAM-SHA-256']));
+      await this.flush();
+      return;
+    }
+    const addr = this.socket.remoteAddress ?? '';
+    if (!isLoopback(addr)) {
+      this.fatal('28000', `no password is configured: only loopback connections are trusted (connection from ${addr})`);
+      return;
+    }
+    await this.finishStartup();
+  }
+
+  private async handleAuth(m: FrontendMessage): Promise<void> {
+    const user = this.startupParams.get('user') ?? '';
+    if (m.kind !== 'password' || this.scram === null) {
+      this.fatal('08P01', `expected SASL response, got message type "${m.kind}"`);
+      return;
+    }
+    try {
+      if (this.scram.done) throw new ScramError('unexpected SASL message');
+      if (!this.scramStarted) {
+        // SASLInitialResponse: mechanism name, then the length-prefixed client-first-message.
+        const nul = m.body.indexOf(0);
+        if (nul < 0 || nul + 5 > m.body.length) throw new ScramError('malformed SASL message');
+        const mech = m.body.toString('utf8', 0, nul);
+        if (mech !== 'SCRAM-SHA-256') {
+          this.fatal('28000', 'client selected an invalid SASL authentication mechanism');
+          return;
+        }
+        const len = m.body.readInt32BE(nul + 1);
+        const data = m.body.subarray(nul + 5);
+        if (len !== data.length) throw new ScramError('malformed SASL message');
+        this.scramStarted = true;
+        this.send(backend.authSaslContinue(this.scram.start(data.toString('utf8'))));
+        await this.flush();
+        return;
+      }
+      const final = this.scram.finish(m.body.toString('utf8'));
+      this.send(backend.authSaslFinal(final));
+      await this.finishStartup();
+    } catch (e) {
+      if (e instanceof ScramError && /malformed|unexpected|channel/.test(e.message)) this.fatal('08P01', e.message);
+      else this.fatal('28P01', `password authentication failed for user "${user}"`);
+    }
+  }
+  private scramStarted = false;
+
+  private async finishStartup(): Promise<void> {
+    if (this.authTimer) clearTimeout(this.authTimer);
+    this.authTimer = null;
+    const { pid, key } = this.host.register(this);
+    this.pid = pid;
+    this.key = key;
+    const user = this.startupParams.get('user')!;
+    const database = this.startupParams.get('database') ?? user;
+    const base = this.host.db;
+    let conn!: Database;
+    const catalog: Catalog = systemCatalogView({ session: () => conn.session, oids: this.host.oids, user, database }, base.catalog);
+    conn = base.connect({ catalog });
+    setViewColumnResolver(base.catalog, (name) => {
+      const v = base.catalog.views.get(name);
+      if (v === undefined) return [];
+      return conn.prepareSelect(nodeBody<SelectStmt>(v.query), []).columns.map((c) => ({ name: c.name, type: c.type }));
+    });
+    this.db = conn;
+    conn.session.set('quire.backend_pid', String(pid));
+    conn.session.set('quire.database', database);
+    // Startup parameters are session settings (DateStyle, TimeZone, application_name,
+    // extra_float_digits …); ones the engine rejects are ignored, as a server ignores unknown
+    // options it cannot apply rather than refusing the connection.
+    const settings: [string, string][] = [];
+    for (const [k, v] of this.startupParams) {
+      if (k === 'user' || k === 'database' || k === 'replication') continue;
+      if (k === 'options') settings.push(...parseOptions(v));
+      else settings.push([k, v]);
+    }
+    for (const [k, v] of settings) {
+      if (k.toLowerCase() === 'client_encoding' || !/^[A-Za-z_][A-Za-z0-9_.]*$/.test(k)) continue;
+      try {
+        await conn.execute(`SET ${k} TO ${quoteLiteral(v)}`);
+      } catch {
+        // Ignored on purpose (see above).
+      }
+    }
+    this.send(backend.authOk());
+    this.reportParameters(true);
+    this.send(backend.backendKeyData(pid, key));
+    this.phase = 'ready';
+    this.readyForQuery();
+    await this.flush();
+  }
+
+  private reportParameters(all: boolean): void {
+    const s = this.db!.session;
+    for (const [wire, key] of REPORTED) {
+      let v = s.get(key);
+      if (key === 'in_hot_standby' || key === 'default_transaction_read_only') v ??= 'off';
+      if (key === 'client_encoding') v = 'UTF8';
+      if (key === 'session_authorization') v = this.startupParams.get('user');
+      if (v === undefined) continue;
+      if (all || this.reported.get(wire) !== v) {
+        this.reported.set(wire, v);
+        this.send(backend.parameterStatus(wire, v));
+      }
+    }
+  }
+
+  /** CancelRequest from another socket. */
+  cancelRunning(): void {
+    if (!this.busy) return;
+    this.db?.cancel();
+    this.running?.abort.abort();
+  }
+
+  // ---- dispatch ----
+
+  private async handle(m: FrontendMessage): Promise<void> {
+    if (this.phase === 'auth') return this.handleAuth(m);
+    if (this.phase !== 'ready') return;
+    if (m.kind === 'terminate') {
+      await this.flush();
+      this.phase = 'closed';
+      this.socket.end();
+      this.teardown();
+      return;
+    }
+    if (this.copyIn !== null) return this.handleCopyIn(m);
+    if (this.skipTillSync && m.kind !== 'sync') return;
+    this.busy = true;
+    try {
+      switch (m.kind) {
+        case 'query':
+          await this.simpleQuery(m.sql);
+          break;
+        case 'parse':
+          await this.extended(() => this.parse(m.name, m.sql, m.paramOids));
+          break;
+        case 'bind':
+          await this.extended(() => this.bind(m));
+          break;
+        case 'describe':
+          await this.extended(() => this.describe(m.target, m.name));
+          break;
+        case 'execute':
+          await this.extended(() => this.execute(m.portal, m.maxRows));
+          break;
+        case 'close':
+          await this.extended(async () => {
+            if (m.target === 'S') this.statements.delete(m.name);
+            else await this.closePortal(m.name);
+            this.send(backend.closeComplete());
+          });
+          break;
+        case 'sync':
+          this.skipTillSync = false;
+          // End of an implicit transaction: its portals go with it.
+          if (!this.db!.session.inTransaction) await this.closeAllPortals();
+          this.reportParameters(false);
+          this.readyForQuery();
+          await this.flush();
+          break;
+        case 'flush':
+          await this.flush();
+          break;
+        case 'functionCall':
+          this.sendError({ severity: 'ERROR', code: '0A000', message: 'the function call protocol message is not supported' });
+          this.readyForQuery();
+          break;
+        case 'password':
+          this.fatal('08P01', 'unexpected password message');
+          break;
+        case 'copyData':
+        case 'copyDone':
+        case 'copyFail':
+          // PostgreSQL ignores these outside COPY: they are what a client still sends after a COPY failed.
+          break;
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async extended(f: () => Promise<void> | void): Promise<void> {
+    try {
+      await f();
+    } catch (e) {
+      this.reportFailure(e);
+      this.skipTillSync = true;
+    }
+  }
+
+  private reportFailure(e: unknown): void {
+    const q = toQuireError(e);
+    if (this.db?.session.inTransaction) this.txFailed = true;
+    this.sendError({ severity: 'ERROR', code: q.code, message: q.message, detail: q.detail, hint: q.hint, position: q.position || undefined });
+  }
+
+  // ---- simple query ----
+
+  private async simpleQuery(sql: string): Promise<void> {
+    await this.closePortal('');
+    let stmts: ParsedStatement[];
+    try {
+      stmts = parseStatements(sql);
+    } catch (e) {
+      this.reportFailure(e);
+      this.readyForQuery();
+      return;
+    }
+    if (stmts.length === 0) {
+      this.send(backend.emptyQuery());
+      this.readyForQuery();
+      return;
+    }
+    await this.runSimpleStatements(stmts);
+  }
+
+  private async runSimpleStatements(stmts: ParsedStatement[]): Promise<void> {
+    for (let i = 0; i < stmts.length; i++) {
+      const s = stmts[i]!;
+      try {
+        if (this.isCopyFromStdin(s)) {
+          this.startCopyIn(s, stmts.slice(i + 1));
+          return;
+        }
+        await this.runOne(s);
+      } catch (e) {
+        this.reportFailure(e);
+        break;
+      }
+      if (this.outBytes > 1 << 16) await this.flush();
+    }
+    this.reportParameters(false);
+    this.readyForQuery();
+  }
+
+  /** One statement of a simple Query: RowDescription, DataRows and CommandComplete. */
+  private async runOne(s: ParsedStatement): Promise<void> {
+    const stmt = this.prepareStatement('', s.text, s, []);
+    if (stmt.kind === 'empty') {
+      this.send(backend.emptyQuery());
+      return;
+    }
+    const portal = await this.makePortal('', stmt, [], []);
+    if (portal === null) return;
+    this.portals.set('', portal);
+    if (portal.columns.length > 0 || stmt.kind === 'select') this.send(backend.rowDescription(portal.columns.map((c, i) => fieldDescription(c.name, c.type, portal.formats[i] ?? 0))));
+    await this.runPortal(portal, 0);
+    await this.closePortal('');
+  }
+
+  // ---- extended query ----
+
+  private async parse(name: string, sql: string, paramOids: number[]): Promise<void> {
+    if (name !== '' && this.statements.has(name)) throw new QuireError('42P05', `prepared statement "${name}" already exists`);
+    const stmts = parseStatements(sql);
+    if (stmts.length > 1) throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
+    const stmt = this.prepareStatement(name, sql, stmts[0] ?? null, paramOids);
+    this.statements.set(name, stmt);
+    this.send(backend.parseComplete());
+  }
+
+  private prepareStatement(name: string, sql: string, s: ParsedStatement | null, paramOids: number[]): Statement {
+    this.host.onStatement(s?.text ?? sql);
+    const declared = paramOids.map(typeForOid);
+    if (s === null) return { name, sql, parsed: null, kind: 'empty', paramTypes: [], paramOids: [], columns: [], emptyFallback: false };
+    const rewritten = rewritePsqlQuery(s.text);
+    if (rewritten !== null) s = { ...parseStatements(rewritten)[0]!, text: s.text };
+    qualifySystemNames(s.stmt);
+    rewriteSystemTypes(s.stmt, (kind, text) => lookupOid({ catalog: this.host.db.catalog, oids: this.host.oids }, kind, text));
+    this.checkAborted(s.stmt);
+    const tag = nodeTag(s.stmt);
+    if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(s.stmt).intoClause) {
+      const sel = nodeBody<SelectStmt>(s.stmt);
+      try {
+        const p = this.db!.prepareSelect(sel, [], declared);
+        const types = p.paramTypes.map((t, i) => (declared[i] && declared[i]!.name !== 'unknown' ? declared[i]! : t));
+        while (types.length < declared.length) types.push(declared[types.length]!);
+        return { name, sql, parsed: s, kind: 'select', paramTypes: types, paramOids: types.map((t, i) => paramOids[i] || oidOf(t)), columns: p.columns, emptyFallback: false };
+      } catch (e) {
+        // Catalog probes written for real PostgreSQL (arrays, regclass, …) that only touch system
+        // tables answer "no rows" instead of failing the client's connect or describe step.
+        const q = toQuireError(e);
+        if (CATALOG_FALLBACK_CODES.has(q.code) && onlySystemRelations(s.stmt)) {
+          const columns = (sel.targetList ?? []).map((t) => {
+            const rt = nodeBody<{ name?: string; val: Node }>(t);
+            return { name: rt.name ?? figureColname(rt.val), type: T.text };
+          });
+          const n = Math.max(declared.length, maxParamRef(s.stmt));
+          const types = Array.from({ length: n }, (_, i) => declared[i] ?? T.text);
+          return { name, sql, parsed: s, kind: 'select', paramTypes: types, paramOids: types.map((t, i) => paramOids[i] || oidOf(t)), columns, emptyFallback: true };
+        }
+        throw e;
+      }
+    }
+    const n = Math.max(declared.length, maxParamRef(s.stmt));
+    const types = Array.from({ length: n }, (_, i) => declared[i] ?? T.unknown);
+    return { name, sql, parsed: s, kind: 'utility', paramTypes: types, paramOids: types.map((t, i) => paramOids[i] || oidOf(t)), columns: utilityColumns(this.db!, s.stmt), emptyFallback: false };
+  }
+
+  /** In a failed transaction block only ROLLBACK (or COMMIT, which rolls back) is accepted. */
+  private checkAborted(stmt: Node): void {
+    if (!this.txFailed || !this.db!.session.inTransaction) return;
+    if (nodeTag(stmt) === 'TransactionStmt') {
+      const kind = nodeBody<{ kind: string }>(stmt).kind;
+      if (kind === 'TRANS_STMT_ROLLBACK' || kind === 'TRANS_STMT_COMMIT' || kind === 'TRANS_STMT_ROLLBACK_TO' || kind === 'TRANS_STMT_ROLLBACK_PREPARED') return;
+    }
+    throw new QuireError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
+  }
+
+  private async bind(m: BindMessage): Promise<void> {
+    const stmt = this.statements.get(m.statement);
+    if (stmt === undefined) {
+      throw new QuireError('26000', m.statement === '' ? 'unnamed prepared statement does not exist' : `prepared statement "${m.statement}" does not exist`);
+    }
+    if (m.portal !== '' && this.portals.has(m.portal)) throw new QuireError('42P03', `portal "${m.portal}" already exists`);
+    if (stmt.parsed) this.checkAborted(stmt.parsed.stmt);
+    const n = stmt.paramTypes.length;
+    if (m.params.length !== n) {
+      throw new QuireError('08P01', `bind message supplies ${m.params.length} parameters, but prepared statement "${stmt.name}" requires ${n}`);
+    }
+    if (m.paramFormats.length > 1 && m.paramFormats.length !== n) {
+      throw new QuireError('08P01', `bind message has ${m.paramFormats.length} parameter formats but ${n} parameters`);
+    }
+    const params = m.params.map((raw, i) => decodeParam(raw, m.paramFormats.length === 0 ? 0 : m.paramFormats.length === 1 ? m.paramFormats[0]! : m.paramFormats[i]!, stmt.paramTypes[i]!));
+    await this.closePortal(m.portal);
+    const portal = await this.makePortal(m.portal, stmt, params, m.resultFormats);
+    if (portal !== null) this.portals.set(m.portal, portal);
+    this.send(backend.bindComplete());
+  }
+
+  /** Builds the portal; utility statements run here (PostgreSQL runs them to completion at first Execute). */
+  private async makePortal(name: string, stmt: Statement, params: unknown[], resultFormats: number[]): Promise<Portal | null> {
+    const db = this.db!;
+    const tz = db.timezone;
+    const breathe = (): Promise<void> => this.breathe();
+    if (stmt.kind === 'empty' || stmt.parsed === null) {
+      return new Portal(name, [], [], rowsSource([], []), () => '', tz, breathe).markEmpty();
+    }
+    if (stmt.kind === 'select') {
+      if (stmt.emptyFallback) {
+        const cols = stmt.columns ?? [];
+        return new Portal(name, cols, columnFormats(resultFormats, cols.length), rowsSource(cols, []), () => 'SELECT 0', tz, breathe);
+      }
+      const prepared = db.prepareSelect(nodeBody<SelectStmt>(stmt.parsed.stmt), params, stmt.paramTypes);
+      const formats = columnFormats(resultFormats, prepared.columns.length);
+      const abort = new AbortController();
+      const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal };
+      const op = await db.physical(prepared.plan, ctx);
+      const portal = new Portal(name, prepared.columns, formats, batchSource(op.execute(ctx)), (n) => `SELECT ${n}`, tz, breathe);
+      portal.abort.signal.addEventListener('abort', () => abort.abort());
+      return portal;
+    }
+    const result = await this.runUtility(stmt.parsed, params);
+    if (result.copyOut !== undefined) {
+      // COPY … TO STDOUT through a portal: the data goes out as CopyData before CommandComplete.
+      return new Portal(name, [], [], rowsSource([], []), () => result.commandTag, tz, breathe).withCopyOut(result.copyOut);
+    }
+    const formats = columnFormats(resultFormats, result.columns.length);
+    return new Portal(name, result.columns, formats, rowsSource(result.columns, result.rows), () => result.commandTag, tz, breathe);
+  }
+
+  private async runUtility(s: ParsedStatement, params: unknown[]): Promise<QueryResult> {
+    const db = this.db!;
+    const tag = nodeTag(s.stmt);
+    let stmt = s;
+    let commitAsRollback = false;
+    if (tag === 'TransactionStmt' && this.txFailed && nodeBody<{ kind: string }>(s.stmt).kind === 'TRANS_STMT_COMMIT') {
+      // COMMIT of a failed transaction rolls it back (and says so in its tag).
+      stmt = { ...s, stmt: { TransactionStmt: { kind: 'TRANS_STMT_ROLLBACK' } } as unknown as Node };
+      commitAsRollback = true;
+    }
+    const before = db.session.inTransaction;
+    const result = await executeUtility(db, stmt, params);
+    for (const n of result.notices) this.notice(n);
+    if (!db.session.inTransaction) this.txFailed = false;
+    if (before && !db.session.inTransaction) await this.closeAllPortals();
+    if (commitAsRollback) return { ...result, commandTag: 'ROLLBACK' };
+    return result;
+  }
+
+  private notice(message: string): void {
+    const warning = /transaction in progress/.test(message);
+    const code = message === 'there is already a transaction in progress' ? '25001' : message === 'there is no transaction in progress' ? '25P01' : '00000';
+    this.send(backend.notice({ severity: warning ? 'WARNING' : 'NOTICE', code, message }));
+  }
+
+  private async describe(target: 'S' | 'P', name: string): Promise<void> {
+    if (target === 'S') {
+      const stmt = this.statements.get(name);
+      if (stmt === undefined) throw new QuireError('26000', name === '' ? 'unnamed prepared statement does not exist' : `prepared statement "${name}" does not exist`);
+      this.send(backend.parameterDescription(stmt.paramOids));
+      if (stmt.columns !== null && stmt.columns.length > 0) this.send(backend.rowDescription(stmt.columns.map((c) => fieldDescription(c.name, c.type, 0))));
+      else this.send(backend.noData());
+      return;
+    }
+    const p = this.portals.get(name);
+    if (p === undefined) throw new QuireError('34000', `portal "${name}" does not exist`);
+    if (p.columns.length > 0) this.send(backend.rowDescription(p.columns.map((c, i) => fieldDescription(c.name, c.type, p.formats[i] ?? 0))));
+    else this.send(backend.noData());
+  }
+
+  private async execute(name: string, maxRows: number): Promise<void> {
+    const p = this.portals.get(name);
+    if (p === undefined) throw new QuireError('34000', `portal "${name}" does not exist`);
+    try {
+      await this.runPortal(p, maxRows);
+    } catch (e) {
+      // A portal whose execution failed cannot continue (PostgreSQL marks it failed).
+      await this.closePortal(name);
+      throw e;
+    }
+  }
+
+  private async runPortal(p: Portal, maxRows: number): Promise<void> {
+    if (p.isEmpty) {
+      this.send(backend.emptyQuery());
+      return;
+    }
+    const copy = p.takeCopyOut();
+    if (copy !== null) {
+      this.send(backend.copyOutResponse(0));
+      if (copy.length > 0) this.send(backend.copyData(Buffer.from(copy, 'utf8')));
+      this.send(backend.copyDone());
+      this.send(backend.commandComplete(p.completionTag()));
+      return;
+    }
+    this.running = p;
+    try {
+      const r = await p.run(maxRows, (cells) => this.send(backend.dataRow(cells)));
+      this.send(r.suspended ? backend.portalSuspended() : backend.commandComplete(r.tag));
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private async closePortal(name: string): Promise<void> {
+    const p = this.portals.get(name);
+    if (p === undefined) return;
+    this.portals.delete(name);
+    await p.close();
+  }
+
+  private async closeAllPortals(): Promise<void> {
+    const all = [...this.portals.values()];
+    this.portals.clear();
+    for (const p of all) await p.close();
+  }
+
+  // ---- COPY FROM STDIN ----
+
+  private isCopyFromStdin(s: ParsedStatement): boolean {
+    if (nodeTag(s.stmt) !== 'CopyStmt') return false;
+    const b = nodeBody<{ is_from?: boolean; filename?: string; is_program?: boolean }>(s.stmt);
+    return b.is_from === true && b.filename === undefined && b.is_program !== true;
+  }
+
+  /** The client's data is spooled to a temporary file, then loaded by the engine's own COPY FROM. */
+  private startCopyIn(s: ParsedStatement, rest: ParsedStatement[]): void {
+    this.checkAborted(s.stmt);
+    const dir = mkdtempSync(join(tmpdir(), 'quire-copy-'));
+    const file = join(dir, 'stdin');
+    const stream = createWriteStream(file);
+    this.copyIn = { file, dir, stream, stmt: s, rest, error: null };
+    stream.on('error', (e) => {
+      if (this.copyIn) this.copyIn.error = e;
+    });
+    this.send(backend.copyInResponse());
+  }
+
+  private async handleCopyIn(m: FrontendMessage): Promise<void> {
+    const c = this.copyIn!;
+    if (m.kind === 'copyData') {
+      if (!c.stream.write(m.data)) await new Promise<void>((r) => c.stream.once('drain', () => r()));
+      return;
+    }
+    if (m.kind === 'flush' || m.kind === 'sync') return;
+    this.copyIn = null;
+    await new Promise<void>((r) => c.stream.end(() => r()));
+    this.busy = true;
+    try {
+      if (m.kind === 'copyDone') {
+        if (c.error) throw c.error;
+        const body = nodeBody<Record<string, unknown>>(c.stmt.stmt);
+        const stmt: ParsedStatement = { ...c.stmt, stmt: { CopyStmt: { ...body, filename: c.file } } as unknown as Node };
+        const r = await this.runUtility(stmt, []);
+        this.send(backend.commandComplete(r.commandTag));
+      } else if (m.kind === 'copyFail') {
+        throw new QuireError('57014', `COPY from stdin failed: ${m.message}`);
+      } else {
+        throw new QuireError('08P01', `unexpected message type during COPY from stdin`);
+      }
+    } catch (e) {
+      this.reportFailure(e);
+      rmSync(c.dir, { recursive: true, force: true });
+      this.readyForQuery();
+      this.busy = false;
+      return;
+    }
+    rmSync(c.dir, { recursive: true, force: true });
+    try {
+      await this.runSimpleStatements(c.rest);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private abortCopy(): void {
+    const c = this.copyIn;
+    if (c === null) return;
+    this.copyIn = null;
+    c.stream.destroy();
+    rmSync(c.dir, { recursive: true, force: true });
+  }
+}
+
+/** Columns of utility statements that return rows, known without running them (for Describe). */
+function utilityColumns(db: Database, stmt: Node): ResultColumn[] | null {
+  const tag = nodeTag(stmt);
+  const b = nodeBody<Record<string, unknown>>(stmt);
+  if (tag === 'VariableShowStmt') {
+    const name = b.name as string;
+    if (name === 'all') return [{ name: 'name', type: T.text }, { name: 'setting', type: T.text }];
+    return [{ name: name === 'timezone' ? 'TimeZone' : name, type: T.text }];
+  }
+  if (tag === 'ExplainStmt') return [{ name: 'QUERY PLAN', type: T.text }];
+  if (tag === 'FetchStmt' && b.ismove !== true) {
+    const name = b.portalname as string;
+    return db.cursors.has(name) ? db.cursors.get(name).columns : null;
+  }
+  // DML with RETURNING: unknown until run; the portal Describe (after Bind) reports them.
+  return null;
+}
+
+function maxParamRef(node: unknown): number {
+  let max = 0;
+  const walk = (n: unknown): void => {
+    if (n === null || typeof n !== 'object') return;
+    if (Array.isArray(n)) return n.forEach(walk);
+    const o = n as Record<string, unknown>;
+    const pr = o.ParamRef as { number?: number } | undefined;
+    if (pr && typeof pr.number === 'number') max = Math.max(max, pr.number);
+    for (const k in o) walk(o[k]);
+  };
+  walk(node);
+  return max;
+}
+
+export function toQuireError(e: unknown): QuireError {
+  if (e instanceof QuireError) return e;
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return new QuireError('54001', 'stack depth limit exceeded');
+  if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) return new QuireError('53200', 'out of memory', { detail: e.message });
+  return new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+export function isLoopback(addr: string): boolean {
+  return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.');
+}
+
+function quoteLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** The startup "options" parameter: "-c name=value" pairs (also "--name=value"). */
+function parseOptions(s: string): [string, string][] {
+  const out: [string, string][] = [];
+  const words = s.match(/(?:\\.|[^\s])+/g) ?? [];
+  for (let i = 0; i < words.length; i++) {
+    let w = words[i]!.replace(/\\(.)/g, '$1');
+    if (w === '-c' && i + 1 < words.length) w = words[++i]!.replace(/\\(.)/g, '$1');
+    else if (w.startsWith('-c')) w = w.slice(2);
+    else if (w.startsWith('--')) w = w.slice(2);
+    else continue;
+    const eq = w.indexOf('=');
+    if (eq > 0) out.push([w.slice(0, eq).replace(/-/g, '_'), w.slice(eq + 1)]);
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+/**
+ * Protocol portals: a bound statement being read out in chunks (Execute with max_rows).
+ *
+ * Unlike SQL cursors (src/api/cursors.ts), which keep every row they have read so SCROLL cursors can
+ * move backwards, a protocol portal only moves forward, so it holds just the batch it is reading:
+ * a client paging a huge result with max_rows keeps memory flat.
+ *
+ * "Rows remain" is decided by looking ahead: after max_rows rows the portal reads on until it sees
+ * another row (or the end), so PortalSuspended is sent exactly when a next Execute would return rows
+ * and CommandComplete as soon as the last row has gone out, never an empty trailing page.
+ */
+import type { DataType, Value } from '../../common/types.js';
+import { getValue, type Batch } from '../../execution/column.js';
+import type { ResultColumn } from '../../api/database.js';
+import { encoderFor, type Encoder } from './types.js';
+
+export type RowSink = (cells: (Buffer | null)[]) => void | Promise<void>;
+
+export interface RowSource {
+  /** Next non-empty batch, or null at the end. */
+  next(): Promise<Batch | null>;
+  close(): Promise<void>;
+}
+
+export function batchSource(iter: AsyncGenerator<Batch>): RowSource {
+  return {
+    async next() {
+      for (;;) {
+        const r = await iter.next();
+        if (r.done) return null;
+        if (r.value.length > 0) return r.value;
+      }
+    },
+    async close() {
+      await iter.return(undefined);
+    },
+  };
+}
+
+export function rowsSource(columns: readonly ResultColumn[], rows: readonly Value[][]): RowSource {
+  let done = rows.length === 0;
+  return {
+    async next() {
+      if (done) return null;
+      done = true;
+      // One "batch" of row-major values; Portal reads cells through cellOf.
+      return { columns: columns.map((_, c) => ({ type: columns[c]!.type, data: rows.map((r) => r[c] ?? null), nulls: null })), length: rows.length };
+    },
+    async close() {},
+  };
+}
+
+export class Portal {
+  private batch: Batch | null = null;
+  private idx = 0;
+  private finished = false;
+  private encoders: Encoder[];
+  /** Rows sent over the portal's lifetime. */
+  total = 0;
+  readonly abort = new AbortController();
+
+  constructor(
+    readonly name: string,
+    readonly columns: readonly ResultColumn[],
+    readonly formats: readonly number[],
+    private readonly source: RowSource,
+    /** Command tag when complete; SELECT portals count rows (PostgreSQL's tag counts this Execute's rows). */
+    private readonly tag: ((rowsThisExecute: number) => string),
+    timezone: string,
+    /** Called every batch so a long read gives the event loop (cancel requests, other clients) a turn. */
+    private readonly breathe: () => Promise<void>,
+  ) {
+    this.encoders = columns.map((c, i) => encoderFor(c.type as DataType, formats[i] ?? 0, timezone));
+  }
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  private empty = false;
+  private copyOut: string | null = null;
+
+  /** The portal of an empty query string: Execute answers EmptyQueryResponse. */
+  markEmpty(): this {
+    this.empty = true;
+    return this;
+  }
+  get isEmpty(): boolean {
+    return this.empty;
+  }
+  /** COPY … TO STDOUT: the data to send as CopyData (once). */
+  withCopyOut(text: string): this {
+    this.copyOut = text;
+    return this;
+  }
+  takeCopyOut(): string | null {
+    const c = this.copyOut;
+    this.copyOut = null;
+    return c;
+  }
+  completionTag(): string {
+    return this.tag(0);
+  }
+
+  private async fill(): Promise<boolean> {
+    while (this.batch === null || this.idx >= this.batch.length) {
+      if (this.finished) return false;
+      await this.breathe();
+      const b = await this.source.next();
+      if (b === null) {
+        this.finished = true;
+        this.batch = null;
+        await this.source.close();
+        return false;
+      }
+      this.batch = b;
+      this.idx = 0;
+    }
+    return true;
+  }
+
+  /** Sends up to maxRows rows (0 = all). Returns whether rows remain, and the completion tag otherwise. */
+  async run(maxRows: number, sink: RowSink): Promise<{ suspended: boolean; tag: string }> {
+    let sent = 0;
+    const limit = maxRows > 0 ? maxRows : Infinity;
+    const enc = this.encoders;
+    while (sent < limit && (await this.fill())) {
+      const b = this.batch!;
+      const cols = b.columns;
+      const end = Math.min(b.length, this.idx + (limit - sent));
+      for (let i = this.idx; i < end; i++) {
+        const cells: (Buffer | null)[] = new Array(cols.length);
+        for (let c = 0; c < cols.length; c++) {
+          const v = getValue(cols[c]!, i);
+          cells[c] = v === null ? null : enc[c]!(v);
+        }
+        const p = sink(cells);
+        if (p !== undefined) await p;
+      }
+      sent += end - this.idx;
+      this.idx = end;
+    }
+    this.total += sent;
+    if (sent >= limit && (await this.fill())) return { suspended: true, tag: '' };
+    return { suspended: false, tag: this.tag(sent) };
+  }
+
+  async close(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.abort.abort();
+    try {
+      await this.source.close();
+    } catch {
+      // Closing an aborted plan may rethrow its cancellation; the portal is gone either way.
+    }
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * Type OIDs and value encodings on the wire: text format (PostgreSQL's output functions, shared
+ * with the rest of Quire) and binary format (PostgreSQL's send/recv layouts) for every engine type.
+ */
+import { QuireError } from '../../common/errors.js';
+import { formatDate, formatTimestamp, formatValue } from '../../common/format-value.js';
+import { Interval } from '../../common/interval.js';
+import { Numeric } from '../../common/numeric.js';
+import { T, TYPE_OID, type DataType, type TypeName, type Value } from '../../common/types.js';
+import type { FieldDescription } from './codec.js';
+
+/** pg_type.typlen of each engine type. */
+export const TYPE_LEN: Record<TypeName, number> = {
+  bool: 1,
+  int2: 2,
+  int4: 4,
+  int8: 8,
+  float4: 4,
+  float8: 8,
+  numeric: -1,
+  text: -1,
+  varchar: -1,
+  bpchar: -1,
+  date: 4,
+  timestamp: 8,
+  timestamptz: 8,
+  interval: 16,
+  unknown: -2,
+};
+
+const BY_OID = new Map<number, DataType>(Object.entries(TYPE_OID).map(([n, o]) => [o, T[n as TypeName]]));
+// Types clients name in Parse that the engine stores as one of its own: name and char as text,
+// oid as int8 (oids are unsigned 32-bit), json as text.
+for (const [oid, t] of [
+  [19, T.text], // name
+  [18, T.text], // "char"
+  [26, T.int8], // oid
+  [114, T.text], // json
+  [3802, T.text], // jsonb
+  [1043, T.varchar],
+  [2275, T.text], // cstring
+] as const) {
+  BY_OID.set(oid, t);
+}
+
+/** Parameter type from a Parse OID; 0 = let the engine infer it. Unsupported OIDs are a clear error. */
+export function typeForOid(oid: number): DataType {
+  if (oid === 0) return T.unknown;
+  const t = BY_OID.get(oid);
+  if (t === undefined) throw new QuireError('42704', `type with OID ${oid} is not supported`);
+  return t;
+}
+
+export function oidOf(t: DataType): number {
+  return t.name === 'unknown' ? TYPE_OID.text : TYPE_OID[t.name];
+}
+
+export function fieldDescription(name: string, t: DataType, format: number): FieldDescription {
+  const shown = t.name === 'unknown' ? T.text : t;
+  return { name, tableOid: 0, column: 0, typeOid: TYPE_OID[shown.name], typeSize: TYPE_LEN[shown.name], typeModifier: shown.typmod, format };
+}
+
+/** Per-column formats from Bind's result-format list (none = all text, one = all columns). */
+export function columnFormats(resultFormats: readonly number[], n: number): number[] {
+  for (const f of resultFormats) if (f !== 0 && f !== 1) throw new QuireError('08P01', `unsupported format code: ${f}`);
+  if (resultFormats.length === 0) return new Array<number>(n).fill(0);
+  if (resultFormats.length === 1) return new Array<number>(n).fill(resultFormats[0]!);
+  if (resultFormats.length !== n) throw new QuireError('08P01', `bind message has ${resultFormats.length} result formats but query has ${n} columns`);
+  return [...resultFormats];
+}
+
+// 2000-01-01, PostgreSQL's binary epoch, relative to 1970-01-01.
+const PG_EPOCH_DAYS = 10957;
+const PG_EPOCH_MICROS = 946684800000000n;
+const INT64_MAX = 0x7fffffffffffffffn;
+const INT64_MIN = -0x8000000000000000n;
+
+export type Encoder = (v: Value) => Buffer;
+
+/** Builds a per-column encoder once, so the per-value work is a switch-free call. */
+export function encoderFor(t: DataType, format: number, timezone: string): Encoder {
+  if (format === 0) {
+    const ctx = { timezone };
+    return (v) => Buffer.from(formatValue(v, t, ctx) ?? '', 'utf8');
+  }
+  switch (t.name) {
+    case 'bool':
+      return (v) => Buffer.from([v ? 1 : 0]);
+    case 'int2':
+      return (v) => {
+        const b = Buffer.allocUnsafe(2);
+        b.writeInt16BE(v as number);
+        return b;
+      };
+    case 'int4':
+      return (v) => {
+        const b = Buffer.allocUnsafe(4);
+        b.writeInt32BE(v as number);
+        return b;
+      };
+    case 'int8':
+      return (v) => {
+        const b = Buffer.allocUnsafe(8);
+        b.writeBigInt64BE(BigInt(v as number | bigint));
+        return b;
+      };
+    case 'float4':
+      return (v) => {
+        const b = Buffer.allocUnsafe(4);
+        b.writeFloatBE(v as number);
+        return b;
+      };
+    case 'float8':
+      return (v) => {
+        const b = Buffer.allocUnsafe(8);
+        b.writeDoubleBE(v as number);
+        return b;
+      };
+    case 'date':
+      return (v) => {
+        const d = v as number;
+        const b = Buffer.allocUnsafe(4);
+        b.writeInt32BE(d === Infinity ? 0x7fffffff : d === -Infinity ? -0x80000000 : d - PG_EPOCH_DAYS);
+        return b;
+      };
+    case 'timestamp':
+    case 'timestamptz':
+      return (v) => {
+        const m = v as number;
+        const b = Buffer.allocUnsafe(8);
+        b.writeBigInt64BE(m === Infinity ? INT64_MAX : m === -Infinity ? INT64_MIN : BigInt(Math.round(m)) - PG_EPOCH_MICROS);
+        return b;
+      };
+    case 'interval':
+      return (v) => {
+        const iv = v as Interval;
+        const b = Buffer.allocUnsafe(16);
+        if (!Number.isFinite(iv.months)) {
+          // PostgreSQL 17 infinite intervals: every field at its extreme.
+          const pos = iv.months > 0;
+          b.writeBigInt64BE(pos ? INT64_MAX : INT64_MIN, 0);
+          b.writeInt32BE(pos ? 0x7fffffff : -0x80000000, 8);
+          b.writeInt32BE(pos ? 0x7fffffff : -0x80000000, 12);
+          return b;
+        }
+        b.writeBigInt64BE(BigInt(Math.round(iv.micros)), 0);
+        b.writeInt32BE(iv.days, 8);
+        b.writeInt32BE(iv.months, 12);
+        return b;
+      };
+    case 'numeric':
+      return (v) => encodeNumeric(v instanceof Numeric ? v : typeof v === 'number' ? Numeric.fromFloat(v) : Numeric.parse(String(v)));
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+    case 'unknown':
+      return (v) => Buffer.from(String(v), 'utf8');
+  }
+}
+
+export function encodeNumeric(n: Numeric): Buffer {
+  const head = (ndigits: number, weight: number, sign: number, dscale: number): Buffer => {
+    const b = Buffer.alloc(8 + ndigits * 2);
+    b.writeInt16BE(ndigits, 0);
+    b.writeInt16BE(weight, 2);
+    b.writeUInt16BE(sign, 4);
+    b.writeInt16BE(dscale, 6);
+    return b;
+  };
+  if (n.special === 1) return head(0, 0, 0xc000, 0);
+  if (n.special === 2) return head(0, 0, 0xd000, 0);
+  if (n.special === 3) return head(0, 0, 0xf000, 0);
+  const neg = n.coef < 0n;
+  const s = (neg ? -n.coef : n.coef).toString();
+  const scale = n.scale;
+  const intDigits = s.length > scale ? s.slice(0, s.length - scale) : '';
+  const fracDigits = s.length > scale ? s.slice(s.length - scale) : '0'.repeat(scale - s.length) + s;
+  const intPadded = '0'.repeat((4 - (intDigits.length % 4)) % 4) + intDigits;
+  const fracPadded = fracDigits + '0'.repeat((4 - (fracDigits.length % 4)) % 4);
+  const groups: number[] = [];
+  for (let i = 0; i < intPadded.length; i += 4) groups.push(Number(intPadded.slice(i, i + 4)));
+  for (let i = 0; i < fracPadded.length; i += 4) groups.push(Number(fracPadded.slice(i, i + 4)));
+  let weight = intPadded.length / 4 - 1;
+  let start = 0;
+  while (start < groups.length && groups[start] === 0) {
+    start++;
+    weight--;
+  }
+  let end = groups.length;
+  while (end > start && groups[end - 1] === 0) end--;
+  const digits = groups.slice(start, end);
+  if (digits.length === 0) return head(0, 0, 0, scale);
+  const b = head(digits.length, weight, neg ? 0x4000 : 0, scale);
+  digits.forEach((d, i) => b.writeInt16BE(d, 8 + i * 2));
+  return b;
+}
+
+export function decodeNumeric(b: Buffer): string {
+  if (b.length < 8) throw new QuireError('22P03', 'insufficient data left in message');
+  const ndigits = b.readInt16BE(0);
+  const weight = b.readInt16BE(2);
+  const sign = b.readUInt16BE(4);
+  const dscale = b.readInt16BE(6);
+  if (sign === 0xc000) return 'NaN';
+  if (sign === 0xd000) return 'Infinity';
+  if (sign === 0xf000) return '-Infinity';
+  if (ndigits < 0 || b.length !== 8 + ndigits * 2 || dscale < 0) throw new QuireError('22P03', 'invalid numeric binary value');
+  let intPart = '';
+  let frac = '';
+  for (let i = 0; i < ndigits; i++) {
+    const d = b.readInt16BE(8 + i * 2);
+    if (d < 0 || d > 9999) throw new QuireError('22P03', 'invalid digit in external "numeric" value');
+    const s = String(d).padStart(4, '0');
+    if (i <= weight) intPart += s;
+    else frac += s;
+  }
+  // Groups between the last stored digit and the decimal point are zeros.
+  if (weight >= ndigits) intPart += '0000'.repeat(weight - ndigits + 1);
+  if (weight < -1) frac = '0000'.repeat(-weight - 1) + frac;
+  intPart = intPart.replace(/^0+/, '') || '0';
+  frac = (frac + '0'.repeat(Math.max(0, dscale - frac.length))).slice(0, dscale);
+  return `${sign === 0x4000 ? '-' : ''}${intPart}${dscale > 0 ? '.' + frac : ''}`;
+}
+
+/**
+ * A parameter as Bind sent it, converted to what Database parameters accept: text values stay
+ * strings (the engine parses them as the parameter's type); binary ones are decoded.
+ */
+export function decodeParam(raw: Buffer | null, format: number, t: DataType): unknown {
+  if (raw === null) return null;
+  if (format === 0) return raw.toString('utf8');
+  if (format !== 1) throw new QuireError('08P01', `unsupported format code: ${format}`);
+  const need = (n: number): void => {
+    if (raw.length !== n) throw new QuireError('22P03', `incorrect binary data format in bind parameter`);
+  };
+  switch (t.name) {
+    case 'bool':
+      need(1);
+      return raw[0] !== 0;
+    case 'int2':
+      need(2);
+      return raw.readInt16BE(0);
+    case 'int4':
+      need(4);
+      return raw.readInt32BE(0);
+    case 'int8': {
+      need(8);
+      const v = raw.readBigInt64BE(0);
+      return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+    }
+    case 'float4':
+      need(4);
+      return raw.readFloatBE(0);
+    case 'float8':
+      need(8);
+      return raw.readDoubleBE(0);
+    case 'numeric':
+      return decodeNumeric(raw);
+    case 'date': {
+      need(4);
+      const d = raw.readInt32BE(0);
+      return d === 0x7fffffff ? 'infinity' : d === -0x80000000 ? '-infinity' : formatDate(d + PG_EPOCH_DAYS);
+    }
+    case 'timestamp':
+    case 'timestamptz': {
+      need(8);
+      const v = raw.readBigInt64BE(0);
+      if (v === INT64_MAX) return 'infinity';
+      if (v === INT64_MIN) return '-infinity';
+      const text = formatTimestamp(Number(v + PG_EPOCH_MICROS));
+      return t.name === 'timestamptz' ? text + '+00' : text;
+    }
+    case 'interval': {
+      need(16);
+      return new Interval(raw.readInt32BE(12), raw.readInt32BE(8), Number(raw.readBigInt64BE(0)));
+    }
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+    case 'unknown':
+      return raw.toString('utf8');
+  }
+}

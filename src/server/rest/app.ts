@@ -1,0 +1,342 @@
+/**
+ * The OpenSearch-SQL-compatible REST endpoint (fastify):
+ *
+ *   POST /_plugins/_sql[?format=jdbc|json|csv|raw]   {query, fetch_size?, parameters?, keep_alive?} | {cursor, fetch_size?}
+ *   POST /_plugins/_sql/close                        {cursor}   → {"succeeded": true}
+ *   POST /_plugins/_sql/_explain                     {query, fetch_size?, parameters?}
+ *   (the same under /_opendistro/_sql for older clients)
+ *
+ * Paging is the stateless keyset Pager (src/cursor): the server keeps nothing between pages, so
+ * any number of clients can hold cursors and a restart with the same --secret keeps them valid.
+ * Limits: body size (bodyLimit), per-query time (queryTimeoutMs, the query is cancelled), whole
+ * request time (requestTimeoutMs), fetch_size ≤ maxFetchSize (larger is an error, never a silent cap).
+ * Only reading statements run unless allowWrites is set, because the endpoint may be reachable by
+ * more clients than the process owner intends.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { SelectStmt } from '@pgsql/types';
+import type { Database } from '../../api/database.js';
+import { QuireError } from '../../common/errors.js';
+import type { Value } from '../../common/types.js';
+import { CursorCodec, type CursorKey } from '../../cursor/cursor-codec.js';
+import { Pager, type Page } from '../../cursor/pager.js';
+import type { PhysicalOperator } from '../../physical/operator.js';
+import { explainPlan } from '../../physical/explain.js';
+import { nodeBody, nodeTag } from '../../sql/ast.js';
+import { parseStatements } from '../../sql/parse.js';
+import { HttpError, toErrorBody } from './errors.js';
+import { REST_FORMATS, csvText, jdbcBody, jsonBody, rawText, type RestFormat, type ResultSet } from './formats.js';
+
+export interface RestServerOptions {
+  db: Database;
+  /** Cursor signing keys (first signs); default: one random key, so cursors end with the process. */
+  cursorKeys?: readonly CursorKey[];
+  /** When set, requests must send `Authorization: ApiKey <key>` (or Bearer, or an x-api-key header). */
+  apiKey?: string;
+  /** Largest fetch_size; default 10,000. */
+  maxFetchSize?: number;
+  /** Request body limit in bytes; default 1 MiB. */
+  bodyLimit?: number;
+  /** Time one query may run before it is cancelled (408); default 30 s. */
+  queryTimeoutMs?: number;
+  /** Time to receive a whole request; default 60 s. */
+  requestTimeoutMs?: number;
+  /** Run non-reading statements (DDL/DML) too; default false. */
+  allowWrites?: boolean;
+  /** Default cursor lifetime; default 1 hour. */
+  cursorTtlMs?: number;
+  logger?: boolean;
+}
+
+const SQL_PATHS = ['/_plugins/_sql', '/_opendistro/_sql'] as const;
+const QUERY_KEYS = new Set(['query', 'fetch_size', 'parameters', 'keep_alive', 'cursor']);
+
+export function buildRestApp(opts: RestServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    requestTimeout: opts.requestTimeoutMs ?? 60_000,
+    connectionTimeout: opts.requestTimeoutMs ?? 60_000,
+    return503OnClosing: true,
+  });
+  const codec = new CursorCodec(opts.cursorKeys ? { keys: opts.cursorKeys } : {});
+  const pager = new Pager(opts.db, { codec, ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}), ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}) });
+  const queryTimeout = opts.queryTimeoutMs ?? 30_000;
+  const db = opts.db;
+
+  // curl -d sends application/x-www-form-urlencoded unless told otherwise; OpenSearch reads any
+  // body as JSON, and so do we (the body limit still applies).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch {
+      done(new HttpError(400, 'JsonParseException', 'request body is not valid JSON'), undefined);
+    }
+  });
+
+  if (opts.apiKey !== undefined) {
+    const want = createHash('sha256').update(opts.apiKey).digest();
+    app.addHook('onRequest', async (req) => {
+      const h = req.headers;
+      const auth = typeof h.authorization === 'string' ? /^(?:ApiKey|Bearer)\s+(.+)$/i.exec(h.authorization)?.[1] : undefined;
+      const given = auth ?? (typeof h['x-api-key'] === 'string' ? h['x-api-key'] : undefined);
+      const ok = given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), want);
+      if (!ok) throw new HttpError(401, 'SecurityException', 'missing or wrong API key', 'Send "Authorization: ApiKey <key>".');
+    });
+  }
+
+  app.setErrorHandler((err, _req, reply) => {
+    const body = toErrorBody(err);
+    if (body.status === 401) void reply.header('www-authenticate', 'ApiKey');
+    void reply.status(body.status).type('application/json; charset=utf-8').send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.status(404).send({ error: { reason: `no handler found for ${req.method} ${req.url.split('?')[0]}`, details: '', type: 'NotFoundException' }, status: 404 });
+  });
+
+  /** Runs `f` with an AbortSignal that fires after the query time limit. */
+  const timed = async <X>(f: (signal: AbortSignal) => Promise<X>): Promise<X> => {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), queryTimeout);
+    // Operators poll \`signal.aborted\` between batches, but a CPU-bound plan only awaits microtasks,
+    // so the timer above may not get to run until the query is done. The deadline is therefore
+    // also checked in the getter itself.
+    const deadline = Date.now() + queryTimeout;
+    const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
+    Object.defineProperty(ac.signal, 'aborted', { get: () => nativeAborted.call(ac.signal) === true || Date.now() > deadline });
+    try {
+      return await f(ac.signal);
+    } catch (e) {
+      if (ac.signal.aborted && e instanceof QuireError && e.code === '57014') {
+        throw new HttpError(408, 'QueryTimeoutException', `query exceeded the time limit of ${queryTimeout} ms and was cancelled`);
+      }
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const send = (reply: FastifyReply, format: RestFormat, r: ResultSet, sanitize: boolean): FastifyReply => {
+    const tz = db.timezone;
+    if (format === 'csv') return reply.type('text/plain; charset=utf-8').send(csvText(r, tz, sanitize));
+    if (format === 'raw') return reply.type('text/plain; charset=utf-8').send(rawText(r, tz));
+    const body = format === 'json' ? jsonBody(r, tz) : jdbcBody(r, tz);
+    // JSON.stringify in a reply is synchronous; values are already JSON-safe (formats.ts).
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
+  };
+
+  const sqlHandler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const q = req.query as Record<string, unknown>;
+    const format = parseFormat(q.format);
+    const sanitize = q.sanitize !== 'false';
+    const body = objectBody(req.body);
+    for (const k of Object.keys(body)) {
+      if (!QUERY_KEYS.has(k)) throw new HttpError(400, 'IllegalArgumentException', `unsupported request field "${k}"`, `Supported: ${[...QUERY_KEYS].join(', ')}.`);
+    }
+    const fetchSize = parseFetchSize(body.fetch_size);
+    const ttlMs = parseKeepAlive(body.keep_alive);
+    if (body.cursor !== undefined) {
+      if (body.query !== undefined) throw new HttpError(400, 'IllegalArgumentException', 'send either "query" or "cursor", not both');
+      if (typeof body.cursor !== 'string') throw new HttpError(400, 'IllegalArgumentException', '"cursor" must be a string');
+      if (format === 'csv' || format === 'raw') throw new HttpError(400, 'IllegalArgumentException', `cursors are returned only with format=jdbc or json, not ${format}`);
+      const cursor = body.cursor;
+      const page = await timed((signal) => pager.next(cursor, { ...(fetchSize ? { fetchSize } : {}), ttlMs, signal }));
+      return send(reply, format, pageResult(page), sanitize);
+    }
+    if (typeof body.query !== 'string' || body.query.trim() === '') throw new HttpError(400, 'IllegalArgumentException', '"query" must be a non-empty string');
+    const params = parseParameters(body.parameters);
+    const sql = params.length > 0 ? questionMarksToDollar(body.query) : body.query;
+    const kind = statementKind(sql);
+    if (kind !== 'select' && !opts.allowWrites && kind !== 'read') {
+      throw new HttpError(400, 'IllegalArgumentException', 'only SELECT, EXPLAIN and SHOW statements are accepted by this server', 'Start it with --allow-writes to run other statements.');
+    }
+    if (fetchSize && kind === 'select') {
+      if (format === 'csv' || format === 'raw') {
+        throw new HttpError(400, 'IllegalArgumentException', `fetch_size is supported only with format=jdbc or json, not ${format}`, 'Drop fetch_size to get the whole result as text.');
+      }
+      const page = await timed((signal) => pager.first(sql, { fetchSize, params, ttlMs, signal }));
+      return send(reply, format, pageResult(page), sanitize);
+    }
+    // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
+    const r = await timed((signal) => runWhole(db, sql, params, kind, signal));
+    return send(reply, format, r, sanitize);
+  };
+
+  const closeHandler = async (req: FastifyRequest): Promise<{ succeeded: true }> => {
+    const body = objectBody(req.body);
+    if (typeof body.cursor !== 'string') throw new HttpError(400, 'IllegalArgumentException', '"cursor" must be a string');
+    pager.close(body.cursor);
+    return { succeeded: true };
+  };
+
+  const explainHandler = async (req: FastifyRequest): Promise<unknown> => {
+    const body = objectBody(req.body);
+    if (typeof body.query !== 'string' || body.query.trim() === '') throw new HttpError(400, 'IllegalArgumentException', '"query" must be a non-empty string');
+    const fetchSize = parseFetchSize(body.fetch_size);
+    const params = parseParameters(body.parameters);
+    const sql = params.length > 0 ? questionMarksToDollar(body.query) : body.query;
+    const op = await timed(async (signal) => {
+      if (fetchSize) return pager.explain(sql, { fetchSize, params, signal });
+      const stmts = parseStatements(sql);
+      if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') throw new HttpError(400, 'IllegalArgumentException', 'only a single SELECT can be explained');
+      const prep = db.prepareSelect(nodeBody<SelectStmt>(stmts[0]!.stmt), params);
+      return db.physical(prep.plan, db.execContext(prep.paramTypes, params, false));
+    });
+    return { root: explainTree(op), plan: explainPlan(op, false) };
+  };
+
+  for (const base of SQL_PATHS) {
+    app.post(base, sqlHandler);
+    app.post(`${base}/close`, closeHandler);
+    app.post(`${base}/_explain`, explainHandler);
+  }
+  return app;
+}
+
+export interface RunningRestServer {
+  readonly app: FastifyInstance;
+  /** e.g. http://127.0.0.1:9200 */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Listens on host:port (default 127.0.0.1:9200: loopback unless asked otherwise; port 0 picks a free port). */
+export async function startRestServer(opts: RestServerOptions & { host?: string; port?: number }): Promise<RunningRestServer> {
+  const app = buildRestApp(opts);
+  const host = opts.host ?? '127.0.0.1';
+  await app.listen({ host, port: opts.port ?? 9200 });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : (opts.port ?? 9200);
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return { app, url: `http://${shown}:${port}`, port, close: () => app.close() };
+}
+
+// ---- request parsing ----
+
+function objectBody(b: unknown): Record<string, unknown> {
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new HttpError(400, 'IllegalArgumentException', 'request body must be a JSON object');
+  return b as Record<string, unknown>;
+}
+
+function parseFormat(f: unknown): RestFormat {
+  if (f === undefined || f === '') return 'jdbc';
+  if (typeof f === 'string' && (REST_FORMATS as readonly string[]).includes(f.toLowerCase())) return f.toLowerCase() as RestFormat;
+  throw new HttpError(400, 'IllegalArgumentException', `unknown format ${JSON.stringify(f)}`, `Supported: ${REST_FORMATS.join(', ')}.`);
+}
+
+/** undefined/0 = no paging (OpenSearch); otherwise validated by the Pager (positive integer ≤ max). */
+function parseFetchSize(v: unknown): number | undefined {
+  if (v === undefined || v === null || v === 0) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    throw new HttpError(400, 'IllegalArgumentException', `fetch_size must be a non-negative integer, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/** keep_alive: "90s", "10m", "2h", "1d", "500ms" or milliseconds as a number. */
+function parseKeepAlive(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v;
+  const m = typeof v === 'string' ? /^(\d+)(ms|s|m|h|d)$/.exec(v.trim()) : null;
+  if (m === null) throw new HttpError(400, 'IllegalArgumentException', `keep_alive must look like "10m" or "30s", got ${JSON.stringify(v)}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  return Number(m[1]) * unit;
+}
+
+/** OpenSearch's parameter list: [{"type": "integer", "value": 1}, …]; bare values are accepted too. */
+function parseParameters(v: unknown): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new HttpError(400, 'IllegalArgumentException', '"parameters" must be an array');
+  return v.map((p, i) => {
+    if (p !== null && typeof p === 'object' && !Array.isArray(p)) {
+      if (!('value' in p)) throw new HttpError(400, 'IllegalArgumentException', `parameter ${i + 1} has no "value"`);
+      const value = (p as { value: unknown }).value;
+      if (value !== null && typeof value === 'object') throw new HttpError(400, 'IllegalArgumentException', `parameter ${i + 1} must be a scalar`);
+      return value;
+    }
+    return p;
+  });
+}
+
+/**
+ * OpenSearch (JDBC) clients write parameters as \`?\`; PostgreSQL's grammar wants \`$n\`. Each \`?\`
+ * outside string literals, quoted identifiers and comments becomes the next \`$n\`.
+ */
+export function questionMarksToDollar(sql: string): string {
+  let out = '';
+  let n = 0;
+  for (let i = 0; i < sql.length; ) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < sql.length && sql[j] !== c) j++;
+      out += sql.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const j = sql.indexOf('\n', i);
+      const end = j < 0 ? sql.length : j;
+      out += sql.slice(i, end);
+      i = end;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const j = sql.indexOf('*/', i + 2);
+      const end = j < 0 ? sql.length : j + 2;
+      out += sql.slice(i, end);
+      i = end;
+    } else if (c === '?') {
+      out += `$${++n}`;
+      i++;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+type StatementKind = 'select' | 'read' | 'write';
+
+function statementKind(sql: string): StatementKind {
+  const stmts = parseStatements(sql);
+  if (stmts.length === 1) {
+    const tag = nodeTag(stmts[0]!.stmt);
+    if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause) return 'select';
+    if (tag === 'VariableShowStmt') return 'read';
+    if (tag === 'ExplainStmt') {
+      // EXPLAIN ANALYZE runs its statement: only a SELECT counts as reading.
+      const inner = nodeBody<{ query?: unknown }>(stmts[0]!.stmt).query;
+      if (nodeTag(inner as never) === 'SelectStmt') return 'read';
+    }
+  }
+  return 'write';
+}
+
+async function runWhole(db: Database, sql: string, params: unknown[], kind: StatementKind, signal: AbortSignal): Promise<ResultSet> {
+  if (kind === 'select') {
+    const stmt = nodeBody<SelectStmt>(parseStatements(sql)[0]!.stmt);
+    const prep = db.prepareSelect(stmt, params);
+    const ctx = { ...db.execContext(prep.paramTypes, params, false), signal };
+    const rows = await db.collect(await db.physical(prep.plan, ctx), ctx);
+    return { columns: prep.columns, rows, cursor: null };
+  }
+  const r = await db.query(sql, params);
+  return { columns: r.columns, rows: r.rows as Value[][], cursor: null };
+}
+
+function pageResult(p: Page): ResultSet {
+  return { columns: p.columns, rows: p.rows, cursor: p.cursor, ...(p.warning !== undefined ? { warning: p.warning } : {}) };
+}
+
+interface ExplainNode {
+  name: string;
+  description: string;
+  children: ExplainNode[];
+}
+
+function explainTree(op: PhysicalOperator): ExplainNode {
+  return { name: op.name, description: op.describe(), children: op.children().map(explainTree) };
+}

@@ -1,0 +1,128 @@
+/**
+ * Response formats of the OpenSearch SQL endpoint (docs/user/interfaces/protocol.rst there):
+ *   jdbc (default)  {schema, datarows, total, size, status[, cursor]}
+ *   json            {schema, datarows: [{column: value}], total, size, status[, cursor]} (rows as objects)
+ *   csv             header line + RFC 4180 rows; cells starting with = + - @ are prefixed with ' unless
+ *                   sanitize=false (OpenSearch's default, against formula injection in spreadsheets)
+ *   raw             like csv with '|' separators and no quoting
+ * `total` and `size` are both the number of rows in this response (documented in the README:
+ * paged responses do not count the whole result; opensearch-project/sql#1649).
+ */
+import { formatValue } from '../../common/format-value.js';
+import type { DataType, Value } from '../../common/types.js';
+import { Numeric } from '../../common/numeric.js';
+
+export type RestFormat = 'jdbc' | 'json' | 'csv' | 'raw';
+export const REST_FORMATS: readonly RestFormat[] = ['jdbc', 'json', 'csv', 'raw'];
+
+export interface ResultSet {
+  columns: readonly { name: string; type: DataType }[];
+  rows: readonly (readonly Value[])[];
+  cursor: string | null;
+  warning?: string;
+}
+
+/** OpenSearch's type names for the jdbc schema (keyword for strings, as OpenSearch maps text fields). */
+export function opensearchType(t: DataType): string {
+  switch (t.name) {
+    case 'bool':
+      return 'boolean';
+    case 'int2':
+      return 'short';
+    case 'int4':
+      return 'integer';
+    case 'int8':
+      return 'long';
+    case 'float4':
+      return 'float';
+    case 'float8':
+    case 'numeric':
+      return 'double';
+    case 'date':
+      return 'date';
+    case 'timestamp':
+    case 'timestamptz':
+      return 'timestamp';
+    case 'interval':
+      return 'interval';
+    default:
+      return 'keyword';
+  }
+}
+
+/**
+ * One value as JSON: numbers stay numbers when JSON can carry them exactly; int8 beyond 2^53,
+ * NaN/Infinity and exact numerics that a double would round become strings (a client reading a
+ * wrong number would not notice, a string it would).
+ */
+export function jsonValue(v: Value, t: DataType, timezone: string): unknown {
+  if (v === null) return null;
+  switch (t.name) {
+    case 'bool':
+      return v;
+    case 'int2':
+    case 'int4':
+      return v;
+    case 'int8':
+      return typeof v === 'bigint' ? v.toString() : v;
+    case 'float4':
+    case 'float8':
+      return Number.isFinite(v as number) ? v : formatValue(v, t);
+    case 'numeric': {
+      const s = v instanceof Numeric ? v.toString() : formatValue(v, t)!;
+      const n = Number(s);
+      return Number.isFinite(n) && String(n) === s ? n : s;
+    }
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+    case 'unknown':
+      return v;
+    default:
+      return formatValue(v, t, { timezone });
+  }
+}
+
+export function jdbcBody(r: ResultSet, timezone: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    schema: r.columns.map((c) => ({ name: c.name, type: opensearchType(c.type) })),
+    datarows: r.rows.map((row) => row.map((v, i) => jsonValue(v, r.columns[i]!.type, timezone))),
+    total: r.rows.length,
+    size: r.rows.length,
+    status: 200,
+  };
+  if (r.cursor !== null) body.cursor = r.cursor;
+  if (r.warning !== undefined) body.warning = r.warning;
+  return body;
+}
+
+export function jsonBody(r: ResultSet, timezone: string): Record<string, unknown> {
+  const body = jdbcBody(r, timezone);
+  body.datarows = r.rows.map((row) => Object.fromEntries(row.map((v, i) => [r.columns[i]!.name, jsonValue(v, r.columns[i]!.type, timezone)])));
+  return body;
+}
+
+function textCell(v: Value, t: DataType, timezone: string): string {
+  if (v === null) return '';
+  if (t.name === 'bool') return v ? 'true' : 'false';
+  return formatValue(v, t, { timezone }) ?? '';
+}
+
+export function csvText(r: ResultSet, timezone: string, sanitize: boolean): string {
+  // Only strings are sanitized: a negative number is data, not a formula.
+  const isText = r.columns.map((c) => opensearchType(c.type) === 'keyword');
+  const cell = (s: string, text: boolean): string => {
+    let x = s;
+    if (sanitize && text && /^[=+\-@]/.test(x)) x = `'${x}`;
+    return /[",\r\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x;
+  };
+  const lines = [r.columns.map((c) => cell(c.name, true)).join(',')];
+  for (const row of r.rows) lines.push(row.map((v, i) => cell(textCell(v, r.columns[i]!.type, timezone), isText[i]!)).join(','));
+  return lines.join('\n');
+}
+
+export function rawText(r: ResultSet, timezone: string): string {
+  const lines = [r.columns.map((c) => c.name).join('|')];
+  for (const row of r.rows) lines.push(row.map((v, i) => textCell(v, r.columns[i]!.type, timezone)).join('|'));
+  return lines.join('\n');
+}

@@ -1,0 +1,147 @@
+/**
+ * COPY … TO 'file' (FORMAT parquet | json): result batches as a Parquet file (hyparquet-writer) or as
+ * newline-delimited JSON. Both stream: Parquet writes one row group per ~128K rows as batches
+ * arrive, JSON one line per row.
+ *
+ * Parquet types: bool → BOOLEAN, int2 → INT32 (INT_16), int4 → INT32, int8 → INT64, float4 → FLOAT, float8 → DOUBLE,
+ * date → INT32 DATE, timestamp / timestamptz → INT64 TIMESTAMP(MICROS, adjusted to UTC for
+ * timestamptz), text types → UTF8; numeric and interval → UTF8 of their text form (exact, and
+ * every reader can cast it back). Every column is OPTIONAL.
+ *
+ * JSON: numbers and booleans as JSON values (int8 beyond 2^53 and numeric as JSON numbers written
+ * from their exact text), NaN/Infinity and everything else as strings in PostgreSQL's text form.
+ */
+import * as fs from 'node:fs';
+import type { SchemaElement } from 'hyparquet';
+import { ParquetWriter, fileWriter } from 'hyparquet-writer';
+import { formatValue } from '../../common/format-value.js';
+import type { DataType, Field, Value } from '../../common/types.js';
+import { getValue, type Batch } from '../../execution/column.js';
+
+function schemaElement(f: Field): SchemaElement {
+  const base = { name: f.name, repetition_type: 'OPTIONAL' as const };
+  switch (f.type.name) {
+    case 'bool':
+      return { ...base, type: 'BOOLEAN' };
+    case 'int2':
+      return { ...base, type: 'INT32', converted_type: 'INT_16' };
+    case 'int4':
+      return { ...base, type: 'INT32' };
+    case 'int8':
+      return { ...base, type: 'INT64' };
+    case 'float4':
+      return { ...base, type: 'FLOAT' };
+    case 'float8':
+      return { ...base, type: 'DOUBLE' };
+    case 'date':
+      return { ...base, type: 'INT32', converted_type: 'DATE' };
+    case 'timestamp':
+    case 'timestamptz':
+      return {
+        ...base,
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MICROS',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: f.type.name === 'timestamptz', unit: 'MICROS' },
+      };
+    default:
+      return { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
+  }
+}
+
+function parquetValue(v: Value, t: DataType, tz: string): unknown {
+  if (v === null) return null;
+  switch (t.name) {
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
+      if (typeof v === 'number' && !Number.isFinite(v)) return v > 0 ? 9223372036854775807n : -9223372036854775808n;
+      return typeof v === 'bigint' ? v : BigInt(v as number);
+    case 'bool':
+    case 'int2':
+    case 'int4':
+    case 'float4':
+    case 'float8':
+    case 'date':
+      return v;
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return v;
+    default:
+      return formatValue(v, t, { timezone: tz });
+  }
+}
+
+const ROW_GROUP = 131072;
+
+export async function writeParquetFile(file: string, fields: readonly Field[], batches: AsyncIterable<Batch> | Iterable<Batch>, timezone: string): Promise<number> {
+  const schema: SchemaElement[] = [{ name: 'root', num_children: fields.length }, ...fields.map(schemaElement)];
+  const writer = new ParquetWriter({ writer: fileWriter(file), schema: schema as never, createdBy: 'quire' });
+  let cols: unknown[][] = fields.map(() => []);
+  let pending = 0;
+  let total = 0;
+  const flush = (): void => {
+    if (pending === 0) return;
+    void writer.write({ columnData: fields.map((f, i) => ({ name: f.name, data: cols[i]! as never })), rowGroupSize: pending });
+    cols = fields.map(() => []);
+    pending = 0;
+  };
+  for await (const b of batches) {
+    for (let c = 0; c < fields.length; c++) {
+      const col = b.columns[c]!;
+      const t = fields[c]!.type;
+      const out = cols[c]!;
+      for (let i = 0; i < b.length; i++) out.push(parquetValue(getValue(col, i), t, timezone));
+    }
+    pending += b.length;
+    total += b.length;
+    if (pending >= ROW_GROUP) flush();
+  }
+  flush();
+  writer.finish();
+  return total;
+}
+
+function jsonValue(v: Value, t: DataType, tz: string): string {
+  if (v === null) return 'null';
+  switch (t.name) {
+    case 'bool':
+      return v ? 'true' : 'false';
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'float4':
+    case 'float8':
+    case 'numeric': {
+      const s = formatValue(v, t, { timezone: tz })!;
+      return /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s) ? s : JSON.stringify(s);
+    }
+    default:
+      return JSON.stringify(formatValue(v, t, { timezone: tz }));
+  }
+}
+
+export async function* encodeJsonLines(fields: readonly Field[], batches: AsyncIterable<Batch> | Iterable<Batch>, timezone: string): AsyncGenerator<string> {
+  const keys = fields.map((f) => JSON.stringify(f.name) + ':');
+  for await (const b of batches) {
+    const lines: string[] = [];
+    for (let i = 0; i < b.length; i++) {
+      let s = '{';
+      for (let c = 0; c < fields.length; c++) {
+        if (c > 0) s += ',';
+        s += keys[c]! + jsonValue(getValue(b.columns[c]!, i), fields[c]!.type, timezone);
+      }
+      lines.push(s + '}\n');
+    }
+    yield lines.join('');
+  }
+}
+
+export async function writeJsonFile(file: string, fields: readonly Field[], batches: AsyncIterable<Batch> | Iterable<Batch>, timezone: string): Promise<void> {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for await (const chunk of encodeJsonLines(fields, batches, timezone)) fs.writeSync(fd, chunk);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
