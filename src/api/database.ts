@@ -136,7 +136,12 @@ export class Database implements UtilityHost {
   /** A value's PostgreSQL text form under this session's settings (TimeZone, extra_float_digits). */
   formatValue(v: Value, type: DataType): string | null {
     const efd = Number(this.session.get('extra_float_digits') ?? '1');
-    return formatValue(v, type, { timezone: this.session.timezone, extraFloatDigits: Number.isFinite(efd) ? efd : 1 });
+    return formatValue(v, type, {
+      timezone: this.session.timezone,
+      extraFloatDigits: Number.isFinite(efd) ? efd : 1,
+      dateStyle: this.session.get('datestyle'),
+      intervalStyle: this.session.get('intervalstyle'),
+    });
   }
 
   /** Runs every statement in `sql`; returns the last statement's result. */

@@ -39,7 +39,9 @@ type FormatValue = (typeof import('../index.js'))['formatValue'];
 
 /** formatValue needs the session time zone for timestamptz, which SET TIME ZONE can change. */
 function valueFormatter(db: Database, formatValue: FormatValue): ValueFormatter {
-  return (v: Value, type: DataType) => formatValue(v, type, { timezone: db.timezone });
+  void formatValue;
+  // The database formats with the session's TimeZone, DateStyle, IntervalStyle and extra_float_digits.
+  return (v: Value, type: DataType) => db.formatValue(v, type);
 }
 
 /** \dt rows: [schema, name, type]; Quire has a single, unnamed schema, shown as psql's "public". */

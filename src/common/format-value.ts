@@ -5,7 +5,7 @@
 import type { DataType, Value } from './types.js';
 import { Numeric } from './numeric.js';
 import { Interval, fraction } from './interval.js';
-import { MICROS_PER_DAY, daysToYmd, microsToParts } from './datetime-calendar.js';
+import { MICROS_PER_DAY, dayOfWeek, daysToYmd, microsToParts } from './datetime-calendar.js';
 import { formatUtcOffset, utcOffsetSeconds } from './timezone.js';
 
 export interface FormatContext {
@@ -16,6 +16,10 @@ export interface FormatContext {
    * prints DBL_DIG/FLT_DIG + extra significant digits the way older releases did (%.*g).
    */
   extraFloatDigits?: number;
+  /** PostgreSQL's DateStyle, e.g. 'ISO, MDY' (default), 'Postgres, MDY', 'SQL, DMY', 'German'. */
+  dateStyle?: string;
+  /** PostgreSQL's IntervalStyle: 'postgres' (default) or 'postgres_verbose'. */
+  intervalStyle?: string;
 }
 
 /**
@@ -222,7 +226,175 @@ export function formatTimestamptz(micros: number, timezone = 'UTC'): string {
   return formatLocalTimestamp(micros + off * 1_000_000, formatUtcOffset(off));
 }
 
+type DateOrder = 'MDY' | 'DMY' | 'YMD';
+interface DateStyle {
+  style: 'ISO' | 'Postgres' | 'SQL' | 'German';
+  order: DateOrder;
+}
+
+const styleCache = new Map<string, DateStyle>();
+/** Parses a DateStyle setting ('Postgres, MDY', 'sql,dmy', 'German', 'European'…) as PostgreSQL does. */
+function parseDateStyle(v: string): DateStyle {
+  let ds = styleCache.get(v);
+  if (ds !== undefined) return ds;
+  let style: DateStyle['style'] = 'ISO';
+  let order: DateOrder = 'MDY';
+  let orderSet = false;
+  for (const raw of v.split(/[,\s]+/)) {
+    const w = raw.toLowerCase();
+    if (w === 'iso') style = 'ISO';
+    else if (w === 'postgres') style = 'Postgres';
+    else if (w === 'sql') style = 'SQL';
+    else if (w === 'german') {
+      style = 'German';
+      if (!orderSet) order = 'DMY';
+    } else if (w === 'mdy' || w === 'us' || w === 'noneuropean') {
+      order = 'MDY';
+      orderSet = true;
+    } else if (w === 'dmy' || w === 'euro' || w === 'european') {
+      order = 'DMY';
+      orderSet = true;
+    } else if (w === 'ymd') {
+      order = 'YMD';
+      orderSet = true;
+    }
+  }
+  ds = { style, order };
+  styleCache.set(v, ds);
+  return ds;
+}
+
+const DOW = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+const abbrevFormatters = new Map<string, Intl.DateTimeFormat | null>();
+/** The zone abbreviation PostgreSQL prints in non-ISO styles (PST, CEST); a numeric offset when none is known. */
+function zoneAbbrev(timezone: string, utcMicros: number, offsetSecs: number): string {
+  const upper = timezone.toUpperCase();
+  if (upper === 'UTC' || upper === 'GMT' || upper === 'Z' || upper === 'ZULU') return upper === 'GMT' ? 'GMT' : 'UTC';
+  for (const locale of ['en-US', 'en-GB']) {
+    const key = `${locale}|${timezone}`;
+    let f = abbrevFormatters.get(key);
+    if (f === undefined) {
+      try {
+        f = new Intl.DateTimeFormat(locale, { timeZone: timezone, timeZoneName: 'short' });
+      } catch {
+        f = null;
+      }
+      abbrevFormatters.set(key, f);
+    }
+    if (f === null) break;
+    const ms = utcMicros / 1000;
+    if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) break;
+    const name = f.formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value;
+    if (name !== undefined && /^[A-Z]{2,5}$/.test(name)) return name;
+  }
+  return formatUtcOffset(offsetSecs).trim();
+}
+
+function styledDate(y: number, m: number, d: number, ds: DateStyle): string {
+  const bc = y <= 0;
+  const yy = pad(bc ? 1 - y : y, 4);
+  let text: string;
+  switch (ds.style) {
+    case 'Postgres':
+      text = ds.order === 'DMY' ? `${pad(d, 2)}-${pad(m, 2)}-${yy}` : `${pad(m, 2)}-${pad(d, 2)}-${yy}`;
+      break;
+    case 'SQL':
+      text = ds.order === 'DMY' ? `${pad(d, 2)}/${pad(m, 2)}/${yy}` : `${pad(m, 2)}/${pad(d, 2)}/${yy}`;
+      break;
+    case 'German':
+      text = `${pad(d, 2)}.${pad(m, 2)}.${yy}`;
+      break;
+    default:
+      text = `${yy}-${pad(m, 2)}-${pad(d, 2)}`;
+  }
+  return bc ? text + ' BC' : text;
+}
+
+function styledTimestamp(local: number, ds: DateStyle, zone: string | null): string {
+  const p = microsToParts(local);
+  const bc = p.y <= 0;
+  const yy = pad(bc ? 1 - p.y : p.y, 4);
+  const time = `${pad(p.h, 2)}:${pad(p.mi, 2)}:${pad(p.s, 2)}${fraction(p.us)}`;
+  const z = zone === null ? '' : ` ${zone}`;
+  let out: string;
+  switch (ds.style) {
+    case 'Postgres': {
+      const dow = DOW[dayOfWeek(Math.floor(local / MICROS_PER_DAY))]!;
+      const mon = MON[p.m - 1]!;
+      out = ds.order === 'DMY' ? `${dow} ${pad(p.d, 2)} ${mon} ${time} ${yy}${z}` : `${dow} ${mon} ${pad(p.d, 2)} ${time} ${yy}${z}`;
+      break;
+    }
+    case 'SQL':
+      out = (ds.order === 'DMY' ? `${pad(p.d, 2)}/${pad(p.m, 2)}/${yy}` : `${pad(p.m, 2)}/${pad(p.d, 2)}/${yy}`) + ` ${time}${z}`;
+      break;
+    default:
+      out = `${pad(p.d, 2)}.${pad(p.m, 2)}.${yy} ${time}${z}`;
+  }
+  return bc ? out + ' BC' : out;
+}
+
+/** IntervalStyle postgres_verbose: '@ 1 year 2 mons 3 days 04:05:06' spelled out, ' ago' for negative. */
+export function formatIntervalVerbose(iv: Interval): string {
+  let out = '@';
+  let isZero = true;
+  let isBefore = false;
+  const part = (value: number, unit: string): void => {
+    if (value === 0) return;
+    if (isZero) {
+      isBefore = value < 0;
+      value = Math.abs(value);
+    } else if (isBefore) value = -value;
+    out += ` ${value} ${unit}${value === 1 ? '' : 's'}`;
+    isZero = false;
+  };
+  const years = Math.trunc(iv.months / 12);
+  part(years, 'year');
+  part(iv.months - years * 12, 'mon');
+  part(iv.days, 'day');
+  let t = iv.micros;
+  const hours = Math.trunc(t / 3_600_000_000);
+  t -= hours * 3_600_000_000;
+  const mins = Math.trunc(t / 60_000_000);
+  t -= mins * 60_000_000;
+  part(hours, 'hour');
+  part(mins, 'min');
+  if (t !== 0) {
+    if (isZero) {
+      isBefore = t < 0;
+      t = Math.abs(t);
+    } else if (isBefore) t = -t;
+    const neg = t < 0;
+    const a = Math.abs(t);
+    const secs = Math.floor(a / 1_000_000);
+    const frac = a - secs * 1_000_000;
+    out += ` ${neg ? '-' : ''}${secs}${fraction(frac)} sec${secs === 1 && frac === 0 ? '' : 's'}`;
+    isZero = false;
+  }
+  if (isZero) out += ' 0';
+  if (isBefore) out += ' ago';
+  return out;
+}
+
 export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string | null {
+  if (v === null) return null;
+  if (ctx?.dateStyle !== undefined && (t.name === 'date' || t.name === 'timestamp' || t.name === 'timestamptz')) {
+    const ds = parseDateStyle(ctx.dateStyle);
+    if (ds.style !== 'ISO' && Number.isFinite(v as number)) {
+      if (t.name === 'date') {
+        const { y, m, d } = daysToYmd(v as number);
+        return styledDate(y, m, d, ds);
+      }
+      if (t.name === 'timestamp') return styledTimestamp(v as number, ds, null);
+      const tz = ctx.timezone ?? 'UTC';
+      const off = utcOffsetSeconds(tz, v as number);
+      return styledTimestamp((v as number) + off * 1_000_000, ds, zoneAbbrev(tz, v as number, off));
+    }
+  }
+  if (t.name === 'interval' && ctx?.intervalStyle !== undefined && ctx.intervalStyle.toLowerCase() === 'postgres_verbose') {
+    return formatIntervalVerbose(v as Interval);
+  }
   if (v === null) return null;
   switch (t.name) {
     case 'bool':

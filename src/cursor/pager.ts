@@ -4,7 +4,7 @@
  * carries the SQL, its parameters, the statement time, the last row's sort key and the rows still
  * allowed by the query's own LIMIT, and each page re-plans the query as
  *
- *     base → filter(key after cursor key) → sort(keys) + limit(fetch_size + 1)   (a Top-N)
+ *     base → SeekFilter(key after cursor key) → TopN(keys, fetch_size + 1)
  *
  * so a page costs one scan plus a heap of fetch_size + 1 rows wherever it is in the result (no
  * OFFSET heap that grows with depth). One extra row is fetched: a cursor is issued only when that
@@ -33,7 +33,9 @@ import { CursorCodec } from './cursor-codec.js';
 import { PagingError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { compareTuples, seekPredicate, toSortKeys, type KeyColumn } from './keyset.js';
+import { SeekFilter } from './seek-filter.js';
 import { analyzeShape, evalCount, type PagingShape } from './shape.js';
+import { TopN } from '../physical/operators/topn.js';
 import { decodeValue, encodeValue, type Encoded } from './value-codec.js';
 
 export const DEFAULT_MAX_FETCH_SIZE = 10_000;
@@ -172,7 +174,7 @@ export class Pager {
     const count = prep.shape.limit ? evalCount(prep.shape.limit.count, prep.ctx.params, 'LIMIT') : null;
     const offset = prep.shape.limit ? (evalCount(prep.shape.limit.offset, prep.ctx.params, 'OFFSET') ?? 0) : 0;
     const take = count === null ? fetch : Math.min(fetch, count);
-    return this.db.physical(this.db.optimizeTraced(pagePlan(prep.shape, null, false, offset + take + 1)).plan, prep.ctx);
+    return this.pageOperator(prep.shape, null, false, offset + take + 1, prep.ctx);
   }
 
   checkFetchSize(n: unknown): number {
@@ -242,6 +244,18 @@ export class Pager {
     return this.db.collect(op, ctx);
   }
 
+  /**
+   * base → SeekFilter → TopN(k), built physically: the seek runs on the comparator (seek-filter.ts).
+   * Without keys (at most one row) the logical page plan is used as is.
+   */
+  private async pageOperator(shape: PagingShape, key: readonly Value[] | null, inclusive: boolean, k: number, ctx: ExecContext): Promise<PhysicalOperator> {
+    if (shape.keys.length === 0) return this.db.physical(this.db.optimizeTraced(pagePlan(shape, key, inclusive, k)).plan, ctx);
+    let op = await this.db.physical(this.db.optimizeTraced(shape.base).plan, ctx);
+    const keys = shape.keys.map((c) => ({ col: c.col, type: c.type, desc: c.desc, nullsFirst: c.nullsFirst }));
+    if (key !== null) op = new SeekFilter(op, keys, key, inclusive, k);
+    return new TopN(op, keys, k);
+  }
+
   private async keysetPage(
     sql: string,
     prep: Prepared,
@@ -256,7 +270,7 @@ export class Pager {
     const dupMode = !shape.unique;
     // Rows equal to the key come first among "at or after" it; at most `dup` of them were sent.
     const k = at.skip + (at.key !== null && dupMode ? at.dup : 0) + take + 1;
-    const rows = await this.run(pagePlan(shape, at.key, dupMode, k), ctx);
+    const rows = await this.db.collect(await this.pageOperator(shape, at.key, dupMode, k, ctx), ctx);
     let i = Math.min(at.skip, rows.length);
     let skippedDup = 0;
     const keyOf = (r: readonly Value[]): Value[] => shape.keys.map((c) => r[c.col]!);

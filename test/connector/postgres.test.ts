@@ -65,9 +65,9 @@ describe.skipIf(DSN === undefined)('ATTACH postgres', () => {
   });
 
   it('pushes projection and filters; keeps untranslatable conjuncts local', async () => {
-    const q = `SELECT id, amount FROM pg.${schema}.orders WHERE amount >= 99.5 AND customer = 'c5' AND (id % 3) = 0 ORDER BY id`;
+    const q = `SELECT id, amount FROM pg.${schema}.orders WHERE amount >= 90 AND customer = 'c5' AND (id % 3) = 0 ORDER BY id`;
     const p = await explain(q);
-    expect(p).toMatch(/remote SQL: SELECT "id", "customer", "amount" FROM "quire_test_\d+"\."orders" WHERE \("amount" >= '99.5'::numeric\) AND \("customer" = 'c5'::text\)/);
+    expect(p).toMatch(/remote SQL: SELECT "id", "customer", "amount" FROM "quire_test_\d+"\."orders" WHERE \("amount" >= '90'::numeric\) AND \("customer" = 'c5'::text\)/);
     expect(p).toMatch(/Filter \(\(\(id % 3\) = 0\)\)/);
     const rows = await same(q);
     expect(rows.length).toBeGreaterThan(0);
@@ -81,13 +81,8 @@ describe.skipIf(DSN === undefined)('ATTACH postgres', () => {
     const p = await explain(q);
     expect(p).toMatch(/ORDER BY "customer" COLLATE "C" DESC NULLS LAST, "id" ASC NULLS LAST LIMIT 5 OFFSET 3/);
     expect(p).not.toMatch(/TopN/);
-    expect(await same(q)).toEqual([
-      [9, 'c9'],
-      [59, 'c9'],
-      [109, 'c9'],
-      [159, 'c9'],
-      [209, 'c9'],
-    ].slice(0, 5).map((r) => r) as unknown[][]).catch?.(() => undefined);
+    const rows = await same(q);
+    expect(rows).toEqual([159, 209, 309, 359, 409].map((id) => [id, 'c9']));
   });
 
   it('pushes LIMIT/OFFSET without ORDER BY, and not past a local filter', async () => {

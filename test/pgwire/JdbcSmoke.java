@@ -20,7 +20,7 @@ public class JdbcSmoke {
         try (ResultSet rs = st.executeQuery("select a from t order by a")) {
           while (rs.next()) { sum += rs.getLong(1); n++; }
         }
-        System.out.println("fetch rows=" + n + " sum=" + sum);
+        System.out.println("fetch=rows=" + n + " sum=" + sum);
       }
       c.commit();
       c.setAutoCommit(true);

@@ -13,6 +13,7 @@ export interface Fixture {
   db: Database;
   server: PgServer;
   statements: string[];
+  executes: { portal: string; maxRows: number; result: string; binaryColumns: number }[];
 }
 
 export async function startFixture(opts: PgServerOptions = {}): Promise<Fixture> {
@@ -22,8 +23,17 @@ export async function startFixture(opts: PgServerOptions = {}): Promise<Fixture>
     "insert into t select i, 'row ' || i, i * 1.5, i * 0.25, date '2024-01-01' + i, timestamptz '2024-01-01 00:00:00+00' + i * interval '1 hour', i % 2 = 0 from generate_series(1, 10) i",
   );
   const statements: string[] = [];
-  const server = await startPgServer(db, { port: 0, onStatement: (s) => statements.push(s), log: () => undefined, ...opts });
-  return { db, server, statements };
+  const executes: Fixture['executes'] = [];
+  const server = await startPgServer(db, {
+    port: 0,
+    trace: (e) => {
+      if (e.kind === 'statement') statements.push(e.sql);
+      else executes.push({ portal: e.portal, maxRows: e.maxRows, result: e.result, binaryColumns: e.binaryColumns });
+    },
+    log: () => undefined,
+    ...opts,
+  });
+  return { db, server, statements, executes };
 }
 
 export type Msg = BackendMessage & Record<string, unknown>;
@@ -31,6 +41,8 @@ export type Msg = BackendMessage & Record<string, unknown>;
 /** A raw protocol connection; `next(name)` waits for the next message of that name. */
 export class RawClient {
   readonly messages: Msg[] = [];
+  /** Bodies of every DataRow received, undecoded. */
+  readonly rawRows: Buffer[] = [];
   private waiters: (() => void)[] = [];
   closed = false;
 
@@ -39,6 +51,18 @@ export class RawClient {
       this.messages.push(m as Msg);
       this.wake();
     }).catch(() => undefined);
+    // pg-protocol decodes DataRow fields as text only; binary-format results are checked on the raw
+    // DataRow bodies kept here.
+    let pending = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      pending = Buffer.concat([pending, d]);
+      while (pending.length >= 5) {
+        const len = pending.readInt32BE(1);
+        if (pending.length < len + 1) break;
+        if (pending[0] === 0x44) this.rawRows.push(Buffer.from(pending.subarray(5, len + 1)));
+        pending = pending.subarray(len + 1);
+      }
+    });
     socket.on('close', () => {
       this.closed = true;
       this.wake();
@@ -126,4 +150,21 @@ export class RawClient {
 
 export const names = (ms: Msg[]): string[] => ms.map((m) => m.name);
 export const rowsOf = (ms: Msg[]): (string | null)[][] => ms.filter((m) => m.name === 'dataRow').map((m) => m.fields as (string | null)[]);
+
+/** Splits a raw DataRow body into its field values (null = SQL NULL). */
+export function rawFields(body: Buffer): (Buffer | null)[] {
+  const n = body.readInt16BE(0);
+  const out: (Buffer | null)[] = [];
+  let off = 2;
+  for (let i = 0; i < n; i++) {
+    const len = body.readInt32BE(off);
+    off += 4;
+    if (len < 0) out.push(null);
+    else {
+      out.push(body.subarray(off, off + len));
+      off += len;
+    }
+  }
+  return out;
+}
 export { serialize };

@@ -97,6 +97,8 @@ describe('ExternalSort', () => {
         const got = await rowsOf(op, spillCtx({ memory_limit: '256kB', temp_directory: d.dir }));
         expect(got.map(rowKey)).toEqual(expected.map(rowKey));
         expect(Number(op.metrics.extra['spill runs'])).toBeGreaterThan(4);
+        // More runs than the fan-in the budget allows: at least one intermediate pass.
+        expect(Number(op.metrics.extra['merge passes'])).toBeGreaterThanOrEqual(2);
         expect(d.files()).toEqual([]);
       }
     }
@@ -153,6 +155,34 @@ describe('ExternalSort', () => {
     const batches = fuzzBatches(11, 4000, FUZZ_FIELDS, 200);
     const op = new ExternalSort(new Source(FUZZ_FIELDS, batches), [{ col: 8, type: FUZZ_FIELDS[8]!.type, desc: false, nullsFirst: false }]);
     await expect(rowsOf(op, spillCtx({ memory_limit: '8kB', temp_directory: d.dir }))).rejects.toMatchObject({ code: '53200' });
+    expect(d.files()).toEqual([]);
+  });
+});
+
+describe('PartitionBuffer (window partition hook)', () => {
+  it('spills past the limit and scans back every row in arrival order, repeatably', async () => {
+    const { PartitionBuffer } = await import('../../src/execution/spill/partition-buffer.js');
+    const d = dir();
+    const batches = fuzzBatches(21, 20_000, FUZZ_FIELDS, 700);
+    const ctx = spillCtx({ memory_limit: '1MB', temp_directory: d.dir });
+    const buf = new PartitionBuffer(ctx, FUZZ_FIELDS.map((f) => f.type), 'window');
+    try {
+      for (const b of batches) await buf.push(b);
+      expect(buf.spilled).toBe(true);
+      expect(buf.rows).toBe(20_000);
+      const expected = batches.flatMap((b) => batchRows(b)).map(rowKey);
+      for (let pass = 0; pass < 2; pass++) {
+        const got: string[] = [];
+        for await (const b of buf.scan()) for (const r of batchRows(b)) got.push(rowKey(r));
+        expect(got).toEqual(expected);
+      }
+      await buf.clear();
+      expect(buf.rows).toBe(0);
+      await buf.push(batches[0]!);
+      expect(batchRows(await buf.materialize()).map(rowKey)).toEqual(batchRows(batches[0]!).map(rowKey));
+    } finally {
+      await buf.close();
+    }
     expect(d.files()).toEqual([]);
   });
 });

@@ -6,10 +6,12 @@
  * Payload: u32 rows | u16 columns | per column: u8 kind | u8 has-nulls | [rows null bytes] | data
  *   kind 0 u8 / 1 i32 / 2 f64: the typed array's bytes as they are in memory (little-endian, every
  *          platform Node runs on)
- *   kind 3 text: u32[rows] UTF-8 byte lengths, then the UTF-8 bytes (null rows have length 0)
- *   kind 5 ascii text: like kind 3, but every string is ASCII, so byte lengths are string lengths and
- *          the whole column is written and read as one Latin-1 string (one native call per column
- *          instead of one per value; the per-value calls dominated spill time)
+ *   kind 5 ascii text: u32[rows] string lengths, then the strings' bytes, written and read as one
+ *          Latin-1 string per column (one native call per column instead of one per value; per-value
+ *          calls dominated spill time). ASCII is also UTF-8, so the common case is plain UTF-8 on disk.
+ *   kind 3 other text: u32[rows] lengths in UTF-16 code units, then the column as one UTF-16LE string:
+ *          lossless for every JavaScript string, including lone surrogates that UTF-8 cannot carry
+ *          (null rows have length 0)
  *   kind 4 values: per row a tag byte and the value (plain arrays that hold numbers, bigints, Numeric,
  *          Interval: int8 columns widened past 2^53, numeric, interval)
  *
@@ -52,9 +54,9 @@ function isTextColumn(d: Value[], n: number): boolean {
 function valueBound(v: Value | undefined): number {
   if (v === null || v === undefined || typeof v === 'boolean') return 1;
   if (typeof v === 'number') return 9;
-  if (typeof v === 'string') return 5 + v.length * 3;
-  if (typeof v === 'bigint') return 5 + 24 + (v < 0n ? -v : v).toString(16).length * 2;
-  if (v instanceof Numeric) return 1 + 1 + 4 + 4 + (v.coef < 0n ? -v.coef : v.coef).toString().length + 1;
+  if (typeof v === 'string') return 5 + v.length * 2;
+  if (typeof v === 'bigint') return 5 + 2 * (v.toString().length + 1);
+  if (v instanceof Numeric) return 1 + 1 + 4 + 4 + 2 * (v.coef.toString().length + 1);
   return 25;
 }
 
@@ -88,7 +90,7 @@ export function encodeBatch(b: Batch, compress: boolean): Buffer {
       bound += 4 * n;
       for (let i = 0; i < n; i++) {
         const s = d[i] as string | null | undefined;
-        if (typeof s === 'string') bound += s.length * 3;
+        if (typeof s === 'string') bound += s.length * 2;
       }
     } else {
       for (let i = 0; i < n; i++) bound += valueBound(d[i]);
@@ -115,25 +117,24 @@ export function encodeBatch(b: Batch, compress: boolean): Buffer {
       buf.set(new Uint8Array(d.buffer, d.byteOffset, bytes), o);
       o += bytes;
     } else if (kind === K_ASCII) {
+      // Lengths go through a Uint32Array and one copy: per-value writeUInt32LE calls cost more than the data.
+      const lens = new Uint32Array(n);
       for (let i = 0; i < n; i++) {
         const v = d[i];
-        buf.writeUInt32LE(typeof v === 'string' ? v.length : 0, o + 4 * i);
+        lens[i] = typeof v === 'string' ? v.length : 0;
       }
+      buf.set(new Uint8Array(lens.buffer), o);
       o += 4 * n;
       o += buf.write(joined!, o, 'latin1');
     } else if (kind === K_TEXT) {
-      const lens = o;
-      o += 4 * n;
+      const lens = new Uint32Array(n);
       for (let i = 0; i < n; i++) {
-        const s = d[i];
-        if (typeof s === 'string' && s.length > 0) {
-          const w = buf.write(s, o, 'utf8');
-          buf.writeUInt32LE(w, lens + 4 * i);
-          o += w;
-        } else {
-          buf.writeUInt32LE(0, lens + 4 * i);
-        }
+        const v = d[i];
+        lens[i] = typeof v === 'string' ? v.length : 0;
       }
+      buf.set(new Uint8Array(lens.buffer), o);
+      o += 4 * n;
+      o += buf.write((d.length === n ? d : d.slice(0, n)).join(''), o, 'utf16le');
     } else {
       for (let i = 0; i < n; i++) o = writeValue(buf, o, d[i] ?? null);
     }
@@ -152,8 +153,9 @@ export function encodeBatch(b: Batch, compress: boolean): Buffer {
   return frame;
 }
 
+/** u32 byte length + bytes; UTF-16LE so that any JavaScript string survives (see kind 3). */
 function writeStr(buf: Buffer, o: number, s: string): number {
-  const w = buf.write(s, o + 4, 'utf8');
+  const w = buf.write(s, o + 4, 'utf16le');
   buf.writeUInt32LE(w, o);
   return o + 4 + w;
 }
@@ -196,6 +198,13 @@ function writeValue(buf: Buffer, o: number, v: Value): number {
   throw new Error(`spill: cannot encode value of type ${typeof v}`);
 }
 
+/** u32 lengths at `o`, copied out (the payload offset is not 4-byte aligned). */
+function readLengths(p: Buffer, o: number, n: number): Uint32Array {
+  const lens = new Uint32Array(n);
+  new Uint8Array(lens.buffer).set(p.subarray(o, o + 4 * n));
+  return lens;
+}
+
 const SPECIAL_NUMERIC = [null, Numeric.NaN, Numeric.POSITIVE_INFINITY, Numeric.NEGATIVE_INFINITY] as const;
 
 /** Decodes a frame's payload (without its header) into a batch of the given column types. */
@@ -228,34 +237,22 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
         data = arr;
         break;
       }
-      case K_TEXT: {
-        const out = new Array<Value>(n);
-        let s = o + 4 * n;
-        for (let i = 0; i < n; i++) {
-          const len = p.readUInt32LE(o + 4 * i);
-          if (nulls !== null && nulls[i] === 1) out[i] = null;
-          else {
-            out[i] = len === 0 ? '' : p.toString('utf8', s, s + len);
-            s += len;
-          }
-        }
-        o = s;
-        data = out;
-        break;
-      }
+      case K_TEXT:
       case K_ASCII: {
         const out = new Array<Value>(n);
+        const lens = readLengths(p, o, n);
         let total = 0;
-        for (let i = 0; i < n; i++) total += p.readUInt32LE(o + 4 * i);
-        const all = p.toString('latin1', o + 4 * n, o + 4 * n + total);
+        for (let i = 0; i < n; i++) total += lens[i]!;
+        const width = kind === K_TEXT ? 2 : 1;
+        const all = p.toString(kind === K_TEXT ? 'utf16le' : 'latin1', o + 4 * n, o + 4 * n + total * width);
         let at = 0;
         for (let i = 0; i < n; i++) {
-          const len = p.readUInt32LE(o + 4 * i);
+          const len = lens[i]!;
           if (nulls !== null && nulls[i] === 1) out[i] = null;
           else out[i] = all.substring(at, at + len);
           at += len;
         }
-        o += 4 * n + total;
+        o += 4 * n + total * width;
         data = out;
         break;
       }
@@ -280,7 +277,7 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
             case T_STRING:
             case T_BIGINT: {
               const len = p.readUInt32LE(o);
-              const str = p.toString('utf8', o + 4, o + 4 + len);
+              const str = p.toString('utf16le', o + 4, o + 4 + len);
               o += 4 + len;
               out[i] = tag === T_STRING ? str : BigInt(str);
               break;
@@ -289,7 +286,7 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
               const special = p[o]!;
               const scale = p.readInt32LE(o + 1);
               const len = p.readUInt32LE(o + 5);
-              const coef = p.toString('latin1', o + 9, o + 9 + len);
+              const coef = p.toString('utf16le', o + 9, o + 9 + len);
               o += 9 + len;
               out[i] = special === 0 ? Numeric.of(BigInt(coef), scale) : SPECIAL_NUMERIC[special]!;
               break;

@@ -16,6 +16,7 @@
  */
 import type { ResolvedAggregate, SlidingAccumulator } from '../aggregate/aggregate-function.js';
 import type { Value } from '../../common/types.js';
+import { floatOverflow as floatOverflowError } from '../scalar/support/float.js';
 import type { Column } from '../../execution/column.js';
 import { SegmentTree } from './segment-tree.js';
 import { frameParts, valueAt, type FrameBounds, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
@@ -39,7 +40,10 @@ export class AggregateWindow implements WindowEvaluator {
     this.acc = agg.sliding();
     this.scratch = agg.sliding();
     this.args = new Array<Value>(argCols.length).fill(null);
+    this.floatSum = agg.name === 'sum' && agg.returnType.name === 'float8';
   }
+
+  private readonly floatSum: boolean;
 
   /** FILTER: the row counts only when the filter is true (not false, not NULL). */
   private included(i: number): boolean {
@@ -69,8 +73,53 @@ export class AggregateWindow implements WindowEvaluator {
       this.count(b, ps, pe, f, out);
       return;
     }
-    if (f.exclude === 'no-others') this.slide(ps, pe, f, out);
-    else this.excluding(b, ps, pe, f, out);
+    if (f.exclude === 'no-others') {
+      if (this.floatSum && this.filter === null && this.cols[0]!.data instanceof Float64Array && this.shortFrames(ps, pe, f)) this.floatSumFrames(ps, pe, f, out);
+      else this.slide(ps, pe, f, out);
+    } else this.excluding(b, ps, pe, f, out);
+  }
+
+  /** True when every frame either keeps the partition start or is at most NAIVE_MAX rows long. */
+  private shortFrames(ps: number, pe: number, f: FrameBounds): boolean {
+    for (let i = ps; i < pe; i++) if (f.fs[i] !== ps && f.fe[i]! - f.fs[i]! > NAIVE_MAX) return false;
+    return true;
+  }
+
+  /**
+   * sum(float8) over typed storage without FILTER, for short or running frames: the generic path's
+   * arithmetic (left-to-right float8pl from the frame start, PostgreSQL's order) without per-row calls.
+   */
+  private floatSumFrames(ps: number, pe: number, f: FrameBounds, out: ResultColumn): void {
+    const c = this.cols[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const od = out.data as Float64Array;
+    let a = ps;
+    let z = ps;
+    let sum = -0;
+    let seen = false;
+    const addOne = (j: number): void => {
+      if (nulls !== null && nulls[j] === 1) return;
+      const v = d[j]!;
+      const r = sum + v;
+      // float8pl: an infinite result from finite inputs is an overflow (error), as in the accumulator.
+      if (r - r !== 0 && r === r && Number.isFinite(sum) && Number.isFinite(v)) floatOverflowError();
+      sum = r;
+      seen = true;
+    };
+    for (let i = ps; i < pe; i++) {
+      const s = f.fs[i]!;
+      const e = f.fe[i]!;
+      if (s !== a || e < z) {
+        a = s;
+        z = s;
+        sum = -0;
+        seen = false;
+      }
+      while (z < e) addOne(z++);
+      if (seen) od[i] = sum;
+      else out.setNull(i);
+    }
   }
 
   /** count(*) / count(x) through prefix sums of qualifying rows. */

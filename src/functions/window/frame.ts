@@ -15,6 +15,8 @@
  * A row whose key is NULL has the NULL peer group as its offset bound, and NULL rows are never inside a
  * non-NULL row's offset bound (nodeWindowAgg.c's update_frameheadpos/update_frametailpos).
  * Negative or NaN RANGE offsets raise 22013 only when a comparison happens, as in_range does.
+ * Offset bounds are found with pointers that only move forward (the key is sorted), like PostgreSQL's
+ * frameheadpos/frametailpos, so a RANGE frame costs O(1) amortised per row.
  * Results are clamped to the partition and an inverted frame is stored as empty (fe = fs).
  */
 import { QuireError } from '../../common/errors.js';
@@ -192,6 +194,8 @@ export class FrameComputer {
     }
     const inRange = this.inRange;
     const desc = key?.desc === true;
+    let head = nnStart;
+    let tail = nnStart;
     for (let i = ps; i < pe; i++) {
       const curNull = col !== null && isNull(col, i);
       switch (f.startKind) {
@@ -211,15 +215,13 @@ export class FrameComputer {
               sub = !sub;
               less = true;
             }
+            // The bound only moves forward as the current row does (rows are sorted on the key), so the
+            // head advances from where the previous row's head stopped: O(1) amortised per row.
             const test = inRange!(valueAt(col!, i), f.startOffset, sub, less);
-            let lo = nnStart;
-            let hi = nnEnd;
-            while (lo < hi) {
-              const m = (lo + hi) >>> 1;
-              if (test(valueAt(col!, m))) hi = m;
-              else lo = m + 1;
-            }
-            fs[i] = lo;
+            let h = head;
+            while (h < nnEnd && !test(valueAt(col!, h))) h++;
+            head = h;
+            fs[i] = h;
           }
       }
       switch (f.endKind) {
@@ -240,14 +242,10 @@ export class FrameComputer {
               less = false;
             }
             const test = inRange!(valueAt(col!, i), f.endOffset, sub, less);
-            let lo = nnStart;
-            let hi = nnEnd;
-            while (lo < hi) {
-              const m = (lo + hi) >>> 1;
-              if (test(valueAt(col!, m))) lo = m + 1;
-              else hi = m;
-            }
-            fe[i] = lo;
+            let t = tail;
+            while (t < nnEnd && test(valueAt(col!, t))) t++;
+            tail = t;
+            fe[i] = t;
           }
       }
     }

@@ -24,6 +24,7 @@ function exprsOf(node: LogicalPlan): Expr[] {
 export const pruneScanColumns: OptimizerRule = {
   name: 'prune-scan-columns',
   rewrite(node: LogicalPlan): LogicalPlan | null {
+    if (node.op === 'project' && node.input.op === 'window') return pruneUnderWindow(node, node.input);
     if (node.op !== 'project' && node.op !== 'aggregate') return null;
     const filters: (LogicalPlan & { op: 'filter' })[] = [];
     let cur = node.input;
@@ -55,3 +56,50 @@ export const pruneScanColumns: OptimizerRule = {
     };
   },
 };
+
+/**
+ * Project -> Window -> [Filter...] -> Scan: the scan keeps the columns the project reads from the window's
+ * pass-through part plus those the window calls read (window sorts gather every column they carry, so
+ * unused ones are expensive there). Window outputs (calls) shift down with the pruned input.
+ */
+function pruneUnderWindow(node: LogicalPlan & { op: 'project' }, win: LogicalPlan & { op: 'window' }): LogicalPlan | null {
+  const filters: (LogicalPlan & { op: 'filter' })[] = [];
+  let cur = win.input;
+  while (cur.op === 'filter') {
+    filters.push(cur);
+    cur = cur.input;
+  }
+  if (cur.op !== 'scan' || cur.projection !== undefined) return null;
+  const scan = cur;
+  const width = win.input.schema.length;
+  const callExprs: Expr[] = win.calls.flatMap((c) => [
+    ...c.args,
+    ...(c.filter ? [c.filter] : []),
+    ...c.spec.partitionBy,
+    ...c.spec.orderBy.map((k) => k.expr),
+  ]);
+  const all: Expr[] = [...node.exprs, ...callExprs, ...filters.map((f) => f.predicate)];
+  if (all.some((e) => someExpr(e, (x) => x.kind === 'subquery' && x.correlated))) return null;
+  const used = new Set<number>();
+  for (const e of [...callExprs, ...filters.map((f) => f.predicate)]) columnsUsed(e, used);
+  for (const e of node.exprs) for (const c of columnsUsed(e)) if (c < width) used.add(c);
+  if (used.size >= scan.schema.length) return null;
+  const keep = [...used].sort((a, b) => a - b);
+  if (keep.length === 0) keep.push(0);
+  const remap = new Map(keep.map((c, i) => [c, i]));
+  const re = (e: Expr): Expr => mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: remap.get(x.index)! } : x));
+  const reOut = (e: Expr): Expr =>
+    mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index < width ? remap.get(x.index)! : x.index - width + keep.length } : x));
+  let input: LogicalPlan = { ...scan, projection: keep, schema: keep.map((i) => scan.schema[i]!) };
+  for (let i = filters.length - 1; i >= 0; i--) {
+    input = { op: 'filter', input, predicate: re(filters[i]!.predicate), schema: input.schema };
+  }
+  const calls = win.calls.map((c) => ({
+    ...c,
+    args: c.args.map(re),
+    filter: c.filter ? re(c.filter) : null,
+    spec: { ...c.spec, partitionBy: c.spec.partitionBy.map(re), orderBy: c.spec.orderBy.map((k) => ({ ...k, expr: re(k.expr) })) },
+  }));
+  const window: LogicalPlan = { ...win, input, calls, schema: [...input.schema, ...win.schema.slice(width)] };
+  return { ...node, input: window, exprs: node.exprs.map(reOut) };
+}

@@ -151,7 +151,14 @@ export class RankingHeaps {
   private count: Int32Array<ArrayBuffer> = new Int32Array(256);
   private capOf: Int32Array<ArrayBuffer> = new Int32Array(256);
   /** Boundary slot per partition, -1 while the partition has fewer than k kept ranks. */
-  private bound: Int32Array<ArrayBuffer> = new Int32Array(256).fill(-1);
+  bound: Int32Array<ArrayBuffer> = new Int32Array(256).fill(-1);
+  /**
+   * Single numeric order key: the boundary's key as a number that orders ascending (negated for DESC), or
+   * NaN when the boundary key is NULL or NaN (callers then use the comparator). Lets the hot loop reject a
+   * row with one float comparison and no call.
+   */
+  boundValue: Float64Array<ArrayBuffer> = new Float64Array(256);
+  private readonly numericKey: { col: number; sign: number } | null;
   private members = new Int32Array(4096);
   private top = 0;
   groups = 0;
@@ -166,6 +173,8 @@ export class RankingHeaps {
     readonly cmp: Comparator,
   ) {
     this.store = new SlotStore(types, cmp.keys);
+    const k0 = cmp.keys[0];
+    this.numericKey = cmp.keys.length === 1 && k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? { col: k0.col, sign: k0.desc ? -1 : 1 } : null;
     this.initialCap = Math.max(4, Math.min(2 * k, 16));
     this.storeVersion = this.store.version;
     this.storeRows = cmp.rows(this.store.view);
@@ -195,6 +204,9 @@ export class RankingHeaps {
       this.count = g(this.count, 0);
       this.capOf = g(this.capOf, 0);
       this.bound = g(this.bound, -1);
+      const nv = new Float64Array(len);
+      nv.set(this.boundValue);
+      this.boundValue = nv;
     }
     for (let gId = this.groups; gId < n; gId++) {
       this.start[gId] = this.reserve(this.initialCap);
@@ -298,6 +310,18 @@ export class RankingHeaps {
     for (let i = keep; i < n; i++) this.store.release(seg[i]!);
     this.count[g] = keep;
     this.bound[g] = bound;
+    if (this.numericKey !== null && bound >= 0) {
+      const { col, sign } = this.numericKey;
+      const d = this.store.data[col]!;
+      const v = this.store.nulls[col]![bound] === 1 ? NaN : Number(d[bound] as number);
+      // bigint keys (int8 past 2^53) also go through the comparator: Number() would round them.
+      this.boundValue[g] = typeof d[bound] === 'bigint' ? NaN : v * sign;
+    }
+  }
+
+  /** The order key column and sign when the fast numeric check applies (see boundValue). */
+  get numeric(): { col: number; sign: number } | null {
+    return this.numericKey;
   }
 
   /** Applies the final cutoff to every partition and returns all kept slots in arrival order. */

@@ -205,17 +205,53 @@ export class TopNRanking extends PhysicalOperator {
       const bv = this.cmp.view(b);
       let version = store.version;
       let x = this.cmp.cross(bv, store.view);
-      for (let i = 0; i < n; i++) {
-        const g = gids[i]!;
-        const bound = heaps.boundary(g);
-        if (bound >= 0) {
-          const c = x(i, bound);
-          if (c > 0 || (c === 0 && rejectTies)) continue;
+      const bounds = heaps.bound;
+      const num = heaps.numeric;
+      const kd = num === null ? null : b.columns[num.col]!.data;
+      if (num !== null && (kd instanceof Float64Array || kd instanceof Int32Array)) {
+        // Fast path (single numeric order key): compare with the boundary's number, fall back to the
+        // comparator only for NULL / NaN on either side.
+        const kn = b.columns[num.col]!.nulls;
+        const sign = num.sign;
+        const vals = heaps.boundValue;
+        for (let i = 0; i < n; i++) {
+          const g = gids[i]!;
+          const bound = bounds[g]!;
+          if (bound >= 0) {
+            const t = vals[g]!;
+            const v = kd[i]! * sign;
+            if (kn === null || kn[i] !== 1) {
+              if (v > t) continue;
+              if (v === t) {
+                if (rejectTies) continue;
+              } else if (!(v < t)) {
+                const c = x(i, bound);
+                if (c > 0 || (c === 0 && rejectTies)) continue;
+              }
+            } else {
+              const c = x(i, bound);
+              if (c > 0 || (c === 0 && rejectTies)) continue;
+            }
+          }
+          heaps.add(g, b, i, seen + i);
+          if (store.version !== version) {
+            version = store.version;
+            x = this.cmp.cross(bv, store.view);
+          }
         }
-        heaps.add(g, b, i, seen + i);
-        if (store.version !== version) {
-          version = store.version;
-          x = this.cmp.cross(bv, store.view);
+      } else {
+        for (let i = 0; i < n; i++) {
+          const g = gids[i]!;
+          const bound = bounds[g]!;
+          if (bound >= 0) {
+            const c = x(i, bound);
+            if (c > 0 || (c === 0 && rejectTies)) continue;
+          }
+          heaps.add(g, b, i, seen + i);
+          if (store.version !== version) {
+            version = store.version;
+            x = this.cmp.cross(bv, store.view);
+          }
         }
       }
       seen += n;

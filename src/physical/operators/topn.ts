@@ -22,6 +22,7 @@ import {
   BATCH_SIZE,
   ColumnBuilder,
   concatBatches,
+  deadColumn,
   makeColumn,
   takeBatch,
   type Batch,
@@ -89,7 +90,7 @@ export class TopN extends PhysicalOperator {
         : await this.runSelect(ctx, types, K);
     if (kept === null) return;
     const { batch, order, end } = kept;
-    for (let s = this.offset; s < end; s += BATCH_SIZE) {
+    for (let s = kept.start ?? this.offset; s < end; s += BATCH_SIZE) {
       const e = Math.min(end, s + BATCH_SIZE);
       yield takeBatch(batch, order.subarray(s, e), e - s);
     }
@@ -115,13 +116,19 @@ export class TopN extends PhysicalOperator {
   private async runSelect(ctx: ExecContext, types: readonly DataType[], K: number): Promise<Kept | null> {
     const cmp = this.cmp;
     const withTies = this.withTies;
+    // Buffered batches are held by reference; selection works on their key columns alone (concatenated
+    // with placeholders for the rest), and only the surviving rows (compaction) or the output rows (end)
+    // are gathered with every column. Copying whole wide rows just to discard most of them was the
+    // dominant cost of deep OFFSETs.
+    const isKey = types.map((_, c) => this.keys.some((k) => k.col === c));
+    const keysOnly = (b: Batch): Batch => ({ columns: b.columns.map((c, i) => (isKey[i] ? c : deadColumn(c.type))), length: b.length });
     let buffer: Batch[] = [];
     let buffered = 0;
     let boundary: KeyView | null = null;
     let threshold = Math.max(2 * K, K + BATCH_SIZE);
 
     const compact = (): void => {
-      const all = concatBatches(types, buffer);
+      const all = concatBatches(types, buffer.map(keysOnly));
       const n = all.length;
       const rc = cmp.rows(cmp.view(all));
       const total: RowCompare = (a, b) => rc(a, b) || a - b;
@@ -135,9 +142,8 @@ export class TopN extends PhysicalOperator {
       const sel = new Uint32Array(n);
       let w = 0;
       for (let r = 0; r < n; r++) if (keep[r] === 1) sel[w++] = r;
-      const survivors = takeBatch(all, sel, w);
-      const edgeBatch = takeBatch(all, [edge], 1);
-      boundary = cmp.view(edgeBatch);
+      const survivors = gatherRows(types, buffer, sel, w);
+      boundary = cmp.view(takeBatch(all, [edge], 1));
       buffer = [survivors];
       buffered = w;
       // Ties can keep the buffer from shrinking; grow the threshold so each compaction halves it.
@@ -166,14 +172,16 @@ export class TopN extends PhysicalOperator {
       if (buffered >= threshold) compact();
     }
     if (buffered <= this.offset) return null;
-    const all = concatBatches(types, buffer);
-    buffer = [];
+    const all = concatBatches(types, buffer.map(keysOnly));
     const n = all.length;
     const rc = cmp.rows(cmp.view(all));
     const total: RowCompare = (a, b) => rc(a, b) || a - b;
     let perm = identity(n);
     let end = Math.min(K, n);
-    if (K < n) {
+    const vals = withTies ? null : numericKeys(this.keys, all);
+    if (K < n && vals !== null) {
+      introselectNum(perm, 0, n, K - 1, vals);
+    } else if (K < n) {
       introselect(perm, 0, n, K - 1, total);
       if (withTies) {
         // Rows past K that equal the K-th row, in arrival order (= their (key, index) order).
@@ -185,10 +193,20 @@ export class TopN extends PhysicalOperator {
         end = K + extra.length;
       }
     }
-    if (this.offset > 0 && this.offset < Math.min(K, n)) introselect(perm, 0, Math.min(K, n), this.offset, total);
+    if (this.offset > 0 && this.offset < Math.min(K, n)) {
+      if (vals !== null) introselectNum(perm, 0, Math.min(K, n), this.offset, vals);
+      else introselect(perm, 0, Math.min(K, n), this.offset, total);
+    }
     cmp.sort(perm.subarray(this.offset, Math.min(K, n)), cmp.view(all), true);
     if (end < perm.length) perm = perm.subarray(0, end);
-    return { batch: all, order: perm, end };
+    // Gather just the emitted rows [offset, end), in arrival order, and express the output order over them.
+    const out = perm.subarray(this.offset, end);
+    const m = out.length;
+    const asc = Uint32Array.from(out).sort();
+    const batch = gatherRows(types, buffer, asc, m);
+    const order = new Uint32Array(m);
+    for (let j = 0; j < m; j++) order[j] = lowerBound(asc, out[j]!);
+    return { batch, order, end: m, start: 0 };
   }
 }
 
@@ -417,9 +435,44 @@ function skipBelow32(d: Int32Array, nulls: Uint8Array | null, r: number, i: numb
 
 interface Kept {
   batch: Batch;
-  /** Rows in output order; positions [offset, end) are emitted. */
+  /** Rows in output order; positions [start, end) are emitted (start defaults to the OFFSET). */
   order: Uint32Array;
   end: number;
+  start?: number;
+}
+
+/** Rows `rows[0..n)` (ascending indexes into the concatenation of `parts`) gathered into one batch. */
+function gatherRows(types: readonly DataType[], parts: readonly Batch[], rows: Uint32Array, n: number): Batch {
+  const out: Batch[] = [];
+  let k = 0;
+  let base = 0;
+  for (const b of parts) {
+    const end = base + b.length;
+    let e = k;
+    while (e < n && rows[e]! < end) e++;
+    if (e > k) {
+      const local = new Uint32Array(e - k);
+      for (let j = k; j < e; j++) local[j - k] = rows[j]! - base;
+      out.push(local.length === b.length ? b : takeBatch(b, local, local.length));
+    }
+    k = e;
+    base = end;
+    if (k === n) break;
+  }
+  if (out.length === 0) return { columns: types.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 };
+  return concatBatches(types, out);
+}
+
+/** Position of `v` in the ascending array `a` (which contains it). */
+function lowerBound(a: Uint32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -474,6 +527,81 @@ export function introselect(perm: Uint32Array, lo: number, hi: number, k: number
       y--;
     }
     perm[y + 1] = v;
+  }
+}
+
+/**
+ * A single ascending-or-descending numeric key without NULLs or NaNs as plain numbers (negated for DESC),
+ * so selection can compare inline instead of through the generated comparator; null when not applicable.
+ * Negation keeps (key, index) order exact: -0 and 0 are equal either way.
+ */
+function numericKeys(keys: readonly SortKey[], b: Batch): Float64Array | null {
+  if (keys.length !== 1) return null;
+  const k = keys[0]!;
+  const cat = keyCategory(k.type);
+  if (cat !== 'num' && cat !== 'float') return null;
+  const c = b.columns[k.col]!;
+  const d = c.data;
+  if (c.nulls !== null || !(d instanceof Float64Array || d instanceof Int32Array)) return null;
+  const n = b.length;
+  const out = new Float64Array(n);
+  if (k.desc) for (let i = 0; i < n; i++) out[i] = -d[i]!;
+  else out.set(d.subarray(0, n));
+  for (let i = 0; i < n; i++) if (out[i] !== out[i]) return null;
+  return out;
+}
+
+/** introselect() for numeric keys (see numericKeys), ties broken by index: the same total order, inline. */
+export function introselectNum(perm: Uint32Array, lo: number, hi: number, k: number, v: Float64Array): void {
+  let budget = 2 * Math.ceil(Math.log2(hi - lo + 1)) + 4;
+  while (hi - lo > 16) {
+    if (budget-- === 0) {
+      perm.subarray(lo, hi).sort((x, y) => v[x]! - v[y]! || x - y);
+      return;
+    }
+    const mid = (lo + hi - 1) >>> 1;
+    let a = perm[lo]!;
+    let b = perm[mid]!;
+    let c = perm[hi - 1]!;
+    if (v[b]! < v[a]! || (v[b] === v[a] && b < a)) [a, b] = [b, a];
+    if (v[c]! < v[b]! || (v[c] === v[b] && c < b)) {
+      [b, c] = [c, b];
+      if (v[b]! < v[a]! || (v[b] === v[a] && b < a)) [a, b] = [b, a];
+    }
+    perm[lo] = a;
+    perm[mid] = b;
+    perm[hi - 1] = c;
+    const pv = v[b]!;
+    const pi = b;
+    let i = lo - 1;
+    let j = hi;
+    for (;;) {
+      let x: number;
+      do {
+        i++;
+        x = perm[i]!;
+      } while (v[x]! < pv || (v[x] === pv && x < pi));
+      do {
+        j--;
+        x = perm[j]!;
+      } while (v[x]! > pv || (v[x] === pv && x > pi));
+      if (i >= j) break;
+      const t = perm[i]!;
+      perm[i] = perm[j]!;
+      perm[j] = t;
+    }
+    if (k <= j) hi = j + 1;
+    else lo = j + 1;
+  }
+  for (let x = lo + 1; x < hi; x++) {
+    const e = perm[x]!;
+    const ev = v[e]!;
+    let y = x - 1;
+    while (y >= lo && (v[perm[y]!]! > ev || (v[perm[y]!] === ev && perm[y]! > e))) {
+      perm[y + 1] = perm[y]!;
+      y--;
+    }
+    perm[y + 1] = e;
   }
 }
 

@@ -23,6 +23,7 @@ import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
 import type { Catalog } from '../../storage/catalog.js';
 import { backend, FrameReader, parseFrontend, parseStartup, ProtocolError, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';
 import { lookupOid, onlySystemRelations, qualifySystemNames, rewriteSystemTypes, rewritePsqlQuery, setViewColumnResolver, systemCatalogView, type OidRegistry } from './catalog.js';
+import type { PgTraceEvent } from './index.js';
 import { batchSource, Portal, rowsSource } from './portal.js';
 import { ScramError, ScramExchange, type ScramSecret } from './scram.js';
 import { columnFormats, decodeParam, fieldDescription, oidOf, typeForOid } from './types.js';
@@ -37,7 +38,7 @@ export interface ConnectionHost {
   unregister(c: Connection): void;
   cancel(pid: number, key: number): void;
   log(msg: string): void;
-  onStatement(sql: string): void;
+  trace(event: PgTraceEvent): void;
 }
 
 interface Statement {
@@ -496,7 +497,7 @@ export class Connection {
     await this.closePortal('');
     let stmts: ParsedStatement[];
     try {
-      stmts = parseStatements(sql);
+      stmts = sql.trim() === '' ? [] : parseStatements(sql);
     } catch (e) {
       this.reportFailure(e);
       this.readyForQuery();
@@ -548,7 +549,7 @@ export class Connection {
 
   private async parse(name: string, sql: string, paramOids: number[]): Promise<void> {
     if (name !== '' && this.statements.has(name)) throw new QuireError('42P05', `prepared statement "${name}" already exists`);
-    const stmts = parseStatements(sql);
+    const stmts = sql.trim() === '' ? [] : parseStatements(sql);
     if (stmts.length > 1) throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
     const stmt = this.prepareStatement(name, sql, stmts[0] ?? null, paramOids);
     this.statements.set(name, stmt);
@@ -556,7 +557,7 @@ export class Connection {
   }
 
   private prepareStatement(name: string, sql: string, s: ParsedStatement | null, paramOids: number[]): Statement {
-    this.host.onStatement(s?.text ?? sql);
+    this.host.trace({ kind: 'statement', pid: this.pid, sql: s?.text ?? sql });
     const declared = paramOids.map(typeForOid);
     if (s === null) return { name, sql, parsed: null, kind: 'empty', paramTypes: [], paramOids: [], columns: [], emptyFallback: false };
     const rewritten = rewritePsqlQuery(s.text);
@@ -723,6 +724,7 @@ export class Connection {
     this.running = p;
     try {
       const r = await p.run(maxRows, (cells) => this.send(backend.dataRow(cells)));
+      this.host.trace({ kind: 'execute', pid: this.pid, portal: p.name, maxRows, result: r.suspended ? 'suspended' : 'complete', binaryColumns: p.formats.filter((f) => f === 1).length });
       this.send(r.suspended ? backend.portalSuspended() : backend.commandComplete(r.tag));
     } finally {
       this.running = null;

@@ -27,11 +27,15 @@ export interface PgServerOptions {
   user?: string;
   /** Largest protocol message accepted, in bytes; default 64 MiB. */
   maxMessageBytes?: number;
-  /** Called with the text of every statement a client runs (simple Query statements and Parse). */
-  onStatement?: (sql: string) => void;
+  /** Protocol tracing, for diagnostics and tests: every statement run or parsed, every Execute. */
+  trace?: (event: PgTraceEvent) => void;
   /** Diagnostics (internal errors); default: nothing. */
   log?: (message: string) => void;
 }
+
+export type PgTraceEvent =
+  | { kind: 'statement'; pid: number; sql: string }
+  | { kind: 'execute'; pid: number; portal: string; maxRows: number; result: 'suspended' | 'complete'; binaryColumns: number };
 
 export interface PgServer {
   readonly host: string;
@@ -72,7 +76,7 @@ export async function startPgServer(db: Database, opts: PgServerOptions = {}): P
       if (c !== undefined && c.key === key) c.cancelRunning();
     },
     log,
-    onStatement: opts.onStatement ?? (() => undefined),
+    trace: opts.trace ?? (() => undefined),
   };
   if (secret === null && !isLoopback(host) && host !== 'localhost') {
     log(`pgwire: no password set: connections to ${host} are accepted from loopback addresses only`);

@@ -9,6 +9,7 @@
  * another row (or the end), so PortalSuspended is sent exactly when a next Execute would return rows
  * and CommandComplete as soon as the last row has gone out, never an empty trailing page.
  */
+import { QuireError } from '../../common/errors.js';
 import type { DataType, Value } from '../../common/types.js';
 import { getValue, type Batch } from '../../execution/column.js';
 import type { ResultColumn } from '../../api/database.js';
@@ -106,6 +107,9 @@ export class Portal {
     while (this.batch === null || this.idx >= this.batch.length) {
       if (this.finished) return false;
       await this.breathe();
+      // A cancel that arrived while the event loop had its turn stops the read here, even when
+      // the plan below has no cancellation point of its own.
+      if (this.abort.signal.aborted) throw new QuireError('57014', 'canceling statement due to user request');
       const b = await this.source.next();
       if (b === null) {
         this.finished = true;

@@ -81,6 +81,10 @@ export function exprToSql(e: Expr, col: ColumnSql): string | null {
       return `(${a} ${e.negated ? 'NOT ' : ''}IN (${items.join(', ')}))`;
     }
     case 'cast': {
+      // An untyped literal cast to a type ('99.5' compared with a numeric column): the same literal there.
+      if (e.arg.kind === 'const' && e.arg.type.name === 'unknown' && typeof e.arg.value === 'string' && BASIC.has(e.type.name)) {
+        return `${quoteLiteral(e.arg.value)}::${typeDisplayName(e.type)}`;
+      }
       if (!BASIC.has(e.type.name) || !BASIC.has(e.arg.type.name)) return null;
       const a = go(e.arg);
       return a === null ? null : `CAST(${a} AS ${typeDisplayName(e.type)})`;

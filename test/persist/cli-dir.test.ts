@@ -1,0 +1,64 @@
+/** `quire DBPATH`: the CLI opens (or creates) a database directory; --progress draws on stderr. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { installProgressBar, renderProgress } from '../../src/cli/progress-bar.js';
+import { reportProgress, setProgressListener } from '../../src/storage/progress.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const tmp = mkdtempSync(join(tmpdir(), 'quire-cli-dir-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function quire(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), ...args], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('quire DBPATH', () => {
+  it('creates the directory, and tables created there are there after a restart', async () => {
+    const w = await quire(['mydb', '-c', 'CREATE TABLE t AS SELECT i FROM generate_series(1, 5) i']);
+    expect(w.stderr).toBe('');
+    expect(w.code).toBe(0);
+    const r = await quire(['-A', '-t', 'mydb/', '--progress', '-c', 'SELECT sum(i) FROM t']);
+    expect(r.stdout).toBe('15\n');
+    // A quick statement draws no progress bar.
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('progress bar', () => {
+  it('renders a bar with a known total and a counter without one', () => {
+    expect(renderProgress({ label: 'read_parquet', total: 200, unit: 'rows', done: 50 }, 1500)).toBe(`[${'#'.repeat(8)}${'-'.repeat(22)}]  25% 50/200 rows read_parquet 1.5s`);
+    expect(renderProgress({ label: 'pg.t', total: 0, unit: 'rows', done: 1_500_000 }, 2000)).toBe('1.5M rows pg.t 2.0s');
+  });
+
+  it('starts drawing after a second and erases itself when the load ends', () => {
+    vi.useFakeTimers();
+    try {
+      let out = '';
+      installProgressBar({ write: (s: string) => ((out += s), true) } as unknown as NodeJS.WriteStream);
+      const h = reportProgress('read_parquet', 100, 'rows');
+      h.advance(10);
+      expect(out).toBe('');
+      vi.advanceTimersByTime(1500);
+      h.advance(40);
+      expect(out).toMatch(/\[#{15}-{15}\]  50% 50\/100 rows read_parquet 1\.5s$/);
+      h.done();
+      expect(out.endsWith('\r\x1b[K')).toBe(true);
+    } finally {
+      setProgressListener(null);
+      vi.useRealTimers();
+    }
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * Real clients against the wire-protocol server: node-postgres (pg) and pg-cursor, psql (the
+ * binary, as a child process) including \set FETCH_COUNT paging and \d, and the PostgreSQL JDBC
+ * driver with setFetchSize (a small Java program compiled at test time). psql and Java tests skip,
+ * saying so, when the tools are not installed.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixture, type Fixture } from './helpers.js';
+
+const PASSWORD = 'test-password';
+let fx: Fixture;
+const tmp = mkdtempSync(join(tmpdir(), 'quire-pgwire-'));
+
+beforeAll(async () => {
+  fx = await startFixture({ password: PASSWORD });
+  await fx.db.query('create table big (id int, grp int, label text)');
+  await fx.db.query("insert into big select i, i % 17, 'item ' || i from generate_series(1, 50000) i");
+});
+afterAll(async () => {
+  await fx.server.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function client(): pg.Client {
+  return new pg.Client({ host: '127.0.0.1', port: fx.server.port, user: 'node', password: PASSWORD, database: 'quire' });
+}
+
+function which(cmd: string): string | null {
+  try {
+    return execFileSync('which', [cmd], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function run(cmd: string, args: string[], input: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.end(input);
+  });
+}
+
+describe('node-postgres', () => {
+  it('queries with parameters, types and errors', async () => {
+    const c = client();
+    await c.connect();
+    try {
+      expect((await c.query('select $1::int + 1 as x, $2::text as y', [41, 'hi'])).rows).toEqual([{ x: 42, y: 'hi' }]);
+      const r = await c.query('select a, c, d, e, g from t where a <= $1 order by a', [2]);
+      expect(r.rows[1]).toEqual({ a: 2, c: 3, d: '0.50', e: new Date('2024-01-03T00:00:00'), g: true });
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([23, 701, 1700, 1082, 16]);
+      await expect(c.query('select nosuch from t')).rejects.toMatchObject({ code: '42703', position: '8' });
+      // The connection survives the error.
+      expect((await c.query('select count(*)::int as n from t')).rows).toEqual([{ n: 10 }]);
+      const ins = await c.query('insert into t (a, b) values ($1, $2), ($3, $4)', [100, 'x', 101, 'y']);
+      expect(ins.rowCount).toBe(2);
+      await c.query('delete from t where a >= 100');
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('pg-cursor pages through a portal with Execute max_rows', async () => {
+    const c = client();
+    await c.connect();
+    try {
+      const cur = c.query(new Cursor('select id from big where grp = $1 order by id', [3]));
+      const seen: number[] = [];
+      const sizes: number[] = [];
+      for (;;) {
+        const rows = (await cur.read(1000)) as { id: number }[];
+        sizes.push(rows.length);
+        if (rows.length === 0) break;
+        seen.push(...rows.map((r) => r.id));
+      }
+      await cur.close();
+      expect(fx.executes.filter((e) => e.maxRows === 1000).length).toBeGreaterThanOrEqual(sizes.length - 1);
+      const expected = Array.from({ length: 50000 }, (_, i) => i + 1).filter((i) => i % 17 === 3);
+      expect(seen).toEqual(expected);
+      expect(sizes.slice(0, -2).every((s) => s === 1000)).toBe(true);
+      expect((await c.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('DBeaver-style LIMIT n OFFSET m re-execution returns the right pages', async () => {
+    const c = client();
+    await c.connect();
+    try {
+      const plan = (await c.query('explain select * from big order by label\nLIMIT 200 OFFSET 10000')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+      // A bounded Top-N (heap of offset + limit rows), not a full sort, per page.
+      expect(plan).toMatch(/top-?n/i);
+      for (const offset of [0, 200, 25000]) {
+        const page = await c.query(`select id from big order by id\nLIMIT 200 OFFSET ${offset}`);
+        expect(page.rows.map((r: { id: number }) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => offset + i + 1));
+      }
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('transactions with a SQL cursor across statements', async () => {
+    const c = client();
+    await c.connect();
+    try {
+      await c.query('begin');
+      await c.query('declare c1 scroll cursor for select id from big order by id');
+      expect((await c.query('fetch 2 from c1')).rows).toEqual([{ id: 1 }, { id: 2 }]);
+      expect((await c.query('fetch absolute 1000 from c1')).rows).toEqual([{ id: 1000 }]);
+      expect((await c.query('fetch prior from c1')).rows).toEqual([{ id: 999 }]);
+      await c.query('commit');
+      await expect(c.query('fetch 1 from c1')).rejects.toMatchObject({ code: '34000' });
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+const PSQL = which('psql');
+
+describe.skipIf(PSQL === null)('psql', () => {
+  const psql = (input: string, args: string[] = []) =>
+    run(PSQL!, ['-X', '-h', '127.0.0.1', '-p', String(fx.server.port), '-U', 'psql', '-d', 'quire', '-v', 'ON_ERROR_STOP=0', ...args], input, { PGPASSWORD: PASSWORD });
+
+  it('runs queries and reports errors', async () => {
+    const r = await psql('select a, b from t where a <= 2 order by a;\nselect 1/0;\nselect version();\n');
+    expect(r.stdout).toContain(' a |   b   \n---+-------\n 1 | row 1\n 2 | row 2\n(2 rows)');
+    expect(r.stderr).toContain('ERROR:  division by zero');
+    expect(r.stdout).toContain('PostgreSQL 16.0 (Quire)');
+  });
+
+  it('\\set FETCH_COUNT pages through a cursor', async () => {
+    const before = fx.statements.length;
+    const r = await psql('\\set FETCH_COUNT 3\nselect a from t order by a;\n');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n').filter((l) => /^\s*\d+\s*$/.test(l)).map((l) => Number(l.trim()));
+    expect(lines).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(r.stdout).toContain('(10 rows)');
+    const sent = fx.statements.slice(before);
+    expect(sent.some((s) => /^DECLARE _psql_cursor NO SCROLL CURSOR FOR/.test(s))).toBe(true);
+    // Four FETCHes of 3 (the last returns 1 row, the next would return none).
+    expect(sent.filter((s) => s === 'FETCH FORWARD 3 FROM _psql_cursor').length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('\\dt and \\d describe tables from pg_catalog', async () => {
+    const r = await psql('\\dt\n\\d t\n\\d nosuch\n\\dn\n');
+    expect(r.stdout).toMatch(/ public \| big  \| table \| quire/);
+    expect(r.stdout).toMatch(/ public \| t    \| table \| quire/);
+    expect(r.stdout).toContain('Table "public.t"');
+    expect(r.stdout).toMatch(/ d\s+\| numeric\(10,2\)\s+\|/);
+    expect(r.stdout).toMatch(/ f\s+\| timestamp with time zone\s+\|/);
+    expect(r.stderr).toContain('Did not find any relation named "nosuch".');
+    expect(r.stdout).toMatch(/ public\s+\| quire/);
+  });
+
+  it('COPY FROM STDIN and \\copy', async () => {
+    const r = await psql('create table pc (x int, y text);\ncopy pc from stdin;\n1\tone\n2\ttwo\n\\.\n\\copy pc to stdout\n');
+    expect(r.stdout).toContain('COPY 2');
+    expect(r.stdout).toContain('1\tone\n2\ttwo\n');
+  });
+
+  it('rejects a wrong password', async () => {
+    const r = await run(PSQL!, ['-X', '-h', '127.0.0.1', '-p', String(fx.server.port), '-U', 'psql', '-d', 'quire', '-c', 'select 1'], '', { PGPASSWORD: 'wrong' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('password authentication failed for user "psql"');
+  });
+});
+
+const JAVAC = which('javac');
+const JAVA = which('java');
+const JDBC_JAR = ['/usr/share/java/postgresql.jar', process.env.QUIRE_JDBC_JAR ?? ''].find((p) => p !== '' && existsSync(p)) ?? null;
+const haveJava = JAVAC !== null && JAVA !== null && JDBC_JAR !== null;
+if (!haveJava) {
+  // Visible in the test output, so a skipped JDBC test is never mistaken for a passing one.
+  console.warn(`pgwire: skipping the JDBC test: ${JAVAC === null ? 'javac not found' : JAVA === null ? 'java not found' : 'PostgreSQL JDBC driver not found (apt-get install libpostgresql-jdbc-java)'}`);
+}
+
+describe.skipIf(!haveJava)('JDBC (PostgreSQL driver)', () => {
+  it('connects with SCRAM, pages with setFetchSize, switches to binary on reuse', async () => {
+    const out = join(tmp, 'jdbc');
+    execFileSync(JAVAC!, ['-d', out, join(import.meta.dirname, 'JdbcSmoke.java')]);
+    const before = fx.statements.length;
+    const execBefore = fx.executes.length;
+    const r = await run(JAVA!, ['-cp', `${JDBC_JAR}:${out}`, 'JdbcSmoke', String(fx.server.port), PASSWORD], '');
+    expect(r.stderr).toBe('');
+    const kv = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split(/=(.*)/s, 2) as [string, string]));
+    expect(kv.product).toBe('PostgreSQL 16.0');
+    expect(kv.fetch).toBe('rows=10 sum=55');
+    expect(kv.row1).toBe('1|row 1|1.5|0.25|2024-01-02|2024-01-01T01:00:00Z|false');
+    // Executions 6 to 8 use a named server statement with binary results.
+    expect(kv.row8).toBe('8|row 8|12.0|2.00|2024-01-09|2024-01-01T08:00:00Z|true');
+    expect(kv.error).toBe('22012');
+    expect(kv.isolation).toBe('read committed');
+    expect(kv.tables?.split(',')).toContain('t');
+    expect(kv.inserted).toBe('1');
+    expect(kv.done).toBe('ok');
+    expect(fx.statements.slice(before)).toContain('select a from t order by a');
+    // setFetchSize(3) over 10 rows: Executes of 3 rows, suspended three times, then complete.
+    const paged = fx.executes.slice(execBefore).filter((e) => e.maxRows === 3);
+    expect(paged.map((e) => e.result)).toEqual(['suspended', 'suspended', 'suspended', 'complete']);
+    // The reused statement's later executions ask for binary int4, float8, numeric, date, timestamptz.
+    expect(fx.executes.slice(execBefore).some((e) => e.binaryColumns >= 5)).toBe(true);
+    await fx.db.query('delete from t where a = 100');
+  }, 60_000);
+});
