@@ -3,6 +3,7 @@
  *
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
  *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes]
+ *               [--pg-port 5433] [--password PW] [--no-pg]
  *
  * Loopback by default: binding to another interface is an explicit choice (and then --api-key is
  * advised). --secret signs cursors; without it a random secret is used, so cursors do not survive a
@@ -21,6 +22,10 @@ Options:
   --max-fetch-size N     largest fetch_size accepted (default 10000)
   --query-timeout MS     cancel queries running longer (default 30000)
   --allow-writes         also run DDL/DML statements
+  --pg-port PORT         PostgreSQL wire protocol port on the same host (default 5433; 0 picks one)
+  --password PASSWORD    require SCRAM-SHA-256 with this password on the PostgreSQL port (or env
+                         QUIRE_PG_PASSWORD); without it only loopback clients are accepted, trusted
+  --no-pg                do not start the PostgreSQL listener
   --help                 show this help
 `;
 
@@ -33,6 +38,8 @@ interface ServeArgs {
   maxFetchSize: number | undefined;
   queryTimeoutMs: number | undefined;
   allowWrites: boolean;
+  pgPort: number | null;
+  pgPassword: string | undefined;
   help: boolean;
 }
 
@@ -46,6 +53,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     maxFetchSize: undefined,
     queryTimeoutMs: undefined,
     allowWrites: false,
+    pgPort: 5433,
+    pgPassword: process.env.QUIRE_PG_PASSWORD || undefined,
     help: false,
   };
   const int = (name: string, v: string | undefined, min: number): number => {
@@ -85,6 +94,15 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
         break;
       case '--allow-writes':
         a.allowWrites = true;
+        break;
+      case '--pg-port':
+        a.pgPort = int('--pg-port', value(), 0);
+        break;
+      case '--password':
+        a.pgPassword = value();
+        break;
+      case '--no-pg':
+        a.pgPort = null;
         break;
       case '--help':
       case '-h':
@@ -129,8 +147,12 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ...(a.maxFetchSize !== undefined ? { maxFetchSize: a.maxFetchSize } : {}),
       ...(a.queryTimeoutMs !== undefined ? { queryTimeoutMs: a.queryTimeoutMs } : {}),
     },
+    ...(a.pgPort !== null ? { pg: { host: a.host, port: a.pgPort, ...(a.pgPassword !== undefined ? { password: a.pgPassword } : {}) } } : {}),
   });
   process.stderr.write(`quire: REST (OpenSearch SQL) listening on ${servers.rest!.url}/_plugins/_sql${a.apiKey ? ' (API key required)' : ''}\n`);
+  if (servers.pg) {
+    process.stderr.write(`quire: PostgreSQL protocol listening on ${servers.pg.host}:${servers.pg.port}${a.pgPassword ? ' (SCRAM-SHA-256 password required)' : ' (trust, loopback clients only)'}\n`);
+  }
   if (a.host !== '127.0.0.1' && a.host !== 'localhost' && a.host !== '::1' && a.apiKey === undefined) {
     process.stderr.write('quire: warning: listening on a non-loopback address without --api-key\n');
   }

@@ -187,8 +187,15 @@ export class ColumnBuilder {
  * length n > 0 whose column has fewer than n entries is always such a placeholder.
  */
 export function deadColumn(t: DataType): Column {
-  return makeColumn(t, allocData(t, 0), null);
+  let c = deadColumns.get(t);
+  if (c === undefined) {
+    c = makeColumn(t, allocData(t, 0), null);
+    deadColumns.set(t, c);
+  }
+  return c;
 }
+/** Placeholders hold nothing, so one per type object is shared. */
+const deadColumns = new WeakMap<DataType, Column>();
 
 function isDead(c: Column, n: number): boolean {
   return c.data.length < n;

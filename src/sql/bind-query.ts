@@ -70,13 +70,14 @@ export class QueryBinder implements ExprEnv {
     return { plan: q.plan, correlated: q.scope.usesOuter };
   }
 
-  bindQuery(s: SelectStmt, outer: Scope | null): BoundQuery {
+  /** `setOpBranch`: untyped output columns stay unknown so the set operation can resolve them. */
+  bindQuery(s: SelectStmt, outer: Scope | null, setOpBranch = false): BoundQuery {
     const pushed = s.withClause !== undefined;
     if (pushed) this.pushCtes(s.withClause!.ctes ?? [], s.withClause!.recursive === true);
     try {
       if (s.op !== undefined && s.op !== 'SETOP_NONE') return this.bindSetOp(s, outer);
       if (s.valuesLists !== undefined) return this.bindValues(s, outer);
-      return this.bindSelect(s, outer);
+      return this.bindSelect(s, outer, setOpBranch);
     } finally {
       if (pushed) this.cteFrames.pop();
     }
@@ -355,7 +356,7 @@ export class QueryBinder implements ExprEnv {
 
   // ---- SELECT ----
 
-  private bindSelect(s: SelectStmt, outer: Scope | null): BoundQuery {
+  private bindSelect(s: SelectStmt, outer: Scope | null, keepUnknown = false): BoundQuery {
     if (s.intoClause) throw new QuireError('0A000', 'SELECT INTO is handled as CREATE TABLE AS', {});
     if (s.lockingClause) throw new QuireError('0A000', 'SELECT ... FOR UPDATE is not supported', {});
     s = rewriteTargetListSrf(s);
@@ -393,7 +394,7 @@ export class QueryBinder implements ExprEnv {
         }
       }
       const expr = bindExpr(val, selCx);
-      targets.push({ expr: expr.type.name === 'unknown' ? coerce(expr, T.text, 'implicit', this) : expr, name: (rt.name as string | undefined) ?? figureColname(val) });
+      targets.push({ expr: expr.type.name === 'unknown' && !keepUnknown ? coerce(expr, T.text, 'implicit', this) : expr, name: (rt.name as string | undefined) ?? figureColname(val) });
     }
 
     // GROUP BY: output-column names and ordinals are allowed, as in PostgreSQL.
@@ -632,8 +633,8 @@ export class QueryBinder implements ExprEnv {
   // ---- set operations ----
 
   private bindSetOp(s: SelectStmt, outer: Scope | null): BoundQuery {
-    const l = this.bindQuery(s.larg!, outer);
-    const r = this.bindQuery(s.rarg!, outer);
+    const l = this.bindQuery(s.larg!, outer, true);
+    const r = this.bindQuery(s.rarg!, outer, true);
     const kind = s.op === 'SETOP_UNION' ? 'union' : s.op === 'SETOP_INTERSECT' ? 'intersect' : 'except';
     if (l.plan.schema.length !== r.plan.schema.length) {
       throw new QuireError('42601', `each ${kind.toUpperCase()} query must have the same number of columns`, {});

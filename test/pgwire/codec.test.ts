@@ -63,7 +63,7 @@ describe('frontend messages (serialised by pg-protocol)', () => {
     expect(msgs).toEqual([
       { kind: 'query', sql: 'select 1' },
       { kind: 'parse', name: 's', sql: 'select $1', paramOids: [23] },
-      { kind: 'bind', portal: 'p', statement: 's', paramFormats: [0], params: [Buffer.from('7'), null], resultFormats: [0] },
+      { kind: 'bind', portal: 'p', statement: 's', paramFormats: [0, 0], params: [Buffer.from('7'), null], resultFormats: [0] },
       { kind: 'describe', target: 'P', name: 'p' },
       { kind: 'execute', portal: 'p', maxRows: 5 },
       { kind: 'close', target: 'S', name: 's' },

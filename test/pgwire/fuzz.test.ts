@@ -162,9 +162,17 @@ describe('malformed protocol input', () => {
         const c = await RawClient.ready(fx.server.port);
         try {
           // Whatever came before, a Sync and a query afterwards get ReadyForQuery and a result.
-          const ms = await c.roundTrip([...seq, serialize.sync(), serialize.query('rollback'), serialize.query('select 42')]);
-          expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
+          c.take();
+          c.send([...seq, serialize.sync(), serialize.query('rollback'), serialize.query('select 42 as marker')]);
+          // Wait for the marker row and the ReadyForQuery after it (earlier Syncs answer first).
+          const settled = (): boolean => {
+            const i = c.messages.findIndex((m) => m.name === 'dataRow' && (m.fields as string[])[0] === '42');
+            return i >= 0 && c.messages.slice(i).some((m) => m.name === 'readyForQuery');
+          };
+          for (let i = 0; i < 400 && !settled() && !c.closed; i++) await new Promise((r) => setTimeout(r, 10));
+          const ms = c.take();
           expect(rowsOf(ms).at(-1)).toEqual(['42']);
+          expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
         } finally {
           c.end();
         }

@@ -80,7 +80,9 @@ export class PairCollector {
 
   startProbe(b: Batch): void {
     this.probe = b;
-    this.leftMatched = new Uint8Array(b.length);
+    // One reused flag array (cleared per probe batch) instead of a fresh allocation per batch.
+    if (this.leftMatched.length < b.length) this.leftMatched = new Uint8Array(Math.max(b.length, BATCH_SIZE));
+    else this.leftMatched.fill(0, 0, b.length);
     this.n = 0;
     this.pi = 0;
     this.pr = -2;

@@ -19,6 +19,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { asyncBufferFromFile, parquetMetadata, parquetScan, parquetSchema } from 'hyparquet';
 import type { FileMetaData, ParquetParsers, ParquetQueryFilter, SchemaElement, SchemaTree } from 'hyparquet';
 import { QuireError } from '../../common/errors.js';
+import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
@@ -209,7 +210,7 @@ function statValue(p: ColumnPlan, v: Value): unknown {
 export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonly ColumnPlan[]): { filter: ParquetQueryFilter | null; used: string[] } {
   const parts: ParquetQueryFilter[] = [];
   const used: string[] = [];
-  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? JSON.stringify(e.value, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) : '?');
+  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? (typeof e.value === 'string' ? `'${e.value}'` : (formatValue(e.value, e.type) ?? 'NULL')) : '?');
   for (const c of conjuncts) {
     if (c.kind === 'compare' && c.op !== '<>') {
       let col = columnOf(c.left, schema);
