@@ -10,3 +10,6 @@ export { T, typeDisplayName, TYPE_OID } from './common/types.js';
 export type { DataType, TypeName, Value, Field, Schema } from './common/types.js';
 export type { Batch, Column } from './execution/column.js';
 export { ruleNames } from './optimizer/optimizer.js';
+export { Pager, type Page, type PageRequest, type PagerOptions } from './cursor/pager.js';
+export { CursorCodec } from './cursor/cursor-codec.js';
+export { PagingError } from './cursor/errors.js';

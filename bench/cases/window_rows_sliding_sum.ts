@@ -8,7 +8,7 @@ import type { BenchCase } from '../types.js';
 const c: BenchCase = {
   name: 'window_rows_sliding_sum',
   description: 'sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW), summed',
-  sql: () => 'SELECT sum(s) AS total FROM (SELECT sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) AS s FROM t) x',
+  sql: () => 'SELECT sum(s) AS tot FROM (SELECT sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) AS s FROM t) x',
   check: 'ordered',
 };
 export default c;

@@ -580,7 +580,7 @@ async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): P
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
   const binder = binderFor(host, params.map(() => T.unknown));
-  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'DELETE', aggs: null, windows: null, env: binder };
+  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
   const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
   const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
   let n = 0;

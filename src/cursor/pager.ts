@@ -20,7 +20,6 @@
  * always refused.
  */
 import type { SelectStmt } from '@pgsql/types';
-import { QuireError } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
 import type { LogicalPlan } from '../logical/plan.js';
@@ -32,7 +31,7 @@ import type { Database, ResultColumn } from '../api/database.js';
 import { CursorCodec } from './cursor-codec.js';
 import { PagingError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
-import { compareTuples, seekPredicate, toSortKeys, type KeyColumn } from './keyset.js';
+import { compareTuples, seekPredicate, toSortKeys } from './keyset.js';
 import { SeekFilter } from './seek-filter.js';
 import { analyzeShape, evalCount, type PagingShape } from './shape.js';
 import { TopN } from '../physical/operators/topn.js';
@@ -344,5 +343,3 @@ function offsetPlan(bound: LogicalPlan, offset: number, count: number): LogicalP
   };
 }
 
-export type { KeyColumn };
-export { QuireError };

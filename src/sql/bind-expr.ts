@@ -16,6 +16,7 @@ import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
 import type { Scope } from './scope.js';
 import { resolveTypeName } from './type-name.js';
+import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
 export const AGG_BASE = 1 << 24;
@@ -744,7 +745,7 @@ function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
     args = r.args;
     type = r.type;
   } else {
-    const isScalar = lookupScalar(name) !== undefined;
+    const isScalar = lookupScalar(name) !== undefined || lookupTableFunction(name) !== undefined;
     throw new QuireError(isScalar ? '42809' : '42883', isScalar ? `OVER specified, but ${name} is not a window function nor an aggregate function` : `function ${name} does not exist`, { position: pos(loc) });
   }
   const call: WindowCall = {

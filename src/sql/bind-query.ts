@@ -408,6 +408,9 @@ export class QueryBinder implements ExprEnv {
         throw new QuireError('0A000', 'GROUPING SETS, ROLLUP and CUBE are not supported', { position: pos(gs.location as number) });
       }
       const e = this.resolveTargetRef(g, targets, groupCx, 'GROUP BY', true) ?? bindExpr(g, groupCx);
+      if (someExpr(e, (x) => x.kind === 'column' && x.index >= WIN_BASE)) {
+        throw new QuireError('42P20', 'window functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
+      }
       if (someExpr(e, (x) => x.kind === 'column' && x.index >= AGG_BASE)) {
         throw new QuireError('42803', 'aggregate functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
       }

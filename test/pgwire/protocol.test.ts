@@ -128,6 +128,14 @@ describe('simple query', () => {
     b.end();
   });
 
+  it('formats values with the session DateStyle and reports it', async () => {
+    const c = await RawClient.ready(fx.server.port);
+    const ms = await c.roundTrip(serialize.query("set datestyle = 'SQL, DMY'; select date '2024-01-02' as d"));
+    expect(ms.find((m) => m.name === 'parameterStatus')).toMatchObject({ parameterName: 'DateStyle', parameterValue: 'SQL, DMY' });
+    expect(rowsOf(ms)).toEqual([['02/01/2024']]);
+    c.end();
+  });
+
   it('runs SQL cursors: DECLARE SCROLL / FETCH / MOVE / CLOSE, WITH HOLD across COMMIT', async () => {
     const c = await RawClient.ready(fx.server.port);
     await c.roundTrip(serialize.query('begin; declare cur scroll cursor for select a from t order by a'));
@@ -340,7 +348,9 @@ describe('cancel requests', () => {
     await c.next('readyForQuery');
     c.take();
     // A streaming query: the server reads it batch by batch and gives the event loop a turn between
-    // batches, which is when the CancelRequest (another socket) is read.
+    // batches, which is when the CancelRequest (another socket) is read. (Operators that consume
+    // their whole input before producing a batch, like an aggregate or a filter that drops every
+    // row, do not give that turn: see src/server/pgwire/README.md.)
     c.send(serialize.query('select g from generate_series(1, 2000000000) g where g % 100000 = 3'));
     await new Promise((r) => setTimeout(r, 300));
     const k = connect(fx.server.port, '127.0.0.1');

@@ -36,8 +36,11 @@ describe('quire serve', () => {
       expect(r.rows).toEqual([{ n: 1 }]);
       await c.end();
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
     }
   }, 60_000);
 });

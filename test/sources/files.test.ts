@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tableFromArrays, tableToIPC } from 'apache-arrow';
+import { DateDay, Int64, Table, TimestampMicrosecond, TimestampNanosecond, makeData, makeVector, tableFromArrays, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
@@ -157,6 +157,21 @@ describe('read_arrow', () => {
       expect(await plan(`SELECT sum(f) FROM read_arrow('${f}')`)).toMatch(/columns: \[f\]/);
     }
     expect(await rows(`SELECT count(*) FROM read_arrow('${dir}/t.arrow*')`)).toEqual([[6]]);
+  });
+
+  it('keeps microseconds, nulls, dates and big int64 values exact', async () => {
+    const ts = makeVector(makeData({ type: new TimestampMicrosecond(), data: BigInt64Array.from([1704067200123456n, 5n]), nullBitmap: Uint8Array.from([1]), length: 2, nullCount: 1 }));
+    const tz = makeVector(makeData({ type: new TimestampNanosecond('UTC'), data: BigInt64Array.from([1704067200000001000n, 0n]), length: 2 }));
+    const d = vectorFromArray([new Date(Date.UTC(2024, 0, 2)), null], new DateDay());
+    const big = vectorFromArray([9007199254740993n, -1n], new Int64());
+    const f = join(dir, 'types.arrow');
+    writeFileSync(f, tableToIPC(new Table({ ts, tz, d, big }), 'file'));
+    const r = await db.query(`SELECT * FROM read_arrow('${f}')`);
+    expect(r.columns.map((c) => c.type.name)).toEqual(['timestamp', 'timestamptz', 'date', 'int8']);
+    expect(r.rows.map((row) => row.map((v, i) => db.formatValue(v as never, r.columns[i]!.type)))).toEqual([
+      ['2024-01-01 00:00:00.123456', '2024-01-01 00:00:00.000001+00', '2024-01-02', '9007199254740993'],
+      [null, '1970-01-01 00:00:00+00', null, '-1'],
+    ]);
   });
 });
 

@@ -295,6 +295,66 @@ interface BuildTable {
   probe(b: Batch, out: Int32Array): void;
 }
 
+/** Largest key a direct-address build table indexes (4 bytes per possible key value). */
+const DIRECT_KEY_MAX = 1 << 22;
+
+/**
+ * Build table for a single integer key whose values are non-negative and not much larger than the row
+ * count (ids, small codes: the common star-join dimension): chain heads are stored at index = key, so a
+ * probe is one bounds check and one array read instead of hashing and probing. null when the keys do not
+ * qualify (negative, fractional, too sparse).
+ */
+function directTable(col: Column, n: number, next: Int32Array, lk: number): BuildTable | null {
+  const d = col.data as Float64Array | Int32Array | Uint8Array;
+  const nulls = col.nulls;
+  let max = -1;
+  for (let r = 0; r < n; r++) {
+    if (nulls !== null && nulls[r] === 1) continue;
+    const v = d[r]!;
+    // Rejects NaN, fractions and negatives; -0 is fine (it indexes slot 0, and -0 = 0 in SQL).
+    if (!(v >= 0 && v <= DIRECT_KEY_MAX && Math.floor(v) === v)) return null;
+    if (v > max) max = v;
+  }
+  if (max > 4 * n + 1024) return null;
+  const heads = new Int32Array(max + 1).fill(-1);
+  const tails = new Int32Array(max + 1);
+  for (let r = 0; r < n; r++) {
+    if (nulls !== null && nulls[r] === 1) continue;
+    const v = d[r]!;
+    const h = heads[v]!;
+    if (h === -1) heads[v] = r;
+    else next[tails[v]!] = r;
+    tails[v] = r;
+  }
+  return {
+    head: heads,
+    next,
+    probe(b: Batch, out: Int32Array): void {
+      const c = b.columns[lk]!;
+      const pd = c.data;
+      const pn = c.nulls;
+      const m = b.length;
+      if (pd instanceof Int32Array && pn === null) {
+        for (let i = 0; i < m; i++) {
+          const v = pd[i]!;
+          out[i] = v >= 0 && v <= max ? heads[v]! : -1;
+        }
+        return;
+      }
+      for (let i = 0; i < m; i++) {
+        if (pn !== null && pn[i] === 1) {
+          out[i] = -1;
+          continue;
+        }
+        const v = pd[i];
+        // Only an integral number in range can match; a fractional probe value (float = int join) reads
+        // no slot, and a bigint (int8 outside the safe range) matches nothing here.
+        out[i] = typeof v === 'number' && v >= 0 && v <= max && Math.floor(v) === v ? heads[v]! : -1;
+      }
+    },
+  };
+}
+
 function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[]): BuildTable {
   const n = build.length;
   const next = new Int32Array(n).fill(-1);
@@ -303,6 +363,10 @@ function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readon
     first !== null &&
     !Array.isArray(first.data) &&
     (keyCategory(first.type) === 'num' || keyCategory(first.type) === 'float');
+  if (numeric) {
+    const direct = directTable(first, n, next, leftKeys[0]!);
+    if (direct !== null) return direct;
+  }
   if (numeric) {
     const d = first.data as Float64Array | Int32Array | Uint8Array;
     const nulls = first.nulls;

@@ -293,6 +293,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   // rules, triggers or extensions: these exist so that clients' joins against them bind and find nothing.
   empty('pg_index', [['indexrelid', 'int4'], ['indrelid', 'int4'], ['indnatts', 'int2'], ['indnkeyatts', 'int2'], ['indisunique', 'bool'], ['indisprimary', 'bool'], ['indisexclusion', 'bool'], ['indimmediate', 'bool'], ['indisclustered', 'bool'], ['indisvalid', 'bool'], ['indcheckxmin', 'bool'], ['indisready', 'bool'], ['indislive', 'bool'], ['indisreplident', 'bool'], ['indkey', 'text'], ['indcollation', 'text'], ['indclass', 'text'], ['indoption', 'text'], ['indexprs', 'text'], ['indpred', 'text']]),
   empty('pg_constraint', [['oid', 'int4'], ['conname', 'text'], ['connamespace', 'int4'], ['contype', 'text'], ['condeferrable', 'bool'], ['condeferred', 'bool'], ['convalidated', 'bool'], ['conrelid', 'int4'], ['contypid', 'int4'], ['conindid', 'int4'], ['conparentid', 'int4'], ['confrelid', 'int4'], ['confupdtype', 'text'], ['confdeltype', 'text'], ['confmatchtype', 'text'], ['conislocal', 'bool'], ['coninhcount', 'int4'], ['connoinherit', 'bool'], ['conkey', 'text'], ['confkey', 'text'], ['conbin', 'text']]),
+  empty('pg_depend', [['classid', 'int4'], ['objid', 'int4'], ['objsubid', 'int4'], ['refclassid', 'int4'], ['refobjid', 'int4'], ['refobjsubid', 'int4'], ['deptype', 'text']]),
   empty('pg_attrdef', [['oid', 'int4'], ['adrelid', 'int4'], ['adnum', 'int2'], ['adbin', 'text']]),
   empty('pg_description', [['objoid', 'int4'], ['classoid', 'int4'], ['objsubid', 'int4'], ['description', 'text']]),
   empty('pg_shdescription', [['objoid', 'int4'], ['classoid', 'int4'], ['description', 'text']]),
@@ -446,6 +447,13 @@ export function onlySystemRelations(stmt: Node): boolean {
     if (n === null || typeof n !== 'object') return;
     if (Array.isArray(n)) return n.forEach(walk);
     const o = n as Record<string, unknown>;
+    const rf = o.RangeFunction as { functions?: unknown } | undefined;
+    if (rf) {
+      // FROM pg_get_keywords(), pg_catalog.pg_show_all_settings() …: system when pg_-named.
+      const text = JSON.stringify(rf.functions ?? []);
+      any = true;
+      if (!/"funcname":\[(\{"String":\{"sval":"pg_catalog"\}\},)?\{"String":\{"sval":"pg_/.test(text)) user = true;
+    }
     const rv = o.RangeVar as { schemaname?: string; relname?: string } | undefined;
     if (rv && typeof rv.relname === 'string') {
       any = true;
@@ -480,6 +488,7 @@ export function registerCatalogFunctions(): void {
   registerScalar('pg_get_expr', { args: ['text', 'int4'], returns: T.text, fn: nullFn }, { args: ['text', 'int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_indexdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_partkeydef', { args: ['int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_viewdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_encoding_to_char', { args: ['int4'], returns: T.text, fn: () => 'UTF8' });
   // Without arrays, the only arrays a catalog query can pass are the text stand-ins (always null).

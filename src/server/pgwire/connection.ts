@@ -628,7 +628,13 @@ export class Connection {
   /** Builds the portal; utility statements run here (PostgreSQL runs them to completion at first Execute). */
   private async makePortal(name: string, stmt: Statement, params: unknown[], resultFormats: number[]): Promise<Portal | null> {
     const db = this.db!;
-    const tz = db.timezone;
+    const efd = Number(db.session.get('extra_float_digits') ?? '1');
+    const tz = {
+      timezone: db.timezone,
+      extraFloatDigits: Number.isFinite(efd) ? efd : 1,
+      dateStyle: db.session.get('datestyle'),
+      intervalStyle: db.session.get('intervalstyle'),
+    };
     const breathe = (): Promise<void> => this.breathe();
     if (stmt.kind === 'empty' || stmt.parsed === null) {
       return new Portal(name, [], [], rowsSource([], []), () => '', tz, breathe).markEmpty();

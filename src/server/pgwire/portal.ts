@@ -13,12 +13,13 @@ import { QuireError } from '../../common/errors.js';
 import type { DataType, Value } from '../../common/types.js';
 import { getValue, type Batch } from '../../execution/column.js';
 import type { ResultColumn } from '../../api/database.js';
+import type { FormatContext } from '../../common/format-value.js';
 import { encoderFor, type Encoder } from './types.js';
 
 export type RowSink = (cells: (Buffer | null)[]) => void | Promise<void>;
 
 export interface RowSource {
-  /** Next non-empty batch, or null at the end. */
+  /** Next batch (possibly empty: the portal breathes between batches, even when filters drop every row), or null at the end. */
   next(): Promise<Batch | null>;
   close(): Promise<void>;
 }
@@ -26,11 +27,8 @@ export interface RowSource {
 export function batchSource(iter: AsyncGenerator<Batch>): RowSource {
   return {
     async next() {
-      for (;;) {
-        const r = await iter.next();
-        if (r.done) return null;
-        if (r.value.length > 0) return r.value;
-      }
+      const r = await iter.next();
+      return r.done ? null : r.value;
     },
     async close() {
       await iter.return(undefined);
@@ -67,11 +65,12 @@ export class Portal {
     private readonly source: RowSource,
     /** Command tag when complete; SELECT portals count rows (PostgreSQL's tag counts this Execute's rows). */
     private readonly tag: ((rowsThisExecute: number) => string),
-    timezone: string,
+    /** Text output settings (TimeZone, DateStyle, IntervalStyle, extra_float_digits) of the session. */
+    format: FormatContext,
     /** Called every batch so a long read gives the event loop (cancel requests, other clients) a turn. */
     private readonly breathe: () => Promise<void>,
   ) {
-    this.encoders = columns.map((c, i) => encoderFor(c.type as DataType, formats[i] ?? 0, timezone));
+    this.encoders = columns.map((c, i) => encoderFor(c.type as DataType, formats[i] ?? 0, format));
   }
 
   get done(): boolean {

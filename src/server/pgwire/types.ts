@@ -3,7 +3,7 @@
  * with the rest of Quire) and binary format (PostgreSQL's send/recv layouts) for every engine type.
  */
 import { QuireError } from '../../common/errors.js';
-import { formatDate, formatTimestamp, formatValue } from '../../common/format-value.js';
+import { formatDate, formatTimestamp, formatValue, type FormatContext } from '../../common/format-value.js';
 import { Interval } from '../../common/interval.js';
 import { Numeric } from '../../common/numeric.js';
 import { T, TYPE_OID, type DataType, type TypeName, type Value } from '../../common/types.js';
@@ -78,11 +78,8 @@ const INT64_MIN = -0x8000000000000000n;
 export type Encoder = (v: Value) => Buffer;
 
 /** Builds a per-column encoder once, so the per-value work is a switch-free call. */
-export function encoderFor(t: DataType, format: number, timezone: string): Encoder {
-  if (format === 0) {
-    const ctx = { timezone };
-    return (v) => Buffer.from(formatValue(v, t, ctx) ?? '', 'utf8');
-  }
+export function encoderFor(t: DataType, format: number, ctx: FormatContext): Encoder {
+  if (format === 0) return (v) => Buffer.from(formatValue(v, t, ctx) ?? '', 'utf8');
   switch (t.name) {
     case 'bool':
       return (v) => Buffer.from([v ? 1 : 0]);

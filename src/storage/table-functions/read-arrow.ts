@@ -65,6 +65,19 @@ function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: 
   if (arr instanceof Float64Array && type.name === 'float8') return makeColumn(type, arr.subarray(from, to), null);
   const b = new ColumnBuilder(type, n);
   const vt = valueType(arrowType) as unknown as { unit?: number; scale?: number };
+  if ((type.name === 'timestamp' || type.name === 'timestamptz') && arrowType.typeId === TYPE.Timestamp) {
+    // vec.get() rounds timestamps to milliseconds: read the raw 64-bit values in the column's unit.
+    const mult = UNIT_MICROS[vt.unit ?? 1]!;
+    let base = 0;
+    for (const chunk of vec.data) {
+      const raw = chunk.values as unknown as BigInt64Array;
+      for (let j = Math.max(0, from - base); j < chunk.length && base + j < to; j++) {
+        b.push(vec.isValid(base + j) ? Number(raw[chunk.offset + j]!) * mult : null);
+      }
+      base += chunk.length;
+    }
+    return b.finish();
+  }
   for (let i = from; i < to; i++) {
     if (!vec.isValid(i)) {
       b.push(null);
