@@ -333,6 +333,7 @@ export class Database implements UtilityHost {
       signal: this.abort.signal,
       worktables: new Map(),
       initPlans: new Map(),
+      ticker: { last: performance.now() },
       analyze,
     };
   }

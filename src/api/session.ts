@@ -21,6 +21,8 @@ const DEFAULTS: Record<string, string> = {
   transaction_isolation: 'read committed',
   max_identifier_length: '63',
   'quire.disabled_rules': '',
+  /** derive-topn-from-window: on / off / auto (src/optimizer/rules/derive-topn-from-window.ts). */
+  'quire.derive_topn': 'auto',
   statement_timeout: '0',
   lc_collate: 'C',
   lc_ctype: 'C',

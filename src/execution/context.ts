@@ -16,6 +16,8 @@ export interface ExecContext {
   readonly worktables: Map<number, import('./column.js').Batch[]>;
   /** Results of uncorrelated subqueries, computed once per statement (PostgreSQL's InitPlans). */
   readonly initPlans: Map<object, unknown>;
+  /** When the running statement last let the event loop run (see yieldIfDue). */
+  readonly ticker?: { last: number };
   /** Operator metrics are collected when true (EXPLAIN ANALYZE). */
   readonly analyze: boolean;
 }
@@ -26,4 +28,19 @@ export function withOuterRow(ctx: ExecContext, row: readonly Value[]): ExecConte
 
 export function checkCancel(ctx: ExecContext): void {
   if (ctx.signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+}
+
+/**
+ * Plans are CPU-bound and would otherwise keep the event loop blocked until they finish, so cancel
+ * requests, timers and other connections could not get a turn. Sources call this once per batch; it
+ * yields about every 10 ms and costs a clock read otherwise.
+ */
+export async function yieldIfDue(ctx: ExecContext): Promise<void> {
+  const t = ctx.ticker;
+  if (t === undefined) return;
+  const now = performance.now();
+  if (now - t.last < 10) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  t.last = performance.now();
+  checkCancel(ctx);
 }

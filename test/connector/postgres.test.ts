@@ -127,6 +127,20 @@ describe.skipIf(DSN === undefined)('ATTACH postgres', () => {
     await expect(db.query(`ATTACH '${DSN}' AS pg`)).rejects.toMatchObject({ code: '42710' });
   });
 
+  it('ATTACH inside a multi-statement string, and its syntax errors', async () => {
+    const other = await Database.create();
+    const rs = await other.execute(`SELECT 1; ATTACH '${DSN}' AS r2; SELECT count(*) FROM r2.${schema}."Mixed Case"; DETACH r2`);
+    expect(rs.map((r) => r.commandTag)).toEqual(['SELECT 1', 'ATTACH', 'SELECT 1', 'DETACH']);
+    expect(rs[2]!.rows).toEqual([[2]]);
+    await expect(other.query(`ATTACH '${DSN}' pg`)).rejects.toMatchObject({ code: '42601' });
+    await expect(other.query(`ATTACH '${DSN}' AS x (TYPE mysql)`)).rejects.toMatchObject({ code: '0A000' });
+    await expect(other.query(`ATTACH 'mysql://h/db' AS x`)).rejects.toMatchObject({ code: '0A000' });
+    await expect(other.query(`DETACH nothing`)).rejects.toMatchObject({ code: '42704' });
+    // A string or comment that merely mentions attach is ordinary SQL.
+    expect((await other.query(`SELECT 'attach' AS attach -- detach`)).rows).toEqual([['attach']]);
+    await other.close();
+  });
+
   it('DETACH removes the tables; the JavaScript API attaches too', async () => {
     const other = await Database.create();
     await other.attach('remote', DSN!);

@@ -176,6 +176,27 @@ describe('push-limit-into-scan', () => {
     });
   });
 
+  it('the scan stops after fetch rows and passes the hint to its source', async () => {
+    const a2 = (await db.query('explain analyze select * from a limit 7 offset 3')).rows.map((r) => r[0]).join('\n');
+    expect(a2).toMatch(/TableScan \(table: a, fetch: 10\) \(actual rows=10 /);
+    const seen: (number | undefined)[] = [];
+    const src = {
+      name: 'hinted',
+      schema: [{ name: 'x', type: { name: 'int4', typmod: -1 } }],
+      rowCount: () => 100,
+      async *scan(opts?: { fetch?: number }) {
+        seen.push(opts?.fetch);
+        const { ColumnBuilder } = await import('../../src/execution/column.js');
+        const c = new ColumnBuilder({ name: 'int4', typmod: -1 });
+        for (let i = 0; i < 100; i++) c.push(i);
+        yield { columns: [c.finish()], length: 100 };
+      },
+    };
+    (db as unknown as { catalog: { addTable(t: unknown): void } }).catalog.addTable(src);
+    expect(await rows('select x from hinted limit 2 offset 1')).toEqual(['1', '2']);
+    expect(seen).toEqual([3]);
+  });
+
   it('does not fire on WITH TIES or on OFFSET alone', async () => {
     expect(await plan('select * from a offset 3')).not.toMatch(/fetch/);
   });

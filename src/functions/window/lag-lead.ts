@@ -3,6 +3,7 @@
  * partition (not the frame). The offset is read per row (NULL gives NULL; negative flips direction); rows
  * outside the partition give `default`, evaluated on the current row, or NULL.
  */
+import type { Column } from '../../execution/column.js';
 import { valueAt, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
 
 export class LagLead implements WindowEvaluator {
@@ -18,6 +19,23 @@ export class LagLead implements WindowEvaluator {
     const offs = this.offsetCol === null ? null : b.columns[this.offsetCol]!;
     const def = this.defaultCol === null ? null : b.columns[this.defaultCol]!;
     const sign = this.lead ? 1 : -1;
+    const od = out.data;
+    const vd = val.data;
+    const k = constantOffset(offs, ps, pe);
+    if (k !== null && !Array.isArray(vd) && !Array.isArray(od) && od.constructor === vd.constructor && (def === null || !Array.isArray(def.data))) {
+      // The same offset on every row (the usual lag(x) / lead(x, 2, 0)) over typed storage: a shifted copy.
+      const vn = val.nulls;
+      const shift = sign * k;
+      for (let i = ps; i < pe; i++) {
+        const j = i + shift;
+        if (j >= ps && j < pe) {
+          if (vn !== null && vn[j] === 1) out.setNull(i);
+          else od[i] = vd[j]!;
+        } else if (def === null) out.setNull(i);
+        else out.set(i, valueAt(def, i));
+      }
+      return;
+    }
     for (let i = ps; i < pe; i++) {
       let off = 1;
       if (offs !== null) {
@@ -33,4 +51,14 @@ export class LagLead implements WindowEvaluator {
       else out.set(i, def === null ? null : valueAt(def, i));
     }
   }
+}
+
+/** The offset when it is the same non-NULL value on every row of [ps, pe) (1 without an offset argument). */
+function constantOffset(offs: Column | null, ps: number, pe: number): number | null {
+  if (offs === null) return 1;
+  const d = offs.data;
+  if (!(d instanceof Int32Array) || offs.nulls !== null || pe <= ps) return null;
+  const k = d[ps]!;
+  for (let i = ps + 1; i < pe; i++) if (d[i] !== k) return null;
+  return k;
 }

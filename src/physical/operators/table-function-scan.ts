@@ -1,7 +1,7 @@
 /** Runs a table function (generate_series, read_csv, …) with its arguments evaluated once. */
 import type { Schema } from '../../common/types.js';
 import type { Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';
 import { evalConstant } from '../compile-expr.js';
@@ -29,6 +29,7 @@ export class TableFunctionScan extends PhysicalOperator {
     const values = this.args.map((a) => evalConstant(a, ctx));
     for await (const b of this.impl.execute(values, ctx.eval, ctx.signal)) {
       checkCancel(ctx);
+      await yieldIfDue(ctx);
       yield b;
     }
   }

@@ -142,6 +142,59 @@ export class PartitionIds {
   }
 }
 
+/**
+ * Rows of a batch not rejected by their partition's boundary number (see RankingHeaps.boundValue), into
+ * `out`; returns how many. A NaN boundary or key (NULL, NaN, bigint) never rejects: the caller decides.
+ * One copy per storage type keeps the element loads monomorphic.
+ */
+function survivorsF64(
+  n: number,
+  gids: Int32Array,
+  bounds: Int32Array,
+  vals: Float64Array,
+  kd: Float64Array,
+  kn: Uint8Array | null,
+  sign: number,
+  rejectTies: boolean,
+  out: Int32Array,
+): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const g = gids[i]!;
+    if (bounds[g]! >= 0 && (kn === null || kn[i] !== 1)) {
+      const v = kd[i]! * sign;
+      const t = vals[g]!;
+      if (v > t || (v === t && rejectTies)) continue;
+    }
+    out[m++] = i;
+  }
+  return m;
+}
+
+function survivorsI32(
+  n: number,
+  gids: Int32Array,
+  bounds: Int32Array,
+  vals: Float64Array,
+  kd: Int32Array,
+  kn: Uint8Array | null,
+  sign: number,
+  rejectTies: boolean,
+  out: Int32Array,
+): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const g = gids[i]!;
+    if (bounds[g]! >= 0 && (kn === null || kn[i] !== 1)) {
+      const v = kd[i]! * sign;
+      const t = vals[g]!;
+      if (v > t || (v === t && rejectTies)) continue;
+    }
+    out[m++] = i;
+  }
+  return m;
+}
+
 export class TopNRanking extends PhysicalOperator {
   readonly name: string = 'TopNRanking';
   protected readonly cmp: Comparator;
@@ -189,6 +242,7 @@ export class TopNRanking extends PhysicalOperator {
     const rejectTies = heaps.rejectTies;
     const store = heaps.store;
     let seen = 0;
+    let cand = new Int32Array(0);
     let decided = spec.strict;
     let passThrough = false;
     const it = this.input.execute(ctx);
@@ -209,29 +263,23 @@ export class TopNRanking extends PhysicalOperator {
       const num = heaps.numeric;
       const kd = num === null ? null : b.columns[num.col]!.data;
       if (num !== null && (kd instanceof Float64Array || kd instanceof Int32Array)) {
-        // Fast path (single numeric order key): compare with the boundary's number, fall back to the
-        // comparator only for NULL / NaN on either side.
+        // Fast path (single numeric order key), in two steps. (1) A tight, monomorphic loop drops every row
+        // that is worse than its partition's boundary number as of the batch start; boundaries only move
+        // towards better rows, so this never drops a row that should be kept. (2) The few survivors are
+        // checked against the current boundary with the comparator (exact for NULL / NaN / bigint) and added.
+        if (cand.length < n) cand = new Int32Array(n);
         const kn = b.columns[num.col]!.nulls;
-        const sign = num.sign;
-        const vals = heaps.boundValue;
-        for (let i = 0; i < n; i++) {
+        const m =
+          kd instanceof Float64Array
+            ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand)
+            : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand);
+        for (let j = 0; j < m; j++) {
+          const i = cand[j]!;
           const g = gids[i]!;
-          const bound = bounds[g]!;
+          const bound = heaps.bound[g]!;
           if (bound >= 0) {
-            const t = vals[g]!;
-            const v = kd[i]! * sign;
-            if (kn === null || kn[i] !== 1) {
-              if (v > t) continue;
-              if (v === t) {
-                if (rejectTies) continue;
-              } else if (!(v < t)) {
-                const c = x(i, bound);
-                if (c > 0 || (c === 0 && rejectTies)) continue;
-              }
-            } else {
-              const c = x(i, bound);
-              if (c > 0 || (c === 0 && rejectTies)) continue;
-            }
+            const c = x(i, bound);
+            if (c > 0 || (c === 0 && rejectTies)) continue;
           }
           heaps.add(g, b, i, seen + i);
           if (store.version !== version) {

@@ -115,12 +115,26 @@ export function parquetColumns(meta: FileMetaData): ColumnPlan[] {
   });
 }
 
+/** Types whose decoded values are already Quire's numbers (dates as days, timestamps as µs, via our parsers). */
+const FAST_NUMERIC = new Set(['int2', 'int4', 'float8', 'date', 'timestamp', 'timestamptz']);
+
 /** hyparquet's decoded values (typed arrays or plain arrays with null/undefined) → a Quire column. */
 function toColumn(plan: ColumnPlan, data: ArrayLike<unknown>, from: number, to: number): Column {
   const t = plan.field.type;
   const n = to - from;
   if (t.name === 'int4' && data instanceof Int32Array) return makeColumn(t, data.subarray(from, to), null);
   if (t.name === 'float8' && data instanceof Float64Array) return makeColumn(t, data.subarray(from, to), null);
+  if (Array.isArray(data) && !plan.nested && FAST_NUMERIC.has(t.name)) {
+    // Nullable columns decode to plain arrays (null where undefined): copy into typed storage directly.
+    const out = t.name === 'int4' || t.name === 'int2' ? new Int32Array(n) : new Float64Array(n);
+    let nulls: Uint8Array | null = null;
+    for (let i = 0; i < n; i++) {
+      const v = data[from + i] as number | null | undefined;
+      if (v === null || v === undefined) (nulls ??= new Uint8Array(n))[i] = 1;
+      else out[i] = v;
+    }
+    return makeColumn(t, out, nulls);
+  }
   if (t.name === 'int8' && data instanceof BigInt64Array) {
     const out = new Float64Array(n);
     let safe = true;
