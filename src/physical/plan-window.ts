@@ -88,6 +88,9 @@ export function planWindow(
     };
     const partCols = g.partitionBy.map(add);
     const orderCols = g.orderBy.map((k) => add(k.expr));
+    // Key columns must exist before the sort; argument and FILTER columns are computed after it, so the
+    // sort does not carry (and gather) them.
+    const keyEnd = exprs.length;
     const frames: WindowFrameDef[] = [];
     const callDefs: WindowCallDef[] = g.calls.map(({ call }) => {
       const argCols = call.args.map(add);
@@ -105,17 +108,21 @@ export function planWindow(
       return { evaluator, frame, type: call.type, name: call.name, label: callLabel(call, inSchema, evaluator.usesFrame) };
     });
     let op: PhysicalOperator = cur;
-    if (exprs.length > curWidth) {
-      const schema: Field[] = exprs.map((e, i) => ({ name: cur.schema[i]?.name ?? `?window_key${i - curWidth}?`, type: e.type }));
-      op = new Project(schema, cur, exprs, slotPlan);
-    }
+    const project = (input: PhysicalOperator, upTo: number): PhysicalOperator => {
+      const list = exprs.slice(0, upTo).map((e, i) => (i < input.schema.length ? colRef(i, input.schema[i]!.type, input.schema[i]!.name) : e));
+      const schema: Field[] = list.map((e, i) => ({ name: cur.schema[i]?.name ?? `?window_key${i - curWidth}?`, type: e.type }));
+      return new Project(schema, input, list, slotPlan);
+    };
+    if (keyEnd > curWidth) op = project(op, keyEnd);
     const partKeys: SortKey[] = partCols.map((col, i) => ({ col, type: g.partitionBy[i]!.type, desc: false, nullsFirst: false }));
     const orderKeys: SortKey[] = orderCols.map((col, i) => ({ col, type: g.orderBy[i]!.expr.type, desc: g.orderBy[i]!.desc, nullsFirst: g.orderBy[i]!.nullsFirst }));
     const served = servedBy(ordering, g);
     if (served === null) {
       op = new Sort(op, [...partKeys, ...orderKeys]);
+      if (exprs.length > keyEnd) op = project(op, exprs.length);
       ordering = [...g.partitionBy.map((expr) => ({ expr, desc: false, nullsFirst: false })), ...g.orderBy.map((k) => ({ expr: k.expr, desc: k.desc, nullsFirst: k.nullsFirst }))];
     } else {
+      if (exprs.length > keyEnd) op = project(op, exprs.length);
       // The existing order may list the partition keys in another order/direction: compare partitions with
       // those exact keys so equal partitions are always adjacent to the comparator.
       partKeys.splice(0, partKeys.length, ...served.map((k) => ({ col: add(k.expr), type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst })));

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/api/database.js';
 import type { Value } from '../../src/common/types.js';
+import { liveSpillDirectories } from '../../src/execution/spill/spill-manager.js';
 import { rng, rowKey, tempDir } from './helpers.js';
 
 const ROWS = 30_000;
@@ -135,8 +136,21 @@ describe('spilling through SQL', () => {
     await db.query(`SET memory_limit = '1MB'`);
     try {
       const p = db.query('SELECT * FROM t a CROSS JOIN (VALUES (1), (2), (3), (4)) v(n) ORDER BY a.s, a.id, v.n');
-      setTimeout(() => db.cancel(), 30);
-      await expect(p).rejects.toMatchObject({ code: '57014' });
+      // Cancel as soon as the sort has created its spill directory, i.e. in the middle of spilling.
+      let spilling = false;
+      const poll = setInterval(() => {
+        if (liveSpillDirectories().some((d) => d.startsWith(tmp.dir))) {
+          spilling = true;
+          clearInterval(poll);
+          db.cancel();
+        }
+      }, 2);
+      try {
+        await expect(p).rejects.toMatchObject({ code: '57014' });
+      } finally {
+        clearInterval(poll);
+      }
+      expect(spilling).toBe(true);
     } finally {
       await db.query('RESET memory_limit');
     }
