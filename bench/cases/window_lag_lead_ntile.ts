@@ -5,7 +5,7 @@ const c: BenchCase = {
   name: 'window_lag_lead_ntile',
   description: 'lag(k), lead(k, 2, 0), ntile(4) OVER (PARTITION BY g ORDER BY id), summed',
   sql: () =>
-    'SELECT sum(a)::bigint AS a, sum(b)::bigint AS b, sum(c)::bigint AS c FROM (SELECT lag(k) OVER (PARTITION BY g ORDER BY id) AS a, lead(k, 2, 0) OVER (PARTITION BY g ORDER BY id) AS b, ntile(4) OVER (PARTITION BY g ORDER BY id) AS c FROM t) x',
+    'SELECT CAST(sum(a) AS bigint) AS a, CAST(sum(b) AS bigint) AS b, CAST(sum(c) AS bigint) AS c FROM (SELECT lag(k) OVER (PARTITION BY g ORDER BY id) AS a, lead(k, 2, 0) OVER (PARTITION BY g ORDER BY id) AS b, ntile(4) OVER (PARTITION BY g ORDER BY id) AS c FROM t) x',
   check: 'ordered',
 };
 export default c;

@@ -7,7 +7,7 @@ import type { BenchCase } from '../types.js';
 const c: BenchCase = {
   name: 'window_range_count',
   description: 'count(*) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN 100 PRECEDING AND 100 FOLLOWING), summed',
-  sql: () => 'SELECT sum(c)::bigint AS tot FROM (SELECT count(*) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN 100 PRECEDING AND 100 FOLLOWING) AS c FROM t) x',
+  sql: () => 'SELECT CAST(sum(c) AS bigint) AS tot FROM (SELECT count(*) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN 100 PRECEDING AND 100 FOLLOWING) AS c FROM t) x',
   check: 'ordered',
 };
 export default c;

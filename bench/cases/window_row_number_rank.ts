@@ -9,7 +9,7 @@ const c: BenchCase = {
   name: 'window_row_number_rank',
   description: 'row_number() and rank() OVER (PARTITION BY g ORDER BY ts) over all rows, summed',
   sql: () =>
-    'SELECT sum(rn)::bigint AS rn, sum(rk)::bigint AS rk FROM (SELECT row_number() OVER (PARTITION BY g ORDER BY ts) AS rn, rank() OVER (PARTITION BY g ORDER BY ts) AS rk FROM t) s',
+    'SELECT CAST(sum(rn) AS bigint) AS rn, CAST(sum(rk) AS bigint) AS rk FROM (SELECT row_number() OVER (PARTITION BY g ORDER BY ts) AS rn, rank() OVER (PARTITION BY g ORDER BY ts) AS rk FROM t) s',
   check: 'ordered',
 };
 export default c;
