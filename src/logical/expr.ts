@@ -37,6 +37,8 @@ export type Expr =
       plan: LogicalPlan;
       /** For any/all: the left operand and comparison (`x IN (select …)` is `x = ANY`). */
       arg?: Expr;
+      /** Row comparisons (`(a, b) IN (select x, y …)`): the operands, compared column by column. */
+      rowArgs?: Expr[];
       op?: CompareOp;
       correlated: boolean;
       type: DataType;
@@ -87,7 +89,7 @@ export function exprChildren(e: Expr): Expr[] {
     case 'in-list':
       return [e.arg, ...e.list];
     case 'subquery':
-      return e.arg ? [e.arg] : [];
+      return e.rowArgs ? e.rowArgs : e.arg ? [e.arg] : [];
   }
 }
 
@@ -143,7 +145,7 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
       out = { ...e, arg: m(e.arg), list: e.list.map(m) };
       break;
     case 'subquery':
-      out = e.arg ? { ...e, arg: m(e.arg) } : e;
+      out = e.rowArgs ? { ...e, rowArgs: e.rowArgs.map(m) } : e.arg ? { ...e, arg: m(e.arg) } : e;
       break;
   }
   return f(out);

@@ -72,6 +72,32 @@ const RT = {
     }
     return sawNull ? null : all;
   },
+  /** Three-valued `(v1, …) op ANY/ALL (rows)` for op = or <>: rows equal when every column is. */
+  quantifiedRow(vs: readonly Value[], rows: readonly (readonly Value[])[], ts: readonly DataType[], op: string, all: boolean): boolean | null {
+    if (rows.length === 0) return all;
+    let sawNull = false;
+    for (const row of rows) {
+      // Row equality: false as soon as one column differs; unknown if none differs but one is NULL.
+      let eq: boolean | null = true;
+      for (let c = 0; c < vs.length; c++) {
+        const a = vs[c]!;
+        const b = row[c]!;
+        if (a === null || b === null) {
+          eq = null;
+          continue;
+        }
+        if (compareValues(a, b, ts[c]!) !== 0) {
+          eq = false;
+          break;
+        }
+      }
+      const r = eq === null ? null : op === '=' ? eq : !eq;
+      if (r === null) sawNull = true;
+      else if (all && !r) return false;
+      else if (!all && r) return true;
+    }
+    return sawNull ? null : all;
+  },
   /** Fast `v = ANY (set)` for uncorrelated IN (subquery): set is pre-hashed by the operator. */
   inSet(v: Value, s: { keys: Set<unknown>; hasNull: boolean; size: number; key: (v: Value) => unknown }): boolean | null {
     if (s.size === 0) return false;
@@ -264,6 +290,11 @@ class CodeGen {
     this.slots.push({ expr: e });
     const slot = e.correlated ? `S[${s}][i]` : `S[${s}]`;
     if (e.mode === 'scalar' || e.mode === 'exists') return [`const ${r} = ${slot};`, r];
+    if (e.rowArgs) {
+      const parts = e.rowArgs.map((a) => this.gen(a));
+      const types = `[${e.rowArgs.map((a) => this.typeRef(a.type)).join(', ')}]`;
+      return [`${parts.map((p) => p[0]).join('\n')}\nconst ${r} = rt.quantifiedRow([${parts.map((p) => p[1]).join(', ')}], ${slot}, ${types}, '${e.op}', ${e.mode === 'all'});`, r];
+    }
     const [ca, va] = this.gen(e.arg!);
     if (!e.correlated && e.mode === 'any' && e.op === '=') {
       return [`${ca}\nconst ${r} = rt.inSet(${va}, ${slot});`, r];

@@ -52,7 +52,9 @@ export function explainExpr(e: Expr, schema: Schema): string {
     case 'in-list':
       return `(${r(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(r).join(', ')}))`;
     case 'subquery':
-      return e.mode === 'exists' ? 'EXISTS(subquery)' : e.mode === 'scalar' ? '(subquery)' : `(${r(e.arg!)} ${e.op} ${e.mode.toUpperCase()}(subquery))`;
+      if (e.mode === 'exists') return 'EXISTS(subquery)';
+      if (e.mode === 'scalar') return '(subquery)';
+      return `(${e.rowArgs ? `(${e.rowArgs.map(r).join(', ')})` : r(e.arg!)} ${e.op} ${e.mode.toUpperCase()}(subquery))`;
   }
 }
 

@@ -34,6 +34,13 @@ async function runOnce(s: SlotPlan, ctx: ExecContext): Promise<unknown> {
       }
       return v;
     }
+    if (s.expr.rowArgs) {
+      const rows: Value[][] = [];
+      for await (const b of it) {
+        for (let i = 0; i < b.length; i++) rows.push(b.columns.map((c) => getValue(c, i)));
+      }
+      return rows;
+    }
     const list: Value[] = [];
     for await (const b of it) {
       const c = b.columns[0]!;

@@ -780,6 +780,38 @@ function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
     case 'ANY_SUBLINK':
     case 'ALL_SUBLINK': {
       const opName = strings(b.operName as Node[] | undefined).pop() ?? '=';
+      const test = b.testexpr as Node;
+      if (nodeTag(test) === 'RowExpr') {
+        // (a, b) IN (SELECT x, y …): column-wise equality under three-valued logic.
+        const items = (nodeBody<AnyNode>(test).args as Node[]).map((n) => bindExpr(n, cx));
+        if (items.length !== plan.schema.length) {
+          throw new QuireError('42601', items.length < plan.schema.length ? 'subquery has too many columns' : 'subquery has too few columns', { position: pos(loc) });
+        }
+        if (opName !== '=' && opName !== '<>') throw new QuireError('0A000', `row comparison with ${opName} ${kind === 'ANY_SUBLINK' ? 'ANY' : 'ALL'} is not supported`, { position: pos(loc) });
+        const types = items.map((it, i) => {
+          const t = comparisonType(it.type, plan.schema[i]!.type);
+          if (t === null) throw new QuireError('42883', `operator does not exist: ${typeDisplayName(it.type)} = ${typeDisplayName(plan.schema[i]!.type)}`, { position: pos(loc) });
+          return t;
+        });
+        let p = plan;
+        if (types.some((t, i) => t.name !== plan.schema[i]!.type.name)) {
+          p = {
+            op: 'project',
+            input: plan,
+            exprs: plan.schema.map((f, i) => coerce({ kind: 'column', index: i, type: f.type, name: f.name }, types[i]!, 'implicit', cx.env)),
+            schema: plan.schema.map((f, i) => ({ name: f.name, type: types[i]! })),
+          };
+        }
+        return {
+          kind: 'subquery',
+          mode: kind === 'ANY_SUBLINK' ? 'any' : 'all',
+          plan: p,
+          rowArgs: items.map((it, i) => coerce(it, types[i]!, 'implicit', cx.env)),
+          op: opName as CompareOp,
+          correlated,
+          type: T.bool,
+        };
+      }
       if (plan.schema.length !== 1) throw new QuireError('42601', plan.schema.length > 1 ? 'subquery has too many columns' : 'subquery has too few columns', { position: pos(loc) });
       const left = bindExpr(b.testexpr as Node, cx);
       const st = plan.schema[0]!.type;

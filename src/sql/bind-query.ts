@@ -792,7 +792,7 @@ export function mapChildren(e: Expr, f: (e: Expr) => Expr): Expr {
     case 'in-list':
       return { ...e, arg: f(e.arg), list: e.list.map(f) };
     case 'subquery':
-      return e.arg ? { ...e, arg: f(e.arg) } : e;
+      return e.rowArgs ? { ...e, rowArgs: e.rowArgs.map(f) } : e.arg ? { ...e, arg: f(e.arg) } : e;
   }
 }
 
