@@ -167,6 +167,14 @@ describe('library API', () => {
     expect(analyzed).toMatch(/HashAggregate .*actual rows=\d+ loops=1/);
   });
 
+  it('cancels a running statement even inside a blocking operator', async () => {
+    await db.query('create table big as select i from generate_series(1, 2000000) i');
+    const started = db.query("select i % 1000, count(*), string_agg(i::text, ',') from big group by 1");
+    setTimeout(() => db.cancel(), 20);
+    await expect(started).rejects.toMatchObject({ code: '57014' });
+    await db.query('drop table big');
+  });
+
   it('SET and SHOW settings', async () => {
     await db.query("set timezone = 'America/New_York'");
     expect((await db.query('show timezone')).rows).toEqual([['America/New_York']]);

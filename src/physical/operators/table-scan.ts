@@ -1,7 +1,7 @@
 /** Reads an in-memory or connector table; projection keeps only the columns the plan needs. */
 import type { Schema } from '../../common/types.js';
 import { sliceBatch, type Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 
 export interface ScannableSource {
@@ -38,6 +38,7 @@ export class TableScan extends PhysicalOperator {
     let left = fetch ?? Infinity;
     for await (const b0 of this.source.scan(fetch === null ? undefined : { fetch })) {
       checkCancel(ctx);
+      await yieldIfDue(ctx);
       const b = b0.length > left ? sliceBatch(b0, 0, left) : b0;
       yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
       left -= b.length;
