@@ -34,6 +34,7 @@ import { RowNumber } from '../functions/window/row-number.js';
 import type { WindowEvaluator } from '../functions/window/window-function.js';
 import { explainExpr } from './explain-expr.js';
 import type { PhysicalOperator } from './operator.js';
+import { makeSort } from './plan-memory.js';
 import { Project } from './operators/project.js';
 import { Sort } from './operators/sort.js';
 import { Window, type WindowCallDef, type WindowFrameDef } from './operators/window.js';
@@ -118,7 +119,7 @@ export function planWindow(
     const orderKeys: SortKey[] = orderCols.map((col, i) => ({ col, type: g.orderBy[i]!.expr.type, desc: g.orderBy[i]!.desc, nullsFirst: g.orderBy[i]!.nullsFirst }));
     const served = servedBy(ordering, g);
     if (served === null) {
-      op = new Sort(op, [...partKeys, ...orderKeys]);
+      op = makeSort(op, [...partKeys, ...orderKeys]);
       if (exprs.length > keyEnd) op = project(op, exprs.length);
       ordering = [...g.partitionBy.map((expr) => ({ expr, desc: false, nullsFirst: false })), ...g.orderBy.map((k) => ({ expr: k.expr, desc: k.desc, nullsFirst: k.nullsFirst }))];
     } else {

@@ -11,7 +11,7 @@ import { lookupAggregate } from '../functions/aggregate/registry.js';
 import { compileSimplePredicate, evalConstant } from './compile-expr.js';
 import type { PhysicalOperator } from './operator.js';
 import { Filter } from './operators/filter.js';
-import { HashAggregate, type HashAggSpec } from './operators/hash-aggregate.js';
+import type { HashAggSpec } from './operators/hash-aggregate.js';
 import { HashJoin } from './operators/hash-join.js';
 import { Limit } from './operators/limit.js';
 import { LateralJoin } from './operators/lateral-join.js';
@@ -19,7 +19,7 @@ import { NestedLoopJoin } from './operators/nested-loop-join.js';
 import { Project } from './operators/project.js';
 import { RecursiveUnion, WorkTableScan } from './operators/recursive-union.js';
 import { SetOp } from './operators/set-op.js';
-import { Sort } from './operators/sort.js';
+import { makeAggregate, makeSort } from './plan-memory.js';
 import { TableFunctionScan } from './operators/table-function-scan.js';
 import { TableScan, type ScannableSource } from './operators/table-scan.js';
 import { TopN } from './operators/topn.js';
@@ -87,7 +87,7 @@ export class PhysicalPlanner {
         return planWindow(p, this.plan(p.input), this.slotPlan);
       case 'sort': {
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
-        const sorted = new Sort(input, keys);
+        const sorted = makeSort(input, keys);
         return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
       }
       case 'limit': {
@@ -112,7 +112,7 @@ export class PhysicalPlanner {
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
         if (count === null) {
           // LIMIT NULL / ALL: no row bound, so this is a sort with an offset.
-          const sorted = new Limit(new Sort(input, keys), null, offset);
+          const sorted = new Limit(makeSort(input, keys), null, offset);
           return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
         }
         const t = new TopN(input, keys, count, offset, p.withTies);
@@ -198,7 +198,7 @@ export class PhysicalPlanner {
     });
     const projSchema = exprs.map((e, i) => ({ name: `c${i}`, type: e.type }));
     const proj = new Project(projSchema, input, exprs, this.slotPlan);
-    return new HashAggregate(proj, { keyCount: p.groupBy.length, keyTypes: p.groupBy.map((g) => g.type), aggs: specs }, p.schema);
+    return makeAggregate(proj, { keyCount: p.groupBy.length, keyTypes: p.groupBy.map((g) => g.type), aggs: specs }, p.schema, this.env.ctx);
   }
 
   private planJoin(p: LogicalPlan & { op: 'join' }, need: readonly boolean[] | null): PhysicalOperator {
