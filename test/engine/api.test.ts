@@ -175,6 +175,18 @@ describe('library API', () => {
     await db.query('drop table big');
   });
 
+  it('accounts the hash join build side against memory_limit (53200, not a heap crash)', async () => {
+    await db.query('create table hj as select i from generate_series(1, 300000) i');
+    await db.query("set memory_limit = '1MB'");
+    try {
+      await expect(db.query('select count(*) from hj x join hj y on x.i = y.i')).rejects.toMatchObject({ code: '53200' });
+    } finally {
+      await db.query('reset memory_limit');
+    }
+    expect((await db.query('select count(*) from hj x join hj y on x.i = y.i')).rows).toEqual([[300000]]);
+    await db.query('drop table hj');
+  });
+
   it('SET and SHOW settings', async () => {
     await db.query("set timezone = 'America/New_York'");
     expect((await db.query('show timezone')).rows).toEqual([['America/New_York']]);

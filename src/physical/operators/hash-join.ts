@@ -25,6 +25,7 @@ import {
   type Column,
 } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
 import { keyCategory } from '../sort-key.js';
@@ -476,10 +477,26 @@ export class HashJoin extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    // The build side is held in memory: it is accounted, so an oversized one fails with 53200
+    // (naming the limit) instead of exhausting the V8 heap.
+    const reservation = queryMemory(ctx).pool.register('HashJoin', false);
+    try {
+      yield* this.join(ctx, reservation);
+    } finally {
+      reservation.free();
+    }
+  }
+
+  private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
     const parts: Batch[] = [];
-    for await (const b of this.right.execute(ctx)) if (b.length > 0) parts.push(b);
+    for await (const b of this.right.execute(ctx)) {
+      if (b.length === 0) continue;
+      // Twice the batch: the build keeps the batches and their concatenation while the table is built.
+      reservation.grow(batchBytes(b) * 2, 'hash join build side');
+      parts.push(b);
+    }
     checkCancel(ctx);
     const type = this.type;
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
