@@ -12,7 +12,7 @@
  * (or text), name and "char" are text; arrays (reloptions, indkey …) are text and always null or empty.
  */
 import type { Node } from '@pgsql/types';
-import { T, TYPE_OID, typeDisplayName, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
+import { T, TYPE_OID, category as typeCategory, typeDisplayName, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { ColumnBuilder, type Batch } from '../../execution/column.js';
 import { registerScalar } from '../../functions/registry.js';
 import type { EvalContext } from '../../functions/eval-context.js';
@@ -72,25 +72,9 @@ const TYPE_ROWS: { oid: number; name: string; len: number; cat: string; t: DataT
   { oid: 114, name: 'json', len: -1, cat: 'U', t: null },
 ];
 
+/** pg_type.typcategory of an engine type: the engine's own mapping (common/types.ts). */
 function category(n: TypeName): string {
-  switch (n) {
-    case 'bool':
-      return 'B';
-    case 'text':
-    case 'varchar':
-    case 'bpchar':
-      return 'S';
-    case 'date':
-    case 'timestamp':
-    case 'timestamptz':
-      return 'D';
-    case 'interval':
-      return 'T';
-    case 'unknown':
-      return 'X';
-    default:
-      return 'N';
-  }
+  return typeCategory(T[n]);
 }
 
 interface Rel {
