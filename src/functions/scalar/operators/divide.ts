@@ -1,7 +1,7 @@
 /** '/' with PostgreSQL's catalog overloads; integer division truncates toward zero. */
 import { registerScalar } from '../../registry.js';
+import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
-import type { Numeric } from '../../../common/numeric.js';
 import type { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
 import { divisionByZero, int2Div, int4Div, int8Div, type Int8 } from '../support/int.js';
@@ -24,20 +24,7 @@ function f8(_c: EvalContext, a: number, b: number): number {
 
 registerScalar(
   '/',
-  { args: ['int2', 'int2'], returns: T.int2, fn: i2 },
-  { args: ['int4', 'int4'], returns: T.int4, fn: i4 },
-  { args: ['int8', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int2', 'int4'], returns: T.int4, fn: i4 },
-  { args: ['int4', 'int2'], returns: T.int4, fn: i4 },
-  { args: ['int2', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int8', 'int2'], returns: T.int8, fn: i8 },
-  { args: ['int4', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int8', 'int4'], returns: T.int8, fn: i8 },
-  { args: ['float4', 'float4'], returns: T.float4, fn: f4 },
-  { args: ['float8', 'float8'], returns: T.float8, fn: f8 },
-  { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
-  { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
-  { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.div(b) },
+  ...arithmeticOverloads({ i2, i4, i8, f4, f8, numeric: (a, b) => a.div(b) }),
   {
     args: ['interval', 'float8'],
     returns: T.interval,

@@ -1,7 +1,7 @@
 /** '*' with PostgreSQL's catalog overloads, including interval * float8 (Interval.mul cascades fractional months into days). */
 import { registerScalar } from '../../registry.js';
+import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
-import type { Numeric } from '../../../common/numeric.js';
 import type { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
 import { checkInt2, checkInt4, int8Mul, type Int8 } from '../support/int.js';
@@ -25,20 +25,7 @@ export function scaleInterval(iv: Interval, factor: number, divide: boolean): In
 
 registerScalar(
   '*',
-  { args: ['int2', 'int2'], returns: T.int2, fn: i2 },
-  { args: ['int4', 'int4'], returns: T.int4, fn: i4 },
-  { args: ['int8', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int2', 'int4'], returns: T.int4, fn: i4 },
-  { args: ['int4', 'int2'], returns: T.int4, fn: i4 },
-  { args: ['int2', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int8', 'int2'], returns: T.int8, fn: i8 },
-  { args: ['int4', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int8', 'int4'], returns: T.int8, fn: i8 },
-  { args: ['float4', 'float4'], returns: T.float4, fn: f4 },
-  { args: ['float8', 'float8'], returns: T.float8, fn: f8 },
-  { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
-  { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
-  { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.mul(b) },
+  ...arithmeticOverloads({ i2, i4, i8, f4, f8, numeric: (a, b) => a.mul(b) }),
   { args: ['interval', 'float8'], returns: T.interval, fn: (_c: EvalContext, iv: Interval, f: number) => scaleInterval(iv, f, false) },
   { args: ['float8', 'interval'], returns: T.interval, fn: (_c: EvalContext, f: number, iv: Interval) => scaleInterval(iv, f, false) },
 );

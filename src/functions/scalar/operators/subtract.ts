@@ -1,7 +1,7 @@
 /** '-' (binary) with PostgreSQL's catalog overloads. */
 import { registerScalar } from '../../registry.js';
+import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
-import type { Numeric } from '../../../common/numeric.js';
 import { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
 import { err, SQLSTATE } from '../../../common/errors.js';
@@ -36,20 +36,7 @@ export function timestampDiff(a: number, b: number): Interval {
 
 registerScalar(
   '-',
-  { args: ['int2', 'int2'], returns: T.int2, fn: i2 },
-  { args: ['int4', 'int4'], returns: T.int4, fn: i4 },
-  { args: ['int8', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int2', 'int4'], returns: T.int4, fn: i4 },
-  { args: ['int4', 'int2'], returns: T.int4, fn: i4 },
-  { args: ['int2', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int8', 'int2'], returns: T.int8, fn: i8 },
-  { args: ['int4', 'int8'], returns: T.int8, fn: i8 },
-  { args: ['int8', 'int4'], returns: T.int8, fn: i8 },
-  { args: ['float4', 'float4'], returns: T.float4, fn: f4 },
-  { args: ['float8', 'float8'], returns: T.float8, fn: f8 },
-  { args: ['float4', 'float8'], returns: T.float8, fn: f8 },
-  { args: ['float8', 'float4'], returns: T.float8, fn: f8 },
-  { args: ['numeric', 'numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric, b: Numeric) => a.sub(b) },
+  ...arithmeticOverloads({ i2, i4, i8, f4, f8, numeric: (a, b) => a.sub(b) }),
   {
     args: ['date', 'date'],
     returns: T.int4,
