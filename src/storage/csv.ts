@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { QuireError } from '../common/errors.js';
+import { reportProgress, type ProgressHandle } from './progress.js';
 
 export type LineMode = 'text' | 'csv';
 
@@ -588,18 +589,27 @@ export function readFileHead(file: string, maxBytes: number): { text: string; co
   }
 }
 
-/** Chunks of a file, with PostgreSQL's error when it cannot be opened. */
-export async function* readFileChunks(file: string, signal?: AbortSignal): AsyncGenerator<Buffer> {
+/**
+ * Chunks of a file, with PostgreSQL's error when it cannot be opened. Reports bytes read against the
+ * file's size to the progress listener under `label` (the reader's name), so every text reader and
+ * COPY FROM get the CLI's --progress bar without tracking rows themselves.
+ */
+export async function* readFileChunks(file: string, signal?: AbortSignal, label = 'read'): AsyncGenerator<Buffer> {
   const stream = fs.createReadStream(file, { highWaterMark: 1 << 16 });
+  let progress: ProgressHandle | null = null;
   try {
     for await (const chunk of stream) {
       if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+      // Opened by now, so the size is there; a file that grows while read just overshoots 100%.
+      progress ??= reportProgress(`${label} ${path.basename(file)}`, fs.statSync(file).size, 'bytes');
+      progress.advance((chunk as Buffer).length);
       yield chunk as Buffer;
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
     throw fileOpenError(file, e);
   } finally {
+    progress?.done();
     stream.destroy();
   }
 }

@@ -376,7 +376,7 @@ async function* readCsvFiles(files: readonly string[], fields: readonly Field[],
         if (rows === BATCH_SIZE) yield flush();
       }
     }
-    for await (const chunk of readFileChunks(file, signal)) {
+    for await (const chunk of readFileChunks(file, signal, 'read_csv')) {
       reader.push(decoder.decode(chunk));
       yield* drain();
     }

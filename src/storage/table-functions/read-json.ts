@@ -246,7 +246,7 @@ async function* readJsonFiles(files: readonly string[], fields: readonly Field[]
         if (rows === BATCH_SIZE) yield flush();
       }
     }
-    for await (const chunk of readFileChunks(file, signal)) {
+    for await (const chunk of readFileChunks(file, signal, 'read_json')) {
       sp.push(dec.decode(chunk));
       yield* drain(false);
     }
