@@ -27,6 +27,8 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { expandFileGlob, fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
+import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+import { FLAT_FAST_TYPES, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 /** Values in Quire's representation straight from the decoder (no Date objects, no lossy ms). */
@@ -294,6 +296,24 @@ interface ScanSpec {
   readonly totalRows: number;
 }
 
+const FLAT_PARSERS = { ...DEFAULT_PARSERS, ...QUIRE_PARQUET_PARSERS };
+
+/** The row group holding all of [start, end), or -1 when the range crosses groups. */
+function groupOf(starts: readonly number[], start: number, end: number): number {
+  let lo = 0;
+  let hi = starts.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= start) lo = mid;
+    else hi = mid - 1;
+  }
+  return end <= starts[lo + 1]! ? lo : -1;
+}
+
+function isFlat(d: unknown): d is { values: Int32Array | Float64Array; nulls: Uint8Array | null } {
+  return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
+}
+
 async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
   const out = spec.columns.map((i) => spec.all[i]!);
   const progress = reportProgress('read_parquet', spec.totalRows, 'rows');
@@ -312,6 +332,15 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       for (const c of out) {
         if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
       }
+      let cachedGroup = -1;
+      const groupCache = new Map<string, Promise<FlatColumnData>>();
+      const groupStarts: number[] = [];
+      let acc = 0;
+      for (const rg of metadata.row_groups) {
+        groupStarts.push(acc);
+        acc += Number(rg.num_rows);
+      }
+      groupStarts.push(acc);
       const scan = await parquetScan({
         file: buf,
         metadata,
@@ -324,10 +353,35 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         const n = r.rowEnd - r.rowStart;
         if (n === 0) continue;
         // Columns of one range are decoded together; each is sliced into batches without copying.
-        const data = await Promise.all(out.map((c) => scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd })));
+        // Flat numeric columns of a range inside one row group take the typed-array path.
+        const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
+        const data = await Promise.all(out.map((c) => {
+          const flat = g >= 0 && !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name) : null;
+          if (flat === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+          const at = r.rowStart - groupStarts[g]!;
+          const int32 = c.field.type.name === 'int4' || c.field.type.name === 'int2';
+          // Ranges are row groups, or page-pruned parts of one: decode a group's column once.
+          if (cachedGroup !== g) {
+            cachedGroup = g;
+            groupCache.clear();
+          }
+          let whole = groupCache.get(c.field.name);
+          if (whole === undefined) groupCache.set(c.field.name, (whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, FLAT_PARSERS, int32)));
+          return whole.then((d) => ({
+            values: d.values.subarray(at, at + n),
+            nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n),
+          }));
+        }));
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
-          yield { columns: out.map((c, k) => toColumn(c, data[k]! as ArrayLike<unknown>, s, e)), length: e - s };
+          yield {
+            columns: out.map((c, k) => {
+              const d = data[k]!;
+              if (isFlat(d)) return makeColumn(c.field.type, d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              return toColumn(c, d as ArrayLike<unknown>, s, e);
+            }),
+            length: e - s,
+          };
         }
         progress.advance(n);
       }
