@@ -14,7 +14,7 @@ import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { PhysicalPlanner } from '../physical/planner.js';
-import { foldLimitSubqueries } from '../physical/fold-limit-subqueries.js';
+import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
@@ -340,7 +340,7 @@ export class Database implements UtilityHost {
 
   async physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator> {
     const planner = new PhysicalPlanner({ ctx });
-    return planner.plan(await foldLimitSubqueries(plan, planner, ctx));
+    return planner.plan(await foldConstantSubqueries(plan, planner, ctx));
   }
 
   async collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]> {
