@@ -21,7 +21,7 @@ import type { PhysicalOperator } from './operator.js';
 import { Project } from './operators/project.js';
 import { PROBE_ROWS, TopNRanking, type TopNRankingSpec } from './operators/topn-ranking.js';
 import { TopNRankingStreaming } from './operators/topn-ranking-streaming.js';
-import { isPartitionedSource, PartialTopN, PartitionScan, type PartitionedSource } from './operators/topn-partial.js';
+import { isPartitionedSource, PartialTopN, PartitionGroup, PartitionScan, type PartitionedSource } from './operators/topn-partial.js';
 import { ConcatPartitions, FinalTopN } from './operators/topn-final.js';
 import type { SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
@@ -55,6 +55,8 @@ function groupedBy(input: LogicalPlan, partitionBy: readonly Expr[]): boolean {
 }
 
 function partitionedScan(p: LogicalPlan): (LogicalPlan & { op: 'scan' }) | null {
+  // An identity projection (every input column, in order) changes nothing a partition reads.
+  while (p.op === 'project' && p.exprs.length === p.input.schema.length && p.exprs.every((e, i) => e.kind === 'column' && e.index === i)) p = p.input;
   if (p.op !== 'scan' || !isPartitionedSource(p.source)) return null;
   return p.source.scanPartitions().length > 1 ? p : null;
 }
@@ -62,8 +64,9 @@ function partitionedScan(p: LogicalPlan): (LogicalPlan & { op: 'scan' }) | null 
 function partitionScans(scan: LogicalPlan & { op: 'scan' }): PhysicalOperator[] {
   const src = scan.source as unknown as PartitionedSource;
   const n = src.scanPartitions().length;
+  const group = new PartitionGroup(src);
   const out: PhysicalOperator[] = [];
-  for (let i = 0; i < n; i++) out.push(new PartitionScan(scan.schema, src, i, scan.projection ?? null));
+  for (let i = 0; i < n; i++) out.push(new PartitionScan(scan.schema, group, i, scan.projection ?? null));
   return out;
 }
 

@@ -7,6 +7,14 @@
  *   TopN(a, 10, offset 5) / [Project] / Scan   [Project] / Scan(… ORDER BY "a" ASC NULLS LAST LIMIT 10 OFFSET 5)
  *   Limit(10) / [Project] / Scan          [Project] / Scan(… LIMIT 10)
  *
+ * With `SET quire.connector_partitions = N` (N > 1) a Top-N over a plain table of at least N pages is
+ * split Local/Global instead (the Spark seed's design):
+ *
+ *   TopN(a, 10, offset 5) / Scan          TopN(a, 10, offset 5) / Scan(N ctid ranges, each … ORDER BY "a" LIMIT 15)
+ *
+ * the ranges run concurrently on their own connections in one exported snapshot, and the kept TopN
+ * merges their sorted outputs (FinalTopN over PartitionScans in physical/plan-topn.ts).
+ *
  * Filters: each conjunct that translates (storage/connectors/sql-translate.ts) goes remote; the rest
  * stay in a local Filter. ORDER BY/LIMIT go only onto a scan with no local filter left between (the
  * server must see every condition before cutting rows) and no limit already pushed; sort keys must
@@ -19,7 +27,17 @@ import { columnsUsed, mapExpr, someExpr, type Expr, type SortKey } from '../../l
 import type { LogicalPlan } from '../../logical/plan.js';
 import { RemoteScan } from '../../storage/connectors/postgres.js';
 import { exprToSql, sortKeyToSql, splitConjuncts } from '../../storage/connectors/sql-translate.js';
-import type { OptimizerRule } from '../rule.js';
+import type { OptimizerContext, OptimizerRule } from '../rule.js';
+
+export const CONNECTOR_PARTITIONS_SETTING = 'quire.connector_partitions';
+
+/** At most this many ranges: each holds a pooled connection, plus one for the shared snapshot. */
+const MAX_PARTITIONS = 16;
+
+function connectorPartitions(ctx: OptimizerContext): number {
+  const n = Number(ctx.setting(CONNECTOR_PARTITIONS_SETTING) ?? '1');
+  return Number.isInteger(n) && n > 1 ? Math.min(n, MAX_PARTITIONS) : 1;
+}
 
 type ScanNode = LogicalPlan & { op: 'scan' };
 
@@ -62,7 +80,7 @@ function rebuild(u: { project: (LogicalPlan & { op: 'project' }) | null; scan: S
 
 export const pushIntoRemoteScan: OptimizerRule = {
   name: 'push-into-remote-scan',
-  rewrite(node: LogicalPlan): LogicalPlan | null {
+  rewrite(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | null {
     // 1. Fold prune-scan-columns' projection into the remote column list.
     if (node.op === 'scan' && node.source instanceof RemoteScan && node.projection !== undefined) {
       const src = node.source;
@@ -102,6 +120,12 @@ export const pushIntoRemoteScan: OptimizerRule = {
         const s = mapped === null ? null : sortKeyToSql(mapped, (i) => u.src.columnSql(i));
         if (s === null) return null;
         keys.push(s);
+      }
+      // Local/Global split: each ctid range runs its own ORDER BY … LIMIT offset+count on the server
+      // (the local Top-N), concurrently; the TopN stays here as the global merge over them.
+      const parts = connectorPartitions(ctx);
+      if (parts > 1 && u.src.table.pages >= parts && count !== null) {
+        return { ...node, input: rebuild(u, u.src.with({ orderBy: keys, limit: count + (offset ?? 0), offset: 0, partitions: parts })) };
       }
       return rebuild(u, u.src.with({ orderBy: keys, limit: count, offset: offset ?? 0 }));
     }

@@ -33,11 +33,17 @@ class MergeRuns extends PhysicalOperator {
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const types = this.schema.map((f) => f.type);
+    // Partials are read concurrently: a remote partition's server-side work overlaps the others'.
+    const collected = await Promise.all(
+      this.inputs.map(async (input) => {
+        const bs: Batch[] = [];
+        for await (const b of input.execute(ctx)) if (b.length > 0) bs.push(b);
+        return bs;
+      }),
+    );
+    checkCancel(ctx);
     const runs: SortedRun[] = [];
-    for (const input of this.inputs) {
-      const bs: Batch[] = [];
-      for await (const b of input.execute(ctx)) if (b.length > 0) bs.push(b);
-      checkCancel(ctx);
+    for (const bs of collected) {
       if (bs.length === 0) continue;
       const batch = concatBatches(types, bs);
       runs.push({ batch, order: identity(batch.length) });

@@ -48,31 +48,55 @@ export interface PartitionedSource {
   readonly name: string;
   /** One iterable per partition; concatenated in this order they are the table's scan order. */
   scanPartitions(): AsyncIterable<Batch>[];
+  /** What partition i reads, for EXPLAIN (the connector: its remote SQL). */
+  describePartition?(i: number): string;
 }
 
 export function isPartitionedSource(s: unknown): s is PartitionedSource {
   return typeof s === 'object' && s !== null && typeof (s as { scanPartitions?: unknown }).scanPartitions === 'function';
 }
 
+/**
+ * Hands the PartitionScans of one plan the partitions of one scanPartitions() call: a source may tie
+ * its partitions together (the connector's shared snapshot), so they must come from the same call. A
+ * partition asked for a second time (the plan runs again) starts a new call.
+ */
+export class PartitionGroup {
+  private current: AsyncIterable<Batch>[] | null = null;
+  private readonly taken = new Set<number>();
+  constructor(readonly source: PartitionedSource) {}
+  take(i: number): AsyncIterable<Batch> | undefined {
+    if (this.current === null || this.taken.has(i)) {
+      this.current = this.source.scanPartitions();
+      this.taken.clear();
+    }
+    this.taken.add(i);
+    return this.current[i];
+  }
+}
+
 /** Reads one partition of a partitioned source. */
 export class PartitionScan extends PhysicalOperator {
   readonly name = 'PartitionScan';
+  readonly source: PartitionedSource;
   constructor(
     schema: Schema,
-    readonly source: PartitionedSource,
+    readonly group: PartitionGroup,
     readonly partition: number,
     readonly projection: readonly number[] | null,
   ) {
     super(schema);
+    this.source = group.source;
   }
   children(): readonly PhysicalOperator[] {
     return [];
   }
   describe(): string {
-    return `table: ${this.source.name}, partition: ${this.partition}`;
+    const detail = this.source.describePartition?.(this.partition);
+    return `table: ${this.source.name}, partition: ${this.partition}${detail === undefined ? '' : `, ${detail}`}`;
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
-    const part = this.source.scanPartitions()[this.partition];
+    const part = this.group.take(this.partition);
     if (part === undefined) return;
     const proj = this.projection;
     for await (const b of part) {

@@ -39,6 +39,11 @@ export interface RemoteQuery {
   readonly orderBy: readonly string[];
   readonly limit: number | null;
   readonly offset: number;
+  /**
+   * > 1: the scan reads the table as this many ctid page ranges, each its own SELECT (with the WHERE,
+   * ORDER BY and LIMIT above applied per range) on its own connection, all in one exported snapshot.
+   */
+  readonly partitions: number;
 }
 
 export interface AttachOptions {
@@ -105,10 +110,12 @@ export class RemoteTableDef {
     readonly tableName: string,
     readonly columns: readonly RemoteColumn[],
     readonly estimatedRows: number | undefined,
+    /** Heap pages of a plain table or materialized view (pg_class.relpages); 0 for views and the like. */
+    readonly pages = 0,
   ) {}
 
   source(): RemoteScan {
-    return new RemoteScan(this, { columns: this.columns.map((_, i) => i), where: [], orderBy: [], limit: null, offset: 0 });
+    return new RemoteScan(this, { columns: this.columns.map((_, i) => i), where: [], orderBy: [], limit: null, offset: 0, partitions: 1 });
   }
 }
 
@@ -139,11 +146,13 @@ export class RemoteScan implements TableSource {
     return c === undefined || !c.pushable ? null : quoteIdent(c.name);
   }
 
-  sql(): string {
+  /** The SELECT sent to the server; with `partition`, the one for that ctid page range. */
+  sql(partition?: number): string {
     const q = this.query;
     const cols = q.columns.length === 0 ? 'NULL' : q.columns.map((i) => quoteIdent(this.table.columns[i]!.name)).join(', ');
     let s = `SELECT ${cols} FROM ${quoteIdent(this.table.schemaName)}.${quoteIdent(this.table.tableName)}`;
-    if (q.where.length > 0) s += ` WHERE ${q.where.join(' AND ')}`;
+    const where = partition === undefined ? q.where : [...this.ctidRange(partition), ...q.where];
+    if (where.length > 0) s += ` WHERE ${where.join(' AND ')}`;
     if (q.orderBy.length > 0) s += ` ORDER BY ${q.orderBy.join(', ')}`;
     if (q.limit !== null) s += ` LIMIT ${q.limit}`;
     if (q.offset > 0) s += ` OFFSET ${q.offset}`;
@@ -151,21 +160,78 @@ export class RemoteScan implements TableSource {
   }
 
   describe(): string {
+    if (this.partitionCount() > 1) return `remote SQL per partition (${this.query.partitions} ctid ranges, one snapshot): ${this.sql(0)}`;
     return `remote SQL: ${this.sql()}`;
   }
 
+  describePartition(i: number): string {
+    return `remote SQL: ${this.sql(i)}`;
+  }
+
+  private partitionCount(): number {
+    return this.query.partitions > 1 && this.table.pages >= this.query.partitions ? this.query.partitions : 1;
+  }
+
+  /**
+   * Partition i's pages as TID range conditions (a TID Range Scan on PostgreSQL 14+). The first range
+   * is open below and the last open above, so pages added since relpages was measured are still read.
+   */
+  private ctidRange(i: number): string[] {
+    const n = this.partitionCount();
+    const pages = this.table.pages;
+    const lo = Math.floor((i * pages) / n);
+    const hi = Math.floor(((i + 1) * pages) / n);
+    const out: string[] = [];
+    if (i > 0) out.push(`ctid >= '(${lo},0)'::tid`);
+    if (i < n - 1) out.push(`ctid < '(${hi},0)'::tid`);
+    return out;
+  }
+
+  /**
+   * The partitions of one execution (see topn-partial.ts). They share one snapshot: a coordinator
+   * connection exports it (REPEATABLE READ) and keeps its transaction open until every partition has
+   * imported it, so a row moved by a concurrent UPDATE is seen exactly once. Partitions may be read
+   * one after another or all at once.
+   */
+  scanPartitions(): AsyncIterable<Batch>[] {
+    const n = this.partitionCount();
+    if (n <= 1) return [this.scan()];
+    const snap = new SharedSnapshot(this.table.attachment, n);
+    return Array.from({ length: n }, (_, i) => this.scanRange(i, snap));
+  }
+
   async *scan(): AsyncGenerator<Batch> {
+    const n = this.partitionCount();
+    if (n <= 1) {
+      yield* this.scanRange(undefined, null);
+      return;
+    }
+    for (const part of this.scanPartitions()) yield* part;
+  }
+
+  private async *scanRange(partition: number | undefined, snap: SharedSnapshot | null): AsyncGenerator<Batch> {
     const att = this.table.attachment;
-    const sql = this.sql();
+    const sql = this.sql(partition);
     const fields = this.schema;
     const fetchSize = att.fetchSize;
-    const client = await att.connect();
-    const progress = reportProgress(this.name, this.rowCount() ?? 0, 'rows');
+    let client: pg.PoolClient | null = null;
+    const progress = reportProgress(partition === undefined ? this.name : `${this.name}#${partition}`, partition === undefined ? this.rowCount() ?? 0 : 0, 'rows');
     let inTxn = false;
     let failed = false;
+    let finished = false;
     try {
-      await client.query('BEGIN READ ONLY');
-      inTxn = true;
+      // The snapshot first: its coordinator connection must never wait behind the partitions' own.
+      const id = snap === null ? null : await snap.id();
+      client = await att.connect();
+      if (snap === null || id === null) {
+        await client.query('BEGIN READ ONLY');
+        inTxn = true;
+      } else {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        inTxn = true;
+        await client.query(`SET TRANSACTION SNAPSHOT '${id.replace(/'/g, "''")}'`);
+        snap.imported();
+      }
       await client.query(`DECLARE quire_scan NO SCROLL CURSOR FOR ${sql}`);
       for (;;) {
         const r = await client.query({ text: `FETCH ${fetchSize} FROM quire_scan`, rowMode: 'array', types: RAW_TYPES });
@@ -174,12 +240,15 @@ export class RemoteScan implements TableSource {
         progress.advance(rows.length);
         if (rows.length < fetchSize) break;
       }
+      finished = true;
     } catch (e) {
       failed = true;
       throw pgError(e);
     } finally {
       progress.done();
-      if (inTxn) {
+      // A partition that failed or was abandoned: the others will not all import, so let go of the snapshot.
+      if (snap !== null && !finished) await snap.abandon();
+      if (client !== null && inTxn) {
         // COMMIT also closes the cursor; after an error the transaction is aborted and must roll back.
         try {
           await client.query(failed ? 'ROLLBACK' : 'COMMIT');
@@ -187,8 +256,59 @@ export class RemoteScan implements TableSource {
           failed = true;
         }
       }
-      client.release(failed);
+      client?.release(failed);
     }
+  }
+}
+
+/** The exported snapshot the partitions of one split scan share (see RemoteScan.scanPartitions). */
+class SharedSnapshot {
+  private client: pg.PoolClient | null = null;
+  private pending: Promise<string> | null = null;
+  private remaining: number;
+
+  constructor(
+    private readonly attachment: PostgresAttachment,
+    partitions: number,
+  ) {
+    this.remaining = partitions;
+  }
+
+  id(): Promise<string> {
+    this.pending ??= (async () => {
+      const c = await this.attachment.connect();
+      this.client = c;
+      try {
+        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const r = await c.query<{ id: string }>('SELECT pg_catalog.pg_export_snapshot() AS id');
+        return r.rows[0]!.id;
+      } catch (e) {
+        await this.release(true);
+        throw pgError(e);
+      }
+    })();
+    return this.pending;
+  }
+
+  imported(): void {
+    if (--this.remaining === 0) void this.release(false);
+  }
+
+  async abandon(): Promise<void> {
+    this.remaining = 0;
+    await this.release(false);
+  }
+
+  private async release(failed: boolean): Promise<void> {
+    const c = this.client;
+    if (c === null) return;
+    this.client = null;
+    try {
+      await c.query(failed ? 'ROLLBACK' : 'COMMIT');
+    } catch {
+      failed = true;
+    }
+    c.release(failed);
   }
 }
 
@@ -273,8 +393,8 @@ export class PostgresAttachment {
   async refresh(): Promise<void> {
     const client = await this.connect();
     try {
-      const r = await client.query<{ nspname: string; relname: string; attname: string; typname: string; atttypmod: number; reltuples: number }>(
-        `SELECT n.nspname, c.relname, a.attname, t.typname, a.atttypmod, c.reltuples::float8 AS reltuples
+      const r = await client.query<{ nspname: string; relname: string; attname: string; typname: string; atttypmod: number; reltuples: number; relpages: number; relkind: string }>(
+        `SELECT n.nspname, c.relname, a.attname, t.typname, a.atttypmod, c.reltuples::float8 AS reltuples, c.relpages, c.relkind
            FROM pg_catalog.pg_attribute a
            JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -283,18 +403,19 @@ export class PostgresAttachment {
             AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
           ORDER BY n.nspname, c.relname, a.attnum`,
       );
-      const grouped = new Map<string, { schema: string; table: string; cols: RemoteColumn[]; rows: number }>();
+      const grouped = new Map<string, { schema: string; table: string; cols: RemoteColumn[]; rows: number; pages: number }>();
       for (const row of r.rows) {
         const key = `${row.nspname}.${row.relname}`;
         let g = grouped.get(key);
         if (g === undefined) {
-          g = { schema: row.nspname, table: row.relname, cols: [], rows: Number(row.reltuples) };
+          // Only plain tables and materialized views have a heap whose ctid ranges can split a scan.
+          g = { schema: row.nspname, table: row.relname, cols: [], rows: Number(row.reltuples), pages: row.relkind === 'r' || row.relkind === 'm' ? Number(row.relpages) : 0 };
           grouped.set(key, g);
         }
         const m = mapType(row.typname, Number(row.atttypmod));
         g.cols.push({ name: row.attname, type: m.type, pushable: m.pushable });
       }
-      this.tables = new Map([...grouped].map(([k, g]) => [k, new RemoteTableDef(this, g.schema, g.table, g.cols, g.rows >= 0 ? g.rows : undefined)]));
+      this.tables = new Map([...grouped].map(([k, g]) => [k, new RemoteTableDef(this, g.schema, g.table, g.cols, g.rows >= 0 ? g.rows : undefined, g.pages)]));
     } catch (e) {
       throw pgError(e);
     } finally {
