@@ -1,4 +1,5 @@
 /** Per-database session state: settings (SET/SHOW), the evaluation context functions see. */
+import { PreparedStatements } from './prepared.js';
 import { QuireError } from '../common/errors.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
@@ -23,6 +24,8 @@ const DEFAULTS: Record<string, string> = {
   'quire.disabled_rules': '',
   /** derive-topn-from-window: on / off / auto (src/optimizer/rules/derive-topn-from-window.ts). */
   'quire.derive_topn': 'auto',
+  /** push-into-remote-scan: ctid page ranges an ORDER BY … LIMIT over a connector table is split into (1: no split). */
+  'quire.connector_partitions': '1',
   statement_timeout: '0',
   lc_collate: 'C',
   lc_ctype: 'C',
@@ -82,6 +85,8 @@ export class Session {
   private settings = new Map<string, string>(Object.entries(DEFAULTS));
   private rand = rng((Math.random() * 2 ** 32) >>> 0);
   inTransaction = false;
+  /** PREPARE'd statements (src/api/prepared.ts). */
+  readonly prepared = new PreparedStatements();
 
   constructor(initial: Record<string, string> = {}) {
     for (const [k, v] of Object.entries(initial)) {

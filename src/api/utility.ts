@@ -2,7 +2,7 @@
  * Statements other than plain SELECT: DDL (CREATE/DROP TABLE and VIEW, CREATE TABLE AS), DML
  * (INSERT, UPDATE, DELETE, TRUNCATE, COPY), EXPLAIN, SET/SHOW/RESET and transaction control.
  */
-import { createReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
@@ -23,8 +23,10 @@ import { Scope } from '../sql/scope.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { Catalog } from '../storage/catalog.js';
 import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
+import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
 import { Cursor, type CursorManager } from './cursors.js';
+import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 
@@ -32,7 +34,7 @@ export interface UtilityHost {
   readonly catalog: Catalog;
   readonly session: Session;
   readonly cursors: CursorManager;
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[]): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[]): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
@@ -160,7 +162,15 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
     case 'VacuumStmt':
       return result(b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE', b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE');
     case 'DiscardStmt':
+      // DISCARD ALL includes DEALLOCATE ALL.
+      if (b.target === 'DISCARD_ALL') host.session.prepared.clear();
       return result('DISCARD', 'DISCARD ALL');
+    case 'PrepareStmt':
+      return prepareStatement(host, b, s);
+    case 'ExecuteStmt':
+      return executePrepared(host, b, params);
+    case 'DeallocateStmt':
+      return deallocate(host, b);
     default:
       throw new QuireError('0A000', `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: s.start + 1 });
   }
@@ -648,15 +658,6 @@ async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: V
 
 // ---- COPY ----
 
-async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
-  try {
-    await fsp.access(path);
-  } catch {
-    throw new QuireError('58P01', `could not open file "${path}" for reading: No such file or directory`);
-  }
-  for await (const chunk of createReadStream(path)) yield chunk as Buffer;
-}
-
 async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   // The codecs load on first use: most sessions never run COPY.
   const { decodeCopy, encodeCopy, parseCopyOptions } = await import('../storage/copy-format.js');
@@ -686,7 +687,7 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
     const fields = cols.map((c) => t.schema[c]!);
     let n = 0;
     const batches: Batch[] = [];
-    for await (const batch of decodeCopy(readFileChunks(filename), fields, opts, ctx)) {
+    for await (const batch of decodeCopy(readFileChunks(filename, undefined, 'COPY'), fields, opts, ctx)) {
       n += batch.length;
       if (cols.length === t.schema.length && cols.every((c, i) => c === i)) batches.push(batch);
       else {

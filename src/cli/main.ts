@@ -9,7 +9,7 @@ import * as readline from 'node:readline';
 import type { Database } from '../index.js';
 import type { DataType, Value } from '../common/types.js';
 import { formatError, toReportable } from './error-report.js';
-import { HELP_TEXT, parseArgs, UsageError, type CliOptions } from './options.js';
+import { HELP_TEXT, memorySettings, parseArgs, UsageError, type CliOptions } from './options.js';
 import { StatementScanner } from './scanner.js';
 import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, readStdin, Session, type Output, type ValueFormatter } from './session.js';
 
@@ -154,8 +154,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   const { Database, formatValue } = await import('../index.js');
   let db: Database;
   try {
-    db = await Database.create(opts.database !== undefined ? { path: opts.database } : {});
+    db = await Database.create({ ...(opts.database !== undefined ? { path: opts.database } : {}), settings: memorySettings(opts) });
   } catch (e) {
+    if ((e as { code?: unknown }).code === '22023') {
+      // An invalid --memory-limit / --temp-dir value, reported like psql reports a bad option.
+      process.stderr.write(`quire: error: ${(e as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
     process.stderr.write(`quire: error: cannot open database "${opts.database}": ${e instanceof Error ? e.message : String(e)}\n`);
     return EXIT_FAILURE;
   }

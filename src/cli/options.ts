@@ -24,6 +24,9 @@ export interface CliOptions {
   database?: string;
   /** --progress: a progress bar on stderr for loads that run longer than a second. */
   progress: boolean;
+  /** --memory-limit / --temp-dir: the session's memory_limit and temp_directory settings. */
+  memoryLimit?: string;
+  tempDir?: string;
 }
 
 export class UsageError extends Error {}
@@ -50,6 +53,8 @@ const SPECS: readonly OptionSpec[] = [
   { long: 'csv', arg: false },
   { long: 'demo', arg: false },
   { long: 'progress', arg: false },
+  { long: 'memory-limit', arg: true },
+  { long: 'temp-dir', arg: true },
   { short: 'h', long: 'help', arg: false },
   { short: '?', long: 'help', arg: false },
   { short: 'V', long: 'version', arg: false },
@@ -118,6 +123,12 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       case 'progress':
         opts.progress = true;
         break;
+      case 'memory-limit':
+        opts.memoryLimit = value ?? '';
+        break;
+      case 'temp-dir':
+        opts.tempDir = value ?? '';
+        break;
       case 'help':
         opts.help = true;
         break;
@@ -174,6 +185,14 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   return opts;
 }
 
+/** The session settings --memory-limit and --temp-dir stand for (what `SET memory_limit = ...` sets). */
+export function memorySettings(o: { memoryLimit?: string; tempDir?: string }): Record<string, string> {
+  const s: Record<string, string> = {};
+  if (o.memoryLimit !== undefined) s.memory_limit = o.memoryLimit;
+  if (o.tempDir !== undefined) s.temp_directory = o.tempDir;
+  return s;
+}
+
 export const HELP_TEXT = `quire is the interactive terminal of the Quire SQL engine (psql-compatible).
 
 Usage:
@@ -188,6 +207,11 @@ General options:
   -X, --no-psqlrc          accepted for psql compatibility (no startup file is read)
       --demo               preload the demo database (tables calcs, customer_dimension, events)
       --progress           show a progress bar on stderr for loads longer than a second
+      --memory-limit=SIZE  memory budget of one statement's sorts, windows and
+                           aggregates before they spill to disk (e.g. 256MB,
+                           1GB; 0 = unlimited); same as SET memory_limit
+      --temp-dir=DIR       directory for spill files (default: the OS temp
+                           directory); same as SET temp_directory
   -V, --version            output version information, then exit
   -h, -?, --help           show this help, then exit
 

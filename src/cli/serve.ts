@@ -3,12 +3,15 @@
  *
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
  *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes]
- *               [--pg-port 5433] [--password PW] [--no-pg]
+ *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--temp-dir DIR]
  *
  * Loopback by default: binding to another interface is an explicit choice (and then --api-key is
  * advised). --secret signs cursors; without it a random secret is used, so cursors do not survive a
  * restart. QUIRE_API_KEY / QUIRE_CURSOR_SECRET work too and keep the values out of `ps`.
  */
+import type { Database } from '../index.js';
+import { memorySettings } from './options.js';
+
 export const SERVE_HELP = `Usage: quire serve [OPTIONS]
 
 Serves the OpenSearch SQL REST protocol (POST /_plugins/_sql) over an in-memory database.
@@ -26,6 +29,10 @@ Options:
   --password PASSWORD    require SCRAM-SHA-256 with this password on the PostgreSQL port (or env
                          QUIRE_PG_PASSWORD); without it only loopback clients are accepted, trusted
   --no-pg                do not start the PostgreSQL listener
+  --memory-limit SIZE    memory budget of one statement's sorts, windows and aggregates before
+                         they spill to disk (e.g. 256MB; 0 = unlimited), for every REST request and
+                         PostgreSQL connection; a client's SET memory_limit overrides it
+  --temp-dir DIR         directory for spill files (default: the OS temp directory)
   --help                 show this help
 `;
 
@@ -40,6 +47,8 @@ interface ServeArgs {
   allowWrites: boolean;
   pgPort: number | null;
   pgPassword: string | undefined;
+  memoryLimit: string | undefined;
+  tempDir: string | undefined;
   help: boolean;
 }
 
@@ -55,6 +64,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     allowWrites: false,
     pgPort: 5433,
     pgPassword: process.env.QUIRE_PG_PASSWORD || undefined,
+    memoryLimit: undefined,
+    tempDir: undefined,
     help: false,
   };
   const int = (name: string, v: string | undefined, min: number): number => {
@@ -104,6 +115,12 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--no-pg':
         a.pgPort = null;
         break;
+      case '--memory-limit':
+        a.memoryLimit = value();
+        break;
+      case '--temp-dir':
+        a.tempDir = value();
+        break;
       case '--help':
       case '-h':
         a.help = true;
@@ -131,7 +148,18 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   }
   const { Database } = await import('../index.js');
   const { serve } = await import('../server/index.js');
-  const db = await Database.create();
+  const settings = memorySettings(a);
+  let db: Database;
+  try {
+    db = await Database.create({ settings });
+  } catch (e) {
+    process.stderr.write(`quire serve: ${(e as Error).message}\n`);
+    return 1;
+  }
+  // PostgreSQL connections run on db.connect() sessions: they start from the same settings, as sessions
+  // start from postgresql.conf.
+  const connect = db.connect.bind(db);
+  db.connect = (o = {}) => connect({ ...o, settings: { ...settings, ...(o.settings ?? {}) } });
   if (a.demo) {
     const { loadDemo } = await import('../demo/index.js');
     await loadDemo(db);

@@ -2,9 +2,10 @@
  * Ordering, equality and hash keys of non-null values with PostgreSQL's btree semantics
  * (C collation for strings).
  */
-import type { DataType, Value } from './types.js';
+import type { DataType, TextArray, Value } from './types.js';
 import { Numeric } from './numeric.js';
 import { Interval } from './interval.js';
+import { compareTextArrays, formatTextArray } from './text-array.js';
 
 /** Float order: NaN above everything and equal to itself; -0 = 0. */
 export function compareFloat(a: number, b: number): number {
@@ -79,6 +80,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     case 'varchar':
     case 'unknown':
       return compareStrings(a as string, b as string);
+    case '_text':
+      return compareTextArrays(a as TextArray, b as TextArray);
   }
 }
 
@@ -138,6 +141,9 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
       return (v as Interval).hashKey();
     case 'bpchar':
       return rtrimSpaces(v as string);
+    case '_text':
+      // The array text form is canonical: equal arrays and only they print alike.
+      return formatTextArray(v as TextArray);
     default:
       return v as number | string | boolean;
   }

@@ -2,7 +2,8 @@
  * PostgreSQL text output functions (the `::text` / wire text format of every type), with the
  * default settings: DateStyle 'ISO, MDY', IntervalStyle 'postgres', extra_float_digits 1.
  */
-import type { DataType, Value } from './types.js';
+import type { DataType, TextArray, Value } from './types.js';
+import { formatTextArray } from './text-array.js';
 import { Numeric } from './numeric.js';
 import { Interval, fraction } from './interval.js';
 import { MICROS_PER_DAY, dayOfWeek, daysToYmd, microsToParts } from './datetime-calendar.js';
@@ -423,6 +424,8 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'bpchar':
     case 'unknown':
       return String(v);
+    case '_text':
+      return formatTextArray(v as TextArray);
   }
 }
 

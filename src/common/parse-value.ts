@@ -7,6 +7,7 @@ import type { DataType, Value } from './types.js';
 import { typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
+import { parseTextArray } from './text-array.js';
 import { MICROS_PER_DAY, daysInMonth, ymdToDays } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
 
@@ -627,5 +628,7 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
     case 'text':
     case 'unknown':
       return s;
+    case '_text':
+      return parseTextArray(s);
   }
 }

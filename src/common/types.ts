@@ -13,6 +13,7 @@
  *   date                    number: days since 1970-01-01, ±Infinity for ±infinity
  *   timestamp, timestamptz  number: microseconds since 1970-01-01 00:00:00 (UTC for timestamptz), ±Infinity
  *   interval                Interval {months, days, micros}
+ *   _text (text[])          readonly (string | null)[] (one dimension, lower bound 1)
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
  *   null                    null (any type)
  */
@@ -34,6 +35,7 @@ export type TypeName =
   | 'timestamp'
   | 'timestamptz'
   | 'interval'
+  | '_text'
   | 'unknown';
 
 export interface DataType {
@@ -42,7 +44,13 @@ export interface DataType {
   readonly typmod: number;
 }
 
-export type Value = null | boolean | number | bigint | string | Numeric | Interval;
+export type Value = null | boolean | number | bigint | string | Numeric | Interval | TextArray;
+
+/**
+ * text[] (PostgreSQL's _text): a one-dimensional array with lower bound 1, elements may be null.
+ * Only as much array support as catalog queries need (current_schemas(), = ANY, a[i]).
+ */
+export type TextArray = readonly (string | null)[];
 
 const plain = new Map<TypeName, DataType>();
 export function type(name: TypeName, typmod = -1): DataType {
@@ -72,10 +80,11 @@ export const T = {
   timestamp: type('timestamp'),
   timestamptz: type('timestamptz'),
   interval: type('interval'),
+  _text: type('_text'),
   unknown: type('unknown'),
 } as const;
 
-export type TypeCategory = 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'X';
+export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
@@ -99,6 +108,8 @@ export function category(t: DataType): TypeCategory {
       return 'D';
     case 'interval':
       return 'T';
+    case '_text':
+      return 'A';
     case 'unknown':
       return 'X';
   }
@@ -139,6 +150,8 @@ export function typeDisplayName(t: DataType): string {
       return 'timestamp without time zone';
     case 'timestamptz':
       return 'timestamp with time zone';
+    case '_text':
+      return 'text[]';
     default:
       return t.name;
   }
@@ -160,6 +173,7 @@ export const TYPE_OID: Record<TypeName, number> = {
   timestamp: 1114,
   timestamptz: 1184,
   interval: 1186,
+  _text: 1009,
   unknown: 705,
 };
 

@@ -13,7 +13,8 @@ import type { EvalContext } from './eval-context.js';
  */
 export type ScalarImpl = (ctx: EvalContext, ...args: never[]) => Value;
 
-export type ArgType = TypeName | 'any' | 'anyelement';
+/** 'anynonarray' is 'any' except arrays (text[]), as PostgreSQL's textanycat needs. */
+export type ArgType = TypeName | 'any' | 'anyelement' | 'anynonarray';
 
 export interface ScalarOverload {
   readonly args: readonly ArgType[];

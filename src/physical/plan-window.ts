@@ -106,7 +106,8 @@ export function planWindow(
           frame = frames.length - 1;
         }
       }
-      return { evaluator, frame, type: call.type, name: call.name, label: callLabel(call, inSchema, evaluator.usesFrame) };
+      const aggregate = evaluator instanceof AggregateWindow ? (lookupAggregate(call.name)?.resolve(call.argTypes) ?? null) : null;
+      return { evaluator, frame, type: call.type, name: call.name, label: callLabel(call, inSchema, evaluator.usesFrame), args: argCols, argExprs: call.args, filter: filterCol, aggregate };
     });
     let op: PhysicalOperator = cur;
     const project = (input: PhysicalOperator, upTo: number): PhysicalOperator => {

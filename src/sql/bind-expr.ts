@@ -122,14 +122,31 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       return bindExpr(b.arg as Node, cx);
     case 'RowExpr':
       throw new QuireError('0A000', 'row constructors are only supported in comparisons', { position: pos(loc) });
-    case 'A_ArrayExpr':
     case 'A_Indirection':
+      return bindSubscript(b, cx, loc);
+    case 'A_ArrayExpr':
       throw new QuireError('0A000', 'arrays are not supported', { position: pos(loc) });
     case 'GroupingFunc':
       throw new QuireError('0A000', 'GROUPING() is not supported', { position: pos(loc) });
     default:
       throw new QuireError('0A000', `expression ${tag ?? '?'} is not supported`, { position: pos(loc) });
   }
+}
+
+/** a[i] on text[] (the one array type); slices and field selection are not supported. */
+function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
+  let e = bindExpr(b.arg as Node, cx);
+  for (const ind of (b.indirection as Node[] | undefined) ?? []) {
+    const ib = nodeBody<AnyNode>(ind);
+    if (nodeTag(ind) !== 'A_Indices' || ib.is_slice === true || ib.uidx === undefined) {
+      throw new QuireError('0A000', nodeTag(ind) === 'A_Indices' ? 'array slices are not supported' : 'field selection is not supported', { position: pos(loc) });
+    }
+    if (e.type.name !== '_text') {
+      throw new QuireError('42804', `cannot subscript type ${typeDisplayName(e.type)} because it does not support subscripting`, { position: pos(loc) });
+    }
+    e = bindOperator('[]', [e, bindExpr(ib.uidx as Node, cx)], cx, loc, '[]');
+  }
+  return e;
 }
 
 function boolOpName(op: string): string {
@@ -339,8 +356,17 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       return kind.includes('NOT') ? { kind: 'not', arg: e, type: T.bool } : e;
     }
     case 'AEXPR_OP_ANY':
-    case 'AEXPR_OP_ALL':
-      throw new QuireError('0A000', 'ANY/ALL over arrays is not supported', { position: pos(loc) });
+    case 'AEXPR_OP_ALL': {
+      // text[] is the only array type: x op ANY/ALL (text[]) for the comparison operators.
+      const l = bindExpr(lnode!, cx);
+      const r = bindExpr(rnode!, cx);
+      const cop = op === '!=' ? '<>' : op;
+      if (!COMPARE_OPS.has(cop) || (r.type.name !== '_text' && r.type.name !== 'unknown')) {
+        throw new QuireError('0A000', 'ANY/ALL over arrays is only supported for comparisons with text[]', { position: pos(loc) });
+      }
+      const quant = kind === 'AEXPR_OP_ANY' ? 'any' : 'all';
+      return bindOperator(`${cop} ${quant}`, [l, r], cx, loc, `${op} ${quant.toUpperCase()}`);
+    }
     default:
       throw new QuireError('0A000', `operator kind ${kind} is not supported`, { position: pos(loc) });
   }
@@ -350,6 +376,7 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
 
 
 function argMatches(p: ArgType, a: DataType): 'exact' | 'coerce' | null {
+  if (p === 'anynonarray') return a.name === '_text' ? null : 'exact';
   if (p === 'any' || p === 'anyelement') return 'exact';
   if (p === a.name) return 'exact';
   if (a.name === 'unknown') return 'coerce';
@@ -406,7 +433,7 @@ function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCt
   }
   const coerced = args.map((a, i) => {
     const p = o.args[Math.min(i, o.args.length - 1)]!;
-    if (p === 'any') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
+    if (p === 'any' || p === 'anynonarray') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
     if (p === 'anyelement') return coerce(a, anyType!, 'implicit', cx.env, pos(loc));
     if (p === a.type.name) return a;
     if ((p === 'text' || p === 'varchar') && (a.type.name === 'varchar' || a.type.name === 'bpchar' || a.type.name === 'text')) {
@@ -476,7 +503,7 @@ function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
     case 'SVFOP_CURRENT_CATALOG':
       return constExpr('quire', T.text);
     case 'SVFOP_CURRENT_SCHEMA':
-      return constExpr('public', T.text);
+      return call('current_schema');
     default:
       throw new QuireError('0A000', `${op} is not supported`, { position: pos(b.location as number) });
   }
@@ -644,7 +671,8 @@ function isIntegerTypeName(t: string): boolean {
 function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups', orderBy: SortKey[], loc: number | undefined): Expr {
   const inner: ExprCtx = { ...cx, clause: 'window frame offsets', aggs: null, windows: null };
   let e = bindExpr(n, inner);
-  if (someExpr(e, (x) => x.kind === 'column' || x.kind === 'outer')) {
+  // A correlated subquery reads this query's (or an outer query's) columns: variables too.
+  if (someExpr(e, (x) => x.kind === 'column' || x.kind === 'outer' || (x.kind === 'subquery' && x.correlated))) {
     throw new QuireError('42P10', 'argument of ' + units.toUpperCase() + ' must not contain variables', { position: pos(locOf(n)) });
   }
   if (units === 'range') {

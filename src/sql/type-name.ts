@@ -59,6 +59,9 @@ export function resolveTypeName(tn: PgTypeName): DataType {
   const raw = parts.join('.');
   const pos = positionOf(tn.location);
   if (tn.arrayBounds && tn.arrayBounds.length > 0) {
+    // text[] is the one array type (catalog queries need it); varchar[] is read as text[].
+    const elem = lookupTypeName(raw);
+    if (tn.arrayBounds.length === 1 && (elem === 'text' || elem === 'varchar')) return type('_text');
     throw new QuireError('0A000', `array types are not supported: ${raw}[]`, { position: pos });
   }
   const name = lookupTypeName(raw);

@@ -64,7 +64,7 @@ export function findOverload(name: string, types: readonly TypeName[]): ScalarOv
   );
   if (v) return v;
   const any = list.find(
-    (o) => o.args.length === types.length && o.args.every((a, i) => a === types[i] || a === 'any' || a === 'anyelement'),
+    (o) => o.args.length === types.length && o.args.every((a, i) => a === types[i] || a === 'any' || a === 'anyelement' || (a === 'anynonarray' && types[i] !== '_text')),
   );
   if (any) return any;
   throw new Error(`no overload ${name}(${types.join(', ')})`);

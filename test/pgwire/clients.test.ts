@@ -112,6 +112,63 @@ describe('node-postgres', () => {
     }
   });
 
+  it('current_schemas() arrives as text[] in text and binary format', async () => {
+    const c = client();
+    await c.connect();
+    try {
+      const r = await c.query('select current_schemas(false) as a, current_schemas(true) as b, current_schema() as s');
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([1009, 1009, 25]);
+      // pg parses OID 1009 with its array parser: the text format must be PostgreSQL's.
+      expect(r.rows).toEqual([{ a: ['public'], b: ['pg_catalog', 'public'], s: 'public' }]);
+      const q = await c.query(`select '{a,"b,c",NULL,"","x\\"y"}'::text[] as v, $1::text = any($2::text[]) as hit`, ['b,c', ['a', 'b,c']]);
+      expect(q.rows).toEqual([{ v: ['a', 'b,c', null, '', 'x"y'], hit: true }]);
+      const bin = await c.query({ text: 'select current_schemas(true) as v', values: [], binary: true });
+      // pg-types decodes binary text[] (array_send's layout) with its own array reader.
+      expect(bin.rows).toEqual([{ v: ['pg_catalog', 'public'] }]);
+      // Clients spell current_schemas' PostgreSQL type, name[]; here it is text[].
+      expect((await c.query("select '{a,b}'::name[] as n, 'text[]'::regtype as t, 'name[]'::regtype as u")).rows).toEqual([{ n: ['a', 'b'], t: 1009, u: 1009 }]);
+      await c.query('set search_path = information_schema, public');
+      expect((await c.query('select current_schemas(false) as a')).rows).toEqual([{ a: ['information_schema', 'public'] }]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('PREPARE / EXECUTE / DEALLOCATE over simple and extended query', async () => {
+    const c = client();
+    const other = client();
+    await c.connect();
+    await other.connect();
+    try {
+      await c.query('prepare byid (int) as select id, label from big where id = $1');
+      expect((await c.query('execute byid(7)')).rows).toEqual([{ id: 7, label: 'item 7' }]);
+      // EXECUTE through Parse/Bind: the outer statement's $1 feeds the prepared statement's argument.
+      const ext = await c.query('execute byid($1)', [12]);
+      expect(ext.rows).toEqual([{ id: 12, label: 'item 12' }]);
+      expect(ext.fields.map((f) => [f.name, f.dataTypeID])).toEqual([['id', 23], ['label', 25]]);
+      await expect(c.query('prepare byid as select 1')).rejects.toMatchObject({ code: '42P05', message: 'prepared statement "byid" already exists' });
+      const listed = await c.query('select name, statement, parameter_types, result_types, from_sql, generic_plans, custom_plans, prepare_time <= now() as past from pg_prepared_statements');
+      expect(listed.rows).toEqual([
+        { name: 'byid', statement: 'prepare byid (int) as select id, label from big where id = $1', parameter_types: ['integer'], result_types: ['integer', 'text'], from_sql: true, generic_plans: '0', custom_plans: '2', past: true },
+      ]);
+      await expect(c.query('execute byid')).rejects.toMatchObject({ code: '42601' });
+      // Prepared statements belong to the session.
+      await expect(other.query('execute byid(1)')).rejects.toMatchObject({ code: '26000', message: 'prepared statement "byid" does not exist' });
+      await c.query('prepare ins (int, text) as insert into big values ($1, $1 % 17, $2)');
+      expect((await c.query("execute ins(60001, 'extra')")).command).toBe('INSERT');
+      expect((await c.query('execute byid(60001)')).rows).toEqual([{ id: 60001, label: 'extra' }]);
+      await c.query('delete from big where id = 60001');
+      expect((await c.query('deallocate byid')).command).toBe('DEALLOCATE');
+      await expect(c.query('execute byid(1)')).rejects.toMatchObject({ code: '26000' });
+      await expect(c.query('deallocate byid')).rejects.toMatchObject({ code: '26000' });
+      await c.query('deallocate all');
+      await expect(c.query("execute ins(1, 'x')")).rejects.toMatchObject({ code: '26000' });
+    } finally {
+      await c.end();
+      await other.end();
+    }
+  });
+
   it('transactions with a SQL cursor across statements', async () => {
     const c = client();
     await c.connect();
@@ -166,6 +223,27 @@ describe.skipIf(PSQL === null)('psql', () => {
     expect(r.stdout).toMatch(/ public\s+\| quire/);
   });
 
+  it('\\dt+, \\d, \\dv, \\l and search_path-aware visibility', async () => {
+    await fx.db.query('create view pv as select a, b from t');
+    try {
+      const fallbacksBefore = fx.fallbacks.length;
+      const r = await psql('\\dt+\n\\d\n\\dv\n\\l\nset search_path = information_schema;\n\\dt\nselect current_schemas(true);\n');
+      // With public off the search path, pg_table_is_visible hides its tables from \\dt, as in PostgreSQL
+      // (psql says so on stderr).
+      expect(r.stderr).toBe('Did not find any relations.\n');
+      // pg_table_size / pg_size_pretty: 10 rows of t take a few hundred bytes, 50000 of big about a megabyte.
+      expect(r.stdout).toMatch(/ public \| t +\| table \| quire \| permanent +\| heap +\| \d{3} bytes +\|/);
+      expect(r.stdout).toMatch(/ public \| big +\| table \| quire \| permanent +\| heap +\| 1\d{3} kB +\|/);
+      expect(r.stdout).toMatch(/ public \| pv +\| view +\| quire\n/);
+      expect(r.stdout).toMatch(/ quire +\| quire +\| UTF8 /);
+      expect(r.stdout).toContain('{pg_catalog,information_schema}');
+      // None of these needed the "no rows" fallback for unbindable catalog queries.
+      expect(fx.fallbacks.slice(fallbacksBefore)).toEqual([]);
+    } finally {
+      await fx.db.query('drop view pv');
+    }
+  });
+
   it('COPY FROM STDIN and \\copy', async () => {
     const r = await psql('create table pc (x int, y text);\ncopy pc from stdin;\n1\tone\n2\ttwo\n\\.\n\\copy pc to stdout\n');
     expect(r.stdout).toContain('COPY 2');
@@ -214,5 +292,56 @@ describe.skipIf(!haveJava)('JDBC (PostgreSQL driver)', () => {
     // The reused statement's later executions ask for binary int4, float8, numeric, date, timestamptz.
     expect(fx.executes.slice(execBefore).some((e) => e.binaryColumns >= 5)).toBe(true);
     await fx.db.query('delete from t where a = 100');
+  }, 60_000);
+
+  it("DBeaver's connect and open-table sequence: metadata, catalog probes, current_schemas, paging, PREPARE", async () => {
+    const out = join(tmp, 'jdbc-meta');
+    execFileSync(JAVAC!, ['-d', out, join(import.meta.dirname, 'JdbcMetadata.java')]);
+    const fallbacksBefore = fx.fallbacks.length;
+    const execBefore = fx.executes.length;
+    const r = await run(JAVA!, ['-cp', `${JDBC_JAR}:${out}`, 'JdbcMetadata', String(fx.server.port), PASSWORD], '');
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trim().split('\n');
+    // A failed step prints "key!=SQLSTATE message".
+    expect(lines.filter((l) => /^\w+!=/.test(l))).toEqual([]);
+    const kv = Object.fromEntries(lines.map((l) => l.split(/=(.*)/s, 2) as [string, string]));
+    expect(kv.version).toBe('PostgreSQL 16.0 (Quire)');
+    expect(kv.current_database).toBe('quire');
+    expect(kv.current_schema).toBe('public|quire');
+    // getArray() on the name[]-typed result: the driver decodes PostgreSQL's array text format.
+    expect(kv.current_schemas).toBe('text:public:{public}');
+    expect(kv.current_schemas_true).toBe('{pg_catalog,public}');
+    expect(kv.search_path).toBe('"$user", public');
+    expect(kv.settings).toBe('server_version_num|160000;standard_conforming_strings|on');
+    expect(kv.any_array).toBe('pg_catalog;public');
+    expect(kv.privilege).toBe('t|t|t');
+    expect(kv.format_type).toBe('a|integer;b|text;c|double precision;d|numeric(10,2);e|date;f|timestamp with time zone;g|boolean');
+    expect(kv.dbeaver_database).toBe('16383|quire|t');
+    expect(kv.dbeaver_schemas).toBe('information_schema|null;pg_catalog|null;public|null');
+    expect(kv.dbeaver_tables?.split(';')).toEqual(expect.arrayContaining(['t|r|f|null', 'big|r|f|null']));
+    expect(kv.dbeaver_columns).toBe('a|23|1|f|null;b|25|2|f|null;c|701|3|f|null;d|1700|4|f|null;e|1082|5|f|null;f|1184|6|f|null;g|16|7|f|null');
+    expect(kv.dbeaver_types).toBe('int4|N|0|0;text|S|0|1009;_text|A|25|0');
+    expect(kv.dbeaver_setting).toBe('"$user", public');
+    // getSchemas() subscripts current_schemas(true); getTables/getColumns join pg_class, pg_attribute, pg_type.
+    expect(kv.schemas).toBe('information_schema;pg_catalog;public');
+    expect(kv.tables?.split(';')).toEqual(expect.arrayContaining(['public|big|TABLE', 'public|t|TABLE']));
+    expect(kv.columns).toBe('a|int4|4|10|0|1|1;b|text|12|2147483647|0|1|2;c|float8|8|17|17|1|3;d|numeric|2|10|2|1|4;e|date|91|13|0|1|5;f|timestamptz|93|35|6|1|6;g|bool|-7|1|0|1|7');
+    // getTypeInfo() reads pg_type through current_schemas(false) and array_upper; text[] is java.sql.Types.ARRAY.
+    expect(kv.typeinfo?.split(',')).toEqual(expect.arrayContaining(['int4:4', 'text:12', 'numeric:2', 'timestamptz:93', '_text:2003']));
+    expect(kv.fetch).toBe('id:int4,label:text rows=50000 sum=1250025000');
+    // setFetchSize(100) in a transaction: 500 Executes of 100 rows; the last one completes the portal
+    // (the server looks ahead, so no empty trailing page).
+    const paged = fx.executes.slice(execBefore).filter((e) => e.maxRows === 100);
+    expect(paged.map((e) => e.result)).toEqual([...Array<string>(499).fill('suspended'), 'complete']);
+    expect(kv.page0).toBe('200:1-200');
+    expect(kv.page200).toBe('200:201-400');
+    expect(kv.page49900).toBe('100:49901-50000');
+    expect(kv.prepare).toBe('item 42');
+    expect(kv.done).toBe('ok');
+    // Only getPrimaryKeys/getIndexInfo, built on information_schema._pg_expandarray over pg_index
+    // (Quire catalogs no indexes), fall back to "no rows"; every other step above ran for real.
+    const fell = fx.fallbacks.slice(fallbacksBefore);
+    expect(fell.length).toBe(2);
+    expect(fell.every((f) => f.sql.includes('_pg_expandarray(i.indkey)'))).toBe(true);
   }, 60_000);
 });

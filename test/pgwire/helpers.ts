@@ -14,6 +14,8 @@ export interface Fixture {
   server: PgServer;
   statements: string[];
   executes: { portal: string; maxRows: number; result: string; binaryColumns: number }[];
+  /** Catalog queries answered with no rows because the engine could not bind them. */
+  fallbacks: { sql: string; code: string; message: string }[];
 }
 
 export async function startFixture(opts: PgServerOptions = {}): Promise<Fixture> {
@@ -24,16 +26,18 @@ export async function startFixture(opts: PgServerOptions = {}): Promise<Fixture>
   );
   const statements: string[] = [];
   const executes: Fixture['executes'] = [];
+  const fallbacks: Fixture['fallbacks'] = [];
   const server = await startPgServer(db, {
     port: 0,
     trace: (e) => {
       if (e.kind === 'statement') statements.push(e.sql);
+      else if (e.kind === 'fallback') fallbacks.push({ sql: e.sql, code: e.code, message: e.message });
       else executes.push({ portal: e.portal, maxRows: e.maxRows, result: e.result, binaryColumns: e.binaryColumns });
     },
     log: () => undefined,
     ...opts,
   });
-  return { db, server, statements, executes };
+  return { db, server, statements, executes, fallbacks };
 }
 
 export type Msg = BackendMessage & Record<string, unknown>;

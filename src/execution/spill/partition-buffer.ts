@@ -8,23 +8,10 @@
  * number of times (two-pass window evaluation: a first pass for partition-wide values such as the row
  * count, a second pass emitting rows), and clear() makes it ready for the next partition, deleting files.
  *
- * Intended use in the Window operator (window.ts), replacing `pending: Batch[]`:
- *
- *   const part = new PartitionBuffer(ctx, types, 'window');          // once per execution
- *   ... for each input batch of the current partition: await part.push(b);
- *   on partition end:
- *     if (!part.spilled) evaluate(await part.materialize())           // today's path, unchanged
- *     else for await (const chunk of part.scan()) ...                  // evaluate in chunks with
- *                                                                      // carried state (see below)
- *     await part.clear();
- *   finally: await part.close();
- *
- * Chunked evaluation of a spilled partition needs, per function: row_number / rank / dense_rank and
- * aggregates over ROWS/RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW carry a running state across
- * chunks; functions that need the partition size (ntile, percent_rank, cume_dist, count(*) OVER
- * (PARTITION BY ...)) take `rows` from the buffer, known before the scan; bounded frames (N PRECEDING /
- * M FOLLOWING, lag/lead) need an overlap of N / M rows between consecutive chunks; frames reaching
- * UNBOUNDED FOLLOWING need a first pass that computes the aggregate of the whole partition.
+ * The Window operator (window.ts) holds its current partition here: an unspilled partition is evaluated
+ * in place from `memoryBatches`; a spilled one is read back in chunks by window-chunked.ts (running
+ * state carried across chunks, `rows` known before the scan, overlaps for bounded frames, a first pass
+ * for whole-partition values). The build side of a join can use it the same way.
  */
 import type { DataType } from '../../common/types.js';
 import { concatBatches, type Batch } from '../column.js';
@@ -42,6 +29,10 @@ export class PartitionBuffer {
   private memBytes = 0;
   /** Rows pushed since the last clear(). */
   rows = 0;
+  /** Estimated bytes pushed since the last clear() (in memory or on disk): sizes chunks of a scan. */
+  bytes = 0;
+  /** Largest batch pushed since the last clear(), in estimated bytes. */
+  maxBatchBytes = 0;
   /** Bytes written to disk over the buffer's life (EXPLAIN ANALYZE). */
   spilledBytes = 0;
   spills = 0;
@@ -68,6 +59,19 @@ export class PartitionBuffer {
     this.mem.push(b);
     this.memBytes += size;
     this.rows += b.length;
+    this.bytes += size;
+    if (size > this.maxBatchBytes) this.maxBatchBytes = size;
+  }
+
+  /** The buffered batches while nothing is spilled (the caller evaluates them in place). */
+  get memoryBatches(): readonly Batch[] {
+    if (this.spilled) throw new Error('PartitionBuffer: memoryBatches of a spilled partition');
+    return this.mem;
+  }
+
+  /** Spill files created over the buffer's life (EXPLAIN ANALYZE). */
+  get files(): number {
+    return this.spill?.metrics.files ?? 0;
   }
 
   /** Appends the in-memory batches to the spill file. */
@@ -117,6 +121,8 @@ export class PartitionBuffer {
     this.mem = [];
     this.memBytes = 0;
     this.rows = 0;
+    this.bytes = 0;
+    this.maxBatchBytes = 0;
     this.res.free();
   }
 

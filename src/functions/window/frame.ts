@@ -179,6 +179,27 @@ export class FrameComputer {
     }
   }
 
+  /**
+   * RANGE with offsets over an integer key in typed storage (int2/int4/int8 within ±2^52, offsets below
+   * 2^52): in_range's arithmetic is exact in doubles, so both bounds advance by plain comparisons on the
+   * key array, without a test closure per row. Returns false (nothing written) when the case does not
+   * apply; negative offsets go to the general path, which raises the error PostgreSQL raises.
+   */
+  private rangeInt(b: WindowBlock, col: Column, ps: number, pe: number, nnStart: number, nnEnd: number): boolean {
+    const f = this.frame;
+    const t = this.key!.type.name;
+    if (t !== 'int2' && t !== 'int4' && t !== 'int8') return false;
+    const d = col.data;
+    if (!(d instanceof Int32Array || d instanceof Float64Array)) return false;
+    const so = smallOffset(f.startKind, f.startOffset);
+    const eo = smallOffset(f.endKind, f.endOffset);
+    if (so === null || eo === null) return false;
+    if (nnEnd > nnStart && (Math.abs(d[nnStart]!) >= 2 ** 52 || Math.abs(d[nnEnd - 1]!) >= 2 ** 52)) return false;
+    if (d instanceof Int32Array) rangeIntBounds(d, f, so, eo, this.key!.desc, b, ps, pe, nnStart, nnEnd, this.fs, this.fe);
+    else rangeF64Bounds(d, f, so, eo, this.key!.desc, b, ps, pe, nnStart, nnEnd, this.fs, this.fe);
+    return true;
+  }
+
   private range(b: WindowBlock, ps: number, pe: number): void {
     const f = this.frame;
     const fs = this.fs;
@@ -192,6 +213,7 @@ export class FrameComputer {
       if (key!.nullsFirst) while (nnStart < pe && isNull(col, nnStart)) nnStart++;
       else while (nnEnd > ps && isNull(col, nnEnd - 1)) nnEnd--;
     }
+    if (this.inRange !== null && col !== null && this.rangeInt(b, col, ps, pe, nnStart, nnEnd)) return;
     const inRange = this.inRange;
     const desc = key?.desc === true;
     let head = nnStart;
@@ -250,6 +272,13 @@ export class FrameComputer {
       }
     }
   }
+}
+
+/** A RANGE offset as a plain number when it is a non-negative integer offset below 2^52, else null. */
+function smallOffset(kind: BoundKind, v: Value): number | null {
+  if (!isOffset(kind)) return 0;
+  if (typeof v !== 'number' || !(v >= 0) || v >= 2 ** 52) return null;
+  return v;
 }
 
 function isOffset(k: BoundKind): boolean {
@@ -352,6 +381,108 @@ export function makeInRange(t: DataType, timezone: string): InRange {
       };
     default:
       throw new QuireError('0A000', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${t.name}`);
+  }
+}
+
+/**
+ * Frame bounds of RANGE with offsets on a sorted integer key (see FrameComputer.rangeInt), one copy per
+ * storage class. In sort-direction terms (key * dir ascending) the head is the first row at or past
+ * cur ± start offset and the tail is one past the last row at or before cur ± end offset. Rows with a
+ * NULL key (outside [nnStart, nnEnd)) take their peer group as an offset bound, as in the general path.
+ */
+function rangeIntBounds(
+  d: Int32Array,
+  f: ResolvedFrame,
+  so: number,
+  eo: number,
+  desc: boolean,
+  b: WindowBlock,
+  ps: number,
+  pe: number,
+  nnStart: number,
+  nnEnd: number,
+  fs: Int32Array,
+  fe: Int32Array,
+): void {
+  const sk = f.startKind;
+  const ek = f.endKind;
+  // Signed shift of the current key giving each bound: PRECEDING moves against the sort direction.
+  const sOff = (sk === 'preceding' ? -so : so) * (desc ? -1 : 1);
+  const eOff = (ek === 'preceding' ? -eo : eo) * (desc ? -1 : 1);
+  const sOffset = isOffset(sk);
+  const eOffset = isOffset(ek);
+  const dir = desc ? -1 : 1;
+  let head = nnStart;
+  let tail = nnStart;
+  for (let i = ps; i < pe; i++) {
+    const curNull = i < nnStart || i >= nnEnd;
+    if (sk === 'unbounded-preceding') fs[i] = ps;
+    else if (!sOffset || curNull) fs[i] = b.peerStart[i]!;
+    else {
+      // In sort-direction terms (key * dir ascending): first row whose key * dir >= (cur + sOff) * dir.
+      const lim = (d[i]! + sOff) * dir;
+      let h = head;
+      while (h < nnEnd && d[h]! * dir < lim) h++;
+      head = h;
+      fs[i] = h;
+    }
+    if (ek === 'unbounded-following') fe[i] = pe;
+    else if (!eOffset || curNull) fe[i] = b.peerEnd[i]!;
+    else {
+      const lim = (d[i]! + eOff) * dir;
+      let t = tail;
+      while (t < nnEnd && d[t]! * dir <= lim) t++;
+      tail = t;
+      fe[i] = t;
+    }
+  }
+}
+
+function rangeF64Bounds(
+  d: Float64Array,
+  f: ResolvedFrame,
+  so: number,
+  eo: number,
+  desc: boolean,
+  b: WindowBlock,
+  ps: number,
+  pe: number,
+  nnStart: number,
+  nnEnd: number,
+  fs: Int32Array,
+  fe: Int32Array,
+): void {
+  const sk = f.startKind;
+  const ek = f.endKind;
+  // Signed shift of the current key giving each bound: PRECEDING moves against the sort direction.
+  const sOff = (sk === 'preceding' ? -so : so) * (desc ? -1 : 1);
+  const eOff = (ek === 'preceding' ? -eo : eo) * (desc ? -1 : 1);
+  const sOffset = isOffset(sk);
+  const eOffset = isOffset(ek);
+  const dir = desc ? -1 : 1;
+  let head = nnStart;
+  let tail = nnStart;
+  for (let i = ps; i < pe; i++) {
+    const curNull = i < nnStart || i >= nnEnd;
+    if (sk === 'unbounded-preceding') fs[i] = ps;
+    else if (!sOffset || curNull) fs[i] = b.peerStart[i]!;
+    else {
+      // In sort-direction terms (key * dir ascending): first row whose key * dir >= (cur + sOff) * dir.
+      const lim = (d[i]! + sOff) * dir;
+      let h = head;
+      while (h < nnEnd && d[h]! * dir < lim) h++;
+      head = h;
+      fs[i] = h;
+    }
+    if (ek === 'unbounded-following') fe[i] = pe;
+    else if (!eOffset || curNull) fe[i] = b.peerEnd[i]!;
+    else {
+      const lim = (d[i]! + eOff) * dir;
+      let t = tail;
+      while (t < nnEnd && d[t]! * dir <= lim) t++;
+      tail = t;
+      fe[i] = t;
+    }
   }
 }
 void NEVER;

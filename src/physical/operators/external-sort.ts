@@ -28,8 +28,8 @@ import { batchBytes, queryMemory, type MemoryReservation } from '../../execution
 import { READ_CHUNK, type SpillRun } from '../../execution/spill/run-file.js';
 import { SpillManager } from '../../execution/spill/spill-manager.js';
 import type { PhysicalOperator } from '../operator.js';
-import { compileComparator, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
-import { emitRuns, Sort, sortPermutation } from './sort.js';
+import { compileComparator, type Comparator, type SortKey } from '../sort-key.js';
+import { emitRuns, Sort, sortMethod, sortPermutation, sortRun } from './sort.js';
 
 /** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
 const SORT_ROW_OVERHEAD = 32;
@@ -92,12 +92,12 @@ export class ExternalSort extends Sort {
         const all = concatBatches(types, buffered);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
-        const order = sortPermutation(all, this.keys, this.xcmp);
+        const run = sortRun(all, this.keys, this.xcmp);
         if (ctx.analyze) {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
-          this.metrics.extra['sort method'] = radixEligible(all, this.keys) ? 'radix' : 'comparison';
+          this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
         }
-        yield* emitRuns([{ batch: all, order }], this.xcmp);
+        yield* emitRuns([run], this.xcmp);
         return;
       }
       if (buffered.length > 0) {
@@ -175,10 +175,4 @@ export class ExternalSort extends Sort {
     x['merge fan-in'] = fanIn;
     yield* streamRuns(spill, last, this.xcmp, types, opts);
   }
-}
-
-function radixEligible(b: Batch, keys: readonly SortKey[]): boolean {
-  if (keys.length !== 1) return false;
-  const cat = keyCategory(keys[0]!.type);
-  return b.length > 256 && (cat === 'num' || cat === 'float') && !Array.isArray(b.columns[keys[0]!.col]!.data);
 }

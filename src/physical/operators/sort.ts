@@ -2,30 +2,67 @@
  * Sort: materialise the input, order a permutation of row indexes, emit in BATCH_SIZE batches.
  *
  * Deterministic and stable: rows with equal keys keep their input order (index is the last tie-breaker,
- * and the radix path is an LSD radix sort, stable by construction).
+ * and the radix paths are LSD radix sorts, stable by construction).
+ *
+ * Paths, fastest first: integer-valued numeric keys of small total range are packed into one code and
+ * radix sorted once (packed-key-sort.ts; the window's PARTITION BY g ORDER BY ts), and their columns are
+ * decoded in order rather than gathered; other typed numeric keys get a radix sort per key; everything
+ * else uses the compiled comparator's merge sort (sort-key.ts).
  *
  * The materialised input is kept as a list of sorted runs (today always one). External merge sort will
  * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
  */
-import { BATCH_SIZE, ColumnBuilder, concatBatches, takeBatch, type Batch } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
+import { packedSort } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
 /** One sorted run: the rows and the order to read them in. */
 export interface SortedRun {
   readonly batch: Batch;
   readonly order: Uint32Array;
+  /** Columns (by index) already in `order`, emitted by slicing instead of gathering. */
+  readonly sorted?: ReadonlyMap<number, Column>;
+}
+
+/** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
+export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys)): SortedRun {
+  if (packable(b, keys)) {
+    const packed = packedSort(b, keys);
+    if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
+  }
+  return { batch: b, order: sortPermutation(b, keys, cmp) };
+}
+
+/**
+ * Whether to try the packed sort: several typed numeric keys, or one key in f64 storage (timestamps,
+ * int8), whose step and range usually need fewer passes than its 64-bit image. A single int4 key is
+ * already two 16-bit passes without the packing scan.
+ */
+function packable(b: Batch, keys: readonly SortKey[]): boolean {
+  if (keys.length === 0 || b.length <= 256 || !typedKeys(b, keys)) return false;
+  return keys.length > 1 || b.columns[keys[0]!.col]!.data instanceof Float64Array;
+}
+
+function typedKeys(b: Batch, keys: readonly SortKey[]): boolean {
+  return keys.every((k) => {
+    const cat = keyCategory(k.type);
+    return (cat === 'num' || cat === 'float') && !Array.isArray(b.columns[k.col]!.data);
+  });
 }
 
 /** Row order of `b` under `keys`, stable. Uses radix sort when every key is a typed numeric column. */
 export function sortPermutation(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys)): Uint32Array {
   const n = b.length;
   if (keys.length >= 1 && n > 256) {
-    const typed = keys.every((k) => {
-      const cat = keyCategory(k.type);
-      return (cat === 'num' || cat === 'float') && !Array.isArray(b.columns[k.col]!.data);
-    });
+    const typed = typedKeys(b, keys);
+    // Integer-valued keys of small total range (the usual PARTITION BY g ORDER BY ts): one radix sort on a
+    // packed code (packed-key-sort.ts) instead of one per key.
+    if (packable(b, keys)) {
+      const packed = packedSort(b, keys, false);
+      if (packed !== null) return packed.order;
+    }
     if (typed && keys.length === 1) {
       const k = keys[0]!;
       const c = b.columns[k.col]!;
@@ -199,10 +236,21 @@ export function radixPermutation(
 export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
-    const { batch, order } = runs[0]!;
+    const { batch, order, sorted } = runs[0]!;
     for (let s = 0; s < order.length; s += BATCH_SIZE) {
       const e = Math.min(order.length, s + BATCH_SIZE);
-      yield takeBatch(batch, order.subarray(s, e), e - s);
+      if (sorted === undefined || sorted.size === 0) {
+        yield takeBatch(batch, order.subarray(s, e), e - s);
+        continue;
+      }
+      const sel = order.subarray(s, e);
+      const columns = batch.columns.map((c, i) => {
+        const done = sorted.get(i);
+        if (done === undefined) return takeColumn(c, sel, e - s);
+        const d = done.data;
+        return makeColumn(c.type, Array.isArray(d) ? d.slice(s, e) : d.subarray(s, e), done.nulls === null ? null : done.nulls.subarray(s, e));
+      });
+      yield { columns, length: e - s };
     }
     return;
   }
@@ -266,13 +314,19 @@ export class Sort extends PhysicalOperator {
     );
     batches.length = 0;
     const t0 = ctx.analyze ? performance.now() : 0;
-    const runs: SortedRun[] = [{ batch: all, order: sortPermutation(all, this.keys, this.cmp) }];
+    const runs: SortedRun[] = [sortRun(all, this.keys, this.cmp)];
     if (ctx.analyze) {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
-      this.metrics.extra['sort method'] = all.length > 256 && this.keys.length <= 4 && this.keys.every((k) => radixEligible(all, k)) ? 'radix' : 'comparison';
+      this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);
     }
     yield* emitRuns(runs, this.cmp);
   }
+}
+
+/** EXPLAIN ANALYZE's name for the path sortRun took. */
+export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
+  if (run.sorted !== undefined) return 'packed radix';
+  return b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k)) ? 'radix' : 'comparison';
 }
 
 function radixEligible(b: Batch, k: SortKey): boolean {

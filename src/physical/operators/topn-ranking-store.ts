@@ -6,6 +6,10 @@
  * flat Int32Array holding its candidate slots. No per-partition objects, so a million partitions cost
  * a few typed-array entries each, not a million heaps.
  *
+ * Only the order-key columns are copied when a row is added (compaction compares them); the other
+ * columns are copied per batch, in one monomorphic loop per column, for the rows still kept when the
+ * batch is done — most added rows are evicted again within the same batch while the boundaries settle.
+ *
  * Per partition we keep candidates and a boundary (the worst row that is certainly kept). A new row that
  * is worse than the boundary is rejected with one comparison — once the boundaries settle that is what
  * almost every row costs. Candidates accumulate until the region is full (about 2k), then the region is
@@ -34,9 +38,26 @@ export class SlotStore {
   private freeCount = 0;
   live = 0;
   peakLive = 0;
+  /**
+   * Single numeric order key: its value per slot, negated for DESC so it orders ascending; NaN for a NULL,
+   * NaN or bigint key, which only the comparator orders correctly. Lets compaction and the boundary check
+   * compare plain numbers instead of calling the comparator generated for this query, whose fresh code
+   * would make every query re-warm (and deoptimize) the per-row paths.
+   */
+  numKey: Float64Array | null;
+  private readonly numCol: number;
+  private readonly numSign: number;
   /** Changes whenever arrays are replaced, so cached comparators / views can be rebuilt. */
   version = 0;
   view: KeyView;
+  /** Order-key columns, copied at once; the others are deferred (see flush). */
+  private readonly isKey: boolean[];
+  private readonly deferred: number[];
+  private pendingBatch: Batch | null = null;
+  private pendingSlot = new Int32Array(256);
+  private pendingRow = new Int32Array(256);
+  private pendingSeq = new Float64Array(256);
+  private pendingCount = 0;
 
   constructor(
     readonly types: readonly DataType[],
@@ -49,7 +70,13 @@ export class SlotStore {
     this.high = keys.map((k) => (keyCategory(k.type) === 'text' ? new Uint8Array(cap) : null));
     this.seq = new Float64Array(cap);
     this.view = this.makeView();
-    this.copiers = types.map((_, c) => this.copierFor(c));
+    const k0 = keys[0];
+    this.numKey = keys.length === 1 && k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? new Float64Array(cap) : null;
+    this.numCol = k0?.col ?? -1;
+    this.numSign = k0?.desc === true ? -1 : 1;
+    this.isKey = types.map((_, c) => keys.some((k) => k.col === c));
+    this.deferred = [];
+    for (let c = 0; c < types.length; c++) if (!this.isKey[c]) this.deferred.push(c);
   }
 
   private makeView(): KeyView {
@@ -78,6 +105,11 @@ export class SlotStore {
     const ns = new Float64Array(cap);
     ns.set(this.seq);
     this.seq = ns;
+    if (this.numKey !== null) {
+      const nk = new Float64Array(cap);
+      nk.set(this.numKey);
+      this.numKey = nk;
+    }
     this.cap = cap;
     this.view = this.makeView();
     this.version++;
@@ -99,6 +131,8 @@ export class SlotStore {
       this.free = nf;
     }
     this.free[this.freeCount++] = slot;
+    // A pending deferred copy into this slot is stale from now on (see flush).
+    this.seq[slot] = -1;
     // Object columns: drop the reference so evicted strings can be collected.
     for (const d of this.data) if (Array.isArray(d)) d[slot] = null;
   }
@@ -107,12 +141,42 @@ export class SlotStore {
     this.used = 0;
     this.freeCount = 0;
     this.live = 0;
+    this.pendingCount = 0;
+    this.pendingBatch = null;
   }
 
   copyIn(slot: number, b: Batch, row: number, seq: number): void {
     const cols = b.columns;
-    const copy = this.copiers;
-    for (let c = 0; c < cols.length; c++) copy[c]!(slot, cols[c]!, row);
+    const isKey = this.isKey;
+    for (let c = 0; c < cols.length; c++) if (isKey[c]) this.copyCell(c, slot, cols[c]!, row);
+    const nk = this.numKey;
+    if (nk !== null) {
+      const c = cols[this.numCol]!;
+      const v = c.nulls !== null && c.nulls[row] === 1 ? NaN : c.data[row];
+      nk[slot] = typeof v === 'number' ? v * this.numSign : NaN;
+    }
+    if (this.deferred.length > 0) {
+      if (b !== this.pendingBatch) {
+        this.flush();
+        this.pendingBatch = b;
+      }
+      let p = this.pendingCount;
+      if (p === this.pendingSlot.length) {
+        const ns = new Int32Array(2 * p);
+        ns.set(this.pendingSlot);
+        this.pendingSlot = ns;
+        const nr = new Int32Array(2 * p);
+        nr.set(this.pendingRow);
+        this.pendingRow = nr;
+        const nq = new Float64Array(2 * p);
+        nq.set(this.pendingSeq);
+        this.pendingSeq = nq;
+      }
+      this.pendingSlot[p] = slot;
+      this.pendingRow[p] = row;
+      this.pendingSeq[p] = seq;
+      this.pendingCount = p + 1;
+    }
     for (let k = 0; k < this.keys.length; k++) {
       const h = this.high[k];
       if (h === null) continue;
@@ -122,61 +186,163 @@ export class SlotStore {
     this.seq[slot] = seq;
   }
 
-  /**
-   * One copy function per column, specialised by storage class: a shared loop over Float64Array /
-   * Int32Array / plain-array columns makes every element access megamorphic, which measured ~10x slower.
-   */
-  private readonly copiers: ((slot: number, col: Column, row: number) => void)[];
+  /** One key cell; a method shared by all stores, not a closure per store, so its optimized code is reused. */
+  private copyCell(c: number, slot: number, col: Column, row: number): void {
+    const isNull = col.nulls !== null && col.nulls[row] === 1;
+    this.nulls[c]![slot] = isNull ? 1 : 0;
+    if (isNull) return;
+    const src = col.data;
+    let d = this.data[c]!;
+    if (src instanceof Float64Array && d instanceof Float64Array) d[slot] = src[row]!;
+    else if (src instanceof Int32Array && d instanceof Int32Array) d[slot] = src[row]!;
+    else if (src instanceof Uint8Array && d instanceof Uint8Array) d[slot] = src[row]!;
+    else {
+      const v = (src as Value[])[row]!;
+      if (typeof v === 'bigint' && !Array.isArray(d)) {
+        // int8 beyond 2^53: this column switches to exact values, as columns do.
+        d = Array.from(d as Float64Array) as Value[];
+        this.data[c] = d;
+        this.view = this.makeView();
+        this.version++;
+      }
+      (d as Value[])[slot] = v;
+    }
+  }
 
-  private copierFor(c: number): (slot: number, col: Column, row: number) => void {
-    const nullsOf = (): Uint8Array => this.nulls[c]!;
-    const setNull = (slot: number, col: Column, row: number): boolean => {
-      const isNull = col.nulls !== null && col.nulls[row] === 1;
-      nullsOf()[slot] = isNull ? 1 : 0;
-      return isNull;
-    };
-    switch (storageKind(this.types[c]!)) {
-      case 'f64':
-        return (slot, col, row) => {
-          if (setNull(slot, col, row)) return;
-          const src = col.data;
-          let d = this.data[c]!;
-          if (src instanceof Float64Array && d instanceof Float64Array) {
-            d[slot] = src[row]!;
-            return;
-          }
-          const v = (src as Value[])[row]!;
+  /**
+   * Copies the deferred columns of the pending batch's rows that still own their slot (a slot released
+   * or reused since has another seq). Later entries for a slot overwrite earlier ones, as arrival did.
+   */
+  flush(): void {
+    const n = this.pendingCount;
+    const b = this.pendingBatch;
+    if (n === 0 || b === null) return;
+    const slots = this.pendingSlot;
+    const rows = this.pendingRow;
+    const pseq = this.pendingSeq;
+    const seq = this.seq;
+    for (const c of this.deferred) {
+      const col = b.columns[c]!;
+      const src = col.data;
+      const dst = this.data[c]!;
+      const nulls = this.nulls[c]!;
+      const srcNulls = col.nulls;
+      if (srcNulls === null) {
+        for (let j = 0; j < n; j++) if (seq[slots[j]!] === pseq[j]) nulls[slots[j]!] = 0;
+      } else {
+        for (let j = 0; j < n; j++) if (seq[slots[j]!] === pseq[j]) nulls[slots[j]!] = srcNulls[rows[j]!]!;
+      }
+      if (src instanceof Float64Array && dst instanceof Float64Array) copyF64(src, dst, slots, rows, pseq, seq, n);
+      else if (src instanceof Int32Array && dst instanceof Int32Array) copyI32(src, dst, slots, rows, pseq, seq, n);
+      else if (src instanceof Uint8Array && dst instanceof Uint8Array) copyU8(src, dst, slots, rows, pseq, seq, n);
+      else {
+        let d = dst;
+        for (let j = 0; j < n; j++) {
+          const slot = slots[j]!;
+          if (seq[slot] !== pseq[j]) continue;
+          const r = rows[j]!;
+          if (srcNulls !== null && srcNulls[r] === 1) continue;
+          const v = (src as Value[])[r]!;
           if (typeof v === 'bigint' && !Array.isArray(d)) {
             // int8 beyond 2^53: this column switches to exact values, as columns do.
             d = Array.from(d as Float64Array) as Value[];
             this.data[c] = d;
-            this.view = this.makeView();
-            this.version++;
           }
           (d as Value[])[slot] = v;
-        };
-      case 'i32':
-        return (slot, col, row) => {
-          if (setNull(slot, col, row)) return;
-          (this.data[c] as Int32Array)[slot] = (col.data as Int32Array)[row]!;
-        };
-      case 'u8':
-        return (slot, col, row) => {
-          if (setNull(slot, col, row)) return;
-          (this.data[c] as Uint8Array)[slot] = (col.data as Uint8Array)[row]!;
-        };
-      default:
-        return (slot, col, row) => {
-          if (setNull(slot, col, row)) return;
-          (this.data[c] as Value[])[slot] = (col.data as Value[])[row]!;
-        };
+        }
+      }
     }
+    this.pendingCount = 0;
+    this.pendingBatch = null;
+  }
+
+  /**
+   * Bytes held by the store's arrays (it never shrinks, so this is also the peak): typed storage exactly,
+   * object columns at one 8-byte reference per slot (the values themselves are shared with the input).
+   */
+  retainedBytes(): number {
+    let n = this.seq.byteLength + (this.numKey?.byteLength ?? 0) + this.pendingSlot.byteLength * 2 + this.pendingSeq.byteLength;
+    for (const d of this.data) n += Array.isArray(d) ? 8 * this.cap : d.byteLength;
+    for (const u of this.nulls) n += u.byteLength;
+    for (const h of this.high) n += h?.byteLength ?? 0;
+    return n;
   }
 
   /** The store as a batch (slots as rows), for gathering output rows with takeBatch. */
   asBatch(): Batch {
+    this.flush();
     return { columns: this.types.map((t, c) => makeColumn(t, this.data[c]!, this.nulls[c]!)), length: this.used };
   }
+}
+
+// Deferred column copies (SlotStore.flush), one per storage type so element accesses stay monomorphic.
+function copyF64(src: Float64Array, dst: Float64Array, slots: Int32Array, rows: Int32Array, pseq: Float64Array, seq: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const slot = slots[j]!;
+    if (seq[slot] === pseq[j]) dst[slot] = src[rows[j]!]!;
+  }
+}
+function copyI32(src: Int32Array, dst: Int32Array, slots: Int32Array, rows: Int32Array, pseq: Float64Array, seq: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const slot = slots[j]!;
+    if (seq[slot] === pseq[j]) dst[slot] = src[rows[j]!]!;
+  }
+}
+function copyU8(src: Uint8Array, dst: Uint8Array, slots: Int32Array, rows: Int32Array, pseq: Float64Array, seq: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const slot = slots[j]!;
+    if (seq[slot] === pseq[j]) dst[slot] = src[rows[j]!]!;
+  }
+}
+
+/** True when no candidate of the region has a NULL / NaN / bigint key (numKey NaN). */
+function numericRegion(seg: Int32Array, nk: Float64Array): boolean {
+  for (let i = 0; i < seg.length; i++) {
+    const v = nk[seg[i]!]!;
+    if (v !== v) return false;
+  }
+  return true;
+}
+
+/**
+ * RankingHeaps.compact for plain numeric keys: sorts the region by (key, arrival) and returns the
+ * cutoff as applyCutoff's keepCode.
+ */
+function numericCutoff(seg: Int32Array, nk: Float64Array, seq: Float64Array, k: number, kind: RankingKind): number {
+  const n = seg.length;
+  if (n <= 32) {
+    for (let i = 1; i < n; i++) {
+      const e = seg[i]!;
+      const ev = nk[e]!;
+      const es = seq[e]!;
+      let j = i - 1;
+      while (j >= 0) {
+        const o = seg[j]!;
+        const ov = nk[o]!;
+        if (ov < ev || (ov === ev && seq[o]! < es)) break;
+        seg[j + 1] = o;
+        j--;
+      }
+      seg[j + 1] = e;
+    }
+  } else seg.sort((a, b) => nk[a]! - nk[b]! || seq[a]! - seq[b]!);
+  if (kind === 'row_number') return n >= k ? k : -1 - n;
+  if (kind === 'rank') {
+    let groupStart = 0;
+    for (let i = 1; i < n; i++) {
+      if (nk[seg[i]!] !== nk[seg[i - 1]!]) groupStart = i;
+      if (groupStart >= k) return i;
+    }
+    return n >= k ? n : -1 - n;
+  }
+  let distinct = 1;
+  for (let i = 1; i < n; i++) {
+    if (nk[seg[i]!] !== nk[seg[i - 1]!]) {
+      distinct++;
+      if (distinct > k) return i;
+    }
+  }
+  return distinct >= k ? n : -1 - n;
 }
 
 /**
@@ -192,8 +358,8 @@ export class RankingHeaps {
   bound: Int32Array<ArrayBuffer> = new Int32Array(256).fill(-1);
   /**
    * Single numeric order key: the boundary's key as a number that orders ascending (negated for DESC), or
-   * NaN when the boundary key is NULL or NaN (callers then use the comparator). Lets the hot loop reject a
-   * row with one float comparison and no call.
+   * NaN when there is no boundary yet or its key is NULL, NaN or a bigint (callers then use the
+   * comparator). Lets the hot loop reject a row with one float comparison, no call and no other load.
    */
   boundValue: Float64Array<ArrayBuffer> = new Float64Array(256);
   private readonly numericKey: { col: number; sign: number } | null;
@@ -251,6 +417,7 @@ export class RankingHeaps {
       this.capOf[gId] = this.initialCap;
       this.count[gId] = 0;
       this.bound[gId] = -1;
+      this.boundValue[gId] = NaN;
     }
     this.groups = n;
   }
@@ -308,9 +475,28 @@ export class RankingHeaps {
     if (n === 0) return;
     const s = this.start[g]!;
     const seg = this.members.subarray(s, s + n);
-    const rc = this.slotCompare();
     const seq = this.store.seq;
-    seg.sort((a, b) => rc(a, b) || seq[a]! - seq[b]!);
+    const nk = this.store.numKey;
+    if (nk !== null && numericRegion(seg, nk)) {
+      this.applyCutoff(g, seg, numericCutoff(seg, nk, seq, this.k, this.kind));
+      return;
+    }
+    const rc = this.slotCompare();
+    if (n <= 32) {
+      // Regions are small (about 2k): insertion sort beats the set-up cost of a comparator sort.
+      for (let i = 1; i < n; i++) {
+        const e = seg[i]!;
+        let j = i - 1;
+        while (j >= 0) {
+          const o = seg[j]!;
+          const c = rc(o, e);
+          if (c < 0 || (c === 0 && seq[o]! < seq[e]!)) break;
+          seg[j + 1] = o;
+          j--;
+        }
+        seg[j + 1] = e;
+      }
+    } else seg.sort((a, b) => rc(a, b) || seq[a]! - seq[b]!);
     const k = this.k;
     let keep = n;
     let bound = -1;
@@ -345,10 +531,21 @@ export class RankingHeaps {
       }
       if (distinct >= k) bound = seg[keep - 1]!;
     }
+    this.applyCutoff(g, seg, bound >= 0 ? keep : -1 - keep);
+  }
+
+  /** keepCode: rows kept, with a boundary at the last of them; -1 - kept when there is no boundary yet. */
+  private applyCutoff(g: number, seg: Int32Array, keepCode: number): void {
+    const n = seg.length;
+    const keep = keepCode >= 0 ? keepCode : -1 - keepCode;
+    const bound = keepCode >= 0 ? seg[keep - 1]! : -1;
     for (let i = keep; i < n; i++) this.store.release(seg[i]!);
     this.count[g] = keep;
     this.bound[g] = bound;
-    if (this.numericKey !== null && bound >= 0) {
+    const nk = this.store.numKey;
+    if (bound < 0) this.boundValue[g] = NaN;
+    else if (nk !== null) this.boundValue[g] = nk[bound]!;
+    else if (this.numericKey !== null) {
       const { col, sign } = this.numericKey;
       const d = this.store.data[col]!;
       const v = this.store.nulls[col]![bound] === 1 ? NaN : Number(d[bound] as number);
@@ -395,6 +592,12 @@ export class RankingHeaps {
     const seq = this.store.seq;
     out.sort((a, b) => seq[a]! - seq[b]!);
     return out;
+  }
+
+  /** Bytes of the store and of the per-partition arrays (see SlotStore.retainedBytes). */
+  retainedBytes(): number {
+    const perGroup = this.start.byteLength + this.count.byteLength + this.capOf.byteLength + this.bound.byteLength + this.boundValue.byteLength;
+    return this.store.retainedBytes() + perGroup + this.members.byteLength;
   }
 
   /** Forgets every partition (streaming operator: after each completed partition). */

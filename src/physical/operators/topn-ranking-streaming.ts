@@ -81,6 +81,7 @@ export class TopNRankingStreaming extends TopNRanking {
     if (seen > 0) partitions++;
     this.metrics.extra['partitions'] = partitions;
     this.metrics.extra['peak kept rows'] = peak;
+    this.metrics.extra['peak kept bytes'] = heaps.retainedBytes();
     if (seen > 0) yield* this.emit(heaps, heaps.finish());
   }
 }

@@ -9,21 +9,26 @@
  * current partition (plus the tail of the batch that ended it), never the whole input, and each input row
  * is copied into a block at most once.
  *
- * Per block: one pass finds partition starts and peer groups (rows equal on every ORDER BY key) with the
- * compiled comparators; per partition, each distinct frame is computed once (frame.ts) and shared by the
- * calls that use it; each call's evaluator (src/functions/window) writes its results straight into a
- * typed result column.
+ * Per block: one pass finds partition starts and peer groups (rows equal on every ORDER BY key) from
+ * the key-change flags of key-changes.ts; per partition, each distinct frame is computed once (frame.ts)
+ * and shared by the calls that use it; each call's evaluator (src/functions/window) writes its results
+ * straight into a typed result column.
  */
 import { QuireError } from '../../common/errors.js';
 import type { DataType, Field, Value } from '../../common/types.js';
 import { BATCH_SIZE, concatBatches, sliceBatch, type Batch, type Column } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
+import type { ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { PartitionBuffer } from '../../execution/spill/partition-buffer.js';
+import { queryMemory } from '../../execution/memory-pool.js';
 import { FrameComputer, type BoundKind, type FrameUnits, type RangeKey, type ResolvedFrame } from '../../functions/window/frame.js';
 import { ResultColumn, type ExcludeMode, type WindowBlock, type WindowEvaluator } from '../../functions/window/window-function.js';
 import { evalConstant } from '../compile-expr.js';
+import { keyChanges } from '../key-changes.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
+import { evaluateSpilledPartition, notChunkable, planChunks, type ChunkPlan, type WindowShape } from './window-chunked.js';
 
 /** A frame clause as planned: offsets are constant expressions, evaluated when execution starts. */
 export interface WindowFrameDef {
@@ -43,6 +48,12 @@ export interface WindowCallDef {
   /** EXPLAIN text, e.g. "sum(v) ROWS BETWEEN 10 PRECEDING AND CURRENT ROW". */
   readonly label: string;
   readonly name: string;
+  /** Argument / FILTER columns, argument expressions and the aggregate (for aggregates over OVER): what
+   * chunked evaluation of a spilled partition (window-chunked.ts) reads besides the evaluator. */
+  readonly args?: readonly number[];
+  readonly argExprs?: readonly Expr[];
+  readonly filter?: number | null;
+  readonly aggregate?: ResolvedAggregate | null;
 }
 
 export class Window extends PhysicalOperator {
@@ -101,37 +112,110 @@ export class Window extends PhysicalOperator {
     // Offsets are evaluated (and checked) before any input is read, as PostgreSQL does on its first call.
     const frames = this.resolveFrames(ctx);
     const types = this.input.schema.map((f) => f.type);
-    let pending: Batch[] = [];
+    // The current partition, accounted against memory_limit; it spills when the reservation cannot grow.
+    const part = new PartitionBuffer(ctx, types, 'window');
+    this.chunkPlan = null;
     let lastView: KeyView | null = null;
-    for await (const b of this.input.execute(ctx)) {
-      if (b.length === 0) continue;
-      checkCancel(ctx);
-      // Last partition start in b: walk back over rows equal to their predecessor.
-      let x = b.length - 1;
-      let boundary = true;
-      if (this.partCmp === null) {
-        x = 0;
-        boundary = false;
-      } else {
-        const view = this.partCmp.view(b);
-        const rc = this.partCmp.rows(view);
-        while (x > 0 && rc(x - 1, x) === 0) x--;
-        if (x === 0) {
-          boundary = pending.length > 0 && lastView !== null && this.partCmp.cross(lastView, view)(pending[pending.length - 1]!.length - 1, 0) !== 0;
-          if (pending.length === 0) boundary = false;
+    let lastLen = 0;
+    try {
+      for await (const b of this.input.execute(ctx)) {
+        if (b.length === 0) continue;
+        checkCancel(ctx);
+        // Last partition start in b: walk back over rows equal to their predecessor.
+        let x = b.length - 1;
+        let boundary = true;
+        let view: KeyView | null = null;
+        if (this.partCmp === null) {
+          x = 0;
+          boundary = false;
+        } else {
+          view = this.partCmp.view(b);
+          const rc = this.partCmp.rows(view);
+          while (x > 0 && rc(x - 1, x) === 0) x--;
+          if (x === 0) boundary = part.rows > 0 && lastView !== null && this.partCmp.cross(lastView, view)(lastLen - 1, 0) !== 0;
         }
-        lastView = view;
+        if (!boundary) {
+          await part.push(b);
+          lastView = view;
+          lastLen = b.length;
+          continue;
+        }
+        if (part.spilled) {
+          // The spilled partition ends at b's first partition start; what follows up to x is complete.
+          let x0 = 0;
+          if (lastView !== null && this.partCmp!.cross(lastView, view!)(lastLen - 1, 0) === 0) {
+            const rc = this.partCmp!.rows(view!);
+            x0 = 1;
+            while (x0 < x && rc(x0 - 1, x0) === 0) x0++;
+          }
+          if (x0 > 0) await part.push(sliceBatch(b, 0, x0));
+          yield* this.emitSpilled(part, frames, types, ctx);
+          await part.clear();
+          if (x0 < x) yield* this.emit(sliceBatch(b, x0, x), frames, ctx);
+        } else if (part.rows > 0 || x > 0) {
+          const head = x === 0 ? [...part.memoryBatches] : [...part.memoryBatches, sliceBatch(b, 0, x)];
+          await part.clear();
+          yield* this.emit(concatBatches(types, head), frames, ctx);
+        }
+        const tail = x === 0 ? b : sliceBatch(b, x, b.length);
+        await part.push(tail);
+        lastView = tail === b ? view : this.partCmp!.view(tail);
+        lastLen = tail.length;
       }
-      if (!boundary) {
-        pending.push(b);
-        continue;
+      if (part.rows > 0) {
+        if (part.spilled) yield* this.emitSpilled(part, frames, types, ctx);
+        else {
+          const all = concatBatches(types, part.memoryBatches);
+          await part.clear();
+          yield* this.emit(all, frames, ctx);
+        }
       }
-      const head = x === 0 ? pending : [...pending, sliceBatch(b, 0, x)];
-      pending = [x === 0 ? b : sliceBatch(b, x, b.length)];
-      if (pending[0] !== b) lastView = this.partCmp!.view(pending[0]!);
-      yield* this.emit(concatBatches(types, head), frames, ctx);
+    } finally {
+      this.reportSpill(part);
+      await part.close();
     }
-    if (pending.length > 0) yield* this.emit(concatBatches(types, pending), frames, ctx);
+  }
+
+  /** How this execution evaluates spilled partitions (frame offsets are per execution). */
+  private chunkPlan: ChunkPlan | { unsupported: string } | null = null;
+
+  /** A partition that spilled: chunked evaluation, or (for calls that cannot be chunked) materialised. */
+  private async *emitSpilled(part: PartitionBuffer, frames: ResolvedFrame[], types: DataType[], ctx: ExecContext): AsyncGenerator<Batch> {
+    const key0 = this.orderKeys[0];
+    const shape: WindowShape = {
+      calls: this.calls,
+      frames,
+      orderCmp: this.orderCmp,
+      rangeKey: key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst },
+      types,
+    };
+    this.chunkPlan ??= planChunks(shape, ctx);
+    const plan = this.chunkPlan;
+    this.spilledPartitions++;
+    if ('unsupported' in plan) {
+      let all: Batch;
+      try {
+        all = await part.materialize();
+      } catch (e) {
+        if (e instanceof QuireError && e.code === '53200') throw notChunkable(plan.unsupported, part.rows, queryMemory(ctx).pool.limit, e);
+        throw e;
+      }
+      await part.clear();
+      yield* this.emit(all, frames, ctx);
+      return;
+    }
+    const res = queryMemory(ctx).pool.register('window chunk', false);
+    yield* evaluateSpilledPartition(part, shape, plan, ctx, res);
+  }
+
+  private spilledPartitions = 0;
+
+  private reportSpill(part: PartitionBuffer): void {
+    if (this.spilledPartitions === 0) return;
+    const x = this.metrics.extra;
+    x['spilled partitions'] = this.spilledPartitions;
+    x['spill files'] = part.files;
+    x['spilled bytes'] = part.spilledBytes;
   }
 
   private *emit(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Generator<Batch> {
@@ -151,18 +235,19 @@ export class Window extends PhysicalOperator {
     const peerEnd = new Int32Array(n);
     const group = new Int32Array(n);
     partStart[0] = 1;
-    const pc = this.partCmp === null ? null : this.partCmp.rows(this.partCmp.view(block));
-    const oc = this.orderCmp === null ? null : this.orderCmp.rows(this.orderCmp.view(block));
+    // Key changes per row (key-changes.ts): typed loops over the key columns instead of comparator calls.
+    const pc = this.partCmp === null ? null : keyChanges(block, this.partitionKeys, this.partCmp);
+    const oc = this.orderCmp === null ? null : keyChanges(block, this.orderKeys, this.orderCmp);
     let ps = 0;
     let g = 0;
     for (let i = 1; i < n; i++) {
-      const newPart = pc !== null && pc(i - 1, i) !== 0;
+      const newPart = pc !== null && pc[i] === 1;
       if (newPart) {
         partStart[i] = 1;
         g = 0;
         ps = i;
         peerStart[i] = i;
-      } else if (oc !== null && oc(i - 1, i) !== 0) {
+      } else if (oc !== null && oc[i] === 1) {
         g++;
         peerStart[i] = i;
       } else {

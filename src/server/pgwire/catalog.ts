@@ -20,6 +20,7 @@ import type { TableSource } from '../../logical/plan.js';
 import { Catalog } from '../../storage/catalog.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN } from './types.js';
+import { searchPath } from '../../functions/scalar/support/search-path.js';
 
 export const NS_PG_CATALOG = 11;
 export const NS_PUBLIC = 2200;
@@ -44,7 +45,7 @@ export class OidRegistry {
   }
 }
 
-type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz';
+type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz' | '_text';
 type Col = [string, ColType];
 
 interface SystemTableDef {
@@ -201,8 +202,9 @@ const SYSTEM_TABLES: SystemTableDef[] = [
     rows: (env) => [
       ...TYPE_ROWS.map((r) => [
         r.oid, r.name, NS_PG_CATALOG, OWNER_OID, r.len, b(r.len > 0 && r.len <= 8), r.name === 'unknown' ? 'p' : 'b', r.cat,
-        b(['bool', 'float8', 'text', 'timestamptz', 'interval', 'oid'].includes(r.name)), b(true), ',', 0, 0, 0, 0, `${r.name}in`, `${r.name}out`,
-        `${r.name}recv`, `${r.name}send`, '-', '-', '-', r.len === 8 ? 'd' : r.len === 2 ? 's' : r.len === 1 ? 'c' : 'i', r.len === -1 ? 'x' : 'p',
+        b(['bool', 'float8', 'text', 'timestamptz', 'interval', 'oid'].includes(r.name)), b(true), ',', 0, 0,
+        r.name === '_text' ? TYPE_OID.text : 0, r.name === 'text' ? TYPE_OID._text : 0, r.cat === 'A' ? 'array_in' : `${r.name}in`, r.cat === 'A' ? 'array_out' : `${r.name}out`,
+        r.cat === 'A' ? 'array_recv' : `${r.name}recv`, r.cat === 'A' ? 'array_send' : `${r.name}send`, '-', '-', '-', r.len === 8 ? 'd' : r.len === 2 ? 's' : r.len === 1 ? 'c' : 'i', r.len === -1 ? 'x' : 'p',
         b(false), 0, -1, 0, r.cat === 'S' ? 100 : 0, null, null, null,
       ]),
       // Each relation's row type, as PostgreSQL has.
@@ -304,6 +306,17 @@ const SYSTEM_TABLES: SystemTableDef[] = [
     name: 'pg_views',
     cols: [['schemaname', 'text'], ['viewname', 'text'], ['viewowner', 'text'], ['definition', 'text']],
     rows: (env) => userRelations(env).filter((r) => r.kind === 'v').map((r) => ['public', r.name, env.user, r.viewSql]),
+  },
+  {
+    // The session's PREPARE'd statements. Every EXECUTE binds and plans with its argument values,
+    // which is what PostgreSQL counts as a custom plan; there are no generic plans.
+    name: 'pg_prepared_statements',
+    cols: [['name', 'text'], ['statement', 'text'], ['prepare_time', 'timestamptz'], ['parameter_types', '_text'], ['result_types', '_text'], ['from_sql', 'bool'], ['generic_plans', 'int8'], ['custom_plans', 'int8']],
+    rows: (env) =>
+      env
+        .session()
+        .prepared.list()
+        .map((p) => [p.name, p.stmt.text, p.prepareTime * 1000, p.paramTypes.map((t) => typeDisplayName(t)), p.columns === null ? null : p.columns.map((c) => typeDisplayName(c.type)), b(true), 0, p.executions]),
   },
   {
     name: 'pg_stat_activity',
@@ -458,7 +471,11 @@ export function registerCatalogFunctions(): void {
   if (registered) return;
   registered = true;
   const nullFn = (): Value => null;
-  registerScalar('pg_table_is_visible', { args: ['int4'], returns: T.bool, fn: () => true });
+  registerScalar('pg_table_is_visible', { args: ['int4'], returns: T.bool, fn: (c: EvalContext, oid: number) => tableIsVisible(c, oid) });
+  for (const name of ['pg_table_size', 'pg_relation_size', 'pg_total_relation_size']) {
+    // Quire has no indexes or TOAST, so the three sizes coincide.
+    registerScalar(name, { args: ['int4'], returns: T.int8, fn: (c: EvalContext, oid: number) => relationSize(c, oid) });
+  }
   registerScalar('pg_type_is_visible', { args: ['int4'], returns: T.bool, fn: () => true });
   registerScalar('pg_function_is_visible', { args: ['int4'], returns: T.bool, fn: () => true });
   registerScalar('pg_get_userbyid', { args: ['int4'], returns: T.text, fn: () => 'quire' });
@@ -475,10 +492,9 @@ export function registerCatalogFunctions(): void {
   registerScalar('pg_get_partkeydef', { args: ['int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_viewdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_encoding_to_char', { args: ['int4'], returns: T.text, fn: () => 'UTF8' });
-  // Without arrays, the only arrays a catalog query can pass are the text stand-ins (always null).
+  // Catalog columns that are arrays in PostgreSQL (relacl, datacl …) are text stand-ins here, always
+  // null; real text[] arguments take the engine's own array_to_string.
   registerScalar('array_to_string', { args: ['text', 'text'], returns: T.text, fn: (_c: EvalContext, a: string) => a });
-  // current_schema is a keyword the binder handles; written as a call (JDBC, DBeaver) it is a function.
-  registerScalar('current_schema', { args: [], returns: T.text, fn: () => 'public' });
   registerScalar('pg_is_in_recovery', { args: [], returns: T.bool, fn: () => false });
   registerScalar('current_database', { args: [], returns: T.text, fn: (c: EvalContext) => c.setting('quire.database') ?? 'quire' });
   registerScalar('pg_backend_pid', { args: [], returns: T.int4, fn: (c: EvalContext) => Number(c.setting('quire.backend_pid') ?? 0) });
@@ -489,6 +505,68 @@ export function registerCatalogFunctions(): void {
 }
 
 const START_MICROS = Date.now() * 1000;
+
+/**
+ * Catalog functions take only an EvalContext; the connection's catalog environment is found through
+ * a per-connection session setting naming it (set by the wire connection, removed at its end).
+ */
+const envs = new Map<string, SystemEnv>();
+export const ENV_SETTING = 'quire.pgwire_connection';
+export function registerConnectionEnv(id: string, env: SystemEnv): void {
+  envs.set(id, env);
+}
+export function dropConnectionEnv(id: string): void {
+  envs.delete(id);
+}
+function envOf(c: EvalContext): SystemEnv | undefined {
+  const id = c.setting(ENV_SETTING);
+  return id === undefined ? undefined : envs.get(id);
+}
+
+/** Namespace of the relation with this OID, or undefined when there is none. */
+function relationNamespace(env: SystemEnv, oid: number): number | undefined {
+  const sys = systemRelations().find((s) => s.oid === oid);
+  if (sys) return sys.ns;
+  for (const name of [...env.catalog.tables.keys(), ...env.catalog.views.keys()]) if (env.oids.of(name) === oid) return NS_PUBLIC;
+  return undefined;
+}
+
+/**
+ * PostgreSQL's RelationIsVisible: the relation's schema is on the effective search path (pg_catalog
+ * always is) and no relation of the same name comes earlier on it. Quire's relation names are
+ * unique across its schemas, so the first condition decides. Null for an OID naming no relation.
+ */
+function tableIsVisible(c: EvalContext, oid: number): boolean | null {
+  const env = envOf(c);
+  if (env === undefined) return null;
+  const ns = relationNamespace(env, oid);
+  if (ns === undefined) return null;
+  if (ns === NS_PG_CATALOG) return true;
+  return searchPath(c, true).includes(ns === NS_PUBLIC ? 'public' : 'information_schema');
+}
+
+/** Bytes of a table's column data (values, null maps; strings at their UTF-8 length plus a 4-byte header). */
+function relationSize(c: EvalContext, oid: number): number | null {
+  const env = envOf(c);
+  if (env === undefined) return null;
+  if (systemRelations().some((s) => s.oid === oid)) return 0;
+  for (const [name, t] of env.catalog.tables) {
+    if (env.oids.of(name) !== oid) continue;
+    const batches = (t as { snapshot?: () => readonly Batch[] }).snapshot?.() ?? [];
+    let bytes = 0;
+    for (const b of batches) {
+      for (const col of b.columns) {
+        if (col.nulls) bytes += col.nulls.byteLength;
+        const d = col.data as unknown;
+        if (ArrayBuffer.isView(d)) bytes += d.byteLength;
+        else for (const v of d as readonly unknown[]) bytes += typeof v === 'string' ? Buffer.byteLength(v) + 4 : v === null ? 0 : 16;
+      }
+    }
+    return bytes;
+  }
+  for (const name of env.catalog.views.keys()) if (env.oids.of(name) === oid) return 0;
+  return null;
+}
 
 /**
  * psql's \d first reads a table's flags with a query built on arrays and regclass casts, which the
@@ -515,7 +593,7 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
     return env.catalog.tables.has(name) || env.catalog.views.has(name) ? env.oids.of(name) : 0;
   }
   if (kind === 'regtype') {
-    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', '"char"': 'char' };
+    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
     return TYPE_ROWS.find((r) => r.name === (alias[name] ?? name))?.oid ?? 0;
   }
   if (kind === 'regnamespace') return name === 'pg_catalog' ? NS_PG_CATALOG : name === 'public' ? NS_PUBLIC : name === 'information_schema' ? NS_INFORMATION_SCHEMA : 0;
@@ -548,13 +626,26 @@ export function rewriteSystemTypes(node: unknown, oidOf: (kind: string, name: st
 function rewriteCast(n: unknown, oidOf: (kind: string, name: string) => number): unknown {
   if (n === null || typeof n !== 'object' || Array.isArray(n)) return null;
   const tc = (n as { TypeCast?: { arg: unknown; typeName: { names: { String?: { sval: string } }[]; arrayBounds?: unknown } } }).TypeCast;
-  if (!tc || tc.typeName.arrayBounds) return null;
+  if (!tc) return null;
   const names = tc.typeName.names.map((x) => x.String?.sval ?? '');
   const last = names[names.length - 1]!;
+  if (tc.typeName.arrayBounds) {
+    // name[] (current_schemas' PostgreSQL type) is text[] here.
+    if (last === 'name') {
+      rewriteSystemTypes(tc.arg, oidOf);
+      tc.typeName.names = [{ String: { sval: 'text' } }];
+      return n;
+    }
+    return null;
+  }
   if (names.length === 2 && names[0] !== 'pg_catalog') return null;
   if (OID_TYPES.has(last)) {
     rewriteSystemTypes(tc.arg, oidOf);
     const c = (tc.arg as { A_Const?: { sval?: { sval: string }; location?: number } }).A_Const;
+    if (c?.sval !== undefined && (last === 'regproc' || last === 'regprocedure')) {
+      // pg_type's and pg_proc's regproc columns are function names here (text), so is the literal.
+      return { A_Const: { sval: { sval: c.sval.sval.replace(/^pg_catalog\./, '').replace(/\(.*$/, '') }, location: c.location ?? -1 } };
+    }
     if (c?.sval !== undefined) {
       const text = c.sval.sval;
       const v = /^\d+$/.test(text) ? Number(text) : oidOf(last, text);

@@ -9,12 +9,14 @@
  * connection, because after them the byte stream cannot be split into messages any more.
  */
 import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { Database, type QueryResult, type ResultColumn } from '../../api/database.js';
 import { executeUtility } from '../../api/utility.js';
+import { executeColumns } from '../../api/prepared.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType } from '../../common/types.js';
 import { nodeBody, nodeTag } from '../../sql/ast.js';
@@ -22,6 +24,7 @@ import { figureColname } from '../../sql/bind-query.js';
 import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
 import type { Catalog } from '../../storage/catalog.js';
 import { backend, FrameReader, parseFrontend, parseStartup, ProtocolError, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';
+import { dropConnectionEnv, ENV_SETTING, registerConnectionEnv } from './catalog.js';
 import { lookupOid, onlySystemRelations, qualifySystemNames, rewriteSystemTypes, rewritePsqlQuery, setViewColumnResolver, systemCatalogView, type OidRegistry } from './catalog.js';
 import type { PgTraceEvent } from './index.js';
 import { batchSource, Portal, rowsSource } from './portal.js';
@@ -99,6 +102,8 @@ export class Connection {
   pid = 0;
   key = 0;
   private authTimer: NodeJS.Timeout | null;
+  /** Key of this connection's catalog environment for the catalog functions (catalog.ts). */
+  private envId: string | null = null;
 
   constructor(
     private readonly socket: Socket,
@@ -254,6 +259,7 @@ export class Connection {
     for (const p of this.portals.values()) void p.close();
     this.portals.clear();
     if (this.db) void this.db.cursors.close(null).catch(() => undefined);
+    if (this.envId !== null) dropConnectionEnv(this.envId);
     this.abortCopy();
   }
 
@@ -351,7 +357,10 @@ export class Connection {
     const database = this.startupParams.get('database') ?? user;
     const base = this.host.db;
     let conn!: Database;
-    const catalog: Catalog = systemCatalogView({ session: () => conn.session, oids: this.host.oids, user, database }, base.catalog);
+    const env = { session: () => conn.session, oids: this.host.oids, user, database };
+    const catalog: Catalog = systemCatalogView(env, base.catalog);
+    this.envId = randomUUID();
+    registerConnectionEnv(this.envId, { ...env, catalog: base.catalog });
     conn = base.connect({ catalog });
     setViewColumnResolver(base.catalog, (name) => {
       const v = base.catalog.views.get(name);
@@ -360,6 +369,7 @@ export class Connection {
     });
     this.db = conn;
     conn.session.set('quire.backend_pid', String(pid));
+    conn.session.set(ENV_SETTING, this.envId);
     conn.session.set('quire.database', database);
     // Startup parameters are session settings (DateStyle, TimeZone, application_name,
     // extra_float_digits …); ones the engine rejects are ignored, as a server ignores unknown
@@ -578,6 +588,7 @@ export class Connection {
         // tables answer "no rows" instead of failing the client's connect or describe step.
         const q = toQuireError(e);
         if (CATALOG_FALLBACK_CODES.has(q.code) && onlySystemRelations(s.stmt)) {
+          this.host.trace({ kind: 'fallback', pid: this.pid, sql, code: q.code, message: q.message });
           const columns = (sel.targetList ?? []).map((t) => {
             const rt = nodeBody<{ name?: string; val: Node }>(t);
             return { name: rt.name ?? figureColname(rt.val), type: T.text };
@@ -589,7 +600,8 @@ export class Connection {
         throw e;
       }
     }
-    const n = Math.max(declared.length, maxParamRef(s.stmt));
+    // PREPARE's own $n belong to the statement it prepares, not to this one.
+    const n = Math.max(declared.length, tag === 'PrepareStmt' ? 0 : maxParamRef(s.stmt));
     const types = Array.from({ length: n }, (_, i) => declared[i] ?? T.unknown);
     return { name, sql, parsed: s, kind: 'utility', paramTypes: types, paramOids: types.map((t, i) => paramOids[i] || oidOf(t)), columns: utilityColumns(this.db!, s.stmt), emptyFallback: false };
   }
@@ -827,6 +839,7 @@ function utilityColumns(db: Database, stmt: Node): ResultColumn[] | null {
     return [{ name: name === 'timezone' ? 'TimeZone' : name, type: T.text }];
   }
   if (tag === 'ExplainStmt') return [{ name: 'QUERY PLAN', type: T.text }];
+  if (tag === 'ExecuteStmt') return executeColumns(db, b);
   if (tag === 'FetchStmt' && b.ismove !== true) {
     const name = b.portalname as string;
     return db.cursors.has(name) ? db.cursors.get(name).columns : null;

@@ -35,6 +35,8 @@ export interface PgServerOptions {
 
 export type PgTraceEvent =
   | { kind: 'statement'; pid: number; sql: string }
+  /** A catalog query the engine cannot bind, answered with no rows (see connection.ts prepareStatement). */
+  | { kind: 'fallback'; pid: number; sql: string; code: string; message: string }
   | { kind: 'execute'; pid: number; portal: string; maxRows: number; result: 'suspended' | 'complete'; binaryColumns: number };
 
 export interface PgServer {

@@ -6,7 +6,8 @@ import { QuireError } from '../../common/errors.js';
 import { formatDate, formatTimestamp, formatValue, type FormatContext } from '../../common/format-value.js';
 import { Interval } from '../../common/interval.js';
 import { Numeric } from '../../common/numeric.js';
-import { T, TYPE_OID, type DataType, type TypeName, type Value } from '../../common/types.js';
+import { T, TYPE_OID, type DataType, type TextArray, type TypeName, type Value } from '../../common/types.js';
+import { formatTextArray } from '../../common/text-array.js';
 import type { FieldDescription } from './codec.js';
 
 /** pg_type.typlen of each engine type. */
@@ -25,6 +26,7 @@ export const TYPE_LEN: Record<TypeName, number> = {
   timestamp: 8,
   timestamptz: 8,
   interval: 16,
+  _text: -1,
   unknown: -2,
 };
 
@@ -39,6 +41,8 @@ for (const [oid, t] of [
   [3802, T.text], // jsonb
   [1043, T.varchar],
   [2275, T.text], // cstring
+  [1003, T._text], // name[]
+  [1015, T._text], // varchar[]
 ] as const) {
   BY_OID.set(oid, t);
 }
@@ -152,7 +156,57 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'bpchar':
     case 'unknown':
       return (v) => Buffer.from(String(v), 'utf8');
+    case '_text':
+      return (v) => encodeTextArray(v as TextArray);
   }
+}
+
+/** array_send for text[]: ndim, has-nulls flag, element OID, then (length, lower bound) and each element. */
+export function encodeTextArray(a: TextArray): Buffer {
+  const elems = a.map((e) => (e === null ? null : Buffer.from(e, 'utf8')));
+  const head = Buffer.allocUnsafe(a.length === 0 ? 12 : 20);
+  head.writeInt32BE(a.length === 0 ? 0 : 1, 0);
+  head.writeInt32BE(a.includes(null) ? 1 : 0, 4);
+  head.writeInt32BE(TYPE_OID.text, 8);
+  if (a.length > 0) {
+    head.writeInt32BE(a.length, 12);
+    head.writeInt32BE(1, 16);
+  }
+  const parts: Buffer[] = [head];
+  for (const e of elems) {
+    const len = Buffer.allocUnsafe(4);
+    len.writeInt32BE(e === null ? -1 : e.length);
+    parts.push(len);
+    if (e !== null) parts.push(e);
+  }
+  return Buffer.concat(parts);
+}
+
+/** array_recv for text[] (one dimension; lower bounds other than 1 are refused, as the engine has none). */
+function decodeTextArray(raw: Buffer): (string | null)[] {
+  const bad = (): QuireError => new QuireError('22P03', 'incorrect binary data format in bind parameter');
+  if (raw.length < 12) throw bad();
+  const ndim = raw.readInt32BE(0);
+  if (ndim === 0) return [];
+  if (ndim !== 1) throw new QuireError('0A000', 'multidimensional arrays are not supported');
+  if (raw.length < 20) throw bad();
+  const n = raw.readInt32BE(12);
+  if (raw.readInt32BE(16) !== 1) throw new QuireError('0A000', 'array lower bounds other than 1 are not supported');
+  const out: (string | null)[] = [];
+  let off = 20;
+  for (let i = 0; i < n; i++) {
+    if (off + 4 > raw.length) throw bad();
+    const len = raw.readInt32BE(off);
+    off += 4;
+    if (len < 0) out.push(null);
+    else {
+      if (off + len > raw.length) throw bad();
+      out.push(raw.toString('utf8', off, off + len));
+      off += len;
+    }
+  }
+  if (off !== raw.length) throw bad();
+  return out;
 }
 
 export function encodeNumeric(n: Numeric): Buffer {
@@ -276,5 +330,7 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'bpchar':
     case 'unknown':
       return raw.toString('utf8');
+    case '_text':
+      return formatTextArray(decodeTextArray(raw));
   }
 }

@@ -6,7 +6,7 @@ import type { EvalContext } from '../../eval-context.js';
 import { guessTextOf, textOf, type TypedScalarOverload } from '../support/any-text.js';
 
 const textAny: TypedScalarOverload = {
-  args: ['text', 'any'],
+  args: ['text', 'anynonarray'],
   returns: T.text,
   fn: (c: EvalContext, a: string, b: Value) => a + guessTextOf(b, c),
   specialize: (ts: readonly DataType[]) => {
@@ -15,7 +15,7 @@ const textAny: TypedScalarOverload = {
   },
 };
 const anyText: TypedScalarOverload = {
-  args: ['any', 'text'],
+  args: ['anynonarray', 'text'],
   returns: T.text,
   fn: (c: EvalContext, a: Value, b: string) => guessTextOf(a, c) + b,
   specialize: (ts: readonly DataType[]) => {

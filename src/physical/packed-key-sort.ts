@@ -1,0 +1,623 @@
+/**
+ * Packed-key radix sort: several integer-valued sort keys folded into one unsigned code per row, sorted by
+ * one LSD radix sort.
+ *
+ * A window sorts on (PARTITION BY keys, ORDER BY keys), typically a small-range integer partition key and
+ * an integer or timestamp order key. Sorting key by key costs a full radix sort per key plus a gather of
+ * every later key through the permutation; here each key instead becomes a dense code
+ *
+ *   code = (v - min) / step        ascending       (step: gcd of the distances between values, so
+ *   code = (max - v) / step        descending       timestamps in whole seconds take 1/10^6 the range)
+ *
+ * with NULL taking the code below (NULLS FIRST) or above (NULLS LAST) every value. Codes are
+ * concatenated most significant key first; when the total fits in 53 bits (a double holds it exactly)
+ * the rows are radix sorted on it in ceil(bits / 16) passes of equal width (so 24 bits are two passes of
+ * 12-bit digits, whose counters stay in L1). The code order is exactly the keys' lexicographic order
+ * with PostgreSQL's NULL placement, and LSD passes are stable, so equal rows keep their input order.
+ *
+ * The codes come out of the sort in order, so the key columns are decoded from them sequentially instead
+ * of being gathered through the permutation. Keys that do not pack (non-integer or non-finite floats,
+ * NaN, text, plain-array storage, wide ranges) make `packedSort` return null and the caller uses the
+ * general paths (sort.ts).
+ */
+import { makeColumn, type Batch, type Column } from '../execution/column.js';
+import { keyCategory, type SortKey } from './sort-key.js';
+
+/** Codes stay below 2^53, where doubles hold every integer exactly. */
+const MAX_BITS = 53;
+
+interface KeyPlan {
+  readonly data: Int32Array | Float64Array | Uint8Array;
+  readonly nulls: Uint8Array | null;
+  readonly min: number;
+  readonly max: number;
+  readonly step: number;
+  readonly bits: number;
+  readonly desc: boolean;
+  readonly nullsFirst: boolean;
+  /** Column index and type, for decoding the sorted codes back into the column. */
+  readonly col: number;
+  readonly type: SortKey['type'];
+  /** False when a -0 would decode as 0 (float keys): the column is gathered instead. */
+  readonly decodable: boolean;
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/** Bits needed for codes 0..maxCode. */
+function bitsFor(maxCode: number): number {
+  let b = 0;
+  while (b < 60 && 2 ** b <= maxCode) b++;
+  return b;
+}
+
+interface Scan {
+  min: number;
+  max: number;
+  step: number;
+  seen: boolean;
+  anyNull: boolean;
+  negZero: boolean;
+}
+
+/**
+ * Range, step and width of one key, or null when its values are not all finite integers of a small range.
+ * The scans are separate per storage class so each loop's element access stays monomorphic.
+ */
+function planKey(b: Batch, k: SortKey): KeyPlan | null {
+  const cat = keyCategory(k.type);
+  if (cat !== 'num' && cat !== 'float') return null;
+  const c = b.columns[k.col]!;
+  const data = c.data;
+  const sc: Scan = { min: Infinity, max: -Infinity, step: 0, seen: false, anyNull: false, negZero: false };
+  if (data instanceof Float64Array) {
+    if (!scanF64(data, c.nulls, b.length, sc)) return null;
+  } else if (data instanceof Int32Array) scanI32(data, c.nulls, b.length, sc);
+  else if (data instanceof Uint8Array) scanU8(data, c.nulls, b.length, sc);
+  else return null;
+  const nulls = sc.anyNull ? c.nulls : null;
+  const common = { data, nulls, desc: k.desc, nullsFirst: k.nullsFirst, col: k.col, type: k.type, decodable: !sc.negZero };
+  if (!sc.seen) return { ...common, min: 0, max: 0, step: 1, bits: 0 };
+  const { min, max } = sc;
+  // Distances beyond 2^52 are no longer exact in a double (and would not pack anyway).
+  if (max - min > 2 ** 52) return null;
+  const step = sc.step === 0 ? 1 : sc.step;
+  const maxCode = (max - min) / step + (sc.anyNull ? 1 : 0);
+  return { ...common, min, max, step, bits: bitsFor(maxCode) };
+}
+
+/** The step update: gcd of the distances from the first value seen (stops at 1, the usual answer). */
+function nextStep(step: number, d: number): number {
+  if (step === 0) return d;
+  // A division and a multiply instead of fmod (a runtime call): exact while d <= 2^52, and larger ranges
+  // are rejected after the scan anyway.
+  const q = d / step;
+  if (q === Math.floor(q) && q * step === d) return step;
+  return gcd(step, d % step);
+}
+
+function scanF64(data: Float64Array, nulls: Uint8Array | null, n: number, sc: Scan): boolean {
+  let min = Infinity;
+  let max = -Infinity;
+  let first = 0;
+  let step = 0;
+  let seen = false;
+  let anyNull = false;
+  let negZero = false;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      anyNull = true;
+      continue;
+    }
+    const v = data[i]!;
+    // NaN and ±Infinity fail this test too (their difference from trunc is NaN).
+    if (v - Math.trunc(v) !== 0) return false;
+    if (v === 0 && 1 / v < 0) negZero = true;
+    if (!seen) {
+      seen = true;
+      first = v;
+    } else if (step !== 1) step = nextStep(step, v > first ? v - first : first - v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  Object.assign(sc, { min, max, step, seen, anyNull, negZero });
+  return true;
+}
+
+function scanI32(data: Int32Array, nulls: Uint8Array | null, n: number, sc: Scan): void {
+  let min = Infinity;
+  let max = -Infinity;
+  let first = 0;
+  let step = 0;
+  let seen = false;
+  let anyNull = false;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      anyNull = true;
+      continue;
+    }
+    const v = data[i]!;
+    if (!seen) {
+      seen = true;
+      first = v;
+    } else if (step !== 1) step = nextStep(step, v > first ? v - first : first - v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  Object.assign(sc, { min, max, step, seen, anyNull });
+}
+
+function scanU8(data: Uint8Array, nulls: Uint8Array | null, n: number, sc: Scan): void {
+  let min = Infinity;
+  let max = -Infinity;
+  let seen = false;
+  let anyNull = false;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      anyNull = true;
+      continue;
+    }
+    const v = data[i]!;
+    seen = true;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  Object.assign(sc, { min, max, step: 1, seen, anyNull });
+}
+
+/** A packed sort's result: the row order, and key columns already rebuilt in that order. */
+export interface PackedSort {
+  readonly order: Uint32Array;
+  /** Column index -> the column's values in sorted order (decoded from the sorted codes, no gather). */
+  readonly sorted: ReadonlyMap<number, Column>;
+}
+
+/**
+ * Row order of `b` under `keys` (stable), when every key packs into one code of at most 53 bits; else null.
+ * The codes come out of the radix sort in order, so the key columns are decoded from them sequentially
+ * instead of being gathered through the permutation (a random read per row and column).
+ */
+export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): PackedSort | null {
+  const plans: KeyPlan[] = [];
+  let total = 0;
+  for (const k of keys) {
+    const p = planKey(b, k);
+    if (p === null) return null;
+    total += p.bits;
+    if (total > MAX_BITS) return null;
+    if (p.bits > 0) plans.push(p);
+  }
+  const n = b.length;
+  if (total === 0) return { order: identityPerm(n), sorted: new Map() };
+  let order: Uint32Array;
+  let lo: Uint32Array;
+  let hi: Uint32Array | null = null;
+  if (total <= 32) {
+    // Codes fit one word: each key's code is added at its bit offset (sums stay below 2^32, exact).
+    const key = new Uint32Array(n);
+    let below = total;
+    for (const p of plans) {
+      below -= p.bits;
+      encodeKey(p, key, n, 2 ** below);
+    }
+    const r = radix32(key, n, total);
+    order = r.idx;
+    lo = r.key;
+  } else {
+    const code = new Float64Array(n);
+    let below = total;
+    for (const p of plans) {
+      below -= p.bits;
+      encodeKey(p, code, n, 2 ** below);
+    }
+    const l = new Uint32Array(n);
+    const h = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const c = code[i]!;
+      l[i] = c >>> 0;
+      h[i] = (c / 4294967296) >>> 0;
+    }
+    const r = radix64(l, h, n, total);
+    order = r.idx;
+    lo = r.lo;
+    hi = r.hi;
+  }
+  const sorted = new Map<number, Column>();
+  if (!decode) return { order, sorted };
+  let below = total;
+  for (const p of plans) {
+    below -= p.bits;
+    if (!p.decodable || sorted.has(p.col)) continue;
+    sorted.set(p.col, decodeKey(p, lo, hi, n, below));
+  }
+  return { order, sorted };
+}
+
+/** code += this key's code * 2^below, per row (exact: the total stays below 2^53). */
+function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, n: number, scale: number): void {
+  const { data, nulls, min, max, step, desc } = p;
+  // NULLS FIRST shifts the values up by one to free code 0; NULLS LAST puts NULL above the largest value.
+  const shift = nulls !== null && p.nullsFirst ? 1 : 0;
+  const nullCode = p.nullsFirst ? 0 : (max - min) / step + 1;
+  const base = desc ? max : min;
+  const sign = desc ? -1 : 1;
+  if (code instanceof Uint32Array) {
+    if (data instanceof Int32Array) encodeI32(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+    else if (data instanceof Float64Array) encodeF64(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+    else encodeU8(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+  } else if (data instanceof Int32Array) encodeI32W(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+  else if (data instanceof Float64Array) encodeF64W(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+  else encodeU8W(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+}
+
+/** The sorted values of one key from the sorted codes (words lo, hi): its bits sit `below` bits up. */
+function decodeKey(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n: number, below: number): Column {
+  const ck = new Float64Array(n);
+  const bits = p.bits;
+  if (bits <= 31) {
+    const mask = 2 ** bits - 1;
+    if (hi === null || below + bits <= 32) for (let i = 0; i < n; i++) ck[i] = (lo[i]! >>> below) & mask;
+    else if (below >= 32) {
+      const s = below - 32;
+      for (let i = 0; i < n; i++) ck[i] = (hi[i]! >>> s) & mask;
+    } else {
+      const up = 32 - below;
+      for (let i = 0; i < n; i++) ck[i] = ((lo[i]! >>> below) | (hi[i]! << up)) & mask;
+    }
+  } else {
+    // A wide key (a timestamp whose values share no step): double arithmetic, exact below 2^53.
+    const div = 2 ** below;
+    const mod = 2 ** bits;
+    for (let i = 0; i < n; i++) {
+      const x = Math.floor(((hi === null ? 0 : hi[i]! * 4294967296) + lo[i]!) / div);
+      ck[i] = x - Math.floor(x / mod) * mod;
+    }
+  }
+  const { min, max, step, desc } = p;
+  let nulls: Uint8Array | null = null;
+  if (p.nulls !== null) {
+    // NULLS FIRST: code 0 is NULL and values start at 1; NULLS LAST: NULL is the code above the largest value.
+    nulls = new Uint8Array(n);
+    const nullCode = p.nullsFirst ? 0 : (max - min) / step + 1;
+    const shift = p.nullsFirst ? 1 : 0;
+    for (let i = 0; i < n; i++) {
+      const c = ck[i]!;
+      if (c === nullCode) {
+        nulls[i] = 1;
+        ck[i] = 0;
+      } else ck[i] = c - shift;
+    }
+  }
+  // Value of code c: min + c * step ascending, max - c * step descending (exact integers below 2^53).
+  const base = desc ? max : min;
+  const inc = desc ? -step : step;
+  const out = p.data instanceof Float64Array ? new Float64Array(n) : p.data instanceof Int32Array ? new Int32Array(n) : new Uint8Array(n);
+  if (out instanceof Float64Array) fillF64(out, ck, n, base, inc, nulls);
+  else if (out instanceof Int32Array) fillI32(out, ck, n, base, inc, nulls);
+  else fillU8(out, ck, n, base, inc, nulls);
+  return makeColumn(p.type, out, nulls);
+}
+
+function fillF64(out: Float64Array, ck: Float64Array, n: number, base: number, inc: number, nulls: Uint8Array | null): void {
+  for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? 0 : base + ck[i]! * inc;
+}
+function fillI32(out: Int32Array, ck: Float64Array, n: number, base: number, inc: number, nulls: Uint8Array | null): void {
+  for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? 0 : base + ck[i]! * inc;
+}
+function fillU8(out: Uint8Array, ck: Float64Array, n: number, base: number, inc: number, nulls: Uint8Array | null): void {
+  for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? 0 : base + ck[i]! * inc;
+}
+
+// One encoder per (key storage, code storage) pair keeps every loop monomorphic. A key's code is
+// (v - base) * sign / step (+1 under NULLS FIRST), exact because step divides every distance.
+
+function encodeI32(
+  data: Int32Array,
+  nulls: Uint8Array | null,
+  code: Uint32Array,
+  n: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && step === 1) {
+    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    code[i] = code[i]! + c * scale;
+  }
+}
+
+function encodeF64(
+  data: Float64Array,
+  nulls: Uint8Array | null,
+  code: Uint32Array,
+  n: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && step === 1) {
+    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    code[i] = code[i]! + c * scale;
+  }
+}
+
+function encodeU8(
+  data: Uint8Array,
+  nulls: Uint8Array | null,
+  code: Uint32Array,
+  n: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && step === 1) {
+    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    code[i] = code[i]! + c * scale;
+  }
+}
+
+function encodeI32W(
+  data: Int32Array,
+  nulls: Uint8Array | null,
+  code: Float64Array,
+  n: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && step === 1) {
+    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    code[i] = code[i]! + c * scale;
+  }
+}
+
+function encodeF64W(
+  data: Float64Array,
+  nulls: Uint8Array | null,
+  code: Float64Array,
+  n: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && step === 1) {
+    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    code[i] = code[i]! + c * scale;
+  }
+}
+
+function encodeU8W(
+  data: Uint8Array,
+  nulls: Uint8Array | null,
+  code: Float64Array,
+  n: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && step === 1) {
+    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    code[i] = code[i]! + c * scale;
+  }
+}
+
+function identityPerm(n: number): Uint32Array {
+  const p = new Uint32Array(n);
+  for (let i = 0; i < n; i++) p[i] = i;
+  return p;
+}
+
+/** Digit layout: `passes` digits of `width` bits covering `bits` bits (width <= 16). */
+function layout(bits: number): { passes: number; width: number } {
+  const passes = Math.ceil(bits / 16);
+  return { passes, width: Math.ceil(bits / passes) };
+}
+
+/** A pass is skipped when every row has the same digit: it would not move anything. */
+function trivialPass(counts: Uint32Array, base: number, size: number, n: number): boolean {
+  for (let d = 0; d < size; d++) {
+    const c = counts[base + d]!;
+    if (c !== 0) return c === n;
+  }
+  return true;
+}
+
+function prefixSums(counts: Uint32Array, base: number, size: number): void {
+  let sum = 0;
+  for (let d = 0; d < size; d++) {
+    const c = counts[base + d]!;
+    counts[base + d] = sum;
+    sum += c;
+  }
+}
+
+function radix32(key: Uint32Array, n: number, bits: number): { idx: Uint32Array; key: Uint32Array } {
+  const { passes, width } = layout(bits);
+  const size = 1 << width;
+  const mask = size - 1;
+  const counts = new Uint32Array(passes * size);
+  for (let i = 0; i < n; i++) {
+    const k = key[i]!;
+    for (let p = 0; p < passes; p++) counts[p * size + ((k >>> (p * width)) & mask)]++;
+  }
+  let idx: Uint32Array = identityPerm(n);
+  let idx2: Uint32Array = new Uint32Array(n);
+  let key2: Uint32Array = new Uint32Array(n);
+  for (let p = 0; p < passes; p++) {
+    const base = p * size;
+    if (trivialPass(counts, base, size, n)) continue;
+    prefixSums(counts, base, size);
+    const shift = p * width;
+    for (let i = 0; i < n; i++) {
+      const k = key[i]!;
+      const at = counts[base + ((k >>> shift) & mask)]++;
+      idx2[at] = idx[i]!;
+      key2[at] = k;
+    }
+    let t = idx;
+    idx = idx2;
+    idx2 = t;
+    t = key;
+    key = key2;
+    key2 = t;
+  }
+  return { idx, key };
+}
+
+function radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array } {
+  const { passes, width } = layout(bits);
+  const size = 1 << width;
+  const mask = size - 1;
+  // Where each pass's digit sits: wholly in lo (0), wholly in hi (1), or across both (2). One loop per
+  // case keeps the per-row work branch-free.
+  const where = (p: number): number => (p * width >= 32 ? 1 : p * width + width <= 32 ? 0 : 2);
+  const counts = new Uint32Array(passes * size);
+  for (let p = 0; p < passes; p++) histogram(lo, hi, n, counts, p * size, p * width, mask, where(p));
+  let idx: Uint32Array = identityPerm(n);
+  let idx2: Uint32Array = new Uint32Array(n);
+  let lo2: Uint32Array = new Uint32Array(n);
+  let hi2: Uint32Array = new Uint32Array(n);
+  for (let p = 0; p < passes; p++) {
+    const base = p * size;
+    if (trivialPass(counts, base, size, n)) continue;
+    prefixSums(counts, base, size);
+    // Every pass moves the keys along: the sorted codes are decoded into the key columns afterwards.
+    scatter64(lo, hi, idx, lo2, hi2, idx2, n, counts, base, p * width, mask, where(p));
+    let t = idx;
+    idx = idx2;
+    idx2 = t;
+    t = lo;
+    lo = lo2;
+    lo2 = t;
+    t = hi;
+    hi = hi2;
+    hi2 = t;
+  }
+  return { idx, lo, hi };
+}
+
+function histogram(lo: Uint32Array, hi: Uint32Array, n: number, counts: Uint32Array, base: number, shift: number, mask: number, where: number): void {
+  if (where === 0) for (let i = 0; i < n; i++) counts[base + ((lo[i]! >>> shift) & mask)]++;
+  else if (where === 1) {
+    const s = shift - 32;
+    for (let i = 0; i < n; i++) counts[base + ((hi[i]! >>> s) & mask)]++;
+  } else {
+    const up = 32 - shift;
+    for (let i = 0; i < n; i++) counts[base + (((lo[i]! >>> shift) | (hi[i]! << up)) & mask)]++;
+  }
+}
+
+function scatter64(
+  lo: Uint32Array,
+  hi: Uint32Array,
+  idx: Uint32Array,
+  lo2: Uint32Array,
+  hi2: Uint32Array,
+  idx2: Uint32Array,
+  n: number,
+  counts: Uint32Array,
+  base: number,
+  shift: number,
+  mask: number,
+  where: number,
+): void {
+  if (where === 0) scatterLo(lo, hi, idx, lo2, hi2, idx2, n, counts, base, shift, mask);
+  else if (where === 1) scatterLo(hi, lo, idx, hi2, lo2, idx2, n, counts, base, shift - 32, mask);
+  else scatterAcross(lo, hi, idx, lo2, hi2, idx2, n, counts, base, shift, mask);
+}
+
+/** A pass whose digit lies in one word `a` (lo, or hi with the roles swapped); `b` just moves along. */
+function scatterLo(
+  a: Uint32Array,
+  b: Uint32Array,
+  idx: Uint32Array,
+  a2: Uint32Array,
+  b2: Uint32Array,
+  idx2: Uint32Array,
+  n: number,
+  counts: Uint32Array,
+  base: number,
+  shift: number,
+  mask: number,
+): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const at = counts[base + ((x >>> shift) & mask)]++;
+    idx2[at] = idx[i]!;
+    a2[at] = x;
+    b2[at] = b[i]!;
+  }
+}
+
+function scatterAcross(
+  lo: Uint32Array,
+  hi: Uint32Array,
+  idx: Uint32Array,
+  lo2: Uint32Array,
+  hi2: Uint32Array,
+  idx2: Uint32Array,
+  n: number,
+  counts: Uint32Array,
+  base: number,
+  shift: number,
+  mask: number,
+): void {
+  const up = 32 - shift;
+  for (let i = 0; i < n; i++) {
+    const l = lo[i]!;
+    const h = hi[i]!;
+    const at = counts[base + (((l >>> shift) | (h << up)) & mask)]++;
+    idx2[at] = idx[i]!;
+    lo2[at] = l;
+    hi2[at] = h;
+  }
+}

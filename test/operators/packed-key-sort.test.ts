@@ -1,0 +1,105 @@
+/**
+ * packedSort against the compiled comparator's stable sort on seeded random key sets: one- and two-word
+ * codes (digits inside lo, inside hi and across both), a key wider than 31 bits, steps (gcd), NULLs
+ * first/last, DESC, negative values, -0 and the cases that must decline (NaN, fractions, huge ranges).
+ * The decoded key columns must equal the input columns gathered through the order.
+ */
+import { describe, expect, it } from 'vitest';
+import { T, type DataType } from '../../src/common/types.js';
+import { makeColumn, takeColumn, type Batch, type Column } from '../../src/execution/column.js';
+import { packedSort } from '../../src/physical/packed-key-sort.js';
+import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
+import { identity } from '../../src/physical/operators/sort.js';
+import { rng } from '../window/window-gen.js';
+
+interface Spec {
+  type: DataType;
+  /** Value generator for one row (null = NULL). */
+  gen: () => number | null;
+}
+
+function column(spec: Spec, n: number): Column {
+  const vals = Array.from({ length: n }, spec.gen);
+  const data = spec.type.name === 'int4' ? new Int32Array(n) : spec.type.name === 'bool' ? new Uint8Array(n) : new Float64Array(n);
+  let nulls: Uint8Array | null = null;
+  vals.forEach((v, i) => {
+    if (v === null) {
+      nulls ??= new Uint8Array(n);
+      nulls[i] = 1;
+      data[i] = 7; // storage under NULL is arbitrary
+    } else data[i] = v;
+  });
+  return makeColumn(spec.type, data, nulls);
+}
+
+function check(b: Batch, keys: SortKey[]): 'packed' | 'declined' {
+  const cmp = compileComparator(keys);
+  const want = cmp.sort(identity(b.length), cmp.view(b));
+  const got = packedSort(b, keys);
+  if (got === null) return 'declined';
+  expect(Array.from(got.order)).toEqual(Array.from(want));
+  for (const [col, c] of got.sorted) {
+    const g = takeColumn(b.columns[col]!, want, b.length);
+    const nullsOf = (x: Column): number[] => Array.from({ length: b.length }, (_, i) => (x.nulls !== null && x.nulls[i] === 1 ? 1 : 0));
+    expect(nullsOf(c)).toEqual(nullsOf(g));
+    const vals = (x: Column): (number | null)[] => Array.from({ length: b.length }, (_, i) => (x.nulls !== null && x.nulls[i] === 1 ? null : Number(x.data[i])));
+    expect(vals(c)).toEqual(vals(g));
+    // -0 must survive: a decoded column never replaces one that holds -0.
+    for (let i = 0; i < b.length; i++) if (g.nulls?.[i] !== 1) expect(Object.is(c.data[i], g.data[i])).toBe(true);
+  }
+  return 'packed';
+}
+
+describe('packedSort', () => {
+  const r = rng(2024);
+  const n = 1500;
+  const nul = (p: number, f: () => number): (() => number | null) => () => (r.chance(p) ? null : f());
+  const specs: Record<string, Spec> = {
+    small: { type: T.int4, gen: nul(0.1, () => r.int(9) - 4) },
+    mid: { type: T.int4, gen: () => r.int(1 << 20) - (1 << 19) },
+    full: { type: T.int4, gen: nul(0.05, () => r.int(2 ** 32) - 2 ** 31) },
+    bool: { type: T.bool, gen: nul(0.2, () => r.int(2)) },
+    seconds: { type: T.timestamp, gen: nul(0.05, () => 1.7e15 + r.int(1e8) * 1e6) },
+    micros: { type: T.timestamp, gen: () => 1.7e15 + r.int(2 ** 30) * 4096 + r.int(4096) },
+    int8: { type: T.int8, gen: nul(0.1, () => (r.int(2 ** 21) - 2 ** 20) * 3) },
+    floatInt: { type: T.float8, gen: nul(0.1, () => (r.chance(0.1) ? -0 : r.int(100) - 50)) },
+    floatFrac: { type: T.float8, gen: () => r.int(100) / 4 },
+    nan: { type: T.float8, gen: () => (r.chance(0.05) ? NaN : r.int(10)) },
+    huge: { type: T.int8, gen: () => (r.chance(0.5) ? -(2 ** 52) : 2 ** 52) },
+  };
+  const names = Object.keys(specs);
+  const batch: Batch = { columns: names.map((k) => column(specs[k]!, n)), length: n };
+
+  it('agrees with the comparator on random key lists (and packs most of them)', () => {
+    let packed = 0;
+    for (let t = 0; t < 150; t++) {
+      const m = 1 + r.int(3);
+      const keys: SortKey[] = [];
+      for (let q = 0; q < m; q++) {
+        const col = r.int(names.length);
+        keys.push({ col, type: specs[names[col]!]!.type, desc: r.chance(0.5), nullsFirst: r.chance(0.5) });
+      }
+      if (check(batch, keys) === 'packed') packed++;
+    }
+    expect(packed).toBeGreaterThan(40);
+  });
+
+  it('uses both code words, digits across them, and a key wider than 31 bits', () => {
+    const k = (name: string, desc = false, nullsFirst = false): SortKey => ({ col: names.indexOf(name), type: specs[name]!.type, desc, nullsFirst });
+    // 21 + 27 bits: two words, the middle digit straddles bit 32.
+    expect(check(batch, [k('int8'), k('seconds', true)])).toBe('packed');
+    // 42-bit timestamp key alone, then under a partition key.
+    expect(check(batch, [k('micros')])).toBe('packed');
+    expect(check(batch, [k('small', false, true), k('micros', true)])).toBe('packed');
+    expect(check(batch, [k('bool', true, true), k('full'), k('small')])).toBe('packed');
+    expect(check(batch, [k('floatInt', true, false), k('mid')])).toBe('packed');
+  });
+
+  it('declines NaN, fractional floats, ranges beyond 2^52 and codes beyond 53 bits', () => {
+    const k = (name: string): SortKey => ({ col: names.indexOf(name), type: specs[name]!.type, desc: false, nullsFirst: false });
+    expect(check(batch, [k('nan')])).toBe('declined');
+    expect(check(batch, [k('floatFrac')])).toBe('declined');
+    expect(check(batch, [k('huge')])).toBe('declined');
+    expect(check(batch, [k('full'), k('micros')])).toBe('declined');
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Per-partition Top-N over several input batches (more than BATCH_SIZE rows), aimed at the fused path of
+ * TopNRanking (one int2/int4 partition key, one numeric order key: direct-address partition ids, a numeric
+ * boundary per partition, deferred copies of the other columns) and at the comparator fallbacks around
+ * it: NULL / negative / out-of-table partition keys, NULL / NaN / ±Infinity / -0 order keys, DESC and
+ * NULLS FIRST, ties under rank and dense_rank, k larger than the partitions, text partition keys.
+ * Every query must give the same rows as with the rule disabled and, projected to columns PostgreSQL
+ * determines (row_number over ties picks arbitrary rows), the same as PGlite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asSqlError, newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { Database, formatValue } from '../../src/index.js';
+import { rng } from '../window/window-gen.js';
+
+const ROWS = 9000;
+
+function setupSql(): string[] {
+  const r = rng(4242);
+  const vals: string[] = [];
+  for (let id = 1; id <= ROWS; id++) {
+    // p: mostly 0..29, some NULL, negative and beyond the direct-address table (2^20).
+    const p = r.chance(0.05) ? 'NULL' : r.chance(0.05) ? String(-1 - r.int(3)) : r.chance(0.04) ? String(2_000_000 + r.int(3)) : String(r.int(30));
+    const k = r.chance(0.06) ? 'NULL' : String(r.int(12) - 4);
+    const special = ["'NaN'", "'Infinity'", "'-Infinity'", "'-0'", '0', 'NULL'];
+    const f = r.chance(0.08) ? r.pick(special) : String((r.int(4000) - 2000) / 8);
+    const q = r.chance(0.05) ? 'NULL' : `'t${r.int(7)}'`;
+    vals.push(`(${id}, ${p}, ${k}, ${f}, ${q})`);
+  }
+  return ['CREATE TABLE w (id int, p int, k int, f float8, q text)', `INSERT INTO w VALUES ${vals.join(', ')}`];
+}
+
+const PARTS = ['p', 'p % 4', 'q'];
+const ORDERS = ['f', 'f DESC', 'f NULLS FIRST', 'f DESC NULLS LAST', 'k', 'k DESC NULLS FIRST', 'k NULLS FIRST'];
+const FNS = ['row_number', 'rank', 'dense_rank'];
+const KS = [1, 3, 10, 2000];
+
+async function text(c: SqlConnection, sql: string): Promise<string> {
+  try {
+    const res = await c.query(sql);
+    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
+  } catch (e) {
+    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
+  }
+}
+
+describe('per-partition Top-N over many batches (fused path and fallbacks)', () => {
+  let pg: SqlConnection;
+  let q: SqlConnection;
+  beforeAll(async () => {
+    pg = await newPglite();
+    const db = await Database.create();
+    q = quireConnection(db, formatValue);
+    for (const s of setupSql()) {
+      await pg.query(s);
+      await q.query(s);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await pg.close?.();
+  });
+
+  it('agrees with the rule disabled and with PostgreSQL', async () => {
+    const failures: string[] = [];
+    let n = 0;
+    for (const part of PARTS) {
+      for (const order of ORDERS) {
+        for (const fn of FNS) {
+          const k = KS[n++ % KS.length]!;
+          const key = order.split(' ')[0]!;
+          // Columns PostgreSQL determines: with row_number, which of several tied rows is kept is arbitrary.
+          // (-0 and 0 are peers, so `+ 0` makes tied rows print alike.)
+          const cols = fn === 'row_number' ? `${part} AS part, ${key} + 0 AS key, rn` : `id, ${part} AS part, ${key}, rn`;
+          const sql = `SELECT ${cols} FROM (SELECT *, ${fn}() OVER (PARTITION BY ${part} ORDER BY ${order}) AS rn FROM w) x WHERE rn <= ${k} ORDER BY ${fn === 'row_number' ? '1, 2, 3' : '1, 2, 3, 4'}`;
+          await q.query("SET quire.disabled_rules = 'derive-topn-from-window'");
+          const off = await text(q, sql);
+          await q.query('RESET quire.disabled_rules');
+          await q.query("SET quire.derive_topn = 'on'");
+          const on = await text(q, sql);
+          const plan = (await q.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+          await q.query('RESET quire.derive_topn');
+          const want = await text(pg, sql);
+          if (!plan.includes('TopNRanking')) failures.push(`no TopNRanking: ${sql}\n${plan}`);
+          if (on !== off) failures.push(`[rule on vs off] ${sql}\n  off: ${off.slice(0, 300)}\n  on:  ${on.slice(0, 300)}`);
+          if (want !== off) failures.push(`[postgres] ${sql}\n  pg:    ${want.slice(0, 300)}\n  quire: ${off.slice(0, 300)}`);
+          if (on.startsWith('ERROR') || on.length === 0) failures.push(`no rows: ${sql}: ${on.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(failures.slice(0, 6), failures.slice(0, 6).join('\n\n')).toEqual([]);
+  }, 600_000);
+
+  it('reports peak kept rows and bytes bounded by k x partitions', async () => {
+    const sql = 'SELECT p, f, rn FROM (SELECT *, row_number() OVER (PARTITION BY p ORDER BY f) AS rn FROM w) x WHERE rn <= 2';
+    await q.query("SET quire.derive_topn = 'on'");
+    const a = (await q.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+    await q.query('RESET quire.derive_topn');
+    const m = /partitions=(\d+) peak kept rows=(\d+) peak kept bytes=(\d+)/.exec(a);
+    expect(m, a).not.toBeNull();
+    const parts = Number(m![1]);
+    const rows = Number(m![2]);
+    const bytes = Number(m![3]);
+    // 30 + 3 negative + 3 large + NULL partitions; each keeps at most its region (about 2k) of candidates.
+    expect(parts).toBe(37);
+    expect(rows).toBeLessThanOrEqual(parts * 8);
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(256 * 1024);
+  }, 60_000);
+});
