@@ -446,8 +446,10 @@ async function main(): Promise<void> {
   };
   writeFileSync(o.out, JSON.stringify(json, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
   console.error(`\nwrote ${o.out}`);
-  // a wrong answer must fail loudly (e.g. in CI), a slow one need not
-  if ([...results.values()].some((m) => [...m.values()].some((r) => r.status === 'wrong'))) process.exitCode = 1;
+  // Quire giving a wrong answer must fail loudly (e.g. in CI), a slow one need not. A peer's wrong
+  // answer (AlaSQL returns every row for topn_per_partition) is a finding shown in the
+  // table, not a failure of this run.
+  if ([...results.values()].some((m) => m.get('quire')?.status === 'wrong')) process.exitCode = 1;
 }
 
 main().catch((e) => {

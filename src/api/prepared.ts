@@ -14,7 +14,7 @@ import { castContext, castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, type DataType, typeDisplayName } from '../common/types.js';
-import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { maxParamRef, nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import type { ParsedStatement } from '../sql/parse.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { QueryResult, ResultColumn } from './database.js';
@@ -161,16 +161,3 @@ export function executeColumns(host: Pick<UtilityHost, 'session'>, b: AnyNode): 
   return host.session.prepared.has(name) ? [...(host.session.prepared.get(name).columns ?? [])] : null;
 }
 
-function maxParamRef(node: unknown): number {
-  let max = 0;
-  const walk = (n: unknown): void => {
-    if (n === null || typeof n !== 'object') return;
-    if (Array.isArray(n)) return n.forEach(walk);
-    const o = n as Record<string, unknown>;
-    const pr = o.ParamRef as { number?: number } | undefined;
-    if (pr && typeof pr.number === 'number') max = Math.max(max, pr.number);
-    for (const k in o) walk(o[k]);
-  };
-  walk(node);
-  return max;
-}

@@ -148,3 +148,27 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
       return v as number | string | boolean;
   }
 }
+
+export type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
+
+/**
+ * Three-valued `v op ANY/ALL (list)` (IN lists, = ANY (subquery), text[] arrays): an empty list gives
+ * false (ANY) / true (ALL) even for a null v; otherwise a null v, or a null element that could decide
+ * the answer, makes it null.
+ */
+export function quantifiedCompare(v: Value, list: readonly Value[], t: DataType, op: string, all: boolean): boolean | null {
+  if (list.length === 0) return all;
+  if (v === null) return null;
+  let sawNull = false;
+  for (const x of list) {
+    if (x === null) {
+      sawNull = true;
+      continue;
+    }
+    const c = compareValues(v, x, t);
+    const r = op === '=' ? c === 0 : op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+    if (all && !r) return false;
+    if (!all && r) return true;
+  }
+  return sawNull ? null : all;
+}

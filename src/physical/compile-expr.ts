@@ -7,7 +7,7 @@
  * literals live in a constants array and are never spliced into the code.
  */
 import { castValue } from '../common/cast.js';
-import { compareValues } from '../common/compare.js';
+import { compareValues, quantifiedCompare } from '../common/compare.js';
 import { QuireError } from '../common/errors.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import { allocData, makeColumn, type Batch, type Column } from '../execution/column.js';
@@ -56,22 +56,7 @@ const RT = {
     return compareValues(a, b, TEXT_TYPE);
   },
   /** Three-valued `v op ANY/ALL (list)`. */
-  quantified(v: Value, list: readonly Value[], t: DataType, op: string, all: boolean): boolean | null {
-    if (list.length === 0) return all;
-    if (v === null) return null;
-    let sawNull = false;
-    for (const x of list) {
-      if (x === null) {
-        sawNull = true;
-        continue;
-      }
-      const c = compareValues(v, x, t);
-      const r = op === '=' ? c === 0 : op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
-      if (all && !r) return false;
-      if (!all && r) return true;
-    }
-    return sawNull ? null : all;
-  },
+  quantified: quantifiedCompare,
   /** Three-valued `(v1, …) op ANY/ALL (rows)` for op = or <>: rows equal when every column is. */
   quantifiedRow(vs: readonly Value[], rows: readonly (readonly Value[])[], ts: readonly DataType[], op: string, all: boolean): boolean | null {
     if (rows.length === 0) return all;

@@ -28,3 +28,18 @@ export function locationOf(n: Node | undefined): number | undefined {
   const b = nodeBody<{ location?: number }>(n);
   return b.location;
 }
+
+/** The highest $n a statement's parse tree refers to (its parameter count, as PostgreSQL counts). */
+export function maxParamRef(node: unknown): number {
+  let max = 0;
+  const walk = (n: unknown): void => {
+    if (n === null || typeof n !== 'object') return;
+    if (Array.isArray(n)) return n.forEach(walk);
+    const o = n as Record<string, unknown>;
+    const pr = o.ParamRef as { number?: number } | undefined;
+    if (pr && typeof pr.number === 'number') max = Math.max(max, pr.number);
+    for (const k in o) walk(o[k]);
+  };
+  walk(node);
+  return max;
+}

@@ -301,7 +301,6 @@ function badSize(): never {
 }
 
 const ALWAYS = (): boolean => true;
-const NEVER = (): boolean => false;
 
 /** The test against an already computed numeric bound. */
 function numTest(sum: number, less: boolean): (val: Value) => boolean {
@@ -485,4 +484,3 @@ function rangeF64Bounds(
     }
   }
 }
-void NEVER;

@@ -19,7 +19,7 @@ import { executeUtility } from '../../api/utility.js';
 import { executeColumns } from '../../api/prepared.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType } from '../../common/types.js';
-import { nodeBody, nodeTag } from '../../sql/ast.js';
+import { maxParamRef, nodeBody, nodeTag } from '../../sql/ast.js';
 import { figureColname } from '../../sql/bind-query.js';
 import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
 import type { Catalog } from '../../storage/catalog.js';
@@ -846,20 +846,6 @@ function utilityColumns(db: Database, stmt: Node): ResultColumn[] | null {
   }
   // DML with RETURNING: unknown until run; the portal Describe (after Bind) reports them.
   return null;
-}
-
-function maxParamRef(node: unknown): number {
-  let max = 0;
-  const walk = (n: unknown): void => {
-    if (n === null || typeof n !== 'object') return;
-    if (Array.isArray(n)) return n.forEach(walk);
-    const o = n as Record<string, unknown>;
-    const pr = o.ParamRef as { number?: number } | undefined;
-    if (pr && typeof pr.number === 'number') max = Math.max(max, pr.number);
-    for (const k in o) walk(o[k]);
-  };
-  walk(node);
-  return max;
 }
 
 export function toQuireError(e: unknown): QuireError {

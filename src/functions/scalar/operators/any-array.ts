@@ -2,13 +2,13 @@
 import { registerScalar } from '../../registry.js';
 import { T, type TextArray } from '../../../common/types.js';
 import type { EvalContext } from '../../eval-context.js';
-import { quantified, type CompareOp } from '../support/array-compare.js';
+import { quantifiedCompare, type CompareOp } from '../../../common/compare.js';
 
 for (const op of ['=', '<>', '<', '<=', '>', '>='] as const satisfies readonly CompareOp[]) {
   registerScalar(`${op} any`, {
     args: ['text', '_text'],
     returns: T.bool,
     strict: false,
-    fn: (_c: EvalContext, x: string | null, a: TextArray | null) => quantified(op, false, x, a),
+    fn: (_c: EvalContext, x: string | null, a: TextArray | null) => (a === null ? null : quantifiedCompare(x, a, T.text, op, false)),
   });
 }
