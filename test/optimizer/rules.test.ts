@@ -84,6 +84,16 @@ describe('optimizer rules', () => {
     });
     await sameWithout('prune-scan-columns', 'select g, count(*), sum(v) from a where id > 3 group by g order by g');
   });
+
+  it('prunes under a window with a ranking filter above it and a per-partition Top-N below it', async () => {
+    const q = `select g, id, rn from (select g, id, v, row_number() over (partition by g order by v desc) rn from a) x where rn <= 2 and id > 10 order by g, rn`;
+    const p = await plan(q);
+    expect(p).toMatch(/TopNRanking[^\n]*\n\s+->\s+TableScan \(table: a, columns: \[id, g, v\]\)/);
+    await sameWithout('prune-scan-columns', q);
+    await sameWithout('prune-scan-columns', `select s, r from (select s, rank() over (partition by g order by id) r from a where v > 2) x where r = 1 and s <> 's3' order by s, r`);
+    // Every column used: nothing to prune.
+    expect(await plan(`select * from (select *, row_number() over (partition by g order by v) rn from a) x where rn <= 2`)).toMatch(/TableScan \(table: a\)/);
+  });
 });
 
 describe('remove-identity-projection', () => {

@@ -2,7 +2,7 @@
  * Per-partition Top-N over several input batches (more than BATCH_SIZE rows), aimed at the fused path of
  * TopNRanking (one int2/int4 partition key, one numeric order key: direct-address partition ids, a numeric
  * boundary per partition, deferred copies of the other columns) and at the comparator fallbacks around
- * it: NULL / negative / out-of-table partition keys, NULL / NaN / ±Infinity / -0 order keys, DESC and
+ * it: NULL / negative / out-of-table partition keys, keys that grow the direct-address table mid-run, NULL / NaN / ±Infinity / -0 order keys, DESC and
  * NULLS FIRST, ties under rank and dense_rank, k larger than the partitions, text partition keys.
  * Every query must give the same rows as with the rule disabled and, projected to columns PostgreSQL
  * determines (row_number over ties picks arbitrary rows), the same as PGlite.
@@ -29,7 +29,9 @@ function setupSql(): string[] {
   return ['CREATE TABLE w (id int, p int, k int, f float8, q text)', `INSERT INTO w VALUES ${vals.join(', ')}`];
 }
 
-const PARTS = ['p', 'p % 4', 'q'];
+// The last one: keys past the initial direct-address table appear only in later batches (it grows, and
+// the boundaries kept by key value must follow).
+const PARTS = ['p', 'p % 4', 'q', '(id % 300) + CASE WHEN id > 4500 THEN 1200 ELSE 0 END'];
 const ORDERS = ['f', 'f DESC', 'f NULLS FIRST', 'f DESC NULLS LAST', 'k', 'k DESC NULLS FIRST', 'k NULLS FIRST'];
 const FNS = ['row_number', 'rank', 'dense_rank'];
 const KS = [1, 3, 10, 2000];

@@ -14,15 +14,18 @@
  * is worse than the boundary is rejected with one comparison — once the boundaries settle that is what
  * almost every row costs. Candidates accumulate until the region is full (about 2k), then the region is
  * compacted: sorted by (order keys, arrival), cut at the ranking cutoff, and the new boundary taken. Every
- * compaction at least halves the region, so a row is sorted O(1) times on average. Cutoffs:
+ * compaction at least halves the region, so a row is sorted O(1) times on average. row_number with
+ * k <= 16 over a plain numeric key skips all that: candidates stay sorted and cut at k on every add (as a
+ * hand-written loop would), so the boundary is exact from the k-th row on. Cutoffs:
  *  - row_number: the first k rows (ties: earlier arrival wins, as with the stable sort below a Window);
  *  - rank: every row whose rank (1 + rows strictly before its peer group) is <= k — peers at the cutoff stay;
  *  - dense_rank: every row among the first k distinct key values.
  */
-import { storageKind, type DataType, type Value } from '../../common/types.js';
+import { storageKind, T, type DataType, type Value } from '../../common/types.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 import { allocData, makeColumn, type Batch, type Column, type ColumnData } from '../../execution/column.js';
 import type { RankingKind } from '../../logical/plan.js';
-import { highFlag, keyCategory, type Comparator, type KeyView, type RowCompare, type SortKey } from '../sort-key.js';
+import { compileComparator, highFlag, keyCategory, type Comparator, type KeyView, type RowCompare, type SortKey } from '../sort-key.js';
 
 /** Growable columnar rows addressed by slot, with slot reuse. */
 export class SlotStore {
@@ -363,6 +366,14 @@ export class RankingHeaps {
    */
   boundValue: Float64Array<ArrayBuffer> = new Float64Array(256);
   private readonly numericKey: { col: number; sign: number } | null;
+  /**
+   * row_number with a small k over a plain numeric key: a partition's candidates are kept sorted and cut
+   * at k on every add (insertion into at most k entries), so its boundary is exact at once and no
+   * compaction sort runs. `sorted[g]` is 1 while partition g is kept that way; a NULL or NaN key (which
+   * only the comparator orders) sends the partition to the general path for good.
+   */
+  private readonly exact: boolean;
+  private sorted: Uint8Array<ArrayBuffer> = new Uint8Array(256);
   private members = new Int32Array(4096);
   private top = 0;
   groups = 0;
@@ -379,7 +390,9 @@ export class RankingHeaps {
     this.store = new SlotStore(types, cmp.keys);
     const k0 = cmp.keys[0];
     this.numericKey = cmp.keys.length === 1 && k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? { col: k0.col, sign: k0.desc ? -1 : 1 } : null;
-    this.initialCap = Math.max(4, Math.min(2 * k, 16));
+    // Room for k + 1 entries up to k = 16, which the sorted path needs (see exact).
+    this.initialCap = Math.max(4, Math.min(2 * k, 32));
+    this.exact = kind === 'row_number' && this.store.numKey !== null && k <= 16;
     this.storeVersion = this.store.version;
     this.storeRows = cmp.rows(this.store.view);
   }
@@ -411,6 +424,9 @@ export class RankingHeaps {
       const nv = new Float64Array(len);
       nv.set(this.boundValue);
       this.boundValue = nv;
+      const ns = new Uint8Array(len);
+      ns.set(this.sorted);
+      this.sorted = ns;
     }
     for (let gId = this.groups; gId < n; gId++) {
       this.start[gId] = this.reserve(this.initialCap);
@@ -418,6 +434,7 @@ export class RankingHeaps {
       this.count[gId] = 0;
       this.bound[gId] = -1;
       this.boundValue[gId] = NaN;
+      this.sorted[gId] = this.exact ? 1 : 0;
     }
     this.groups = n;
   }
@@ -449,6 +466,14 @@ export class RankingHeaps {
   add(g: number, b: Batch, row: number, seq: number): void {
     const slot = this.store.alloc();
     this.store.copyIn(slot, b, row, seq);
+    if (this.sorted[g] === 1) {
+      const x = this.store.numKey![slot]!;
+      if (x === x) {
+        this.insertSorted(g, slot, x);
+        return;
+      }
+      this.sorted[g] = 0;
+    }
     let n = this.count[g]!;
     this.members[this.start[g]! + n] = slot;
     n++;
@@ -457,6 +482,34 @@ export class RankingHeaps {
       if (n >= 2 * this.k) this.compact(g);
       // Still more than half full (ties, or fewer than 2k rows): move to a region twice as large.
       if (this.count[g]! * 2 > this.capOf[g]!) this.regrow(g);
+    }
+  }
+
+  /**
+   * Sorted path of add (see exact): slot, with plain key x, goes after every candidate with a key <= x
+   * (it arrived last, so it loses ties), and the (k+1)-th candidate, if any, is dropped.
+   */
+  private insertSorted(g: number, slot: number, x: number): void {
+    const m = this.members;
+    const nk = this.store.numKey!;
+    const s = this.start[g]!;
+    let n = this.count[g]!;
+    let p = s + n;
+    while (p > s && nk[m[p - 1]!]! > x) {
+      m[p] = m[p - 1]!;
+      p--;
+    }
+    m[p] = slot;
+    n++;
+    if (n > this.k) {
+      n--;
+      this.store.release(m[s + n]!);
+    }
+    this.count[g] = n;
+    if (n === this.k) {
+      const last = m[s + n - 1]!;
+      this.bound[g] = last;
+      this.boundValue[g] = nk[last]!;
     }
   }
 
@@ -607,3 +660,6 @@ export class RankingHeaps {
     this.groups = 0;
   }
 }
+
+// Long-lived instances whose shapes the optimized per-row paths depend on (see shape-anchor.ts).
+anchorShape(new RankingHeaps('row_number', 1, [T.int4], compileComparator([{ col: 0, type: T.int4, desc: false, nullsFirst: false }])));

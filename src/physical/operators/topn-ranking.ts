@@ -17,9 +17,10 @@
  * was abandoned.
  */
 import { hashKey } from '../../common/compare.js';
-import type { DataType, Value } from '../../common/types.js';
+import { T, type DataType, type Value } from '../../common/types.js';
 import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
@@ -160,39 +161,33 @@ export class PartitionIds {
 }
 
 /**
- * The fused hot loop for a single int2/int4 partition key and a single numeric order key: partition id
- * by direct address and rejection against the partition's boundary number in one pass, without writing
- * anything for rejected rows. Survivors go to outRow / outGid; outGid is -1 when the id is not known
- * here (NULL key, new or out-of-table key value: the caller resolves it). boundValue is NaN while a
- * partition has no boundary, and a NaN or NULL order key never rejects, so both reach the exact check.
+ * The fused hot loop for a single int2/int4 partition key and a single numeric order key: rejection of
+ * a row against its partition's boundary number, looked up by the key value itself (no partition id in
+ * between), without writing anything for rejected rows. Survivors go to outRow. `bounds[v]` is the
+ * boundary number of key value v, NaN while that partition has none (or is not known yet, or v is
+ * outside the table); a NaN, NULL or NULL-keyed row never rejects, so all of those reach the exact check.
  */
 function candidatesIntF64(
   n: number,
   pd: Int32Array,
   pn: Uint8Array | null,
-  dir: Int32Array,
-  vals: Float64Array,
+  bounds: Float64Array,
   kd: Float64Array,
   kn: Uint8Array | null,
   sign: number,
   rejectTies: boolean,
   outRow: Int32Array,
-  outGid: Int32Array,
 ): number {
-  const dl = dir.length;
+  const bl = bounds.length;
   let m = 0;
   for (let i = 0; i < n; i++) {
     const p = pd[i]!;
-    let g = p >= 0 && p < dl ? dir[p]! : -1;
-    if (pn !== null && pn[i] === 1) g = -1;
-    else if (g >= 0 && (kn === null || kn[i] === 0)) {
+    if (p >= 0 && p < bl && (pn === null || pn[i] === 0) && (kn === null || kn[i] === 0)) {
       const x = kd[i]! * sign;
-      const t = vals[g]!;
+      const t = bounds[p]!;
       if (x > t || (x === t && rejectTies)) continue;
     }
-    outRow[m] = i;
-    outGid[m] = g;
-    m++;
+    outRow[m++] = i;
   }
   return m;
 }
@@ -201,29 +196,23 @@ function candidatesIntI32(
   n: number,
   pd: Int32Array,
   pn: Uint8Array | null,
-  dir: Int32Array,
-  vals: Float64Array,
+  bounds: Float64Array,
   kd: Int32Array,
   kn: Uint8Array | null,
   sign: number,
   rejectTies: boolean,
   outRow: Int32Array,
-  outGid: Int32Array,
 ): number {
-  const dl = dir.length;
+  const bl = bounds.length;
   let m = 0;
   for (let i = 0; i < n; i++) {
     const p = pd[i]!;
-    let g = p >= 0 && p < dl ? dir[p]! : -1;
-    if (pn !== null && pn[i] === 1) g = -1;
-    else if (g >= 0 && (kn === null || kn[i] === 0)) {
+    if (p >= 0 && p < bl && (pn === null || pn[i] === 0) && (kn === null || kn[i] === 0)) {
       const x = kd[i]! * sign;
-      const t = vals[g]!;
+      const t = bounds[p]!;
       if (x > t || (x === t && rejectTies)) continue;
     }
-    outRow[m] = i;
-    outGid[m] = g;
-    m++;
+    outRow[m++] = i;
   }
   return m;
 }
@@ -281,6 +270,102 @@ function survivorsI32(
   return m;
 }
 
+/** consumeFused's state for one operator run: survivor buffer and boundary numbers by key value. */
+export class FusedCandidates {
+  rows = new Int32Array(0);
+  /**
+   * Boundary number (RankingHeaps.boundValue) of the partition of each direct-table key value, NaN when
+   * it has none; as long as PartitionIds' direct table, and refreshed after every add.
+   */
+  bounds = new Float64Array(0);
+}
+
+/**
+ * Consumes batch b through candidatesInt* when its partition key is a single int2/int4 column and the
+ * order key a single typed numeric column; false (nothing done) otherwise. A plain function over
+ * long-lived shapes (see SHAPE_ANCHORS), not a method of the operator: V8 optimizes it far better than
+ * the same loop inside the async generator, and its optimized code does not depend on the shape of a
+ * per-query object, so it survives from one query to the next.
+ */
+function consumeFused(
+  b: Batch,
+  partitionCols: readonly number[],
+  ids: PartitionIds,
+  heaps: RankingHeaps,
+  cmp: Comparator,
+  cands: FusedCandidates,
+  seen: number,
+): boolean {
+  const num = heaps.numeric;
+  if (num === null || partitionCols.length !== 1) return false;
+  const pc = b.columns[partitionCols[0]!]!;
+  const pd = pc.data;
+  const kc = b.columns[num.col]!;
+  const kd = kc.data;
+  if (!(pd instanceof Int32Array) || !(kd instanceof Float64Array || kd instanceof Int32Array)) return false;
+  const n = b.length;
+  if (cands.rows.length < n) {
+    cands.rows = new Int32Array(n);
+  }
+  const rows = cands.rows;
+  const dirNow = ids.directTable;
+  if (cands.bounds.length < dirNow.length) {
+    // The direct table grew (during the last batch): key values new to it may already have boundaries.
+    const old = cands.bounds.length;
+    const nb = new Float64Array(dirNow.length);
+    nb.set(cands.bounds);
+    for (let v = old; v < nb.length; v++) {
+      const g = dirNow[v]!;
+      nb[v] = g >= 0 ? heaps.boundValue[g]! : NaN;
+    }
+    cands.bounds = nb;
+  }
+  const bounds = cands.bounds;
+  const rejectTies = heaps.rejectTies;
+  const m =
+    kd instanceof Float64Array
+      ? candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
+      : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
+  if (m === 0) return true;
+  const store = heaps.store;
+  // The comparator (code generated for this query) is only needed for NULL / NaN / bigint keys.
+  let x: ((a: number, b: number) => number) | null = null;
+  let version = store.version;
+  const pn = pc.nulls;
+  const kn = kc.nulls;
+  const sign = num.sign;
+  for (let j = 0; j < m; j++) {
+    const i = rows[j]!;
+    const p = pd[i]!;
+    const isNullKey = pn !== null && pn[i] === 1;
+    const dir = ids.directTable;
+    let g = !isNullKey && p >= 0 && p < dir.length ? dir[p]! : -1;
+    if (g < 0) {
+      g = isNullKey ? ids.nullGroup() : ids.intId(p);
+      heaps.ensureGroups(ids.count);
+    }
+    const bound = heaps.bound[g]!;
+    if (bound >= 0) {
+      const t = heaps.boundValue[g]!;
+      const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
+      if (t === t && v === v) {
+        if (v > t || (v === t && rejectTies)) continue;
+      } else {
+        if (x === null || store.version !== version) {
+          version = store.version;
+          x = cmp.cross(cmp.view(b), store.view);
+        }
+        const c = x(i, bound);
+        if (c > 0 || (c === 0 && rejectTies)) continue;
+      }
+    }
+    heaps.add(g, b, i, seen + i);
+    // The boundary may have moved (a compaction): later rows of this and the next batches see it.
+    if (!isNullKey && p >= 0 && p < bounds.length) bounds[p] = heaps.boundValue[g]!;
+  }
+  return true;
+}
+
 export class TopNRanking extends PhysicalOperator {
   readonly name: string = 'TopNRanking';
   protected readonly cmp: Comparator;
@@ -329,6 +414,7 @@ export class TopNRanking extends PhysicalOperator {
     const store = heaps.store;
     let seen = 0;
     let cand = new Int32Array(0);
+    const cands = new FusedCandidates();
     let decided = spec.strict;
     let passThrough = false;
     const it = this.input.execute(ctx);
@@ -340,7 +426,7 @@ export class TopNRanking extends PhysicalOperator {
         yield b;
         continue;
       }
-      if (this.fused(b, ids, heaps, seen)) {
+      if (consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
         seen += n;
         if (!decided && seen >= this.probeRows) {
           decided = true;
@@ -415,70 +501,6 @@ export class TopNRanking extends PhysicalOperator {
     yield* this.emit(heaps, heaps.finish());
   }
 
-  private candRow = new Int32Array(0);
-  private candGid = new Int32Array(0);
-
-  /**
-   * Consumes batch b through candidatesInt* when its partition key is a single int2/int4 column and the
-   * order key a single typed numeric column; false (nothing done) otherwise. Kept in a synchronous method:
-   * V8 optimizes it far better than the same loop inside the async generator.
-   */
-  private fused(b: Batch, ids: PartitionIds, heaps: RankingHeaps, seen: number): boolean {
-    const spec = this.spec;
-    const num = heaps.numeric;
-    if (num === null || spec.partitionCols.length !== 1) return false;
-    const pc = b.columns[spec.partitionCols[0]!]!;
-    const pd = pc.data;
-    const kc = b.columns[num.col]!;
-    const kd = kc.data;
-    if (!(pd instanceof Int32Array) || !(kd instanceof Float64Array || kd instanceof Int32Array)) return false;
-    const n = b.length;
-    if (this.candRow.length < n) {
-      this.candRow = new Int32Array(n);
-      this.candGid = new Int32Array(n);
-    }
-    const rows = this.candRow;
-    const gids = this.candGid;
-    const rejectTies = heaps.rejectTies;
-    const m =
-      kd instanceof Float64Array
-        ? candidatesIntF64(n, pd, pc.nulls, ids.directTable, heaps.boundValue, kd, kc.nulls, num.sign, rejectTies, rows, gids)
-        : candidatesIntI32(n, pd, pc.nulls, ids.directTable, heaps.boundValue, kd, kc.nulls, num.sign, rejectTies, rows, gids);
-    if (m === 0) return true;
-    const store = heaps.store;
-    // The comparator (code generated for this query) is only needed for NULL / NaN / bigint keys.
-    let x: ((a: number, b: number) => number) | null = null;
-    let version = store.version;
-    const pn = pc.nulls;
-    const kn = kc.nulls;
-    const sign = num.sign;
-    for (let j = 0; j < m; j++) {
-      const i = rows[j]!;
-      let g = gids[j]!;
-      if (g < 0) {
-        g = pn !== null && pn[i] === 1 ? ids.nullGroup() : ids.intId(pd[i]!);
-        heaps.ensureGroups(ids.count);
-      }
-      const bound = heaps.bound[g]!;
-      if (bound >= 0) {
-        const t = heaps.boundValue[g]!;
-        const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
-        if (t === t && v === v) {
-          if (v > t || (v === t && rejectTies)) continue;
-        } else {
-          if (x === null || store.version !== version) {
-            version = store.version;
-            x = this.cmp.cross(this.cmp.view(b), store.view);
-          }
-          const c = x(i, bound);
-          if (c > 0 || (c === 0 && rejectTies)) continue;
-        }
-      }
-      heaps.add(g, b, i, seen + i);
-    }
-    return true;
-  }
-
   protected *emit(heaps: RankingHeaps, slots: Uint32Array): Generator<Batch> {
     const all = heaps.store.asBatch();
     for (let s = 0; s < slots.length; s += BATCH_SIZE) {
@@ -487,3 +509,7 @@ export class TopNRanking extends PhysicalOperator {
     }
   }
 }
+
+// Long-lived instances whose shapes consumeFused's optimized code depends on (see shape-anchor.ts).
+anchorShape(new PartitionIds([0], [T.int4]));
+anchorShape(new FusedCandidates());
