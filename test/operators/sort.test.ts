@@ -136,20 +136,28 @@ describe('comparators', () => {
     }
   });
 
-  it('radix sort agrees with the comparator on floats with NaN, infinities, -0 and nulls', () => {
+  it('radix sort agrees with the comparator on floats with NaN, infinities, -0 and nulls, and on ints', () => {
     const g = gen(3);
-    for (const desc of [false, true]) {
-      for (const nullsFirst of [false, true]) {
-        const b = new ColumnBuilder(T.float8);
-        for (let i = 0; i < 2000; i++) b.push(g.float8(0.1));
-        const col = b.finish();
-        const batch = { columns: [col], length: 2000 };
-        const key = [{ col: 0, type: T.float8, desc, nullsFirst }];
-        const radix = radixPermutation(col.data as Float64Array, col.nulls, 2000, desc, nullsFirst);
-        const cmp = compileComparator(key);
-        const rc = cmp.rows(cmp.view(batch));
-        const ref = Array.from({ length: 2000 }, (_, i) => i).sort((x, y) => rc(x, y) || x - y);
-        expect(Array.from(radix)).toEqual(ref);
+    // 2,000 rows take 8-bit digits, 70,000 rows 16-bit ones.
+    for (const n of [2000, 70_000]) {
+      for (const type of [T.float8, T.int4]) {
+        for (const desc of [false, true]) {
+          for (const nullsFirst of [false, true]) {
+            const b = new ColumnBuilder(type);
+            for (let i = 0; i < n; i++) {
+              if (type === T.float8) b.push(g.float8(0.1));
+              else b.push(g.r() < 0.05 ? null : Math.floor((g.r() - 0.5) * 2 ** 32) | 0);
+            }
+            const col = b.finish();
+            const batch = { columns: [col], length: n };
+            const key = [{ col: 0, type, desc, nullsFirst }];
+            const radix = radixPermutation(col.data as Float64Array | Int32Array, col.nulls, n, desc, nullsFirst);
+            const cmp = compileComparator(key);
+            const rc = cmp.rows(cmp.view(batch));
+            const ref = Array.from({ length: n }, (_, i) => i).sort((x, y) => rc(x, y) || x - y);
+            expect(Array.from(radix)).toEqual(ref);
+          }
+        }
       }
     }
   });

@@ -119,7 +119,7 @@ const HI = 1;
 const LO = 0;
 
 /**
- * LSD radix sort (16-bit digits) of the non-null rows on order-preserving unsigned images of the keys;
+ * LSD radix sort (8- or 16-bit digits, by input size) of the non-null rows on order-preserving unsigned images of the keys;
  * null rows go first or last in input order. Passes whose digit is constant are skipped, so small
  * integers and clustered timestamps cost about two passes.
  */
@@ -165,26 +165,49 @@ export function radixPermutation(
     }
     w++;
   }
-  const passes = hi !== null ? 4 : 2;
-  const counts = new Uint32Array(passes * 65536);
-  for (let i = 0; i < m; i++) {
-    const l = lo[i]!;
-    counts[l & 0xffff]++;
-    counts[65536 + (l >>> 16)]++;
-    if (hi !== null) {
-      const h = hi[i]!;
-      counts[131072 + (h & 0xffff)]++;
-      counts[196608 + (h >>> 16)]++;
+  // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
+  // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
+  const bits = m < 65536 ? 8 : 16;
+  const radix = 1 << bits;
+  const mask = radix - 1;
+  const perWord = 32 / bits;
+  const passes = (hi !== null ? 2 : 1) * perWord;
+  const counts = new Uint32Array(passes * radix);
+  if (bits === 16) {
+    for (let i = 0; i < m; i++) {
+      const l = lo[i]!;
+      counts[l & 0xffff]++;
+      counts[65536 + (l >>> 16)]++;
+      if (hi !== null) {
+        const h = hi[i]!;
+        counts[131072 + (h & 0xffff)]++;
+        counts[196608 + (h >>> 16)]++;
+      }
+    }
+  } else {
+    for (let i = 0; i < m; i++) {
+      const l = lo[i]!;
+      counts[l & 0xff]++;
+      counts[256 + ((l >>> 8) & 0xff)]++;
+      counts[512 + ((l >>> 16) & 0xff)]++;
+      counts[768 + (l >>> 24)]++;
+      if (hi !== null) {
+        const h = hi[i]!;
+        counts[1024 + (h & 0xff)]++;
+        counts[1280 + ((h >>> 8) & 0xff)]++;
+        counts[1536 + ((h >>> 16) & 0xff)]++;
+        counts[1792 + (h >>> 24)]++;
+      }
     }
   }
   let idx2 = new Uint32Array(m);
   let lo2 = new Uint32Array(m);
   let hi2 = hi !== null ? new Uint32Array(m) : null;
   for (let p = 0; p < passes; p++) {
-    const base = p * 65536;
+    const base = p * radix;
     // Skip a pass when every key has the same digit: it would not move anything.
     let trivial = false;
-    for (let d = 0; d < 65536; d++) {
+    for (let d = 0; d < radix; d++) {
       const c = counts[base + d]!;
       if (c !== 0) {
         trivial = c === m;
@@ -193,17 +216,18 @@ export function radixPermutation(
     }
     if (trivial) continue;
     let sum = 0;
-    for (let d = 0; d < 65536; d++) {
+    for (let d = 0; d < radix; d++) {
       const c = counts[base + d]!;
       counts[base + d] = sum;
       sum += c;
     }
-    const src = p < 2 ? lo : hi!;
-    const shift = (p & 1) === 1 ? 16 : 0;
-    const moveLo = p === 0;
-    const moveHi = hi !== null && p < 3;
+    const src = p < perWord ? lo : hi!;
+    const shift = (p % perWord) * bits;
+    // A word's digits are read until its last pass; later passes need it no more.
+    const moveLo = p < perWord - 1;
+    const moveHi = hi !== null && p < passes - 1;
     for (let i = 0; i < m; i++) {
-      const d = (src[i]! >>> shift) & 0xffff;
+      const d = (src[i]! >>> shift) & mask;
       const at = counts[base + d]++;
       idx2[at] = idx[i]!;
       if (moveLo) lo2[at] = lo[i]!;

@@ -218,6 +218,40 @@ function candidatesIntI32(
 }
 
 /**
+ * candidatesInt* for batches without NULLs in either key (the usual case): the same test without the two
+ * null-map loads per row, which cost about a third of the loop.
+ */
+function candidatesPlainF64(n: number, pd: Int32Array, bounds: Float64Array, kd: Float64Array, sign: number, rejectTies: boolean, outRow: Int32Array): number {
+  const bl = bounds.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const p = pd[i]!;
+    if (p >= 0 && p < bl) {
+      const x = kd[i]! * sign;
+      const t = bounds[p]!;
+      if (x > t || (x === t && rejectTies)) continue;
+    }
+    outRow[m++] = i;
+  }
+  return m;
+}
+
+function candidatesPlainI32(n: number, pd: Int32Array, bounds: Float64Array, kd: Int32Array, sign: number, rejectTies: boolean, outRow: Int32Array): number {
+  const bl = bounds.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const p = pd[i]!;
+    if (p >= 0 && p < bl) {
+      const x = kd[i]! * sign;
+      const t = bounds[p]!;
+      if (x > t || (x === t && rejectTies)) continue;
+    }
+    outRow[m++] = i;
+  }
+  return m;
+}
+
+/**
  * Rows of a batch not rejected by their partition's boundary number (see RankingHeaps.boundValue), into
  * `out`; returns how many. A NaN boundary or key (NULL, NaN, bigint) never rejects: the caller decides.
  * One copy per storage type keeps the element loads monomorphic.
@@ -322,10 +356,15 @@ function consumeFused(
   }
   const bounds = cands.bounds;
   const rejectTies = heaps.rejectTies;
+  const plain = pc.nulls === null && kc.nulls === null;
   const m =
     kd instanceof Float64Array
-      ? candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
-      : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
+      ? plain
+        ? candidatesPlainF64(n, pd, bounds, kd, num.sign, rejectTies, rows)
+        : candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
+      : plain
+        ? candidatesPlainI32(n, pd, bounds, kd, num.sign, rejectTies, rows)
+        : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
   if (m === 0) return true;
   const store = heaps.store;
   // The comparator (code generated for this query) is only needed for NULL / NaN / bigint keys.
