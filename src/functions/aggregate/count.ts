@@ -8,6 +8,7 @@ import type {
   SlidingAccumulator,
 } from './aggregate-function.js';
 import { growF64 } from './support.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 class GroupedCount implements GroupedAccumulator {
   // A double counts exactly up to 2^53 rows per group, far beyond what fits in memory.
@@ -75,3 +76,8 @@ export const count: AggregateFunction = {
     };
   },
 };
+
+// Long-lived instances keep the shapes the optimized update/result loops check, so code optimized by
+// one query serves the next (see shape-anchor.ts).
+anchorShape(new GroupedCount(true));
+anchorShape(new SlidingCount(true));

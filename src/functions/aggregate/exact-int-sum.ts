@@ -8,6 +8,7 @@ import type { Value } from '../../common/types.js';
 import type { Column } from '../../execution/column.js';
 import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
 import { addInt8Slow, exactTotal, growArr, growF64, int8Of } from './support.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 // A module-local constant rather than an import: hot loops must not go through a module binding
 // (test runners rewrite imports into property reads on a namespace object).
@@ -158,3 +159,8 @@ export class SlidingExactIntSum implements SlidingAccumulator {
     this.n = 0;
   }
 }
+
+// Long-lived instances keep the shapes the optimized update/result loops check, so code optimized by
+// one query serves the next (see shape-anchor.ts).
+anchorShape(new GroupedExactIntSum('int8'));
+anchorShape(new SlidingExactIntSum('int8'));

@@ -8,6 +8,7 @@ import type { Column } from '../../execution/column.js';
 import { floatOverflow } from '../scalar/support/float.js';
 import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
 import { growF64 } from './support.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export type FloatFinal = 'avg' | 'var_pop' | 'var_samp' | 'stddev_pop' | 'stddev_samp';
 
@@ -135,3 +136,8 @@ export class SlidingFloatAccum implements SlidingAccumulator {
     this.n = this.sx = this.sxx = 0;
   }
 }
+
+// Long-lived instances keep the shapes the optimized update/result loops check, so code optimized by
+// one query serves the next (see shape-anchor.ts).
+anchorShape(new GroupedFloatAccum('avg'));
+anchorShape(new SlidingFloatAccum('avg'));

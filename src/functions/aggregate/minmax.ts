@@ -14,6 +14,7 @@ import type {
   SlidingAccumulator,
 } from './aggregate-function.js';
 import { growArr, growF64, growU8 } from './support.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 /**
  * Typed state (Float64Array) for types stored as numbers; switches to Value[] state the first time an
@@ -161,3 +162,8 @@ function minmax(name: 'min' | 'max'): AggregateFunction {
 
 export const min = minmax('min');
 export const max = minmax('max');
+
+// Long-lived instances keep the shapes the optimized update/result loops check, so code optimized by
+// one query serves the next (see shape-anchor.ts).
+anchorShape(new GroupedMinMax(T.float8, false));
+anchorShape(new SlidingMinMax(T.float8, false));

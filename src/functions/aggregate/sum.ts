@@ -18,6 +18,7 @@ import type {
 import { GroupedExactIntSum, SlidingExactIntSum } from './exact-int-sum.js';
 import { NumericAccum } from './numeric-state.js';
 import { growArr, growF64, growU8 } from './support.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 /** float8pl / float4pl: overflow only when finite inputs give an infinite result. */
 function floatAdd(a: number, b: number, float4: boolean): number {
@@ -218,3 +219,8 @@ export const sum: AggregateFunction = {
     }
   },
 };
+
+// Long-lived instances keep the shapes the optimized update/result loops check, so code optimized by
+// one query serves the next (see shape-anchor.ts).
+anchorShape(new GroupedFloatSum(false));
+anchorShape(new SlidingFloatSum(false));

@@ -1,5 +1,6 @@
 /** cume_dist(): rows up to and including the current peer group, divided by the partition's rows. */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class CumeDist implements WindowEvaluator {
   readonly usesFrame = false;
@@ -10,3 +11,6 @@ export class CumeDist implements WindowEvaluator {
     for (let i = ps; i < pe; i++) d[i] = (en[i]! - ps) / n;
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new CumeDist());

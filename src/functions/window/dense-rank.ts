@@ -1,5 +1,6 @@
 /** dense_rank(): ordinal of the current peer group, from 1 (no gaps). */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class DenseRank implements WindowEvaluator {
   readonly usesFrame = false;
@@ -9,3 +10,6 @@ export class DenseRank implements WindowEvaluator {
     for (let i = ps; i < pe; i++) d[i] = g[i]! + 1;
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new DenseRank());

@@ -1,5 +1,6 @@
 /** last_value(x): x on the last row of the frame (after EXCLUDE), NULL for an empty frame. */
 import { frameParts, valueAt, type FrameBounds, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class LastValue implements WindowEvaluator {
   readonly usesFrame = true;
@@ -18,3 +19,6 @@ export class LastValue implements WindowEvaluator {
     }
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new LastValue(0));

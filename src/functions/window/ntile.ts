@@ -7,6 +7,7 @@
 import { QuireError } from '../../common/errors.js';
 import type { Column } from '../../execution/column.js';
 import { valueAt, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class Ntile implements WindowEvaluator {
   readonly usesFrame = false;
@@ -52,3 +53,6 @@ export class Ntile implements WindowEvaluator {
     }
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new Ntile(0));

@@ -1,5 +1,6 @@
 /** percent_rank(): (rank - 1) / (partition rows - 1), 0 for a one-row partition. */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class PercentRank implements WindowEvaluator {
   readonly usesFrame = false;
@@ -10,3 +11,6 @@ export class PercentRank implements WindowEvaluator {
     for (let i = ps; i < pe; i++) d[i] = n > 1 ? (st[i]! - ps) / (n - 1) : 0;
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new PercentRank());

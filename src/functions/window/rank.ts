@@ -1,5 +1,6 @@
 /** rank(): row_number() of the first row of the current peer group (gaps after ties). */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class Rank implements WindowEvaluator {
   readonly usesFrame = false;
@@ -9,3 +10,6 @@ export class Rank implements WindowEvaluator {
     for (let i = ps; i < pe; i++) d[i] = st[i]! - ps + 1;
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new Rank());

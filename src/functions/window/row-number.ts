@@ -1,5 +1,6 @@
 /** row_number(): position of the row in its partition, from 1. Ignores the frame and peers. */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 
 export class RowNumber implements WindowEvaluator {
   readonly usesFrame = false;
@@ -8,3 +9,6 @@ export class RowNumber implements WindowEvaluator {
     for (let i = ps; i < pe; i++) d[i] = i - ps + 1;
   }
 }
+
+// Keeps the evaluator's shape, which the window operator's optimized call site checks (see shape-anchor.ts).
+anchorShape(new RowNumber());

@@ -9,7 +9,8 @@
  *
  * All row indexes here are block-absolute.
  */
-import type { DataType, Value } from '../../common/types.js';
+import { T, type DataType, type Value } from '../../common/types.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 import { allocData, makeColumn, type Column, type ColumnData } from '../../execution/column.js';
 import type { ExecContext } from '../../execution/context.js';
 
@@ -138,3 +139,6 @@ export function isNullAt(c: Column, i: number): boolean {
   const d = c.data;
   return Array.isArray(d) && d[i] === null;
 }
+
+// A long-lived instance keeps the shape the evaluators' optimized code checks (see shape-anchor.ts).
+anchorShape(new ResultColumn(T.int8, 1));

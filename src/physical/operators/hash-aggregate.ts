@@ -13,7 +13,8 @@
  * gives no rows.
  */
 import { compareValues, hashKey } from '../../common/compare.js';
-import { storageKind, type DataType, type Field, type Schema, type Value } from '../../common/types.js';
+import { storageKind, T, type DataType, type Field, type Schema, type Value } from '../../common/types.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 import {
   BATCH_SIZE,
   ColumnBuilder,
@@ -586,3 +587,10 @@ export class HashAggregate extends PhysicalOperator {
     }
   }
 }
+
+// Long-lived instances keep the shapes the optimized assign loops check, so code optimized by one query
+// serves the next (see shape-anchor.ts).
+anchorShape(new SingleGroup());
+anchorShape(new SingleKeyGrouper(T.text));
+anchorShape(new MultiKeyGrouper([T.int4, T.text]));
+anchorShape(new IntKeyGrouper(T.int4));

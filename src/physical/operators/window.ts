@@ -229,55 +229,73 @@ export class Window extends PhysicalOperator {
   }
 
   private evaluateBlock(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Column[] {
-    const n = block.length;
-    const partStart = new Uint8Array(n);
-    const peerStart = new Int32Array(n);
-    const peerEnd = new Int32Array(n);
-    const group = new Int32Array(n);
-    partStart[0] = 1;
-    // Key changes per row (key-changes.ts): typed loops over the key columns instead of comparator calls.
-    const pc = this.partCmp === null ? null : keyChanges(block, this.partitionKeys, this.partCmp);
-    const oc = this.orderCmp === null ? null : keyChanges(block, this.orderKeys, this.orderCmp);
-    let ps = 0;
-    let g = 0;
-    for (let i = 1; i < n; i++) {
-      const newPart = pc !== null && pc[i] === 1;
-      if (newPart) {
-        partStart[i] = 1;
-        g = 0;
-        ps = i;
-        peerStart[i] = i;
-      } else if (oc !== null && oc[i] === 1) {
-        g++;
-        peerStart[i] = i;
-      } else {
-        peerStart[i] = peerStart[i - 1]!;
-      }
-      group[i] = g;
-    }
-    void ps;
-    // Peer ends: walk backwards.
-    peerEnd[n - 1] = n;
-    for (let i = n - 2; i >= 0; i--) peerEnd[i] = peerStart[i + 1] === peerStart[i] ? peerEnd[i + 1]! : i + 1;
-
-    const wb: WindowBlock = { columns: block.columns, length: n, peerStart, peerEnd, group, ctx };
-    const key0 = this.orderKeys[0];
-    const rangeKey: RangeKey | null = key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst };
-    const computers = frames.map((f) => new FrameComputer(f, n, rangeKey, ctx.eval.timezone));
-    const used = new Uint8Array(frames.length);
-    for (const c of this.calls) if (c.frame >= 0) used[c.frame] = 1;
-    const outs = this.calls.map((c) => new ResultColumn(c.type, n));
-    let s = 0;
-    while (s < n) {
-      let e = s + 1;
-      while (e < n && partStart[e] === 0) e++;
-      for (let k = 0; k < computers.length; k++) if (used[k] === 1) computers[k]!.compute(wb, s, e);
-      for (let k = 0; k < this.calls.length; k++) {
-        const c = this.calls[k]!;
-        c.evaluator.evaluate(wb, s, e, c.frame >= 0 ? computers[c.frame]!.bounds : null, outs[k]!);
-      }
-      s = e;
-    }
-    return outs.map((o) => o.finish());
+    return evaluateBlock(block, frames, ctx, this.partCmp, this.orderCmp, this.partitionKeys, this.orderKeys, this.calls);
   }
+}
+
+/**
+ * Every window call over one block of complete partitions. A plain function rather than a method: its
+ * optimized code then does not check the shape of the per-query operator object, and survives from one
+ * query to the next (see shape-anchor.ts).
+ */
+function evaluateBlock(
+  block: Batch,
+  frames: ResolvedFrame[],
+  ctx: ExecContext,
+  partCmp: Comparator | null,
+  orderCmp: Comparator | null,
+  partitionKeys: readonly SortKey[],
+  orderKeys: readonly SortKey[],
+  calls: readonly WindowCallDef[],
+): Column[] {
+  const n = block.length;
+  const partStart = new Uint8Array(n);
+  const peerStart = new Int32Array(n);
+  const peerEnd = new Int32Array(n);
+  const group = new Int32Array(n);
+  partStart[0] = 1;
+  // Key changes per row (key-changes.ts): typed loops over the key columns instead of comparator calls.
+  const pc = partCmp === null ? null : keyChanges(block, partitionKeys, partCmp);
+  const oc = orderCmp === null ? null : keyChanges(block, orderKeys, orderCmp);
+  let ps = 0;
+  let g = 0;
+  for (let i = 1; i < n; i++) {
+    const newPart = pc !== null && pc[i] === 1;
+    if (newPart) {
+      partStart[i] = 1;
+      g = 0;
+      ps = i;
+      peerStart[i] = i;
+    } else if (oc !== null && oc[i] === 1) {
+      g++;
+      peerStart[i] = i;
+    } else {
+      peerStart[i] = peerStart[i - 1]!;
+    }
+    group[i] = g;
+  }
+  void ps;
+  // Peer ends: walk backwards.
+  peerEnd[n - 1] = n;
+  for (let i = n - 2; i >= 0; i--) peerEnd[i] = peerStart[i + 1] === peerStart[i] ? peerEnd[i + 1]! : i + 1;
+
+  const wb: WindowBlock = { columns: block.columns, length: n, peerStart, peerEnd, group, ctx };
+  const key0 = orderKeys[0];
+  const rangeKey: RangeKey | null = key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst };
+  const computers = frames.map((f) => new FrameComputer(f, n, rangeKey, ctx.eval.timezone));
+  const used = new Uint8Array(frames.length);
+  for (const c of calls) if (c.frame >= 0) used[c.frame] = 1;
+  const outs = calls.map((c) => new ResultColumn(c.type, n));
+  let s = 0;
+  while (s < n) {
+    let e = s + 1;
+    while (e < n && partStart[e] === 0) e++;
+    for (let k = 0; k < computers.length; k++) if (used[k] === 1) computers[k]!.compute(wb, s, e);
+    for (let k = 0; k < calls.length; k++) {
+      const c = calls[k]!;
+      c.evaluator.evaluate(wb, s, e, c.frame >= 0 ? computers[c.frame]!.bounds : null, outs[k]!);
+    }
+    s = e;
+  }
+  return outs.map((o) => o.finish());
 }
