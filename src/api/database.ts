@@ -20,7 +20,7 @@ import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { Catalog } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
-import { inferJsType, jsToValue } from './params.js';
+import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
 import { CursorManager } from './cursors.js';
 import { executeUtility, type UtilityHost } from './utility.js';
@@ -171,6 +171,7 @@ export class Database implements UtilityHost {
     }
     const out: QueryResult[] = [];
     for (const s of stmts) {
+      checkParamCount(s.stmt, params.length);
       await refreshForStatement(this.catalog, s.stmt);
       out.push(await this.runStatement(s, sql, params));
       // Database directory: committed changes go to disk before the statement returns.
@@ -191,6 +192,7 @@ export class Database implements UtilityHost {
       throw new QuireError('42601', 'stream() takes exactly one SELECT statement');
     }
     const s = stmts[0]!;
+    checkParamCount(s.stmt, params.length);
     await refreshForStatement(this.catalog, s.stmt);
     const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
     const ctx = this.execContext(prepared.paramTypes, params, false);

@@ -2,9 +2,46 @@
 import { Numeric } from '../common/numeric.js';
 import { parseValue } from '../common/parse-value.js';
 import { castValue } from '../common/cast.js';
-import { QuireError } from '../common/errors.js';
+import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import { Interval } from '../common/interval.js';
+import type { Node } from '@pgsql/types';
+import { maxParamRef, nodeTag } from '../sql/ast.js';
+
+/**
+ * PostgreSQL's parameter count check for one statement run with `supplied` values. With values the
+ * statement is bound like an extended-protocol Bind, which must supply exactly the highest $n the
+ * statement refers to (08P01); without any it runs like a simple query, where a $n refers to nothing (42P02).
+ */
+export function checkParamCount(stmt: Node, supplied: number): void {
+  // PREPARE's own $n belong to the statement it prepares, not to this one.
+  const required = nodeTag(stmt) === 'PrepareStmt' ? 0 : maxParamRef(stmt);
+  if (required === supplied) return;
+  if (supplied > 0 || required === 0) {
+    throw new QuireError('08P01', `bind message supplies ${supplied} parameters, but prepared statement "" requires ${required}`);
+  }
+  const first = firstParamRef(stmt)!;
+  throw new QuireError('42P02', `there is no parameter $${first.number}`, { position: positionOf(first.location) });
+}
+
+function firstParamRef(node: unknown): { number: number; location?: number } | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const r = firstParamRef(n);
+      if (r) return r;
+    }
+    return undefined;
+  }
+  const o = node as Record<string, unknown>;
+  const pr = o.ParamRef as { number?: number; location?: number } | undefined;
+  if (pr && typeof pr.number === 'number') return { number: pr.number, location: pr.location };
+  for (const k in o) {
+    const r = firstParamRef(o[k]);
+    if (r) return r;
+  }
+  return undefined;
+}
 
 export function jsToValue(v: unknown, t: DataType, timezone: string): Value {
   if (v === null || v === undefined) return null;
@@ -16,6 +53,8 @@ export function jsToValue(v: unknown, t: DataType, timezone: string): Value {
   }
   if (typeof v === 'number') {
     if (target.name === 'text' || target.name === 'varchar') return String(v);
+    // A client sends the number's text, so 1.5 for an integer is invalid input, not a rounding cast.
+    if (target.name === 'int2' || target.name === 'int4' || target.name === 'int8') return parseValue(String(v), target, { timezone });
     const from = Number.isInteger(v) ? (Math.abs(v) <= 2147483647 ? T.int4 : Number.isSafeInteger(v) ? T.int8 : T.float8) : T.float8;
     return castValue(v, from, target, { timezone }, true);
   }
@@ -36,6 +75,7 @@ export function inferJsType(values: readonly unknown[]): DataType {
   let sawInt = false;
   let sawFloat = false;
   let big = false;
+  let huge = false;
   type Kind = 'none' | 'number' | 'string' | 'boolean' | 'bigint' | 'date' | 'mixed';
   let kind = 'none' as Kind;
   for (const v of values) {
@@ -46,11 +86,14 @@ export function inferJsType(values: readonly unknown[]): DataType {
       if (Number.isInteger(v)) {
         sawInt = true;
         if (Math.abs(v) > 2147483647) big = true;
+        if (Math.abs(v) >= 2 ** 63) huge = true;
       } else sawFloat = true;
     } else if (typeof v === 'string') k = 'string';
     else if (typeof v === 'boolean') k = 'boolean';
-    else if (typeof v === 'bigint') k = 'bigint';
-    else if (v instanceof Date) k = 'date';
+    else if (typeof v === 'bigint') {
+      k = 'bigint';
+      if (v >= 2n ** 63n || v < -(2n ** 63n)) huge = true;
+    } else if (v instanceof Date) k = 'date';
     else k = 'mixed';
     if (kind === 'none') kind = k;
     else if (kind !== k) {
@@ -60,9 +103,10 @@ export function inferJsType(values: readonly unknown[]): DataType {
   }
   switch (kind) {
     case 'number':
-      return sawFloat ? T.float8 : big ? T.int8 : sawInt ? T.int4 : T.float8;
+      return sawFloat || huge ? T.float8 : big ? T.int8 : sawInt ? T.int4 : T.float8;
     case 'bigint':
-      return T.int8;
+      // Fractions or integers beyond int8 among bigints: only numeric holds every value exactly.
+      return sawFloat || huge ? T.numeric : T.int8;
     case 'boolean':
       return T.bool;
     case 'date':

@@ -514,7 +514,9 @@ function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: 
     return castValue(v, from, to, { timezone: host.session.timezone }, false);
   } catch (e) {
     if (e instanceof QuireError && e.code === '42846') {
-      throw new QuireError('42804', `column "${col}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`);
+      throw new QuireError('42804', `column "${col}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`, {
+        hint: 'You will need to rewrite or cast the expression.',
+      });
     }
     throw e;
   }

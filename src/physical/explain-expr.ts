@@ -4,7 +4,9 @@ import type { Schema } from '../common/types.js';
 import { typeDisplayName } from '../common/types.js';
 import type { Expr, SortKey } from '../logical/expr.js';
 
-const INFIX = new Set(['+', '-', '*', '/', '%', '^', '||', '~~', '!~~', '~~*', '!~~*', '~', '~*', '!~', '!~*']);
+const INFIX = new Set(['+', '-', '*', '/', '%', '^', '||', '~~', '!~~', '~~*', '!~~*', '~', '~*', '!~', '!~*', '&', '|', '#', '<<', '>>']);
+/** Prefix operators are registered under their own spelling with one argument ('~' is also binary). */
+const PREFIX = new Set(['~', '@', '|/', '||/']);
 
 export function explainExpr(e: Expr, schema: Schema): string {
   const r = (x: Expr): string => explainExpr(x, schema);
@@ -27,6 +29,7 @@ export function explainExpr(e: Expr, schema: Schema): string {
     case 'call':
       if (INFIX.has(e.name) && e.args.length === 2) return `(${r(e.args[0]!)} ${e.name} ${r(e.args[1]!)})`;
       if (e.name === 'neg') return `(- ${r(e.args[0]!)})`;
+      if (PREFIX.has(e.name) && e.args.length === 1) return `(${e.name} ${r(e.args[0]!)})`;
       return `${e.name}(${e.args.map(r).join(', ')})`;
     case 'and':
     case 'or':

@@ -8,6 +8,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value, category, typeDisplayName, isNumericType } from '../common/types.js';
 import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
+import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
 import { castContext } from '../common/cast.js';
 import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
@@ -21,9 +22,18 @@ import { lookupTableFunction } from '../storage/table-functions/table-function.j
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
 export const AGG_BASE = 1 << 24;
 export const WIN_BASE = 1 << 25;
+/** GROUPING(...) placeholders sit in the upper half of the aggregate range. */
+export const GROUPING_BASE = AGG_BASE + (1 << 23);
+
+/** One GROUPING(a, b, …) call: its arguments must be grouping expressions (checked once GROUP BY is bound). */
+export interface GroupingCall {
+  args: Expr[];
+  locations: (number | undefined)[];
+}
 
 export interface AggCollector {
   calls: AggCall[];
+  grouping?: GroupingCall[];
 }
 export interface WindowCollector {
   calls: WindowCall[];
@@ -121,16 +131,32 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
     case 'CollateClause':
       return bindExpr(b.arg as Node, cx);
     case 'RowExpr':
-      throw new QuireError('0A000', 'row constructors are only supported in comparisons', { position: pos(loc) });
+      throw new QuireError('0A000', 'row constructors are only supported in comparisons, IN lists and count()', { position: pos(loc) });
     case 'A_Indirection':
       return bindSubscript(b, cx, loc);
     case 'A_ArrayExpr':
       throw new QuireError('0A000', 'arrays are not supported', { position: pos(loc) });
     case 'GroupingFunc':
-      throw new QuireError('0A000', 'GROUPING() is not supported', { position: pos(loc) });
+      return bindGroupingFunc(b, cx, loc);
     default:
       throw new QuireError('0A000', `expression ${tag ?? '?'} is not supported`, { position: pos(loc) });
   }
+}
+
+/** GROUPING(a, b): collected like an aggregate and replaced by a placeholder the query binder resolves. */
+function bindGroupingFunc(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
+  if (cx.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  if (cx.aggs === null) throw new QuireError('42803', `grouping operations are not allowed in ${cx.clause}`, { position: pos(loc) });
+  const argNodes = (b.args as Node[] | undefined) ?? [];
+  if (argNodes.length > 31) throw new QuireError('54023', 'GROUPING must have fewer than 32 arguments', { position: pos(loc) });
+  const inner: ExprCtx = { ...cx, aggs: null, windows: null, clause: 'GROUPING' };
+  const args = argNodes.map((a) => {
+    const e = bindExpr(a, inner);
+    return e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', cx.env) : e;
+  });
+  const list = (cx.aggs.grouping ??= []);
+  list.push({ args, locations: argNodes.map((a) => locOf(a)) });
+  return { kind: 'column', index: GROUPING_BASE + list.length - 1, type: T.int4, name: 'grouping' };
 }
 
 /** a[i] on text[] (the one array type); slices and field selection are not supported. */
@@ -259,8 +285,34 @@ export function bindComparison(op: string, l: Expr, r: Expr, cx: ExprCtx, loc: n
 }
 
 function bindRowComparison(op: string, ln: Node, rn: Node, cx: ExprCtx, loc: number | undefined): Expr {
-  const la = (nodeBody<AnyNode>(ln).args as Node[]).map((a) => bindExpr(a, cx));
-  const ra = (nodeBody<AnyNode>(rn).args as Node[]).map((a) => bindExpr(a, cx));
+  return rowComparison(op, rowFields(ln, cx), rowFields(rn, cx), cx, loc);
+}
+
+function rowFields(n: Node, cx: ExprCtx): Expr[] {
+  return ((nodeBody<AnyNode>(n).args as Node[] | undefined) ?? []).map((a) => bindExpr(a, cx));
+}
+
+/**
+ * (a, b) [NOT] IN ((1, 'x'), (2, 'y')): PostgreSQL makes it the OR of the row equalities (each the AND of
+ * its column equalities), so NULL fields give NULL under three-valued logic; NOT IN negates the OR.
+ */
+function bindRowInList(lnode: Node, items: Node[], negated: boolean, cx: ExprCtx, loc: number | undefined): Expr {
+  const la = rowFields(lnode, cx);
+  const alts = items.map((n) => {
+    if (nodeTag(n) !== 'RowExpr') {
+      const r = bindExpr(n, cx);
+      throw new QuireError('42883', `operator does not exist: record = ${typeDisplayName(r.type)}`, {
+        position: pos(loc),
+        hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
+      });
+    }
+    return rowComparison('=', la, rowFields(n, cx), cx, loc);
+  });
+  const any: Expr = alts.length === 1 ? alts[0]! : { kind: 'or', args: alts, type: T.bool };
+  return negated ? { kind: 'not', arg: any, type: T.bool } : any;
+}
+
+function rowComparison(op: string, la: Expr[], ra: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
   if (la.length !== ra.length) throw new QuireError('42601', 'unequal number of entries in row expressions', { position: pos(loc) });
   const eqs = la.map((l, i) => bindComparison('=', l, ra[i]!, cx, loc));
   if (op === '=') return { kind: 'and', args: eqs, type: T.bool };
@@ -314,8 +366,16 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       return { kind: 'nullif', left: c.left, right: c.right, type: c.left.type };
     }
     case 'AEXPR_IN': {
+      const itemNodes = nodeBody<AnyNode>(rnode!).items as Node[];
+      if (nodeTag(lnode) === 'RowExpr') return bindRowInList(lnode!, itemNodes, op === '<>', cx, loc);
       const arg = bindExpr(lnode!, cx);
-      const items = (nodeBody<AnyNode>(rnode!).items as Node[]).map((n) => bindExpr(n, cx));
+      if (itemNodes.some((n) => nodeTag(n) === 'RowExpr')) {
+        throw new QuireError('42883', `operator does not exist: ${typeDisplayName(arg.type)} = record`, {
+          position: pos(loc),
+          hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
+        });
+      }
+      const items = itemNodes.map((n) => bindExpr(n, cx));
       const t = unifyTypes([arg.type, ...items.map((i) => i.type)], 'IN', pos(loc));
       return {
         kind: 'in-list',
@@ -331,8 +391,12 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       const r = bindExpr(rnode!, cx);
       return bindOperator(op, [l, r], cx, loc, op);
     }
-    case 'AEXPR_SIMILAR':
-      throw new QuireError('0A000', 'SIMILAR TO is not supported', { position: pos(loc) });
+    case 'AEXPR_SIMILAR': {
+      // The parser already rewrote the pattern to pg_catalog.similar_to_escape(p[, e]); op is ~ or !~.
+      const l = bindExpr(lnode!, cx);
+      const r = bindExpr(rnode!, cx);
+      return bindOperator(op, [l, r], cx, loc, op);
+    }
     case 'AEXPR_BETWEEN':
     case 'AEXPR_NOT_BETWEEN':
     case 'AEXPR_BETWEEN_SYM':
@@ -545,6 +609,11 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   if (isWindowFunctionName(name)) {
     throw new QuireError('42809', `window function ${name} requires an OVER clause`, { position: pos(loc) });
   }
+  if (b.func_variadic) {
+    // Without array-typed variadic support the array would count as one argument: num_nulls(VARIADIC
+    // ARRAY[NULL, 1]) would say 0 and concat would print the array, so refuse rather than mis-answer.
+    throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
+  }
   const args = argNodes.map((a) => bindExpr(a, cx));
   if (name === 'pg_typeof') {
     return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(args[0]!.type), T.text);
@@ -568,8 +637,15 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const loc = b.location as number | undefined;
   checkAggPlacement(name, cx, loc, false);
   const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
-  const args = b.agg_star ? [] : ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
-  const call = resolveAggregate(name, args, cx, loc);
+  const argNodes = (b.args as Node[] | undefined) ?? [];
+  // count((a, b)) / count(DISTINCT (a, b)): a row value is never NULL, so every row counts, and DISTINCT
+  // compares the fields (NULLs equal, as record_eq). It becomes the internal row count over the fields
+  // (ROW() gets one constant field, so DISTINCT has something to compare).
+  const rowCount = name === 'count' && !b.agg_star && argNodes.length === 1 && nodeTag(argNodes[0]) === 'RowExpr';
+  let args = b.agg_star ? [] : rowCount ? rowFields(argNodes[0]!, inner) : argNodes.map((a) => bindExpr(a, inner));
+  if (rowCount && args.length === 0) args = [constExpr(true, T.bool)];
+  const aggName = rowCount ? ROW_COUNT_AGGREGATE : name;
+  const call = resolveAggregate(aggName, args, cx, loc);
   const filter = b.agg_filter
     ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
     : null;
@@ -580,7 +656,7 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
-  const agg: AggCall = { name, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
+  const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
   cx.aggs!.calls.push(agg);
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
 }

@@ -10,13 +10,14 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
-import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef } from '../logical/expr.js';
+import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant } from '../logical/expr.js';
 import type { JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { Catalog } from '../storage/catalog.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import {
   AGG_BASE,
+  GROUPING_BASE,
   WIN_BASE,
   bindComparison,
   bindExpr,
@@ -205,6 +206,7 @@ export class QueryBinder implements ExprEnv {
         plan = r.plan;
         scope.entries.push(...r.entries);
       } else {
+        checkNameConflicts(scope.entries, r.entries);
         const offset = plan.schema.length;
         plan = { op: 'join', type: 'cross', left: plan, right: r.plan, condition: null, lateral: r.lateral === true, schema: [...plan.schema, ...r.plan.schema] };
         scope.entries.push(...r.entries.map((e) => shiftEntry(e, offset)));
@@ -290,6 +292,7 @@ export class QueryBinder implements ExprEnv {
     const leftScope = new Scope(outer);
     leftScope.entries = left.entries;
     const right = this.bindFromItem(b.rarg as Node, outer, leftScope);
+    checkNameConflicts(left.entries, right.entries);
     const offset = left.plan.schema.length;
     const rightEntries = right.entries.map((e) => shiftEntry(e, offset));
     const jt = b.jointype as string;
@@ -397,25 +400,27 @@ export class QueryBinder implements ExprEnv {
       targets.push({ expr: expr.type.name === 'unknown' && !keepUnknown ? coerce(expr, T.text, 'implicit', this) : expr, name: (rt.name as string | undefined) ?? figureColname(val) });
     }
 
-    // GROUP BY: output-column names and ordinals are allowed, as in PostgreSQL.
+    // GROUP BY: output-column names and ordinals are allowed, as in PostgreSQL. `groupBy` holds every
+    // distinct key; `groupingSets` lists the keys (indexes into groupBy) of each grouping set. A plain
+    // GROUP BY is the one set of all keys; GROUP BY () and a query without GROUP BY the one empty set.
     const groupCx: ExprCtx = { scope, clause: 'GROUP BY', aggs: null, windows: null, env: this };
     const groupBy: Expr[] = [];
-    for (const g of s.groupClause ?? []) {
-      const tag = nodeTag(g);
-      if (tag === 'GroupingSet') {
-        const gs = nodeBody<AnyNode>(g);
-        if (gs.kind === 'GROUPING_SET_EMPTY') continue;
-        throw new QuireError('0A000', 'GROUPING SETS, ROLLUP and CUBE are not supported', { position: pos(gs.location as number) });
-      }
-      const e = this.resolveTargetRef(g, targets, groupCx, 'GROUP BY', true) ?? bindExpr(g, groupCx);
-      if (someExpr(e, (x) => x.kind === 'column' && x.index >= WIN_BASE)) {
+    const keyOf = (g: Node): number => {
+      const e0 = this.resolveTargetRef(g, targets, groupCx, 'GROUP BY', true) ?? bindExpr(g, groupCx);
+      if (someExpr(e0, (x) => x.kind === 'column' && x.index >= WIN_BASE)) {
         throw new QuireError('42P20', 'window functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
       }
-      if (someExpr(e, (x) => x.kind === 'column' && x.index >= AGG_BASE)) {
+      if (someExpr(e0, (x) => x.kind === 'column' && x.index >= AGG_BASE)) {
         throw new QuireError('42803', 'aggregate functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
       }
-      if (!groupBy.some((x) => exprEquals(x, e))) groupBy.push(e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', this) : e);
-    }
+      const e = e0.type.name === 'unknown' ? coerce(e0, T.text, 'implicit', this) : e0;
+      const i = groupBy.findIndex((x) => exprEquals(x, e));
+      if (i >= 0) return i;
+      groupBy.push(e);
+      return groupBy.length - 1;
+    };
+    const grouped = (s.groupClause ?? []).length > 0;
+    const groupingSets = expandGroupClause(s.groupClause ?? [], keyOf, s.groupDistinct === true);
 
     let having: Expr | null = null;
     if (s.havingClause) {
@@ -432,28 +437,58 @@ export class QueryBinder implements ExprEnv {
     );
     const distinctOn: Expr[] = distinctOnNodes.map((n) => this.resolveTargetRef(n, targets, orderCx, 'DISTINCT ON', false) ?? bindExpr(n, orderCx));
 
-    const hasAgg = groupBy.length > 0 || aggs.calls.length > 0 || having !== null;
+    // GROUPING(a, b): every argument must be a grouping key. Its value for one grouping set has bit
+    // (n-1-j) set when argument j is not in the set (is rolled up).
+    const groupingCalls = aggs.grouping ?? [];
+    const groupingKeys = groupingCalls.map((c) =>
+      c.args.map((a, j) => {
+        const i = groupBy.findIndex((g) => exprEquals(g, a));
+        if (i < 0) throw new QuireError('42803', 'arguments to GROUPING must be grouping expressions of the associated query level', { position: pos(c.locations[j]) });
+        return i;
+      }),
+    );
+    const groupingValue = (gi: number, set: readonly number[]): number => groupingKeys[gi]!.reduce((acc, key) => (acc << 1) | (set.includes(key) ? 0 : 1), 0);
+
+    const hasAgg = grouped || aggs.calls.length > 0 || having !== null;
     let rewrite = (e: Expr): Expr => e;
-    if (hasAgg && groupBy.length === 0 && aggs.calls.length === 0) {
-      // HAVING without GROUP BY or aggregates: exactly one group whatever the input holds, so the
-      // input is not read at all (as in PostgreSQL, where WHERE errors on skipped rows never fire).
-      plan = { op: 'empty', schema: [], oneRow: true };
-      rewrite = (e: Expr): Expr => rewriteForAggregate(e, [], 0, 0);
-      if (having !== null) plan = { op: 'filter', input: plan, predicate: rewrite(having), schema: plan.schema };
-    } else if (hasAgg) {
-      const aggPlan: LogicalPlan = {
-        op: 'aggregate',
-        input: plan,
-        groupBy,
-        aggs: aggs.calls,
-        schema: [
-          ...groupBy.map((g, i) => ({ name: g.kind === 'column' ? g.name : `group${i + 1}`, type: g.type })),
-          ...aggs.calls.map((a) => ({ name: a.name, type: a.type })),
-        ],
-      };
-      plan = aggPlan;
+    if (hasAgg) {
       const k = groupBy.length;
-      rewrite = (e: Expr): Expr => rewriteForAggregate(e, groupBy, k, aggs.calls.length);
+      const naggs = aggs.calls.length;
+      const keyFields: Field[] = groupBy.map((g, i) => ({ name: g.kind === 'column' ? g.name : `group${i + 1}`, type: g.type }));
+      const aggFields: Field[] = aggs.calls.map((a) => ({ name: a.name, type: a.type }));
+      const input = plan;
+      // One aggregate per grouping set. An empty set without aggregates is exactly one row whatever the
+      // input holds, so the input is not read at all (as in PostgreSQL, where WHERE errors on skipped
+      // rows never fire): HAVING without GROUP BY or aggregates, GROUP BY ().
+      const branch = (set: readonly number[]): LogicalPlan =>
+        set.length === 0 && naggs === 0
+          ? { op: 'empty', schema: [], oneRow: true }
+          : { op: 'aggregate', input, groupBy: set.map((i) => groupBy[i]!), aggs: aggs.calls, schema: [...set.map((i) => keyFields[i]!), ...aggFields] };
+      let grouping: (gi: number) => Expr;
+      if (groupingSets.length === 1) {
+        // One set: it holds every key, in order, so its aggregate has the output layout as it is.
+        const only = groupingSets[0]!;
+        plan = branch(only);
+        grouping = (gi) => constant(groupingValue(gi, only), T.int4);
+      } else {
+        // Several sets (ROLLUP, CUBE, GROUPING SETS): the UNION ALL of one aggregate per set, each padded
+        // to every key (NULL where the key is rolled up) and followed by its GROUPING values.
+        const schema: Field[] = [...keyFields, ...aggFields, ...groupingCalls.map(() => ({ name: 'grouping', type: T.int4 }))];
+        const branches = groupingSets.map((set): LogicalPlan => {
+          const exprs: Expr[] = [
+            ...groupBy.map((g, i) => {
+              const p = set.indexOf(i);
+              return p >= 0 ? colRef(p, g.type, keyFields[i]!.name) : constant(null, g.type);
+            }),
+            ...aggs.calls.map((a, ai) => colRef(set.length + ai, a.type, a.name)),
+            ...groupingCalls.map((_, gi) => constant(groupingValue(gi, set), T.int4)),
+          ];
+          return { op: 'project', input: branch(set), exprs, schema };
+        });
+        plan = unionAll(branches, schema);
+        grouping = (gi) => colRef(k + naggs + gi, T.int4, 'grouping');
+      }
+      rewrite = (e: Expr): Expr => rewriteForAggregate(e, groupBy, k, naggs, grouping);
       if (having !== null) plan = { op: 'filter', input: plan, predicate: rewrite(having), schema: plan.schema };
     }
 
@@ -568,7 +603,8 @@ export class QueryBinder implements ExprEnv {
       if (someExpr(e0, (x) => x.kind === 'outer')) {
         throw new QuireError('0A000', `${what} depending on columns of an outer query is not supported`, { position: pos(locOf(n)) });
       }
-      const e = coerce(e0, T.int8, 'implicit', this, pos(locOf(n)), `argument of ${what}`);
+      // PostgreSQL's transformLimitClause coerces to bigint in assignment context: LIMIT 2.5 is LIMIT 3.
+      const e = coerce(e0, T.int8, 'assignment', this, pos(locOf(n)), `argument of ${what}`);
       if (e.kind === 'const') {
         if (e.value === null) return null;
         const v = Number(e.value);
@@ -712,6 +748,17 @@ function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEn
   });
 }
 
+/** PostgreSQL's checkNameSpaceConflicts: two FROM items at one level may not share a name (alias). */
+function checkNameConflicts(left: readonly ScopeEntry[], right: readonly ScopeEntry[]): void {
+  const names = new Set<string>();
+  for (const e of left) if (e.qualifier !== null) names.add(e.qualifier);
+  for (const e of right) {
+    if (e.qualifier !== null && names.has(e.qualifier)) {
+      throw new QuireError('42712', `table name "${e.qualifier}" specified more than once`);
+    }
+  }
+}
+
 function findUnique(entries: ScopeEntry[], name: string, side: string, loc: number | undefined): ScopeEntry {
   const m = entries.filter((e) => e.name === name && !e.hiddenUnqualified);
   if (m.length === 0) throw new QuireError('42703', `column "${name}" specified in USING clause does not exist in ${side} table`, { position: pos(loc) });
@@ -729,11 +776,83 @@ function expandStar(scope: Scope, qualifier: string | null, position: number): {
   return scope.entries.filter((e) => e.qualifier === qualifier).map((e) => ({ expr: e.expr, name: e.name }));
 }
 
-/** Top-down: whole expressions equal to a GROUP BY key become references to the key. */
-function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number): Expr {
+/**
+ * PostgreSQL's flatten_grouping_sets + expand_grouping_sets: the grouping sets of a GROUP BY clause, each
+ * as sorted, distinct indexes of keys (`keyOf` binds an expression to its key index). At the top level a
+ * parenthesized list `(a, b)` is just its items and `()` adds nothing; items multiply out (GROUP BY a,
+ * ROLLUP(b) is the sets (a, b) and (a)). GROUP BY DISTINCT drops duplicate sets.
+ */
+function expandGroupClause(items: Node[], keyOf: (n: Node) => number, distinct: boolean): number[][] {
+  const isImplicitRow = (n: Node): boolean => nodeTag(n) === 'RowExpr' && nodeBody<AnyNode>(n).row_format === 'COERCE_IMPLICIT_CAST';
+  // One element of ROLLUP / CUBE / GROUPING SETS: an expression or a parenthesized list of them.
+  const unit = (n: Node): number[] => (isImplicitRow(n) ? ((nodeBody<AnyNode>(n).args as Node[] | undefined) ?? []).map(keyOf) : [keyOf(n)]);
+  const expand = (n: Node): number[][] => {
+    if (nodeTag(n) !== 'GroupingSet') return [unit(n)];
+    const gs = nodeBody<AnyNode>(n);
+    const content = (gs.content as Node[] | undefined) ?? [];
+    switch (gs.kind as string) {
+      case 'GROUPING_SET_EMPTY':
+        return [[]];
+      case 'GROUPING_SET_SIMPLE':
+        return [content.flatMap(unit)];
+      case 'GROUPING_SET_ROLLUP': {
+        const us = content.map(unit);
+        const out: number[][] = [];
+        for (let i = us.length; i >= 0; i--) out.push(us.slice(0, i).flat());
+        return out;
+      }
+      case 'GROUPING_SET_CUBE': {
+        if (content.length > 12) throw new QuireError('54011', 'CUBE is limited to 12 elements', { position: pos(gs.location as number) });
+        const us = content.map(unit);
+        const out: number[][] = [];
+        for (let m = (1 << us.length) - 1; m >= 0; m--) out.push(us.filter((_, i) => (m & (1 << (us.length - 1 - i))) !== 0).flat());
+        return out;
+      }
+      default:
+        return content.flatMap(expand);
+    }
+  };
+  let sets: number[][] = [[]];
+  for (const item of items) {
+    if (nodeTag(item) === 'GroupingSet' && nodeBody<AnyNode>(item).kind === 'GROUPING_SET_EMPTY') continue;
+    const ex = isImplicitRow(item) ? [unit(item)] : expand(item);
+    const next: number[][] = [];
+    for (const a of sets) for (const b of ex) next.push([...a, ...b]);
+    if (next.length > 4096) throw new QuireError('54001', 'too many grouping sets present (maximum 4096)', { position: pos(locOf(item)) });
+    sets = next;
+  }
+  sets = sets.map((set) => [...new Set(set)].sort((a, b) => a - b));
+  if (distinct) {
+    const seen = new Set<string>();
+    sets = sets.filter((set) => {
+      const key = set.join(',');
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+  return sets;
+}
+
+/** UNION ALL of several plans with one schema, as a balanced tree (CUBE can make thousands of branches). */
+function unionAll(plans: LogicalPlan[], schema: Field[]): LogicalPlan {
+  if (plans.length === 1) return plans[0]!;
+  const mid = plans.length >> 1;
+  return { op: 'setop', kind: 'union', all: true, left: unionAll(plans.slice(0, mid), schema), right: unionAll(plans.slice(mid), schema), schema };
+}
+
+/**
+ * Top-down: whole expressions equal to a GROUP BY key become references to the key. `grouping` gives
+ * the value of the gi-th GROUPING(...) call over the aggregate's output.
+ */
+function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number, grouping?: (gi: number) => Expr): Expr {
   const gi = groupBy.findIndex((g) => exprEquals(g, e));
   if (gi >= 0) return colRef(gi, e.type, groupBy[gi]!.kind === 'column' ? (groupBy[gi] as { name: string }).name : `group${gi + 1}`);
   if (e.kind === 'column') {
+    if (e.index >= GROUPING_BASE && e.index < WIN_BASE) {
+      if (grouping === undefined) throw new Error('GROUPING placeholder outside a grouped query');
+      return grouping(e.index - GROUPING_BASE);
+    }
     if (e.index >= AGG_BASE && e.index < WIN_BASE) {
       const ai = e.index - AGG_BASE;
       if (ai >= naggs) throw new Error('aggregate placeholder out of range');
@@ -751,11 +870,11 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number)
       if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.name}" from outer query`, {});
       return { ...x, index: gi };
     });
-    const rest = mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs)) as Expr & { kind: 'subquery' };
+    const rest = mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs, grouping)) as Expr & { kind: 'subquery' };
     return { ...rest, plan };
   }
   if (e.kind === 'const' || e.kind === 'param' || e.kind === 'outer') return e;
-  return mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs));
+  return mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs, grouping));
 }
 
 function rewriteWindowRefs(e: Expr, base: number): Expr {
@@ -821,6 +940,8 @@ export function figureColname(n: Node): string {
       return b.defresult && figureColname(b.defresult as Node) !== '?column?' && false ? '' : 'case';
     case 'CoalesceExpr':
       return 'coalesce';
+    case 'GroupingFunc':
+      return 'grouping';
     case 'MinMaxExpr':
       return b.op === 'IS_GREATEST' ? 'greatest' : 'least';
     case 'NullIfExpr':
@@ -847,6 +968,11 @@ export function figureColname(n: Node): string {
     }
     case 'CollateClause':
       return figureColname(b.arg as Node);
+    case 'A_Indirection': {
+      // A field selection names the column; subscripts do not, so (f(x))[1] is named after f.
+      const named = (b.indirection as Node[]).filter((i) => nodeTag(i) === 'String');
+      return named.length > 0 ? strings(named.slice(-1))[0]! : figureColname(b.arg as Node);
+    }
     default:
       return '?column?';
   }

@@ -63,16 +63,25 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
   }
   if (!canCoerce(e.type, to, mode)) {
+    // A named target (a column, LIMIT's argument) reports the mismatch the same way whether a cast
+    // exists in another context or not at all, as PostgreSQL's transformAssignedExpr and
+    // coerce_to_specific_type do.
+    if (what?.startsWith('argument of ')) {
+      throw new QuireError('42804', `${what} must be type ${typeDisplayName(to)}, not type ${typeDisplayName(e.type)}`, { position });
+    }
+    if (what) {
+      throw new QuireError('42804', `${what} is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(e.type)}`, {
+        position,
+        hint: 'You will need to rewrite or cast the expression.',
+      });
+    }
     if (castContext(e.type.name, to.name) === null) {
       throw new QuireError('42846', `cannot cast type ${typeDisplayName(e.type)} to ${typeDisplayName(to)}`, { position });
     }
-    throw new QuireError(
-      '42804',
-      what
-        ? `${what} is of type ${typeDisplayName(e.type)} but expression is of type ${typeDisplayName(e.type)}`
-        : `cannot coerce type ${typeDisplayName(e.type)} to ${typeDisplayName(to)} implicitly`,
-      { position, hint: 'You will need to rewrite or cast the expression.' },
-    );
+    throw new QuireError('42804', `cannot coerce type ${typeDisplayName(e.type)} to ${typeDisplayName(to)} implicitly`, {
+      position,
+      hint: 'You will need to rewrite or cast the expression.',
+    });
   }
   return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
 }

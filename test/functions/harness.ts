@@ -122,7 +122,9 @@ const PG_TYPE: Record<TypeName, string> = {
   unknown: 'text',
 };
 
-const INFIX = new Set(['+', '-', '*', '/', '%', '^', '||', '~~', '!~~', '~~*', '!~~*', '~', '~*', '!~', '!~*']);
+const INFIX = new Set(['+', '-', '*', '/', '%', '^', '||', '~~', '!~~', '~~*', '!~~*', '~', '~*', '!~', '!~*', '&', '|', '#', '<<', '>>']);
+/** Prefix operators, registered under their own name with one argument ('~' is also binary). */
+const PREFIX = new Set(['~', '@', '|/', '||/']);
 
 /** The SQL text of one call, with arguments inlined as typed literals. */
 export function sqlFor(name: string, args: readonly Arg[]): string {
@@ -133,6 +135,7 @@ export function sqlFor(name: string, args: readonly Arg[]): string {
   if (INFIX.has(name) && ps.length === 2) return `select (${ps[0]} ${name} ${ps[1]})::text as r`;
   if (name === 'position') return `select position(${ps[1]} in ${ps[0]})::text as r`;
   if (name === 'neg') return `select (- ${ps[0]})::text as r`;
+  if (PREFIX.has(name) && ps.length === 1) return `select (${name} ${ps[0]})::text as r`;
   // Qualified, so the grammar's EXTRACT(field FROM x) form is not required.
   if (name === 'extract') return `select pg_catalog.extract(${ps.join(', ')})::text as r`;
   return `select ${name}(${ps.join(', ')})::text as r`;

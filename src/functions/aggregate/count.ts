@@ -77,6 +77,25 @@ export const count: AggregateFunction = {
   },
 };
 
+/**
+ * count((a, b)) / count(DISTINCT (a, b)) over the fields of one row value (built by the binder only, never
+ * callable by name): a row is never NULL, so every row counts, as for count(*); DISTINCT compares the fields.
+ */
+export const ROW_COUNT_AGGREGATE = 'count(row)';
+export const countRow: AggregateFunction = {
+  name: ROW_COUNT_AGGREGATE,
+  resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
+    return {
+      name: 'count',
+      returnType: T.int8,
+      argTypes: [...argTypes],
+      invertible: true,
+      grouped: () => new GroupedCount(true),
+      sliding: () => new SlidingCount(true),
+    };
+  },
+};
+
 // Long-lived instances keep the shapes the optimized update/result loops check, so code optimized by
 // one query serves the next (see shape-anchor.ts).
 anchorShape(new GroupedCount(true));

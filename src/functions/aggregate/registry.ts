@@ -4,7 +4,21 @@ import { anyValue } from './any-value.js';
 import { avg } from './avg.js';
 import { bitAnd, bitOr } from './bit.js';
 import { boolAnd, boolOr, every } from './bool.js';
-import { count } from './count.js';
+import { count, countRow } from './count.js';
+import {
+  corr,
+  covarPop,
+  covarSamp,
+  regrAvgx,
+  regrAvgy,
+  regrCount,
+  regrIntercept,
+  regrR2,
+  regrSlope,
+  regrSxx,
+  regrSxy,
+  regrSyy,
+} from './regression.js';
 import { max, min } from './minmax.js';
 import { stringAgg } from './string-agg.js';
 import { sum } from './sum.js';
@@ -30,12 +44,27 @@ for (const a of [
   bitAnd,
   bitOr,
   anyValue,
+  corr,
+  covarPop,
+  covarSamp,
+  regrCount,
+  regrAvgx,
+  regrAvgy,
+  regrSxx,
+  regrSyy,
+  regrSxy,
+  regrSlope,
+  regrIntercept,
+  regrR2,
 ]) {
   aggregates.set(a.name, a);
 }
 
+/** Aggregates the binder uses internally: found by lookupAggregate, but not callable by name. */
+const internal = new Map<string, AggregateFunction>([[countRow.name, countRow]]);
+
 export function lookupAggregate(name: string): AggregateFunction | undefined {
-  return aggregates.get(name.toLowerCase());
+  return aggregates.get(name.toLowerCase()) ?? internal.get(name);
 }
 
 export function isAggregateName(name: string): boolean {

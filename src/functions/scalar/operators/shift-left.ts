@@ -1,0 +1,13 @@
+/** '<<': the count is always integer (int2 << int4 is smallint), so no overload takes two int8s. */
+import { registerScalar } from '../../registry.js';
+import { T } from '../../../common/types.js';
+import type { EvalContext } from '../../eval-context.js';
+import { int2Shl, int8Shl } from '../support/bitwise.js';
+import type { Int8 } from '../support/int.js';
+
+registerScalar(
+  '<<',
+  { args: ['int2', 'int4'], returns: T.int2, fn: (_c: EvalContext, a: number, n: number) => int2Shl(a, n) },
+  { args: ['int4', 'int4'], returns: T.int4, fn: (_c: EvalContext, a: number, n: number) => a << n },
+  { args: ['int8', 'int4'], returns: T.int8, fn: (_c: EvalContext, a: Int8, n: number) => int8Shl(a, n) },
+);
