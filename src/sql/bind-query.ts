@@ -202,6 +202,9 @@ export class QueryBinder implements ExprEnv {
     let plan: LogicalPlan | null = null;
     for (const item of items) {
       const r = this.bindFromItem(item, scope.parent, plan === null ? null : scope);
+      // An item bound against the outer scope directly (not through this one) that reads an outer
+      // column makes this query correlated too: it must run again for each outer row.
+      if (r.usesOuter === true) scope.usesOuter = true;
       if (plan === null) {
         plan = r.plan;
         scope.entries.push(...r.entries);
@@ -216,7 +219,15 @@ export class QueryBinder implements ExprEnv {
   }
 
   /** `lateralScope` is the scope of FROM items to the left (visible to LATERAL items). */
-  private bindFromItem(item: Node, outer: Scope | null, lateralScope: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[]; lateral?: boolean } {
+  /**
+   * `usesOuter` in the result: the item reads a column of a query outside the one whose FROM list holds
+   * it, through a scope that skips that query's own (so the caller must mark it correlated itself).
+   */
+  private bindFromItem(
+    item: Node,
+    outer: Scope | null,
+    lateralScope: Scope | null,
+  ): { plan: LogicalPlan; entries: ScopeEntry[]; lateral?: boolean; usesOuter?: boolean } {
     const tag = nodeTag(item);
     const b = nodeBody<AnyNode>(item);
     switch (tag) {
@@ -229,7 +240,8 @@ export class QueryBinder implements ExprEnv {
         const sub = this.bindQuery(nodeBody<SelectStmt>(b.subquery as Node), lateral ? lateralScope : outer);
         const name = (alias?.aliasname as string | undefined) ?? null;
         const plan = this.renameColumns(sub.plan, alias?.colnames ? strings(alias.colnames as Node[]) : null, name ?? 'subquery', locOf(item));
-        return { plan, entries: entriesFor(plan.schema, name), lateral };
+        // A LATERAL item's scope chain passes through lateralScope, which the reference marks itself.
+        return { plan, entries: entriesFor(plan.schema, name), lateral, usesOuter: !lateral && sub.scope.usesOuter };
       }
       case 'JoinExpr':
         return this.bindJoin(b, outer);
@@ -248,7 +260,7 @@ export class QueryBinder implements ExprEnv {
           // A scalar-returning function's column takes the alias name, as in PostgreSQL.
           plan = this.renameColumns(plan, [alias.aliasname as string], qual, locOf(item));
         }
-        return { plan, entries: entriesFor(plan.schema, qual), lateral };
+        return { plan, entries: entriesFor(plan.schema, qual), lateral, usesOuter: lateralScope === null && fscope.usesOuter };
       }
       default:
         throw new QuireError('0A000', `FROM item ${tag} is not supported`, { position: pos(locOf(item)) });
@@ -287,7 +299,7 @@ export class QueryBinder implements ExprEnv {
     return { plan, entries: entriesFor(plan.schema, qual) };
   }
 
-  private bindJoin(b: AnyNode, outer: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[] } {
+  private bindJoin(b: AnyNode, outer: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[]; usesOuter: boolean } {
     const left = this.bindFromItem(b.larg as Node, outer, null);
     const leftScope = new Scope(outer);
     leftScope.entries = left.entries;
@@ -338,6 +350,9 @@ export class QueryBinder implements ExprEnv {
       const cx: ExprCtx = { scope, clause: 'JOIN conditions', aggs: null, windows: null, env: this };
       condition = coerceBool(bindExpr(b.quals as Node, cx), cx, 'argument of JOIN/ON', locOf(b.quals as Node));
     }
+    // The join's own scopes sit directly on `outer`: any outer reference through them, or from its
+    // items, belongs to the query whose FROM list holds the join.
+    const usesOuter = left.usesOuter === true || right.usesOuter === true || leftScope.usesOuter || scope.usesOuter;
     const plan: LogicalPlan = {
       op: 'join',
       type: condition === null && type === 'inner' && !b.quals && usingNames === null ? 'cross' : type,
@@ -352,9 +367,9 @@ export class QueryBinder implements ExprEnv {
       // JOIN ... AS j: columns are reachable as j.x (only the visible ones).
       const visible = entries.filter((e) => !e.hiddenFromStar);
       const aliased = visible.map((e) => ({ ...e, qualifier: alias.aliasname as string }));
-      return { plan, entries: [...entries.map((e) => ({ ...e, qualifier: null, hiddenUnqualified: true })), ...aliased] };
+      return { plan, entries: [...entries.map((e) => ({ ...e, qualifier: null, hiddenUnqualified: true })), ...aliased], usesOuter };
     }
-    return { plan, entries };
+    return { plan, entries, usesOuter };
   }
 
   // ---- SELECT ----
