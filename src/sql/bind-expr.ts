@@ -653,6 +653,16 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   if (b.agg_distinct && orderBy.some((k) => !call.args.some((a) => exprEquals(a, k.expr)))) {
     throw new QuireError('42P10', 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', { position: pos(loc) });
   }
+  // PostgreSQL assigns an aggregate to the query level of its arguments' variables: max(t1.x) inside a
+  // subquery over t2 aggregates over the *outer* query's rows. Computing it here would be a wrong
+  // answer, so until outer-level aggregates exist it is refused.
+  const parts: Expr[] = [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)];
+  if (parts.some((e) => someExpr(e, (x) => x.kind === 'outer')) && !parts.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
+    throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported`, {
+      position: pos(loc),
+      hint: 'Move the aggregate into the outer query, or include a column of this query in its arguments.',
+    });
+  }
   // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
