@@ -6,7 +6,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import { Interval } from '../common/interval.js';
 import type { Node } from '@pgsql/types';
-import { maxParamRef, nodeTag } from '../sql/ast.js';
+import { findParamRef, statementParamCount } from '../sql/ast.js';
 
 /**
  * PostgreSQL's parameter count check for one statement run with `supplied` values. With values the
@@ -14,33 +14,19 @@ import { maxParamRef, nodeTag } from '../sql/ast.js';
  * statement refers to (08P01); without any it runs like a simple query, where a $n refers to nothing (42P02).
  */
 export function checkParamCount(stmt: Node, supplied: number): void {
-  // PREPARE's own $n belong to the statement it prepares, not to this one.
-  const required = nodeTag(stmt) === 'PrepareStmt' ? 0 : maxParamRef(stmt);
+  const required = statementParamCount(stmt);
   if (required === supplied) return;
   if (supplied > 0 || required === 0) {
     throw new QuireError('08P01', `bind message supplies ${supplied} parameters, but prepared statement "" requires ${required}`);
   }
-  const first = firstParamRef(stmt)!;
-  throw new QuireError('42P02', `there is no parameter $${first.number}`, { position: positionOf(first.location) });
-}
-
-function firstParamRef(node: unknown): { number: number; location?: number } | undefined {
-  if (node === null || typeof node !== 'object') return undefined;
-  if (Array.isArray(node)) {
-    for (const n of node) {
-      const r = firstParamRef(n);
-      if (r) return r;
-    }
-    return undefined;
-  }
-  const o = node as Record<string, unknown>;
-  const pr = o.ParamRef as { number?: number; location?: number } | undefined;
-  if (pr && typeof pr.number === 'number') return { number: pr.number, location: pr.location };
-  for (const k in o) {
-    const r = firstParamRef(o[k]);
-    if (r) return r;
-  }
-  return undefined;
+  let first = 0;
+  let location: number | undefined;
+  findParamRef(stmt, (n, loc) => {
+    first = n;
+    location = loc;
+    return true;
+  });
+  throw new QuireError('42P02', `there is no parameter $${first}`, { position: positionOf(location) });
 }
 
 export function jsToValue(v: unknown, t: DataType, timezone: string): Value {

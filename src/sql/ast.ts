@@ -29,17 +29,28 @@ export function locationOf(n: Node | undefined): number | undefined {
   return b.location;
 }
 
+/** Visits every `$n` reference in a parsed tree, in tree order (stops when `f` returns true). */
+export function findParamRef(node: unknown, f: (number: number, location: number | undefined) => boolean): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((n) => findParamRef(n, f));
+  const o = node as Record<string, unknown>;
+  const pr = o.ParamRef as { number?: number; location?: number } | undefined;
+  if (pr && typeof pr.number === 'number' && f(pr.number, pr.location)) return true;
+  for (const k in o) if (findParamRef(o[k], f)) return true;
+  return false;
+}
+
 /** The highest $n a statement's parse tree refers to (its parameter count, as PostgreSQL counts). */
 export function maxParamRef(node: unknown): number {
   let max = 0;
-  const walk = (n: unknown): void => {
-    if (n === null || typeof n !== 'object') return;
-    if (Array.isArray(n)) return n.forEach(walk);
-    const o = n as Record<string, unknown>;
-    const pr = o.ParamRef as { number?: number } | undefined;
-    if (pr && typeof pr.number === 'number') max = Math.max(max, pr.number);
-    for (const k in o) walk(o[k]);
-  };
-  walk(node);
+  findParamRef(node, (n) => {
+    max = Math.max(max, n);
+    return false;
+  });
   return max;
+}
+
+/** Parameters a statement takes: its highest $n, except PREPARE, whose $n belong to the prepared statement. */
+export function statementParamCount(stmt: Node): number {
+  return nodeTag(stmt) === 'PrepareStmt' ? 0 : maxParamRef(stmt);
 }

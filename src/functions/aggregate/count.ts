@@ -61,19 +61,23 @@ class SlidingCount implements SlidingAccumulator {
   }
 }
 
+/** count(*) (star: every row counts) or count(x) (non-NULL inputs only). */
+function resolvedCount(argTypes: readonly DataType[], star: boolean): ResolvedAggregate {
+  return {
+    name: 'count',
+    returnType: T.int8,
+    argTypes: [...argTypes],
+    invertible: true,
+    grouped: () => new GroupedCount(star),
+    sliding: () => new SlidingCount(star),
+  };
+}
+
 export const count: AggregateFunction = {
   name: 'count',
   resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
     if (argTypes.length > 1) return null;
-    const star = argTypes.length === 0;
-    return {
-      name: 'count',
-      returnType: T.int8,
-      argTypes: [...argTypes],
-      invertible: true,
-      grouped: () => new GroupedCount(star),
-      sliding: () => new SlidingCount(star),
-    };
+    return resolvedCount(argTypes, argTypes.length === 0);
   },
 };
 
@@ -85,14 +89,7 @@ export const ROW_COUNT_AGGREGATE = 'count(row)';
 export const countRow: AggregateFunction = {
   name: ROW_COUNT_AGGREGATE,
   resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
-    return {
-      name: 'count',
-      returnType: T.int8,
-      argTypes: [...argTypes],
-      invertible: true,
-      grouped: () => new GroupedCount(true),
-      sliding: () => new SlidingCount(true),
-    };
+    return resolvedCount(argTypes, true);
   },
 };
 

@@ -219,17 +219,13 @@ export class Window extends PhysicalOperator {
   }
 
   private *emit(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Generator<Batch> {
-    const results = this.evaluateBlock(block, frames, ctx);
+    const results = evaluateBlock(block, frames, ctx, this.partCmp, this.orderCmp, this.partitionKeys, this.orderKeys, this.calls);
     const out: Batch = { columns: [...block.columns, ...results], length: block.length };
     if (out.length <= BATCH_SIZE * 4) {
       yield out;
       return;
     }
     for (let s = 0; s < out.length; s += BATCH_SIZE) yield sliceBatch(out, s, Math.min(out.length, s + BATCH_SIZE));
-  }
-
-  private evaluateBlock(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Column[] {
-    return evaluateBlock(block, frames, ctx, this.partCmp, this.orderCmp, this.partitionKeys, this.orderKeys, this.calls);
   }
 }
 

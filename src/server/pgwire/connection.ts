@@ -19,7 +19,7 @@ import { executeUtility } from '../../api/utility.js';
 import { executeColumns } from '../../api/prepared.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType } from '../../common/types.js';
-import { maxParamRef, nodeBody, nodeTag } from '../../sql/ast.js';
+import { maxParamRef, nodeBody, nodeTag, statementParamCount } from '../../sql/ast.js';
 import { figureColname } from '../../sql/bind-query.js';
 import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
 import type { Catalog } from '../../storage/catalog.js';
@@ -600,8 +600,7 @@ export class Connection {
         throw e;
       }
     }
-    // PREPARE's own $n belong to the statement it prepares, not to this one.
-    const n = Math.max(declared.length, tag === 'PrepareStmt' ? 0 : maxParamRef(s.stmt));
+    const n = Math.max(declared.length, statementParamCount(s.stmt));
     const types = Array.from({ length: n }, (_, i) => declared[i] ?? T.unknown);
     return { name, sql, parsed: s, kind: 'utility', paramTypes: types, paramOids: types.map((t, i) => paramOids[i] || oidOf(t)), columns: utilityColumns(this.db!, s.stmt), emptyFallback: false };
   }
