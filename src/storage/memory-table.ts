@@ -5,6 +5,7 @@
 import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../execution/column.js';
+import { recordImmutableBatch } from '../execution/column-stats.js';
 import type { TableSource } from '../logical/plan.js';
 
 /** Column constraints and defaults kept with the table (checked by INSERT/UPDATE). */
@@ -47,6 +48,7 @@ export class MemoryTable implements TableSource {
 
   appendBatch(b: Batch): void {
     if (b.length === 0) return;
+    recordImmutableBatch(b);
     this.batches = [...this.batches, b];
     this.rows += b.length;
     this.version++;
@@ -66,6 +68,7 @@ export class MemoryTable implements TableSource {
 
   replaceAll(batches: Batch[]): void {
     this.batches = batches.filter((b) => b.length > 0);
+    for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;
   }

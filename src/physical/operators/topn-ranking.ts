@@ -20,6 +20,7 @@ import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
 import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { intRange } from '../../execution/column-stats.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
@@ -304,6 +305,42 @@ function survivorsI32(
   return m;
 }
 
+/**
+ * Rows of a batch whose order key is not worse than `limit` (a number at least as large as every
+ * boundary number of the partitions the batch can hold), into `out`. Reads the order key alone: the
+ * partition key is not needed to reject a row that is worse than every boundary. NaN keys never reject.
+ */
+function underLimitF64(n: number, kd: Float64Array, sign: number, limit: number, rejectTies: boolean, out: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const x = kd[i]! * sign;
+    if (x > limit || (x === limit && rejectTies)) continue;
+    out[m++] = i;
+  }
+  return m;
+}
+
+function underLimitI32(n: number, kd: Int32Array, sign: number, limit: number, rejectTies: boolean, out: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const x = kd[i]! * sign;
+    if (x > limit || (x === limit && rejectTies)) continue;
+    out[m++] = i;
+  }
+  return m;
+}
+
+/** Largest boundary number of key values lo..hi, NaN when any of them has none. */
+function maxBoundOver(bounds: Float64Array, lo: number, hi: number): number {
+  let max = -Infinity;
+  for (let v = lo; v <= hi; v++) {
+    const t = bounds[v]!;
+    if (t !== t) return NaN;
+    if (t > max) max = t;
+  }
+  return max;
+}
+
 /** consumeFused's state for one operator run: survivor buffer and boundary numbers by key value. */
 export class FusedCandidates {
   rows = new Int32Array(0);
@@ -312,6 +349,59 @@ export class FusedCandidates {
    * it has none; as long as PartitionIds' direct table, and refreshed after every add.
    */
   bounds = new Float64Array(0);
+  /**
+   * The largest of bounds[limitLo..limitHi] when it was taken, NaN when one of them was NaN. A partition's
+   * boundary only moves to better rows, so a row worse than an old boundary is still worse than one that
+   * is certainly kept: an old limit stays safe to reject by, and is retaken only to tighten it, at most
+   * once per as many input rows as the range is wide.
+   */
+  limit = NaN;
+  limitLo = 0;
+  limitHi = -1;
+  rowsSinceLimit = 0;
+  /** Batches whose rows were screened by the limit alone (EXPLAIN ANALYZE: key-range batches). */
+  rangeBatches = 0;
+}
+
+/**
+ * Rows of a stored batch that may enter the Top-N, found without reading its partition-key column: when
+ * the column's recorded range lo..hi (column-stats.ts) lies in the direct table and every key value in
+ * it has a boundary, a row worse than the largest of those boundaries is rejected by its order key
+ * alone. Returns the number of rows written to cands.rows, or -1 when the batch does not qualify.
+ */
+function candidatesByRange(
+  n: number,
+  pc: Column,
+  kd: Float64Array | Int32Array,
+  sign: number,
+  rejectTies: boolean,
+  cands: FusedCandidates,
+): number {
+  const range = intRange(pc);
+  if (range === undefined) return -1;
+  const lo = range.min;
+  const hi = range.max;
+  const bounds = cands.bounds;
+  if (lo < 0 || hi >= bounds.length || lo > hi) return -1;
+  cands.rowsSinceLimit += n;
+  const width = hi - lo + 1;
+  const inside = lo >= cands.limitLo && hi <= cands.limitHi;
+  if ((!inside || cands.limit !== cands.limit) && cands.rowsSinceLimit >= width) {
+    cands.limit = maxBoundOver(bounds, lo, hi);
+    cands.limitLo = lo;
+    cands.limitHi = hi;
+    cands.rowsSinceLimit = 0;
+  } else if (inside && cands.rowsSinceLimit >= 4 * width) {
+    // Tighten: the boundaries have moved since the limit was taken.
+    cands.limit = maxBoundOver(bounds, cands.limitLo, cands.limitHi);
+    cands.rowsSinceLimit = 0;
+  }
+  const limit = cands.limit;
+  if (limit !== limit || !(lo >= cands.limitLo && hi <= cands.limitHi)) return -1;
+  cands.rangeBatches++;
+  return kd instanceof Float64Array
+    ? underLimitF64(n, kd, sign, limit, rejectTies, cands.rows)
+    : underLimitI32(n, kd, sign, limit, rejectTies, cands.rows);
 }
 
 /**
@@ -357,14 +447,17 @@ function consumeFused(
   const bounds = cands.bounds;
   const rejectTies = heaps.rejectTies;
   const plain = pc.nulls === null && kc.nulls === null;
-  const m =
-    kd instanceof Float64Array
-      ? plain
-        ? candidatesPlainF64(n, pd, bounds, kd, num.sign, rejectTies, rows)
-        : candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
-      : plain
-        ? candidatesPlainI32(n, pd, bounds, kd, num.sign, rejectTies, rows)
-        : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
+  let m = plain ? candidatesByRange(n, pc, kd, num.sign, rejectTies, cands) : -1;
+  if (m < 0) {
+    m =
+      kd instanceof Float64Array
+        ? plain
+          ? candidatesPlainF64(n, pd, bounds, kd, num.sign, rejectTies, rows)
+          : candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
+        : plain
+          ? candidatesPlainI32(n, pd, bounds, kd, num.sign, rejectTies, rows)
+          : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
+  }
   if (m === 0) return true;
   const store = heaps.store;
   // The comparator (code generated for this query) is only needed for NULL / NaN / bigint keys.
@@ -535,6 +628,7 @@ export class TopNRanking extends PhysicalOperator {
     this.metrics.extra['partitions'] = ids.count;
     this.metrics.extra['peak kept rows'] = store.peakLive;
     this.metrics.extra['peak kept bytes'] = heaps.retainedBytes();
+    if (cands.rangeBatches > 0) this.metrics.extra['key-range batches'] = cands.rangeBatches;
     if (!spec.strict) this.metrics.extra['pruning'] = passThrough ? 'abandoned' : 'kept';
     if (passThrough) return;
     yield* this.emit(heaps, heaps.finish());

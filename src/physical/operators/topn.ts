@@ -16,7 +16,7 @@
  * Both are deterministic: equal keys are ordered by arrival (a row arriving later never displaces an equal one).
  */
 import { QuireError } from '../../common/errors.js';
-import { storageKind, type DataType, type Value } from '../../common/types.js';
+import { storageKind, T, type DataType, type Value } from '../../common/types.js';
 import {
   allocData,
   BATCH_SIZE,
@@ -30,6 +30,7 @@ import {
   type ColumnData,
 } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { anchorShape } from '../../execution/shape-anchor.js';
 import { PhysicalOperator } from '../operator.js';
 import {
   compileComparator,
@@ -710,4 +711,10 @@ class TieList {
       seq: Float64Array.from(this.seqs),
     };
   }
+}
+
+// Long-lived instances whose shapes BoundedHeap.consume's optimized code depends on (see shape-anchor.ts).
+{
+  const keys: SortKey[] = [{ col: 0, type: T.float8, desc: false, nullsFirst: false }];
+  anchorShape(new BoundedHeap(compileComparator(keys), keys, [T.float8], 1, false));
 }
