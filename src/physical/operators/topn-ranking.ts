@@ -306,28 +306,69 @@ function survivorsI32(
 }
 
 /**
- * Rows of a batch whose order key is not worse than `limit` (a number at least as large as every
- * boundary number of the partitions the batch can hold), into `out`. Reads the order key alone: the
- * partition key is not needed to reject a row that is worse than every boundary. NaN keys never reject.
+ * Rows of a batch whose order key is not worse than a limit (a number at least as bad as every boundary
+ * of the partitions the batch can hold), into `out`. They read the order key alone: the partition key is
+ * not needed to reject a row that is worse than every boundary. The sign and the tie rule are folded into
+ * the threshold (see keyThreshold), so each loop is one comparison; NaN keys never reject.
  */
-function underLimitF64(n: number, kd: Float64Array, sign: number, limit: number, rejectTies: boolean, out: Int32Array): number {
+function notAboveF64(n: number, kd: Float64Array, t: number, out: Int32Array): number {
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const x = kd[i]! * sign;
-    if (x > limit || (x === limit && rejectTies)) continue;
+    if (kd[i]! > t) continue;
     out[m++] = i;
   }
   return m;
 }
 
-function underLimitI32(n: number, kd: Int32Array, sign: number, limit: number, rejectTies: boolean, out: Int32Array): number {
+function notBelowF64(n: number, kd: Float64Array, t: number, out: Int32Array): number {
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const x = kd[i]! * sign;
-    if (x > limit || (x === limit && rejectTies)) continue;
+    if (kd[i]! < t) continue;
     out[m++] = i;
   }
   return m;
+}
+
+function notAboveI32(n: number, kd: Int32Array, t: number, out: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (kd[i]! > t) continue;
+    out[m++] = i;
+  }
+  return m;
+}
+
+function notBelowI32(n: number, kd: Int32Array, t: number, out: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (kd[i]! < t) continue;
+    out[m++] = i;
+  }
+  return m;
+}
+
+const bits = new Float64Array(1);
+const bitsInt = new BigInt64Array(bits.buffer);
+
+/** The next double towards -Infinity (x itself for NaN and -Infinity). */
+function nextDown(x: number): number {
+  if (x !== x || x === -Infinity) return x;
+  if (x === 0) return -Number.MIN_VALUE;
+  bits[0] = x;
+  bitsInt[0] += x > 0 ? -1n : 1n;
+  return bits[0]!;
+}
+
+/**
+ * The limit (in ascending sign-adjusted terms: reject x * sign > limit, and x * sign === limit when ties
+ * are rejected) as a threshold on the raw key: ascending keys are rejected above it, descending keys
+ * below it. "Equal is rejected" becomes a strict comparison against the adjacent value: the adjacent
+ * double, or the adjacent integer for int keys. -0 and 0 are one value here as in the comparison.
+ */
+function keyThreshold(limit: number, sign: number, rejectTies: boolean, intKey: boolean): number {
+  if (sign > 0) return rejectTies ? (intKey ? limit - 1 : nextDown(limit)) : limit;
+  const u = -limit;
+  return rejectTies ? (intKey ? u + 1 : -nextDown(limit)) : u;
 }
 
 /** Largest boundary number of key values lo..hi, NaN when any of them has none. */
@@ -399,9 +440,13 @@ function candidatesByRange(
   const limit = cands.limit;
   if (limit !== limit || !(lo >= cands.limitLo && hi <= cands.limitHi)) return -1;
   cands.rangeBatches++;
-  return kd instanceof Float64Array
-    ? underLimitF64(n, kd, sign, limit, rejectTies, cands.rows)
-    : underLimitI32(n, kd, sign, limit, rejectTies, cands.rows);
+  const out = cands.rows;
+  if (kd instanceof Float64Array) {
+    const t = keyThreshold(limit, sign, rejectTies, false);
+    return sign > 0 ? notAboveF64(n, kd, t, out) : notBelowF64(n, kd, t, out);
+  }
+  const t = keyThreshold(limit, sign, rejectTies, true);
+  return sign > 0 ? notAboveI32(n, kd, t, out) : notBelowI32(n, kd, t, out);
 }
 
 /**
