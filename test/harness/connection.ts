@@ -76,6 +76,17 @@ async function rawParsers(pg: PGlite): Promise<Record<number, (v: string) => str
   return parsers;
 }
 
+/** A statement's rows as `a|b` lines (NULL spelled out), or `ERROR code message`: one string to compare. */
+export async function outcomeText(c: SqlConnection, sql: string): Promise<string> {
+  try {
+    const r = await c.query(sql);
+    return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
+  } catch (e) {
+    const err = asSqlError(e);
+    return `ERROR ${err.code ?? '?'} ${err.message}`;
+  }
+}
+
 export async function pgliteConnection(pg: PGlite): Promise<SqlConnection> {
   await pg.exec("SET timezone = 'UTC'; SET datestyle = 'ISO, MDY'; SET intervalstyle = 'postgres'");
   // Types created later (row types of new tables, enums) have no default parser, so PGlite already returns

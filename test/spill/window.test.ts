@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/api/database.js';
 import { liveSpillDirectories } from '../../src/execution/spill/spill-manager.js';
-import { asSqlError, newPglite, newQuire, type SqlConnection } from '../harness/connection.js';
+import { newPglite, newQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
 import { rng, tempDir } from './helpers.js';
 
 const ROWS = 24_000;
@@ -88,15 +88,6 @@ const EXPRS = [
   'sum(x) OVER (ORDER BY o)',
 ];
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const r = await c.query(sql);
-    return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
-
 describe('spilled window partitions: seeded queries vs unlimited and PostgreSQL', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
@@ -123,10 +114,10 @@ describe('spilled window partitions: seeded queries vs unlimited and PostgreSQL'
     }
     const failures: string[] = [];
     for (const sql of queries) {
-      const want = await outcome(pg, sql);
-      const free = await outcome(q, sql);
+      const want = await outcomeText(pg, sql);
+      const free = await outcomeText(q, sql);
       await q.query(`SET memory_limit = '${LIMIT}'`);
-      const got = await outcome(q, sql);
+      const got = await outcomeText(q, sql);
       await q.query('RESET memory_limit');
       expect(want.startsWith('ERROR'), `${sql}: ${want.slice(0, 200)}`).toBe(false);
       if (got !== want || free !== want) {

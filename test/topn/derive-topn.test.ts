@@ -5,7 +5,7 @@
  * replay another seed or run more queries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { newPglite, outcomeText, quireConnection, type SqlConnection } from '../harness/connection.js';
 import { Database, formatValue } from '../../src/index.js';
 import { rng } from '../window/window-gen.js';
 
@@ -80,15 +80,6 @@ function genQuery(seed: number): Gen {
   return { sql, deterministic: (fn !== 'row_number' || unique) && extraDet, fires: condFires && extraFires && fnFires && !cond.startsWith('rn <= 0') };
 }
 
-async function text(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
-
 describe('derived per-partition Top-N: random ranking filters', () => {
   let pg: SqlConnection;
   let db: Database;
@@ -113,11 +104,11 @@ describe('derived per-partition Top-N: random ranking filters', () => {
     for (let i = 0; i < COUNT; i++) {
       const g = genQuery(SEED * 131 + i);
       await q.query("SET quire.disabled_rules = 'derive-topn-from-window'");
-      const off = await text(q, g.sql);
+      const off = await outcomeText(q, g.sql);
       await q.query('RESET quire.disabled_rules');
       for (const mode of ['auto', 'on']) {
         await q.query(`SET quire.derive_topn = '${mode}'`);
-        const on = await text(q, g.sql);
+        const on = await outcomeText(q, g.sql);
         if (on !== off && failures.length < 8) failures.push(`[${mode}] ${g.sql}\n  off: ${off.slice(0, 400)}\n  on:  ${on.slice(0, 400)}`);
         if (mode === 'on') {
           const plan = (await q.query(`EXPLAIN ${g.sql}`)).rows.map((r) => r[0]).join('\n');
@@ -130,7 +121,7 @@ describe('derived per-partition Top-N: random ranking filters', () => {
       await q.query('RESET quire.derive_topn');
       if (g.deterministic) {
         compared++;
-        const want = await text(pg, g.sql);
+        const want = await outcomeText(pg, g.sql);
         if (want !== off && failures.length < 8) failures.push(`[postgres] ${g.sql}\n  postgres: ${want.slice(0, 400)}\n  quire:    ${off.slice(0, 400)}`);
       }
     }

@@ -8,7 +8,8 @@
  * determines (row_number over ties picks arbitrary rows), the same as PGlite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { checkRankingMatrix } from './ranking-matrix.js';
 import { Database, formatValue } from '../../src/index.js';
 import { rng } from '../window/window-gen.js';
 
@@ -37,15 +38,6 @@ const ORDERS = ['f', 'f DESC', 'f NULLS FIRST', 'f DESC NULLS LAST', 'k', 'k DES
 const FNS = ['row_number', 'rank', 'dense_rank'];
 const KS = [1, 3, 10, 2000];
 
-async function text(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
-
 describe('per-partition Top-N over many batches (fused path and fallbacks)', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
@@ -63,32 +55,7 @@ describe('per-partition Top-N over many batches (fused path and fallbacks)', () 
   });
 
   it('agrees with the rule disabled and with PostgreSQL', async () => {
-    const failures: string[] = [];
-    let n = 0;
-    for (const part of PARTS) {
-      for (const order of ORDERS) {
-        for (const fn of FNS) {
-          const k = KS[n++ % KS.length]!;
-          const key = order.split(' ')[0]!;
-          // Columns PostgreSQL determines: with row_number, which of several tied rows is kept is arbitrary.
-          // (-0 and 0 are peers, so `+ 0` makes tied rows print alike.)
-          const cols = fn === 'row_number' ? `${part} AS part, ${key} + 0 AS key, rn` : `id, ${part} AS part, ${key}, rn`;
-          const sql = `SELECT ${cols} FROM (SELECT *, ${fn}() OVER (PARTITION BY ${part} ORDER BY ${order}) AS rn FROM w) x WHERE rn <= ${k} ORDER BY ${fn === 'row_number' ? '1, 2, 3' : '1, 2, 3, 4'}`;
-          await q.query("SET quire.disabled_rules = 'derive-topn-from-window'");
-          const off = await text(q, sql);
-          await q.query('RESET quire.disabled_rules');
-          await q.query("SET quire.derive_topn = 'on'");
-          const on = await text(q, sql);
-          const plan = (await q.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
-          await q.query('RESET quire.derive_topn');
-          const want = await text(pg, sql);
-          if (!plan.includes('TopNRanking')) failures.push(`no TopNRanking: ${sql}\n${plan}`);
-          if (on !== off) failures.push(`[rule on vs off] ${sql}\n  off: ${off.slice(0, 300)}\n  on:  ${on.slice(0, 300)}`);
-          if (want !== off) failures.push(`[postgres] ${sql}\n  pg:    ${want.slice(0, 300)}\n  quire: ${off.slice(0, 300)}`);
-          if (on.startsWith('ERROR') || on.length === 0) failures.push(`no rows: ${sql}: ${on.slice(0, 200)}`);
-        }
-      }
-    }
+    const failures = await checkRankingMatrix(q, pg, { table: 'w', parts: PARTS, orders: ORDERS, fns: FNS, ks: KS });
     expect(failures.slice(0, 6), failures.slice(0, 6).join('\n\n')).toEqual([]);
   }, 600_000);
 

@@ -10,7 +10,8 @@
  * with the rule disabled and as PGlite, and the screen must actually run where it can.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { checkRankingMatrix } from './ranking-matrix.js';
 import { Database, formatValue } from '../../src/index.js';
 import { rng } from '../window/window-gen.js';
 
@@ -39,15 +40,6 @@ function inserts(): string[] {
   return out;
 }
 
-async function text(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
-
 const PARTS = ['g', 'h'];
 const ORDERS = ['f', 'f DESC', 'k', 'k DESC', 'kn', 'id DESC'];
 const FNS = ['row_number', 'rank', 'dense_rank'];
@@ -69,30 +61,7 @@ describe('per-partition Top-N screened by the stored key range', () => {
     await pg.close?.();
   });
 
-  async function check(failures: string[]): Promise<void> {
-    let n = 0;
-    for (const part of PARTS) {
-      for (const order of ORDERS) {
-        for (const fn of FNS) {
-          const k = KS[n++ % KS.length]!;
-          const key = order.split(' ')[0]!;
-          // row_number over tied rows keeps arbitrary ones: compare the columns PostgreSQL determines.
-          const cols = fn === 'row_number' && key !== 'id' ? `${part} AS part, ${key} + 0 AS key, rn` : `id, ${part} AS part, ${key}, rn`;
-          const sql = `SELECT ${cols} FROM (SELECT *, ${fn}() OVER (PARTITION BY ${part} ORDER BY ${order}) AS rn FROM z) x WHERE rn <= ${k} ORDER BY 1, 2, 3${cols.startsWith('id') ? ', 4' : ''}`;
-          await q.query("SET quire.disabled_rules = 'derive-topn-from-window'");
-          const off = await text(q, sql);
-          await q.query('RESET quire.disabled_rules');
-          await q.query("SET quire.derive_topn = 'on'");
-          const on = await text(q, sql);
-          await q.query('RESET quire.derive_topn');
-          const want = await text(pg, sql);
-          if (on !== off) failures.push(`[rule on vs off] ${sql}\n  off: ${off.slice(0, 300)}\n  on:  ${on.slice(0, 300)}`);
-          if (want !== off) failures.push(`[postgres] ${sql}\n  pg:    ${want.slice(0, 300)}\n  quire: ${off.slice(0, 300)}`);
-          if (on.startsWith('ERROR') || on.length === 0) failures.push(`no rows: ${sql}: ${on.slice(0, 200)}`);
-        }
-      }
-    }
-  }
+  const matrix = { table: 'z', parts: PARTS, orders: ORDERS, fns: FNS, ks: KS };
 
   async function rangeBatches(sql: string): Promise<number> {
     await q.query("SET quire.derive_topn = 'on'");
@@ -104,8 +73,7 @@ describe('per-partition Top-N screened by the stored key range', () => {
   }
 
   it('agrees with the rule disabled and with PostgreSQL', async () => {
-    const failures: string[] = [];
-    await check(failures);
+    const failures = await checkRankingMatrix(q, pg, matrix);
     expect(failures.slice(0, 6), failures.slice(0, 6).join('\n\n')).toEqual([]);
   }, 600_000);
 
@@ -124,8 +92,7 @@ describe('per-partition Top-N screened by the stored key range', () => {
       await c.query('UPDATE z SET g = g + 5, f = -f WHERE id % 7 = 0');
       await c.query('DELETE FROM z WHERE id % 11 = 0');
     }
-    const failures: string[] = [];
-    await check(failures);
+    const failures = await checkRankingMatrix(q, pg, matrix);
     expect(failures.slice(0, 6), failures.slice(0, 6).join('\n\n')).toEqual([]);
   }, 600_000);
 });
