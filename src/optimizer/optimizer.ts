@@ -2,6 +2,7 @@
  * The optimizer: an ordered list of rules, each applied bottom-up over the whole plan, each
  * switchable by name. The list order is the contract (later rules see earlier rules' output).
  */
+import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import { children, withChildren, type LogicalPlan } from '../logical/plan.js';
 import type { OptimizerContext, OptimizerRule } from './rule.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
@@ -73,14 +74,29 @@ function applyBottomUp(p: LogicalPlan, rule: OptimizerRule, ctx: OptimizerContex
   return node;
 }
 
+/**
+ * Optimizes the plan and every subquery plan inside its expressions (innermost first), so a scalar,
+ * EXISTS or IN subquery gets the same rewrites as a query of its own: a correlated `ORDER BY … LIMIT`
+ * run once per outer row is a Top-N, not a full sort each time. Trace counts add up over all of them.
+ */
 export function optimize(plan: LogicalPlan, ctx: OptimizerContext, disabled: ReadonlySet<string>, trace?: OptimizeTrace[]): LogicalPlan {
+  const inner = mapPlanExprs(plan, 1, (e) => (e.kind === 'subquery' ? { ...e, plan: optimizeTree(e.plan, ctx, disabled, trace) } : e));
+  return optimizeTree(inner, ctx, disabled, trace);
+}
+
+function optimizeTree(plan: LogicalPlan, ctx: OptimizerContext, disabled: ReadonlySet<string>, trace?: OptimizeTrace[]): LogicalPlan {
   let p = plan;
   for (const rule of RULES) {
     if (disabled.has(rule.name)) continue;
     const t0 = performance.now();
     const count = { n: 0 };
     p = applyBottomUp(p, rule, ctx, count);
-    trace?.push({ rule: rule.name, fired: count.n, ms: performance.now() - t0 });
+    const ms = performance.now() - t0;
+    const seen = trace?.find((t) => t.rule === rule.name);
+    if (seen !== undefined) {
+      seen.fired += count.n;
+      seen.ms += ms;
+    } else trace?.push({ rule: rule.name, fired: count.n, ms });
   }
   return p;
 }

@@ -14,6 +14,7 @@ import { Filter } from './operators/filter.js';
 import type { HashAggSpec } from './operators/hash-aggregate.js';
 import { HashJoin } from './operators/hash-join.js';
 import { Limit } from './operators/limit.js';
+import { RuntimeLimit } from './operators/runtime-limit.js';
 import { LateralJoin } from './operators/lateral-join.js';
 import { NestedLoopJoin } from './operators/nested-loop-join.js';
 import { Project } from './operators/project.js';
@@ -26,7 +27,7 @@ import { TopN } from './operators/topn.js';
 import { Distinct } from './operators/distinct.js';
 import { DistinctOn } from './operators/distinct-on.js';
 import { OneRow, ValuesScan } from './operators/values-scan.js';
-import type { SortKey } from './sort-key.js';
+import { describeKeys, type SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
 import { planWindow } from './plan-window.js';
 import { planPartitionedTopN, planTopNRanking } from './plan-topn.js';
@@ -91,31 +92,34 @@ export class PhysicalPlanner {
         return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
       }
       case 'limit': {
-        const count = this.constCount(p.count, 'LIMIT');
-        const offset = this.constCount(p.offset, 'OFFSET');
         const input = this.plan(p.input);
-        if (p.ties !== null) {
-          const tieCols = p.ties.map((k) => {
-            if (k.expr.kind !== 'column') throw new QuireError('XX000', 'WITH TIES keys must be columns');
-            return k.expr.index;
-          });
-          if (count === null) throw new QuireError('2201W', 'row count cannot be null in FETCH FIRST ... WITH TIES clause');
-          return new Limit(input, count, offset, tieCols);
-        }
-        return new Limit(input, count, offset);
+        const tieCols =
+          p.ties === null
+            ? null
+            : p.ties.map((k) => {
+                if (k.expr.kind !== 'column') throw new QuireError('XX000', 'WITH TIES keys must be columns');
+                return k.expr.index;
+              });
+        // A NULL row count is "no limit", WITH TIES too, unless it is written as a NULL constant (an error
+        // the binder raises, as PostgreSQL does).
+        const limit = (count: number | null, offset: number | null): PhysicalOperator =>
+          new Limit(input, count, offset, count === null ? null : tieCols);
+        if (readsOuter(p.count, p.offset)) return new RuntimeLimit(input, p.count, p.offset, limit);
+        return limit(this.constCount(p.count, 'LIMIT'), this.constCount(p.offset, 'OFFSET'));
       }
       case 'topn': {
-        const count = this.constCount(p.count, 'LIMIT');
-        const offset = this.constCount(p.offset, 'OFFSET') ?? 0;
-        const split = count === null ? null : planPartitionedTopN(p, count, offset);
+        const runtime = readsOuter(p.count, p.offset);
+        const count = runtime ? null : this.constCount(p.count, 'LIMIT');
+        const offset = runtime ? 0 : (this.constCount(p.offset, 'OFFSET') ?? 0);
+        const split = runtime || count === null ? null : planPartitionedTopN(p, count, offset);
         if (split !== null) return split;
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
-        if (count === null) {
-          // LIMIT NULL / ALL: no row bound, so this is a sort with an offset.
-          const sorted = new Limit(makeSort(input, keys), null, offset);
-          return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
-        }
-        const t = new TopN(input, keys, count, offset, p.withTies);
+        // LIMIT NULL / ALL: no row bound, so this is a sort with an offset.
+        const topN = (count: number | null, offset: number): PhysicalOperator =>
+          count === null ? new Limit(makeSort(input, keys), null, offset) : new TopN(input, keys, count, offset, p.withTies);
+        const t = runtime
+          ? new RuntimeLimit(input, p.count, p.offset, topN, { name: 'TopN', keys: describeKeys(keys, input.schema.map((f) => f.name)) })
+          : topN(count, offset);
         return extra ? this.dropExtra(t, p.schema.length) : t;
       }
       case 'topn-ranking':
@@ -328,6 +332,10 @@ function hasCorrelated(e: Expr): boolean {
 
 function hasSubquery(e: Expr): boolean {
   return someExprDeep(e, (x) => x.kind === 'subquery');
+}
+/** LIMIT / OFFSET arguments that read an outer query's columns: evaluated per run (RuntimeLimit). */
+function readsOuter(count: Expr | null, offset: Expr | null): boolean {
+  return (count !== null && hasOuter(count)) || (offset !== null && hasOuter(offset));
 }
 function hasOuter(e: Expr): boolean {
   return someExprDeep(e, (x) => x.kind === 'outer');

@@ -615,9 +615,6 @@ export class QueryBinder implements ExprEnv {
       if (someExpr(e0, (x) => x.kind === 'column')) {
         throw new QuireError('42P10', `argument of ${what} must not contain variables`, { position: pos(locOf(n)) });
       }
-      if (someExpr(e0, (x) => x.kind === 'outer')) {
-        throw new QuireError('0A000', `${what} depending on columns of an outer query is not supported`, { position: pos(locOf(n)) });
-      }
       // PostgreSQL's transformLimitClause coerces to bigint in assignment context: LIMIT 2.5 is LIMIT 3.
       const e = coerce(e0, T.int8, 'assignment', this, pos(locOf(n)), `argument of ${what}`);
       if (e.kind === 'const') {

@@ -213,6 +213,27 @@ describe('sort-limit-to-topn / merge-limits keep working through the new rules',
   });
 });
 
+describe('rules inside subquery plans', () => {
+  it('a correlated ORDER BY … LIMIT in a scalar subquery is a Top-N, also with a per-row count', async () => {
+    const q = 'select id, (select sum(a.v) from (select v from a where a.g = c.x order by v desc nulls last, id limit 3) a) from c order by id';
+    expect(await plan(q)).toMatch(/TopN \(keys: \[v DESC NULLS LAST, [^\]]+\], limit: 3, offset: 0/);
+    expect(await withRule('sort-limit-to-topn', () => plan(q))).not.toMatch(/TopN/);
+    await same('sort-limit-to-topn', q);
+    const perRow = 'select id, (select string_agg(a.id::text, \',\') from (select id from a where a.g = c.x order by v, id limit c.x offset c.id % 3) a) from c order by id';
+    expect(await plan(perRow)).toMatch(/TopN \(keys: \[[^\]]+ ASC, id ASC\], limit: CAST\(outer\.x AS bigint\), offset: .*evaluated per outer row/);
+    await same('sort-limit-to-topn', perRow);
+  });
+
+  it('EXISTS and IN subqueries get their scans pruned and their limits pushed', async () => {
+    const q = 'select id from c where exists (select 1 from a where a.g = c.x and a.v > 9 limit 1) and x in (select g from a order by v desc limit 5) order by id';
+    const p = await plan(q);
+    expect(p).toMatch(/TableScan \(table: a, columns: \[g, v\]/);
+    expect(p).toMatch(/TopN \(keys: \[v DESC\], limit: 5/);
+    await same('sort-limit-to-topn', q);
+    await same('prune-scan-columns', q);
+  });
+});
+
 describe('limit-past-window', () => {
   it('pushes a Top-N with the window order below the window', async () => {
     const q = 'select id, g, v, row_number() over (partition by g order by v, id) rn, lag(v) over (partition by g order by v, id) lv from a order by g, v, id limit 5 offset 2';
