@@ -710,10 +710,10 @@ export class QueryBinder implements ExprEnv {
 }
 
 /**
- * A set-returning function at the top of a select-list item (`SELECT generate_series(1, n) FROM t`)
- * produces one output row per function row for each input row: the same as a LATERAL call in FROM.
- * The AST is rewritten to that form before binding. Two SRFs in one list run in lockstep in
- * PostgreSQL, which a join cannot express, so that case is refused.
+ * Set-returning functions at the top of select-list items (`SELECT generate_series(1, n) FROM t`) produce
+ * one output row per function row for each input row: the same as a LATERAL call in FROM. Several of
+ * them run in lockstep (the longest sets the row count, the others give NULLs once they run out), which
+ * is a LATERAL ROWS FROM (…) over all of them. The AST is rewritten to that form before binding.
  */
 function rewriteTargetListSrf(s: SelectStmt): SelectStmt {
   const targets = s.targetList ?? [];
@@ -726,20 +726,25 @@ function rewriteTargetListSrf(s: SelectStmt): SelectStmt {
   };
   const srfIdx = targets.map((t, i) => (isSrf(nodeBody<AnyNode>(t).val as Node) ? i : -1)).filter((i) => i >= 0);
   if (srfIdx.length === 0) return s;
-  if (srfIdx.length > 1) throw new QuireError('0A000', 'several set-returning functions in one select list are not supported');
   if (s.groupClause || s.havingClause || s.distinctClause) {
     throw new QuireError('0A000', 'set-returning functions in the select list of a grouped or DISTINCT query are not supported');
   }
-  const i = srfIdx[0]!;
-  const rt = nodeBody<AnyNode>(targets[i]!);
-  const call = rt.val as Node;
-  const name = strings(nodeBody<AnyNode>(call).funcname as Node[]).pop()!;
-  const alias = `?srf?${i}`;
+  const alias = `?srf?${srfIdx[0]!}`;
+  const calls = srfIdx.map((i) => nodeBody<AnyNode>(targets[i]!).val as Node);
   const rangeFunction = {
-    RangeFunction: { lateral: true, functions: [{ List: { items: [call, {}] } }], alias: { aliasname: alias, colnames: [{ String: { sval: name } }] } },
+    RangeFunction: {
+      lateral: true,
+      functions: calls.map((call) => ({ List: { items: [call, {}] } })),
+      alias: { aliasname: alias, colnames: srfIdx.map((i) => ({ String: { sval: `?srf?${i}` } })) },
+    },
   } as unknown as Node;
-  const colRefNode = { ColumnRef: { fields: [{ String: { sval: alias } }, { String: { sval: name } }], location: rt.location } } as unknown as Node;
-  const newTargets = targets.map((t, k) => (k === i ? ({ ResTarget: { ...rt, name: (rt.name as string | undefined) ?? name, val: colRefNode } } as unknown as Node) : t));
+  const newTargets = targets.map((t, k) => {
+    if (!srfIdx.includes(k)) return t;
+    const rt = nodeBody<AnyNode>(t);
+    const name = strings(nodeBody<AnyNode>(rt.val as Node).funcname as Node[]).pop()!;
+    const colRefNode = { ColumnRef: { fields: [{ String: { sval: alias } }, { String: { sval: `?srf?${k}` } }], location: rt.location } } as unknown as Node;
+    return { ResTarget: { ...rt, name: (rt.name as string | undefined) ?? name, val: colRefNode } } as unknown as Node;
+  });
   return { ...s, fromClause: [...(s.fromClause ?? []), rangeFunction], targetList: newTargets };
 }
 

@@ -1,10 +1,11 @@
 /** FROM-clause function calls: generate_series, read_csv, read_json and the other registered table functions. */
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import type { Value } from '../common/types.js';
+import type { Schema, Value } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr } from '../logical/expr.js';
-import type { LogicalPlan } from '../logical/plan.js';
+import type { LogicalPlan, TableFunctionImpl } from '../logical/plan.js';
+import { rowsFrom } from '../storage/table-functions/rows-from.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { bindExpr, type ExprCtx } from './bind-expr.js';
@@ -13,9 +14,19 @@ import { coerce } from './coerce.js';
 export function bindTableFunction(b: AnyNode, cx: ExprCtx, evalCtx: EvalContext): { plan: LogicalPlan; defaultAlias: string; singleColumn: boolean } {
   const fns = b.functions as Node[];
   if (b.ordinality) throw new QuireError('0A000', 'WITH ORDINALITY is not supported', {});
-  if (fns.length !== 1) throw new QuireError('0A000', 'ROWS FROM with several functions is not supported', {});
-  const list = nodeBody<AnyNode>(fns[0]!).items as Node[];
-  const call = list[0]!;
+  const bound = fns.map((f) => bindOne((nodeBody<AnyNode>(f).items as Node[])[0]!, cx, evalCtx));
+  if (bound.length === 1) {
+    const f = bound[0]!;
+    return { plan: { op: 'table-function', name: f.name, args: f.args, impl: f.impl, schema: f.schema }, defaultAlias: f.name, singleColumn: f.schema.length === 1 };
+  }
+  // ROWS FROM (f(…), g(…)): the functions in lockstep, their columns side by side.
+  const schema = bound.flatMap((f) => f.schema);
+  const impl = rowsFrom(bound.map((f) => ({ impl: f.impl, argCount: f.args.length, schema: f.schema })));
+  const name = `ROWS FROM (${bound.map((f) => f.name).join(', ')})`;
+  return { plan: { op: 'table-function', name, args: bound.flatMap((f) => f.args), impl, schema }, defaultAlias: bound[0]!.name, singleColumn: false };
+}
+
+function bindOne(call: Node, cx: ExprCtx, evalCtx: EvalContext): { name: string; args: Expr[]; impl: TableFunctionImpl; schema: Schema } {
   if (nodeTag(call) !== 'FuncCall') throw new QuireError('0A000', 'only function calls are supported in FROM', {});
   const fc = nodeBody<AnyNode>(call);
   const parts = strings(fc.funcname as Node[]);
@@ -44,9 +55,5 @@ export function bindTableFunction(b: AnyNode, cx: ExprCtx, evalCtx: EvalContext)
     throw e;
   }
   const args = positional.map((e, i) => coerce(e, binding.argTypes[i] ?? e.type, 'implicit', cx.env, positionOf(loc)));
-  return {
-    plan: { op: 'table-function', name, args, impl: binding, schema: binding.schema },
-    defaultAlias: name,
-    singleColumn: binding.schema.length === 1,
-  };
+  return { name, args, impl: binding, schema: binding.schema };
 }
