@@ -6,6 +6,7 @@ import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr } from '../logical/expr.js';
 import type { LogicalPlan, TableFunctionImpl } from '../logical/plan.js';
 import { rowsFrom } from '../storage/table-functions/rows-from.js';
+import { ordinalitySchema, withOrdinality } from '../storage/table-functions/with-ordinality.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { bindExpr, type ExprCtx } from './bind-expr.js';
@@ -13,17 +14,21 @@ import { coerce } from './coerce.js';
 
 export function bindTableFunction(b: AnyNode, cx: ExprCtx, evalCtx: EvalContext): { plan: LogicalPlan; defaultAlias: string; singleColumn: boolean } {
   const fns = b.functions as Node[];
-  if (b.ordinality) throw new QuireError('0A000', 'WITH ORDINALITY is not supported', {});
   const bound = fns.map((f) => bindOne((nodeBody<AnyNode>(f).items as Node[])[0]!, cx, evalCtx));
-  if (bound.length === 1) {
-    const f = bound[0]!;
-    return { plan: { op: 'table-function', name: f.name, args: f.args, impl: f.impl, schema: f.schema }, defaultAlias: f.name, singleColumn: f.schema.length === 1 };
-  }
+  const first = bound[0]!;
   // ROWS FROM (f(…), g(…)): the functions in lockstep, their columns side by side.
-  const schema = bound.flatMap((f) => f.schema);
-  const impl = rowsFrom(bound.map((f) => ({ impl: f.impl, argCount: f.args.length, schema: f.schema })));
-  const name = `ROWS FROM (${bound.map((f) => f.name).join(', ')})`;
-  return { plan: { op: 'table-function', name, args: bound.flatMap((f) => f.args), impl, schema }, defaultAlias: bound[0]!.name, singleColumn: false };
+  let impl = bound.length === 1 ? first.impl : rowsFrom(bound.map((f) => ({ name: f.name, impl: f.impl, argCount: f.args.length, schema: f.schema })));
+  let schema: Schema = bound.flatMap((f) => f.schema);
+  const name = bound.length === 1 ? first.name : 'ROWS FROM';
+  if (b.ordinality === true) {
+    impl = withOrdinality(impl);
+    schema = ordinalitySchema(schema);
+  }
+  return {
+    plan: { op: 'table-function', name, args: bound.flatMap((f) => f.args), impl, schema },
+    defaultAlias: first.name,
+    singleColumn: bound.length === 1 && b.ordinality !== true && first.schema.length === 1,
+  };
 }
 
 function bindOne(call: Node, cx: ExprCtx, evalCtx: EvalContext): { name: string; args: Expr[]; impl: TableFunctionImpl; schema: Schema } {

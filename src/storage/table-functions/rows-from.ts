@@ -11,6 +11,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';
 
 export interface RowsFromPart {
+  readonly name: string;
   readonly impl: TableFunctionImpl;
   /** How many of the combined arguments are this function's (they come in function order). */
   readonly argCount: number;
@@ -20,6 +21,8 @@ export interface RowsFromPart {
 export function rowsFrom(parts: readonly RowsFromPart[]): TableFunctionImpl {
   return {
     execute: (args, ctx, signal) => zip(parts, args, ctx, signal),
+    // The arguments print after the name, in function order: say which belong to which function.
+    describe: () => `functions: ${parts.map((p) => `${p.name}(${p.argCount} args)${p.impl.describe ? ` [${p.impl.describe()}]` : ''}`).join(', ')}`,
     estimatedRows: Math.max(0, ...parts.map((p) => p.impl.estimatedRows ?? 0)) || undefined,
   };
 }
