@@ -80,6 +80,9 @@ const FIXTURES: Fixture[] = [
   { sql: 'SELECT count(*) FROM t' },
   { sql: 'SELECT * FROM u ORDER BY w FETCH FIRST 4 ROWS WITH TIES', orderCols: [2], mode: 'offset' },
   { sql: 'SELECT k, now() = now() AS same FROM u ORDER BY k', orderCols: [0] },
+  // LIMIT / OFFSET reading the outer row, in a scalar subquery and in LATERAL.
+  { sql: "SELECT k, (SELECT string_agg(id::text, ',') FROM (SELECT id FROM t WHERE id IS NOT NULL ORDER BY id LIMIT u.w OFFSET u.k % 3) s) AS s FROM u ORDER BY s NULLS FIRST, k", orderCols: [1, 0] },
+  { sql: 'SELECT u.k, x.id FROM u, LATERAL (SELECT id FROM t WHERE id IS NOT NULL ORDER BY id DESC LIMIT u.w) x ORDER BY x.id, u.k', orderCols: [1, 0] },
 ];
 
 describe('paged result equals the unpaged result', () => {
