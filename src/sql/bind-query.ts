@@ -632,7 +632,9 @@ export class QueryBinder implements ExprEnv {
     const offset = s.limitOffset ? bindCount(s.limitOffset, 'OFFSET') : null;
     if (withTies) {
       if (sortKeys.length === 0) throw new QuireError('42601', 'WITH TIES cannot be specified without ORDER BY clause', { position: pos(locOf(s.limitCount)) });
-      if (count === null && s.limitCount) {
+      // Only a NULL literal is refused (PostgreSQL's transformLimitClause); any other NULL count, such as
+      // NULL::int or a parameter, means no limit.
+      if (s.limitCount && nodeTag(s.limitCount) === 'A_Const' && nodeBody<AnyNode>(s.limitCount).isnull === true) {
         throw new QuireError('2201W', 'row count cannot be null in FETCH FIRST ... WITH TIES clause', { position: pos(locOf(s.limitCount)) });
       }
     }
