@@ -1,16 +1,16 @@
 /** Bitwise operators (& | # ~ << >>) and the prefix math operators (@ |/ ||/) against PostgreSQL. */
 import { afterAll, beforeAll, describe as group, expect, it } from 'vitest';
 import { compareAll, f8, i2, i4, i8, num, f4, Pg, rng, type Arg } from './harness.js';
-import { SqlDiff } from './sql-diff.js';
+import { startEngines, type SqlDiff } from './sql-diff.js';
 
 let pg: Pg;
 let sql: SqlDiff;
 beforeAll(async () => {
-  pg = await Pg.start();
-  sql = await SqlDiff.start('create table b (x int2, y int4, z int8); insert into b values (5, -7, 9007199254740993), (null, 1, -1), (-32768, null, null)');
+  ({ pg, sql } = await startEngines(
+    'create table b (x int2, y int4, z int8); insert into b values (5, -7, 9007199254740993), (null, 1, -1), (-32768, null, null)',
+  ));
 });
 afterAll(async () => {
-  await pg.close();
   await sql.close();
 });
 

@@ -146,6 +146,10 @@ export class Pg {
   static async start(): Promise<Pg> {
     const db = new PGlite();
     await db.query("set timezone='UTC'");
+    return Pg.on(db);
+  }
+  /** Uses a PGlite that is already running (its session time zone must be UTC). */
+  static async on(db: PGlite): Promise<Pg> {
     // Evaluating a batch of statements inside the server, each in its own subtransaction, saves a
     // client round trip per case (thousands of cases per suite).
     await db.query(`create function quire_try(q text) returns text language plpgsql as $$

@@ -1,18 +1,16 @@
 /** overlay, scale, num_nulls/num_nonnulls, gen_random_uuid and date_bin against PostgreSQL. */
 import { afterAll, beforeAll, describe as group, expect, it } from 'vitest';
 import { compareAll, i4, num, Pg, txt, f8, type Arg } from './harness.js';
-import { SqlDiff } from './sql-diff.js';
+import { startEngines, type SqlDiff } from './sql-diff.js';
 
 let pg: Pg;
 let sql: SqlDiff;
 beforeAll(async () => {
-  pg = await Pg.start();
-  sql = await SqlDiff.start(
+  ({ pg, sql } = await startEngines(
     "create table m (a int4, b text, c float8, d timestamp); insert into m values (1, 'x', null, '2020-02-11 15:44:17'), (null, null, null, null), (3, null, 2.5, '1999-12-31 23:59:59.999999')",
-  );
+  ));
 });
 afterAll(async () => {
-  await pg.close();
   await sql.close();
 });
 

@@ -1,18 +1,16 @@
 /** regexp_match, similar_to_escape and SIMILAR TO / NOT SIMILAR TO [ESCAPE] against PostgreSQL. */
 import { afterAll, beforeAll, describe as group, expect, it } from 'vitest';
 import { compareAll, Pg, txt } from './harness.js';
-import { SqlDiff } from './sql-diff.js';
+import { startEngines, type SqlDiff } from './sql-diff.js';
 
 let pg: Pg;
 let sql: SqlDiff;
 beforeAll(async () => {
-  pg = await Pg.start();
-  sql = await SqlDiff.start(
+  ({ pg, sql } = await startEngines(
     "create table s (v text, p text, e text); insert into s values ('abc', 'a%', '\\'), ('a_c', 'a#_c', '#'), (null, '%', '!'), ('xyz', null, ''), ('100%', '100!%', '!'), ('', '', null)",
-  );
+  ));
 });
 afterAll(async () => {
-  await pg.close();
   await sql.close();
 });
 

@@ -8,6 +8,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Database, QuireError, formatValue } from '../../src/index.js';
 import { rawParsers } from '../aggregate/helpers.js';
 import { startPg } from '../common/pg-helper.js';
+import { Pg } from './harness.js';
 
 export type SqlOutcome = { columns: string[]; rows: (string | null)[][] } | { error: string; message: string };
 
@@ -18,9 +19,9 @@ export class SqlDiff {
     private readonly parsers: Record<number, (v: string) => string>,
   ) {}
 
-  static async start(setup = ''): Promise<SqlDiff> {
+  static async start(setup = '', existing?: PGlite): Promise<SqlDiff> {
     const db = await Database.create();
-    const pg = await startPg();
+    const pg = existing ?? (await startPg());
     const d = new SqlDiff(db, pg, await rawParsers(pg));
     if (setup !== '') {
       await db.query(setup);
@@ -71,4 +72,13 @@ export class SqlDiff {
     await this.pg.close();
     await this.db.close();
   }
+}
+
+/**
+ * Both kinds of check over one PGlite (starting one costs about a second): function calls through Pg
+ * and whole statements through SqlDiff, with `setup` run on both engines. Close with `sql.close()`.
+ */
+export async function startEngines(setup: string): Promise<{ pg: Pg; sql: SqlDiff }> {
+  const sql = await SqlDiff.start(setup);
+  return { pg: await Pg.on(sql.pg), sql };
 }
