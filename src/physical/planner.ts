@@ -14,7 +14,7 @@ import { Filter } from './operators/filter.js';
 import type { HashAggSpec } from './operators/hash-aggregate.js';
 import { HashJoin } from './operators/hash-join.js';
 import { Limit } from './operators/limit.js';
-import { RuntimeLimit } from './operators/runtime-limit.js';
+import { limitArgument, RuntimeLimit } from './operators/runtime-limit.js';
 import { LateralJoin } from './operators/lateral-join.js';
 import { NestedLoopJoin } from './operators/nested-loop-join.js';
 import { Project } from './operators/project.js';
@@ -146,14 +146,7 @@ export class PhysicalPlanner {
   }
 
   private constCount(e: Expr | null, what: 'LIMIT' | 'OFFSET'): number | null {
-    if (e === null) return null;
-    const v = evalConstant(e, this.env.ctx);
-    if (v === null) return null;
-    const n = Number(v as number | bigint);
-    if (n < 0) {
-      throw what === 'LIMIT' ? new QuireError('2201W', 'LIMIT must not be negative') : new QuireError('2201X', 'OFFSET must not be negative');
-    }
-    return Math.min(n, Number.MAX_SAFE_INTEGER);
+    return limitArgument(e, this.env.ctx, what);
   }
 
   /** Projects non-column sort keys into extra trailing columns. */

@@ -41,13 +41,17 @@ export class RuntimeLimit extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
-    const count = argument(this.count, ctx, 'LIMIT');
-    const offset = argument(this.offset, ctx, 'OFFSET') ?? 0;
+    const count = limitArgument(this.count, ctx, 'LIMIT');
+    const offset = limitArgument(this.offset, ctx, 'OFFSET') ?? 0;
     yield* this.build(count, offset).execute(ctx);
   }
 }
 
-function argument(e: Expr | null, ctx: ExecContext, what: 'LIMIT' | 'OFFSET'): number | null {
+/**
+ * A LIMIT / OFFSET argument's value: null for none or NULL (no limit), 2201W / 2201X when negative,
+ * capped at the largest exact number. Shared by the planner (constant arguments) and RuntimeLimit.
+ */
+export function limitArgument(e: Expr | null, ctx: ExecContext, what: 'LIMIT' | 'OFFSET'): number | null {
   if (e === null) return null;
   const v = evalConstant(e, ctx);
   if (v === null) return null;
