@@ -1,7 +1,9 @@
 /**
  * LIMIT / OFFSET counts and window frame offsets may be uncorrelated subqueries (`OFFSET (SELECT …)`,
  * `ROWS (SELECT …) PRECEDING`). Operators take plain constants there, so such subqueries run once
- * before physical planning and are replaced by their values.
+ * before physical planning and are replaced by their values. A LIMIT / OFFSET whose subquery is
+ * correlated (`LIMIT (SELECT count(*) FROM u WHERE u.id < t.g)` under LATERAL) is left alone: it is
+ * evaluated per outer row when it runs (RuntimeLimit).
  */
 import { QuireError } from '../common/errors.js';
 import { getValue } from '../execution/column.js';
@@ -41,6 +43,8 @@ export async function foldConstantSubqueries(plan: LogicalPlan, planner: Physica
     if (nk.some((k, i) => k !== kids[i])) p = withChildren(plan, nk);
   }
   const has = (e: Expr | null): e is Expr => e !== null && someExpr(e, (x) => x.kind === 'subquery');
+  const correlated = (e: Expr | null): boolean => e !== null && someExpr(e, (x) => x.kind === 'subquery' && x.correlated);
+  if ((p.op === 'limit' || p.op === 'topn') && (correlated(p.count) || correlated(p.offset))) return p;
   if (p.op === 'limit' && (has(p.count) || has(p.offset))) {
     return {
       ...p,

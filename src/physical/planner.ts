@@ -104,11 +104,11 @@ export class PhysicalPlanner {
         // the binder raises, as PostgreSQL does).
         const limit = (count: number | null, offset: number | null): PhysicalOperator =>
           new Limit(input, count, offset, count === null ? null : tieCols);
-        if (readsOuter(p.count, p.offset)) return new RuntimeLimit(input, p.count, p.offset, limit);
+        if (argumentsAtRunTime(p.count, p.offset)) return new RuntimeLimit(input, p.count, p.offset, limit, this.slotPlan);
         return limit(this.constCount(p.count, 'LIMIT'), this.constCount(p.offset, 'OFFSET'));
       }
       case 'topn': {
-        const runtime = readsOuter(p.count, p.offset);
+        const runtime = argumentsAtRunTime(p.count, p.offset);
         const count = runtime ? null : this.constCount(p.count, 'LIMIT');
         const offset = runtime ? 0 : (this.constCount(p.offset, 'OFFSET') ?? 0);
         const split = runtime || count === null ? null : planPartitionedTopN(p, count, offset);
@@ -118,7 +118,7 @@ export class PhysicalPlanner {
         const topN = (count: number | null, offset: number): PhysicalOperator =>
           count === null ? new Limit(makeSort(input, keys), null, offset) : new TopN(input, keys, count, offset, p.withTies);
         const t = runtime
-          ? new RuntimeLimit(input, p.count, p.offset, topN, { name: 'TopN', keys: describeKeys(keys, input.schema.map((f) => f.name)) })
+          ? new RuntimeLimit(input, p.count, p.offset, topN, this.slotPlan, { name: 'TopN', keys: describeKeys(keys, input.schema.map((f) => f.name)) })
           : topN(count, offset);
         return extra ? this.dropExtra(t, p.schema.length) : t;
       }
@@ -326,9 +326,13 @@ function hasCorrelated(e: Expr): boolean {
 function hasSubquery(e: Expr): boolean {
   return someExprDeep(e, (x) => x.kind === 'subquery');
 }
-/** LIMIT / OFFSET arguments that read an outer query's columns: evaluated per run (RuntimeLimit). */
-function readsOuter(count: Expr | null, offset: Expr | null): boolean {
-  return (count !== null && hasOuter(count)) || (offset !== null && hasOuter(offset));
+/**
+ * LIMIT / OFFSET arguments that read an outer query's columns, or hold a subquery foldConstantSubqueries
+ * did not replace (inside a subquery's plan, or correlated): evaluated per run (RuntimeLimit).
+ */
+function argumentsAtRunTime(count: Expr | null, offset: Expr | null): boolean {
+  const late = (e: Expr | null): boolean => e !== null && (hasOuter(e) || hasSubquery(e));
+  return late(count) || late(offset);
 }
 function hasOuter(e: Expr): boolean {
   return someExprDeep(e, (x) => x.kind === 'outer');
