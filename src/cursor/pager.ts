@@ -14,6 +14,10 @@
  * their key, and rows whose key did not change are sent exactly once. Statement-time functions
  * (now(), current_date) keep page 1's time on every page.
  *
+ * The query's own LIMIT / OFFSET arguments (constants, expressions, parameters, uncorrelated
+ * subqueries) are evaluated once, on page 1, and their values travel in the cursor, so every page
+ * pages over the same limit (see shape.ts for where the limit is applied).
+ *
  * Fallback: a query whose order cannot be extended to a total one by keys (FETCH ... WITH TIES)
  * pages by OFFSET with `mode: 'offset'` and a `warning` on every page (deep pages then cost more);
  * with `fallback: 'error'` it is refused (PaginationUnsupported) instead. Volatile functions are
@@ -22,6 +26,7 @@
 import type { SelectStmt } from '@pgsql/types';
 import { T, type DataType, type Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
+import type { Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
@@ -33,8 +38,10 @@ import { PagingError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { compareTuples, seekPredicate, toSortKeys } from './keyset.js';
 import { SeekFilter } from './seek-filter.js';
-import { analyzeShape, evalCount, type PagingShape } from './shape.js';
+import { analyzeShape, limitedBase, type PagingShape } from './shape.js';
+import { evalLimitArgument } from '../physical/operators/runtime-limit.js';
 import { TopN } from '../physical/operators/topn.js';
+import { PhysicalPlanner } from '../physical/planner.js';
 import { decodeValue, encodeValue, type Encoded } from './value-codec.js';
 
 export const DEFAULT_MAX_FETCH_SIZE = 10_000;
@@ -92,6 +99,8 @@ interface Payload {
   d?: number;
   /** Rows the query's own LIMIT still allows; null = no limit. */
   r: number | null;
+  /** The query's own [LIMIT, OFFSET] as evaluated on page 1, when the limit stays inside the paged rows. */
+  q?: [number | null, number];
   /** offset mode: rows already sent. */
   o?: number;
   /** Expiry, ms since epoch. */
@@ -108,6 +117,9 @@ interface Prepared {
   encodedParams: Encoded[];
   mode: 'keyset' | 'offset';
 }
+
+/** Where the query's own LIMIT / OFFSET go: none, applied by the pager ('strip'), or kept inside ('held'). */
+type LimitAt = { kind: 'strip'; count: number | null; offset: number } | { kind: 'held'; count: number | null; offset: number } | null;
 
 const OFFSET_WARNING = 'This query cannot be ordered totally by keys, so it is paged by OFFSET: deep pages cost more, and rows may shift between pages if the data changes.';
 
@@ -133,11 +145,11 @@ export class Pager {
     const params = req.params ?? [];
     const ts = Date.now() * 1000;
     const prep = this.prepare(sql, params, ts, req.signal);
-    if (prep.mode === 'offset') return this.offsetPage(sql, prep, ts, fetch, 0, req.ttlMs);
-    const { shape, ctx } = prep;
-    const count = shape.limit ? evalCount(shape.limit.count, ctx.params, 'LIMIT') : null;
-    const offset = shape.limit ? (evalCount(shape.limit.offset, ctx.params, 'OFFSET') ?? 0) : 0;
-    return this.keysetPage(sql, prep, ts, fetch, { key: null, dup: 0, remaining: count, skip: offset }, req.ttlMs);
+    const lim = await this.limitValues(prep);
+    const held = lim?.kind === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
+    if (prep.mode === 'offset') return this.offsetPage(sql, prep, ts, fetch, 0, held, req.ttlMs);
+    const strip = lim?.kind === 'strip' ? lim : null;
+    return this.keysetPage(sql, prep, ts, fetch, { key: null, dup: 0, remaining: strip?.count ?? null, skip: strip?.offset ?? 0, held }, req.ttlMs);
   }
 
   /** The page after `cursor`. `fetchSize` may change the page size from here on. */
@@ -151,10 +163,12 @@ export class Pager {
         hint: 'Run the query again to get a new cursor.',
       });
     }
-    if (p.m === 'o') return this.offsetPage(p.s, prep, p.ts, fetch, p.o ?? 0, req.ttlMs ?? null);
+    const held = p.q ?? null;
+    if ((held !== null) !== (limitPlacement(prep) === 'held')) throw new PagingError('CursorInvalid', 'invalid cursor: limit does not match the query');
+    if (p.m === 'o') return this.offsetPage(p.s, prep, p.ts, fetch, p.o ?? 0, held, req.ttlMs ?? null);
     const key = (p.k ?? []).map((v) => decodeValue(v) as Value);
     if (key.length !== prep.shape.keys.length) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
-    return this.keysetPage(p.s, prep, p.ts, fetch, { key, dup: p.d ?? 0, remaining: p.r, skip: 0 }, req.ttlMs ?? null);
+    return this.keysetPage(p.s, prep, p.ts, fetch, { key, dup: p.d ?? 0, remaining: held === null ? p.r : null, skip: 0, held }, req.ttlMs ?? null);
   }
 
   /**
@@ -169,11 +183,26 @@ export class Pager {
   async explain(sql: string, req: Omit<PageRequest, 'ttlMs'>): Promise<PhysicalOperator> {
     const fetch = this.checkFetchSize(req.fetchSize);
     const prep = this.prepare(sql, req.params ?? [], Date.now() * 1000, req.signal);
-    if (prep.mode === 'offset') return this.db.physical(this.db.optimizeTraced(offsetPlan(prep.bound, 0, fetch + 1)).plan, prep.ctx);
-    const count = prep.shape.limit ? evalCount(prep.shape.limit.count, prep.ctx.params, 'LIMIT') : null;
-    const offset = prep.shape.limit ? (evalCount(prep.shape.limit.offset, prep.ctx.params, 'OFFSET') ?? 0) : 0;
-    const take = count === null ? fetch : Math.min(fetch, count);
-    return this.pageOperator(prep.shape, null, false, offset + take + 1, prep.ctx);
+    const lim = await this.limitValues(prep);
+    const held = lim?.kind === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
+    if (prep.mode === 'offset') return this.db.physical(this.db.optimizeTraced(offsetPlan(prep.bound, 0, fetch + 1, held)).plan, prep.ctx);
+    if (held !== null) return this.pageOperator(heldShape(prep.shape, held), null, false, fetch + 1, prep.ctx);
+    const take = lim?.count == null ? fetch : Math.min(fetch, lim.count);
+    return this.pageOperator(prep.shape, null, false, (lim?.offset ?? 0) + take + 1, prep.ctx);
+  }
+
+  /**
+   * The query's own LIMIT / OFFSET, evaluated once (page 1): constants, expressions, parameters and
+   * uncorrelated subqueries alike, with PostgreSQL's rounding (the binder coerced them to bigint) and
+   * errors (2201W / 2201X when negative; NULL is no limit).
+   */
+  private async limitValues(prep: Prepared): Promise<LimitAt> {
+    const lim = prep.shape.limit;
+    if (lim === null) return null;
+    const planner = new PhysicalPlanner({ ctx: prep.ctx });
+    const count = await evalLimitArgument(lim.count, prep.ctx, 'LIMIT', planner.slotPlan);
+    const offset = (await evalLimitArgument(lim.offset, prep.ctx, 'OFFSET', planner.slotPlan)) ?? 0;
+    return { kind: limitPlacement(prep) === 'held' ? 'held' : 'strip', count, offset };
   }
 
   checkFetchSize(n: unknown): number {
@@ -207,7 +236,8 @@ export class Pager {
       (raw.r === null || (Number.isInteger(raw.r) && (raw.r as number) >= 0)) &&
       (raw.k === undefined || Array.isArray(raw.k)) &&
       (raw.d === undefined || (Number.isInteger(raw.d) && (raw.d as number) >= 0)) &&
-      (raw.o === undefined || (Number.isInteger(raw.o) && (raw.o as number) >= 0));
+      (raw.o === undefined || (Number.isInteger(raw.o) && (raw.o as number) >= 0)) &&
+      (raw.q === undefined || isLimitPair(raw.q));
     if (!ok) throw new PagingError('CursorInvalid', 'invalid cursor: payload does not describe a page');
     return raw as unknown as Payload;
   }
@@ -233,7 +263,8 @@ export class Pager {
     const base = this.db.execContext(binder.paramTypes, params, false);
     const ctx: ExecContext = { ...base, eval: evalCtx, ...(signal ? { signal } : {}) };
     const encodedParams = params.map(encodeValue);
-    const keySpec = mode === 'keyset' ? `${shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset';
+    const limitSpec = shape.limit === null ? '' : shape.limit.decided && mode === 'keyset' ? ':ls' : ':lh';
+    const keySpec = (mode === 'keyset' ? `${shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset') + limitSpec;
     const fp = fingerprint({ sql, params: encodedParams, columns, keySpec, timezone: this.db.timezone });
     return { shape, bound, columns, paramTypes: binder.paramTypes, ctx, fp, encodedParams, mode };
   }
@@ -260,10 +291,11 @@ export class Pager {
     prep: Prepared,
     ts: number,
     fetch: number,
-    at: { key: Value[] | null; dup: number; remaining: number | null; skip: number },
+    at: { key: Value[] | null; dup: number; remaining: number | null; skip: number; held: [number | null, number] | null },
     ttlMs: number | null | undefined,
   ): Promise<Page> {
-    const { shape, ctx } = prep;
+    const { ctx } = prep;
+    const shape = at.held === null ? prep.shape : heldShape(prep.shape, at.held);
     const take = at.remaining === null ? fetch : Math.min(fetch, at.remaining);
     if (take === 0) return { columns: prep.columns, rows: [], cursor: null, mode: 'keyset' };
     const dupMode = !shape.unique;
@@ -271,13 +303,9 @@ export class Pager {
     const k = at.skip + (at.key !== null && dupMode ? at.dup : 0) + take + 1;
     const rows = await this.db.collect(await this.pageOperator(shape, at.key, dupMode, k, ctx), ctx);
     let i = Math.min(at.skip, rows.length);
-    let skippedDup = 0;
     const keyOf = (r: readonly Value[]): Value[] => shape.keys.map((c) => r[c.col]!);
     if (at.key !== null && dupMode) {
-      while (i < rows.length && skippedDup < at.dup && compareTuples(shape.keys, keyOf(rows[i]!), at.key) === 0) {
-        i++;
-        skippedDup++;
-      }
+      for (let skipped = 0; i < rows.length && skipped < at.dup && compareTuples(shape.keys, keyOf(rows[i]!), at.key) === 0; skipped++) i++;
     }
     const page = rows.slice(i, i + take);
     const more = rows.length > i + take;
@@ -285,13 +313,15 @@ export class Pager {
     let cursor: string | null = null;
     if (more && page.length > 0 && (remaining === null || remaining > 0)) {
       const last = keyOf(page[page.length - 1]!);
+      // Every row equal to the last one that this run passed counts: the ones sent on this page, the
+      // ones sent before (skipped above) and the ones the query's own OFFSET consumed on page 1. The
+      // rows run in key order from the cursor key, so they are the run of equal rows ending here.
       let dup = 0;
       if (dupMode) {
-        let j = page.length - 1;
-        while (j >= 0 && compareTuples(shape.keys, keyOf(page[j]!), last) === 0) j--;
-        dup = page.length - 1 - j;
-        // The whole page repeated the previous key: the rows skipped before it count too.
-        if (j < 0 && at.key !== null && compareTuples(shape.keys, last, at.key) === 0) dup += skippedDup;
+        const end = i + page.length;
+        let j = end - 1;
+        while (j >= 0 && compareTuples(shape.keys, keyOf(rows[j]!), last) === 0) j--;
+        dup = end - 1 - j;
       }
       const payload: Payload = {
         s: sql,
@@ -303,6 +333,7 @@ export class Pager {
         k: last.map(encodeValue),
         ...(dupMode ? { d: dup } : {}),
         r: remaining,
+        ...(at.held !== null ? { q: at.held } : {}),
         exp: this.codec.currentTime() + this.ttl(ttlMs),
       };
       cursor = this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
@@ -311,12 +342,31 @@ export class Pager {
     return { columns: prep.columns, rows: page.map((r) => (r.length === vis ? r : r.slice(0, vis))), cursor, mode: 'keyset' };
   }
 
-  private async offsetPage(sql: string, prep: Prepared, ts: number, fetch: number, sent: number, ttlMs: number | null | undefined): Promise<Page> {
-    const rows = await this.run(offsetPlan(prep.bound, sent, fetch + 1), prep.ctx);
+  private async offsetPage(
+    sql: string,
+    prep: Prepared,
+    ts: number,
+    fetch: number,
+    sent: number,
+    held: [number | null, number] | null,
+    ttlMs: number | null | undefined,
+  ): Promise<Page> {
+    const rows = await this.run(offsetPlan(prep.bound, sent, fetch + 1, held), prep.ctx);
     const page = rows.slice(0, fetch);
     let cursor: string | null = null;
     if (rows.length > fetch) {
-      const payload: Payload = { s: sql, p: prep.encodedParams, fp: prep.fp, ts, f: fetch, m: 'o', r: null, o: sent + page.length, exp: this.codec.currentTime() + this.ttl(ttlMs) };
+      const payload: Payload = {
+        s: sql,
+        p: prep.encodedParams,
+        fp: prep.fp,
+        ts,
+        f: fetch,
+        m: 'o',
+        r: null,
+        o: sent + page.length,
+        ...(held !== null ? { q: held } : {}),
+        exp: this.codec.currentTime() + this.ttl(ttlMs),
+      };
       cursor = this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
     }
     return { columns: prep.columns, rows: page, cursor, mode: 'offset', warning: `${OFFSET_WARNING} (reason: ${prep.shape.fallbackReason})` };
@@ -332,7 +382,33 @@ export function pagePlan(shape: PagingShape, key: readonly Value[] | null, inclu
   return { op: 'limit', input: plan, offset: null, count: { kind: 'const', value: k, type: T.int8 }, ties: null, schema: plan.schema };
 }
 
-function offsetPlan(bound: LogicalPlan, offset: number, count: number): LogicalPlan {
+/** Where the query's own limit goes: applied by the pager in its key order, or kept inside the rows. */
+function limitPlacement(prep: Prepared): 'none' | 'strip' | 'held' {
+  const lim = prep.shape.limit;
+  if (lim === null) return 'none';
+  return lim.decided && prep.mode === 'keyset' ? 'strip' : 'held';
+}
+
+/** The shape to page when the query's own limit stays inside the rows, fixed to page 1's values. */
+function heldShape(shape: PagingShape, held: [number | null, number]): PagingShape {
+  return { ...shape, base: limitedBase(shape, held[0], held[1]), limit: null, order: null };
+}
+
+function isLimitPair(q: unknown): boolean {
+  const n = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0;
+  return Array.isArray(q) && q.length === 2 && (q[0] === null || n(q[0])) && n(q[1]);
+}
+
+/** The query's own top-level limit with its arguments replaced by page 1's values. */
+function withLimitValues(bound: LogicalPlan, held: [number | null, number]): LogicalPlan {
+  if (bound.op === 'project') return { ...bound, input: withLimitValues(bound.input, held) };
+  if (bound.op !== 'limit') return bound;
+  const n = (v: number): Expr => ({ kind: 'const', value: v, type: T.int8 });
+  return { ...bound, count: held[0] === null ? null : n(held[0]), offset: held[1] > 0 ? n(held[1]) : null };
+}
+
+function offsetPlan(bound: LogicalPlan, offset: number, count: number, held: [number | null, number] | null): LogicalPlan {
+  if (held !== null) bound = withLimitValues(bound, held);
   return {
     op: 'limit',
     input: bound,

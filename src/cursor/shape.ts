@@ -17,9 +17,16 @@
  * extended by every column of base and the cursor also counts how many rows equal to the last one
  * were already sent ("duplicate-counting" mode). Rows equal in every column are indistinguishable
  * to the client, so skipping that many of them on resume neither skips nor repeats a row.
+ *
+ * The query's own LIMIT / OFFSET choose *which* rows there are, in the query's order. When that order
+ * decides the choice (the ORDER BY covers a unique key, or every column, so tied rows are identical)
+ * the pager applies them itself in the extended order: OFFSET as rows skipped on page 1, LIMIT as a
+ * count of rows still to send, and later pages seek past them. Otherwise (no ORDER BY, or ties that a
+ * LIMIT or OFFSET may cut through) the rows they keep depend on how the engine breaks ties, and another
+ * order would keep other rows; then the limit stays inside the paged rows (`limitedBase`), with its
+ * arguments fixed to page 1's values, and every page pages over exactly the rows the query returns.
  */
-import { QuireError } from '../common/errors.js';
-import type { Value } from '../common/types.js';
+import { T, type DataType } from '../common/types.js';
 import { colRef, someExpr, type Expr, type SortKey } from '../logical/expr.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { LogicalPlan } from '../logical/plan.js';
@@ -34,8 +41,13 @@ export interface PagingShape {
   keys: KeyColumn[];
   /** false: no unique key, the cursor counts duplicates of the last row (see header). */
   unique: boolean;
-  /** LIMIT/OFFSET of the paged query itself (not the page size). */
-  limit: { offset: Expr | null; count: Expr | null } | null;
+  /**
+   * LIMIT/OFFSET of the paged query itself (not the page size). `decided`: the query's ORDER BY alone
+   * decides which rows they keep, so the pager may apply them in its extended order (see header).
+   */
+  limit: { offset: Expr | null; count: Expr | null; decided: boolean } | null;
+  /** The query's ORDER BY when the pager took it off `base` (a limit kept inside re-applies it). */
+  order: SortKey[] | null;
   /** Set when keyset paging cannot be used; the pager then pages by OFFSET or refuses. */
   fallbackReason: string | null;
 }
@@ -50,16 +62,18 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
   let p = bound;
   const visible = p.schema.length;
   if (p.op === 'project' && isPrefixProjection(p)) p = p.input;
-  let limit: PagingShape['limit'] = null;
+  let limitNode: (LogicalPlan & { op: 'limit' }) | null = null;
   let fallbackReason: string | null = null;
   if (p.op === 'limit') {
     if (p.ties !== null) fallbackReason = 'FETCH ... WITH TIES';
-    limit = { offset: p.offset, count: p.count };
+    limitNode = p;
     p = p.input;
   }
   let sortKeys: readonly SortKey[] = [];
+  let order: SortKey[] | null = null;
   if (p.op === 'sort') {
     sortKeys = p.keys;
+    order = p.keys;
     p = p.input;
   } else if (p.op === 'distinct-on' && p.input.op === 'sort') {
     sortKeys = p.input.keys;
@@ -101,7 +115,49 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
   for (const k of sortKeys) if (k.expr.kind === 'column') add(k.expr.index, k.desc, k.nullsFirst);
   const unique = uniq !== null;
   for (const c of uniq ?? base.schema.map((_, i) => i)) add(c, false, false);
-  return { base, visible, keys, unique, limit, fallbackReason };
+  let limit: PagingShape['limit'] = null;
+  if (limitNode !== null) {
+    const ordered = new Set(sortKeys.flatMap((k) => (k.expr.kind === 'column' ? [k.expr.index] : [])));
+    const covers = (cols: readonly number[]): boolean => cols.every((c) => ordered.has(c));
+    const decided =
+      (uniq !== null && covers(uniq)) || (covers(base.schema.map((_, i) => i)) && base.schema.every((f) => equalMeansIdentical(f.type)));
+    limit = { offset: limitNode.offset, count: limitNode.count, decided };
+  }
+  return { base, visible, keys, unique, limit, order, fallbackReason };
+}
+
+/**
+ * The rows the query returns with its own LIMIT / OFFSET applied, fixed to the given values, as the
+ * base to page over when the ORDER BY does not decide which rows the limit keeps.
+ */
+export function limitedBase(shape: PagingShape, count: number | null, offset: number): LogicalPlan {
+  const input: LogicalPlan = shape.order === null ? shape.base : { op: 'sort', input: shape.base, keys: shape.order, schema: shape.base.schema };
+  const n = (v: number): Expr => ({ kind: 'const', value: v, type: T.int8 });
+  return { op: 'limit', input, count: count === null ? null : n(count), offset: offset > 0 ? n(offset) : null, ties: null, schema: input.schema };
+}
+
+/**
+ * Whether values that sort as equal always look the same to the client. Not so for numeric (1.0 and
+ * 1.00), float (0 and -0), interval ('1 day' and '24 hours') and bpchar (trailing blanks): a limit
+ * cutting through such ties keeps specific ones, which only the engine's own order reproduces.
+ */
+function equalMeansIdentical(t: DataType): boolean {
+  switch (t.name) {
+    case 'bool':
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'text':
+    case 'varchar':
+    case '_text':
+    case 'unknown':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return true;
+    default:
+      return false;
+  }
 }
 
 function isPrefixProjection(p: LogicalPlan & { op: 'project' }): boolean {
@@ -194,18 +250,4 @@ function firstVolatile(e: Expr): string {
     return false;
   });
   return name;
-}
-
-/** LIMIT/OFFSET expressions are constants or parameters (the binder refuses column references). */
-export function evalCount(e: Expr | null, params: readonly Value[], what: string): number | null {
-  if (e === null) return null;
-  let v: Value;
-  if (e.kind === 'const') v = e.value;
-  else if (e.kind === 'param') v = params[e.index] ?? null;
-  else if (e.kind === 'cast' && e.arg.kind === 'param') v = params[e.arg.index] ?? null;
-  else throw new PagingError('PaginationUnsupported', `cannot page a query whose ${what} is not a constant or a parameter`);
-  if (v === null) return null;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new QuireError(what === 'LIMIT' ? '2201W' : '2201X', `${what} must not be negative`);
-  return Math.floor(n);
 }
