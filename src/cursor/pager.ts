@@ -118,8 +118,8 @@ interface Prepared {
   mode: 'keyset' | 'offset';
 }
 
-/** Where the query's own LIMIT / OFFSET go: none, applied by the pager ('strip'), or kept inside ('held'). */
-type LimitAt = { kind: 'strip'; count: number | null; offset: number } | { kind: 'held'; count: number | null; offset: number } | null;
+/** The query's own LIMIT / OFFSET values and whether the pager applies them ('strip') or keeps them inside ('held'). */
+type LimitAt = { placement: 'strip' | 'held'; count: number | null; offset: number } | null;
 
 const OFFSET_WARNING = 'This query cannot be ordered totally by keys, so it is paged by OFFSET: deep pages cost more, and rows may shift between pages if the data changes.';
 
@@ -146,9 +146,9 @@ export class Pager {
     const ts = Date.now() * 1000;
     const prep = this.prepare(sql, params, ts, req.signal);
     const lim = await this.limitValues(prep);
-    const held = lim?.kind === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
+    const held = lim?.placement === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
     if (prep.mode === 'offset') return this.offsetPage(sql, prep, ts, fetch, 0, held, req.ttlMs);
-    const strip = lim?.kind === 'strip' ? lim : null;
+    const strip = lim?.placement === 'strip' ? lim : null;
     return this.keysetPage(sql, prep, ts, fetch, { key: null, dup: 0, remaining: strip?.count ?? null, skip: strip?.offset ?? 0, held }, req.ttlMs);
   }
 
@@ -184,7 +184,7 @@ export class Pager {
     const fetch = this.checkFetchSize(req.fetchSize);
     const prep = this.prepare(sql, req.params ?? [], Date.now() * 1000, req.signal);
     const lim = await this.limitValues(prep);
-    const held = lim?.kind === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
+    const held = lim?.placement === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
     if (prep.mode === 'offset') return this.db.physical(this.db.optimizeTraced(offsetPlan(prep.bound, 0, fetch + 1, held)).plan, prep.ctx);
     if (held !== null) return this.pageOperator(heldShape(prep.shape, held), null, false, fetch + 1, prep.ctx);
     const take = lim?.count == null ? fetch : Math.min(fetch, lim.count);
@@ -202,7 +202,7 @@ export class Pager {
     const planner = new PhysicalPlanner({ ctx: prep.ctx });
     const count = await evalLimitArgument(lim.count, prep.ctx, 'LIMIT', planner.slotPlan);
     const offset = (await evalLimitArgument(lim.offset, prep.ctx, 'OFFSET', planner.slotPlan)) ?? 0;
-    return { kind: limitPlacement(prep) === 'held' ? 'held' : 'strip', count, offset };
+    return { placement: limitPlacement(prep) === 'held' ? 'held' : 'strip', count, offset };
   }
 
   checkFetchSize(n: unknown): number {
