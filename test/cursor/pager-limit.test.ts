@@ -26,6 +26,9 @@ CREATE TABLE k (id int PRIMARY KEY, g int, s text);
 INSERT INTO k SELECT i, i % 3, CASE WHEN i % 4 = 0 THEN NULL ELSE 's' || (i % 2) END FROM generate_series(1, 14) i;
 CREATE TABLE n (x numeric, f float8);
 INSERT INTO n VALUES (1.0, 0), (1.00, -0.0), (2, 1), (1, 0), (1.000, -0.0), (NULL, NULL);
+CREATE TABLE big (a int, b text);
+INSERT INTO big SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7) % 10 END, CASE WHEN i % 13 = 0 THEN NULL ELSE 'v' || ((i * 3) % 4) END
+  FROM generate_series(1, 2500) i;
 `;
 
 interface Fixture {
@@ -80,6 +83,15 @@ const FIXTURES: Fixture[] = [
   // Values that sort as equal but print differently.
   { sql: 'SELECT x FROM n ORDER BY x OFFSET 1', orderCols: [0] },
   { sql: 'SELECT f FROM n ORDER BY f LIMIT 3 OFFSET 1', orderCols: [0] },
+  { sql: 'SELECT x, f FROM n ORDER BY x', orderCols: [0] },
+  { sql: 'SELECT f, x FROM n ORDER BY f DESC OFFSET 1', orderCols: [0] },
+  // Many duplicates and NULLs, deep OFFSETs.
+  { sql: 'SELECT a, b FROM big ORDER BY a DESC NULLS FIRST, b LIMIT 40 OFFSET 1000', orderCols: [0, 1] },
+  { sql: 'SELECT a FROM big ORDER BY a OFFSET 2460', orderCols: [0] },
+  { sql: 'SELECT b, a FROM big ORDER BY b NULLS FIRST, a DESC OFFSET 1190 LIMIT 25', orderCols: [0, 1] },
+  { sql: 'SELECT b FROM big ORDER BY a LIMIT 30 OFFSET 700', ties: true },
+  { sql: 'SELECT * FROM (SELECT a, b FROM big ORDER BY a, b OFFSET 2470) s' },
+  { sql: 'SELECT a, count(*) FROM (SELECT a FROM big ORDER BY a NULLS FIRST OFFSET 2000) s GROUP BY a ORDER BY a', orderCols: [0] },
   // LIMIT / OFFSET arguments that are not integer constants.
   { sql: 'SELECT a FROM d ORDER BY a LIMIT 2.5', orderCols: [0] },
   { sql: 'SELECT a FROM d ORDER BY a LIMIT 2.4 OFFSET 1.5', orderCols: [0] },
