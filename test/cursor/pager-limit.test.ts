@@ -72,6 +72,10 @@ const FIXTURES: Fixture[] = [
   { sql: 'SELECT a FROM d UNION ALL SELECT a FROM d ORDER BY 1 OFFSET 3 LIMIT 8', orderCols: [0] },
   { sql: 'SELECT a FROM d UNION ALL SELECT g FROM k OFFSET 2' },
   { sql: 'SELECT a FROM d UNION SELECT g FROM k ORDER BY 1 DESC OFFSET 1', orderCols: [0] },
+  { sql: '(SELECT a FROM d ORDER BY a LIMIT 3) UNION ALL (SELECT a FROM d OFFSET 6) UNION ALL (SELECT a FROM d ORDER BY a DESC OFFSET 7)' },
+  { sql: '(SELECT a FROM d ORDER BY a NULLS FIRST LIMIT 4 OFFSET 1) UNION ALL SELECT a FROM d ORDER BY 1 DESC LIMIT 6 OFFSET 2', orderCols: [0] },
+  { sql: 'VALUES (1), (1), (0), (NULL), (1) OFFSET 1' },
+  { sql: "VALUES (1, 'a'), (1, 'a'), (0, 'b'), (NULL, 'a'), (1, 'b') ORDER BY 1 DESC LIMIT 3 OFFSET 1", orderCols: [0] },
   { sql: 'SELECT a, count(*) OVER (PARTITION BY a) AS c FROM d ORDER BY c OFFSET 2', orderCols: [1] },
   { sql: 'SELECT a, b, row_number() OVER (ORDER BY a, b) FROM h ORDER BY a DESC LIMIT 6 OFFSET 2', orderCols: [0], ties: true },
   // A unique key, with and without ties in the ORDER BY.
@@ -224,5 +228,28 @@ describe('LIMIT / OFFSET arguments are fixed on page 1', () => {
       await d.query('DELETE FROM c WHERE v = 0');
       expect(got.map((r) => r[0]).sort(), sql).toEqual(want.map((r) => r[0]).sort());
     }
+  });
+});
+
+describe('writes between pages', () => {
+  it('keyless rows under the query’s OFFSET: unchanged rows are sent exactly once', async () => {
+    const d = await Database.create();
+    await d.query('CREATE TABLE w (g int, tag text)');
+    await d.query("INSERT INTO w SELECT i % 4, 'r' || (i % 3) FROM generate_series(1, 40) i");
+    await d.query("INSERT INTO w SELECT i % 4, 'r' || (i % 3) FROM generate_series(1, 40) i");
+    const sql = 'SELECT g, tag FROM w ORDER BY g, tag OFFSET 9';
+    const before = (await d.query(sql)).rows.map((r) => JSON.stringify(r)).sort();
+    let page = await d.paginate(sql, { fetchSize: 5 });
+    const seen = [...page.rows];
+    let round = 0;
+    while (page.cursor !== null) {
+      round++;
+      // Rows sorting after everything: each appears once, nothing else moves.
+      await d.query(`INSERT INTO w VALUES (9, 'new${String(round).padStart(3, '0')}')`);
+      page = await d.resume(page.cursor);
+      seen.push(...page.rows);
+    }
+    expect(seen.filter((r) => r[0] !== 9).map((r) => JSON.stringify(r)).sort()).toEqual(before);
+    expect(seen.filter((r) => r[0] === 9).length).toBe(round);
   });
 });
