@@ -9,7 +9,7 @@
 import { QuireError } from '../../common/errors.js';
 import type { Batch } from '../../execution/column.js';
 import type { ExecContext } from '../../execution/context.js';
-import type { Expr } from '../../logical/expr.js';
+import { someExpr, type Expr } from '../../logical/expr.js';
 import { compileKernel, evalConstant } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
 import { PhysicalOperator } from '../operator.js';
@@ -42,7 +42,9 @@ export class RuntimeLimit extends PhysicalOperator {
     if (this.shape.name === 'TopN') parts.push(`keys: ${this.shape.keys}`);
     if (this.count !== null) parts.push(`limit: ${explainExpr(this.count, this.input.schema)}`);
     if (this.offset !== null) parts.push(`offset: ${explainExpr(this.offset, this.input.schema)}`);
-    parts.push('evaluated per outer row');
+    // Only arguments that read an outer row change between runs; an uncorrelated subquery runs once.
+    const perRow = [this.count, this.offset].some((e) => e !== null && someExpr(e, (x) => x.kind === 'outer' || (x.kind === 'subquery' && x.correlated)));
+    parts.push(perRow ? 'evaluated per outer row' : 'evaluated once when run');
     return parts.join(', ');
   }
 
