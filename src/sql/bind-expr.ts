@@ -194,6 +194,24 @@ export function locOf(n: Node | undefined): number | undefined {
   return undefined;
 }
 
+/** The leftmost location anywhere in a raw expression: where PostgreSQL's exprLocation points for an operator. */
+export function leftmostLocOf(n: unknown): number | undefined {
+  let best: number | undefined;
+  const walk = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) {
+      for (const y of x) walk(y);
+      return;
+    }
+    for (const [k, v] of Object.entries(x)) {
+      if (k === 'location' && typeof v === 'number' && v >= 0) best = best === undefined ? v : Math.min(best, v);
+      else walk(v);
+    }
+  };
+  walk(n);
+  return best;
+}
+
 export function coerceBool(e: Expr, cx: ExprCtx, what: string, loc: number | undefined): Expr {
   if (e.type.name === 'bool') return e;
   if (e.type.name === 'unknown') return coerce(e, T.bool, 'implicit', cx.env, pos(loc));
@@ -785,15 +803,17 @@ function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups
     }
     if (e.type.name === 'unknown' || canCoerce(e.type, want, 'implicit')) e = coerce(e, want, 'implicit', cx.env, pos(locOf(n)));
     else {
-      throw new QuireError('42883', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(kt)} and offset type ${typeDisplayName(e.type)}`, { position: pos(locOf(n)) });
+      throw new QuireError('0A000', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(kt)} and offset type ${typeDisplayName(e.type)}`, { position: pos(locOf(n)) });
     }
     return e;
   }
   return coerce(e, T.int8, 'implicit', cx.env, pos(locOf(n)), `argument of ${units.toUpperCase()}`);
 }
 
-export function bindWindowSpec(rawDef: AnyNode, cx: ExprCtx, loc: number | undefined): WindowSpec {
-  const def = resolveWindowDef(rawDef, cx, loc);
+export function bindWindowSpec(rawDef: AnyNode, cx: ExprCtx, callLoc: number | undefined): WindowSpec {
+  const def = resolveWindowDef(rawDef, cx, callLoc);
+  // Frame errors point at the window definition, as PostgreSQL's do.
+  const loc = (rawDef.location as number | undefined) ?? callLoc;
   // Window functions inside PARTITION BY / ORDER BY of an OVER clause: PostgreSQL's message names the clause.
   const inner: ExprCtx = { ...cx, windows: null, inWindow: false, clause: 'window definitions' };
   const partitionBy = ((def.partitionClause as Node[] | undefined) ?? []).map((n) => {
@@ -839,7 +859,9 @@ function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const spec = bindWindowSpec(b.over as AnyNode, cx, loc);
   const inner: ExprCtx = { ...cx, inWindow: true, clause: 'window function arguments' };
   let args = b.agg_star ? [] : ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
-  const filter = b.agg_filter ? coerceBool(bindExpr(b.agg_filter as Node, inner), cx, 'argument of FILTER', locOf(b.agg_filter as Node)) : null;
+  // FILTER is its own expression kind in PostgreSQL: no aggregates or window functions inside, over a window too.
+  const filterCx: ExprCtx = { ...cx, aggs: null, windows: null, clause: 'FILTER' };
+  const filter = b.agg_filter ? coerceBool(bindExpr(b.agg_filter as Node, filterCx), cx, 'argument of FILTER', locOf(b.agg_filter as Node)) : null;
   if ((b.agg_order as Node[] | undefined)?.length) {
     throw new QuireError('0A000', 'aggregate ORDER BY is not implemented for window functions', { position: pos(loc) });
   }

@@ -23,6 +23,7 @@ import {
   bindExpr,
   bindSortBy,
   coerceBool,
+  leftmostLocOf,
   locOf,
   type AggCollector,
   type ExprCtx,
@@ -587,7 +588,8 @@ export class QueryBinder implements ExprEnv {
       }
       return targets[k - 1]!.expr;
     }
-    if (tag === 'A_Const' && b.sval !== undefined && clause === 'ORDER BY') {
+    // Every other constant (a string, 1.0, NULL, true) is refused: only an integer names a column.
+    if (tag === 'A_Const') {
       throw new QuireError('42601', `non-integer constant in ${clause}`, { position: pos(b.location as number) });
     }
     if (tag === 'ColumnRef') {
@@ -656,17 +658,28 @@ export class QueryBinder implements ExprEnv {
     for (let c = 0; c < width; c++) types.push(unifyTypes(rows.map((r) => r[c]!.type), 'VALUES', 0));
     const coerced = rows.map((r) => r.map((e, c) => coerce(e, types[c]!, 'implicit', this)));
     let plan: LogicalPlan = { op: 'values', rows: coerced, schema: types.map((t, i) => ({ name: `column${i + 1}`, type: t })) };
-    plan = this.orderAndLimitOnOutput(s, plan, scope);
+    plan = this.orderAndLimitOnOutput(s, plan, scope, false);
     return { plan, scope };
   }
 
   /** ORDER BY / LIMIT over a VALUES list or set operation: keys name output columns. */
-  private orderAndLimitOnOutput(s: SelectStmt, plan: LogicalPlan, scope: Scope): LogicalPlan {
+  private orderAndLimitOnOutput(s: SelectStmt, plan: LogicalPlan, scope: Scope, setOp: boolean): LogicalPlan {
     const outScope = new Scope(scope.parent);
     outScope.entries = entriesFor(plan.schema, null);
     const cx: ExprCtx = { scope: outScope, clause: 'ORDER BY', aggs: null, windows: null, env: this };
     const targets = plan.schema.map((f, i) => ({ expr: colRef(i, f.type, f.name), name: f.name }));
-    const keys = (s.sortClause ?? []).map((sb) => bindSortBy(sb, cx, (n) => this.resolveTargetRef(n, targets, cx, 'ORDER BY', false)));
+    const keys = (s.sortClause ?? []).map((sb) => {
+      const k = bindSortBy(sb, cx, (n) => this.resolveTargetRef(n, targets, cx, 'ORDER BY', false));
+      // A set operation's output has no columns to compute an expression from: PostgreSQL sorts by result columns only.
+      if (setOp && (k.expr.kind !== 'column' || k.expr.index >= plan.schema.length)) {
+        throw new QuireError('0A000', 'invalid UNION/INTERSECT/EXCEPT ORDER BY clause', {
+          position: pos(leftmostLocOf(nodeBody<AnyNode>(sb).node)),
+          detail: 'Only result column names can be used, not expressions or functions.',
+          hint: 'Add the expression/function to every SELECT, or move the UNION into a FROM clause.',
+        });
+      }
+      return k;
+    });
     let extra = 0;
     const exprs = plan.schema.map((f, i) => colRef(i, f.type, f.name) as Expr);
     const keyCols = keys.map((k) => {
@@ -706,7 +719,7 @@ export class QueryBinder implements ExprEnv {
     let plan: LogicalPlan = { op: 'setop', kind, all: s.all === true, left: castTo(l.plan), right: castTo(r.plan), schema };
     const scope = new Scope(outer);
     scope.usesOuter = l.scope.usesOuter || r.scope.usesOuter;
-    plan = this.orderAndLimitOnOutput(s, plan, scope);
+    plan = this.orderAndLimitOnOutput(s, plan, scope, true);
     return { plan, scope };
   }
 }

@@ -44,6 +44,14 @@ function isAscii(s: string): boolean {
   return true;
 }
 
+/**
+ * The grammar reports no SQLSTATE, only a message. Almost every grammar error is a syntax error; the
+ * frame checks gram.y makes itself are windowing errors in PostgreSQL.
+ */
+function grammarErrorCode(message: string): string {
+  return /^frame (start|end|starting) /.test(message) ? '42P20' : '42601';
+}
+
 export function parseStatements(text: string): ParsedStatement[] {
   let result: { stmts?: { stmt?: Node; stmt_location?: number; stmt_len?: number }[] };
   try {
@@ -53,8 +61,7 @@ export function parseStatements(text: string): ParsedStatement[] {
     const message = details?.message ?? (e instanceof Error ? e.message : String(e));
     const pos = details?.cursorPosition;
     const charPos = pos === undefined ? 0 : (isAscii(text) ? pos : byteToCharOffset(text, pos)) + 1;
-    const code = /unterminated|invalid|syntax/.test(message) ? '42601' : '42601';
-    throw new QuireError(code, message, { position: charPos });
+    throw new QuireError(grammarErrorCode(message), message, { position: charPos });
   }
   const ascii = isAscii(text);
   const out: ParsedStatement[] = [];

@@ -3,7 +3,8 @@
  * Aggregates used with OVER are resolved through the aggregate registry instead.
  */
 import { QuireError, positionOf } from '../../common/errors.js';
-import { T, type DataType } from '../../common/types.js';
+import { commonSupertype } from '../../common/cast.js';
+import { T, type, typeDisplayName, type DataType } from '../../common/types.js';
 import type { Expr } from '../../logical/expr.js';
 
 const NAMES = new Set([
@@ -24,22 +25,15 @@ export function isWindowFunctionName(name: string): boolean {
   return NAMES.has(name);
 }
 
-const NUMERIC_RANK: Partial<Record<DataType['name'], number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
-
-/** The anycompatible resolution for the cases that matter here: numeric promotion; otherwise the first type. */
-function commonType(a: DataType, b: DataType): DataType {
-  if (b.name === 'unknown' || a.name === b.name) return a;
-  const ra = NUMERIC_RANK[a.name];
-  const rb = NUMERIC_RANK[b.name];
-  if (ra !== undefined && rb !== undefined) return rb > ra ? T[b.name as 'numeric'] : a;
-  if ((a.name === 'varchar' || a.name === 'bpchar') && b.name === 'text') return T.text;
-  return a;
+/** The type without its modifier: a polymorphic function's result has none. */
+function plainType(t: DataType): DataType {
+  return type(t.name);
 }
 
 type Coerce = (e: Expr, t: DataType) => Expr;
 
 function argError(name: string, args: Expr[], loc: number | undefined): QuireError {
-  return new QuireError('42883', `function ${name}(${args.map((a) => (a.type.name === 'unknown' ? 'unknown' : a.type.name)).join(', ')}) does not exist`, {
+  return new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
     position: positionOf(loc),
     hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
   });
@@ -47,6 +41,7 @@ function argError(name: string, args: Expr[], loc: number | undefined): QuireErr
 
 /** Checks arity, coerces arguments and returns the result type. */
 export function windowFunctionType(name: string, args: Expr[], coerce: Coerce, loc: number | undefined): { args: Expr[]; type: DataType } {
+  // anyelement / anycompatible arguments: an untyped literal resolves to text.
   const valueType = (e: Expr): DataType => (e.type.name === 'unknown' ? T.text : e.type);
   switch (name) {
     case 'row_number':
@@ -65,8 +60,15 @@ export function windowFunctionType(name: string, args: Expr[], coerce: Coerce, l
     case 'lead': {
       if (args.length < 1 || args.length > 3) throw argError(name, args, loc);
       // lag(anycompatible, integer, anycompatible): value and default resolve to their common type, so
-      // lag(int_col, 1, 0.7) is numeric.
-      const t = args.length === 3 ? commonType(valueType(args[0]!), args[2]!.type) : valueType(args[0]!);
+      // lag(int_col, 1, 0.7) is numeric; no common type means no such function. A polymorphic result
+      // keeps no type modifier, so a default wider than numeric(6,2) or varchar(2) comes back as given.
+      let t = valueType(args[0]!);
+      if (args.length === 3) {
+        const common = commonSupertype([t, args[2]!.type]);
+        if (common === null) throw argError(name, args, loc);
+        t = common;
+      }
+      t = plainType(t);
       const out = [coerce(args[0]!, t)];
       if (args.length >= 2) out.push(coerce(args[1]!, T.int4));
       if (args.length === 3) out.push(coerce(args[2]!, t));
@@ -75,12 +77,12 @@ export function windowFunctionType(name: string, args: Expr[], coerce: Coerce, l
     case 'first_value':
     case 'last_value': {
       if (args.length !== 1) throw argError(name, args, loc);
-      const t = valueType(args[0]!);
+      const t = plainType(valueType(args[0]!));
       return { args: [coerce(args[0]!, t)], type: t };
     }
     case 'nth_value': {
       if (args.length !== 2) throw argError(name, args, loc);
-      const t = valueType(args[0]!);
+      const t = plainType(valueType(args[0]!));
       return { args: [coerce(args[0]!, t), coerce(args[1]!, T.int4)], type: t };
     }
     default:
