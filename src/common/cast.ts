@@ -7,7 +7,7 @@ import type { DataType, TypeCategory, TypeName, Value } from './types.js';
 import { T, category, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
-import { MICROS_PER_DAY } from './datetime-calendar.js';
+import { addMicros, checkTimestamp, dateToMicros, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatValue } from './format-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
 import { localToUtc, utcOffsetSeconds } from './timezone.js';
@@ -126,13 +126,6 @@ function cannotCast(from: DataType, to: DataType): QuireError {
   return new QuireError('42846', `cannot cast type ${typeDisplayName(from)} to ${typeDisplayName(to)}`);
 }
 
-function checkTimestamp(us: number): number {
-  // PostgreSQL's timestamp range: 4714-11-24 BC .. 294276-12-31 AD.
-  if (Number.isFinite(us) && (us < -211813488000000000 || us >= 9224318016000000000)) {
-    throw new QuireError('22008', 'timestamp out of range');
-  }
-  return us;
-}
 
 /**
  * Converts a non-null (or null) value. `explicit` only matters for varchar(n)/char(n) length
@@ -211,27 +204,26 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
         case 'date':
           return v;
         case 'timestamp': {
-          const us = v as number;
-          return Number.isFinite(us) ? Math.floor(us / MICROS_PER_DAY) : us;
+          const us = v as Micros;
+          return typeof us === 'number' && !Number.isFinite(us) ? us : splitMicros(us).days;
         }
         case 'timestamptz': {
-          const us = v as number;
-          if (!Number.isFinite(us)) return us;
-          return Math.floor((us + utcOffsetSeconds(zone, us) * 1_000_000) / MICROS_PER_DAY);
+          const us = v as Micros;
+          if (typeof us === 'number' && !Number.isFinite(us)) return us;
+          return splitMicros(addMicros(us, utcOffsetSeconds(zone, us) * 1_000_000)).days;
         }
       }
       break;
     case 'timestamp':
       switch (f) {
         case 'date': {
-          const d = v as number;
-          return Number.isFinite(d) ? checkTimestamp(d * MICROS_PER_DAY) : d;
+          return dateToMicros(v as number);
         }
         case 'timestamp':
           return v;
         case 'timestamptz': {
-          const us = v as number;
-          return Number.isFinite(us) ? checkTimestamp(us + utcOffsetSeconds(zone, us) * 1_000_000) : us;
+          const us = v as Micros;
+          return typeof us === 'number' && !Number.isFinite(us) ? us : checkTimestamp(addMicros(us, utcOffsetSeconds(zone, us) * 1_000_000));
         }
       }
       break;
@@ -239,11 +231,11 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
       switch (f) {
         case 'date': {
           const d = v as number;
-          return Number.isFinite(d) ? checkTimestamp(localToUtc(zone, d * MICROS_PER_DAY)) : d;
+          return Number.isFinite(d) ? checkTimestamp(localToUtc(zone, dateToMicros(d))) : d;
         }
         case 'timestamp': {
-          const us = v as number;
-          return Number.isFinite(us) ? checkTimestamp(localToUtc(zone, us)) : us;
+          const us = v as Micros;
+          return typeof us === 'number' && !Number.isFinite(us) ? us : checkTimestamp(localToUtc(zone, us));
         }
         case 'timestamptz':
           return v;

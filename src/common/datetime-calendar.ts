@@ -3,6 +3,8 @@
  * dates are days since 1970-01-01, timestamps microseconds since 1970-01-01 00:00:00.
  * Pure integer math (no Date objects), valid far beyond JavaScript Date's range.
  */
+import { QuireError } from './errors.js';
+
 export const MICROS_PER_SECOND = 1_000_000;
 export const MICROS_PER_DAY = 86_400_000_000;
 
@@ -56,9 +58,117 @@ export interface TimestampParts extends YMD {
   us: number;
 }
 
-export function microsToParts(micros: number): TimestampParts {
-  const days = Math.floor(micros / MICROS_PER_DAY);
-  let rest = micros - days * MICROS_PER_DAY;
+/**
+ * A timestamp: microseconds since 1970-01-01 00:00:00, a number while it is a safe integer (or ±Infinity)
+ * and a bigint beyond, as int8 is. A double is exact only to 2^53 µs (about 1685–2255); PostgreSQL's
+ * range (4713 BC – 294276 AD) needs 63 bits. Never a bigint in the safe range, so === stays equality.
+ */
+export type Micros = number | bigint;
+
+const MPD_BIG = 86_400_000_000n;
+/** Largest |days| whose days * MICROS_PER_DAY is exact in a double (and a safe integer). */
+const SAFE_DAYS = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_DAY);
+
+/** Not ±Infinity (Number.isFinite is false for every bigint, so it cannot ask this). */
+export function isFiniteMicros(t: Micros): boolean {
+  return typeof t === 'bigint' || Number.isFinite(t);
+}
+
+/** The representation of an exact microsecond count: a number when safe, else the bigint. */
+export function normMicros(v: bigint): Micros {
+  return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+}
+
+/** Days since 1970 plus microseconds: exact over any range. */
+export function joinMicros(days: number, time: number): Micros {
+  if (Math.abs(days) <= SAFE_DAYS) {
+    const r = days * MICROS_PER_DAY + time;
+    if (Number.isSafeInteger(r)) return r;
+  }
+  return normMicros(BigInt(days) * MPD_BIG + BigInt(time));
+}
+
+/** Whole days (floored) and the microseconds into that day, exactly. */
+export function splitMicros(t: Micros): { days: number; time: number } {
+  if (typeof t === 'number') {
+    let days = Math.floor(t / MICROS_PER_DAY);
+    let time = t - days * MICROS_PER_DAY;
+    // The division rounds: near a day boundary the floor may be one off.
+    if (time < 0) {
+      days--;
+      time += MICROS_PER_DAY;
+    } else if (time >= MICROS_PER_DAY) {
+      days++;
+      time -= MICROS_PER_DAY;
+    }
+    return { days, time };
+  }
+  let d = t / MPD_BIG;
+  let r = t - d * MPD_BIG;
+  if (r < 0n) {
+    d--;
+    r += MPD_BIG;
+  }
+  return { days: Number(d), time: Number(r) };
+}
+
+/** t + delta, exact; infinities absorb finite deltas. */
+export function addMicros(t: Micros, delta: number | bigint): Micros {
+  if (typeof t === 'number' && typeof delta === 'number') {
+    const r = t + delta;
+    if (Number.isSafeInteger(r) || !Number.isFinite(t)) return r;
+  }
+  if (typeof t === 'number' && !Number.isFinite(t)) return t;
+  return normMicros(BigInt(t) + BigInt(delta));
+}
+
+/** a - b, exact (finite values only). */
+export function diffMicros(a: Micros, b: Micros): Micros {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a - b;
+    if (Number.isSafeInteger(r)) return r;
+  }
+  return normMicros(BigInt(a) - BigInt(b));
+}
+
+/** A microsecond count as a number (nearest double): for magnitudes and zone lookups, never for results. */
+export function microsApprox(t: Micros): number {
+  return typeof t === 'number' ? t : Number(t);
+}
+
+// PostgreSQL's timestamp range, 4714-11-24 BC 00:00 up to (not including) 294277-01-01, in our epoch.
+const MIN_TIMESTAMP_BIG = -211813488000000000n + 946684800000000n;
+const END_TIMESTAMP_BIG = 9223371331200000000n + 946684800000000n;
+// Both ends lie far outside the safe-integer range: a number is compared with them only when it is
+// infinite or came from inexact input (a float cast), and the double bounds serve that.
+const MIN_TIMESTAMP = Number(MIN_TIMESTAMP_BIG);
+const END_TIMESTAMP = Number(END_TIMESTAMP_BIG);
+
+export function timestampOutOfRange(): never {
+  throw new QuireError('22008', 'timestamp out of range');
+}
+
+export function isValidTimestamp(t: Micros): boolean {
+  return typeof t === 'bigint' ? t >= MIN_TIMESTAMP_BIG && t < END_TIMESTAMP_BIG : t >= MIN_TIMESTAMP && t < END_TIMESTAMP;
+}
+
+/** t, or 22008 when it is finite and outside PostgreSQL's range. */
+export function checkTimestamp(t: Micros): Micros {
+  if ((typeof t === 'bigint' || Number.isFinite(t)) && !isValidTimestamp(t)) timestampOutOfRange();
+  return t;
+}
+
+/** date → timestamp (midnight): 22008 with PostgreSQL's message past the timestamp range. */
+export function dateToMicros(days: number): Micros {
+  if (!Number.isFinite(days)) return days;
+  const t = joinMicros(days, 0);
+  if (!isValidTimestamp(t)) throw new QuireError('22008', 'date out of range for timestamp');
+  return t;
+}
+
+export function microsToParts(micros: Micros): TimestampParts {
+  const { days, time } = splitMicros(micros);
+  let rest = time;
   const h = Math.floor(rest / 3_600_000_000);
   rest -= h * 3_600_000_000;
   const mi = Math.floor(rest / 60_000_000);
@@ -68,6 +178,6 @@ export function microsToParts(micros: number): TimestampParts {
   return { ...daysToYmd(days), h, mi, s, us };
 }
 
-export function partsToMicros(p: TimestampParts): number {
-  return ymdToDays(p.y, p.m, p.d) * MICROS_PER_DAY + ((p.h * 60 + p.mi) * 60 + p.s) * MICROS_PER_SECOND + p.us;
+export function partsToMicros(p: TimestampParts): Micros {
+  return joinMicros(ymdToDays(p.y, p.m, p.d), ((p.h * 60 + p.mi) * 60 + p.s) * MICROS_PER_SECOND + p.us);
 }

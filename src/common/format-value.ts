@@ -6,7 +6,7 @@ import type { DataType, TextArray, Value } from './types.js';
 import { formatTextArray } from './text-array.js';
 import { Numeric } from './numeric.js';
 import { Interval, fraction } from './interval.js';
-import { MICROS_PER_DAY, dayOfWeek, daysToYmd, microsToParts } from './datetime-calendar.js';
+import { addMicros, dayOfWeek, daysToYmd, joinMicros, microsApprox, microsToParts, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatUtcOffset, utcOffsetSeconds } from './timezone.js';
 
 export interface FormatContext {
@@ -206,7 +206,7 @@ export function formatDate(days: number): string {
   return bc ? text + ' BC' : text;
 }
 
-function formatLocalTimestamp(local: number, tz: string | null): string {
+function formatLocalTimestamp(local: Micros, tz: string | null): string {
   const p = microsToParts(local);
   const { text, bc } = ymdText(p.y, p.m, p.d);
   let out = `${text} ${pad(p.h, 2)}:${pad(p.mi, 2)}:${pad(p.s, 2)}${fraction(p.us)}`;
@@ -214,17 +214,17 @@ function formatLocalTimestamp(local: number, tz: string | null): string {
   return bc ? out + ' BC' : out;
 }
 
-export function formatTimestamp(micros: number): string {
+export function formatTimestamp(micros: Micros): string {
   if (micros === Infinity) return 'infinity';
   if (micros === -Infinity) return '-infinity';
   return formatLocalTimestamp(micros, null);
 }
 
-export function formatTimestamptz(micros: number, timezone = 'UTC'): string {
+export function formatTimestamptz(micros: Micros, timezone = 'UTC'): string {
   if (micros === Infinity) return 'infinity';
   if (micros === -Infinity) return '-infinity';
   const off = utcOffsetSeconds(timezone, micros);
-  return formatLocalTimestamp(micros + off * 1_000_000, formatUtcOffset(off));
+  return formatLocalTimestamp(addMicros(micros, off * 1_000_000), formatUtcOffset(off));
 }
 
 type DateOrder = 'MDY' | 'DMY' | 'YMD';
@@ -313,7 +313,7 @@ function styledDate(y: number, m: number, d: number, ds: DateStyle): string {
   return bc ? text + ' BC' : text;
 }
 
-function styledTimestamp(local: number, ds: DateStyle, zone: string | null): string {
+function styledTimestamp(local: Micros, ds: DateStyle, zone: string | null): string {
   const p = microsToParts(local);
   const bc = p.y <= 0;
   const yy = pad(bc ? 1 - p.y : p.y, 4);
@@ -322,7 +322,7 @@ function styledTimestamp(local: number, ds: DateStyle, zone: string | null): str
   let out: string;
   switch (ds.style) {
     case 'Postgres': {
-      const dow = DOW[dayOfWeek(Math.floor(local / MICROS_PER_DAY))]!;
+      const dow = DOW[dayOfWeek(splitMicros(local).days)]!;
       const mon = MON[p.m - 1]!;
       out = ds.order === 'DMY' ? `${dow} ${pad(p.d, 2)} ${mon} ${time} ${yy}${z}` : `${dow} ${mon} ${pad(p.d, 2)} ${time} ${yy}${z}`;
       break;
@@ -382,15 +382,15 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
   if (v === null) return null;
   if (ctx?.dateStyle !== undefined && (t.name === 'date' || t.name === 'timestamp' || t.name === 'timestamptz')) {
     const ds = parseDateStyle(ctx.dateStyle);
-    if (ds.style !== 'ISO' && Number.isFinite(v as number)) {
+    if (ds.style !== 'ISO' && (typeof v === 'bigint' || Number.isFinite(v as number))) {
       if (t.name === 'date') {
         const { y, m, d } = daysToYmd(v as number);
         return styledDate(y, m, d, ds);
       }
-      if (t.name === 'timestamp') return styledTimestamp(v as number, ds, null);
+      if (t.name === 'timestamp') return styledTimestamp(v as Micros, ds, null);
       const tz = ctx.timezone ?? 'UTC';
-      const off = utcOffsetSeconds(tz, v as number);
-      return styledTimestamp((v as number) + off * 1_000_000, ds, zoneAbbrev(tz, v as number, off));
+      const off = utcOffsetSeconds(tz, v as Micros);
+      return styledTimestamp(addMicros(v as Micros, off * 1_000_000), ds, zoneAbbrev(tz, microsApprox(v as Micros), off));
     }
   }
   if (t.name === 'interval' && ctx?.intervalStyle !== undefined && ctx.intervalStyle.toLowerCase() === 'postgres_verbose') {
@@ -414,9 +414,9 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'date':
       return formatDate(v as number);
     case 'timestamp':
-      return formatTimestamp(v as number);
+      return formatTimestamp(v as Micros);
     case 'timestamptz':
-      return formatTimestamptz(v as number, ctx?.timezone ?? 'UTC');
+      return formatTimestamptz(v as Micros, ctx?.timezone ?? 'UTC');
     case 'interval':
       return (v as Interval).toString();
     case 'text':
@@ -448,4 +448,4 @@ export function formatFloatG(v: number, precision: number): string {
 }
 
 /** Days since epoch → microseconds (used by casts). */
-export const daysToMicros = (days: number): number => (Number.isFinite(days) ? days * MICROS_PER_DAY : days);
+export const daysToMicros = (days: number): Micros => (Number.isFinite(days) ? joinMicros(days, 0) : days);

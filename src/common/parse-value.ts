@@ -8,7 +8,7 @@ import { typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { parseTextArray } from './text-array.js';
-import { MICROS_PER_DAY, daysInMonth, ymdToDays } from './datetime-calendar.js';
+import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
 
 export interface ParseContext {
@@ -198,8 +198,6 @@ const WEEKDAYS = new Set([
 /** Largest representable values (PostgreSQL: 5874897 AD for dates, 294276 AD for timestamps). */
 const MIN_DATE_DAYS = ymdToDays(-4713, 11, 24);
 const MAX_DATE_DAYS = ymdToDays(5874898, 1, 1) - 1;
-const MIN_TS = ymdToDays(-4713, 11, 24) * MICROS_PER_DAY;
-const MAX_TS = ymdToDays(294277, 1, 1) * MICROS_PER_DAY;
 
 interface DtFields {
   y?: number;
@@ -503,7 +501,7 @@ function nowRequired(): QuireError {
 /** Parses date/timestamp/timestamptz input into the engine representation. */
 const ISO_FAST = /^(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?)?$/;
 
-export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): number {
+export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): Micros {
   const zone = ctx?.timezone ?? 'UTC';
   // Fast path for the canonical ISO layout (bulk loads): same result as the general parser.
   const fast = ISO_FAST.exec(s);
@@ -518,8 +516,10 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): numb
       const days = ymdToDays(y, mo, d);
       if (type === 'date') return days;
       const us = fast[7] === undefined ? 0 : Number(fast[7].padEnd(6, '0'));
-      const local = days * MICROS_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1_000_000 + us;
-      return type === 'timestamp' ? local : localToUtc(zone, local);
+      const local = joinMicros(days, ((h * 60 + mi) * 60 + sec) * 1_000_000 + us);
+      const result = type === 'timestamp' ? local : localToUtc(zone, local);
+      if (!isValidTimestamp(result)) throw new QuireError('22008', `timestamp out of range: "${s}"`);
+      return result;
     }
   }
   const t = trimC(s).toLowerCase();
@@ -587,13 +587,13 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): numb
     if (localDays < MIN_DATE_DAYS || localDays > MAX_DATE_DAYS) throw new QuireError('22008', `date out of range: "${s}"`);
     return localDays;
   }
-  const local = localDays * MICROS_PER_DAY + timeUs;
-  let result: number;
+  const local = joinMicros(localDays, timeUs);
+  let result: Micros;
   if (type === 'timestamp') result = local;
-  else if (f.tzOffset !== undefined) result = local - f.tzOffset * 1_000_000;
+  else if (f.tzOffset !== undefined) result = addMicros(local, -f.tzOffset * 1_000_000);
   else if (f.tzName !== undefined) result = atTimeZoneLocalToUtc(f.tzName, local);
   else result = localToUtc(zone, local);
-  if (result < MIN_TS || result >= MAX_TS) throw new QuireError('22008', `timestamp out of range: "${s}"`);
+  if (!isValidTimestamp(result)) throw new QuireError('22008', `timestamp out of range: "${s}"`);
   return result;
 }
 

@@ -14,7 +14,7 @@
  * normalizeTimeZoneSetting() turns it into the equivalent POSIX string so everything else is uniform.
  */
 import { QuireError } from './errors.js';
-import { MICROS_PER_DAY, ymdToDays } from './datetime-calendar.js';
+import { MICROS_PER_DAY, addMicros, microsApprox, ymdToDays, type Micros } from './datetime-calendar.js';
 
 const MICROS_PER_SECOND = 1_000_000;
 
@@ -136,21 +136,23 @@ function formatPosixOffset(secs: number): string {
 }
 
 /** Seconds east of UTC in the session zone `zone` at the UTC instant `utcMicros`; 22023 if unknown. */
-export function utcOffsetSeconds(zone: string, utcMicros: number): number {
+export function utcOffsetSeconds(zone: string, utcMicros: Micros): number {
   return offsetIn(zone, utcMicros, 'session');
 }
 
 /** Like utcOffsetSeconds, with AT TIME ZONE's lookup order (abbreviations first). */
-export function atTimeZoneOffsetSeconds(zone: string, utcMicros: number): number {
+export function atTimeZoneOffsetSeconds(zone: string, utcMicros: Micros): number {
   return offsetIn(zone, utcMicros, 'at');
 }
 
-function offsetIn(zone: string, utcMicros: number, mode: Mode): number {
+function offsetIn(zone: string, utcMicros: Micros, mode: Mode): number {
   const r = resolve(zone, mode);
   if (r === null) throw zoneError(zone);
   if (r.fixed !== null) return r.fixed;
-  if (!Number.isFinite(utcMicros)) return 0;
-  return r.offsetAt(utcMicros);
+  // A zone's rules are looked up at the nearest double: beyond 2255 that is within a microsecond.
+  const t = microsApprox(utcMicros);
+  if (!Number.isFinite(t)) return 0;
+  return r.offsetAt(t);
 }
 
 /**
@@ -158,25 +160,26 @@ function offsetIn(zone: string, utcMicros: number, mode: Mode): number {
  * for DST transitions: a time in a spring-forward gap uses the offset in force before the gap;
  * an ambiguous time in a fall-back overlap uses the offset in force after it.
  */
-export function localToUtc(zone: string, localMicros: number): number {
+export function localToUtc(zone: string, localMicros: Micros): Micros {
   return localToUtcIn(zone, localMicros, 'session');
 }
 
 /** localToUtc with AT TIME ZONE's lookup order (timestamp AT TIME ZONE zone, literal zone suffixes). */
-export function atTimeZoneLocalToUtc(zone: string, localMicros: number): number {
+export function atTimeZoneLocalToUtc(zone: string, localMicros: Micros): Micros {
   return localToUtcIn(zone, localMicros, 'at');
 }
 
-function localToUtcIn(zone: string, localMicros: number, mode: Mode): number {
+function localToUtcIn(zone: string, localMicros: Micros, mode: Mode): Micros {
   const r = resolve(zone, mode);
   if (r === null) throw zoneError(zone);
-  if (!Number.isFinite(localMicros)) return localMicros;
-  if (r.fixed !== null) return localMicros - r.fixed * MICROS_PER_SECOND;
-  const before = r.offsetAt(localMicros - MICROS_PER_DAY);
-  const after = r.offsetAt(localMicros + MICROS_PER_DAY);
-  if (r.offsetAt(localMicros - after * MICROS_PER_SECOND) === after) return localMicros - after * MICROS_PER_SECOND;
+  if (typeof localMicros === 'number' && !Number.isFinite(localMicros)) return localMicros;
+  if (r.fixed !== null) return addMicros(localMicros, -r.fixed * MICROS_PER_SECOND);
+  const local = microsApprox(localMicros);
+  const before = r.offsetAt(local - MICROS_PER_DAY);
+  const after = r.offsetAt(local + MICROS_PER_DAY);
+  if (r.offsetAt(local - after * MICROS_PER_SECOND) === after) return addMicros(localMicros, -after * MICROS_PER_SECOND);
   // Valid only with the earlier offset, or in a gap: both use the earlier offset.
-  return localMicros - before * MICROS_PER_SECOND;
+  return addMicros(localMicros, -before * MICROS_PER_SECOND);
 }
 
 /** Zone abbreviation-free display of an offset as PostgreSQL prints it in timestamptz ('+00', '-07', '+05:30'). */

@@ -13,20 +13,6 @@ afterAll(async () => {
 
 type Case = { name: string; args: Arg[] };
 
-/**
- * Timestamps are doubles of microseconds (src/common/types.ts), exact only within ±2^53 µs of 1970
- * (about 1685–2255). Far from that, sub-second parts cannot be represented, so such combinations
- * are left out of the comparisons instead of being expected to differ.
- */
-function representable(c: Case): boolean {
-  const far = c.args.some((a) => (a.type === 'timestamp' || a.type === 'timestamptz') ? Math.abs(a.value as number) > 2 ** 53 && Number.isFinite(a.value) : a.type === 'date' ? Math.abs((a.value as number) * 86400e6) > 2 ** 53 && Number.isFinite(a.value) : false);
-  if (!far) return true;
-  return !c.args.some((a) => {
-    if (a.type === 'interval') return (a.value as Interval).micros % 1_000_000 !== 0;
-    if (a.type === 'timestamp' || a.type === 'timestamptz') return Number.isFinite(a.value) && (a.value as number) % 1_000_000 !== 0;
-    return false;
-  });
-}
 const date = (y: number, m: number, d: number): Arg => ({ type: 'date', value: ymdToDays(y, m, d) });
 const tsv = (y: number, m: number, d: number, h = 0, mi = 0, s = 0, us = 0): number => partsToMicros({ y, m, d, h, mi, s, us });
 const ts = (y: number, m: number, d: number, h = 0, mi = 0, s = 0, us = 0): Arg => ({ type: 'timestamp', value: tsv(y, m, d, h, mi, s, us) });
@@ -47,7 +33,7 @@ group('date/time arithmetic', () => {
       for (const e of DATES) cases.push({ name: '-', args: [d, e] });
       for (const v of IVS) cases.push({ name: '+', args: [d, v] }, { name: '-', args: [d, v] }, { name: '+', args: [v, d] });
     }
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('timestamp ± interval, timestamp - timestamp', async () => {
     const cases: Case[] = [];
@@ -57,13 +43,13 @@ group('date/time arithmetic', () => {
     }
     cases.push({ name: '+', args: [ts(2024, 1, 31), iv(1, 0, 0)] }, { name: '+', args: [ts(2023, 1, 31), iv(1, 0, 0)] }, { name: '-', args: [ts(2024, 3, 31), iv(1, 0, 0)] });
     cases.push({ name: '+', args: [ts(294276, 12, 31), iv(0, 1, 0)] }, { name: '+', args: [{ type: 'timestamp', value: Infinity }, { type: 'interval', value: Interval.NEGATIVE_INFINITY }] });
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('timestamptz arithmetic in UTC', async () => {
     const cases: Case[] = [];
     for (const v of IVS) cases.push({ name: '+', args: [tstz(2024, 2, 29, 13), v] }, { name: '-', args: [tstz(2024, 3, 31, 1), v] });
     cases.push({ name: '-', args: [tstz(2024, 3, 1), tstz(2023, 2, 28, 12)] });
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('interval ± interval, * and / float8, unary minus', async () => {
     const cases: Case[] = [];
@@ -73,7 +59,7 @@ group('date/time arithmetic', () => {
       cases.push({ name: 'neg', args: [a] });
     }
     cases.push({ name: '+', args: [iv(2147483647, 0, 0), iv(1, 0, 0)] });
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('random timestamps ± random intervals', async () => {
     const r = rng(99);
@@ -84,7 +70,7 @@ group('date/time arithmetic', () => {
       const u = ts(1900 + Math.floor(r() * 200), 1 + Math.floor(r() * 12), 1 + Math.floor(r() * 28), Math.floor(r() * 24));
       cases.push({ name: '+', args: [t, v] }, { name: '-', args: [t, v] }, { name: '-', args: [t, u] }, { name: 'age', args: [t, u] });
     }
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
 });
 
@@ -97,7 +83,7 @@ group('date/time functions', () => {
       for (const d of DATES) cases.push({ name: 'date_part', args: [txt(f), d] }, { name: 'extract', args: [txt(f), d] });
       for (const v of [...IVS, { type: 'interval', value: Interval.POSITIVE_INFINITY } as Arg]) cases.push({ name: 'date_part', args: [txt(f), v] }, { name: 'extract', args: [txt(f), v] });
     }
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('date_trunc', async () => {
     const units = ['microseconds', 'milliseconds', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year', 'decade', 'century', 'millennium', 'dow', 'nope'];
@@ -107,7 +93,7 @@ group('date/time functions', () => {
       for (const v of IVS) cases.push({ name: 'date_trunc', args: [txt(u), v] });
       cases.push({ name: 'date_trunc', args: [txt(u), tstz(2024, 2, 29, 13, 45), txt('UTC')] });
     }
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('age, make_*, justify_*, isfinite, to_timestamp(float8)', async () => {
     const cases: Case[] = [];
@@ -125,7 +111,7 @@ group('date/time functions', () => {
     for (const d of DATES) cases.push({ name: 'isfinite', args: [d] });
     for (const t of TSS) cases.push({ name: 'isfinite', args: [t] });
     for (const s of [0, 1.5, -1, 1e9, 1712345678.123456, NaN, Infinity, -Infinity, 1e20, 9224318016000]) cases.push({ name: 'to_timestamp', args: [f8(s)] });
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('to_char', async () => {
     const pats = [
@@ -136,7 +122,7 @@ group('date/time functions', () => {
     const cases: Case[] = [];
     for (const p of pats) for (const t of [...TSS, ts(2021, 11, 2, 0, 5), ts(2022, 3, 3, 12, 1), ts(12, 1, 1, 12)]) cases.push({ name: 'to_char', args: [t, txt(p)] });
     for (const p of ['YYYY-MM-DD HH24:MI:SS TZ', 'TZH:TZM OF tz']) cases.push({ name: 'to_char', args: [tstz(2024, 2, 29, 13), txt(p)] });
-    expect(await compareAll(pg, cases.filter(representable))).toEqual([]);
+    expect(await compareAll(pg, cases)).toEqual([]);
   });
   it('to_date / to_timestamp(text, text)', async () => {
     const pairs: [string, string][] = [
@@ -149,7 +135,7 @@ group('date/time functions', () => {
     ];
     const cases: Case[] = [];
     for (const [s, f] of pairs) cases.push({ name: 'to_date', args: [txt(s), txt(f)] }, { name: 'to_timestamp', args: [txt(s), txt(f)] });
-    expect(await compareAll(pg, cases.filter(representable), { codeOnly: true })).toEqual([]);
+    expect(await compareAll(pg, cases, { codeOnly: true })).toEqual([]);
   });
   it('now / current_date / clock_timestamp / version / current_setting', () => {
     const ctx = makeCtx();

@@ -2,11 +2,11 @@
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
-import { MICROS_PER_DAY } from '../../common/datetime-calendar.js';
+import { splitMicros } from '../../common/datetime-calendar.js';
 import { toLocal } from './support/datetime.js';
 
 registerScalar('current_date', {
   args: [],
   returns: T.date,
-  fn: (c: EvalContext) => Math.floor(toLocal(c.timezone, c.transactionTime) / MICROS_PER_DAY),
+  fn: (c: EvalContext) => splitMicros(toLocal(c.timezone, c.transactionTime)).days,
 });

@@ -9,15 +9,16 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { Interval } from '../../common/interval.js';
 import { err, SQLSTATE } from '../../common/errors.js';
+import { isFiniteMicros, normMicros, type Micros } from '../../common/datetime-calendar.js';
 import { intervalOutOfRange, isValidTimestamp, timestampOutOfRange } from './support/datetime.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const MICROS_PER_DAY = 86_400_000_000n;
 
-function dateBin(stride: Interval, ts: number, origin: number): number {
-  if (!Number.isFinite(ts)) return ts;
-  if (!Number.isFinite(origin)) throw err(SQLSTATE.datetimeFieldOverflow, 'origin out of range');
+function dateBin(stride: Interval, ts: Micros, origin: Micros): Micros {
+  if (!isFiniteMicros(ts)) return ts;
+  if (!isFiniteMicros(origin)) throw err(SQLSTATE.datetimeFieldOverflow, 'origin out of range');
   if (!stride.isFinite()) throw err(SQLSTATE.datetimeFieldOverflow, 'timestamps cannot be binned into infinite intervals');
   if (stride.months !== 0) throw err(SQLSTATE.featureNotSupported, 'timestamps cannot be binned into intervals containing months or years');
   const step = BigInt(stride.days) * MICROS_PER_DAY + BigInt(stride.micros);
@@ -31,9 +32,9 @@ function dateBin(stride: Interval, ts: number, origin: number): number {
   // Round toward -infinity, not zero; only this step can leave the range.
   if (rem < 0n) {
     r -= step;
-    if (r < INT64_MIN || !isValidTimestamp(Number(r))) timestampOutOfRange();
+    if (r < INT64_MIN || !isValidTimestamp(r)) timestampOutOfRange();
   }
-  return Number(r);
+  return normMicros(r);
 }
 
 registerScalar(
@@ -41,11 +42,11 @@ registerScalar(
   {
     args: ['interval', 'timestamp', 'timestamp'],
     returns: T.timestamp,
-    fn: (_c: EvalContext, s: Interval, ts: number, o: number) => dateBin(s, ts, o),
+    fn: (_c: EvalContext, s: Interval, ts: Micros, o: Micros) => dateBin(s, ts, o),
   },
   {
     args: ['interval', 'timestamptz', 'timestamptz'],
     returns: T.timestamptz,
-    fn: (_c: EvalContext, s: Interval, ts: number, o: number) => dateBin(s, ts, o),
+    fn: (_c: EvalContext, s: Interval, ts: Micros, o: Micros) => dateBin(s, ts, o),
   },
 );

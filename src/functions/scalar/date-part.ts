@@ -3,6 +3,7 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { Interval } from '../../common/interval.js';
+import type { Micros } from '../../common/datetime-calendar.js';
 import { dateToTimestamp } from './support/datetime.js';
 import { extractInterval, extractTimestamp, type Extracted } from './support/extract.js';
 
@@ -13,12 +14,12 @@ registerScalar(
   {
     args: ['text', 'timestamp'],
     returns: T.float8,
-    fn: (_c: EvalContext, u: string, t: number) => float(extractTimestamp(u, t, null)),
+    fn: (_c: EvalContext, u: string, t: Micros) => float(extractTimestamp(u, t, null)),
   },
   {
     args: ['text', 'timestamptz'],
     returns: T.float8,
-    fn: (c: EvalContext, u: string, t: number) => float(extractTimestamp(u, t, c.timezone)),
+    fn: (c: EvalContext, u: string, t: Micros) => float(extractTimestamp(u, t, c.timezone)),
   },
   {
     args: ['text', 'date'],

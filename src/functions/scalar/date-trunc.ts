@@ -7,6 +7,7 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { Interval } from '../../common/interval.js';
+import { addMicros, isFiniteMicros, type Micros } from '../../common/datetime-calendar.js';
 import { utcOffsetSeconds, localToUtc } from '../../common/timezone.js';
 import {
   MICROS_PER_HOUR,
@@ -22,10 +23,10 @@ import {
   unitRedoesZone,
 } from './support/datetime.js';
 
-function truncTimestamp(units: string, ts: number): number {
+function truncTimestamp(units: string, ts: Micros): Micros {
   const unit = parseUnit(units);
   if (unit === null || isReservedUnit(unit)) return unitNotRecognized(units, TS_NAME);
-  if (!Number.isFinite(ts)) {
+  if (!isFiniteMicros(ts)) {
     if (truncateLocal(0, unit) === null) unitNotSupported(units, TS_NAME);
     return ts;
   }
@@ -34,17 +35,17 @@ function truncTimestamp(units: string, ts: number): number {
   return checkTimestamp(r);
 }
 
-function truncTimestamptz(units: string, ts: number, zone: string): number {
+function truncTimestamptz(units: string, ts: Micros, zone: string): Micros {
   const unit = parseUnit(units);
   if (unit === null || isReservedUnit(unit)) return unitNotRecognized(units, TSTZ_NAME);
-  if (!Number.isFinite(ts)) {
+  if (!isFiniteMicros(ts)) {
     if (truncateLocal(0, unit) === null) unitNotSupported(units, TSTZ_NAME);
     return ts;
   }
   const off = utcOffsetSeconds(zone, ts) * 1_000_000;
-  const local = truncateLocal(ts + off, unit);
+  const local = truncateLocal(addMicros(ts, off), unit);
   if (local === null) return unitNotSupported(units, TSTZ_NAME);
-  return checkTimestamp(unitRedoesZone(unit) ? localToUtc(zone, local) : local - off);
+  return checkTimestamp(unitRedoesZone(unit) ? localToUtc(zone, local) : addMicros(local, -off));
 }
 
 function truncInterval(units: string, iv: Interval): Interval {
@@ -94,16 +95,16 @@ function truncInterval(units: string, iv: Interval): Interval {
 
 registerScalar(
   'date_trunc',
-  { args: ['text', 'timestamp'], returns: T.timestamp, fn: (_c: EvalContext, u: string, t: number) => truncTimestamp(u, t) },
+  { args: ['text', 'timestamp'], returns: T.timestamp, fn: (_c: EvalContext, u: string, t: Micros) => truncTimestamp(u, t) },
   {
     args: ['text', 'timestamptz'],
     returns: T.timestamptz,
-    fn: (c: EvalContext, u: string, t: number) => truncTimestamptz(u, t, c.timezone),
+    fn: (c: EvalContext, u: string, t: Micros) => truncTimestamptz(u, t, c.timezone),
   },
   {
     args: ['text', 'timestamptz', 'text'],
     returns: T.timestamptz,
-    fn: (_c: EvalContext, u: string, t: number, zone: string) => truncTimestamptz(u, t, zone),
+    fn: (_c: EvalContext, u: string, t: Micros, zone: string) => truncTimestamptz(u, t, zone),
   },
   { args: ['text', 'interval'], returns: T.interval, fn: (_c: EvalContext, u: string, iv: Interval) => truncInterval(u, iv) },
 );

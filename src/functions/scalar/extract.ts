@@ -2,6 +2,7 @@
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
+import type { Micros } from '../../common/datetime-calendar.js';
 import type { Numeric } from '../../common/numeric.js';
 import type { Interval } from '../../common/interval.js';
 import { extractDate, extractInterval, extractTimestamp, type Extracted } from './support/extract.js';
@@ -13,12 +14,12 @@ registerScalar(
   {
     args: ['text', 'timestamp'],
     returns: T.numeric,
-    fn: (_c: EvalContext, u: string, t: number) => numeric(extractTimestamp(u, t, null)),
+    fn: (_c: EvalContext, u: string, t: Micros) => numeric(extractTimestamp(u, t, null)),
   },
   {
     args: ['text', 'timestamptz'],
     returns: T.numeric,
-    fn: (c: EvalContext, u: string, t: number) => numeric(extractTimestamp(u, t, c.timezone)),
+    fn: (c: EvalContext, u: string, t: Micros) => numeric(extractTimestamp(u, t, c.timezone)),
   },
   { args: ['text', 'date'], returns: T.numeric, fn: (_c: EvalContext, u: string, d: number) => numeric(extractDate(u, d)) },
   {

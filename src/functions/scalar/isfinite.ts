@@ -4,7 +4,8 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { Interval } from '../../common/interval.js';
 
-const finite = (_c: EvalContext, v: number): boolean => Number.isFinite(v);
+// A bigint timestamp is a finite one beyond 2^53 microseconds.
+const finite = (_c: EvalContext, v: number | bigint): boolean => typeof v === 'bigint' || Number.isFinite(v);
 
 registerScalar(
   'isfinite',

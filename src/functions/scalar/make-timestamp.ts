@@ -2,7 +2,7 @@
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
-import { MICROS_PER_DAY } from '../../common/datetime-calendar.js';
+import { joinMicros } from '../../common/datetime-calendar.js';
 import { checkTimestamp } from './support/datetime.js';
 import { makeDays, makeTimeMicros } from './support/make.js';
 
@@ -10,5 +10,5 @@ registerScalar('make_timestamp', {
   args: ['int4', 'int4', 'int4', 'int4', 'int4', 'float8'],
   returns: T.timestamp,
   fn: (_c: EvalContext, y: number, m: number, d: number, h: number, mi: number, s: number) =>
-    checkTimestamp(makeDays(y, m, d) * MICROS_PER_DAY + makeTimeMicros(h, mi, s)),
+    checkTimestamp(joinMicros(makeDays(y, m, d), makeTimeMicros(h, mi, s))),
 });

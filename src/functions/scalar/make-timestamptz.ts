@@ -2,12 +2,12 @@
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
-import { MICROS_PER_DAY } from '../../common/datetime-calendar.js';
+import { joinMicros, type Micros } from '../../common/datetime-calendar.js';
 import { checkTimestamp, fromLocal } from './support/datetime.js';
 import { makeDays, makeTimeMicros } from './support/make.js';
 
-const make = (zone: string, y: number, m: number, d: number, h: number, mi: number, s: number): number =>
-  checkTimestamp(fromLocal(zone, makeDays(y, m, d) * MICROS_PER_DAY + makeTimeMicros(h, mi, s)));
+const make = (zone: string, y: number, m: number, d: number, h: number, mi: number, s: number): Micros =>
+  checkTimestamp(fromLocal(zone, joinMicros(makeDays(y, m, d), makeTimeMicros(h, mi, s))));
 
 registerScalar(
   'make_timestamptz',

@@ -4,17 +4,18 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { utcOffsetSeconds } from '../../common/timezone.js';
 import { toChar } from './support/to-char.js';
+import { addMicros, isFiniteMicros, type Micros } from '../../common/datetime-calendar.js';
 
 // PostgreSQL returns NULL for an empty pattern and for infinite timestamps.
-function tsChar(_c: EvalContext, ts: number, fmt: string): string | null {
-  if (fmt === '' || !Number.isFinite(ts)) return null;
+function tsChar(_c: EvalContext, ts: Micros, fmt: string): string | null {
+  if (fmt === '' || !isFiniteMicros(ts)) return null;
   return toChar(ts, null, null, fmt);
 }
 
-function tstzChar(c: EvalContext, ts: number, fmt: string): string | null {
-  if (fmt === '' || !Number.isFinite(ts)) return null;
+function tstzChar(c: EvalContext, ts: Micros, fmt: string): string | null {
+  if (fmt === '' || !isFiniteMicros(ts)) return null;
   const off = utcOffsetSeconds(c.timezone, ts);
-  return toChar(ts + off * 1_000_000, off, c.timezone, fmt);
+  return toChar(addMicros(ts, off * 1_000_000), off, c.timezone, fmt);
 }
 
 registerScalar(

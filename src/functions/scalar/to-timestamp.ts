@@ -6,20 +6,22 @@ import { err, SQLSTATE } from '../../common/errors.js';
 import { checkTimestamp, fromLocal, isValidTimestamp } from './support/datetime.js';
 import { parseDateTime } from './support/to-timestamp.js';
 import { formatG, rint } from './support/float.js';
+import { addMicros, normMicros, type Micros } from '../../common/datetime-calendar.js';
 
-function fromEpoch(_c: EvalContext, secs: number): number {
+function fromEpoch(_c: EvalContext, secs: number): Micros {
   if (Number.isNaN(secs)) throw err(SQLSTATE.datetimeFieldOverflow, 'timestamp cannot be NaN');
   if (!Number.isFinite(secs)) return secs;
   const us = rint(secs * 1_000_000);
   if (!isValidTimestamp(us)) {
     throw err(SQLSTATE.datetimeFieldOverflow, `timestamp out of range: "${formatG(secs)}"`);
   }
-  return us;
+  // Beyond 2^53 the double is still a whole number: PostgreSQL converts that same value to int64.
+  return Number.isSafeInteger(us) ? us : normMicros(BigInt(us));
 }
 
-function parse(c: EvalContext, s: string, fmt: string): number {
+function parse(c: EvalContext, s: string, fmt: string): Micros {
   const p = parseDateTime(s, fmt);
-  return checkTimestamp(p.offset === null ? fromLocal(c.timezone, p.local) : p.local - p.offset * 1_000_000);
+  return checkTimestamp(p.offset === null ? fromLocal(c.timezone, p.local) : addMicros(p.local, -p.offset * 1_000_000));
 }
 
 registerScalar(

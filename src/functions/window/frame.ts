@@ -21,6 +21,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import { Interval } from '../../common/interval.js';
+import { isFiniteMicros, joinMicros, type Micros } from '../../common/datetime-calendar.js';
 import { Numeric } from '../../common/numeric.js';
 import type { DataType, Value } from '../../common/types.js';
 import type { Column } from '../../execution/column.js';
@@ -303,8 +304,9 @@ function badSize(): never {
 const ALWAYS = (): boolean => true;
 
 /** The test against an already computed numeric bound. */
-function numTest(sum: number, less: boolean): (val: Value) => boolean {
-  return less ? (val) => (val as number) <= sum : (val) => (val as number) >= sum;
+function numTest(sum: number | bigint, less: boolean): (val: Value) => boolean {
+  // Mixed number/bigint comparisons are exact in JavaScript.
+  return less ? (val) => (val as number | bigint) <= sum : (val) => (val as number | bigint) >= sum;
 }
 
 export function makeInRange(t: DataType, timezone: string): InRange {
@@ -357,13 +359,13 @@ export function makeInRange(t: DataType, timezone: string): InRange {
     case 'timestamptz': {
       // Dates compare as midnight timestamps (in_range_date_interval).
       const isDate = t.name === 'date';
-      const toTs = (d: number): number => (isDate && Number.isFinite(d) ? d * 86_400_000_000 : d);
-      const plus = t.name === 'timestamptz' ? (ts: number, iv: Interval): number => timestamptzPlusInterval(timezone, ts, iv) : timestampPlusInterval;
+      const toTs = (d: Micros): Micros => (isDate && Number.isFinite(d) ? joinMicros(d as number, 0) : d);
+      const plus = t.name === 'timestamptz' ? (ts: Micros, iv: Interval): Micros => timestamptzPlusInterval(timezone, ts, iv) : timestampPlusInterval;
       return (base, offset, sub, less) => {
         const iv = offset as Interval;
         if (iv.compare(Interval.ZERO) < 0) badSize();
-        const bs = toTs(base as number);
-        if (!iv.isFinite() && !Number.isFinite(bs) && (sub ? bs > 0 : bs < 0)) return ALWAYS;
+        const bs = toTs(base as Micros);
+        if (!iv.isFinite() && !isFiniteMicros(bs) && (sub ? bs > 0 : bs < 0)) return ALWAYS;
         const sum = plus(bs, sub ? iv.neg() : iv);
         if (!isDate) return numTest(sum, less);
         return less ? (val) => toTs(val as number) <= sum : (val) => toTs(val as number) >= sum;

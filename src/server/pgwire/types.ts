@@ -5,6 +5,7 @@
 import { QuireError } from '../../common/errors.js';
 import { formatDate, formatTimestamp, formatValue, type FormatContext } from '../../common/format-value.js';
 import { Interval } from '../../common/interval.js';
+import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import { Numeric } from '../../common/numeric.js';
 import { T, TYPE_OID, type DataType, type TextArray, type TypeName, type Value } from '../../common/types.js';
 import { formatTextArray } from '../../common/text-array.js';
@@ -127,9 +128,9 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'timestamp':
     case 'timestamptz':
       return (v) => {
-        const m = v as number;
+        const m = v as Micros;
         const b = Buffer.allocUnsafe(8);
-        b.writeBigInt64BE(m === Infinity ? INT64_MAX : m === -Infinity ? INT64_MIN : BigInt(Math.round(m)) - PG_EPOCH_MICROS);
+        b.writeBigInt64BE(m === Infinity ? INT64_MAX : m === -Infinity ? INT64_MIN : BigInt(m) - PG_EPOCH_MICROS);
         return b;
       };
     case 'interval':
@@ -318,7 +319,7 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
       const v = raw.readBigInt64BE(0);
       if (v === INT64_MAX) return 'infinity';
       if (v === INT64_MIN) return '-infinity';
-      const text = formatTimestamp(Number(v + PG_EPOCH_MICROS));
+      const text = formatTimestamp(normMicros(v + PG_EPOCH_MICROS));
       return t.name === 'timestamptz' ? text + '+00' : text;
     }
     case 'interval': {

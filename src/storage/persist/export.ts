@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import type { SchemaElement } from 'hyparquet';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
+import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import type { DataType, Field, Value } from '../../common/types.js';
 import { getValue, type Batch } from '../../execution/column.js';
@@ -52,10 +53,17 @@ function parquetValue(v: Value, t: DataType, tz: string): unknown {
   if (v === null) return null;
   switch (t.name) {
     case 'int8':
-    case 'timestamp':
-    case 'timestamptz':
-      if (typeof v === 'number' && !Number.isFinite(v)) return v > 0 ? 9223372036854775807n : -9223372036854775808n;
       return typeof v === 'bigint' ? v : BigInt(v as number);
+    case 'timestamp':
+    case 'timestamptz': {
+      if (typeof v === 'number' && !Number.isFinite(v)) return v > 0 ? 9223372036854775807n : -9223372036854775808n;
+      // Parquet counts from 1970 in an int64; the last 29 years of PostgreSQL's range (it counts from 2000) do not fit.
+      const b = BigInt(v as number | bigint);
+      if (b >= 9223372036854775807n || b <= -9223372036854775808n) {
+        throw new QuireError('22008', `timestamp out of range for Parquet: "${formatValue(v, t, { timezone: tz })}"`);
+      }
+      return b;
+    }
     case 'bool':
     case 'int2':
     case 'int4':

@@ -147,9 +147,12 @@ function decodeObj(s: string | null, t: DataType): Value {
     case 'varchar':
     case 'bpchar':
       return s;
-    case 'int8': {
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz': {
+      // Written as String(number | bigint): timestamps beyond 2^53 µs widen a column as int8 does.
       const n = Number(s);
-      return Number.isSafeInteger(n) ? n : BigInt(s);
+      return Number.isSafeInteger(n) || !Number.isFinite(n) ? n : BigInt(s);
     }
     default:
       return parseValue(s, t, { timezone: 'UTC' });

@@ -10,6 +10,7 @@ import { Numeric } from '../../common/numeric.js';
 import { canCoerceImplicitly } from '../../common/cast.js';
 import { T, category, typeDisplayName, type DataType, type TypeName, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch } from '../../execution/column.js';
+import type { Micros } from '../../common/datetime-calendar.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { utcOffsetSeconds } from '../../common/timezone.js';
 import { timestampPlusInterval, timestamptzPlusInterval } from '../../functions/scalar/support/datetime.js';
@@ -171,7 +172,7 @@ async function* numericSeries(start: Numeric, stop: Numeric, step: Numeric, sign
   }
 }
 
-async function* timestampSeries(t: DataType, start: number, stop: number, step: Interval, add: (ts: number) => number, signal?: AbortSignal): AsyncGenerator<Batch> {
+async function* timestampSeries(t: DataType, start: Micros, stop: Micros, step: Interval, add: (ts: Micros) => Micros, signal?: AbortSignal): AsyncGenerator<Batch> {
   const sign = step.compare(Interval.ZERO);
   if (sign === 0) throw invalid('step size cannot equal zero');
   if (!step.isFinite()) throw invalid('step size cannot be infinite');
@@ -179,18 +180,20 @@ async function* timestampSeries(t: DataType, start: number, stop: number, step: 
   let cur = start;
   for (;;) {
     if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
-    const data = new Float64Array(BATCH_SIZE);
+    // A builder, not a Float64Array: values beyond 2^53 µs are bigints.
+    const data = new ColumnBuilder(t, BATCH_SIZE);
     let n = 0;
     while (n < BATCH_SIZE) {
       if (up ? cur > stop : cur < stop) {
-        if (n > 0) yield { columns: [makeColumn(t, data.slice(0, n), null)], length: n };
+        if (n > 0) yield { columns: [data.finish()], length: n };
         return;
       }
-      data[n++] = cur;
+      data.push(cur);
+      n++;
       // PostgreSQL advances before returning the current row, so an overflowing step errors here.
       cur = add(cur);
     }
-    yield { columns: [makeColumn(t, data, null)], length: n };
+    yield { columns: [data.finish()], length: n };
   }
 }
 
@@ -269,11 +272,11 @@ async function* run(sig: readonly TypeName[], args: readonly Value[], ctx: EvalC
   }
   const step = args[2] as Interval;
   if (kind === 'timestamp') {
-    yield* timestampSeries(T.timestamp, args[0] as number, args[1] as number, step, (ts) => timestampPlusInterval(ts, step), signal);
+    yield* timestampSeries(T.timestamp, args[0] as Micros, args[1] as Micros, step, (ts) => timestampPlusInterval(ts, step), signal);
     return;
   }
   const zone = args.length > 3 ? (args[3] as string) : ctx.timezone;
   // Validates the zone up front (PostgreSQL does), even when the step never consults it.
   utcOffsetSeconds(zone, 0);
-  yield* timestampSeries(T.timestamptz, args[0] as number, args[1] as number, step, (ts) => timestamptzPlusInterval(zone, ts, step), signal);
+  yield* timestampSeries(T.timestamptz, args[0] as Micros, args[1] as Micros, step, (ts) => timestamptzPlusInterval(zone, ts, step), signal);
 }

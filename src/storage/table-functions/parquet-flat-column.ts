@@ -17,6 +17,15 @@ import { readPlain } from 'hyparquet/src/plain.js';
 import { getSchemaPath } from 'hyparquet/src/schema.js';
 import type { ColumnDecoder, DecodedArray } from 'hyparquet/src/types.js';
 
+/** A value the typed array cannot hold exactly (a timestamp beyond 2^53 µs): read the column the general way. */
+export class FlatValueOutOfRange extends Error {}
+
+/** The parsers give a bigint only for values beyond the safe-integer range. */
+function flatNumber(v: number | bigint): number {
+  if (typeof v === 'bigint') throw new FlatValueOutOfRange();
+  return v;
+}
+
 export interface FlatColumnData {
   /** Int32Array for int2/int4, Float64Array otherwise; rows of the whole row group. */
   readonly values: Int32Array | Float64Array;
@@ -98,13 +107,13 @@ export async function readFlatColumn(
       const n = Math.min(defs.length, rows - row);
       let v = 0;
       for (let i = 0; i < n; i++) {
-        if (defs[i] === 1) values[row + i] = Number(vals[v++]!);
+        if (defs[i] === 1) values[row + i] = flatNumber(vals[v++]!);
         else (nulls ??= new Uint8Array(rows))[row + i] = 1;
       }
       row += n;
     } else {
       const n = Math.min(vals.length, rows - row);
-      for (let i = 0; i < n; i++) values[row + i] = Number(vals[i]!);
+      for (let i = 0; i < n; i++) values[row + i] = flatNumber(vals[i]!);
       row += n;
     }
   }

@@ -20,6 +20,7 @@ import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '
 import type { EvalContext } from '../../functions/eval-context.js';
 import { expandFileGlob, fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
+import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 // apache-arrow's Type enum values (stable across versions).
@@ -58,6 +59,15 @@ export function arrowToQuireType(t0: ArrowType): DataType {
 /** Microseconds per unit of Arrow's TimeUnit (SECOND, MILLISECOND, MICROSECOND, NANOSECOND). */
 const UNIT_MICROS = [1_000_000, 1000, 1, 0.001];
 
+/** A raw Arrow timestamp in unit (0 s, 1 ms, 2 µs, 3 ns) as exact microseconds; nanoseconds round down. */
+function arrowMicros(raw: bigint, unit: number): Micros {
+  if (unit === 3) {
+    const q = raw / 1000n;
+    return normMicros(raw < 0n && q * 1000n !== raw ? q - 1n : q);
+  }
+  return normMicros(raw * BigInt(UNIT_MICROS[unit]!));
+}
+
 function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: number, to: number): Column {
   const n = to - from;
   const arr = vec.nullCount === 0 ? (vec.toArray() as unknown) : null;
@@ -67,12 +77,12 @@ function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: 
   const vt = valueType(arrowType) as unknown as { unit?: number; scale?: number };
   if ((type.name === 'timestamp' || type.name === 'timestamptz') && arrowType.typeId === TYPE.Timestamp) {
     // vec.get() rounds timestamps to milliseconds: read the raw 64-bit values in the column's unit.
-    const mult = UNIT_MICROS[vt.unit ?? 1]!;
+    const unit = vt.unit ?? 1;
     let base = 0;
     for (const chunk of vec.data) {
       const raw = chunk.values as unknown as BigInt64Array;
       for (let j = Math.max(0, from - base); j < chunk.length && base + j < to; j++) {
-        b.push(vec.isValid(base + j) ? Number(raw[chunk.offset + j]!) * mult : null);
+        b.push(vec.isValid(base + j) ? arrowMicros(raw[chunk.offset + j]!, unit) : null);
       }
       base += chunk.length;
     }
@@ -110,7 +120,7 @@ function convertArrowValue(v: unknown, type: DataType, vt: { unit?: number; scal
     case 'timestamp':
     case 'timestamptz':
       // apache-arrow 21 returns the raw value in the column's unit as a bigint (older builds: ms numbers).
-      if (typeof v === 'bigint') return Number(v) * UNIT_MICROS[vt.unit ?? 1]!;
+      if (typeof v === 'bigint') return arrowMicros(v, vt.unit ?? 1);
       return (v instanceof Date ? v.getTime() : Number(v)) * 1000;
     case 'numeric': {
       // Decimal values come as their unscaled integer words; String() gives the unscaled digits.

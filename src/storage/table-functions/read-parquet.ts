@@ -28,14 +28,28 @@ import type { Expr } from '../../logical/expr.js';
 import { expandFileGlob, fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
 import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
-import { FLAT_FAST_TYPES, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatValueOutOfRange, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
+
+/**
+ * A Parquet timestamp in microseconds (per = µs per unit, 0n for nanoseconds, which round down), exactly.
+ * int64's extremes are how writers (DuckDB, COPY TO) store ±infinity.
+ */
+function parquetMicros(raw: bigint, per: bigint): Micros {
+  if (raw === 9223372036854775807n) return Infinity;
+  if (raw === -9223372036854775808n) return -Infinity;
+  if (per !== 0n) return normMicros(raw * per);
+  const q = raw / 1000n;
+  return normMicros(raw < 0n && q * 1000n !== raw ? q - 1n : q);
+}
 
 /** Values in Quire's representation straight from the decoder (no Date objects, no lossy ms). */
 export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
-  timestampFromMilliseconds: (v: bigint) => (v === null || v === undefined ? null : Number(v) * 1000),
-  timestampFromMicroseconds: (v: bigint) => (v === null || v === undefined ? null : Number(v)),
-  timestampFromNanoseconds: (v: bigint) => (v === null || v === undefined ? null : Number(v / 1000n)),
+  // Exact: a number while safe, a bigint beyond 2^53 µs (see Micros); int64's ends are ±infinity.
+  timestampFromMilliseconds: (v: bigint) => (v === null || v === undefined ? null : parquetMicros(BigInt(v), 1000n)),
+  timestampFromMicroseconds: (v: bigint) => (v === null || v === undefined ? null : parquetMicros(BigInt(v), 1n)),
+  timestampFromNanoseconds: (v: bigint) => (v === null || v === undefined ? null : parquetMicros(BigInt(v), 0n)),
   dateFromDays: (v: number) => (v === null || v === undefined ? null : v),
   // JSON columns stay text: Quire has no json type, and the text round-trips exactly.
   jsonFromBytes: (b: Uint8Array) => (b === null || b === undefined ? null : new TextDecoder().decode(b)),
@@ -130,12 +144,17 @@ function toColumn(plan: ColumnPlan, data: ArrayLike<unknown>, from: number, to: 
     // Nullable columns decode to plain arrays (null where undefined): copy into typed storage directly.
     const out = t.name === 'int4' || t.name === 'int2' ? new Int32Array(n) : new Float64Array(n);
     let nulls: Uint8Array | null = null;
+    let exact = true;
     for (let i = 0; i < n; i++) {
-      const v = data[from + i] as number | null | undefined;
+      const v = data[from + i] as number | bigint | null | undefined;
       if (v === null || v === undefined) (nulls ??= new Uint8Array(n))[i] = 1;
-      else out[i] = v;
+      else if (typeof v === 'bigint') {
+        // A timestamp beyond 2^53 µs: the builder below widens the column.
+        exact = false;
+        break;
+      } else out[i] = v;
     }
-    return makeColumn(t, out, nulls);
+    if (exact) return makeColumn(t, out, nulls);
   }
   if (t.name === 'int8' && data instanceof BigInt64Array) {
     const out = new Float64Array(n);
@@ -176,7 +195,7 @@ function convertValue(plan: ColumnPlan, v: unknown): Value {
     }
     case 'timestamp':
     case 'timestamptz':
-      return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : Number(v);
+      return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : parquetMicros(BigInt(v as bigint), 1n);
     case 'numeric':
       return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), T.numeric);
     default:
@@ -367,10 +386,14 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
           }
           let whole = groupCache.get(c.field.name);
           if (whole === undefined) groupCache.set(c.field.name, (whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, FLAT_PARSERS, int32)));
-          return whole.then((d) => ({
-            values: d.values.subarray(at, at + n),
-            nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n),
-          }));
+          return whole.then(
+            (d) => ({ values: d.values.subarray(at, at + n), nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            // Timestamps beyond 2^53 µs do not fit the Float64Array: this group takes the general path.
+            (e: unknown) => {
+              if (e instanceof FlatValueOutOfRange) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+              throw e;
+            },
+          );
         }));
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);

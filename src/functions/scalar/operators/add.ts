@@ -3,6 +3,7 @@ import { registerScalar } from '../../registry.js';
 import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
 import type { Interval } from '../../../common/interval.js';
+import type { Micros } from '../../../common/datetime-calendar.js';
 import type { EvalContext } from '../../eval-context.js';
 import { checkInt2, checkInt4, int8Add, type Int8 } from '../support/int.js';
 import { checkFloat4, checkFloat8 } from '../support/float.js';
@@ -26,9 +27,9 @@ export function addInterval(a: Interval, b: Interval): Interval {
 }
 
 const dateInt = (_c: EvalContext, d: number, n: number): number => checkDate(d + n);
-const dateIv = (_c: EvalContext, d: number, iv: Interval): number => timestampPlusInterval(dateToTimestamp(d), iv);
-const tsIv = (_c: EvalContext, t: number, iv: Interval): number => timestampPlusInterval(t, iv);
-const tstzIv = (c: EvalContext, t: number, iv: Interval): number => timestamptzPlusInterval(c.timezone, t, iv);
+const dateIv = (_c: EvalContext, d: number, iv: Interval): Micros => timestampPlusInterval(dateToTimestamp(d), iv);
+const tsIv = (_c: EvalContext, t: Micros, iv: Interval): Micros => timestampPlusInterval(t, iv);
+const tstzIv = (c: EvalContext, t: Micros, iv: Interval): Micros => timestamptzPlusInterval(c.timezone, t, iv);
 
 registerScalar(
   '+',
@@ -38,12 +39,12 @@ registerScalar(
   { args: ['date', 'interval'], returns: T.timestamp, fn: dateIv },
   { args: ['interval', 'date'], returns: T.timestamp, fn: (c: EvalContext, iv: Interval, d: number) => dateIv(c, d, iv) },
   { args: ['timestamp', 'interval'], returns: T.timestamp, fn: tsIv },
-  { args: ['interval', 'timestamp'], returns: T.timestamp, fn: (c: EvalContext, iv: Interval, t: number) => tsIv(c, t, iv) },
+  { args: ['interval', 'timestamp'], returns: T.timestamp, fn: (c: EvalContext, iv: Interval, t: Micros) => tsIv(c, t, iv) },
   { args: ['timestamptz', 'interval'], returns: T.timestamptz, fn: tstzIv },
   {
     args: ['interval', 'timestamptz'],
     returns: T.timestamptz,
-    fn: (c: EvalContext, iv: Interval, t: number) => tstzIv(c, t, iv),
+    fn: (c: EvalContext, iv: Interval, t: Micros) => tstzIv(c, t, iv),
   },
   { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b) },
 );

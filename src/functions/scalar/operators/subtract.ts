@@ -3,6 +3,7 @@ import { registerScalar } from '../../registry.js';
 import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
 import { Interval } from '../../../common/interval.js';
+import { diffMicros, isFiniteMicros, type Micros } from '../../../common/datetime-calendar.js';
 import type { EvalContext } from '../../eval-context.js';
 import { err, SQLSTATE } from '../../../common/errors.js';
 import { checkInt2, checkInt4, int8Sub, type Int8 } from '../support/int.js';
@@ -24,14 +25,19 @@ const f4 = (_c: EvalContext, a: number, b: number): number => checkFloat4(a - b,
 const f8 = (_c: EvalContext, a: number, b: number): number => checkFloat8(a - b, a, b);
 
 /** timestamp_mi: the difference goes into the time field, then whole days are split out. */
-export function timestampDiff(a: number, b: number): Interval {
-  if (!Number.isFinite(a) || !Number.isFinite(b)) {
+export function timestampDiff(a: Micros, b: Micros): Interval {
+  if ((typeof a === 'number' && !Number.isFinite(a)) || (typeof b === 'number' && !Number.isFinite(b))) {
     // PostgreSQL 17+: an infinite operand gives an infinite interval; equal infinities have no difference.
     if (a === b) intervalOutOfRange();
-    return !Number.isFinite(a) ? (a > 0 ? Interval.POSITIVE_INFINITY : Interval.NEGATIVE_INFINITY)
+    return !isFiniteMicros(a) ? (a > 0 ? Interval.POSITIVE_INFINITY : Interval.NEGATIVE_INFINITY)
       : b > 0 ? Interval.NEGATIVE_INFINITY : Interval.POSITIVE_INFINITY;
   }
-  return justifyHours(new Interval(0, 0, a - b));
+  const d = diffMicros(a, b);
+  if (typeof d === 'number') return justifyHours(new Interval(0, 0, d));
+  // Beyond 2^53 µs the day split is done exactly; the time field itself must fit PostgreSQL's int64.
+  if (d > 9223372036854775807n || d < -9223372036854775808n) intervalOutOfRange();
+  const days = d / 86_400_000_000n;
+  return new Interval(0, Number(days), Number(d - days * 86_400_000_000n));
 }
 
 registerScalar(
@@ -53,14 +59,14 @@ registerScalar(
     returns: T.timestamp,
     fn: (_c: EvalContext, d: number, iv: Interval) => timestampMinusInterval(dateToTimestamp(d), iv),
   },
-  { args: ['timestamp', 'interval'], returns: T.timestamp, fn: (_c: EvalContext, t: number, iv: Interval) => timestampMinusInterval(t, iv) },
+  { args: ['timestamp', 'interval'], returns: T.timestamp, fn: (_c: EvalContext, t: Micros, iv: Interval) => timestampMinusInterval(t, iv) },
   {
     args: ['timestamptz', 'interval'],
     returns: T.timestamptz,
-    fn: (c: EvalContext, t: number, iv: Interval) =>
+    fn: (c: EvalContext, t: Micros, iv: Interval) =>
       timestamptzPlusInterval(c.timezone, t, iv.neg()),
   },
-  { args: ['timestamp', 'timestamp'], returns: T.interval, fn: (_c: EvalContext, a: number, b: number) => timestampDiff(a, b) },
-  { args: ['timestamptz', 'timestamptz'], returns: T.interval, fn: (_c: EvalContext, a: number, b: number) => timestampDiff(a, b) },
+  { args: ['timestamp', 'timestamp'], returns: T.interval, fn: (_c: EvalContext, a: Micros, b: Micros) => timestampDiff(a, b) },
+  { args: ['timestamptz', 'timestamptz'], returns: T.interval, fn: (_c: EvalContext, a: Micros, b: Micros) => timestampDiff(a, b) },
   { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b.neg()) },
 );

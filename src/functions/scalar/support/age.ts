@@ -4,13 +4,13 @@
  * earlier timestamp when days go negative.
  */
 import { Interval } from '../../../common/interval.js';
-import { daysInMonth, microsToParts } from '../../../common/datetime-calendar.js';
+import { daysInMonth, isFiniteMicros, microsToParts, type Micros } from '../../../common/datetime-calendar.js';
 import { checkInterval, intervalOutOfRange } from './datetime.js';
 
-export function age(local1: number, local2: number): Interval {
-  if (!Number.isFinite(local1) || !Number.isFinite(local2)) {
+export function age(local1: Micros, local2: Micros): Interval {
+  if (!isFiniteMicros(local1) || !isFiniteMicros(local2)) {
     if (local1 === local2) intervalOutOfRange();
-    const positive = Number.isFinite(local1) ? local2 < 0 : local1 > 0;
+    const positive = isFiniteMicros(local1) ? local2 < 0 : local1 > 0;
     return positive ? Interval.POSITIVE_INFINITY : Interval.NEGATIVE_INFINITY;
   }
   const a = microsToParts(local1);

@@ -6,6 +6,9 @@ import { err, SQLSTATE } from '../../../common/errors.js';
 import { Interval } from '../../../common/interval.js';
 import {
   MICROS_PER_DAY,
+  addMicros,
+  joinMicros,
+  type Micros,
   daysInMonth,
   daysToYmd,
   microsToParts,
@@ -13,6 +16,8 @@ import {
   ymdToDays,
   type TimestampParts,
 } from '../../../common/datetime-calendar.js';
+export { checkTimestamp, isValidTimestamp, timestampOutOfRange } from '../../../common/datetime-calendar.js';
+import { checkTimestamp, timestampOutOfRange } from '../../../common/datetime-calendar.js';
 import { localToUtc, utcOffsetSeconds } from '../../../common/timezone.js';
 
 export const MICROS_PER_HOUR = 3_600_000_000;
@@ -23,14 +28,9 @@ export const UNIX_EPOCH_JDATE = 2440588;
 // PostgreSQL's limits, re-based from its 2000-01-01 epoch to ours.
 const MIN_DATE_DAYS = -UNIX_EPOCH_JDATE; // julian day 0, 4714-11-24 BC
 const END_DATE_DAYS = 2147483494 - UNIX_EPOCH_JDATE; // exclusive, 5874898-01-01
-const MIN_TIMESTAMP = -211813488000000000 - 946684800000000;
-const END_TIMESTAMP = 9223371331200000000 + 946684800000000; // exclusive, 294277-01-01
 
 export function dateOutOfRange(): never {
   throw err(SQLSTATE.datetimeFieldOverflow, 'date out of range');
-}
-export function timestampOutOfRange(): never {
-  throw err(SQLSTATE.datetimeFieldOverflow, 'timestamp out of range');
 }
 export function intervalOutOfRange(): never {
   throw err(SQLSTATE.datetimeFieldOverflow, 'interval out of range');
@@ -40,14 +40,6 @@ export function checkDate(d: number): number {
   if (Number.isFinite(d) && (d < MIN_DATE_DAYS || d >= END_DATE_DAYS)) dateOutOfRange();
   return d;
 }
-export function checkTimestamp(t: number): number {
-  if (Number.isFinite(t) && (t < MIN_TIMESTAMP || t >= END_TIMESTAMP)) timestampOutOfRange();
-  return t;
-}
-export function isValidTimestamp(t: number): boolean {
-  return t >= MIN_TIMESTAMP && t < END_TIMESTAMP;
-}
-
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 export function checkInterval(months: number, days: number, micros: number): Interval {
@@ -70,13 +62,10 @@ export function addIntervals(a: Interval, b: Interval): Interval {
   return checkInterval(a.months + b.months, a.days + b.days, a.micros + b.micros);
 }
 
-export function dateToTimestamp(d: number): number {
-  if (!Number.isFinite(d)) return d;
-  return checkTimestamp(d * MICROS_PER_DAY);
-}
+export { dateToMicros as dateToTimestamp } from '../../../common/datetime-calendar.js';
 
 /** Add months then days in the calendar (clamping the day of month), then the time part. */
-function shiftLocal(local: number, iv: Interval): number {
+function shiftLocal(local: Micros, iv: Interval): Micros {
   let t = local;
   if (iv.months !== 0) {
     const p = microsToParts(t);
@@ -86,30 +75,30 @@ function shiftLocal(local: number, iv: Interval): number {
     const d = Math.min(p.d, daysInMonth(y, m));
     t = checkTimestamp(partsToMicros({ ...p, y, m, d }));
   }
-  if (iv.days !== 0) t = checkTimestamp(t + iv.days * MICROS_PER_DAY);
+  if (iv.days !== 0) t = checkTimestamp(addMicros(t, BigInt(iv.days) * BigInt(MICROS_PER_DAY)));
   return t;
 }
 
 /** PostgreSQL 17+: an infinite interval makes the result infinite; opposite infinities are an error. */
-function infiniteSum(ts: number, iv: Interval): number | null {
-  if (iv.isFinite()) return Number.isFinite(ts) ? null : ts;
+function infiniteSum(ts: Micros, iv: Interval): number | null {
+  if (iv.isFinite()) return typeof ts === 'bigint' || Number.isFinite(ts) ? null : ts;
   const inf = iv.months > 0 ? Infinity : -Infinity;
   if (ts === -inf) timestampOutOfRange();
   return inf;
 }
 
-export function timestampPlusInterval(ts: number, iv: Interval): number {
+export function timestampPlusInterval(ts: Micros, iv: Interval): Micros {
   const inf = infiniteSum(ts, iv);
   if (inf !== null) return inf;
-  return checkTimestamp(shiftLocal(ts, iv) + iv.micros);
+  return checkTimestamp(addMicros(shiftLocal(ts, iv), iv.micros));
 }
 
-export function timestampMinusInterval(ts: number, iv: Interval): number {
+export function timestampMinusInterval(ts: Micros, iv: Interval): Micros {
   return timestampPlusInterval(ts, iv.neg());
 }
 
 /** Months and days move the wall clock in `zone` (so a day across DST is 23 or 25 hours); micros are absolute. */
-export function timestamptzPlusInterval(zone: string, ts: number, iv: Interval): number {
+export function timestamptzPlusInterval(zone: string, ts: Micros, iv: Interval): Micros {
   const inf = infiniteSum(ts, iv);
   if (inf !== null) return inf;
   let t = ts;
@@ -117,16 +106,16 @@ export function timestamptzPlusInterval(zone: string, ts: number, iv: Interval):
     const local = toLocal(zone, ts);
     t = checkTimestamp(localToUtc(zone, shiftLocal(local, iv)));
   }
-  return checkTimestamp(t + iv.micros);
+  return checkTimestamp(addMicros(t, iv.micros));
 }
 
-export function toLocal(zone: string, utc: number): number {
-  if (!Number.isFinite(utc)) return utc;
-  return utc + utcOffsetSeconds(zone, utc) * 1_000_000;
+export function toLocal(zone: string, utc: Micros): Micros {
+  if (typeof utc === 'number' && !Number.isFinite(utc)) return utc;
+  return addMicros(utc, utcOffsetSeconds(zone, utc) * 1_000_000);
 }
 
-export function fromLocal(zone: string, local: number): number {
-  if (!Number.isFinite(local)) return local;
+export function fromLocal(zone: string, local: Micros): Micros {
+  if (typeof local === 'number' && !Number.isFinite(local)) return local;
   return localToUtc(zone, local);
 }
 
@@ -233,7 +222,7 @@ export const TS_NAME = 'timestamp without time zone';
 export const TSTZ_NAME = 'timestamp with time zone';
 
 /** Truncate a local timestamp to a unit (PostgreSQL's timestamp_trunc); null for units it does not accept. */
-export function truncateLocal(local: number, unit: DateUnit): number | null {
+export function truncateLocal(local: Micros, unit: DateUnit): Micros | null {
   const p: TimestampParts = microsToParts(local);
   switch (unit) {
     case 'millennium':
@@ -265,7 +254,7 @@ export function truncateLocal(local: number, unit: DateUnit): number | null {
     case 'week': {
       const days = ymdToDays(p.y, p.m, p.d);
       const monday = days - ((((days + 3) % 7) + 7) % 7);
-      return monday * MICROS_PER_DAY;
+      return joinMicros(monday, 0);
     }
     case 'day':
       break;
@@ -282,7 +271,7 @@ export function truncateLocal(local: number, unit: DateUnit): number | null {
     default:
       return null;
   }
-  return ymdToDays(p.y, p.m, p.d) * MICROS_PER_DAY;
+  return joinMicros(ymdToDays(p.y, p.m, p.d), 0);
 }
 
 /** True for units at or above a day, where PostgreSQL re-resolves the zone offset after truncating. */

@@ -4,7 +4,11 @@
  * computes it (date_part()), because the two can differ in the last bit.
  */
 import {
-  MICROS_PER_DAY,
+  addMicros,
+  isFiniteMicros,
+  joinMicros,
+  microsApprox,
+  type Micros,
   dayOfWeek,
   microsToParts,
   ymdToDays,
@@ -112,20 +116,27 @@ function julian(p: TimestampParts, withTime: boolean): Extracted {
   return { float, numeric: () => Numeric.fromInt(jd).add(Numeric.fromInt(us).div(Numeric.fromInt(86400000000))) };
 }
 
-export function extractTimestamp(units: string, ts: number, zone: string | null): Extracted {
+export function extractTimestamp(units: string, ts: Micros, zone: string | null): Extracted {
   const typeName = zone === null ? 'timestamp without time zone' : 'timestamp with time zone';
   const unit = parseUnit(units);
   if (unit === null) unitNotRecognized(units, typeName);
   const tzUnit = unit === 'timezone' || unit === 'timezone_hour' || unit === 'timezone_minute';
   // Infinite inputs are answered before the unit is checked against the type.
-  if (!Number.isFinite(ts)) return infinite(unit, ts > 0 ? 1 : -1);
+  if (!isFiniteMicros(ts)) return infinite(unit, ts > 0 ? 1 : -1);
   if (tzUnit && zone === null) unitNotSupported(units, typeName);
   const off = zone === null ? 0 : utcOffsetSeconds(zone, ts);
   if (unit === 'timezone') return int(off);
   if (unit === 'timezone_hour') return int(Math.trunc(off / 3600));
   if (unit === 'timezone_minute') return int(Math.trunc(off / 60) % 60);
-  if (unit === 'epoch') return dec(BigInt(ts), 6, ts / 1000000.0);
-  const p = microsToParts(ts + off * 1_000_000);
+  if (unit === 'epoch') {
+    // PostgreSQL subtracts its 2000 epoch in int64 unless that overflows (the last 29 years of the range);
+    // then it divides in numeric at numeric's default scale and rounds to 6 digits, losing microseconds.
+    if (typeof ts === 'bigint' && ts >= 9223372036854775807n) {
+      return { float: microsApprox(ts) / 1000000.0, numeric: () => Numeric.fromInt(ts).div(Numeric.fromInt(1000000)).round(6) };
+    }
+    return dec(BigInt(ts), 6, microsApprox(ts) / 1000000.0);
+  }
+  const p = microsToParts(addMicros(ts, off * 1_000_000));
   if (unit === 'julian') return julian(p, true);
   const r = calendarField(unit, p) ?? timeField(unit, p);
   if (r === undefined) return unitNotSupported(units, typeName);
@@ -141,7 +152,7 @@ export function extractDate(units: string, days: number): Extracted {
   }
   if (unit === 'epoch') return int(days * 86400);
   if (unit === 'julian') return int(days + UNIX_EPOCH_JDATE);
-  const r = calendarField(unit, microsToParts(days * MICROS_PER_DAY));
+  const r = calendarField(unit, microsToParts(joinMicros(days, 0)));
   if (r === undefined) return unitNotSupported(units, 'date');
   return r;
 }

@@ -3,7 +3,7 @@
  * Keywords are matched longest-first and case-sensitively (their case picks the output case of
  * names: Month / MONTH / month), with the FM (no padding) prefix and TH/th ordinal suffixes.
  */
-import { microsToParts, ymdToDays, dayOfWeek, type TimestampParts } from '../../../common/datetime-calendar.js';
+import { microsToParts, ymdToDays, dayOfWeek, type TimestampParts, type Micros } from '../../../common/datetime-calendar.js';
 import { formatUtcOffset } from '../../../common/timezone.js';
 import { UNIX_EPOCH_JDATE, isoWeekAndYear, isoYearStart } from './datetime.js';
 
@@ -103,7 +103,7 @@ function casedName(name: string, key: string): string {
 }
 
 /** Format local wall-clock micros; `offset` (seconds east) is null for timestamp without time zone. */
-export function toChar(local: number, offset: number | null, zone: string | null, fmt: string): string {
+export function toChar(local: Micros, offset: number | null, zone: string | null, fmt: string): string {
   const p: TimestampParts = microsToParts(local);
   const days = ymdToDays(p.y, p.m, p.d);
   const year = p.y <= 0 ? 1 - p.y : p.y;

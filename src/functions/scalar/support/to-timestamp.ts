@@ -5,12 +5,12 @@
  * year 0 (1 BC, as PostgreSQL does), January 1st, 00:00:00.
  */
 import { err, SQLSTATE } from '../../../common/errors.js';
-import { MICROS_PER_DAY, daysInMonth, ymdToDays } from '../../../common/datetime-calendar.js';
+import { daysInMonth, joinMicros, ymdToDays, type Micros } from '../../../common/datetime-calendar.js';
 import { DAYS, MONTHS, parseTemplate } from './to-char.js';
 
 export interface ParsedDateTime {
   /** Local wall-clock microseconds. */
-  local: number;
+  local: Micros;
   /** Explicit offset from TZH/TZM (seconds east), or null to use the session zone. */
   offset: number | null;
 }
@@ -254,7 +254,7 @@ export function parseDateTime(input: string, fmt: string): ParsedDateTime {
   if (hour < 0 || hour > 24 || min < 0 || min > 59 || sec < 0 || sec > 60 || (hour === 24 && (min > 0 || sec > 0 || us > 0))) {
     outOfRange();
   }
-  const local = days * MICROS_PER_DAY + ((hour * 60 + min) * 60 + sec) * 1_000_000 + us;
+  const local = joinMicros(days, ((hour * 60 + min) * 60 + sec) * 1_000_000 + us);
   const offset = tzh === null ? null : (Object.is(tzh, -0) || tzh < 0 ? -1 : 1) * (Math.abs(tzh) * 3600 + tzm * 60);
   return { local, offset };
 }
