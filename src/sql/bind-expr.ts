@@ -5,7 +5,7 @@
  */
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type DataType, type Value, category, typeDisplayName, isNumericType } from '../common/types.js';
+import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType } from '../common/types.js';
 import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
@@ -634,7 +634,8 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   }
   const args = argNodes.map((a) => bindExpr(a, cx));
   if (name === 'pg_typeof') {
-    return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(args[0]!.type), T.text);
+    // regtype output names the type without its modifier.
+    return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(type(args[0]!.type.name)), T.text);
   }
   return bindFunctionByName(name, args, cx, loc);
 }

@@ -127,7 +127,8 @@ export function stripMod(t: DataType): DataType {
 export function unifyTypes(types: DataType[], context: string, position = 0): DataType {
   if (types.every((t) => t.name === 'unknown')) return T.text;
   const known = types.filter((t) => t.name !== 'unknown');
-  if (known.every((t) => t.name === known[0]!.name && t.typmod === known[0]!.typmod)) return known[0]!;
+  // An untyped literal joins without the others' modifier: COALESCE(varchar(3) column, 'longer') is varchar.
+  if (known.length === types.length && known.every((t) => t.name === known[0]!.name && t.typmod === known[0]!.typmod)) return known[0]!;
   const t = commonSupertype(types);
   if (t === null) {
     const a = known[0]!;
