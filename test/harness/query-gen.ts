@@ -10,6 +10,12 @@
  *    the set of rows it returns does not depend on how ties are broken (compared as a multiset);
  *  - float columns are only compared / min-maxed / multiplied by exact constants, never summed, because
  *    summation order legitimately changes the last bits.
+ *
+ * Two more tables aim at what those shapes missed: `t4` has no key at all (rows repeat exactly), so a
+ * LIMIT / OFFSET over it is deterministic only under an ORDER BY of every column; `t5` holds timestamps,
+ * timestamptz and dates across PostgreSQL's whole range (microsecond neighbours far from 1970, BC,
+ * infinity) and numeric(6,2) / varchar(3) / char(3) columns whose typmods window functions must not
+ * impose on their defaults. `pagingQuery` builds queries to page at small fetch sizes.
  */
 
 /** mulberry32: tiny, fast, and good enough to spread query shapes; same seed => same queries everywhere. */
@@ -92,6 +98,32 @@ export const TABLES: Table[] = [
   },
 ];
 
+/** No key: every row can repeat exactly (see header). */
+export const KEYLESS = { name: 't4', rows: 48 };
+
+/** Timestamps where a double of microseconds is no longer exact (before ~1685, after ~2255), and near 1970. */
+const FAR_TIMESTAMPS = [
+  "'4714-11-24 00:00:00 BC'",
+  "'4714-11-24 00:00:00.000001 BC'",
+  "'0001-01-01 00:00:00'",
+  "'1500-06-30 23:59:59.999999'",
+  "'1500-07-01 00:00:00'",
+  "'1970-01-01 00:00:00'",
+  "'2024-02-29 12:30:00.5'",
+  "'2300-01-01 00:00:00'",
+  "'2300-01-01 00:00:00.000001'",
+  "'2300-01-01 00:00:00.000002'",
+  "'99999-12-31 23:59:59.999999'",
+  "'294276-12-31 23:59:59.999998'",
+  "'294276-12-31 23:59:59.999999'",
+  "'infinity'",
+  "'-infinity'",
+];
+const FAR_DATES = ["'4714-11-24 BC'", "'0001-01-01'", "'1500-06-30'", "'2024-02-29'", "'2300-01-01'", "'5874897-12-31'", "'infinity'", "'-infinity'"];
+const NUMERIC62 = ['0', '1.5', '-2.25', '9999.99', '-9999.99', '0.01', '1.5', '123.40'];
+const VARCHAR3 = ["''", "'a'", "'ab'", "'abc'", "'A'", "'ab'"];
+const CHAR3 = ["'x'", "'xy'", "'xyz'", "''", "'x'"];
+
 const SQL_TYPE: Record<ColKind, string> = { int: 'int', bigint: 'bigint', float: 'float8', text: 'text' };
 const TEXTS = ["''", "'a'", "'A'", "'b'", "'abc'", "'a b'", "'Zed'", "'_x'", "'b%'", "'ä'"];
 const FLOATS = ['0', '1.5', '-2.25', '0.1', '1e10', '-3', '2.5', '1e-5', '100', '-0.5'];
@@ -128,6 +160,25 @@ export function setupSql(seed: number): string[] {
     }
     out.push(`INSERT INTO ${t.name} VALUES ${rows.join(', ')}`);
   }
+  // t4: small domains and no key, so most rows have exact duplicates.
+  out.push(`CREATE TABLE ${KEYLESS.name} (a int, b text)`);
+  const krows: string[] = [];
+  for (let i = 0; i < KEYLESS.rows; i++) {
+    const a = rng.chance(0.15) ? 'NULL' : String(rng.int(0, 3));
+    const b = rng.chance(0.15) ? 'NULL' : rng.pick(["'x'", "'y'", "'z'"]);
+    krows.push(`(${a}, ${b})`);
+  }
+  out.push(`INSERT INTO ${KEYLESS.name} VALUES ${krows.join(', ')}`);
+  // t5: far timestamps and typmod'd columns; tz values are the same instants written in UTC.
+  out.push('CREATE TABLE t5 (id int, ts timestamp, tz timestamptz, d date, n numeric(6,2), s varchar(3), c char(3))');
+  const trows: string[] = [];
+  for (let i = 1; i <= 30; i++) {
+    const pickOrNull = (xs: readonly string[]): string => (rng.chance(0.1) ? 'NULL' : rng.pick(xs));
+    const ts = pickOrNull(FAR_TIMESTAMPS);
+    const tz = ts === 'NULL' || ts.includes('infinity') ? ts : ts.replace(/( BC)?'$/, "+00$1'");
+    trows.push(`(${i}, ${ts}, ${tz}, ${pickOrNull(FAR_DATES)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
+  }
+  out.push(`INSERT INTO t5 VALUES ${trows.join(', ')}`);
   return out;
 }
 
@@ -406,7 +457,104 @@ function subqueryFilter(rng: Rng): GeneratedQuery {
   return { sql, ordered: true };
 }
 
-const SHAPES = [simpleSelect, simpleSelect, groupBy, groupBy, join, join, distinct, distinctOn, union, joinGroupBy, subqueryFilter];
+/** ORDER BY every column of t4 in a random order and direction: the only order that makes its LIMIT/OFFSET deterministic. */
+function keylessOrder(rng: Rng, cols: readonly string[]): string {
+  return rng
+    .sample([...cols], cols.length)
+    .map((c) => `${c}${direction(rng)}`)
+    .join(', ');
+}
+
+/** Keyless rows with duplicates under LIMIT / OFFSET, in derived tables and with DISTINCT. */
+function keylessSelect(rng: Rng): GeneratedQuery {
+  const t = KEYLESS.name;
+  const cond = rng.chance(0.5) ? ` WHERE ${rng.pick(['a IS NOT NULL', 'b IS NULL OR a > 0', "b <> 'z'", 'a IN (0, 1, NULL)', 'a < 3'])}` : '';
+  const r = rng.int(0, 4);
+  if (r === 0) return { sql: `SELECT a, b FROM ${t}${cond}`, ordered: false };
+  if (r === 1) return { sql: `SELECT a FROM ${t}${cond} ORDER BY a${direction(rng)}${limitClause(rng)}`, ordered: true };
+  if (r === 2) {
+    const inner = `SELECT a, b FROM ${t}${cond} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`;
+    return { sql: `SELECT a, b, count(*) AS n FROM (${inner}) s GROUP BY a, b`, ordered: false };
+  }
+  if (r === 3) return { sql: `SELECT DISTINCT a, b FROM ${t}${cond} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
+  return { sql: `SELECT a, b FROM ${t}${cond} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
+}
+
+const TEMPORAL = ['ts', 'tz', 'd'];
+
+/** Far timestamps in ORDER BY, comparisons, GROUP BY, DISTINCT, min/max, ranking and arithmetic. */
+function temporalSelect(rng: Rng): GeneratedQuery {
+  const col = rng.pick(TEMPORAL);
+  const lit = col === 'd' ? rng.pick(FAR_DATES) : rng.pick(FAR_TIMESTAMPS);
+  const cast = col === 'ts' ? '::timestamp' : col === 'tz' ? '::timestamptz' : '::date';
+  const cond = rng.chance(0.6) ? ` WHERE ${col} ${rng.pick(['=', '<', '<=', '>', '>=', '<>'])} ${lit}${cast}` : '';
+  const r = rng.int(0, 5);
+  if (r === 0) return { sql: `SELECT id, ${col} FROM t5${cond} ORDER BY ${col}${direction(rng)}, id${limitClause(rng)}`, ordered: true };
+  if (r === 1) return { sql: `SELECT ${col}, count(*) AS n FROM t5${cond} GROUP BY ${col} ORDER BY ${col}${direction(rng)}`, ordered: true };
+  if (r === 2) return { sql: `SELECT DISTINCT ${col} FROM t5${cond} ORDER BY 1${direction(rng)}`, ordered: true };
+  if (r === 3) return { sql: `SELECT min(${col}), max(${col}), count(DISTINCT ${col}) FROM t5${cond}`, ordered: false };
+  if (r === 4) {
+    // Functions whose value does not depend on how peers are ordered (the ORDER BY is partial).
+    const f = rng.pick(['rank()', 'dense_rank()', 'count(*)', 'percent_rank()']);
+    return { sql: `SELECT id, ${f} OVER (ORDER BY ${col}${direction(rng)}) AS w FROM t5${cond} ORDER BY id`, ordered: true };
+  }
+  // Arithmetic that stays inside the range for every finite value but the last 29 years.
+  const expr = col === 'd' ? `${col} - date '2000-01-01'` : `${col} - interval '${rng.pick(['1 microsecond', '1 day', '1 month 2 days 3 microseconds'])}'`;
+  return { sql: `SELECT id, ${expr} AS x FROM t5 WHERE ${col} < '99999-12-31'${cast} AND ${col} > '4714-12-31 BC'${cast} ORDER BY id`, ordered: true };
+}
+
+/** lag/lead/first_value/nth_value/coalesce over typmod'd columns, with defaults of other precision and length. */
+function typmodWindow(rng: Rng): GeneratedQuery {
+  const order = `ORDER BY ${rng.pick(TEMPORAL)}${direction(rng)}, id`;
+  const items = [
+    `lag(n, ${rng.int(1, 3)}, ${rng.pick(['1.5', '123456.789', '0.125', 'NULL', '-7'])}) OVER (${order})`,
+    `lead(s, ${rng.int(1, 3)}, ${rng.pick(["'abcdef'", "'z'", 'NULL', "'abc'"])}) OVER (${order})`,
+    `lag(c, 1, ${rng.pick(["'abcdefg'", "'q'"])}) OVER (${order})`,
+    `first_value(n) OVER (${order})`,
+    `nth_value(s, 2) OVER (${order})`,
+    `coalesce(s, ${rng.pick(["'defaults'", "'d'"])})`,
+    `lead(n * 2, 1, 0.001) OVER (PARTITION BY c ${order})`,
+  ];
+  const picked = rng.sample(items, rng.int(1, 3));
+  return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM t5 ORDER BY id`, ordered: true };
+}
+
+const SHAPES = [
+  simpleSelect,
+  simpleSelect,
+  groupBy,
+  groupBy,
+  join,
+  join,
+  distinct,
+  distinctOn,
+  union,
+  joinGroupBy,
+  subqueryFilter,
+  keylessSelect,
+  temporalSelect,
+  typmodWindow,
+];
+
+/**
+ * A query to page (db.paginate) and compare with PostgreSQL's unpaged result: keyless duplicates under the
+ * query's own LIMIT / OFFSET, partial orders (compared as a multiset), far timestamps as keys.
+ */
+export function pagingQuery(seed: number, index: number): GeneratedQuery {
+  const rng = new Rng((seed * 2246822519 + index * 3266489917) >>> 0);
+  const t = KEYLESS.name;
+  const r = rng.int(0, 6);
+  if (r === 0) return { sql: `SELECT a, b FROM ${t} OFFSET ${rng.int(0, 10)}`.replace(/ OFFSET 0$/, ''), ordered: false };
+  if (r === 1) return { sql: `SELECT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
+  if (r === 2) return { sql: `SELECT a FROM ${t} ORDER BY a${direction(rng)}${limitClause(rng)}`, ordered: true };
+  if (r === 3) return { sql: `SELECT b, a FROM ${t} WHERE a IS NOT NULL ORDER BY b${direction(rng)}`, ordered: false };
+  if (r === 4) return { sql: `SELECT DISTINCT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
+  if (r === 5) {
+    const col = rng.pick(['ts', 'tz']);
+    return { sql: `SELECT ${col}, id FROM t5 ORDER BY ${col}${direction(rng)}, id${rng.chance(0.5) ? limitClause(rng) : ''}`, ordered: true };
+  }
+  return { sql: `SELECT ts FROM t5 WHERE ts IS NOT NULL ORDER BY ts${direction(rng)}`, ordered: true };
+}
 
 /** The i-th query of a run: each query has its own derived seed, so one failure can be replayed alone. */
 export function generateQuery(seed: number, index: number): GeneratedQuery {
