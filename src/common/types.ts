@@ -11,7 +11,8 @@
  *   numeric                 Numeric (src/common/numeric.ts)
  *   text, varchar, bpchar   string
  *   date                    number: days since 1970-01-01, ±Infinity for ±infinity
- *   timestamp, timestamptz  number: microseconds since 1970-01-01 00:00:00 (UTC for timestamptz), ±Infinity
+ *   timestamp, timestamptz  microseconds since 1970-01-01 00:00:00 (UTC for timestamptz): number while a safe
+ *                           integer (about 1685–2255) or ±Infinity, bigint beyond, as int8 (see Micros)
  *   interval                Interval {months, days, micros}
  *   _text (text[])          readonly (string | null)[] (one dimension, lower bound 1)
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
