@@ -42,6 +42,8 @@ export interface AggCall {
   type: DataType;
   /** Argument types after coercion (the aggregate implementation is chosen by them). */
   argTypes: DataType[];
+  /** WITHIN GROUP aggregates: how many leading arguments are direct (the rest are sorted by `orderBy`). */
+  withinGroup?: { direct: number; order: { desc: boolean; nullsFirst: boolean }[] };
 }
 
 export type FrameUnits = 'rows' | 'range' | 'groups';

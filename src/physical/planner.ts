@@ -5,8 +5,9 @@
 import { QuireError } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
-import { colRef, columnsUsed, mapExpr, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
-import type { LogicalPlan } from '../logical/plan.js';
+import { colRef, columnsUsed, mapExpr, someExpr, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
+import type { AggCall, LogicalPlan } from '../logical/plan.js';
+import type { WithinGroup } from '../functions/aggregate/aggregate-function.js';
 import { lookupAggregate } from '../functions/aggregate/registry.js';
 import { compileSimplePredicate, evalConstant } from './compile-expr.js';
 import type { PhysicalOperator } from './operator.js';
@@ -183,7 +184,7 @@ export class PhysicalPlanner {
       return exprs.length - 1;
     };
     const specs: HashAggSpec[] = p.aggs.map((a) => {
-      const impl = lookupAggregate(a.name)!.resolve(a.argTypes);
+      const impl = lookupAggregate(a.name)!.resolve(a.argTypes, this.withinGroup(a));
       if (impl === null) throw new QuireError('42883', `function ${a.name} does not exist`);
       return {
         impl,
@@ -196,6 +197,18 @@ export class PhysicalPlanner {
     const projSchema = exprs.map((e, i) => ({ name: `c${i}`, type: e.type }));
     const proj = new Project(projSchema, input, exprs, this.slotPlan);
     return makeAggregate(proj, { keyCount: p.groupBy.length, keyTypes: p.groupBy.map((g) => g.type), aggs: specs }, p.schema, this.env.ctx);
+  }
+
+  /**
+   * What a WITHIN GROUP aggregate learns besides its argument types: constant direct arguments by value,
+   * since a group without rows must still check them (percentile_cont(1.5) over no rows is an error).
+   */
+  private withinGroup(a: AggCall): WithinGroup | undefined {
+    const w = a.withinGroup;
+    if (w === undefined) return undefined;
+    const constant = (e: Expr): boolean => !someExpr(e, (x) => x.kind === 'column' || x.kind === 'outer' || x.kind === 'subquery');
+    const directValues = a.args.slice(0, w.direct).map((e) => (constant(e) ? evalConstant(e, this.env.ctx) : undefined));
+    return { direct: w.direct, order: w.order, directValues };
   }
 
   private planJoin(p: LogicalPlan & { op: 'join' }, need: readonly boolean[] | null): PhysicalOperator {

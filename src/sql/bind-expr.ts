@@ -619,7 +619,28 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const name = funcName(b);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
+  const withinGroup = lookupAggregate(name)?.withinGroup;
+  if (b.agg_within_group) {
+    if (withinGroup === undefined) {
+      // PostgreSQL looks for a function taking the direct and the ordered arguments together.
+      const all = [...argNodes, ...((b.agg_order as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o).node as Node)];
+      const types = all.map((a) => bindExpr(a, { ...cx, aggs: null, windows: null }).type);
+      throw new QuireError('42883', `function ${name}(${types.map((t) => typeDisplayName(t)).join(', ')}) does not exist`, {
+        position: pos(loc),
+        hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+      });
+    }
+    if (b.over) throw new QuireError('0A000', `OVER is not supported for ordered-set aggregate ${name}`, { position: pos(loc) });
+    return bindOrderedSetAggregate(name, b, cx);
+  }
+  // rank(x) without WITHIN GROUP is the hypothetical-set aggregate misused; rank() is the window function.
+  if (withinGroup === 'hypothetical' && argNodes.length > 0) {
+    throw new QuireError('42809', `WITHIN GROUP is required for ordered-set aggregate ${name}`, { position: pos(loc) });
+  }
   if (b.over) return bindWindowCall(name, b, cx);
+  if (withinGroup === 'hypothetical' && isWindowFunctionName(name)) {
+    throw new QuireError('42809', `window function ${name} requires an OVER clause`, { position: pos(loc) });
+  }
   if (isAggregateName(name) && lookupScalar(name) === undefined) return bindAggregate(name, b, cx);
   if (b.agg_star || b.agg_distinct || b.agg_filter || (b.agg_order as Node[] | undefined)?.length) {
     throw new QuireError('42809', `${name} is not an aggregate function`, { position: pos(loc) });
@@ -686,6 +707,46 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
   const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
+  cx.aggs!.calls.push(agg);
+  return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+}
+
+/**
+ * percentile_cont(0.5) WITHIN GROUP (ORDER BY x) and rank(3) WITHIN GROUP (ORDER BY x): an aggregate over
+ * the direct arguments followed by the ordered ones, whose input the aggregate operator sorts by the
+ * WITHIN GROUP keys (as for any aggregate with ORDER BY).
+ */
+function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
+  const loc = b.location as number | undefined;
+  checkAggPlacement(name, cx, loc, false);
+  const fn = lookupAggregate(name)!;
+  const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
+  let direct = ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
+  let orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
+  if (fn.withinGroup === 'hypothetical' && direct.length === orderBy.length) {
+    // Each hypothetical value and its ordered column resolve to one type, as UNION branches do.
+    const types = direct.map((d, i) => unifyTypes([d.type, orderBy[i]!.expr.type], 'WITHIN GROUP', pos(loc)));
+    direct = direct.map((d, i) => coerce(d, types[i]!, 'implicit', cx.env, pos(loc)));
+    orderBy = orderBy.map((k, i) => ({ ...k, expr: coerce(k.expr, types[i]!, 'implicit', cx.env, pos(loc)) }));
+  }
+  // An untyped direct argument takes the function's type (percentile_cont(NULL) is float8); ordered ones default to text.
+  const typed = [...direct, ...orderBy.map((k) => (k.expr.type.name === 'unknown' ? coerce(k.expr, T.text, 'implicit', cx.env) : k.expr))];
+  const order = orderBy.map((k) => ({ desc: k.desc, nullsFirst: k.nullsFirst }));
+  const r = fn.resolve(typed.map((a) => a.type), { direct: direct.length, order, directValues: [] });
+  if (r === null) {
+    throw new QuireError('42883', `function ${name}(${typed.map((a) => typeDisplayName(type(a.type.name))).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const args = typed.map((a, i) => coerce(a, r.argTypes[i] ?? a.type, 'implicit', cx.env, pos(loc)));
+  const filter = b.agg_filter
+    ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
+    : null;
+  // The ordered arguments are also the sort keys, coerced like the arguments.
+  const keys = orderBy.map((k, i) => ({ ...k, expr: args[direct.length + i]! }));
+  const guarded = filter === null ? args : args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
+  const agg: AggCall = { name, args: guarded, argTypes: args.map((a) => a.type), distinct: false, filter, orderBy: keys, type: r.returnType, withinGroup: { direct: direct.length, order } };
   cx.aggs!.calls.push(agg);
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
 }

@@ -11,8 +11,23 @@ import type { Column } from '../../execution/column.js';
 
 export interface AggregateFunction {
   readonly name: string;
-  /** The implementation for these (binder-side) argument types, or null: the binder then raises 42883. */
-  resolve(argTypes: readonly DataType[]): ResolvedAggregate | null;
+  /** Ordered-set (percentile_cont, mode) or hypothetical-set (rank(x)) aggregates take WITHIN GROUP. */
+  readonly withinGroup?: 'ordered' | 'hypothetical';
+  /**
+   * The implementation for these (binder-side) argument types, or null: the binder then raises 42883.
+   * WITHIN GROUP aggregates also get the sort of their ordered arguments and the values of constant
+   * direct arguments (which they must check even when the group has no rows).
+   */
+  resolve(argTypes: readonly DataType[], within?: WithinGroup): ResolvedAggregate | null;
+}
+
+export interface WithinGroup {
+  /** Arguments before the ordered ones (the fraction of percentile_cont, the row of rank(…)). */
+  readonly direct: number;
+  /** One per ordered argument, as in the WITHIN GROUP (ORDER BY …) clause. */
+  readonly order: readonly { readonly desc: boolean; readonly nullsFirst: boolean }[];
+  /** Values of direct arguments that are constants (undefined where the argument is not). */
+  readonly directValues: readonly (Value | undefined)[];
 }
 
 export interface ResolvedAggregate {

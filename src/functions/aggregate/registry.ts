@@ -20,6 +20,10 @@ import {
   regrSyy,
 } from './regression.js';
 import { max, min } from './minmax.js';
+import { hypotheticalCumeDist, hypotheticalDenseRank, hypotheticalPercentRank, hypotheticalRank } from './hypothetical-set.js';
+import { mode } from './mode.js';
+import { percentileCont } from './percentile-cont.js';
+import { percentileDisc } from './percentile-disc.js';
 import { stringAgg } from './string-agg.js';
 import { sum } from './sum.js';
 import { stddev, stddevPop, stddevSamp, variance, varPop, varSamp } from './variance.js';
@@ -56,6 +60,13 @@ for (const a of [
   regrSlope,
   regrIntercept,
   regrR2,
+  percentileCont,
+  percentileDisc,
+  mode,
+  hypotheticalRank,
+  hypotheticalDenseRank,
+  hypotheticalPercentRank,
+  hypotheticalCumeDist,
 ]) {
   aggregates.set(a.name, a);
 }

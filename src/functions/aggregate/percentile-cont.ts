@@ -1,0 +1,54 @@
+/**
+ * percentile_cont(fraction) WITHIN GROUP (ORDER BY x): the value at `fraction` of the way through the
+ * sorted non-NULL inputs, interpolated linearly between the two nearest rows (float8 and interval).
+ */
+import { QuireError } from '../../common/errors.js';
+import { Interval } from '../../common/interval.js';
+import { T, category, type DataType, type Value } from '../../common/types.js';
+import { formatG } from '../scalar/support/float.js';
+import type { AggregateFunction, ResolvedAggregate, WithinGroup } from './aggregate-function.js';
+import { GroupedOrderedSet, constDirect, noSliding } from './ordered-set.js';
+
+/** The fraction, checked as PostgreSQL does before it looks at the rows; null means a NULL result. */
+export function checkedFraction(p: Value): number | null {
+  if (p === null) return null;
+  const f = p as number;
+  if (!(f >= 0 && f <= 1)) throw new QuireError('22003', `percentile value ${formatG(f)} is not between 0 and 1`);
+  return f;
+}
+
+function interpolate(sorted: readonly Value[], p: Value, lerp: (lo: Value, hi: Value, t: number) => Value): Value {
+  const f = checkedFraction(p);
+  if (f === null || sorted.length === 0) return null;
+  const pos = f * (sorted.length - 1);
+  const first = Math.floor(pos);
+  const second = Math.ceil(pos);
+  if (first === second) return sorted[first]!;
+  return lerp(sorted[first]!, sorted[second]!, pos - first);
+}
+
+const lerpFloat = (lo: Value, hi: Value, t: number): Value => (lo as number) + ((hi as number) - (lo as number)) * t;
+const lerpInterval = (lo: Value, hi: Value, t: number): Value => (hi as Interval).sub(lo as Interval).mul(t).add(lo as Interval);
+
+export const percentileCont: AggregateFunction = {
+  name: 'percentile_cont',
+  withinGroup: 'ordered',
+  resolve(argTypes: readonly DataType[], within?: WithinGroup): ResolvedAggregate | null {
+    if (within === undefined || within.direct !== 1 || argTypes.length !== 2) return null;
+    const [frac, x] = argTypes as [DataType, DataType];
+    if (category(frac) !== 'N' && frac.name !== 'unknown') return null;
+    const interval = x.name === 'interval';
+    if (!interval && category(x) !== 'N' && x.name !== 'unknown') return null;
+    const lerp = interval ? lerpInterval : lerpFloat;
+    const type = interval ? T.interval : T.float8;
+    const direct = constDirect(within);
+    return {
+      name: 'percentile_cont',
+      returnType: type,
+      argTypes: [T.float8, type],
+      invertible: false,
+      grouped: () => new GroupedOrderedSet((sorted, p) => interpolate(sorted, p, lerp), true, direct),
+      sliding: () => noSliding('percentile_cont'),
+    };
+  },
+};
