@@ -19,7 +19,7 @@ import { QuireError } from '../common/errors.js';
 import type { Field } from '../common/types.js';
 import { colRef, exprEquals, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
 import type { FrameBound, LogicalPlan, WindowCall } from '../logical/plan.js';
-import { lookupAggregate } from '../functions/aggregate/registry.js';
+import { lookupWindowAggregate } from '../functions/aggregate/registry.js';
 import { AggregateWindow } from '../functions/window/aggregate-window.js';
 import { CumeDist } from '../functions/window/cume-dist.js';
 import { DenseRank } from '../functions/window/dense-rank.js';
@@ -106,7 +106,7 @@ export function planWindow(
           frame = frames.length - 1;
         }
       }
-      const aggregate = evaluator instanceof AggregateWindow ? (lookupAggregate(call.name)?.resolve(call.argTypes) ?? null) : null;
+      const aggregate = evaluator instanceof AggregateWindow ? (lookupWindowAggregate(call.name)?.resolve(call.argTypes) ?? null) : null;
       return { evaluator, frame, type: call.type, name: call.name, label: callLabel(call, inSchema, evaluator.usesFrame), args: argCols, argExprs: call.args, filter: filterCol, aggregate };
     });
     let op: PhysicalOperator = cur;
@@ -233,7 +233,7 @@ function makeEvaluator(call: WindowCall, argCols: number[], filterCol: number | 
     case 'nth_value':
       return new NthValue(argCols[0]!, argCols[1]!);
     default: {
-      const impl = lookupAggregate(call.name)?.resolve(call.argTypes) ?? null;
+      const impl = lookupWindowAggregate(call.name)?.resolve(call.argTypes) ?? null;
       if (impl === null) throw new QuireError('42883', `function ${call.name} does not exist`);
       return new AggregateWindow(impl, argCols, filterCol);
     }
@@ -254,7 +254,7 @@ function boundText(b: FrameBound, schema: LogicalPlan['schema']): string {
 }
 
 function callLabel(call: WindowCall, schema: LogicalPlan['schema'], usesFrame: boolean): string {
-  let s = `${call.name}(${call.args.length === 0 && lookupAggregate(call.name) !== undefined && call.name === 'count' ? '*' : call.args.map((a) => explainExpr(a, schema)).join(', ')})`;
+  let s = `${call.name}(${call.args.length === 0 && lookupWindowAggregate(call.name) !== undefined && call.name === 'count' ? '*' : call.args.map((a) => explainExpr(a, schema)).join(', ')})`;
   if (call.filter !== null) s += ` FILTER (WHERE ${explainExpr(call.filter, schema)})`;
   if (usesFrame) {
     const f = call.spec.frame;

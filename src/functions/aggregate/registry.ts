@@ -78,6 +78,15 @@ export function lookupAggregate(name: string): AggregateFunction | undefined {
   return aggregates.get(name.toLowerCase()) ?? internal.get(name);
 }
 
+/**
+ * An aggregate callable with OVER: WITHIN GROUP aggregates are not, and their names (rank, cume_dist, …)
+ * are the window functions' there.
+ */
+export function lookupWindowAggregate(name: string): AggregateFunction | undefined {
+  const a = lookupAggregate(name);
+  return a?.withinGroup === undefined ? a : undefined;
+}
+
 export function isAggregateName(name: string): boolean {
   return aggregates.has(name.toLowerCase());
 }

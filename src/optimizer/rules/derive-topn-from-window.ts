@@ -45,7 +45,7 @@
 import { T } from '../../common/types.js';
 import { exprEquals, someExpr, type Expr, type SortKey } from '../../logical/expr.js';
 import type { LogicalPlan, RankingKind, WindowCall } from '../../logical/plan.js';
-import { lookupAggregate } from '../../functions/aggregate/registry.js';
+import { lookupWindowAggregate } from '../../functions/aggregate/registry.js';
 import type { OptimizerContext, OptimizerRule } from '../rule.js';
 
 export const DERIVE_TOPN_SETTING = 'quire.derive_topn';
@@ -135,7 +135,7 @@ function survivesCut(call: WindowCall, kind: RankingKind): boolean {
     const off = intConst(call.args[1]!);
     return off !== null && off >= 0;
   }
-  if (!VALUE_FNS.has(call.name) && lookupAggregate(call.name) === undefined) return false;
+  if (!VALUE_FNS.has(call.name) && lookupWindowAggregate(call.name) === undefined) return false;
   const f = call.spec.frame;
   if (f.end.kind !== 'current-row' && f.end.kind !== 'preceding' && f.end.kind !== 'unbounded-preceding') return false;
   if (f.start.kind === 'following' || f.start.kind === 'unbounded-following') return false;

@@ -34,7 +34,7 @@
 import { dedupeExprs } from './window-support.js';
 import { exprEquals, someExpr, type Expr, type SortKey } from '../../logical/expr.js';
 import type { FrameBound, LogicalPlan, WindowCall } from '../../logical/plan.js';
-import { lookupAggregate } from '../../functions/aggregate/registry.js';
+import { lookupWindowAggregate } from '../../functions/aggregate/registry.js';
 import type { OptimizerRule } from '../rule.js';
 import { boundedBy, constInt, int8, rowsNeeded } from './limit-support.js';
 
@@ -64,7 +64,7 @@ function lookahead(call: WindowCall): number | null {
       return n === undefined || n === null ? null : n;
     }
     default: {
-      if (!VALUE_FNS.has(call.name) && lookupAggregate(call.name) === undefined) return null;
+      if (!VALUE_FNS.has(call.name) && lookupWindowAggregate(call.name) === undefined) return null;
       const f = call.spec.frame;
       if (f.units !== 'rows') return null;
       if (f.end.kind === 'unbounded-following' || f.start.kind === 'unbounded-following') return null;
