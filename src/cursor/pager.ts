@@ -323,23 +323,33 @@ export class Pager {
         while (j >= 0 && compareTuples(shape.keys, keyOf(rows[j]!), last) === 0) j--;
         dup = end - 1 - j;
       }
-      const payload: Payload = {
-        s: sql,
-        p: prep.encodedParams,
-        fp: prep.fp,
-        ts,
-        f: fetch,
-        m: 'k',
-        k: last.map(encodeValue),
-        ...(dupMode ? { d: dup } : {}),
-        r: remaining,
-        ...(at.held !== null ? { q: at.held } : {}),
-        exp: this.codec.currentTime() + this.ttl(ttlMs),
-      };
-      cursor = this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
+      cursor = this.issue(sql, prep, ts, fetch, at.held, ttlMs, { m: 'k', k: last.map(encodeValue), ...(dupMode ? { d: dup } : {}), r: remaining });
     }
     const vis = shape.visible;
     return { columns: prep.columns, rows: page.map((r) => (r.length === vis ? r : r.slice(0, vis))), cursor, mode: 'keyset' };
+  }
+
+  /** Signs the cursor for the next page: what every cursor carries plus the mode's own fields. */
+  private issue(
+    sql: string,
+    prep: Prepared,
+    ts: number,
+    fetch: number,
+    held: [number | null, number] | null,
+    ttlMs: number | null | undefined,
+    mode: Pick<Payload, 'm' | 'r'> & Partial<Payload>,
+  ): string {
+    const payload: Payload = {
+      s: sql,
+      p: prep.encodedParams,
+      fp: prep.fp,
+      ts,
+      f: fetch,
+      ...mode,
+      ...(held !== null ? { q: held } : {}),
+      exp: this.codec.currentTime() + this.ttl(ttlMs),
+    };
+    return this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
   }
 
   private async offsetPage(
@@ -355,19 +365,7 @@ export class Pager {
     const page = rows.slice(0, fetch);
     let cursor: string | null = null;
     if (rows.length > fetch) {
-      const payload: Payload = {
-        s: sql,
-        p: prep.encodedParams,
-        fp: prep.fp,
-        ts,
-        f: fetch,
-        m: 'o',
-        r: null,
-        o: sent + page.length,
-        ...(held !== null ? { q: held } : {}),
-        exp: this.codec.currentTime() + this.ttl(ttlMs),
-      };
-      cursor = this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
+      cursor = this.issue(sql, prep, ts, fetch, held, ttlMs, { m: 'o', r: null, o: sent + page.length });
     }
     return { columns: prep.columns, rows: page, cursor, mode: 'offset', warning: `${OFFSET_WARNING} (reason: ${prep.shape.fallbackReason})` };
   }
