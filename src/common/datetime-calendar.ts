@@ -131,6 +131,13 @@ export function diffMicros(a: Micros, b: Micros): Micros {
   return normMicros(BigInt(a) - BigInt(b));
 }
 
+/** t truncated toward zero to a multiple of `unit` µs, exactly. */
+export function truncMicros(t: Micros, unit: number): Micros {
+  if (typeof t === 'number') return Math.trunc(t / unit) * unit || 0;
+  const u = BigInt(unit);
+  return normMicros((t / u) * u);
+}
+
 /** A microsecond count as a number (nearest double): for magnitudes and zone lookups, never for results. */
 export function microsApprox(t: Micros): number {
   return typeof t === 'number' ? t : Number(t);

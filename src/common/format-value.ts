@@ -5,7 +5,7 @@
 import type { DataType, TextArray, Value } from './types.js';
 import { formatTextArray } from './text-array.js';
 import { Numeric } from './numeric.js';
-import { Interval, fraction } from './interval.js';
+import { Interval, fraction, splitHours } from './interval.js';
 import { addMicros, dayOfWeek, daysToYmd, joinMicros, microsApprox, microsToParts, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatUtcOffset, utcOffsetSeconds } from './timezone.js';
 
@@ -354,9 +354,8 @@ export function formatIntervalVerbose(iv: Interval): string {
   part(years, 'year');
   part(iv.months - years * 12, 'mon');
   part(iv.days, 'day');
-  let t = iv.micros;
-  const hours = Math.trunc(t / 3_600_000_000);
-  t -= hours * 3_600_000_000;
+  const [hours, below] = splitHours(iv.micros);
+  let t = below;
   const mins = Math.trunc(t / 60_000_000);
   t -= mins * 60_000_000;
   part(hours, 'hour');

@@ -4,8 +4,12 @@
  * with 30-day months and 24-hour days, as PostgreSQL's interval_cmp does.
  *
  * PostgreSQL 17+ infinite intervals are represented with all three fields ±Infinity.
+ *
+ * The time field is PostgreSQL's int64 of microseconds: a number while it is a safe integer and a bigint
+ * beyond (±2^53 µs is about 104,000 days of hours), as timestamps are (see Micros).
  */
 import { QuireError } from './errors.js';
+import { addMicros, microsApprox, normMicros, type Micros } from './datetime-calendar.js';
 
 const USECS_PER_DAY = 86_400_000_000;
 const USECS_PER_HOUR = 3_600_000_000;
@@ -16,7 +20,7 @@ export class Interval {
   constructor(
     readonly months: number,
     readonly days: number,
-    readonly micros: number,
+    readonly micros: Micros,
   ) {}
 
   static readonly ZERO = new Interval(0, 0, 0);
@@ -25,7 +29,7 @@ export class Interval {
 
   /** Total in microseconds with PostgreSQL's normalisation (1 month = 30 days, 1 day = 24 h). */
   normalized(): number {
-    return (this.months * 30 + this.days) * 86_400_000_000 + this.micros;
+    return (this.months * 30 + this.days) * 86_400_000_000 + microsApprox(this.micros);
   }
 
   /** Exact normalised total (the number form loses precision beyond 2^53 µs ≈ 285 years). */
@@ -42,7 +46,7 @@ export class Interval {
   compare(o: Interval): number {
     const a = this.normalized();
     const b = o.normalized();
-    if (Math.abs(a) < 2 ** 52 && Math.abs(b) < 2 ** 52) return a < b ? -1 : a > b ? 1 : 0;
+    if (Math.abs(a) < 2 ** 52 && Math.abs(b) < 2 ** 52 && typeof this.micros === 'number' && typeof o.micros === 'number') return a < b ? -1 : a > b ? 1 : 0;
     if (!this.isFinite() || !o.isFinite()) return a < b ? -1 : a > b ? 1 : 0;
     const x = this.normalizedBig();
     const y = o.normalizedBig();
@@ -56,7 +60,7 @@ export class Interval {
   /** A Map key equal for intervals that compare equal. */
   hashKey(): number | string {
     const n = this.normalized();
-    if (Math.abs(n) < 2 ** 52 || !this.isFinite()) return n;
+    if ((Math.abs(n) < 2 ** 52 && typeof this.micros === 'number') || !this.isFinite()) return n;
     return this.normalizedBig().toString();
   }
 
@@ -66,7 +70,7 @@ export class Interval {
       if (o.isFinite() || this.months === o.months) return this;
       throw new QuireError('22008', 'interval out of range');
     }
-    return new Interval(this.months + o.months, this.days + o.days, this.micros + o.micros);
+    return new Interval(this.months + o.months, this.days + o.days, addMicros(this.micros, o.micros));
   }
 
   sub(o: Interval): Interval {
@@ -74,7 +78,7 @@ export class Interval {
   }
 
   neg(): Interval {
-    return new Interval(-this.months || 0, -this.days || 0, -this.micros || 0);
+    return new Interval(-this.months || 0, -this.days || 0, negMicros(this.micros));
   }
 
   /** interval * float8 with PostgreSQL's cascading of fractional months and days. */
@@ -90,8 +94,9 @@ export class Interval {
 
   justifyHours(): Interval {
     if (!this.isFinite()) return this;
-    let days = this.days + Math.trunc(this.micros / USECS_PER_DAY);
-    let micros = this.micros % USECS_PER_DAY;
+    const [wd, rest] = splitDays(this.micros);
+    let days = this.days + wd;
+    let micros = rest;
     if (days > 0 && micros < 0) {
       micros += USECS_PER_DAY;
       days--;
@@ -118,14 +123,14 @@ export class Interval {
 
   justifyInterval(): Interval {
     if (!this.isFinite()) return this;
-    let { months, days, micros } = this;
-    if ((days > 0 && micros > 0) || (days < 0 && micros < 0)) {
+    let { months, days } = this;
+    const [wd, rest] = splitDays(this.micros);
+    let micros = rest;
+    if ((days > 0 && this.micros > 0) || (days < 0 && this.micros < 0)) {
       const wm = Math.trunc(days / 30);
       days -= wm * 30;
       months += wm;
     }
-    const wd = Math.trunc(micros / USECS_PER_DAY);
-    micros -= wd * USECS_PER_DAY;
     days += wd;
     const wm = Math.trunc(days / 30);
     days -= wm * 30;
@@ -160,6 +165,26 @@ export class Interval {
 
 const tsround = (x: number): number => Math.round(x * 1e6) / 1e6;
 
+function negMicros(m: Micros): Micros {
+  return typeof m === 'bigint' ? normMicros(-m) : -m || 0;
+}
+
+/** Whole days (toward zero) of a time field and the microseconds left, which always fit a number. */
+function splitDays(m: Micros): [number, number] {
+  if (typeof m === 'number') {
+    const d = Math.trunc(m / USECS_PER_DAY);
+    return [d, m - d * USECS_PER_DAY];
+  }
+  const d = m / 86_400_000_000n;
+  return [Number(d), Number(m - d * 86_400_000_000n)];
+}
+
+/** A parsed time field within PostgreSQL's int64, or 22015 naming the input. */
+function checkedMicros(m: bigint, input: string): Micros {
+  if (m > 9223372036854775807n || m < -9223372036854775808n) throw overflowError(input);
+  return normMicros(m);
+}
+
 function rint(x: number): number {
   // Round half to even, as C's rint() does in the default rounding mode.
   const r = Math.round(x);
@@ -190,8 +215,10 @@ function scaleInterval(iv: Interval, factor: number, divide: boolean): Interval 
     secRemainder -= extra * 86400;
   }
   days += Math.trunc(monthRemainderDays);
-  const micros = rint(op(iv.micros) + secRemainder * 1e6);
-  return new Interval(months || 0, days || 0, micros || 0);
+  // The time field is scaled through a double, as PostgreSQL does (even * 1 rounds beyond 2^53 µs).
+  const micros = rint(op(microsApprox(iv.micros)) + secRemainder * 1e6);
+  if (!(Math.abs(micros) <= 9223372036854775807)) throw new QuireError('22008', 'interval out of range');
+  return new Interval(months || 0, days || 0, Number.isSafeInteger(micros) ? micros || 0 : normMicros(BigInt(micros)));
 }
 
 // ---- output ------------------------------------------------------------------------------------
@@ -201,9 +228,8 @@ function formatInterval(iv: Interval): string {
   const year = Math.trunc(iv.months / 12);
   const mon = iv.months % 12;
   const mday = iv.days;
-  let time = iv.micros;
-  const hour = Math.trunc(time / USECS_PER_HOUR);
-  time -= hour * USECS_PER_HOUR;
+  const [hour, below] = splitHours(iv.micros);
+  let time = below;
   const min = Math.trunc(time / USECS_PER_MINUTE);
   time -= min * USECS_PER_MINUTE;
   const sec = Math.trunc(time / USECS_PER_SEC);
@@ -227,6 +253,16 @@ function formatInterval(iv: Interval): string {
     )}${fraction(Math.abs(fsec))}`;
   }
   return out;
+}
+
+/** Whole hours (toward zero) of a time field and the microseconds left. */
+export function splitHours(m: Micros): [number, number] {
+  if (typeof m === 'number') {
+    const h = Math.trunc(m / USECS_PER_HOUR);
+    return [h, m - h * USECS_PER_HOUR];
+  }
+  const h = m / 3_600_000_000n;
+  return [Number(h), Number(m - h * 3_600_000_000n)];
 }
 
 function pad2(n: number): string {
@@ -273,10 +309,11 @@ for (const [u, names] of [
 class Acc {
   months = 0;
   days = 0;
-  micros = 0;
+  /** Exact, as PostgreSQL's int64: '2562047788 hours' is beyond a double's exact range. */
+  micros = 0n;
   /** AdjustFractMicroseconds: the fraction is rounded to a whole microsecond on its own. */
   fractMicros(frac: number, scale: number): void {
-    if (frac !== 0) this.micros += rint(frac * scale);
+    if (frac !== 0) this.micros += BigInt(rint(frac * scale));
   }
   /** AdjustFractDays: whole days first, the rest as microseconds. */
   fractDays(frac: number, scale: number): void {
@@ -288,33 +325,37 @@ class Acc {
   }
 }
 
-/** Splits '12.5' / '-0.25' into integer and fractional parts the way PostgreSQL's strtoi64 + strtod do. */
-function splitNumber(tok: string): [number, number] {
+/**
+ * Splits '12.5' / '-0.25' into integer and fractional parts the way PostgreSQL's strtoi64 + strtod do;
+ * the integer part exactly (9223372036854775807 microseconds is a valid interval).
+ */
+function splitNumber(tok: string): [bigint, number] {
   if (/e/i.test(tok)) {
     const v = Number(tok);
     const w = Math.trunc(v);
-    return [w, v - w];
+    return [Number.isFinite(w) ? BigInt(w) : 0n, v - w];
   }
   const neg = tok.startsWith('-');
   const body = tok.replace(/^[+-]/, '');
   const dot = body.indexOf('.');
   const ip = dot < 0 ? body : body.slice(0, dot);
   const fp = dot < 0 ? '' : body.slice(dot + 1);
-  const w = ip === '' ? 0 : Number(ip);
+  const w = ip === '' ? 0n : BigInt(ip);
   const f = fp === '' ? 0 : Number('0.' + fp);
-  return neg ? [-w || 0, -f || 0] : [w, f];
+  return neg ? [-w, -f || 0] : [w, f];
 }
 
 const UNIT_MICROS: Partial<Record<Unit, number>> = { us: 1, ms: 1000, s: USECS_PER_SEC, min: USECS_PER_MINUTE, h: USECS_PER_HOUR };
 const UNIT_YEARS: Partial<Record<Unit, number>> = { y: 1, dec: 10, c: 100, mil: 1000 };
 
-function applyUnit(acc: Acc, unit: Unit, whole: number, frac: number): void {
+function applyUnit(acc: Acc, unit: Unit, wholeBig: bigint, frac: number): void {
   const us = UNIT_MICROS[unit];
   if (us !== undefined) {
-    acc.micros += whole * us;
+    acc.micros += wholeBig * BigInt(us);
     acc.fractMicros(frac, us);
     return;
   }
+  const whole = Number(wholeBig);
   const years = UNIT_YEARS[unit];
   if (years !== undefined) {
     acc.months += whole * years * 12;
@@ -344,18 +385,19 @@ const MINSEC_RE = new RegExp(String.raw`^([+-]?)(\d+):(\d+\.\d*)$`);
 const YM_RE = /^([+-]?)(\d+)-(\d+)$/;
 const NUM_RE = new RegExp(String.raw`^[+-]?${NUM}(?:e[+-]?\d+)?$`);
 
-function parseTime(tok: string): number | null {
+/** The time field of 'h:m[:s]' / 'm:s.f', exactly; null when it is not one, 'range' for bad minutes/seconds. */
+function parseTime(tok: string): bigint | null | 'range' {
   let m = MINSEC_RE.exec(tok);
   if (m !== null) {
-    const us = Number(m[2]) * USECS_PER_MINUTE + rint(Number(m[3]) * USECS_PER_SEC);
+    const us = BigInt(m[2]!) * BigInt(USECS_PER_MINUTE) + BigInt(rint(Number(m[3]) * USECS_PER_SEC));
     return m[1] === '-' ? -us : us;
   }
   m = TIME_RE.exec(tok);
   if (m === null) return null;
   const mi = Number(m[3]);
   const sec = m[4] !== undefined ? Number(m[4]) : 0;
-  if (mi > 59 || sec >= 60) return NaN;
-  const us = Number(m[2]) * USECS_PER_HOUR + mi * USECS_PER_MINUTE + rint(sec * USECS_PER_SEC);
+  if (mi > 59 || sec >= 60) return 'range';
+  const us = BigInt(m[2]!) * BigInt(USECS_PER_HOUR) + BigInt(mi * USECS_PER_MINUTE + rint(sec * USECS_PER_SEC));
   return m[1] === '-' ? -us : us;
 }
 
@@ -402,7 +444,7 @@ function parseInterval(s: string): Interval {
       if (pendingUnit !== null) throw syntaxError(s);
       const us = parseTime(tok);
       if (us === null) throw syntaxError(s);
-      if (Number.isNaN(us)) throw overflowError(s);
+      if (us === 'range') throw overflowError(s);
       for (const k of ['h', 'min', 's', 'ms', 'us']) mark(k);
       acc.micros += us;
       afterTime = true;
@@ -437,7 +479,7 @@ function parseInterval(s: string): Interval {
     afterTime = false;
   }
   if (pendingUnit !== null) throw syntaxError(s);
-  let r = new Interval(acc.months || 0, acc.days || 0, acc.micros || 0);
+  let r = new Interval(acc.months || 0, acc.days || 0, checkedMicros(acc.micros, s));
   if (ago) r = r.neg();
   return r;
 }
@@ -449,9 +491,9 @@ function parseIso(orig: string, body: string): Interval {
     acc.months += Number(alt[1]) * 12 + Number(alt[2]);
     acc.days += Number(alt[3]);
     if (alt[4] !== undefined) {
-      acc.micros += Number(alt[4]) * USECS_PER_HOUR + Number(alt[5]) * USECS_PER_MINUTE + rint(Number(alt[6]) * USECS_PER_SEC);
+      acc.micros += BigInt(alt[4]!) * BigInt(USECS_PER_HOUR) + BigInt(Number(alt[5]) * USECS_PER_MINUTE + rint(Number(alt[6]) * USECS_PER_SEC));
     }
-    return new Interval(acc.months, acc.days, acc.micros);
+    return new Interval(acc.months, acc.days, checkedMicros(acc.micros, orig));
   }
   let inTime = false;
   const re = /([+-]?(?:\d+(?:\.\d*)?|\.\d+))([ymwdhs])|(t)/gy;
@@ -486,5 +528,5 @@ function parseIso(orig: string, body: string): Interval {
     applyUnit(acc, unit, whole, frac);
   }
   if (!any) throw syntaxError(orig);
-  return new Interval(acc.months || 0, acc.days || 0, acc.micros || 0);
+  return new Interval(acc.months || 0, acc.days || 0, checkedMicros(acc.micros, orig));
 }

@@ -5,6 +5,7 @@
  * strings and finite numbers; everything else is a one-key tagged object.
  */
 import { Interval } from '../common/interval.js';
+import { normMicros } from '../common/datetime-calendar.js';
 import { Numeric } from '../common/numeric.js';
 import type { Value } from '../common/types.js';
 import { PagingError } from './errors.js';
@@ -27,7 +28,8 @@ export function encodeValue(v: unknown): Encoded {
       break;
   }
   if (v instanceof Numeric) return { n: v.toString() };
-  if (v instanceof Interval) return { i: [v.months, v.days, v.micros] };
+  // A time field beyond 2^53 µs travels as its digits (tag 'j').
+  if (v instanceof Interval) return typeof v.micros === 'bigint' ? { j: [String(v.months), String(v.days), v.micros.toString()] } : { i: [v.months, v.days, v.micros] };
   if (v instanceof Date) return { d: v.toISOString() };
   if (Array.isArray(v)) return { a: v.map(encodeValue) };
   throw new PagingError('InvalidArgument', `cannot carry a parameter of type ${Object.prototype.toString.call(v)} in a cursor`);
@@ -56,6 +58,11 @@ export function decodeValue(e: unknown): Value | Date | unknown[] {
     case 'i':
       if (!Array.isArray(x) || x.length !== 3 || !x.every((n) => typeof n === 'number')) throw bad();
       return new Interval(x[0] as number, x[1] as number, x[2] as number);
+    case 'j': {
+      if (!Array.isArray(x) || x.length !== 3 || !x.every((n) => typeof n === 'string' && /^-?\d+$/.test(n))) throw bad();
+      const [m, d, us] = x as string[];
+      return new Interval(Number(m), Number(d), normMicros(BigInt(us!)));
+    }
     case 'd':
       if (typeof x !== 'string') throw bad();
       return new Date(x);

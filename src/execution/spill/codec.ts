@@ -41,6 +41,8 @@ const T_BIGINT = 4;
 const T_STRING = 5;
 const T_NUMERIC = 6;
 const T_INTERVAL = 7;
+/** An interval whose time field is beyond 2^53 µs: that field as an int64. */
+const T_INTERVAL_BIG = 8;
 
 function isTextColumn(d: Value[], n: number): boolean {
   for (let i = 0; i < n; i++) {
@@ -189,10 +191,11 @@ function writeValue(buf: Buffer, o: number, v: Value): number {
     return writeStr(buf, o + 6, v.coef.toString());
   }
   if (v instanceof Interval) {
-    buf[o] = T_INTERVAL;
+    buf[o] = typeof v.micros === 'bigint' ? T_INTERVAL_BIG : T_INTERVAL;
     buf.writeDoubleLE(v.months, o + 1);
     buf.writeDoubleLE(v.days, o + 9);
-    buf.writeDoubleLE(v.micros, o + 17);
+    if (typeof v.micros === 'bigint') buf.writeBigInt64LE(v.micros, o + 17);
+    else buf.writeDoubleLE(v.micros, o + 17);
     return o + 25;
   }
   throw new Error(`spill: cannot encode value of type ${typeof v}`);
@@ -293,6 +296,10 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
             }
             case T_INTERVAL:
               out[i] = new Interval(p.readDoubleLE(o), p.readDoubleLE(o + 8), p.readDoubleLE(o + 16));
+              o += 24;
+              break;
+            case T_INTERVAL_BIG:
+              out[i] = new Interval(p.readDoubleLE(o), p.readDoubleLE(o + 8), p.readBigInt64LE(o + 16));
               o += 24;
               break;
             default:

@@ -141,7 +141,7 @@ export class SlidingNumericSum implements SlidingAccumulator {
 }
 
 export function negInterval(v: Interval): Interval {
-  return new Interval(-v.months + 0, -v.days + 0, -v.micros + 0);
+  return v.neg();
 }
 
 export class SlidingIntervalSum implements SlidingAccumulator {

@@ -7,7 +7,7 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { Interval } from '../../common/interval.js';
-import { addMicros, isFiniteMicros, type Micros } from '../../common/datetime-calendar.js';
+import { addMicros, isFiniteMicros, truncMicros, type Micros } from '../../common/datetime-calendar.js';
 import { utcOffsetSeconds, localToUtc } from '../../common/timezone.js';
 import {
   MICROS_PER_HOUR,
@@ -60,9 +60,9 @@ function truncInterval(units: string, iv: Interval): Interval {
   const years = Math.trunc(iv.months / 12);
   const mon = iv.months % 12;
   const t = iv.micros;
-  const hourPart = Math.trunc(t / MICROS_PER_HOUR) * MICROS_PER_HOUR;
-  const minPart = Math.trunc(t / MICROS_PER_MINUTE) * MICROS_PER_MINUTE;
-  const secPart = Math.trunc(t / 1_000_000) * 1_000_000;
+  const hourPart = truncMicros(t, MICROS_PER_HOUR);
+  const minPart = truncMicros(t, MICROS_PER_MINUTE);
+  const secPart = truncMicros(t, 1_000_000);
   switch (unit) {
     case 'millennium':
       return new Interval(Math.trunc(years / 1000) * 12000, 0, 0);
@@ -85,7 +85,7 @@ function truncInterval(units: string, iv: Interval): Interval {
     case 'second':
       return new Interval(iv.months, iv.days, secPart);
     case 'milliseconds':
-      return new Interval(iv.months, iv.days, Math.trunc(t / 1000) * 1000);
+      return new Interval(iv.months, iv.days, truncMicros(t, 1000));
     case 'microseconds':
       return iv;
     default:

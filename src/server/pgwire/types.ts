@@ -145,7 +145,7 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
           b.writeInt32BE(pos ? 0x7fffffff : -0x80000000, 12);
           return b;
         }
-        b.writeBigInt64BE(BigInt(Math.round(iv.micros)), 0);
+        b.writeBigInt64BE(typeof iv.micros === 'bigint' ? iv.micros : BigInt(Math.round(iv.micros)), 0);
         b.writeInt32BE(iv.days, 8);
         b.writeInt32BE(iv.months, 12);
         return b;
@@ -324,7 +324,7 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     }
     case 'interval': {
       need(16);
-      return new Interval(raw.readInt32BE(12), raw.readInt32BE(8), Number(raw.readBigInt64BE(0)));
+      return new Interval(raw.readInt32BE(12), raw.readInt32BE(8), normMicros(raw.readBigInt64BE(0)));
     }
     case 'text':
     case 'varchar':

@@ -42,24 +42,23 @@ export function checkDate(d: number): number {
 }
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-export function checkInterval(months: number, days: number, micros: number): Interval {
+export function checkInterval(months: number, days: number, micros: Micros): Interval {
   if (
     months < INT32_MIN ||
     months > INT32_MAX ||
     days < INT32_MIN ||
     days > INT32_MAX ||
-    !Number.isFinite(micros) ||
-    Math.abs(micros) > 9223372036854775807
+    (typeof micros === 'bigint' ? micros > 9223372036854775807n || micros < -9223372036854775808n : !Number.isFinite(micros) || Math.abs(micros) > 9223372036854775807)
   ) {
     intervalOutOfRange();
   }
-  return new Interval(months + 0, days + 0, micros + 0);
+  return new Interval(months + 0, days + 0, typeof micros === 'bigint' ? micros : micros + 0);
 }
 
 /** Field-wise sum with int32/int64 overflow checks; infinite intervals follow PostgreSQL 17+. */
 export function addIntervals(a: Interval, b: Interval): Interval {
   if (!a.isFinite() || !b.isFinite()) return a.add(b);
-  return checkInterval(a.months + b.months, a.days + b.days, a.micros + b.micros);
+  return checkInterval(a.months + b.months, a.days + b.days, typeof a.micros === 'number' && typeof b.micros === 'number' && Number.isSafeInteger(a.micros + b.micros) ? a.micros + b.micros : BigInt(a.micros) + BigInt(b.micros));
 }
 
 export { dateToMicros as dateToTimestamp } from '../../../common/datetime-calendar.js';

@@ -14,7 +14,7 @@ import {
   ymdToDays,
   type TimestampParts,
 } from '../../../common/datetime-calendar.js';
-import type { Interval } from '../../../common/interval.js';
+import { splitHours, type Interval } from '../../../common/interval.js';
 import { Numeric } from '../../../common/numeric.js';
 import { utcOffsetSeconds } from '../../../common/timezone.js';
 import {
@@ -181,8 +181,8 @@ export function extractInterval(units: string, iv: Interval): Extracted {
   }
   const years = Math.trunc(iv.months / 12);
   const mon = iv.months % 12;
-  const hour = Math.trunc(iv.micros / 3_600_000_000);
-  let rest = iv.micros - hour * 3_600_000_000;
+  const [hour, below] = splitHours(iv.micros);
+  let rest = below;
   const min = Math.trunc(rest / 60_000_000);
   rest -= min * 60_000_000;
   const sec = Math.trunc(rest / 1_000_000);
@@ -220,7 +220,7 @@ export function extractInterval(units: string, iv: Interval): Extracted {
       // A year is 365.25 days and a month 30 days here, as in PostgreSQL.
       const secs = BigInt(years) * 31557600n + BigInt(mon) * 2592000n + BigInt(iv.days) * 86400n;
       const float =
-        iv.micros / 1000000.0 + 365.25 * 86400 * years + 30 * 86400 * mon + 86400 * iv.days;
+        microsApprox(iv.micros) / 1000000.0 + 365.25 * 86400 * years + 30 * 86400 * mon + 86400 * iv.days;
       return dec(secs * 1000000n + BigInt(iv.micros), 6, float);
     }
     default:
