@@ -16,6 +16,9 @@
  * timestamptz and dates across PostgreSQL's whole range (microsecond neighbours far from 1970, BC,
  * infinity) and numeric(6,2) / varchar(3) / char(3) columns whose typmods window functions must not
  * impose on their defaults. `pagingQuery` builds queries to page at small fetch sizes.
+ *
+ * t5 is inserted one row per statement: an engine that refuses one extreme value then loses that row
+ * only (and says so in setup), instead of the whole table hiding every other difference.
  */
 
 /** mulberry32: tiny, fast, and good enough to spread query shapes; same seed => same queries everywhere. */
@@ -171,14 +174,12 @@ export function setupSql(seed: number): string[] {
   out.push(`INSERT INTO ${KEYLESS.name} VALUES ${krows.join(', ')}`);
   // t5: far timestamps and typmod'd columns; tz values are the same instants written in UTC.
   out.push('CREATE TABLE t5 (id int, ts timestamp, tz timestamptz, d date, n numeric(6,2), s varchar(3), c char(3))');
-  const trows: string[] = [];
   for (let i = 1; i <= 30; i++) {
     const pickOrNull = (xs: readonly string[]): string => (rng.chance(0.1) ? 'NULL' : rng.pick(xs));
     const ts = pickOrNull(FAR_TIMESTAMPS);
     const tz = ts === 'NULL' || ts.includes('infinity') ? ts : ts.replace(/( BC)?'$/, "+00$1'");
-    trows.push(`(${i}, ${ts}, ${tz}, ${pickOrNull(FAR_DATES)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
+    out.push(`INSERT INTO t5 VALUES (${i}, ${ts}, ${tz}, ${pickOrNull(FAR_DATES)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
   }
-  out.push(`INSERT INTO t5 VALUES ${trows.join(', ')}`);
   return out;
 }
 
@@ -186,6 +187,11 @@ export interface GeneratedQuery {
   sql: string;
   /** True when the query has a total ORDER BY, so row order must match exactly. */
   ordered: boolean;
+  /**
+   * When not ordered but sorted on some output columns (a partial ORDER BY): their positions. The rows
+   * compare as a multiset, and the sequence of these columns must still follow PostgreSQL's.
+   */
+  orderCols?: number[];
 }
 
 interface Expr {
@@ -488,7 +494,7 @@ function temporalSelect(rng: Rng): GeneratedQuery {
   const lit = col === 'd' ? rng.pick(FAR_DATES) : rng.pick(FAR_TIMESTAMPS);
   const cast = col === 'ts' ? '::timestamp' : col === 'tz' ? '::timestamptz' : '::date';
   const cond = rng.chance(0.6) ? ` WHERE ${col} ${rng.pick(['=', '<', '<=', '>', '>=', '<>'])} ${lit}${cast}` : '';
-  const r = rng.int(0, 5);
+  const r = rng.int(0, 9);
   if (r === 0) return { sql: `SELECT id, ${col} FROM t5${cond} ORDER BY ${col}${direction(rng)}, id${limitClause(rng)}`, ordered: true };
   if (r === 1) return { sql: `SELECT ${col}, count(*) AS n FROM t5${cond} GROUP BY ${col} ORDER BY ${col}${direction(rng)}`, ordered: true };
   if (r === 2) return { sql: `SELECT DISTINCT ${col} FROM t5${cond} ORDER BY 1${direction(rng)}`, ordered: true };
@@ -497,6 +503,27 @@ function temporalSelect(rng: Rng): GeneratedQuery {
     // Functions whose value does not depend on how peers are ordered (the ORDER BY is partial).
     const f = rng.pick(['rank()', 'dense_rank()', 'count(*)', 'percent_rank()']);
     return { sql: `SELECT id, ${f} OVER (ORDER BY ${col}${direction(rng)}) AS w FROM t5${cond} ORDER BY id`, ordered: true };
+  }
+  if (r === 6) {
+    // Value window functions over a total order, and per-partition extremes.
+    const order = `ORDER BY ${col}${direction(rng)}, id`;
+    const f = rng.pick([`lag(${col}, 1, ${lit}${cast}) OVER (${order})`, `lead(${col}) OVER (${order})`, `first_value(${col}) OVER (PARTITION BY c ${order})`, `max(${col}) OVER (PARTITION BY c)`, `min(${col}) OVER (${order})`, `row_number() OVER (${order})`]);
+    return { sql: `SELECT id, ${col}, ${f} AS w FROM t5${cond} ORDER BY id`, ordered: true };
+  }
+  if (r === 7) {
+    // Cross-type comparisons (the session is UTC): no cast that could overflow, PostgreSQL compares across the ranges.
+    const [x, y] = rng.sample(TEMPORAL, 2);
+    return { sql: `SELECT id, ${x}, ${y} FROM t5 WHERE ${x} ${rng.pick(['=', '<', '<=', '>', '>=', '<>'])} ${y} ORDER BY id`, ordered: true };
+  }
+  if (r === 8) {
+    // Grouping on parts of far values.
+    const part = rng.pick([`extract(year FROM ${col})`, `date_trunc('${rng.pick(['year', 'day', 'second', 'millisecond'])}', ${col})`, `${col} IS NULL`, `${col} > '2000-01-01'${cast}`]);
+    return { sql: `SELECT ${part} AS g, count(*) AS n, max(id) AS m FROM t5${cond} GROUP BY 1 ORDER BY 1${direction(rng)}`, ordered: true };
+  }
+  if (r === 9 && col !== 'd') {
+    // RANGE frames whose offset is as small as the values' last digit.
+    const off = rng.pick(["'1 microsecond'", "'2 microseconds'", "'1 day'"]);
+    return { sql: `SELECT id, count(*) OVER (ORDER BY ${col} RANGE BETWEEN interval ${off} PRECEDING AND interval ${off} FOLLOWING) AS w FROM t5 WHERE ${col} BETWEEN '4000-01-01 BC'${cast} AND '99999-01-01'${cast} ORDER BY id`, ordered: true };
   }
   // Arithmetic that stays inside the range for every finite value but the last 29 years.
   const expr = col === 'd' ? `${col} - date '2000-01-01'` : `${col} - interval '${rng.pick(['1 microsecond', '1 day', '1 month 2 days 3 microseconds'])}'`;
@@ -514,6 +541,16 @@ function typmodWindow(rng: Rng): GeneratedQuery {
     `nth_value(s, 2) OVER (${order})`,
     `coalesce(s, ${rng.pick(["'defaults'", "'d'"])})`,
     `lead(n * 2, 1, 0.001) OVER (PARTITION BY c ${order})`,
+    `lag(c, 1, s) OVER (${order})`,
+    `lead(s, 1, c) OVER (${order})`,
+    `first_value(coalesce(n, 12345.678)) OVER (PARTITION BY s ${order})`,
+    `nth_value(c, 2) OVER (${order} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`,
+    `lag(n::numeric(8,3), 1, 2.5) OVER (${order})`,
+    `lead(s::varchar(2), 1, 'abcdef') OVER (${order})`,
+    `lag(c::char(5), 2, 'q') OVER (${order})`,
+    `coalesce(c, 'abcdef')`,
+    `CASE WHEN n > 0 THEN n ELSE 0.125 END`,
+    `lag(c, 1, 'ab ') OVER (${order}) || '|'`,
   ];
   const picked = rng.sample(items, rng.int(1, 3));
   return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM t5 ORDER BY id`, ordered: true };
@@ -543,17 +580,28 @@ const SHAPES = [
 export function pagingQuery(seed: number, index: number): GeneratedQuery {
   const rng = new Rng((seed * 2246822519 + index * 3266489917) >>> 0);
   const t = KEYLESS.name;
-  const r = rng.int(0, 6);
+  const r = rng.int(0, 9);
   if (r === 0) return { sql: `SELECT a, b FROM ${t} OFFSET ${rng.int(0, 10)}`.replace(/ OFFSET 0$/, ''), ordered: false };
   if (r === 1) return { sql: `SELECT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
   if (r === 2) return { sql: `SELECT a FROM ${t} ORDER BY a${direction(rng)}${limitClause(rng)}`, ordered: true };
-  if (r === 3) return { sql: `SELECT b, a FROM ${t} WHERE a IS NOT NULL ORDER BY b${direction(rng)}`, ordered: false };
+  if (r === 3) return { sql: `SELECT b, a FROM ${t} WHERE a IS NOT NULL ORDER BY b${direction(rng)}`, ordered: false, orderCols: [0] };
   if (r === 4) return { sql: `SELECT DISTINCT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
   if (r === 5) {
     const col = rng.pick(['ts', 'tz']);
     return { sql: `SELECT ${col}, id FROM t5 ORDER BY ${col}${direction(rng)}, id${rng.chance(0.5) ? limitClause(rng) : ''}`, ordered: true };
   }
-  return { sql: `SELECT ts FROM t5 WHERE ts IS NOT NULL ORDER BY ts${direction(rng)}`, ordered: true };
+  if (r === 6) return { sql: `SELECT ts FROM t5 WHERE ts IS NOT NULL ORDER BY ts${direction(rng)}`, ordered: true };
+  if (r === 7) {
+    // The query's own OFFSET inside a derived table, over keyless duplicates.
+    const inner = `SELECT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`;
+    return { sql: `SELECT a, b FROM (${inner}) s`, ordered: false };
+  }
+  if (r === 8) {
+    // A partial order over far timestamps: ties between rows that differ in other columns.
+    const col = rng.pick(['ts', 'tz', 'd']);
+    return { sql: `SELECT ${col}, n, s FROM t5 ORDER BY ${col}${direction(rng)}`, ordered: false, orderCols: [0] };
+  }
+  return { sql: `SELECT a FROM ${t} WHERE ${rng.pick(['a IS NULL OR a = 1', 'b IS NOT NULL', 'a > 0'])} OFFSET ${rng.int(1, 12)}`, ordered: false };
 }
 
 /** The i-th query of a run: each query has its own derived seed, so one failure can be replayed alone. */
