@@ -15,7 +15,7 @@ import { multiset, pageAll, pageShapeProblem, pageText, rowKey } from '../harnes
 import { pagingQuery, setupSql, type GeneratedQuery } from '../harness/query-gen.js';
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261202);
-const COUNT = Number(process.env.PAGING_COUNT ?? 60);
+const COUNT = Number(process.env.PAGING_COUNT ?? 120);
 const FETCH_SIZES = [1, 2, 3, 5];
 
 type Row = (string | null)[];
