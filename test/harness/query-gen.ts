@@ -15,7 +15,7 @@
  * LIMIT / OFFSET over it is deterministic only under an ORDER BY of every column; `t5` holds timestamps,
  * timestamptz and dates across PostgreSQL's whole range (microsecond neighbours far from 1970, BC,
  * infinity) and numeric(6,2) / varchar(3) / char(3) columns whose typmods window functions must not
- * impose on their defaults. `pagingQuery` builds queries to page at small fetch sizes.
+ * impose on their defaults (`t6` repeats those beside an int key). `pagingQuery` builds queries to page at small fetch sizes.
  *
  * t5 is inserted one row per statement: an engine that refuses one extreme value then loses that row
  * only (and says so in setup), instead of the whole table hiding every other difference.
@@ -180,6 +180,15 @@ export function setupSql(seed: number): string[] {
     const tz = ts === 'NULL' || ts.includes('infinity') ? ts : ts.replace(/( BC)?'$/, "+00$1'");
     out.push(`INSERT INTO t5 VALUES (${i}, ${ts}, ${tz}, ${pickOrNull(FAR_DATES)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
   }
+  // t6: the typmod'd columns again with no extreme timestamps, so that a typmod bug shows even while an
+  // engine refuses some of t5's rows.
+  out.push('CREATE TABLE t6 (id int, g int, n numeric(6,2), s varchar(3), c char(3))');
+  const rows6: string[] = [];
+  for (let i = 1; i <= 20; i++) {
+    const pickOrNull = (xs: readonly string[]): string => (rng.chance(0.1) ? 'NULL' : rng.pick(xs));
+    rows6.push(`(${i}, ${rng.chance(0.1) ? 'NULL' : rng.int(0, 3)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
+  }
+  out.push(`INSERT INTO t6 VALUES ${rows6.join(', ')}`);
   return out;
 }
 
@@ -533,7 +542,8 @@ function temporalSelect(rng: Rng): GeneratedQuery {
 
 /** lag/lead/first_value/nth_value/coalesce over typmod'd columns, with defaults of other precision and length. */
 function typmodWindow(rng: Rng): GeneratedQuery {
-  const order = `ORDER BY ${rng.pick(TEMPORAL)}${direction(rng)}, id`;
+  const table = rng.pick(['t5', 't6']);
+  const order = `ORDER BY ${table === 't5' ? rng.pick(TEMPORAL) : 'g'}${direction(rng)}, id`;
   const items = [
     `lag(n, ${rng.int(1, 3)}, ${rng.pick(['1.5', '123456.789', '0.125', 'NULL', '-7'])}) OVER (${order})`,
     `lead(s, ${rng.int(1, 3)}, ${rng.pick(["'abcdef'", "'z'", 'NULL', "'abc'"])}) OVER (${order})`,
@@ -554,7 +564,7 @@ function typmodWindow(rng: Rng): GeneratedQuery {
     `lag(c, 1, 'ab ') OVER (${order}) || '|'`,
   ];
   const picked = rng.sample(items, rng.int(1, 3));
-  return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM t5 ORDER BY id`, ordered: true };
+  return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM ${table} ORDER BY id`, ordered: true };
 }
 
 const SHAPES = [
