@@ -562,6 +562,8 @@ function typmodWindow(rng: Rng): GeneratedQuery {
     `coalesce(c, 'abcdef')`,
     `CASE WHEN n > 0 THEN n ELSE 0.125 END`,
     `lag(c, 1, 'ab ') OVER (${order}) || '|'`,
+    // char(n) keeps its padding in octet_length (it drops it in length and ||).
+    `octet_length(first_value(c) OVER (${order}))`,
   ];
   const picked = rng.sample(items, rng.int(1, 3));
   return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM ${table} ORDER BY id`, ordered: true };
