@@ -38,6 +38,10 @@ export function compareOutcomes(q: GeneratedQuery, a: Outcome, b: Outcome): stri
     kb.sort();
   }
   for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return `${q.ordered ? 'row' : 'sorted row'} ${i + 1} differs: ${ka[i]} vs ${kb[i]}`;
+  if (!q.ordered && q.orderCols) {
+    const pick = (r: (string | null)[]): string => rowKey(q.orderCols!.map((c) => r[c] ?? null));
+    for (let i = 0; i < ra.length; i++) if (pick(ra[i]) !== pick(rb[i])) return `ORDER BY columns of row ${i + 1} differ: ${pick(ra[i])} vs ${pick(rb[i])}`;
+  }
   return null;
 }
 
@@ -57,8 +61,17 @@ export interface Mismatch {
   postgres: string;
 }
 
-export async function setup(conn: SqlConnection, seed: number): Promise<void> {
-  for (const s of setupSql(seed)) await conn.query(s);
+/**
+ * Runs the data set's statements, going on past failures so that one refused value costs only its own
+ * row(s); returns the failures ("statement: error"), which a test reports next to its mismatches.
+ */
+export async function setup(conn: SqlConnection, seed: number): Promise<string[]> {
+  const failed: string[] = [];
+  for (const s of setupSql(seed)) {
+    const o = await run(conn, s);
+    if (!o.ok) failed.push(`${s}: ERROR ${o.code ?? ''} ${o.message}`);
+  }
+  return failed;
 }
 
 export interface DiffRun {

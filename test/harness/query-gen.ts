@@ -15,7 +15,10 @@
  * LIMIT / OFFSET over it is deterministic only under an ORDER BY of every column; `t5` holds timestamps,
  * timestamptz and dates across PostgreSQL's whole range (microsecond neighbours far from 1970, BC,
  * infinity) and numeric(6,2) / varchar(3) / char(3) columns whose typmods window functions must not
- * impose on their defaults. `pagingQuery` builds queries to page at small fetch sizes.
+ * impose on their defaults (`t6` repeats those beside an int key). `pagingQuery` builds queries to page at small fetch sizes.
+ *
+ * t5 is inserted one row per statement: an engine that refuses one extreme value then loses that row
+ * only (and says so in setup), instead of the whole table hiding every other difference.
  */
 
 /** mulberry32: tiny, fast, and good enough to spread query shapes; same seed => same queries everywhere. */
@@ -171,14 +174,21 @@ export function setupSql(seed: number): string[] {
   out.push(`INSERT INTO ${KEYLESS.name} VALUES ${krows.join(', ')}`);
   // t5: far timestamps and typmod'd columns; tz values are the same instants written in UTC.
   out.push('CREATE TABLE t5 (id int, ts timestamp, tz timestamptz, d date, n numeric(6,2), s varchar(3), c char(3))');
-  const trows: string[] = [];
   for (let i = 1; i <= 30; i++) {
     const pickOrNull = (xs: readonly string[]): string => (rng.chance(0.1) ? 'NULL' : rng.pick(xs));
     const ts = pickOrNull(FAR_TIMESTAMPS);
     const tz = ts === 'NULL' || ts.includes('infinity') ? ts : ts.replace(/( BC)?'$/, "+00$1'");
-    trows.push(`(${i}, ${ts}, ${tz}, ${pickOrNull(FAR_DATES)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
+    out.push(`INSERT INTO t5 VALUES (${i}, ${ts}, ${tz}, ${pickOrNull(FAR_DATES)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
   }
-  out.push(`INSERT INTO t5 VALUES ${trows.join(', ')}`);
+  // t6: the typmod'd columns again with no extreme timestamps, so that a typmod bug shows even while an
+  // engine refuses some of t5's rows.
+  out.push('CREATE TABLE t6 (id int, g int, n numeric(6,2), s varchar(3), c char(3))');
+  const rows6: string[] = [];
+  for (let i = 1; i <= 20; i++) {
+    const pickOrNull = (xs: readonly string[]): string => (rng.chance(0.1) ? 'NULL' : rng.pick(xs));
+    rows6.push(`(${i}, ${rng.chance(0.1) ? 'NULL' : rng.int(0, 3)}, ${pickOrNull(NUMERIC62)}, ${pickOrNull(VARCHAR3)}, ${pickOrNull(CHAR3)})`);
+  }
+  out.push(`INSERT INTO t6 VALUES ${rows6.join(', ')}`);
   return out;
 }
 
@@ -186,6 +196,11 @@ export interface GeneratedQuery {
   sql: string;
   /** True when the query has a total ORDER BY, so row order must match exactly. */
   ordered: boolean;
+  /**
+   * When not ordered but sorted on some output columns (a partial ORDER BY): their positions. The rows
+   * compare as a multiset, and the sequence of these columns must still follow PostgreSQL's.
+   */
+  orderCols?: number[];
 }
 
 interface Expr {
@@ -488,7 +503,7 @@ function temporalSelect(rng: Rng): GeneratedQuery {
   const lit = col === 'd' ? rng.pick(FAR_DATES) : rng.pick(FAR_TIMESTAMPS);
   const cast = col === 'ts' ? '::timestamp' : col === 'tz' ? '::timestamptz' : '::date';
   const cond = rng.chance(0.6) ? ` WHERE ${col} ${rng.pick(['=', '<', '<=', '>', '>=', '<>'])} ${lit}${cast}` : '';
-  const r = rng.int(0, 5);
+  const r = rng.int(0, 9);
   if (r === 0) return { sql: `SELECT id, ${col} FROM t5${cond} ORDER BY ${col}${direction(rng)}, id${limitClause(rng)}`, ordered: true };
   if (r === 1) return { sql: `SELECT ${col}, count(*) AS n FROM t5${cond} GROUP BY ${col} ORDER BY ${col}${direction(rng)}`, ordered: true };
   if (r === 2) return { sql: `SELECT DISTINCT ${col} FROM t5${cond} ORDER BY 1${direction(rng)}`, ordered: true };
@@ -498,6 +513,28 @@ function temporalSelect(rng: Rng): GeneratedQuery {
     const f = rng.pick(['rank()', 'dense_rank()', 'count(*)', 'percent_rank()']);
     return { sql: `SELECT id, ${f} OVER (ORDER BY ${col}${direction(rng)}) AS w FROM t5${cond} ORDER BY id`, ordered: true };
   }
+  if (r === 6) {
+    // Value window functions over a total order, and per-partition extremes.
+    const order = `ORDER BY ${col}${direction(rng)}, id`;
+    const f = rng.pick([`lag(${col}, 1, ${lit}${cast}) OVER (${order})`, `lead(${col}) OVER (${order})`, `first_value(${col}) OVER (PARTITION BY c ${order})`, `max(${col}) OVER (PARTITION BY c)`, `min(${col}) OVER (${order})`, `row_number() OVER (${order})`]);
+    return { sql: `SELECT id, ${col}, ${f} AS w FROM t5${cond} ORDER BY id`, ordered: true };
+  }
+  if (r === 7) {
+    // Cross-type comparisons (the session is UTC): no cast that could overflow, PostgreSQL compares across the ranges.
+    const [x, y] = rng.sample(TEMPORAL, 2);
+    return { sql: `SELECT id, ${x}, ${y} FROM t5 WHERE ${x} ${rng.pick(['=', '<', '<=', '>', '>=', '<>'])} ${y} ORDER BY id`, ordered: true };
+  }
+  if (r === 8) {
+    // Grouping on parts of far values; date_trunc on ts only (PostgreSQL overflows on the last date and on timestamptz's local year end).
+    const trunc = `date_trunc('${rng.pick(['year', 'day', 'second', 'millisecond'])}', ts)`;
+    const part = rng.pick([`extract(year FROM ${col})`, col === 'ts' ? trunc : `extract(epoch FROM ${col})`, `${col} IS NULL`, `${col} > '2000-01-01'${cast}`]);
+    return { sql: `SELECT ${part} AS g, count(*) AS n, max(id) AS m FROM t5${cond} GROUP BY 1 ORDER BY 1${direction(rng)}`, ordered: true };
+  }
+  if (r === 9 && col !== 'd') {
+    // RANGE frames whose offset is as small as the values' last digit.
+    const off = rng.pick(["'1 microsecond'", "'2 microseconds'", "'1 day'"]);
+    return { sql: `SELECT id, count(*) OVER (ORDER BY ${col} RANGE BETWEEN interval ${off} PRECEDING AND interval ${off} FOLLOWING) AS w FROM t5 WHERE ${col} BETWEEN '4000-01-01 BC'${cast} AND '99999-01-01'${cast} ORDER BY id`, ordered: true };
+  }
   // Arithmetic that stays inside the range for every finite value but the last 29 years.
   const expr = col === 'd' ? `${col} - date '2000-01-01'` : `${col} - interval '${rng.pick(['1 microsecond', '1 day', '1 month 2 days 3 microseconds'])}'`;
   return { sql: `SELECT id, ${expr} AS x FROM t5 WHERE ${col} < '99999-12-31'${cast} AND ${col} > '4714-12-31 BC'${cast} ORDER BY id`, ordered: true };
@@ -505,7 +542,8 @@ function temporalSelect(rng: Rng): GeneratedQuery {
 
 /** lag/lead/first_value/nth_value/coalesce over typmod'd columns, with defaults of other precision and length. */
 function typmodWindow(rng: Rng): GeneratedQuery {
-  const order = `ORDER BY ${rng.pick(TEMPORAL)}${direction(rng)}, id`;
+  const table = rng.pick(['t5', 't6']);
+  const order = `ORDER BY ${table === 't5' ? rng.pick(TEMPORAL) : 'g'}${direction(rng)}, id`;
   const items = [
     `lag(n, ${rng.int(1, 3)}, ${rng.pick(['1.5', '123456.789', '0.125', 'NULL', '-7'])}) OVER (${order})`,
     `lead(s, ${rng.int(1, 3)}, ${rng.pick(["'abcdef'", "'z'", 'NULL', "'abc'"])}) OVER (${order})`,
@@ -514,9 +552,21 @@ function typmodWindow(rng: Rng): GeneratedQuery {
     `nth_value(s, 2) OVER (${order})`,
     `coalesce(s, ${rng.pick(["'defaults'", "'d'"])})`,
     `lead(n * 2, 1, 0.001) OVER (PARTITION BY c ${order})`,
+    `lag(c, 1, s) OVER (${order})`,
+    `lead(s, 1, c) OVER (${order})`,
+    `first_value(coalesce(n, 12345.678)) OVER (PARTITION BY s ${order})`,
+    `nth_value(c, 2) OVER (${order} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`,
+    `lag(n::numeric(8,3), 1, 2.5) OVER (${order})`,
+    `lead(s::varchar(2), 1, 'abcdef') OVER (${order})`,
+    `lag(c::char(5), 2, 'q') OVER (${order})`,
+    `coalesce(c, 'abcdef')`,
+    `CASE WHEN n > 0 THEN n ELSE 0.125 END`,
+    `lag(c, 1, 'ab ') OVER (${order}) || '|'`,
+    // char(n) keeps its padding in octet_length (it drops it in length and ||).
+    `octet_length(first_value(c) OVER (${order}))`,
   ];
   const picked = rng.sample(items, rng.int(1, 3));
-  return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM t5 ORDER BY id`, ordered: true };
+  return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM ${table} ORDER BY id`, ordered: true };
 }
 
 const SHAPES = [
@@ -543,17 +593,28 @@ const SHAPES = [
 export function pagingQuery(seed: number, index: number): GeneratedQuery {
   const rng = new Rng((seed * 2246822519 + index * 3266489917) >>> 0);
   const t = KEYLESS.name;
-  const r = rng.int(0, 6);
+  const r = rng.int(0, 9);
   if (r === 0) return { sql: `SELECT a, b FROM ${t} OFFSET ${rng.int(0, 10)}`.replace(/ OFFSET 0$/, ''), ordered: false };
   if (r === 1) return { sql: `SELECT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
   if (r === 2) return { sql: `SELECT a FROM ${t} ORDER BY a${direction(rng)}${limitClause(rng)}`, ordered: true };
-  if (r === 3) return { sql: `SELECT b, a FROM ${t} WHERE a IS NOT NULL ORDER BY b${direction(rng)}`, ordered: false };
+  if (r === 3) return { sql: `SELECT b, a FROM ${t} WHERE a IS NOT NULL ORDER BY b${direction(rng)}`, ordered: false, orderCols: [0] };
   if (r === 4) return { sql: `SELECT DISTINCT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`, ordered: true };
   if (r === 5) {
     const col = rng.pick(['ts', 'tz']);
     return { sql: `SELECT ${col}, id FROM t5 ORDER BY ${col}${direction(rng)}, id${rng.chance(0.5) ? limitClause(rng) : ''}`, ordered: true };
   }
-  return { sql: `SELECT ts FROM t5 WHERE ts IS NOT NULL ORDER BY ts${direction(rng)}`, ordered: true };
+  if (r === 6) return { sql: `SELECT ts FROM t5 WHERE ts IS NOT NULL ORDER BY ts${direction(rng)}`, ordered: true };
+  if (r === 7) {
+    // The query's own OFFSET inside a derived table, over keyless duplicates.
+    const inner = `SELECT a, b FROM ${t} ORDER BY ${keylessOrder(rng, ['a', 'b'])}${limitClause(rng)}`;
+    return { sql: `SELECT a, b FROM (${inner}) s`, ordered: false };
+  }
+  if (r === 8) {
+    // A partial order over far timestamps: ties between rows that differ in other columns.
+    const col = rng.pick(['ts', 'tz', 'd']);
+    return { sql: `SELECT ${col}, n, s FROM t5 ORDER BY ${col}${direction(rng)}`, ordered: false, orderCols: [0] };
+  }
+  return { sql: `SELECT a FROM ${t} WHERE ${rng.pick(['a IS NULL OR a = 1', 'b IS NOT NULL', 'a > 0'])} OFFSET ${rng.int(1, 12)}`, ordered: false };
 }
 
 /** The i-th query of a run: each query has its own derived seed, so one failure can be replayed alone. */
