@@ -10,6 +10,7 @@ import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/re
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
+import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
 import { castContext } from '../common/cast.js';
 import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
@@ -299,7 +300,16 @@ export function bindComparison(op: string, l: Expr, r: Expr, cx: ExprCtx, loc: n
     });
   }
   const cop = (op === '!=' ? '<>' : op) as CompareOp;
-  return { kind: 'compare', op: cop, left: coerce(l, t, 'implicit', cx.env, pos(loc)), right: coerce(r, t, 'implicit', cx.env, pos(loc)), type: T.bool };
+  return { kind: 'compare', op: cop, left: comparand(l, t, cx, loc), right: comparand(r, t, cx, loc), type: T.bool };
+}
+
+/** One side of a comparison in the comparison's type; a date meets a timestamp without the cast's range check. */
+function comparand(e: Expr, t: DataType, cx: ExprCtx, loc: number | undefined): Expr {
+  if (e.type.name === 'date' && (t.name === 'timestamp' || t.name === 'timestamptz')) {
+    const overload = t.name === 'timestamp' ? dateAsTimestampForComparison : dateAsTimestamptzForComparison;
+    return { kind: 'call', name: t.name, overload, args: [e], type: t };
+  }
+  return coerce(e, t, 'implicit', cx.env, pos(loc));
 }
 
 function bindRowComparison(op: string, ln: Node, rn: Node, cx: ExprCtx, loc: number | undefined): Expr {
@@ -457,12 +467,12 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
 // ---- function and operator resolution ----
 
 
-function argMatches(p: ArgType, a: DataType): 'exact' | 'coerce' | null {
+function argMatches(p: ArgType, a: DataType): 'exact' | 'binary' | 'coerce' | null {
   if (p === 'anynonarray') return a.name === '_text' ? null : 'exact';
   if (p === 'any' || p === 'anyelement') return 'exact';
   if (p === a.name) return 'exact';
   if (a.name === 'unknown') return 'coerce';
-  if ((p === 'text' && (a.name === 'varchar' || a.name === 'bpchar')) || (p === 'varchar' && a.name === 'text')) return 'exact';
+  if ((p === 'text' && (a.name === 'varchar' || a.name === 'bpchar')) || (p === 'varchar' && a.name === 'text')) return 'binary';
   const c = castContext(a.name, p);
   return c === 'implicit' ? 'coerce' : null;
 }
@@ -488,7 +498,10 @@ export function resolveOverload(overloads: readonly ScalarOverload[], args: read
         ok = false;
         break;
       }
-      if (m === 'exact') score++;
+      // A parameter of the argument's own type beats a binary-compatible one (octet_length(bpchar)
+      // counts the padding, octet_length(text) would not).
+      if (m === 'exact') score += 2;
+      else if (m === 'binary') score++;
       // PostgreSQL's tie-break: prefer candidates taking the preferred type of the category
       // (float8 for numbers, text for strings, timestamptz for date/time).
       if (m === 'coerce' && (p === 'text' || p === 'float8' || p === 'timestamptz')) pref++;

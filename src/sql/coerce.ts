@@ -58,8 +58,10 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     return { ...e, type: to };
   }
   if (e.type.name === to.name) {
-    // Same type, different modifier (varchar(5) -> text, numeric(10,2) -> numeric).
-    if (to.typmod === -1) return { ...e, type: to } as Expr;
+    // Same type, different modifier (varchar(5) -> text, numeric(10,2) -> numeric): dropping a modifier
+    // changes no value, so the expression is relabelled, except a cast, whose type is what it applies
+    // (lag(s::varchar(2)) must still cut s to two characters).
+    if (to.typmod === -1) return e.kind === 'cast' ? e : ({ ...e, type: to } as Expr);
     return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
   }
   if (!canCoerce(e.type, to, mode)) {
