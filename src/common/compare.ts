@@ -79,6 +79,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     case 'text':
     case 'varchar':
     case 'unknown':
+    // json has no ordering in SQL (the binder refuses it); internal uses see its text.
+    case 'json':
       return compareStrings(a as string, b as string);
     case '_text':
       return compareTextArrays(a as TextArray, b as TextArray);

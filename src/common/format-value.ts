@@ -421,6 +421,7 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'json':
     case 'unknown':
       return String(v);
     case '_text':

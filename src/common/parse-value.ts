@@ -597,6 +597,16 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): Micr
   return result;
 }
 
+/** json input: the text itself, once it is valid JSON (PostgreSQL keeps json verbatim). */
+function parseJsonText(s: string): string {
+  try {
+    JSON.parse(s);
+  } catch {
+    throw new QuireError('22P02', 'invalid input syntax for type json', { detail: `Token in "${s.length > 40 ? s.slice(0, 40) + '…' : s}" is invalid.` });
+  }
+  return s;
+}
+
 // ---- dispatcher --------------------------------------------------------------------------------
 
 export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
@@ -628,6 +638,8 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
     case 'text':
     case 'unknown':
       return s;
+    case 'json':
+      return parseJsonText(s);
     case '_text':
       return parseTextArray(s);
   }

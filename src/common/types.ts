@@ -15,6 +15,7 @@
  *                           integer (about 1685–2255) or ±Infinity, bigint beyond, as int8 (see Micros)
  *   interval                Interval {months, days, micros}
  *   _text (text[])          readonly (string | null)[] (one dimension, lower bound 1)
+ *   json                    string: the JSON text as given (validated on input), as PostgreSQL's json keeps it
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
  *   null                    null (any type)
  */
@@ -37,6 +38,7 @@ export type TypeName =
   | 'timestamptz'
   | 'interval'
   | '_text'
+  | 'json'
   | 'unknown';
 
 export interface DataType {
@@ -82,6 +84,7 @@ export const T = {
   timestamptz: type('timestamptz'),
   interval: type('interval'),
   _text: type('_text'),
+  json: type('json'),
   unknown: type('unknown'),
 } as const;
 
@@ -111,6 +114,8 @@ export function category(t: DataType): TypeCategory {
       return 'T';
     case '_text':
       return 'A';
+    case 'json':
+      return 'U';
     case 'unknown':
       return 'X';
   }
@@ -175,6 +180,7 @@ export const TYPE_OID: Record<TypeName, number> = {
   timestamptz: 1184,
   interval: 1186,
   _text: 1009,
+  json: 114,
   unknown: 705,
 };
 

@@ -793,6 +793,12 @@ export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | un
   const nulls = sb.sortby_nulls as string;
   // PostgreSQL: NULLs sort as larger than everything, so they come last ascending and first descending.
   const nullsFirst = nulls === 'SORTBY_NULLS_FIRST' ? true : nulls === 'SORTBY_NULLS_LAST' ? false : desc;
+  if (expr.type.name === 'json') {
+    throw new QuireError('42883', 'could not identify an ordering operator for type json', {
+      position: pos(locOf(sb.node as Node)),
+      hint: 'Use an explicit ordering operator or modify the query.',
+    });
+  }
   return { expr: expr.type.name === 'unknown' ? coerce(expr, T.text, 'implicit', cx.env) : expr, desc, nullsFirst };
 }
 

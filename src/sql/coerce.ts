@@ -105,6 +105,8 @@ const DATETIME_RANK: Partial<Record<TypeName, number>> = { date: 1, timestamp: 2
 
 /** The type both sides of a comparison are brought to, or null when PostgreSQL has no such operator. */
 export function comparisonType(a: DataType, b: DataType): DataType | null {
+  // json has no comparison operators at all (jsonb would).
+  if (a.name === 'json' || b.name === 'json') return null;
   if (a.name === 'unknown' && b.name === 'unknown') return T.text;
   if (a.name === 'unknown') return stripMod(b);
   if (b.name === 'unknown') return stripMod(a);

@@ -38,6 +38,7 @@ const ALIASES: Record<string, TypeName> = {
   timestamptz: 'timestamptz',
   'timestamp with time zone': 'timestamptz',
   interval: 'interval',
+  json: 'json',
   unknown: 'unknown',
 };
 

@@ -134,6 +134,7 @@ function orderableType(t: DataType): DataType | null {
     case 'text':
       return T.text;
     case 'bool':
+    case 'json':
       return null;
     default:
       return T[t.name];

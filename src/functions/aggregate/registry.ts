@@ -21,6 +21,7 @@ import {
 } from './regression.js';
 import { max, min } from './minmax.js';
 import { hypotheticalCumeDist, hypotheticalDenseRank, hypotheticalPercentRank, hypotheticalRank } from './hypothetical-set.js';
+import { jsonAgg } from './json-agg.js';
 import { mode } from './mode.js';
 import { percentileCont } from './percentile-cont.js';
 import { percentileDisc } from './percentile-disc.js';
@@ -60,6 +61,7 @@ for (const a of [
   regrSlope,
   regrIntercept,
   regrR2,
+  jsonAgg,
   percentileCont,
   percentileDisc,
   mode,

@@ -28,6 +28,7 @@ export const TYPE_LEN: Record<TypeName, number> = {
   timestamptz: 8,
   interval: 16,
   _text: -1,
+  json: -1,
   unknown: -2,
 };
 
@@ -155,6 +156,8 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'text':
     case 'varchar':
     case 'bpchar':
+    // json's binary form is its text.
+    case 'json':
     case 'unknown':
       return (v) => Buffer.from(String(v), 'utf8');
     case '_text':
@@ -329,6 +332,7 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'json':
     case 'unknown':
       return raw.toString('utf8');
     case '_text':
