@@ -21,6 +21,7 @@ import {
 } from './regression.js';
 import { max, min } from './minmax.js';
 import { hypotheticalCumeDist, hypotheticalDenseRank, hypotheticalPercentRank, hypotheticalRank } from './hypothetical-set.js';
+import { arrayAgg } from './array-agg.js';
 import { jsonAgg } from './json-agg.js';
 import { mode } from './mode.js';
 import { percentileCont } from './percentile-cont.js';
@@ -62,6 +63,7 @@ for (const a of [
   regrIntercept,
   regrR2,
   jsonAgg,
+  arrayAgg,
   percentileCont,
   percentileDisc,
   mode,
