@@ -430,6 +430,7 @@ export class QueryBinder implements ExprEnv {
         throw new QuireError('42803', 'aggregate functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
       }
       const e = e0.type.name === 'unknown' ? coerce(e0, T.text, 'implicit', this) : e0;
+      if (e.type.name === 'json') throw noJsonEquality(locOf(g));
       const i = groupBy.findIndex((x) => exprEquals(x, e));
       if (i >= 0) return i;
       groupBy.push(e);
@@ -550,6 +551,7 @@ export class QueryBinder implements ExprEnv {
     const refKeys = (cols: typeof sortCols): SortKey[] => cols.map((c) => ({ expr: colRef(c.col, projSchema[c.col]!.type, projSchema[c.col]!.name), desc: c.desc, nullsFirst: c.nullsFirst }));
 
     if (distinct && distinctOn.length === 0) {
+      if (projSchema.slice(0, visible).some((f) => f.type.name === 'json')) throw noJsonEquality(undefined);
       plan = { op: 'distinct', input: plan, schema: plan.schema };
       if (sortCols.length) plan = { op: 'sort', input: plan, keys: refKeys(sortCols), schema: plan.schema };
     } else if (distinctOn.length > 0) {
@@ -706,6 +708,8 @@ export class QueryBinder implements ExprEnv {
       throw new QuireError('42601', `each ${kind.toUpperCase()} query must have the same number of columns`, {});
     }
     const types = l.plan.schema.map((f, i) => unifyTypes([f.type, r.plan.schema[i]!.type], kind.toUpperCase(), 0));
+    // Only UNION ALL keeps every row without comparing them.
+    if ((kind !== 'union' || s.all !== true) && types.some((t) => t.name === 'json')) throw noJsonEquality(undefined);
     const castTo = (p: LogicalPlan): LogicalPlan => {
       if (p.schema.every((f, i) => f.type.name === types[i]!.name && f.type.typmod === types[i]!.typmod)) return p;
       return {
@@ -761,6 +765,11 @@ function rewriteTargetListSrf(s: SelectStmt): SelectStmt {
     return { ResTarget: { ...rt, name: (rt.name as string | undefined) ?? name, val: colRefNode } } as unknown as Node;
   });
   return { ...s, fromClause: [...(s.fromClause ?? []), rangeFunction], targetList: newTargets };
+}
+
+/** json has no equality operator, so nothing can group or deduplicate by it (jsonb could). */
+function noJsonEquality(loc: number | undefined): QuireError {
+  return new QuireError('42883', 'could not identify an equality operator for type json', { position: pos(loc) });
 }
 
 function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {
