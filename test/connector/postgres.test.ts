@@ -117,6 +117,22 @@ describe.skipIf(DSN === undefined)('ATTACH postgres', () => {
     ]);
   });
 
+  it('keeps every microsecond of timestamps far from 1970, read and pushed down', async () => {
+    await admin.query(`CREATE TABLE ${schema}.far (id int, ts timestamp, tz timestamptz)`);
+    await admin.query(`INSERT INTO ${schema}.far VALUES (1, '2300-01-01 00:00:00.000001', '2300-01-01 00:00:00.000001+00'),
+      (2, '2300-01-01 00:00:00', '2300-01-01 00:00:00+00'), (3, '1500-06-30 23:59:59.999999', '4714-11-24 00:00:00.000001+00 BC'),
+      (4, '294276-12-31 23:59:59.999999', '294276-12-31 23:59:59.999999+00')`);
+    const sql = `SELECT id, ts, tz FROM pg.${schema}.far WHERE ts > '2300-01-01 00:00:00' OR tz < '0001-01-01 00:00:00+00' ORDER BY ts DESC LIMIT 3`;
+    expect(await explain(sql)).toContain('2300-01-01 00:00:00');
+    const rows = await same(sql);
+    const r = await db.query(sql);
+    expect(rows.map((row) => row.map((v, i) => db.formatValue(v as never, r.columns[i]!.type)))).toEqual([
+      ['4', '294276-12-31 23:59:59.999999', '294276-12-31 23:59:59.999999+00'],
+      ['1', '2300-01-01 00:00:00.000001', '2300-01-01 00:00:00.000001+00'],
+      ['3', '1500-06-30 23:59:59.999999', '4714-11-24 00:00:00.000001+00 BC'],
+    ]);
+  });
+
   it('surfaces remote errors with their SQLSTATE', async () => {
     await expect(db.query(`SELECT * FROM pg.${schema}.bad`)).rejects.toMatchObject({ code: '22012', message: 'division by zero' });
     // The connection is usable afterwards (the failed transaction was rolled back).
