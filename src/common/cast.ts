@@ -3,8 +3,8 @@
  * select_common_type for UNION/CASE/COALESCE resolution.
  */
 import { QuireError } from './errors.js';
-import type { DataType, TypeCategory, TypeName, Value } from './types.js';
-import { T, category, typeDisplayName } from './types.js';
+import type { ArrayValue, DataType, TypeCategory, TypeName, Value } from './types.js';
+import { T, arrayTypeOf, category, elementType, isArrayType, type, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { addMicros, checkTimestamp, dateToMicros, splitMicros, type Micros } from './datetime-calendar.js';
@@ -135,6 +135,7 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
   if (v === null) return null;
   const zone = ctx?.timezone ?? 'UTC';
   const f = from.name;
+  if (isArrayType(to)) return castToArray(v, from, to, ctx, explicit);
   switch (to.name) {
     case 'text':
     case 'varchar':
@@ -248,6 +249,28 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
   throw cannotCast(from, to);
 }
 
+/**
+ * To an array type: from array text through the element type's input, from another array element by
+ * element (array_coerce); either way each element then takes the target's modifier, as a cast would.
+ */
+function castToArray(v: Value, from: DataType, to: DataType, ctx: CastContext | undefined, explicit: boolean): Value {
+  const et = elementType(to);
+  const bare = type(et.name);
+  let src: ArrayValue;
+  let srcType: DataType;
+  if (isArrayType(from)) {
+    src = v as ArrayValue;
+    srcType = elementType(from);
+  } else if (from.name === 'text' || from.name === 'varchar' || from.name === 'bpchar' || from.name === 'unknown') {
+    src = parseValue(v as string, arrayTypeOf(bare)!, ctx) as ArrayValue;
+    srcType = bare;
+  } else {
+    throw cannotCast(from, to);
+  }
+  if (srcType.name === et.name && srcType.typmod === et.typmod) return src;
+  return src.map((e) => castValue(e, srcType, et, ctx, explicit));
+}
+
 // ---- pg_cast contexts --------------------------------------------------------------------------
 
 type Ctx = 'implicit' | 'assignment' | 'explicit';
@@ -273,6 +296,10 @@ export function castContext(from: TypeName, to: TypeName): Ctx | null {
   if (from === to) return 'implicit';
   if (from === 'unknown') return 'implicit';
   if (to === 'unknown') return null;
+  const fa = from.startsWith('_');
+  const ta = to.startsWith('_');
+  // An array converts to another array in the context its elements convert in.
+  if (fa && ta) return castContext(from.slice(1) as TypeName, to.slice(1) as TypeName);
   const direct = PG_CAST[from]?.[to];
   if (direct !== undefined) return direct;
   // Automatic I/O conversion casts: to a string type is assignment, from one is explicit.

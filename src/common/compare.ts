@@ -2,10 +2,10 @@
  * Ordering, equality and hash keys of non-null values with PostgreSQL's btree semantics
  * (C collation for strings).
  */
-import type { DataType, TextArray, Value } from './types.js';
+import { elementType, isArrayType, type ArrayValue, type DataType, type Value } from './types.js';
 import { Numeric } from './numeric.js';
 import { Interval } from './interval.js';
-import { compareTextArrays, formatTextArray } from './text-array.js';
+import { arrayHashKey, compareArrays } from './array-value.js';
 
 /** Float order: NaN above everything and equal to itself; -0 = 0. */
 export function compareFloat(a: number, b: number): number {
@@ -53,6 +53,10 @@ function rtrimSpaces(s: string): string {
 }
 
 export function compareValues(a: Value, b: Value, t: DataType): number {
+  if (isArrayType(t)) {
+    const et = elementType(t);
+    return compareArrays(a as ArrayValue, b as ArrayValue, (x, y) => compareValues(x, y, et));
+  }
   switch (t.name) {
     case 'bool':
       return a === b ? 0 : a ? 1 : -1;
@@ -82,8 +86,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     // json has no ordering in SQL (the binder refuses it); internal uses see its text.
     case 'json':
       return compareStrings(a as string, b as string);
-    case '_text':
-      return compareTextArrays(a as TextArray, b as TextArray);
+    default:
+      throw new Error(`no ordering for type ${t.name}`);
   }
 }
 
@@ -128,6 +132,10 @@ function numericKey(n: Numeric): string {
  * (Map's SameValueZero already makes NaN = NaN and -0 = 0).
  */
 export function hashKey(v: Value, t: DataType): number | bigint | string | boolean {
+  if (isArrayType(t)) {
+    const et = elementType(t);
+    return arrayHashKey(v as ArrayValue, (x) => hashKey(x, et));
+  }
   switch (t.name) {
     case 'int8':
       if (typeof v === 'bigint') {
@@ -143,9 +151,6 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
       return (v as Interval).hashKey();
     case 'bpchar':
       return rtrimSpaces(v as string);
-    case '_text':
-      // The array text form is canonical: equal arrays and only they print alike.
-      return formatTextArray(v as TextArray);
     default:
       return v as number | string | boolean;
   }

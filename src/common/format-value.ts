@@ -2,8 +2,8 @@
  * PostgreSQL text output functions (the `::text` / wire text format of every type), with the
  * default settings: DateStyle 'ISO, MDY', IntervalStyle 'postgres', extra_float_digits 1.
  */
-import type { DataType, TextArray, Value } from './types.js';
-import { formatTextArray } from './text-array.js';
+import { elementType, type ArrayValue, type DataType, type Value } from './types.js';
+import { formatArray } from './array-value.js';
 import { Numeric } from './numeric.js';
 import { Interval, fraction, splitHours } from './interval.js';
 import { addMicros, dayOfWeek, daysToYmd, joinMicros, microsApprox, microsToParts, splitMicros, type Micros } from './datetime-calendar.js';
@@ -424,8 +424,10 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'json':
     case 'unknown':
       return String(v);
-    case '_text':
-      return formatTextArray(v as TextArray);
+    default: {
+      const et = elementType(t);
+      return formatArray(v as ArrayValue, (e) => formatValue(e, et, ctx)!);
+    }
   }
 }
 

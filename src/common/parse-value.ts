@@ -4,10 +4,10 @@
  */
 import { QuireError } from './errors.js';
 import type { DataType, Value } from './types.js';
-import { typeDisplayName } from './types.js';
+import { elementType, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
-import { parseTextArray } from './text-array.js';
+import { parseArrayText } from './array-value.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
 
@@ -640,7 +640,9 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
       return s;
     case 'json':
       return parseJsonText(s);
-    case '_text':
-      return parseTextArray(s);
+    default: {
+      const et = elementType(t);
+      return parseArrayText(s).map((e) => (e === null ? null : parseValue(e, et, ctx)));
+    }
   }
 }

@@ -14,7 +14,7 @@
  *   timestamp, timestamptz  microseconds since 1970-01-01 00:00:00 (UTC for timestamptz): number while a safe
  *                           integer (about 1685–2255) or ±Infinity, bigint beyond, as int8 (see Micros)
  *   interval                Interval {months, days, micros}
- *   _text (text[])          readonly (string | null)[] (one dimension, lower bound 1)
+ *   _int4, _text, … (T[])   ArrayValue: readonly (element value | null)[] (one dimension, lower bound 1)
  *   json                    string: the JSON text as given (validated on input), as PostgreSQL's json keeps it
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
  *   null                    null (any type)
@@ -22,7 +22,8 @@
 import type { Numeric } from './numeric.js';
 import type { Interval } from './interval.js';
 
-export type TypeName =
+/** Types that can be array elements (every type but arrays and unknown). */
+export type ElementTypeName =
   | 'bool'
   | 'int2'
   | 'int4'
@@ -37,9 +38,16 @@ export type TypeName =
   | 'timestamp'
   | 'timestamptz'
   | 'interval'
-  | '_text'
-  | 'json'
-  | 'unknown';
+  | 'json';
+
+/** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
+export type ArrayTypeName = `_${ElementTypeName}`;
+
+export type TypeName = ElementTypeName | ArrayTypeName | 'unknown';
+
+export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'json',
+];
 
 export interface DataType {
   readonly name: TypeName;
@@ -47,13 +55,32 @@ export interface DataType {
   readonly typmod: number;
 }
 
-export type Value = null | boolean | number | bigint | string | Numeric | Interval | TextArray;
+export type Value = null | boolean | number | bigint | string | Numeric | Interval | ArrayValue;
 
 /**
- * text[] (PostgreSQL's _text): a one-dimensional array with lower bound 1, elements may be null.
- * Only as much array support as catalog queries need (current_schemas(), = ANY, a[i]).
+ * An array value: one dimension with lower bound 1 (multidimensional arrays are refused), elements of
+ * the element type's representation or null.
  */
+export type ArrayValue = readonly Value[];
+
+/** text[] values, for the functions that only take text arrays. */
 export type TextArray = readonly (string | null)[];
+
+export function isArrayType(t: DataType): boolean {
+  return t.name.charCodeAt(0) === 95; // '_'
+}
+
+/** The element type of an array type; the array's typmod is its elements' (as PostgreSQL keeps it). */
+export function elementType(t: DataType): DataType {
+  return type(t.name.slice(1) as ElementTypeName, t.typmod);
+}
+
+/** The array type over an element type (an untyped literal's array is text[]); null for arrays. */
+export function arrayTypeOf(t: DataType): DataType | null {
+  if (isArrayType(t)) return null;
+  const name = t.name === 'unknown' ? 'text' : t.name;
+  return type(`_${name}` as ArrayTypeName, t.typmod);
+}
 
 const plain = new Map<TypeName, DataType>();
 export function type(name: TypeName, typmod = -1): DataType {
@@ -83,8 +110,22 @@ export const T = {
   timestamp: type('timestamp'),
   timestamptz: type('timestamptz'),
   interval: type('interval'),
-  _text: type('_text'),
   json: type('json'),
+  _bool: type('_bool'),
+  _int2: type('_int2'),
+  _int4: type('_int4'),
+  _int8: type('_int8'),
+  _float4: type('_float4'),
+  _float8: type('_float8'),
+  _numeric: type('_numeric'),
+  _text: type('_text'),
+  _varchar: type('_varchar'),
+  _bpchar: type('_bpchar'),
+  _date: type('_date'),
+  _timestamp: type('_timestamp'),
+  _timestamptz: type('_timestamptz'),
+  _interval: type('_interval'),
+  _json: type('_json'),
   unknown: type('unknown'),
 } as const;
 
@@ -92,7 +133,8 @@ export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
-  switch (t.name) {
+  if (isArrayType(t)) return 'A';
+  switch (t.name as ElementTypeName | 'unknown') {
     case 'bool':
       return 'B';
     case 'int2':
@@ -112,8 +154,6 @@ export function category(t: DataType): TypeCategory {
       return 'D';
     case 'interval':
       return 'T';
-    case '_text':
-      return 'A';
     case 'json':
       return 'U';
     case 'unknown':
@@ -133,6 +173,7 @@ export function isStringType(t: DataType): boolean {
 
 /** The SQL spelling PostgreSQL uses in messages and in format_type(). */
 export function typeDisplayName(t: DataType): string {
+  if (isArrayType(t)) return `${typeDisplayName(elementType(t))}[]`;
   switch (t.name) {
     case 'bool':
       return 'boolean';
@@ -156,8 +197,6 @@ export function typeDisplayName(t: DataType): string {
       return 'timestamp without time zone';
     case 'timestamptz':
       return 'timestamp with time zone';
-    case '_text':
-      return 'text[]';
     default:
       return t.name;
   }
@@ -179,9 +218,23 @@ export const TYPE_OID: Record<TypeName, number> = {
   timestamp: 1114,
   timestamptz: 1184,
   interval: 1186,
-  _text: 1009,
   json: 114,
   unknown: 705,
+  _bool: 1000,
+  _int2: 1005,
+  _int4: 1007,
+  _int8: 1016,
+  _float4: 1021,
+  _float8: 1022,
+  _numeric: 1231,
+  _text: 1009,
+  _varchar: 1015,
+  _bpchar: 1014,
+  _date: 1182,
+  _timestamp: 1115,
+  _timestamptz: 1185,
+  _interval: 1187,
+  _json: 199,
 };
 
 /** Storage kind of a column of this type (see src/execution/column.ts). */

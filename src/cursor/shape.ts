@@ -26,7 +26,7 @@
  * order would keep other rows; then the limit stays inside the paged rows (`limitedBase`), with its
  * arguments fixed to page 1's values, and every page pages over exactly the rows the query returns.
  */
-import { T, type DataType } from '../common/types.js';
+import { elementType, isArrayType, T, type DataType } from '../common/types.js';
 import { colRef, someExpr, type Expr, type SortKey } from '../logical/expr.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { LogicalPlan } from '../logical/plan.js';
@@ -142,6 +142,7 @@ export function limitedBase(shape: PagingShape, count: number | null, offset: nu
  * cutting through such ties keeps specific ones, which only the engine's own order reproduces.
  */
 function equalMeansIdentical(t: DataType): boolean {
+  if (isArrayType(t)) return equalMeansIdentical(elementType(t));
   switch (t.name) {
     case 'bool':
     case 'int2':
@@ -149,7 +150,6 @@ function equalMeansIdentical(t: DataType): boolean {
     case 'int8':
     case 'text':
     case 'varchar':
-    case '_text':
     case 'unknown':
     case 'date':
     case 'timestamp':

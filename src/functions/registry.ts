@@ -13,8 +13,12 @@ import type { EvalContext } from './eval-context.js';
  */
 export type ScalarImpl = (ctx: EvalContext, ...args: never[]) => Value;
 
-/** 'anynonarray' is 'any' except arrays (text[]), as PostgreSQL's textanycat needs. */
-export type ArgType = TypeName | 'any' | 'anyelement' | 'anynonarray';
+/**
+ * 'anynonarray' is 'any' except arrays, as PostgreSQL's textanycat needs. 'anyelement' and 'anyarray'
+ * are resolved together with PostgreSQL's anycompatible rules: the anyelement arguments and the
+ * elements of the anyarray arguments take their common type T, and anyarray means T[].
+ */
+export type ArgType = TypeName | 'any' | 'anyelement' | 'anynonarray' | 'anyarray';
 
 export interface ScalarOverload {
   readonly args: readonly ArgType[];

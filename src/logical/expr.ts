@@ -30,10 +30,13 @@ export type Expr =
   | { kind: 'coalesce'; args: Expr[]; type: DataType }
   | { kind: 'nullif'; left: Expr; right: Expr; type: DataType }
   | { kind: 'minmax'; op: 'greatest' | 'least'; args: Expr[]; type: DataType }
+  /** ARRAY[a, b, …]: the elements, already coerced to the array's element type. */
+  | { kind: 'array'; args: Expr[]; type: DataType }
   | { kind: 'in-list'; arg: Expr; list: Expr[]; negated: boolean; type: DataType }
   | {
       kind: 'subquery';
-      mode: 'scalar' | 'exists' | 'any' | 'all';
+      /** 'array': ARRAY(subquery), the column's values in the subquery's order. */
+      mode: 'scalar' | 'exists' | 'any' | 'all' | 'array';
       plan: LogicalPlan;
       /** For any/all: the left operand and comparison (`x IN (select …)` is `x = ANY`). */
       arg?: Expr;
@@ -74,6 +77,7 @@ export function exprChildren(e: Expr): Expr[] {
     case 'or':
     case 'coalesce':
     case 'minmax':
+    case 'array':
       return e.args;
     case 'cast':
     case 'not':
@@ -115,6 +119,7 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
       out = { ...e, args: e.args.map(m) };
       break;
     case 'minmax':
+    case 'array':
       out = { ...e, args: e.args.map(m) };
       break;
     case 'cast':

@@ -254,6 +254,10 @@ class CodeGen {
         }
         return [code, r];
       }
+      case 'array': {
+        const parts = e.args.map((a) => this.gen(a));
+        return [`${parts.map((p) => p[0]).join('\n')}\nconst ${r} = [${parts.map((p) => p[1]).join(', ')}];`, r];
+      }
       case 'in-list': {
         const [ca, va] = this.gen(e.arg);
         let code = `${ca}\nlet ${r} = false;\nif (${va} === null) ${r} = null; else {\n`;
@@ -274,7 +278,7 @@ class CodeGen {
     const s = this.slots.length;
     this.slots.push({ expr: e });
     const slot = e.correlated ? `S[${s}][i]` : `S[${s}]`;
-    if (e.mode === 'scalar' || e.mode === 'exists') return [`const ${r} = ${slot};`, r];
+    if (e.mode === 'scalar' || e.mode === 'exists' || e.mode === 'array') return [`const ${r} = ${slot};`, r];
     if (e.rowArgs) {
       const parts = e.rowArgs.map((a) => this.gen(a));
       const types = `[${e.rowArgs.map((a) => this.typeRef(a.type)).join(', ')}]`;

@@ -52,11 +52,14 @@ export function explainExpr(e: Expr, schema: Schema): string {
       return `NULLIF(${r(e.left)}, ${r(e.right)})`;
     case 'minmax':
       return `${e.op.toUpperCase()}(${e.args.map(r).join(', ')})`;
+    case 'array':
+      return `ARRAY[${e.args.map(r).join(', ')}]`;
     case 'in-list':
       return `(${r(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(r).join(', ')}))`;
     case 'subquery':
       if (e.mode === 'exists') return 'EXISTS(subquery)';
       if (e.mode === 'scalar') return '(subquery)';
+      if (e.mode === 'array') return 'ARRAY(subquery)';
       return `(${e.rowArgs ? `(${e.rowArgs.map(r).join(', ')})` : r(e.arg!)} ${e.op} ${e.mode.toUpperCase()}(subquery))`;
   }
 }

@@ -34,6 +34,14 @@ async function runOnce(s: SlotPlan, ctx: ExecContext): Promise<unknown> {
       }
       return v;
     }
+    if (mode === 'array') {
+      const elems: Value[] = [];
+      for await (const b of it) {
+        const c = b.columns[0]!;
+        for (let i = 0; i < b.length; i++) elems.push(getValue(c, i));
+      }
+      return elems;
+    }
     if (s.expr.rowArgs) {
       const rows: Value[][] = [];
       for await (const b of it) {

@@ -5,13 +5,13 @@
  */
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType } from '../common/types.js';
+import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, elementType } from '../common/types.js';
 import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
-import { castContext } from '../common/cast.js';
+import { castContext, commonSupertype } from '../common/cast.js';
 import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
@@ -84,7 +84,8 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
     }
     case 'TypeCast': {
       const target = resolveTypeName(b.typeName as never);
-      const arg = bindExpr(b.arg as Node, cx);
+      // ARRAY[]::int[]: the cast is what gives an empty array constructor its type.
+      const arg = nodeTag(b.arg as Node) === 'A_ArrayExpr' ? bindArrayExpr(nodeBody<AnyNode>(b.arg as Node), cx, target) : bindExpr(b.arg as Node, cx);
       return coerce(arg, target, 'explicit', cx.env, pos(loc));
     }
     case 'A_Expr':
@@ -136,7 +137,7 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
     case 'A_Indirection':
       return bindSubscript(b, cx, loc);
     case 'A_ArrayExpr':
-      throw new QuireError('0A000', 'arrays are not supported', { position: pos(loc) });
+      return bindArrayExpr(b, cx, null);
     case 'GroupingFunc':
       return bindGroupingFunc(b, cx, loc);
     default:
@@ -160,7 +161,32 @@ function bindGroupingFunc(b: AnyNode, cx: ExprCtx, loc: number | undefined): Exp
   return { kind: 'column', index: GROUPING_BASE + list.length - 1, type: T.int4, name: 'grouping' };
 }
 
-/** a[i] on text[] (the one array type); slices and field selection are not supported. */
+function multidimensional(loc: number | undefined): QuireError {
+  return new QuireError('0A000', 'multidimensional arrays are not supported', { position: pos(loc) });
+}
+
+/** ARRAY[…]: elements unified to one type, as PostgreSQL's transformArrayExpr; `cast` is an enclosing cast's type. */
+function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
+  const loc = b.location as number | undefined;
+  const nodes = (b.elements as Node[] | undefined) ?? [];
+  if (nodes.some((n) => nodeTag(n) === 'A_ArrayExpr')) throw multidimensional(loc);
+  const args = nodes.map((n) => bindExpr(n, cx));
+  if (args.length === 0) {
+    if (cast === null || !isArrayType(cast)) {
+      throw new QuireError('42P18', 'cannot determine type of empty array', {
+        position: pos(loc),
+        hint: 'Explicitly cast to the desired type, for example ARRAY[]::integer[].',
+      });
+    }
+    return { kind: 'const', value: [], type: cast };
+  }
+  if (args.some((a) => isArrayType(a.type))) throw multidimensional(loc);
+  const et = unifyTypes(args.map((a) => a.type), 'ARRAY', pos(loc));
+  const at = arrayTypeOf(et)!;
+  return { kind: 'array', args: args.map((a) => coerce(a, et, 'implicit', cx.env)), type: at };
+}
+
+/** a[i] on arrays; slices and field selection are not supported. */
 function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
   let e = bindExpr(b.arg as Node, cx);
   for (const ind of (b.indirection as Node[] | undefined) ?? []) {
@@ -168,10 +194,17 @@ function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
     if (nodeTag(ind) !== 'A_Indices' || ib.is_slice === true || ib.uidx === undefined) {
       throw new QuireError('0A000', nodeTag(ind) === 'A_Indices' ? 'array slices are not supported' : 'field selection is not supported', { position: pos(loc) });
     }
-    if (e.type.name !== '_text') {
+    if (!isArrayType(e.type)) {
       throw new QuireError('42804', `cannot subscript type ${typeDisplayName(e.type)} because it does not support subscripting`, { position: pos(loc) });
     }
-    e = bindOperator('[]', [e, bindExpr(ib.uidx as Node, cx)], cx, loc, '[]');
+    if (ib.lidx !== undefined) throw new QuireError('0A000', 'array slices are not supported', { position: pos(loc) });
+    const idxNode = ib.uidx as Node;
+    let idx = bindExpr(idxNode, cx);
+    if (!canCoerce(idx.type, T.int4, 'assignment')) {
+      throw new QuireError('42804', 'array subscript must have type integer', { position: pos(locOf(idxNode) ?? loc) });
+    }
+    idx = coerce(idx, T.int4, 'assignment', cx.env, pos(locOf(idxNode) ?? loc));
+    e = bindOperator('[]', [e, idx], cx, loc, '[]');
   }
   return e;
 }
@@ -449,12 +482,16 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
     }
     case 'AEXPR_OP_ANY':
     case 'AEXPR_OP_ALL': {
-      // text[] is the only array type: x op ANY/ALL (text[]) for the comparison operators.
-      const l = bindExpr(lnode!, cx);
+      let l = bindExpr(lnode!, cx);
       const r = bindExpr(rnode!, cx);
+      // 'a' = ANY('{a,b}'): both untyped, resolved as text as the operator would be.
+      if (l.type.name === 'unknown' && r.type.name === 'unknown') l = coerce(l, T.text, 'implicit', cx.env);
       const cop = op === '!=' ? '<>' : op;
-      if (!COMPARE_OPS.has(cop) || (r.type.name !== '_text' && r.type.name !== 'unknown')) {
-        throw new QuireError('0A000', 'ANY/ALL over arrays is only supported for comparisons with text[]', { position: pos(loc) });
+      if (!COMPARE_OPS.has(cop)) {
+        throw new QuireError('0A000', `ANY/ALL over arrays is only supported for comparison operators, not ${op}`, { position: pos(loc) });
+      }
+      if (!isArrayType(r.type) && r.type.name !== 'unknown') {
+        throw new QuireError('42809', `op ANY/ALL (array) requires array on right side`, { position: pos(loc) });
       }
       const quant = kind === 'AEXPR_OP_ANY' ? 'any' : 'all';
       return bindOperator(`${cop} ${quant}`, [l, r], cx, loc, `${op} ${quant.toUpperCase()}`);
@@ -468,13 +505,44 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
 
 
 function argMatches(p: ArgType, a: DataType): 'exact' | 'binary' | 'coerce' | null {
-  if (p === 'anynonarray') return a.name === '_text' ? null : 'exact';
-  if (p === 'any' || p === 'anyelement') return 'exact';
+  if (p === 'anynonarray') return isArrayType(a) ? null : 'exact';
+  if (p === 'any') return 'exact';
+  // An untyped literal fits anyelement only by coercion, so array || '{…}' prefers array || array.
+  if (p === 'anyelement') return a.name === 'unknown' ? 'coerce' : 'exact';
+  if (p === 'anyarray') return isArrayType(a) ? 'exact' : a.name === 'unknown' ? 'coerce' : null;
   if (p === a.name) return 'exact';
   if (a.name === 'unknown') return 'coerce';
   if ((p === 'text' && (a.name === 'varchar' || a.name === 'bpchar')) || (p === 'varchar' && a.name === 'text')) return 'binary';
   const c = castContext(a.name, p);
   return c === 'implicit' ? 'coerce' : null;
+}
+
+/** The types anyelement arguments and anyarray arguments' elements contribute to a polymorphic call. */
+function polymorphicInputs(o: ScalarOverload, args: readonly Expr[]): { types: DataType[]; arrays: number } {
+  const types: DataType[] = [];
+  let arrays = 0;
+  args.forEach((a, i) => {
+    const p = o.args[Math.min(i, o.args.length - 1)];
+    if (p === 'anyelement') types.push(a.type);
+    else if (p === 'anyarray') {
+      arrays++;
+      if (a.type.name !== 'unknown') types.push(elementType(a.type));
+    }
+  });
+  return { types, arrays };
+}
+
+/**
+ * Whether a polymorphic candidate's arguments agree on one type (PostgreSQL's anycompatible: a common
+ * type exists; with anyarray, it is not itself an array). A candidate that fails is no candidate, so
+ * `text[] || 1` is "operator does not exist".
+ */
+function polymorphicFits(o: ScalarOverload, args: readonly Expr[]): boolean {
+  if (!o.args.includes('anyelement') && !o.args.includes('anyarray')) return true;
+  const { types, arrays } = polymorphicInputs(o, args);
+  if (types.length === 0) return true;
+  const t = commonSupertype(types);
+  return t !== null && !(arrays > 0 && isArrayType(t));
 }
 
 /** PostgreSQL-like overload choice: all arguments must coerce implicitly; most exact matches wins;
@@ -506,7 +574,7 @@ export function resolveOverload(overloads: readonly ScalarOverload[], args: read
       // (float8 for numbers, text for strings, timestamptz for date/time).
       if (m === 'coerce' && (p === 'text' || p === 'float8' || p === 'timestamptz')) pref++;
     }
-    if (!ok) continue;
+    if (!ok || !polymorphicFits(o, args)) continue;
     if (score > bestScore || (score === bestScore && pref > bestPref)) {
       best = o;
       bestScore = score;
@@ -522,14 +590,18 @@ function resultType(o: ScalarOverload, argTypes: DataType[]): DataType {
 
 function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
   let anyType: DataType | null = null;
-  if (o.args.includes('anyelement')) {
-    const ts = args.filter((_, i) => o.args[Math.min(i, o.args.length - 1)] === 'anyelement').map((a) => a.type);
-    anyType = unifyTypes(ts, name, pos(loc));
+  if (o.args.includes('anyelement') || o.args.includes('anyarray')) {
+    const ts = polymorphicInputs(o, args);
+    if (ts.arrays > 0 && ts.types.every((t) => t.name === 'unknown')) {
+      throw new QuireError('42804', `could not determine polymorphic type because input has type unknown`, { position: pos(loc) });
+    }
+    anyType = unifyTypes(ts.types, name, pos(loc));
   }
   const coerced = args.map((a, i) => {
     const p = o.args[Math.min(i, o.args.length - 1)]!;
     if (p === 'any' || p === 'anynonarray') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
     if (p === 'anyelement') return coerce(a, anyType!, 'implicit', cx.env, pos(loc));
+    if (p === 'anyarray') return coerce(a, arrayTypeOf(anyType!)!, 'implicit', cx.env, pos(loc));
     if (p === a.type.name) return a;
     if ((p === 'text' || p === 'varchar') && (a.type.name === 'varchar' || a.type.name === 'bpchar' || a.type.name === 'text')) {
       return a.type.name === 'bpchar' && p === 'text' ? coerce(a, T.text, 'implicit', cx.env) : a;
@@ -1044,8 +1116,12 @@ function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
       }
       return { kind: 'subquery', mode: kind === 'ANY_SUBLINK' ? 'any' : 'all', plan: p, arg: coerce(left, t, 'implicit', cx.env), op, correlated, type: T.bool };
     }
-    case 'ARRAY_SUBLINK':
-      throw new QuireError('0A000', 'ARRAY(subquery) is not supported', { position: pos(loc) });
+    case 'ARRAY_SUBLINK': {
+      if (plan.schema.length !== 1) throw new QuireError('42601', 'subquery must return only one column', { position: pos(loc) });
+      const ct = plan.schema[0]!.type;
+      if (isArrayType(ct)) throw multidimensional(loc);
+      return { kind: 'subquery', mode: 'array', plan, correlated, type: arrayTypeOf(ct)! };
+    }
     default:
       throw new QuireError('0A000', `subquery kind ${kind} is not supported`, { position: pos(loc) });
   }

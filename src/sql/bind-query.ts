@@ -937,6 +937,7 @@ export function mapChildren(e: Expr, f: (e: Expr) => Expr): Expr {
     case 'or':
     case 'coalesce':
     case 'minmax':
+    case 'array':
       return { ...e, args: e.args.map(f) } as Expr;
     case 'cast':
     case 'not':

@@ -2,7 +2,7 @@
 import { QuireError } from '../common/errors.js';
 import { castContext, castValue, commonSupertype } from '../common/cast.js';
 import { parseValue } from '../common/parse-value.js';
-import { category, type DataType, T, typeDisplayName, type TypeName } from '../common/types.js';
+import { category, isArrayType, type DataType, T, typeDisplayName, type TypeName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr } from '../logical/expr.js';
 
@@ -46,7 +46,7 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     return withPosition(e.position ?? position, () => {
       const tz = { timezone: env.evalCtx.timezone, now: env.evalCtx.statementTime };
       // An explicit cast of a literal to varchar(n)/char(n) truncates; input with the modifier would reject.
-      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar')) {
+      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar' || to.name === '_varchar' || to.name === '_bpchar')) {
         const base = stripMod(to);
         return { kind: 'const', value: castValue(parseValue(e.value as string, base, tz), base, to, tz, true), type: to };
       }
@@ -106,11 +106,13 @@ const DATETIME_RANK: Partial<Record<TypeName, number>> = { date: 1, timestamp: 2
 /** The type both sides of a comparison are brought to, or null when PostgreSQL has no such operator. */
 export function comparisonType(a: DataType, b: DataType): DataType | null {
   // json has no comparison operators at all (jsonb would).
-  if (a.name === 'json' || b.name === 'json') return null;
+  if (a.name === 'json' || b.name === 'json' || a.name === '_json' || b.name === '_json') return null;
   if (a.name === 'unknown' && b.name === 'unknown') return T.text;
   if (a.name === 'unknown') return stripMod(b);
   if (b.name === 'unknown') return stripMod(a);
   if (a.name === b.name) return stripMod(a);
+  // Array comparison is anyarray op anyarray: both sides must already be one array type.
+  if (isArrayType(a) || isArrayType(b)) return null;
   const ca = category(a);
   const cb = category(b);
   if (ca === 'N' && cb === 'N') return NUMERIC_RANK[a.name]! >= NUMERIC_RANK[b.name]! ? stripMod(a) : stripMod(b);

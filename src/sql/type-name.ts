@@ -1,7 +1,7 @@
 /** Resolves a SQL type name (as written: `int`, `varchar(10)`, `timestamp with time zone`) to a DataType. */
 import type { TypeName as PgTypeName } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { type, type DataType, type TypeName } from '../common/types.js';
+import { arrayTypeOf, type, typeDisplayName, type DataType, type TypeName } from '../common/types.js';
 import { nodeBody, strings } from './ast.js';
 
 const ALIASES: Record<string, TypeName> = {
@@ -43,7 +43,12 @@ const ALIASES: Record<string, TypeName> = {
 };
 
 export function lookupTypeName(name: string): TypeName | undefined {
-  return ALIASES[name.toLowerCase()];
+  const lower = name.toLowerCase();
+  const t = ALIASES[lower];
+  if (t !== undefined) return t;
+  // PostgreSQL's internal array names: _int4 is int4[].
+  const elem = lower.startsWith('_') ? ALIASES[lower.slice(1)] : undefined;
+  return elem !== undefined && elem !== 'unknown' && lower.slice(1) === elem ? (`_${elem}` as TypeName) : undefined;
 }
 
 function intMods(tn: PgTypeName): number[] {
@@ -55,16 +60,21 @@ function intMods(tn: PgTypeName): number[] {
 }
 
 export function resolveTypeName(tn: PgTypeName): DataType {
+  const t = resolveScalarTypeName(tn);
+  if (!tn.arrayBounds || tn.arrayBounds.length === 0) return t;
+  // PostgreSQL ignores the number of brackets and any sizes (int[3][] is int[]), and so do we.
+  const arr = arrayTypeOf(t);
+  if (arr === null || t.name === 'unknown') {
+    throw new QuireError('0A000', `arrays of type ${typeDisplayName(t)} are not supported`, { position: positionOf(tn.location) });
+  }
+  return arr;
+}
+
+function resolveScalarTypeName(tn: PgTypeName): DataType {
   let parts = strings(tn.names);
   if (parts.length === 2 && parts[0] === 'pg_catalog') parts = [parts[1]!];
   const raw = parts.join('.');
   const pos = positionOf(tn.location);
-  if (tn.arrayBounds && tn.arrayBounds.length > 0) {
-    // text[] is the one array type (catalog queries need it); varchar[] is read as text[].
-    const elem = lookupTypeName(raw);
-    if (tn.arrayBounds.length === 1 && (elem === 'text' || elem === 'varchar')) return type('_text');
-    throw new QuireError('0A000', `array types are not supported: ${raw}[]`, { position: pos });
-  }
   const name = lookupTypeName(raw);
   if (name === undefined) throw new QuireError('42704', `type "${raw}" does not exist`, { position: pos });
   const mods = intMods(tn);

@@ -133,6 +133,20 @@ describe.skipIf(DSN === undefined)('ATTACH postgres', () => {
     ]);
   });
 
+  it('reads remote arrays as arrays; filters on them run locally', async () => {
+    await admin.query(`CREATE TABLE ${schema}.arrs (id int, i int[], t text[], n numeric(5,2)[], tz timestamptz[], u uuid[])`);
+    await admin.query(`INSERT INTO ${schema}.arrs VALUES (1, '{1,NULL,3}', '{"a b",NULL,""}', '{1.5}', '{"2024-01-01 10:00:00.000001+00"}', NULL),
+      (2, '{}', NULL, NULL, NULL, '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}')`);
+    const sql = `SELECT id, i, t, n, tz, u, i[3] AS third FROM pg.${schema}.arrs WHERE 3 = ANY(i) OR cardinality(i) = 0 ORDER BY id`;
+    const r = await db.query(sql);
+    expect(r.columns.map((c) => c.type.name)).toEqual(['int4', '_int4', '_text', '_numeric', '_timestamptz', 'text', 'int4']);
+    expect(await same(sql)).toEqual(r.rows);
+    expect(r.rows.map((row) => row.map((v, i) => db.formatValue(v as never, r.columns[i]!.type)))).toEqual([
+      ['1', '{1,NULL,3}', '{"a b",NULL,""}', '{1.50}', '{"2024-01-01 10:00:00.000001+00"}', null, '3'],
+      ['2', '{}', null, null, null, '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', null],
+    ]);
+  });
+
   it('surfaces remote errors with their SQLSTATE', async () => {
     await expect(db.query(`SELECT * FROM pg.${schema}.bad`)).rejects.toMatchObject({ code: '22012', message: 'division by zero' });
     // The connection is usable afterwards (the failed transaction was rolled back).

@@ -320,7 +320,7 @@ describe.skipIf(!haveJava)('JDBC (PostgreSQL driver)', () => {
     expect(kv.dbeaver_schemas).toBe('information_schema|null;pg_catalog|null;public|null');
     expect(kv.dbeaver_tables?.split(';')).toEqual(expect.arrayContaining(['t|r|f|null', 'big|r|f|null']));
     expect(kv.dbeaver_columns).toBe('a|23|1|f|null;b|25|2|f|null;c|701|3|f|null;d|1700|4|f|null;e|1082|5|f|null;f|1184|6|f|null;g|16|7|f|null');
-    expect(kv.dbeaver_types).toBe('int4|N|0|0;text|S|0|1009;_text|A|25|0');
+    expect(kv.dbeaver_types).toBe('int4|N|0|1007;text|S|0|1009;_text|A|25|0');
     expect(kv.dbeaver_setting).toBe('"$user", public');
     // getSchemas() subscripts current_schemas(true); getTables/getColumns join pg_class, pg_attribute, pg_type.
     expect(kv.schemas).toBe('information_schema;pg_catalog;public');

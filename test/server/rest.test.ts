@@ -39,6 +39,28 @@ afterAll(async () => {
 });
 
 describe('OpenSearch SQL protocol', () => {
+  it('returns arrays as JSON arrays typed by their elements, and pages by them', async () => {
+    const r = await post('/_plugins/_sql', { query: "select array[1, null, 3] as a, array[1.5]::numeric[] as n, array['x', null] as t, array[date '2024-02-29'] as d" });
+    expect(r.status).toBe(200);
+    expect(r.json.schema).toEqual([
+      { name: 'a', type: 'integer' },
+      { name: 'n', type: 'double' },
+      { name: 't', type: 'keyword' },
+      { name: 'd', type: 'date' },
+    ]);
+    expect(r.json.datarows).toEqual([[[1, null, 3], [1.5], ['x', null], ['2024-02-29']]]);
+    const csv = await post('/_plugins/_sql?format=csv', { query: "select array['x,y', 'z'] as a" });
+    expect(csv.text.trim()).toBe('a\n"{""x,y"",z}"');
+    const rows: unknown[] = [];
+    let page = await post('/_plugins/_sql', { query: 'select array[i % 3, i] as k from generate_series(1, 7) i order by k', fetch_size: 3 });
+    for (;;) {
+      rows.push(...page.json.datarows.map((x: unknown[]) => x[0]));
+      if (!page.json.cursor) break;
+      page = await post('/_plugins/_sql', { cursor: page.json.cursor });
+    }
+    expect(rows).toEqual([[0, 3], [0, 6], [1, 1], [1, 4], [1, 7], [2, 2], [2, 5]]);
+  });
+
   it('pages SELECT * FROM calcs with fetch_size 5: 17 rows in 4 pages, no cursor on the last', async () => {
     const whole = await post('/_plugins/_sql', { query: 'SELECT * from calcs' });
     expect(whole.status).toBe(200);

@@ -1,16 +1,16 @@
 /**
  * array_agg(value) → an array of the values in input order, NULLs included; NULL when there were no rows.
- * Only text[] exists among Quire's array types so far, so array_agg takes text (and untyped literals);
- * other element types are refused with 0A000 rather than answered with the wrong array type.
+ * The result is the argument type's array without its modifier (PostgreSQL's anyarray keeps none).
+ * Array arguments would make a multidimensional array, which Quire does not have: refused with 0A000.
  */
 import { QuireError } from '../../common/errors.js';
-import { T, type, typeDisplayName, type DataType, type TextArray, type Value } from '../../common/types.js';
+import { arrayTypeOf, isArrayType, T, type, type DataType, type Value } from '../../common/types.js';
 import { getValue, type Column } from '../../execution/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growArr } from './support.js';
 
 class GroupedArrayAgg implements GroupedAccumulator {
-  private readonly acc: ((string | null)[] | null)[] = [];
+  private readonly acc: (Value[] | null)[] = [];
   grow(groups: number): void {
     growArr(this.acc, groups, null);
   }
@@ -19,18 +19,18 @@ class GroupedArrayAgg implements GroupedAccumulator {
     for (let k = 0; k < n; k++) {
       const g = gids[k]!;
       if (g < 0) continue;
-      (this.acc[g] ??= []).push(getValue(c, k) as string | null);
+      (this.acc[g] ??= []).push(getValue(c, k));
     }
   }
   result(g: number): Value {
-    return (this.acc[g] ?? null) as TextArray | null;
+    return this.acc[g] ?? null;
   }
 }
 
 class SlidingArrayAgg implements SlidingAccumulator {
-  elems: (string | null)[] = [];
+  elems: Value[] = [];
   add(args: readonly Value[]): void {
-    this.elems.push(args[0] as string | null);
+    this.elems.push(args[0]!);
   }
   merge(other: SlidingAccumulator): void {
     for (const e of (other as SlidingArrayAgg).elems) this.elems.push(e);
@@ -48,15 +48,12 @@ export const arrayAgg: AggregateFunction = {
   resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
     if (argTypes.length !== 1) return null;
     const t = argTypes[0]!;
-    if (t.name !== 'text' && t.name !== 'unknown') {
-      throw new QuireError('0A000', `array_agg over ${typeDisplayName(type(t.name))} is not supported: the only array type is text[]`, {
-        hint: 'Cast the argument to text.',
-      });
-    }
+    if (isArrayType(t)) throw new QuireError('0A000', 'array_agg over arrays is not supported: multidimensional arrays are not supported');
+    const arg = t.name === 'unknown' ? T.text : type(t.name);
     return {
       name: 'array_agg',
-      returnType: T._text,
-      argTypes: [T.text],
+      returnType: arrayTypeOf(arg)!,
+      argTypes: [arg],
       invertible: false,
       grouped: () => new GroupedArrayAgg(),
       sliding: () => new SlidingArrayAgg(),

@@ -6,7 +6,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
-import { T, type DataType, type Value } from '../../common/types.js';
+import { elementType, isArrayType, T, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { getValue, type Column } from '../../execution/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growArr } from './support.js';
@@ -14,6 +14,10 @@ import { growArr } from './support.js';
 /** One value as a JSON element (PostgreSQL's datum_to_json for the types Quire has). */
 export function jsonElement(v: Value, t: DataType, timezone: string): string {
   if (v === null) return 'null';
+  if (isArrayType(t)) {
+    const et = elementType(t);
+    return `[${(v as ArrayValue).map((e) => jsonElement(e, et, timezone)).join(',')}]`;
+  }
   switch (t.name) {
     case 'bool':
       return v ? 'true' : 'false';
@@ -50,8 +54,15 @@ function isoJson(s: string, name: string): string {
   return bc ? body + ' BC' : body;
 }
 
+/** PostgreSQL puts a line break before every structured (array) item but the first. */
+function aggItem(v: Value, t: DataType, timezone: string): string {
+  const s = jsonElement(v, t, timezone);
+  return v !== null && isArrayType(t) ? '\n ' + s : s;
+}
+
 function arrayText(elems: readonly string[]): string {
-  return '[' + elems.join(', ') + ']';
+  const first = elems[0]!;
+  return '[' + (first.startsWith('\n ') ? [first.slice(2), ...elems.slice(1)] : elems).join(', ') + ']';
 }
 
 class GroupedJsonAgg implements GroupedAccumulator {
@@ -68,7 +79,7 @@ class GroupedJsonAgg implements GroupedAccumulator {
     for (let k = 0; k < n; k++) {
       const g = gids[k]!;
       if (g < 0) continue;
-      (this.acc[g] ??= []).push(jsonElement(getValue(c, k), this.t, this.timezone));
+      (this.acc[g] ??= []).push(aggItem(getValue(c, k), this.t, this.timezone));
     }
   }
   result(g: number): Value {
@@ -84,7 +95,7 @@ class SlidingJsonAgg implements SlidingAccumulator {
     private readonly timezone: string,
   ) {}
   add(args: readonly Value[]): void {
-    this.elems.push(jsonElement(args[0]!, this.t, this.timezone));
+    this.elems.push(aggItem(args[0]!, this.t, this.timezone));
   }
   merge(other: SlidingAccumulator): void {
     for (const e of (other as SlidingJsonAgg).elems) this.elems.push(e);

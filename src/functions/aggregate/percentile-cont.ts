@@ -4,7 +4,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import { Interval } from '../../common/interval.js';
-import { T, category, type DataType, type Value } from '../../common/types.js';
+import { T, arrayTypeOf, category, elementType, isArrayType, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { formatG } from '../scalar/support/float.js';
 import type { AggregateFunction, ResolvedAggregate, WithinGroup } from './aggregate-function.js';
 import { GroupedOrderedSet, constDirect, noSliding } from './ordered-set.js';
@@ -27,6 +27,16 @@ function interpolate(sorted: readonly Value[], p: Value, lerp: (lo: Value, hi: V
   return lerp(sorted[first]!, sorted[second]!, pos - first);
 }
 
+/** The array forms: the fractions are checked before any row is looked at, then each is answered. */
+export function eachFraction(one: (sorted: readonly Value[], p: Value) => Value): (sorted: readonly Value[], p: Value) => Value {
+  return (sorted, p) => {
+    if (p === null || sorted.length === 0) return null;
+    const fs = p as ArrayValue;
+    for (const f of fs) checkedFraction(f);
+    return fs.map((f) => one(sorted, f));
+  };
+}
+
 const lerpFloat = (lo: Value, hi: Value, t: number): Value => (lo as number) + ((hi as number) - (lo as number)) * t;
 const lerpInterval = (lo: Value, hi: Value, t: number): Value => (hi as Interval).sub(lo as Interval).mul(t).add(lo as Interval);
 
@@ -36,18 +46,21 @@ export const percentileCont: AggregateFunction = {
   resolve(argTypes: readonly DataType[], within?: WithinGroup): ResolvedAggregate | null {
     if (within === undefined || within.direct !== 1 || argTypes.length !== 2) return null;
     const [frac, x] = argTypes as [DataType, DataType];
-    if (category(frac) !== 'N' && frac.name !== 'unknown') return null;
+    // percentile_cont(float8[]): one result per fraction, NULL where the fraction is NULL.
+    const many = isArrayType(frac) && category(elementType(frac)) === 'N';
+    if (!many && category(frac) !== 'N' && frac.name !== 'unknown') return null;
     const interval = x.name === 'interval';
     if (!interval && category(x) !== 'N' && x.name !== 'unknown') return null;
     const lerp = interval ? lerpInterval : lerpFloat;
     const type = interval ? T.interval : T.float8;
     const direct = constDirect(within);
+    const one = (sorted: readonly Value[], p: Value): Value => interpolate(sorted, p, lerp);
     return {
       name: 'percentile_cont',
-      returnType: type,
-      argTypes: [T.float8, type],
+      returnType: many ? arrayTypeOf(type)! : type,
+      argTypes: [many ? T._float8 : T.float8, type],
       invertible: false,
-      grouped: () => new GroupedOrderedSet((sorted, p) => interpolate(sorted, p, lerp), true, direct),
+      grouped: () => new GroupedOrderedSet(many ? eachFraction(one) : one, true, direct),
       sliding: () => noSliding('percentile_cont'),
     };
   },

@@ -1,10 +1,10 @@
-/** array_lower(a, dim): lower bound of dimension dim; text[] values always start at 1. */
+/** array_lower(a, dim): lower bound of dimension dim; arrays here always start at 1. */
 import { registerScalar } from '../registry.js';
-import { T, type TextArray } from '../../common/types.js';
+import { T, type ArrayValue } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 
 registerScalar('array_lower', {
-  args: ['_text', 'int4'],
+  args: ['anyarray', 'int4'],
   returns: T.int4,
-  fn: (_c: EvalContext, a: TextArray, dim: number) => (dim === 1 && a.length > 0 ? 1 : null),
+  fn: (_c: EvalContext, a: ArrayValue, dim: number) => (dim === 1 && a.length > 0 ? 1 : null),
 });

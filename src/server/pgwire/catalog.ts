@@ -45,7 +45,7 @@ export class OidRegistry {
   }
 }
 
-type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz' | '_text';
+type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz' | '_text' | '_int4';
 type Col = [string, ColType];
 
 interface SystemTableDef {
@@ -203,7 +203,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       ...TYPE_ROWS.map((r) => [
         r.oid, r.name, NS_PG_CATALOG, OWNER_OID, r.len, b(r.len > 0 && r.len <= 8), r.name === 'unknown' ? 'p' : 'b', r.cat,
         b(['bool', 'float8', 'text', 'timestamptz', 'interval', 'oid'].includes(r.name)), b(true), ',', 0, 0,
-        r.name === '_text' ? TYPE_OID.text : 0, r.name === 'text' ? TYPE_OID._text : 0, r.cat === 'A' ? 'array_in' : `${r.name}in`, r.cat === 'A' ? 'array_out' : `${r.name}out`,
+        r.name.startsWith('_') ? (TYPE_OID as Record<string, number>)[r.name.slice(1)] ?? 0 : 0, (TYPE_OID as Record<string, number>)[`_${r.name}`] ?? 0, r.cat === 'A' ? 'array_in' : `${r.name}in`, r.cat === 'A' ? 'array_out' : `${r.name}out`,
         r.cat === 'A' ? 'array_recv' : `${r.name}recv`, r.cat === 'A' ? 'array_send' : `${r.name}send`, '-', '-', '-', r.len === 8 ? 'd' : r.len === 2 ? 's' : r.len === 1 ? 'c' : 'i', r.len === -1 ? 'x' : 'p',
         b(false), 0, -1, 0, r.cat === 'S' ? 100 : 0, null, null, null,
       ]),
@@ -289,7 +289,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   empty('pg_extension', [['oid', 'int4'], ['extname', 'text'], ['extowner', 'int4'], ['extnamespace', 'int4'], ['extrelocatable', 'bool'], ['extversion', 'text']]),
   empty('pg_enum', [['oid', 'int4'], ['enumtypid', 'int4'], ['enumsortorder', 'float4'], ['enumlabel', 'text']]),
   empty('pg_proc', [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']]),
-  empty('pg_policy', [['oid', 'int4'], ['polname', 'text'], ['polrelid', 'int4'], ['polcmd', 'text'], ['polpermissive', 'bool'], ['polroles', 'text'], ['polqual', 'text'], ['polwithcheck', 'text']]),
+  empty('pg_policy', [['oid', 'int4'], ['polname', 'text'], ['polrelid', 'int4'], ['polcmd', 'text'], ['polpermissive', 'bool'], ['polroles', '_int4'], ['polqual', 'text'], ['polwithcheck', 'text']]),
   empty('pg_statistic_ext', [['oid', 'int4'], ['stxrelid', 'int4'], ['stxname', 'text'], ['stxnamespace', 'int4'], ['stxowner', 'int4'], ['stxstattarget', 'int4'], ['stxkeys', 'text'], ['stxkind', 'text']]),
   empty('pg_publication', [['oid', 'int4'], ['pubname', 'text'], ['pubowner', 'int4'], ['puballtables', 'bool'], ['pubinsert', 'bool'], ['pubupdate', 'bool'], ['pubdelete', 'bool'], ['pubtruncate', 'bool'], ['pubviaroot', 'bool']]),
   empty('pg_publication_rel', [['oid', 'int4'], ['prpubid', 'int4'], ['prrelid', 'int4']]),

@@ -7,8 +7,8 @@ import { formatDate, formatTimestamp, formatValue, type FormatContext } from '..
 import { Interval } from '../../common/interval.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import { Numeric } from '../../common/numeric.js';
-import { T, TYPE_OID, type DataType, type TextArray, type TypeName, type Value } from '../../common/types.js';
-import { formatTextArray } from '../../common/text-array.js';
+import { elementType, T, TYPE_OID, type ArrayValue, type DataType, type TypeName, type Value } from '../../common/types.js';
+import { formatArray } from '../../common/array-value.js';
 import type { FieldDescription } from './codec.js';
 
 /** pg_type.typlen of each engine type. */
@@ -27,9 +27,23 @@ export const TYPE_LEN: Record<TypeName, number> = {
   timestamp: 8,
   timestamptz: 8,
   interval: 16,
-  _text: -1,
   json: -1,
   unknown: -2,
+  _bool: -1,
+  _int2: -1,
+  _int4: -1,
+  _int8: -1,
+  _float4: -1,
+  _float8: -1,
+  _numeric: -1,
+  _text: -1,
+  _varchar: -1,
+  _bpchar: -1,
+  _date: -1,
+  _timestamp: -1,
+  _timestamptz: -1,
+  _interval: -1,
+  _json: -1,
 };
 
 const BY_OID = new Map<number, DataType>(Object.entries(TYPE_OID).map(([n, o]) => [o, T[n as TypeName]]));
@@ -44,7 +58,7 @@ for (const [oid, t] of [
   [1043, T.varchar],
   [2275, T.text], // cstring
   [1003, T._text], // name[]
-  [1015, T._text], // varchar[]
+  [3807, T._text], // jsonb[]
 ] as const) {
   BY_OID.set(oid, t);
 }
@@ -160,18 +174,21 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'json':
     case 'unknown':
       return (v) => Buffer.from(String(v), 'utf8');
-    case '_text':
-      return (v) => encodeTextArray(v as TextArray);
+    default: {
+      const et = elementType(t);
+      const enc = encoderFor(et, 1, ctx);
+      return (v) => encodeArray(v as ArrayValue, TYPE_OID[et.name], enc);
+    }
   }
 }
 
-/** array_send for text[]: ndim, has-nulls flag, element OID, then (length, lower bound) and each element. */
-export function encodeTextArray(a: TextArray): Buffer {
-  const elems = a.map((e) => (e === null ? null : Buffer.from(e, 'utf8')));
+/** array_send: ndim, has-nulls flag, element OID, then (length, lower bound) and each element. */
+export function encodeArray(a: ArrayValue, elementOid: number, encodeElement: Encoder): Buffer {
+  const elems = a.map((e) => (e === null ? null : encodeElement(e)));
   const head = Buffer.allocUnsafe(a.length === 0 ? 12 : 20);
   head.writeInt32BE(a.length === 0 ? 0 : 1, 0);
   head.writeInt32BE(a.includes(null) ? 1 : 0, 4);
-  head.writeInt32BE(TYPE_OID.text, 8);
+  head.writeInt32BE(elementOid, 8);
   if (a.length > 0) {
     head.writeInt32BE(a.length, 12);
     head.writeInt32BE(1, 16);
@@ -186,8 +203,8 @@ export function encodeTextArray(a: TextArray): Buffer {
   return Buffer.concat(parts);
 }
 
-/** array_recv for text[] (one dimension; lower bounds other than 1 are refused, as the engine has none). */
-function decodeTextArray(raw: Buffer): (string | null)[] {
+/** array_recv's layout: each element's bytes (null for NULL); one dimension, lower bound 1, as the engine has. */
+function splitArray(raw: Buffer): (Buffer | null)[] {
   const bad = (): QuireError => new QuireError('22P03', 'incorrect binary data format in bind parameter');
   if (raw.length < 12) throw bad();
   const ndim = raw.readInt32BE(0);
@@ -196,7 +213,7 @@ function decodeTextArray(raw: Buffer): (string | null)[] {
   if (raw.length < 20) throw bad();
   const n = raw.readInt32BE(12);
   if (raw.readInt32BE(16) !== 1) throw new QuireError('0A000', 'array lower bounds other than 1 are not supported');
-  const out: (string | null)[] = [];
+  const out: (Buffer | null)[] = [];
   let off = 20;
   for (let i = 0; i < n; i++) {
     if (off + 4 > raw.length) throw bad();
@@ -205,7 +222,7 @@ function decodeTextArray(raw: Buffer): (string | null)[] {
     if (len < 0) out.push(null);
     else {
       if (off + len > raw.length) throw bad();
-      out.push(raw.toString('utf8', off, off + len));
+      out.push(raw.subarray(off, off + len));
       off += len;
     }
   }
@@ -335,7 +352,15 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'json':
     case 'unknown':
       return raw.toString('utf8');
-    case '_text':
-      return formatTextArray(decodeTextArray(raw));
+    default: {
+      // Back to array text, which the engine parses as the parameter's type like any text parameter.
+      const et = elementType(t);
+      const texts = splitArray(raw).map((e) => {
+        if (e === null) return null;
+        const v = decodeParam(e, 1, et);
+        return typeof v === 'string' ? v : formatValue(v as Value, et);
+      });
+      return formatArray(texts, (x) => x as string);
+    }
   }
 }

@@ -9,7 +9,7 @@
  * paged responses do not count the whole result; opensearch-project/sql#1649).
  */
 import { formatValue } from '../../common/format-value.js';
-import type { DataType, Value } from '../../common/types.js';
+import { elementType, isArrayType, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { Numeric } from '../../common/numeric.js';
 
 export type RestFormat = 'jdbc' | 'json' | 'csv' | 'raw';
@@ -24,6 +24,8 @@ export interface ResultSet {
 
 /** OpenSearch's type names for the jdbc schema (keyword for strings, as OpenSearch maps text fields). */
 export function opensearchType(t: DataType): string {
+  // OpenSearch fields hold arrays of their mapped type: the schema names the element type.
+  if (isArrayType(t)) return opensearchType(elementType(t));
   switch (t.name) {
     case 'bool':
       return 'boolean';
@@ -57,6 +59,10 @@ export function opensearchType(t: DataType): string {
  */
 export function jsonValue(v: Value, t: DataType, timezone: string): unknown {
   if (v === null) return null;
+  if (isArrayType(t)) {
+    const et = elementType(t);
+    return (v as ArrayValue).map((e) => jsonValue(e, et, timezone));
+  }
   switch (t.name) {
     case 'bool':
       return v;

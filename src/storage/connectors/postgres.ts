@@ -18,7 +18,7 @@ import pg from 'pg';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
-import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
+import { T, arrayTypeOf, type, type DataType, type Field, type Value } from '../../common/types.js';
 import { ColumnBuilder, type Batch } from '../../execution/column.js';
 import type { TableSource } from '../../logical/plan.js';
 import { reportProgress } from '../progress.js';
@@ -97,8 +97,12 @@ function mapType(typname: string, typmod: number): { type: DataType; pushable: b
       return { type: T.timestamptz, pushable: true };
     case 'interval':
       return { type: T.interval, pushable: true };
-    default:
+    default: {
+      // Arrays of the types above (PostgreSQL's _int4, …) read as arrays; filters on them stay local.
+      const elem = typname.startsWith('_') ? mapType(typname.slice(1), typmod) : null;
+      if (elem !== null && elem.pushable) return { type: arrayTypeOf(elem.type)!, pushable: false };
       return { type: T.text, pushable: false };
+    }
   }
 }
 void encodeNumericTypmod;

@@ -16,7 +16,7 @@ import type { SchemaElement } from 'hyparquet';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
-import type { DataType, Field, Value } from '../../common/types.js';
+import { elementType, isArrayType, type ArrayValue, type DataType, type Field, type Value } from '../../common/types.js';
 import { getValue, type Batch } from '../../execution/column.js';
 
 function schemaElement(f: Field): SchemaElement {
@@ -112,6 +112,10 @@ export async function writeParquetFile(file: string, fields: readonly Field[], b
 
 function jsonValue(v: Value, t: DataType, tz: string): string {
   if (v === null) return 'null';
+  if (isArrayType(t)) {
+    const et = elementType(t);
+    return `[${(v as ArrayValue).map((e) => jsonValue(e, et, tz)).join(',')}]`;
+  }
   switch (t.name) {
     case 'bool':
       return v ? 'true' : 'false';

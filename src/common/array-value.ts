@@ -1,15 +1,16 @@
 /**
- * text[] values: PostgreSQL's array text format (array_out / array_in) for one-dimensional arrays of
- * text, and their ordering (btarraycmp: element by element, nulls after every value, then length).
+ * Array values: PostgreSQL's array text format (array_out / array_in) for one-dimensional arrays, and
+ * their ordering (btarraycmp: element by element, nulls after every value, then length). The element
+ * type's own output, input and comparison are passed in, so this file stays below the value modules.
  */
 import { QuireError } from './errors.js';
-import type { TextArray } from './types.js';
-import { compareStrings } from './compare.js';
+import type { ArrayValue, Value } from './types.js';
 
 /** array_out: elements that are empty, spell NULL, or contain a delimiter, brace, quote, backslash or space are quoted. */
-export function formatTextArray(a: TextArray): string {
-  const parts = a.map((e) => {
-    if (e === null) return 'NULL';
+export function formatArray(a: ArrayValue, formatElement: (v: Value) => string): string {
+  const parts = a.map((v) => {
+    if (v === null) return 'NULL';
+    const e = formatElement(v);
     if (e === '' || /^null$/i.test(e) || /[{},"\\\s]/.test(e)) return `"${e.replace(/["\\]/g, '\\$&')}"`;
     return e;
   });
@@ -20,8 +21,11 @@ function malformed(s: string, detail: string): QuireError {
   return new QuireError('22P02', `malformed array literal: "${s}"`, { detail });
 }
 
-/** array_in for text[]: `{a,"b c",NULL}`; dimension decorations and nested arrays are refused. */
-export function parseTextArray(s: string): TextArray {
+/**
+ * array_in's lexing: `{a,"b c",NULL}` to element texts (null for an unquoted NULL), which the caller
+ * parses with the element type's input; dimension decorations and nested arrays are refused.
+ */
+export function parseArrayText(s: string): (string | null)[] {
   let i = 0;
   const n = s.length;
   const ws = (): void => {
@@ -88,16 +92,36 @@ export function parseTextArray(s: string): TextArray {
   return out;
 }
 
-export function compareTextArrays(a: TextArray, b: TextArray): number {
+/** btarraycmp: the first differing element decides (a null element sorts after every value), then length. */
+export function compareArrays(a: ArrayValue, b: ArrayValue, compareElements: (x: Value, y: Value) => number): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x === y) continue;
-    if (x === null) return 1;
-    if (y === null) return -1;
-    const c = compareStrings(x, y);
+    if (x === null || y === null) {
+      if (x === y) continue;
+      return x === null ? 1 : -1;
+    }
+    const c = compareElements(x, y);
     if (c !== 0) return c;
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/**
+ * A hash key equal for arrays that compare equal: the elements' own hash keys (1.0 and 1.00 are one
+ * numeric), each length-prefixed so that no element's text can imitate a boundary.
+ */
+export function arrayHashKey(a: ArrayValue, elementKey: (v: Value) => number | bigint | string | boolean): string {
+  let out = `${a.length}[`;
+  for (const v of a) {
+    if (v === null) {
+      out += 'N';
+      continue;
+    }
+    const k = elementKey(v);
+    const s = typeof k === 'string' ? `s${k.length}:${k}` : typeof k === 'bigint' ? `b${k}` : typeof k === 'boolean' ? (k ? 't' : 'f') : `n${k}`;
+    out += s + ';';
+  }
+  return out;
 }
