@@ -847,7 +847,11 @@ function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number |
       hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
     });
   }
-  return { args: typed.map((a, i) => coerce(a, r.argTypes[i] ?? a.type, 'implicit', cx.env, pos(loc))), type: r.returnType };
+  const wrapped = typed.map((a, i) => {
+    const f = r.wrapArgs?.[i];
+    return f ? bindOperator(f, [a], cx, loc, f) : a;
+  });
+  return { args: wrapped.map((a, i) => coerce(a, r.argTypes[i] ?? a.type, 'implicit', cx.env, pos(loc))), type: r.returnType };
 }
 
 export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | undefined): SortKey {

@@ -35,6 +35,12 @@ export interface ResolvedAggregate {
   readonly returnType: DataType;
   /** Types the arguments must be coerced to before they reach update()/add(). */
   readonly argTypes: readonly DataType[];
+  /**
+   * A scalar function the binder applies to an argument before the aggregate sees it (null: none).
+   * For per-row work that needs the session, which accumulators are not given: json_agg over
+   * timestamptz writes each value with to_json in the session time zone.
+   */
+  readonly wrapArgs?: readonly (string | null)[];
   /** True when sliding() accumulators implement remove() (moving-aggregate inverse transition). */
   readonly invertible: boolean;
   grouped(): GroupedAccumulator;

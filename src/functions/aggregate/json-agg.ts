@@ -4,7 +4,6 @@
  * PostgreSQL's to_json writes it: numbers bare (NaN and infinities quoted), booleans bare, json as it is,
  * dates and timestamps in ISO 8601 with a 'T', everything else as a JSON string of its text form.
  */
-import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { elementType, isArrayType, T, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { getValue, type Column } from '../../execution/column.js';
@@ -112,10 +111,13 @@ export const jsonAgg: AggregateFunction = {
   name: 'json_agg',
   resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
     if (argTypes.length !== 1) return null;
-    const t = argTypes[0]!.name === 'unknown' ? T.text : argTypes[0]!;
-    // to_json writes timestamptz in the session zone, which aggregates are not given: refused, not guessed.
-    if (t.name === 'timestamptz') throw new QuireError('0A000', 'json_agg over timestamp with time zone is not supported');
+    let t = argTypes[0]!.name === 'unknown' ? T.text : argTypes[0]!;
+    // to_json writes timestamptz in the session zone, which accumulators are not given: the binder
+    // applies to_json to each value first and the aggregate collects json.
+    const zoned = t.name === 'timestamptz' || t.name === '_timestamptz';
+    if (zoned) t = T.json;
     return {
+      ...(zoned ? { wrapArgs: ['to_json'] } : {}),
       name: 'json_agg',
       returnType: T.json,
       argTypes: [t],

@@ -148,6 +148,7 @@ import './timezone.js';
 import './to-char.js';
 import './to-date.js';
 import './to-hex.js';
+import './to-json.js';
 import './to-timestamp.js';
 import './transaction-timestamp.js';
 import './translate.js';
