@@ -59,6 +59,11 @@ export interface DatabaseOptions {
    * is written back atomically after the statement (see storage/persist). Absent: in memory only.
    */
   path?: string;
+  /**
+   * With `path`: open the directory without its writer lock, as a consistent snapshot that is never
+   * written (statements that would change it fail with 25006) and never cleaned up.
+   */
+  readOnly?: boolean;
 }
 
 export interface StreamResult {
@@ -99,7 +104,7 @@ export class Database implements UtilityHost {
     await ensureParser();
     const db = new Database(opts);
     if (opts.path !== undefined) {
-      const views = openStore(opts.path, db.catalog);
+      const views = openStore(opts.path, db.catalog, { readOnly: opts.readOnly === true });
       // Views are stored as their CREATE VIEW text and re-bound against the loaded tables.
       for (const v of views) await db.execute(v);
     }
@@ -118,6 +123,7 @@ export class Database implements UtilityHost {
   /** Closes attached databases' connections (the process can then exit without waiting for them). */
   async close(): Promise<void> {
     await detachAll(this.catalog);
+    storeFor(this.catalog)?.close();
   }
 
   /**

@@ -154,7 +154,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const { Database, formatValue } = await import('../index.js');
   let db: Database;
   try {
-    db = await Database.create({ ...(opts.database !== undefined ? { path: opts.database } : {}), settings: memorySettings(opts) });
+    db = await Database.create({ ...(opts.database !== undefined ? { path: opts.database, readOnly: opts.readOnly } : {}), settings: memorySettings(opts) });
   } catch (e) {
     if ((e as { code?: unknown }).code === '22023') {
       // An invalid --memory-limit / --temp-dir value, reported like psql reports a bad option.

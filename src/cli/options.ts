@@ -27,6 +27,8 @@ export interface CliOptions {
   /** --memory-limit / --temp-dir: the session's memory_limit and temp_directory settings. */
   memoryLimit?: string;
   tempDir?: string;
+  /** --read-only: open the database directory without its writer lock; nothing is ever written. */
+  readOnly: boolean;
 }
 
 export class UsageError extends Error {}
@@ -55,6 +57,7 @@ const SPECS: readonly OptionSpec[] = [
   { long: 'progress', arg: false },
   { long: 'memory-limit', arg: true },
   { long: 'temp-dir', arg: true },
+  { long: 'read-only', arg: false },
   { short: 'h', long: 'help', arg: false },
   { short: '?', long: 'help', arg: false },
   { short: 'V', long: 'version', arg: false },
@@ -70,6 +73,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     quiet: false,
     demo: false,
     progress: false,
+    readOnly: false,
     help: false,
     version: false,
   };
@@ -116,6 +120,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
         opts.quiet = true;
         break;
       case 'no-psqlrc':
+        break;
+      case 'read-only':
+        opts.readOnly = true;
         break;
       case 'demo':
         opts.demo = true;
@@ -212,6 +219,8 @@ General options:
                            1GB; 0 = unlimited); same as SET memory_limit
       --temp-dir=DIR       directory for spill files (default: the OS temp
                            directory); same as SET temp_directory
+      --read-only          open DBPATH without its writer lock, as a snapshot
+                           that is never written (another process may write it)
   -V, --version            output version information, then exit
   -h, -?, --help           show this help, then exit
 

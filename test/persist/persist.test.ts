@@ -30,6 +30,7 @@ describe('database directory', () => {
     await db.query(`CREATE TABLE gone (x int)`);
     await db.query(`DROP TABLE gone`);
     const before = await db.query(`SELECT * FROM t ORDER BY id`);
+    await db.close();
 
     const again = await Database.create({ path: dir });
     const after = await again.query(`SELECT * FROM t ORDER BY id`);
@@ -46,6 +47,7 @@ describe('database directory', () => {
     // 4, not 3: as in PostgreSQL, the failed INSERT above consumed a sequence value.
     expect((await again.query(`SELECT id FROM t WHERE name = 'c'`)).rows).toEqual([[4]]);
     await expect(again.query(`INSERT INTO t (id, name) VALUES (1, 'dup')`)).rejects.toMatchObject({ code: '23505' });
+    await again.close();
   });
 
   it('persists UPDATE, DELETE and TRUNCATE; ROLLBACK writes nothing, COMMIT writes once', async () => {
@@ -59,13 +61,15 @@ describe('database directory', () => {
     await db.query(`ROLLBACK`);
     await db.query(`BEGIN`);
     await db.query(`INSERT INTO t VALUES (100)`);
-    // Not committed yet: a second process opening the directory now sees the state before BEGIN.
-    expect((await (await Database.create({ path: dir })).query(`SELECT count(*) FROM t`)).rows).toEqual([[9]]);
+    // Not committed yet: a reader opening the directory now sees the state before BEGIN.
+    expect((await (await Database.create({ path: dir, readOnly: true })).query(`SELECT count(*) FROM t`)).rows).toEqual([[9]]);
     await db.query(`COMMIT`);
+    await db.close();
     const again = await Database.create({ path: dir });
     expect((await again.query(`SELECT sum(id)::int, count(*) FROM t`)).rows).toEqual([[10 + 20 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 100, 10]]);
     await again.query(`TRUNCATE t`);
-    expect((await (await Database.create({ path: dir })).query(`SELECT count(*) FROM t`)).rows).toEqual([[0]]);
+    expect((await (await Database.create({ path: dir, readOnly: true })).query(`SELECT count(*) FROM t`)).rows).toEqual([[0]]);
+    await again.close();
   });
 
   it('removes leftovers of interrupted writes on open', async () => {
@@ -74,9 +78,13 @@ describe('database directory', () => {
     await db.query(`CREATE TABLE t AS SELECT 1 AS x`);
     writeFileSync(join(dir, '.t.9.qtb.tmp-123'), 'partial');
     writeFileSync(join(dir, 't.99.qtb'), 'orphan');
+    // Files Quire did not name are never deleted.
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    await db.close();
     const again = await Database.create({ path: dir });
     expect((await again.query(`SELECT x FROM t`)).rows).toEqual([[1]]);
-    expect(readdirSync(dir).sort()).toEqual(['manifest.json', 't.1.qtb']);
+    await again.close();
+    expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'notes.txt', 't.1.qtb']);
   });
 
   it('survives kill -9 in the middle of a write', async () => {
@@ -84,6 +92,7 @@ describe('database directory', () => {
     const db = await Database.create({ path: dir });
     await db.query(`CREATE TABLE keep (id int, tag text)`);
     await db.query(`INSERT INTO keep SELECT i, 'initial' FROM generate_series(1, 1000) i`);
+    await db.close();
     const child = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
     // First kill while "keep" is being rewritten, then while the 400k-row "big" is being written.
     for (const target of ['.keep.', '.big.']) {
@@ -104,6 +113,7 @@ describe('database directory', () => {
       const hasBig = re.listTables().some((t) => t.name === 'big');
       if (hasBig) expect((await re.query(`SELECT count(*), max(id) FROM big`)).rows).toEqual([[400000, 400000]]);
       expect(readdirSync(dir).some((f) => f.includes('.tmp-'))).toBe(false);
+      await re.close();
     }
     expect(existsSync(join(dir, 'manifest.json'))).toBe(true);
   }, 120_000);
