@@ -23,7 +23,8 @@ import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
 import { CursorManager } from './cursors.js';
-import { executeUtility, type UtilityHost } from './utility.js';
+import { checkIsolation, executeUtility, uniqueCheck, type UtilityHost } from './utility.js';
+import { Transaction, type IsolationLevel } from './transaction.js';
 import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
 import { detachAll, refreshForStatement, runAttachCommand, splitAttachStatements } from '../storage/connectors/attach.js';
@@ -89,14 +90,16 @@ export interface ConnectOptions {
 }
 
 export class Database implements UtilityHost {
-  readonly catalog: Catalog;
+  /** The catalog every session shares (or a connection's view of it). */
+  private readonly shared: Catalog;
+  private tx: Transaction | null = null;
   readonly session: Session;
   readonly cursors = new CursorManager();
   private abort: AbortController | null = null;
   private defaultPager: Pager | null = null;
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
-    this.catalog = catalog;
+    this.shared = catalog;
     this.session = new Session(opts.settings ?? {});
   }
 
@@ -109,6 +112,49 @@ export class Database implements UtilityHost {
       for (const v of views) await db.execute(v);
     }
     return db;
+  }
+
+  /** The catalog statements bind against: the open transaction's private view, or the shared one. */
+  get catalog(): Catalog {
+    return this.tx?.catalog ?? this.shared;
+  }
+
+  get inAnyTransaction(): boolean {
+    return this.tx !== null;
+  }
+
+  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean }): void {
+    if (this.tx !== null) {
+      // BEGIN inside a multi-statement string's implicit transaction makes it explicit.
+      if (!opts.implicit && this.tx.implicit) this.session.inTransaction = true;
+      return;
+    }
+    const isolation = opts.isolation ?? checkIsolation(this.session.get('default_transaction_isolation') ?? 'read committed');
+    this.tx = new Transaction(this.shared, isolation, opts.implicit);
+    this.tx.beginStatement();
+    if (!opts.implicit) this.session.inTransaction = true;
+  }
+
+  commitTransaction(): void {
+    const tx = this.tx;
+    if (tx === null) return;
+    this.tx = null;
+    this.session.inTransaction = false;
+    this.session.transactionFailed = false;
+    tx.commit((t, batches) => uniqueCheck(t, [], batches));
+    // Database directory: a commit is on disk before it is acknowledged.
+    storeFor(this.shared)?.sync(this.shared);
+  }
+
+  rollbackTransaction(): void {
+    this.tx = null;
+    this.session.inTransaction = false;
+    this.session.transactionFailed = false;
+  }
+
+  /** A new statement: READ COMMITTED transactions take a fresh snapshot of what others committed. */
+  beginStatement(): void {
+    this.tx?.beginStatement();
   }
 
   /** ATTACH 'postgres://…' AS alias, from JavaScript: remote tables become alias.table. */
@@ -132,7 +178,7 @@ export class Database implements UtilityHost {
    * other's SET, DECLARE or BEGIN. The view needs no closing; close its cursors when done with it.
    */
   connect(opts: ConnectOptions = {}): Database {
-    return new Database({ settings: opts.settings ?? {} }, opts.catalog ?? this.catalog);
+    return new Database({ settings: opts.settings ?? {} }, opts.catalog ?? this.shared);
   }
 
   get timezone(): string {
@@ -175,14 +221,41 @@ export class Database implements UtilityHost {
     if (params.length > 0 && stmts.length > 1) {
       throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
     }
+    // As in PostgreSQL, several statements sent at once are one transaction unless they control
+    // transactions themselves: an error in any of them undoes them all.
+    const implicit = stmts.length > 1 && this.tx === null && !stmts.some((s) => nodeTag(s.stmt) === 'TransactionStmt');
+    if (implicit) this.beginTransaction({ implicit: true });
     const out: QueryResult[] = [];
-    for (const s of stmts) {
-      checkParamCount(s.stmt, params.length);
-      await refreshForStatement(this.catalog, s.stmt);
-      out.push(await this.runStatement(s, sql, params));
-      // Database directory: committed changes go to disk before the statement returns.
-      if (!this.session.inTransaction) storeFor(this.catalog)?.sync(this.catalog);
+    try {
+      for (const s of stmts) {
+        checkParamCount(s.stmt, params.length);
+        if (this.session.transactionFailed && this.session.inTransaction) {
+          const kind = nodeTag(s.stmt) === 'TransactionStmt' ? nodeBody<{ kind: string }>(s.stmt).kind : '';
+          if (kind === 'TRANS_STMT_COMMIT') {
+            // COMMIT of a failed transaction block rolls it back, and says so.
+            this.rollbackTransaction();
+            await this.cursors.rollback();
+            out.push(emptyResult('ROLLBACK', 'ROLLBACK'));
+            continue;
+          }
+          if (kind !== 'TRANS_STMT_ROLLBACK') throw new QuireError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
+        }
+        await refreshForStatement(this.catalog, s.stmt);
+        this.beginStatement();
+        try {
+          out.push(await this.runStatement(s, sql, params));
+        } catch (e) {
+          if (this.session.inTransaction) this.session.transactionFailed = true;
+          throw e;
+        }
+        // Changes made outside any transaction (table loads through the API) go to disk too.
+        if (this.tx === null) storeFor(this.shared)?.sync(this.shared);
+      }
+    } catch (e) {
+      if (implicit && this.tx?.implicit === true) this.rollbackTransaction();
+      throw e;
     }
+    if (implicit && this.tx?.implicit === true) this.commitTransaction();
     return out;
   }
 

@@ -84,7 +84,10 @@ function rng(seed: number): () => number {
 export class Session {
   private settings = new Map<string, string>(Object.entries(DEFAULTS));
   private rand = rng((Math.random() * 2 ** 32) >>> 0);
+  /** Inside BEGIN … COMMIT/ROLLBACK. */
   inTransaction = false;
+  /** The transaction block hit an error: only ROLLBACK (or COMMIT, which rolls back) is accepted (25P02). */
+  transactionFailed = false;
   /** PREPARE'd statements (src/api/prepared.ts). */
   readonly prepared = new PreparedStatements();
 

@@ -22,6 +22,7 @@ import type { ParsedStatement } from '../sql/parse.js';
 import { Scope } from '../sql/scope.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { Catalog } from '../storage/catalog.js';
+import type { IsolationLevel } from './transaction.js';
 import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
@@ -34,6 +35,12 @@ export interface UtilityHost {
   readonly catalog: Catalog;
   readonly session: Session;
   readonly cursors: CursorManager;
+  /** Transaction control (src/api/transaction.ts): the host owns the open transaction, if any. */
+  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean }): void;
+  commitTransaction(): void;
+  rollbackTransaction(): void;
+  /** True while a transaction (explicit or implicit) is open. */
+  readonly inAnyTransaction: boolean;
   prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[]): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
@@ -47,29 +54,52 @@ function result(command: string, tag: string, extra: Partial<QueryResult> = {}):
   return { command, commandTag: tag, columns: [], rows: [], rowCount: 0, notices: [], ...extra };
 }
 
-/** Transaction snapshots: tables are immutable batch lists, so a snapshot is a shallow copy. */
-interface Snapshot {
-  tables: Map<string, unknown>;
-  views: Map<string, unknown>;
-  contents: Map<MemoryTable, readonly Batch[]>;
-}
-const snapshots = new WeakMap<Catalog, Snapshot>();
-
-function takeSnapshot(c: Catalog): Snapshot {
-  const contents = new Map<MemoryTable, readonly Batch[]>();
-  for (const t of c.tables.values()) if (t instanceof MemoryTable) contents.set(t, t.snapshot());
-  return { tables: new Map(c.tables), views: new Map(c.views), contents };
-}
-
-function restoreSnapshot(c: Catalog, s: Snapshot): void {
-  c.tables.clear();
-  for (const [k, v] of s.tables) c.tables.set(k, v as never);
-  c.views.clear();
-  for (const [k, v] of s.views) c.views.set(k, v as never);
-  for (const [t, b] of s.contents) t.replaceAll([...b]);
-}
+/**
+ * Statements that only read or only touch the session run as they are; every other statement outside
+ * a transaction block runs in an implicit transaction of its own, so it applies whole or not at all.
+ */
+const NO_IMPLICIT_TRANSACTION = new Set(['TransactionStmt', 'VariableSetStmt', 'VariableShowStmt', 'DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt', 'PrepareStmt', 'DeallocateStmt', 'DiscardStmt']);
 
 export async function executeUtility(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
+  if (host.inAnyTransaction || NO_IMPLICIT_TRANSACTION.has(nodeTag(s.stmt)!)) return executeStatement(host, s, params);
+  host.beginTransaction({ implicit: true });
+  let r: QueryResult;
+  try {
+    r = await executeStatement(host, s, params);
+  } catch (e) {
+    host.rollbackTransaction();
+    throw e;
+  }
+  host.commitTransaction();
+  return r;
+}
+
+/** BEGIN / START TRANSACTION options: the isolation level, if one is given. */
+function isolationOf(b: AnyNode): IsolationLevel | undefined {
+  let level: IsolationLevel | undefined;
+  for (const o of (b.options as Node[] | undefined) ?? []) {
+    const d = nodeBody<AnyNode>(o);
+    if (d.defname !== 'transaction_isolation') continue;
+    const c = nodeBody<AnyNode>(d.arg as Node);
+    level = checkIsolation(String((c.sval as { sval?: string } | undefined)?.sval ?? ''));
+  }
+  return level;
+}
+
+export function checkIsolation(v: string): IsolationLevel {
+  const l = v.toLowerCase();
+  // READ UNCOMMITTED is READ COMMITTED in PostgreSQL too.
+  if (l === 'read committed' || l === 'read uncommitted') return 'read committed';
+  if (l === 'repeatable read') return 'repeatable read';
+  if (l === 'serializable') {
+    throw new QuireError('0A000', 'SERIALIZABLE isolation is not supported', {
+      hint: 'Use REPEATABLE READ: each transaction reads one snapshot, and two transactions rewriting the same table cannot both commit.',
+    });
+  }
+  throw new QuireError('22023', `invalid value for parameter "transaction_isolation": "${v}"`);
+}
+
+async function executeStatement(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
   const tag = nodeTag(s.stmt)!;
   const b = nodeBody<AnyNode>(s.stmt);
   switch (tag) {
@@ -118,23 +148,28 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
       const kind = b.kind as string;
       if (kind === 'TRANS_STMT_BEGIN' || kind === 'TRANS_STMT_START') {
         const notices = host.session.inTransaction ? ['there is already a transaction in progress'] : [];
-        if (!host.session.inTransaction) snapshots.set(host.catalog, takeSnapshot(host.catalog));
-        host.session.inTransaction = true;
+        const isolation = isolationOf(b);
+        if (!host.session.inTransaction) host.beginTransaction({ implicit: false, ...(isolation !== undefined ? { isolation } : {}) });
         return result('BEGIN', kind === 'TRANS_STMT_START' ? 'START TRANSACTION' : 'BEGIN', { notices });
       }
       if (kind === 'TRANS_STMT_COMMIT') {
         const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
-        host.session.inTransaction = false;
-        snapshots.delete(host.catalog);
+        if (host.session.inTransaction) {
+          try {
+            host.commitTransaction();
+          } catch (e) {
+            // A COMMIT that cannot apply ends the transaction all the same, as a failed COMMIT does.
+            host.rollbackTransaction();
+            await host.cursors.rollback();
+            throw e;
+          }
+        }
         await host.cursors.commit();
         return result('COMMIT', 'COMMIT', { notices });
       }
       if (kind === 'TRANS_STMT_ROLLBACK') {
         const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
-        const snap = snapshots.get(host.catalog);
-        if (snap) restoreSnapshot(host.catalog, snap);
-        snapshots.delete(host.catalog);
-        host.session.inTransaction = false;
+        if (host.session.inTransaction) host.rollbackTransaction();
         await host.cursors.rollback();
         return result('ROLLBACK', 'ROLLBACK', { notices });
       }
@@ -381,29 +416,28 @@ function binderFor(host: UtilityHost, types: DataType[] = []): QueryBinder {
   return new QueryBinder(host.catalog, host.session.evalContext(Date.now() * 1000), types);
 }
 
-function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
+/** Every unique key holds over `existing` plus `newRows` (UPDATE and a merging COMMIT check all rows). */
+export function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
   for (const key of t.uniqueKeys) {
     const seen = new Set<string>();
     const keyOf = (vals: Value[]): string | null => {
       if (vals.some((v) => v === null)) return null;
       return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
     };
-    for (const b of existing) {
-      for (let i = 0; i < b.length; i++) {
-        const k = keyOf(key.map((c) => getValue(b.columns[c]!, i)));
-        if (k !== null) seen.add(k);
-      }
-    }
-    for (const r of newRows) {
-      const k = keyOf(key.map((c) => r[c]!));
-      if (k === null) continue;
+    const add = (vals: Value[]): void => {
+      const k = keyOf(vals);
+      if (k === null) return;
       if (seen.has(k)) {
         const cols = key.map((c) => t.schema[c]!.name).join(', ');
-        const vals = key.map((c) => formatValue(r[c]!, t.schema[c]!.type)).join(', ');
-        throw new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${vals}) already exists.` });
+        const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
+        throw new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
       }
       seen.add(k);
+    };
+    for (const b of existing) {
+      for (let i = 0; i < b.length; i++) add(key.map((c) => getValue(b.columns[c]!, i)));
     }
+    for (const r of newRows) add(key.map((c) => r[c]!));
   }
 }
 

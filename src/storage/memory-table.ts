@@ -66,6 +66,24 @@ export class MemoryTable implements TableSource {
     }
   }
 
+  /**
+   * A private copy for a transaction: the same immutable batches and the same column metadata
+   * (sequences advance for everyone, as PostgreSQL's do even when a transaction rolls back).
+   */
+  cloneForTransaction(): MemoryTable {
+    const t = new MemoryTable(this.name, this.schema, this.meta);
+    t.uniqueKeys = this.uniqueKeys;
+    t.batches = this.batches;
+    t.rows = this.rows;
+    return t;
+  }
+
+  /** A transaction's clone takes a new statement's snapshot: these batches, without counting as a write. */
+  rebase(batches: readonly Batch[]): void {
+    this.batches = batches as Batch[];
+    this.rows = batches.reduce((n, b) => n + b.length, 0);
+  }
+
   replaceAll(batches: Batch[]): void {
     this.batches = batches.filter((b) => b.length > 0);
     for (const b of this.batches) recordImmutableBatch(b);

@@ -522,6 +522,12 @@ export class Connection {
   }
 
   private async runSimpleStatements(stmts: ParsedStatement[]): Promise<void> {
+    const db = this.db!;
+    // Several statements in one Query are one transaction, as in PostgreSQL, unless they control
+    // transactions themselves (or feed COPY FROM STDIN, which finishes after this message).
+    const implicit = stmts.length > 1 && !db.inAnyTransaction && !stmts.some((s) => nodeTag(s.stmt) === 'TransactionStmt' || this.isCopyFromStdin(s));
+    if (implicit) db.beginTransaction({ implicit: true });
+    let failed = false;
     for (let i = 0; i < stmts.length; i++) {
       const s = stmts[i]!;
       try {
@@ -532,9 +538,20 @@ export class Connection {
         await this.runOne(s);
       } catch (e) {
         this.reportFailure(e);
+        failed = true;
         break;
       }
       if (this.outBytes > 1 << 16) await this.flush();
+    }
+    if (implicit && db.inAnyTransaction && !db.session.inTransaction) {
+      if (failed) db.rollbackTransaction();
+      else {
+        try {
+          db.commitTransaction();
+        } catch (e) {
+          this.reportFailure(e);
+        }
+      }
     }
     this.reportParameters(false);
     this.readyForQuery();
@@ -647,6 +664,8 @@ export class Connection {
       intervalStyle: db.session.get('intervalstyle'),
     };
     const breathe = (): Promise<void> => this.breathe();
+    // READ COMMITTED: each statement sees what other sessions committed before it started.
+    db.beginStatement();
     if (stmt.kind === 'empty' || stmt.parsed === null) {
       return new Portal(name, [], [], rowsSource([], []), () => '', tz, breathe).markEmpty();
     }

@@ -20,8 +20,13 @@ export function openStore(dir: string, catalog: Catalog, opts: StoreOptions = {}
   }
 }
 
+/** The store of a catalog, or of the shared catalog a connection's or transaction's view stands on. */
 export function storeFor(catalog: Catalog): DirectoryStore | undefined {
-  return stores.get(catalog);
+  for (let c: object | null = catalog; c !== null; c = Object.getPrototypeOf(c) as object | null) {
+    const s = stores.get(c as Catalog);
+    if (s !== undefined) return s;
+  }
+  return undefined;
 }
 
 export { DirectoryStore, type StoreOptions };

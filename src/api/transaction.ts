@@ -1,0 +1,178 @@
+/**
+ * Transactions: each one reads and writes a private view of the catalog, so its writes stay invisible
+ * to other sessions until COMMIT and ROLLBACK discards only them.
+ *
+ * Tables are lists of immutable batches, so the private view clones each table cheaply (the batch
+ * list is shared, not copied). At COMMIT each written table is merged into the shared one:
+ * - rows only appended (INSERT, COPY): the new batches are appended to the shared table, whatever
+ *   other transactions committed meanwhile, so concurrent inserts all survive;
+ * - table rewritten (UPDATE, DELETE, TRUNCATE): if the shared table only gained rows since the clone,
+ *   the rewrite plus those rows (which the statement could not see, as in READ COMMITTED) replace it;
+ *   if another transaction rewrote it too, the second to commit fails with 40001. PostgreSQL would
+ *   wait for the first and re-check row by row: conflicts here are per table, not per row.
+ * Unique keys are checked again over the merged rows (two transactions inserting one key: 23505 at
+ * the second COMMIT). Created, dropped and replaced tables and views are applied the same way.
+ *
+ * READ COMMITTED (the default) points unwritten clones at the latest committed batches before each
+ * statement; REPEATABLE READ keeps the snapshot taken at the transaction's first statement.
+ */
+import { QuireError } from '../common/errors.js';
+import type { Batch } from '../execution/column.js';
+import type { TableSource } from '../logical/plan.js';
+import type { Catalog, ViewDef } from '../storage/catalog.js';
+import { MemoryTable } from '../storage/memory-table.js';
+
+export type IsolationLevel = 'read committed' | 'repeatable read';
+
+interface Clone {
+  readonly shared: MemoryTable;
+  readonly clone: MemoryTable;
+  /** The shared table's batch list the clone started from (or was last reset to). */
+  base: readonly Batch[];
+  /** The clone's version when it was made or reset: a higher one means this transaction wrote it. */
+  version: number;
+  /** Set once the clone's batch list stopped extending `base` (UPDATE, DELETE, TRUNCATE). */
+  rewritten: boolean;
+  /** Rows others committed were folded into the written clone: unique keys need checking at COMMIT. */
+  mixed: boolean;
+}
+
+function conflict(name: string): QuireError {
+  return new QuireError('40001', 'could not serialize access due to concurrent update', {
+    detail: `Another transaction rewrote table "${name}" and committed first.`,
+    hint: 'Retry the transaction.',
+  });
+}
+
+function extends_(list: readonly Batch[], prefix: readonly Batch[]): boolean {
+  if (list === prefix) return true;
+  if (list.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (list[i] !== prefix[i]) return false;
+  return true;
+}
+
+export class Transaction {
+  /** The catalog statements of this transaction bind against. */
+  readonly catalog: Catalog;
+  private readonly clones = new Map<string, Clone>();
+  private readonly tablesAtStart: Map<string, TableSource>;
+  private readonly viewsAtStart: Map<string, ViewDef>;
+
+  constructor(
+    /** The shared catalog (or a connection's view of it, which shares its maps). */
+    private readonly shared: Catalog,
+    readonly isolation: IsolationLevel,
+    /** An implicit transaction wraps one statement or one multi-statement string; BEGIN starts an explicit one. */
+    readonly implicit: boolean,
+  ) {
+    this.tablesAtStart = new Map(shared.tables);
+    this.viewsAtStart = new Map(shared.views);
+    const view = Object.create(shared) as Catalog;
+    const tables = new Map<string, TableSource>();
+    for (const [name, t] of shared.tables) {
+      if (t instanceof MemoryTable) {
+        const clone = t.cloneForTransaction();
+        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false });
+        tables.set(name, clone);
+      } else {
+        tables.set(name, t);
+      }
+    }
+    Object.defineProperty(view, 'tables', { value: tables, enumerable: true });
+    Object.defineProperty(view, 'views', { value: new Map(shared.views), enumerable: true });
+    // Names that are not the shared catalog's own tables (a connection's system tables) still resolve
+    // through it; a table this transaction dropped must not reappear from there.
+    Object.defineProperty(view, 'getTable', {
+      value: (name: string): TableSource | undefined => tables.get(name) ?? (shared.tables.has(name) ? undefined : shared.getTable(name)),
+    });
+    this.catalog = view;
+  }
+
+  /**
+   * Before each statement: READ COMMITTED sees what others committed. A table this transaction has
+   * not written takes the latest batches; one it has written keeps its own changes and gains the rows
+   * others appended since (a table others rewrote keeps its snapshot and fails at COMMIT).
+   */
+  beginStatement(): void {
+    if (this.isolation !== 'read committed') return;
+    for (const [name, c] of this.clones) {
+      if (this.catalog.tables.get(name) !== c.clone || this.shared.tables.get(name) !== c.shared) continue;
+      const current = c.shared.snapshot();
+      if (current === c.base) continue;
+      if (!this.written(c)) {
+        c.clone.rebase(current);
+      } else if (extends_(current, c.base)) {
+        const mine = c.clone.snapshot();
+        c.clone.rebase(c.rewritten ? [...mine, ...current.slice(c.base.length)] : [...current, ...mine.slice(c.base.length)]);
+        c.mixed = true;
+        // From here on the clone extends the new base unless it was rewritten.
+      } else {
+        continue;
+      }
+      c.base = current;
+    }
+  }
+
+  private written(c: Clone): boolean {
+    if (c.clone.version === c.version) return false;
+    if (!c.rewritten && !extends_(c.clone.snapshot(), c.base)) c.rewritten = true;
+    return true;
+  }
+
+  /** Applies this transaction's changes to the shared catalog; throws 40001 or 23505 and applies nothing on a conflict. */
+  commit(checkUnique: (t: MemoryTable, batches: readonly Batch[]) => void): void {
+    const mine = this.catalog.tables;
+    const apply: (() => void)[] = [];
+    // Tables this transaction wrote, dropped or created.
+    for (const [name, c] of this.clones) {
+      const now = mine.get(name);
+      const sharedNow = this.shared.tables.get(name);
+      if (now !== c.clone) {
+        // Dropped (or dropped and re-created) here: the shared table goes, unless someone replaced it.
+        if (sharedNow === c.shared) apply.push(() => this.shared.tables.delete(name));
+        else if (sharedNow !== undefined && this.written(c)) throw conflict(name);
+        continue;
+      }
+      if (!this.written(c)) continue;
+      if (sharedNow !== c.shared) throw conflict(name);
+      const current = c.shared.snapshot();
+      const othersOnlyAppended = extends_(current, c.base);
+      let merged: readonly Batch[];
+      if (!c.rewritten) {
+        merged = [...current, ...c.clone.snapshot().slice(c.base.length)];
+      } else {
+        if (!othersOnlyAppended) throw conflict(name);
+        merged = [...c.clone.snapshot(), ...current.slice(c.base.length)];
+      }
+      if (c.shared.uniqueKeys.length > 0 && (current !== c.base || c.mixed)) checkUnique(c.shared, merged);
+      apply.push(() => c.shared.replaceAll([...merged]));
+    }
+    for (const [name, t] of mine) {
+      if (this.clones.get(name)?.clone === t) continue;
+      if (this.tablesAtStart.get(name) === t) continue;
+      // Created in this transaction.
+      const sharedNow = this.shared.tables.get(name);
+      if (sharedNow !== undefined && sharedNow !== this.tablesAtStart.get(name)) {
+        throw new QuireError('42P07', `relation "${name}" already exists`, { detail: 'Another transaction created it and committed first.' });
+      }
+      if (this.shared.views.has(name) && !this.viewsAtStart.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`);
+      apply.push(() => this.shared.tables.set(name, t));
+    }
+    // Non-memory tables dropped here (remote ones).
+    for (const [name, t] of this.tablesAtStart) {
+      if (!(t instanceof MemoryTable) && !mine.has(name) && this.shared.tables.get(name) === t) apply.push(() => this.shared.tables.delete(name));
+    }
+    // Views: created, replaced or dropped here.
+    const views = this.catalog.views;
+    for (const [name, v] of views) {
+      if (this.viewsAtStart.get(name) === v) continue;
+      const sharedNow = this.shared.views.get(name);
+      if (sharedNow !== this.viewsAtStart.get(name)) throw new QuireError('40001', 'could not serialize access due to concurrent update', { detail: `Another transaction changed view "${name}".` });
+      apply.push(() => this.shared.views.set(name, v));
+    }
+    for (const [name, v] of this.viewsAtStart) {
+      if (!views.has(name) && this.shared.views.get(name) === v) apply.push(() => this.shared.views.delete(name));
+    }
+    for (const f of apply) f();
+  }
+}

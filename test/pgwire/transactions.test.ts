@@ -1,0 +1,175 @@
+/**
+ * Sessions with their own transactions, through real clients at once: two pgwire connections (pg),
+ * a REST client and the library on one database directory. Uncommitted writes stay private, ROLLBACK
+ * and disconnects discard only their own writes, concurrent inserts all survive, two rewrites of one
+ * table cannot both commit, a multi-statement string is one transaction, and what pgwire commits is
+ * on disk.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
+import { startRestServer, type RunningRestServer } from '../../src/server/rest/app.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'quire-tx-'));
+let db: Database;
+let server: PgServer;
+let rest: RunningRestServer;
+
+beforeAll(async () => {
+  db = await Database.create({ path: join(dir, 'db') });
+  server = await startPgServer(db, { port: 0, log: () => undefined });
+  rest = await startRestServer({ db, host: '127.0.0.1', port: 0, allowWrites: true });
+});
+afterAll(async () => {
+  await rest.close();
+  await server.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function client(): Promise<pg.Client> {
+  const c = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'tx', database: 'quire' });
+  await c.connect();
+  return c;
+}
+
+async function restQuery(query: string): Promise<{ status: number; json: { datarows?: unknown[][] } }> {
+  const r = await fetch(`${rest.url}/_plugins/_sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return { status: r.status, json: (await r.json()) as { datarows?: unknown[][] } };
+}
+
+const rows = async (c: pg.Client, sql: string): Promise<unknown[][]> => (await c.query({ text: sql, rowMode: 'array' })).rows as unknown[][];
+
+describe('transactions across pgwire, REST and the library', () => {
+  it('keeps a transaction private until COMMIT; ROLLBACK discards only its own writes', async () => {
+    await db.query('CREATE TABLE acct (id int PRIMARY KEY, bal int)');
+    await db.query('INSERT INTO acct VALUES (1, 100), (2, 50)');
+    const a = await client();
+    const b = await client();
+    try {
+      await a.query('BEGIN');
+      await a.query('UPDATE acct SET bal = bal - 30 WHERE id = 1');
+      expect(await rows(a, 'SELECT bal FROM acct WHERE id = 1')).toEqual([[70]]);
+      // No dirty read: B, REST and the library see the committed balance.
+      expect(await rows(b, 'SELECT bal FROM acct WHERE id = 1')).toEqual([[100]]);
+      expect((await restQuery('SELECT bal FROM acct WHERE id = 1')).json.datarows).toEqual([[100]]);
+      expect((await db.query('SELECT bal FROM acct WHERE id = 1')).rows).toEqual([[100]]);
+      // Autocommit writes from B and REST while A is open.
+      await b.query('INSERT INTO acct VALUES (3, 7)');
+      expect((await restQuery('INSERT INTO acct VALUES (4, 8)')).status).toBe(200);
+      // READ COMMITTED: A's next statement sees them.
+      expect(await rows(a, 'SELECT count(*)::int FROM acct')).toEqual([[4]]);
+      await a.query('ROLLBACK');
+      expect((await db.query('SELECT id, bal FROM acct ORDER BY id')).rows).toEqual([[1, 100], [2, 50], [3, 7], [4, 8]]);
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  it('a client that disconnects inside a transaction leaves nothing behind', async () => {
+    const a = await client();
+    await a.query('BEGIN');
+    await a.query('INSERT INTO acct VALUES (99, 99)');
+    await a.end();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await db.query('SELECT count(*) FROM acct WHERE id = 99')).rows).toEqual([[0]]);
+  });
+
+  it('concurrent inserts all survive; two rewrites of one table: the second COMMIT fails with 40001', async () => {
+    const a = await client();
+    const b = await client();
+    try {
+      await db.query('CREATE TABLE ev (id int, who text)');
+      await a.query('BEGIN');
+      await b.query('BEGIN');
+      await a.query("INSERT INTO ev SELECT i, 'a' FROM generate_series(1, 100) i");
+      await b.query("INSERT INTO ev SELECT i, 'b' FROM generate_series(1, 50) i");
+      await b.query('COMMIT');
+      await a.query('COMMIT');
+      expect((await db.query('SELECT who, count(*) FROM ev GROUP BY who ORDER BY who')).rows).toEqual([['a', 100], ['b', 50]]);
+
+      await a.query('BEGIN');
+      await b.query('BEGIN');
+      await a.query("DELETE FROM ev WHERE who = 'a'");
+      await b.query("UPDATE ev SET who = 'c' WHERE id = 1");
+      await a.query('COMMIT');
+      await expect(b.query('COMMIT')).rejects.toMatchObject({ code: '40001' });
+      // B's transaction is over; its connection works and nothing of it was applied.
+      expect(await rows(b, "SELECT who, count(*)::int FROM ev GROUP BY who ORDER BY who")).toEqual([['b', 50]]);
+      // A DELETE does not remove rows another transaction inserted after its snapshot.
+      await a.query('BEGIN');
+      await a.query('DELETE FROM ev');
+      await b.query("INSERT INTO ev VALUES (7, 'late')");
+      await a.query('COMMIT');
+      expect((await db.query('SELECT who FROM ev')).rows).toEqual([['late']]);
+      // Two transactions inserting one primary key: the second COMMIT is 23505.
+      await a.query('BEGIN');
+      await b.query('BEGIN');
+      await a.query('INSERT INTO acct VALUES (10, 1)');
+      await b.query('INSERT INTO acct VALUES (10, 2)');
+      await a.query('COMMIT');
+      await expect(b.query('COMMIT')).rejects.toMatchObject({ code: '23505' });
+      expect((await db.query('SELECT bal FROM acct WHERE id = 10')).rows).toEqual([[1]]);
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  it('REPEATABLE READ keeps its snapshot; an error aborts the block until ROLLBACK', async () => {
+    const a = await client();
+    const b = await client();
+    try {
+      await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const before = await rows(a, 'SELECT count(*)::int FROM acct');
+      await b.query('INSERT INTO acct VALUES (20, 1)');
+      expect(await rows(a, 'SELECT count(*)::int FROM acct')).toEqual(before);
+      await a.query('COMMIT');
+      expect((await rows(a, 'SELECT count(*)::int FROM acct'))[0]![0]).toBe((before[0]![0] as number) + 1);
+      await expect(a.query('BEGIN ISOLATION LEVEL SERIALIZABLE')).rejects.toMatchObject({ code: '0A000' });
+
+      await a.query('BEGIN');
+      await a.query('INSERT INTO acct VALUES (21, 1)');
+      await expect(a.query('SELECT 1/0')).rejects.toMatchObject({ code: '22012' });
+      await expect(a.query('SELECT 1')).rejects.toMatchObject({ code: '25P02' });
+      await a.query('ROLLBACK');
+      expect(await rows(a, 'SELECT count(*)::int FROM acct WHERE id = 21')).toEqual([[0]]);
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  it('a multi-statement string is one transaction: an error undoes all of it', async () => {
+    const a = await client();
+    try {
+      await expect(a.query('CREATE TABLE ms (a int); INSERT INTO ms VALUES (1); SELECT 1/0')).rejects.toMatchObject({ code: '22012' });
+      await expect(a.query('SELECT * FROM ms')).rejects.toMatchObject({ code: '42P01' });
+      await expect(db.query('CREATE TABLE ms2 (a int); INSERT INTO ms2 VALUES (1); INSERT INTO ms2 VALUES (1/0)')).rejects.toMatchObject({ code: '22012' });
+      expect(db.listTables().some((t) => t.name === 'ms2')).toBe(false);
+    } finally {
+      await a.end();
+    }
+  });
+
+  it('what pgwire and REST commit is in the directory', async () => {
+    const a = await client();
+    try {
+      await a.query('CREATE TABLE durable (x int)');
+      await a.query('INSERT INTO durable VALUES (1)');
+      await a.query('BEGIN');
+      await a.query('INSERT INTO durable VALUES (2)');
+      await a.query('COMMIT');
+      expect((await restQuery('INSERT INTO durable VALUES (3)')).status).toBe(200);
+    } finally {
+      await a.end();
+    }
+    const reader = await Database.create({ path: join(dir, 'db'), readOnly: true });
+    expect((await reader.query('SELECT x FROM durable ORDER BY x')).rows).toEqual([[1], [2], [3]]);
+  });
+});
