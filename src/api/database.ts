@@ -18,7 +18,7 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
-import { Catalog } from '../storage/catalog.js';
+import { Catalog, tempTableKey } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
@@ -114,9 +114,62 @@ export class Database implements UtilityHost {
     return db;
   }
 
-  /** The catalog statements bind against: the open transaction's private view, or the shared one. */
+  /** This session's TEMP tables: name → catalog key. */
+  private readonly temps = new Map<string, string>();
+  private tempViews = new WeakMap<Catalog, Catalog>();
+
+  /**
+   * The catalog statements bind against: the open transaction's private view, or the shared one; with
+   * TEMP tables, a view in which their names resolve to them first (pg_temp comes first in the path).
+   */
   get catalog(): Catalog {
-    return this.tx?.catalog ?? this.shared;
+    const base = this.tx?.catalog ?? this.shared;
+    if (this.temps.size === 0) return base;
+    let v = this.tempViews.get(base);
+    if (v === undefined) {
+      const temps = this.temps;
+      const view = Object.create(base) as Catalog;
+      Object.defineProperty(view, 'getTable', {
+        value: (name: string) => {
+          const key = temps.get(name);
+          return (key !== undefined ? base.tables.get(key) : undefined) ?? base.getTable(name);
+        },
+      });
+      Object.defineProperty(view, 'getMemoryTable', {
+        value: (name: string, position?: number) => {
+          const key = temps.get(name);
+          return key !== undefined && base.tables.has(key) ? base.getMemoryTable(key, position) : base.getMemoryTable(name, position);
+        },
+      });
+      v = view;
+      this.tempViews.set(base, v);
+    }
+    return v;
+  }
+
+  tempKey(name: string): string | undefined {
+    const key = this.temps.get(name);
+    return key !== undefined && this.catalog.tables.has(key) ? key : undefined;
+  }
+
+  addTemp(name: string): string {
+    const key = tempTableKey(this.session.id, name);
+    this.temps.set(name, key);
+    this.tempViews = new WeakMap();
+    return key;
+  }
+
+  dropTemp(name: string): void {
+    this.temps.delete(name);
+    this.tempViews = new WeakMap();
+  }
+
+  /** The end of a session (a client disconnecting): its transaction is discarded and its TEMP tables dropped. */
+  endSession(): void {
+    this.rollbackTransaction();
+    for (const key of this.temps.values()) this.shared.tables.delete(key);
+    this.temps.clear();
+    this.tempViews = new WeakMap();
   }
 
   get inAnyTransaction(): boolean {

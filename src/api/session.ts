@@ -81,7 +81,11 @@ function rng(seed: number): () => number {
   };
 }
 
+let nextSessionId = 1;
+
 export class Session {
+  /** Distinguishes sessions' TEMP tables (pg_temp_<id>), as PostgreSQL's backend ids do. */
+  readonly id = nextSessionId++;
   private settings = new Map<string, string>(Object.entries(DEFAULTS));
   private rand = rng((Math.random() * 2 ** 32) >>> 0);
   /** Inside BEGIN … COMMIT/ROLLBACK. */

@@ -21,8 +21,8 @@ import { coerce } from '../sql/coerce.js';
 import type { ParsedStatement } from '../sql/parse.js';
 import { Scope } from '../sql/scope.js';
 import { resolveTypeName } from '../sql/type-name.js';
-import type { Catalog } from '../storage/catalog.js';
 import type { IsolationLevel } from './transaction.js';
+import { tempTableKey, type Catalog } from '../storage/catalog.js';
 import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
@@ -41,6 +41,11 @@ export interface UtilityHost {
   rollbackTransaction(): void;
   /** True while a transaction (explicit or implicit) is open. */
   readonly inAnyTransaction: boolean;
+  /** The catalog key of this session's TEMP table of that name, if it has one. */
+  tempKey(name: string): string | undefined;
+  /** Records a TEMP table of this session; returns its catalog key. */
+  addTemp(name: string): string;
+  dropTemp(name: string): void;
   prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[]): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
@@ -321,7 +326,9 @@ function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   }
   const t = new MemoryTable(name, fields, meta);
   t.uniqueKeys = uniques;
-  const created = host.catalog.addTable(t, b.if_not_exists === true);
+  const temp = (b.relation as AnyNode).relpersistence === 't';
+  const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
+  if (created && temp) host.addTemp(name);
   return result('CREATE TABLE', 'CREATE TABLE', { notices: created ? [] : [`relation "${name}" already exists, skipping`] });
 }
 
@@ -336,7 +343,9 @@ async function materialize(host: UtilityHost, stmt: SelectStmt, params: readonly
 async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: SelectStmt, params: readonly unknown[], ifNotExists: boolean, withData: boolean): Promise<QueryResult> {
   const rv = into.rel as AnyNode;
   const name = relName(rv);
-  if (host.catalog.getTable(name) || host.catalog.views.has(name)) {
+  const temp = rv.relpersistence === 't';
+  const exists = temp ? host.tempKey(name) !== undefined : host.catalog.tables.has(name) || host.catalog.views.has(name);
+  if (exists) {
     if (ifNotExists) return result('CREATE TABLE AS', 'CREATE TABLE AS', { notices: [`relation "${name}" already exists, skipping`] });
     throw new QuireError('42P07', `relation "${name}" already exists`);
   }
@@ -356,7 +365,8 @@ async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: Sel
     t.replaceAll(batches);
     n = t.rowCount();
   }
-  host.catalog.addTable(t);
+  host.catalog.addTable(t, false, temp ? tempTableKey(host.session.id, name) : name);
+  if (temp) host.addTemp(name);
   return result('SELECT', `SELECT ${n}`, { rowCount: n });
 }
 
@@ -393,7 +403,7 @@ function drop(host: UtilityHost, b: AnyNode): QueryResult {
   if (kind === 'index') return result(tagName, tagName);
   const names = ((b.objects as Node[]) ?? []).map((o) => strings(nodeBody<AnyNode>(o).items as Node[]).pop()!);
   for (const n of names) {
-    const exists = kind === 'view' ? host.catalog.views.has(n) : host.catalog.tables.has(n);
+    const exists = kind === 'view' ? host.catalog.views.has(n) : host.tempKey(n) !== undefined || host.catalog.tables.has(n);
     if (!exists) {
       if (kind === 'table' && host.catalog.views.has(n)) throw new QuireError('42809', `"${n}" is not a table`, { hint: 'Use DROP VIEW to remove a view.' });
       if (b.missing_ok) {
@@ -405,7 +415,13 @@ function drop(host: UtilityHost, b: AnyNode): QueryResult {
   }
   for (const n of names) {
     if (kind === 'view') host.catalog.views.delete(n);
-    else host.catalog.tables.delete(n);
+    else {
+      const key = host.tempKey(n);
+      if (key !== undefined) {
+        host.catalog.tables.delete(key);
+        host.dropTemp(n);
+      } else host.catalog.tables.delete(n);
+    }
   }
   return result(tagName, tagName, { notices });
 }

@@ -40,12 +40,13 @@ export class Catalog {
     return t as MemoryTable;
   }
 
-  addTable(t: TableSource, ifNotExists = false): boolean {
-    if (this.tables.has(t.name) || this.views.has(t.name)) {
+  /** `key` differs from the table's name for a session's TEMP tables (see tempTableKey). */
+  addTable(t: TableSource, ifNotExists = false, key = t.name): boolean {
+    if (this.tables.has(key) || (key === t.name && this.views.has(key))) {
       if (ifNotExists) return false;
       throw new QuireError('42P07', `relation "${t.name}" already exists`);
     }
-    this.tables.set(t.name, t);
+    this.tables.set(key, t);
     return true;
   }
 
@@ -55,4 +56,16 @@ export class Catalog {
     }
     this.views.set(v.name, v);
   }
+}
+
+/**
+ * TEMP tables live in the shared table map under a key no identifier can spell, owned by one session:
+ * only that session resolves its plain name to them, and they never reach a database directory.
+ */
+export function tempTableKey(sessionId: number, name: string): string {
+  return `pg_temp_${sessionId}.${name}`;
+}
+
+export function isTempTableKey(key: string): boolean {
+  return key.startsWith('pg_temp_') && key.includes('.');
 }

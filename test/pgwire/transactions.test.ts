@@ -157,6 +157,45 @@ describe('transactions across pgwire, REST and the library', () => {
     }
   });
 
+  it('TEMP tables belong to their session: private, shadowing, relpersistence t, dropped at disconnect, never on disk', async () => {
+    const a = await client();
+    const b = await client();
+    try {
+      await db.query('CREATE TABLE shadow (x int)');
+      await db.query('INSERT INTO shadow VALUES (1)');
+      await a.query('CREATE TEMP TABLE shadow (x int)');
+      await a.query('INSERT INTO shadow VALUES (42)');
+      await a.query('CREATE TEMP TABLE mine AS SELECT 5 AS y');
+      expect(await rows(a, 'SELECT x FROM shadow')).toEqual([[42]]);
+      expect(await rows(b, 'SELECT x FROM shadow')).toEqual([[1]]);
+      await expect(b.query('SELECT * FROM mine')).rejects.toMatchObject({ code: '42P01' });
+      expect(await rows(a, "SELECT relname, relpersistence FROM pg_class WHERE relname IN ('mine', 'shadow') ORDER BY relname, relpersistence")).toEqual([
+        ['mine', 't'],
+        ['shadow', 'p'],
+        ['shadow', 't'],
+      ]);
+      expect(await rows(b, "SELECT relname FROM pg_class WHERE relname = 'mine'")).toEqual([]);
+      // A TEMP table is transactional too.
+      await a.query('BEGIN');
+      await a.query('INSERT INTO mine VALUES (6)');
+      await a.query('ROLLBACK');
+      expect(await rows(a, 'SELECT y FROM mine')).toEqual([[5]]);
+    } finally {
+      await a.end();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    try {
+      await expect(b.query('SELECT * FROM mine')).rejects.toMatchObject({ code: '42P01' });
+      await b.query('CREATE TEMP TABLE mine (z int)');
+      expect(await rows(b, 'SELECT * FROM mine')).toEqual([]);
+    } finally {
+      await b.end();
+    }
+    const reader = await Database.create({ path: join(dir, 'db'), readOnly: true });
+    expect(reader.listTables().map((t) => t.name)).not.toContain('mine');
+    expect((await reader.query('SELECT x FROM shadow')).rows).toEqual([[1]]);
+  });
+
   it('what pgwire and REST commit is in the directory', async () => {
     const a = await client();
     try {

@@ -17,7 +17,7 @@ import { ColumnBuilder, type Batch } from '../../execution/column.js';
 import { registerScalar } from '../../functions/registry.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableSource } from '../../logical/plan.js';
-import { Catalog } from '../../storage/catalog.js';
+import { Catalog, isTempTableKey, tempTableKey } from '../../storage/catalog.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN } from './types.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
@@ -88,13 +88,18 @@ interface Rel {
   notNull: boolean[];
   source: TableSource | null;
   viewSql: string | null;
+  /** pg_class.relpersistence: 't' for the session's TEMP tables. */
+  persistence?: 't';
 }
 
 function userRelations(env: SystemEnv): Rel[] {
   const out: Rel[] = [];
-  for (const t of env.catalog.tables.values()) {
+  for (const [key, t] of env.catalog.tables) {
+    // Other sessions' TEMP tables are theirs alone.
+    const temp = isTempTableKey(key);
+    if (temp && key !== tempTableKey(env.session().id, t.name)) continue;
     const meta = (t as { meta?: { notNull: boolean }[] }).meta;
-    out.push({ oid: env.oids.of(t.name), name: t.name, ns: NS_PUBLIC, kind: 'r', fields: t.schema, rows: t.rowCount(), notNull: t.schema.map((_, i) => meta?.[i]?.notNull ?? false), source: t, viewSql: null });
+    out.push({ oid: env.oids.of(key), name: t.name, ns: NS_PUBLIC, kind: 'r', fields: t.schema, rows: t.rowCount(), notNull: t.schema.map((_, i) => meta?.[i]?.notNull ?? false), source: t, viewSql: null, ...(temp ? { persistence: 't' as const } : {}) });
   }
   for (const v of env.catalog.views.values()) {
     out.push({ oid: env.oids.of(v.name), name: v.name, ns: NS_PUBLIC, kind: 'v', fields: viewFields(env, v.name), rows: undefined, notNull: [], source: null, viewSql: v.sql });
@@ -155,13 +160,13 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       ['relacl', 'text'], ['reloptions', 'text'], ['relpartbound', 'text'],
     ],
     rows: (env) => {
-      const row = (oid: number, name: string, ns: number, kind: string, natts: number, tuples: number, am: number): Value[] => [
-        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), 'p', kind, natts, 0, b(kind === 'v'), b(false),
+      const row = (oid: number, name: string, ns: number, kind: string, natts: number, tuples: number, am: number, persistence = 'p'): Value[] => [
+        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), persistence, kind, natts, 0, b(kind === 'v'), b(false),
         b(false), b(false), b(false), b(true), 'd', b(false), 0, 0, 0, null, null, null,
       ];
       return [
         ...systemRelations().map((s) => row(s.oid, s.name, s.ns, 'r', s.def.cols.length, -1, 2)),
-        ...userRelations(env).map((r) => row(r.oid, r.name, r.ns, r.kind, r.fields.length, r.rows ?? -1, r.kind === 'r' ? 2 : 0)),
+        ...userRelations(env).map((r) => row(r.oid, r.name, r.ns, r.kind, r.fields.length, r.rows ?? -1, r.kind === 'r' ? 2 : 0, r.persistence)),
       ];
     },
   },

@@ -258,7 +258,11 @@ export class Connection {
     }
     for (const p of this.portals.values()) void p.close();
     this.portals.clear();
-    if (this.db) void this.db.cursors.close(null).catch(() => undefined);
+    if (this.db) {
+      void this.db.cursors.close(null).catch(() => undefined);
+      // The session ends: an open transaction is discarded and TEMP tables are dropped.
+      this.db.endSession();
+    }
     if (this.envId !== null) dropConnectionEnv(this.envId);
     this.abortCopy();
   }

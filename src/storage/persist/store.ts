@@ -32,7 +32,7 @@ import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../execution/column.js';
-import type { Catalog, ViewDef } from '../catalog.js';
+import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { MemoryTable, type ColumnMeta } from '../memory-table.js';
 
 const MAGIC_V1 = 'QTB1';
@@ -457,7 +457,7 @@ export class DirectoryStore {
     let changed = false;
     let gen = this.manifest.generation;
     for (const [name, src] of catalog.tables) {
-      if (!(src instanceof MemoryTable)) continue;
+      if (!(src instanceof MemoryTable) || isTempTableKey(name)) continue;
       let s = this.saved.get(src);
       if (s === undefined || s.version !== src.version) {
         if (this.readOnly) throw new QuireError('25006', `cannot write to database directory "${this.dir}": it was opened read-only`);
