@@ -1,0 +1,24 @@
+/**
+ * Child process for the concurrent crash test: serves the database directory argv[2] over pgwire and
+ * writes to it from the library at the same time, printing each acknowledged library commit, until it
+ * is killed.
+ */
+import { Database } from '../../src/index.js';
+import { startPgServer } from '../../src/server/pgwire/index.js';
+
+const db = await Database.create({ path: process.argv[2]! });
+await db.query('CREATE TABLE IF NOT EXISTS log (who text, n int)');
+const server = await startPgServer(db, { port: 0, log: () => undefined });
+process.stdout.write(`port ${server.port}\n`);
+const round = process.argv[3]!;
+for (let n = 1; ; n++) {
+  if (n % 3 === 0) {
+    await db.query('BEGIN');
+    await db.query(`INSERT INTO log VALUES ('lib${round}', ${n}), ('lib${round}', ${-n})`);
+    await db.query('COMMIT');
+  } else {
+    await db.query(`INSERT INTO log VALUES ('lib${round}', ${n})`);
+  }
+  process.stdout.write(`ack ${n}\n`);
+  await new Promise((r) => setImmediate(r));
+}
