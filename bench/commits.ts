@@ -1,0 +1,90 @@
+/**
+ * Durable writes into a database on disk: single-row autocommit INSERTs per second (each acknowledged
+ * only once durable) into a table that already holds `--existing` rows, and a bulk load (one INSERT …
+ * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory; better-sqlite3 runs
+ * in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
+ *
+ *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import BetterSqlite3 from 'better-sqlite3';
+import { Database } from '../src/index.js';
+
+interface Engine {
+  name: string;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function arg(name: string, dflt: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+}
+
+const COMMITS = Number(arg('commits', '200'));
+const EXISTING = arg('existing', '0,100000').split(',').map(Number);
+const BULK = Number(arg('bulk', '1000000'));
+// id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
+const ROW_BYTES = 4 + 8 + 12;
+
+async function quire(dir: string): Promise<Engine> {
+  const db = await Database.create({ path: dir });
+  return { name: 'quire', exec: async (sql) => void (await db.query(sql)), close: () => db.close() };
+}
+
+async function sqlite(dir: string): Promise<Engine> {
+  const db = new BetterSqlite3(join(dir, 'db.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  return {
+    name: 'sqlite',
+    exec: async (sql) => {
+      db.exec(sql.replace(/generate_series\((\d+), (\d+)\) i/, (_m, a: string, b: string) => `(WITH RECURSIVE s(i) AS (SELECT ${a} UNION ALL SELECT i + 1 FROM s WHERE i < ${b}) SELECT i FROM s) g`).replace(/ ::text/g, ''));
+    },
+    close: async () => void db.close(),
+  };
+}
+
+async function pglite(dir: string): Promise<Engine> {
+  const db = await PGlite.create(join(dir, 'pgdata'));
+  return { name: 'pglite', exec: async (sql) => void (await db.exec(sql)), close: () => db.close() };
+}
+
+async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<string, number | string>> {
+  const out: Record<string, number | string> = {};
+  for (const existing of EXISTING) {
+    const dir = mkdtempSync(join(tmpdir(), 'quire-commits-'));
+    try {
+      const e = await make(dir);
+      out.engine = e.name;
+      await e.exec('CREATE TABLE t (id int, v float8, s text)');
+      if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
+      const t0 = performance.now();
+      for (let i = 0; i < COMMITS; i++) await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
+      out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / (performance.now() - t0)) * 1000);
+      await e.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'quire-commits-'));
+  try {
+    const e = await make(dir);
+    await e.exec('CREATE TABLE t (id int, v float8, s text)');
+    const t0 = performance.now();
+    await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${BULK}) i`);
+    const ms = performance.now() - t0;
+    out[`bulk load MB/s (${BULK} rows)`] = Math.round(((BULK * ROW_BYTES) / 1e6 / (ms / 1000)) * 10) / 10;
+    await e.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+const results = [];
+for (const make of [quire, sqlite, pglite]) results.push(await measure(make));
+console.table(results);
