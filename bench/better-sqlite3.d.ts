@@ -12,6 +12,7 @@ declare module 'better-sqlite3' {
     constructor(filename?: string, options?: Record<string, unknown>);
     prepare(sql: string): Statement;
     exec(sql: string): this;
+    pragma(source: string): unknown;
     transaction<F extends (...args: never[]) => unknown>(fn: F): F;
     close(): void;
   }
