@@ -6,7 +6,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
-import { T, type DataType, type Field, type Value } from '../common/types.js';
+import { T, typeDisplayName, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { LogicalPlan } from '../logical/plan.js';
@@ -18,7 +18,7 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
-import { Catalog, tempTableKey } from '../storage/catalog.js';
+import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
@@ -420,10 +420,34 @@ export class Database implements UtilityHost {
 
   /** Names of user tables and views. */
   listTables(): { name: string; kind: 'table' | 'view'; rows: number | undefined }[] {
+    const own = new Set(this.temps.values());
     return [
-      ...[...this.catalog.tables.values()].map((t) => ({ name: t.name, kind: 'table' as const, rows: t.rowCount() })),
+      ...[...this.catalog.tables.entries()].filter(([key]) => !isTempTableKey(key) || own.has(key)).map(([, t]) => ({ name: t.name, kind: 'table' as const, rows: t.rowCount() })),
       ...[...this.catalog.views.values()].map((v) => ({ name: v.name, kind: 'view' as const, rows: undefined })),
     ].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /**
+   * A relation's columns as psql's \d shows them (type, nullability, default), or null when there is
+   * no table or view of that name.
+   */
+  describeRelation(name: string): { kind: 'table' | 'view'; columns: { name: string; type: string; notNull: boolean; default: string }[] } | null {
+    const t = this.catalog.getTable(name);
+    if (t !== undefined) {
+      const meta = t instanceof MemoryTable ? t.meta : undefined;
+      return {
+        kind: 'table',
+        columns: t.schema.map((f, i) => {
+          const m = meta?.[i];
+          const dflt = m?.sequence ? `nextval('${name}_${f.name}_seq'::regclass)` : m?.defaultExpr ? defaultText(m.defaultExpr) : '';
+          return { name: f.name, type: typeDisplayName(f.type), notNull: m?.notNull ?? false, default: dflt };
+        }),
+      };
+    }
+    const v = this.catalog.views.get(name);
+    if (v === undefined) return null;
+    const cols = this.prepareSelect(nodeBody<SelectStmt>(v.query), []).columns;
+    return { kind: 'view', columns: cols.map((c) => ({ name: c.name, type: typeDisplayName(c.type), notNull: false, default: '' })) };
   }
 
   // ---- internals shared with the utility executor and the servers ----
@@ -525,6 +549,31 @@ export class Database implements UtilityHost {
       return executeUtility(this, s, params);
     });
   }
+}
+
+/** A column default as \d prints it, for the shapes defaults take (constants, casts, function calls). */
+function defaultText(n: Node): string {
+  const tag = nodeTag(n);
+  const b = nodeBody<Record<string, unknown>>(n);
+  if (tag === 'A_Const') {
+    if (b.isnull) return 'NULL';
+    const v = (b.ival ?? b.fval ?? b.sval ?? b.boolval) as Record<string, unknown> | undefined;
+    if (b.sval !== undefined) return `'${String((v as { sval?: string }).sval ?? '').replace(/'/g, "''")}'::text`;
+    if (b.boolval !== undefined) return (v as { boolval?: boolean }).boolval ? 'true' : 'false';
+    return String((v as { ival?: number; fval?: string }).ival ?? (v as { fval?: string }).fval ?? 0);
+  }
+  if (tag === 'TypeCast') {
+    const inner = defaultText(b.arg as Node).replace(/::text$/, '');
+    const names = ((b.typeName as { names?: { String?: { sval?: string } }[] }).names ?? []).map((x) => x.String?.sval).filter((x) => x !== 'pg_catalog');
+    return `${inner}::${names.join('.')}`;
+  }
+  if (tag === 'FuncCall') {
+    const fname = ((b.funcname as { String?: { sval?: string } }[]) ?? []).map((x) => x.String?.sval).join('.');
+    const args = ((b.args as Node[] | undefined) ?? []).map(defaultText);
+    return `${fname}(${args.join(', ')})`;
+  }
+  if (tag === 'SQLValueFunction') return String(b.op ?? '').replace(/^SVFOP_/, '').toLowerCase();
+  return '(expression)';
 }
 
 export function emptyResult(command: string, tag: string): QueryResult {

@@ -176,7 +176,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT_FAILURE;
     }
   }
-  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole);
+  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole, async (name) => db.describeRelation(name));
   if (!applyOptions(session, opts)) return EXIT_FAILURE;
   process.on('SIGINT', () => {
     // Outside the REPL Ctrl-C cancels the running statement; when idle it ends quire, like psql.

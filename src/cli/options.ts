@@ -58,7 +58,8 @@ const SPECS: readonly OptionSpec[] = [
   { long: 'memory-limit', arg: true },
   { long: 'temp-dir', arg: true },
   { long: 'read-only', arg: false },
-  { short: 'h', long: 'help', arg: false },
+  // psql's -h names the server host; quire runs its engine in-process (see the 'host' case).
+  { short: 'h', long: 'host', arg: true },
   { short: '?', long: 'help', arg: false },
   { short: 'V', long: 'version', arg: false },
 ];
@@ -139,6 +140,10 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       case 'help':
         opts.help = true;
         break;
+      case 'host':
+        throw new UsageError(
+          `-h/--host names a server, but quire runs its own engine in this process (open a directory with "quire DBPATH"); to reach a Quire or PostgreSQL server use psql -h ${value ?? 'HOST'} -p 5433`,
+        );
       case 'version':
         opts.version = true;
         break;
@@ -204,6 +209,8 @@ export const HELP_TEXT = `quire is the interactive terminal of the Quire SQL eng
 
 Usage:
   quire [OPTION]... [DBPATH]
+  quire serve [OPTION]...      serve REST (OpenSearch SQL) and the PostgreSQL protocol;
+                               see "quire serve --help"
 
 General options:
   -c, --command=COMMAND    run only single command (SQL or internal) and exit
@@ -222,7 +229,7 @@ General options:
       --read-only          open DBPATH without its writer lock, as a snapshot
                            that is never written (another process may write it)
   -V, --version            output version information, then exit
-  -h, -?, --help           show this help, then exit
+  -?, --help               show this help, then exit
 
 Input and output options:
   -q, --quiet              run quietly (no command tags, only query output)

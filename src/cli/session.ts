@@ -31,6 +31,11 @@ export interface DatabaseLike {
 
 export type ValueFormatter = (v: Value, type: DataType) => string | null;
 
+export interface DescribedRelation {
+  kind: 'table' | 'view';
+  columns: { name: string; type: string; notNull: boolean; default: string }[];
+}
+
 export interface Output {
   stdout(s: string): void;
   stderr(s: string): void;
@@ -82,7 +87,10 @@ Input/Output
   \\ir FILE               as \\i, relative to the location of the current script
 
 Informational
+  \\d                     list tables and views
+  \\d NAME                describe table or view
   \\dt                    list tables
+  \\l                     list databases
 
 Formatting
   \\a                     toggle between unaligned and aligned output mode
@@ -174,6 +182,8 @@ export class Session {
     private readonly listTables?: () => Promise<[string, string, string][]>,
     /** Optional: does this text parse as a whole? (see runCommandString) */
     private readonly parses?: (sql: string) => Promise<boolean>,
+    /** Optional engine hook for \d NAME: the relation's columns, or null when there is none. */
+    private readonly describe?: (name: string) => Promise<DescribedRelation | null>,
   ) {}
 
   get onErrorStop(): boolean {
@@ -242,7 +252,8 @@ export class Session {
     }
   }
 
-  renderTable(columns: TableColumn[], rows: Cell[][], title?: string): string {
+  /** `rowCount` false: no "(n rows)" footer, as psql's \d prints a table's columns. */
+  renderTable(columns: TableColumn[], rows: Cell[][], title?: string, rowCount = true): string {
     const base = {
       format: this.format,
       tuplesOnly: this.tuplesOnly,
@@ -250,7 +261,7 @@ export class Session {
       csvFieldSep: this.csvFieldSep,
       nullString: this.nullString,
       ...(title !== undefined ? { title } : {}),
-      ...(this.footer ? {} : { footers: [] }),
+      ...(this.footer && rowCount ? {} : { footers: [] }),
     };
     if (this.expanded === 'auto') {
       // psql's "\x auto": expanded only when the normal layout would not fit the terminal.
@@ -319,6 +330,13 @@ export class Session {
         return undefined;
       }
       if (word === 'quit' || word === 'exit') return { code: EXIT_SUCCESS, quit: true };
+      // SQLite's and DuckDB's dot commands would otherwise wait silently for a ';'.
+      const dot = /^\.([a-z]+)\b/.exec(line.trim());
+      if (dot !== null) {
+        const instead: Record<string, string> = { tables: '\\dt', schema: '\\d NAME', quit: '\\q', exit: '\\q', help: '\\?', mode: '\\pset format', headers: '\\t', timer: '\\timing', read: '\\i FILE' };
+        this.out.stderr(`invalid command .${dot[1]}${instead[dot[1]!] !== undefined ? `: use ${instead[dot[1]!]}` : ''} (Quire takes psql's backslash commands; \\? lists them)\n`);
+        return undefined;
+      }
     }
     for (const item of scanner.pushLine(line, lineNo)) {
       let ok: boolean;
@@ -428,7 +446,15 @@ export class Session {
         return r.code === EXIT_USER ? 'stop' : r.code === EXIT_SUCCESS ? 'ok' : 'error';
       }
       case 'dt':
-        return this.describeTables(source, line);
+        return this.describeTables(source, line, false);
+      case 'd':
+        return args[0] === undefined ? this.describeTables(source, line, true) : this.describeRelation(args[0], source, line);
+      case 'l':
+      case 'list': {
+        const columns: TableColumn[] = ['Name', 'Owner', 'Encoding', 'Collate', 'Ctype', 'Access privileges'].map((name) => ({ name, align: 'left' }));
+        this.out.stdout(this.renderTable(columns, [['quire', 'quire', 'UTF8', 'C', 'C', '']], 'List of databases'));
+        return 'ok';
+      }
       default:
         this.metaError(source, line, `invalid command \\${command}`);
         if (source.interactive) this.out.stderr('Try \\? for help.\n');
@@ -518,13 +544,36 @@ export class Session {
     }
   }
 
-  private async describeTables(source: InputSource, line: number): Promise<'ok' | 'error'> {
+  /** \d NAME: the columns of a table or view, as psql prints them. */
+  private async describeRelation(name: string, source: InputSource, line: number): Promise<'ok' | 'error'> {
+    let rel: DescribedRelation | null;
+    try {
+      if (this.describe === undefined) return this.metaError(source, line, '\\d is not supported by this engine');
+      // Unquoted names fold to lower case, as in SQL; a quoted one is taken as written.
+      const folded = name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
+      rel = await this.describe(folded.replace(/^public\./, ''));
+      if (rel === null) {
+        this.out.stderr(`Did not find any relation named "${name}".\n`);
+        return 'error';
+      }
+      const columns: TableColumn[] = ['Column', 'Type', 'Collation', 'Nullable', 'Default'].map((n) => ({ name: n, align: 'left' }));
+      const rows = rel.columns.map((c) => [c.name, c.type, '', c.notNull ? 'not null' : '', c.default]);
+      const title = `${rel.kind === 'table' ? 'Table' : 'View'} "public.${folded.replace(/^public\./, '')}"`;
+      this.out.stdout(this.renderTable(columns, rows, title, false));
+      return 'ok';
+    } catch (e) {
+      this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));
+      return 'error';
+    }
+  }
+
+  private async describeTables(source: InputSource, line: number, withViews: boolean): Promise<'ok' | 'error'> {
     let tables: [string, string, string][];
     try {
       if (this.listTables === undefined) {
         return this.metaError(source, line, '\\dt is not supported: this engine has no table catalog to list yet');
       }
-      tables = await this.listTables();
+      tables = (await this.listTables()).filter((t) => withViews || t[2] === 'table');
     } catch (e) {
       this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));
       return 'error';

@@ -216,11 +216,39 @@ describe.concurrent('quire command', { timeout: 180_000 }, () => {
     else expect(r.stderr).toMatch(/\\dt/);
   });
 
+  it('\\d NAME describes a table or view as psql does; \\d lists relations; \\l lists the database', async () => {
+    const script = [
+      "create table t (id serial primary key, name text not null default 'x', n numeric(6,2) default 0, at timestamptz default now());",
+      'create view v as select id, n from t;',
+      '\\d t',
+      '\\d V',
+      '\\d',
+      '\\l',
+      '\\d nosuch',
+    ].join('\n');
+    const r = await quire([], script + '\n');
+    expect(r.stdout).toContain('Table "public.t"');
+    expect(r.stdout).toMatch(/ Column \| +Type +\| Collation \| Nullable \| +Default +\n/);
+    expect(r.stdout).toMatch(/ id +\| integer +\| +\| not null \| nextval\('t_id_seq'::regclass\)/);
+    expect(r.stdout).toMatch(/ name +\| text +\| +\| not null \| 'x'::text/);
+    expect(r.stdout).toMatch(/ n +\| numeric\(6,2\) +\| +\| +\| 0/);
+    expect(r.stdout).toMatch(/ at +\| timestamp with time zone +\| +\| +\| now\(\)/);
+    expect(r.stdout).toContain('View "public.v"');
+    expect(r.stdout).toMatch(/List of relations[\s\S]* public \| t +\| table[\s\S]* public \| v +\| view/);
+    expect(r.stdout).toMatch(/List of databases[\s\S]* quire /);
+    expect(r.stderr).toContain('Did not find any relation named "nosuch".');
+  });
+
   it('--help, --version, bad options and an unusable database argument', async () => {
     const h = await quire(['--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/Usage:\n {2}quire \[OPTION\]/);
-    expect((await quire(['-h'])).stdout).toBe(h.stdout);
+    expect((await quire(['-?'])).stdout).toBe(h.stdout);
+    expect(h.stdout).toContain('quire serve --help');
+    // psql's -h names a host: said so clearly, not answered with the help text.
+    const host = await quire(['-h', 'localhost', '-c', 'select 1']);
+    expect(host.code).toBe(1);
+    expect(host.stderr).toMatch(/-h\/--host names a server[\s\S]*psql -h localhost -p 5433/);
     expect((await quire(['--version'])).stdout).toMatch(/^quire \(Quire\) \d+\.\d+\.\d+\n$/);
     const bad = await quire(['--bogus']);
     expect(bad.code).toBe(1);

@@ -100,6 +100,16 @@ describe('Session', () => {
     expect(await t.session.runLine('quit', 8, src, scanner)).toEqual({ code: 0, quit: true });
   });
 
+  it("answers SQLite's dot commands with the backslash command to use, instead of waiting for a ';'", async () => {
+    const t = setup({ 'SELECT 1;': tag('SELECT', 'SELECT 1', 1) });
+    const scanner = new StatementScanner();
+    expect(await t.session.runLine('.tables', 1, { interactive: true }, scanner)).toBeUndefined();
+    expect(t.err()).toBe("invalid command .tables: use \\dt (Quire takes psql's backslash commands; \\? lists them)\n");
+    expect(scanner.pending).toBe(false);
+    await t.session.runLine('SELECT 1;', 2, { interactive: true }, scanner);
+    expect(t.sent).toEqual(['SELECT 1;']);
+  });
+
   it('rejects unknown meta-commands', async () => {
     const t = setup({});
     const r = await t.session.runCommandString('\\frobnicate');

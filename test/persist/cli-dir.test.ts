@@ -47,7 +47,7 @@ describe('progress bar', () => {
     vi.useFakeTimers();
     try {
       let out = '';
-      installProgressBar({ write: (s: string) => ((out += s), true) } as unknown as NodeJS.WriteStream);
+      installProgressBar({ isTTY: true, write: (s: string) => ((out += s), true) } as unknown as NodeJS.WriteStream);
       const h = reportProgress('read_parquet', 100, 'rows');
       h.advance(10);
       expect(out).toBe('');
@@ -56,6 +56,26 @@ describe('progress bar', () => {
       expect(out).toMatch(/\[#{15}-{15}\]  50% 50\/100 rows read_parquet 1\.5s$/);
       h.done();
       expect(out.endsWith('\r\x1b[K')).toBe(true);
+    } finally {
+      setProgressListener(null);
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes plain lines, no terminal controls, when stderr is a file or a pipe', () => {
+    vi.useFakeTimers();
+    try {
+      let out = '';
+      installProgressBar({ isTTY: false, write: (s: string) => ((out += s), true) } as unknown as NodeJS.WriteStream);
+      const h = reportProgress('read_csv', 100, 'rows');
+      vi.advanceTimersByTime(1500);
+      h.advance(30);
+      vi.advanceTimersByTime(6000);
+      h.advance(30);
+      h.done();
+      expect(out).not.toContain('\x1b');
+      expect(out).not.toContain('\r');
+      expect(out.trim().split('\n')).toEqual([expect.stringMatching(/30\/100 rows read_csv 1\.5s$/), expect.stringMatching(/60\/100 rows read_csv 7\.5s$/), expect.stringMatching(/ done$/)]);
     } finally {
       setProgressListener(null);
       vi.useRealTimers();
