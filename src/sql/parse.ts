@@ -52,11 +52,46 @@ function grammarErrorCode(message: string): string {
   return /^frame (start|end|starting) /.test(message) ? '42P20' : '42601';
 }
 
+/** The table function that reads a file, by its extension (DuckDB's `FROM 'file.csv'`). */
+function readerFor(path: string): string | null {
+  const p = path.toLowerCase().replace(/\.(gz|gzip)$/, '');
+  if (/\.(csv|tsv|txt)$/.test(p)) return 'read_csv';
+  if (/\.(json|jsonl|ndjson)$/.test(p)) return 'read_json';
+  if (/\.parquet$/.test(p)) return 'read_parquet';
+  if (/\.(arrow|feather|ipc)$/.test(p)) return 'read_arrow';
+  return null;
+}
+
+/**
+ * DuckDB's habit of naming a file where a table goes (`SELECT * FROM 'events.csv'`) is a syntax error
+ * in PostgreSQL's grammar. Only when the text does not parse, each quoted file name after FROM or JOIN
+ * becomes the matching read_* call; the rewrite is used if it parses.
+ */
+function withFileReaders(text: string): string | null {
+  let changed = false;
+  const out = text.replace(/\b(from|join)(\s+)'((?:[^']|'')*)'/gi, (m, kw: string, ws: string, lit: string) => {
+    const f = readerFor(lit.replace(/''/g, "'"));
+    if (f === null) return m;
+    changed = true;
+    return `${kw}${ws}${f}('${lit}')`;
+  });
+  return changed ? out : null;
+}
+
 export function parseStatements(text: string): ParsedStatement[] {
   let result: { stmts?: { stmt?: Node; stmt_location?: number; stmt_len?: number }[] };
   try {
     result = parseSync(text) as typeof result;
   } catch (e) {
+    const rewritten = withFileReaders(text);
+    if (rewritten !== null) {
+      try {
+        parseSync(rewritten);
+        return parseStatements(rewritten);
+      } catch {
+        // not that: report the original error
+      }
+    }
     const details = (e as { sqlDetails?: { message?: string; cursorPosition?: number } }).sqlDetails;
     const message = details?.message ?? (e instanceof Error ? e.message : String(e));
     const pos = details?.cursorPosition;

@@ -13,5 +13,8 @@ registerTableFunction(readJson);
 registerTableFunction(readParquet);
 registerTableFunction(readArrow);
 registerTableFunction(unnest);
+// DuckDB's names for the same readers (their type inference is always on here).
+registerTableFunction({ ...readCsv, name: 'read_csv_auto' });
+registerTableFunction({ ...readJson, name: 'read_json_auto' });
 
 export { generateSeries, readArrow, readCsv, readJson, readParquet, unnest };
