@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll } from 'vitest';
-import { tableFromArrays } from 'apache-arrow';
+import { Decimal, makeVector, Table, tableFromArrays, TimestampMicrosecond, vectorFromArray } from 'apache-arrow';
 import { Database, QuireError, formatValue, type QueryResult } from '../../src/index.js';
 
 const text = (r: QueryResult): (string | null)[][] => r.rows.map((row) => row.map((v, i) => formatValue(v, r.columns[i]!.type)));
@@ -80,6 +80,16 @@ describe('library API', () => {
       [3, 0.5],
       [2, 2.5],
       [1, 1.5],
+    ]);
+    // Strings from tableFromArrays are dictionary-encoded; decimals, nulls and timestamps convert as read_arrow's do.
+    const dec = makeVector({ type: new Decimal(2, 9, 64), data: new BigInt64Array([12345n, -5n, 0n]) as never });
+    const ts = makeVector({ type: new TimestampMicrosecond(), data: new BigInt64Array([1_700_000_000_123_456n, 0n, -1n]) as never });
+    db.registerArrow('arrow_d', new Table({ name: vectorFromArray(['x', null, 'x']), amount: dec, at: ts }));
+    const d = await db.query('select name, amount, at, pg_typeof(name), pg_typeof(amount) from arrow_d');
+    expect(d.rows.map((r) => r.map((v, i) => (v === null ? null : db.formatValue(v as never, d.columns[i]!.type))))).toEqual([
+      ['x', '123.45', '2023-11-14 22:13:20.123456', 'text', 'numeric'],
+      [null, '-0.05', '1970-01-01 00:00:00', 'text', 'numeric'],
+      ['x', '0.00', '1969-12-31 23:59:59.999999', 'text', 'numeric'],
     ]);
   });
 

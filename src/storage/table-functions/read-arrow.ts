@@ -68,13 +68,14 @@ function arrowMicros(raw: bigint, unit: number): Micros {
   return normMicros(raw * BigInt(UNIT_MICROS[unit]!));
 }
 
-function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: number, to: number): Column {
+/** One Arrow vector's rows [from, to) as a column of `type` (read_arrow and Database.registerArrow share it). */
+export function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: number, to: number): Column {
   const n = to - from;
   const arr = vec.nullCount === 0 ? (vec.toArray() as unknown) : null;
   if (arr instanceof Int32Array && type.name === 'int4') return makeColumn(type, arr.subarray(from, to), null);
   if (arr instanceof Float64Array && type.name === 'float8') return makeColumn(type, arr.subarray(from, to), null);
   const b = new ColumnBuilder(type, n);
-  const vt = valueType(arrowType) as unknown as { unit?: number; scale?: number };
+  const vt = valueType(arrowType) as unknown as { unit?: number; scale?: number; bitWidth?: number };
   if ((type.name === 'timestamp' || type.name === 'timestamptz') && arrowType.typeId === TYPE.Timestamp) {
     // vec.get() rounds timestamps to milliseconds: read the raw 64-bit values in the column's unit.
     const unit = vt.unit ?? 1;
@@ -99,7 +100,7 @@ function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: 
   return b.finish();
 }
 
-function convertArrowValue(v: unknown, type: DataType, vt: { unit?: number; scale?: number }): Value {
+function convertArrowValue(v: unknown, type: DataType, vt: { unit?: number; scale?: number; bitWidth?: number }): Value {
   if (v === null || v === undefined) return null;
   switch (type.name) {
     case 'bool':
@@ -123,8 +124,11 @@ function convertArrowValue(v: unknown, type: DataType, vt: { unit?: number; scal
       if (typeof v === 'bigint') return arrowMicros(v, vt.unit ?? 1);
       return (v instanceof Date ? v.getTime() : Number(v)) * 1000;
     case 'numeric': {
-      // Decimal values come as their unscaled integer words; String() gives the unscaled digits.
-      const s = String(v);
+      // Decimal values come as their unscaled integer words; String() gives the unscaled digits, but
+      // apache-arrow prints 32- and 64-bit decimals unsigned: negative ones are read back in two's complement.
+      let s = String(v);
+      const bits = vt.bitWidth ?? 128;
+      if (bits < 128 && /^\d+$/.test(s) && BigInt(s) >= 1n << BigInt(bits - 1)) s = String(BigInt(s) - (1n << BigInt(bits)));
       const scale = vt.scale ?? 0;
       if (scale === 0 || !/^-?\d+$/.test(s)) return parseValue(s, T.numeric);
       const neg = s.startsWith('-');
