@@ -9,6 +9,8 @@ import { formatValue } from '../common/format-value.js';
 import { T, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
+import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
+import { prewalkGlobs } from '../storage/glob-walk.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
@@ -71,6 +73,21 @@ export interface PreparedQuery {
   readonly plan: LogicalPlan;
   readonly columns: ResultColumn[];
   readonly paramTypes: DataType[];
+}
+
+/** Per-call limits of query() and execute(). */
+export interface QueryOptions {
+  /** Aborting it cancels the running statement: 57014 "canceling statement due to user request". */
+  signal?: AbortSignal;
+  /** Each statement fails with 57014 "canceling statement due to statement timeout" after this many ms (0: no limit). */
+  timeoutMs?: number;
+}
+
+function limitsOf(opts: QueryOptions): StatementLimits {
+  return {
+    ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+    ...(opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? { deadline: performance.now() + opts.timeoutMs } : {}),
+  };
 }
 
 export interface ConnectOptions {
@@ -145,14 +162,17 @@ export class Database implements UtilityHost {
   }
 
   /** Runs every statement in `sql`; returns the last statement's result. */
-  async query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
-    const results = await this.execute(sql, params);
+  async query(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult> {
+    const results = await this.execute(sql, params, opts);
     if (results.length === 0) return emptyResult('EMPTY', '');
     return results[results.length - 1]!;
   }
 
   /** Runs every statement in `sql`; one result per statement. */
-  async execute(sql: string, params: readonly unknown[] = []): Promise<QueryResult[]> {
+  async execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
+    if (opts.signal !== undefined || opts.timeoutMs !== undefined) {
+      return runWithLimits(limitsOf(opts), () => this.execute(sql, params));
+    }
     const pieces = splitAttachStatements(sql);
     if (pieces !== null) {
       // ATTACH/DETACH are not PostgreSQL grammar: run them here, the other pieces as usual.
@@ -173,6 +193,7 @@ export class Database implements UtilityHost {
     for (const s of stmts) {
       checkParamCount(s.stmt, params.length);
       await refreshForStatement(this.catalog, s.stmt);
+      await this.prepareFiles(s.stmt);
       out.push(await this.runStatement(s, sql, params));
       // Database directory: committed changes go to disk before the statement returns.
       if (!this.session.inTransaction) storeFor(this.catalog)?.sync(this.catalog);
@@ -180,9 +201,25 @@ export class Database implements UtilityHost {
     return out;
   }
 
+  /**
+   * Before binding: walks the globs a statement's read_* calls name, asynchronously, under the
+   * statement's cancel and timeout (binding is synchronous and would otherwise walk them itself).
+   */
+  async prepareFiles(stmt: Node): Promise<void> {
+    const ac = (this.abort = new AbortController());
+    const limits = currentLimits();
+    const timeoutMs = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
+    const deadline = Math.min(limits?.deadline ?? Infinity, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity);
+    await prewalkGlobs(stmt, () => {
+      if (ac.signal.aborted) throw abortError(ac.signal);
+      if (limits?.signal?.aborted) throw abortError(limits.signal);
+      if (performance.now() > deadline) throw timeoutError();
+    });
+  }
+
   /** Cancels the running statement (57014). */
   cancel(): void {
-    this.abort?.abort();
+    this.abort?.abort(cancelError());
   }
 
   /** Streams one SELECT's rows without materialising the whole result. */
@@ -194,6 +231,7 @@ export class Database implements UtilityHost {
     const s = stmts[0]!;
     checkParamCount(s.stmt, params.length);
     await refreshForStatement(this.catalog, s.stmt);
+    await this.prepareFiles(s.stmt);
     const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
     const ctx = this.execContext(prepared.paramTypes, params, false);
     const op = await this.physical(prepared.plan, ctx);
@@ -328,14 +366,21 @@ export class Database implements UtilityHost {
     const values: Value[] = paramTypes.map((t, i) => jsToValue(params[i], t, tz));
     for (let i = paramTypes.length; i < params.length; i++) values.push(jsToValue(params[i], T.unknown, tz));
     this.abort = new AbortController();
+    const limits = currentLimits();
+    const now = performance.now();
+    const timeoutMs = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
+    let deadline = limits?.deadline ?? Infinity;
+    if (timeoutMs > 0) deadline = Math.min(deadline, now + timeoutMs);
+    const signal = limits?.signal ? AbortSignal.any([this.abort.signal, limits.signal]) : this.abort.signal;
     return {
       eval: this.session.evalContext(nowMicros()),
       params: values,
       outer: [],
-      signal: this.abort.signal,
+      signal,
+      ...(deadline !== Infinity ? { deadline } : {}),
       worktables: new Map(),
       initPlans: new Map(),
-      ticker: { last: performance.now() },
+      ticker: { last: now, count: 0 },
       analyze,
     };
   }

@@ -2,7 +2,7 @@
  * What a running statement carries down the operator tree: evaluation context for functions,
  * bound parameter values, cancellation, and the enclosing rows of correlated subqueries.
  */
-import { QuireError } from '../common/errors.js';
+import { abortError, timeoutError } from './interrupt.js';
 import type { Value } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 
@@ -12,12 +12,14 @@ export interface ExecContext {
   /** Rows of enclosing queries, innermost last (correlated subqueries read them). */
   readonly outer: readonly (readonly Value[])[];
   readonly signal?: AbortSignal;
+  /** performance.now() after which the statement fails with 57014 (statement_timeout); none when absent. */
+  readonly deadline?: number;
   /** Working tables of recursive CTEs being evaluated, by CTE id. */
   readonly worktables: Map<number, import('./column.js').Batch[]>;
   /** Results of uncorrelated subqueries, computed once per statement (PostgreSQL's InitPlans). */
   readonly initPlans: Map<object, unknown>;
   /** When the running statement last let the event loop run (see yieldIfDue). */
-  readonly ticker?: { last: number };
+  readonly ticker?: { last: number; count: number };
   /** Operator metrics are collected when true (EXPLAIN ANALYZE). */
   readonly analyze: boolean;
 }
@@ -27,20 +29,53 @@ export function withOuterRow(ctx: ExecContext, row: readonly Value[]): ExecConte
 }
 
 export function checkCancel(ctx: ExecContext): void {
-  if (ctx.signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+  if (ctx.signal?.aborted) throw abortError(ctx.signal);
+  if (ctx.deadline !== undefined && performance.now() > ctx.deadline) throw timeoutError();
+}
+
+/** Rows (or other units of work) between two clock reads in tick(). */
+const TICK_EVERY = 4096;
+
+/**
+ * The cheap cancellation point for loops over rows or items: a counter, and every TICK_EVERY calls
+ * a clock read. Loops that cannot await (sorts' comparators, regex-heavy expressions) call this; it
+ * raises cancel and timeout but cannot give the event loop a turn, so async loops use yieldIfDue too.
+ */
+export function tick(ctx: ExecContext): void {
+  const t = ctx.ticker;
+  if (t === undefined) {
+    checkCancel(ctx);
+    return;
+  }
+  if (++t.count < TICK_EVERY) return;
+  t.count = 0;
+  checkCancel(ctx);
 }
 
 /**
  * Plans are CPU-bound and would otherwise keep the event loop blocked until they finish, so cancel
- * requests, timers and other connections could not get a turn. Sources call this once per batch; it
- * yields about every 10 ms and costs a clock read otherwise.
+ * requests, timers and other connections could not get a turn. Operator loops call this once per
+ * batch (or every few thousand rows); it yields about every 10 ms and costs a clock read otherwise.
  */
 export async function yieldIfDue(ctx: ExecContext): Promise<void> {
   const t = ctx.ticker;
-  if (t === undefined) return;
+  if (t === undefined) {
+    checkCancel(ctx);
+    return;
+  }
   const now = performance.now();
+  if (ctx.deadline !== undefined && now > ctx.deadline) throw timeoutError();
   if (now - t.last < 10) return;
   await new Promise<void>((resolve) => setImmediate(resolve));
   t.last = performance.now();
   checkCancel(ctx);
+}
+
+/** yieldIfDue every `every` calls: for loops whose iterations are too cheap for a clock read each. */
+export function yieldEvery(ctx: ExecContext, every: number): Promise<void> | undefined {
+  const t = ctx.ticker;
+  if (t === undefined) return undefined;
+  if (++t.count < every) return undefined;
+  t.count = 0;
+  return yieldIfDue(ctx);
 }
