@@ -4,7 +4,11 @@
  * re-running a long query that must time out, and a `select 1` probe on each port every 100 ms.
  * Reports crashes, 5xx answers, unexpected errors and the probes' latency percentiles.
  *
- *   npx tsx bench/load-mixed.ts [--seconds 60] [--rest 200] [--pg 50]
+ *   npx tsx bench/load-mixed.ts [--seconds 60] [--rest 200] [--pg 50] [--think 500]
+ *
+ * Each client waits --think ms (uniformly 0..2x) between its requests, as interactive clients do;
+ * --think 0 makes every client a closed loop that saturates the server, and then a probe waits
+ * behind every other client's time slice.
  *
  * Not a timed test: the figures depend on the machine. Run it on an otherwise idle one.
  */
@@ -20,7 +24,10 @@ function arg(name: string, dflt: number): number {
 const SECONDS = arg('seconds', 60);
 const REST_CLIENTS = arg('rest', 200);
 const PG_CLIENTS = arg('pg', 50);
+const THINK_MS = arg('think', 500);
 const QUERY_TIMEOUT_MS = 2000;
+
+const think = (): Promise<void> => new Promise((r) => setTimeout(r, Math.random() * 2 * THINK_MS));
 const LONG_QUERY = 'with recursive t(n) as (select 1 union all select n + 1 from t where n < 30000000) select count(*) from t';
 
 async function freePort(): Promise<number> {
@@ -109,6 +116,7 @@ async function main(): Promise<void> {
           const r = await post({ query: 'select key, rank() over (order by num0) from calcs', fetch_size: 10 });
           if (r.status !== 200) bump(stats.restOtherErrors, String(r.status));
         }
+        await think();
       } catch (e) {
         bump(stats.restOtherErrors, (e as Error).message);
         await new Promise((r) => setTimeout(r, 50));
@@ -128,6 +136,7 @@ async function main(): Promise<void> {
           else {
             for (let off = 0; off < 17; off += 5) await c.query('select * from calcs order by key limit 5 offset $1', [off]);
           }
+          await think();
         } catch (e) {
           bump(stats.pgOtherErrors, (e as { code?: string }).code ?? (e as Error).message);
         }
@@ -204,6 +213,7 @@ async function main(): Promise<void> {
   const f = (x: number): string => x.toFixed(1);
   console.log(JSON.stringify({
     seconds: elapsed,
+    thinkMs: THINK_MS,
     restClients: REST_CLIENTS,
     pgClients: PG_CLIENTS,
     crashes: crashed === null ? 0 : 1,

@@ -8,7 +8,7 @@ import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
-import type { ExecContext } from '../execution/context.js';
+import type { ExecContext, StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
 import type { LogicalPlan } from '../logical/plan.js';
@@ -105,6 +105,8 @@ export class Database implements UtilityHost {
   readonly session: Session;
   readonly cursors = new CursorManager();
   private abort: AbortController | null = null;
+  /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
+  private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
@@ -192,6 +194,7 @@ export class Database implements UtilityHost {
     const out: QueryResult[] = [];
     for (const s of stmts) {
       checkParamCount(s.stmt, params.length);
+      this.startStatement();
       await refreshForStatement(this.catalog, s.stmt);
       await this.prepareFiles(s.stmt);
       out.push(await this.runStatement(s, sql, params));
@@ -208,13 +211,23 @@ export class Database implements UtilityHost {
   async prepareFiles(stmt: Node): Promise<void> {
     const ac = (this.abort = new AbortController());
     const limits = currentLimits();
-    const timeoutMs = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
-    const deadline = Math.min(limits?.deadline ?? Infinity, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity);
+    const clock = this.clock;
+    const deadline = limits?.deadline ?? Infinity;
     await prewalkGlobs(stmt, () => {
       if (ac.signal.aborted) throw abortError(ac.signal);
       if (limits?.signal?.aborted) throw abortError(limits.signal);
-      if (performance.now() > deadline) throw timeoutError();
+      const now = performance.now();
+      if (now > deadline || now > clock.at) throw timeoutError();
     });
+  }
+
+  /**
+   * Starts statement_timeout for the next statement: the library calls it per statement, servers per
+   * protocol message that runs one (a simple Query, an Execute), as PostgreSQL does.
+   */
+  startStatement(): void {
+    const ms = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
+    this.clock.at = ms > 0 ? performance.now() + ms : Infinity;
   }
 
   /** Cancels the running statement (57014). */
@@ -230,6 +243,7 @@ export class Database implements UtilityHost {
     }
     const s = stmts[0]!;
     checkParamCount(s.stmt, params.length);
+    this.startStatement();
     await refreshForStatement(this.catalog, s.stmt);
     await this.prepareFiles(s.stmt);
     const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
@@ -368,9 +382,7 @@ export class Database implements UtilityHost {
     this.abort = new AbortController();
     const limits = currentLimits();
     const now = performance.now();
-    const timeoutMs = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
-    let deadline = limits?.deadline ?? Infinity;
-    if (timeoutMs > 0) deadline = Math.min(deadline, now + timeoutMs);
+    const deadline = limits?.deadline ?? Infinity;
     const signal = limits?.signal ? AbortSignal.any([this.abort.signal, limits.signal]) : this.abort.signal;
     return {
       eval: this.session.evalContext(nowMicros()),
@@ -378,6 +390,7 @@ export class Database implements UtilityHost {
       outer: [],
       signal,
       ...(deadline !== Infinity ? { deadline } : {}),
+      clock: this.clock,
       worktables: new Map(),
       initPlans: new Map(),
       ticker: { last: now, count: 0 },

@@ -247,6 +247,7 @@ export class Pager {
 
   /** File globs are walked asynchronously before the (synchronous) binding in prepare(). */
   private async prewalk(sql: string): Promise<void> {
+    this.db.startStatement();
     const stmts = parseStatements(sql);
     if (stmts.length === 1) await this.db.prepareFiles(stmts[0]!.stmt);
   }

@@ -12,8 +12,13 @@ export interface ExecContext {
   /** Rows of enclosing queries, innermost last (correlated subqueries read them). */
   readonly outer: readonly (readonly Value[])[];
   readonly signal?: AbortSignal;
-  /** performance.now() after which the statement fails with 57014 (statement_timeout); none when absent. */
+  /** performance.now() after which the statement fails with 57014 (a caller's time limit); none when absent. */
   readonly deadline?: number;
+  /**
+   * The session's statement_timeout deadline, shared by reference: it restarts with each statement
+   * (a FETCH from a cursor, an Execute of a suspended portal), as PostgreSQL's does per command.
+   */
+  readonly clock?: StatementClock;
   /** Working tables of recursive CTEs being evaluated, by CTE id. */
   readonly worktables: Map<number, import('./column.js').Batch[]>;
   /** Results of uncorrelated subqueries, computed once per statement (PostgreSQL's InitPlans). */
@@ -24,13 +29,22 @@ export interface ExecContext {
   readonly analyze: boolean;
 }
 
+export interface StatementClock {
+  /** performance.now() after which the statement fails with 57014; Infinity when statement_timeout is 0. */
+  at: number;
+}
+
+function pastDeadline(ctx: ExecContext, now: number): boolean {
+  return (ctx.deadline !== undefined && now > ctx.deadline) || (ctx.clock !== undefined && now > ctx.clock.at);
+}
+
 export function withOuterRow(ctx: ExecContext, row: readonly Value[]): ExecContext {
   return { ...ctx, outer: [...ctx.outer, row] };
 }
 
 export function checkCancel(ctx: ExecContext): void {
   if (ctx.signal?.aborted) throw abortError(ctx.signal);
-  if (ctx.deadline !== undefined && performance.now() > ctx.deadline) throw timeoutError();
+  if ((ctx.deadline !== undefined || ctx.clock !== undefined) && pastDeadline(ctx, performance.now())) throw timeoutError();
 }
 
 /** Rows (or other units of work) between two clock reads in tick(). */
@@ -64,7 +78,7 @@ export async function yieldIfDue(ctx: ExecContext): Promise<void> {
     return;
   }
   const now = performance.now();
-  if (ctx.deadline !== undefined && now > ctx.deadline) throw timeoutError();
+  if (pastDeadline(ctx, now)) throw timeoutError();
   if (now - t.last < 10) return;
   await new Promise<void>((resolve) => setImmediate(resolve));
   t.last = performance.now();

@@ -140,6 +140,22 @@ describe('pgwire', () => {
     await stillAnswers();
   });
 
+  it('statement_timeout counts per statement: FETCHes from a cursor each get the whole limit', async () => {
+    const c = await client({ options: '-c statement_timeout=300' });
+    try {
+      await c.query('begin');
+      await c.query('declare cur cursor for select i from generate_series(1, 100) i');
+      for (let k = 0; k < 3; k++) {
+        await new Promise((r) => setTimeout(r, 200));
+        expect((await c.query('fetch 10 from cur')).rows.length).toBe(10);
+      }
+      await c.query('commit');
+    } finally {
+      await c.end();
+    }
+    await stillAnswers();
+  });
+
   it('takes statement_timeout from the startup packet: options=-c and the parameter itself', async () => {
     for (const extra of [{ options: '-c statement_timeout=300' }, { statement_timeout: 300 }] as Partial<pg.ClientConfig>[]) {
       const c = await client(extra);

@@ -433,6 +433,8 @@ export class Connection {
     if (this.copyIn !== null) return this.handleCopyIn(m);
     if (this.skipTillSync && m.kind !== 'sync') return;
     this.busy = true;
+    // statement_timeout counts per message, as in PostgreSQL: each Execute of a portal starts afresh.
+    if (m.kind === 'query' || m.kind === 'parse' || m.kind === 'bind' || m.kind === 'execute') this.db!.startStatement();
     try {
       switch (m.kind) {
         case 'query':
