@@ -144,10 +144,10 @@ describe('pgwire', () => {
     const c = await client({ options: '-c statement_timeout=300' });
     try {
       await c.query('begin');
-      await c.query('declare cur cursor for select i from generate_series(1, 100) i');
+      await c.query('declare cur cursor for select i from generate_series(1, 100000) i');
       for (let k = 0; k < 3; k++) {
         await new Promise((r) => setTimeout(r, 200));
-        expect((await c.query('fetch 10 from cur')).rows.length).toBe(10);
+        expect((await c.query('fetch 3000 from cur')).rows.length).toBe(3000);
       }
       await c.query('commit');
     } finally {
