@@ -47,25 +47,6 @@ export function checkCancel(ctx: ExecContext): void {
   if ((ctx.deadline !== undefined || ctx.clock !== undefined) && pastDeadline(ctx, performance.now())) throw timeoutError();
 }
 
-/** Rows (or other units of work) between two clock reads in tick(). */
-const TICK_EVERY = 4096;
-
-/**
- * The cheap cancellation point for loops over rows or items: a counter, and every TICK_EVERY calls
- * a clock read. Loops that cannot await (sorts' comparators, regex-heavy expressions) call this; it
- * raises cancel and timeout but cannot give the event loop a turn, so async loops use yieldIfDue too.
- */
-export function tick(ctx: ExecContext): void {
-  const t = ctx.ticker;
-  if (t === undefined) {
-    checkCancel(ctx);
-    return;
-  }
-  if (++t.count < TICK_EVERY) return;
-  t.count = 0;
-  checkCancel(ctx);
-}
-
 /**
  * Plans are CPU-bound and would otherwise keep the event loop blocked until they finish, so cancel
  * requests, timers and other connections could not get a turn. Operator loops call this once per
