@@ -248,6 +248,8 @@ export class Pager {
   /** File globs are walked asynchronously before the (synchronous) binding in prepare(). */
   private async prewalk(sql: string): Promise<void> {
     this.db.startStatement();
+    // Only read_* calls walk globs; most page requests skip the second parse.
+    if (!/read_/i.test(sql)) return;
     const stmts = parseStatements(sql);
     if (stmts.length === 1) await this.db.prepareFiles(stmts[0]!.stmt);
   }
