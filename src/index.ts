@@ -1,6 +1,7 @@
 /** Quire's public API. */
 export { Database } from './api/database.js';
-export type { DatabaseOptions, QueryResult, ResultColumn, StreamResult } from './api/database.js';
+export type { DatabaseOptions, QueryOptions, QueryResult, ResultColumn, StreamResult } from './api/database.js';
+export { runWithLimits, isTimeoutError, type StatementLimits } from './execution/interrupt.js';
 export type { ArrowTableLike } from './api/arrow-import.js';
 export { QuireError } from './common/errors.js';
 export { formatValue } from './common/format-value.js';

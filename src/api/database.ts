@@ -8,7 +8,9 @@ import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, typeDisplayName, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
-import type { ExecContext } from '../execution/context.js';
+import type { ExecContext, StatementClock } from '../execution/context.js';
+import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
+import { prewalkGlobs } from '../storage/glob-walk.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
@@ -79,6 +81,21 @@ export interface PreparedQuery {
   readonly paramTypes: DataType[];
 }
 
+/** Per-call limits of query() and execute(). */
+export interface QueryOptions {
+  /** Aborting it cancels the running statement: 57014 "canceling statement due to user request". */
+  signal?: AbortSignal;
+  /** Each statement fails with 57014 "canceling statement due to statement timeout" after this many ms (0: no limit). */
+  timeoutMs?: number;
+}
+
+function limitsOf(opts: QueryOptions): StatementLimits {
+  return {
+    ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+    ...(opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? { deadline: performance.now() + opts.timeoutMs } : {}),
+  };
+}
+
 export interface ConnectOptions {
   /** Settings for the new session, on top of PostgreSQL's defaults (not copied from this one). */
   settings?: Record<string, string>;
@@ -96,6 +113,8 @@ export class Database implements UtilityHost {
   readonly session: Session;
   readonly cursors = new CursorManager();
   private abort: AbortController | null = null;
+  /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
+  private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
@@ -250,14 +269,17 @@ export class Database implements UtilityHost {
   }
 
   /** Runs every statement in `sql`; returns the last statement's result. */
-  async query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
-    const results = await this.execute(sql, params);
+  async query(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult> {
+    const results = await this.execute(sql, params, opts);
     if (results.length === 0) return emptyResult('EMPTY', '');
     return results[results.length - 1]!;
   }
 
   /** Runs every statement in `sql`; one result per statement. */
-  async execute(sql: string, params: readonly unknown[] = []): Promise<QueryResult[]> {
+  async execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
+    if (opts.signal !== undefined || opts.timeoutMs !== undefined) {
+      return runWithLimits(limitsOf(opts), () => this.execute(sql, params));
+    }
     const pieces = splitAttachStatements(sql);
     if (pieces !== null) {
       // ATTACH/DETACH are not PostgreSQL grammar: run them here, the other pieces as usual.
@@ -293,7 +315,9 @@ export class Database implements UtilityHost {
           }
           if (kind !== 'TRANS_STMT_ROLLBACK') throw new QuireError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
         }
+        this.startStatement();
         await refreshForStatement(this.catalog, s.stmt);
+        await this.prepareFiles(s.stmt);
         this.beginStatement();
         try {
           out.push(await this.runStatement(s, sql, params));
@@ -312,9 +336,35 @@ export class Database implements UtilityHost {
     return out;
   }
 
+  /**
+   * Before binding: walks the globs a statement's read_* calls name, asynchronously, under the
+   * statement's cancel and timeout (binding is synchronous and would otherwise walk them itself).
+   */
+  async prepareFiles(stmt: Node): Promise<void> {
+    const ac = (this.abort = new AbortController());
+    const limits = currentLimits();
+    const clock = this.clock;
+    const deadline = limits?.deadline ?? Infinity;
+    await prewalkGlobs(stmt, () => {
+      if (ac.signal.aborted) throw abortError(ac.signal);
+      if (limits?.signal?.aborted) throw abortError(limits.signal);
+      const now = performance.now();
+      if (now > deadline || now > clock.at) throw timeoutError();
+    });
+  }
+
+  /**
+   * Starts statement_timeout for the next statement: the library calls it per statement, servers per
+   * protocol message that runs one (a simple Query, an Execute), as PostgreSQL does.
+   */
+  startStatement(): void {
+    const ms = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
+    this.clock.at = ms > 0 ? performance.now() + ms : Infinity;
+  }
+
   /** Cancels the running statement (57014). */
   cancel(): void {
-    this.abort?.abort();
+    this.abort?.abort(cancelError());
   }
 
   /** Streams one SELECT's rows without materialising the whole result. */
@@ -325,7 +375,9 @@ export class Database implements UtilityHost {
     }
     const s = stmts[0]!;
     checkParamCount(s.stmt, params.length);
+    this.startStatement();
     await refreshForStatement(this.catalog, s.stmt);
+    await this.prepareFiles(s.stmt);
     const prepared = withPosition(sql, s, () => this.prepareSelect(nodeBody<SelectStmt>(s.stmt), params));
     const ctx = this.execContext(prepared.paramTypes, params, false);
     const op = await this.physical(prepared.plan, ctx);
@@ -484,14 +536,20 @@ export class Database implements UtilityHost {
     const values: Value[] = paramTypes.map((t, i) => jsToValue(params[i], t, tz));
     for (let i = paramTypes.length; i < params.length; i++) values.push(jsToValue(params[i], T.unknown, tz));
     this.abort = new AbortController();
+    const limits = currentLimits();
+    const now = performance.now();
+    const deadline = limits?.deadline ?? Infinity;
+    const signal = limits?.signal ? AbortSignal.any([this.abort.signal, limits.signal]) : this.abort.signal;
     return {
       eval: this.session.evalContext(nowMicros()),
       params: values,
       outer: [],
-      signal: this.abort.signal,
+      signal,
+      ...(deadline !== Infinity ? { deadline } : {}),
+      clock: this.clock,
       worktables: new Map(),
       initPlans: new Map(),
-      ticker: { last: performance.now() },
+      ticker: { last: now, count: 0 },
       analyze,
     };
   }

@@ -3,6 +3,7 @@ import { PreparedStatements } from './prepared.js';
 import { QuireError } from '../common/errors.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
+import { normalizeTimeoutSetting } from '../execution/interrupt.js';
 
 const DEFAULTS: Record<string, string> = {
   timezone: 'UTC',
@@ -61,12 +62,17 @@ const DEFAULTS: Record<string, string> = {
 /** Settings whose values must parse as byte sizes ('256MB'); checked on SET so a typo fails loudly. */
 const SIZE_SETTINGS = new Set(['memory_limit', 'max_temp_directory_size']);
 
-function checkSetting(key: string, name: string, value: string): void {
+/** Settings in milliseconds: accept PostgreSQL's units, store (and SHOW) PostgreSQL's display form. */
+const DURATION_SETTINGS = new Set(['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout']);
+
+function checkSetting(key: string, name: string, value: string): string {
+  if (DURATION_SETTINGS.has(key)) return normalizeTimeoutSetting(name, value);
   if (SIZE_SETTINGS.has(key) && parseByteSize(value) === null) {
     throw new QuireError('22023', `invalid value for parameter "${name}": "${value}"`, {
       hint: "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\"; '0' or 'unlimited' means no limit.",
     });
   }
+  return value;
 }
 
 /** Mulberry32: tiny, seedable, good enough for random() (not cryptographic, as in PostgreSQL). */
@@ -97,8 +103,7 @@ export class Session {
 
   constructor(initial: Record<string, string> = {}) {
     for (const [k, v] of Object.entries(initial)) {
-      checkSetting(k.toLowerCase(), k, v);
-      this.settings.set(k.toLowerCase(), v);
+      this.settings.set(k.toLowerCase(), checkSetting(k.toLowerCase(), k, v));
     }
   }
 
@@ -117,8 +122,7 @@ export class Session {
     if (!(key in DEFAULTS) && !key.includes('.')) {
       throw new QuireError('42704', `unrecognized configuration parameter "${name}"`);
     }
-    checkSetting(key, name, value);
-    this.settings.set(key, value);
+    this.settings.set(key, checkSetting(key, name, value));
   }
 
   show(name: string): string {

@@ -144,6 +144,7 @@ export class Pager {
     const fetch = this.checkFetchSize(req.fetchSize);
     const params = req.params ?? [];
     const ts = Date.now() * 1000;
+    await this.prewalk(sql);
     const prep = this.prepare(sql, params, ts, req.signal);
     const lim = await this.limitValues(prep);
     const held = lim?.placement === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
@@ -157,6 +158,7 @@ export class Pager {
     const p = this.open(cursor);
     const fetch = req.fetchSize === undefined ? p.f : this.checkFetchSize(req.fetchSize);
     const params = p.p.map(decodeValue);
+    await this.prewalk(p.s);
     const prep = this.prepare(p.s, params, p.ts, req.signal);
     if (prep.fp !== p.fp || (prep.mode === 'keyset') !== (p.m === 'k')) {
       throw new PagingError('CursorStale', 'the query behind this cursor changed since the cursor was issued (schema, parameters or engine version)', {
@@ -182,6 +184,7 @@ export class Pager {
   /** The physical plan page 1 would run (for EXPLAIN). */
   async explain(sql: string, req: Omit<PageRequest, 'ttlMs'>): Promise<PhysicalOperator> {
     const fetch = this.checkFetchSize(req.fetchSize);
+    await this.prewalk(sql);
     const prep = this.prepare(sql, req.params ?? [], Date.now() * 1000, req.signal);
     const lim = await this.limitValues(prep);
     const held = lim?.placement === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
@@ -240,6 +243,15 @@ export class Pager {
       (raw.q === undefined || isLimitPair(raw.q));
     if (!ok) throw new PagingError('CursorInvalid', 'invalid cursor: payload does not describe a page');
     return raw as unknown as Payload;
+  }
+
+  /** File globs are walked asynchronously before the (synchronous) binding in prepare(). */
+  private async prewalk(sql: string): Promise<void> {
+    this.db.startStatement();
+    // Only read_* calls walk globs; most page requests skip the second parse.
+    if (!/read_/i.test(sql)) return;
+    const stmts = parseStatements(sql);
+    if (stmts.length === 1) await this.db.prepareFiles(stmts[0]!.stmt);
   }
 
   private prepare(sql: string, params: readonly unknown[], ts: number, signal: AbortSignal | undefined): Prepared {

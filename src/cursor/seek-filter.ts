@@ -16,7 +16,7 @@
  */
 import type { Value } from '../common/types.js';
 import { ColumnBuilder, takeBatch, type Batch } from '../execution/column.js';
-import { checkCancel, type ExecContext } from '../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../execution/context.js';
 import { PhysicalOperator } from '../physical/operator.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../physical/sort-key.js';
 
@@ -59,7 +59,7 @@ export class SeekFilter extends PhysicalOperator {
     const bound = this.limit > 0 ? new FirstKeyBound(this.limit, first.desc, first.nullsFirst) : null;
     let sel = new Uint32Array(0);
     for await (const b of this.input.execute(ctx)) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const n = b.length;
       if (n === 0) continue;
       const rc = this.cmp.cross(this.cmp.view(b), this.keyView);

@@ -2,7 +2,7 @@
  * What a running statement carries down the operator tree: evaluation context for functions,
  * bound parameter values, cancellation, and the enclosing rows of correlated subqueries.
  */
-import { QuireError } from '../common/errors.js';
+import { abortError, timeoutError } from './interrupt.js';
 import type { Value } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 
@@ -12,14 +12,30 @@ export interface ExecContext {
   /** Rows of enclosing queries, innermost last (correlated subqueries read them). */
   readonly outer: readonly (readonly Value[])[];
   readonly signal?: AbortSignal;
+  /** performance.now() after which the statement fails with 57014 (a caller's time limit); none when absent. */
+  readonly deadline?: number;
+  /**
+   * The session's statement_timeout deadline, shared by reference: it restarts with each statement
+   * (a FETCH from a cursor, an Execute of a suspended portal), as PostgreSQL's does per command.
+   */
+  readonly clock?: StatementClock;
   /** Working tables of recursive CTEs being evaluated, by CTE id. */
   readonly worktables: Map<number, import('./column.js').Batch[]>;
   /** Results of uncorrelated subqueries, computed once per statement (PostgreSQL's InitPlans). */
   readonly initPlans: Map<object, unknown>;
   /** When the running statement last let the event loop run (see yieldIfDue). */
-  readonly ticker?: { last: number };
+  readonly ticker?: { last: number; count: number };
   /** Operator metrics are collected when true (EXPLAIN ANALYZE). */
   readonly analyze: boolean;
+}
+
+export interface StatementClock {
+  /** performance.now() after which the statement fails with 57014; Infinity when statement_timeout is 0. */
+  at: number;
+}
+
+function pastDeadline(ctx: ExecContext, now: number): boolean {
+  return (ctx.deadline !== undefined && now > ctx.deadline) || (ctx.clock !== undefined && now > ctx.clock.at);
 }
 
 export function withOuterRow(ctx: ExecContext, row: readonly Value[]): ExecContext {
@@ -27,20 +43,34 @@ export function withOuterRow(ctx: ExecContext, row: readonly Value[]): ExecConte
 }
 
 export function checkCancel(ctx: ExecContext): void {
-  if (ctx.signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+  if (ctx.signal?.aborted) throw abortError(ctx.signal);
+  if ((ctx.deadline !== undefined || ctx.clock !== undefined) && pastDeadline(ctx, performance.now())) throw timeoutError();
 }
 
 /**
  * Plans are CPU-bound and would otherwise keep the event loop blocked until they finish, so cancel
- * requests, timers and other connections could not get a turn. Sources call this once per batch; it
- * yields about every 10 ms and costs a clock read otherwise.
+ * requests, timers and other connections could not get a turn. Operator loops call this once per
+ * batch (or every few thousand rows); it yields about every 10 ms and costs a clock read otherwise.
  */
 export async function yieldIfDue(ctx: ExecContext): Promise<void> {
   const t = ctx.ticker;
-  if (t === undefined) return;
+  if (t === undefined) {
+    checkCancel(ctx);
+    return;
+  }
   const now = performance.now();
+  if (pastDeadline(ctx, now)) throw timeoutError();
   if (now - t.last < 10) return;
   await new Promise<void>((resolve) => setImmediate(resolve));
   t.last = performance.now();
   checkCancel(ctx);
+}
+
+/** yieldIfDue every `every` calls: for loops whose iterations are too cheap for a clock read each. */
+export function yieldEvery(ctx: ExecContext, every: number): Promise<void> | undefined {
+  const t = ctx.ticker;
+  if (t === undefined) return undefined;
+  if (++t.count < every) return undefined;
+  t.count = 0;
+  return yieldIfDue(ctx);
 }

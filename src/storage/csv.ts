@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { QuireError } from '../common/errors.js';
 import { reportProgress, type ProgressHandle } from './progress.js';
+import { expandGlobSync } from './glob-walk.js';
 
 export type LineMode = 'text' | 'csv';
 
@@ -476,83 +477,12 @@ export function fileOpenError(file: string, e: unknown): QuireError {
   }
 }
 
-const GLOB_MAGIC = /[*?[{]/;
-
-function globToRegExp(seg: string): RegExp {
-  let re = '';
-  for (let i = 0; i < seg.length; i++) {
-    const c = seg[i]!;
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const j = seg.indexOf(']', i + 2);
-      if (j === -1) re += '\\[';
-      else {
-        let body = seg.slice(i + 1, j);
-        if (body.startsWith('!')) body = '^' + body.slice(1);
-        re += '[' + body.replace(/\\/g, '\\\\') + ']';
-        i = j;
-      }
-    } else if (c === '{') {
-      const j = seg.indexOf('}', i);
-      if (j === -1) re += '\\{';
-      else {
-        re += '(?:' + seg.slice(i + 1, j).split(',').map((p) => p.replace(/[.+^$()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')).join('|') + ')';
-        i = j;
-      }
-    } else re += c.replace(/[.+^$()|\\\]]/g, '\\$&');
-  }
-  return new RegExp('^' + re + '$');
-}
-
 /**
- * Files matching a glob (`*`, `?`, `[...]`, `{a,b}` within a path segment, `**` for any depth),
- * sorted; a pattern without wildcards is returned as is (opening it reports a missing file).
- * Node 20 has no fs.glob, hence this small matcher.
+ * Files matching a glob, sorted; a pattern without wildcards is returned as is (opening it reports a
+ * missing file). The walk and its bounds are in glob-walk.ts.
  */
 export function expandFileGlob(pattern: string): string[] {
-  if (!GLOB_MAGIC.test(pattern)) return [pattern];
-  const abs = path.isAbsolute(pattern);
-  const segs = pattern.split(/[/\\]+/).filter((s, i) => s !== '' || i === 0);
-  let bases: string[] = [abs ? (segs[0] === '' ? '/' : segs[0]! + '/') : '.'];
-  let k = abs ? 1 : 0;
-  const prefix: string[] = [];
-  while (k < segs.length && !GLOB_MAGIC.test(segs[k]!)) prefix.push(segs[k++]!);
-  if (prefix.length > 0) bases = [path.join(bases[0]!, ...prefix)];
-  const out: string[] = [];
-  const walk = (dir: string, i: number): void => {
-    if (i === segs.length) {
-      out.push(dir);
-      return;
-    }
-    const seg = segs[i]!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (seg === '**') {
-      walk(dir, i + 1);
-      for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) walk(path.join(dir, e.name), i);
-      return;
-    }
-    if (!GLOB_MAGIC.test(seg)) {
-      const p = path.join(dir, seg);
-      if (fs.existsSync(p)) walk(p, i + 1);
-      return;
-    }
-    const re = globToRegExp(seg);
-    const last = i === segs.length - 1;
-    for (const e of entries) {
-      if (!re.test(e.name) || (e.name.startsWith('.') && !seg.startsWith('.'))) continue;
-      if (last ? !e.isDirectory() : e.isDirectory() || e.isSymbolicLink()) walk(path.join(dir, e.name), i + 1);
-    }
-  };
-  for (const b of bases) walk(b, k);
-  const uniq = [...new Set(out)].sort();
-  if (uniq.length === 0) throw new QuireError('58P01', `could not open file "${pattern}" for reading: No such file or directory`);
-  return abs ? uniq : uniq.map((p) => (p.startsWith('./') ? p.slice(2) : p));
+  return expandGlobSync(pattern);
 }
 
 /** Reads the first `maxBytes` of a file synchronously (schema inference runs at bind time). */

@@ -4,7 +4,7 @@
  * predecessor — across batch boundaries too.
  */
 import { takeBatch, type Batch } from '../../execution/column.js';
-import type { ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView } from '../sort-key.js';
 
@@ -37,6 +37,7 @@ export class DistinctOn extends PhysicalOperator {
     const cmp = this.cmp;
     let prev: KeyView | null = null; // last row of the previous non-empty batch (a one-row view)
     for await (const b of this.input.execute(ctx)) {
+      await yieldIfDue(ctx);
       const n = b.length;
       if (n === 0) continue;
       const v = cmp.view(b);

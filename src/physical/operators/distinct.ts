@@ -6,7 +6,7 @@
 import { hashKey } from '../../common/compare.js';
 import type { DataType, Value } from '../../common/types.js';
 import { takeBatch, type Batch, type Column } from '../../execution/column.js';
-import type { ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { keyCategory } from '../sort-key.js';
 
@@ -98,6 +98,7 @@ export class Distinct extends PhysicalOperator {
     const seen = new Set<RowKey>();
     const cols = allColumns(this.schema.length);
     for await (const b of this.input.execute(ctx)) {
+      await yieldIfDue(ctx);
       const n = b.length;
       if (n === 0) continue;
       const keys = rowKeys(b, cols);

@@ -22,7 +22,7 @@
  */
 import type { DataType } from '../../common/types.js';
 import { concatBatches, takeBatch, BATCH_SIZE, type Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import { READ_CHUNK, type SpillRun } from '../../execution/spill/run-file.js';
@@ -65,7 +65,7 @@ export class ExternalSort extends Sort {
     try {
       for await (const b of this.input.execute(ctx)) {
         if (b.length === 0) continue;
-        checkCancel(ctx);
+        await yieldIfDue(ctx);
         const size = batchBytes(b);
         // The buffer, the concatenated copy made for sorting, and the permutation scratch.
         const need = size * 2 + b.length * SORT_ROW_OVERHEAD;
@@ -86,7 +86,7 @@ export class ExternalSort extends Sort {
         rows += b.length;
         bytes += size;
       }
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       if (spill === null) {
         if (buffered.length === 0) return;
         const all = concatBatches(types, buffered);
@@ -132,7 +132,7 @@ export class ExternalSort extends Sort {
     const frameRows = Math.max(1, Math.min(BATCH_SIZE * 2, Math.floor(frameBytes / rowBytes)));
     const w = await spill.createRun(types);
     for (let s = 0; s < order.length; s += frameRows) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const e = Math.min(order.length, s + frameRows);
       await w.append(takeBatch(all, order.subarray(s, e), e - s), Math.ceil((e - s) * rowBytes));
     }

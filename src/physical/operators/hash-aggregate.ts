@@ -25,7 +25,7 @@ import {
   type Batch,
   type Column,
 } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../operator.js';
 
@@ -555,7 +555,7 @@ export class HashAggregate extends PhysicalOperator {
     const ordered = aggs.map((a) => (a.distinct || a.orderBy.length > 0 ? new OrderedInput(a) : null));
     const state: ConsumeState = { grouper, accs, ordered, aggs, keyCount, filtered: new Int32Array(0), grown: 0 };
     for await (const batch of this.input.execute(ctx)) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       if (batch.length > 0) consume(state, batch);
     }
 
@@ -569,7 +569,7 @@ export class HashAggregate extends PhysicalOperator {
     const keyCols = grouper.keyColumns();
     const types = this.schema.map((f) => f.type);
     for (let start = 0; start < groups; start += BATCH_SIZE) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const end = Math.min(groups, start + BATCH_SIZE);
       const columns: Column[] = [];
       for (let i = 0; i < keyCount; i++) {

@@ -24,7 +24,7 @@ import {
   type Batch,
   type Column,
 } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
@@ -497,12 +497,13 @@ export class HashJoin extends PhysicalOperator {
       reservation.grow(batchBytes(b) * 2, 'hash join build side');
       parts.push(b);
     }
-    checkCancel(ctx);
+    await yieldIfDue(ctx);
     const type = this.type;
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
     const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : concatBatches(rightTypes, parts);
     parts.length = 0;
     const table = buildTable(build, this.rightKeys, this.leftKeys);
+    await yieldIfDue(ctx);
     const next = table.next;
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.
@@ -526,7 +527,7 @@ export class HashJoin extends PhysicalOperator {
       }
       const rest = pairs.finishProbe();
       if (rest !== null) yield rest;
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
     }
     yield* pairs.unmatchedRight();
   }

@@ -5,7 +5,7 @@
  */
 import type { Schema, Value } from '../../common/types.js';
 import { getValue, takeColumn, type Batch, type Column } from '../../execution/column.js';
-import { checkCancel, withOuterRow, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, withOuterRow, type ExecContext } from '../../execution/context.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
 import { nullColumn } from './hash-join.js';
@@ -30,7 +30,7 @@ export class LateralJoin extends PhysicalOperator {
     const nl = this.left.schema.length;
     for await (const lb of this.left.execute(ctx)) {
       for (let i = 0; i < lb.length; i++) {
-        checkCancel(ctx);
+        await yieldIfDue(ctx);
         const row: Value[] = new Array(nl);
         for (let c = 0; c < nl; c++) row[c] = getValue(lb.columns[c]!, i);
         let matched = false;

@@ -7,7 +7,7 @@
  * so the per-pair cost is an index write plus a vectorised predicate, not a per-row predicate call.
  */
 import { allocData, concatBatches, makeColumn, type Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
 import { joinSchema, PairCollector, type JoinType } from './hash-join.js';
@@ -61,7 +61,7 @@ export class NestedLoopJoin extends PhysicalOperator {
             if (pairs.full) {
               const out = pairs.flush();
               if (out !== null) yield out;
-              checkCancel(ctx);
+              await yieldIfDue(ctx);
             }
           }
         }

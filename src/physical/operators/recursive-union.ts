@@ -6,7 +6,7 @@ import { hashKey } from '../../common/compare.js';
 import { QuireError } from '../../common/errors.js';
 import type { Schema } from '../../common/types.js';
 import { takeBatch, getValue, type Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { checkCancel, yieldEvery, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 
 const MAX_ITERATIONS = 10_000_000;
@@ -58,6 +58,9 @@ export class RecursiveUnion extends PhysicalOperator {
     let iterations = 0;
     while (work.length > 0) {
       checkCancel(ctx);
+      // An iteration is often one row: the clock is read every few iterations, not each one.
+      const y = yieldEvery(ctx, 16);
+      if (y !== undefined) await y;
       if (++iterations > MAX_ITERATIONS) throw new QuireError('54000', 'recursive query exceeded the iteration limit');
       ctx.worktables.set(this.id, work);
       const next: Batch[] = [];

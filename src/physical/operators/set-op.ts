@@ -10,7 +10,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../execution/column.js';
-import type { ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { allColumns, rowKeys, type RowKey } from './distinct.js';
 
@@ -53,6 +53,7 @@ export class SetOp extends PhysicalOperator {
     const leftCount: number[] = [];
     const rightCount: number[] = [];
     for await (const b of this.left.execute(ctx)) {
+      await yieldIfDue(ctx);
       const keys = rowKeys(b, cols);
       for (let i = 0; i < b.length; i++) {
         const k = keys[i]!;
@@ -69,6 +70,7 @@ export class SetOp extends PhysicalOperator {
     }
     if (group.size === 0) return;
     for await (const b of this.right.execute(ctx)) {
+      await yieldIfDue(ctx);
       const keys = rowKeys(b, cols);
       for (let i = 0; i < b.length; i++) {
         const g = group.get(keys[i]!);
@@ -108,6 +110,7 @@ export class SetOp extends PhysicalOperator {
     const seen = new Set<RowKey>();
     for (const side of [this.left, this.right]) {
       for await (const b of side.execute(ctx)) {
+        await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
         const keys = rowKeys(b, cols);

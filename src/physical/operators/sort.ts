@@ -13,7 +13,7 @@
  * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
  */
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
@@ -330,7 +330,7 @@ export class Sort extends PhysicalOperator {
     for await (const b of this.input.execute(ctx)) {
       if (b.length > 0) batches.push(b);
     }
-    checkCancel(ctx);
+    await yieldIfDue(ctx);
     if (batches.length === 0) return;
     const all = concatBatches(
       this.schema.map((f) => f.type),
@@ -343,7 +343,12 @@ export class Sort extends PhysicalOperator {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
       this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);
     }
-    yield* emitRuns(runs, this.cmp);
+    await yieldIfDue(ctx);
+    // Emitting is cheap per batch, but the consumer's work on each may not be: yield between them.
+    for (const b of emitRuns(runs, this.cmp)) {
+      yield b;
+      await yieldIfDue(ctx);
+    }
   }
 }
 

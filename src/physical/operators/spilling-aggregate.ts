@@ -23,7 +23,7 @@
  */
 import type { Field, Schema } from '../../common/types.js';
 import { concatBatches, sliceBatch, type Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, equalityKeys, type Comparator } from '../sort-key.js';
@@ -120,7 +120,7 @@ export class SpillingAggregate extends PhysicalOperator {
         if (r.done) break;
         const b = r.value;
         if (b.length === 0) continue;
-        checkCancel(ctx);
+        await yieldIfDue(ctx);
         buffered.push(b);
         // The buffered input plus hash table and accumulator state, which is at most about as large.
         if (!res.tryGrow(batchBytes(b) * 2)) {

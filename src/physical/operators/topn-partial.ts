@@ -10,7 +10,7 @@
  */
 import type { Schema } from '../../common/types.js';
 import type { Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { describeKeys, type SortKey } from '../sort-key.js';
 import { TopN } from './topn.js';
@@ -100,7 +100,7 @@ export class PartitionScan extends PhysicalOperator {
     if (part === undefined) return;
     const proj = this.projection;
     for await (const b of part) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
     }
   }

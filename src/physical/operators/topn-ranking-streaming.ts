@@ -9,7 +9,7 @@
  * Same output rows as the hashed variant (topn-ranking.ts) on the same input; rows come out in input order.
  */
 import { takeBatch, type Batch } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { compileComparator, equalityKeys, type KeyView } from '../sort-key.js';
 import { TopNRanking } from './topn-ranking.js';
 import { RankingHeaps } from './topn-ranking-store.js';
@@ -43,7 +43,7 @@ export class TopNRankingStreaming extends TopNRanking {
     let partitions = 0;
     let peak = 0;
     for await (const b of this.input.execute(ctx)) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const n = b.length;
       if (n === 0) continue;
       const bv = this.cmp.view(b);

@@ -19,7 +19,7 @@
 import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
 import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { intRange } from '../../execution/column-stats.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
@@ -596,7 +596,7 @@ export class TopNRanking extends PhysicalOperator {
     let passThrough = false;
     const it = this.input.execute(ctx);
     for await (const b of it) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const n = b.length;
       if (n === 0) continue;
       if (passThrough) {

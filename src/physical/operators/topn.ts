@@ -29,7 +29,7 @@ import {
   type Column,
   type ColumnData,
 } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import { PhysicalOperator } from '../operator.js';
 import {
@@ -105,7 +105,7 @@ export class TopN extends PhysicalOperator {
     // better than a loop inside an async function that suspends at every batch.
     const heap = new BoundedHeap(this.cmp, this.keys, types, K, this.withTies);
     for await (const b of this.input.execute(ctx)) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       if (b.length > 0) heap.consume(b);
     }
     return heap.finish(this.offset);
@@ -152,7 +152,7 @@ export class TopN extends PhysicalOperator {
     };
 
     for await (const b of this.input.execute(ctx)) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const m = b.length;
       if (m === 0) continue;
       let kept = b;

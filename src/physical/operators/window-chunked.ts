@@ -26,7 +26,7 @@
 import { QuireError } from '../../common/errors.js';
 import type { DataType, Value } from '../../common/types.js';
 import { concatBatches, sliceBatch, type Batch, type Column } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, formatBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { PartitionBuffer } from '../../execution/spill/partition-buffer.js';
 import type { ResolvedAggregate, SlidingAccumulator } from '../../functions/aggregate/aggregate-function.js';
@@ -404,7 +404,7 @@ export async function* evaluateSpilledPartition(
     let last: Batch | null = null;
     let at = 0;
     for await (const b of part.scan()) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       feeds.forEach((f, k) => {
         if (f !== null) for (let i = Math.max(0, skip[k]! - at); i < b.length; i++) f.add(b, i);
       });
@@ -431,7 +431,7 @@ export async function* evaluateSpilledPartition(
   let gOrd = 0;
   try {
     for (let a = 0; a < total; ) {
-      checkCancel(ctx);
+      await yieldIfDue(ctx);
       const b = Math.min(total, a + C);
       const lo = Math.max(0, a - plan.before);
       q.drop(lo);

@@ -17,7 +17,7 @@
 import { QuireError } from '../../common/errors.js';
 import type { DataType, Field, Value } from '../../common/types.js';
 import { BATCH_SIZE, concatBatches, sliceBatch, type Batch, type Column } from '../../execution/column.js';
-import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import type { ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PartitionBuffer } from '../../execution/spill/partition-buffer.js';
@@ -120,7 +120,7 @@ export class Window extends PhysicalOperator {
     try {
       for await (const b of this.input.execute(ctx)) {
         if (b.length === 0) continue;
-        checkCancel(ctx);
+        await yieldIfDue(ctx);
         // Last partition start in b: walk back over rows equal to their predecessor.
         let x = b.length - 1;
         let boundary = true;

@@ -437,6 +437,8 @@ export class Connection {
     if (this.copyIn !== null) return this.handleCopyIn(m);
     if (this.skipTillSync && m.kind !== 'sync') return;
     this.busy = true;
+    // statement_timeout counts per message, as in PostgreSQL: each Execute of a portal starts afresh.
+    if (m.kind === 'query' || m.kind === 'parse' || m.kind === 'bind' || m.kind === 'execute') this.db!.startStatement();
     try {
       switch (m.kind) {
         case 'query':
@@ -563,6 +565,7 @@ export class Connection {
 
   /** One statement of a simple Query: RowDescription, DataRows and CommandComplete. */
   private async runOne(s: ParsedStatement): Promise<void> {
+    await this.db!.prepareFiles(s.stmt);
     const stmt = this.prepareStatement('', s.text, s, []);
     if (stmt.kind === 'empty') {
       this.send(backend.emptyQuery());
@@ -582,6 +585,7 @@ export class Connection {
     if (name !== '' && this.statements.has(name)) throw new QuireError('42P05', `prepared statement "${name}" already exists`);
     const stmts = sql.trim() === '' ? [] : parseStatements(sql);
     if (stmts.length > 1) throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
+    if (stmts[0] !== undefined) await this.db!.prepareFiles(stmts[0].stmt);
     const stmt = this.prepareStatement(name, sql, stmts[0] ?? null, paramOids);
     this.statements.set(name, stmt);
     this.send(backend.parseComplete());

@@ -18,6 +18,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { SelectStmt } from '@pgsql/types';
 import type { Database } from '../../api/database.js';
 import { QuireError } from '../../common/errors.js';
+import { isTimeoutError, runWithLimits } from '../../index.js';
 import type { Value } from '../../common/types.js';
 import { CursorCodec, type CursorKey } from '../../cursor/cursor-codec.js';
 import { Pager, type Page } from '../../cursor/pager.js';
@@ -98,25 +99,16 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     void reply.status(404).send({ error: { reason: `no handler found for ${req.method} ${req.url.split('?')[0]}`, details: '', type: 'NotFoundException' }, status: 404 });
   });
 
-  /** Runs `f` with an AbortSignal that fires after the query time limit. */
+  /** Runs `f` under the query time limit (a deadline its statements check; see execution/interrupt.ts). */
   const timed = async <X>(f: (signal: AbortSignal) => Promise<X>): Promise<X> => {
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), queryTimeout);
-    // Operators poll \`signal.aborted\` between batches, but a CPU-bound plan only awaits microtasks,
-    // so the timer above may not get to run until the query is done. The deadline is therefore
-    // also checked in the getter itself.
-    const deadline = Date.now() + queryTimeout;
-    const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
-    Object.defineProperty(ac.signal, 'aborted', { get: () => nativeAborted.call(ac.signal) === true || Date.now() > deadline });
     try {
-      return await f(ac.signal);
+      return await runWithLimits({ signal: ac.signal, deadline: performance.now() + queryTimeout }, () => f(ac.signal));
     } catch (e) {
-      if (ac.signal.aborted && e instanceof QuireError && e.code === '57014') {
+      if (isTimeoutError(e)) {
         throw new HttpError(408, 'QueryTimeoutException', `query exceeded the time limit of ${queryTimeout} ms and was cancelled`);
       }
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
   };
 

@@ -1,10 +1,14 @@
 /**
- * PostgreSQL (ARE) regular expressions on JavaScript's engine: the common subset is translated
- * (POSIX bracket classes, \m \M \y \Y \A \Z, embedded options, '***=' literals, ']' first in a
- * bracket) and compiled with the 'u' flag so '.' and classes work on characters, not UTF-16 units.
+ * PostgreSQL (ARE) regular expressions: the common subset is translated (POSIX bracket classes,
+ * \m \M \y \Y \A \Z, embedded options, '***=' literals, ']' first in a bracket) and run by RE2
+ * (re2js), whose matching time is linear in the input, so no pattern can stall the server.
+ * Patterns RE2 cannot express (back references, the word-edge escapes, which need lookaround) run on
+ * JavaScript's backtracking engine in a worker under a time bound (regex-sandbox.ts).
  * PostgreSQL's default is not newline-sensitive: '.' matches a newline and ^ $ anchor the whole string.
  */
+import { RE2JS } from 're2js';
 import { err, SQLSTATE } from '../../../common/errors.js';
+import { sandboxedRegex } from './regex-sandbox.js';
 
 const CLASSES: Record<string, string> = {
   alpha: '\\p{L}',
@@ -21,6 +25,15 @@ const CLASSES: Record<string, string> = {
   print: '\\x20-\\x7e\\u00a0-\\u{10ffff}',
   graph: '\\x21-\\x7e\\u00a1-\\u{10ffff}',
 };
+
+/** JavaScript's \s with the 'u' flag, spelled for RE2 (whose \s is ASCII only). */
+const SPACE_RE2 = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
+
+/** Which engine a translation is for; RE2 cannot do lookaround or back references. */
+type Target = 'js' | 're2';
+
+/** Thrown by a translation for RE2 when the pattern needs the backtracking engine. */
+class NeedsBacktracking extends Error {}
 
 const SYNTAX = new Set(['^', '$', '\\', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '/']);
 const WORD = '[\\p{L}\\p{Nd}_]';
@@ -83,7 +96,8 @@ function applyFlag(o: Options, f: string, where: 'call' | 'embedded'): void {
   }
 }
 
-function translateBody(src: string, o: Options): string {
+function translateBody(src: string, o: Options, target: Target): string {
+  const re2 = target === 're2';
   let out = '';
   let i = 0;
   let depth = 0;
@@ -104,6 +118,21 @@ function translateBody(src: string, o: Options): string {
       i += 2;
       switch (e) {
         case 'm':
+        case 'M':
+        case 'y':
+        case 'Y':
+          if (re2) throw new NeedsBacktracking();
+          break;
+        case 'A':
+        case 'Z':
+          if (re2) {
+            out += e === 'A' ? '\\A' : '\\z';
+            continue;
+          }
+          break;
+      }
+      switch (e) {
+        case 'm':
           out += `(?<!${WORD})(?=${WORD})`;
           break;
         case 'M':
@@ -121,10 +150,16 @@ function translateBody(src: string, o: Options): string {
         case 'Z':
           out += '(?![\\s\\S])';
           break;
-        case 'd':
-        case 'D':
         case 's':
         case 'S':
+          if (re2) {
+            out += e === 's' ? `[${SPACE_RE2}]` : `[^${SPACE_RE2}]`;
+            break;
+          }
+          out += '\\' + e;
+          break;
+        case 'd':
+        case 'D':
         case 'n':
         case 't':
         case 'r':
@@ -145,11 +180,12 @@ function translateBody(src: string, o: Options): string {
           const m = (len === 0 ? /^[0-9a-fA-F]+/ : new RegExp(`^[0-9a-fA-F]{${len}}`)).exec(src.slice(i));
           if (!m) invalid('invalid escape \\ sequence');
           i += m[0].length;
-          out += `\\u{${m[0]}}`;
+          out += re2 ? `\\x{${m[0]}}` : `\\u{${m[0]}}`;
           break;
         }
         default:
           if (/[1-9]/.test(e)) {
+            if (re2) throw new NeedsBacktracking();
             out += '\\' + e;
           } else if (/[0-9A-Za-z]/.test(e)) {
             invalid('invalid escape \\ sequence');
@@ -160,7 +196,7 @@ function translateBody(src: string, o: Options): string {
       continue;
     }
     if (c === '[') {
-      const r = translateBracket(src, i);
+      const r = translateBracket(src, i, target);
       out += r.out;
       i = r.end;
       continue;
@@ -195,7 +231,8 @@ function translateBody(src: string, o: Options): string {
   return out;
 }
 
-function translateBracket(src: string, start: number): { out: string; end: number } {
+function translateBracket(src: string, start: number, target: Target): { out: string; end: number } {
+  const re2 = target === 're2';
   let i = start + 1;
   let out = '[';
   if (src[i] === '^') {
@@ -216,7 +253,7 @@ function translateBracket(src: string, start: number): { out: string; end: numbe
       const name = src.slice(i + 2, close);
       const cls = CLASSES[name];
       if (cls === undefined) invalid('invalid character class');
-      out += cls;
+      out += re2 ? (name === 'space' ? SPACE_RE2 : cls.replace(/\\u\{/g, '\\x{').replace(/\\u([0-9a-f]{4})/g, '\\x{$1}')) : cls;
       i = close + 2;
       continue;
     }
@@ -229,7 +266,11 @@ function translateBracket(src: string, start: number): { out: string; end: numbe
     }
     if (c === '\\' && i + 1 < src.length) {
       const e = src[i + 1]!;
-      out += /[dswDSWntrfv]/.test(e) ? (e === 'w' ? '\\p{L}\\p{Nd}_' : '\\' + e) : escapeLiteral(e);
+      if (re2 && (e === 's' || e === 'S' || e === 'W' || e === 'D')) {
+        // RE2 takes no negated or Unicode-space class escapes inside brackets the way JavaScript does.
+        if (e !== 's') throw new NeedsBacktracking();
+        out += SPACE_RE2;
+      } else out += /[dswDSWntrfv]/.test(e) ? (e === 'w' ? '\\p{L}\\p{Nd}_' : '\\' + e) : escapeLiteral(e);
       i += 2;
       continue;
     }
@@ -239,11 +280,65 @@ function translateBracket(src: string, start: number): { out: string; end: numbe
   return invalid('brackets [] not balanced');
 }
 
-const cache = new Map<string, RegExp>();
+/**
+ * A compiled pattern with the part of RegExp's interface the functions use: exec() from lastIndex
+ * when global (advancing it; resetting it to 0 after the last match), test(), and the match as a
+ * RegExpExecArray (groups that did not participate are undefined, indexes in UTF-16 units).
+ */
+export interface PgRegex {
+  lastIndex: number;
+  readonly global: boolean;
+  exec(s: string): RegExpExecArray | null;
+  test(s: string): boolean;
+}
+
+class Re2Regex implements PgRegex {
+  lastIndex = 0;
+  constructor(
+    private readonly re: RE2JS,
+    readonly global: boolean,
+  ) {}
+
+  exec(s: string): RegExpExecArray | null {
+    const from = this.global ? this.lastIndex : 0;
+    if (from > s.length) {
+      this.lastIndex = 0;
+      return null;
+    }
+    const m = this.re.matcher(s);
+    if (!m.find(from)) {
+      if (this.global) this.lastIndex = 0;
+      return null;
+    }
+    const n = m.groupCount();
+    const arr: (string | undefined)[] = [];
+    for (let g = 0; g <= n; g++) {
+      const v = m.group(g);
+      arr.push(v === null ? undefined : v);
+    }
+    const r = arr as unknown as RegExpExecArray;
+    r.index = m.start(0);
+    r.input = s;
+    if (this.global) this.lastIndex = m.end(0);
+    return r;
+  }
+
+  test(s: string): boolean {
+    if (this.global) return this.exec(s) !== null;
+    return this.re.test(s);
+  }
+}
+
+/** RE2 flags for PostgreSQL's options (translateBody already spelled '.' for newline sensitivity). */
+function re2Flags(o: Options): number {
+  return (o.icase ? RE2JS.CASE_INSENSITIVE : 0) | (o.newline ? RE2JS.MULTILINE : RE2JS.DOTALL);
+}
+
+const cache = new Map<string, PgRegex>();
 const CACHE_LIMIT = 256;
 
 /** Compile a PostgreSQL pattern; flags are PostgreSQL's ('i', 'n', 'x', 'q', …), 'g' handled by callers. */
-export function compileRegex(pattern: string, flags = '', global = false): RegExp {
+export function compileRegex(pattern: string, flags = '', global = false): PgRegex {
   const key = `${flags}\u0000${global ? 'g' : ''}\u0000${pattern}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
@@ -266,14 +361,23 @@ export function compileRegex(pattern: string, flags = '', global = false): RegEx
       body = body.slice(m[0].length);
     }
   }
-  const src = o.literal ? escapeLiteral(body) : translateBody(body, o);
+  // The JavaScript translation validates the pattern (and gives PostgreSQL-like messages) either way.
+  const src = o.literal ? escapeLiteral(body) : translateBody(body, o, 'js');
   const jsFlags = 'u' + (o.icase ? 'i' : '') + (o.newline ? 'm' : 's') + (global ? 'g' : '');
-  let re: RegExp;
   try {
-    re = new RegExp(src, jsFlags);
+    new RegExp(src, jsFlags);
   } catch (e) {
     invalid((e as Error).message.replace(/^Invalid regular expression: /, ''));
   }
+  let re: PgRegex | null = null;
+  try {
+    const re2src = o.literal ? src : translateBody(body, o, 're2');
+    re = new Re2Regex(RE2JS.compile(re2src, re2Flags(o)), global);
+  } catch (e) {
+    // Lookaround, back references, large repeat counts: valid, but not RE2's.
+    if (!(e instanceof NeedsBacktracking) && !(e instanceof Error && e.name === 'RE2JSSyntaxException')) throw e;
+  }
+  re ??= sandboxedRegex(src, jsFlags);
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, re);
   return re;

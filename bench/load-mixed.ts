@@ -1,0 +1,236 @@
+/**
+ * Mixed load against `quire serve` (a child process, so a crash is seen as its exit): REST clients
+ * paging and aggregating, PostgreSQL clients aggregating and paging with LIMIT/OFFSET, one client
+ * re-running a long query that must time out, and a `select 1` probe on each port every 100 ms.
+ * Reports crashes, 5xx answers, unexpected errors and the probes' latency percentiles.
+ *
+ *   npx tsx bench/load-mixed.ts [--seconds 60] [--rest 200] [--pg 50] [--think 500]
+ *
+ * Each client waits --think ms (uniformly 0..2x) between its requests, as interactive clients do;
+ * --think 0 makes every client a closed loop that saturates the server, and then a probe waits
+ * behind every other client's time slice.
+ *
+ * Not a timed test: the figures depend on the machine. Run it on an otherwise idle one.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import pg from 'pg';
+
+function arg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
+const SECONDS = arg('seconds', 60);
+const REST_CLIENTS = arg('rest', 200);
+const PG_CLIENTS = arg('pg', 50);
+const THINK_MS = arg('think', 500);
+const QUERY_TIMEOUT_MS = 2000;
+
+const think = (): Promise<void> => new Promise((r) => setTimeout(r, Math.random() * 2 * THINK_MS));
+const LONG_QUERY = 'with recursive t(n) as (select 1 union all select n + 1 from t where n < 30000000) select count(*) from t';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+const stats = {
+  restRequests: 0,
+  rest5xx: 0,
+  restTimeouts: 0,
+  restOtherErrors: new Map<string, number>(),
+  pgQueries: 0,
+  pgTimeouts: 0,
+  pgOtherErrors: new Map<string, number>(),
+  probeRest: [] as number[],
+  probePg: [] as number[],
+  probeFailures: 0,
+};
+
+function bump(m: Map<string, number>, k: string): void {
+  m.set(k, (m.get(k) ?? 0) + 1);
+}
+
+async function main(): Promise<void> {
+  const restPort = await freePort();
+  const pgPort = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--demo', '--port', String(restPort), '--pg-port', String(pgPort), '--query-timeout', String(QUERY_TIMEOUT_MS)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let crashed: string | null = null;
+  child.on('exit', (code, signal) => {
+    if (!stopping) crashed = `exited with ${code ?? signal}`;
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  let stopping = false;
+  const url = `http://127.0.0.1:${restPort}/_plugins/_sql`;
+  for (let i = 0; ; i++) {
+    try {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"select 1"}' });
+      if (r.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 600) throw new Error(`server did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const end = Date.now() + SECONDS * 1000;
+  const post = async (body: unknown): Promise<{ status: number; json: any }> => {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    stats.restRequests++;
+    if (r.status >= 500) stats.rest5xx++;
+    return { status: r.status, json: await r.json() };
+  };
+
+  const restWorker = async (id: number): Promise<void> => {
+    while (Date.now() < end && crashed === null) {
+      try {
+        const kind = id % 4;
+        if (kind === 0) {
+          let r = await post({ query: 'select * from calcs order by key', fetch_size: 5 });
+          while (r.status === 200 && r.json.cursor) r = await post({ cursor: r.json.cursor });
+          if (r.status !== 200) bump(stats.restOtherErrors, String(r.status));
+        } else if (kind === 1) {
+          const r = await post({ query: 'select str2, count(*), sum(num0), avg(int1) from calcs group by str2 order by 1' });
+          if (r.status !== 200) bump(stats.restOtherErrors, String(r.status));
+        } else if (kind === 2) {
+          const r = await post({ query: 'select count(*) from generate_series(1, 200000) i where i % 7 = 0' });
+          if (r.status !== 200) bump(stats.restOtherErrors, String(r.status));
+        } else {
+          const r = await post({ query: 'select key, rank() over (order by num0) from calcs', fetch_size: 10 });
+          if (r.status !== 200) bump(stats.restOtherErrors, String(r.status));
+        }
+        await think();
+      } catch (e) {
+        bump(stats.restOtherErrors, (e as Error).message);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
+
+  const pgWorker = async (id: number): Promise<void> => {
+    const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire' });
+    await c.connect();
+    c.on('error', () => undefined);
+    try {
+      while (Date.now() < end && crashed === null) {
+        try {
+          stats.pgQueries++;
+          if (id % 2 === 0) await c.query('select str1, count(*), max(date2) from calcs group by str1');
+          else {
+            for (let off = 0; off < 17; off += 5) await c.query('select * from calcs order by key limit 5 offset $1', [off]);
+          }
+          await think();
+        } catch (e) {
+          bump(stats.pgOtherErrors, (e as { code?: string }).code ?? (e as Error).message);
+        }
+      }
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  };
+
+  /** The long query: re-run on one connection with a statement_timeout, and once over REST. */
+  const longWorker = async (): Promise<void> => {
+    const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire', options: '-c statement_timeout=3000' });
+    await c.connect();
+    c.on('error', () => undefined);
+    try {
+      while (Date.now() < end && crashed === null) {
+        try {
+          await c.query(LONG_QUERY);
+          bump(stats.pgOtherErrors, 'long query finished');
+        } catch (e) {
+          if ((e as { code?: string }).code === '57014') stats.pgTimeouts++;
+          else bump(stats.pgOtherErrors, (e as { code?: string }).code ?? (e as Error).message);
+        }
+        const r = await post({ query: LONG_QUERY }).catch(() => ({ status: 0, json: null }));
+        if (r.status === 408) stats.restTimeouts++;
+        else bump(stats.restOtherErrors, `long query ${r.status}`);
+      }
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  };
+
+  const probe = async (): Promise<void> => {
+    const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire' });
+    await c.connect();
+    c.on('error', () => undefined);
+    try {
+      while (Date.now() < end && crashed === null) {
+        const tick = new Promise((r) => setTimeout(r, 100));
+        let t0 = performance.now();
+        try {
+          const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"select 1"}' });
+          await r.text();
+          if (r.ok) stats.probeRest.push(performance.now() - t0);
+          else stats.probeFailures++;
+        } catch {
+          stats.probeFailures++;
+        }
+        t0 = performance.now();
+        try {
+          await c.query('select 1');
+          stats.probePg.push(performance.now() - t0);
+        } catch {
+          stats.probeFailures++;
+        }
+        await tick;
+      }
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  };
+
+  const t0 = Date.now();
+  await Promise.all([
+    ...Array.from({ length: REST_CLIENTS }, (_, i) => restWorker(i)),
+    ...Array.from({ length: PG_CLIENTS }, (_, i) => pgWorker(i)),
+    longWorker(),
+    probe(),
+  ]);
+  const elapsed = (Date.now() - t0) / 1000;
+  stopping = true;
+  child.kill('SIGTERM');
+
+  const f = (x: number): string => x.toFixed(1);
+  console.log(JSON.stringify({
+    seconds: elapsed,
+    thinkMs: THINK_MS,
+    restClients: REST_CLIENTS,
+    pgClients: PG_CLIENTS,
+    crashes: crashed === null ? 0 : 1,
+    crash: crashed,
+    restRequests: stats.restRequests,
+    rest5xx: stats.rest5xx,
+    restLongQueryTimeouts408: stats.restTimeouts,
+    restOtherErrors: Object.fromEntries(stats.restOtherErrors),
+    pgQueries: stats.pgQueries,
+    pgLongQueryTimeouts57014: stats.pgTimeouts,
+    pgOtherErrors: Object.fromEntries(stats.pgOtherErrors),
+    probes: stats.probeRest.length,
+    probeFailures: stats.probeFailures,
+    probeRestMs: { p50: f(percentile(stats.probeRest, 50)), p99: f(percentile(stats.probeRest, 99)), max: f(Math.max(...stats.probeRest)) },
+    probePgMs: { p50: f(percentile(stats.probePg, 50)), p99: f(percentile(stats.probePg, 99)), max: f(Math.max(...stats.probePg)) },
+  }, null, 2));
+  process.exit(crashed === null && stats.rest5xx === 0 ? 0 : 1);
+}
+
+void main();
