@@ -7,7 +7,8 @@
  *   (the same under /_opendistro/_sql for older clients)
  *
  * Paging is the stateless keyset Pager (src/cursor): the server keeps nothing between pages, so
- * any number of clients can hold cursors and a restart with the same --secret keeps them valid.
+ * any number of clients can hold cursors and a restart with the same --secret keeps them valid;
+ * the one thing remembered is which paging sessions were closed (src/cursor/revocations.ts).
  * Limits: body size (bodyLimit), per-query time (queryTimeoutMs, the query is cancelled), whole
  * request time (requestTimeoutMs), fetch_size ≤ maxFetchSize (larger is an error, never a silent cap).
  * Only reading statements run unless allowWrites is set, because the endpoint may be reachable by
@@ -20,6 +21,7 @@ import type { Database } from '../../api/database.js';
 import { QuireError } from '../../common/errors.js';
 import type { Value } from '../../common/types.js';
 import { CursorCodec, type CursorKey } from '../../cursor/cursor-codec.js';
+import type { CursorRevocations } from '../../cursor/revocations.js';
 import { Pager, type Page } from '../../cursor/pager.js';
 import type { PhysicalOperator } from '../../physical/operator.js';
 import { explainPlan } from '../../physical/explain.js';
@@ -48,6 +50,8 @@ export interface RestServerOptions {
   allowWrites?: boolean;
   /** Default cursor lifetime; default 1 hour. */
   cursorTtlMs?: number;
+  /** Where closed cursors are remembered; default: in this process. Replicas share a DirectoryRevocations. */
+  revocations?: CursorRevocations;
   /** Structured log (pino or compatible): one line per 5xx with its stack, per slow query, per refused connection. Default: none. */
   logger?: ServerLogger;
   /** Queries (and cursor pages) running at least this long are logged (warn); 0 = none. Default 0. */
@@ -70,7 +74,12 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     return503OnClosing: true,
   });
   const codec = new CursorCodec(opts.cursorKeys ? { keys: opts.cursorKeys } : {});
-  const pager = new Pager(opts.db, { codec, ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}), ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}) });
+  const pager = new Pager(opts.db, {
+    codec,
+    ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}),
+    ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}),
+    ...(opts.revocations ? { revocations: opts.revocations } : {}),
+  });
   const queryTimeout = opts.queryTimeoutMs ?? 30_000;
   const db = opts.db;
   const logger = opts.logger ?? silentLogger;
@@ -190,7 +199,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
   const closeHandler = async (req: FastifyRequest): Promise<{ succeeded: true }> => {
     const body = objectBody(req.body);
     if (typeof body.cursor !== 'string') throw new HttpError(400, 'IllegalArgumentException', '"cursor" must be a string');
-    pager.close(body.cursor);
+    await pager.close(body.cursor);
     return { succeeded: true };
   };
 

@@ -45,7 +45,7 @@ export function toErrorBody(e: unknown): ErrorBody {
   if (e instanceof HttpError) return errorBody(e.status, e.type, e.message, e.details);
   if (e instanceof PagingError) {
     const type = e.kind === 'InvalidArgument' ? 'IllegalArgumentException' : `${e.kind}Exception`;
-    return errorBody(400, type, e.message, [e.detail, e.hint].filter(Boolean).join(' '));
+    return errorBody(e.httpStatus, type, e.message, [e.detail, e.hint].filter(Boolean).join(' '));
   }
   if (isFrameworkError(e)) {
     // Fastify's own errors (body too large, bad JSON, bad content type) carry a statusCode.
