@@ -12,7 +12,12 @@
  *
  * Consistency is "live": rows inserted or deleted between pages appear or vanish according to
  * their key, and rows whose key did not change are sent exactly once. Statement-time functions
- * (now(), current_date) keep page 1's time on every page.
+ * (now(), current_date) keep page 1's time on every page. What must not change is the definition of
+ * what is read: each cursor carries digests of the tables and views the query reads
+ * (relation-versions.ts) and is stale when one was redefined or dropped.
+ *
+ * Every cursor of one query also carries the paging session's id and lifetime; close() records the
+ * id (revocations.ts) and every cursor of that session is refused from then on.
  *
  * The query's own LIMIT / OFFSET arguments (constants, expressions, parameters, uncorrelated
  * subqueries) are evaluated once, on page 1, and their values travel in the cursor, so every page
