@@ -158,6 +158,25 @@ describe('REST errors: client input never yields a 5xx', () => {
     expect((await post(srv, { query: 'select 1 as x' })).json.datarows).toEqual([[1]]);
   }, 60_000);
 
+  it('the PostgreSQL port answers the same statements with their SQLSTATE, and both sessions go on', async () => {
+    const server: PgServer = await startPgServer(await Database.create(), { port: 0 });
+    servers.push(server);
+    const a = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'a', database: 'quire' });
+    const b = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'b', database: 'quire' });
+    await a.connect();
+    await b.connect();
+    const [union, plus, longString] = await Promise.all([
+      a.query(big[0]![1]).catch((e: { code?: string }) => e.code),
+      b.query(big[3]![1]).catch((e: { code?: string }) => e.code),
+      b.query(big[4]![1]).catch((e: { code?: string }) => e.code),
+    ]);
+    expect([union, plus, longString]).toEqual(['54001', '54001', '54000']);
+    expect((await a.query('select 1 as x')).rows).toEqual([{ x: 1 }]);
+    expect((await b.query('select 1 as x')).rows).toEqual([{ x: 1 }]);
+    await a.end();
+    await b.end();
+  }, 60_000);
+
   it('maps SQLSTATE classes to HTTP statuses as documented', () => {
     expect(httpStatusOf('54001')).toBe(400);
     expect(httpStatusOf('54000')).toBe(400);
