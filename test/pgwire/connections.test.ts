@@ -315,6 +315,33 @@ describe('failed passwords', () => {
     await peer.end();
   }, 30_000);
 
+  it('refuses at once (28000) an attempt whose slot is further away than maxWaitMs, so a flood cannot park connections', async () => {
+    const fx = await fixture({ password: 'right', authThrottle: { failureDelayMs: 20, stepMs: 100, maxGapMs: 500, maxWaitMs: 1000 } });
+    const attempt = (password: string): Promise<{ code: string; ms: number }> => {
+      const t = Date.now();
+      const c = new pg.Client({ host: '127.0.0.1', port: fx.server.port, user: 'mallory', password, database: 'quire' });
+      return c.connect().then(
+        async () => {
+          const ms = Date.now() - t;
+          await c.end();
+          return { code: 'ok', ms };
+        },
+        (e: { code?: string }) => ({ code: e.code ?? '?', ms: Date.now() - t }),
+      );
+    };
+    expect((await Promise.all(Array.from({ length: 5 }, () => attempt('nope')))).map((r) => r.code)).toEqual(Array(5).fill('28P01'));
+    const wave = await Promise.all(Array.from({ length: 10 }, () => attempt('nope')));
+    const refused = wave.filter((r) => r.code === '28000');
+    expect(wave.filter((r) => r.code === '28P01').length).toBeGreaterThanOrEqual(2); // slots 0, 500, (1000) ms away
+    expect(refused.length).toBeGreaterThanOrEqual(6);
+    for (const r of refused) expect(r.ms).toBeLessThan(500); // failureDelayMs (20), not a queued slot
+    expect(await connectionsSettle(fx, 0)).toBe(0);
+    // The right password from the same address gets in once its (bounded) wait is over.
+    const ok = await attempt('right');
+    expect(ok.code).toBe('ok');
+    expect(ok.ms).toBeLessThan(2500);
+  }, 30_000);
+
   it('a wrong user name (with --user) is delayed like a wrong password', async () => {
     const fx = await fixture({ password: 'right', user: 'quire', authThrottle: { failureDelayMs: 300 } });
     const t0 = Date.now();

@@ -7,7 +7,10 @@
  *   address's next slot, and each failure widens the gap (`stepMs` per failure, up to `maxGapMs`).
  *   The wait happens before the exchange starts, for right and wrong passwords alike, so opening many
  *   connections in parallel from one address does not multiply the rate, and a waiting connection
- *   tells nothing about whether its password was right.
+ *   tells nothing about whether its password was right. An attempt whose slot is more than
+ *   `maxWaitMs` away is refused at once instead of queued, so a flood from one address cannot
+ *   park connections (which hold connection slots) for long, nor push the address's queue past
+ *   the authentication timeout of a legitimate client behind the same address.
  *
  * State is per address and forgotten `forgetMs` after the last failure (and after a success); the
  * table holds at most `maxAddresses` entries, oldest evicted first.
@@ -16,6 +19,7 @@ export interface AuthThrottleOptions {
   failureDelayMs: number;
   stepMs: number;
   maxGapMs: number;
+  maxWaitMs: number;
   forgetMs: number;
   maxAddresses: number;
 }
@@ -24,6 +28,7 @@ export const DEFAULT_AUTH_THROTTLE: AuthThrottleOptions = {
   failureDelayMs: 500,
   stepMs: 250,
   maxGapMs: 2000,
+  maxWaitMs: 10_000,
   forgetMs: 10 * 60_000,
   maxAddresses: 10_000,
 };
@@ -51,12 +56,16 @@ export class AuthThrottle {
     return e;
   }
 
-  /** Milliseconds this attempt must wait before it may start (0 for an address with no recent failure); reserves the slot. */
-  reserve(addr: string): number {
+  /**
+   * Milliseconds this attempt must wait before it may start (0 for an address with no recent
+   * failure), reserving the slot; null when the wait would exceed maxWaitMs (nothing reserved).
+   */
+  reserve(addr: string): number | null {
     const e = this.live(addr);
     if (e === undefined || e.failures === 0) return 0;
     const now = this.now();
     const slot = Math.max(now, e.nextSlot);
+    if (slot - now > this.opts.maxWaitMs) return null;
     e.nextSlot = slot + Math.min(this.opts.maxGapMs, this.opts.stepMs * e.failures);
     return slot - now;
   }

@@ -380,6 +380,14 @@ export class Connection {
         if (len !== data.length) throw new ScramError('malformed SASL message');
         this.scramStarted = true;
         const wait = this.host.throttle.reserve(this.remoteAddress);
+        if (wait === null) {
+          this.host.logger.info({ port: 'pg', remoteAddress: this.remoteAddress, user }, 'authentication refused: too many recent failures from this address');
+          // Answered as slowly as a failure, so refused clients cannot spin on reconnects.
+          this.socket.pause();
+          await new Promise((r) => setTimeout(r, this.host.throttle.opts.failureDelayMs));
+          this.fatal('28000', 'too many failed authentication attempts from this address; try again later');
+          return;
+        }
         if (wait > 0) {
           await new Promise((r) => setTimeout(r, wait));
           if (this.phase === 'closed') return;
