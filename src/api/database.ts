@@ -655,6 +655,9 @@ async function withPositionAsync<X>(_sql: string, _s: ParsedStatement, f: () => 
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
       throw new QuireError('54001', 'stack depth limit exceeded');
     }
+    if (e instanceof RangeError && /Invalid string length/i.test(e.message)) {
+      throw new QuireError('54000', 'result string is too long', { detail: 'A string value can hold at most about 512 MB.' });
+    }
     if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) {
       throw new QuireError('53200', 'out of memory', { detail: e.message });
     }

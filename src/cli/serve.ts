@@ -4,6 +4,8 @@
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
  *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes]
  *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--temp-dir DIR]
+ *               [--max-connections N] [--auth-timeout MS] [--log-level LEVEL] [--log-slow-ms MS]
+ *               [--revocation-dir DIR]
  *
  * Loopback by default: binding to another interface is an explicit choice (and then --api-key is
  * advised). --secret signs cursors; without it a random secret is used, so cursors do not survive a
@@ -11,6 +13,7 @@
  */
 import type { Database } from '../index.js';
 import { memorySettings } from './options.js';
+import { LOG_LEVELS, type LogLevel } from '../server/logger.js';
 
 export const SERVE_HELP = `Usage: quire serve [OPTIONS]
 
@@ -33,6 +36,14 @@ Options:
                          they spill to disk (e.g. 256MB; 0 = unlimited), for every REST request and
                          PostgreSQL connection; a client's SET memory_limit overrides it
   --temp-dir DIR         directory for spill files (default: the OS temp directory)
+  --max-connections N    connections each port serves at once (default 100); beyond it the
+                         PostgreSQL port answers 53300 and REST 503
+  --auth-timeout MS      time a PostgreSQL client has to authenticate (default 60000)
+  --log-level LEVEL      fatal, error, warn, info, debug, trace or silent (default info); JSON
+                         lines on stderr: errors with their stack, slow queries, refused clients
+  --log-slow-ms MS       log queries running at least this long (default 1000; 0 = none)
+  --revocation-dir DIR   remember closed cursors in DIR (created if missing) instead of in memory,
+                         so replicas sharing --secret and DIR refuse each other's closed cursors
   --help                 show this help
 `;
 
@@ -49,6 +60,11 @@ interface ServeArgs {
   pgPassword: string | undefined;
   memoryLimit: string | undefined;
   tempDir: string | undefined;
+  maxConnections: number;
+  authTimeoutMs: number | undefined;
+  logLevel: LogLevel;
+  logSlowMs: number;
+  revocationDir: string | undefined;
   help: boolean;
 }
 
@@ -66,6 +82,11 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     pgPassword: process.env.QUIRE_PG_PASSWORD || undefined,
     memoryLimit: undefined,
     tempDir: undefined,
+    maxConnections: 100,
+    authTimeoutMs: undefined,
+    logLevel: 'info',
+    logSlowMs: 1000,
+    revocationDir: undefined,
     help: false,
   };
   const int = (name: string, v: string | undefined, min: number): number => {
@@ -121,6 +142,24 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--temp-dir':
         a.tempDir = value();
         break;
+      case '--max-connections':
+        a.maxConnections = int('--max-connections', value(), 1);
+        break;
+      case '--auth-timeout':
+        a.authTimeoutMs = int('--auth-timeout', value(), 1);
+        break;
+      case '--log-level': {
+        const v = value();
+        if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+        a.logLevel = v as LogLevel;
+        break;
+      }
+      case '--log-slow-ms':
+        a.logSlowMs = int('--log-slow-ms', value(), 0);
+        break;
+      case '--revocation-dir':
+        a.revocationDir = value();
+        break;
       case '--help':
       case '-h':
         a.help = true;
@@ -164,9 +203,22 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     const { loadDemo } = await import('../demo/index.js');
     await loadDemo(db);
   }
+  const { createServerLogger } = await import('../server/logger.js');
+  const { DirectoryRevocations } = await import('../cursor/revocations.js');
+  const logger = createServerLogger(a.logLevel);
+  let revocations: InstanceType<typeof DirectoryRevocations> | undefined;
+  try {
+    revocations = a.revocationDir !== undefined ? new DirectoryRevocations(a.revocationDir) : undefined;
+  } catch (e) {
+    process.stderr.write(`quire serve: --revocation-dir: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const shared = { logger, logSlowMs: a.logSlowMs, maxConnections: a.maxConnections };
   const servers = await serve({
     db,
     rest: {
+      ...shared,
+      ...(revocations !== undefined ? { revocations } : {}),
       host: a.host,
       port: a.port,
       allowWrites: a.allowWrites,
@@ -175,7 +227,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ...(a.maxFetchSize !== undefined ? { maxFetchSize: a.maxFetchSize } : {}),
       ...(a.queryTimeoutMs !== undefined ? { queryTimeoutMs: a.queryTimeoutMs } : {}),
     },
-    ...(a.pgPort !== null ? { pg: { host: a.host, port: a.pgPort, ...(a.pgPassword !== undefined ? { password: a.pgPassword } : {}) } } : {}),
+    ...(a.pgPort !== null
+      ? { pg: { ...shared, host: a.host, port: a.pgPort, ...(a.authTimeoutMs !== undefined ? { authTimeoutMs: a.authTimeoutMs } : {}), ...(a.pgPassword !== undefined ? { password: a.pgPassword } : {}) } }
+      : {}),
   });
   process.stderr.write(`quire: REST (OpenSearch SQL) listening on ${servers.rest!.url}/_plugins/_sql${a.apiKey ? ' (API key required)' : ''}\n`);
   if (servers.pg) {
@@ -190,5 +244,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await servers.close();
+  revocations?.close();
+  logger.flush();
   return 0;
 }

@@ -12,8 +12,12 @@ export type PagingErrorKind =
   | 'CursorVersion'
   /** Past its expiry time. */
   | 'CursorExpired'
-  /** The query no longer means what it meant on page 1 (schema or engine changed). */
+  /** The query no longer means what it meant on page 1 (a table or view it reads was redefined, or the engine changed). */
   | 'CursorStale'
+  /** Closed through /close (or Pager.close): refused for the rest of its life. */
+  | 'CursorClosed'
+  /** The list of closed cursors is full (MemoryRevocations); the close is refused, not forgotten. */
+  | 'TooManyClosed'
   /** The query cannot be paged (and the caller did not accept a fallback). */
   | 'PaginationUnsupported'
   /** fetch_size / parameters out of range. */
@@ -24,6 +28,8 @@ const SQLSTATE: Record<PagingErrorKind, string> = {
   CursorVersion: '34000',
   CursorExpired: '34000',
   CursorStale: '34000',
+  CursorClosed: '34000',
+  TooManyClosed: '53400', // configuration_limit_exceeded
   PaginationUnsupported: '0A000',
   InvalidArgument: '22023',
 };
@@ -39,6 +45,6 @@ export class PagingError extends QuireError {
   }
 
   override get httpStatus(): number {
-    return 400;
+    return this.kind === 'TooManyClosed' ? 429 : 400;
   }
 }

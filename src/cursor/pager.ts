@@ -12,7 +12,12 @@
  *
  * Consistency is "live": rows inserted or deleted between pages appear or vanish according to
  * their key, and rows whose key did not change are sent exactly once. Statement-time functions
- * (now(), current_date) keep page 1's time on every page.
+ * (now(), current_date) keep page 1's time on every page. What must not change is the definition of
+ * what is read: each cursor carries digests of the tables and views the query reads
+ * (relation-versions.ts) and is stale when one was redefined or dropped.
+ *
+ * Every cursor of one query also carries the paging session's id and lifetime; close() records the
+ * id (revocations.ts) and every cursor of that session is refused from then on.
  *
  * The query's own LIMIT / OFFSET arguments (constants, expressions, parameters, uncorrelated
  * subqueries) are evaluated once, on page 1, and their values travel in the cursor, so every page
@@ -31,9 +36,12 @@ import type { LogicalPlan } from '../logical/plan.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
-import { parseStatements } from '../sql/parse.js';
+import { parseStatements, type ParsedStatement } from '../sql/parse.js';
 import type { Database, ResultColumn } from '../api/database.js';
+import { randomBytes } from 'node:crypto';
 import { CursorCodec } from './cursor-codec.js';
+import { MemoryRevocations, type CursorRevocations } from './revocations.js';
+import { changedRelation, relationVersions, type RelationVersions } from './relation-versions.js';
 import { PagingError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { compareTuples, seekPredicate, toSortKeys } from './keyset.js';
@@ -57,6 +65,8 @@ export interface PagerOptions {
   defaultTtlMs?: number;
   /** What to do with a query keyset paging cannot order totally. Default 'offset'. */
   fallback?: 'offset' | 'error';
+  /** Where closed cursors are remembered; default: in this process (revocations.ts). */
+  revocations?: CursorRevocations;
 }
 
 export interface PageRequest {
@@ -99,6 +109,12 @@ interface Payload {
   d?: number;
   /** Rows the query's own LIMIT still allows; null = no limit. */
   r: number | null;
+  /** Paging session id: the same on every page's cursor, the key closing revokes. */
+  n: string;
+  /** Session lifetime (ms): each page's cursor lives this long unless a page asks for less. */
+  t: number;
+  /** Definitions of the tables and views the query reads (relation-versions.ts). */
+  rv: RelationVersions;
   /** The query's own [LIMIT, OFFSET] as evaluated on page 1, when the limit stays inside the paged rows. */
   q?: [number | null, number];
   /** offset mode: rows already sent. */
@@ -116,6 +132,13 @@ interface Prepared {
   fp: string;
   encodedParams: Encoded[];
   mode: 'keyset' | 'offset';
+  rv: RelationVersions;
+}
+
+/** What every cursor of one paging session shares. */
+interface Session {
+  n: string;
+  t: number;
 }
 
 /** The query's own LIMIT / OFFSET values and whether the pager applies them ('strip') or keeps them inside ('held'). */
@@ -128,6 +151,7 @@ export class Pager {
   readonly maxFetchSize: number;
   private readonly defaultTtlMs: number;
   private readonly fallback: 'offset' | 'error';
+  readonly revocations: CursorRevocations;
 
   constructor(
     readonly db: Database,
@@ -137,6 +161,7 @@ export class Pager {
     this.maxFetchSize = opts.maxFetchSize ?? DEFAULT_MAX_FETCH_SIZE;
     this.defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     this.fallback = opts.fallback ?? 'offset';
+    this.revocations = opts.revocations ?? new MemoryRevocations();
   }
 
   /** Page 1 of `sql`. */
@@ -145,19 +170,40 @@ export class Pager {
     const params = req.params ?? [];
     const ts = Date.now() * 1000;
     await this.prewalk(sql);
+    const t = this.ttl(req.ttlMs);
+    const session: Session = { n: randomBytes(16).toString('base64url'), t };
     const prep = this.prepare(sql, params, ts, req.signal);
     const lim = await this.limitValues(prep);
     const held = lim?.placement === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
-    if (prep.mode === 'offset') return this.offsetPage(sql, prep, ts, fetch, 0, held, req.ttlMs);
+    if (prep.mode === 'offset') return this.offsetPage(sql, prep, ts, fetch, 0, held, session, t);
     const strip = lim?.placement === 'strip' ? lim : null;
-    return this.keysetPage(sql, prep, ts, fetch, { key: null, dup: 0, remaining: strip?.count ?? null, skip: strip?.offset ?? 0, held }, req.ttlMs);
+    return this.keysetPage(sql, prep, ts, fetch, { key: null, dup: 0, remaining: strip?.count ?? null, skip: strip?.offset ?? 0, held }, session, t);
   }
 
   /** The page after `cursor`. `fetchSize` may change the page size from here on. */
   async next(cursor: string, req: Partial<PageRequest> = {}): Promise<Page> {
     const p = this.open(cursor);
+    if (await this.revocations.isRevoked(p.n)) {
+      throw new PagingError('CursorClosed', 'cursor was closed', { hint: 'Run the query again to get a new cursor.' });
+    }
     const fetch = req.fetchSize === undefined ? p.f : this.checkFetchSize(req.fetchSize);
+    // A page may shorten the session's lifetime, not lengthen it: a close is remembered for the
+    // session's lifetime, which must cover every cursor the session was ever given.
+    const ttl = req.ttlMs === undefined || req.ttlMs === null ? p.t : this.ttl(req.ttlMs);
+    if (ttl > p.t) {
+      throw new PagingError('InvalidArgument', `keep_alive of a cursor page cannot exceed the ${p.t} ms the query started with`, {
+        hint: 'Give the longer keep_alive with the query itself.',
+      });
+    }
+    const session: Session = { n: p.n, t: p.t };
     const params = p.p.map(decodeValue);
+    // Before binding: a dropped relation makes a stale cursor, not "relation does not exist".
+    const changed = changedRelation(p.rv, relationVersions(parseSelect(p.s).stmt, this.db.catalog));
+    if (changed !== null) {
+      throw new PagingError('CursorStale', `${changed.change === 'added' ? 'relation' : 'table or view'} "${changed.name}" was ${changed.change === 'added' ? 'created' : changed.change} since this cursor was issued`, {
+        hint: 'Run the query again to get a new cursor.',
+      });
+    }
     await this.prewalk(p.s);
     const prep = this.prepare(p.s, params, p.ts, req.signal);
     if (prep.fp !== p.fp || (prep.mode === 'keyset') !== (p.m === 'k')) {
@@ -167,18 +213,22 @@ export class Pager {
     }
     const held = p.q ?? null;
     if ((held !== null) !== (limitPlacement(prep) === 'held')) throw new PagingError('CursorInvalid', 'invalid cursor: limit does not match the query');
-    if (p.m === 'o') return this.offsetPage(p.s, prep, p.ts, fetch, p.o ?? 0, held, req.ttlMs ?? null);
+    if (p.m === 'o') return this.offsetPage(p.s, prep, p.ts, fetch, p.o ?? 0, held, session, ttl);
     const key = (p.k ?? []).map((v) => decodeValue(v) as Value);
     if (key.length !== prep.shape.keys.length) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
-    return this.keysetPage(p.s, prep, p.ts, fetch, { key, dup: p.d ?? 0, remaining: held === null ? p.r : null, skip: 0, held }, req.ttlMs ?? null);
+    return this.keysetPage(p.s, prep, p.ts, fetch, { key, dup: p.d ?? 0, remaining: held === null ? p.r : null, skip: 0, held }, session, ttl);
   }
 
   /**
-   * Ends a cursor. Cursors hold no server state, so this only checks that the token is ours
-   * (tampered tokens are still an error); closing an expired or already-finished cursor succeeds.
+   * Ends a cursor's paging session: this cursor and every other one of the same query (earlier or
+   * later pages) are refused from now on. Tampered tokens are still an error; closing an expired or
+   * already-closed cursor succeeds.
    */
-  close(cursor: string): void {
-    this.codec.decode(cursor, { ignoreExpiry: true });
+  async close(cursor: string): Promise<void> {
+    const raw = this.codec.decode(cursor, { ignoreExpiry: true });
+    // Cursors from before sessions existed carry no id; they are refused as stale anyway.
+    if (typeof raw.n !== 'string' || typeof raw.t !== 'number') return;
+    await this.revocations.revoke(raw.n, this.codec.currentTime() + raw.t);
   }
 
   /** The physical plan page 1 would run (for EXPLAIN). */
@@ -242,6 +292,16 @@ export class Pager {
       (raw.o === undefined || (Number.isInteger(raw.o) && (raw.o as number) >= 0)) &&
       (raw.q === undefined || isLimitPair(raw.q));
     if (!ok) throw new PagingError('CursorInvalid', 'invalid cursor: payload does not describe a page');
+    if (raw.n === undefined && raw.rv === undefined) {
+      throw new PagingError('CursorStale', 'cursor was issued by an earlier version of this server', { hint: 'Run the query again to get a new cursor.' });
+    }
+    const sessionOk =
+      typeof raw.n === 'string' &&
+      Number.isInteger(raw.t) &&
+      (raw.t as number) > 0 &&
+      Array.isArray(raw.rv) &&
+      (raw.rv as unknown[]).every((x) => Array.isArray(x) && x.length === 2 && typeof x[0] === 'string' && typeof x[1] === 'string');
+    if (!sessionOk) throw new PagingError('CursorInvalid', 'invalid cursor: payload does not describe a page');
     return raw as unknown as Payload;
   }
 
@@ -255,11 +315,8 @@ export class Pager {
   }
 
   private prepare(sql: string, params: readonly unknown[], ts: number, signal: AbortSignal | undefined): Prepared {
-    const stmts = parseStatements(sql);
-    if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt' || nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause) {
-      throw new PagingError('PaginationUnsupported', 'only a single SELECT statement can be paged', { hint: 'Send other statements without fetch_size.' });
-    }
-    const stmt = nodeBody<SelectStmt>(stmts[0]!.stmt);
+    const parsed = parseSelect(sql);
+    const stmt = nodeBody<SelectStmt>(parsed.stmt);
     const types: DataType[] = params.map(() => T.unknown);
     const evalCtx = this.db.session.evalContext(ts);
     const binder = new QueryBinder(this.db.catalog, evalCtx, types);
@@ -278,7 +335,8 @@ export class Pager {
     const limitSpec = shape.limit === null ? '' : shape.limit.decided && mode === 'keyset' ? ':ls' : ':lh';
     const keySpec = (mode === 'keyset' ? `${shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset') + limitSpec;
     const fp = fingerprint({ sql, params: encodedParams, columns, keySpec, timezone: this.db.timezone });
-    return { shape, bound, columns, paramTypes: binder.paramTypes, ctx, fp, encodedParams, mode };
+    const rv = relationVersions(parsed.stmt, this.db.catalog);
+    return { shape, bound, columns, paramTypes: binder.paramTypes, ctx, fp, encodedParams, mode, rv };
   }
 
   private async run(plan: LogicalPlan, ctx: ExecContext): Promise<Value[][]> {
@@ -304,7 +362,8 @@ export class Pager {
     ts: number,
     fetch: number,
     at: { key: Value[] | null; dup: number; remaining: number | null; skip: number; held: [number | null, number] | null },
-    ttlMs: number | null | undefined,
+    session: Session,
+    ttlMs: number,
   ): Promise<Page> {
     const { ctx } = prep;
     const shape = at.held === null ? prep.shape : heldShape(prep.shape, at.held);
@@ -335,7 +394,7 @@ export class Pager {
         while (j >= 0 && compareTuples(shape.keys, keyOf(rows[j]!), last) === 0) j--;
         dup = end - 1 - j;
       }
-      cursor = this.issue(sql, prep, ts, fetch, at.held, ttlMs, { m: 'k', k: last.map(encodeValue), ...(dupMode ? { d: dup } : {}), r: remaining });
+      cursor = this.issue(sql, prep, ts, fetch, at.held, session, ttlMs, { m: 'k', k: last.map(encodeValue), ...(dupMode ? { d: dup } : {}), r: remaining });
     }
     const vis = shape.visible;
     return { columns: prep.columns, rows: page.map((r) => (r.length === vis ? r : r.slice(0, vis))), cursor, mode: 'keyset' };
@@ -348,7 +407,8 @@ export class Pager {
     ts: number,
     fetch: number,
     held: [number | null, number] | null,
-    ttlMs: number | null | undefined,
+    session: Session,
+    ttlMs: number,
     mode: Pick<Payload, 'm' | 'r'> & Partial<Payload>,
   ): string {
     const payload: Payload = {
@@ -359,7 +419,10 @@ export class Pager {
       f: fetch,
       ...mode,
       ...(held !== null ? { q: held } : {}),
-      exp: this.codec.currentTime() + this.ttl(ttlMs),
+      n: session.n,
+      t: session.t,
+      rv: prep.rv,
+      exp: this.codec.currentTime() + ttlMs,
     };
     return this.codec.encode(payload as unknown as { exp: number } & Record<string, unknown>);
   }
@@ -371,16 +434,25 @@ export class Pager {
     fetch: number,
     sent: number,
     held: [number | null, number] | null,
-    ttlMs: number | null | undefined,
+    session: Session,
+    ttlMs: number,
   ): Promise<Page> {
     const rows = await this.run(offsetPlan(prep.bound, sent, fetch + 1, held), prep.ctx);
     const page = rows.slice(0, fetch);
     let cursor: string | null = null;
     if (rows.length > fetch) {
-      cursor = this.issue(sql, prep, ts, fetch, held, ttlMs, { m: 'o', r: null, o: sent + page.length });
+      cursor = this.issue(sql, prep, ts, fetch, held, session, ttlMs, { m: 'o', r: null, o: sent + page.length });
     }
     return { columns: prep.columns, rows: page, cursor, mode: 'offset', warning: `${OFFSET_WARNING} (reason: ${prep.shape.fallbackReason})` };
   }
+}
+
+function parseSelect(sql: string): ParsedStatement {
+  const stmts = parseStatements(sql);
+  if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt' || nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause) {
+    throw new PagingError('PaginationUnsupported', 'only a single SELECT statement can be paged', { hint: 'Send other statements without fetch_size.' });
+  }
+  return stmts[0]!;
 }
 
 /** base → [seek filter] → sort(keys) → limit(k): the optimizer turns sort + limit into a Top-N. */

@@ -96,6 +96,11 @@ export function parseStatements(text: string): ParsedStatement[] {
     const message = details?.message ?? (e instanceof Error ? e.message : String(e));
     const pos = details?.cursorPosition;
     const charPos = pos === undefined ? 0 : (isAscii(text) ? pos : byteToCharOffset(text, pos)) + 1;
+    // The grammar's own recursion limit, or the JavaScript one while reading its parse tree: the
+    // statement is too complex, not wrong (PostgreSQL: 54001).
+    if (/stack depth limit exceeded|call stack size exceeded/i.test(message)) {
+      throw new QuireError('54001', 'stack depth limit exceeded', { hint: 'The statement is nested too deeply or has too many terms; simplify it or split it up.' });
+    }
     throw new QuireError(grammarErrorCode(message), message, { position: charPos });
   }
   const ascii = isAscii(text);

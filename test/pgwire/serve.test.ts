@@ -44,3 +44,69 @@ describe('quire serve', () => {
     }
   }, 60_000);
 });
+
+describe('quire serve: connection limits and logs', () => {
+  const loader = (): string => pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+
+  it('--log-slow-ms, --log-level and --max-connections reach both ports; log lines are JSON on stderr', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', loader(), join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', '--log-slow-ms', '1', '--log-level', 'warn', '--max-connections', '3', '--demo'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const [restUrl, pgPort] = await new Promise<[string, number]>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listener lines: ${stderr}`)), 30_000);
+        const check = (): void => {
+          const r = /REST \(OpenSearch SQL\) listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+          const p = /PostgreSQL protocol listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
+          if (r && p) {
+            clearTimeout(timer);
+            child.stderr.off('data', check);
+            resolve([r[1]!, Number(p[1])]);
+          }
+        };
+        child.stderr.on('data', check);
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+      });
+      const res = await fetch(`${restUrl}/_plugins/_sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: "select count(*) from calcs where str2 <> 'rest-probe'" }) });
+      expect(res.status).toBe(200);
+      const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'u', database: 'quire' });
+      await c.connect();
+      await c.query("select count(*) from calcs where str2 <> 'pg-probe'");
+      // --max-connections 3: this client holds one slot; three more idle sockets leave none.
+      const { connect } = await import('node:net');
+      const idle = await Promise.all([1, 2, 3].map(() => new Promise<import('node:net').Socket>((r) => { const s = connect(pgPort, '127.0.0.1', () => r(s)); })));
+      const refused = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'u', database: 'quire' });
+      await expect(refused.connect()).rejects.toMatchObject({ code: '53300' });
+      for (const s of idle) s.destroy();
+      expect((await c.query('select 1 as x')).rows).toEqual([{ x: 1 }]);
+      await c.end();
+      const deadline = Date.now() + 5000;
+      const lines = (): Record<string, unknown>[] => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      while (lines().filter((l) => l.msg === 'slow query').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const slow = lines().filter((l) => l.msg === 'slow query');
+      expect(slow.find((l) => l.port === 'rest' && String(l.sql).includes('rest-probe'))).toMatchObject({ level: 40 });
+      expect(slow.find((l) => l.port === 'pg' && String(l.sql).includes('pg-probe'))).toMatchObject({ level: 40 });
+      // --log-level warn: the refused client (info) is not logged.
+      expect(lines().some((l) => l.msg === 'too many connections: refusing a client')).toBe(false);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+  }, 60_000);
+
+  it('refuses an unknown --log-level', async () => {
+    const child = spawn(process.execPath, ['--import', loader(), join(ROOT, 'src/cli/main.ts'), 'serve', '--log-level', 'loud'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    expect(stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
+  }, 30_000);
+});

@@ -220,7 +220,12 @@ export function parseStartup(body: Buffer): StartupMessage {
 export interface FrameLimits {
   /** Largest regular message accepted (PostgreSQL's own limit is 1 GB). */
   maxMessage: number;
+  /** Largest message accepted before authentication (startup packet included); lifted by `authenticated()`. */
+  maxPreAuth?: number;
 }
+
+/** PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
+const MAX_STARTUP_PACKET = 10000;
 
 /**
  * Splits the byte stream into messages. The startup phase has no type byte; after startup every
@@ -231,8 +236,16 @@ export class FrameReader {
   private chunks: Buffer[] = [];
   private avail = 0;
   startup = true;
+  private maxMessage: number;
 
-  constructor(private readonly limits: FrameLimits) {}
+  constructor(private readonly limits: FrameLimits) {
+    this.maxMessage = limits.maxPreAuth ?? limits.maxMessage;
+  }
+
+  /** From now on the regular message limit applies (the client is authenticated). */
+  authenticated(): void {
+    this.maxMessage = this.limits.maxMessage;
+  }
 
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
@@ -261,8 +274,8 @@ export class FrameReader {
     if (this.startup) {
       if (this.avail < 4) return null;
       const len = this.peek(4).readInt32BE(0);
-      // PostgreSQL's MAX_STARTUP_PACKET_LENGTH.
-      if (len < 8 || len > 10000) throw new ProtocolError('invalid length of startup packet', true);
+      if (len < 8 || len > MAX_STARTUP_PACKET) throw new ProtocolError('invalid length of startup packet', true);
+      if (len > this.maxMessage) throw new ProtocolError(`startup packet of ${len} bytes is larger than the ${this.maxMessage} bytes accepted before authentication`, true);
       if (this.avail < len) return null;
       const frame = this.take(len);
       return { type: 0, body: Buffer.from(frame.subarray(4)) };
@@ -271,10 +284,20 @@ export class FrameReader {
     const head = this.peek(5);
     const type = head[0]!;
     const len = head.readInt32BE(1);
-    if (len < 4 || len > this.limits.maxMessage) throw new ProtocolError(`invalid message length ${len}`, true);
+    if (len < 4) throw new ProtocolError(`invalid message length ${len}`, true);
+    if (len > this.maxMessage) {
+      // Refused on the header: a hostile length costs nothing, the body is never waited for.
+      throw new ProtocolError(this.maxMessage === this.limits.maxMessage ? `invalid message length ${len}` : `message of ${len} bytes is larger than the ${this.maxMessage} bytes accepted before authentication`, true);
+    }
     if (this.avail < len + 1) return null;
     const frame = this.take(len + 1);
     return { type, body: Buffer.from(frame.subarray(5)) };
+  }
+
+  /** Drops everything buffered (the connection is being closed). */
+  discard(): void {
+    this.chunks = [];
+    this.avail = 0;
   }
 
   get buffered(): number {

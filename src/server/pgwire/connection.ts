@@ -23,12 +23,15 @@ import { maxParamRef, nodeBody, nodeTag, statementParamCount } from '../../sql/a
 import { figureColname } from '../../sql/bind-query.js';
 import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
 import type { Catalog } from '../../storage/catalog.js';
-import { backend, FrameReader, parseFrontend, parseStartup, ProtocolError, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';
+import { backend, FrameReader, GSSENC_REQUEST, parseFrontend, parseStartup, ProtocolError, SSL_REQUEST, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';
 import { dropConnectionEnv, ENV_SETTING, registerConnectionEnv } from './catalog.js';
 import { lookupOid, onlySystemRelations, qualifySystemNames, rewriteSystemTypes, rewritePsqlQuery, setViewColumnResolver, systemCatalogView, type OidRegistry } from './catalog.js';
 import type { PgTraceEvent } from './index.js';
 import { batchSource, Portal, rowsSource } from './portal.js';
 import { ScramError, ScramExchange, type ScramSecret } from './scram.js';
+import type { AuthThrottle } from './auth-throttle.js';
+import { sqlForLog, type ServerLogger } from '../logger.js';
+import { isInternal, toQuireError } from '../to-quire-error.js';
 import { columnFormats, decodeParam, fieldDescription, oidOf, typeForOid } from './types.js';
 
 export interface ConnectionHost {
@@ -36,12 +39,24 @@ export interface ConnectionHost {
   readonly secret: ScramSecret | null;
   readonly user: string | undefined;
   readonly maxMessageBytes: number;
+  readonly maxPreAuthBytes: number;
+  readonly authTimeoutMs: number;
+  readonly throttle: AuthThrottle;
+  readonly logger: ServerLogger;
+  /** Statements running at least this long are logged; 0 = none. */
+  readonly logSlowMs: number;
   readonly oids: OidRegistry;
   register(c: Connection): { pid: number; key: number };
   unregister(c: Connection): void;
   cancel(pid: number, key: number): void;
-  log(msg: string): void;
   trace(event: PgTraceEvent): void;
+}
+
+export interface ConnectionOptions {
+  /** Answer the startup packet with this FATAL error and close (the server is full). */
+  refuse?: { code: string; message: string };
+  /** Overrides the host's authentication timeout. */
+  authTimeoutMs?: number;
 }
 
 interface Statement {
@@ -104,12 +119,21 @@ export class Connection {
   private authTimer: NodeJS.Timeout | null;
   /** Key of this connection's catalog environment for the catalog functions (catalog.ts). */
   private envId: string | null = null;
+  /** Bytes received before authentication completed (bounded by maxPreAuthBytes). */
+  private preAuthBytes = 0;
+  /** SSLRequest / GSSENCRequest already answered: each may come once, before the startup packet. */
+  private negotiated = new Set<'ssl' | 'gssenc'>();
+  private readonly refuse: ConnectionOptions['refuse'];
+  private readonly remoteAddress: string;
 
   constructor(
     private readonly socket: Socket,
     private readonly host: ConnectionHost,
+    opts: ConnectionOptions = {},
   ) {
-    this.frames = new FrameReader({ maxMessage: host.maxMessageBytes });
+    this.frames = new FrameReader({ maxMessage: host.maxMessageBytes, maxPreAuth: host.maxPreAuthBytes });
+    this.refuse = opts.refuse;
+    this.remoteAddress = socket.remoteAddress ?? '';
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => this.teardown());
@@ -117,7 +141,7 @@ export class Connection {
     // PostgreSQL's authentication_timeout: a client that never finishes startup does not hold a slot.
     this.authTimer = setTimeout(() => {
       if (this.phase === 'startup' || this.phase === 'auth') this.fatal('08006', 'canceling authentication due to timeout');
-    }, 60_000);
+    }, opts.authTimeoutMs ?? host.authTimeoutMs);
     this.authTimer.unref();
   }
 
@@ -125,6 +149,17 @@ export class Connection {
 
   private onData(chunk: Buffer): void {
     if (this.phase === 'closed') return;
+    if (this.phase !== 'ready') {
+      // Nothing a client sends before it is authenticated may cost more than a few KiB: a startup,
+      // an SSL negotiation and a SASL exchange fit easily.
+      this.preAuthBytes += chunk.length;
+      if (this.preAuthBytes > this.host.maxPreAuthBytes) {
+        this.frames.discard();
+        this.queue = [];
+        this.fatal('08P01', `more than ${this.host.maxPreAuthBytes} bytes received before authentication`);
+        return;
+      }
+    }
     this.frames.push(chunk);
     try {
       for (;;) {
@@ -132,9 +167,11 @@ export class Connection {
         if (f === null) break;
         if (this.frames.startup) {
           this.queue.push({ startup: f.body });
-          // Whether the next frame is still a startup-phase one depends on this one (SSLRequest is
-          // followed by a StartupMessage); the handler flips it back when needed.
-          this.frames.startup = false;
+          // After an SSLRequest or GSSENCRequest the next packet is again a startup-phase one; it may
+          // have arrived in the same read (clients pipeline them), so this is decided here, not after
+          // the answer 'N' is sent.
+          const code = f.body.length === 4 ? f.body.readInt32BE(0) : 0;
+          this.frames.startup = code === SSL_REQUEST || code === GSSENC_REQUEST;
           continue;
         }
         try {
@@ -166,7 +203,7 @@ export class Connection {
       await this.flush();
     } catch (e) {
       // A bug in the server must cost this connection only, never the process.
-      this.host.log(`pgwire: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.host.logger.error({ port: 'pg', pid: this.pid, err: e }, 'internal error; connection closed');
       this.fatal('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.processing = false;
@@ -278,10 +315,14 @@ export class Connection {
       return;
     }
     if (m.kind === 'ssl' || m.kind === 'gssenc') {
-      // No TLS here: 'N' tells the client to continue in plain text (or give up, if it insists).
+      if (this.negotiated.has(m.kind)) {
+        this.fatal('08P01', `duplicate ${m.kind === 'ssl' ? 'SSL' : 'GSSAPI encryption'} negotiation request`);
+        return;
+      }
+      this.negotiated.add(m.kind);
+      // No TLS or GSSAPI here: 'N' tells the client to continue in plain text (or give up, if it insists).
       this.send(Buffer.from('N'));
       await this.flush();
-      this.frames.startup = true;
       return;
     }
     if (m.kind === 'cancel') {
@@ -291,13 +332,18 @@ export class Connection {
       this.teardown();
       return;
     }
+    if (this.refuse !== undefined) {
+      this.fatal(this.refuse.code, this.refuse.message);
+      return;
+    }
     const user = m.params.get('user');
     if (user === undefined || user === '') {
       this.fatal('28000', 'no PostgreSQL user name specified in startup packet');
       return;
     }
     if (this.host.user !== undefined && user !== this.host.user) {
-      this.fatal('28000', `role "${user}" does not exist`);
+      // A wrong user name is a failed guess like a wrong password, and is answered as slowly.
+      await this.authFailed('28000', `role "${user}" does not exist`, user);
       return;
     }
     this.startupParams = m.params;
@@ -337,23 +383,48 @@ export class Connection {
         const data = m.body.subarray(nul + 5);
         if (len !== data.length) throw new ScramError('malformed SASL message');
         this.scramStarted = true;
+        const wait = this.host.throttle.reserve(this.remoteAddress);
+        if (wait === null) {
+          this.host.logger.info({ port: 'pg', remoteAddress: this.remoteAddress, user }, 'authentication refused: too many recent failures from this address');
+          // Answered as slowly as a failure, so refused clients cannot spin on reconnects.
+          this.socket.pause();
+          await new Promise((r) => setTimeout(r, this.host.throttle.opts.failureDelayMs));
+          this.fatal('28000', 'too many failed authentication attempts from this address; try again later');
+          return;
+        }
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, wait));
+          if (this.phase === 'closed') return;
+        }
         this.send(backend.authSaslContinue(this.scram.start(data.toString('utf8'))));
         await this.flush();
         return;
       }
       const final = this.scram.finish(m.body.toString('utf8'));
+      this.host.throttle.succeeded(this.remoteAddress);
       this.send(backend.authSaslFinal(final));
       await this.finishStartup();
     } catch (e) {
       if (e instanceof ScramError && /malformed|unexpected|channel/.test(e.message)) this.fatal('08P01', e.message);
-      else this.fatal('28P01', `password authentication failed for user "${user}"`);
+      else await this.authFailed('28P01', `password authentication failed for user "${user}"`, user);
     }
+  }
+
+  /** Answers a failed authentication after the throttle's delay (auth-throttle.ts), then closes. */
+  private async authFailed(code: string, message: string, user: string): Promise<void> {
+    const delay = this.host.throttle.failed(this.remoteAddress);
+    this.host.logger.info({ port: 'pg', remoteAddress: this.remoteAddress, user, code }, 'authentication failed');
+    // Nothing more is read from this client; the auth timer still bounds the wait.
+    this.socket.pause();
+    await new Promise((r) => setTimeout(r, delay));
+    this.fatal(code, message);
   }
   private scramStarted = false;
 
   private async finishStartup(): Promise<void> {
     if (this.authTimer) clearTimeout(this.authTimer);
     this.authTimer = null;
+    this.frames.authenticated();
     const { pid, key } = this.host.register(this);
     this.pid = pid;
     this.key = key;
@@ -501,8 +572,17 @@ export class Connection {
     }
   }
 
-  private reportFailure(e: unknown): void {
+  /** One warn line per statement (or Execute) that ran at least logSlowMs. */
+  private logIfSlow(sql: string, started: number): void {
+    const ms = performance.now() - started;
+    if (this.host.logSlowMs > 0 && ms >= this.host.logSlowMs) {
+      this.host.logger.warn({ port: 'pg', pid: this.pid, durationMs: Math.round(ms), sql: sqlForLog(sql) }, 'slow query');
+    }
+  }
+
+  private reportFailure(e: unknown, sql?: string): void {
     const q = toQuireError(e);
+    if (isInternal(e)) this.host.logger.error({ port: 'pg', pid: this.pid, err: e, ...(sql !== undefined ? { sql: sqlForLog(sql) } : {}) }, 'internal error');
     if (this.db?.session.inTransaction) this.txFailed = true;
     this.sendError({ severity: 'ERROR', code: q.code, message: q.message, detail: q.detail, hint: q.hint, position: q.position || undefined });
   }
@@ -541,9 +621,11 @@ export class Connection {
           this.startCopyIn(s, stmts.slice(i + 1));
           return;
         }
+        const started = performance.now();
         await this.runOne(s);
+        this.logIfSlow(s.text, started);
       } catch (e) {
-        this.reportFailure(e);
+        this.reportFailure(e, s.text);
         failed = true;
         break;
       }
@@ -657,7 +739,10 @@ export class Connection {
     const params = m.params.map((raw, i) => decodeParam(raw, m.paramFormats.length === 0 ? 0 : m.paramFormats.length === 1 ? m.paramFormats[0]! : m.paramFormats[i]!, stmt.paramTypes[i]!));
     await this.closePortal(m.portal);
     const portal = await this.makePortal(m.portal, stmt, params, m.resultFormats);
-    if (portal !== null) this.portals.set(m.portal, portal);
+    if (portal !== null) {
+      portal.sql = stmt.sql;
+      this.portals.set(m.portal, portal);
+    }
     this.send(backend.bindComplete());
   }
 
@@ -744,7 +829,9 @@ export class Connection {
     const p = this.portals.get(name);
     if (p === undefined) throw new QuireError('34000', `portal "${name}" does not exist`);
     try {
+      const started = performance.now();
       await this.runPortal(p, maxRows);
+      this.logIfSlow(p.sql, started);
     } catch (e) {
       // A portal whose execution failed cannot continue (PostgreSQL marks it failed).
       await this.closePortal(name);
@@ -872,13 +959,6 @@ function utilityColumns(db: Database, stmt: Node): ResultColumn[] | null {
   }
   // DML with RETURNING: unknown until run; the portal Describe (after Bind) reports them.
   return null;
-}
-
-export function toQuireError(e: unknown): QuireError {
-  if (e instanceof QuireError) return e;
-  if (e instanceof RangeError && /call stack/i.test(e.message)) return new QuireError('54001', 'stack depth limit exceeded');
-  if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) return new QuireError('53200', 'out of memory', { detail: e.message });
-  return new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 export function isLoopback(addr: string): boolean {

@@ -15,6 +15,8 @@ import type { Database } from '../../api/database.js';
 import { OidRegistry, registerCatalogFunctions } from './catalog.js';
 import { Connection, isLoopback, type ConnectionHost } from './connection.js';
 import { makeScramSecret, type ScramSecret } from './scram.js';
+import { AuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
+import { silentLogger, type ServerLogger } from '../logger.js';
 
 export interface PgServerOptions {
   /** Interface to bind; default 127.0.0.1 (loopback). */
@@ -27,9 +29,21 @@ export interface PgServerOptions {
   user?: string;
   /** Largest protocol message accepted, in bytes; default 64 MiB. */
   maxMessageBytes?: number;
+  /** Client connections served at once (authenticating ones included); beyond it 53300. Default 100. */
+  maxConnections?: number;
+  /** Bytes a client may send before it is authenticated (startup, SSL negotiation, SASL); default 8 KiB. */
+  maxPreAuthBytes?: number;
+  /** Time a client has to complete startup and authentication; default 60 s (PostgreSQL's authentication_timeout). */
+  authTimeoutMs?: number;
+  /** Delays after failed passwords (auth-throttle.ts); defaults suit a server, tests shorten them. */
+  authThrottle?: Partial<AuthThrottleOptions>;
+  /** Statements running at least this long are logged (warn); 0 = none. Default 0. */
+  logSlowMs?: number;
   /** Protocol tracing, for diagnostics and tests: every statement run or parsed, every Execute. */
   trace?: (event: PgTraceEvent) => void;
-  /** Diagnostics (internal errors); default: nothing. */
+  /** Structured log (pino or compatible): internal errors with their stack, slow statements, refused connections. Default: none. */
+  logger?: ServerLogger;
+  /** Plain-text diagnostics, for callers without a structured logger; used when `logger` is absent. */
   log?: (message: string) => void;
 }
 
@@ -42,13 +56,26 @@ export type PgTraceEvent =
 export interface PgServer {
   readonly host: string;
   readonly port: number;
-  /** Open client connections. */
+  /** Open client connections (sockets, including ones being refused). */
   readonly connections: number;
+  /** Client addresses with recent failed passwords (auth-throttle.ts). */
+  readonly throttledAddresses: number;
   /** Stops listening and closes every client connection. */
   close(): Promise<void>;
 }
 
 export const DEFAULT_PG_PORT = 5433;
+export const DEFAULT_MAX_CONNECTIONS = 100;
+export const DEFAULT_MAX_PRE_AUTH_BYTES = 8192;
+export const DEFAULT_AUTH_TIMEOUT_MS = 60_000;
+/** Longest time a refused (over the limit) client gets to send its startup packet and read the 53300. */
+const REFUSAL_GRACE_MS = 5000;
+
+/** Wraps a plain-text sink as a ServerLogger (message plus the event as JSON). */
+function textLogger(log: (message: string) => void): ServerLogger {
+  const line = (o: object, msg: string): void => log(`pgwire: ${msg}${Object.keys(o).length > 0 ? ` ${JSON.stringify(o, (_k, v: unknown) => (v instanceof Error ? (v.stack ?? v.message) : v))}` : ''}`);
+  return { error: line, warn: line, info: line, debug: () => undefined };
+}
 
 export async function startPgServer(db: Database, opts: PgServerOptions = {}): Promise<PgServer> {
   registerCatalogFunctions();
@@ -57,12 +84,23 @@ export async function startPgServer(db: Database, opts: PgServerOptions = {}): P
   const conns = new Map<number, Connection>();
   const sockets = new Set<Socket>();
   let nextPid = 1000 + randomInt(1000);
-  const log = opts.log ?? (() => undefined);
+  const logger = opts.logger ?? (opts.log ? textLogger(opts.log) : silentLogger);
+  const maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error('maxConnections must be a positive integer');
+  const authTimeoutMs = opts.authTimeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS;
+  const throttle = new AuthThrottle(opts.authThrottle);
+  let admitted = 0;
+  let refusing = 0;
   const connHost: ConnectionHost = {
     db,
     secret,
     user: opts.user,
     maxMessageBytes: opts.maxMessageBytes ?? 64 << 20,
+    maxPreAuthBytes: opts.maxPreAuthBytes ?? DEFAULT_MAX_PRE_AUTH_BYTES,
+    authTimeoutMs,
+    throttle,
+    logger,
+    logSlowMs: opts.logSlowMs ?? 0,
     oids: new OidRegistry(),
     register(c) {
       const pid = nextPid++;
@@ -77,24 +115,39 @@ export async function startPgServer(db: Database, opts: PgServerOptions = {}): P
       // A wrong key is ignored silently, as PostgreSQL does (no oracle for guessing keys).
       if (c !== undefined && c.key === key) c.cancelRunning();
     },
-    log,
     trace: opts.trace ?? (() => undefined),
   };
   if (secret === null && !isLoopback(host) && host !== 'localhost') {
-    log(`pgwire: no password set: connections to ${host} are accepted from loopback addresses only`);
+    logger.warn({ port: 'pg', host }, 'no password set: only connections from loopback addresses are trusted');
   }
   const server: Server = createServer((socket) => {
+    // Like PostgreSQL's max_connections, a connection holds a slot from accept on (authenticating
+    // ones too), so idle sockets cannot pile up beyond the limit. Over it, a client still gets
+    // PostgreSQL's answer (53300, after its startup packet, as libpq and pgjdbc expect); as many
+    // refusals again can be in progress at once, briefly; beyond that the socket is closed at once.
+    const tooMany = admitted >= maxConnections;
+    if (tooMany && refusing >= maxConnections) {
+      socket.destroy();
+      return;
+    }
+    if (tooMany) refusing++;
+    else admitted++;
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (tooMany) refusing--;
+      else admitted--;
+    });
+    if (tooMany) logger.info({ port: 'pg', remoteAddress: socket.remoteAddress, maxConnections }, 'too many connections: refusing a client');
     try {
-      new Connection(socket, connHost);
+      new Connection(socket, connHost, tooMany ? { refuse: { code: '53300', message: 'sorry, too many clients already' }, authTimeoutMs: Math.min(authTimeoutMs, REFUSAL_GRACE_MS) } : {});
     } catch (e) {
-      log(`pgwire: cannot set up connection: ${e instanceof Error ? e.message : String(e)}`);
+      logger.error({ port: 'pg', err: e }, 'cannot set up connection');
       socket.destroy();
     }
   });
   // A listener error after start (e.g. EMFILE on accept) must not crash the process.
-  server.on('error', (e) => log(`pgwire: ${e.message}`));
+  server.on('error', (e) => logger.error({ port: 'pg', err: e }, 'listener error'));
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error): void => reject(e);
     server.once('error', onError);
@@ -110,6 +163,9 @@ export async function startPgServer(db: Database, opts: PgServerOptions = {}): P
     port,
     get connections() {
       return sockets.size;
+    },
+    get throttledAddresses() {
+      return throttle.trackedAddresses;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -57,6 +57,8 @@ export class Portal {
   /** Rows sent over the portal's lifetime. */
   total = 0;
   readonly abort = new AbortController();
+  /** The statement's text, for the slow-query log. */
+  sql = '';
 
   constructor(
     readonly name: string,

@@ -7,7 +7,8 @@
  *   (the same under /_opendistro/_sql for older clients)
  *
  * Paging is the stateless keyset Pager (src/cursor): the server keeps nothing between pages, so
- * any number of clients can hold cursors and a restart with the same --secret keeps them valid.
+ * any number of clients can hold cursors and a restart with the same --secret keeps them valid;
+ * the one thing remembered is which paging sessions were closed (src/cursor/revocations.ts).
  * Limits: body size (bodyLimit), per-query time (queryTimeoutMs, the query is cancelled), whole
  * request time (requestTimeoutMs), fetch_size ≤ maxFetchSize (larger is an error, never a silent cap).
  * Only reading statements run unless allowWrites is set, because the endpoint may be reachable by
@@ -21,12 +22,15 @@ import { QuireError } from '../../common/errors.js';
 import { isTimeoutError, runWithLimits } from '../../index.js';
 import type { Value } from '../../common/types.js';
 import { CursorCodec, type CursorKey } from '../../cursor/cursor-codec.js';
+import type { CursorRevocations } from '../../cursor/revocations.js';
 import { Pager, type Page } from '../../cursor/pager.js';
 import type { PhysicalOperator } from '../../physical/operator.js';
 import { explainPlan } from '../../physical/explain.js';
 import { nodeBody, nodeTag } from '../../sql/ast.js';
 import { parseStatements } from '../../sql/parse.js';
 import { HttpError, toErrorBody } from './errors.js';
+import { limitConnections } from './connection-limit.js';
+import { silentLogger, sqlForLog, type ServerLogger } from '../logger.js';
 import { REST_FORMATS, csvText, jdbcBody, jsonBody, rawText, type RestFormat, type ResultSet } from './formats.js';
 
 export interface RestServerOptions {
@@ -47,24 +51,41 @@ export interface RestServerOptions {
   allowWrites?: boolean;
   /** Default cursor lifetime; default 1 hour. */
   cursorTtlMs?: number;
-  logger?: boolean;
+  /** Where closed cursors are remembered; default: in this process. Replicas share a DirectoryRevocations. */
+  revocations?: CursorRevocations;
+  /** Structured log (pino or compatible): one line per 5xx with its stack, per slow query, per refused connection. Default: none. */
+  logger?: ServerLogger;
+  /** Queries (and cursor pages) running at least this long are logged (warn); 0 = none. Default 0. */
+  logSlowMs?: number;
+  /** Open connections (sockets) served at once; beyond it 503. Default 100. */
+  maxConnections?: number;
 }
+
+export const DEFAULT_REST_MAX_CONNECTIONS = 100;
 
 const SQL_PATHS = ['/_plugins/_sql', '/_opendistro/_sql'] as const;
 const QUERY_KEYS = new Set(['query', 'fetch_size', 'parameters', 'keep_alive', 'cursor']);
 
 export function buildRestApp(opts: RestServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: false,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     requestTimeout: opts.requestTimeoutMs ?? 60_000,
     connectionTimeout: opts.requestTimeoutMs ?? 60_000,
     return503OnClosing: true,
   });
   const codec = new CursorCodec(opts.cursorKeys ? { keys: opts.cursorKeys } : {});
-  const pager = new Pager(opts.db, { codec, ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}), ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}) });
+  const pager = new Pager(opts.db, {
+    codec,
+    ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}),
+    ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}),
+    ...(opts.revocations ? { revocations: opts.revocations } : {}),
+  });
   const queryTimeout = opts.queryTimeoutMs ?? 30_000;
   const db = opts.db;
+  const logger = opts.logger ?? silentLogger;
+  const logSlowMs = opts.logSlowMs ?? 0;
+  limitConnections(app, opts.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS, logger);
 
   // curl -d sends application/x-www-form-urlencoded unless told otherwise; OpenSearch reads any
   // body as JSON, and so do we (the body limit still applies).
@@ -90,8 +111,12 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     });
   }
 
-  app.setErrorHandler((err, _req, reply) => {
+  app.setErrorHandler((err, req, reply) => {
     const body = toErrorBody(err);
+    if (body.status >= 500) {
+      const sql = (req.body as { query?: unknown } | undefined)?.query;
+      logger.error({ port: 'rest', err, method: req.method, url: req.url, status: body.status, ...(typeof sql === 'string' ? { sql: sqlForLog(sql) } : {}) }, 'request failed with a server error');
+    }
     if (body.status === 401) void reply.header('www-authenticate', 'ApiKey');
     void reply.status(body.status).type('application/json; charset=utf-8').send(body);
   });
@@ -99,8 +124,9 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     void reply.status(404).send({ error: { reason: `no handler found for ${req.method} ${req.url.split('?')[0]}`, details: '', type: 'NotFoundException' }, status: 404 });
   });
 
-  /** Runs `f` under the query time limit (a deadline its statements check; see execution/interrupt.ts). */
-  const timed = async <X>(f: (signal: AbortSignal) => Promise<X>): Promise<X> => {
+  /** Runs `f` under the query time limit (a deadline its statements check; see execution/interrupt.ts); logs it when slow. */
+  const timed = async <X>(what: { sql: string } | { cursor: true }, f: (signal: AbortSignal) => Promise<X>): Promise<X> => {
+    const started = performance.now();
     const ac = new AbortController();
     try {
       return await runWithLimits({ signal: ac.signal, deadline: performance.now() + queryTimeout }, () => f(ac.signal));
@@ -109,6 +135,11 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
         throw new HttpError(408, 'QueryTimeoutException', `query exceeded the time limit of ${queryTimeout} ms and was cancelled`);
       }
       throw e;
+    } finally {
+      const ms = performance.now() - started;
+      if (logSlowMs > 0 && ms >= logSlowMs) {
+        logger.warn({ port: 'rest', durationMs: Math.round(ms), ...('sql' in what ? { sql: sqlForLog(what.sql) } : { cursorPage: true }) }, 'slow query');
+      }
     }
   };
 
@@ -136,7 +167,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       if (typeof body.cursor !== 'string') throw new HttpError(400, 'IllegalArgumentException', '"cursor" must be a string');
       if (format === 'csv' || format === 'raw') throw new HttpError(400, 'IllegalArgumentException', `cursors are returned only with format=jdbc or json, not ${format}`);
       const cursor = body.cursor;
-      const page = await timed((signal) => pager.next(cursor, { ...(fetchSize ? { fetchSize } : {}), ttlMs, signal }));
+      const page = await timed({ cursor: true }, (signal) => pager.next(cursor, { ...(fetchSize ? { fetchSize } : {}), ttlMs, signal }));
       return send(reply, format, pageResult(page), sanitize);
     }
     if (typeof body.query !== 'string' || body.query.trim() === '') throw new HttpError(400, 'IllegalArgumentException', '"query" must be a non-empty string');
@@ -150,18 +181,18 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       if (format === 'csv' || format === 'raw') {
         throw new HttpError(400, 'IllegalArgumentException', `fetch_size is supported only with format=jdbc or json, not ${format}`, 'Drop fetch_size to get the whole result as text.');
       }
-      const page = await timed((signal) => pager.first(sql, { fetchSize, params, ttlMs, signal }));
+      const page = await timed({ sql }, (signal) => pager.first(sql, { fetchSize, params, ttlMs, signal }));
       return send(reply, format, pageResult(page), sanitize);
     }
     // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
-    const r = await timed((signal) => runWhole(db, sql, params, kind, signal));
+    const r = await timed({ sql }, (signal) => runWhole(db, sql, params, kind, signal));
     return send(reply, format, r, sanitize);
   };
 
   const closeHandler = async (req: FastifyRequest): Promise<{ succeeded: true }> => {
     const body = objectBody(req.body);
     if (typeof body.cursor !== 'string') throw new HttpError(400, 'IllegalArgumentException', '"cursor" must be a string');
-    pager.close(body.cursor);
+    await pager.close(body.cursor);
     return { succeeded: true };
   };
 
@@ -171,7 +202,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     const fetchSize = parseFetchSize(body.fetch_size);
     const params = parseParameters(body.parameters);
     const sql = params.length > 0 ? questionMarksToDollar(body.query) : body.query;
-    const op = await timed(async (signal) => {
+    const op = await timed({ sql }, async (signal) => {
       if (fetchSize) return pager.explain(sql, { fetchSize, params, signal });
       const stmts = parseStatements(sql);
       if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') throw new HttpError(400, 'IllegalArgumentException', 'only a single SELECT can be explained');
