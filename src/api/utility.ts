@@ -38,6 +38,7 @@ export interface UtilityHost {
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
+  collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
   explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]>;
 }
 

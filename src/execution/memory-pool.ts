@@ -65,6 +65,12 @@ export function defaultMemoryLimit(): string {
   return `${Math.max(64, Math.floor(heap / 2 / 1024 ** 2))}MB`;
 }
 
+/** `quire serve`'s default memory_limit: a quarter of the V8 heap limit, between 64MB and 1GB. */
+export function serverMemoryLimit(): string {
+  const heap = getHeapStatistics().heap_size_limit;
+  return `${Math.min(1024, Math.max(64, Math.floor(heap / 4 / 1024 ** 2)))}MB`;
+}
+
 export class MemoryPool {
   private used = 0;
   private peakUsed = 0;
@@ -249,6 +255,12 @@ export function memoryLimitExplicit(ctx: ExecContext): boolean {
 const SLOT = 8;
 const STRING_HEADER = 24;
 const BOXED = 40;
+
+/** One Set/Map entry besides its key: V8's ordered hash tables keep key, value, chain link and a bucket. */
+export const HASH_ENTRY_BYTES = 32;
+
+/** One buffered row held as a JavaScript array (db.query results): the array object and its slots. */
+export const ROW_ARRAY_BYTES = 32;
 
 export function valueBytes(v: Value): number {
   if (v === null || typeof v === 'boolean') return 0;

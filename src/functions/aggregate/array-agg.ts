@@ -58,6 +58,7 @@ export const arrayAgg: AggregateFunction = {
       returnType: T._text,
       argTypes: [T.text],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedArrayAgg(),
       sliding: () => new SlidingArrayAgg(),
     };

@@ -47,6 +47,7 @@ export const percentileCont: AggregateFunction = {
       returnType: type,
       argTypes: [T.float8, type],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedOrderedSet((sorted, p) => interpolate(sorted, p, lerp), true, direct),
       sliding: () => noSliding('percentile_cont'),
     };

@@ -21,6 +21,7 @@ export const percentileDisc: AggregateFunction = {
       returnType: x,
       argTypes: [T.float8, x],
       invertible: false,
+      retainsInput: true,
       grouped: () =>
         new GroupedOrderedSet(
           (sorted, p) => {

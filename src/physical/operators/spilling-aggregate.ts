@@ -100,7 +100,10 @@ export class SpillingAggregate extends PhysicalOperator {
 
   private aggregate(batches: Batch[], rest: AsyncIterator<Batch> | null, ctx: ExecContext): AsyncGenerator<Batch> {
     const fields: Field[] = [...this.input.schema];
-    return new HashAggregate(new Replay(fields, batches, rest), this.config, this.schema).execute(ctx);
+    const agg = new HashAggregate(new Replay(fields, batches, rest), this.config, this.schema);
+    // Phase 1 reserved twice the buffered input for the aggregation; a phase 2 chunk is bounded in rows.
+    agg.reservesMemory = false;
+    return agg.execute(ctx);
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

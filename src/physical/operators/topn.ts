@@ -30,6 +30,7 @@ import {
   type ColumnData,
 } from '../../execution/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
+import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import { PhysicalOperator } from '../operator.js';
 import {
@@ -85,10 +86,15 @@ export class TopN extends PhysicalOperator {
     if (this.limit === 0) return;
     const types = this.schema.map((f) => f.type);
     const K = this.offset + this.limit;
-    const kept =
-      this.strategy === 'heap'
-        ? await this.runHeap(ctx, types, K)
-        : await this.runSelect(ctx, types, K);
+    // The select strategy buffers up to about 2K rows (K = offset + limit, large for deep OFFSETs):
+    // reserved, refused with 53200. The heap keeps at most HEAP_MAX_ROWS rows.
+    const res = this.strategy === 'heap' ? null : queryMemory(ctx).pool.register('TopN', false);
+    let kept: Kept | null;
+    try {
+      kept = res === null ? await this.runHeap(ctx, types, K) : await this.runSelect(ctx, types, K, res);
+    } finally {
+      res?.free();
+    }
     if (kept === null) return;
     const { batch, order, end } = kept;
     for (let s = kept.start ?? this.offset; s < end; s += BATCH_SIZE) {
@@ -114,7 +120,7 @@ export class TopN extends PhysicalOperator {
   // ---------------------------------------------------------------------------------------------------
   // select strategy
 
-  private async runSelect(ctx: ExecContext, types: readonly DataType[], K: number): Promise<Kept | null> {
+  private async runSelect(ctx: ExecContext, types: readonly DataType[], K: number, res: MemoryReservation): Promise<Kept | null> {
     const cmp = this.cmp;
     const withTies = this.withTies;
     // Buffered batches are held by reference; selection works on their key columns alone (concatenated
@@ -147,6 +153,8 @@ export class TopN extends PhysicalOperator {
       boundary = cmp.view(takeBatch(all, [edge], 1));
       buffer = [survivors];
       buffered = w;
+      // Only the survivors stay: the reservation shrinks to them (it was checked on the way up).
+      res.tryResize(batchBytes(survivors));
       // Ties can keep the buffer from shrinking; grow the threshold so each compaction halves it.
       threshold = Math.max(threshold, 2 * w);
     };
@@ -168,6 +176,7 @@ export class TopN extends PhysicalOperator {
         if (w === 0) continue;
         if (w < m) kept = takeBatch(b, sel, w);
       }
+      res.grow(batchBytes(kept), `rows up to OFFSET + LIMIT (${K})`);
       buffer.push(kept);
       buffered += kept.length;
       if (buffered >= threshold) compact();
