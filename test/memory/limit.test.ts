@@ -77,6 +77,8 @@ describe('memory_limit 64MB, heap 192MB', () => {
       [`select repeat(i::text, 1000) from generate_series(1, 1000000) i`, 'query result'],
       // EXECUTE materializes it too.
       [`prepare big as select repeat(i::text, 1000) from generate_series(1, 1000000) i; execute big`, 'query result'],
+      // A cursor keeps the rows it has read (SCROLL may go back).
+      [`declare c scroll cursor with hold for select repeat(i::text, 1000) from generate_series(1, 1000000) i; move last in c`, 'cursor'],
     ];
     const answers = await runLimited(cases.map(([sql]) => sql));
     answers.forEach((a, i) => expectOutOfMemory(a, cases[i]![1]));
