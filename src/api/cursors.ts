@@ -8,7 +8,7 @@
 import { QuireError } from '../common/errors.js';
 import type { Value } from '../common/types.js';
 import { batchRows, type Batch } from '../execution/column.js';
-import { batchBytes, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
+import { batchBytes, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { ResultColumn } from './database.js';
 
 export type ScrollMode = 'scroll' | 'no-scroll' | 'default';
@@ -27,7 +27,7 @@ export class Cursor {
     readonly hold: boolean,
     /** Transaction the cursor was declared in (ROLLBACK closes it). */
     readonly txn: number,
-    /** The rows read are kept for the cursor's life: reserved from its statement's memory_limit. */
+    /** The rows read are kept for the cursor's life: reserved as a result (reserveResult). */
     private readonly memory: MemoryReservation | null = null,
   ) {}
 
@@ -41,7 +41,7 @@ export class Cursor {
         break;
       }
       const b = r.value;
-      this.memory?.grow(batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), `rows read by cursor "${this.name}"`);
+      if (this.memory !== null) reserveResult(this.memory, batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), `rows read by cursor "${this.name}"`);
       const br = batchRows(b);
       for (let i = 0; i < br.length; i++) this.rows.push(br[i]!);
     }

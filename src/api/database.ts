@@ -9,7 +9,7 @@ import { formatValue } from '../common/format-value.js';
 import { T, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
-import { batchBytes, queryMemory, ROW_ARRAY_BYTES } from '../execution/memory-pool.js';
+import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES } from '../execution/memory-pool.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
@@ -347,15 +347,15 @@ export class Database implements UtilityHost {
   }
 
   /**
-   * A SELECT's whole result as rows. The rows outlive the statement, so they count against its
-   * memory_limit like an operator's buffer (53200 names the result); stream() does not hold them.
+   * A SELECT's whole result as rows, reserved as a result (reserveResult: 53200 past the larger of
+   * memory_limit and half the heap); stream() does not hold them.
    */
   async collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]> {
     const rows: Value[][] = [];
     const res = queryMemory(ctx).pool.register('query result', false);
     try {
       for await (const b of op.execute(ctx)) {
-        res.grow(batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), 'result rows');
+        reserveResult(res, batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), 'result rows');
         const r = batchRows(b);
         for (let i = 0; i < r.length; i++) rows.push(r[i]!);
       }

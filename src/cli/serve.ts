@@ -124,7 +124,6 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
         break;
       case '--memory-limit':
         a.memoryLimit = value();
-        if (parseByteSize(a.memoryLimit) === null) throw new Error(`--memory-limit needs a size such as 256MB, got "${a.memoryLimit}"`);
         break;
       case '--max-result-size': {
         const v = value();

@@ -179,6 +179,25 @@ export class MemoryReservation {
   }
 }
 
+/**
+ * Rows handed to the caller (db.query's result, a cursor's rows) are the answer, not working state:
+ * they count against the pool, so operators still running spill sooner, but they fail only past the
+ * larger of memory_limit and the default limit (half the heap). A small memory_limit set to make
+ * operators spill therefore does not cap results, and no result can outgrow the heap.
+ */
+export function reserveResult(res: MemoryReservation, bytes: number, what: string): void {
+  const cap = Math.max(res.pool.limit, parseByteSize(defaultMemoryLimit()) ?? Infinity);
+  if (res.size + bytes > cap) {
+    throw new QuireError('53200', 'out of memory', {
+      detail:
+        `Failed on request of size ${bytes} bytes (${what}) in ${res.consumer}: results may hold up to ${formatBytes(cap)} ` +
+        `(memory_limit is ${formatBytes(res.pool.limit)}, half the heap is ${defaultMemoryLimit()}), ${formatBytes(res.size)} held so far.`,
+      hint: 'Read large results with stream() (a cursor or fetch_size on the servers), or select fewer rows or columns.',
+    });
+  }
+  res.forceGrow(bytes);
+}
+
 /** Bytes on disk held by a statement's spill files, checked against max_temp_directory_size. */
 export class TempSpace {
   private used = 0;

@@ -28,47 +28,8 @@ import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, equalityKeys, type Comparator } from '../sort-key.js';
 import { ExternalSort } from './external-sort.js';
+import { Replay } from './replay.js';
 import { HashAggregate, type HashAggregateConfig } from './hash-aggregate.js';
-
-/** Replays batches that were already pulled, then (optionally) the rest of a running input. */
-class Replay extends PhysicalOperator {
-  readonly name = 'Replay';
-  constructor(
-    schema: Schema,
-    private batches: Batch[],
-    private rest: AsyncIterator<Batch> | null = null,
-  ) {
-    super(schema);
-  }
-  children(): readonly PhysicalOperator[] {
-    return [];
-  }
-  describe(): string {
-    return '';
-  }
-  protected async *run(): AsyncGenerator<Batch> {
-    const bs = this.batches;
-    this.batches = [];
-    // Hand each batch over and drop our reference, so the consumer's buffer is the only one.
-    for (let i = 0; i < bs.length; i++) {
-      const b = bs[i]!;
-      (bs as (Batch | null)[])[i] = null;
-      yield b;
-    }
-    const rest = this.rest;
-    this.rest = null;
-    if (rest === null) return;
-    try {
-      for (;;) {
-        const r = await rest.next();
-        if (r.done) return;
-        yield r.value;
-      }
-    } finally {
-      await rest.return?.(undefined);
-    }
-  }
-}
 
 /** Rows per chunk handed to one HashAggregate in phase 2 (a chunk ends at a group boundary). */
 const CHUNK_ROWS = 65536;
