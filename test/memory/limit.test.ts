@@ -61,6 +61,7 @@ describe('memory_limit 64MB, heap 192MB', () => {
       [`select count(*) from (select repeat(i::text, 100) from ${G4M} intersect select 'x') s`, 'HashSetOp Intersect'],
       [`select count(*) from (select repeat(i::text, 100) from ${G4M} except select 'x') s`, 'HashSetOp Except'],
       [`select count(*) from generate_series(1, 2000000) a join (select i, repeat(i::text, 100) r from generate_series(1, 2000000) i) b on a = b.i`, 'HashJoin'],
+      [`select count(*) from generate_series(1, 3) a join (select i, repeat(i::text, 100) r from generate_series(1, 1000000) i) b on a < b.i`, 'NestedLoopJoin'],
     ];
     const answers = await runLimited(cases.map(([sql]) => sql));
     answers.forEach((a, i) => expectOutOfMemory(a, cases[i]![1]));
