@@ -61,6 +61,8 @@ describe('memory_limit 64MB, heap 192MB', () => {
       [`select count(*) from (select repeat(i::text, 100) from ${G4M} intersect select 'x') s`, 'HashSetOp Intersect'],
       [`select count(*) from (select repeat(i::text, 100) from ${G4M} except select 'x') s`, 'HashSetOp Except'],
       [`select count(*) from generate_series(1, 2000000) a join (select i, repeat(i::text, 100) r from generate_series(1, 2000000) i) b on a = b.i`, 'HashJoin'],
+      // Per-partition Top-N (strict: no filter above to fall back on) keeps k rows for each of 1M partitions.
+      [`set quire.derive_topn = on; select count(*) from (select i, row_number() over (partition by i order by i) rn from (select i, repeat(i::text, 100) s from generate_series(1, 1000000) i) t) x where rn <= 2`, 'TopNRanking'],
       [`select count(*) from generate_series(1, 3) a join (select i, repeat(i::text, 100) r from generate_series(1, 1000000) i) b on a < b.i`, 'NestedLoopJoin'],
     ];
     const answers = await runLimited(cases.map(([sql]) => sql));
