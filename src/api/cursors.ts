@@ -8,6 +8,7 @@
 import { QuireError } from '../common/errors.js';
 import type { Value } from '../common/types.js';
 import { batchRows, type Batch } from '../execution/column.js';
+import { batchBytes, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { ResultColumn } from './database.js';
 
 export type ScrollMode = 'scroll' | 'no-scroll' | 'default';
@@ -26,6 +27,8 @@ export class Cursor {
     readonly hold: boolean,
     /** Transaction the cursor was declared in (ROLLBACK closes it). */
     readonly txn: number,
+    /** The rows read are kept for the cursor's life: reserved as a result (reserveResult). */
+    private readonly memory: MemoryReservation | null = null,
   ) {}
 
   /** Reads until at least `n` rows are buffered or the input ends. */
@@ -37,7 +40,9 @@ export class Cursor {
         this.iter = null;
         break;
       }
-      const br = batchRows(r.value);
+      const b = r.value;
+      if (this.memory !== null) reserveResult(this.memory, batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), `rows read by cursor "${this.name}"`);
+      const br = batchRows(b);
       for (let i = 0; i < br.length; i++) this.rows.push(br[i]!);
     }
   }
@@ -62,6 +67,8 @@ export class Cursor {
     if (this.iter) await this.iter.return(undefined);
     this.iter = null;
     this.done = true;
+    this.rows = [];
+    this.memory?.free();
   }
 
   /** FETCH/MOVE. `count` is PostgreSQL's howMany; `Infinity` means ALL. Returns the rows (for MOVE: counted only). */

@@ -11,6 +11,7 @@ import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/c
 import type { ExecContext, StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
+import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES } from '../execution/memory-pool.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
@@ -559,11 +560,21 @@ export class Database implements UtilityHost {
     return planner.plan(await foldConstantSubqueries(plan, planner, ctx));
   }
 
+  /**
+   * A SELECT's whole result as rows, reserved as a result (reserveResult: 53200 past the larger of
+   * memory_limit and half the heap); stream() does not hold them.
+   */
   async collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]> {
     const rows: Value[][] = [];
-    for await (const b of op.execute(ctx)) {
-      const r = batchRows(b);
-      for (let i = 0; i < r.length; i++) rows.push(r[i]!);
+    const res = queryMemory(ctx).pool.register('query result', false);
+    try {
+      for await (const b of op.execute(ctx)) {
+        reserveResult(res, batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), 'result rows');
+        const r = batchRows(b);
+        for (let i = 0; i < r.length; i++) rows.push(r[i]!);
+      }
+    } finally {
+      res.free();
     }
     return rows;
   }

@@ -141,8 +141,7 @@ async function run(host: UtilityHost, p: PreparedStatement, params: readonly unk
   if (p.columns === null) return executeUtility(host, p.stmt, params);
   const prepared = host.prepareSelect(nodeBody<SelectStmt>(p.stmt.stmt), params, [...p.paramTypes]);
   const ctx = host.execContext(prepared.paramTypes, params, false);
-  const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
-  const rows = batches.flatMap((x) => batchRows(x));
+  const rows = await host.collect(await host.physical(prepared.plan, ctx), ctx);
   return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
 }
 

@@ -11,6 +11,7 @@ import { isValidTimeZone, normalizeTimeZoneSetting } from '../common/timezone.js
 import { T, type DataType, type Field, type Value, typeDisplayName } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
+import { queryMemory } from '../execution/memory-pool.js';
 import { colRef, type Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import { compileKernel } from '../physical/compile-expr.js';
@@ -50,6 +51,7 @@ export interface UtilityHost {
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
+  collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
   explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]>;
 }
 
@@ -232,7 +234,8 @@ async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unk
   const ctx = host.execContext(prepared.paramTypes, params, false);
   const op = await host.physical(prepared.plan, ctx);
   const scroll = opts & 0x2 ? 'scroll' : opts & 0x4 ? 'no-scroll' : 'default';
-  host.cursors.add(new Cursor(name, prepared.columns, op.execute(ctx), scroll, hold, host.cursors.txn));
+  const memory = queryMemory(ctx).pool.register('cursor', false);
+  host.cursors.add(new Cursor(name, prepared.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory));
   return result('DECLARE CURSOR', 'DECLARE CURSOR');
 }
 

@@ -3,7 +3,7 @@
  *
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
  *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes]
- *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--temp-dir DIR]
+ *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--max-result-size SIZE] [--temp-dir DIR]
  *               [--max-connections N] [--auth-timeout MS] [--log-level LEVEL] [--log-slow-ms MS]
  *               [--revocation-dir DIR]
  *
@@ -12,6 +12,7 @@
  * restart. QUIRE_API_KEY / QUIRE_CURSOR_SECRET work too and keep the values out of `ps`.
  */
 import type { Database } from '../index.js';
+import { parseByteSize, serverMemoryLimit } from '../execution/memory-pool.js';
 import { memorySettings } from './options.js';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.js';
 
@@ -32,9 +33,13 @@ Options:
   --password PASSWORD    require SCRAM-SHA-256 with this password on the PostgreSQL port (or env
                          QUIRE_PG_PASSWORD); without it only loopback clients are accepted, trusted
   --no-pg                do not start the PostgreSQL listener
-  --memory-limit SIZE    memory budget of one statement's sorts, windows and aggregates before
-                         they spill to disk (e.g. 256MB; 0 = unlimited), for every REST request and
+  --memory-limit SIZE    memory budget of one statement (sorts, windows, aggregates, DISTINCT, set
+                         operations, joins, results): sorts, windows and GROUP BY spill to disk past
+                         it, the rest fail with SQLSTATE 53200 (e.g. 256MB; 0 = unlimited; default:
+                         a quarter of the V8 heap limit, at most 1GB), for every REST request and
                          PostgreSQL connection; a client's SET memory_limit overrides it
+  --max-result-size SIZE largest REST response without fetch_size (default 64MB); larger results
+                         answer 400 and must be paged with fetch_size
   --temp-dir DIR         directory for spill files (default: the OS temp directory)
   --max-connections N    connections each port serves at once (default 100); beyond it the
                          PostgreSQL port answers 53300 and REST 503
@@ -59,6 +64,7 @@ interface ServeArgs {
   pgPort: number | null;
   pgPassword: string | undefined;
   memoryLimit: string | undefined;
+  maxResultBytes: number | undefined;
   tempDir: string | undefined;
   maxConnections: number;
   authTimeoutMs: number | undefined;
@@ -81,6 +87,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     pgPort: 5433,
     pgPassword: process.env.QUIRE_PG_PASSWORD || undefined,
     memoryLimit: undefined,
+    maxResultBytes: undefined,
     tempDir: undefined,
     maxConnections: 100,
     authTimeoutMs: undefined,
@@ -139,6 +146,13 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--memory-limit':
         a.memoryLimit = value();
         break;
+      case '--max-result-size': {
+        const v = value();
+        const n = parseByteSize(v);
+        if (n === null || !Number.isFinite(n)) throw new Error(`--max-result-size needs a size such as 64MB, got "${v}"`);
+        a.maxResultBytes = n;
+        break;
+      }
       case '--temp-dir':
         a.tempDir = value();
         break;
@@ -187,7 +201,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   }
   const { Database } = await import('../index.js');
   const { serve } = await import('../server/index.js');
-  const settings = memorySettings(a);
+  // A server runs many statements at once and builds whole responses next to them, so its default
+  // budget per statement is smaller than the library's (half the heap).
+  const settings = { memory_limit: serverMemoryLimit(), ...memorySettings(a) };
   let db: Database;
   try {
     db = await Database.create({ settings });
@@ -226,6 +242,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ...(a.secret !== undefined ? { cursorKeys: [{ id: 'k1', secret: a.secret }] } : {}),
       ...(a.maxFetchSize !== undefined ? { maxFetchSize: a.maxFetchSize } : {}),
       ...(a.queryTimeoutMs !== undefined ? { queryTimeoutMs: a.queryTimeoutMs } : {}),
+      ...(a.maxResultBytes !== undefined ? { maxResultBytes: a.maxResultBytes } : {}),
     },
     ...(a.pgPort !== null
       ? { pg: { ...shared, host: a.host, port: a.pgPort, ...(a.authTimeoutMs !== undefined ? { authTimeoutMs: a.authTimeoutMs } : {}), ...(a.pgPassword !== undefined ? { password: a.pgPassword } : {}) } }

@@ -65,6 +65,12 @@ export function defaultMemoryLimit(): string {
   return `${Math.max(64, Math.floor(heap / 2 / 1024 ** 2))}MB`;
 }
 
+/** `quire serve`'s default memory_limit: a quarter of the V8 heap limit, between 64MB and 1GB. */
+export function serverMemoryLimit(): string {
+  const heap = getHeapStatistics().heap_size_limit;
+  return `${Math.min(1024, Math.max(64, Math.floor(heap / 4 / 1024 ** 2)))}MB`;
+}
+
 export class MemoryPool {
   private used = 0;
   private peakUsed = 0;
@@ -173,6 +179,25 @@ export class MemoryReservation {
   }
 }
 
+/**
+ * Rows handed to the caller (db.query's result, a cursor's rows) are the answer, not working state:
+ * they count against the pool, so operators still running spill sooner, but they fail only past the
+ * larger of memory_limit and the default limit (half the heap). A small memory_limit set to make
+ * operators spill therefore does not cap results, and no result can outgrow the heap.
+ */
+export function reserveResult(res: MemoryReservation, bytes: number, what: string): void {
+  const cap = Math.max(res.pool.limit, parseByteSize(defaultMemoryLimit()) ?? Infinity);
+  if (res.size + bytes > cap) {
+    throw new QuireError('53200', 'out of memory', {
+      detail:
+        `Failed on request of size ${bytes} bytes (${what}) in ${res.consumer}: results may hold up to ${formatBytes(cap)} ` +
+        `(memory_limit is ${formatBytes(res.pool.limit)}, half the heap is ${defaultMemoryLimit()}), ${formatBytes(res.size)} held so far.`,
+      hint: 'Read large results with stream() (a cursor or fetch_size on the servers), or select fewer rows or columns.',
+    });
+  }
+  res.forceGrow(bytes);
+}
+
 /** Bytes on disk held by a statement's spill files, checked against max_temp_directory_size. */
 export class TempSpace {
   private used = 0;
@@ -249,6 +274,12 @@ export function memoryLimitExplicit(ctx: ExecContext): boolean {
 const SLOT = 8;
 const STRING_HEADER = 24;
 const BOXED = 40;
+
+/** One Set/Map entry besides its key: V8's ordered hash tables keep key, value, chain link and a bucket. */
+export const HASH_ENTRY_BYTES = 32;
+
+/** One buffered row held as a JavaScript array (db.query results): the array object and its slots. */
+export const ROW_ARRAY_BYTES = 32;
 
 export function valueBytes(v: Value): number {
   if (v === null || typeof v === 'boolean') return 0;

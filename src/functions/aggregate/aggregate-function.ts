@@ -43,6 +43,12 @@ export interface ResolvedAggregate {
   readonly wrapArgs?: readonly (string | null)[];
   /** True when sliding() accumulators implement remove() (moving-aggregate inverse transition). */
   readonly invertible: boolean;
+  /**
+   * True when the grouped state keeps every input value (string_agg, array_agg, json_agg, ordered-set
+   * aggregates): its size grows with the data, so the aggregate operator reserves the argument bytes it
+   * feeds from memory_limit.
+   */
+  readonly retainsInput?: boolean;
   grouped(): GroupedAccumulator;
   sliding(): SlidingAccumulator;
 }

@@ -55,6 +55,7 @@ export const arrayAgg: AggregateFunction = {
       returnType: arrayTypeOf(arg)!,
       argTypes: [arg],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedArrayAgg(),
       sliding: () => new SlidingArrayAgg(),
     };

@@ -122,6 +122,7 @@ export const jsonAgg: AggregateFunction = {
       returnType: T.json,
       argTypes: [t],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedJsonAgg(t, 'UTC'),
       sliding: () => new SlidingJsonAgg(t, 'UTC'),
     };

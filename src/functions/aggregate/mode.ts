@@ -33,6 +33,7 @@ export const mode: AggregateFunction = {
       returnType: x,
       argTypes: [x],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedOrderedSet((sorted) => longestRun(sorted, x), false, undefined),
       sliding: () => noSliding('mode'),
     };

@@ -60,6 +60,7 @@ export const percentileCont: AggregateFunction = {
       returnType: many ? arrayTypeOf(type)! : type,
       argTypes: [many ? T._float8 : T.float8, type],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedOrderedSet(many ? eachFraction(one) : one, true, direct),
       sliding: () => noSliding('percentile_cont'),
     };

@@ -29,6 +29,7 @@ export const percentileDisc: AggregateFunction = {
       returnType: many ? arrayTypeOf(x)! : x,
       argTypes: [many ? T._float8 : T.float8, x],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedOrderedSet(many ? eachFraction(one) : one, true, constDirect(within)),
       sliding: () => noSliding('percentile_disc'),
     };

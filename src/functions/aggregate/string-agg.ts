@@ -88,6 +88,7 @@ export const stringAgg: AggregateFunction = {
       returnType: T.text,
       argTypes: [T.text, T.text],
       invertible: false,
+      retainsInput: true,
       grouped: () => new GroupedStringAgg(),
       sliding: () => new SlidingStringAgg(),
     };

@@ -7,6 +7,7 @@ import { hashKey } from '../../common/compare.js';
 import type { DataType, Value } from '../../common/types.js';
 import { takeBatch, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { keyCategory } from '../sort-key.js';
 
@@ -97,22 +98,31 @@ export class Distinct extends PhysicalOperator {
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const seen = new Set<RowKey>();
     const cols = allColumns(this.schema.length);
-    for await (const b of this.input.execute(ctx)) {
-      await yieldIfDue(ctx);
-      const n = b.length;
-      if (n === 0) continue;
-      const keys = rowKeys(b, cols);
-      const sel = new Uint32Array(n);
-      let w = 0;
-      for (let i = 0; i < n; i++) {
-        const k = keys[i]!;
-        if (!seen.has(k)) {
-          seen.add(k);
-          sel[w++] = i;
+    // Every distinct row stays in the set until the end: its keys are reserved, and refused with 53200.
+    const res = queryMemory(ctx).pool.register('Distinct', false);
+    try {
+      for await (const b of this.input.execute(ctx)) {
+        await yieldIfDue(ctx);
+        const n = b.length;
+        if (n === 0) continue;
+        const keys = rowKeys(b, cols);
+        const sel = new Uint32Array(n);
+        let w = 0;
+        let bytes = 0;
+        for (let i = 0; i < n; i++) {
+          const k = keys[i]!;
+          if (!seen.has(k)) {
+            seen.add(k);
+            sel[w++] = i;
+            bytes += HASH_ENTRY_BYTES + valueBytes(k);
+          }
         }
+        res.grow(bytes, 'hash table of distinct rows');
+        if (w === n) yield b;
+        else if (w > 0) yield takeBatch(b, sel, w);
       }
-      if (w === n) yield b;
-      else if (w > 0) yield takeBatch(b, sel, w);
+    } finally {
+      res.free();
     }
   }
 }

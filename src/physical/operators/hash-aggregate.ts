@@ -26,6 +26,7 @@ import {
   type Column,
 } from '../../execution/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../operator.js';
 
@@ -363,6 +364,8 @@ class OrderedInput {
   private readonly cols: number[];
   private readonly sortKeys: SortKeySpec[];
   private readonly nargs: number;
+  /** Estimated bytes buffered since the operator last took them (it reserves them from memory_limit). */
+  pendingBytes = 0;
 
   constructor(private readonly spec: HashAggSpec) {
     this.nargs = spec.argCols.length;
@@ -378,12 +381,19 @@ class OrderedInput {
   add(batch: Batch, gids: Int32Array, n: number): void {
     const bs = (this.builders ??= this.cols.map((c) => new ColumnBuilder(batch.columns[c]!.type)));
     const cols = this.cols.map((c) => batch.columns[c]!);
+    let added = 0;
     for (let k = 0; k < n; k++) {
       const g = gids[k]!;
       if (g < 0) continue;
       this.gids.push(g);
       for (let i = 0; i < cols.length; i++) bs[i]!.pushFrom(cols[i]!, k);
+      added++;
     }
+    if (added === 0) return;
+    let bytes = 0;
+    for (const c of cols) bytes += columnBytes(c, n);
+    // The flush sorts and deduplicates with per-row arrays and a hash set: about as much again.
+    this.pendingBytes += 2 * ((bytes * added) / n + 16 * added);
   }
 
   /** Sorts, deduplicates and feeds everything to `acc`. */
@@ -526,8 +536,17 @@ function defaultSchema(input: PhysicalOperator, config: HashAggregateConfig): Sc
   return fields;
 }
 
+/** Per group besides its key: the hash entry, the output row slot and a few bytes of state per aggregate. */
+const GROUP_BYTES = HASH_ENTRY_BYTES + 16;
+const STATE_BYTES = 16;
+
 export class HashAggregate extends PhysicalOperator {
   readonly name = 'HashAggregate';
+  /**
+   * Whether this operator reserves its groups and buffered inputs from memory_limit; off when a
+   * SpillingAggregate above already reserved the input it replays.
+   */
+  reservesMemory = true;
 
   constructor(
     readonly input: PhysicalOperator,
@@ -554,11 +573,45 @@ export class HashAggregate extends PhysicalOperator {
     const accs = aggs.map((a) => a.impl.grouped());
     const ordered = aggs.map((a) => (a.distinct || a.orderBy.length > 0 ? new OrderedInput(a) : null));
     const state: ConsumeState = { grouper, accs, ordered, aggs, keyCount, filtered: new Int32Array(0), grown: 0 };
-    for await (const batch of this.input.execute(ctx)) {
-      await yieldIfDue(ctx);
-      if (batch.length > 0) consume(state, batch);
+    // Groups, DISTINCT / ORDER BY inputs and states that keep every value (string_agg, array_agg, …)
+    // grow with the data: reserved per batch, refused with 53200 (SpillingAggregate is the spilling form).
+    const res = this.reservesMemory ? queryMemory(ctx).pool.register('HashAggregate', false) : null;
+    const retaining = aggs.map((a, i) => ordered[i] === null && a.impl.retainsInput === true);
+    const perGroup = GROUP_BYTES + STATE_BYTES * aggs.length;
+    try {
+      for await (const batch of this.input.execute(ctx)) {
+        await yieldIfDue(ctx);
+        const n = batch.length;
+        if (n === 0) continue;
+        const before = grouper.count;
+        consume(state, batch);
+        if (res === null) continue;
+        let bytes = 0;
+        const added = grouper.count - before;
+        if (added > 0 && keyCount > 0) {
+          let keyBytes = 0;
+          for (let i = 0; i < keyCount; i++) keyBytes += columnBytes(batch.columns[i]!, n);
+          bytes += added * perGroup + (keyBytes * added) / n;
+        }
+        for (let i = 0; i < aggs.length; i++) {
+          const o = ordered[i];
+          if (o !== null && o !== undefined) {
+            bytes += o.pendingBytes;
+            o.pendingBytes = 0;
+          } else if (retaining[i]) {
+            for (const c of aggs[i]!.argCols) bytes += columnBytes(batch.columns[c]!, n);
+          }
+        }
+        res.grow(Math.ceil(bytes), 'hash aggregate groups and states');
+      }
+      yield* this.output(ctx, grouper, accs, ordered);
+    } finally {
+      res?.free();
     }
+  }
 
+  private async *output(ctx: ExecContext, grouper: Grouper, accs: GroupedAccumulator[], ordered: (OrderedInput | null)[]): AsyncGenerator<Batch> {
+    const { keyCount, aggs } = this.config;
     const groups = grouper.count;
     if (groups === 0) return;
     for (let i = 0; i < aggs.length; i++) {

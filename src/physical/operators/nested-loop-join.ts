@@ -8,6 +8,7 @@
  */
 import { allocData, concatBatches, makeColumn, type Batch } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
 import { joinSchema, PairCollector, type JoinType } from './hash-join.js';
@@ -33,10 +34,24 @@ export class NestedLoopJoin extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    // The inner side is held (and copied once into one batch) for the whole join: reserved, 53200.
+    const res = queryMemory(ctx).pool.register('NestedLoopJoin', false);
+    try {
+      yield* this.join(ctx, (b) => res.grow(batchBytes(b) * 2, 'inner side of the join'));
+    } finally {
+      res.free();
+    }
+  }
+
+  private async *join(ctx: ExecContext, reserve: (b: Batch) => void): AsyncGenerator<Batch> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
     const parts: Batch[] = [];
-    for await (const b of this.right.execute(ctx)) if (b.length > 0) parts.push(b);
+    for await (const b of this.right.execute(ctx)) {
+      if (b.length === 0) continue;
+      reserve(b);
+      parts.push(b);
+    }
     const type = this.type;
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
     const inner: Batch =

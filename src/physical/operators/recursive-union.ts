@@ -7,6 +7,7 @@ import { QuireError } from '../../common/errors.js';
 import type { Schema } from '../../common/types.js';
 import { takeBatch, getValue, type Batch } from '../../execution/column.js';
 import { checkCancel, yieldEvery, type ExecContext } from '../../execution/context.js';
+import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 
 const MAX_ITERATIONS = 10_000_000;
@@ -31,9 +32,13 @@ export class RecursiveUnion extends PhysicalOperator {
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const seen = this.all ? null : new Set<string>();
     const types = this.schema.map((f) => f.type);
+    // UNION's set of rows produced so far and the working tables (the previous iteration's rows and the
+    // one being built) are held in memory: reserved, refused with 53200.
+    const res = queryMemory(ctx).pool.register('RecursiveUnion', false);
     const dedupe = (b: Batch): Batch => {
       if (seen === null) return b;
       const keep: number[] = [];
+      let bytes = 0;
       for (let i = 0; i < b.length; i++) {
         let k = '';
         for (let c = 0; c < types.length; c++) {
@@ -43,37 +48,53 @@ export class RecursiveUnion extends PhysicalOperator {
         if (!seen.has(k)) {
           seen.add(k);
           keep.push(i);
+          bytes += HASH_ENTRY_BYTES + 24 + 2 * k.length;
         }
       }
+      res.grow(bytes, 'set of rows already produced');
       return keep.length === b.length ? b : takeBatch(b, keep, keep.length);
     };
-    let work: Batch[] = [];
-    for await (const b of this.anchor.execute(ctx)) {
-      const d = dedupe(b);
-      if (d.length) {
-        work.push(d);
-        yield d;
-      }
-    }
-    let iterations = 0;
-    while (work.length > 0) {
-      checkCancel(ctx);
-      // An iteration is often one row: the clock is read every few iterations, not each one.
-      const y = yieldEvery(ctx, 16);
-      if (y !== undefined) await y;
-      if (++iterations > MAX_ITERATIONS) throw new QuireError('54000', 'recursive query exceeded the iteration limit');
-      ctx.worktables.set(this.id, work);
-      const next: Batch[] = [];
-      for await (const b of this.recursive.execute(ctx)) {
+    try {
+      let work: Batch[] = [];
+      let workBytes = 0;
+      for await (const b of this.anchor.execute(ctx)) {
         const d = dedupe(b);
         if (d.length) {
-          next.push(d);
+          const size = batchBytes(d);
+          res.grow(size, 'working table');
+          workBytes += size;
+          work.push(d);
           yield d;
         }
       }
-      work = next;
+      let iterations = 0;
+      while (work.length > 0) {
+        checkCancel(ctx);
+        // An iteration is often one row: the clock is read every few iterations, not each one.
+        const y = yieldEvery(ctx, 16);
+        if (y !== undefined) await y;
+        if (++iterations > MAX_ITERATIONS) throw new QuireError('54000', 'recursive query exceeded the iteration limit');
+        ctx.worktables.set(this.id, work);
+        const next: Batch[] = [];
+        let nextBytes = 0;
+        for await (const b of this.recursive.execute(ctx)) {
+          const d = dedupe(b);
+          if (d.length) {
+            const size = batchBytes(d);
+            res.grow(size, 'working table');
+            nextBytes += size;
+            next.push(d);
+            yield d;
+          }
+        }
+        res.shrink(workBytes);
+        work = next;
+        workBytes = nextBytes;
+      }
+    } finally {
+      ctx.worktables.delete(this.id);
+      res.free();
     }
-    ctx.worktables.delete(this.id);
   }
 }
 

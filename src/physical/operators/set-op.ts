@@ -11,6 +11,7 @@
 import { QuireError } from '../../common/errors.js';
 import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { HASH_ENTRY_BYTES, queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { allColumns, rowKeys, type RowKey } from './distinct.js';
 
@@ -41,10 +42,21 @@ export class SetOp extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
-    if (this.kind === 'union') {
-      yield* this.union(ctx);
+    if (this.kind === 'union' && this.all) {
+      yield* this.union(ctx, null);
       return;
     }
+    // The distinct rows seen so far stay in memory until the end: reserved, refused with 53200.
+    const res = queryMemory(ctx).pool.register(this.name, false);
+    try {
+      if (this.kind === 'union') yield* this.union(ctx, res);
+      else yield* this.intersectExcept(ctx, res);
+    } finally {
+      res.free();
+    }
+  }
+
+  private async *intersectExcept(ctx: ExecContext, res: MemoryReservation): AsyncGenerator<Batch> {
     const cols = allColumns(this.schema.length);
     const types = this.schema.map((f) => f.type);
     // One representative row per distinct left row, with its count on each side.
@@ -55,6 +67,7 @@ export class SetOp extends PhysicalOperator {
     for await (const b of this.left.execute(ctx)) {
       await yieldIfDue(ctx);
       const keys = rowKeys(b, cols);
+      let bytes = 0;
       for (let i = 0; i < b.length; i++) {
         const k = keys[i]!;
         const g = group.get(k);
@@ -63,10 +76,13 @@ export class SetOp extends PhysicalOperator {
           leftCount.push(1);
           rightCount.push(0);
           for (let c = 0; c < reps.length; c++) reps[c]!.pushFrom(b.columns[c]!, i);
+          // The key, and the representative row kept next to it (about as large again).
+          bytes += HASH_ENTRY_BYTES + 16 + 2 * valueBytes(k);
         } else {
           leftCount[g]!++;
         }
       }
+      res.grow(bytes, 'hash table of distinct rows');
     }
     if (group.size === 0) return;
     for await (const b of this.right.execute(ctx)) {
@@ -100,8 +116,8 @@ export class SetOp extends PhysicalOperator {
     if (w > 0) yield takeBatch(rep, sel, w);
   }
 
-  private async *union(ctx: ExecContext): AsyncGenerator<Batch> {
-    if (this.all) {
+  private async *union(ctx: ExecContext, res: MemoryReservation | null): AsyncGenerator<Batch> {
+    if (res === null) {
       for await (const b of this.left.execute(ctx)) yield b;
       for await (const b of this.right.execute(ctx)) yield this.retype(b);
       return;
@@ -116,12 +132,15 @@ export class SetOp extends PhysicalOperator {
         const keys = rowKeys(b, cols);
         const sel = new Uint32Array(n);
         let w = 0;
+        let bytes = 0;
         for (let i = 0; i < n; i++) {
           if (!seen.has(keys[i]!)) {
             seen.add(keys[i]!);
             sel[w++] = i;
+            bytes += HASH_ENTRY_BYTES + valueBytes(keys[i]!);
           }
         }
+        res.grow(bytes, 'hash table of distinct rows');
         if (w > 0) yield this.retype(w === n ? b : takeBatch(b, sel, w));
       }
     }

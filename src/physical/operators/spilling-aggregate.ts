@@ -28,47 +28,8 @@ import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, equalityKeys, type Comparator } from '../sort-key.js';
 import { ExternalSort } from './external-sort.js';
+import { Replay } from './replay.js';
 import { HashAggregate, type HashAggregateConfig } from './hash-aggregate.js';
-
-/** Replays batches that were already pulled, then (optionally) the rest of a running input. */
-class Replay extends PhysicalOperator {
-  readonly name = 'Replay';
-  constructor(
-    schema: Schema,
-    private batches: Batch[],
-    private rest: AsyncIterator<Batch> | null = null,
-  ) {
-    super(schema);
-  }
-  children(): readonly PhysicalOperator[] {
-    return [];
-  }
-  describe(): string {
-    return '';
-  }
-  protected async *run(): AsyncGenerator<Batch> {
-    const bs = this.batches;
-    this.batches = [];
-    // Hand each batch over and drop our reference, so the consumer's buffer is the only one.
-    for (let i = 0; i < bs.length; i++) {
-      const b = bs[i]!;
-      (bs as (Batch | null)[])[i] = null;
-      yield b;
-    }
-    const rest = this.rest;
-    this.rest = null;
-    if (rest === null) return;
-    try {
-      for (;;) {
-        const r = await rest.next();
-        if (r.done) return;
-        yield r.value;
-      }
-    } finally {
-      await rest.return?.(undefined);
-    }
-  }
-}
 
 /** Rows per chunk handed to one HashAggregate in phase 2 (a chunk ends at a group boundary). */
 const CHUNK_ROWS = 65536;
@@ -100,7 +61,10 @@ export class SpillingAggregate extends PhysicalOperator {
 
   private aggregate(batches: Batch[], rest: AsyncIterator<Batch> | null, ctx: ExecContext): AsyncGenerator<Batch> {
     const fields: Field[] = [...this.input.schema];
-    return new HashAggregate(new Replay(fields, batches, rest), this.config, this.schema).execute(ctx);
+    const agg = new HashAggregate(new Replay(fields, batches, rest), this.config, this.schema);
+    // Phase 1 reserved twice the buffered input for the aggregation; a phase 2 chunk is bounded in rows.
+    agg.reservesMemory = false;
+    return agg.execute(ctx);
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -20,6 +20,7 @@ import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
 import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { intRange } from '../../execution/column-stats.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
@@ -595,80 +596,99 @@ export class TopNRanking extends PhysicalOperator {
     let decided = spec.strict;
     let passThrough = false;
     const it = this.input.execute(ctx);
-    for await (const b of it) {
-      await yieldIfDue(ctx);
-      const n = b.length;
-      if (n === 0) continue;
-      if (passThrough) {
-        yield b;
-        continue;
-      }
-      if (consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
+    // k rows per partition, and partitions grow with the data: the kept rows (at the latest batch's
+    // average row size) and the partition table are reserved after each batch; past the limit the
+    // operator passes rows through when a filter above cuts them anyway, else raises 53200.
+    const res = queryMemory(ctx).pool.register('TopNRanking', false);
+    try {
+      for await (const b of it) {
+        await yieldIfDue(ctx);
+        const n = b.length;
+        if (n === 0) continue;
+        if (passThrough) {
+          yield b;
+          continue;
+        }
+        const rowBytes = batchBytes(b) / n;
+        const reserve = (): void => {
+          const want = Math.ceil(store.live * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + heaps.retainedBytes());
+          if (res.tryResize(want)) return;
+          // Not strict: a filter above cuts anyway, so stop pruning and pass rows through.
+          if (spec.strict) throw res.outOfMemory(want - res.size, `${store.live} kept rows in ${ids.count} partitions`);
+          decided = true;
+          passThrough = true;
+        };
+        if (consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
+          seen += n;
+          reserve();
+          if (!decided && seen >= this.probeRows) {
+            decided = true;
+            if (store.live * 2 > seen) passThrough = true;
+          }
+          if (passThrough) yield* this.emit(heaps, heaps.allSlots());
+          continue;
+        }
+        const gids = ids.assign(b);
+        heaps.ensureGroups(ids.count);
+        const bv = this.cmp.view(b);
+        let version = store.version;
+        let x = this.cmp.cross(bv, store.view);
+        const bounds = heaps.bound;
+        const num = heaps.numeric;
+        const kd = num === null ? null : b.columns[num.col]!.data;
+        if (num !== null && (kd instanceof Float64Array || kd instanceof Int32Array)) {
+          // Fast path (single numeric order key), in two steps. (1) A tight, monomorphic loop drops every row
+          // that is worse than its partition's boundary number as of the batch start; boundaries only move
+          // towards better rows, so this never drops a row that should be kept. (2) The few survivors are
+          // checked against the current boundary with the comparator (exact for NULL / NaN / bigint) and added.
+          if (cand.length < n) cand = new Int32Array(n);
+          const kn = b.columns[num.col]!.nulls;
+          const m =
+            kd instanceof Float64Array
+              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand)
+              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand);
+          for (let j = 0; j < m; j++) {
+            const i = cand[j]!;
+            const g = gids[i]!;
+            const bound = heaps.bound[g]!;
+            if (bound >= 0) {
+              const c = x(i, bound);
+              if (c > 0 || (c === 0 && rejectTies)) continue;
+            }
+            heaps.add(g, b, i, seen + i);
+            if (store.version !== version) {
+              version = store.version;
+              x = this.cmp.cross(bv, store.view);
+            }
+          }
+        } else {
+          for (let i = 0; i < n; i++) {
+            const g = gids[i]!;
+            const bound = bounds[g]!;
+            if (bound >= 0) {
+              const c = x(i, bound);
+              if (c > 0 || (c === 0 && rejectTies)) continue;
+            }
+            heaps.add(g, b, i, seen + i);
+            if (store.version !== version) {
+              version = store.version;
+              x = this.cmp.cross(bv, store.view);
+            }
+          }
+        }
         seen += n;
+        reserve();
         if (!decided && seen >= this.probeRows) {
           decided = true;
           if (store.live * 2 > seen) passThrough = true;
         }
-        if (passThrough) yield* this.emit(heaps, heaps.allSlots());
-        continue;
-      }
-      const gids = ids.assign(b);
-      heaps.ensureGroups(ids.count);
-      const bv = this.cmp.view(b);
-      let version = store.version;
-      let x = this.cmp.cross(bv, store.view);
-      const bounds = heaps.bound;
-      const num = heaps.numeric;
-      const kd = num === null ? null : b.columns[num.col]!.data;
-      if (num !== null && (kd instanceof Float64Array || kd instanceof Int32Array)) {
-        // Fast path (single numeric order key), in two steps. (1) A tight, monomorphic loop drops every row
-        // that is worse than its partition's boundary number as of the batch start; boundaries only move
-        // towards better rows, so this never drops a row that should be kept. (2) The few survivors are
-        // checked against the current boundary with the comparator (exact for NULL / NaN / bigint) and added.
-        if (cand.length < n) cand = new Int32Array(n);
-        const kn = b.columns[num.col]!.nulls;
-        const m =
-          kd instanceof Float64Array
-            ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand)
-            : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand);
-        for (let j = 0; j < m; j++) {
-          const i = cand[j]!;
-          const g = gids[i]!;
-          const bound = heaps.bound[g]!;
-          if (bound >= 0) {
-            const c = x(i, bound);
-            if (c > 0 || (c === 0 && rejectTies)) continue;
-          }
-          heaps.add(g, b, i, seen + i);
-          if (store.version !== version) {
-            version = store.version;
-            x = this.cmp.cross(bv, store.view);
-          }
-        }
-      } else {
-        for (let i = 0; i < n; i++) {
-          const g = gids[i]!;
-          const bound = bounds[g]!;
-          if (bound >= 0) {
-            const c = x(i, bound);
-            if (c > 0 || (c === 0 && rejectTies)) continue;
-          }
-          heaps.add(g, b, i, seen + i);
-          if (store.version !== version) {
-            version = store.version;
-            x = this.cmp.cross(bv, store.view);
-          }
+        if (passThrough) {
+          // Pruning does not pay: emit every candidate kept so far (no cutoff needed: the filter above cuts).
+          yield* this.emit(heaps, heaps.allSlots());
         }
       }
-      seen += n;
-      if (!decided && seen >= this.probeRows) {
-        decided = true;
-        if (store.live * 2 > seen) passThrough = true;
-      }
-      if (passThrough) {
-        // Pruning does not pay: emit every candidate kept so far (no cutoff needed: the filter above cuts).
-        yield* this.emit(heaps, heaps.allSlots());
-      }
+    } finally {
+      res.free();
     }
     this.metrics.extra['partitions'] = ids.count;
     this.metrics.extra['peak kept rows'] = store.peakLive;

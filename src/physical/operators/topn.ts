@@ -30,6 +30,7 @@ import {
   type ColumnData,
 } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import { PhysicalOperator } from '../operator.js';
 import {
@@ -41,6 +42,8 @@ import {
   type RowCompare,
   type SortKey,
 } from '../sort-key.js';
+import { ExternalSort } from './external-sort.js';
+import { Replay } from './replay.js';
 import { identity } from './sort.js';
 
 export type TopNStrategy = 'heap' | 'select';
@@ -85,11 +88,21 @@ export class TopN extends PhysicalOperator {
     if (this.limit === 0) return;
     const types = this.schema.map((f) => f.type);
     const K = this.offset + this.limit;
-    const kept =
-      this.strategy === 'heap'
-        ? await this.runHeap(ctx, types, K)
-        : await this.runSelect(ctx, types, K);
+    // The select strategy buffers up to about 2K rows (K = offset + limit, large for deep OFFSETs)
+    // under a reservation; when it cannot grow, the rows go through an ExternalSort instead (which
+    // spills). The heap keeps at most HEAP_MAX_ROWS rows.
+    const res = this.strategy === 'heap' ? null : queryMemory(ctx).pool.register('TopN', true);
+    let kept: Kept | Spilled | null;
+    try {
+      kept = res === null ? await this.runHeap(ctx, types, K) : await this.runSelect(ctx, types, K, res);
+    } finally {
+      res?.free();
+    }
     if (kept === null) return;
+    if ('rest' in kept) {
+      yield* this.runSorted(ctx, kept);
+      return;
+    }
     const { batch, order, end } = kept;
     for (let s = kept.start ?? this.offset; s < end; s += BATCH_SIZE) {
       const e = Math.min(end, s + BATCH_SIZE);
@@ -114,7 +127,42 @@ export class TopN extends PhysicalOperator {
   // ---------------------------------------------------------------------------------------------------
   // select strategy
 
-  private async runSelect(ctx: ExecContext, types: readonly DataType[], K: number): Promise<Kept | null> {
+  /**
+   * Memory ran out: everything buffered so far (in arrival order) and the rest of the input are sorted
+   * by an ExternalSort, which is stable, so ties keep arrival order as in memory; the OFFSET is skipped
+   * and LIMIT rows (and WITH TIES their peers) are taken from the sorted stream.
+   */
+  private async *runSorted(ctx: ExecContext, spilled: Spilled): AsyncGenerator<Batch> {
+    this.metrics.extra['strategy'] = 'sort (spilled)';
+    const sorted = new ExternalSort(new Replay([...this.input.schema], spilled.buffer, spilled.rest), this.keys);
+    const cmp = this.cmp;
+    let skip = this.offset;
+    let left = this.limit;
+    let last: KeyView | null = null;
+    for await (const b of sorted.execute(ctx)) {
+      let start = 0;
+      if (skip > 0) {
+        start = Math.min(skip, b.length);
+        skip -= start;
+        if (start === b.length) continue;
+      }
+      let end = start;
+      if (left > 0) {
+        end = Math.min(b.length, start + left);
+        left -= end - start;
+        if (left === 0) last = cmp.view(takeBatch(b, [end - 1], 1));
+      }
+      if (left === 0 && this.withTies && last !== null) {
+        const bc = cmp.cross(cmp.view(b), last);
+        while (end < b.length && bc(end, 0) === 0) end++;
+      }
+      if (end > start) yield start === 0 && end === b.length ? b : takeBatch(b, identity(end).subarray(start), end - start);
+      if (left === 0 && (!this.withTies || end < b.length)) break;
+    }
+    for (const [k, v] of Object.entries(sorted.metrics.extra)) if (k !== 'sort method') this.metrics.extra[k] = v;
+  }
+
+  private async runSelect(ctx: ExecContext, types: readonly DataType[], K: number, res: MemoryReservation): Promise<Kept | Spilled | null> {
     const cmp = this.cmp;
     const withTies = this.withTies;
     // Buffered batches are held by reference; selection works on their key columns alone (concatenated
@@ -147,30 +195,45 @@ export class TopN extends PhysicalOperator {
       boundary = cmp.view(takeBatch(all, [edge], 1));
       buffer = [survivors];
       buffered = w;
+      // Only the survivors stay: the reservation shrinks to them (it was checked on the way up).
+      res.tryResize(batchBytes(survivors));
       // Ties can keep the buffer from shrinking; grow the threshold so each compaction halves it.
       threshold = Math.max(threshold, 2 * w);
     };
 
-    for await (const b of this.input.execute(ctx)) {
-      await yieldIfDue(ctx);
-      const m = b.length;
-      if (m === 0) continue;
-      let kept = b;
-      if (boundary !== null) {
-        const bc = cmp.cross(cmp.view(b), boundary);
-        const sel = new Uint32Array(m);
-        let w = 0;
-        if (withTies) {
-          for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
-        } else {
-          for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+    const input = this.input.execute(ctx);
+    let handedOff = false;
+    try {
+      for (;;) {
+        const r = await input.next();
+        if (r.done) break;
+        const b = r.value;
+        await yieldIfDue(ctx);
+        const m = b.length;
+        if (m === 0) continue;
+        let kept = b;
+        if (boundary !== null) {
+          const bc = cmp.cross(cmp.view(b), boundary);
+          const sel = new Uint32Array(m);
+          let w = 0;
+          if (withTies) {
+            for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
+          } else {
+            for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+          }
+          if (w === 0) continue;
+          if (w < m) kept = takeBatch(b, sel, w);
         }
-        if (w === 0) continue;
-        if (w < m) kept = takeBatch(b, sel, w);
+        buffer.push(kept);
+        buffered += kept.length;
+        if (!res.tryGrow(batchBytes(kept))) {
+          handedOff = true;
+          return { buffer, rest: input };
+        }
+        if (buffered >= threshold) compact();
       }
-      buffer.push(kept);
-      buffered += kept.length;
-      if (buffered >= threshold) compact();
+    } finally {
+      if (!handedOff) await input.return(undefined);
     }
     if (buffered <= this.offset) return null;
     const all = concatBatches(types, buffer.map(keysOnly));
@@ -432,6 +495,12 @@ function skipBelow32(d: Int32Array, nulls: Uint8Array | null, r: number, i: numb
     while (i < m && d[i]! < r && nulls[i] === 0) i++;
   }
   return i;
+}
+
+/** The select strategy ran out of memory: what it buffered, and the input to go on reading. */
+interface Spilled {
+  buffer: Batch[];
+  rest: AsyncGenerator<Batch>;
 }
 
 interface Kept {

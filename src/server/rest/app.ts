@@ -10,7 +10,8 @@
  * any number of clients can hold cursors and a restart with the same --secret keeps them valid;
  * the one thing remembered is which paging sessions were closed (src/cursor/revocations.ts).
  * Limits: body size (bodyLimit), per-query time (queryTimeoutMs, the query is cancelled), whole
- * request time (requestTimeoutMs), fetch_size ≤ maxFetchSize (larger is an error, never a silent cap).
+ * request time (requestTimeoutMs), fetch_size ≤ maxFetchSize (larger is an error, never a silent cap),
+ * unpaged results ≤ maxResultBytes (larger is a 400 telling the client to page).
  * Only reading statements run unless allowWrites is set, because the endpoint may be reachable by
  * more clients than the process owner intends.
  */
@@ -23,6 +24,8 @@ import { isTimeoutError, runWithLimits } from '../../index.js';
 import type { Value } from '../../common/types.js';
 import { CursorCodec, type CursorKey } from '../../cursor/cursor-codec.js';
 import type { CursorRevocations } from '../../cursor/revocations.js';
+import { batchRows } from '../../execution/column.js';
+import { batchBytes, formatBytes, ROW_ARRAY_BYTES } from '../../execution/memory-pool.js';
 import { Pager, type Page } from '../../cursor/pager.js';
 import type { PhysicalOperator } from '../../physical/operator.js';
 import { explainPlan } from '../../physical/explain.js';
@@ -59,11 +62,17 @@ export interface RestServerOptions {
   logSlowMs?: number;
   /** Open connections (sockets) served at once; beyond it 503. Default 100. */
   maxConnections?: number;
+  /**
+   * Largest unpaged result (no fetch_size), in estimated bytes of the rows held to build the response;
+   * beyond it the request fails with 400 and the rows are dropped. Default 64 MiB.
+   */
+  maxResultBytes?: number;
 }
 
 export const DEFAULT_REST_MAX_CONNECTIONS = 100;
 
 const SQL_PATHS = ['/_plugins/_sql', '/_opendistro/_sql'] as const;
+export const DEFAULT_MAX_RESULT_BYTES = 64 * 1024 ** 2;
 const QUERY_KEYS = new Set(['query', 'fetch_size', 'parameters', 'keep_alive', 'cursor']);
 
 export function buildRestApp(opts: RestServerOptions): FastifyInstance {
@@ -82,6 +91,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     ...(opts.revocations ? { revocations: opts.revocations } : {}),
   });
   const queryTimeout = opts.queryTimeoutMs ?? 30_000;
+  const maxResultBytes = opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const db = opts.db;
   const logger = opts.logger ?? silentLogger;
   const logSlowMs = opts.logSlowMs ?? 0;
@@ -185,7 +195,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       return send(reply, format, pageResult(page), sanitize);
     }
     // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
-    const r = await timed({ sql }, (signal) => runWhole(db, sql, params, kind, signal));
+    const r = await timed({ sql }, (signal) => runWhole(db, sql, params, kind, signal, maxResultBytes));
     return send(reply, format, r, sanitize);
   };
 
@@ -338,12 +348,32 @@ function statementKind(sql: string): StatementKind {
   return 'write';
 }
 
-async function runWhole(db: Database, sql: string, params: unknown[], kind: StatementKind, signal: AbortSignal): Promise<ResultSet> {
+/**
+ * An unpaged SELECT's rows, up to maxBytes (estimated as memory_limit estimates buffers): a response
+ * is built whole, so without a cap one request could hold more than the heap. Past the cap the query
+ * stops and the client is told to page (a 400, never a truncated 200).
+ */
+async function runWhole(db: Database, sql: string, params: unknown[], kind: StatementKind, signal: AbortSignal, maxBytes: number): Promise<ResultSet> {
   if (kind === 'select') {
     const stmt = nodeBody<SelectStmt>(parseStatements(sql)[0]!.stmt);
     const prep = db.prepareSelect(stmt, params);
     const ctx = { ...db.execContext(prep.paramTypes, params, false), signal };
-    const rows = await db.collect(await db.physical(prep.plan, ctx), ctx);
+    const op = await db.physical(prep.plan, ctx);
+    const rows: Value[][] = [];
+    let bytes = 0;
+    for await (const b of op.execute(ctx)) {
+      bytes += batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length);
+      if (bytes > maxBytes) {
+        throw new HttpError(
+          400,
+          'IllegalArgumentException',
+          `result too large: more than ${formatBytes(maxBytes)} without paging (${rows.length + b.length} rows so far)`,
+          'Send "fetch_size" to page through the result with a cursor, or select fewer rows or columns. The server\'s limit is --max-result-size.',
+        );
+      }
+      const r = batchRows(b);
+      for (let i = 0; i < r.length; i++) rows.push(r[i]!);
+    }
     return { columns: prep.columns, rows, cursor: null };
   }
   const r = await db.query(sql, params);
