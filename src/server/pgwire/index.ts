@@ -14,6 +14,7 @@ import { randomInt } from 'node:crypto';
 import type { Database } from '../../api/database.js';
 import { OidRegistry, registerCatalogFunctions } from './catalog.js';
 import { Connection, isLoopback, type ConnectionHost } from './connection.js';
+import { serverAccess } from '../access.js';
 import { makeScramSecret, type ScramSecret } from './scram.js';
 
 export interface PgServerOptions {
@@ -25,6 +26,10 @@ export interface PgServerOptions {
   password?: string;
   /** When set, only this user name may connect. */
   user?: string;
+  /** Run DDL/DML/COPY FROM/COPY TO a file; default false (read-only), as on the REST port. */
+  allowWrites?: boolean;
+  /** Directories SQL may open files in (read_*, COPY file); default none. */
+  allowFiles?: readonly string[];
   /** Largest protocol message accepted, in bytes; default 64 MiB. */
   maxMessageBytes?: number;
   /** Protocol tracing, for diagnostics and tests: every statement run or parsed, every Execute. */
@@ -60,6 +65,7 @@ export async function startPgServer(db: Database, opts: PgServerOptions = {}): P
   const log = opts.log ?? (() => undefined);
   const connHost: ConnectionHost = {
     db,
+    access: serverAccess(opts),
     secret,
     user: opts.user,
     maxMessageBytes: opts.maxMessageBytes ?? 64 << 20,
