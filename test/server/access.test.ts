@@ -264,6 +264,12 @@ describe('one privilege model on both ports', () => {
     }
   });
 
+  it('a REST request\'s SET does not outlive it', async () => {
+    expect((await rest(ro, "set timezone = 'Asia/Tokyo'")).status).toBe(200);
+    expect((await rest(ro, 'show timezone')).json.datarows).toEqual([['UTC']]);
+    expect(sqlstate((await rest(ro, "set memory_limit = '100GB'")).json)).toBe('42501');
+  });
+
   it('--allow-writes grants writes on both ports', async () => {
     const c = await pgClient(rw);
     try {

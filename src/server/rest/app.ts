@@ -80,7 +80,11 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
   const queryTimeout = opts.queryTimeoutMs ?? 30_000;
   // REST requests share one session, with the listener's privileges (src/server/access.ts) and the
   // settings the database had when the server started.
-  const db = opts.db.connect({ settings: Object.fromEntries(opts.db.session.all()), access: serverAccess(opts) });
+  const baseSettings = Object.fromEntries(opts.db.session.all());
+  const db = opts.db.connect({ settings: baseSettings, access: serverAccess(opts) });
+  // Statements other than a SELECT run on a session of their own: SET, BEGIN or PREPARE in one
+  // request must not change what the next client's requests see.
+  const requestSession = (): Database => db.connect({ settings: baseSettings });
   const pager = new Pager(db, { codec, ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}), ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}) });
 
   // Only JSON bodies: a browser sends text/plain or form bodies cross-origin without a CORS
@@ -209,7 +213,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       return send(reply, format, pageResult(page), sanitize);
     }
     // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
-    const r = await timed((signal) => runWhole(db, sql, params, kind, signal));
+    const r = await timed((signal) => runWhole(kind === 'select' ? db : requestSession(), sql, params, kind, signal));
     return send(reply, format, r, sanitize);
   };
 
