@@ -117,6 +117,8 @@ export class AccessPolicy {
       }
       case 'DeclareCursorStmt':
         return this.check(b.query as Node, prepared);
+      case 'DropStmt':
+        return this.write(`DROP ${String(b.removeType ?? 'OBJECT_TABLE').replace(/^OBJECT_/, '').replace(/_/g, ' ')}`);
       case 'PrepareStmt':
         return this.check(b.query as Node, prepared);
       case 'ExecuteStmt': {

@@ -110,6 +110,7 @@ describe('file access is a grant', () => {
     expect(ok.json.datarows).toEqual([[1, 'x'], [2, 'y']]);
     const missing = await rest(ro, `select * from read_csv('${allowed}/nope.csv')`);
     expect(sqlstate(missing.json)).toBe('58P01');
+    expect(missing.status).toBe(404);
   });
 
   it('stops .. and symlink escapes, and confines globs', async () => {
@@ -188,6 +189,8 @@ describe('one privilege model on both ports', () => {
         "prepare p as insert into calcs values (9, 'n')",
         `copy calcs from '${allowed}/data.csv'`,
         'create index i on calcs (k)',
+        "declare c cursor with hold for with w as (insert into calcs values (9, 'n') returning k) select * from w",
+        "begin; select 1; drop table calcs",
       ];
       for (const w of writes) {
         const e = await pgError(c, w);
@@ -196,6 +199,8 @@ describe('one privilege model on both ports', () => {
       }
       // Extended protocol (parameters) goes through the same check.
       await expect(c.query('insert into calcs values ($1, $2)', [5, 'five'])).rejects.toMatchObject({ code: '25006' });
+      await expect(c.query({ name: 'ins', text: 'insert into calcs values ($1, $2)', values: [5, 'five'] })).rejects.toMatchObject({ code: '25006' });
+      await expect(c.query({ name: 'cte', text: 'with w as (delete from calcs returning k) select k from w where k > $1', values: [0] })).rejects.toMatchObject({ code: '25006' });
       // Reads still work: cursors, prepared SELECTs, SHOW, SET of a client setting.
       await c.query('begin');
       await c.query('declare cur cursor for select k from calcs order by k');
@@ -219,6 +224,7 @@ describe('one privilege model on both ports', () => {
       const ms = await c.roundTrip(serialize.query('select 1; drop table calcs'));
       expect(names(ms)).toEqual(['error', 'readyForQuery']);
       expect((ms[0] as { code?: string }).code).toBe('25006');
+      expect((ms[0] as { message?: string }).message).toBe('cannot execute DROP TABLE in a read-only transaction');
       // COPY FROM STDIN is refused before the client sends data.
       const cp = await c.roundTrip(serialize.query('copy calcs from stdin'));
       expect(names(cp)).toEqual(['error', 'readyForQuery']);
@@ -236,6 +242,11 @@ describe('one privilege model on both ports', () => {
       expect(r.status, q).toBe(400);
       expect(sqlstate(r.json), q).toBe('25006');
     }
+    // Paging and _explain plan through the same check.
+    const paged = await fetch(`${ro.rest!.url}/_plugins/_sql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `ApiKey ${KEY}` }, body: JSON.stringify({ query: "select * from read_csv('/etc/passwd', header=>false, delim=>':')", fetch_size: 1 }) });
+    expect(sqlstate(await paged.json())).toBe('42501');
+    const explained = await fetch(`${ro.rest!.url}/_plugins/_sql/_explain`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `ApiKey ${KEY}` }, body: JSON.stringify({ query: 'with w as (delete from calcs returning k) select k from w' }) });
+    expect(sqlstate(await explained.json())).toBe('25006');
     expect(db.catalog.tables.has('calcs')).toBe(true);
     expect((await rest(ro, 'select count(*) from calcs')).json.datarows).toEqual([[2]]);
   });
