@@ -44,7 +44,7 @@ Options:
   --no-pg                do not start the PostgreSQL listener
   --memory-limit SIZE    memory budget of one statement's sorts, windows and aggregates before
                          they spill to disk (e.g. 256MB; 0 = unlimited), for every REST request and
-                         PostgreSQL connection; a client's SET memory_limit overrides it
+                         PostgreSQL connection; clients cannot change it
   --temp-dir DIR         directory for spill files (default: the OS temp directory)
   --help                 show this help
 `;
