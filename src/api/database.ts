@@ -25,6 +25,7 @@ import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
+import { AccessPolicy, type AccessOptions } from './access-policy.js';
 import { CursorManager } from './cursors.js';
 import { checkIsolation, executeUtility, uniqueCheck, type UtilityHost } from './utility.js';
 import { Transaction, type IsolationLevel } from './transaction.js';
@@ -68,6 +69,11 @@ export interface DatabaseOptions {
    * written (statements that would change it fail with 25006) and never cleaned up.
    */
   readOnly?: boolean;
+  /**
+   * What SQL may do beyond reading: writes, files, network (src/api/access-policy.ts). Default: all
+   * the process may. `{ allowFiles: ['data'] }` confines read_* and COPY to ./data as servers do.
+   */
+  access?: AccessOptions | AccessPolicy;
 }
 
 export interface StreamResult {
@@ -105,6 +111,8 @@ export interface ConnectOptions {
    * shares this database's tables and views and adds their own (pg_catalog tables for the wire protocol).
    */
   catalog?: Catalog;
+  /** The new session's privileges; default: this database's (a confined database never hands out more). */
+  access?: AccessOptions | AccessPolicy;
 }
 
 export class Database implements UtilityHost {
@@ -120,7 +128,28 @@ export class Database implements UtilityHost {
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
     this.shared = catalog;
-    this.session = new Session(opts.settings ?? {});
+    const access = opts.access === undefined ? AccessPolicy.full : opts.access instanceof AccessPolicy ? opts.access : new AccessPolicy(opts.access);
+    this.session = new Session(opts.settings ?? {}, access);
+  }
+
+  /** This session's privileges. */
+  get access(): AccessPolicy {
+    return this.session.access;
+  }
+
+  /**
+   * Refuses the whole text when any statement in it may not run here, before the first one runs
+   * (a read-only server must not run \`select 1; drop table t\` up to the DROP).
+   */
+  checkStatements(stmts: readonly ParsedStatement[]): void {
+    for (const s of stmts) this.checkStatement(s);
+  }
+
+  private checkStatement(s: ParsedStatement): void {
+    const access = this.session.access;
+    if (access === AccessPolicy.full) return;
+    const prepared = this.session.prepared;
+    access.check(s.stmt, (name) => (prepared.has(name) ? prepared.get(name).stmt.stmt : undefined));
   }
 
   static async create(opts: DatabaseOptions = {}): Promise<Database> {
@@ -232,6 +261,7 @@ export class Database implements UtilityHost {
 
   /** ATTACH 'postgres://…' AS alias, from JavaScript: remote tables become alias.table. */
   async attach(alias: string, dsn: string, opts: { fetchSize?: number } = {}): Promise<void> {
+    this.session.access.checkAttach();
     await runAttachCommand(this.catalog, { kind: 'attach', alias, dsn, options: opts });
   }
 
@@ -251,7 +281,7 @@ export class Database implements UtilityHost {
    * other's SET, DECLARE or BEGIN. The view needs no closing; close its cursors when done with it.
    */
   connect(opts: ConnectOptions = {}): Database {
-    return new Database({ settings: opts.settings ?? {} }, opts.catalog ?? this.shared);
+    return new Database({ settings: opts.settings ?? {}, access: opts.access ?? this.session.access }, opts.catalog ?? this.shared);
   }
 
   get timezone(): string {
@@ -286,6 +316,10 @@ export class Database implements UtilityHost {
       // ATTACH/DETACH are not PostgreSQL grammar: run them here, the other pieces as usual.
       const out: QueryResult[] = [];
       for (const p of pieces) {
+        if (p.kind === 'command') this.session.access.checkAttach();
+        else this.checkStatements(parseStatements(p.text));
+      }
+      for (const p of pieces) {
         if (p.kind === 'command') {
           const tag = await runAttachCommand(this.catalog, p.command);
           out.push(emptyResult(tag, tag));
@@ -297,6 +331,7 @@ export class Database implements UtilityHost {
     if (params.length > 0 && stmts.length > 1) {
       throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
     }
+    this.checkStatements(stmts);
     // As in PostgreSQL, several statements sent at once are one transaction unless they control
     // transactions themselves: an error in any of them undoes them all.
     const implicit = stmts.length > 1 && this.tx === null && !stmts.some((s) => nodeTag(s.stmt) === 'TransactionStmt');
@@ -515,6 +550,7 @@ export class Database implements UtilityHost {
   }
 
   prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = []): PreparedQuery {
+    if (this.session.access !== AccessPolicy.full) this.session.access.check({ SelectStmt: stmt } as Node);
     const types = [...paramTypes];
     while (types.length < params.length) types.push(T.unknown);
     const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()), types);

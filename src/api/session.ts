@@ -4,6 +4,7 @@ import { QuireError } from '../common/errors.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
 import { normalizeTimeoutSetting } from '../execution/interrupt.js';
+import { AccessPolicy } from './access-policy.js';
 
 const DEFAULTS: Record<string, string> = {
   timezone: 'UTC',
@@ -101,9 +102,18 @@ export class Session {
   /** PREPARE'd statements (src/api/prepared.ts). */
   readonly prepared = new PreparedStatements();
 
-  constructor(initial: Record<string, string> = {}) {
+  /** Values the session started with: RESET returns to them (as to postgresql.conf), not to built-in defaults. */
+  private readonly initial = new Map<string, string>();
+
+  constructor(
+    initial: Record<string, string> = {},
+    /** What the session may do beyond reading (src/api/access-policy.ts). */
+    readonly access: AccessPolicy = AccessPolicy.full,
+  ) {
     for (const [k, v] of Object.entries(initial)) {
-      this.settings.set(k.toLowerCase(), checkSetting(k.toLowerCase(), k, v));
+      const value = checkSetting(k.toLowerCase(), k, v);
+      this.settings.set(k.toLowerCase(), value);
+      this.initial.set(k.toLowerCase(), value);
     }
   }
 
@@ -114,7 +124,7 @@ export class Session {
   set(name: string, value: string | null): void {
     const key = name.toLowerCase();
     if (value === null) {
-      const d = DEFAULTS[key];
+      const d = this.initial.get(key) ?? DEFAULTS[key];
       if (d === undefined) this.settings.delete(key);
       else this.settings.set(key, d);
       return;
@@ -155,6 +165,7 @@ export class Session {
         self.rand = rng(Math.floor((seed + 1) * 2147483647));
       },
       setting: (n: string) => self.get(n),
+      ...(this.access.files !== undefined ? { files: this.access.files } : {}),
     };
   }
 }

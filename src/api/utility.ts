@@ -68,6 +68,8 @@ function result(command: string, tag: string, extra: Partial<QueryResult> = {}):
 const NO_IMPLICIT_TRANSACTION = new Set(['TransactionStmt', 'VariableSetStmt', 'VariableShowStmt', 'DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt', 'PrepareStmt', 'DeallocateStmt', 'DiscardStmt']);
 
 export async function executeUtility(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
+  const prepared = host.session.prepared;
+  host.session.access.check(s.stmt, (name) => (prepared.has(name) ? prepared.get(name).stmt.stmt : undefined));
   if (host.inAnyTransaction || NO_IMPLICIT_TRANSACTION.has(nodeTag(s.stmt)!)) return executeStatement(host, s, params);
   host.beginTransaction({ implicit: true });
   let r: QueryResult;
@@ -742,7 +744,10 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
     const fields = cols.map((c) => t.schema[c]!);
     let n = 0;
     const batches: Batch[] = [];
-    for await (const batch of decodeCopy(readFileChunks(filename, undefined, 'COPY'), fields, opts, ctx)) {
+    // COPY FROM STDIN over the wire protocol arrives spooled to a server-made file (pgwire/connection.ts):
+    // the client never named it, so it is not subject to the client's file confinement.
+    const source = b.spooledStdin === true ? filename : host.session.access.fileToRead(filename);
+    for await (const batch of decodeCopy(readFileChunks(source, undefined, 'COPY'), fields, opts, ctx)) {
       n += batch.length;
       if (cols.length === t.schema.length && cols.every((c, i) => c === i)) batches.push(batch);
       else {
@@ -797,7 +802,7 @@ async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
   const n = batches.reduce((a, x) => a + x.length, 0);
   const filename = b.filename as string | undefined;
   if (filename !== undefined) {
-    await fsp.writeFile(filename, text);
+    await fsp.writeFile(host.session.access.fileToWrite(filename), text);
     return result('COPY', `COPY ${n}`, { rowCount: n });
   }
   return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: text });
@@ -849,8 +854,9 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
     for await (const c of encodeJsonLines(fields, batches, tz)) chunks.push(c);
     return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: chunks.join('') });
   }
-  if (format === 'parquet') await writeParquetFile(filename, fields, batches, tz);
-  else await writeJsonFile(filename, fields, batches, tz);
+  const target = host.session.access.fileToWrite(filename);
+  if (format === 'parquet') await writeParquetFile(target, fields, batches, tz);
+  else await writeJsonFile(target, fields, batches, tz);
   return result('COPY', `COPY ${n}`, { rowCount: n });
 }
 

@@ -2,14 +2,17 @@
  * `quire serve`: the REST endpoint (OpenSearch SQL protocol) over an in-memory database.
  *
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
- *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes]
+ *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes] [--allow-files DIR]…
+ *               [--cors-origin ORIGIN]… [--allowed-host NAME]…
  *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--max-result-size SIZE] [--temp-dir DIR]
  *               [--max-connections N] [--auth-timeout MS] [--log-level LEVEL] [--log-slow-ms MS]
  *               [--revocation-dir DIR]
  *
- * Loopback by default: binding to another interface is an explicit choice (and then --api-key is
- * advised). --secret signs cursors; without it a random secret is used, so cursors do not survive a
- * restart. QUIRE_API_KEY / QUIRE_CURSOR_SECRET work too and keep the values out of `ps`.
+ * Grants nothing a flag did not grant: read-only, no files, loopback. Trust without credentials is
+ * kept only for that read-only loopback demo; a server that writes, opens files or listens on
+ * another interface refuses to start without --api-key. --secret signs cursors; without it a random
+ * secret is used, so cursors do not survive a restart. QUIRE_API_KEY / QUIRE_CURSOR_SECRET /
+ * QUIRE_PG_PASSWORD work too and keep the values out of `ps`.
  */
 import type { Database } from '../index.js';
 import { parseByteSize, serverMemoryLimit } from '../execution/memory-pool.js';
@@ -24,20 +27,30 @@ Options:
   --host HOST            address to bind (default 127.0.0.1)
   --port PORT            port (default 9200; 0 picks a free one)
   --demo                 load the demo tables (calcs, customer_dimension, events)
-  --api-key KEY          require "Authorization: ApiKey KEY" (or env QUIRE_API_KEY)
+  --api-key KEY          credentials for both ports (or env QUIRE_API_KEY): REST requires
+                         "Authorization: ApiKey KEY" (or Basic auth with KEY as password), the
+                         PostgreSQL port SCRAM-SHA-256 with KEY as password unless --password is given
   --secret SECRET        cursor signing secret, >= 16 bytes (or env QUIRE_CURSOR_SECRET)
   --max-fetch-size N     largest fetch_size accepted (default 10000)
   --query-timeout MS     cancel queries running longer (default 30000)
-  --allow-writes         also run DDL/DML statements
+  --allow-writes         also run DDL, DML, COPY FROM and COPY TO a file (default: read-only)
+  --allow-files DIR      let SQL open files under DIR (read_csv/read_json/read_parquet/read_arrow,
+                         COPY FROM/TO a file; writes also need --allow-writes); repeatable;
+                         default: no file access
+  --cors-origin ORIGIN   answer browser requests from ORIGIN (e.g. https://app.example); repeatable;
+                         requests with another Origin header get 403
+  --allowed-host NAME    accept NAME in the Host header (besides IP addresses, localhost and --host);
+                         repeatable; other names get 403 (DNS rebinding)
   --pg-port PORT         PostgreSQL wire protocol port on the same host (default 5433; 0 picks one)
-  --password PASSWORD    require SCRAM-SHA-256 with this password on the PostgreSQL port (or env
-                         QUIRE_PG_PASSWORD); without it only loopback clients are accepted, trusted
+  --password PASSWORD    the PostgreSQL port's SCRAM-SHA-256 password, when it should differ from
+                         --api-key (or env QUIRE_PG_PASSWORD); without either, only loopback
+                         clients are accepted, trusted
   --no-pg                do not start the PostgreSQL listener
   --memory-limit SIZE    memory budget of one statement (sorts, windows, aggregates, DISTINCT, set
                          operations, joins, results): sorts, windows and GROUP BY spill to disk past
                          it, the rest fail with SQLSTATE 53200 (e.g. 256MB; 0 = unlimited; default:
                          a quarter of the V8 heap limit, at most 1GB), for every REST request and
-                         PostgreSQL connection; a client's SET memory_limit overrides it
+                         PostgreSQL connection; clients cannot change it
   --max-result-size SIZE largest REST response without fetch_size (default 64MB); larger results
                          answer 400 and must be paged with fetch_size
   --temp-dir DIR         directory for spill files (default: the OS temp directory)
@@ -61,6 +74,9 @@ interface ServeArgs {
   maxFetchSize: number | undefined;
   queryTimeoutMs: number | undefined;
   allowWrites: boolean;
+  allowFiles: string[];
+  corsOrigins: string[];
+  allowedHosts: string[];
   pgPort: number | null;
   pgPassword: string | undefined;
   memoryLimit: string | undefined;
@@ -84,6 +100,9 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     maxFetchSize: undefined,
     queryTimeoutMs: undefined,
     allowWrites: false,
+    allowFiles: [],
+    corsOrigins: [],
+    allowedHosts: [],
     pgPort: 5433,
     pgPassword: process.env.QUIRE_PG_PASSWORD || undefined,
     memoryLimit: undefined,
@@ -134,6 +153,15 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--allow-writes':
         a.allowWrites = true;
         break;
+      case '--allow-files':
+        a.allowFiles.push(value());
+        break;
+      case '--cors-origin':
+        a.corsOrigins.push(value());
+        break;
+      case '--allowed-host':
+        a.allowedHosts.push(value());
+        break;
       case '--pg-port':
         a.pgPort = int('--pg-port', value(), 0);
         break;
@@ -183,7 +211,24 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     }
   }
   if (a.secret !== undefined && Buffer.byteLength(a.secret) < 16) throw new Error('--secret must be at least 16 bytes');
+  if (a.apiKey === '') a.apiKey = undefined;
+  if (a.pgPassword === '') a.pgPassword = undefined;
   return a;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * Why the server may not start without credentials, or null: only the read-only, file-less,
+ * loopback server trusts its clients.
+ */
+export function missingCredentials(a: Pick<ServeArgs, 'host' | 'allowWrites' | 'allowFiles' | 'apiKey'>): string | null {
+  const reasons: string[] = [];
+  if (a.allowWrites) reasons.push('--allow-writes');
+  if (a.allowFiles.length > 0) reasons.push('--allow-files');
+  if (!LOOPBACK.has(a.host)) reasons.push(`--host ${a.host}`);
+  if (reasons.length === 0 || a.apiKey !== undefined) return null;
+  return `${reasons.join(' and ')} needs credentials: add --api-key KEY (or set QUIRE_API_KEY); it protects the REST and PostgreSQL ports`;
 }
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
@@ -198,6 +243,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (a.help) {
     process.stdout.write(SERVE_HELP);
     return 0;
+  }
+  const refusal = missingCredentials(a);
+  if (refusal !== null) {
+    process.stderr.write(`quire serve: ${refusal}\n`);
+    return 1;
   }
   const { Database } = await import('../index.js');
   const { serve } = await import('../server/index.js');
@@ -230,7 +280,10 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const shared = { logger, logSlowMs: a.logSlowMs, maxConnections: a.maxConnections };
-  const servers = await serve({
+  const pgPassword = a.pgPassword ?? a.apiKey;
+  let servers: Awaited<ReturnType<typeof serve>>;
+  try {
+    servers = await serve({
     db,
     rest: {
       ...shared,
@@ -238,6 +291,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       host: a.host,
       port: a.port,
       allowWrites: a.allowWrites,
+      allowFiles: a.allowFiles,
+      corsOrigins: a.corsOrigins,
+      allowedHosts: a.allowedHosts,
       ...(a.apiKey !== undefined ? { apiKey: a.apiKey } : {}),
       ...(a.secret !== undefined ? { cursorKeys: [{ id: 'k1', secret: a.secret }] } : {}),
       ...(a.maxFetchSize !== undefined ? { maxFetchSize: a.maxFetchSize } : {}),
@@ -245,15 +301,29 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ...(a.maxResultBytes !== undefined ? { maxResultBytes: a.maxResultBytes } : {}),
     },
     ...(a.pgPort !== null
-      ? { pg: { ...shared, host: a.host, port: a.pgPort, ...(a.authTimeoutMs !== undefined ? { authTimeoutMs: a.authTimeoutMs } : {}), ...(a.pgPassword !== undefined ? { password: a.pgPassword } : {}) } }
+      ? {
+          pg: {
+            ...shared,
+            host: a.host,
+            port: a.pgPort,
+            allowWrites: a.allowWrites,
+            allowFiles: a.allowFiles,
+            ...(a.authTimeoutMs !== undefined ? { authTimeoutMs: a.authTimeoutMs } : {}),
+            ...(pgPassword !== undefined ? { password: pgPassword } : {}),
+          },
+        }
       : {}),
   });
+  } catch (e) {
+    // A missing --allow-files directory, a port in use: a message, not a stack.
+    process.stderr.write(`quire serve: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const grants = [a.allowWrites ? 'writes' : 'read-only', a.allowFiles.length > 0 ? `files under ${a.allowFiles.join(', ')}` : 'no file access'].join(', ');
+  process.stderr.write(`quire: clients may: ${grants}\n`);
   process.stderr.write(`quire: REST (OpenSearch SQL) listening on ${servers.rest!.url}/_plugins/_sql${a.apiKey ? ' (API key required)' : ''}\n`);
   if (servers.pg) {
-    process.stderr.write(`quire: PostgreSQL protocol listening on ${servers.pg.host}:${servers.pg.port}${a.pgPassword ? ' (SCRAM-SHA-256 password required)' : ' (trust, loopback clients only)'}\n`);
-  }
-  if (a.host !== '127.0.0.1' && a.host !== 'localhost' && a.host !== '::1' && a.apiKey === undefined) {
-    process.stderr.write('quire: warning: listening on a non-loopback address without --api-key\n');
+    process.stderr.write(`quire: PostgreSQL protocol listening on ${servers.pg.host}:${servers.pg.port}${pgPassword ? ' (SCRAM-SHA-256 password required)' : ' (trust, loopback clients only)'}\n`);
   }
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();

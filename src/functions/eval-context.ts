@@ -11,4 +11,17 @@ export interface EvalContext {
   setSeed(seed: number): void;
   /** Session settings visible to current_setting(). */
   setting(name: string): string | undefined;
+  /** File confinement of the session; undefined = unconfined. */
+  readonly files?: FileGate;
+}
+
+/**
+ * Where SQL may open files (src/storage/file-access.ts). Absent: anywhere the process may (library
+ * and CLI default). Present: paths are resolved and confined, and refusals are 42501.
+ */
+export interface FileGate {
+  /** Real paths of the files a path or glob (unless `literal`) names; throws 42501 outside, 58P01 when missing inside. */
+  resolveRead(pattern: string, literal?: boolean): string[];
+  /** The real path to write; throws 42501 outside. */
+  resolveWrite(file: string): string;
 }

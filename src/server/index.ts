@@ -44,3 +44,4 @@ export { buildRestApp, startRestServer } from './rest/app.js';
 export type { RestServerOptions, RunningRestServer } from './rest/app.js';
 export { startPgServer, DEFAULT_PG_PORT } from './pgwire/index.js';
 export type { PgServer, PgServerOptions, PgTraceEvent } from './pgwire/index.js';
+export { serverAccess, type ServerGrants } from './access.js';

@@ -8,7 +8,7 @@ import { startPgServer } from '../../src/server/pgwire/index.js';
 
 const db = await Database.create({ path: process.argv[2]! });
 await db.query('CREATE TABLE IF NOT EXISTS log (who text, n int)');
-const server = await startPgServer(db, { port: 0, log: () => undefined });
+const server = await startPgServer(db, { port: 0, allowWrites: true });
 process.stdout.write(`port ${server.port}\n`);
 const round = process.argv[3]!;
 for (let n = 1; ; n++) {

@@ -29,6 +29,8 @@ export async function startFixture(opts: PgServerOptions = {}): Promise<Fixture>
   const fallbacks: Fixture['fallbacks'] = [];
   const server = await startPgServer(db, {
     port: 0,
+    // Protocol tests run DDL/DML; the read-only default has its own tests (test/server/access.test.ts).
+    allowWrites: true,
     trace: (e) => {
       if (e.kind === 'statement') statements.push(e.sql);
       else if (e.kind === 'fallback') fallbacks.push({ sql: e.sql, code: e.code, message: e.message });

@@ -110,3 +110,53 @@ describe('quire serve: connection limits and logs', () => {
     expect(stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
   }, 30_000);
 });
+
+describe('quire serve credentials and grants', () => {
+  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  const run = (args: string[]) => spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, QUIRE_API_KEY: '', QUIRE_PG_PASSWORD: '' } });
+
+  it('refuses to start with --allow-writes and no credentials, naming the flag to add', async () => {
+    const child = run(['--allow-writes']);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/--allow-writes needs credentials: add --api-key KEY/);
+  }, 60_000);
+
+  it('--api-key is the PostgreSQL password too; --allow-writes reaches the pg port', async () => {
+    const child = run(['--api-key', 'key-456', '--allow-writes']);
+    try {
+      let stderr = '';
+      const ports = await new Promise<{ rest: number; pg: number }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listener lines: ${stderr}`)), 30_000);
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          const r = /REST \(OpenSearch SQL\) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+          const p = /PostgreSQL protocol listening on 127\.0\.0\.1:(\d+) \(SCRAM-SHA-256 password required\)/.exec(stderr);
+          if (r && p) {
+            clearTimeout(timer);
+            resolve({ rest: Number(r[1]), pg: Number(p[1]) });
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+      });
+      await expect(new pg.Client({ host: '127.0.0.1', port: ports.pg, user: 'u', password: 'wrong', database: 'quire' }).connect()).rejects.toMatchObject({ code: '28P01' });
+      const c = new pg.Client({ host: '127.0.0.1', port: ports.pg, user: 'u', password: 'key-456', database: 'quire' });
+      await c.connect();
+      await c.query('create table t (a int)');
+      await c.query('insert into t values (1)');
+      // A client cannot raise the server's memory limit.
+      await expect(c.query("set memory_limit = '100GB'")).rejects.toMatchObject({ code: '42501' });
+      await c.end();
+      const res = await fetch(`http://127.0.0.1:${ports.rest}/_plugins/_sql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'ApiKey key-456' }, body: JSON.stringify({ query: 'select count(*) from t' }) });
+      expect(((await res.json()) as { datarows: unknown }).datarows).toEqual([[1]]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+  }, 60_000);
+});

@@ -21,7 +21,7 @@ let rest: RunningRestServer;
 
 beforeAll(async () => {
   db = await Database.create({ path: join(dir, 'db') });
-  server = await startPgServer(db, { port: 0, log: () => undefined });
+  server = await startPgServer(db, { port: 0, allowWrites: true });
   rest = await startRestServer({ db, host: '127.0.0.1', port: 0, allowWrites: true });
 });
 afterAll(async () => {

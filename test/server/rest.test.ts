@@ -196,10 +196,11 @@ describe('OpenSearch SQL protocol', () => {
     expect((await post('/_plugins/_sql', { query: 'SELECT 1 AS x' })).json.datarows).toEqual([[1]]);
   });
 
-  it('accepts curl -d bodies without a JSON content type', async () => {
+  it('refuses bodies that are not JSON with 415 (curl needs -H "Content-Type: application/json")', async () => {
     const res = await fetch(`${server.url}/_plugins/_sql`, { method: 'POST', body: '{"query": "SELECT 2 AS y"}', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { datarows: unknown }).datarows).toEqual([[2]]);
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('UnsupportedMediaTypeException');
+    expect((await post('/_plugins/_sql', { query: 'SELECT 2 AS y' })).json.datarows).toEqual([[2]]);
   });
 });
 
@@ -265,7 +266,7 @@ describe('robustness', () => {
         payload = Buffer.from(Array.from({ length: 1 + rnd(300) }, () => rnd(256)));
       } else if (i % 3 === 1) {
         const body = Array.from({ length: 1 + rnd(12) }, () => fragments[rnd(fragments.length)]).join('');
-        payload = Buffer.from(`POST /_plugins/_sql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        payload = Buffer.from(`POST /_plugins/_sql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
       } else {
         const lines = ['POST /_plugins/_sql HTTP/1.1', 'GET / HTTP/9.9', 'Content-Length: -5', 'Transfer-Encoding: chunked', 'zz', '\r\n', 'Content-Length: 99999999'];
         payload = Buffer.from(Array.from({ length: 1 + rnd(5) }, () => lines[rnd(lines.length)]).join('\r\n') + '\r\n\r\n' + 'x'.repeat(rnd(50)));

@@ -117,8 +117,9 @@ describe('quire serve --memory-limit / --temp-dir', () => {
       await client.connect();
       try {
         expect((await client.query('SHOW memory_limit')).rows).toEqual([{ memory_limit: '300kB' }]);
-        await client.query("SET memory_limit = '64MB'");
-        expect((await client.query('SHOW memory_limit')).rows).toEqual([{ memory_limit: '64MB' }]);
+        // The server's limit is not the client's to change (README "Running a server").
+        await expect(client.query("SET memory_limit = '64MB'")).rejects.toMatchObject({ code: '42501' });
+        expect((await client.query('SHOW memory_limit')).rows).toEqual([{ memory_limit: '300kB' }]);
       } finally {
         await client.end();
       }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { Database, type QueryResult, type ResultColumn } from '../../api/database.js';
+import type { AccessPolicy } from '../../api/access-policy.js';
 import { executeUtility } from '../../api/utility.js';
 import { executeColumns } from '../../api/prepared.js';
 import { QuireError } from '../../common/errors.js';
@@ -36,6 +37,8 @@ import { columnFormats, decodeParam, fieldDescription, oidOf, typeForOid } from 
 
 export interface ConnectionHost {
   readonly db: Database;
+  /** Privileges of every session on this listener (src/server/access.ts). */
+  readonly access: AccessPolicy;
   readonly secret: ScramSecret | null;
   readonly user: string | undefined;
   readonly maxMessageBytes: number;
@@ -436,7 +439,7 @@ export class Connection {
     const catalog: Catalog = systemCatalogView(env, base.catalog);
     this.envId = randomUUID();
     registerConnectionEnv(this.envId, { ...env, catalog: base.catalog });
-    conn = base.connect({ catalog });
+    conn = base.connect({ catalog, access: this.host.access });
     setViewColumnResolver(base.catalog, (name) => {
       const v = base.catalog.views.get(name);
       if (v === undefined) return [];
@@ -601,6 +604,13 @@ export class Connection {
     }
     if (stmts.length === 0) {
       this.send(backend.emptyQuery());
+      this.readyForQuery();
+      return;
+    }
+    try {
+      this.db!.checkStatements(stmts);
+    } catch (e) {
+      this.reportFailure(e);
       this.readyForQuery();
       return;
     }
@@ -886,6 +896,8 @@ export class Connection {
   /** The client's data is spooled to a temporary file, then loaded by the engine's own COPY FROM. */
   private startCopyIn(s: ParsedStatement, rest: ParsedStatement[]): void {
     this.checkAborted(s.stmt);
+    // Refused before the client sends any data.
+    this.db!.checkStatements([s]);
     const dir = mkdtempSync(join(tmpdir(), 'quire-copy-'));
     const file = join(dir, 'stdin');
     const stream = createWriteStream(file);
@@ -910,7 +922,7 @@ export class Connection {
       if (m.kind === 'copyDone') {
         if (c.error) throw c.error;
         const body = nodeBody<Record<string, unknown>>(c.stmt.stmt);
-        const stmt: ParsedStatement = { ...c.stmt, stmt: { CopyStmt: { ...body, filename: c.file } } as unknown as Node };
+        const stmt: ParsedStatement = { ...c.stmt, stmt: { CopyStmt: { ...body, filename: c.file, spooledStdin: true } } as unknown as Node };
         const r = await this.runUtility(stmt, []);
         this.send(backend.commandComplete(r.commandTag));
       } else if (m.kind === 'copyFail') {

@@ -14,6 +14,7 @@ import { randomInt } from 'node:crypto';
 import type { Database } from '../../api/database.js';
 import { OidRegistry, registerCatalogFunctions } from './catalog.js';
 import { Connection, isLoopback, type ConnectionHost } from './connection.js';
+import { serverAccess } from '../access.js';
 import { makeScramSecret, type ScramSecret } from './scram.js';
 import { AuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
 import { silentLogger, type ServerLogger } from '../logger.js';
@@ -27,6 +28,10 @@ export interface PgServerOptions {
   password?: string;
   /** When set, only this user name may connect. */
   user?: string;
+  /** Run DDL/DML/COPY FROM/COPY TO a file; default false (read-only), as on the REST port. */
+  allowWrites?: boolean;
+  /** Directories SQL may open files in (read_*, COPY file); default none. */
+  allowFiles?: readonly string[];
   /** Largest protocol message accepted, in bytes; default 64 MiB. */
   maxMessageBytes?: number;
   /** Client connections served at once (authenticating ones included); beyond it 53300. Default 100. */
@@ -93,6 +98,7 @@ export async function startPgServer(db: Database, opts: PgServerOptions = {}): P
   let refusing = 0;
   const connHost: ConnectionHost = {
     db,
+    access: serverAccess(opts),
     secret,
     user: opts.user,
     maxMessageBytes: opts.maxMessageBytes ?? 64 << 20,

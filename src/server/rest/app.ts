@@ -16,6 +16,7 @@
  * more clients than the process owner intends.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { SelectStmt } from '@pgsql/types';
 import type { Database } from '../../api/database.js';
@@ -34,6 +35,7 @@ import { parseStatements } from '../../sql/parse.js';
 import { HttpError, toErrorBody } from './errors.js';
 import { limitConnections } from './connection-limit.js';
 import { silentLogger, sqlForLog, type ServerLogger } from '../logger.js';
+import { serverAccess } from '../access.js';
 import { REST_FORMATS, csvText, jdbcBody, jsonBody, rawText, type RestFormat, type ResultSet } from './formats.js';
 
 export interface RestServerOptions {
@@ -50,8 +52,22 @@ export interface RestServerOptions {
   queryTimeoutMs?: number;
   /** Time to receive a whole request; default 60 s. */
   requestTimeoutMs?: number;
-  /** Run non-reading statements (DDL/DML) too; default false. */
+  /** Run non-reading statements (DDL/DML, COPY FROM, COPY TO a file) too; default false. */
   allowWrites?: boolean;
+  /** Directories SQL may open files in (read_*, COPY file); default none (src/server/access.ts). */
+  allowFiles?: readonly string[];
+  /**
+   * Origins (scheme://host[:port]) whose browser requests are answered, with CORS headers; a request
+   * carrying any other Origin is refused with 403. Default: none (browsers' cross-origin requests refused).
+   */
+  corsOrigins?: readonly string[];
+  /**
+   * Host header names accepted besides loopback names, IP addresses and the bound host; others get
+   * 403, which defeats DNS rebinding (a hostile name resolving to this server).
+   */
+  allowedHosts?: readonly string[];
+  /** The address the server is bound to (startRestServer sets it); accepted as a Host name. */
+  boundHost?: string;
   /** Default cursor lifetime; default 1 hour. */
   cursorTtlMs?: number;
   /** Where closed cursors are remembered; default: in this process. Replicas share a DirectoryRevocations. */
@@ -84,23 +100,29 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     return503OnClosing: true,
   });
   const codec = new CursorCodec(opts.cursorKeys ? { keys: opts.cursorKeys } : {});
-  const pager = new Pager(opts.db, {
+  const queryTimeout = opts.queryTimeoutMs ?? 30_000;
+  const maxResultBytes = opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  // REST requests share one session, with the listener's privileges (src/server/access.ts) and the
+  // settings the database had when the server started.
+  const baseSettings = Object.fromEntries(opts.db.session.all());
+  const db = opts.db.connect({ settings: baseSettings, access: serverAccess(opts) });
+  // Statements other than a SELECT run on a session of their own: SET, BEGIN or PREPARE in one
+  // request must not change what the next client's requests see.
+  const requestSession = (): Database => db.connect({ settings: baseSettings });
+  const pager = new Pager(db, {
     codec,
     ...(opts.maxFetchSize ? { maxFetchSize: opts.maxFetchSize } : {}),
     ...(opts.cursorTtlMs ? { defaultTtlMs: opts.cursorTtlMs } : {}),
     ...(opts.revocations ? { revocations: opts.revocations } : {}),
   });
-  const queryTimeout = opts.queryTimeoutMs ?? 30_000;
-  const maxResultBytes = opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  const db = opts.db;
   const logger = opts.logger ?? silentLogger;
   const logSlowMs = opts.logSlowMs ?? 0;
   limitConnections(app, opts.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS, logger);
 
-  // curl -d sends application/x-www-form-urlencoded unless told otherwise; OpenSearch reads any
-  // body as JSON, and so do we (the body limit still applies).
+  // Only JSON bodies: a browser sends text/plain or form bodies cross-origin without a CORS
+  // preflight, so accepting them would let any web page run queries here.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser(['application/json'], { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
@@ -109,15 +131,46 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       done(new HttpError(400, 'JsonParseException', 'request body is not valid JSON'), undefined);
     }
   });
+  app.addContentTypeParser('*', (req, _payload, done) => {
+    done(new HttpError(415, 'UnsupportedMediaTypeException', `request body must be application/json, not ${JSON.stringify(req.headers['content-type'] ?? '')}`, "Send \"Content-Type: application/json\" (curl -H 'Content-Type: application/json')."), undefined);
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const host = req.headers.host;
+    if (host !== undefined && !hostAllowed(host, opts)) {
+      throw new HttpError(403, 'SecurityException', `host ${JSON.stringify(host)} is not served here`, 'Name the server by its address or a loopback name, or start it with --allowed-host NAME.');
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      if (!(opts.corsOrigins ?? []).includes(origin)) {
+        throw new HttpError(403, 'SecurityException', `origin ${JSON.stringify(origin)} is not allowed`, 'Start the server with --cors-origin ORIGIN to accept browser requests from it.');
+      }
+      void reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+      if (req.method === 'OPTIONS') {
+        // CORS preflight: answered before authentication, which browsers never send with it.
+        await reply
+          .status(204)
+          .header('access-control-allow-methods', 'POST')
+          .header('access-control-allow-headers', 'authorization, content-type, x-api-key')
+          .header('access-control-max-age', '600')
+          .send();
+        return reply;
+      }
+    }
+    return undefined;
+  });
 
   if (opts.apiKey !== undefined) {
     const want = createHash('sha256').update(opts.apiKey).digest();
     app.addHook('onRequest', async (req) => {
       const h = req.headers;
       const auth = typeof h.authorization === 'string' ? /^(?:ApiKey|Bearer)\s+(.+)$/i.exec(h.authorization)?.[1] : undefined;
-      const given = auth ?? (typeof h['x-api-key'] === 'string' ? h['x-api-key'] : undefined);
+      // Basic: any user name, the API key as password (curl -u user:KEY).
+      const basic = typeof h.authorization === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(h.authorization)?.[1] : undefined;
+      const basicKey = basic !== undefined ? /^[^:]*:(.*)$/s.exec(Buffer.from(basic, 'base64').toString('utf8'))?.[1] : undefined;
+      const given = auth ?? basicKey ?? (typeof h['x-api-key'] === 'string' ? h['x-api-key'] : undefined);
       const ok = given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), want);
-      if (!ok) throw new HttpError(401, 'SecurityException', 'missing or wrong API key', 'Send "Authorization: ApiKey <key>".');
+      if (!ok) throw new HttpError(401, 'SecurityException', 'missing or wrong API key', 'Send "Authorization: ApiKey <key>" (or Basic auth with the key as password).');
     });
   }
 
@@ -183,10 +236,8 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     if (typeof body.query !== 'string' || body.query.trim() === '') throw new HttpError(400, 'IllegalArgumentException', '"query" must be a non-empty string');
     const params = parseParameters(body.parameters);
     const sql = params.length > 0 ? questionMarksToDollar(body.query) : body.query;
+    // Privileges are the session's (db.access): every statement is checked where it is planned or run.
     const kind = statementKind(sql);
-    if (kind !== 'select' && !opts.allowWrites && kind !== 'read') {
-      throw new HttpError(400, 'IllegalArgumentException', 'only SELECT, EXPLAIN and SHOW statements are accepted by this server', 'Start it with --allow-writes to run other statements.');
-    }
     if (fetchSize && kind === 'select') {
       if (format === 'csv' || format === 'raw') {
         throw new HttpError(400, 'IllegalArgumentException', `fetch_size is supported only with format=jdbc or json, not ${format}`, 'Drop fetch_size to get the whole result as text.');
@@ -195,7 +246,14 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       return send(reply, format, pageResult(page), sanitize);
     }
     // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
-    const r = await timed({ sql }, (signal) => runWhole(db, sql, params, kind, signal, maxResultBytes));
+    const session = kind === 'select' ? db : requestSession();
+    let r: ResultSet;
+    try {
+      r = await timed({ sql }, (signal) => runWhole(session, sql, params, kind, signal, maxResultBytes));
+    } finally {
+      // The request's own session ends with it: an unfinished transaction and TEMP tables go.
+      if (session !== db) session.endSession();
+    }
     return send(reply, format, r, sanitize);
   };
 
@@ -240,8 +298,8 @@ export interface RunningRestServer {
 
 /** Listens on host:port (default 127.0.0.1:9200: loopback unless asked otherwise; port 0 picks a free port). */
 export async function startRestServer(opts: RestServerOptions & { host?: string; port?: number }): Promise<RunningRestServer> {
-  const app = buildRestApp(opts);
   const host = opts.host ?? '127.0.0.1';
+  const app = buildRestApp({ boundHost: host, ...opts });
   await app.listen({ host, port: opts.port ?? 9200 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr !== null ? addr.port : (opts.port ?? 9200);
@@ -250,6 +308,21 @@ export async function startRestServer(opts: RestServerOptions & { host?: string;
 }
 
 // ---- request parsing ----
+
+/**
+ * DNS rebinding needs a name: an IP literal, a loopback name, the bound host or a configured name
+ * cannot be an attacker's domain.
+ */
+function hostAllowed(header: string, opts: RestServerOptions): boolean {
+  const m = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(header.trim());
+  if (m === null) return false;
+  const name = m[1]!.toLowerCase().replace(/\.$/, '');
+  const bare = name.startsWith('[') ? name.slice(1, -1) : name;
+  if (isIP(bare) !== 0) return true;
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (opts.boundHost !== undefined && bare === opts.boundHost.toLowerCase()) return true;
+  return (opts.allowedHosts ?? []).some((h) => h.toLowerCase() === bare);
+}
 
 function objectBody(b: unknown): Record<string, unknown> {
   if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new HttpError(400, 'IllegalArgumentException', 'request body must be a JSON object');

@@ -13,12 +13,13 @@
  */
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
 import { RecordBatchReader, type RecordBatch, type Schema as ArrowSchema, type DataType as ArrowType, type Vector } from 'apache-arrow';
+import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { expandFileGlob, fileOpenError } from '../csv.js';
+import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -242,7 +243,7 @@ function makeBinding(spec: ArrowSpec): TableFunctionBinding {
 
 export const readArrow: TableFunction = {
   name: 'read_arrow',
-  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], _ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
     if (argTypes.length !== 1) {
       throw new QuireError('42883', `function read_arrow(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
         hint: 'read_arrow takes one argument: the file path or glob.',
@@ -251,7 +252,7 @@ export const readArrow: TableFunction = {
     for (const k of namedArgs.keys()) throw new QuireError('22023', `unrecognized read_arrow option "${k}"`);
     const p = constArgs[0];
     if (typeof p !== 'string') throw new QuireError('22023', 'read_arrow path must be a constant string');
-    const files = expandFileGlob(p);
+    const files = filesToRead(p, ctx.files);
     const schema = readArrowSchemaSync(files[0]!);
     const all = schema.fields.map((f) => ({ field: { name: f.name, type: arrowToQuireType(f.type) }, arrowType: f.type }));
     return makeBinding({ files, all, columns: all.map((_, i) => i) });

@@ -10,13 +10,14 @@
  * empty field is NULL, a quoted empty one is '' in text columns and NULL in others.
  */
 import { statSync } from 'node:fs';
+import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
 import { parseValue } from '../../common/parse-value.js';
 import { T, type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { LineReader, Utf8Decoder, expandFileGlob, readFileChunks, readFileHead, splitCsvLine, type CsvDialect } from '../csv.js';
+import { LineReader, Utf8Decoder, readFileChunks, readFileHead, splitCsvLine, type CsvDialect } from '../csv.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -389,7 +390,7 @@ async function* readCsvFiles(files: readonly string[], fields: readonly Field[],
 
 export const readCsv: TableFunction = {
   name: 'read_csv',
-  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], _ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
     if (argTypes.length !== 1) {
       throw new QuireError('42883', `function read_csv(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
         hint: 'read_csv takes one positional argument (the file path or glob) and named options.',
@@ -398,7 +399,7 @@ export const readCsv: TableFunction = {
     const p = constArgs[0];
     if (typeof p !== 'string') throw new QuireError('22023', 'read_csv path must be a constant string');
     const o = parseOptions(namedArgs);
-    const files = expandFileGlob(p);
+    const files = filesToRead(p, ctx.files);
     let fields: Field[];
     let estimatedRows: number | undefined;
     if (o.columns !== null) {

@@ -9,11 +9,12 @@
  * Numbers go through JSON.parse, so integers beyond 2^53 are not exact (they infer as float8).
  */
 import { statSync } from 'node:fs';
+import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { Utf8Decoder, expandFileGlob, readFileChunks, readFileHead } from '../csv.js';
+import { Utf8Decoder, readFileChunks, readFileHead } from '../csv.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
@@ -157,15 +158,16 @@ function join(a: Kind, b: Kind): Kind {
   return 'text';
 }
 
+/** Error details name the file and line but never quote it: the reader may not be allowed to see other lines. */
 function parseRecord(text: string, file: string, line: number): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new QuireError('22P02', 'invalid input syntax for type json', { detail: `read_json "${file}", line ${line}: ${(e as Error).message}` });
+    throw new QuireError('22P02', 'invalid input syntax for type json', { detail: `read_json "${file}", line ${line}: not a valid JSON value` });
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    throw new QuireError('22P02', 'read_json expects JSON objects', { detail: `read_json "${file}", line ${line}: ${text.length > 100 ? text.slice(0, 100) + '...' : text}` });
+    throw new QuireError('22P02', 'read_json expects JSON objects', { detail: `read_json "${file}", line ${line}: found ${v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`}` });
   }
   return v as Record<string, unknown>;
 }
@@ -258,7 +260,7 @@ async function* readJsonFiles(files: readonly string[], fields: readonly Field[]
 
 export const readJson: TableFunction = {
   name: 'read_json',
-  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], _ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
     if (argTypes.length !== 1) {
       throw new QuireError('42883', `function read_json(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
         hint: 'read_json takes one positional argument (the file path or glob) and named options.',
@@ -271,7 +273,7 @@ export const readJson: TableFunction = {
       if (k.toLowerCase() === 'sample_size' && (typeof v === 'number' || typeof v === 'bigint') && Number(v) > 0) sampleSize = Number(v);
       else throw new QuireError('22023', `unrecognized read_json option "${k}"`);
     }
-    const files = expandFileGlob(p);
+    const files = filesToRead(p, ctx.files);
     const { fields, bytesPerRow } = inferSchema(files[0]!, sampleSize);
     const binding: TableFunctionBinding = {
       schema: fields,

@@ -18,6 +18,7 @@
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
 import { parquetMetadata, parquetScan, parquetSchema } from 'hyparquet';
 import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, SchemaElement, SchemaTree } from 'hyparquet';
+import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
@@ -25,7 +26,7 @@ import { T, type DataType, type Field, type Value } from '../../common/types.js'
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
-import { expandFileGlob, fileOpenError } from '../csv.js';
+import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
 import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
 import { FLAT_FAST_TYPES, FlatValueOutOfRange, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
@@ -447,7 +448,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
 
 export const readParquet: TableFunction = {
   name: 'read_parquet',
-  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], _ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
+  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
     if (argTypes.length !== 1) {
       throw new QuireError('42883', `function read_parquet(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
         hint: 'read_parquet takes one argument: the file path or glob.',
@@ -456,7 +457,7 @@ export const readParquet: TableFunction = {
     for (const k of namedArgs.keys()) throw new QuireError('22023', `unrecognized read_parquet option "${k}"`);
     const p = constArgs[0];
     if (typeof p !== 'string') throw new QuireError('22023', 'read_parquet path must be a constant string');
-    const files = expandFileGlob(p);
+    const files = filesToRead(p, ctx.files);
     const meta = readParquetMetadataSync(files[0]!);
     const all = parquetColumns(meta);
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
