@@ -1,5 +1,6 @@
 /**
- * `quire serve`: the REST endpoint (OpenSearch SQL protocol) over an in-memory database.
+ * `quire serve [DBPATH]`: the REST endpoint (OpenSearch SQL protocol) and the PostgreSQL protocol over a
+ * database directory, or an in-memory database.
  *
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
  *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes] [--allow-files DIR]…
@@ -19,9 +20,11 @@ import { parseByteSize, serverMemoryLimit } from '../execution/memory-pool.js';
 import { memorySettings } from './options.js';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.js';
 
-export const SERVE_HELP = `Usage: quire serve [OPTIONS]
+export const SERVE_HELP = `Usage: quire serve [OPTIONS] [DBPATH]
 
-Serves the OpenSearch SQL REST protocol (POST /_plugins/_sql) over an in-memory database.
+Serves the OpenSearch SQL REST protocol (POST /_plugins/_sql) and the PostgreSQL protocol over the
+database directory DBPATH (created if missing; every commit from either port is on disk before it is
+acknowledged), or over an in-memory database without one.
 
 Options:
   --host HOST            address to bind (default 127.0.0.1)
@@ -54,6 +57,7 @@ Options:
   --max-result-size SIZE largest REST response without fetch_size (default 64MB); larger results
                          answer 400 and must be paged with fetch_size
   --temp-dir DIR         directory for spill files (default: the OS temp directory)
+  --read-only            open DBPATH without its writer lock as a snapshot that is never written
   --max-connections N    connections each port serves at once (default 100); beyond it the
                          PostgreSQL port answers 53300 and REST 503
   --auth-timeout MS      time a PostgreSQL client has to authenticate (default 60000)
@@ -87,6 +91,9 @@ interface ServeArgs {
   logLevel: LogLevel;
   logSlowMs: number;
   revocationDir: string | undefined;
+  /** A database directory to serve (positional); absent: an in-memory database. */
+  database: string | undefined;
+  readOnly: boolean;
   help: boolean;
 }
 
@@ -113,6 +120,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     logLevel: 'info',
     logSlowMs: 1000,
     revocationDir: undefined,
+    database: undefined,
+    readOnly: false,
     help: false,
   };
   const int = (name: string, v: string | undefined, min: number): number => {
@@ -202,12 +211,19 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--revocation-dir':
         a.revocationDir = value();
         break;
+      case '--read-only':
+        a.readOnly = true;
+        break;
       case '--help':
       case '-h':
         a.help = true;
         break;
       default:
-        throw new Error(`unknown option ${flag}`);
+        if (!flag.startsWith('-') && a.database === undefined) {
+          a.database = flag;
+          break;
+        }
+        throw new Error(flag.startsWith('-') ? `unknown option ${flag}` : `unexpected argument ${flag} (one database directory at most)`);
     }
   }
   if (a.secret !== undefined && Buffer.byteLength(a.secret) < 16) throw new Error('--secret must be at least 16 bytes');
@@ -256,7 +272,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const settings = { memory_limit: serverMemoryLimit(), ...memorySettings(a) };
   let db: Database;
   try {
-    db = await Database.create({ settings });
+    db = await Database.create({ settings, ...(a.database !== undefined ? { path: a.database, readOnly: a.readOnly } : {}) });
   } catch (e) {
     process.stderr.write(`quire serve: ${(e as Error).message}\n`);
     return 1;
@@ -331,6 +347,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await servers.close();
+  await db.close();
   revocations?.close();
   logger.flush();
   return 0;

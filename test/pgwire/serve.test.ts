@@ -160,3 +160,53 @@ describe('quire serve credentials and grants', () => {
     }
   }, 60_000);
 });
+
+describe('quire serve DBPATH', () => {
+  it('serves a database directory: what pgwire commits is there after the server stops, and a second server is refused', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'quire-serve-dir-'));
+    const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+    const start = (extra: string[] = []) =>
+      spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', join(dir, 'db'), '--port', '0', '--pg-port', '0', '--api-key', 'key-789', '--allow-writes', ...extra], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    const child = start();
+    try {
+      let stderr = '';
+      const pgPort = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listener lines: ${stderr}`)), 30_000);
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          const p = /PostgreSQL protocol listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
+          if (p) {
+            clearTimeout(timer);
+            resolve(Number(p[1]));
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+      });
+      const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'u', password: 'key-789', database: 'quire' });
+      await c.connect();
+      await c.query('CREATE TABLE kept (x int)');
+      await c.query('INSERT INTO kept VALUES (1), (2)');
+      await c.end();
+      // One writer per directory: a second server on it is refused, naming the first.
+      const second = start();
+      let err = '';
+      second.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      expect(await new Promise((r) => second.once('exit', r))).toBe(1);
+      expect(err).toMatch(/is locked by process \d+/);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const { Database } = await import('../../src/index.js');
+    const db = await Database.create({ path: join(dir, 'db') });
+    expect((await db.query('SELECT x FROM kept ORDER BY x')).rows).toEqual([[1], [2]]);
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }, 90_000);
+});
+
