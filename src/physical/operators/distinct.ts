@@ -76,6 +76,27 @@ export function rowKeys(b: Batch, cols: readonly number[], nullRows?: Uint8Array
   return out;
 }
 
+/**
+ * The rows of `b` whose keys `seen` does not hold yet (added to it), as a batch (null when none), and
+ * the bytes the new keys take in the set, for the caller to reserve.
+ */
+export function newRows(b: Batch, cols: readonly number[], seen: Set<RowKey>): { batch: Batch | null; bytes: number } {
+  const n = b.length;
+  const keys = rowKeys(b, cols);
+  const sel = new Uint32Array(n);
+  let w = 0;
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    if (!seen.has(k)) {
+      seen.add(k);
+      sel[w++] = i;
+      bytes += HASH_ENTRY_BYTES + valueBytes(k);
+    }
+  }
+  return { batch: w === 0 ? null : w === n ? b : takeBatch(b, sel, w), bytes };
+}
+
 export function allColumns(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
@@ -103,23 +124,10 @@ export class Distinct extends PhysicalOperator {
     try {
       for await (const b of this.input.execute(ctx)) {
         await yieldIfDue(ctx);
-        const n = b.length;
-        if (n === 0) continue;
-        const keys = rowKeys(b, cols);
-        const sel = new Uint32Array(n);
-        let w = 0;
-        let bytes = 0;
-        for (let i = 0; i < n; i++) {
-          const k = keys[i]!;
-          if (!seen.has(k)) {
-            seen.add(k);
-            sel[w++] = i;
-            bytes += HASH_ENTRY_BYTES + valueBytes(k);
-          }
-        }
+        if (b.length === 0) continue;
+        const { batch, bytes } = newRows(b, cols, seen);
         res.grow(bytes, 'hash table of distinct rows');
-        if (w === n) yield b;
-        else if (w > 0) yield takeBatch(b, sel, w);
+        if (batch !== null) yield batch;
       }
     } finally {
       res.free();

@@ -13,7 +13,7 @@ import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../executio
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
-import { allColumns, rowKeys, type RowKey } from './distinct.js';
+import { allColumns, newRows, rowKeys, type RowKey } from './distinct.js';
 
 export type SetOpKind = 'union' | 'intersect' | 'except';
 
@@ -127,21 +127,10 @@ export class SetOp extends PhysicalOperator {
     for (const side of [this.left, this.right]) {
       for await (const b of side.execute(ctx)) {
         await yieldIfDue(ctx);
-        const n = b.length;
-        if (n === 0) continue;
-        const keys = rowKeys(b, cols);
-        const sel = new Uint32Array(n);
-        let w = 0;
-        let bytes = 0;
-        for (let i = 0; i < n; i++) {
-          if (!seen.has(keys[i]!)) {
-            seen.add(keys[i]!);
-            sel[w++] = i;
-            bytes += HASH_ENTRY_BYTES + valueBytes(keys[i]!);
-          }
-        }
+        if (b.length === 0) continue;
+        const { batch, bytes } = newRows(b, cols, seen);
         res.grow(bytes, 'hash table of distinct rows');
-        if (w > 0) yield this.retype(w === n ? b : takeBatch(b, sel, w));
+        if (batch !== null) yield this.retype(batch);
       }
     }
   }
