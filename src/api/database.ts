@@ -128,7 +128,15 @@ export class Database implements UtilityHost {
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
     this.shared = catalog;
-    const access = opts.access === undefined ? AccessPolicy.full : opts.access instanceof AccessPolicy ? opts.access : new AccessPolicy(opts.access);
+    // A read-only directory refuses writes before they run, as a read-only server does; the store's
+    // own refusal at commit is only the last guard.
+    const readOnly = opts.readOnly === true && opts.path !== undefined;
+    const access =
+      opts.access instanceof AccessPolicy
+        ? opts.access
+        : opts.access === undefined && !readOnly
+          ? AccessPolicy.full
+          : new AccessPolicy({ ...(opts.access ?? {}), ...(readOnly ? { allowWrites: false } : {}) });
     this.session = new Session(opts.settings ?? {}, access);
   }
 

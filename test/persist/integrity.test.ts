@@ -78,6 +78,8 @@ describe('read-only opens', () => {
     expect((await db.query('SELECT sum(x) FROM u')).rows).toEqual([[3]]);
     await expect(db.query('INSERT INTO u VALUES (9)')).rejects.toMatchObject({ code: '25006' });
     await expect(db.query('CREATE TABLE v (a int)')).rejects.toMatchObject({ code: '25006' });
+    // Refused before running: nothing changed in memory either.
+    expect((await db.query('SELECT sum(x) FROM u')).rows).toEqual([[3]]);
     await db.close();
     expect(snapshot(dir)).toEqual(before);
     await expect(Database.create({ path: join(root, 'nosuch'), readOnly: true })).rejects.toMatchObject({ code: '58P01' });
