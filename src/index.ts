@@ -2,6 +2,7 @@
 export { Database } from './api/database.js';
 export type { DatabaseOptions, QueryOptions, QueryResult, ResultColumn, StreamResult } from './api/database.js';
 export { runWithLimits, isTimeoutError, type StatementLimits } from './execution/interrupt.js';
+export { yieldTurn, type SliceTicker } from './execution/scheduler.js';
 export type { ArrowTableLike } from './api/arrow-import.js';
 export { AccessPolicy, SERVER_SETTINGS, type AccessOptions } from './api/access-policy.js';
 export { QuireError } from './common/errors.js';

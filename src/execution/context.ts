@@ -3,6 +3,7 @@
  * bound parameter values, cancellation, and the enclosing rows of correlated subqueries.
  */
 import { abortError, timeoutError } from './interrupt.js';
+import { park, turnSpent, type SliceTicker } from './scheduler.js';
 import type { Value } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 
@@ -23,8 +24,8 @@ export interface ExecContext {
   readonly worktables: Map<number, import('./column.js').Batch[]>;
   /** Results of uncorrelated subqueries, computed once per statement (PostgreSQL's InitPlans). */
   readonly initPlans: Map<object, unknown>;
-  /** When the running statement last let the event loop run (see yieldIfDue). */
-  readonly ticker?: { last: number; count: number };
+  /** The statement's share of the event loop (see yieldIfDue and scheduler.ts). */
+  readonly ticker?: SliceTicker;
   /** Operator metrics are collected when true (EXPLAIN ANALYZE). */
   readonly analyze: boolean;
 }
@@ -50,7 +51,8 @@ export function checkCancel(ctx: ExecContext): void {
 /**
  * Plans are CPU-bound and would otherwise keep the event loop blocked until they finish, so cancel
  * requests, timers and other connections could not get a turn. Operator loops call this once per
- * batch (or every few thousand rows); it yields about every 10 ms and costs a clock read otherwise.
+ * batch (or every few thousand rows). It costs a clock read until the loop turn's budget is spent,
+ * then parks the statement until the scheduler gives it another turn (scheduler.ts).
  */
 export async function yieldIfDue(ctx: ExecContext): Promise<void> {
   const t = ctx.ticker;
@@ -60,9 +62,10 @@ export async function yieldIfDue(ctx: ExecContext): Promise<void> {
   }
   const now = performance.now();
   if (pastDeadline(ctx, now)) throw timeoutError();
-  if (now - t.last < 10) return;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  t.last = performance.now();
+  if (ctx.signal?.aborted) throw abortError(ctx.signal);
+  if (!turnSpent(now)) return;
+  const deadline = Math.min(ctx.deadline ?? Infinity, ctx.clock?.at ?? Infinity);
+  await park(t, now, { deadline, ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}) });
   checkCancel(ctx);
 }
 

@@ -19,6 +19,7 @@ import {
   concatBatches,
   deadColumn,
   makeColumn,
+  sliceBatch,
   takeBatch,
   takeColumn,
   type Batch,
@@ -305,27 +306,35 @@ const DIRECT_KEY_MAX = 1 << 22;
  * probe is one bounds check and one array read instead of hashing and probing. null when the keys do not
  * qualify (negative, fractional, too sparse).
  */
-function directTable(col: Column, n: number, next: Int32Array, lk: number): BuildTable | null {
+async function directTable(col: Column, n: number, next: Int32Array, lk: number, ctx: ExecContext): Promise<BuildTable | null> {
   const d = col.data as Float64Array | Int32Array | Uint8Array;
   const nulls = col.nulls;
   let max = -1;
-  for (let r = 0; r < n; r++) {
-    if (nulls !== null && nulls[r] === 1) continue;
-    const v = d[r]!;
-    // Rejects NaN, fractions and negatives; -0 is fine (it indexes slot 0, and -0 = 0 in SQL).
-    if (!(v >= 0 && v <= DIRECT_KEY_MAX && Math.floor(v) === v)) return null;
-    if (v > max) max = v;
+  for (let s = 0; s < n; s += BUILD_CHUNK) {
+    const e = Math.min(n, s + BUILD_CHUNK);
+    for (let r = s; r < e; r++) {
+      if (nulls !== null && nulls[r] === 1) continue;
+      const v = d[r]!;
+      // Rejects NaN, fractions and negatives; -0 is fine (it indexes slot 0, and -0 = 0 in SQL).
+      if (!(v >= 0 && v <= DIRECT_KEY_MAX && Math.floor(v) === v)) return null;
+      if (v > max) max = v;
+    }
+    await yieldIfDue(ctx);
   }
   if (max > 4 * n + 1024) return null;
   const heads = new Int32Array(max + 1).fill(-1);
   const tails = new Int32Array(max + 1);
-  for (let r = 0; r < n; r++) {
-    if (nulls !== null && nulls[r] === 1) continue;
-    const v = d[r]!;
-    const h = heads[v]!;
-    if (h === -1) heads[v] = r;
-    else next[tails[v]!] = r;
-    tails[v] = r;
+  for (let s = 0; s < n; s += BUILD_CHUNK) {
+    const e = Math.min(n, s + BUILD_CHUNK);
+    for (let r = s; r < e; r++) {
+      if (nulls !== null && nulls[r] === 1) continue;
+      const v = d[r]!;
+      const h = heads[v]!;
+      if (h === -1) heads[v] = r;
+      else next[tails[v]!] = r;
+      tails[v] = r;
+    }
+    await yieldIfDue(ctx);
   }
   return {
     head: heads,
@@ -356,7 +365,13 @@ function directTable(col: Column, n: number, next: Int32Array, lk: number): Buil
   };
 }
 
-function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[]): BuildTable {
+/**
+ * Rows hashed between two yield points while a build table is made: a large build side would
+ * otherwise hold the event loop (and ignore cancel) for the whole build.
+ */
+const BUILD_CHUNK = 1 << 15;
+
+async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[], ctx: ExecContext): Promise<BuildTable> {
   const n = build.length;
   const next = new Int32Array(n).fill(-1);
   const first = rightKeys.length === 1 ? build.columns[rightKeys[0]!]! : null;
@@ -365,7 +380,7 @@ function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readon
     !Array.isArray(first.data) &&
     (keyCategory(first.type) === 'num' || keyCategory(first.type) === 'float');
   if (numeric) {
-    const direct = directTable(first, n, next, leftKeys[0]!);
+    const direct = await directTable(first, n, next, leftKeys[0]!, ctx);
     if (direct !== null) return direct;
   }
   if (numeric) {
@@ -374,16 +389,20 @@ function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readon
     const table = new NumberTable(n);
     const headList: number[] = [];
     const tail: number[] = [];
-    for (let r = 0; r < n; r++) {
-      if (nulls !== null && nulls[r] === 1) continue;
-      const g = table.insert(d[r]!);
-      if (g === headList.length) {
-        headList.push(r);
-        tail.push(r);
-      } else {
-        next[tail[g]!] = r;
-        tail[g] = r;
+    for (let s = 0; s < n; s += BUILD_CHUNK) {
+      const e = Math.min(n, s + BUILD_CHUNK);
+      for (let r = s; r < e; r++) {
+        if (nulls !== null && nulls[r] === 1) continue;
+        const g = table.insert(d[r]!);
+        if (g === headList.length) {
+          headList.push(r);
+          tail.push(r);
+        } else {
+          next[tail[g]!] = r;
+          tail[g] = r;
+        }
       }
+      await yieldIfDue(ctx);
     }
     const head = Int32Array.from(headList);
     const lk = leftKeys[0]!;
@@ -408,23 +427,30 @@ function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readon
       },
     };
   }
-  const nullRows = new Uint8Array(n);
-  const keys = rowKeys(build, rightKeys, nullRows);
   const groups = new Map<RowKey, number>();
   const headList: number[] = [];
   const tail: number[] = [];
-  for (let r = 0; r < n; r++) {
-    if (nullRows[r] === 1) continue;
-    const k = keys[r]!;
-    const g = groups.get(k);
-    if (g === undefined) {
-      groups.set(k, headList.length);
-      headList.push(r);
-      tail.push(r);
-    } else {
-      next[tail[g]!] = r;
-      tail[g] = r;
+  // Keys are made a chunk at a time, from the key columns alone (the others are not copied).
+  const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
+  const keyIdx = rightKeys.map((_, i) => i);
+  for (let s = 0; s < n; s += BUILD_CHUNK) {
+    const e = Math.min(n, s + BUILD_CHUNK);
+    const nullRows = new Uint8Array(e - s);
+    const keys = rowKeys(sliceBatch(keyCols, s, e), keyIdx, nullRows);
+    for (let r = s; r < e; r++) {
+      if (nullRows[r - s] === 1) continue;
+      const k = keys[r - s]!;
+      const g = groups.get(k);
+      if (g === undefined) {
+        groups.set(k, headList.length);
+        headList.push(r);
+        tail.push(r);
+      } else {
+        next[tail[g]!] = r;
+        tail[g] = r;
+      }
     }
+    await yieldIfDue(ctx);
   }
   const head = Int32Array.from(headList);
   return {
@@ -502,8 +528,7 @@ export class HashJoin extends PhysicalOperator {
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
     const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : concatBatches(rightTypes, parts);
     parts.length = 0;
-    const table = buildTable(build, this.rightKeys, this.leftKeys);
-    await yieldIfDue(ctx);
+    const table = await buildTable(build, this.rightKeys, this.leftKeys, ctx);
     const next = table.next;
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.

@@ -32,6 +32,7 @@ import { batchSource, Portal, rowsSource } from './portal.js';
 import { ScramError, ScramExchange, type ScramSecret } from './scram.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { sqlForLog, type ServerLogger } from '../logger.js';
+import { yieldTurn, type SliceTicker } from '../../index.js';
 import { isInternal, toQuireError } from '../to-quire-error.js';
 import { columnFormats, decodeParam, fieldDescription, oidOf, typeForOid } from './types.js';
 
@@ -96,7 +97,6 @@ const REPORTED: [string, string][] = [
 /** Bind-time errors that mean "the engine cannot express this catalog query" rather than a user mistake. */
 const CATALOG_FALLBACK_CODES = new Set(['0A000', '42883', '42704', '42P01', '42846', '42804', '42703', '42725']);
 
-const YIELD_EVERY_MS = 10;
 
 export class Connection {
   private readonly frames: FrameReader;
@@ -113,7 +113,8 @@ export class Connection {
   private scram: ScramExchange | null = null;
   private startupParams = new Map<string, string>();
   private reported = new Map<string, string>();
-  private lastYield = 0;
+  /** The running statement's share of the event loop, for the yields between batches it sends. */
+  private ticker: SliceTicker = { last: 0, count: 0, used: 0 };
   private running: Portal | null = null;
   private busy = false;
   private copyIn: { file: string; dir: string; stream: ReturnType<typeof createWriteStream>; stmt: ParsedStatement; rest: ParsedStatement[]; error: Error | null } | null = null;
@@ -257,11 +258,7 @@ export class Connection {
   /** Between batches: flush big outputs (with backpressure) and give the event loop a turn. */
   private async breathe(): Promise<void> {
     if (this.outBytes > 1 << 16) await this.flush();
-    const now = performance.now();
-    if (now - this.lastYield > YIELD_EVERY_MS) {
-      await new Promise<void>((r) => setImmediate(r));
-      this.lastYield = performance.now();
-    }
+    await yieldTurn(this.ticker);
   }
 
   private sendError(f: ErrorFields): void {
@@ -767,6 +764,7 @@ export class Connection {
       intervalStyle: db.session.get('intervalstyle'),
     };
     const breathe = (): Promise<void> => this.breathe();
+    this.ticker = { last: performance.now(), count: 0, used: 0 };
     // READ COMMITTED: each statement sees what other sessions committed before it started.
     db.beginStatement();
     if (stmt.kind === 'empty' || stmt.parsed === null) {

@@ -1,0 +1,178 @@
+/**
+ * Sharing the one event loop between running statements.
+ *
+ * Every statement of a server runs on the same thread, and a CPU-bound plan only gives the loop
+ * back at its yield points. Yielding by itself is not enough: if each of N busy statements yields
+ * with setImmediate, all N continuations run in the same check phase, so the loop polls sockets
+ * only once per N slices and a `select 1` arriving meanwhile waits N × slice.
+ *
+ * So the loop turn is the unit of budget, not the statement:
+ * - A turn has a budget of SLICE_MS of query work, shared by every statement that runs in it
+ *   (the one resumed at the start of the turn and those started by the socket events of its poll
+ *   phase). A statement at a yield point whose turn is spent parks itself in a queue.
+ * - One pump per turn (a setImmediate, so the poll phase runs between two pumps) resumes one
+ *   parked statement: the one that has had the least CPU so far (least attained service). A new,
+ *   short statement therefore waits for at most about one slice of the long ones, however many
+ *   there are, and long statements share what is left.
+ */
+
+/** Per-statement accounting, kept on the statement's ExecContext. */
+export interface SliceTicker {
+  /** performance.now() when the statement last (re)started running. */
+  last: number;
+  /** Calls since the last clock read (see yieldEvery). */
+  count: number;
+  /** Milliseconds of the loop this statement has had so far: its priority (less runs first). */
+  used?: number;
+}
+
+/** The budget of query work per loop turn. */
+export const SLICE_MS = 10;
+
+interface Parked {
+  readonly used: number;
+  readonly seq: number;
+  /** Resumes the statement; a second call does nothing (an entry can be woken early, then popped). */
+  readonly resume: () => void;
+  /** False once resumed (woken early entries stay in the heap until popped, then are skipped). */
+  live: boolean;
+}
+
+/** What wakes a parked statement before its turn: it must fail promptly, not wait behind others. */
+export interface WakeEarly {
+  /** performance.now() at which the statement times out. */
+  readonly deadline?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** A binary min-heap of parked statements by (used, arrival). */
+const parked: Parked[] = [];
+let seq = 0;
+let pumpPending = false;
+
+/** The current turn's budget: when it started, and which turn it is (so a stale closer is ignored). */
+let turnStart = 0;
+let turnOpen = false;
+let turnId = 0;
+
+function before(a: Parked, b: Parked): boolean {
+  return a.used < b.used || (a.used === b.used && a.seq < b.seq);
+}
+
+function push(p: Parked): void {
+  parked.push(p);
+  let i = parked.length - 1;
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    if (!before(parked[i]!, parked[up]!)) break;
+    [parked[i], parked[up]] = [parked[up]!, parked[i]!];
+    i = up;
+  }
+}
+
+function pop(): Parked | undefined {
+  const top = parked[0];
+  const last = parked.pop();
+  if (parked.length > 0 && last !== undefined) {
+    parked[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < parked.length && before(parked[l]!, parked[m]!)) m = l;
+      if (r < parked.length && before(parked[r]!, parked[m]!)) m = r;
+      if (m === i) break;
+      [parked[i], parked[m]] = [parked[m]!, parked[i]!];
+      i = m;
+    }
+  }
+  return top;
+}
+
+/**
+ * Starts this turn's budget if none is running. The closer is a setImmediate: queued from a poll
+ * phase it runs in the same iteration's check phase; queued from a check phase (a pump), in the
+ * next one, so a pumped slice and the poll phase after it share one budget.
+ */
+function openTurn(now: number): void {
+  if (turnOpen) return;
+  turnOpen = true;
+  turnStart = now;
+  const id = ++turnId;
+  setImmediate(() => {
+    if (turnId === id) turnOpen = false;
+  });
+}
+
+function pump(): void {
+  pumpPending = false;
+  let next = pop();
+  while (next !== undefined && !next.live) next = pop();
+  if (next === undefined) return;
+  turnOpen = false;
+  openTurn(performance.now());
+  if (parked.length > 0) schedulePump();
+  next.resume();
+}
+
+function schedulePump(): void {
+  if (pumpPending) return;
+  pumpPending = true;
+  setImmediate(pump);
+}
+
+/** Whether this turn's budget is spent (and so a statement at a yield point should park). */
+export function turnSpent(now: number): boolean {
+  openTurn(now);
+  return now - turnStart >= SLICE_MS;
+}
+
+/**
+ * Parks the statement until a pump resumes it. Resolves at the start of a later loop turn; the
+ * caller checks for cancellation afterwards.
+ */
+export function park(ticker: SliceTicker | undefined, now: number, wake?: WakeEarly): Promise<void> {
+  let used = 0;
+  if (ticker !== undefined) {
+    used = (ticker.used ?? 0) + Math.max(0, now - ticker.last);
+    ticker.used = used;
+  }
+  return new Promise<void>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const resume = (): void => {
+      if (!entry.live) return;
+      entry.live = false;
+      if (timer !== undefined) clearTimeout(timer);
+      wake?.signal?.removeEventListener('abort', resume);
+      resolve();
+    };
+    // A statement that has timed out or been cancelled is woken at once: it only has to unwind,
+    // and with the least-CPU-first order a long statement could otherwise wait long past its limit.
+    if (wake?.deadline !== undefined && Number.isFinite(wake.deadline)) {
+      timer = setTimeout(resume, Math.max(0, wake.deadline - now) + 1);
+    }
+    const entry: Parked = { used, seq: seq++, resume, live: true };
+    wake?.signal?.addEventListener('abort', resume);
+    push(entry);
+    schedulePump();
+  }).then(() => {
+    if (ticker !== undefined) ticker.last = performance.now();
+  });
+}
+
+/**
+ * A yield point for work that is not a statement (a connection streaming a result, a request
+ * handler): parks with the given priority when the turn is spent. Work without accounting passes
+ * an undefined ticker and is resumed as new work.
+ */
+export async function yieldTurn(ticker?: SliceTicker): Promise<void> {
+  const now = performance.now();
+  if (!turnSpent(now)) return;
+  await park(ticker, now);
+}
+
+/** Statements parked right now (for tests and diagnostics). */
+export function parkedCount(): number {
+  return parked.length;
+}
