@@ -93,7 +93,7 @@ describe('file access is a grant', () => {
     for (const srv of [ro, trust]) {
       const passwd = await rest(srv, "select * from read_csv('/etc/passwd', header=>false, delim=>':')");
       const missing = await rest(srv, "select * from read_csv('/etc/no-such-file-here', header=>false, delim=>':')");
-      expect(passwd.status).toBe(400);
+      expect(passwd.status).toBe(403);
       expect(sqlstate(passwd.json)).toBe('42501');
       expect(sqlstate(missing.json)).toBe('42501');
       expect(missing.json.error.reason.replace('no-such-file-here', 'passwd')).toBe(passwd.json.error.reason);
@@ -239,7 +239,7 @@ describe('one privilege model on both ports', () => {
   it('REST applies the same policy, including multi-statement strings', async () => {
     for (const q of ['select 1; drop table calcs', 'drop table calcs', `copy (select 1) to '${allowed}/r.csv'`]) {
       const r = await rest(ro, q);
-      expect(r.status, q).toBe(400);
+      expect(r.status, q).toBe(403);
       expect(sqlstate(r.json), q).toBe('25006');
     }
     // Paging and _explain plan through the same check.

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { startRestServer, type RunningRestServer } from '../../src/server/rest/app.js';
 import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
+import type { ServerLogger } from '../../src/server/logger.js';
 
 const LONG_CTE = 'with recursive t(n) as (select 1 union all select n + 1 from t where n < 30000000) select count(*) from t';
 const EVIL_REGEX = "select 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' ~ '(a+)+$' as m";
@@ -99,6 +100,31 @@ async function stillAnswers(): Promise<void> {
 }
 
 describe('REST', () => {
+  it('cancels a query when its client hangs up', async () => {
+    const ended: number[] = [];
+    const warn = (o: { durationMs?: number }): void => {
+      if (o.durationMs !== undefined) ended.push(o.durationMs);
+    };
+    const quiet = (): void => undefined;
+    const logger: ServerLogger = { warn, error: quiet, info: quiet, debug: quiet };
+    const srv = await startRestServer({ db, host: '127.0.0.1', port: 0, queryTimeoutMs: 20_000, logger, logSlowMs: 1 });
+    try {
+      const ac = new AbortController();
+      const long = fetch(`${srv.url}/_plugins/_sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: LONG_CTE }), signal: ac.signal }).catch(() => 'aborted');
+      await new Promise((r) => setTimeout(r, 300));
+      ac.abort();
+      expect(await long).toBe('aborted');
+      // The statement ends (and logs its duration) soon after the hang-up, not at the 20 s limit.
+      const t0 = performance.now();
+      while (ended.length === 0 && performance.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+      expect(ended.length).toBe(1);
+      expect(ended[0]!).toBeLessThan(300 + STALL_BOUND_MS);
+      await stillAnswers();
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('answers the catastrophic regular expression at once', async () => {
     const r = await sql(EVIL_REGEX);
     expect(r.status).toBe(200);

@@ -187,10 +187,16 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     void reply.status(404).send({ error: { reason: `no handler found for ${req.method} ${req.url.split('?')[0]}`, details: '', type: 'NotFoundException' }, status: 404 });
   });
 
-  /** Runs `f` under the query time limit (a deadline its statements check; see execution/interrupt.ts); logs it when slow. */
-  const timed = async <X>(what: { sql: string } | { cursor: true }, f: (signal: AbortSignal) => Promise<X>): Promise<X> => {
+  /**
+   * Runs `f` under the query time limit (a deadline its statements check; see execution/interrupt.ts)
+   * and cancels it when the client hangs up, since nobody is left to read the answer; logs it when slow.
+   */
+  const timed = async <X>(req: FastifyRequest, what: { sql: string } | { cursor: true }, f: (signal: AbortSignal) => Promise<X>): Promise<X> => {
     const started = performance.now();
     const ac = new AbortController();
+    const socket = req.raw.socket;
+    const hangUp = (): void => ac.abort();
+    socket.once('close', hangUp);
     try {
       return await runWithLimits({ signal: ac.signal, deadline: performance.now() + queryTimeout }, () => f(ac.signal));
     } catch (e) {
@@ -199,6 +205,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       }
       throw e;
     } finally {
+      socket.off('close', hangUp);
       const ms = performance.now() - started;
       if (logSlowMs > 0 && ms >= logSlowMs) {
         logger.warn({ port: 'rest', durationMs: Math.round(ms), ...('sql' in what ? { sql: sqlForLog(what.sql) } : { cursorPage: true }) }, 'slow query');
@@ -230,7 +237,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       if (typeof body.cursor !== 'string') throw new HttpError(400, 'IllegalArgumentException', '"cursor" must be a string');
       if (format === 'csv' || format === 'raw') throw new HttpError(400, 'IllegalArgumentException', `cursors are returned only with format=jdbc or json, not ${format}`);
       const cursor = body.cursor;
-      const page = await timed({ cursor: true }, (signal) => pager.next(cursor, { ...(fetchSize ? { fetchSize } : {}), ttlMs, signal }));
+      const page = await timed(req, { cursor: true }, (signal) => pager.next(cursor, { ...(fetchSize ? { fetchSize } : {}), ttlMs, signal }));
       return send(reply, format, pageResult(page), sanitize);
     }
     if (typeof body.query !== 'string' || body.query.trim() === '') throw new HttpError(400, 'IllegalArgumentException', '"query" must be a non-empty string');
@@ -242,14 +249,14 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       if (format === 'csv' || format === 'raw') {
         throw new HttpError(400, 'IllegalArgumentException', `fetch_size is supported only with format=jdbc or json, not ${format}`, 'Drop fetch_size to get the whole result as text.');
       }
-      const page = await timed({ sql }, (signal) => pager.first(sql, { fetchSize, params, ttlMs, signal }));
+      const page = await timed(req, { sql }, (signal) => pager.first(sql, { fetchSize, params, ttlMs, signal }));
       return send(reply, format, pageResult(page), sanitize);
     }
     // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
     const session = kind === 'select' ? db : requestSession();
     let r: ResultSet;
     try {
-      r = await timed({ sql }, (signal) => runWhole(session, sql, params, kind, signal, maxResultBytes));
+      r = await timed(req, { sql }, (signal) => runWhole(session, sql, params, kind, signal, maxResultBytes));
     } finally {
       // The request's own session ends with it: an unfinished transaction and TEMP tables go.
       if (session !== db) session.endSession();
@@ -270,7 +277,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     const fetchSize = parseFetchSize(body.fetch_size);
     const params = parseParameters(body.parameters);
     const sql = params.length > 0 ? questionMarksToDollar(body.query) : body.query;
-    const op = await timed({ sql }, async (signal) => {
+    const op = await timed(req, { sql }, async (signal) => {
       if (fetchSize) return pager.explain(sql, { fetchSize, params, signal });
       const stmts = parseStatements(sql);
       if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') throw new HttpError(400, 'IllegalArgumentException', 'only a single SELECT can be explained');

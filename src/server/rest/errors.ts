@@ -7,6 +7,8 @@
  * SQLSTATE class → HTTP status (httpStatusOf):
  *
  *   57014 query_canceled (time limit)                         408
+ *   42501 insufficient_privilege, 25006 read_only_sql_transaction
+ *         (what the server's flags do not grant)               403
  *   42P01 undefined_table, 3D000 invalid_catalog_name,
  *   58P01 undefined_file                                      404
  *   08 connection exception (an ATTACHed server failed)       502
@@ -74,6 +76,7 @@ export function toErrorBody(e: unknown): ErrorBody {
 export function httpStatusOf(code: string): number {
   const cls = code.slice(0, 2);
   if (code === '57014') return 408;
+  if (code === '42501' || code === '25006') return 403;
   if (code === '42P01' || code === '3D000' || code === '58P01') return 404;
   if (cls === '08') return 502;
   if (code === '53100' || code === '53300' || cls === '57' || cls === '58') return 503;
