@@ -66,7 +66,10 @@ function bump(m: Map<string, number>, k: string): void {
 async function main(): Promise<void> {
   const restPort = await freePort();
   const pgPort = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--demo', '--port', String(restPort), '--pg-port', String(pgPort), '--query-timeout', String(QUERY_TIMEOUT_MS)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--demo', '--port', String(restPort), '--pg-port', String(pgPort), '--query-timeout', String(QUERY_TIMEOUT_MS),
+    // Sized for this load: every REST client keeps a socket open (the default of 100 per port would
+    // refuse half of them with 503, as it should for an unplanned flood).
+    '--max-connections', String(Math.max(100, REST_CLIENTS + PG_CLIENTS + 10))], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let crashed: string | null = null;
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
+    if (process.env.LOAD_DEBUG) process.stderr.write(d);
     stderr += d.toString();
   });
   let stopping = false;

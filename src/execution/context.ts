@@ -3,7 +3,7 @@
  * bound parameter values, cancellation, and the enclosing rows of correlated subqueries.
  */
 import { abortError, timeoutError } from './interrupt.js';
-import { park, turnSpent, type SliceTicker } from './scheduler.js';
+import { park, shouldPark, type SliceTicker } from './scheduler.js';
 import type { Value } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 
@@ -63,7 +63,7 @@ export async function yieldIfDue(ctx: ExecContext): Promise<void> {
   const now = performance.now();
   if (pastDeadline(ctx, now)) throw timeoutError();
   if (ctx.signal?.aborted) throw abortError(ctx.signal);
-  if (!turnSpent(now)) return;
+  if (!shouldPark(t, now)) return;
   const deadline = Math.min(ctx.deadline ?? Infinity, ctx.clock?.at ?? Infinity);
   await park(t, now, { deadline, ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}) });
   checkCancel(ctx);

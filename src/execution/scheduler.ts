@@ -10,10 +10,13 @@
  * - A turn has a budget of SLICE_MS of query work, shared by every statement that runs in it
  *   (the one resumed at the start of the turn and those started by the socket events of its poll
  *   phase). A statement at a yield point whose turn is spent parks itself in a queue.
+ * - A statement runs at least MIN_RUN_MS each time it starts or resumes, so most short statements
+ *   finish in the turn they arrive in without parking at all.
  * - One pump per turn (a setImmediate, so the poll phase runs between two pumps) resumes one
- *   parked statement: the one that has had the least CPU so far (least attained service). A new,
- *   short statement therefore waits for at most about one slice of the long ones, however many
- *   there are, and long statements share what is left.
+ *   parked statement: the one that has had the least CPU so far (least attained service), aged by
+ *   how long it has waited. A short statement therefore waits for about one slice of the long
+ *   ones, however many there are; long statements share what is left, and a statement whose time
+ *   limit passes or that is cancelled while parked is woken at once to fail.
  */
 
 /** Per-statement accounting, kept on the statement's ExecContext. */
@@ -29,8 +32,17 @@ export interface SliceTicker {
 /** The budget of query work per loop turn. */
 export const SLICE_MS = 10;
 
+/**
+ * What a statement may run after it starts or is resumed before it parks, even in a spent turn.
+ * Without it, a new statement would park at its first yield point behind every other newcomer, so
+ * under a steady stream of them a short statement could wait for all of their slices; with it, most
+ * short statements (a `select 1`, a page, a small aggregate) finish in the turn they arrive in.
+ */
+export const MIN_RUN_MS = 2;
+
 interface Parked {
-  readonly used: number;
+  /** Its place in the queue: CPU used so far, plus its parking time scaled down by AGING. */
+  readonly key: number;
   readonly seq: number;
   /** Resumes the statement; a second call does nothing (an entry can be woken early, then popped). */
   readonly resume: () => void;
@@ -55,8 +67,18 @@ let turnStart = 0;
 let turnOpen = false;
 let turnId = 0;
 
+/**
+ * Waiting AGING ms counts as having used 1 ms less CPU. Pure least-CPU-first starves, under a
+ * steady stream of newcomers, anything that has run a little (a statement that parked once after
+ * its minimum run would wait as long as newcomers keep arriving). With aging, a statement that has
+ * used U ms waits behind newcomers for at most about U × AGING ms; a long statement still yields to
+ * short ones for long enough that it reaches its time limit first when the server is overloaded.
+ * Since every entry ages at the same rate, the order is fixed when it parks: key = used + parkedAt / AGING.
+ */
+const AGING = 20;
+
 function before(a: Parked, b: Parked): boolean {
-  return a.used < b.used || (a.used === b.used && a.seq < b.seq);
+  return a.key < b.key || (a.key === b.key && a.seq < b.seq);
 }
 
 function push(p: Parked): void {
@@ -122,10 +144,16 @@ function schedulePump(): void {
   setImmediate(pump);
 }
 
-/** Whether this turn's budget is spent (and so a statement at a yield point should park). */
+/** Whether this turn's budget is spent. */
 export function turnSpent(now: number): boolean {
   openTurn(now);
   return now - turnStart >= SLICE_MS;
+}
+
+/** Whether a statement at a yield point should park: the turn is spent and it has had its minimum run. */
+export function shouldPark(ticker: SliceTicker | undefined, now: number): boolean {
+  if (!turnSpent(now)) return false;
+  return ticker === undefined || now - ticker.last >= MIN_RUN_MS;
 }
 
 /**
@@ -135,7 +163,10 @@ export function turnSpent(now: number): boolean {
 export function park(ticker: SliceTicker | undefined, now: number, wake?: WakeEarly): Promise<void> {
   let used = 0;
   if (ticker !== undefined) {
-    used = (ticker.used ?? 0) + Math.max(0, now - ticker.last);
+    // What it ran since it was last resumed, but no more than this turn: time spent waiting (for
+    // sockets, for other statements' turns) before this turn is not CPU, and counting it would push
+    // a statement that waited back behind everything that arrives after it.
+    used = (ticker.used ?? 0) + Math.max(0, now - Math.max(ticker.last, turnOpen ? turnStart : now));
     ticker.used = used;
   }
   return new Promise<void>((resolve) => {
@@ -152,7 +183,7 @@ export function park(ticker: SliceTicker | undefined, now: number, wake?: WakeEa
     if (wake?.deadline !== undefined && Number.isFinite(wake.deadline)) {
       timer = setTimeout(resume, Math.max(0, wake.deadline - now) + 1);
     }
-    const entry: Parked = { used, seq: seq++, resume, live: true };
+    const entry: Parked = { key: used + now / AGING, seq: seq++, resume, live: true };
     wake?.signal?.addEventListener('abort', resume);
     push(entry);
     schedulePump();
@@ -168,7 +199,7 @@ export function park(ticker: SliceTicker | undefined, now: number, wake?: WakeEa
  */
 export async function yieldTurn(ticker?: SliceTicker): Promise<void> {
   const now = performance.now();
-  if (!turnSpent(now)) return;
+  if (!shouldPark(ticker, now)) return;
   await park(ticker, now);
 }
 

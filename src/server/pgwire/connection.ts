@@ -779,6 +779,8 @@ export class Connection {
       const formats = columnFormats(resultFormats, prepared.columns.length);
       const abort = new AbortController();
       const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal };
+      // One account per statement: the yields between the batches sent count with the plan's own.
+      if (ctx.ticker !== undefined) this.ticker = ctx.ticker;
       const op = await db.physical(prepared.plan, ctx);
       const portal = new Portal(name, prepared.columns, formats, batchSource(op.execute(ctx)), (n) => `SELECT ${n}`, tz, breathe);
       portal.abort.signal.addEventListener('abort', () => abort.abort());
