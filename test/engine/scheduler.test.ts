@@ -24,6 +24,18 @@ describe('event-loop scheduler', () => {
     expect(parkedCount()).toBe(0);
   });
 
+  it('ages waiting statements: one that ran a little is not starved by a stream of newcomers', async () => {
+    const order: string[] = [];
+    const t = performance.now();
+    const at = (used: number, when: number): Promise<void> => park({ last: when, count: 0, used }, when);
+    // A has used 10 ms; newcomers that parked up to ~200 ms after it (20 ms of waiting per ms of CPU) go first, later ones after it.
+    const a = at(10, t).then(() => order.push('a'));
+    const late = at(0, t + 300).then(() => order.push('late'));
+    const soon = at(0, t + 100).then(() => order.push('soon'));
+    await Promise.all([a, late, soon]);
+    expect(order).toEqual(['soon', 'a', 'late']);
+  });
+
   it('wakes a parked statement at its deadline or abort instead of leaving it behind busier ones', async () => {
     const now = performance.now();
     const ac = new AbortController();
