@@ -383,10 +383,12 @@ export async function* evaluateSpilledPartition(
   plan: ChunkPlan,
   ctx: ExecContext,
   res: MemoryReservation,
+  /** Rows per chunk for a partition held in memory (chunked only to yield between pieces). */
+  inMemoryChunk?: number,
 ): AsyncGenerator<Batch> {
   const total = part.rows;
   const limit = queryMemory(ctx).pool.limit;
-  const C = chunkRows(part, limit);
+  const C = part.spilled || inMemoryChunk === undefined ? chunkRows(part, limit) : inMemoryChunk;
   const rowBytes = Math.max(1, part.bytes / Math.max(1, total));
   const forced = Math.max(4 * C * rowBytes, 4 * batchBytesHint(part));
   const calls = w.calls;

@@ -30,6 +30,9 @@ import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 import { evaluateSpilledPartition, notChunkable, planChunks, type ChunkPlan, type WindowShape } from './window-chunked.js';
 
+/** Rows from which a partition held in memory is evaluated in chunks, with yields between them (see chunkInMemory). */
+const IN_MEMORY_CHUNK_ROWS = 1 << 16;
+
 /** A frame clause as planned: offsets are constant expressions, evaluated when execution starts. */
 export interface WindowFrameDef {
   readonly units: FrameUnits;
@@ -140,8 +143,8 @@ export class Window extends PhysicalOperator {
           lastLen = b.length;
           continue;
         }
-        if (part.spilled) {
-          // The spilled partition ends at b's first partition start; what follows up to x is complete.
+        if (part.spilled || this.chunkInMemory(part, frames, types, ctx)) {
+          // The spilled (or large) partition ends at b's first partition start; what follows up to x is complete.
           let x0 = 0;
           if (lastView !== null && this.partCmp!.cross(lastView, view!)(lastLen - 1, 0) === 0) {
             const rc = this.partCmp!.rows(view!);
@@ -163,7 +166,7 @@ export class Window extends PhysicalOperator {
         lastLen = tail.length;
       }
       if (part.rows > 0) {
-        if (part.spilled) yield* this.emitSpilled(part, frames, types, ctx);
+        if (part.spilled || this.chunkInMemory(part, frames, types, ctx)) yield* this.emitSpilled(part, frames, types, ctx);
         else {
           const all = concatBatches(types, part.memoryBatches);
           await part.clear();
@@ -179,6 +182,29 @@ export class Window extends PhysicalOperator {
   /** How this execution evaluates spilled partitions (frame offsets are per execution). */
   private chunkPlan: ChunkPlan | { unsupported: string } | null = null;
 
+  /**
+   * Whether a partition held in memory is evaluated chunk by chunk, as a spilled one is: when it is
+   * large enough that evaluating it in one piece would hold the event loop (and ignore cancel) for
+   * too long, and its calls can be chunked (window-chunked.ts); otherwise in one piece.
+   */
+  private chunkInMemory(part: PartitionBuffer, frames: ResolvedFrame[], types: DataType[], ctx: ExecContext): boolean {
+    if (part.rows < IN_MEMORY_CHUNK_ROWS) return false;
+    if (this.chunkPlan === null) {
+      const key0 = this.orderKeys[0];
+      this.chunkPlan = planChunks(
+        {
+          calls: this.calls,
+          frames,
+          orderCmp: this.orderCmp,
+          rangeKey: key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst },
+          types,
+        },
+        ctx,
+      );
+    }
+    return !('unsupported' in this.chunkPlan);
+  }
+
   /** A partition that spilled: chunked evaluation, or (for calls that cannot be chunked) materialised. */
   private async *emitSpilled(part: PartitionBuffer, frames: ResolvedFrame[], types: DataType[], ctx: ExecContext): AsyncGenerator<Batch> {
     const key0 = this.orderKeys[0];
@@ -191,7 +217,7 @@ export class Window extends PhysicalOperator {
     };
     this.chunkPlan ??= planChunks(shape, ctx);
     const plan = this.chunkPlan;
-    this.spilledPartitions++;
+    if (part.spilled) this.spilledPartitions++;
     if ('unsupported' in plan) {
       let all: Batch;
       try {
@@ -205,7 +231,7 @@ export class Window extends PhysicalOperator {
       return;
     }
     const res = queryMemory(ctx).pool.register('window chunk', false);
-    yield* evaluateSpilledPartition(part, shape, plan, ctx, res);
+    yield* evaluateSpilledPartition(part, shape, plan, ctx, res, part.spilled ? undefined : IN_MEMORY_CHUNK_ROWS / 2);
   }
 
   private spilledPartitions = 0;
