@@ -25,7 +25,8 @@ import {
   type Batch,
   type Column,
 } from '../../execution/column.js';
-import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { sortIndices } from '../../execution/sort-indices.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../operator.js';
@@ -397,7 +398,7 @@ class OrderedInput {
   }
 
   /** Sorts, deduplicates and feeds everything to `acc`. */
-  flush(acc: GroupedAccumulator, ctx: ExecContext): void {
+  async flush(acc: GroupedAccumulator, ctx: ExecContext): Promise<void> {
     const n = this.gids.length;
     if (n === 0 || this.builders === null) return;
     const columns = this.builders.map((b) => b.finish());
@@ -409,9 +410,7 @@ class OrderedInput {
     });
     const gids = this.gids;
     const keys = this.sortKeys;
-    const order: number[] = new Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => {
+    const order = await sortIndices(n, (a, b) => {
       const ga = gids[a]!;
       const gb = gids[b]!;
       if (ga !== gb) return ga - gb;
@@ -426,19 +425,20 @@ class OrderedInput {
         const c = compareValues(va, vb, s.type);
         if (c !== 0) return s.desc ? -c : c;
       }
-      return a - b;
-    });
-    checkCancel(ctx);
+      return 0;
+    }, ctx);
 
-    let sel: number[] = order;
+    let sel: ArrayLike<number> = order;
     if (this.spec.distinct) {
       const argTypes = this.spec.impl.argTypes;
       const argCols = columns.slice(0, this.nargs);
       const numeric = argTypes.map((t) => storageKind(t) !== 'obj');
-      sel = [];
+      const kept: number[] = [];
+      sel = kept;
       let seen = new Set<string>();
       let cur = -1;
       for (const i of order) {
+        await yieldEvery(ctx, 4096);
         if (gids[i] !== cur) {
           cur = gids[i]!;
           seen = new Set();
@@ -447,7 +447,7 @@ class OrderedInput {
         for (let a = 0; a < argCols.length; a++) key += encodePart(getValue(argCols[a]!, i), argTypes[a]!, numeric[a]!) + '\u0000';
         if (seen.has(key)) continue;
         seen.add(key);
-        sel.push(i);
+        kept.push(i);
       }
     }
 
@@ -616,7 +616,7 @@ export class HashAggregate extends PhysicalOperator {
     if (groups === 0) return;
     for (let i = 0; i < aggs.length; i++) {
       accs[i]!.grow(groups);
-      ordered[i]?.flush(accs[i]!, ctx);
+      await ordered[i]?.flush(accs[i]!, ctx);
     }
 
     const keyCols = grouper.keyColumns();
