@@ -373,10 +373,17 @@ export class Database implements UtilityHost {
         if (this.tx === null) storeFor(this.shared)?.sync(this.shared);
       }
     } catch (e) {
-      if (implicit && this.tx?.implicit === true) this.rollbackTransaction();
+      if (implicit && this.tx?.implicit === true) {
+        this.rollbackTransaction();
+        // Cursors declared in the string close with it, WITH HOLD ones too (nothing committed them).
+        await this.cursors.rollback();
+      }
       throw e;
     }
-    if (implicit && this.tx?.implicit === true) this.commitTransaction();
+    if (implicit && this.tx?.implicit === true) {
+      this.commitTransaction();
+      await this.cursors.commit();
+    }
     return out;
   }
 

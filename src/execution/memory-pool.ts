@@ -72,13 +72,23 @@ export function serverMemoryLimit(): string {
 }
 
 export class MemoryPool {
-  private used = 0;
+  /** The bytes reserved, in a cell of its own so a finalizer can read it after the pool is gone. */
+  readonly ledger = { used: 0 };
   private peakUsed = 0;
+  /** Which budget refused the last tryGrow: this pool's, or its parent's (the process budget). */
+  refusedBy: 'statement' | 'process' = 'statement';
 
-  constructor(readonly limit: number) {}
+  /**
+   * `parent`: a budget every reservation also draws from (the process budget), so that statements
+   * that each stay under their own limit cannot together outgrow the heap.
+   */
+  constructor(
+    readonly limit: number,
+    readonly parent: MemoryPool | null = null,
+  ) {}
 
   get reserved(): number {
-    return this.used;
+    return this.ledger.used;
   }
 
   /** Highest total reservation so far (EXPLAIN ANALYZE, tests). */
@@ -87,7 +97,7 @@ export class MemoryPool {
   }
 
   get available(): number {
-    return Math.max(0, this.limit - this.used);
+    return Math.max(0, this.limit - this.ledger.used);
   }
 
   register(consumer: string, canSpill: boolean): MemoryReservation {
@@ -96,23 +106,55 @@ export class MemoryPool {
 
   /** @internal used by reservations */
   tryGrow(bytes: number): boolean {
-    if (this.used + bytes > this.limit) return false;
-    this.used += bytes;
-    if (this.used > this.peakUsed) this.peakUsed = this.used;
+    if (this.ledger.used + bytes > this.limit) {
+      this.refusedBy = 'statement';
+      return false;
+    }
+    if (this.parent !== null && !this.parent.tryGrow(bytes)) {
+      this.refusedBy = 'process';
+      return false;
+    }
+    this.ledger.used += bytes;
+    if (this.ledger.used > this.peakUsed) this.peakUsed = this.ledger.used;
     return true;
   }
 
   /** @internal used by reservations; growth past the limit for memory that is already allocated. */
   forceGrow(bytes: number): void {
-    this.used += bytes;
-    if (this.used > this.peakUsed) this.peakUsed = this.used;
+    this.parent?.forceGrow(bytes);
+    this.ledger.used += bytes;
+    if (this.ledger.used > this.peakUsed) this.peakUsed = this.ledger.used;
   }
 
   /** @internal */
   shrink(bytes: number): void {
-    this.used = Math.max(0, this.used - bytes);
+    const b = Math.min(bytes, this.ledger.used);
+    this.parent?.shrink(b);
+    this.ledger.used -= b;
   }
 }
+
+/**
+ * The process budget: what all running statements together may reserve. Half the V8 heap limit by
+ * default (QUIRE_PROCESS_MEMORY_LIMIT, e.g. '2GB', sets it), which is also the default memory_limit
+ * of one library statement; a server's statements default to a quarter each, so two large ones fit
+ * and a third spills or fails with 53200 instead of taking the process down.
+ */
+const processPool = new MemoryPool(
+  (process.env.QUIRE_PROCESS_MEMORY_LIMIT ? parseByteSize(process.env.QUIRE_PROCESS_MEMORY_LIMIT) : null) ?? parseByteSize(defaultMemoryLimit()) ?? Infinity,
+);
+
+/** What running statements reserve from the process budget right now (tests, diagnostics). */
+export function processMemoryReserved(): number {
+  return processPool.reserved;
+}
+
+/**
+ * A statement whose pool is dropped while it still holds reservations (a reservation some path
+ * failed to free) gives them back to the process budget when the pool is collected, so a leak in
+ * one statement cannot starve every later one.
+ */
+const releaseOnCollect = new FinalizationRegistry<{ used: number }>((ledger) => processPool.shrink(ledger.used));
 
 /** One operator's share of the pool. Free it in `finally`: nothing frees it on garbage collection. */
 export class MemoryReservation {
@@ -170,6 +212,15 @@ export class MemoryReservation {
   }
 
   outOfMemory(bytes: number, what: string): QuireError {
+    const parent = this.pool.parent;
+    if (this.pool.refusedBy === 'process' && parent !== null) {
+      return new QuireError('53200', 'out of memory', {
+        detail:
+          `Failed on request of size ${bytes} bytes (${what}) in ${this.consumer}: the statements running in this process ` +
+          `hold ${formatBytes(parent.reserved)} of its ${formatBytes(parent.limit)} budget (this statement ${formatBytes(this.pool.reserved)}).`,
+        hint: 'Retry when fewer large statements are running, or give the process more memory (QUIRE_PROCESS_MEMORY_LIMIT and node --max-old-space-size).',
+      });
+    }
     return new QuireError('53200', 'out of memory', {
       detail:
         `Failed on request of size ${bytes} bytes (${what}) in ${this.consumer}: memory_limit is ` +
@@ -250,8 +301,10 @@ export function queryMemory(ctx: ExecContext): QueryMemory {
   if (m === undefined) {
     const dir = ctx.eval.setting('temp_directory');
     const comp = (ctx.eval.setting('quire.spill_compression') ?? 'off').toLowerCase();
+    const pool = new MemoryPool(settingSize(ctx, 'memory_limit', defaultMemoryLimit()), processPool);
+    releaseOnCollect.register(pool, pool.ledger);
     m = {
-      pool: new MemoryPool(settingSize(ctx, 'memory_limit', defaultMemoryLimit())),
+      pool,
       temp: new TempSpace(settingSize(ctx, 'max_temp_directory_size', 'unlimited')),
       tempDirectory: dir !== undefined && dir.trim() !== '' ? dir : tmpdir(),
       compression: comp === 'on' || comp === 'true' || comp === '1' || comp === 'zlib',

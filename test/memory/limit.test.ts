@@ -19,10 +19,11 @@ interface Answer {
   detail?: string;
   crash?: string;
   after: number;
+  reserved: number;
 }
 
-async function runLimited(statements: string[], limit = '64MB', heapMB = 192): Promise<Answer[]> {
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMB}`, '--import', LOADER, join(ROOT, 'test/memory/run-queries.ts'), limit, JSON.stringify(statements)], {
+async function runLimited(statements: string[], limit = '64MB', heapMB = 192, mode = 'sequential'): Promise<Answer[]> {
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMB}`, '--import', LOADER, join(ROOT, 'test/memory/run-queries.ts'), limit, JSON.stringify(statements), mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -31,6 +32,8 @@ async function runLimited(statements: string[], limit = '64MB', heapMB = 192): P
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   const answers = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Answer);
+  // Every reservation is given back to the process budget when its statement ends.
+  for (const a of answers) expect(a.reserved).toBe(0);
   if (code !== 0 || answers.length !== statements.length) {
     throw new Error(`child exited with ${code} after ${answers.length} of ${statements.length} statements:\n${err.slice(-2000)}`);
   }
@@ -130,5 +133,19 @@ describe('memory_limit 64MB, heap 192MB', () => {
       `with recursive t(n) as (select 1 union select n + 1 from t where n < 1000) select count(*) from t`,
     ]);
     expect(answers.map((a) => a.rows)).toEqual([[[10000]], [[100]], [[48893]], [[99999], [100000]], [[1000]]]);
+  }, 120_000);
+
+  it('shares one process budget between concurrent statements: each under its limit, together past it, some get 53200 and the process lives', async () => {
+    // Heap 256MB: the process budget is 128MB. Each statement alone stays under both budgets.
+    const one = 'select count(distinct repeat(i::text, 20)) from generate_series(1, 150000) i';
+    const alone = await runLimited([one], '160MB', 256);
+    expect(alone[0]!.rows).toEqual([[150000]]);
+    const answers = await runLimited([one, one, one, one, one, one], '160MB', 256, 'concurrent');
+    const refused = answers.filter((a) => a.code === '53200');
+    expect(answers.every((a) => a.crash === undefined)).toBe(true);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const a of refused) expect(a.detail).toContain('the statements running in this process hold');
+    for (const a of answers) if (a.code === undefined) expect(a.rows).toEqual([[150000]]);
+    expect(answers.every((a) => a.after === 1)).toBe(true);
   }, 120_000);
 });

@@ -5,22 +5,31 @@
  * limit does not cover crashes this process (heap limit), which the test sees as a missing line.
  */
 import { Database, QuireError } from '../../src/index.js';
+import { processMemoryReserved } from '../../src/execution/memory-pool.js';
 
-const [limit, json] = process.argv.slice(2) as [string, string];
+const [limit, json, mode] = process.argv.slice(2) as [string, string, string | undefined];
 const statements = JSON.parse(json) as string[];
 const db = await Database.create({ settings: { memory_limit: limit } });
-for (const sql of statements) {
-  const t0 = performance.now();
-  let out: Record<string, unknown>;
+
+async function answer(session: Database, sql: string): Promise<Record<string, unknown>> {
   try {
-    const r = await db.query(sql);
-    out = { rows: r.rows };
+    const r = await session.query(sql);
+    return { rows: r.rows };
   } catch (e) {
-    out = e instanceof QuireError ? { code: e.code, message: e.message, detail: e.detail } : { crash: String(e) };
+    return e instanceof QuireError ? { code: e.code, message: e.message, detail: e.detail } : { crash: String(e) };
   }
+}
+
+// 'concurrent': every statement at once, each on a session of its own (as a server runs them).
+const together = mode === 'concurrent' ? await Promise.all(statements.map((sql) => answer(db.connect(), sql))) : null;
+for (const [i, sql] of statements.entries()) {
+  const t0 = performance.now();
+  const out = together !== null ? together[i]! : await answer(db, sql);
   const one = await db.query('select 1 as one');
   out.ms = Math.round(performance.now() - t0);
   out.after = one.rows[0]![0];
+  // What statements still hold in the process budget once they are done: anything but 0 is a leak.
+  out.reserved = processMemoryReserved();
   out.heapMB = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
   process.stdout.write(JSON.stringify(out, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) + '\n');
 }
