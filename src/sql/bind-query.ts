@@ -6,6 +6,7 @@
  *   from → filter(where) → aggregate → filter(having) → window → project(targets + hidden sort keys)
  *        → distinct | sort → distinct-on → sort → limit → project(visible targets)
  */
+import { checkRecursiveClauses, checkRecursiveTerm } from './recursion-check.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
@@ -123,6 +124,13 @@ export class QueryBinder implements ExprEnv {
       const rv = o.RangeVar as AnyNode;
       if (rv.relname === name && rv.schemaname === undefined) return true;
     }
+    // A query with its own WITH of the same name refers to that one, not to this CTE.
+    // (larg/rarg of a set operation are SelectStmt bodies without the wrapping node.)
+    const select = 'SelectStmt' in o ? (o.SelectStmt as AnyNode) : o;
+    if (select.withClause !== undefined) {
+      const ctes = (select.withClause as AnyNode).ctes as AnyNode[] | undefined;
+      if (ctes?.some((c) => (c.CommonTableExpr as AnyNode | undefined)?.ctename === name)) return false;
+    }
     for (const k in o) if (this.cteReferences(o[k], name)) return true;
     return false;
   }
@@ -154,9 +162,8 @@ export class QueryBinder implements ExprEnv {
     if (sel.op !== 'SETOP_UNION') {
       throw new QuireError('42P19', `recursive query "${e.name}" does not have the form non-recursive-term UNION [ALL] recursive-term`, { position: pos(loc) });
     }
-    if (sel.sortClause || sel.limitCount || sel.limitOffset) {
-      throw new QuireError('0A000', 'ORDER BY/LIMIT in a recursive query is not implemented', { position: pos(loc) });
-    }
+    checkRecursiveClauses(sel, pos);
+    checkRecursiveTerm(e.name, sel.rarg!, pos);
     const anchor = this.renameColumns(this.bindQuery(sel.larg!, null).plan, e.columnNames, e.name, loc);
     const schema = anchor.schema.map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type }));
     const id = this.nextId++;
