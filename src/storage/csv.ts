@@ -16,6 +16,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { QuireError } from '../common/errors.js';
 import { reportProgress, type ProgressHandle } from './progress.js';
 import { expandGlobSync } from './glob-walk.js';
@@ -519,27 +520,113 @@ export function readFileHead(file: string, maxBytes: number): { text: string; co
   }
 }
 
+/** Whether a path names a gzip file (read_csv's compression => 'auto'). */
+export function isGzipPath(file: string): boolean {
+  return /\.gz$/i.test(file);
+}
+
+function gzipError(file: string, e: unknown): QuireError {
+  return new QuireError('22P04', `could not decompress gzip file "${file}": ${(e as Error).message}`);
+}
+
+/**
+ * The first `maxBytes` of a file's content as bytes, decompressed when `gzip` (schema inference runs
+ * at bind time, synchronously). `complete` when that is the whole content.
+ */
+export function readFileHeadBytes(file: string, maxBytes: number, gzip: boolean): { bytes: Buffer; complete: boolean } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    throw fileOpenError(file, e);
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const readPrefix = (n: number): Buffer => {
+      const buf = Buffer.alloc(Math.min(n, size));
+      let got = 0;
+      while (got < buf.length) {
+        const r = fs.readSync(fd, buf, got, buf.length - got, got);
+        if (r === 0) break;
+        got += r;
+      }
+      return buf.subarray(0, got);
+    };
+    if (!gzip) {
+      const bytes = readPrefix(maxBytes);
+      return { bytes, complete: bytes.length >= size };
+    }
+    // Decompress growing prefixes until enough content is out (a flushed partial stream decodes
+    // up to where it was cut). The output cap keeps a highly compressible file from ballooning.
+    let n = 1 << 16;
+    for (;;) {
+      const prefix = readPrefix(n);
+      const whole = prefix.length >= size;
+      let out: Buffer;
+      try {
+        out = zlib.gunzipSync(prefix, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: Math.max(maxBytes * 64, 1 << 26) });
+      } catch (e) {
+        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' && n > 1024) {
+          n >>= 2;
+          continue;
+        }
+        throw gzipError(file, e);
+      }
+      if (out.length >= maxBytes) return { bytes: out.subarray(0, maxBytes), complete: whole && out.length === maxBytes };
+      if (whole) return { bytes: out, complete: true };
+      n *= 4;
+    }
+  } catch (e) {
+    throw e instanceof QuireError ? e : fileOpenError(file, e);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export interface ChunkOptions {
+  /** Bytes per chunk read (the last one may be shorter). */
+  readonly chunkBytes?: number;
+  /** Decompress gzip while reading. */
+  readonly gzip?: boolean;
+}
+
 /**
  * Chunks of a file, with PostgreSQL's error when it cannot be opened. Reports bytes read against the
  * file's size to the progress listener under `label` (the reader's name), so every text reader and
- * COPY FROM get the CLI's --progress bar without tracking rows themselves.
+ * COPY FROM get the CLI's --progress bar without tracking rows themselves. With `gzip`, progress
+ * counts compressed bytes (the file's size is all that is known up front).
  */
-export async function* readFileChunks(file: string, signal?: AbortSignal, label = 'read'): AsyncGenerator<Buffer> {
-  const stream = fs.createReadStream(file, { highWaterMark: 1 << 16 });
-  let progress: ProgressHandle | null = null;
+export async function* readFileChunks(file: string, signal?: AbortSignal, label = 'read', opts: ChunkOptions = {}): AsyncGenerator<Buffer> {
+  const stream = fs.createReadStream(file, { highWaterMark: opts.chunkBytes ?? 1 << 16 });
+  let progress = null as ProgressHandle | null;
+  const advance = (n: number): void => {
+    // Opened by now, so the size is there; a file that grows while read just overshoots 100%.
+    progress ??= reportProgress(`${label} ${path.basename(file)}`, fs.statSync(file).size, 'bytes');
+    progress.advance(n);
+  };
+  let source: AsyncIterable<unknown> = stream;
+  let gunzip: zlib.Gunzip | null = null;
+  if (opts.gzip === true) {
+    const gz = zlib.createGunzip(opts.chunkBytes !== undefined ? { chunkSize: Math.max(64, opts.chunkBytes) } : {});
+    gunzip = gz;
+    stream.on('data', (c) => advance((c as Buffer).length));
+    stream.on('error', (e) => gz.destroy(e));
+    stream.pipe(gz);
+    source = gz;
+  }
   try {
-    for await (const chunk of stream) {
+    for await (const chunk of source) {
       if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
-      // Opened by now, so the size is there; a file that grows while read just overshoots 100%.
-      progress ??= reportProgress(`${label} ${path.basename(file)}`, fs.statSync(file).size, 'bytes');
-      progress.advance((chunk as Buffer).length);
+      if (gunzip === null) advance((chunk as Buffer).length);
       yield chunk as Buffer;
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
+    if (gunzip !== null && typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('Z_')) throw gzipError(file, e);
     throw fileOpenError(file, e);
   } finally {
     progress?.done();
     stream.destroy();
+    gunzip?.destroy();
   }
 }
