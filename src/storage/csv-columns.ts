@@ -6,7 +6,7 @@
  * function.
  */
 import { parseValue, type ParseContext } from '../common/parse-value.js';
-import { daysInMonth, ymdToDays } from '../common/datetime-calendar.js';
+import { ymdToDays } from '../common/datetime-calendar.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import { makeColumn, type Column } from '../execution/column.js';
 import { F_COMPLEX, type CsvScanner } from './csv-scanner.js';
@@ -126,12 +126,6 @@ interface Latin1Slicer {
   latin1Slice?(start: number, end: number): string;
 }
 
-const hasLatin1Slice = typeof (Buffer.prototype as unknown as Latin1Slicer).latin1Slice === 'function';
-
-function latin1(buf: Uint8Array, s: number, e: number): string {
-  return hasLatin1Slice ? (buf as unknown as Required<Latin1Slicer>).latin1Slice(s, e) : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('latin1', s, e);
-}
-
 function isNull(env: ConvertEnv, s: number, e: number, fl: number): boolean {
   if (fl !== 0) return false;
   const nb = env.nullBytes;
@@ -239,7 +233,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
           out.setNull(at + r);
           continue;
         }
-        const v = (fl & F_COMPLEX) !== 0 ? NaN : parseFloatBytes(buf, s, e);
+        const v = (fl & F_COMPLEX) !== 0 ? NaN : parseFloatBytes(buf, s, e, sc);
         // NaN marks "not on the fast path" (a literal NaN goes the slow way too).
         if (v !== v) {
           slow(r, slot);
@@ -308,11 +302,12 @@ function parseBoolBytes(buf: Uint8Array, s: number, e: number): number {
 }
 
 /**
- * [+-]digits[.digits][e[+-]digits] with at most 15 significant digits and a decimal exponent within
- * ±22: then mantissa and power of ten are exact doubles and one multiply or divide rounds correctly
- * (Clinger's fast path), so the result equals Number(text). NaN for everything else.
+ * [+-]digits[.digits][e[+-]digits]. With a mantissa below 2^53 and a decimal exponent within ±22,
+ * mantissa and power of ten are exact doubles and one multiply or divide rounds correctly (Clinger's
+ * fast path), so the result equals Number(text); other valid numbers go through Number(text). NaN
+ * for anything else (the general parser then decides: whitespace, NaN, Infinity, hex, errors).
  */
-export function parseFloatBytes(buf: Uint8Array, s: number, e: number): number {
+export function parseFloatBytes(buf: Uint8Array, s: number, e: number, sc: CsvScanner): number {
   let i = s;
   let neg = false;
   const c0 = buf[i]!;
@@ -345,7 +340,9 @@ export function parseFloatBytes(buf: Uint8Array, s: number, e: number): number {
     }
   }
   if (digits === 0) return NaN;
-  const long = sig > 15;
+  // The mantissa is exact while below 2^53 (rounding is monotonic, so a computed m under the bound
+  // means every step was exact); 16-digit mantissas mostly are.
+  const long = sig > 17 || m >= 9007199254740992;
   if (i < e && (buf[i]! | 0x20) === 0x65) {
     i++;
     let eneg = false;
@@ -369,7 +366,7 @@ export function parseFloatBytes(buf: Uint8Array, s: number, e: number): number {
   if (i !== e) return NaN;
   if (long || scale > 22 || scale < -22) {
     // Valid syntax, but not exact by the fast path: the string conversion rounds correctly.
-    const v = Number(latin1(buf, s, e));
+    const v = Number(sc.latin1(s, e));
     return Number.isFinite(v) && (v !== 0 || m === 0) ? v : NaN;
   }
   let v: number;
@@ -379,6 +376,12 @@ export function parseFloatBytes(buf: Uint8Array, s: number, e: number): number {
   else if (scale < 0 && scale >= -22) v = m / POW10[-scale]!;
   else return NaN;
   return neg ? -v : v;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function monthDays(y: number, m: number): number {
+  return m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[m - 1]!;
 }
 
 function digits2(buf: Uint8Array, i: number): number {
@@ -396,7 +399,7 @@ function parseDateBytes(buf: Uint8Array, s: number, e: number): number {
   const d = digits2(buf, s + 8);
   if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1) return NaN;
   const y = y1 * 100 + y2;
-  if (y === 0 || d > daysInMonth(y, mo)) return NaN;
+  if (y === 0 || d > monthDays(y, mo)) return NaN;
   return ymdToDays(y, mo, d);
 }
 

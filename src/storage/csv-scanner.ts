@@ -130,16 +130,16 @@ export class CsvScanner {
   }
 
   /**
-   * Tokenizes up to `maxRows` records into rows 0… of the token arrays. SCAN_FULL: maxRows reached;
-   * SCAN_NEED_MORE: the rest of the buffer is an incomplete record; SCAN_END: input exhausted.
+   * Tokenizes up to `maxRows` records into rows 0… of the token arrays. SCAN_FULL: maxRows reached
+   * (or call again); SCAN_NEED_MORE: the rest of the buffer is an incomplete record; SCAN_END: input
+   * exhausted. The loop handles plain bytes, delimiters and record ends; quoted runs and the end of
+   * the input are in separate methods so the hot loop stays small for the optimizer.
    */
   scan(maxRows: number): ScanStatus {
     const buf = this.buf;
     const end = this.end;
-    const final = this.final;
     const delim = this.delim;
     const quote = this.quote;
-    const escape = this.escape;
     const maxSpecial = this.maxSpecial;
     const width = this.width;
     const starts = this.starts;
@@ -150,31 +150,17 @@ export class CsvScanner {
     let line = this.line;
     this.scannedFrom = i;
     let status: ScanStatus = SCAN_FULL;
-    records: while (rows < maxRows) {
+    while (rows < maxRows) {
       const recStart = i;
-      const recLine = line;
       const base = rows * width;
       let f = 0;
       let fs = i;
       let fl = 0;
-      // Content start/end of the field when it is one plain quoted run ("abc").
-      let qs = -1;
-      let qe = -1;
+      let quotedLines = 0;
+      let exhausted = false;
       for (;;) {
         if (i >= end) {
-          if (!final) {
-            status = SCAN_NEED_MORE;
-            i = recStart;
-            line = recLine;
-            break records;
-          }
-          if (i === recStart) {
-            status = SCAN_END;
-            break records;
-          }
-          // The last record has no newline.
-          if (f < width) this.setField(base + f, fs, i, fl, qs, qe);
-          f++;
+          exhausted = true;
           break;
         }
         const c = buf[i]!;
@@ -183,105 +169,73 @@ export class CsvScanner {
           continue;
         }
         if (c === delim) {
-          if (f < width) this.setField(base + f, fs, i, fl, qs, qe);
+          if (fl === 0 && f < width) {
+            starts[base + f] = fs;
+            ends[base + f] = i;
+            flags[base + f] = 0;
+          } else if (f < width) this.setField(base + f, fs, i, fl);
           f++;
           i++;
           fs = i;
           fl = 0;
-          qs = -1;
           continue;
         }
-        if (c === NL || c === CR) {
-          let next = i + 1;
-          if (c === CR) {
-            if (next >= end && !final) {
-              status = SCAN_NEED_MORE;
-              i = recStart;
-              line = recLine;
-              break records;
-            }
-            if (next < end && buf[next] === NL) next++;
-          }
-          line++;
-          if (i === recStart) {
-            // Empty record: skipped, but still one of the `skip` records.
-            i = next;
-            if (this.skipRecords > 0) this.skipRecords--;
-            continue records;
-          }
-          if (f < width) this.setField(base + f, fs, i, fl, qs, qe);
-          f++;
-          const recEnd = i;
-          i = next;
-          if (this.skipRecords > 0) {
-            this.skipRecords--;
-            continue records;
-          }
-          this.finishRow(rows, f, recStart, recEnd, recLine);
-          rows++;
-          continue records;
-        }
+        if (c === NL || c === CR) break;
         if (c === quote) {
-          // A quoted run: the field is simple only if it is exactly one run with no escapes.
-          fl = fl === 0 && i === fs ? F_QUOTED : F_QUOTED | F_COMPLEX;
-          i++;
-          const runStart = i;
-          for (;;) {
-            if (i >= end) {
-              if (!final) {
-                status = SCAN_NEED_MORE;
-                i = recStart;
-                line = recLine;
-                break records;
-              }
-              if (rows > 0) {
-                // Hand out the records before it first; the next call raises the error.
-                status = SCAN_FULL;
-                i = recStart;
-                line = recLine;
-                break records;
-              }
-              this.line = recLine;
-              this.pos = end;
-              throw new QuireError('22P04', 'unterminated CSV quoted field');
-            }
-            const q = buf[i]!;
-            if (q === escape || (escape === -1 && q === quote)) {
-              // escape + (quote | escape) is a literal; with no separate escape, "" is a quote.
-              if (i + 1 >= end && !final) {
-                status = SCAN_NEED_MORE;
-                i = recStart;
-                line = recLine;
-                break records;
-              }
-              const n2 = i + 1 < end ? buf[i + 1]! : -1;
-              if (n2 === quote || (escape !== -1 && n2 === escape)) {
-                fl = F_QUOTED | F_COMPLEX;
-                i += 2;
-                continue;
-              }
-            }
-            if (q === quote) break;
-            if (q === NL || (q === CR && (i + 1 >= end || buf[i + 1] !== NL))) line++;
-            i++;
+          const j = this.quotedRun(i, fs, fl);
+          if (j < 0) {
+            exhausted = true;
+            break;
           }
-          if (fl === F_QUOTED) {
-            qs = runStart;
-            qe = i;
-          }
-          i++;
+          fl = this.runFlags;
+          quotedLines += this.runLines;
+          i = j;
           continue;
         }
-        // A quote-free special byte above NL/CR (the escape outside quotes is data).
         i++;
       }
-      // Reached only for the final record without a newline.
+      let next: number;
+      if (exhausted) {
+        this.line = line;
+        const st = this.atEnd(recStart, rows, i);
+        if (st !== -1) {
+          status = st;
+          i = st === SCAN_END ? end : recStart;
+          break;
+        }
+        // The last record has no newline.
+        i = end;
+        next = end;
+      } else if (buf[i] === CR) {
+        next = i + 1;
+        if (next >= end && !this.final) {
+          status = SCAN_NEED_MORE;
+          i = recStart;
+          break;
+        }
+        if (next < end && buf[next] === NL) next++;
+      } else next = i + 1;
+      const recLine = line;
+      line += quotedLines + 1;
+      if (i === recStart) {
+        // Empty record: skipped, but still one of the `skip` records.
+        if (this.skipRecords > 0) this.skipRecords--;
+        i = next;
+        continue;
+      }
+      if (fl === 0 && f < width) {
+        starts[base + f] = fs;
+        ends[base + f] = i;
+        flags[base + f] = 0;
+      } else if (f < width) this.setField(base + f, fs, i, fl);
+      f++;
       if (this.skipRecords > 0) {
         this.skipRecords--;
       } else {
         this.finishRow(rows, f, recStart, i, recLine);
         rows++;
       }
+      i = next;
     }
     this.pos = i;
     this.line = line;
@@ -291,11 +245,71 @@ export class CsvScanner {
     return status;
   }
 
-  private setField(slot: number, fs: number, fe: number, fl: number, qs: number, qe: number): void {
-    // A simple quoted field followed by more bytes ("ab"c) is no longer one run.
-    if (fl === F_QUOTED && qe + 1 === fe) {
-      this.starts[slot] = qs;
-      this.ends[slot] = qe;
+  /** Outputs of quotedRun. */
+  private runFlags = 0;
+  private runLines = 0;
+  private runStart = 0;
+  private runEnd = 0;
+
+  /**
+   * Scans a quoted run opening at `i`; returns the index after its closing quote, or -1 when the input
+   * ends first. Sets runFlags (the field's flags so far), runLines (newlines inside) and, for a field
+   * that is exactly one run so far, the content range.
+   */
+  private quotedRun(i: number, fs: number, fl: number): number {
+    const buf = this.buf;
+    const end = this.end;
+    const quote = this.quote;
+    const escape = this.escape;
+    let flagsNow = fl === 0 && i === fs ? F_QUOTED : F_QUOTED | F_COMPLEX;
+    let lines = 0;
+    const runStart = i + 1;
+    i++;
+    for (;;) {
+      if (i >= end) return -1;
+      const q = buf[i]!;
+      if (q === escape || (escape === -1 && q === quote)) {
+        // escape + (quote | escape) is a literal; with no separate escape, "" is a quote.
+        if (i + 1 >= end && !this.final) return -1;
+        const n2 = i + 1 < end ? buf[i + 1]! : -1;
+        if (n2 === quote || (escape !== -1 && n2 === escape)) {
+          flagsNow = F_QUOTED | F_COMPLEX;
+          i += 2;
+          continue;
+        }
+      }
+      if (q === quote) break;
+      if (q === NL || (q === CR && (i + 1 >= end || buf[i + 1] !== NL))) lines++;
+      i++;
+    }
+    this.runFlags = flagsNow;
+    this.runLines = lines;
+    this.runStart = runStart;
+    this.runEnd = i;
+    return i + 1;
+  }
+
+  /**
+   * The input ran out inside the record starting at `recStart` (its scan reached `i`): a status to
+   * return, or -1 when the record is the last one and ends without a newline.
+   */
+  private atEnd(recStart: number, rows: number, i: number): ScanStatus | -1 {
+    if (!this.final) return SCAN_NEED_MORE;
+    if (i < this.end) {
+      // Stopped inside an unterminated quote. Hand out the records before it first.
+      if (rows > 0) return SCAN_FULL;
+      this.pos = this.end;
+      throw new QuireError('22P04', 'unterminated CSV quoted field');
+    }
+    if (i === recStart) return SCAN_END;
+    return -1;
+  }
+
+  private setField(slot: number, fs: number, fe: number, fl: number): void {
+    // A field that is one plain quoted run ("abc", nothing after the closing quote) is its content.
+    if (fl === F_QUOTED && this.runEnd + 1 === fe && this.runStart - 1 === fs) {
+      this.starts[slot] = this.runStart;
+      this.ends[slot] = this.runEnd;
       this.flags[slot] = F_QUOTED;
       return;
     }
@@ -320,6 +334,12 @@ export class CsvScanner {
         this.flags[base + f] = 0;
       }
     }
+  }
+
+  /** Bytes s … e as a one-byte string (ASCII callers only: number syntax already checked). */
+  latin1(s: number, e: number): string {
+    const b = this.buf as unknown as { latin1Slice?(s: number, e: number): string };
+    return typeof b.latin1Slice === 'function' ? b.latin1Slice(s, e) : this.buf.toString('latin1', s, e);
   }
 
   /** The text of a field: unquoted and unescaped, decoded as UTF-8. */
