@@ -101,6 +101,18 @@ export class CsvScanner {
     this.end = this.buf.length;
   }
 
+  /** Switches to bytes [start, end) of `buf`, which begin with the unconsumed tail (see tail()). */
+  setBuffer(buf: Buffer, start: number, end: number): void {
+    this.buf = buf;
+    this.pos = start;
+    this.end = end;
+  }
+
+  /** The bytes not consumed yet (a record cut by the end of the buffer). */
+  tail(): Buffer {
+    return this.buf.subarray(this.pos, this.end);
+  }
+
   /** Bytes pushed and not yet consumed. */
   get pendingBytes(): number {
     return this.end - this.pos;

@@ -630,3 +630,85 @@ export async function* readFileChunks(file: string, signal?: AbortSignal, label 
     gunzip?.destroy();
   }
 }
+
+/**
+ * Reads a file in fixed-size chunks into two reused buffers, the next chunk always in flight while
+ * the caller parses the current one. Each buffer keeps `reserve` bytes free in front of its chunk so
+ * the caller's unconsumed tail (a record cut by the chunk end) is copied there instead of
+ * concatenating whole chunks; a longer tail falls back to one fresh buffer.
+ */
+export class PrefetchReader {
+  private fh: fs.promises.FileHandle | null = null;
+  private readonly bufs: Buffer[];
+  private which = 0;
+  private inFlight: Promise<number> | null = null;
+  private position = 0;
+  private eof = false;
+  private progress: ProgressHandle | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly chunkBytes: number,
+    private readonly reserve: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly label: string,
+  ) {
+    this.bufs = [Buffer.allocUnsafe(reserve + chunkBytes), Buffer.allocUnsafe(reserve + chunkBytes)];
+  }
+
+  private startRead(): void {
+    const fh = this.fh!;
+    const target = this.bufs[this.which]!;
+    const at = this.position;
+    this.inFlight = fh.read(target, this.reserve, this.chunkBytes, at).then((r) => r.bytesRead);
+  }
+
+  /**
+   * The next chunk with `tail` in front of it: bytes [start, end) of `buf`; null once the file is
+   * exhausted (and `tail` is empty, since no new bytes follow it).
+   */
+  async next(tail: Uint8Array): Promise<{ buf: Buffer; start: number; end: number } | null> {
+    if (this.signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+    try {
+      if (this.fh === null) {
+        this.fh = await fs.promises.open(this.file, 'r');
+        this.progress = reportProgress(`${this.label} ${path.basename(this.file)}`, (await this.fh.stat()).size, 'bytes');
+        this.startRead();
+      }
+      if (this.eof) return null;
+      const n = await this.inFlight!;
+      this.position += n;
+      this.progress?.advance(n);
+      if (n === 0) {
+        this.eof = true;
+        return null;
+      }
+      const buf = this.bufs[this.which]!;
+      let out: { buf: Buffer; start: number; end: number };
+      if (tail.length <= this.reserve) {
+        buf.set(tail, this.reserve - tail.length);
+        out = { buf, start: this.reserve - tail.length, end: this.reserve + n };
+      } else {
+        const big = Buffer.allocUnsafe(tail.length + n);
+        big.set(tail, 0);
+        buf.copy(big, tail.length, this.reserve, this.reserve + n);
+        out = { buf: big, start: 0, end: big.length };
+      }
+      // The other buffer held the tail, now copied: it takes the next read.
+      this.which ^= 1;
+      this.startRead();
+      return out;
+    } catch (e) {
+      if (e instanceof QuireError) throw e;
+      throw fileOpenError(this.file, e);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.progress?.done();
+    this.progress = null;
+    if (this.inFlight !== null) await this.inFlight.catch(() => 0);
+    await this.fh?.close();
+    this.fh = null;
+  }
+}

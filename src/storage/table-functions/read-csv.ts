@@ -30,13 +30,15 @@ import { parseValue } from '../../common/parse-value.js';
 import { T, type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
+import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
 import { ColumnOut, convertColumn, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
+/** Room kept in front of each read chunk for the record the previous chunk cut (longer ones copy). */
+const TAIL_RESERVE = 1 << 16;
 /** PostgreSQL's limit on a table's columns; a wider CSV record is an error, not a silent cut. */
 const MAX_COLUMNS = 1600;
 
@@ -577,15 +579,32 @@ async function* readCsvFiles(
       }
     }
     let bomChecked = false;
-    for await (const chunk of readFileChunks(file, signal, 'read_csv', { chunkBytes: o.bufferSize, gzip: gzipped(file, o) })) {
-      scanner.push(chunk);
-      if (!bomChecked) {
-        // A byte order mark is not data; with tiny chunks it may arrive in pieces.
-        if (scanner.pendingBytes < 3) continue;
-        scanner.dropBom();
-        bomChecked = true;
+    const fresh = (): void => {
+      if (bomChecked) return;
+      // A byte order mark is not data; with tiny chunks it may arrive in pieces.
+      if (scanner.pendingBytes < 3) return;
+      scanner.dropBom();
+      bomChecked = true;
+    };
+    if (gzipped(file, o)) {
+      for await (const chunk of readFileChunks(file, signal, 'read_csv', { chunkBytes: o.bufferSize, gzip: true })) {
+        scanner.push(chunk);
+        fresh();
+        if (bomChecked) yield* drain();
       }
-      yield* drain();
+    } else {
+      const reader = new PrefetchReader(file, o.bufferSize, TAIL_RESERVE, signal, 'read_csv');
+      try {
+        for (;;) {
+          const next = await reader.next(scanner.tail());
+          if (next === null) break;
+          scanner.setBuffer(next.buf, next.start, next.end);
+          fresh();
+          if (bomChecked) yield* drain();
+        }
+      } finally {
+        await reader.close();
+      }
     }
     scanner.finish();
     if (!bomChecked) scanner.dropBom();
