@@ -71,6 +71,8 @@ export class CsvScanner {
     readonly width: number,
     readonly capacity: number,
     private readonly maxRecordBytes: number,
+    /** Give short rows empty fields up to `width` (converters read every slot; a sampler need not). */
+    private readonly padRows = true,
   ) {
     this.delim = d.delimiter;
     this.quote = d.quote;
@@ -338,7 +340,7 @@ export class CsvScanner {
     // Missing fields read as empty and unquoted, so converters need no bounds checks; the row
     // itself is rejected for its count.
     const width = this.width;
-    if (count < width) {
+    if (count < width && this.padRows) {
       const base = row * width;
       for (let f = count; f < width; f++) {
         this.starts[base + f] = recEnd;

@@ -27,6 +27,7 @@ import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
 import { parseValue } from '../../common/parse-value.js';
+import { daysInMonth } from '../../common/datetime-calendar.js';
 import { T, type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
@@ -275,6 +276,20 @@ function parses(s: string, t: DataType): boolean {
   }
 }
 
+/**
+ * A DATE_RE / TS_RE match whose fields are plainly in range (the sampler's shortcut past the full
+ * date/time parser; false only means "ask the parser").
+ */
+function plainIsoValid(s: string): boolean {
+  const num = (a: number, b: number): number => Number(s.slice(a, b));
+  const y = num(0, 4);
+  const mo = num(5, 7);
+  const d = num(8, 10);
+  if (y === 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return false;
+  if (s.length === 10) return true;
+  return num(11, 13) < 24 && num(14, 16) < 60 && (s.length < 19 || num(17, 19) < 60);
+}
+
 function classify(s: string): Kind {
   if (BOOL_RE.test(s)) return 'bool';
   if (INT_RE.test(s)) {
@@ -284,8 +299,8 @@ function classify(s: string): Kind {
     return b >= -(2n ** 63n) && b < 2n ** 63n ? 'int8' : 'numeric';
   }
   if (FLOAT_RE.test(s)) return 'float8';
-  if (DATE_RE.test(s)) return parses(s, T.date) ? 'date' : 'text';
-  if (TS_RE.test(s)) return parses(s, T.timestamp) ? 'timestamp' : 'text';
+  if (DATE_RE.test(s)) return plainIsoValid(s) || parses(s, T.date) ? 'date' : 'text';
+  if (TS_RE.test(s)) return plainIsoValid(s) || parses(s, T.timestamp) ? 'timestamp' : 'text';
   if (TSTZ_RE.test(s)) return parses(s, T.timestamptz) ? 'timestamptz' : 'text';
   return 'text';
 }
@@ -355,7 +370,7 @@ function stripBom(chunk: Buffer): Buffer {
 }
 
 function inferSchema(file: string, o: CsvOptions): Inferred {
-  const scanner = new CsvScanner(byteDialect(o.dialect), MAX_COLUMNS, 256, o.maxLineSize);
+  const scanner = new CsvScanner(byteDialect(o.dialect), MAX_COLUMNS, 256, o.maxLineSize, false);
   scanner.skipRecords = o.skip;
   const nullString = o.dialect.nullString;
   let names: string[] | null = null;
@@ -397,6 +412,8 @@ function inferSchema(file: string, o: CsvOptions): Inferred {
         if (o.ignoreErrors && names !== null && n !== names.length) continue;
         rows++;
         for (let i = 0; i < n; i++) {
+          // Text absorbs every other kind: nothing left to learn about this column.
+          if (kinds[i] === 'text') continue;
           const slot = base + i;
           const quoted = (scanner.flags[slot]! & F_QUOTED) !== 0;
           const s = scanner.fieldText(slot);
