@@ -186,7 +186,8 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
     case 'int4':
     case 'int2':
     case 'int8': {
-      const data = out.data as Int32Array | Float64Array;
+      // Re-read after the general path: a bigint switches an int8 column to plain values.
+      let data = out.data as Int32Array | Float64Array;
       const maxDigits = out.fast === 'int8' ? 15 : out.fast === 'int4' ? 9 : 4;
       for (let r = 0; r < rows; r++) {
         const slot = r * width + col;
@@ -216,7 +217,10 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
           else v = v * 10 + d;
         }
         if (ok) data[at + r] = neg ? -v : v;
-        else slow(r, slot);
+        else {
+          slow(r, slot);
+          data = out.data as Int32Array | Float64Array;
+        }
       }
       return;
     }
@@ -249,7 +253,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
     }
     case 'date':
     case 'timestamp': {
-      const data = out.data as Float64Array;
+      let data = out.data as Float64Array;
       const isDate = out.fast === 'date';
       for (let r = 0; r < rows; r++) {
         const slot = r * width + col;
@@ -261,8 +265,10 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
           continue;
         }
         const v = (fl & F_COMPLEX) !== 0 ? NaN : isDate ? parseDateBytes(buf, s, e) : parseTimestampBytes(buf, s, e);
-        if (v !== v) slow(r, slot);
-        else data[at + r] = v;
+        if (v !== v) {
+          slow(r, slot);
+          data = out.data as Float64Array;
+        } else data[at + r] = v;
       }
       return;
     }

@@ -2,7 +2,7 @@
  * read_csv(path [, header => true, delim => ',', quote => '"', escape => '"', nullstr => '',
  *          columns => 'a int, b text', types => 'b text', sample_size => 20480, skip => 0,
  *          all_varchar => false, compression => 'auto', ignore_errors => false,
- *          max_line_size => 16777216, buffer_size => 1048576])
+ *          max_line_size => 16777216, buffer_size => 262144])
  * read_csv_rejects(path [, same options]): the records read_csv with ignore_errors drops, one row
  * per record (file, line, column_name, sqlstate, message, record).
  *
@@ -102,7 +102,7 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
   let compression: Compression = 'auto';
   let ignoreErrors = false;
   let maxLineSize = 16 << 20;
-  let bufferSize = 1 << 20;
+  let bufferSize = 1 << 18;
   for (const [k, v] of named) {
     if (v === null) throw optionError(`read_csv option "${k}" cannot be NULL`);
     switch (k.toLowerCase()) {
