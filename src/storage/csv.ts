@@ -522,7 +522,7 @@ export function readFileHead(file: string, maxBytes: number): { text: string; co
 
 /** Whether a path names a gzip file (read_csv's compression => 'auto'). */
 export function isGzipPath(file: string): boolean {
-  return /\.gz$/i.test(file);
+  return /\.(gz|gzip)$/i.test(file);
 }
 
 function gzipError(file: string, e: unknown): QuireError {

@@ -670,7 +670,7 @@ function makeBinding(spec: CsvSpec): TableFunctionBinding {
     argTypes: [T.text],
     execute: (_args, ctx, signal) => readCsvFiles(files, fields, cols, o, ctx, signal, o.ignoreErrors ? () => {} : null),
     withProjection: (keep) => makeBinding({ ...spec, cols: keep.map((c) => cols[c]!) }),
-    describe: () => (cols.length < fields.length ? `columns: ${cols.map((c) => fields[c]!.name).join(', ')}` : ''),
+    describe: () => (cols.length < fields.length ? `columns: [${cols.map((c) => fields[c]!.name).join(', ')}]` : ''),
   };
   if (spec.estimatedRows !== undefined) binding.estimatedRows = spec.estimatedRows;
   return binding;
