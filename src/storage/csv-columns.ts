@@ -315,72 +315,59 @@ function parseBoolBytes(buf: Uint8Array, s: number, e: number): number {
  */
 export function parseFloatBytes(buf: Uint8Array, s: number, e: number, sc: CsvScanner): number {
   let i = s;
-  let neg = false;
   const c0 = buf[i]!;
-  if (c0 === 45 || c0 === 43) {
-    neg = c0 === 45;
-    i++;
-  }
+  const neg = c0 === 45;
+  if (neg || c0 === 43) i++;
   let m = 0;
-  let digits = 0;
-  let sig = 0;
-  let scale = 0;
+  const intStart = i;
   while (i < e) {
     const d = buf[i]! - 48;
-    if (d < 0 || d > 9) break;
-    if (sig > 0 || d !== 0) sig++;
+    if (d >>> 0 > 9) break;
     m = m * 10 + d;
-    digits++;
     i++;
   }
+  let digits = i - intStart;
+  let scale = 0;
   if (i < e && buf[i] === 46) {
     i++;
+    const fracStart = i;
     while (i < e) {
       const d = buf[i]! - 48;
-      if (d < 0 || d > 9) break;
-      if (sig > 0 || d !== 0) sig++;
+      if (d >>> 0 > 9) break;
       m = m * 10 + d;
-      digits++;
-      scale--;
       i++;
     }
+    scale = fracStart - i;
+    digits += i - fracStart;
   }
   if (digits === 0) return NaN;
-  // The mantissa is exact while below 2^53 (rounding is monotonic, so a computed m under the bound
-  // means every step was exact); 16-digit mantissas mostly are.
-  const long = sig > 17 || m >= 9007199254740992;
-  if (i < e && (buf[i]! | 0x20) === 0x65) {
+  if (i < e) {
+    if ((buf[i]! | 0x20) !== 0x65) return NaN;
     i++;
     let eneg = false;
     if (i < e && (buf[i] === 45 || buf[i] === 43)) {
       eneg = buf[i] === 45;
       i++;
     }
+    const xStart = i;
     let x = 0;
-    let xd = 0;
-    while (i < e) {
+    while (i < e && i - xStart < 5) {
       const d = buf[i]! - 48;
-      if (d < 0 || d > 9) break;
+      if (d >>> 0 > 9) break;
       x = x * 10 + d;
-      xd++;
       i++;
-      if (xd > 4) return NaN;
     }
-    if (xd === 0) return NaN;
+    if (i === xStart || i !== e) return NaN;
     scale += eneg ? -x : x;
   }
-  if (i !== e) return NaN;
-  if (long || scale > 22 || scale < -22) {
+  // The mantissa is exact while below 2^53 (rounding is monotonic, so a computed m under the bound
+  // means every step was exact); 16-digit mantissas mostly are.
+  if (m >= 9007199254740992 || scale > 22 || scale < -22) {
     // Valid syntax, but not exact by the fast path: the string conversion rounds correctly.
     const v = Number(sc.latin1(s, e));
     return Number.isFinite(v) && (v !== 0 || m === 0) ? v : NaN;
   }
-  let v: number;
-  if (m === 0) v = 0;
-  else if (scale === 0) v = m;
-  else if (scale > 0 && scale <= 22) v = m * POW10[scale]!;
-  else if (scale < 0 && scale >= -22) v = m / POW10[-scale]!;
-  else return NaN;
+  const v = scale === 0 ? m : scale > 0 ? m * POW10[scale]! : m / POW10[-scale]!;
   return neg ? -v : v;
 }
 
@@ -397,7 +384,7 @@ function digits2(buf: Uint8Array, i: number): number {
 }
 
 /** Days since 1970-01-01 from YYYY-MM-DD (year 1 … 9999); NaN otherwise. */
-function parseDateBytes(buf: Uint8Array, s: number, e: number): number {
+export function parseDateBytes(buf: Uint8Array, s: number, e: number): number {
   if (e - s !== 10 || buf[s + 4] !== 45 || buf[s + 7] !== 45) return NaN;
   const y1 = digits2(buf, s);
   const y2 = digits2(buf, s + 2);
@@ -410,7 +397,7 @@ function parseDateBytes(buf: Uint8Array, s: number, e: number): number {
 }
 
 /** Microseconds since 1970 from YYYY-MM-DD[ T]HH:MM:SS[.ffffff]; NaN otherwise or when not exact. */
-function parseTimestampBytes(buf: Uint8Array, s: number, e: number): number {
+export function parseTimestampBytes(buf: Uint8Array, s: number, e: number): number {
   const n = e - s;
   if (n < 19 || n > 26 || n === 20) return NaN;
   const sep = buf[s + 10];

@@ -249,6 +249,29 @@ describe('read_csv errors and extras', () => {
     });
   });
 
+  it('infers the same kinds from bytes as from text', async () => {
+    const cols: [string, string[], string][] = [
+      ['a', ['1', '-2147483648', '+5'], 'int4'],
+      ['b', ['2147483648', '-9'], 'int8'],
+      ['c', ['9223372036854775808', '1'], 'numeric'],
+      ['d', ['007', '1'], 'text'],
+      ['e', ['1.5', '.5', '-0', '1e5', '2.'], 'float8'],
+      ['f', ['2024-02-29', '1999-01-01'], 'date'],
+      ['g', ['2024-02-30', '2024-01-01'], 'text'],
+      ['h', ['2024-01-01 23:59:59.123', '2024-01-01'], 'timestamp'],
+      ['i', ['2024-01-01 24:00:00', '2024-01-01 00:00:00'], 'timestamp'],
+      ['j', ['1', 'NA', '2'], 'int4'],
+      ['k', ['1.5', 'x'], 'text'],
+      ['l', ['-', '1'], 'text'],
+    ];
+    const rows = Math.max(...cols.map((c) => c[1].length));
+    let text = cols.map((c) => c[0]).join(',') + '\n';
+    for (let r = 0; r < rows; r++) text += cols.map((c) => c[1][r] ?? '').join(',') + '\n';
+    const f = write('kinds.csv', text);
+    const r = await db.query(`SELECT * FROM read_csv('${f}', nullstr => 'NA')`);
+    expect(r.columns.map((c) => c.type.name)).toEqual(cols.map((c) => c[2]));
+  });
+
   it('read_csv_rejects lists what ignore_errors drops', async () => {
     const f = write('rej.csv', 'a,b\n1,2\nx,3\n4\n5,6,7\n8,9\n');
     expect(await quireRows(`SELECT a, b FROM read_csv('${f}', ignore_errors => true, sample_size => 1)`)).toEqual([

@@ -33,7 +33,7 @@ import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js
 import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
-import { ColumnOut, convertColumn, type ConvertEnv } from '../csv-columns.js';
+import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -281,13 +281,46 @@ function parses(s: string, t: DataType): boolean {
  * date/time parser; false only means "ask the parser").
  */
 function plainIsoValid(s: string): boolean {
-  const num = (a: number, b: number): number => Number(s.slice(a, b));
-  const y = num(0, 4);
-  const mo = num(5, 7);
-  const d = num(8, 10);
+  const y = Number(s.slice(0, 4));
+  const mo = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
   if (y === 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return false;
   if (s.length === 10) return true;
-  return num(11, 13) < 24 && num(14, 16) < 60 && (s.length < 19 || num(17, 19) < 60);
+  return Number(s.slice(11, 13)) < 24 && Number(s.slice(14, 16)) < 60 && (s.length < 19 || Number(s.slice(17, 19)) < 60);
+}
+
+/**
+ * classify() for the common shapes, straight from the bytes of an unquoted-or-simple field: plain
+ * integers, decimals, ISO dates and timestamps. null: ask classify() with the text.
+ */
+function classifyBytes(sc: CsvScanner, s: number, e: number): Kind | null {
+  const buf = sc.buf;
+  let i = s;
+  const c0 = buf[i]!;
+  if (c0 === 45 || c0 === 43) i++;
+  if (i >= e) return null;
+  const first = buf[i]!;
+  if (first - 48 >>> 0 > 9) return first === 46 && !Number.isNaN(parseFloatBytes(buf, s, e, sc)) ? 'float8' : null;
+  // Leading zeros keep identifiers as text (classify's rule), and decide nothing here.
+  if (first === 48 && i + 1 < e && buf[i + 1]! - 48 >>> 0 <= 9) return null;
+  let j = i;
+  let v = 0;
+  while (j < e && buf[j]! - 48 >>> 0 <= 9) {
+    v = v * 10 + (buf[j]! - 48);
+    j++;
+  }
+  if (j === e) {
+    const n = e - i;
+    if (n <= 9 || (n === 10 && v <= (c0 === 45 ? 2147483648 : 2147483647))) return 'int4';
+    if (n <= 18) return 'int8';
+    return null;
+  }
+  if (!Number.isNaN(parseFloatBytes(buf, s, e, sc))) return 'float8';
+  if (i !== s) return null;
+  const n = e - s;
+  if (n === 10 && !Number.isNaN(parseDateBytes(buf, s, e))) return 'date';
+  if (n >= 19 && !Number.isNaN(parseTimestampBytes(buf, s, e))) return 'timestamp';
+  return null;
 }
 
 function classify(s: string): Kind {
@@ -373,6 +406,7 @@ function inferSchema(file: string, o: CsvOptions): Inferred {
   const scanner = new CsvScanner(byteDialect(o.dialect), MAX_COLUMNS, 256, o.maxLineSize, false);
   scanner.skipRecords = o.skip;
   const nullString = o.dialect.nullString;
+  const nullBytesLen = nullString === '' ? -1 : Buffer.byteLength(nullString);
   let names: string[] | null = null;
   let kinds: Kind[] = [];
   let rows = 0;
@@ -415,7 +449,18 @@ function inferSchema(file: string, o: CsvOptions): Inferred {
           // Text absorbs every other kind: nothing left to learn about this column.
           if (kinds[i] === 'text') continue;
           const slot = base + i;
-          const quoted = (scanner.flags[slot]! & F_QUOTED) !== 0;
+          const fl = scanner.flags[slot]!;
+          if (fl === 0 && !o.allVarchar) {
+            const fs = scanner.starts[slot]!;
+            const fe = scanner.ends[slot]!;
+            // A field that may be the NULL string goes the text way, which knows about it.
+            const k = fe > fs && fe - fs !== nullBytesLen ? classifyBytes(scanner, fs, fe) : null;
+            if (k !== null) {
+              kinds[i] = i < kinds.length && kinds[i] !== undefined ? join(kinds[i]!, k) : k;
+              continue;
+            }
+          }
+          const quoted = (fl & F_QUOTED) !== 0;
           const s = scanner.fieldText(slot);
           const k: Kind = !quoted && s === nullString ? 'null' : s === '' ? (quoted ? 'text' : 'null') : o.allVarchar ? 'text' : classify(s);
           kinds[i] = i < kinds.length && kinds[i] !== undefined ? join(kinds[i]!, k) : k;
