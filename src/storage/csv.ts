@@ -632,17 +632,19 @@ export async function* readFileChunks(file: string, signal?: AbortSignal, label 
 }
 
 /**
- * Reads a file in fixed-size chunks into two reused buffers, the next chunk always in flight while
- * the caller parses the current one. Each buffer keeps `reserve` bytes free in front of its chunk so
- * the caller's unconsumed tail (a record cut by the chunk end) is copied there instead of
+ * Reads a file in fixed-size chunks into a small ring of reused buffers, keeping `depth` reads in
+ * flight while the caller parses the current chunk (a thread-pool round trip per read would otherwise
+ * leave the parser idle on a busy machine). Each buffer keeps `reserve` bytes free in front of its
+ * chunk so the caller's unconsumed tail (a record cut by the chunk end) is copied there instead of
  * concatenating whole chunks; a longer tail falls back to one fresh buffer.
  */
 export class PrefetchReader {
   private fh: fs.promises.FileHandle | null = null;
   private readonly bufs: Buffer[];
-  private which = 0;
-  private inFlight: Promise<number> | null = null;
-  private position = 0;
+  /** Reads in flight, oldest first: the ring slot and the file position each fills. */
+  private readonly queue: { slot: number; at: number; bytes: Promise<number> }[] = [];
+  private current = -1;
+  private nextAt = 0;
   private eof = false;
   private progress: ProgressHandle | null = null;
 
@@ -652,15 +654,18 @@ export class PrefetchReader {
     private readonly reserve: number,
     private readonly signal: AbortSignal | undefined,
     private readonly label: string,
+    private readonly depth = 2,
   ) {
-    this.bufs = [Buffer.allocUnsafe(reserve + chunkBytes), Buffer.allocUnsafe(reserve + chunkBytes)];
+    this.bufs = Array.from({ length: depth + 1 }, () => Buffer.allocUnsafe(reserve + chunkBytes));
   }
 
-  private startRead(): void {
-    const fh = this.fh!;
-    const target = this.bufs[this.which]!;
-    const at = this.position;
-    this.inFlight = fh.read(target, this.reserve, this.chunkBytes, at).then((r) => r.bytesRead);
+  private issue(slot: number): void {
+    const at = this.nextAt;
+    this.nextAt += this.chunkBytes;
+    const bytes = this.fh!.read(this.bufs[slot]!, this.reserve, this.chunkBytes, at).then((r) => r.bytesRead);
+    // Settled later (or dropped on close); never an unhandled rejection meanwhile.
+    bytes.catch(() => {});
+    this.queue.push({ slot, at, bytes });
   }
 
   /**
@@ -673,17 +678,22 @@ export class PrefetchReader {
       if (this.fh === null) {
         this.fh = await fs.promises.open(this.file, 'r');
         this.progress = reportProgress(`${this.label} ${path.basename(this.file)}`, (await this.fh.stat()).size, 'bytes');
-        this.startRead();
+        for (let k = 0; k < this.depth; k++) this.issue(k);
       }
       if (this.eof) return null;
-      const n = await this.inFlight!;
-      this.position += n;
+      const head = this.queue.shift()!;
+      const n = await head.bytes;
       this.progress?.advance(n);
       if (n === 0) {
         this.eof = true;
         return null;
       }
-      const buf = this.bufs[this.which]!;
+      if (n < this.chunkBytes) {
+        // A short read: the reads queued behind it assumed a full one. Drop them and go on from here.
+        for (const q of this.queue.splice(0)) await q.bytes.catch(() => 0);
+        this.nextAt = head.at + n;
+      }
+      const buf = this.bufs[head.slot]!;
       let out: { buf: Buffer; start: number; end: number };
       if (tail.length <= this.reserve) {
         buf.set(tail, this.reserve - tail.length);
@@ -694,9 +704,18 @@ export class PrefetchReader {
         buf.copy(big, tail.length, this.reserve, this.reserve + n);
         out = { buf: big, start: 0, end: big.length };
       }
-      // The other buffer held the tail, now copied: it takes the next read.
-      this.which ^= 1;
-      this.startRead();
+      // The buffer parsed until now held the tail, copied by now: it takes the next read. (Slots
+      // cycle, so a fresh reader's spare slot `depth` goes first.)
+      const free = this.current === -1 ? this.depth : this.current;
+      this.current = head.slot;
+      this.issue(free);
+      while (this.queue.length < this.depth) {
+        // After a short read, refill the ring with the slots that are neither current nor queued.
+        const used = new Set([this.current, ...this.queue.map((q) => q.slot)]);
+        const slot = this.bufs.findIndex((_, k) => !used.has(k));
+        if (slot < 0) break;
+        this.issue(slot);
+      }
       return out;
     } catch (e) {
       if (e instanceof QuireError) throw e;
@@ -707,7 +726,7 @@ export class PrefetchReader {
   async close(): Promise<void> {
     this.progress?.done();
     this.progress = null;
-    if (this.inFlight !== null) await this.inFlight.catch(() => 0);
+    for (const q of this.queue.splice(0)) await q.bytes.catch(() => 0);
     await this.fh?.close();
     this.fh = null;
   }
