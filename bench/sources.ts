@@ -9,9 +9,11 @@
  *     doubled quotes and newlines, aggregating over the text;
  *  4. postgres: ORDER BY … LIMIT 10 over a PostgreSQL table (needs QUIRE_TEST_PG_DSN, e.g. from
  *     .ci/start-postgres.sh), with the connector's pushdown and with it switched off.
- * Prints median milliseconds and peak RSS and writes bench/sources-results.json (merged with
- * the cases not run this time).
+ * Prints median milliseconds (and, for CSV, the peak RSS of a fresh process running the query with
+ * Quire alone under memory_limit 256MB) and writes bench/sources-results.json (merged with the
+ * cases not run this time).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -22,6 +24,16 @@ const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]!.replace(/_/g, '')) : dflt;
 };
+const rssOnly = process.argv.indexOf('--rss-only');
+if (rssOnly >= 0) {
+  // Child mode: run one query with Quire alone and print the process's peak RSS in MB.
+  const db = await Database.create();
+  await db.query(`SET memory_limit = '256MB'`);
+  await db.query(process.argv[rssOnly + 1]!);
+  await db.close();
+  console.log(Math.round(process.resourceUsage().maxRSS / 1024));
+  process.exit(0);
+}
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
 const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,csv,csv_quoted,postgres').split(','));
@@ -81,13 +93,17 @@ async function csvCase(name: string, file: string, write: string, sqlQuire: stri
     console.log(`writing ${file} …`);
     await dc.run(write);
   }
-  const rss0 = process.memoryUsage().rss;
   const q = await time(async () => (await db.query(sqlQuire)).rows);
   const d = await time(async () => duckRows(sqlDuck));
   const agree = canon(q.result as unknown[][]) === canon(d.result as unknown[][]);
   const ratio = +(d.ms / q.ms).toFixed(2);
-  out[name] = { query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), duckdbOverQuire: ratio, resultsAgree: agree, rssBeforeMB: Math.round(rss0 / 2 ** 20), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) };
-  console.log(`${name}, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, duckdb/quire ${ratio}, results agree: ${agree}`);
+  // Quire alone in a fresh process (this one also holds DuckDB): peak RSS under memory_limit 256MB.
+  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/sources.ts', '--rss-only', sqlQuire], { encoding: 'utf8' });
+  const quirePeakRssMB = child.status === 0 ? Number(child.stdout.trim().split('\n').pop()) : null;
+  out[name] = { query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), duckdbOverQuire: ratio, resultsAgree: agree, quirePeakRssMB };
+  console.log(
+    `${name}, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, duckdb/quire ${ratio}, results agree: ${agree}, quire peak RSS ${quirePeakRssMB} MB`,
+  );
 }
 if (CASES.has('csv')) {
   const file = join('.bench-data', `sources-${ROWS}.csv`);

@@ -8,7 +8,7 @@
  *
  * `path` may be a glob; all matching files are read in name order with the first file's schema.
  * Without `columns`, column types are inferred from a sample of the first file (the first MiB, at most
- * sample_size rows; sample_size => -1 reads the whole file): bool (true/false/t/f), int4, int8,
+ * sample_size rows; sample_size => -1 reads the whole file, or 64 MiB of a gzip file): bool (true/false/t/f), int4, int8,
  * numeric (integers beyond int8), float8, date (YYYY-MM-DD), timestamp / timestamptz (ISO, with a
  * zone suffix for timestamptz), else text. `types` overrides the inferred type of the columns it
  * names. Integers with leading zeros stay text (identifiers such as zip codes would lose them). An
