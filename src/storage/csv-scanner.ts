@@ -361,8 +361,12 @@ export class CsvScanner {
     const s = this.starts[slot]!;
     const e = this.ends[slot]!;
     if ((this.flags[slot]! & F_COMPLEX) === 0) return this.buf.toString('utf8', s, e);
-    return unquote(this.buf, s, e, this.quote, this.escape).toString('utf8');
+    if (this.scratch.length < e - s) this.scratch = Buffer.allocUnsafe(Math.max(e - s, this.scratch.length * 2));
+    const n = unquoteInto(this.buf, s, e, this.quote, this.escape, this.scratch);
+    return this.scratch.toString('utf8', 0, n);
   }
+  /** Reused for unquoting, so a field with doubled quotes costs no allocation besides its string. */
+  private scratch = Buffer.allocUnsafe(256);
 
   /** The raw bytes of a row, decoded (error messages and rejects). */
   rowText(row: number): string {
@@ -370,9 +374,11 @@ export class CsvScanner {
   }
 }
 
-/** The bytes of a field with its quotes removed and escapes resolved (PostgreSQL's CSV rules). */
-export function unquote(buf: Uint8Array, s: number, e: number, quote: number, escape: number): Buffer {
-  const out = Buffer.allocUnsafe(e - s);
+/**
+ * Writes the bytes of a field with its quotes removed and escapes resolved (PostgreSQL's CSV rules)
+ * to `out` (at least e - s long); returns their count.
+ */
+export function unquoteInto(buf: Uint8Array, s: number, e: number, quote: number, escape: number, out: Uint8Array): number {
   let n = 0;
   let inQuote = false;
   let i = s;
@@ -396,5 +402,5 @@ export function unquote(buf: Uint8Array, s: number, e: number, quote: number, es
     else out[n++] = c;
     i++;
   }
-  return out.subarray(0, n);
+  return n;
 }
