@@ -100,7 +100,7 @@ async function csvCase(name: string, file: string, write: string, sqlQuire: stri
   // Quire alone in a fresh process (this one also holds DuckDB): peak RSS under memory_limit 256MB.
   const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/sources.ts', '--rss-only', sqlQuire], { encoding: 'utf8' });
   const quirePeakRssMB = child.status === 0 ? Number(child.stdout.trim().split('\n').pop()) : null;
-  out[name] = { query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), duckdbOverQuire: ratio, resultsAgree: agree, quirePeakRssMB };
+  out[name] = { rows: ROWS, query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), duckdbOverQuire: ratio, resultsAgree: agree, quirePeakRssMB };
   console.log(
     `${name}, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, duckdb/quire ${ratio}, results agree: ${agree}, quire peak RSS ${quirePeakRssMB} MB`,
   );
