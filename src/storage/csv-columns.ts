@@ -178,7 +178,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
         const e = ends[slot]!;
         const fl = flags[slot]!;
         if (fl === 0 && e - s === nullLen && (nullLen === 0 || isNull(env, s, e, fl))) out.setNull(at + r);
-        else if ((fl & F_COMPLEX) !== 0) data[at + r] = sc.fieldText(slot);
+        else if ((fl & F_COMPLEX) !== 0) data[at + r] = sc.fieldText(slot, latin1);
         else data[at + r] = latin1 ? slicer.latin1Slice!(s, e) : buf.toString('utf8', s, e);
       }
       return;

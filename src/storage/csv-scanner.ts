@@ -65,6 +65,8 @@ export class CsvScanner {
   private readonly escape: number;
   /** Bytes above this are never special, so the hot loop skips them with one compare. */
   private readonly maxSpecial: number;
+  /** The same inside quotes, where only quote, escape and line ends matter. */
+  private readonly maxQuoted: number;
 
   constructor(
     d: ByteDialect,
@@ -78,6 +80,7 @@ export class CsvScanner {
     this.quote = d.quote;
     this.escape = d.escape;
     this.maxSpecial = Math.max(d.delimiter, d.quote, d.escape, NL, CR);
+    this.maxQuoted = Math.max(d.quote, d.escape, NL, CR);
     this.starts = new Int32Array(width * capacity);
     this.ends = new Int32Array(width * capacity);
     this.flags = new Uint8Array(width * capacity);
@@ -279,9 +282,14 @@ export class CsvScanner {
     let lines = 0;
     const runStart = i + 1;
     i++;
+    const plain = this.maxQuoted;
     for (;;) {
       if (i >= end) return -1;
       const q = buf[i]!;
+      if (q > plain) {
+        i++;
+        continue;
+      }
       if (q === escape || (escape === -1 && q === quote)) {
         // escape + (quote | escape) is a literal; with no separate escape, "" is a quote.
         if (i + 1 >= end && !this.final) return -1;
@@ -357,12 +365,17 @@ export class CsvScanner {
   }
 
   /** The text of a field: unquoted and unescaped, decoded as UTF-8. */
-  fieldText(slot: number): string {
+  fieldText(slot: number, ascii = false): string {
     const s = this.starts[slot]!;
     const e = this.ends[slot]!;
     if ((this.flags[slot]! & F_COMPLEX) === 0) return this.buf.toString('utf8', s, e);
     if (this.scratch.length < e - s) this.scratch = Buffer.allocUnsafe(Math.max(e - s, this.scratch.length * 2));
     const n = unquoteInto(this.buf, s, e, this.quote, this.escape, this.scratch);
+    if (ascii) {
+      // Known ASCII (the caller checked the region): the one-byte decode is the cheapest.
+      const sl = this.scratch as unknown as { latin1Slice?(s: number, e: number): string };
+      if (typeof sl.latin1Slice === 'function') return sl.latin1Slice(0, n);
+    }
     return this.scratch.toString('utf8', 0, n);
   }
   /** Reused for unquoting, so a field with doubled quotes costs no allocation besides its string. */
