@@ -165,6 +165,7 @@ describe('read_csv matches DuckDB', () => {
     const f = write('data.csv.gz', gzipSync(Buffer.from(content)));
     const rows = await same(f, { header: 'true' });
     expect(rows.length).toBe(2000);
+    expect(await quireRows(`SELECT count(*) FROM '${f}'`)).toEqual([[2000]]);
     const g = write('data.bin', gzipSync(Buffer.from(content)));
     expect(await quireRows(`SELECT * FROM read_csv('${g}', compression => 'gzip', buffer_size => 5)`)).toEqual(rows);
     const bad = write('bad.csv.gz', Buffer.from('not gzip at all\n'));
