@@ -1,14 +1,20 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,csv,csv_quoted,postgres]
  *
- * Data sources, two measurements:
- *  1. scan + filter + aggregate over an N-row Parquet file (default 10M; written once by DuckDB into
- *     .bench-data/), Quire's read_parquet against DuckDB (threads=1) reading the same file;
- *  2. ORDER BY … LIMIT 10 over a PostgreSQL table (needs QUIRE_TEST_PG_DSN, e.g. from
+ * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
+ *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
+ *     DuckDB into .bench-data/);
+ *  2. csv: read_csv over an N-row CSV of (int, int, double, text, timestamp), filter + group by;
+ *  3. csv_quoted: read_csv over an N-row CSV whose text column is quoted and holds delimiters,
+ *     doubled quotes and newlines, aggregating over the text;
+ *  4. postgres: ORDER BY … LIMIT 10 over a PostgreSQL table (needs QUIRE_TEST_PG_DSN, e.g. from
  *     .ci/start-postgres.sh), with the connector's pushdown and with it switched off.
- * Prints median milliseconds and writes bench/sources-results.json.
+ * Prints median milliseconds (and, for CSV, the peak RSS of a fresh process running the query with
+ * Quire alone under memory_limit 256MB) and writes bench/sources-results.json (merged with the
+ * cases not run this time).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
@@ -18,7 +24,19 @@ const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]!.replace(/_/g, '')) : dflt;
 };
+const rssOnly = process.argv.indexOf('--rss-only');
+if (rssOnly >= 0) {
+  // Child mode: run one query with Quire alone and print the process's peak RSS in MB.
+  const db = await Database.create();
+  await db.query(`SET memory_limit = '256MB'`);
+  await db.query(process.argv[rssOnly + 1]!);
+  await db.close();
+  console.log(Math.round(process.resourceUsage().maxRSS / 1024));
+  process.exit(0);
+}
 const ROWS = arg('rows', 10_000_000);
+const casesArg = process.argv.indexOf('--cases');
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -34,14 +52,27 @@ async function time(f: () => Promise<unknown>): Promise<{ ms: number; result: un
   return { ms: median(ms), result };
 }
 
-const out: Record<string, unknown> = { rows: ROWS, runs: RUNS, node: process.version };
+let previous: Record<string, unknown> = {};
+try {
+  previous = JSON.parse(readFileSync('bench/sources-results.json', 'utf8')) as Record<string, unknown>;
+} catch {
+  // First run: nothing to merge with.
+}
+const out: Record<string, unknown> = { ...previous, rows: ROWS, runs: RUNS, node: process.version };
+/** Rows as comparable text: bigint → number, doubles to 6 significant digits (summation order differs). */
+const canon = (rows: unknown[][]): string =>
+  JSON.stringify(rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(6)) : x))));
 
-// ---- 1. Parquet ----
 mkdirSync('.bench-data', { recursive: true });
-const file = join('.bench-data', `sources-${ROWS}.parquet`);
 const duck = await DuckDBInstance.create(':memory:', { threads: '1' });
 const dc = await duck.connect();
 await dc.run('SET threads = 1');
+const db = await Database.create();
+const duckRows = async (sql: string): Promise<unknown[][]> => (await (await dc.runAndReadAll(sql)).getRows()) as unknown[][];
+
+// ---- 1. Parquet ----
+if (CASES.has('parquet')) {
+const file = join('.bench-data', `sources-${ROWS}.parquet`);
 if (!existsSync(file)) {
   console.log(`writing ${file} …`);
   await dc.run(`COPY (SELECT i::INTEGER AS id, (i % 1000)::INTEGER AS k, ((i * 7919) % 10007) / 10007.0 AS v, 'cat' || (i % 17) AS s
@@ -49,16 +80,62 @@ if (!existsSync(file)) {
 }
 const sqlQuire = `SELECT k % 10 AS g, count(*) AS n, sum(v) AS total FROM read_parquet('${file}') WHERE v > 0.25 AND id >= ${Math.floor(ROWS / 2)} GROUP BY 1 ORDER BY 1`;
 const sqlDuck = sqlQuire.replace(`read_parquet('${file}')`, `read_parquet('${file}')`);
-const db = await Database.create();
 const q = await time(async () => (await db.query(sqlQuire)).rows);
 const d = await time(async () => (await (await dc.runAndReadAll(sqlDuck)).getRows()).map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x))));
 const agree = JSON.stringify((q.result as unknown[][]).map((r) => [r[0], r[1], Number(r[2]).toFixed(3)])) === JSON.stringify((d.result as unknown[][]).map((r) => [r[0], r[1], Number(r[2]).toFixed(3)]));
 out.parquet = { query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), ratio: +(q.ms / d.ms).toFixed(2), resultsAgree: agree };
 console.log(`parquet scan+filter+aggregate, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, results agree: ${agree}`);
+}
 
-// ---- 2. PostgreSQL Top-N ----
+// ---- 2. CSV ----
+async function csvCase(name: string, file: string, write: string, sqlQuire: string, sqlDuck: string): Promise<void> {
+  if (!existsSync(file)) {
+    console.log(`writing ${file} …`);
+    await dc.run(write);
+  }
+  const q = await time(async () => (await db.query(sqlQuire)).rows);
+  const d = await time(async () => duckRows(sqlDuck));
+  const agree = canon(q.result as unknown[][]) === canon(d.result as unknown[][]);
+  const ratio = +(d.ms / q.ms).toFixed(2);
+  // Quire alone in a fresh process (this one also holds DuckDB): peak RSS under memory_limit 256MB.
+  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/sources.ts', '--rss-only', sqlQuire], { encoding: 'utf8' });
+  const quirePeakRssMB = child.status === 0 ? Number(child.stdout.trim().split('\n').pop()) : null;
+  out[name] = { rows: ROWS, query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), duckdbOverQuire: ratio, resultsAgree: agree, quirePeakRssMB };
+  console.log(
+    `${name}, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, duckdb/quire ${ratio}, results agree: ${agree}, quire peak RSS ${quirePeakRssMB} MB`,
+  );
+}
+if (CASES.has('csv')) {
+  const file = join('.bench-data', `sources-${ROWS}.csv`);
+  await csvCase(
+    'csv',
+    file,
+    `COPY (SELECT i::INTEGER AS id, (i % 1000)::INTEGER AS g, ((i * 7919) % 10007) / 10007.0 AS v, 'name' || (i % 5003) AS s,
+                  TIMESTAMP '2020-01-01' + to_seconds((i * 7) % 94608000) AS ts
+           FROM range(${ROWS}) t(i)) TO '${file}' (FORMAT csv, HEADER)`,
+    `SELECT g, count(*) AS n, sum(v) AS total FROM read_csv('${file}') WHERE id % 2 = 0 GROUP BY g ORDER BY g`,
+    `SELECT g, count(*) AS n, sum(v) AS total FROM read_csv('${file}') WHERE id % 2 = 0 GROUP BY g ORDER BY g`,
+  );
+}
+if (CASES.has('csv_quoted')) {
+  const file = join('.bench-data', `sources-quoted-${ROWS}.csv`);
+  // Every third note holds a newline, every fifth a doubled quote; all hold the delimiter.
+  await csvCase(
+    'csv_quoted',
+    file,
+    `COPY (SELECT i::INTEGER AS id, 'item ' || (i % 100) || ', size ' || (i % 7) || CASE WHEN i % 3 = 0 THEN chr(10) || 'second line' ELSE '' END
+                    || CASE WHEN i % 5 = 0 THEN ' "quoted"' ELSE '' END AS note, (i % 1000) / 10.0 AS price
+           FROM range(${ROWS}) t(i)) TO '${file}' (FORMAT csv, HEADER, FORCE_QUOTE (note))`,
+    `SELECT length(note) AS len, count(*) AS n, sum(price) AS total FROM read_csv('${file}') GROUP BY 1 ORDER BY 1`,
+    `SELECT length(note) AS len, count(*) AS n, sum(price) AS total FROM read_csv('${file}') GROUP BY 1 ORDER BY 1`,
+  );
+}
+
+// ---- 4. PostgreSQL Top-N ----
 const dsn = process.env.QUIRE_TEST_PG_DSN;
-if (dsn === undefined) {
+if (!CASES.has('postgres')) {
+  // Not asked for.
+} else if (dsn === undefined) {
   console.log('postgres: QUIRE_TEST_PG_DSN not set, skipped');
 } else {
   const pgRows = Math.min(ROWS, 1_000_000);
@@ -81,6 +158,6 @@ if (dsn === undefined) {
   console.log(`postgres ORDER BY LIMIT 10, ${pgRows} rows: pushdown ${on.ms.toFixed(0)} ms, split into 4 ${split.ms.toFixed(0)} ms, without ${off.ms.toFixed(0)} ms, results agree: ${same}`);
   await admin.query('DROP TABLE quire_bench_t');
   await admin.end();
-  await db.close();
 }
+await db.close();
 writeFileSync('bench/sources-results.json', JSON.stringify(out, null, 2) + '\n');

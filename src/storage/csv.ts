@@ -16,6 +16,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { QuireError } from '../common/errors.js';
 import { reportProgress, type ProgressHandle } from './progress.js';
 import { expandGlobSync } from './glob-walk.js';
@@ -519,27 +520,214 @@ export function readFileHead(file: string, maxBytes: number): { text: string; co
   }
 }
 
+/** Whether a path names a gzip file (read_csv's compression => 'auto'). */
+export function isGzipPath(file: string): boolean {
+  return /\.(gz|gzip)$/i.test(file);
+}
+
+function gzipError(file: string, e: unknown): QuireError {
+  return new QuireError('22P04', `could not decompress gzip file "${file}": ${(e as Error).message}`);
+}
+
+/**
+ * The first `maxBytes` of a file's content as bytes, decompressed when `gzip` (schema inference runs
+ * at bind time, synchronously). `complete` when that is the whole content.
+ */
+export function readFileHeadBytes(file: string, maxBytes: number, gzip: boolean): { bytes: Buffer; complete: boolean } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    throw fileOpenError(file, e);
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const readPrefix = (n: number): Buffer => {
+      const buf = Buffer.alloc(Math.min(n, size));
+      let got = 0;
+      while (got < buf.length) {
+        const r = fs.readSync(fd, buf, got, buf.length - got, got);
+        if (r === 0) break;
+        got += r;
+      }
+      return buf.subarray(0, got);
+    };
+    if (!gzip) {
+      const bytes = readPrefix(maxBytes);
+      return { bytes, complete: bytes.length >= size };
+    }
+    // Decompress growing prefixes until enough content is out (a flushed partial stream decodes
+    // up to where it was cut). The output cap keeps a highly compressible file from ballooning.
+    let n = 1 << 16;
+    for (;;) {
+      const prefix = readPrefix(n);
+      const whole = prefix.length >= size;
+      let out: Buffer;
+      try {
+        out = zlib.gunzipSync(prefix, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: Math.max(maxBytes * 64, 1 << 26) });
+      } catch (e) {
+        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' && n > 1024) {
+          n >>= 2;
+          continue;
+        }
+        throw gzipError(file, e);
+      }
+      if (out.length >= maxBytes) return { bytes: out.subarray(0, maxBytes), complete: whole && out.length === maxBytes };
+      if (whole) return { bytes: out, complete: true };
+      n *= 4;
+    }
+  } catch (e) {
+    throw e instanceof QuireError ? e : fileOpenError(file, e);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export interface ChunkOptions {
+  /** Bytes per chunk read (the last one may be shorter). */
+  readonly chunkBytes?: number;
+  /** Decompress gzip while reading. */
+  readonly gzip?: boolean;
+}
+
 /**
  * Chunks of a file, with PostgreSQL's error when it cannot be opened. Reports bytes read against the
  * file's size to the progress listener under `label` (the reader's name), so every text reader and
- * COPY FROM get the CLI's --progress bar without tracking rows themselves.
+ * COPY FROM get the CLI's --progress bar without tracking rows themselves. With `gzip`, progress
+ * counts compressed bytes (the file's size is all that is known up front).
  */
-export async function* readFileChunks(file: string, signal?: AbortSignal, label = 'read'): AsyncGenerator<Buffer> {
-  const stream = fs.createReadStream(file, { highWaterMark: 1 << 16 });
-  let progress: ProgressHandle | null = null;
+export async function* readFileChunks(file: string, signal?: AbortSignal, label = 'read', opts: ChunkOptions = {}): AsyncGenerator<Buffer> {
+  const stream = fs.createReadStream(file, { highWaterMark: opts.chunkBytes ?? 1 << 16 });
+  let progress = null as ProgressHandle | null;
+  const advance = (n: number): void => {
+    // Opened by now, so the size is there; a file that grows while read just overshoots 100%.
+    progress ??= reportProgress(`${label} ${path.basename(file)}`, fs.statSync(file).size, 'bytes');
+    progress.advance(n);
+  };
+  let source: AsyncIterable<unknown> = stream;
+  let gunzip: zlib.Gunzip | null = null;
+  if (opts.gzip === true) {
+    const gz = zlib.createGunzip(opts.chunkBytes !== undefined ? { chunkSize: Math.max(64, opts.chunkBytes) } : {});
+    gunzip = gz;
+    stream.on('data', (c) => advance((c as Buffer).length));
+    stream.on('error', (e) => gz.destroy(e));
+    stream.pipe(gz);
+    source = gz;
+  }
   try {
-    for await (const chunk of stream) {
+    for await (const chunk of source) {
       if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
-      // Opened by now, so the size is there; a file that grows while read just overshoots 100%.
-      progress ??= reportProgress(`${label} ${path.basename(file)}`, fs.statSync(file).size, 'bytes');
-      progress.advance((chunk as Buffer).length);
+      if (gunzip === null) advance((chunk as Buffer).length);
       yield chunk as Buffer;
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
+    if (gunzip !== null && typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('Z_')) throw gzipError(file, e);
     throw fileOpenError(file, e);
   } finally {
     progress?.done();
     stream.destroy();
+    gunzip?.destroy();
+  }
+}
+
+/**
+ * Reads a file in fixed-size chunks into a small ring of reused buffers, keeping `depth` reads in
+ * flight while the caller parses the current chunk (a thread-pool round trip per read would otherwise
+ * leave the parser idle on a busy machine). Each buffer keeps `reserve` bytes free in front of its
+ * chunk so the caller's unconsumed tail (a record cut by the chunk end) is copied there instead of
+ * concatenating whole chunks; a longer tail falls back to one fresh buffer.
+ */
+export class PrefetchReader {
+  private fh: fs.promises.FileHandle | null = null;
+  private readonly bufs: Buffer[];
+  /** Reads in flight, oldest first: the ring slot and the file position each fills. */
+  private readonly queue: { slot: number; at: number; bytes: Promise<number> }[] = [];
+  private current = -1;
+  private nextAt = 0;
+  private eof = false;
+  private progress: ProgressHandle | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly chunkBytes: number,
+    private readonly reserve: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly label: string,
+    private readonly depth = 2,
+  ) {
+    this.bufs = Array.from({ length: depth + 1 }, () => Buffer.allocUnsafe(reserve + chunkBytes));
+  }
+
+  private issue(slot: number): void {
+    const at = this.nextAt;
+    this.nextAt += this.chunkBytes;
+    const bytes = this.fh!.read(this.bufs[slot]!, this.reserve, this.chunkBytes, at).then((r) => r.bytesRead);
+    // Settled later (or dropped on close); never an unhandled rejection meanwhile.
+    bytes.catch(() => {});
+    this.queue.push({ slot, at, bytes });
+  }
+
+  /**
+   * The next chunk with `tail` in front of it: bytes [start, end) of `buf`; null once the file is
+   * exhausted (and `tail` is empty, since no new bytes follow it).
+   */
+  async next(tail: Uint8Array): Promise<{ buf: Buffer; start: number; end: number } | null> {
+    if (this.signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
+    try {
+      if (this.fh === null) {
+        this.fh = await fs.promises.open(this.file, 'r');
+        this.progress = reportProgress(`${this.label} ${path.basename(this.file)}`, (await this.fh.stat()).size, 'bytes');
+        for (let k = 0; k < this.depth; k++) this.issue(k);
+      }
+      if (this.eof) return null;
+      const head = this.queue.shift()!;
+      const n = await head.bytes;
+      this.progress?.advance(n);
+      if (n === 0) {
+        this.eof = true;
+        return null;
+      }
+      if (n < this.chunkBytes) {
+        // A short read: the reads queued behind it assumed a full one. Drop them and go on from here.
+        for (const q of this.queue.splice(0)) await q.bytes.catch(() => 0);
+        this.nextAt = head.at + n;
+      }
+      const buf = this.bufs[head.slot]!;
+      let out: { buf: Buffer; start: number; end: number };
+      if (tail.length <= this.reserve) {
+        buf.set(tail, this.reserve - tail.length);
+        out = { buf, start: this.reserve - tail.length, end: this.reserve + n };
+      } else {
+        const big = Buffer.allocUnsafe(tail.length + n);
+        big.set(tail, 0);
+        buf.copy(big, tail.length, this.reserve, this.reserve + n);
+        out = { buf: big, start: 0, end: big.length };
+      }
+      // The buffer parsed until now held the tail, copied by now: it takes the next read. (Slots
+      // cycle, so a fresh reader's spare slot `depth` goes first.)
+      const free = this.current === -1 ? this.depth : this.current;
+      this.current = head.slot;
+      this.issue(free);
+      while (this.queue.length < this.depth) {
+        // After a short read, refill the ring with the slots that are neither current nor queued.
+        const used = new Set([this.current, ...this.queue.map((q) => q.slot)]);
+        const slot = this.bufs.findIndex((_, k) => !used.has(k));
+        if (slot < 0) break;
+        this.issue(slot);
+      }
+      return out;
+    } catch (e) {
+      if (e instanceof QuireError) throw e;
+      throw fileOpenError(this.file, e);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.progress?.done();
+    this.progress = null;
+    for (const q of this.queue.splice(0)) await q.bytes.catch(() => 0);
+    await this.fh?.close();
+    this.fh = null;
   }
 }

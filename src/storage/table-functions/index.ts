@@ -1,7 +1,7 @@
 /** Registers every built-in table function; import once at startup (side effect only). */
 import { generateSeries } from './generate-series.js';
 import { readArrow } from './read-arrow.js';
-import { readCsv } from './read-csv.js';
+import { readCsv, readCsvRejects } from './read-csv.js';
 import { readJson } from './read-json.js';
 import { readParquet } from './read-parquet.js';
 import { registerTableFunction } from './table-function.js';
@@ -9,6 +9,7 @@ import { unnest } from './unnest.js';
 
 registerTableFunction(generateSeries);
 registerTableFunction(readCsv);
+registerTableFunction(readCsvRejects);
 registerTableFunction(readJson);
 registerTableFunction(readParquet);
 registerTableFunction(readArrow);
@@ -17,4 +18,4 @@ registerTableFunction(unnest);
 registerTableFunction({ ...readCsv, name: 'read_csv_auto' });
 registerTableFunction({ ...readJson, name: 'read_json_auto' });
 
-export { generateSeries, readArrow, readCsv, readJson, readParquet, unnest };
+export { generateSeries, readArrow, readCsv, readCsvRejects, readJson, readParquet, unnest };

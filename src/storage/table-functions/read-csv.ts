@@ -1,35 +1,63 @@
 /**
  * read_csv(path [, header => true, delim => ',', quote => '"', escape => '"', nullstr => '',
- *          columns => 'a int, b text', sample_size => 20480, skip => 0, all_varchar => false])
+ *          columns => 'a int, b text', types => 'b text', sample_size => 20480, skip => 0,
+ *          all_varchar => false, compression => 'auto', ignore_errors => false,
+ *          max_line_size => 16777216, buffer_size => 262144])
+ * read_csv_rejects(path [, same options]): the records read_csv with ignore_errors drops, one row
+ * per record (file, line, column_name, sqlstate, message, record).
  *
  * `path` may be a glob; all matching files are read in name order with the first file's schema.
  * Without `columns`, column types are inferred from a sample of the first file (the first MiB, at most
- * sample_size rows): bool (true/false/t/f), int4, int8, numeric (integers beyond int8), float8,
- * date (YYYY-MM-DD), timestamp / timestamptz (ISO, with a zone suffix for timestamptz), else text.
- * Integers with leading zeros stay text (identifiers such as zip codes would lose them). An unquoted
- * empty field is NULL, a quoted empty one is '' in text columns and NULL in others.
+ * sample_size rows; sample_size => -1 reads the whole file, or 64 MiB of a gzip file): bool (true/false/t/f), int4, int8,
+ * numeric (integers beyond int8), float8, date (YYYY-MM-DD), timestamp / timestamptz (ISO, with a
+ * zone suffix for timestamptz), else text. `types` overrides the inferred type of the columns it
+ * names. Integers with leading zeros stay text (identifiers such as zip codes would lose them). An
+ * unquoted empty field is NULL, a quoted empty one is '' in text columns and NULL in others.
+ *
+ * A value later in the file that does not fit the inferred type is an error naming file, line and
+ * column, with a hint to widen the sample or give the type; ignore_errors drops such records (and
+ * records with the wrong number of fields) instead. Files ending in .gz are decompressed while read.
+ *
+ * The file is read in buffer_size chunks and tokenized at the byte level (csv-scanner.ts); only the
+ * columns the query uses are converted (projection pushdown).
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
 import { parseValue } from '../../common/parse-value.js';
+import { daysInMonth } from '../../common/datetime-calendar.js';
 import { T, type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { LineReader, Utf8Decoder, readFileChunks, readFileHead, splitCsvLine, type CsvDialect } from '../csv.js';
+import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
+import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
+import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
+/** Room kept in front of each read chunk for the record the previous chunk cut (longer ones copy). */
+const TAIL_RESERVE = 1 << 16;
+/** PostgreSQL's limit on a table's columns; a wider CSV record is an error, not a silent cut. */
+const MAX_COLUMNS = 1600;
+
+type Compression = 'auto' | 'gzip' | 'none';
 
 interface CsvOptions {
   header: boolean;
   dialect: CsvDialect;
   columns: Field[] | null;
+  types: Field[] | null;
+  /** Rows to sample for inference; Infinity: the whole file. */
   sampleSize: number;
   skip: number;
   allVarchar: boolean;
+  compression: Compression;
+  ignoreErrors: boolean;
+  maxLineSize: number;
+  bufferSize: number;
 }
 
 function optionError(message: string): QuireError {
@@ -70,6 +98,11 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
   let sampleSize = 20480;
   let skip = 0;
   let allVarchar = false;
+  let types: Field[] | null = null;
+  let compression: Compression = 'auto';
+  let ignoreErrors = false;
+  let maxLineSize = 16 << 20;
+  let bufferSize = 1 << 18;
   for (const [k, v] of named) {
     if (v === null) throw optionError(`read_csv option "${k}" cannot be NULL`);
     switch (k.toLowerCase()) {
@@ -94,8 +127,31 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
       case 'columns':
         columns = parseColumnSpec(stringOpt(k, v));
         break;
-      case 'sample_size':
-        sampleSize = Math.max(1, intOpt(k, v));
+      case 'sample_size': {
+        const n = typeof v === 'bigint' ? Number(v) : v;
+        sampleSize = n === -1 || n === '-1' ? Infinity : Math.max(1, intOpt(k, v));
+        break;
+      }
+      case 'types':
+      case 'dtypes':
+        types = parseColumnSpec(stringOpt(k, v));
+        break;
+      case 'compression': {
+        const c = stringOpt(k, v).toLowerCase();
+        if (c === 'gzip' || c === 'gz') compression = 'gzip';
+        else if (c === 'none' || c === 'uncompressed') compression = 'none';
+        else if (c === 'auto' || c === 'infer') compression = 'auto';
+        else throw optionError(`read_csv compression "${c}" is not supported (auto, gzip, none)`);
+        break;
+      }
+      case 'ignore_errors':
+        ignoreErrors = boolOpt(k, v);
+        break;
+      case 'max_line_size':
+        maxLineSize = Math.max(1, intOpt(k, v));
+        break;
+      case 'buffer_size':
+        bufferSize = Math.max(1, intOpt(k, v));
         break;
       case 'skip':
         skip = intOpt(k, v);
@@ -109,7 +165,24 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
   }
   if (delimiter === quote) throw optionError('read_csv delimiter and quote must be different');
   if (delimiter === '\n' || delimiter === '\r') throw optionError('read_csv delimiter cannot be newline or carriage return');
-  return { header, dialect: { delimiter, quote, escape: escape ?? quote, nullString }, columns, sampleSize, skip, allVarchar };
+  for (const [name, c] of [['delimiter', delimiter], ['quote', quote], ['escape', escape ?? quote]] as const) {
+    // The scanner works on bytes: a multibyte character cannot be a single separator byte.
+    if (c.charCodeAt(0) > 0x7f) throw optionError(`read_csv ${name} must be a single-byte (ASCII) character`);
+  }
+  if (columns !== null && types !== null) throw optionError('read_csv options "columns" and "types" cannot be used together');
+  return {
+    header,
+    dialect: { delimiter, quote, escape: escape ?? quote, nullString },
+    columns,
+    types,
+    sampleSize,
+    skip,
+    allVarchar,
+    compression,
+    ignoreErrors,
+    maxLineSize,
+    bufferSize,
+  };
 }
 
 const TYPE_NAMES: Record<string, TypeName> = {
@@ -203,6 +276,53 @@ function parses(s: string, t: DataType): boolean {
   }
 }
 
+/**
+ * A DATE_RE / TS_RE match whose fields are plainly in range (the sampler's shortcut past the full
+ * date/time parser; false only means "ask the parser").
+ */
+function plainIsoValid(s: string): boolean {
+  const y = Number(s.slice(0, 4));
+  const mo = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
+  if (y === 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return false;
+  if (s.length === 10) return true;
+  return Number(s.slice(11, 13)) < 24 && Number(s.slice(14, 16)) < 60 && (s.length < 19 || Number(s.slice(17, 19)) < 60);
+}
+
+/**
+ * classify() for the common shapes, straight from the bytes of an unquoted-or-simple field: plain
+ * integers, decimals, ISO dates and timestamps. null: ask classify() with the text.
+ */
+function classifyBytes(sc: CsvScanner, s: number, e: number): Kind | null {
+  const buf = sc.buf;
+  let i = s;
+  const c0 = buf[i]!;
+  if (c0 === 45 || c0 === 43) i++;
+  if (i >= e) return null;
+  const first = buf[i]!;
+  if (first - 48 >>> 0 > 9) return first === 46 && !Number.isNaN(parseFloatBytes(buf, s, e, sc)) ? 'float8' : null;
+  // Leading zeros keep identifiers as text (classify's rule), and decide nothing here.
+  if (first === 48 && i + 1 < e && buf[i + 1]! - 48 >>> 0 <= 9) return null;
+  let j = i;
+  let v = 0;
+  while (j < e && buf[j]! - 48 >>> 0 <= 9) {
+    v = v * 10 + (buf[j]! - 48);
+    j++;
+  }
+  if (j === e) {
+    const n = e - i;
+    if (n <= 9 || (n === 10 && v <= (c0 === 45 ? 2147483648 : 2147483647))) return 'int4';
+    if (n <= 18) return 'int8';
+    return null;
+  }
+  if (!Number.isNaN(parseFloatBytes(buf, s, e, sc))) return 'float8';
+  if (i !== s) return null;
+  const n = e - s;
+  if (n === 10 && !Number.isNaN(parseDateBytes(buf, s, e))) return 'date';
+  if (n >= 19 && !Number.isNaN(parseTimestampBytes(buf, s, e))) return 'timestamp';
+  return null;
+}
+
 function classify(s: string): Kind {
   if (BOOL_RE.test(s)) return 'bool';
   if (INT_RE.test(s)) {
@@ -212,8 +332,8 @@ function classify(s: string): Kind {
     return b >= -(2n ** 63n) && b < 2n ** 63n ? 'int8' : 'numeric';
   }
   if (FLOAT_RE.test(s)) return 'float8';
-  if (DATE_RE.test(s)) return parses(s, T.date) ? 'date' : 'text';
-  if (TS_RE.test(s)) return parses(s, T.timestamp) ? 'timestamp' : 'text';
+  if (DATE_RE.test(s)) return plainIsoValid(s) || parses(s, T.date) ? 'date' : 'text';
+  if (TS_RE.test(s)) return plainIsoValid(s) || parses(s, T.timestamp) ? 'timestamp' : 'text';
   if (TSTZ_RE.test(s)) return parses(s, T.timestamptz) ? 'timestamptz' : 'text';
   return 'text';
 }
@@ -240,50 +360,115 @@ interface Inferred {
   bytesPerRow: number;
 }
 
+export function byteDialect(d: CsvDialect): ByteDialect {
+  const quote = d.quote.charCodeAt(0);
+  const escape = d.escape.charCodeAt(0);
+  return { delimiter: d.delimiter.charCodeAt(0), quote, escape: escape === quote ? -1 : escape };
+}
+
+function gzipped(file: string, o: CsvOptions): boolean {
+  return o.compression === 'gzip' || (o.compression === 'auto' && isGzipPath(file));
+}
+
+/** The sample's chunks: the first MiB (or the whole file for sample_size => -1), read synchronously. */
+function* sampleChunks(file: string, o: CsvOptions): Generator<{ chunk: Buffer; last: boolean }> {
+  if (gzipped(file, o) || o.sampleSize !== Infinity) {
+    // gzip cannot be read in pieces synchronously: its sample is a decompressed head, 64 MiB at most.
+    const head = readFileHeadBytes(file, o.sampleSize === Infinity ? 64 << 20 : SAMPLE_BYTES, gzipped(file, o));
+    yield { chunk: head.bytes, last: head.complete };
+    return;
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw fileOpenError(file, e);
+  }
+  try {
+    let at = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(1 << 20);
+      const n = readSync(fd, buf, 0, buf.length, at);
+      at += n;
+      yield { chunk: buf.subarray(0, n), last: n === 0 };
+      if (n === 0) return;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function stripBom(chunk: Buffer): Buffer {
+  return chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? chunk.subarray(3) : chunk;
+}
+
 function inferSchema(file: string, o: CsvOptions): Inferred {
-  const head = readFileHead(file, SAMPLE_BYTES);
-  const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
-  const reader = new LineReader({ mode: 'csv', quote: o.dialect.quote, escape: o.dialect.escape, strict: false });
-  reader.push(text);
-  // An incomplete sample ends mid-record: leave the reader unfinished so that record is not used.
-  if (head.complete) reader.finish();
-  const out: (string | null)[] = [];
-  const quoted: number[] = [];
+  const scanner = new CsvScanner(byteDialect(o.dialect), MAX_COLUMNS, 256, o.maxLineSize, false);
+  scanner.skipRecords = o.skip;
+  const nullString = o.dialect.nullString;
+  const nullBytesLen = nullString === '' ? -1 : Buffer.byteLength(nullString);
   let names: string[] | null = null;
   let kinds: Kind[] = [];
   let rows = 0;
-  let skipped = 0;
-  for (;;) {
-    let line: string | null;
-    try {
-      line = reader.next();
-    } catch {
-      break;
+  let bytes = 0;
+  let first = true;
+  let complete = false;
+  sampling: for (const { chunk, last } of sampleChunks(file, o)) {
+    scanner.push(first ? stripBom(chunk) : chunk);
+    first = false;
+    // An incomplete sample ends mid-record: leave the scanner unfinished so that record is not used.
+    if (last) {
+      scanner.finish();
+      complete = true;
     }
-    if (line === null) break;
-    if (skipped < o.skip) {
-      skipped++;
-      continue;
+    for (;;) {
+      let status;
+      try {
+        status = scanner.scan(256);
+      } catch (e) {
+        throw withContext(e, file, scanner.lineNumber);
+      }
+      bytes += scanner.scannedTo - scanner.scannedFrom;
+      for (let r = 0; r < scanner.rows; r++) {
+        const n = scanner.counts[r]!;
+        if (n > MAX_COLUMNS) throw withContext(new QuireError('54011', `CSV records can have at most ${MAX_COLUMNS} columns`), file, scanner.rowLines[r]!);
+        const base = r * MAX_COLUMNS;
+        if (o.header && names === null) {
+          names = [];
+          for (let i = 0; i < n; i++) {
+            const t = scanner.fieldText(base + i);
+            names.push(t === nullString && (scanner.flags[base + i]! & F_QUOTED) === 0 ? '' : t);
+          }
+          continue;
+        }
+        if (rows >= o.sampleSize) break sampling;
+        // Records that ignore_errors would drop for their width do not vote on types.
+        if (o.ignoreErrors && names !== null && n !== names.length) continue;
+        rows++;
+        for (let i = 0; i < n; i++) {
+          // Text absorbs every other kind: nothing left to learn about this column.
+          if (kinds[i] === 'text') continue;
+          const slot = base + i;
+          const fl = scanner.flags[slot]!;
+          if (fl === 0 && !o.allVarchar) {
+            const fs = scanner.starts[slot]!;
+            const fe = scanner.ends[slot]!;
+            // A field that may be the NULL string goes the text way, which knows about it.
+            const k = fe > fs && fe - fs !== nullBytesLen ? classifyBytes(scanner, fs, fe) : null;
+            if (k !== null) {
+              kinds[i] = i < kinds.length && kinds[i] !== undefined ? join(kinds[i]!, k) : k;
+              continue;
+            }
+          }
+          const quoted = (fl & F_QUOTED) !== 0;
+          const s = scanner.fieldText(slot);
+          const k: Kind = !quoted && s === nullString ? 'null' : s === '' ? (quoted ? 'text' : 'null') : o.allVarchar ? 'text' : classify(s);
+          kinds[i] = i < kinds.length && kinds[i] !== undefined ? join(kinds[i]!, k) : k;
+        }
+      }
+      if (status !== SCAN_FULL) break;
     }
-    if (line === '') continue;
-    let n: number;
-    try {
-      n = splitCsvLine(line, o.dialect, out, quoted);
-    } catch (e) {
-      if (!head.complete) break;
-      throw withContext(e, file, reader.lineNo, line);
-    }
-    if (o.header && names === null) {
-      names = out.slice(0, n).map((s) => s ?? '');
-      continue;
-    }
-    if (rows >= o.sampleSize) break;
-    rows++;
-    for (let i = 0; i < n; i++) {
-      const s = out[i];
-      const k: Kind = s === null ? 'null' : s === '' ? (quoted[i] === 1 ? 'text' : 'null') : o.allVarchar ? 'text' : classify(s);
-      kinds[i] = i < kinds.length && kinds[i] !== undefined ? join(kinds[i]!, k) : k;
-    }
+    if (complete) break;
   }
   // The header fixes the column count; rows that disagree fail when read, as in COPY.
   const ncol = names !== null ? names.length : kinds.length;
@@ -299,7 +484,7 @@ function inferSchema(file: string, o: CsvOptions): Inferred {
     if (dup > 0) name = `${name}_${dup}`;
     return { name, type: kindType(k) };
   });
-  return { fields, bytesPerRow: rows > 0 ? Buffer.byteLength(text) / (rows + (o.header ? 1 : 0)) : 0 };
+  return { fields, bytesPerRow: rows > 0 ? bytes / (rows + (o.header ? 1 : 0)) : 0 };
 }
 
 function withContext(e: unknown, file: string, line: number, raw?: string, column?: string): unknown {
@@ -308,120 +493,285 @@ function withContext(e: unknown, file: string, line: number, raw?: string, colum
   if (column !== undefined) detail += `, column ${column}`;
   if (raw !== undefined) detail += `: "${limitPrintout(raw)}"`;
   const o: { detail: string; hint?: string } = { detail };
-  if (e.hint !== undefined) o.hint = e.hint;
+  const hint = e.hint ?? (column !== undefined && (e.code === '22P02' || e.code === '22003' || e.code === '22008' || e.code === '22007') ? INFERRED_HINT : undefined);
+  if (hint !== undefined) o.hint = hint;
   return new QuireError(e.code, e.message, o);
 }
 
+const INFERRED_HINT =
+  "If the column's type was inferred from a sample, read the whole file for inference (sample_size => -1), " +
+  "give the type (types => 'name text'), or skip such records (ignore_errors => true; read_csv_rejects lists them).";
+
 // ---- execution -----------------------------------------------------------------------------------
 
-async function* readCsvFiles(files: readonly string[], fields: readonly Field[], o: CsvOptions, ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch> {
+/** One record read_csv could not read. */
+interface Reject {
+  line: number;
+  column: string | null;
+  code: string;
+  message: string;
+  record: string;
+}
+
+export const REJECT_FIELDS: Field[] = [
+  { name: 'file', type: T.text },
+  { name: 'line', type: T.int8 },
+  { name: 'column_name', type: T.text },
+  { name: 'sqlstate', type: T.text },
+  { name: 'message', type: T.text },
+  { name: 'record', type: T.text },
+];
+
+/**
+ * Streams the files as batches of the columns `cols` (indexes into `fields`). With `onReject`, records
+ * that do not read are handed to it and dropped, instead of failing the statement.
+ */
+async function* readCsvFiles(
+  files: readonly string[],
+  fields: readonly Field[],
+  cols: readonly number[],
+  o: CsvOptions,
+  ctx: EvalContext,
+  signal: AbortSignal | undefined,
+  onReject: ((file: string, r: Reject) => void) | null,
+): AsyncGenerator<Batch> {
   const ncol = fields.length;
-  const parseCtx = { timezone: ctx.timezone };
-  const isText = fields.map((f) => f.type.name === 'text' || (f.type.typmod < 0 && (f.type.name === 'varchar' || f.type.name === 'bpchar')));
-  const out: (string | null)[] = [];
-  const quoted: number[] = [];
-  let builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
-  let rows = 0;
+  const outs = cols.map((c) => new ColumnOut(fields[c]!.type, BATCH_SIZE));
+  const bad = new Uint8Array(BATCH_SIZE);
+  const nullBytes = Buffer.from(o.dialect.nullString, 'utf8');
+  const dialect = byteDialect(o.dialect);
+  let filled = 0;
   const flush = (): Batch => {
-    const b: Batch = { columns: builders.map((x) => x.finish()), length: rows };
-    builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
-    rows = 0;
+    const b: Batch = { columns: outs.map((x) => x.finish(filled)), length: filled };
+    filled = 0;
     return b;
   };
   for (const file of files) {
-    const reader = new LineReader({ mode: 'csv', quote: o.dialect.quote, escape: o.dialect.escape, strict: false });
-    const decoder = new Utf8Decoder(false);
+    const scanner = new CsvScanner(dialect, ncol, BATCH_SIZE, o.maxLineSize);
+    scanner.skipRecords = o.skip;
     let headerPending = o.header;
-    let toSkip = o.skip;
+    let anyBad = false;
+    const reject = (row: number, column: number | null, e: unknown, raw?: string): void => {
+      // A dropped row (the header, or one already rejected) fails nothing more.
+      if (bad[row] === 1) return;
+      const line = scanner.rowLines[row]!;
+      if (onReject === null || !(e instanceof QuireError)) {
+        throw column === null ? withContext(e, file, line, raw) : withContext(e, file, line, raw, fields[column]!.name);
+      }
+      onReject(file, { line, column: column === null ? null : fields[column]!.name, code: e.code, message: e.message, record: scanner.rowText(row) });
+      bad[row] = 1;
+      anyBad = true;
+    };
+    const env: ConvertEnv = {
+      scanner,
+      nullBytes,
+      parseCtx: { timezone: ctx.timezone },
+      ascii: true,
+      fail: (row, column, e, text) => reject(row, column, e, text),
+    };
+    /** Rows whose bytes are not valid UTF-8 (or hold NUL, which PostgreSQL text cannot). */
+    const checkEncoding = (): void => {
+      const from = scanner.scannedFrom;
+      const to = scanner.scannedTo;
+      const region = scanner.buf.subarray(from, to);
+      env.ascii = isAscii(region);
+      if (env.ascii ? region.indexOf(0) === -1 : isUtf8(region) && region.indexOf(0) === -1) return;
+      let r = 0;
+      let at = from;
+      for (;;) {
+        const p = findInvalidUtf8(scanner.buf, at, to);
+        if (p === -1) return;
+        while (r < scanner.rows - 1 && scanner.rowEnds[r]! < p) r++;
+        if (scanner.rows === 0 || p < scanner.rowStarts[r]! || p > scanner.rowEnds[r]!) {
+          // In a skipped record or a line ending: still bad input.
+          throw withContext(invalidUtf8Error(scanner.buf, p, to), file, scanner.rows > 0 ? scanner.rowLines[r]! : scanner.lineNumber);
+        }
+        reject(r, null, invalidUtf8Error(scanner.buf, p, to));
+        at = scanner.rowEnds[r]! + 1;
+      }
+    };
     function* drain(): Generator<Batch> {
       for (;;) {
-        let line: string | null;
+        let status;
         try {
-          line = reader.next();
+          status = scanner.scan(BATCH_SIZE - filled);
         } catch (e) {
-          throw withContext(e, file, reader.lineNo);
+          if (onReject !== null && e instanceof QuireError && e.code === '22P04') {
+            // An unterminated quote swallows the rest of the file: one rejected record, then done.
+            onReject(file, { line: scanner.lineNumber, column: null, code: e.code, message: e.message, record: '' });
+            return;
+          }
+          throw withContext(e, file, scanner.lineNumber);
         }
-        if (line === null) return;
-        if (toSkip > 0) {
-          toSkip--;
-          continue;
-        }
-        if (line === '') continue;
-        let n: number;
-        try {
-          n = splitCsvLine(line, o.dialect, out, quoted);
+        const rows = scanner.rows;
+        if (rows > 0) {
+          anyBad = false;
+          bad.fill(0, 0, rows);
+          checkEncoding();
+          let r0 = 0;
           if (headerPending) {
             headerPending = false;
-            continue;
+            bad[0] = 1;
+            anyBad = true;
+            r0 = 1;
           }
-          if (n > ncol) throw new QuireError('22P04', 'extra data after last expected column');
-          if (n < ncol) throw new QuireError('22P04', `missing data for column "${fields[n]!.name}"`);
-        } catch (e) {
-          throw withContext(e, file, reader.lineNo, line);
-        }
-        for (let c = 0; c < ncol; c++) {
-          const s = out[c]!;
-          const b = builders[c]!;
-          if (s === null) b.push(null);
-          else if (isText[c]) b.push(s);
-          else if (s === '') b.push(null);
-          else {
-            try {
-              b.push(parseValue(s, fields[c]!.type, parseCtx));
-            } catch (e) {
-              throw withContext(e, file, reader.lineNo, s, fields[c]!.name);
+          const counts = scanner.counts;
+          for (let r = r0; r < rows; r++) {
+            const n = counts[r]!;
+            if (n === ncol || bad[r] === 1) continue;
+            const e =
+              n > ncol ? new QuireError('22P04', 'extra data after last expected column') : new QuireError('22P04', `missing data for column "${fields[n]!.name}"`);
+            reject(r, null, e, scanner.rowText(r));
+          }
+          for (let j = 0; j < cols.length; j++) convertColumn(env, cols[j]!, outs[j]!, filled, rows);
+          if (anyBad) {
+            let w = filled;
+            for (let r = 0; r < rows; r++) {
+              if (bad[r] === 1) continue;
+              if (w !== filled + r) for (const out of outs) out.move(filled + r, w);
+              w++;
             }
-          }
+            // Slots freed by dropped rows are written again by the next scan; clear their NULL marks.
+            for (const out of outs) if (out.nulls !== null) out.nulls.fill(0, w, filled + rows);
+            filled = w;
+          } else filled += rows;
+          if (filled === BATCH_SIZE) yield flush();
         }
-        rows++;
-        if (rows === BATCH_SIZE) yield flush();
+        if (status !== SCAN_FULL) return;
       }
     }
-    for await (const chunk of readFileChunks(file, signal, 'read_csv')) {
-      reader.push(decoder.decode(chunk));
-      yield* drain();
+    let bomChecked = false;
+    const fresh = (): void => {
+      if (bomChecked) return;
+      // A byte order mark is not data; with tiny chunks it may arrive in pieces.
+      if (scanner.pendingBytes < 3) return;
+      scanner.dropBom();
+      bomChecked = true;
+    };
+    if (gzipped(file, o)) {
+      for await (const chunk of readFileChunks(file, signal, 'read_csv', { chunkBytes: o.bufferSize, gzip: true })) {
+        scanner.push(chunk);
+        fresh();
+        if (bomChecked) yield* drain();
+      }
+    } else {
+      const reader = new PrefetchReader(file, o.bufferSize, TAIL_RESERVE, signal, 'read_csv');
+      try {
+        for (;;) {
+          const next = await reader.next(scanner.tail());
+          if (next === null) break;
+          scanner.setBuffer(next.buf, next.start, next.end);
+          fresh();
+          if (bomChecked) yield* drain();
+        }
+      } finally {
+        await reader.close();
+      }
     }
-    reader.push(decoder.decode(new Uint8Array(0), true));
-    reader.finish();
+    scanner.finish();
+    if (!bomChecked) scanner.dropBom();
     yield* drain();
   }
-  if (rows > 0) yield flush();
+  if (filled > 0) yield flush();
+}
+
+function rejectBatches(files: readonly string[], fields: readonly Field[], o: CsvOptions, ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch> {
+  return (async function* () {
+    const pending: { file: string; r: Reject }[] = [];
+    const emit = (): Batch => {
+      const bs = REJECT_FIELDS.map((f) => new ColumnBuilder(f.type, pending.length));
+      for (const { file, r } of pending) {
+        bs[0]!.push(file);
+        bs[1]!.push(r.line);
+        bs[2]!.push(r.column);
+        bs[3]!.push(r.code);
+        bs[4]!.push(r.message);
+        bs[5]!.push(r.record);
+      }
+      const b: Batch = { columns: bs.map((x) => x.finish()), length: pending.length };
+      pending.length = 0;
+      return b;
+    };
+    const all = fields.map((_, i) => i);
+    for await (const _ of readCsvFiles(files, fields, all, o, ctx, signal, (file, r) => pending.push({ file, r }))) {
+      if (pending.length >= BATCH_SIZE) yield emit();
+    }
+    if (pending.length > 0) yield emit();
+  })();
+}
+
+interface CsvSpec {
+  files: string[];
+  fields: Field[];
+  cols: number[];
+  o: CsvOptions;
+  estimatedRows: number | undefined;
+}
+
+function makeBinding(spec: CsvSpec): TableFunctionBinding {
+  const { files, fields, cols, o } = spec;
+  const binding: TableFunctionBinding = {
+    schema: cols.map((c) => fields[c]!),
+    argTypes: [T.text],
+    execute: (_args, ctx, signal) => readCsvFiles(files, fields, cols, o, ctx, signal, o.ignoreErrors ? () => {} : null),
+    withProjection: (keep) => makeBinding({ ...spec, cols: keep.map((c) => cols[c]!) }),
+    describe: () => (cols.length < fields.length ? `columns: [${cols.map((c) => fields[c]!.name).join(', ')}]` : ''),
+  };
+  if (spec.estimatedRows !== undefined) binding.estimatedRows = spec.estimatedRows;
+  return binding;
+}
+
+function bindCsv(name: string, argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): CsvSpec {
+  if (argTypes.length !== 1) {
+    throw new QuireError('42883', `function ${name}(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
+      hint: `${name} takes one positional argument (the file path or glob) and named options.`,
+    });
+  }
+  const p = constArgs[0];
+  if (typeof p !== 'string') throw new QuireError('22023', `${name} path must be a constant string`);
+  const o = parseOptions(namedArgs);
+  const files = filesToRead(p, ctx.files);
+  let fields: Field[];
+  let estimatedRows: number | undefined;
+  if (o.columns !== null) {
+    fields = o.columns;
+    // Still opens the first file so a missing file fails at bind time, like the inferring path.
+    readFileHead(files[0]!, 1);
+  } else {
+    const inf = inferSchema(files[0]!, o);
+    fields = inf.fields;
+    if (o.types !== null) {
+      for (const t of o.types) {
+        const i = fields.findIndex((f) => f.name === t.name);
+        if (i < 0) throw optionError(`read_csv types names column "${t.name}", which the file does not have`);
+        fields[i] = { name: fields[i]!.name, type: t.type };
+      }
+    }
+    if (inf.bytesPerRow > 0) {
+      let total = 0;
+      for (const f of files) total += fileSize(f) * (gzipped(f, o) ? 4 : 1);
+      estimatedRows = Math.ceil(total / inf.bytesPerRow);
+    }
+  }
+  return { files, fields, cols: fields.map((_, i) => i), o, estimatedRows };
 }
 
 export const readCsv: TableFunction = {
   name: 'read_csv',
-  bind(argTypes: readonly DataType[], constArgs: readonly (Value | undefined)[], ctx: EvalContext, namedArgs: ReadonlyMap<string, Value>): TableFunctionBinding {
-    if (argTypes.length !== 1) {
-      throw new QuireError('42883', `function read_csv(${argTypes.map((t) => t.name).join(', ')}) does not exist`, {
-        hint: 'read_csv takes one positional argument (the file path or glob) and named options.',
-      });
-    }
-    const p = constArgs[0];
-    if (typeof p !== 'string') throw new QuireError('22023', 'read_csv path must be a constant string');
-    const o = parseOptions(namedArgs);
-    const files = filesToRead(p, ctx.files);
-    let fields: Field[];
-    let estimatedRows: number | undefined;
-    if (o.columns !== null) {
-      fields = o.columns;
-      // Still opens the first file so a missing file fails at bind time, like the inferring path.
-      readFileHead(files[0]!, 1);
-    } else {
-      const inf = inferSchema(files[0]!, o);
-      fields = inf.fields;
-      if (inf.bytesPerRow > 0) {
-        let total = 0;
-        for (const f of files) total += fileSize(f);
-        estimatedRows = Math.ceil(total / inf.bytesPerRow);
-      }
-    }
-    const binding: TableFunctionBinding = {
-      schema: fields,
+  bind(argTypes, constArgs, ctx, namedArgs): TableFunctionBinding {
+    return makeBinding(bindCsv('read_csv', argTypes, constArgs, ctx, namedArgs));
+  },
+};
+
+export const readCsvRejects: TableFunction = {
+  name: 'read_csv_rejects',
+  bind(argTypes, constArgs, ctx, namedArgs): TableFunctionBinding {
+    const spec = bindCsv('read_csv_rejects', argTypes, constArgs, ctx, namedArgs);
+    return {
+      schema: REJECT_FIELDS,
       argTypes: [T.text],
-      execute: (_args, ctx, signal) => readCsvFiles(files, fields, o, ctx, signal),
+      execute: (_args, ctx, signal) => rejectBatches(spec.files, spec.fields, spec.o, ctx, signal),
     };
-    if (estimatedRows !== undefined) binding.estimatedRows = estimatedRows;
-    return binding;
   },
 };
 

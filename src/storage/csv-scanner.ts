@@ -1,0 +1,419 @@
+/**
+ * Byte-level CSV tokenizer for read_csv: finds delimiters, quotes and record ends in Buffers and
+ * records each field as a byte range, so no string or object is made per row. Converting the ranges
+ * into column values is csv-columns.ts's job.
+ *
+ * Quoting follows PostgreSQL's CSV rules (CopyReadAttributesCSV): a quote may open anywhere in a
+ * field, inside quotes `escape` followed by the quote or the escape is a literal, and with the
+ * escape equal to the quote a doubled quote is one quote. Records end at \n, \r\n or \r (any mix),
+ * except inside quotes. Empty records are skipped.
+ *
+ * The scanner works on one buffer at a time; a record cut by the end of the buffer is left for the
+ * next call, which starts again at that record with the next chunk appended (push()).
+ */
+import { QuireError } from '../common/errors.js';
+
+/** Field flags: some part was quoted (so it is never NULL); the bytes need unquoting. */
+export const F_QUOTED = 1;
+export const F_COMPLEX = 2;
+
+export interface ByteDialect {
+  readonly delimiter: number;
+  readonly quote: number;
+  /** -1 when the escape is the quote itself (then a doubled quote is a literal quote). */
+  readonly escape: number;
+}
+
+const NL = 10;
+const CR = 13;
+
+/** Why scan() returned. */
+export const SCAN_FULL = 0;
+export const SCAN_NEED_MORE = 1;
+export const SCAN_END = 2;
+export type ScanStatus = typeof SCAN_FULL | typeof SCAN_NEED_MORE | typeof SCAN_END;
+
+export class CsvScanner {
+  /** The current buffer; token offsets index into it until the next push(). */
+  buf: Buffer = Buffer.alloc(0);
+  private pos = 0;
+  private end = 0;
+  private final = false;
+  /** Physical line number of the byte at `pos` (1-based; quoted newlines count, as in COPY). */
+  private line = 1;
+  /** Records still to drop before tokenizing (the `skip` option; empty records count). */
+  skipRecords = 0;
+
+  /** Field byte ranges and flags, row-major with `width` slots per row. */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly flags: Uint8Array;
+  /** Fields seen in each row (may exceed `width`: the excess is counted, not stored). */
+  readonly counts: Int32Array;
+  /** Line number where each row starts, and its byte range (for errors and rejects). */
+  readonly rowLines: Float64Array;
+  readonly rowStarts: Int32Array;
+  readonly rowEnds: Int32Array;
+  /** Rows tokenized by the last scan(). */
+  rows = 0;
+  /** Byte range the last scan() consumed (whole records), for encoding checks. */
+  scannedFrom = 0;
+  scannedTo = 0;
+
+  private readonly delim: number;
+  private readonly quote: number;
+  private readonly escape: number;
+  /** Bytes above this are never special, so the hot loop skips them with one compare. */
+  private readonly maxSpecial: number;
+  /** The same inside quotes, where only quote, escape and line ends matter. */
+  private readonly maxQuoted: number;
+
+  constructor(
+    d: ByteDialect,
+    readonly width: number,
+    readonly capacity: number,
+    private readonly maxRecordBytes: number,
+    /** Give short rows empty fields up to `width` (converters read every slot; a sampler need not). */
+    private readonly padRows = true,
+  ) {
+    this.delim = d.delimiter;
+    this.quote = d.quote;
+    this.escape = d.escape;
+    this.maxSpecial = Math.max(d.delimiter, d.quote, d.escape, NL, CR);
+    this.maxQuoted = Math.max(d.quote, d.escape, NL, CR);
+    this.starts = new Int32Array(width * capacity);
+    this.ends = new Int32Array(width * capacity);
+    this.flags = new Uint8Array(width * capacity);
+    this.counts = new Int32Array(capacity);
+    this.rowLines = new Float64Array(capacity);
+    this.rowStarts = new Int32Array(capacity);
+    this.rowEnds = new Int32Array(capacity);
+  }
+
+  /** Appends a chunk after the unconsumed tail of the current buffer. */
+  push(chunk: Buffer): void {
+    const tail = this.end - this.pos;
+    if (tail === 0) {
+      this.buf = chunk;
+    } else {
+      if (tail > this.maxRecordBytes) throw this.tooLong();
+      const nb = Buffer.allocUnsafe(tail + chunk.length);
+      this.buf.copy(nb, 0, this.pos, this.end);
+      chunk.copy(nb, tail);
+      this.buf = nb;
+    }
+    this.pos = 0;
+    this.end = this.buf.length;
+  }
+
+  /** Switches to bytes [start, end) of `buf`, which begin with the unconsumed tail (see tail()). */
+  setBuffer(buf: Buffer, start: number, end: number): void {
+    this.buf = buf;
+    this.pos = start;
+    this.end = end;
+  }
+
+  /** The bytes not consumed yet (a record cut by the end of the buffer). */
+  tail(): Buffer {
+    return this.buf.subarray(this.pos, this.end);
+  }
+
+  /** Bytes pushed and not yet consumed. */
+  get pendingBytes(): number {
+    return this.end - this.pos;
+  }
+
+  /** Skips a UTF-8 byte order mark at the current position (call at the start of a file). */
+  dropBom(): void {
+    const b = this.buf;
+    const p = this.pos;
+    if (this.end - p >= 3 && b[p] === 0xef && b[p + 1] === 0xbb && b[p + 2] === 0xbf) this.pos = p + 3;
+  }
+
+  /** No more input: the last record may end without a newline. */
+  finish(): void {
+    this.final = true;
+  }
+
+  /** Number of the line the next record starts on. */
+  get lineNumber(): number {
+    return this.line;
+  }
+
+  private tooLong(): QuireError {
+    return new QuireError('54000', `CSV record starting at line ${this.line} is longer than max_line_size (${this.maxRecordBytes} bytes)`, {
+      hint: 'Raise max_line_size, or check the quote and escape options (an unbalanced quote makes the rest of the file one field).',
+    });
+  }
+
+  /**
+   * Tokenizes up to `maxRows` records into rows 0… of the token arrays. SCAN_FULL: maxRows reached
+   * (or call again); SCAN_NEED_MORE: the rest of the buffer is an incomplete record; SCAN_END: input
+   * exhausted. The loop handles plain bytes, delimiters and record ends; quoted runs and the end of
+   * the input are in separate methods so the hot loop stays small for the optimizer.
+   */
+  scan(maxRows: number): ScanStatus {
+    const buf = this.buf;
+    const end = this.end;
+    const delim = this.delim;
+    const quote = this.quote;
+    const maxSpecial = this.maxSpecial;
+    const width = this.width;
+    const starts = this.starts;
+    const ends = this.ends;
+    const flags = this.flags;
+    let rows = 0;
+    let i = this.pos;
+    let line = this.line;
+    this.scannedFrom = i;
+    let status: ScanStatus = SCAN_FULL;
+    while (rows < maxRows) {
+      const recStart = i;
+      const base = rows * width;
+      let f = 0;
+      let fs = i;
+      let fl = 0;
+      let quotedLines = 0;
+      let exhausted = false;
+      for (;;) {
+        if (i >= end) {
+          exhausted = true;
+          break;
+        }
+        const c = buf[i]!;
+        if (c > maxSpecial) {
+          i++;
+          continue;
+        }
+        if (c === delim) {
+          if (fl === 0 && f < width) {
+            starts[base + f] = fs;
+            ends[base + f] = i;
+            flags[base + f] = 0;
+          } else if (f < width) this.setField(base + f, fs, i, fl);
+          f++;
+          i++;
+          fs = i;
+          fl = 0;
+          continue;
+        }
+        if (c === NL || c === CR) break;
+        if (c === quote) {
+          const j = this.quotedRun(i, fs, fl);
+          if (j < 0) {
+            exhausted = true;
+            break;
+          }
+          fl = this.runFlags;
+          quotedLines += this.runLines;
+          i = j;
+          continue;
+        }
+        i++;
+      }
+      let next: number;
+      if (exhausted) {
+        this.line = line;
+        const st = this.atEnd(recStart, rows, i);
+        if (st !== -1) {
+          status = st;
+          i = st === SCAN_END ? end : recStart;
+          break;
+        }
+        // The last record has no newline.
+        i = end;
+        next = end;
+      } else if (buf[i] === CR) {
+        next = i + 1;
+        if (next >= end && !this.final) {
+          status = SCAN_NEED_MORE;
+          i = recStart;
+          break;
+        }
+        if (next < end && buf[next] === NL) next++;
+      } else next = i + 1;
+      const recLine = line;
+      line += quotedLines + 1;
+      if (i === recStart) {
+        // Empty record: skipped, but still one of the `skip` records.
+        if (this.skipRecords > 0) this.skipRecords--;
+        i = next;
+        continue;
+      }
+      if (fl === 0 && f < width) {
+        starts[base + f] = fs;
+        ends[base + f] = i;
+        flags[base + f] = 0;
+      } else if (f < width) this.setField(base + f, fs, i, fl);
+      f++;
+      if (this.skipRecords > 0) {
+        this.skipRecords--;
+      } else {
+        this.finishRow(rows, f, recStart, i, recLine);
+        rows++;
+      }
+      i = next;
+    }
+    this.pos = i;
+    this.line = line;
+    this.rows = rows;
+    this.scannedTo = i;
+    if (status === SCAN_NEED_MORE && end - i > this.maxRecordBytes) throw this.tooLong();
+    return status;
+  }
+
+  /** Outputs of quotedRun. */
+  private runFlags = 0;
+  private runLines = 0;
+  private runStart = 0;
+  private runEnd = 0;
+
+  /**
+   * Scans a quoted run opening at `i`; returns the index after its closing quote, or -1 when the input
+   * ends first. Sets runFlags (the field's flags so far), runLines (newlines inside) and, for a field
+   * that is exactly one run so far, the content range.
+   */
+  private quotedRun(i: number, fs: number, fl: number): number {
+    const buf = this.buf;
+    const end = this.end;
+    const quote = this.quote;
+    const escape = this.escape;
+    let flagsNow = fl === 0 && i === fs ? F_QUOTED : F_QUOTED | F_COMPLEX;
+    let lines = 0;
+    const runStart = i + 1;
+    i++;
+    const plain = this.maxQuoted;
+    for (;;) {
+      if (i >= end) return -1;
+      const q = buf[i]!;
+      if (q > plain) {
+        i++;
+        continue;
+      }
+      if (q === escape || (escape === -1 && q === quote)) {
+        // escape + (quote | escape) is a literal; with no separate escape, "" is a quote.
+        if (i + 1 >= end && !this.final) return -1;
+        const n2 = i + 1 < end ? buf[i + 1]! : -1;
+        if (n2 === quote || (escape !== -1 && n2 === escape)) {
+          flagsNow = F_QUOTED | F_COMPLEX;
+          i += 2;
+          continue;
+        }
+      }
+      if (q === quote) break;
+      if (q === NL || (q === CR && (i + 1 >= end || buf[i + 1] !== NL))) lines++;
+      i++;
+    }
+    this.runFlags = flagsNow;
+    this.runLines = lines;
+    this.runStart = runStart;
+    this.runEnd = i;
+    return i + 1;
+  }
+
+  /**
+   * The input ran out inside the record starting at `recStart` (its scan reached `i`): a status to
+   * return, or -1 when the record is the last one and ends without a newline.
+   */
+  private atEnd(recStart: number, rows: number, i: number): ScanStatus | -1 {
+    if (!this.final) return SCAN_NEED_MORE;
+    if (i < this.end) {
+      // Stopped inside an unterminated quote. Hand out the records before it first.
+      if (rows > 0) return SCAN_FULL;
+      this.pos = this.end;
+      throw new QuireError('22P04', 'unterminated CSV quoted field');
+    }
+    if (i === recStart) return SCAN_END;
+    return -1;
+  }
+
+  private setField(slot: number, fs: number, fe: number, fl: number): void {
+    // A field that is one plain quoted run ("abc", nothing after the closing quote) is its content.
+    if (fl === F_QUOTED && this.runEnd + 1 === fe && this.runStart - 1 === fs) {
+      this.starts[slot] = this.runStart;
+      this.ends[slot] = this.runEnd;
+      this.flags[slot] = F_QUOTED;
+      return;
+    }
+    this.starts[slot] = fs;
+    this.ends[slot] = fe;
+    this.flags[slot] = fl === F_QUOTED ? F_QUOTED | F_COMPLEX : fl;
+  }
+
+  private finishRow(row: number, count: number, recStart: number, recEnd: number, recLine: number): void {
+    this.counts[row] = count;
+    this.rowStarts[row] = recStart;
+    this.rowEnds[row] = recEnd;
+    this.rowLines[row] = recLine;
+    // Missing fields read as empty and unquoted, so converters need no bounds checks; the row
+    // itself is rejected for its count.
+    const width = this.width;
+    if (count < width && this.padRows) {
+      const base = row * width;
+      for (let f = count; f < width; f++) {
+        this.starts[base + f] = recEnd;
+        this.ends[base + f] = recEnd;
+        this.flags[base + f] = 0;
+      }
+    }
+  }
+
+  /** Bytes s … e as a one-byte string (ASCII callers only: number syntax already checked). */
+  latin1(s: number, e: number): string {
+    const b = this.buf as unknown as { latin1Slice?(s: number, e: number): string };
+    return typeof b.latin1Slice === 'function' ? b.latin1Slice(s, e) : this.buf.toString('latin1', s, e);
+  }
+
+  /** The text of a field: unquoted and unescaped, decoded as UTF-8. */
+  fieldText(slot: number, ascii = false): string {
+    const s = this.starts[slot]!;
+    const e = this.ends[slot]!;
+    if ((this.flags[slot]! & F_COMPLEX) === 0) return this.buf.toString('utf8', s, e);
+    if (this.scratch.length < e - s) this.scratch = Buffer.allocUnsafe(Math.max(e - s, this.scratch.length * 2));
+    const n = unquoteInto(this.buf, s, e, this.quote, this.escape, this.scratch);
+    if (ascii) {
+      // Known ASCII (the caller checked the region): the one-byte decode is the cheapest.
+      const sl = this.scratch as unknown as { latin1Slice?(s: number, e: number): string };
+      if (typeof sl.latin1Slice === 'function') return sl.latin1Slice(0, n);
+    }
+    return this.scratch.toString('utf8', 0, n);
+  }
+  /** Reused for unquoting, so a field with doubled quotes costs no allocation besides its string. */
+  private scratch = Buffer.allocUnsafe(256);
+
+  /** The raw bytes of a row, decoded (error messages and rejects). */
+  rowText(row: number): string {
+    return this.buf.toString('utf8', this.rowStarts[row]!, this.rowEnds[row]!);
+  }
+}
+
+/**
+ * Writes the bytes of a field with its quotes removed and escapes resolved (PostgreSQL's CSV rules)
+ * to `out` (at least e - s long); returns their count.
+ */
+export function unquoteInto(buf: Uint8Array, s: number, e: number, quote: number, escape: number, out: Uint8Array): number {
+  let n = 0;
+  let inQuote = false;
+  let i = s;
+  while (i < e) {
+    const c = buf[i]!;
+    if (!inQuote) {
+      if (c === quote) inQuote = true;
+      else out[n++] = c;
+      i++;
+      continue;
+    }
+    if ((c === escape || (escape === -1 && c === quote)) && i + 1 < e) {
+      const nc = buf[i + 1]!;
+      if (nc === quote || (escape !== -1 && nc === escape)) {
+        out[n++] = nc;
+        i += 2;
+        continue;
+      }
+    }
+    if (c === quote) inQuote = false;
+    else out[n++] = c;
+    i++;
+  }
+  return n;
+}

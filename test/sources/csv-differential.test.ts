@@ -1,0 +1,307 @@
+/**
+ * read_csv against DuckDB's read_csv on the same files: inferred types and values, NULLs, quoting
+ * (delimiters, doubled quotes, newlines inside quotes), CRLF, multibyte UTF-8, records and characters
+ * cut by chunk boundaries (tiny buffer_size), gzip, options, ignore_errors; plus the errors read_csv
+ * raises for malformed input, read_csv_rejects, projection pushdown and cancellation.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+
+let dir: string;
+let db: Database;
+let duck: DuckDBConnection;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'quire-csvdiff-'));
+  db = await Database.create();
+  const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
+  duck = await inst.connect();
+});
+afterAll(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function write(name: string, content: string | Buffer): string {
+  const p = join(dir, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+const TS = /^(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)(\.\d*?)0*$/;
+
+/** Timestamps as text without trailing fractional zeros, so both engines' spellings compare. */
+function canonText(s: string): string {
+  const m = TS.exec(s);
+  return m === null ? s : m[1]! + (m[2] === '.' ? '' : m[2]!);
+}
+
+async function quireRows(sql: string): Promise<unknown[][]> {
+  const r = await db.query(sql);
+  return r.rows.map((row) =>
+    row.map((v, i) => {
+      if (v === null) return null;
+      const t = r.columns[i]!.type;
+      if (t.name === 'date' || t.name === 'timestamp' || t.name === 'timestamptz') return canonText(db.formatValue(v as never, t)!);
+      if (t.name === 'numeric') return Number(String(v));
+      return typeof v === 'bigint' ? Number(v) : v;
+    }),
+  );
+}
+
+async function duckRows(sql: string): Promise<unknown[][]> {
+  const rows = (await duck.runAndReadAll(sql)).getRows();
+  return rows.map((row) =>
+    row.map((v) => {
+      if (v === null) return null;
+      if (typeof v === 'bigint') return Number(v);
+      if (typeof v === 'object') return canonText(String(v));
+      return v;
+    }),
+  );
+}
+
+/** Type families both engines agree on (DuckDB says BIGINT/DOUBLE/VARCHAR where Quire narrows). */
+async function quireFamilies(sql: string): Promise<string[]> {
+  const r = await db.query(sql);
+  const fam: Record<string, string> = { int4: 'int', int8: 'int', int2: 'int', float8: 'float', numeric: 'int', text: 'text', varchar: 'text', bool: 'bool', date: 'date', timestamp: 'timestamp' };
+  return r.columns.map((c) => fam[c.type.name] ?? c.type.name);
+}
+async function duckFamilies(sql: string): Promise<string[]> {
+  const r = await duck.runAndReadAll(sql);
+  const fam: Record<string, string> = { INTEGER: 'int', BIGINT: 'int', HUGEINT: 'int', SMALLINT: 'int', DOUBLE: 'float', VARCHAR: 'text', BOOLEAN: 'bool', DATE: 'date', TIMESTAMP: 'timestamp' };
+  return r.columnTypes().map((t) => fam[t.toString()] ?? t.toString());
+}
+
+/** Same file, same options (DuckDB spelling `name=value`, Quire `name => value`): same rows. */
+async function same(file: string, opts: Record<string, string> = {}, quireOnly: Record<string, string> = {}, select = '*', order = ''): Promise<unknown[][]> {
+  const q = Object.entries({ ...opts, ...quireOnly }).map(([k, v]) => `, ${k} => ${v}`).join('');
+  const d = Object.entries(opts).map(([k, v]) => `, ${k}=${v}`).join('');
+  const qs = `SELECT ${select} FROM read_csv('${file}'${q})${order}`;
+  const ds = `SELECT ${select} FROM read_csv('${file}'${d})${order}`;
+  const [a, b] = [await quireRows(qs), await duckRows(ds)];
+  expect(a).toEqual(b);
+  if (select === '*') expect(await quireFamilies(qs)).toEqual(await duckFamilies(ds));
+  return a;
+}
+
+/** A seeded generator (mulberry32), so failures reproduce. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['plain', 'a,b', 'say "hi"', 'two\nlines', 'crlf\r\ninside', 'ünïcödé', '日本語テキスト', '😀 emoji', '', ' padded ', 'x'];
+
+/** DuckDB reads a quoted empty field as NULL, read_csv (like COPY) as '': left out here. */
+function quoteField(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** id, an int with NULLs, a double, quoted text of every kind, a date and a timestamp. */
+function generated(rows: number, seed: number, eol = '\n'): string {
+  const r = rng(seed);
+  let out = `id,n,x,note,day,ts${eol}`;
+  for (let i = 0; i < rows; i++) {
+    const n = r() < 0.1 ? '' : String(Math.floor(r() * 2e6) - 1e6);
+    const x = r() < 0.1 ? '' : String(Math.round((r() - 0.5) * 1e6) / 1000);
+    const w = WORDS[Math.floor(r() * WORDS.length)]!;
+    const note = r() < 0.05 ? '' : quoteField(w + (r() < 0.5 ? String(i) : ''));
+    const day = r() < 0.1 ? '' : `20${10 + Math.floor(r() * 15)}-0${1 + Math.floor(r() * 9)}-1${Math.floor(r() * 9)}`;
+    const at = r() < 0.1 ? '' : `${day || '2020-01-01'} ${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:0${Math.floor(r() * 9)}`;
+    out += `${i},${n},${x},${note},${day},${at}${eol}`;
+  }
+  return out;
+}
+
+describe('read_csv matches DuckDB', () => {
+  it('infers types and reads values and NULLs', async () => {
+    const f = write(
+      'types.csv',
+      'i,big,d,s,day,ts,b\n' +
+        '1,3000000000,1.5,hello,2024-01-02,2024-01-02 03:04:05,true\n' +
+        '-2,,-0.25,,2024-02-29,2024-02-29 23:59:59.5,false\n' +
+        ',-9000000000000000000,1e3,,,,\n' +
+        '4,7,0.1234567890123456789,"with ""quotes""",1999-12-31,2000-01-01 00:00:00,true\n',
+    );
+    await same(f, { header: 'true' });
+  });
+
+  it('quoted delimiters, doubled quotes, embedded LF and CRLF, CRLF records, multibyte text', async () => {
+    const content = generated(3000, 1, '\r\n');
+    const f = write('quoted.csv', content);
+    const rows = await same(f, { header: 'true' });
+    expect(rows.length).toBe(3000);
+    expect(rows.some((r) => typeof r[3] === 'string' && r[3].includes('\r\n'))).toBe(true);
+    expect(rows.some((r) => typeof r[3] === 'string' && r[3].includes('日本語'))).toBe(true);
+  });
+
+  it('records and UTF-8 characters cut by chunk boundaries (tiny buffer_size)', async () => {
+    const small = write('chunks-small.csv', generated(200, 2));
+    const expectedSmall = await same(small, { header: 'true' });
+    for (const size of [1, 2, 3]) {
+      expect(await quireRows(`SELECT * FROM read_csv('${small}', header => true, buffer_size => ${size})`)).toEqual(expectedSmall);
+    }
+    const f = write('chunks.csv', generated(1500, 2));
+    const expected = await same(f, { header: 'true' });
+    for (const size of [7, 64, 1000]) {
+      expect(await quireRows(`SELECT * FROM read_csv('${f}', header => true, buffer_size => ${size})`)).toEqual(expected);
+    }
+  });
+
+  it('reads gzip files by extension and by option', async () => {
+    const content = generated(2000, 3);
+    const f = write('data.csv.gz', gzipSync(Buffer.from(content)));
+    const rows = await same(f, { header: 'true' });
+    expect(rows.length).toBe(2000);
+    expect(await quireRows(`SELECT count(*) FROM '${f}'`)).toEqual([[2000]]);
+    const g = write('data.bin', gzipSync(Buffer.from(content)));
+    expect(await quireRows(`SELECT * FROM read_csv('${g}', compression => 'gzip', buffer_size => 5)`)).toEqual(rows);
+    const bad = write('bad.csv.gz', Buffer.from('not gzip at all\n'));
+    await expect(db.query(`SELECT * FROM read_csv('${bad}')`)).rejects.toMatchObject({ code: '22P04' });
+  });
+
+  it('delimiter, quote, escape, NULL string, skip and no header', async () => {
+    const f = write('opts.txt', "junk line\nanother\n1;'a;b';NA;x\n2;'it\\'s';3;NA\n3;'back\\\\slash';5;'q'\n");
+    await same(f, { header: 'false', delim: "';'", quote: "''''", escape: "'\\'", nullstr: "'NA'", skip: '2' });
+  });
+
+  it('explicit column types', async () => {
+    const f = write('typed.csv', 'a,b,c\n1,2.5,x\n2,,y\n');
+    const a = await quireRows(`SELECT * FROM read_csv('${f}', columns => 'a bigint, b double precision, c text')`);
+    const b = await duckRows(`SELECT * FROM read_csv('${f}', header=true, columns={'a': 'BIGINT', 'b': 'DOUBLE', 'c': 'VARCHAR'})`);
+    expect(a).toEqual(b);
+    // types => overrides inferred columns by name only.
+    const r = await db.query(`SELECT * FROM read_csv('${f}', types => 'a text')`);
+    expect(r.columns.map((c) => c.type.name)).toEqual(['text', 'float8', 'text']);
+    expect(r.rows[0]).toEqual(['1', 2.5, 'x']);
+  });
+
+  it('ignore_errors drops the records DuckDB drops', async () => {
+    let s = 'a,b\n';
+    for (let i = 0; i < 100; i++) s += `${i},${i * 2}\n`;
+    s += 'oops,1\n1,2,3\n7\n101,202\n';
+    const f = write('bad.csv', s);
+    // The sample sees 'oops', so a is text and only the records of the wrong width go.
+    expect((await same(f, { header: 'true', ignore_errors: 'true' })).length).toBe(102);
+    const a = await quireRows(`SELECT * FROM read_csv('${f}', ignore_errors => true, columns => 'a int, b int', header => true)`);
+    const b = await duckRows(`SELECT * FROM read_csv('${f}', ignore_errors=true, header=true, columns={'a': 'INTEGER', 'b': 'INTEGER'})`);
+    expect(a).toEqual(b);
+    expect(a.length).toBe(101);
+  });
+
+  it('sample_size => -1 infers from the whole file', async () => {
+    let s = 'n\n';
+    for (let i = 0; i < 5000; i++) s += `${i}\n`;
+    s += '1.5\n';
+    const f = write('late.csv', s);
+    await same(f, { header: 'true', sample_size: '-1' });
+  });
+
+  it('large random files at several chunk sizes', async () => {
+    const f = write('big.csv', generated(20000, 4));
+    const expected = await same(f, { header: 'true' });
+    expect(await quireRows(`SELECT * FROM read_csv('${f}', buffer_size => 4093)`)).toEqual(expected);
+    // Aggregates over the projected columns only.
+    await same(f, { header: 'true' }, {}, 'count(*), count(n), sum(n), count(note), max(length(note)), min(ts)');
+  });
+});
+
+describe('read_csv errors and extras', () => {
+  it('malformed records name file, line and column with a SQLSTATE', async () => {
+    const f = write('err.csv', 'a,b\n1,2\n3,x\n');
+    await expect(db.query(`SELECT * FROM read_csv('${f}', sample_size => 1)`)).rejects.toMatchObject({
+      code: '22P02',
+      message: 'invalid input syntax for type integer: "x"',
+      detail: `read_csv "${f}", line 3, column b: "x"`,
+    });
+    const late = write('late2.csv', 'n\n1\n2\nbig\n');
+    const e = await db.query(`SELECT * FROM read_csv('${late}', sample_size => 2)`).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: '22P02', detail: `read_csv "${late}", line 4, column n: "big"` });
+    expect((e as { hint: string }).hint).toContain('sample_size => -1');
+    const wide = write('wide.csv', 'a,b\n1,2\n"multi\nline",2,3\n');
+    await expect(db.query(`SELECT * FROM read_csv('${wide}', columns => 'a text, b int', header => true)`)).rejects.toMatchObject({
+      code: '22P04',
+      message: 'extra data after last expected column',
+      detail: `read_csv "${wide}", line 3: "multi\nline,2,3"`.replace('multi\nline', '"multi\nline"'),
+    });
+    const unterminated = write('unterminated.csv', 'a,b\n1,2\n3,"open\n4,5\n');
+    await expect(db.query(`SELECT * FROM read_csv('${unterminated}', columns => 'a int, b text', header => true)`)).rejects.toMatchObject({
+      code: '22P04',
+      message: 'unterminated CSV quoted field',
+      detail: `read_csv "${unterminated}", line 3`,
+    });
+    const badUtf8 = write('badutf8.csv', Buffer.concat([Buffer.from('a,b\n1,ok\n2,'), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]));
+    await expect(db.query(`SELECT * FROM read_csv('${badUtf8}')`)).rejects.toMatchObject({ code: '22021', message: 'invalid byte sequence for encoding "UTF8": 0xc3 0x28' });
+    const long = write('long.csv', 'a\n"' + 'x'.repeat(5000) + '"\n');
+    await expect(db.query(`SELECT * FROM read_csv('${long}', columns => 'a text', max_line_size => 1000, buffer_size => 100)`)).rejects.toMatchObject({
+      code: '54000',
+    });
+  });
+
+  it('infers the same kinds from bytes as from text', async () => {
+    const cols: [string, string[], string][] = [
+      ['a', ['1', '-2147483648', '+5'], 'int4'],
+      ['b', ['2147483648', '-9'], 'int8'],
+      ['c', ['9223372036854775808', '1'], 'numeric'],
+      ['d', ['007', '1'], 'text'],
+      ['e', ['1.5', '.5', '-0', '1e5', '2.'], 'float8'],
+      ['f', ['2024-02-29', '1999-01-01'], 'date'],
+      ['g', ['2024-02-30', '2024-01-01'], 'text'],
+      ['h', ['2024-01-01 23:59:59.123', '2024-01-01'], 'timestamp'],
+      ['i', ['2024-01-01 24:00:00', '2024-01-01 00:00:00'], 'timestamp'],
+      ['j', ['1', 'NA', '2'], 'int4'],
+      ['k', ['1.5', 'x'], 'text'],
+      ['l', ['-', '1'], 'text'],
+    ];
+    const rows = Math.max(...cols.map((c) => c[1].length));
+    let text = cols.map((c) => c[0]).join(',') + '\n';
+    for (let r = 0; r < rows; r++) text += cols.map((c) => c[1][r] ?? '').join(',') + '\n';
+    const f = write('kinds.csv', text);
+    const r = await db.query(`SELECT * FROM read_csv('${f}', nullstr => 'NA')`);
+    expect(r.columns.map((c) => c.type.name)).toEqual(cols.map((c) => c[2]));
+  });
+
+  it('read_csv_rejects lists what ignore_errors drops', async () => {
+    const f = write('rej.csv', 'a,b\n1,2\nx,3\n4\n5,6,7\n8,9\n');
+    expect(await quireRows(`SELECT a, b FROM read_csv('${f}', ignore_errors => true, sample_size => 1)`)).toEqual([
+      [1, 2],
+      [8, 9],
+    ]);
+    const r = await db.query(`SELECT line, column_name, sqlstate, message, record FROM read_csv_rejects('${f}', sample_size => 1) ORDER BY line`);
+    expect(r.rows).toEqual([
+      [3, 'a', '22P02', 'invalid input syntax for type integer: "x"', 'x,3'],
+      [4, null, '22P04', 'missing data for column "b"', '4'],
+      [5, null, '22P04', 'extra data after last expected column', '5,6,7'],
+    ]);
+  });
+
+  it('converts only the columns a query reads', async () => {
+    const f = write('proj.csv', 'a,b,c\n1,2,3\n4,5,6\n');
+    const plan = (await db.query(`EXPLAIN SELECT c, a FROM read_csv('${f}') WHERE a > 1`)).rows.map((r) => r[0]).join('\n');
+    expect(plan).toContain('columns: [a, c]');
+    expect(await quireRows(`SELECT c, a FROM read_csv('${f}') WHERE a > 1`)).toEqual([[6, 4]]);
+    // A bad value in a column the query does not read is not converted, so it does not fail.
+    const g = write('proj2.csv', 'a,b\n1,2\n3,x\n');
+    expect(await quireRows(`SELECT sum(a) FROM read_csv('${g}', columns => 'a int, b int', header => true)`)).toEqual([[4]]);
+  });
+
+  it('is interrupted by statement timeouts and cancellation', async () => {
+    const f = write('slow.csv', generated(200000, 5));
+    await expect(db.query(`SELECT count(*) FROM read_csv('${f}', buffer_size => 256)`, [], { timeoutMs: 30 })).rejects.toMatchObject({ code: '57014' });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    await expect(db.query(`SELECT count(*) FROM read_csv('${f}', buffer_size => 256)`, [], { signal: ac.signal })).rejects.toMatchObject({ code: '57014' });
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The byte-level CSV scanner against the string reference kept for COPY (LineReader + splitCsvLine,
+ * PostgreSQL's CSV rules) on random input cut into random chunks: same records, same field texts,
+ * same quoted flags, same unterminated-quote error.
+ */
+import { describe, expect, it } from 'vitest';
+import { LineReader, splitCsvLine } from '../../src/storage/csv.js';
+import { CsvScanner, F_QUOTED, SCAN_FULL } from '../../src/storage/csv-scanner.js';
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Dialect {
+  delimiter: string;
+  quote: string;
+  escape: string;
+}
+
+type Row = [string, boolean][];
+
+function reference(text: string, d: Dialect): Row[] | 'unterminated' {
+  const reader = new LineReader({ mode: 'csv', quote: d.quote, escape: d.escape, strict: false });
+  reader.push(text);
+  reader.finish();
+  const rows: Row[] = [];
+  const out: (string | null)[] = [];
+  const quoted: number[] = [];
+  for (;;) {
+    const line = reader.next();
+    if (line === null) break;
+    if (line === '') continue;
+    try {
+      const n = splitCsvLine(line, { ...d, nullString: '\u0000never' }, out, quoted);
+      rows.push(out.slice(0, n).map((s, i) => [s ?? '', quoted[i] === 1]));
+    } catch {
+      return 'unterminated';
+    }
+  }
+  return rows;
+}
+
+function scanned(bytes: Buffer, d: Dialect, chunk: () => number): Row[] | 'unterminated' {
+  const q = d.quote.charCodeAt(0);
+  const e = d.escape.charCodeAt(0);
+  const sc = new CsvScanner({ delimiter: d.delimiter.charCodeAt(0), quote: q, escape: e === q ? -1 : e }, 64, 3, 1 << 20);
+  const rows: Row[] = [];
+  const drain = (): void => {
+    for (;;) {
+      const st = sc.scan(3);
+      for (let r = 0; r < sc.rows; r++) {
+        const row: Row = [];
+        for (let f = 0; f < sc.counts[r]!; f++) row.push([sc.fieldText(r * 64 + f), (sc.flags[r * 64 + f]! & F_QUOTED) !== 0]);
+        rows.push(row);
+      }
+      if (st !== SCAN_FULL) return;
+    }
+  };
+  try {
+    let at = 0;
+    while (at < bytes.length) {
+      const n = Math.min(bytes.length - at, chunk());
+      sc.push(bytes.subarray(at, at + n));
+      at += n;
+      drain();
+    }
+    sc.finish();
+    drain();
+  } catch (err) {
+    if ((err as { message?: string }).message === 'unterminated CSV quoted field') return 'unterminated';
+    throw err;
+  }
+  return rows;
+}
+
+const DIALECTS: Dialect[] = [
+  { delimiter: ',', quote: '"', escape: '"' },
+  { delimiter: ';', quote: "'", escape: '\\' },
+  { delimiter: ',', quote: '"', escape: '\\' },
+  { delimiter: '|', quote: '"', escape: '"' },
+];
+
+describe('CsvScanner', () => {
+  it('splits random input like the reference, whatever the chunking', () => {
+    const r = rng(42);
+    for (let trial = 0; trial < 1500; trial++) {
+      const d = DIALECTS[trial % DIALECTS.length]!;
+      const alphabet = ['a', 'b', '1', ' ', 'é', '日', '😀', d.delimiter, d.quote, d.quote, d.escape, '\n', '\r', '\r\n', ',', '|'];
+      const len = Math.floor(r() * 40);
+      let text = '';
+      for (let i = 0; i < len; i++) text += alphabet[Math.floor(r() * alphabet.length)]!;
+      const expected = reference(text, d);
+      const maxChunk = 1 + Math.floor(r() * 9);
+      const got = scanned(Buffer.from(text), d, () => 1 + Math.floor(r() * maxChunk));
+      expect({ text, got }).toEqual({ text, got: expected });
+    }
+  });
+
+  it('counts lines through quoted newlines and keeps skip and empty records apart', () => {
+    const sc = new CsvScanner({ delimiter: 44, quote: 34, escape: -1 }, 4, 16, 1 << 20);
+    sc.skipRecords = 1;
+    sc.push(Buffer.from('skip me\n\n"a\nb",1\r\n\r\nc,2\rd,3'));
+    sc.finish();
+    sc.scan(16);
+    expect(sc.rows).toBe(3);
+    expect(Array.from(sc.rowLines.subarray(0, 3))).toEqual([3, 6, 7]);
+    expect([sc.fieldText(0), sc.fieldText(4), sc.fieldText(8)]).toEqual(['a\nb', 'c', 'd']);
+  });
+
+  it('refuses a record longer than its limit', () => {
+    const sc = new CsvScanner({ delimiter: 44, quote: 34, escape: -1 }, 2, 4, 10);
+    sc.push(Buffer.from('"0123456789abcdef'));
+    expect(() => sc.scan(4)).toThrow(expect.objectContaining({ code: '54000' }));
+  });
+});
