@@ -507,7 +507,16 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
         return i;
       })
     : t.schema.map((_, i) => i);
-  const sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
+  let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
+  // WITH … INSERT INTO t SELECT …: the CTEs are the SELECT's (an inner WITH of its own comes after them).
+  const outerWith = b.withClause as SelectStmt['withClause'];
+  if (outerWith !== undefined && sel !== null) {
+    const inner = sel.withClause;
+    sel = {
+      ...sel,
+      withClause: inner === undefined ? outerWith : { ...inner, ctes: [...(outerWith.ctes ?? []), ...(inner.ctes ?? [])], recursive: outerWith.recursive === true || inner.recursive === true },
+    };
+  }
   const rows: Value[][] = [];
   const binder = binderFor(host, params.map(() => T.unknown));
   const fill = (partial: Map<number, Value>): Value[] => t.schema.map((_, c) => (partial.has(c) ? partial.get(c)! : null));
