@@ -12,7 +12,7 @@ import type { ExecContext, StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
 import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES } from '../execution/memory-pool.js';
-import type { LogicalPlan } from '../logical/plan.js';
+import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
 import type { PhysicalOperator } from '../physical/operator.js';
@@ -564,11 +564,12 @@ export class Database implements UtilityHost {
     return r.plan.schema[0]!.type;
   }
 
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = []): PreparedQuery {
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery {
     if (this.session.access !== AccessPolicy.full) this.session.access.check({ SelectStmt: stmt } as Node);
     const types = [...paramTypes];
     while (types.length < params.length) types.push(T.unknown);
     const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()), types);
+    if (extraRelations !== undefined) binder.extraRelations = extraRelations;
     const bound = binder.bindQuery(stmt, null);
     const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
     return {

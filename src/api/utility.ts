@@ -13,7 +13,7 @@ import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/co
 import type { ExecContext } from '../execution/context.js';
 import { queryMemory } from '../execution/memory-pool.js';
 import { colRef, type Expr } from '../logical/expr.js';
-import type { LogicalPlan } from '../logical/plan.js';
+import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { compileKernel } from '../physical/compile-expr.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
@@ -29,6 +29,7 @@ import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
 import { Cursor, type CursorManager } from './cursors.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
+import { matchTargetRows, needsPlanner } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 
@@ -47,7 +48,7 @@ export interface UtilityHost {
   /** Records a TEMP table of this session; returns its catalog key. */
   addTemp(name: string): string;
   dropTemp(name: string): void;
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[]): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
@@ -611,6 +612,7 @@ async function evalOverTable(host: UtilityHost, t: MemoryTable, exprs: Expr[], b
 }
 
 async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b)) return updatePlanned(host, b, params);
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
@@ -651,7 +653,95 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
 }
 
+/** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
+async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const sets = ((b.targetList as Node[]) ?? []).map((n) => {
+    const rt = nodeBody<AnyNode>(n);
+    const c = t.schema.findIndex((f) => f.name === rt.name);
+    if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
+    const val = rt.val as Node;
+    if (nodeTag(val) === 'MultiAssignRef') throw new QuireError('0A000', 'UPDATE … SET (columns) = (…) is not supported', { position: pos(rt.location as number) });
+    // DEFAULT is evaluated per updated row below; the SELECT carries a placeholder for it.
+    const isDefault = nodeTag(val) === 'SetToDefault';
+    return { col: c, val: isDefault ? ({ A_Const: { isnull: true } } as Node) : val, fallback: isDefault ? defaultValue(host, t, c, binder) : null };
+  });
+  const snapshot = t.snapshot();
+  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
+  const out: Batch[] = [];
+  const changedRows: Value[][] = [];
+  let base = 0;
+  for (const batch of snapshot) {
+    let hits = false;
+    for (let i = 0; i < batch.length && !hits; i++) hits = matched.rows.has(base + i);
+    if (!hits) {
+      out.push(batch);
+      base += batch.length;
+      continue;
+    }
+    const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
+    for (let i = 0; i < batch.length; i++) {
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      const vals = matched.rows.get(base + i);
+      if (vals !== undefined) {
+        for (let k = 0; k < sets.length; k++) {
+          const s = sets[k]!;
+          const to = t.schema[s.col]!;
+          if (s.fallback !== null) {
+            row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
+            continue;
+          }
+          const v = vals[k]!;
+          const from = matched.types[k]!;
+          row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
+        }
+        changedRows.push(row);
+      }
+      row.forEach((v, c) => builders[c]!.push(v));
+    }
+    out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
+    base += batch.length;
+  }
+  checkNotNull(t, changedRows);
+  if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+  const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
+  const n = changedRows.length;
+  t.replaceAll(out);
+  return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
+}
+
+/** DELETE with USING, WITH or subqueries: the rows to delete come from a planned SELECT. */
+async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const snapshot = t.snapshot();
+  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, [], params);
+  const out: Batch[] = [];
+  const deleted: Value[][] = [];
+  let base = 0;
+  for (const batch of snapshot) {
+    const keep: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      if (matched.rows.has(base + i)) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
+      else keep.push(i);
+    }
+    base += batch.length;
+    if (keep.length === batch.length) out.push(batch);
+    else if (keep.length > 0) {
+      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
+      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
+      out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
+    }
+  }
+  const ret = retList(b) !== null ? await returning(host, t, rv, deleted, retList(b)!, params) : null;
+  t.replaceAll(out);
+  return result('DELETE', `DELETE ${deleted.length}`, { rowCount: deleted.length, ...(ret ?? {}) });
+}
+
 async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b)) return deletePlanned(host, b, params);
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');

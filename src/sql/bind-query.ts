@@ -60,6 +60,12 @@ export class QueryBinder implements ExprEnv {
   private cteFrames: Map<string, CteEntry>[] = [];
   private nextId = 1;
 
+  /**
+   * Relations the statement being bound names that are not in the catalog (UPDATE and DELETE bind
+   * their target as one, see api/dml-target.ts); looked up first, by an unquotable name.
+   */
+  extraRelations: ReadonlyMap<string, TableSource> | null = null;
+
   constructor(
     readonly catalog: Catalog,
     readonly evalCtx: EvalContext,
@@ -285,7 +291,10 @@ export class QueryBinder implements ExprEnv {
     const cte = b.schemaname === undefined ? this.findCte(name) : undefined;
     // ATTACHed databases: pg.t / pg.schema.t name a remote table (see storage/connectors).
     const remote = b.schemaname !== undefined ? this.catalog.lookupAttached(b.catalogname as string | undefined, b.schemaname as string, name) : undefined;
-    if (cte) {
+    const extra = b.schemaname === undefined ? this.extraRelations?.get(name) : undefined;
+    if (extra !== undefined) {
+      plan = { op: 'scan', source: extra, alias: qual, schema: extra.schema.map((f) => ({ name: f.name, type: f.type, table: qual })) };
+    } else if (cte) {
       plan = this.bindCte(cte, loc);
     } else if (remote !== undefined) {
       plan = { op: 'scan', source: remote, alias: qual, schema: remote.schema.map((f) => ({ name: f.name, type: f.type, table: qual })) };

@@ -1,0 +1,110 @@
+/**
+ * UPDATE … FROM, DELETE … USING, subqueries and WITH in UPDATE/DELETE, run through the planner.
+ *
+ * The statement becomes a SELECT over its target table (with the FROM/USING items, WHERE and WITH
+ * as written) that returns each matching row's position and, for UPDATE, its new values; the target
+ * is bound as a copy of the table's batches with one more column, the row position, under a name
+ * no identifier can spell. Joins, subqueries, CTEs and everything else the planner knows then work
+ * as in any SELECT. The rows found are applied to the table afterwards.
+ *
+ * As in PostgreSQL, a target row that several FROM rows join takes the values of one of them (here
+ * the first found), and a row is updated or deleted once.
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+import { T, type Value } from '../common/types.js';
+import { getValue, makeColumn } from '../execution/column.js';
+import type { AnyNode } from '../sql/ast.js';
+import { MemoryTable } from '../storage/memory-table.js';
+import type { PreparedQuery } from './database.js';
+import type { ExecContext } from '../execution/context.js';
+import type { PhysicalOperator } from '../physical/operator.js';
+import type { Batch } from '../execution/column.js';
+import type { LogicalPlan, TableSource } from '../logical/plan.js';
+import type { DataType } from '../common/types.js';
+
+const TARGET = '\u0000dml target';
+const ROW_POSITION = '\u0000row position';
+
+export interface DmlHost {
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery;
+  execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
+  physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
+  collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
+}
+
+/** Whether a statement needs the planner: FROM/USING, WITH, or a subquery anywhere in it. */
+export function needsPlanner(b: AnyNode): boolean {
+  if (b.fromClause || b.usingClause || b.withClause) return true;
+  return containsSubLink(b.whereClause) || containsSubLink(b.targetList);
+}
+
+function containsSubLink(n: unknown): boolean {
+  if (n === null || typeof n !== 'object') return false;
+  if (Array.isArray(n)) return n.some(containsSubLink);
+  const o = n as AnyNode;
+  if ('SubLink' in o) return true;
+  for (const k in o) if (containsSubLink(o[k])) return true;
+  return false;
+}
+
+export interface MatchedRows {
+  /** Row position in the table's snapshot → the values of the SELECT's other columns for it. */
+  readonly rows: Map<number, Value[]>;
+  /** Types of those values (for assignment casts). */
+  readonly types: DataType[];
+}
+
+/**
+ * Runs `SELECT <row position>, <values…> FROM <target> [, from…] WHERE … ` with the statement's WITH,
+ * over `snapshot` (the batches of `table`), and returns the first values found per target row.
+ */
+export async function matchTargetRows(
+  host: DmlHost,
+  table: MemoryTable,
+  snapshot: readonly Batch[],
+  alias: string | undefined,
+  b: AnyNode,
+  values: readonly Node[],
+  params: readonly unknown[],
+): Promise<MatchedRows> {
+  if ((b.fromClause || b.usingClause) && (b.returningList || b.returningClause)) {
+    throw new QuireError('0A000', `RETURNING is not supported with ${b.usingClause ? 'DELETE … USING' : 'UPDATE … FROM'}`);
+  }
+  const target = new MemoryTable(TARGET, [...table.schema, { name: ROW_POSITION, type: T.int4 }]);
+  let base = 0;
+  for (const batch of snapshot) {
+    const pos = new Int32Array(batch.length);
+    for (let i = 0; i < batch.length; i++) pos[i] = base + i;
+    base += batch.length;
+    target.appendBatch({ columns: [...batch.columns, makeColumn(T.int4, pos, null)], length: batch.length });
+  }
+  const qualifier = alias ?? table.name;
+  const col = (name: string): Node => ({ ColumnRef: { fields: [{ String: { sval: qualifier } }, { String: { sval: name } }] } }) as Node;
+  const from = [
+    { RangeVar: { relname: TARGET, inh: true, relpersistence: 'p', alias: { aliasname: qualifier } } },
+    ...(((b.fromClause ?? b.usingClause) as Node[] | undefined) ?? []),
+  ];
+  const select = {
+    targetList: [col(ROW_POSITION), ...values].map((val) => ({ ResTarget: { val } })),
+    fromClause: from,
+    ...(b.whereClause !== undefined ? { whereClause: b.whereClause } : {}),
+    ...(b.withClause !== undefined ? { withClause: b.withClause } : {}),
+    op: 'SETOP_NONE',
+    limitOption: 'LIMIT_OPTION_DEFAULT',
+  } as unknown as SelectStmt;
+  const prepared = host.prepareSelect(select, params, undefined, new Map([[TARGET, target]]));
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
+  const rows = new Map<number, Value[]>();
+  for (const bt of batches) {
+    for (let i = 0; i < bt.length; i++) {
+      const p = getValue(bt.columns[0]!, i) as number;
+      if (rows.has(p)) continue;
+      const vals: Value[] = [];
+      for (let k = 1; k < bt.columns.length; k++) vals.push(getValue(bt.columns[k]!, i));
+      rows.set(p, vals);
+    }
+  }
+  return { rows, types: prepared.plan.schema.slice(1).map((f) => f.type) };
+}
