@@ -14,6 +14,8 @@
  */
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { KeyRadixSort } from '../key-radix-sort.js';
+import { encodeKeys, fitTextPrefix, keyWidth, normalizable, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
@@ -27,9 +29,9 @@ export interface SortedRun {
 }
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
-export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys)): SortedRun {
+export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true): SortedRun {
   if (packable(b, keys)) {
-    const packed = packedSort(b, keys);
+    const packed = packedSort(b, keys, decode);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   return { batch: b, order: sortPermutation(b, keys, cmp) };
@@ -72,8 +74,69 @@ export function sortPermutation(b: Batch, keys: readonly SortKey[], cmp: Compara
     // first; each pass is a stable radix sort of the previous order, so the result is the stable
     // lexicographic order, in a few linear passes instead of n log n comparator calls.
     if (typed && keys.length <= 4) return multiKeyRadix(b, keys);
+    const sorter = normalizedSorter(b, keys, cmp);
+    if (sorter !== null) return sorter.run();
   }
   return cmp.sort(identity(n), cmp.view(b));
+}
+
+/**
+ * Whether `b` under `keys` takes the typed numeric radix paths above (single-pass, fast), rather than the
+ * normalized-key sort.
+ */
+function numericPath(b: Batch, keys: readonly SortKey[]): boolean {
+  return b.length > 256 && keys.length <= 4 && typedKeys(b, keys);
+}
+
+/** A radix sort over the normalized keys of `b` (normalized-key.ts), or null when a key has none. */
+function normalizedSorter(b: Batch, keys: readonly SortKey[], cmp: Comparator, nk?: NormalizedKeys | null): KeyRadixSort | null {
+  if (nk === undefined) nk = normalizable(keys) ? encodeKeys(b, keys, fitTextPrefix(b, keys)) : null;
+  if (nk === null) return null;
+  return new KeyRadixSort(nk, nk.inexact === null ? null : cmp.rows(cmp.view(b)));
+}
+
+/** Rows encoded, and row visits of radix work, between two chances to yield. */
+const SLICE_ROWS = 1 << 16;
+const SLICE_VISITS = 1 << 18;
+
+/** Bytes per row the normalized-key sort needs besides the rows themselves (keys, order, scratch). */
+export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
+  return normalizable(keys) ? keyWidth(keys, 32) + 9 : 0;
+}
+
+/**
+ * sortRun for a statement: the normalized-key sort (the one whose cost grows fastest with the input)
+ * runs in slices with a chance to yield between them, so cancel and statement_timeout take effect
+ * within one slice. The numeric radix paths run whole: they take a few linear passes.
+ */
+export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
+  if (numericPath(b, keys) || b.length <= SLICE_ROWS || !normalizable(keys)) return sortRun(b, keys, cmp, decode);
+  const nk = await encodeKeysSliced(b, keys, ctx);
+  const sorter = normalizedSorter(b, keys, cmp, nk);
+  if (sorter === null) return sortRun(b, keys, cmp, decode);
+  while (!sorter.step(SLICE_VISITS)) await yieldIfDue(ctx);
+  return { batch: b, order: sorter.order };
+}
+
+/** encodeKeys over the whole batch, a slice of rows at a time; null when a value has no image. */
+async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecContext): Promise<NormalizedKeys | null> {
+  const prefix = fitTextPrefix(b, keys);
+  const n = b.length;
+  const width = keyWidth(keys, prefix);
+  const bytes = new Uint8Array(n * width);
+  let inexact: Uint8Array | null = null;
+  for (let from = 0; from < n; from += SLICE_ROWS) {
+    const to = Math.min(n, from + SLICE_ROWS);
+    const part = encodeKeys(b, keys, prefix, from, to);
+    if (part === null) return null;
+    bytes.set(part.bytes, from * width);
+    if (part.inexact !== null) {
+      inexact ??= new Uint8Array(n);
+      inexact.set(part.inexact, from);
+    }
+    await yieldIfDue(ctx);
+  }
+  return { bytes, width, rows: n, inexact };
 }
 
 function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
@@ -338,7 +401,7 @@ export class Sort extends PhysicalOperator {
     );
     batches.length = 0;
     const t0 = ctx.analyze ? performance.now() : 0;
-    const runs: SortedRun[] = [sortRun(all, this.keys, this.cmp)];
+    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx)];
     if (ctx.analyze) {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
       this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);
@@ -355,7 +418,8 @@ export class Sort extends PhysicalOperator {
 /** EXPLAIN ANALYZE's name for the path sortRun took. */
 export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
   if (run.sorted !== undefined) return 'packed radix';
-  return b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k)) ? 'radix' : 'comparison';
+  if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';
+  return b.length > 256 && normalizable(keys) ? 'normalized-key radix' : 'comparison';
 }
 
 function radixEligible(b: Batch, k: SortKey): boolean {

@@ -1,0 +1,195 @@
+/**
+ * MSD radix sort of row indexes on normalized keys (normalized-key.ts), in resumable steps.
+ *
+ * A range of rows is split by its byte at depth d into up to 256 buckets (a counting pass and a stable
+ * scatter); each bucket is then sorted on byte d + 1. A range whose rows all share the byte skips the
+ * scatter. Ranges of at most SMALL rows are insertion sorted on their remaining bytes, which beats
+ * another 256-bucket pass. Rows whose bytes are all equal are equal keys, unless a row's image was
+ * inexact (a long text's prefix, a numeric's double): such a range is ordered by the full comparator.
+ *
+ * Stable: the scatter keeps input order within a bucket, insertion sort moves a row only past strictly
+ * greater ones, and the comparator ties fall back to the row index.
+ *
+ * The work is a stack of ranges, so a caller can run it a slice at a time (`step`) and let the event
+ * loop run between slices; one slice does at most about `budget` row visits, plus one partition pass
+ * over the largest range it picks up.
+ */
+import type { NormalizedKeys } from './normalized-key.js';
+import type { RowCompare } from './sort-key.js';
+
+/** Ranges this small are insertion sorted on their remaining bytes. */
+const SMALL = 32;
+
+export class KeyRadixSort {
+  readonly order: Uint32Array;
+  private readonly tmp: Uint32Array;
+  /** Pending ranges as (lo, hi, depth) triples. */
+  private stack: number[] = [];
+  private readonly counts = new Uint32Array(257);
+
+  /**
+   * `tie` orders rows whose bytes are equal when one of them is inexact (it must be exact on full values);
+   * null when the keys have no inexact rows.
+   */
+  constructor(
+    private readonly keys: NormalizedKeys,
+    private readonly tie: RowCompare | null,
+    order?: Uint32Array,
+  ) {
+    const n = keys.rows;
+    if (order === undefined) {
+      order = new Uint32Array(n);
+      for (let i = 0; i < n; i++) order[i] = i;
+    }
+    this.order = order;
+    this.tmp = new Uint32Array(order.length);
+    if (order.length > 1) this.stack.push(0, order.length, 0);
+  }
+
+  get done(): boolean {
+    return this.stack.length === 0;
+  }
+
+  /** Sorts everything now. */
+  run(): Uint32Array {
+    while (!this.done) this.step(Infinity);
+    return this.order;
+  }
+
+  /** Does about `budget` row visits of work (at least one range); returns true when the sort is done. */
+  step(budget: number): boolean {
+    const { bytes, width } = this.keys;
+    const stack = this.stack;
+    let spent = 0;
+    while (stack.length > 0 && spent < budget) {
+      const depth = stack.pop()!;
+      const hi = stack.pop()!;
+      const lo = stack.pop()!;
+      const n = hi - lo;
+      spent += n;
+      if (n <= SMALL) {
+        this.insertion(lo, hi, depth);
+        continue;
+      }
+      let d = depth;
+      // Skip bytes every row of the range shares (long equal prefixes cost one counting pass each).
+      for (; d < width; d++) {
+        if (!this.partition(lo, hi, d, bytes, width)) continue;
+        break;
+      }
+      if (d === width) this.equalBytes(lo, hi);
+    }
+    return stack.length === 0;
+  }
+
+  /**
+   * Splits [lo, hi) on byte d and pushes its buckets (at depth d + 1); false, doing nothing, when every
+   * row has the same byte there.
+   */
+  private partition(lo: number, hi: number, d: number, bytes: Uint8Array, width: number): boolean {
+    const order = this.order;
+    const counts = this.counts;
+    counts.fill(0);
+    for (let i = lo; i < hi; i++) counts[bytes[order[i]! * width + d]! + 1]++;
+    const n = hi - lo;
+    for (let b = 1; b <= 256; b++) if (counts[b] === n) return false;
+    // counts[b] becomes the start of bucket b (relative to lo).
+    for (let b = 1; b <= 256; b++) counts[b] += counts[b - 1]!;
+    const tmp = this.tmp;
+    for (let i = lo; i < hi; i++) {
+      const r = order[i]!;
+      tmp[lo + counts[bytes[r * width + d]!]!++] = r;
+    }
+    order.set(tmp.subarray(lo, hi), lo);
+    // After the scatter counts[b] is the end of bucket b: push the buckets with more than one row.
+    const next = d + 1;
+    let start = 0;
+    for (let b = 0; b < 256; b++) {
+      const end = counts[b]!;
+      if (end - start > 1) this.stack.push(lo + start, lo + end, next);
+      start = end;
+    }
+    return true;
+  }
+
+  /** Insertion sort of [lo, hi) on bytes from `depth` on, inexact ties by the comparator. */
+  private insertion(lo: number, hi: number, depth: number): void {
+    const order = this.order;
+    for (let i = lo + 1; i < hi; i++) {
+      const r = order[i]!;
+      let j = i - 1;
+      while (j >= lo && this.compare(order[j]!, r, depth) > 0) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = r;
+    }
+  }
+
+  private compare(a: number, b: number, depth: number): number {
+    const { bytes, width } = this.keys;
+    let p = a * width + depth;
+    let q = b * width + depth;
+    const end = a * width + width;
+    for (; p < end; p++, q++) {
+      const x = bytes[p]!;
+      const y = bytes[q]!;
+      if (x !== y) return x - y;
+    }
+    return this.tieBreak(a, b);
+  }
+
+  private tieBreak(a: number, b: number): number {
+    const inexact = this.keys.inexact;
+    if (this.tie !== null && inexact !== null && (inexact[a] === 1 || inexact[b] === 1)) {
+      const c = this.tie(a, b);
+      if (c !== 0) return c;
+    }
+    return a - b;
+  }
+
+  /** [lo, hi) holds equal bytes: only inexact rows can still be out of order. */
+  private equalBytes(lo: number, hi: number): void {
+    const inexact = this.keys.inexact;
+    if (this.tie === null || inexact === null) return;
+    let any = false;
+    for (let i = lo; i < hi && !any; i++) any = inexact[this.order[i]!] === 1;
+    if (!any) return;
+    mergeSort(this.order, this.tmp, lo, hi, (a, b) => this.tieBreak(a, b));
+  }
+}
+
+/** Stable merge sort of order[lo, hi) by `cmp` (bottom-up, insertion-sorted runs of 16). */
+function mergeSort(order: Uint32Array, tmp: Uint32Array, lo: number, hi: number, cmp: RowCompare): void {
+  const RUN = 16;
+  for (let s = lo; s < hi; s += RUN) {
+    const e = Math.min(hi, s + RUN);
+    for (let i = s + 1; i < e; i++) {
+      const r = order[i]!;
+      let j = i - 1;
+      while (j >= s && cmp(order[j]!, r) > 0) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = r;
+    }
+  }
+  let src = order;
+  let dst = tmp;
+  for (let w = RUN; w < hi - lo; w *= 2) {
+    for (let s = lo; s < hi; s += 2 * w) {
+      const mid = Math.min(hi, s + w);
+      const e = Math.min(hi, s + 2 * w);
+      let i = s;
+      let j = mid;
+      let k = s;
+      while (i < mid && j < e) dst[k++] = cmp(src[j]!, src[i]!) < 0 ? src[j++]! : src[i++]!;
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < e) dst[k++] = src[j++]!;
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src !== order) order.set(src.subarray(lo, hi), lo);
+}
