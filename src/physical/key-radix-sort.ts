@@ -5,7 +5,9 @@
  * scatter); each bucket is then sorted on byte d + 1. A range whose rows all share the byte skips the
  * scatter. Ranges of at most SMALL rows are insertion sorted on their remaining bytes, which beats
  * another 256-bucket pass. Rows whose bytes are all equal are equal keys, unless a row's image was
- * inexact (a long text's prefix, a numeric's double): such a range is ordered by the full comparator.
+ * inexact (a long text's prefix, a numeric's double). The bytes after such a key are only meaningful once
+ * its full values tie, so a range that reaches the end of a key that can be inexact (`inexactEnds`) with an
+ * inexact row in it is ordered by the full comparator instead.
  *
  * Stable: the scatter keeps input order within a bucket, insertion sort moves a row only past strictly
  * greater ones, and the comparator ties fall back to the row index.
@@ -26,6 +28,8 @@ export class KeyRadixSort {
   /** Pending ranges as (lo, hi, depth) triples. */
   private stack: number[] = [];
   private readonly counts = new Uint32Array(257);
+  /** 1 at byte offsets where a key that can be inexact ends (see the header). */
+  private readonly stop: Uint8Array;
 
   /**
    * `tie` orders rows whose bytes are equal when one of them is inexact (it must be exact on full values);
@@ -43,6 +47,8 @@ export class KeyRadixSort {
     }
     this.order = order;
     this.tmp = new Uint32Array(order.length);
+    this.stop = new Uint8Array(keys.width + 1);
+    if (tie !== null && keys.inexact !== null) for (const e of keys.inexactEnds) this.stop[e] = 1;
     if (order.length > 1) this.stack.push(0, order.length, 0);
   }
 
@@ -74,10 +80,12 @@ export class KeyRadixSort {
       let d = depth;
       // Skip bytes every row of the range shares (long equal prefixes cost one counting pass each).
       for (; d < width; d++) {
+        if (this.stop[d] === 1 && this.anyInexact(lo, hi)) break;
         if (!this.partition(lo, hi, d, bytes, width)) continue;
+        d = -1;
         break;
       }
-      if (d === width) this.equalBytes(lo, hi);
+      if (d >= 0) this.resolve(lo, hi);
     }
     return stack.length === 0;
   }
@@ -127,35 +135,39 @@ export class KeyRadixSort {
   }
 
   private compare(a: number, b: number, depth: number): number {
-    const { bytes, width } = this.keys;
-    let p = a * width + depth;
-    let q = b * width + depth;
-    const end = a * width + width;
-    for (; p < end; p++, q++) {
-      const x = bytes[p]!;
-      const y = bytes[q]!;
+    const { bytes, width, inexact } = this.keys;
+    const stop = this.stop;
+    const pa = a * width;
+    const pb = b * width;
+    for (let d = depth; d < width; d++) {
+      if (stop[d] === 1 && (inexact![a] === 1 || inexact![b] === 1)) return this.full(a, b);
+      const x = bytes[pa + d]!;
+      const y = bytes[pb + d]!;
       if (x !== y) return x - y;
     }
-    return this.tieBreak(a, b);
-  }
-
-  private tieBreak(a: number, b: number): number {
-    const inexact = this.keys.inexact;
-    if (this.tie !== null && inexact !== null && (inexact[a] === 1 || inexact[b] === 1)) {
-      const c = this.tie(a, b);
-      if (c !== 0) return c;
-    }
+    if (stop[width] === 1 && (inexact![a] === 1 || inexact![b] === 1)) return this.full(a, b);
     return a - b;
   }
 
-  /** [lo, hi) holds equal bytes: only inexact rows can still be out of order. */
-  private equalBytes(lo: number, hi: number): void {
-    const inexact = this.keys.inexact;
-    if (this.tie === null || inexact === null) return;
-    let any = false;
-    for (let i = lo; i < hi && !any; i++) any = inexact[this.order[i]!] === 1;
-    if (!any) return;
-    mergeSort(this.order, this.tmp, lo, hi, (a, b) => this.tieBreak(a, b));
+  /** The full comparison, ties by row index. */
+  private full(a: number, b: number): number {
+    return this.tie!(a, b) || a - b;
+  }
+
+  private anyInexact(lo: number, hi: number): boolean {
+    const inexact = this.keys.inexact!;
+    const order = this.order;
+    for (let i = lo; i < hi; i++) if (inexact[order[i]!] === 1) return true;
+    return false;
+  }
+
+  /**
+   * [lo, hi) shares every byte so far and either reached the end of the key (equal keys, unless the last
+   * key can be inexact) or the end of an inexact key: the full comparator orders what bytes cannot.
+   */
+  private resolve(lo: number, hi: number): void {
+    if (this.tie === null || this.keys.inexact === null || !this.anyInexact(lo, hi)) return;
+    mergeSort(this.order, this.tmp, lo, hi, (a, b) => this.full(a, b));
   }
 }
 

@@ -36,6 +36,11 @@ export interface NormalizedKeys {
   readonly rows: number;
   /** 1 where equal bytes do not imply equal keys (see the header); null when no row is inexact. */
   readonly inexact: Uint8Array | null;
+  /**
+   * Byte offsets where a key that can be inexact ends. Bytes past such an offset may only decide between
+   * two rows when neither is inexact: otherwise the full values of the keys so far must be compared first.
+   */
+  readonly inexactEnds: readonly number[];
 }
 
 type ImageKind = 'bool' | 'i32' | 'int8' | 'f64' | 'text' | 'bpchar' | 'numeric' | 'interval';
@@ -167,6 +172,7 @@ export function encodeKeys(
   const width = keyWidth(keys, textPrefix);
   const bytes = new Uint8Array(rows * width);
   let inexact: Uint8Array | null = null;
+  const inexactEnds: number[] = [];
   let off = 0;
   for (const k of keys) {
     const kind = imageKind(k.type);
@@ -204,8 +210,9 @@ export function encodeKeys(
     }
     if (k.desc) invert(bytes, width, at, len, rows);
     off = at + len;
+    if (kind === 'text' || kind === 'bpchar' || kind === 'numeric' || kind === 'interval') inexactEnds.push(off);
   }
-  return { bytes, width, rows, inexact };
+  return { bytes, width, rows, inexact, inexactEnds };
 }
 
 function isNull(c: Column, i: number): boolean {

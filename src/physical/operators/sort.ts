@@ -125,10 +125,12 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
   const width = keyWidth(keys, prefix);
   const bytes = new Uint8Array(n * width);
   let inexact: Uint8Array | null = null;
+  let inexactEnds: readonly number[] = [];
   for (let from = 0; from < n; from += SLICE_ROWS) {
     const to = Math.min(n, from + SLICE_ROWS);
     const part = encodeKeys(b, keys, prefix, from, to);
     if (part === null) return null;
+    inexactEnds = part.inexactEnds;
     bytes.set(part.bytes, from * width);
     if (part.inexact !== null) {
       inexact ??= new Uint8Array(n);
@@ -136,7 +138,7 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
     }
     await yieldIfDue(ctx);
   }
-  return { bytes, width, rows: n, inexact };
+  return { bytes, width, rows: n, inexact, inexactEnds };
 }
 
 function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
