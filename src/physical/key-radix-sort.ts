@@ -21,6 +21,8 @@ import type { RowCompare } from './sort-key.js';
 
 /** Ranges this small are insertion sorted on their remaining bytes. */
 const SMALL = 32;
+/** Ranges at least this large are split on 16-bit digits. */
+const WIDE_MIN = 1 << 16;
 
 export class KeyRadixSort {
   readonly order: Uint32Array;
@@ -28,6 +30,7 @@ export class KeyRadixSort {
   /** Pending ranges as (lo, hi, depth) triples. */
   private stack: number[] = [];
   private readonly counts = new Uint32Array(257);
+  private counts16: Uint32Array | null = null;
   /** 1 at byte offsets where a key that can be inexact ends (see the header). */
   private readonly stop: Uint8Array;
 
@@ -77,11 +80,15 @@ export class KeyRadixSort {
         this.insertion(lo, hi, depth);
         continue;
       }
-      let d = depth;
-      // Skip bytes every row of the range shares (long equal prefixes cost one counting pass each).
+      // Skip the bytes every row of the range shares: for small ranges by comparing with the first row
+      // (cheaper than a 256-bucket count per byte), for large ones by the counting pass itself.
+      let d = n < WIDE_MIN ? this.sharedPrefix(lo, hi, depth) : depth;
       for (; d < width; d++) {
         if (this.stop[d] === 1 && this.anyInexact(lo, hi)) break;
-        if (!this.partition(lo, hi, d, bytes, width)) continue;
+        // Large ranges split on two bytes at once: half the passes, each a random read per row.
+        if (n >= WIDE_MIN && d + 1 < width && this.stop[d + 1] === 0) {
+          if (!this.partition16(lo, hi, d, bytes, width)) continue;
+        } else if (!this.partition(lo, hi, d, bytes, width)) continue;
         d = -1;
         break;
       }
@@ -113,6 +120,65 @@ export class KeyRadixSort {
     const next = d + 1;
     let start = 0;
     for (let b = 0; b < 256; b++) {
+      const end = counts[b]!;
+      if (end - start > 1) this.stack.push(lo + start, lo + end, next);
+      start = end;
+    }
+    return true;
+  }
+
+  /**
+   * The first byte offset from `depth` (at most the next inexact-key end, or the width) where a row of
+   * [lo, hi) differs from the range's first row.
+   */
+  private sharedPrefix(lo: number, hi: number, depth: number): number {
+    const { bytes, width } = this.keys;
+    const stop = this.stop;
+    let end = depth;
+    while (end < width && stop[end] === 0) end++;
+    if (end === depth) return depth;
+    const order = this.order;
+    const first = order[lo]! * width;
+    let shared = end;
+    for (let i = lo + 1; i < hi && shared > depth; i++) {
+      const p = order[i]! * width;
+      let d = depth;
+      while (d < shared && bytes[p + d] === bytes[first + d]) d++;
+      shared = d;
+    }
+    return shared;
+  }
+
+  /** partition on the 16-bit digit of bytes d and d + 1; buckets are pushed at depth d + 2. */
+  private partition16(lo: number, hi: number, d: number, bytes: Uint8Array, width: number): boolean {
+    const order = this.order;
+    const counts = (this.counts16 ??= new Uint32Array(65537));
+    counts.fill(0);
+    for (let i = lo; i < hi; i++) {
+      const p = order[i]! * width + d;
+      counts[((bytes[p]! << 8) | bytes[p + 1]!) + 1]++;
+    }
+    const n = hi - lo;
+    for (let b = 1; b <= 65536; b++) {
+      const c = counts[b]!;
+      if (c === n) {
+        // One digit: if its first byte is shared too the caller moves on a byte; the second byte is then
+        // split by the next pass (cheaper than special-casing it here).
+        return false;
+      }
+      if (c !== 0) break;
+    }
+    for (let b = 1; b <= 65536; b++) counts[b] += counts[b - 1]!;
+    const tmp = this.tmp;
+    for (let i = lo; i < hi; i++) {
+      const r = order[i]!;
+      const p = r * width + d;
+      tmp[lo + counts[(bytes[p]! << 8) | bytes[p + 1]!]!++] = r;
+    }
+    order.set(tmp.subarray(lo, hi), lo);
+    const next = d + 2;
+    let start = 0;
+    for (let b = 0; b < 65536; b++) {
       const end = counts[b]!;
       if (end - start > 1) this.stack.push(lo + start, lo + end, next);
       start = end;

@@ -11,8 +11,8 @@
  * different tuples never share a byte string.
  *
  * Keys live in one growing arena; an open-addressing table (linear probing, at most half full) holds
- * entry numbers, with each entry's 32-bit hash kept beside it so most mismatches cost no byte
- * comparison.
+ * entry numbers, with each entry's 32-bit hash beside it in the table, so a probe reads one cache line
+ * and most mismatches cost no byte comparison.
  */
 import { hashKey } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
@@ -58,10 +58,9 @@ export class RowKeySet {
   private used = 0;
   /** Entry e's key is arena[start[e], start[e + 1]). */
   private start = new Uint32Array(1024);
-  private hashes = new Int32Array(1024);
   private count = 0;
-  /** Slot -> entry + 1 (0 = empty). */
-  private table = new Int32Array(2048);
+  /** Per slot: entry + 1 (0 = empty), then the entry's hash, side by side so a probe reads one line. */
+  private table = new Int32Array(2 * 2048);
   private mask = 2047;
 
   constructor(
@@ -77,7 +76,7 @@ export class RowKeySet {
 
   /** Bytes the set holds (arena, entry arrays and table), for memory accounting. */
   get bytes(): number {
-    return this.arena.length + this.start.length * 4 + this.hashes.length * 4 + this.table.length * 4;
+    return this.arena.length + this.start.length * 4 + this.table.length * 4;
   }
 
   /**
@@ -103,48 +102,51 @@ export class RowKeySet {
     const len = e - s;
     let slot = h & mask;
     for (;;) {
-      const t = table[slot]!;
+      const t = table[2 * slot]!;
       if (t === 0) break;
-      const entry = t - 1;
-      if (this.hashes[entry] === h) {
+      if (table[2 * slot + 1] === h) {
+        const entry = t - 1;
         const a = this.start[entry]!;
         if (this.start[entry + 1]! - a === len && sameBytes(this.arena, a, bytes, s, len)) return false;
       }
       slot = (slot + 1) & mask;
     }
-    // New key: append it to the arena and the entry arrays, then claim the empty slot found above.
-    if (this.used + len > this.arena.length) {
-      const grown = new Uint8Array(Math.max(this.arena.length * 2, this.used + len));
-      grown.set(this.arena.subarray(0, this.used));
+    // New key: append it to the arena and the entry offsets, then claim the empty slot found above.
+    let used = this.used;
+    if (used + len > this.arena.length) {
+      const grown = new Uint8Array(Math.max(this.arena.length * 2, used + len));
+      grown.set(this.arena.subarray(0, used));
       this.arena = grown;
     }
-    this.arena.set(bytes.subarray(s, e), this.used);
+    const arena = this.arena;
+    for (let j = s; j < e; j++) arena[used++] = bytes[j]!;
     const entry = this.count++;
     if (this.count + 1 >= this.start.length) {
       const st = new Uint32Array(this.start.length * 2);
       st.set(this.start);
       this.start = st;
-      const hs = new Int32Array(this.hashes.length * 2);
-      hs.set(this.hashes);
-      this.hashes = hs;
     }
-    this.start[entry] = this.used;
-    this.used += len;
-    this.start[entry + 1] = this.used;
-    this.hashes[entry] = h;
-    table[slot] = entry + 1;
-    if (this.count * 2 > table.length) this.rehash();
+    this.start[entry + 1] = used;
+    this.used = used;
+    table[2 * slot] = entry + 1;
+    table[2 * slot + 1] = h;
+    if (this.count * 2 > mask + 1) this.rehash();
     return true;
   }
 
   private rehash(): void {
-    const size = this.table.length * 2;
-    const table = new Int32Array(size);
+    const old = this.table;
+    const size = (this.mask + 1) * 2;
+    const table = new Int32Array(2 * size);
     const mask = size - 1;
-    for (let e = 0; e < this.count; e++) {
-      let slot = this.hashes[e]! & mask;
-      while (table[slot] !== 0) slot = (slot + 1) & mask;
-      table[slot] = e + 1;
+    for (let o = 0; o < old.length; o += 2) {
+      const t = old[o]!;
+      if (t === 0) continue;
+      const h = old[o + 1]!;
+      let slot = h & mask;
+      while (table[2 * slot] !== 0) slot = (slot + 1) & mask;
+      table[2 * slot] = t;
+      table[2 * slot + 1] = h;
     }
     this.table = table;
     this.mask = mask;
