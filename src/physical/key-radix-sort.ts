@@ -13,9 +13,10 @@
  * greater ones, and the comparator ties fall back to the row index.
  *
  * The work is a stack of ranges, so a caller can run it a slice at a time (`step`) and let the event
- * loop run between slices; one slice does at most about `budget` row visits, plus one partition pass
- * over the largest range it picks up.
+ * loop run between slices; one slice does about `budget` row visits. A range too large for one slice is
+ * counted and scattered a chunk of rows at a time.
  */
+import { anchorShape } from '../execution/shape-anchor.js';
 import type { NormalizedKeys } from './normalized-key.js';
 import type { RowCompare } from './sort-key.js';
 
@@ -23,6 +24,9 @@ import type { RowCompare } from './sort-key.js';
 const SMALL = 32;
 /** Ranges at least this large are split on 16-bit digits. */
 const WIDE_MIN = 1 << 16;
+/** Ranges larger than this are partitioned across slices, at least CHUNK rows per slice. */
+const HUGE = 1 << 19;
+const CHUNK = 1 << 17;
 
 export class KeyRadixSort {
   readonly order: Uint32Array;
@@ -56,7 +60,7 @@ export class KeyRadixSort {
   }
 
   get done(): boolean {
-    return this.stack.length === 0;
+    return this.stack.length === 0 && this.job === null;
   }
 
   /** Sorts everything now. */
@@ -70,11 +74,19 @@ export class KeyRadixSort {
     const { bytes, width } = this.keys;
     const stack = this.stack;
     let spent = 0;
-    while (stack.length > 0 && spent < budget) {
+    while ((stack.length > 0 || this.job !== null) && spent < budget) {
+      if (this.job !== null) {
+        spent += this.advance(this.job, budget - spent);
+        continue;
+      }
       const depth = stack.pop()!;
       const hi = stack.pop()!;
       const lo = stack.pop()!;
       const n = hi - lo;
+      if (n > HUGE) {
+        this.startJob(lo, hi, depth);
+        continue;
+      }
       spent += n;
       if (n <= SMALL) {
         this.insertion(lo, hi, depth);
@@ -94,7 +106,70 @@ export class KeyRadixSort {
       }
       if (d >= 0) this.resolve(lo, hi);
     }
-    return stack.length === 0;
+    return stack.length === 0 && this.job === null;
+  }
+
+  /** A partition of a range too large for one slice, done a chunk of rows at a time (see advance). */
+  private job: Job | null = null;
+
+  /** Starts the partition job of [lo, hi) at the first byte from d that can split it. */
+  private startJob(lo: number, hi: number, d: number): void {
+    const width = this.keys.width;
+    if (d >= width || (this.stop[d] === 1 && this.anyInexact(lo, hi))) {
+      this.resolve(lo, hi);
+      return;
+    }
+    const wide = d + 1 < width && this.stop[d + 1] === 0;
+    this.job = { lo, hi, d, wide, scatter: false, pos: lo, counts: new Uint32Array(wide ? 65537 : 257) };
+  }
+
+  /** Counts or scatters up to max(budget, CHUNK) rows of the job; returns the rows visited. */
+  private advance(job: Job, budget: number): number {
+    const { bytes, width } = this.keys;
+    const order = this.order;
+    const { lo, hi, d, counts } = job;
+    const end = Math.min(hi, job.pos + Math.max(budget, CHUNK));
+    const visited = end - job.pos;
+    if (!job.scatter) {
+      if (job.wide) countWide(bytes, width, order, d, job.pos, end, counts);
+      else countByte(bytes, width, order, d, job.pos, end, counts);
+      job.pos = end;
+      if (end < hi) return visited;
+      const n = hi - lo;
+      const size = counts.length - 1;
+      let single = false;
+      for (let b = 1; b <= size; b++) {
+        const c = counts[b]!;
+        if (c === 0) continue;
+        single = c === n;
+        break;
+      }
+      if (single) {
+        // Every row shares the digit: move on past it.
+        this.job = null;
+        this.startJob(lo, hi, d + (job.wide ? 2 : 1));
+        return visited;
+      }
+      for (let b = 1; b <= size; b++) counts[b] += counts[b - 1]!;
+      job.scatter = true;
+      job.pos = lo;
+      return visited;
+    }
+    const tmp = this.tmp;
+    if (job.wide) scatterWide(bytes, width, order, tmp, d, lo, job.pos, end, counts);
+    else scatterByte(bytes, width, order, tmp, d, lo, job.pos, end, counts);
+    job.pos = end;
+    if (end < hi) return visited;
+    order.set(tmp.subarray(lo, hi), lo);
+    const next = d + (job.wide ? 2 : 1);
+    let start = 0;
+    for (let b = 0; b < counts.length - 1; b++) {
+      const e = counts[b]!;
+      if (e - start > 1) this.stack.push(lo + start, lo + e, next);
+      start = e;
+    }
+    this.job = null;
+    return visited;
   }
 
   /**
@@ -237,6 +312,46 @@ export class KeyRadixSort {
   }
 }
 
+interface Job {
+  readonly lo: number;
+  readonly hi: number;
+  readonly d: number;
+  /** A 16-bit digit (bytes d and d + 1) rather than one byte. */
+  readonly wide: boolean;
+  /** Counting (false) or scattering (true). */
+  scatter: boolean;
+  /** The next row of the current phase. */
+  pos: number;
+  /** Digit counts at [digit + 1] while counting; bucket positions relative to lo while scattering. */
+  readonly counts: Uint32Array;
+}
+
+function countByte(bytes: Uint8Array, width: number, order: Uint32Array, d: number, from: number, to: number, counts: Uint32Array): void {
+  for (let i = from; i < to; i++) counts[bytes[order[i]! * width + d]! + 1]++;
+}
+
+function countWide(bytes: Uint8Array, width: number, order: Uint32Array, d: number, from: number, to: number, counts: Uint32Array): void {
+  for (let i = from; i < to; i++) {
+    const p = order[i]! * width + d;
+    counts[((bytes[p]! << 8) | bytes[p + 1]!) + 1]++;
+  }
+}
+
+function scatterByte(bytes: Uint8Array, width: number, order: Uint32Array, tmp: Uint32Array, d: number, lo: number, from: number, to: number, counts: Uint32Array): void {
+  for (let i = from; i < to; i++) {
+    const r = order[i]!;
+    tmp[lo + counts[bytes[r * width + d]!]!++] = r;
+  }
+}
+
+function scatterWide(bytes: Uint8Array, width: number, order: Uint32Array, tmp: Uint32Array, d: number, lo: number, from: number, to: number, counts: Uint32Array): void {
+  for (let i = from; i < to; i++) {
+    const r = order[i]!;
+    const p = r * width + d;
+    tmp[lo + counts[(bytes[p]! << 8) | bytes[p + 1]!]!++] = r;
+  }
+}
+
 /** Stable merge sort of order[lo, hi) by `cmp` (bottom-up, insertion-sorted runs of 16). */
 function mergeSort(order: Uint32Array, tmp: Uint32Array, lo: number, hi: number, cmp: RowCompare): void {
   const RUN = 16;
@@ -271,3 +386,5 @@ function mergeSort(order: Uint32Array, tmp: Uint32Array, lo: number, hi: number,
   }
   if (src !== order) order.set(src.subarray(lo, hi), lo);
 }
+
+anchorShape(new KeyRadixSort({ bytes: new Uint8Array(0), width: 0, rows: 0, inexact: null, inexactEnds: [] }, null));

@@ -17,6 +17,7 @@
 import { hashKey } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import type { Batch, Column } from '../execution/column.js';
+import { anchorShape } from '../execution/shape-anchor.js';
 
 type FieldKind = 'bool' | 'i32' | 'int8' | 'f64' | 'text' | 'bpchar' | 'other';
 
@@ -339,3 +340,5 @@ function sameBytes(a: Uint8Array, p: number, b: Uint8Array, q: number, len: numb
   for (let j = 0; j < len; j++) if (a[p + j] !== b[q + j]) return false;
   return true;
 }
+
+anchorShape(new RowKeySet([], []));
