@@ -214,7 +214,19 @@ describe('normalized sort keys vs PostgreSQL', () => {
     }
     sqls.push('SELECT t, id FROM big ORDER BY t DESC, id LIMIT 100');
     sqls.push('SELECT t, id FROM big ORDER BY t NULLS FIRST, id LIMIT 100');
+    // A non-NULL boundary, so the heap's text prefilter runs; with ties, rows equal to it must stay.
+    sqls.push('SELECT t, id FROM big ORDER BY t DESC NULLS LAST, id LIMIT 100');
+    sqls.push("SELECT count(*) FROM (SELECT substr(t, 1, 1) AS c FROM big WHERE t < 'zz' ORDER BY c DESC NULLS LAST FETCH FIRST 100 ROWS WITH TIES) x");
+    sqls.push("SELECT count(*) FROM (SELECT substr(t, 1, 1) AS c FROM big ORDER BY c FETCH FIRST 100 ROWS WITH TIES) x");
     sqls.push('SELECT t, i4, id FROM big ORDER BY t, i4 DESC, id LIMIT 50 OFFSET 2000');
+    // Above 1,024 kept rows Top-N buffers and selects, with the text boundary as a prefilter.
+    sqls.push('SELECT t, id FROM big ORDER BY t DESC NULLS FIRST, id LIMIT 100 OFFSET 3000');
+    sqls.push('SELECT t, id FROM big ORDER BY t NULLS FIRST, id LIMIT 20 OFFSET 5000');
+    sqls.push('SELECT count(*), min(i4), max(i4), sum(i4) FROM (SELECT t, i4 FROM big ORDER BY t DESC NULLS LAST FETCH FIRST 1500 ROWS WITH TIES) x');
+    sqls.push('SELECT count(*), min(t), max(t) FROM (SELECT t FROM big ORDER BY t FETCH FIRST 2500 ROWS WITH TIES) x');
+    // Few distinct first keys: the boundary settles on the final K-th value early, so its ties matter.
+    sqls.push("SELECT count(*) FROM (SELECT substr(t, 1, 1) AS c FROM big WHERE t < 'zz' ORDER BY c DESC NULLS LAST FETCH FIRST 1500 ROWS WITH TIES) x");
+    sqls.push("SELECT count(*) FROM (SELECT substr(t, 1, 1) AS c FROM big ORDER BY c FETCH FIRST 1500 ROWS WITH TIES) x");
     await agree(sqls);
   }, 300_000);
 

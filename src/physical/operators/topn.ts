@@ -175,6 +175,10 @@ export class TopN extends PhysicalOperator {
     let buffer: Batch[] = [];
     let buffered = 0;
     let boundary: KeyView | null = null;
+    // The boundary's first key when it is text usable by the prefilter (see BoundedHeap.rootText).
+    let boundaryText: string | null = null;
+    const key0 = this.keys[0]!;
+    const textLed = keyCategory(key0.type) === 'text';
     let threshold = Math.max(2 * K, K + BATCH_SIZE);
 
     const compact = (): void => {
@@ -194,6 +198,11 @@ export class TopN extends PhysicalOperator {
       for (let r = 0; r < n; r++) if (keep[r] === 1) sel[w++] = r;
       const survivors = gatherRows(types, buffer, sel, w);
       boundary = cmp.view(takeBatch(all, [edge], 1));
+      if (textLed) {
+        const c = all.columns[key0.col]!;
+        const v = c.nulls !== null && c.nulls[edge] === 1 ? null : (c.data as Value[])[edge];
+        boundaryText = typeof v === 'string' && highFlag(v) === 0 ? v : null;
+      }
       buffer = [survivors];
       buffered = w;
       // Only the survivors stay: the reservation shrinks to them (it was checked on the way up).
@@ -214,13 +223,28 @@ export class TopN extends PhysicalOperator {
         if (m === 0) continue;
         let kept = b;
         if (boundary !== null) {
-          const bc = cmp.cross(cmp.view(b), boundary);
           const sel = new Uint32Array(m);
           let w = 0;
-          if (withTies) {
-            for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
+          const kc = b.columns[key0.col]!;
+          if (boundaryText !== null && Array.isArray(kc.data)) {
+            // Rows whose first key is strictly worse than the boundary's cannot survive: only the others
+            // are compared in full (and the batch's key view is built only if there are any).
+            const cand = textCandidates(kc.data, m, kc.nulls, boundaryText, key0.desc, sel);
+            if (cand > 0) {
+              const bc = cmp.cross(cmp.view(b), boundary!);
+              for (let k = 0; k < cand; k++) {
+                const i = sel[k]!;
+                const c = bc(i, 0);
+                if (c < 0 || (withTies && c === 0)) sel[w++] = i;
+              }
+            }
           } else {
-            for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+            const bc = cmp.cross(cmp.view(b), boundary);
+            if (withTies) {
+              for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
+            } else {
+              for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+            }
           }
           if (w === 0) continue;
           if (w < m) kept = takeBatch(b, sel, w);
@@ -538,6 +562,19 @@ function skipBelowText(d: Value[], nulls: Uint8Array | null, r: string, i: numbe
     while (i < m && nulls[i] === 0 && (d[i] as string) < r) i++;
   }
   return i;
+}
+
+/**
+ * Indexes (into `out`, in order) of the rows whose first key is not strictly worse than `r`: NULLs, and
+ * strings not above `r` (ASC) / not below it (DESC). `r` holds no code unit >= 0xD800 (see rootText).
+ */
+function textCandidates(d: Value[], m: number, nulls: Uint8Array | null, r: string, desc: boolean, out: Uint32Array): number {
+  let w = 0;
+  for (let i = 0; i < m; i++) {
+    if (nulls !== null && nulls[i] === 1) out[w++] = i;
+    else if (desc ? !((d[i] as string) < r) : !((d[i] as string) > r)) out[w++] = i;
+  }
+  return w;
 }
 
 /** The select strategy ran out of memory: what it buffered, and the input to go on reading. */
