@@ -13,7 +13,7 @@ import { ColumnBuilder, type Batch } from '../../src/execution/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { KeyRadixSort } from '../../src/physical/key-radix-sort.js';
 import { compareKeyBytes, encodeKeys, fitTextPrefix } from '../../src/physical/normalized-key.js';
-import { identity, sortPermutation, sortRunAsync } from '../../src/physical/operators/sort.js';
+import { identity, radixPermutation, sortPermutation, sortRunAsync } from '../../src/physical/operators/sort.js';
 import { RowKeySet } from '../../src/physical/row-key-set.js';
 import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
 import { makeCtx, rng } from './helpers.js';
@@ -191,6 +191,42 @@ describe('the sliced sort yields and stops at the deadline', () => {
     const ctx: ExecContext = { ...makeCtx(), ticker: { last: t0, count: 0 }, deadline: t0 + 30 };
     await expect(sortRunAsync(b, keys, cmp, ctx)).rejects.toMatchObject({ code: '57014' });
     expect(performance.now() - t0).toBeLessThan(30 + 500);
+  });
+});
+
+describe('the radix sort of one numeric key yields on large inputs', () => {
+  it('gives radixPermutation\'s order over more rows than one piece, and stops at the deadline', async () => {
+    const n = 2_500_000;
+    const r = rng(21);
+    const b = new ColumnBuilder(T.float8, n);
+    for (let i = 0; i < n; i++) {
+      const x = r();
+      b.push(x < 0.05 ? null : x < 0.07 ? NaN : x < 0.09 ? -0 : Math.floor(r() * 1e6) - 5e5);
+    }
+    const col = b.finish();
+    const batch: Batch = { columns: [col], length: n };
+    const keys: SortKey[] = [{ col: 0, type: T.float8, desc: true, nullsFirst: false }];
+    const cmp = compileComparator(keys);
+    const ctx: ExecContext = { ...makeCtx(), ticker: { last: performance.now(), count: 0 } };
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const run = await sortRunAsync(batch, keys, cmp, ctx);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0);
+    const want = radixPermutation(col.data as Float64Array, col.nulls, n, true, false);
+    expect(Buffer.from(run.order.buffer).equals(Buffer.from(want.buffer))).toBe(true);
+    // Spot-check the order itself: non-increasing keys, NaN first, NULLs last.
+    const d = col.data as Float64Array;
+    for (let i = 1; i < n; i += 997) {
+      const a = run.order[i - 1]!;
+      const c = run.order[i]!;
+      if (col.nulls![c] === 1) continue;
+      expect(col.nulls![a]).toBe(0);
+      expect(compareValues(d[a]!, d[c]!, T.float8)).toBeGreaterThanOrEqual(0);
+    }
+    const t0 = performance.now();
+    const late: ExecContext = { ...makeCtx(), ticker: { last: t0, count: 0 }, deadline: t0 + 5 };
+    await expect(sortRunAsync(batch, keys, cmp, late)).rejects.toMatchObject({ code: '57014' });
   });
 });
 
