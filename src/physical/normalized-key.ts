@@ -23,7 +23,7 @@
  * values can tell (the caller's compiled comparator). Rows with different bytes are always ordered by the
  * bytes, because every image is monotone: a < b implies image(a) <= image(b).
  */
-import { storageKind, type DataType, type Value } from '../common/types.js';
+import type { DataType, Value } from '../common/types.js';
 import type { Interval } from '../common/interval.js';
 import type { Numeric } from '../common/numeric.js';
 import type { Batch, Column } from '../execution/column.js';
@@ -77,7 +77,7 @@ function imageKind(t: DataType): ImageKind | null {
 }
 
 /** Default text prefix: enough for most identifiers and short labels to be exact. */
-export const DEFAULT_TEXT_PREFIX = 16;
+const DEFAULT_TEXT_PREFIX = 16;
 /** Longest text prefix a key width may use (width is paid by every row). */
 export const MAX_TEXT_PREFIX = 32;
 
@@ -449,27 +449,4 @@ export function compareKeyBytes(bytes: Uint8Array, width: number, a: number, b: 
     if (x !== y) return x - y;
   }
   return 0;
-}
-
-/** memcmp of row a of one key set against row b of another with the same width. */
-export function compareKeyBytesAcross(x: Uint8Array, a: number, y: Uint8Array, b: number, width: number): number {
-  let p = a * width;
-  let q = b * width;
-  const end = p + width;
-  for (; p < end; p++, q++) {
-    const u = x[p]!;
-    const v = y[q]!;
-    if (u !== v) return u - v;
-  }
-  return 0;
-}
-
-/** Whether `t` has a normalized key image. */
-export function hasNormalizedKey(t: DataType): boolean {
-  return imageKind(t) !== null;
-}
-
-/** Storage kinds whose column data is a typed array (the encoders above read both). */
-export function typedStorage(t: DataType): boolean {
-  return storageKind(t) !== 'obj';
 }

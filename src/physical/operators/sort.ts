@@ -15,7 +15,7 @@
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
-import { encodeKeys, fitTextPrefix, keyWidth, normalizable, type NormalizedKeys } from '../normalized-key.js';
+import { encodeKeys, fitTextPrefix, keyWidth, MAX_TEXT_PREFIX, normalizable, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
@@ -101,7 +101,7 @@ const SLICE_VISITS = 1 << 18;
 
 /** Bytes per row the normalized-key sort needs besides the rows themselves (keys, order, scratch). */
 export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
-  return normalizable(keys) ? keyWidth(keys, 32) + 9 : 0;
+  return normalizable(keys) ? keyWidth(keys, MAX_TEXT_PREFIX) + 9 : 0;
 }
 
 /**
