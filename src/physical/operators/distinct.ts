@@ -1,5 +1,6 @@
 /**
  * Distinct: hash DISTINCT over all columns, streaming (a row is emitted the first time its value is seen).
+ * One column hashes its canonical values in a Set; several hash their byte-encoded keys (row-key-set.ts).
  * Equality is PostgreSQL's: NULLs are equal to each other here (DISTINCT treats them as not distinct),
  * NaN equals NaN, -0 equals 0, numeric 1.0 equals 1.00, bpchar ignores trailing blanks.
  */
@@ -9,6 +10,7 @@ import { takeBatch, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
+import { RowKeySet } from '../row-key-set.js';
 import { keyCategory } from '../sort-key.js';
 
 /** A JavaScript value that is Map-equal (SameValueZero) exactly when the SQL values are equal. */
@@ -117,17 +119,38 @@ export class Distinct extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
-    const seen = new Set<RowKey>();
     const cols = allColumns(this.schema.length);
     // Every distinct row stays in the set until the end: its keys are reserved, and refused with 53200.
     const res = queryMemory(ctx).pool.register('Distinct', false);
     try {
+      if (cols.length === 1) {
+        // One column: the canonical value itself is the key, and the engine's own Set hashes it best.
+        const seen = new Set<RowKey>();
+        for await (const b of this.input.execute(ctx)) {
+          await yieldIfDue(ctx);
+          if (b.length === 0) continue;
+          const { batch, bytes } = newRows(b, cols, seen);
+          res.grow(bytes, 'hash table of distinct rows');
+          if (batch !== null) yield batch;
+        }
+        return;
+      }
+      // Several columns: keys as bytes in one arena (row-key-set.ts), not a string per row.
+      const set = new RowKeySet(
+        this.schema.map((f) => f.type),
+        cols,
+      );
+      let held = 0;
       for await (const b of this.input.execute(ctx)) {
         await yieldIfDue(ctx);
         if (b.length === 0) continue;
-        const { batch, bytes } = newRows(b, cols, seen);
-        res.grow(bytes, 'hash table of distinct rows');
-        if (batch !== null) yield batch;
+        const sel = new Uint32Array(b.length);
+        const w = set.addBatch(b, sel);
+        if (set.bytes > held) {
+          res.grow(set.bytes - held, 'hash table of distinct rows');
+          held = set.bytes;
+        }
+        if (w > 0) yield w === b.length ? b : takeBatch(b, sel, w);
       }
     } finally {
       res.free();

@@ -2,7 +2,7 @@
  * ExternalSort: the Sort operator under a memory budget (an external merge sort).
  *
  * Input batches are buffered while the operator's reservation can grow. When it cannot, the buffered
- * rows are sorted (sortPermutation: radix for one numeric key, compiled comparator otherwise) and
+ * rows are sorted (sortRunAsync: radix on numeric keys or on normalized keys, in slices) and
  * written as one sorted run to a spill file, the reservation is freed, and buffering starts again.
  * At the end of the input:
  *   - nothing was spilled: exactly the in-memory Sort (same permutation, same output batches), so the
@@ -29,7 +29,7 @@ import { READ_CHUNK, type SpillRun } from '../../execution/spill/run-file.js';
 import { SpillManager } from '../../execution/spill/spill-manager.js';
 import type { PhysicalOperator } from '../operator.js';
 import { compileComparator, type Comparator, type SortKey } from '../sort-key.js';
-import { emitRuns, Sort, sortMethod, sortPermutation, sortRun } from './sort.js';
+import { emitRuns, normalizedSortRowBytes, Sort, sortMethod, sortRunAsync } from './sort.js';
 
 /** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
 const SORT_ROW_OVERHEAD = 32;
@@ -50,7 +50,11 @@ export class ExternalSort extends Sort {
   constructor(input: PhysicalOperator, keys: readonly SortKey[]) {
     super(input, keys);
     this.xcmp = compileComparator(keys);
+    this.keyBytes = normalizedSortRowBytes(keys);
   }
+
+  /** Per-row bytes of the normalized-key sort's keys and scratch (0 when it does not apply). */
+  private readonly keyBytes: number;
 
   protected override async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const mem = queryMemory(ctx);
@@ -68,7 +72,7 @@ export class ExternalSort extends Sort {
         await yieldIfDue(ctx);
         const size = batchBytes(b);
         // The buffer, the concatenated copy made for sorting, and the permutation scratch.
-        const need = size * 2 + b.length * SORT_ROW_OVERHEAD;
+        const need = size * 2 + b.length * (SORT_ROW_OVERHEAD + this.keyBytes);
         if (!res.tryGrow(need)) {
           if (buffered.length > 0) {
             spill ??= new SpillManager(mem, 'sort');
@@ -92,7 +96,7 @@ export class ExternalSort extends Sort {
         const all = concatBatches(types, buffered);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
-        const run = sortRun(all, this.keys, this.xcmp);
+        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx);
         if (ctx.analyze) {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
@@ -126,7 +130,7 @@ export class ExternalSort extends Sort {
   ): Promise<SpillRun> {
     let all: Batch | null = concatBatches(types, batches);
     batches.length = 0;
-    const order = sortPermutation(all, this.keys, this.xcmp);
+    const order = (await sortRunAsync(all, this.keys, this.xcmp, ctx, false)).order;
     checkCancel(ctx);
     const rowBytes = Math.max(1, bytes / Math.max(1, rows));
     const frameRows = Math.max(1, Math.min(BATCH_SIZE * 2, Math.floor(frameBytes / rowBytes)));

@@ -14,6 +14,8 @@
  */
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { KeyRadixSort } from '../key-radix-sort.js';
+import { encodeKeys, fitTextPrefix, keyWidth, MAX_TEXT_PREFIX, normalizable, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
@@ -27,9 +29,9 @@ export interface SortedRun {
 }
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
-export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys)): SortedRun {
+export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true): SortedRun {
   if (packable(b, keys)) {
-    const packed = packedSort(b, keys);
+    const packed = packedSort(b, keys, decode);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   return { batch: b, order: sortPermutation(b, keys, cmp) };
@@ -72,8 +74,83 @@ export function sortPermutation(b: Batch, keys: readonly SortKey[], cmp: Compara
     // first; each pass is a stable radix sort of the previous order, so the result is the stable
     // lexicographic order, in a few linear passes instead of n log n comparator calls.
     if (typed && keys.length <= 4) return multiKeyRadix(b, keys);
+    const sorter = normalizedSorter(b, keys, cmp);
+    if (sorter !== null) return sorter.run();
   }
   return cmp.sort(identity(n), cmp.view(b));
+}
+
+/**
+ * Whether `b` under `keys` takes the typed numeric radix paths above (single-pass, fast), rather than the
+ * normalized-key sort.
+ */
+function numericPath(b: Batch, keys: readonly SortKey[]): boolean {
+  return b.length > 256 && keys.length <= 4 && typedKeys(b, keys);
+}
+
+/** A radix sort over the normalized keys of `b` (normalized-key.ts), or null when a key has none. */
+function normalizedSorter(b: Batch, keys: readonly SortKey[], cmp: Comparator, nk?: NormalizedKeys | null): KeyRadixSort | null {
+  if (nk === undefined) nk = normalizable(keys) ? encodeKeys(b, keys, fitTextPrefix(b, keys)) : null;
+  if (nk === null) return null;
+  return new KeyRadixSort(nk, nk.inexact === null ? null : cmp.rows(cmp.view(b)));
+}
+
+/** Rows encoded, and row visits of radix work, between two chances to yield. */
+const SLICE_ROWS = 1 << 16;
+const SLICE_VISITS = 1 << 18;
+
+/** Bytes per row the normalized-key sort needs besides the rows themselves (keys, order, scratch). */
+export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
+  return normalizable(keys) ? keyWidth(keys, MAX_TEXT_PREFIX) + 9 : 0;
+}
+
+/**
+ * sortRun for a statement: the normalized-key sort, and the radix sort of one numeric key over more
+ * than RADIX_PIECE rows, run in slices with a chance to yield between them, so cancel and
+ * statement_timeout take effect within one slice. The packed and multi-key numeric radix paths run
+ * whole (a few linear passes).
+ */
+export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
+  if (keys.length === 1 && b.length > RADIX_PIECE && typedKeys(b, keys)) {
+    // One numeric key over many rows: the LSD radix sort in pieces (the packed sort would run whole).
+    const k = keys[0]!;
+    const c = b.columns[k.col]!;
+    const steps = radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst);
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) return { batch: b, order: r.value };
+      await yieldIfDue(ctx);
+    }
+  }
+  if (numericPath(b, keys) || b.length <= SLICE_ROWS || !normalizable(keys)) return sortRun(b, keys, cmp, decode);
+  const nk = await encodeKeysSliced(b, keys, ctx);
+  const sorter = normalizedSorter(b, keys, cmp, nk);
+  if (sorter === null) return sortRun(b, keys, cmp, decode);
+  while (!sorter.step(SLICE_VISITS)) await yieldIfDue(ctx);
+  return { batch: b, order: sorter.order };
+}
+
+/** encodeKeys over the whole batch, a slice of rows at a time; null when a value has no image. */
+async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecContext): Promise<NormalizedKeys | null> {
+  const prefix = fitTextPrefix(b, keys);
+  const n = b.length;
+  const width = keyWidth(keys, prefix);
+  const bytes = new Uint8Array(n * width);
+  let inexact: Uint8Array | null = null;
+  let inexactEnds: readonly number[] = [];
+  for (let from = 0; from < n; from += SLICE_ROWS) {
+    const to = Math.min(n, from + SLICE_ROWS);
+    const part = encodeKeys(b, keys, prefix, from, to);
+    if (part === null) return null;
+    inexactEnds = part.inexactEnds;
+    bytes.set(part.bytes, from * width);
+    if (part.inexact !== null) {
+      inexact ??= new Uint8Array(n);
+      inexact.set(part.inexact, from);
+    }
+    await yieldIfDue(ctx);
+  }
+  return { bytes, width, rows: n, inexact, inexactEnds };
 }
 
 function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
@@ -130,6 +207,29 @@ export function radixPermutation(
   desc: boolean,
   nullsFirst: boolean,
 ): Uint32Array {
+  const steps = radixSteps(data, nulls, n, desc, nullsFirst);
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+/** Rows per piece of radixSteps: a few milliseconds of one pass. */
+const RADIX_PIECE = 1 << 20;
+
+/**
+ * radixPermutation in pieces: the generator yields after every RADIX_PIECE rows of a pass (inputs of at
+ * most that many rows never yield) and returns the permutation, so a statement can let the event loop
+ * run between the pieces of a sort of tens of millions of rows. The loops themselves live in plain
+ * functions over a row range, which V8 optimizes as it does any loop.
+ */
+export function* radixSteps(
+  data: Int32Array | Float64Array | Uint8Array,
+  nulls: Uint8Array | null,
+  n: number,
+  desc: boolean,
+  nullsFirst: boolean,
+): Generator<void, Uint32Array> {
   let m = n;
   if (nulls !== null) {
     m = 0;
@@ -141,29 +241,9 @@ export function radixPermutation(
   let hi = wide ? new Uint32Array(m) : null;
   const flip = desc ? 0xffffffff : 0;
   let w = 0;
-  for (let i = 0; i < n; i++) {
-    if (nulls !== null && nulls[i] === 1) continue;
-    idx[w] = i;
-    if (hi !== null) {
-      let v = data[i]!;
-      // One NaN image (greater than +Infinity), and -0 sorts with 0.
-      if (v !== v) v = NaN;
-      else if (v === 0) v = 0;
-      f64[0] = v;
-      let h = u32[HI]!;
-      let l = u32[LO]!;
-      if (h & 0x80000000) {
-        h = ~h;
-        l = ~l;
-      } else {
-        h |= 0x80000000;
-      }
-      hi[w] = (h ^ flip) >>> 0;
-      lo[w] = (l ^ flip) >>> 0;
-    } else {
-      lo[w] = ((data[i]! ^ 0x80000000) ^ flip) >>> 0;
-    }
-    w++;
+  for (let s = 0; s < n; s += RADIX_PIECE) {
+    if (s > 0) yield;
+    w = radixImages(data, nulls, Math.min(n, s + RADIX_PIECE), s, w, flip, idx, lo, hi);
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
   // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
@@ -173,32 +253,9 @@ export function radixPermutation(
   const perWord = 32 / bits;
   const passes = (hi !== null ? 2 : 1) * perWord;
   const counts = new Uint32Array(passes * radix);
-  if (bits === 16) {
-    for (let i = 0; i < m; i++) {
-      const l = lo[i]!;
-      counts[l & 0xffff]++;
-      counts[65536 + (l >>> 16)]++;
-      if (hi !== null) {
-        const h = hi[i]!;
-        counts[131072 + (h & 0xffff)]++;
-        counts[196608 + (h >>> 16)]++;
-      }
-    }
-  } else {
-    for (let i = 0; i < m; i++) {
-      const l = lo[i]!;
-      counts[l & 0xff]++;
-      counts[256 + ((l >>> 8) & 0xff)]++;
-      counts[512 + ((l >>> 16) & 0xff)]++;
-      counts[768 + (l >>> 24)]++;
-      if (hi !== null) {
-        const h = hi[i]!;
-        counts[1024 + (h & 0xff)]++;
-        counts[1280 + ((h >>> 8) & 0xff)]++;
-        counts[1536 + ((h >>> 16) & 0xff)]++;
-        counts[1792 + (h >>> 24)]++;
-      }
-    }
+  for (let s = 0; s < m; s += RADIX_PIECE) {
+    if (s > 0) yield;
+    radixHistogram(lo, hi, counts, bits, s, Math.min(m, s + RADIX_PIECE));
   }
   let idx2 = new Uint32Array(m);
   let lo2 = new Uint32Array(m);
@@ -226,12 +283,9 @@ export function radixPermutation(
     // A word's digits are read until its last pass; later passes need it no more.
     const moveLo = p < perWord - 1;
     const moveHi = hi !== null && p < passes - 1;
-    for (let i = 0; i < m; i++) {
-      const d = (src[i]! >>> shift) & mask;
-      const at = counts[base + d]++;
-      idx2[at] = idx[i]!;
-      if (moveLo) lo2[at] = lo[i]!;
-      if (moveHi) hi2![at] = hi![i]!;
+    for (let s = 0; s < m; s += RADIX_PIECE) {
+      if (s > 0 || m > RADIX_PIECE) yield;
+      radixScatter(src, shift, mask, counts, base, idx, idx2, moveLo ? lo : null, moveLo ? lo2 : null, moveHi ? hi : null, moveHi ? hi2 : null, s, Math.min(m, s + RADIX_PIECE));
     }
     let t = idx;
     idx = idx2;
@@ -254,6 +308,101 @@ export function radixPermutation(
   let z = nullsAt;
   for (let i = 0; i < n; i++) if (nulls![i] === 1) out[z++] = i;
   return out;
+}
+
+/** Order-preserving unsigned images of the non-null rows [from, to), written from position w on; returns the next w. */
+function radixImages(
+  data: Int32Array | Float64Array | Uint8Array,
+  nulls: Uint8Array | null,
+  to: number,
+  from: number,
+  w: number,
+  flip: number,
+  idx: Uint32Array,
+  lo: Uint32Array,
+  hi: Uint32Array | null,
+): number {
+  for (let i = from; i < to; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    idx[w] = i;
+    if (hi !== null) {
+      let v = data[i]!;
+      // One NaN image (greater than +Infinity), and -0 sorts with 0.
+      if (v !== v) v = NaN;
+      else if (v === 0) v = 0;
+      f64[0] = v;
+      let h = u32[HI]!;
+      let l = u32[LO]!;
+      if (h & 0x80000000) {
+        h = ~h;
+        l = ~l;
+      } else {
+        h |= 0x80000000;
+      }
+      hi[w] = (h ^ flip) >>> 0;
+      lo[w] = (l ^ flip) >>> 0;
+    } else {
+      lo[w] = ((data[i]! ^ 0x80000000) ^ flip) >>> 0;
+    }
+    w++;
+  }
+  return w;
+}
+
+/** Digit counts of every pass over rows [from, to). */
+function radixHistogram(lo: Uint32Array, hi: Uint32Array | null, counts: Uint32Array, bits: number, from: number, to: number): void {
+  if (bits === 16) {
+    for (let i = from; i < to; i++) {
+      const l = lo[i]!;
+      counts[l & 0xffff]++;
+      counts[65536 + (l >>> 16)]++;
+      if (hi !== null) {
+        const h = hi[i]!;
+        counts[131072 + (h & 0xffff)]++;
+        counts[196608 + (h >>> 16)]++;
+      }
+    }
+  } else {
+    for (let i = from; i < to; i++) {
+      const l = lo[i]!;
+      counts[l & 0xff]++;
+      counts[256 + ((l >>> 8) & 0xff)]++;
+      counts[512 + ((l >>> 16) & 0xff)]++;
+      counts[768 + (l >>> 24)]++;
+      if (hi !== null) {
+        const h = hi[i]!;
+        counts[1024 + (h & 0xff)]++;
+        counts[1280 + ((h >>> 8) & 0xff)]++;
+        counts[1536 + ((h >>> 16) & 0xff)]++;
+        counts[1792 + (h >>> 24)]++;
+      }
+    }
+  }
+}
+
+/** One pass's scatter of rows [from, to); the image words move along when their arrays are given. */
+function radixScatter(
+  src: Uint32Array,
+  shift: number,
+  mask: number,
+  counts: Uint32Array,
+  base: number,
+  idx: Uint32Array,
+  idx2: Uint32Array,
+  lo: Uint32Array | null,
+  lo2: Uint32Array | null,
+  hi: Uint32Array | null,
+  hi2: Uint32Array | null,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const d = (src[i]! >>> shift) & mask;
+    const at = counts[base + d]++;
+    idx2[at] = idx[i]!;
+    if (lo !== null) lo2![at] = lo[i]!;
+    if (hi !== null) hi2![at] = hi[i]!;
+  }
 }
 
 /** Emits the rows of sorted runs in order, merging when there is more than one run. */
@@ -338,7 +487,7 @@ export class Sort extends PhysicalOperator {
     );
     batches.length = 0;
     const t0 = ctx.analyze ? performance.now() : 0;
-    const runs: SortedRun[] = [sortRun(all, this.keys, this.cmp)];
+    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx)];
     if (ctx.analyze) {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
       this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);
@@ -355,7 +504,8 @@ export class Sort extends PhysicalOperator {
 /** EXPLAIN ANALYZE's name for the path sortRun took. */
 export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
   if (run.sorted !== undefined) return 'packed radix';
-  return b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k)) ? 'radix' : 'comparison';
+  if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';
+  return b.length > 256 && normalizable(keys) ? 'normalized-key radix' : 'comparison';
 }
 
 function radixEligible(b: Batch, k: SortKey): boolean {

@@ -36,6 +36,7 @@ import { PhysicalOperator } from '../operator.js';
 import {
   compileComparator,
   describeKeys,
+  highFlag,
   keyCategory,
   type Comparator,
   type KeyView,
@@ -174,6 +175,10 @@ export class TopN extends PhysicalOperator {
     let buffer: Batch[] = [];
     let buffered = 0;
     let boundary: KeyView | null = null;
+    // The boundary's first key when it is text usable by the prefilter (see BoundedHeap.rootText).
+    let boundaryText: string | null = null;
+    const key0 = this.keys[0]!;
+    const textLed = keyCategory(key0.type) === 'text';
     let threshold = Math.max(2 * K, K + BATCH_SIZE);
 
     const compact = (): void => {
@@ -193,6 +198,11 @@ export class TopN extends PhysicalOperator {
       for (let r = 0; r < n; r++) if (keep[r] === 1) sel[w++] = r;
       const survivors = gatherRows(types, buffer, sel, w);
       boundary = cmp.view(takeBatch(all, [edge], 1));
+      if (textLed) {
+        const c = all.columns[key0.col]!;
+        const v = c.nulls !== null && c.nulls[edge] === 1 ? null : (c.data as Value[])[edge];
+        boundaryText = typeof v === 'string' && highFlag(v) === 0 ? v : null;
+      }
       buffer = [survivors];
       buffered = w;
       // Only the survivors stay: the reservation shrinks to them (it was checked on the way up).
@@ -213,13 +223,28 @@ export class TopN extends PhysicalOperator {
         if (m === 0) continue;
         let kept = b;
         if (boundary !== null) {
-          const bc = cmp.cross(cmp.view(b), boundary);
           const sel = new Uint32Array(m);
           let w = 0;
-          if (withTies) {
-            for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
+          const kc = b.columns[key0.col]!;
+          if (boundaryText !== null && Array.isArray(kc.data)) {
+            // Rows whose first key is strictly worse than the boundary's cannot survive: only the others
+            // are compared in full (and the batch's key view is built only if there are any).
+            const cand = textCandidates(kc.data, m, kc.nulls, boundaryText, key0.desc, sel);
+            if (cand > 0) {
+              const bc = cmp.cross(cmp.view(b), boundary!);
+              for (let k = 0; k < cand; k++) {
+                const i = sel[k]!;
+                const c = bc(i, 0);
+                if (c < 0 || (withTies && c === 0)) sel[w++] = i;
+              }
+            }
           } else {
-            for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+            const bc = cmp.cross(cmp.view(b), boundary);
+            if (withTies) {
+              for (let i = 0; i < m; i++) if (bc(i, 0) <= 0) sel[w++] = i;
+            } else {
+              for (let i = 0; i < m; i++) if (bc(i, 0) < 0) sel[w++] = i;
+            }
           }
           if (w === 0) continue;
           if (w < m) kept = takeBatch(b, sel, w);
@@ -288,7 +313,7 @@ class BoundedHeap {
   private sc: RowCompare = () => 0; // store slot vs store slot, keys only
   private readonly ties: TieList | null;
   /** Storage of the first key when it allows the boundary prefilter (see consume), else null. */
-  private readonly pre: 'f64' | 'i32' | null;
+  private readonly pre: 'f64' | 'i32' | 'text' | null;
   private readonly desc: boolean;
 
   constructor(
@@ -304,7 +329,7 @@ class BoundedHeap {
     this.ties = withTies ? new TieList(types) : null;
     const cat = keyCategory(keys[0]!.type);
     const kind = storageKind(keys[0]!.type);
-    this.pre = (cat === 'num' || cat === 'float') && (kind === 'f64' || kind === 'i32') ? kind : null;
+    this.pre = (cat === 'num' || cat === 'float') && (kind === 'f64' || kind === 'i32') ? kind : cat === 'text' ? 'text' : null;
     this.desc = keys[0]!.desc;
   }
 
@@ -354,7 +379,7 @@ class BoundedHeap {
    * cannot be used (no typed first key, or the root's first key is NULL or NaN).
    */
   private rootKey(): number | null {
-    if (this.pre === null) return null;
+    if (this.pre === null || this.pre === 'text') return null;
     const slot = this.heap[0]!;
     const col = this.keys[0]!.col;
     if (this.store.nulls[col]![slot] === 1) return null;
@@ -364,6 +389,20 @@ class BoundedHeap {
     return v === v ? v : null;
   }
 
+  /**
+   * The boundary row's first key for the text prefilter, or null (NULL, or a string holding a code unit
+   * >= 0xD800). Without such units in the boundary, UTF-16 unit order (JavaScript's `<`) agrees with
+   * code-point order on every comparison against it: at the first differing unit the boundary's unit is
+   * below the surrogates, and any unit >= 0xD800 encodes a larger code point.
+   */
+  private rootText(): string | null {
+    const slot = this.heap[0]!;
+    const col = this.keys[0]!.col;
+    if (this.store.nulls[col]![slot] === 1) return null;
+    const v = (this.store.data[col] as Value[])[slot];
+    return typeof v === 'string' && highFlag(v) === 0 ? v : null;
+  }
+
   consume(b: Batch): void {
     const m = b.length;
     const cmp = this.cmp;
@@ -371,9 +410,12 @@ class BoundedHeap {
     const heap = this.heap;
     const seq = this.seq;
     const K = this.K;
-    const bv = cmp.view(b);
+    // The batch's key view is built only when a row gets past the prefilter (text views scan every value).
+    let bvOrNull: KeyView | null = null;
+    const view = (): KeyView => (bvOrNull ??= cmp.view(b));
     let i = 0;
     while (this.count < K && i < m) {
+      const bv = view();
       const slot = this.count;
       store.copyIn(slot, b, bv, i);
       seq[slot] = this.arrival++;
@@ -385,15 +427,17 @@ class BoundedHeap {
     }
     if (i === m) return;
     this.refresh();
-    let xc = cmp.cross(bv, store.view);
+    let xc: RowCompare | null = null;
     // Prefilter: a row whose first key is strictly worse than the boundary's first key can never enter, and
     // once the heap has settled that is almost every row. Testing it with negated comparisons keeps NaN and
     // NULL rows as candidates, which the full comparator then decides.
     const kc = b.columns[this.keys[0]!.col]!;
     const kd = kc.data;
     const typed = this.pre !== null && !Array.isArray(kd) && (this.pre === 'f64' ? kd instanceof Float64Array : kd instanceof Int32Array);
+    const text = this.pre === 'text' && Array.isArray(kd);
     const knulls = kc.nulls;
     let r = typed ? this.rootKey() : null;
+    let rt = text ? this.rootText() : null;
     // Row i of this batch arrives as number base + i.
     const base = this.arrival - i;
     for (; i < m; i++) {
@@ -406,8 +450,12 @@ class BoundedHeap {
             ? skipAbove64(kd as Float64Array, knulls, r, i, m)
             : skipAbove32(kd as Int32Array, knulls, r, i, m);
         if (i === m) break;
+      } else if (rt !== null) {
+        i = this.desc ? skipBelowText(kd as Value[], knulls, rt, i, m) : skipAboveText(kd as Value[], knulls, rt, i, m);
+        if (i === m) break;
       }
       const root = heap[0]!;
+      xc ??= cmp.cross(view(), store.view);
       const c = xc(i, root);
       if (c > 0) continue;
       if (c === 0) {
@@ -429,14 +477,15 @@ class BoundedHeap {
         if (keepTies) this.ties.addColumns(store.columns(), root, seq[root]!);
         else this.ties.clear();
       }
-      store.copyIn(root, b, bv, i);
+      store.copyIn(root, b, view(), i);
       seq[root] = base + i;
       if (this.storeVersion !== store.version) {
         this.refresh();
-        xc = cmp.cross(bv, store.view);
+        xc = cmp.cross(view(), store.view);
       }
       this.siftDown(0);
       if (typed) r = this.rootKey();
+      if (text) rt = this.rootText();
     }
     this.arrival = base + m;
   }
@@ -495,6 +544,37 @@ function skipBelow32(d: Int32Array, nulls: Uint8Array | null, r: number, i: numb
     while (i < m && d[i]! < r && nulls[i] === 0) i++;
   }
   return i;
+}
+
+// Text prefilter scans: `r` holds no code unit >= 0xD800, so JavaScript's string order is exact against it.
+function skipAboveText(d: Value[], nulls: Uint8Array | null, r: string, i: number, m: number): number {
+  if (nulls === null) {
+    while (i < m && (d[i] as string) > r) i++;
+  } else {
+    while (i < m && nulls[i] === 0 && (d[i] as string) > r) i++;
+  }
+  return i;
+}
+function skipBelowText(d: Value[], nulls: Uint8Array | null, r: string, i: number, m: number): number {
+  if (nulls === null) {
+    while (i < m && (d[i] as string) < r) i++;
+  } else {
+    while (i < m && nulls[i] === 0 && (d[i] as string) < r) i++;
+  }
+  return i;
+}
+
+/**
+ * Indexes (into `out`, in order) of the rows whose first key is not strictly worse than `r`: NULLs, and
+ * strings not above `r` (ASC) / not below it (DESC). `r` holds no code unit >= 0xD800 (see rootText).
+ */
+function textCandidates(d: Value[], m: number, nulls: Uint8Array | null, r: string, desc: boolean, out: Uint32Array): number {
+  let w = 0;
+  for (let i = 0; i < m; i++) {
+    if (nulls !== null && nulls[i] === 1) out[w++] = i;
+    else if (desc ? !((d[i] as string) < r) : !((d[i] as string) > r)) out[w++] = i;
+  }
+  return w;
 }
 
 /** The select strategy ran out of memory: what it buffered, and the input to go on reading. */
