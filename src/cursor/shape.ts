@@ -32,6 +32,7 @@ import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import type { KeyColumn } from './keyset.js';
 import { PagingError } from './errors.js';
+import { POSITION_COLUMN, positionedPlan, scannedTable, type SnapshotTable } from './positioned-scan.js';
 
 export interface PagingShape {
   /** The rows to page, visible columns first; keys index its schema. */
@@ -50,6 +51,12 @@ export interface PagingShape {
   order: SortKey[] | null;
   /** Set when keyset paging cannot be used; the pager then pages by OFFSET or refuses. */
   fallbackReason: string | null;
+  /**
+   * Scan-order paging (positioned-scan.ts): the query has no ORDER BY and reads one table through
+   * filters and projections, so its rows come in table order; the only key is the row position
+   * (base's last column) and `at(n)` is base reading from position n.
+   */
+  position: { table: SnapshotTable; at(from: number): LogicalPlan } | null;
 }
 
 interface MemoryTableLike {
@@ -79,6 +86,25 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
     sortKeys = p.input.keys;
   }
   if (!sortKeys.every((k) => k.expr.kind === 'column')) fallbackReason ??= 'ORDER BY on an expression the binder did not project';
+
+  const table = sortKeys.length === 0 && fallbackReason === null ? scannedTable(p) : null;
+  const positioned = table !== null ? positionedPlan(p, 0) : null;
+  if (table !== null && positioned !== null) {
+    const inner = p;
+    const col = positioned.schema.length - 1;
+    // Table order decides which rows the query's own LIMIT / OFFSET keep, and the pager applies them in that order.
+    const limit = limitNode === null ? null : { offset: limitNode.offset, count: limitNode.count, decided: true };
+    return {
+      base: positioned,
+      visible,
+      keys: [{ col, type: T.int8, name: POSITION_COLUMN, desc: false, nullsFirst: false }],
+      unique: true,
+      limit,
+      order: null,
+      fallbackReason: null,
+      position: { table, at: (from) => positionedPlan(inner, from)! },
+    };
+  }
 
   let base = p;
   let uniq = uniqueColumns(base);
@@ -123,7 +149,7 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
       (uniq !== null && covers(uniq)) || (covers(base.schema.map((_, i) => i)) && base.schema.every((f) => equalMeansIdentical(f.type)));
     limit = { offset: limitNode.offset, count: limitNode.count, decided };
   }
-  return { base, visible, keys, unique, limit, order, fallbackReason };
+  return { base, visible, keys, unique, limit, order, fallbackReason, position: null };
 }
 
 /**

@@ -34,7 +34,7 @@ async function rest(srv: RunningServers, query: string, headers: Record<string, 
 }
 
 function sqlstate(body: any): string | undefined {
-  return /SQLSTATE (\w{5})/.exec(String(body?.error?.details ?? ''))?.[1];
+  return body?.error?.sqlstate;
 }
 
 async function pgClient(srv: RunningServers, password = KEY): Promise<pg.Client> {
@@ -96,7 +96,7 @@ describe('file access is a grant', () => {
       expect(passwd.status).toBe(400);
       expect(sqlstate(passwd.json)).toBe('42501');
       expect(sqlstate(missing.json)).toBe('42501');
-      expect(missing.json.error.reason.replace('no-such-file-here', 'passwd')).toBe(passwd.json.error.reason);
+      expect(missing.json.error.details.replace('no-such-file-here', 'passwd')).toBe(passwd.json.error.details);
       for (const f of ['read_json', 'read_parquet', 'read_arrow']) {
         const r = await rest(srv, `select * from ${f}('/etc/passwd')`);
         expect(sqlstate(r.json)).toBe('42501');
