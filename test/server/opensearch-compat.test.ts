@@ -174,8 +174,9 @@ describe('OpenSearch error bodies', () => {
   it('a request with two statements is a 400 saying one statement per request', async () => {
     const r = await sql('SELECT 1; SELECT 2');
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({ reason: 'Invalid Query', type: 'SyntaxCheckException' });
-    expect(r.json.error.details).toBe('a request runs one statement, this one holds 2. Send each statement in its own request.');
+    expect(r.json.error).toMatchObject({ reason: 'Invalid Query', type: 'SyntaxCheckException', sqlstate: '42601' });
+    expect(r.json.error.details).toBe('a request runs one statement, this one holds 2. Hint: Send each statement in its own request.');
+    expect((await sql('SELECT 1 AS x;')).json.datarows).toEqual([[1]]);
   });
 });
 

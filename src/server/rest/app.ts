@@ -470,7 +470,7 @@ type StatementKind = 'select' | 'read' | 'write';
 function statementKind(sql: string): StatementKind {
   const stmts = parseStatements(sql);
   if (stmts.length > 1) {
-    throw new HttpError(400, 'SyntaxCheckException', `a request runs one statement, this one holds ${stmts.length}`, 'Send each statement in its own request.');
+    throw new QuireError('42601', `a request runs one statement, this one holds ${stmts.length}`, { hint: 'Send each statement in its own request.' });
   }
   if (stmts.length === 1) {
     const tag = nodeTag(stmts[0]!.stmt);
