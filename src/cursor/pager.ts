@@ -223,10 +223,11 @@ export class Pager {
     if (key.length !== prep.shape.keys.length) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
     const position = prep.shape.position;
     if (position !== null) {
-      if (typeof key[0] !== 'number' || !Number.isInteger(key[0]) || key[0] < 0 || p.h === undefined) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
-      if (rowDigest(position.table.snapshot(), key[0]) !== p.h) {
+      const at = key[key.length - 1];
+      if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || p.h === undefined) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
+      if (rowDigest(position.table.snapshot(), at) !== p.h) {
         throw new PagingError('CursorStale', `table "${position.table.name}" was updated or had rows deleted since this cursor was issued, so rows may have moved`, {
-          detail: 'A query without ORDER BY is paged in table order, by row position.',
+          detail: 'Rows of a table without a unique key are told apart by their position in the table.',
           hint: 'Run the query again to get a new cursor, or add an ORDER BY on a unique key to page through changing data.',
         });
       }
@@ -366,7 +367,7 @@ export class Pager {
    */
   private async pageOperator(shape: PagingShape, key: readonly Value[] | null, inclusive: boolean, k: number, ctx: ExecContext, scanned?: { source: PositionedScan | null }): Promise<PhysicalOperator> {
     if (shape.keys.length === 0) return this.db.physical(this.db.optimizeTraced(pagePlan(shape, key, inclusive, k)).plan, ctx);
-    if (shape.position !== null) {
+    if (shape.position?.scanOrder === true) {
       // Rows arrive in position order, so the page is the first k from the position after the key.
       const from = key === null ? 0 : (key[0] as number) + (inclusive ? 0 : 1);
       const input = shape.position.at(from);
@@ -374,6 +375,7 @@ export class Pager {
       const plan: LogicalPlan = { op: 'limit', input, offset: null, count: { kind: 'const', value: k, type: T.int8 }, ties: null, schema: input.schema };
       return this.db.physical(this.db.optimizeTraced(plan).plan, ctx);
     }
+    if (scanned && shape.position !== null) scanned.source = positionedSource(shape.base);
     let op = await this.db.physical(this.db.optimizeTraced(shape.base).plan, ctx);
     const keys = shape.keys.map((c) => ({ col: c.col, type: c.type, desc: c.desc, nullsFirst: c.nullsFirst }));
     if (key !== null) op = new SeekFilter(op, keys, key, inclusive, k);
@@ -419,7 +421,7 @@ export class Pager {
         while (j >= 0 && compareTuples(shape.keys, keyOf(rows[j]!), last) === 0) j--;
         dup = end - 1 - j;
       }
-      const digest = scanned.source !== null ? scanned.source.digestAt(last[0] as number) : null;
+      const digest = scanned.source !== null ? scanned.source.digestAt(last[last.length - 1] as number) : null;
       cursor = this.issue(sql, prep, ts, fetch, at.held, session, ttlMs, { m: 'k', k: last.map(encodeValue), ...(dupMode ? { d: dup } : {}), ...(digest !== null ? { h: digest } : {}), r: remaining });
     }
     const vis = shape.visible;

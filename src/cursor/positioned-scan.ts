@@ -114,7 +114,7 @@ export function scannedTable(p: LogicalPlan): SnapshotTable | null {
 
 /** The PositionedScan a positionedPlan reads. */
 export function positionedSource(p: LogicalPlan): PositionedScan | null {
-  while (p.op === 'filter' || p.op === 'project' || p.op === 'limit') p = p.input;
+  while (p.op === 'filter' || p.op === 'project' || p.op === 'limit' || p.op === 'sort') p = p.input;
   return p.op === 'scan' && p.source instanceof PositionedScan ? p.source : null;
 }
 

@@ -13,7 +13,11 @@
  * DISTINCT ON keys. When a key column is not in the output it is appended to base's projection as
  * one more hidden column.
  *
- * When no unique key exists (a heap table without a primary key, UNION ALL, VALUES), the order is
+ * A query reading one table through filters and projections pages by row position instead
+ * (positioned-scan.ts): without ORDER BY the position is the only key, so pages come in table order;
+ * with one, on a table without a unique key, the position breaks its ties.
+ *
+ * When no unique key exists otherwise (UNION ALL, VALUES, joins of heap tables), the order is
  * extended by every column of base and the cursor also counts how many rows equal to the last one
  * were already sent ("duplicate-counting" mode). Rows equal in every column are indistinguishable
  * to the client, so skipping that many of them on resume neither skips nor repeats a row.
@@ -52,11 +56,13 @@ export interface PagingShape {
   /** Set when keyset paging cannot be used; the pager then pages by OFFSET or refuses. */
   fallbackReason: string | null;
   /**
-   * Scan-order paging (positioned-scan.ts): the query has no ORDER BY and reads one table through
-   * filters and projections, so its rows come in table order; the only key is the row position
-   * (base's last column) and `at(n)` is base reading from position n.
+   * Row-position paging (positioned-scan.ts) of a query reading one table through filters and
+   * projections: the row position is base's last column and the last key. `scanOrder`: the query has
+   * no ORDER BY, so its rows come in table order, position is the only key and `at(n)` is base
+   * reading from position n. Otherwise the position breaks the ORDER BY's ties (a table without a
+   * unique key), in the table order an unpaged sort keeps them in.
    */
-  position: { table: SnapshotTable; at(from: number): LogicalPlan } | null;
+  position: { table: SnapshotTable; scanOrder: boolean; at(from: number): LogicalPlan } | null;
 }
 
 interface MemoryTableLike {
@@ -102,7 +108,7 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
       limit,
       order: null,
       fallbackReason: null,
-      position: { table, at: (from) => positionedPlan(inner, from)! },
+      position: { table, scanOrder: true, at: (from) => positionedPlan(inner, from)! },
     };
   }
 
@@ -128,6 +134,32 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
       base = { ...base, exprs, schema };
       uniq = mapped;
     }
+  }
+
+  const sortTable = uniq === null && sortKeys.length > 0 && fallbackReason === null && base === p ? scannedTable(p) : null;
+  const sortPositioned = sortTable !== null ? positionedPlan(p, 0) : null;
+  if (sortTable !== null && sortPositioned !== null) {
+    const inner = p;
+    const col = sortPositioned.schema.length - 1;
+    const keys: KeyColumn[] = [];
+    for (const k of sortKeys) {
+      if (k.expr.kind !== 'column' || keys.some((x) => x.col === (k.expr as { index: number }).index)) continue;
+      const f = sortPositioned.schema[k.expr.index]!;
+      keys.push({ col: k.expr.index, type: f.type, name: f.name, desc: k.desc, nullsFirst: k.nullsFirst });
+    }
+    keys.push({ col, type: T.int8, name: POSITION_COLUMN, desc: false, nullsFirst: false });
+    // Which tied rows a LIMIT keeps is the engine's choice: the limit stays inside the paged rows.
+    const limit = limitNode === null ? null : { offset: limitNode.offset, count: limitNode.count, decided: false };
+    return {
+      base: sortPositioned,
+      visible,
+      keys,
+      unique: true,
+      limit,
+      order,
+      fallbackReason: null,
+      position: { table: sortTable, scanOrder: false, at: (from) => positionedPlan(inner, from)! },
+    };
   }
 
   const keys: KeyColumn[] = [];

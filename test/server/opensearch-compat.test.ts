@@ -80,6 +80,10 @@ describe('paging follows table order', () => {
     'SELECT v FROM keyed WHERE n = 3',
     'SELECT * FROM heap_view',
     'SELECT * FROM keyed LIMIT 95 OFFSET 13',
+    // No unique key: ties of the ORDER BY come in table order, as the unpaged sort leaves them.
+    'SELECT * FROM heap ORDER BY a',
+    'SELECT b, a FROM heap ORDER BY b DESC NULLS LAST',
+    'SELECT a FROM heap WHERE b IS NOT NULL ORDER BY b LIMIT 150 OFFSET 3',
   ];
   for (const q of queries) {
     it(`${q}: the pages concatenated are the unpaged result`, async () => {

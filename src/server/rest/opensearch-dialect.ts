@@ -119,7 +119,12 @@ function relationColumns(db: Database, name: string, kind: 'table' | 'view'): Co
   if (kind === 'view') {
     const v = db.catalog.views.get(name);
     if (v === undefined) return [];
-    return db.prepareSelect(nodeBody<SelectStmt>(v.query), []).columns.map((c) => ({ name: c.name, type: c.type, notNull: false, default: null, serial: false }));
+    try {
+      return db.prepareSelect(nodeBody<SelectStmt>(v.query), []).columns.map((c) => ({ name: c.name, type: c.type, notNull: false, default: null, serial: false }));
+    } catch {
+      // A view whose tables were dropped has no columns to list; the other relations still do.
+      return [];
+    }
   }
   const t = db.catalog.getTable(name);
   if (t === undefined) return [];
