@@ -243,7 +243,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
   const send = (reply: FastifyReply, format: RestFormat, r: ResultSet, sanitize: boolean, info: { started: number; index: string | null }): FastifyReply => {
     const tz = db.timezone;
     // Text formats have no field for it: a cut result says so in a Warning header (RFC 9111 style).
-    if (r.warning !== undefined) void reply.header('warning', `299 quire "${r.warning.replace(/["\\]/g, '')}"`);
+    if (r.warning !== undefined) void reply.header('warning', `299 quire "${r.warning.replace(/["\\]/g, '').replace(/[^\x20-\x7e]/g, '?')}"`);
     if (format === 'csv') return reply.type('text/plain; charset=utf-8').send(csvText(r, tz, sanitize));
     if (format === 'raw') return reply.type('text/plain; charset=utf-8').send(rawText(r, tz));
     const body = format === 'json' ? jsonBody(r, tz, { tookMs: performance.now() - info.started, index: info.index }) : jdbcBody(r, tz);
