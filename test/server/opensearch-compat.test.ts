@@ -196,6 +196,14 @@ describe('column names as OpenSearch gives them', () => {
       { name: 'str2', type: 'keyword' },
       { name: 'calcs.num0', type: 'double' },
     ]);
+    const tricky = await sql("SELECT int0+int1 s, e'it\\'s' AS q, key -- trailing comment\n, (SELECT max(int0) FROM calcs) /* the max */ FROM calcs LIMIT 1");
+    expect(tricky.status, tricky.text).toBe(200);
+    expect(tricky.json.schema.map((c: { name: string; alias?: string }) => [c.name, c.alias ?? null])).toEqual([
+      ['int0+int1', 's'],
+      ["e'it\\'s'", 'q'],
+      ['key', null],
+      ['(SELECT max(int0) FROM calcs)', null],
+    ]);
     const star = await sql("SELECT *, int0 * 2 AS d, upper(key) FROM calcs WHERE key IS DISTINCT FROM 'x' LIMIT 1");
     const names = star.json.schema.map((c: { name: string }) => c.name);
     const calcsColumns = (await db.query('SELECT * FROM calcs LIMIT 0')).columns.map((c) => c.name);

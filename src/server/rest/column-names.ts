@@ -50,8 +50,8 @@ export function selectItemNames(sql: string, stmt: SelectStmt, count: number): (
 function itemName(sql: string, t: ResTarget): ColumnName | null {
   if (t.location === undefined || t.location < 0) return null;
   const start = byteToCharOffset(sql, t.location);
-  const end = itemEnd(sql, start);
-  let text = sql.slice(start, end).trim();
+  const [end, textEnd] = itemEnd(sql, start);
+  let text = sql.slice(start, textEnd).trim();
   if (t.name !== undefined && !/^as\b/i.test(sql.slice(end))) {
     // An alias without AS ends the text: `count(*) c`.
     const bare = new RegExp(`\\s+(?:"${escapeRe(t.name.replace(/"/g, '""'))}"|${escapeRe(t.name)})$`, 'i');
@@ -64,8 +64,14 @@ function itemName(sql: string, t: ResTarget): ColumnName | null {
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** Where the select item starting at `i` ends (exclusive). */
-function itemEnd(sql: string, i: number): number {
+/**
+ * Where the select item starting at `i` ends (exclusive): the index of what stops it, and the end of
+ * its last token (comments and blanks before the stop are not part of its text).
+ */
+function itemEnd(sql: string, from: number): [number, number] {
+  let i = from;
+  let last = from;
+  const stop = (at: number): [number, number] => [at, last];
   let depth = 0;
   let prevWord = '';
   let prevPrevWord = '';
@@ -73,49 +79,54 @@ function itemEnd(sql: string, i: number): number {
     const c = sql[i]!;
     const next = sql[i + 1];
     if (c === "'" || c === '"') {
+      // E'…' strings also escape a quote with a backslash.
+      const escapes = c === "'" && /[eE]/.test(sql[i - 1] ?? '') && !/[\w$]/.test(sql[i - 2] ?? '');
       let j = i + 1;
       for (;;) {
-        j = sql.indexOf(c, j);
-        if (j < 0) return sql.length;
+        while (j < sql.length && sql[j] !== c) j += escapes && sql[j] === '\\' ? 2 : 1;
+        if (j >= sql.length) return stop(sql.length);
         if (sql[j + 1] === c) j += 2;
         else break;
       }
       i = j + 1;
+      last = i;
     } else if (c === '-' && next === '-') {
       const j = sql.indexOf('\n', i);
-      if (j < 0) return i;
+      if (j < 0) return stop(i);
       i = j + 1;
     } else if (c === '/' && next === '*') {
       const j = sql.indexOf('*/', i + 2);
-      if (j < 0) return i;
+      if (j < 0) return stop(i);
       i = j + 2;
     } else if (c === '$' && /[A-Za-z_$]/.test(next ?? '') && /^\$[A-Za-z_]*\$/.test(sql.slice(i))) {
       const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(i))![0];
       const j = sql.indexOf(tag, i + tag.length);
-      if (j < 0) return sql.length;
+      if (j < 0) return stop(sql.length);
       i = j + tag.length;
+      last = i;
     } else if (c === '(' || c === '[') {
       depth++;
-      i++;
+      last = ++i;
     } else if (c === ')' || c === ']') {
-      if (depth === 0) return i;
+      if (depth === 0) return stop(i);
       depth--;
-      i++;
+      last = ++i;
     } else if ((c === ',' || c === ';') && depth === 0) {
-      return i;
+      return stop(i);
     } else if (/[A-Za-z_]/.test(c)) {
       let j = i + 1;
       while (j < sql.length && /[\w$]/.test(sql[j]!)) j++;
       const word = sql.slice(i, j).toLowerCase();
       // IS [NOT] DISTINCT FROM is an operator, not the FROM clause.
       const operatorFrom = word === 'from' && prevWord === 'distinct' && (prevPrevWord === 'is' || prevPrevWord === 'not');
-      if (depth === 0 && CLAUSE_END.has(word) && !operatorFrom) return i;
+      if (depth === 0 && CLAUSE_END.has(word) && !operatorFrom) return stop(i);
       prevPrevWord = prevWord;
       prevWord = word;
-      i = j;
+      last = i = j;
     } else {
       i++;
+      if (!/\s/.test(c)) last = i;
     }
   }
-  return sql.length;
+  return stop(sql.length);
 }
