@@ -11,6 +11,7 @@ import { complete, type CompletionCatalog } from './completion.js';
 import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from './history.js';
 import { HELP_TEXT, memorySettings, parseArgs, UsageError, type CliOptions } from './options.js';
 import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, readStdin, Session, type Output, type ValueFormatter } from './session.js';
+import { functionLister } from './function-list.js';
 
 function packageVersion(): string {
   try {
@@ -185,7 +186,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT_FAILURE;
     }
   }
-  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole, async (name) => db.describeRelation(name));
+  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole, async (name) => db.describeRelation(name), functionLister);
   if (!applyOptions(session, opts)) return EXIT_FAILURE;
   process.on('SIGINT', () => {
     // Outside the REPL Ctrl-C cancels the running statement; when idle it ends quire, like psql.

@@ -38,6 +38,9 @@ export interface DescribedRelation {
   columns: { name: string; type: string; notNull: boolean; default: string }[];
 }
 
+/** One overload of a built-in function, for \df: [schema, name, result type, argument types, kind]. */
+export type FunctionRow = [string, string, string, string, string];
+
 export interface Output {
   stdout(s: string): void;
   stderr(s: string): void;
@@ -97,6 +100,7 @@ Informational
   (options: + = additional detail)
   \\d[+]                  list tables and views
   \\d[+] NAME             describe table or view
+  \\df[S] [PATTERN]       list functions (built-in ones with S or a PATTERN)
   \\dn                    list schemas
   \\dt[+]                 list tables
   \\dv[+]                 list views
@@ -196,6 +200,8 @@ export class Session {
     private readonly parses?: (sql: string) => Promise<boolean>,
     /** Optional engine hook for \d NAME: the relation's columns, or null when there is none. */
     private readonly describe?: (name: string) => Promise<DescribedRelation | null>,
+    /** Optional engine hook for \df: the built-in functions' overloads. */
+    private readonly listFunctions?: () => Promise<FunctionRow[]>,
   ) {}
 
   get onErrorStop(): boolean {
@@ -493,6 +499,11 @@ export class Session {
         this.result(this.renderTable(columns, [['public', 'quire']], 'List of schemas'));
         return 'ok';
       }
+      case 'df':
+      case 'dfS':
+      case 'df+':
+      case 'dfS+':
+        return this.describeFunctions(args[0], command.includes('S'), source, line);
       case 'h':
       case 'help': {
         const h = sqlHelp(raw);
@@ -654,6 +665,23 @@ export class Session {
     const columns: TableColumn[] = headers.map((name) => ({ name, align: 'left' }));
     if (verbose) tables = tables.map((t) => [...t, 'permanent', '']);
     this.result(this.renderTable(columns, tables, 'List of relations'));
+    return 'ok';
+  }
+
+  /**
+   * \df [PATTERN]: as in psql, system (built-in) functions are listed only for a pattern or with S;
+   * Quire has no user-defined functions, so plain \df lists none. `*` and `?` are wildcards.
+   */
+  private async describeFunctions(pattern: string | undefined, system: boolean, source: InputSource, line: number): Promise<'ok' | 'error'> {
+    if (this.listFunctions === undefined) return this.metaError(source, line, '\\df is not supported by this engine');
+    let rows: FunctionRow[] = [];
+    if (pattern !== undefined || system) {
+      const name = pattern?.replace(/^pg_catalog\./i, '');
+      const re = name === undefined ? null : new RegExp(`^${name.toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      rows = (await this.listFunctions()).filter((r) => re === null || re.test(r[1]));
+    }
+    const columns: TableColumn[] = ['Schema', 'Name', 'Result data type', 'Argument data types', 'Type'].map((n) => ({ name: n, align: 'left' }));
+    this.result(this.renderTable(columns, rows, 'List of functions'));
     return 'ok';
   }
 

@@ -15,6 +15,7 @@ import { Session } from '../../src/cli/session.js';
 import { complete, type CompletionCatalog } from '../../src/cli/completion.js';
 import { historyFile, loadHistory, saveHistory } from '../../src/cli/history.js';
 import { parseCopyArgs } from '../../src/cli/session.js';
+import { functionLister } from '../../src/cli/function-list.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'quire-repl-'));
@@ -39,6 +40,7 @@ function session(): { s: Session; out: () => string; err: () => string } {
     async () => db.listTables().map((t): [string, string, string] => ['public', t.name, t.kind]),
     undefined,
     async (name) => db.describeRelation(name),
+    functionLister,
   );
   return { s, out: () => out.join(''), err: () => err.join('') };
 }
@@ -118,6 +120,24 @@ describe('informational and help commands', () => {
     expect(t.out()).toMatch(/ public \| pets +\| table \| permanent +\| \n/);
     expect(t.out()).not.toMatch(/pet_names \| table/);
     expect(t.out()).toContain(' public | quire\n(1 row)');
+  });
+
+  it('\\df lists built-in overloads for a pattern, none without one (no user functions), as psql', async () => {
+    const t = await script(['\\df round', '\\df', '\\df concat*', '\\df no_such_fn']);
+    expect(t.out()).toContain(
+      [
+        '   Schema   | Name  | Result data type | Argument data types | Type ',
+        '------------+-------+------------------+---------------------+------',
+        ' pg_catalog | round | double precision | double precision    | func',
+        ' pg_catalog | round | numeric          | numeric             | func',
+        ' pg_catalog | round | numeric          | numeric, integer    | func',
+        '(3 rows)',
+      ].join('\n'),
+    );
+    expect(t.out()).toContain(' pg_catalog | concat_ws | text             | text, VARIADIC "any" | func');
+    expect(t.out().match(/\(0 rows\)/g)).toHaveLength(2);
+    // Every listed overload is callable: round(numeric, integer) answers as PostgreSQL does.
+    expect((await db.query('select round(2.345::numeric, 2)')).rows).toEqual([[expect.anything()]]);
   });
 
   it('\\h lists SQL commands and shows one command\'s synopsis', async () => {
