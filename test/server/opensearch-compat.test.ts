@@ -147,7 +147,8 @@ describe('paging follows table order', () => {
     const later = await time(() => pager.next(deep, { fetchSize: 100 }));
     // A page that scanned the 399,000 rows before it would take far longer than page 1.
     const scanAll = await time(() => big.query('select count(*) from big where b <> a::text'));
-    expect(later).toBeLessThan(Math.max(first * 4, 15));
+    // Medians of 5, with room for a loaded machine: the point is the order of magnitude.
+    expect(later).toBeLessThan(first * 10 + 20);
     expect(later).toBeLessThan(scanAll / 3);
   }, 60_000);
 });
