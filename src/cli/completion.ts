@@ -20,7 +20,7 @@ const KEYWORDS = [
 ];
 
 const META_COMMANDS = [
-  '\\?', '\\a', '\\copy', '\\d', '\\d+', '\\dn', '\\dt', '\\dt+', '\\dv', '\\dv+', '\\echo', '\\f', '\\g', '\\h', '\\i', '\\ir', '\\l', '\\o', '\\pset',
+  '\\?', '\\a', '\\copy', '\\d', '\\d+', '\\df', '\\di', '\\dn', '\\dt', '\\dt+', '\\dv', '\\dv+', '\\echo', '\\f', '\\g', '\\h', '\\i', '\\ir', '\\l', '\\o', '\\pset',
   '\\q', '\\r', '\\set', '\\t', '\\timing', '\\unset', '\\x',
 ];
 

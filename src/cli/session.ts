@@ -101,6 +101,7 @@ Informational
   \\d[+]                  list tables and views
   \\d[+] NAME             describe table or view
   \\df[S] [PATTERN]       list functions (built-in ones with S or a PATTERN)
+  \\di[+]                 list indexes (CREATE INDEX keeps none)
   \\dn                    list schemas
   \\dt[+]                 list tables
   \\dv[+]                 list views
@@ -487,6 +488,10 @@ export class Session {
       case 'dt':
       case 'dt+':
         return this.describeTables(source, line, ['table'], command.endsWith('+'));
+      case 'di':
+      case 'di+':
+        // CREATE INDEX is accepted and ignored (the engine picks its own access paths): there are none to list.
+        return this.describeTables(source, line, ['index'], command.endsWith('+'));
       case 'dv':
       case 'dv+':
         return this.describeTables(source, line, ['view'], command.endsWith('+'));

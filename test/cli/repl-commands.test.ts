@@ -105,7 +105,9 @@ describe('output and copy', () => {
 
 describe('informational and help commands', () => {
   it('\\d+ adds storage and description; \\dt+, \\dv, \\dn list as psql does', async () => {
-    const t = await script(['\\d+ pets', '\\dv', '\\dt+', '\\dn']);
+    await db.query('create index pets_name on pets (name)');
+    const t = await script(['\\d+ pets', '\\dv', '\\dt+', '\\dn', '\\di']);
+    expect(t.err()).toBe('Did not find any relations.\n');
     expect(t.out()).toMatch(/^ +Table "public\.pets"\n/);
     expect(t.out()).toContain(
       [
@@ -171,7 +173,7 @@ describe('completion', () => {
     expect(complete('select na', catalog())[0]).toContain('name');
     expect(complete('select b from pets where bo', catalog())).toEqual([['born'], 'bo']);
     expect(complete('select pets.n', catalog())).toEqual([['pets.name'], 'pets.n']);
-    expect(complete('\\d', catalog())[0]).toEqual(['\\d', '\\d+', '\\dn', '\\dt', '\\dt+', '\\dv', '\\dv+']);
+    expect(complete('\\d', catalog())[0]).toEqual(['\\d', '\\d+', '\\df', '\\di', '\\dn', '\\dt', '\\dt+', '\\dv', '\\dv+']);
     expect(complete('\\d pe', catalog())).toEqual([['pet_names', 'pets'], 'pe']);
   });
 });
