@@ -251,3 +251,22 @@ describe('piped stdin', () => {
     expect(r.stdout).toBe(`COPY 3\n ${'c'.padStart(Math.ceil((w + 1) / 2)).padEnd(w)} \n${'-'.repeat(w + 2)}\n ${expected.padStart(w)}\n(1 row)\n\n`);
   }, 60_000);
 });
+
+describe('--help', () => {
+  it('quire --help and quire serve --help list every flag the parsers accept, and the serve subcommand', async () => {
+    const { HELP_TEXT } = await import('../../src/cli/options.js');
+    const { SERVE_HELP } = await import('../../src/cli/serve.js');
+    const options = readFileSync(join(ROOT, 'src/cli/options.ts'), 'utf8');
+    const specs = [...options.matchAll(/\{ (?:short: '(.)', )?long: '([a-z-]+)'/g)];
+    expect(specs.length).toBeGreaterThan(15);
+    for (const [, short, long] of specs) {
+      expect(HELP_TEXT, long).toContain(`--${long}`);
+      if (short !== undefined) expect(HELP_TEXT, short).toContain(`-${short}, --${long}`);
+    }
+    expect(HELP_TEXT).toMatch(/quire serve \[OPTION\]/);
+    const serve = readFileSync(join(ROOT, 'src/cli/serve.ts'), 'utf8');
+    const flags = [...new Set([...serve.matchAll(/case '(--[a-z-]+)'/g)].map((m) => m[1]!))];
+    expect(flags).toContain('--size-limit');
+    for (const f of flags) expect(SERVE_HELP, f).toMatch(new RegExp(`^  ${f}\\b`, 'm'));
+  });
+});
