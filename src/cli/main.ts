@@ -2,16 +2,16 @@
  * The `quire` command: a psql-compatible terminal over an in-memory Quire database.
  * bin/quire.js imports this module; importing it runs the command with process.argv.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as readline from 'node:readline';
 import type { Database } from '../index.js';
 import type { DataType, Value } from '../common/types.js';
 import { formatError, toReportable } from './error-report.js';
+import { complete, type CompletionCatalog } from './completion.js';
+import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from './history.js';
 import { HELP_TEXT, memorySettings, parseArgs, UsageError, type CliOptions } from './options.js';
-import { StatementScanner } from './scanner.js';
 import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, readStdin, Session, type Output, type ValueFormatter } from './session.js';
+import { functionLister } from './function-list.js';
 
 function packageVersion(): string {
   try {
@@ -80,17 +80,31 @@ function applyOptions(session: Session, opts: CliOptions): boolean {
   return ok;
 }
 
-const HISTORY_FILE = join(homedir(), '.quire_history');
+/** Completion reads the catalog as it is at each Tab, so tables created in the session complete too. */
+function completionCatalog(db: Database): CompletionCatalog {
+  return {
+    relations: () => db.listTables().map((t) => t.name),
+    columns: (name) => {
+      try {
+        return db.describeRelation(name)?.columns.map((c) => c.name) ?? [];
+      } catch {
+        return [];
+      }
+    },
+  };
+}
 
-async function repl(session: Session, version: string, cancel: () => void): Promise<number> {
-  let history: string[] = [];
-  try {
-    history = readFileSync(HISTORY_FILE, 'utf8').split('\n').filter((l) => l !== '').reverse();
-  } catch {
-    // No history yet.
-  }
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true, history, historySize: 1000 });
-  const scanner = new StatementScanner();
+async function repl(session: Session, version: string, cancel: () => void, catalog: CompletionCatalog): Promise<number> {
+  const file = historyFile();
+  const rl = readline.createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: true,
+    history: loadHistory(file),
+    historySize: HISTORY_SIZE,
+    completer: (line: string) => complete(line, catalog),
+  });
+  const scanner = session.newScanner();
   const prompt = (): string => (scanner.pending ? `quire${scanner.continuation}> ` : 'quire=> ');
   rl.on('SIGINT', () => {
     // psql's Ctrl-C: cancel the running statement, or at the prompt drop the unfinished one.
@@ -122,11 +136,7 @@ async function repl(session: Session, version: string, cancel: () => void): Prom
   rl.close();
   // psql echoes the \q it performs when the user ends input with Ctrl-D.
   if (!quit) process.stdout.write('\\q\n');
-  try {
-    writeFileSync(HISTORY_FILE, [...saved].reverse().join('\n') + '\n');
-  } catch {
-    // An unwritable home directory only costs the history.
-  }
+  saveHistory(file, saved);
   return EXIT_SUCCESS;
 }
 
@@ -176,7 +186,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT_FAILURE;
     }
   }
-  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole, async (name) => db.describeRelation(name));
+  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole, async (name) => db.describeRelation(name), functionLister);
   if (!applyOptions(session, opts)) return EXIT_FAILURE;
   process.on('SIGINT', () => {
     // Outside the REPL Ctrl-C cancels the running statement; when idle it ends quire, like psql.
@@ -198,7 +208,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     return code;
   }
-  if (process.stdin.isTTY && process.stdout.isTTY) return repl(session, version, () => db.cancel());
+  if (process.stdin.isTTY && process.stdout.isTTY) return repl(session, version, () => db.cancel(), completionCatalog(db));
   // Piped input is a script, as with "psql < file": no prompts, no error prefixes.
   const text = await readStdin();
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');

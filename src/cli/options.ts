@@ -243,8 +243,18 @@ Output format options:
   -t, --tuples-only        print rows only
   -x, --expanded           turn on expanded table output
 
+Connection options:
+  -h, --host=HOST          not used: quire runs its engine in this process; to reach
+                           "quire serve" use psql -h HOST -p 5433
+
+Environment:
+  QUIRE_HISTORY            history file of the interactive terminal (default
+                           ~/.quire_history; empty: keep no history)
+
 With neither -c nor -f, commands are read from standard input: interactively
-(prompt "quire=> ") on a terminal, otherwise as a script.
+(prompt "quire=> ", with history and Tab completion of keywords, tables and
+columns) on a terminal, otherwise as a script. Type \\? there for the backslash
+commands and \\h for SQL syntax.
 DBPATH is a database directory (created if missing): tables created there are
 written to it atomically and loaded again by the next "quire DBPATH".
 `;

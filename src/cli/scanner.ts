@@ -15,7 +15,17 @@ export type ScanItem =
       /** Character offset of the statement's first character in the whole input. */
       readonly offset: number;
     }
-  | { readonly kind: 'meta'; readonly command: string; readonly args: string[]; readonly line: number };
+  | {
+      readonly kind: 'meta';
+      readonly command: string;
+      readonly args: string[];
+      readonly line: number;
+      /** The text after the command word, unsplit (\copy takes COPY's own syntax). */
+      readonly raw: string;
+    };
+
+/** psql variables, for :name, :'name' and :"name" in SQL text. */
+export type VariableLookup = (name: string) => string | undefined;
 
 /** What the unfinished input is inside of, for psql's %R prompt character. */
 export type Continuation = '-' | "'" | '"' | '$' | '*' | '(';
@@ -32,6 +42,8 @@ export class StatementScanner {
   private commentDepth = 0;
   private parenDepth = 0;
   private bufStart = 0;
+
+  constructor(private readonly variables?: VariableLookup) {}
 
   /** True when part of a statement has been entered (the REPL then shows the continuation prompt). */
   get pending(): boolean {
@@ -188,6 +200,14 @@ export class StatementScanner {
         if (this.parenDepth > 0) this.parenDepth--;
         this.buf += c;
         i++;
+      } else if (c === ':' && line[i + 1] === ':') {
+        // A cast, not a variable.
+        this.buf += '::';
+        i += 2;
+      } else if (c === ':' && this.variables !== undefined && interpolation(line, i, this.variables) !== null) {
+        const [text, length] = interpolation(line, i, this.variables)!;
+        this.buf += text;
+        i += length;
       } else if (c === ';' && this.parenDepth === 0) {
         this.buf += c;
         i++;
@@ -200,7 +220,8 @@ export class StatementScanner {
         const body = sepAt >= 0 ? rest.slice(0, sepAt) : rest;
         const words = splitMetaArgs(body);
         const command = words.shift() ?? '';
-        items.push({ kind: 'meta', command, args: words, line: lineNo });
+        const raw = body.replace(/^\S*\s*/, '');
+        items.push({ kind: 'meta', command, args: words, line: lineNo, raw });
         i = sepAt >= 0 ? i + 1 + sepAt + 2 : n;
       } else {
         this.buf += c;
@@ -209,6 +230,21 @@ export class StatementScanner {
     }
     return items;
   }
+}
+
+/**
+ * psql's variable interpolation at `line[i]` (a ':'): `:name` is the value as is, `:'name'` a string
+ * literal, `:"name"` a quoted identifier. Null when no variable of that name is set: psql then leaves
+ * the text alone (`:x` stays `:x`).
+ */
+export function interpolation(line: string, i: number, lookup: VariableLookup): [string, number] | null {
+  const m = /^:(?:'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)"|([A-Za-z0-9_]+))/.exec(line.slice(i));
+  if (m === null) return null;
+  const value = lookup(m[1] ?? m[2] ?? m[3]!);
+  if (value === undefined) return null;
+  if (m[1] !== undefined) return [`'${value.replace(/'/g, "''")}'`, m[0].length];
+  if (m[2] !== undefined) return [`"${value.replace(/"/g, '""')}"`, m[0].length];
+  return [value, m[0].length];
 }
 
 /** Meta-command arguments: whitespace-separated, single-quoted words may contain spaces. */

@@ -5,7 +5,7 @@
  *   quire serve [--host 127.0.0.1] [--port 9200] [--demo] [--api-key KEY] [--secret SECRET]
  *               [--max-fetch-size N] [--query-timeout MS] [--allow-writes] [--allow-files DIR]…
  *               [--cors-origin ORIGIN]… [--allowed-host NAME]…
- *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--max-result-size SIZE] [--temp-dir DIR]
+ *               [--pg-port 5433] [--password PW] [--no-pg] [--memory-limit SIZE] [--max-result-size SIZE] [--size-limit N] [--temp-dir DIR]
  *               [--max-connections N] [--auth-timeout MS] [--log-level LEVEL] [--log-slow-ms MS]
  *               [--revocation-dir DIR]
  *
@@ -56,6 +56,9 @@ Options:
                          PostgreSQL connection; clients cannot change it
   --max-result-size SIZE largest REST response without fetch_size (default 64MB); larger results
                          answer 400 and must be paged with fetch_size
+  --size-limit N         rows a REST query without fetch_size returns at most (default 200, as
+                         OpenSearch's plugins.query.size_limit; 0 = no limit); the rest are cut
+                         and the response carries a warning; send fetch_size to page through them
   --temp-dir DIR         directory for spill files (default: the OS temp directory)
   --read-only            open DBPATH without its writer lock as a snapshot that is never written
   --max-connections N    connections each port serves at once (default 100); beyond it the
@@ -85,6 +88,7 @@ interface ServeArgs {
   pgPassword: string | undefined;
   memoryLimit: string | undefined;
   maxResultBytes: number | undefined;
+  sizeLimit: number | undefined;
   tempDir: string | undefined;
   maxConnections: number;
   authTimeoutMs: number | undefined;
@@ -114,6 +118,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     pgPassword: process.env.QUIRE_PG_PASSWORD || undefined,
     memoryLimit: undefined,
     maxResultBytes: undefined,
+    sizeLimit: undefined,
     tempDir: undefined,
     maxConnections: 100,
     authTimeoutMs: undefined,
@@ -190,6 +195,9 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
         a.maxResultBytes = n;
         break;
       }
+      case '--size-limit':
+        a.sizeLimit = int('--size-limit', value(), 0);
+        break;
       case '--temp-dir':
         a.tempDir = value();
         break;
@@ -315,6 +323,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ...(a.maxFetchSize !== undefined ? { maxFetchSize: a.maxFetchSize } : {}),
       ...(a.queryTimeoutMs !== undefined ? { queryTimeoutMs: a.queryTimeoutMs } : {}),
       ...(a.maxResultBytes !== undefined ? { maxResultBytes: a.maxResultBytes } : {}),
+      ...(a.sizeLimit !== undefined ? { sizeLimit: a.sizeLimit } : {}),
     },
     ...(a.pgPort !== null
       ? {

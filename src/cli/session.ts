@@ -5,12 +5,14 @@
  * The session talks to the engine through the small structural interfaces below rather than
  * importing Database itself, so it can be driven by any object with the public API's shape.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { DataType, Value } from '../common/types.js';
 import { isNumericType } from '../common/types.js';
 import { formatTable, displayWidth, type Cell, type OutputFormat, type TableColumn } from './format-table.js';
 import { formatError, toReportable } from './error-report.js';
-import { StatementScanner, splitStatements } from './scanner.js';
+import { interpolation, StatementScanner, splitStatements } from './scanner.js';
+import { sqlHelp } from './sql-help.js';
 
 export interface ResultLike {
   readonly command: string;
@@ -35,6 +37,9 @@ export interface DescribedRelation {
   kind: 'table' | 'view';
   columns: { name: string; type: string; notNull: boolean; default: string }[];
 }
+
+/** One overload of a built-in function, for \df: [schema, name, result type, argument types, kind]. */
+export type FunctionRow = [string, string, string, string, string];
 
 export interface Output {
   stdout(s: string): void;
@@ -77,19 +82,29 @@ const META_HELP = `General
   \\? [commands]          show help on backslash commands
   help                   (interactive) a short introduction
 
+Help
+  \\h [NAME]              help on syntax of SQL commands, * for all commands
+
 Query Buffer
   \\g                     execute query buffer (or the previous query)
   \\r                     reset (clear) the query buffer
-  \\echo [STRING]         write string to standard output
 
 Input/Output
+  \\copy ...              perform SQL COPY with a file of this machine (or stdout)
+  \\echo [STRING]         write string to standard output
   \\i FILE                execute commands from file
   \\ir FILE               as \\i, relative to the location of the current script
+  \\o [FILE]              send all query results to file (no FILE: back to stdout)
 
 Informational
-  \\d                     list tables and views
-  \\d NAME                describe table or view
-  \\dt                    list tables
+  (options: + = additional detail)
+  \\d[+]                  list tables and views
+  \\d[+] NAME             describe table or view
+  \\df[S] [PATTERN]       list functions (built-in ones with S or a PATTERN)
+  \\di[+]                 list indexes (CREATE INDEX keeps none)
+  \\dn                    list schemas
+  \\dt[+]                 list tables
+  \\dv[+]                 list views
   \\l                     list databases
 
 Formatting
@@ -102,7 +117,9 @@ Formatting
   \\x [on|off|auto]       toggle expanded output
 
 Variables
-  \\set NAME VALUE        set internal variable (ON_ERROR_STOP, QUIET)
+  \\set [NAME [VALUE]]    set internal variable, or list all if no parameters
+                         (ON_ERROR_STOP, QUIET); :NAME, :'NAME' and :"NAME" in
+                         SQL and in backslash-command arguments are replaced by the value
   \\unset NAME            unset (delete) internal variable
   \\timing [on|off]       toggle timing of commands
 `;
@@ -184,6 +201,8 @@ export class Session {
     private readonly parses?: (sql: string) => Promise<boolean>,
     /** Optional engine hook for \d NAME: the relation's columns, or null when there is none. */
     private readonly describe?: (name: string) => Promise<DescribedRelation | null>,
+    /** Optional engine hook for \df: the built-in functions' overloads. */
+    private readonly listFunctions?: () => Promise<FunctionRow[]>,
   ) {}
 
   get onErrorStop(): boolean {
@@ -237,14 +256,14 @@ export class Session {
   printResult(r: ResultLike): void {
     // An empty query (";" or only comments) answers nothing, like PostgreSQL's EmptyQueryResponse.
     if (r.command === 'EMPTY' && r.columns.length === 0) return;
-    if (r.copyOut !== undefined) this.out.stdout(r.copyOut);
+    if (r.copyOut !== undefined) this.result(r.copyOut);
     if (!returnsRows(r)) {
       if (!this.quiet) this.out.stdout(commandTag(r) + '\n');
       return;
     }
     const columns: TableColumn[] = r.columns.map((c) => ({ name: c.name, align: isNumericType(c.type) ? 'right' : 'left' }));
     const rows: Cell[][] = r.rows.map((row) => r.columns.map((c, j) => this.formatValue(row[j] ?? null, c.type)));
-    this.out.stdout(this.renderTable(columns, rows));
+    this.result(this.renderTable(columns, rows));
     const cmd = r.command.toUpperCase();
     // INSERT/UPDATE/DELETE ... RETURNING print their rows and then their status, like psql.
     if ((cmd === 'INSERT' || cmd === 'UPDATE' || cmd === 'DELETE' || cmd === 'MERGE') && !this.quiet) {
@@ -303,7 +322,12 @@ export class Session {
    * Run script lines (a file, piped stdin, or the lines of a meta-command -c). Returns psql's
    * exit code for the script: EXIT_USER when ON_ERROR_STOP ended it early.
    */
-  async runScript(lines: Iterable<string>, source: InputSource, scanner = new StatementScanner()): Promise<ScriptOutcome> {
+  /** A scanner that replaces :NAME with this session's variables, as psql's lexer does. */
+  newScanner(): StatementScanner {
+    return new StatementScanner((name) => this.variables.get(name));
+  }
+
+  async runScript(lines: Iterable<string>, source: InputSource, scanner = this.newScanner()): Promise<ScriptOutcome> {
     let lineNo = 0;
     for (const line of lines) {
       lineNo++;
@@ -343,7 +367,7 @@ export class Session {
       if (item.kind === 'sql') {
         ok = await this.runSql(item.text, this.prefix(source, item.line));
       } else {
-        const r = await this.runMeta(item.command, item.args, source, scanner, lineNo);
+        const r = await this.runMeta(item.command, item.args.map((a) => this.interpolate(a)), source, scanner, lineNo, item.raw);
         if (r === 'quit') return { code: EXIT_SUCCESS, quit: true };
         if (r === 'stop') return { code: EXIT_USER, quit: false };
         ok = r === 'ok';
@@ -353,6 +377,21 @@ export class Session {
     }
     return undefined;
   }
+
+  /** A backslash-command argument that is exactly :NAME, :'NAME' or :"NAME" takes the variable's value. */
+  private interpolate(arg: string): string {
+    const r = interpolation(arg, 0, (n) => this.variables.get(n));
+    return r !== null && r[1] === arg.length ? r[0] : arg;
+  }
+
+  /** Query results and \d listings go to the \o file when one is set. */
+  private result(s: string): void {
+    if (s === '') return;
+    if (this.outputFile === null) this.out.stdout(s);
+    else appendFileSync(this.outputFile, s);
+  }
+
+  private outputFile: string | null = null;
 
   private prefix(source: InputSource, line: number): string {
     return source.name !== undefined ? `quire:${source.name}:${line}: ` : '';
@@ -381,6 +420,7 @@ export class Session {
     source: InputSource,
     scanner: StatementScanner,
     line: number,
+    raw = args.join(' '),
   ): Promise<'ok' | 'error' | 'quit' | 'stop'> {
     switch (command) {
       case 'q':
@@ -446,9 +486,52 @@ export class Session {
         return r.code === EXIT_USER ? 'stop' : r.code === EXIT_SUCCESS ? 'ok' : 'error';
       }
       case 'dt':
-        return this.describeTables(source, line, false);
+      case 'dt+':
+        return this.describeTables(source, line, ['table'], command.endsWith('+'));
+      case 'di':
+      case 'di+':
+        // CREATE INDEX is accepted and ignored (the engine picks its own access paths): there are none to list.
+        return this.describeTables(source, line, ['index'], command.endsWith('+'));
+      case 'dv':
+      case 'dv+':
+        return this.describeTables(source, line, ['view'], command.endsWith('+'));
       case 'd':
-        return args[0] === undefined ? this.describeTables(source, line, true) : this.describeRelation(args[0], source, line);
+      case 'd+':
+        return args[0] === undefined ? this.describeTables(source, line, ['table', 'view'], command === 'd+') : this.describeRelation(args[0], source, line, command === 'd+');
+      case 'dn':
+      case 'dn+': {
+        const columns: TableColumn[] = ['Name', 'Owner'].map((name) => ({ name, align: 'left' }));
+        this.result(this.renderTable(columns, [['public', 'quire']], 'List of schemas'));
+        return 'ok';
+      }
+      case 'df':
+      case 'dfS':
+      case 'df+':
+      case 'dfS+':
+        return this.describeFunctions(args[0], command.includes('S'), source, line);
+      case 'h':
+      case 'help': {
+        const h = sqlHelp(raw);
+        this.out.stdout(h.text);
+        return 'ok';
+      }
+      case 'o':
+      case 'out': {
+        if (args[0] === undefined) {
+          this.outputFile = null;
+          return 'ok';
+        }
+        if (args[0].startsWith('|')) return this.metaError(source, line, '\\o: piping output to a command is not supported');
+        try {
+          writeFileSync(args[0], '');
+        } catch (e) {
+          return this.metaError(source, line, `${args[0]}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}`);
+        }
+        this.outputFile = resolve(args[0]);
+        return 'ok';
+      }
+      case 'copy':
+        return this.clientCopy(raw, source, line);
       case 'l':
       case 'list': {
         const columns: TableColumn[] = ['Name', 'Owner', 'Encoding', 'Collate', 'Ctype', 'Access privileges'].map((name) => ({ name, align: 'left' }));
@@ -545,7 +628,7 @@ export class Session {
   }
 
   /** \d NAME: the columns of a table or view, as psql prints them. */
-  private async describeRelation(name: string, source: InputSource, line: number): Promise<'ok' | 'error'> {
+  private async describeRelation(name: string, source: InputSource, line: number, verbose = false): Promise<'ok' | 'error'> {
     let rel: DescribedRelation | null;
     try {
       if (this.describe === undefined) return this.metaError(source, line, '\\d is not supported by this engine');
@@ -556,10 +639,11 @@ export class Session {
         this.out.stderr(`Did not find any relation named "${name}".\n`);
         return 'error';
       }
-      const columns: TableColumn[] = ['Column', 'Type', 'Collation', 'Nullable', 'Default'].map((n) => ({ name: n, align: 'left' }));
-      const rows = rel.columns.map((c) => [c.name, c.type, '', c.notNull ? 'not null' : '', c.default]);
+      const headers = ['Column', 'Type', 'Collation', 'Nullable', 'Default', ...(verbose ? ['Storage', 'Description'] : [])];
+      const columns: TableColumn[] = headers.map((n) => ({ name: n, align: 'left' }));
+      const rows = rel.columns.map((c) => [c.name, c.type, '', c.notNull ? 'not null' : '', c.default, ...(verbose ? [storageOf(c.type), ''] : [])]);
       const title = `${rel.kind === 'table' ? 'Table' : 'View'} "public.${folded.replace(/^public\./, '')}"`;
-      this.out.stdout(this.renderTable(columns, rows, title, false));
+      this.result(this.renderTable(columns, rows, title, false));
       return 'ok';
     } catch (e) {
       this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));
@@ -567,13 +651,13 @@ export class Session {
     }
   }
 
-  private async describeTables(source: InputSource, line: number, withViews: boolean): Promise<'ok' | 'error'> {
-    let tables: [string, string, string][];
+  private async describeTables(source: InputSource, line: number, kinds: readonly string[], verbose: boolean): Promise<'ok' | 'error'> {
+    let tables: string[][];
     try {
       if (this.listTables === undefined) {
         return this.metaError(source, line, '\\dt is not supported: this engine has no table catalog to list yet');
       }
-      tables = (await this.listTables()).filter((t) => withViews || t[2] === 'table');
+      tables = (await this.listTables()).filter((t) => kinds.includes(t[2]));
     } catch (e) {
       this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));
       return 'error';
@@ -582,9 +666,91 @@ export class Session {
       if (!this.quiet) this.out.stderr('Did not find any relations.\n');
       return 'ok';
     }
-    const columns: TableColumn[] = ['Schema', 'Name', 'Type'].map((name) => ({ name, align: 'left' }));
-    this.out.stdout(this.renderTable(columns, tables, 'List of relations'));
+    const headers = ['Schema', 'Name', 'Type', ...(verbose ? ['Persistence', 'Description'] : [])];
+    const columns: TableColumn[] = headers.map((name) => ({ name, align: 'left' }));
+    if (verbose) tables = tables.map((t) => [...t, 'permanent', '']);
+    this.result(this.renderTable(columns, tables, 'List of relations'));
+    return 'ok';
+  }
+
+  /**
+   * \df [PATTERN]: as in psql, system (built-in) functions are listed only for a pattern or with S;
+   * Quire has no user-defined functions, so plain \df lists none. `*` and `?` are wildcards.
+   */
+  private async describeFunctions(pattern: string | undefined, system: boolean, source: InputSource, line: number): Promise<'ok' | 'error'> {
+    if (this.listFunctions === undefined) return this.metaError(source, line, '\\df is not supported by this engine');
+    let rows: FunctionRow[] = [];
+    if (pattern !== undefined || system) {
+      const name = pattern?.replace(/^pg_catalog\./i, '');
+      const re = name === undefined ? null : new RegExp(`^${name.toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      rows = (await this.listFunctions()).filter((r) => re === null || re.test(r[1]));
+    }
+    const columns: TableColumn[] = ['Schema', 'Name', 'Result data type', 'Argument data types', 'Type'].map((n) => ({ name: n, align: 'left' }));
+    this.result(this.renderTable(columns, rows, 'List of functions'));
+    return 'ok';
+  }
+
+  /**
+   * psql's \copy: COPY with a file of the machine quire runs on. The engine runs in this process, so
+   * FROM 'file' reads the file directly and TO 'file' (or STDOUT) writes what COPY … TO STDOUT sent.
+   */
+  private async clientCopy(raw: string, source: InputSource, line: number): Promise<'ok' | 'error'> {
+    const parsed = parseCopyArgs(raw);
+    if (typeof parsed === 'string') return this.metaError(source, line, `\\copy: ${parsed}`);
+    const { target, direction, file, options } = parsed;
+    const stdio = /^(stdin|stdout|pstdin|pstdout)$/i.test(file.text) && !file.quoted;
+    if (direction === 'from' && stdio) return this.metaError(source, line, '\\copy: FROM STDIN is not supported; name a file');
+    const sql = direction === 'from' ? `COPY ${target} FROM '${resolve(file.text).replace(/'/g, "''")}' ${options}` : `COPY ${target} TO STDOUT ${options}`;
+    let r: ResultLike;
+    try {
+      r = await this.db.query(sql);
+    } catch (e) {
+      this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));
+      return 'error';
+    }
+    if (direction === 'to') {
+      if (stdio) this.result(r.copyOut ?? '');
+      else {
+        try {
+          writeFileSync(file.text, r.copyOut ?? '');
+        } catch (e) {
+          return this.metaError(source, line, `${file.text}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}`);
+        }
+      }
+    }
+    if (!this.quiet) this.out.stdout(commandTag(r) + '\n');
     return 'ok';
   }
 }
 
+/** psql's \d+ Storage column: fixed-size types are stored plain, the rest extended (TOAST-able). */
+function storageOf(type: string): string {
+  return /^(smallint|integer|bigint|real|double precision|boolean|date|timestamp.*|time.*|interval|uuid)$/.test(type) ? 'plain' : 'extended';
+}
+
+/**
+ * \copy's arguments: `table [(columns)] | (query)`, FROM or TO, a file name (quoted or bare, or
+ * stdin/stdout) and COPY's own options after it. A string is the error to report.
+ */
+export function parseCopyArgs(raw: string): { target: string; direction: 'from' | 'to'; file: { text: string; quoted: boolean }; options: string } | string {
+  const s = raw.trim();
+  let i = 0;
+  let depth = 0;
+  // The target runs to the FROM / TO keyword outside parentheses and quotes.
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "'" || c === '"') {
+      const j = s.indexOf(c, i + 1);
+      if (j < 0) return 'unterminated quoted string';
+      i = j;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (depth === 0 && /\s/.test(c) && /^\s+(from|to)\s/i.test(s.slice(i))) break;
+  }
+  const target = s.slice(0, i).trim();
+  const m = /^\s+(from|to)\s+('((?:[^']|'')*)'|\S+)\s*([\s\S]*)$/i.exec(s.slice(i));
+  if (target === '' || m === null) return 'arguments required: \copy table [(columns)] | (query) FROM | TO file [options]';
+  const quoted = m[3] !== undefined;
+  const file = { text: quoted ? m[3]!.replace(/''/g, "'") : m[2]!, quoted };
+  return { target, direction: m[1]!.toLowerCase() as 'from' | 'to', file, options: m[4]!.replace(/;\s*$/, '') };
+}

@@ -47,6 +47,7 @@ import { fingerprint } from './fingerprint.js';
 import { compareTuples, seekPredicate, toSortKeys } from './keyset.js';
 import { SeekFilter } from './seek-filter.js';
 import { analyzeShape, limitedBase, type PagingShape } from './shape.js';
+import { positionedSource, rowDigest, type PositionedScan } from './positioned-scan.js';
 import { evalLimitArgument } from '../physical/operators/runtime-limit.js';
 import { TopN } from '../physical/operators/topn.js';
 import { PhysicalPlanner } from '../physical/planner.js';
@@ -80,6 +81,8 @@ export interface PageRequest {
 }
 
 export interface Page {
+  /** The paged query's text (a cursor page's too), for naming its columns as written. */
+  sql: string;
   columns: ResultColumn[];
   rows: Value[][];
   /** Present when more rows follow; absent on the last page. */
@@ -107,6 +110,8 @@ interface Payload {
   k?: Encoded[];
   /** keyset without a unique key: rows equal to k already sent. */
   d?: number;
+  /** Scan-order paging: digest of the table row at position k (positioned-scan.ts). */
+  h?: string;
   /** Rows the query's own LIMIT still allows; null = no limit. */
   r: number | null;
   /** Paging session id: the same on every page's cursor, the key closing revokes. */
@@ -216,6 +221,17 @@ export class Pager {
     if (p.m === 'o') return this.offsetPage(p.s, prep, p.ts, fetch, p.o ?? 0, held, session, ttl);
     const key = (p.k ?? []).map((v) => decodeValue(v) as Value);
     if (key.length !== prep.shape.keys.length) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
+    const position = prep.shape.position;
+    if (position !== null) {
+      const at = key[key.length - 1];
+      if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || p.h === undefined) throw new PagingError('CursorInvalid', 'invalid cursor: key does not match the query');
+      if (rowDigest(position.table.snapshot(), at) !== p.h) {
+        throw new PagingError('CursorStale', `table "${position.table.name}" was updated or had rows deleted since this cursor was issued, so rows may have moved`, {
+          detail: 'Rows of a table without a unique key are told apart by their position in the table.',
+          hint: 'Run the query again to get a new cursor, or add an ORDER BY on a unique key to page through changing data.',
+        });
+      }
+    }
     return this.keysetPage(p.s, prep, p.ts, fetch, { key, dup: p.d ?? 0, remaining: held === null ? p.r : null, skip: 0, held }, session, ttl);
   }
 
@@ -289,6 +305,7 @@ export class Pager {
       (raw.r === null || (Number.isInteger(raw.r) && (raw.r as number) >= 0)) &&
       (raw.k === undefined || Array.isArray(raw.k)) &&
       (raw.d === undefined || (Number.isInteger(raw.d) && (raw.d as number) >= 0)) &&
+      (raw.h === undefined || typeof raw.h === 'string') &&
       (raw.o === undefined || (Number.isInteger(raw.o) && (raw.o as number) >= 0)) &&
       (raw.q === undefined || isLimitPair(raw.q));
     if (!ok) throw new PagingError('CursorInvalid', 'invalid cursor: payload does not describe a page');
@@ -333,7 +350,7 @@ export class Pager {
     const ctx: ExecContext = { ...base, eval: evalCtx, ...(signal ? { signal } : {}) };
     const encodedParams = params.map(encodeValue);
     const limitSpec = shape.limit === null ? '' : shape.limit.decided && mode === 'keyset' ? ':ls' : ':lh';
-    const keySpec = (mode === 'keyset' ? `${shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset') + limitSpec;
+    const keySpec = (mode === 'keyset' ? `${shape.position !== null ? 'pos' : shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset') + limitSpec;
     const fp = fingerprint({ sql, params: encodedParams, columns, keySpec, timezone: this.db.timezone });
     const rv = relationVersions(parsed.stmt, this.db.catalog);
     return { shape, bound, columns, paramTypes: binder.paramTypes, ctx, fp, encodedParams, mode, rv };
@@ -348,8 +365,17 @@ export class Pager {
    * base → SeekFilter → TopN(k), built physically: the seek runs on the comparator (seek-filter.ts).
    * Without keys (at most one row) the logical page plan is used as is.
    */
-  private async pageOperator(shape: PagingShape, key: readonly Value[] | null, inclusive: boolean, k: number, ctx: ExecContext): Promise<PhysicalOperator> {
+  private async pageOperator(shape: PagingShape, key: readonly Value[] | null, inclusive: boolean, k: number, ctx: ExecContext, scanned?: { source: PositionedScan | null }): Promise<PhysicalOperator> {
     if (shape.keys.length === 0) return this.db.physical(this.db.optimizeTraced(pagePlan(shape, key, inclusive, k)).plan, ctx);
+    if (shape.position?.scanOrder === true) {
+      // Rows arrive in position order, so the page is the first k from the position after the key.
+      const from = key === null ? 0 : (key[0] as number) + (inclusive ? 0 : 1);
+      const input = shape.position.at(from);
+      if (scanned) scanned.source = positionedSource(input);
+      const plan: LogicalPlan = { op: 'limit', input, offset: null, count: { kind: 'const', value: k, type: T.int8 }, ties: null, schema: input.schema };
+      return this.db.physical(this.db.optimizeTraced(plan).plan, ctx);
+    }
+    if (scanned && shape.position !== null) scanned.source = positionedSource(shape.base);
     let op = await this.db.physical(this.db.optimizeTraced(shape.base).plan, ctx);
     const keys = shape.keys.map((c) => ({ col: c.col, type: c.type, desc: c.desc, nullsFirst: c.nullsFirst }));
     if (key !== null) op = new SeekFilter(op, keys, key, inclusive, k);
@@ -368,11 +394,12 @@ export class Pager {
     const { ctx } = prep;
     const shape = at.held === null ? prep.shape : heldShape(prep.shape, at.held);
     const take = at.remaining === null ? fetch : Math.min(fetch, at.remaining);
-    if (take === 0) return { columns: prep.columns, rows: [], cursor: null, mode: 'keyset' };
+    if (take === 0) return { sql, columns: prep.columns, rows: [], cursor: null, mode: 'keyset' };
     const dupMode = !shape.unique;
     // Rows equal to the key come first among "at or after" it; at most `dup` of them were sent.
     const k = at.skip + (at.key !== null && dupMode ? at.dup : 0) + take + 1;
-    const rows = await this.db.collect(await this.pageOperator(shape, at.key, dupMode, k, ctx), ctx);
+    const scanned: { source: PositionedScan | null } = { source: null };
+    const rows = await this.db.collect(await this.pageOperator(shape, at.key, dupMode, k, ctx, scanned), ctx);
     let i = Math.min(at.skip, rows.length);
     const keyOf = (r: readonly Value[]): Value[] => shape.keys.map((c) => r[c.col]!);
     if (at.key !== null && dupMode) {
@@ -394,10 +421,11 @@ export class Pager {
         while (j >= 0 && compareTuples(shape.keys, keyOf(rows[j]!), last) === 0) j--;
         dup = end - 1 - j;
       }
-      cursor = this.issue(sql, prep, ts, fetch, at.held, session, ttlMs, { m: 'k', k: last.map(encodeValue), ...(dupMode ? { d: dup } : {}), r: remaining });
+      const digest = scanned.source !== null ? scanned.source.digestAt(last[last.length - 1] as number) : null;
+      cursor = this.issue(sql, prep, ts, fetch, at.held, session, ttlMs, { m: 'k', k: last.map(encodeValue), ...(dupMode ? { d: dup } : {}), ...(digest !== null ? { h: digest } : {}), r: remaining });
     }
     const vis = shape.visible;
-    return { columns: prep.columns, rows: page.map((r) => (r.length === vis ? r : r.slice(0, vis))), cursor, mode: 'keyset' };
+    return { sql, columns: prep.columns, rows: page.map((r) => (r.length === vis ? r : r.slice(0, vis))), cursor, mode: 'keyset' };
   }
 
   /** Signs the cursor for the next page: what every cursor carries plus the mode's own fields. */
@@ -443,7 +471,7 @@ export class Pager {
     if (rows.length > fetch) {
       cursor = this.issue(sql, prep, ts, fetch, held, session, ttlMs, { m: 'o', r: null, o: sent + page.length });
     }
-    return { columns: prep.columns, rows: page, cursor, mode: 'offset', warning: `${OFFSET_WARNING} (reason: ${prep.shape.fallbackReason})` };
+    return { sql, columns: prep.columns, rows: page, cursor, mode: 'offset', warning: `${OFFSET_WARNING} (reason: ${prep.shape.fallbackReason})` };
   }
 }
 

@@ -13,7 +13,11 @@
  * DISTINCT ON keys. When a key column is not in the output it is appended to base's projection as
  * one more hidden column.
  *
- * When no unique key exists (a heap table without a primary key, UNION ALL, VALUES), the order is
+ * A query reading one table through filters and projections pages by row position instead
+ * (positioned-scan.ts): without ORDER BY the position is the only key, so pages come in table order;
+ * with one, on a table without a unique key, the position breaks its ties.
+ *
+ * When no unique key exists otherwise (UNION ALL, VALUES, joins of heap tables), the order is
  * extended by every column of base and the cursor also counts how many rows equal to the last one
  * were already sent ("duplicate-counting" mode). Rows equal in every column are indistinguishable
  * to the client, so skipping that many of them on resume neither skips nor repeats a row.
@@ -32,6 +36,7 @@ import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import type { KeyColumn } from './keyset.js';
 import { PagingError } from './errors.js';
+import { POSITION_COLUMN, positionedPlan, scannedTable, type SnapshotTable } from './positioned-scan.js';
 
 export interface PagingShape {
   /** The rows to page, visible columns first; keys index its schema. */
@@ -50,6 +55,14 @@ export interface PagingShape {
   order: SortKey[] | null;
   /** Set when keyset paging cannot be used; the pager then pages by OFFSET or refuses. */
   fallbackReason: string | null;
+  /**
+   * Row-position paging (positioned-scan.ts) of a query reading one table through filters and
+   * projections: the row position is base's last column and the last key. `scanOrder`: the query has
+   * no ORDER BY, so its rows come in table order, position is the only key and `at(n)` is base
+   * reading from position n. Otherwise the position breaks the ORDER BY's ties (a table without a
+   * unique key), in the table order an unpaged sort keeps them in.
+   */
+  position: { table: SnapshotTable; scanOrder: boolean; at(from: number): LogicalPlan } | null;
 }
 
 interface MemoryTableLike {
@@ -80,6 +93,25 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
   }
   if (!sortKeys.every((k) => k.expr.kind === 'column')) fallbackReason ??= 'ORDER BY on an expression the binder did not project';
 
+  const table = sortKeys.length === 0 && fallbackReason === null ? scannedTable(p) : null;
+  const positioned = table !== null ? positionedPlan(p, 0) : null;
+  if (table !== null && positioned !== null) {
+    const inner = p;
+    const col = positioned.schema.length - 1;
+    // Table order decides which rows the query's own LIMIT / OFFSET keep, and the pager applies them in that order.
+    const limit = limitNode === null ? null : { offset: limitNode.offset, count: limitNode.count, decided: true };
+    return {
+      base: positioned,
+      visible,
+      keys: [{ col, type: T.int8, name: POSITION_COLUMN, desc: false, nullsFirst: false }],
+      unique: true,
+      limit,
+      order: null,
+      fallbackReason: null,
+      position: { table, scanOrder: true, at: (from) => positionedPlan(inner, from)! },
+    };
+  }
+
   let base = p;
   let uniq = uniqueColumns(base);
   if (uniq === null && base.op === 'project') {
@@ -104,6 +136,32 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
     }
   }
 
+  const sortTable = uniq === null && sortKeys.length > 0 && fallbackReason === null && base === p ? scannedTable(p) : null;
+  const sortPositioned = sortTable !== null ? positionedPlan(p, 0) : null;
+  if (sortTable !== null && sortPositioned !== null) {
+    const inner = p;
+    const col = sortPositioned.schema.length - 1;
+    const keys: KeyColumn[] = [];
+    for (const k of sortKeys) {
+      if (k.expr.kind !== 'column' || keys.some((x) => x.col === (k.expr as { index: number }).index)) continue;
+      const f = sortPositioned.schema[k.expr.index]!;
+      keys.push({ col: k.expr.index, type: f.type, name: f.name, desc: k.desc, nullsFirst: k.nullsFirst });
+    }
+    keys.push({ col, type: T.int8, name: POSITION_COLUMN, desc: false, nullsFirst: false });
+    // Which tied rows a LIMIT keeps is the engine's choice: the limit stays inside the paged rows.
+    const limit = limitNode === null ? null : { offset: limitNode.offset, count: limitNode.count, decided: false };
+    return {
+      base: sortPositioned,
+      visible,
+      keys,
+      unique: true,
+      limit,
+      order,
+      fallbackReason: null,
+      position: { table: sortTable, scanOrder: false, at: (from) => positionedPlan(inner, from)! },
+    };
+  }
+
   const keys: KeyColumn[] = [];
   const seen = new Set<number>();
   const add = (c: number, desc: boolean, nullsFirst: boolean): void => {
@@ -123,7 +181,7 @@ export function analyzeShape(bound: LogicalPlan): PagingShape {
       (uniq !== null && covers(uniq)) || (covers(base.schema.map((_, i) => i)) && base.schema.every((f) => equalMeansIdentical(f.type)));
     limit = { offset: limitNode.offset, count: limitNode.count, decided };
   }
-  return { base, visible, keys, unique, limit, order, fallbackReason };
+  return { base, visible, keys, unique, limit, order, fallbackReason, position: null };
 }
 
 /**

@@ -34,7 +34,7 @@ async function rest(srv: RunningServers, query: string, headers: Record<string, 
 }
 
 function sqlstate(body: any): string | undefined {
-  return /SQLSTATE (\w{5})/.exec(String(body?.error?.details ?? ''))?.[1];
+  return body?.error?.sqlstate;
 }
 
 async function pgClient(srv: RunningServers, password = KEY): Promise<pg.Client> {
@@ -96,7 +96,7 @@ describe('file access is a grant', () => {
       expect(passwd.status).toBe(403);
       expect(sqlstate(passwd.json)).toBe('42501');
       expect(sqlstate(missing.json)).toBe('42501');
-      expect(missing.json.error.reason.replace('no-such-file-here', 'passwd')).toBe(passwd.json.error.reason);
+      expect(missing.json.error.details.replace('no-such-file-here', 'passwd')).toBe(passwd.json.error.details);
       for (const f of ['read_json', 'read_parquet', 'read_arrow']) {
         const r = await rest(srv, `select * from ${f}('/etc/passwd')`);
         expect(sqlstate(r.json)).toBe('42501');
@@ -237,11 +237,15 @@ describe('one privilege model on both ports', () => {
   });
 
   it('REST applies the same policy, including multi-statement strings', async () => {
-    for (const q of ['select 1; drop table calcs', 'drop table calcs', `copy (select 1) to '${allowed}/r.csv'`]) {
+    for (const q of ['drop table calcs', `copy (select 1) to '${allowed}/r.csv'`]) {
       const r = await rest(ro, q);
       expect(r.status, q).toBe(403);
       expect(sqlstate(r.json), q).toBe('25006');
     }
+    // A request runs one statement: a second one is refused before the first runs.
+    const two = await rest(ro, 'select 1; drop table calcs');
+    expect(two.status).toBe(400);
+    expect(sqlstate(two.json)).toBe('42601');
     // Paging and _explain plan through the same check.
     const paged = await fetch(`${ro.rest!.url}/_plugins/_sql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `ApiKey ${KEY}` }, body: JSON.stringify({ query: "select * from read_csv('/etc/passwd', header=>false, delim=>':')", fetch_size: 1 }) });
     expect(sqlstate(await paged.json())).toBe('42501');

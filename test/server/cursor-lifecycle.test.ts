@@ -58,7 +58,8 @@ describe('close', () => {
     for (const c of [p2.json.cursor, p1.json.cursor]) {
       const r = await post(srv, { cursor: c });
       expect(r.status).toBe(400);
-      expect(r.json.error).toMatchObject({ type: 'CursorClosedException', reason: 'cursor was closed' });
+      expect(r.json.error).toMatchObject({ type: 'CursorClosedException', reason: 'Invalid Query' });
+      expect(r.json.error.details).toMatch(/^cursor was closed\. /);
     }
     expect((await post(srv, { cursor: p1.json.cursor }, '/_opendistro/_sql/close')).json).toEqual({ succeeded: true });
     // A tampered token is still an error, not a silent success.
@@ -87,7 +88,7 @@ describe('close', () => {
     const p1 = await post(srv, { query: 'select id from t1 order by id', fetch_size: 3, keep_alive: '10m' });
     const longer = await post(srv, { cursor: p1.json.cursor, keep_alive: '2h' });
     expect(longer.status).toBe(400);
-    expect(longer.json.error.reason).toMatch(/keep_alive of a cursor page cannot exceed the 600000 ms/);
+    expect(longer.json.error.details).toMatch(/keep_alive of a cursor page cannot exceed the 600000 ms/);
     expect((await post(srv, { cursor: p1.json.cursor, keep_alive: '1m' })).status).toBe(200);
   });
 
@@ -148,7 +149,8 @@ describe('cursors bound to the definitions they read', () => {
     await db.query('create or replace view v as select id, v from t2');
     const r = await post(srv, { cursor: p1.json.cursor });
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({ type: 'CursorStaleException', reason: 'table or view "v" was redefined since this cursor was issued' });
+    expect(r.json.error).toMatchObject({ type: 'CursorStaleException', reason: 'Invalid Query' });
+    expect(r.json.error.details).toMatch(/^table or view "v" was redefined since this cursor was issued\. /);
     const fresh = await post(srv, { query: 'select * from v order by id', fetch_size: 4 });
     expect(fresh.json.datarows[0]).toEqual([1, 'two-1']);
     expect(await selectOne(srv)).toEqual([[1]]);
@@ -162,7 +164,7 @@ describe('cursors bound to the definitions they read', () => {
     const viaView = await post(srv, { query: 'select * from outer_v order by id', fetch_size: 3 });
     const viaSubquery = await post(srv, { query: 'select id from t2 where id in (select id from inner_v) order by id', fetch_size: 3 });
     await db.query('create or replace view inner_v as select id, v from t2');
-    expect((await post(srv, { cursor: viaView.json.cursor })).json.error.reason).toBe('table or view "inner_v" was redefined since this cursor was issued');
+    expect((await post(srv, { cursor: viaView.json.cursor })).json.error.details).toMatch(/^table or view "inner_v" was redefined since this cursor was issued/);
     expect((await post(srv, { cursor: viaSubquery.json.cursor })).json.error.type).toBe('CursorStaleException');
   });
 
@@ -185,9 +187,9 @@ describe('cursors bound to the definitions they read', () => {
     await post(srv, { query: 'create table t2 (id bigint primary key, v text)' });
     const r = await post(srv, { cursor: p1.json.cursor });
     expect(r.status).toBe(400);
-    expect(r.json.error.reason).toBe('table or view "t2" was redefined since this cursor was issued');
+    expect(r.json.error.details).toMatch(/^table or view "t2" was redefined since this cursor was issued/);
     await post(srv, { query: 'drop table t2' });
-    expect((await post(srv, { cursor: p1.json.cursor })).json.error.reason).toBe('table or view "t2" was dropped since this cursor was issued');
+    expect((await post(srv, { cursor: p1.json.cursor })).json.error.details).toMatch(/^table or view "t2" was dropped since this cursor was issued/);
     expect(await selectOne(srv)).toEqual([[1]]);
   });
 

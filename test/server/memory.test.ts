@@ -52,7 +52,7 @@ async function expectAlive(): Promise<void> {
 
 beforeAll(async () => {
   const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  child = spawn(process.execPath, ['--max-old-space-size=256', '--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', '--memory-limit', '64MB'], {
+  child = spawn(process.execPath, ['--max-old-space-size=256', '--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', '--memory-limit', '64MB', '--size-limit', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -87,7 +87,8 @@ describe('quire serve --memory-limit 64MB (heap 256MB)', () => {
       const r = await post(HUGE, {}, format);
       expect(r.status).toBe(400);
       const err = r.body.error as { reason: string; details: string };
-      expect(err.reason).toMatch(/^result too large: more than 64MB without paging/);
+      expect(err.reason).toBe('Invalid Query');
+      expect(err.details).toMatch(/^result too large: more than 64MB without paging/);
       expect(err.details).toContain('fetch_size');
       expect(r.ms).toBeLessThan(15_000);
     }
@@ -111,9 +112,10 @@ describe('quire serve --memory-limit 64MB (heap 256MB)', () => {
     const r = await post(DISTINCT_4M);
     // Over the memory budget is the request's doing: a 4xx (ResourceLimitException), never a 5xx.
     expect(r.status).toBe(400);
-    const err = r.body.error as { reason: string; details: string };
-    expect(err.reason).toBe('out of memory');
-    expect(err.details).toContain('SQLSTATE 53200');
+    const err = r.body.error as { reason: string; details: string; sqlstate: string };
+    expect(err.reason).toBe('Invalid Query');
+    expect(err.details).toMatch(/^out of memory\. /);
+    expect(err.sqlstate).toBe('53200');
     expect(err.details).toContain('in HashAggregate');
     expect(err.details).toContain('memory_limit is 64MB');
     await expectAlive();

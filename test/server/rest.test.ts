@@ -31,7 +31,7 @@ async function post(path: string, body: unknown, opts: { raw?: string; headers?:
 beforeAll(async () => {
   db = await Database.create();
   await loadDemo(db);
-  server = await startRestServer({ db, host: '127.0.0.1', port: 0, maxFetchSize: 1000, queryTimeoutMs: 2000 });
+  server = await startRestServer({ db, host: '127.0.0.1', port: 0, maxFetchSize: 1000, queryTimeoutMs: 2000, sizeLimit: 0 });
 });
 
 afterAll(async () => {
@@ -43,10 +43,10 @@ describe('OpenSearch SQL protocol', () => {
     const r = await post('/_plugins/_sql', { query: "select array[1, null, 3] as a, array[1.5]::numeric[] as n, array['x', null] as t, array[date '2024-02-29'] as d" });
     expect(r.status).toBe(200);
     expect(r.json.schema).toEqual([
-      { name: 'a', type: 'integer' },
-      { name: 'n', type: 'double' },
-      { name: 't', type: 'keyword' },
-      { name: 'd', type: 'date' },
+      { name: 'array[1, null, 3]', alias: 'a', type: 'integer' },
+      { name: 'array[1.5]::numeric[]', alias: 'n', type: 'double' },
+      { name: "array['x', null]", alias: 't', type: 'keyword' },
+      { name: "array[date '2024-02-29']", alias: 'd', type: 'date' },
     ]);
     expect(r.json.datarows).toEqual([[[1, null, 3], [1.5], ['x', null], ['2024-02-29']]]);
     const csv = await post('/_plugins/_sql?format=csv', { query: "select array['x,y', 'z'] as a" });
@@ -156,7 +156,7 @@ describe('OpenSearch SQL protocol', () => {
     const raw = await post('/_plugins/_sql?format=raw', { query: 'SELECT key, int0 FROM calcs ORDER BY key LIMIT 2' });
     expect(raw.text.split('\n')).toEqual(['key|int0', 'key00|1', 'key01|']);
     const json = await post('/_plugins/_sql?format=json', { query: 'SELECT key, int0 FROM calcs ORDER BY key', fetch_size: 2 });
-    expect(json.json.datarows).toEqual([{ key: 'key00', int0: 1 }, { key: 'key01', int0: null }]);
+    expect(json.json.hits.hits.map((h: { _source: unknown }) => h._source)).toEqual([{ key: 'key00', int0: 1 }, { key: 'key01', int0: null }]);
     expect(json.json.cursor).toBeTypeOf('string');
     const csvPaged = await post('/_plugins/_sql?format=csv', { query: 'SELECT 1', fetch_size: 2 });
     expect(csvPaged.status).toBe(400);
@@ -167,7 +167,7 @@ describe('OpenSearch SQL protocol', () => {
     const cases: [unknown, number, string][] = [
       [{ query: 'SELEC 1' }, 400, 'SyntaxCheckException'],
       [{ query: 'SELECT nope FROM calcs' }, 400, 'SemanticCheckException'],
-      [{ query: 'SELECT * FROM missing' }, 404, 'SemanticCheckException'],
+      [{ query: 'SELECT * FROM missing' }, 404, 'IndexNotFoundException'],
       [{ query: 'SELECT 1', fetch_size: -1 }, 400, 'IllegalArgumentException'],
       [{ query: 'SELECT 1', fetch_size: 1.5 }, 400, 'IllegalArgumentException'],
       [{ query: 'SELECT 1', fetch_size: '5' }, 400, 'IllegalArgumentException'],

@@ -6,19 +6,27 @@
  *   POST /_plugins/_sql/_explain                     {query, fetch_size?, parameters?}
  *   (the same under /_opendistro/_sql for older clients)
  *
+ *   GET  /                                           cluster info (name, cluster_name, cluster_uuid, version, tagline)
+ *   ?pretty on any of them indents the JSON response.
+ *
+ * OpenSearch's catalog statements (SHOW TABLES LIKE, DESCRIBE TABLES LIKE … COLUMNS LIKE) are
+ * answered here (opensearch-dialect.ts); result columns are named as OpenSearch names them
+ * (column-names.ts). One statement per request.
+ *
  * Paging is the stateless keyset Pager (src/cursor): the server keeps nothing between pages, so
  * any number of clients can hold cursors and a restart with the same --secret keeps them valid;
  * the one thing remembered is which paging sessions were closed (src/cursor/revocations.ts).
  * Limits: body size (bodyLimit), per-query time (queryTimeoutMs, the query is cancelled), whole
  * request time (requestTimeoutMs), fetch_size ≤ maxFetchSize (larger is an error, never a silent cap),
- * unpaged results ≤ maxResultBytes (larger is a 400 telling the client to page).
+ * unpaged results ≤ maxResultBytes (larger is a 400 telling the client to page) and cut at sizeLimit
+ * rows (OpenSearch's plugins.query.size_limit; the response then carries a warning).
  * Only reading statements run unless allowWrites is set, because the endpoint may be reachable by
  * more clients than the process owner intends.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { SelectStmt } from '@pgsql/types';
+import type { RangeVar, SelectStmt } from '@pgsql/types';
 import type { Database } from '../../api/database.js';
 import { QuireError } from '../../common/errors.js';
 import { isTimeoutError, runWithLimits } from '../../index.js';
@@ -32,7 +40,9 @@ import type { PhysicalOperator } from '../../physical/operator.js';
 import { explainPlan } from '../../physical/explain.js';
 import { nodeBody, nodeTag } from '../../sql/ast.js';
 import { parseStatements } from '../../sql/parse.js';
-import { HttpError, toErrorBody } from './errors.js';
+import { errorBody, HttpError, toErrorBody } from './errors.js';
+import { selectItemNames } from './column-names.js';
+import { parseDialectStatement, runDialectStatement } from './opensearch-dialect.js';
 import { limitConnections } from './connection-limit.js';
 import { silentLogger, sqlForLog, type ServerLogger } from '../logger.js';
 import { serverAccess } from '../access.js';
@@ -83,9 +93,19 @@ export interface RestServerOptions {
    * beyond it the request fails with 400 and the rows are dropped. Default 64 MiB.
    */
   maxResultBytes?: number;
+  /**
+   * Rows an unpaged query (no fetch_size) returns at most, as OpenSearch's plugins.query.size_limit:
+   * the rest are cut and the response carries a warning. 0 = no limit. Default 200.
+   */
+  sizeLimit?: number;
+  /** The cluster name GET / reports and SHOW TABLES puts in TABLE_CAT. Default "quire". */
+  clusterName?: string;
 }
 
 export const DEFAULT_REST_MAX_CONNECTIONS = 100;
+export const DEFAULT_SIZE_LIMIT = 200;
+/** The OpenSearch version GET / reports: one the OpenSearch JDBC and ODBC drivers accept. */
+export const OPENSEARCH_VERSION = '2.11.0';
 
 const SQL_PATHS = ['/_plugins/_sql', '/_opendistro/_sql'] as const;
 export const DEFAULT_MAX_RESULT_BYTES = 64 * 1024 ** 2;
@@ -102,6 +122,9 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
   const codec = new CursorCodec(opts.cursorKeys ? { keys: opts.cursorKeys } : {});
   const queryTimeout = opts.queryTimeoutMs ?? 30_000;
   const maxResultBytes = opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const sizeLimit = opts.sizeLimit ?? DEFAULT_SIZE_LIMIT;
+  const clusterName = opts.clusterName ?? 'quire';
+  const clusterUuid = randomBytes(16).toString('base64url');
   // REST requests share one session, with the listener's privileges (src/server/access.ts) and the
   // settings the database had when the server started.
   const baseSettings = Object.fromEntries(opts.db.session.all());
@@ -160,6 +183,17 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     return undefined;
   });
 
+  app.addHook('onSend', async (req, reply, payload) => {
+    const q = req.query as Record<string, unknown> | undefined;
+    if (q === undefined || !('pretty' in q) || q.pretty === 'false' || typeof payload !== 'string') return payload;
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    try {
+      return JSON.stringify(JSON.parse(payload), null, 2) + '\n';
+    } catch {
+      return payload;
+    }
+  });
+
   if (opts.apiKey !== undefined) {
     const want = createHash('sha256').update(opts.apiKey).digest();
     app.addHook('onRequest', async (req) => {
@@ -184,7 +218,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     void reply.status(body.status).type('application/json; charset=utf-8').send(body);
   });
   app.setNotFoundHandler((req, reply) => {
-    void reply.status(404).send({ error: { reason: `no handler found for ${req.method} ${req.url.split('?')[0]}`, details: '', type: 'NotFoundException' }, status: 404 });
+    void reply.status(404).send(errorBody(404, 'NotFoundException', `no handler found for ${req.method} ${req.url.split('?')[0]}`));
   });
 
   /**
@@ -213,16 +247,19 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     }
   };
 
-  const send = (reply: FastifyReply, format: RestFormat, r: ResultSet, sanitize: boolean): FastifyReply => {
+  const send = (reply: FastifyReply, format: RestFormat, r: ResultSet, sanitize: boolean, info: { started: number; index: string | null }): FastifyReply => {
     const tz = db.timezone;
+    // Text formats have no field for it: a cut result says so in a Warning header (RFC 9111 style).
+    if (r.warning !== undefined) void reply.header('warning', `299 quire "${r.warning.replace(/["\\]/g, '').replace(/[^\x20-\x7e]/g, '?')}"`);
     if (format === 'csv') return reply.type('text/plain; charset=utf-8').send(csvText(r, tz, sanitize));
     if (format === 'raw') return reply.type('text/plain; charset=utf-8').send(rawText(r, tz));
-    const body = format === 'json' ? jsonBody(r, tz) : jdbcBody(r, tz);
+    const body = format === 'json' ? jsonBody(r, tz, { tookMs: performance.now() - info.started, index: info.index }) : jdbcBody(r, tz);
     // JSON.stringify in a reply is synchronous; values are already JSON-safe (formats.ts).
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
   };
 
   const sqlHandler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const started = performance.now();
     const q = req.query as Record<string, unknown>;
     const format = parseFormat(q.format);
     const sanitize = q.sanitize !== 'false';
@@ -238,30 +275,35 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       if (format === 'csv' || format === 'raw') throw new HttpError(400, 'IllegalArgumentException', `cursors are returned only with format=jdbc or json, not ${format}`);
       const cursor = body.cursor;
       const page = await timed(req, { cursor: true }, (signal) => pager.next(cursor, { ...(fetchSize ? { fetchSize } : {}), ttlMs, signal }));
-      return send(reply, format, pageResult(page), sanitize);
+      const stmt = singleSelect(page.sql);
+      return send(reply, format, named(page.sql, stmt, pageResult(page)), sanitize, { started, index: stmt && fromIndex(stmt) });
     }
     if (typeof body.query !== 'string' || body.query.trim() === '') throw new HttpError(400, 'IllegalArgumentException', '"query" must be a non-empty string');
+    const dialect = parseDialectStatement(body.query);
+    if (dialect !== null) return send(reply, format, runDialectStatement(db, dialect, clusterName), sanitize, { started, index: null });
     const params = parseParameters(body.parameters);
     const sql = params.length > 0 ? questionMarksToDollar(body.query) : body.query;
     // Privileges are the session's (db.access): every statement is checked where it is planned or run.
     const kind = statementKind(sql);
+    const stmt = kind === 'select' ? singleSelect(sql) : null;
+    const index = stmt && fromIndex(stmt);
     if (fetchSize && kind === 'select') {
       if (format === 'csv' || format === 'raw') {
         throw new HttpError(400, 'IllegalArgumentException', `fetch_size is supported only with format=jdbc or json, not ${format}`, 'Drop fetch_size to get the whole result as text.');
       }
       const page = await timed(req, { sql }, (signal) => pager.first(sql, { fetchSize, params, ttlMs, signal }));
-      return send(reply, format, pageResult(page), sanitize);
+      return send(reply, format, named(sql, stmt, pageResult(page)), sanitize, { started, index });
     }
     // Unpaged: the whole result (fetch_size absent or 0, as in OpenSearch; non-SELECT statements ignore it).
     const session = kind === 'select' ? db : requestSession();
     let r: ResultSet;
     try {
-      r = await timed(req, { sql }, (signal) => runWhole(session, sql, params, kind, signal, maxResultBytes));
+      r = await timed(req, { sql }, (signal) => runWhole(session, sql, params, kind, signal, maxResultBytes, sizeLimit));
     } finally {
       // The request's own session ends with it: an unfinished transaction and TEMP tables go.
       if (session !== db) session.endSession();
     }
-    return send(reply, format, r, sanitize);
+    return send(reply, format, named(sql, stmt, r), sanitize, { started, index });
   };
 
   const closeHandler = async (req: FastifyRequest): Promise<{ succeeded: true }> => {
@@ -286,6 +328,25 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     });
     return { root: explainTree(op), plan: explainPlan(op, false) };
   };
+
+  // The JDBC and ODBC drivers read the version and distribution on connect.
+  app.get('/', async () => ({
+    name: clusterName,
+    cluster_name: clusterName,
+    cluster_uuid: clusterUuid,
+    version: {
+      distribution: 'opensearch',
+      number: OPENSEARCH_VERSION,
+      build_type: 'tar',
+      build_hash: 'unknown',
+      build_date: 'unknown',
+      build_snapshot: false,
+      lucene_version: '9.7.0',
+      minimum_wire_compatibility_version: '7.10.0',
+      minimum_index_compatibility_version: '7.0.0',
+    },
+    tagline: 'The OpenSearch Project: https://opensearch.org/',
+  }));
 
   for (const base of SQL_PATHS) {
     app.post(base, sqlHandler);
@@ -415,6 +476,9 @@ type StatementKind = 'select' | 'read' | 'write';
 
 function statementKind(sql: string): StatementKind {
   const stmts = parseStatements(sql);
+  if (stmts.length > 1) {
+    throw new QuireError('42601', `a request runs one statement, this one holds ${stmts.length}`, { hint: 'Send each statement in its own request.' });
+  }
   if (stmts.length === 1) {
     const tag = nodeTag(stmts[0]!.stmt);
     if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause) return 'select';
@@ -433,7 +497,7 @@ function statementKind(sql: string): StatementKind {
  * is built whole, so without a cap one request could hold more than the heap. Past the cap the query
  * stops and the client is told to page (a 400, never a truncated 200).
  */
-async function runWhole(db: Database, sql: string, params: unknown[], kind: StatementKind, signal: AbortSignal, maxBytes: number): Promise<ResultSet> {
+async function runWhole(db: Database, sql: string, params: unknown[], kind: StatementKind, signal: AbortSignal, maxBytes: number, sizeLimit: number): Promise<ResultSet> {
   if (kind === 'select') {
     const stmt = nodeBody<SelectStmt>(parseStatements(sql)[0]!.stmt);
     const prep = db.prepareSelect(stmt, params);
@@ -441,6 +505,8 @@ async function runWhole(db: Database, sql: string, params: unknown[], kind: Stat
     const op = await db.physical(prep.plan, ctx);
     const rows: Value[][] = [];
     let bytes = 0;
+    let cut = false;
+    // Leaving the loop early returns the operator's iterator, which stops the query.
     for await (const b of op.execute(ctx)) {
       bytes += batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length);
       if (bytes > maxBytes) {
@@ -453,11 +519,38 @@ async function runWhole(db: Database, sql: string, params: unknown[], kind: Stat
       }
       const r = batchRows(b);
       for (let i = 0; i < r.length; i++) rows.push(r[i]!);
+      if (sizeLimit > 0 && rows.length > sizeLimit) {
+        rows.length = sizeLimit;
+        cut = true;
+        break;
+      }
     }
-    return { columns: prep.columns, rows, cursor: null };
+    const warning = `the result was cut at the size limit of ${sizeLimit} rows; send fetch_size to page through all rows`;
+    return { columns: prep.columns, rows, cursor: null, ...(cut ? { warning } : {}) };
   }
   const r = await db.query(sql, params);
   return { columns: r.columns, rows: r.rows as Value[][], cursor: null };
+}
+
+/** The statement when `sql` is one plain SELECT, else null. */
+function singleSelect(sql: string): SelectStmt | null {
+  const stmts = parseStatements(sql);
+  if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') return null;
+  return nodeBody<SelectStmt>(stmts[0]!.stmt);
+}
+
+/** The table a SELECT reads when it reads exactly one by name (a json hit's _index). */
+function fromIndex(stmt: SelectStmt): string | null {
+  const from = stmt.fromClause ?? [];
+  if (from.length !== 1 || nodeTag(from[0]!) !== 'RangeVar') return null;
+  return nodeBody<RangeVar>(from[0]!).relname ?? null;
+}
+
+/** Columns renamed as OpenSearch names them: the select item's text, and the alias apart. */
+function named(sql: string, stmt: SelectStmt | null, r: ResultSet): ResultSet {
+  if (stmt === null) return r;
+  const names = selectItemNames(sql, stmt, r.columns.length);
+  return { ...r, columns: r.columns.map((c, i) => (names[i] ? { ...c, ...names[i] } : c)) };
 }
 
 function pageResult(p: Page): ResultSet {

@@ -38,7 +38,7 @@ export function limitConnections(app: FastifyInstance, maxConnections: number, l
   // First hook of all, so a refused request costs no authentication or parsing work.
   app.addHook('onRequest', async (req, reply) => {
     if (!refused.has(req.raw.socket)) return;
-    const body = errorBody(503, 'TooManyConnectionsException', 'sorry, too many clients already', `This server accepts at most ${maxConnections} connections at once; retry later.`);
+    const body = errorBody(503, 'TooManyConnectionsException', `sorry, too many clients already. This server accepts at most ${maxConnections} connections at once; retry later.`);
     return reply.status(503).header('connection', 'close').header('retry-after', '1').type('application/json; charset=utf-8').send(body);
   });
   return {

@@ -1,8 +1,23 @@
 /**
- * OpenSearch-shaped error bodies: {"error": {"reason", "details", "type"}, "status": <http code>}.
- * Every failure a client can cause maps to a 4xx with a short reason; a 5xx means the server (or a
- * server it depends on) failed, never the request itself, and its details never include a stack
- * trace (opensearch-project/sql#3066): the stack goes to the server's log.
+ * OpenSearch-shaped error bodies, as the SQL plugin sends them and its JDBC/ODBC drivers read them:
+ *
+ *   {"error": {"reason", "details", "type"[, "sqlstate", "position"]}, "status": <http code>}
+ *
+ * `reason` is OpenSearch's fixed wording by status: "Invalid Query" for 400 and "There was internal
+ * problem at backend" for 5xx; a missing table is OpenSearch's missing index ("Error occurred in
+ * OpenSearch engine: no such index [name]", 404). Other statuses the plugin never sends (401, 403,
+ * 408, 413, 415, 429) carry the HTTP reason phrase. `details` is the message a client shows (with
+ * PostgreSQL's detail and hint appended), `type` the exception class OpenSearch would name.
+ * `sqlstate` and `position` are extras for clients that know PostgreSQL codes.
+ *
+ * Every failure a client can cause maps to a 4xx; a 5xx means the server (or a server it depends
+ * on) failed, never the request itself, and its details never include a stack trace
+ * (opensearch-project/sql#3066): the stack goes to the server's log.
+ *
+ * SQLSTATE → type: 42601 SyntaxCheckException, 42P01 IndexNotFoundException, other 42 (names,
+ * types, privileges) SemanticCheckException, 22 (data) ExpressionEvaluationException, 57014
+ * QueryTimeoutException, 54 / 53200 ResourceLimitException, other 5xx QueryEngineException, the rest
+ * IllegalArgumentException.
  *
  * SQLSTATE class → HTTP status (httpStatusOf):
  *
@@ -18,36 +33,57 @@
  *   everything else, including 54 program_limit_exceeded (statement too complex, string too long)
  *   and 53200 out_of_memory (the statement needs more than its memory budget)        400
  */
+import { STATUS_CODES } from 'node:http';
 import { QuireError } from '../../common/errors.js';
 import { PagingError } from '../../cursor/errors.js';
 import { toQuireError } from '../to-quire-error.js';
 
 export interface ErrorBody {
-  error: { reason: string; details: string; type: string };
+  error: { reason: string; details: string; type: string; sqlstate?: string; position?: number };
   status: number;
 }
 
+/** A request-level failure: `message` becomes the body's details, `hint` is appended to it. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly type: string,
     message: string,
-    readonly details = '',
+    readonly hint = '',
   ) {
     super(message);
   }
 }
 
-export function errorBody(status: number, type: string, reason: string, details = ''): ErrorBody {
-  return { error: { reason, details, type }, status };
+export const INVALID_QUERY = 'Invalid Query';
+export const BACKEND_PROBLEM = 'There was internal problem at backend';
+
+/** OpenSearch's reason for a status (see the header). */
+export function reasonFor(status: number): string {
+  if (status === 400) return INVALID_QUERY;
+  if (status >= 500) return BACKEND_PROBLEM;
+  return STATUS_CODES[status] ?? 'Error';
 }
+
+export function errorBody(status: number, type: string, details: string, extra: { reason?: string; sqlstate?: string; position?: number } = {}): ErrorBody {
+  const error: ErrorBody['error'] = { reason: extra.reason ?? reasonFor(status), details, type };
+  if (extra.sqlstate !== undefined) error.sqlstate = extra.sqlstate;
+  if (extra.position !== undefined) error.position = extra.position;
+  return { error, status };
+}
+
+const joinText = (...parts: (string | undefined)[]): string =>
+  parts
+    .filter((p): p is string => p !== undefined && p !== '')
+    .map((p, i, all) => (i < all.length - 1 && !/[.!?]$/.test(p) ? `${p}.` : p))
+    .join(' ');
 
 /** Maps anything thrown while handling a request to a status and body. */
 export function toErrorBody(e: unknown): ErrorBody {
-  if (e instanceof HttpError) return errorBody(e.status, e.type, e.message, e.details);
+  if (e instanceof HttpError) return errorBody(e.status, e.type, joinText(e.message, e.hint));
   if (e instanceof PagingError) {
     const type = e.kind === 'InvalidArgument' ? 'IllegalArgumentException' : `${e.kind}Exception`;
-    return errorBody(e.httpStatus, type, e.message, [e.detail, e.hint].filter(Boolean).join(' '));
+    return errorBody(e.httpStatus, type, joinText(e.message, e.detail, e.hint), { sqlstate: e.code });
   }
   if (isFrameworkError(e)) {
     // Fastify's own errors (body too large, bad JSON, bad content type) carry a statusCode.
@@ -56,7 +92,14 @@ export function toErrorBody(e: unknown): ErrorBody {
   }
   const q = toQuireError(e);
   const status = httpStatusOf(q.code);
-  if (status === 500) return errorBody(500, 'InternalServerError', 'internal error', 'The server logged the failure.');
+  if (status === 500) return errorBody(500, 'InternalServerError', 'internal error; the server logged the failure', { sqlstate: q.code });
+  const extra = { sqlstate: q.code, ...(q.position ? { position: q.position } : {}) };
+  const details = joinText(q.message, q.detail, q.hint ? `Hint: ${q.hint}` : undefined);
+  if (q.code === '42P01') {
+    // OpenSearch's words for a missing index; the relation's name as the client wrote it.
+    const name = /"([^"]+)"/.exec(q.message)?.[1] ?? q.message;
+    return errorBody(404, 'IndexNotFoundException', details, { ...extra, reason: `Error occurred in OpenSearch engine: no such index [${name}]` });
+  }
   const type =
     q.code === '57014'
       ? 'QueryTimeoutException'
@@ -64,13 +107,14 @@ export function toErrorBody(e: unknown): ErrorBody {
         ? 'SyntaxCheckException'
         : q.code.startsWith('42')
           ? 'SemanticCheckException'
-          : q.code.startsWith('54') || q.code === '53200'
-            ? 'ResourceLimitException'
-            : status >= 500
-              ? 'QueryEngineException'
-              : 'IllegalArgumentException';
-  const details = [`SQLSTATE ${q.code}`, q.position ? `at character ${q.position}` : '', q.detail ?? '', q.hint ? `Hint: ${q.hint}` : ''].filter(Boolean).join('. ');
-  return errorBody(status, type, q.message, details);
+          : q.code.startsWith('22')
+            ? 'ExpressionEvaluationException'
+            : q.code.startsWith('54') || q.code === '53200'
+              ? 'ResourceLimitException'
+              : status >= 500
+                ? 'QueryEngineException'
+                : 'IllegalArgumentException';
+  return errorBody(status, type, details, extra);
 }
 
 export function httpStatusOf(code: string): number {

@@ -1,10 +1,13 @@
 /**
  * Response formats of the OpenSearch SQL endpoint (docs/user/interfaces/protocol.rst there):
- *   jdbc (default)  {schema, datarows, total, size, status[, cursor]}
- *   json            {schema, datarows: [{column: value}], total, size, status[, cursor]} (rows as objects)
+ *   jdbc (default)  {schema: [{name, alias?, type}], datarows, total, size, status[, cursor]}
+ *   json            a search response: {took, timed_out, _shards, hits: {total: {value, relation},
+ *                   max_score, hits: [{_index?, _score, _source: {column: value}}]}[, cursor]}
  *   csv             header line + RFC 4180 rows; cells starting with = + - @ are prefixed with ' unless
  *                   sanitize=false (OpenSearch's default, against formula injection in spreadsheets)
- *   raw             like csv with '|' separators and no quoting
+ *   raw             '|' separated; a cell holding '|' or '"' is quoted with '"' (inner quotes doubled)
+ * A column is named by its select item as written, with `alias` when one was given (column-names.ts);
+ * csv and raw headers and json's _source keys use the alias when there is one, as OpenSearch does.
  * `total` and `size` are both the number of rows in this response (documented in the README:
  * paged responses do not count the whole result; opensearch-project/sql#1649).
  */
@@ -16,7 +19,7 @@ export type RestFormat = 'jdbc' | 'json' | 'csv' | 'raw';
 export const REST_FORMATS: readonly RestFormat[] = ['jdbc', 'json', 'csv', 'raw'];
 
 export interface ResultSet {
-  columns: readonly { name: string; type: DataType }[];
+  columns: readonly { name: string; type: DataType; alias?: string }[];
   rows: readonly (readonly Value[])[];
   cursor: string | null;
   warning?: string;
@@ -91,7 +94,7 @@ export function jsonValue(v: Value, t: DataType, timezone: string): unknown {
 
 export function jdbcBody(r: ResultSet, timezone: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    schema: r.columns.map((c) => ({ name: c.name, type: opensearchType(c.type) })),
+    schema: r.columns.map((c) => (c.alias !== undefined ? { name: c.name, alias: c.alias, type: opensearchType(c.type) } : { name: c.name, type: opensearchType(c.type) })),
     datarows: r.rows.map((row) => row.map((v, i) => jsonValue(v, r.columns[i]!.type, timezone))),
     total: r.rows.length,
     size: r.rows.length,
@@ -102,9 +105,23 @@ export function jdbcBody(r: ResultSet, timezone: string): Record<string, unknown
   return body;
 }
 
-export function jsonBody(r: ResultSet, timezone: string): Record<string, unknown> {
-  const body = jdbcBody(r, timezone);
-  body.datarows = r.rows.map((row) => Object.fromEntries(row.map((v, i) => [r.columns[i]!.name, jsonValue(v, r.columns[i]!.type, timezone)])));
+const label = (c: ResultSet['columns'][number]): string => c.alias ?? c.name;
+
+/** `index`: the one table the query reads, when it reads one (OpenSearch's index of each hit). */
+export function jsonBody(r: ResultSet, timezone: string, info: { tookMs: number; index: string | null }): Record<string, unknown> {
+  const keys = r.columns.map(label);
+  const hits = r.rows.map((row) => {
+    const source = Object.fromEntries(row.map((v, i) => [keys[i]!, jsonValue(v, r.columns[i]!.type, timezone)]));
+    return info.index !== null ? { _index: info.index, _score: null, _source: source } : { _score: null, _source: source };
+  });
+  const body: Record<string, unknown> = {
+    took: Math.round(info.tookMs),
+    timed_out: false,
+    _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+    hits: { total: { value: r.rows.length, relation: 'eq' }, max_score: null, hits },
+  };
+  if (r.cursor !== null) body.cursor = r.cursor;
+  if (r.warning !== undefined) body.warning = r.warning;
   return body;
 }
 
@@ -122,13 +139,14 @@ export function csvText(r: ResultSet, timezone: string, sanitize: boolean): stri
     if (sanitize && text && /^[=+\-@]/.test(x)) x = `'${x}`;
     return /[",\r\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x;
   };
-  const lines = [r.columns.map((c) => cell(c.name, true)).join(',')];
+  const lines = [r.columns.map((c) => cell(label(c), true)).join(',')];
   for (const row of r.rows) lines.push(row.map((v, i) => cell(textCell(v, r.columns[i]!.type, timezone), isText[i]!)).join(','));
   return lines.join('\n');
 }
 
 export function rawText(r: ResultSet, timezone: string): string {
-  const lines = [r.columns.map((c) => c.name).join('|')];
-  for (const row of r.rows) lines.push(row.map((v, i) => textCell(v, r.columns[i]!.type, timezone)).join('|'));
+  const cell = (x: string): string => (/[|"]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
+  const lines = [r.columns.map((c) => cell(label(c))).join('|')];
+  for (const row of r.rows) lines.push(row.map((v, i) => cell(textCell(v, r.columns[i]!.type, timezone))).join('|'));
   return lines.join('\n');
 }
