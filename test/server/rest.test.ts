@@ -177,7 +177,7 @@ describe('OpenSearch SQL protocol', () => {
       [{}, 400, 'IllegalArgumentException'],
       [[1, 2], 400, 'IllegalArgumentException'],
       [{ query: 42 }, 400, 'IllegalArgumentException'],
-      [{ query: 'DROP TABLE calcs' }, 400, 'IllegalArgumentException'],
+      [{ query: 'DROP TABLE calcs' }, 403, 'SecurityException'],
       [{ query: 'SELECT random() FROM calcs', fetch_size: 2 }, 400, 'PaginationUnsupportedException'],
       [{ query: 'SELECT 1', keep_alive: 'forever' }, 400, 'IllegalArgumentException'],
     ];

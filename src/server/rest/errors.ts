@@ -100,21 +100,19 @@ export function toErrorBody(e: unknown): ErrorBody {
     const name = /"([^"]+)"/.exec(q.message)?.[1] ?? q.message;
     return errorBody(404, 'IndexNotFoundException', details, { ...extra, reason: `Error occurred in OpenSearch engine: no such index [${name}]` });
   }
-  const type =
-    q.code === '57014'
-      ? 'QueryTimeoutException'
-      : q.code === '42601'
-        ? 'SyntaxCheckException'
-        : q.code.startsWith('42')
-          ? 'SemanticCheckException'
-          : q.code.startsWith('22')
-            ? 'ExpressionEvaluationException'
-            : q.code.startsWith('54') || q.code === '53200'
-              ? 'ResourceLimitException'
-              : status >= 500
-                ? 'QueryEngineException'
-                : 'IllegalArgumentException';
+  const type = exceptionType(q.code, status);
   return errorBody(status, type, details, extra);
+}
+
+/** The OpenSearch exception class named in `type` for a SQLSTATE answered with `status`. */
+function exceptionType(code: string, status: number): string {
+  if (status === 403) return 'SecurityException';
+  if (code === '57014') return 'QueryTimeoutException';
+  if (code === '42601') return 'SyntaxCheckException';
+  if (code.startsWith('42')) return 'SemanticCheckException';
+  if (code.startsWith('22')) return 'ExpressionEvaluationException';
+  if (code.startsWith('54') || code === '53200') return 'ResourceLimitException';
+  return status >= 500 ? 'QueryEngineException' : 'IllegalArgumentException';
 }
 
 export function httpStatusOf(code: string): number {
