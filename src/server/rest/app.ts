@@ -46,7 +46,7 @@ import { parseDialectStatement, runDialectStatement } from './opensearch-dialect
 import { limitConnections } from './connection-limit.js';
 import { silentLogger, sqlForLog, type ServerLogger } from '../logger.js';
 import { serverAccess } from '../access.js';
-import { REST_FORMATS, csvText, jdbcBody, jsonBody, rawText, type RestFormat, type ResultSet } from './formats.js';
+import { REST_FORMATS, csvText, jdbcText, jsonText, rawText, type RestFormat, type ResultSet } from './formats.js';
 
 export interface RestServerOptions {
   db: Database;
@@ -247,15 +247,15 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
     }
   };
 
-  const send = (reply: FastifyReply, format: RestFormat, r: ResultSet, sanitize: boolean, info: { started: number; index: string | null }): FastifyReply => {
+  const send = async (reply: FastifyReply, format: RestFormat, r: ResultSet, sanitize: boolean, info: { started: number; index: string | null }): Promise<FastifyReply> => {
     const tz = db.timezone;
     // Text formats have no field for it: a cut result says so in a Warning header (RFC 9111 style).
     if (r.warning !== undefined) void reply.header('warning', `299 quire "${r.warning.replace(/["\\]/g, '').replace(/[^\x20-\x7e]/g, '?')}"`);
     if (format === 'csv') return reply.type('text/plain; charset=utf-8').send(csvText(r, tz, sanitize));
     if (format === 'raw') return reply.type('text/plain; charset=utf-8').send(rawText(r, tz));
-    const body = format === 'json' ? jsonBody(r, tz, { tookMs: performance.now() - info.started, index: info.index }) : jdbcBody(r, tz);
-    // JSON.stringify in a reply is synchronous; values are already JSON-safe (formats.ts).
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
+    // Values are already JSON-safe (formats.ts); large results are serialized in slices.
+    const text = format === 'json' ? await jsonText(r, tz, { tookMs: performance.now() - info.started, index: info.index }) : await jdbcText(r, tz);
+    return reply.type('application/json; charset=utf-8').send(text);
   };
 
   const sqlHandler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {

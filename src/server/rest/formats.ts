@@ -14,6 +14,7 @@
 import { formatValue } from '../../common/format-value.js';
 import { elementType, isArrayType, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { Numeric } from '../../common/numeric.js';
+import { yieldTurn } from '../../index.js';
 
 export type RestFormat = 'jdbc' | 'json' | 'csv' | 'raw';
 export const REST_FORMATS: readonly RestFormat[] = ['jdbc', 'json', 'csv', 'raw'];
@@ -103,6 +104,53 @@ export function jdbcBody(r: ResultSet, timezone: string): Record<string, unknown
   if (r.cursor !== null) body.cursor = r.cursor;
   if (r.warning !== undefined) body.warning = r.warning;
   return body;
+}
+
+/** Rows serialized between two yields of the event loop. */
+const ROWS_PER_SLICE = 2000;
+const ROWS_MARK = '\u0000rows';
+
+/**
+ * The JSON text of `body`, whose array `holder[key]` has `n` items made by `item`: a large result
+ * would otherwise be converted and stringified in one piece (a second or more for 100k rows), holding
+ * every other client's request meanwhile. Small results take the one-piece path.
+ */
+async function sliced(body: object, holder: Record<string, unknown>, key: string, n: number, item: (i: number) => unknown): Promise<string> {
+  if (n <= ROWS_PER_SLICE) {
+    holder[key] = Array.from({ length: n }, (_, i) => item(i));
+    return JSON.stringify(body);
+  }
+  holder[key] = ROWS_MARK;
+  const [head, tail] = JSON.stringify(body).split(JSON.stringify(ROWS_MARK)) as [string, string];
+  const parts: string[] = [head, '['];
+  for (let s = 0; s < n; s += ROWS_PER_SLICE) {
+    const slice: unknown[] = [];
+    for (let i = s; i < Math.min(n, s + ROWS_PER_SLICE); i++) slice.push(item(i));
+    if (s > 0) parts.push(',');
+    parts.push(JSON.stringify(slice).slice(1, -1));
+    await yieldTurn();
+  }
+  parts.push(']', tail);
+  return parts.join('');
+}
+
+/** jdbcBody as JSON text, built in slices. */
+export function jdbcText(r: ResultSet, timezone: string): Promise<string> {
+  const body = jdbcBody({ ...r, rows: [] }, timezone);
+  body.total = body.size = r.rows.length;
+  return sliced(body, body, 'datarows', r.rows.length, (i) => r.rows[i]!.map((v, c) => jsonValue(v, r.columns[c]!.type, timezone)));
+}
+
+/** jsonBody as JSON text, built in slices. */
+export function jsonText(r: ResultSet, timezone: string, info: { tookMs: number; index: string | null }): Promise<string> {
+  const body = jsonBody({ ...r, rows: [] }, timezone, info);
+  const hits = body.hits as Record<string, unknown>;
+  hits.total = { value: r.rows.length, relation: 'eq' };
+  const keys = r.columns.map(label);
+  return sliced(body, hits, 'hits', r.rows.length, (i) => {
+    const source = Object.fromEntries(r.rows[i]!.map((v, c) => [keys[c]!, jsonValue(v, r.columns[c]!.type, timezone)]));
+    return info.index !== null ? { _index: info.index, _score: null, _source: source } : { _score: null, _source: source };
+  });
 }
 
 const label = (c: ResultSet['columns'][number]): string => c.alias ?? c.name;
