@@ -442,10 +442,7 @@ function binderFor(host: UtilityHost, types: DataType[] = []): QueryBinder {
 export function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
   for (const key of t.uniqueKeys) {
     const seen = new Set<string>();
-    const keyOf = (vals: Value[]): string | null => {
-      if (vals.some((v) => v === null)) return null;
-      return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
-    };
+    const keyOf = (vals: Value[]): string | null => uniqueKeyText(t, key, vals);
     const add = (vals: Value[]): void => {
       const k = keyOf(vals);
       if (k === null) return;
@@ -499,7 +496,11 @@ function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: Quer
 async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
-  if (b.onConflictClause) throw new QuireError('0A000', 'ON CONFLICT is not supported');
+  const onConflict = b.onConflictClause as AnyNode | undefined;
+  if (onConflict !== undefined && onConflict.action !== 'ONCONFLICT_NOTHING') {
+    throw new QuireError('0A000', 'ON CONFLICT DO UPDATE is not supported', { position: pos(onConflict.location as number) });
+  }
+  const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
   const targetCols: number[] = b.cols
     ? (b.cols as Node[]).map((c) => {
         const cb = nodeBody<AnyNode>(c);
@@ -567,10 +568,61 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     }
   }
   checkNotNull(t, rows);
-  if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
-  const ret = retList(b) ? await returning(host, t, rv, rows, retList(b)!, params) : null;
-  t.appendRows(rows);
-  return result('INSERT', `INSERT 0 ${rows.length}`, { rowCount: rows.length, ...(ret ?? {}) });
+  const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
+  if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
+  const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
+  t.appendRows(inserted);
+  return result('INSERT', `INSERT 0 ${inserted.length}`, { rowCount: inserted.length, ...(ret ?? {}) });
+}
+
+/**
+ * The unique keys ON CONFLICT DO NOTHING watches: the one its column list names (42P10 when none
+ * matches), or every unique key when it names none.
+ */
+function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
+  const infer = clause.infer as AnyNode | undefined;
+  const elems = (infer?.indexElems as Node[] | undefined) ?? [];
+  if (elems.length === 0) return t.uniqueKeys;
+  if (infer?.whereClause) throw new QuireError('0A000', 'ON CONFLICT with a WHERE on the conflict target is not supported', { position: pos(infer.location as number) });
+  const cols = elems.map((e) => {
+    const name = nodeBody<AnyNode>(e).name as string | undefined;
+    const c = name === undefined ? -1 : t.schema.findIndex((f) => f.name === name);
+    if (name === undefined) throw new QuireError('0A000', 'ON CONFLICT on an expression is not supported', { position: pos(infer!.location as number) });
+    if (c < 0) throw new QuireError('42703', `column "${name}" does not exist`, { position: pos(infer!.location as number) });
+    return c;
+  });
+  const want = [...new Set(cols)].sort((x, y) => x - y).join(',');
+  const key = t.uniqueKeys.find((k) => [...k].sort((x, y) => x - y).join(',') === want);
+  if (key === undefined) throw new QuireError('42P10', 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
+  return [key];
+}
+
+/** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
+function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
+  const seen = arbiters.map((key) => {
+    const set = new Set<string>();
+    for (const b of t.snapshot()) {
+      for (let i = 0; i < b.length; i++) {
+        const k = uniqueKeyText(t, key, key.map((c) => getValue(b.columns[c]!, i)));
+        if (k !== null) set.add(k);
+      }
+    }
+    return set;
+  });
+  const kept: Value[][] = [];
+  for (const r of rows) {
+    const keys = arbiters.map((key) => uniqueKeyText(t, key, key.map((c) => r[c]!)));
+    if (keys.some((k, a) => k !== null && seen[a]!.has(k))) continue;
+    keys.forEach((k, a) => k !== null && seen[a]!.add(k));
+    kept.push(r);
+  }
+  return kept;
+}
+
+/** A unique key's value as a string for set membership; null when a part is NULL (NULLs never conflict). */
+function uniqueKeyText(t: MemoryTable, key: readonly number[], vals: readonly Value[]): string | null {
+  if (vals.some((v) => v === null)) return null;
+  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
 }
 
 function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
