@@ -67,6 +67,8 @@ export async function matchTargetRows(
   b: AnyNode,
   values: readonly Node[],
   params: readonly unknown[],
+  /** More relations the statement names (ON CONFLICT's EXCLUDED). */
+  extra: ReadonlyMap<string, TableSource> = new Map(),
 ): Promise<MatchedRows> {
   if ((b.fromClause || b.usingClause) && (b.returningList || b.returningClause)) {
     throw new QuireError('0A000', `RETURNING is not supported with ${b.usingClause ? 'DELETE … USING' : 'UPDATE … FROM'}`);
@@ -93,7 +95,7 @@ export async function matchTargetRows(
     op: 'SETOP_NONE',
     limitOption: 'LIMIT_OPTION_DEFAULT',
   } as unknown as SelectStmt;
-  const prepared = host.prepareSelect(select, params, undefined, new Map([[TARGET, target]]));
+  const prepared = host.prepareSelect(select, params, undefined, new Map([...extra, [TARGET, target]]));
   const ctx = host.execContext(prepared.paramTypes, params, false);
   const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
   const rows = new Map<number, Value[]>();
@@ -107,4 +109,32 @@ export async function matchTargetRows(
     }
   }
   return { rows, types: prepared.plan.schema.slice(1).map((f) => f.type) };
+}
+
+const TARGET_POSITION = '\u0000target position';
+
+/**
+ * ON CONFLICT DO UPDATE: the SET values (and WHERE) for each existing row a proposed row conflicts
+ * with, by joining the target to EXCLUDED (the proposed rows, each with the position of the row it
+ * conflicts with).
+ */
+export async function matchConflictRows(
+  host: DmlHost,
+  table: MemoryTable,
+  snapshot: readonly Batch[],
+  alias: string | undefined,
+  proposals: readonly Value[][],
+  targetPositions: readonly number[],
+  clause: AnyNode,
+  values: readonly Node[],
+  params: readonly unknown[],
+): Promise<MatchedRows> {
+  const excluded = new MemoryTable('excluded', [...table.schema, { name: TARGET_POSITION, type: T.int4 }]);
+  excluded.appendRows(proposals.map((r, i) => [...r, targetPositions[i]!]));
+  const qualifier = alias ?? table.name;
+  const ref = (q: string, name: string): Node => ({ ColumnRef: { fields: [{ String: { sval: q } }, { String: { sval: name } }] } }) as Node;
+  const same = { A_Expr: { kind: 'AEXPR_OP', name: [{ String: { sval: '=' } }], lexpr: ref('excluded', TARGET_POSITION), rexpr: ref(qualifier, ROW_POSITION) } } as Node;
+  const where = clause.whereClause !== undefined ? ({ BoolExpr: { boolop: 'AND_EXPR', args: [same, clause.whereClause] } } as Node) : same;
+  const stmt: AnyNode = { fromClause: [{ RangeVar: { relname: 'excluded', inh: true, relpersistence: 'p' } }], whereClause: where };
+  return matchTargetRows(host, table, snapshot, alias, stmt, values, params, new Map([['excluded', excluded]]));
 }

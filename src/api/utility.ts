@@ -29,7 +29,7 @@ import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
 import { Cursor, type CursorManager } from './cursors.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
-import { matchTargetRows, needsPlanner } from './dml-target.js';
+import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 
@@ -497,8 +497,12 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const onConflict = b.onConflictClause as AnyNode | undefined;
-  if (onConflict !== undefined && onConflict.action !== 'ONCONFLICT_NOTHING') {
-    throw new QuireError('0A000', 'ON CONFLICT DO UPDATE is not supported', { position: pos(onConflict.location as number) });
+  const doUpdate = onConflict?.action === 'ONCONFLICT_UPDATE';
+  if (doUpdate && !((onConflict!.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
+    throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
+      position: pos(onConflict!.location as number),
+      hint: 'For example, ON CONFLICT (column_name).',
+    });
   }
   const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
   const targetCols: number[] = b.cols
@@ -568,6 +572,7 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     }
   }
   checkNotNull(t, rows);
+  if (doUpdate) return upsert(host, t, rv, b, onConflict!, arbiters![0]!, rows, params);
   const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
   if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
   const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
@@ -576,8 +581,65 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
 }
 
 /**
- * The unique keys ON CONFLICT DO NOTHING watches: the one its column list names (42P10 when none
- * matches), or every unique key when it names none.
+ * INSERT … ON CONFLICT (key) DO UPDATE: proposed rows that conflict on `key` update the row they
+ * conflict with (SET and WHERE see it and EXCLUDED, the proposed row); the others are inserted.
+ * As in PostgreSQL, one command may not touch a row twice (21000).
+ */
+async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
+  const snapshot = t.snapshot();
+  const existing = new Map<string, number>();
+  let base = 0;
+  for (const batch of snapshot) {
+    for (let i = 0; i < batch.length; i++) {
+      const k = uniqueKeyText(t, key, key.map((c) => getValue(batch.columns[c]!, i)));
+      if (k !== null) existing.set(k, base + i);
+    }
+    base += batch.length;
+  }
+  const twice = (): QuireError =>
+    new QuireError('21000', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
+      hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
+    });
+  const inserted: Value[][] = [];
+  const insertedKeys = new Set<string>();
+  const proposals: Value[][] = [];
+  const positions: number[] = [];
+  const touched = new Set<number>();
+  for (const r of rows) {
+    const k = uniqueKeyText(t, key, key.map((c) => r[c]!));
+    const at = k === null ? undefined : existing.get(k);
+    if (at === undefined) {
+      if (k !== null && insertedKeys.has(k)) throw twice();
+      if (k !== null) insertedKeys.add(k);
+      inserted.push(r);
+      continue;
+    }
+    if (touched.has(at)) throw twice();
+    touched.add(at);
+    proposals.push(r);
+    positions.push(at);
+  }
+  let out: Batch[] = [...snapshot];
+  let updated: Value[][] = [];
+  if (proposals.length > 0) {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
+    const alias = (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
+    const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
+    ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));
+    checkNotNull(t, updated);
+  }
+  if (t.uniqueKeys.length) uniqueCheck(t, inserted, out);
+  const all = [...inserted, ...updated];
+  const ret = retList(b) ? await returning(host, t, rv, all, retList(b)!, params) : null;
+  if (updated.length > 0) t.replaceAll(out);
+  t.appendRows(inserted);
+  return result('INSERT', `INSERT 0 ${all.length}`, { rowCount: all.length, ...(ret ?? {}) });
+}
+
+/**
+ * The unique keys ON CONFLICT watches: the one its column list names (42P10 when none matches), or
+ * (DO NOTHING only) every unique key when it names none.
  */
 function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
   const infer = clause.infer as AnyNode | undefined;
@@ -706,22 +768,36 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
 }
 
 /** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
-async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
-  const binder = binderFor(host, params.map(() => T.unknown));
-  const sets = ((b.targetList as Node[]) ?? []).map((n) => {
+interface SetItem {
+  col: number;
+  /** The value expression, or a NULL placeholder for DEFAULT (evaluated per row from `fallback`). */
+  val: Node;
+  fallback: Expr | null;
+}
+
+/** An UPDATE's (or ON CONFLICT DO UPDATE's) SET list against table `t`. */
+function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] | undefined, binder: QueryBinder): SetItem[] {
+  return (targetList ?? []).map((n) => {
     const rt = nodeBody<AnyNode>(n);
     const c = t.schema.findIndex((f) => f.name === rt.name);
     if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
     const val = rt.val as Node;
     if (nodeTag(val) === 'MultiAssignRef') throw new QuireError('0A000', 'UPDATE … SET (columns) = (…) is not supported', { position: pos(rt.location as number) });
-    // DEFAULT is evaluated per updated row below; the SELECT carries a placeholder for it.
     const isDefault = nodeTag(val) === 'SetToDefault';
     return { col: c, val: isDefault ? ({ A_Const: { isnull: true } } as Node) : val, fallback: isDefault ? defaultValue(host, t, c, binder) : null };
   });
-  const snapshot = t.snapshot();
-  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
+}
+
+/** The table's batches with the matched rows' SET columns replaced; untouched batches are shared. */
+async function applyUpdates(
+  host: UtilityHost,
+  t: MemoryTable,
+  snapshot: readonly Batch[],
+  matched: MatchedRows,
+  sets: readonly SetItem[],
+  binder: QueryBinder,
+  params: readonly unknown[],
+): Promise<{ out: Batch[]; changedRows: Value[][] }> {
   const out: Batch[] = [];
   const changedRows: Value[][] = [];
   let base = 0;
@@ -756,6 +832,18 @@ async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unk
     out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
     base += batch.length;
   }
+  return { out, changedRows };
+}
+
+/** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
+async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
+  const snapshot = t.snapshot();
+  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
+  const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
   checkNotNull(t, changedRows);
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
   const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
