@@ -497,6 +497,9 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const onConflict = b.onConflictClause as AnyNode | undefined;
+  if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
+    throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });
+  }
   const doUpdate = onConflict?.action === 'ONCONFLICT_UPDATE';
   if (doUpdate && !((onConflict!.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
     throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
