@@ -236,6 +236,18 @@ export class Connection {
       this.outBytes = 0;
       return;
     }
+    // Replies may acknowledge commits (or show rows of them): they leave only once the log is on disk.
+    try {
+      await this.db?.durable();
+    } catch (e) {
+      // The log cannot be written: nothing buffered may be acknowledged.
+      this.out = [];
+      this.outBytes = 0;
+      const q = toQuireError(e);
+      this.fatal(q.code, q.message);
+      return;
+    }
+    if (this.socket.destroyed) return;
     const data = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out, this.outBytes);
     this.out = [];
     this.outBytes = 0;
