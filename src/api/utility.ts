@@ -539,19 +539,22 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     const ctx = host.execContext(prepared.paramTypes, params, false);
     const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
     const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
+    // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
+    const anyDefault = defaults.some((d) => d !== null);
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {
-        const partial = new Map<number, Value>();
+        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
         for (let k = 0; k < prepared.columns.length; k++) {
           const c = targetCols[k]!;
           const v = getValue(bt.columns[k]!, i);
           const from = prepared.columns[k]!.type;
           const to = t.schema[c]!.type;
-          partial.set(c, v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name));
+          row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
         }
-        const row = fill(partial);
-        const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
-        for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        if (anyDefault) {
+          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
+          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
         rows.push(row);
       }
     }
