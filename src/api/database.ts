@@ -174,8 +174,10 @@ export class Database implements UtilityHost {
         readOnly: opts.readOnly === true,
         ...(opts.checkpointBytes !== undefined ? { checkpointBytes: opts.checkpointBytes } : {}),
       });
-      // Views are stored as their CREATE VIEW text and re-bound against the loaded tables.
-      for (const v of views) await db.execute(v);
+      // Views are stored as their CREATE VIEW text and re-bound against the loaded tables (through a
+      // connection with full access: restoring them writes nothing, even in a read-only directory).
+      const restore = views.length > 0 ? db.connect({ access: AccessPolicy.full }) : db;
+      for (const v of views) await restore.execute(v);
     }
     return db;
   }

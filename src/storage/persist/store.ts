@@ -532,6 +532,10 @@ export class DirectoryStore {
     if (!this.readOnly) {
       // Only once every file the manifest names has loaded: a damaged manifest must not cost a file.
       this.removeLeftovers();
+      if (!fs.existsSync(path.join(this.dir, MANIFEST))) {
+        // A new directory gets its (empty) manifest first, so table files never exist without one.
+        this.writeManifest(this.manifest);
+      }
       this.openLog(log, from);
     }
     return views.map((v) => v.sql);
@@ -648,9 +652,21 @@ export class DirectoryStore {
     return lsn;
   }
 
+  /** Records written and fdatasync calls made since open (null when there is no log: read-only). */
+  walStats(): { lsn: number; syncs: number; bytes: number } | null {
+    return this.wal === null ? null : { lsn: this.wal.written, syncs: this.wal.syncs, bytes: this.wal.size };
+  }
+
   /** Resolves once every commit logged so far is on disk (one fdatasync serves all that wait for it). */
   async waitDurable(): Promise<void> {
     if (this.wal !== null) await this.wal.waitDurable(this.wal.written);
+  }
+
+  private writeManifest(manifest: Manifest): void {
+    writeAtomic(this.dir, MANIFEST, (fd) => {
+      fs.writeSync(fd, JSON.stringify(manifest, null, 1));
+    });
+    fsyncDir(this.dir);
   }
 
   /**
@@ -682,10 +698,7 @@ export class DirectoryStore {
     const manifest: Manifest = { version: 1, generation: gen, lsn: wal.written, tables, views };
     fsyncDir(this.dir);
     checkpointHook?.('tables-written');
-    writeAtomic(this.dir, MANIFEST, (fd) => {
-      fs.writeSync(fd, JSON.stringify(manifest, null, 1));
-    });
-    fsyncDir(this.dir);
+    this.writeManifest(manifest);
     this.manifest = manifest;
     this.saved = current;
     checkpointHook?.('manifest-written');

@@ -130,6 +130,8 @@ export class WalWriter {
   private durable: number;
   private syncing: Promise<void> | null = null;
   private failure: QuireError | null = null;
+  /** fdatasync calls made, so group commit can be observed. */
+  syncs = 0;
 
   constructor(
     private readonly file: string,
@@ -192,6 +194,7 @@ export class WalWriter {
   private sync(): Promise<void> {
     const target = this.written;
     const fd = this.fd;
+    this.syncs++;
     return new Promise<void>((resolve, reject) => {
       fs.fdatasync(fd, (err) => {
         this.syncing = null;
