@@ -11,6 +11,8 @@
  * (the process died mid-write, before the commit was acknowledged) and is ignored; a writer cuts it
  * off before appending. A bad record followed by a valid one is damage, XX001 naming the file.
  *
+ * Zeros after the last record (allocated ahead of time) are the end of the log, not damage.
+ *
  * Group commit: records are written as commits happen, and durability is one fdatasync for all the
  * records written so far. Commits that arrive while an fdatasync is in flight wait for the next one,
  * which covers all of them.
@@ -25,6 +27,13 @@ const FILE_MAGIC = 'QWAL';
 const RECORD_MAGIC = 0x31525751; // "QWR1" read as u32 LE
 const HEADER = 20;
 const RECORD_HEAD = 12;
+/**
+ * The log grows by zero-filled steps of this size ahead of its records: overwriting allocated blocks
+ * lets fdatasync skip the file-size metadata update that an append needs (several times faster per
+ * commit). Zeros after the last record read as the end of the log.
+ */
+const PREALLOCATE = 1 << 20;
+const ZEROS = Buffer.alloc(PREALLOCATE);
 
 export interface WalRecord {
   lsn: number;
@@ -122,8 +131,9 @@ function writeAll(fd: number, b: Uint8Array, at: number): void {
 /** The open log of a writer. */
 export class WalWriter {
   private fd: number;
-  /** Bytes in the file (all written records). */
+  /** Bytes of the log's header and records (the file may be longer: zeros allocated ahead). */
   size: number;
+  private allocated: number;
   /** LSN of the last record written. */
   written: number;
   /** LSN up to which records are on disk. */
@@ -145,6 +155,7 @@ export class WalWriter {
       fs.fsyncSync(this.fd);
     }
     this.size = contents.validEnd;
+    this.allocated = contents.validEnd;
     this.written = last;
     this.durable = last;
   }
@@ -172,8 +183,15 @@ export class WalWriter {
     head.writeUInt32LE(payload.length, 4);
     head.writeUInt32LE(crc32(payload), 8);
     try {
+      const end = this.size + RECORD_HEAD + payload.length;
+      // Small records go into zeros allocated ahead; a big one (a bulk load) just extends the file.
+      if (end > this.allocated && payload.length < PREALLOCATE / 4) {
+        writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
+        this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
+      }
       writeAll(this.fd, head, this.size);
       writeAll(this.fd, payload, this.size + RECORD_HEAD);
+      this.allocated = Math.max(this.allocated, end);
     } catch (e) {
       throw this.fail(e);
     }
@@ -219,6 +237,7 @@ export class WalWriter {
     const old = this.fd;
     this.fd = fs.openSync(this.file, 'r+');
     this.size = HEADER;
+    this.allocated = HEADER;
     this.durable = this.written;
     // An fdatasync in flight on the old file closes it when it returns.
     if (this.syncing === null) fs.closeSync(old);
