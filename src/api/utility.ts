@@ -541,6 +541,7 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
     // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
     const anyDefault = defaults.some((d) => d !== null);
+    if (!anyDefault && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {
         const row: Value[] = new Array<Value>(t.schema.length).fill(null);
@@ -564,6 +565,39 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const ret = retList(b) ? await returning(host, t, rv, rows, retList(b)!, params) : null;
   t.appendRows(rows);
   return result('INSERT', `INSERT 0 ${rows.length}`, { rowCount: rows.length, ...(ret ?? {}) });
+}
+
+/**
+ * INSERT … SELECT filling every column, with no unique key to check and no RETURNING: the query's
+ * batches go in column by column (a column of the table's type as it is, others cast value by value),
+ * without materialising rows.
+ */
+function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
+  const out: Batch[] = [];
+  let count = 0;
+  for (const bt of batches) {
+    if (bt.length === 0) continue;
+    const columns = t.schema.map((f, c) => {
+      const k = targetCols.indexOf(c);
+      const col = bt.columns[k]!;
+      const ft = from[k]!.type;
+      if (ft.name === f.type.name && ft.typmod === f.type.typmod) return col;
+      const cast = new ColumnBuilder(f.type, bt.length);
+      for (let i = 0; i < bt.length; i++) {
+        const v = getValue(col, i);
+        cast.push(v === null ? null : assign(v, ft, f.type, host, f.name));
+      }
+      return cast.finish();
+    });
+    for (let c = 0; c < columns.length; c++) {
+      if (!t.meta[c]!.notNull) continue;
+      for (let i = 0; i < bt.length; i++) if (getValue(columns[c]!, i) === null) checkNotNull(t, [columns.map((col) => getValue(col, i))]);
+    }
+    out.push({ columns, length: bt.length });
+    count += bt.length;
+  }
+  for (const o of out) t.appendBatch(o);
+  return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
 }
 
 function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {

@@ -243,8 +243,18 @@ export class WalWriter {
     if (this.syncing === null) fs.closeSync(old);
   }
 
+  /** Syncs what is not yet durable (a close whose checkpoint failed still keeps its commits), then closes. */
   close(): void {
-    if (this.syncing === null) fs.closeSync(this.fd);
+    const fd = this.fd;
     this.fd = -1;
+    try {
+      if (this.durable < this.written && this.failure === null) {
+        fs.fdatasyncSync(fd);
+        this.durable = this.written;
+      }
+    } finally {
+      // An fdatasync in flight closes the file when it returns.
+      if (this.syncing === null) fs.closeSync(fd);
+    }
   }
 }
