@@ -1,18 +1,21 @@
 /**
  * A database directory (`quire mydb/`, `Database.create({ path })`): every table in its own file,
- * plus manifest.json naming the current file of each table and the views.
+ * manifest.json naming the current file of each table, the views and the log position the files
+ * include, and the write-ahead log `wal` (wal.ts) of the commits since.
  *
- * Crash safety: a table file is never modified in place. A changed table is written to a temporary
- * file, fsynced, and renamed to a new generation name; then a new manifest is written the same way
- * (temp + fsync + rename + directory fsync). The rename of the manifest is the commit point: before
- * it, the old manifest names the old files (still there); after it, the new manifest names complete
- * new files. Table files of other generations (leftovers of an interrupted write) are deleted on
- * open by the writer; files Quire did not name are never touched.
+ * A commit appends one record to the log (log-record.ts) and is durable once an fdatasync covers it;
+ * opening replays the records after the manifest's LSN over the table files. A checkpoint (log past
+ * checkpointBytes, or a clean close) writes each changed table to a temporary file, fsyncs and
+ * renames it to a new generation name, then writes the manifest the same way with the last LSN (its
+ * rename is the checkpoint's commit point), then starts an empty log. Before the manifest's rename
+ * the old manifest, old files and whole log are there; after it, replay skips what the LSN covers.
+ * Table files of other generations (leftovers of an interrupted checkpoint) are deleted on open by
+ * the writer; files Quire did not name are never touched.
  *
  * One writer per directory: opening for writing takes a lock (proper-lockfile's `lock` directory,
  * refreshed while the process lives, plus `lock.holder` saying who holds it). A second writer gets
  * 55006 naming the holder; a lock whose holder process is gone (kill -9) is taken over. Read-only
- * opens take no lock and never write or delete anything.
+ * opens take no lock, replay the log in memory and never write or delete anything.
  *
  * Table file (.qtb, "Quire table"): the batches' column chunks back to back (null byte map, then the
  * typed-array bytes, or JSON text for object columns), then a JSON footer describing them (with a
