@@ -8,7 +8,7 @@
  * server); with `--runs N` every figure is the median of N runs, the engines taking turns per run so a
  * busy disk weighs on all of them alike.
  *
- *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 50] [--runs 1]
+ *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ function arg(name: string, dflt: string): string {
 const COMMITS = Number(arg('commits', '200'));
 const EXISTING = arg('existing', '0,100000').split(',').map(Number);
 const BULK = Number(arg('bulk', '1000000'));
-const WARMUP = Number(arg('warmup', '50'));
+const WARMUP = Number(arg('warmup', '200'));
 const RUNS = Number(arg('runs', '1'));
 // id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
 const ROW_BYTES = 4 + 8 + 12;
