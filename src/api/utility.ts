@@ -659,6 +659,11 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const out: Batch[] = [];
   const changedRows: Value[][] = [];
   for (const { batch, values } of evaluated) {
+    // A batch without a matching row stays as it is (and a database directory's log carries only the rewritten ones).
+    if (!values[0]!.some((v) => v === true)) {
+      out.push(batch);
+      continue;
+    }
     const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
     for (let i = 0; i < batch.length; i++) {
       const hit = values[0]![i] === true;

@@ -226,6 +226,19 @@ describe('write-ahead log', () => {
     expect((await db.query(q)).rows).toEqual(want);
     const reader = await Database.create({ path: dir, readOnly: true });
     expect((await reader.query(q)).rows).toEqual(want);
+
+    // UPDATE and DELETE of one row log the one batch they rewrote, not the table (5 batches of 4096 rows).
+    const store = storeFor(db.catalog)!;
+    for (const sql of [`UPDATE bulk SET s = 'changed' WHERE a = 5000`, `DELETE FROM bulk WHERE a = 15000`]) {
+      const before = store.walStats()!.bytes;
+      await db.query(sql);
+      const grew = store.walStats()!.bytes - before;
+      expect(grew, sql).toBeGreaterThan(0);
+      expect(grew, sql).toBeLessThan(120_000);
+    }
+    const check = `SELECT count(*)::int, count(*) FILTER (WHERE s = 'changed')::int, count(*) FILTER (WHERE a = 15000)::int FROM bulk`;
+    expect((await db.query(check)).rows).toEqual([[19999, 1, 0]]);
+    expect((await (await Database.create({ path: dir, readOnly: true })).query(check)).rows).toEqual([[19999, 1, 0]]);
     await db.close();
   });
 
