@@ -7,7 +7,7 @@
  *   table replaced by another of the same name.
  * - CHANGE name, definition or "" when unchanged, runs: the table's new batch list, as runs of batches
  *   kept from its previous list (by position) and new batches. An INSERT is one kept run plus the new
- *   rows; a DELETE keeps the batches it did not touch; only rewritten batches are carried whole.
+ *   rows; an UPDATE or DELETE keeps the batches it did not touch; only rewritten batches are carried whole.
  * - VIEWS json: the complete list of views (name and CREATE VIEW text).
  */
 import type { DataType, TypeName } from '../../common/types.js';
