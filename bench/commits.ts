@@ -4,7 +4,11 @@
  * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory; better-sqlite3 runs
  * in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
  *
- *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000]
+ * Each engine first runs `--warmup` commits into a scratch table (JIT and caches warm, as in a running
+ * server); with `--runs N` every figure is the median of N runs, the engines taking turns per run so a
+ * busy disk weighs on all of them alike.
+ *
+ *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +31,8 @@ function arg(name: string, dflt: string): string {
 const COMMITS = Number(arg('commits', '200'));
 const EXISTING = arg('existing', '0,100000').split(',').map(Number);
 const BULK = Number(arg('bulk', '1000000'));
+const WARMUP = Number(arg('warmup', '200'));
+const RUNS = Number(arg('runs', '1'));
 // id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
 const ROW_BYTES = 4 + 8 + 12;
 
@@ -60,6 +66,8 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
     try {
       const e = await make(dir);
       out.engine = e.name;
+      await e.exec('CREATE TABLE warm (id int, v float8, s text)');
+      for (let i = 0; i < WARMUP; i++) await e.exec(`INSERT INTO warm VALUES (${i}, ${i * 0.5}, 'row-${i}')`);
       await e.exec('CREATE TABLE t (id int, v float8, s text)');
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const t0 = performance.now();
@@ -73,6 +81,8 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
   const dir = mkdtempSync(join(tmpdir(), 'quire-commits-'));
   try {
     const e = await make(dir);
+    await e.exec('CREATE TABLE warm (id int, v float8, s text)');
+    await e.exec(`INSERT INTO warm SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${Math.min(BULK, 10000)}) i`);
     await e.exec('CREATE TABLE t (id int, v float8, s text)');
     const t0 = performance.now();
     await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${BULK}) i`);
@@ -85,6 +95,13 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
   return out;
 }
 
-const results = [];
-for (const make of [quire, sqlite, pglite]) results.push(await measure(make));
-console.table(results);
+const engines = [quire, sqlite, pglite];
+const runs: Record<string, number | string>[][] = engines.map(() => []);
+for (let r = 0; r < RUNS; r++) for (let i = 0; i < engines.length; i++) runs[i]!.push(await measure(engines[i]!));
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+console.table(
+  runs.map((rs) => Object.fromEntries(Object.keys(rs[0]!).map((k) => [k, typeof rs[0]![k] === 'number' ? median(rs.map((x) => x[k] as number)) : rs[0]![k]!]))),
+);

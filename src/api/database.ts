@@ -60,8 +60,9 @@ export interface DatabaseOptions {
   /** Session settings to start with, e.g. { TimeZone: 'Europe/Paris' }. */
   settings?: Record<string, string>;
   /**
-   * A database directory: its tables are loaded now, and every committed change to tables or views
-   * is written back atomically after the statement (see storage/persist). Absent: in memory only.
+   * A database directory: its tables are loaded now (replaying its write-ahead log), and every commit
+   * is appended to the log and fsynced before it is acknowledged (see storage/persist). Absent: in
+   * memory only.
    */
   path?: string;
   /**
@@ -69,6 +70,11 @@ export interface DatabaseOptions {
    * written (statements that would change it fail with 25006) and never cleaned up.
    */
   readOnly?: boolean;
+  /**
+   * With `path`: checkpoint (rewrite the changed table files and empty the write-ahead log) once the
+   * log passes this many bytes. Default 64 MiB; closing the database checkpoints too.
+   */
+  checkpointBytes?: number;
   /**
    * What SQL may do beyond reading: writes, files, network (src/api/access-policy.ts). Default: all
    * the process may. `{ allowFiles: ['data'] }` confines read_* and COPY to ./data as servers do.
@@ -164,9 +170,14 @@ export class Database implements UtilityHost {
     await ensureParser();
     const db = new Database(opts);
     if (opts.path !== undefined) {
-      const views = openStore(opts.path, db.catalog, { readOnly: opts.readOnly === true });
-      // Views are stored as their CREATE VIEW text and re-bound against the loaded tables.
-      for (const v of views) await db.execute(v);
+      const views = openStore(opts.path, db.catalog, {
+        readOnly: opts.readOnly === true,
+        ...(opts.checkpointBytes !== undefined ? { checkpointBytes: opts.checkpointBytes } : {}),
+      });
+      // Views are stored as their CREATE VIEW text and re-bound against the loaded tables (through a
+      // connection with full access: restoring them writes nothing, even in a read-only directory).
+      const restore = views.length > 0 ? db.connect({ access: AccessPolicy.full }) : db;
+      for (const v of views) await restore.execute(v);
     }
     return db;
   }
@@ -252,8 +263,9 @@ export class Database implements UtilityHost {
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
     tx.commit((t, batches) => uniqueCheck(t, [], batches));
-    // Database directory: a commit is on disk before it is acknowledged.
-    storeFor(this.shared)?.sync(this.shared);
+    // Database directory: the commit goes to the write-ahead log now; durable() holds back its
+    // acknowledgement until an fsync covers it.
+    storeFor(this.shared)?.commit(this.shared);
   }
 
   rollbackTransaction(): void {
@@ -370,7 +382,7 @@ export class Database implements UtilityHost {
           throw e;
         }
         // Changes made outside any transaction (table loads through the API) go to disk too.
-        if (this.tx === null) storeFor(this.shared)?.sync(this.shared);
+        if (this.tx === null) storeFor(this.shared)?.commit(this.shared);
       }
     } catch (e) {
       if (implicit && this.tx?.implicit === true) {
@@ -378,13 +390,25 @@ export class Database implements UtilityHost {
         // Cursors declared in the string close with it, WITH HOLD ones too (nothing committed them).
         await this.cursors.rollback();
       }
+      // A statement before the failing one may have committed: its durability comes first.
+      await this.durable();
       throw e;
     }
     if (implicit && this.tx?.implicit === true) {
       this.commitTransaction();
       await this.cursors.commit();
     }
+    await this.durable();
     return out;
+  }
+
+  /**
+   * Resolves once every commit written to the database directory's log so far (this session's and
+   * any other's) is on disk. Nothing that reflects a commit may reach a client before: query()
+   * waits for it, and servers wait before sending their buffered replies.
+   */
+  async durable(): Promise<void> {
+    await storeFor(this.shared)?.waitDurable();
   }
 
   /**

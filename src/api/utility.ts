@@ -557,19 +557,23 @@ async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     const ctx = host.execContext(prepared.paramTypes, params, false);
     const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
     const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
+    // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
+    const anyDefault = defaults.some((d) => d !== null);
+    if (!anyDefault && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {
-        const partial = new Map<number, Value>();
+        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
         for (let k = 0; k < prepared.columns.length; k++) {
           const c = targetCols[k]!;
           const v = getValue(bt.columns[k]!, i);
           const from = prepared.columns[k]!.type;
           const to = t.schema[c]!.type;
-          partial.set(c, v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name));
+          row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
         }
-        const row = fill(partial);
-        const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
-        for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        if (anyDefault) {
+          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
+          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
         rows.push(row);
       }
     }
@@ -690,6 +694,39 @@ function uniqueKeyText(t: MemoryTable, key: readonly number[], vals: readonly Va
   return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
 }
 
+/**
+ * INSERT … SELECT filling every column, with no unique key to check and no RETURNING: the query's
+ * batches go in column by column (a column of the table's type as it is, others cast value by value),
+ * without materialising rows.
+ */
+function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
+  const out: Batch[] = [];
+  let count = 0;
+  for (const bt of batches) {
+    if (bt.length === 0) continue;
+    const columns = t.schema.map((f, c) => {
+      const k = targetCols.indexOf(c);
+      const col = bt.columns[k]!;
+      const ft = from[k]!.type;
+      if (ft.name === f.type.name && ft.typmod === f.type.typmod) return col;
+      const cast = new ColumnBuilder(f.type, bt.length);
+      for (let i = 0; i < bt.length; i++) {
+        const v = getValue(col, i);
+        cast.push(v === null ? null : assign(v, ft, f.type, host, f.name));
+      }
+      return cast.finish();
+    });
+    for (let c = 0; c < columns.length; c++) {
+      if (!t.meta[c]!.notNull) continue;
+      for (let i = 0; i < bt.length; i++) if (getValue(columns[c]!, i) === null) checkNotNull(t, [columns.map((col) => getValue(col, i))]);
+    }
+    out.push({ columns, length: bt.length });
+    count += bt.length;
+  }
+  for (const o of out) t.appendBatch(o);
+  return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
+}
+
 function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
   if (from.name === 'unknown' || from.name === to.name) return castValue(v, from, to, { timezone: host.session.timezone }, false);
   try {
@@ -750,6 +787,11 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
   const out: Batch[] = [];
   const changedRows: Value[][] = [];
   for (const { batch, values } of evaluated) {
+    // A batch without a matching row stays as it is (and a database directory's log carries only the rewritten ones).
+    if (!values[0]!.some((v) => v === true)) {
+      out.push(batch);
+      continue;
+    }
     const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
     for (let i = 0; i < batch.length; i++) {
       const hit = values[0]![i] === true;

@@ -1,12 +1,15 @@
 /**
  * Child process for the concurrent crash test: serves the database directory argv[2] over pgwire and
  * writes to it from the library at the same time, printing each acknowledged library commit, until it
- * is killed.
+ * is killed. Checkpoints run every few KB of log, and each of their steps is printed, so kills land
+ * in the middle of checkpoints too.
  */
 import { Database } from '../../src/index.js';
 import { startPgServer } from '../../src/server/pgwire/index.js';
+import { setCheckpointHook } from '../../src/storage/persist/store.js';
 
-const db = await Database.create({ path: process.argv[2]! });
+setCheckpointHook((step) => process.stdout.write(`checkpoint ${step}\n`));
+const db = await Database.create({ path: process.argv[2]!, checkpointBytes: 1024 });
 await db.query('CREATE TABLE IF NOT EXISTS log (who text, n int)');
 const server = await startPgServer(db, { port: 0, allowWrites: true });
 process.stdout.write(`port ${server.port}\n`);

@@ -2,7 +2,8 @@
  * Every acknowledged COMMIT survives kill -9: a server process writes one database directory from two
  * pgwire sessions and the library at once, and is killed with SIGKILL at random moments, many times.
  * After each kill the directory reopens cleanly, holds every acknowledged commit, holds nothing that was
- * rolled back, and holds no row that was never sent.
+ * rolled back, and holds no row that was never sent. Checkpoints run every few KB of log; every
+ * third kill lands right after a given step of one.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -18,6 +19,7 @@ const TSX = createRequire(import.meta.url).resolve('tsx');
 const root = mkdtempSync(join(tmpdir(), 'quire-crash-sessions-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const KILLS = Number(process.env.CRASH_KILLS ?? 50);
+const CHECKPOINT_STEPS = ['start', 'tables-written', 'manifest-written'];
 
 /** A deterministic PRNG so a failing seed can be replayed. */
 function rng(seed: number): () => number {
@@ -36,6 +38,8 @@ describe('kill -9 with concurrent sessions', () => {
     const child = fileURLToPath(new URL('./crash-server.ts', import.meta.url));
     const random = rng(20261204);
     const acked = new Set<string>();
+    let checkpoints = 0;
+    let killedInCheckpoint = 0;
     const sent = new Set<string>();
     for (let round = 1; round <= KILLS; round++) {
       const p = spawn(process.execPath, ['--import', TSX, child, dir, String(round)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -76,10 +80,20 @@ describe('kill -9 with concurrent sessions', () => {
           // the server was killed
         }
       });
-      await new Promise((r) => setTimeout(r, 100 + random() * 400));
+      if (round % 3 === 0) {
+        // Every third kill waits for a checkpoint to reach a given step, and lands right after it.
+        const step = CHECKPOINT_STEPS[(round / 3) % CHECKPOINT_STEPS.length]!;
+        const t0 = Date.now();
+        while (!out.includes(`checkpoint ${step}\n`) && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 1));
+      } else {
+        await new Promise((r) => setTimeout(r, 100 + random() * 400));
+      }
       p.kill('SIGKILL');
       await new Promise((r) => p.once('exit', r));
       await Promise.all(writers);
+      const steps = [...out.matchAll(/^checkpoint (\S+)$/gm)].map((m) => m[1]!);
+      checkpoints += steps.filter((x) => x === 'start').length;
+      if (steps.length > 0 && steps[steps.length - 1] !== 'log-rotated') killedInCheckpoint++;
       // The library acknowledges each commit on stdout; the one after the last acknowledged may be in flight.
       let last = 0;
       for (const line of out.split('\n')) {
@@ -105,7 +119,9 @@ describe('kill -9 with concurrent sessions', () => {
       const bogus = rows.filter((k) => !sent.has(k));
       expect(bogus, `rows never sent or rolled back, after kill ${round}`).toEqual([]);
     }
-    // The kills landed while commits were flowing, not before any.
+    // The kills landed while commits were flowing, not before any, and some in the middle of a checkpoint.
     expect(acked.size).toBeGreaterThanOrEqual(KILLS);
+    expect(checkpoints, `${killedInCheckpoint} kills in a checkpoint`).toBeGreaterThanOrEqual(Math.floor(KILLS / 3));
+    expect(killedInCheckpoint).toBeGreaterThanOrEqual(Math.floor(KILLS / 6));
   }, 600_000);
 });

@@ -84,7 +84,7 @@ describe('database directory', () => {
     const again = await Database.create({ path: dir });
     expect((await again.query(`SELECT x FROM t`)).rows).toEqual([[1]]);
     await again.close();
-    expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'notes.txt', 't.1.qtb']);
+    expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'notes.txt', 't.1.qtb', 'wal']);
   });
 
   it('survives kill -9 in the middle of a write', async () => {

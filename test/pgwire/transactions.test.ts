@@ -3,7 +3,7 @@
  * a REST client and the library on one database directory. Uncommitted writes stay private, ROLLBACK
  * and disconnects discard only their own writes, concurrent inserts all survive, two rewrites of one
  * table cannot both commit, a multi-statement string is one transaction, and what pgwire commits is
- * on disk.
+ * on disk. Over the extended protocol, the statements up to a Sync are one implicit transaction.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
 import { startRestServer, type RunningRestServer } from '../../src/server/rest/app.js';
+import { names, RawClient, serialize, startFixture, type Fixture, type Msg } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quire-tx-'));
 let db: Database;
@@ -210,5 +211,104 @@ describe('transactions across pgwire, REST and the library', () => {
     }
     const reader = await Database.create({ path: join(dir, 'db'), readOnly: true });
     expect((await reader.query('SELECT x FROM durable ORDER BY x')).rows).toEqual([[1], [2], [3]]);
+  });
+});
+
+describe('extended protocol: statements up to Sync are one implicit transaction', () => {
+  let fx: Fixture;
+  beforeAll(async () => {
+    fx = await startFixture();
+    await fx.db.query('CREATE TABLE pipe (k int PRIMARY KEY, note text)');
+  });
+  afterAll(async () => {
+    await fx.server.close();
+  });
+
+  /** Parse (unnamed), Bind and Execute of one statement. */
+  const step = (sql: string): Buffer[] => [serialize.parse({ text: sql }), serialize.bind({}), serialize.execute({})];
+  const keys = async (): Promise<unknown[]> => (await fx.db.query('SELECT k FROM pipe ORDER BY k')).rows.map((r) => r[0]);
+  const tags = (ms: Msg[]): unknown[] => ms.filter((m) => m.name === 'commandComplete').map((m) => m.text);
+
+  it('an error rolls back every statement since the last Sync, and skips the rest', async () => {
+    const c = await RawClient.ready(fx.server.port);
+    try {
+      const ms = await c.roundTrip([...step('INSERT INTO pipe VALUES (1)'), ...step('INSERT INTO pipe VALUES (2)'), ...step('SELECT 1/0'), ...step('INSERT INTO pipe VALUES (3)'), serialize.sync()]);
+      expect(tags(ms)).toEqual(['INSERT 0 1', 'INSERT 0 1']);
+      expect(ms.filter((m) => m.name === 'error').map((m) => m.code)).toEqual(['22012']);
+      expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
+      expect(await keys()).toEqual([]);
+      // The connection goes on: the next pipeline commits at its Sync.
+      const ok = await c.roundTrip([...step('INSERT INTO pipe VALUES (1)'), ...step('INSERT INTO pipe VALUES (2)'), serialize.sync()]);
+      expect(names(ok).filter((n) => n === 'error')).toEqual([]);
+      expect(await keys()).toEqual([1, 2]);
+    } finally {
+      c.end();
+      await fx.db.query('DELETE FROM pipe');
+    }
+  });
+
+  it('commits at Sync: before it other sessions see nothing; a commit that fails at Sync reports its error', async () => {
+    const c = await RawClient.ready(fx.server.port);
+    try {
+      c.take();
+      c.send([...step('INSERT INTO pipe VALUES (10)'), ...step('INSERT INTO pipe VALUES (11)'), serialize.flush()]);
+      await c.next('commandComplete');
+      await c.next('commandComplete');
+      expect(await keys()).toEqual([]);
+      let ms = await c.roundTrip(serialize.sync());
+      expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
+      expect(await keys()).toEqual([10, 11]);
+
+      // Another session commits key 12 while this pipeline holds an uncommitted 12: the Sync's commit fails.
+      c.send([...step('INSERT INTO pipe VALUES (12)'), ...step('INSERT INTO pipe VALUES (13)'), serialize.flush()]);
+      await c.next('commandComplete');
+      await c.next('commandComplete');
+      await fx.db.query('INSERT INTO pipe VALUES (12)');
+      ms = await c.roundTrip(serialize.sync());
+      expect(ms.filter((m) => m.name === 'error').map((m) => m.code)).toEqual(['23505']);
+      expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
+      expect(await keys()).toEqual([10, 11, 12]);
+    } finally {
+      c.end();
+      await fx.db.query('DELETE FROM pipe');
+    }
+  });
+
+  it('BEGIN in a pipeline makes it a transaction block; COMMIT without BEGIN ends the implicit transaction', async () => {
+    const c = await RawClient.ready(fx.server.port);
+    try {
+      let ms = await c.roundTrip([...step('INSERT INTO pipe VALUES (20)'), ...step('BEGIN'), ...step('INSERT INTO pipe VALUES (21)'), serialize.sync()]);
+      expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'T' });
+      expect(await keys()).toEqual([]);
+      ms = await c.roundTrip([...step('ROLLBACK'), serialize.sync()]);
+      expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
+      // The statement before BEGIN joined the block and went with its ROLLBACK, as in PostgreSQL.
+      expect(await keys()).toEqual([]);
+
+      ms = await c.roundTrip([...step('INSERT INTO pipe VALUES (30)'), ...step('COMMIT'), ...step('INSERT INTO pipe VALUES (31)'), ...step('SELECT 1/0'), serialize.sync()]);
+      expect(ms.filter((m) => m.name === 'notice').map((m) => m.message)).toEqual(['there is no transaction in progress']);
+      expect(ms.filter((m) => m.name === 'error').map((m) => m.code)).toEqual(['22012']);
+      expect(await keys()).toEqual([30]);
+    } finally {
+      c.end();
+      await fx.db.query('DELETE FROM pipe');
+    }
+  });
+
+  it('node-postgres: each parameterized query is committed by its own Sync', async () => {
+    const c = new pg.Client({ host: '127.0.0.1', port: fx.server.port, user: 'tx', database: 'quire' });
+    await c.connect();
+    try {
+      await c.query('INSERT INTO pipe VALUES ($1, $2)', [40, 'a']);
+      await expect(c.query('INSERT INTO pipe VALUES ($1, $2)', [40, 'dup'])).rejects.toMatchObject({ code: '23505' });
+      await c.query('INSERT INTO pipe VALUES ($1, $2)', [41, 'b']);
+      expect((await fx.db.query('SELECT k, note FROM pipe ORDER BY k')).rows).toEqual([
+        [40, 'a'],
+        [41, 'b'],
+      ]);
+    } finally {
+      await c.end();
+      await fx.db.query('DELETE FROM pipe');
+    }
   });
 });

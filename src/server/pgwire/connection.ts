@@ -237,6 +237,18 @@ export class Connection {
       this.outBytes = 0;
       return;
     }
+    // Replies may acknowledge commits (or show rows of them): they leave only once the log is on disk.
+    try {
+      await this.db?.durable();
+    } catch (e) {
+      // The log cannot be written: nothing buffered may be acknowledged.
+      this.out = [];
+      this.outBytes = 0;
+      const q = toQuireError(e);
+      this.fatal(q.code, q.message);
+      return;
+    }
+    if (this.socket.destroyed) return;
     const data = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out, this.outBytes);
     this.out = [];
     this.outBytes = 0;
@@ -519,12 +531,14 @@ export class Connection {
           await this.extended(() => this.parse(m.name, m.sql, m.paramOids));
           break;
         case 'bind':
+          this.beginImplicit();
           await this.extended(() => this.bind(m));
           break;
         case 'describe':
           await this.extended(() => this.describe(m.target, m.name));
           break;
         case 'execute':
+          this.beginImplicit();
           await this.extended(() => this.execute(m.portal, m.maxRows));
           break;
         case 'close':
@@ -536,6 +550,7 @@ export class Connection {
           break;
         case 'sync':
           this.skipTillSync = false;
+          this.endImplicit();
           // End of an implicit transaction: its portals go with it.
           if (!this.db!.session.inTransaction) await this.closeAllPortals();
           this.reportParameters(false);
@@ -569,6 +584,31 @@ export class Connection {
     } catch (e) {
       this.reportFailure(e);
       this.skipTillSync = true;
+      // An error undoes everything the implicit transaction did since the last Sync.
+      if (this.inImplicit()) this.db!.rollbackTransaction();
+    }
+  }
+
+  /** An implicit transaction of the extended protocol is open (no BEGIN made it a block). */
+  private inImplicit(): boolean {
+    return this.db!.inAnyTransaction && !this.db!.session.inTransaction;
+  }
+
+  /**
+   * As in PostgreSQL, the statements of an extended-protocol pipeline outside a transaction block
+   * run in one implicit transaction that ends at Sync (or at a simple Query).
+   */
+  private beginImplicit(): void {
+    if (!this.db!.inAnyTransaction) this.db!.beginTransaction({ implicit: true });
+  }
+
+  /** Commits the implicit transaction, if one is open; a failed commit is reported before ReadyForQuery. */
+  private endImplicit(): void {
+    if (!this.inImplicit()) return;
+    try {
+      this.db!.commitTransaction();
+    } catch (e) {
+      this.reportFailure(e);
     }
   }
 
@@ -590,6 +630,8 @@ export class Connection {
   // ---- simple query ----
 
   private async simpleQuery(sql: string): Promise<void> {
+    // A pipeline that sent no Sync before this Query: what it did commits first.
+    this.endImplicit();
     await this.closePortal('');
     let stmts: ParsedStatement[];
     try {
@@ -804,6 +846,12 @@ export class Connection {
       // COMMIT of a failed transaction rolls it back (and says so in its tag).
       stmt = { ...s, stmt: { TransactionStmt: { kind: 'TRANS_STMT_ROLLBACK' } } as unknown as Node };
       commitAsRollback = true;
+    }
+    if (tag === 'TransactionStmt' && this.inImplicit()) {
+      // COMMIT or ROLLBACK without BEGIN ends the pipeline's implicit transaction (with a warning), as in PostgreSQL.
+      const kind = nodeBody<{ kind: string }>(stmt.stmt).kind;
+      if (kind === 'TRANS_STMT_COMMIT') db.commitTransaction();
+      else if (kind === 'TRANS_STMT_ROLLBACK') db.rollbackTransaction();
     }
     const before = db.session.inTransaction;
     const result = await executeUtility(db, stmt, params);

@@ -1,18 +1,21 @@
 /**
  * A database directory (`quire mydb/`, `Database.create({ path })`): every table in its own file,
- * plus manifest.json naming the current file of each table and the views.
+ * manifest.json naming the current file of each table, the views and the log position the files
+ * include, and the write-ahead log `wal` (wal.ts) of the commits since.
  *
- * Crash safety: a table file is never modified in place. A changed table is written to a temporary
- * file, fsynced, and renamed to a new generation name; then a new manifest is written the same way
- * (temp + fsync + rename + directory fsync). The rename of the manifest is the commit point: before
- * it, the old manifest names the old files (still there); after it, the new manifest names complete
- * new files. Table files of other generations (leftovers of an interrupted write) are deleted on
- * open by the writer; files Quire did not name are never touched.
+ * A commit appends one record to the log (log-record.ts) and is durable once an fdatasync covers it;
+ * opening replays the records after the manifest's LSN over the table files. A checkpoint (log past
+ * checkpointBytes, or a clean close) writes each changed table to a temporary file, fsyncs and
+ * renames it to a new generation name, then writes the manifest the same way with the last LSN (its
+ * rename is the checkpoint's commit point), then starts an empty log. Before the manifest's rename
+ * the old manifest, old files and whole log are there; after it, replay skips what the LSN covers.
+ * Table files of other generations (leftovers of an interrupted checkpoint) are deleted on open by
+ * the writer; files Quire did not name are never touched.
  *
  * One writer per directory: opening for writing takes a lock (proper-lockfile's `lock` directory,
  * refreshed while the process lives, plus `lock.holder` saying who holds it). A second writer gets
  * 55006 naming the holder; a lock whose holder process is gone (kill -9) is taken over. Read-only
- * opens take no lock and never write or delete anything.
+ * opens take no lock, replay the log in memory and never write or delete anything.
  *
  * Table file (.qtb, "Quire table"): the batches' column chunks back to back (null byte map, then the
  * typed-array bytes, or JSON text for object columns), then a JSON footer describing them (with a
@@ -28,12 +31,13 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import lockfile from 'proper-lockfile';
 import { QuireError } from '../../common/errors.js';
-import { formatValue } from '../../common/format-value.js';
-import { parseValue } from '../../common/parse-value.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../execution/column.js';
 import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { MemoryTable, type ColumnMeta } from '../memory-table.js';
+import { objectText, objectValue } from './column-codec.js';
+import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
+import { createWal, readWal, WAL_FILE, WalWriter, type WalContents } from './wal.js';
 
 const MAGIC_V1 = 'QTB1';
 const MAGIC = 'QTB2';
@@ -67,6 +71,8 @@ interface ManifestTable {
 interface Manifest {
   version: 1;
   generation: number;
+  /** The last write-ahead log record the table files include (absent: 0, a directory without a log). */
+  lsn?: number;
   tables: ManifestTable[];
   views: { name: string; sql: string }[];
 }
@@ -99,18 +105,8 @@ function writeAtomic(dir: string, name: string, write: (fd: number) => void): vo
 
 function encodeObjColumn(c: Column, n: number, t: DataType): Buffer {
   const out: (string | null)[] = new Array(n);
-  const d = c.data as Value[] | Float64Array;
-  for (let i = 0; i < n; i++) {
-    if (c.nulls !== null && c.nulls[i] === 1) {
-      out[i] = null;
-      continue;
-    }
-    const v = d[i] as Value;
-    if (v === null) out[i] = null;
-    else if (typeof v === 'string') out[i] = v;
-    else if (typeof v === 'bigint' || typeof v === 'number') out[i] = String(v);
-    else out[i] = formatValue(v, t, { timezone: 'UTC' });
-  }
+  const d = c.data as Value[];
+  for (let i = 0; i < n; i++) out[i] = c.nulls !== null && c.nulls[i] === 1 ? null : objectText(d[i] ?? null, t);
   return Buffer.from(JSON.stringify(out), 'utf8');
 }
 
@@ -163,25 +159,6 @@ function writeTableFile(fd: number, t: MemoryTable): void {
   tail.writeUInt32LE(crc32(fb), 4);
   tail.write(MAGIC, 8, 'latin1');
   put(tail);
-}
-
-function decodeObj(s: string | null, t: DataType): Value {
-  if (s === null) return null;
-  switch (t.name) {
-    case 'text':
-    case 'varchar':
-    case 'bpchar':
-      return s;
-    case 'int8':
-    case 'timestamp':
-    case 'timestamptz': {
-      // Written as String(number | bigint): timestamps beyond 2^53 µs widen a column as int8 does.
-      const n = Number(s);
-      return Number.isSafeInteger(n) || !Number.isFinite(n) ? n : BigInt(s);
-    }
-    default:
-      return parseValue(s, t, { timezone: 'UTC' });
-  }
 }
 
 function corrupt(file: string, table: string | undefined, what: string): QuireError {
@@ -252,7 +229,7 @@ export function readTableFile(file: string, table?: string): { fields: Field[]; 
             throw corrupt(file, table, `unreadable values in batch ${bi + 1}, column "${fields[ci]!.name}"`);
           }
           // int8 beyond 2^53 was a plain-array column; it stays one.
-          return makeColumn(t, arr.map((s) => decodeObj(s, t)), nulls);
+          return makeColumn(t, arr.map((s) => objectValue(s, t)), nulls);
         }
       }
     }),
@@ -276,6 +253,7 @@ function validateManifest(dir: string, raw: unknown): Manifest {
   if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badManifest(dir, 'not a JSON object');
   if (m.version !== 1) throw badManifest(dir, `unsupported version ${JSON.stringify(m.version)} (this Quire reads version 1)`);
   if (typeof m.generation !== 'number' || !Number.isSafeInteger(m.generation) || m.generation < 0) throw badManifest(dir, 'missing or invalid "generation"');
+  if (m.lsn !== undefined && (typeof m.lsn !== 'number' || !Number.isSafeInteger(m.lsn) || m.lsn < 0)) throw badManifest(dir, 'invalid "lsn"');
   if (!Array.isArray(m.tables)) throw badManifest(dir, 'missing "tables"');
   if (!Array.isArray(m.views)) throw badManifest(dir, 'missing "views"');
   const names = new Set<string>();
@@ -356,20 +334,77 @@ function acquireLock(dir: string): () => void {
 export interface StoreOptions {
   /** Open a consistent snapshot without the writer lock; never write or delete anything. */
   readOnly?: boolean;
+  /** Checkpoint once the write-ahead log grows past this many bytes (default 64 MiB). */
+  checkpointBytes?: number;
 }
+
+/** The points between a checkpoint's steps, for tests that crash or fail there. */
+export type CheckpointStep = 'start' | 'tables-written' | 'manifest-written' | 'log-rotated';
+let checkpointHook: ((step: CheckpointStep) => void) | null = null;
+
+/** Test hook: called at each step of every checkpoint of this process (null removes it). */
+export function setCheckpointHook(hook: ((step: CheckpointStep) => void) | null): void {
+  checkpointHook = hook;
+}
+
+const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+
+/** What the log last recorded of a table: its object, batch list and definition. */
+interface Logged {
+  table: MemoryTable;
+  batches: readonly Batch[];
+  def: string;
+}
+
+function definitionJson(t: MemoryTable): string {
+  return JSON.stringify({ meta: t.meta, uniqueKeys: t.uniqueKeys });
+}
+
+/** The new batch list as runs of batches kept from the old one (by position) and new batches. */
+function runsFor(old: readonly Batch[], now: readonly Batch[]): Run[] {
+  let k = 0;
+  while (k < old.length && k < now.length && old[k] === now[k]) k++;
+  const runs: Run[] = k > 0 ? [{ keep: 0, count: k }] : [];
+  if (k === now.length) return runs;
+  const index = k === old.length ? null : new Map(old.map((b, i) => [b, i]));
+  for (let i = k; i < now.length; i++) {
+    const b = now[i]!;
+    const at = index?.get(b);
+    const last = runs[runs.length - 1];
+    if (at === undefined) runs.push({ batch: b });
+    else if (last !== undefined && 'keep' in last && last.keep + last.count === at) last.count++;
+    else runs.push({ keep: at, count: 1 });
+  }
+  return runs;
+}
+
+function readOnlyError(dir: string): QuireError {
+  return new QuireError('25006', `cannot write to database directory "${dir}": it was opened read-only`);
+}
+
+/** A reader met a checkpoint of the writer half-way (new log, old manifest or a removed file): read again. */
+class ConcurrentCheckpoint extends Error {}
 
 export class DirectoryStore {
   private manifest: Manifest;
   private saved = new Map<MemoryTable, { version: number; file: string }>();
-  private savedViews = '';
   private release: (() => void) | null = null;
+  private wal: WalWriter | null = null;
+  private logged = new Map<string, Logged>();
+  private loggedViews = '[]';
+  private catalog: Catalog | null = null;
+  private readonly checkpointBytes: number;
+  private nextCheckpointAt: number;
 
   private constructor(
     readonly dir: string,
     manifest: Manifest,
     readonly readOnly: boolean,
+    opts: StoreOptions,
   ) {
     this.manifest = manifest;
+    this.checkpointBytes = opts.checkpointBytes !== undefined && opts.checkpointBytes > 0 ? opts.checkpointBytes : DEFAULT_CHECKPOINT_BYTES;
+    this.nextCheckpointAt = this.checkpointBytes;
   }
 
   static open(dir: string, opts: StoreOptions = {}): DirectoryStore {
@@ -381,7 +416,7 @@ export class DirectoryStore {
     }
     const release = readOnly ? null : acquireLock(dir);
     try {
-      const store = new DirectoryStore(dir, DirectoryStore.readManifest(dir), readOnly);
+      const store = new DirectoryStore(dir, DirectoryStore.readManifest(dir), readOnly, opts);
       store.release = release;
       return store;
     } catch (e) {
@@ -418,7 +453,7 @@ export class DirectoryStore {
     for (const f of fs.readdirSync(this.dir)) {
       const tmp = /^\.(.+)\.tmp-\d+$/.exec(f);
       const gen = /^(.+)\.(\d+)\.qtb$/.exec(f);
-      const leftover = tmp !== null ? tmp[1] === MANIFEST || /\.\d+\.qtb$/.test(tmp[1]!) : gen !== null && !live.has(f) && (ours.has(gen[1]!) || Number(gen[2]) > this.manifest.generation);
+      const leftover = tmp !== null ? tmp[1] === MANIFEST || tmp[1] === WAL_FILE || /\.\d+\.qtb$/.test(tmp[1]!) : gen !== null && !live.has(f) && (ours.has(gen[1]!) || Number(gen[2]) > this.manifest.generation);
       if (!leftover) continue;
       try {
         fs.unlinkSync(path.join(this.dir, f));
@@ -428,64 +463,253 @@ export class DirectoryStore {
     }
   }
 
-  /** Releases the writer lock (the process exiting releases it too). */
+  /**
+   * Ends the store: a writer first checkpoints what the log holds (so the next open replays nothing),
+   * then releases the writer lock (the process exiting releases it too).
+   */
   close(): void {
-    this.release?.();
-    this.release = null;
+    try {
+      if (this.wal !== null && this.catalog !== null) {
+        this.commit(this.catalog);
+        this.checkpoint(this.catalog);
+      }
+    } finally {
+      this.wal?.close();
+      this.wal = null;
+      this.release?.();
+      this.release = null;
+    }
   }
 
-  /** Loads the tables into the catalog; returns the views' CREATE VIEW statements to replay. */
+  /** Loads the tables into the catalog, replaying the log over them; returns the views' CREATE VIEW statements to replay. */
   load(catalog: Catalog): string[] {
+    // A reader can meet a checkpoint of the writer half-way; it reads again from the new manifest.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.loadOnce(catalog);
+      } catch (e) {
+        if (!(e instanceof ConcurrentCheckpoint) || attempt >= 20) {
+          if (e instanceof ConcurrentCheckpoint) throw new QuireError('XX001', `database directory "${this.dir}": ${e.message}`);
+          throw e;
+        }
+        for (const name of [...catalog.tables.keys()]) if (!isTempTableKey(name)) catalog.tables.delete(name);
+        this.saved.clear();
+        this.manifest = DirectoryStore.readManifest(this.dir);
+      }
+    }
+  }
+
+  private loadOnce(catalog: Catalog): string[] {
     for (const mt of this.manifest.tables) {
-      const { fields, batches } = readTableFile(path.join(this.dir, mt.file), mt.name);
-      const t = new MemoryTable(mt.name, fields.map((f) => ({ ...f, table: mt.name })), mt.meta);
+      let read: ReturnType<typeof readTableFile>;
+      try {
+        read = readTableFile(path.join(this.dir, mt.file), mt.name);
+      } catch (e) {
+        if (this.readOnly && !fs.existsSync(path.join(this.dir, mt.file))) throw new ConcurrentCheckpoint(`table file "${mt.file}" is missing`);
+        throw e;
+      }
+      const t = new MemoryTable(mt.name, read.fields.map((f) => ({ ...f, table: mt.name })), mt.meta);
       t.uniqueKeys = mt.uniqueKeys;
-      t.replaceAll(batches);
+      t.replaceAll(read.batches);
       catalog.tables.set(mt.name, t);
       this.saved.set(t, { version: t.version, file: mt.file });
     }
-    this.savedViews = JSON.stringify(this.manifest.views);
-    // Only once every file the manifest names has loaded: a damaged manifest must not cost a file.
-    if (!this.readOnly) this.removeLeftovers();
-    return this.manifest.views.map((v) => v.sql);
+    let views = this.manifest.views;
+    const walFile = path.join(this.dir, WAL_FILE);
+    const log = readWal(walFile);
+    const from = this.manifest.lsn ?? 0;
+    if (log !== null) {
+      if (log.base > from) {
+        if (this.readOnly) throw new ConcurrentCheckpoint(`the write-ahead log starts after LSN ${from} of manifest.json`);
+        throw new QuireError('XX001', `write-ahead log "${WAL_FILE}" of database directory "${this.dir}" starts at LSN ${log.base + 1}, after LSN ${from} of manifest.json`, {
+          hint: 'The records in between are missing: restore the directory from a backup.',
+        });
+      }
+      views = this.replay(catalog, log, from, views);
+    }
+    for (const [name, t] of catalog.tables) {
+      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), def: definitionJson(t) });
+    }
+    this.loggedViews = JSON.stringify(views);
+    this.catalog = catalog;
+    if (!this.readOnly) {
+      // Only once every file the manifest names has loaded: a damaged manifest must not cost a file.
+      this.removeLeftovers();
+      if (!fs.existsSync(path.join(this.dir, MANIFEST))) {
+        // A new directory gets its (empty) manifest first, so table files never exist without one.
+        this.writeManifest(this.manifest);
+      }
+      this.openLog(log, from);
+    }
+    return views.map((v) => v.sql);
   }
 
-  /** Writes the tables that changed since the last sync and a new manifest; no-op when nothing did. */
-  sync(catalog: Catalog): void {
+  private openLog(log: WalContents | null, from: number): void {
+    const last = log === null ? -1 : log.records.length > 0 ? log.records[log.records.length - 1]!.lsn : log.base;
+    let contents = log;
+    if (contents === null || last <= from) {
+      // Everything in the log is in the table files (or there is no log yet): start a fresh one after
+      // the manifest's LSN, so no new record can carry an LSN replay would skip.
+      createWal(this.dir, from);
+      fsyncDir(this.dir);
+      contents = readWal(path.join(this.dir, WAL_FILE))!;
+    }
+    this.wal = new WalWriter(path.join(this.dir, WAL_FILE), contents);
+    this.nextCheckpointAt = Math.max(this.checkpointBytes, this.wal.size + this.checkpointBytes / 4);
+  }
+
+  private replay(catalog: Catalog, log: WalContents, from: number, views: Manifest['views']): Manifest['views'] {
+    const file = path.join(this.dir, WAL_FILE);
+    const memory = (name: string): MemoryTable | undefined => {
+      const t = catalog.tables.get(name);
+      return t instanceof MemoryTable ? t : undefined;
+    };
+    const bad = (lsn: number, what: string): QuireError =>
+      new QuireError('XX001', `write-ahead log "${path.basename(file)}" is corrupt: record ${lsn}: ${what}`, { hint: 'Restore the database directory from a backup.' });
+    for (const r of log.records) {
+      if (r.lsn <= from) continue;
+      const apply = (op: LogOp): void => {
+        switch (op.op) {
+          case 'drop':
+            catalog.tables.delete(op.name);
+            break;
+          case 'create': {
+            const fields = fieldsOf(op.def);
+            const t = new MemoryTable(op.name, fields.map((f) => ({ ...f, table: op.name })), op.def.meta);
+            t.uniqueKeys = op.def.uniqueKeys;
+            t.replaceAll(op.batches);
+            catalog.tables.set(op.name, t);
+            break;
+          }
+          case 'change': {
+            const t = memory(op.name)!;
+            const old = t.snapshot();
+            const list: Batch[] = [];
+            for (const run of op.runs) {
+              if ('batch' in run) list.push(run.batch);
+              else {
+                if (run.keep + run.count > old.length) throw bad(r.lsn, `table "${op.name}" has no batch ${run.keep + run.count}`);
+                for (let i = run.keep; i < run.keep + run.count; i++) list.push(old[i]!);
+              }
+            }
+            t.replaceAll(list);
+            if (op.def !== null) {
+              t.meta = op.def.meta;
+              t.uniqueKeys = op.def.uniqueKeys;
+            }
+            break;
+          }
+          case 'views':
+            views = op.views;
+            break;
+        }
+      };
+      try {
+        decodeRecord(r.body, (name) => memory(name)?.schema.map((f) => f.type), apply);
+      } catch (e) {
+        if (e instanceof QuireError) throw e;
+        throw bad(r.lsn, (e as Error).message);
+      }
+    }
+    return views;
+  }
+
+  /**
+   * Logs what changed in the catalog since the last commit as one record; returns its LSN, or null
+   * when nothing changed. The record is written, not yet durable: waitDurable() says when it is.
+   */
+  commit(catalog: Catalog): number | null {
+    const rec = new RecordBuilder();
+    for (const [name, l] of this.logged) {
+      if (catalog.tables.get(name) !== l.table) rec.drop(name);
+    }
+    const logged = new Map<string, Logged>();
+    for (const [name, t] of catalog.tables) {
+      if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
+      const l = this.logged.get(name);
+      const batches = t.snapshot();
+      const def = definitionJson(t);
+      if (l === undefined || l.table !== t) {
+        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys };
+        rec.create(name, full, batches, t.schema.map((f) => f.type));
+      } else if (l.batches !== batches || l.def !== def) {
+        rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
+      }
+      logged.set(name, l !== undefined && l.table === t && l.batches === batches && l.def === def ? l : { table: t, batches, def });
+    }
+    const views = JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
+    if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
+    if (rec.ops === 0) return null;
+    if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
+    const lsn = this.wal.append(rec.pieces, rec.bytes);
+    this.logged = logged;
+    this.loggedViews = views;
+    if (this.wal.size >= this.nextCheckpointAt) {
+      try {
+        this.checkpoint(catalog);
+      } catch {
+        // The commit is in the log all the same; the checkpoint is tried again once the log grows more.
+        this.nextCheckpointAt = this.wal.size + this.checkpointBytes / 4;
+      }
+    }
+    return lsn;
+  }
+
+  /** Records written and fdatasync calls made since open (null when there is no log: read-only). */
+  walStats(): { lsn: number; syncs: number; bytes: number } | null {
+    return this.wal === null ? null : { lsn: this.wal.written, syncs: this.wal.syncs, bytes: this.wal.size };
+  }
+
+  /** Resolves once every commit logged so far is on disk (one fdatasync serves all that wait for it). */
+  async waitDurable(): Promise<void> {
+    if (this.wal !== null) await this.wal.waitDurable(this.wal.written);
+  }
+
+  private writeManifest(manifest: Manifest): void {
+    writeAtomic(this.dir, MANIFEST, (fd) => {
+      fs.writeSync(fd, JSON.stringify(manifest, null, 1));
+    });
+    fsyncDir(this.dir);
+  }
+
+  /**
+   * Writes the tables changed since the last checkpoint to new files and a manifest naming them with
+   * the log's last LSN, then starts an empty log. A crash before the manifest's rename leaves the old
+   * manifest and the whole log; after it, replay skips the records the manifest's LSN covers.
+   */
+  checkpoint(catalog: Catalog): void {
+    const wal = this.wal;
+    if (wal === null || wal.written === (this.manifest.lsn ?? 0)) return;
+    checkpointHook?.('start');
     const tables: ManifestTable[] = [];
     const current = new Map<MemoryTable, { version: number; file: string }>();
-    let changed = false;
     let gen = this.manifest.generation;
     for (const [name, src] of catalog.tables) {
       if (!(src instanceof MemoryTable) || isTempTableKey(name)) continue;
       let s = this.saved.get(src);
       if (s === undefined || s.version !== src.version) {
-        if (this.readOnly) throw new QuireError('25006', `cannot write to database directory "${this.dir}": it was opened read-only`);
         gen++;
         const file = `${fileStem(name)}.${gen}.qtb`;
         writeAtomic(this.dir, file, (fd) => writeTableFile(fd, src));
         s = { version: src.version, file };
-        changed = true;
       }
       current.set(src, s);
       tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys });
     }
     const views = [...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql }));
-    const viewsJson = JSON.stringify(views);
     const oldFiles = new Set(this.manifest.tables.map((t) => t.file));
-    const names = JSON.stringify(tables.map((t) => [t.name, t.file, t.meta, t.uniqueKeys]));
-    const oldNames = JSON.stringify(this.manifest.tables.map((t) => [t.name, t.file, t.meta, t.uniqueKeys]));
-    if (!changed && viewsJson === this.savedViews && names === oldNames) return;
-    if (this.readOnly) throw new QuireError('25006', `cannot write to database directory "${this.dir}": it was opened read-only`);
-    const manifest: Manifest = { version: 1, generation: gen, tables, views };
+    const manifest: Manifest = { version: 1, generation: gen, lsn: wal.written, tables, views };
     fsyncDir(this.dir);
-    writeAtomic(this.dir, MANIFEST, (fd) => {
-      fs.writeSync(fd, JSON.stringify(manifest, null, 1));
-    });
-    fsyncDir(this.dir);
+    checkpointHook?.('tables-written');
+    this.writeManifest(manifest);
     this.manifest = manifest;
     this.saved = current;
-    this.savedViews = viewsJson;
+    checkpointHook?.('manifest-written');
+    createWal(this.dir, wal.written);
+    fsyncDir(this.dir);
+    wal.rotated();
+    this.nextCheckpointAt = this.checkpointBytes;
+    checkpointHook?.('log-rotated');
     const live = new Set(tables.map((t) => t.file));
     for (const f of oldFiles) {
       if (!live.has(f)) {

@@ -1,0 +1,162 @@
+/**
+ * Binary form of a batch for the write-ahead log: each column as its null map and raw typed-array
+ * bytes, or, for object columns, a length-prefixed UTF-8 text form per value. No JSON: a bulk load
+ * is mostly memcpy of the column buffers plus one UTF-8 encode per text value.
+ *
+ * Batch: u32 row count, then per column: u8 kind (0 u8, 1 i32, 2 f64, 3 text), u8 has-null-map,
+ * the null map (row count bytes) when present, then the data: raw bytes for typed kinds; for text,
+ * u32 byte length per value (0xFFFFFFFF for NULL) followed by the concatenated UTF-8 bytes.
+ */
+import { formatValue } from '../../common/format-value.js';
+import { parseValue } from '../../common/parse-value.js';
+import type { DataType, Value } from '../../common/types.js';
+import { makeColumn, type Batch, type Column } from '../../execution/column.js';
+
+const NULL_LEN = 0xffffffff;
+
+/** A value of an object column in the text form the table files and the log store. */
+export function objectText(v: Value, t: DataType): string | null {
+  if (v === null) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'number') return String(v);
+  return formatValue(v, t, { timezone: 'UTC' });
+}
+
+/** The inverse of objectText. */
+export function objectValue(s: string | null, t: DataType): Value {
+  if (s === null) return null;
+  switch (t.name) {
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return s;
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz': {
+      // Written as String(number | bigint): timestamps beyond 2^53 µs widen a column as int8 does.
+      const n = Number(s);
+      return Number.isSafeInteger(n) || !Number.isFinite(n) ? n : BigInt(s);
+    }
+    default:
+      return parseValue(s, t, { timezone: 'UTC' });
+  }
+}
+
+/** Appends encoded pieces to `out`; returns their total byte length. */
+export function encodeBatch(b: Batch, types: readonly DataType[], out: Uint8Array[]): number {
+  const n = b.length;
+  const head = Buffer.allocUnsafe(4);
+  head.writeUInt32LE(n, 0);
+  out.push(head);
+  let total = 4;
+  b.columns.forEach((c, ci) => {
+    const d = c.data;
+    const kind = d instanceof Uint8Array ? 0 : d instanceof Int32Array ? 1 : d instanceof Float64Array ? 2 : 3;
+    const h = Buffer.allocUnsafe(2);
+    h[0] = kind;
+    h[1] = c.nulls !== null ? 1 : 0;
+    out.push(h);
+    total += 2;
+    if (c.nulls !== null) {
+      out.push(c.nulls.subarray(0, n));
+      total += n;
+    }
+    if (kind === 0) {
+      out.push((d as Uint8Array).subarray(0, n));
+      total += n;
+    } else if (kind === 1 || kind === 2) {
+      const a = d as Int32Array | Float64Array;
+      out.push(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
+      total += n * a.BYTES_PER_ELEMENT;
+    } else {
+      total += encodeText(c, n, types[ci]!, out);
+    }
+  });
+  return total;
+}
+
+function encodeText(c: Column, n: number, t: DataType, out: Uint8Array[]): number {
+  const vals = c.data as Value[];
+  const texts: (string | null)[] = new Array(n);
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const s = c.nulls !== null && c.nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
+    texts[i] = s;
+    if (s !== null) bytes += Buffer.byteLength(s, 'utf8');
+  }
+  const buf = Buffer.allocUnsafe(n * 4 + bytes);
+  let p = n * 4;
+  for (let i = 0; i < n; i++) {
+    const s = texts[i]!;
+    if (s === null) {
+      buf.writeUInt32LE(NULL_LEN, i * 4);
+      continue;
+    }
+    const w = buf.write(s, p, 'utf8');
+    buf.writeUInt32LE(w, i * 4);
+    p += w;
+  }
+  out.push(buf);
+  return buf.length;
+}
+
+/** Thrown for bytes that do not form a batch; the caller names the file. */
+export class BatchFormatError extends Error {}
+
+/** Decodes one batch starting at `pos`; returns it and the position after it. */
+export function decodeBatch(buf: Buffer, pos: number, types: readonly DataType[]): { batch: Batch; end: number } {
+  const need = (k: number): void => {
+    if (pos + k > buf.length) throw new BatchFormatError('batch runs past the end of its record');
+  };
+  need(4);
+  const n = buf.readUInt32LE(pos);
+  pos += 4;
+  const columns: Column[] = types.map((t) => {
+    need(2);
+    const kind = buf[pos]!;
+    const hasNulls = buf[pos + 1] === 1;
+    pos += 2;
+    let nulls: Uint8Array | null = null;
+    if (hasNulls) {
+      need(n);
+      nulls = new Uint8Array(buf.subarray(pos, pos + n));
+      pos += n;
+    }
+    const typed = (width: number): ArrayBuffer => {
+      need(n * width);
+      // A fresh, aligned copy: the record buffer can then be collected.
+      const ab = new ArrayBuffer(n * width);
+      new Uint8Array(ab).set(buf.subarray(pos, pos + n * width));
+      pos += n * width;
+      return ab;
+    };
+    switch (kind) {
+      case 0:
+        return makeColumn(t, new Uint8Array(typed(1)), nulls);
+      case 1:
+        return makeColumn(t, new Int32Array(typed(4)), nulls);
+      case 2:
+        return makeColumn(t, new Float64Array(typed(8)), nulls);
+      case 3: {
+        need(n * 4);
+        const lens = pos;
+        pos += n * 4;
+        const vals: Value[] = new Array(n);
+        for (let i = 0; i < n; i++) {
+          const len = buf.readUInt32LE(lens + i * 4);
+          if (len === NULL_LEN) {
+            vals[i] = null;
+            continue;
+          }
+          need(len);
+          vals[i] = objectValue(buf.toString('utf8', pos, pos + len), t);
+          pos += len;
+        }
+        return makeColumn(t, vals, nulls);
+      }
+      default:
+        throw new BatchFormatError(`unknown column kind ${kind}`);
+    }
+  });
+  return { batch: { length: n, columns }, end: pos };
+}

@@ -1,0 +1,202 @@
+/**
+ * What one commit did to the database directory, as a write-ahead log record body: a list of
+ * operations on tables (by name) and views.
+ *
+ * - DROP name: the table is gone.
+ * - CREATE name, definition (JSON: columns, column metadata, unique keys), batches: a new table, or a
+ *   table replaced by another of the same name.
+ * - CHANGE name, definition or "" when unchanged, runs: the table's new batch list, as runs of batches
+ *   kept from its previous list (by position) and new batches. An INSERT is one kept run plus the new
+ *   rows; an UPDATE or DELETE keeps the batches it did not touch; only rewritten batches are carried whole.
+ * - VIEWS json: the complete list of views (name and CREATE VIEW text).
+ */
+import type { DataType, TypeName } from '../../common/types.js';
+import { type, type Field } from '../../common/types.js';
+import type { Batch } from '../../execution/column.js';
+import type { ColumnMeta } from '../memory-table.js';
+import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
+
+const OP_DROP = 1;
+const OP_CREATE = 2;
+const OP_CHANGE = 3;
+const OP_VIEWS = 4;
+const RUN_KEEP = 0;
+const RUN_NEW = 1;
+
+export interface TableDefinition {
+  fields: { name: string; type: { name: TypeName; typmod: number } }[];
+  meta: ColumnMeta[];
+  uniqueKeys: number[][];
+}
+
+export type Run = { keep: number; count: number } | { batch: Batch };
+
+export type LogOp =
+  | { op: 'drop'; name: string }
+  | { op: 'create'; name: string; def: TableDefinition; batches: Batch[] }
+  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys'> | null; runs: Run[] }
+  | { op: 'views'; views: { name: string; sql: string }[] };
+
+/** Accumulates a record body as pieces (column buffers are referenced, not copied, until the write). */
+export class RecordBuilder {
+  readonly pieces: Uint8Array[] = [];
+  bytes = 0;
+  ops = 0;
+  private readonly count = Buffer.alloc(4);
+
+  constructor() {
+    this.pieces.push(this.count);
+    this.bytes = 4;
+  }
+
+  private u8(v: number): void {
+    this.pieces.push(Buffer.from([v]));
+    this.bytes += 1;
+  }
+
+  private u32(v: number): void {
+    const b = Buffer.allocUnsafe(4);
+    b.writeUInt32LE(v, 0);
+    this.pieces.push(b);
+    this.bytes += 4;
+  }
+
+  private str(s: string): void {
+    const b = Buffer.from(s, 'utf8');
+    this.u32(b.length);
+    this.pieces.push(b);
+    this.bytes += b.length;
+  }
+
+  private batch(b: Batch, types: readonly DataType[]): void {
+    this.bytes += encodeBatch(b, types, this.pieces);
+  }
+
+  private op(code: number): void {
+    this.u8(code);
+    this.ops++;
+    this.count.writeUInt32LE(this.ops, 0);
+  }
+
+  drop(name: string): void {
+    this.op(OP_DROP);
+    this.str(name);
+  }
+
+  create(name: string, def: TableDefinition, batches: readonly Batch[], types: readonly DataType[]): void {
+    this.op(OP_CREATE);
+    this.str(name);
+    this.str(JSON.stringify(def));
+    this.u32(batches.length);
+    for (const b of batches) this.batch(b, types);
+  }
+
+  change(name: string, defJson: string | null, runs: readonly Run[], types: readonly DataType[]): void {
+    this.op(OP_CHANGE);
+    this.str(name);
+    this.str(defJson ?? '');
+    this.u32(runs.length);
+    for (const r of runs) {
+      if ('keep' in r) {
+        this.u8(RUN_KEEP);
+        this.u32(r.keep);
+        this.u32(r.count);
+      } else {
+        this.u8(RUN_NEW);
+        this.batch(r.batch, types);
+      }
+    }
+  }
+
+  views(views: readonly { name: string; sql: string }[]): void {
+    this.op(OP_VIEWS);
+    this.str(JSON.stringify(views));
+  }
+}
+
+export function fieldsOf(def: TableDefinition): Field[] {
+  return def.fields.map((f) => ({ name: f.name, type: type(f.type.name, f.type.typmod) }));
+}
+
+/**
+ * Decodes a record body. `typesOf` gives the column types of a table as of this point of the replay
+ * (CHANGE carries no schema). Throws BatchFormatError on bytes that do not parse.
+ */
+export function decodeRecord(body: Buffer, typesOf: (name: string) => readonly DataType[] | undefined, apply: (op: LogOp) => void): void {
+  let pos = 0;
+  const need = (k: number): void => {
+    if (pos + k > body.length) throw new BatchFormatError('record ends early');
+  };
+  const u8 = (): number => {
+    need(1);
+    return body[pos++]!;
+  };
+  const u32 = (): number => {
+    need(4);
+    const v = body.readUInt32LE(pos);
+    pos += 4;
+    return v;
+  };
+  const str = (): string => {
+    const n = u32();
+    need(n);
+    const s = body.toString('utf8', pos, pos + n);
+    pos += n;
+    return s;
+  };
+  const json = <X>(s: string): X => {
+    try {
+      return JSON.parse(s) as X;
+    } catch {
+      throw new BatchFormatError('unreadable definition');
+    }
+  };
+  const batch = (types: readonly DataType[]): Batch => {
+    const r = decodeBatch(body, pos, types);
+    pos = r.end;
+    return r.batch;
+  };
+  const ops = u32();
+  for (let i = 0; i < ops; i++) {
+    const code = u8();
+    switch (code) {
+      case OP_DROP:
+        apply({ op: 'drop', name: str() });
+        break;
+      case OP_CREATE: {
+        const name = str();
+        const def = json<TableDefinition>(str());
+        const types = fieldsOf(def).map((f) => f.type);
+        const n = u32();
+        const batches: Batch[] = [];
+        for (let k = 0; k < n; k++) batches.push(batch(types));
+        apply({ op: 'create', name, def, batches });
+        break;
+      }
+      case OP_CHANGE: {
+        const name = str();
+        const d = str();
+        const types = typesOf(name);
+        if (types === undefined) throw new BatchFormatError(`change to table "${name}", which does not exist at this point`);
+        const n = u32();
+        const runs: Run[] = [];
+        for (let k = 0; k < n; k++) {
+          const kind = u8();
+          if (kind === RUN_KEEP) {
+            const keep = u32();
+            runs.push({ keep, count: u32() });
+          } else if (kind === RUN_NEW) runs.push({ batch: batch(types) });
+          else throw new BatchFormatError(`unknown run kind ${kind}`);
+        }
+        apply({ op: 'change', name, def: d === '' ? null : json(d), runs });
+        break;
+      }
+      case OP_VIEWS:
+        apply({ op: 'views', views: json(str()) });
+        break;
+      default:
+        throw new BatchFormatError(`unknown operation ${code}`);
+    }
+  }
+  if (pos !== body.length) throw new BatchFormatError('trailing bytes after the last operation');
+}
