@@ -2,7 +2,8 @@
  * Mixed load against `quire serve` (a child process, so a crash is seen as its exit): REST clients
  * paging and aggregating, PostgreSQL clients aggregating and paging with LIMIT/OFFSET, one client
  * re-running a long query that must time out, and a `select 1` probe on each port every 100 ms.
- * Reports crashes, 5xx answers, unexpected errors and the probes' latency percentiles.
+ * Reports crashes, 5xx answers, unexpected errors and the probes' latency percentiles. The probe is a
+ * process of its own (load-probe.ts), as a monitoring client would be.
  *
  *   npx tsx bench/load-mixed.ts [--seconds 60] [--rest 200] [--pg 50] [--think 500]
  *
@@ -173,34 +174,17 @@ async function main(): Promise<void> {
     }
   };
 
+  /** The probe runs in a process of its own (see load-probe.ts). */
   const probe = async (): Promise<void> => {
-    const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire' });
-    await c.connect();
-    c.on('error', () => undefined);
-    try {
-      while (Date.now() < end && crashed === null) {
-        const tick = new Promise((r) => setTimeout(r, 100));
-        let t0 = performance.now();
-        try {
-          const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"select 1"}' });
-          await r.text();
-          if (r.ok) stats.probeRest.push(performance.now() - t0);
-          else stats.probeFailures++;
-        } catch {
-          stats.probeFailures++;
-        }
-        t0 = performance.now();
-        try {
-          await c.query('select 1');
-          stats.probePg.push(performance.now() - t0);
-        } catch {
-          stats.probeFailures++;
-        }
-        await tick;
-      }
-    } finally {
-      await c.end().catch(() => undefined);
-    }
+    const seconds = Math.max(1, Math.round((end - Date.now()) / 1000));
+    const p = spawn(process.execPath, ['--import', 'tsx', 'bench/load-probe.ts', url, String(pgPort), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => p.once('exit', r));
+    const r = JSON.parse(out) as { rest: number[]; pg: number[]; failures: number };
+    stats.probeRest.push(...r.rest);
+    stats.probePg.push(...r.pg);
+    stats.probeFailures += r.failures;
   };
 
   const t0 = Date.now();

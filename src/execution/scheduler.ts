@@ -30,7 +30,7 @@ export interface SliceTicker {
 }
 
 /** The budget of query work per loop turn. */
-export const SLICE_MS = 10;
+export const SLICE_MS = 5;
 
 /**
  * What a statement may run after it starts or is resumed before it parks, even in a spent turn.

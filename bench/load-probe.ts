@@ -1,0 +1,40 @@
+/**
+ * The `select 1` probe of load-mixed.ts, in a process of its own: in the load generator's process
+ * its timings would include that process's own event-loop delays (250 clients' responses), which
+ * is not what a monitoring client sees. Prints one JSON line: the latencies on each port.
+ *
+ *   npx tsx bench/load-probe.ts REST_URL PG_PORT SECONDS
+ */
+import pg from 'pg';
+
+const [url, pgPort, seconds] = process.argv.slice(2) as [string, string, string];
+const end = Date.now() + Number(seconds) * 1000;
+const rest: number[] = [];
+const pgMs: number[] = [];
+let failures = 0;
+
+const c = new pg.Client({ host: '127.0.0.1', port: Number(pgPort), user: 'quire', database: 'quire' });
+await c.connect();
+c.on('error', () => undefined);
+while (Date.now() < end) {
+  const tick = new Promise((r) => setTimeout(r, 100));
+  let t0 = performance.now();
+  try {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"select 1"}' });
+    await r.text();
+    if (r.ok) rest.push(performance.now() - t0);
+    else failures++;
+  } catch {
+    failures++;
+  }
+  t0 = performance.now();
+  try {
+    await c.query('select 1');
+    pgMs.push(performance.now() - t0);
+  } catch {
+    failures++;
+  }
+  await tick;
+}
+await c.end().catch(() => undefined);
+process.stdout.write(JSON.stringify({ rest, pg: pgMs, failures }) + '\n');
