@@ -3,6 +3,7 @@
  * yields rows or batches as the plan produces them (pull-based, so a slow consumer slows the plan
  * instead of buffering the result).
  */
+import { DESCRIBE_COLUMNS, describeRows, inspectCommand, summarizeSql, type InspectCommand } from './describe.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
@@ -331,6 +332,8 @@ export class Database implements UtilityHost {
     if (opts.signal !== undefined || opts.timeoutMs !== undefined) {
       return runWithLimits(limitsOf(opts), () => this.execute(sql, params));
     }
+    const inspect = inspectCommand(sql);
+    if (inspect !== null) return [await this.inspect(inspect, params)];
     const pieces = splitAttachStatements(sql);
     if (pieces !== null) {
       // ATTACH/DETACH are not PostgreSQL grammar: run them here, the other pieces as usual.
@@ -601,6 +604,39 @@ export class Database implements UtilityHost {
       columns: bound.plan.schema.map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type })),
       paramTypes: binder.paramTypes,
     };
+  }
+
+  /** DESCRIBE / SUMMARIZE (describe.ts). */
+  private async inspect(cmd: InspectCommand, params: readonly unknown[]): Promise<QueryResult> {
+    try {
+      return await this.inspectSource(cmd, params);
+    } catch (e) {
+      // Positions point into the statement as written, not into the query made from it.
+      if (e instanceof QuireError && e.position > 0) e.position += cmd.shift;
+      throw e;
+    }
+  }
+
+  private async inspectSource(cmd: InspectCommand, params: readonly unknown[]): Promise<QueryResult> {
+    const parsed = parseStatements(cmd.query);
+    if (parsed.length !== 1 || nodeTag(parsed[0]!.stmt) !== 'SelectStmt') {
+      throw new QuireError('42601', `${cmd.kind} takes a table, a view, a file or one query`);
+    }
+    const prepared = this.prepareSelect(nodeBody<SelectStmt>(parsed[0]!.stmt), params);
+    if (cmd.kind === 'SUMMARIZE') {
+      try {
+        const r = (await this.execute(summarizeSql(cmd.query, prepared.columns), params)).at(-1)!;
+        return { ...r, command: 'SUMMARIZE' };
+      } catch (e) {
+        // A position in the generated query means nothing to the user.
+        if (e instanceof QuireError) e.position = 0;
+        throw e;
+      }
+    }
+    const table = cmd.relation !== null ? this.catalog.getTable(cmd.relation) : undefined;
+    const rows = describeRows(prepared.columns, table !== undefined && 'appendRows' in table ? (table as MemoryTable) : null);
+    const columns: ResultColumn[] = DESCRIBE_COLUMNS.map((name) => ({ name, type: T.text }));
+    return { command: 'DESCRIBE', commandTag: `DESCRIBE ${rows.length}`, columns, rows, rowCount: rows.length, notices: [] };
   }
 
   optimizeTraced(plan: LogicalPlan): { plan: LogicalPlan; trace: OptimizeTrace[] } {
