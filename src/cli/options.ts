@@ -60,6 +60,11 @@ const SPECS: readonly OptionSpec[] = [
   { long: 'read-only', arg: false },
   // psql's -h names the server host; quire runs its engine in-process (see the 'host' case).
   { short: 'h', long: 'host', arg: true },
+  // psql's other connection flags, refused with the same advice.
+  { short: 'p', long: 'port', arg: true },
+  { short: 'U', long: 'username', arg: true },
+  { short: 'd', long: 'dbname', arg: true },
+  { short: 'W', long: 'password', arg: false },
   { short: '?', long: 'help', arg: false },
   { short: 'V', long: 'version', arg: false },
 ];
@@ -144,6 +149,15 @@ export function parseArgs(argv: readonly string[]): CliOptions {
         throw new UsageError(
           `-h/--host names a server, but quire runs its own engine in this process (open a directory with "quire DBPATH"); to reach a Quire or PostgreSQL server use psql -h ${value ?? 'HOST'} -p 5433`,
         );
+      case 'port':
+      case 'username':
+      case 'dbname':
+      case 'password': {
+        const flag = `-${spec.short ?? ''}/--${spec.long}`;
+        throw new UsageError(
+          `${flag} is a psql connection flag, but quire runs its own engine in this process (open a directory with "quire DBPATH"); to reach a Quire or PostgreSQL server use psql -h HOST -p 5433 -U USER -d DB`,
+        );
+      }
       case 'version':
         opts.version = true;
         break;
@@ -246,6 +260,8 @@ Output format options:
 Connection options:
   -h, --host=HOST          not used: quire runs its engine in this process; to reach
                            "quire serve" use psql -h HOST -p 5433
+  -p, --port=PORT, -U, --username=USER, -d, --dbname=DB, -W, --password
+                           refused likewise (psql's connection flags)
 
 Environment:
   QUIRE_HISTORY            history file of the interactive terminal (default

@@ -249,6 +249,11 @@ describe.concurrent('quire command', { timeout: 180_000 }, () => {
     const host = await quire(['-h', 'localhost', '-c', 'select 1']);
     expect(host.code).toBe(1);
     expect(host.stderr).toMatch(/-h\/--host names a server[\s\S]*psql -h localhost -p 5433/);
+    for (const [flag, shown] of [['-p', '-p/--port'], ['-U', '-U/--username'], ['-d', '-d/--dbname']] as const) {
+      const r = await quire([flag, 'x', '-c', 'select 1']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${shown} is a psql connection flag`);
+    }
     expect((await quire(['--version'])).stdout).toMatch(/^quire \(Quire\) \d+\.\d+\.\d+\n$/);
     const bad = await quire(['--bogus']);
     expect(bad.code).toBe(1);
