@@ -17,16 +17,6 @@ export class QuireError extends Error {
     if (opts.detail !== undefined) this.detail = opts.detail;
     if (opts.hint !== undefined) this.hint = opts.hint;
   }
-
-  /** HTTP status for the REST server: client errors are 4xx, resource and internal ones 5xx. */
-  get httpStatus(): number {
-    const cls = this.code.slice(0, 2);
-    // A file the client named that is not there is the client's mistake, like a missing table.
-    if (this.code === '58P01') return 404;
-    if (cls === '53' || cls === '57' || cls === '58' || cls === 'XX') return 503;
-    if (this.code === '42P01' || this.code === '3D000') return 404;
-    return 400;
-  }
 }
 
 /** Positions in libpg-query are 0-based byte offsets into the statement; PostgreSQL reports 1-based characters. */

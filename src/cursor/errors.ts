@@ -44,7 +44,8 @@ export class PagingError extends QuireError {
     this.name = 'PagingError';
   }
 
-  override get httpStatus(): number {
+  /** The REST status of a paging error: 429 when the closed-cursor list is full, else 400 (see server/rest/errors.ts for all others). */
+  get httpStatus(): number {
     return this.kind === 'TooManyClosed' ? 429 : 400;
   }
 }
