@@ -18,9 +18,14 @@ const tmp = mkdtempSync(join(tmpdir(), 'quire-first-hour-'));
 const DB = join(tmp, 'mydb');
 let server: ChildProcess | null = null;
 
-afterAll(() => {
-  server?.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
+afterAll(async () => {
+  // The server checkpoints the directory as it shuts down: wait for it before removing the files.
+  if (server !== null && server.exitCode === null) {
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  }
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
 function quire(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
