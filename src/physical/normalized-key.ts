@@ -150,6 +150,17 @@ function utf8Length(s: string): number {
   return n;
 }
 
+/** The high 32 bits (signed) of an int8 held as a number or a bigint. */
+export function int8High(v: number | bigint): number {
+  // For a number: the floor quotient, exact for every safe integer.
+  return typeof v === 'bigint' ? Number(BigInt.asIntN(32, v >> 32n)) : Math.floor(v / 4294967296);
+}
+
+/** The low 32 bits (unsigned) of an int8, given its high word. */
+export function int8Low(v: number | bigint, hi: number): number {
+  return typeof v === 'bigint' ? Number(BigInt.asUintN(32, v)) : v - hi * 4294967296;
+}
+
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
 // Little-endian word order (every platform Node runs on).
@@ -267,17 +278,8 @@ function writeInt8(c: Column, bytes: Uint8Array, width: number, at: number, from
   for (let r = 0, p = at; r < rows; r++, p += width) {
     if (isNull(c, from + r)) continue;
     const v = d[from + r] as number | bigint;
-    let hi: number;
-    let lo: number;
-    if (typeof v === 'bigint') {
-      hi = Number(BigInt.asIntN(32, v >> 32n));
-      lo = Number(BigInt.asUintN(32, v));
-    } else {
-      // Exact for every safe integer: hi is the floor quotient, lo the non-negative remainder.
-      hi = Math.floor(v / 4294967296);
-      lo = v - hi * 4294967296;
-    }
-    put64(bytes, p, (hi ^ 0x80000000) >>> 0, lo >>> 0);
+    const hi = int8High(v);
+    put64(bytes, p, (hi ^ 0x80000000) >>> 0, int8Low(v, hi) >>> 0);
   }
 }
 

@@ -18,6 +18,7 @@ import { hashKey } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import type { Batch, Column } from '../execution/column.js';
 import { anchorShape } from '../execution/shape-anchor.js';
+import { int8High, int8Low } from './normalized-key.js';
 
 type FieldKind = 'bool' | 'i32' | 'int8' | 'f64' | 'text' | 'bpchar' | 'other';
 
@@ -274,15 +275,8 @@ function writeField(c: Column, kind: FieldKind, n: number, bytes: Uint8Array, po
         break;
       case 'int8': {
         const v = d[i] as number | bigint;
-        let hi: number;
-        let lo: number;
-        if (typeof v === 'bigint') {
-          hi = Number(BigInt.asIntN(32, v >> 32n));
-          lo = Number(BigInt.asUintN(32, v));
-        } else {
-          hi = Math.floor(v / 4294967296);
-          lo = v - hi * 4294967296;
-        }
+        const hi = int8High(v);
+        const lo = int8Low(v, hi);
         put32(bytes, p, hi >>> 0);
         put32(bytes, p + 4, lo >>> 0);
         p += 8;
