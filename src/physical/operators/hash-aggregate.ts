@@ -12,7 +12,7 @@
  * Without GROUP BY there is exactly one output row, even for empty input; with GROUP BY, empty input
  * gives no rows.
  */
-import { compareValues, hashKey } from '../../common/compare.js';
+import { hashKey } from '../../common/compare.js';
 import { storageKind, T, type DataType, type Field, type Schema, type Value } from '../../common/types.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import {
@@ -26,10 +26,11 @@ import {
   type Column,
 } from '../../execution/column.js';
 import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
-import { sortIndices } from '../../execution/sort-indices.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../operator.js';
+import { compileComparator, type SortKey } from '../sort-key.js';
+import { sortRunAsync } from './sort.js';
 
 export interface AggOrderKey {
   /** Input column holding the sort key. */
@@ -346,13 +347,6 @@ function applyFilter(gids: Int32Array, n: number, filter: Column, out: Int32Arra
 // ---------------------------------------------------------------------------------------------------
 // DISTINCT / ORDER BY aggregates
 
-interface SortKeySpec {
-  col: number; // index into the buffered columns
-  desc: boolean;
-  nullsFirst: boolean;
-  type: DataType;
-}
-
 /**
  * Buffers the rows of one DISTINCT/ORDER BY aggregate. PostgreSQL sorts such inputs by the ORDER BY
  * keys and then (for DISTINCT) by every argument ascending, and drops adjacent duplicates; we sort the
@@ -363,7 +357,8 @@ class OrderedInput {
   /** Argument columns first, then ORDER BY columns. */
   private builders: ColumnBuilder[] | null = null;
   private readonly cols: number[];
-  private readonly sortKeys: SortKeySpec[];
+  /** ORDER BY keys, then (for DISTINCT) every argument, over the buffered columns. */
+  private readonly sortKeys: SortKey[];
   private readonly nargs: number;
   /** Estimated bytes buffered since the operator last took them (it reserves them from memory_limit). */
   pendingBytes = 0;
@@ -402,31 +397,13 @@ class OrderedInput {
     const n = this.gids.length;
     if (n === 0 || this.builders === null) return;
     const columns = this.builders.map((b) => b.finish());
-    const keyVals: Value[][] = this.sortKeys.map((s) => {
-      const c = columns[s.col]!;
-      const out: Value[] = new Array(n);
-      for (let i = 0; i < n; i++) out[i] = getValue(c, i);
-      return out;
-    });
+    // Sorted as ORDER BY sorts (group first), so typed and text keys take the radix paths in slices.
+    const gidCol = columns.length;
+    const batch: Batch = { columns: [...columns, makeColumn(T.int4, Int32Array.from(this.gids), null)], length: n };
+    const keys: SortKey[] = [{ col: gidCol, type: T.int4, desc: false, nullsFirst: false }, ...this.sortKeys];
     const gids = this.gids;
-    const keys = this.sortKeys;
-    const order = await sortIndices(n, (a, b) => {
-      const ga = gids[a]!;
-      const gb = gids[b]!;
-      if (ga !== gb) return ga - gb;
-      for (let j = 0; j < keys.length; j++) {
-        const s = keys[j]!;
-        const va = keyVals[j]![a]!;
-        const vb = keyVals[j]![b]!;
-        if (va === null || vb === null) {
-          if (va === vb) continue;
-          return (va === null) === s.nullsFirst ? -1 : 1;
-        }
-        const c = compareValues(va, vb, s.type);
-        if (c !== 0) return s.desc ? -c : c;
-      }
-      return 0;
-    }, ctx);
+    await yieldIfDue(ctx);
+    const order = (await sortRunAsync(batch, keys, compileComparator(keys), ctx, false)).order;
 
     let sel: ArrayLike<number> = order;
     if (this.spec.distinct) {
@@ -453,6 +430,7 @@ class OrderedInput {
 
     const argCols = columns.slice(0, this.nargs);
     for (let start = 0; start < sel.length; start += BATCH_SIZE) {
+      await yieldIfDue(ctx);
       const m = Math.min(BATCH_SIZE, sel.length - start);
       const idx = new Uint32Array(m);
       const g = new Int32Array(m);
