@@ -7,6 +7,7 @@ import type { DataType, Field, Schema, Value } from '../common/types.js';
 import type { Batch } from '../execution/column.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr, SortKey } from './expr.js';
+import { nodeInfo } from './plan-nodes.js';
 
 export interface TableSource {
   readonly name: string;
@@ -158,39 +159,11 @@ export type LogicalPlan =
 export type PlanOp = LogicalPlan['op'];
 
 export function children(p: LogicalPlan): LogicalPlan[] {
-  switch (p.op) {
-    case 'scan':
-    case 'values':
-    case 'empty':
-    case 'table-function':
-    case 'worktable':
-      return [];
-    case 'join':
-    case 'setop':
-      return [p.left, p.right];
-    case 'recursive-cte':
-      return [p.anchor, p.recursive];
-    default:
-      return [p.input];
-  }
+  return nodeInfo(p).children(p);
 }
 
 export function withChildren(p: LogicalPlan, kids: LogicalPlan[]): LogicalPlan {
-  switch (p.op) {
-    case 'scan':
-    case 'values':
-    case 'empty':
-    case 'table-function':
-    case 'worktable':
-      return p;
-    case 'join':
-    case 'setop':
-      return { ...p, left: kids[0]!, right: kids[1]! };
-    case 'recursive-cte':
-      return { ...p, anchor: kids[0]!, recursive: kids[1]! };
-    default:
-      return { ...p, input: kids[0]! } as LogicalPlan;
-  }
+  return nodeInfo(p).withChildren(p, kids);
 }
 
 export function fieldsOf(names: readonly string[], types: readonly DataType[]): Field[] {

@@ -16,6 +16,7 @@
  */
 import { colRef, exprEquals, type Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
+import { assertNever } from '../logical/plan-nodes.js';
 import { explainExpr } from './explain-expr.js';
 import type { PhysicalOperator } from './operator.js';
 import { Project } from './operators/project.js';
@@ -38,8 +39,23 @@ function estimateRows(p: LogicalPlan): number | undefined {
     case 'sort':
     case 'window':
       return estimateRows(p.input);
-    default:
+    // Unknown selectivity or fan-out: no estimate.
+    case 'values':
+    case 'empty':
+    case 'table-function':
+    case 'worktable':
+    case 'aggregate':
+    case 'limit':
+    case 'topn':
+    case 'topn-ranking':
+    case 'distinct':
+    case 'distinct-on':
+    case 'join':
+    case 'setop':
+    case 'recursive-cte':
       return undefined;
+    default:
+      return assertNever(p);
   }
 }
 
