@@ -16,6 +16,7 @@ import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES } from '../exec
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
+import { explainLogical } from '../physical/explain-logical.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { PhysicalPlanner } from '../physical/planner.js';
 import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js';
@@ -705,8 +706,9 @@ export class Database implements UtilityHost {
     return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
   }
 
-  async explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> {
+  async explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean, logical = false): Promise<string[]> {
     const prepared = this.prepareSelect(stmt, params);
+    if (logical) return explainLogical(prepared.plan);
     const ctx = this.execContext(prepared.paramTypes, params, analyze);
     const op = await this.physical(prepared.plan, ctx);
     if (!analyze) return explainPlan(op, false);

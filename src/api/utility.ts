@@ -53,7 +53,7 @@ export interface UtilityHost {
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
   collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
-  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]>;
+  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean, logical?: boolean): Promise<string[]>;
 }
 
 const pos = positionOf;
@@ -1148,12 +1148,14 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
 
 async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   let analyze = false;
+  let logical = false;
   for (const o of (b.options as Node[] | undefined) ?? []) {
     const d = nodeBody<AnyNode>(o);
     const name = d.defname as string;
     const arg = d.arg ? nodeBody<AnyNode>(d.arg as Node) : undefined;
     const on = arg === undefined || ['true', 'on', '1'].includes(String(arg.sval ?? arg.boolval ?? (arg.ival as AnyNode | undefined)?.ival ?? 'true').toLowerCase()) || arg.boolval === true;
     if (name === 'analyze') analyze = on;
+    else if (name === 'logical') logical = on;
     else if (name === 'format') {
       const f = String((arg?.sval as string | undefined) ?? 'text').toLowerCase();
       if (f !== 'text') throw new QuireError('0A000', `EXPLAIN format ${f} is not supported`);
@@ -1161,7 +1163,8 @@ async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]
   }
   const q = b.query as Node;
   if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'EXPLAIN supports SELECT statements');
-  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze);
+  if (logical && analyze) throw new QuireError('0A000', 'EXPLAIN options LOGICAL and ANALYZE cannot be used together', { hint: 'The logical plan is not executed; use EXPLAIN ANALYZE for the physical plan with timings.' });
+  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze, logical);
   return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });
 }
 
