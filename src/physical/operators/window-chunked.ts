@@ -33,7 +33,8 @@ import type { ResolvedAggregate, SlidingAccumulator } from '../../functions/aggr
 import { FrameComputer, type RangeKey, type ResolvedFrame } from '../../functions/window/frame.js';
 import { ResultColumn, valueAt, type WindowBlock } from '../../functions/window/window-function.js';
 import { evalConstant } from '../compile-expr.js';
-import type { Comparator, KeyView } from '../sort-key.js';
+import { keyChanges } from '../key-changes.js';
+import type { Comparator, KeyView, SortKey } from '../sort-key.js';
 import type { WindowCallDef } from './window.js';
 
 type CallPlan =
@@ -61,6 +62,8 @@ export interface WindowShape {
   readonly calls: readonly WindowCallDef[];
   readonly frames: readonly ResolvedFrame[];
   readonly orderCmp: Comparator | null;
+  /** The ORDER BY keys orderCmp compares (peer groups come from key-changes.ts). */
+  readonly orderKeys: readonly SortKey[];
   readonly rangeKey: RangeKey | null;
   readonly types: readonly DataType[];
 }
@@ -344,18 +347,18 @@ class Feed {
 }
 
 /** Peer groups of a block taken as one partition (window.ts does the same across partitions). */
-function blockPeers(b: Batch, cmp: Comparator | null): { peerStart: Int32Array; peerEnd: Int32Array; group: Int32Array } {
-  const n = b.length;
+function blockPeers(n: number, changes: Uint8Array | null): { peerStart: Int32Array; peerEnd: Int32Array; group: Int32Array } {
   const peerStart = new Int32Array(n);
   const peerEnd = new Int32Array(n);
   const group = new Int32Array(n);
-  const oc = cmp === null ? null : cmp.rows(cmp.view(b));
   let g = 0;
+  let st = 0;
   for (let i = 1; i < n; i++) {
-    if (oc !== null && oc(i - 1, i) !== 0) {
+    if (changes !== null && changes[i] === 1) {
       g++;
-      peerStart[i] = i;
-    } else peerStart[i] = peerStart[i - 1]!;
+      st = i;
+    }
+    peerStart[i] = st;
     group[i] = g;
   }
   if (n > 0) peerEnd[n - 1] = n;
@@ -445,9 +448,9 @@ export async function* evaluateSpilledPartition(
       const n = hi - lo;
       const m = b - a;
       const off = a - lo;
-      const peers = blockPeers(blk, w.orderCmp);
+      const changes = w.orderCmp === null ? null : keyChanges(blk, w.orderKeys, w.orderCmp);
+      const peers = blockPeers(n, changes);
       const wb: WindowBlock = { columns: blk.columns, length: n, ...peers, ctx };
-      const oc = w.orderCmp === null ? null : w.orderCmp.rows(w.orderCmp.view(blk));
 
       // Carried peer group of each chunk row (absolute start and ordinal) and its absolute end.
       const absStart = new Float64Array(m);
@@ -456,7 +459,7 @@ export async function* evaluateSpilledPartition(
         if (r === 0) {
           gStart = 0;
           gOrd = 0;
-        } else if (oc !== null && oc(r - 1 - lo, r - lo) !== 0) {
+        } else if (changes !== null && changes[r - lo] === 1) {
           gStart = r;
           gOrd++;
         }
@@ -487,6 +490,10 @@ export async function* evaluateSpilledPartition(
           continue;
         }
         const out = new ResultColumn(c.type, m);
+        if (positional(p.kind, out, a, m, total, absStart, absOrd, w.orderCmp === null ? null : peers.peerEnd, lo)) {
+          results.push(out.finish());
+          continue;
+        }
         for (let i = 0; i < m; i++) {
           const r = a + i;
           switch (p.kind) {
@@ -559,6 +566,45 @@ export async function* evaluateSpilledPartition(
   } finally {
     await q.close();
     res.free();
+  }
+}
+
+/**
+ * row_number, rank, dense_rank, percent_rank and cume_dist of chunk rows [a, a + m) straight into the
+ * result's typed storage; false for other kinds.
+ */
+function positional(
+  kind: CallPlan['kind'],
+  out: ResultColumn,
+  a: number,
+  m: number,
+  total: number,
+  absStart: Float64Array,
+  absOrd: Float64Array,
+  peerEnd: Int32Array | null,
+  lo: number,
+): boolean {
+  const od = out.data;
+  if (!(od instanceof Float64Array)) return false;
+  switch (kind) {
+    case 'row_number':
+      for (let i = 0; i < m; i++) od[i] = a + i + 1;
+      return true;
+    case 'rank':
+      for (let i = 0; i < m; i++) od[i] = absStart[i]! + 1;
+      return true;
+    case 'dense_rank':
+      for (let i = 0; i < m; i++) od[i] = absOrd[i]! + 1;
+      return true;
+    case 'percent_rank':
+      for (let i = 0; i < m; i++) od[i] = total > 1 ? absStart[i]! / (total - 1) : 0;
+      return true;
+    case 'cume_dist':
+      if (peerEnd === null) od.fill(1, 0, m);
+      else for (let i = 0; i < m; i++) od[i] = (lo + peerEnd[a + i - lo]!) / total;
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -196,6 +196,7 @@ export class Window extends PhysicalOperator {
           calls: this.calls,
           frames,
           orderCmp: this.orderCmp,
+          orderKeys: this.orderKeys,
           rangeKey: key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst },
           types,
         },
@@ -212,6 +213,7 @@ export class Window extends PhysicalOperator {
       calls: this.calls,
       frames,
       orderCmp: this.orderCmp,
+      orderKeys: this.orderKeys,
       rangeKey: key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst },
       types,
     };
