@@ -33,9 +33,10 @@ function setup(table: string, seed: number, rows: number): string[] {
     const n = nul(0.1, String((r.int(20001) - 10000) / 100));
     const d = nul(0.1, `DATE '2024-01-01' + ${r.int(90)}`);
     const t = nul(0.1, `'${r.pick(TEXTS)}${r.pick(TEXTS)}'`);
-    vals.push(`(${id}, ${p}, ${k}, ${i}, ${b}, ${x}, ${n}, ${d}, ${t})`);
+    const ts = nul(0.1, `TIMESTAMP '2024-03-01 00:00:00' + INTERVAL '${r.int(60 * 24 * 40)} minutes'`);
+    vals.push(`(${id}, ${p}, ${k}, ${i}, ${b}, ${x}, ${n}, ${d}, ${t}, ${ts})`);
   }
-  return [`CREATE TABLE ${table} (id int, p int, k int, i int4, b int8, x float8, n numeric, d date, t text)`, `INSERT INTO ${table} VALUES ${vals.join(', ')}`];
+  return [`CREATE TABLE ${table} (id int, p int, k int, i int4, b int8, x float8, n numeric, d date, t text, ts timestamp)`, `INSERT INTO ${table} VALUES ${vals.join(', ')}`];
 }
 
 /** Aggregates whose result depends only on the set of rows in the frame (so ties may be ordered freely). */
@@ -91,9 +92,12 @@ function call(r: Rng, rows: number): string {
   } else if (units === 'GROUPS') {
     order = `ORDER BY k${dir}`;
     f = frame(r, 'GROUPS', rowOffset);
-  } else if (r.chance(0.3)) {
+  } else if (r.chance(0.25)) {
     order = `ORDER BY d${dir}`;
-    f = frame(r, 'RANGE', () => `INTERVAL '${r.pick([0, 1, 3, 10, 100])} days'`);
+    f = frame(r, 'RANGE', () => `INTERVAL '${r.pick(['0 days', '1 day', '3 days', '10 days', '100 days', '36 hours', '1 month'])}'`);
+  } else if (r.chance(0.3)) {
+    order = `ORDER BY ts${dir}`;
+    f = frame(r, 'RANGE', () => `INTERVAL '${r.pick(['0', '1 hour', '36 hours', '1 day 2 hours', '3 days', '1 month', '90 minutes 30 seconds'])}'`);
   } else {
     order = `ORDER BY k${dir}`;
     f = frame(r, 'RANGE', () => String(r.pick([0, 1, 2, 5, 40, rows])));

@@ -494,6 +494,11 @@ export async function* evaluateSpilledPartition(
           results.push(out.finish());
           continue;
         }
+        if (p.kind === 'ntile') {
+          ntileChunk(ntile[k]!, blk.columns[p.arg]!, off, total, out, m);
+          results.push(out.finish());
+          continue;
+        }
         for (let i = 0; i < m; i++) {
           const r = a + i;
           switch (p.kind) {
@@ -511,9 +516,6 @@ export async function* evaluateSpilledPartition(
               break;
             case 'cume_dist':
               out.set(i, absEnd(r) / total);
-              break;
-            case 'ntile':
-              ntileStep(ntile[k]!, valueAt(blk.columns[p.arg]!, r - lo), total, out, i);
               break;
             case 'whole':
               out.set(i, whole[k]!);
@@ -608,8 +610,38 @@ function positional(
   }
 }
 
+/** ntile over chunk rows [0, m) (block rows from `off`): once the bucket size is known, a plain counting loop. */
+function ntileChunk(s: NtileState, arg: Column, off: number, total: number, out: ResultColumn, m: number): void {
+  let i = 0;
+  for (; i < m && !s.started; i++) ntileStep(s, valueAt(arg, off + i), total, out, i);
+  const od = out.data;
+  if (!(od instanceof Int32Array)) {
+    for (; i < m; i++) ntileStep(s, null, total, out, i);
+    return;
+  }
+  let { ntile, inBucket, boundary, remainder } = s;
+  for (; i < m; i++) {
+    inBucket++;
+    if (boundary < inBucket) {
+      if (remainder !== 0 && ntile === remainder) {
+        remainder = 0;
+        boundary -= 1;
+      }
+      ntile += 1;
+      inBucket = 1;
+    }
+    od[i] = ntile;
+  }
+  s.ntile = ntile;
+  s.inBucket = inBucket;
+  s.boundary = boundary;
+  s.remainder = remainder;
+}
+
+type NtileState = { started: boolean; ntile: number; inBucket: number; boundary: number; remainder: number };
+
 /** PostgreSQL's window_ntile, one row at a time, so its state carries across chunks (see ntile.ts). */
-function ntileStep(s: { started: boolean; ntile: number; inBucket: number; boundary: number; remainder: number }, arg: Value, total: number, out: ResultColumn, i: number): void {
+function ntileStep(s: NtileState, arg: Value, total: number, out: ResultColumn, i: number): void {
   if (!s.started) {
     if (arg === null) {
       out.setNull(i);
