@@ -207,3 +207,30 @@ describe('moving frames: fixed cases', () => {
     });
   }
 });
+
+// One partition of 80,000 rows is evaluated in chunks (with yields between them): running frames carry
+// their state from chunk to chunk, bounded frames read each chunk with its overlap.
+describe('moving frames: a partition evaluated in chunks', () => {
+  beforeAll(async () => {
+    const sql = [
+      'CREATE TABLE big (id int, k int, i int4, x float8)',
+      "INSERT INTO big SELECT g, g / 7, CASE WHEN g % 13 = 0 THEN NULL ELSE (g * 7919) % 2001 - 1000 END, CASE WHEN g % 17 = 0 THEN NULL ELSE ((g::int8 * 104729) % 100003) / 7.0 END FROM generate_series(1, 80000) g",
+    ];
+    for (const s of sql) {
+      await pg.query(s);
+      await q.query(s);
+    }
+  }, 300_000);
+  const queries = [
+    'SELECT count(*), sum(s), sum(mn), sum(mx), sum(si) FROM (SELECT sum(x) OVER (ORDER BY id) s, min(x) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 3 PRECEDING) mn, max(i) OVER (ORDER BY k) mx, sum(i) OVER (ORDER BY k DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 2 FOLLOWING) si FROM big) t',
+    'SELECT sum(a), sum(mn), sum(mx), sum(si) FROM (SELECT avg(x) OVER w a, min(x) OVER w mn, max(i) OVER w mx, sum(i) OVER w si FROM big WINDOW w AS (ORDER BY id ROWS BETWEEN 100 PRECEDING AND 99 FOLLOWING EXCLUDE CURRENT ROW)) t',
+    'SELECT sum(a), sum(mn) FROM (SELECT sum(x) OVER w a, max(x) OVER w mn FROM big WINDOW w AS (ORDER BY id ROWS BETWEEN 5 FOLLOWING AND 40 FOLLOWING)) t',
+  ];
+  for (const sql of queries) {
+    it(sql.slice(0, 80), async () => {
+      const want = await run(pg, sql);
+      const got = await run(q, sql);
+      expect(diff(want, got), `${sql}\n${JSON.stringify(want)}\n${JSON.stringify(got)}`).toBeNull();
+    }, 300_000);
+  }
+});

@@ -25,6 +25,7 @@
  */
 import type { DataType } from '../../common/types.js';
 import type { Column } from '../../execution/column.js';
+import { floatOverflow } from '../scalar/support/float.js';
 import type { ResolvedAggregate } from '../aggregate/aggregate-function.js';
 import type { FrameBounds, ResultColumn, WindowBlock } from './window-function.js';
 
@@ -57,6 +58,58 @@ export function typedAggregateKind(agg: ResolvedAggregate, argTypes: readonly Da
       return null;
     default:
       return null;
+  }
+}
+
+/**
+ * A running aggregate (frame from the partition start to an end that only moves forward) over numbers,
+ * fed one row at a time in row order, so a float sum adds in PostgreSQL's own order and is identical.
+ * Chunked evaluation of a large partition carries it from one chunk to the next.
+ */
+export class RunningTypedAggregate {
+  private acc = -0;
+  private n = 0;
+  private constructor(private readonly kind: 'sum-float' | 'sum-int' | 'min' | 'max') {}
+
+  /** Null when the general accumulator must run (avg keeps a sum of squares; int8 may not fit doubles). */
+  static create(agg: ResolvedAggregate, rows: number): RunningTypedAggregate | null {
+    const kind = typedAggregateKind(agg, agg.argTypes);
+    if (kind === null || kind === 'avg-float' || agg.argTypes[0]!.name === 'int8') return null;
+    if (kind === 'sum-int' && rows > INT_SUM_MAX_ROWS) return null;
+    return new RunningTypedAggregate(kind);
+  }
+
+  add(c: Column, i: number): void {
+    if (c.nulls !== null && c.nulls[i] === 1) return;
+    const x = c.data[i];
+    if (typeof x !== 'number') return;
+    const acc = this.acc;
+    switch (this.kind) {
+      case 'sum-float': {
+        const r = acc + x;
+        // float8pl: an infinite sum of finite values is an overflow error.
+        if (r - r !== 0 && r === r && Number.isFinite(acc) && Number.isFinite(x)) floatOverflow();
+        this.acc = r;
+        break;
+      }
+      case 'sum-int':
+        this.acc = acc + x;
+        break;
+      case 'max':
+        if (this.n === 0 || !(acc > x || (acc !== acc && x === x))) this.acc = x;
+        break;
+      case 'min':
+        if (this.n === 0 || !(x > acc || (x !== x && acc === acc))) this.acc = x;
+        break;
+    }
+    this.n++;
+  }
+
+  write(out: ResultColumn, i: number): void {
+    const od = out.data;
+    if (this.n === 0) out.setNull(i);
+    else if (od instanceof Float64Array || od instanceof Int32Array) od[i] = this.acc;
+    else out.set(i, this.acc);
   }
 }
 

@@ -31,6 +31,7 @@ import { batchBytes, formatBytes, queryMemory, type MemoryReservation } from '..
 import type { PartitionBuffer } from '../../execution/spill/partition-buffer.js';
 import type { ResolvedAggregate, SlidingAccumulator } from '../../functions/aggregate/aggregate-function.js';
 import { FrameComputer, type RangeKey, type ResolvedFrame } from '../../functions/window/frame.js';
+import { RunningTypedAggregate } from '../../functions/window/typed-frame-aggregate.js';
 import { ResultColumn, valueAt, type WindowBlock } from '../../functions/window/window-function.js';
 import { evalConstant } from '../compile-expr.js';
 import { keyChanges } from '../key-changes.js';
@@ -391,7 +392,8 @@ export async function* evaluateSpilledPartition(
 ): AsyncGenerator<Batch> {
   const total = part.rows;
   const limit = queryMemory(ctx).pool.limit;
-  const C = part.spilled || inMemoryChunk === undefined ? chunkRows(part, limit) : inMemoryChunk;
+  // In memory, a chunk is at least four times its overlap so that re-reading the overlap stays cheap.
+  const C = part.spilled || inMemoryChunk === undefined ? chunkRows(part, limit) : Math.max(inMemoryChunk, 4 * (plan.before + plan.after));
   const rowBytes = Math.max(1, part.bytes / Math.max(1, total));
   const forced = Math.max(4 * C * rowBytes, 4 * batchBytesHint(part));
   const calls = w.calls;
@@ -426,6 +428,8 @@ export async function* evaluateSpilledPartition(
 
   const q = new RowQueue(part, w.types, res, forced);
   const feeds = plan.calls.map((p) => (p.kind === 'running' ? new Feed(p.agg, p.args, p.filter) : null));
+  // sum/min/max without FILTER over numbers: the running state without boxing or accumulator calls.
+  const typedRunning = plan.calls.map((p) => (p.kind === 'running' && p.filter === null && p.args.length === 1 ? RunningTypedAggregate.create(p.agg, total) : null));
   const empties = plan.calls.map((p) => (p.kind === 'running' || p.kind === 'suffix' ? p.agg.sliding().value() : null));
   const lastT = new Float64Array(calls.length).fill(-1);
   const lastV: Value[] = new Array<Value>(calls.length).fill(null);
@@ -496,6 +500,20 @@ export async function* evaluateSpilledPartition(
         }
         if (p.kind === 'ntile') {
           ntileChunk(ntile[k]!, blk.columns[p.arg]!, off, total, out, m);
+          results.push(out.finish());
+          continue;
+        }
+        const tr = typedRunning[k];
+        if (p.kind === 'running' && tr !== null && tr !== undefined) {
+          const col = blk.columns[p.args[0]!]!;
+          let done = added[k]!;
+          for (let i = 0; i < m; i++) {
+            const r = a + i;
+            const t = p.peers ? absEnd(r) : Math.max(0, Math.min(total, r + 1 + p.endDelta));
+            while (done < t) tr.add(col, done++ - lo);
+            tr.write(out, i);
+          }
+          added[k] = done;
           results.push(out.finish());
           continue;
         }
