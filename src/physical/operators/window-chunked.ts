@@ -10,7 +10,8 @@
  *     buffer knows before reading;
  *   - running aggregates (UNBOUNDED PRECEDING to CURRENT ROW / k PRECEDING / k FOLLOWING under ROWS, to
  *     CURRENT ROW with peers under RANGE/GROUPS): one accumulator carried across chunks, fed in row order
- *     exactly like the in-memory evaluator feeds it, so float sums round identically;
+ *     exactly like the in-memory evaluator feeds it, so float sums round identically (sum/min/max over
+ *     numbers without FILTER carry a plain number instead, typed-frame-aggregate.ts);
  *   - whole-partition aggregates and last_value (frames reaching both ends, or peers without ORDER BY): a
  *     first pass over the spilled partition; invertible aggregates from a ROWS start to UNBOUNDED FOLLOWING
  *     start from that whole-partition state and remove rows as the frame start passes them;
