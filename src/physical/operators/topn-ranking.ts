@@ -491,7 +491,9 @@ function consumeFused(
     cands.bounds = nb;
   }
   const bounds = cands.bounds;
-  const rejectTies = heaps.rejectTies;
+  // Plain numbers decide ties only when they are the whole key; else an equal leading key needs the comparator.
+  const rejectTies = heaps.rejectValueTies;
+  const single = heaps.singleKey;
   const plain = pc.nulls === null && kc.nulls === null;
   let m = plain ? candidatesByRange(n, pc, kd, num.sign, rejectTies, cands) : -1;
   if (m < 0) {
@@ -526,7 +528,7 @@ function consumeFused(
     if (bound >= 0) {
       const t = heaps.boundValue[g]!;
       const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
-      if (t === t && v === v) {
+      if (t === t && v === v && (v !== t || single)) {
         if (v > t || (v === t && rejectTies)) continue;
       } else {
         if (x === null || store.version !== version) {
@@ -534,7 +536,7 @@ function consumeFused(
           x = cmp.cross(cmp.view(b), store.view);
         }
         const c = x(i, bound);
-        if (c > 0 || (c === 0 && rejectTies)) continue;
+        if (c > 0 || (c === 0 && heaps.rejectTies)) continue;
       }
     }
     heaps.add(g, b, i, seen + i);
@@ -645,8 +647,8 @@ export class TopNRanking extends PhysicalOperator {
           const kn = b.columns[num.col]!.nulls;
           const m =
             kd instanceof Float64Array
-              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand)
-              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand);
+              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand)
+              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand);
           for (let j = 0; j < m; j++) {
             const i = cand[j]!;
             const g = gids[i]!;
