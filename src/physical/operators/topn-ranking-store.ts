@@ -576,11 +576,19 @@ export class RankingHeaps {
   private insertCompared(g: number, slot: number): void {
     const m = this.members;
     const rc = this.slotCompare();
+    const nk = this.store.numKey;
+    // A numeric leading key decides unless it ties (or is NULL / NaN): the comparator only sees those.
+    const x = nk === null ? NaN : nk[slot]!;
     const s = this.start[g]!;
     let n = this.count[g]!;
     let p = s + n;
-    while (p > s && rc(m[p - 1]!, slot) > 0) {
-      m[p] = m[p - 1]!;
+    while (p > s) {
+      const o = m[p - 1]!;
+      const y = x === x ? nk![o]! : NaN;
+      if (y === y && y !== x) {
+        if (y < x) break;
+      } else if (rc(o, slot) <= 0) break;
+      m[p] = o;
       p--;
     }
     m[p] = slot;
