@@ -67,10 +67,10 @@ export function estimateTopNRanking(k: number, seenPartitions: number, seenRows:
   else if (p === 0) kept = 0;
   else {
     kept = p * keptPerPartition(k, rows / p);
-    // Ties (rank / dense_rank keep every peer) or skew keep more than the model says: scale by how far the
-    // probe's own count exceeds the model at the probe's size.
+    // Ties (rank / dense_rank keep every peer) or skew keep more than the model says; peer groups grow
+    // with the input, so the probe's surplus over the model is scaled up with it.
     const modelNow = p * keptPerPartition(k, seenRows / p);
-    if (modelNow > 0 && keptNow > modelNow) kept *= keptNow / modelNow;
+    if (keptNow > modelNow) kept += (keptNow - modelNow) * (rows / seenRows);
     kept = Math.min(rows, kept);
   }
   return { partitions: p, kept, rows, sortAndFilter: kept > SORT_AND_FILTER_ABOVE * rows };

@@ -58,6 +58,11 @@ export class SlotStore {
   view: KeyView;
   /** Order-key columns, copied at once; the others are deferred (see flush). */
   private readonly isKey: boolean[];
+  /** Columns copied at add time (the order keys), and whether any of them is text (high flags). */
+  private readonly keyCols: Int32Array;
+  private readonly anyHigh: boolean;
+  /** Columns stored as JS arrays at construction: released slots drop their references. */
+  private readonly objectCols: Int32Array;
   private readonly deferred: number[];
   private pendingBatch: Batch | null = null;
   private pendingSlot = new Int32Array(256);
@@ -84,6 +89,9 @@ export class SlotStore {
     this.isKey = types.map((_, c) => keys.some((k) => k.col === c));
     this.deferred = [];
     for (let c = 0; c < types.length; c++) if (!this.isKey[c]) this.deferred.push(c);
+    this.keyCols = Int32Array.from(types.map((_, c) => c).filter((c) => this.isKey[c]));
+    this.anyHigh = this.high.some((h) => h !== null);
+    this.objectCols = Int32Array.from(types.map((_, c) => c).filter((c) => Array.isArray(this.data[c])));
   }
 
   private makeView(): KeyView {
@@ -140,8 +148,13 @@ export class SlotStore {
     this.free[this.freeCount++] = slot;
     // A pending deferred copy into this slot is stale from now on (see flush).
     this.seq[slot] = -1;
-    // Object columns: drop the reference so evicted strings can be collected.
-    for (const d of this.data) if (Array.isArray(d)) d[slot] = null;
+    // Object columns: drop the reference so evicted strings can be collected. (A typed column that later
+    // switched to exact bigints keeps its references until the slot is reused: they are numbers.)
+    const oc = this.objectCols;
+    for (let j = 0; j < oc.length; j++) {
+      const d = this.data[oc[j]!]!;
+      if (Array.isArray(d)) d[slot] = null;
+    }
   }
 
   reset(): void {
@@ -154,8 +167,11 @@ export class SlotStore {
 
   copyIn(slot: number, b: Batch, row: number, seq: number): void {
     const cols = b.columns;
-    const isKey = this.isKey;
-    for (let c = 0; c < cols.length; c++) if (isKey[c]) this.copyCell(c, slot, cols[c]!, row);
+    const kc = this.keyCols;
+    for (let j = 0; j < kc.length; j++) {
+      const c = kc[j]!;
+      this.copyCell(c, slot, cols[c]!, row);
+    }
     const nk = this.numKey;
     if (nk !== null) {
       const c = cols[this.numCol]!;
@@ -184,11 +200,13 @@ export class SlotStore {
       this.pendingSeq[p] = seq;
       this.pendingCount = p + 1;
     }
-    for (let k = 0; k < this.keys.length; k++) {
-      const h = this.high[k];
-      if (h === null) continue;
-      const c = cols[this.keys[k]!.col]!;
-      h[slot] = c.nulls !== null && c.nulls[row] === 1 ? 0 : highFlag(c.data[row] as string);
+    if (this.anyHigh) {
+      for (let k = 0; k < this.keys.length; k++) {
+        const h = this.high[k];
+        if (h === null) continue;
+        const c = cols[this.keys[k]!.col]!;
+        h[slot] = c.nulls !== null && c.nulls[row] === 1 ? 0 : highFlag(c.data[row] as string);
+      }
     }
     this.seq[slot] = seq;
   }
