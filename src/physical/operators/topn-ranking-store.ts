@@ -535,9 +535,16 @@ export class RankingHeaps {
 
   /** Adds row `row` of `b` (already known to beat the boundary) to partition g. */
   add(g: number, b: Batch, row: number, seq: number): void {
-    const slot = this.store.alloc();
-    this.store.copyIn(slot, b, row, seq);
     const sorted = this.sorted[g]!;
+    let slot: number;
+    if (sorted !== 0 && this.count[g] === this.k) {
+      // A full sorted partition: the new row beats the boundary (the k-th row), which drops out, so the
+      // new row takes over its slot (no free-list round trip). Its stale deferred copy is skipped by seq.
+      const n = this.k - 1;
+      slot = this.members[this.start[g]! + n]!;
+      this.count[g] = n;
+    } else slot = this.store.alloc();
+    this.store.copyIn(slot, b, row, seq);
     if (sorted === 1) {
       const x = this.store.numKey![slot]!;
       if (x === x) {
