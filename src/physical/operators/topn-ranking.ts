@@ -170,6 +170,15 @@ export class PartitionIds {
         return ids;
       }
       const t = this.types[0]!;
+      if (t.name === 'text' || t.name === 'varchar') {
+        // Text is its own hash key (bpchar is not: trailing blanks); the Map hashes each string once.
+        const sd = d as Value[];
+        for (let i = 0; i < n; i++) {
+          if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
+          else ids[i] = this.id(sd[i]!);
+        }
+        return ids;
+      }
       for (let i = 0; i < n; i++) {
         if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
         else ids[i] = this.id(hashKey(d[i] as Value, t) as Value);
