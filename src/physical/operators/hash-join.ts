@@ -9,8 +9,8 @@
  *
  * Build side: the right input concatenated into one batch; rows with equal keys form a chain
  * (groupHead[g] -> next[row] -> … in build order). A single numeric key uses an open-addressing table on
- * Float64Array/Int32Array, so the probe loop allocates nothing per row; other keys go through a Map on a
- * canonical key (see distinct.ts rowKeys).
+ * Float64Array/Int32Array, so the probe loop allocates nothing per row; several keys go through a typed
+ * table of key words (key-table.ts); any other key through a Map on a canonical key (distinct.ts rowKeys).
  */
 import type { DataType, Schema } from '../../common/types.js';
 import {
@@ -29,6 +29,7 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
+import { KeyTable, sameKeyEncoding } from '../key-table.js';
 import { keyCategory } from '../sort-key.js';
 import { rowKeys, type RowKey } from './distinct.js';
 
@@ -371,7 +372,63 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
  */
 const BUILD_CHUNK = 1 << 15;
 
-async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[], ctx: ExecContext): Promise<BuildTable> {
+/**
+ * Build table for several key columns: a typed table of key words (key-table.ts) instead of a composite
+ * string per row. Rows with a NULL key still get an entry (its words carry the NULL mask) but join no
+ * chain, so a probe row with a NULL key finds a chain head of -1.
+ */
+async function wordKeyTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[], next: Int32Array, ctx: ExecContext): Promise<BuildTable> {
+  const n = build.length;
+  const table = new KeyTable(rightKeys.map((k) => build.columns[k]!.type));
+  let head = new Int32Array(1024).fill(-1);
+  let tail = new Int32Array(1024);
+  const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
+  for (let s = 0; s < n; s += BUILD_CHUNK) {
+    const e = Math.min(n, s + BUILD_CHUNK);
+    const ids = table.insert(sliceBatch(keyCols, s, e).columns, e - s);
+    if (table.size > head.length) {
+      const cap = Math.max(table.size, head.length * 2);
+      const h = new Int32Array(cap).fill(-1);
+      h.set(head);
+      head = h;
+      const t = new Int32Array(cap);
+      t.set(tail);
+      tail = t;
+    }
+    for (let r = s; r < e; r++) {
+      if (table.hasNull(r - s)) continue;
+      const g = ids[r - s]!;
+      if (head[g] === -1) head[g] = r;
+      else next[tail[g]!] = r;
+      tail[g] = r;
+    }
+    await yieldIfDue(ctx);
+  }
+  const heads = head;
+  return {
+    head: heads,
+    next,
+    probe(b: Batch, out: Int32Array): void {
+      const m = b.length;
+      const ids = table.find(
+        leftKeys.map((k) => b.columns[k]!),
+        m,
+      );
+      for (let i = 0; i < m; i++) {
+        const g = ids[i]!;
+        out[i] = g < 0 ? -1 : heads[g]!;
+      }
+    },
+  };
+}
+
+async function buildTable(
+  build: Batch,
+  rightKeys: readonly number[],
+  leftKeys: readonly number[],
+  leftTypes: readonly DataType[],
+  ctx: ExecContext,
+): Promise<BuildTable> {
   const n = build.length;
   const next = new Int32Array(n).fill(-1);
   const first = rightKeys.length === 1 ? build.columns[rightKeys[0]!]! : null;
@@ -426,6 +483,9 @@ async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: 
         }
       },
     };
+  }
+  if (rightKeys.length > 1 && rightKeys.every((k, i) => sameKeyEncoding(build.columns[k]!.type, leftTypes[i]!))) {
+    return wordKeyTable(build, rightKeys, leftKeys, next, ctx);
   }
   const groups = new Map<RowKey, number>();
   const headList: number[] = [];
@@ -528,7 +588,7 @@ export class HashJoin extends PhysicalOperator {
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
     const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : concatBatches(rightTypes, parts);
     parts.length = 0;
-    const table = await buildTable(build, this.rightKeys, this.leftKeys, ctx);
+    const table = await buildTable(build, this.rightKeys, this.leftKeys, this.leftKeys.map((k) => leftTypes[k]!), ctx);
     const next = table.next;
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.
