@@ -29,6 +29,7 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
+import { Filter, type SelectedBatch } from './filter.js';
 import { KeyTable, sameKeyEncoding } from '../key-table.js';
 import { keyCategory } from '../sort-key.js';
 import { rowKeys, type RowKey } from './distinct.js';
@@ -81,8 +82,12 @@ export class PairCollector {
     return this.n === BATCH_SIZE;
   }
 
-  startProbe(b: Batch): void {
+  /** Probe row i of fill() is batch row rowMap[i] (the probe side's selection), or row i when null. */
+  private rowMap: Uint32Array | null = null;
+
+  startProbe(b: Batch, rowMap: Uint32Array | null = null): void {
     this.probe = b;
+    this.rowMap = rowMap;
     // One reused flag array (cleared per probe batch) instead of a fresh allocation per batch.
     if (this.leftMatched.length < b.length) this.leftMatched = new Uint8Array(Math.max(b.length, BATCH_SIZE));
     else this.leftMatched.fill(0, 0, b.length);
@@ -103,6 +108,7 @@ export class PairCollector {
   fill(heads: Int32Array, next: Int32Array, m: number): boolean {
     const lsel = this.lsel;
     const rsel = this.rsel;
+    const map = this.rowMap;
     let n = this.n;
     let i = this.pi;
     let r = this.pr;
@@ -118,7 +124,7 @@ export class PairCollector {
           this.pr = r;
           return false;
         }
-        lsel[n] = i;
+        lsel[n] = map === null ? i : map[i]!;
         rsel[n] = r;
         n++;
         r = next[r]!;
@@ -130,6 +136,40 @@ export class PairCollector {
     this.pi = i;
     this.pr = -2;
     return true;
+  }
+
+  /**
+   * fill() for a build side whose keys are unique (every chain is one row): a compaction of the matched
+   * probe rows, written unconditionally and advanced only on a match so it does not branch per row.
+   */
+  fillUnique(heads: Int32Array, m: number): boolean {
+    const lsel = this.lsel;
+    const rsel = this.rsel;
+    const map = this.rowMap;
+    let n = this.n;
+    let i = this.pi;
+    // Each pass may match every row it reads, so it reads no more rows than the buffer has room for.
+    while (i < m && n < BATCH_SIZE) {
+      const end = Math.min(m, i + (BATCH_SIZE - n));
+      if (map === null) {
+        for (; i < end; i++) {
+          const r = heads[i]!;
+          lsel[n] = i;
+          rsel[n] = r;
+          n += ~r >>> 31;
+        }
+      } else {
+        for (; i < end; i++) {
+          const r = heads[i]!;
+          lsel[n] = map[i]!;
+          rsel[n] = r;
+          n += ~r >>> 31;
+        }
+      }
+    }
+    this.n = n;
+    this.pi = i;
+    return i >= m;
   }
 
   add(l: number, r: number): void {
@@ -294,8 +334,11 @@ class NumberTable {
 interface BuildTable {
   readonly head: Int32Array; // group -> first build row
   readonly next: Int32Array; // build row -> next row with the same key, -1 at the end
-  /** Chain head (first build row) for every probe row, -1 for no match; written into `out`. */
-  probe(b: Batch, out: Int32Array): void;
+  /**
+   * Chain head (first build row), -1 for no match, of probe rows sel[0..m) of `b` (rows 0..m-1 when
+   * sel is null), written to out[0..m).
+   */
+  probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void;
 }
 
 /** Largest key a direct-address build table indexes (4 bytes per possible key value). */
@@ -340,27 +383,34 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
   return {
     head: heads,
     next,
-    probe(b: Batch, out: Int32Array): void {
+    probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
       const c = b.columns[lk]!;
       const pd = c.data;
       const pn = c.nulls;
-      const m = b.length;
       if (pd instanceof Int32Array && pn === null) {
-        for (let i = 0; i < m; i++) {
-          const v = pd[i]!;
-          out[i] = v >= 0 && v <= max ? heads[v]! : -1;
+        if (sel === null) {
+          for (let i = 0; i < m; i++) {
+            const v = pd[i]!;
+            out[i] = v >= 0 && v <= max ? heads[v]! : -1;
+          }
+        } else {
+          for (let j = 0; j < m; j++) {
+            const v = pd[sel[j]!]!;
+            out[j] = v >= 0 && v <= max ? heads[v]! : -1;
+          }
         }
         return;
       }
-      for (let i = 0; i < m; i++) {
+      for (let j = 0; j < m; j++) {
+        const i = sel === null ? j : sel[j]!;
         if (pn !== null && pn[i] === 1) {
-          out[i] = -1;
+          out[j] = -1;
           continue;
         }
         const v = pd[i];
         // Only an integral number in range can match; a fractional probe value (float = int join) reads
         // no slot, and a bigint (int8 outside the safe range) matches nothing here.
-        out[i] = typeof v === 'number' && v >= 0 && v <= max && Math.floor(v) === v ? heads[v]! : -1;
+        out[j] = typeof v === 'number' && v >= 0 && v <= max && Math.floor(v) === v ? heads[v]! : -1;
       }
     },
   };
@@ -408,10 +458,9 @@ async function wordKeyTable(build: Batch, rightKeys: readonly number[], leftKeys
   return {
     head: heads,
     next,
-    probe(b: Batch, out: Int32Array): void {
-      const m = b.length;
+    probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
       const ids = table.find(
-        leftKeys.map((k) => b.columns[k]!),
+        leftKeys.map((k) => (sel === null ? b.columns[k]! : takeColumn(b.columns[k]!, sel, m))),
         m,
       );
       for (let i = 0; i < m; i++) {
@@ -466,20 +515,20 @@ async function buildTable(
     return {
       head,
       next,
-      probe(b: Batch, out: Int32Array): void {
+      probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
         const c = b.columns[lk]!;
         const pd = c.data;
         const pn = c.nulls;
-        const m = b.length;
-        for (let i = 0; i < m; i++) {
+        for (let j = 0; j < m; j++) {
+          const i = sel === null ? j : sel[j]!;
           if (pn !== null && pn[i] === 1) {
-            out[i] = -1;
+            out[j] = -1;
             continue;
           }
           const v = pd[i];
           // A bigint probe value (int8 outside the safe range) cannot equal any build value here.
           const g = typeof v === 'number' ? table.find(v) : -1;
-          out[i] = g === -1 ? -1 : head[g]!;
+          out[j] = g === -1 ? -1 : head[g]!;
         }
       },
     };
@@ -516,10 +565,9 @@ async function buildTable(
   return {
     head,
     next,
-    probe(b: Batch, out: Int32Array): void {
-      const m = b.length;
+    probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
       const pnull = new Uint8Array(m);
-      const pk = rowKeys(b, leftKeys, pnull);
+      const pk = rowKeys(sel === null ? b : takeBatch(b, sel, m, b.columns.map((_, i) => leftKeys.includes(i))), leftKeys, pnull);
       for (let i = 0; i < m; i++) {
         if (pnull[i] === 1) {
           out[i] = -1;
@@ -530,6 +578,13 @@ async function buildTable(
       }
     },
   };
+}
+
+/** Rows in the chain starting at each build row (chains run forward: next[r] > r). */
+function chainLengths(next: Int32Array): Int32Array {
+  const len = new Int32Array(next.length);
+  for (let r = next.length - 1; r >= 0; r--) len[r] = next[r] === -1 ? 1 : 1 + len[next[r]!]!;
+  return len;
 }
 
 export class HashJoin extends PhysicalOperator {
@@ -573,6 +628,20 @@ export class HashJoin extends PhysicalOperator {
     }
   }
 
+  /**
+   * Probe-side batches with the rows to probe. Below an inner or right join a Filter hands over its
+   * selection instead of copying the qualifying rows: only their keys are read, and only matched rows are
+   * gathered. (Left, full, semi and anti joins emit probe rows by position, so they take copied batches.)
+   */
+  private async *probeSide(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
+    const left = this.left;
+    if ((this.type === 'inner' || this.type === 'right') && left instanceof Filter) {
+      yield* left.selections(ctx);
+      return;
+    }
+    for await (const b of left.execute(ctx)) if (b.length > 0) yield { batch: b, sel: null, n: b.length };
+  }
+
   private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
@@ -593,17 +662,31 @@ export class HashJoin extends PhysicalOperator {
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.
     const existence = (type === 'semi' || type === 'anti') && this.residual === null;
+    let unique = true;
+    for (let r = 0; r < next.length && unique; r++) if (next[r] !== -1) unique = false;
+    // An inner join none of whose output columns is read (count(*) over it) only has to say how many
+    // rows it makes: no pairs are gathered, placeholders stand for the columns.
+    const need = this.need;
+    const countOnly = type === 'inner' && this.residual === null && need !== null && need.every((x) => !x);
+    const chainLength = countOnly && !unique ? chainLengths(next) : null;
+    const dead = countOnly ? this.schema.map((f) => deadColumn(f.type)) : [];
     let heads = new Int32Array(BATCH_SIZE);
-    for await (const b of this.left.execute(ctx)) {
-      const m = b.length;
-      if (m === 0) continue;
+    for await (const { batch: b, sel, n: m } of this.probeSide(ctx)) {
       if (heads.length < m) heads = new Int32Array(m);
-      table.probe(b, heads);
-      pairs.startProbe(b);
+      table.probe(b, heads, sel, m);
+      if (countOnly) {
+        let rows = 0;
+        if (chainLength === null) for (let i = 0; i < m; i++) rows += ~heads[i]! >>> 31;
+        else for (let i = 0; i < m; i++) rows += heads[i]! === -1 ? 0 : chainLength[heads[i]!]!;
+        for (; rows > 0; rows -= BATCH_SIZE) yield { columns: dead.slice(), length: Math.min(rows, BATCH_SIZE) };
+        await yieldIfDue(ctx);
+        continue;
+      }
+      pairs.startProbe(b, sel);
       if (existence) {
         for (let i = 0; i < m; i++) if (heads[i] !== -1) pairs.leftMatched[i] = 1;
       } else {
-        while (!pairs.fill(heads, next, m)) {
+        while (!(unique ? pairs.fillUnique(heads, m) : pairs.fill(heads, next, m))) {
           const out = pairs.flush();
           if (out !== null) yield out;
         }
