@@ -12,7 +12,7 @@
  * Float64Array/Int32Array, so the probe loop allocates nothing per row; several keys go through a typed
  * table of key words (key-table.ts); any other key through a Map on a canonical key (distinct.ts rowKeys).
  */
-import type { DataType, Schema } from '../../common/types.js';
+import type { DataType, Schema, Value } from '../../common/types.js';
 import {
   allocData,
   BATCH_SIZE,
@@ -537,6 +537,8 @@ async function buildTable(
     return wordKeyTable(build, rightKeys, leftKeys, next, ctx);
   }
   const groups = new Map<RowKey, number>();
+  const plainText = (t: DataType): boolean => t.name === 'text' || t.name === 'varchar';
+  const textKey = rightKeys.length === 1 && plainText(build.columns[rightKeys[0]!]!.type) && plainText(leftTypes[0]!);
   const headList: number[] = [];
   const tail: number[] = [];
   // Keys are made a chunk at a time, from the key columns alone (the others are not copied).
@@ -566,6 +568,19 @@ async function buildTable(
     head,
     next,
     probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
+      if (textKey) {
+        // The string itself is the Map key: one lookup per probe row, no key array per batch.
+        const c = b.columns[leftKeys[0]!]!;
+        const d = c.data as Value[];
+        const pn = c.nulls;
+        for (let j = 0; j < m; j++) {
+          const i = sel === null ? j : sel[j]!;
+          const v = d[i];
+          const g = (pn !== null && pn[i] === 1) || v === null ? undefined : groups.get(v as string);
+          out[j] = g === undefined ? -1 : head[g]!;
+        }
+        return;
+      }
       const pnull = new Uint8Array(m);
       const pk = rowKeys(sel === null ? b : takeBatch(b, sel, m, b.columns.map((_, i) => leftKeys.includes(i))), leftKeys, pnull);
       for (let i = 0; i < m; i++) {
