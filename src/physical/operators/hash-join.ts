@@ -595,6 +595,26 @@ async function buildTable(
   };
 }
 
+// The loops below are plain functions rather than inline in the join's async generator, where V8
+// optimizes them far less.
+
+function allChainsSingle(next: Int32Array): boolean {
+  for (let r = 0; r < next.length; r++) if (next[r] !== -1) return false;
+  return true;
+}
+
+/** Rows the probe rows with chain heads heads[0..m) join (chainLength null: every chain is one row). */
+function joinedRows(heads: Int32Array, m: number, chainLength: Int32Array | null): number {
+  let rows = 0;
+  if (chainLength === null) for (let i = 0; i < m; i++) rows += ~heads[i]! >>> 31;
+  else
+    for (let i = 0; i < m; i++) {
+      const h = heads[i]!;
+      if (h !== -1) rows += chainLength[h]!;
+    }
+  return rows;
+}
+
 /** Rows in the chain starting at each build row (chains run forward: next[r] > r). */
 function chainLengths(next: Int32Array): Int32Array {
   const len = new Int32Array(next.length);
@@ -677,8 +697,7 @@ export class HashJoin extends PhysicalOperator {
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.
     const existence = (type === 'semi' || type === 'anti') && this.residual === null;
-    let unique = true;
-    for (let r = 0; r < next.length && unique; r++) if (next[r] !== -1) unique = false;
+    const unique = allChainsSingle(next);
     // An inner join none of whose output columns is read (count(*) over it) only has to say how many
     // rows it makes: no pairs are gathered, placeholders stand for the columns.
     const need = this.need;
@@ -690,10 +709,7 @@ export class HashJoin extends PhysicalOperator {
       if (heads.length < m) heads = new Int32Array(m);
       table.probe(b, heads, sel, m);
       if (countOnly) {
-        let rows = 0;
-        if (chainLength === null) for (let i = 0; i < m; i++) rows += ~heads[i]! >>> 31;
-        else for (let i = 0; i < m; i++) rows += heads[i]! === -1 ? 0 : chainLength[heads[i]!]!;
-        for (; rows > 0; rows -= BATCH_SIZE) yield { columns: dead.slice(), length: Math.min(rows, BATCH_SIZE) };
+        for (let rows = joinedRows(heads, m, chainLength); rows > 0; rows -= BATCH_SIZE) yield { columns: dead.slice(), length: Math.min(rows, BATCH_SIZE) };
         await yieldIfDue(ctx);
         continue;
       }
