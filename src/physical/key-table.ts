@@ -318,6 +318,10 @@ export class KeyTable {
 }
 
 function encodeI32(col: Column, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number): void {
+  if (Array.isArray(col.data)) {
+    encodeBoxed(col, n, words, W, at, mw, bit, false);
+    return;
+  }
   const d = col.data as Int32Array | Uint8Array;
   const nulls = col.nulls;
   if (nulls === null) {
@@ -334,6 +338,10 @@ function encodeI32(col: Column, n: number, words: Int32Array, W: number, at: num
 }
 
 function encodeF64(col: Column, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number): void {
+  if (Array.isArray(col.data)) {
+    encodeBoxed(col, n, words, W, at, mw, bit, true);
+    return;
+  }
   const d = col.data as Float64Array;
   const nulls = col.nulls;
   for (let i = 0; i < n; i++) {
@@ -372,6 +380,33 @@ function encodeInt8(col: Column, n: number, words: Int32Array, W: number, at: nu
       words[p + at] = Number(BigInt.asIntN(32, v >> 32n));
       words[p + at + 1] = Number(BigInt.asIntN(32, v));
     }
+  }
+}
+
+/**
+ * A column of a typed kind that arrives as a plain array (a value per row, null for NULL): the same
+ * words as its typed form. Booleans are stored as true/false there.
+ */
+function encodeBoxed(col: Column, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number, double: boolean): void {
+  const d = col.data as Value[];
+  const nulls = col.nulls;
+  for (let i = 0; i < n; i++) {
+    const p = i * W;
+    const v = d[i];
+    if ((nulls !== null && nulls[i] === 1) || v === null || v === undefined) {
+      words[p + mw] |= bit;
+      words[p + at] = 0;
+      if (double) words[p + at + 1] = 0;
+      continue;
+    }
+    const x = typeof v === 'boolean' ? (v ? 1 : 0) : (v as number);
+    if (!double) {
+      words[p + at] = x;
+      continue;
+    }
+    f64[0] = x !== x ? NaN : x === 0 ? 0 : x;
+    words[p + at] = u32[0]!;
+    words[p + at + 1] = u32[1]!;
   }
 }
 

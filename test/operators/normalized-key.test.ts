@@ -275,6 +275,29 @@ describe('typed key table', () => {
     expect(rows.map((_, i) => set.hasNull(i))).toEqual(rows.map((r) => r.includes(null)));
   });
 
+  it('gives a typed column and the same values as a plain array the same keys', () => {
+    const vals: Value[] = [1.5, null, -0, 0, NaN, NaN, null, 2];
+    const typed = new ColumnBuilder(T.float8);
+    for (const v of vals) typed.push(v);
+    const ints: Value[] = [7, null, 7, -1, null, 0, 0, 2147483647];
+    const typedInts = new ColumnBuilder(T.int4);
+    for (const v of ints) typedInts.push(v);
+    const set = new KeyTable([T.float8, T.int4]);
+    const a = Array.from(set.insert([typed.finish(), typedInts.finish()], vals.length));
+    const boxed = Array.from(
+      set.insert(
+        [
+          { type: T.float8, data: vals.slice(), nulls: null },
+          { type: T.int4, data: ints.slice(), nulls: null },
+        ],
+        vals.length,
+      ).subarray(0, vals.length),
+    );
+    expect(boxed).toEqual(a.slice(0, vals.length));
+    // Eight different pairs, and the boxed batch found every one of them again.
+    expect(set.size).toBe(8);
+  });
+
   it('keeps every distinct key through table growth', () => {
     const types = [T.text, T.int4];
     const set = new KeyTable(types);
