@@ -28,6 +28,7 @@ import {
 import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { KeyTable } from '../key-table.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, type SortKey } from '../sort-key.js';
 import { sortRunAsync } from './sort.js';
@@ -192,60 +193,34 @@ function encodePart(v: Value, t: DataType, numeric: boolean): string {
   }
 }
 
-/** Map key standing for NULL in composite keys (no hashKey result can be this object). */
-const NULL_KEY = Object.freeze({ null: true });
-
-type KeyTrie = Map<unknown, KeyTrie | number>;
-
 /**
- * Several GROUP BY keys: a trie of Maps, one level per key, group id at the leaves. Each level is a
- * lookup on a raw number or hashKey, which is several times faster than building a composite string
- * key per row.
+ * Several GROUP BY keys: a typed table of key words (key-table.ts), whose entry ids are the group ids.
+ * A text key costs one dictionary lookup per row; the tuple is then hashed and compared as 32-bit words.
  */
 class MultiKeyGrouper implements Grouper {
   count = 0;
-  private readonly root: KeyTrie = new Map();
-  private gids = new Int32Array(0);
+  private readonly table: KeyTable;
+  private fresh = new Uint32Array(0);
   private readonly builders: ColumnBuilder[];
-  private readonly numeric: boolean[];
 
-  constructor(private readonly types: readonly DataType[]) {
+  constructor(types: readonly DataType[]) {
+    this.table = new KeyTable(types);
     this.builders = types.map((t) => new ColumnBuilder(t));
-    this.numeric = types.map((t) => storageKind(t) !== 'obj');
-  }
-
-  private key(c: Column, i: number, k: number): unknown {
-    if (c.nulls !== null && c.nulls[k] === 1) return NULL_KEY;
-    const d = c.data;
-    if (!Array.isArray(d)) return d[k];
-    const v = d[k] ?? null;
-    return v === null ? NULL_KEY : mapKey(v, this.types[i]!, this.numeric[i]!);
   }
 
   assign(batch: Batch, n: number): Int32Array {
-    const gids = (this.gids = scratch(this.gids, n));
-    const last = this.types.length - 1;
+    if (this.fresh.length < n) this.fresh = new Uint32Array(Math.max(n, BATCH_SIZE));
     const cols = batch.columns;
-    for (let k = 0; k < n; k++) {
-      let m = this.root;
-      for (let i = 0; i < last; i++) {
-        const key = this.key(cols[i]!, i, k);
-        let next = m.get(key) as KeyTrie | undefined;
-        if (next === undefined) {
-          next = new Map();
-          m.set(key, next);
-        }
-        m = next;
-      }
-      const key = this.key(cols[last]!, last, k);
-      let g = m.get(key) as number | undefined;
-      if (g === undefined) {
-        g = this.count++;
-        m.set(key, g);
-        for (let i = 0; i <= last; i++) this.builders[i]!.pushFrom(cols[i]!, k);
-      }
-      gids[k] = g;
+    const gids = this.table.insert(cols, n, this.fresh);
+    const w = this.table.freshCount;
+    const fresh = this.fresh;
+    const bs = this.builders;
+    for (let i = 0; i < bs.length; i++) {
+      const b = bs[i]!;
+      const c = cols[i]!;
+      for (let j = 0; j < w; j++) b.pushFrom(c, fresh[j]!);
     }
+    this.count = this.table.size;
     return gids;
   }
 
