@@ -28,8 +28,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
-import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
-import { FLAT_FAST_TYPES, FlatValueOutOfRange, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -316,8 +315,6 @@ interface ScanSpec {
   readonly totalRows: number;
 }
 
-const FLAT_PARSERS = { ...DEFAULT_PARSERS, ...QUIRE_PARQUET_PARSERS };
-
 /** The row group holding all of [start, end), or -1 when the range crosses groups. */
 function groupOf(starts: readonly number[], start: number, end: number): number {
   let lo = 0;
@@ -330,8 +327,13 @@ function groupOf(starts: readonly number[], start: number, end: number): number 
   return end <= starts[lo + 1]! ? lo : -1;
 }
 
-function isFlat(d: unknown): d is { values: Int32Array | Float64Array; nulls: Uint8Array | null } {
+function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
+}
+
+function sliceValues(v: FlatColumnData['values'], from: number, to: number): FlatColumnData['values'] {
+  if (from === 0 && to === v.length) return v;
+  return Array.isArray(v) ? v.slice(from, to) : v.subarray(from, to);
 }
 
 async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
@@ -376,22 +378,21 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
         const data = await Promise.all(out.map((c) => {
-          const flat = g >= 0 && !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name) : null;
+          const flat = g >= 0 && !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
           if (flat === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
-          const int32 = c.field.type.name === 'int4' || c.field.type.name === 'int2';
           // Ranges are row groups, or page-pruned parts of one: decode a group's column once.
           if (cachedGroup !== g) {
             cachedGroup = g;
             groupCache.clear();
           }
           let whole = groupCache.get(c.field.name);
-          if (whole === undefined) groupCache.set(c.field.name, (whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, FLAT_PARSERS, int32)));
+          if (whole === undefined) groupCache.set(c.field.name, (whole = readFlatColumn(buf, metadata.row_groups[g]!, flat)));
           return whole.then(
-            (d) => ({ values: d.values.subarray(at, at + n), nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
-            // Timestamps beyond 2^53 µs do not fit the Float64Array: this group takes the general path.
+            (d): FlatColumnData => ({ values: sliceValues(d.values, at, at + n), nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
-              if (e instanceof FlatValueOutOfRange) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+              if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
               throw e;
             },
           );
@@ -401,7 +402,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
-              if (isFlat(d)) return makeColumn(c.field.type, d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              if (isFlat(d)) return makeColumn(c.field.type, sliceValues(d.values, s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
