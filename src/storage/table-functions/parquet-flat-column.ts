@@ -24,9 +24,28 @@ import type { Value } from '../../common/types.js';
 export class FlatFallback extends Error {}
 
 export interface FlatColumnData {
-  /** Rows of the whole row group: Int32Array for int2/int4, strings for text, Float64Array otherwise. */
-  readonly values: Int32Array | Float64Array | Value[];
+  /**
+   * Rows of the whole row group: Int32Array for int2/int4, Float64Array for the other numbers, and for
+   * text the Int32Array of each row's index into `strings`.
+   */
+  readonly values: Int32Array | Float64Array;
+  /** Text only: the chunk's distinct decoded strings (a dictionary's entries, then PLAIN pages' values). */
+  readonly strings: Value[] | null;
   readonly nulls: Uint8Array | null;
+}
+
+/**
+ * A text column's rows [from, to) as an array of strings. Built per batch: filling a short array is
+ * cheap, while an array as long as a row group is slow in V8 (preallocated it starts in dictionary
+ * mode; grown by push it is copied and write-barriered all the way).
+ */
+export function materializeStrings(d: FlatColumnData, from: number, to: number): Value[] {
+  const out = new Array<Value>(to - from);
+  const idx = d.values;
+  const strings = d.strings!;
+  const nulls = d.nulls;
+  for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : strings[idx[i]!]!;
+  return out;
 }
 
 /** Quire types this path produces. */
@@ -94,12 +113,10 @@ export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name
 }
 
 type Reader = { view: DataView; offset: number };
-type Dense = Int32Array | Float64Array | Value[];
+type Dense = Int32Array | Float64Array;
 
 function allocDense(c: Conversion, n: number): Dense {
-  if (c.kind === 'i32') return new Int32Array(n);
-  if (c.kind === 'str') return new Array<Value>(n);
-  return new Float64Array(n);
+  return c.kind === 'i32' || c.kind === 'str' ? new Int32Array(n) : new Float64Array(n);
 }
 
 const TWO32 = 4294967296;
@@ -131,8 +148,8 @@ function int64Value(lo: number, hi: number, unit: 'int' | 'millis' | 'micros' | 
 
 const utf8 = new TextDecoder();
 
-/** PLAIN values into dst[at …at+n). */
-function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: number): void {
+/** PLAIN values into dst[at …at+n); strings are appended to `strings`, their indexes go to dst. */
+function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: number, strings: Value[]): void {
   const view = r.view;
   const need = c.kind === 'i64' || c.kind === 'f64' ? 8 : c.kind === 'str' ? 0 : 4;
   if (r.offset + need * n > view.byteLength) throw new Error('page ends inside its values');
@@ -173,7 +190,7 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
       return;
     }
     case 'str': {
-      const d = dst as Value[];
+      const d = dst as Int32Array;
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
       let o = r.offset;
       for (let i = 0; i < n; i++) {
@@ -181,7 +198,8 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
         const len = view.getUint32(o, true);
         o += 4;
         if (o + len > view.byteLength) throw new Error('page ends inside its values');
-        d[at + i] = asciiOrUtf8(bytes, o, o + len);
+        d[at + i] = strings.length;
+        strings.push(asciiOrUtf8(bytes, o, o + len));
         o += len;
       }
       r.offset = o;
@@ -234,6 +252,23 @@ function readDefinitionLevels(r: Reader, len: number, count: number, scratch: { 
   return defs;
 }
 
+function gather(dict: Dense, idx: Int32Array, out: Dense, at: number): void {
+  const size = dict.length;
+  for (let i = 0; i < idx.length; i++) {
+    const k = idx[i]!;
+    if (k >= size || k < 0) throw new Error('dictionary index out of range');
+    out[at + i] = dict[k]!;
+  }
+}
+
+function scatter(dense: Dense, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (defs[i] === 1) out[row + i] = dense[v++]!;
+    else nulls[row + i] = 1;
+  }
+}
+
 export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
@@ -246,6 +281,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   const values = allocDense(conv, rows);
   let nulls: Uint8Array | null = null;
   let dictionary: Dense | null = null;
+  const strings: Value[] = [];
   let indices = new Int32Array(0);
   const scratch = { defs: new Uint8Array(0) };
   let row = 0;
@@ -258,7 +294,8 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
       const n = header.dictionary_page_header!.num_values;
       dictionary = allocDense(conv, n);
-      readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0);
+      // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
+      readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
       continue;
     }
     let count: number;
@@ -300,7 +337,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     // Values go straight into place when the page has no NULLs, else densely first and then scattered.
     const dense = present === count ? values : allocDense(conv, present);
     const at = present === count ? row : 0;
-    if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at);
+    if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at, strings);
     else if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
@@ -308,27 +345,14 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const idx = indices.subarray(0, present);
       if (width === 0) idx.fill(0);
       else readRleBitPackedHybrid(r, width, idx, r.view.byteLength - r.offset);
-      const size = dictionary.length;
-      for (let i = 0; i < present; i++) {
-        const k = idx[i]!;
-        if (k >= size || k < 0) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary index out of range`);
-        dense[at + i] = dictionary[k]!;
-      }
+      gather(dictionary, idx, dense, at);
     } else throw new FlatFallback();
     if (defs !== null && present !== count) {
       nulls ??= new Uint8Array(rows);
-      const text = conv.kind === 'str';
-      let v = 0;
-      for (let i = 0; i < count; i++) {
-        if (defs[i] === 1) values[row + i] = dense[v++]!;
-        else {
-          nulls[row + i] = 1;
-          if (text) values[row + i] = null;
-        }
-      }
+      scatter(dense, defs, count, values, nulls, row);
     }
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  return { values, nulls };
+  return { values, strings: conv.kind === 'str' ? strings : null, nulls };
 }

@@ -28,7 +28,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
-import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeStrings, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -331,16 +331,22 @@ function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
 }
 
-function sliceValues(v: FlatColumnData['values'], from: number, to: number): FlatColumnData['values'] {
-  if (from === 0 && to === v.length) return v;
-  return Array.isArray(v) ? v.slice(from, to) : v.subarray(from, to);
-}
-
 async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
   const out = spec.columns.map((i) => spec.all[i]!);
-  const progress = reportProgress('read_parquet', spec.totalRows, 'rows');
+  // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
+  const metas = spec.files.map((f) => readParquetMetadataSync(f));
+  const wanted = new Set(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]);
+  const groupBytes = (rg: FileMetaData['row_groups'][number]): number => {
+    let b = 0;
+    for (const c of rg.columns) if (c.meta_data !== undefined && wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
+    return b;
+  };
+  let totalBytes = 0;
+  for (const m of metas) for (const rg of m.row_groups) totalBytes += groupBytes(rg);
+  const progress = reportProgress('read_parquet', totalBytes, 'bytes');
   try {
-    for (const file of spec.files) {
+    for (let fi = 0; fi < spec.files.length; fi++) {
+      const file = spec.files[fi]!;
       let opened;
       try {
         opened = await openFileBuffer(file);
@@ -349,13 +355,28 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       }
       try {
       const buf = opened.buffer;
-      const metadata = readParquetMetadataSync(file);
+      const metadata = metas[fi]!;
       const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
       for (const c of out) {
         if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
       }
-      let cachedGroup = -1;
-      const groupCache = new Map<string, Promise<FlatColumnData>>();
+      // Decoded flat column chunks by row group and column: a group split into several ranges by the
+      // page index is decoded once, and the next group's chunks are read while this one is consumed.
+      const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
+      const flatChunk = (g: number, c: ColumnPlan): Promise<FlatColumnData> | null => {
+        let cols = groupCache.get(g);
+        if (cols === undefined) groupCache.set(g, (cols = new Map()));
+        let p = cols.get(c.field.name);
+        if (p === undefined) {
+          const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
+          if (flat === null) return null;
+          p = readFlatColumn(buf, metadata.row_groups[g]!, flat);
+          // A prefetch may never be awaited (a LIMIT stops the scan): its failure must not go unhandled.
+          p.catch(() => undefined);
+          cols.set(c.field.name, p);
+        }
+        return p;
+      };
       const groupStarts: number[] = [];
       let acc = 0;
       for (const rg of metadata.row_groups) {
@@ -370,26 +391,25 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         parsers: QUIRE_PARQUET_PARSERS,
         ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
       });
-      for (const r of scan.ranges) {
+      const ranges = scan.ranges;
+      const groupSizes = metadata.row_groups.map(groupBytes);
+      const fileBytes = groupSizes.reduce((a, b) => a + b, 0);
+      let reported = 0;
+      for (let ri = 0; ri < ranges.length; ri++) {
+        const r = ranges[ri]!;
         if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
         const n = r.rowEnd - r.rowStart;
         if (n === 0) continue;
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
+        for (const k of groupCache.keys()) if (k < g) groupCache.delete(k);
         const data = await Promise.all(out.map((c) => {
-          const flat = g >= 0 && !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
-          if (flat === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+          const whole = g >= 0 ? flatChunk(g, c) : null;
+          if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
-          // Ranges are row groups, or page-pruned parts of one: decode a group's column once.
-          if (cachedGroup !== g) {
-            cachedGroup = g;
-            groupCache.clear();
-          }
-          let whole = groupCache.get(c.field.name);
-          if (whole === undefined) groupCache.set(c.field.name, (whole = readFlatColumn(buf, metadata.row_groups[g]!, flat)));
           return whole.then(
-            (d): FlatColumnData => ({ values: sliceValues(d.values, at, at + n), nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), strings: d.strings, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
             // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
               if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
@@ -397,19 +417,27 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
             },
           );
         }));
+        const next = ranges[ri + 1];
+        const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
+        if (ng > g) for (const c of out) flatChunk(ng, c);
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
-              if (isFlat(d)) return makeColumn(c.field.type, sliceValues(d.values, s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              if (isFlat(d)) return makeColumn(c.field.type, d.strings !== null ? materializeStrings(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
           };
         }
-        progress.advance(n);
+        // A range's share of its row group's bytes (a range across groups: the file's average).
+        const share = g >= 0 ? (groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * n) / Math.max(1, acc);
+        const step = Math.min(fileBytes - reported, Math.round(share));
+        progress.advance(step);
+        reported += step;
       }
+      progress.skip(fileBytes - reported);
       } finally {
         await opened.close();
       }
