@@ -18,6 +18,7 @@ import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { getSchemaPath } from 'hyparquet/src/schema.js';
+import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
@@ -26,30 +27,30 @@ export class FlatFallback extends Error {}
 export interface FlatColumnData {
   /**
    * Rows of the whole row group: Int32Array for int2/int4, Float64Array for the other numbers, and for
-   * text the Int32Array of each row's index into `strings`.
+   * text and numeric the Int32Array of each row's index into `objects`.
    */
   readonly values: Int32Array | Float64Array;
-  /** Text only: the chunk's distinct decoded strings (a dictionary's entries, then PLAIN pages' values). */
-  readonly strings: Value[] | null;
+  /** Text and numeric only: the chunk's decoded values (a dictionary's entries, then PLAIN pages' values). */
+  readonly objects: Value[] | null;
   readonly nulls: Uint8Array | null;
 }
 
 /**
- * A text column's rows [from, to) as an array of strings. Built per batch: filling a short array is
+ * A text or numeric column's rows [from, to) as an array of values. Built per batch: filling a short array is
  * cheap, while an array as long as a row group is slow in V8 (preallocated it starts in dictionary
  * mode; grown by push it is copied and write-barriered all the way).
  */
-export function materializeStrings(d: FlatColumnData, from: number, to: number): Value[] {
+export function materializeObjects(d: FlatColumnData, from: number, to: number): Value[] {
   const out = new Array<Value>(to - from);
   const idx = d.values;
-  const strings = d.strings!;
+  const objects = d.objects!;
   const nulls = d.nulls;
-  for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : strings[idx[i]!]!;
+  for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : objects[idx[i]!]!;
   return out;
 }
 
 /** Quire types this path produces. */
-export const FLAT_FAST_TYPES = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'date', 'timestamp', 'timestamptz', 'text']);
+export const FLAT_FAST_TYPES = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'date', 'timestamp', 'timestamptz', 'text', 'numeric']);
 
 /** How a chunk's physical values become Quire values. */
 type Conversion =
@@ -58,7 +59,8 @@ type Conversion =
   | { kind: 'i64'; unit: 'int' | 'millis' | 'micros' | 'nanos' }
   | { kind: 'f64' }
   | { kind: 'f32' }
-  | { kind: 'str' };
+  | { kind: 'str' }
+  | { kind: 'dec'; scale: number; physical: 'INT32' | 'INT64' | 'FIXED_LEN_BYTE_ARRAY' | 'BYTE_ARRAY'; width: number };
 
 export interface FlatChunk {
   readonly chunk: ColumnChunk;
@@ -70,6 +72,14 @@ export interface FlatChunk {
 function conversionOf(e: SchemaElement, quireType: string): Conversion | null {
   const lt = e.logical_type;
   const ct = e.converted_type;
+  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') {
+    // Exact: the unscaled integer becomes the coefficient (hyparquet's own path divides into a double).
+    const scale = lt?.type === 'DECIMAL' ? lt.scale : (e.scale ?? 0);
+    if (quireType !== 'numeric' || scale < 0) return null;
+    if (e.type === 'INT32' || e.type === 'INT64' || e.type === 'BYTE_ARRAY') return { kind: 'dec', scale, physical: e.type, width: 0 };
+    if (e.type === 'FIXED_LEN_BYTE_ARRAY' && (e.type_length ?? 0) > 0) return { kind: 'dec', scale, physical: e.type, width: e.type_length! };
+    return null;
+  }
   switch (e.type) {
     case 'INT32':
       if (quireType === 'int4' || quireType === 'int2') return { kind: 'i32' };
@@ -116,7 +126,7 @@ type Reader = { view: DataView; offset: number };
 type Dense = Int32Array | Float64Array;
 
 function allocDense(c: Conversion, n: number): Dense {
-  return c.kind === 'i32' || c.kind === 'str' ? new Int32Array(n) : new Float64Array(n);
+  return c.kind === 'i32' || c.kind === 'str' || c.kind === 'dec' ? new Int32Array(n) : new Float64Array(n);
 }
 
 const TWO32 = 4294967296;
@@ -148,8 +158,45 @@ function int64Value(lo: number, hi: number, unit: 'int' | 'millis' | 'micros' | 
 
 const utf8 = new TextDecoder();
 
-/** PLAIN values into dst[at …at+n); strings are appended to `strings`, their indexes go to dst. */
+/** A big-endian two's-complement integer of bytes [from, to). */
+function bigEndianSigned(bytes: Uint8Array, from: number, to: number): bigint {
+  let v = 0n;
+  for (let i = from; i < to; i++) v = (v << 8n) | BigInt(bytes[i]!);
+  const bits = BigInt(8 * (to - from));
+  return to > from && bytes[from]! >= 0x80 ? v - (1n << bits) : v;
+}
+
+function readDecimals(r: Reader, c: Extract<Conversion, { kind: 'dec' }>, n: number, dst: Int32Array, at: number, objects: Value[]): void {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  let o = r.offset;
+  for (let i = 0; i < n; i++) {
+    let coef: bigint;
+    if (c.physical === 'INT32') {
+      coef = BigInt(view.getInt32(o, true));
+      o += 4;
+    } else if (c.physical === 'INT64') {
+      coef = view.getBigInt64(o, true);
+      o += 8;
+    } else {
+      let len = c.width;
+      if (c.physical === 'BYTE_ARRAY') {
+        len = view.getUint32(o, true);
+        o += 4;
+      }
+      if (o + len > view.byteLength) throw new Error('page ends inside its values');
+      coef = bigEndianSigned(bytes, o, o + len);
+      o += len;
+    }
+    dst[at + i] = objects.length;
+    objects.push(Numeric.of(coef, c.scale));
+  }
+  r.offset = o;
+}
+
+/** PLAIN values into dst[at …at+n); text and numeric values are appended to `objects`, their indexes go to dst. */
 function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: number, strings: Value[]): void {
+  if (c.kind === 'dec') return readDecimals(r, c, n, dst as Int32Array, at, strings);
   const view = r.view;
   const need = c.kind === 'i64' || c.kind === 'f64' ? 8 : c.kind === 'str' ? 0 : 4;
   if (r.offset + need * n > view.byteLength) throw new Error('page ends inside its values');
@@ -354,5 +401,5 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  return { values, strings: conv.kind === 'str' ? strings : null, nulls };
+  return { values, objects: conv.kind === 'str' || conv.kind === 'dec' ? strings : null, nulls };
 }

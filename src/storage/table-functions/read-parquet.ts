@@ -13,7 +13,7 @@
  *
  * Types: BOOLEAN → bool, INT32 → int4 (INT_8/INT_16 → int2, DATE → date, UINT_32 → int8),
  * INT64 → int8 (TIMESTAMP → timestamp, or timestamptz when adjusted to UTC), FLOAT → float4,
- * DOUBLE → float8, DECIMAL → numeric, strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
+ * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
  */
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
 import { parquetMetadata, parquetScan, parquetSchema } from 'hyparquet';
@@ -22,13 +22,13 @@ import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
-import { T, type DataType, type Field, type Value } from '../../common/types.js';
+import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
-import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeStrings, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -95,7 +95,12 @@ function elementType(e: SchemaElement, nested: boolean): DataType {
   if (nested) return T.text;
   const ct = e.converted_type;
   const lt = e.logical_type;
-  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') return T.numeric;
+  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') {
+    // numeric(p, s) when the file says: values keep their scale (1.50 stays 1.50), as in PostgreSQL.
+    const p = lt?.type === 'DECIMAL' ? lt.precision : e.precision;
+    const s = lt?.type === 'DECIMAL' ? lt.scale : (e.scale ?? 0);
+    return p !== undefined && p >= 1 && p <= 1000 && s >= 0 && s <= p ? type('numeric', ((p << 16) | s) + 4) : T.numeric;
+  }
   switch (e.type) {
     case 'BOOLEAN':
       return T.bool;
@@ -197,7 +202,7 @@ function convertValue(plan: ColumnPlan, v: unknown): Value {
     case 'timestamptz':
       return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : parquetMicros(BigInt(v as bigint), 1n);
     case 'numeric':
-      return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), T.numeric);
+      return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), t);
     default:
       if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
       return typeof v === 'string' ? v : String(v);
@@ -344,9 +349,10 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
   let totalBytes = 0;
   for (const m of metas) for (const rg of m.row_groups) totalBytes += groupBytes(rg);
   const progress = reportProgress('read_parquet', totalBytes, 'bytes');
+  let file = spec.files[0]!;
   try {
     for (let fi = 0; fi < spec.files.length; fi++) {
-      const file = spec.files[fi]!;
+      file = spec.files[fi]!;
       let opened;
       try {
         opened = await openFileBuffer(file);
@@ -409,7 +415,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
           return whole.then(
-            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), strings: d.strings, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
             // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
               if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
@@ -425,7 +431,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
-              if (isFlat(d)) return makeColumn(c.field.type, d.strings !== null ? materializeStrings(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
@@ -444,7 +450,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
-    throw new QuireError('XX001', `could not read Parquet data: ${(e as Error).message}`);
+    throw new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
   } finally {
     progress.done();
   }
