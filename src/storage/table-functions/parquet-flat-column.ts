@@ -281,6 +281,68 @@ function readVarInt(r: Reader): number {
 }
 
 /**
+ * The RLE / bit-packed hybrid encoding (dictionary indexes, definition levels) into `out`, reading at
+ * most `len` bytes; r.offset ends after them. Widths up to 24 bits unpack through a 32-bit
+ * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones
+ * go through hyparquet's decoder.
+ */
+function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len: number): void {
+  const end = r.offset + len;
+  if (width > 24) {
+    readRleBitPackedHybrid(r, width, out, len);
+    r.offset = end;
+    return;
+  }
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  if (end > bytes.length) throw new Error('encoded values extend past their page');
+  const mask = (1 << width) - 1;
+  const valueBytes = (width + 7) >> 3;
+  const n = out.length;
+  let seen = 0;
+  let p = r.offset;
+  while (seen < n) {
+    if (p >= end) throw new Error('encoded values end early');
+    // ULEB128 run header.
+    let header = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7;
+      if (p >= end) throw new Error('encoded values end early');
+    }
+    if ((header & 1) === 0) {
+      const count = Math.min(header / 2, n - seen);
+      let v = 0;
+      for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
+      out.fill(v, seen, seen + count);
+      seen += count;
+    } else {
+      const groups = Math.floor(header / 2);
+      const runEnd = p + groups * width;
+      if (runEnd > end) throw new Error('encoded values extend past their page');
+      const count = Math.min(groups * 8, n - seen);
+      let buf = 0;
+      let bits = 0;
+      for (let i = 0; i < count; i++) {
+        while (bits < width) {
+          buf |= bytes[p++]! << bits;
+          bits += 8;
+        }
+        out[seen + i] = buf & mask;
+        buf >>>= width;
+        bits -= width;
+      }
+      seen += count;
+      p = runEnd;
+    }
+  }
+  r.offset = end;
+}
+
+/**
  * Definition levels of a flat optional column (bit width 1), `len` bytes from r.offset. Returns null
  * when they are one run of 1s (no NULLs: the common case, decoded without touching each row).
  */
@@ -294,7 +356,7 @@ function readDefinitionLevels(r: Reader, len: number, count: number, scratch: { 
   }
   if (scratch.defs.length < count) scratch.defs = new Uint8Array(count);
   const defs = scratch.defs.subarray(0, count);
-  readRleBitPackedHybrid(r, 1, defs, len);
+  readHybrid(r, 1, defs, len);
   r.offset = end;
   return defs;
 }
@@ -305,6 +367,13 @@ function gather(dict: Dense, idx: Int32Array, out: Dense, at: number): void {
     const k = idx[i]!;
     if (k >= size || k < 0) throw new Error('dictionary index out of range');
     out[at + i] = dict[k]!;
+  }
+}
+
+function checkIndexes(idx: Int32Array, size: number): void {
+  for (let i = 0; i < idx.length; i++) {
+    const k = idx[i]!;
+    if (k >= size || k < 0) throw new Error('dictionary index out of range');
   }
 }
 
@@ -388,11 +457,14 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     else if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
-      if (indices.length < present) indices = new Int32Array(present);
-      const idx = indices.subarray(0, present);
+      // Text and numeric rows are indexes into the dictionary's entries: decoded straight into place.
+      const direct = conv.kind === 'str' || conv.kind === 'dec';
+      if (!direct && indices.length < present) indices = new Int32Array(present);
+      const idx = direct ? (dense as Int32Array).subarray(at, at + present) : indices.subarray(0, present);
       if (width === 0) idx.fill(0);
-      else readRleBitPackedHybrid(r, width, idx, r.view.byteLength - r.offset);
-      gather(dictionary, idx, dense, at);
+      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
+      if (direct) checkIndexes(idx, dictionary.length);
+      else gather(dictionary, idx, dense, at);
     } else throw new FlatFallback();
     if (defs !== null && present !== count) {
       nulls ??= new Uint8Array(rows);

@@ -284,7 +284,9 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
 /**
  * hyparquet's AsyncBuffer over one open file handle: each slice is a single positioned read into a
  * fresh ArrayBuffer. (hyparquet's asyncBufferFromFile opens a read stream per slice, whose 64 KiB
- * chunks cost an event-loop turn each: most of a scan's time went to waiting.)
+ * chunks cost an event-loop turn each: most of a scan's time went to waiting.) The read is
+ * synchronous: a slice is one column chunk (a few MB at most from the page cache), and a thread-pool
+ * round trip per chunk left the decoder idle for longer than the read itself on a busy machine.
  */
 async function openFileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close(): Promise<void> }> {
   const fh = await fsp.open(file, 'r');
@@ -298,7 +300,7 @@ async function openFileBuffer(file: string): Promise<{ buffer: AsyncBuffer; clos
         const view = new Uint8Array(ab);
         let done = 0;
         while (done < view.length) {
-          const { bytesRead } = await fh.read(view, done, view.length - done, start + done);
+          const bytesRead = readSync(fh.fd, view, done, view.length - done, start + done);
           if (bytesRead === 0) break;
           done += bytesRead;
         }
