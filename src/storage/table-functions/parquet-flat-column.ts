@@ -9,7 +9,8 @@
  * are skipped), PLAIN numbers are copied as typed arrays, INT64s are read as two 32-bit halves, and a
  * dictionary is decoded once per column chunk, its indices mapped to the same number or string objects.
  *
- * Page headers, decompression and the RLE/bit-packed hybrid decoder are hyparquet's module exports.
+ * Page headers and decompression are hyparquet's module exports; the RLE/bit-packed hybrid (indexes
+ * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond.
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */

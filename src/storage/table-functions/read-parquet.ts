@@ -369,7 +369,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
       }
       // Decoded flat column chunks by row group and column: a group split into several ranges by the
-      // page index is decoded once, and the next group's chunks are read while this one is consumed.
+      // page index is decoded once; the next group's chunks are started when this one is handed out.
       const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
       const flatChunk = (g: number, c: ColumnPlan): Promise<FlatColumnData> | null => {
         let cols = groupCache.get(g);
