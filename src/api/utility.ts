@@ -19,7 +19,7 @@ import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
 import { QueryBinder, figureColname } from '../sql/bind-query.js';
 import { coerce } from '../sql/coerce.js';
-import type { ParsedStatement } from '../sql/parse.js';
+import { parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { Scope } from '../sql/scope.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { IsolationLevel } from './transaction.js';
@@ -1106,11 +1106,11 @@ function exportFormat(b: AnyNode): 'parquet' | 'json' | null {
 }
 
 async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly unknown[], format: 'parquet' | 'json'): Promise<QueryResult> {
-  if (b.is_from) throw new QuireError('0A000', `COPY FROM with FORMAT ${format} is not supported`, { hint: `Use INSERT INTO t SELECT * FROM read_${format}('file').` });
   for (const o of (b.options as Node[] | undefined) ?? []) {
     const name = nodeBody<AnyNode>(o).defname as string;
     if (name !== 'format') throw new QuireError('22023', `COPY option "${name}" is not available with FORMAT ${format}`);
   }
+  if (b.is_from) return copyFromFileFormat(host, b, format);
   const { writeParquetFile, writeJsonFile, encodeJsonLines } = await import('../storage/persist/export.js');
   let fields: Field[];
   let batches: Batch[];
@@ -1141,6 +1141,57 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
   const target = host.session.access.fileToWrite(filename);
   if (format === 'parquet') await writeParquetFile(target, fields, batches, tz);
   else await writeJsonFile(target, fields, batches, tz);
+  return result('COPY', `COPY ${n}`, { rowCount: n });
+}
+
+/**
+ * COPY t [(cols)] FROM 'file' (FORMAT parquet | json): an INSERT … SELECT from read_parquet/read_json,
+ * so the file is opened under the same grant, with the same streaming reader and the same checks
+ * (types, NOT NULL, keys) as that INSERT. Columns are matched by name: a Parquet file must have every
+ * target column; a JSON key that never appears loads as NULL, as an absent key does. Text (JSON has no
+ * dates or decimals) is converted to the column's type as COPY's text format would.
+ */
+async function copyFromFileFormat(host: UtilityHost, b: AnyNode, format: 'parquet' | 'json'): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const filename = b.filename as string | undefined;
+  if (filename === undefined || b.spooledStdin === true) {
+    throw new QuireError('0A000', `COPY FROM STDIN with FORMAT ${format} is not supported`, { hint: `Name a file: COPY ${t.name} FROM 'data.${format === 'json' ? 'ndjson' : 'parquet'}' (FORMAT ${format}).` });
+  }
+  const targets = b.attlist
+    ? strings(b.attlist as Node[]).map((n) => {
+        const i = t.schema.findIndex((f) => f.name === n);
+        if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  const { readJson, readParquet } = await import('../storage/table-functions/index.js');
+  const reader = format === 'parquet' ? readParquet : readJson;
+  const lit = `'${filename.replace(/'/g, "''")}'`;
+  const ident = (n: string): string => `"${n.replace(/"/g, '""')}"`;
+  // Binding reads the file's schema (and checks the grant) before any row is read.
+  const fileSchema = reader.bind([T.text], [filename], host.execContext([], [], false).eval, new Map()).schema;
+  const items = targets.map((c) => {
+    const f = t.schema[c]!;
+    const src = fileSchema.find((x) => x.name === f.name);
+    if (src === undefined) {
+      if (format === 'json') return 'NULL';
+      throw new QuireError('42703', `column "${f.name}" of relation "${t.name}" is not in Parquet file "${filename}"`, {
+        hint: `The file has: ${fileSchema.map((x) => x.name).join(', ')}. Name the columns to load: COPY ${t.name} (…) FROM ….`,
+      });
+    }
+    const textual = src.type.name === 'text' || src.type.name === 'varchar';
+    const toText = f.type.name === 'text' || f.type.name === 'varchar' || f.type.name === 'bpchar';
+    return textual && !toText ? `CAST(${ident(f.name)} AS ${typeDisplayName(f.type)})` : ident(f.name);
+  });
+  const [parsed] = parseStatements(`SELECT ${items.join(', ')} FROM ${reader.name}(${lit})`);
+  const insertStmt: AnyNode = {
+    relation: rv,
+    cols: targets.map((c) => ({ ResTarget: { name: t.schema[c]!.name, location: -1 } })),
+    selectStmt: parsed!.stmt,
+  };
+  const r = await insert(host, insertStmt, []);
+  const n = r.rowCount ?? 0;
   return result('COPY', `COPY ${n}`, { rowCount: n });
 }
 
