@@ -28,6 +28,7 @@ import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
 import { Cursor, type CursorManager } from './cursors.js';
+import { createAggregate, createFunction, dropRoutines } from './routine-ddl.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
@@ -122,7 +123,18 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'ViewStmt':
       return createView(host, b, s.text);
     case 'DropStmt':
+      if (b.removeType === 'OBJECT_FUNCTION' || b.removeType === 'OBJECT_AGGREGATE') {
+        const tag = b.removeType === 'OBJECT_FUNCTION' ? 'DROP FUNCTION' : 'DROP AGGREGATE';
+        return result(tag, tag, { notices: dropRoutines(host.catalog, b) });
+      }
       return drop(host, b);
+    case 'CreateFunctionStmt':
+      createFunction(host.catalog, b, s.text);
+      return result('CREATE FUNCTION', 'CREATE FUNCTION');
+    case 'DefineStmt':
+      if (b.kind !== 'OBJECT_AGGREGATE') throw new QuireError('0A000', `CREATE ${String(b.kind).replace('OBJECT_', '')} is not supported`, { position: s.start + 1 });
+      createAggregate(host.catalog, b, s.text);
+      return result('CREATE AGGREGATE', 'CREATE AGGREGATE');
     case 'InsertStmt':
       return insert(host, b, params);
     case 'UpdateStmt':

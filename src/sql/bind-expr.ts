@@ -16,8 +16,21 @@ import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConst
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
-import type { Scope } from './scope.js';
+import { Scope } from './scope.js';
 import { resolveTypeName } from './type-name.js';
+import {
+  queryBody,
+  routineOverloads,
+  routineParam,
+  routineParamByName,
+  simpleExpressionBody,
+  strictGuard,
+  conformOutput,
+  firstRow,
+  type RoutineEnv,
+  type RoutineFrame,
+} from './bind-routine.js';
+import type { SqlFunctionDef } from '../storage/catalog.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
@@ -42,7 +55,7 @@ export interface WindowCollector {
   named: Map<string, AnyNode>;
 }
 
-export interface ExprEnv extends CoerceEnv {
+export interface ExprEnv extends CoerceEnv, RoutineEnv {
   /** Binds a sub-SELECT whose outer scope is `scope`. */
   bindSubquery(stmt: Node, scope: Scope): { plan: LogicalPlan; correlated: boolean };
 }
@@ -79,6 +92,8 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       const n = (b.number as number | undefined) ?? 0;
       if (n < 1) throw new QuireError('42P02', `there is no parameter $${n}`, { position: pos(loc) });
       const idx = n - 1;
+      const frame = cx.env.routineFrames?.at(-1);
+      if (frame !== undefined) return routineParam(frame, idx, cx.scope, loc);
       while (cx.env.paramTypes.length <= idx) cx.env.paramTypes.push(T.unknown);
       return { kind: 'param', index: idx, type: cx.env.paramTypes[idx]! };
     }
@@ -293,9 +308,12 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     qualifier = names[names.length - 2]!;
     name = names[names.length - 1]!;
   }
+  // Inside a SQL function's body, names stop at the call site: the caller's columns are not the body's.
+  const frame = cx.env.routineFrames?.at(-1);
+  const stop = frame?.anchor;
   let scope: Scope | null = cx.scope;
   let levels = 0;
-  while (scope !== null) {
+  while (scope !== null && scope !== stop) {
     const e = scope.findLocal(qualifier, name, loc);
     if (e !== undefined) {
       if (levels === 0) return e.expr;
@@ -308,6 +326,10 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     }
     scope = scope.parent;
     levels++;
+  }
+  if (frame !== undefined) {
+    const p = routineParamByName(frame, names);
+    if (p >= 0) return routineParam(frame, p, cx.scope, loc);
   }
   if (qualifier !== null) {
     let s: Scope | null = cx.scope;
@@ -588,7 +610,7 @@ function resultType(o: ScalarOverload, argTypes: DataType[]): DataType {
   return typeof o.returns === 'function' ? o.returns(argTypes) : o.returns;
 }
 
-function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
+export function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
   let anyType: DataType | null = null;
   if (o.args.includes('anyelement') || o.args.includes('anyarray')) {
     const ts = polymorphicInputs(o, args);
@@ -704,6 +726,8 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const name = funcName(b);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
+  const userFns = cx.env.routines?.functions.get(name);
+  if (userFns !== undefined && !b.over && !b.agg_within_group) return bindRoutineCall(name, userFns, b, cx);
   const withinGroup = lookupAggregate(name)?.withinGroup;
   if (b.agg_within_group) {
     if (withinGroup === undefined) {
@@ -1132,3 +1156,116 @@ function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
 }
 
 export { TRUE, FALSE, isConstantExpr };
+
+// ---- SQL functions ----
+
+/** Binds a call's arguments (positional, then named, then the parameters' defaults) and picks the overload. */
+export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): { fn: SqlFunctionDef; args: Expr[]; type: DataType } {
+  const loc = b.location as number | undefined;
+  if (b.agg_star || b.agg_distinct || b.agg_filter || (b.agg_order as Node[] | undefined)?.length) {
+    throw new QuireError('42809', `${name} is not an aggregate function`, { position: pos(loc) });
+  }
+  if (b.func_variadic) throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
+  const positional: Expr[] = [];
+  const named: { name: string; expr: Expr }[] = [];
+  for (const a of (b.args as Node[] | undefined) ?? []) {
+    if (nodeTag(a) === 'NamedArgExpr') {
+      const na = nodeBody<AnyNode>(a);
+      named.push({ name: na.name as string, expr: bindExpr(na.arg as Node, cx) });
+    } else {
+      if (named.length > 0) throw new QuireError('42601', 'positional argument cannot follow named argument', { position: pos(locOf(a)) });
+      positional.push(bindExpr(a, cx));
+    }
+  }
+  const fits: { fn: SqlFunctionDef; o: ScalarOverload; args: Expr[] }[] = [];
+  for (const fn of fns) {
+    if (positional.length > fn.params.length) continue;
+    const slots: (Expr | undefined)[] = [...positional];
+    let ok = true;
+    for (const n of named) {
+      const i = fn.params.findIndex((p) => p.name === n.name);
+      if (i < positional.length || slots[i] !== undefined) ok = false;
+      else slots[i] = n.expr;
+    }
+    for (let i = 0; ok && i < fn.params.length; i++) {
+      if (slots[i] !== undefined) continue;
+      const d = fn.params[i]!.defaultExpr;
+      if (d === null) ok = false;
+      else slots[i] = bindExpr(d, { ...cx, scope: new Scope(null), aggs: null, windows: null, clause: 'DEFAULT expressions' });
+    }
+    if (!ok) continue;
+    const args = slots as Expr[];
+    const o = routineOverloads([fn], args.length)[0]?.o;
+    if (o !== undefined && resolveOverload([o], args) !== null) fits.push({ fn, o, args });
+  }
+  let pick: (typeof fits)[number] | undefined = fits[0];
+  if (fits.length > 1) {
+    const best = resolveOverload(fits.map((f) => f.o), fits[0]!.args);
+    pick = fits.find((f) => f.o === best);
+    if (pick === undefined || fits.some((f) => f.args.length !== pick!.args.length)) {
+      throw new QuireError('42725', `function ${name}(${positional.map((a) => typeDisplayName(a.type)).join(', ')}) is not unique`, {
+        position: pos(loc),
+        hint: 'Could not choose a best candidate function. You might need to add explicit type casts.',
+      });
+    }
+  }
+  if (pick === undefined) {
+    const shown = [...positional, ...named.map((n) => n.expr)].map((a) => typeDisplayName(a.type)).join(', ');
+    throw new QuireError('42883', `function ${name}(${shown}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const applied = applyOverload(name, pick.o, pick.args, cx, loc) as Expr & { kind: 'call' };
+  return { fn: pick.fn, args: applied.args, type: applied.type };
+}
+
+const MAX_ROUTINE_DEPTH = 32;
+
+/** Runs `f` with the function's parameters in scope for its body. */
+export function withRoutineFrame<X>(cx: ExprCtx, frame: RoutineFrame, loc: number | undefined, f: () => X): X {
+  const frames = cx.env.routineFrames;
+  if (frames === undefined) throw new QuireError('0A000', 'SQL functions cannot be called here', { position: pos(loc) });
+  if (frames.some((fr) => fr.fn === frame.fn) || frames.length >= MAX_ROUTINE_DEPTH) {
+    throw new QuireError('0A000', `recursive call of SQL function "${frame.fn.name}" is not supported`, { position: pos(loc) });
+  }
+  frames.push(frame);
+  try {
+    return f();
+  } finally {
+    frames.pop();
+  }
+}
+
+function isRowChanging(name: string, cx: ExprCtx): boolean {
+  if (isAggregateName(name) || isWindowFunctionName(name)) return true;
+  if (lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined) return true;
+  return cx.env.routines?.functions.get(name)?.some((f) => f.returnsSet) === true;
+}
+
+function bindRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): Expr {
+  const loc = b.location as number | undefined;
+  const { fn, args, type: resultType } = resolveRoutineCall(name, fns, b, cx);
+  if (fn.returnsSet) {
+    throw new QuireError('0A000', `set-returning function ${name}() is only supported in FROM and at the top of the select list`, { position: pos(loc) });
+  }
+  if (fn.columns !== null) throw new QuireError('0A000', `function ${name}() returns a record; call it in FROM`, { position: pos(loc) });
+  const frame: RoutineFrame = { fn, args, anchor: cx.scope, offset: 0 };
+  if (fn.returns === 'void') {
+    // Only the side effects of a void function matter, and a query has none to run.
+    queryBody(fn, loc);
+    return { kind: 'const', value: null, type: T.text };
+  }
+  const body = queryBody(fn, loc);
+  const simple = simpleExpressionBody(body, (n) => isRowChanging(n, cx));
+  let e: Expr;
+  if (simple !== null) {
+    e = withRoutineFrame(cx, frame, loc, () => bindExpr(simple, { ...cx, aggs: null, windows: null, inAggregate: false, inWindow: false }));
+    e = coerce(e, resultType, 'assignment', cx.env, pos(loc));
+  } else {
+    const sub = withRoutineFrame(cx, frame, loc, () => cx.env.bindSubquery({ SelectStmt: body } as unknown as Node, cx.scope));
+    const plan = firstRow(conformOutput(fn, sub.plan, [{ name, type: resultType }], cx.env, loc));
+    e = { kind: 'subquery', mode: 'scalar', plan, correlated: sub.correlated, type: resultType };
+  }
+  return strictGuard(fn, args, e);
+}
