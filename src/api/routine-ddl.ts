@@ -256,7 +256,10 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): void
     args = items.map((p) => {
       const fp = nodeBody<AnyNode>(p);
       if (fp.mode === 'FUNC_PARAM_VARIADIC') throw new QuireError('0A000', 'variadic aggregates are not supported');
-      return routineType(fp.argType as PgTypeName);
+      // "any": one argument of whatever type, as anyelement is when it stands alone.
+      const tn = fp.argType as PgTypeName;
+      if (items.length === 1 && strings((tn.names ?? []) as Node[]).pop() === 'any') return 'anyelement';
+      return routineType(tn);
     });
     const ordered = argList[1] !== undefined ? ((nodeBody<AnyNode>(argList[1]).ival as number | undefined) ?? -1) : -1;
     if (ordered >= 0) throw new QuireError('0A000', 'user-defined ordered-set aggregates are not supported');

@@ -13,7 +13,7 @@ import { windowFunctionType, isWindowFunctionName } from '../functions/window/re
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
 import { castContext, commonSupertype } from '../common/cast.js';
 import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
-import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
+import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
 import { Scope } from './scope.js';
@@ -27,10 +27,13 @@ import {
   strictGuard,
   conformOutput,
   firstRow,
+  argTypeOf,
+  NO_IMPL,
   type RoutineEnv,
   type RoutineFrame,
 } from './bind-routine.js';
-import type { SqlFunctionDef } from '../storage/catalog.js';
+import type { AggregateDef, SqlFunctionDef } from '../storage/catalog.js';
+import { internalFunctions } from './internal-functions.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
@@ -726,8 +729,12 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const name = funcName(b);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
-  const userFns = cx.env.routines?.functions.get(name);
+  const userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);
   if (userFns !== undefined && !b.over && !b.agg_within_group) return bindRoutineCall(name, userFns, b, cx);
+  if (cx.env.routines?.aggregates.has(name) && !b.agg_within_group && !isAggregateName(name)) {
+    if (b.over) throw new QuireError('0A000', `user-defined aggregate ${name} cannot be used as a window function`, { position: pos(loc) });
+    return bindAggregate(name, b, cx);
+  }
   const withinGroup = lookupAggregate(name)?.withinGroup;
   if (b.agg_within_group) {
     if (withinGroup === undefined) {
@@ -815,7 +822,7 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
-  const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
+  const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type, ...(call.user ? { user: call.user } : {}) };
   cx.aggs!.calls.push(agg);
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
 }
@@ -860,7 +867,9 @@ function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
 }
 
-function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType } {
+function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user?: UserAggregateSpec } {
+  const defs = isAggregateName(name) ? undefined : cx.env.routines?.aggregates.get(name);
+  if (defs !== undefined) return resolveUserAggregate(name, defs, args, cx, loc);
   const fn = lookupAggregate(name)!;
   // Untyped literals default to text, as PostgreSQL resolves unknown aggregate arguments.
   const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
@@ -1268,4 +1277,55 @@ function bindRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNod
     e = { kind: 'subquery', mode: 'scalar', plan, correlated: sub.correlated, type: resultType };
   }
   return strictGuard(fn, args, e);
+}
+
+// ---- user-defined aggregates ----
+
+function isStrictFunction(name: string, argCount: number, cx: ExprCtx): boolean {
+  const defs = cx.env.routines?.functions.get(name) ?? internalFunctions(name);
+  if (defs === undefined) return (lookupScalar(name) ?? []).every((o) => o.strict !== false);
+  return defs.filter((d) => d.params.length === argCount).every((d) => d.strict);
+}
+
+/**
+ * CREATE AGGREGATE: the transition and final functions are bound as calls over a virtual row
+ * [state, arguments…], with the overload rules of any call (so SQL and built-in functions both work).
+ */
+function resolveUserAggregate(name: string, defs: readonly AggregateDef[], args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user: UserAggregateSpec } {
+  const cands = defs.map((d) => ({ d, o: { args: d.args.map(argTypeOf), returns: T.unknown, fn: NO_IMPL } as ScalarOverload }));
+  const o = resolveOverload(
+    cands.map((c) => c.o),
+    args,
+  );
+  if (o === null) {
+    throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const def = cands.find((c) => c.o === o)!.d;
+  const coerced = (applyOverload(name, o, args, cx, loc) as Expr & { kind: 'call' }).args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
+  const argTypes = coerced.map((a) => a.type);
+  const scope = new Scope(null);
+  const entry = (n: string, index: number, t: DataType) => ({ qualifier: null, name: n, expr: { kind: 'column' as const, index, type: t, name: n }, hiddenFromStar: false, hiddenUnqualified: false });
+  scope.entries = [entry('?state?', 0, def.stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
+  const ref = (n: string): Node => ({ ColumnRef: { fields: [{ String: { sval: n } }], location: loc } }) as unknown as Node;
+  const callOf = (fn: string, names: string[]): Node => ({ FuncCall: { funcname: [{ String: { sval: fn } }], args: names.map(ref), location: loc } }) as unknown as Node;
+  const vcx: ExprCtx = { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env };
+  const argNames = argTypes.map((_, i) => `?arg${i + 1}?`);
+  const transition = coerce(bindExpr(callOf(def.sfunc, ['?state?', ...argNames]), vcx), def.stype, 'assignment', cx.env, pos(loc));
+  const strict = isStrictFunction(def.sfunc, 1 + argTypes.length, cx);
+  let initial: Value = null;
+  if (def.initcond !== null) {
+    const c = coerce({ kind: 'const', value: def.initcond, type: T.unknown }, def.stype, 'explicit', cx.env, pos(loc));
+    if (c.kind !== 'const') throw new QuireError('22P02', `invalid initial value for aggregate ${name}`, { position: pos(loc) });
+    initial = c.value;
+  } else if (strict && (argTypes.length === 0 || argTypes[0]!.name !== def.stype.name)) {
+    throw new QuireError('42P13', 'must not omit initial value when transition function is strict and transition type is not compatible with input type', { position: pos(loc) });
+  }
+  let final: Expr | null = null;
+  if (def.finalfunc !== null) final = bindExpr(callOf(def.finalfunc, ['?state?']), { ...vcx, scope: Object.assign(new Scope(null), { entries: scope.entries.slice(0, 1) }) });
+  const type = final?.type ?? def.stype;
+  const finalStrict = def.finalfunc !== null && isStrictFunction(def.finalfunc, 1, cx);
+  return { args: coerced, type, user: { transition, final, stateType: def.stype, initial, strict, finalStrict } };
 }

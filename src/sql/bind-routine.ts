@@ -14,7 +14,7 @@ import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type DataTyp
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import type { ArgType, ScalarOverload } from '../functions/registry.js';
-import type { RoutineType, SqlFunctionDef } from '../storage/catalog.js';
+import type { AggregateDef, RoutineType, SqlFunctionDef } from '../storage/catalog.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce } from './coerce.js';
 import type { Scope } from './scope.js';
@@ -32,6 +32,7 @@ export interface RoutineFrame {
 
 export interface RoutineCatalog {
   readonly functions: ReadonlyMap<string, readonly SqlFunctionDef[]>;
+  readonly aggregates: ReadonlyMap<string, readonly AggregateDef[]>;
 }
 
 export interface RoutineEnv {
@@ -40,11 +41,11 @@ export interface RoutineEnv {
 }
 
 const pos = positionOf;
-const NO_IMPL = (): never => {
+export const NO_IMPL = (): never => {
   throw new Error('SQL function bodies are bound, never called');
 };
 
-function argTypeOf(t: RoutineType): ArgType {
+export function argTypeOf(t: RoutineType): ArgType {
   return typeof t === 'string' ? t : t.name;
 }
 
