@@ -238,7 +238,7 @@ function typeOfDef(d: AnyNode): DataType {
 }
 
 /** CREATE AGGREGATE name(args) (sfunc = …, stype = …, …) and the old form with basetype. */
-export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): void {
+export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): AggregateDef {
   const name = strings(b.defnames as Node[]).pop()!;
   const defs = ((b.definition as Node[] | undefined) ?? []).map((d) => nodeBody<AnyNode>(d));
   const get = (...keys: string[]): AnyNode | undefined => defs.find((d) => keys.includes((d.defname as string).toLowerCase()));
@@ -295,7 +295,21 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): void
     const replace = b.replace === true && existing.some((a) => a.args.length === args.length && a.args.every((t, i) => sameRoutineType(t, args[i]!)));
     if (!replace) throw new QuireError('42723', `function ${signature(name, args)} already exists with same argument types`);
     catalog.aggregates.set(name, existing.map((a) => (a.args.length === args.length && a.args.every((t, i) => sameRoutineType(t, args[i]!)) ? def : a)));
-    return;
+    return def;
   }
   catalog.aggregates.set(name, [...existing, def]);
+  return def;
+}
+
+/**
+ * A call of the new aggregate over typed NULLs, to bind: it finds the transition and final functions
+ * (and their errors) at CREATE time, as PostgreSQL does, and gives the result type.
+ */
+export function aggregateProbe(def: AggregateDef): Node | null {
+  if (def.args.some((t) => typeof t === 'string')) return null;
+  const args = def.args.map((t) => ({
+    TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [{ String: { sval: (t as DataType).name } }], typemod: -1 } },
+  }));
+  const call = { FuncCall: { funcname: [{ String: { sval: def.name } }], args, ...(args.length === 0 ? { agg_star: true } : {}) } };
+  return { SelectStmt: { targetList: [{ ResTarget: { val: call } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } } as unknown as Node;
 }

@@ -58,6 +58,8 @@ export interface AggregateDef {
   readonly mstype: DataType | null;
   readonly minitcond: string | null;
   readonly mfinalfunc: string | null;
+  /** The result type, known once CREATE AGGREGATE has bound the transition and final functions. */
+  readonly returns?: DataType;
   readonly sql: string;
 }
 
