@@ -806,7 +806,10 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
     ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
     : null;
   const orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
-  if (b.agg_distinct && orderBy.some((k) => !call.args.some((a) => exprEquals(a, k.expr)))) {
+  // PostgreSQL compares the sort expressions with the arguments as written, before they are coerced to
+  // the aggregate's parameter types: ORDER BY f1 matches DISTINCT f1 (varchar), ORDER BY f1::text does not.
+  const sameAsArg = (k: SortKey): boolean => args.some((a) => exprEquals(a, k.expr) && a.type.name === k.expr.type.name);
+  if (b.agg_distinct && orderBy.some((k) => !sameAsArg(k))) {
     throw new QuireError('42P10', 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', { position: pos(loc) });
   }
   // PostgreSQL assigns an aggregate to the query level of its arguments' variables: max(t1.x) inside a
