@@ -165,7 +165,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   const existing = catalog.functions.get(name) ?? [];
   const same = existing.findIndex((f) => f.params.length === params.length && f.params.every((p, i) => sameRoutineType(p.type, params[i]!.type)));
   if (same >= 0) {
-    if (!b.replace) throw new QuireError('42723', `function ${signature(name, params.map((p) => p.type))} already exists with same argument types`);
+    if (!b.replace) throw new QuireError('42723', `function "${name}" already exists with same argument types`);
     const old = existing[same]!;
     if (old.returnsSet !== returnsSet || routineTypeName(old.returns) !== routineTypeName(returns) || (old.columns === null) !== (columns === null)) {
       throw new QuireError('42P13', `cannot change return type of existing function`, { hint: `Use DROP FUNCTION ${signature(name, params.map((p) => p.type))} first.` });
@@ -173,7 +173,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     catalog.functions.set(name, existing.map((f, i) => (i === same ? def : f)));
   } else {
     if (catalog.aggregates.get(name)?.some((a) => a.args.length === params.length && a.args.every((t, i) => sameRoutineType(t, params[i]!.type)))) {
-      throw new QuireError('42723', `function ${signature(name, params.map((p) => p.type))} already exists with same argument types`);
+      throw new QuireError('42723', `function "${name}" already exists with same argument types`);
     }
     catalog.functions.set(name, [...existing, def]);
   }
@@ -293,7 +293,7 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
     catalog.functions.get(name)?.some((f) => f.params.length === args.length && f.params.every((p, i) => sameRoutineType(p.type, args[i]!)));
   if (clash) {
     const replace = b.replace === true && existing.some((a) => a.args.length === args.length && a.args.every((t, i) => sameRoutineType(t, args[i]!)));
-    if (!replace) throw new QuireError('42723', `function ${signature(name, args)} already exists with same argument types`);
+    if (!replace) throw new QuireError('42723', `function "${name}" already exists with same argument types`);
     catalog.aggregates.set(name, existing.map((a) => (a.args.length === args.length && a.args.every((t, i) => sameRoutineType(t, args[i]!)) ? def : a)));
     return def;
   }
