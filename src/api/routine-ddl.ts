@@ -152,6 +152,8 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     throw new QuireError('42P13', 'cannot determine result data type', { detail: 'A result of type anyelement requires at least one input of type anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange.' });
   }
   const body = bodyOf(b, language);
+  const asOption = ((b.options as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o)).find((d) => d.defname === 'as');
+  const source = asOption === undefined ? '' : (strings(nodeBody<AnyNode>(asOption.arg as Node).items as Node[])[0] ?? '');
   if (returns !== 'void') {
     const last = body[body.length - 1];
     if (last === undefined || nodeTag(last) !== 'SelectStmt' || nodeBody<AnyNode>(last).intoClause !== undefined) {
@@ -161,7 +163,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     }
   }
   returnsSet ||= false;
-  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, sql };
+  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, source, sql };
   const existing = catalog.functions.get(name) ?? [];
   const same = existing.findIndex((f) => f.params.length === params.length && f.params.every((p, i) => sameRoutineType(p.type, params[i]!.type)));
   if (same >= 0) {

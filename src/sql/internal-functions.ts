@@ -104,6 +104,7 @@ export function internalFunctions(name: string): readonly SqlFunctionDef[] | und
         body: parseStatements(body).map((s) => s.stmt),
         strict,
         volatility: 'immutable',
+        source: body,
         sql: body,
       };
       defs.set(n, [...(defs.get(n) ?? []), def]);

@@ -38,7 +38,9 @@ export interface SqlFunctionDef {
   readonly body: readonly Node[];
   readonly strict: boolean;
   readonly volatility: 'immutable' | 'stable' | 'volatile';
-  /** The CREATE FUNCTION text, for pg_get_functiondef-style display and persistence. */
+  /** The body as written in AS '…' (pg_proc.prosrc); empty for RETURN / BEGIN ATOMIC bodies, as in PostgreSQL. */
+  readonly source: string;
+  /** The CREATE FUNCTION text. */
   readonly sql: string;
 }
 

@@ -304,7 +304,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       for (const [name, fns] of env.catalog.functions) {
         fns.forEach((f, i) => {
           const argTypes = f.params.map((p) => typeOid(p.type));
-          out.push([env.oids.of(`function ${name}(${argTypes.join(' ')})#${i}`), name, NS_PUBLIC, OWNER_OID, 14, 'f', f.columns !== null ? 2249 : typeOid(f.returns), argTypes.join(' '), f.sql]);
+          out.push([env.oids.of(`function ${name}(${argTypes.join(' ')})#${i}`), name, NS_PUBLIC, OWNER_OID, 14, 'f', f.columns !== null ? 2249 : typeOid(f.returns), argTypes.join(' '), f.source]);
         });
       }
       for (const [name, aggs] of env.catalog.aggregates) {
