@@ -13,6 +13,7 @@ import { windowFunctionType, isWindowFunctionName } from '../functions/window/re
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
 import { castContext, commonSupertype } from '../common/cast.js';
 import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
+import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
@@ -816,7 +817,8 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   // subquery over t2 aggregates over the *outer* query's rows. Computing it here would be a wrong
   // answer, so until outer-level aggregates exist it is refused.
   const parts: Expr[] = [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)];
-  if (parts.some((e) => someExpr(e, (x) => x.kind === 'outer')) && !parts.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
+  const levels = parts.map(referencedLevels);
+  if (levels.some((l) => l.outer) && !levels.some((l) => l.here)) {
     throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported`, {
       position: pos(loc),
       hint: 'Move the aggregate into the outer query, or include a column of this query in its arguments.',
@@ -828,6 +830,27 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type, ...(call.user ? { user: call.user } : {}) };
   cx.aggs!.calls.push(agg);
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+}
+
+/**
+ * Whether an expression reads columns of this query level (`here`) or of an enclosing one (`outer`),
+ * including through correlated subqueries inside it.
+ */
+function referencedLevels(e: Expr): { here: boolean; outer: boolean } {
+  let here = someExpr(e, (x) => x.kind === 'column');
+  let outer = someExpr(e, (x) => x.kind === 'outer');
+  someExpr(e, (x) => {
+    if (x.kind !== 'subquery' || !x.correlated) return false;
+    mapPlanExprs(x.plan, 1, (y, depth) => {
+      if (y.kind === 'outer') {
+        if (y.levels === depth) here = true;
+        else if (y.levels > depth) outer = true;
+      }
+      return y;
+    });
+    return false;
+  });
+  return { here, outer };
 }
 
 /**
