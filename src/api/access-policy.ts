@@ -55,6 +55,7 @@ const COMMAND: Record<string, string> = {
   RenameStmt: 'ALTER',
   CreateSchemaStmt: 'CREATE SCHEMA',
   CreateFunctionStmt: 'CREATE FUNCTION',
+  DefineStmt: 'CREATE AGGREGATE',
 };
 
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);

@@ -28,6 +28,7 @@ import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
 import { Cursor, type CursorManager } from './cursors.js';
+import { aggregateProbe, createAggregate, createFunction, dropRoutines } from './routine-ddl.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
@@ -122,7 +123,18 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'ViewStmt':
       return createView(host, b, s.text);
     case 'DropStmt':
+      if (b.removeType === 'OBJECT_FUNCTION' || b.removeType === 'OBJECT_AGGREGATE') {
+        const tag = b.removeType === 'OBJECT_FUNCTION' ? 'DROP FUNCTION' : 'DROP AGGREGATE';
+        return result(tag, tag, { notices: dropRoutines(host.catalog, b) });
+      }
       return drop(host, b);
+    case 'CreateFunctionStmt':
+      createFunction(host.catalog, b, s.text);
+      return result('CREATE FUNCTION', 'CREATE FUNCTION');
+    case 'DefineStmt':
+      if (b.kind !== 'OBJECT_AGGREGATE') throw new QuireError('0A000', `CREATE ${String(b.kind).replace('OBJECT_', '')} is not supported`, { position: s.start + 1 });
+      defineAggregate(host, b, s.text);
+      return result('CREATE AGGREGATE', 'CREATE AGGREGATE');
     case 'InsertStmt':
       return insert(host, b, params);
     case 'UpdateStmt':
@@ -218,6 +230,22 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       return deallocate(host, b);
     default:
       throw new QuireError('0A000', `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: s.start + 1 });
+  }
+}
+
+function defineAggregate(host: UtilityHost, b: AnyNode, sql: string): void {
+  const before = host.catalog.aggregates.get(strings(b.defnames as Node[]).pop()!);
+  const def = createAggregate(host.catalog, b, sql);
+  const probe = aggregateProbe(def);
+  if (probe === null) return;
+  try {
+    const type = binderFor(host).bindQuery(nodeBody<SelectStmt>(probe), null).plan.schema[0]!.type;
+    const list = host.catalog.aggregates.get(def.name) ?? [];
+    host.catalog.aggregates.set(def.name, list.map((d) => (d === def ? { ...def, returns: type } : d)));
+  } catch (e) {
+    if (before === undefined) host.catalog.aggregates.delete(def.name);
+    else host.catalog.aggregates.set(def.name, before);
+    throw e;
   }
 }
 

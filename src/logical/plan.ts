@@ -45,6 +45,26 @@ export interface AggCall {
   argTypes: DataType[];
   /** WITHIN GROUP aggregates: how many leading arguments are direct (the rest are sorted by `orderBy`). */
   withinGroup?: { direct: number; order: { desc: boolean; nullsFirst: boolean }[] };
+  /** A user-defined aggregate (CREATE AGGREGATE): its bound transition and final expressions. */
+  user?: UserAggregateSpec;
+}
+
+/** CREATE AGGREGATE, bound: expressions over a virtual row, evaluated once per input row. */
+export interface UserAggregateSpec {
+  /** Over the row [state, arg1, …]: the next state (of `stateType`). */
+  transition: Expr;
+  /** Over the row [state]: the result; null when the state is the result. */
+  final: Expr | null;
+  stateType: DataType;
+  /** The initial state (INITCOND cast to the state type), or null. */
+  initial: Value;
+  /**
+   * A strict transition function (PostgreSQL's rule): rows with a NULL argument leave the state as it
+   * is, and while the state is NULL the first row's argument becomes the state without a call.
+   */
+  strict: boolean;
+  /** A strict final function is not called on a NULL state: the result is NULL. */
+  finalStrict: boolean;
 }
 
 export type FrameUnits = 'rows' | 'range' | 'groups';

@@ -10,6 +10,7 @@ import { andOf } from '../logical/conjuncts.js';
 import type { AggCall, LogicalPlan } from '../logical/plan.js';
 import type { WithinGroup } from '../functions/aggregate/aggregate-function.js';
 import { lookupAggregate } from '../functions/aggregate/registry.js';
+import { userAggregate } from './user-aggregate.js';
 import { compileSimplePredicate, evalConstant } from './compile-expr.js';
 import type { PhysicalOperator } from './operator.js';
 import { Filter } from './operators/filter.js';
@@ -185,7 +186,7 @@ export class PhysicalPlanner {
       return exprs.length - 1;
     };
     const specs: HashAggSpec[] = p.aggs.map((a) => {
-      const impl = lookupAggregate(a.name)!.resolve(a.argTypes, this.withinGroup(a));
+      const impl = a.user !== undefined ? userAggregate(a.name, a.user, a.argTypes, a.type, this.env.ctx) : lookupAggregate(a.name)!.resolve(a.argTypes, this.withinGroup(a));
       if (impl === null) throw new QuireError('42883', `function ${a.name} does not exist`);
       return {
         impl,
