@@ -6,16 +6,43 @@
  * PostgreSQL's: 0 is before the first row, n+1 after the last.
  */
 import { QuireError } from '../common/errors.js';
-import type { Value } from '../common/types.js';
-import { batchRows, type Batch } from '../execution/column.js';
+import { T, type Value } from '../common/types.js';
+import { batchRows, ColumnBuilder, type Batch } from '../execution/column.js';
 import { batchBytes, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
+import type { Field } from '../common/types.js';
+import type { TableSource } from '../logical/plan.js';
 import type { ResultColumn } from './database.js';
+import type { RowTarget } from './row-targets.js';
 
 export type ScrollMode = 'scroll' | 'no-scroll' | 'default';
 
+/** What pg_cursors shows of a cursor, and what WHERE CURRENT OF needs. */
+export interface CursorInfo {
+  /** The text of the query string that declared it. */
+  readonly statement: string;
+  readonly binary: boolean;
+  /** pg_cursors.is_scrollable: whether backward fetches are allowed. */
+  readonly scrollable: boolean;
+  readonly creationTime: number;
+  /** Tables whose row each result row came from (row-targets.ts); empty when the cursor is not updatable. */
+  readonly targets: readonly RowTarget[];
+  /** True for FOR UPDATE/SHARE cursors: `targets` are its locked tables rather than a simple scan's one. */
+  readonly locking: boolean;
+  /**
+   * Called with the row positions of each batch of rows read (one array per target), before they
+   * are returned; returns which rows to keep (SKIP LOCKED leaves rows out). FOR UPDATE cursors
+   * lock their rows here.
+   */
+  readonly onRows?: (ids: Int32Array[]) => Promise<boolean[] | null>;
+}
+
 export class Cursor {
   private rows: Value[][] = [];
+  /** Per row read: its position in each target's snapshot. */
+  private ids: number[][] = [];
   private done = false;
+  /** Declared outside the current transaction (WITH HOLD, after its COMMIT): WHERE CURRENT OF refuses it. */
+  held = false;
   /** 1-based position of the current row; 0 = before first; rows.length+1 once past the end. */
   private pos = 0;
 
@@ -29,7 +56,14 @@ export class Cursor {
     readonly txn: number,
     /** The rows read are kept for the cursor's life: reserved as a result (reserveResult). */
     private readonly memory: MemoryReservation | null = null,
+    readonly info: CursorInfo = { statement: '', binary: false, scrollable: scroll !== 'no-scroll', creationTime: Date.now(), targets: [], locking: false },
   ) {}
+
+  /** The current row's position in each target's snapshot, or null when not on a row. */
+  currentIds(): readonly number[] | null {
+    if (this.pos < 1 || this.pos > this.rows.length) return null;
+    return this.ids[this.pos - 1] ?? null;
+  }
 
   /** Reads until at least `n` rows are buffered or the input ends. */
   private async fill(n: number): Promise<void> {
@@ -43,7 +77,21 @@ export class Cursor {
       const b = r.value;
       if (this.memory !== null) reserveResult(this.memory, batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), `rows read by cursor "${this.name}"`);
       const br = batchRows(b);
-      for (let i = 0; i < br.length; i++) this.rows.push(br[i]!);
+      const nt = this.info.targets.length;
+      if (nt === 0) {
+        for (let i = 0; i < br.length; i++) this.rows.push(br[i]!);
+        continue;
+      }
+      // The query returns each target's row position after its own columns.
+      const width = this.columns.length;
+      const ids = this.info.targets.map((_, k) => Int32Array.from(br, (row) => row[width + k] as number));
+      const keep = this.info.onRows !== undefined ? await this.info.onRows(ids) : null;
+      for (let i = 0; i < br.length; i++) {
+        if (keep !== null && !keep[i]) continue;
+        const row = br[i]!;
+        this.rows.push(row.slice(0, width));
+        this.ids.push(ids.map((a) => a[i]!));
+      }
     }
   }
 
@@ -68,6 +116,7 @@ export class Cursor {
     this.iter = null;
     this.done = true;
     this.rows = [];
+    this.ids = [];
     this.memory?.free();
   }
 
@@ -188,8 +237,10 @@ export class CursorManager {
   /** COMMIT: holdable cursors survive (materialised), the others close. */
   async commit(): Promise<void> {
     for (const [n, c] of [...this.cursors]) {
-      if (c.hold) await c.materialize();
-      else {
+      if (c.hold) {
+        await c.materialize();
+        c.held = true;
+      } else {
         await c.close();
         this.cursors.delete(n);
       }
@@ -210,5 +261,39 @@ export class CursorManager {
 
   names(): string[] {
     return [...this.cursors.keys()];
+  }
+
+  list(): Cursor[] {
+    return [...this.cursors.values()];
+  }
+}
+
+const PG_CURSORS_SCHEMA: Field[] = [
+  { name: 'name', type: T.text },
+  { name: 'statement', type: T.text },
+  { name: 'is_holdable', type: T.bool },
+  { name: 'is_binary', type: T.bool },
+  { name: 'is_scrollable', type: T.bool },
+  { name: 'creation_time', type: T.timestamptz },
+];
+
+/** pg_cursors: the session's open cursors, read when scanned. */
+export class CursorsView implements TableSource {
+  readonly name = 'pg_cursors';
+  readonly schema = PG_CURSORS_SCHEMA;
+  constructor(private readonly cursors: CursorManager) {}
+  rowCount(): number | undefined {
+    return undefined;
+  }
+  async *scan(): AsyncGenerator<Batch> {
+    const list = this.cursors.list();
+    if (list.length === 0) return;
+    const builders = this.schema.map((f) => new ColumnBuilder(f.type, list.length));
+    for (const c of list) {
+      // timestamptz values are microseconds since 1970.
+      const row: Value[] = [c.name, c.info.statement, c.hold, c.info.binary, c.info.scrollable, c.info.creationTime * 1000];
+      row.forEach((v, i) => builders[i]!.push(v));
+    }
+    yield { columns: builders.map((b) => b.finish()), length: list.length };
   }
 }

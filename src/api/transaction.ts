@@ -21,6 +21,7 @@ import type { Batch } from '../execution/column.js';
 import type { TableSource } from '../logical/plan.js';
 import type { Catalog, ViewDef } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
+import { LockOwner } from './row-locks.js';
 
 export type IsolationLevel = 'read committed' | 'repeatable read';
 
@@ -57,6 +58,8 @@ export class Transaction {
   private readonly clones = new Map<string, Clone>();
   private readonly tablesAtStart: Map<string, TableSource>;
   private readonly viewsAtStart: Map<string, ViewDef>;
+  /** Row locks of SELECT … FOR UPDATE/SHARE, released when the transaction ends (row-locks.ts). */
+  readonly rowLocks = new LockOwner();
 
   constructor(
     /** The shared catalog (or a connection's view of it, which shares its maps). */

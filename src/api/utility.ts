@@ -32,6 +32,11 @@ import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
+import { checkCancel } from '../execution/context.js';
+import { lockingItems, lockingText, type LockStrength } from '../sql/locking-clause.js';
+import { MoveLog, locateRow, rowAt } from './row-lineage.js';
+import { LockOwner, conflictingHolder, tryLockRows, waitFor } from './row-locks.js';
+import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
 
 export interface UtilityHost {
   readonly catalog: Catalog;
@@ -54,6 +59,12 @@ export interface UtilityHost {
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
   collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
   explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]>;
+  /** The open transaction's row locks (SELECT … FOR UPDATE), if one is open. */
+  readonly rowLocks: LockOwner | null;
+  /** A fresh READ COMMITTED snapshot, after waiting for a row lock. */
+  beginStatement(): void;
+  /** The query string the running statement came in. */
+  readonly queryText: string;
 }
 
 const pos = positionOf;
@@ -114,6 +125,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
   const b = nodeBody<AnyNode>(s.stmt);
   switch (tag) {
     case 'SelectStmt':
+      if (((b as SelectStmt).lockingClause ?? []).length > 0 && !b.intoClause) return selectForUpdate(host, b as SelectStmt, params);
       return selectInto(host, b as SelectStmt, params);
     case 'CreateStmt':
       return createTable(host, b);
@@ -186,7 +198,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       throw new QuireError('0A000', `transaction statement ${kind.replace('TRANS_STMT_', '')} is not supported`);
     }
     case 'DeclareCursorStmt':
-      return declareCursor(host, b, params);
+      return declareCursor(host, b, params, s.text);
     case 'FetchStmt': {
       const c = host.cursors.get(b.portalname as string);
       const dir = b.direction as string;
@@ -223,23 +235,174 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
 
 // ---- cursors ----
 
-async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+/** DECLARE's option bits (PostgreSQL's CURSOR_OPT_*). */
+const CURSOR_OPT = { binary: 0x1, scroll: 0x2, noScroll: 0x4, insensitive: 0x8, hold: 0x20 } as const;
+
+async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[], text: string): Promise<QueryResult> {
   const name = b.portalname as string;
   const opts = (b.options as number | undefined) ?? 0;
-  const hold = (opts & 0x20) !== 0;
+  const hold = (opts & CURSOR_OPT.hold) !== 0;
   if (!hold && !host.session.inTransaction) {
     throw new QuireError('25P01', 'DECLARE CURSOR can only be used in transaction blocks');
   }
   if (host.cursors.has(name)) throw new QuireError('42P03', `cursor "${name}" already exists`);
   const q = b.query as Node;
   if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'DECLARE CURSOR supports SELECT queries');
-  const prepared = host.prepareSelect(nodeBody<SelectStmt>(q), params);
+  const sel = nodeBody<SelectStmt>(q);
+  const locking = (sel.lockingClause ?? []).length > 0;
+  if (locking) {
+    // PostgreSQL's rules: a locking cursor reads the rows as it locks them, once, in this transaction.
+    if (opts & CURSOR_OPT.scroll) throw new QuireError('0A000', `DECLARE SCROLL CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Scrollable cursors must be READ ONLY.' });
+    if (hold) throw new QuireError('0A000', `DECLARE CURSOR WITH HOLD ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Holdable cursors must be READ ONLY.' });
+    if (opts & CURSOR_OPT.insensitive) throw new QuireError('42601', `DECLARE INSENSITIVE CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not valid`, { detail: 'Insensitive cursors must be READ ONLY.' });
+  }
+  const plain = host.prepareSelect(sel, params);
+  // Rows of the tables WHERE CURRENT OF may name carry their position (row-targets.ts).
+  const targeted = locking ? lockTargets(host.catalog, sel) : simplyUpdatable(host.catalog, sel, plain.plan);
+  const prepared = targeted !== null && targeted.targets.length > 0 ? host.prepareSelect(targeted.stmt, params, undefined, targeted.relations) : plain;
+  const targets = targeted !== null && prepared !== plain ? targeted.targets : [];
   const ctx = host.execContext(prepared.paramTypes, params, false);
   const op = await host.physical(prepared.plan, ctx);
-  const scroll = opts & 0x2 ? 'scroll' : opts & 0x4 ? 'no-scroll' : 'default';
+  // A plain cursor may move backwards (its rows are kept); only NO SCROLL and locking cursors may not.
+  const scroll = opts & CURSOR_OPT.scroll ? 'scroll' : opts & CURSOR_OPT.noScroll || locking ? 'no-scroll' : 'default';
   const memory = queryMemory(ctx).pool.register('cursor', false);
-  host.cursors.add(new Cursor(name, prepared.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory));
+  const owner = host.rowLocks;
+  const check = (): void => checkCancel(ctx);
+  const cursor = new Cursor(name, plain.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory, {
+    statement: host.queryText !== '' ? host.queryText : text,
+    binary: (opts & CURSOR_OPT.binary) !== 0,
+    // PostgreSQL makes a cursor without SCROLL or NO SCROLL scrollable when its plan can run backwards,
+    // which a plan reading a table can and a computed row (no FROM) cannot.
+    scrollable: scroll === 'scroll' || (scroll === 'default' && (sel.fromClause ?? []).length > 0),
+    creationTime: Date.now(),
+    targets,
+    locking,
+    ...(locking && owner !== null ? { onRows: (ids: Int32Array[]) => lockFetched(owner, targets, ids, check) } : {}),
+  });
+  host.cursors.add(cursor);
+  // Outside a transaction block the statement's own transaction ends at once: the cursor is held from here on.
+  if (hold && !host.session.inTransaction) {
+    await cursor.materialize();
+    cursor.held = true;
+  }
   return result('DECLARE CURSOR', 'DECLARE CURSOR');
+}
+
+/** A locking cursor's rows as they are read: waits for other holders (the cursor keeps the rows it read first). */
+async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids: Int32Array[], check: () => void): Promise<boolean[] | null> {
+  const n = ids[0]?.length ?? 0;
+  let keep: boolean[] | null = null;
+  for (let k = 0; k < targets.length; k++) {
+    const t = targets[k]!;
+    if (t.strength === null) continue;
+    const refs = Array.from(ids[k]!, (p) => targetRow(t, p));
+    for (;;) {
+      const r = tryLockRows(owner, t.table.name, refs, t.strength, t.wait);
+      if ('holder' in r) {
+        await waitFor(owner, r.holder, check);
+        continue;
+      }
+      if (t.wait === 'skip') keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && r.locked[i]!);
+      break;
+    }
+  }
+  return keep;
+}
+
+/**
+ * SELECT … FOR UPDATE/SHARE: runs the query with the row positions of the locked tables, locks the
+ * rows it returns and returns them without the positions. A row another transaction holds makes it
+ * wait for that transaction and run again on a fresh snapshot, as PostgreSQL re-reads such a row.
+ */
+async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  for (;;) {
+    const targeted = lockTargets(host.catalog, sel);
+    const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
+    const ctx = host.execContext(prepared.paramTypes, params, false);
+    const rows = await host.collect(await host.physical(prepared.plan, ctx), ctx);
+    const width = prepared.columns.length - targeted.targets.length;
+    const owner = host.rowLocks;
+    let keep: boolean[] = rows.map(() => true);
+    let holder: LockOwner | null = null;
+    if (owner !== null) {
+      for (let k = 0; k < targeted.targets.length && holder === null; k++) {
+        const t = targeted.targets[k]!;
+        const refs = rows.map((r) => targetRow(t, r[width + k] as number));
+        const got = tryLockRows(owner, t.table.name, refs, t.strength ?? 'update', t.wait);
+        if ('holder' in got) holder = got.holder;
+        else keep = keep.map((v, i) => v && got.locked[i]!);
+      }
+    }
+    if (holder !== null) {
+      await waitFor(owner!, holder, () => checkCancel(ctx));
+      host.beginStatement();
+      continue;
+    }
+    const out = rows.filter((_, i) => keep[i]).map((r) => r.slice(0, width));
+    return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
+  }
+}
+
+/** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
+function currentOfName(b: AnyNode): string | null {
+  const w = b.whereClause as Node | undefined;
+  if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
+  return nodeBody<AnyNode>(w).cursor_name as string;
+}
+
+/**
+ * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
+ * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
+ */
+function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+  const c = host.cursors.get(name);
+  if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
+  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
+  if (c.info.locking) {
+    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
+    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
+  } else if (mine.length !== 1) {
+    throw new QuireError('55000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+  }
+  const ids = c.currentIds();
+  if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
+  const { tg, k } = mine[0]!;
+  return locateRow(snapshot, targetRow(tg, ids[k]!));
+}
+
+/** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
+function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
+  const rv = b.relation as AnyNode;
+  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
+    throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
+  }
+  return host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+}
+
+/**
+ * The first open transaction (other than this one) holding a lock that UPDATE (`strength` no key
+ * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
+ * must wait for.
+ */
+function lockHolder(host: UtilityHost, snapshot: readonly Batch[], positions: Iterable<number>, strength: LockStrength): LockOwner | null {
+  const me = host.rowLocks;
+  if (me === null) return null;
+  for (const p of positions) {
+    const h = conflictingHolder(rowAt(snapshot, p), strength, me);
+    if (h !== null) return h;
+  }
+  return null;
+}
+
+/** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
+async function untilUnlocked(host: UtilityHost, attempt: () => Promise<QueryResult | LockOwner>): Promise<QueryResult> {
+  for (;;) {
+    const r = await attempt();
+    if (!(r instanceof LockOwner)) return r;
+    const ctx = host.execContext([], [], false);
+    await waitFor(host.rowLocks!, r, () => checkCancel(ctx));
+    host.beginStatement();
+  }
 }
 
 // ---- DDL ----
@@ -765,14 +928,82 @@ async function evalOverTable(host: UtilityHost, t: MemoryTable, exprs: Expr[], b
   return out;
 }
 
-async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (needsPlanner(b)) return updatePlanned(host, b, params);
+/**
+ * The batches of a table after UPDATE or DELETE: rows `deleted` go, rows `updated` (position → new
+ * values) go from where they were and their new versions are appended at the end, where PostgreSQL
+ * writes a new row version of a small table. Batches without such a row are kept as they are (a
+ * database directory's log then carries only the rewritten ones). Where each row went is recorded
+ * for WHERE CURRENT OF (row-lineage.ts).
+ */
+function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], updated: ReadonlyMap<number, Value[]>, deleted: ReadonlySet<number>): Batch[] {
+  const out: Batch[] = [];
+  const log = new MoveLog();
+  const appended: { from: Batch; row: number; values: Value[] }[] = [];
+  let base = 0;
+  for (const batch of snapshot) {
+    let touched = false;
+    for (let i = 0; i < batch.length && !touched; i++) touched = updated.has(base + i) || deleted.has(base + i);
+    if (!touched) {
+      out.push(batch);
+      base += batch.length;
+      continue;
+    }
+    const keep: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const p = base + i;
+      const vals = updated.get(p);
+      if (vals !== undefined) appended.push({ from: batch, row: i, values: vals });
+      else if (deleted.has(p)) log.deleted(batch);
+      else keep.push(i);
+    }
+    if (keep.length > 0) {
+      const slot = log.slot();
+      keep.forEach((i, k) => log.moved(batch, i, slot, k));
+      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
+      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
+      const kept: Batch = { columns: builders.map((x) => x.finish()), length: keep.length };
+      log.fill(slot, kept);
+      out.push(kept);
+    } else log.deleted(batch);
+    base += batch.length;
+  }
+  for (let start = 0; start < appended.length; start += BATCH_SIZE) {
+    const chunk = appended.slice(start, start + BATCH_SIZE);
+    const slot = log.slot();
+    const builders = t.schema.map((f) => new ColumnBuilder(f.type, chunk.length));
+    chunk.forEach((a, k) => {
+      a.values.forEach((v, c) => builders[c]!.push(v));
+      log.moved(a.from, a.row, slot, k);
+    });
+    const b: Batch = { columns: builders.map((x) => x.finish()), length: chunk.length };
+    log.fill(slot, b);
+    out.push(b);
+  }
+  log.commit();
+  return out;
+}
+
+/** The row lock UPDATE needs: FOR UPDATE's when it changes a unique key column, else FOR NO KEY UPDATE's. */
+function updateStrength(t: MemoryTable, cols: readonly number[]): LockStrength {
+  return t.uniqueKeys.some((k) => k.some((c) => cols.includes(c))) ? 'update' : 'no key update';
+}
+
+function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b)) {
+    if (currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with FROM, WITH or subqueries is not supported');
+    return untilUnlocked(host, () => updatePlanned(host, b, params));
+  }
+  return untilUnlocked(host, () => updateSimple(host, b, params));
+}
+
+async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
   const binder = binderFor(host, params.map(() => T.unknown));
   const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'UPDATE', aggs: null, windows: null, env: binder };
-  const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+  const cursor = currentOfName(b);
+  const where = b.whereClause && cursor === null ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
   const sets: { col: number; expr: Expr }[] = ((b.targetList as Node[]) ?? []).map((n) => {
     const rt = nodeBody<AnyNode>(n);
     const c = t.schema.findIndex((f) => f.name === rt.name);
@@ -781,34 +1012,32 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     const e = nodeTag(val) === 'SetToDefault' ? defaultValue(host, t, c, binder) : coerce(bindExpr(val, cx), t.schema[c]!.type, 'assignment', binder, pos(locOf(val)), `column "${rt.name as string}"`);
     return { col: c, expr: e };
   });
+  const snapshot = t.snapshot();
+  const current = cursor !== null ? currentOfPosition(host, t, snapshot, cursor) : undefined;
   const exprs: Expr[] = [where ?? { kind: 'const', value: true, type: T.bool }, ...sets.map((s) => s.expr)];
   const evaluated = await evalOverTable(host, t, exprs, binder, params);
-  let n = 0;
-  const out: Batch[] = [];
+  const updated = new Map<number, Value[]>();
   const changedRows: Value[][] = [];
+  let base = 0;
   for (const { batch, values } of evaluated) {
-    // A batch without a matching row stays as it is (and a database directory's log carries only the rewritten ones).
-    if (!values[0]!.some((v) => v === true)) {
-      out.push(batch);
-      continue;
-    }
-    const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
     for (let i = 0; i < batch.length; i++) {
-      const hit = values[0]![i] === true;
+      const hit = current !== undefined ? current === base + i : values[0]![i] === true;
+      if (!hit) continue;
       const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
-      if (hit) {
-        n++;
-        sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
-        changedRows.push(row);
-      }
-      row.forEach((v, c) => builders[c]!.push(v));
+      sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
+      updated.set(base + i, row);
+      changedRows.push(row);
     }
-    out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
+    base += batch.length;
   }
+  const holder = lockHolder(host, snapshot, updated.keys(), updateStrength(t, sets.map((x) => x.col)));
+  if (holder !== null) return holder;
   checkNotNull(t, changedRows);
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated, new Set()) : [...snapshot];
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
   const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
-  t.replaceAll(out);
+  if (updated.size > 0) t.replaceAll(out);
+  const n = updated.size;
   return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
 }
 
@@ -843,119 +1072,108 @@ async function applyUpdates(
   binder: QueryBinder,
   params: readonly unknown[],
 ): Promise<{ out: Batch[]; changedRows: Value[][] }> {
-  const out: Batch[] = [];
+  const updated = new Map<number, Value[]>();
   const changedRows: Value[][] = [];
   let base = 0;
   for (const batch of snapshot) {
-    let hits = false;
-    for (let i = 0; i < batch.length && !hits; i++) hits = matched.rows.has(base + i);
-    if (!hits) {
-      out.push(batch);
-      base += batch.length;
-      continue;
-    }
-    const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
     for (let i = 0; i < batch.length; i++) {
-      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
       const vals = matched.rows.get(base + i);
-      if (vals !== undefined) {
-        for (let k = 0; k < sets.length; k++) {
-          const s = sets[k]!;
-          const to = t.schema[s.col]!;
-          if (s.fallback !== null) {
-            row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
-            continue;
-          }
-          const v = vals[k]!;
-          const from = matched.types[k]!;
-          row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
+      if (vals === undefined) continue;
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      for (let k = 0; k < sets.length; k++) {
+        const s = sets[k]!;
+        const to = t.schema[s.col]!;
+        if (s.fallback !== null) {
+          row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
+          continue;
         }
-        changedRows.push(row);
+        const v = vals[k]!;
+        const from = matched.types[k]!;
+        row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
       }
-      row.forEach((v, c) => builders[c]!.push(v));
+      updated.set(base + i, row);
+      changedRows.push(row);
     }
-    out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
     base += batch.length;
   }
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated, new Set()) : [...snapshot];
   return { out, changedRows };
 }
 
 /** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
-async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
   const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
+  const holder = lockHolder(host, snapshot, matched.rows.keys(), updateStrength(t, sets.map((x) => x.col)));
+  if (holder !== null) return holder;
   const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
   checkNotNull(t, changedRows);
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
   const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
   const n = changedRows.length;
-  t.replaceAll(out);
+  if (n > 0) t.replaceAll(out);
   return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
 }
 
+function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b) && currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with USING, WITH or subqueries is not supported');
+  return untilUnlocked(host, () => (needsPlanner(b) ? deletePlanned(host, b, params) : deleteSimple(host, b, params)));
+}
+
 /** DELETE with USING, WITH or subqueries: the rows to delete come from a planned SELECT. */
-async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const snapshot = t.snapshot();
   const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, [], params);
-  const out: Batch[] = [];
-  const deleted: Value[][] = [];
-  let base = 0;
-  for (const batch of snapshot) {
-    const keep: number[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      if (matched.rows.has(base + i)) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
-      else keep.push(i);
-    }
-    base += batch.length;
-    if (keep.length === batch.length) out.push(batch);
-    else if (keep.length > 0) {
-      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
-      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
-      out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
-    }
-  }
-  const ret = retList(b) !== null ? await returning(host, t, rv, deleted, retList(b)!, params) : null;
-  t.replaceAll(out);
-  return result('DELETE', `DELETE ${deleted.length}`, { rowCount: deleted.length, ...(ret ?? {}) });
+  return deleteRows(host, b, t, snapshot, new Set(matched.rows.keys()), params);
 }
 
-async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (needsPlanner(b)) return deletePlanned(host, b, params);
+async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
-  const binder = binderFor(host, params.map(() => T.unknown));
-  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
-  const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
-  const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
-  let n = 0;
-  const out: Batch[] = [];
-  const deleted: Value[][] = [];
-  const wantRows = retList(b) !== null;
-  for (const { batch, values } of evaluated) {
-    const keep: number[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      if (values[0]![i] === true) {
-        n++;
-        if (wantRows) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
-      } else keep.push(i);
-    }
-    if (keep.length === batch.length) out.push(batch);
-    else if (keep.length > 0) {
-      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
-      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
-      out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
+  const snapshot = t.snapshot();
+  const cursor = currentOfName(b);
+  const doomed = new Set<number>();
+  if (cursor !== null) {
+    const p = currentOfPosition(host, t, snapshot, cursor);
+    if (p !== null) doomed.add(p);
+  } else {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
+    const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+    const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
+    let base = 0;
+    for (const { batch, values } of evaluated) {
+      for (let i = 0; i < batch.length; i++) if (values[0]![i] === true) doomed.add(base + i);
+      base += batch.length;
     }
   }
-  const ret = wantRows ? await returning(host, t, rv, deleted, retList(b)!, params) : null;
-  t.replaceAll(out);
-  return result('DELETE', `DELETE ${n}`, { rowCount: n, ...(ret ?? {}) });
+  return deleteRows(host, b, t, snapshot, doomed, params);
+}
+
+/** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
+async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const holder = lockHolder(host, snapshot, doomed, 'update');
+  if (holder !== null) return holder;
+  const list = retList(b);
+  let ret: Partial<QueryResult> | null = null;
+  if (list !== null) {
+    const deleted: Value[][] = [];
+    let base = 0;
+    for (const batch of snapshot) {
+      for (let i = 0; i < batch.length; i++) if (doomed.has(base + i)) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
+      base += batch.length;
+    }
+    ret = await returning(host, t, b.relation as AnyNode, deleted, list, params);
+  }
+  if (doomed.size > 0) t.replaceAll(rebuildTable(t, snapshot, new Map(), doomed));
+  return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
 }
 
 /** PostgreSQL 18 moved the list into a ReturningClause (which may also name OLD/NEW aliases). */
@@ -1159,7 +1377,9 @@ async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]
       if (f !== 'text') throw new QuireError('0A000', `EXPLAIN format ${f} is not supported`);
     }
   }
-  const q = b.query as Node;
+  let q = b.query as Node;
+  // EXPLAIN DECLARE shows the plan of the cursor's query (it declares nothing).
+  if (nodeTag(q) === 'DeclareCursorStmt') q = nodeBody<AnyNode>(q).query as Node;
   if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'EXPLAIN supports SELECT statements');
   const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze);
   return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });

@@ -1,0 +1,123 @@
+/**
+ * Row identity across rewrites, for WHERE CURRENT OF.
+ *
+ * A table is a list of immutable batches, so a row is identified by its batch and its index there.
+ * UPDATE and DELETE replace the batches they touch; they record here where each row of a replaced
+ * batch went (or that it was deleted), which lets a cursor's row be found again after its own
+ * transaction updated it, as PostgreSQL follows a tuple's update chain. A batch may have several
+ * successors (two transactions rewriting it; one of them will fail at COMMIT or roll back): the
+ * one that leads into the snapshot being searched is the right one.
+ */
+import type { Batch } from '../execution/column.js';
+
+export interface RowRef {
+  readonly batch: Batch;
+  readonly index: number;
+}
+
+interface Successor {
+  /** Batches the rows went to. */
+  readonly to: readonly Batch[];
+  /** Per row of the replaced batch: index into `to`, or -1 when the row was deleted. */
+  readonly which: Int32Array;
+  /** Per row: its index in that batch. */
+  readonly index: Int32Array;
+}
+
+const successors = new WeakMap<Batch, Successor[]>();
+
+/** Records that the rows of `from` moved: row i to `to[which[i]]` at `index[i]`, or nowhere when which[i] is -1. */
+export function recordMoves(from: Batch, to: readonly Batch[], which: Int32Array, index: Int32Array): void {
+  let list = successors.get(from);
+  if (list === undefined) successors.set(from, (list = []));
+  list.push({ to, which, index });
+}
+
+/**
+ * Collects row moves while a statement rebuilds a table's batches: `moved` for a row that goes to
+ * a new place, `deleted` for one that goes; batches no row of which was touched need no record.
+ */
+export class MoveLog {
+  private readonly moves = new Map<Batch, { dest: { batch: number; index: number }[] }>();
+  private readonly pending: (Batch | null)[] = [];
+
+  /** A placeholder for an output batch not built yet; returns its slot. */
+  slot(): number {
+    this.pending.push(null);
+    return this.pending.length - 1;
+  }
+
+  fill(slot: number, b: Batch): void {
+    this.pending[slot] = b;
+  }
+
+  private entry(from: Batch): { dest: { batch: number; index: number }[] } {
+    let e = this.moves.get(from);
+    if (e === undefined) {
+      e = { dest: new Array<{ batch: number; index: number }>(from.length).fill({ batch: -1, index: -1 }) };
+      this.moves.set(from, e);
+    }
+    return e;
+  }
+
+  moved(from: Batch, row: number, slot: number, index: number): void {
+    this.entry(from).dest[row] = { batch: slot, index };
+  }
+
+  /** The row goes (DELETE); rows of a touched batch not moved are deleted anyway. */
+  deleted(from: Batch): void {
+    this.entry(from);
+  }
+
+  /** Writes the collected moves (call once every slot is filled). */
+  commit(): void {
+    for (const [from, e] of this.moves) {
+      const slots = [...new Set(e.dest.filter((d) => d.batch >= 0).map((d) => d.batch))];
+      const to = slots.map((s) => this.pending[s]!);
+      const which = new Int32Array(from.length);
+      const index = new Int32Array(from.length);
+      for (let i = 0; i < from.length; i++) {
+        const d = e.dest[i]!;
+        which[i] = d.batch < 0 ? -1 : slots.indexOf(d.batch);
+        index[i] = d.index;
+      }
+      recordMoves(from, to, which, index);
+    }
+  }
+}
+
+/**
+ * The position (0-based, in batch order) of `ref` in `snapshot` after the moves recorded since, or
+ * null when the row was deleted or is not in that snapshot.
+ */
+export function locateRow(snapshot: readonly Batch[], ref: RowRef): number | null {
+  const base = new Map<Batch, number>();
+  let n = 0;
+  for (const b of snapshot) {
+    base.set(b, n);
+    n += b.length;
+  }
+  // Successors are always new batches, so the walk has no cycles.
+  const find = (batch: Batch, index: number): number | null => {
+    const at = base.get(batch);
+    if (at !== undefined) return at + index;
+    for (const s of successors.get(batch) ?? []) {
+      const w = s.which[index]!;
+      if (w < 0) continue;
+      const r = find(s.to[w]!, s.index[index]!);
+      if (r !== null) return r;
+    }
+    return null;
+  };
+  return find(ref.batch, ref.index);
+}
+
+/** The row at 0-based `position` of `snapshot`. */
+export function rowAt(snapshot: readonly Batch[], position: number): RowRef {
+  let p = position;
+  for (const b of snapshot) {
+    if (p < b.length) return { batch: b, index: p };
+    p -= b.length;
+  }
+  throw new RangeError(`row ${position} is past the snapshot's end`);
+}
