@@ -186,7 +186,8 @@ export class Cursor {
         break;
       }
       case 'relative': {
-        if (count < 0) this.checkBackward();
+        // RELATIVE 0 re-reads the current row, which takes a step back and one forward.
+        if (count < 0 || (count === 0 && this.pos >= 1 && this.pos <= this.rows.length)) this.checkBackward();
         const target = this.pos + count;
         if (target < 1) {
           this.pos = 0;

@@ -22,15 +22,17 @@ interface Successor {
   readonly which: Int32Array;
   /** Per row: its index in that batch. */
   readonly index: Int32Array;
+  /** Per row: 1 when it went as a new version (UPDATE), 0 when it only moved with its batch. */
+  readonly changed: Uint8Array;
 }
 
 const successors = new WeakMap<Batch, Successor[]>();
 
 /** Records that the rows of `from` moved: row i to `to[which[i]]` at `index[i]`, or nowhere when which[i] is -1. */
-export function recordMoves(from: Batch, to: readonly Batch[], which: Int32Array, index: Int32Array): void {
+function recordMoves(from: Batch, s: Successor): void {
   let list = successors.get(from);
   if (list === undefined) successors.set(from, (list = []));
-  list.push({ to, which, index });
+  list.push(s);
 }
 
 /**
@@ -38,7 +40,7 @@ export function recordMoves(from: Batch, to: readonly Batch[], which: Int32Array
  * a new place, `deleted` for one that goes; batches no row of which was touched need no record.
  */
 export class MoveLog {
-  private readonly moves = new Map<Batch, { dest: { batch: number; index: number }[] }>();
+  private readonly moves = new Map<Batch, { dest: { batch: number; index: number; changed: boolean }[] }>();
   private readonly pending: (Batch | null)[] = [];
 
   /** A placeholder for an output batch not built yet; returns its slot. */
@@ -51,17 +53,18 @@ export class MoveLog {
     this.pending[slot] = b;
   }
 
-  private entry(from: Batch): { dest: { batch: number; index: number }[] } {
+  private entry(from: Batch): { dest: { batch: number; index: number; changed: boolean }[] } {
     let e = this.moves.get(from);
     if (e === undefined) {
-      e = { dest: new Array<{ batch: number; index: number }>(from.length).fill({ batch: -1, index: -1 }) };
+      e = { dest: new Array<{ batch: number; index: number; changed: boolean }>(from.length).fill({ batch: -1, index: -1, changed: false }) };
       this.moves.set(from, e);
     }
     return e;
   }
 
-  moved(from: Batch, row: number, slot: number, index: number): void {
-    this.entry(from).dest[row] = { batch: slot, index };
+  /** `changed`: the row moved as its new version (UPDATE), not only with its batch. */
+  moved(from: Batch, row: number, slot: number, index: number, changed = false): void {
+    this.entry(from).dest[row] = { batch: slot, index, changed };
   }
 
   /** The row goes (DELETE); rows of a touched batch not moved are deleted anyway. */
@@ -76,12 +79,14 @@ export class MoveLog {
       const to = slots.map((s) => this.pending[s]!);
       const which = new Int32Array(from.length);
       const index = new Int32Array(from.length);
+      const changed = new Uint8Array(from.length);
       for (let i = 0; i < from.length; i++) {
         const d = e.dest[i]!;
         which[i] = d.batch < 0 ? -1 : slots.indexOf(d.batch);
         index[i] = d.index;
+        changed[i] = d.changed ? 1 : 0;
       }
-      recordMoves(from, to, which, index);
+      recordMoves(from, { to, which, index, changed });
     }
   }
 }
@@ -110,6 +115,23 @@ export function locateRow(snapshot: readonly Batch[], ref: RowRef): number | nul
     return null;
   };
   return find(ref.batch, ref.index);
+}
+
+/**
+ * Whether the row `ref` was updated or deleted on its way into `snapshot` (or is not there at all),
+ * rather than found as it was.
+ */
+export function rowChanged(snapshot: readonly Batch[], ref: RowRef): boolean {
+  const present = new Set(snapshot);
+  const unchanged = (batch: Batch, index: number): boolean => {
+    if (present.has(batch)) return true;
+    for (const s of successors.get(batch) ?? []) {
+      const w = s.which[index]!;
+      if (w >= 0 && s.changed[index] === 0 && unchanged(s.to[w]!, s.index[index]!)) return true;
+    }
+    return false;
+  };
+  return !unchanged(ref.batch, ref.index);
 }
 
 /** The row at 0-based `position` of `snapshot`. */

@@ -122,7 +122,7 @@ export function lockTargets(catalog: Catalog, s: SelectStmt): RowTargeted {
   return rewrite(catalog, s, lockedItems(s, names));
 }
 
-/** PostgreSQL's "simply updatable" cursor: a scan of one table, filtered, projected, sorted or limited. */
+/** PostgreSQL's "simply updatable" cursor: a scan of one table, filtered, projected or limited. */
 export function simplyUpdatable(catalog: Catalog, s: SelectStmt, plan: LogicalPlan): RowTargeted | null {
   if ((s.fromClause ?? []).length !== 1) return null;
   const { rangeVars } = fromItems(s);
@@ -132,11 +132,10 @@ export function simplyUpdatable(catalog: Catalog, s: SelectStmt, plan: LogicalPl
     switch (p.op) {
       case 'scan':
         return true;
+      // A sort is not: PostgreSQL only finds the scan through nodes that pass its rows on as they come.
       case 'filter':
       case 'project':
-      case 'sort':
       case 'limit':
-      case 'topn':
         return plain(p.input);
       default:
         return false;

@@ -34,7 +34,7 @@ import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { checkCancel } from '../execution/context.js';
 import { lockingItems, lockingText, type LockStrength } from '../sql/locking-clause.js';
-import { MoveLog, locateRow, rowAt } from './row-lineage.js';
+import { MoveLog, locateRow, rowAt, rowChanged } from './row-lineage.js';
 import { LockOwner, conflictingHolder, tryLockRows, waitFor } from './row-locks.js';
 import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
 
@@ -288,7 +288,11 @@ async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unk
   return result('DECLARE CURSOR', 'DECLARE CURSOR');
 }
 
-/** A locking cursor's rows as they are read: waits for other holders (the cursor keeps the rows it read first). */
+/**
+ * A locking cursor's rows as they are read. A row this transaction updated or deleted since the
+ * cursor's snapshot is left out, as PostgreSQL skips a row a later command of the same transaction
+ * changed; rows other transactions hold are waited for.
+ */
 async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids: Int32Array[], check: () => void): Promise<boolean[] | null> {
   const n = ids[0]?.length ?? 0;
   let keep: boolean[] | null = null;
@@ -296,6 +300,11 @@ async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids:
     const t = targets[k]!;
     if (t.strength === null) continue;
     const refs = Array.from(ids[k]!, (p) => targetRow(t, p));
+    const now = t.table.snapshot();
+    if (now !== t.snapshot) {
+      const gone = refs.map((r) => rowChanged(now, r));
+      if (gone.some((g) => g)) keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && !gone[i]);
+    }
     for (;;) {
       const r = tryLockRows(owner, t.table.name, refs, t.strength, t.wait);
       if ('holder' in r) {
@@ -362,7 +371,7 @@ function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly
     if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
     if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
   } else if (mine.length !== 1) {
-    throw new QuireError('55000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
   }
   const ids = c.currentIds();
   if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
@@ -973,7 +982,7 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], updated: Reado
     const builders = t.schema.map((f) => new ColumnBuilder(f.type, chunk.length));
     chunk.forEach((a, k) => {
       a.values.forEach((v, c) => builders[c]!.push(v));
-      log.moved(a.from, a.row, slot, k);
+      log.moved(a.from, a.row, slot, k, true);
     });
     const b: Batch = { columns: builders.map((x) => x.finish()), length: chunk.length };
     log.fill(slot, b);
