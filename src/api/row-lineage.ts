@@ -9,6 +9,7 @@
  * one that leads into the snapshot being searched is the right one.
  */
 import type { Batch } from '../execution/column.js';
+import { carryLocks } from './row-locks.js';
 
 export interface RowRef {
   readonly batch: Batch;
@@ -85,6 +86,7 @@ export class MoveLog {
         which[i] = d.batch < 0 ? -1 : slots.indexOf(d.batch);
         index[i] = d.index;
         changed[i] = d.changed ? 1 : 0;
+        if (d.batch >= 0) carryLocks({ batch: from, index: i }, { batch: this.pending[d.batch]!, index: d.index });
       }
       recordMoves(from, { to, which, index, changed });
     }

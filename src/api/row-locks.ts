@@ -83,6 +83,16 @@ export class LockOwner {
   }
 }
 
+/**
+ * A row moved to a new batch (its batch was rewritten, or it was updated): the locks on it go with
+ * it, so rewriting a batch does not free the other rows locked in it.
+ */
+export function carryLocks(from: RowRef, to: RowRef): void {
+  const list = holds.get(from.batch)?.get(from.index);
+  if (list === undefined) return;
+  for (const h of list) if (!h.owner.ended) h.owner.add(to, h.strength);
+}
+
 /** An open transaction other than `me` holding `ref` in a strength that conflicts with `strength`. */
 export function conflictingHolder(ref: RowRef, strength: LockStrength, me: LockOwner): LockOwner | null {
   const list = holds.get(ref.batch)?.get(ref.index);
