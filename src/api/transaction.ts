@@ -15,6 +15,9 @@
  *
  * READ COMMITTED (the default) points unwritten clones at the latest committed batches before each
  * statement; REPEATABLE READ keeps the snapshot taken at the transaction's first statement.
+ *
+ * Row locks of SELECT … FOR UPDATE/SHARE are per row, not per table (row-locks.ts): an UPDATE or
+ * DELETE of a row another open transaction locked waits for it, then runs again on a fresh snapshot.
  */
 import { QuireError } from '../common/errors.js';
 import type { Batch } from '../execution/column.js';
