@@ -9,7 +9,7 @@
  * in later snapshots through row-lineage.ts.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
-import { T } from '../common/types.js';
+import { T, type Field } from '../common/types.js';
 import { makeColumn, type Batch } from '../execution/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
@@ -36,6 +36,33 @@ export interface RowTargeted {
   readonly relations: Map<string, TableSource>;
   /** In the order of the position columns that follow the query's own. */
   readonly targets: RowTarget[];
+}
+
+/**
+ * A table's snapshot with each row's position as one more column, computed batch by batch as it is
+ * scanned, so a cursor that reads ten rows of a large table pays for ten.
+ */
+class WithRowIds implements TableSource {
+  readonly schema: Field[];
+  constructor(
+    readonly name: string,
+    table: MemoryTable,
+    private readonly snapshot: readonly Batch[],
+  ) {
+    this.schema = [...table.schema, { name: ROW_ID, type: T.int4 }];
+  }
+  rowCount(): number {
+    return this.snapshot.reduce((n, b) => n + b.length, 0);
+  }
+  async *scan(): AsyncGenerator<Batch> {
+    let base = 0;
+    for (const batch of this.snapshot) {
+      const ids = new Int32Array(batch.length);
+      for (let i = 0; i < batch.length; i++) ids[i] = base + i;
+      base += batch.length;
+      yield { columns: [...batch.columns, makeColumn(T.int4, ids, null)], length: batch.length };
+    }
+  }
 }
 
 interface FromRangeVar {
@@ -96,15 +123,7 @@ function rewrite(catalog: Catalog, s: SelectStmt, chosen: ReadonlyMap<string, { 
     if (table === null) continue;
     const snapshot = table.snapshot();
     const key = `\u0000rows of ${targets.length}`;
-    const withIds = new MemoryTable(key, [...table.schema, { name: ROW_ID, type: T.int4 }]);
-    let base = 0;
-    for (const batch of snapshot) {
-      const ids = new Int32Array(batch.length);
-      for (let i = 0; i < batch.length; i++) ids[i] = base + i;
-      base += batch.length;
-      withIds.appendBatch({ columns: [...batch.columns, makeColumn(T.int4, ids, null)], length: batch.length });
-    }
-    relations.set(key, withIds);
+    relations.set(key, new WithRowIds(key, table, snapshot));
     const alias = (rv.node.alias as AnyNode | undefined) ?? {};
     rv.node.alias = { ...alias, aliasname: rv.refName };
     rv.node.relname = key;
