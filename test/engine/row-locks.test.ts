@@ -140,6 +140,46 @@ describe('row locks between library sessions', () => {
     expect(await rows(b, 'SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT')).toEqual([[200]]);
   });
 
+  it('WHERE CURRENT OF finds its row after another session committed a change to a neighbouring row', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('DECLARE c CURSOR FOR SELECT * FROM acct');
+    expect((await a.query('FETCH 1 FROM c')).rows).toEqual([[1, 100]]);
+    // B rewrites the batch row 1 lives in; A (READ COMMITTED) sees B's commit at its next statement.
+    await b.query('UPDATE acct SET bal = 0 WHERE id = 2');
+    expect((await a.query('UPDATE acct SET bal = bal + 1 WHERE CURRENT OF c RETURNING *')).rows).toEqual([[1, 101]]);
+    await a.query('COMMIT');
+    expect(await rows(db, 'SELECT id, bal FROM acct ORDER BY id')).toEqual([
+      [1, 101],
+      [2, 0],
+      [3, 10],
+    ]);
+  });
+
+  it('EXPLAIN DECLARE shows the cursor query plan; pg_cursors shows each session its own cursors', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    const plan = (await a.query('EXPLAIN SELECT id FROM acct WHERE bal > 20')).rows;
+    expect((await a.query('EXPLAIN DECLARE c CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows).toEqual(plan);
+    const analyzed = (await a.query('EXPLAIN ANALYZE DECLARE c SCROLL CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows.map((r) => String(r[0]));
+    expect(analyzed.some((l) => /rows/.test(l))).toBe(true);
+    // EXPLAIN declares nothing.
+    expect(await rows(a, 'SELECT count(*) FROM pg_cursors')).toEqual([[0]]);
+    const before = Date.now();
+    await a.query('BEGIN');
+    await a.query('DECLARE mine SCROLL CURSOR FOR SELECT * FROM acct');
+    const r = await rows(a, 'SELECT name, is_holdable, is_scrollable, creation_time FROM pg_cursors');
+    expect(r.map((x) => x.slice(0, 3))).toEqual([['mine', false, true]]);
+    // timestamptz: microseconds since 1970.
+    const created = Number(r[0]![3]) / 1000;
+    expect(created).toBeGreaterThanOrEqual(before);
+    expect(created).toBeLessThanOrEqual(Date.now());
+    expect(await rows(b, 'SELECT name FROM pg_cursors')).toEqual([]);
+    await a.query('ROLLBACK');
+    expect(await rows(a, 'SELECT name FROM pg_cursors')).toEqual([]);
+  });
+
   it('two transactions waiting for each other: deadlock detected (40P01)', async () => {
     const a = db.connect();
     const b = db.connect();
