@@ -7,7 +7,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import { T, type Value } from '../common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../execution/column.js';
+import { batchRows, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
 import { batchBytes, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
@@ -38,8 +38,8 @@ export interface CursorInfo {
 
 export class Cursor {
   private rows: Value[][] = [];
-  /** Per row read: its position in each target's snapshot. */
-  private ids: number[][] = [];
+  /** Per target: the position in its snapshot of each row read. */
+  private ids: number[][];
   private done = false;
   /** Declared outside the current transaction (WITH HOLD, after its COMMIT): WHERE CURRENT OF refuses it. */
   held = false;
@@ -57,12 +57,14 @@ export class Cursor {
     /** The rows read are kept for the cursor's life: reserved as a result (reserveResult). */
     private readonly memory: MemoryReservation | null = null,
     readonly info: CursorInfo = { statement: '', binary: false, scrollable: scroll !== 'no-scroll', creationTime: Date.now(), targets: [], locking: false },
-  ) {}
+  ) {
+    this.ids = info.targets.map(() => []);
+  }
 
   /** The current row's position in each target's snapshot, or null when not on a row. */
   currentIds(): readonly number[] | null {
     if (this.pos < 1 || this.pos > this.rows.length) return null;
-    return this.ids[this.pos - 1] ?? null;
+    return this.ids.map((a) => a[this.pos - 1]!);
   }
 
   /** Reads until at least `n` rows are buffered or the input ends. */
@@ -76,21 +78,24 @@ export class Cursor {
       }
       const b = r.value;
       if (this.memory !== null) reserveResult(this.memory, batchBytes(b) + b.length * (ROW_ARRAY_BYTES + 8 * b.columns.length), `rows read by cursor "${this.name}"`);
-      const br = batchRows(b);
       const nt = this.info.targets.length;
       if (nt === 0) {
+        const br = batchRows(b);
         for (let i = 0; i < br.length; i++) this.rows.push(br[i]!);
         continue;
       }
       // The query returns each target's row position after its own columns.
       const width = this.columns.length;
-      const ids = this.info.targets.map((_, k) => Int32Array.from(br, (row) => row[width + k] as number));
+      const ids = this.info.targets.map((_, k) => {
+        const col = b.columns[width + k]!;
+        return col.data instanceof Int32Array ? col.data : Int32Array.from({ length: b.length }, (_, i) => getValue(col, i) as number);
+      });
       const keep = this.info.onRows !== undefined ? await this.info.onRows(ids) : null;
-      for (let i = 0; i < br.length; i++) {
+      const rows = batchRows({ columns: b.columns.slice(0, width), length: b.length });
+      for (let i = 0; i < rows.length; i++) {
         if (keep !== null && !keep[i]) continue;
-        const row = br[i]!;
-        this.rows.push(row.slice(0, width));
-        this.ids.push(ids.map((a) => a[i]!));
+        this.rows.push(rows[i]!);
+        for (let k = 0; k < nt; k++) this.ids[k]!.push(ids[k]![i]!);
       }
     }
   }
@@ -116,7 +121,7 @@ export class Cursor {
     this.iter = null;
     this.done = true;
     this.rows = [];
-    this.ids = [];
+    this.ids = this.ids.map(() => []);
     this.memory?.free();
   }
 

@@ -9,7 +9,7 @@
  * one that leads into the snapshot being searched is the right one.
  */
 import type { Batch } from '../execution/column.js';
-import { carryLocks } from './row-locks.js';
+import { carryLocks, hasLocks } from './row-locks.js';
 
 export interface RowRef {
   readonly batch: Batch;
@@ -41,7 +41,8 @@ function recordMoves(from: Batch, s: Successor): void {
  * a new place, `deleted` for one that goes; batches no row of which was touched need no record.
  */
 export class MoveLog {
-  private readonly moves = new Map<Batch, { dest: { batch: number; index: number; changed: boolean }[] }>();
+  /** Per touched batch: each row's output slot (-1: deleted), index there, and whether it is a new version. */
+  private readonly moves = new Map<Batch, { slot: Int32Array; index: Int32Array; changed: Uint8Array }>();
   private readonly pending: (Batch | null)[] = [];
 
   /** A placeholder for an output batch not built yet; returns its slot. */
@@ -54,10 +55,10 @@ export class MoveLog {
     this.pending[slot] = b;
   }
 
-  private entry(from: Batch): { dest: { batch: number; index: number; changed: boolean }[] } {
+  private entry(from: Batch): { slot: Int32Array; index: Int32Array; changed: Uint8Array } {
     let e = this.moves.get(from);
     if (e === undefined) {
-      e = { dest: new Array<{ batch: number; index: number; changed: boolean }>(from.length).fill({ batch: -1, index: -1, changed: false }) };
+      e = { slot: new Int32Array(from.length).fill(-1), index: new Int32Array(from.length), changed: new Uint8Array(from.length) };
       this.moves.set(from, e);
     }
     return e;
@@ -65,7 +66,10 @@ export class MoveLog {
 
   /** `changed`: the row moved as its new version (UPDATE), not only with its batch. */
   moved(from: Batch, row: number, slot: number, index: number, changed = false): void {
-    this.entry(from).dest[row] = { batch: slot, index, changed };
+    const e = this.entry(from);
+    e.slot[row] = slot;
+    e.index[row] = index;
+    e.changed[row] = changed ? 1 : 0;
   }
 
   /** The row goes (DELETE); rows of a touched batch not moved are deleted anyway. */
@@ -76,19 +80,23 @@ export class MoveLog {
   /** Writes the collected moves (call once every slot is filled). */
   commit(): void {
     for (const [from, e] of this.moves) {
-      const slots = [...new Set(e.dest.filter((d) => d.batch >= 0).map((d) => d.batch))];
-      const to = slots.map((s) => this.pending[s]!);
+      const slots: number[] = [];
       const which = new Int32Array(from.length);
-      const index = new Int32Array(from.length);
-      const changed = new Uint8Array(from.length);
       for (let i = 0; i < from.length; i++) {
-        const d = e.dest[i]!;
-        which[i] = d.batch < 0 ? -1 : slots.indexOf(d.batch);
-        index[i] = d.index;
-        changed[i] = d.changed ? 1 : 0;
-        if (d.batch >= 0) carryLocks({ batch: from, index: i }, { batch: this.pending[d.batch]!, index: d.index });
+        const sl = e.slot[i]!;
+        if (sl < 0) {
+          which[i] = -1;
+          continue;
+        }
+        let w = slots.indexOf(sl);
+        if (w < 0) w = slots.push(sl) - 1;
+        which[i] = w;
       }
-      recordMoves(from, { to, which, index, changed });
+      const to = slots.map((sl) => this.pending[sl]!);
+      if (hasLocks(from)) {
+        for (let i = 0; i < from.length; i++) if (which[i]! >= 0) carryLocks({ batch: from, index: i }, { batch: to[which[i]!]!, index: e.index[i]! });
+      }
+      recordMoves(from, { to, which, index: e.index, changed: e.changed });
     }
   }
 }

@@ -83,6 +83,31 @@ export class LockOwner {
   }
 }
 
+/** Whether any row of `batch` is locked (by anyone, ended or not). */
+export function hasLocks(batch: Batch): boolean {
+  const m = holds.get(batch);
+  return m !== undefined && m.size > 0;
+}
+
+/**
+ * The first open transaction other than `me` holding, in a strength that conflicts with
+ * `strength`, a row of `snapshot` whose position `hit` accepts. Looks only at batches with locks.
+ */
+export function holderAmong(snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength, me: LockOwner): LockOwner | null {
+  let base = 0;
+  for (const batch of snapshot) {
+    const m = holds.get(batch);
+    if (m !== undefined) {
+      for (const [index, list] of m) {
+        if (!hit(base + index)) continue;
+        for (const h of list) if (h.owner !== me && !h.owner.ended && CONFLICTS[strength].includes(h.strength)) return h.owner;
+      }
+    }
+    base += batch.length;
+  }
+  return null;
+}
+
 /**
  * A row moved to a new batch (its batch was rewritten, or it was updated): the locks on it go with
  * it, so rewriting a batch does not free the other rows locked in it.

@@ -9,7 +9,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { isValidTimeZone, normalizeTimeZoneSetting } from '../common/timezone.js';
 import { T, type DataType, type Field, type Value, typeDisplayName } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
 import { queryMemory } from '../execution/memory-pool.js';
 import { colRef, type Expr } from '../logical/expr.js';
@@ -35,7 +35,7 @@ import type { PhysicalOperator } from '../physical/operator.js';
 import { checkCancel } from '../execution/context.js';
 import { lockingItems, lockingText, type LockStrength } from '../sql/locking-clause.js';
 import { MoveLog, locateRow, rowAt, rowChanged } from './row-lineage.js';
-import { LockOwner, conflictingHolder, tryLockRows, waitFor } from './row-locks.js';
+import { LockOwner, holderAmong, tryLockRows, waitFor } from './row-locks.js';
 import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
 
 export interface UtilityHost {
@@ -393,14 +393,10 @@ function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
  * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
  * must wait for.
  */
-function lockHolder(host: UtilityHost, snapshot: readonly Batch[], positions: Iterable<number>, strength: LockStrength): LockOwner | null {
+function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
   const me = host.rowLocks;
   if (me === null) return null;
-  for (const p of positions) {
-    const h = conflictingHolder(rowAt(snapshot, p), strength, me);
-    if (h !== null) return h;
-  }
-  return null;
+  return holderAmong(snapshot, hit, strength, me);
 }
 
 /** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
@@ -920,12 +916,19 @@ function tableScope(t: MemoryTable, alias: string | undefined): Scope {
   return scope;
 }
 
-async function evalOverTable(host: UtilityHost, t: MemoryTable, exprs: Expr[], binder: QueryBinder, params: readonly unknown[]): Promise<{ batch: Batch; values: Value[][] }[]> {
+async function evalOverTable(
+  host: UtilityHost,
+  t: MemoryTable,
+  exprs: Expr[],
+  binder: QueryBinder,
+  params: readonly unknown[],
+  batches: readonly Batch[] = t.snapshot(),
+): Promise<{ batch: Batch; values: Value[][] }[]> {
   const ctx = host.execContext(binder.paramTypes, params, false);
   const kernels = exprs.map((e) => compileKernel(e));
   if (kernels.some((k) => k.slots.length > 0)) throw new QuireError('0A000', 'subqueries in UPDATE/DELETE are not supported');
   const out: { batch: Batch; values: Value[][] }[] = [];
-  for (const batch of t.snapshot()) {
+  for (const batch of batches) {
     const cols = kernels.map((k) => k.run(batch, ctx, []));
     const values = cols.map((c) => {
       const arr: Value[] = new Array(batch.length);
@@ -948,10 +951,13 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], updated: Reado
   const out: Batch[] = [];
   const log = new MoveLog();
   const appended: { from: Batch; row: number; values: Value[] }[] = [];
+  // Positions touched, in order: a batch is rebuilt only when the next one falls inside it.
+  const touchedAt = Int32Array.from([...updated.keys(), ...deleted]).sort();
+  let next = 0;
   let base = 0;
   for (const batch of snapshot) {
-    let touched = false;
-    for (let i = 0; i < batch.length && !touched; i++) touched = updated.has(base + i) || deleted.has(base + i);
+    while (next < touchedAt.length && touchedAt[next]! < base) next++;
+    const touched = next < touchedAt.length && touchedAt[next]! < base + batch.length;
     if (!touched) {
       out.push(batch);
       base += batch.length;
@@ -1024,14 +1030,19 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
   const snapshot = t.snapshot();
   const current = cursor !== null ? currentOfPosition(host, t, snapshot, cursor) : undefined;
   const exprs: Expr[] = [where ?? { kind: 'const', value: true, type: T.bool }, ...sets.map((s) => s.expr)];
-  const evaluated = await evalOverTable(host, t, exprs, binder, params);
+  // WHERE CURRENT OF: the SET list is evaluated over that one row only.
+  let only: { batch: Batch; base: number } | null = null;
+  if (current !== undefined && current !== null) {
+    const ref = rowAt(snapshot, current);
+    only = { batch: sliceBatch(ref.batch, ref.index, ref.index + 1), base: current };
+  }
+  const evaluated = current === undefined ? await evalOverTable(host, t, exprs, binder, params) : only === null ? [] : await evalOverTable(host, t, exprs, binder, params, [only.batch]);
   const updated = new Map<number, Value[]>();
   const changedRows: Value[][] = [];
-  let base = 0;
+  let base = only?.base ?? 0;
   for (const { batch, values } of evaluated) {
     for (let i = 0; i < batch.length; i++) {
-      const hit = current !== undefined ? current === base + i : values[0]![i] === true;
-      if (!hit) continue;
+      if (values[0]![i] !== true) continue;
       const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
       sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
       updated.set(base + i, row);
@@ -1039,7 +1050,7 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
     }
     base += batch.length;
   }
-  const holder = lockHolder(host, snapshot, updated.keys(), updateStrength(t, sets.map((x) => x.col)));
+  const holder = lockHolder(host, snapshot, (p) => updated.has(p), updateStrength(t, sets.map((x) => x.col)));
   if (holder !== null) return holder;
   checkNotNull(t, changedRows);
   const out = updated.size > 0 ? rebuildTable(t, snapshot, updated, new Set()) : [...snapshot];
@@ -1117,7 +1128,7 @@ async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unk
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
   const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
-  const holder = lockHolder(host, snapshot, matched.rows.keys(), updateStrength(t, sets.map((x) => x.col)));
+  const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
   if (holder !== null) return holder;
   const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
   checkNotNull(t, changedRows);
@@ -1168,7 +1179,7 @@ async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
 
 /** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
 async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const holder = lockHolder(host, snapshot, doomed, 'update');
+  const holder = lockHolder(host, snapshot, (p) => doomed.has(p), 'update');
   if (holder !== null) return holder;
   const list = retList(b);
   let ret: Partial<QueryResult> | null = null;
