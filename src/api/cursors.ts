@@ -13,6 +13,7 @@ import type { Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
 import type { ResultColumn } from './database.js';
 import type { RowTarget } from './row-targets.js';
+import { cursorClosed, cursorOpened } from './row-lineage.js';
 
 export type ScrollMode = 'scroll' | 'no-scroll' | 'default';
 
@@ -41,6 +42,7 @@ export class Cursor {
   /** Per target: the position in its snapshot of each row read. */
   private ids: number[][];
   private done = false;
+  private closed = false;
   /** Declared outside the current transaction (WITH HOLD, after its COMMIT): WHERE CURRENT OF refuses it. */
   held = false;
   /** 1-based position of the current row; 0 = before first; rows.length+1 once past the end. */
@@ -59,6 +61,7 @@ export class Cursor {
     readonly info: CursorInfo = { statement: '', binary: false, scrollable: scroll !== 'no-scroll', creationTime: Date.now(), targets: [], locking: false },
   ) {
     this.ids = info.targets.map(() => []);
+    if (info.targets.length > 0) cursorOpened();
   }
 
   /** The current row's position in each target's snapshot, or null when not on a row. */
@@ -117,6 +120,8 @@ export class Cursor {
   }
 
   async close(): Promise<void> {
+    if (this.info.targets.length > 0 && !this.closed) cursorClosed();
+    this.closed = true;
     if (this.iter) await this.iter.return(undefined);
     this.iter = null;
     this.done = true;

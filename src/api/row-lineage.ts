@@ -17,8 +17,11 @@ export interface RowRef {
 }
 
 interface Successor {
-  /** Batches the rows went to. */
-  readonly to: readonly Batch[];
+  /**
+   * Batches the rows went to. Weak: a rolled-back rewrite's batches must not live on through the
+   * batch they replaced (which stays in the table).
+   */
+  readonly to: readonly WeakRef<Batch>[];
   /** Per row of the replaced batch: index into `to`, or -1 when the row was deleted. */
   readonly which: Int32Array;
   /** Per row: its index in that batch. */
@@ -33,7 +36,24 @@ const successors = new WeakMap<Batch, Successor[]>();
 function recordMoves(from: Batch, s: Successor): void {
   let list = successors.get(from);
   if (list === undefined) successors.set(from, (list = []));
+  // Rewrites whose batches are all gone (rolled back, or replaced since) lead nowhere.
+  const live = list.filter((x) => x.to.some((r) => r.deref() !== undefined));
+  if (live.length !== list.length) successors.set(from, (list = live));
   list.push(s);
+}
+
+/**
+ * Open cursors that may be asked for their row again (updatable or locking). While there are none,
+ * rewrites record nothing: no row will be looked for.
+ */
+let positionedCursors = 0;
+
+export function cursorOpened(): void {
+  positionedCursors++;
+}
+
+export function cursorClosed(): void {
+  positionedCursors--;
 }
 
 /**
@@ -93,10 +113,11 @@ export class MoveLog {
         which[i] = w;
       }
       const to = slots.map((sl) => this.pending[sl]!);
-      if (hasLocks(from)) {
+      const locked = hasLocks(from);
+      if (locked) {
         for (let i = 0; i < from.length; i++) if (which[i]! >= 0) carryLocks({ batch: from, index: i }, { batch: to[which[i]!]!, index: e.index[i]! });
       }
-      recordMoves(from, { to, which, index: e.index, changed: e.changed });
+      if (positionedCursors > 0 || locked) recordMoves(from, { to: to.map((b) => new WeakRef(b)), which, index: e.index, changed: e.changed });
     }
   }
 }
@@ -118,8 +139,9 @@ export function locateRow(snapshot: readonly Batch[], ref: RowRef): number | nul
     if (at !== undefined) return at + index;
     for (const s of successors.get(batch) ?? []) {
       const w = s.which[index]!;
-      if (w < 0) continue;
-      const r = find(s.to[w]!, s.index[index]!);
+      const next = w < 0 ? undefined : s.to[w]!.deref();
+      if (next === undefined) continue;
+      const r = find(next, s.index[index]!);
       if (r !== null) return r;
     }
     return null;
@@ -137,7 +159,8 @@ export function rowChanged(snapshot: readonly Batch[], ref: RowRef): boolean {
     if (present.has(batch)) return true;
     for (const s of successors.get(batch) ?? []) {
       const w = s.which[index]!;
-      if (w >= 0 && s.changed[index] === 0 && unchanged(s.to[w]!, s.index[index]!)) return true;
+      const next = w < 0 ? undefined : s.to[w]!.deref();
+      if (next !== undefined && s.changed[index] === 0 && unchanged(next, s.index[index]!)) return true;
     }
     return false;
   };

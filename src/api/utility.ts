@@ -947,29 +947,30 @@ async function evalOverTable(
  * database directory's log then carries only the rewritten ones). Where each row went is recorded
  * for WHERE CURRENT OF (row-lineage.ts).
  */
-function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], updated: ReadonlyMap<number, Value[]>, deleted: ReadonlySet<number>): Batch[] {
+function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowChanges): Batch[] {
   const out: Batch[] = [];
   const log = new MoveLog();
-  const appended: { from: Batch; row: number; values: Value[] }[] = [];
-  // Positions touched, in order: a batch is rebuilt only when the next one falls inside it.
-  const touchedAt = Int32Array.from([...updated.keys(), ...deleted]).sort();
+  const { positions, updates } = changes;
+  const appended = changes.finish();
+  const slots = appended.map(() => log.slot());
+  let nth = 0;
   let next = 0;
   let base = 0;
   for (const batch of snapshot) {
-    while (next < touchedAt.length && touchedAt[next]! < base) next++;
-    const touched = next < touchedAt.length && touchedAt[next]! < base + batch.length;
-    if (!touched) {
+    const end = base + batch.length;
+    if (next >= positions.length || positions[next]! >= end) {
       out.push(batch);
-      base += batch.length;
+      base = end;
       continue;
     }
     const keep: number[] = [];
     for (let i = 0; i < batch.length; i++) {
-      const p = base + i;
-      const vals = updated.get(p);
-      if (vals !== undefined) appended.push({ from: batch, row: i, values: vals });
-      else if (deleted.has(p)) log.deleted(batch);
-      else keep.push(i);
+      if (next < positions.length && positions[next] === base + i) {
+        if (updates[next++]) {
+          log.moved(batch, i, slots[Math.floor(nth / BATCH_SIZE)]!, nth % BATCH_SIZE, true);
+          nth++;
+        } else log.deleted(batch);
+      } else keep.push(i);
     }
     if (keep.length > 0) {
       const slot = log.slot();
@@ -980,22 +981,75 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], updated: Reado
       log.fill(slot, kept);
       out.push(kept);
     } else log.deleted(batch);
-    base += batch.length;
+    base = end;
   }
-  for (let start = 0; start < appended.length; start += BATCH_SIZE) {
-    const chunk = appended.slice(start, start + BATCH_SIZE);
-    const slot = log.slot();
-    const builders = t.schema.map((f) => new ColumnBuilder(f.type, chunk.length));
-    chunk.forEach((a, k) => {
-      a.values.forEach((v, c) => builders[c]!.push(v));
-      log.moved(a.from, a.row, slot, k, true);
-    });
-    const b: Batch = { columns: builders.map((x) => x.finish()), length: chunk.length };
-    log.fill(slot, b);
+  appended.forEach((b, k) => {
+    log.fill(slots[k]!, b);
     out.push(b);
-  }
+  });
   log.commit();
   return out;
+}
+
+/**
+ * The rows an UPDATE or DELETE changes: ascending positions in the snapshot, and for updated rows
+ * their new versions, built into batches as they come.
+ */
+class RowChanges {
+  readonly positions: number[] = [];
+  /** Per position: true for a new version, false for a deletion. */
+  readonly updates: boolean[] = [];
+  private readonly done: Batch[] = [];
+  private builders: ColumnBuilder[] | null = null;
+  private filled = 0;
+
+  constructor(private readonly schema: readonly { type: DataType }[]) {}
+
+  /** Positions must come in ascending order; `row` null deletes. */
+  add(position: number, row: Value[] | null): void {
+    this.positions.push(position);
+    this.updates.push(row !== null);
+    if (row === null) return;
+    if (this.builders === null) this.builders = this.schema.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+    for (let c = 0; c < this.builders.length; c++) this.builders[c]!.push(row[c]!);
+    if (++this.filled === BATCH_SIZE) this.flush();
+  }
+
+  private flush(): void {
+    if (this.builders === null || this.filled === 0) return;
+    this.done.push({ columns: this.builders.map((b) => b.finish()), length: this.filled });
+    this.builders = null;
+    this.filled = 0;
+  }
+
+  /** The new versions' batches. */
+  finish(): Batch[] {
+    this.flush();
+    return this.done;
+  }
+
+  get size(): number {
+    return this.positions.length;
+  }
+
+  has(position: number): boolean {
+    let lo = 0;
+    let hi = this.positions.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.positions[mid]!;
+      if (v === position) return true;
+      if (v < position) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  static deleting(schema: readonly { type: DataType }[], positions: Iterable<number>): RowChanges {
+    const c = new RowChanges(schema);
+    for (const p of [...positions].sort((a, b) => a - b)) c.add(p, null);
+    return c;
+  }
 }
 
 /** The row lock UPDATE needs: FOR UPDATE's when it changes a unique key column, else FOR NO KEY UPDATE's. */
@@ -1037,7 +1091,7 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
     only = { batch: sliceBatch(ref.batch, ref.index, ref.index + 1), base: current };
   }
   const evaluated = current === undefined ? await evalOverTable(host, t, exprs, binder, params) : only === null ? [] : await evalOverTable(host, t, exprs, binder, params, [only.batch]);
-  const updated = new Map<number, Value[]>();
+  const updated = new RowChanges(t.schema);
   const changedRows: Value[][] = [];
   let base = only?.base ?? 0;
   for (const { batch, values } of evaluated) {
@@ -1045,7 +1099,7 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
       if (values[0]![i] !== true) continue;
       const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
       sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
-      updated.set(base + i, row);
+      updated.add(base + i, row);
       changedRows.push(row);
     }
     base += batch.length;
@@ -1053,7 +1107,7 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
   const holder = lockHolder(host, snapshot, (p) => updated.has(p), updateStrength(t, sets.map((x) => x.col)));
   if (holder !== null) return holder;
   checkNotNull(t, changedRows);
-  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated, new Set()) : [...snapshot];
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
   const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
   if (updated.size > 0) t.replaceAll(out);
@@ -1092,7 +1146,7 @@ async function applyUpdates(
   binder: QueryBinder,
   params: readonly unknown[],
 ): Promise<{ out: Batch[]; changedRows: Value[][] }> {
-  const updated = new Map<number, Value[]>();
+  const updated = new RowChanges(t.schema);
   const changedRows: Value[][] = [];
   let base = 0;
   for (const batch of snapshot) {
@@ -1111,12 +1165,12 @@ async function applyUpdates(
         const from = matched.types[k]!;
         row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
       }
-      updated.set(base + i, row);
+      updated.add(base + i, row);
       changedRows.push(row);
     }
     base += batch.length;
   }
-  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated, new Set()) : [...snapshot];
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
   return { out, changedRows };
 }
 
@@ -1192,7 +1246,7 @@ async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapsho
     }
     ret = await returning(host, t, b.relation as AnyNode, deleted, list, params);
   }
-  if (doomed.size > 0) t.replaceAll(rebuildTable(t, snapshot, new Map(), doomed));
+  if (doomed.size > 0) t.replaceAll(rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed)));
   return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
 }
 
