@@ -5,7 +5,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
-import { nodeBody, nodeTag, type AnyNode } from './ast.js';
+import { nodeBody, type AnyNode } from './ast.js';
 
 export type LockStrength = 'update' | 'no key update' | 'share' | 'key share';
 export type LockWait = 'wait' | 'nowait' | 'skip';
@@ -86,12 +86,4 @@ export function lockedItems(s: SelectStmt, fromNames: readonly string[]): Map<st
     }
   }
   return out;
-}
-
-/** Whether a top-level statement locks rows (for the read-only checks). */
-export function selectLocks(stmt: Node): boolean {
-  if (nodeTag(stmt) === 'DeclareCursorStmt') return selectLocks(nodeBody<AnyNode>(stmt).query as Node);
-  if (nodeTag(stmt) !== 'SelectStmt') return false;
-  const s = nodeBody<SelectStmt>(stmt);
-  return (s.lockingClause ?? []).length > 0;
 }
