@@ -28,7 +28,8 @@ import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
 import { AccessPolicy, type AccessOptions } from './access-policy.js';
-import { CursorManager } from './cursors.js';
+import { CursorManager, CursorsView } from './cursors.js';
+import type { LockOwner } from './row-locks.js';
 import { checkIsolation, executeUtility, uniqueCheck, type UtilityHost } from './utility.js';
 import { Transaction, type IsolationLevel } from './transaction.js';
 import '../functions/scalar/index.js';
@@ -129,6 +130,7 @@ export class Database implements UtilityHost {
   private tx: Transaction | null = null;
   readonly session: Session;
   readonly cursors = new CursorManager();
+  private readonly sessionRelations = new Map([['pg_cursors', new CursorsView(this.cursors)]]);
   private abort: AbortController | null = null;
   /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
   private readonly clock: StatementClock = { at: Infinity };
@@ -242,6 +244,14 @@ export class Database implements UtilityHost {
     this.tempViews = new WeakMap();
   }
 
+  /** The query string the running statement came in (pg_cursors.statement shows it). */
+  queryText = '';
+
+  /** The open transaction's row locks (SELECT … FOR UPDATE), if a transaction is open. */
+  get rowLocks(): LockOwner | null {
+    return this.tx?.rowLocks ?? null;
+  }
+
   get inAnyTransaction(): boolean {
     return this.tx !== null;
   }
@@ -264,13 +274,18 @@ export class Database implements UtilityHost {
     this.tx = null;
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
-    tx.commit((t, batches) => uniqueCheck(t, [], batches));
+    try {
+      tx.commit((t, batches) => uniqueCheck(t, [], batches));
+    } finally {
+      tx.rowLocks.release();
+    }
     // Database directory: the commit goes to the write-ahead log now; durable() holds back its
     // acknowledgement until an fsync covers it.
     storeFor(this.shared)?.commit(this.shared);
   }
 
   rollbackTransaction(): void {
+    this.tx?.rowLocks.release();
     this.tx = null;
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
@@ -598,6 +613,7 @@ export class Database implements UtilityHost {
     while (types.length < params.length) types.push(T.unknown);
     const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()), types);
     if (extraRelations !== undefined) binder.extraRelations = extraRelations;
+    binder.sessionRelations = this.sessionRelations;
     const bound = binder.bindQuery(stmt, null);
     const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
     return {
@@ -722,11 +738,13 @@ export class Database implements UtilityHost {
   }
 
   private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
+    this.queryText = sql;
     return withPositionAsync(sql, s, async () => {
       const tag = nodeTag(s.stmt);
       if (tag === 'SelectStmt') {
         const sel = nodeBody<SelectStmt>(s.stmt);
-        if (sel.intoClause) return executeUtility(this, s, params);
+        // SELECT INTO writes a table; SELECT … FOR UPDATE/SHARE locks the rows it returns.
+        if (sel.intoClause || (sel.lockingClause ?? []).length > 0) return executeUtility(this, s, params);
         return this.runSelect(sel, params);
       }
       return executeUtility(this, s, params);

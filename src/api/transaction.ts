@@ -15,12 +15,16 @@
  *
  * READ COMMITTED (the default) points unwritten clones at the latest committed batches before each
  * statement; REPEATABLE READ keeps the snapshot taken at the transaction's first statement.
+ *
+ * Row locks of SELECT … FOR UPDATE/SHARE are per row, not per table (row-locks.ts): an UPDATE or
+ * DELETE of a row another open transaction locked waits for it, then runs again on a fresh snapshot.
  */
 import { QuireError } from '../common/errors.js';
 import type { Batch } from '../execution/column.js';
 import type { TableSource } from '../logical/plan.js';
 import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
+import { LockOwner } from './row-locks.js';
 
 export type IsolationLevel = 'read committed' | 'repeatable read';
 
@@ -59,6 +63,8 @@ export class Transaction {
   private readonly viewsAtStart: Map<string, ViewDef>;
   private readonly functionsAtStart: Map<string, readonly SqlFunctionDef[]>;
   private readonly aggregatesAtStart: Map<string, readonly AggregateDef[]>;
+  /** Row locks of SELECT … FOR UPDATE/SHARE, released when the transaction ends (row-locks.ts). */
+  readonly rowLocks = new LockOwner();
 
   constructor(
     /** The shared catalog (or a connection's view of it, which shares its maps). */

@@ -39,6 +39,7 @@ import { bindTableFunction } from './bind-table-function.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { lookupScalar } from '../functions/registry.js';
 import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './bind-routine.js';
+import { checkLockingBound, checkLockingShape } from './locking-clause.js';
 
 const pos = positionOf;
 
@@ -70,6 +71,8 @@ export class QueryBinder implements ExprEnv {
    * their target as one, see api/dml-target.ts); looked up first, by an unquotable name.
    */
   extraRelations: ReadonlyMap<string, TableSource> | null = null;
+  /** Relations the session provides (pg_cursors) for names the catalog does not have. */
+  sessionRelations: ReadonlyMap<string, TableSource> | null = null;
 
   constructor(
     readonly catalog: Catalog,
@@ -355,7 +358,8 @@ export class QueryBinder implements ExprEnv {
         this.cteFrames = saved;
       }
     } else {
-      const t: TableSource | undefined = this.catalog.getTable(name);
+      const t: TableSource | undefined =
+        this.catalog.getTable(name) ?? (b.schemaname === undefined || b.schemaname === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
     }
@@ -440,7 +444,8 @@ export class QueryBinder implements ExprEnv {
 
   private bindSelect(s: SelectStmt, outer: Scope | null, keepUnknown = false): BoundQuery {
     if (s.intoClause) throw new QuireError('0A000', 'SELECT INTO is handled as CREATE TABLE AS', {});
-    if (s.lockingClause) throw new QuireError('0A000', 'SELECT ... FOR UPDATE is not supported', {});
+    checkLockingShape(s);
+    const original = s;
     s = rewriteTargetListSrf(s, (name) => this.catalog.functions.get(name)?.some((f) => f.returnsSet) === true);
     const scope = new Scope(outer);
     let plan: LogicalPlan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
@@ -530,6 +535,7 @@ export class QueryBinder implements ExprEnv {
     const groupingValue = (gi: number, set: readonly number[]): number => groupingKeys[gi]!.reduce((acc, key) => (acc << 1) | (set.includes(key) ? 0 : 1), 0);
 
     const hasAgg = grouped || aggs.calls.length > 0 || having !== null;
+    checkLockingBound(original, { aggregates: aggs.calls.length > 0, windows: wins.calls.length > 0, setReturning: s !== original });
     let rewrite = (e: Expr): Expr => e;
     if (hasAgg) {
       const k = groupBy.length;
@@ -764,6 +770,7 @@ export class QueryBinder implements ExprEnv {
   // ---- set operations ----
 
   private bindSetOp(s: SelectStmt, outer: Scope | null): BoundQuery {
+    checkLockingShape(s);
     const l = this.bindQuery(s.larg!, outer, true);
     const r = this.bindQuery(s.rarg!, outer, true);
     const kind = s.op === 'SETOP_UNION' ? 'union' : s.op === 'SETOP_INTERSECT' ? 'intersect' : 'except';
@@ -848,8 +855,13 @@ function shiftExpr(e: Expr, offset: number): Expr {
 function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
   return schema.map((f, i) => {
     const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
-    return { qualifier, name: f.name, expr, hiddenFromStar: false, hiddenUnqualified: false };
+    return { qualifier, name: f.name, expr, hiddenFromStar: isSystemColumn(f.name), hiddenUnqualified: false };
   });
+}
+
+/** Columns the engine adds to a relation for itself (row positions): never part of `*` or `t.*`. */
+function isSystemColumn(name: string): boolean {
+  return name.charCodeAt(0) === 0;
 }
 
 /** PostgreSQL's checkNameSpaceConflicts: two FROM items at one level may not share a name (alias). */
@@ -877,7 +889,7 @@ function expandStar(scope: Scope, qualifier: string | null, position: number): {
     return out;
   }
   if (!scope.hasQualifier(qualifier)) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position });
-  return scope.entries.filter((e) => e.qualifier === qualifier).map((e) => ({ expr: e.expr, name: e.name }));
+  return scope.entries.filter((e) => e.qualifier === qualifier && !isSystemColumn(e.name)).map((e) => ({ expr: e.expr, name: e.name }));
 }
 
 /**
