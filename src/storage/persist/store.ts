@@ -516,17 +516,21 @@ export class DirectoryStore {
     }
     let views = this.manifest.views;
     const walFile = path.join(this.dir, WAL_FILE);
-    const log = readWal(walFile);
     const from = this.manifest.lsn ?? 0;
-    if (log !== null) {
-      if (log.base > from) {
+    const replay = this.replayer(catalog, (v) => (views = v));
+    // Records are applied as they are read: replay holds one read window (or one record), not the log.
+    const log = readWal(walFile, {
+      header: (base) => {
+        if (base <= from) return;
         if (this.readOnly) throw new ConcurrentCheckpoint(`the write-ahead log starts after LSN ${from} of manifest.json`);
-        throw new QuireError('XX001', `write-ahead log "${WAL_FILE}" of database directory "${this.dir}" starts at LSN ${log.base + 1}, after LSN ${from} of manifest.json`, {
+        throw new QuireError('XX001', `write-ahead log "${WAL_FILE}" of database directory "${this.dir}" starts at LSN ${base + 1}, after LSN ${from} of manifest.json`, {
           hint: 'The records in between are missing: restore the directory from a backup.',
         });
-      }
-      views = this.replay(catalog, log, from, views);
-    }
+      },
+      record: (lsn, body) => {
+        if (lsn > from) replay(lsn, body);
+      },
+    });
     for (const [name, t] of catalog.tables) {
       if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), def: definitionJson(t) });
     }
@@ -545,7 +549,7 @@ export class DirectoryStore {
   }
 
   private openLog(log: WalContents | null, from: number): void {
-    const last = log === null ? -1 : log.records.length > 0 ? log.records[log.records.length - 1]!.lsn : log.base;
+    const last = log === null ? -1 : log.last;
     let contents = log;
     if (contents === null || last <= from) {
       // Everything in the log is in the table files (or there is no log yet): start a fresh one after
@@ -558,7 +562,8 @@ export class DirectoryStore {
     this.nextCheckpointAt = Math.max(this.checkpointBytes, this.wal.size + this.checkpointBytes / 4);
   }
 
-  private replay(catalog: Catalog, log: WalContents, from: number, views: Manifest['views']): Manifest['views'] {
+  /** Applies one log record's operations to the catalog; `setViews` takes the views a record carries. */
+  private replayer(catalog: Catalog, setViews: (views: Manifest['views']) => void): (lsn: number, body: Buffer) => void {
     const file = path.join(this.dir, WAL_FILE);
     const memory = (name: string): MemoryTable | undefined => {
       const t = catalog.tables.get(name);
@@ -566,8 +571,7 @@ export class DirectoryStore {
     };
     const bad = (lsn: number, what: string): QuireError =>
       new QuireError('XX001', `write-ahead log "${path.basename(file)}" is corrupt: record ${lsn}: ${what}`, { hint: 'Restore the database directory from a backup.' });
-    for (const r of log.records) {
-      if (r.lsn <= from) continue;
+    return (lsn, body) => {
       const apply = (op: LogOp): void => {
         switch (op.op) {
           case 'drop':
@@ -588,7 +592,7 @@ export class DirectoryStore {
             for (const run of op.runs) {
               if ('batch' in run) list.push(run.batch);
               else {
-                if (run.keep + run.count > old.length) throw bad(r.lsn, `table "${op.name}" has no batch ${run.keep + run.count}`);
+                if (run.keep + run.count > old.length) throw bad(lsn, `table "${op.name}" has no batch ${run.keep + run.count}`);
                 for (let i = run.keep; i < run.keep + run.count; i++) list.push(old[i]!);
               }
             }
@@ -600,18 +604,17 @@ export class DirectoryStore {
             break;
           }
           case 'views':
-            views = op.views;
+            setViews(op.views);
             break;
         }
       };
       try {
-        decodeRecord(r.body, (name) => memory(name)?.schema.map((f) => f.type), apply);
+        decodeRecord(body, (name) => memory(name)?.schema.map((f) => f.type), apply);
       } catch (e) {
         if (e instanceof QuireError) throw e;
-        throw bad(r.lsn, (e as Error).message);
+        throw bad(lsn, (e as Error).message);
       }
-    }
-    return views;
+    };
   }
 
   /**
