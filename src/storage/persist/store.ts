@@ -34,7 +34,7 @@ import { QuireError } from '../../common/errors.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../execution/column.js';
 import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
-import { MemoryTable, type ColumnMeta } from '../memory-table.js';
+import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
 import { createWal, readWal, WAL_FILE, WalWriter, type WalContents } from './wal.js';
@@ -360,13 +360,18 @@ function definitionJson(t: MemoryTable): string {
   return JSON.stringify({ meta: t.meta, uniqueKeys: t.uniqueKeys });
 }
 
-/** The new batch list as runs of batches kept from the old one (by position) and new batches. */
+/** The new batch list as runs of batches kept from the old one (by position), extended ones and new batches. */
 function runsFor(old: readonly Batch[], now: readonly Batch[]): Run[] {
   let k = 0;
   while (k < old.length && k < now.length && old[k] === now[k]) k++;
   const runs: Run[] = k > 0 ? [{ keep: 0, count: k }] : [];
   if (k === now.length) return runs;
-  const index = k === old.length ? null : new Map(old.map((b, i) => [b, i]));
+  if (k === old.length - 1 && extendsBatch(now[k]!, old[k]!)) {
+    // Rows committed into the open last batch: only they are logged.
+    runs.push({ extend: k, rows: batchRowsFrom(now[k]!, old[k]!.length) });
+    k++;
+  }
+  const index = k >= old.length ? null : new Map(old.map((b, i) => [b, i]));
   for (let i = k; i < now.length; i++) {
     const b = now[i]!;
     const at = index?.get(b);
@@ -590,7 +595,13 @@ export class DirectoryStore {
             const old = t.snapshot();
             const list: Batch[] = [];
             for (const run of op.runs) {
-              if ('batch' in run) list.push(run.batch);
+              if ('extend' in run) {
+                if (run.extend >= old.length) throw bad(lsn, `table "${op.name}" has no batch ${run.extend + 1}`);
+                // As the commit did: into the open batch's buffers, so replaying many small commits stays linear.
+                const grown = extendBatch(old[run.extend]!, run.rows);
+                if (grown === null) throw bad(lsn, `rows added to batch ${run.extend + 1} of table "${op.name}" do not fit it`);
+                list.push(grown);
+              } else if ('batch' in run) list.push(run.batch);
               else {
                 if (run.keep + run.count > old.length) throw bad(lsn, `table "${op.name}" has no batch ${run.keep + run.count}`);
                 for (let i = run.keep; i < run.keep + run.count; i++) list.push(old[i]!);
