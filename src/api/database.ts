@@ -12,7 +12,7 @@ import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/c
 import type { ExecContext, StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
-import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES } from '../execution/memory-pool.js';
+import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
@@ -33,7 +33,7 @@ import { Transaction, type IsolationLevel } from './transaction.js';
 import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
 import { detachAll, refreshForStatement, runAttachCommand, splitAttachStatements } from '../storage/connectors/attach.js';
-import { openStore, storeFor } from '../storage/persist/index.js';
+import { openStore, recordMemory, storeFor } from '../storage/persist/index.js';
 import { registerArrowTable, type ArrowTableLike } from './arrow-import.js';
 import { Pager, type Page, type PageRequest } from '../cursor/pager.js';
 
@@ -121,6 +121,9 @@ export interface ConnectOptions {
   /** The new session's privileges; default: this database's (a confined database never hands out more). */
   access?: AccessOptions | AccessPolicy;
 }
+
+/** Log records needing less memory than this are not worth a reservation. */
+const LOG_RECORD_RESERVE_FROM = 1 << 20;
 
 export class Database implements UtilityHost {
   /** The catalog every session shares (or a connection's view of it). */
@@ -263,10 +266,25 @@ export class Database implements UtilityHost {
     this.tx = null;
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
-    tx.commit((t, batches) => uniqueCheck(t, [], batches));
-    // Database directory: the commit goes to the write-ahead log now; durable() holds back its
-    // acknowledgement until an fsync covers it.
-    storeFor(this.shared)?.commit(this.shared);
+    const store = storeFor(this.shared);
+    // A large commit's log record (the text form of its object columns) is memory the statement
+    // holds: reserved before anything is applied, so a commit too large for memory_limit fails whole (53200).
+    let reservation: MemoryReservation | null = null;
+    if (store !== undefined) {
+      const bytes = recordMemory(tx.addedBatches());
+      if (bytes >= LOG_RECORD_RESERVE_FROM) {
+        reservation = queryMemory(this.execContext([], [], false)).pool.register('write-ahead log record', false);
+        reservation.grow(bytes, 'write-ahead log record');
+      }
+    }
+    try {
+      tx.commit((t, batches) => uniqueCheck(t, [], batches));
+      // Database directory: the commit goes to the write-ahead log now; durable() holds back its
+      // acknowledgement until an fsync covers it.
+      store?.commit(this.shared);
+    } finally {
+      reservation?.free();
+    }
   }
 
   rollbackTransaction(): void {

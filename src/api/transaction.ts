@@ -139,6 +139,24 @@ export class Transaction {
     return true;
   }
 
+  /** The batches this transaction would add to the shared tables (what its log record carries). */
+  addedBatches(): Batch[] {
+    const out: Batch[] = [];
+    for (const [name, c] of this.clones) {
+      if (this.catalog.tables.get(name) !== c.clone || !this.written(c)) continue;
+      const mine = c.clone.snapshot();
+      if (!c.rewritten) out.push(...mine.slice(c.base.length));
+      else {
+        const kept = new Set(c.base);
+        for (const b of mine) if (!kept.has(b)) out.push(b);
+      }
+    }
+    for (const [name, t] of this.catalog.tables) {
+      if (t instanceof MemoryTable && this.clones.get(name)?.clone !== t && this.tablesAtStart.get(name) !== t) out.push(...t.snapshot());
+    }
+    return out;
+  }
+
   /** Applies this transaction's changes to the shared catalog; throws 40001 or 23505 and applies nothing on a conflict. */
   commit(checkUnique: (t: MemoryTable, batches: readonly Batch[]) => void): void {
     const mine = this.catalog.tables;

@@ -30,6 +30,8 @@ interface TailStore {
   readonly nulls: (Uint8Array | null)[];
   readonly capacity: number;
   used: number;
+  /** The batch whose rows the store was started with (weakly: it only matters while someone holds it). */
+  from: WeakRef<Batch> | null;
 }
 
 /** Batches published over a tail store (only those may be extended). */
@@ -48,6 +50,7 @@ function newStore(like: Batch, capacity: number): TailStore {
     nulls: like.columns.map(() => null),
     capacity,
     used: 0,
+    from: null,
   };
 }
 
@@ -101,17 +104,27 @@ export function extendBatch(last: Batch, more: Batch): Batch | null {
     let cap = Math.max(64, s?.capacity ?? 0);
     while (cap < n) cap *= 2;
     s = newStore(last, Math.min(cap, BATCH_SIZE));
+    s.from = new WeakRef(last);
     writeRows(s, last);
   }
   writeRows(s, more);
   return publish(s, last);
 }
 
-/** Whether `later` holds `earlier`'s rows and possibly more after them: the same open batch, extended. */
+/**
+ * Whether `later` holds `earlier`'s rows and possibly more after them: `earlier` extended, in place or
+ * through copies into larger buffers.
+ */
 export function extendsBatch(later: Batch, earlier: Batch): boolean {
-  if (later === earlier) return true;
-  const s = tails.get(later);
-  return s !== undefined && s === tails.get(earlier) && later.length >= earlier.length;
+  const target = tails.get(earlier);
+  for (let x: Batch | undefined = later; x !== undefined; ) {
+    if (x === earlier) return true;
+    const s = tails.get(x);
+    if (s === undefined) return false;
+    if (s === target) return x.length >= earlier.length;
+    x = s.from?.deref();
+  }
+  return false;
 }
 
 /** Rows `from` … end of a batch, sharing its typed buffers. */

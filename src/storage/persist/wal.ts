@@ -34,6 +34,8 @@ const RECORD_HEAD = 12;
  */
 const PREALLOCATE = 1 << 20;
 const ZEROS = Buffer.alloc(PREALLOCATE);
+/** Where a big record's small pieces are gathered between writes. */
+const STAGING = Buffer.allocUnsafe(1 << 20);
 
 function damaged(file: string, what: string): QuireError {
   return new QuireError('XX001', `write-ahead log "${path.basename(file)}" is corrupt: ${what}`, {
@@ -256,31 +258,58 @@ export class WalWriter {
   append(pieces: readonly Uint8Array[], bodyBytes: number): number {
     if (this.failure !== null) throw this.failure;
     const lsn = this.written + 1;
-    const payload = Buffer.allocUnsafe(8 + bodyBytes);
-    payload.writeBigUInt64LE(BigInt(lsn), 0);
-    let p = 8;
-    for (const piece of pieces) {
-      payload.set(piece, p);
-      p += piece.length;
-    }
-    const head = Buffer.allocUnsafe(RECORD_HEAD);
+    const length = 8 + bodyBytes;
+    const head = Buffer.allocUnsafe(RECORD_HEAD + 8);
+    head.writeBigUInt64LE(BigInt(lsn), RECORD_HEAD);
+    let crc = crc32(head.subarray(RECORD_HEAD));
+    for (const piece of pieces) crc = crc32(piece, crc);
     head.writeUInt32LE(RECORD_MAGIC, 0);
-    head.writeUInt32LE(payload.length, 4);
-    head.writeUInt32LE(crc32(payload), 8);
+    head.writeUInt32LE(length, 4);
+    head.writeUInt32LE(crc, 8);
     try {
-      const end = this.size + RECORD_HEAD + payload.length;
-      // Small records go into zeros allocated ahead; a big one (a bulk load) just extends the file.
-      if (end > this.allocated && payload.length < PREALLOCATE / 4) {
-        writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
-        this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
+      const end = this.size + RECORD_HEAD + length;
+      if (length < PREALLOCATE / 4) {
+        // Small records go into zeros allocated ahead, as one write.
+        if (end > this.allocated) {
+          writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
+          this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
+        }
+        const rec = Buffer.allocUnsafe(RECORD_HEAD + length);
+        head.copy(rec, 0);
+        let p = head.length;
+        for (const piece of pieces) {
+          rec.set(piece, p);
+          p += piece.length;
+        }
+        writeAll(this.fd, rec, this.size);
+      } else {
+        // A big one (a bulk load) extends the file piece by piece: the column buffers are written
+        // where they are, never copied into one record-sized buffer.
+        // Small pieces (batch and column headers) are gathered so they do not cost a write each.
+        let at = this.size;
+        let fill = head.length;
+        head.copy(STAGING, 0);
+        for (const piece of pieces) {
+          if (fill + piece.length > STAGING.length) {
+            writeAll(this.fd, STAGING.subarray(0, fill), at);
+            at += fill;
+            fill = 0;
+          }
+          if (piece.length >= STAGING.length / 4) {
+            writeAll(this.fd, piece, at);
+            at += piece.length;
+          } else {
+            STAGING.set(piece, fill);
+            fill += piece.length;
+          }
+        }
+        writeAll(this.fd, STAGING.subarray(0, fill), at);
       }
-      writeAll(this.fd, head, this.size);
-      writeAll(this.fd, payload, this.size + RECORD_HEAD);
       this.allocated = Math.max(this.allocated, end);
     } catch (e) {
       throw this.fail(e);
     }
-    this.size += RECORD_HEAD + payload.length;
+    this.size += RECORD_HEAD + length;
     this.written = lsn;
     return lsn;
   }
