@@ -22,6 +22,7 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
+import { isLiteralInsert } from '../sql/parse-insert-values.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
@@ -380,7 +381,8 @@ export class Database implements UtilityHost {
     const out: QueryResult[] = [];
     try {
       for (const s of stmts) {
-        checkParamCount(s.stmt, params.length);
+        // A literal INSERT parsed without the grammar has no $n to count.
+        if (params.length > 0 || !isLiteralInsert(s.stmt)) checkParamCount(s.stmt, params.length);
         if (this.session.transactionFailed && this.session.inTransaction) {
           const kind = nodeTag(s.stmt) === 'TransactionStmt' ? nodeBody<{ kind: string }>(s.stmt).kind : '';
           if (kind === 'TRANS_STMT_COMMIT') {

@@ -17,6 +17,8 @@ import type { Node } from '@pgsql/types';
 interface Prefix {
   insert: Record<string, unknown>;
   select: Record<string, unknown>;
+  /** Both as JSON: each statement gets its own copy (parsing small JSON beats structuredClone). */
+  json: string;
 }
 
 const PREFIX = /^(\s*insert\s+into\s+[a-z_][a-z0-9_$]*(?:\s*\.\s*[a-z_][a-z0-9_$]*)?\s*(?:\(\s*[a-z_][a-z0-9_$]*(?:\s*,\s*[a-z_][a-z0-9_$]*)*\s*\)\s*)?values)\s*\(/i;
@@ -123,9 +125,16 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
   return { rows, end: n };
 }
 
+/** Statements this path built: literals only, so no parameter references to look for. */
+const built = new WeakSet<Node>();
+
+/** Whether the statement came from this path (it has no $n parameters). */
+export function isLiteralInsert(stmt: Node): boolean {
+  return built.has(stmt);
+}
+
 function build(prefix: Prefix, rows: Node[]): Node {
-  const insert = structuredClone(prefix.insert);
-  const select = structuredClone(prefix.select);
+  const { insert, select } = JSON.parse(prefix.json) as Prefix;
   return { InsertStmt: { ...insert, selectStmt: { SelectStmt: { valuesLists: rows, ...select } } } } as unknown as Node;
 }
 
@@ -142,7 +151,10 @@ export function parseInsertValues(text: string): Node | null {
   if (prefix === undefined || prefix === null) return null;
   if (!isAscii(text)) return null;
   const r = readRows(text, m[0].length - 1);
-  return r === null ? null : build(prefix, r.rows);
+  if (r === null) return null;
+  const stmt = build(prefix, r.rows);
+  built.add(stmt);
+  return stmt;
 }
 
 /** JSON with keys in sorted order: the grammar's key order is not the point of the comparison. */
@@ -176,7 +188,7 @@ export function learnInsertValues(text: string, parsed: readonly { stmt: Node; s
   if (ins !== undefined && sel !== undefined) {
     const { selectStmt: _s, ...insert } = ins;
     const { valuesLists: _v, ...select } = sel;
-    const candidate: Prefix = { insert, select };
+    const candidate: Prefix = { insert, select, json: JSON.stringify({ insert, select }) };
     if (canonical(build(candidate, r.rows)) === canonical(one)) learned = candidate;
   }
   prefixes.set(m[1]!, learned);
