@@ -642,6 +642,12 @@ export class DirectoryStore {
       if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
       const l = this.logged.get(name);
       const batches = t.snapshot();
+      if (l !== undefined && l.table === t && l.batches === batches) {
+        // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
+        // INSERT is logged with the table's next write, as docs/durability.md says).
+        logged.set(name, l);
+        continue;
+      }
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
         const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys };
