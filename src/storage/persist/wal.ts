@@ -304,6 +304,10 @@ export class WalWriter {
           }
         }
         writeAll(this.fd, STAGING.subarray(0, fill), at);
+        // Zeros for the small records after it, synced with it: the next commit after a bulk load
+        // then does not pay for extending the file.
+        writeAll(this.fd, ZEROS, end);
+        this.allocated = end + PREALLOCATE;
       }
       this.allocated = Math.max(this.allocated, end);
     } catch (e) {
