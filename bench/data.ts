@@ -7,9 +7,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from '
 import { join } from 'node:path';
 
 /** Bump when the generator changes so stale caches in .bench-data/ are not reused. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 
 export const G_GROUPS = 1000; // distinct t.g values: 0..999
+export const P_PARTITIONS = 100_000; // t.p in 0..99999: ~rows/100,000 rows per value (10 at 1M rows)
 export const K_RANGE = 10_000; // t.k in 0..9999, ~rows/10,000 duplicates per value
 export const S_DISTINCT = 10_000; // distinct t.s strings
 export const U_ROWS = 10_000; // dimension table u: g = 0..9999 (only 0..999 match t.g)
@@ -30,6 +31,8 @@ export interface Dataset {
   sDict: string[];
   /** t.ts as epoch milliseconds, whole seconds only so every engine's precision represents it exactly. */
   tsMs: Float64Array;
+  /** t.p: many small partitions (per-partition Top-N at 100k partitions). */
+  p: Int32Array;
   uG: Int32Array;
   uName: string[];
   uW: Float64Array;
@@ -99,6 +102,11 @@ export function generate(rows: number, seed = 42): Dataset {
     tsMs[i] = (TS_BASE_S + rng.int(TS_SPAN_S)) * 1000;
   }
 
+  // p comes from its own stream, so adding it left every other column as it was.
+  const pRng = makeRng(seed ^ 0x70a1c0de);
+  const p = new Int32Array(rows);
+  for (let i = 0; i < rows; i++) p[i] = pRng.int(P_PARTITIONS);
+
   const uG = new Int32Array(U_ROWS);
   const uW = new Float64Array(U_ROWS);
   const uName: string[] = new Array(U_ROWS);
@@ -107,10 +115,10 @@ export function generate(rows: number, seed = 42): Dataset {
     uName[i] = `region_${String(i % U_NAMES).padStart(3, '0')}`;
     uW[i] = rng.double();
   }
-  return { rows, seed, id, g, v, k, sIdx, sDict, tsMs, uG, uName, uW };
+  return { rows, seed, id, g, v, k, sIdx, sDict, tsMs, p, uG, uName, uW };
 }
 
-const TYPED = ['id', 'g', 'v', 'k', 'sIdx', 'tsMs', 'uG', 'uW'] as const;
+const TYPED = ['id', 'g', 'v', 'k', 'sIdx', 'tsMs', 'p', 'uG', 'uW'] as const;
 
 /** Generate (or reuse) the dataset for (rows, seed) under baseDir; returns its directory. */
 export function ensureDataset(baseDir: string, rows: number, seed: number): { dir: string; generatedMs: number | null } {
@@ -161,6 +169,7 @@ export function loadDataset(dir: string): Dataset {
     sIdx: i32('sIdx'),
     sDict: meta.sDict,
     tsMs: f64('tsMs'),
+    p: i32('p'),
     uG: i32('uG'),
     uName: meta.uName,
     uW: f64('uW'),
@@ -173,12 +182,12 @@ export function tsText(ms: number): string {
   return iso.endsWith('.000Z') ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
 }
 
-export const T_COLUMNS = ['id', 'g', 'v', 'k', 's', 'ts'] as const;
+export const T_COLUMNS = ['id', 'g', 'v', 'k', 's', 'ts', 'p'] as const;
 export const U_COLUMNS = ['g', 'name', 'w'] as const;
 
 /** Row i of t in canonical form (the form result checks compare). */
 export function tRow(d: Dataset, i: number): unknown[] {
-  return [d.id[i], d.g[i], d.v[i], d.k[i], d.sDict[d.sIdx[i]], tsText(d.tsMs[i])];
+  return [d.id[i], d.g[i], d.v[i], d.k[i], d.sDict[d.sIdx[i]], tsText(d.tsMs[i]), d.p[i]];
 }
 
 /**
@@ -197,7 +206,7 @@ export function* csvChunks(d: Dataset, table: 't' | 'u', chunkRows = 50_000): Ge
     const lines: string[] = new Array(end - start);
     for (let i = start; i < end; i++) {
       // strings are [a-z]+, so no CSV quoting is needed
-      lines[i - start] = `${d.id[i]},${d.g[i]},${d.v[i]},${d.k[i]},${d.sDict[d.sIdx[i]]},${tsText(d.tsMs[i])}`;
+      lines[i - start] = `${d.id[i]},${d.g[i]},${d.v[i]},${d.k[i]},${d.sDict[d.sIdx[i]]},${tsText(d.tsMs[i])},${d.p[i]}`;
     }
     yield lines.join('\n') + '\n';
   }

@@ -1,15 +1,18 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
- *     DuckDB into .bench-data/);
+ *     DuckDB into .bench-data/); parquet_text: dictionary-encoded text and a timestamp beside the
+ *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL;
+ *     parquet_pruned: a narrow id range that row-group statistics prune; ndjson: read_json over
+ *     newline-delimited JSON of the numeric columns and a text;
  *  2. csv: read_csv over an N-row CSV of (int, int, double, text, timestamp), filter + group by;
  *  3. csv_quoted: read_csv over an N-row CSV whose text column is quoted and holds delimiters,
  *     doubled quotes and newlines, aggregating over the text;
  *  4. postgres: ORDER BY … LIMIT 10 over a PostgreSQL table (needs QUIRE_TEST_PG_DSN, e.g. from
  *     .ci/start-postgres.sh), with the connector's pushdown and with it switched off.
- * Prints median milliseconds (and, for CSV, the peak RSS of a fresh process running the query with
+ * Prints median milliseconds (and, for the file cases, the peak RSS of a fresh process running the query with
  * Quire alone under memory_limit 256MB) and writes bench/sources-results.json (merged with the
  * cases not run this time).
  */
@@ -36,7 +39,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -70,25 +73,8 @@ await dc.run('SET threads = 1');
 const db = await Database.create();
 const duckRows = async (sql: string): Promise<unknown[][]> => (await (await dc.runAndReadAll(sql)).getRows()) as unknown[][];
 
-// ---- 1. Parquet ----
-if (CASES.has('parquet')) {
-const file = join('.bench-data', `sources-${ROWS}.parquet`);
-if (!existsSync(file)) {
-  console.log(`writing ${file} …`);
-  await dc.run(`COPY (SELECT i::INTEGER AS id, (i % 1000)::INTEGER AS k, ((i * 7919) % 10007) / 10007.0 AS v, 'cat' || (i % 17) AS s
-                       FROM range(${ROWS}) t(i)) TO '${file}' (FORMAT parquet)`);
-}
-const sqlQuire = `SELECT k % 10 AS g, count(*) AS n, sum(v) AS total FROM read_parquet('${file}') WHERE v > 0.25 AND id >= ${Math.floor(ROWS / 2)} GROUP BY 1 ORDER BY 1`;
-const sqlDuck = sqlQuire.replace(`read_parquet('${file}')`, `read_parquet('${file}')`);
-const q = await time(async () => (await db.query(sqlQuire)).rows);
-const d = await time(async () => (await (await dc.runAndReadAll(sqlDuck)).getRows()).map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x))));
-const agree = JSON.stringify((q.result as unknown[][]).map((r) => [r[0], r[1], Number(r[2]).toFixed(3)])) === JSON.stringify((d.result as unknown[][]).map((r) => [r[0], r[1], Number(r[2]).toFixed(3)]));
-out.parquet = { query: sqlQuire, quireMs: Math.round(q.ms), duckdbMs: Math.round(d.ms), ratio: +(q.ms / d.ms).toFixed(2), resultsAgree: agree };
-console.log(`parquet scan+filter+aggregate, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, results agree: ${agree}`);
-}
-
-// ---- 2. CSV ----
-async function csvCase(name: string, file: string, write: string, sqlQuire: string, sqlDuck: string): Promise<void> {
+// ---- file readers ----
+async function fileCase(name: string, file: string, write: string, sqlQuire: string, sqlDuck = sqlQuire): Promise<void> {
   if (!existsSync(file)) {
     console.log(`writing ${file} …`);
     await dc.run(write);
@@ -105,9 +91,52 @@ async function csvCase(name: string, file: string, write: string, sqlQuire: stri
     `${name}, ${ROWS} rows: quire ${q.ms.toFixed(0)} ms, duckdb(threads=1) ${d.ms.toFixed(0)} ms, duckdb/quire ${ratio}, results agree: ${agree}, quire peak RSS ${quirePeakRssMB} MB`,
   );
 }
+// ---- 1. Parquet ----
+const half = Math.floor(ROWS / 2);
+if (CASES.has('parquet')) {
+  const file = join('.bench-data', `sources-${ROWS}.parquet`);
+  await fileCase(
+    'parquet',
+    file,
+    `COPY (SELECT i::INTEGER AS id, (i % 1000)::INTEGER AS k, ((i * 7919) % 10007) / 10007.0 AS v, 'cat' || (i % 17) AS s
+           FROM range(${ROWS}) t(i)) TO '${file}' (FORMAT parquet)`,
+    `SELECT k % 10 AS g, count(*) AS n, sum(v) AS total FROM read_parquet('${file}') WHERE v > 0.25 AND id >= ${half} GROUP BY 1 ORDER BY 1`,
+  );
+}
+// Text (dictionary-encoded: 17 and 5003 distinct values) and a timestamp beside the numbers.
+const textFile = (nulls: boolean): string => join('.bench-data', `sources-${nulls ? 'nulls' : 'text'}-${ROWS}.parquet`);
+const textWrite = (nulls: boolean): string => {
+  const n = (e: string): string => (nulls ? `CASE WHEN i % 7 = 3 THEN NULL ELSE ${e} END` : e);
+  return `COPY (SELECT i::INTEGER AS id, ${n('(i % 1000)::INTEGER')} AS k, ${n('((i * 7919) % 10007) / 10007.0')} AS v,
+                  ${n(`'cat' || (i % 17)`)} AS s, ${n(`'name' || (i % 5003)`)} AS name,
+                  ${n(`TIMESTAMP '2020-01-01' + to_seconds((i * 7) % 94608000)`)} AS ts
+           FROM range(${ROWS}) t(i)) TO '${textFile(nulls)}' (FORMAT parquet)`;
+};
+const textQuery = (nulls: boolean): string =>
+  `SELECT s, count(*) AS n, count(name) AS names, sum(v) AS total FROM read_parquet('${textFile(nulls)}') WHERE k < 500 GROUP BY s ORDER BY s`;
+if (CASES.has('parquet_text')) await fileCase('parquet_text', textFile(false), textWrite(false), textQuery(false));
+if (CASES.has('parquet_nulls')) await fileCase('parquet_nulls', textFile(true), textWrite(true), textQuery(true));
+if (CASES.has('parquet_pruned')) {
+  // Rows in id order, so each row group covers one id range and the filter keeps one group.
+  const lo = Math.floor(ROWS * 0.9);
+  await fileCase('parquet_pruned', textFile(false), textWrite(false),
+    `SELECT count(*) AS n, sum(v) AS total, min(name) AS lo FROM read_parquet('${textFile(false)}') WHERE id BETWEEN ${lo} AND ${lo + 999}`);
+}
+if (CASES.has('ndjson')) {
+  const file = join('.bench-data', `sources-${ROWS}.ndjson`);
+  await fileCase(
+    'ndjson',
+    file,
+    `COPY (SELECT i AS id, i % 1000 AS k, ((i * 7919) % 10007) / 10007.0 AS v, 'cat' || (i % 17) AS s
+           FROM range(${ROWS}) t(i)) TO '${file}' (FORMAT json)`,
+    `SELECT s, count(*) AS n, sum(v) AS total FROM read_json('${file}') WHERE k < 500 GROUP BY s ORDER BY s`,
+  );
+}
+
+// ---- 2. CSV ----
 if (CASES.has('csv')) {
   const file = join('.bench-data', `sources-${ROWS}.csv`);
-  await csvCase(
+  await fileCase(
     'csv',
     file,
     `COPY (SELECT i::INTEGER AS id, (i % 1000)::INTEGER AS g, ((i * 7919) % 10007) / 10007.0 AS v, 'name' || (i % 5003) AS s,
@@ -120,7 +149,7 @@ if (CASES.has('csv')) {
 if (CASES.has('csv_quoted')) {
   const file = join('.bench-data', `sources-quoted-${ROWS}.csv`);
   // Every third note holds a newline, every fifth a doubled quote; all hold the delimiter.
-  await csvCase(
+  await fileCase(
     'csv_quoted',
     file,
     `COPY (SELECT i::INTEGER AS id, 'item ' || (i % 100) || ', size ' || (i % 7) || CASE WHEN i % 3 = 0 THEN chr(10) || 'second line' ELSE '' END

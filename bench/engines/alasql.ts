@@ -13,11 +13,11 @@ export async function create(): Promise<EngineAdapter> {
     name: 'alasql',
     version: packageVersion('alasql'),
     async load(d: Dataset) {
-      db.exec('CREATE TABLE t (id INT, g INT, v FLOAT, k INT, s STRING, ts DATETIME)');
+      db.exec('CREATE TABLE t (id INT, g INT, v FLOAT, k INT, s STRING, ts DATETIME, p INT)');
       db.exec('CREATE TABLE u (g INT PRIMARY KEY, name STRING, w FLOAT)');
       const t: Record<string, unknown>[] = new Array(d.rows);
       for (let i = 0; i < d.rows; i++) {
-        t[i] = { id: d.id[i], g: d.g[i], v: d.v[i], k: d.k[i], s: d.sDict[d.sIdx[i]], ts: new Date(d.tsMs[i]) };
+        t[i] = { id: d.id[i], g: d.g[i], v: d.v[i], k: d.k[i], s: d.sDict[d.sIdx[i]], ts: new Date(d.tsMs[i]), p: d.p[i] };
       }
       const u: Record<string, unknown>[] = new Array(d.uG.length);
       for (let i = 0; i < d.uG.length; i++) u[i] = { g: d.uG[i], name: d.uName[i], w: d.uW[i] };

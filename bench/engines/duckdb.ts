@@ -16,7 +16,7 @@ export async function create(): Promise<EngineAdapter> {
     version: packageVersion('@duckdb/node-api'),
     async load(d: Dataset) {
       // No UNIQUE / PRIMARY KEY on t: an index would let an engine skip the sort that ORDER BY id measures.
-      await conn.run('CREATE TABLE t (id INTEGER, g INTEGER, v DOUBLE, k INTEGER, s VARCHAR, ts TIMESTAMP)');
+      await conn.run('CREATE TABLE t (id INTEGER, g INTEGER, v DOUBLE, k INTEGER, s VARCHAR, ts TIMESTAMP, p INTEGER)');
       await conn.run('CREATE TABLE u (g INTEGER PRIMARY KEY, name VARCHAR, w DOUBLE)');
       // The appender is DuckDB's bulk path; row-at-a-time calls are fine since load time is not measured.
       const at = await conn.createAppender('t');
@@ -27,6 +27,7 @@ export async function create(): Promise<EngineAdapter> {
         at.appendInteger(d.k[i]);
         at.appendVarchar(d.sDict[d.sIdx[i]]);
         at.appendTimestamp(new DuckDBTimestampValue(BigInt(d.tsMs[i]) * 1000n));
+        at.appendInteger(d.p[i]);
         at.endRow();
       }
       at.closeSync();

@@ -14,7 +14,7 @@ export async function create(): Promise<EngineAdapter> {
     version: packageVersion('@electric-sql/pglite'),
     async load(d: Dataset) {
       await pg.exec(`
-        CREATE TABLE t (id integer, g integer, v double precision, k integer, s text, ts timestamp);
+        CREATE TABLE t (id integer, g integer, v double precision, k integer, s text, ts timestamp, p integer);
         CREATE TABLE u (g integer PRIMARY KEY, name text, w double precision);`);
       // COPY from an in-memory blob is PGlite's bulk-load path; String(double) round-trips exactly.
       const copy = async (table: 't' | 'u'): Promise<void> => {

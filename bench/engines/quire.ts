@@ -53,22 +53,22 @@ export async function create(): Promise<EngineAdapter> {
         loadPath = 'registerRows';
         const t: Record<string, unknown>[] = new Array(d.rows);
         for (let i = 0; i < d.rows; i++) {
-          t[i] = { id: d.id[i], g: d.g[i], v: d.v[i], k: d.k[i], s: d.sDict[d.sIdx[i]], ts: tsText(d.tsMs[i]) };
+          t[i] = { id: d.id[i], g: d.g[i], v: d.v[i], k: d.k[i], s: d.sDict[d.sIdx[i]], ts: tsText(d.tsMs[i]), p: d.p[i] };
         }
-        db.registerRows('t', t, { id: 'integer', g: 'integer', v: 'double precision', k: 'integer', s: 'text', ts: 'timestamp' });
+        db.registerRows('t', t, { id: 'integer', g: 'integer', v: 'double precision', k: 'integer', s: 'text', ts: 'timestamp', p: 'integer' });
         const u: Record<string, unknown>[] = new Array(d.uG.length);
         for (let i = 0; i < d.uG.length; i++) u[i] = { g: d.uG[i], name: d.uName[i], w: d.uW[i] };
         db.registerRows('u', u, { g: 'integer', name: 'text', w: 'double precision' });
       } else {
         // Fallback while registerRows is missing: literal multi-row INSERTs, so the data stays identical.
         loadPath = 'sql-insert';
-        await db.query('CREATE TABLE t (id integer, g integer, v double precision, k integer, s text, ts timestamp)');
+        await db.query('CREATE TABLE t (id integer, g integer, v double precision, k integer, s text, ts timestamp, p integer)');
         await db.query('CREATE TABLE u (g integer PRIMARY KEY, name text, w double precision)');
         const batch = 1000;
         for (let start = 0; start < d.rows; start += batch) {
           const vals: string[] = [];
           for (let i = start; i < Math.min(d.rows, start + batch); i++) {
-            vals.push(`(${d.id[i]},${d.g[i]},${d.v[i]},${d.k[i]},'${d.sDict[d.sIdx[i]]}','${tsText(d.tsMs[i])}')`);
+            vals.push(`(${d.id[i]},${d.g[i]},${d.v[i]},${d.k[i]},'${d.sDict[d.sIdx[i]]}','${tsText(d.tsMs[i])}',${d.p[i]})`);
           }
           await db.query(`INSERT INTO t VALUES ${vals.join(',')}`);
         }

@@ -13,13 +13,13 @@ export async function create(): Promise<EngineAdapter> {
     name: 'sqlite',
     version: `${packageVersion('better-sqlite3')} (SQLite ${(db.prepare('select sqlite_version()').pluck().get() as string)})`,
     async load(d: Dataset) {
-      db.exec('CREATE TABLE t (id INTEGER, g INTEGER, v REAL, k INTEGER, s TEXT, ts TEXT)');
+      db.exec('CREATE TABLE t (id INTEGER, g INTEGER, v REAL, k INTEGER, s TEXT, ts TEXT, p INTEGER)');
       db.exec('CREATE TABLE u (g INTEGER PRIMARY KEY, name TEXT, w REAL)');
-      const insT = db.prepare('INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)');
+      const insT = db.prepare('INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)');
       const insU = db.prepare('INSERT INTO u VALUES (?, ?, ?)');
       // one transaction: otherwise every INSERT is its own commit
       db.transaction(() => {
-        for (let i = 0; i < d.rows; i++) insT.run(d.id[i], d.g[i], d.v[i], d.k[i], d.sDict[d.sIdx[i]], tsText(d.tsMs[i]));
+        for (let i = 0; i < d.rows; i++) insT.run(d.id[i], d.g[i], d.v[i], d.k[i], d.sDict[d.sIdx[i]], tsText(d.tsMs[i]), d.p[i]);
         for (let i = 0; i < d.uG.length; i++) insU.run(d.uG[i], d.uName[i], d.uW[i]);
       })();
       db.exec('ANALYZE'); // give the planner statistics, as a DBA would

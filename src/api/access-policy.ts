@@ -7,9 +7,10 @@
  * Read-only refusals are 25006 ("cannot execute X in a read-only transaction"), as a PostgreSQL
  * read-only transaction answers; settings that change the server and network access are 42501.
  */
-import type { Node } from '@pgsql/types';
+import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { lockingItems, lockingText } from '../sql/locking-clause.js';
 import { FileAccess } from '../storage/file-access.js';
 import type { FileGate } from '../functions/eval-context.js';
 
@@ -55,6 +56,7 @@ const COMMAND: Record<string, string> = {
   RenameStmt: 'ALTER',
   CreateSchemaStmt: 'CREATE SCHEMA',
   CreateFunctionStmt: 'CREATE FUNCTION',
+  DefineStmt: 'CREATE AGGREGATE',
 };
 
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
@@ -155,7 +157,7 @@ export class AccessPolicy {
     }
   }
 
-  /** Data-modifying statements nested in a query (WITH x AS (INSERT …)) make it a write. */
+  /** Data-modifying statements nested in a query (WITH x AS (INSERT …)) and row locks make it a write. */
   private checkNested(n: unknown): void {
     if (n === null || typeof n !== 'object') return;
     if (Array.isArray(n)) {
@@ -165,6 +167,8 @@ export class AccessPolicy {
     for (const [k, v] of Object.entries(n as Record<string, unknown>)) {
       if (DML.has(k)) this.write(COMMAND[k]!);
       if (k === 'intoClause' && v) this.write('SELECT INTO');
+      // Row locks are a write in PostgreSQL too: refused in a read-only transaction.
+      if (k === 'lockingClause' && Array.isArray(v) && v.length > 0) this.write(`SELECT ${lockingText(lockingItems({ lockingClause: v } as SelectStmt)[0]!.strength)}`);
       this.checkNested(v);
     }
   }

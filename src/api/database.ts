@@ -16,6 +16,7 @@ import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES, type MemoryRes
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
+import { explainLogical } from '../physical/explain-logical.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { PhysicalPlanner } from '../physical/planner.js';
 import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js';
@@ -28,7 +29,8 @@ import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
 import { AccessPolicy, type AccessOptions } from './access-policy.js';
-import { CursorManager } from './cursors.js';
+import { CursorManager, CursorsView } from './cursors.js';
+import type { LockOwner } from './row-locks.js';
 import { checkIsolation, executeUtility, uniqueCheck, type UtilityHost } from './utility.js';
 import { Transaction, type IsolationLevel } from './transaction.js';
 import '../functions/scalar/index.js';
@@ -132,6 +134,7 @@ export class Database implements UtilityHost {
   private tx: Transaction | null = null;
   readonly session: Session;
   readonly cursors = new CursorManager();
+  private readonly sessionRelations = new Map([['pg_cursors', new CursorsView(this.cursors)]]);
   private abort: AbortController | null = null;
   /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
   private readonly clock: StatementClock = { at: Infinity };
@@ -245,6 +248,14 @@ export class Database implements UtilityHost {
     this.tempViews = new WeakMap();
   }
 
+  /** The query string the running statement came in (pg_cursors.statement shows it). */
+  queryText = '';
+
+  /** The open transaction's row locks (SELECT … FOR UPDATE), if a transaction is open. */
+  get rowLocks(): LockOwner | null {
+    return this.tx?.rowLocks ?? null;
+  }
+
   get inAnyTransaction(): boolean {
     return this.tx !== null;
   }
@@ -268,27 +279,29 @@ export class Database implements UtilityHost {
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
     const store = storeFor(this.shared);
-    // A large commit's log record (the text form of its object columns) is memory the statement
-    // holds: reserved before anything is applied, so a commit too large for memory_limit fails whole (53200).
     let reservation: MemoryReservation | null = null;
-    if (store !== undefined) {
-      const bytes = recordMemory(tx.addedBatches());
-      if (bytes >= LOG_RECORD_RESERVE_FROM) {
-        reservation = queryMemory(this.execContext([], [], false)).pool.register('write-ahead log record', false);
-        reservation.grow(bytes, 'write-ahead log record');
-      }
-    }
     try {
+      // A large commit's log record (the text form of its object columns) is memory the statement
+      // holds: reserved before anything is applied, so a commit too large for memory_limit fails whole (53200).
+      if (store !== undefined) {
+        const bytes = recordMemory(tx.addedBatches());
+        if (bytes >= LOG_RECORD_RESERVE_FROM) {
+          reservation = queryMemory(this.execContext([], [], false)).pool.register('write-ahead log record', false);
+          reservation.grow(bytes, 'write-ahead log record');
+        }
+      }
       tx.commit((t, batches) => uniqueCheck(t, [], batches));
       // Database directory: the commit goes to the write-ahead log now; durable() holds back its
       // acknowledgement until an fsync covers it.
       store?.commit(this.shared);
     } finally {
+      tx.rowLocks.release();
       reservation?.free();
     }
   }
 
   rollbackTransaction(): void {
+    this.tx?.rowLocks.release();
     this.tx = null;
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
@@ -617,6 +630,7 @@ export class Database implements UtilityHost {
     while (types.length < params.length) types.push(T.unknown);
     const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()), types);
     if (extraRelations !== undefined) binder.extraRelations = extraRelations;
+    binder.sessionRelations = this.sessionRelations;
     const bound = binder.bindQuery(stmt, null);
     const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
     return {
@@ -725,8 +739,9 @@ export class Database implements UtilityHost {
     return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
   }
 
-  async explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]> {
+  async explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean, logical = false): Promise<string[]> {
     const prepared = this.prepareSelect(stmt, params);
+    if (logical) return explainLogical(prepared.plan);
     const ctx = this.execContext(prepared.paramTypes, params, analyze);
     const op = await this.physical(prepared.plan, ctx);
     if (!analyze) return explainPlan(op, false);
@@ -740,11 +755,13 @@ export class Database implements UtilityHost {
   }
 
   private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
+    this.queryText = sql;
     return withPositionAsync(sql, s, async () => {
       const tag = nodeTag(s.stmt);
       if (tag === 'SelectStmt') {
         const sel = nodeBody<SelectStmt>(s.stmt);
-        if (sel.intoClause) return executeUtility(this, s, params);
+        // SELECT INTO writes a table; SELECT … FOR UPDATE/SHARE locks the rows it returns.
+        if (sel.intoClause || (sel.lockingClause ?? []).length > 0) return executeUtility(this, s, params);
         return this.runSelect(sel, params);
       }
       return executeUtility(this, s, params);

@@ -5,6 +5,7 @@ import type { EvalContext } from '../functions/eval-context.js';
 import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
 import { normalizeTimeoutSetting } from '../execution/interrupt.js';
 import { AccessPolicy } from './access-policy.js';
+import { checkPlannerSetting, isPlannerSetting, plannerSettingDefaults } from './planner-settings.js';
 
 const DEFAULTS: Record<string, string> = {
   timezone: 'UTC',
@@ -35,17 +36,6 @@ const DEFAULTS: Record<string, string> = {
   lc_monetary: 'C',
   lc_numeric: 'C',
   lc_time: 'C',
-  enable_seqscan: 'on',
-  enable_hashjoin: 'on',
-  enable_mergejoin: 'on',
-  enable_nestloop: 'on',
-  enable_sort: 'on',
-  enable_hashagg: 'on',
-  enable_indexscan: 'on',
-  enable_bitmapscan: 'on',
-  work_mem: '4MB',
-  jit: 'off',
-  max_parallel_workers_per_gather: '0',
   client_min_messages: 'notice',
   row_security: 'on',
   bytea_output: 'hex',
@@ -58,6 +48,8 @@ const DEFAULTS: Record<string, string> = {
   temp_directory: '',
   max_temp_directory_size: 'unlimited',
   'quire.spill_compression': 'off',
+  // Planner settings PostgreSQL has and Quire accepts without effect (src/api/planner-settings.ts).
+  ...plannerSettingDefaults(),
 };
 
 /** Settings whose values must parse as byte sizes ('256MB'); checked on SET so a typo fails loudly. */
@@ -67,6 +59,7 @@ const SIZE_SETTINGS = new Set(['memory_limit', 'max_temp_directory_size']);
 const DURATION_SETTINGS = new Set(['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout']);
 
 function checkSetting(key: string, name: string, value: string): string {
+  if (isPlannerSetting(key)) return checkPlannerSetting(key, name, value);
   if (DURATION_SETTINGS.has(key)) return normalizeTimeoutSetting(name, value);
   if (SIZE_SETTINGS.has(key) && parseByteSize(value) === null) {
     throw new QuireError('22023', `invalid value for parameter "${name}": "${value}"`, {

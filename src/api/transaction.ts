@@ -15,12 +15,16 @@
  *
  * READ COMMITTED (the default) points unwritten clones at the latest committed batches before each
  * statement; REPEATABLE READ keeps the snapshot taken at the transaction's first statement.
+ *
+ * Row locks of SELECT … FOR UPDATE/SHARE are per row, not per table (row-locks.ts): an UPDATE or
+ * DELETE of a row another open transaction locked waits for it, then runs again on a fresh snapshot.
  */
 import { QuireError } from '../common/errors.js';
 import type { Batch } from '../execution/column.js';
 import type { TableSource } from '../logical/plan.js';
-import type { Catalog, ViewDef } from '../storage/catalog.js';
+import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
 import { batchRowsFrom, extendsBatch, MemoryTable } from '../storage/memory-table.js';
+import { LockOwner } from './row-locks.js';
 
 export type IsolationLevel = 'read committed' | 'repeatable read';
 
@@ -77,6 +81,10 @@ export class Transaction {
   private readonly clones = new Map<string, Clone>();
   private readonly tablesAtStart: Map<string, TableSource>;
   private readonly viewsAtStart: Map<string, ViewDef>;
+  private readonly functionsAtStart: Map<string, readonly SqlFunctionDef[]>;
+  private readonly aggregatesAtStart: Map<string, readonly AggregateDef[]>;
+  /** Row locks of SELECT … FOR UPDATE/SHARE, released when the transaction ends (row-locks.ts). */
+  readonly rowLocks = new LockOwner();
 
   constructor(
     /** The shared catalog (or a connection's view of it, which shares its maps). */
@@ -87,6 +95,8 @@ export class Transaction {
   ) {
     this.tablesAtStart = new Map(shared.tables);
     this.viewsAtStart = new Map(shared.views);
+    this.functionsAtStart = new Map(shared.functions);
+    this.aggregatesAtStart = new Map(shared.aggregates);
     const view = Object.create(shared) as Catalog;
     const tables = new Map<string, TableSource>();
     for (const [name, t] of shared.tables) {
@@ -100,6 +110,8 @@ export class Transaction {
     }
     Object.defineProperty(view, 'tables', { value: tables, enumerable: true });
     Object.defineProperty(view, 'views', { value: new Map(shared.views), enumerable: true });
+    Object.defineProperty(view, 'functions', { value: new Map(shared.functions), enumerable: true });
+    Object.defineProperty(view, 'aggregates', { value: new Map(shared.aggregates), enumerable: true });
     // Names that are not the shared catalog's own tables (a connection's system tables) still resolve
     // through it; a table this transaction dropped must not reappear from there.
     Object.defineProperty(view, 'getTable', {
@@ -211,6 +223,21 @@ export class Transaction {
     }
     for (const [name, v] of this.viewsAtStart) {
       if (!views.has(name) && this.shared.views.get(name) === v) apply.push(() => this.shared.views.delete(name));
+    }
+    // Functions and aggregates: each name's overload list was replaced or removed here.
+    const routineMaps = [
+      [this.catalog.functions, this.functionsAtStart, this.shared.functions],
+      [this.catalog.aggregates, this.aggregatesAtStart, this.shared.aggregates],
+    ] as [Map<string, unknown>, Map<string, unknown>, Map<string, unknown>][];
+    for (const [mine, atStart, shared] of routineMaps) {
+      for (const [name, list] of mine) {
+        if (atStart.get(name) === list) continue;
+        if (shared.get(name) !== atStart.get(name)) throw new QuireError('40001', 'could not serialize access due to concurrent update', { detail: `Another transaction changed function "${name}".` });
+        apply.push(() => shared.set(name, list));
+      }
+      for (const [name, list] of atStart) {
+        if (!mine.has(name) && shared.get(name) === list) apply.push(() => shared.delete(name));
+      }
     }
     for (const f of apply) f();
   }

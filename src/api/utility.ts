@@ -9,8 +9,8 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { isValidTimeZone, normalizeTimeZoneSetting } from '../common/timezone.js';
 import { T, type DataType, type Field, type Value, typeDisplayName } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
-import type { ExecContext } from '../execution/context.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../execution/column.js';
+import { checkCancel, type ExecContext } from '../execution/context.js';
 import { queryMemory } from '../execution/memory-pool.js';
 import { colRef, type Expr } from '../logical/expr.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
@@ -19,7 +19,7 @@ import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
 import { QueryBinder, figureColname } from '../sql/bind-query.js';
 import { coerce } from '../sql/coerce.js';
-import type { ParsedStatement } from '../sql/parse.js';
+import { parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { Scope } from '../sql/scope.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { IsolationLevel } from './transaction.js';
@@ -28,10 +28,15 @@ import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
 import { Cursor, type CursorManager } from './cursors.js';
+import { aggregateProbe, createAggregate, createFunction, dropRoutines } from './routine-ddl.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
+import { lockingItems, lockingText, type LockStrength } from '../sql/locking-clause.js';
+import { MoveLog, locateRow, rowAt, rowChanged } from './row-lineage.js';
+import { LockOwner, holderAmong, tryLockRows, waitFor } from './row-locks.js';
+import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
 
 export interface UtilityHost {
   readonly catalog: Catalog;
@@ -53,7 +58,13 @@ export interface UtilityHost {
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
   collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
-  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean): Promise<string[]>;
+  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean, logical?: boolean): Promise<string[]>;
+  /** The open transaction's row locks (SELECT … FOR UPDATE), if one is open. */
+  readonly rowLocks: LockOwner | null;
+  /** A fresh READ COMMITTED snapshot, after waiting for a row lock. */
+  beginStatement(): void;
+  /** The query string the running statement came in. */
+  readonly queryText: string;
 }
 
 const pos = positionOf;
@@ -114,6 +125,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
   const b = nodeBody<AnyNode>(s.stmt);
   switch (tag) {
     case 'SelectStmt':
+      if (((b as SelectStmt).lockingClause ?? []).length > 0 && !b.intoClause) return selectForUpdate(host, b as SelectStmt, params);
       return selectInto(host, b as SelectStmt, params);
     case 'CreateStmt':
       return createTable(host, b);
@@ -122,7 +134,18 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'ViewStmt':
       return createView(host, b, s.text);
     case 'DropStmt':
+      if (b.removeType === 'OBJECT_FUNCTION' || b.removeType === 'OBJECT_AGGREGATE') {
+        const tag = b.removeType === 'OBJECT_FUNCTION' ? 'DROP FUNCTION' : 'DROP AGGREGATE';
+        return result(tag, tag, { notices: dropRoutines(host.catalog, b) });
+      }
       return drop(host, b);
+    case 'CreateFunctionStmt':
+      createFunction(host.catalog, b, s.text);
+      return result('CREATE FUNCTION', 'CREATE FUNCTION');
+    case 'DefineStmt':
+      if (b.kind !== 'OBJECT_AGGREGATE') throw new QuireError('0A000', `CREATE ${String(b.kind).replace('OBJECT_', '')} is not supported`, { position: s.start + 1 });
+      defineAggregate(host, b, s.text);
+      return result('CREATE AGGREGATE', 'CREATE AGGREGATE');
     case 'InsertStmt':
       return insert(host, b, params);
     case 'UpdateStmt':
@@ -186,7 +209,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       throw new QuireError('0A000', `transaction statement ${kind.replace('TRANS_STMT_', '')} is not supported`);
     }
     case 'DeclareCursorStmt':
-      return declareCursor(host, b, params);
+      return declareCursor(host, b, params, s.text);
     case 'FetchStmt': {
       const c = host.cursors.get(b.portalname as string);
       const dir = b.direction as string;
@@ -221,25 +244,197 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
   }
 }
 
+function defineAggregate(host: UtilityHost, b: AnyNode, sql: string): void {
+  const before = host.catalog.aggregates.get(strings(b.defnames as Node[]).pop()!);
+  const def = createAggregate(host.catalog, b, sql);
+  const probe = aggregateProbe(def);
+  if (probe === null) return;
+  try {
+    const type = binderFor(host).bindQuery(nodeBody<SelectStmt>(probe), null).plan.schema[0]!.type;
+    const list = host.catalog.aggregates.get(def.name) ?? [];
+    host.catalog.aggregates.set(def.name, list.map((d) => (d === def ? { ...def, returns: type } : d)));
+  } catch (e) {
+    if (before === undefined) host.catalog.aggregates.delete(def.name);
+    else host.catalog.aggregates.set(def.name, before);
+    throw e;
+  }
+}
+
 // ---- cursors ----
 
-async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+/** DECLARE's option bits (PostgreSQL's CURSOR_OPT_*). */
+const CURSOR_OPT = { binary: 0x1, scroll: 0x2, noScroll: 0x4, insensitive: 0x8, hold: 0x20 } as const;
+
+async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[], text: string): Promise<QueryResult> {
   const name = b.portalname as string;
   const opts = (b.options as number | undefined) ?? 0;
-  const hold = (opts & 0x20) !== 0;
+  const hold = (opts & CURSOR_OPT.hold) !== 0;
   if (!hold && !host.session.inTransaction) {
     throw new QuireError('25P01', 'DECLARE CURSOR can only be used in transaction blocks');
   }
   if (host.cursors.has(name)) throw new QuireError('42P03', `cursor "${name}" already exists`);
   const q = b.query as Node;
   if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'DECLARE CURSOR supports SELECT queries');
-  const prepared = host.prepareSelect(nodeBody<SelectStmt>(q), params);
+  const sel = nodeBody<SelectStmt>(q);
+  const locking = (sel.lockingClause ?? []).length > 0;
+  if (locking) {
+    // PostgreSQL's rules: a locking cursor reads the rows as it locks them, once, in this transaction.
+    if (opts & CURSOR_OPT.scroll) throw new QuireError('0A000', `DECLARE SCROLL CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Scrollable cursors must be READ ONLY.' });
+    if (hold) throw new QuireError('0A000', `DECLARE CURSOR WITH HOLD ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Holdable cursors must be READ ONLY.' });
+    if (opts & CURSOR_OPT.insensitive) throw new QuireError('42601', `DECLARE INSENSITIVE CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not valid`, { detail: 'Insensitive cursors must be READ ONLY.' });
+  }
+  const plain = host.prepareSelect(sel, params);
+  // Rows of the tables WHERE CURRENT OF may name carry their position (row-targets.ts).
+  const targeted = locking ? lockTargets(host.catalog, sel) : simplyUpdatable(host.catalog, sel, plain.plan);
+  const prepared = targeted !== null && targeted.targets.length > 0 ? host.prepareSelect(targeted.stmt, params, undefined, targeted.relations) : plain;
+  const targets = targeted !== null && prepared !== plain ? targeted.targets : [];
   const ctx = host.execContext(prepared.paramTypes, params, false);
   const op = await host.physical(prepared.plan, ctx);
-  const scroll = opts & 0x2 ? 'scroll' : opts & 0x4 ? 'no-scroll' : 'default';
+  // A plain cursor may move backwards (its rows are kept); only NO SCROLL and locking cursors may not.
+  const scroll = opts & CURSOR_OPT.scroll ? 'scroll' : opts & CURSOR_OPT.noScroll || locking ? 'no-scroll' : 'default';
   const memory = queryMemory(ctx).pool.register('cursor', false);
-  host.cursors.add(new Cursor(name, prepared.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory));
+  const owner = host.rowLocks;
+  const check = (): void => checkCancel(ctx);
+  const cursor = new Cursor(name, plain.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory, {
+    statement: host.queryText !== '' ? host.queryText : text,
+    binary: (opts & CURSOR_OPT.binary) !== 0,
+    // PostgreSQL makes a cursor without SCROLL or NO SCROLL scrollable when its plan can run backwards,
+    // which a plan reading a table can and a computed row (no FROM) cannot.
+    scrollable: scroll === 'scroll' || (scroll === 'default' && (sel.fromClause ?? []).length > 0),
+    creationTime: Date.now(),
+    targets,
+    locking,
+    ...(locking && owner !== null ? { onRows: (ids: Int32Array[]) => lockFetched(owner, targets, ids, check) } : {}),
+  });
+  host.cursors.add(cursor);
+  // Outside a transaction block the statement's own transaction ends at once: the cursor is held from here on.
+  if (hold && !host.session.inTransaction) {
+    await cursor.materialize();
+    cursor.held = true;
+  }
   return result('DECLARE CURSOR', 'DECLARE CURSOR');
+}
+
+/**
+ * A locking cursor's rows as they are read. A row this transaction updated or deleted since the
+ * cursor's snapshot is left out, as PostgreSQL skips a row a later command of the same transaction
+ * changed; rows other transactions hold are waited for.
+ */
+async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids: Int32Array[], check: () => void): Promise<boolean[] | null> {
+  const n = ids[0]?.length ?? 0;
+  let keep: boolean[] | null = null;
+  for (let k = 0; k < targets.length; k++) {
+    const t = targets[k]!;
+    if (t.strength === null) continue;
+    const refs = Array.from(ids[k]!, (p) => targetRow(t, p));
+    const now = t.table.snapshot();
+    if (now !== t.snapshot) {
+      const gone = refs.map((r) => rowChanged(now, r));
+      if (gone.some((g) => g)) keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && !gone[i]);
+    }
+    for (;;) {
+      const r = tryLockRows(owner, t.table.name, refs, t.strength, t.wait);
+      if ('holder' in r) {
+        await waitFor(owner, r.holder, check);
+        continue;
+      }
+      if (t.wait === 'skip') keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && r.locked[i]!);
+      break;
+    }
+  }
+  return keep;
+}
+
+/**
+ * SELECT … FOR UPDATE/SHARE: runs the query with the row positions of the locked tables, locks the
+ * rows it returns and returns them without the positions. A row another transaction holds makes it
+ * wait for that transaction and run again on a fresh snapshot, as PostgreSQL re-reads such a row.
+ */
+async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  for (;;) {
+    const targeted = lockTargets(host.catalog, sel);
+    const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
+    const ctx = host.execContext(prepared.paramTypes, params, false);
+    const rows = await host.collect(await host.physical(prepared.plan, ctx), ctx);
+    const width = prepared.columns.length - targeted.targets.length;
+    const owner = host.rowLocks;
+    let keep: boolean[] = rows.map(() => true);
+    let holder: LockOwner | null = null;
+    if (owner !== null) {
+      for (let k = 0; k < targeted.targets.length && holder === null; k++) {
+        const t = targeted.targets[k]!;
+        const refs = rows.map((r) => targetRow(t, r[width + k] as number));
+        const got = tryLockRows(owner, t.table.name, refs, t.strength ?? 'update', t.wait);
+        if ('holder' in got) holder = got.holder;
+        else keep = keep.map((v, i) => v && got.locked[i]!);
+      }
+    }
+    if (holder !== null) {
+      await waitFor(owner!, holder, () => checkCancel(ctx));
+      host.beginStatement();
+      continue;
+    }
+    const out = rows.filter((_, i) => keep[i]).map((r) => r.slice(0, width));
+    return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
+  }
+}
+
+/** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
+function currentOfName(b: AnyNode): string | null {
+  const w = b.whereClause as Node | undefined;
+  if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
+  return nodeBody<AnyNode>(w).cursor_name as string;
+}
+
+/**
+ * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
+ * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
+ */
+function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+  const c = host.cursors.get(name);
+  if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
+  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
+  if (c.info.locking) {
+    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
+    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
+  } else if (mine.length !== 1) {
+    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+  }
+  const ids = c.currentIds();
+  if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
+  const { tg, k } = mine[0]!;
+  return locateRow(snapshot, targetRow(tg, ids[k]!));
+}
+
+/** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
+function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
+  const rv = b.relation as AnyNode;
+  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
+    throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
+  }
+  return host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+}
+
+/**
+ * The first open transaction (other than this one) holding a lock that UPDATE (`strength` no key
+ * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
+ * must wait for.
+ */
+function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
+  const me = host.rowLocks;
+  if (me === null) return null;
+  return holderAmong(snapshot, hit, strength, me);
+}
+
+/** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
+async function untilUnlocked(host: UtilityHost, attempt: () => Promise<QueryResult | LockOwner>): Promise<QueryResult> {
+  for (;;) {
+    const r = await attempt();
+    if (!(r instanceof LockOwner)) return r;
+    const ctx = host.execContext([], [], false);
+    await waitFor(host.rowLocks!, r, () => checkCancel(ctx));
+    host.beginStatement();
+  }
 }
 
 // ---- DDL ----
@@ -753,12 +948,19 @@ function tableScope(t: MemoryTable, alias: string | undefined): Scope {
   return scope;
 }
 
-async function evalOverTable(host: UtilityHost, t: MemoryTable, exprs: Expr[], binder: QueryBinder, params: readonly unknown[]): Promise<{ batch: Batch; values: Value[][] }[]> {
+async function evalOverTable(
+  host: UtilityHost,
+  t: MemoryTable,
+  exprs: Expr[],
+  binder: QueryBinder,
+  params: readonly unknown[],
+  batches: readonly Batch[] = t.snapshot(),
+): Promise<{ batch: Batch; values: Value[][] }[]> {
   const ctx = host.execContext(binder.paramTypes, params, false);
   const kernels = exprs.map((e) => compileKernel(e));
   if (kernels.some((k) => k.slots.length > 0)) throw new QuireError('0A000', 'subqueries in UPDATE/DELETE are not supported');
   const out: { batch: Batch; values: Value[][] }[] = [];
-  for (const batch of t.snapshot()) {
+  for (const batch of batches) {
     const cols = kernels.map((k) => k.run(batch, ctx, []));
     const values = cols.map((c) => {
       const arr: Value[] = new Array(batch.length);
@@ -770,14 +972,139 @@ async function evalOverTable(host: UtilityHost, t: MemoryTable, exprs: Expr[], b
   return out;
 }
 
-async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (needsPlanner(b)) return updatePlanned(host, b, params);
+/**
+ * The batches of a table after UPDATE or DELETE: rows `deleted` go, rows `updated` (position → new
+ * values) go from where they were and their new versions are appended at the end, where PostgreSQL
+ * writes a new row version of a small table. Batches without such a row are kept as they are (a
+ * database directory's log then carries only the rewritten ones). Where each row went is recorded
+ * for WHERE CURRENT OF (row-lineage.ts).
+ */
+function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowChanges): Batch[] {
+  const out: Batch[] = [];
+  const log = new MoveLog();
+  const { positions, updates } = changes;
+  const appended = changes.finish();
+  const slots = appended.map(() => log.slot());
+  let nth = 0;
+  let next = 0;
+  let base = 0;
+  for (const batch of snapshot) {
+    const end = base + batch.length;
+    if (next >= positions.length || positions[next]! >= end) {
+      out.push(batch);
+      base = end;
+      continue;
+    }
+    const keep: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      if (next < positions.length && positions[next] === base + i) {
+        if (updates[next++]) {
+          log.moved(batch, i, slots[Math.floor(nth / BATCH_SIZE)]!, nth % BATCH_SIZE, true);
+          nth++;
+        } else log.deleted(batch);
+      } else keep.push(i);
+    }
+    if (keep.length > 0) {
+      const slot = log.slot();
+      keep.forEach((i, k) => log.moved(batch, i, slot, k));
+      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
+      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
+      const kept: Batch = { columns: builders.map((x) => x.finish()), length: keep.length };
+      log.fill(slot, kept);
+      out.push(kept);
+    } else log.deleted(batch);
+    base = end;
+  }
+  appended.forEach((b, k) => {
+    log.fill(slots[k]!, b);
+    out.push(b);
+  });
+  log.commit();
+  return out;
+}
+
+/**
+ * The rows an UPDATE or DELETE changes: ascending positions in the snapshot, and for updated rows
+ * their new versions, built into batches as they come.
+ */
+class RowChanges {
+  readonly positions: number[] = [];
+  /** Per position: true for a new version, false for a deletion. */
+  readonly updates: boolean[] = [];
+  private readonly done: Batch[] = [];
+  private builders: ColumnBuilder[] | null = null;
+  private filled = 0;
+
+  constructor(private readonly schema: readonly { type: DataType }[]) {}
+
+  /** Positions must come in ascending order; `row` null deletes. */
+  add(position: number, row: Value[] | null): void {
+    this.positions.push(position);
+    this.updates.push(row !== null);
+    if (row === null) return;
+    if (this.builders === null) this.builders = this.schema.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+    for (let c = 0; c < this.builders.length; c++) this.builders[c]!.push(row[c]!);
+    if (++this.filled === BATCH_SIZE) this.flush();
+  }
+
+  private flush(): void {
+    if (this.builders === null || this.filled === 0) return;
+    this.done.push({ columns: this.builders.map((b) => b.finish()), length: this.filled });
+    this.builders = null;
+    this.filled = 0;
+  }
+
+  /** The new versions' batches. */
+  finish(): Batch[] {
+    this.flush();
+    return this.done;
+  }
+
+  get size(): number {
+    return this.positions.length;
+  }
+
+  has(position: number): boolean {
+    let lo = 0;
+    let hi = this.positions.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.positions[mid]!;
+      if (v === position) return true;
+      if (v < position) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  static deleting(schema: readonly { type: DataType }[], positions: Iterable<number>): RowChanges {
+    const c = new RowChanges(schema);
+    for (const p of [...positions].sort((a, b) => a - b)) c.add(p, null);
+    return c;
+  }
+}
+
+/** The row lock UPDATE needs: FOR UPDATE's when it changes a unique key column, else FOR NO KEY UPDATE's. */
+function updateStrength(t: MemoryTable, cols: readonly number[]): LockStrength {
+  return t.uniqueKeys.some((k) => k.some((c) => cols.includes(c))) ? 'update' : 'no key update';
+}
+
+function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b)) {
+    if (currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with FROM, WITH or subqueries is not supported');
+    return untilUnlocked(host, () => updatePlanned(host, b, params));
+  }
+  return untilUnlocked(host, () => updateSimple(host, b, params));
+}
+
+async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
   const binder = binderFor(host, params.map(() => T.unknown));
   const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'UPDATE', aggs: null, windows: null, env: binder };
-  const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+  const cursor = currentOfName(b);
+  const where = b.whereClause && cursor === null ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
   const sets: { col: number; expr: Expr }[] = ((b.targetList as Node[]) ?? []).map((n) => {
     const rt = nodeBody<AnyNode>(n);
     const c = t.schema.findIndex((f) => f.name === rt.name);
@@ -786,34 +1113,37 @@ async function update(host: UtilityHost, b: AnyNode, params: readonly unknown[])
     const e = nodeTag(val) === 'SetToDefault' ? defaultValue(host, t, c, binder) : coerce(bindExpr(val, cx), t.schema[c]!.type, 'assignment', binder, pos(locOf(val)), `column "${rt.name as string}"`);
     return { col: c, expr: e };
   });
+  const snapshot = t.snapshot();
+  const current = cursor !== null ? currentOfPosition(host, t, snapshot, cursor) : undefined;
   const exprs: Expr[] = [where ?? { kind: 'const', value: true, type: T.bool }, ...sets.map((s) => s.expr)];
-  const evaluated = await evalOverTable(host, t, exprs, binder, params);
-  let n = 0;
-  const out: Batch[] = [];
-  const changedRows: Value[][] = [];
-  for (const { batch, values } of evaluated) {
-    // A batch without a matching row stays as it is (and a database directory's log carries only the rewritten ones).
-    if (!values[0]!.some((v) => v === true)) {
-      out.push(batch);
-      continue;
-    }
-    const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
-    for (let i = 0; i < batch.length; i++) {
-      const hit = values[0]![i] === true;
-      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
-      if (hit) {
-        n++;
-        sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
-        changedRows.push(row);
-      }
-      row.forEach((v, c) => builders[c]!.push(v));
-    }
-    out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
+  // WHERE CURRENT OF: the SET list is evaluated over that one row only.
+  let only: { batch: Batch; base: number } | null = null;
+  if (current !== undefined && current !== null) {
+    const ref = rowAt(snapshot, current);
+    only = { batch: sliceBatch(ref.batch, ref.index, ref.index + 1), base: current };
   }
+  const evaluated = current === undefined ? await evalOverTable(host, t, exprs, binder, params) : only === null ? [] : await evalOverTable(host, t, exprs, binder, params, [only.batch]);
+  const updated = new RowChanges(t.schema);
+  const changedRows: Value[][] = [];
+  let base = only?.base ?? 0;
+  for (const { batch, values } of evaluated) {
+    for (let i = 0; i < batch.length; i++) {
+      if (values[0]![i] !== true) continue;
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
+      updated.add(base + i, row);
+      changedRows.push(row);
+    }
+    base += batch.length;
+  }
+  const holder = lockHolder(host, snapshot, (p) => updated.has(p), updateStrength(t, sets.map((x) => x.col)));
+  if (holder !== null) return holder;
   checkNotNull(t, changedRows);
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
   const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
-  t.replaceAll(out);
+  if (updated.size > 0) t.replaceAll(out);
+  const n = updated.size;
   return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
 }
 
@@ -848,119 +1178,108 @@ async function applyUpdates(
   binder: QueryBinder,
   params: readonly unknown[],
 ): Promise<{ out: Batch[]; changedRows: Value[][] }> {
-  const out: Batch[] = [];
+  const updated = new RowChanges(t.schema);
   const changedRows: Value[][] = [];
   let base = 0;
   for (const batch of snapshot) {
-    let hits = false;
-    for (let i = 0; i < batch.length && !hits; i++) hits = matched.rows.has(base + i);
-    if (!hits) {
-      out.push(batch);
-      base += batch.length;
-      continue;
-    }
-    const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
     for (let i = 0; i < batch.length; i++) {
-      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
       const vals = matched.rows.get(base + i);
-      if (vals !== undefined) {
-        for (let k = 0; k < sets.length; k++) {
-          const s = sets[k]!;
-          const to = t.schema[s.col]!;
-          if (s.fallback !== null) {
-            row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
-            continue;
-          }
-          const v = vals[k]!;
-          const from = matched.types[k]!;
-          row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
+      if (vals === undefined) continue;
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      for (let k = 0; k < sets.length; k++) {
+        const s = sets[k]!;
+        const to = t.schema[s.col]!;
+        if (s.fallback !== null) {
+          row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
+          continue;
         }
-        changedRows.push(row);
+        const v = vals[k]!;
+        const from = matched.types[k]!;
+        row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
       }
-      row.forEach((v, c) => builders[c]!.push(v));
+      updated.add(base + i, row);
+      changedRows.push(row);
     }
-    out.push({ columns: builders.map((x) => x.finish()), length: batch.length });
     base += batch.length;
   }
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
   return { out, changedRows };
 }
 
 /** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
-async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
   const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
+  const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
+  if (holder !== null) return holder;
   const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
   checkNotNull(t, changedRows);
   if (t.uniqueKeys.length) uniqueCheck(t, [], out);
   const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
   const n = changedRows.length;
-  t.replaceAll(out);
+  if (n > 0) t.replaceAll(out);
   return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
 }
 
+function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b) && currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with USING, WITH or subqueries is not supported');
+  return untilUnlocked(host, () => (needsPlanner(b) ? deletePlanned(host, b, params) : deleteSimple(host, b, params)));
+}
+
 /** DELETE with USING, WITH or subqueries: the rows to delete come from a planned SELECT. */
-async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const snapshot = t.snapshot();
   const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, [], params);
-  const out: Batch[] = [];
-  const deleted: Value[][] = [];
-  let base = 0;
-  for (const batch of snapshot) {
-    const keep: number[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      if (matched.rows.has(base + i)) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
-      else keep.push(i);
-    }
-    base += batch.length;
-    if (keep.length === batch.length) out.push(batch);
-    else if (keep.length > 0) {
-      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
-      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
-      out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
-    }
-  }
-  const ret = retList(b) !== null ? await returning(host, t, rv, deleted, retList(b)!, params) : null;
-  t.replaceAll(out);
-  return result('DELETE', `DELETE ${deleted.length}`, { rowCount: deleted.length, ...(ret ?? {}) });
+  return deleteRows(host, b, t, snapshot, new Set(matched.rows.keys()), params);
 }
 
-async function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (needsPlanner(b)) return deletePlanned(host, b, params);
+async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
-  const binder = binderFor(host, params.map(() => T.unknown));
-  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
-  const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
-  const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
-  let n = 0;
-  const out: Batch[] = [];
-  const deleted: Value[][] = [];
-  const wantRows = retList(b) !== null;
-  for (const { batch, values } of evaluated) {
-    const keep: number[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      if (values[0]![i] === true) {
-        n++;
-        if (wantRows) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
-      } else keep.push(i);
-    }
-    if (keep.length === batch.length) out.push(batch);
-    else if (keep.length > 0) {
-      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
-      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
-      out.push({ columns: builders.map((x) => x.finish()), length: keep.length });
+  const snapshot = t.snapshot();
+  const cursor = currentOfName(b);
+  const doomed = new Set<number>();
+  if (cursor !== null) {
+    const p = currentOfPosition(host, t, snapshot, cursor);
+    if (p !== null) doomed.add(p);
+  } else {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
+    const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+    const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
+    let base = 0;
+    for (const { batch, values } of evaluated) {
+      for (let i = 0; i < batch.length; i++) if (values[0]![i] === true) doomed.add(base + i);
+      base += batch.length;
     }
   }
-  const ret = wantRows ? await returning(host, t, rv, deleted, retList(b)!, params) : null;
-  t.replaceAll(out);
-  return result('DELETE', `DELETE ${n}`, { rowCount: n, ...(ret ?? {}) });
+  return deleteRows(host, b, t, snapshot, doomed, params);
+}
+
+/** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
+async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const holder = lockHolder(host, snapshot, (p) => doomed.has(p), 'update');
+  if (holder !== null) return holder;
+  const list = retList(b);
+  let ret: Partial<QueryResult> | null = null;
+  if (list !== null) {
+    const deleted: Value[][] = [];
+    let base = 0;
+    for (const batch of snapshot) {
+      for (let i = 0; i < batch.length; i++) if (doomed.has(base + i)) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
+      base += batch.length;
+    }
+    ret = await returning(host, t, b.relation as AnyNode, deleted, list, params);
+  }
+  if (doomed.size > 0) t.replaceAll(rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed)));
+  return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
 }
 
 /** PostgreSQL 18 moved the list into a ReturningClause (which may also name OLD/NEW aliases). */
@@ -1111,11 +1430,11 @@ function exportFormat(b: AnyNode): 'parquet' | 'json' | null {
 }
 
 async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly unknown[], format: 'parquet' | 'json'): Promise<QueryResult> {
-  if (b.is_from) throw new QuireError('0A000', `COPY FROM with FORMAT ${format} is not supported`, { hint: `Use INSERT INTO t SELECT * FROM read_${format}('file').` });
   for (const o of (b.options as Node[] | undefined) ?? []) {
     const name = nodeBody<AnyNode>(o).defname as string;
     if (name !== 'format') throw new QuireError('22023', `COPY option "${name}" is not available with FORMAT ${format}`);
   }
+  if (b.is_from) return copyFromFileFormat(host, b, format);
   const { writeParquetFile, writeJsonFile, encodeJsonLines } = await import('../storage/persist/export.js');
   let fields: Field[];
   let batches: Batch[];
@@ -1149,24 +1468,80 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
   return result('COPY', `COPY ${n}`, { rowCount: n });
 }
 
+/**
+ * COPY t [(cols)] FROM 'file' (FORMAT parquet | json): an INSERT … SELECT from read_parquet/read_json,
+ * so the file is opened under the same grant, with the same streaming reader and the same checks
+ * (types, NOT NULL, keys) as that INSERT. Columns are matched by name: a Parquet file must have every
+ * target column; a JSON key that never appears loads as NULL, as an absent key does. Text (JSON has no
+ * dates or decimals) is converted to the column's type as COPY's text format would.
+ */
+async function copyFromFileFormat(host: UtilityHost, b: AnyNode, format: 'parquet' | 'json'): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const filename = b.filename as string | undefined;
+  if (filename === undefined || b.spooledStdin === true) {
+    throw new QuireError('0A000', `COPY FROM STDIN with FORMAT ${format} is not supported`, { hint: `Name a file: COPY ${t.name} FROM 'data.${format === 'json' ? 'ndjson' : 'parquet'}' (FORMAT ${format}).` });
+  }
+  const targets = b.attlist
+    ? strings(b.attlist as Node[]).map((n) => {
+        const i = t.schema.findIndex((f) => f.name === n);
+        if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  const { readJson, readParquet } = await import('../storage/table-functions/index.js');
+  const reader = format === 'parquet' ? readParquet : readJson;
+  const lit = `'${filename.replace(/'/g, "''")}'`;
+  const ident = (n: string): string => `"${n.replace(/"/g, '""')}"`;
+  // Binding reads the file's schema (and checks the grant) before any row is read.
+  const fileSchema = reader.bind([T.text], [filename], host.execContext([], [], false).eval, new Map()).schema;
+  const items = targets.map((c) => {
+    const f = t.schema[c]!;
+    const src = fileSchema.find((x) => x.name === f.name);
+    if (src === undefined) {
+      if (format === 'json') return 'NULL';
+      throw new QuireError('42703', `column "${f.name}" of relation "${t.name}" is not in Parquet file "${filename}"`, {
+        hint: `The file has: ${fileSchema.map((x) => x.name).join(', ')}. Name the columns to load: COPY ${t.name} (…) FROM ….`,
+      });
+    }
+    const textual = src.type.name === 'text' || src.type.name === 'varchar';
+    const toText = f.type.name === 'text' || f.type.name === 'varchar' || f.type.name === 'bpchar';
+    return textual && !toText ? `CAST(${ident(f.name)} AS ${typeDisplayName(f.type)})` : ident(f.name);
+  });
+  const [parsed] = parseStatements(`SELECT ${items.join(', ')} FROM ${reader.name}(${lit})`);
+  const insertStmt: AnyNode = {
+    relation: rv,
+    cols: targets.map((c) => ({ ResTarget: { name: t.schema[c]!.name, location: -1 } })),
+    selectStmt: parsed!.stmt,
+  };
+  const r = await insert(host, insertStmt, []);
+  const n = r.rowCount ?? 0;
+  return result('COPY', `COPY ${n}`, { rowCount: n });
+}
+
 // ---- EXPLAIN / SET ----
 
 async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   let analyze = false;
+  let logical = false;
   for (const o of (b.options as Node[] | undefined) ?? []) {
     const d = nodeBody<AnyNode>(o);
     const name = d.defname as string;
     const arg = d.arg ? nodeBody<AnyNode>(d.arg as Node) : undefined;
     const on = arg === undefined || ['true', 'on', '1'].includes(String(arg.sval ?? arg.boolval ?? (arg.ival as AnyNode | undefined)?.ival ?? 'true').toLowerCase()) || arg.boolval === true;
     if (name === 'analyze') analyze = on;
+    else if (name === 'logical') logical = on;
     else if (name === 'format') {
       const f = String((arg?.sval as string | undefined) ?? 'text').toLowerCase();
       if (f !== 'text') throw new QuireError('0A000', `EXPLAIN format ${f} is not supported`);
     }
   }
-  const q = b.query as Node;
+  let q = b.query as Node;
+  // EXPLAIN DECLARE shows the plan of the cursor's query (it declares nothing).
+  if (nodeTag(q) === 'DeclareCursorStmt') q = nodeBody<AnyNode>(q).query as Node;
   if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'EXPLAIN supports SELECT statements');
-  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze);
+  if (logical && analyze) throw new QuireError('0A000', 'EXPLAIN options LOGICAL and ANALYZE cannot be used together', { hint: 'The logical plan is not executed; use EXPLAIN ANALYZE for the physical plan with timings.' });
+  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze, logical);
   return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });
 }
 

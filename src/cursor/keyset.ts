@@ -17,6 +17,7 @@
 import { compareValues } from '../common/compare.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import { FALSE, TRUE, type Expr, type SortKey } from '../logical/expr.js';
+import { andOf } from '../logical/conjuncts.js';
 
 export interface KeyColumn {
   /** Column position in the plan the predicate filters. */
@@ -30,7 +31,6 @@ export interface KeyColumn {
 const col = (k: KeyColumn): Expr => ({ kind: 'column', index: k.col, type: k.type, name: k.name });
 const lit = (k: KeyColumn, v: Value): Expr => ({ kind: 'const', value: v, type: k.type });
 const isNull = (e: Expr, negated: boolean): Expr => ({ kind: 'is-null', arg: e, negated, type: T.bool });
-const and = (args: Expr[]): Expr => (args.length === 1 ? args[0]! : { kind: 'and', args, type: T.bool });
 const or = (args: Expr[]): Expr => (args.length === 0 ? FALSE : args.length === 1 ? args[0]! : { kind: 'or', args, type: T.bool });
 
 function equalTo(k: KeyColumn, v: Value): Expr {
@@ -52,10 +52,10 @@ export function seekPredicate(keys: readonly KeyColumn[], values: readonly Value
   const prefix: Expr[] = [];
   for (let i = 0; i < keys.length; i++) {
     const a = after(keys[i]!, values[i]!);
-    if (a !== null) terms.push(and([...prefix, a]));
+    if (a !== null) terms.push(andOf([...prefix, a]));
     prefix.push(equalTo(keys[i]!, values[i]!));
   }
-  if (inclusive) terms.push(and(prefix));
+  if (inclusive) terms.push(andOf(prefix));
   return or(terms);
 }
 

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { T, type Schema, type Value } from '../common/types.js';
 import { getValue, makeColumn, sliceBatch, type Batch } from '../execution/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
+import { assertNever } from '../logical/plan-nodes.js';
 import type { ScannableSource } from '../physical/operators/table-scan.js';
 import { encodeValue } from './value-codec.js';
 
@@ -101,8 +102,25 @@ export function positionedPlan(p: LogicalPlan, from: number): LogicalPlan | null
         schema: [...p.schema, { name: POSITION_COLUMN, type: T.int8 }],
       };
     }
-    default:
+    // Anything else may reorder, combine or invent rows.
+    case 'values':
+    case 'empty':
+    case 'table-function':
+    case 'worktable':
+    case 'aggregate':
+    case 'window':
+    case 'sort':
+    case 'limit':
+    case 'topn':
+    case 'topn-ranking':
+    case 'distinct':
+    case 'distinct-on':
+    case 'join':
+    case 'setop':
+    case 'recursive-cte':
       return null;
+    default:
+      return assertNever(p);
   }
 }
 

@@ -34,6 +34,7 @@ import { elementType, isArrayType, T, type DataType } from '../common/types.js';
 import { colRef, someExpr, type Expr, type SortKey } from '../logical/expr.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { LogicalPlan } from '../logical/plan.js';
+import { assertNever } from '../logical/plan-nodes.js';
 import type { KeyColumn } from './keyset.js';
 import { PagingError } from './errors.js';
 import { POSITION_COLUMN, positionedPlan, scannedTable, type SnapshotTable } from './positioned-scan.js';
@@ -273,8 +274,13 @@ export function uniqueColumns(p: LogicalPlan): number[] | null {
       }
       return out;
     }
-    default:
+    case 'table-function':
+    case 'topn-ranking':
+    case 'recursive-cte':
+    case 'worktable':
       return null;
+    default:
+      return assertNever(p);
   }
 }
 

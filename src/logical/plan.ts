@@ -7,6 +7,7 @@ import type { DataType, Field, Schema, Value } from '../common/types.js';
 import type { Batch } from '../execution/column.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr, SortKey } from './expr.js';
+import { nodeInfo } from './plan-nodes.js';
 
 export interface TableSource {
   readonly name: string;
@@ -44,6 +45,26 @@ export interface AggCall {
   argTypes: DataType[];
   /** WITHIN GROUP aggregates: how many leading arguments are direct (the rest are sorted by `orderBy`). */
   withinGroup?: { direct: number; order: { desc: boolean; nullsFirst: boolean }[] };
+  /** A user-defined aggregate (CREATE AGGREGATE): its bound transition and final expressions. */
+  user?: UserAggregateSpec;
+}
+
+/** CREATE AGGREGATE, bound: expressions over a virtual row, evaluated once per input row. */
+export interface UserAggregateSpec {
+  /** Over the row [state, arg1, …]: the next state (of `stateType`). */
+  transition: Expr;
+  /** Over the row [state]: the result; null when the state is the result. */
+  final: Expr | null;
+  stateType: DataType;
+  /** The initial state (INITCOND cast to the state type), or null. */
+  initial: Value;
+  /**
+   * A strict transition function (PostgreSQL's rule): rows with a NULL argument leave the state as it
+   * is, and while the state is NULL the first row's argument becomes the state without a call.
+   */
+  strict: boolean;
+  /** A strict final function is not called on a NULL state: the result is NULL. */
+  finalStrict: boolean;
 }
 
 export type FrameUnits = 'rows' | 'range' | 'groups';
@@ -158,39 +179,11 @@ export type LogicalPlan =
 export type PlanOp = LogicalPlan['op'];
 
 export function children(p: LogicalPlan): LogicalPlan[] {
-  switch (p.op) {
-    case 'scan':
-    case 'values':
-    case 'empty':
-    case 'table-function':
-    case 'worktable':
-      return [];
-    case 'join':
-    case 'setop':
-      return [p.left, p.right];
-    case 'recursive-cte':
-      return [p.anchor, p.recursive];
-    default:
-      return [p.input];
-  }
+  return nodeInfo(p).children(p);
 }
 
 export function withChildren(p: LogicalPlan, kids: LogicalPlan[]): LogicalPlan {
-  switch (p.op) {
-    case 'scan':
-    case 'values':
-    case 'empty':
-    case 'table-function':
-    case 'worktable':
-      return p;
-    case 'join':
-    case 'setop':
-      return { ...p, left: kids[0]!, right: kids[1]! };
-    case 'recursive-cte':
-      return { ...p, anchor: kids[0]!, recursive: kids[1]! };
-    default:
-      return { ...p, input: kids[0]! } as LogicalPlan;
-  }
+  return nodeInfo(p).withChildren(p, kids);
 }
 
 export function fieldsOf(names: readonly string[], types: readonly DataType[]): Field[] {

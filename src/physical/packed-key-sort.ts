@@ -62,26 +62,39 @@ interface Scan {
   min: number;
   max: number;
   step: number;
+  /** The first non-null value: steps are distances from it. */
+  first: number;
   seen: boolean;
   anyNull: boolean;
   negZero: boolean;
+  /** False once a value was found that cannot pack (a fraction, NaN, an infinity). */
+  packs: boolean;
 }
+
+/** Rows per piece of the steps below: a few milliseconds of one loop. */
+const PIECE = 1 << 18;
 
 /**
  * Range, step and width of one key, or null when its values are not all finite integers of a small range.
- * The scans are separate per storage class so each loop's element access stays monomorphic.
+ * The scans are separate per storage class so each loop's element access stays monomorphic; the scan
+ * runs in pieces so a caller can yield between them.
  */
-function planKey(b: Batch, k: SortKey): KeyPlan | null {
+function* planKey(b: Batch, k: SortKey): Generator<void, KeyPlan | null> {
   const cat = keyCategory(k.type);
   if (cat !== 'num' && cat !== 'float') return null;
   const c = b.columns[k.col]!;
   const data = c.data;
-  const sc: Scan = { min: Infinity, max: -Infinity, step: 0, seen: false, anyNull: false, negZero: false };
-  if (data instanceof Float64Array) {
-    if (!scanF64(data, c.nulls, b.length, sc)) return null;
-  } else if (data instanceof Int32Array) scanI32(data, c.nulls, b.length, sc);
-  else if (data instanceof Uint8Array) scanU8(data, c.nulls, b.length, sc);
-  else return null;
+  if (!(data instanceof Float64Array || data instanceof Int32Array || data instanceof Uint8Array)) return null;
+  const sc: Scan = { min: Infinity, max: -Infinity, step: 0, first: 0, seen: false, anyNull: false, negZero: false, packs: true };
+  const n = b.length;
+  for (let s = 0; s < n; s += PIECE) {
+    if (s > 0) yield;
+    const to = Math.min(n, s + PIECE);
+    if (data instanceof Float64Array) scanF64(data, c.nulls, s, to, sc);
+    else if (data instanceof Int32Array) scanI32(data, c.nulls, s, to, sc);
+    else scanU8(data, c.nulls, s, to, sc);
+    if (!sc.packs) return null;
+  }
   const nulls = sc.anyNull ? c.nulls : null;
   const common = { data, nulls, desc: k.desc, nullsFirst: k.nullsFirst, col: k.col, type: k.type, decodable: !sc.negZero };
   if (!sc.seen) return { ...common, min: 0, max: 0, step: 1, bits: 0 };
@@ -103,22 +116,19 @@ function nextStep(step: number, d: number): number {
   return gcd(step, d % step);
 }
 
-function scanF64(data: Float64Array, nulls: Uint8Array | null, n: number, sc: Scan): boolean {
-  let min = Infinity;
-  let max = -Infinity;
-  let first = 0;
-  let step = 0;
-  let seen = false;
-  let anyNull = false;
-  let negZero = false;
-  for (let i = 0; i < n; i++) {
+function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
+  let { min, max, first, step, seen, anyNull, negZero } = sc;
+  for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
       anyNull = true;
       continue;
     }
     const v = data[i]!;
     // NaN and ±Infinity fail this test too (their difference from trunc is NaN).
-    if (v - Math.trunc(v) !== 0) return false;
+    if (v - Math.trunc(v) !== 0) {
+      sc.packs = false;
+      return;
+    }
     if (v === 0 && 1 / v < 0) negZero = true;
     if (!seen) {
       seen = true;
@@ -127,18 +137,12 @@ function scanF64(data: Float64Array, nulls: Uint8Array | null, n: number, sc: Sc
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  Object.assign(sc, { min, max, step, seen, anyNull, negZero });
-  return true;
+  Object.assign(sc, { min, max, first, step, seen, anyNull, negZero });
 }
 
-function scanI32(data: Int32Array, nulls: Uint8Array | null, n: number, sc: Scan): void {
-  let min = Infinity;
-  let max = -Infinity;
-  let first = 0;
-  let step = 0;
-  let seen = false;
-  let anyNull = false;
-  for (let i = 0; i < n; i++) {
+function scanI32(data: Int32Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
+  let { min, max, first, step, seen, anyNull } = sc;
+  for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
       anyNull = true;
       continue;
@@ -151,15 +155,12 @@ function scanI32(data: Int32Array, nulls: Uint8Array | null, n: number, sc: Scan
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  Object.assign(sc, { min, max, step, seen, anyNull });
+  Object.assign(sc, { min, max, first, step, seen, anyNull });
 }
 
-function scanU8(data: Uint8Array, nulls: Uint8Array | null, n: number, sc: Scan): void {
-  let min = Infinity;
-  let max = -Infinity;
-  let seen = false;
-  let anyNull = false;
-  for (let i = 0; i < n; i++) {
+function scanU8(data: Uint8Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
+  let { min, max, seen, anyNull } = sc;
+  for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
       anyNull = true;
       continue;
@@ -185,10 +186,22 @@ export interface PackedSort {
  * instead of being gathered through the permutation (a random read per row and column).
  */
 export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): PackedSort | null {
+  const steps = packedSortSteps(b, keys, decode);
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+/**
+ * packedSort in pieces: the generator yields after every PIECE rows of a loop, so a statement can let the
+ * event loop run between them; the loops live in plain functions over a row range, as V8 optimizes best.
+ */
+export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true): Generator<void, PackedSort | null> {
   const plans: KeyPlan[] = [];
   let total = 0;
   for (const k of keys) {
-    const p = planKey(b, k);
+    const p = yield* planKey(b, k);
     if (p === null) return null;
     total += p.bits;
     if (total > MAX_BITS) return null;
@@ -205,9 +218,12 @@ export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): P
     let below = total;
     for (const p of plans) {
       below -= p.bits;
-      encodeKey(p, key, n, 2 ** below);
+      for (let s = 0; s < n; s += PIECE) {
+        yield;
+        encodeKey(p, key, s, Math.min(n, s + PIECE), 2 ** below);
+      }
     }
-    const r = radix32(key, n, total);
+    const r = yield* radix32(key, n, total);
     order = r.idx;
     lo = r.key;
   } else {
@@ -215,16 +231,18 @@ export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): P
     let below = total;
     for (const p of plans) {
       below -= p.bits;
-      encodeKey(p, code, n, 2 ** below);
+      for (let s = 0; s < n; s += PIECE) {
+        yield;
+        encodeKey(p, code, s, Math.min(n, s + PIECE), 2 ** below);
+      }
     }
     const l = new Uint32Array(n);
     const h = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      const c = code[i]!;
-      l[i] = c >>> 0;
-      h[i] = (c / 4294967296) >>> 0;
+    for (let s = 0; s < n; s += PIECE) {
+      yield;
+      splitWords(code, l, h, s, Math.min(n, s + PIECE));
     }
-    const r = radix64(l, h, n, total);
+    const r = yield* radix64(l, h, n, total);
     order = r.idx;
     lo = r.lo;
     hi = r.hi;
@@ -235,13 +253,23 @@ export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): P
   for (const p of plans) {
     below -= p.bits;
     if (!p.decodable || sorted.has(p.col)) continue;
+    yield;
     sorted.set(p.col, decodeKey(p, lo, hi, n, below));
   }
   return { order, sorted };
 }
 
+/** The two 32-bit words of codes below 2^53, rows [from, to). */
+function splitWords(code: Float64Array, l: Uint32Array, h: Uint32Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const c = code[i]!;
+    l[i] = c >>> 0;
+    h[i] = (c / 4294967296) >>> 0;
+  }
+}
+
 /** code += this key's code * 2^below, per row (exact: the total stays below 2^53). */
-function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, n: number, scale: number): void {
+function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, from: number, to: number, scale: number): void {
   const { data, nulls, min, max, step, desc } = p;
   // NULLS FIRST shifts the values up by one to free code 0; NULLS LAST puts NULL above the largest value.
   const shift = nulls !== null && p.nullsFirst ? 1 : 0;
@@ -249,12 +277,12 @@ function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, n: number, scal
   const base = desc ? max : min;
   const sign = desc ? -1 : 1;
   if (code instanceof Uint32Array) {
-    if (data instanceof Int32Array) encodeI32(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
-    else if (data instanceof Float64Array) encodeF64(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
-    else encodeU8(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
-  } else if (data instanceof Int32Array) encodeI32W(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
-  else if (data instanceof Float64Array) encodeF64W(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
-  else encodeU8W(data, nulls, code, n, scale, base, sign, step, shift, nullCode);
+    if (data instanceof Int32Array) encodeI32(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
+    else if (data instanceof Float64Array) encodeF64(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
+    else encodeU8(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
+  } else if (data instanceof Int32Array) encodeI32W(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
+  else if (data instanceof Float64Array) encodeF64W(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
+  else encodeU8W(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
 }
 
 /** The sorted values of one key from the sorted codes (words lo, hi): its bits sit `below` bits up. */
@@ -322,7 +350,8 @@ function encodeI32(
   data: Int32Array,
   nulls: Uint8Array | null,
   code: Uint32Array,
-  n: number,
+  from: number,
+  to: number,
   scale: number,
   base: number,
   sign: number,
@@ -331,10 +360,10 @@ function encodeI32(
   nullCode: number,
 ): void {
   if (nulls === null && step === 1) {
-    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    for (let i = from; i < to; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
     return;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
   }
@@ -344,7 +373,8 @@ function encodeF64(
   data: Float64Array,
   nulls: Uint8Array | null,
   code: Uint32Array,
-  n: number,
+  from: number,
+  to: number,
   scale: number,
   base: number,
   sign: number,
@@ -353,10 +383,10 @@ function encodeF64(
   nullCode: number,
 ): void {
   if (nulls === null && step === 1) {
-    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    for (let i = from; i < to; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
     return;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
   }
@@ -366,7 +396,8 @@ function encodeU8(
   data: Uint8Array,
   nulls: Uint8Array | null,
   code: Uint32Array,
-  n: number,
+  from: number,
+  to: number,
   scale: number,
   base: number,
   sign: number,
@@ -375,10 +406,10 @@ function encodeU8(
   nullCode: number,
 ): void {
   if (nulls === null && step === 1) {
-    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    for (let i = from; i < to; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
     return;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
   }
@@ -388,7 +419,8 @@ function encodeI32W(
   data: Int32Array,
   nulls: Uint8Array | null,
   code: Float64Array,
-  n: number,
+  from: number,
+  to: number,
   scale: number,
   base: number,
   sign: number,
@@ -397,10 +429,10 @@ function encodeI32W(
   nullCode: number,
 ): void {
   if (nulls === null && step === 1) {
-    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    for (let i = from; i < to; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
     return;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
   }
@@ -410,7 +442,8 @@ function encodeF64W(
   data: Float64Array,
   nulls: Uint8Array | null,
   code: Float64Array,
-  n: number,
+  from: number,
+  to: number,
   scale: number,
   base: number,
   sign: number,
@@ -419,10 +452,10 @@ function encodeF64W(
   nullCode: number,
 ): void {
   if (nulls === null && step === 1) {
-    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    for (let i = from; i < to; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
     return;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
   }
@@ -432,7 +465,8 @@ function encodeU8W(
   data: Uint8Array,
   nulls: Uint8Array | null,
   code: Float64Array,
-  n: number,
+  from: number,
+  to: number,
   scale: number,
   base: number,
   sign: number,
@@ -441,10 +475,10 @@ function encodeU8W(
   nullCode: number,
 ): void {
   if (nulls === null && step === 1) {
-    for (let i = 0; i < n; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
+    for (let i = from; i < to; i++) code[i] = code[i]! + sign * (data[i]! - base) * scale;
     return;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
   }
@@ -480,14 +514,14 @@ function prefixSums(counts: Uint32Array, base: number, size: number): void {
   }
 }
 
-function radix32(key: Uint32Array, n: number, bits: number): { idx: Uint32Array; key: Uint32Array } {
+function* radix32(key: Uint32Array, n: number, bits: number): Generator<void, { idx: Uint32Array; key: Uint32Array }> {
   const { passes, width } = layout(bits);
   const size = 1 << width;
   const mask = size - 1;
   const counts = new Uint32Array(passes * size);
-  for (let i = 0; i < n; i++) {
-    const k = key[i]!;
-    for (let p = 0; p < passes; p++) counts[p * size + ((k >>> (p * width)) & mask)]++;
+  for (let s = 0; s < n; s += PIECE) {
+    yield;
+    histogram32(key, counts, passes, size, width, mask, s, Math.min(n, s + PIECE));
   }
   let idx: Uint32Array = identityPerm(n);
   let idx2: Uint32Array = new Uint32Array(n);
@@ -496,12 +530,9 @@ function radix32(key: Uint32Array, n: number, bits: number): { idx: Uint32Array;
     const base = p * size;
     if (trivialPass(counts, base, size, n)) continue;
     prefixSums(counts, base, size);
-    const shift = p * width;
-    for (let i = 0; i < n; i++) {
-      const k = key[i]!;
-      const at = counts[base + ((k >>> shift) & mask)]++;
-      idx2[at] = idx[i]!;
-      key2[at] = k;
+    for (let s = 0; s < n; s += PIECE) {
+      yield;
+      scatter32(key, idx, key2, idx2, counts, base, p * width, mask, s, Math.min(n, s + PIECE));
     }
     let t = idx;
     idx = idx2;
@@ -513,7 +544,34 @@ function radix32(key: Uint32Array, n: number, bits: number): { idx: Uint32Array;
   return { idx, key };
 }
 
-function radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array } {
+function histogram32(key: Uint32Array, counts: Uint32Array, passes: number, size: number, width: number, mask: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const k = key[i]!;
+    for (let p = 0; p < passes; p++) counts[p * size + ((k >>> (p * width)) & mask)]++;
+  }
+}
+
+function scatter32(
+  key: Uint32Array,
+  idx: Uint32Array,
+  key2: Uint32Array,
+  idx2: Uint32Array,
+  counts: Uint32Array,
+  base: number,
+  shift: number,
+  mask: number,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const k = key[i]!;
+    const at = counts[base + ((k >>> shift) & mask)]++;
+    idx2[at] = idx[i]!;
+    key2[at] = k;
+  }
+}
+
+function* radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Generator<void, { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array }> {
   const { passes, width } = layout(bits);
   const size = 1 << width;
   const mask = size - 1;
@@ -521,7 +579,12 @@ function radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): { i
   // case keeps the per-row work branch-free.
   const where = (p: number): number => (p * width >= 32 ? 1 : p * width + width <= 32 ? 0 : 2);
   const counts = new Uint32Array(passes * size);
-  for (let p = 0; p < passes; p++) histogram(lo, hi, n, counts, p * size, p * width, mask, where(p));
+  for (let p = 0; p < passes; p++) {
+    for (let s = 0; s < n; s += PIECE) {
+      yield;
+      histogram(lo, hi, s, Math.min(n, s + PIECE), counts, p * size, p * width, mask, where(p));
+    }
+  }
   let idx: Uint32Array = identityPerm(n);
   let idx2: Uint32Array = new Uint32Array(n);
   let lo2: Uint32Array = new Uint32Array(n);
@@ -531,7 +594,10 @@ function radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): { i
     if (trivialPass(counts, base, size, n)) continue;
     prefixSums(counts, base, size);
     // Every pass moves the keys along: the sorted codes are decoded into the key columns afterwards.
-    scatter64(lo, hi, idx, lo2, hi2, idx2, n, counts, base, p * width, mask, where(p));
+    for (let s = 0; s < n; s += PIECE) {
+      yield;
+      scatter64(lo, hi, idx, lo2, hi2, idx2, s, Math.min(n, s + PIECE), counts, base, p * width, mask, where(p));
+    }
     let t = idx;
     idx = idx2;
     idx2 = t;
@@ -545,14 +611,14 @@ function radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): { i
   return { idx, lo, hi };
 }
 
-function histogram(lo: Uint32Array, hi: Uint32Array, n: number, counts: Uint32Array, base: number, shift: number, mask: number, where: number): void {
-  if (where === 0) for (let i = 0; i < n; i++) counts[base + ((lo[i]! >>> shift) & mask)]++;
+function histogram(lo: Uint32Array, hi: Uint32Array, from: number, to: number, counts: Uint32Array, base: number, shift: number, mask: number, where: number): void {
+  if (where === 0) for (let i = from; i < to; i++) counts[base + ((lo[i]! >>> shift) & mask)]++;
   else if (where === 1) {
     const s = shift - 32;
-    for (let i = 0; i < n; i++) counts[base + ((hi[i]! >>> s) & mask)]++;
+    for (let i = from; i < to; i++) counts[base + ((hi[i]! >>> s) & mask)]++;
   } else {
     const up = 32 - shift;
-    for (let i = 0; i < n; i++) counts[base + (((lo[i]! >>> shift) | (hi[i]! << up)) & mask)]++;
+    for (let i = from; i < to; i++) counts[base + (((lo[i]! >>> shift) | (hi[i]! << up)) & mask)]++;
   }
 }
 
@@ -563,16 +629,17 @@ function scatter64(
   lo2: Uint32Array,
   hi2: Uint32Array,
   idx2: Uint32Array,
-  n: number,
+  from: number,
+  to: number,
   counts: Uint32Array,
   base: number,
   shift: number,
   mask: number,
   where: number,
 ): void {
-  if (where === 0) scatterLo(lo, hi, idx, lo2, hi2, idx2, n, counts, base, shift, mask);
-  else if (where === 1) scatterLo(hi, lo, idx, hi2, lo2, idx2, n, counts, base, shift - 32, mask);
-  else scatterAcross(lo, hi, idx, lo2, hi2, idx2, n, counts, base, shift, mask);
+  if (where === 0) scatterLo(lo, hi, idx, lo2, hi2, idx2, from, to, counts, base, shift, mask);
+  else if (where === 1) scatterLo(hi, lo, idx, hi2, lo2, idx2, from, to, counts, base, shift - 32, mask);
+  else scatterAcross(lo, hi, idx, lo2, hi2, idx2, from, to, counts, base, shift, mask);
 }
 
 /** A pass whose digit lies in one word `a` (lo, or hi with the roles swapped); `b` just moves along. */
@@ -583,13 +650,14 @@ function scatterLo(
   a2: Uint32Array,
   b2: Uint32Array,
   idx2: Uint32Array,
-  n: number,
+  from: number,
+  to: number,
   counts: Uint32Array,
   base: number,
   shift: number,
   mask: number,
 ): void {
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const x = a[i]!;
     const at = counts[base + ((x >>> shift) & mask)]++;
     idx2[at] = idx[i]!;
@@ -605,14 +673,15 @@ function scatterAcross(
   lo2: Uint32Array,
   hi2: Uint32Array,
   idx2: Uint32Array,
-  n: number,
+  from: number,
+  to: number,
   counts: Uint32Array,
   base: number,
   shift: number,
   mask: number,
 ): void {
   const up = 32 - shift;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const l = lo[i]!;
     const h = hi[i]!;
     const at = counts[base + (((l >>> shift) | (h << up)) & mask)]++;

@@ -6,8 +6,9 @@
  * helper columns (dropped again above). The variant is chosen from what is known about the input:
  *  - streaming (topn-ranking-streaming.ts) when the input is a Sort whose leading keys are exactly the
  *    partition keys: partitions arrive contiguous, O(k) memory, no hashing;
- *  - hashed (topn-ranking.ts) otherwise; when not strict, its probe (rows seen before it may give up on
- *    pruning) is a quarter of the estimated input rows, at least PROBE_ROWS.
+ *  - hashed (topn-ranking.ts) otherwise; when not strict, its probe (rows seen before its cost guard
+ *    decides whether pruning pays) is a quarter of the estimated input rows, at least PROBE_ROWS, and the
+ *    estimate is passed on for the guard.
  *  - when the input is a scan of a partitioned source, each source partition gets a partial TopNRanking and a
  *    final one runs over their concatenation (row order = the source's scan order, so results are equal).
  *
@@ -16,6 +17,7 @@
  */
 import { colRef, exprEquals, type Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
+import { assertNever } from '../logical/plan-nodes.js';
 import { explainExpr } from './explain-expr.js';
 import type { PhysicalOperator } from './operator.js';
 import { Project } from './operators/project.js';
@@ -38,8 +40,23 @@ function estimateRows(p: LogicalPlan): number | undefined {
     case 'sort':
     case 'window':
       return estimateRows(p.input);
-    default:
+    // Unknown selectivity or fan-out: no estimate.
+    case 'values':
+    case 'empty':
+    case 'table-function':
+    case 'worktable':
+    case 'aggregate':
+    case 'limit':
+    case 'topn':
+    case 'topn-ranking':
+    case 'distinct':
+    case 'distinct-on':
+    case 'join':
+    case 'setop':
+    case 'recursive-cte':
       return undefined;
+    default:
+      return assertNever(p);
   }
 }
 
@@ -103,11 +120,11 @@ export function planTopNRanking(p: LogicalPlan & { op: 'topn-ranking' }, planInp
   if (scan !== null) {
     // Partial steps prune inside each partition and never give up (their output is re-ranked by the final).
     const partials = inputs.map((i) => new TopNRanking(withKeys(i), { ...spec, strict: true }));
-    op = new TopNRanking(new ConcatPartitions(partials), spec, probe);
+    op = new TopNRanking(new ConcatPartitions(partials), spec, probe, est ?? 0);
   } else if (groupedBy(p.input, p.partitionBy)) {
     op = new TopNRankingStreaming(withKeys(inputs[0]!), spec, probe);
   } else {
-    op = new TopNRanking(withKeys(inputs[0]!), spec, probe);
+    op = new TopNRanking(withKeys(inputs[0]!), spec, probe, est ?? 0);
   }
   if (exprs.length === width) return op;
   const keep = p.schema.map((f, i) => colRef(i, f.type, f.name));

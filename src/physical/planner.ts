@@ -3,12 +3,14 @@
  * (group keys, join keys, sort keys) are projected into columns first, so operators only see columns.
  */
 import { QuireError } from '../common/errors.js';
-import { T, type DataType, type Value } from '../common/types.js';
+import type { DataType, Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
 import { colRef, columnsUsed, mapExpr, someExpr, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
+import { andOf } from '../logical/conjuncts.js';
 import type { AggCall, LogicalPlan } from '../logical/plan.js';
 import type { WithinGroup } from '../functions/aggregate/aggregate-function.js';
 import { lookupAggregate } from '../functions/aggregate/registry.js';
+import { userAggregate } from './user-aggregate.js';
 import { compileSimplePredicate, evalConstant } from './compile-expr.js';
 import type { PhysicalOperator } from './operator.js';
 import { Filter } from './operators/filter.js';
@@ -184,7 +186,7 @@ export class PhysicalPlanner {
       return exprs.length - 1;
     };
     const specs: HashAggSpec[] = p.aggs.map((a) => {
-      const impl = lookupAggregate(a.name)!.resolve(a.argTypes, this.withinGroup(a));
+      const impl = a.user !== undefined ? userAggregate(a.name, a.user, a.argTypes, a.type, this.env.ctx) : lookupAggregate(a.name)!.resolve(a.argTypes, this.withinGroup(a));
       if (impl === null) throw new QuireError('42883', `function ${a.name} does not exist`);
       return {
         impl,
@@ -268,7 +270,7 @@ export class PhysicalPlanner {
     }
     if (residual.some(hasSubquery)) throw new QuireError('0A000', 'subqueries in JOIN conditions are not supported');
     if (lk.length === 0) {
-      const pred = compileSimplePredicate(residual.length === 1 ? residual[0]! : { kind: 'and', args: residual, type: T.bool });
+      const pred = compileSimplePredicate(andOf(residual));
       return new NestedLoopJoin(left, right, p.type, pred);
     }
     const lside = this.withKeys(left, lk);
@@ -277,7 +279,7 @@ export class PhysicalPlanner {
     let res = null;
     if (residual.length > 0) {
       const remapped = residual.map((e) => mapExpr(e, (x) => (x.kind === 'column' && x.index >= nl ? { ...x, index: x.index - nl + nl2 } : x)));
-      res = compileSimplePredicate(remapped.length === 1 ? remapped[0]! : { kind: 'and', args: remapped, type: T.bool });
+      res = compileSimplePredicate(andOf(remapped));
     }
     let joinNeed: boolean[] | null = null;
     if (outNeed !== null) {

@@ -13,11 +13,28 @@ import { windowFunctionType, isWindowFunctionName } from '../functions/window/re
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
 import { castContext, commonSupertype } from '../common/cast.js';
 import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
-import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound } from '../logical/plan.js';
+import { mapPlanExprs } from '../logical/map-plan-exprs.js';
+import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
-import type { Scope } from './scope.js';
+import { Scope } from './scope.js';
 import { resolveTypeName } from './type-name.js';
+import {
+  queryBody,
+  routineOverloads,
+  routineParam,
+  routineParamByName,
+  simpleExpressionBody,
+  strictGuard,
+  conformOutput,
+  firstRow,
+  argTypeOf,
+  NO_IMPL,
+  type RoutineEnv,
+  type RoutineFrame,
+} from './bind-routine.js';
+import type { AggregateDef, SqlFunctionDef } from '../storage/catalog.js';
+import { internalFunctions } from './internal-functions.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
@@ -42,7 +59,7 @@ export interface WindowCollector {
   named: Map<string, AnyNode>;
 }
 
-export interface ExprEnv extends CoerceEnv {
+export interface ExprEnv extends CoerceEnv, RoutineEnv {
   /** Binds a sub-SELECT whose outer scope is `scope`. */
   bindSubquery(stmt: Node, scope: Scope): { plan: LogicalPlan; correlated: boolean };
 }
@@ -79,6 +96,8 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       const n = (b.number as number | undefined) ?? 0;
       if (n < 1) throw new QuireError('42P02', `there is no parameter $${n}`, { position: pos(loc) });
       const idx = n - 1;
+      const frame = cx.env.routineFrames?.at(-1);
+      if (frame !== undefined) return routineParam(frame, idx, cx.scope, loc);
       while (cx.env.paramTypes.length <= idx) cx.env.paramTypes.push(T.unknown);
       return { kind: 'param', index: idx, type: cx.env.paramTypes[idx]! };
     }
@@ -293,9 +312,12 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     qualifier = names[names.length - 2]!;
     name = names[names.length - 1]!;
   }
+  // Inside a SQL function's body, names stop at the call site: the caller's columns are not the body's.
+  const frame = cx.env.routineFrames?.at(-1);
+  const stop = frame?.anchor;
   let scope: Scope | null = cx.scope;
   let levels = 0;
-  while (scope !== null) {
+  while (scope !== null && scope !== stop) {
     const e = scope.findLocal(qualifier, name, loc);
     if (e !== undefined) {
       if (levels === 0) return e.expr;
@@ -308,6 +330,10 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     }
     scope = scope.parent;
     levels++;
+  }
+  if (frame !== undefined) {
+    const p = routineParamByName(frame, names);
+    if (p >= 0) return routineParam(frame, p, cx.scope, loc);
   }
   if (qualifier !== null) {
     let s: Scope | null = cx.scope;
@@ -588,7 +614,7 @@ function resultType(o: ScalarOverload, argTypes: DataType[]): DataType {
   return typeof o.returns === 'function' ? o.returns(argTypes) : o.returns;
 }
 
-function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
+export function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
   let anyType: DataType | null = null;
   if (o.args.includes('anyelement') || o.args.includes('anyarray')) {
     const ts = polymorphicInputs(o, args);
@@ -704,6 +730,12 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const name = funcName(b);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
+  const userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);
+  if (userFns !== undefined && !b.over && !b.agg_within_group) return bindRoutineCall(name, userFns, b, cx);
+  if (cx.env.routines?.aggregates.has(name) && !b.agg_within_group && !isAggregateName(name)) {
+    if (b.over) throw new QuireError('0A000', `user-defined aggregate ${name} cannot be used as a window function`, { position: pos(loc) });
+    return bindAggregate(name, b, cx);
+  }
   const withinGroup = lookupAggregate(name)?.withinGroup;
   if (b.agg_within_group) {
     if (withinGroup === undefined) {
@@ -775,14 +807,18 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
     ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
     : null;
   const orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
-  if (b.agg_distinct && orderBy.some((k) => !call.args.some((a) => exprEquals(a, k.expr)))) {
+  // PostgreSQL compares the sort expressions with the arguments as written, before they are coerced to
+  // the aggregate's parameter types: ORDER BY f1 matches DISTINCT f1 (varchar), ORDER BY f1::text does not.
+  const sameAsArg = (k: SortKey): boolean => args.some((a) => exprEquals(a, k.expr) && a.type.name === k.expr.type.name);
+  if (b.agg_distinct && orderBy.some((k) => !sameAsArg(k))) {
     throw new QuireError('42P10', 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', { position: pos(loc) });
   }
   // PostgreSQL assigns an aggregate to the query level of its arguments' variables: max(t1.x) inside a
   // subquery over t2 aggregates over the *outer* query's rows. Computing it here would be a wrong
   // answer, so until outer-level aggregates exist it is refused.
   const parts: Expr[] = [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)];
-  if (parts.some((e) => someExpr(e, (x) => x.kind === 'outer')) && !parts.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
+  const levels = parts.map(referencedLevels);
+  if (levels.some((l) => l.outer) && !levels.some((l) => l.here)) {
     throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported`, {
       position: pos(loc),
       hint: 'Move the aggregate into the outer query, or include a column of this query in its arguments.',
@@ -791,9 +827,30 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
-  const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type };
+  const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type, ...(call.user ? { user: call.user } : {}) };
   cx.aggs!.calls.push(agg);
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+}
+
+/**
+ * Whether an expression reads columns of this query level (`here`) or of an enclosing one (`outer`),
+ * including through correlated subqueries inside it.
+ */
+function referencedLevels(e: Expr): { here: boolean; outer: boolean } {
+  let here = someExpr(e, (x) => x.kind === 'column');
+  let outer = someExpr(e, (x) => x.kind === 'outer');
+  someExpr(e, (x) => {
+    if (x.kind !== 'subquery' || !x.correlated) return false;
+    mapPlanExprs(x.plan, 1, (y, depth) => {
+      if (y.kind === 'outer') {
+        if (y.levels === depth) here = true;
+        else if (y.levels > depth) outer = true;
+      }
+      return y;
+    });
+    return false;
+  });
+  return { here, outer };
 }
 
 /**
@@ -836,7 +893,9 @@ function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
 }
 
-function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType } {
+function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user?: UserAggregateSpec } {
+  const defs = isAggregateName(name) ? undefined : cx.env.routines?.aggregates.get(name);
+  if (defs !== undefined) return resolveUserAggregate(name, defs, args, cx, loc);
   const fn = lookupAggregate(name)!;
   // Untyped literals default to text, as PostgreSQL resolves unknown aggregate arguments.
   const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
@@ -1132,3 +1191,167 @@ function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
 }
 
 export { TRUE, FALSE, isConstantExpr };
+
+// ---- SQL functions ----
+
+/** Binds a call's arguments (positional, then named, then the parameters' defaults) and picks the overload. */
+export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): { fn: SqlFunctionDef; args: Expr[]; type: DataType } {
+  const loc = b.location as number | undefined;
+  if (b.agg_star || b.agg_distinct || b.agg_filter || (b.agg_order as Node[] | undefined)?.length) {
+    throw new QuireError('42809', `${name} is not an aggregate function`, { position: pos(loc) });
+  }
+  if (b.func_variadic) throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
+  const positional: Expr[] = [];
+  const named: { name: string; expr: Expr }[] = [];
+  for (const a of (b.args as Node[] | undefined) ?? []) {
+    if (nodeTag(a) === 'NamedArgExpr') {
+      const na = nodeBody<AnyNode>(a);
+      named.push({ name: na.name as string, expr: bindExpr(na.arg as Node, cx) });
+    } else {
+      if (named.length > 0) throw new QuireError('42601', 'positional argument cannot follow named argument', { position: pos(locOf(a)) });
+      positional.push(bindExpr(a, cx));
+    }
+  }
+  const fits: { fn: SqlFunctionDef; o: ScalarOverload; args: Expr[] }[] = [];
+  for (const fn of fns) {
+    if (positional.length > fn.params.length) continue;
+    const slots: (Expr | undefined)[] = [...positional];
+    let ok = true;
+    for (const n of named) {
+      const i = fn.params.findIndex((p) => p.name === n.name);
+      if (i < positional.length || slots[i] !== undefined) ok = false;
+      else slots[i] = n.expr;
+    }
+    for (let i = 0; ok && i < fn.params.length; i++) {
+      if (slots[i] !== undefined) continue;
+      const d = fn.params[i]!.defaultExpr;
+      if (d === null) ok = false;
+      else slots[i] = bindExpr(d, { ...cx, scope: new Scope(null), aggs: null, windows: null, clause: 'DEFAULT expressions' });
+    }
+    if (!ok) continue;
+    const args = slots as Expr[];
+    const o = routineOverloads([fn], args.length)[0]?.o;
+    if (o !== undefined && resolveOverload([o], args) !== null) fits.push({ fn, o, args });
+  }
+  let pick: (typeof fits)[number] | undefined = fits[0];
+  if (fits.length > 1) {
+    const best = resolveOverload(fits.map((f) => f.o), fits[0]!.args);
+    pick = fits.find((f) => f.o === best);
+    if (pick === undefined || fits.some((f) => f.args.length !== pick!.args.length)) {
+      throw new QuireError('42725', `function ${name}(${positional.map((a) => typeDisplayName(a.type)).join(', ')}) is not unique`, {
+        position: pos(loc),
+        hint: 'Could not choose a best candidate function. You might need to add explicit type casts.',
+      });
+    }
+  }
+  if (pick === undefined) {
+    const shown = [...positional, ...named.map((n) => n.expr)].map((a) => typeDisplayName(a.type)).join(', ');
+    throw new QuireError('42883', `function ${name}(${shown}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const applied = applyOverload(name, pick.o, pick.args, cx, loc) as Expr & { kind: 'call' };
+  return { fn: pick.fn, args: applied.args, type: applied.type };
+}
+
+const MAX_ROUTINE_DEPTH = 32;
+
+/** Runs `f` with the function's parameters in scope for its body. */
+export function withRoutineFrame<X>(cx: ExprCtx, frame: RoutineFrame, loc: number | undefined, f: () => X): X {
+  const frames = cx.env.routineFrames;
+  if (frames === undefined) throw new QuireError('0A000', 'SQL functions cannot be called here', { position: pos(loc) });
+  if (frames.some((fr) => fr.fn === frame.fn) || frames.length >= MAX_ROUTINE_DEPTH) {
+    throw new QuireError('0A000', `recursive call of SQL function "${frame.fn.name}" is not supported`, { position: pos(loc) });
+  }
+  frames.push(frame);
+  try {
+    return f();
+  } finally {
+    frames.pop();
+  }
+}
+
+function isRowChanging(name: string, cx: ExprCtx): boolean {
+  if (isAggregateName(name) || isWindowFunctionName(name)) return true;
+  if (lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined) return true;
+  return cx.env.routines?.functions.get(name)?.some((f) => f.returnsSet) === true;
+}
+
+function bindRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): Expr {
+  const loc = b.location as number | undefined;
+  const { fn, args, type: resultType } = resolveRoutineCall(name, fns, b, cx);
+  if (fn.returnsSet) {
+    throw new QuireError('0A000', `set-returning function ${name}() is only supported in FROM and at the top of the select list`, { position: pos(loc) });
+  }
+  if (fn.columns !== null) throw new QuireError('0A000', `function ${name}() returns a record; call it in FROM`, { position: pos(loc) });
+  const frame: RoutineFrame = { fn, args, anchor: cx.scope, offset: 0 };
+  if (fn.returns === 'void') {
+    // Only the side effects of a void function matter, and a query has none to run.
+    queryBody(fn, loc);
+    return { kind: 'const', value: null, type: T.text };
+  }
+  const body = queryBody(fn, loc);
+  const simple = simpleExpressionBody(body, (n) => isRowChanging(n, cx));
+  let e: Expr;
+  if (simple !== null) {
+    e = withRoutineFrame(cx, frame, loc, () => bindExpr(simple, { ...cx, aggs: null, windows: null, inAggregate: false, inWindow: false }));
+    e = coerce(e, resultType, 'assignment', cx.env, pos(loc));
+  } else {
+    const sub = withRoutineFrame(cx, frame, loc, () => cx.env.bindSubquery({ SelectStmt: body } as unknown as Node, cx.scope));
+    const plan = firstRow(conformOutput(fn, sub.plan, [{ name, type: resultType }], cx.env, loc));
+    e = { kind: 'subquery', mode: 'scalar', plan, correlated: sub.correlated, type: resultType };
+  }
+  return strictGuard(fn, args, e);
+}
+
+// ---- user-defined aggregates ----
+
+function isStrictFunction(name: string, argCount: number, cx: ExprCtx): boolean {
+  const defs = cx.env.routines?.functions.get(name) ?? internalFunctions(name);
+  if (defs === undefined) return (lookupScalar(name) ?? []).every((o) => o.strict !== false);
+  return defs.filter((d) => d.params.length === argCount).every((d) => d.strict);
+}
+
+/**
+ * CREATE AGGREGATE: the transition and final functions are bound as calls over a virtual row
+ * [state, arguments…], with the overload rules of any call (so SQL and built-in functions both work).
+ */
+function resolveUserAggregate(name: string, defs: readonly AggregateDef[], args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user: UserAggregateSpec } {
+  const cands = defs.map((d) => ({ d, o: { args: d.args.map(argTypeOf), returns: T.unknown, fn: NO_IMPL } as ScalarOverload }));
+  const o = resolveOverload(
+    cands.map((c) => c.o),
+    args,
+  );
+  if (o === null) {
+    throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const def = cands.find((c) => c.o === o)!.d;
+  const coerced = (applyOverload(name, o, args, cx, loc) as Expr & { kind: 'call' }).args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
+  const argTypes = coerced.map((a) => a.type);
+  const scope = new Scope(null);
+  const entry = (n: string, index: number, t: DataType) => ({ qualifier: null, name: n, expr: { kind: 'column' as const, index, type: t, name: n }, hiddenFromStar: false, hiddenUnqualified: false });
+  scope.entries = [entry('?state?', 0, def.stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
+  const ref = (n: string): Node => ({ ColumnRef: { fields: [{ String: { sval: n } }], location: loc } }) as unknown as Node;
+  const callOf = (fn: string, names: string[]): Node => ({ FuncCall: { funcname: [{ String: { sval: fn } }], args: names.map(ref), location: loc } }) as unknown as Node;
+  const vcx: ExprCtx = { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env };
+  const argNames = argTypes.map((_, i) => `?arg${i + 1}?`);
+  const transition = coerce(bindExpr(callOf(def.sfunc, ['?state?', ...argNames]), vcx), def.stype, 'assignment', cx.env, pos(loc));
+  const strict = isStrictFunction(def.sfunc, 1 + argTypes.length, cx);
+  let initial: Value = null;
+  if (def.initcond !== null) {
+    const c = coerce({ kind: 'const', value: def.initcond, type: T.unknown }, def.stype, 'explicit', cx.env, pos(loc));
+    if (c.kind !== 'const') throw new QuireError('22P02', `invalid initial value for aggregate ${name}`, { position: pos(loc) });
+    initial = c.value;
+  } else if (strict && (argTypes.length === 0 || argTypes[0]!.name !== def.stype.name)) {
+    throw new QuireError('42P13', 'must not omit initial value when transition function is strict and transition type is not compatible with input type', { position: pos(loc) });
+  }
+  let final: Expr | null = null;
+  if (def.finalfunc !== null) final = bindExpr(callOf(def.finalfunc, ['?state?']), { ...vcx, scope: Object.assign(new Scope(null), { entries: scope.entries.slice(0, 1) }) });
+  const type = final?.type ?? def.stype;
+  const finalStrict = def.finalfunc !== null && isStrictFunction(def.finalfunc, 1, cx);
+  return { args: coerced, type, user: { transition, final, stateType: def.stype, initial, strict, finalStrict } };
+}

@@ -26,6 +26,8 @@ import {
   coerceBool,
   leftmostLocOf,
   locOf,
+  resolveRoutineCall,
+  withRoutineFrame,
   type AggCollector,
   type ExprCtx,
   type ExprEnv,
@@ -36,6 +38,8 @@ import { Scope, type ScopeEntry } from './scope.js';
 import { bindTableFunction } from './bind-table-function.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { lookupScalar } from '../functions/registry.js';
+import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './bind-routine.js';
+import { checkLockingBound, checkLockingShape } from './locking-clause.js';
 
 const pos = positionOf;
 
@@ -59,12 +63,16 @@ export class QueryBinder implements ExprEnv {
   readonly paramTypes: DataType[];
   private cteFrames: Map<string, CteEntry>[] = [];
   private nextId = 1;
+  /** Parameters of the SQL function bodies being bound (src/sql/bind-routine.ts). */
+  readonly routineFrames: RoutineFrame[] = [];
 
   /**
    * Relations the statement being bound names that are not in the catalog (UPDATE and DELETE bind
    * their target as one, see api/dml-target.ts); looked up first, by an unquotable name.
    */
   extraRelations: ReadonlyMap<string, TableSource> | null = null;
+  /** Relations the session provides (pg_cursors) for names the catalog does not have. */
+  sessionRelations: ReadonlyMap<string, TableSource> | null = null;
 
   constructor(
     readonly catalog: Catalog,
@@ -72,6 +80,10 @@ export class QueryBinder implements ExprEnv {
     paramTypes: DataType[] = [],
   ) {
     this.paramTypes = paramTypes;
+  }
+
+  get routines(): Catalog {
+    return this.catalog;
   }
 
   bindSubquery(stmt: Node, scope: Scope): { plan: LogicalPlan; correlated: boolean } {
@@ -260,6 +272,8 @@ export class QueryBinder implements ExprEnv {
       case 'JoinExpr':
         return this.bindJoin(b, outer);
       case 'RangeFunction': {
+        const routine = this.bindRoutineInFrom(b, item, outer, lateralScope);
+        if (routine !== null) return routine;
         const alias = b.alias as AnyNode | undefined;
         // Functions in FROM may read columns of the items to their left (implicitly LATERAL).
         const fscope = new Scope(lateralScope ?? outer);
@@ -279,6 +293,42 @@ export class QueryBinder implements ExprEnv {
       default:
         throw new QuireError('0A000', `FROM item ${tag} is not supported`, { position: pos(locOf(item)) });
     }
+  }
+
+  /** A SQL function in FROM: its body as a derived table over the call's arguments; null for other functions. */
+  private bindRoutineInFrom(
+    b: AnyNode,
+    item: Node,
+    outer: Scope | null,
+    lateralScope: Scope | null,
+  ): { plan: LogicalPlan; entries: ScopeEntry[]; lateral?: boolean; usesOuter?: boolean } | null {
+    const fns = b.functions as Node[];
+    const call = (nodeBody<AnyNode>(fns[0]!).items as Node[])[0]!;
+    if (nodeTag(call) !== 'FuncCall') return null;
+    const fc = nodeBody<AnyNode>(call);
+    const parts = strings(fc.funcname as Node[]);
+    const name = parts[parts.length - 1]!;
+    const defs = this.catalog.functions.get(name);
+    if (defs === undefined) return null;
+    const loc = fc.location as number | undefined;
+    if (fns.length > 1 || b.ordinality === true) throw new QuireError('0A000', `ROWS FROM and WITH ORDINALITY over SQL function ${name}() are not supported`, { position: pos(loc) });
+    const parent = lateralScope ?? outer;
+    // Arguments may read columns of the items to the left (implicitly LATERAL), as built-in table functions do.
+    const fscope = new Scope(parent);
+    const cx: ExprCtx = { scope: fscope, clause: 'functions in FROM', aggs: null, windows: null, env: this };
+    const r = resolveRoutineCall(name, defs, fc, cx);
+    if (r.fn.returns === 'void') throw new QuireError('42804', `function "${name}" in FROM has unsupported return type void`, { position: pos(loc) });
+    const body = queryBody(r.fn, loc);
+    const sub = withRoutineFrame(cx, { fn: r.fn, args: r.args, anchor: parent, offset: 1 }, loc, () => this.bindQuery(body, parent));
+    let plan = conformOutput(r.fn, sub.plan, routineColumns(r.fn, r.type), this, loc);
+    if (!r.fn.returnsSet) plan = firstRow(plan);
+    if (r.fn.strict && r.args.some((a) => a.kind === 'const' && a.value === null)) plan = { op: 'filter', input: plan, predicate: constant(false, T.bool), schema: plan.schema };
+    const alias = b.alias as AnyNode | undefined;
+    const qual = (alias?.aliasname as string | undefined) ?? name;
+    if (alias?.colnames) plan = this.renameColumns(plan, strings(alias.colnames as Node[]), qual, locOf(item));
+    else if (alias?.aliasname && r.fn.columns === null) plan = this.renameColumns(plan, [alias.aliasname as string], qual, locOf(item));
+    const lateral = lateralScope !== null && sub.scope.usesOuter;
+    return { plan, entries: entriesFor(plan.schema, qual), lateral, usesOuter: lateralScope === null && sub.scope.usesOuter };
   }
 
   private bindRangeVar(b: AnyNode): { plan: LogicalPlan; entries: ScopeEntry[] } {
@@ -308,7 +358,8 @@ export class QueryBinder implements ExprEnv {
         this.cteFrames = saved;
       }
     } else {
-      const t: TableSource | undefined = this.catalog.getTable(name);
+      const t: TableSource | undefined =
+        this.catalog.getTable(name) ?? (b.schemaname === undefined || b.schemaname === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
     }
@@ -393,8 +444,9 @@ export class QueryBinder implements ExprEnv {
 
   private bindSelect(s: SelectStmt, outer: Scope | null, keepUnknown = false): BoundQuery {
     if (s.intoClause) throw new QuireError('0A000', 'SELECT INTO is handled as CREATE TABLE AS', {});
-    if (s.lockingClause) throw new QuireError('0A000', 'SELECT ... FOR UPDATE is not supported', {});
-    s = rewriteTargetListSrf(s);
+    checkLockingShape(s);
+    const original = s;
+    s = rewriteTargetListSrf(s, (name) => this.catalog.functions.get(name)?.some((f) => f.returnsSet) === true);
     const scope = new Scope(outer);
     let plan: LogicalPlan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
 
@@ -483,6 +535,7 @@ export class QueryBinder implements ExprEnv {
     const groupingValue = (gi: number, set: readonly number[]): number => groupingKeys[gi]!.reduce((acc, key) => (acc << 1) | (set.includes(key) ? 0 : 1), 0);
 
     const hasAgg = grouped || aggs.calls.length > 0 || having !== null;
+    checkLockingBound(original, { aggregates: aggs.calls.length > 0, windows: wins.calls.length > 0, setReturning: s !== original });
     let rewrite = (e: Expr): Expr => e;
     if (hasAgg) {
       const k = groupBy.length;
@@ -717,6 +770,7 @@ export class QueryBinder implements ExprEnv {
   // ---- set operations ----
 
   private bindSetOp(s: SelectStmt, outer: Scope | null): BoundQuery {
+    checkLockingShape(s);
     const l = this.bindQuery(s.larg!, outer, true);
     const r = this.bindQuery(s.rarg!, outer, true);
     const kind = s.op === 'SETOP_UNION' ? 'union' : s.op === 'SETOP_INTERSECT' ? 'intersect' : 'except';
@@ -750,14 +804,14 @@ export class QueryBinder implements ExprEnv {
  * them run in lockstep (the longest sets the row count, the others give NULLs once they run out), which
  * is a LATERAL ROWS FROM (…) over all of them. The AST is rewritten to that form before binding.
  */
-function rewriteTargetListSrf(s: SelectStmt): SelectStmt {
+function rewriteTargetListSrf(s: SelectStmt, isUserSrf: (name: string) => boolean): SelectStmt {
   const targets = s.targetList ?? [];
   const isSrf = (n: Node | undefined): boolean => {
     if (nodeTag(n) !== 'FuncCall') return false;
     const fc = nodeBody<AnyNode>(n!);
     if (fc.over) return false;
     const name = strings(fc.funcname as Node[]).pop()!;
-    return lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined;
+    return isUserSrf(name) || (lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined);
   };
   const srfIdx = targets.map((t, i) => (isSrf(nodeBody<AnyNode>(t).val as Node) ? i : -1)).filter((i) => i >= 0);
   if (srfIdx.length === 0) return s;
@@ -801,8 +855,13 @@ function shiftExpr(e: Expr, offset: number): Expr {
 function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
   return schema.map((f, i) => {
     const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
-    return { qualifier, name: f.name, expr, hiddenFromStar: false, hiddenUnqualified: false };
+    return { qualifier, name: f.name, expr, hiddenFromStar: isSystemColumn(f.name), hiddenUnqualified: false };
   });
+}
+
+/** Columns the engine adds to a relation for itself (row positions): never part of `*` or `t.*`. */
+function isSystemColumn(name: string): boolean {
+  return name.charCodeAt(0) === 0;
 }
 
 /** PostgreSQL's checkNameSpaceConflicts: two FROM items at one level may not share a name (alias). */
@@ -830,7 +889,7 @@ function expandStar(scope: Scope, qualifier: string | null, position: number): {
     return out;
   }
   if (!scope.hasQualifier(qualifier)) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position });
-  return scope.entries.filter((e) => e.qualifier === qualifier).map((e) => ({ expr: e.expr, name: e.name }));
+  return scope.entries.filter((e) => e.qualifier === qualifier && !isSystemColumn(e.name)).map((e) => ({ expr: e.expr, name: e.name }));
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Named tables and views of one database. Names are case-folded as PostgreSQL folds unquoted identifiers by the parser. */
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
+import type { DataType, Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
 import type { MemoryTable } from './memory-table.js';
 
@@ -18,9 +19,58 @@ export interface AttachedDatabase {
   lookupSource(schema: string | undefined, name: string): TableSource | undefined;
 }
 
+/**
+ * A parameter or result type of a user-defined routine: a concrete type, or one of PostgreSQL's
+ * polymorphic pseudo-types (anycompatible is kept as anyelement: both take the arguments' common type).
+ */
+export type RoutineType = DataType | 'anyelement' | 'anyarray';
+
+/** CREATE FUNCTION … LANGUAGE sql. Overloads of one name differ by their parameter types. */
+export interface SqlFunctionDef {
+  readonly name: string;
+  readonly params: readonly { readonly name: string | null; readonly type: RoutineType; readonly defaultExpr: Node | null }[];
+  /** Scalar result; for RETURNS TABLE / OUT parameters, `columns` lists the result row. */
+  readonly returns: RoutineType | 'void';
+  readonly columns: readonly Field[] | null;
+  /** RETURNS SETOF … / RETURNS TABLE: rows, not one value. */
+  readonly returnsSet: boolean;
+  /** The statements of the body (the last one gives the result); RETURN expr is stored as SELECT expr. */
+  readonly body: readonly Node[];
+  readonly strict: boolean;
+  readonly volatility: 'immutable' | 'stable' | 'volatile';
+  /** The body as written in AS '…' (pg_proc.prosrc); empty for RETURN / BEGIN ATOMIC bodies, as in PostgreSQL. */
+  readonly source: string;
+  /** The CREATE FUNCTION text. */
+  readonly sql: string;
+}
+
+/** CREATE AGGREGATE: a transition function folded over the rows, an optional final function. */
+export interface AggregateDef {
+  readonly name: string;
+  /** Empty for an aggregate over `*`. */
+  readonly args: readonly RoutineType[];
+  readonly sfunc: string;
+  readonly stype: DataType;
+  /** The initial state as text (cast to stype when the aggregate starts), or null: starts as NULL. */
+  readonly initcond: string | null;
+  readonly finalfunc: string | null;
+  /** Moving-aggregate support (window frames that shrink): forward and inverse transitions. */
+  readonly msfunc: string | null;
+  readonly minvfunc: string | null;
+  readonly mstype: DataType | null;
+  readonly minitcond: string | null;
+  readonly mfinalfunc: string | null;
+  /** The result type, known once CREATE AGGREGATE has bound the transition and final functions. */
+  readonly returns?: DataType;
+  readonly sql: string;
+}
+
 export class Catalog {
   readonly tables = new Map<string, TableSource>();
   readonly views = new Map<string, ViewDef>();
+  /** User-defined SQL functions by name; each entry's array is replaced, never mutated, so snapshots stay valid. */
+  readonly functions = new Map<string, readonly SqlFunctionDef[]>();
+  readonly aggregates = new Map<string, readonly AggregateDef[]>();
   readonly attached = new Map<string, AttachedDatabase>();
 
   /** `alias.table` (schemaname = alias) or `alias.schema.table` (catalogname = alias). */

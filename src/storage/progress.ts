@@ -6,14 +6,16 @@
 
 export interface ProgressTask {
   readonly label: string;
-  /** Expected units, or 0 when unknown. */
-  readonly total: number;
+  /** Expected units, or 0 when unknown; lowered when a reader learns it can skip some. */
+  total: number;
   readonly unit: string;
   done: number;
 }
 
 export interface ProgressHandle {
   advance(n: number): void;
+  /** `n` expected units will not be read after all (pruned): they leave the total. */
+  skip(n: number): void;
   done(): void;
 }
 
@@ -38,6 +40,11 @@ export function reportProgress(label: string, total: number, unit: string): Prog
   return {
     advance(n: number): void {
       task.done += n;
+      listener?.([...active]);
+    },
+    skip(n: number): void {
+      if (task.total === 0 || n <= 0) return;
+      task.total = Math.max(task.done, task.total - n);
       listener?.([...active]);
     },
     done(): void {

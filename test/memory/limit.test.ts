@@ -135,6 +135,22 @@ describe('memory_limit 64MB, heap 192MB', () => {
     expect(answers.map((a) => a.rows)).toEqual([[[10000]], [[100]], [[48893]], [[99999], [100000]], [[1000]]]);
   }, 120_000);
 
+  it('copies short pieces out of long strings, so buffered pieces do not keep their sources alive', async () => {
+    // Each source is 64 kB; 8,000 buffered 20-32 character pieces that each kept theirs alive would
+    // hold 512 MB, past the child's heap, while the sort reserved only the pieces' size.
+    const answers = await runLimited([
+      `select count(*), min(s) from (select substr(repeat(md5(i::text), 2000), 5, 20) s from generate_series(1, 8000) i order by s) x`,
+      `select count(*), min(s) from (select split_part(repeat(md5(i::text) || ',', 2000), ',', 7) s from generate_series(1, 8000) i order by s) x`,
+      `select count(*), min(s) from (select (regexp_match(repeat(md5(i::text), 2000), '([0-9a-f]{20})'))[1] s from generate_series(1, 8000) i order by s) x`,
+      `select count(*), min(s) from (select right(left(repeat(md5(i::text), 2000), 40), 20) s from generate_series(1, 8000) i order by s) x`,
+    ]);
+    for (const a of answers) {
+      expect(a.crash).toBeUndefined();
+      expect(a.rows![0]![0]).toBe(8000);
+      expect(String(a.rows![0]![1])).toMatch(/^[0-9a-f]{20,32}$/);
+    }
+  }, 120_000);
+
   it('shares one process budget between concurrent statements: each under its limit, together past it, some get 53200 and the process lives', async () => {
     // Heap 256MB: the process budget is 128MB. Each statement alone stays under both budgets.
     const one = 'select count(distinct repeat(i::text, 20)) from generate_series(1, 150000) i';

@@ -1,6 +1,6 @@
 /**
  * Normalized sort keys (normalized-key.ts), the radix sort over them (key-radix-sort.ts), the sliced sort
- * that yields to the event loop (sortRunAsync), and the byte-keyed DISTINCT set (row-key-set.ts), checked
+ * that yields to the event loop (sortRunAsync), and the typed key table of DISTINCT, GROUP BY and joins (key-table.ts), checked
  * against the compiled comparator and compareValues / hashKey on every sortable type.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -14,7 +14,7 @@ import type { ExecContext } from '../../src/execution/context.js';
 import { KeyRadixSort } from '../../src/physical/key-radix-sort.js';
 import { compareKeyBytes, encodeKeys, fitTextPrefix } from '../../src/physical/normalized-key.js';
 import { identity, radixPermutation, sortPermutation, sortRunAsync } from '../../src/physical/operators/sort.js';
-import { RowKeySet } from '../../src/physical/row-key-set.js';
+import { KeyTable } from '../../src/physical/key-table.js';
 import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
 import { makeCtx, rng } from './helpers.js';
 
@@ -230,7 +230,7 @@ describe('the radix sort of one numeric key yields on large inputs', () => {
   });
 });
 
-describe('byte-keyed DISTINCT set', () => {
+describe('typed key table', () => {
   it('treats values equal under PostgreSQL equality as one key, and different tuples as different', () => {
     const types = [T.text, T.text, T.float8, T.numeric, T.bpchar, T.int8, T.interval, T.bool];
     const rows: Value[][] = [
@@ -250,9 +250,10 @@ describe('byte-keyed DISTINCT set', () => {
     const builders = types.map((t) => new ColumnBuilder(t));
     for (const r of rows) r.forEach((v, c) => builders[c]!.push(v));
     const b: Batch = { columns: builders.map((x) => x.finish()), length: rows.length };
-    const set = new RowKeySet(types, types.map((_, i) => i));
+    const set = new KeyTable(types);
     const sel = new Uint32Array(rows.length);
-    const w = set.addBatch(b, sel);
+    const ids = Array.from(set.insert(b.columns, rows.length, sel).subarray(0, rows.length));
+    const w = set.freshCount;
     // The reference: one canonical string per row from hashKey, NULL spelled apart.
     const seen = new Map<string, number>();
     rows.forEach((r, i) => {
@@ -261,14 +262,45 @@ describe('byte-keyed DISTINCT set', () => {
     });
     expect(Array.from(sel.subarray(0, w))).toEqual([...seen.values()]);
     expect(w).toBe(8);
-    // A second batch with the same rows adds nothing.
-    expect(set.addBatch(b, sel)).toBe(0);
+    // Entry ids in first-seen order, equal keys sharing one.
+    const first = [...seen.values()];
+    rows.forEach((_, i) => expect(first[ids[i]!]).toBe(seen.get(JSON.stringify(rows[i]!.map((v, c) => (v === null ? ['null'] : [String(typeof hashKey(v, types[c]!)), String(hashKey(v, types[c]!))]))))));
+    // A second batch with the same rows adds nothing; lookups find the same entries.
+    set.insert(b.columns, rows.length, sel);
+    expect(set.freshCount).toBe(0);
+    expect(set.size).toBe(8);
+    expect(Array.from(set.find(b.columns, rows.length).subarray(0, rows.length))).toEqual(ids);
+    // A NULL is a key of its own, flagged so joins can skip it.
+    set.find(b.columns, rows.length);
+    expect(rows.map((_, i) => set.hasNull(i))).toEqual(rows.map((r) => r.includes(null)));
+  });
+
+  it('gives a typed column and the same values as a plain array the same keys', () => {
+    const vals: Value[] = [1.5, null, -0, 0, NaN, NaN, null, 2];
+    const typed = new ColumnBuilder(T.float8);
+    for (const v of vals) typed.push(v);
+    const ints: Value[] = [7, null, 7, -1, null, 0, 0, 2147483647];
+    const typedInts = new ColumnBuilder(T.int4);
+    for (const v of ints) typedInts.push(v);
+    const set = new KeyTable([T.float8, T.int4]);
+    const a = Array.from(set.insert([typed.finish(), typedInts.finish()], vals.length));
+    const boxed = Array.from(
+      set.insert(
+        [
+          { type: T.float8, data: vals.slice(), nulls: null },
+          { type: T.int4, data: ints.slice(), nulls: null },
+        ],
+        vals.length,
+      ).subarray(0, vals.length),
+    );
+    expect(boxed).toEqual(a.slice(0, vals.length));
+    // Eight different pairs, and the boxed batch found every one of them again.
     expect(set.size).toBe(8);
   });
 
   it('keeps every distinct key through table growth', () => {
     const types = [T.text, T.int4];
-    const set = new RowKeySet(types, [0, 1]);
+    const set = new KeyTable(types);
     const r = rng(9);
     const ref = new Set<string>();
     let added = 0;
@@ -282,9 +314,20 @@ describe('byte-keyed DISTINCT set', () => {
         g.push(c);
         ref.add(`${a}|${c}`);
       }
-      added += set.addBatch({ columns: [s.finish(), g.finish()], length: 2000 }, new Uint32Array(2000));
+      set.insert([s.finish(), g.finish()], 2000, new Uint32Array(2000));
+      added += set.freshCount;
     }
     expect(added).toBe(ref.size);
     expect(set.size).toBe(ref.size);
+    // A probe value missing from the text dictionary finds nothing.
+    const s = new ColumnBuilder(T.text);
+    const g = new ColumnBuilder(T.int4);
+    s.push('s1');
+    g.push(1);
+    s.push('nope');
+    g.push(1);
+    const found = set.find([s.finish(), g.finish()], 2);
+    expect(found[0]! >= 0).toBe(ref.has('s1|1'));
+    expect(found[1]).toBe(-1);
   });
 });

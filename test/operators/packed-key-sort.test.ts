@@ -7,9 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { T, type DataType } from '../../src/common/types.js';
 import { makeColumn, takeColumn, type Batch, type Column } from '../../src/execution/column.js';
-import { packedSort } from '../../src/physical/packed-key-sort.js';
+import { packedSort, packedSortSteps } from '../../src/physical/packed-key-sort.js';
 import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
-import { identity } from '../../src/physical/operators/sort.js';
+import { identity, sortRunAsync } from '../../src/physical/operators/sort.js';
+import type { ExecContext } from '../../src/execution/context.js';
 import { rng } from '../window/window-gen.js';
 
 interface Spec {
@@ -103,3 +104,69 @@ describe('packedSort', () => {
     expect(check(batch, [k('full'), k('micros')])).toBe('declined');
   });
 });
+
+describe('packedSort in pieces', () => {
+  // Over 2^18 rows a piece: 600k rows make every loop (scan, encode, histogram, scatter) cross two piece
+  // boundaries, so state carried between pieces (min/max/step, counters) is exercised.
+  const r = rng(77);
+  const n = 600_000;
+  const g = new Int32Array(n);
+  const v = new Float64Array(n);
+  const ts = new Float64Array(n);
+  const gNulls = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    g[i] = r.int(1000);
+    if (r.chance(0.01)) gNulls[i] = 1;
+    v[i] = r.int(1 << 20) - (1 << 19);
+    ts[i] = 1.7e15 + r.int(2 ** 30) * 1e6;
+  }
+  const batch: Batch = { columns: [makeColumn(T.int4, g, gNulls), makeColumn(T.float8, v, null), makeColumn(T.timestamp, ts, null)], length: n };
+  const same = (a: Uint32Array, b: Uint32Array): number => {
+    let bad = 0;
+    for (let i = 0; i < n; i++) if (a[i] !== b[i]) bad++;
+    return bad;
+  };
+
+  it('one- and two-word codes agree with the comparator and yield between pieces', () => {
+    for (const keys of [
+      [{ col: 0, type: T.int4, desc: false, nullsFirst: true }, { col: 1, type: T.float8, desc: true, nullsFirst: false }],
+      [{ col: 0, type: T.int4, desc: true, nullsFirst: false }, { col: 2, type: T.timestamp, desc: false, nullsFirst: false }],
+    ] satisfies SortKey[][]) {
+      const cmp = compileComparator(keys);
+      const want = cmp.sort(identity(n), cmp.view(batch));
+      const steps = packedSortSteps(batch, keys, true);
+      let pieces = 0;
+      let res = steps.next();
+      while (res.done !== true) {
+        pieces++;
+        res = steps.next();
+      }
+      expect(res.value).not.toBeNull();
+      expect(same(res.value!.order, want)).toBe(0);
+      expect(pieces).toBeGreaterThan(6);
+      const dec = res.value!.sorted.get(1) ?? res.value!.sorted.get(2)!;
+      const src = batch.columns[keys[1]!.col]!.data as Float64Array;
+      let bad = 0;
+      for (let i = 0; i < n; i++) if (dec.data[i] !== src[want[i]!]!) bad++;
+      expect(bad).toBe(0);
+    }
+  });
+
+  it('declines when a value in a later piece cannot pack', () => {
+    const f = Float64Array.from(v);
+    f[n - 3] = 0.5;
+    const b: Batch = { columns: [makeColumn(T.float8, f, null)], length: n };
+    expect(packedSort(b, [{ col: 0, type: T.float8, desc: false, nullsFirst: false }])).toBeNull();
+  });
+
+  it('sortRunAsync takes the stepped numeric paths (packed, several keys) with the comparator\'s order', async () => {
+    const ctx = { outer: [], analyze: false } as unknown as ExecContext;
+    const f = Float64Array.from(v, (x, i) => (i % 7 === 0 ? x + 0.25 : x)); // fractions: the packed sort declines
+    const b: Batch = { columns: [makeColumn(T.int4, g, gNulls), makeColumn(T.float8, f, null)], length: n };
+    const keys: SortKey[] = [{ col: 0, type: T.int4, desc: false, nullsFirst: false }, { col: 1, type: T.float8, desc: true, nullsFirst: false }];
+    const cmp = compileComparator(keys);
+    const want = cmp.sort(identity(n), cmp.view(b));
+    expect(same((await sortRunAsync(b, keys, cmp, ctx)).order, want)).toBe(0);
+  });
+});
+

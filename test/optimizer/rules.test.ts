@@ -3,6 +3,8 @@ import { Database, formatValue, ruleNames } from '../../src/index.js';
 
 let db: Database;
 const plan = async (sql: string): Promise<string> => (await db.query(`explain ${sql}`)).rows.map((r) => r[0]).join('\n');
+/** The optimized logical plan: what the rules produced, before the physical planner's choices. */
+const logical = async (sql: string): Promise<string> => (await db.query(`explain (logical) ${sql}`)).rows.map((r) => r[0]).join('\n');
 const rows = async (sql: string): Promise<string[]> => {
   const r = await db.query(sql);
   return r.rows.map((row) => row.map((v, i) => formatValue(v, r.columns[i]!.type) ?? 'NULL').join('|'));
@@ -42,9 +44,12 @@ describe('optimizer rules', () => {
   });
 
   it('sort-limit-to-topn fires on ORDER BY + LIMIT and not on OFFSET alone', async () => {
-    expect(await plan('select * from a order by v desc limit 5 offset 3')).toMatch(/TopN \(keys: \[v DESC\], limit: 5, offset: 3/);
-    expect(await plan('select * from a order by v offset 3')).not.toMatch(/TopN/);
-    expect(await plan('select * from a order by v fetch first 3 rows with ties')).toMatch(/TopN .*with ties/);
+    expect(await logical('select * from a order by v desc limit 5 offset 3')).toMatch(/^TopN \(keys: \[v DESC\], limit: 5, offset: 3\)\n\s+->\s+Scan \(a\)$/);
+    expect(await logical('select * from a order by v offset 3')).toMatch(/^Limit \(limit: ALL, offset: 3\)\n\s+->\s+Sort/);
+    expect(await logical('select * from a order by v fetch first 3 rows with ties')).toMatch(/^TopN .*with ties/);
+    await withRule('sort-limit-to-topn', async () => {
+      expect(await logical('select * from a order by v desc limit 5 offset 3')).toMatch(/^Limit \(limit: 5, offset: 3\)\n\s+->\s+Sort \(v DESC\)/);
+    });
     for (const q of [
       'select id, v from a order by v desc nulls last, id limit 7 offset 2',
       'select id, v from a order by v nulls first, id limit 3',
@@ -58,6 +63,10 @@ describe('optimizer rules', () => {
   it('merge-limits collapses nested limits', async () => {
     const q = 'select * from (select id from a order by id limit 20 offset 5) x limit 4 offset 3';
     expect(await plan(q)).toMatch(/TopN \(keys: \[id ASC\], limit: 4, offset: 8/);
+    expect(await logical(q)).toMatch(/^TopN \(keys: \[id\], limit: 4, offset: 8\)\n/);
+    await withRule('merge-limits', async () => {
+      expect(await logical(q)).toMatch(/^Limit \(limit: 4, offset: 3\)\n(.*\n)*\s+->\s+TopN \(keys: \[id\], limit: 20, offset: 5\)/);
+    });
     await sameWithout('merge-limits', q);
     await sameWithout('merge-limits', 'select * from (select id from a order by id limit 3 offset 1) x limit 10 offset 2');
   });
@@ -65,8 +74,11 @@ describe('optimizer rules', () => {
   it('push-filter-into-join turns WHERE equalities into a hash join', async () => {
     const q = 'select a.id, b.name from a, b where a.g = b.id and a.v > 5 order by a.id';
     expect(await plan(q)).toMatch(/HashJoin/);
+    // The equality becomes the join's condition and the one-sided conjunct filters its side below it.
+    expect(await logical(q)).toMatch(/Join \(inner, on: \(g = id\)\)\n\s+->\s+Filter \(\(v > 5\)\)\n\s+->\s+Scan \(a/);
     await withRule('push-filter-into-join', async () => {
       expect(await plan(q)).not.toMatch(/HashJoin/);
+      expect(await logical(q)).toMatch(/Filter \(.*\)\n\s+->\s+Join \(cross\)/);
     });
     await sameWithout('push-filter-into-join', q);
     await sameWithout('push-filter-into-join', 'select a.id, b.name from a left join b on a.g = b.id where b.name is null order by a.id');
@@ -74,6 +86,7 @@ describe('optimizer rules', () => {
 
   it('push-filter-below-project filters subqueries before projecting', async () => {
     const q = 'select * from (select id, v * 2 as w from a) x where w > 10 order by id';
+    expect(await logical(q)).toMatch(/Project \(.*\)\n\s+->\s+Filter \(\(\(v \* 2\) > 10\)\)/);
     await sameWithout('push-filter-below-project', q);
   });
 

@@ -324,6 +324,21 @@ describe('pg_catalog', () => {
     c.end();
   });
 
+  it('pg_proc lists user-defined SQL functions and aggregates', async () => {
+    const c = await RawClient.ready(fx.server.port);
+    await c.roundTrip(serialize.query("create function proc_probe(a int, b text) returns text language sql as 'select b || a'"));
+    await c.roundTrip(serialize.query("create aggregate proc_probe_agg(int) (sfunc = int4pl, stype = int4, initcond = '0')"));
+    const ms = await c.roundTrip(serialize.query("select proname, prokind, prolang, prorettype, proargtypes, prosrc from pg_proc where proname like 'proc_probe%' order by 1"));
+    expect(rowsOf(ms)).toEqual([
+      ['proc_probe', 'f', '14', '25', '23 25', 'select b || a'],
+      ['proc_probe_agg', 'a', '12', '23', '23', 'aggregate_dummy'],
+    ]);
+    await c.roundTrip(serialize.query('drop function proc_probe; drop aggregate proc_probe_agg(int)'));
+    const after = await c.roundTrip(serialize.query("select count(*) from pg_proc where proname like 'proc_probe%'"));
+    expect(rowsOf(after)).toEqual([['0']]);
+    c.end();
+  });
+
   it('system tables are not visible to the library API', async () => {
     expect(fx.db.listTables().map((t) => t.name)).not.toContain('pg_class');
     await expect(fx.db.query('select * from pg_class')).rejects.toMatchObject({ code: '42P01' });

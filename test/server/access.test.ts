@@ -189,6 +189,10 @@ describe('one privilege model on both ports', () => {
         "prepare p as insert into calcs values (9, 'n')",
         `copy calcs from '${allowed}/data.csv'`,
         'create index i on calcs (k)',
+        "create function f() returns int language sql as 'select 1'",
+        "create aggregate a(int) (sfunc = int4pl, stype = int4)",
+        'drop function if exists f',
+        'drop aggregate if exists a(int)',
         "declare c cursor with hold for with w as (insert into calcs values (9, 'n') returning k) select * from w",
         "begin; select 1; drop table calcs",
       ];

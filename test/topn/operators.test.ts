@@ -131,12 +131,18 @@ describe('TopNRanking execution paths', () => {
     }
   });
 
-  it('auto mode gives up pruning with many tiny partitions, and stays correct', async () => {
-    await db.query('create table tiny as select i as id, i / 2 as g, (i * 37) % 11 as v from generate_series(1, 100000) i');
+  it('auto mode gives up pruning when k x partitions is near the input size, and stays correct', async () => {
+    await db.query('create table tiny as select i as id, i / 2 as g, (i * 37) % 11 as v, (i * 7919) % 100003 as u from generate_series(1, 100000) i');
+    // One row per partition (u is unique, but nothing declares it): nothing to prune, sort and filter.
+    const q1 = 'select * from (select id, u, v, row_number() over (partition by u order by v) rn from tiny) x where rn <= 1 order by id';
+    const a1 = await analyze(q1);
+    expect(a1).toMatch(/TopNRanking .*adaptive/);
+    expect(a1).toMatch(/pruning=abandoned decision=sort and filter \(~100000 of 100000 rows kept/);
+    expect(await rows(q1)).toEqual(await offRows(q1));
+    // Two rows per partition and k = 1: about half the rows go, which pays for the probes.
     const q = 'select * from (select id, g, v, row_number() over (partition by g order by v) rn from tiny) x where rn <= 1 order by id';
     const a = await analyze(q);
-    expect(a).toMatch(/TopNRanking .*adaptive/);
-    expect(a).toMatch(/pruning=abandoned/);
+    expect(a).toMatch(/pruning=kept decision=hash top-k \(~\d+ of 100000 rows kept in ~\d+ partitions\)/);
     expect(await rows(q)).toEqual(await offRows(q));
     await db.query(`set quire.derive_topn = 'on'`);
     expect(await analyze(q)).not.toMatch(/pruning=/);

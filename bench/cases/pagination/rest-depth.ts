@@ -49,7 +49,7 @@ const results: Record<string, number[]> = {};
 {
   const db = await Database.create();
   const t: Record<string, unknown>[] = new Array(d.rows);
-  for (let i = 0; i < d.rows; i++) t[i] = { id: d.id[i], g: d.g[i], v: d.v[i], k: d.k[i], s: d.sDict[d.sIdx[i]!], ts: tsText(d.tsMs[i]!) };
+  for (let i = 0; i < d.rows; i++) t[i] = { id: d.id[i], g: d.g[i], v: d.v[i], k: d.k[i], s: d.sDict[d.sIdx[i]!], ts: tsText(d.tsMs[i]!), p: d.p[i] };
   db.registerRows('t', t, { id: 'integer', g: 'integer', v: 'double precision', k: 'integer', s: 'text', ts: 'timestamp' });
   const keys = [{ id: 'b1', secret: 'bench-secret-0123456789' }];
   const server = await startRestServer({ db, host: '127.0.0.1', port: 0, cursorKeys: keys, queryTimeoutMs: 600_000 });

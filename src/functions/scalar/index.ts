@@ -116,6 +116,7 @@ import './pow.js';
 import './power.js';
 import './quote-ident.js';
 import './quote-literal.js';
+import './quote-nullable.js';
 import './radians.js';
 import './random.js';
 import './regexp-count.js';

@@ -7,13 +7,14 @@ import { T, type TextArray } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { compileRegex } from './support/regex.js';
 import { rejectGlobal } from './support/regex-flags.js';
+import { detach, detachAll } from './support/text.js';
 
 function match(s: string, p: string, flags: string): TextArray | null {
   rejectGlobal('regexp_match', flags);
   const m = compileRegex(p, flags).exec(s);
   if (m === null) return null;
-  if (m.length === 1) return [m[0]];
-  return m.slice(1).map((g) => g ?? null);
+  if (m.length === 1) return [detach(m[0], s)];
+  return detachAll(m.slice(1).map((g) => g ?? null), s);
 }
 
 registerScalar(

@@ -5,7 +5,7 @@ import type { EvalContext } from '../eval-context.js';
 import { err, SQLSTATE } from '../../common/errors.js';
 import { compileRegex } from './support/regex.js';
 import { rejectGlobal } from './support/regex-flags.js';
-import { charLength, charSlice } from './support/text.js';
+import { charLength, charSlice, detach } from './support/text.js';
 
 function substr(s: string, p: string, start: number, n: number, flags: string, sub: number): string | null {
   if (start <= 0) throw err(SQLSTATE.invalidParameterValue, `invalid value for parameter "start": ${start}`);
@@ -19,10 +19,11 @@ function substr(s: string, p: string, start: number, n: number, flags: string, s
     const m = re.exec(s);
     if (m === null) return null;
     if (k === n) {
-      if (sub === 0) return m[0];
+      if (sub === 0) return detach(m[0], s);
       // Without capture groups PostgreSQL treats the whole match as subexpression 1.
-      if (m.length === 1) return sub === 1 ? m[0] : null;
-      return m[sub] ?? null;
+      if (m.length === 1) return sub === 1 ? detach(m[0], s) : null;
+      const g = m[sub];
+      return g === undefined ? null : detach(g, s);
     }
     if (m[0] === '') {
       if (m.index >= s.length) return null;

@@ -3,6 +3,7 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { err, SQLSTATE } from '../../common/errors.js';
+import { detach } from './support/text.js';
 
 registerScalar('split_part', {
   args: ['text', 'text', 'int4'],
@@ -13,6 +14,6 @@ registerScalar('split_part', {
     if (s === '') return '';
     const parts = delim === '' ? [s] : s.split(delim);
     const i = n > 0 ? n - 1 : parts.length + n;
-    return i >= 0 && i < parts.length ? parts[i]! : '';
+    return i >= 0 && i < parts.length ? detach(parts[i]!, s) : '';
   },
 });

@@ -6,11 +6,12 @@
 import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
+import { detachAll } from './support/text.js';
 
 function split(s: string | null, delim: string | null, nullString: string | null): (string | null)[] | null {
   if (s === null) return null;
   if (s === '') return [];
-  const parts = delim === null ? Array.from(s) : delim === '' ? [s] : s.split(delim);
+  const parts = delim === null ? Array.from(s) : delim === '' ? [s] : detachAll(s.split(delim), s);
   return nullString === null ? parts : parts.map((p) => (p === nullString ? null : p));
 }
 

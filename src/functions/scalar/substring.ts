@@ -4,6 +4,7 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { substrFor, substrFrom } from './support/substr.js';
 import { compileRegex } from './support/regex.js';
+import { detach } from './support/text.js';
 
 registerScalar(
   'substring',
@@ -16,7 +17,8 @@ registerScalar(
     fn: (_c: EvalContext, s: string, p: string) => {
       const m = compileRegex(p).exec(s);
       if (m === null) return null;
-      return m.length > 1 ? (m[1] ?? null) : m[0];
+      const piece = m.length > 1 ? m[1] : m[0];
+      return piece === undefined ? null : detach(piece, s);
     },
   },
 );

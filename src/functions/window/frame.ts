@@ -181,21 +181,32 @@ export class FrameComputer {
   }
 
   /**
-   * RANGE with offsets over an integer key in typed storage (int2/int4/int8 within ±2^52, offsets below
-   * 2^52): in_range's arithmetic is exact in doubles, so both bounds advance by plain comparisons on the
-   * key array, without a test closure per row. Returns false (nothing written) when the case does not
-   * apply; negative offsets go to the general path, which raises the error PostgreSQL raises.
+   * RANGE with offsets over a key in typed storage whose in_range is plain addition: integers, and
+   * timestamp / date with an interval of days and microseconds (keys within ±2^52, offsets below 2^52).
+   * The arithmetic is exact in doubles, so both bounds advance by plain comparisons on the key array,
+   * without a test closure per row. Returns false (nothing written) when the case does not apply;
+   * negative offsets go to the general path, which raises the error PostgreSQL raises.
    */
   private rangeInt(b: WindowBlock, col: Column, ps: number, pe: number, nnStart: number, nnEnd: number): boolean {
     const f = this.frame;
     const t = this.key!.type.name;
-    if (t !== 'int2' && t !== 'int4' && t !== 'int8') return false;
     const d = col.data;
     if (!(d instanceof Int32Array || d instanceof Float64Array)) return false;
-    const so = smallOffset(f.startKind, f.startOffset);
-    const eo = smallOffset(f.endKind, f.endOffset);
+    let so: number | null;
+    let eo: number | null;
+    if (t === 'int2' || t === 'int4' || t === 'int8') {
+      so = smallOffset(f.startKind, f.startOffset);
+      eo = smallOffset(f.endKind, f.endOffset);
+    } else if (t === 'timestamp' || t === 'date') {
+      // timestamp ± interval without months is exact microsecond arithmetic (no time zone, a day is
+      // 24 hours); dates compare as midnight timestamps, so whole-day offsets shift them by days.
+      const unit = t === 'date' ? 86_400_000_000 : 1;
+      so = dayOffset(f.startKind, f.startOffset, unit);
+      eo = dayOffset(f.endKind, f.endOffset, unit);
+    } else return false;
     if (so === null || eo === null) return false;
-    if (nnEnd > nnStart && (Math.abs(d[nnStart]!) >= 2 ** 52 || Math.abs(d[nnEnd - 1]!) >= 2 ** 52)) return false;
+    // Keys (and so key ± offset) well inside 2^53: the double arithmetic is exact and cannot overflow.
+    if (nnEnd > nnStart && !(Math.abs(d[nnStart]!) < 2 ** 52 && Math.abs(d[nnEnd - 1]!) < 2 ** 52)) return false;
     if (d instanceof Int32Array) rangeIntBounds(d, f, so, eo, this.key!.desc, b, ps, pe, nnStart, nnEnd, this.fs, this.fe);
     else rangeF64Bounds(d, f, so, eo, this.key!.desc, b, ps, pe, nnStart, nnEnd, this.fs, this.fe);
     return true;
@@ -280,6 +291,19 @@ function smallOffset(kind: BoundKind, v: Value): number | null {
   if (!isOffset(kind)) return 0;
   if (typeof v !== 'number' || !(v >= 0) || v >= 2 ** 52) return null;
   return v;
+}
+
+/**
+ * An interval RANGE offset in units of `unit` microseconds when it has no months, no negative part and
+ * is a whole number of units below 2^52; else null (the general path decides, errors included).
+ */
+function dayOffset(kind: BoundKind, v: Value, unit: number): number | null {
+  if (!isOffset(kind)) return 0;
+  if (!(v instanceof Interval) || v.months !== 0 || typeof v.micros !== 'number') return null;
+  if (!(v.days >= 0 && v.micros >= 0)) return null;
+  const total = v.days * 86_400_000_000 + v.micros;
+  if (!(total < 2 ** 52) || total % unit !== 0) return null;
+  return total / unit;
 }
 
 function isOffset(k: BoundKind): boolean {

@@ -21,6 +21,7 @@
  * output types may differ from the surviving branch).
  */
 import type { LogicalPlan } from '../../logical/plan.js';
+import { assertNever } from '../../logical/plan-nodes.js';
 import type { OptimizerRule } from '../rule.js';
 import { constInt } from './limit-support.js';
 
@@ -64,8 +65,17 @@ export const eliminateLimit: OptimizerRule = {
         if (t === 'right' && isEmpty(node.right)) return empty(node.schema);
         return null;
       }
-      default:
+      case 'scan':
+      case 'values':
+      case 'empty':
+      case 'table-function':
+      case 'worktable':
+      case 'aggregate': // an aggregate without GROUP BY gives one row even over no input
+      case 'setop':
+      case 'recursive-cte':
         return null;
+      default:
+        return assertNever(node);
     }
   },
 };

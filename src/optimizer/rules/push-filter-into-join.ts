@@ -10,18 +10,15 @@
  * move (right-side ones would turn NULL-extended rows into matches). Refuses conjuncts with
  * correlated subqueries or volatile functions, which must see the row where the user wrote them.
  */
-import { T } from '../../common/types.js';
 import { columnsUsed, mapExpr, someExpr, type Expr } from '../../logical/expr.js';
+import { andOf, splitConjuncts } from '../../logical/conjuncts.js';
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { OptimizerRule } from '../rule.js';
 
-function conjuncts(e: Expr): Expr[] {
-  return e.kind === 'and' ? e.args.flatMap(conjuncts) : [e];
-}
 
-function andOf(list: Expr[]): Expr | null {
-  if (list.length === 0) return null;
-  return list.length === 1 ? list[0]! : { kind: 'and', args: list, type: T.bool };
+/** The conjunction of the conjuncts that stay, or null when none does. */
+function conjunction(list: Expr[]): Expr | null {
+  return list.length === 0 ? null : andOf(list);
 }
 
 function movable(e: Expr): boolean {
@@ -33,7 +30,7 @@ function shift(e: Expr, by: number): Expr {
 }
 
 function filterOver(input: LogicalPlan, preds: Expr[]): LogicalPlan {
-  const p = andOf(preds);
+  const p = conjunction(preds);
   if (p === null) return input;
   const f: LogicalPlan = { op: 'filter', input, predicate: p, schema: input.schema };
   return pushFilterIntoJoin.rewrite(f, { setting: () => undefined }) ?? f;
@@ -50,7 +47,7 @@ export const pushFilterIntoJoin: OptimizerRule = {
     const right: Expr[] = [];
     const both: Expr[] = [];
     const stay: Expr[] = [];
-    for (const c of conjuncts(node.predicate)) {
+    for (const c of splitConjuncts(node.predicate)) {
       if (!movable(c)) {
         stay.push(c);
         continue;
@@ -65,7 +62,7 @@ export const pushFilterIntoJoin: OptimizerRule = {
       else both.push(c);
     }
     if (left.length === 0 && right.length === 0 && both.length === 0) return null;
-    const cond = andOf([...(j.condition ? conjuncts(j.condition) : []), ...both]);
+    const cond = conjunction([...(j.condition ? splitConjuncts(j.condition) : []), ...both]);
     const joined: LogicalPlan = {
       ...j,
       type: j.type === 'cross' && cond !== null ? 'inner' : j.type,
@@ -73,7 +70,7 @@ export const pushFilterIntoJoin: OptimizerRule = {
       right: filterOver(j.right, right),
       condition: cond,
     };
-    const rest = andOf(stay);
+    const rest = conjunction(stay);
     return rest === null ? joined : { op: 'filter', input: joined, predicate: rest, schema: node.schema };
   },
 };

@@ -24,9 +24,10 @@
  */
 import type { Value } from '../../common/types.js';
 import { columnsUsed, mapExpr, someExpr, type Expr, type SortKey } from '../../logical/expr.js';
+import { splitConjuncts } from '../../logical/conjuncts.js';
 import type { LogicalPlan } from '../../logical/plan.js';
 import { RemoteScan } from '../../storage/connectors/postgres.js';
-import { exprToSql, sortKeyToSql, splitConjuncts } from '../../storage/connectors/sql-translate.js';
+import { exprToSql, sortKeyToSql } from '../../storage/connectors/sql-translate.js';
 import type { OptimizerContext, OptimizerRule } from '../rule.js';
 
 export const CONNECTOR_PARTITIONS_SETTING = 'quire.connector_partitions';

@@ -13,12 +13,10 @@
  * references address the unpruned row).
  */
 import { columnsUsed, mapExpr, someExpr, type Expr } from '../../logical/expr.js';
+import { splitConjuncts } from '../../logical/conjuncts.js';
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { OptimizerRule } from '../rule.js';
 
-function conjuncts(e: Expr): Expr[] {
-  return e.kind === 'and' ? e.args.flatMap(conjuncts) : [e];
-}
 
 function exprsOf(node: LogicalPlan): Expr[] {
   if (node.op === 'project') return node.exprs;
@@ -38,7 +36,7 @@ export const pushIntoTableFunction: OptimizerRule = {
       const tf = node.input;
       if (tf.impl.withFilter === undefined || filtered.has(tf.impl)) return null;
       if (someExpr(node.predicate, (x) => x.kind === 'subquery' || x.kind === 'param' || x.kind === 'outer')) return null;
-      const impl = tf.impl.withFilter(conjuncts(node.predicate));
+      const impl = tf.impl.withFilter(splitConjuncts(node.predicate));
       filtered.add(tf.impl);
       if (impl === null) return null;
       filtered.add(impl);

@@ -1,6 +1,7 @@
 /**
  * Distinct: hash DISTINCT over all columns, streaming (a row is emitted the first time its value is seen).
- * One column hashes its canonical values in a Set; several hash their byte-encoded keys (row-key-set.ts).
+ * One column hashes its canonical values in a Set; several go through a typed table of key words
+ * (key-table.ts: a text value becomes a dictionary id once, then rows compare as a few 32-bit words).
  * Equality is PostgreSQL's: NULLs are equal to each other here (DISTINCT treats them as not distinct),
  * NaN equals NaN, -0 equals 0, numeric 1.0 equals 1.00, bpchar ignores trailing blanks.
  */
@@ -10,7 +11,7 @@ import { takeBatch, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
-import { RowKeySet } from '../row-key-set.js';
+import { KeyTable } from '../key-table.js';
 import { keyCategory } from '../sort-key.js';
 
 /** A JavaScript value that is Map-equal (SameValueZero) exactly when the SQL values are equal. */
@@ -135,22 +136,22 @@ export class Distinct extends PhysicalOperator {
         }
         return;
       }
-      // Several columns: keys as bytes in one arena (row-key-set.ts), not a string per row.
-      const set = new RowKeySet(
-        this.schema.map((f) => f.type),
-        cols,
-      );
+      // Several columns: keys as words in a typed table (key-table.ts), not a string per row.
+      const table = new KeyTable(this.schema.map((f) => f.type));
       let held = 0;
+      let sel = new Uint32Array(0);
       for await (const b of this.input.execute(ctx)) {
         await yieldIfDue(ctx);
-        if (b.length === 0) continue;
-        const sel = new Uint32Array(b.length);
-        const w = set.addBatch(b, sel);
-        if (set.bytes > held) {
-          res.grow(set.bytes - held, 'hash table of distinct rows');
-          held = set.bytes;
+        const n = b.length;
+        if (n === 0) continue;
+        if (sel.length < n) sel = new Uint32Array(n);
+        table.insert(b.columns, n, sel);
+        const w = table.freshCount;
+        if (table.bytes > held) {
+          res.grow(table.bytes - held, 'hash table of distinct rows');
+          held = table.bytes;
         }
-        if (w > 0) yield w === b.length ? b : takeBatch(b, sel, w);
+        if (w > 0) yield w === n ? b : takeBatch(b, sel, w);
       }
     } finally {
       res.free();

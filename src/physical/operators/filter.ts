@@ -8,6 +8,13 @@ import { explainExpr } from '../explain-expr.js';
 import { PhysicalOperator } from '../operator.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
+/** Rows `sel[0..n)` of `batch`, or its first n (= all) rows when `sel` is null. */
+export interface SelectedBatch {
+  batch: Batch;
+  sel: Uint32Array | null;
+  n: number;
+}
+
 export class Filter extends PhysicalOperator {
   readonly name = 'Filter';
   private readonly kernel: PredicateKernel;
@@ -29,6 +36,41 @@ export class Filter extends PhysicalOperator {
   describe(): string {
     return explainExpr(this.predicate, this.input.schema);
   }
+  /**
+   * The qualifying rows of each input batch as a selection over the unchanged batch (sel null: every
+   * row), for a consumer that reads only some rows itself (a join probe) and so need not have them
+   * copied. Records the same EXPLAIN ANALYZE figures as execute().
+   */
+  async *selections(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
+    const m = this.metrics;
+    const analyze = ctx.analyze;
+    if (analyze) m.loops++;
+    const it = this.input.execute(ctx);
+    try {
+      for (;;) {
+        const t0 = analyze ? performance.now() : 0;
+        const r = await it.next();
+        if (r.done) {
+          if (analyze) m.timeMs += performance.now() - t0;
+          break;
+        }
+        const b = r.value;
+        if (b.length === 0) continue;
+        const sv = await evalSlots(this.slots, b, ctx);
+        const { sel, n } = this.kernel.run(b, ctx, sv);
+        if (analyze) {
+          m.timeMs += performance.now() - t0;
+          m.rows += n;
+          m.batches++;
+        }
+        if (n === 0) continue;
+        yield { batch: b, sel: n === b.length ? null : sel, n };
+      }
+    } finally {
+      await it.return(undefined);
+    }
+  }
+
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     for await (const b of this.input.execute(ctx)) {
       if (b.length === 0) continue;

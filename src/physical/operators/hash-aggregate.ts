@@ -12,7 +12,7 @@
  * Without GROUP BY there is exactly one output row, even for empty input; with GROUP BY, empty input
  * gives no rows.
  */
-import { compareValues, hashKey } from '../../common/compare.js';
+import { hashKey } from '../../common/compare.js';
 import { storageKind, T, type DataType, type Field, type Schema, type Value } from '../../common/types.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import {
@@ -26,10 +26,12 @@ import {
   type Column,
 } from '../../execution/column.js';
 import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
-import { sortIndices } from '../../execution/sort-indices.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { KeyTable } from '../key-table.js';
 import { PhysicalOperator } from '../operator.js';
+import { compileComparator, type SortKey } from '../sort-key.js';
+import { sortRunAsync } from './sort.js';
 
 export interface AggOrderKey {
   /** Input column holding the sort key. */
@@ -191,60 +193,34 @@ function encodePart(v: Value, t: DataType, numeric: boolean): string {
   }
 }
 
-/** Map key standing for NULL in composite keys (no hashKey result can be this object). */
-const NULL_KEY = Object.freeze({ null: true });
-
-type KeyTrie = Map<unknown, KeyTrie | number>;
-
 /**
- * Several GROUP BY keys: a trie of Maps, one level per key, group id at the leaves. Each level is a
- * lookup on a raw number or hashKey, which is several times faster than building a composite string
- * key per row.
+ * Several GROUP BY keys: a typed table of key words (key-table.ts), whose entry ids are the group ids.
+ * A text key costs one dictionary lookup per row; the tuple is then hashed and compared as 32-bit words.
  */
 class MultiKeyGrouper implements Grouper {
   count = 0;
-  private readonly root: KeyTrie = new Map();
-  private gids = new Int32Array(0);
+  private readonly table: KeyTable;
+  private fresh = new Uint32Array(0);
   private readonly builders: ColumnBuilder[];
-  private readonly numeric: boolean[];
 
-  constructor(private readonly types: readonly DataType[]) {
+  constructor(types: readonly DataType[]) {
+    this.table = new KeyTable(types);
     this.builders = types.map((t) => new ColumnBuilder(t));
-    this.numeric = types.map((t) => storageKind(t) !== 'obj');
-  }
-
-  private key(c: Column, i: number, k: number): unknown {
-    if (c.nulls !== null && c.nulls[k] === 1) return NULL_KEY;
-    const d = c.data;
-    if (!Array.isArray(d)) return d[k];
-    const v = d[k] ?? null;
-    return v === null ? NULL_KEY : mapKey(v, this.types[i]!, this.numeric[i]!);
   }
 
   assign(batch: Batch, n: number): Int32Array {
-    const gids = (this.gids = scratch(this.gids, n));
-    const last = this.types.length - 1;
+    if (this.fresh.length < n) this.fresh = new Uint32Array(Math.max(n, BATCH_SIZE));
     const cols = batch.columns;
-    for (let k = 0; k < n; k++) {
-      let m = this.root;
-      for (let i = 0; i < last; i++) {
-        const key = this.key(cols[i]!, i, k);
-        let next = m.get(key) as KeyTrie | undefined;
-        if (next === undefined) {
-          next = new Map();
-          m.set(key, next);
-        }
-        m = next;
-      }
-      const key = this.key(cols[last]!, last, k);
-      let g = m.get(key) as number | undefined;
-      if (g === undefined) {
-        g = this.count++;
-        m.set(key, g);
-        for (let i = 0; i <= last; i++) this.builders[i]!.pushFrom(cols[i]!, k);
-      }
-      gids[k] = g;
+    const gids = this.table.insert(cols, n, this.fresh);
+    const w = this.table.freshCount;
+    const fresh = this.fresh;
+    const bs = this.builders;
+    for (let i = 0; i < bs.length; i++) {
+      const b = bs[i]!;
+      const c = cols[i]!;
+      for (let j = 0; j < w; j++) b.pushFrom(c, fresh[j]!);
     }
+    this.count = this.table.size;
     return gids;
   }
 
@@ -346,13 +322,6 @@ function applyFilter(gids: Int32Array, n: number, filter: Column, out: Int32Arra
 // ---------------------------------------------------------------------------------------------------
 // DISTINCT / ORDER BY aggregates
 
-interface SortKeySpec {
-  col: number; // index into the buffered columns
-  desc: boolean;
-  nullsFirst: boolean;
-  type: DataType;
-}
-
 /**
  * Buffers the rows of one DISTINCT/ORDER BY aggregate. PostgreSQL sorts such inputs by the ORDER BY
  * keys and then (for DISTINCT) by every argument ascending, and drops adjacent duplicates; we sort the
@@ -363,7 +332,8 @@ class OrderedInput {
   /** Argument columns first, then ORDER BY columns. */
   private builders: ColumnBuilder[] | null = null;
   private readonly cols: number[];
-  private readonly sortKeys: SortKeySpec[];
+  /** ORDER BY keys, then (for DISTINCT) every argument, over the buffered columns. */
+  private readonly sortKeys: SortKey[];
   private readonly nargs: number;
   /** Estimated bytes buffered since the operator last took them (it reserves them from memory_limit). */
   pendingBytes = 0;
@@ -402,31 +372,13 @@ class OrderedInput {
     const n = this.gids.length;
     if (n === 0 || this.builders === null) return;
     const columns = this.builders.map((b) => b.finish());
-    const keyVals: Value[][] = this.sortKeys.map((s) => {
-      const c = columns[s.col]!;
-      const out: Value[] = new Array(n);
-      for (let i = 0; i < n; i++) out[i] = getValue(c, i);
-      return out;
-    });
+    // Sorted as ORDER BY sorts (group first), so typed and text keys take the radix paths in slices.
+    const gidCol = columns.length;
+    const batch: Batch = { columns: [...columns, makeColumn(T.int4, Int32Array.from(this.gids), null)], length: n };
+    const keys: SortKey[] = [{ col: gidCol, type: T.int4, desc: false, nullsFirst: false }, ...this.sortKeys];
     const gids = this.gids;
-    const keys = this.sortKeys;
-    const order = await sortIndices(n, (a, b) => {
-      const ga = gids[a]!;
-      const gb = gids[b]!;
-      if (ga !== gb) return ga - gb;
-      for (let j = 0; j < keys.length; j++) {
-        const s = keys[j]!;
-        const va = keyVals[j]![a]!;
-        const vb = keyVals[j]![b]!;
-        if (va === null || vb === null) {
-          if (va === vb) continue;
-          return (va === null) === s.nullsFirst ? -1 : 1;
-        }
-        const c = compareValues(va, vb, s.type);
-        if (c !== 0) return s.desc ? -c : c;
-      }
-      return 0;
-    }, ctx);
+    await yieldIfDue(ctx);
+    const order = (await sortRunAsync(batch, keys, compileComparator(keys), ctx, false)).order;
 
     let sel: ArrayLike<number> = order;
     if (this.spec.distinct) {
@@ -453,6 +405,7 @@ class OrderedInput {
 
     const argCols = columns.slice(0, this.nargs);
     for (let start = 0; start < sel.length; start += BATCH_SIZE) {
+      await yieldIfDue(ctx);
       const m = Math.min(BATCH_SIZE, sel.length - start);
       const idx = new Uint32Array(m);
       const g = new Int32Array(m);

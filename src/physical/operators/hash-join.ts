@@ -9,10 +9,10 @@
  *
  * Build side: the right input concatenated into one batch; rows with equal keys form a chain
  * (groupHead[g] -> next[row] -> … in build order). A single numeric key uses an open-addressing table on
- * Float64Array/Int32Array, so the probe loop allocates nothing per row; other keys go through a Map on a
- * canonical key (see distinct.ts rowKeys).
+ * Float64Array/Int32Array, so the probe loop allocates nothing per row; several keys go through a typed
+ * table of key words (key-table.ts); any other key through a Map on a canonical key (distinct.ts rowKeys).
  */
-import type { DataType, Schema } from '../../common/types.js';
+import type { DataType, Schema, Value } from '../../common/types.js';
 import {
   allocData,
   BATCH_SIZE,
@@ -29,6 +29,8 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
+import { Filter, type SelectedBatch } from './filter.js';
+import { KeyTable, sameKeyEncoding } from '../key-table.js';
 import { keyCategory } from '../sort-key.js';
 import { rowKeys, type RowKey } from './distinct.js';
 
@@ -80,8 +82,12 @@ export class PairCollector {
     return this.n === BATCH_SIZE;
   }
 
-  startProbe(b: Batch): void {
+  /** Probe row i of fill() is batch row rowMap[i] (the probe side's selection), or row i when null. */
+  private rowMap: Uint32Array | null = null;
+
+  startProbe(b: Batch, rowMap: Uint32Array | null = null): void {
     this.probe = b;
+    this.rowMap = rowMap;
     // One reused flag array (cleared per probe batch) instead of a fresh allocation per batch.
     if (this.leftMatched.length < b.length) this.leftMatched = new Uint8Array(Math.max(b.length, BATCH_SIZE));
     else this.leftMatched.fill(0, 0, b.length);
@@ -102,6 +108,7 @@ export class PairCollector {
   fill(heads: Int32Array, next: Int32Array, m: number): boolean {
     const lsel = this.lsel;
     const rsel = this.rsel;
+    const map = this.rowMap;
     let n = this.n;
     let i = this.pi;
     let r = this.pr;
@@ -117,7 +124,7 @@ export class PairCollector {
           this.pr = r;
           return false;
         }
-        lsel[n] = i;
+        lsel[n] = map === null ? i : map[i]!;
         rsel[n] = r;
         n++;
         r = next[r]!;
@@ -129,6 +136,40 @@ export class PairCollector {
     this.pi = i;
     this.pr = -2;
     return true;
+  }
+
+  /**
+   * fill() for a build side whose keys are unique (every chain is one row): a compaction of the matched
+   * probe rows, written unconditionally and advanced only on a match so it does not branch per row.
+   */
+  fillUnique(heads: Int32Array, m: number): boolean {
+    const lsel = this.lsel;
+    const rsel = this.rsel;
+    const map = this.rowMap;
+    let n = this.n;
+    let i = this.pi;
+    // Each pass may match every row it reads, so it reads no more rows than the buffer has room for.
+    while (i < m && n < BATCH_SIZE) {
+      const end = Math.min(m, i + (BATCH_SIZE - n));
+      if (map === null) {
+        for (; i < end; i++) {
+          const r = heads[i]!;
+          lsel[n] = i;
+          rsel[n] = r;
+          n += ~r >>> 31;
+        }
+      } else {
+        for (; i < end; i++) {
+          const r = heads[i]!;
+          lsel[n] = map[i]!;
+          rsel[n] = r;
+          n += ~r >>> 31;
+        }
+      }
+    }
+    this.n = n;
+    this.pi = i;
+    return i >= m;
   }
 
   add(l: number, r: number): void {
@@ -293,8 +334,11 @@ class NumberTable {
 interface BuildTable {
   readonly head: Int32Array; // group -> first build row
   readonly next: Int32Array; // build row -> next row with the same key, -1 at the end
-  /** Chain head (first build row) for every probe row, -1 for no match; written into `out`. */
-  probe(b: Batch, out: Int32Array): void;
+  /**
+   * Chain head (first build row), -1 for no match, of probe rows sel[0..m) of `b` (rows 0..m-1 when
+   * sel is null), written to out[0..m).
+   */
+  probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void;
 }
 
 /** Largest key a direct-address build table indexes (4 bytes per possible key value). */
@@ -339,27 +383,34 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
   return {
     head: heads,
     next,
-    probe(b: Batch, out: Int32Array): void {
+    probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
       const c = b.columns[lk]!;
       const pd = c.data;
       const pn = c.nulls;
-      const m = b.length;
       if (pd instanceof Int32Array && pn === null) {
-        for (let i = 0; i < m; i++) {
-          const v = pd[i]!;
-          out[i] = v >= 0 && v <= max ? heads[v]! : -1;
+        if (sel === null) {
+          for (let i = 0; i < m; i++) {
+            const v = pd[i]!;
+            out[i] = v >= 0 && v <= max ? heads[v]! : -1;
+          }
+        } else {
+          for (let j = 0; j < m; j++) {
+            const v = pd[sel[j]!]!;
+            out[j] = v >= 0 && v <= max ? heads[v]! : -1;
+          }
         }
         return;
       }
-      for (let i = 0; i < m; i++) {
+      for (let j = 0; j < m; j++) {
+        const i = sel === null ? j : sel[j]!;
         if (pn !== null && pn[i] === 1) {
-          out[i] = -1;
+          out[j] = -1;
           continue;
         }
         const v = pd[i];
         // Only an integral number in range can match; a fractional probe value (float = int join) reads
         // no slot, and a bigint (int8 outside the safe range) matches nothing here.
-        out[i] = typeof v === 'number' && v >= 0 && v <= max && Math.floor(v) === v ? heads[v]! : -1;
+        out[j] = typeof v === 'number' && v >= 0 && v <= max && Math.floor(v) === v ? heads[v]! : -1;
       }
     },
   };
@@ -371,7 +422,62 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
  */
 const BUILD_CHUNK = 1 << 15;
 
-async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[], ctx: ExecContext): Promise<BuildTable> {
+/**
+ * Build table for several key columns: a typed table of key words (key-table.ts) instead of a composite
+ * string per row. Rows with a NULL key still get an entry (its words carry the NULL mask) but join no
+ * chain, so a probe row with a NULL key finds a chain head of -1.
+ */
+async function wordKeyTable(build: Batch, rightKeys: readonly number[], leftKeys: readonly number[], next: Int32Array, ctx: ExecContext): Promise<BuildTable> {
+  const n = build.length;
+  const table = new KeyTable(rightKeys.map((k) => build.columns[k]!.type));
+  let head = new Int32Array(1024).fill(-1);
+  let tail = new Int32Array(1024);
+  const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
+  for (let s = 0; s < n; s += BUILD_CHUNK) {
+    const e = Math.min(n, s + BUILD_CHUNK);
+    const ids = table.insert(sliceBatch(keyCols, s, e).columns, e - s);
+    if (table.size > head.length) {
+      const cap = Math.max(table.size, head.length * 2);
+      const h = new Int32Array(cap).fill(-1);
+      h.set(head);
+      head = h;
+      const t = new Int32Array(cap);
+      t.set(tail);
+      tail = t;
+    }
+    for (let r = s; r < e; r++) {
+      if (table.hasNull(r - s)) continue;
+      const g = ids[r - s]!;
+      if (head[g] === -1) head[g] = r;
+      else next[tail[g]!] = r;
+      tail[g] = r;
+    }
+    await yieldIfDue(ctx);
+  }
+  const heads = head;
+  return {
+    head: heads,
+    next,
+    probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
+      const ids = table.find(
+        leftKeys.map((k) => (sel === null ? b.columns[k]! : takeColumn(b.columns[k]!, sel, m))),
+        m,
+      );
+      for (let i = 0; i < m; i++) {
+        const g = ids[i]!;
+        out[i] = g < 0 ? -1 : heads[g]!;
+      }
+    },
+  };
+}
+
+async function buildTable(
+  build: Batch,
+  rightKeys: readonly number[],
+  leftKeys: readonly number[],
+  leftTypes: readonly DataType[],
+  ctx: ExecContext,
+): Promise<BuildTable> {
   const n = build.length;
   const next = new Int32Array(n).fill(-1);
   const first = rightKeys.length === 1 ? build.columns[rightKeys[0]!]! : null;
@@ -409,25 +515,30 @@ async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: 
     return {
       head,
       next,
-      probe(b: Batch, out: Int32Array): void {
+      probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
         const c = b.columns[lk]!;
         const pd = c.data;
         const pn = c.nulls;
-        const m = b.length;
-        for (let i = 0; i < m; i++) {
+        for (let j = 0; j < m; j++) {
+          const i = sel === null ? j : sel[j]!;
           if (pn !== null && pn[i] === 1) {
-            out[i] = -1;
+            out[j] = -1;
             continue;
           }
           const v = pd[i];
           // A bigint probe value (int8 outside the safe range) cannot equal any build value here.
           const g = typeof v === 'number' ? table.find(v) : -1;
-          out[i] = g === -1 ? -1 : head[g]!;
+          out[j] = g === -1 ? -1 : head[g]!;
         }
       },
     };
   }
+  if (rightKeys.length > 1 && rightKeys.every((k, i) => sameKeyEncoding(build.columns[k]!.type, leftTypes[i]!))) {
+    return wordKeyTable(build, rightKeys, leftKeys, next, ctx);
+  }
   const groups = new Map<RowKey, number>();
+  const plainText = (t: DataType): boolean => t.name === 'text' || t.name === 'varchar';
+  const textKey = rightKeys.length === 1 && plainText(build.columns[rightKeys[0]!]!.type) && plainText(leftTypes[0]!);
   const headList: number[] = [];
   const tail: number[] = [];
   // Keys are made a chunk at a time, from the key columns alone (the others are not copied).
@@ -456,10 +567,22 @@ async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: 
   return {
     head,
     next,
-    probe(b: Batch, out: Int32Array): void {
-      const m = b.length;
+    probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
+      if (textKey) {
+        // The string itself is the Map key: one lookup per probe row, no key array per batch.
+        const c = b.columns[leftKeys[0]!]!;
+        const d = c.data as Value[];
+        const pn = c.nulls;
+        for (let j = 0; j < m; j++) {
+          const i = sel === null ? j : sel[j]!;
+          const v = d[i];
+          const g = (pn !== null && pn[i] === 1) || v === null ? undefined : groups.get(v as string);
+          out[j] = g === undefined ? -1 : head[g]!;
+        }
+        return;
+      }
       const pnull = new Uint8Array(m);
-      const pk = rowKeys(b, leftKeys, pnull);
+      const pk = rowKeys(sel === null ? b : takeBatch(b, sel, m, b.columns.map((_, i) => leftKeys.includes(i))), leftKeys, pnull);
       for (let i = 0; i < m; i++) {
         if (pnull[i] === 1) {
           out[i] = -1;
@@ -470,6 +593,33 @@ async function buildTable(build: Batch, rightKeys: readonly number[], leftKeys: 
       }
     },
   };
+}
+
+// The loops below are plain functions rather than inline in the join's async generator, where V8
+// optimizes them far less.
+
+function allChainsSingle(next: Int32Array): boolean {
+  for (let r = 0; r < next.length; r++) if (next[r] !== -1) return false;
+  return true;
+}
+
+/** Rows the probe rows with chain heads heads[0..m) join (chainLength null: every chain is one row). */
+function joinedRows(heads: Int32Array, m: number, chainLength: Int32Array | null): number {
+  let rows = 0;
+  if (chainLength === null) for (let i = 0; i < m; i++) rows += ~heads[i]! >>> 31;
+  else
+    for (let i = 0; i < m; i++) {
+      const h = heads[i]!;
+      if (h !== -1) rows += chainLength[h]!;
+    }
+  return rows;
+}
+
+/** Rows in the chain starting at each build row (chains run forward: next[r] > r). */
+function chainLengths(next: Int32Array): Int32Array {
+  const len = new Int32Array(next.length);
+  for (let r = next.length - 1; r >= 0; r--) len[r] = next[r] === -1 ? 1 : 1 + len[next[r]!]!;
+  return len;
 }
 
 export class HashJoin extends PhysicalOperator {
@@ -513,6 +663,20 @@ export class HashJoin extends PhysicalOperator {
     }
   }
 
+  /**
+   * Probe-side batches with the rows to probe. Below an inner or right join a Filter hands over its
+   * selection instead of copying the qualifying rows: only their keys are read, and only matched rows are
+   * gathered. (Left, full, semi and anti joins emit probe rows by position, so they take copied batches.)
+   */
+  private async *probeSide(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
+    const left = this.left;
+    if ((this.type === 'inner' || this.type === 'right') && left instanceof Filter) {
+      yield* left.selections(ctx);
+      return;
+    }
+    for await (const b of left.execute(ctx)) if (b.length > 0) yield { batch: b, sel: null, n: b.length };
+  }
+
   private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
@@ -528,22 +692,32 @@ export class HashJoin extends PhysicalOperator {
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
     const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : concatBatches(rightTypes, parts);
     parts.length = 0;
-    const table = await buildTable(build, this.rightKeys, this.leftKeys, ctx);
+    const table = await buildTable(build, this.rightKeys, this.leftKeys, this.leftKeys.map((k) => leftTypes[k]!), ctx);
     const next = table.next;
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.
     const existence = (type === 'semi' || type === 'anti') && this.residual === null;
+    const unique = allChainsSingle(next);
+    // An inner join none of whose output columns is read (count(*) over it) only has to say how many
+    // rows it makes: no pairs are gathered, placeholders stand for the columns.
+    const need = this.need;
+    const countOnly = type === 'inner' && this.residual === null && need !== null && need.every((x) => !x);
+    const chainLength = countOnly && !unique ? chainLengths(next) : null;
+    const dead = countOnly ? this.schema.map((f) => deadColumn(f.type)) : [];
     let heads = new Int32Array(BATCH_SIZE);
-    for await (const b of this.left.execute(ctx)) {
-      const m = b.length;
-      if (m === 0) continue;
+    for await (const { batch: b, sel, n: m } of this.probeSide(ctx)) {
       if (heads.length < m) heads = new Int32Array(m);
-      table.probe(b, heads);
-      pairs.startProbe(b);
+      table.probe(b, heads, sel, m);
+      if (countOnly) {
+        for (let rows = joinedRows(heads, m, chainLength); rows > 0; rows -= BATCH_SIZE) yield { columns: dead.slice(), length: Math.min(rows, BATCH_SIZE) };
+        await yieldIfDue(ctx);
+        continue;
+      }
+      pairs.startProbe(b, sel);
       if (existence) {
         for (let i = 0; i < m; i++) if (heads[i] !== -1) pairs.leftMatched[i] = 1;
       } else {
-        while (!pairs.fill(heads, next, m)) {
+        while (!(unique ? pairs.fillUnique(heads, m) : pairs.fill(heads, next, m))) {
           const out = pairs.flush();
           if (out !== null) yield out;
         }

@@ -17,7 +17,7 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { encodeKeys, fitTextPrefix, keyWidth, MAX_TEXT_PREFIX, normalizable, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
-import { packedSort } from '../packed-key-sort.js';
+import { packedSort, packedSortSteps } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
 /** One sorted run: the rows and the order to read them in. */
@@ -105,20 +105,16 @@ export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
 }
 
 /**
- * sortRun for a statement: the normalized-key sort, and the radix sort of one numeric key over more
- * than RADIX_PIECE rows, run in slices with a chance to yield between them, so cancel and
- * statement_timeout take effect within one slice. The packed and multi-key numeric radix paths run
- * whole (a few linear passes).
+ * sortRun for a statement: over more than SLICE_ROWS rows every path (packed, one or several numeric
+ * keys, normalized keys) runs in slices with a chance to yield between them, so other statements get the
+ * event loop and cancel and statement_timeout take effect within one slice.
  */
 export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
-  if (keys.length === 1 && b.length > RADIX_PIECE && typedKeys(b, keys)) {
-    // One numeric key over many rows: the LSD radix sort in pieces (the packed sort would run whole).
-    const k = keys[0]!;
-    const c = b.columns[k.col]!;
-    const steps = radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst);
+  if (numericPath(b, keys) && b.length > SLICE_ROWS) {
+    const steps = numericSortSteps(b, keys, decode);
     for (;;) {
       const r = steps.next();
-      if (r.done === true) return { batch: b, order: r.value };
+      if (r.done === true) return r.value;
       await yieldIfDue(ctx);
     }
   }
@@ -128,6 +124,21 @@ export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comp
   if (sorter === null) return sortRun(b, keys, cmp, decode);
   while (!sorter.step(SLICE_VISITS)) await yieldIfDue(ctx);
   return { batch: b, order: sorter.order };
+}
+
+/** The typed numeric paths of sortRun (packed, one key, several keys), in pieces a caller can yield between. */
+function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean): Generator<void, SortedRun> {
+  if (packable(b, keys)) {
+    const packed = yield* packedSortSteps(b, keys, decode);
+    if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
+  }
+  if (keys.length === 1) {
+    const k = keys[0]!;
+    const c = b.columns[k.col]!;
+    const order = yield* radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst);
+    return { batch: b, order };
+  }
+  return { batch: b, order: yield* multiKeyRadixSteps(b, keys) };
 }
 
 /** encodeKeys over the whole batch, a slice of rows at a time; null when a value has no image. */
@@ -154,6 +165,14 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
 }
 
 function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
+  const steps = multiKeyRadixSteps(b, keys);
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+function* multiKeyRadixSteps(b: Batch, keys: readonly SortKey[]): Generator<void, Uint32Array> {
   const n = b.length;
   let perm: Uint32Array | null = null;
   for (let q = keys.length - 1; q >= 0; q--) {
@@ -164,23 +183,43 @@ function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
     let nulls = c.nulls;
     if (perm !== null) {
       const g = new (d.constructor as { new (n: number): Int32Array | Float64Array | Uint8Array })(n);
-      for (let i = 0; i < n; i++) g[i] = d[perm[i]!]!;
-      data = g;
-      if (nulls !== null) {
-        const gn = new Uint8Array(n);
-        for (let i = 0; i < n; i++) gn[i] = nulls[perm[i]!]!;
-        nulls = gn;
+      const gn = nulls === null ? null : new Uint8Array(n);
+      for (let s = 0; s < n; s += RADIX_PIECE) {
+        yield;
+        gatherKey(d, nulls, perm, g, gn, s, Math.min(n, s + RADIX_PIECE));
       }
+      data = g;
+      nulls = gn;
     }
-    const p2 = radixPermutation(data, nulls, n, k.desc, k.nullsFirst);
+    const p2: Uint32Array = yield* radixSteps(data, nulls, n, k.desc, k.nullsFirst);
     if (perm === null) perm = p2;
     else {
       const next = new Uint32Array(n);
-      for (let i = 0; i < n; i++) next[i] = perm[p2[i]!]!;
+      for (let s = 0; s < n; s += RADIX_PIECE) {
+        yield;
+        composePerm(perm, p2, next, s, Math.min(n, s + RADIX_PIECE));
+      }
       perm = next;
     }
   }
   return perm!;
+}
+
+function gatherKey(
+  d: Int32Array | Float64Array | Uint8Array,
+  nulls: Uint8Array | null,
+  perm: Uint32Array,
+  g: Int32Array | Float64Array | Uint8Array,
+  gn: Uint8Array | null,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) g[i] = d[perm[i]!]!;
+  if (nulls !== null) for (let i = from; i < to; i++) gn![i] = nulls[perm[i]!]!;
+}
+
+function composePerm(perm: Uint32Array, p2: Uint32Array, next: Uint32Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) next[i] = perm[p2[i]!]!;
 }
 
 export function identity(n: number): Uint32Array {
@@ -215,7 +254,7 @@ export function radixPermutation(
 }
 
 /** Rows per piece of radixSteps: a few milliseconds of one pass. */
-const RADIX_PIECE = 1 << 20;
+const RADIX_PIECE = 1 << 18;
 
 /**
  * radixPermutation in pieces: the generator yields after every RADIX_PIECE rows of a pass (inputs of at

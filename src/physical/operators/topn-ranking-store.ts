@@ -42,12 +42,15 @@ export class SlotStore {
   live = 0;
   peakLive = 0;
   /**
-   * Single numeric order key: its value per slot, negated for DESC so it orders ascending; NaN for a NULL,
-   * NaN or bigint key, which only the comparator orders correctly. Lets compaction and the boundary check
+   * Numeric leading order key: its value per slot, negated for DESC so it orders ascending; NaN for a NULL,
+   * NaN or bigint key, which only the comparator orders correctly. With more key columns it only decides
+   * rows whose leading keys differ. Lets compaction and the boundary check
    * compare plain numbers instead of calling the comparator generated for this query, whose fresh code
    * would make every query re-warm (and deoptimize) the per-row paths.
    */
   numKey: Float64Array | null;
+  /** numKey is the whole order key (one key column), not just its leading column. */
+  readonly numKeyOnly: boolean;
   private readonly numCol: number;
   private readonly numSign: number;
   /** Changes whenever arrays are replaced, so cached comparators / views can be rebuilt. */
@@ -55,6 +58,11 @@ export class SlotStore {
   view: KeyView;
   /** Order-key columns, copied at once; the others are deferred (see flush). */
   private readonly isKey: boolean[];
+  /** Columns copied at add time (the order keys), and whether any of them is text (high flags). */
+  private readonly keyCols: Int32Array;
+  private readonly anyHigh: boolean;
+  /** Columns stored as JS arrays at construction: released slots drop their references. */
+  private readonly objectCols: Int32Array;
   private readonly deferred: number[];
   private pendingBatch: Batch | null = null;
   private pendingSlot = new Int32Array(256);
@@ -74,12 +82,16 @@ export class SlotStore {
     this.seq = new Float64Array(cap);
     this.view = this.makeView();
     const k0 = keys[0];
-    this.numKey = keys.length === 1 && k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? new Float64Array(cap) : null;
+    this.numKey = k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? new Float64Array(cap) : null;
+    this.numKeyOnly = keys.length === 1;
     this.numCol = k0?.col ?? -1;
     this.numSign = k0?.desc === true ? -1 : 1;
     this.isKey = types.map((_, c) => keys.some((k) => k.col === c));
     this.deferred = [];
     for (let c = 0; c < types.length; c++) if (!this.isKey[c]) this.deferred.push(c);
+    this.keyCols = Int32Array.from(types.map((_, c) => c).filter((c) => this.isKey[c]));
+    this.anyHigh = this.high.some((h) => h !== null);
+    this.objectCols = Int32Array.from(types.map((_, c) => c).filter((c) => Array.isArray(this.data[c])));
   }
 
   private makeView(): KeyView {
@@ -136,8 +148,13 @@ export class SlotStore {
     this.free[this.freeCount++] = slot;
     // A pending deferred copy into this slot is stale from now on (see flush).
     this.seq[slot] = -1;
-    // Object columns: drop the reference so evicted strings can be collected.
-    for (const d of this.data) if (Array.isArray(d)) d[slot] = null;
+    // Object columns: drop the reference so evicted strings can be collected. (A typed column that later
+    // switched to exact bigints keeps its references until the slot is reused: they are numbers.)
+    const oc = this.objectCols;
+    for (let j = 0; j < oc.length; j++) {
+      const d = this.data[oc[j]!]!;
+      if (Array.isArray(d)) d[slot] = null;
+    }
   }
 
   reset(): void {
@@ -150,8 +167,11 @@ export class SlotStore {
 
   copyIn(slot: number, b: Batch, row: number, seq: number): void {
     const cols = b.columns;
-    const isKey = this.isKey;
-    for (let c = 0; c < cols.length; c++) if (isKey[c]) this.copyCell(c, slot, cols[c]!, row);
+    const kc = this.keyCols;
+    for (let j = 0; j < kc.length; j++) {
+      const c = kc[j]!;
+      this.copyCell(c, slot, cols[c]!, row);
+    }
     const nk = this.numKey;
     if (nk !== null) {
       const c = cols[this.numCol]!;
@@ -180,11 +200,13 @@ export class SlotStore {
       this.pendingSeq[p] = seq;
       this.pendingCount = p + 1;
     }
-    for (let k = 0; k < this.keys.length; k++) {
-      const h = this.high[k];
-      if (h === null) continue;
-      const c = cols[this.keys[k]!.col]!;
-      h[slot] = c.nulls !== null && c.nulls[row] === 1 ? 0 : highFlag(c.data[row] as string);
+    if (this.anyHigh) {
+      for (let k = 0; k < this.keys.length; k++) {
+        const h = this.high[k];
+        if (h === null) continue;
+        const c = cols[this.keys[k]!.col]!;
+        h[slot] = c.nulls !== null && c.nulls[row] === 1 ? 0 : highFlag(c.data[row] as string);
+      }
     }
     this.seq[slot] = seq;
   }
@@ -349,6 +371,44 @@ function numericCutoff(seg: Int32Array, nk: Float64Array, seq: Float64Array, k: 
 }
 
 /**
+ * Slots in arrival order. Arrival numbers are distinct integers, so below 2^32 two 16-bit LSD radix passes
+ * order them in linear time (a comparator sort of a few hundred thousand slots costs far more).
+ */
+function bySeq(slots: Uint32Array<ArrayBuffer>, seq: Float64Array): Uint32Array<ArrayBuffer> {
+  const n = slots.length;
+  if (n < 64) return slots.sort((a, b) => seq[a]! - seq[b]!);
+  const keys = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const q = seq[slots[i]!]!;
+    if (q >= 4294967296) return slots.sort((a, b) => seq[a]! - seq[b]!);
+    keys[i] = q;
+  }
+  const counts = new Int32Array(65536);
+  let ka = keys;
+  let va = slots;
+  let kb = new Uint32Array(n);
+  let vb = new Uint32Array(n);
+  for (let shift = 0; shift < 32; shift += 16) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
+    let sum = 0;
+    for (let b = 0; b < 65536; b++) {
+      const c = counts[b]!;
+      counts[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const at = counts[(ka[i]! >>> shift) & 0xffff]!++;
+      kb[at] = ka[i]!;
+      vb[at] = va[i]!;
+    }
+    [ka, kb] = [kb, ka];
+    [va, vb] = [vb, va];
+  }
+  return va;
+}
+
+/**
  * Candidate regions and boundaries of many partitions over one SlotStore. `cmp` compares order keys;
  * it is compiled for the input batch layout, which the store shares.
  */
@@ -360,19 +420,23 @@ export class RankingHeaps {
   /** Boundary slot per partition, -1 while the partition has fewer than k kept ranks. */
   bound: Int32Array<ArrayBuffer> = new Int32Array(256).fill(-1);
   /**
-   * Single numeric order key: the boundary's key as a number that orders ascending (negated for DESC), or
-   * NaN when there is no boundary yet or its key is NULL, NaN or a bigint (callers then use the
-   * comparator). Lets the hot loop reject a row with one float comparison, no call and no other load.
+   * Numeric leading order key: the boundary's leading key as a number that orders ascending (negated for
+   * DESC), or NaN when there is no boundary yet or its key is NULL, NaN or a bigint (callers then use the
+   * comparator). Lets the hot loop reject a row with one float comparison, no call and no other load; with
+   * more key columns, a row whose leading key equals the boundary's still needs the comparator.
    */
   boundValue: Float64Array<ArrayBuffer> = new Float64Array(256);
   private readonly numericKey: { col: number; sign: number } | null;
+  /** The order key is one column (so equal boundValues are ties). */
+  readonly singleKey: boolean;
   /**
-   * row_number with a small k over a plain numeric key: a partition's candidates are kept sorted and cut
-   * at k on every add (insertion into at most k entries), so its boundary is exact at once and no
-   * compaction sort runs. `sorted[g]` is 1 while partition g is kept that way; a NULL or NaN key (which
-   * only the comparator orders) sends the partition to the general path for good.
+   * row_number with a small k: a partition's candidates are kept sorted and cut at k on every add
+   * (insertion into at most k entries; for k = 1 a plain replacement of the best row), so its boundary is
+   * exact at once and no compaction sort runs. `sorted[g]` is 1 while partition g is sorted by plain
+   * numbers (single numeric key, no NULL or NaN seen), 2 when it is sorted with the comparator.
    */
   private readonly exact: boolean;
+  private readonly exactMode: number;
   private sorted: Uint8Array<ArrayBuffer> = new Uint8Array(256);
   private members = new Int32Array(4096);
   private top = 0;
@@ -389,10 +453,12 @@ export class RankingHeaps {
   ) {
     this.store = new SlotStore(types, cmp.keys);
     const k0 = cmp.keys[0];
-    this.numericKey = cmp.keys.length === 1 && k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? { col: k0.col, sign: k0.desc ? -1 : 1 } : null;
+    this.numericKey = k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? { col: k0.col, sign: k0.desc ? -1 : 1 } : null;
+    this.singleKey = cmp.keys.length === 1;
     // Room for k + 1 entries up to k = 16, which the sorted path needs (see exact).
     this.initialCap = Math.max(4, Math.min(2 * k, 32));
-    this.exact = kind === 'row_number' && this.store.numKey !== null && k <= 16;
+    this.exact = kind === 'row_number' && k <= 16;
+    this.exactMode = this.store.numKey !== null && this.store.numKeyOnly ? 1 : 2;
     this.storeVersion = this.store.version;
     this.storeRows = cmp.rows(this.store.view);
   }
@@ -434,7 +500,7 @@ export class RankingHeaps {
       this.count[gId] = 0;
       this.bound[gId] = -1;
       this.boundValue[gId] = NaN;
-      this.sorted[gId] = this.exact ? 1 : 0;
+      this.sorted[gId] = this.exact ? this.exactMode : 0;
     }
     this.groups = n;
   }
@@ -462,17 +528,35 @@ export class RankingHeaps {
     return this.kind === 'row_number';
   }
 
+  /** A row whose leading key equals boundValue is rejected without the comparator (a tie on the whole key). */
+  get rejectValueTies(): boolean {
+    return this.kind === 'row_number' && this.singleKey;
+  }
+
   /** Adds row `row` of `b` (already known to beat the boundary) to partition g. */
   add(g: number, b: Batch, row: number, seq: number): void {
-    const slot = this.store.alloc();
+    const sorted = this.sorted[g]!;
+    let slot: number;
+    if (sorted !== 0 && this.count[g] === this.k) {
+      // A full sorted partition: the new row beats the boundary (the k-th row), which drops out, so the
+      // new row takes over its slot (no free-list round trip). Its stale deferred copy is skipped by seq.
+      const n = this.k - 1;
+      slot = this.members[this.start[g]! + n]!;
+      this.count[g] = n;
+    } else slot = this.store.alloc();
     this.store.copyIn(slot, b, row, seq);
-    if (this.sorted[g] === 1) {
+    if (sorted === 1) {
       const x = this.store.numKey![slot]!;
       if (x === x) {
         this.insertSorted(g, slot, x);
         return;
       }
-      this.sorted[g] = 0;
+      // A NULL / NaN key: only the comparator orders it (the plain-number order so far agrees with it).
+      this.sorted[g] = 2;
+    }
+    if (sorted !== 0) {
+      this.insertCompared(g, slot);
+      return;
     }
     let n = this.count[g]!;
     this.members[this.start[g]! + n] = slot;
@@ -513,6 +597,39 @@ export class RankingHeaps {
     }
   }
 
+  /** insertSorted with the comparator: any key types, NULLs, several key columns. */
+  private insertCompared(g: number, slot: number): void {
+    const m = this.members;
+    const rc = this.slotCompare();
+    const nk = this.store.numKey;
+    // A numeric leading key decides unless it ties (or is NULL / NaN): the comparator only sees those.
+    const x = nk === null ? NaN : nk[slot]!;
+    const s = this.start[g]!;
+    let n = this.count[g]!;
+    let p = s + n;
+    while (p > s) {
+      const o = m[p - 1]!;
+      const y = x === x ? nk![o]! : NaN;
+      if (y === y && y !== x) {
+        if (y < x) break;
+      } else if (rc(o, slot) <= 0) break;
+      m[p] = o;
+      p--;
+    }
+    m[p] = slot;
+    n++;
+    if (n > this.k) {
+      n--;
+      this.store.release(m[s + n]!);
+    }
+    this.count[g] = n;
+    if (n === this.k) {
+      const last = m[s + n - 1]!;
+      this.bound[g] = last;
+      this.setBoundValue(g, last);
+    }
+  }
+
   private regrow(g: number): void {
     const cap = this.capOf[g]! * 2;
     const from = this.start[g]!;
@@ -530,7 +647,7 @@ export class RankingHeaps {
     const seg = this.members.subarray(s, s + n);
     const seq = this.store.seq;
     const nk = this.store.numKey;
-    if (nk !== null && numericRegion(seg, nk)) {
+    if (nk !== null && this.store.numKeyOnly && numericRegion(seg, nk)) {
       this.applyCutoff(g, seg, numericCutoff(seg, nk, seq, this.k, this.kind));
       return;
     }
@@ -595,9 +712,13 @@ export class RankingHeaps {
     for (let i = keep; i < n; i++) this.store.release(seg[i]!);
     this.count[g] = keep;
     this.bound[g] = bound;
-    const nk = this.store.numKey;
     if (bound < 0) this.boundValue[g] = NaN;
-    else if (nk !== null) this.boundValue[g] = nk[bound]!;
+    else this.setBoundValue(g, bound);
+  }
+
+  private setBoundValue(g: number, bound: number): void {
+    const nk = this.store.numKey;
+    if (nk !== null) this.boundValue[g] = nk[bound]!;
     else if (this.numericKey !== null) {
       const { col, sign } = this.numericKey;
       const d = this.store.data[col]!;
@@ -614,21 +735,18 @@ export class RankingHeaps {
 
   /** Applies the final cutoff to every partition and returns all kept slots in arrival order. */
   finish(): Uint32Array {
+    this.compactAll();
+    return this.allSlots();
+  }
+
+  /** Applies the cutoff to every partition not kept exact on the fly; returns the rows kept. */
+  compactAll(): number {
     let total = 0;
     for (let g = 0; g < this.groups; g++) {
-      this.compact(g);
+      if (this.sorted[g] === 0) this.compact(g);
       total += this.count[g]!;
     }
-    const out = new Uint32Array(total);
-    let w = 0;
-    for (let g = 0; g < this.groups; g++) {
-      const s = this.start[g]!;
-      const n = this.count[g]!;
-      for (let i = 0; i < n; i++) out[w++] = this.members[s + i]!;
-    }
-    const seq = this.store.seq;
-    out.sort((a, b) => seq[a]! - seq[b]!);
-    return out;
+    return total;
   }
 
   /** Every candidate slot (no cutoff), in arrival order: used when pruning is abandoned. */
@@ -642,9 +760,7 @@ export class RankingHeaps {
       const n = this.count[g]!;
       for (let i = 0; i < n; i++) out[w++] = this.members[s + i]!;
     }
-    const seq = this.store.seq;
-    out.sort((a, b) => seq[a]! - seq[b]!);
-    return out;
+    return bySeq(out, this.store.seq);
   }
 
   /** Bytes of the store and of the per-partition arrays (see SlotStore.retainedBytes). */

@@ -7,14 +7,15 @@
  * for small non-negative integers, a Map for other single keys, a Map of composite text keys otherwise —
  * then compared against that partition's boundary (topn-ranking-store.ts). Memory is O(k × partitions).
  *
- * Not strict (quire.derive_topn = auto): after `probeRows` input rows, if more than half of them are
- * still kept (partitions with about k rows or fewer: nothing to prune), the operator stops pruning, emits
- * what it holds and passes the rest of the input through. Rows it dropped before that point are beaten by
+ * Not strict (quire.derive_topn = auto): after `probeRows` input rows, a cost guard (topn-ranking-cost.ts)
+ * estimates how many rows the whole input keeps; only when that comes close to the input size (k ×
+ * partitions near the row count: nothing to prune) does the operator stop pruning, emit what it holds and
+ * pass the rest of the input through (sort-and-filter). Rows it dropped before that point are beaten by
  * k kept rows of their partition, so the ranking filter above (which stays in this mode) gives the same
  * answer; the cost of giving up is bounded by the probe. Strict mode never passes extra rows.
  *
- * EXPLAIN ANALYZE reports partitions, peak kept rows and bytes (the memory bound) and whether pruning
- * was abandoned.
+ * EXPLAIN ANALYZE reports partitions, peak kept rows and bytes (the memory bound), whether pruning was
+ * abandoned, and the decision with its estimate.
  */
 import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
@@ -27,6 +28,7 @@ import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
 import { RankingHeaps } from './topn-ranking-store.js';
+import { estimateTopNRanking } from './topn-ranking-cost.js';
 
 export interface TopNRankingSpec {
   /** Input columns holding the partition keys. */
@@ -42,18 +44,95 @@ export interface TopNRankingSpec {
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
 export const PROBE_ROWS = 65_536;
 
-/** Maps the partition keys of each row to a dense partition id. */
+/**
+ * Dense ids of pairs of dense ids: open addressing over flat Int32Arrays (no per-key objects or strings),
+ * kept at most half full.
+ */
+class PairIds {
+  private keys = new Int32Array(2 * 1024);
+  private vals = new Int32Array(1024).fill(-1);
+  private mask = 1023;
+  count = 0;
+
+  id(a: number, b: number): number {
+    const keys = this.keys;
+    const vals = this.vals;
+    const mask = this.mask;
+    let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+    h = (h ^ (h >>> 15)) & mask;
+    for (;;) {
+      const v = vals[h]!;
+      if (v < 0) break;
+      if (keys[2 * h] === a && keys[2 * h + 1] === b) return v;
+      h = (h + 1) & mask;
+    }
+    const g = this.count++;
+    keys[2 * h] = a;
+    keys[2 * h + 1] = b;
+    vals[h] = g;
+    if (this.count * 2 > mask) this.grow();
+    return g;
+  }
+
+  private grow(): void {
+    const oldKeys = this.keys;
+    const oldVals = this.vals;
+    const size = oldVals.length * 2;
+    this.keys = new Int32Array(2 * size);
+    this.vals = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    const count = this.count;
+    for (let h = 0; h < oldVals.length; h++) {
+      const v = oldVals[h]!;
+      if (v < 0) continue;
+      const a = oldKeys[2 * h]!;
+      const b = oldKeys[2 * h + 1]!;
+      let j = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+      j = (j ^ (j >>> 15)) & this.mask;
+      while (this.vals[j]! >= 0) j = (j + 1) & this.mask;
+      this.keys[2 * j] = a;
+      this.keys[2 * j + 1] = b;
+      this.vals[j] = v;
+    }
+    this.count = count;
+  }
+
+  /** Bytes held (EXPLAIN ANALYZE / memory reservation). */
+  get bytes(): number {
+    return this.keys.byteLength + this.vals.byteLength;
+  }
+}
+
+/**
+ * Maps the partition keys of each row to a dense partition id. Several key columns: each column gets its
+ * own dense ids (as a single key would), and the ids are combined pairwise in flat hash tables, so no
+ * composite key is built per row.
+ */
 export class PartitionIds {
   private direct = new Int32Array(0);
   private map = new Map<Value, number>();
   private nullId = -1;
   count = 0;
   private ids = new Int32Array(BATCH_SIZE);
+  private readonly parts: PartitionIds[] = [];
+  private readonly pairs: PairIds[] = [];
 
   constructor(
     private readonly cols: readonly number[],
     private readonly types: readonly DataType[],
-  ) {}
+  ) {
+    if (cols.length > 1) {
+      for (let j = 0; j < cols.length; j++) this.parts.push(new PartitionIds([cols[j]!], [types[j]!]));
+      for (let j = 1; j < cols.length; j++) this.pairs.push(new PairIds());
+    }
+  }
+
+  /** Bytes of the id tables beyond the per-partition entry the caller counts (multi-column keys). */
+  get extraBytes(): number {
+    let n = 0;
+    for (const p of this.pairs) n += p.bytes;
+    return n;
+  }
 
   private id(key: Value): number {
     let g = this.map.get(key);
@@ -91,28 +170,29 @@ export class PartitionIds {
         return ids;
       }
       const t = this.types[0]!;
+      if (t.name === 'text' || t.name === 'varchar') {
+        // Text is its own hash key (bpchar is not: trailing blanks); the Map hashes each string once.
+        const sd = d as Value[];
+        for (let i = 0; i < n; i++) {
+          if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
+          else ids[i] = this.id(sd[i]!);
+        }
+        return ids;
+      }
       for (let i = 0; i < n; i++) {
         if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
         else ids[i] = this.id(hashKey(d[i] as Value, t) as Value);
       }
       return ids;
     }
-    const cs: Column[] = cols.map((ci) => b.columns[ci]!);
-    for (let i = 0; i < n; i++) {
-      let key = '';
-      for (let j = 0; j < cs.length; j++) {
-        const c = cs[j]!;
-        if (c.nulls !== null && c.nulls[i] === 1) {
-          key += '\u0001N';
-          continue;
-        }
-        const v = c.data[i];
-        const h = c.data instanceof Uint8Array ? v === 1 : hashKey(v as Value, this.types[j]!);
-        if (typeof h === 'string') key += `\u0001s${h.length}:${h}`;
-        else key += `\u0001${typeof h === 'boolean' ? 'b' : 'n'}${String(h)}`;
-      }
-      ids[i] = this.id(key);
+    const first = this.parts[0]!.assign(b);
+    ids.set(first.subarray(0, n));
+    for (let j = 1; j < this.parts.length; j++) {
+      const next = this.parts[j]!.assign(b);
+      const pair = this.pairs[j - 1]!;
+      for (let i = 0; i < n; i++) ids[i] = pair.id(ids[i]!, next[i]!);
     }
+    this.count = this.pairs[this.pairs.length - 1]!.count;
     return ids;
   }
 
@@ -491,7 +571,9 @@ function consumeFused(
     cands.bounds = nb;
   }
   const bounds = cands.bounds;
-  const rejectTies = heaps.rejectTies;
+  // Plain numbers decide ties only when they are the whole key; else an equal leading key needs the comparator.
+  const rejectTies = heaps.rejectValueTies;
+  const single = heaps.singleKey;
   const plain = pc.nulls === null && kc.nulls === null;
   let m = plain ? candidatesByRange(n, pc, kd, num.sign, rejectTies, cands) : -1;
   if (m < 0) {
@@ -526,7 +608,7 @@ function consumeFused(
     if (bound >= 0) {
       const t = heaps.boundValue[g]!;
       const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
-      if (t === t && v === v) {
+      if (t === t && v === v && (v !== t || single)) {
         if (v > t || (v === t && rejectTies)) continue;
       } else {
         if (x === null || store.version !== version) {
@@ -534,7 +616,7 @@ function consumeFused(
           x = cmp.cross(cmp.view(b), store.view);
         }
         const c = x(i, bound);
-        if (c > 0 || (c === 0 && rejectTies)) continue;
+        if (c > 0 || (c === 0 && heaps.rejectTies)) continue;
       }
     }
     heaps.add(g, b, i, seen + i);
@@ -553,6 +635,8 @@ export class TopNRanking extends PhysicalOperator {
     readonly spec: TopNRankingSpec,
     /** Rows to see before a non-strict operator may give up pruning. */
     readonly probeRows: number = PROBE_ROWS,
+    /** Estimated input rows (0: unknown), for the cost guard (topn-ranking-cost.ts). */
+    readonly expectedRows: number = 0,
   ) {
     super(input.schema);
     this.cmp = compileComparator(spec.orderKeys);
@@ -595,6 +679,16 @@ export class TopNRanking extends PhysicalOperator {
     const cands = new FusedCandidates();
     let decided = spec.strict;
     let passThrough = false;
+    let why = '';
+    // The cost guard, once, after the probe: compacting first makes the kept count the real top-k.
+    const decide = (): void => {
+      decided = true;
+      const kept = heaps.compactAll();
+      const e = estimateTopNRanking(spec.k, ids.count, seen, kept, this.expectedRows);
+      const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
+      passThrough = e.sortAndFilter;
+      why = passThrough ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
+    };
     const it = this.input.execute(ctx);
     // k rows per partition, and partitions grow with the data: the kept rows (at the latest batch's
     // average row size) and the partition table are reserved after each batch; past the limit the
@@ -611,20 +705,18 @@ export class TopNRanking extends PhysicalOperator {
         }
         const rowBytes = batchBytes(b) / n;
         const reserve = (): void => {
-          const want = Math.ceil(store.live * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + heaps.retainedBytes());
+          const want = Math.ceil(store.live * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + heaps.retainedBytes());
           if (res.tryResize(want)) return;
           // Not strict: a filter above cuts anyway, so stop pruning and pass rows through.
           if (spec.strict) throw res.outOfMemory(want - res.size, `${store.live} kept rows in ${ids.count} partitions`);
           decided = true;
           passThrough = true;
+          why = 'sort and filter (memory limit reached)';
         };
         if (consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
           seen += n;
           reserve();
-          if (!decided && seen >= this.probeRows) {
-            decided = true;
-            if (store.live * 2 > seen) passThrough = true;
-          }
+          if (!decided && seen >= this.probeRows) decide();
           if (passThrough) yield* this.emit(heaps, heaps.allSlots());
           continue;
         }
@@ -645,8 +737,8 @@ export class TopNRanking extends PhysicalOperator {
           const kn = b.columns[num.col]!.nulls;
           const m =
             kd instanceof Float64Array
-              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand)
-              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, rejectTies, cand);
+              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand)
+              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand);
           for (let j = 0; j < m; j++) {
             const i = cand[j]!;
             const g = gids[i]!;
@@ -678,10 +770,7 @@ export class TopNRanking extends PhysicalOperator {
         }
         seen += n;
         reserve();
-        if (!decided && seen >= this.probeRows) {
-          decided = true;
-          if (store.live * 2 > seen) passThrough = true;
-        }
+        if (!decided && seen >= this.probeRows) decide();
         if (passThrough) {
           // Pruning does not pay: emit every candidate kept so far (no cutoff needed: the filter above cuts).
           yield* this.emit(heaps, heaps.allSlots());
@@ -694,7 +783,10 @@ export class TopNRanking extends PhysicalOperator {
     this.metrics.extra['peak kept rows'] = store.peakLive;
     this.metrics.extra['peak kept bytes'] = heaps.retainedBytes();
     if (cands.rangeBatches > 0) this.metrics.extra['key-range batches'] = cands.rangeBatches;
-    if (!spec.strict) this.metrics.extra['pruning'] = passThrough ? 'abandoned' : 'kept';
+    if (!spec.strict) {
+      this.metrics.extra['pruning'] = passThrough ? 'abandoned' : 'kept';
+      this.metrics.extra['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
+    }
     if (passThrough) return;
     yield* this.emit(heaps, heaps.finish());
   }

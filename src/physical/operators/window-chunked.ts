@@ -10,7 +10,8 @@
  *     buffer knows before reading;
  *   - running aggregates (UNBOUNDED PRECEDING to CURRENT ROW / k PRECEDING / k FOLLOWING under ROWS, to
  *     CURRENT ROW with peers under RANGE/GROUPS): one accumulator carried across chunks, fed in row order
- *     exactly like the in-memory evaluator feeds it, so float sums round identically;
+ *     exactly like the in-memory evaluator feeds it, so float sums round identically (sum/min/max over
+ *     numbers without FILTER carry a plain number instead, typed-frame-aggregate.ts);
  *   - whole-partition aggregates and last_value (frames reaching both ends, or peers without ORDER BY): a
  *     first pass over the spilled partition; invertible aggregates from a ROWS start to UNBOUNDED FOLLOWING
  *     start from that whole-partition state and remove rows as the frame start passes them;
@@ -31,9 +32,11 @@ import { batchBytes, formatBytes, queryMemory, type MemoryReservation } from '..
 import type { PartitionBuffer } from '../../execution/spill/partition-buffer.js';
 import type { ResolvedAggregate, SlidingAccumulator } from '../../functions/aggregate/aggregate-function.js';
 import { FrameComputer, type RangeKey, type ResolvedFrame } from '../../functions/window/frame.js';
+import { RunningTypedAggregate } from '../../functions/window/typed-frame-aggregate.js';
 import { ResultColumn, valueAt, type WindowBlock } from '../../functions/window/window-function.js';
 import { evalConstant } from '../compile-expr.js';
-import type { Comparator, KeyView } from '../sort-key.js';
+import { keyChanges } from '../key-changes.js';
+import type { Comparator, KeyView, SortKey } from '../sort-key.js';
 import type { WindowCallDef } from './window.js';
 
 type CallPlan =
@@ -61,6 +64,8 @@ export interface WindowShape {
   readonly calls: readonly WindowCallDef[];
   readonly frames: readonly ResolvedFrame[];
   readonly orderCmp: Comparator | null;
+  /** The ORDER BY keys orderCmp compares (peer groups come from key-changes.ts). */
+  readonly orderKeys: readonly SortKey[];
   readonly rangeKey: RangeKey | null;
   readonly types: readonly DataType[];
 }
@@ -344,18 +349,18 @@ class Feed {
 }
 
 /** Peer groups of a block taken as one partition (window.ts does the same across partitions). */
-function blockPeers(b: Batch, cmp: Comparator | null): { peerStart: Int32Array; peerEnd: Int32Array; group: Int32Array } {
-  const n = b.length;
+function blockPeers(n: number, changes: Uint8Array | null): { peerStart: Int32Array; peerEnd: Int32Array; group: Int32Array } {
   const peerStart = new Int32Array(n);
   const peerEnd = new Int32Array(n);
   const group = new Int32Array(n);
-  const oc = cmp === null ? null : cmp.rows(cmp.view(b));
   let g = 0;
+  let st = 0;
   for (let i = 1; i < n; i++) {
-    if (oc !== null && oc(i - 1, i) !== 0) {
+    if (changes !== null && changes[i] === 1) {
       g++;
-      peerStart[i] = i;
-    } else peerStart[i] = peerStart[i - 1]!;
+      st = i;
+    }
+    peerStart[i] = st;
     group[i] = g;
   }
   if (n > 0) peerEnd[n - 1] = n;
@@ -388,7 +393,8 @@ export async function* evaluateSpilledPartition(
 ): AsyncGenerator<Batch> {
   const total = part.rows;
   const limit = queryMemory(ctx).pool.limit;
-  const C = part.spilled || inMemoryChunk === undefined ? chunkRows(part, limit) : inMemoryChunk;
+  // In memory, a chunk is at least four times its overlap so that re-reading the overlap stays cheap.
+  const C = part.spilled || inMemoryChunk === undefined ? chunkRows(part, limit) : Math.max(inMemoryChunk, 4 * (plan.before + plan.after));
   const rowBytes = Math.max(1, part.bytes / Math.max(1, total));
   const forced = Math.max(4 * C * rowBytes, 4 * batchBytesHint(part));
   const calls = w.calls;
@@ -423,6 +429,8 @@ export async function* evaluateSpilledPartition(
 
   const q = new RowQueue(part, w.types, res, forced);
   const feeds = plan.calls.map((p) => (p.kind === 'running' ? new Feed(p.agg, p.args, p.filter) : null));
+  // sum/min/max without FILTER over numbers: the running state without boxing or accumulator calls.
+  const typedRunning = plan.calls.map((p) => (p.kind === 'running' && p.filter === null && p.args.length === 1 ? RunningTypedAggregate.create(p.agg, total) : null));
   const empties = plan.calls.map((p) => (p.kind === 'running' || p.kind === 'suffix' ? p.agg.sliding().value() : null));
   const lastT = new Float64Array(calls.length).fill(-1);
   const lastV: Value[] = new Array<Value>(calls.length).fill(null);
@@ -445,9 +453,9 @@ export async function* evaluateSpilledPartition(
       const n = hi - lo;
       const m = b - a;
       const off = a - lo;
-      const peers = blockPeers(blk, w.orderCmp);
+      const changes = w.orderCmp === null ? null : keyChanges(blk, w.orderKeys, w.orderCmp);
+      const peers = blockPeers(n, changes);
       const wb: WindowBlock = { columns: blk.columns, length: n, ...peers, ctx };
-      const oc = w.orderCmp === null ? null : w.orderCmp.rows(w.orderCmp.view(blk));
 
       // Carried peer group of each chunk row (absolute start and ordinal) and its absolute end.
       const absStart = new Float64Array(m);
@@ -456,7 +464,7 @@ export async function* evaluateSpilledPartition(
         if (r === 0) {
           gStart = 0;
           gOrd = 0;
-        } else if (oc !== null && oc(r - 1 - lo, r - lo) !== 0) {
+        } else if (changes !== null && changes[r - lo] === 1) {
           gStart = r;
           gOrd++;
         }
@@ -487,6 +495,29 @@ export async function* evaluateSpilledPartition(
           continue;
         }
         const out = new ResultColumn(c.type, m);
+        if (positional(p.kind, out, a, m, total, absStart, absOrd, w.orderCmp === null ? null : peers.peerEnd, lo)) {
+          results.push(out.finish());
+          continue;
+        }
+        if (p.kind === 'ntile') {
+          ntileChunk(ntile[k]!, blk.columns[p.arg]!, off, total, out, m);
+          results.push(out.finish());
+          continue;
+        }
+        const tr = typedRunning[k];
+        if (p.kind === 'running' && tr !== null && tr !== undefined) {
+          const col = blk.columns[p.args[0]!]!;
+          let done = added[k]!;
+          for (let i = 0; i < m; i++) {
+            const r = a + i;
+            const t = p.peers ? absEnd(r) : Math.max(0, Math.min(total, r + 1 + p.endDelta));
+            while (done < t) tr.add(col, done++ - lo);
+            tr.write(out, i);
+          }
+          added[k] = done;
+          results.push(out.finish());
+          continue;
+        }
         for (let i = 0; i < m; i++) {
           const r = a + i;
           switch (p.kind) {
@@ -504,9 +535,6 @@ export async function* evaluateSpilledPartition(
               break;
             case 'cume_dist':
               out.set(i, absEnd(r) / total);
-              break;
-            case 'ntile':
-              ntileStep(ntile[k]!, valueAt(blk.columns[p.arg]!, r - lo), total, out, i);
               break;
             case 'whole':
               out.set(i, whole[k]!);
@@ -562,8 +590,77 @@ export async function* evaluateSpilledPartition(
   }
 }
 
+/**
+ * row_number, rank, dense_rank, percent_rank and cume_dist of chunk rows [a, a + m) straight into the
+ * result's typed storage; false for other kinds.
+ */
+function positional(
+  kind: CallPlan['kind'],
+  out: ResultColumn,
+  a: number,
+  m: number,
+  total: number,
+  absStart: Float64Array,
+  absOrd: Float64Array,
+  peerEnd: Int32Array | null,
+  lo: number,
+): boolean {
+  const od = out.data;
+  if (!(od instanceof Float64Array)) return false;
+  switch (kind) {
+    case 'row_number':
+      for (let i = 0; i < m; i++) od[i] = a + i + 1;
+      return true;
+    case 'rank':
+      for (let i = 0; i < m; i++) od[i] = absStart[i]! + 1;
+      return true;
+    case 'dense_rank':
+      for (let i = 0; i < m; i++) od[i] = absOrd[i]! + 1;
+      return true;
+    case 'percent_rank':
+      for (let i = 0; i < m; i++) od[i] = total > 1 ? absStart[i]! / (total - 1) : 0;
+      return true;
+    case 'cume_dist':
+      if (peerEnd === null) od.fill(1, 0, m);
+      else for (let i = 0; i < m; i++) od[i] = (lo + peerEnd[a + i - lo]!) / total;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** ntile over chunk rows [0, m) (block rows from `off`): once the bucket size is known, a plain counting loop. */
+function ntileChunk(s: NtileState, arg: Column, off: number, total: number, out: ResultColumn, m: number): void {
+  let i = 0;
+  for (; i < m && !s.started; i++) ntileStep(s, valueAt(arg, off + i), total, out, i);
+  const od = out.data;
+  if (!(od instanceof Int32Array)) {
+    for (; i < m; i++) ntileStep(s, null, total, out, i);
+    return;
+  }
+  let { ntile, inBucket, boundary, remainder } = s;
+  for (; i < m; i++) {
+    inBucket++;
+    if (boundary < inBucket) {
+      if (remainder !== 0 && ntile === remainder) {
+        remainder = 0;
+        boundary -= 1;
+      }
+      ntile += 1;
+      inBucket = 1;
+    }
+    od[i] = ntile;
+  }
+  s.ntile = ntile;
+  s.inBucket = inBucket;
+  s.boundary = boundary;
+  s.remainder = remainder;
+}
+
+type NtileState = { started: boolean; ntile: number; inBucket: number; boundary: number; remainder: number };
+
 /** PostgreSQL's window_ntile, one row at a time, so its state carries across chunks (see ntile.ts). */
-function ntileStep(s: { started: boolean; ntile: number; inBucket: number; boundary: number; remainder: number }, arg: Value, total: number, out: ResultColumn, i: number): void {
+function ntileStep(s: NtileState, arg: Value, total: number, out: ResultColumn, i: number): void {
   if (!s.started) {
     if (arg === null) {
       out.setNull(i);

@@ -32,6 +32,8 @@ import { evaluateSpilledPartition, notChunkable, planChunks, type ChunkPlan, typ
 
 /** Rows from which a partition held in memory is evaluated in chunks, with yields between them (see chunkInMemory). */
 const IN_MEMORY_CHUNK_ROWS = 1 << 16;
+/** Rows per chunk of such a partition: small enough that one chunk's work stays well under a loop turn's budget. */
+const IN_MEMORY_CHUNK = 1 << 14;
 
 /** A frame clause as planned: offsets are constant expressions, evaluated when execution starts. */
 export interface WindowFrameDef {
@@ -196,6 +198,7 @@ export class Window extends PhysicalOperator {
           calls: this.calls,
           frames,
           orderCmp: this.orderCmp,
+          orderKeys: this.orderKeys,
           rangeKey: key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst },
           types,
         },
@@ -212,6 +215,7 @@ export class Window extends PhysicalOperator {
       calls: this.calls,
       frames,
       orderCmp: this.orderCmp,
+      orderKeys: this.orderKeys,
       rangeKey: key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst },
       types,
     };
@@ -231,7 +235,7 @@ export class Window extends PhysicalOperator {
       return;
     }
     const res = queryMemory(ctx).pool.register('window chunk', false);
-    yield* evaluateSpilledPartition(part, shape, plan, ctx, res, part.spilled ? undefined : IN_MEMORY_CHUNK_ROWS / 2);
+    yield* evaluateSpilledPartition(part, shape, plan, ctx, res, part.spilled ? undefined : IN_MEMORY_CHUNK);
   }
 
   private spilledPartitions = 0;

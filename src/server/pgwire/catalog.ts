@@ -17,7 +17,7 @@ import { ColumnBuilder, type Batch } from '../../execution/column.js';
 import { registerScalar } from '../../functions/registry.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableSource } from '../../logical/plan.js';
-import { Catalog, isTempTableKey, tempTableKey } from '../../storage/catalog.js';
+import { Catalog, isTempTableKey, tempTableKey, type RoutineType } from '../../storage/catalog.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN } from './types.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
@@ -293,7 +293,29 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   empty('pg_trigger', [['oid', 'int4'], ['tgrelid', 'int4'], ['tgname', 'text'], ['tgfoid', 'int4'], ['tgtype', 'int2'], ['tgenabled', 'text'], ['tgisinternal', 'bool']]),
   empty('pg_extension', [['oid', 'int4'], ['extname', 'text'], ['extowner', 'int4'], ['extnamespace', 'int4'], ['extrelocatable', 'bool'], ['extversion', 'text']]),
   empty('pg_enum', [['oid', 'int4'], ['enumtypid', 'int4'], ['enumsortorder', 'float4'], ['enumlabel', 'text']]),
-  empty('pg_proc', [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']]),
+  {
+    // Built-in functions live in the engine's registry, not here; user-defined SQL functions (language
+    // sql, oid 14) and aggregates (prokind 'a', language internal) are listed.
+    name: 'pg_proc',
+    cols: [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']],
+    rows: (env) => {
+      const typeOid = (t: RoutineType | 'void'): number => (t === 'void' ? 2278 : t === 'anyelement' ? 2283 : t === 'anyarray' ? 2277 : TYPE_OID[t.name]);
+      const out: Value[][] = [];
+      for (const [name, fns] of env.catalog.functions) {
+        fns.forEach((f, i) => {
+          const argTypes = f.params.map((p) => typeOid(p.type));
+          out.push([env.oids.of(`function ${name}(${argTypes.join(' ')})#${i}`), name, NS_PUBLIC, OWNER_OID, 14, 'f', f.columns !== null ? 2249 : typeOid(f.returns), argTypes.join(' '), f.source]);
+        });
+      }
+      for (const [name, aggs] of env.catalog.aggregates) {
+        aggs.forEach((a, i) => {
+          const argTypes = a.args.map(typeOid);
+          out.push([env.oids.of(`aggregate ${name}(${argTypes.join(' ')})#${i}`), name, NS_PUBLIC, OWNER_OID, 12, 'a', typeOid(a.returns ?? a.stype), argTypes.join(' '), 'aggregate_dummy']);
+        });
+      }
+      return out;
+    },
+  },
   empty('pg_policy', [['oid', 'int4'], ['polname', 'text'], ['polrelid', 'int4'], ['polcmd', 'text'], ['polpermissive', 'bool'], ['polroles', '_int4'], ['polqual', 'text'], ['polwithcheck', 'text']]),
   empty('pg_statistic_ext', [['oid', 'int4'], ['stxrelid', 'int4'], ['stxname', 'text'], ['stxnamespace', 'int4'], ['stxowner', 'int4'], ['stxstattarget', 'int4'], ['stxkeys', 'text'], ['stxkind', 'text']]),
   empty('pg_publication', [['oid', 'int4'], ['pubname', 'text'], ['pubowner', 'int4'], ['puballtables', 'bool'], ['pubinsert', 'bool'], ['pubupdate', 'bool'], ['pubdelete', 'bool'], ['pubtruncate', 'bool'], ['pubviaroot', 'bool']]),

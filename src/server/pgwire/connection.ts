@@ -817,6 +817,11 @@ export class Connection {
         const cols = stmt.columns ?? [];
         return new Portal(name, cols, columnFormats(resultFormats, cols.length), rowsSource(cols, []), () => 'SELECT 0', tz, breathe);
       }
+      if ((nodeBody<SelectStmt>(stmt.parsed.stmt).lockingClause ?? []).length > 0) {
+        // FOR UPDATE/SHARE: the rows are locked as the statement runs, so it runs to completion here.
+        const result = await this.runUtility(stmt.parsed, params);
+        return new Portal(name, result.columns, columnFormats(resultFormats, result.columns.length), rowsSource(result.columns, result.rows), () => result.commandTag, tz, breathe);
+      }
       const prepared = db.prepareSelect(nodeBody<SelectStmt>(stmt.parsed.stmt), params, stmt.paramTypes);
       const formats = columnFormats(resultFormats, prepared.columns.length);
       const abort = new AbortController();

@@ -101,6 +101,4 @@ export function sortKeyToSql(k: SortKey, col: ColumnSql): string | null {
   return `${s}${collate} ${k.desc ? 'DESC' : 'ASC'} NULLS ${k.nullsFirst ? 'FIRST' : 'LAST'}`;
 }
 
-export function splitConjuncts(e: Expr): Expr[] {
-  return e.kind === 'and' ? e.args.flatMap(splitConjuncts) : [e];
-}
+

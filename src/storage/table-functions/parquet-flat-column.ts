@@ -1,122 +1,478 @@
 /**
- * A fast path for read_parquet: one flat (non-nested) numeric column chunk of one row group decoded
- * straight into a typed array and a null map.
+ * A fast path for read_parquet: one flat (non-nested) column chunk of one row group decoded straight
+ * into Quire's column storage (Int32Array, Float64Array, or an array of strings) plus a null map.
  *
- * hyparquet's generic reader rebuilds every value through its Dremel list assembler, which for an
- * OPTIONAL column pushes each value (or null) into a plain JS array — most of a scan's time. A flat
- * column has definition levels 0/1 and no repetition levels, so the values can be scattered into
- * place by the definition levels instead. Page decoding (headers, decompression, encodings,
- * dictionaries, our value parsers) stays hyparquet's, through the module entry points its package
- * exports; only the assembly step is ours.
+ * hyparquet's generic reader rebuilds every value through its Dremel list assembler, pushing each value
+ * (or null) into a plain JS array, reads definition levels into a JS array even when a page has no
+ * NULLs, and turns every INT64 into a bigint before our parsers see it. For a flat column none of that
+ * is needed: definition levels are 0/1, a page whose levels are one run of 1s has no NULLs (its levels
+ * are skipped), PLAIN numbers are copied as typed arrays, INT64s are read as two 32-bit halves, and a
+ * dictionary is decoded once per column chunk, its indices mapped to the same number or string objects.
+ *
+ * Page headers and decompression are hyparquet's module exports; the RLE/bit-packed hybrid (indexes
+ * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond.
+ * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
+ * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
-import type { AsyncBuffer, ColumnChunk, FileMetaData, ParquetParsers, RowGroup, SchemaTree } from 'hyparquet';
+import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
-import { convert, convertWithDictionary } from 'hyparquet/src/convert.js';
-import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
-import { readPlain } from 'hyparquet/src/plain.js';
+import { decompressPage } from 'hyparquet/src/datapage.js';
+import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { getSchemaPath } from 'hyparquet/src/schema.js';
-import type { ColumnDecoder, DecodedArray } from 'hyparquet/src/types.js';
+import { Numeric } from '../../common/numeric.js';
+import type { Value } from '../../common/types.js';
 
-/** A value the typed array cannot hold exactly (a timestamp beyond 2^53 µs): read the column the general way. */
-export class FlatValueOutOfRange extends Error {}
-
-/** The parsers give a bigint only for values beyond the safe-integer range. */
-function flatNumber(v: number | bigint): number {
-  if (typeof v === 'bigint') throw new FlatValueOutOfRange();
-  return v;
-}
+/** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
+export class FlatFallback extends Error {}
 
 export interface FlatColumnData {
-  /** Int32Array for int2/int4, Float64Array otherwise; rows of the whole row group. */
+  /**
+   * Rows of the whole row group: Int32Array for int2/int4, Float64Array for the other numbers, and for
+   * text and numeric the Int32Array of each row's index into `objects`.
+   */
   readonly values: Int32Array | Float64Array;
+  /** Text and numeric only: the chunk's decoded values (a dictionary's entries, then PLAIN pages' values). */
+  readonly objects: Value[] | null;
   readonly nulls: Uint8Array | null;
 }
 
-/** Quire types this path produces (their hyparquet-decoded values are already Quire numbers). */
-export const FLAT_FAST_TYPES = new Set(['int2', 'int4', 'float8', 'date', 'timestamp', 'timestamptz']);
+/**
+ * A text or numeric column's rows [from, to) as an array of values. Built per batch: filling a short array is
+ * cheap, while an array as long as a row group is slow in V8 (preallocated it starts in dictionary
+ * mode; grown by push it is copied and write-barriered all the way).
+ */
+export function materializeObjects(d: FlatColumnData, from: number, to: number): Value[] {
+  const out = new Array<Value>(to - from);
+  const idx = d.values;
+  const objects = d.objects!;
+  const nulls = d.nulls;
+  for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : objects[idx[i]!]!;
+  return out;
+}
+
+/** Quire types this path produces. */
+export const FLAT_FAST_TYPES = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'date', 'timestamp', 'timestamptz', 'text', 'numeric']);
+
+/** How a chunk's physical values become Quire values. */
+type Conversion =
+  | { kind: 'i32' } // INT32 → int2/int4
+  | { kind: 'i32f' } // INT32 → float storage (date as days)
+  | { kind: 'i64'; unit: 'int' | 'millis' | 'micros' | 'nanos' }
+  | { kind: 'f64' }
+  | { kind: 'f32' }
+  | { kind: 'str' }
+  | { kind: 'dec'; scale: number; physical: 'INT32' | 'INT64' | 'FIXED_LEN_BYTE_ARRAY' | 'BYTE_ARRAY'; width: number };
+
+export interface FlatChunk {
+  readonly chunk: ColumnChunk;
+  readonly element: SchemaElement;
+  readonly conversion: Conversion;
+  readonly optional: boolean;
+}
+
+function conversionOf(e: SchemaElement, quireType: string): Conversion | null {
+  const lt = e.logical_type;
+  const ct = e.converted_type;
+  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') {
+    // Exact: the unscaled integer becomes the coefficient (hyparquet's own path divides into a double).
+    const scale = lt?.type === 'DECIMAL' ? lt.scale : (e.scale ?? 0);
+    if (quireType !== 'numeric' || scale < 0) return null;
+    if (e.type === 'INT32' || e.type === 'INT64' || e.type === 'BYTE_ARRAY') return { kind: 'dec', scale, physical: e.type, width: 0 };
+    if (e.type === 'FIXED_LEN_BYTE_ARRAY' && (e.type_length ?? 0) > 0) return { kind: 'dec', scale, physical: e.type, width: e.type_length! };
+    return null;
+  }
+  switch (e.type) {
+    case 'INT32':
+      if (quireType === 'int4' || quireType === 'int2') return { kind: 'i32' };
+      if (quireType === 'date') return { kind: 'i32f' };
+      return null;
+    case 'INT64':
+      if (quireType === 'int8') return { kind: 'i64', unit: 'int' };
+      if (quireType === 'timestamp' || quireType === 'timestamptz') {
+        if (lt?.type === 'TIMESTAMP') return { kind: 'i64', unit: lt.unit === 'MILLIS' ? 'millis' : lt.unit === 'NANOS' ? 'nanos' : 'micros' };
+        if (ct === 'TIMESTAMP_MILLIS') return { kind: 'i64', unit: 'millis' };
+        if (ct === 'TIMESTAMP_MICROS') return { kind: 'i64', unit: 'micros' };
+      }
+      return null;
+    case 'DOUBLE':
+      return quireType === 'float8' ? { kind: 'f64' } : null;
+    case 'FLOAT':
+      return quireType === 'float4' ? { kind: 'f32' } : null;
+    case 'BYTE_ARRAY': {
+      // Only annotated strings: unannotated bytes become hex text on the general path.
+      const text = ct === 'UTF8' || ct === 'ENUM' || ct === 'JSON' || lt?.type === 'STRING' || lt?.type === 'ENUM' || lt?.type === 'JSON';
+      return quireType === 'text' && text ? { kind: 'str' } : null;
+    }
+    default:
+      return null;
+  }
+}
 
 /** The column chunk of `name` in `rowGroup` when it is flat and decodable here, else null. */
-export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name: string): { chunk: ColumnChunk; schemaPath: SchemaTree[] } | null {
+export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name: string, quireType: string): FlatChunk | null {
   const chunk = rowGroup.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
   const md = chunk?.meta_data;
   if (!chunk || !md || chunk.file_path) return null;
-  const schemaPath = getSchemaPath(metadata.schema, [name]);
+  const schemaPath: SchemaTree[] = getSchemaPath(metadata.schema, [name]);
   // Root + one leaf that is not repeated: definition levels 0/1 at most, no repetition levels.
   if (schemaPath.length !== 2) return null;
   const leaf = schemaPath[1]!;
   if (leaf.children.length > 0 || leaf.element.repetition_type === 'REPEATED') return null;
-  // INT96 and the byte-array types decode to values that are not plain numbers.
-  if (md.type !== 'INT32' && md.type !== 'INT64' && md.type !== 'DOUBLE') return null;
-  return { chunk, schemaPath };
+  const conversion = conversionOf(leaf.element, quireType);
+  if (conversion === null) return null;
+  return { chunk, element: leaf.element, conversion, optional: leaf.element.repetition_type === 'OPTIONAL' };
 }
 
-export async function readFlatColumn(
-  file: AsyncBuffer,
-  rowGroup: RowGroup,
-  found: { chunk: ColumnChunk; schemaPath: SchemaTree[] },
-  parsers: ParquetParsers,
-  int32: boolean,
-): Promise<FlatColumnData> {
+type Reader = { view: DataView; offset: number };
+type Dense = Int32Array | Float64Array;
+
+function allocDense(c: Conversion, n: number): Dense {
+  return c.kind === 'i32' || c.kind === 'str' || c.kind === 'dec' ? new Int32Array(n) : new Float64Array(n);
+}
+
+const TWO32 = 4294967296;
+
+/** A 64-bit integer from its halves as a Quire number in the chunk's unit; ±infinity at int64's ends for timestamps. */
+function int64Value(lo: number, hi: number, unit: 'int' | 'millis' | 'micros' | 'nanos'): number {
+  if (unit !== 'int') {
+    // Writers (DuckDB, our COPY TO) store ±infinity as int64's extremes.
+    if (hi === 0x7fffffff && lo === 0xffffffff) return Infinity;
+    if (hi === -0x80000000 && lo === 0) return -Infinity;
+  }
+  if (unit === 'nanos') {
+    // Floor division by 1000 of hi·2^32 + lo without losing the low digits.
+    const hq = Math.floor(hi / 1000);
+    const hr = hi - hq * 1000;
+    const v = hq * TWO32 + Math.floor((hr * TWO32 + lo) / 1000);
+    if (!Number.isSafeInteger(v)) throw new FlatFallback();
+    return v;
+  }
+  if (hi >= 0x200000 || hi < -0x200000) throw new FlatFallback();
+  const v = hi * TWO32 + lo;
+  if (unit === 'millis') {
+    const m = v * 1000;
+    if (!Number.isSafeInteger(m)) throw new FlatFallback();
+    return m;
+  }
+  return v;
+}
+
+const utf8 = new TextDecoder();
+
+/** A big-endian two's-complement integer of bytes [from, to). */
+function bigEndianSigned(bytes: Uint8Array, from: number, to: number): bigint {
+  let v = 0n;
+  for (let i = from; i < to; i++) v = (v << 8n) | BigInt(bytes[i]!);
+  const bits = BigInt(8 * (to - from));
+  return to > from && bytes[from]! >= 0x80 ? v - (1n << bits) : v;
+}
+
+function readDecimals(r: Reader, c: Extract<Conversion, { kind: 'dec' }>, n: number, dst: Int32Array, at: number, objects: Value[]): void {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  let o = r.offset;
+  for (let i = 0; i < n; i++) {
+    let coef: bigint;
+    if (c.physical === 'INT32') {
+      coef = BigInt(view.getInt32(o, true));
+      o += 4;
+    } else if (c.physical === 'INT64') {
+      coef = view.getBigInt64(o, true);
+      o += 8;
+    } else {
+      let len = c.width;
+      if (c.physical === 'BYTE_ARRAY') {
+        len = view.getUint32(o, true);
+        o += 4;
+      }
+      if (o + len > view.byteLength) throw new Error('page ends inside its values');
+      coef = bigEndianSigned(bytes, o, o + len);
+      o += len;
+    }
+    dst[at + i] = objects.length;
+    objects.push(Numeric.of(coef, c.scale));
+  }
+  r.offset = o;
+}
+
+/** PLAIN values into dst[at …at+n); text and numeric values are appended to `objects`, their indexes go to dst. */
+function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: number, strings: Value[]): void {
+  if (c.kind === 'dec') return readDecimals(r, c, n, dst as Int32Array, at, strings);
+  const view = r.view;
+  const need = c.kind === 'i64' || c.kind === 'f64' ? 8 : c.kind === 'str' ? 0 : 4;
+  if (r.offset + need * n > view.byteLength) throw new Error('page ends inside its values');
+  const base = view.byteOffset + r.offset;
+  switch (c.kind) {
+    case 'i32': {
+      const d = dst as Int32Array;
+      if (base % 4 === 0) d.set(new Int32Array(view.buffer, base, n), at);
+      else for (let i = 0; i < n; i++) d[at + i] = view.getInt32(r.offset + 4 * i, true);
+      r.offset += 4 * n;
+      return;
+    }
+    case 'i32f': {
+      const d = dst as Float64Array;
+      for (let i = 0; i < n; i++) d[at + i] = view.getInt32(r.offset + 4 * i, true);
+      r.offset += 4 * n;
+      return;
+    }
+    case 'f64': {
+      const d = dst as Float64Array;
+      if (base % 8 === 0) d.set(new Float64Array(view.buffer, base, n), at);
+      else d.set(new Float64Array(view.buffer.slice(base, base + 8 * n)), at);
+      r.offset += 8 * n;
+      return;
+    }
+    case 'f32': {
+      const d = dst as Float64Array;
+      for (let i = 0; i < n; i++) d[at + i] = view.getFloat32(r.offset + 4 * i, true);
+      r.offset += 4 * n;
+      return;
+    }
+    case 'i64': {
+      const d = dst as Float64Array;
+      const unit = c.unit;
+      let o = r.offset;
+      for (let i = 0; i < n; i++, o += 8) d[at + i] = int64Value(view.getUint32(o, true), view.getInt32(o + 4, true), unit);
+      r.offset = o;
+      return;
+    }
+    case 'str': {
+      const d = dst as Int32Array;
+      const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+      let o = r.offset;
+      for (let i = 0; i < n; i++) {
+        if (o + 4 > view.byteLength) throw new Error('page ends inside its values');
+        const len = view.getUint32(o, true);
+        o += 4;
+        if (o + len > view.byteLength) throw new Error('page ends inside its values');
+        d[at + i] = strings.length;
+        strings.push(asciiOrUtf8(bytes, o, o + len));
+        o += len;
+      }
+      r.offset = o;
+      return;
+    }
+  }
+}
+
+/** Short ASCII strings are built directly: a TextDecoder call costs more than the bytes. */
+function asciiOrUtf8(bytes: Uint8Array, from: number, to: number): string {
+  if (to - from <= 16) {
+    let s = '';
+    for (let i = from; i < to; i++) {
+      const b = bytes[i]!;
+      if (b >= 0x80) return utf8.decode(bytes.subarray(from, to));
+      s += String.fromCharCode(b);
+    }
+    return s;
+  }
+  return utf8.decode(bytes.subarray(from, to));
+}
+
+function readVarInt(r: Reader): number {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    const b = r.view.getUint8(r.offset++);
+    result += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) return result;
+    shift += 7;
+  }
+}
+
+/**
+ * The RLE / bit-packed hybrid encoding (dictionary indexes, definition levels) into `out`, reading at
+ * most `len` bytes; r.offset ends after them. Widths up to 24 bits unpack through a 32-bit
+ * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones
+ * go through hyparquet's decoder.
+ */
+function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len: number): void {
+  const end = r.offset + len;
+  if (width > 24) {
+    readRleBitPackedHybrid(r, width, out, len);
+    r.offset = end;
+    return;
+  }
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  if (end > bytes.length) throw new Error('encoded values extend past their page');
+  const mask = (1 << width) - 1;
+  const valueBytes = (width + 7) >> 3;
+  const n = out.length;
+  let seen = 0;
+  let p = r.offset;
+  while (seen < n) {
+    if (p >= end) throw new Error('encoded values end early');
+    // ULEB128 run header.
+    let header = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7;
+      if (p >= end) throw new Error('encoded values end early');
+    }
+    if ((header & 1) === 0) {
+      const count = Math.min(header / 2, n - seen);
+      let v = 0;
+      for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
+      out.fill(v, seen, seen + count);
+      seen += count;
+    } else {
+      const groups = Math.floor(header / 2);
+      const runEnd = p + groups * width;
+      if (runEnd > end) throw new Error('encoded values extend past their page');
+      const count = Math.min(groups * 8, n - seen);
+      let buf = 0;
+      let bits = 0;
+      for (let i = 0; i < count; i++) {
+        while (bits < width) {
+          buf |= bytes[p++]! << bits;
+          bits += 8;
+        }
+        out[seen + i] = buf & mask;
+        buf >>>= width;
+        bits -= width;
+      }
+      seen += count;
+      p = runEnd;
+    }
+  }
+  r.offset = end;
+}
+
+/**
+ * Definition levels of a flat optional column (bit width 1), `len` bytes from r.offset. Returns null
+ * when they are one run of 1s (no NULLs: the common case, decoded without touching each row).
+ */
+function readDefinitionLevels(r: Reader, len: number, count: number, scratch: { defs: Uint8Array }): Uint8Array | null {
+  const end = r.offset + len;
+  const peek: Reader = { view: r.view, offset: r.offset };
+  const header = readVarInt(peek);
+  if ((header & 1) === 0 && header / 2 >= count && r.view.getUint8(peek.offset) === 1) {
+    r.offset = end;
+    return null;
+  }
+  if (scratch.defs.length < count) scratch.defs = new Uint8Array(count);
+  const defs = scratch.defs.subarray(0, count);
+  readHybrid(r, 1, defs, len);
+  r.offset = end;
+  return defs;
+}
+
+function gather(dict: Dense, idx: Int32Array, out: Dense, at: number): void {
+  const size = dict.length;
+  for (let i = 0; i < idx.length; i++) {
+    const k = idx[i]!;
+    if (k >= size || k < 0) throw new Error('dictionary index out of range');
+    out[at + i] = dict[k]!;
+  }
+}
+
+function checkIndexes(idx: Int32Array, size: number): void {
+  for (let i = 0; i < idx.length; i++) {
+    const k = idx[i]!;
+    if (k >= size || k < 0) throw new Error('dictionary index out of range');
+  }
+}
+
+function scatter(dense: Dense, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (defs[i] === 1) out[row + i] = dense[v++]!;
+    else nulls[row + i] = 1;
+  }
+}
+
+export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = await file.slice(start, end);
-  const reader = { view: new DataView(bytes), offset: 0 };
-  const leaf = found.schemaPath[1]!;
-  const decoder: ColumnDecoder = {
-    pathInSchema: md.path_in_schema,
-    type: md.type,
-    element: leaf.element,
-    schemaPath: found.schemaPath,
-    codec: md.codec,
-    parsers,
-  };
+  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const reader: Reader = { view: new DataView(bytes), offset: 0 };
+  const conv = found.conversion;
   const rows = Number(rowGroup.num_rows);
-  const values = int32 ? new Int32Array(rows) : new Float64Array(rows);
+  const values = allocDense(conv, rows);
   let nulls: Uint8Array | null = null;
-  let dictionary: DecodedArray | undefined;
+  let dictionary: Dense | null = null;
+  const strings: Value[] = [];
+  let indices = new Int32Array(0);
+  const scratch = { defs: new Uint8Array(0) };
   let row = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = parquetHeader(reader);
-    const pageBytes = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
+    const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
     reader.offset += header.compressed_page_size;
-    let defs: number[] | undefined;
-    let data: DecodedArray;
-    let encoding;
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = decompressPage(pageBytes, Number(header.uncompressed_page_size), md.codec, undefined);
-      const dictReader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-      dictionary = convert(readPlain(dictReader, md.type, header.dictionary_page_header!.num_values, leaf.element.type_length), decoder);
+      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
+      const n = header.dictionary_page_header!.num_values;
+      dictionary = allocDense(conv, n);
+      // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
+      readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
       continue;
-    } else if (header.type === 'DATA_PAGE') {
-      const page = decompressPage(pageBytes, Number(header.uncompressed_page_size), md.codec, undefined);
-      const p = readDataPage(page, header.data_page_header!, decoder);
-      defs = p.definitionLevels;
-      data = p.dataPage;
-      encoding = header.data_page_header!.encoding;
+    }
+    let count: number;
+    let encoding: string;
+    let defs: Uint8Array | null = null;
+    let r: Reader;
+    if (header.type === 'DATA_PAGE') {
+      const h = header.data_page_header!;
+      count = h.num_values;
+      encoding = h.encoding;
+      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
+      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+      if (found.optional) {
+        const len = r.view.getUint32(0, true);
+        r.offset = 4;
+        defs = readDefinitionLevels(r, len, count, scratch);
+      }
     } else if (header.type === 'DATA_PAGE_V2') {
-      const p = readDataPageV2(pageBytes, header, decoder);
-      defs = p.definitionLevels;
-      data = p.dataPage;
-      encoding = header.data_page_header_v2!.encoding;
+      const h = header.data_page_header_v2!;
+      count = h.num_values;
+      encoding = h.encoding;
+      const repLen = h.repetition_levels_byte_length;
+      const defLen = h.definition_levels_byte_length;
+      if (found.optional && h.num_nulls > 0) {
+        defs = readDefinitionLevels({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, scratch);
+      }
+      const body = raw.subarray(repLen + defLen);
+      const page = h.is_compressed === false ? body : decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, undefined);
+      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values
     }
-    const vals = convertWithDictionary(data, dictionary, encoding, decoder) as ArrayLike<number | bigint>;
-    if (defs !== undefined && defs.length > 0) {
-      const n = Math.min(defs.length, rows - row);
-      let v = 0;
-      for (let i = 0; i < n; i++) {
-        if (defs[i] === 1) values[row + i] = flatNumber(vals[v++]!);
-        else (nulls ??= new Uint8Array(rows))[row + i] = 1;
-      }
-      row += n;
-    } else {
-      const n = Math.min(vals.length, rows - row);
-      for (let i = 0; i < n; i++) values[row + i] = flatNumber(vals[i]!);
-      row += n;
+    count = Math.min(count, rows - row);
+    let present = count;
+    if (defs !== null) {
+      present = 0;
+      for (let i = 0; i < count; i++) present += defs[i]!;
     }
+    // Values go straight into place when the page has no NULLs, else densely first and then scattered.
+    const dense = present === count ? values : allocDense(conv, present);
+    const at = present === count ? row : 0;
+    if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at, strings);
+    else if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
+      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+      const width = r.view.getUint8(r.offset++);
+      // Text and numeric rows are indexes into the dictionary's entries: decoded straight into place.
+      const direct = conv.kind === 'str' || conv.kind === 'dec';
+      if (!direct && indices.length < present) indices = new Int32Array(present);
+      const idx = direct ? (dense as Int32Array).subarray(at, at + present) : indices.subarray(0, present);
+      if (width === 0) idx.fill(0);
+      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
+      if (direct) checkIndexes(idx, dictionary.length);
+      else gather(dictionary, idx, dense, at);
+    } else throw new FlatFallback();
+    if (defs !== null && present !== count) {
+      nulls ??= new Uint8Array(rows);
+      scatter(dense, defs, count, values, nulls, row);
+    }
+    row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  return { values, nulls };
+  return { values, objects: conv.kind === 'str' || conv.kind === 'dec' ? strings : null, nulls };
 }

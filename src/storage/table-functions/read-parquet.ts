@@ -13,7 +13,7 @@
  *
  * Types: BOOLEAN → bool, INT32 → int4 (INT_8/INT_16 → int2, DATE → date, UINT_32 → int8),
  * INT64 → int8 (TIMESTAMP → timestamp, or timestamptz when adjusted to UTC), FLOAT → float4,
- * DOUBLE → float8, DECIMAL → numeric, strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
+ * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
  */
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
 import { parquetMetadata, parquetScan, parquetSchema } from 'hyparquet';
@@ -22,14 +22,13 @@ import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
-import { T, type DataType, type Field, type Value } from '../../common/types.js';
+import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
-import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
-import { FLAT_FAST_TYPES, FlatValueOutOfRange, flatColumnChunk, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -96,7 +95,12 @@ function elementType(e: SchemaElement, nested: boolean): DataType {
   if (nested) return T.text;
   const ct = e.converted_type;
   const lt = e.logical_type;
-  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') return T.numeric;
+  if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') {
+    // numeric(p, s) when the file says: values keep their scale (1.50 stays 1.50), as in PostgreSQL.
+    const p = lt?.type === 'DECIMAL' ? lt.precision : e.precision;
+    const s = lt?.type === 'DECIMAL' ? lt.scale : (e.scale ?? 0);
+    return p !== undefined && p >= 1 && p <= 1000 && s >= 0 && s <= p ? type('numeric', ((p << 16) | s) + 4) : T.numeric;
+  }
   switch (e.type) {
     case 'BOOLEAN':
       return T.bool;
@@ -198,7 +202,7 @@ function convertValue(plan: ColumnPlan, v: unknown): Value {
     case 'timestamptz':
       return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : parquetMicros(BigInt(v as bigint), 1n);
     case 'numeric':
-      return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), T.numeric);
+      return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), t);
     default:
       if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
       return typeof v === 'string' ? v : String(v);
@@ -280,7 +284,9 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
 /**
  * hyparquet's AsyncBuffer over one open file handle: each slice is a single positioned read into a
  * fresh ArrayBuffer. (hyparquet's asyncBufferFromFile opens a read stream per slice, whose 64 KiB
- * chunks cost an event-loop turn each: most of a scan's time went to waiting.)
+ * chunks cost an event-loop turn each: most of a scan's time went to waiting.) The read is
+ * synchronous: a slice is one column chunk (a few MB at most from the page cache), and a thread-pool
+ * round trip per chunk left the decoder idle for longer than the read itself on a busy machine.
  */
 async function openFileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close(): Promise<void> }> {
   const fh = await fsp.open(file, 'r');
@@ -294,7 +300,7 @@ async function openFileBuffer(file: string): Promise<{ buffer: AsyncBuffer; clos
         const view = new Uint8Array(ab);
         let done = 0;
         while (done < view.length) {
-          const { bytesRead } = await fh.read(view, done, view.length - done, start + done);
+          const bytesRead = readSync(fh.fd, view, done, view.length - done, start + done);
           if (bytesRead === 0) break;
           done += bytesRead;
         }
@@ -316,8 +322,6 @@ interface ScanSpec {
   readonly totalRows: number;
 }
 
-const FLAT_PARSERS = { ...DEFAULT_PARSERS, ...QUIRE_PARQUET_PARSERS };
-
 /** The row group holding all of [start, end), or -1 when the range crosses groups. */
 function groupOf(starts: readonly number[], start: number, end: number): number {
   let lo = 0;
@@ -330,15 +334,27 @@ function groupOf(starts: readonly number[], start: number, end: number): number 
   return end <= starts[lo + 1]! ? lo : -1;
 }
 
-function isFlat(d: unknown): d is { values: Int32Array | Float64Array; nulls: Uint8Array | null } {
+function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
 }
 
 async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
   const out = spec.columns.map((i) => spec.all[i]!);
-  const progress = reportProgress('read_parquet', spec.totalRows, 'rows');
+  // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
+  const metas = spec.files.map((f) => readParquetMetadataSync(f));
+  const wanted = new Set(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]);
+  const groupBytes = (rg: FileMetaData['row_groups'][number]): number => {
+    let b = 0;
+    for (const c of rg.columns) if (c.meta_data !== undefined && wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
+    return b;
+  };
+  let totalBytes = 0;
+  for (const m of metas) for (const rg of m.row_groups) totalBytes += groupBytes(rg);
+  const progress = reportProgress('read_parquet', totalBytes, 'bytes');
+  let file = spec.files[0]!;
   try {
-    for (const file of spec.files) {
+    for (let fi = 0; fi < spec.files.length; fi++) {
+      file = spec.files[fi]!;
       let opened;
       try {
         opened = await openFileBuffer(file);
@@ -347,13 +363,28 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       }
       try {
       const buf = opened.buffer;
-      const metadata = readParquetMetadataSync(file);
+      const metadata = metas[fi]!;
       const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
       for (const c of out) {
         if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
       }
-      let cachedGroup = -1;
-      const groupCache = new Map<string, Promise<FlatColumnData>>();
+      // Decoded flat column chunks by row group and column: a group split into several ranges by the
+      // page index is decoded once; the next group's chunks are started when this one is handed out.
+      const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
+      const flatChunk = (g: number, c: ColumnPlan): Promise<FlatColumnData> | null => {
+        let cols = groupCache.get(g);
+        if (cols === undefined) groupCache.set(g, (cols = new Map()));
+        let p = cols.get(c.field.name);
+        if (p === undefined) {
+          const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
+          if (flat === null) return null;
+          p = readFlatColumn(buf, metadata.row_groups[g]!, flat);
+          // A prefetch may never be awaited (a LIMIT stops the scan): its failure must not go unhandled.
+          p.catch(() => undefined);
+          cols.set(c.field.name, p);
+        }
+        return p;
+      };
       const groupStarts: number[] = [];
       let acc = 0;
       for (const rg of metadata.row_groups) {
@@ -368,54 +399,60 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         parsers: QUIRE_PARQUET_PARSERS,
         ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
       });
-      for (const r of scan.ranges) {
+      const ranges = scan.ranges;
+      const groupSizes = metadata.row_groups.map(groupBytes);
+      const fileBytes = groupSizes.reduce((a, b) => a + b, 0);
+      let reported = 0;
+      for (let ri = 0; ri < ranges.length; ri++) {
+        const r = ranges[ri]!;
         if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
         const n = r.rowEnd - r.rowStart;
         if (n === 0) continue;
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
+        for (const k of groupCache.keys()) if (k < g) groupCache.delete(k);
         const data = await Promise.all(out.map((c) => {
-          const flat = g >= 0 && !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name) : null;
-          if (flat === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+          const whole = g >= 0 ? flatChunk(g, c) : null;
+          if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
-          const int32 = c.field.type.name === 'int4' || c.field.type.name === 'int2';
-          // Ranges are row groups, or page-pruned parts of one: decode a group's column once.
-          if (cachedGroup !== g) {
-            cachedGroup = g;
-            groupCache.clear();
-          }
-          let whole = groupCache.get(c.field.name);
-          if (whole === undefined) groupCache.set(c.field.name, (whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, FLAT_PARSERS, int32)));
           return whole.then(
-            (d) => ({ values: d.values.subarray(at, at + n), nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
-            // Timestamps beyond 2^53 µs do not fit the Float64Array: this group takes the general path.
+            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
-              if (e instanceof FlatValueOutOfRange) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+              if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
               throw e;
             },
           );
         }));
+        const next = ranges[ri + 1];
+        const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
+        if (ng > g) for (const c of out) flatChunk(ng, c);
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
-              if (isFlat(d)) return makeColumn(c.field.type, d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
           };
         }
-        progress.advance(n);
+        // A range's share of its row group's bytes (a range across groups: the file's average).
+        const share = g >= 0 ? (groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * n) / Math.max(1, acc);
+        const step = Math.min(fileBytes - reported, Math.round(share));
+        progress.advance(step);
+        reported += step;
       }
+      progress.skip(fileBytes - reported);
       } finally {
         await opened.close();
       }
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
-    throw new QuireError('XX001', `could not read Parquet data: ${(e as Error).message}`);
+    throw new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
   } finally {
     progress.done();
   }

@@ -24,8 +24,34 @@ export function charLength(s: string): number {
 
 /** Characters [from, to) by code point index (0-based, clamped). */
 export function charSlice(s: string, from: number, to?: number): string {
-  if (!SURROGATE.test(s)) return s.slice(from, to);
+  if (!SURROGATE.test(s)) return detach(s.slice(from, to), s);
   return Array.from(s).slice(from, to).join('');
+}
+
+/** Sources shorter than this are kept alive by their pieces at little cost. */
+const DETACH_MIN_SOURCE = 1024;
+
+/**
+ * A piece cut from a string (slice, split, a regex match) is, in V8, a view that keeps the whole
+ * source alive. Memory limits count the piece, so a buffer of short pieces of long strings (substr of
+ * a 1 MB value per row, sorted) could hold far more than it reserved. Pieces much shorter than a long
+ * source are copied out; pieces under 13 characters are copies already.
+ */
+export function detach(piece: string, source: string): string {
+  if (source.length < DETACH_MIN_SOURCE || piece.length < 13 || piece.length * 4 > source.length) return piece;
+  // Concatenating makes a rope; slicing a rope flattens it into a fresh string first, and the result
+  // is a view of that copy (one character longer than the piece), not of the source.
+  return (' ' + piece).slice(1);
+}
+
+/** detach for a list of pieces of one source (split, regex groups). */
+export function detachAll<T extends string | null>(pieces: T[], source: string): T[] {
+  if (source.length < DETACH_MIN_SOURCE) return pieces;
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    if (p !== null) pieces[i] = detach(p, source) as T;
+  }
+  return pieces;
 }
 
 /** PostgreSQL's strings are bounded at 1 GB; refuse results that could never be stored. */

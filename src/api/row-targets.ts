@@ -1,0 +1,170 @@
+/**
+ * Which table row each result row of a SELECT came from, for FOR UPDATE/SHARE locks and for cursors
+ * that UPDATE/DELETE … WHERE CURRENT OF can use.
+ *
+ * Each FROM-list table that needs it is replaced, for this statement only, by a copy of its batches
+ * with one more column, the row's position in that snapshot, under a name no identifier can spell
+ * (the binder leaves such columns out of `*`); the query returns those positions after its own
+ * columns. Positions become rows (batch and index) through the snapshot, and rows are found again
+ * in later snapshots through row-lineage.ts.
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { T, type Field } from '../common/types.js';
+import { makeColumn, type Batch } from '../execution/column.js';
+import type { LogicalPlan, TableSource } from '../logical/plan.js';
+import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { lockedItems, type LockStrength, type LockWait } from '../sql/locking-clause.js';
+import type { Catalog } from '../storage/catalog.js';
+import { MemoryTable } from '../storage/memory-table.js';
+import { rowAt, type RowRef } from './row-lineage.js';
+
+const ROW_ID = '\u0000row id';
+
+export interface RowTarget {
+  /** The name the query refers to the table by (its alias, else its name). */
+  readonly refName: string;
+  /** The table (this transaction's view of it). */
+  readonly table: MemoryTable;
+  readonly snapshot: readonly Batch[];
+  /** The lock FOR UPDATE/SHARE asks for on its rows; null when only positions are wanted. */
+  readonly strength: LockStrength | null;
+  readonly wait: LockWait;
+}
+
+export interface RowTargeted {
+  readonly stmt: SelectStmt;
+  readonly relations: Map<string, TableSource>;
+  /** In the order of the position columns that follow the query's own. */
+  readonly targets: RowTarget[];
+}
+
+/**
+ * A table's snapshot with each row's position as one more column, computed batch by batch as it is
+ * scanned, so a cursor that reads ten rows of a large table pays for ten.
+ */
+class WithRowIds implements TableSource {
+  readonly schema: Field[];
+  constructor(
+    readonly name: string,
+    table: MemoryTable,
+    private readonly snapshot: readonly Batch[],
+  ) {
+    this.schema = [...table.schema, { name: ROW_ID, type: T.int4 }];
+  }
+  rowCount(): number {
+    return this.snapshot.reduce((n, b) => n + b.length, 0);
+  }
+  async *scan(): AsyncGenerator<Batch> {
+    let base = 0;
+    for (const batch of this.snapshot) {
+      const ids = new Int32Array(batch.length);
+      for (let i = 0; i < batch.length; i++) ids[i] = base + i;
+      base += batch.length;
+      yield { columns: [...batch.columns, makeColumn(T.int4, ids, null)], length: batch.length };
+    }
+  }
+}
+
+interface FromRangeVar {
+  readonly node: AnyNode;
+  readonly refName: string;
+}
+
+/** The FROM list's names and its plain table references (through joins, not into subqueries). */
+function fromItems(s: SelectStmt): { names: string[]; rangeVars: FromRangeVar[] } {
+  const names: string[] = [];
+  const rangeVars: FromRangeVar[] = [];
+  const walk = (n: Node): void => {
+    const tag = nodeTag(n);
+    const b = nodeBody<AnyNode>(n);
+    const alias = (b.alias as AnyNode | undefined)?.aliasname as string | undefined;
+    if (tag === 'RangeVar') {
+      const refName = alias ?? (b.relname as string);
+      names.push(refName);
+      if (b.schemaname === undefined) rangeVars.push({ node: b, refName });
+    } else if (tag === 'JoinExpr') {
+      walk(b.larg as Node);
+      walk(b.rarg as Node);
+      if (alias !== undefined) names.push(alias);
+    } else if (alias !== undefined) names.push(alias);
+  };
+  for (const n of s.fromClause ?? []) walk(n);
+  return { names, rangeVars };
+}
+
+function cteNames(s: SelectStmt): Set<string> {
+  const out = new Set<string>();
+  for (const c of s.withClause?.ctes ?? []) out.add(nodeBody<AnyNode>(c).ctename as string);
+  return out;
+}
+
+/** The in-memory table a FROM item names, unless it is a CTE or view (whose rows are not a table's). */
+function tableOf(catalog: Catalog, s: SelectStmt, rv: AnyNode): MemoryTable | null {
+  const name = rv.relname as string;
+  if (cteNames(s).has(name) || catalog.views.has(name)) return null;
+  const t = catalog.getTable(name);
+  return t instanceof MemoryTable ? t : null;
+}
+
+/**
+ * The statement rewritten to return row positions of `chosen` FROM items, with the relations to
+ * bind it with. `chosen` maps a FROM item's name to the lock wanted on its rows (null: none).
+ */
+function rewrite(catalog: Catalog, s: SelectStmt, chosen: ReadonlyMap<string, { strength: LockStrength | null; wait: LockWait }>): RowTargeted {
+  const copy = structuredClone(s);
+  const { rangeVars } = fromItems(copy);
+  const relations = new Map<string, TableSource>();
+  const targets: RowTarget[] = [];
+  const extraTargets: Node[] = [];
+  for (const rv of rangeVars) {
+    const want = chosen.get(rv.refName);
+    if (want === undefined) continue;
+    const table = tableOf(catalog, s, rv.node);
+    if (table === null) continue;
+    const snapshot = table.snapshot();
+    const key = `\u0000rows of ${targets.length}`;
+    relations.set(key, new WithRowIds(key, table, snapshot));
+    const alias = (rv.node.alias as AnyNode | undefined) ?? {};
+    rv.node.alias = { ...alias, aliasname: rv.refName };
+    rv.node.relname = key;
+    extraTargets.push({ ResTarget: { val: { ColumnRef: { fields: [{ String: { sval: rv.refName } }, { String: { sval: ROW_ID } }] } } } } as unknown as Node);
+    targets.push({ refName: rv.refName, table, snapshot, strength: want.strength, wait: want.wait });
+  }
+  // The locking clause stays: the binder refuses it with aggregates, DISTINCT and the like.
+  copy.targetList = [...(copy.targetList ?? []), ...extraTargets];
+  return { stmt: copy, relations, targets };
+}
+
+/** SELECT … FOR UPDATE/SHARE: the locked FROM items get positions (checks OF names, 42P01). */
+export function lockTargets(catalog: Catalog, s: SelectStmt): RowTargeted {
+  const { names } = fromItems(s);
+  return rewrite(catalog, s, lockedItems(s, names));
+}
+
+/** PostgreSQL's "simply updatable" cursor: a scan of one table, filtered, projected or limited. */
+export function simplyUpdatable(catalog: Catalog, s: SelectStmt, plan: LogicalPlan): RowTargeted | null {
+  if ((s.fromClause ?? []).length !== 1) return null;
+  const { rangeVars } = fromItems(s);
+  if (rangeVars.length !== 1 || nodeTag(s.fromClause![0]) !== 'RangeVar') return null;
+  if (tableOf(catalog, s, rangeVars[0]!.node) === null) return null;
+  const plain = (p: LogicalPlan): boolean => {
+    switch (p.op) {
+      case 'scan':
+        return true;
+      // A sort is not: PostgreSQL only finds the scan through nodes that pass its rows on as they come.
+      case 'filter':
+      case 'project':
+      case 'limit':
+        return plain(p.input);
+      default:
+        return false;
+    }
+  };
+  if (!plain(plan)) return null;
+  return rewrite(catalog, s, new Map([[rangeVars[0]!.refName, { strength: null, wait: 'wait' }]]));
+}
+
+/** Row `position` of a target's snapshot. */
+export function targetRow(t: RowTarget, position: number): RowRef {
+  return rowAt(t.snapshot, position);
+}

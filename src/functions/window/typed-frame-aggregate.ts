@@ -1,0 +1,441 @@
+/**
+ * sum / avg / min / max over OVER frames, reading the argument's typed storage and writing the result's
+ * typed storage: no Value boxing, no accumulator call per row, O(1) amortised per row for every frame.
+ *
+ * A frame after EXCLUDE is up to three pieces in row order: [fs, x), the current row (TIES only) and
+ * [y, fe), where x and y are the current row or its peer group's bounds clamped to the frame. The frame
+ * ends and the current row only move forward, so each outer piece is a window whose start and end never
+ * decrease, and each piece keeps its own state:
+ *
+ *   - min/max: a monotonic deque of row indexes (Lemire's ascending minima); each row enters and leaves
+ *     at most once. Among equal values the later row wins, as with PostgreSQL's *larger / *smaller
+ *     transition functions (visible as -0 vs 0), and NaN is above every number.
+ *   - float sums and averages: PostgreSQL has no inverse for float8 sums (subtracting a large value
+ *     back out loses the small ones), so nothing is ever subtracted. The window is split into a front
+ *     part, whose suffix sums are computed once when the start passes the split, and a back part with a
+ *     running sum ("two stacks"); each row is added twice at most, and the result is front + back.
+ *     The additions are ordered differently from PostgreSQL's left-to-right loop, which changes only
+ *     the last bits of an inexact sum. An overflow to infinity from finite values, which PostgreSQL
+ *     raises as an error, cannot happen in either order when every finite |value| times the row count
+ *     stays below the guard; other partitions go to the general path.
+ *   - integer sums (int2/int4): prefix sums, exact in doubles below 2^53, answer any piece in O(1).
+ *
+ * A piece that moves backwards (not produced by any frame Quire computes today) restarts its state,
+ * so the result stays right even then.
+ */
+import type { DataType } from '../../common/types.js';
+import type { Column } from '../../execution/column.js';
+import { floatOverflow } from '../scalar/support/float.js';
+import type { ResolvedAggregate } from '../aggregate/aggregate-function.js';
+import type { FrameBounds, ResultColumn, WindowBlock } from './window-function.js';
+
+export type TypedAggregateKind = 'sum-float' | 'avg-float' | 'sum-int' | 'min' | 'max';
+
+/** Largest |sum| of finite float8 values that can never overflow, whatever the order of additions. */
+const FLOAT_SUM_GUARD = 2 ** 1000;
+/** avg(float8) also keeps PostgreSQL's sum of squares, which overflows (an error) for values near 1e154. */
+const FLOAT_AVG_VALUE_GUARD = 1e100;
+/** Integer prefix sums stay exact while rows * 2^31 < 2^53. */
+const INT_SUM_MAX_ROWS = 2 ** 21;
+
+/** The typed strategy for an aggregate and argument type, or null when only the general path applies. */
+export function typedAggregateKind(agg: ResolvedAggregate, argTypes: readonly DataType[]): TypedAggregateKind | null {
+  if (argTypes.length !== 1) return null;
+  const t = argTypes[0]!.name;
+  switch (agg.name) {
+    case 'sum':
+      if (t === 'float8' && agg.returnType.name === 'float8') return 'sum-float';
+      if ((t === 'int2' || t === 'int4') && agg.returnType.name === 'int8') return 'sum-int';
+      return null;
+    case 'avg':
+      return (t === 'float8' || t === 'float4') && agg.returnType.name === 'float8' ? 'avg-float' : null;
+    case 'min':
+    case 'max':
+      // Types whose storage is a typed array of numbers that order like the values.
+      if (t === 'int2' || t === 'int4' || t === 'int8' || t === 'float4' || t === 'float8' || t === 'date' || t === 'timestamp' || t === 'timestamptz') {
+        return agg.name;
+      }
+      return null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A running aggregate (frame from the partition start to an end that only moves forward) over numbers,
+ * fed one row at a time in row order, so a float sum adds in PostgreSQL's own order and is identical.
+ * Chunked evaluation of a large partition carries it from one chunk to the next.
+ */
+export class RunningTypedAggregate {
+  private acc = -0;
+  private n = 0;
+  private constructor(private readonly kind: 'sum-float' | 'sum-int' | 'min' | 'max') {}
+
+  /** Null when the general accumulator must run (avg keeps a sum of squares; int8 may not fit doubles). */
+  static create(agg: ResolvedAggregate, rows: number): RunningTypedAggregate | null {
+    const kind = typedAggregateKind(agg, agg.argTypes);
+    if (kind === null || kind === 'avg-float' || agg.argTypes[0]!.name === 'int8') return null;
+    if (kind === 'sum-int' && rows > INT_SUM_MAX_ROWS) return null;
+    return new RunningTypedAggregate(kind);
+  }
+
+  add(c: Column, i: number): void {
+    if (c.nulls !== null && c.nulls[i] === 1) return;
+    const x = c.data[i];
+    if (typeof x !== 'number') return;
+    const acc = this.acc;
+    switch (this.kind) {
+      case 'sum-float': {
+        const r = acc + x;
+        // float8pl: an infinite sum of finite values is an overflow error.
+        if (r - r !== 0 && r === r && Number.isFinite(acc) && Number.isFinite(x)) floatOverflow();
+        this.acc = r;
+        break;
+      }
+      case 'sum-int':
+        this.acc = acc + x;
+        break;
+      case 'max':
+        if (this.n === 0 || !(acc > x || (acc !== acc && x === x))) this.acc = x;
+        break;
+      case 'min':
+        if (this.n === 0 || !(x > acc || (x !== x && acc === acc))) this.acc = x;
+        break;
+    }
+    this.n++;
+  }
+
+  write(out: ResultColumn, i: number): void {
+    const od = out.data;
+    if (this.n === 0) out.setNull(i);
+    else if (od instanceof Float64Array || od instanceof Int32Array) od[i] = this.acc;
+    else out.set(i, this.acc);
+  }
+}
+
+/** Moving state of one frame piece for sums: front suffix sums over [.., m), running sum of [m, z). */
+class SumPiece {
+  front = new Float64Array(0);
+  m = 0;
+  z = 0;
+  back = -0;
+  lastS = 0;
+  lastE = 0;
+
+  reset(at: number, capacity: number): void {
+    if (this.front.length < capacity + 1) this.front = new Float64Array(Math.max(capacity + 1, this.front.length * 2));
+    this.m = at;
+    this.z = at;
+    this.back = -0;
+    this.lastS = at;
+    this.lastE = at;
+  }
+
+  /** Sum of the non-NULL values of rows [s, e) (s < e); NULL rows hold 0 in `d` via the caller's copy. */
+  sum(d: Float64Array, s: number, e: number, capacity: number): number {
+    if (s < this.lastS || e < this.lastE || s > this.z) this.reset(s, capacity);
+    this.lastS = s;
+    this.lastE = e;
+    let z = this.z;
+    let back = this.back;
+    while (z < e) back += d[z++]!;
+    this.z = z;
+    if (s > this.m) {
+      // The start passed the split: rows [s, z) become the new front, summed from the right once.
+      const f = this.front;
+      let acc = -0;
+      for (let j = z - 1; j >= s; j--) {
+        acc = d[j]! + acc;
+        f[j] = acc;
+      }
+      this.m = z;
+      back = -0;
+    }
+    this.back = back;
+    return s < this.m ? this.front[s]! + back : back;
+  }
+}
+
+/** Monotonic deque of one frame piece for min/max: row indexes whose values strictly decrease (max). */
+class DequePiece {
+  q = new Int32Array(0);
+  h = 0;
+  t = 0;
+  z = 0;
+  lastS = 0;
+  lastE = 0;
+
+  reset(at: number, capacity: number): void {
+    if (this.q.length < capacity) this.q = new Int32Array(Math.max(capacity, this.q.length * 2));
+    this.h = 0;
+    this.t = 0;
+    this.z = at;
+    this.lastS = at;
+    this.lastE = at;
+  }
+
+  /** Row of the extreme non-NULL value of rows [s, e) (the later one among equals), or -1. */
+  best(d: Float64Array | Int32Array, nulls: Uint8Array | null, isMax: boolean, s: number, e: number, capacity: number): number {
+    if (s < this.lastS || e < this.lastE) this.reset(s, capacity);
+    this.lastS = s;
+    this.lastE = e;
+    const q = this.q;
+    let h = this.h;
+    let t = this.t;
+    let z = this.z < s ? s : this.z;
+    for (; z < e; z++) {
+      if (nulls !== null && nulls[z] === 1) continue;
+      const v = d[z]!;
+      // Drop rows the new one beats or ties (NaN above every number, equal NaNs tie).
+      if (isMax) {
+        while (t > h) {
+          const w = d[q[t - 1]!]!;
+          if (w > v || (w !== w && v === v)) break;
+          t--;
+        }
+      } else {
+        while (t > h) {
+          const w = d[q[t - 1]!]!;
+          if (v > w || (v !== v && w === w)) break;
+          t--;
+        }
+      }
+      q[t++] = z;
+    }
+    while (h < t && q[h]! < s) h++;
+    this.z = z;
+    this.h = h;
+    this.t = t;
+    return h < t ? q[h]! : -1;
+  }
+}
+
+/**
+ * Per-evaluator scratch: piece states and prefix arrays, grown to the largest partition seen and reused
+ * for the next partitions of the block and the next blocks.
+ */
+export class TypedFrameAggregate {
+  private readonly sums = [new SumPiece(), new SumPiece()];
+  private readonly deques = [new DequePiece(), new DequePiece()];
+  private prefix = new Float64Array(0);
+  private counts = new Float64Array(0);
+  private zeroed = new Float64Array(0);
+  private readonly range = new Int32Array(2);
+
+  constructor(readonly kind: TypedAggregateKind) {}
+
+  /**
+   * Writes the results of rows [ps, pe) into `out`; returns false (nothing written) when the column's
+   * storage or values need the general path.
+   */
+  evaluate(b: WindowBlock, col: Column, ps: number, pe: number, f: FrameBounds, out: ResultColumn): boolean {
+    const d = col.data;
+    if (!(d instanceof Float64Array || d instanceof Int32Array)) return false;
+    const od = out.data;
+    const n = pe - ps;
+    const nulls = col.nulls;
+    switch (this.kind) {
+      case 'min':
+      case 'max':
+        if (od.constructor !== d.constructor) return false;
+        this.minMax(b, d, nulls, ps, pe, f, out, this.kind === 'max');
+        return true;
+      case 'sum-int':
+        if (!(d instanceof Int32Array) || !(od instanceof Float64Array) || n > INT_SUM_MAX_ROWS) return false;
+        this.prefixSums(d, nulls, ps, pe);
+        this.intSum(b, d, nulls, ps, pe, f, out);
+        return true;
+      case 'sum-float':
+      case 'avg-float':
+        if (!(d instanceof Float64Array) || !(od instanceof Float64Array)) return false;
+        if (!this.floatInputs(d, nulls, ps, pe)) return false;
+        this.floatSum(b, ps, pe, f, out, this.kind === 'avg-float');
+        return true;
+    }
+  }
+
+  /** Prefix counts of non-NULL rows; for float sums also a copy with NULLs as -0 (adds nothing). */
+  private floatInputs(d: Float64Array, nulls: Uint8Array | null, ps: number, pe: number): boolean {
+    const n = pe - ps;
+    if (this.counts.length < n + 1) this.counts = new Float64Array(Math.max(n + 1, this.counts.length * 2));
+    if (this.zeroed.length < n) this.zeroed = new Float64Array(Math.max(n, this.zeroed.length * 2));
+    const cnt = this.counts;
+    const z = this.zeroed;
+    let c = 0;
+    let maxAbs = 0;
+    cnt[0] = 0;
+    for (let i = ps; i < pe; i++) {
+      if (nulls !== null && nulls[i] === 1) z[i - ps] = -0;
+      else {
+        const v = d[i]!;
+        z[i - ps] = v;
+        c++;
+        const a = v < 0 ? -v : v;
+        if (a > maxAbs && a !== Infinity) maxAbs = a;
+      }
+      cnt[i - ps + 1] = c;
+    }
+    if (this.kind === 'avg-float' && maxAbs > FLOAT_AVG_VALUE_GUARD) return false;
+    return maxAbs * n < FLOAT_SUM_GUARD;
+  }
+
+  private prefixSums(d: Int32Array, nulls: Uint8Array | null, ps: number, pe: number): void {
+    const n = pe - ps;
+    if (this.counts.length < n + 1) this.counts = new Float64Array(Math.max(n + 1, this.counts.length * 2));
+    if (this.prefix.length < n + 1) this.prefix = new Float64Array(Math.max(n + 1, this.prefix.length * 2));
+    const cnt = this.counts;
+    const pre = this.prefix;
+    let c = 0;
+    let s = 0;
+    cnt[0] = 0;
+    pre[0] = 0;
+    for (let i = ps; i < pe; i++) {
+      if (nulls === null || nulls[i] !== 1) {
+        c++;
+        s += d[i]!;
+      }
+      cnt[i - ps + 1] = c;
+      pre[i - ps + 1] = s;
+    }
+  }
+
+  private intSum(b: WindowBlock, d: Int32Array, nulls: Uint8Array | null, ps: number, pe: number, f: FrameBounds, out: ResultColumn): void {
+    const od = out.data as Float64Array;
+    const cnt = this.counts;
+    const pre = this.prefix;
+    const fs = f.fs;
+    const fe = f.fe;
+    const ex = f.exclude;
+    const x = this.range;
+    for (let i = ps; i < pe; i++) {
+      // Prefix indexes are relative to ps.
+      const s = fs[i]! - ps;
+      const e = fe[i]! - ps;
+      let c = 0;
+      let v = 0;
+      if (s < e) {
+        c = cnt[e]! - cnt[s]!;
+        v = pre[e]! - pre[s]!;
+        if (ex !== 'no-others') {
+          excludedRange(b, ex, i, ps, s, e, x);
+          c -= cnt[x[1]!]! - cnt[x[0]!]!;
+          v -= pre[x[1]!]! - pre[x[0]!]!;
+          // TIES keeps the current row itself.
+          if (ex === 'ties' && i - ps >= s && i - ps < e && (nulls === null || nulls[i] !== 1)) {
+            c++;
+            v += d[i]!;
+          }
+        }
+      }
+      if (c === 0) out.setNull(i);
+      else od[i] = v;
+    }
+  }
+
+  private floatSum(b: WindowBlock, ps: number, pe: number, f: FrameBounds, out: ResultColumn, avg: boolean): void {
+    const od = out.data as Float64Array;
+    const cnt = this.counts;
+    const z = this.zeroed;
+    const n = pe - ps;
+    const [p0, p2] = this.sums as [SumPiece, SumPiece];
+    p0.reset(0, n);
+    p2.reset(0, n);
+    const fs = f.fs;
+    const fe = f.fe;
+    const ex = f.exclude;
+    for (let i = ps; i < pe; i++) {
+      const s = fs[i]! - ps;
+      const e = fe[i]! - ps;
+      const r = i - ps;
+      let c = 0;
+      let v = -0;
+      if (ex === 'no-others') {
+        if (s < e) {
+          c = cnt[e]! - cnt[s]!;
+          v = p0.sum(z, s, e, n);
+        }
+      } else if (s < e) {
+        // Pieces before and after the excluded rows; TIES puts the current row back in between.
+        let x = r;
+        let y = r + 1;
+        if (ex !== 'current-row') {
+          x = b.peerStart[i]! - ps;
+          y = b.peerEnd[i]! - ps;
+        }
+        const e0 = x < e ? x : e;
+        const s2 = y > s ? y : s;
+        if (s < e0) {
+          c += cnt[e0]! - cnt[s]!;
+          v = p0.sum(z, s, e0, n);
+        }
+        if (ex === 'ties' && r >= s && r < e && cnt[r + 1]! !== cnt[r]!) {
+          c++;
+          v += z[r]!;
+        }
+        if (s2 < e) {
+          c += cnt[e]! - cnt[s2]!;
+          v += p2.sum(z, s2, e, n);
+        }
+      }
+      if (c === 0) out.setNull(i);
+      else od[i] = avg ? v / c : v;
+    }
+  }
+
+  private minMax(b: WindowBlock, d: Float64Array | Int32Array, nulls: Uint8Array | null, ps: number, pe: number, f: FrameBounds, out: ResultColumn, isMax: boolean): void {
+    const od = out.data as Float64Array | Int32Array;
+    const n = pe - ps;
+    const [p0, p2] = this.deques as [DequePiece, DequePiece];
+    p0.reset(ps, n);
+    p2.reset(ps, n);
+    const fs = f.fs;
+    const fe = f.fe;
+    const ex = f.exclude;
+    for (let i = ps; i < pe; i++) {
+      const s = fs[i]!;
+      const e = fe[i]!;
+      let best = -1;
+      if (ex === 'no-others') {
+        if (s < e) best = p0.best(d, nulls, isMax, s, e, n);
+      } else if (s < e) {
+        let x = i;
+        let y = i + 1;
+        if (ex !== 'current-row') {
+          x = b.peerStart[i]!;
+          y = b.peerEnd[i]!;
+        }
+        const e0 = x < e ? x : e;
+        const s2 = y > s ? y : s;
+        if (s < e0) best = p0.best(d, nulls, isMax, s, e0, n);
+        // Later pieces win ties, as a later row replaces an equal state in PostgreSQL.
+        if (ex === 'ties' && i >= s && i < e && (nulls === null || nulls[i] !== 1)) best = later(d, best, i, isMax);
+        if (s2 < e) {
+          const k = p2.best(d, nulls, isMax, s2, e, n);
+          if (k >= 0) best = later(d, best, k, isMax);
+        }
+      }
+      if (best < 0) out.setNull(i);
+      else od[i] = d[best]!;
+    }
+  }
+}
+
+/** `cand` (a later row) unless `cur` is strictly better. */
+function later(d: Float64Array | Int32Array, cur: number, cand: number, isMax: boolean): number {
+  if (cur < 0) return cand;
+  const w = d[cur]!;
+  const v = d[cand]!;
+  const keep = isMax ? w > v || (w !== w && v === v) : v > w || (v !== v && w === w);
+  return keep ? cur : cand;
+}
+
+/** Row i's excluded rows (its peer group, or itself for CURRENT ROW) clamped to [s, e), relative to ps. */
+function excludedRange(b: WindowBlock, ex: FrameBounds['exclude'], i: number, ps: number, s: number, e: number, out: Int32Array): void {
+  let xs = ex === 'current-row' ? i - ps : b.peerStart[i]! - ps;
+  let xe = ex === 'current-row' ? xs + 1 : b.peerEnd[i]! - ps;
+  if (xs < s) xs = s;
+  if (xe > e) xe = e;
+  if (xe < xs) xe = xs;
+  out[0] = xs;
+  out[1] = xe;
+}

@@ -1,0 +1,277 @@
+/**
+ * SELECT … FOR UPDATE/SHARE between sessions: a locked row makes another transaction's UPDATE,
+ * DELETE or FOR UPDATE wait until the lock holder ends (then it runs on what was committed, so no
+ * update is lost), NOWAIT refuses (55P03), SKIP LOCKED leaves the row out, the four strengths
+ * conflict as PostgreSQL's table says, two waits in a circle fail with 40P01, waiting obeys
+ * statement_timeout, and a read-only session refuses row locks like a write (25006). The same
+ * wait is checked through two PostgreSQL-protocol clients.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
+
+let db: Database;
+
+beforeAll(async () => {
+  db = await Database.create();
+});
+
+beforeEach(async () => {
+  await db.query('DROP TABLE IF EXISTS acct');
+  await db.query('CREATE TABLE acct (id int PRIMARY KEY, bal int)');
+  await db.query('INSERT INTO acct VALUES (1, 100), (2, 50), (3, 10)');
+});
+
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Whether `p` is still pending after a few turns of the event loop. */
+async function pending(p: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await pause(60);
+  return !settled;
+}
+
+async function rows(s: Database, sql: string): Promise<unknown[][]> {
+  return (await s.query(sql)).rows;
+}
+
+describe('row locks between library sessions', () => {
+  it('UPDATE of a row locked FOR UPDATE waits for the holder, then applies to the committed row (no lost update)', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    expect(await rows(a, 'SELECT bal FROM acct WHERE id = 1 FOR UPDATE')).toEqual([[100]]);
+    const upd = b.query('UPDATE acct SET bal = bal + 1 WHERE id = 1');
+    expect(await pending(upd)).toBe(true);
+    await a.query('UPDATE acct SET bal = bal - 30 WHERE id = 1');
+    await a.query('COMMIT');
+    expect((await upd).rowCount).toBe(1);
+    // Both changes survive: B ran again on A's committed row.
+    expect(await rows(db, 'SELECT bal FROM acct WHERE id = 1')).toEqual([[71]]);
+  });
+
+  it('locks rows, not tables: other rows are updated at once; ROLLBACK releases the lock', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 1 FOR UPDATE');
+    expect((await b.query('UPDATE acct SET bal = 0 WHERE id = 2')).rowCount).toBe(1);
+    const del = b.query('DELETE FROM acct WHERE id = 1');
+    expect(await pending(del)).toBe(true);
+    await a.query('ROLLBACK');
+    expect((await del).rowCount).toBe(1);
+    expect(await rows(db, 'SELECT id, bal FROM acct ORDER BY id')).toEqual([
+      [2, 0],
+      [3, 10],
+    ]);
+  });
+
+  it('NOWAIT refuses a locked row with 55P03; SKIP LOCKED leaves it out', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 2 FOR UPDATE');
+    await b.query('BEGIN');
+    await expect(b.query('SELECT * FROM acct FOR UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03', message: 'could not obtain lock on row in relation "acct"' });
+    await b.query('ROLLBACK');
+    await b.query('BEGIN');
+    expect(await rows(b, 'SELECT id FROM acct ORDER BY id FOR UPDATE SKIP LOCKED')).toEqual([[1], [3]]);
+    // B now holds rows 1 and 3: A's NOWAIT on them fails the same way.
+    await expect(a.query('SELECT id FROM acct WHERE id = 3 FOR SHARE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+    await a.query('ROLLBACK');
+    await b.query('COMMIT');
+  });
+
+  it('strengths conflict as in PostgreSQL: SHARE with SHARE and KEY SHARE with a non-key UPDATE do not', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 1 FOR SHARE');
+    expect(await rows(b, 'SELECT id FROM acct WHERE id = 1 FOR SHARE NOWAIT')).toEqual([[1]]);
+    await expect(b.query('SELECT id FROM acct WHERE id = 1 FOR NO KEY UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+    await a.query('ROLLBACK');
+    await b.query('ROLLBACK');
+
+    await a.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 1 FOR KEY SHARE');
+    // Not changing a key column: FOR NO KEY UPDATE strength, compatible with KEY SHARE.
+    expect((await b.query('UPDATE acct SET bal = 1 WHERE id = 1')).rowCount).toBe(1);
+    // Changing the primary key needs FOR UPDATE strength: waits.
+    const keyUpd = b.query('UPDATE acct SET id = 9 WHERE id = 1');
+    expect(await pending(keyUpd)).toBe(true);
+    await a.query('COMMIT');
+    expect((await keyUpd).rowCount).toBe(1);
+    expect(await rows(db, 'SELECT id, bal FROM acct ORDER BY id')).toEqual([
+      [2, 50],
+      [3, 10],
+      [9, 1],
+    ]);
+  });
+
+  it('a FOR UPDATE waits for a FOR UPDATE and returns the row as committed', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 3 FOR UPDATE');
+    const sel = b.query('SELECT bal FROM acct WHERE id = 3 FOR UPDATE');
+    expect(await pending(sel)).toBe(true);
+    await a.query('UPDATE acct SET bal = 11 WHERE id = 3');
+    await a.query('COMMIT');
+    expect((await sel).rows).toEqual([[11]]);
+    await b.query('COMMIT');
+  });
+
+  it('a cursor FOR UPDATE locks the rows it reads', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('DECLARE c CURSOR FOR SELECT * FROM acct ORDER BY id FOR UPDATE');
+    await a.query('FETCH 1 FROM c');
+    await expect(b.query('SELECT * FROM acct WHERE id = 1 FOR UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+    await a.query('UPDATE acct SET bal = bal * 2 WHERE CURRENT OF c');
+    await a.query('COMMIT');
+    expect(await rows(b, 'SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT')).toEqual([[200]]);
+  });
+
+  it('WHERE CURRENT OF finds its row after another session committed a change to a neighbouring row', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('DECLARE c CURSOR FOR SELECT * FROM acct');
+    expect((await a.query('FETCH 1 FROM c')).rows).toEqual([[1, 100]]);
+    // B rewrites the batch row 1 lives in; A (READ COMMITTED) sees B's commit at its next statement.
+    await b.query('UPDATE acct SET bal = 0 WHERE id = 2');
+    expect((await a.query('UPDATE acct SET bal = bal + 1 WHERE CURRENT OF c RETURNING *')).rows).toEqual([[1, 101]]);
+    await a.query('COMMIT');
+    expect(await rows(db, 'SELECT id, bal FROM acct ORDER BY id')).toEqual([
+      [1, 101],
+      [2, 0],
+      [3, 10],
+    ]);
+  });
+
+  it('EXPLAIN DECLARE shows the cursor query plan; pg_cursors shows each session its own cursors', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    const plan = (await a.query('EXPLAIN SELECT id FROM acct WHERE bal > 20')).rows;
+    expect((await a.query('EXPLAIN DECLARE c CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows).toEqual(plan);
+    const analyzed = (await a.query('EXPLAIN ANALYZE DECLARE c SCROLL CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows.map((r) => String(r[0]));
+    expect(analyzed.some((l) => /rows/.test(l))).toBe(true);
+    // EXPLAIN declares nothing.
+    expect(await rows(a, 'SELECT count(*) FROM pg_cursors')).toEqual([[0]]);
+    const before = Date.now();
+    await a.query('BEGIN');
+    await a.query('DECLARE mine SCROLL CURSOR FOR SELECT * FROM acct');
+    const r = await rows(a, 'SELECT name, is_holdable, is_scrollable, creation_time FROM pg_cursors');
+    expect(r.map((x) => x.slice(0, 3))).toEqual([['mine', false, true]]);
+    // timestamptz: microseconds since 1970.
+    const created = Number(r[0]![3]) / 1000;
+    expect(created).toBeGreaterThanOrEqual(before);
+    expect(created).toBeLessThanOrEqual(Date.now());
+    expect(await rows(b, 'SELECT name FROM pg_cursors')).toEqual([]);
+    await a.query('ROLLBACK');
+    expect(await rows(a, 'SELECT name FROM pg_cursors')).toEqual([]);
+  });
+
+  it('two transactions waiting for each other: deadlock detected (40P01)', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 1 FOR UPDATE');
+    await b.query('SELECT * FROM acct WHERE id = 2 FOR UPDATE');
+    const aWaits = a.query('UPDATE acct SET bal = 0 WHERE id = 2');
+    expect(await pending(aWaits)).toBe(true);
+    await expect(b.query('UPDATE acct SET bal = 0 WHERE id = 1')).rejects.toMatchObject({ code: '40P01' });
+    await b.query('ROLLBACK');
+    expect((await aWaits).rowCount).toBe(1);
+    await a.query('COMMIT');
+  });
+
+  it('waiting for a lock obeys statement_timeout and cancel', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 1 FOR UPDATE');
+    await b.query("SET statement_timeout = '150ms'");
+    await expect(b.query('UPDATE acct SET bal = 0 WHERE id = 1')).rejects.toMatchObject({ code: '57014' });
+    await b.query('RESET statement_timeout');
+    const ac = new AbortController();
+    const p = b.query('DELETE FROM acct WHERE id = 1', [], { signal: ac.signal });
+    expect(await pending(p)).toBe(true);
+    ac.abort();
+    await expect(p).rejects.toMatchObject({ code: '57014' });
+    await a.query('ROLLBACK');
+    expect(await rows(db, 'SELECT bal FROM acct WHERE id = 1')).toEqual([[100]]);
+  });
+
+  it('a read-only session refuses row locks like a write (25006)', async () => {
+    const ro = db.connect({ access: { allowWrites: false } });
+    expect(await rows(ro, 'SELECT count(*) FROM acct')).toEqual([[3]]);
+    await expect(ro.query('SELECT * FROM acct FOR UPDATE')).rejects.toMatchObject({ code: '25006', message: 'cannot execute SELECT FOR UPDATE in a read-only transaction' });
+    await expect(ro.query('SELECT * FROM (SELECT * FROM acct FOR KEY SHARE) s')).rejects.toMatchObject({ code: '25006', message: 'cannot execute SELECT FOR KEY SHARE in a read-only transaction' });
+    await ro.query('BEGIN');
+    await expect(ro.query('DECLARE c CURSOR FOR SELECT * FROM acct FOR SHARE')).rejects.toMatchObject({ code: '25006' });
+    await ro.query('ROLLBACK');
+  });
+});
+
+describe('row locks over the PostgreSQL protocol', () => {
+  let server: PgServer;
+  let roServer: PgServer;
+  beforeAll(async () => {
+    server = await startPgServer(db, { port: 0, allowWrites: true });
+    roServer = await startPgServer(db, { port: 0, allowWrites: false });
+  });
+  afterAll(async () => {
+    await server.close();
+    await roServer.close();
+  });
+
+  async function client(port: number): Promise<pg.Client> {
+    const c = new pg.Client({ host: '127.0.0.1', port, user: 'locks', database: 'quire' });
+    await c.connect();
+    return c;
+  }
+
+  it('UPDATE waits for a FOR UPDATE of another connection; extended-protocol FOR UPDATE returns its rows', async () => {
+    const a = await client(server.port);
+    const b = await client(server.port);
+    try {
+      await a.query('BEGIN');
+      const locked = await a.query({ text: 'SELECT id, bal FROM acct WHERE id = $1 FOR UPDATE', values: [2], rowMode: 'array' });
+      expect(locked.rows).toEqual([[2, 50]]);
+      const upd = b.query('UPDATE acct SET bal = bal + 5 WHERE id = 2');
+      expect(await pending(upd)).toBe(true);
+      await a.query('UPDATE acct SET bal = bal * 2 WHERE id = 2');
+      await a.query('COMMIT');
+      expect((await upd).rowCount).toBe(1);
+      expect((await b.query({ text: 'SELECT bal FROM acct WHERE id = 2', rowMode: 'array' })).rows).toEqual([[105]]);
+      await b.query('BEGIN');
+      await b.query('SELECT * FROM acct WHERE id = 3 FOR SHARE');
+      await expect(a.query('SELECT * FROM acct WHERE id = 3 FOR UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+      await b.query('COMMIT');
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  it('a read-only server refuses SELECT … FOR UPDATE with 25006', async () => {
+    const c = await client(roServer.port);
+    try {
+      await expect(c.query('SELECT * FROM acct FOR UPDATE')).rejects.toMatchObject({ code: '25006' });
+      await expect(c.query({ text: 'SELECT * FROM acct WHERE id = $1 FOR NO KEY UPDATE', values: [1] })).rejects.toMatchObject({ code: '25006' });
+      expect((await c.query('SELECT count(*) AS n FROM acct')).rows).toEqual([{ n: '3' }]);
+    } finally {
+      await c.end();
+    }
+  });
+});
