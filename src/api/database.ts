@@ -12,7 +12,7 @@ import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/c
 import type { ExecContext, StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
-import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES } from '../execution/memory-pool.js';
+import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
 import { explainPlan } from '../physical/explain.js';
@@ -23,6 +23,7 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
+import { isLiteralInsert } from '../sql/parse-insert-values.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
@@ -35,7 +36,7 @@ import { Transaction, type IsolationLevel } from './transaction.js';
 import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
 import { detachAll, refreshForStatement, runAttachCommand, splitAttachStatements } from '../storage/connectors/attach.js';
-import { openStore, storeFor } from '../storage/persist/index.js';
+import { openStore, recordMemory, storeFor } from '../storage/persist/index.js';
 import { registerArrowTable, type ArrowTableLike } from './arrow-import.js';
 import { Pager, type Page, type PageRequest } from '../cursor/pager.js';
 
@@ -123,6 +124,9 @@ export interface ConnectOptions {
   /** The new session's privileges; default: this database's (a confined database never hands out more). */
   access?: AccessOptions | AccessPolicy;
 }
+
+/** Log records needing less memory than this are not worth a reservation. */
+const LOG_RECORD_RESERVE_FROM = 1 << 20;
 
 export class Database implements UtilityHost {
   /** The catalog every session shares (or a connection's view of it). */
@@ -274,14 +278,26 @@ export class Database implements UtilityHost {
     this.tx = null;
     this.session.inTransaction = false;
     this.session.transactionFailed = false;
+    const store = storeFor(this.shared);
+    let reservation: MemoryReservation | null = null;
     try {
+      // A large commit's log record (the text form of its object columns) is memory the statement
+      // holds: reserved before anything is applied, so a commit too large for memory_limit fails whole (53200).
+      if (store !== undefined) {
+        const bytes = recordMemory(tx.addedBatches());
+        if (bytes >= LOG_RECORD_RESERVE_FROM) {
+          reservation = queryMemory(this.execContext([], [], false)).pool.register('write-ahead log record', false);
+          reservation.grow(bytes, 'write-ahead log record');
+        }
+      }
       tx.commit((t, batches) => uniqueCheck(t, [], batches));
+      // Database directory: the commit goes to the write-ahead log now; durable() holds back its
+      // acknowledgement until an fsync covers it.
+      store?.commit(this.shared);
     } finally {
       tx.rowLocks.release();
+      reservation?.free();
     }
-    // Database directory: the commit goes to the write-ahead log now; durable() holds back its
-    // acknowledgement until an fsync covers it.
-    storeFor(this.shared)?.commit(this.shared);
   }
 
   rollbackTransaction(): void {
@@ -378,7 +394,8 @@ export class Database implements UtilityHost {
     const out: QueryResult[] = [];
     try {
       for (const s of stmts) {
-        checkParamCount(s.stmt, params.length);
+        // A literal INSERT parsed without the grammar has no $n to count.
+        if (params.length > 0 || !isLiteralInsert(s.stmt)) checkParamCount(s.stmt, params.length);
         if (this.session.transactionFailed && this.session.inTransaction) {
           const kind = nodeTag(s.stmt) === 'TransactionStmt' ? nodeBody<{ kind: string }>(s.stmt).kind : '';
           if (kind === 'TRANS_STMT_COMMIT') {

@@ -23,7 +23,7 @@ import { QuireError } from '../common/errors.js';
 import type { Batch } from '../execution/column.js';
 import type { TableSource } from '../logical/plan.js';
 import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
-import { MemoryTable } from '../storage/memory-table.js';
+import { batchRowsFrom, extendsBatch, MemoryTable } from '../storage/memory-table.js';
 import { LockOwner } from './row-locks.js';
 
 export type IsolationLevel = 'read committed' | 'repeatable read';
@@ -53,6 +53,26 @@ function extends_(list: readonly Batch[], prefix: readonly Batch[]): boolean {
   if (list.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (list[i] !== prefix[i]) return false;
   return true;
+}
+
+/**
+ * Whether the shared table only gained rows since `base`: the same batches, the last one possibly
+ * extended by later commits (small commits fill the open last batch), then new ones.
+ */
+function grewFrom(current: readonly Batch[], base: readonly Batch[]): boolean {
+  if (current === base) return true;
+  const n = base.length;
+  if (current.length < n) return false;
+  for (let i = 0; i < n - 1; i++) if (current[i] !== base[i]) return false;
+  return n === 0 || extendsBatch(current[n - 1]!, base[n - 1]!);
+}
+
+/** The rows a table that grewFrom(base) gained since, as batches. */
+function gainedSince(current: readonly Batch[], base: readonly Batch[]): Batch[] {
+  const n = base.length;
+  if (n === 0) return current.slice();
+  const grown = current[n - 1]!.length - base[n - 1]!.length;
+  return grown > 0 ? [batchRowsFrom(current[n - 1]!, base[n - 1]!.length), ...current.slice(n)] : current.slice(n);
 }
 
 export class Transaction {
@@ -113,9 +133,9 @@ export class Transaction {
       if (current === c.base) continue;
       if (!this.written(c)) {
         c.clone.rebase(current);
-      } else if (extends_(current, c.base)) {
+      } else if (grewFrom(current, c.base)) {
         const mine = c.clone.snapshot();
-        c.clone.rebase(c.rewritten ? [...mine, ...current.slice(c.base.length)] : [...current, ...mine.slice(c.base.length)]);
+        c.clone.rebase(c.rewritten ? [...mine, ...gainedSince(current, c.base)] : [...current, ...mine.slice(c.base.length)]);
         c.mixed = true;
         // From here on the clone extends the new base unless it was rewritten.
       } else {
@@ -129,6 +149,24 @@ export class Transaction {
     if (c.clone.version === c.version) return false;
     if (!c.rewritten && !extends_(c.clone.snapshot(), c.base)) c.rewritten = true;
     return true;
+  }
+
+  /** The batches this transaction would add to the shared tables (what its log record carries). */
+  addedBatches(): Batch[] {
+    const out: Batch[] = [];
+    for (const [name, c] of this.clones) {
+      if (this.catalog.tables.get(name) !== c.clone || !this.written(c)) continue;
+      const mine = c.clone.snapshot();
+      if (!c.rewritten) out.push(...mine.slice(c.base.length));
+      else {
+        const kept = new Set(c.base);
+        for (const b of mine) if (!kept.has(b)) out.push(b);
+      }
+    }
+    for (const [name, t] of this.catalog.tables) {
+      if (t instanceof MemoryTable && this.clones.get(name)?.clone !== t && this.tablesAtStart.get(name) !== t) out.push(...t.snapshot());
+    }
+    return out;
   }
 
   /** Applies this transaction's changes to the shared catalog; throws 40001 or 23505 and applies nothing on a conflict. */
@@ -148,16 +186,17 @@ export class Transaction {
       if (!this.written(c)) continue;
       if (sharedNow !== c.shared) throw conflict(name);
       const current = c.shared.snapshot();
-      const othersOnlyAppended = extends_(current, c.base);
-      let merged: readonly Batch[];
       if (!c.rewritten) {
-        merged = [...current, ...c.clone.snapshot().slice(c.base.length)];
-      } else {
-        if (!othersOnlyAppended) throw conflict(name);
-        merged = [...c.clone.snapshot(), ...current.slice(c.base.length)];
+        // Rows only appended: they go after whatever others committed meanwhile.
+        const added = c.clone.snapshot().slice(c.base.length);
+        if (c.shared.uniqueKeys.length > 0 && (current !== c.base || c.mixed)) checkUnique(c.shared, [...current, ...added]);
+        apply.push(() => c.shared.appendCommitted(added));
+        continue;
       }
+      if (!grewFrom(current, c.base)) throw conflict(name);
+      const merged = [...c.clone.snapshot(), ...gainedSince(current, c.base)];
       if (c.shared.uniqueKeys.length > 0 && (current !== c.base || c.mixed)) checkUnique(c.shared, merged);
-      apply.push(() => c.shared.replaceAll([...merged]));
+      apply.push(() => c.shared.replaceAll(merged));
     }
     for (const [name, t] of mine) {
       if (this.clones.get(name)?.clone === t) continue;

@@ -666,10 +666,15 @@ function checkNotNull(t: MemoryTable, rows: Value[][]): void {
 }
 
 async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataType[], params: readonly unknown[]): Promise<Value[]> {
-  const ctx = host.execContext(paramTypes, params, false);
+  let ctx: ExecContext | null = null;
   const one: Batch = { columns: [], length: 1 };
   return exprs.map((e) => {
     if (e.kind === 'const') return e.value;
+    // A literal cast to its column's type (0.5 into float8): no kernel to compile for one value.
+    if (e.kind === 'cast' && e.arg.kind === 'const') {
+      return e.arg.value === null ? null : castValue(e.arg.value, e.arg.type, e.type, { timezone: host.session.timezone }, e.explicit);
+    }
+    ctx ??= host.execContext(paramTypes, params, false);
     const k = compileKernel(e);
     if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in VALUES of INSERT are not supported');
     return getValue(k.run(one, ctx, []), 0);

@@ -5,6 +5,7 @@
 import { loadModule, parseSync } from 'libpg-query';
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
+import { learnInsertValues, parseInsertValues } from './parse-insert-values.js';
 
 let loaded: Promise<void> | null = null;
 
@@ -79,6 +80,14 @@ function withFileReaders(text: string): string | null {
 }
 
 export function parseStatements(text: string): ParsedStatement[] {
+  const insert = parseInsertValues(text);
+  if (insert !== null) return [{ stmt: insert, start: 0, end: text.length, text }];
+  const out = parseWithGrammar(text);
+  learnInsertValues(text, out);
+  return out;
+}
+
+function parseWithGrammar(text: string): ParsedStatement[] {
   let result: { stmts?: { stmt?: Node; stmt_location?: number; stmt_len?: number }[] };
   try {
     result = parseSync(text) as typeof result;

@@ -1,10 +1,17 @@
 /**
  * In-memory table: immutable columnar batches. Writers append new batches (or swap the whole list
  * for UPDATE/DELETE), so a scan that is running keeps reading the batches it started with.
+ *
+ * Small commits (one-row INSERTs) do not each add a batch: their rows go into the table's open last
+ * batch, whose buffers have room past the rows published so far. Each commit publishes a new, longer
+ * batch object over the same buffers (typed arrays as views, object columns as a copy of the row
+ * slots); earlier batch objects keep their own length, so what a scan or snapshot saw never changes.
+ * Only the batch object whose length equals the rows written may write further: any other holder of
+ * the same buffers copies them first, so two writers never write the same slots.
  */
 import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../execution/column.js';
 import { recordImmutableBatch } from '../execution/column-stats.js';
 import type { TableSource } from '../logical/plan.js';
 
@@ -15,6 +22,117 @@ export interface ColumnMeta {
   defaultExpr: Node | null;
   /** serial / bigserial / GENERATED … AS IDENTITY: next value. */
   sequence: { next: number } | null;
+}
+
+/** The buffers of an open batch: room for `capacity` rows, `used` of them written. */
+interface TailStore {
+  readonly data: ColumnData[];
+  readonly nulls: (Uint8Array | null)[];
+  readonly capacity: number;
+  used: number;
+  /** The batch whose rows the store was started with (weakly: it only matters while someone holds it). */
+  from: WeakRef<Batch> | null;
+}
+
+/** Batches published over a tail store (only those may be extended). */
+const tails = new WeakMap<Batch, TailStore>();
+
+/** Batches from this many rows up are kept as they are (bulk loads), not copied into the open batch. */
+const SMALL_BATCH = 512;
+
+function sameKind(a: ColumnData, b: ColumnData): boolean {
+  return Array.isArray(a) ? Array.isArray(b) : a.constructor === b.constructor;
+}
+
+function newStore(like: Batch, capacity: number): TailStore {
+  return {
+    data: like.columns.map((c) => (Array.isArray(c.data) ? new Array<Value>(capacity) : new (c.data.constructor as new (n: number) => Uint8Array | Int32Array | Float64Array)(capacity))),
+    nulls: like.columns.map(() => null),
+    capacity,
+    used: 0,
+    from: null,
+  };
+}
+
+/** Writes a batch's rows into the store after the rows it holds. */
+function writeRows(s: TailStore, b: Batch): void {
+  const at = s.used;
+  const n = b.length;
+  b.columns.forEach((c, ci) => {
+    const dst = s.data[ci]!;
+    const src = c.data;
+    if (Array.isArray(dst)) {
+      const from = src as Value[];
+      for (let i = 0; i < n; i++) dst[at + i] = from[i]!;
+    } else {
+      (dst as Int32Array).set((src as Int32Array).subarray(0, n), at);
+    }
+    if (c.nulls !== null) {
+      const nm = (s.nulls[ci] ??= new Uint8Array(s.capacity));
+      nm.set(c.nulls.subarray(0, n), at);
+    }
+  });
+  s.used = at + n;
+}
+
+/** The batch of the store's `used` rows. */
+function publish(s: TailStore, like: Batch): Batch {
+  const n = s.used;
+  const columns: Column[] = like.columns.map((c, ci) => {
+    const d = s.data[ci]!;
+    const nm = s.nulls[ci]!;
+    return makeColumn(c.type, Array.isArray(d) ? d.slice(0, n) : d.subarray(0, n), nm !== null ? nm.subarray(0, n) : null);
+  });
+  const b: Batch = { columns, length: n };
+  tails.set(b, s);
+  return b;
+}
+
+/**
+ * `last` with `more`'s rows after its own, sharing buffers when `last` is the open batch that wrote
+ * last (amortized: no copy of the rows already there); null when the rows do not fit in one batch
+ * or their storage differs (an int8 column widened to plain values).
+ */
+export function extendBatch(last: Batch, more: Batch): Batch | null {
+  const n = last.length + more.length;
+  if (n > BATCH_SIZE || last.columns.length !== more.columns.length) return null;
+  for (let c = 0; c < last.columns.length; c++) if (!sameKind(last.columns[c]!.data, more.columns[c]!.data)) return null;
+  let s = tails.get(last);
+  if (s === undefined || s.used !== last.length || s.capacity < n) {
+    // Not extendable in place (a closed batch, buffers another writer went on with, or full): copy
+    // into new buffers with room to grow.
+    let cap = Math.max(64, s?.capacity ?? 0);
+    while (cap < n) cap *= 2;
+    s = newStore(last, Math.min(cap, BATCH_SIZE));
+    s.from = new WeakRef(last);
+    writeRows(s, last);
+  }
+  writeRows(s, more);
+  return publish(s, last);
+}
+
+/**
+ * Whether `later` holds `earlier`'s rows and possibly more after them: `earlier` extended, in place or
+ * through copies into larger buffers.
+ */
+export function extendsBatch(later: Batch, earlier: Batch): boolean {
+  const target = tails.get(earlier);
+  for (let x: Batch | undefined = later; x !== undefined; ) {
+    if (x === earlier) return true;
+    const s = tails.get(x);
+    if (s === undefined) return false;
+    if (s === target) return x.length >= earlier.length;
+    x = s.from?.deref();
+  }
+  return false;
+}
+
+/** Rows `from` … end of a batch, sharing its typed buffers. */
+export function batchRowsFrom(b: Batch, from: number): Batch {
+  return {
+    length: b.length - from,
+    columns: b.columns.map((c) => makeColumn(c.type, Array.isArray(c.data) ? c.data.slice(from, b.length) : c.data.subarray(from, b.length), c.nulls !== null ? c.nulls.subarray(from, b.length) : null)),
+  };
 }
 
 export class MemoryTable implements TableSource {
@@ -64,6 +182,42 @@ export class MemoryTable implements TableSource {
       }
       this.appendBatch({ columns: builders.map((b) => b.finish()), length: end - start });
     }
+  }
+
+  /**
+   * A transaction's committed rows: small batches go into the open last batch (a one-row INSERT
+   * costs a row, not a batch), larger ones are added as they are.
+   */
+  appendCommitted(batches: readonly Batch[]): void {
+    const list = this.batches.slice();
+    let added = 0;
+    for (const b of batches) {
+      if (b.length === 0) continue;
+      added += b.length;
+      const last = list[list.length - 1];
+      if (b.length < SMALL_BATCH) {
+        const merged = last !== undefined ? extendBatch(last, b) : null;
+        if (merged !== null) {
+          list[list.length - 1] = merged;
+          recordImmutableBatch(merged);
+          continue;
+        }
+        let cap = 64;
+        while (cap < b.length) cap *= 2;
+        const s = newStore(b, cap);
+        writeRows(s, b);
+        const open = publish(s, b);
+        list.push(open);
+        recordImmutableBatch(open);
+        continue;
+      }
+      recordImmutableBatch(b);
+      list.push(b);
+    }
+    if (added === 0) return;
+    this.batches = list;
+    this.rows += added;
+    this.version++;
   }
 
   /**

@@ -109,7 +109,6 @@ export class Connection {
   private statements = new Map<string, Statement>();
   private portals = new Map<string, Portal>();
   private skipTillSync = false;
-  private txFailed = false;
   private scram: ScramExchange | null = null;
   private startupParams = new Map<string, string>();
   private reported = new Map<string, string>();
@@ -290,7 +289,7 @@ export class Connection {
 
   private readyForQuery(): void {
     const s = this.db?.session;
-    this.send(backend.readyForQuery(s?.inTransaction ? (this.txFailed ? 'E' : 'T') : 'I'));
+    this.send(backend.readyForQuery(s?.inTransaction ? (s.transactionFailed ? 'E' : 'T') : 'I'));
   }
 
   private teardown(): void {
@@ -623,7 +622,8 @@ export class Connection {
   private reportFailure(e: unknown, sql?: string): void {
     const q = toQuireError(e);
     if (isInternal(e)) this.host.logger.error({ port: 'pg', pid: this.pid, err: e, ...(sql !== undefined ? { sql: sqlForLog(sql) } : {}) }, 'internal error');
-    if (this.db?.session.inTransaction) this.txFailed = true;
+    // The failed-block state (25P02) lives in the session, which the library's own statements share.
+    if (this.db?.session.inTransaction) this.db.session.transactionFailed = true;
     this.sendError({ severity: 'ERROR', code: q.code, message: q.message, detail: q.detail, hint: q.hint, position: q.position || undefined });
   }
 
@@ -763,7 +763,7 @@ export class Connection {
 
   /** In a failed transaction block only ROLLBACK (or COMMIT, which rolls back) is accepted. */
   private checkAborted(stmt: Node): void {
-    if (!this.txFailed || !this.db!.session.inTransaction) return;
+    if (!this.db!.session.transactionFailed || !this.db!.session.inTransaction) return;
     if (nodeTag(stmt) === 'TransactionStmt') {
       const kind = nodeBody<{ kind: string }>(stmt).kind;
       if (kind === 'TRANS_STMT_ROLLBACK' || kind === 'TRANS_STMT_COMMIT' || kind === 'TRANS_STMT_ROLLBACK_TO' || kind === 'TRANS_STMT_ROLLBACK_PREPARED') return;
@@ -847,7 +847,7 @@ export class Connection {
     const tag = nodeTag(s.stmt);
     let stmt = s;
     let commitAsRollback = false;
-    if (tag === 'TransactionStmt' && this.txFailed && nodeBody<{ kind: string }>(s.stmt).kind === 'TRANS_STMT_COMMIT') {
+    if (tag === 'TransactionStmt' && db.session.transactionFailed && nodeBody<{ kind: string }>(s.stmt).kind === 'TRANS_STMT_COMMIT') {
       // COMMIT of a failed transaction rolls it back (and says so in its tag).
       stmt = { ...s, stmt: { TransactionStmt: { kind: 'TRANS_STMT_ROLLBACK' } } as unknown as Node };
       commitAsRollback = true;
@@ -861,7 +861,7 @@ export class Connection {
     const before = db.session.inTransaction;
     const result = await executeUtility(db, stmt, params);
     for (const n of result.notices) this.notice(n);
-    if (!db.session.inTransaction) this.txFailed = false;
+    if (!db.session.inTransaction) db.session.transactionFailed = false;
     if (before && !db.session.inTransaction) await this.closeAllPortals();
     if (commitAsRollback) return { ...result, commandTag: 'ROLLBACK' };
     return result;

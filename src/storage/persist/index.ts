@@ -30,3 +30,4 @@ export function storeFor(catalog: Catalog): DirectoryStore | undefined {
 }
 
 export { DirectoryStore, type StoreOptions };
+export { recordMemory } from './log-record.js';

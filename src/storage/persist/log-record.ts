@@ -6,14 +6,16 @@
  * - CREATE name, definition (JSON: columns, column metadata, unique keys), batches: a new table, or a
  *   table replaced by another of the same name.
  * - CHANGE name, definition or "" when unchanged, runs: the table's new batch list, as runs of batches
- *   kept from its previous list (by position) and new batches. An INSERT is one kept run plus the new
- *   rows; an UPDATE or DELETE keeps the batches it did not touch; only rewritten batches are carried whole.
+ *   kept from its previous list (by position), kept batches extended by rows, and new batches. A
+ *   small INSERT is one kept run plus its rows added to the open last batch; an UPDATE or DELETE keeps
+ *   the batches it did not touch; only rewritten batches are carried whole.
  * - VIEWS json: the complete list of views (name and CREATE VIEW text).
  */
 import type { DataType, TypeName } from '../../common/types.js';
 import { type, type Field } from '../../common/types.js';
 import type { Batch } from '../../execution/column.js';
 import type { ColumnMeta } from '../memory-table.js';
+import { columnBytes } from '../../execution/memory-pool.js';
 import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
 
 const OP_DROP = 1;
@@ -22,6 +24,7 @@ const OP_CHANGE = 3;
 const OP_VIEWS = 4;
 const RUN_KEEP = 0;
 const RUN_NEW = 1;
+const RUN_EXTEND = 2;
 
 export interface TableDefinition {
   fields: { name: string; type: { name: TypeName; typmod: number } }[];
@@ -29,7 +32,11 @@ export interface TableDefinition {
   uniqueKeys: number[][];
 }
 
-export type Run = { keep: number; count: number } | { batch: Batch };
+/**
+ * Kept batches (by position in the previous list), a new batch, or a kept batch with rows added
+ * after its own (a small commit into the table's open last batch: only the new rows are logged).
+ */
+export type Run = { keep: number; count: number } | { batch: Batch } | { extend: number; rows: Batch };
 
 export type LogOp =
   | { op: 'drop'; name: string }
@@ -101,6 +108,10 @@ export class RecordBuilder {
         this.u8(RUN_KEEP);
         this.u32(r.keep);
         this.u32(r.count);
+      } else if ('extend' in r) {
+        this.u8(RUN_EXTEND);
+        this.u32(r.extend);
+        this.batch(r.rows, types);
       } else {
         this.u8(RUN_NEW);
         this.batch(r.batch, types);
@@ -112,6 +123,16 @@ export class RecordBuilder {
     this.op(OP_VIEWS);
     this.str(JSON.stringify(views));
   }
+}
+
+/**
+ * Memory a record of these batches takes beyond the batches themselves: the text forms of object
+ * columns (typed columns are written from their own buffers).
+ */
+export function recordMemory(batches: readonly Batch[]): number {
+  let bytes = 0;
+  for (const b of batches) for (const c of b.columns) if (Array.isArray(c.data)) bytes += columnBytes(c, b.length);
+  return bytes;
 }
 
 export function fieldsOf(def: TableDefinition): Field[] {
@@ -186,6 +207,10 @@ export function decodeRecord(body: Buffer, typesOf: (name: string) => readonly D
             const keep = u32();
             runs.push({ keep, count: u32() });
           } else if (kind === RUN_NEW) runs.push({ batch: batch(types) });
+          else if (kind === RUN_EXTEND) {
+            const extend = u32();
+            runs.push({ extend, rows: batch(types) });
+          }
           else throw new BatchFormatError(`unknown run kind ${kind}`);
         }
         apply({ op: 'change', name, def: d === '' ? null : json(d), runs });

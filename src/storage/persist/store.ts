@@ -34,7 +34,7 @@ import { QuireError } from '../../common/errors.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../execution/column.js';
 import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
-import { MemoryTable, type ColumnMeta } from '../memory-table.js';
+import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
 import { createWal, readWal, WAL_FILE, WalWriter, type WalContents } from './wal.js';
@@ -360,13 +360,18 @@ function definitionJson(t: MemoryTable): string {
   return JSON.stringify({ meta: t.meta, uniqueKeys: t.uniqueKeys });
 }
 
-/** The new batch list as runs of batches kept from the old one (by position) and new batches. */
+/** The new batch list as runs of batches kept from the old one (by position), extended ones and new batches. */
 function runsFor(old: readonly Batch[], now: readonly Batch[]): Run[] {
   let k = 0;
   while (k < old.length && k < now.length && old[k] === now[k]) k++;
   const runs: Run[] = k > 0 ? [{ keep: 0, count: k }] : [];
   if (k === now.length) return runs;
-  const index = k === old.length ? null : new Map(old.map((b, i) => [b, i]));
+  if (k === old.length - 1 && extendsBatch(now[k]!, old[k]!)) {
+    // Rows committed into the open last batch: only they are logged.
+    runs.push({ extend: k, rows: batchRowsFrom(now[k]!, old[k]!.length) });
+    k++;
+  }
+  const index = k >= old.length ? null : new Map(old.map((b, i) => [b, i]));
   for (let i = k; i < now.length; i++) {
     const b = now[i]!;
     const at = index?.get(b);
@@ -516,17 +521,21 @@ export class DirectoryStore {
     }
     let views = this.manifest.views;
     const walFile = path.join(this.dir, WAL_FILE);
-    const log = readWal(walFile);
     const from = this.manifest.lsn ?? 0;
-    if (log !== null) {
-      if (log.base > from) {
+    const replay = this.replayer(catalog, (v) => (views = v));
+    // Records are applied as they are read: replay holds one read window (or one record), not the log.
+    const log = readWal(walFile, {
+      header: (base) => {
+        if (base <= from) return;
         if (this.readOnly) throw new ConcurrentCheckpoint(`the write-ahead log starts after LSN ${from} of manifest.json`);
-        throw new QuireError('XX001', `write-ahead log "${WAL_FILE}" of database directory "${this.dir}" starts at LSN ${log.base + 1}, after LSN ${from} of manifest.json`, {
+        throw new QuireError('XX001', `write-ahead log "${WAL_FILE}" of database directory "${this.dir}" starts at LSN ${base + 1}, after LSN ${from} of manifest.json`, {
           hint: 'The records in between are missing: restore the directory from a backup.',
         });
-      }
-      views = this.replay(catalog, log, from, views);
-    }
+      },
+      record: (lsn, body) => {
+        if (lsn > from) replay(lsn, body);
+      },
+    });
     for (const [name, t] of catalog.tables) {
       if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), def: definitionJson(t) });
     }
@@ -545,7 +554,7 @@ export class DirectoryStore {
   }
 
   private openLog(log: WalContents | null, from: number): void {
-    const last = log === null ? -1 : log.records.length > 0 ? log.records[log.records.length - 1]!.lsn : log.base;
+    const last = log === null ? -1 : log.last;
     let contents = log;
     if (contents === null || last <= from) {
       // Everything in the log is in the table files (or there is no log yet): start a fresh one after
@@ -558,7 +567,8 @@ export class DirectoryStore {
     this.nextCheckpointAt = Math.max(this.checkpointBytes, this.wal.size + this.checkpointBytes / 4);
   }
 
-  private replay(catalog: Catalog, log: WalContents, from: number, views: Manifest['views']): Manifest['views'] {
+  /** Applies one log record's operations to the catalog; `setViews` takes the views a record carries. */
+  private replayer(catalog: Catalog, setViews: (views: Manifest['views']) => void): (lsn: number, body: Buffer) => void {
     const file = path.join(this.dir, WAL_FILE);
     const memory = (name: string): MemoryTable | undefined => {
       const t = catalog.tables.get(name);
@@ -566,8 +576,7 @@ export class DirectoryStore {
     };
     const bad = (lsn: number, what: string): QuireError =>
       new QuireError('XX001', `write-ahead log "${path.basename(file)}" is corrupt: record ${lsn}: ${what}`, { hint: 'Restore the database directory from a backup.' });
-    for (const r of log.records) {
-      if (r.lsn <= from) continue;
+    return (lsn, body) => {
       const apply = (op: LogOp): void => {
         switch (op.op) {
           case 'drop':
@@ -586,9 +595,15 @@ export class DirectoryStore {
             const old = t.snapshot();
             const list: Batch[] = [];
             for (const run of op.runs) {
-              if ('batch' in run) list.push(run.batch);
+              if ('extend' in run) {
+                if (run.extend >= old.length) throw bad(lsn, `table "${op.name}" has no batch ${run.extend + 1}`);
+                // As the commit did: into the open batch's buffers, so replaying many small commits stays linear.
+                const grown = extendBatch(old[run.extend]!, run.rows);
+                if (grown === null) throw bad(lsn, `rows added to batch ${run.extend + 1} of table "${op.name}" do not fit it`);
+                list.push(grown);
+              } else if ('batch' in run) list.push(run.batch);
               else {
-                if (run.keep + run.count > old.length) throw bad(r.lsn, `table "${op.name}" has no batch ${run.keep + run.count}`);
+                if (run.keep + run.count > old.length) throw bad(lsn, `table "${op.name}" has no batch ${run.keep + run.count}`);
                 for (let i = run.keep; i < run.keep + run.count; i++) list.push(old[i]!);
               }
             }
@@ -600,18 +615,17 @@ export class DirectoryStore {
             break;
           }
           case 'views':
-            views = op.views;
+            setViews(op.views);
             break;
         }
       };
       try {
-        decodeRecord(r.body, (name) => memory(name)?.schema.map((f) => f.type), apply);
+        decodeRecord(body, (name) => memory(name)?.schema.map((f) => f.type), apply);
       } catch (e) {
         if (e instanceof QuireError) throw e;
-        throw bad(r.lsn, (e as Error).message);
+        throw bad(lsn, (e as Error).message);
       }
-    }
-    return views;
+    };
   }
 
   /**
@@ -628,6 +642,12 @@ export class DirectoryStore {
       if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
       const l = this.logged.get(name);
       const batches = t.snapshot();
+      if (l !== undefined && l.table === t && l.batches === batches) {
+        // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
+        // INSERT is logged with the table's next write, as docs/durability.md says).
+        logged.set(name, l);
+        continue;
+      }
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
         const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys };

@@ -34,20 +34,8 @@ const RECORD_HEAD = 12;
  */
 const PREALLOCATE = 1 << 20;
 const ZEROS = Buffer.alloc(PREALLOCATE);
-
-export interface WalRecord {
-  lsn: number;
-  /** The payload after the LSN. */
-  body: Buffer;
-}
-
-export interface WalContents {
-  base: number;
-  records: WalRecord[];
-  /** Byte length of the valid prefix: header and complete records. */
-  validEnd: number;
-  size: number;
-}
+/** Where a big record's small pieces are gathered between writes. */
+const STAGING = Buffer.allocUnsafe(1 << 20);
 
 function damaged(file: string, what: string): QuireError {
   return new QuireError('XX001', `write-ahead log "${path.basename(file)}" is corrupt: ${what}`, {
@@ -64,50 +52,149 @@ export function walHeader(base: number): Buffer {
   return h;
 }
 
+export interface WalContents {
+  base: number;
+  /** LSN of the last valid record (base when there is none). */
+  last: number;
+  /** Byte length of the valid prefix: header and complete records. */
+  validEnd: number;
+  size: number;
+}
+
+/** What a reader of the log is told, in file order. */
+export interface WalVisitor {
+  /** The header was read: records follow `base`. Called before any record. */
+  header?(base: number): void;
+  /** A valid record; `body` (the payload after the LSN) is only valid during the call. */
+  record?(lsn: number, body: Buffer): void;
+}
+
+/**
+ * Bytes read on demand through one reused window of `chunk` bytes, so reading a log costs memory
+ * for the window (or one record larger than it), not for the file.
+ */
+class LogReader {
+  private window: Buffer;
+  private buf: Buffer;
+  private start = 0;
+  private len = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly fd: number,
+    readonly size: number,
+    readonly chunk: number,
+  ) {
+    this.window = Buffer.allocUnsafe(Math.min(chunk, size));
+    this.buf = this.window;
+  }
+
+  /** Bytes [pos, pos + n) of the file, or null past its end; valid until the next call. */
+  view(pos: number, n: number): Buffer | null {
+    if (pos + n > this.size) return null;
+    if (pos >= this.start && pos + n <= this.start + this.len) return this.buf.subarray(pos - this.start, pos - this.start + n);
+    // A record longer than the window is read whole, into its own buffer.
+    const target = n > this.window.length ? Buffer.allocUnsafe(n) : this.window;
+    const want = Math.min(target.length, this.size - pos);
+    let done = 0;
+    try {
+      while (done < want) {
+        const k = fs.readSync(this.fd, target, done, want - done, pos + done);
+        if (k === 0) break;
+        done += k;
+      }
+    } catch (e) {
+      throw damaged(this.file, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (done < n) return null;
+    this.buf = target;
+    this.start = pos;
+    this.len = done;
+    return target.subarray(0, n);
+  }
+}
+
 /** The record at `pos`, or null when it is incomplete or fails its checksum. */
-function recordAt(buf: Buffer, pos: number): { lsn: number; body: Buffer; end: number } | null {
-  if (pos + RECORD_HEAD > buf.length) return null;
-  if (buf.readUInt32LE(pos) !== RECORD_MAGIC) return null;
-  const len = buf.readUInt32LE(pos + 4);
-  if (len < 8 || pos + RECORD_HEAD + len > buf.length) return null;
-  const payload = buf.subarray(pos + RECORD_HEAD, pos + RECORD_HEAD + len);
-  if (crc32(payload) !== buf.readUInt32LE(pos + 8)) return null;
+function recordAt(r: LogReader, pos: number): { lsn: number; body: Buffer; end: number } | null {
+  const head = r.view(pos, RECORD_HEAD);
+  if (head === null || head.readUInt32LE(0) !== RECORD_MAGIC) return null;
+  const len = head.readUInt32LE(4);
+  const crc = head.readUInt32LE(8);
+  if (len < 8) return null;
+  const payload = r.view(pos + RECORD_HEAD, len);
+  if (payload === null || crc32(payload) !== crc) return null;
   return { lsn: Number(payload.readBigUInt64LE(0)), body: payload.subarray(8), end: pos + RECORD_HEAD + len };
 }
 
-/** Reads and checks the whole log; a missing file is null. */
-export function readWal(file: string): WalContents | null {
-  let buf: Buffer;
+/** Whether a valid record starts anywhere at or after `from` (a bad record before it is then damage, not a torn tail). */
+function validRecordFrom(r: LogReader, from: number): boolean {
+  const magic = Buffer.from('QWR1', 'latin1');
+  let p = from;
+  while (p + RECORD_HEAD <= r.size) {
+    const n = Math.min(r.chunk, r.size - p);
+    const i = r.view(p, n)!.indexOf(magic);
+    if (i < 0) {
+      if (p + n >= r.size) return false;
+      // The next window overlaps by three bytes: a magic split across two windows is still found.
+      p += n - (magic.length - 1);
+      continue;
+    }
+    if (recordAt(r, p + i) !== null) return true;
+    p += i + 1;
+  }
+  return false;
+}
+
+/** Bytes per read while reading the log (tests make it small). */
+let readChunk = 4 << 20;
+
+/** Test hook: the read window's size in bytes (at least 64); null restores the default. */
+export function setWalReadChunk(bytes: number | null): void {
+  readChunk = bytes === null ? 4 << 20 : Math.max(64, bytes);
+}
+
+/**
+ * Reads and checks the log, record by record, handing each valid one to `visit` as it goes; a missing
+ * file is null. Damage (XX001) can be found after earlier records were visited: the caller discards
+ * what it built from them.
+ */
+export function readWal(file: string, visit: WalVisitor = {}): WalContents | null {
+  let fd: number;
   try {
-    buf = fs.readFileSync(file);
+    fd = fs.openSync(file, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw damaged(file, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  if (buf.length < HEADER || buf.toString('latin1', 0, 4) !== FILE_MAGIC || crc32(buf.subarray(0, 16)) !== buf.readUInt32LE(16)) {
-    // The header is written whole (temporary file, fsync, rename) before the log is used.
-    throw damaged(file, 'bad header');
-  }
-  if (buf.readUInt32LE(4) !== 1) throw damaged(file, `unsupported version ${buf.readUInt32LE(4)}`);
-  const base = Number(buf.readBigUInt64LE(8));
-  const records: WalRecord[] = [];
-  let pos = HEADER;
-  let expect = base + 1;
-  while (pos < buf.length) {
-    const r = recordAt(buf, pos);
-    if (r === null) {
-      // Torn tail, unless a valid record follows somewhere after it.
-      for (let p = buf.indexOf('QWR1', pos + 1, 'latin1'); p >= 0; p = buf.indexOf('QWR1', p + 1, 'latin1')) {
-        if (recordAt(buf, p) !== null) throw damaged(file, `record ${expect} at byte ${pos} is damaged and valid records follow it`);
-      }
-      break;
+  try {
+    const size = fs.fstatSync(fd).size;
+    const r = new LogReader(file, fd, size, readChunk);
+    const h = r.view(0, HEADER);
+    if (h === null || h.toString('latin1', 0, 4) !== FILE_MAGIC || crc32(h.subarray(0, 16)) !== h.readUInt32LE(16)) {
+      // The header is written whole (temporary file, fsync, rename) before the log is used.
+      throw damaged(file, 'bad header');
     }
-    if (r.lsn !== expect) throw damaged(file, `record at byte ${pos} has LSN ${r.lsn} where ${expect} was expected`);
-    records.push({ lsn: r.lsn, body: r.body });
-    expect++;
-    pos = r.end;
+    if (h.readUInt32LE(4) !== 1) throw damaged(file, `unsupported version ${h.readUInt32LE(4)}`);
+    const base = Number(h.readBigUInt64LE(8));
+    visit.header?.(base);
+    let pos = HEADER;
+    let expect = base + 1;
+    while (pos < size) {
+      const rec = recordAt(r, pos);
+      if (rec === null) {
+        // Torn tail, unless a valid record follows somewhere after it.
+        if (validRecordFrom(r, pos + 1)) throw damaged(file, `record ${expect} at byte ${pos} is damaged and valid records follow it`);
+        break;
+      }
+      if (rec.lsn !== expect) throw damaged(file, `record at byte ${pos} has LSN ${rec.lsn} where ${expect} was expected`);
+      visit.record?.(rec.lsn, rec.body);
+      expect++;
+      pos = rec.end;
+    }
+    return { base, last: expect - 1, validEnd: pos, size };
+  } finally {
+    fs.closeSync(fd);
   }
-  return { base, records, validEnd: pos, size: buf.length };
 }
 
 /** Writes a new, empty log whose next record is base + 1, atomically (temporary file, fsync, rename). */
@@ -148,7 +235,7 @@ export class WalWriter {
     contents: WalContents,
   ) {
     this.fd = fs.openSync(file, 'r+');
-    const last = contents.records.length > 0 ? contents.records[contents.records.length - 1]!.lsn : contents.base;
+    const last = contents.last;
     if (contents.validEnd < contents.size) {
       // Cut off a torn tail so new records follow valid ones (else it would read as damage later).
       fs.ftruncateSync(this.fd, contents.validEnd);
@@ -171,31 +258,62 @@ export class WalWriter {
   append(pieces: readonly Uint8Array[], bodyBytes: number): number {
     if (this.failure !== null) throw this.failure;
     const lsn = this.written + 1;
-    const payload = Buffer.allocUnsafe(8 + bodyBytes);
-    payload.writeBigUInt64LE(BigInt(lsn), 0);
-    let p = 8;
-    for (const piece of pieces) {
-      payload.set(piece, p);
-      p += piece.length;
-    }
-    const head = Buffer.allocUnsafe(RECORD_HEAD);
+    const length = 8 + bodyBytes;
+    const head = Buffer.allocUnsafe(RECORD_HEAD + 8);
+    head.writeBigUInt64LE(BigInt(lsn), RECORD_HEAD);
+    let crc = crc32(head.subarray(RECORD_HEAD));
+    for (const piece of pieces) crc = crc32(piece, crc);
     head.writeUInt32LE(RECORD_MAGIC, 0);
-    head.writeUInt32LE(payload.length, 4);
-    head.writeUInt32LE(crc32(payload), 8);
+    head.writeUInt32LE(length, 4);
+    head.writeUInt32LE(crc, 8);
     try {
-      const end = this.size + RECORD_HEAD + payload.length;
-      // Small records go into zeros allocated ahead; a big one (a bulk load) just extends the file.
-      if (end > this.allocated && payload.length < PREALLOCATE / 4) {
-        writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
-        this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
+      const end = this.size + RECORD_HEAD + length;
+      if (length < PREALLOCATE / 4) {
+        // Small records go into zeros allocated ahead, as one write.
+        if (end > this.allocated) {
+          writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
+          this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
+        }
+        const rec = Buffer.allocUnsafe(RECORD_HEAD + length);
+        head.copy(rec, 0);
+        let p = head.length;
+        for (const piece of pieces) {
+          rec.set(piece, p);
+          p += piece.length;
+        }
+        writeAll(this.fd, rec, this.size);
+      } else {
+        // A big one (a bulk load) extends the file piece by piece: the column buffers are written
+        // where they are, never copied into one record-sized buffer.
+        // Small pieces (batch and column headers) are gathered so they do not cost a write each.
+        let at = this.size;
+        let fill = head.length;
+        head.copy(STAGING, 0);
+        for (const piece of pieces) {
+          if (fill + piece.length > STAGING.length) {
+            writeAll(this.fd, STAGING.subarray(0, fill), at);
+            at += fill;
+            fill = 0;
+          }
+          if (piece.length >= STAGING.length / 4) {
+            writeAll(this.fd, piece, at);
+            at += piece.length;
+          } else {
+            STAGING.set(piece, fill);
+            fill += piece.length;
+          }
+        }
+        writeAll(this.fd, STAGING.subarray(0, fill), at);
+        // Zeros for the small records after it, synced with it: the next commit after a bulk load
+        // then does not pay for extending the file.
+        writeAll(this.fd, ZEROS, end);
+        this.allocated = end + PREALLOCATE;
       }
-      writeAll(this.fd, head, this.size);
-      writeAll(this.fd, payload, this.size + RECORD_HEAD);
       this.allocated = Math.max(this.allocated, end);
     } catch (e) {
       throw this.fail(e);
     }
-    this.size += RECORD_HEAD + payload.length;
+    this.size += RECORD_HEAD + length;
     this.written = lsn;
     return lsn;
   }
