@@ -9,24 +9,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { parseInsertValues } from '../../src/sql/parse-insert-values.js';
 import { ensureParser, parseStatements } from '../../src/sql/parse.js';
+import { rng } from '../operators/helpers.js';
 
 beforeAll(async () => {
   await ensureParser();
 });
 
 const grammar = (text: string): unknown => (parseSync(text) as { stmts: { stmt: unknown }[] }).stmts[0]!.stmt;
-
-/** A deterministic generator (mulberry32), so a failure names a reproducible case. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LITERALS = [
   '0', '-0', '7', '-7', '007', '2147483647', '2147483648', '-2147483647', '-2147483648', '-2147483649', '9223372036854775808',
