@@ -14,8 +14,10 @@
  *     back out loses the small ones), so nothing is ever subtracted. The window is split into a front
  *     part, whose suffix sums are computed once when the start passes the split, and a back part with a
  *     running sum ("two stacks"); each row is added twice at most, and the result is front + back.
- *     The additions are ordered differently from PostgreSQL's left-to-right loop, which changes only
- *     the last bits of an inexact sum. An overflow to infinity from finite values, which PostgreSQL
+ *     That order differs from PostgreSQL's left-to-right loop, which can change the last digit printed,
+ *     so it runs only where every partial sum is exact (integer values below 2^53) or the frame start
+ *     never moves (then the back sum is PostgreSQL's own loop); other partitions take the general
+ *     path, which adds each frame from its start as PostgreSQL does. An overflow to infinity from finite values, which PostgreSQL
  *     raises as an error, cannot happen in either order when every finite |value| times the row count
  *     stays below the guard; other partitions go to the general path.
  *   - integer sums (int2/int4): prefix sums, exact in doubles below 2^53, answer any piece in O(1).
