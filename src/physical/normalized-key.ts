@@ -113,13 +113,26 @@ export function keyWidth(keys: readonly SortKey[], textPrefix = DEFAULT_TEXT_PRE
  * else MAX_TEXT_PREFIX. UTF-8 length is bounded by 3 bytes per UTF-16 unit.
  */
 export function fitTextPrefix(b: Batch, keys: readonly SortKey[]): number {
-  let longest = 0;
+  return prefixFor(longestText(b, keys, 0, b.length, 0));
+}
+
+/** The prefix width for text keys whose longest value takes `longest` UTF-8 bytes. */
+export function prefixFor(longest: number): number {
+  return Math.max(1, Math.min(MAX_TEXT_PREFIX, longest + 1));
+}
+
+/**
+ * The UTF-8 length of the longest text key value in rows [from, to), or `longest` if none is longer
+ * (capped at MAX_TEXT_PREFIX): fitTextPrefix over a slice of rows, for callers that scan in slices.
+ */
+export function longestText(b: Batch, keys: readonly SortKey[], from: number, to: number, longest: number): number {
+  if (longest >= MAX_TEXT_PREFIX) return MAX_TEXT_PREFIX;
   for (const k of keys) {
     const kind = imageKind(k.type);
     if (kind !== 'text' && kind !== 'bpchar') continue;
     const c = b.columns[k.col]!;
     const d = c.data as Value[];
-    for (let i = 0; i < b.length; i++) {
+    for (let i = from; i < to; i++) {
       const s = d[i];
       // UTF-8 takes at most 3 bytes per UTF-16 unit: only a value that might be longer is measured.
       if (typeof s !== 'string' || s.length * 3 <= longest) continue;
@@ -130,7 +143,7 @@ export function fitTextPrefix(b: Batch, keys: readonly SortKey[]): number {
       }
     }
   }
-  return Math.max(1, Math.min(MAX_TEXT_PREFIX, longest + 1));
+  return longest;
 }
 
 function utf8Length(s: string): number {

@@ -15,7 +15,7 @@
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
-import { encodeKeys, fitTextPrefix, keyWidth, MAX_TEXT_PREFIX, normalizable, type NormalizedKeys } from '../normalized-key.js';
+import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
@@ -110,6 +110,8 @@ export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
  * event loop and cancel and statement_timeout take effect within one slice.
  */
 export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
+  // Callers have just gathered the input into one batch: a chance to yield before sorting it.
+  await yieldIfDue(ctx);
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
     const steps = numericSortSteps(b, keys, decode);
     for (;;) {
@@ -143,8 +145,13 @@ function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean):
 
 /** encodeKeys over the whole batch, a slice of rows at a time; null when a value has no image. */
 async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecContext): Promise<NormalizedKeys | null> {
-  const prefix = fitTextPrefix(b, keys);
   const n = b.length;
+  let longest = 0;
+  for (let from = 0; from < n; from += SLICE_ROWS) {
+    longest = longestText(b, keys, from, Math.min(n, from + SLICE_ROWS), longest);
+    await yieldIfDue(ctx);
+  }
+  const prefix = prefixFor(longest);
   const width = keyWidth(keys, prefix);
   const bytes = new Uint8Array(n * width);
   let inexact: Uint8Array | null = null;
