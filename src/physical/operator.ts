@@ -6,6 +6,7 @@
 import type { Schema } from '../common/types.js';
 import type { Batch } from '../execution/column.js';
 import type { ExecContext } from '../execution/context.js';
+import type { SortKey } from './sort-key.js';
 
 export interface OperatorMetrics {
   rows: number;
@@ -26,6 +27,15 @@ export abstract class PhysicalOperator {
 
   /** One line of EXPLAIN detail after the operator name, e.g. "keys: [a ASC]". */
   abstract describe(): string;
+
+  /**
+   * The order rows come out in, as keys over this operator's output columns (a prefix of it may be all
+   * that is known; empty when none is). The planner reads it to skip sorts an input already did, so an
+   * operator may only claim what holds for every run, spilled or not.
+   */
+  outputOrdering(): readonly SortKey[] {
+    return [];
+  }
 
   protected abstract run(ctx: ExecContext): AsyncGenerator<Batch>;
 

@@ -5,7 +5,8 @@
  *
  *   Project (appends key / argument / FILTER columns that are not plain column references)
  *     -> Sort (partition keys, then ORDER BY keys) — omitted when the rows already arrive in an order that
- *        serves the group: input from a Sort, or the order the previous group sorted into
+ *        serves the group: the order the input's operators declare (outputOrdering: a Sort, and the
+ *        Filters, Limits and column-picking Projects above it), or the order the previous group sorted into
  *   -> Window (src/physical/operators/window.ts): one result column per call
  *   -> Project dropping the helper columns (when there are any).
  *
@@ -36,7 +37,6 @@ import { explainExpr } from './explain-expr.js';
 import type { PhysicalOperator } from './operator.js';
 import { makeSort } from './plan-memory.js';
 import { Project } from './operators/project.js';
-import { Sort } from './operators/sort.js';
 import { Window, type WindowCallDef, type WindowFrameDef } from './operators/window.js';
 import type { SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
@@ -169,11 +169,10 @@ function sameKey(a: LSortKey, b: LSortKey): boolean {
   return a.desc === b.desc && a.nullsFirst === b.nullsFirst && exprEquals(a.expr, b.expr);
 }
 
-/** The order of rows coming out of `input`, when known (a Sort on plain input columns). */
+/** The order of rows coming out of `input`, as far as its operators declare it. */
 function inputOrdering(input: PhysicalOperator, width: number): Ordering {
-  if (!(input instanceof Sort)) return [];
   const out: Ordering = [];
-  for (const k of input.keys) {
+  for (const k of input.outputOrdering()) {
     if (k.col >= width) break;
     out.push({ expr: colRef(k.col, k.type, input.schema[k.col]!.name), desc: k.desc, nullsFirst: k.nullsFirst });
   }

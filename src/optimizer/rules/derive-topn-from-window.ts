@@ -44,6 +44,7 @@
  */
 import { T } from '../../common/types.js';
 import { exprEquals, someExpr, type Expr, type SortKey } from '../../logical/expr.js';
+import { splitConjuncts } from '../../logical/conjuncts.js';
 import type { LogicalPlan, RankingKind, WindowCall } from '../../logical/plan.js';
 import { lookupWindowAggregate } from '../../functions/aggregate/registry.js';
 import type { OptimizerContext, OptimizerRule } from '../rule.js';
@@ -56,10 +57,6 @@ export function deriveTopNMode(ctx: OptimizerContext): DeriveTopNMode {
   if (v === 'off' || v === 'false' || v === '0') return 'off';
   if (v === 'on' || v === 'true' || v === '1') return 'on';
   return 'auto';
-}
-
-function conjuncts(e: Expr): Expr[] {
-  return e.kind === 'and' ? e.args.flatMap(conjuncts) : [e];
 }
 
 function intConst(e: Expr): number | null {
@@ -219,7 +216,7 @@ export const deriveTopNFromWindow: OptimizerRule = {
       return e !== undefined && e.kind === 'column' ? e.index : null;
     };
 
-    const parts = conjuncts(node.predicate);
+    const parts = splitConjuncts(node.predicate);
     const bounds = parts.map(boundOf);
     // Candidate ranking columns: window outputs with a finite upper bound.
     const byCol = new Map<number, { lo: number; hi: number; idx: number[]; exactSet: boolean }>();

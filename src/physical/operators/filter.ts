@@ -6,6 +6,7 @@ import type { Expr } from '../../logical/expr.js';
 import { compilePredicateKernel, type PredicateKernel } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
 import { PhysicalOperator } from '../operator.js';
+import type { SortKey } from '../sort-key.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
 /** Rows `sel[0..n)` of `batch`, or its first n (= all) rows when `sel` is null. */
@@ -35,6 +36,14 @@ export class Filter extends PhysicalOperator {
   }
   describe(): string {
     return explainExpr(this.predicate, this.input.schema);
+  }
+  override outputOrdering(): readonly SortKey[] {
+    const keys = this.input.outputOrdering();
+    const need = this.need;
+    if (need === null) return keys;
+    // Columns nobody reads are not copied, so an ordering can only be claimed up to the first of them.
+    const cut = keys.findIndex((k) => need[k.col] !== true);
+    return cut === -1 ? keys : keys.slice(0, cut);
   }
   /**
    * The qualifying rows of each input batch as a selection over the unchanged batch (sel null: every

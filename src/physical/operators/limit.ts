@@ -10,7 +10,7 @@ import { QuireError } from '../../common/errors.js';
 import { sliceBatch, takeBatch, type Batch } from '../../execution/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
-import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView } from '../sort-key.js';
+import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 
 export class Limit extends PhysicalOperator {
   readonly name = 'Limit';
@@ -47,6 +47,10 @@ export class Limit extends PhysicalOperator {
 
   children(): readonly PhysicalOperator[] {
     return [this.input];
+  }
+
+  override outputOrdering(): readonly SortKey[] {
+    return this.input.outputOrdering();
   }
 
   describe(): string {

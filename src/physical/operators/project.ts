@@ -6,6 +6,7 @@ import type { Expr } from '../../logical/expr.js';
 import { compileKernel, type Kernel } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
 import { PhysicalOperator } from '../operator.js';
+import type { SortKey } from '../sort-key.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
 export class Project extends PhysicalOperator {
@@ -30,6 +31,16 @@ export class Project extends PhysicalOperator {
       const s = explainExpr(e, this.input.schema);
       return s === this.schema[i]!.name ? s : `${s} AS ${this.schema[i]!.name}`;
     }).join(', ');
+  }
+  /** The input's ordering, as far as its key columns pass through unchanged. */
+  override outputOrdering(): readonly SortKey[] {
+    const out: SortKey[] = [];
+    for (const k of this.input.outputOrdering()) {
+      const j = this.kernels.indexOf(k.col);
+      if (j === -1) break;
+      out.push({ ...k, col: j });
+    }
+    return out;
   }
   /** True when the projection only picks columns (no computation). */
   isPureSelection(): boolean {

@@ -513,6 +513,10 @@ export class Sort extends PhysicalOperator {
     return [this.input];
   }
 
+  override outputOrdering(): readonly SortKey[] {
+    return this.keys;
+  }
+
   describe(): string {
     return `keys: ${describeKeys(
       this.keys,

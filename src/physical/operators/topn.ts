@@ -76,6 +76,11 @@ export class TopN extends PhysicalOperator {
     return [this.input];
   }
 
+  /** Kept rows leave in key order on every path (heap, selection, spilled sort). */
+  override outputOrdering(): readonly SortKey[] {
+    return this.keys;
+  }
+
   describe(): string {
     const names = this.schema.map((f) => f.name);
     return (
