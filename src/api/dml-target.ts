@@ -95,7 +95,7 @@ export async function matchTargetRows(
     op: 'SETOP_NONE',
     limitOption: 'LIMIT_OPTION_DEFAULT',
   } as unknown as SelectStmt;
-  const prepared = host.prepareSelect(select, params, undefined, new Map([...extra, [TARGET, target]]));
+  const prepared = host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]));
   const ctx = host.execContext(prepared.paramTypes, params, false);
   const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
   const rows = new Map<number, Value[]>();

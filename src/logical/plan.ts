@@ -14,6 +14,29 @@ export interface TableSource {
   readonly schema: Schema;
   /** Estimated row count for the optimizer, if known. */
   rowCount(): number | undefined;
+  /** Work the source can do itself in place of operators above its scan (connectors). */
+  readonly pushdown?: ScanPushdown;
+}
+
+/**
+ * What a source can take over from the plan above its scan. Each step returns a narrower source, or
+ * null when the source cannot take it; the optimizer keeps the operator above for whatever was
+ * refused or only partly taken, so declining is always correct. Column indexes and expressions are
+ * over the source's current schema.
+ */
+export interface ScanPushdown {
+  /** Only these columns, in this order. */
+  project(columns: readonly number[]): TableSource;
+  /** Evaluates the conjuncts it can; `rest` must still be filtered above. */
+  filter(conjuncts: readonly Expr[]): { source: TableSource; rest: Expr[] } | null;
+  /**
+   * ORDER BY `keys` LIMIT `count` (null: all) OFFSET `offset`. Asked for `split` > 1 ranges, a source may
+   * instead read that many concurrent ranges that each keep their own first count+offset rows; it then
+   * answers `final: false` and the Top-N above stays to merge them.
+   */
+  topN(keys: readonly SortKey[], count: number | null, offset: number, split: number): { source: TableSource; final: boolean } | null;
+  /** LIMIT `count` (null: all) OFFSET `offset`, in no particular order. */
+  limit(count: number | null, offset: number): TableSource | null;
 }
 
 /** The executable half of a bound table function (see storage/table-functions). */

@@ -1,6 +1,7 @@
 /**
- * push-into-remote-scan: moves work into the SQL a connector table (RemoteScan, ATTACHed PostgreSQL)
- * sends to its server, so the server reads, filters, sorts and cuts rows before they cross the wire.
+ * push-into-remote-scan: moves work into the source of a scan that can do it itself (a TableSource with
+ * `pushdown`, such as an ATTACHed PostgreSQL table, whose SQL then reads, filters, sorts and cuts rows
+ * on the server before they cross the wire). The rule knows sources only through that interface.
  *
  *   Scan(pg.t, projection [1,3])          Scan(pg.t: SELECT "b", "d" FROM …)
  *   Filter(a > 1 AND f(b)) / Scan(pg.t)   Filter(f(b)) / Scan(pg.t: … WHERE ("a" > 1))
@@ -15,19 +16,16 @@
  * the ranges run concurrently on their own connections in one exported snapshot, and the kept TopN
  * merges their sorted outputs (FinalTopN over PartitionScans in physical/plan-topn.ts).
  *
- * Filters: each conjunct that translates (storage/connectors/sql-translate.ts) goes remote; the rest
- * stay in a local Filter. ORDER BY/LIMIT go only onto a scan with no local filter left between (the
- * server must see every condition before cutting rows) and no limit already pushed; sort keys must
- * translate (text keys get COLLATE "C" to match Quire's code point order). WITH TIES and
- * non-constant counts stay local. Runs after prune-scan-columns, whose projection it folds into the
- * remote column list.
+ * Filters: the source takes the conjuncts it can evaluate (for PostgreSQL, those that translate to
+ * SQL); the rest stay in a local Filter. ORDER BY/LIMIT go only onto a scan with no local filter left
+ * between (the source must see every condition before cutting rows), and the source refuses them
+ * when it already cut rows or a sort key does not translate. WITH TIES and non-constant counts stay
+ * local. Runs after prune-scan-columns, whose projection it folds into the source's column list.
  */
 import type { Value } from '../../common/types.js';
 import { columnsUsed, mapExpr, someExpr, type Expr, type SortKey } from '../../logical/expr.js';
-import { splitConjuncts } from '../../logical/conjuncts.js';
-import type { LogicalPlan } from '../../logical/plan.js';
-import { RemoteScan } from '../../storage/connectors/postgres.js';
-import { exprToSql, sortKeyToSql } from '../../storage/connectors/sql-translate.js';
+import { andOf, splitConjuncts } from '../../logical/conjuncts.js';
+import type { LogicalPlan, ScanPushdown, TableSource } from '../../logical/plan.js';
 import type { OptimizerContext, OptimizerRule } from '../rule.js';
 
 export const CONNECTOR_PARTITIONS_SETTING = 'quire.connector_partitions';
@@ -42,12 +40,12 @@ function connectorPartitions(ctx: OptimizerContext): number {
 
 type ScanNode = LogicalPlan & { op: 'scan' };
 
-function remoteOf(p: LogicalPlan): { scan: ScanNode; src: RemoteScan } | null {
-  if (p.op !== 'scan' || !(p.source instanceof RemoteScan) || p.projection !== undefined) return null;
-  return { scan: p, src: p.source };
+function pushdownOf(p: LogicalPlan): { scan: ScanNode; src: ScanPushdown } | null {
+  if (p.op !== 'scan' || p.source.pushdown === undefined || p.projection !== undefined) return null;
+  return { scan: p, src: p.source.pushdown };
 }
 
-function withSource(scan: ScanNode, src: RemoteScan): ScanNode {
+function withSource(scan: ScanNode, src: TableSource): ScanNode {
   return { ...scan, source: src, schema: src.schema.map((f, i) => ({ ...f, table: scan.schema[i]?.table ?? f.table })) };
 }
 
@@ -61,12 +59,14 @@ function constCount(e: Expr | null): number | null | undefined {
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
+type Under = { project: (LogicalPlan & { op: 'project' }) | null; scan: ScanNode; src: ScanPushdown; map: (i: number) => number | null };
+
 /** Looks through an all-column-reference projection: maps its output columns to scan columns. */
-function underProject(p: LogicalPlan): { project: (LogicalPlan & { op: 'project' }) | null; scan: ScanNode; src: RemoteScan; map: (i: number) => number | null } | null {
-  const direct = remoteOf(p);
+function underProject(p: LogicalPlan): Under | null {
+  const direct = pushdownOf(p);
   if (direct) return { project: null, ...direct, map: (i) => i };
   if (p.op !== 'project') return null;
-  const r = remoteOf(p.input);
+  const r = pushdownOf(p.input);
   if (r === null) return null;
   const exprs = p.exprs;
   // A projection with volatile or expensive expressions could be evaluated on rows the limit drops;
@@ -74,7 +74,7 @@ function underProject(p: LogicalPlan): { project: (LogicalPlan & { op: 'project'
   return { project: p, ...r, map: (i) => (exprs[i]?.kind === 'column' ? (exprs[i] as { index: number }).index : null) };
 }
 
-function rebuild(u: { project: (LogicalPlan & { op: 'project' }) | null; scan: ScanNode }, src: RemoteScan): LogicalPlan {
+function rebuild(u: Under, src: TableSource): LogicalPlan {
   const scan = withSource(u.scan, src);
   return u.project === null ? scan : { ...u.project, input: scan };
 }
@@ -82,68 +82,55 @@ function rebuild(u: { project: (LogicalPlan & { op: 'project' }) | null; scan: S
 export const pushIntoRemoteScan: OptimizerRule = {
   name: 'push-into-remote-scan',
   rewrite(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | null {
-    // 1. Fold prune-scan-columns' projection into the remote column list.
-    if (node.op === 'scan' && node.source instanceof RemoteScan && node.projection !== undefined) {
-      const src = node.source;
-      const narrowed = src.with({ columns: node.projection.map((i) => src.query.columns[i]!) });
+    // 1. Fold prune-scan-columns' projection into the source's column list.
+    if (node.op === 'scan' && node.source.pushdown !== undefined && node.projection !== undefined) {
+      const narrowed = node.source.pushdown.project(node.projection);
       const { projection: _drop, ...rest } = node;
       void _drop;
       return { ...rest, source: narrowed, schema: node.schema };
     }
     // 2. WHERE conjuncts.
     if (node.op === 'filter') {
-      const r = remoteOf(node.input);
-      if (r === null || r.src.query.limit !== null || r.src.query.orderBy.length > 0) return null;
-      const pushed: string[] = [];
-      const local: Expr[] = [];
-      for (const c of splitConjuncts(node.predicate)) {
-        const s = exprToSql(c, (i) => r.src.columnSql(i));
-        if (s === null) local.push(c);
-        else pushed.push(s);
-      }
-      if (pushed.length === 0) return null;
-      const scan = withSource(r.scan, r.src.with({ where: [...r.src.query.where, ...pushed] }));
-      if (local.length === 0) return scan;
-      const predicate: Expr = local.length === 1 ? local[0]! : { kind: 'and', args: local, type: node.predicate.type };
-      return { ...node, input: scan, predicate };
+      const r = pushdownOf(node.input);
+      if (r === null) return null;
+      const taken = r.src.filter(splitConjuncts(node.predicate));
+      if (taken === null) return null;
+      const scan = withSource(r.scan, taken.source);
+      return taken.rest.length === 0 ? scan : { ...node, input: scan, predicate: andOf(taken.rest) };
     }
     // 3. ORDER BY + LIMIT/OFFSET (Top-N).
     if (node.op === 'topn') {
       if (node.withTies) return null;
       const u = underProject(node.input);
-      if (u === null || u.src.query.limit !== null || u.src.query.orderBy.length > 0) return null;
+      if (u === null) return null;
       const count = constCount(node.count);
       const offset = constCount(node.offset) ?? (node.offset === null ? 0 : undefined);
       if (count === undefined || offset === undefined) return null;
-      const keys: string[] = [];
+      const keys: SortKey[] = [];
       for (const k of node.keys) {
-        const mapped: SortKey | null = mapKey(k, u.map);
-        const s = mapped === null ? null : sortKeyToSql(mapped, (i) => u.src.columnSql(i));
-        if (s === null) return null;
-        keys.push(s);
+        const mapped = mapKey(k, u.map);
+        if (mapped === null) return null;
+        keys.push(mapped);
       }
-      // Local/Global split: each ctid range runs its own ORDER BY … LIMIT offset+count on the server
-      // (the local Top-N), concurrently; the TopN stays here as the global merge over them.
-      const parts = connectorPartitions(ctx);
-      if (parts > 1 && u.src.table.pages >= parts && count !== null) {
-        return { ...node, input: rebuild(u, u.src.with({ orderBy: keys, limit: count + (offset ?? 0), offset: 0, partitions: parts })) };
-      }
-      return rebuild(u, u.src.with({ orderBy: keys, limit: count, offset: offset ?? 0 }));
+      const taken = u.src.topN(keys, count, offset ?? 0, connectorPartitions(ctx));
+      if (taken === null) return null;
+      return taken.final ? rebuild(u, taken.source) : { ...node, input: rebuild(u, taken.source) };
     }
     // 4. LIMIT/OFFSET without ORDER BY.
     if (node.op === 'limit') {
       if (node.ties !== null) return null;
       const u = underProject(node.input);
-      if (u === null || u.src.query.limit !== null) return null;
+      if (u === null) return null;
       const count = constCount(node.count);
       const offset = constCount(node.offset);
       if (count === undefined || offset === undefined) return null;
       if (count === null && (offset === null || offset === 0)) return null;
-      return rebuild(u, u.src.with({ limit: count, offset: u.src.query.offset + (offset ?? 0) }));
+      const taken = u.src.limit(count, offset ?? 0);
+      return taken === null ? null : rebuild(u, taken);
     }
-    // 5. Columns only the pushed-down filter used need not cross the wire.
+    // 5. Columns only the pushed-down filter used need not be read.
     if (node.op === 'project' || node.op === 'aggregate') {
-      const r = remoteOf(node.input);
+      const r = pushdownOf(node.input);
       if (r === null) return null;
       const exprs = node.op === 'project' ? node.exprs : [...node.groupBy, ...node.aggs.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : []), ...a.orderBy.map((k) => k.expr)])];
       if (exprs.some((e) => someExpr(e, (x) => x.kind === 'subquery' && x.correlated))) return null;
@@ -153,7 +140,7 @@ export const pushIntoRemoteScan: OptimizerRule = {
       const keep = [...used].sort((a, b) => a - b);
       const remap = new Map(keep.map((c, i) => [c, i]));
       const re = (e: Expr): Expr => mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: remap.get(x.index)! } : x));
-      const src = r.src.with({ columns: keep.map((i) => r.src.query.columns[i]!) });
+      const src = r.src.project(keep);
       const input: ScanNode = { ...r.scan, source: src, schema: keep.map((i) => r.scan.schema[i]!) };
       if (node.op === 'project') return { ...node, input, exprs: node.exprs.map(re) };
       return {

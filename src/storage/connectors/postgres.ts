@@ -20,9 +20,10 @@ import { parseValue } from '../../common/parse-value.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
 import { T, arrayTypeOf, type, type DataType, type Field, type Value } from '../../common/types.js';
 import { ColumnBuilder, type Batch } from '../../execution/column.js';
-import type { TableSource } from '../../logical/plan.js';
+import type { Expr, SortKey } from '../../logical/expr.js';
+import type { ScanPushdown, TableSource } from '../../logical/plan.js';
 import { reportProgress } from '../progress.js';
-import { quoteIdent } from './sql-translate.js';
+import { exprToSql, quoteIdent, sortKeyToSql } from './sql-translate.js';
 
 export interface RemoteColumn {
   readonly name: string;
@@ -124,9 +125,11 @@ export class RemoteTableDef {
 }
 
 /** One remote SELECT; immutable, the optimizer derives narrower ones with `with`. */
-export class RemoteScan implements TableSource {
+export class RemoteScan implements TableSource, ScanPushdown {
   readonly name: string;
   readonly schema: Field[];
+  /** Every step is translated to the SELECT's clauses (sql-translate.ts); what does not translate stays local. */
+  readonly pushdown: ScanPushdown = this;
   constructor(
     readonly table: RemoteTableDef,
     readonly query: RemoteQuery,
@@ -142,6 +145,45 @@ export class RemoteScan implements TableSource {
 
   with(q: Partial<RemoteQuery>): RemoteScan {
     return new RemoteScan(this.table, { ...this.query, ...q });
+  }
+
+  project(columns: readonly number[]): RemoteScan {
+    return this.with({ columns: columns.map((i) => this.query.columns[i]!) });
+  }
+
+  filter(conjuncts: readonly Expr[]): { source: RemoteScan; rest: Expr[] } | null {
+    // A WHERE added after an ORDER BY/LIMIT would filter the cut rows instead of cutting filtered ones.
+    if (this.query.limit !== null || this.query.orderBy.length > 0) return null;
+    const pushed: string[] = [];
+    const rest: Expr[] = [];
+    for (const c of conjuncts) {
+      const s = exprToSql(c, (i) => this.columnSql(i));
+      if (s === null) rest.push(c);
+      else pushed.push(s);
+    }
+    if (pushed.length === 0) return null;
+    return { source: this.with({ where: [...this.query.where, ...pushed] }), rest };
+  }
+
+  topN(keys: readonly SortKey[], count: number | null, offset: number, split: number): { source: RemoteScan; final: boolean } | null {
+    if (this.query.limit !== null || this.query.orderBy.length > 0) return null;
+    const orderBy: string[] = [];
+    for (const k of keys) {
+      const s = sortKeyToSql(k, (i) => this.columnSql(i));
+      if (s === null) return null;
+      orderBy.push(s);
+    }
+    // Local/Global split: each ctid range runs its own ORDER BY … LIMIT offset+count on the server (the
+    // local Top-N), concurrently; the Top-N above merges them.
+    if (split > 1 && this.table.pages >= split && count !== null) {
+      return { source: this.with({ orderBy, limit: count + offset, offset: 0, partitions: split }), final: false };
+    }
+    return { source: this.with({ orderBy, limit: count, offset }), final: true };
+  }
+
+  limit(count: number | null, offset: number): RemoteScan | null {
+    if (this.query.limit !== null) return null;
+    return this.with({ limit: count, offset: this.query.offset + offset });
   }
 
   /** SQL for output column i of this scan. */
