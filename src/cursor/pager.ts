@@ -28,7 +28,7 @@
  * with `fallback: 'error'` it is refused (PaginationUnsupported) instead. Volatile functions are
  * always refused.
  */
-import type { SelectStmt } from '@pgsql/types';
+import type { Node, SelectStmt } from '@pgsql/types';
 import { T, type DataType, type Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
@@ -37,7 +37,8 @@ import type { PhysicalOperator } from '../physical/operator.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { parseStatements, type ParsedStatement } from '../sql/parse.js';
-import type { Database, ResultColumn } from '../api/database.js';
+import type { EvalContext } from '../functions/eval-context.js';
+import type { Catalog } from '../storage/catalog.js';
 import { randomBytes } from 'node:crypto';
 import { CursorCodec } from './cursor-codec.js';
 import { MemoryRevocations, type CursorRevocations } from './revocations.js';
@@ -56,6 +57,29 @@ import { decodeValue, encodeValue, type Encoded } from './value-codec.js';
 export const DEFAULT_MAX_FETCH_SIZE = 10_000;
 export const DEFAULT_TTL_MS = 60 * 60 * 1000;
 export const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * What the pager needs of a database: its catalog, its session's statement time, and the steps of the
+ * statement pipeline it re-runs on every page (the library's Database is one).
+ */
+export interface PagerHost {
+  readonly catalog: Catalog;
+  readonly timezone: string;
+  readonly session: { evalContext(statementTime: number): EvalContext };
+  startStatement(): void;
+  /** Resolves the files a statement reads (globs, grants) before it is bound. */
+  prepareFiles(stmt: Node): Promise<void>;
+  optimizeTraced(plan: LogicalPlan): { plan: LogicalPlan };
+  execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
+  physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
+  collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
+}
+
+/** A result column as a page names it. */
+export interface PageColumn {
+  name: string;
+  type: DataType;
+}
 
 export interface PagerOptions {
   /** Signs and verifies cursors; default: a random key for this process. */
@@ -83,7 +107,7 @@ export interface PageRequest {
 export interface Page {
   /** The paged query's text (a cursor page's too), for naming its columns as written. */
   sql: string;
-  columns: ResultColumn[];
+  columns: PageColumn[];
   rows: Value[][];
   /** Present when more rows follow; absent on the last page. */
   cursor: string | null;
@@ -131,7 +155,7 @@ interface Payload {
 interface Prepared {
   shape: PagingShape;
   bound: LogicalPlan;
-  columns: ResultColumn[];
+  columns: PageColumn[];
   paramTypes: DataType[];
   ctx: ExecContext;
   fp: string;
@@ -159,7 +183,7 @@ export class Pager {
   readonly revocations: CursorRevocations;
 
   constructor(
-    readonly db: Database,
+    readonly db: PagerHost,
     opts: PagerOptions = {},
   ) {
     this.codec = opts.codec ?? new CursorCodec();
