@@ -21,6 +21,7 @@
  * general paths (sort.ts).
  */
 import { makeColumn, type Batch, type Column } from '../execution/column.js';
+import { give, takeF64, takeU32 } from '../execution/scratch.js';
 import { keyCategory, type SortKey } from './sort-key.js';
 
 /** Codes stay below 2^53, where doubles hold every integer exactly. */
@@ -214,7 +215,7 @@ export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = tr
   let hi: Uint32Array | null = null;
   if (total <= 32) {
     // Codes fit one word: each key's code is added at its bit offset (sums stay below 2^32, exact).
-    const key = new Uint32Array(n);
+    const key = takeU32(n).fill(0);
     let below = total;
     for (const p of plans) {
       below -= p.bits;
@@ -227,7 +228,7 @@ export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = tr
     order = r.idx;
     lo = r.key;
   } else {
-    const code = new Float64Array(n);
+    const code = takeF64(n).fill(0);
     let below = total;
     for (const p of plans) {
       below -= p.bits;
@@ -236,26 +237,29 @@ export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = tr
         encodeKey(p, code, s, Math.min(n, s + PIECE), 2 ** below);
       }
     }
-    const l = new Uint32Array(n);
-    const h = new Uint32Array(n);
+    const l = takeU32(n);
+    const h = takeU32(n);
     for (let s = 0; s < n; s += PIECE) {
       yield;
       splitWords(code, l, h, s, Math.min(n, s + PIECE));
     }
+    give(code);
     const r = yield* radix64(l, h, n, total);
     order = r.idx;
     lo = r.lo;
     hi = r.hi;
   }
   const sorted = new Map<number, Column>();
-  if (!decode) return { order, sorted };
-  let below = total;
-  for (const p of plans) {
-    below -= p.bits;
-    if (!p.decodable || sorted.has(p.col)) continue;
-    yield;
-    sorted.set(p.col, decodeKey(p, lo, hi, n, below));
+  if (decode) {
+    let below = total;
+    for (const p of plans) {
+      below -= p.bits;
+      if (!p.decodable || sorted.has(p.col)) continue;
+      yield;
+      sorted.set(p.col, yield* decodeKeySteps(p, lo, hi, n, below));
+    }
   }
+  give(lo, hi);
   return { order, sorted };
 }
 
@@ -286,61 +290,76 @@ function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, from: number, t
 }
 
 /** The sorted values of one key from the sorted codes (words lo, hi): its bits sit `below` bits up. */
-function decodeKey(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n: number, below: number): Column {
-  const ck = new Float64Array(n);
-  const bits = p.bits;
-  if (bits <= 31) {
-    const mask = 2 ** bits - 1;
-    if (hi === null || below + bits <= 32) for (let i = 0; i < n; i++) ck[i] = (lo[i]! >>> below) & mask;
-    else if (below >= 32) {
-      const s = below - 32;
-      for (let i = 0; i < n; i++) ck[i] = (hi[i]! >>> s) & mask;
-    } else {
-      const up = 32 - below;
-      for (let i = 0; i < n; i++) ck[i] = ((lo[i]! >>> below) | (hi[i]! << up)) & mask;
-    }
-  } else {
-    // A wide key (a timestamp whose values share no step): double arithmetic, exact below 2^53.
-    const div = 2 ** below;
-    const mod = 2 ** bits;
-    for (let i = 0; i < n; i++) {
-      const x = Math.floor(((hi === null ? 0 : hi[i]! * 4294967296) + lo[i]!) / div);
-      ck[i] = x - Math.floor(x / mod) * mod;
-    }
-  }
+/**
+ * Decoding one key in pieces. Each piece runs small loops over rows [from, to): a loop that runs once
+ * per sort over a million rows would stay in V8's interpreter for the few calls a query makes, while
+ * per-piece functions are hot after the first sort.
+ */
+function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n: number, below: number): Generator<void, Column> {
+  const out = p.data instanceof Float64Array ? new Float64Array(n) : p.data instanceof Int32Array ? new Int32Array(n) : new Uint8Array(n);
+  const nulls = p.nulls === null ? null : new Uint8Array(n);
   const { min, max, step, desc } = p;
-  let nulls: Uint8Array | null = null;
-  if (p.nulls !== null) {
-    // NULLS FIRST: code 0 is NULL and values start at 1; NULLS LAST: NULL is the code above the largest value.
-    nulls = new Uint8Array(n);
-    const nullCode = p.nullsFirst ? 0 : (max - min) / step + 1;
-    const shift = p.nullsFirst ? 1 : 0;
-    for (let i = 0; i < n; i++) {
-      const c = ck[i]!;
-      if (c === nullCode) {
-        nulls[i] = 1;
-        ck[i] = 0;
-      } else ck[i] = c - shift;
-    }
-  }
+  // NULLS FIRST: code 0 is NULL and values start at 1; NULLS LAST: NULL is the code above the largest value.
+  const nullCode = p.nulls === null ? -1 : p.nullsFirst ? 0 : (max - min) / step + 1;
+  const shift = p.nulls !== null && p.nullsFirst ? 1 : 0;
   // Value of code c: min + c * step ascending, max - c * step descending (exact integers below 2^53).
   const base = desc ? max : min;
   const inc = desc ? -step : step;
-  const out = p.data instanceof Float64Array ? new Float64Array(n) : p.data instanceof Int32Array ? new Int32Array(n) : new Uint8Array(n);
-  if (out instanceof Float64Array) fillF64(out, ck, n, base, inc, nulls);
-  else if (out instanceof Int32Array) fillI32(out, ck, n, base, inc, nulls);
-  else fillU8(out, ck, n, base, inc, nulls);
+  const ck = takeF64(Math.min(n, PIECE));
+  for (let s = 0; s < n; s += PIECE) {
+    if (s > 0) yield;
+    const m = Math.min(n, s + PIECE) - s;
+    extractCodes(ck, lo, hi, s, m, p.bits, below);
+    if (nulls !== null) markNulls(ck, nulls, s, m, nullCode, shift);
+    if (out instanceof Float64Array) fillF64(out, ck, s, m, base, inc, nulls);
+    else if (out instanceof Int32Array) fillI32(out, ck, s, m, base, inc, nulls);
+    else fillU8(out, ck, s, m, base, inc, nulls);
+  }
+  give(ck);
   return makeColumn(p.type, out, nulls);
 }
 
-function fillF64(out: Float64Array, ck: Float64Array, n: number, base: number, inc: number, nulls: Uint8Array | null): void {
-  for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? 0 : base + ck[i]! * inc;
+/** ck[0..m) = the key's codes of rows s..s+m: `bits` bits sitting `below` bits up in (hi, lo). */
+function extractCodes(ck: Float64Array, lo: Uint32Array, hi: Uint32Array | null, s: number, m: number, bits: number, below: number): void {
+  if (bits <= 31) {
+    const mask = 2 ** bits - 1;
+    if (hi === null || below + bits <= 32) for (let i = 0; i < m; i++) ck[i] = (lo[s + i]! >>> below) & mask;
+    else if (below >= 32) {
+      const sh = below - 32;
+      for (let i = 0; i < m; i++) ck[i] = (hi[s + i]! >>> sh) & mask;
+    } else {
+      const up = 32 - below;
+      for (let i = 0; i < m; i++) ck[i] = ((lo[s + i]! >>> below) | (hi[s + i]! << up)) & mask;
+    }
+    return;
+  }
+  // A wide key (a timestamp whose values share no step): double arithmetic, exact below 2^53.
+  const div = 2 ** below;
+  const mod = 2 ** bits;
+  for (let i = 0; i < m; i++) {
+    const x = Math.floor(((hi === null ? 0 : hi[s + i]! * 4294967296) + lo[s + i]!) / div);
+    ck[i] = x - Math.floor(x / mod) * mod;
+  }
 }
-function fillI32(out: Int32Array, ck: Float64Array, n: number, base: number, inc: number, nulls: Uint8Array | null): void {
-  for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? 0 : base + ck[i]! * inc;
+
+function markNulls(ck: Float64Array, nulls: Uint8Array, s: number, m: number, nullCode: number, shift: number): void {
+  for (let i = 0; i < m; i++) {
+    const c = ck[i]!;
+    if (c === nullCode) {
+      nulls[s + i] = 1;
+      ck[i] = 0;
+    } else ck[i] = c - shift;
+  }
 }
-function fillU8(out: Uint8Array, ck: Float64Array, n: number, base: number, inc: number, nulls: Uint8Array | null): void {
-  for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? 0 : base + ck[i]! * inc;
+
+function fillF64(out: Float64Array, ck: Float64Array, s: number, m: number, base: number, inc: number, nulls: Uint8Array | null): void {
+  for (let i = 0; i < m; i++) out[s + i] = nulls !== null && nulls[s + i] === 1 ? 0 : base + ck[i]! * inc;
+}
+function fillI32(out: Int32Array, ck: Float64Array, s: number, m: number, base: number, inc: number, nulls: Uint8Array | null): void {
+  for (let i = 0; i < m; i++) out[s + i] = nulls !== null && nulls[s + i] === 1 ? 0 : base + ck[i]! * inc;
+}
+function fillU8(out: Uint8Array, ck: Float64Array, s: number, m: number, base: number, inc: number, nulls: Uint8Array | null): void {
+  for (let i = 0; i < m; i++) out[s + i] = nulls !== null && nulls[s + i] === 1 ? 0 : base + ck[i]! * inc;
 }
 
 // One encoder per (key storage, code storage) pair keeps every loop monomorphic. A key's code is
@@ -524,8 +543,8 @@ function* radix32(key: Uint32Array, n: number, bits: number): Generator<void, { 
     histogram32(key, counts, passes, size, width, mask, s, Math.min(n, s + PIECE));
   }
   let idx: Uint32Array = identityPerm(n);
-  let idx2: Uint32Array = new Uint32Array(n);
-  let key2: Uint32Array = new Uint32Array(n);
+  let idx2: Uint32Array = takeU32(n);
+  let key2: Uint32Array = takeU32(n);
   for (let p = 0; p < passes; p++) {
     const base = p * size;
     if (trivialPass(counts, base, size, n)) continue;
@@ -541,6 +560,8 @@ function* radix32(key: Uint32Array, n: number, bits: number): Generator<void, { 
     key = key2;
     key2 = t;
   }
+  // The caller keeps idx and key; the other two (one of them maybe the caller's input) are spare.
+  give(idx2, key2);
   return { idx, key };
 }
 
@@ -586,9 +607,9 @@ function* radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Ge
     }
   }
   let idx: Uint32Array = identityPerm(n);
-  let idx2: Uint32Array = new Uint32Array(n);
-  let lo2: Uint32Array = new Uint32Array(n);
-  let hi2: Uint32Array = new Uint32Array(n);
+  let idx2: Uint32Array = takeU32(n);
+  let lo2: Uint32Array = takeU32(n);
+  let hi2: Uint32Array = takeU32(n);
   for (let p = 0; p < passes; p++) {
     const base = p * size;
     if (trivialPass(counts, base, size, n)) continue;
@@ -608,6 +629,7 @@ function* radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Ge
     hi = hi2;
     hi2 = t;
   }
+  give(idx2, lo2, hi2);
   return { idx, lo, hi };
 }
 
