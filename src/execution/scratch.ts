@@ -44,7 +44,7 @@ function armIdle(): void {
 }
 
 /** A Uint32Array of length n with stale contents. */
-export function takeU32(n: number): Uint32Array {
+export function takeU32(n: number): Uint32Array<ArrayBuffer> {
   const bytes = n * 4;
   if (bytes < MIN_BYTES) return new Uint32Array(n);
   armIdle();
@@ -53,7 +53,7 @@ export function takeU32(n: number): Uint32Array {
 }
 
 /** A Float64Array of length n with stale contents. */
-export function takeF64(n: number): Float64Array {
+export function takeF64(n: number): Float64Array<ArrayBuffer> {
   const bytes = n * 8;
   if (bytes < MIN_BYTES) return new Float64Array(n);
   armIdle();

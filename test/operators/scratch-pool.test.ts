@@ -9,6 +9,7 @@ import { makeColumn, type Batch } from '../../src/execution/column.js';
 import { give, takeU32 } from '../../src/execution/scratch.js';
 import { packedSortSteps, type PackedSort } from '../../src/physical/packed-key-sort.js';
 import type { SortKey } from '../../src/physical/sort-key.js';
+import { radixSteps } from '../../src/physical/operators/sort.js';
 
 function batch(n: number, seed: number): Batch {
   let s = seed;
@@ -82,6 +83,44 @@ describe('scratch buffers shared by sorts', () => {
     check(a, ra);
     check(b, rb);
     check(c, rc);
+  });
+
+  it('interleaved single-key radix sorts, with NULLs, each keep their own buffers', () => {
+    const n = 400_000;
+    const cols = [0, 1].map((seed) => {
+      const v = new Float64Array(n);
+      const nulls = new Uint8Array(n);
+      let s = seed + 11;
+      for (let i = 0; i < n; i++) {
+        s = (s * 1103515245 + 12345) >>> 0;
+        v[i] = (s % 100_000) / 7 - 5000;
+        nulls[i] = s % 17 === 0 ? 1 : 0;
+      }
+      return { v, nulls };
+    });
+    const gens = cols.map((c, i) => radixSteps(c.v, c.nulls, n, i === 1, i === 0));
+    const out: (Uint32Array | undefined)[] = [undefined, undefined];
+    while (out.some((o) => o === undefined)) {
+      gens.forEach((g, i) => {
+        if (out[i] !== undefined) return;
+        const x = g.next();
+        if (x.done) out[i] = x.value;
+      });
+      const t = takeU32(n);
+      t.fill(7);
+      give(t);
+    }
+    cols.forEach((c, i) => {
+      const desc = i === 1;
+      const nullsFirst = i === 0;
+      const want = Array.from({ length: n }, (_, r) => r).sort((x, y) => {
+        const nx = c.nulls[x] === 1;
+        const ny = c.nulls[y] === 1;
+        if (nx || ny) return nx && ny ? x - y : nx === nullsFirst ? -1 : 1;
+        return (desc ? c.v[y]! - c.v[x]! : c.v[x]! - c.v[y]!) || x - y;
+      });
+      expect(firstDifference(out[i]!, want)).toBe(-1);
+    });
   });
 
   it('a taken buffer is not handed out twice', () => {

@@ -12,6 +12,7 @@
  * The materialised input is kept as a list of sorted runs (today always one). External merge sort will
  * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
  */
+import { give, takeU32 } from '../../execution/scratch.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../execution/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
@@ -206,6 +207,7 @@ function* multiKeyRadixSteps(b: Batch, keys: readonly SortKey[]): Generator<void
         yield;
         composePerm(perm, p2, next, s, Math.min(n, s + RADIX_PIECE));
       }
+      give(perm, p2);
       perm = next;
     }
   }
@@ -281,10 +283,10 @@ export function* radixSteps(
     m = 0;
     for (let i = 0; i < n; i++) if (nulls[i] !== 1) m++;
   }
-  let idx = new Uint32Array(m);
-  let lo = new Uint32Array(m);
+  let idx: Uint32Array = new Uint32Array(m);
+  let lo: Uint32Array = takeU32(m);
   const wide = data instanceof Float64Array;
-  let hi = wide ? new Uint32Array(m) : null;
+  let hi: Uint32Array | null = wide ? takeU32(m) : null;
   const flip = desc ? 0xffffffff : 0;
   let w = 0;
   for (let s = 0; s < n; s += RADIX_PIECE) {
@@ -303,9 +305,9 @@ export function* radixSteps(
     if (s > 0) yield;
     radixHistogram(lo, hi, counts, bits, s, Math.min(m, s + RADIX_PIECE));
   }
-  let idx2 = new Uint32Array(m);
-  let lo2 = new Uint32Array(m);
-  let hi2 = hi !== null ? new Uint32Array(m) : null;
+  let idx2: Uint32Array = takeU32(m);
+  let lo2: Uint32Array = takeU32(m);
+  let hi2: Uint32Array | null = hi !== null ? takeU32(m) : null;
   for (let p = 0; p < passes; p++) {
     const base = p * radix;
     // Skip a pass when every key has the same digit: it would not move anything.
@@ -347,10 +349,13 @@ export function* radixSteps(
       hi2 = t;
     }
   }
+  // The key images and the spare permutation are scratch (src/execution/scratch.ts); idx is returned.
+  give(lo, lo2, hi, hi2, idx2);
   if (m === n) return idx;
   const out = new Uint32Array(n);
   const nullsAt = nullsFirst ? 0 : m;
   out.set(idx, nullsFirst ? n - m : 0);
+  give(idx);
   let z = nullsAt;
   for (let i = 0; i < n; i++) if (nulls![i] === 1) out[z++] = i;
   return out;
