@@ -4,7 +4,7 @@
  * until killed (a reference inside a subquery expression, FOR UPDATE).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, newQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
 
 const CASES = [
   // References in forbidden places.
@@ -34,12 +34,7 @@ describe('recursive CTE shape rules, as PostgreSQL checks them', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = await newQuire();
-    for (const s of ['create table y (a int)', 'insert into y values (1), (2), (3)']) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(['create table y (a int)', 'insert into y values (1), (2), (3)']));
   }, 60_000);
   afterAll(async () => {
     await pg.close?.();

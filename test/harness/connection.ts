@@ -200,6 +200,20 @@ export async function newQuire(): Promise<SqlConnection> {
   return quireConnection(db, m.formatValue);
 }
 
+/**
+ * A fresh PostgreSQL (PGlite) and a Quire (fresh, or the connection given), each fed the same setup
+ * statements in order.
+ */
+export async function pgliteAndQuire(setup: Iterable<string>, quire?: SqlConnection): Promise<{ pg: SqlConnection; q: SqlConnection }> {
+  const pg = await newPglite();
+  const q = quire ?? (await newQuire());
+  for (const s of setup) {
+    await pg.query(s);
+    await q.query(s);
+  }
+  return { pg, q };
+}
+
 /** True once src/index.ts exports a Database that can answer a trivial query. */
 export async function quireAvailable(): Promise<boolean> {
   try {

@@ -6,7 +6,7 @@
  * sort, and one has more rows than a sort slice, so the sliced path runs too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, newPglite, newQuire, type SqlConnection } from '../harness/connection.js';
+import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from './helpers.js';
 
 const LONG = 'x'.repeat(40);
@@ -134,8 +134,6 @@ let pg: SqlConnection;
 let quire: SqlConnection;
 
 beforeAll(async () => {
-  pg = await newPglite();
-  quire = await newQuire();
   const setup = ["SET TimeZone = 'UTC'", "SET IntervalStyle = 'postgres'", ...tableSql('k', 2000, 11)];
   // Text columns only, more rows than one sort slice: the sliced normalized-key sort.
   setup.push(
@@ -150,10 +148,7 @@ beforeAll(async () => {
       return `INSERT INTO big VALUES ${vals.join(', ')}`;
     }),
   );
-  for (const s of setup) {
-    await pg.query(s);
-    await quire.query(s);
-  }
+  ({ pg, q: quire } = await pgliteAndQuire(setup));
 }, 300_000);
 
 afterAll(async () => {

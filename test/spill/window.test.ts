@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/api/database.js';
 import { liveSpillDirectories } from '../../src/execution/spill/spill-manager.js';
-import { newPglite, newQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
 import { rng, tempDir } from './helpers.js';
 
 const ROWS = 24_000;
@@ -92,12 +92,7 @@ describe('spilled window partitions: seeded queries vs unlimited and PostgreSQL'
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = await newQuire();
-    for (const s of setupSql(77)) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setupSql(77)));
     await q.query(`SET temp_directory = '${tmp.dir}'`);
   }, 120_000);
   afterAll(async () => {

@@ -5,7 +5,7 @@
  * replay another seed or run more queries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, outcomeText, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, outcomeText, quireConnection, type SqlConnection } from '../harness/connection.js';
 import { Database, formatValue } from '../../src/index.js';
 import { rng } from '../window/window-gen.js';
 
@@ -85,13 +85,8 @@ describe('derived per-partition Top-N: random ranking filters', () => {
   let db: Database;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
     db = await Database.create();
-    q = quireConnection(db, formatValue);
-    for (const s of setupSql(SEED)) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setupSql(SEED), quireConnection(db, formatValue)));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();

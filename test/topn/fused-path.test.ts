@@ -8,7 +8,7 @@
  * determines (row_number over ties picks arbitrary rows), the same as PGlite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, quireConnection, type SqlConnection } from '../harness/connection.js';
 import { checkRankingMatrix } from './ranking-matrix.js';
 import { Database, formatValue } from '../../src/index.js';
 import { rng } from '../window/window-gen.js';
@@ -42,13 +42,7 @@ describe('per-partition Top-N over many batches (fused path and fallbacks)', () 
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    const db = await Database.create();
-    q = quireConnection(db, formatValue);
-    for (const s of setupSql()) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setupSql(), quireConnection(await Database.create(), formatValue)));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();

@@ -10,7 +10,7 @@
  * with the rule disabled and as PGlite, and the screen must actually run where it can.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, quireConnection, type SqlConnection } from '../harness/connection.js';
 import { checkRankingMatrix } from './ranking-matrix.js';
 import { Database, formatValue } from '../../src/index.js';
 import { rng } from '../window/window-gen.js';
@@ -49,13 +49,8 @@ describe('per-partition Top-N screened by the stored key range', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = quireConnection(await Database.create(), formatValue);
     const setup = ['CREATE TABLE z (id int, g int, h int, f float8, k int, kn int)', ...inserts()];
-    for (const s of setup) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setup, quireConnection(await Database.create(), formatValue)));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();

@@ -4,7 +4,7 @@
  * replay another seed or run more queries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, newPglite, newQuire, type SqlConnection } from '../harness/connection.js';
+import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { setupSql, windowQuery } from './window-gen.js';
 
 const SEED = Number(process.env.WIN_SEED ?? 4004);
@@ -24,12 +24,7 @@ describe(title, () => {
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = await newQuire();
-    for (const s of setupSql(seed, rows)) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setupSql(seed, rows)));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();

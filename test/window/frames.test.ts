@@ -8,7 +8,7 @@
  * relative (absolute near zero), everything else exactly. FRAMES_SEED / FRAMES_COUNT replay other seeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, newPglite, newQuire, type SqlConnection } from '../harness/connection.js';
+import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from './window-gen.js';
 
 const SEED = Number(process.env.FRAMES_SEED ?? 9090);
@@ -153,14 +153,7 @@ const TABLES: [string, number, number, number][] = [
 ];
 
 beforeAll(async () => {
-  pg = await newPglite();
-  q = await newQuire();
-  for (const [table, rows, , seed] of TABLES) {
-    for (const s of setup(table, seed, rows)) {
-      await pg.query(s);
-      await q.query(s);
-    }
-  }
+  ({ pg, q } = await pgliteAndQuire(TABLES.flatMap(([table, rows, , seed]) => setup(table, seed, rows))));
 }, 300_000);
 afterAll(async () => {
   await pg.close?.();

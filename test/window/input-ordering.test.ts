@@ -4,7 +4,7 @@
  * the window. Checked both ways: the plan has no second sort, and the rows equal PostgreSQL's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, newQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from './window-gen.js';
 
 const ROWS = 2000;
@@ -44,12 +44,7 @@ describe('windows over ordered inputs vs PostgreSQL', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = await newQuire();
-    for (const s of setupSql()) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setupSql()));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();

@@ -4,7 +4,7 @@
  * with PostgreSQL. Outputs are folded into exact sums so 150,000-row results compare cheaply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, newQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, outcomeText, type SqlConnection } from '../harness/connection.js';
 
 const SETUP = [
   'create table lp (id int, g int, k int, v int)',
@@ -36,12 +36,7 @@ describe('window functions over partitions evaluated in chunks', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = await newQuire();
-    for (const s of SETUP) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(SETUP));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();

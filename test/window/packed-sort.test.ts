@@ -6,7 +6,7 @@
  * (both fall back to the general sorts), and every result printed in full.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPglite, newQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from './window-gen.js';
 
 const ROWS = 3000;
@@ -64,12 +64,7 @@ describe('packed-key sort and integer RANGE frames vs PostgreSQL', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
   beforeAll(async () => {
-    pg = await newPglite();
-    q = await newQuire();
-    for (const s of setupSql()) {
-      await pg.query(s);
-      await q.query(s);
-    }
+    ({ pg, q } = await pgliteAndQuire(setupSql()));
   }, 120_000);
   afterAll(async () => {
     await pg.close?.();
