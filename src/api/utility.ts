@@ -1,17 +1,16 @@
 /**
- * Statements other than plain SELECT: DDL (CREATE/DROP TABLE and VIEW, CREATE TABLE AS), DML
- * (INSERT, UPDATE, DELETE, TRUNCATE, COPY), EXPLAIN, SET/SHOW/RESET and transaction control.
+ * Statements other than plain SELECT: executeUtility runs each in an implicit transaction where
+ * PostgreSQL would and dispatches it to its family (ddl-, cursor-, transaction-, settings- and
+ * explain-statement files beside this one); DML (INSERT, UPDATE, DELETE, TRUNCATE) and COPY live here.
  */
 import { promises as fsp } from 'node:fs';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
-import { isValidTimeZone, normalizeTimeZoneSetting } from '../common/timezone.js';
 import { T, type DataType, type Field, type Value, typeDisplayName } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../execution/column.js';
 import { checkCancel, type ExecContext } from '../execution/context.js';
-import { queryMemory } from '../execution/memory-pool.js';
 import { colRef, type Expr } from '../logical/expr.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { compileKernel } from '../physical/compile-expr.js';
@@ -21,22 +20,27 @@ import { QueryBinder, figureColname } from '../sql/bind-query.js';
 import { coerce } from '../sql/coerce.js';
 import { parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { Scope } from '../sql/scope.js';
-import { resolveTypeName } from '../sql/type-name.js';
 import type { IsolationLevel } from './transaction.js';
-import { tempTableKey, type Catalog } from '../storage/catalog.js';
-import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
+import type { Catalog } from '../storage/catalog.js';
+import { MemoryTable } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { Session } from './session.js';
-import { Cursor, type CursorManager } from './cursors.js';
-import { aggregateProbe, createAggregate, createFunction, dropRoutines } from './routine-ddl.js';
+import type { CursorManager } from './cursors.js';
+import { createFunction, dropRoutines } from './routine-ddl.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
-import { lockingItems, lockingText, type LockStrength } from '../sql/locking-clause.js';
-import { MoveLog, locateRow, rowAt, rowChanged } from './row-lineage.js';
-import { LockOwner, holderAmong, tryLockRows, waitFor } from './row-locks.js';
-import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
+import type { LockStrength } from '../sql/locking-clause.js';
+import { MoveLog, locateRow, rowAt } from './row-lineage.js';
+import { LockOwner, holderAmong, waitFor } from './row-locks.js';
+import { targetRow } from './row-targets.js';
+import { binderFor, relName, result } from './statement-support.js';
+import { createTable, createTableAs, createView, defineAggregate, drop, materialize, selectInto } from './ddl-statements.js';
+import { declareCursor, fetchCursor, selectForUpdate } from './cursor-statements.js';
+import { transactionStatement } from './transaction-statements.js';
+import { setVariable, showVariable } from './settings-statements.js';
+import { explain } from './explain-statement.js';
 
 export interface UtilityHost {
   readonly catalog: Catalog;
@@ -69,10 +73,6 @@ export interface UtilityHost {
 
 const pos = positionOf;
 
-function result(command: string, tag: string, extra: Partial<QueryResult> = {}): QueryResult {
-  return { command, commandTag: tag, columns: [], rows: [], rowCount: 0, notices: [], ...extra };
-}
-
 /**
  * Statements that only read or only touch the session run as they are; every other statement outside
  * a transaction block runs in an implicit transaction of its own, so it applies whole or not at all.
@@ -93,31 +93,6 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
   }
   host.commitTransaction();
   return r;
-}
-
-/** BEGIN / START TRANSACTION options: the isolation level, if one is given. */
-function isolationOf(b: AnyNode): IsolationLevel | undefined {
-  let level: IsolationLevel | undefined;
-  for (const o of (b.options as Node[] | undefined) ?? []) {
-    const d = nodeBody<AnyNode>(o);
-    if (d.defname !== 'transaction_isolation') continue;
-    const c = nodeBody<AnyNode>(d.arg as Node);
-    level = checkIsolation(String((c.sval as { sval?: string } | undefined)?.sval ?? ''));
-  }
-  return level;
-}
-
-export function checkIsolation(v: string): IsolationLevel {
-  const l = v.toLowerCase();
-  // READ UNCOMMITTED is READ COMMITTED in PostgreSQL too.
-  if (l === 'read committed' || l === 'read uncommitted') return 'read committed';
-  if (l === 'repeatable read') return 'repeatable read';
-  if (l === 'serializable') {
-    throw new QuireError('0A000', 'SERIALIZABLE isolation is not supported', {
-      hint: 'Use REPEATABLE READ: each transaction reads one snapshot, and two transactions rewriting the same table cannot both commit.',
-    });
-  }
-  throw new QuireError('22023', `invalid value for parameter "transaction_isolation": "${v}"`);
 }
 
 async function executeStatement(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
@@ -162,65 +137,14 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       return explain(host, b, params);
     case 'VariableSetStmt':
       return setVariable(host, b);
-    case 'VariableShowStmt': {
-      const name = b.name as string;
-      if (name === 'all') {
-        return result('SHOW', 'SHOW', {
-          columns: [
-            { name: 'name', type: T.text },
-            { name: 'setting', type: T.text },
-          ],
-          rows: host.session.all(),
-          rowCount: host.session.all().length,
-        });
-      }
-      const v = host.session.show(name === 'timezone' ? 'timezone' : name);
-      return result('SHOW', 'SHOW', { columns: [{ name: name === 'timezone' ? 'TimeZone' : name, type: T.text }], rows: [[v]], rowCount: 1 });
-    }
-    case 'TransactionStmt': {
-      const kind = b.kind as string;
-      if (kind === 'TRANS_STMT_BEGIN' || kind === 'TRANS_STMT_START') {
-        const notices = host.session.inTransaction ? ['there is already a transaction in progress'] : [];
-        const isolation = isolationOf(b);
-        if (!host.session.inTransaction) host.beginTransaction({ implicit: false, ...(isolation !== undefined ? { isolation } : {}) });
-        return result('BEGIN', kind === 'TRANS_STMT_START' ? 'START TRANSACTION' : 'BEGIN', { notices });
-      }
-      if (kind === 'TRANS_STMT_COMMIT') {
-        const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
-        if (host.session.inTransaction) {
-          try {
-            host.commitTransaction();
-          } catch (e) {
-            // A COMMIT that cannot apply ends the transaction all the same, as a failed COMMIT does.
-            host.rollbackTransaction();
-            await host.cursors.rollback();
-            throw e;
-          }
-        }
-        await host.cursors.commit();
-        return result('COMMIT', 'COMMIT', { notices });
-      }
-      if (kind === 'TRANS_STMT_ROLLBACK') {
-        const notices = host.session.inTransaction ? [] : ['there is no transaction in progress'];
-        if (host.session.inTransaction) host.rollbackTransaction();
-        await host.cursors.rollback();
-        return result('ROLLBACK', 'ROLLBACK', { notices });
-      }
-      throw new QuireError('0A000', `transaction statement ${kind.replace('TRANS_STMT_', '')} is not supported`);
-    }
+    case 'VariableShowStmt':
+      return showVariable(host, b);
+    case 'TransactionStmt':
+      return transactionStatement(host, b);
     case 'DeclareCursorStmt':
       return declareCursor(host, b, params, s.text);
-    case 'FetchStmt': {
-      const c = host.cursors.get(b.portalname as string);
-      const dir = b.direction as string;
-      const howMany = b.howMany === undefined ? (dir === 'FETCH_RELATIVE' || dir === 'FETCH_ABSOLUTE' ? 0 : 1) : (b.howMany as number);
-      const count = howMany >= 2147483647 ? Infinity : howMany;
-      const direction = dir === 'FETCH_BACKWARD' ? 'backward' : dir === 'FETCH_ABSOLUTE' ? 'absolute' : dir === 'FETCH_RELATIVE' ? 'relative' : 'forward';
-      const move = b.ismove === true;
-      const r = await c.fetch(direction, count, move);
-      if (move) return result('MOVE', `MOVE ${r.count}`, { rowCount: r.count });
-      return result('FETCH', `FETCH ${r.rows.length}`, { columns: c.columns, rows: r.rows, rowCount: r.rows.length });
-    }
+    case 'FetchStmt':
+      return fetchCursor(host, b);
     case 'ClosePortalStmt':
       await host.cursors.close((b.portalname as string | undefined) ?? null);
       return result('CLOSE CURSOR', b.portalname === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
@@ -241,141 +165,6 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       return deallocate(host, b);
     default:
       throw new QuireError('0A000', `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: s.start + 1 });
-  }
-}
-
-function defineAggregate(host: UtilityHost, b: AnyNode, sql: string): void {
-  const before = host.catalog.aggregates.get(strings(b.defnames as Node[]).pop()!);
-  const def = createAggregate(host.catalog, b, sql);
-  const probe = aggregateProbe(def);
-  if (probe === null) return;
-  try {
-    const type = binderFor(host).bindQuery(nodeBody<SelectStmt>(probe), null).plan.schema[0]!.type;
-    const list = host.catalog.aggregates.get(def.name) ?? [];
-    host.catalog.aggregates.set(def.name, list.map((d) => (d === def ? { ...def, returns: type } : d)));
-  } catch (e) {
-    if (before === undefined) host.catalog.aggregates.delete(def.name);
-    else host.catalog.aggregates.set(def.name, before);
-    throw e;
-  }
-}
-
-// ---- cursors ----
-
-/** DECLARE's option bits (PostgreSQL's CURSOR_OPT_*). */
-const CURSOR_OPT = { binary: 0x1, scroll: 0x2, noScroll: 0x4, insensitive: 0x8, hold: 0x20 } as const;
-
-async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[], text: string): Promise<QueryResult> {
-  const name = b.portalname as string;
-  const opts = (b.options as number | undefined) ?? 0;
-  const hold = (opts & CURSOR_OPT.hold) !== 0;
-  if (!hold && !host.session.inTransaction) {
-    throw new QuireError('25P01', 'DECLARE CURSOR can only be used in transaction blocks');
-  }
-  if (host.cursors.has(name)) throw new QuireError('42P03', `cursor "${name}" already exists`);
-  const q = b.query as Node;
-  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'DECLARE CURSOR supports SELECT queries');
-  const sel = nodeBody<SelectStmt>(q);
-  const locking = (sel.lockingClause ?? []).length > 0;
-  if (locking) {
-    // PostgreSQL's rules: a locking cursor reads the rows as it locks them, once, in this transaction.
-    if (opts & CURSOR_OPT.scroll) throw new QuireError('0A000', `DECLARE SCROLL CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Scrollable cursors must be READ ONLY.' });
-    if (hold) throw new QuireError('0A000', `DECLARE CURSOR WITH HOLD ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Holdable cursors must be READ ONLY.' });
-    if (opts & CURSOR_OPT.insensitive) throw new QuireError('42601', `DECLARE INSENSITIVE CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not valid`, { detail: 'Insensitive cursors must be READ ONLY.' });
-  }
-  const plain = host.prepareSelect(sel, params);
-  // Rows of the tables WHERE CURRENT OF may name carry their position (row-targets.ts).
-  const targeted = locking ? lockTargets(host.catalog, sel) : simplyUpdatable(host.catalog, sel, plain.plan);
-  const prepared = targeted !== null && targeted.targets.length > 0 ? host.prepareSelect(targeted.stmt, params, undefined, targeted.relations) : plain;
-  const targets = targeted !== null && prepared !== plain ? targeted.targets : [];
-  const ctx = host.execContext(prepared.paramTypes, params, false);
-  const op = await host.physical(prepared.plan, ctx);
-  // A plain cursor may move backwards (its rows are kept); only NO SCROLL and locking cursors may not.
-  const scroll = opts & CURSOR_OPT.scroll ? 'scroll' : opts & CURSOR_OPT.noScroll || locking ? 'no-scroll' : 'default';
-  const memory = queryMemory(ctx).pool.register('cursor', false);
-  const owner = host.rowLocks;
-  const check = (): void => checkCancel(ctx);
-  const cursor = new Cursor(name, plain.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory, {
-    statement: host.queryText !== '' ? host.queryText : text,
-    binary: (opts & CURSOR_OPT.binary) !== 0,
-    // PostgreSQL makes a cursor without SCROLL or NO SCROLL scrollable when its plan can run backwards,
-    // which a plan reading a table can and a computed row (no FROM) cannot.
-    scrollable: scroll === 'scroll' || (scroll === 'default' && (sel.fromClause ?? []).length > 0),
-    creationTime: Date.now(),
-    targets,
-    locking,
-    ...(locking && owner !== null ? { onRows: (ids: Int32Array[]) => lockFetched(owner, targets, ids, check) } : {}),
-  });
-  host.cursors.add(cursor);
-  // Outside a transaction block the statement's own transaction ends at once: the cursor is held from here on.
-  if (hold && !host.session.inTransaction) {
-    await cursor.materialize();
-    cursor.held = true;
-  }
-  return result('DECLARE CURSOR', 'DECLARE CURSOR');
-}
-
-/**
- * A locking cursor's rows as they are read. A row this transaction updated or deleted since the
- * cursor's snapshot is left out, as PostgreSQL skips a row a later command of the same transaction
- * changed; rows other transactions hold are waited for.
- */
-async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids: Int32Array[], check: () => void): Promise<boolean[] | null> {
-  const n = ids[0]?.length ?? 0;
-  let keep: boolean[] | null = null;
-  for (let k = 0; k < targets.length; k++) {
-    const t = targets[k]!;
-    if (t.strength === null) continue;
-    const refs = Array.from(ids[k]!, (p) => targetRow(t, p));
-    const now = t.table.snapshot();
-    if (now !== t.snapshot) {
-      const gone = refs.map((r) => rowChanged(now, r));
-      if (gone.some((g) => g)) keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && !gone[i]);
-    }
-    for (;;) {
-      const r = tryLockRows(owner, t.table.name, refs, t.strength, t.wait);
-      if ('holder' in r) {
-        await waitFor(owner, r.holder, check);
-        continue;
-      }
-      if (t.wait === 'skip') keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && r.locked[i]!);
-      break;
-    }
-  }
-  return keep;
-}
-
-/**
- * SELECT … FOR UPDATE/SHARE: runs the query with the row positions of the locked tables, locks the
- * rows it returns and returns them without the positions. A row another transaction holds makes it
- * wait for that transaction and run again on a fresh snapshot, as PostgreSQL re-reads such a row.
- */
-async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
-  for (;;) {
-    const targeted = lockTargets(host.catalog, sel);
-    const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
-    const ctx = host.execContext(prepared.paramTypes, params, false);
-    const rows = await host.collect(await host.physical(prepared.plan, ctx), ctx);
-    const width = prepared.columns.length - targeted.targets.length;
-    const owner = host.rowLocks;
-    let keep: boolean[] = rows.map(() => true);
-    let holder: LockOwner | null = null;
-    if (owner !== null) {
-      for (let k = 0; k < targeted.targets.length && holder === null; k++) {
-        const t = targeted.targets[k]!;
-        const refs = rows.map((r) => targetRow(t, r[width + k] as number));
-        const got = tryLockRows(owner, t.table.name, refs, t.strength ?? 'update', t.wait);
-        if ('holder' in got) holder = got.holder;
-        else keep = keep.map((v, i) => v && got.locked[i]!);
-      }
-    }
-    if (holder !== null) {
-      await waitFor(owner!, holder, () => checkCancel(ctx));
-      host.beginStatement();
-      continue;
-    }
-    const out = rows.filter((_, i) => keep[i]).map((r) => r.slice(0, width));
-    return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
   }
 }
 
@@ -435,202 +224,6 @@ async function untilUnlocked(host: UtilityHost, attempt: () => Promise<QueryResu
     await waitFor(host.rowLocks!, r, () => checkCancel(ctx));
     host.beginStatement();
   }
-}
-
-// ---- DDL ----
-
-function relName(rv: AnyNode): string {
-  return rv.relname as string;
-}
-
-function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; unique: boolean; primary: boolean } {
-  const meta: ColumnMeta = { notNull: false, defaultExpr: null, sequence: null };
-  let unique = false;
-  let primary = false;
-  const tn = strings(((def.typeName as AnyNode).names as Node[]) ?? []).pop() ?? '';
-  if (/^(small|big)?serial[248]?$/.test(tn)) {
-    meta.sequence = { next: 1 };
-    meta.notNull = true;
-  }
-  for (const c of (def.constraints as Node[] | undefined) ?? []) {
-    const cb = nodeBody<AnyNode>(c);
-    switch (cb.contype) {
-      case 'CONSTR_NOTNULL':
-        meta.notNull = true;
-        break;
-      case 'CONSTR_NULL':
-        break;
-      case 'CONSTR_DEFAULT':
-        meta.defaultExpr = cb.raw_expr as Node;
-        break;
-      case 'CONSTR_PRIMARY':
-        primary = true;
-        meta.notNull = true;
-        break;
-      case 'CONSTR_UNIQUE':
-        unique = true;
-        break;
-      case 'CONSTR_IDENTITY':
-        meta.sequence = { next: 1 };
-        meta.notNull = true;
-        break;
-      case 'CONSTR_CHECK':
-      case 'CONSTR_FOREIGN':
-        throw new QuireError('0A000', `${cb.contype === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(cb.location as number) });
-      default:
-        break;
-    }
-  }
-  void type;
-  return { meta, unique, primary };
-}
-
-function createTable(host: UtilityHost, b: AnyNode): QueryResult {
-  const rv = b.relation as AnyNode;
-  const name = relName(rv);
-  if (b.inhRelations) throw new QuireError('0A000', 'table inheritance is not supported');
-  const fields: Field[] = [];
-  const meta: ColumnMeta[] = [];
-  const uniques: number[][] = [];
-  for (const e of (b.tableElts as Node[] | undefined) ?? []) {
-    const tag = nodeTag(e);
-    const eb = nodeBody<AnyNode>(e);
-    if (tag === 'ColumnDef') {
-      const cname = eb.colname as string;
-      if (fields.some((f) => f.name === cname)) throw new QuireError('42701', `column "${cname}" specified more than once`, { position: pos(eb.location as number) });
-      const type = resolveTypeName(eb.typeName as never);
-      const m = columnMetaFrom(eb, type);
-      fields.push({ name: cname, type, table: name });
-      meta.push(m.meta);
-      if (m.unique || m.primary) uniques.push([fields.length - 1]);
-    } else if (tag === 'Constraint') {
-      const ct = eb.contype as string;
-      if (ct === 'CONSTR_PRIMARY' || ct === 'CONSTR_UNIQUE') {
-        const cols = strings(eb.keys as Node[]).map((k) => {
-          const i = fields.findIndex((f) => f.name === k);
-          if (i < 0) throw new QuireError('42703', `column "${k}" named in key does not exist`, { position: pos(eb.location as number) });
-          if (ct === 'CONSTR_PRIMARY') meta[i]!.notNull = true;
-          return i;
-        });
-        uniques.push(cols);
-      } else if (ct === 'CONSTR_CHECK' || ct === 'CONSTR_FOREIGN') {
-        throw new QuireError('0A000', `${ct === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(eb.location as number) });
-      }
-    } else if (tag === 'TableLikeClause') {
-      const src = host.catalog.getTable(relName(eb.relation as AnyNode));
-      if (!src) throw new QuireError('42P01', `relation "${relName(eb.relation as AnyNode)}" does not exist`);
-      for (const f of src.schema) {
-        fields.push({ name: f.name, type: f.type, table: name });
-        meta.push({ notNull: false, defaultExpr: null, sequence: null });
-      }
-    }
-  }
-  const t = new MemoryTable(name, fields, meta);
-  t.uniqueKeys = uniques;
-  const temp = (b.relation as AnyNode).relpersistence === 't';
-  const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
-  if (created && temp) host.addTemp(name);
-  return result('CREATE TABLE', 'CREATE TABLE', { notices: created ? [] : [`relation "${name}" already exists, skipping`] });
-}
-
-async function materialize(host: UtilityHost, stmt: SelectStmt, params: readonly unknown[]): Promise<{ fields: Field[]; batches: Batch[] }> {
-  const prepared = host.prepareSelect(stmt, params);
-  const ctx = host.execContext(prepared.paramTypes, params, false);
-  const op = await host.physical(prepared.plan, ctx);
-  const batches = await host.collectBatches(op, ctx);
-  return { fields: prepared.columns.map((c) => ({ name: c.name, type: c.type })), batches };
-}
-
-async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: SelectStmt, params: readonly unknown[], ifNotExists: boolean, withData: boolean): Promise<QueryResult> {
-  const rv = into.rel as AnyNode;
-  const name = relName(rv);
-  const temp = rv.relpersistence === 't';
-  const exists = temp ? host.tempKey(name) !== undefined : host.catalog.tables.has(name) || host.catalog.views.has(name);
-  if (exists) {
-    if (ifNotExists) return result('CREATE TABLE AS', 'CREATE TABLE AS', { notices: [`relation "${name}" already exists, skipping`] });
-    throw new QuireError('42P07', `relation "${name}" already exists`);
-  }
-  const { fields, batches } = await materialize(host, query, params);
-  const colNames = into.colNames ? strings(into.colNames as Node[]) : [];
-  if (colNames.length > fields.length) throw new QuireError('42601', 'too many column names were specified');
-  const seen = new Set<string>();
-  const tfields = fields.map((f, i) => {
-    const n = colNames[i] ?? f.name;
-    if (seen.has(n)) throw new QuireError('42701', `column "${n}" specified more than once`);
-    seen.add(n);
-    return { name: n, type: f.type.name === 'unknown' ? T.text : f.type, table: name };
-  });
-  const t = new MemoryTable(name, tfields);
-  let n = 0;
-  if (withData) {
-    t.replaceAll(batches);
-    n = t.rowCount();
-  }
-  host.catalog.addTable(t, false, temp ? tempTableKey(host.session.id, name) : name);
-  if (temp) host.addTemp(name);
-  return result('SELECT', `SELECT ${n}`, { rowCount: n });
-}
-
-function selectInto(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
-  const into = sel.intoClause as unknown as AnyNode;
-  const q = { ...sel, intoClause: undefined } as SelectStmt;
-  return createTableFromQuery(host, into, q, params, false, true);
-}
-
-function createTableAs(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (b.objtype === 'OBJECT_MATVIEW') throw new QuireError('0A000', 'materialized views are not supported');
-  const q = b.query as Node;
-  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'CREATE TABLE AS needs a SELECT');
-  const into = b.into as AnyNode;
-  return createTableFromQuery(host, into, nodeBody<SelectStmt>(q), params, b.if_not_exists === true, into.skipData !== true);
-}
-
-function createView(host: UtilityHost, b: AnyNode, sql: string): QueryResult {
-  const rv = b.view as AnyNode;
-  const name = relName(rv);
-  const query = b.query as Node;
-  // Bind once now so errors surface at CREATE time, as in PostgreSQL.
-  host.prepareSelect(nodeBody<SelectStmt>(query), []);
-  host.catalog.addView({ name, query, columnNames: b.aliases ? strings(b.aliases as Node[]) : null, sql }, b.replace === true);
-  return result('CREATE VIEW', 'CREATE VIEW');
-}
-
-function drop(host: UtilityHost, b: AnyNode): QueryResult {
-  const type = b.removeType as string;
-  const kind = type === 'OBJECT_VIEW' ? 'view' : type === 'OBJECT_TABLE' ? 'table' : type === 'OBJECT_INDEX' ? 'index' : null;
-  if (kind === null) throw new QuireError('0A000', `DROP ${type.replace('OBJECT_', '')} is not supported`);
-  const notices: string[] = [];
-  const tagName = kind === 'view' ? 'DROP VIEW' : kind === 'index' ? 'DROP INDEX' : 'DROP TABLE';
-  if (kind === 'index') return result(tagName, tagName);
-  const names = ((b.objects as Node[]) ?? []).map((o) => strings(nodeBody<AnyNode>(o).items as Node[]).pop()!);
-  for (const n of names) {
-    const exists = kind === 'view' ? host.catalog.views.has(n) : host.tempKey(n) !== undefined || host.catalog.tables.has(n);
-    if (!exists) {
-      if (kind === 'table' && host.catalog.views.has(n)) throw new QuireError('42809', `"${n}" is not a table`, { hint: 'Use DROP VIEW to remove a view.' });
-      if (b.missing_ok) {
-        notices.push(`${kind} "${n}" does not exist, skipping`);
-        continue;
-      }
-      throw new QuireError('42P01', `${kind} "${n}" does not exist`);
-    }
-  }
-  for (const n of names) {
-    if (kind === 'view') host.catalog.views.delete(n);
-    else {
-      const key = host.tempKey(n);
-      if (key !== undefined) {
-        host.catalog.tables.delete(key);
-        host.dropTemp(n);
-      } else host.catalog.tables.delete(n);
-    }
-  }
-  return result(tagName, tagName, { notices });
-}
-
-// ---- DML ----
-
-function binderFor(host: UtilityHost, types: DataType[] = []): QueryBinder {
-  return new QueryBinder(host.catalog, host.session.evalContext(Date.now() * 1000), types);
 }
 
 /** Every unique key holds over `existing` plus `newRows` (UPDATE and a merging COMMIT check all rows). */
@@ -1321,8 +914,6 @@ async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: V
   return { columns: targets.map((tg) => ({ name: tg.name, type: tg.expr.type })), rows: out };
 }
 
-// ---- COPY ----
-
 async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   // The codecs load on first use: most sessions never run COPY.
   const { decodeCopy, encodeCopy, parseCopyOptions } = await import('../storage/copy-format.js');
@@ -1518,73 +1109,3 @@ async function copyFromFileFormat(host: UtilityHost, b: AnyNode, format: 'parque
   const n = r.rowCount ?? 0;
   return result('COPY', `COPY ${n}`, { rowCount: n });
 }
-
-// ---- EXPLAIN / SET ----
-
-async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  let analyze = false;
-  let logical = false;
-  for (const o of (b.options as Node[] | undefined) ?? []) {
-    const d = nodeBody<AnyNode>(o);
-    const name = d.defname as string;
-    const arg = d.arg ? nodeBody<AnyNode>(d.arg as Node) : undefined;
-    const on = arg === undefined || ['true', 'on', '1'].includes(String(arg.sval ?? arg.boolval ?? (arg.ival as AnyNode | undefined)?.ival ?? 'true').toLowerCase()) || arg.boolval === true;
-    if (name === 'analyze') analyze = on;
-    else if (name === 'logical') logical = on;
-    else if (name === 'format') {
-      const f = String((arg?.sval as string | undefined) ?? 'text').toLowerCase();
-      if (f !== 'text') throw new QuireError('0A000', `EXPLAIN format ${f} is not supported`);
-    }
-  }
-  let q = b.query as Node;
-  // EXPLAIN DECLARE shows the plan of the cursor's query (it declares nothing).
-  if (nodeTag(q) === 'DeclareCursorStmt') q = nodeBody<AnyNode>(q).query as Node;
-  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'EXPLAIN supports SELECT statements');
-  if (logical && analyze) throw new QuireError('0A000', 'EXPLAIN options LOGICAL and ANALYZE cannot be used together', { hint: 'The logical plan is not executed; use EXPLAIN ANALYZE for the physical plan with timings.' });
-  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze, logical);
-  return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });
-}
-
-function setVariable(host: UtilityHost, b: AnyNode): QueryResult {
-  const kind = b.kind as string;
-  const name = ((b.name as string | undefined) ?? '').toLowerCase();
-  if (kind === 'VAR_RESET_ALL') {
-    for (const [k] of host.session.all()) host.session.set(k, null);
-    return result('RESET', 'RESET');
-  }
-  if (kind === 'VAR_RESET' || kind === 'VAR_SET_DEFAULT') {
-    host.session.set(name, null);
-    return result(kind === 'VAR_RESET' ? 'RESET' : 'SET', kind === 'VAR_RESET' ? 'RESET' : 'SET');
-  }
-  if (kind === 'VAR_SET_MULTI') {
-    // SET TRANSACTION …, SET SESSION CHARACTERISTICS: accepted, single-user engine.
-    return result('SET', 'SET');
-  }
-  const args = ((b.args as Node[] | undefined) ?? []).map((a) => {
-    const t = nodeTag(a);
-    const ab = nodeBody<AnyNode>(a);
-    if (t === 'A_Const') {
-      if (ab.sval) return (ab.sval as { sval?: string }).sval ?? '';
-      if (ab.ival !== undefined) return String((ab.ival as { ival?: number }).ival ?? 0);
-      if (ab.fval) return (ab.fval as { fval?: string }).fval ?? '';
-      if (ab.boolval) return (ab.boolval as { boolval?: boolean }).boolval ? 'on' : 'off';
-    }
-    if (t === 'TypeCast') {
-      const inner = nodeBody<AnyNode>(ab.arg as Node);
-      return ((inner.sval as { sval?: string } | undefined)?.sval ?? String((inner.ival as { ival?: number } | undefined)?.ival ?? ''));
-    }
-    throw new QuireError('22023', `invalid value for parameter "${name}"`);
-  });
-  let value = args.join(', ');
-  if (name === 'timezone') {
-    const z = normalizeTimeZoneSetting(value);
-    if (z === null || !isValidTimeZone(z)) {
-      throw new QuireError('22023', `invalid value for parameter "TimeZone": "${value}"`);
-    }
-    value = z;
-  }
-  host.session.set(name, value);
-  return result('SET', 'SET');
-}
-
-export { BATCH_SIZE };

@@ -1,0 +1,144 @@
+/** DECLARE, FETCH/MOVE and SELECT … FOR UPDATE/SHARE (row locks taken as rows are read). */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+import { checkCancel } from '../execution/context.js';
+import { queryMemory } from '../execution/memory-pool.js';
+import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { Cursor } from './cursors.js';
+import type { QueryResult } from './database.js';
+import { lockingItems, lockingText } from '../sql/locking-clause.js';
+import { rowChanged } from './row-lineage.js';
+import { LockOwner, tryLockRows, waitFor } from './row-locks.js';
+import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
+import type { UtilityHost } from './utility.js';
+import { result } from './statement-support.js';
+
+/** DECLARE's option bits (PostgreSQL's CURSOR_OPT_*). */
+const CURSOR_OPT = { binary: 0x1, scroll: 0x2, noScroll: 0x4, insensitive: 0x8, hold: 0x20 } as const;
+
+export async function declareCursor(host: UtilityHost, b: AnyNode, params: readonly unknown[], text: string): Promise<QueryResult> {
+  const name = b.portalname as string;
+  const opts = (b.options as number | undefined) ?? 0;
+  const hold = (opts & CURSOR_OPT.hold) !== 0;
+  if (!hold && !host.session.inTransaction) {
+    throw new QuireError('25P01', 'DECLARE CURSOR can only be used in transaction blocks');
+  }
+  if (host.cursors.has(name)) throw new QuireError('42P03', `cursor "${name}" already exists`);
+  const q = b.query as Node;
+  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'DECLARE CURSOR supports SELECT queries');
+  const sel = nodeBody<SelectStmt>(q);
+  const locking = (sel.lockingClause ?? []).length > 0;
+  if (locking) {
+    // PostgreSQL's rules: a locking cursor reads the rows as it locks them, once, in this transaction.
+    if (opts & CURSOR_OPT.scroll) throw new QuireError('0A000', `DECLARE SCROLL CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Scrollable cursors must be READ ONLY.' });
+    if (hold) throw new QuireError('0A000', `DECLARE CURSOR WITH HOLD ... ${lockingText(lockingItems(sel)[0]!.strength)} is not supported`, { detail: 'Holdable cursors must be READ ONLY.' });
+    if (opts & CURSOR_OPT.insensitive) throw new QuireError('42601', `DECLARE INSENSITIVE CURSOR ... ${lockingText(lockingItems(sel)[0]!.strength)} is not valid`, { detail: 'Insensitive cursors must be READ ONLY.' });
+  }
+  const plain = host.prepareSelect(sel, params);
+  // Rows of the tables WHERE CURRENT OF may name carry their position (row-targets.ts).
+  const targeted = locking ? lockTargets(host.catalog, sel) : simplyUpdatable(host.catalog, sel, plain.plan);
+  const prepared = targeted !== null && targeted.targets.length > 0 ? host.prepareSelect(targeted.stmt, params, undefined, targeted.relations) : plain;
+  const targets = targeted !== null && prepared !== plain ? targeted.targets : [];
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  const op = await host.physical(prepared.plan, ctx);
+  // A plain cursor may move backwards (its rows are kept); only NO SCROLL and locking cursors may not.
+  const scroll = opts & CURSOR_OPT.scroll ? 'scroll' : opts & CURSOR_OPT.noScroll || locking ? 'no-scroll' : 'default';
+  const memory = queryMemory(ctx).pool.register('cursor', false);
+  const owner = host.rowLocks;
+  const check = (): void => checkCancel(ctx);
+  const cursor = new Cursor(name, plain.columns, op.execute(ctx), scroll, hold, host.cursors.txn, memory, {
+    statement: host.queryText !== '' ? host.queryText : text,
+    binary: (opts & CURSOR_OPT.binary) !== 0,
+    // PostgreSQL makes a cursor without SCROLL or NO SCROLL scrollable when its plan can run backwards,
+    // which a plan reading a table can and a computed row (no FROM) cannot.
+    scrollable: scroll === 'scroll' || (scroll === 'default' && (sel.fromClause ?? []).length > 0),
+    creationTime: Date.now(),
+    targets,
+    locking,
+    ...(locking && owner !== null ? { onRows: (ids: Int32Array[]) => lockFetched(owner, targets, ids, check) } : {}),
+  });
+  host.cursors.add(cursor);
+  // Outside a transaction block the statement's own transaction ends at once: the cursor is held from here on.
+  if (hold && !host.session.inTransaction) {
+    await cursor.materialize();
+    cursor.held = true;
+  }
+  return result('DECLARE CURSOR', 'DECLARE CURSOR');
+}
+
+/**
+ * A locking cursor's rows as they are read. A row this transaction updated or deleted since the
+ * cursor's snapshot is left out, as PostgreSQL skips a row a later command of the same transaction
+ * changed; rows other transactions hold are waited for.
+ */
+async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids: Int32Array[], check: () => void): Promise<boolean[] | null> {
+  const n = ids[0]?.length ?? 0;
+  let keep: boolean[] | null = null;
+  for (let k = 0; k < targets.length; k++) {
+    const t = targets[k]!;
+    if (t.strength === null) continue;
+    const refs = Array.from(ids[k]!, (p) => targetRow(t, p));
+    const now = t.table.snapshot();
+    if (now !== t.snapshot) {
+      const gone = refs.map((r) => rowChanged(now, r));
+      if (gone.some((g) => g)) keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && !gone[i]);
+    }
+    for (;;) {
+      const r = tryLockRows(owner, t.table.name, refs, t.strength, t.wait);
+      if ('holder' in r) {
+        await waitFor(owner, r.holder, check);
+        continue;
+      }
+      if (t.wait === 'skip') keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && r.locked[i]!);
+      break;
+    }
+  }
+  return keep;
+}
+
+/**
+ * SELECT … FOR UPDATE/SHARE: runs the query with the row positions of the locked tables, locks the
+ * rows it returns and returns them without the positions. A row another transaction holds makes it
+ * wait for that transaction and run again on a fresh snapshot, as PostgreSQL re-reads such a row.
+ */
+export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  for (;;) {
+    const targeted = lockTargets(host.catalog, sel);
+    const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
+    const ctx = host.execContext(prepared.paramTypes, params, false);
+    const rows = await host.collect(await host.physical(prepared.plan, ctx), ctx);
+    const width = prepared.columns.length - targeted.targets.length;
+    const owner = host.rowLocks;
+    let keep: boolean[] = rows.map(() => true);
+    let holder: LockOwner | null = null;
+    if (owner !== null) {
+      for (let k = 0; k < targeted.targets.length && holder === null; k++) {
+        const t = targeted.targets[k]!;
+        const refs = rows.map((r) => targetRow(t, r[width + k] as number));
+        const got = tryLockRows(owner, t.table.name, refs, t.strength ?? 'update', t.wait);
+        if ('holder' in got) holder = got.holder;
+        else keep = keep.map((v, i) => v && got.locked[i]!);
+      }
+    }
+    if (holder !== null) {
+      await waitFor(owner!, holder, () => checkCancel(ctx));
+      host.beginStatement();
+      continue;
+    }
+    const out = rows.filter((_, i) => keep[i]).map((r) => r.slice(0, width));
+    return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
+  }
+}
+
+/** FETCH and MOVE on a declared cursor. */
+export async function fetchCursor(host: UtilityHost, b: AnyNode): Promise<QueryResult> {
+  const c = host.cursors.get(b.portalname as string);
+  const dir = b.direction as string;
+  const howMany = b.howMany === undefined ? (dir === 'FETCH_RELATIVE' || dir === 'FETCH_ABSOLUTE' ? 0 : 1) : (b.howMany as number);
+  const count = howMany >= 2147483647 ? Infinity : howMany;
+  const direction = dir === 'FETCH_BACKWARD' ? 'backward' : dir === 'FETCH_ABSOLUTE' ? 'absolute' : dir === 'FETCH_RELATIVE' ? 'relative' : 'forward';
+  const move = b.ismove === true;
+  const r = await c.fetch(direction, count, move);
+  if (move) return result('MOVE', `MOVE ${r.count}`, { rowCount: r.count });
+  return result('FETCH', `FETCH ${r.rows.length}`, { columns: c.columns, rows: r.rows, rowCount: r.rows.length });
+}
