@@ -676,8 +676,8 @@ export class DirectoryStore {
   }
 
   /** Records written and fdatasync calls made since open (null when there is no log: read-only). */
-  walStats(): { lsn: number; syncs: number; inlineSyncs: number; bytes: number } | null {
-    return this.wal === null ? null : { lsn: this.wal.written, syncs: this.wal.syncs, inlineSyncs: this.wal.inlineSyncs, bytes: this.wal.size };
+  walStats(): { lsn: number; durable: number; syncs: number; inlineSyncs: number; bytes: number } | null {
+    return this.wal === null ? null : { lsn: this.wal.written, durable: this.wal.durable, syncs: this.wal.syncs, inlineSyncs: this.wal.inlineSyncs, bytes: this.wal.size };
   }
 
   /**

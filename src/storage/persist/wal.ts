@@ -46,6 +46,12 @@ const SHARED_WINDOW_MS = 100;
 const ASYNC_HOLD_MS = 1000;
 /** An inline fdatasync slower than this stalls the event loop too long: the next ones go to the thread pool. */
 const SLOW_SYNC_MS = 2;
+let slowSyncMs = SLOW_SYNC_MS;
+
+/** Test hook: the inline fdatasync time above which syncs go to the thread pool; null restores the default. */
+export function setSlowSyncMs(ms: number | null): void {
+  slowSyncMs = ms ?? SLOW_SYNC_MS;
+}
 /** Where a big record's small pieces are gathered between writes. */
 const STAGING = Buffer.allocUnsafe(1 << 20);
 
@@ -236,7 +242,7 @@ export class WalWriter {
   /** LSN of the last record written. */
   written: number;
   /** LSN up to which records are on disk. */
-  private durable: number;
+  durable: number;
   private syncing: Promise<void> | null = null;
   private failure: QuireError | null = null;
   /** fdatasync calls made, so group commit can be observed. */
@@ -382,7 +388,7 @@ export class WalWriter {
     }
     if (target > this.durable) this.durable = target;
     const t1 = performance.now();
-    if (t1 - t0 > SLOW_SYNC_MS) this.asyncUntil = t1 + ASYNC_HOLD_MS;
+    if (t1 - t0 > slowSyncMs) this.asyncUntil = t1 + ASYNC_HOLD_MS;
   }
 
   private sync(): Promise<void> {
