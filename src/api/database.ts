@@ -294,7 +294,7 @@ export class Database implements UtilityHost {
       tx.commit((t, batches) => uniqueCheck(t, [], batches));
       // Database directory: the commit goes to the write-ahead log now; durable() holds back its
       // acknowledgement until an fsync covers it.
-      store?.commit(this.shared);
+      store?.commit(this.shared, this);
     } finally {
       tx.rowLocks.release();
       reservation?.free();
@@ -410,7 +410,9 @@ export class Database implements UtilityHost {
         }
         this.startStatement();
         await refreshForStatement(this.catalog, s.stmt);
-        await this.prepareFiles(s.stmt);
+        // Literal rows call no functions, so there are no read_* globs to walk.
+        if (isLiteralInsert(s.stmt)) this.abort = new AbortController();
+        else await this.prepareFiles(s.stmt);
         this.beginStatement();
         try {
           out.push(await this.runStatement(s, sql, params));
@@ -419,7 +421,7 @@ export class Database implements UtilityHost {
           throw e;
         }
         // Changes made outside any transaction (table loads through the API) go to disk too.
-        if (this.tx === null) storeFor(this.shared)?.commit(this.shared);
+        if (this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
       }
     } catch (e) {
       if (implicit && this.tx?.implicit === true) {
@@ -445,7 +447,9 @@ export class Database implements UtilityHost {
    * waits for it, and servers wait before sending their buffered replies.
    */
   async durable(): Promise<void> {
-    await storeFor(this.shared)?.waitDurable();
+    // Most often there is nothing to wait for, or a single writer's inline fdatasync already made it durable.
+    const pending = storeFor(this.shared)?.waitDurable();
+    if (pending) await pending;
   }
 
   /**

@@ -261,12 +261,17 @@ function checkNotNull(t: MemoryTable, rows: Value[][]): void {
 async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataType[], params: readonly unknown[]): Promise<Value[]> {
   let ctx: ExecContext | null = null;
   const one: Batch = { columns: [], length: 1 };
-  return exprs.map((e) => {
+  // A literal, or a chain of casts of one (0.5 is numeric cast to float8): no kernel to compile for one value.
+  const literal = (e: Expr): Value | undefined => {
     if (e.kind === 'const') return e.value;
-    // A literal cast to its column's type (0.5 into float8): no kernel to compile for one value.
-    if (e.kind === 'cast' && e.arg.kind === 'const') {
-      return e.arg.value === null ? null : castValue(e.arg.value, e.arg.type, e.type, { timezone: host.session.timezone }, e.explicit);
-    }
+    if (e.kind !== 'cast') return undefined;
+    const v = literal(e.arg);
+    if (v === undefined || v === null) return v;
+    return castValue(v, e.arg.type, e.type, { timezone: host.session.timezone }, e.explicit);
+  };
+  return exprs.map((e) => {
+    const v = literal(e);
+    if (v !== undefined) return v;
     ctx ??= host.execContext(paramTypes, params, false);
     const k = compileKernel(e);
     if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in VALUES of INSERT are not supported');

@@ -23,6 +23,8 @@ interface Prefix {
 
 const PREFIX = /^(\s*insert\s+into\s+[a-z_][a-z0-9_$]*(?:\s*\.\s*[a-z_][a-z0-9_$]*)?\s*(?:\(\s*[a-z_][a-z0-9_$]*(?:\s*,\s*[a-z_][a-z0-9_$]*)*\s*\)\s*)?values)\s*\(/i;
 const MAX_PREFIXES = 256;
+/** A number's digits, read in place (sticky) rather than from a copy of the text after it. */
+const NUMBER = /(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
 const prefixes = new Map<string, Prefix | null>();
 
 function isSpace(c: number): boolean {
@@ -87,8 +89,10 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
       } else if (c === 45 /* - */ || c === 46 /* . */ || isDigit(c)) {
         const negative = c === 45;
         if (negative) p++;
-        const m = /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/.exec(text.slice(p, p + 400));
-        if (m === null) return null;
+        NUMBER.lastIndex = p;
+        const m = NUMBER.exec(text);
+        // Very long numbers are the grammar's business.
+        if (m === null || m[0].length >= 400) return null;
         p += m[0].length;
         // "1abc", "1_000", "0x1f", "1e": the lexer's business.
         if (p < n && (isWordChar(text.charCodeAt(p)) || text.charCodeAt(p) === 46)) return null;

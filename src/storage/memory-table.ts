@@ -196,7 +196,10 @@ export class MemoryTable implements TableSource {
       added += b.length;
       const last = list[list.length - 1];
       if (b.length < SMALL_BATCH) {
-        const merged = last !== undefined ? extendBatch(last, b) : null;
+        // A large batch that is not open (a bulk load's last) is not copied into an open one: each
+        // commit would then publish a copy of all its rows, and one-row commits into a table that
+        // ended with a bulk load would cost more than into an empty one. A new open batch starts.
+        const merged = last !== undefined && (tails.has(last) || last.length < SMALL_BATCH) ? extendBatch(last, b) : null;
         if (merged !== null) {
           list[list.length - 1] = merged;
           recordImmutableBatch(merged);

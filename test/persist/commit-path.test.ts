@@ -68,6 +68,32 @@ describe('small commits', () => {
     await writer.close();
   });
 
+  it('one-row INSERTs after a bulk load start their own open batch instead of copying the last bulk batch', async () => {
+    const dir = fresh();
+    const db = await Database.create({ path: dir });
+    await db.query('CREATE TABLE t (id int, s text)');
+    await db.query("INSERT INTO t SELECT i, 'row-' || i FROM generate_series(1, 10000) i");
+    const bulk = db.catalog.getMemoryTable('t').snapshot();
+    const bulkLast = bulk[bulk.length - 1]!;
+    expect(bulkLast.length).toBeGreaterThanOrEqual(512);
+    for (let i = 0; i < 300; i++) await db.query(`INSERT INTO t VALUES (${10001 + i}, 'r-${i}')`);
+    const now = db.catalog.getMemoryTable('t').snapshot();
+    // The bulk load's batches are kept as they were; the 300 rows are one new batch after them.
+    expect(now.slice(0, bulk.length)).toEqual(bulk);
+    expect(now[bulk.length - 1]).toBe(bulkLast);
+    expect(now.length).toBe(bulk.length + 1);
+    expect(now[bulk.length]!.length).toBe(300);
+    const q = "SELECT count(*)::int, sum(id)::int, max(id), count(DISTINCT s)::int FROM t";
+    const expected = (await db.query(q)).rows;
+    expect(expected).toEqual([[10300, (10300 * 10301) / 2, 10300, 10300]]);
+    const replayed = await Database.create({ path: crashCopy(dir), readOnly: true });
+    expect((await replayed.query(q)).rows).toEqual(expected);
+    await db.close();
+    const reopened = await Database.create({ path: dir });
+    expect((await reopened.query(q)).rows).toEqual(expected);
+    await reopened.close();
+  });
+
   it('a scan and a REPEATABLE READ snapshot taken before later commits keep their rows', async () => {
     const db = await Database.create({ path: fresh() });
     await db.query('CREATE TABLE t (id int, s text)');

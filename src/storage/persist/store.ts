@@ -632,7 +632,7 @@ export class DirectoryStore {
    * Logs what changed in the catalog since the last commit as one record; returns its LSN, or null
    * when nothing changed. The record is written, not yet durable: waitDurable() says when it is.
    */
-  commit(catalog: Catalog): number | null {
+  commit(catalog: Catalog, writer?: object): number | null {
     const rec = new RecordBuilder();
     for (const [name, l] of this.logged) {
       if (catalog.tables.get(name) !== l.table) rec.drop(name);
@@ -661,7 +661,7 @@ export class DirectoryStore {
     if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
     if (rec.ops === 0) return null;
     if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
-    const lsn = this.wal.append(rec.pieces, rec.bytes);
+    const lsn = this.wal.append(rec.pieces, rec.bytes, writer);
     this.logged = logged;
     this.loggedViews = views;
     if (this.wal.size >= this.nextCheckpointAt) {
@@ -676,13 +676,16 @@ export class DirectoryStore {
   }
 
   /** Records written and fdatasync calls made since open (null when there is no log: read-only). */
-  walStats(): { lsn: number; syncs: number; bytes: number } | null {
-    return this.wal === null ? null : { lsn: this.wal.written, syncs: this.wal.syncs, bytes: this.wal.size };
+  walStats(): { lsn: number; durable: number; syncs: number; inlineSyncs: number; bytes: number } | null {
+    return this.wal === null ? null : { lsn: this.wal.written, durable: this.wal.durable, syncs: this.wal.syncs, inlineSyncs: this.wal.inlineSyncs, bytes: this.wal.size };
   }
 
-  /** Resolves once every commit logged so far is on disk (one fdatasync serves all that wait for it). */
-  async waitDurable(): Promise<void> {
-    if (this.wal !== null) await this.wal.waitDurable(this.wal.written);
+  /**
+   * Null when every commit logged so far is on disk, else a promise that resolves once it is (one
+   * fdatasync serves all that wait for it).
+   */
+  waitDurable(): Promise<void> | null {
+    return this.wal === null ? null : this.wal.waitDurable(this.wal.written);
   }
 
   private writeManifest(manifest: Manifest): void {

@@ -16,6 +16,12 @@
  * Group commit: records are written as commits happen, and durability is one fdatasync for all the
  * records written so far. Commits that arrive while an fdatasync is in flight wait for the next one,
  * which covers all of them.
+ *
+ * A single writer (every commit of the last second from one session, and the disk's fdatasync fast)
+ * syncs on the calling thread instead: handing the call to libuv's thread pool and back costs two
+ * thread wake-ups, as much as the fdatasync itself on a busy machine, and with one writer there is
+ * nothing to batch. The event loop stalls for that fdatasync; once a second session commits, or an
+ * inline fdatasync takes longer than SLOW_SYNC_MS, syncs go back to the thread pool for a while.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -34,6 +40,18 @@ const RECORD_HEAD = 12;
  */
 const PREALLOCATE = 1 << 20;
 const ZEROS = Buffer.alloc(PREALLOCATE);
+/** A commit from another session within this many ms of the last one means commits can be batched. */
+const SHARED_WINDOW_MS = 100;
+/** How long syncs stay on the thread pool after a sign of concurrency or of a slow disk. */
+const ASYNC_HOLD_MS = 1000;
+/** An inline fdatasync slower than this stalls the event loop too long: the next ones go to the thread pool. */
+const SLOW_SYNC_MS = 2;
+let slowSyncMs = SLOW_SYNC_MS;
+
+/** Test hook: the inline fdatasync time above which syncs go to the thread pool; null restores the default. */
+export function setSlowSyncMs(ms: number | null): void {
+  slowSyncMs = ms ?? SLOW_SYNC_MS;
+}
 /** Where a big record's small pieces are gathered between writes. */
 const STAGING = Buffer.allocUnsafe(1 << 20);
 
@@ -224,11 +242,18 @@ export class WalWriter {
   /** LSN of the last record written. */
   written: number;
   /** LSN up to which records are on disk. */
-  private durable: number;
+  durable: number;
   private syncing: Promise<void> | null = null;
   private failure: QuireError | null = null;
   /** fdatasync calls made, so group commit can be observed. */
   syncs = 0;
+  /** Of those, the ones made on the calling thread (single-writer commits). */
+  inlineSyncs = 0;
+  /** The session that wrote the last record, and when. */
+  private lastWriter: object | undefined = undefined;
+  private lastAppendAt = -Infinity;
+  /** Until then syncs go through the thread pool (concurrent writers, or a slow inline sync). */
+  private asyncUntil = -Infinity;
 
   constructor(
     private readonly file: string,
@@ -254,9 +279,16 @@ export class WalWriter {
     return this.failure;
   }
 
-  /** Writes one record (the payload after its LSN); returns its LSN. Durable only after waitDurable. */
-  append(pieces: readonly Uint8Array[], bodyBytes: number): number {
+  /**
+   * Writes one record (the payload after its LSN); returns its LSN. Durable only after waitDurable.
+   * `writer` is the session committing: commits of several sessions close together are group committed.
+   */
+  append(pieces: readonly Uint8Array[], bodyBytes: number, writer?: object): number {
     if (this.failure !== null) throw this.failure;
+    const now = performance.now();
+    if (writer !== this.lastWriter && now - this.lastAppendAt < SHARED_WINDOW_MS) this.asyncUntil = Math.max(this.asyncUntil, now + ASYNC_HOLD_MS);
+    this.lastWriter = writer;
+    this.lastAppendAt = now;
     const lsn = this.written + 1;
     const length = 8 + bodyBytes;
     const head = Buffer.allocUnsafe(RECORD_HEAD + 8);
@@ -318,13 +350,45 @@ export class WalWriter {
     return lsn;
   }
 
-  /** Resolves once every record up to `lsn` is on disk. */
-  async waitDurable(lsn: number): Promise<void> {
+  /**
+   * Null when every record up to `lsn` is on disk (after an inline fdatasync, for a single writer);
+   * otherwise a promise that resolves once they are.
+   */
+  waitDurable(lsn: number): Promise<void> | null {
+    if (this.durable >= lsn) return null;
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.syncing === null && performance.now() >= this.asyncUntil) {
+      try {
+        this.syncInline();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      if (this.durable >= lsn) return null;
+    }
+    return this.waitAsync(lsn);
+  }
+
+  private async waitAsync(lsn: number): Promise<void> {
     while (this.durable < lsn) {
       if (this.failure !== null) throw this.failure;
       this.syncing ??= this.sync();
       await this.syncing;
     }
+  }
+
+  private syncInline(): void {
+    const target = this.written;
+    const t0 = performance.now();
+    this.syncs++;
+    this.inlineSyncs++;
+    try {
+      fs.fdatasyncSync(this.fd);
+    } catch (e) {
+      throw this.fail(e);
+    }
+    if (target > this.durable) this.durable = target;
+    const t1 = performance.now();
+    if (t1 - t0 > slowSyncMs) this.asyncUntil = t1 + ASYNC_HOLD_MS;
   }
 
   private sync(): Promise<void> {
