@@ -9,7 +9,7 @@
  * are skipped), PLAIN numbers are copied as typed arrays, INT64s are read as two 32-bit halves, and a
  * dictionary is decoded once per column chunk, its indices mapped to the same number or string objects.
  *
- * Page headers and decompression are hyparquet's module exports; the RLE/bit-packed hybrid (indexes
+ * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond.
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
@@ -19,6 +19,7 @@ import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { getSchemaPath } from 'hyparquet/src/schema.js';
+import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 
@@ -408,7 +409,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
+      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
       dictionary = allocDense(conv, n);
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
@@ -423,7 +424,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const h = header.data_page_header!;
       count = h.num_values;
       encoding = h.encoding;
-      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
+      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
       if (found.optional) {
         const len = r.view.getUint32(0, true);
@@ -440,7 +441,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
         defs = readDefinitionLevels({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, scratch);
       }
       const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, undefined);
+      const page = h.is_compressed === false ? body : decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values

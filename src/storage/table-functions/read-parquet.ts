@@ -28,6 +28,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
+import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -397,6 +398,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         metadata,
         columns: out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name],
         parsers: QUIRE_PARQUET_PARSERS,
+        compressors: PARQUET_DECOMPRESSORS,
         ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
       });
       const ranges = scan.ranges;
@@ -452,6 +454,11 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
+    if (e instanceof UnsupportedCodec) {
+      throw new QuireError('0A000', `Parquet file "${file}" uses compression codec ${e.codec}, which is not supported`, {
+        hint: 'Rewrite the file with SNAPPY, ZSTD, GZIP, BROTLI or LZ4_RAW compression, or uncompressed.',
+      });
+    }
     throw new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
   } finally {
     progress.done();
