@@ -28,6 +28,8 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
+import type { ExecContext } from '../../execution/context.js';
+import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
@@ -339,8 +341,36 @@ function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
 }
 
-async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
+/**
+ * What decoding a row group's projected columns keeps alive, from the footer, before decoding: each row
+ * an 8-byte slot per column plus its null flag, and the chunk's uncompressed bytes once and a half (the
+ * compressed chunk and a decompressed page are held while the column decodes; text becomes strings).
+ */
+function groupEstimate(rg: FileMetaData['row_groups'][number], wanted: ReadonlySet<string>): number {
+  const rows = Number(rg.num_rows);
+  let b = 0;
+  for (const c of rg.columns) {
+    const md = c.meta_data;
+    if (md === undefined || !wanted.has(md.path_in_schema[0]!)) continue;
+    b += rows * 9 + Math.ceil(Number(md.total_uncompressed_size) * 1.5);
+  }
+  return b;
+}
+
+/** Bytes one decoded column of the general path holds (typed arrays exactly, plain arrays per value). */
+function decodedBytes(d: unknown): number {
+  if (ArrayBuffer.isView(d)) return d.byteLength;
+  if (!Array.isArray(d)) return 0;
+  let b = d.length * 8;
+  for (const v of d) if (v !== null && v !== undefined) b += typeof v === 'object' ? 64 : valueBytes(v as Value);
+  return b;
+}
+
+async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
   const out = spec.columns.map((i) => spec.all[i]!);
+  // Decoded row groups are held until their last batch is handed on: they reserve from the statement's
+  // pool before decoding, so memory_limit refuses (53200) a row group too large for it.
+  const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
   // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
   const metas = spec.files.map((f) => readParquetMetadataSync(f));
   const wanted = new Set(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]);
@@ -372,6 +402,23 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       // Decoded flat column chunks by row group and column: a group split into several ranges by the
       // page index is decoded once; the next group's chunks are started when this one is handed out.
       const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
+      const groupHeld = new Map<number, number>();
+      /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
+      const holdGroup = (g: number, needed: boolean): boolean => {
+        if (reservation === null || groupHeld.has(g)) return true;
+        const bytes = groupEstimate(metadata.row_groups[g]!, wanted);
+        if (needed) reservation.grow(bytes, `row group ${g} of Parquet file "${file}"`);
+        else if (!reservation.tryGrow(bytes)) return false;
+        groupHeld.set(g, bytes);
+        return true;
+      };
+      const releaseGroup = (g: number): void => {
+        groupCache.delete(g);
+        const b = groupHeld.get(g);
+        if (b !== undefined && reservation !== null) reservation.shrink(b);
+        groupHeld.delete(g);
+      };
+      let generalHeld = 0;
       const flatChunk = (g: number, c: ColumnPlan): Promise<FlatColumnData> | null => {
         let cols = groupCache.get(g);
         if (cols === undefined) groupCache.set(g, (cols = new Map()));
@@ -413,7 +460,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
-        for (const k of groupCache.keys()) if (k < g) groupCache.delete(k);
+        for (const k of [...groupCache.keys()]) if (k < g) releaseGroup(k);
+        if (g >= 0) holdGroup(g, true);
         const data = await Promise.all(out.map((c) => {
           const whole = g >= 0 ? flatChunk(g, c) : null;
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
@@ -427,9 +475,17 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
             },
           );
         }));
+        if (reservation !== null) {
+          // Columns read by hyparquet's general path are measured once decoded.
+          let general = 0;
+          for (const d of data) if (!isFlat(d)) general += decodedBytes(d);
+          if (general > generalHeld) reservation.grow(general - generalHeld, `columns of Parquet file "${file}"`);
+          else reservation.shrink(generalHeld - general);
+          generalHeld = general;
+        }
         const next = ranges[ri + 1];
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g) for (const c of out) flatChunk(ng, c);
+        if (ng > g && holdGroup(ng, false)) for (const c of out) flatChunk(ng, c);
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
@@ -449,6 +505,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       }
       progress.skip(fileBytes - reported);
       } finally {
+        if (reservation !== null) reservation.free();
         await opened.close();
       }
     }
@@ -470,7 +527,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
     schema: spec.columns.map((i) => ({ ...spec.all[i]!.field })),
     argTypes: [T.text],
     estimatedRows: spec.totalRows,
-    execute: (_args, _ctx, signal) => scanParquet(spec, signal),
+    execute: (_args, _ctx, signal, exec) => scanParquet(spec, signal, exec),
     withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
     withFilter: (conjuncts) => {
       if (spec.filter !== null) return null;
