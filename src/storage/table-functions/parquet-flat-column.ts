@@ -326,22 +326,55 @@ function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len:
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      let buf = 0;
-      let bits = 0;
-      for (let i = 0; i < count; i++) {
-        while (bits < width) {
-          buf |= bytes[p++]! << bits;
-          bits += 8;
-        }
-        out[seen + i] = buf & mask;
-        buf >>>= width;
-        bits -= width;
-      }
+      unpackBits(view, bytes, p, width, mask, out, seen, count);
       seen += count;
       p = runEnd;
     }
   }
   r.offset = end;
+}
+
+/**
+ * `count` values of `width` bits packed from byte p on. Each value is one unaligned 32-bit little-endian
+ * load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to single moves); the
+ * last few values, whose 4-byte window would pass the buffer's end, take the byte-at-a-time loop.
+ * Width 1 (definition levels) unpacks a byte at a time.
+ */
+function unpackBits(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array | Uint8Array, at: number, count: number): void {
+  let i = 0;
+  if (width === 1) {
+    for (; i + 8 <= count; i += 8) {
+      const b = bytes[p++]!;
+      const o = at + i;
+      out[o] = b & 1;
+      out[o + 1] = (b >> 1) & 1;
+      out[o + 2] = (b >> 2) & 1;
+      out[o + 3] = (b >> 3) & 1;
+      out[o + 4] = (b >> 4) & 1;
+      out[o + 5] = (b >> 5) & 1;
+      out[o + 6] = (b >> 6) & 1;
+      out[o + 7] = (b >> 7) & 1;
+    }
+  } else {
+    const room = view.byteLength - 4 - p;
+    const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
+    const base = p * 8;
+    for (let bit = base; i < safe; i++, bit += width) out[at + i] = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
+    // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
+    i &= ~7;
+    p = (base + i * width) >>> 3;
+  }
+  let buf = 0;
+  let bits = 0;
+  for (; i < count; i++) {
+    while (bits < width) {
+      buf |= bytes[p++]! << bits;
+      bits += 8;
+    }
+    out[at + i] = buf & mask;
+    buf >>>= width;
+    bits -= width;
+  }
 }
 
 /**
@@ -376,6 +409,18 @@ function checkIndexes(idx: Int32Array, size: number): void {
   for (let i = 0; i < idx.length; i++) {
     const k = idx[i]!;
     if (k >= size || k < 0) throw new Error('dictionary index out of range');
+  }
+}
+
+/** Dictionary indexes of the present rows → rows (the entry, or the index itself with `dict` null), NULLs flagged. */
+function lookupScatter(dict: Dense | null, size: number, idx: Int32Array, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (defs[i] === 1) {
+      const k = idx[v++]!;
+      if (k >= size || k < 0) throw new Error('dictionary index out of range');
+      out[row + i] = dict === null ? k : dict[k]!;
+    } else nulls[row + i] = 1;
   }
 }
 
@@ -452,11 +497,25 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       present = 0;
       for (let i = 0; i < count; i++) present += defs[i]!;
     }
+    const dictEncoded = encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY';
+    if (dictEncoded && defs !== null && present !== count) {
+      // Indexes of the present rows, then one pass that looks them up and spreads them around the NULLs.
+      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+      const width = r.view.getUint8(r.offset++);
+      if (indices.length < present) indices = new Int32Array(present);
+      const idx = indices.subarray(0, present);
+      if (width === 0) idx.fill(0);
+      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
+      nulls ??= new Uint8Array(rows);
+      lookupScatter(conv.kind === 'str' || conv.kind === 'dec' ? null : dictionary, dictionary.length, idx, defs, count, values, nulls, row);
+      row += count;
+      continue;
+    }
     // Values go straight into place when the page has no NULLs, else densely first and then scattered.
     const dense = present === count ? values : allocDense(conv, present);
     const at = present === count ? row : 0;
     if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at, strings);
-    else if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
+    else if (dictEncoded) {
       if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
       // Text and numeric rows are indexes into the dictionary's entries: decoded straight into place.
