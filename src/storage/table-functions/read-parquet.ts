@@ -31,6 +31,7 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
+import { gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -322,6 +323,8 @@ interface ScanSpec {
   readonly columns: readonly number[];
   readonly filter: ParquetQueryFilter | null;
   readonly filterText: readonly string[];
+  /** Comparisons checked on decoded filter columns before the other columns are decoded. */
+  readonly rowFilters: readonly RowFilter[];
   readonly totalRows: number;
 }
 
@@ -403,6 +406,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       // page index is decoded once; the next group's chunks are started when this one is handed out.
       const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
       const groupHeld = new Map<number, number>();
+      const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
       /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
       const holdGroup = (g: number, needed: boolean): boolean => {
         if (reservation === null || groupHeld.has(g)) return true;
@@ -455,14 +459,37 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       for (let ri = 0; ri < ranges.length; ri++) {
         const r = ranges[ri]!;
         if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
-        const n = r.rowEnd - r.rowStart;
+        let n = r.rowEnd - r.rowStart;
         if (n === 0) continue;
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
         for (const k of [...groupCache.keys()]) if (k < g) releaseGroup(k);
         if (g >= 0) holdGroup(g, true);
-        const data = await Promise.all(out.map((c) => {
+        // Late materialization: the filter columns first; the rest only when some rows may pass.
+        let sel: Int32Array | null = null;
+        let selected = n;
+        if (g >= 0 && filterPlans.length > 0) {
+          const at = r.rowStart - groupStarts[g]!;
+          sel = new Int32Array(n);
+          for (let i = 0; i < n; i++) sel[i] = at + i;
+          for (let fi = 0; fi < filterPlans.length && selected > 0; fi++) {
+            const whole = flatChunk(g, filterPlans[fi]!);
+            const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
+            if (d !== null) selected = narrowSelection(spec.rowFilters[fi]!, d, sel, selected);
+          }
+          if (selected === 0) {
+            const skipped = Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!));
+            const step = Math.min(fileBytes - reported, skipped);
+            progress.advance(step);
+            reported += step;
+            continue;
+          }
+          for (let i = 0; i < selected; i++) sel[i] = sel[i]! - at;
+          // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
+          if (selected * 2 > n) sel = null;
+        }
+        const data0 = await Promise.all(out.map((c) => {
           const whole = g >= 0 ? flatChunk(g, c) : null;
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
@@ -475,6 +502,9 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             },
           );
         }));
+        const data = sel === null ? data0 : data0.map((d) => (isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
+        const rangeRows = n;
+        if (sel !== null) n = selected;
         if (reservation !== null) {
           // Columns read by hyparquet's general path are measured once decoded.
           let general = 0;
@@ -485,7 +515,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         }
         const next = ranges[ri + 1];
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g && holdGroup(ng, false)) for (const c of out) flatChunk(ng, c);
+        if (ng > g && holdGroup(ng, false)) for (const c of filterPlans.length > 0 ? filterPlans : out) flatChunk(ng, c);
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
@@ -498,7 +528,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           };
         }
         // A range's share of its row group's bytes (a range across groups: the file's average).
-        const share = g >= 0 ? (groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * n) / Math.max(1, acc);
+        const share = g >= 0 ? (groupSizes[g]! * rangeRows) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * rangeRows) / Math.max(1, acc);
         const step = Math.min(fileBytes - reported, Math.round(share));
         progress.advance(step);
         reported += step;
@@ -530,17 +560,19 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
     execute: (_args, _ctx, signal, exec) => scanParquet(spec, signal, exec),
     withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
     withFilter: (conjuncts) => {
-      if (spec.filter !== null) return null;
+      if (spec.filter !== null || spec.rowFilters.length > 0) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
-      if (f.filter === null) return null;
-      return makeBinding({ ...spec, filter: f.filter, filterText: f.used });
+      const rowFilters = parquetRowFilters(conjuncts, visible.map((c) => ({ name: c.field.name, type: c.nested ? 'nested' : c.field.type.name })));
+      if (f.filter === null && rowFilters.length === 0) return null;
+      return makeBinding({ ...spec, filter: f.filter, filterText: f.used, rowFilters });
     },
     describe: () => {
       const parts: string[] = [];
       if (spec.columns.length < spec.all.length) parts.push(`columns: [${spec.columns.map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.filterText.length > 0) parts.push(`row group filter: ${spec.filterText.join(' AND ')}`);
+      if (spec.rowFilters.length > 0) parts.push(`decoded first: ${spec.rowFilters.map((f) => f.text).join(' AND ')}`);
       if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
       return parts.join(', ');
     },
@@ -564,6 +596,6 @@ export const readParquet: TableFunction = {
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
     let totalRows = Number(meta.num_rows);
     for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
-    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], totalRows });
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], totalRows });
   },
 };
