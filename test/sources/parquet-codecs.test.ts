@@ -1,7 +1,7 @@
 /**
  * read_parquet over every compression codec DuckDB writes (uncompressed, SNAPPY, ZSTD, GZIP, BROTLI,
  * LZ4_RAW), against DuckDB reading the same files: every mapped type, NULLs, dictionary and plain pages,
- * several row groups. A page whose compressed bytes are damaged fails with an error naming the file.
+ * several row groups; booleans go through hyparquet's general reader with the same decompressors. A page whose compressed bytes are damaged fails with an error naming the file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,8 @@ beforeAll(async () => {
                      CASE WHEN i % 6 = 3 THEN NULL ELSE ((i * 31) % 200000 - 100000) / 1000.0 END::DECIMAL(12,3) AS dec,
                      CASE WHEN i % 4 = 0 THEN NULL ELSE 'cat' || (i % 23) END AS s,
                      'unique-' || i || repeat('x', i % 40) AS u,
-                     CASE WHEN i % 11 = 4 THEN NULL ELSE TIMESTAMP '2001-02-03 04:05:06.789' + to_microseconds(i::BIGINT * 86400000123) END AS ts
+                     CASE WHEN i % 11 = 4 THEN NULL ELSE TIMESTAMP '2001-02-03 04:05:06.789' + to_microseconds(i::BIGINT * 86400000123) END AS ts,
+                     CASE WHEN i % 3 = 0 THEN NULL ELSE i % 2 = 0 END AS b
                    FROM range(${N}) r(i)) TO '${file(codec)}' (FORMAT parquet, COMPRESSION ${codec}, ROW_GROUP_SIZE 6000)`);
   }
 });
@@ -52,7 +53,7 @@ describe('read_parquet decompresses every codec DuckDB writes', () => {
       const f = file(codec);
       const meta = await duckdb(`SELECT DISTINCT compression FROM parquet_metadata('${f}')`);
       expect(meta.map((r) => String(r[0]).toUpperCase())).toEqual([codec.toUpperCase()]);
-      const rows = `SELECT id, i8, f, CAST(dec AS VARCHAR), s, u, CAST(ts AS VARCHAR) FROM read_parquet('${f}') ORDER BY id`;
+      const rows = `SELECT id, i8, f, CAST(dec AS VARCHAR), s, u, CAST(ts AS VARCHAR), b FROM read_parquet('${f}') ORDER BY id`;
       const got = await quire(rows);
       expect(got.length).toBe(N);
       expect(got).toEqual(await duckdb(rows));
