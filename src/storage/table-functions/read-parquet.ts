@@ -340,6 +340,17 @@ function groupOf(starts: readonly number[], start: number, end: number): number 
   return end <= starts[lo + 1]! ? lo : -1;
 }
 
+// Row loops live outside the scan's async generator, which V8 optimizes late (no on-stack replacement).
+function rowRange(from: number, n: number): Int32Array {
+  const sel = new Int32Array(n);
+  for (let i = 0; i < n; i++) sel[i] = from + i;
+  return sel;
+}
+
+function rebase(sel: Int32Array, n: number, by: number): void {
+  for (let i = 0; i < n; i++) sel[i] = sel[i]! - by;
+}
+
 function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
 }
@@ -471,8 +482,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         let selected = n;
         if (g >= 0 && filterPlans.length > 0) {
           const at = r.rowStart - groupStarts[g]!;
-          sel = new Int32Array(n);
-          for (let i = 0; i < n; i++) sel[i] = at + i;
+          sel = rowRange(at, n);
           for (let fi = 0; fi < filterPlans.length && selected > 0; fi++) {
             const whole = flatChunk(g, filterPlans[fi]!);
             const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
@@ -485,7 +495,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             reported += step;
             continue;
           }
-          for (let i = 0; i < selected; i++) sel[i] = sel[i]! - at;
+          rebase(sel, selected, at);
           // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
           if (selected * 2 > n) sel = null;
         }
