@@ -5,6 +5,7 @@
  */
 import type { DataType, Field, Schema, Value } from '../common/types.js';
 import type { Batch } from '../execution/column.js';
+import type { ExecContext } from '../execution/context.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr, SortKey } from './expr.js';
 import { nodeInfo } from './plan-nodes.js';
@@ -41,7 +42,8 @@ export interface ScanPushdown {
 
 /** The executable half of a bound table function (see storage/table-functions). */
 export interface TableFunctionImpl {
-  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch>;
+  /** `exec` is the running statement (its memory pool, interrupt and deadline), absent outside a plan. */
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch>;
   estimatedRows?: number;
   /**
    * Optional pushdown capabilities (file readers). withProjection returns a copy that outputs only

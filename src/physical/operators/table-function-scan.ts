@@ -27,7 +27,7 @@ export class TableFunctionScan extends PhysicalOperator {
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const values = this.args.map((a) => evalConstant(a, ctx));
-    for await (const b of this.impl.execute(values, ctx.eval, ctx.signal)) {
+    for await (const b of this.impl.execute(values, ctx.eval, ctx.signal, ctx)) {
       checkCancel(ctx);
       await yieldIfDue(ctx);
       yield b;

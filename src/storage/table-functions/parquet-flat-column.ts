@@ -9,7 +9,7 @@
  * are skipped), PLAIN numbers are copied as typed arrays, INT64s are read as two 32-bit halves, and a
  * dictionary is decoded once per column chunk, its indices mapped to the same number or string objects.
  *
- * Page headers and decompression are hyparquet's module exports; the RLE/bit-packed hybrid (indexes
+ * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond.
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
@@ -19,6 +19,7 @@ import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { getSchemaPath } from 'hyparquet/src/schema.js';
+import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 
@@ -325,22 +326,55 @@ function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len:
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      let buf = 0;
-      let bits = 0;
-      for (let i = 0; i < count; i++) {
-        while (bits < width) {
-          buf |= bytes[p++]! << bits;
-          bits += 8;
-        }
-        out[seen + i] = buf & mask;
-        buf >>>= width;
-        bits -= width;
-      }
+      unpackBits(view, bytes, p, width, mask, out, seen, count);
       seen += count;
       p = runEnd;
     }
   }
   r.offset = end;
+}
+
+/**
+ * `count` values of `width` bits packed from byte p on. Each value is one unaligned 32-bit little-endian
+ * load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to single moves); the
+ * last few values, whose 4-byte window would pass the buffer's end, take the byte-at-a-time loop.
+ * Width 1 (definition levels) unpacks a byte at a time.
+ */
+function unpackBits(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array | Uint8Array, at: number, count: number): void {
+  let i = 0;
+  if (width === 1) {
+    for (; i + 8 <= count; i += 8) {
+      const b = bytes[p++]!;
+      const o = at + i;
+      out[o] = b & 1;
+      out[o + 1] = (b >> 1) & 1;
+      out[o + 2] = (b >> 2) & 1;
+      out[o + 3] = (b >> 3) & 1;
+      out[o + 4] = (b >> 4) & 1;
+      out[o + 5] = (b >> 5) & 1;
+      out[o + 6] = (b >> 6) & 1;
+      out[o + 7] = (b >> 7) & 1;
+    }
+  } else {
+    const room = view.byteLength - 4 - p;
+    const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
+    const base = p * 8;
+    for (let bit = base; i < safe; i++, bit += width) out[at + i] = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
+    // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
+    i &= ~7;
+    p = (base + i * width) >>> 3;
+  }
+  let buf = 0;
+  let bits = 0;
+  for (; i < count; i++) {
+    while (bits < width) {
+      buf |= bytes[p++]! << bits;
+      bits += 8;
+    }
+    out[at + i] = buf & mask;
+    buf >>>= width;
+    bits -= width;
+  }
 }
 
 /**
@@ -378,6 +412,18 @@ function checkIndexes(idx: Int32Array, size: number): void {
   }
 }
 
+/** Dictionary indexes of the present rows → rows (the entry, or the index itself with `dict` null), NULLs flagged. */
+function lookupScatter(dict: Dense | null, size: number, idx: Int32Array, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (defs[i] === 1) {
+      const k = idx[v++]!;
+      if (k >= size || k < 0) throw new Error('dictionary index out of range');
+      out[row + i] = dict === null ? k : dict[k]!;
+    } else nulls[row + i] = 1;
+  }
+}
+
 function scatter(dense: Dense, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
   let v = 0;
   for (let i = 0; i < count; i++) {
@@ -408,7 +454,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
+      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
       dictionary = allocDense(conv, n);
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
@@ -423,7 +469,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const h = header.data_page_header!;
       count = h.num_values;
       encoding = h.encoding;
-      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, undefined);
+      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
       if (found.optional) {
         const len = r.view.getUint32(0, true);
@@ -440,7 +486,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
         defs = readDefinitionLevels({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, scratch);
       }
       const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, undefined);
+      const page = h.is_compressed === false ? body : decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values
@@ -451,11 +497,25 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       present = 0;
       for (let i = 0; i < count; i++) present += defs[i]!;
     }
+    const dictEncoded = encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY';
+    if (dictEncoded && defs !== null && present !== count) {
+      // Indexes of the present rows, then one pass that looks them up and spreads them around the NULLs.
+      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+      const width = r.view.getUint8(r.offset++);
+      if (indices.length < present) indices = new Int32Array(present);
+      const idx = indices.subarray(0, present);
+      if (width === 0) idx.fill(0);
+      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
+      nulls ??= new Uint8Array(rows);
+      lookupScatter(conv.kind === 'str' || conv.kind === 'dec' ? null : dictionary, dictionary.length, idx, defs, count, values, nulls, row);
+      row += count;
+      continue;
+    }
     // Values go straight into place when the page has no NULLs, else densely first and then scattered.
     const dense = present === count ? values : allocDense(conv, present);
     const at = present === count ? row : 0;
     if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at, strings);
-    else if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
+    else if (dictEncoded) {
       if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
       // Text and numeric rows are indexes into the dictionary's entries: decoded straight into place.

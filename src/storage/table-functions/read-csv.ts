@@ -30,6 +30,8 @@ import { parseValue } from '../../common/parse-value.js';
 import { daysInMonth } from '../../common/datetime-calendar.js';
 import { T, type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
+import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
@@ -534,6 +536,27 @@ async function* readCsvFiles(
   ctx: EvalContext,
   signal: AbortSignal | undefined,
   onReject: ((file: string, r: Reject) => void) | null,
+  exec?: ExecContext,
+): AsyncGenerator<Batch> {
+  // The read buffers (a ring of prefetched chunks) and one output batch: reserved for the whole scan,
+  // so a buffer_size or row width memory_limit cannot hold is refused (53200) before anything is read.
+  const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_csv', false);
+  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
+  try {
+    yield* readCsvBody(files, fields, cols, o, ctx, signal, onReject);
+  } finally {
+    reservation?.free();
+  }
+}
+
+async function* readCsvBody(
+  files: readonly string[],
+  fields: readonly Field[],
+  cols: readonly number[],
+  o: CsvOptions,
+  ctx: EvalContext,
+  signal: AbortSignal | undefined,
+  onReject: ((file: string, r: Reject) => void) | null,
 ): AsyncGenerator<Batch> {
   const ncol = fields.length;
   const outs = cols.map((c) => new ColumnOut(fields[c]!.type, BATCH_SIZE));
@@ -675,7 +698,7 @@ async function* readCsvFiles(
   if (filled > 0) yield flush();
 }
 
-function rejectBatches(files: readonly string[], fields: readonly Field[], o: CsvOptions, ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch> {
+function rejectBatches(files: readonly string[], fields: readonly Field[], o: CsvOptions, ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
   return (async function* () {
     const pending: { file: string; r: Reject }[] = [];
     const emit = (): Batch => {
@@ -693,7 +716,7 @@ function rejectBatches(files: readonly string[], fields: readonly Field[], o: Cs
       return b;
     };
     const all = fields.map((_, i) => i);
-    for await (const _ of readCsvFiles(files, fields, all, o, ctx, signal, (file, r) => pending.push({ file, r }))) {
+    for await (const _ of readCsvFiles(files, fields, all, o, ctx, signal, (file, r) => pending.push({ file, r }), exec)) {
       if (pending.length >= BATCH_SIZE) yield emit();
     }
     if (pending.length > 0) yield emit();
@@ -713,7 +736,7 @@ function makeBinding(spec: CsvSpec): TableFunctionBinding {
   const binding: TableFunctionBinding = {
     schema: cols.map((c) => fields[c]!),
     argTypes: [T.text],
-    execute: (_args, ctx, signal) => readCsvFiles(files, fields, cols, o, ctx, signal, o.ignoreErrors ? () => {} : null),
+    execute: (_args, ctx, signal, exec) => readCsvFiles(files, fields, cols, o, ctx, signal, o.ignoreErrors ? () => {} : null, exec),
     withProjection: (keep) => makeBinding({ ...spec, cols: keep.map((c) => cols[c]!) }),
     describe: () => (cols.length < fields.length ? `columns: [${cols.map((c) => fields[c]!.name).join(', ')}]` : ''),
   };
@@ -770,7 +793,7 @@ export const readCsvRejects: TableFunction = {
     return {
       schema: REJECT_FIELDS,
       argTypes: [T.text],
-      execute: (_args, ctx, signal) => rejectBatches(spec.files, spec.fields, spec.o, ctx, signal),
+      execute: (_args, ctx, signal, exec) => rejectBatches(spec.files, spec.fields, spec.o, ctx, signal, exec),
     };
   },
 };

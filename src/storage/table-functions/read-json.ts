@@ -13,6 +13,8 @@ import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
+import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { Utf8Decoder, readFileChunks, readFileHead } from '../csv.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -37,6 +39,11 @@ export class JsonValueSplitter {
   /** 1-based line of the current position, for error messages. */
   line = 1;
   private lineScan = 0;
+
+  /** Characters held: the value in progress and what follows it. */
+  get buffered(): number {
+    return this.buf.length - (this.valueStart >= 0 ? Math.min(this.valueStart, this.pos) : this.pos);
+  }
 
   push(chunk: string): void {
     if (this.pos > 0) {
@@ -223,7 +230,27 @@ function toValue(v: unknown, t: DataType, file: string, line: number, col: strin
   });
 }
 
-async function* readJsonFiles(files: readonly string[], fields: readonly Field[], signal?: AbortSignal): AsyncGenerator<Batch> {
+/**
+ * The text held while a value is incomplete grows with the value (one huge document, a very long line):
+ * it reserves from the statement's pool, with one output batch, so memory_limit refuses it (53200).
+ */
+async function* readJsonFiles(files: readonly string[], fields: readonly Field[], signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
+  const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_json', false);
+  const batchBytes = BATCH_SIZE * (fields.length * 24 + 16);
+  reservation?.grow(batchBytes, 'an output batch');
+  try {
+    yield* readJsonBody(files, fields, signal, (chars, file) => {
+      if (reservation === null) return;
+      const want = batchBytes + 2 * chars;
+      if (want > reservation.size) reservation.grow(want - reservation.size, `text of "${file}"`);
+      else reservation.shrink(reservation.size - want);
+    });
+  } finally {
+    reservation?.free();
+  }
+}
+
+async function* readJsonBody(files: readonly string[], fields: readonly Field[], signal: AbortSignal | undefined, hold: (chars: number, file: string) => void): AsyncGenerator<Batch> {
   let builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
   let rows = 0;
   const flush = (): Batch => {
@@ -250,6 +277,7 @@ async function* readJsonFiles(files: readonly string[], fields: readonly Field[]
     }
     for await (const chunk of readFileChunks(file, signal, 'read_json')) {
       sp.push(dec.decode(chunk));
+      hold(sp.buffered, file);
       yield* drain(false);
     }
     sp.push(dec.decode(new Uint8Array(0), true));
@@ -278,7 +306,7 @@ export const readJson: TableFunction = {
     const binding: TableFunctionBinding = {
       schema: fields,
       argTypes: [T.text],
-      execute: (_args, _ctx, signal) => readJsonFiles(files, fields, signal),
+      execute: (_args, _ctx, signal, exec) => readJsonFiles(files, fields, signal, exec),
     };
     if (bytesPerRow > 0) {
       let total = 0;

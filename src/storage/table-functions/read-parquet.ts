@@ -28,6 +28,10 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
+import type { ExecContext } from '../../execution/context.js';
+import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
+import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
+import { gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -319,6 +323,8 @@ interface ScanSpec {
   readonly columns: readonly number[];
   readonly filter: ParquetQueryFilter | null;
   readonly filterText: readonly string[];
+  /** Comparisons checked on decoded filter columns before the other columns are decoded. */
+  readonly rowFilters: readonly RowFilter[];
   readonly totalRows: number;
 }
 
@@ -334,12 +340,51 @@ function groupOf(starts: readonly number[], start: number, end: number): number 
   return end <= starts[lo + 1]! ? lo : -1;
 }
 
+// Row loops live outside the scan's async generator, which V8 optimizes late (no on-stack replacement).
+function rowRange(from: number, n: number): Int32Array {
+  const sel = new Int32Array(n);
+  for (let i = 0; i < n; i++) sel[i] = from + i;
+  return sel;
+}
+
+function rebase(sel: Int32Array, n: number, by: number): void {
+  for (let i = 0; i < n; i++) sel[i] = sel[i]! - by;
+}
+
 function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
 }
 
-async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerator<Batch> {
+/**
+ * What decoding a row group's projected columns keeps alive, from the footer, before decoding: each row
+ * an 8-byte slot per column plus its null flag, and the chunk's uncompressed bytes once and a half (the
+ * compressed chunk and a decompressed page are held while the column decodes; text becomes strings).
+ */
+function groupEstimate(rg: FileMetaData['row_groups'][number], wanted: ReadonlySet<string>): number {
+  const rows = Number(rg.num_rows);
+  let b = 0;
+  for (const c of rg.columns) {
+    const md = c.meta_data;
+    if (md === undefined || !wanted.has(md.path_in_schema[0]!)) continue;
+    b += rows * 9 + Math.ceil(Number(md.total_uncompressed_size) * 1.5);
+  }
+  return b;
+}
+
+/** Bytes one decoded column of the general path holds (typed arrays exactly, plain arrays per value). */
+function decodedBytes(d: unknown): number {
+  if (ArrayBuffer.isView(d)) return d.byteLength;
+  if (!Array.isArray(d)) return 0;
+  let b = d.length * 8;
+  for (const v of d) if (v !== null && v !== undefined) b += typeof v === 'object' ? 64 : valueBytes(v as Value);
+  return b;
+}
+
+async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
   const out = spec.columns.map((i) => spec.all[i]!);
+  // Decoded row groups are held until their last batch is handed on: they reserve from the statement's
+  // pool before decoding, so memory_limit refuses (53200) a row group too large for it.
+  const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
   // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
   const metas = spec.files.map((f) => readParquetMetadataSync(f));
   const wanted = new Set(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]);
@@ -371,6 +416,24 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       // Decoded flat column chunks by row group and column: a group split into several ranges by the
       // page index is decoded once; the next group's chunks are started when this one is handed out.
       const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
+      const groupHeld = new Map<number, number>();
+      const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
+      /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
+      const holdGroup = (g: number, needed: boolean): boolean => {
+        if (reservation === null || groupHeld.has(g)) return true;
+        const bytes = groupEstimate(metadata.row_groups[g]!, wanted);
+        if (needed) reservation.grow(bytes, `row group ${g} of Parquet file "${file}"`);
+        else if (!reservation.tryGrow(bytes)) return false;
+        groupHeld.set(g, bytes);
+        return true;
+      };
+      const releaseGroup = (g: number): void => {
+        groupCache.delete(g);
+        const b = groupHeld.get(g);
+        if (b !== undefined && reservation !== null) reservation.shrink(b);
+        groupHeld.delete(g);
+      };
+      let generalHeld = 0;
       const flatChunk = (g: number, c: ColumnPlan): Promise<FlatColumnData> | null => {
         let cols = groupCache.get(g);
         if (cols === undefined) groupCache.set(g, (cols = new Map()));
@@ -397,6 +460,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
         metadata,
         columns: out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name],
         parsers: QUIRE_PARQUET_PARSERS,
+        compressors: PARQUET_DECOMPRESSORS,
         ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
       });
       const ranges = scan.ranges;
@@ -406,13 +470,36 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
       for (let ri = 0; ri < ranges.length; ri++) {
         const r = ranges[ri]!;
         if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
-        const n = r.rowEnd - r.rowStart;
+        let n = r.rowEnd - r.rowStart;
         if (n === 0) continue;
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
-        for (const k of groupCache.keys()) if (k < g) groupCache.delete(k);
-        const data = await Promise.all(out.map((c) => {
+        for (const k of [...groupCache.keys()]) if (k < g) releaseGroup(k);
+        if (g >= 0) holdGroup(g, true);
+        // Late materialization: the filter columns first; the rest only when some rows may pass.
+        let sel: Int32Array | null = null;
+        let selected = n;
+        if (g >= 0 && filterPlans.length > 0) {
+          const at = r.rowStart - groupStarts[g]!;
+          sel = rowRange(at, n);
+          for (let fi = 0; fi < filterPlans.length && selected > 0; fi++) {
+            const whole = flatChunk(g, filterPlans[fi]!);
+            const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
+            if (d !== null) selected = narrowSelection(spec.rowFilters[fi]!, d, sel, selected);
+          }
+          if (selected === 0) {
+            const skipped = Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!));
+            const step = Math.min(fileBytes - reported, skipped);
+            progress.advance(step);
+            reported += step;
+            continue;
+          }
+          rebase(sel, selected, at);
+          // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
+          if (selected * 2 > n) sel = null;
+        }
+        const data0 = await Promise.all(out.map((c) => {
           const whole = g >= 0 ? flatChunk(g, c) : null;
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
@@ -425,9 +512,20 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
             },
           );
         }));
+        const data = sel === null ? data0 : data0.map((d) => (isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
+        const rangeRows = n;
+        if (sel !== null) n = selected;
+        if (reservation !== null) {
+          // Columns read by hyparquet's general path are measured once decoded.
+          let general = 0;
+          for (const d of data) if (!isFlat(d)) general += decodedBytes(d);
+          if (general > generalHeld) reservation.grow(general - generalHeld, `columns of Parquet file "${file}"`);
+          else reservation.shrink(generalHeld - general);
+          generalHeld = general;
+        }
         const next = ranges[ri + 1];
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g) for (const c of out) flatChunk(ng, c);
+        if (ng > g && holdGroup(ng, false)) for (const c of filterPlans.length > 0 ? filterPlans : out) flatChunk(ng, c);
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
@@ -440,18 +538,24 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal): AsyncGenerato
           };
         }
         // A range's share of its row group's bytes (a range across groups: the file's average).
-        const share = g >= 0 ? (groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * n) / Math.max(1, acc);
+        const share = g >= 0 ? (groupSizes[g]! * rangeRows) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * rangeRows) / Math.max(1, acc);
         const step = Math.min(fileBytes - reported, Math.round(share));
         progress.advance(step);
         reported += step;
       }
       progress.skip(fileBytes - reported);
       } finally {
+        if (reservation !== null) reservation.free();
         await opened.close();
       }
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
+    if (e instanceof UnsupportedCodec) {
+      throw new QuireError('0A000', `Parquet file "${file}" uses compression codec ${e.codec}, which is not supported`, {
+        hint: 'Rewrite the file with SNAPPY, ZSTD, GZIP, BROTLI or LZ4_RAW compression, or uncompressed.',
+      });
+    }
     throw new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
   } finally {
     progress.done();
@@ -463,20 +567,22 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
     schema: spec.columns.map((i) => ({ ...spec.all[i]!.field })),
     argTypes: [T.text],
     estimatedRows: spec.totalRows,
-    execute: (_args, _ctx, signal) => scanParquet(spec, signal),
+    execute: (_args, _ctx, signal, exec) => scanParquet(spec, signal, exec),
     withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
     withFilter: (conjuncts) => {
-      if (spec.filter !== null) return null;
+      if (spec.filter !== null || spec.rowFilters.length > 0) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
-      if (f.filter === null) return null;
-      return makeBinding({ ...spec, filter: f.filter, filterText: f.used });
+      const rowFilters = parquetRowFilters(conjuncts, visible.map((c) => ({ name: c.field.name, type: c.nested ? 'nested' : c.field.type.name })));
+      if (f.filter === null && rowFilters.length === 0) return null;
+      return makeBinding({ ...spec, filter: f.filter, filterText: f.used, rowFilters });
     },
     describe: () => {
       const parts: string[] = [];
       if (spec.columns.length < spec.all.length) parts.push(`columns: [${spec.columns.map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.filterText.length > 0) parts.push(`row group filter: ${spec.filterText.join(' AND ')}`);
+      if (spec.rowFilters.length > 0) parts.push(`decoded first: ${spec.rowFilters.map((f) => f.text).join(' AND ')}`);
       if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
       return parts.join(', ');
     },
@@ -500,6 +606,6 @@ export const readParquet: TableFunction = {
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
     let totalRows = Number(meta.num_rows);
     for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
-    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], totalRows });
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], totalRows });
   },
 };

@@ -7,6 +7,7 @@
  */
 import type { Schema, Value } from '../../common/types.js';
 import { BATCH_SIZE, constantColumn, sliceBatch, type Batch, type Column } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';
 
@@ -20,7 +21,7 @@ export interface RowsFromPart {
 
 export function rowsFrom(parts: readonly RowsFromPart[]): TableFunctionImpl {
   return {
-    execute: (args, ctx, signal) => zip(parts, args, ctx, signal),
+    execute: (args, ctx, signal, exec) => zip(parts, args, ctx, signal, exec),
     // The arguments print after the name, in function order: say which belong to which function.
     describe: () => `functions: ${parts.map((p) => `${p.name}(${p.argCount} args)${p.impl.describe ? ` [${p.impl.describe()}]` : ''}`).join(', ')}`,
     estimatedRows: Math.max(0, ...parts.map((p) => p.impl.estimatedRows ?? 0)) || undefined,
@@ -35,11 +36,11 @@ interface Stream {
   done: boolean;
 }
 
-async function* zip(parts: readonly RowsFromPart[], args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch> {
+async function* zip(parts: readonly RowsFromPart[], args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
   const streams: Stream[] = [];
   let a = 0;
   for (const p of parts) {
-    streams.push({ it: p.impl.execute(args.slice(a, a + p.argCount), ctx, signal), schema: p.schema, batch: null, at: 0, done: false });
+    streams.push({ it: p.impl.execute(args.slice(a, a + p.argCount), ctx, signal, exec), schema: p.schema, batch: null, at: 0, done: false });
     a += p.argCount;
   }
   try {

@@ -4,6 +4,7 @@
  */
 import type { DataType, Field, Value } from '../../common/types.js';
 import type { Batch } from '../../execution/column.js';
+import type { ExecContext } from '../../execution/context.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 
@@ -12,7 +13,11 @@ export interface TableFunctionBinding {
   /** Argument types the arguments must be coerced to (same length as the call's arguments). */
   argTypes: DataType[];
   /** Column names available for projection pushdown are the schema's names. */
-  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal): AsyncGenerator<Batch>;
+  /**
+   * `exec` is the running statement: readers reserve what they hold from its memory pool
+   * (queryMemory(exec)), so memory_limit binds them. Absent when a function runs outside a plan.
+   */
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch>;
   /** Estimated rows, for the optimizer. */
   estimatedRows?: number;
   /** Optional pushdown (see TableFunctionImpl in logical/plan.ts). */

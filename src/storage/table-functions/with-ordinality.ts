@@ -8,7 +8,7 @@ import type { TableFunctionImpl } from '../../logical/plan.js';
 
 export function withOrdinality(impl: TableFunctionImpl): TableFunctionImpl {
   return {
-    execute: (args, ctx, signal) => numbered(impl.execute(args, ctx, signal)),
+    execute: (args, ctx, signal, exec) => numbered(impl.execute(args, ctx, signal, exec)),
     describe: () => [impl.describe?.(), 'with ordinality'].filter((x) => x !== undefined && x !== '').join(', '),
     ...(impl.estimatedRows === undefined ? {} : { estimatedRows: impl.estimatedRows }),
   };

@@ -1,0 +1,127 @@
+/**
+ * Late materialization for read_parquet: comparisons of a numeric column with a constant, checked on
+ * the decoded filter columns of a row group before its other columns are decoded. A range where no
+ * row passes is skipped without decoding the rest; a range where few pass hands on only those rows.
+ *
+ * The Filter operator stays above the scan, so a row kept here is checked again and these tests only
+ * have to be conservative: a row is dropped only when the comparison is certainly false or NULL
+ * (NaN, which PostgreSQL orders above every number, is always kept).
+ */
+import type { Expr } from '../../logical/expr.js';
+import type { FlatColumnData } from './parquet-flat-column.js';
+
+/** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
+const NUMBER_TYPES = new Set(['int2', 'int4', 'int8', 'float8', 'date', 'timestamp', 'timestamptz']);
+/** Casts that keep every value of the column exactly (so comparing the raw value is the same). */
+const EXACT_WIDENING: Record<string, readonly string[]> = {
+  int2: ['int4', 'int8', 'float8'],
+  int4: ['int8', 'float8'],
+  date: [],
+  int8: [],
+  float8: [],
+  timestamp: [],
+  timestamptz: [],
+};
+
+type Op = '=' | '<>' | '<' | '<=' | '>' | '>=';
+const FLIP: Record<Op, Op> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+export interface RowFilter {
+  /** Column name in the file. */
+  readonly column: string;
+  readonly op: Op;
+  readonly value: number;
+  readonly text: string;
+}
+
+function columnName(e: Expr, schema: readonly { name: string; type: string }[]): string | null {
+  let x = e;
+  while (x.kind === 'cast') {
+    const from = x.arg.type.name;
+    if (!(EXACT_WIDENING[from] ?? []).includes(x.type.name) && from !== x.type.name) return null;
+    x = x.arg;
+  }
+  if (x.kind !== 'column') return null;
+  const c = schema[x.index];
+  return c !== undefined && NUMBER_TYPES.has(c.type) ? c.name : null;
+}
+
+/** The conjuncts usable as row filters (others are left to the Filter above). */
+export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly { name: string; type: string }[]): RowFilter[] {
+  const out: RowFilter[] = [];
+  for (const c of conjuncts) {
+    if (c.kind !== 'compare') continue;
+    let op = c.op as Op;
+    if (!(op in FLIP)) continue;
+    let col = columnName(c.left, schema);
+    let k = c.right;
+    if (col === null) {
+      col = columnName(c.right, schema);
+      k = c.left;
+      op = FLIP[op];
+    }
+    if (col === null || k.kind !== 'const' || typeof k.value !== 'number' || Number.isNaN(k.value)) continue;
+    // The constant must compare as a number of the column's kind (no text or numeric comparison).
+    if (!NUMBER_TYPES.has(k.type.name)) continue;
+    out.push({ column: col, op, value: k.value, text: `${col} ${op} ${k.value}` });
+  }
+  return out;
+}
+
+/**
+ * Narrows `sel` (row offsets within the column's rows, ascending) to the rows that may pass `f`;
+ * returns how many remain at the front of `sel`.
+ */
+export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array, count: number): number {
+  const v = d.values;
+  const nulls = d.nulls;
+  const k = f.value;
+  let w = 0;
+  for (let i = 0; i < count; i++) {
+    const r = sel[i]!;
+    if (nulls !== null && nulls[r] === 1) continue;
+    const x = v[r]!;
+    let keep: boolean;
+    switch (f.op) {
+      case '=':
+        keep = x === k;
+        break;
+      case '<>':
+        keep = x !== k;
+        break;
+      case '<':
+        keep = x < k;
+        break;
+      case '<=':
+        keep = x <= k;
+        break;
+      case '>':
+        keep = x > k || x !== x;
+        break;
+      default:
+        keep = x >= k || x !== x;
+    }
+    if (keep) sel[w++] = r;
+  }
+  return w;
+}
+
+/** The selected rows of a decoded column, in order. */
+export function gatherFlat(d: FlatColumnData, sel: Int32Array, count: number): FlatColumnData {
+  const src = d.values;
+  const values = src instanceof Int32Array ? new Int32Array(count) : new Float64Array(count);
+  for (let i = 0; i < count; i++) values[i] = src[sel[i]!]!;
+  let nulls: Uint8Array | null = null;
+  if (d.nulls !== null) {
+    nulls = new Uint8Array(count);
+    for (let i = 0; i < count; i++) nulls[i] = d.nulls[sel[i]!]!;
+  }
+  return { values, objects: d.objects, nulls };
+}
+
+/** The selected rows of a column decoded by hyparquet's general path. */
+export function gatherGeneral(d: ArrayLike<unknown>, sel: Int32Array, count: number): unknown[] {
+  const out = new Array<unknown>(count);
+  for (let i = 0; i < count; i++) out[i] = d[sel[i]!];
+  return out;
+}
