@@ -12,7 +12,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant } from '../logical/expr.js';
-import type { JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
+import type { AggCall, JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { Catalog } from '../storage/catalog.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
@@ -543,6 +543,7 @@ export class QueryBinder implements ExprEnv {
       const keyFields: Field[] = groupBy.map((g, i) => ({ name: g.kind === 'column' ? g.name : `group${i + 1}`, type: g.type }));
       const aggFields: Field[] = aggs.calls.map((a) => ({ name: a.name, type: a.type }));
       const input = plan;
+      checkDirectArgsGrouped(aggs.calls, groupBy, k, naggs);
       // One aggregate per grouping set. An empty set without aggregates is exactly one row whatever the
       // input holds, so the input is not read at all (as in PostgreSQL, where WHERE errors on skipped
       // rows never fire): HAVING without GROUP BY or aggregates, GROUP BY ().
@@ -955,6 +956,22 @@ function unionAll(plans: LogicalPlan[], schema: Field[]): LogicalPlan {
   if (plans.length === 1) return plans[0]!;
   const mid = plans.length >> 1;
   return { op: 'setop', kind: 'union', all: true, left: unionAll(plans.slice(0, mid), schema), right: unionAll(plans.slice(mid), schema), schema };
+}
+
+/**
+ * The direct arguments of an ordered-set aggregate (the 3 of rank(3) WITHIN GROUP (ORDER BY x)) are
+ * evaluated once per group, so like a select-list item they may only read group keys: an ungrouped
+ * column would silently take one row's value.
+ */
+function checkDirectArgsGrouped(calls: readonly AggCall[], groupBy: Expr[], k: number, naggs: number): void {
+  for (const a of calls) {
+    if (a.withinGroup === undefined) continue;
+    for (const arg of a.args.slice(0, a.withinGroup.direct)) {
+      // A FILTER wraps every argument in CASE WHEN filter THEN arg; the filter itself is per row.
+      const raw = a.filter !== null && arg.kind === 'case' ? arg.whens[0]!.then : arg;
+      rewriteForAggregate(raw, groupBy, k, naggs);
+    }
+  }
 }
 
 /**
