@@ -1,0 +1,213 @@
+/** COPY table/query TO and FROM files, STDIN/STDOUT text and CSV, and Parquet/JSON files. */
+import { promises as fsp } from 'node:fs';
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError, positionOf } from '../common/errors.js';
+import { T, type Field, type Value, typeDisplayName } from '../common/types.js';
+import { ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { nodeBody, strings, type AnyNode } from '../sql/ast.js';
+import { parseStatements } from '../sql/parse.js';
+import { MemoryTable } from '../storage/memory-table.js';
+import { readFileChunks } from '../storage/csv.js';
+import type { QueryResult } from './database.js';
+import { relName, result } from './statement-support.js';
+import { materialize } from './ddl-statements.js';
+import type { UtilityHost } from './utility.js';
+import { checkNotNull, insert, uniqueCheck } from './dml-statements.js';
+
+const pos = positionOf;
+
+export async function copy(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  // The codecs load on first use: most sessions never run COPY.
+  const { decodeCopy, encodeCopy, parseCopyOptions } = await import('../storage/copy-format.js');
+  if (b.is_program) throw new QuireError('42501', 'COPY to or from an external program is not allowed');
+  const fileFormat = exportFormat(b);
+  if (fileFormat !== null) return copyToFileFormat(host, b, params, fileFormat);
+  const opts = parseCopyOptions((b.options as unknown[] | undefined) ?? [], b.is_from === true);
+  const notices: string[] = [];
+  const rel = b.relation as AnyNode | undefined;
+  const relTable = rel ? host.catalog.getTable(relName(rel)) : undefined;
+  const ctx = {
+    timezone: host.session.timezone,
+    table: rel ? relName(rel) : undefined,
+    tableColumns: relTable?.schema.map((f) => f.name),
+    notice: (m: string) => notices.push(m),
+  };
+  if (b.is_from) {
+    const rv = b.relation as AnyNode;
+    const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+    const cols = b.attlist ? strings(b.attlist as Node[]).map((n) => {
+      const i = t.schema.findIndex((f) => f.name === n);
+      if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+      return i;
+    }) : t.schema.map((_, i) => i);
+    const filename = b.filename as string | undefined;
+    if (filename === undefined) throw new QuireError('0A000', 'COPY FROM STDIN is only available through a client connection');
+    const fields = cols.map((c) => t.schema[c]!);
+    let n = 0;
+    const batches: Batch[] = [];
+    // COPY FROM STDIN over the wire protocol arrives spooled to a server-made file (pgwire/connection.ts):
+    // the client never named it, so it is not subject to the client's file confinement.
+    const source = b.spooledStdin === true ? filename : host.session.access.fileToRead(filename);
+    for await (const batch of decodeCopy(readFileChunks(source, undefined, 'COPY'), fields, opts, ctx)) {
+      n += batch.length;
+      if (cols.length === t.schema.length && cols.every((c, i) => c === i)) batches.push(batch);
+      else {
+        const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
+        for (let i = 0; i < batch.length; i++) {
+          t.schema.forEach((_, c) => {
+            const k = cols.indexOf(c);
+            if (k < 0) builders[c]!.push(null);
+            else builders[c]!.pushFrom(batch.columns[k]!, i);
+          });
+        }
+        batches.push({ columns: builders.map((x) => x.finish()), length: batch.length });
+      }
+    }
+    const rows: Value[][] = [];
+    if (t.meta.some((m) => m.notNull) || t.uniqueKeys.length) {
+      for (const bt of batches) for (let i = 0; i < bt.length; i++) rows.push(t.schema.map((_, c) => getValue(bt.columns[c]!, i)));
+      checkNotNull(t, rows);
+      if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
+    }
+    for (const bt of batches) t.appendBatch(bt);
+    return result('COPY', `COPY ${n}`, { rowCount: n, notices });
+  }
+  // COPY … TO
+  let fields: Field[];
+  let batches: Batch[];
+  if (b.query) {
+    const m = await materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
+    fields = m.fields;
+    batches = m.batches;
+  } else {
+    const rv = b.relation as AnyNode;
+    const t = host.catalog.getTable(relName(rv));
+    if (!t) throw new QuireError('42P01', `relation "${relName(rv)}" does not exist`);
+    const all = [...((t as MemoryTable).snapshot?.() ?? [])];
+    if (b.attlist) {
+      const idx = strings(b.attlist as Node[]).map((n) => t.schema.findIndex((f) => f.name === n));
+      fields = idx.map((i) => t.schema[i]!);
+      batches = all.map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length }));
+    } else {
+      fields = [...t.schema];
+      batches = all;
+    }
+  }
+  let text = '';
+  const chunks: string[] = [];
+  async function* src(): AsyncGenerator<Batch> {
+    for (const x of batches) yield x;
+  }
+  for await (const s of encodeCopy(src(), fields, opts, ctx)) chunks.push(s);
+  text = chunks.join('');
+  const n = batches.reduce((a, x) => a + x.length, 0);
+  const filename = b.filename as string | undefined;
+  if (filename !== undefined) {
+    await fsp.writeFile(host.session.access.fileToWrite(filename), text);
+    return result('COPY', `COPY ${n}`, { rowCount: n });
+  }
+  return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: text });
+}
+
+/** COPY … (FORMAT parquet | json): formats PostgreSQL's COPY lacks, handled outside copy-format.ts. */
+function exportFormat(b: AnyNode): 'parquet' | 'json' | null {
+  for (const o of (b.options as Node[] | undefined) ?? []) {
+    const d = nodeBody<AnyNode>(o);
+    if (d.defname !== 'format') continue;
+    const arg = d.arg as AnyNode | undefined;
+    const v = String((arg?.String as AnyNode | undefined)?.sval ?? '').toLowerCase();
+    if (v === 'parquet' || v === 'json') return v;
+    if (v === 'ndjson') return 'json';
+  }
+  return null;
+}
+
+async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly unknown[], format: 'parquet' | 'json'): Promise<QueryResult> {
+  for (const o of (b.options as Node[] | undefined) ?? []) {
+    const name = nodeBody<AnyNode>(o).defname as string;
+    if (name !== 'format') throw new QuireError('22023', `COPY option "${name}" is not available with FORMAT ${format}`);
+  }
+  if (b.is_from) return copyFromFileFormat(host, b, format);
+  const { writeParquetFile, writeJsonFile, encodeJsonLines } = await import('../storage/persist/export.js');
+  let fields: Field[];
+  let batches: Batch[];
+  if (b.query) {
+    const m = await materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
+    fields = m.fields;
+    batches = m.batches;
+  } else {
+    const rv = b.relation as AnyNode;
+    const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+    const idx = b.attlist ? strings(b.attlist as Node[]).map((n) => {
+      const i = t.schema.findIndex((f) => f.name === n);
+      if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+      return i;
+    }) : t.schema.map((_, i) => i);
+    fields = idx.map((i) => t.schema[i]!);
+    batches = t.snapshot().map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length }));
+  }
+  const n = batches.reduce((a, x) => a + x.length, 0);
+  const filename = b.filename as string | undefined;
+  const tz = host.session.timezone;
+  if (filename === undefined) {
+    if (format === 'parquet') throw new QuireError('0A000', 'COPY TO STDOUT with FORMAT parquet is not supported', { hint: "Give a file name: COPY … TO 'out.parquet' (FORMAT parquet)." });
+    const chunks: string[] = [];
+    for await (const c of encodeJsonLines(fields, batches, tz)) chunks.push(c);
+    return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: chunks.join('') });
+  }
+  const target = host.session.access.fileToWrite(filename);
+  if (format === 'parquet') await writeParquetFile(target, fields, batches, tz);
+  else await writeJsonFile(target, fields, batches, tz);
+  return result('COPY', `COPY ${n}`, { rowCount: n });
+}
+
+/**
+ * COPY t [(cols)] FROM 'file' (FORMAT parquet | json): an INSERT … SELECT from read_parquet/read_json,
+ * so the file is opened under the same grant, with the same streaming reader and the same checks
+ * (types, NOT NULL, keys) as that INSERT. Columns are matched by name: a Parquet file must have every
+ * target column; a JSON key that never appears loads as NULL, as an absent key does. Text (JSON has no
+ * dates or decimals) is converted to the column's type as COPY's text format would.
+ */
+async function copyFromFileFormat(host: UtilityHost, b: AnyNode, format: 'parquet' | 'json'): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const filename = b.filename as string | undefined;
+  if (filename === undefined || b.spooledStdin === true) {
+    throw new QuireError('0A000', `COPY FROM STDIN with FORMAT ${format} is not supported`, { hint: `Name a file: COPY ${t.name} FROM 'data.${format === 'json' ? 'ndjson' : 'parquet'}' (FORMAT ${format}).` });
+  }
+  const targets = b.attlist
+    ? strings(b.attlist as Node[]).map((n) => {
+        const i = t.schema.findIndex((f) => f.name === n);
+        if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  const { readJson, readParquet } = await import('../storage/table-functions/index.js');
+  const reader = format === 'parquet' ? readParquet : readJson;
+  const lit = `'${filename.replace(/'/g, "''")}'`;
+  const ident = (n: string): string => `"${n.replace(/"/g, '""')}"`;
+  // Binding reads the file's schema (and checks the grant) before any row is read.
+  const fileSchema = reader.bind([T.text], [filename], host.execContext([], [], false).eval, new Map()).schema;
+  const items = targets.map((c) => {
+    const f = t.schema[c]!;
+    const src = fileSchema.find((x) => x.name === f.name);
+    if (src === undefined) {
+      if (format === 'json') return 'NULL';
+      throw new QuireError('42703', `column "${f.name}" of relation "${t.name}" is not in Parquet file "${filename}"`, {
+        hint: `The file has: ${fileSchema.map((x) => x.name).join(', ')}. Name the columns to load: COPY ${t.name} (…) FROM ….`,
+      });
+    }
+    const textual = src.type.name === 'text' || src.type.name === 'varchar';
+    const toText = f.type.name === 'text' || f.type.name === 'varchar' || f.type.name === 'bpchar';
+    return textual && !toText ? `CAST(${ident(f.name)} AS ${typeDisplayName(f.type)})` : ident(f.name);
+  });
+  const [parsed] = parseStatements(`SELECT ${items.join(', ')} FROM ${reader.name}(${lit})`);
+  const insertStmt: AnyNode = {
+    relation: rv,
+    cols: targets.map((c) => ({ ResTarget: { name: t.schema[c]!.name, location: -1 } })),
+    selectStmt: parsed!.stmt,
+  };
+  const r = await insert(host, insertStmt, []);
+  const n = r.rowCount ?? 0;
+  return result('COPY', `COPY ${n}`, { rowCount: n });
+}

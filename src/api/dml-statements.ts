@@ -1,0 +1,780 @@
+/**
+ * INSERT [… ON CONFLICT], UPDATE and DELETE (with FROM/USING/WITH/subqueries through dml-target.ts,
+ * WHERE CURRENT OF a cursor, RETURNING), applied to the transaction's copy of the table.
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { castValue } from '../common/cast.js';
+import { QuireError, positionOf } from '../common/errors.js';
+import { formatValue } from '../common/format-value.js';
+import { T, type DataType, type Value, typeDisplayName } from '../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../execution/column.js';
+import { checkCancel, type ExecContext } from '../execution/context.js';
+import { colRef, type Expr } from '../logical/expr.js';
+import { compileKernel } from '../physical/compile-expr.js';
+import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
+import { QueryBinder, figureColname } from '../sql/bind-query.js';
+import { coerce } from '../sql/coerce.js';
+import { Scope } from '../sql/scope.js';
+import { MemoryTable } from '../storage/memory-table.js';
+import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
+import type { QueryResult } from './database.js';
+import type { LockStrength } from '../sql/locking-clause.js';
+import { MoveLog, locateRow, rowAt } from './row-lineage.js';
+import { LockOwner, holderAmong, waitFor } from './row-locks.js';
+import { targetRow } from './row-targets.js';
+import { binderFor, relName, result } from './statement-support.js';
+import type { UtilityHost } from './utility.js';
+
+const pos = positionOf;
+
+/** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
+function currentOfName(b: AnyNode): string | null {
+  const w = b.whereClause as Node | undefined;
+  if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
+  return nodeBody<AnyNode>(w).cursor_name as string;
+}
+
+/**
+ * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
+ * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
+ */
+function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+  const c = host.cursors.get(name);
+  if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
+  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
+  if (c.info.locking) {
+    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
+    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
+  } else if (mine.length !== 1) {
+    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+  }
+  const ids = c.currentIds();
+  if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
+  const { tg, k } = mine[0]!;
+  return locateRow(snapshot, targetRow(tg, ids[k]!));
+}
+
+/** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
+function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
+  const rv = b.relation as AnyNode;
+  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
+    throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
+  }
+  return host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+}
+
+/**
+ * The first open transaction (other than this one) holding a lock that UPDATE (`strength` no key
+ * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
+ * must wait for.
+ */
+function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
+  const me = host.rowLocks;
+  if (me === null) return null;
+  return holderAmong(snapshot, hit, strength, me);
+}
+
+/** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
+async function untilUnlocked(host: UtilityHost, attempt: () => Promise<QueryResult | LockOwner>): Promise<QueryResult> {
+  for (;;) {
+    const r = await attempt();
+    if (!(r instanceof LockOwner)) return r;
+    const ctx = host.execContext([], [], false);
+    await waitFor(host.rowLocks!, r, () => checkCancel(ctx));
+    host.beginStatement();
+  }
+}
+
+/** Every unique key holds over `existing` plus `newRows` (UPDATE and a merging COMMIT check all rows). */
+export function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
+  for (const key of t.uniqueKeys) {
+    const seen = new Set<string>();
+    const keyOf = (vals: Value[]): string | null => uniqueKeyText(t, key, vals);
+    const add = (vals: Value[]): void => {
+      const k = keyOf(vals);
+      if (k === null) return;
+      if (seen.has(k)) {
+        const cols = key.map((c) => t.schema[c]!.name).join(', ');
+        const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
+        throw new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
+      }
+      seen.add(k);
+    };
+    for (const b of existing) {
+      for (let i = 0; i < b.length; i++) add(key.map((c) => getValue(b.columns[c]!, i)));
+    }
+    for (const r of newRows) add(key.map((c) => r[c]!));
+  }
+}
+
+export function checkNotNull(t: MemoryTable, rows: Value[][]): void {
+  for (const r of rows) {
+    for (let c = 0; c < t.schema.length; c++) {
+      if (r[c] === null && t.meta[c]!.notNull) {
+        throw new QuireError('23502', `null value in column "${t.schema[c]!.name}" of relation "${t.name}" violates not-null constraint`);
+      }
+    }
+  }
+}
+
+async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataType[], params: readonly unknown[]): Promise<Value[]> {
+  let ctx: ExecContext | null = null;
+  const one: Batch = { columns: [], length: 1 };
+  // A literal, or a chain of casts of one (0.5 is numeric cast to float8): no kernel to compile for one value.
+  const literal = (e: Expr): Value | undefined => {
+    if (e.kind === 'const') return e.value;
+    if (e.kind !== 'cast') return undefined;
+    const v = literal(e.arg);
+    if (v === undefined || v === null) return v;
+    return castValue(v, e.arg.type, e.type, { timezone: host.session.timezone }, e.explicit);
+  };
+  return exprs.map((e) => {
+    const v = literal(e);
+    if (v !== undefined) return v;
+    ctx ??= host.execContext(paramTypes, params, false);
+    const k = compileKernel(e);
+    if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in VALUES of INSERT are not supported');
+    return getValue(k.run(one, ctx, []), 0);
+  });
+}
+
+function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: QueryBinder): Expr {
+  const m = t.meta[c]!;
+  const type = t.schema[c]!.type;
+  if (m.sequence) return { kind: 'const', value: m.sequence.next++, type };
+  if (m.defaultExpr) {
+    const cx: ExprCtx = { scope: new Scope(null), clause: 'DEFAULT expressions', aggs: null, windows: null, env: binder };
+    return coerce(bindExpr(m.defaultExpr, cx), type, 'assignment', binder);
+  }
+  void host;
+  return { kind: 'const', value: null, type };
+}
+
+export async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const onConflict = b.onConflictClause as AnyNode | undefined;
+  if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
+    throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });
+  }
+  const doUpdate = onConflict?.action === 'ONCONFLICT_UPDATE';
+  if (doUpdate && !((onConflict!.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
+    throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
+      position: pos(onConflict!.location as number),
+      hint: 'For example, ON CONFLICT (column_name).',
+    });
+  }
+  const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
+  const targetCols: number[] = b.cols
+    ? (b.cols as Node[]).map((c) => {
+        const cb = nodeBody<AnyNode>(c);
+        const i = t.schema.findIndex((f) => f.name === cb.name);
+        if (i < 0) throw new QuireError('42703', `column "${cb.name as string}" of relation "${t.name}" does not exist`, { position: pos(cb.location as number) });
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
+  // WITH … INSERT INTO t SELECT …: the CTEs are the SELECT's (an inner WITH of its own comes after them).
+  const outerWith = b.withClause as SelectStmt['withClause'];
+  if (outerWith !== undefined && sel !== null) {
+    const inner = sel.withClause;
+    sel = {
+      ...sel,
+      withClause: inner === undefined ? outerWith : { ...inner, ctes: [...(outerWith.ctes ?? []), ...(inner.ctes ?? [])], recursive: outerWith.recursive === true || inner.recursive === true },
+    };
+  }
+  const rows: Value[][] = [];
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const fill = (partial: Map<number, Value>): Value[] => t.schema.map((_, c) => (partial.has(c) ? partial.get(c)! : null));
+  if (sel === null) {
+    // INSERT … DEFAULT VALUES
+    const vals = await evalRowExprs(host, t.schema.map((_, c) => defaultValue(host, t, c, binder)), binder.paramTypes, params);
+    rows.push(vals);
+  } else if (sel.valuesLists && !sel.sortClause && !sel.limitCount && !sel.withClause) {
+    const cx: ExprCtx = { scope: new Scope(null), clause: 'VALUES', aggs: null, windows: null, env: binder };
+    const exprRows: Expr[][] = [];
+    for (const l of sel.valuesLists) {
+      const items = nodeBody<AnyNode>(l).items as Node[];
+      if (items.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns', { position: pos(locOf(items[targetCols.length])) });
+      if (items.length < targetCols.length && b.cols) throw new QuireError('42601', 'INSERT has more target columns than expressions', { position: pos(locOf(items[0])) });
+      const full: Expr[] = t.schema.map((_, c) => {
+        const k = targetCols.indexOf(c);
+        if (k < 0 || k >= items.length) return defaultValue(host, t, c, binder);
+        const item = items[k]!;
+        if (nodeTag(item) === 'SetToDefault') return defaultValue(host, t, c, binder);
+        const e = bindExpr(item, cx);
+        return coerce(e, t.schema[c]!.type, 'assignment', binder, pos(locOf(item)), `column "${t.schema[c]!.name}"`);
+      });
+      exprRows.push(full);
+    }
+    for (const er of exprRows) rows.push(await evalRowExprs(host, er, binder.paramTypes, params));
+  } else {
+    const prepared = host.prepareSelect(sel, params);
+    if (prepared.columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
+    const ctx = host.execContext(prepared.paramTypes, params, false);
+    const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
+    const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
+    // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
+    const anyDefault = defaults.some((d) => d !== null);
+    if (!anyDefault && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
+    for (const bt of batches) {
+      for (let i = 0; i < bt.length; i++) {
+        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
+        for (let k = 0; k < prepared.columns.length; k++) {
+          const c = targetCols[k]!;
+          const v = getValue(bt.columns[k]!, i);
+          const from = prepared.columns[k]!.type;
+          const to = t.schema[c]!.type;
+          row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
+        }
+        if (anyDefault) {
+          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
+          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
+        rows.push(row);
+      }
+    }
+  }
+  checkNotNull(t, rows);
+  if (doUpdate) return upsert(host, t, rv, b, onConflict!, arbiters![0]!, rows, params);
+  const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
+  if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
+  const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
+  t.appendRows(inserted);
+  return result('INSERT', `INSERT 0 ${inserted.length}`, { rowCount: inserted.length, ...(ret ?? {}) });
+}
+
+/**
+ * INSERT … ON CONFLICT (key) DO UPDATE: proposed rows that conflict on `key` update the row they
+ * conflict with (SET and WHERE see it and EXCLUDED, the proposed row); the others are inserted.
+ * As in PostgreSQL, one command may not touch a row twice (21000).
+ */
+async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
+  const snapshot = t.snapshot();
+  const existing = new Map<string, number>();
+  let base = 0;
+  for (const batch of snapshot) {
+    for (let i = 0; i < batch.length; i++) {
+      const k = uniqueKeyText(t, key, key.map((c) => getValue(batch.columns[c]!, i)));
+      if (k !== null) existing.set(k, base + i);
+    }
+    base += batch.length;
+  }
+  const twice = (): QuireError =>
+    new QuireError('21000', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
+      hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
+    });
+  const inserted: Value[][] = [];
+  const insertedKeys = new Set<string>();
+  const proposals: Value[][] = [];
+  const positions: number[] = [];
+  const touched = new Set<number>();
+  for (const r of rows) {
+    const k = uniqueKeyText(t, key, key.map((c) => r[c]!));
+    const at = k === null ? undefined : existing.get(k);
+    if (at === undefined) {
+      if (k !== null && insertedKeys.has(k)) throw twice();
+      if (k !== null) insertedKeys.add(k);
+      inserted.push(r);
+      continue;
+    }
+    if (touched.has(at)) throw twice();
+    touched.add(at);
+    proposals.push(r);
+    positions.push(at);
+  }
+  let out: Batch[] = [...snapshot];
+  let updated: Value[][] = [];
+  if (proposals.length > 0) {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
+    const alias = (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
+    const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
+    ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));
+    checkNotNull(t, updated);
+  }
+  if (t.uniqueKeys.length) uniqueCheck(t, inserted, out);
+  const all = [...inserted, ...updated];
+  const ret = retList(b) ? await returning(host, t, rv, all, retList(b)!, params) : null;
+  if (updated.length > 0) t.replaceAll(out);
+  t.appendRows(inserted);
+  return result('INSERT', `INSERT 0 ${all.length}`, { rowCount: all.length, ...(ret ?? {}) });
+}
+
+/**
+ * The unique keys ON CONFLICT watches: the one its column list names (42P10 when none matches), or
+ * (DO NOTHING only) every unique key when it names none.
+ */
+function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
+  const infer = clause.infer as AnyNode | undefined;
+  const elems = (infer?.indexElems as Node[] | undefined) ?? [];
+  if (elems.length === 0) return t.uniqueKeys;
+  if (infer?.whereClause) throw new QuireError('0A000', 'ON CONFLICT with a WHERE on the conflict target is not supported', { position: pos(infer.location as number) });
+  const cols = elems.map((e) => {
+    const name = nodeBody<AnyNode>(e).name as string | undefined;
+    const c = name === undefined ? -1 : t.schema.findIndex((f) => f.name === name);
+    if (name === undefined) throw new QuireError('0A000', 'ON CONFLICT on an expression is not supported', { position: pos(infer!.location as number) });
+    if (c < 0) throw new QuireError('42703', `column "${name}" does not exist`, { position: pos(infer!.location as number) });
+    return c;
+  });
+  const want = [...new Set(cols)].sort((x, y) => x - y).join(',');
+  const key = t.uniqueKeys.find((k) => [...k].sort((x, y) => x - y).join(',') === want);
+  if (key === undefined) throw new QuireError('42P10', 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
+  return [key];
+}
+
+/** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
+function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
+  const seen = arbiters.map((key) => {
+    const set = new Set<string>();
+    for (const b of t.snapshot()) {
+      for (let i = 0; i < b.length; i++) {
+        const k = uniqueKeyText(t, key, key.map((c) => getValue(b.columns[c]!, i)));
+        if (k !== null) set.add(k);
+      }
+    }
+    return set;
+  });
+  const kept: Value[][] = [];
+  for (const r of rows) {
+    const keys = arbiters.map((key) => uniqueKeyText(t, key, key.map((c) => r[c]!)));
+    if (keys.some((k, a) => k !== null && seen[a]!.has(k))) continue;
+    keys.forEach((k, a) => k !== null && seen[a]!.add(k));
+    kept.push(r);
+  }
+  return kept;
+}
+
+/** A unique key's value as a string for set membership; null when a part is NULL (NULLs never conflict). */
+function uniqueKeyText(t: MemoryTable, key: readonly number[], vals: readonly Value[]): string | null {
+  if (vals.some((v) => v === null)) return null;
+  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
+}
+
+/**
+ * INSERT … SELECT filling every column, with no unique key to check and no RETURNING: the query's
+ * batches go in column by column (a column of the table's type as it is, others cast value by value),
+ * without materialising rows.
+ */
+function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
+  const out: Batch[] = [];
+  let count = 0;
+  for (const bt of batches) {
+    if (bt.length === 0) continue;
+    const columns = t.schema.map((f, c) => {
+      const k = targetCols.indexOf(c);
+      const col = bt.columns[k]!;
+      const ft = from[k]!.type;
+      if (ft.name === f.type.name && ft.typmod === f.type.typmod) return col;
+      const cast = new ColumnBuilder(f.type, bt.length);
+      for (let i = 0; i < bt.length; i++) {
+        const v = getValue(col, i);
+        cast.push(v === null ? null : assign(v, ft, f.type, host, f.name));
+      }
+      return cast.finish();
+    });
+    for (let c = 0; c < columns.length; c++) {
+      if (!t.meta[c]!.notNull) continue;
+      for (let i = 0; i < bt.length; i++) if (getValue(columns[c]!, i) === null) checkNotNull(t, [columns.map((col) => getValue(col, i))]);
+    }
+    out.push({ columns, length: bt.length });
+    count += bt.length;
+  }
+  for (const o of out) t.appendBatch(o);
+  return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
+}
+
+function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
+  if (from.name === 'unknown' || from.name === to.name) return castValue(v, from, to, { timezone: host.session.timezone }, false);
+  try {
+    return castValue(v, from, to, { timezone: host.session.timezone }, false);
+  } catch (e) {
+    if (e instanceof QuireError && e.code === '42846') {
+      throw new QuireError('42804', `column "${col}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`, {
+        hint: 'You will need to rewrite or cast the expression.',
+      });
+    }
+    throw e;
+  }
+}
+
+/** Binds expressions over one table's row for UPDATE/DELETE. */
+function tableScope(t: MemoryTable, alias: string | undefined): Scope {
+  const scope = new Scope(null);
+  scope.entries = t.schema.map((f, i) => ({ qualifier: alias ?? t.name, name: f.name, expr: colRef(i, f.type, f.name), hiddenFromStar: false, hiddenUnqualified: false }));
+  return scope;
+}
+
+async function evalOverTable(
+  host: UtilityHost,
+  t: MemoryTable,
+  exprs: Expr[],
+  binder: QueryBinder,
+  params: readonly unknown[],
+  batches: readonly Batch[] = t.snapshot(),
+): Promise<{ batch: Batch; values: Value[][] }[]> {
+  const ctx = host.execContext(binder.paramTypes, params, false);
+  const kernels = exprs.map((e) => compileKernel(e));
+  if (kernels.some((k) => k.slots.length > 0)) throw new QuireError('0A000', 'subqueries in UPDATE/DELETE are not supported');
+  const out: { batch: Batch; values: Value[][] }[] = [];
+  for (const batch of batches) {
+    const cols = kernels.map((k) => k.run(batch, ctx, []));
+    const values = cols.map((c) => {
+      const arr: Value[] = new Array(batch.length);
+      for (let i = 0; i < batch.length; i++) arr[i] = getValue(c, i);
+      return arr;
+    });
+    out.push({ batch, values });
+  }
+  return out;
+}
+
+/**
+ * The batches of a table after UPDATE or DELETE: rows `deleted` go, rows `updated` (position → new
+ * values) go from where they were and their new versions are appended at the end, where PostgreSQL
+ * writes a new row version of a small table. Batches without such a row are kept as they are (a
+ * database directory's log then carries only the rewritten ones). Where each row went is recorded
+ * for WHERE CURRENT OF (row-lineage.ts).
+ */
+function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowChanges): Batch[] {
+  const out: Batch[] = [];
+  const log = new MoveLog();
+  const { positions, updates } = changes;
+  const appended = changes.finish();
+  const slots = appended.map(() => log.slot());
+  let nth = 0;
+  let next = 0;
+  let base = 0;
+  for (const batch of snapshot) {
+    const end = base + batch.length;
+    if (next >= positions.length || positions[next]! >= end) {
+      out.push(batch);
+      base = end;
+      continue;
+    }
+    const keep: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      if (next < positions.length && positions[next] === base + i) {
+        if (updates[next++]) {
+          log.moved(batch, i, slots[Math.floor(nth / BATCH_SIZE)]!, nth % BATCH_SIZE, true);
+          nth++;
+        } else log.deleted(batch);
+      } else keep.push(i);
+    }
+    if (keep.length > 0) {
+      const slot = log.slot();
+      keep.forEach((i, k) => log.moved(batch, i, slot, k));
+      const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
+      for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
+      const kept: Batch = { columns: builders.map((x) => x.finish()), length: keep.length };
+      log.fill(slot, kept);
+      out.push(kept);
+    } else log.deleted(batch);
+    base = end;
+  }
+  appended.forEach((b, k) => {
+    log.fill(slots[k]!, b);
+    out.push(b);
+  });
+  log.commit();
+  return out;
+}
+
+/**
+ * The rows an UPDATE or DELETE changes: ascending positions in the snapshot, and for updated rows
+ * their new versions, built into batches as they come.
+ */
+class RowChanges {
+  readonly positions: number[] = [];
+  /** Per position: true for a new version, false for a deletion. */
+  readonly updates: boolean[] = [];
+  private readonly done: Batch[] = [];
+  private builders: ColumnBuilder[] | null = null;
+  private filled = 0;
+
+  constructor(private readonly schema: readonly { type: DataType }[]) {}
+
+  /** Positions must come in ascending order; `row` null deletes. */
+  add(position: number, row: Value[] | null): void {
+    this.positions.push(position);
+    this.updates.push(row !== null);
+    if (row === null) return;
+    if (this.builders === null) this.builders = this.schema.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+    for (let c = 0; c < this.builders.length; c++) this.builders[c]!.push(row[c]!);
+    if (++this.filled === BATCH_SIZE) this.flush();
+  }
+
+  private flush(): void {
+    if (this.builders === null || this.filled === 0) return;
+    this.done.push({ columns: this.builders.map((b) => b.finish()), length: this.filled });
+    this.builders = null;
+    this.filled = 0;
+  }
+
+  /** The new versions' batches. */
+  finish(): Batch[] {
+    this.flush();
+    return this.done;
+  }
+
+  get size(): number {
+    return this.positions.length;
+  }
+
+  has(position: number): boolean {
+    let lo = 0;
+    let hi = this.positions.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.positions[mid]!;
+      if (v === position) return true;
+      if (v < position) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  static deleting(schema: readonly { type: DataType }[], positions: Iterable<number>): RowChanges {
+    const c = new RowChanges(schema);
+    for (const p of [...positions].sort((a, b) => a - b)) c.add(p, null);
+    return c;
+  }
+}
+
+/** The row lock UPDATE needs: FOR UPDATE's when it changes a unique key column, else FOR NO KEY UPDATE's. */
+function updateStrength(t: MemoryTable, cols: readonly number[]): LockStrength {
+  return t.uniqueKeys.some((k) => k.some((c) => cols.includes(c))) ? 'update' : 'no key update';
+}
+
+export function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b)) {
+    if (currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with FROM, WITH or subqueries is not supported');
+    return untilUnlocked(host, () => updatePlanned(host, b, params));
+  }
+  return untilUnlocked(host, () => updateSimple(host, b, params));
+}
+
+async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const rv = b.relation as AnyNode;
+  const t = dmlTable(host, b);
+  if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'UPDATE', aggs: null, windows: null, env: binder };
+  const cursor = currentOfName(b);
+  const where = b.whereClause && cursor === null ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+  const sets: { col: number; expr: Expr }[] = ((b.targetList as Node[]) ?? []).map((n) => {
+    const rt = nodeBody<AnyNode>(n);
+    const c = t.schema.findIndex((f) => f.name === rt.name);
+    if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
+    const val = rt.val as Node;
+    const e = nodeTag(val) === 'SetToDefault' ? defaultValue(host, t, c, binder) : coerce(bindExpr(val, cx), t.schema[c]!.type, 'assignment', binder, pos(locOf(val)), `column "${rt.name as string}"`);
+    return { col: c, expr: e };
+  });
+  const snapshot = t.snapshot();
+  const current = cursor !== null ? currentOfPosition(host, t, snapshot, cursor) : undefined;
+  const exprs: Expr[] = [where ?? { kind: 'const', value: true, type: T.bool }, ...sets.map((s) => s.expr)];
+  // WHERE CURRENT OF: the SET list is evaluated over that one row only.
+  let only: { batch: Batch; base: number } | null = null;
+  if (current !== undefined && current !== null) {
+    const ref = rowAt(snapshot, current);
+    only = { batch: sliceBatch(ref.batch, ref.index, ref.index + 1), base: current };
+  }
+  const evaluated = current === undefined ? await evalOverTable(host, t, exprs, binder, params) : only === null ? [] : await evalOverTable(host, t, exprs, binder, params, [only.batch]);
+  const updated = new RowChanges(t.schema);
+  const changedRows: Value[][] = [];
+  let base = only?.base ?? 0;
+  for (const { batch, values } of evaluated) {
+    for (let i = 0; i < batch.length; i++) {
+      if (values[0]![i] !== true) continue;
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
+      updated.add(base + i, row);
+      changedRows.push(row);
+    }
+    base += batch.length;
+  }
+  const holder = lockHolder(host, snapshot, (p) => updated.has(p), updateStrength(t, sets.map((x) => x.col)));
+  if (holder !== null) return holder;
+  checkNotNull(t, changedRows);
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
+  if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+  const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
+  if (updated.size > 0) t.replaceAll(out);
+  const n = updated.size;
+  return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
+}
+
+/** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
+interface SetItem {
+  col: number;
+  /** The value expression, or a NULL placeholder for DEFAULT (evaluated per row from `fallback`). */
+  val: Node;
+  fallback: Expr | null;
+}
+
+/** An UPDATE's (or ON CONFLICT DO UPDATE's) SET list against table `t`. */
+function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] | undefined, binder: QueryBinder): SetItem[] {
+  return (targetList ?? []).map((n) => {
+    const rt = nodeBody<AnyNode>(n);
+    const c = t.schema.findIndex((f) => f.name === rt.name);
+    if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
+    const val = rt.val as Node;
+    if (nodeTag(val) === 'MultiAssignRef') throw new QuireError('0A000', 'UPDATE … SET (columns) = (…) is not supported', { position: pos(rt.location as number) });
+    const isDefault = nodeTag(val) === 'SetToDefault';
+    return { col: c, val: isDefault ? ({ A_Const: { isnull: true } } as Node) : val, fallback: isDefault ? defaultValue(host, t, c, binder) : null };
+  });
+}
+
+/** The table's batches with the matched rows' SET columns replaced; untouched batches are shared. */
+async function applyUpdates(
+  host: UtilityHost,
+  t: MemoryTable,
+  snapshot: readonly Batch[],
+  matched: MatchedRows,
+  sets: readonly SetItem[],
+  binder: QueryBinder,
+  params: readonly unknown[],
+): Promise<{ out: Batch[]; changedRows: Value[][] }> {
+  const updated = new RowChanges(t.schema);
+  const changedRows: Value[][] = [];
+  let base = 0;
+  for (const batch of snapshot) {
+    for (let i = 0; i < batch.length; i++) {
+      const vals = matched.rows.get(base + i);
+      if (vals === undefined) continue;
+      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+      for (let k = 0; k < sets.length; k++) {
+        const s = sets[k]!;
+        const to = t.schema[s.col]!;
+        if (s.fallback !== null) {
+          row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
+          continue;
+        }
+        const v = vals[k]!;
+        const from = matched.types[k]!;
+        row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
+      }
+      updated.add(base + i, row);
+      changedRows.push(row);
+    }
+    base += batch.length;
+  }
+  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
+  return { out, changedRows };
+}
+
+/** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
+async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
+  const snapshot = t.snapshot();
+  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
+  const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
+  if (holder !== null) return holder;
+  const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
+  checkNotNull(t, changedRows);
+  if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+  const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
+  const n = changedRows.length;
+  if (n > 0) t.replaceAll(out);
+  return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
+}
+
+export function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
+  if (needsPlanner(b) && currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with USING, WITH or subqueries is not supported');
+  return untilUnlocked(host, () => (needsPlanner(b) ? deletePlanned(host, b, params) : deleteSimple(host, b, params)));
+}
+
+/** DELETE with USING, WITH or subqueries: the rows to delete come from a planned SELECT. */
+async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const snapshot = t.snapshot();
+  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, [], params);
+  return deleteRows(host, b, t, snapshot, new Set(matched.rows.keys()), params);
+}
+
+async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const rv = b.relation as AnyNode;
+  const t = dmlTable(host, b);
+  if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
+  const snapshot = t.snapshot();
+  const cursor = currentOfName(b);
+  const doomed = new Set<number>();
+  if (cursor !== null) {
+    const p = currentOfPosition(host, t, snapshot, cursor);
+    if (p !== null) doomed.add(p);
+  } else {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
+    const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
+    const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
+    let base = 0;
+    for (const { batch, values } of evaluated) {
+      for (let i = 0; i < batch.length; i++) if (values[0]![i] === true) doomed.add(base + i);
+      base += batch.length;
+    }
+  }
+  return deleteRows(host, b, t, snapshot, doomed, params);
+}
+
+/** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
+async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const holder = lockHolder(host, snapshot, (p) => doomed.has(p), 'update');
+  if (holder !== null) return holder;
+  const list = retList(b);
+  let ret: Partial<QueryResult> | null = null;
+  if (list !== null) {
+    const deleted: Value[][] = [];
+    let base = 0;
+    for (const batch of snapshot) {
+      for (let i = 0; i < batch.length; i++) if (doomed.has(base + i)) deleted.push(t.schema.map((_, c) => getValue(batch.columns[c]!, i)));
+      base += batch.length;
+    }
+    ret = await returning(host, t, b.relation as AnyNode, deleted, list, params);
+  }
+  if (doomed.size > 0) t.replaceAll(rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed)));
+  return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
+}
+
+/** PostgreSQL 18 moved the list into a ReturningClause (which may also name OLD/NEW aliases). */
+function retList(b: AnyNode): Node[] | null {
+  const rc = b.returningClause as AnyNode | undefined;
+  if (rc) {
+    if (rc.options) throw new QuireError('0A000', 'RETURNING WITH (OLD/NEW …) is not supported');
+    return (rc.exprs as Node[] | undefined) ?? null;
+  }
+  return (b.returningList as Node[] | undefined) ?? null;
+}
+
+/** RETURNING: the select list evaluated over the rows a statement inserted, updated or deleted. */
+async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: Value[][], list: Node[], params: readonly unknown[]): Promise<Partial<QueryResult>> {
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const scope = tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined);
+  const cx: ExprCtx = { scope, clause: 'RETURNING', aggs: null, windows: null, env: binder };
+  const targets: { expr: Expr; name: string }[] = [];
+  for (const n of list) {
+    const rt = nodeBody<AnyNode>(n);
+    const val = rt.val as Node;
+    if (nodeTag(val) === 'ColumnRef' && nodeTag(((nodeBody<AnyNode>(val).fields as Node[]) ?? []).slice(-1)[0]) === 'A_Star') {
+      t.schema.forEach((f, i) => targets.push({ expr: colRef(i, f.type, f.name), name: f.name }));
+      continue;
+    }
+    const e = bindExpr(val, cx);
+    targets.push({ expr: e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', binder) : e, name: (rt.name as string | undefined) ?? figureColname(val) });
+  }
+  const builders = t.schema.map((f) => new ColumnBuilder(f.type, rows.length));
+  for (const r of rows) r.forEach((v, c) => builders[c]!.push(v));
+  const batch: Batch = { columns: builders.map((x) => x.finish()), length: rows.length };
+  const ctx = host.execContext(binder.paramTypes, params, false);
+  const cols = targets.map((tg) => {
+    const k = compileKernel(tg.expr);
+    if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in RETURNING are not supported');
+    return k.run(batch, ctx, []);
+  });
+  const out: Value[][] = rows.map((_, i) => cols.map((c) => getValue(c, i)));
+  return { columns: targets.map((tg) => ({ name: tg.name, type: tg.expr.type })), rows: out };
+}
