@@ -1,6 +1,6 @@
 /**
  * Distinct: hash DISTINCT over all columns, streaming (a row is emitted the first time its value is seen).
- * One column hashes its canonical values in a Set; several go through a typed table of key words
+ * One column hashes its canonical values in engine Sets (key-shards.ts); several go through a typed table of key words
  * (key-table.ts: a text value becomes a dictionary id once, then rows compare as a few 32-bit words).
  * Equality is PostgreSQL's: NULLs are equal to each other here (DISTINCT treats them as not distinct),
  * NaN equals NaN, -0 equals 0, numeric 1.0 equals 1.00, bpchar ignores trailing blanks.
@@ -12,6 +12,7 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { KeyTable } from '../key-table.js';
+import { ShardedKeySet } from '../key-shards.js';
 import { keyCategory } from '../sort-key.js';
 
 /** A JavaScript value that is Map-equal (SameValueZero) exactly when the SQL values are equal. */
@@ -83,7 +84,7 @@ export function rowKeys(b: Batch, cols: readonly number[], nullRows?: Uint8Array
  * The rows of `b` whose keys `seen` does not hold yet (added to it), as a batch (null when none), and
  * the bytes the new keys take in the set, for the caller to reserve.
  */
-export function newRows(b: Batch, cols: readonly number[], seen: Set<RowKey>): { batch: Batch | null; bytes: number } {
+export function newRows(b: Batch, cols: readonly number[], seen: ShardedKeySet): { batch: Batch | null; bytes: number } {
   const n = b.length;
   const keys = rowKeys(b, cols);
   const sel = new Uint32Array(n);
@@ -91,8 +92,7 @@ export function newRows(b: Batch, cols: readonly number[], seen: Set<RowKey>): {
   let bytes = 0;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
-    if (!seen.has(k)) {
-      seen.add(k);
+    if (seen.addNew(k)) {
       sel[w++] = i;
       bytes += HASH_ENTRY_BYTES + valueBytes(k);
     }
@@ -125,8 +125,9 @@ export class Distinct extends PhysicalOperator {
     const res = queryMemory(ctx).pool.register('Distinct', false);
     try {
       if (cols.length === 1) {
-        // One column: the canonical value itself is the key, and the engine's own Set hashes it best.
-        const seen = new Set<RowKey>();
+        // One column: the canonical value itself is the key, and the engine's own Sets hash it best
+        // (split, so that no single one grows to a size whose rehash would stall the event loop).
+        const seen = new ShardedKeySet();
         for await (const b of this.input.execute(ctx)) {
           await yieldIfDue(ctx);
           if (b.length === 0) continue;

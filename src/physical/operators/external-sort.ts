@@ -21,7 +21,7 @@
  * merge, spill runs, spill files, spilled bytes, merge passes, merge fan-in.
  */
 import type { DataType } from '../../common/types.js';
-import { concatBatches, takeBatch, BATCH_SIZE, type Batch } from '../../execution/column.js';
+import { concatBatchesAsync, takeBatch, BATCH_SIZE, type Batch } from '../../execution/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
@@ -93,7 +93,7 @@ export class ExternalSort extends Sort {
       await yieldIfDue(ctx);
       if (spill === null) {
         if (buffered.length === 0) return;
-        const all = concatBatches(types, buffered);
+        const all = await concatBatchesAsync(types, buffered, ctx);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
         const run = await sortRunAsync(all, this.keys, this.xcmp, ctx);
@@ -128,7 +128,7 @@ export class ExternalSort extends Sort {
     frameBytes: number,
     ctx: ExecContext,
   ): Promise<SpillRun> {
-    let all: Batch | null = concatBatches(types, batches);
+    let all: Batch | null = await concatBatchesAsync(types, batches, ctx);
     batches.length = 0;
     const order = (await sortRunAsync(all, this.keys, this.xcmp, ctx, false)).order;
     checkCancel(ctx);

@@ -16,7 +16,7 @@ import type { DataType, Schema, Value } from '../../common/types.js';
 import {
   allocData,
   BATCH_SIZE,
-  concatBatches,
+  concatBatchesAsync,
   deadColumn,
   makeColumn,
   sliceBatch,
@@ -31,6 +31,7 @@ import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
 import { Filter, type SelectedBatch } from './filter.js';
 import { KeyTable, sameKeyEncoding } from '../key-table.js';
+import { ShardedKeyMap } from '../key-shards.js';
 import { keyCategory } from '../sort-key.js';
 import { rowKeys, type RowKey } from './distinct.js';
 
@@ -536,7 +537,7 @@ async function buildTable(
   if (rightKeys.length > 1 && rightKeys.every((k, i) => sameKeyEncoding(build.columns[k]!.type, leftTypes[i]!))) {
     return wordKeyTable(build, rightKeys, leftKeys, next, ctx);
   }
-  const groups = new Map<RowKey, number>();
+  const groups = new ShardedKeyMap<number>();
   const plainText = (t: DataType): boolean => t.name === 'text' || t.name === 'varchar';
   const textKey = rightKeys.length === 1 && plainText(build.columns[rightKeys[0]!]!.type) && plainText(leftTypes[0]!);
   const headList: number[] = [];
@@ -690,7 +691,7 @@ export class HashJoin extends PhysicalOperator {
     await yieldIfDue(ctx);
     const type = this.type;
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
-    const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : concatBatches(rightTypes, parts);
+    const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : await concatBatchesAsync(rightTypes, parts, ctx);
     parts.length = 0;
     const table = await buildTable(build, this.rightKeys, this.leftKeys, this.leftKeys.map((k) => leftTypes[k]!), ctx);
     const next = table.next;

@@ -13,7 +13,8 @@ import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../executio
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
-import { allColumns, newRows, rowKeys, type RowKey } from './distinct.js';
+import { ShardedKeyMap, ShardedKeySet } from '../key-shards.js';
+import { allColumns, newRows, rowKeys } from './distinct.js';
 
 export type SetOpKind = 'union' | 'intersect' | 'except';
 
@@ -60,7 +61,7 @@ export class SetOp extends PhysicalOperator {
     const cols = allColumns(this.schema.length);
     const types = this.schema.map((f) => f.type);
     // One representative row per distinct left row, with its count on each side.
-    const group = new Map<RowKey, number>();
+    const group = new ShardedKeyMap<number>();
     const reps = types.map((t) => new ColumnBuilder(t));
     const leftCount: number[] = [];
     const rightCount: number[] = [];
@@ -84,7 +85,7 @@ export class SetOp extends PhysicalOperator {
       }
       res.grow(bytes, 'hash table of distinct rows');
     }
-    if (group.size === 0) return;
+    if (leftCount.length === 0) return;
     for await (const b of this.right.execute(ctx)) {
       await yieldIfDue(ctx);
       const keys = rowKeys(b, cols);
@@ -123,7 +124,7 @@ export class SetOp extends PhysicalOperator {
       return;
     }
     const cols = allColumns(this.schema.length);
-    const seen = new Set<RowKey>();
+    const seen = new ShardedKeySet();
     for (const side of [this.left, this.right]) {
       for await (const b of side.execute(ctx)) {
         await yieldIfDue(ctx);
