@@ -323,7 +323,7 @@ export function concatBatches(types: readonly DataType[], batches: readonly Batc
         off += b.length;
       }
     }
-    cols.push(makeColumn(t, data, nulls, wide ? null : concatCodes(batches, ci, n)));
+    cols.push(makeColumn(t, data, nulls, storageKind(t) === 'obj' ? concatCodes(batches, ci, n) : null));
   }
   return { columns: cols, length: n };
 }

@@ -84,11 +84,10 @@ export class KeyTable {
   private readonly dicts: (Map<unknown, number> | null)[];
   private dictBytes = 0;
   /**
-   * Text key columns with dictionary codes: per key column, the dictionary last seen and each of its
-   * codes' id + 1 in `dicts` (0 = not looked up yet), so a row costs an array read instead of a hash.
+   * Text key columns with dictionary codes: per key column and dictionary, each code's id + 1 in `dicts`
+   * (0 = not looked up yet), so a row costs an array read instead of hashing its string.
    */
-  private codeDicts: (TextDictionary | null)[];
-  private codeIds: (Int32Array | null)[];
+  private readonly codeIds: (Map<TextDictionary, Int32Array> | null)[];
 
   /** Key words of entries [0, count): entry e at [e * width, (e + 1) * width). */
   private keys: Int32Array;
@@ -114,7 +113,6 @@ export class KeyTable {
     }
     this.width = w;
     this.dicts = this.kinds.map((k) => (k === 'text' || k === 'bpchar' || k === 'dict' ? new Map<unknown, number>() : null));
-    this.codeDicts = this.kinds.map(() => null);
     this.codeIds = this.kinds.map(() => null);
     this.keys = new Int32Array(1024 * w);
     this.table = new Int32Array(2 * 2048);
@@ -332,14 +330,15 @@ export class KeyTable {
   /** encodeDict for a text column with dictionary codes: each distinct code is looked up in `dicts` once. */
   private encodeCodes(c: number, dc: DictCodes, d: Value[], n: number, words: Int32Array, W: number, at: number, mw: number, bit: number, adding: boolean, miss: Uint8Array): void {
     const dict = this.dicts[c]!;
-    let ids = this.codeIds[c]!;
-    if (this.codeDicts[c] !== dc.dictionary || ids === null || ids.length < dc.dictionary.size) {
-      // Ids found for an earlier state of the same dictionary stay valid (codes never change).
+    const perDict = (this.codeIds[c] ??= new Map());
+    let ids = perDict.get(dc.dictionary);
+    if (ids === undefined || ids.length < dc.dictionary.size) {
+      // The dictionary grew since: ids found for its older entries stay valid (codes never change).
       const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
-      if (this.codeDicts[c] === dc.dictionary && ids !== null) grown.set(ids);
+      if (ids !== undefined) grown.set(ids);
+      this.dictBytes += 4 * (grown.length - (ids?.length ?? 0));
       ids = grown;
-      this.codeDicts[c] = dc.dictionary;
-      this.codeIds[c] = ids;
+      perDict.set(dc.dictionary, ids);
     }
     const codes = dc.codes;
     for (let i = 0; i < n; i++) {

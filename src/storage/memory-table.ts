@@ -174,12 +174,12 @@ export class MemoryTable implements TableSource {
   }
 
   /**
-   * `b` with codes on its text columns, their strings replaced by the dictionary's shared ones. Only
-   * batches of bulk size are encoded (small ones go into the open batch, which holds no codes); a
+   * `b` with codes on its text columns, their strings replaced by the dictionary's shared ones. Appends
+   * encode only batches of bulk size (small ones go into the open batch, which holds no codes); a
    * dictionary stops taking entries once most values are distinct, and its column then stays plain.
    */
-  private encodeBatch(b: Batch): Batch {
-    if (b.length < SMALL_BATCH) return b;
+  private encodeBatch(b: Batch, minRows = SMALL_BATCH): Batch {
+    if (b.length < minRows) return b;
     let columns: Column[] | null = null;
     for (let ci = 0; ci < b.columns.length; ci++) {
       const cd = this.dictionaries[ci];
@@ -290,7 +290,9 @@ export class MemoryTable implements TableSource {
   }
 
   replaceAll(batches: Batch[]): void {
-    this.batches = batches.filter((b) => b.length > 0);
+    // Rewritten rows (UPDATE, DELETE) come without codes: encoding them again keeps the table's text
+    // keys on codes; batches that still carry theirs are kept as they are.
+    this.batches = batches.filter((b) => b.length > 0).map((b) => this.encodeBatch(b, 1));
     for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;
