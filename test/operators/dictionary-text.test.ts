@@ -156,6 +156,8 @@ describe('text dictionary', () => {
   it('a bulk-loaded text column carries codes; a column of mostly distinct strings stops growing its dictionary', async () => {
     expect(coded('t', 1)).toBe(true);
     expect(coded('u', 1)).toBe(true);
+    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s DESC, id')).rows.map((r) => String(r[0])).join('\n');
+    expect(plan).toMatch(/sort method=[a-z -]*radix on text ranks/);
     await quire.query('CREATE TABLE ids (s text)');
     await quire.query('INSERT INTO ids SELECT md5(i::text) FROM generate_series(1, 60000) i');
     const batches = db.catalog.getMemoryTable('ids').snapshot();
@@ -175,17 +177,39 @@ describe('after DELETE, UPDATE to new strings and INSERT of new strings', () => 
     await exec("UPDATE t SET s = NULL WHERE id % 17 = 1");
     // A bulk INSERT grows the dictionary (re-ranked), single rows land in the open batch without codes.
     await exec(loadSql('t', ROWS + 1, ROWS + 5000, ['aa', 'new-β0', 'Ω', '', ...TEXTS.slice(3, 8)]));
-    await exec("INSERT INTO t VALUES (-1, 'solo', 1, 1)");
+    // A single row of a known string lands in the open batch without codes; it is looked up.
     await exec("INSERT INTO t VALUES (-2, 'ab', 2, 2)");
   }, 60_000);
-  it('the bulk-inserted batches share the grown dictionary', () => {
+  it('rewritten and bulk-inserted batches share the grown dictionary, and sorts still use its ranks', async () => {
     const batches = db.catalog.getMemoryTable('t').snapshot();
     const dicts = new Set(batches.filter((b) => b.length >= 512 && b.columns[1]!.dict != null).map((b) => b.columns[1]!.dict!.dictionary));
     expect(dicts.size).toBe(1);
+    // Every batch but the open one (which took the single-row INSERT) carries codes.
+    expect(batches.slice(0, -1).every((b) => b.columns[1]!.dict != null)).toBe(true);
+    expect(batches[batches.length - 1]!.columns[1]!.dict ?? null).toBeNull();
     const d = [...dicts][0]!;
     expect(d.codeOf('Ω')).toBeGreaterThanOrEqual(0);
+    expect(d.codeOf('new-β1')).toBeGreaterThanOrEqual(0);
+    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s, id')).rows.map((r) => String(r[0])).join('\n');
+    expect(plan).toMatch(/on text ranks/);
   });
   readQueries();
+});
+
+describe('after a single-row INSERT of a string the dictionary lacks', () => {
+  beforeAll(async () => {
+    await exec("INSERT INTO t VALUES (-1, 'solo', 1, 1)");
+  });
+  it('sorts fall back to the strings', async () => {
+    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s, id')).rows.map((r) => String(r[0])).join('\n');
+    expect(plan).not.toMatch(/on text ranks/);
+    await sameList('SELECT s, id FROM t ORDER BY s DESC NULLS LAST, id');
+  });
+  it('GROUP BY, joins and windows mix coded and plain batches', async () => {
+    await sameBag('SELECT s, count(*), sum(v) FROM t GROUP BY s');
+    await sameList('SELECT count(*), sum(t.v) FROM t JOIN u ON t.s = u.s');
+    await sameBag('SELECT s, id FROM (SELECT s, id, row_number() OVER (PARTITION BY s ORDER BY v, id) AS rn FROM t) x WHERE rn <= 3');
+  });
 });
 
 describe('under a memory limit that spills', () => {

@@ -555,6 +555,10 @@ export class Sort extends PhysicalOperator {
 
 /** EXPLAIN ANALYZE's name for the path sortRun took. */
 export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
+  if (keys.some((k) => b.columns[k.col]!.dict != null)) {
+    const ranked = rankKeys(b, keys);
+    if (ranked !== null) return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks`;
+  }
   if (run.sorted !== undefined) return 'packed radix';
   if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';
   return b.length > 256 && normalizable(keys) ? 'normalized-key radix' : 'comparison';
