@@ -7,6 +7,7 @@
  */
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import { yieldIfDue, type ExecContext } from './context.js';
+import { encodeText, type DictCodes, type TextDictionary } from './text-dictionary.js';
 
 export type ColumnData = Uint8Array | Int32Array | Float64Array | Value[];
 
@@ -15,6 +16,13 @@ export interface Column {
   readonly data: ColumnData;
   /** 1 = null. Absent when the column has no nulls, so null-free loops skip the test entirely. */
   readonly nulls: Uint8Array | null;
+  /**
+   * Text only: the rows' codes in a shared dictionary (text-dictionary.ts), beside `data`, which still
+   * holds the strings. Keys may be compared as codes; operators that cannot carry the codes along drop
+   * them. Optional so that columns built as literals still type-check; makeColumn always sets it, so
+   * columns share one shape.
+   */
+  readonly dict?: DictCodes | null;
 }
 
 export interface Batch {
@@ -28,8 +36,8 @@ export function emptyBatch(types: readonly DataType[]): Batch {
   return { columns: types.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 };
 }
 
-export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array | null): Column {
-  return { type, data, nulls };
+export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array | null, dict: DictCodes | null = null): Column {
+  return { type, data, nulls, dict };
 }
 
 export function allocData(t: DataType, n: number): ColumnData {
@@ -228,7 +236,8 @@ export function takeColumn(c: Column, sel: Uint32Array | number[], n: number): C
       }
     }
   }
-  return makeColumn(c.type, out, nulls);
+  const dc = c.dict;
+  return makeColumn(c.type, out, nulls, dc != null ? { codes: takeI32(dc.codes, sel, n), dictionary: dc.dictionary } : null);
 }
 
 function takeF64(d: Float64Array, sel: Uint32Array | number[], n: number): Float64Array {
@@ -260,6 +269,7 @@ export function sliceBatch(b: Batch, start: number, end: number): Batch {
         c.type,
         Array.isArray(c.data) ? c.data.slice(start, end) : c.data.subarray(start, end),
         c.nulls === null ? null : c.nulls.subarray(start, end),
+        c.dict != null ? { codes: c.dict.codes.subarray(start, end), dictionary: c.dict.dictionary } : null,
       ),
     ),
     length: end - start,
@@ -354,9 +364,43 @@ function* concatSteps(types: readonly DataType[], batches: readonly Batch[]): Ge
         off += b.length;
       }
     }
-    cols.push(makeColumn(t, data, nulls));
+    cols.push(makeColumn(t, data, nulls, storageKind(t) === 'obj' ? concatCodes(batches, ci, n) : null));
   }
   return { columns: cols, length: n };
+}
+
+/**
+ * The codes of column ci over the concatenated batches, when every batch's rows have codes in one
+ * dictionary. Batches without codes (rows appended one at a time, rewritten by UPDATE) are looked up in
+ * it when they are few next to those with codes; one string it lacks drops the codes.
+ */
+function concatCodes(batches: readonly Batch[], ci: number, n: number): DictCodes | null {
+  let dictionary: TextDictionary | null = null;
+  let without = 0;
+  for (const b of batches) {
+    const dc = b.columns[ci]!.dict;
+    if (dc == null) {
+      without += b.length;
+      continue;
+    }
+    if (dictionary === null) dictionary = dc.dictionary;
+    else if (dictionary !== dc.dictionary) return null;
+  }
+  if (dictionary === null || without * 4 > n) return null;
+  const codes = new Int32Array(n);
+  let off = 0;
+  for (const b of batches) {
+    const c = b.columns[ci]!;
+    if (c.dict != null) {
+      codes.set(c.dict.codes.subarray(0, b.length), off);
+    } else {
+      const looked = encodeText(c.data as Value[], c.nulls, b.length, dictionary, false);
+      if (looked === null) return null;
+      codes.set(looked.codes, off);
+    }
+    off += b.length;
+  }
+  return { codes, dictionary };
 }
 
 /** Row-major view of a batch, for result delivery and tests. */

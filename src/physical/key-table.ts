@@ -20,6 +20,7 @@
 import { hashKey } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import type { Column } from '../execution/column.js';
+import type { DictCodes, TextDictionary } from '../execution/text-dictionary.js';
 import { anchorShape } from '../execution/shape-anchor.js';
 import { HASH_ENTRY_BYTES } from '../execution/memory-pool.js';
 
@@ -82,6 +83,11 @@ export class KeyTable {
   readonly width: number;
   private readonly dicts: (Map<unknown, number> | null)[];
   private dictBytes = 0;
+  /**
+   * Text key columns with dictionary codes: per key column and dictionary, each code's id + 1 in `dicts`
+   * (0 = not looked up yet), so a row costs an array read instead of hashing its string.
+   */
+  private readonly codeIds: (Map<TextDictionary, Int32Array> | null)[];
 
   /** Key words of entries [0, count): entry e at [e * width, (e + 1) * width). */
   private keys: Int32Array;
@@ -107,6 +113,7 @@ export class KeyTable {
     }
     this.width = w;
     this.dicts = this.kinds.map((k) => (k === 'text' || k === 'bpchar' || k === 'dict' ? new Map<unknown, number>() : null));
+    this.codeIds = this.kinds.map(() => null);
     this.keys = new Int32Array(1024 * w);
     this.table = new Int32Array(2 * 2048);
     this.mask = 2047;
@@ -289,6 +296,10 @@ export class KeyTable {
   private encodeDict(c: number, col: Column, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number, adding: boolean, miss: Uint8Array): void {
     const dict = this.dicts[c]!;
     const kind = this.kinds[c]!;
+    if (kind === 'text' && col.dict != null && col.dict.codes.length >= n) {
+      this.encodeCodes(c, col.dict, col.data as Value[], n, words, W, at, mw, bit, adding, miss);
+      return;
+    }
     const t = this.types[c]!;
     const d = col.data as Value[];
     const nulls = col.nulls;
@@ -311,6 +322,48 @@ export class KeyTable {
         id = dict.size;
         dict.set(key, id);
         this.dictBytes += HASH_ENTRY_BYTES + (typeof key === 'string' ? 2 * key.length : 8);
+      }
+      words[p + at] = id;
+    }
+  }
+
+  /** encodeDict for a text column with dictionary codes: each distinct code is looked up in `dicts` once. */
+  private encodeCodes(c: number, dc: DictCodes, d: Value[], n: number, words: Int32Array, W: number, at: number, mw: number, bit: number, adding: boolean, miss: Uint8Array): void {
+    const dict = this.dicts[c]!;
+    const perDict = (this.codeIds[c] ??= new Map());
+    let ids = perDict.get(dc.dictionary);
+    if (ids === undefined || ids.length < dc.dictionary.size) {
+      // The dictionary grew since: ids found for its older entries stay valid (codes never change).
+      const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
+      if (ids !== undefined) grown.set(ids);
+      this.dictBytes += 4 * (grown.length - (ids?.length ?? 0));
+      ids = grown;
+      perDict.set(dc.dictionary, ids);
+    }
+    const codes = dc.codes;
+    for (let i = 0; i < n; i++) {
+      const p = i * W;
+      const code = codes[i]!;
+      if (code < 0) {
+        words[p + mw] |= bit;
+        words[p + at] = 0;
+        continue;
+      }
+      let id = ids[code]! - 1;
+      if (id < 0) {
+        const v = d[i] as string;
+        const found = dict.get(v);
+        if (found === undefined) {
+          if (!adding) {
+            miss[i] = 1;
+            words[p + at] = 0;
+            continue;
+          }
+          id = dict.size;
+          dict.set(v, id);
+          this.dictBytes += HASH_ENTRY_BYTES + 2 * v.length;
+        } else id = found;
+        ids[code] = id + 1;
       }
       words[p + at] = id;
     }

@@ -13,6 +13,7 @@ import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../execution/column.js';
 import { recordImmutableBatch } from '../execution/column-stats.js';
+import { encodeText, TextDictionary } from '../execution/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
 
 /** Column constraints and defaults kept with the table (checked by INSERT/UPDATE). */
@@ -135,8 +136,27 @@ export function batchRowsFrom(b: Batch, from: number): Batch {
   };
 }
 
+/** A stored text column's dictionary, and how many rows it has encoded (to tell when it stops paying). */
+interface ColumnDictionary {
+  readonly dictionary: TextDictionary;
+  rows: number;
+  /** Set once the column proved too varied: later batches are stored without codes. */
+  stopped: boolean;
+}
+
+/** Entries a column's dictionary may reach, whatever the row count. */
+const MAX_DICTIONARY = 1 << 20;
+/** Rows seen before the distinct share decides whether a dictionary pays. */
+const DICTIONARY_TRIAL_ROWS = 16384;
+
+function dictionaryFor(t: { name: string }): ColumnDictionary | null {
+  return t.name === 'text' || t.name === 'varchar' ? { dictionary: new TextDictionary(), rows: 0, stopped: false } : null;
+}
+
 export class MemoryTable implements TableSource {
   private batches: Batch[] = [];
+  /** Per column: the dictionary of a text column that bulk-loaded batches encode into (shared with transaction clones). */
+  private dictionaries: (ColumnDictionary | null)[];
   meta: ColumnMeta[];
   /** Column sets that must be unique (PRIMARY KEY, UNIQUE). */
   uniqueKeys: number[][] = [];
@@ -150,6 +170,35 @@ export class MemoryTable implements TableSource {
     meta?: ColumnMeta[],
   ) {
     this.meta = meta ?? schema.map(() => ({ notNull: false, defaultExpr: null, sequence: null }));
+    this.dictionaries = schema.map((f) => dictionaryFor(f.type));
+  }
+
+  /**
+   * `b` with codes on its text columns, their strings replaced by the dictionary's shared ones. Appends
+   * encode only batches of bulk size (small ones go into the open batch, which holds no codes); a
+   * dictionary stops taking entries once most values are distinct, and its column then stays plain.
+   */
+  private encodeBatch(b: Batch, minRows = SMALL_BATCH): Batch {
+    if (b.length < minRows) return b;
+    let columns: Column[] | null = null;
+    for (let ci = 0; ci < b.columns.length; ci++) {
+      const cd = this.dictionaries[ci];
+      const c = b.columns[ci]!;
+      if (cd == null || cd.stopped || c.dict != null || !Array.isArray(c.data) || c.data.length < b.length) continue;
+      const before = cd.dictionary.size;
+      const data = new Array<Value>(b.length);
+      const dc = encodeText(c.data, c.nulls, b.length, cd.dictionary, true, data);
+      if (dc === null) continue;
+      cd.rows += b.length;
+      const grown = cd.dictionary.size - before;
+      // A column whose batches keep bringing mostly new strings (ids, free text) gains nothing from codes.
+      if (cd.dictionary.size > MAX_DICTIONARY || (cd.rows >= DICTIONARY_TRIAL_ROWS && grown * 2 > b.length && cd.dictionary.size * 2 > cd.rows)) {
+        cd.stopped = true;
+      }
+      columns ??= b.columns.slice();
+      columns[ci] = makeColumn(c.type, data, c.nulls, dc);
+    }
+    return columns === null ? b : { columns, length: b.length };
   }
 
   rowCount(): number {
@@ -166,6 +215,7 @@ export class MemoryTable implements TableSource {
 
   appendBatch(b: Batch): void {
     if (b.length === 0) return;
+    b = this.encodeBatch(b);
     recordImmutableBatch(b);
     this.batches = [...this.batches, b];
     this.rows += b.length;
@@ -230,6 +280,7 @@ export class MemoryTable implements TableSource {
   cloneForTransaction(): MemoryTable {
     const t = new MemoryTable(this.name, this.schema, this.meta);
     t.uniqueKeys = this.uniqueKeys;
+    t.dictionaries = this.dictionaries;
     t.batches = this.batches;
     t.rows = this.rows;
     return t;
@@ -242,7 +293,9 @@ export class MemoryTable implements TableSource {
   }
 
   replaceAll(batches: Batch[]): void {
-    this.batches = batches.filter((b) => b.length > 0);
+    // Rewritten rows (UPDATE, DELETE) come without codes: encoding them again keeps the table's text
+    // keys on codes; batches that still carry theirs are kept as they are.
+    this.batches = batches.filter((b) => b.length > 0).map((b) => this.encodeBatch(b, 1));
     for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;

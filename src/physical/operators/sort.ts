@@ -19,6 +19,7 @@ import { KeyRadixSort } from '../key-radix-sort.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
+import { rankKeys } from '../rank-keys.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
 /** One sorted run: the rows and the order to read them in. */
@@ -31,6 +32,8 @@ export interface SortedRun {
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
 export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true): SortedRun {
+  const ranked = rankKeys(b, keys);
+  if (ranked !== null) return { ...sortRun(ranked.batch, ranked.keys, compileComparator(ranked.keys), decode), batch: b };
   if (packable(b, keys)) {
     const packed = packedSort(b, keys, decode);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
@@ -113,6 +116,9 @@ export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
 export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
   // Callers have just gathered the input into one batch: a chance to yield before sorting it.
   await yieldIfDue(ctx);
+  // Text keys with dictionary codes sort as their integer ranks; the run still reads rows from `b`.
+  const ranked = rankKeys(b, keys);
+  if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
     const steps = numericSortSteps(b, keys, decode);
     for (;;) {
@@ -558,6 +564,10 @@ export class Sort extends PhysicalOperator {
 
 /** EXPLAIN ANALYZE's name for the path sortRun took. */
 export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
+  if (keys.some((k) => b.columns[k.col]!.dict != null)) {
+    const ranked = rankKeys(b, keys);
+    if (ranked !== null) return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks`;
+  }
   if (run.sorted !== undefined) return 'packed radix';
   if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';
   return b.length > 256 && normalizable(keys) ? 'normalized-key radix' : 'comparison';

@@ -23,6 +23,7 @@ import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { intRange } from '../../execution/column-stats.js';
+import type { DictCodes, TextDictionary } from '../../execution/text-dictionary.js';
 import { anchorShape } from '../../execution/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
@@ -111,6 +112,8 @@ class PairIds {
 export class PartitionIds {
   private direct = new Int32Array(0);
   private map = new Map<Value, number>();
+  /** Per dictionary of a coded text key: each code's id + 1 (0 = not seen yet). */
+  private readonly codeIds = new Map<TextDictionary, Int32Array>();
   private nullId = -1;
   count = 0;
   private ids = new Int32Array(BATCH_SIZE);
@@ -131,6 +134,8 @@ export class PartitionIds {
   get extraBytes(): number {
     let n = 0;
     for (const p of this.pairs) n += p.bytes;
+    for (const p of this.parts) n += p.extraBytes;
+    for (const a of this.codeIds.values()) n += a.byteLength;
     return n;
   }
 
@@ -173,6 +178,10 @@ export class PartitionIds {
       if (t.name === 'text' || t.name === 'varchar') {
         // Text is its own hash key (bpchar is not: trailing blanks); the Map hashes each string once.
         const sd = d as Value[];
+        if (c.dict != null && c.dict.codes.length >= n) {
+          this.assignCodes(c.dict, sd, n, ids);
+          return ids;
+        }
         for (let i = 0; i < n; i++) {
           if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
           else ids[i] = this.id(sd[i]!);
@@ -226,6 +235,34 @@ export class PartitionIds {
       return g;
     }
     return this.id(v);
+  }
+
+  /**
+   * A text key with dictionary codes: each code's id is found through the string Map once and then read
+   * from a per-dictionary array, so rows of coded and plain batches still share ids.
+   */
+  private assignCodes(dc: DictCodes, sd: Value[], n: number, ids: Int32Array): void {
+    let known = this.codeIds.get(dc.dictionary);
+    if (known === undefined || known.length < dc.dictionary.size) {
+      const grown = new Int32Array(Math.max(16, dc.dictionary.size));
+      if (known !== undefined) grown.set(known);
+      known = grown;
+      this.codeIds.set(dc.dictionary, known);
+    }
+    const codes = dc.codes;
+    for (let i = 0; i < n; i++) {
+      const code = codes[i]!;
+      if (code < 0) {
+        ids[i] = this.nullGroup();
+        continue;
+      }
+      let g = known[code]! - 1;
+      if (g < 0) {
+        g = this.id(sd[i]!);
+        known[code] = g + 1;
+      }
+      ids[i] = g;
+    }
   }
 
   private assignInt(d: Int32Array, nulls: Uint8Array | null, n: number, ids: Int32Array): void {

@@ -1,0 +1,98 @@
+/**
+ * Dictionary-encoded text: a column's strings numbered by a dictionary shared by every batch of a stored
+ * column, so keys can be grouped, joined, compared and sorted as 32-bit codes instead of strings.
+ *
+ * A dictionary only grows: an entry's code never changes, so codes written into a batch stay valid while
+ * later batches add entries. The order of the entries (`rank`) is Quire's text order (compareStrings:
+ * code point order) and is recomputed when entries were added since it was last asked for; a caller takes
+ * one rank array for an operation, which covers every code of every batch it already holds.
+ */
+import { compareStrings } from '../common/compare.js';
+import type { Value } from '../common/types.js';
+
+export class TextDictionary {
+  /** Entry `code` is `values[code]`; each string object is shared by every row holding it. */
+  readonly values: string[] = [];
+  private readonly index = new Map<string, number>();
+  private ranks: Int32Array | null = null;
+
+  get size(): number {
+    return this.values.length;
+  }
+
+  /** The code of `s`, or -1 when it has no entry. */
+  codeOf(s: string): number {
+    return this.index.get(s) ?? -1;
+  }
+
+  /** The code of `s`, adding an entry when it has none. */
+  add(s: string): number {
+    let code = this.index.get(s);
+    if (code === undefined) {
+      code = this.values.length;
+      this.values.push(s);
+      this.index.set(s, code);
+    }
+    return code;
+  }
+
+  /**
+   * Position of each entry in text order: rank[a] < rank[b] exactly when compareStrings(values[a],
+   * values[b]) < 0 (entries are distinct, so ranks are too).
+   */
+  rank(): Int32Array {
+    const n = this.values.length;
+    if (this.ranks !== null && this.ranks.length === n) return this.ranks;
+    const vals = this.values;
+    const order = new Array<number>(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => compareStrings(vals[a]!, vals[b]!));
+    const r = new Int32Array(n);
+    for (let i = 0; i < n; i++) r[order[i]!] = i;
+    this.ranks = r;
+    return r;
+  }
+
+  /** Bytes held besides the strings themselves (codes are counted with their batches). */
+  get bytes(): number {
+    return this.values.length * 48;
+  }
+}
+
+/** A text column's codes: codes[i] is row i's entry in `dictionary`, -1 for NULL. */
+export interface DictCodes {
+  readonly codes: Int32Array;
+  readonly dictionary: TextDictionary;
+}
+
+/**
+ * Codes for rows [0, n) of a text column's values against `dictionary`, adding entries for new strings
+ * when `grow` is set; the strings in `out` (when given) are replaced by the dictionary's shared objects,
+ * so equal strings of a loaded column are held once. Null when a value is not a string, or (without
+ * `grow`) a string has no entry: such a column stays without codes.
+ */
+export function encodeText(
+  data: readonly Value[],
+  nulls: Uint8Array | null,
+  n: number,
+  dictionary: TextDictionary,
+  grow: boolean,
+  out: Value[] | null = null,
+): DictCodes | null {
+  const codes = new Int32Array(n);
+  const vals = dictionary.values;
+  for (let i = 0; i < n; i++) {
+    const v = data[i];
+    if (nulls !== null && nulls[i] === 1) {
+      codes[i] = -1;
+      if (out !== null) out[i] = null;
+      continue;
+    }
+    if (typeof v !== 'string') return null;
+    const code = grow ? dictionary.add(v) : dictionary.codeOf(v);
+    if (code < 0) return null;
+    codes[i] = code;
+    if (out !== null) out[i] = vals[code]!;
+  }
+  return { codes, dictionary };
+}
