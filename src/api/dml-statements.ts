@@ -441,7 +441,8 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowCh
   const out: Batch[] = [];
   const log = new MoveLog();
   const { positions, updates } = changes;
-  const appended = changes.finish();
+  // Encoded before the lineage records them: it follows rows by these very batch objects.
+  const appended = changes.finish().map((b) => t.encodeRewritten(b));
   const slots = appended.map(() => log.slot());
   let nth = 0;
   let next = 0;
@@ -467,7 +468,7 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowCh
       keep.forEach((i, k) => log.moved(batch, i, slot, k));
       const builders = t.schema.map((f) => new ColumnBuilder(f.type, keep.length));
       for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
-      const kept: Batch = { columns: builders.map((x) => x.finish()), length: keep.length };
+      const kept = t.encodeRewritten({ columns: builders.map((x) => x.finish()), length: keep.length });
       log.fill(slot, kept);
       out.push(kept);
     } else log.deleted(batch);

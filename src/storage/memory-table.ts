@@ -292,10 +292,18 @@ export class MemoryTable implements TableSource {
     this.rows = batches.reduce((n, b) => n + b.length, 0);
   }
 
+  /**
+   * A batch of rewritten rows (UPDATE, DELETE) with codes on its text columns, for a rewrite to store
+   * and to record in its row lineage as this very object.
+   */
+  encodeRewritten(b: Batch): Batch {
+    return this.encodeBatch(b, 1);
+  }
+
   replaceAll(batches: Batch[]): void {
-    // Rewritten rows (UPDATE, DELETE) come without codes: encoding them again keeps the table's text
-    // keys on codes; batches that still carry theirs are kept as they are.
-    this.batches = batches.filter((b) => b.length > 0).map((b) => this.encodeBatch(b, 1));
+    // The batches are kept as given, never copied: WHERE CURRENT OF and row locks follow a rewritten row
+    // by its batch object (row-lineage.ts). Rewrites encode their new batches first (encodeRewritten).
+    this.batches = batches.filter((b) => b.length > 0);
     for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;
