@@ -4,28 +4,16 @@
  * earlier keep what they saw, concurrent writers still merge, a commit too large for memory_limit
  * fails whole, and replay reads the log through a bounded window, records larger than it included.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { storeFor } from '../../src/storage/persist/index.js';
 import { setWalReadChunk, WAL_FILE } from '../../src/storage/persist/wal.js';
+import { scratchDirs } from './scratch-dirs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'quire-commit-path-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const { fresh, crashCopy } = scratchDirs('quire-commit-path-');
 afterEach(() => setWalReadChunk(null));
-let dirs = 0;
-const fresh = (): string => join(root, `d${++dirs}`);
-
-/** The directory as a crash would leave it: copied while the writer is open, so replay has the whole log. */
-function crashCopy(dir: string): string {
-  const to = fresh();
-  cpSync(dir, to, { recursive: true });
-  rmSync(join(to, 'lock'), { recursive: true, force: true });
-  rmSync(join(to, 'lock.holder'), { force: true });
-  return to;
-}
 
 const batchesOf = (db: Database, name: string): number => db.catalog.getMemoryTable(name).snapshot().length;
 

@@ -3,28 +3,14 @@
  * concurrent sessions' through the thread pool so one fdatasync covers all of them, and a slow disk's
  * through the thread pool too. Whichever it is, no statement resolves before its commit is on disk.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { storeFor } from '../../src/storage/persist/index.js';
 import { setSlowSyncMs } from '../../src/storage/persist/wal.js';
+import { scratchDirs } from './scratch-dirs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'quire-inline-sync-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const { fresh, crashCopy } = scratchDirs('quire-inline-sync-');
 afterEach(() => setSlowSyncMs(null));
-let dirs = 0;
-const fresh = (): string => join(root, `d${++dirs}`);
-
-/** The directory as a crash would leave it: copied while the writer is open. */
-function crashCopy(dir: string): string {
-  const to = fresh();
-  cpSync(dir, to, { recursive: true });
-  rmSync(join(to, 'lock'), { recursive: true, force: true });
-  rmSync(join(to, 'lock.holder'), { force: true });
-  return to;
-}
 
 describe('inline fdatasync', () => {
   it('a single writer syncs each commit inline, and each statement resolves durable', async () => {

@@ -4,7 +4,7 @@
  * the window. Checked both ways: the plan has no second sort, and the rows equal PostgreSQL's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, rowsText, type SqlConnection } from '../harness/connection.js';
 import { rng } from './window-gen.js';
 
 const ROWS = 2000;
@@ -35,11 +35,6 @@ const CASES: [string, number][] = [
   ['SELECT id, row_number() OVER (ORDER BY g, id) FROM (SELECT * FROM o ORDER BY v, id) x ORDER BY id', 3],
 ];
 
-async function printed(c: SqlConnection, sql: string): Promise<string> {
-  const r = await c.query(sql);
-  return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-}
-
 describe('windows over ordered inputs vs PostgreSQL', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
@@ -53,8 +48,8 @@ describe('windows over ordered inputs vs PostgreSQL', () => {
 
   for (const [sql, sorts] of CASES) {
     it(sql, async () => {
-      expect(await printed(q, sql)).toBe(await printed(pg, sql));
-      const plan = await printed(q, `EXPLAIN ${sql}`);
+      expect(await rowsText(q, sql)).toBe(await rowsText(pg, sql));
+      const plan = await rowsText(q, `EXPLAIN ${sql}`);
       expect(plan.match(/\b(Sort|TopN) \(keys/g)?.length ?? 0).toBe(sorts);
     }, 60_000);
   }

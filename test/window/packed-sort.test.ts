@@ -6,7 +6,7 @@
  * (both fall back to the general sorts), and every result printed in full.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, rowsText, type SqlConnection } from '../harness/connection.js';
 import { rng } from './window-gen.js';
 
 const ROWS = 3000;
@@ -55,11 +55,6 @@ const QUERIES = [
   'SELECT id, max(id) OVER (PARTITION BY p ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND 7 FOLLOWING) FROM w ORDER BY id',
 ];
 
-async function printed(c: SqlConnection, sql: string): Promise<string> {
-  const r = await c.query(sql);
-  return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-}
-
 describe('packed-key sort and integer RANGE frames vs PostgreSQL', () => {
   let pg: SqlConnection;
   let q: SqlConnection;
@@ -73,9 +68,9 @@ describe('packed-key sort and integer RANGE frames vs PostgreSQL', () => {
 
   for (const sql of QUERIES) {
     it(sql, async () => {
-      const want = await printed(pg, sql);
+      const want = await rowsText(pg, sql);
       expect(want.split('\n').length).toBe(ROWS);
-      expect(await printed(q, sql)).toBe(want);
+      expect(await rowsText(q, sql)).toBe(want);
     }, 60_000);
   }
 
@@ -84,7 +79,7 @@ describe('packed-key sort and integer RANGE frames vs PostgreSQL', () => {
   });
 
   it('EXPLAIN ANALYZE names the packed path', async () => {
-    const text = await printed(q, 'EXPLAIN ANALYZE SELECT row_number() OVER (PARTITION BY p ORDER BY ts) FROM w');
+    const text = await rowsText(q, 'EXPLAIN ANALYZE SELECT row_number() OVER (PARTITION BY p ORDER BY ts) FROM w');
     expect(text).toContain('sort method=packed radix');
   });
 });
