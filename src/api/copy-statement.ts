@@ -4,6 +4,8 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type Field, type Value, typeDisplayName } from '../common/types.js';
 import { ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { yieldIfDue } from '../execution/context.js';
+import type { CopyContext, CopyOptions } from '../storage/copy-format.js';
 import { nodeBody, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
 import { MemoryTable } from '../storage/memory-table.js';
@@ -48,7 +50,7 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
     // COPY FROM STDIN over the wire protocol arrives spooled to a server-made file (pgwire/connection.ts):
     // the client never named it, so it is not subject to the client's file confinement.
     const source = b.spooledStdin === true ? filename : host.session.access.fileToRead(filename);
-    for await (const batch of decodeCopy(readFileChunks(source, undefined, 'COPY'), fields, opts, ctx)) {
+    for await (const batch of readCopyFile(host, source, fields, opts, ctx, decodeCopy)) {
       n += batch.length;
       if (cols.length === t.schema.length && cols.every((c, i) => c === i)) batches.push(batch);
       else {
@@ -107,6 +109,57 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
     return result('COPY', `COPY ${n}`, { rowCount: n });
   }
   return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: text });
+}
+
+/**
+ * The batches of a COPY FROM file. CSV with the usual options goes through read_csv's byte scanner
+ * (several times faster than the line reader); input it does not read exactly as PostgreSQL would,
+ * or that fails, is read again by the line reader, whose results and errors are PostgreSQL's.
+ */
+async function* readCopyFile(
+  host: UtilityHost,
+  file: string,
+  fields: readonly Field[],
+  opts: CopyOptions,
+  ctx: CopyContext,
+  decodeCopy: typeof import('../storage/copy-format.js').decodeCopy,
+): AsyncGenerator<Batch> {
+  if (byteScannerReads(opts)) {
+    const { readCsvForCopy, CopyNeedsLineReader } = await import('../storage/table-functions/read-csv.js');
+    const exec = host.execContext([], [], false);
+    const dialect = { delimiter: opts.delimiter, quote: opts.quote, escape: opts.escape, nullString: opts.null, header: opts.header === true };
+    const batches: Batch[] = [];
+    try {
+      for await (const b of readCsvForCopy(file, fields, dialect, { timezone: host.session.timezone }, exec)) {
+        batches.push(b);
+        await yieldIfDue(exec);
+      }
+    } catch (e) {
+      if (!(e instanceof CopyNeedsLineReader)) throw e;
+      batches.length = 0;
+    }
+    if (batches.length > 0) {
+      yield* batches;
+      return;
+    }
+  }
+  yield* decodeCopy(readFileChunks(file, undefined, 'COPY'), fields, opts, ctx);
+}
+
+/** Options under which the byte scanner reads CSV as COPY does (single-byte ASCII dialect, UTF-8, no per-column rules). */
+function byteScannerReads(opts: CopyOptions): boolean {
+  const ascii = (c: string): boolean => c.length === 1 && c.charCodeAt(0) < 0x80;
+  return (
+    opts.format === 'csv' &&
+    opts.header !== 'match' &&
+    opts.forceNotNull === null &&
+    opts.forceNull === null &&
+    opts.onError === 'stop' &&
+    (opts.encoding === null || /^utf-?8$/i.test(opts.encoding)) &&
+    ascii(opts.delimiter) &&
+    ascii(opts.quote) &&
+    ascii(opts.escape)
+  );
 }
 
 /** COPY … (FORMAT parquet | json): formats PostgreSQL's COPY lacks, handled outside copy-format.ts. */

@@ -118,6 +118,11 @@ export interface ConvertEnv {
   readonly parseCtx: ParseContext;
   /** Whether the bytes scanned last are all ASCII (text decodes as latin1, the fastest path). */
   ascii: boolean;
+  /**
+   * An empty field of a non-text column is NULL, quoted or not (read_csv). False: only an unquoted
+   * field equal to the NULL string is NULL, anything else goes to the type's input (PostgreSQL COPY).
+   */
+  readonly emptyIsNull: boolean;
   /** A value that does not convert: throws, or returns to have the row dropped. */
   fail(row: number, column: number, e: unknown, text: string): void;
 }
@@ -147,6 +152,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
   const ends = sc.ends;
   const flags = sc.flags;
   const nullLen = env.nullBytes.length;
+  const lenient = env.emptyIsNull;
   const slow = (r: number, slot: number): void => {
     let text: string;
     try {
@@ -156,7 +162,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
       out.setNull(at + r);
       return;
     }
-    if (text === '' && out.fast !== 'text') {
+    if (text === '' && out.fast !== 'text' && env.emptyIsNull) {
       out.setNull(at + r);
       return;
     }
@@ -194,7 +200,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
         let s = starts[slot]!;
         const e = ends[slot]!;
         const fl = flags[slot]!;
-        if (e === s || (nullLen > 0 && isNull(env, s, e, fl))) {
+        if (lenient ? e === s || (nullLen > 0 && isNull(env, s, e, fl)) : isNull(env, s, e, fl)) {
           out.setNull(at + r);
           continue;
         }
@@ -233,7 +239,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
         const s = starts[slot]!;
         const e = ends[slot]!;
         const fl = flags[slot]!;
-        if (e === s || (nullLen > 0 && isNull(env, s, e, fl))) {
+        if (lenient ? e === s || (nullLen > 0 && isNull(env, s, e, fl)) : isNull(env, s, e, fl)) {
           out.setNull(at + r);
           continue;
         }
@@ -260,7 +266,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
         const s = starts[slot]!;
         const e = ends[slot]!;
         const fl = flags[slot]!;
-        if (e === s || (nullLen > 0 && isNull(env, s, e, fl))) {
+        if (lenient ? e === s || (nullLen > 0 && isNull(env, s, e, fl)) : isNull(env, s, e, fl)) {
           out.setNull(at + r);
           continue;
         }
@@ -281,7 +287,7 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
         const e = ends[slot]!;
         const fl = flags[slot]!;
         // Outside text types an empty field is NULL, quoted or not.
-        if (e === s || (nullLen > 0 && isNull(env, s, e, fl))) {
+        if (lenient ? e === s || (nullLen > 0 && isNull(env, s, e, fl)) : isNull(env, s, e, fl)) {
           out.setNull(at + r);
           continue;
         }

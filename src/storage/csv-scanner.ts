@@ -59,6 +59,15 @@ export class CsvScanner {
   /** Byte range the last scan() consumed (whole records), for encoding checks. */
   scannedFrom = 0;
   scannedTo = 0;
+  /**
+   * Record ends seen so far by kind, and empty records (skipped). A reader with PostgreSQL COPY's
+   * rules needs them: COPY fixes the line ending on the first line and counts an empty line as a
+   * record, where this scanner accepts any mix and skips empty lines.
+   */
+  lfEnds = 0;
+  crEnds = 0;
+  crlfEnds = 0;
+  emptyRecords = 0;
 
   private readonly delim: number;
   private readonly quote: number;
@@ -230,13 +239,20 @@ export class CsvScanner {
           i = recStart;
           break;
         }
-        if (next < end && buf[next] === NL) next++;
-      } else next = i + 1;
+        if (next < end && buf[next] === NL) {
+          next++;
+          this.crlfEnds++;
+        } else this.crEnds++;
+      } else {
+        next = i + 1;
+        this.lfEnds++;
+      }
       const recLine = line;
       line += quotedLines + 1;
       if (i === recStart) {
         // Empty record: skipped, but still one of the `skip` records.
         if (this.skipRecords > 0) this.skipRecords--;
+        else this.emptyRecords++;
         i = next;
         continue;
       }

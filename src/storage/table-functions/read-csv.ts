@@ -60,6 +60,8 @@ interface CsvOptions {
   ignoreErrors: boolean;
   maxLineSize: number;
   bufferSize: number;
+  /** PostgreSQL COPY's reading rules (see readCsvForCopy); read_csv's own are more forgiving. */
+  copyStrict: boolean;
 }
 
 function optionError(message: string): QuireError {
@@ -184,6 +186,7 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
     ignoreErrors,
     maxLineSize,
     bufferSize,
+    copyStrict: false,
   };
 }
 
@@ -533,7 +536,7 @@ async function* readCsvFiles(
   fields: readonly Field[],
   cols: readonly number[],
   o: CsvOptions,
-  ctx: EvalContext,
+  ctx: Pick<EvalContext, 'timezone'>,
   signal: AbortSignal | undefined,
   onReject: ((file: string, r: Reject) => void) | null,
   exec?: ExecContext,
@@ -554,7 +557,7 @@ async function* readCsvBody(
   fields: readonly Field[],
   cols: readonly number[],
   o: CsvOptions,
-  ctx: EvalContext,
+  ctx: Pick<EvalContext, 'timezone'>,
   signal: AbortSignal | undefined,
   onReject: ((file: string, r: Reject) => void) | null,
 ): AsyncGenerator<Batch> {
@@ -590,6 +593,7 @@ async function* readCsvBody(
       nullBytes,
       parseCtx: { timezone: ctx.timezone },
       ascii: true,
+      emptyIsNull: !o.copyStrict,
       fail: (row, column, e, text) => reject(row, column, e, text),
     };
     /** Rows whose bytes are not valid UTF-8 (or hold NUL, which PostgreSQL text cannot). */
@@ -627,6 +631,7 @@ async function* readCsvBody(
           throw withContext(e, file, scanner.lineNumber);
         }
         const rows = scanner.rows;
+        if (o.copyStrict) checkCopyRules(scanner, rows);
         if (rows > 0) {
           anyBad = false;
           bad.fill(0, 0, rows);
@@ -668,6 +673,11 @@ async function* readCsvBody(
       if (bomChecked) return;
       // A byte order mark is not data; with tiny chunks it may arrive in pieces.
       if (scanner.pendingBytes < 3) return;
+      if (o.copyStrict) {
+        // COPY reads a byte order mark as data.
+        const t = scanner.tail();
+        if (t[0] === 0xef && t[1] === 0xbb && t[2] === 0xbf) throw new CopyNeedsLineReader('a byte order mark');
+      }
       scanner.dropBom();
       bomChecked = true;
     };
@@ -692,7 +702,10 @@ async function* readCsvBody(
       }
     }
     scanner.finish();
-    if (!bomChecked) scanner.dropBom();
+    if (!bomChecked) {
+      if (o.copyStrict && scanner.pendingBytes > 0) throw new CopyNeedsLineReader('a file shorter than three bytes');
+      scanner.dropBom();
+    }
     yield* drain();
   }
   if (filled > 0) yield flush();
@@ -729,6 +742,73 @@ interface CsvSpec {
   cols: number[];
   o: CsvOptions;
   estimatedRows: number | undefined;
+}
+
+/**
+ * Raised by the COPY reading of a CSV file for input whose PostgreSQL meaning the byte scanner does
+ * not reproduce (an end-of-data marker, empty lines, mixed line endings, a byte order mark) and for
+ * any record the fast path cannot read: COPY then reads the file with its line reader, which gives
+ * PostgreSQL's results and error messages.
+ */
+export class CopyNeedsLineReader extends Error {
+  constructor(readonly reason: string) {
+    super(`COPY needs the line reader: ${reason}`);
+  }
+}
+
+/** What the byte scanner accepts and COPY does not read the same way (see CopyNeedsLineReader). */
+function checkCopyRules(scanner: CsvScanner, rows: number): void {
+  if (scanner.emptyRecords > 0) throw new CopyNeedsLineReader('an empty line');
+  if ((scanner.lfEnds > 0 ? 1 : 0) + (scanner.crEnds > 0 ? 1 : 0) + (scanner.crlfEnds > 0 ? 1 : 0) > 1) throw new CopyNeedsLineReader('mixed line endings');
+  const { counts, starts, ends, flags, buf, width } = scanner;
+  for (let r = 0; r < rows; r++) {
+    if (counts[r] !== 1) continue;
+    const slot = r * width;
+    const s = starts[slot]!;
+    if (ends[slot]! - s === 2 && flags[slot] === 0 && buf[s] === 0x5c && buf[s + 1] === 0x2e) throw new CopyNeedsLineReader('an end-of-data marker');
+  }
+}
+
+/** The CSV options of a COPY FROM that the byte scanner can read. */
+export interface CopyCsvDialect extends CsvDialect {
+  readonly header: boolean;
+}
+
+/**
+ * COPY … FROM a CSV file through the byte scanner and column converters: PostgreSQL's CSV rules
+ * (only an unquoted NULL string is NULL, the header line is dropped unread, one line ending per
+ * file); anything else throws CopyNeedsLineReader before a row is stored.
+ */
+export async function* readCsvForCopy(
+  file: string,
+  fields: readonly Field[],
+  d: CopyCsvDialect,
+  ctx: Pick<EvalContext, 'timezone'>,
+  exec: ExecContext,
+): AsyncGenerator<Batch> {
+  const o: CsvOptions = {
+    header: false,
+    dialect: { delimiter: d.delimiter, quote: d.quote, escape: d.escape, nullString: d.nullString },
+    columns: null,
+    types: null,
+    sampleSize: 0,
+    skip: d.header ? 1 : 0,
+    allVarchar: false,
+    compression: 'none',
+    ignoreErrors: false,
+    maxLineSize: 16 << 20,
+    bufferSize: 1 << 18,
+    copyStrict: true,
+  };
+  try {
+    yield* readCsvFiles([file], fields, fields.map((_, i) => i), o, ctx, exec.signal, null, exec);
+  } catch (e) {
+    if (e instanceof CopyNeedsLineReader) throw e;
+    // Cancels, timeouts and memory refusals are the statement's answer; any other failure is a
+    // record the line reader reports in PostgreSQL's words.
+    if (e instanceof QuireError && (e.code === '57014' || e.code === '53200')) throw e;
+    throw new CopyNeedsLineReader(e instanceof Error ? e.message : String(e));
+  }
 }
 
 function makeBinding(spec: CsvSpec): TableFunctionBinding {
