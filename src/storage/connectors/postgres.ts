@@ -14,7 +14,8 @@
  *
  * Errors from the server keep their SQLSTATE, message, detail and hint.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyModule } from '../../common/lazy-module.js';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
@@ -24,6 +25,8 @@ import type { Expr, SortKey } from '../../logical/expr.js';
 import type { ScanPushdown, TableSource } from '../../logical/plan.js';
 import { reportProgress } from '../progress.js';
 import { exprToSql, quoteIdent, sortKeyToSql } from './sql-translate.js';
+
+const pgModule = lazyModule<typeof pg>('pg');
 
 export interface RemoteColumn {
   readonly name: string;
@@ -417,7 +420,7 @@ export class PostgresAttachment {
     opts: AttachOptions = {},
   ) {
     this.fetchSize = opts.fetchSize ?? 8192;
-    this.pool = new pg.Pool({
+    this.pool = new (pgModule().Pool)({
       connectionString: dsn,
       max: 4,
       // Unambiguous text output for Quire's parsers; statement_timeout stays the server's.

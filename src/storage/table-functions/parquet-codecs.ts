@@ -11,9 +11,11 @@
  */
 import { createRequire } from 'node:module';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { decompress as zstdDecompress } from 'fzstd';
 import type { CompressionCodec, Compressors } from 'hyparquet';
-import { snappyUncompress } from 'hyparquet/src/snappy.js';
+import { lazyModule } from '../../common/lazy-module.js';
+
+const hyparquetSnappy = lazyModule<typeof import('hyparquet/src/snappy.js')>('hyparquet/src/snappy.js');
+const fzstd = lazyModule<typeof import('fzstd')>('fzstd');
 
 type Decompress = (input: Uint8Array, outputLength: number) => Uint8Array;
 
@@ -29,7 +31,7 @@ function loadNativeSnappy(): Decompress | null {
 
 const jsSnappy: Decompress = (input, outputLength) => {
   const out = new Uint8Array(outputLength);
-  snappyUncompress(input, out);
+  hyparquetSnappy().snappyUncompress(input, out);
   return out;
 };
 
@@ -97,11 +99,14 @@ function unsupported(codec: CompressionCodec): Decompress {
   };
 }
 
+/** Chosen on the first snappy page: the native binding is loaded only by sessions that read Parquet. */
+let snappy: Decompress | null = null;
+
 export const PARQUET_DECOMPRESSORS: Compressors = {
-  SNAPPY: loadNativeSnappy() ?? jsSnappy,
+  SNAPPY: (input, outputLength) => (snappy ??= loadNativeSnappy() ?? jsSnappy)(input, outputLength),
   GZIP: (input) => gunzipSync(input),
   BROTLI: (input) => brotliDecompressSync(input),
-  ZSTD: (input, outputLength) => zstdDecompress(input, new Uint8Array(outputLength)),
+  ZSTD: (input, outputLength) => fzstd().decompress(input, new Uint8Array(outputLength)),
   LZ4_RAW: lz4BlockDecompress,
   LZ4: unsupported('LZ4'),
   LZO: unsupported('LZO'),

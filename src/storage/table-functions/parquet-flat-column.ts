@@ -15,13 +15,15 @@
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
 import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
-import { parquetHeader } from 'hyparquet/src/column.js';
-import { decompressPage } from 'hyparquet/src/datapage.js';
-import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { getSchemaPath } from 'hyparquet/src/schema.js';
+import { lazyModule } from '../../common/lazy-module.js';
 import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
+
+const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
+const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
+const hyparquetEncoding = lazyModule<typeof import('hyparquet/src/encoding.js')>('hyparquet/src/encoding.js');
+const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
 
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
 export class FlatFallback extends Error {}
@@ -114,7 +116,7 @@ export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name
   const chunk = rowGroup.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
   const md = chunk?.meta_data;
   if (!chunk || !md || chunk.file_path) return null;
-  const schemaPath: SchemaTree[] = getSchemaPath(metadata.schema, [name]);
+  const schemaPath: SchemaTree[] = hyparquetSchema().getSchemaPath(metadata.schema, [name]);
   // Root + one leaf that is not repeated: definition levels 0/1 at most, no repetition levels.
   if (schemaPath.length !== 2) return null;
   const leaf = schemaPath[1]!;
@@ -291,7 +293,7 @@ function readVarInt(r: Reader): number {
 function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len: number): void {
   const end = r.offset + len;
   if (width > 24) {
-    readRleBitPackedHybrid(r, width, out, len);
+    hyparquetEncoding().readRleBitPackedHybrid(r, width, out, len);
     r.offset = end;
     return;
   }
@@ -449,12 +451,12 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   const scratch = { defs: new Uint8Array(0) };
   let row = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = parquetHeader(reader);
+    const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
     const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
       dictionary = allocDense(conv, n);
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
@@ -469,7 +471,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const h = header.data_page_header!;
       count = h.num_values;
       encoding = h.encoding;
-      const page = decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
       if (found.optional) {
         const len = r.view.getUint32(0, true);
@@ -486,7 +488,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
         defs = readDefinitionLevels({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, scratch);
       }
       const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
+      const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values

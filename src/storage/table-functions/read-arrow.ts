@@ -12,7 +12,8 @@
  * Timestamp → timestamp (timestamptz with a time zone; microsecond precision kept), Decimal → numeric.
  */
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
-import { RecordBatchReader, type RecordBatch, type Schema as ArrowSchema, type DataType as ArrowType, type Vector } from 'apache-arrow';
+import type { RecordBatch, Schema as ArrowSchema, DataType as ArrowType, Vector } from 'apache-arrow';
+import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
@@ -23,6 +24,8 @@ import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
+
+const arrow = lazyModule<typeof import('apache-arrow')>('apache-arrow');
 
 // apache-arrow's Type enum values (stable across versions).
 const TYPE = { Dictionary: -1, Int: 2, Float: 3, Utf8: 5, Bool: 6, Decimal: 7, Date: 8, Timestamp: 10, LargeUtf8: 20 } as const;
@@ -162,7 +165,7 @@ export function readArrowSchemaSync(file: string): ArrowSchema {
       readSync(fd, footer, 0, flen + 10, size - 10 - flen);
       // A file made of the magic and the footer: apache-arrow decodes the schema from the footer,
       // then fails looking for dictionary batches that are not there — after the schema is set.
-      const reader = RecordBatchReader.from(new Uint8Array(Buffer.concat([Buffer.from('ARROW1\0\0', 'latin1'), footer])));
+      const reader = arrow().RecordBatchReader.from(new Uint8Array(Buffer.concat([Buffer.from('ARROW1\0\0', 'latin1'), footer])));
       try {
         reader.open();
       } catch {
@@ -173,7 +176,7 @@ export function readArrowSchemaSync(file: string): ArrowSchema {
     }
     const head = Buffer.alloc(Math.min(size, 1 << 20));
     readSync(fd, head, 0, head.length, 0);
-    const reader = RecordBatchReader.from(new Uint8Array(head));
+    const reader = arrow().RecordBatchReader.from(new Uint8Array(head));
     reader.open();
     if (!reader.schema) throw new QuireError('22P04', `file "${file}" is not an Arrow IPC file or stream`);
     return reader.schema;
@@ -203,7 +206,7 @@ async function* scanArrow(spec: ArrowSpec, signal?: AbortSignal): AsyncGenerator
         throw fileOpenError(file, e);
       }
       try {
-        const reader = await RecordBatchReader.from(fh);
+        const reader = await arrow().RecordBatchReader.from(fh);
         await reader.open();
         for await (const rb of reader as AsyncIterable<RecordBatch>) {
           if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');

@@ -16,8 +16,8 @@
  * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
  */
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
-import { parquetMetadata, parquetScan, parquetSchema } from 'hyparquet';
 import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, SchemaElement, SchemaTree } from 'hyparquet';
+import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
@@ -35,6 +35,8 @@ import { gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type Row
 import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
+
+const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
 
 /**
  * A Parquet timestamp in microseconds (per = µs per unit, 0n for nanoseconds, which round down), exactly.
@@ -78,7 +80,7 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     const buf = Buffer.alloc(metaLen + 8);
     readSync(fd, buf, 0, metaLen + 8, size - metaLen - 8);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-    return parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
+    return hyparquet().parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
   } catch (e) {
     if (e instanceof QuireError) throw e;
     throw new QuireError('22P04', `could not read Parquet metadata of "${file}": ${(e as Error).message}`);
@@ -131,7 +133,7 @@ function elementType(e: SchemaElement, nested: boolean): DataType {
 }
 
 export function parquetColumns(meta: FileMetaData): ColumnPlan[] {
-  const tree: SchemaTree = parquetSchema(meta);
+  const tree: SchemaTree = hyparquet().parquetSchema(meta);
   return tree.children.map((c) => {
     const nested = c.children.length > 0;
     const e = c.element;
@@ -455,7 +457,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         acc += Number(rg.num_rows);
       }
       groupStarts.push(acc);
-      const scan = await parquetScan({
+      const scan = await hyparquet().parquetScan({
         file: buf,
         metadata,
         columns: out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name],
