@@ -104,12 +104,13 @@ process.on('message', (m: ToChild) => {
             data = null;
           }
           const loadMs = performance.now() - t0;
-          // Resident memory once loading's garbage is gone: a full GC, a second without work (V8 and
-          // the C allocator hand freed pages back to the system lazily), and another GC. Every engine
-          // gets the same; the transient cost of loading shows in peak RSS.
+          // Resident memory once loading's garbage is gone: V8 keeps the heap's grown capacity
+          // through the first full GC after heavy allocation and gives it back on the next, and
+          // freed pages leave the resident set a moment later. Every engine gets the same two GCs
+          // and idle second; the transient cost of loading shows in peak RSS.
+          gc?.();
           gc?.();
           await new Promise((r) => setTimeout(r, 1000));
-          gc?.();
           send({ type: 'loaded', version, loadMs, rssAfterLoadMB: mb(process.memoryUsage().rss) });
         } catch (e) {
           send({ type: 'load-error', error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
