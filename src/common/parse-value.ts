@@ -665,6 +665,8 @@ export function parseTimeOfDay(s: string, type: 'time' | 'timetz', ctx?: ParseCo
   timeUs = ((h * 60 + mi) * 60 + sec) * 1_000_000 + us;
   if (type === 'time') return timeUs;
   if (f.tzOffset !== undefined) return new TimeTz(timeUs, f.tzOffset);
+  // A zone name's offset depends on the date, so PostgreSQL wants one with it.
+  if (f.tzName !== undefined && (f.y === undefined || f.m === undefined || f.d === undefined) && f.julian === undefined) throw timeError('syntax', s, type);
   if (f.y !== undefined && f.m !== undefined && f.d !== undefined) {
     if (f.m < 1 || f.m > 12 || f.d < 1 || f.d > daysInMonth(f.y, f.m)) throw timeError('range', s, type);
     localDays = ymdToDays(f.bc ? 1 - f.y : f.y, f.m, f.d);

@@ -258,10 +258,10 @@ export function extractTime(units: string, us: number, offset: number | null): E
       if (offset !== null) return int(offset);
       break;
     case 'timezone_hour':
-      if (offset !== null) return int(Math.trunc(offset / 3600));
+      if (offset !== null) return int(Math.trunc(offset / 3600) + 0);
       break;
     case 'timezone_minute':
-      if (offset !== null) return int(Math.trunc(offset / 60) % 60);
+      if (offset !== null) return int((Math.trunc(offset / 60) % 60) + 0);
       break;
   }
   return unitNotSupported(units, typeName);
