@@ -140,7 +140,7 @@ export function alterSequence(host: UtilityHost, b: AnyNode): QueryResult {
   if (seq.ownedBy !== null) {
     throw new QuireError('0A000', `ALTER SEQUENCE of a column's sequence is not supported`, { hint: `Use setval('${name}', n) to position it.` });
   }
-  seq.options = options;
+  seq.alter(options);
   if (restart !== undefined) seq.restart(restart ?? options.start);
   return result('ALTER SEQUENCE', 'ALTER SEQUENCE');
 }
@@ -156,8 +156,9 @@ export function dropSequence(host: UtilityHost, b: AnyNode): QueryResult {
     if (key === undefined) {
       const owned = host.session.sequences?.find(n);
       if (owned !== undefined) {
-        throw new QuireError('2BP01', `cannot drop sequence ${n} because column ${owned.ownedBy!.column} of table ${owned.ownedBy!.table} requires it`, {
-          hint: `You can drop column ${owned.ownedBy!.column} of table ${owned.ownedBy!.table} instead.`,
+        throw new QuireError('2BP01', `cannot drop sequence ${n} because other objects depend on it`, {
+          detail: `default value for column ${owned.ownedBy!.column} of table ${owned.ownedBy!.table} depends on sequence ${n}`,
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
         });
       }
       if (b.missing_ok === true) {

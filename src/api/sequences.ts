@@ -27,7 +27,8 @@ export function sequenceNameOf(text: string): string {
 
 export class SessionSequences {
   private readonly current = new Map<Sequence, number>();
-  private last: { seq: Sequence; value: number } | null = null;
+  /** The sequence nextval last advanced: lastval() is its currval. */
+  private last: Sequence | null = null;
 
   constructor(
     private readonly sessionId: number,
@@ -51,20 +52,22 @@ export class SessionSequences {
     const s = this.find(name);
     if (s !== undefined) return s;
     const c = this.catalog();
-    if (c.getTable(name) !== undefined || c.views.has(name)) throw new QuireError('42809', `"${name}" is not a sequence`);
+    if (c.getTable(name) !== undefined || c.views.has(name)) {
+      throw new QuireError('42809', `cannot open relation "${name}"`, { detail: `This operation is not supported for ${c.views.has(name) ? 'views' : 'tables'}.` });
+    }
     throw new QuireError('42P01', `relation "${name}" does not exist`);
   }
 
   /** Records a value this session drew (nextval, a serial column's default). */
   drew(seq: Sequence, value: number): number {
     this.current.set(seq, value);
-    this.last = { seq, value };
+    this.last = seq;
     return value;
   }
 
   forget(seq: Sequence): void {
     this.current.delete(seq);
-    if (this.last?.seq === seq) this.last = null;
+    if (this.last === seq) this.last = null;
   }
 
   /** The functions' view for one statement; names resolve once per statement. */
@@ -96,8 +99,9 @@ export class SessionSequences {
         if (isCalled) this.current.set(s, Number(value));
       },
       lastval: () => {
-        if (this.last === null) throw new QuireError('55000', 'lastval is not yet defined in this session');
-        return this.last.value;
+        const v = this.last === null ? undefined : this.current.get(this.last);
+        if (v === undefined) throw new QuireError('55000', 'lastval is not yet defined in this session');
+        return v;
       },
     };
   }

@@ -9,6 +9,8 @@ const ALIASES: Record<string, TypeName> = {
   boolean: 'bool',
   int2: 'int2',
   smallint: 'int2',
+  smallserial: 'int2',
+  serial2: 'int2',
   int4: 'int4',
   int: 'int4',
   integer: 'int4',

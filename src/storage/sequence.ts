@@ -43,6 +43,8 @@ export function typeBounds(t: SequenceType): [bigint, bigint] {
 export class Sequence {
   /** The column a serial/identity sequence belongs to (DROP TABLE drops it), if any. */
   ownedBy: { table: string; column: string } | null = null;
+  /** No value handed out since CREATE, RESTART or setval(…, false): ALTER … INCREMENT leaves `next` alone. */
+  pristine = true;
 
   constructor(
     readonly name: string,
@@ -61,6 +63,7 @@ export class Sequence {
       v = safeNumber(o.increment > 0 ? o.min : o.max);
     }
     this.counter.next = v + o.increment;
+    this.pristine = false;
     return v;
   }
 
@@ -73,6 +76,13 @@ export class Sequence {
     }
     const v = safeNumber(b);
     this.counter.next = isCalled ? v + o.increment : v;
+    this.pristine = !isCalled;
+  }
+
+  /** New options (ALTER SEQUENCE): a changed increment applies from the last value handed out. */
+  alter(options: SequenceOptions): void {
+    if (!this.pristine) this.counter.next += options.increment - this.options.increment;
+    this.options = options;
   }
 
   /** ALTER SEQUENCE … RESTART [WITH n]. */
@@ -81,6 +91,7 @@ export class Sequence {
     if (BigInt(value) < o.min) throw new QuireError('22023', `RESTART value (${value}) cannot be less than MINVALUE (${o.min})`);
     if (BigInt(value) > o.max) throw new QuireError('22023', `RESTART value (${value}) cannot be greater than MAXVALUE (${o.max})`);
     this.counter.next = value;
+    this.pristine = true;
   }
 
 }
