@@ -632,9 +632,15 @@ export function parseTimeOfDay(s: string, type: 'time' | 'timetz', ctx?: ParseCo
     const sec = fast[3] === undefined ? 0 : Number(fast[3]);
     if (h < 24 && mi < 60 && sec < 60) return ((h * 60 + mi) * 60 + sec) * 1_000_000 + (fast[4] === undefined ? 0 : Number(fast[4].padEnd(6, '0')));
   }
+  const trimmed = trimC(s);
+  // A leading sign is no time of day (PostgreSQL reads it as a bad field, not a zone).
+  if (trimmed.startsWith('-') || trimmed.startsWith('+')) throw timeError('syntax', s, type);
+  // ISO 8601's 'T' before a bare time, and the concatenated forms HHMM / HHMMSS[.fff].
+  const bare = /^t?(\d\d)(\d\d)(\d\d)?(?:\.(\d*))?$/i.exec(trimmed);
+  const text = bare !== null ? `${bare[1]}:${bare[2]}:${bare[3] ?? '00'}${bare[4] !== undefined ? '.' + bare[4] : ''}` : trimmed.replace(/^t(?=\d)/i, '');
   let f: DtFields;
   try {
-    f = parseDateTimeFields(s);
+    f = parseDateTimeFields(text);
   } catch (e) {
     if (e instanceof DtError) throw timeError(e.kind, s, type);
     throw e;
@@ -663,10 +669,10 @@ export function parseTimeOfDay(s: string, type: 'time' | 'timetz', ctx?: ParseCo
   }
   if (h > 24 || mi > 59 || sec > 60 || (sec === 60 && us > 0) || (h === 24 && (mi > 0 || sec > 0 || us > 0))) throw timeError('range', s, type);
   timeUs = ((h * 60 + mi) * 60 + sec) * 1_000_000 + us;
+  // A zone name's offset depends on the date, so PostgreSQL wants one with it (even for time).
+  if (f.tzName !== undefined && (f.y === undefined || f.m === undefined || f.d === undefined) && f.julian === undefined) throw timeError('syntax', s, type);
   if (type === 'time') return timeUs;
   if (f.tzOffset !== undefined) return new TimeTz(timeUs, f.tzOffset);
-  // A zone name's offset depends on the date, so PostgreSQL wants one with it.
-  if (f.tzName !== undefined && (f.y === undefined || f.m === undefined || f.d === undefined) && f.julian === undefined) throw timeError('syntax', s, type);
   if (f.y !== undefined && f.m !== undefined && f.d !== undefined) {
     if (f.m < 1 || f.m > 12 || f.d < 1 || f.d > daysInMonth(f.y, f.m)) throw timeError('range', s, type);
     localDays = ymdToDays(f.bc ? 1 - f.y : f.y, f.m, f.d);
