@@ -239,10 +239,14 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
     }
     const ctx = host.execContext(prepared.paramTypes, params, false);
     const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
-    const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
+    const fromQuery = targetCols.slice(0, prepared.columns.length);
+    // Serial/identity defaults draw from their sequence per row directly, without an expression context.
+    const seqs = t.schema.map((_, c) => (!fromQuery.includes(c) && t.meta[c]!.sequence ? columnSequence(t, c) : null));
+    const anySeq = seqs.some((q) => q !== null);
+    const defaults = t.schema.map((_, c) => (fromQuery.includes(c) || seqs[c] !== null ? null : defaultValue(host, t, c, binder)));
     // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
     const anyDefault = defaults.some((d) => d !== null);
-    if (!anyDefault && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
+    if (!anyDefault && !anySeq && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {
         const row: Value[] = new Array<Value>(t.schema.length).fill(null);
@@ -256,6 +260,12 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
         if (anyDefault) {
           const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
           for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
+        if (anySeq) {
+          for (let c = 0; c < row.length; c++) {
+            const q = seqs[c];
+            if (q) row[c] = host.session.sequences !== undefined ? host.session.sequences.drew(q, q.nextval()) : q.nextval();
+          }
         }
         rows.push(row);
       }
