@@ -25,6 +25,7 @@ import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { isLiteralInsert } from '../sql/parse-insert-values.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
+import { SessionSequences } from './sequences.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
@@ -154,6 +155,7 @@ export class Database implements UtilityHost {
           ? AccessPolicy.full
           : new AccessPolicy({ ...(opts.access ?? {}), ...(readOnly ? { allowWrites: false } : {}) });
     this.session = new Session(opts.settings ?? {}, access);
+    this.session.sequences = new SessionSequences(this.session.id, () => this.catalog);
   }
 
   /** This session's privileges. */
@@ -247,6 +249,8 @@ export class Database implements UtilityHost {
     this.rollbackTransaction();
     for (const key of this.temps.values()) this.shared.tables.delete(key);
     this.temps.clear();
+    const mine = tempTableKey(this.session.id, '');
+    for (const key of [...this.shared.sequences.keys()]) if (key.startsWith(mine)) this.shared.sequences.delete(key);
     this.tempViews = new WeakMap();
   }
 

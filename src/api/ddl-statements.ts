@@ -1,4 +1,4 @@
-/** CREATE TABLE [AS], SELECT INTO, CREATE VIEW, DROP TABLE/VIEW and CREATE AGGREGATE's probe. */
+/** CREATE TABLE [AS], SELECT INTO, CREATE VIEW, DROP TABLE/VIEW/SEQUENCE, sequence DDL and CREATE AGGREGATE's probe. */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field } from '../common/types.js';
@@ -8,6 +8,7 @@ import { resolveTypeName } from '../sql/type-name.js';
 import { tempTableKey } from '../storage/catalog.js';
 import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
 import { aggregateProbe, createAggregate } from './routine-ddl.js';
+import { alterSequence, createSequence, dropSequence, identityCounter } from './sequence-ddl.js';
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
 import { binderFor, relName, result } from './statement-support.js';
@@ -58,7 +59,11 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
         unique = true;
         break;
       case 'CONSTR_IDENTITY':
-        meta.sequence = { next: 1 };
+        if (type.name !== 'int2' && type.name !== 'int4' && type.name !== 'int8') {
+          throw new QuireError('22023', 'identity column type must be smallint, integer, or bigint', { position: pos(cb.location as number) });
+        }
+        meta.sequence = identityCounter(type.name, cb.options as Node[] | undefined);
+        meta.identity = cb.generated_when === 'a' ? 'always' : 'by default';
         meta.notNull = true;
         break;
       case 'CONSTR_CHECK':
@@ -68,7 +73,6 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
         break;
     }
   }
-  void type;
   return { meta, unique, primary };
 }
 
@@ -112,6 +116,7 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
       }
     }
   }
+  if (host.catalog.sequences.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`, { position: pos(rv.location as number) });
   const t = new MemoryTable(name, fields, meta);
   t.uniqueKeys = uniques;
   const temp = (b.relation as AnyNode).relpersistence === 't';
@@ -182,8 +187,14 @@ export function createView(host: UtilityHost, b: AnyNode, sql: string): QueryRes
   return result('CREATE VIEW', 'CREATE VIEW');
 }
 
+/** CREATE SEQUENCE / ALTER SEQUENCE (src/api/sequence-ddl.ts). */
+export function sequenceStatement(host: UtilityHost, tag: 'CreateSeqStmt' | 'AlterSeqStmt', b: AnyNode): QueryResult {
+  return tag === 'CreateSeqStmt' ? createSequence(host, b) : alterSequence(host, b);
+}
+
 export function drop(host: UtilityHost, b: AnyNode): QueryResult {
   const type = b.removeType as string;
+  if (type === 'OBJECT_SEQUENCE') return dropSequence(host, b);
   const kind = type === 'OBJECT_VIEW' ? 'view' : type === 'OBJECT_TABLE' ? 'table' : type === 'OBJECT_INDEX' ? 'index' : null;
   if (kind === null) throw new QuireError('0A000', `DROP ${type.replace('OBJECT_', '')} is not supported`);
   const notices: string[] = [];

@@ -17,6 +17,7 @@ import { QueryBinder, figureColname } from '../sql/bind-query.js';
 import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
+import { columnSequence } from '../storage/sequence.js';
 import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
@@ -139,16 +140,35 @@ async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataTy
   });
 }
 
-function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: QueryBinder): Expr {
+/**
+ * A column's default. A serial/identity column's is nextval of its sequence: drawn right away when
+ * `drawNow` (one VALUES row), else as a call evaluated once per row (INSERT … SELECT, UPDATE).
+ */
+function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: QueryBinder, drawNow = false): Expr {
   const m = t.meta[c]!;
   const type = t.schema[c]!.type;
-  if (m.sequence) return { kind: 'const', value: m.sequence.next++, type };
+  if (m.sequence) {
+    const seq = columnSequence(t, c)!;
+    if (drawNow && host.session.sequences !== undefined) return { kind: 'const', value: host.session.sequences.drew(seq, seq.nextval()), type };
+    const call = { FuncCall: { funcname: [{ String: { sval: 'nextval' } }], args: [{ A_Const: { sval: { sval: `"${seq.name.replace(/"/g, '""')}"` } } }], funcformat: 'COERCE_EXPLICIT_CALL' } } as unknown as Node;
+    const cx: ExprCtx = { scope: new Scope(null), clause: 'DEFAULT expressions', aggs: null, windows: null, env: binder };
+    return coerce(bindExpr(call, cx), type, 'assignment', binder);
+  }
   if (m.defaultExpr) {
     const cx: ExprCtx = { scope: new Scope(null), clause: 'DEFAULT expressions', aggs: null, windows: null, env: binder };
     return coerce(bindExpr(m.defaultExpr, cx), type, 'assignment', binder);
   }
   void host;
   return { kind: 'const', value: null, type };
+}
+
+/** Inserting a value of one's own into a GENERATED ALWAYS identity column needs OVERRIDING SYSTEM VALUE. */
+function identityAlways(t: MemoryTable, c: number): QuireError {
+  const name = t.schema[c]!.name;
+  return new QuireError('428C9', `cannot insert a non-DEFAULT value into column "${name}"`, {
+    detail: `Column "${name}" is an identity column defined as GENERATED ALWAYS.`,
+    hint: 'Use OVERRIDING SYSTEM VALUE to override.',
+  });
 }
 
 export async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
@@ -189,7 +209,7 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
   const fill = (partial: Map<number, Value>): Value[] => t.schema.map((_, c) => (partial.has(c) ? partial.get(c)! : null));
   if (sel === null) {
     // INSERT … DEFAULT VALUES
-    const vals = await evalRowExprs(host, t.schema.map((_, c) => defaultValue(host, t, c, binder)), binder.paramTypes, params);
+    const vals = await evalRowExprs(host, t.schema.map((_, c) => defaultValue(host, t, c, binder, true)), binder.paramTypes, params);
     rows.push(vals);
   } else if (sel.valuesLists && !sel.sortClause && !sel.limitCount && !sel.withClause) {
     const cx: ExprCtx = { scope: new Scope(null), clause: 'VALUES', aggs: null, windows: null, env: binder };
@@ -200,9 +220,11 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
       if (items.length < targetCols.length && b.cols) throw new QuireError('42601', 'INSERT has more target columns than expressions', { position: pos(locOf(items[0])) });
       const full: Expr[] = t.schema.map((_, c) => {
         const k = targetCols.indexOf(c);
-        if (k < 0 || k >= items.length) return defaultValue(host, t, c, binder);
+        if (k < 0 || k >= items.length) return defaultValue(host, t, c, binder, true);
         const item = items[k]!;
-        if (nodeTag(item) === 'SetToDefault') return defaultValue(host, t, c, binder);
+        if (nodeTag(item) === 'SetToDefault') return defaultValue(host, t, c, binder, true);
+        if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
+        if (t.meta[c]!.identity !== undefined && b.override === 'OVERRIDING_USER_VALUE') return defaultValue(host, t, c, binder, true);
         const e = bindExpr(item, cx);
         return coerce(e, t.schema[c]!.type, 'assignment', binder, pos(locOf(item)), `column "${t.schema[c]!.name}"`);
       });
@@ -212,12 +234,19 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
   } else {
     const prepared = host.prepareSelect(sel, params);
     if (prepared.columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
+    for (const c of targetCols.slice(0, prepared.columns.length)) {
+      if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
+    }
     const ctx = host.execContext(prepared.paramTypes, params, false);
     const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
-    const defaults = t.schema.map((_, c) => (targetCols.slice(0, prepared.columns.length).includes(c) ? null : defaultValue(host, t, c, binder)));
+    const fromQuery = targetCols.slice(0, prepared.columns.length);
+    // Serial/identity defaults draw from their sequence per row directly, without an expression context.
+    const seqs = t.schema.map((_, c) => (!fromQuery.includes(c) && t.meta[c]!.sequence ? columnSequence(t, c) : null));
+    const anySeq = seqs.some((q) => q !== null);
+    const defaults = t.schema.map((_, c) => (fromQuery.includes(c) || seqs[c] !== null ? null : defaultValue(host, t, c, binder)));
     // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
     const anyDefault = defaults.some((d) => d !== null);
-    if (!anyDefault && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
+    if (!anyDefault && !anySeq && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {
         const row: Value[] = new Array<Value>(t.schema.length).fill(null);
@@ -231,6 +260,12 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
         if (anyDefault) {
           const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
           for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
+        if (anySeq) {
+          for (let c = 0; c < row.length; c++) {
+            const q = seqs[c];
+            if (q) row[c] = host.session.sequences !== undefined ? host.session.sequences.drew(q, q.nextval()) : q.nextval();
+          }
         }
         rows.push(row);
       }

@@ -5,6 +5,7 @@ import type { EvalContext } from '../functions/eval-context.js';
 import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
 import { normalizeTimeoutSetting } from '../execution/interrupt.js';
 import { AccessPolicy } from './access-policy.js';
+import type { SessionSequences } from './sequences.js';
 import { checkPlannerSetting, isPlannerSetting, plannerSettingDefaults } from './planner-settings.js';
 
 const DEFAULTS: Record<string, string> = {
@@ -147,6 +148,9 @@ export class Session {
     return new Set(v.split(',').map((s) => s.trim()).filter(Boolean));
   }
 
+  /** The session's sequence state (currval, lastval); set by the database that owns the session. */
+  sequences: SessionSequences | undefined;
+
   evalContext(statementTime: number): EvalContext {
     const self = this;
     return {
@@ -159,6 +163,7 @@ export class Session {
       },
       setting: (n: string) => self.get(n),
       ...(this.access.files !== undefined ? { files: this.access.files } : {}),
+      ...(this.sequences !== undefined ? { sequences: this.sequences.access() } : {}),
     };
   }
 }

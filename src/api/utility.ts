@@ -21,7 +21,7 @@ import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { LockOwner } from './row-locks.js';
 import { result } from './statement-support.js';
-import { createTable, createTableAs, createView, defineAggregate, drop, selectInto } from './ddl-statements.js';
+import { createTable, createTableAs, createView, defineAggregate, drop, selectInto, sequenceStatement } from './ddl-statements.js';
 import { declareCursor, fetchCursor, selectForUpdate } from './cursor-statements.js';
 import { transactionStatement } from './transaction-statements.js';
 import { setVariable, showVariable } from './settings-statements.js';
@@ -92,6 +92,9 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       return createTable(host, b);
     case 'CreateTableAsStmt':
       return createTableAs(host, b, params);
+    case 'CreateSeqStmt':
+    case 'AlterSeqStmt':
+      return sequenceStatement(host, tag, b);
     case 'ViewStmt':
       return createView(host, b, s.text);
     case 'DropStmt':

@@ -11,6 +11,7 @@ import { addMicros, checkTimestamp, dateToMicros, splitMicros, type Micros } fro
 import { formatValue } from './format-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
 import { localToUtc, utcOffsetSeconds } from './timezone.js';
+import { TimeTz, intervalToTime, roundTime, roundTimeTz, timeToInterval } from './time-of-day.js';
 
 export interface CastContext {
   timezone?: string;
@@ -244,7 +245,59 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
       break;
     case 'interval':
       if (f === 'interval') return v as Interval;
+      if (f === 'time') return timeToInterval(v as number);
       break;
+    case 'time': {
+      let us: number | null;
+      switch (f) {
+        case 'time':
+          us = v as number;
+          break;
+        case 'timetz':
+          us = (v as TimeTz).micros;
+          break;
+        case 'interval':
+          us = intervalToTime(v as Interval);
+          break;
+        case 'timestamp':
+        case 'timestamptz': {
+          // An infinite timestamp has no time of day: PostgreSQL returns NULL.
+          const m = v as Micros;
+          if (typeof m === 'number' && !Number.isFinite(m)) return null;
+          us = splitMicros(f === 'timestamp' ? m : addMicros(m, utcOffsetSeconds(zone, m) * 1_000_000)).time;
+          break;
+        }
+        default:
+          us = null;
+      }
+      if (us === null) break;
+      return to.typmod < 0 ? us : roundTime(us, to.typmod);
+    }
+    case 'timetz': {
+      let tz: TimeTz | null;
+      switch (f) {
+        case 'timetz':
+          tz = v as TimeTz;
+          break;
+        case 'time': {
+          // The session zone's offset today, as PostgreSQL's time_timetz takes it.
+          const now = ctx?.now ?? Date.now() * 1000;
+          tz = new TimeTz(v as number, utcOffsetSeconds(zone, now));
+          break;
+        }
+        case 'timestamptz': {
+          const m = v as Micros;
+          if (typeof m === 'number' && !Number.isFinite(m)) return null;
+          const off = utcOffsetSeconds(zone, m);
+          tz = new TimeTz(splitMicros(addMicros(m, off * 1_000_000)).time, off);
+          break;
+        }
+        default:
+          tz = null;
+      }
+      if (tz === null) break;
+      return to.typmod < 0 ? tz : roundTimeTz(tz, to.typmod);
+    }
   }
   throw cannotCast(from, to);
 }
@@ -287,8 +340,11 @@ const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
   varchar: { text: 'implicit', bpchar: 'implicit' },
   bpchar: { text: 'implicit', varchar: 'implicit' },
   date: { timestamp: 'implicit', timestamptz: 'implicit' },
-  timestamp: { date: 'assignment', timestamptz: 'implicit' },
-  timestamptz: { date: 'assignment', timestamp: 'assignment' },
+  timestamp: { date: 'assignment', timestamptz: 'implicit', time: 'assignment' },
+  timestamptz: { date: 'assignment', timestamp: 'assignment', time: 'assignment', timetz: 'assignment' },
+  time: { interval: 'implicit', timetz: 'implicit' },
+  timetz: { time: 'assignment' },
+  interval: { time: 'assignment' },
 };
 
 /** The context in which PostgreSQL allows `from` → `to` (pg_cast plus automatic I/O casts), or null. */

@@ -5,6 +5,7 @@
 import { elementType, isArrayType, type ArrayValue, type DataType, type Value } from './types.js';
 import { Numeric } from './numeric.js';
 import { Interval } from './interval.js';
+import type { TimeTz } from './time-of-day.js';
 import { arrayHashKey, compareArrays } from './array-value.js';
 
 /** Float order: NaN above everything and equal to itself; -0 = 0. */
@@ -64,7 +65,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     case 'int4':
     case 'date':
     case 'timestamp':
-    case 'timestamptz': {
+    case 'timestamptz':
+    case 'time': {
       const x = a as number;
       const y = b as number;
       return x < y ? -1 : x > y ? 1 : 0;
@@ -78,6 +80,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
       return (a as Numeric).cmp(b as Numeric);
     case 'interval':
       return (a as Interval).compare(b as Interval);
+    case 'timetz':
+      return (a as TimeTz).compare(b as TimeTz);
     case 'bpchar':
       return compareStrings(rtrimSpaces(a as string), rtrimSpaces(b as string));
     case 'text':
@@ -99,6 +103,7 @@ export function equalValues(a: Value, b: Value, t: DataType): boolean {
     case 'date':
     case 'timestamp':
     case 'timestamptz':
+    case 'time':
     case 'text':
     case 'varchar':
     case 'unknown':
@@ -149,6 +154,8 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
       return numericKey(v as Numeric);
     case 'interval':
       return (v as Interval).hashKey();
+    case 'timetz':
+      return (v as TimeTz).hashKey();
     case 'bpchar':
       return rtrimSpaces(v as string);
     default:

@@ -8,6 +8,7 @@ import { Numeric } from './numeric.js';
 import { Interval, fraction, splitHours } from './interval.js';
 import { addMicros, dayOfWeek, daysToYmd, joinMicros, microsApprox, microsToParts, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatUtcOffset, utcOffsetSeconds } from './timezone.js';
+import { formatTime, formatTimeTz, type TimeTz } from './time-of-day.js';
 
 export interface FormatContext {
   /** Session TimeZone (for timestamptz); default 'UTC'. */
@@ -338,6 +339,8 @@ function styledTimestamp(local: Micros, ds: DateStyle, zone: string | null): str
 
 /** IntervalStyle postgres_verbose: '@ 1 year 2 mons 3 days 04:05:06' spelled out, ' ago' for negative. */
 export function formatIntervalVerbose(iv: Interval): string {
+  // Infinite intervals print the same in every style.
+  if (!iv.isFinite()) return iv.months > 0 ? 'infinity' : '-infinity';
   let out = '@';
   let isZero = true;
   let isBefore = false;
@@ -418,6 +421,10 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
       return formatTimestamptz(v as Micros, ctx?.timezone ?? 'UTC');
     case 'interval':
       return (v as Interval).toString();
+    case 'time':
+      return formatTime(v as number);
+    case 'timetz':
+      return formatTimeTz(v as TimeTz);
     case 'text':
     case 'varchar':
     case 'bpchar':

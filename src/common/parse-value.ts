@@ -8,6 +8,7 @@ import { elementType, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { parseArrayText } from './array-value.js';
+import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
 
@@ -377,6 +378,16 @@ function parseDateTimeFields(input: string): DtFields {
       }
       if (w === 'ad') continue;
       if (w === 'at' || w === 'on') continue;
+      if (w === 'allballs') {
+        // Midnight UTC, spelled as PostgreSQL's datetime token table has it.
+        if (f.h !== undefined || f.tzName !== undefined || f.tzOffset !== undefined) throw new DtError('syntax');
+        f.h = 0;
+        f.mi = 0;
+        f.s = 0;
+        f.us = 0;
+        f.tzOffset = 0;
+        continue;
+      }
       if (
         w === 'epoch' || w === 'now' || w === 'today' || w === 'tomorrow' || w === 'yesterday' || w === 'infinity'
       ) {
@@ -597,6 +608,81 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): Micr
   return result;
 }
 
+// ---- time / timetz -----------------------------------------------------------------------------
+
+const TIME_FAST = /^(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?$/;
+
+function timeError(kind: DtError['kind'], s: string, type: 'time' | 'timetz'): QuireError {
+  if (kind === 'range') return new QuireError('22008', `date/time field value out of range: "${s}"`);
+  if (kind === 'tzrange') return new QuireError('22009', `time zone displacement out of range: "${s}"`);
+  return new QuireError('22007', `invalid input syntax for type ${type === 'time' ? 'time' : 'time with time zone'}: "${s}"`);
+}
+
+/**
+ * time / timetz input (PostgreSQL's DecodeTimeOnly): a time of day with optional date (ignored but used
+ * to resolve a zone name's offset), AM/PM, a zone offset, abbreviation or name; 'now' and 'allballs'.
+ * A timetz without a zone takes the session zone's offset on the given date, or today.
+ */
+export function parseTimeOfDay(s: string, type: 'time' | 'timetz', ctx?: ParseContext): number | TimeTz {
+  const zone = ctx?.timezone ?? 'UTC';
+  const fast = type === 'time' ? TIME_FAST.exec(s) : null;
+  if (fast !== null) {
+    const h = Number(fast[1]);
+    const mi = Number(fast[2]);
+    const sec = fast[3] === undefined ? 0 : Number(fast[3]);
+    if (h < 24 && mi < 60 && sec < 60) return ((h * 60 + mi) * 60 + sec) * 1_000_000 + (fast[4] === undefined ? 0 : Number(fast[4].padEnd(6, '0')));
+  }
+  const trimmed = trimC(s);
+  // A leading sign is no time of day (PostgreSQL reads it as a bad field, not a zone).
+  if (trimmed.startsWith('-') || trimmed.startsWith('+')) throw timeError('syntax', s, type);
+  // ISO 8601's 'T' before a bare time, and the concatenated forms HHMM / HHMMSS[.fff].
+  const bare = /^t?(\d\d)(\d\d)(\d\d)?(?:\.(\d*))?$/i.exec(trimmed);
+  const text = bare !== null ? `${bare[1]}:${bare[2]}:${bare[3] ?? '00'}${bare[4] !== undefined ? '.' + bare[4] : ''}` : trimmed.replace(/^t(?=\d)/i, '');
+  let f: DtFields;
+  try {
+    f = parseDateTimeFields(text);
+  } catch (e) {
+    if (e instanceof DtError) throw timeError(e.kind, s, type);
+    throw e;
+  }
+  const now = ctx?.now ?? Date.now() * 1000;
+  let timeUs: number;
+  let localDays: number;
+  if (f.special !== undefined) {
+    if (f.special !== 'now' || f.h !== undefined || f.y !== undefined || f.m !== undefined || f.d !== undefined) throw timeError('syntax', s, type);
+    if (ctx?.now === undefined) throw nowRequired();
+    if (f.tzOffset !== undefined || f.tzName !== undefined) throw timeError('syntax', s, type);
+    const off = utcOffsetSeconds(zone, now);
+    const local = now + off * 1_000_000;
+    timeUs = ((local % MICROS_PER_DAY) + MICROS_PER_DAY) % MICROS_PER_DAY;
+    return type === 'time' ? timeUs : new TimeTz(timeUs, off);
+  }
+  if (f.h === undefined) throw timeError('syntax', s, type);
+  let h = f.h;
+  const mi = f.mi ?? 0;
+  const sec = f.s ?? 0;
+  const us = f.us ?? 0;
+  if (f.ampm !== undefined) {
+    if (h < 1 || h > 12) throw timeError('range', s, type);
+    if (f.ampm === 'am' && h === 12) h = 0;
+    else if (f.ampm === 'pm' && h !== 12) h += 12;
+  }
+  if (h > 24 || mi > 59 || sec > 60 || (sec === 60 && us > 0) || (h === 24 && (mi > 0 || sec > 0 || us > 0))) throw timeError('range', s, type);
+  timeUs = ((h * 60 + mi) * 60 + sec) * 1_000_000 + us;
+  // A zone name's offset depends on the date, so PostgreSQL wants one with it (even for time).
+  if (f.tzName !== undefined && (f.y === undefined || f.m === undefined || f.d === undefined) && f.julian === undefined) throw timeError('syntax', s, type);
+  if (type === 'time') return timeUs;
+  if (f.tzOffset !== undefined) return new TimeTz(timeUs, f.tzOffset);
+  if (f.y !== undefined && f.m !== undefined && f.d !== undefined) {
+    if (f.m < 1 || f.m > 12 || f.d < 1 || f.d > daysInMonth(f.y, f.m)) throw timeError('range', s, type);
+    localDays = ymdToDays(f.bc ? 1 - f.y : f.y, f.m, f.d);
+  } else if (f.julian !== undefined) localDays = f.julian - 2440588;
+  else localDays = Math.floor((now + utcOffsetSeconds(zone, now) * 1_000_000) / MICROS_PER_DAY);
+  const local = localDays * MICROS_PER_DAY + timeUs;
+  const utc = f.tzName !== undefined ? atTimeZoneLocalToUtc(f.tzName, local) : localToUtc(zone, local);
+  return new TimeTz(timeUs, Math.round((local - Number(utc)) / 1_000_000));
+}
+
 /** json input: the text itself, once it is valid JSON (PostgreSQL keeps json verbatim). */
 function parseJsonText(s: string): string {
   try {
@@ -632,6 +718,14 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
       return parseDateTime(s, t.name, ctx);
     case 'interval':
       return Interval.parse(s);
+    case 'time': {
+      const us = parseTimeOfDay(s, 'time', ctx) as number;
+      return t.typmod < 0 ? us : roundTime(us, t.typmod);
+    }
+    case 'timetz': {
+      const v = parseTimeOfDay(s, 'timetz', ctx) as TimeTz;
+      return t.typmod < 0 ? v : roundTimeTz(v, t.typmod);
+    }
     case 'varchar':
     case 'bpchar':
       return applyStringTypmod(s, t, false);

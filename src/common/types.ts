@@ -14,6 +14,8 @@
  *   timestamp, timestamptz  microseconds since 1970-01-01 00:00:00 (UTC for timestamptz): number while a safe
  *                           integer (about 1685–2255) or ±Infinity, bigint beyond, as int8 (see Micros)
  *   interval                Interval {months, days, micros}
+ *   time                    number: microseconds since midnight (0 ..= 86,400,000,000)
+ *   timetz                  TimeTz {micros, offset} (src/common/time-of-day.ts)
  *   _int4, _text, … (T[])   ArrayValue: readonly (element value | null)[] (one dimension, lower bound 1)
  *   json                    string: the JSON text as given (validated on input), as PostgreSQL's json keeps it
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
@@ -21,6 +23,7 @@
  */
 import type { Numeric } from './numeric.js';
 import type { Interval } from './interval.js';
+import type { TimeTz } from './time-of-day.js';
 
 /** Types that can be array elements (every type but arrays and unknown). */
 export type ElementTypeName =
@@ -38,6 +41,8 @@ export type ElementTypeName =
   | 'timestamp'
   | 'timestamptz'
   | 'interval'
+  | 'time'
+  | 'timetz'
   | 'json';
 
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
@@ -46,7 +51,7 @@ export type ArrayTypeName = `_${ElementTypeName}`;
 export type TypeName = ElementTypeName | ArrayTypeName | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
-  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'json',
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json',
 ];
 
 export interface DataType {
@@ -55,7 +60,7 @@ export interface DataType {
   readonly typmod: number;
 }
 
-export type Value = null | boolean | number | bigint | string | Numeric | Interval | ArrayValue;
+export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue;
 
 /**
  * An array value: one dimension with lower bound 1 (multidimensional arrays are refused), elements of
@@ -110,6 +115,8 @@ export const T = {
   timestamp: type('timestamp'),
   timestamptz: type('timestamptz'),
   interval: type('interval'),
+  time: type('time'),
+  timetz: type('timetz'),
   json: type('json'),
   _bool: type('_bool'),
   _int2: type('_int2'),
@@ -125,6 +132,8 @@ export const T = {
   _timestamp: type('_timestamp'),
   _timestamptz: type('_timestamptz'),
   _interval: type('_interval'),
+  _time: type('_time'),
+  _timetz: type('_timetz'),
   _json: type('_json'),
   unknown: type('unknown'),
 } as const;
@@ -151,6 +160,8 @@ export function category(t: DataType): TypeCategory {
     case 'date':
     case 'timestamp':
     case 'timestamptz':
+    case 'time':
+    case 'timetz':
       return 'D';
     case 'interval':
       return 'T';
@@ -197,6 +208,10 @@ export function typeDisplayName(t: DataType): string {
       return 'timestamp without time zone';
     case 'timestamptz':
       return 'timestamp with time zone';
+    case 'time':
+      return t.typmod >= 0 ? `time(${t.typmod}) without time zone` : 'time without time zone';
+    case 'timetz':
+      return t.typmod >= 0 ? `time(${t.typmod}) with time zone` : 'time with time zone';
     default:
       return t.name;
   }
@@ -218,6 +233,8 @@ export const TYPE_OID: Record<TypeName, number> = {
   timestamp: 1114,
   timestamptz: 1184,
   interval: 1186,
+  time: 1083,
+  timetz: 1266,
   json: 114,
   unknown: 705,
   _bool: 1000,
@@ -234,6 +251,8 @@ export const TYPE_OID: Record<TypeName, number> = {
   _timestamp: 1115,
   _timestamptz: 1185,
   _interval: 1187,
+  _time: 1183,
+  _timetz: 1270,
   _json: 199,
 };
 
@@ -252,6 +271,7 @@ export function storageKind(t: DataType): StorageKind {
     case 'date':
     case 'timestamp':
     case 'timestamptz':
+    case 'time':
       return 'f64';
     default:
       return 'obj';

@@ -5,6 +5,7 @@
  * strings and finite numbers; everything else is a one-key tagged object.
  */
 import { Interval } from '../common/interval.js';
+import { TimeTz } from '../common/time-of-day.js';
 import { normMicros } from '../common/datetime-calendar.js';
 import { Numeric } from '../common/numeric.js';
 import type { Value } from '../common/types.js';
@@ -30,6 +31,7 @@ export function encodeValue(v: unknown): Encoded {
   if (v instanceof Numeric) return { n: v.toString() };
   // A time field beyond 2^53 µs travels as its digits (tag 'j').
   if (v instanceof Interval) return typeof v.micros === 'bigint' ? { j: [String(v.months), String(v.days), v.micros.toString()] } : { i: [v.months, v.days, v.micros] };
+  if (v instanceof TimeTz) return { z: [v.micros, v.offset] };
   if (v instanceof Date) return { d: v.toISOString() };
   if (Array.isArray(v)) return { a: v.map(encodeValue) };
   throw new PagingError('InvalidArgument', `cannot carry a parameter of type ${Object.prototype.toString.call(v)} in a cursor`);
@@ -55,6 +57,9 @@ export function decodeValue(e: unknown): Value | Date | unknown[] {
     case 'n':
       if (typeof x !== 'string') throw bad();
       return Numeric.parse(x);
+    case 'z':
+      if (!Array.isArray(x) || x.length !== 2 || !x.every((n) => Number.isSafeInteger(n))) throw bad();
+      return new TimeTz(x[0] as number, x[1] as number);
     case 'i':
       if (!Array.isArray(x) || x.length !== 3 || !x.every((n) => typeof n === 'number')) throw bad();
       return new Interval(x[0] as number, x[1] as number, x[2] as number);

@@ -13,6 +13,16 @@ export interface EvalContext {
   setting(name: string): string | undefined;
   /** File confinement of the session; undefined = unconfined. */
   readonly files?: FileGate;
+  /** The session's view of sequences (nextval, currval, setval, lastval); absent where there are none. */
+  readonly sequences?: SequenceAccess;
+}
+
+/** Sequence functions as a session sees them: the counters are shared, currval/lastval are the session's. */
+export interface SequenceAccess {
+  nextval(name: string): number;
+  currval(name: string): number;
+  setval(name: string, value: number | bigint, isCalled: boolean): void;
+  lastval(): number;
 }
 
 /**

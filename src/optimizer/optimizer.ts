@@ -13,6 +13,7 @@ import { mergeLimits } from './rules/merge-limits.js';
 import { removeIdentityProjection } from './rules/remove-identity-projection.js';
 import { eliminateLimit } from './rules/eliminate-limit.js';
 import { pushLimitThroughProject } from './rules/push-limit-through-project.js';
+import { limitBeforeVolatileProjection } from './rules/limit-before-volatile-projection.js';
 import { pushLimitThroughUnion } from './rules/push-limit-through-union.js';
 import { pushLimitIntoOuterJoin } from './rules/push-limit-into-outer-join.js';
 import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
@@ -33,6 +34,7 @@ export const RULES: readonly OptimizerRule[] = [
   pushFilterBelowProject,
   pushFilterIntoJoin,
   deriveTopNFromWindow,
+  limitBeforeVolatileProjection,
   pushLimitThroughProject,
   mergeLimits,
   pushLimitThroughUnion,

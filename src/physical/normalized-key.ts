@@ -60,6 +60,7 @@ function imageKind(t: DataType): ImageKind | null {
     case 'date':
     case 'timestamp':
     case 'timestamptz':
+    case 'time':
       return 'f64';
     case 'text':
     case 'varchar':

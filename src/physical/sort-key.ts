@@ -63,6 +63,7 @@ export function keyCategory(t: DataType): KeyCategory {
     case 'date':
     case 'timestamp':
     case 'timestamptz':
+    case 'time':
       return 'num';
     case 'float4':
     case 'float8':

@@ -686,8 +686,12 @@ function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
     case 'SVFOP_CURRENT_TIME':
     case 'SVFOP_CURRENT_TIME_N':
     case 'SVFOP_LOCALTIME':
-    case 'SVFOP_LOCALTIME_N':
-      throw new QuireError('0A000', 'time types are not supported', { position: pos(b.location as number) });
+    case 'SVFOP_LOCALTIME_N': {
+      // The transaction start's time of day in the session zone, rounded to the precision if given.
+      const name = op.startsWith('SVFOP_CURRENT') ? 'timetz' : 'time';
+      const typmod = op.endsWith('_N') ? Math.min(typeof b.typmod === 'number' ? b.typmod : 0, 6) : -1;
+      return coerce(call('now'), type(name, typmod), 'explicit', cx.env);
+    }
     case 'SVFOP_CURRENT_USER':
     case 'SVFOP_USER':
     case 'SVFOP_SESSION_USER':
@@ -1009,7 +1013,7 @@ function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups
           ? T.float8
           : isNumericType(kt)
             ? stripMod(kt)
-            : kt.name === 'date' || kt.name === 'timestamp' || kt.name === 'timestamptz' || kt.name === 'interval'
+            : category(kt) === 'D' || kt.name === 'interval'
               ? T.interval
               : kt;
     if (!isNumericType(kt) && category(kt) !== 'D' && kt.name !== 'interval') {

@@ -117,7 +117,7 @@ export function comparisonType(a: DataType, b: DataType): DataType | null {
   const cb = category(b);
   if (ca === 'N' && cb === 'N') return NUMERIC_RANK[a.name]! >= NUMERIC_RANK[b.name]! ? stripMod(a) : stripMod(b);
   if (ca === 'S' && cb === 'S') return T.text;
-  if (ca === 'D' && cb === 'D') return DATETIME_RANK[a.name]! >= DATETIME_RANK[b.name]! ? stripMod(a) : stripMod(b);
+  if (ca === 'D' && cb === 'D' && DATETIME_RANK[a.name] !== undefined && DATETIME_RANK[b.name] !== undefined) return DATETIME_RANK[a.name]! >= DATETIME_RANK[b.name]! ? stripMod(a) : stripMod(b);
   if (castContext(a.name, b.name) === 'implicit') return stripMod(b);
   if (castContext(b.name, a.name) === 'implicit') return stripMod(a);
   return null;

@@ -9,6 +9,8 @@ const ALIASES: Record<string, TypeName> = {
   boolean: 'bool',
   int2: 'int2',
   smallint: 'int2',
+  smallserial: 'int2',
+  serial2: 'int2',
   int4: 'int4',
   int: 'int4',
   integer: 'int4',
@@ -38,6 +40,10 @@ const ALIASES: Record<string, TypeName> = {
   timestamptz: 'timestamptz',
   'timestamp with time zone': 'timestamptz',
   interval: 'interval',
+  time: 'time',
+  'time without time zone': 'time',
+  timetz: 'timetz',
+  'time with time zone': 'timetz',
   json: 'json',
   unknown: 'unknown',
 };
@@ -110,6 +116,14 @@ function resolveScalarTypeName(tn: PgTypeName): DataType {
     case 'timestamptz':
     case 'interval':
       return type(name, mods[0]!);
+    case 'time':
+    case 'timetz': {
+      const p = mods[0]!;
+      if (mods.length > 1) throw new QuireError('22023', `invalid type modifier`, { position: pos });
+      if (p < 0) throw new QuireError('22023', `TIME(${p})${name === 'timetz' ? ' WITH TIME ZONE' : ''} precision must not be negative`, { position: pos });
+      // PostgreSQL reduces a precision above 6 to 6 (with a warning).
+      return type(name, Math.min(p, 6));
+    }
     default:
       throw new QuireError('42601', `type modifier is not allowed for type "${raw}"`, { position: pos });
   }

@@ -4,6 +4,7 @@ import { QuireError } from '../common/errors.js';
 import type { DataType, Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
 import type { MemoryTable } from './memory-table.js';
+import type { Sequence } from './sequence.js';
 
 export interface ViewDef {
   readonly name: string;
@@ -72,6 +73,11 @@ export class Catalog {
   readonly functions = new Map<string, readonly SqlFunctionDef[]>();
   readonly aggregates = new Map<string, readonly AggregateDef[]>();
   readonly attached = new Map<string, AttachedDatabase>();
+  /**
+   * CREATE SEQUENCE's sequences (TEMP ones under tempTableKey). Shared by transactions, never copied:
+   * sequence values are not transactional. Serial and identity columns keep theirs with the column.
+   */
+  readonly sequences = new Map<string, Sequence>();
 
   /** `alias.table` (schemaname = alias) or `alias.schema.table` (catalogname = alias). */
   lookupAttached(catalogName: string | undefined, schemaName: string, name: string): TableSource | undefined {

@@ -21,8 +21,24 @@ export interface ColumnMeta {
   notNull: boolean;
   /** DEFAULT expression as written (bound at insert time, so now() is per statement). */
   defaultExpr: Node | null;
-  /** serial / bigserial / GENERATED … AS IDENTITY: next value. */
-  sequence: { next: number } | null;
+  /** serial / bigserial / GENERATED … AS IDENTITY: the owned sequence's counter and options (src/storage/sequence.ts). */
+  sequence: ColumnSequence | null;
+  /** GENERATED ALWAYS / BY DEFAULT AS IDENTITY; absent for serial columns and plain ones. */
+  identity?: 'always' | 'by default';
+}
+
+/**
+ * The counter of a column's own sequence, kept with the column so it persists with the table: `next`
+ * is what the next nextval() returns; the options are present only where they differ from the column
+ * type's defaults (increment 1, from 1 to the type's maximum, no cycle).
+ */
+export interface ColumnSequence {
+  next: number;
+  increment?: number;
+  start?: number;
+  min?: number;
+  max?: number;
+  cycle?: boolean;
 }
 
 /** The buffers of an open batch: room for `capacity` rows, `used` of them written. */

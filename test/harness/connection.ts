@@ -59,6 +59,7 @@ const OID_NAMES: Record<number, string> = {
   1043: 'varchar',
   1082: 'date',
   1083: 'time',
+  1266: 'timetz',
   1114: 'timestamp',
   1184: 'timestamptz',
   1186: 'interval',

@@ -20,6 +20,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Interval } from '../../common/interval.js';
+import { TimeTz } from '../../common/time-of-day.js';
 import { Numeric } from '../../common/numeric.js';
 import type { DataType, Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column, type ColumnData } from '../column.js';
@@ -43,6 +44,8 @@ const T_NUMERIC = 6;
 const T_INTERVAL = 7;
 /** An interval whose time field is beyond 2^53 µs: that field as an int64. */
 const T_INTERVAL_BIG = 8;
+/** timetz: its time of day and offset as two doubles. */
+const T_TIMETZ = 9;
 
 function isTextColumn(d: Value[], n: number): boolean {
   for (let i = 0; i < n; i++) {
@@ -198,6 +201,12 @@ function writeValue(buf: Buffer, o: number, v: Value): number {
     else buf.writeDoubleLE(v.micros, o + 17);
     return o + 25;
   }
+  if (v instanceof TimeTz) {
+    buf[o] = T_TIMETZ;
+    buf.writeDoubleLE(v.micros, o + 1);
+    buf.writeDoubleLE(v.offset, o + 9);
+    return o + 17;
+  }
   throw new Error(`spill: cannot encode value of type ${typeof v}`);
 }
 
@@ -301,6 +310,10 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
             case T_INTERVAL_BIG:
               out[i] = new Interval(p.readDoubleLE(o), p.readDoubleLE(o + 8), p.readBigInt64LE(o + 16));
               o += 24;
+              break;
+            case T_TIMETZ:
+              out[i] = new TimeTz(p.readDoubleLE(o), p.readDoubleLE(o + 8));
+              o += 16;
               break;
             default:
               throw new Error(`spill: bad value tag ${tag}`);

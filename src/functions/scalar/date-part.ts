@@ -3,9 +3,10 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { Interval } from '../../common/interval.js';
+import type { TimeTz } from '../../common/time-of-day.js';
 import type { Micros } from '../../common/datetime-calendar.js';
 import { dateToTimestamp } from './support/datetime.js';
-import { extractInterval, extractTimestamp, type Extracted } from './support/extract.js';
+import { extractInterval, extractTime, extractTimestamp, type Extracted } from './support/extract.js';
 
 const float = (r: Extracted): number | null => (r === null ? null : r.float);
 
@@ -31,4 +32,6 @@ registerScalar(
     returns: T.float8,
     fn: (_c: EvalContext, u: string, iv: Interval) => float(extractInterval(u, iv)),
   },
+  { args: ['text', 'time'], returns: T.float8, fn: (_c: EvalContext, u: string, t: number) => float(extractTime(u, t, null)) },
+  { args: ['text', 'timetz'], returns: T.float8, fn: (_c: EvalContext, u: string, t: TimeTz) => float(extractTime(u, t.micros, t.offset)) },
 );

@@ -5,7 +5,8 @@ import type { EvalContext } from '../eval-context.js';
 import type { Micros } from '../../common/datetime-calendar.js';
 import type { Numeric } from '../../common/numeric.js';
 import type { Interval } from '../../common/interval.js';
-import { extractDate, extractInterval, extractTimestamp, type Extracted } from './support/extract.js';
+import type { TimeTz } from '../../common/time-of-day.js';
+import { extractDate, extractInterval, extractTime, extractTimestamp, type Extracted } from './support/extract.js';
 
 const numeric = (r: Extracted): Numeric | null => (r === null ? null : r.numeric());
 
@@ -27,4 +28,6 @@ registerScalar(
     returns: T.numeric,
     fn: (_c: EvalContext, u: string, iv: Interval) => numeric(extractInterval(u, iv)),
   },
+  { args: ['text', 'time'], returns: T.numeric, fn: (_c: EvalContext, u: string, t: number) => numeric(extractTime(u, t, null)) },
+  { args: ['text', 'timetz'], returns: T.numeric, fn: (_c: EvalContext, u: string, t: TimeTz) => numeric(extractTime(u, t.micros, t.offset)) },
 );

@@ -11,6 +11,7 @@
  *   - numeric: the same NaN/Infinity rules on Numeric,
  *   - date/timestamp/timestamptz with an interval offset: timestamp ± interval (timestamptz in the session
  *     time zone), dates as midnight timestamps,
+ *   - time/timetz with an interval offset: the offset's time field only, without wrapping at midnight,
  *   - interval with an interval offset.
  * A row whose key is NULL has the NULL peer group as its offset bound, and NULL rows are never inside a
  * non-NULL row's offset bound (nodeWindowAgg.c's update_frameheadpos/update_frametailpos).
@@ -23,6 +24,7 @@ import { QuireError } from '../../common/errors.js';
 import { Interval } from '../../common/interval.js';
 import { isFiniteMicros, joinMicros, type Micros } from '../../common/datetime-calendar.js';
 import { Numeric } from '../../common/numeric.js';
+import { TimeTz } from '../../common/time-of-day.js';
 import type { DataType, Value } from '../../common/types.js';
 import type { Column } from '../../execution/column.js';
 import { timestampPlusInterval, timestamptzPlusInterval } from '../scalar/support/datetime.js';
@@ -395,6 +397,18 @@ export function makeInRange(t: DataType, timezone: string): InRange {
         return less ? (val) => toTs(val as number) <= sum : (val) => toTs(val as number) >= sum;
       };
     }
+    case 'time':
+    case 'timetz':
+      // in_range_time(tz)_interval: only the offset's time field counts (as in time ± interval), its sign
+      // decides validity (which also rejects -infinity), and base ± offset does not wrap at midnight.
+      return (base, offset, sub, less) => {
+        const off = timeFieldOffset(offset as Interval);
+        if (off < 0) badSize();
+        if (t.name === 'time') return numTest(sub ? (base as number) - off : (base as number) + off, less);
+        const bs = base as TimeTz;
+        const sum = new TimeTz(sub ? bs.micros - off : bs.micros + off, bs.offset);
+        return less ? (val) => (val as TimeTz).compare(sum) <= 0 : (val) => (val as TimeTz).compare(sum) >= 0;
+      };
     case 'interval':
       return (base, offset, sub, less) => {
         const iv = offset as Interval;
@@ -407,6 +421,12 @@ export function makeInRange(t: DataType, timezone: string): InRange {
     default:
       throw new QuireError('0A000', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${t.name}`);
   }
+}
+
+/** An interval offset's time field in microseconds, ±Infinity for infinite intervals. */
+function timeFieldOffset(iv: Interval): number {
+  if (!iv.isFinite()) return iv.months;
+  return typeof iv.micros === 'bigint' ? Number(iv.micros) : iv.micros;
 }
 
 /**

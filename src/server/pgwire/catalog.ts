@@ -18,6 +18,7 @@ import { registerScalar } from '../../functions/registry.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableSource } from '../../logical/plan.js';
 import { Catalog, isTempTableKey, tempTableKey, type RoutineType } from '../../storage/catalog.js';
+import { catalogSequences, type Sequence } from '../../storage/sequence.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN } from './types.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
@@ -107,6 +108,15 @@ function userRelations(env: SystemEnv): Rel[] {
   return out.sort((a, b) => a.oid - b.oid);
 }
 
+/** The session's sequences (its own TEMP ones, the shared ones, those of serial/identity columns). */
+function sequenceRelations(env: SystemEnv): { oid: number; key: string; seq: Sequence; temp: boolean }[] {
+  const mine = tempTableKey(env.session().id, '');
+  return catalogSequences(env.catalog.sequences, env.catalog.tables)
+    .filter(({ key }) => !isTempTableKey(key) || key.startsWith(mine))
+    .map(({ key, seq }) => ({ oid: env.oids.of(key), key, seq, temp: isTempTableKey(key) }))
+    .sort((a, b) => a.oid - b.oid);
+}
+
 /** A view's columns come from binding it; the wire connection registers a resolver for that. */
 const viewColumnResolvers = new WeakMap<Catalog, (name: string) => readonly Field[]>();
 function viewFields(env: SystemEnv, name: string): readonly Field[] {
@@ -167,6 +177,8 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       return [
         ...systemRelations().map((s) => row(s.oid, s.name, s.ns, 'r', s.def.cols.length, -1, 2)),
         ...userRelations(env).map((r) => row(r.oid, r.name, r.ns, r.kind, r.fields.length, r.rows ?? -1, r.kind === 'r' ? 2 : 0, r.persistence)),
+        // A sequence is a relation of kind 'S' with three columns (last_value, log_cnt, is_called).
+        ...sequenceRelations(env).map((r) => row(r.oid, r.seq.name, NS_PUBLIC, 'S', 3, 1, 0, r.temp ? 't' : 'p')),
       ];
     },
   },
@@ -354,6 +366,20 @@ const SYSTEM_TABLES: SystemTableDef[] = [
     name: 'information_schema.schemata',
     cols: [['catalog_name', 'text'], ['schema_name', 'text'], ['schema_owner', 'text'], ['default_character_set_catalog', 'text'], ['default_character_set_schema', 'text'], ['default_character_set_name', 'text'], ['sql_path', 'text']],
     rows: (env) => ['pg_catalog', 'public', 'information_schema'].map((s) => [env.database, s, env.user, null, null, null, null]),
+  },
+  {
+    name: 'information_schema.sequences',
+    cols: [
+      ['sequence_catalog', 'text'], ['sequence_schema', 'text'], ['sequence_name', 'text'], ['data_type', 'text'], ['numeric_precision', 'int4'],
+      ['numeric_precision_radix', 'int4'], ['numeric_scale', 'int4'], ['start_value', 'text'], ['minimum_value', 'text'], ['maximum_value', 'text'],
+      ['increment', 'text'], ['cycle_option', 'text'],
+    ],
+    rows: (env) =>
+      sequenceRelations(env).map(({ seq }) => {
+        const o = seq.options;
+        const [type, precision] = o.type === 'int2' ? ['smallint', 16] : o.type === 'int4' ? ['integer', 32] : ['bigint', 64];
+        return [env.database, 'public', seq.name, type, precision, 2, 0, String(o.start), String(o.min), String(o.max), String(o.increment), o.cycle ? 'YES' : 'NO'];
+      }),
   },
   {
     name: 'information_schema.tables',
@@ -620,7 +646,7 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
     return env.catalog.tables.has(name) || env.catalog.views.has(name) ? env.oids.of(name) : 0;
   }
   if (kind === 'regtype') {
-    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
+    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
     return TYPE_ROWS.find((r) => r.name === (alias[name] ?? name))?.oid ?? 0;
   }
   if (kind === 'regnamespace') return name === 'pg_catalog' ? NS_PG_CATALOG : name === 'public' ? NS_PUBLIC : name === 'information_schema' ? NS_INFORMATION_SCHEMA : 0;

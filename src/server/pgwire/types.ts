@@ -5,6 +5,7 @@
 import { QuireError } from '../../common/errors.js';
 import { formatDate, formatTimestamp, formatValue, type FormatContext } from '../../common/format-value.js';
 import { Interval } from '../../common/interval.js';
+import { TimeTz, formatTime, formatTimeTz } from '../../common/time-of-day.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import { Numeric } from '../../common/numeric.js';
 import { elementType, T, TYPE_OID, type ArrayValue, type DataType, type TypeName, type Value } from '../../common/types.js';
@@ -27,6 +28,8 @@ export const TYPE_LEN: Record<TypeName, number> = {
   timestamp: 8,
   timestamptz: 8,
   interval: 16,
+  time: 8,
+  timetz: 12,
   json: -1,
   unknown: -2,
   _bool: -1,
@@ -43,6 +46,8 @@ export const TYPE_LEN: Record<TypeName, number> = {
   _timestamp: -1,
   _timestamptz: -1,
   _interval: -1,
+  _time: -1,
+  _timetz: -1,
   _json: -1,
 };
 
@@ -146,6 +151,21 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
         const m = v as Micros;
         const b = Buffer.allocUnsafe(8);
         b.writeBigInt64BE(m === Infinity ? INT64_MAX : m === -Infinity ? INT64_MIN : BigInt(m) - PG_EPOCH_MICROS);
+        return b;
+      };
+    case 'time':
+      return (v) => {
+        const b = Buffer.allocUnsafe(8);
+        b.writeBigInt64BE(BigInt(v as number));
+        return b;
+      };
+    case 'timetz':
+      return (v) => {
+        // time_send / timetz_send: int64 microseconds, then the zone as int32 seconds west of UTC.
+        const tz = v as TimeTz;
+        const b = Buffer.allocUnsafe(12);
+        b.writeBigInt64BE(BigInt(tz.micros), 0);
+        b.writeInt32BE(-tz.offset, 8);
         return b;
       };
     case 'interval':
@@ -341,6 +361,14 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
       if (v === INT64_MIN) return '-infinity';
       const text = formatTimestamp(normMicros(v + PG_EPOCH_MICROS));
       return t.name === 'timestamptz' ? text + '+00' : text;
+    }
+    case 'time': {
+      need(8);
+      return formatTime(Number(raw.readBigInt64BE(0)));
+    }
+    case 'timetz': {
+      need(12);
+      return formatTimeTz(new TimeTz(Number(raw.readBigInt64BE(0)), -raw.readInt32BE(8)));
     }
     case 'interval': {
       need(16);

@@ -51,6 +51,9 @@ export function opensearchType(t: DataType): string {
       return 'timestamp';
     case 'interval':
       return 'interval';
+    case 'time':
+    case 'timetz':
+      return 'time';
     default:
       return 'keyword';
   }

@@ -3,7 +3,8 @@ import { registerScalar } from '../../registry.js';
 import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
 import type { Interval } from '../../../common/interval.js';
-import type { Micros } from '../../../common/datetime-calendar.js';
+import { addMicros, checkTimestamp, type Micros } from '../../../common/datetime-calendar.js';
+import { timePlusInterval, timeTzPlusInterval, type TimeTz } from '../../../common/time-of-day.js';
 import type { EvalContext } from '../../eval-context.js';
 import { checkInt2, checkInt4, int8Add, type Int8 } from '../support/int.js';
 import { checkFloat4, checkFloat8 } from '../support/float.js';
@@ -47,4 +48,24 @@ registerScalar(
     fn: (c: EvalContext, iv: Interval, t: Micros) => tstzIv(c, t, iv),
   },
   { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b) },
+  { args: ['time', 'interval'], returns: T.time, fn: (_c: EvalContext, t: number, iv: Interval) => timePlusInterval(t, iv) },
+  { args: ['interval', 'time'], returns: T.time, fn: (_c: EvalContext, iv: Interval, t: number) => timePlusInterval(t, iv) },
+  { args: ['timetz', 'interval'], returns: T.timetz, fn: (_c: EvalContext, t: TimeTz, iv: Interval) => timeTzPlusInterval(t, iv) },
+  { args: ['interval', 'timetz'], returns: T.timetz, fn: (_c: EvalContext, iv: Interval, t: TimeTz) => timeTzPlusInterval(t, iv) },
+  { args: ['date', 'time'], returns: T.timestamp, fn: (_c: EvalContext, d: number, t: number) => dateAtTime(d, t) },
+  { args: ['time', 'date'], returns: T.timestamp, fn: (_c: EvalContext, t: number, d: number) => dateAtTime(d, t) },
+  { args: ['date', 'timetz'], returns: T.timestamptz, fn: (_c: EvalContext, d: number, t: TimeTz) => dateAtTimeTz(d, t) },
+  { args: ['timetz', 'date'], returns: T.timestamptz, fn: (_c: EvalContext, t: TimeTz, d: number) => dateAtTimeTz(d, t) },
 );
+
+/** date + time (datetime_timestamp): an infinite date stays infinite. */
+function dateAtTime(d: number, t: number): Micros {
+  if (!Number.isFinite(d)) return d;
+  return checkTimestamp(addMicros(dateToTimestamp(d), t));
+}
+
+/** date + timetz (datetimetz_timestamptz): the wall clock read at the value's own offset. */
+function dateAtTimeTz(d: number, t: TimeTz): Micros {
+  if (!Number.isFinite(d)) return d;
+  return checkTimestamp(addMicros(dateToTimestamp(d), t.utcMicros()));
+}

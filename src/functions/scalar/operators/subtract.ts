@@ -5,6 +5,7 @@ import { T } from '../../../common/types.js';
 import { Interval } from '../../../common/interval.js';
 import { diffMicros, isFiniteMicros, type Micros } from '../../../common/datetime-calendar.js';
 import type { EvalContext } from '../../eval-context.js';
+import { timeMinusInterval, timeTzMinusInterval, type TimeTz } from '../../../common/time-of-day.js';
 import { err, SQLSTATE } from '../../../common/errors.js';
 import { checkInt2, checkInt4, int8Sub, type Int8 } from '../support/int.js';
 import { checkFloat4, checkFloat8 } from '../support/float.js';
@@ -69,4 +70,8 @@ registerScalar(
   { args: ['timestamp', 'timestamp'], returns: T.interval, fn: (_c: EvalContext, a: Micros, b: Micros) => timestampDiff(a, b) },
   { args: ['timestamptz', 'timestamptz'], returns: T.interval, fn: (_c: EvalContext, a: Micros, b: Micros) => timestampDiff(a, b) },
   { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b.neg()) },
+  { args: ['time', 'interval'], returns: T.time, fn: (_c: EvalContext, t: number, iv: Interval) => timeMinusInterval(t, iv) },
+  // time_mi_time: a plain difference in the time field, no day split.
+  { args: ['time', 'time'], returns: T.interval, fn: (_c: EvalContext, a: number, b: number) => new Interval(0, 0, a - b) },
+  { args: ['timetz', 'interval'], returns: T.timetz, fn: (_c: EvalContext, t: TimeTz, iv: Interval) => timeTzMinusInterval(t, iv) },
 );

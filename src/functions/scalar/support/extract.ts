@@ -227,3 +227,42 @@ export function extractInterval(units: string, iv: Interval): Extracted {
       return unitNotSupported(units, 'interval');
   }
 }
+
+/**
+ * extract()/date_part() on time and timetz (time_part_common): sub-day fields only, the offset fields
+ * for timetz (offset east: PostgreSQL negates its seconds-west zone), and epoch as seconds since
+ * midnight (UTC midnight for timetz).
+ */
+export function extractTime(units: string, us: number, offset: number | null): Extracted {
+  const typeName = offset === null ? 'time without time zone' : 'time with time zone';
+  const unit = parseUnit(units);
+  if (unit === null) unitNotRecognized(units, typeName);
+  const secMicros = us % 60_000_000;
+  const sec = Math.trunc(secMicros / 1_000_000);
+  const frac = secMicros - sec * 1_000_000;
+  switch (unit) {
+    case 'microseconds':
+      return dec(BigInt(secMicros), 0, sec * 1000000.0 + frac);
+    case 'milliseconds':
+      return dec(BigInt(secMicros), 3, sec * 1000.0 + frac / 1000.0);
+    case 'second':
+      return dec(BigInt(secMicros), 6, sec + frac / 1000000.0);
+    case 'minute':
+      return int(Math.trunc(us / 60_000_000) % 60);
+    case 'hour':
+      return int(Math.trunc(us / 3_600_000_000));
+    case 'epoch':
+      if (offset === null) return dec(BigInt(us), 6, us / 1000000.0);
+      return dec(BigInt(us - offset * 1_000_000), 6, us / 1000000.0 - offset);
+    case 'timezone':
+      if (offset !== null) return int(offset);
+      break;
+    case 'timezone_hour':
+      if (offset !== null) return int(Math.trunc(offset / 3600) + 0);
+      break;
+    case 'timezone_minute':
+      if (offset !== null) return int((Math.trunc(offset / 60) % 60) + 0);
+      break;
+  }
+  return unitNotSupported(units, typeName);
+}
