@@ -56,10 +56,10 @@ export interface MatchedRows {
 }
 
 /**
- * Runs `SELECT <row position>, <values…> FROM <target> [, from…] WHERE … ` with the statement's WITH,
- * over `snapshot` (the batches of `table`), and returns the first values found per target row.
+ * `SELECT <row position>, <values…> FROM <target> [, from…] WHERE …` with the statement's WITH, over
+ * `snapshot` (the batches of `table`), prepared: the input plan of an UPDATE or DELETE.
  */
-export async function matchTargetRows(
+export function targetRowsQuery(
   host: DmlHost,
   table: MemoryTable,
   snapshot: readonly Batch[],
@@ -69,7 +69,7 @@ export async function matchTargetRows(
   params: readonly unknown[],
   /** More relations the statement names (ON CONFLICT's EXCLUDED). */
   extra: ReadonlyMap<string, TableSource> = new Map(),
-): Promise<MatchedRows> {
+): PreparedQuery {
   if ((b.fromClause || b.usingClause) && (b.returningList || b.returningClause)) {
     throw new QuireError('0A000', `RETURNING is not supported with ${b.usingClause ? 'DELETE … USING' : 'UPDATE … FROM'}`);
   }
@@ -95,9 +95,11 @@ export async function matchTargetRows(
     op: 'SETOP_NONE',
     limitOption: 'LIMIT_OPTION_DEFAULT',
   } as unknown as SelectStmt;
-  const prepared = host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]));
-  const ctx = host.execContext(prepared.paramTypes, params, false);
-  const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
+  return host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]));
+}
+
+/** The rows `targetRowsQuery`'s plan found: the first values per target row. */
+export function matchedRows(batches: readonly Batch[], plan: LogicalPlan): MatchedRows {
   const rows = new Map<number, Value[]>();
   for (const bt of batches) {
     for (let i = 0; i < bt.length; i++) {
@@ -108,7 +110,24 @@ export async function matchTargetRows(
       rows.set(p, vals);
     }
   }
-  return { rows, types: prepared.plan.schema.slice(1).map((f) => f.type) };
+  return { rows, types: plan.schema.slice(1).map((f) => f.type) };
+}
+
+/** Runs `targetRowsQuery` and returns the first values found per target row. */
+export async function matchTargetRows(
+  host: DmlHost,
+  table: MemoryTable,
+  snapshot: readonly Batch[],
+  alias: string | undefined,
+  b: AnyNode,
+  values: readonly Node[],
+  params: readonly unknown[],
+  extra: ReadonlyMap<string, TableSource> = new Map(),
+): Promise<MatchedRows> {
+  const prepared = targetRowsQuery(host, table, snapshot, alias, b, values, params, extra);
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
+  return matchedRows(batches, prepared.plan);
 }
 
 const TARGET_POSITION = '\u0000target position';

@@ -1,0 +1,220 @@
+/**
+ * INSERT … SELECT, and UPDATE/DELETE with FROM/USING, WITH or subqueries, as plans: the query that
+ * finds the new rows (or the target rows' positions and new values) is the input of a ModifyTable
+ * node, whose target applies the changes through the transaction's table, the row lineage and the
+ * constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN ANALYZE runs them.
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError, positionOf } from '../common/errors.js';
+import { T, type DataType, type Value } from '../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
+import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import type { MemoryTable } from '../storage/memory-table.js';
+import type { QueryResult } from './database.js';
+import { matchedRows, targetRowsQuery } from './dml-target.js';
+import {
+  applyUpdates,
+  assign,
+  bindReturning,
+  checkNotNull,
+  conflictArbiters,
+  defaultValue,
+  deleteRows,
+  evalRowExprs,
+  finishInsert,
+  insertBatches,
+  lockHolder,
+  retList,
+  returning,
+  returningColumns,
+  setItems,
+  uniqueCheck,
+  updateStrength,
+} from './dml-statements.js';
+import { LockOwner } from './row-locks.js';
+import { binderFor, relName, result } from './statement-support.js';
+import type { UtilityHost } from './utility.js';
+
+const pos = positionOf;
+
+/** A DML statement planned, ready to run (or to EXPLAIN). */
+export interface PlannedDml {
+  /** A ModifyTable node over the statement's input. */
+  readonly plan: LogicalPlan;
+  readonly paramTypes: DataType[];
+  /** The statement's result once the plan has run; a LockOwner to wait for when a row lock stopped it. */
+  outcome(): QueryResult | LockOwner;
+}
+
+/** A statement's result rows as batches of the given column types. */
+function rowBatches(rows: readonly Value[][], types: readonly DataType[]): Batch[] {
+  const out: Batch[] = [];
+  for (let start = 0; start < rows.length; start += BATCH_SIZE) {
+    const end = Math.min(rows.length, start + BATCH_SIZE);
+    const builders = types.map((t) => new ColumnBuilder(t, end - start));
+    for (let i = start; i < end; i++) builders.forEach((bd, c) => bd.push(rows[i]![c]!));
+    out.push({ columns: builders.map((bd) => bd.finish()), length: end - start });
+  }
+  return out;
+}
+
+/** The ModifyTable node whose target runs `apply` and records its result. */
+function modifyNode(kind: ModifyKind, t: MemoryTable, input: LogicalPlan, returning: readonly { name: string; type: DataType }[], paramTypes: DataType[], apply: (input: readonly Batch[]) => Promise<QueryResult | LockOwner>): PlannedDml {
+  let outcome: QueryResult | LockOwner | null = null;
+  const target: ModifyTarget = {
+    apply: async (batches) => {
+      const r = await apply(batches);
+      outcome = r;
+      if (r instanceof LockOwner || returning.length === 0) return [];
+      return rowBatches(r.rows, returning.map((c) => c.type));
+    },
+  };
+  return {
+    plan: { op: 'modify', kind, table: t.name, input, target, schema: returning.map((c) => ({ name: c.name, type: c.type })) },
+    paramTypes,
+    outcome: () => {
+      if (outcome === null) throw new QuireError('XX000', `${kind.toUpperCase()} plan did not run`);
+      return outcome;
+    },
+  };
+}
+
+function aliasOf(rv: AnyNode): string | undefined {
+  return (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
+}
+
+/** The RETURNING columns of `b` over `t`, bound (not evaluated) for the plan's schema. */
+function returningOf(host: UtilityHost, t: MemoryTable, b: AnyNode, params: readonly unknown[]): { name: string; type: DataType }[] {
+  const list = retList(b);
+  return list === null ? [] : returningColumns(bindReturning(host, t, b.relation as AnyNode, list, params).targets);
+}
+
+export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
+  const snapshot = t.snapshot();
+  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, sets.map((x) => x.val), params);
+  const list = retList(b);
+  return modifyNode('update', t, query.plan, returningOf(host, t, b, params), query.paramTypes, async (input) => {
+    const matched = matchedRows(input, query.plan);
+    const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
+    if (holder !== null) return holder;
+    const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
+    checkNotNull(t, changedRows);
+    if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+    const ret = list !== null ? await returning(host, t, rv, changedRows, list, params) : null;
+    const n = changedRows.length;
+    if (n > 0) t.replaceAll(out);
+    return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
+  });
+}
+
+export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const snapshot = t.snapshot();
+  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, [], params);
+  return modifyNode('delete', t, query.plan, returningOf(host, t, b, params), query.paramTypes, (input) =>
+    deleteRows(host, b, t, snapshot, new Set(matchedRows(input, query.plan).rows.keys()), params),
+  );
+}
+
+/**
+ * INSERT's target, column list, ON CONFLICT and source query; the source is null for DEFAULT VALUES.
+ * A WITH written before INSERT belongs to the source query (its own inner WITH comes after it).
+ */
+function insertParts(host: UtilityHost, b: AnyNode): { t: MemoryTable; rv: AnyNode; onConflict: AnyNode | undefined; arbiters: number[][] | null; targetCols: number[]; sel: SelectStmt | null } {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const onConflict = b.onConflictClause as AnyNode | undefined;
+  if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
+    throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });
+  }
+  if (onConflict?.action === 'ONCONFLICT_UPDATE' && !((onConflict.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
+    throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
+      position: pos(onConflict.location as number),
+      hint: 'For example, ON CONFLICT (column_name).',
+    });
+  }
+  const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
+  const targetCols: number[] = b.cols
+    ? (b.cols as Node[]).map((c) => {
+        const cb = nodeBody<AnyNode>(c);
+        const i = t.schema.findIndex((f) => f.name === cb.name);
+        if (i < 0) throw new QuireError('42703', `column "${cb.name as string}" of relation "${t.name}" does not exist`, { position: pos(cb.location as number) });
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
+  const outerWith = b.withClause as SelectStmt['withClause'];
+  if (outerWith !== undefined && sel !== null) {
+    const inner = sel.withClause;
+    sel = {
+      ...sel,
+      withClause: inner === undefined ? outerWith : { ...inner, ctes: [...(outerWith.ctes ?? []), ...(inner.ctes ?? [])], recursive: outerWith.recursive === true || inner.recursive === true },
+    };
+  }
+  return { t, rv, onConflict, arbiters, targetCols, sel };
+}
+
+/** INSERT … SELECT (or VALUES, or DEFAULT VALUES) as a plan. */
+export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
+  const { t, rv, onConflict, arbiters, targetCols, sel } = insertParts(host, b);
+  if (sel?.valuesLists?.some((l) => (nodeBody<AnyNode>(l).items as Node[]).some((i) => nodeTag(i) === 'SetToDefault'))) {
+    throw new QuireError('0A000', 'DEFAULT in VALUES of a planned INSERT is not supported');
+  }
+  const prepared = sel === null ? null : host.prepareSelect(sel, params);
+  const columns = prepared?.columns ?? [];
+  if (columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
+  const input: LogicalPlan = prepared?.plan ?? { op: 'empty', schema: [], oneRow: true };
+  return modifyNode('insert', t, input, returningOf(host, t, b, params), prepared?.paramTypes ?? [], async (batches) => {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    // Defaults are bound when the statement runs: a sequence advances only for rows really inserted.
+    const given = targetCols.slice(0, columns.length);
+    const defaults = t.schema.map((_, c) => (given.includes(c) ? null : defaultValue(host, t, c, binder)));
+    const anyDefault = defaults.some((d) => d !== null);
+    if (!anyDefault && t.uniqueKeys.length === 0 && retList(b) === null && onConflict === undefined) return insertBatches(host, t, batches, targetCols, columns);
+    const rows: Value[][] = [];
+    for (const bt of batches) {
+      for (let i = 0; i < bt.length; i++) {
+        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
+        for (let k = 0; k < columns.length; k++) {
+          const c = targetCols[k]!;
+          const v = getValue(bt.columns[k]!, i);
+          const from = columns[k]!.type;
+          const to = t.schema[c]!.type;
+          row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
+        }
+        if (anyDefault) {
+          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
+          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
+        rows.push(row);
+      }
+    }
+    return finishInsert(host, t, rv, b, onConflict, arbiters, rows, params);
+  });
+}
+
+/** Plans an INSERT, UPDATE or DELETE (EXPLAIN; WITH's data-modifying queries). */
+export function planDml(host: UtilityHost, stmt: Node, params: readonly unknown[]): PlannedDml {
+  const tag = nodeTag(stmt);
+  const b = nodeBody<AnyNode>(stmt);
+  if ((tag === 'UpdateStmt' || tag === 'DeleteStmt') && nodeTag(b.whereClause as Node) === 'CurrentOfExpr') {
+    throw new QuireError('0A000', 'WHERE CURRENT OF is not supported here');
+  }
+  if (tag === 'InsertStmt') return planInsert(host, b, params);
+  if (tag === 'UpdateStmt') return planUpdate(host, b, params);
+  if (tag === 'DeleteStmt') return planDelete(host, b, params);
+  throw new QuireError('0A000', `${String(tag).replace(/Stmt$/, '')} cannot be planned`);
+}
+
+/** Runs a planned statement to its end and returns its result. */
+export async function runPlanned(host: UtilityHost, p: PlannedDml, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const ctx = host.execContext(p.paramTypes, params, false);
+  await host.collectBatches(await host.physical(p.plan, ctx), ctx);
+  return p.outcome();
+}
