@@ -630,7 +630,8 @@ export class Database implements UtilityHost {
     return r.plan.schema[0]!.type;
   }
 
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery {
+  /** `rewrite` sees the bound plan before the optimizer (UPDATE's RETURNING reads the new values through it). */
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery {
     if (this.session.access !== AccessPolicy.full) this.session.access.check({ SelectStmt: stmt } as Node);
     const types = [...paramTypes];
     while (types.length < params.length) types.push(T.unknown);
@@ -638,6 +639,7 @@ export class Database implements UtilityHost {
     if (extraRelations !== undefined) binder.extraRelations = extraRelations;
     binder.sessionRelations = this.sessionRelations;
     const bound = binder.bindQuery(stmt, null);
+    if (rewrite !== undefined) bound.plan = rewrite(bound.plan);
     const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
     return {
       plan,

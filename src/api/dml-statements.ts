@@ -77,7 +77,7 @@ export function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (
 }
 
 /** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
-export async function untilUnlocked(host: UtilityHost, attempt: () => Promise<QueryResult | LockOwner>): Promise<QueryResult> {
+export async function untilUnlocked<R>(host: UtilityHost, attempt: () => Promise<R | LockOwner>): Promise<R> {
   for (;;) {
     const r = await attempt();
     if (!(r instanceof LockOwner)) return r;
@@ -599,7 +599,7 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
 }
 
 /** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
-interface SetItem {
+export interface SetItem {
   col: number;
   /** The value expression, or a NULL placeholder for DEFAULT (evaluated per row from `fallback`). */
   val: Node;

@@ -27,7 +27,7 @@ const TARGET = '\u0000dml target';
 const ROW_POSITION = '\u0000row position';
 
 export interface DmlHost {
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
@@ -69,11 +69,14 @@ export function targetRowsQuery(
   params: readonly unknown[],
   /** More relations the statement names (ON CONFLICT's EXCLUDED). */
   extra: ReadonlyMap<string, TableSource> = new Map(),
+  /**
+   * RETURNING items, selected after the values (over the target's row as it was and the FROM items),
+   * and a rewrite of the bound plan before the optimizer (UPDATE's RETURNING reads the new values).
+   */
+  more: { returning: readonly Node[]; rewrite?: (bound: LogicalPlan) => LogicalPlan } = { returning: [] },
 ): PreparedQuery {
-  if ((b.fromClause || b.usingClause) && (b.returningList || b.returningClause)) {
-    throw new QuireError('0A000', `RETURNING is not supported with ${b.usingClause ? 'DELETE … USING' : 'UPDATE … FROM'}`);
-  }
-  const target = new MemoryTable(TARGET, [...table.schema, { name: ROW_POSITION, type: T.int4 }]);
+  // Named as the table for EXPLAIN; bound under TARGET, which no identifier can spell.
+  const target = new MemoryTable(table.name, [...table.schema, { name: ROW_POSITION, type: T.int4 }]);
   let base = 0;
   for (const batch of snapshot) {
     const pos = new Int32Array(batch.length);
@@ -88,14 +91,14 @@ export function targetRowsQuery(
     ...(((b.fromClause ?? b.usingClause) as Node[] | undefined) ?? []),
   ];
   const select = {
-    targetList: [col(ROW_POSITION), ...values].map((val) => ({ ResTarget: { val } })),
+    targetList: [...[col(ROW_POSITION), ...values].map((val) => ({ ResTarget: { val } })), ...more.returning],
     fromClause: from,
     ...(b.whereClause !== undefined ? { whereClause: b.whereClause } : {}),
     ...(b.withClause !== undefined ? { withClause: b.withClause } : {}),
     op: 'SETOP_NONE',
     limitOption: 'LIMIT_OPTION_DEFAULT',
   } as unknown as SelectStmt;
-  return host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]));
+  return host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]), more.rewrite);
 }
 
 /** The rows `targetRowsQuery`'s plan found: the first values per target row. */

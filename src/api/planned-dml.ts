@@ -12,7 +12,10 @@ import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import type { MemoryTable } from '../storage/memory-table.js';
 import type { QueryResult } from './database.js';
-import { matchedRows, targetRowsQuery } from './dml-target.js';
+import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
+import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
+import { coerce } from '../sql/coerce.js';
+import type { QueryBinder } from '../sql/bind-query.js';
 import {
   applyUpdates,
   assign,
@@ -26,9 +29,9 @@ import {
   insertBatches,
   lockHolder,
   retList,
-  returning,
   returningColumns,
   setItems,
+  type SetItem,
   uniqueCheck,
   updateStrength,
 } from './dml-statements.js';
@@ -90,25 +93,58 @@ function returningOf(host: UtilityHost, t: MemoryTable, b: AnyNode, params: read
   return list === null ? [] : returningColumns(bindReturning(host, t, b.relation as AnyNode, list, params).targets);
 }
 
+/**
+ * UPDATE/DELETE's RETURNING is selected by the input query beside the new values, so it can read the
+ * FROM/USING items and hold subqueries. UPDATE's returns the new row: each reference to a column the
+ * SET list assigns becomes the assigned value (cast to the column's type), as the row will hold it.
+ */
+function returningRewrite(t: MemoryTable, sets: readonly SetItem[] | null, binder: QueryBinder): (bound: LogicalPlan) => LogicalPlan {
+  const skip = 1 + (sets?.length ?? 0);
+  return (bound) => {
+    if (bound.op !== 'project') throw new QuireError('XX000', `unexpected ${bound.op} at the top of a DML input`);
+    const assigned = new Map<number, Expr>();
+    sets?.forEach((s, k) => assigned.set(s.col, s.fallback ?? coerce(bound.exprs[1 + k]!, t.schema[s.col]!.type, 'assignment', binder)));
+    const exprs = bound.exprs.map((e, i) => {
+      if (i < skip) return e;
+      if (assigned.size > 0 && someExpr(e, (x) => x.kind === 'subquery' && x.correlated)) {
+        throw new QuireError('0A000', 'correlated subqueries in RETURNING of UPDATE are not supported');
+      }
+      const r = assigned.size === 0 ? e : mapExpr(e, (x) => (x.kind === 'column' && assigned.has(x.index) ? assigned.get(x.index)! : x));
+      return r.type.name === 'unknown' ? coerce(r, T.text, 'implicit', binder) : r;
+    });
+    return { ...bound, exprs, schema: bound.schema.map((f, i) => ({ ...f, type: exprs[i]!.type })) };
+  };
+}
+
+/** The RETURNING values of the rows changed, in table order, from the input query's rows. */
+function returnedRows(matched: MatchedRows, skip: number): Value[][] {
+  return [...matched.rows.keys()].sort((x, y) => x - y).map((p) => matched.rows.get(p)!.slice(skip));
+}
+
+function returnedColumns(plan: LogicalPlan, skip: number): { name: string; type: DataType }[] {
+  return plan.schema.slice(1 + skip).map((f) => ({ name: f.name, type: f.type }));
+}
+
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
-  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, sets.map((x) => x.val), params);
   const list = retList(b);
-  return modifyNode('update', t, query.plan, returningOf(host, t, b, params), query.paramTypes, async (input) => {
+  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, sets, binder) };
+  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, sets.map((x) => x.val), params, new Map(), more);
+  const columns = returnedColumns(query.plan, sets.length);
+  return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
     const matched = matchedRows(input, query.plan);
     const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
     checkNotNull(t, changedRows);
     if (t.uniqueKeys.length) uniqueCheck(t, [], out);
-    const ret = list !== null ? await returning(host, t, rv, changedRows, list, params) : null;
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);
-    return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
+    return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(list !== null ? { columns, rows: returnedRows(matched, sets.length) } : {}) });
   });
 }
 
@@ -116,10 +152,17 @@ export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unkno
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const snapshot = t.snapshot();
-  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, [], params);
-  return modifyNode('delete', t, query.plan, returningOf(host, t, b, params), query.paramTypes, (input) =>
-    deleteRows(host, b, t, snapshot, new Set(matchedRows(input, query.plan).rows.keys()), params),
-  );
+  const list = retList(b);
+  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
+  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, [], params, new Map(), more);
+  const columns = returnedColumns(query.plan, 0);
+  const plain = { ...b, returningList: undefined, returningClause: undefined };
+  return modifyNode('delete', t, query.plan, columns, query.paramTypes, async (input) => {
+    const matched = matchedRows(input, query.plan);
+    const r = await deleteRows(host, plain, t, snapshot, new Set(matched.rows.keys()), params);
+    if (r instanceof LockOwner || list === null) return r;
+    return { ...r, columns, rows: returnedRows(matched, 0) };
+  });
 }
 
 /**

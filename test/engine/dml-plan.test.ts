@@ -1,0 +1,132 @@
+/**
+ * INSERT, UPDATE and DELETE as plans (a ModifyTable node over the statement's input): results,
+ * RETURNING rows, table contents and errors against PostgreSQL (PGlite); EXPLAIN [ANALYZE] shapes;
+ * read-only sessions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { QuireError } from '../../src/common/errors.js';
+import { outcomeText, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+
+const SETUP = [
+  'CREATE TABLE t (a int PRIMARY KEY, b int, c text DEFAULT \'d\')',
+  'CREATE TABLE u (a int, v int)',
+  "INSERT INTO t VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 30, 'z'), (4, NULL, 'w')",
+  'INSERT INTO u VALUES (1, 100), (2, 200), (2, 201), (NULL, 5)',
+];
+
+let pg: SqlConnection;
+let q: SqlConnection;
+
+beforeAll(async () => {
+  ({ pg, q } = await pgliteAndQuire(SETUP));
+}, 60_000);
+
+afterAll(async () => {
+  await pg?.close?.();
+  await q?.close?.();
+});
+
+/** Runs `sql` on both engines and checks they agree on its outcome and then on every table's rows. */
+async function same(sql: string): Promise<string> {
+  const [a, b] = [await outcomeText(pg, sql), await outcomeText(q, sql)];
+  expect(b, sql).toBe(a);
+  for (const tbl of ['t', 'u']) {
+    const dump = `SELECT * FROM ${tbl} ORDER BY 1, 2, 3`.replace(', 3', tbl === 'u' ? '' : ', 3');
+    expect(await outcomeText(q, dump), `${tbl} after ${sql}`).toBe(await outcomeText(pg, dump));
+  }
+  return b;
+}
+
+describe('planned DML against PostgreSQL', () => {
+  it('UPDATE … FROM, DELETE … USING, subqueries and RETURNING agree, tables too', async () => {
+    const stmts = [
+      'UPDATE t SET b = u.v FROM u WHERE u.a = t.a AND u.v < 201',
+      'UPDATE t SET b = b + 1 WHERE a IN (SELECT a FROM u WHERE v > 150) RETURNING a, b, c',
+      'UPDATE t SET c = (SELECT max(v)::text FROM u WHERE u.a = t.a) WHERE a < 3 RETURNING *',
+      'DELETE FROM u USING t WHERE u.a = t.a AND t.b > 150',
+      'DELETE FROM t WHERE b IS NULL OR a = (SELECT min(a) FROM u) RETURNING a, c',
+      'INSERT INTO t SELECT a + 10, v FROM u WHERE a IS NOT NULL RETURNING *',
+      'INSERT INTO t (a) SELECT a + 20 FROM u WHERE a IS NOT NULL RETURNING a, b, c',
+      'INSERT INTO t SELECT a, 0 FROM u WHERE a IS NOT NULL ON CONFLICT (a) DO UPDATE SET b = t.b + excluded.a RETURNING a, b',
+      'INSERT INTO t SELECT a + 1, 0 FROM u WHERE a IS NOT NULL ON CONFLICT DO NOTHING RETURNING a',
+      'WITH w AS (SELECT a FROM t WHERE a > 10) DELETE FROM t WHERE a IN (SELECT a FROM w) RETURNING a',
+      'INSERT INTO t SELECT * FROM t',
+      // RETURNING with FROM/USING reads the other items; UPDATE's returns the new values.
+      "UPDATE t SET b = u.v + t.a, c = 'from' FROM u WHERE u.a = t.a AND u.v < 201 RETURNING t.a, t.b, b - u.v AS d, u.v, c, (SELECT count(*) FROM u) AS n",
+      'UPDATE t AS x SET b = NULL FROM u WHERE u.a = x.a RETURNING *',
+      "UPDATE t SET c = '7', b = 7 WHERE a IN (SELECT a FROM u) RETURNING b + 1 AS b1, c || c AS cc, 'lit' AS l",
+      'DELETE FROM t USING u WHERE u.a = t.a AND u.v = 5 RETURNING *',
+      'DELETE FROM u USING t WHERE u.a = t.a AND t.a = 1 RETURNING u.v, t.c, u.a + t.b AS s',
+      'INSERT INTO t SELECT 50, NULL, NULL UNION ALL SELECT 50, 1, NULL',
+      'UPDATE t SET a = 2 FROM u WHERE t.a = 3',
+      'WITH src AS (SELECT a * 100 AS a, v FROM u WHERE a IS NOT NULL) INSERT INTO t (a, b) SELECT a, v FROM src ORDER BY a LIMIT 1 RETURNING a, b',
+    ];
+    for (const s of stmts) await same(s);
+  });
+
+  it('errors have PostgreSQL’s SQLSTATE and change nothing', async () => {
+    for (const s of ['INSERT INTO t SELECT a, v, 1, 2 FROM u', 'UPDATE t SET nope = 1 FROM u', 'DELETE FROM t USING nosuch', 'INSERT INTO t SELECT NULL, 1']) {
+      const out = await same(s);
+      expect(out, s).toMatch(/^ERROR /);
+    }
+  });
+});
+
+describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
+  let db: Database;
+  const lines = async (sql: string): Promise<string[]> => (await db.query(sql)).rows.map((r) => String(r[0]));
+  beforeAll(async () => {
+    db = await Database.create();
+    for (const s of SETUP) await db.query(s);
+  });
+
+  it('puts the modify node on top and does not run the statement', async () => {
+    const up = await lines('EXPLAIN UPDATE t SET b = u.v FROM u WHERE u.a = t.a');
+    expect(up[0]).toBe('Update on t');
+    expect(up.join('\n')).toMatch(/->  HashJoin[\s\S]*TableScan \(table: t\)[\s\S]*TableScan \(table: u\)/);
+    expect((await lines('EXPLAIN DELETE FROM t WHERE a > 2 RETURNING *'))[0]).toBe('Delete on t');
+    const ins = await lines('EXPLAIN INSERT INTO t SELECT a + 10, v FROM u');
+    expect(ins[0]).toBe('Insert on t');
+    expect(ins[1]).toMatch(/^ {2}->  Project/);
+    expect((await lines('EXPLAIN INSERT INTO t VALUES (9, 9)'))[0]).toBe('Insert on t');
+    expect((await lines('EXPLAIN (LOGICAL) UPDATE t SET b = 1'))[0]).toBe('Modify (update on t)');
+    expect((await db.query('SELECT count(*), sum(b) FROM t')).rows).toEqual([[4, 60]]);
+  });
+
+  it('EXPLAIN ANALYZE runs the statement; in a transaction block ROLLBACK undoes it', async () => {
+    const an = await lines('EXPLAIN ANALYZE UPDATE t SET b = u.v FROM u WHERE u.a = t.a AND u.v < 201');
+    expect(an[0]).toMatch(/^Update on t \(actual rows=0 loops=1 time=/);
+    expect(an[1]).toMatch(/actual rows=2 /);
+    expect(an.at(-1)).toMatch(/^Execution Time: /);
+    expect((await db.query('SELECT a, b FROM t WHERE a < 3 ORDER BY a')).rows).toEqual([[1, 100], [2, 200]]);
+    const ret = await lines('EXPLAIN ANALYZE DELETE FROM t WHERE a = 4 RETURNING *');
+    expect(ret[0]).toMatch(/^Delete on t \(actual rows=1 /);
+    expect(ret).toContain('Result rows: 1');
+    await db.query('BEGIN');
+    await lines('EXPLAIN ANALYZE INSERT INTO t SELECT DISTINCT a + 10 FROM u WHERE a IS NOT NULL');
+    expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[5]]);
+    await db.query('ROLLBACK');
+    expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[3]]);
+  });
+
+  it('checks constraints under EXPLAIN ANALYZE as when the statement runs', async () => {
+    await expect(db.query('EXPLAIN ANALYZE INSERT INTO t SELECT 1, 1')).rejects.toMatchObject({ code: '23505' });
+    await expect(db.query('EXPLAIN UPDATE t SET b = 1 WHERE CURRENT OF c')).rejects.toBeInstanceOf(QuireError);
+  });
+});
+
+describe('read-only sessions', () => {
+  it('allow plain EXPLAIN of DML and refuse EXPLAIN ANALYZE of it with 25006', async () => {
+    const db = await Database.create();
+    for (const s of SETUP) await db.query(s);
+    const ro = db.connect({ access: { allowWrites: false } });
+    expect((await ro.query('EXPLAIN UPDATE t SET b = 1')).rows[0]).toEqual(['Update on t']);
+    expect((await ro.query('EXPLAIN DELETE FROM t USING u WHERE t.a = u.a')).rows[0]).toEqual(['Delete on t']);
+    expect((await ro.query('EXPLAIN INSERT INTO t SELECT 9, 9')).rows[0]).toEqual(['Insert on t']);
+    for (const s of ['EXPLAIN ANALYZE UPDATE t SET b = 1', 'EXPLAIN (ANALYZE) DELETE FROM t', 'EXPLAIN ANALYZE INSERT INTO t SELECT 9, 9', 'EXPLAIN (ANALYZE true) INSERT INTO t VALUES (9, 9)']) {
+      await expect(ro.query(s), s).rejects.toMatchObject({ code: '25006', message: expect.stringMatching(/^cannot execute (UPDATE|DELETE|INSERT) in a read-only transaction$/) });
+    }
+    expect((await db.query('SELECT count(*), sum(b) FROM t')).rows).toEqual([[4, 60]]);
+  });
+});
