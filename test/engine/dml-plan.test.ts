@@ -73,6 +73,46 @@ describe('planned DML against PostgreSQL', () => {
   });
 });
 
+describe('data-modifying statements in WITH against PostgreSQL', () => {
+  it('run once each, feed their RETURNING rows, and leave the main query the old snapshot', async () => {
+    const stmts = [
+      'DELETE FROM t',
+      'DELETE FROM u',
+      "INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')",
+      'INSERT INTO u VALUES (1, 100), (2, 200)',
+      // The main query reads the table as it was; the CTE's rows come only through RETURNING.
+      'WITH x AS (INSERT INTO t VALUES (4, 40) RETURNING *) SELECT (SELECT count(*) FROM t) AS n, a, b, c FROM x',
+      'WITH x AS (UPDATE t SET b = b + 1 WHERE a < 3 RETURNING a, b) SELECT t.a, t.b, x.b AS nb FROM t LEFT JOIN x USING (a) ORDER BY t.a',
+      'WITH x AS (DELETE FROM t WHERE a = 4 RETURNING *) SELECT * FROM t ORDER BY a',
+      // Unreferenced: still runs. Referenced twice: runs once.
+      "WITH x AS (INSERT INTO t VALUES (5, 50, 'e')) SELECT count(*) FROM t",
+      "WITH x AS (INSERT INTO t VALUES (6, 60, 'f') RETURNING a) SELECT * FROM x UNION ALL SELECT * FROM x",
+      'WITH x AS (DELETE FROM u WHERE a = 2 RETURNING *) SELECT * FROM x a, x b',
+      // Several, reading earlier (plain) CTEs; the main statement itself is DML.
+      'WITH src AS (SELECT a + 100 AS a FROM t WHERE a < 3), ins AS (INSERT INTO t (a) SELECT a FROM src RETURNING a), moved AS (UPDATE u SET v = v + 1 RETURNING *) SELECT (SELECT count(*) FROM ins) AS i, (SELECT sum(v) FROM moved) AS m',
+      'WITH d AS (DELETE FROM t WHERE a > 100 RETURNING a, b) INSERT INTO u SELECT a, coalesce(b, -1) FROM d RETURNING *',
+      'WITH d AS (DELETE FROM u WHERE a > 100 RETURNING a) UPDATE t SET c = \'seen\' WHERE a IN (SELECT a - 100 FROM d) RETURNING a, c',
+      "WITH w AS (UPDATE u SET v = 0 RETURNING a) DELETE FROM t USING w WHERE t.a = w.a RETURNING t.a, w.a AS wa",
+      'WITH RECURSIVE x AS (INSERT INTO u VALUES (7, 7) RETURNING *) SELECT * FROM x',
+      'WITH x(k, w) AS (INSERT INTO u VALUES (8, 8) RETURNING a, v * 2) SELECT k, w FROM x',
+      // Errors: nothing of the statement stays.
+      'WITH x AS (INSERT INTO t VALUES (9, 9)) SELECT * FROM x',
+      'SELECT * FROM (WITH x AS (INSERT INTO t VALUES (9, 9) RETURNING *) SELECT * FROM x) s',
+      'SELECT (WITH x AS (DELETE FROM t RETURNING a) SELECT max(a) FROM x)',
+      'WITH x AS (INSERT INTO t VALUES (10, 10) RETURNING *) SELECT 1 / 0 FROM x',
+      'WITH x AS (INSERT INTO t VALUES (11, 11) RETURNING *), y AS (INSERT INTO t VALUES (1, 1) RETURNING *) SELECT * FROM x',
+    ];
+    for (const s of stmts) await same(s);
+  });
+
+  it('run inside a transaction block and roll back with it', async () => {
+    await same('BEGIN');
+    await same('WITH x AS (DELETE FROM t RETURNING a) SELECT count(*) FROM x');
+    await same('ROLLBACK');
+    expect(await outcomeText(q, 'SELECT count(*) FROM t')).not.toBe('0');
+  });
+});
+
 describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
   let db: Database;
   const lines = async (sql: string): Promise<string[]> => (await db.query(sql)).rows.map((r) => String(r[0]));
@@ -128,5 +168,22 @@ describe('read-only sessions', () => {
       await expect(ro.query(s), s).rejects.toMatchObject({ code: '25006', message: expect.stringMatching(/^cannot execute (UPDATE|DELETE|INSERT) in a read-only transaction$/) });
     }
     expect((await db.query('SELECT count(*), sum(b) FROM t')).rows).toEqual([[4, 60]]);
+  });
+
+  it('refuse a SELECT whose WITH changes a table, on every library path, with 25006', async () => {
+    const db = await Database.create();
+    for (const s of SETUP) await db.query(s);
+    const ro = db.connect({ access: { allowWrites: false } });
+    const cte = 'WITH x AS (DELETE FROM t RETURNING a) SELECT a FROM x';
+    for (const s of [cte, `EXPLAIN ANALYZE ${cte}`, `PREPARE p AS ${cte}`, `BEGIN; DECLARE c CURSOR FOR ${cte}`, 'WITH x AS (UPDATE t SET b = 0) SELECT 1']) {
+      await expect(ro.query(s), s).rejects.toMatchObject({ code: '25006' });
+      await ro.query('ROLLBACK');
+    }
+    await expect(ro.stream(cte)).rejects.toMatchObject({ code: '25006' });
+    expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[4]]);
+    // A session that may write prepares and executes it; it runs once per EXECUTE.
+    await db.query(`PREPARE w AS ${cte}`);
+    expect((await db.query('EXECUTE w')).rows.map((r) => r[0]).sort()).toEqual([1, 2, 3, 4]);
+    expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[0]]);
   });
 });
