@@ -33,10 +33,10 @@ export interface DmlHost {
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
 }
 
-/** Whether a statement needs the planner: FROM/USING, WITH, or a subquery anywhere in it. */
+/** Whether a statement needs the planner: FROM/USING, WITH, or a subquery anywhere in it (RETURNING too). */
 export function needsPlanner(b: AnyNode): boolean {
   if (b.fromClause || b.usingClause || b.withClause) return true;
-  return containsSubLink(b.whereClause) || containsSubLink(b.targetList);
+  return containsSubLink(b.whereClause) || containsSubLink(b.targetList) || containsSubLink(b.returningList) || containsSubLink(b.returningClause);
 }
 
 function containsSubLink(n: unknown): boolean {
