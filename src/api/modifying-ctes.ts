@@ -66,7 +66,14 @@ function runDml(host: UtilityHost, stmt: Node, params: readonly unknown[]): Prom
  * Runs the data-modifying queries of `w`, then `main` (the statement itself) with their results and
  * the statement's snapshot in place.
  */
-export async function withModifyingCtes(host: UtilityHost, w: WithClause, params: readonly unknown[], main: () => Promise<QueryResult>): Promise<QueryResult> {
+export async function withModifyingCtes<R>(
+  host: UtilityHost,
+  w: WithClause,
+  params: readonly unknown[],
+  main: () => Promise<R>,
+  /** Runs one WITH query's statement (EXPLAIN plans or measures it instead). */
+  runCte: (stmt: Node, name: string) => Promise<QueryResult> = (stmt) => runDml(host, stmt, params),
+): Promise<R> {
   const scope: ModifyingScope = { reads: frozenCatalog(host.catalog), results: new Map() };
   const outer = host.modifyingScope;
   host.modifyingScope = scope;
@@ -83,7 +90,7 @@ export async function withModifyingCtes(host: UtilityHost, w: WithClause, params
       const own = body.withClause as WithClause | undefined;
       const ctesFor = [...visible, ...(own?.ctes ?? [])];
       const withClause = ctesFor.length === 0 ? undefined : { ...(own ?? {}), ctes: ctesFor, recursive: w.recursive === true || own?.recursive === true };
-      const r = await runDml(host, { [tag]: { ...body, withClause } } as unknown as Node, params);
+      const r = await runCte({ [tag]: { ...body, withClause } } as unknown as Node, c.ctename as string);
       const rows = new MemoryTable(c.ctename as string, r.columns.map((col) => ({ name: col.name, type: col.type })));
       rows.appendRows(r.rows);
       scope.results.set(q, rows);

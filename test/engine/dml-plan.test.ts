@@ -150,6 +150,28 @@ describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
     expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[3]]);
   });
 
+  it('shows data-modifying WITH queries under CTE; only ANALYZE runs them', async () => {
+    const sql = 'WITH x AS (UPDATE t SET b = b + 1 WHERE a = 1 RETURNING *), y AS (DELETE FROM u WHERE a IS NULL RETURNING v) SELECT * FROM x';
+    const before = (await db.query('SELECT * FROM t ORDER BY a')).rows;
+    const plain = await lines(`EXPLAIN ${sql}`);
+    expect(plain[0]).toMatch(/^TableScan \(table: x\)/);
+    expect(plain).toContain('  CTE x');
+    expect(plain).toContain('    ->  Update on t');
+    expect(plain).toContain('  CTE y');
+    expect(plain).toContain('    ->  Delete on u');
+    expect(plain.findIndex((l) => l === '  CTE y')).toBeGreaterThan(plain.findIndex((l) => l === '  CTE x'));
+    expect((await db.query('SELECT * FROM t ORDER BY a')).rows).toEqual(before);
+    await db.query('BEGIN');
+    const an = await lines(`EXPLAIN ANALYZE ${sql}`);
+    expect(an[0]).toMatch(/^TableScan \(table: x\) \(actual rows=1 /);
+    expect(an.find((l) => l.includes('Delete on u'))).toMatch(/actual rows=1 /);
+    expect(an.at(-2)).toBe('Result rows: 1');
+    expect((await db.query('SELECT count(*) FROM u')).rows).toEqual([[3]]);
+    await db.query('ROLLBACK');
+    expect((await db.query('SELECT * FROM t ORDER BY a')).rows).toEqual(before);
+    expect((await db.query('SELECT count(*) FROM u')).rows).toEqual([[4]]);
+  });
+
   it('checks constraints under EXPLAIN ANALYZE as when the statement runs', async () => {
     await expect(db.query('EXPLAIN ANALYZE INSERT INTO t SELECT 1, 1')).rejects.toMatchObject({ code: '23505' });
     await expect(db.query('EXPLAIN UPDATE t SET b = 1 WHERE CURRENT OF c')).rejects.toBeInstanceOf(QuireError);
