@@ -10,7 +10,7 @@ import { T, type DataType, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
 import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
-import type { MemoryTable } from '../storage/memory-table.js';
+import { MemoryTable } from '../storage/memory-table.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
@@ -125,6 +125,19 @@ function returnedColumns(plan: LogicalPlan, skip: number): { name: string; type:
   return plan.schema.slice(1 + skip).map((f) => ({ name: f.name, type: f.type }));
 }
 
+/**
+ * The rows of `snapshot` an UPDATE/DELETE may change: with data-modifying WITH queries, only those of
+ * the statement's snapshot, not rows an earlier one added (PostgreSQL's sub-statements do not see
+ * each other's changes). Added rows are appended batches, so those rows are a prefix of the batches.
+ */
+function visibleBatches(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[]): readonly Batch[] {
+  const frozen = host.modifyingScope?.reads.getTable(t.name);
+  if (frozen === undefined || frozen === t || !(frozen instanceof MemoryTable)) return snapshot;
+  const before = frozen.snapshot();
+  if (before.length > snapshot.length || before.some((b, i) => b !== snapshot[i])) return snapshot;
+  return snapshot.slice(0, before.length);
+}
+
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
@@ -133,7 +146,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
   const snapshot = t.snapshot();
   const list = retList(b);
   const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, sets, binder) };
-  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, sets.map((x) => x.val), params, new Map(), more);
+  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, sets.map((x) => x.val), params, new Map(), more);
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
     const matched = matchedRows(input, query.plan);
@@ -154,7 +167,7 @@ export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unkno
   const snapshot = t.snapshot();
   const list = retList(b);
   const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
-  const query = targetRowsQuery(host, t, snapshot, aliasOf(rv), b, [], params, new Map(), more);
+  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, [], params, new Map(), more);
   const columns = returnedColumns(query.plan, 0);
   const plain = { ...b, returningList: undefined, returningClause: undefined };
   return modifyNode('delete', t, query.plan, columns, query.paramTypes, async (input) => {

@@ -713,7 +713,9 @@ function dmlInsert(rng: Rng, base: number): string {
 
 /** WITH queries that change a table: run once, their RETURNING rows read by the main statement. */
 function dmlWith(rng: Rng, base: number): string {
-  const r = rng.int(0, 5);
+  const r = rng.int(0, 6);
+  // The main statement changes the table the WITH query adds to: the added rows are not its to change.
+  if (r === 6) return `WITH x AS (INSERT INTO d1 SELECT id + ${base}, a, b, s FROM d1${maybeWhere(rng, 'd1')} RETURNING id) ${rng.pick(['UPDATE d1 SET b = -1', 'DELETE FROM d1'])}${maybeWhere(rng, 'd1')} RETURNING id`;
   if (r === 0) return `WITH x AS (DELETE FROM d2${maybeWhere(rng, 'd2')} RETURNING id, k, v) SELECT count(*), sum(v), (SELECT count(*) FROM d2) AS before FROM x`;
   if (r === 1) return `WITH x AS (UPDATE d1 SET b = coalesce(b, 0) + 1${maybeWhere(rng, 'd1')} RETURNING id, b) SELECT x.id, x.b, d1.b AS old FROM x JOIN d1 USING (id)`;
   if (r === 2) return `WITH x AS (DELETE FROM d2${maybeWhere(rng, 'd2')} RETURNING *) INSERT INTO d1 (id, a, b, s) SELECT id + ${base}, k, v, s FROM x RETURNING id, a`;
