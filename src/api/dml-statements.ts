@@ -30,7 +30,7 @@ import type { UtilityHost } from './utility.js';
 const pos = positionOf;
 
 /** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
-export function currentOfName(b: AnyNode): string | null {
+function currentOfName(b: AnyNode): string | null {
   const w = b.whereClause as Node | undefined;
   if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
   return nodeBody<AnyNode>(w).cursor_name as string;
