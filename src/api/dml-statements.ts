@@ -18,7 +18,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { matchConflictRows, needsPlanner, type MatchedRows } from './dml-target.js';
-import { planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
+import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog, locateRow, rowAt } from './row-lineage.js';
@@ -153,38 +153,8 @@ export function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binde
 }
 
 export async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
-  const onConflict = b.onConflictClause as AnyNode | undefined;
-  if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
-    throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });
-  }
-  const doUpdate = onConflict?.action === 'ONCONFLICT_UPDATE';
-  if (doUpdate && !((onConflict!.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
-    throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
-      position: pos(onConflict!.location as number),
-      hint: 'For example, ON CONFLICT (column_name).',
-    });
-  }
-  const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
-  const targetCols: number[] = b.cols
-    ? (b.cols as Node[]).map((c) => {
-        const cb = nodeBody<AnyNode>(c);
-        const i = t.schema.findIndex((f) => f.name === cb.name);
-        if (i < 0) throw new QuireError('42703', `column "${cb.name as string}" of relation "${t.name}" does not exist`, { position: pos(cb.location as number) });
-        return i;
-      })
-    : t.schema.map((_, i) => i);
-  let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
-  // WITH … INSERT INTO t SELECT …: the CTEs are the SELECT's (an inner WITH of its own comes after them).
-  const outerWith = b.withClause as SelectStmt['withClause'];
-  if (outerWith !== undefined && sel !== null) {
-    const inner = sel.withClause;
-    sel = {
-      ...sel,
-      withClause: inner === undefined ? outerWith : { ...inner, ctes: [...(outerWith.ctes ?? []), ...(inner.ctes ?? [])], recursive: outerWith.recursive === true || inner.recursive === true },
-    };
-  }
+  const parts = insertParts(host, b);
+  const { t, rv, onConflict, arbiters, targetCols, sel } = parts;
   const rows: Value[][] = [];
   const binder = binderFor(host, params.map(() => T.unknown));
   const fill = (partial: Map<number, Value>): Value[] => t.schema.map((_, c) => (partial.has(c) ? partial.get(c)! : null));
@@ -212,7 +182,7 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
     for (const er of exprRows) rows.push(await evalRowExprs(host, er, binder.paramTypes, params));
   } else {
     // INSERT … SELECT (or VALUES with ORDER BY, LIMIT or WITH): a ModifyTable plan.
-    return (await runPlanned(host, planInsert(host, b, params), params)) as QueryResult;
+    return (await runPlanned(host, planInsert(host, b, params, parts), params)) as QueryResult;
   }
   return finishInsert(host, t, rv, b, onConflict, arbiters, rows, params);
 }

@@ -182,7 +182,16 @@ export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unkno
  * INSERT's target, column list, ON CONFLICT and source query; the source is null for DEFAULT VALUES.
  * A WITH written before INSERT belongs to the source query (its own inner WITH comes after it).
  */
-function insertParts(host: UtilityHost, b: AnyNode): { t: MemoryTable; rv: AnyNode; onConflict: AnyNode | undefined; arbiters: number[][] | null; targetCols: number[]; sel: SelectStmt | null } {
+export interface InsertParts {
+  t: MemoryTable;
+  rv: AnyNode;
+  onConflict: AnyNode | undefined;
+  arbiters: number[][] | null;
+  targetCols: number[];
+  sel: SelectStmt | null;
+}
+
+export function insertParts(host: UtilityHost, b: AnyNode): InsertParts {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
   const onConflict = b.onConflictClause as AnyNode | undefined;
@@ -217,8 +226,8 @@ function insertParts(host: UtilityHost, b: AnyNode): { t: MemoryTable; rv: AnyNo
 }
 
 /** INSERT … SELECT (or VALUES, or DEFAULT VALUES) as a plan. */
-export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
-  const { t, rv, onConflict, arbiters, targetCols, sel } = insertParts(host, b);
+export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unknown[], parts: InsertParts = insertParts(host, b)): PlannedDml {
+  const { t, rv, onConflict, arbiters, targetCols, sel } = parts;
   if (sel?.valuesLists?.some((l) => (nodeBody<AnyNode>(l).items as Node[]).some((i) => nodeTag(i) === 'SetToDefault'))) {
     throw new QuireError('0A000', 'DEFAULT in VALUES of a planned INSERT is not supported');
   }
