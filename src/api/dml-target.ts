@@ -5,7 +5,8 @@
  * as written) that returns each matching row's position and, for UPDATE, its new values; the target
  * is bound as a copy of the table's batches with one more column, the row position, under a name
  * no identifier can spell. Joins, subqueries, CTEs and everything else the planner knows then work
- * as in any SELECT. The rows found are applied to the table afterwards.
+ * as in any SELECT. The query is the input of the statement's ModifyTable node (planned-dml.ts),
+ * which applies the rows it finds to the table.
  *
  * As in PostgreSQL, a target row that several FROM rows join takes the values of one of them (here
  * the first found), and a row is updated or deleted once.
@@ -116,23 +117,6 @@ export function matchedRows(batches: readonly Batch[], plan: LogicalPlan): Match
   return { rows, types: plan.schema.slice(1).map((f) => f.type) };
 }
 
-/** Runs `targetRowsQuery` and returns the first values found per target row. */
-export async function matchTargetRows(
-  host: DmlHost,
-  table: MemoryTable,
-  snapshot: readonly Batch[],
-  alias: string | undefined,
-  b: AnyNode,
-  values: readonly Node[],
-  params: readonly unknown[],
-  extra: ReadonlyMap<string, TableSource> = new Map(),
-): Promise<MatchedRows> {
-  const prepared = targetRowsQuery(host, table, snapshot, alias, b, values, params, extra);
-  const ctx = host.execContext(prepared.paramTypes, params, false);
-  const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
-  return matchedRows(batches, prepared.plan);
-}
-
 const TARGET_POSITION = '\u0000target position';
 
 /**
@@ -158,5 +142,7 @@ export async function matchConflictRows(
   const same = { A_Expr: { kind: 'AEXPR_OP', name: [{ String: { sval: '=' } }], lexpr: ref('excluded', TARGET_POSITION), rexpr: ref(qualifier, ROW_POSITION) } } as Node;
   const where = clause.whereClause !== undefined ? ({ BoolExpr: { boolop: 'AND_EXPR', args: [same, clause.whereClause] } } as Node) : same;
   const stmt: AnyNode = { fromClause: [{ RangeVar: { relname: 'excluded', inh: true, relpersistence: 'p' } }], whereClause: where };
-  return matchTargetRows(host, table, snapshot, alias, stmt, values, params, new Map([['excluded', excluded]]));
+  const prepared = targetRowsQuery(host, table, snapshot, alias, stmt, values, params, new Map([['excluded', excluded]]));
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  return matchedRows(await host.collectBatches(await host.physical(prepared.plan, ctx), ctx), prepared.plan);
 }
