@@ -2,7 +2,7 @@
  * INSERT [… ON CONFLICT], UPDATE and DELETE (with FROM/USING/WITH/subqueries through dml-target.ts,
  * WHERE CURRENT OF a cursor, RETURNING), applied to the transaction's copy of the table.
  */
-import type { Node, SelectStmt } from '@pgsql/types';
+import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';

@@ -12,7 +12,6 @@
  * the first found), and a row is updated or deleted once.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
-import { QuireError } from '../common/errors.js';
 import { T, type Value } from '../common/types.js';
 import { getValue, makeColumn } from '../execution/column.js';
 import type { AnyNode } from '../sql/ast.js';
