@@ -99,9 +99,10 @@ export class AccessPolicy {
           const d = nodeBody<AnyNode>(o);
           return d.defname === 'analyze' && (d.arg === undefined || !/^(false|off|0)$/i.test(String(nodeBody<AnyNode>(d.arg as Node).sval ?? nodeBody<AnyNode>(d.arg as Node).ival ?? '')));
         });
-        // Plain EXPLAIN only plans; EXPLAIN ANALYZE runs its statement.
+        // Plain EXPLAIN only plans, whatever it plans (PostgreSQL allows it in a read-only transaction);
+        // EXPLAIN ANALYZE runs its statement.
         if (analyze) return this.check(b.query as Node, prepared);
-        return this.checkNested(b.query as Node);
+        return;
       }
       case 'VariableSetStmt': {
         const kind = b.kind as string;

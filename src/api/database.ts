@@ -3,6 +3,7 @@
  * yields rows or batches as the plan produces them (pull-based, so a slow consumer slows the plan
  * instead of buffering the result).
  */
+import { modifyingCtes, type ModifyingScope } from './modifying-ctes.js';
 import { DESCRIBE_COLUMNS, describeRows, inspectCommand, summarizeSql, type InspectCommand } from './describe.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
@@ -193,6 +194,9 @@ export class Database implements UtilityHost {
     }
     return db;
   }
+
+  /** While a statement with data-modifying WITH queries runs: what it reads (modifying-ctes.ts). */
+  modifyingScope: ModifyingScope | null = null;
 
   /** This session's TEMP tables: name → catalog key. */
   private readonly temps = new Map<string, string>();
@@ -634,14 +638,18 @@ export class Database implements UtilityHost {
     return r.plan.schema[0]!.type;
   }
 
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery {
+  /** `rewrite` sees the bound plan before the optimizer (UPDATE's RETURNING reads the new values through it). */
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery {
     if (this.session.access !== AccessPolicy.full) this.session.access.check({ SelectStmt: stmt } as Node);
     const types = [...paramTypes];
     while (types.length < params.length) types.push(T.unknown);
-    const binder = new QueryBinder(this.catalog, this.session.evalContext(nowMicros()), types);
+    const scope = this.modifyingScope;
+    const binder = new QueryBinder(scope?.reads ?? this.catalog, this.session.evalContext(nowMicros()), types);
+    if (scope !== null) binder.modifyingResults = scope.results;
     if (extraRelations !== undefined) binder.extraRelations = extraRelations;
     binder.sessionRelations = this.sessionRelations;
     const bound = binder.bindQuery(stmt, null);
+    if (rewrite !== undefined) bound.plan = rewrite(bound.plan);
     const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
     return {
       plan,
@@ -771,7 +779,8 @@ export class Database implements UtilityHost {
       if (tag === 'SelectStmt') {
         const sel = nodeBody<SelectStmt>(s.stmt);
         // SELECT INTO writes a table; SELECT … FOR UPDATE/SHARE locks the rows it returns.
-        if (sel.intoClause || (sel.lockingClause ?? []).length > 0) return executeUtility(this, s, params);
+        // … and WITH x AS (INSERT/UPDATE/DELETE …) changes a table.
+        if (sel.intoClause || (sel.lockingClause ?? []).length > 0 || modifyingCtes(sel) !== null) return executeUtility(this, s, params);
         return this.runSelect(sel, params);
       }
       return executeUtility(this, s, params);

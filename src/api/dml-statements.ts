@@ -2,7 +2,7 @@
  * INSERT [… ON CONFLICT], UPDATE and DELETE (with FROM/USING/WITH/subqueries through dml-target.ts,
  * WHERE CURRENT OF a cursor, RETURNING), applied to the transaction's copy of the table.
  */
-import type { Node, SelectStmt } from '@pgsql/types';
+import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
@@ -18,7 +18,8 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { matchConflictRows, matchTargetRows, needsPlanner, type MatchedRows } from './dml-target.js';
+import { matchConflictRows, needsPlanner, type MatchedRows } from './dml-target.js';
+import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog, locateRow, rowAt } from './row-lineage.js';
@@ -70,14 +71,14 @@ function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
  * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
  * must wait for.
  */
-function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
+export function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
   const me = host.rowLocks;
   if (me === null) return null;
   return holderAmong(snapshot, hit, strength, me);
 }
 
 /** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
-async function untilUnlocked(host: UtilityHost, attempt: () => Promise<QueryResult | LockOwner>): Promise<QueryResult> {
+export async function untilUnlocked<R>(host: UtilityHost, attempt: () => Promise<R | LockOwner>): Promise<R> {
   for (;;) {
     const r = await attempt();
     if (!(r instanceof LockOwner)) return r;
@@ -119,7 +120,7 @@ export function checkNotNull(t: MemoryTable, rows: Value[][]): void {
   }
 }
 
-async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataType[], params: readonly unknown[]): Promise<Value[]> {
+export async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataType[], params: readonly unknown[]): Promise<Value[]> {
   let ctx: ExecContext | null = null;
   const one: Batch = { columns: [], length: 1 };
   // A literal, or a chain of casts of one (0.5 is numeric cast to float8): no kernel to compile for one value.
@@ -144,7 +145,7 @@ async function evalRowExprs(host: UtilityHost, exprs: Expr[], paramTypes: DataTy
  * A column's default. A serial/identity column's is nextval of its sequence: drawn right away when
  * `drawNow` (one VALUES row), else as a call evaluated once per row (INSERT … SELECT, UPDATE).
  */
-function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: QueryBinder, drawNow = false): Expr {
+export function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: QueryBinder, drawNow = false): Expr {
   const m = t.meta[c]!;
   const type = t.schema[c]!.type;
   if (m.sequence) {
@@ -163,7 +164,7 @@ function defaultValue(host: UtilityHost, t: MemoryTable, c: number, binder: Quer
 }
 
 /** Inserting a value of one's own into a GENERATED ALWAYS identity column needs OVERRIDING SYSTEM VALUE. */
-function identityAlways(t: MemoryTable, c: number): QuireError {
+export function identityAlways(t: MemoryTable, c: number): QuireError {
   const name = t.schema[c]!.name;
   return new QuireError('428C9', `cannot insert a non-DEFAULT value into column "${name}"`, {
     detail: `Column "${name}" is an identity column defined as GENERATED ALWAYS.`,
@@ -172,38 +173,8 @@ function identityAlways(t: MemoryTable, c: number): QuireError {
 }
 
 export async function insert(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
-  const onConflict = b.onConflictClause as AnyNode | undefined;
-  if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
-    throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });
-  }
-  const doUpdate = onConflict?.action === 'ONCONFLICT_UPDATE';
-  if (doUpdate && !((onConflict!.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
-    throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
-      position: pos(onConflict!.location as number),
-      hint: 'For example, ON CONFLICT (column_name).',
-    });
-  }
-  const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
-  const targetCols: number[] = b.cols
-    ? (b.cols as Node[]).map((c) => {
-        const cb = nodeBody<AnyNode>(c);
-        const i = t.schema.findIndex((f) => f.name === cb.name);
-        if (i < 0) throw new QuireError('42703', `column "${cb.name as string}" of relation "${t.name}" does not exist`, { position: pos(cb.location as number) });
-        return i;
-      })
-    : t.schema.map((_, i) => i);
-  let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
-  // WITH … INSERT INTO t SELECT …: the CTEs are the SELECT's (an inner WITH of its own comes after them).
-  const outerWith = b.withClause as SelectStmt['withClause'];
-  if (outerWith !== undefined && sel !== null) {
-    const inner = sel.withClause;
-    sel = {
-      ...sel,
-      withClause: inner === undefined ? outerWith : { ...inner, ctes: [...(outerWith.ctes ?? []), ...(inner.ctes ?? [])], recursive: outerWith.recursive === true || inner.recursive === true },
-    };
-  }
+  const parts = insertParts(host, b);
+  const { t, rv, onConflict, arbiters, targetCols, sel } = parts;
   const rows: Value[][] = [];
   const binder = binderFor(host, params.map(() => T.unknown));
   const fill = (partial: Map<number, Value>): Value[] => t.schema.map((_, c) => (partial.has(c) ? partial.get(c)! : null));
@@ -232,47 +203,25 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
     }
     for (const er of exprRows) rows.push(await evalRowExprs(host, er, binder.paramTypes, params));
   } else {
-    const prepared = host.prepareSelect(sel, params);
-    if (prepared.columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
-    for (const c of targetCols.slice(0, prepared.columns.length)) {
-      if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
-    }
-    const ctx = host.execContext(prepared.paramTypes, params, false);
-    const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
-    const fromQuery = targetCols.slice(0, prepared.columns.length);
-    // Serial/identity defaults draw from their sequence per row directly, without an expression context.
-    const seqs = t.schema.map((_, c) => (!fromQuery.includes(c) && t.meta[c]!.sequence ? columnSequence(t, c) : null));
-    const anySeq = seqs.some((q) => q !== null);
-    const defaults = t.schema.map((_, c) => (fromQuery.includes(c) || seqs[c] !== null ? null : defaultValue(host, t, c, binder)));
-    // Evaluating defaults sets up a context per row: skipped when every column comes from the query.
-    const anyDefault = defaults.some((d) => d !== null);
-    if (!anyDefault && !anySeq && t.uniqueKeys.length === 0 && retList(b) === null) return insertBatches(host, t, batches, targetCols, prepared.columns);
-    for (const bt of batches) {
-      for (let i = 0; i < bt.length; i++) {
-        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
-        for (let k = 0; k < prepared.columns.length; k++) {
-          const c = targetCols[k]!;
-          const v = getValue(bt.columns[k]!, i);
-          const from = prepared.columns[k]!.type;
-          const to = t.schema[c]!.type;
-          row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
-        }
-        if (anyDefault) {
-          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
-          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
-        }
-        if (anySeq) {
-          for (let c = 0; c < row.length; c++) {
-            const q = seqs[c];
-            if (q) row[c] = host.session.sequences !== undefined ? host.session.sequences.drew(q, q.nextval()) : q.nextval();
-          }
-        }
-        rows.push(row);
-      }
-    }
+    // INSERT … SELECT (or VALUES with ORDER BY, LIMIT or WITH): a ModifyTable plan.
+    return (await runPlanned(host, planInsert(host, b, params, parts), params)) as QueryResult;
   }
+  return finishInsert(host, t, rv, b, onConflict, arbiters, rows, params);
+}
+
+/** Inserts `rows` (whole rows of `t`): ON CONFLICT, unique keys, RETURNING. */
+export async function finishInsert(
+  host: UtilityHost,
+  t: MemoryTable,
+  rv: AnyNode,
+  b: AnyNode,
+  onConflict: AnyNode | undefined,
+  arbiters: number[][] | null,
+  rows: Value[][],
+  params: readonly unknown[],
+): Promise<QueryResult> {
   checkNotNull(t, rows);
-  if (doUpdate) return upsert(host, t, rv, b, onConflict!, arbiters![0]!, rows, params);
+  if (onConflict?.action === 'ONCONFLICT_UPDATE') return upsert(host, t, rv, b, onConflict, arbiters![0]!, rows, params);
   const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
   if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
   const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
@@ -285,7 +234,7 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
  * conflict with (SET and WHERE see it and EXCLUDED, the proposed row); the others are inserted.
  * As in PostgreSQL, one command may not touch a row twice (21000).
  */
-async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
+export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
   const snapshot = t.snapshot();
   const existing = new Map<string, number>();
   let base = 0;
@@ -341,7 +290,7 @@ async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode
  * The unique keys ON CONFLICT watches: the one its column list names (42P10 when none matches), or
  * (DO NOTHING only) every unique key when it names none.
  */
-function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
+export function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
   const infer = clause.infer as AnyNode | undefined;
   const elems = (infer?.indexElems as Node[] | undefined) ?? [];
   if (elems.length === 0) return t.uniqueKeys;
@@ -360,7 +309,7 @@ function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
 }
 
 /** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
-function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
+export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
   const seen = arbiters.map((key) => {
     const set = new Set<string>();
     for (const b of t.snapshot()) {
@@ -392,7 +341,7 @@ function uniqueKeyText(t: MemoryTable, key: readonly number[], vals: readonly Va
  * batches go in column by column (a column of the table's type as it is, others cast value by value),
  * without materialising rows.
  */
-function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
+export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
   const out: Batch[] = [];
   let count = 0;
   for (const bt of batches) {
@@ -420,7 +369,7 @@ function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batc
   return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
 }
 
-function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
+export function assign(v: Value, from: DataType, to: DataType, host: UtilityHost, col: string): Value {
   if (from.name === 'unknown' || from.name === to.name) return castValue(v, from, to, { timezone: host.session.timezone }, false);
   try {
     return castValue(v, from, to, { timezone: host.session.timezone }, false);
@@ -579,14 +528,14 @@ class RowChanges {
 }
 
 /** The row lock UPDATE needs: FOR UPDATE's when it changes a unique key column, else FOR NO KEY UPDATE's. */
-function updateStrength(t: MemoryTable, cols: readonly number[]): LockStrength {
+export function updateStrength(t: MemoryTable, cols: readonly number[]): LockStrength {
   return t.uniqueKeys.some((k) => k.some((c) => cols.includes(c))) ? 'update' : 'no key update';
 }
 
 export function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   if (needsPlanner(b)) {
     if (currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with FROM, WITH or subqueries is not supported');
-    return untilUnlocked(host, () => updatePlanned(host, b, params));
+    return untilUnlocked(host, () => runPlanned(host, planUpdate(host, b, params), params));
   }
   return untilUnlocked(host, () => updateSimple(host, b, params));
 }
@@ -642,7 +591,7 @@ async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
 }
 
 /** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
-interface SetItem {
+export interface SetItem {
   col: number;
   /** The value expression, or a NULL placeholder for DEFAULT (evaluated per row from `fallback`). */
   val: Node;
@@ -650,7 +599,7 @@ interface SetItem {
 }
 
 /** An UPDATE's (or ON CONFLICT DO UPDATE's) SET list against table `t`. */
-function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] | undefined, binder: QueryBinder): SetItem[] {
+export function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] | undefined, binder: QueryBinder): SetItem[] {
   return (targetList ?? []).map((n) => {
     const rt = nodeBody<AnyNode>(n);
     const c = t.schema.findIndex((f) => f.name === rt.name);
@@ -663,7 +612,7 @@ function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] | undefi
 }
 
 /** The table's batches with the matched rows' SET columns replaced; untouched batches are shared. */
-async function applyUpdates(
+export async function applyUpdates(
   host: UtilityHost,
   t: MemoryTable,
   snapshot: readonly Batch[],
@@ -700,37 +649,9 @@ async function applyUpdates(
   return { out, changedRows };
 }
 
-/** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
-async function updatePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
-  const binder = binderFor(host, params.map(() => T.unknown));
-  const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
-  const snapshot = t.snapshot();
-  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, sets.map((x) => x.val), params);
-  const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
-  if (holder !== null) return holder;
-  const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
-  checkNotNull(t, changedRows);
-  if (t.uniqueKeys.length) uniqueCheck(t, [], out);
-  const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
-  const n = changedRows.length;
-  if (n > 0) t.replaceAll(out);
-  return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
-}
-
 export function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   if (needsPlanner(b) && currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with USING, WITH or subqueries is not supported');
-  return untilUnlocked(host, () => (needsPlanner(b) ? deletePlanned(host, b, params) : deleteSimple(host, b, params)));
-}
-
-/** DELETE with USING, WITH or subqueries: the rows to delete come from a planned SELECT. */
-async function deletePlanned(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
-  const snapshot = t.snapshot();
-  const matched = await matchTargetRows(host, t, snapshot, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined, b, [], params);
-  return deleteRows(host, b, t, snapshot, new Set(matched.rows.keys()), params);
+  return untilUnlocked(host, () => (needsPlanner(b) ? runPlanned(host, planDelete(host, b, params), params) : deleteSimple(host, b, params)));
 }
 
 async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
@@ -758,7 +679,7 @@ async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unkn
 }
 
 /** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
-async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const holder = lockHolder(host, snapshot, (p) => doomed.has(p), 'update');
   if (holder !== null) return holder;
   const list = retList(b);
@@ -777,7 +698,7 @@ async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapsho
 }
 
 /** PostgreSQL 18 moved the list into a ReturningClause (which may also name OLD/NEW aliases). */
-function retList(b: AnyNode): Node[] | null {
+export function retList(b: AnyNode): Node[] | null {
   const rc = b.returningClause as AnyNode | undefined;
   if (rc) {
     if (rc.options) throw new QuireError('0A000', 'RETURNING WITH (OLD/NEW …) is not supported');
@@ -787,7 +708,28 @@ function retList(b: AnyNode): Node[] | null {
 }
 
 /** RETURNING: the select list evaluated over the rows a statement inserted, updated or deleted. */
-async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: Value[][], list: Node[], params: readonly unknown[]): Promise<Partial<QueryResult>> {
+export async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: Value[][], list: Node[], params: readonly unknown[]): Promise<Partial<QueryResult>> {
+  const { targets, binder } = bindReturning(host, t, rv, list, params);
+  const builders = t.schema.map((f) => new ColumnBuilder(f.type, rows.length));
+  for (const r of rows) r.forEach((v, c) => builders[c]!.push(v));
+  const batch: Batch = { columns: builders.map((x) => x.finish()), length: rows.length };
+  const ctx = host.execContext(binder.paramTypes, params, false);
+  const cols = targets.map((tg) => {
+    const k = compileKernel(tg.expr);
+    if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in RETURNING are not supported');
+    return k.run(batch, ctx, []);
+  });
+  const out: Value[][] = rows.map((_, i) => cols.map((c) => getValue(c, i)));
+  return { columns: returningColumns(targets), rows: out };
+}
+
+/** The RETURNING list's columns (a plan's output schema before anything runs). */
+export function returningColumns(targets: readonly { expr: Expr; name: string }[]): { name: string; type: DataType }[] {
+  return targets.map((tg) => ({ name: tg.name, type: tg.expr.type }));
+}
+
+/** The RETURNING list bound over the target table's row. */
+export function bindReturning(host: UtilityHost, t: MemoryTable, rv: AnyNode, list: Node[], params: readonly unknown[]): { targets: { expr: Expr; name: string }[]; binder: QueryBinder } {
   const binder = binderFor(host, params.map(() => T.unknown));
   const scope = tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined);
   const cx: ExprCtx = { scope, clause: 'RETURNING', aggs: null, windows: null, env: binder };
@@ -802,15 +744,5 @@ async function returning(host: UtilityHost, t: MemoryTable, rv: AnyNode, rows: V
     const e = bindExpr(val, cx);
     targets.push({ expr: e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', binder) : e, name: (rt.name as string | undefined) ?? figureColname(val) });
   }
-  const builders = t.schema.map((f) => new ColumnBuilder(f.type, rows.length));
-  for (const r of rows) r.forEach((v, c) => builders[c]!.push(v));
-  const batch: Batch = { columns: builders.map((x) => x.finish()), length: rows.length };
-  const ctx = host.execContext(binder.paramTypes, params, false);
-  const cols = targets.map((tg) => {
-    const k = compileKernel(tg.expr);
-    if (k.slots.length > 0) throw new QuireError('0A000', 'subqueries in RETURNING are not supported');
-    return k.run(batch, ctx, []);
-  });
-  const out: Value[][] = rows.map((_, i) => cols.map((c) => getValue(c, i)));
-  return { columns: targets.map((tg) => ({ name: tg.name, type: tg.expr.type })), rows: out };
+  return { targets, binder };
 }

@@ -5,13 +5,13 @@
  * as written) that returns each matching row's position and, for UPDATE, its new values; the target
  * is bound as a copy of the table's batches with one more column, the row position, under a name
  * no identifier can spell. Joins, subqueries, CTEs and everything else the planner knows then work
- * as in any SELECT. The rows found are applied to the table afterwards.
+ * as in any SELECT. The query is the input of the statement's ModifyTable node (planned-dml.ts),
+ * which applies the rows it finds to the table.
  *
  * As in PostgreSQL, a target row that several FROM rows join takes the values of one of them (here
  * the first found), and a row is updated or deleted once.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
-import { QuireError } from '../common/errors.js';
 import { T, type Value } from '../common/types.js';
 import { getValue, makeColumn } from '../execution/column.js';
 import type { AnyNode } from '../sql/ast.js';
@@ -27,16 +27,16 @@ const TARGET = '\u0000dml target';
 const ROW_POSITION = '\u0000row position';
 
 export interface DmlHost {
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
 }
 
-/** Whether a statement needs the planner: FROM/USING, WITH, or a subquery anywhere in it. */
+/** Whether a statement needs the planner: FROM/USING, WITH, or a subquery anywhere in it (RETURNING too). */
 export function needsPlanner(b: AnyNode): boolean {
   if (b.fromClause || b.usingClause || b.withClause) return true;
-  return containsSubLink(b.whereClause) || containsSubLink(b.targetList);
+  return containsSubLink(b.whereClause) || containsSubLink(b.targetList) || containsSubLink(b.returningList) || containsSubLink(b.returningClause);
 }
 
 function containsSubLink(n: unknown): boolean {
@@ -56,10 +56,10 @@ export interface MatchedRows {
 }
 
 /**
- * Runs `SELECT <row position>, <values…> FROM <target> [, from…] WHERE … ` with the statement's WITH,
- * over `snapshot` (the batches of `table`), and returns the first values found per target row.
+ * `SELECT <row position>, <values…> FROM <target> [, from…] WHERE …` with the statement's WITH, over
+ * `snapshot` (the batches of `table`), prepared: the input plan of an UPDATE or DELETE.
  */
-export async function matchTargetRows(
+export function targetRowsQuery(
   host: DmlHost,
   table: MemoryTable,
   snapshot: readonly Batch[],
@@ -69,11 +69,14 @@ export async function matchTargetRows(
   params: readonly unknown[],
   /** More relations the statement names (ON CONFLICT's EXCLUDED). */
   extra: ReadonlyMap<string, TableSource> = new Map(),
-): Promise<MatchedRows> {
-  if ((b.fromClause || b.usingClause) && (b.returningList || b.returningClause)) {
-    throw new QuireError('0A000', `RETURNING is not supported with ${b.usingClause ? 'DELETE … USING' : 'UPDATE … FROM'}`);
-  }
-  const target = new MemoryTable(TARGET, [...table.schema, { name: ROW_POSITION, type: T.int4 }]);
+  /**
+   * RETURNING items, selected after the values (over the target's row as it was and the FROM items),
+   * and a rewrite of the bound plan before the optimizer (UPDATE's RETURNING reads the new values).
+   */
+  more: { returning: readonly Node[]; rewrite?: (bound: LogicalPlan) => LogicalPlan } = { returning: [] },
+): PreparedQuery {
+  // Named as the table for EXPLAIN; bound under TARGET, which no identifier can spell.
+  const target = new MemoryTable(table.name, [...table.schema, { name: ROW_POSITION, type: T.int4 }]);
   let base = 0;
   for (const batch of snapshot) {
     const pos = new Int32Array(batch.length);
@@ -88,16 +91,18 @@ export async function matchTargetRows(
     ...(((b.fromClause ?? b.usingClause) as Node[] | undefined) ?? []),
   ];
   const select = {
-    targetList: [col(ROW_POSITION), ...values].map((val) => ({ ResTarget: { val } })),
+    targetList: [...[col(ROW_POSITION), ...values].map((val) => ({ ResTarget: { val } })), ...more.returning],
     fromClause: from,
     ...(b.whereClause !== undefined ? { whereClause: b.whereClause } : {}),
     ...(b.withClause !== undefined ? { withClause: b.withClause } : {}),
     op: 'SETOP_NONE',
     limitOption: 'LIMIT_OPTION_DEFAULT',
   } as unknown as SelectStmt;
-  const prepared = host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]));
-  const ctx = host.execContext(prepared.paramTypes, params, false);
-  const batches = await host.collectBatches(await host.physical(prepared.plan, ctx), ctx);
+  return host.prepareSelect(select, params, undefined, new Map<string, TableSource>([...extra, [TARGET, target]]), more.rewrite);
+}
+
+/** The rows `targetRowsQuery`'s plan found: the first values per target row. */
+export function matchedRows(batches: readonly Batch[], plan: LogicalPlan): MatchedRows {
   const rows = new Map<number, Value[]>();
   for (const bt of batches) {
     for (let i = 0; i < bt.length; i++) {
@@ -108,7 +113,7 @@ export async function matchTargetRows(
       rows.set(p, vals);
     }
   }
-  return { rows, types: prepared.plan.schema.slice(1).map((f) => f.type) };
+  return { rows, types: plan.schema.slice(1).map((f) => f.type) };
 }
 
 const TARGET_POSITION = '\u0000target position';
@@ -136,5 +141,7 @@ export async function matchConflictRows(
   const same = { A_Expr: { kind: 'AEXPR_OP', name: [{ String: { sval: '=' } }], lexpr: ref('excluded', TARGET_POSITION), rexpr: ref(qualifier, ROW_POSITION) } } as Node;
   const where = clause.whereClause !== undefined ? ({ BoolExpr: { boolop: 'AND_EXPR', args: [same, clause.whereClause] } } as Node) : same;
   const stmt: AnyNode = { fromClause: [{ RangeVar: { relname: 'excluded', inh: true, relpersistence: 'p' } }], whereClause: where };
-  return matchTargetRows(host, table, snapshot, alias, stmt, values, params, new Map([['excluded', excluded]]));
+  const prepared = targetRowsQuery(host, table, snapshot, alias, stmt, values, params, new Map([['excluded', excluded]]));
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  return matchedRows(await host.collectBatches(await host.physical(prepared.plan, ctx), ctx), prepared.plan);
 }

@@ -1,4 +1,4 @@
-/** EXPLAIN [ANALYZE | LOGICAL] of a query or a DECLARE. */
+/** EXPLAIN [ANALYZE | LOGICAL] of a query, a DECLARE, or an INSERT, UPDATE or DELETE. */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { T } from '../common/types.js';
@@ -6,6 +6,12 @@ import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
 import { result } from './statement-support.js';
+import { explainLogical } from '../physical/explain-logical.js';
+import { explainPlan } from '../physical/explain.js';
+import { untilUnlocked } from './dml-statements.js';
+import { planDml } from './planned-dml.js';
+import { modifyingCtes, withModifyingCtes } from './modifying-ctes.js';
+import { LockOwner } from './row-locks.js';
 
 export async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   let analyze = false;
@@ -25,8 +31,70 @@ export async function explain(host: UtilityHost, b: AnyNode, params: readonly un
   let q = b.query as Node;
   // EXPLAIN DECLARE shows the plan of the cursor's query (it declares nothing).
   if (nodeTag(q) === 'DeclareCursorStmt') q = nodeBody<AnyNode>(q).query as Node;
-  if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'EXPLAIN supports SELECT statements');
+  const dml = MODIFYING.has(nodeTag(q) ?? '');
+  if (nodeTag(q) !== 'SelectStmt' && !dml) throw new QuireError('0A000', 'EXPLAIN supports SELECT, INSERT, UPDATE and DELETE statements');
   if (logical && analyze) throw new QuireError('0A000', 'EXPLAIN options LOGICAL and ANALYZE cannot be used together', { hint: 'The logical plan is not executed; use EXPLAIN ANALYZE for the physical plan with timings.' });
-  const lines = await host.explainLines(nodeBody<SelectStmt>(q), params, analyze, logical);
+  const explainMain = (): Promise<string[]> => (dml ? explainModify(host, q, params, analyze, logical) : host.explainLines(nodeBody<SelectStmt>(q), params, analyze, logical));
+  const ctes = modifyingCtes(nodeBody<AnyNode>(q));
+  const lines = ctes === null ? await explainMain() : await explainWithModifying(host, ctes, params, analyze, logical, explainMain);
   return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });
+}
+
+const MODIFYING = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt']);
+
+/**
+ * A statement with data-modifying WITH queries: the main plan, then each such query's plan under
+ * `CTE name`, as PostgreSQL prints them. Plain EXPLAIN runs none of them (the main query reads empty
+ * results); EXPLAIN ANALYZE runs each once, through its plan, as the statement would.
+ */
+async function explainWithModifying(host: UtilityHost, ctes: Parameters<typeof withModifyingCtes>[1], params: readonly unknown[], analyze: boolean, logical: boolean, main: () => Promise<string[]>): Promise<string[]> {
+  const sections: string[] = [];
+  const runCte = (stmt: Node, name: string): Promise<QueryResult> =>
+    untilUnlocked(host, async () => {
+      const planned = planDml(host, stmt, params);
+      const columns = planned.plan.schema.map((f) => ({ name: f.name, type: f.type }));
+      const section = (plan: string[]): void => {
+        sections.push(`  CTE ${name}`, ...plan.map((l, i) => (i === 0 ? `    ->  ${l}` : `        ${l}`)));
+      };
+      if (logical) {
+        section(explainLogical(planned.plan));
+        return result('EXPLAIN', 'EXPLAIN', { columns });
+      }
+      const ctx = host.execContext(planned.paramTypes, params, analyze);
+      const op = await host.physical(planned.plan, ctx);
+      if (!analyze) {
+        section(explainPlan(op, false));
+        return result('EXPLAIN', 'EXPLAIN', { columns });
+      }
+      for await (const b of op.execute(ctx)) void b;
+      const outcome = planned.outcome();
+      if (!(outcome instanceof LockOwner)) section(explainPlan(op, true));
+      return outcome;
+    });
+  const lines = await withModifyingCtes(host, ctes, params, main, runCte);
+  // EXPLAIN ANALYZE's summary lines stay last.
+  const at = analyze ? lines.findIndex((l) => l.startsWith('Result rows: ')) : -1;
+  const summary = at < 0 ? [] : lines.splice(at);
+  return [...lines, ...sections, ...summary];
+}
+
+/**
+ * The plan of an INSERT, UPDATE or DELETE, ModifyTable on top. ANALYZE runs the statement, as in
+ * PostgreSQL: its changes stay (inside a transaction block, ROLLBACK undoes them).
+ */
+async function explainModify(host: UtilityHost, q: Node, params: readonly unknown[], analyze: boolean, logical: boolean): Promise<string[]> {
+  return untilUnlocked(host, async () => {
+    const planned = planDml(host, q, params);
+    if (logical) return explainLogical(planned.plan);
+    const ctx = host.execContext(planned.paramTypes, params, analyze);
+    const op = await host.physical(planned.plan, ctx);
+    if (!analyze) return explainPlan(op, false);
+    const t0 = performance.now();
+    let rows = 0;
+    for await (const b of op.execute(ctx)) rows += b.length;
+    const ms = performance.now() - t0;
+    const outcome = planned.outcome();
+    if (outcome instanceof LockOwner) return outcome;
+    return [...explainPlan(op, true), `Result rows: ${rows}`, `Execution Time: ${ms.toFixed(3)} ms`];
+  });
 }

@@ -10,6 +10,7 @@
  * at each EXECUTE by the ordinary statement code, with the declared parameter types.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
+import { modifyingCtes } from './modifying-ctes.js';
 import { castContext, castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
@@ -72,7 +73,8 @@ export function prepareStatement(host: UtilityHost, b: AnyNode, s: ParsedStateme
   const inner: ParsedStatement = { ...s, stmt: query };
   let paramTypes: DataType[] = declared;
   let columns: ResultColumn[] | null = null;
-  if (nodeTag(query) === 'SelectStmt' && !nodeBody<SelectStmt>(query).intoClause) {
+  // A SELECT with data-modifying WITH queries runs as a statement on EXECUTE (its columns come then).
+  if (nodeTag(query) === 'SelectStmt' && !nodeBody<SelectStmt>(query).intoClause && modifyingCtes(nodeBody<SelectStmt>(query)) === null) {
     const p = host.prepareSelect(nodeBody<SelectStmt>(query), [], declared);
     paramTypes = p.paramTypes.map((t, i) => declared[i] ?? t);
     const untyped = paramTypes.findIndex((t) => t.name === 'unknown');

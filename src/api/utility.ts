@@ -28,6 +28,7 @@ import { setVariable, showVariable } from './settings-statements.js';
 import { explain } from './explain-statement.js';
 import { del, insert, update } from './dml-statements.js';
 import { copy } from './copy-statement.js';
+import { modifyingCtes, runQuery, withModifyingCtes, type ModifyingScope } from './modifying-ctes.js';
 
 export interface UtilityHost {
   readonly catalog: Catalog;
@@ -44,7 +45,7 @@ export interface UtilityHost {
   /** Records a TEMP table of this session; returns its catalog key. */
   addTemp(name: string): string;
   dropTemp(name: string): void;
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
@@ -56,6 +57,8 @@ export interface UtilityHost {
   beginStatement(): void;
   /** The query string the running statement came in. */
   readonly queryText: string;
+  /** While a statement with data-modifying WITH queries runs: their results and the snapshot it reads. */
+  modifyingScope: ModifyingScope | null;
 }
 
 
@@ -68,11 +71,13 @@ const NO_IMPLICIT_TRANSACTION = new Set(['TransactionStmt', 'VariableSetStmt', '
 export async function executeUtility(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
   const prepared = host.session.prepared;
   host.session.access.check(s.stmt, (name) => (prepared.has(name) ? prepared.get(name).stmt.stmt : undefined));
-  if (host.inAnyTransaction || NO_IMPLICIT_TRANSACTION.has(nodeTag(s.stmt)!)) return executeStatement(host, s, params);
+  const ctes = modifyingCtes(nodeBody<AnyNode>(s.stmt));
+  const run = (): Promise<QueryResult> => (ctes === null ? executeStatement(host, s, params) : withModifyingCtes(host, ctes, params, () => executeStatement(host, s, params)));
+  if (host.inAnyTransaction || NO_IMPLICIT_TRANSACTION.has(nodeTag(s.stmt)!)) return run();
   host.beginTransaction({ implicit: true });
   let r: QueryResult;
   try {
-    r = await executeStatement(host, s, params);
+    r = await run();
   } catch (e) {
     host.rollbackTransaction();
     throw e;
@@ -87,6 +92,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
   switch (tag) {
     case 'SelectStmt':
       if (((b as SelectStmt).lockingClause ?? []).length > 0 && !b.intoClause) return selectForUpdate(host, b as SelectStmt, params);
+      if (!b.intoClause) return runQuery(host, b as SelectStmt, params);
       return selectInto(host, b as SelectStmt, params);
     case 'CreateStmt':
       return createTable(host, b);

@@ -118,6 +118,7 @@ export function positionedPlan(p: LogicalPlan, from: number): LogicalPlan | null
     case 'join':
     case 'setop':
     case 'recursive-cte':
+    case 'modify':
       return null;
     default:
       return assertNever(p);

@@ -278,6 +278,7 @@ export function uniqueColumns(p: LogicalPlan): number[] | null {
     case 'topn-ranking':
     case 'recursive-cte':
     case 'worktable':
+    case 'modify':
       return null;
     default:
       return assertNever(p);

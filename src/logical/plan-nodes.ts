@@ -76,6 +76,8 @@ export const PLAN_NODES: { readonly [K in PlanOp]: NodeInfo<PlanNode<K>> } = {
   'distinct-on': unary((p, m) => ({ ...p, keys: p.keys.map(m) })),
   join: binary((p, m) => ({ ...p, condition: maybe(p.condition, m) })),
   setop: binary(),
+  // Its input's columns are all the target reads, and RETURNING is evaluated by the target itself.
+  modify: unary(),
   'recursive-cte': {
     children: (p) => [p.anchor, p.recursive],
     withChildren: (p, kids) => ({ ...p, anchor: kids[0]!, recursive: kids[1]! }),

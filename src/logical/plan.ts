@@ -119,6 +119,21 @@ export interface WindowCall {
   argTypes: DataType[];
 }
 
+/**
+ * What a ModifyTable node changes: the statement's target table, as the layer that owns tables
+ * (the API's transactions, row lineage and constraints) applies it. The node hands it its whole input
+ * at once, as PostgreSQL's ModifyTable sees every row before the command's end-of-statement checks.
+ */
+export interface ModifyTarget {
+  /**
+   * Applies the changes `input` describes (new rows for INSERT; the target rows' positions and new
+   * values for UPDATE; positions for DELETE) and returns the RETURNING rows, in the node's schema.
+   */
+  apply(input: readonly Batch[], ctx: ExecContext): Promise<Batch[]>;
+}
+
+export type ModifyKind = 'insert' | 'update' | 'delete';
+
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'semi' | 'anti';
 
 /** Ranking function a per-partition Top-N is derived from (see rules/derive-topn-from-window.ts). */
@@ -199,7 +214,16 @@ export type LogicalPlan =
     }
   | { op: 'setop'; kind: 'union' | 'intersect' | 'except'; all: boolean; left: LogicalPlan; right: LogicalPlan; schema: Schema }
   | { op: 'recursive-cte'; name: string; anchor: LogicalPlan; recursive: LogicalPlan; all: boolean; id: number; schema: Schema }
-  | { op: 'worktable'; id: number; name: string; schema: Schema };
+  | { op: 'worktable'; id: number; name: string; schema: Schema }
+  | {
+      /** INSERT, UPDATE or DELETE of `table` (PostgreSQL's ModifyTable): outputs the RETURNING rows, if any. */
+      op: 'modify';
+      kind: ModifyKind;
+      table: string;
+      input: LogicalPlan;
+      target: ModifyTarget;
+      schema: Schema;
+    };
 
 export type PlanOp = LogicalPlan['op'];
 

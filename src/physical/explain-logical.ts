@@ -67,6 +67,8 @@ function describeNode(p: LogicalPlan): [string, string] {
       return ['Join', `${p.type}${p.lateral === true ? ' lateral' : ''}${p.condition !== null ? `, on: ${x(p.condition)}` : ''}`];
     case 'setop':
       return ['SetOp', `${p.kind}${p.all ? ' all' : ''}`];
+    case 'modify':
+      return ['Modify', `${p.kind} on ${p.table}`];
     case 'recursive-cte':
       return ['RecursiveCTE', `${p.name}${p.all ? ', union all' : ', union'}`];
     default:

@@ -54,6 +54,7 @@ function estimateRows(p: LogicalPlan): number | undefined {
     case 'join':
     case 'setop':
     case 'recursive-cte':
+    case 'modify':
       return undefined;
     default:
       return assertNever(p);

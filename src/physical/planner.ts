@@ -17,6 +17,7 @@ import { Filter } from './operators/filter.js';
 import type { HashAggSpec } from './operators/hash-aggregate.js';
 import { HashJoin } from './operators/hash-join.js';
 import { Limit } from './operators/limit.js';
+import { ModifyTable } from './operators/modify-table.js';
 import { limitArgument, RuntimeLimit } from './operators/runtime-limit.js';
 import { LateralJoin } from './operators/lateral-join.js';
 import { NestedLoopJoin } from './operators/nested-loop-join.js';
@@ -145,6 +146,8 @@ export class PhysicalPlanner {
         return new RecursiveUnion(p.schema, this.plan(p.anchor), this.plan(p.recursive), p.all, p.id);
       case 'worktable':
         return new WorkTableScan(p.schema, p.id, p.name);
+      case 'modify':
+        return new ModifyTable(p.schema, p.kind, p.table, this.plan(p.input), p.target);
     }
   }
 

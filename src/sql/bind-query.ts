@@ -73,6 +73,13 @@ export class QueryBinder implements ExprEnv {
   extraRelations: ReadonlyMap<string, TableSource> | null = null;
   /** Relations the session provides (pg_cursors) for names the catalog does not have. */
   sessionRelations: ReadonlyMap<string, TableSource> | null = null;
+  /**
+   * The RETURNING rows of the statement's data-modifying WITH queries, by their query node: they ran
+   * before the statement was bound (api/modifying-ctes.ts), once each, and are read from here.
+   */
+  modifyingResults: ReadonlyMap<object, TableSource> | null = null;
+  /** Nesting of bindQuery: 1 is the statement's own query, where data-modifying WITH queries may be. */
+  private depth = 0;
 
   constructor(
     readonly catalog: Catalog,
@@ -94,13 +101,18 @@ export class QueryBinder implements ExprEnv {
   /** `setOpBranch`: untyped output columns stay unknown so the set operation can resolve them. */
   bindQuery(s: SelectStmt, outer: Scope | null, setOpBranch = false): BoundQuery {
     const pushed = s.withClause !== undefined;
-    if (pushed) this.pushCtes(s.withClause!.ctes ?? [], s.withClause!.recursive === true);
+    this.depth++;
     try {
-      if (s.op !== undefined && s.op !== 'SETOP_NONE') return this.bindSetOp(s, outer);
-      if (s.valuesLists !== undefined) return this.bindValues(s, outer);
-      return this.bindSelect(s, outer, setOpBranch);
+      if (pushed) this.pushCtes(s.withClause!.ctes ?? [], s.withClause!.recursive === true);
+      try {
+        if (s.op !== undefined && s.op !== 'SETOP_NONE') return this.bindSetOp(s, outer);
+        if (s.valuesLists !== undefined) return this.bindValues(s, outer);
+        return this.bindSelect(s, outer, setOpBranch);
+      } finally {
+        if (pushed) this.cteFrames.pop();
+      }
     } finally {
-      if (pushed) this.cteFrames.pop();
+      this.depth--;
     }
   }
 
@@ -111,6 +123,9 @@ export class QueryBinder implements ExprEnv {
     for (const c of ctes) {
       const b = nodeBody<AnyNode>(c);
       const name = b.ctename as string;
+      if (this.depth > 1 && isModifying(b.ctequery as Node)) {
+        throw new QuireError('0A000', 'WITH clause containing a data-modifying statement must be at the top level', { position: pos(b.location as number) });
+      }
       if (frame.has(name)) throw new QuireError('42712', `WITH query name "${name}" specified more than once`, { position: pos(b.location as number) });
       frame.set(name, {
         name,
@@ -154,13 +169,26 @@ export class QueryBinder implements ExprEnv {
   }
 
   private cteDataStatementCheck(q: Node, loc: number | undefined): SelectStmt {
-    if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', 'data-modifying statements in WITH are not supported', { position: pos(loc) });
+    if (nodeTag(q) !== 'SelectStmt') throw new QuireError('0A000', `WITH queries of ${String(nodeTag(q)).replace(/Stmt$/, '')} statements are not supported`, { position: pos(loc) });
     return nodeBody<SelectStmt>(q);
+  }
+
+  /** A data-modifying WITH query: a scan of the RETURNING rows it produced when it ran. */
+  private bindModifyingCte(e: CteEntry, loc: number | undefined): LogicalPlan {
+    const q = nodeBody<AnyNode>(e.query);
+    if (q.returningList === undefined && (q.returningClause as AnyNode | undefined)?.exprs === undefined) {
+      throw new QuireError('0A000', `WITH query "${e.name}" does not have a RETURNING clause`, { position: pos(loc) });
+    }
+    const rows = this.modifyingResults?.get(e.query);
+    if (rows === undefined) throw new QuireError('0A000', 'data-modifying statements in WITH are not supported here', { position: pos(loc) });
+    const scan: LogicalPlan = { op: 'scan', source: rows, alias: e.name, schema: rows.schema.map((f) => ({ name: f.name, type: f.type, table: e.name })) };
+    return this.renameColumns(scan, e.columnNames, e.name, loc);
   }
 
   private bindCte(e: CteEntry, loc: number | undefined): LogicalPlan {
     if (e.worktable !== null) return { op: 'worktable', id: e.worktable.id, name: e.name, schema: e.worktable.schema };
     if (e.plan !== null) return e.plan;
+    if (isModifying(e.query)) return (e.plan = this.bindModifyingCte(e, loc));
     if (e.binding) throw new QuireError('42P19', `recursive reference to query "${e.name}" must not appear within its non-recursive term`, { position: pos(loc) });
     e.binding = true;
     try {
@@ -858,6 +886,12 @@ function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEn
     const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
     return { qualifier, name: f.name, expr, hiddenFromStar: isSystemColumn(f.name), hiddenUnqualified: false };
   });
+}
+
+/** An INSERT, UPDATE, DELETE or MERGE (a WITH query that changes a table). */
+export function isModifying(q: Node): boolean {
+  const tag = nodeTag(q);
+  return tag === 'InsertStmt' || tag === 'UpdateStmt' || tag === 'DeleteStmt' || tag === 'MergeStmt';
 }
 
 /** Columns the engine adds to a relation for itself (row positions): never part of `*` or `t.*`. */

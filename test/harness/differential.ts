@@ -4,7 +4,7 @@
  * both engines fail with the same SQLSTATE.
  */
 import { asSqlError, type SqlConnection, type SqlResult } from './connection.js';
-import { generateQuery, setupSql, type GeneratedQuery } from './query-gen.js';
+import { DML_TABLES, dmlSetupSql, generateDml, generateQuery, setupSql, type GeneratedQuery } from './query-gen.js';
 
 export type Outcome = { ok: true; result: SqlResult } | { ok: false; code?: string; message: string };
 
@@ -108,4 +108,37 @@ export async function differential(quire: SqlConnection | null, pg: SqlConnectio
 
 export function formatMismatch(m: Mismatch): string {
   return `seed ${m.seed} query #${m.index}: ${m.reason}\n  SQL: ${m.sql}\n  quire:    ${m.quire}\n  postgres: ${m.postgres}`;
+}
+
+/**
+ * A DML run: the DML tables of `seed` set up afresh on both engines, then `count` generated statements,
+ * each compared by its outcome and then by every DML table's rows. A run stops at its first mismatch
+ * (the tables differ from then on); PostgreSQL's own errors other than the generator's intended ones
+ * (23505, 21000) are reported apart, as generator bugs.
+ */
+export async function dmlDifferential(quire: SqlConnection, pg: SqlConnection, seed: number, count: number): Promise<{ statements: number; mismatches: Mismatch[]; postgresErrors: string[] }> {
+  const out = { statements: 0, mismatches: [] as Mismatch[], postgresErrors: [] as string[] };
+  for (const s of dmlSetupSql(seed)) {
+    await pg.query(s);
+    await quire.query(s);
+  }
+  for (let i = 0; i < count; i++) {
+    const q = generateDml(seed, i);
+    out.statements++;
+    const p = await run(pg, q.sql);
+    const m = await run(quire, q.sql);
+    if (!p.ok && p.code !== '23505' && p.code !== '21000') out.postgresErrors.push(`seed ${seed} #${i}: ${q.sql}\n  ${p.message}`);
+    let reason = compareOutcomes(q, m, p);
+    for (const t of DML_TABLES) {
+      if (reason !== null) break;
+      const dump = { sql: `SELECT * FROM ${t} ORDER BY id`, ordered: true };
+      const r = compareOutcomes(dump, await run(quire, dump.sql), await run(pg, dump.sql));
+      if (r !== null) reason = `table ${t} afterwards: ${r}`;
+    }
+    if (reason !== null) {
+      out.mismatches.push({ seed, index: i, sql: q.sql, reason, quire: showOutcome(m), postgres: showOutcome(p) });
+      break;
+    }
+  }
+  return out;
 }

@@ -622,3 +622,123 @@ export function generateQuery(seed: number, index: number): GeneratedQuery {
   const rng = new Rng((seed * 2654435761 + index * 40503) >>> 0);
   return rng.pick(SHAPES)(rng);
 }
+
+/*
+ * DML: statements that change two tables of their own (d1, d2, both keyed by id), run in sequence and
+ * compared after each one: the statement's outcome (RETURNING rows as a multiset, or the SQLSTATE)
+ * and then both tables' rows in id order. Shapes stay deterministic under PostgreSQL:
+ *  - UPDATE … FROM and DELETE … USING join the target to the other table's unique id, so a target row
+ *    meets at most one row (PostgreSQL leaves it unspecified which one it uses otherwise);
+ *  - two data-modifying WITH queries never change the same table (unspecified in PostgreSQL too);
+ *  - new ids come from the statement's index, so repeated INSERTs collide only where meant to
+ *    (ON CONFLICT, or a 23505 both engines must raise and recover from identically).
+ */
+
+/** The tables DML statements change; compared in id order after each statement. */
+export const DML_TABLES = ['d1', 'd2'] as const;
+
+/** CREATE TABLE + INSERT statements for the DML tables of `seed` (dropped first, so a run can start over). */
+export function dmlSetupSql(seed: number): string[] {
+  const rng = new Rng(seed ^ 0xd31e7e);
+  const val = (lo: number, hi: number): string => (rng.chance(0.15) ? 'NULL' : String(rng.int(lo, hi)));
+  const txt = (): string => (rng.chance(0.15) ? 'NULL' : rng.pick(["'a'", "'b'", "'ab'", "'x'", "''"]));
+  const rows = (n: number, row: (i: number) => string): string =>
+    Array.from({ length: n }, (_, i) => `(${row(i + 1)})`).join(', ');
+  return [
+    'DROP TABLE IF EXISTS d1',
+    'DROP TABLE IF EXISTS d2',
+    'CREATE TABLE d1 (id int PRIMARY KEY, a int, b int, s text)',
+    'CREATE TABLE d2 (id int PRIMARY KEY, k int, v int, s text)',
+    `INSERT INTO d1 VALUES ${rows(rng.int(8, 20), (i) => `${i}, ${val(0, 12)}, ${val(-50, 50)}, ${txt()}`)}`,
+    `INSERT INTO d2 VALUES ${rows(rng.int(5, 14), (i) => `${i}, ${val(0, 20)}, ${val(-50, 50)}, ${txt()}`)}`,
+  ];
+}
+
+function dmlPredicate(rng: Rng, t: string): string {
+  const [n, m, s] = t === 'd1' ? ['a', 'b', 's'] : ['k', 'v', 's'];
+  return rng.pick([
+    `${t}.${m} > ${rng.int(-40, 40)}`,
+    `${t}.${m} IS NULL`,
+    `${t}.${n} % ${rng.int(2, 4)} = ${rng.int(0, 1)}`,
+    `${t}.${s} = ${rng.pick(["'a'", "'ab'", "''"])}`,
+    `${t}.${s} LIKE 'a%'`,
+    `${t}.id BETWEEN ${rng.int(1, 6)} AND ${rng.int(6, 14)}`,
+    `${t}.${n} IN (${rng.int(0, 6)}, ${rng.int(4, 12)})`,
+    `coalesce(${t}.${m}, 0) <= ${rng.int(-20, 20)}`,
+  ]);
+}
+
+function maybeWhere(rng: Rng, t: string, joiner = 'WHERE'): string {
+  if (!rng.chance(0.7)) return '';
+  const p = rng.chance(0.3) ? `(${dmlPredicate(rng, t)} OR ${dmlPredicate(rng, t)})` : dmlPredicate(rng, t);
+  return ` ${joiner} ${p}`;
+}
+
+function dmlUpdate(rng: Rng): string {
+  const r = rng.int(0, 3);
+  if (r === 0) {
+    const set = rng.pick(['b = d2.v', 'b = coalesce(d1.b, 0) + coalesce(d2.v, 1)', "s = d2.s, b = d2.k", "s = coalesce(d1.s, '') || 'u'"]);
+    const ret = rng.pick(['', ' RETURNING d1.id, d1.b, d1.s', ' RETURNING d1.*, d2.v AS dv', ' RETURNING d1.id, d2.id AS did, d1.b - coalesce(d2.v, 0) AS diff']);
+    return `UPDATE d1 SET ${set} FROM d2 WHERE d1.a = d2.id${maybeWhere(rng, 'd2', 'AND')}${ret}`;
+  }
+  if (r === 1) {
+    const set = rng.pick(['b = (SELECT max(v) FROM d2 WHERE d2.k = d1.a)', 'b = (SELECT count(*) FROM d2 WHERE d2.k > d1.a)', 'a = a + 1']);
+    return `UPDATE d1 SET ${set}${maybeWhere(rng, 'd1')}${rng.pick(['', ' RETURNING *', ' RETURNING id, b, (SELECT count(*) FROM d2) AS n'])}`;
+  }
+  if (r === 2) {
+    return `UPDATE d2 AS t SET v = coalesce(t.v, 0) - 1 WHERE t.k IN (SELECT a FROM d1${maybeWhere(rng, 'd1')})${rng.pick(['', ' RETURNING t.id, t.v'])}`;
+  }
+  return `UPDATE d2 SET v = NULL, s = 'n'${maybeWhere(rng, 'd2')}${rng.pick(['', ' RETURNING id, v IS NULL AS gone, s'])}`;
+}
+
+function dmlDelete(rng: Rng): string {
+  const r = rng.int(0, 2);
+  if (r === 0) return `DELETE FROM d2 USING d1 WHERE d2.k = d1.id${maybeWhere(rng, 'd1', 'AND')}${rng.pick(['', ' RETURNING d2.*', ' RETURNING d2.id, d1.b, d1.s'])}`;
+  if (r === 1) return `DELETE FROM d1 WHERE a IN (SELECT k FROM d2${maybeWhere(rng, 'd2')})${rng.pick(['', ' RETURNING id, s', ' RETURNING *'])}`;
+  return `DELETE FROM d1 AS x WHERE ${rng.pick(['NOT', ''])} EXISTS (SELECT 1 FROM d2 WHERE d2.k = x.a AND d2.v > x.b)${rng.pick(['', ' RETURNING x.id'])}`;
+}
+
+function dmlInsert(rng: Rng, base: number): string {
+  const r = rng.int(0, 3);
+  const ret = rng.pick(['', ' RETURNING *', ' RETURNING id, v']);
+  if (r === 0) return `INSERT INTO d2 SELECT id + ${base}, a, b, s FROM d1${maybeWhere(rng, 'd1')}${ret}`;
+  if (r === 1) return `INSERT INTO d2 (id, k) SELECT id + ${base}, a FROM d1${maybeWhere(rng, 'd1')} ORDER BY id LIMIT ${rng.int(0, 5)}${ret}`;
+  if (r === 2) {
+    // Ids that exist in d2 already: ON CONFLICT decides, or both engines raise 23505 and change nothing.
+    const action = rng.pick([' ON CONFLICT (id) DO UPDATE SET v = excluded.v, s = d2.s || excluded.s', ' ON CONFLICT DO NOTHING', ' ON CONFLICT (id) DO UPDATE SET k = d2.k + 1 WHERE d2.v > 0', '']);
+    return `INSERT INTO d2 SELECT id, a, b, s FROM d1${maybeWhere(rng, 'd1')}${action}${ret}`;
+  }
+  return `INSERT INTO d1 (id, a, s) SELECT ${base} + k, v, 'i' FROM (SELECT DISTINCT k, v FROM d2 WHERE k IS NOT NULL) s${ret.replace(' v', ' a')}`;
+}
+
+/** WITH queries that change a table: run once, their RETURNING rows read by the main statement. */
+function dmlWith(rng: Rng, base: number): string {
+  const r = rng.int(0, 6);
+  // The main statement changes the table the WITH query adds to: the added rows are not its to change.
+  if (r === 6) return `WITH x AS (INSERT INTO d1 SELECT id + ${base}, a, b, s FROM d1${maybeWhere(rng, 'd1')} RETURNING id) ${rng.pick(['UPDATE d1 SET b = -1', 'DELETE FROM d1'])}${maybeWhere(rng, 'd1')} RETURNING id`;
+  if (r === 0) return `WITH x AS (DELETE FROM d2${maybeWhere(rng, 'd2')} RETURNING id, k, v) SELECT count(*), sum(v), (SELECT count(*) FROM d2) AS before FROM x`;
+  if (r === 1) return `WITH x AS (UPDATE d1 SET b = coalesce(b, 0) + 1${maybeWhere(rng, 'd1')} RETURNING id, b) SELECT x.id, x.b, d1.b AS old FROM x JOIN d1 USING (id)`;
+  if (r === 2) return `WITH x AS (DELETE FROM d2${maybeWhere(rng, 'd2')} RETURNING *) INSERT INTO d1 (id, a, b, s) SELECT id + ${base}, k, v, s FROM x RETURNING id, a`;
+  if (r === 3) return `WITH x AS (INSERT INTO d2 SELECT id + ${base}, a, b, s FROM d1${maybeWhere(rng, 'd1')}) SELECT count(*) FROM d2`;
+  if (r === 4) return `WITH x AS (UPDATE d2 SET v = 0${maybeWhere(rng, 'd2')} RETURNING id), y AS (DELETE FROM d1 WHERE id IN (SELECT id FROM x) RETURNING id) SELECT (SELECT count(*) FROM x) AS u, (SELECT count(*) FROM y) AS d, (SELECT count(*) FROM y) AS again`;
+  return `WITH x AS (INSERT INTO d2 (id, k) VALUES (${base}, 1), (${base + 1}, 2) RETURNING id, k) UPDATE d1 SET a = x.k FROM x WHERE d1.id = x.k RETURNING d1.id, d1.a`;
+}
+
+/** Recursive WITH feeding a DML statement. */
+function dmlRecursive(rng: Rng, base: number): string {
+  const cte = `WITH RECURSIVE r(n) AS (SELECT ${rng.int(0, 2)} UNION ALL SELECT n + 1 FROM r WHERE n < ${rng.int(2, 9)})`;
+  return rng.pick([
+    `${cte} UPDATE d1 SET b = coalesce(b, 0) + 1 WHERE a IN (SELECT n FROM r) RETURNING id, b`,
+    `${cte} INSERT INTO d2 (id, k) SELECT n + ${base}, n FROM r RETURNING id, k`,
+    `${cte} DELETE FROM d2 USING r WHERE d2.k = r.n RETURNING d2.id`,
+  ]);
+}
+
+const DML_SHAPES = [dmlUpdate, dmlUpdate, dmlDelete, dmlInsert, dmlInsert, dmlWith, dmlWith, dmlRecursive];
+
+/** The i-th statement of a DML run (RETURNING rows compare as a multiset). */
+export function generateDml(seed: number, index: number): GeneratedQuery {
+  const rng = new Rng((seed * 2654435761 + index * 69069 + 17) >>> 0);
+  const shape = rng.pick(DML_SHAPES);
+  return { sql: shape(rng, 1000 * (index + 1)), ordered: false };
+}

@@ -73,6 +73,8 @@ export const eliminateLimit: OptimizerRule = {
       case 'aggregate': // an aggregate without GROUP BY gives one row even over no input
       case 'setop':
       case 'recursive-cte':
+      // A statement that changes no row still runs (and a DELETE of nothing is not nothing to EXPLAIN).
+      case 'modify':
         return null;
       default:
         return assertNever(node);

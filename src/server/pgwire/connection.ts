@@ -18,6 +18,7 @@ import { Database, type QueryResult, type ResultColumn } from '../../api/databas
 import type { AccessPolicy } from '../../api/access-policy.js';
 import { executeUtility } from '../../api/utility.js';
 import { executeColumns } from '../../api/prepared.js';
+import { modifyingCtes } from '../../api/modifying-ctes.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType } from '../../common/types.js';
 import { maxParamRef, nodeBody, nodeTag, statementParamCount } from '../../sql/ast.js';
@@ -732,7 +733,8 @@ export class Connection {
     rewriteSystemTypes(s.stmt, (kind, text) => lookupOid({ catalog: this.host.db.catalog, oids: this.host.oids }, kind, text));
     this.checkAborted(s.stmt);
     const tag = nodeTag(s.stmt);
-    if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(s.stmt).intoClause) {
+    // A SELECT with data-modifying WITH queries runs as a statement: its columns are known once it ran.
+    if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(s.stmt).intoClause && modifyingCtes(nodeBody<SelectStmt>(s.stmt)) === null) {
       const sel = nodeBody<SelectStmt>(s.stmt);
       try {
         const p = this.db!.prepareSelect(sel, [], declared);

@@ -28,6 +28,7 @@ import { isIP } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { RangeVar, SelectStmt } from '@pgsql/types';
 import type { Database } from '../../api/database.js';
+import { modifyingCtes } from '../../api/modifying-ctes.js';
 import { QuireError } from '../../common/errors.js';
 import { isTimeoutError, runWithLimits } from '../../index.js';
 import type { Value } from '../../common/types.js';
@@ -481,7 +482,8 @@ function statementKind(sql: string): StatementKind {
   }
   if (stmts.length === 1) {
     const tag = nodeTag(stmts[0]!.stmt);
-    if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause) return 'select';
+    // WITH x AS (INSERT/UPDATE/DELETE …) SELECT … writes: it runs as a statement.
+    if (tag === 'SelectStmt' && !nodeBody<SelectStmt>(stmts[0]!.stmt).intoClause && modifyingCtes(nodeBody<SelectStmt>(stmts[0]!.stmt)) === null) return 'select';
     if (tag === 'VariableShowStmt') return 'read';
     if (tag === 'ExplainStmt') {
       // EXPLAIN ANALYZE runs its statement: only a SELECT counts as reading.

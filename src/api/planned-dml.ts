@@ -1,0 +1,297 @@
+/**
+ * INSERT … SELECT, and UPDATE/DELETE with FROM/USING, WITH or subqueries, as plans: the query that
+ * finds the new rows (or the target rows' positions and new values) is the input of a ModifyTable
+ * node, whose target applies the changes through the transaction's table, the row lineage and the
+ * constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN ANALYZE runs them.
+ */
+import type { Node, SelectStmt } from '@pgsql/types';
+import { QuireError, positionOf } from '../common/errors.js';
+import { T, type DataType, type Value } from '../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
+import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { MemoryTable } from '../storage/memory-table.js';
+import type { QueryResult } from './database.js';
+import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
+import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
+import { coerce } from '../sql/coerce.js';
+import type { QueryBinder } from '../sql/bind-query.js';
+import {
+  applyUpdates,
+  assign,
+  bindReturning,
+  checkNotNull,
+  conflictArbiters,
+  defaultValue,
+  deleteRows,
+  evalRowExprs,
+  finishInsert,
+  identityAlways,
+  insertBatches,
+  lockHolder,
+  retList,
+  returningColumns,
+  setItems,
+  type SetItem,
+  uniqueCheck,
+  updateStrength,
+} from './dml-statements.js';
+import { LockOwner } from './row-locks.js';
+import { columnSequence } from '../storage/sequence.js';
+import { binderFor, relName, result } from './statement-support.js';
+import type { UtilityHost } from './utility.js';
+
+const pos = positionOf;
+
+/** A DML statement planned, ready to run (or to EXPLAIN). */
+export interface PlannedDml {
+  /** A ModifyTable node over the statement's input. */
+  readonly plan: LogicalPlan;
+  readonly paramTypes: DataType[];
+  /** The statement's result once the plan has run; a LockOwner to wait for when a row lock stopped it. */
+  outcome(): QueryResult | LockOwner;
+}
+
+/** A statement's result rows as batches of the given column types. */
+function rowBatches(rows: readonly Value[][], types: readonly DataType[]): Batch[] {
+  const out: Batch[] = [];
+  for (let start = 0; start < rows.length; start += BATCH_SIZE) {
+    const end = Math.min(rows.length, start + BATCH_SIZE);
+    const builders = types.map((t) => new ColumnBuilder(t, end - start));
+    for (let i = start; i < end; i++) builders.forEach((bd, c) => bd.push(rows[i]![c]!));
+    out.push({ columns: builders.map((bd) => bd.finish()), length: end - start });
+  }
+  return out;
+}
+
+/** The ModifyTable node whose target runs `apply` and records its result. */
+function modifyNode(kind: ModifyKind, t: MemoryTable, input: LogicalPlan, returning: readonly { name: string; type: DataType }[], paramTypes: DataType[], apply: (input: readonly Batch[]) => Promise<QueryResult | LockOwner>): PlannedDml {
+  let outcome: QueryResult | LockOwner | null = null;
+  const target: ModifyTarget = {
+    apply: async (batches) => {
+      const r = await apply(batches);
+      outcome = r;
+      if (r instanceof LockOwner || returning.length === 0) return [];
+      return rowBatches(r.rows, returning.map((c) => c.type));
+    },
+  };
+  return {
+    plan: { op: 'modify', kind, table: t.name, input, target, schema: returning.map((c) => ({ name: c.name, type: c.type })) },
+    paramTypes,
+    outcome: () => {
+      if (outcome === null) throw new QuireError('XX000', `${kind.toUpperCase()} plan did not run`);
+      return outcome;
+    },
+  };
+}
+
+function aliasOf(rv: AnyNode): string | undefined {
+  return (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
+}
+
+/** The RETURNING columns of `b` over `t`, bound (not evaluated) for the plan's schema. */
+function returningOf(host: UtilityHost, t: MemoryTable, b: AnyNode, params: readonly unknown[]): { name: string; type: DataType }[] {
+  const list = retList(b);
+  return list === null ? [] : returningColumns(bindReturning(host, t, b.relation as AnyNode, list, params).targets);
+}
+
+/**
+ * UPDATE/DELETE's RETURNING is selected by the input query beside the new values, so it can read the
+ * FROM/USING items and hold subqueries. UPDATE's returns the new row: each reference to a column the
+ * SET list assigns becomes the assigned value (cast to the column's type), as the row will hold it.
+ */
+function returningRewrite(t: MemoryTable, sets: readonly SetItem[] | null, binder: QueryBinder): (bound: LogicalPlan) => LogicalPlan {
+  const skip = 1 + (sets?.length ?? 0);
+  return (bound) => {
+    if (bound.op !== 'project') throw new QuireError('XX000', `unexpected ${bound.op} at the top of a DML input`);
+    const assigned = new Map<number, Expr>();
+    sets?.forEach((s, k) => assigned.set(s.col, s.fallback ?? coerce(bound.exprs[1 + k]!, t.schema[s.col]!.type, 'assignment', binder)));
+    const exprs = bound.exprs.map((e, i) => {
+      if (i < skip) return e;
+      if (assigned.size > 0 && someExpr(e, (x) => x.kind === 'subquery' && x.correlated)) {
+        throw new QuireError('0A000', 'correlated subqueries in RETURNING of UPDATE are not supported');
+      }
+      const r = assigned.size === 0 ? e : mapExpr(e, (x) => (x.kind === 'column' && assigned.has(x.index) ? assigned.get(x.index)! : x));
+      return r.type.name === 'unknown' ? coerce(r, T.text, 'implicit', binder) : r;
+    });
+    return { ...bound, exprs, schema: bound.schema.map((f, i) => ({ ...f, type: exprs[i]!.type })) };
+  };
+}
+
+/** The RETURNING values of the rows changed, in table order, from the input query's rows. */
+function returnedRows(matched: MatchedRows, skip: number): Value[][] {
+  return [...matched.rows.keys()].sort((x, y) => x - y).map((p) => matched.rows.get(p)!.slice(skip));
+}
+
+function returnedColumns(plan: LogicalPlan, skip: number): { name: string; type: DataType }[] {
+  return plan.schema.slice(1 + skip).map((f) => ({ name: f.name, type: f.type }));
+}
+
+/**
+ * The rows of `snapshot` an UPDATE/DELETE may change: with data-modifying WITH queries, only those of
+ * the statement's snapshot, not rows an earlier one added (PostgreSQL's sub-statements do not see
+ * each other's changes). Added rows are appended batches, so those rows are a prefix of the batches.
+ */
+function visibleBatches(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[]): readonly Batch[] {
+  const frozen = host.modifyingScope?.reads.getTable(t.name);
+  if (frozen === undefined || frozen === t || !(frozen instanceof MemoryTable)) return snapshot;
+  const before = frozen.snapshot();
+  if (before.length > snapshot.length || before.some((b, i) => b !== snapshot[i])) return snapshot;
+  return snapshot.slice(0, before.length);
+}
+
+export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
+  const snapshot = t.snapshot();
+  const list = retList(b);
+  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, sets, binder) };
+  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, sets.map((x) => x.val), params, new Map(), more);
+  const columns = returnedColumns(query.plan, sets.length);
+  return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
+    const matched = matchedRows(input, query.plan);
+    const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
+    if (holder !== null) return holder;
+    const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
+    checkNotNull(t, changedRows);
+    if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+    const n = changedRows.length;
+    if (n > 0) t.replaceAll(out);
+    return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(list !== null ? { columns, rows: returnedRows(matched, sets.length) } : {}) });
+  });
+}
+
+export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const snapshot = t.snapshot();
+  const list = retList(b);
+  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
+  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, [], params, new Map(), more);
+  const columns = returnedColumns(query.plan, 0);
+  const plain = { ...b, returningList: undefined, returningClause: undefined };
+  return modifyNode('delete', t, query.plan, columns, query.paramTypes, async (input) => {
+    const matched = matchedRows(input, query.plan);
+    const r = await deleteRows(host, plain, t, snapshot, new Set(matched.rows.keys()), params);
+    if (r instanceof LockOwner || list === null) return r;
+    return { ...r, columns, rows: returnedRows(matched, 0) };
+  });
+}
+
+/**
+ * INSERT's target, column list, ON CONFLICT and source query; the source is null for DEFAULT VALUES.
+ * A WITH written before INSERT belongs to the source query (its own inner WITH comes after it).
+ */
+export interface InsertParts {
+  t: MemoryTable;
+  rv: AnyNode;
+  onConflict: AnyNode | undefined;
+  arbiters: number[][] | null;
+  targetCols: number[];
+  sel: SelectStmt | null;
+}
+
+export function insertParts(host: UtilityHost, b: AnyNode): InsertParts {
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const onConflict = b.onConflictClause as AnyNode | undefined;
+  if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
+    throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });
+  }
+  if (onConflict?.action === 'ONCONFLICT_UPDATE' && !((onConflict.infer as AnyNode | undefined)?.indexElems as Node[] | undefined)?.length) {
+    throw new QuireError('42601', 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
+      position: pos(onConflict.location as number),
+      hint: 'For example, ON CONFLICT (column_name).',
+    });
+  }
+  const arbiters = onConflict !== undefined ? conflictArbiters(t, onConflict) : null;
+  const targetCols: number[] = b.cols
+    ? (b.cols as Node[]).map((c) => {
+        const cb = nodeBody<AnyNode>(c);
+        const i = t.schema.findIndex((f) => f.name === cb.name);
+        if (i < 0) throw new QuireError('42703', `column "${cb.name as string}" of relation "${t.name}" does not exist`, { position: pos(cb.location as number) });
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
+  const outerWith = b.withClause as SelectStmt['withClause'];
+  if (outerWith !== undefined && sel !== null) {
+    const inner = sel.withClause;
+    sel = {
+      ...sel,
+      withClause: inner === undefined ? outerWith : { ...inner, ctes: [...(outerWith.ctes ?? []), ...(inner.ctes ?? [])], recursive: outerWith.recursive === true || inner.recursive === true },
+    };
+  }
+  return { t, rv, onConflict, arbiters, targetCols, sel };
+}
+
+/** INSERT … SELECT (or VALUES, or DEFAULT VALUES) as a plan. */
+export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unknown[], parts: InsertParts = insertParts(host, b)): PlannedDml {
+  const { t, rv, onConflict, arbiters, targetCols, sel } = parts;
+  if (sel?.valuesLists?.some((l) => (nodeBody<AnyNode>(l).items as Node[]).some((i) => nodeTag(i) === 'SetToDefault'))) {
+    throw new QuireError('0A000', 'DEFAULT in VALUES of a planned INSERT is not supported');
+  }
+  const prepared = sel === null ? null : host.prepareSelect(sel, params);
+  const columns = prepared?.columns ?? [];
+  if (columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
+  const given = targetCols.slice(0, columns.length);
+  for (const c of given) if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
+  const input: LogicalPlan = prepared?.plan ?? { op: 'empty', schema: [], oneRow: true };
+  return modifyNode('insert', t, input, returningOf(host, t, b, params), prepared?.paramTypes ?? [], async (batches) => {
+    const binder = binderFor(host, params.map(() => T.unknown));
+    // Serial/identity defaults draw from their sequence per row directly, without an expression context.
+    const seqs = t.schema.map((_, c) => (!given.includes(c) && t.meta[c]!.sequence ? columnSequence(t, c) : null));
+    const anySeq = seqs.some((q) => q !== null);
+    // Defaults are bound when the statement runs: a sequence advances only for rows really inserted.
+    const defaults = t.schema.map((_, c) => (given.includes(c) || seqs[c] !== null ? null : defaultValue(host, t, c, binder)));
+    const anyDefault = defaults.some((d) => d !== null);
+    if (!anyDefault && !anySeq && t.uniqueKeys.length === 0 && retList(b) === null && onConflict === undefined) return insertBatches(host, t, batches, targetCols, columns);
+    const rows: Value[][] = [];
+    for (const bt of batches) {
+      for (let i = 0; i < bt.length; i++) {
+        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
+        for (let k = 0; k < columns.length; k++) {
+          const c = targetCols[k]!;
+          const v = getValue(bt.columns[k]!, i);
+          const from = columns[k]!.type;
+          const to = t.schema[c]!.type;
+          row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
+        }
+        if (anyDefault) {
+          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
+          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+        }
+        if (anySeq) {
+          for (let c = 0; c < row.length; c++) {
+            const q = seqs[c];
+            if (q) row[c] = host.session.sequences !== undefined ? host.session.sequences.drew(q, q.nextval()) : q.nextval();
+          }
+        }
+        rows.push(row);
+      }
+    }
+    return finishInsert(host, t, rv, b, onConflict, arbiters, rows, params);
+  });
+}
+
+/** Plans an INSERT, UPDATE or DELETE (EXPLAIN; WITH's data-modifying queries). */
+export function planDml(host: UtilityHost, stmt: Node, params: readonly unknown[]): PlannedDml {
+  const tag = nodeTag(stmt);
+  const b = nodeBody<AnyNode>(stmt);
+  if ((tag === 'UpdateStmt' || tag === 'DeleteStmt') && nodeTag(b.whereClause as Node) === 'CurrentOfExpr') {
+    throw new QuireError('0A000', 'WHERE CURRENT OF is not supported here');
+  }
+  if (tag === 'InsertStmt') return planInsert(host, b, params);
+  if (tag === 'UpdateStmt') return planUpdate(host, b, params);
+  if (tag === 'DeleteStmt') return planDelete(host, b, params);
+  throw new QuireError('0A000', `${String(tag).replace(/Stmt$/, '')} cannot be planned`);
+}
+
+/** Runs a planned statement to its end and returns its result. */
+export async function runPlanned(host: UtilityHost, p: PlannedDml, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
+  const ctx = host.execContext(p.paramTypes, params, false);
+  await host.collectBatches(await host.physical(p.plan, ctx), ctx);
+  return p.outcome();
+}
