@@ -15,6 +15,7 @@ import { relName, result } from './statement-support.js';
 import { materialize } from './ddl-statements.js';
 import type { UtilityHost } from './utility.js';
 import { checkNotNull, insert, uniqueCheck } from './dml-statements.js';
+import { defaultsFiller } from './planned-dml.js';
 
 const pos = positionOf;
 
@@ -50,17 +51,22 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
     // COPY FROM STDIN over the wire protocol arrives spooled to a server-made file (pgwire/connection.ts):
     // the client never named it, so it is not subject to the client's file confinement.
     const source = b.spooledStdin === true ? filename : host.session.access.fileToRead(filename);
+    const fill = defaultsFiller(host, t, cols, params);
     for await (const batch of readCopyFile(host, source, fields, opts, ctx, decodeCopy)) {
       n += batch.length;
       if (cols.length === t.schema.length && cols.every((c, i) => c === i)) batches.push(batch);
       else {
+        // Columns outside the list take their defaults, row by row (a serial draws one value a row).
         const builders = t.schema.map((f) => new ColumnBuilder(f.type, batch.length));
+        const from = t.schema.map((_, c) => cols.indexOf(c));
+        const row: Value[] = new Array<Value>(t.schema.length).fill(null);
         for (let i = 0; i < batch.length; i++) {
-          t.schema.forEach((_, c) => {
-            const k = cols.indexOf(c);
-            if (k < 0) builders[c]!.push(null);
+          if (fill !== null) await fill(row);
+          for (let c = 0; c < from.length; c++) {
+            const k = from[c]!;
+            if (k < 0) builders[c]!.push(row[c]!);
             else builders[c]!.pushFrom(batch.columns[k]!, i);
-          });
+          }
         }
         batches.push({ columns: builders.map((x) => x.finish()), length: batch.length });
       }

@@ -227,6 +227,33 @@ export function insertParts(host: UtilityHost, b: AnyNode): InsertParts {
   return { t, rv, onConflict, arbiters, targetCols, sel };
 }
 
+/**
+ * Fills the columns of `t` outside `given` with their defaults, row by row; null when every column is
+ * given. Serial and identity columns draw from their sequence directly (no expression context per
+ * row); other defaults are bound once and evaluated per row, so volatile ones differ per row.
+ */
+export function defaultsFiller(host: UtilityHost, t: MemoryTable, given: readonly number[], params: readonly unknown[]): ((row: Value[]) => Promise<void>) | null {
+  const binder = binderFor(host, params.map(() => T.unknown));
+  const seqs = t.schema.map((_, c) => (!given.includes(c) && t.meta[c]!.sequence ? columnSequence(t, c) : null));
+  const anySeq = seqs.some((q) => q !== null);
+  const defaults = t.schema.map((_, c) => (given.includes(c) || seqs[c] !== null ? null : defaultValue(host, t, c, binder)));
+  const anyDefault = defaults.some((d) => d !== null);
+  if (!anyDefault && !anySeq) return null;
+  const exprs = defaults.map((d) => d ?? { kind: 'const' as const, value: null, type: T.unknown });
+  return async (row) => {
+    if (anyDefault) {
+      const dv = await evalRowExprs(host, exprs, binder.paramTypes, params);
+      for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
+    }
+    if (anySeq) {
+      for (let c = 0; c < row.length; c++) {
+        const q = seqs[c];
+        if (q) row[c] = host.session.sequences !== undefined ? host.session.sequences.drew(q, q.nextval()) : q.nextval();
+      }
+    }
+  };
+}
+
 /** INSERT … SELECT (or VALUES, or DEFAULT VALUES) as a plan. */
 export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unknown[], parts: InsertParts = insertParts(host, b)): PlannedDml {
   const { t, rv, onConflict, arbiters, targetCols, sel } = parts;
@@ -240,14 +267,9 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
   for (const c of given) if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
   const input: LogicalPlan = prepared?.plan ?? { op: 'empty', schema: [], oneRow: true };
   return modifyNode('insert', t, input, returningOf(host, t, b, params), prepared?.paramTypes ?? [], async (batches) => {
-    const binder = binderFor(host, params.map(() => T.unknown));
-    // Serial/identity defaults draw from their sequence per row directly, without an expression context.
-    const seqs = t.schema.map((_, c) => (!given.includes(c) && t.meta[c]!.sequence ? columnSequence(t, c) : null));
-    const anySeq = seqs.some((q) => q !== null);
     // Defaults are bound when the statement runs: a sequence advances only for rows really inserted.
-    const defaults = t.schema.map((_, c) => (given.includes(c) || seqs[c] !== null ? null : defaultValue(host, t, c, binder)));
-    const anyDefault = defaults.some((d) => d !== null);
-    if (!anyDefault && !anySeq && t.uniqueKeys.length === 0 && retList(b) === null && onConflict === undefined) return insertBatches(host, t, batches, targetCols, columns);
+    const fill = defaultsFiller(host, t, given, params);
+    if (fill === null && t.uniqueKeys.length === 0 && retList(b) === null && onConflict === undefined) return insertBatches(host, t, batches, targetCols, columns);
     const rows: Value[][] = [];
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {
@@ -259,16 +281,7 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
           const to = t.schema[c]!.type;
           row[c] = v === null || (from.name === to.name && from.typmod === to.typmod) ? v : assign(v, from, to, host, t.schema[c]!.name);
         }
-        if (anyDefault) {
-          const dv = await evalRowExprs(host, defaults.map((d) => d ?? { kind: 'const', value: null, type: T.unknown }), binder.paramTypes, params);
-          for (let c = 0; c < row.length; c++) if (defaults[c] !== null) row[c] = dv[c]!;
-        }
-        if (anySeq) {
-          for (let c = 0; c < row.length; c++) {
-            const q = seqs[c];
-            if (q) row[c] = host.session.sequences !== undefined ? host.session.sequences.drew(q, q.nextval()) : q.nextval();
-          }
-        }
+        if (fill !== null) await fill(row);
         rows.push(row);
       }
     }

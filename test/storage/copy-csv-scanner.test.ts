@@ -210,6 +210,23 @@ describe('COPY FROM a CSV file through the byte scanner', () => {
     }
   });
 
+  it('columns outside a COPY column list take their defaults, a serial one value per row', async () => {
+    const ddl = "create table dflt (id serial, a int, b int default 7, c text default 'x' || 'y', r float8 default random())";
+    await pg.exec(ddl);
+    await db.query(ddl);
+    const sel = 'select id, a, b, c, r between 0 and 1 as in_range from dflt order by id';
+    for (const [opts, data] of [['csv', '10\n20\n\n30\n'], ['(format text)', '40\n\\N\n50\n60\n']] as const) {
+      await pg.query(`copy dflt (a) from '/dev/blob' ${opts}`, [], { blob: new Blob([data]) });
+      await db.query(`copy dflt (a) from '${writeData(data)}' ${opts}`);
+    }
+    const want = (await pg.query<Record<string, unknown>>(sel)).rows.map((r) => Object.values(r));
+    const got = (await db.query(sel)).rows;
+    expect(got).toEqual(want);
+    expect(got.length).toBe(8);
+    // random() is evaluated per row, not once per statement.
+    expect(Number((await db.query('select count(distinct r) from dflt')).rows[0]![0])).toBe(8);
+  });
+
   it('many rows across read buffers', async () => {
     const lines: string[] = [];
     for (let i = 0; i < 60000; i++) lines.push(i % 7 === 0 ? `${i},` : `${i},"v ${i}, ""q""\nnext"`);
