@@ -120,7 +120,10 @@ export class KeyTable {
   /** The table before the last doubling while its entries are still moving over; null otherwise. */
   private old: Int32Array | null = null;
   private oldMask = 0;
-  /** Old slots below this have moved to `table`. */
+  /**
+   * Old slots below this have moved to `table`. Slot moved - 1 is always empty, so every run of
+   * occupied slots (the probe sequences) below it has moved whole.
+   */
   private moved = 0;
   /** The table of the next doubling, allocated ahead; words below `touched` have been written. */
   private next: Int32Array | null = null;
@@ -216,7 +219,7 @@ export class KeyTable {
 
   private lookup(words: Int32Array, p: number, h: number): number {
     const e = this.probe(this.table, this.mask, words, p, h);
-    if (e >= 0 || this.old === null) return e;
+    if (e >= 0 || this.old === null || (h & this.oldMask) < this.moved) return e;
     return this.probe(this.old, this.oldMask, words, p, h);
   }
 
@@ -257,8 +260,9 @@ export class KeyTable {
       }
       slot = (slot + 1) & mask;
     }
-    // Not yet moved over from the old table: found there (it keeps its id and moves later).
-    if (this.old !== null) {
+    // Not yet moved over from the old table: found there (it keeps its id and moves later). A key
+    // whose home slot is below `moved` has moved if it is there at all (see migrate).
+    if (this.old !== null && (h & this.oldMask) >= this.moved) {
       const o = this.probe(this.old, this.oldMask, words, p, h);
       if (o >= 0) return o;
     }
@@ -319,7 +323,10 @@ export class KeyTable {
     const old = this.old!;
     const table = this.table;
     const mask = this.mask;
-    const end = Math.min(old.length >> 1, this.moved + slots);
+    const size = old.length >> 1;
+    let end = Math.min(size, this.moved + slots);
+    // Up to and including an empty slot, so no run of occupied slots is left half moved.
+    while (end < size && old[2 * (end - 1)] !== 0) end++;
     for (let o = this.moved; o < end; o++) {
       const t = old[2 * o]!;
       if (t === 0) continue;
@@ -330,7 +337,7 @@ export class KeyTable {
       table[2 * slot + 1] = h;
     }
     this.moved = end;
-    if (end === old.length >> 1) this.old = null;
+    if (end === size) this.old = null;
   }
 
   /** Key words and hashes of rows [0, n), a column at a time. */
