@@ -58,7 +58,7 @@ const QUERIES: readonly [string, string][] = [
   ['glob walk', `select count(*) from read_csv('${join(dir, 'tree').replaceAll("'", "''")}/**/*.csv')`],
 ];
 
-/** Milliseconds of CPU this process has used (every thread, the collector's helpers included). */
+/** Milliseconds of CPU this process has used (every thread, the collector's worker threads included). */
 function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
