@@ -16,6 +16,13 @@
  * Entries get ids 0, 1, 2, … in insertion order; their words live in one growing Int32Array. The table
  * (open addressing, linear probing, at most half full) keeps each slot's entry id + 1 beside the entry's
  * hash, so a probe reads one cache line and most mismatches compare no words.
+ *
+ * A large table doubles incrementally: the old slots stay readable beside the new table and move over a
+ * slice per insert()/find() call, faster than new keys can fill the new table, so no call rehashes
+ * millions of entries at once (that single step held the event loop for hundreds of milliseconds).
+ * The next table is allocated early and its pages written a slice at a time while the current one
+ * fills from a quarter to half: the first write to each page of a fresh allocation is a page fault,
+ * and tens of thousands of them in one call cost as much as the rehash itself.
  */
 import { hashKey } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
@@ -74,6 +81,17 @@ function rtrim(s: string): string {
 /** Marks rows whose key cannot be in the table (a probe value missing from a dictionary). */
 export const MISS = -2;
 
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+/** Tables up to this many slots double in one step (well under a millisecond). */
+const INCREMENTAL_SLOTS = 1 << 16;
+/** 32-bit words per 4 KiB page. */
+const PAGE_WORDS = 1024;
+/** Pages of the next table written per insert() call besides those that keep pace with new keys. */
+const PREFAULT_SLICE = 16;
+/** Old slots moved per insert()/find() call besides those that keep pace with new keys. */
+const MIGRATE_SLICE = 1 << 16;
+
 export class KeyTable {
   private readonly kinds: WordKind[];
   /** First word of each key column within a tuple (the NULL mask words come first). */
@@ -89,12 +107,27 @@ export class KeyTable {
    */
   private readonly codeIds: (Map<TextDictionary, Int32Array> | null)[];
 
-  /** Key words of entries [0, count): entry e at [e * width, (e + 1) * width). */
-  private keys: Int32Array;
+  /**
+   * Key words of entries [0, count), in chunks of CHUNK entries: entry e at
+   * [(e & (CHUNK - 1)) * width, …) of chunk e >> CHUNK_BITS. The first chunk grows by doubling up to
+   * CHUNK entries; after that a new chunk is added, so growing never copies millions of words at once.
+   */
+  private chunks: Int32Array[];
   private count = 0;
   /** Per slot: entry id + 1 (0 = empty), then the entry's hash. */
   private table: Int32Array;
   private mask: number;
+  /** The table before the last doubling while its entries are still moving over; null otherwise. */
+  private old: Int32Array | null = null;
+  private oldMask = 0;
+  /**
+   * Old slots below this have moved to `table`. Slot moved - 1 is always empty, so every run of
+   * occupied slots (the probe sequences) below it has moved whole.
+   */
+  private moved = 0;
+  /** The table of the next doubling, allocated ahead; words below `touched` have been written. */
+  private next: Int32Array | null = null;
+  private touched = 0;
 
   /** Per-batch scratch: the rows' key words (row-major), hashes, and probe misses. */
   private words = new Int32Array(0);
@@ -114,7 +147,7 @@ export class KeyTable {
     this.width = w;
     this.dicts = this.kinds.map((k) => (k === 'text' || k === 'bpchar' || k === 'dict' ? new Map<unknown, number>() : null));
     this.codeIds = this.kinds.map(() => null);
-    this.keys = new Int32Array(1024 * w);
+    this.chunks = [new Int32Array(1024 * w)];
     this.table = new Int32Array(2 * 2048);
     this.mask = 2047;
   }
@@ -125,7 +158,9 @@ export class KeyTable {
 
   /** Bytes held (tuples, table, dictionaries), for memory accounting. */
   get bytes(): number {
-    return this.keys.length * 4 + this.table.length * 4 + this.dictBytes;
+    let keyWords = 0;
+    for (const c of this.chunks) keyWords += c.length;
+    return keyWords * 4 + this.table.length * 4 + (this.old?.length ?? 0) * 4 + this.dictBytes;
   }
 
   /**
@@ -140,6 +175,7 @@ export class KeyTable {
     const hashes = this.hashes;
     const W = this.width;
     let w = 0;
+    const start = this.count;
     for (let i = 0; i < n; i++) {
       const before = this.count;
       const g = this.findOrAdd(words, i * W, hashes[i]!);
@@ -147,6 +183,10 @@ export class KeyTable {
       if (fresh !== undefined && g === before) fresh[w++] = i;
     }
     this.freshCount = w;
+    // At least four old slots per new key keep the old table (half full at the doubling) moving over
+    // before the new one is half full; more, so that the double probe of keys not yet moved is short-lived.
+    if (this.old !== null) this.migrate(MIGRATE_SLICE + 8 * (this.count - start));
+    if (this.count * 4 > this.mask + 1 && this.mask + 1 >= INCREMENTAL_SLOTS) this.prepare(this.count - start);
     return out;
   }
 
@@ -161,6 +201,7 @@ export class KeyTable {
     const miss = this.miss;
     const W = this.width;
     for (let i = 0; i < n; i++) out[i] = miss[i] === 1 ? -1 : this.lookup(words, i * W, hashes[i]!);
+    if (this.old !== null) this.migrate(MIGRATE_SLICE);
     return out;
   }
 
@@ -177,16 +218,22 @@ export class KeyTable {
   }
 
   private lookup(words: Int32Array, p: number, h: number): number {
-    const table = this.table;
-    const keys = this.keys;
-    const mask = this.mask;
+    const e = this.probe(this.table, this.mask, words, p, h);
+    if (e >= 0 || this.old === null || (h & this.oldMask) < this.moved) return e;
+    return this.probe(this.old, this.oldMask, words, p, h);
+  }
+
+  /** Entry id with these key words in `table`, or -1. */
+  private probe(table: Int32Array, mask: number, words: Int32Array, p: number, h: number): number {
+    const chunks = this.chunks;
     const W = this.width;
     let slot = h & mask;
     for (;;) {
       const t = table[2 * slot]!;
       if (t === 0) return -1;
       if (table[2 * slot + 1] === h) {
-        const q = (t - 1) * W;
+        const keys = chunks[(t - 1) >> CHUNK_BITS]!;
+        const q = ((t - 1) & (CHUNK - 1)) * W;
         let j = 0;
         while (j < W && keys[q + j] === words[p + j]) j++;
         if (j === W) return t - 1;
@@ -197,7 +244,7 @@ export class KeyTable {
 
   private findOrAdd(words: Int32Array, p: number, h: number): number {
     const table = this.table;
-    const keys = this.keys;
+    const chunks = this.chunks;
     const mask = this.mask;
     const W = this.width;
     let slot = h & mask;
@@ -205,21 +252,33 @@ export class KeyTable {
       const t = table[2 * slot]!;
       if (t === 0) break;
       if (table[2 * slot + 1] === h) {
-        const q = (t - 1) * W;
+        const keys = chunks[(t - 1) >> CHUNK_BITS]!;
+        const q = ((t - 1) & (CHUNK - 1)) * W;
         let j = 0;
         while (j < W && keys[q + j] === words[p + j]) j++;
         if (j === W) return t - 1;
       }
       slot = (slot + 1) & mask;
     }
-    const e = this.count++;
-    let ks = keys;
-    if ((e + 1) * W > ks.length) {
-      ks = new Int32Array(ks.length * 2);
-      ks.set(this.keys);
-      this.keys = ks;
+    // Not yet moved over from the old table: found there (it keeps its id and moves later). A key
+    // whose home slot is below `moved` has moved if it is there at all (see migrate).
+    if (this.old !== null && (h & this.oldMask) >= this.moved) {
+      const o = this.probe(this.old, this.oldMask, words, p, h);
+      if (o >= 0) return o;
     }
-    const q = e * W;
+    const e = this.count++;
+    const c = e >> CHUNK_BITS;
+    let ks = chunks[c];
+    const q = (e & (CHUNK - 1)) * W;
+    if (ks === undefined) {
+      ks = new Int32Array(CHUNK * W);
+      chunks.push(ks);
+    } else if (q + W > ks.length) {
+      const grown = new Int32Array(Math.min(ks.length * 2, CHUNK * W));
+      grown.set(ks);
+      chunks[c] = grown;
+      ks = grown;
+    }
     for (let j = 0; j < W; j++) ks[q + j] = words[p + j]!;
     table[2 * slot] = e + 1;
     table[2 * slot + 1] = h;
@@ -228,21 +287,57 @@ export class KeyTable {
   }
 
   private rehash(): void {
+    // A doubling that comes before the previous one has moved over (only under pathological hashes,
+    // given the pace) finishes that one first, so there are never more than two tables.
+    if (this.old !== null) this.migrate(Infinity);
     const old = this.table;
-    const size = (this.mask + 1) * 2;
-    const table = new Int32Array(2 * size);
-    const mask = size - 1;
-    for (let o = 0; o < old.length; o += 2) {
-      const t = old[o]!;
+    const oldMask = this.mask;
+    const size = (oldMask + 1) * 2;
+    this.table = this.next !== null && this.next.length === 2 * size ? this.next : new Int32Array(2 * size);
+    this.next = null;
+    this.mask = size - 1;
+    this.old = old;
+    this.oldMask = oldMask;
+    this.moved = 0;
+    if (size <= INCREMENTAL_SLOTS) this.migrate(Infinity);
+  }
+
+  /**
+   * Allocates the next table and writes a word on each of its pages, a slice per call: about two
+   * pages per 64 new keys, so every page is written by the time the table is half full.
+   */
+  private prepare(added: number): void {
+    const len = 4 * (this.mask + 1);
+    if (this.next === null) {
+      this.next = new Int32Array(len);
+      this.touched = 0;
+    }
+    const next = this.next;
+    const end = Math.min(len, this.touched + PAGE_WORDS * (PREFAULT_SLICE + (added >> 5)));
+    for (let i = this.touched; i < end; i += PAGE_WORDS) next[i] = 0;
+    this.touched = end;
+  }
+
+  /** Moves up to `slots` old slots into the table; drops the old table once all have moved. */
+  private migrate(slots: number): void {
+    const old = this.old!;
+    const table = this.table;
+    const mask = this.mask;
+    const size = old.length >> 1;
+    let end = Math.min(size, this.moved + slots);
+    // Up to and including an empty slot, so no run of occupied slots is left half moved.
+    while (end < size && old[2 * (end - 1)] !== 0) end++;
+    for (let o = this.moved; o < end; o++) {
+      const t = old[2 * o]!;
       if (t === 0) continue;
-      const h = old[o + 1]!;
+      const h = old[2 * o + 1]!;
       let slot = h & mask;
       while (table[2 * slot] !== 0) slot = (slot + 1) & mask;
       table[2 * slot] = t;
       table[2 * slot + 1] = h;
     }
-    this.table = table;
-    this.mask = mask;
+    this.moved = end;
+    if (end === size) this.old = null;
   }
 
   /** Key words and hashes of rows [0, n), a column at a time. */

@@ -14,8 +14,13 @@ import type {
 import { growArr } from './support.js';
 
 class GroupedStringAgg implements GroupedAccumulator {
-  // V8 concatenation builds ropes, so appending per row is linear overall.
-  private readonly acc: (string | null)[] = [];
+  /**
+   * Per group: its first value, then (from the second value on) its pieces, values and delimiters,
+   * joined once by result(). Appending to a string per row would make two rope nodes per row that all
+   * stay alive to the end: millions of small survivors for every young-generation collection to copy,
+   * and those collections, not the appending, were what held the event loop.
+   */
+  private readonly acc: (string | string[] | null)[] = [];
   grow(groups: number): void {
     growArr(this.acc, groups, null);
   }
@@ -33,15 +38,24 @@ class GroupedStringAgg implements GroupedAccumulator {
       const v = vd[k] as string | null;
       if (v === null) continue;
       const cur = acc[g]!;
-      if (cur === null) acc[g] = v;
+      if (cur === null) {
+        acc[g] = v;
+        continue;
+      }
+      const delim = dn !== null && dn[k] === 1 ? null : (dd[k] as string | null);
+      if (typeof cur === 'string') acc[g] = delim === null || delim === '' ? [cur, v] : [cur, delim, v];
       else {
-        const delim = dn !== null && dn[k] === 1 ? null : (dd[k] as string | null);
-        acc[g] = delim === null ? cur + v : cur + delim + v;
+        if (delim !== null && delim !== '') cur.push(delim);
+        cur.push(v);
       }
     }
   }
   result(g: number): Value {
-    return this.acc[g]!;
+    const a = this.acc[g]!;
+    if (a === null || typeof a === 'string') return a;
+    const s = a.join('');
+    this.acc[g] = s;
+    return s;
   }
 }
 

@@ -328,7 +328,9 @@ function applyFilter(gids: Int32Array, n: number, filter: Column, out: Int32Arra
  * same way (stable, so ties keep input order) and deduplicate with per-group hash sets.
  */
 class OrderedInput {
-  private readonly gids: number[] = [];
+  /** Group of each buffered row, [0, rows): typed, so a million rows are one object the collector skips. */
+  private gids = new Int32Array(1024);
+  private rows = 0;
   /** Argument columns first, then ORDER BY columns. */
   private builders: ColumnBuilder[] | null = null;
   private readonly cols: number[];
@@ -352,14 +354,22 @@ class OrderedInput {
   add(batch: Batch, gids: Int32Array, n: number): void {
     const bs = (this.builders ??= this.cols.map((c) => new ColumnBuilder(batch.columns[c]!.type)));
     const cols = this.cols.map((c) => batch.columns[c]!);
+    if (this.rows + n > this.gids.length) {
+      const grown = new Int32Array(Math.max(this.rows + n, this.gids.length * 2));
+      grown.set(this.gids.subarray(0, this.rows));
+      this.gids = grown;
+    }
+    const own = this.gids;
+    const at = this.rows;
     let added = 0;
     for (let k = 0; k < n; k++) {
       const g = gids[k]!;
       if (g < 0) continue;
-      this.gids.push(g);
+      own[at + added] = g;
       for (let i = 0; i < cols.length; i++) bs[i]!.pushFrom(cols[i]!, k);
       added++;
     }
+    this.rows = at + added;
     if (added === 0) return;
     let bytes = 0;
     for (const c of cols) bytes += columnBytes(c, n);
@@ -369,15 +379,18 @@ class OrderedInput {
 
   /** Sorts, deduplicates and feeds everything to `acc`. */
   async flush(acc: GroupedAccumulator, ctx: ExecContext): Promise<void> {
-    const n = this.gids.length;
+    const n = this.rows;
     if (n === 0 || this.builders === null) return;
-    const columns = this.builders.map((b) => b.finish());
+    const columns: Column[] = [];
+    for (const b of this.builders) {
+      columns.push(b.finish());
+      await yieldIfDue(ctx);
+    }
     // Sorted as ORDER BY sorts (group first), so typed and text keys take the radix paths in slices.
     const gidCol = columns.length;
-    const batch: Batch = { columns: [...columns, makeColumn(T.int4, Int32Array.from(this.gids), null)], length: n };
+    const gids = this.gids.subarray(0, n);
+    const batch: Batch = { columns: [...columns, makeColumn(T.int4, gids, null)], length: n };
     const keys: SortKey[] = [{ col: gidCol, type: T.int4, desc: false, nullsFirst: false }, ...this.sortKeys];
-    const gids = this.gids;
-    await yieldIfDue(ctx);
     const order = (await sortRunAsync(batch, keys, compileComparator(keys), ctx, false)).order;
 
     let sel: ArrayLike<number> = order;
@@ -586,7 +599,13 @@ export class HashAggregate extends PhysicalOperator {
       for (let i = 0; i < aggs.length; i++) {
         const acc = accs[i]!;
         const b = new ColumnBuilder(aggs[i]!.impl.returnType, end - start);
-        for (let g = start; g < end; g++) b.push(acc.result(g));
+        // A result can cost as much as its group's input (string_agg joins it, array_agg copies it), so a
+        // batch of large groups gets yield points of its own.
+        for (let g = start; g < end; g++) {
+          b.push(acc.result(g));
+          const y = yieldEvery(ctx, 64);
+          if (y !== undefined) await y;
+        }
         columns.push(b.finish());
       }
       yield { columns, length: end - start };

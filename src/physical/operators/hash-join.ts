@@ -422,6 +422,11 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
  * otherwise hold the event loop (and ignore cancel) for the whole build.
  */
 const BUILD_CHUNK = 1 << 15;
+/**
+ * The same for builds that hash a key per row (text, several columns): a row costs a Map or dictionary
+ * lookup and often the first hashing of its string, about a microsecond, so fewer rows per step.
+ */
+const KEYED_BUILD_CHUNK = 1 << 12;
 
 /**
  * Build table for several key columns: a typed table of key words (key-table.ts) instead of a composite
@@ -434,8 +439,8 @@ async function wordKeyTable(build: Batch, rightKeys: readonly number[], leftKeys
   let head = new Int32Array(1024).fill(-1);
   let tail = new Int32Array(1024);
   const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
-  for (let s = 0; s < n; s += BUILD_CHUNK) {
-    const e = Math.min(n, s + BUILD_CHUNK);
+  for (let s = 0; s < n; s += KEYED_BUILD_CHUNK) {
+    const e = Math.min(n, s + KEYED_BUILD_CHUNK);
     const ids = table.insert(sliceBatch(keyCols, s, e).columns, e - s);
     if (table.size > head.length) {
       const cap = Math.max(table.size, head.length * 2);
@@ -545,8 +550,8 @@ async function buildTable(
   // Keys are made a chunk at a time, from the key columns alone (the others are not copied).
   const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
   const keyIdx = rightKeys.map((_, i) => i);
-  for (let s = 0; s < n; s += BUILD_CHUNK) {
-    const e = Math.min(n, s + BUILD_CHUNK);
+  for (let s = 0; s < n; s += KEYED_BUILD_CHUNK) {
+    const e = Math.min(n, s + KEYED_BUILD_CHUNK);
     const nullRows = new Uint8Array(e - s);
     const keys = rowKeys(sliceBatch(keyCols, s, e), keyIdx, nullRows);
     for (let r = s; r < e; r++) {
