@@ -11,7 +11,7 @@ export { Numeric } from './common/numeric.js';
 export { Interval } from './common/interval.js';
 export { T, typeDisplayName, TYPE_OID } from './common/types.js';
 export type { DataType, TypeName, Value, Field, Schema } from './common/types.js';
-export type { Batch, Column } from './execution/column.js';
+export type { Batch, Column } from './common/column.js';
 export { ruleNames } from './optimizer/optimizer.js';
 export { Pager, type Page, type PageRequest, type PagerOptions } from './cursor/pager.js';
 export { CursorCodec } from './cursor/cursor-codec.js';

@@ -5,7 +5,7 @@
  */
 import type { DataType as ArrowType, Vector } from 'apache-arrow';
 import type { Field } from '../common/types.js';
-import { BATCH_SIZE, type Column } from '../execution/column.js';
+import { BATCH_SIZE, type Column } from '../common/column.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { arrowToQuireType, convertVector } from '../storage/table-functions/read-arrow.js';
 

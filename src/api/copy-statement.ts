@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type Field, type Value, typeDisplayName } from '../common/types.js';
-import { ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { ColumnBuilder, getValue, type Batch } from '../common/column.js';
 import { yieldIfDue } from '../execution/context.js';
 import type { CopyContext, CopyOptions } from '../storage/copy-format.js';
 import { nodeBody, strings, type AnyNode } from '../sql/ast.js';

@@ -7,7 +7,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import { T, type Value } from '../common/types.js';
-import { batchRows, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { batchRows, ColumnBuilder, getValue, type Batch } from '../common/column.js';
 import { batchBytes, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';

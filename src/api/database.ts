@@ -9,7 +9,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, typeDisplayName, type DataType, type Field, type Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../common/column.js';
 import type { ExecContext, StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';

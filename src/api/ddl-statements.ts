@@ -2,7 +2,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field } from '../common/types.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import { tempTableKey } from '../storage/catalog.js';

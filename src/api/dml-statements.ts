@@ -7,7 +7,7 @@ import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, type DataType, type Value, typeDisplayName } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../common/column.js';
 import { checkCancel, type ExecContext } from '../execution/context.js';
 import { colRef, type Expr } from '../logical/expr.js';
 import { compileKernel } from '../physical/compile-expr.js';

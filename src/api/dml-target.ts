@@ -13,13 +13,13 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { T, type Value } from '../common/types.js';
-import { getValue, makeColumn } from '../execution/column.js';
+import { getValue, makeColumn } from '../common/column.js';
 import type { AnyNode } from '../sql/ast.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import type { PreparedQuery } from './database.js';
 import type { ExecContext } from '../execution/context.js';
 import type { PhysicalOperator } from '../physical/operator.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import type { DataType } from '../common/types.js';
 

@@ -7,7 +7,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../common/column.js';
 import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import { MemoryTable } from '../storage/memory-table.js';

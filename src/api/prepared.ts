@@ -20,7 +20,7 @@ import type { ParsedStatement } from '../sql/parse.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { QueryResult, ResultColumn } from './database.js';
 import { executeUtility, type UtilityHost } from './utility.js';
-import { batchRows, getValue } from '../execution/column.js';
+import { batchRows, getValue } from '../common/column.js';
 
 export interface PreparedStatement {
   readonly name: string;

@@ -8,7 +8,7 @@
  * successors (two transactions rewriting it; one of them will fail at COMMIT or roll back): the
  * one that leads into the snapshot being searched is the right one.
  */
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import { carryLocks, hasLocks } from './row-locks.js';
 
 export interface RowRef {

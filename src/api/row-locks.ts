@@ -12,7 +12,7 @@
  * where the second fails with 40001 (transaction.ts).
  */
 import { QuireError } from '../common/errors.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import type { LockStrength, LockWait } from '../sql/locking-clause.js';
 import type { RowRef } from './row-lineage.js';
 

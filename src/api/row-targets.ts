@@ -10,7 +10,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { T, type Field } from '../common/types.js';
-import { makeColumn, type Batch } from '../execution/column.js';
+import { makeColumn, type Batch } from '../common/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import { lockedItems, type LockStrength, type LockWait } from '../sql/locking-clause.js';

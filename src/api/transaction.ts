@@ -20,7 +20,7 @@
  * DELETE of a row another open transaction locked waits for it, then runs again on a fresh snapshot.
  */
 import { QuireError } from '../common/errors.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import type { TableSource } from '../logical/plan.js';
 import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
 import { batchRowsFrom, extendsBatch, MemoryTable } from '../storage/memory-table.js';

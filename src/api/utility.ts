@@ -6,7 +6,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { type DataType, type Value } from '../common/types.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';

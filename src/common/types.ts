@@ -256,7 +256,7 @@ export const TYPE_OID: Record<TypeName, number> = {
   _json: 199,
 };
 
-/** Storage kind of a column of this type (see src/execution/column.ts). */
+/** Storage kind of a column of this type (see src/common/column.ts). */
 export type StorageKind = 'u8' | 'i32' | 'f64' | 'obj';
 export function storageKind(t: DataType): StorageKind {
   switch (t.name) {

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { T, type Schema, type Value } from '../common/types.js';
-import { getValue, makeColumn, sliceBatch, type Batch } from '../execution/column.js';
+import { getValue, makeColumn, sliceBatch, type Batch } from '../common/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { assertNever } from '../logical/plan-nodes.js';
 import type { ScannableSource } from '../physical/operators/table-scan.js';

@@ -15,7 +15,7 @@
  * keys stored in typed arrays take part (as in TopN's own boundary prefilter); others forward all rows.
  */
 import type { Value } from '../common/types.js';
-import { ColumnBuilder, takeBatch, type Batch } from '../execution/column.js';
+import { ColumnBuilder, takeBatch, type Batch } from '../common/column.js';
 import { yieldIfDue, type ExecContext } from '../execution/context.js';
 import { PhysicalOperator } from '../physical/operator.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../physical/sort-key.js';

@@ -9,7 +9,7 @@
  * Only storage registers columns: an operator's output column may reuse its buffers between batches, so
  * a range computed from it could go stale. An unregistered column has no range.
  */
-import type { Batch, Column } from './column.js';
+import type { Batch, Column } from '../common/column.js';
 
 export interface IntRange {
   /** Smallest and largest non-NULL value; min > max when every value is NULL. */

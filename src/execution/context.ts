@@ -21,7 +21,7 @@ export interface ExecContext {
    */
   readonly clock?: StatementClock;
   /** Working tables of recursive CTEs being evaluated, by CTE id. */
-  readonly worktables: Map<number, import('./column.js').Batch[]>;
+  readonly worktables: Map<number, import('../common/column.js').Batch[]>;
   /** Results of uncorrelated subqueries, computed once per statement (PostgreSQL's InitPlans). */
   readonly initPlans: Map<object, unknown>;
   /** The statement's share of the event loop (see yieldIfDue and scheduler.ts). */

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { QuireError } from '../common/errors.js';
 import type { Value } from '../common/types.js';
-import type { Batch, Column } from './column.js';
+import type { Batch, Column } from '../common/column.js';
 import type { ExecContext } from './context.js';
 
 const UNITS: Record<string, number> = {

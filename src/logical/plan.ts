@@ -4,7 +4,7 @@
  * (for joins: left columns then right columns).
  */
 import type { DataType, Field, Schema, Value } from '../common/types.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr, SortKey } from './expr.js';

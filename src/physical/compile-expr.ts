@@ -10,7 +10,7 @@ import { castValue } from '../common/cast.js';
 import { compareValues, quantifiedCompare } from '../common/compare.js';
 import { QuireError } from '../common/errors.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
-import { allocData, makeColumn, type Batch, type Column } from '../execution/column.js';
+import { allocData, makeColumn, type Batch, type Column } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { ScalarImpl } from '../functions/registry.js';

@@ -1,5 +1,5 @@
 /** Signatures of compiled expressions, shared by the expression compiler and the operators. */
-import type { Batch, Column } from '../execution/column.js';
+import type { Batch, Column } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 
 /** Evaluates an expression over every row of a batch. */

@@ -6,7 +6,7 @@
  * evaluated per outer row when it runs (RuntimeLimit).
  */
 import { QuireError } from '../common/errors.js';
-import { getValue } from '../execution/column.js';
+import { getValue } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
 import { children, withChildren, type FrameBound, type LogicalPlan, type WindowCall } from '../logical/plan.js';

@@ -7,7 +7,7 @@
  * replaces two comparator calls per row; other keys (numeric, interval, int8 beyond 2^53, ...) use the
  * comparator for the whole key list.
  */
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import { keyCategory, type Comparator, type SortKey } from './sort-key.js';
 
 export function keyChanges(b: Batch, keys: readonly SortKey[], cmp: Comparator): Uint8Array {

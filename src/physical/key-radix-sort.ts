@@ -16,7 +16,7 @@
  * loop run between slices; one slice does about `budget` row visits. A range too large for one slice is
  * counted and scattered a chunk of rows at a time.
  */
-import { anchorShape } from '../execution/shape-anchor.js';
+import { anchorShape } from '../common/shape-anchor.js';
 import type { NormalizedKeys } from './normalized-key.js';
 import type { RowCompare } from './sort-key.js';
 

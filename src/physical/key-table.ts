@@ -26,9 +26,9 @@
  */
 import { hashKey } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
-import type { Column } from '../execution/column.js';
-import type { DictCodes, TextDictionary } from '../execution/text-dictionary.js';
-import { anchorShape } from '../execution/shape-anchor.js';
+import type { Column } from '../common/column.js';
+import type { DictCodes, TextDictionary } from '../common/text-dictionary.js';
+import { anchorShape } from '../common/shape-anchor.js';
 import { HASH_ENTRY_BYTES } from '../execution/memory-pool.js';
 
 type WordKind = 'i32' | 'bool' | 'int8' | 'f64' | 'text' | 'bpchar' | 'dict';

@@ -26,7 +26,7 @@
 import type { DataType, Value } from '../common/types.js';
 import type { Interval } from '../common/interval.js';
 import type { Numeric } from '../common/numeric.js';
-import type { Batch, Column } from '../execution/column.js';
+import type { Batch, Column } from '../common/column.js';
 import type { SortKey } from './sort-key.js';
 
 export interface NormalizedKeys {

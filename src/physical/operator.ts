@@ -4,7 +4,7 @@
  * releases what it holds when the consumer stops early (generator `return`).
  */
 import type { Schema } from '../common/types.js';
-import type { Batch } from '../execution/column.js';
+import type { Batch } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { SortKey } from './sort-key.js';
 

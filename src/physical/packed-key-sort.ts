@@ -20,7 +20,7 @@
  * NaN, text, plain-array storage, wide ranges) make `packedSort` return null and the caller uses the
  * general paths (sort.ts).
  */
-import { makeColumn, type Batch, type Column } from '../execution/column.js';
+import { makeColumn, type Batch, type Column } from '../common/column.js';
 import { give, takeF64, takeU32 } from '../execution/scratch.js';
 import { keyCategory, type SortKey } from './sort-key.js';
 

@@ -56,7 +56,7 @@ export class PhysicalPlanner {
 
   /**
    * @param need which output columns the consumer reads (null = all). Copying operators (Filter, HashJoin)
-   *   skip the others, leaving placeholders in their place (see deadColumn in execution/column.ts); only
+   *   skip the others, leaving placeholders in their place (see deadColumn in common/column.ts); only
    *   Project/Aggregate start such a mask and only Filter and HashJoin carry it further down, so every
    *   operator that might read a whole row (sorts, set operations, windows, result delivery) sees full rows.
    */

@@ -5,7 +5,7 @@
  * stable order the text comparator would, with no prefix cut and no comparator fallback.
  */
 import { T } from '../common/types.js';
-import { makeColumn, type Batch, type Column } from '../execution/column.js';
+import { makeColumn, type Batch, type Column } from '../common/column.js';
 import type { SortKey } from './sort-key.js';
 
 /** The batch and keys to sort on instead of `b` and `keys`, or null when no key carries codes. */

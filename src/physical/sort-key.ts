@@ -15,7 +15,7 @@
  */
 import { compareValues } from '../common/compare.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
-import type { Batch, Column, ColumnData } from '../execution/column.js';
+import type { Batch, Column, ColumnData } from '../common/column.js';
 
 export interface SortKey {
   /** Column index in the input batch. */

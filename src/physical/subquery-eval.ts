@@ -5,7 +5,7 @@
 import { hashKey } from '../common/compare.js';
 import { QuireError } from '../common/errors.js';
 import type { Value } from '../common/types.js';
-import { getValue, type Batch } from '../execution/column.js';
+import { getValue, type Batch } from '../common/column.js';
 import { withOuterRow, type ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { PhysicalOperator } from './operator.js';

@@ -6,7 +6,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import type { DataType, Value } from '../common/types.js';
-import { ColumnBuilder, getValue, type Batch, type Column } from '../execution/column.js';
+import { ColumnBuilder, getValue, type Batch, type Column } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from '../functions/aggregate/aggregate-function.js';
 import type { UserAggregateSpec } from '../logical/plan.js';

@@ -14,7 +14,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { parseValue } from '../common/parse-value.js';
 import type { Field, Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../common/column.js';
 import { LineReader, Utf8Decoder, findInvalidUtf8, invalidUtf8Error, splitCsvLine, type CsvDialect } from './csv.js';
 
 export type CopyFormat = 'text' | 'csv' | 'binary';

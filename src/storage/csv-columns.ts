@@ -8,7 +8,7 @@
 import { parseValue, type ParseContext } from '../common/parse-value.js';
 import { ymdToDays } from '../common/datetime-calendar.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
-import { makeColumn, type Column } from '../execution/column.js';
+import { makeColumn, type Column } from '../common/column.js';
 import { F_COMPLEX, type CsvScanner } from './csv-scanner.js';
 
 const MICROS_PER_DAY = 86_400_000_000;

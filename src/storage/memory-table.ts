@@ -11,9 +11,9 @@
  */
 import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../common/column.js';
 import { recordImmutableBatch } from '../execution/column-stats.js';
-import { encodeText, TextDictionary } from '../execution/text-dictionary.js';
+import { encodeText, TextDictionary } from '../common/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
 
 /** Column constraints and defaults kept with the table (checked by INSERT/UPDATE). */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PGlite } from '@electric-sql/pglite';
 import { parseValue } from '../../src/common/parse-value.js';
 import { T, type DataType, type Value } from '../../src/common/types.js';
-import { BATCH_SIZE, makeColumn } from '../../src/execution/column.js';
+import { BATCH_SIZE, makeColumn } from '../../src/common/column.js';
 import { aggregateNames, isAggregateName, lookupAggregate } from '../../src/functions/aggregate/registry.js';
 import { HashAggregate } from '../../src/physical/operators/hash-aggregate.js';
 import { ours, pgOne, rng, startPg, type PgOutcome } from '../common/pg-helper.js';
@@ -302,7 +302,7 @@ describe('HashAggregate shape', () => {
     });
     const sizes: number[] = [];
     const out: Value[][] = [];
-    const { batchRows } = await import('../../src/execution/column.js');
+    const { batchRows } = await import('../../src/common/column.js');
     for await (const b of op.execute((await import('./helpers.js')).testContext())) {
       sizes.push(b.length);
       out.push(...batchRows(b));

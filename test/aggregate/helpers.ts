@@ -2,7 +2,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { formatValue } from '../../src/common/format-value.js';
 import type { DataType, Schema, Value } from '../../src/common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { lookupAggregate } from '../../src/functions/aggregate/registry.js';
 import type { ResolvedAggregate } from '../../src/functions/aggregate/aggregate-function.js';

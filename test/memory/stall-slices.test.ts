@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { T } from '../../src/common/types.js';
-import { concatBatches, concatBatchesAsync, makeColumn, type Batch } from '../../src/execution/column.js';
+import { concatBatches, makeColumn, type Batch } from '../../src/common/column.js';
+import { concatBatchesAsync } from '../../src/execution/concat-batches-async.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { ShardedKeyMap, ShardedKeySet, type ShardKey } from '../../src/physical/key-shards.js';
 import { makeCtx, rng } from '../operators/helpers.js';

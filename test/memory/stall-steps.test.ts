@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PGlite } from '@electric-sql/pglite';
 import { Database } from '../../src/index.js';
 import { T } from '../../src/common/types.js';
-import { makeColumn, type Column } from '../../src/execution/column.js';
+import { makeColumn, type Column } from '../../src/common/column.js';
 import { KeyTable } from '../../src/physical/key-table.js';
 import { rng, startPg } from '../common/pg-helper.js';
 

@@ -4,7 +4,7 @@
  * and the CPU time are the least noisy; CPU includes GC helper threads).
  */
 import { T, type Field, type Value } from '../../src/common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { PhysicalOperator } from '../../src/physical/operator.js';
 import { Limit } from '../../src/physical/operators/limit.js';
 import { Sort } from '../../src/physical/operators/sort.js';

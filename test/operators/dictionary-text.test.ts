@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { TextDictionary, encodeText } from '../../src/execution/text-dictionary.js';
+import { TextDictionary, encodeText } from '../../src/common/text-dictionary.js';
 import { compareStrings } from '../../src/common/compare.js';
 import { newPglite, quireConnection, type SqlConnection } from '../harness/connection.js';
 import { rng } from './helpers.js';

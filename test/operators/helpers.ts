@@ -6,7 +6,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Field, type Value } from '../../src/common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';

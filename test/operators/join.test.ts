@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Value } from '../../src/common/types.js';
-import { batchRows } from '../../src/execution/column.js';
+import { batchRows } from '../../src/common/column.js';
 import type { CompiledPredicate } from '../../src/physical/compiled.js';
 import { HashJoin, type JoinType } from '../../src/physical/operators/hash-join.js';
 import { NestedLoopJoin } from '../../src/physical/operators/nested-loop-join.js';

@@ -9,7 +9,7 @@ import { compareValues, hashKey } from '../../src/common/compare.js';
 import { Interval } from '../../src/common/interval.js';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Value } from '../../src/common/types.js';
-import { ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { KeyRadixSort } from '../../src/physical/key-radix-sort.js';
 import { compareKeyBytes, encodeKeys, fitTextPrefix } from '../../src/physical/normalized-key.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { T, type DataType } from '../../src/common/types.js';
-import { makeColumn, takeColumn, type Batch, type Column } from '../../src/execution/column.js';
+import { makeColumn, takeColumn, type Batch, type Column } from '../../src/common/column.js';
 import { packedSort, packedSortSteps } from '../../src/physical/packed-key-sort.js';
 import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
 import { identity, sortRunAsync } from '../../src/physical/operators/sort.js';

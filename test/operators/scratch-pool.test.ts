@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { T } from '../../src/common/types.js';
-import { makeColumn, type Batch } from '../../src/execution/column.js';
+import { makeColumn, type Batch } from '../../src/common/column.js';
 import { give, takeU32 } from '../../src/execution/scratch.js';
 import { packedSortSteps, type PackedSort } from '../../src/physical/packed-key-sort.js';
 import type { SortKey } from '../../src/physical/sort-key.js';

@@ -1,9 +1,9 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Value } from '../../src/common/types.js';
-import { ColumnBuilder } from '../../src/execution/column.js';
+import { ColumnBuilder } from '../../src/common/column.js';
 import { emitRuns, Sort, radixPermutation, sortPermutation } from '../../src/physical/operators/sort.js';
-import { batchRows, concatBatches } from '../../src/execution/column.js';
+import { batchRows, concatBatches } from '../../src/common/column.js';
 import { compareText, compileComparator } from '../../src/physical/sort-key.js';
 import { collect, F, gen, keyText, loadTable, newPg, orderBySql, pgRows, randomKeys, source, STD_FIELDS, stdRows, T, type KeySpec } from './helpers.js';
 

@@ -186,7 +186,7 @@ describe('push-limit-into-scan', () => {
       rowCount: () => 100,
       async *scan(opts?: { fetch?: number }) {
         seen.push(opts?.fetch);
-        const { ColumnBuilder } = await import('../../src/execution/column.js');
+        const { ColumnBuilder } = await import('../../src/common/column.js');
         const c = new ColumnBuilder({ name: 'int4', typmod: -1 });
         for (let i = 0; i < 100; i++) c.push(i);
         yield { columns: [c.finish()], length: 100 };

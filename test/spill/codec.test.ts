@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Interval } from '../../src/common/interval.js';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Value } from '../../src/common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import { decodeBatch, encodeBatch, FRAME_HEADER } from '../../src/execution/spill/codec.js';
 import { FUZZ_FIELDS, fuzzBatches, rowKey } from './helpers.js';
 

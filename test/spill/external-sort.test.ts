@@ -4,7 +4,7 @@
  * rows; spill files must be gone after success, errors and cancellation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { batchRows, type Batch } from '../../src/execution/column.js';
+import { batchRows, type Batch } from '../../src/common/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';
 import { ExternalSort } from '../../src/physical/operators/external-sort.js';

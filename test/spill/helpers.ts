@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Interval } from '../../src/common/interval.js';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Field, type Value } from '../../src/common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 

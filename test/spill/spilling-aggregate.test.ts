@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { T, type Field, type Value } from '../../src/common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { lookupAggregate } from '../../src/functions/aggregate/registry.js';
 import type { ResolvedAggregate } from '../../src/functions/aggregate/aggregate-function.js';

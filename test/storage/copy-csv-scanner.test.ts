@@ -10,7 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/common/format-value.js';
 import { T, type DataType, type Field } from '../../src/common/types.js';
-import { batchRows, type Batch } from '../../src/execution/column.js';
+import { batchRows, type Batch } from '../../src/common/column.js';
 import { CopyNeedsLineReader, readCsvForCopy } from '../../src/storage/table-functions/read-csv.js';
 import { Database } from '../../src/index.js';
 import { rng } from '../common/pg-helper.js';

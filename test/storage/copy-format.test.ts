@@ -3,7 +3,7 @@ import { loadModule, parseSync } from 'libpg-query';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/common/format-value.js';
 import { T, type DataType, type Field } from '../../src/common/types.js';
-import { batchRows, type Batch } from '../../src/execution/column.js';
+import { batchRows, type Batch } from '../../src/common/column.js';
 import { decodeCopy, deEscapeText, encodeCopyToString, limitPrintout, parseCopyOptions, type CopyOptions } from '../../src/storage/copy-format.js';
 import { rng } from '../common/pg-helper.js';
 

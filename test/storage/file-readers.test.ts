@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/common/format-value.js';
 import { T, typeDisplayName, type Field, type Value } from '../../src/common/types.js';
-import { BATCH_SIZE, batchRows, type Batch } from '../../src/execution/column.js';
+import { BATCH_SIZE, batchRows, type Batch } from '../../src/common/column.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 import { LineReader, expandFileGlob, splitCsvLine } from '../../src/storage/csv.js';
 import { parseColumnSpec, readCsv } from '../../src/storage/table-functions/read-csv.js';

@@ -4,7 +4,7 @@ import { castValue } from '../../src/common/cast.js';
 import { formatValue } from '../../src/common/format-value.js';
 import { parseValue } from '../../src/common/parse-value.js';
 import { T, typeDisplayName, type DataType, type TypeName, type Value } from '../../src/common/types.js';
-import { BATCH_SIZE, batchRows } from '../../src/execution/column.js';
+import { BATCH_SIZE, batchRows } from '../../src/common/column.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 import { generateSeries } from '../../src/storage/table-functions/generate-series.js';
 import { lookupTableFunction } from '../../src/storage/table-functions/table-function.js';

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Database, formatValue } from '../../src/index.js';
 import { T, type Schema } from '../../src/common/types.js';
-import { ColumnBuilder, type Batch } from '../../src/execution/column.js';
+import { ColumnBuilder, type Batch } from '../../src/common/column.js';
 import type { TableSource } from '../../src/logical/plan.js';
 
 let db: Database;

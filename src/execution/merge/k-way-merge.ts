@@ -10,7 +10,7 @@
  * input order, and merging consecutive groups of runs in a pass preserves that across passes.
  */
 import type { DataType } from '../../common/types.js';
-import { ColumnBuilder, type Batch } from '../column.js';
+import { ColumnBuilder, type Batch } from '../../common/column.js';
 import { LoserTree } from './loser-tree.js';
 
 export type RowCompare = (i: number, j: number) => number;

@@ -8,7 +8,7 @@
  * streams to the consumer.
  */
 import type { DataType } from '../../common/types.js';
-import type { Batch } from '../column.js';
+import type { Batch } from '../../common/column.js';
 import type { SpillManager } from '../spill/spill-manager.js';
 import { RunReader, type SpillRun } from '../spill/run-file.js';
 import { mergeGroups, mergeSorted, type MergeComparator, type MergeOptions } from './k-way-merge.js';

@@ -23,7 +23,7 @@ import { Interval } from '../../common/interval.js';
 import { TimeTz } from '../../common/time-of-day.js';
 import { Numeric } from '../../common/numeric.js';
 import type { DataType, Value } from '../../common/types.js';
-import { makeColumn, type Batch, type Column, type ColumnData } from '../column.js';
+import { makeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
 
 export const FRAME_HEADER = 5;
 

@@ -14,7 +14,7 @@
  * for whole-partition values). The build side of a join can use it the same way.
  */
 import type { DataType } from '../../common/types.js';
-import { concatBatches, type Batch } from '../column.js';
+import { concatBatches, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../memory-pool.js';
 import { readRun, type RunWriter, type SpillRun } from './run-file.js';

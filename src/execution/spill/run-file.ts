@@ -10,7 +10,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { QuireError } from '../../common/errors.js';
 import type { DataType } from '../../common/types.js';
-import type { Batch } from '../column.js';
+import type { Batch } from '../../common/column.js';
 import { batchBytes, type TempSpace } from '../memory-pool.js';
 import { decodeBatch, encodeBatch, FRAME_HEADER } from './codec.js';
 

@@ -7,7 +7,7 @@
  * FILTER, DISTINCT and ORDER BY inside the call are handled by the operator, not by the aggregate.
  */
 import type { DataType, Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 
 export interface AggregateFunction {
   readonly name: string;

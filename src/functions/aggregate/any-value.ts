@@ -1,6 +1,6 @@
 /** any_value(x) (PostgreSQL 16): some non-null input value of the group; NULL when there is none. */
 import type { DataType, Value } from '../../common/types.js';
-import { getValue, type Column } from '../../execution/column.js';
+import { getValue, type Column } from '../../common/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 
 class GroupedAnyValue implements GroupedAccumulator {

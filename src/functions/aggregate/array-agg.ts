@@ -5,7 +5,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import { arrayTypeOf, isArrayType, T, type, type DataType, type Value } from '../../common/types.js';
-import { getValue, type Column } from '../../execution/column.js';
+import { getValue, type Column } from '../../common/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growArr } from './support.js';
 

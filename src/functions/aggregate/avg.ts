@@ -6,7 +6,7 @@
 import { Numeric } from '../../common/numeric.js';
 import type { Interval } from '../../common/interval.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { addInterval } from '../scalar/operators/add.js';
 import { scaleInterval } from '../scalar/operators/multiply.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate } from './aggregate-function.js';

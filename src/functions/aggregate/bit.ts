@@ -1,6 +1,6 @@
 /** bit_and / bit_or over int2, int4, int8 (result type = argument type). */
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,

@@ -1,6 +1,6 @@
 /** bool_and / every and bool_or over boolean: NULL when no non-null input. */
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,

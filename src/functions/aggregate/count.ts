@@ -1,6 +1,6 @@
 /** count(*) and count(x): int8, never NULL. count(x) skips NULLs of any type. */
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,
@@ -8,7 +8,7 @@ import type {
   SlidingAccumulator,
 } from './aggregate-function.js';
 import { growF64 } from './support.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 class GroupedCount implements GroupedAccumulator {
   // A double counts exactly up to 2^53 rows per group, far beyond what fits in memory.

@@ -5,10 +5,10 @@
  */
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
 import { addInt8Slow, exactTotal, growArr, growF64, int8Of } from './support.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 // A module-local constant rather than an import: hot loops must not go through a module binding
 // (test runners rewrite imports into property reads on a namespace object).

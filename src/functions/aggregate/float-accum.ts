@@ -4,11 +4,11 @@
  * same overflow errors (e.g. avg of 1e200 and -1e200 overflows in Sxx); we replicate that exactly.
  */
 import type { Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { floatOverflow } from '../scalar/support/float.js';
 import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
 import { growF64 } from './support.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export type FloatFinal = 'avg' | 'var_pop' | 'var_samp' | 'stddev_pop' | 'stddev_samp';
 

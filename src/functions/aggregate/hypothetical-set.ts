@@ -6,7 +6,7 @@
  */
 import { compareValues } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import { getValue, type Column } from '../../execution/column.js';
+import { getValue, type Column } from '../../common/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, WithinGroup } from './aggregate-function.js';
 import { noSliding } from './ordered-set.js';
 import { growArr } from './support.js';

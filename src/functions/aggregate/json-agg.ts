@@ -6,7 +6,7 @@
  */
 import { formatValue } from '../../common/format-value.js';
 import { elementType, isArrayType, T, type ArrayValue, type DataType, type Value } from '../../common/types.js';
-import { getValue, type Column } from '../../execution/column.js';
+import { getValue, type Column } from '../../common/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growArr } from './support.js';
 

@@ -6,7 +6,7 @@
  */
 import { compareValues } from '../../common/compare.js';
 import { T, storageKind, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,
@@ -14,7 +14,7 @@ import type {
   SlidingAccumulator,
 } from './aggregate-function.js';
 import { growArr, growF64, growU8 } from './support.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 /**
  * Typed state (Float64Array) for types stored as numbers; switches to Value[] state the first time an

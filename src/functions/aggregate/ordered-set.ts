@@ -7,7 +7,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import type { Value } from '../../common/types.js';
-import { getValue, type Column } from '../../execution/column.js';
+import { getValue, type Column } from '../../common/column.js';
 import type { GroupedAccumulator, SlidingAccumulator, WithinGroup } from './aggregate-function.js';
 import { growArr } from './support.js';
 

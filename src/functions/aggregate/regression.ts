@@ -6,7 +6,7 @@
  * only when both arguments are non-null (the transition function is strict).
  */
 import { isNumericType, T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { floatOverflow } from '../scalar/support/float.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growF64 } from './support.js';

@@ -4,7 +4,7 @@
  * appends every row's delimiter and strips the first one in the final function).
  */
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,

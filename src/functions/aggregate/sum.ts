@@ -6,7 +6,7 @@
 import { Numeric } from '../../common/numeric.js';
 import { Interval } from '../../common/interval.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { addInterval } from '../scalar/operators/add.js';
 import { floatOverflow } from '../scalar/support/float.js';
 import type {
@@ -18,7 +18,7 @@ import type {
 import { GroupedExactIntSum, SlidingExactIntSum } from './exact-int-sum.js';
 import { NumericAccum } from './numeric-state.js';
 import { growArr, growF64, growU8 } from './support.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 /** float8pl / float4pl: overflow only when finite inputs give an infinite result. */
 function floatAdd(a: number, b: number, float4: boolean): number {

@@ -6,7 +6,7 @@
  */
 import { Numeric } from '../../common/numeric.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,

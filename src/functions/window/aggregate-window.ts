@@ -20,7 +20,7 @@
 import type { ResolvedAggregate, SlidingAccumulator } from '../aggregate/aggregate-function.js';
 import type { Value } from '../../common/types.js';
 import { floatOverflow as floatOverflowError } from '../scalar/support/float.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { SegmentTree } from './segment-tree.js';
 import { TypedFrameAggregate, typedAggregateKind } from './typed-frame-aggregate.js';
 import { frameParts, valueAt, type FrameBounds, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';

@@ -1,6 +1,6 @@
 /** cume_dist(): rows up to and including the current peer group, divided by the partition's rows. */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class CumeDist implements WindowEvaluator {
   readonly usesFrame = false;

@@ -1,6 +1,6 @@
 /** dense_rank(): ordinal of the current peer group, from 1 (no gaps). */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class DenseRank implements WindowEvaluator {
   readonly usesFrame = false;

@@ -1,6 +1,6 @@
 /** first_value(x): x on the first row of the frame (after EXCLUDE), NULL for an empty frame. */
 import { frameParts, valueAt, type FrameBounds, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class FirstValue implements WindowEvaluator {
   readonly usesFrame = true;

@@ -26,7 +26,7 @@ import { isFiniteMicros, joinMicros, type Micros } from '../../common/datetime-c
 import { Numeric } from '../../common/numeric.js';
 import { TimeTz } from '../../common/time-of-day.js';
 import type { DataType, Value } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { timestampPlusInterval, timestamptzPlusInterval } from '../scalar/support/datetime.js';
 import { addInterval } from '../scalar/operators/add.js';
 import { valueAt, type ExcludeMode, type FrameBounds, type WindowBlock } from './window-function.js';

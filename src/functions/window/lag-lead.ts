@@ -3,7 +3,7 @@
  * partition (not the frame). The offset is read per row (NULL gives NULL; negative flips direction); rows
  * outside the partition give `default`, evaluated on the current row, or NULL.
  */
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { valueAt, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
 
 export class LagLead implements WindowEvaluator {

@@ -1,6 +1,6 @@
 /** last_value(x): x on the last row of the frame (after EXCLUDE), NULL for an empty frame. */
 import { frameParts, valueAt, type FrameBounds, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class LastValue implements WindowEvaluator {
   readonly usesFrame = true;

@@ -5,9 +5,9 @@
  * the bucket size comes from the whole partition.
  */
 import { QuireError } from '../../common/errors.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { valueAt, type ResultColumn, type WindowBlock, type WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class Ntile implements WindowEvaluator {
   readonly usesFrame = false;

@@ -1,6 +1,6 @@
 /** percent_rank(): (rank - 1) / (partition rows - 1), 0 for a one-row partition. */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class PercentRank implements WindowEvaluator {
   readonly usesFrame = false;

@@ -1,6 +1,6 @@
 /** rank(): row_number() of the first row of the current peer group (gaps after ties). */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class Rank implements WindowEvaluator {
   readonly usesFrame = false;

@@ -1,6 +1,6 @@
 /** row_number(): position of the row in its partition, from 1. Ignores the frame and peers. */
 import type { ResultColumn, WindowBlock, WindowEvaluator } from './window-function.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 export class RowNumber implements WindowEvaluator {
   readonly usesFrame = false;

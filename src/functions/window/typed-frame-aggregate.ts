@@ -26,7 +26,7 @@
  * so the result stays right even then.
  */
 import type { DataType } from '../../common/types.js';
-import type { Column } from '../../execution/column.js';
+import type { Column } from '../../common/column.js';
 import { floatOverflow } from '../scalar/support/float.js';
 import type { ResolvedAggregate } from '../aggregate/aggregate-function.js';
 import type { FrameBounds, ResultColumn, WindowBlock } from './window-function.js';

@@ -10,8 +10,8 @@
  * All row indexes here are block-absolute.
  */
 import { T, type DataType, type Value } from '../../common/types.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
-import { allocData, makeColumn, type Column, type ColumnData } from '../../execution/column.js';
+import { anchorShape } from '../../common/shape-anchor.js';
+import { allocData, makeColumn, type Column, type ColumnData } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 
 export interface WindowBlock {

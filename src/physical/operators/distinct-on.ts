@@ -3,7 +3,7 @@
  * first row of each run of equal keys (NULLs equal to each other), streaming, comparing each row with its
  * predecessor — across batch boundaries too.
  */
-import { takeBatch, type Batch } from '../../execution/column.js';
+import { takeBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView } from '../sort-key.js';

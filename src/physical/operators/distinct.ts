@@ -7,7 +7,7 @@
  */
 import { hashKey } from '../../common/compare.js';
 import type { DataType, Value } from '../../common/types.js';
-import { takeBatch, type Batch, type Column } from '../../execution/column.js';
+import { takeBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';

@@ -21,7 +21,8 @@
  * merge, spill runs, spill files, spilled bytes, merge passes, merge fan-in.
  */
 import type { DataType } from '../../common/types.js';
-import { concatBatchesAsync, takeBatch, BATCH_SIZE, type Batch } from '../../execution/column.js';
+import { takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
+import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';

@@ -1,6 +1,6 @@
 /** Keeps rows where the predicate is true; passes whole batches through when every row qualifies. */
 import type { Schema } from '../../common/types.js';
-import { takeBatch, type Batch } from '../../execution/column.js';
+import { takeBatch, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compilePredicateKernel, type PredicateKernel } from '../compile-expr.js';

@@ -14,7 +14,7 @@
  */
 import { hashKey } from '../../common/compare.js';
 import { storageKind, T, type DataType, type Field, type Schema, type Value } from '../../common/types.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 import {
   BATCH_SIZE,
   ColumnBuilder,
@@ -24,7 +24,7 @@ import {
   takeColumn,
   type Batch,
   type Column,
-} from '../../execution/column.js';
+} from '../../common/column.js';
 import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';

@@ -16,7 +16,6 @@ import type { DataType, Schema, Value } from '../../common/types.js';
 import {
   allocData,
   BATCH_SIZE,
-  concatBatchesAsync,
   deadColumn,
   makeColumn,
   sliceBatch,
@@ -24,7 +23,8 @@ import {
   takeColumn,
   type Batch,
   type Column,
-} from '../../execution/column.js';
+} from '../../common/column.js';
+import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';

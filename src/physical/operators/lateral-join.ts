@@ -4,7 +4,7 @@
  * PostgreSQL (a right or full join cannot be lateral).
  */
 import type { Schema, Value } from '../../common/types.js';
-import { getValue, takeColumn, type Batch, type Column } from '../../execution/column.js';
+import { getValue, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, withOuterRow, type ExecContext } from '../../execution/context.js';
 import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';

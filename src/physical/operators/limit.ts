@@ -7,7 +7,7 @@
  * row it keeps emitting rows equal to it on those keys and stops at the first different one.
  */
 import { QuireError } from '../../common/errors.js';
-import { sliceBatch, takeBatch, type Batch } from '../../execution/column.js';
+import { sliceBatch, takeBatch, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';

@@ -5,7 +5,7 @@
  * INSERT … SELECT from the table it fills), then hands them to the target and emits RETURNING rows.
  */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import type { ModifyKind, ModifyTarget } from '../../logical/plan.js';

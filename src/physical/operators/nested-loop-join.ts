@@ -6,7 +6,7 @@
  * (left row, right row) pairs in chunks of BATCH_SIZE and evaluate the predicate on a whole chunk at a time,
  * so the per-pair cost is an index write plus a vectorised predicate, not a per-row predicate call.
  */
-import { allocData, concatBatches, makeColumn, type Batch } from '../../execution/column.js';
+import { allocData, concatBatches, makeColumn, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';

@@ -1,6 +1,6 @@
 /** Computes output columns; bare column references reuse the input column without copying. */
 import type { Schema } from '../../common/types.js';
-import type { Batch, Column } from '../../execution/column.js';
+import type { Batch, Column } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compileKernel, type Kernel } from '../compile-expr.js';

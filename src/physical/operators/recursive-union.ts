@@ -5,7 +5,7 @@
 import { hashKey } from '../../common/compare.js';
 import { QuireError } from '../../common/errors.js';
 import type { Schema } from '../../common/types.js';
-import { takeBatch, getValue, type Batch } from '../../execution/column.js';
+import { takeBatch, getValue, type Batch } from '../../common/column.js';
 import { checkCancel, yieldEvery, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';

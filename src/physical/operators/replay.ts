@@ -4,7 +4,7 @@
  * pressure (SpillingAggregate, TopN) hand their buffer and their input over to it.
  */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import { PhysicalOperator } from '../operator.js';
 
 /** Replays batches that were already pulled, then (optionally) the rest of a running input. */

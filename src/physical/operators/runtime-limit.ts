@@ -7,7 +7,7 @@
  * them as InitPlans). Constant arguments never come here (the planner folds them).
  */
 import { QuireError } from '../../common/errors.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { someExpr, type Expr } from '../../logical/expr.js';
 import { compileKernel, evalConstant } from '../compile-expr.js';

@@ -9,7 +9,7 @@
  * (l, r: how often the row occurs on each side.) Both inputs must already have the output's column types.
  */
 import { QuireError } from '../../common/errors.js';
-import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';

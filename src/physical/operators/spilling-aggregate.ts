@@ -22,7 +22,7 @@
  * to HashAggregate directly.
  */
 import type { Field, Schema } from '../../common/types.js';
-import { concatBatches, sliceBatch, type Batch } from '../../execution/column.js';
+import { concatBatches, sliceBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';

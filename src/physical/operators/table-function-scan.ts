@@ -1,6 +1,6 @@
 /** Runs a table function (generate_series, read_csv, …) with its arguments evaluated once. */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';

@@ -1,6 +1,6 @@
 /** Reads an in-memory or connector table; projection keeps only the columns the plan needs. */
 import type { Schema } from '../../common/types.js';
-import { sliceBatch, type Batch } from '../../execution/column.js';
+import { sliceBatch, type Batch } from '../../common/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 

@@ -9,7 +9,7 @@
  * ConcatPartitions is the plain union used by the per-partition Top-N split: the final TopNRanking reads
  * the partial TopNRankings' outputs one after another.
  */
-import { concatBatches, type Batch } from '../../execution/column.js';
+import { concatBatches, type Batch } from '../../common/column.js';
 import { checkCancel, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';

@@ -9,7 +9,7 @@
  * relies on. The offset is not applied here: rows skipped globally may come from any partition.
  */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { describeKeys, type SortKey } from '../sort-key.js';

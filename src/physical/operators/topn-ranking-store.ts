@@ -22,8 +22,8 @@
  *  - dense_rank: every row among the first k distinct key values.
  */
 import { storageKind, T, type DataType, type Value } from '../../common/types.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
-import { allocData, makeColumn, type Batch, type Column, type ColumnData } from '../../execution/column.js';
+import { anchorShape } from '../../common/shape-anchor.js';
+import { allocData, makeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { compileComparator, highFlag, keyCategory, type Comparator, type KeyView, type RowCompare, type SortKey } from '../sort-key.js';
 

@@ -8,7 +8,7 @@
  *
  * Same output rows as the hashed variant (topn-ranking.ts) on the same input; rows come out in input order.
  */
-import { takeBatch, type Batch } from '../../execution/column.js';
+import { takeBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { compileComparator, equalityKeys, type KeyView } from '../sort-key.js';
 import { TopNRanking } from './topn-ranking.js';

@@ -19,12 +19,12 @@
  */
 import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../execution/column.js';
+import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { intRange } from '../../execution/column-stats.js';
-import type { DictCodes, TextDictionary } from '../../execution/text-dictionary.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';

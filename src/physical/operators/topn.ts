@@ -28,10 +28,10 @@ import {
   type Batch,
   type Column,
   type ColumnData,
-} from '../../execution/column.js';
+} from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
-import { anchorShape } from '../../execution/shape-anchor.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 import { PhysicalOperator } from '../operator.js';
 import {
   compileComparator,

@@ -1,6 +1,6 @@
 /** VALUES lists and the single empty row of a SELECT without FROM. */
 import type { Schema } from '../../common/types.js';
-import { ColumnBuilder, type Batch } from '../../execution/column.js';
+import { ColumnBuilder, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compileKernel } from '../compile-expr.js';

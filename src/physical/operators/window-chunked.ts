@@ -26,7 +26,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import type { DataType, Value } from '../../common/types.js';
-import { concatBatches, sliceBatch, type Batch, type Column } from '../../execution/column.js';
+import { concatBatches, sliceBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, formatBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { PartitionBuffer } from '../../execution/spill/partition-buffer.js';

@@ -16,7 +16,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import type { DataType, Field, Value } from '../../common/types.js';
-import { BATCH_SIZE, concatBatches, sliceBatch, type Batch, type Column } from '../../execution/column.js';
+import { BATCH_SIZE, concatBatches, sliceBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import type { ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';

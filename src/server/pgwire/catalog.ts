@@ -13,7 +13,7 @@
  */
 import type { Node } from '@pgsql/types';
 import { T, TYPE_OID, category as typeCategory, typeDisplayName, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
-import { ColumnBuilder, type Batch } from '../../execution/column.js';
+import { ColumnBuilder, type Batch } from '../../common/column.js';
 import { registerScalar } from '../../functions/registry.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableSource } from '../../logical/plan.js';

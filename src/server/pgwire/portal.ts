@@ -11,7 +11,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import type { DataType, Value } from '../../common/types.js';
-import { getValue, type Batch } from '../../execution/column.js';
+import { getValue, type Batch } from '../../common/column.js';
 import type { ResultColumn } from '../../api/database.js';
 import type { FormatContext } from '../../common/format-value.js';
 import { encoderFor, type Encoder } from './types.js';

@@ -34,7 +34,7 @@ import { isTimeoutError, runWithLimits } from '../../index.js';
 import type { Value } from '../../common/types.js';
 import { CursorCodec, type CursorKey } from '../../cursor/cursor-codec.js';
 import type { CursorRevocations } from '../../cursor/revocations.js';
-import { batchRows } from '../../execution/column.js';
+import { batchRows } from '../../common/column.js';
 import { batchBytes, formatBytes, ROW_ARRAY_BYTES } from '../../execution/memory-pool.js';
 import { Pager, type Page } from '../../cursor/pager.js';
 import type { PhysicalOperator } from '../../physical/operator.js';

@@ -20,7 +20,7 @@ import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
 import { encodeNumericTypmod } from '../../common/numeric.js';
 import { T, arrayTypeOf, type, type DataType, type Field, type Value } from '../../common/types.js';
-import { ColumnBuilder, type Batch } from '../../execution/column.js';
+import { ColumnBuilder, type Batch } from '../../common/column.js';
 import type { Expr, SortKey } from '../../logical/expr.js';
 import type { ScanPushdown, TableSource } from '../../logical/plan.js';
 import { reportProgress } from '../progress.js';

@@ -10,7 +10,7 @@
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import type { DataType, Value } from '../../common/types.js';
-import { makeColumn, type Batch, type Column } from '../../execution/column.js';
+import { makeColumn, type Batch, type Column } from '../../common/column.js';
 
 const NULL_LEN = 0xffffffff;
 

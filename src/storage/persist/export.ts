@@ -17,7 +17,7 @@ import { ParquetWriter, fileWriter } from 'hyparquet-writer';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { elementType, isArrayType, type ArrayValue, type DataType, type Field, type Value } from '../../common/types.js';
-import { getValue, type Batch } from '../../execution/column.js';
+import { getValue, type Batch } from '../../common/column.js';
 
 function schemaElement(f: Field): SchemaElement {
   const base = { name: f.name, repetition_type: 'OPTIONAL' as const };

@@ -13,7 +13,7 @@
  */
 import type { DataType, TypeName } from '../../common/types.js';
 import { type, type Field } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
 import { columnBytes } from '../../execution/memory-pool.js';
 import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';

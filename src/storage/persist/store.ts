@@ -32,7 +32,7 @@ import { crc32 } from 'node:zlib';
 import lockfile from 'proper-lockfile';
 import { QuireError } from '../../common/errors.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
-import { makeColumn, type Batch, type Column } from '../../execution/column.js';
+import { makeColumn, type Batch, type Column } from '../../common/column.js';
 import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';

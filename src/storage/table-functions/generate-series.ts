@@ -9,7 +9,7 @@ import { Interval } from '../../common/interval.js';
 import { Numeric } from '../../common/numeric.js';
 import { canCoerceImplicitly } from '../../common/cast.js';
 import { T, category, typeDisplayName, type DataType, type TypeName, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch } from '../../common/column.js';
 import type { Micros } from '../../common/datetime-calendar.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { utcOffsetSeconds } from '../../common/timezone.js';

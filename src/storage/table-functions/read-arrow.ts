@@ -18,7 +18,7 @@ import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress } from '../progress.js';

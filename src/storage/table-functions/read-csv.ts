@@ -29,7 +29,7 @@ import { encodeNumericTypmod } from '../../common/numeric.js';
 import { parseValue } from '../../common/parse-value.js';
 import { daysInMonth } from '../../common/datetime-calendar.js';
 import { T, type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';

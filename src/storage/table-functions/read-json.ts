@@ -12,7 +12,7 @@ import { statSync } from 'node:fs';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';

@@ -23,7 +23,7 @@ import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';

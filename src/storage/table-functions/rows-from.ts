@@ -6,7 +6,7 @@
  * remainder among the batches currently in hand.
  */
 import type { Schema, Value } from '../../common/types.js';
-import { BATCH_SIZE, constantColumn, sliceBatch, type Batch, type Column } from '../../execution/column.js';
+import { BATCH_SIZE, constantColumn, sliceBatch, type Batch, type Column } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';

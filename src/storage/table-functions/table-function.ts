@@ -3,7 +3,7 @@
  * schema (file readers may look at the file to infer it); execution receives the argument values.
  */
 import type { DataType, Field, Value } from '../../common/types.js';
-import type { Batch } from '../../execution/column.js';
+import type { Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';

@@ -5,7 +5,7 @@
  */
 import { QuireError } from '../../common/errors.js';
 import { elementType, isArrayType, typeDisplayName, type ArrayValue, type DataType, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../execution/column.js';
+import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 

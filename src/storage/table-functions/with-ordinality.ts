@@ -3,7 +3,7 @@
  * adds it (named `ordinality` unless the alias list names it).
  */
 import { T, type Schema } from '../../common/types.js';
-import { makeColumn, type Batch } from '../../execution/column.js';
+import { makeColumn, type Batch } from '../../common/column.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';
 
 export function withOrdinality(impl: TableFunctionImpl): TableFunctionImpl {

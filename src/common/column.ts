@@ -5,8 +5,7 @@
  * f64-representable types; int8 stays in a Float64Array until a value leaves the safe-integer range,
  * at which point that one column switches to a plain array (exactness beats speed for the rare case).
  */
-import { storageKind, type DataType, type Value } from '../common/types.js';
-import { yieldIfDue, type ExecContext } from './context.js';
+import { storageKind, type DataType, type Value } from './types.js';
 import { encodeText, type DictCodes, type TextDictionary } from './text-dictionary.js';
 
 export type ColumnData = Uint8Array | Int32Array | Float64Array | Value[];
@@ -291,21 +290,8 @@ export function concatBatches(types: readonly DataType[], batches: readonly Batc
  */
 const CONCAT_STEP = 1 << 16;
 
-/**
- * concatBatches for a statement: a million-row input takes tens of milliseconds to gather (its text
- * columns a value at a time), so the copy is done in pieces with a chance to yield between them.
- */
-export async function concatBatchesAsync(types: readonly DataType[], batches: readonly Batch[], ctx: ExecContext): Promise<Batch> {
-  const steps = concatSteps(types, batches);
-  for (;;) {
-    const r = steps.next();
-    if (r.done === true) return r.value;
-    await yieldIfDue(ctx);
-  }
-}
-
 /** The work of concatBatches, pausing after about every CONCAT_STEP values copied. */
-function* concatSteps(types: readonly DataType[], batches: readonly Batch[]): Generator<void, Batch> {
+export function* concatSteps(types: readonly DataType[], batches: readonly Batch[]): Generator<void, Batch> {
   if (batches.length === 1) return batches[0]!;
   let n = 0;
   for (const b of batches) n += b.length;

@@ -7,8 +7,8 @@
  * code point order) and is recomputed when entries were added since it was last asked for; a caller takes
  * one rank array for an operation, which covers every code of every batch it already holds.
  */
-import { compareStrings } from '../common/compare.js';
-import type { Value } from '../common/types.js';
+import { compareStrings } from './compare.js';
+import type { Value } from './types.js';
 
 export class TextDictionary {
   /** Entry `code` is `values[code]`; each string object is shared by every row holding it. */
