@@ -23,7 +23,8 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
-import { isLiteralInsert } from '../sql/parse-insert-values.js';
+import { isLiteralInsert, literalInsertOf } from '../sql/parse-insert-values.js';
+import { runLiteralInsert } from './insert-literal.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
@@ -763,6 +764,12 @@ export class Database implements UtilityHost {
   private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
     this.queryText = sql;
     return withPositionAsync(sql, s, async () => {
+      // A literal INSERT whose prefix has a plan skips binding (and, outside a block, the transaction).
+      const lit = params.length === 0 ? literalInsertOf(s.stmt) : undefined;
+      if (lit !== undefined) {
+        const r = runLiteralInsert(this, lit, nowMicros);
+        if (r !== null) return r;
+      }
       const tag = nodeTag(s.stmt);
       if (tag === 'SelectStmt') {
         const sel = nodeBody<SelectStmt>(s.stmt);
