@@ -768,7 +768,11 @@ export class Database implements UtilityHost {
       const lit = params.length === 0 ? literalInsertOf(s.stmt) : undefined;
       if (lit !== undefined) {
         const r = runLiteralInsert(this, lit, nowMicros);
-        if (r !== null) return r;
+        if (r !== null) {
+          // Its implicit COMMIT: logged in the same synchronous step as the rows went in, as commitTransaction does.
+          if (this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
+          return r;
+        }
       }
       const tag = nodeTag(s.stmt);
       if (tag === 'SelectStmt') {

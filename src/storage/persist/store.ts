@@ -37,7 +37,7 @@ import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
-import { createWal, readWal, WAL_FILE, WalWriter, type WalContents } from './wal.js';
+import { createWal, readWal, RECORD_PREFIX, WAL_FILE, WalWriter, type WalContents } from './wal.js';
 
 const MAGIC_V1 = 'QTB1';
 const MAGIC = 'QTB2';
@@ -633,7 +633,7 @@ export class DirectoryStore {
    * when nothing changed. The record is written, not yet durable: waitDurable() says when it is.
    */
   commit(catalog: Catalog, writer?: object): number | null {
-    const rec = new RecordBuilder();
+    const rec = new RecordBuilder(RECORD_PREFIX);
     for (const [name, l] of this.logged) {
       if (catalog.tables.get(name) !== l.table) rec.drop(name);
     }
@@ -661,7 +661,7 @@ export class DirectoryStore {
     if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
     if (rec.ops === 0) return null;
     if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
-    const lsn = this.wal.append(rec.pieces, rec.bytes, writer);
+    const lsn = this.wal.append(rec.pieces(), rec.bytes, writer);
     this.logged = logged;
     this.loggedViews = views;
     if (this.wal.size >= this.nextCheckpointAt) {
