@@ -412,8 +412,9 @@ export class Database implements UtilityHost {
         }
         this.startStatement();
         await refreshForStatement(this.catalog, s.stmt);
-        // Literal rows call no functions, so there are no read_* globs to walk.
-        if (isLiteralInsert(s.stmt)) this.abort = new AbortController();
+        // Literal rows call no functions, so there are no read_* globs to walk, and nothing runs long
+        // enough to cancel (a statement that needs evaluating gets its controller from execContext).
+        if (isLiteralInsert(s.stmt)) this.abort = null;
         else await this.prepareFiles(s.stmt);
         this.beginStatement();
         try {
@@ -476,9 +477,18 @@ export class Database implements UtilityHost {
    * protocol message that runs one (a simple Query, an Execute), as PostgreSQL does.
    */
   startStatement(): void {
-    const ms = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
+    const setting = this.session.get('statement_timeout') ?? '0';
+    if (setting !== this.timeoutSetting) {
+      this.timeoutSetting = setting;
+      this.timeoutMs = parseDurationMs(setting) ?? 0;
+    }
+    const ms = this.timeoutMs;
     this.clock.at = ms > 0 ? performance.now() + ms : Infinity;
   }
+
+  /** statement_timeout as last read, and in ms. */
+  private timeoutSetting = '';
+  private timeoutMs = 0;
 
   /** Cancels the running statement (57014). */
   cancel(): void {

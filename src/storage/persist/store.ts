@@ -356,8 +356,17 @@ interface Logged {
   def: string;
 }
 
+/** A table's definition JSON, by its metadata objects (column metadata is not changed in place once a table exists, but sequences advance). */
+const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; json: string }>();
+
 function definitionJson(t: MemoryTable): string {
-  return JSON.stringify({ meta: t.meta, uniqueKeys: t.uniqueKeys });
+  const meta = t.meta;
+  const known = definitions.get(meta);
+  if (known !== undefined && known.uniqueKeys === t.uniqueKeys) return known.json;
+  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys });
+  // A serial's next value is part of the definition: such tables are written out each time.
+  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, json });
+  return json;
 }
 
 /** The new batch list as runs of batches kept from the old one (by position), extended ones and new batches. */
@@ -397,6 +406,8 @@ export class DirectoryStore {
   private wal: WalWriter | null = null;
   private logged = new Map<string, Logged>();
   private loggedViews = '[]';
+  /** The view objects loggedViews was made from (null: unknown, compare the JSON). */
+  private loggedViewDefs: ViewDef[] | null = null;
   private catalog: Catalog | null = null;
   private readonly checkpointBytes: number;
   private nextCheckpointAt: number;
@@ -657,13 +668,20 @@ export class DirectoryStore {
       }
       logged.set(name, l !== undefined && l.table === t && l.batches === batches && l.def === def ? l : { table: t, batches, def });
     }
-    const views = JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
+    // The views' JSON only when the view list changed since the last record.
+    let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
+    if (sameViews) {
+      let i = 0;
+      for (const v of catalog.views.values()) if (v !== this.loggedViewDefs![i++]) sameViews = false;
+    }
+    const views = sameViews ? this.loggedViews : JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
     if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
     if (rec.ops === 0) return null;
     if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
     const lsn = this.wal.append(rec.pieces(), rec.bytes, writer);
     this.logged = logged;
     this.loggedViews = views;
+    this.loggedViewDefs = [...catalog.views.values()];
     if (this.wal.size >= this.nextCheckpointAt) {
       try {
         this.checkpoint(catalog);
