@@ -79,26 +79,37 @@ function encodeText(c: Column, n: number, t: DataType, out: RecordBuffer): void 
     }
     return;
   }
+  // Many values: one UTF-8 encode of all of them joined. When the bytes come out as many as the
+  // characters, every value is ASCII and its byte length is its length; otherwise each is measured.
   const texts: (string | null)[] = new Array(n);
-  let bytes = 0;
+  let chars = 0;
   for (let i = 0; i < n; i++) {
     const s = nulls !== null && nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
     texts[i] = s;
-    if (s !== null) bytes += Buffer.byteLength(s, 'utf8');
+    if (s !== null) chars += s.length;
   }
-  const buf = Buffer.allocUnsafe(n * 4 + bytes);
-  let p = n * 4;
-  for (let i = 0; i < n; i++) {
-    const s = texts[i]!;
-    if (s === null) {
-      buf.writeUInt32LE(NULL_LEN, i * 4);
-      continue;
+  const buf = Buffer.allocUnsafe(n * 4 + chars * 3);
+  let end = n * 4 + buf.write(texts.join(''), n * 4, 'utf8');
+  if (end - n * 4 === chars) {
+    for (let i = 0; i < n; i++) {
+      const s = texts[i]!;
+      buf.writeUInt32LE(s === null ? NULL_LEN : s.length, i * 4);
     }
-    const w = buf.write(s, p, 'utf8');
-    buf.writeUInt32LE(w, i * 4);
-    p += w;
+  } else {
+    // Not all ASCII: value by value (joined, a lone surrogate could pair with its neighbour's).
+    end = n * 4;
+    for (let i = 0; i < n; i++) {
+      const s = texts[i]!;
+      if (s === null) {
+        buf.writeUInt32LE(NULL_LEN, i * 4);
+        continue;
+      }
+      const w = buf.write(s, end, 'utf8');
+      buf.writeUInt32LE(w, i * 4);
+      end += w;
+    }
   }
-  out.external(buf);
+  out.external(buf.subarray(0, end));
 }
 
 /** Thrown for bytes that do not form a batch; the caller names the file. */
