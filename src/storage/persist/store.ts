@@ -645,28 +645,30 @@ export class DirectoryStore {
    */
   commit(catalog: Catalog, writer?: object): number | null {
     const rec = new RecordBuilder(RECORD_PREFIX);
+    // What the record changes in `logged`, applied once it is written (most commits touch one table).
+    let dropped: string[] | null = null;
+    let updates: [string, Logged][] | null = null;
     for (const [name, l] of this.logged) {
-      if (catalog.tables.get(name) !== l.table) rec.drop(name);
+      if (catalog.tables.get(name) !== l.table) {
+        rec.drop(name);
+        (dropped ??= []).push(name);
+      }
     }
-    const logged = new Map<string, Logged>();
     for (const [name, t] of catalog.tables) {
       if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
       const l = this.logged.get(name);
       const batches = t.snapshot();
-      if (l !== undefined && l.table === t && l.batches === batches) {
-        // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
-        // INSERT is logged with the table's next write, as docs/durability.md says).
-        logged.set(name, l);
-        continue;
-      }
+      // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
+      // INSERT is logged with the table's next write, as docs/durability.md says).
+      if (l !== undefined && l.table === t && l.batches === batches) continue;
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
         const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
-      } else if (l.batches !== batches || l.def !== def) {
+      } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
       }
-      logged.set(name, l !== undefined && l.table === t && l.batches === batches && l.def === def ? l : { table: t, batches, def });
+      (updates ??= []).push([name, { table: t, batches, def }]);
     }
     // The views' JSON only when the view list changed since the last record.
     let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
@@ -679,7 +681,8 @@ export class DirectoryStore {
     if (rec.ops === 0) return null;
     if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
     const lsn = this.wal.append(rec.pieces(), rec.bytes, writer);
-    this.logged = logged;
+    if (dropped !== null) for (const name of dropped) this.logged.delete(name);
+    if (updates !== null) for (const [name, l] of updates) this.logged.set(name, l);
     this.loggedViews = views;
     this.loggedViewDefs = [...catalog.views.values()];
     if (this.wal.size >= this.nextCheckpointAt) {
