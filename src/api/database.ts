@@ -24,7 +24,8 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind-query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
-import { isLiteralInsert } from '../sql/parse-insert-values.js';
+import { isLiteralInsert, literalInsertOf } from '../sql/parse-insert-values.js';
+import { runLiteralInsert } from './insert-literal.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { SessionSequences } from './sequences.js';
 import { MemoryTable } from '../storage/memory-table.js';
@@ -419,8 +420,9 @@ export class Database implements UtilityHost {
         }
         this.startStatement();
         await refreshForStatement(this.catalog, s.stmt);
-        // Literal rows call no functions, so there are no read_* globs to walk.
-        if (isLiteralInsert(s.stmt)) this.abort = new AbortController();
+        // Literal rows call no functions, so there are no read_* globs to walk, and nothing runs long
+        // enough to cancel (a statement that needs evaluating gets its controller from execContext).
+        if (isLiteralInsert(s.stmt)) this.abort = null;
         else await this.prepareFiles(s.stmt);
         this.beginStatement();
         try {
@@ -483,9 +485,18 @@ export class Database implements UtilityHost {
    * protocol message that runs one (a simple Query, an Execute), as PostgreSQL does.
    */
   startStatement(): void {
-    const ms = parseDurationMs(this.session.get('statement_timeout') ?? '0') ?? 0;
+    const setting = this.session.get('statement_timeout') ?? '0';
+    if (setting !== this.timeoutSetting) {
+      this.timeoutSetting = setting;
+      this.timeoutMs = parseDurationMs(setting) ?? 0;
+    }
+    const ms = this.timeoutMs;
     this.clock.at = ms > 0 ? performance.now() + ms : Infinity;
   }
+
+  /** statement_timeout as last read, and in ms. */
+  private timeoutSetting = '';
+  private timeoutMs = 0;
 
   /** Cancels the running statement (57014). */
   cancel(): void {
@@ -775,6 +786,16 @@ export class Database implements UtilityHost {
   private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
     this.queryText = sql;
     return withPositionAsync(sql, s, async () => {
+      // A literal INSERT whose prefix has a plan skips binding (and, outside a block, the transaction).
+      const lit = params.length === 0 ? literalInsertOf(s.stmt) : undefined;
+      if (lit !== undefined) {
+        const r = runLiteralInsert(this, lit, nowMicros);
+        if (r !== null) {
+          // Its implicit COMMIT: logged in the same synchronous step as the rows went in, as commitTransaction does.
+          if (this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
+          return r;
+        }
+      }
       const tag = nodeTag(s.stmt);
       if (tag === 'SelectStmt') {
         const sel = nodeBody<SelectStmt>(s.stmt);

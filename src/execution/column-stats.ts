@@ -19,17 +19,17 @@ export interface IntRange {
 
 const ranges = new WeakMap<Column, IntRange>();
 
-function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number): IntRange {
+function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number, from = 0): IntRange {
   let min = 2147483647;
   let max = -2147483648;
   if (nulls === null) {
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < n; i++) {
       const x = d[i]!;
       if (x < min) min = x;
       if (x > max) max = x;
     }
   } else {
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < n; i++) {
       if (nulls[i] === 1) continue;
       const x = d[i]!;
       if (x < min) min = x;
@@ -44,6 +44,26 @@ export function recordImmutableBatch(b: Batch): void {
   for (const c of b.columns) {
     const d = c.data;
     if (d instanceof Int32Array && !ranges.has(c)) ranges.set(c, rangeOf(d, c.nulls, b.length));
+  }
+}
+
+/**
+ * Records the ranges of a stored batch holding `earlier`'s rows and more after them (a small commit
+ * into the table's open batch): a recorded range of the earlier column widens by the new rows only,
+ * so the commit costs its rows, not the batch.
+ */
+export function recordExtendedBatch(b: Batch, earlier: Batch): void {
+  for (let ci = 0; ci < b.columns.length; ci++) {
+    const c = b.columns[ci]!;
+    const d = c.data;
+    if (!(d instanceof Int32Array) || ranges.has(c)) continue;
+    const prev = ranges.get(earlier.columns[ci]!);
+    if (prev === undefined) {
+      ranges.set(c, rangeOf(d, c.nulls, b.length));
+      continue;
+    }
+    const more = rangeOf(d, c.nulls, b.length, earlier.length);
+    ranges.set(c, { min: Math.min(prev.min, more.min), max: Math.max(prev.max, more.max) });
   }
 }
 

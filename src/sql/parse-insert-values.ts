@@ -10,15 +10,42 @@
  * else (DEFAULT, expressions, casts, E'' strings, comments, RETURNING, ON CONFLICT, non-ASCII text)
  * goes to the grammar. The first statement of each prefix is built both ways and compared: a prefix
  * whose rows would come out differently is never taken from the cache.
+ *
+ * The rows are read into plain literals (kind, value, position); the statement's tree is built from
+ * them only when something asks for it, so an INSERT that its prefix's cached plan takes whole
+ * (src/api/insert-literal.ts) never builds one.
  */
 import type { Node } from '@pgsql/types';
 
 /** The statement as the grammar gives it, minus the rows: InsertStmt fields and the SelectStmt's. */
-interface Prefix {
+export interface Prefix {
   insert: Record<string, unknown>;
   select: Record<string, unknown>;
   /** Both as JSON: each statement gets its own copy (parsing small JSON beats structuredClone). */
   json: string;
+}
+
+/** A literal's kind, as the lexer classifies it. */
+export const LIT_NULL = 0;
+/** An integer that fits int4 (the grammar's ival): `value` is the number. */
+export const LIT_INT = 1;
+/** Any other number (the grammar's fval): `value` is its text, with its sign. */
+export const LIT_NUMBER = 2;
+export const LIT_BOOL = 3;
+/** A '…' string: `value` is its contents. */
+export const LIT_STRING = 4;
+
+/** One row's literals: kinds, values and 0-based character positions, side by side. */
+export interface LiteralRow {
+  kinds: number[];
+  values: (number | string | boolean | null)[];
+  locations: number[];
+}
+
+/** What this path read of a statement: the prefix (the same object for every statement with its text) and the rows. */
+export interface LiteralInsert {
+  readonly prefix: Prefix;
+  readonly rows: readonly LiteralRow[];
 }
 
 const PREFIX = /^(\s*insert\s+into\s+[a-z_][a-z0-9_$]*(?:\s*\.\s*[a-z_][a-z0-9_$]*)?\s*(?:\(\s*[a-z_][a-z0-9_$]*(?:\s*,\s*[a-z_][a-z0-9_$]*)*\s*\)\s*)?values)\s*\(/i;
@@ -39,23 +66,37 @@ function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || isDigit(c) || c === 95 || c === 36;
 }
 
-/** A number's A_Const value as the lexer and gram.y's doNegate make it. */
-function numberConst(text: string, negative: boolean): Record<string, unknown> | null {
-  if (/^[0-9]+$/.test(text)) {
-    const v = Number(text);
-    if (v <= 2147483647) {
-      const iv = negative ? -v : v;
+/** A literal as the grammar's A_Const node. */
+function constNode(kind: number, value: number | string | boolean | null, location: number): Node {
+  let v: Record<string, unknown>;
+  switch (kind) {
+    case LIT_NULL:
+      v = { isnull: true };
+      break;
+    case LIT_INT:
       // Zero is protobuf's default: the grammar's output leaves it out.
-      return { ival: iv === 0 ? {} : { ival: iv } };
-    }
+      v = { ival: value === 0 ? {} : { ival: value } };
+      break;
+    case LIT_NUMBER:
+      v = { fval: { fval: value } };
+      break;
+    case LIT_BOOL:
+      v = { boolval: value === true ? { boolval: true } : {} };
+      break;
+    default:
+      v = { sval: { sval: value } };
   }
-  return { fval: { fval: negative ? `-${text}` : text } };
+  return { A_Const: { ...v, location } } as unknown as Node;
+}
+
+function rowNodes(rows: readonly LiteralRow[]): Node[] {
+  return rows.map((r) => ({ List: { items: r.kinds.map((k, i) => constNode(k, r.values[i]!, r.locations[i]!)) } }) as unknown as Node);
 }
 
 /** The rows after VALUES, from `pos` (at the first "("); null when they are not literal rows. */
-function readRows(text: string, pos: number): { rows: Node[]; end: number } | null {
+function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number } | null {
   const n = text.length;
-  const rows: Node[] = [];
+  const rows: LiteralRow[] = [];
   let p = pos;
   const skip = (): void => {
     while (p < n && isSpace(text.charCodeAt(p))) p++;
@@ -64,12 +105,13 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
     skip();
     if (text.charCodeAt(p) !== 40 /* ( */) return null;
     p++;
-    const items: Node[] = [];
+    const row: LiteralRow = { kinds: [], values: [], locations: [] };
     for (;;) {
       skip();
       const start = p;
       const c = text.charCodeAt(p);
-      let value: Record<string, unknown> | null = null;
+      let kind: number;
+      let value: number | string | boolean | null;
       if (c === 39 /* ' */) {
         let s = '';
         p++;
@@ -85,7 +127,8 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
           }
           break;
         }
-        value = { sval: { sval: s } };
+        kind = LIT_STRING;
+        value = s;
       } else if (c === 45 /* - */ || c === 46 /* . */ || isDigit(c)) {
         const negative = c === 45;
         if (negative) p++;
@@ -96,19 +139,32 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
         p += m[0].length;
         // "1abc", "1_000", "0x1f", "1e": the lexer's business.
         if (p < n && (isWordChar(text.charCodeAt(p)) || text.charCodeAt(p) === 46)) return null;
-        value = numberConst(m[0], negative);
-        if (value === null) return null;
+        const digits = m[0];
+        const int = /^[0-9]+$/.test(digits) ? Number(digits) : Infinity;
+        if (int <= 2147483647) {
+          kind = LIT_INT;
+          value = negative ? -int : int;
+          if (value === 0) value = 0;
+        } else {
+          kind = LIT_NUMBER;
+          value = negative ? `-${digits}` : digits;
+        }
       } else {
         let e = p;
         while (e < n && isWordChar(text.charCodeAt(e))) e++;
         const word = text.slice(p, e).toLowerCase();
-        if (word === 'null') value = { isnull: true };
-        else if (word === 'true') value = { boolval: { boolval: true } };
-        else if (word === 'false') value = { boolval: {} };
-        else return null;
+        if (word === 'null') {
+          kind = LIT_NULL;
+          value = null;
+        } else if (word === 'true' || word === 'false') {
+          kind = LIT_BOOL;
+          value = word === 'true';
+        } else return null;
         p = e;
       }
-      items.push({ A_Const: { ...value, location: start } } as unknown as Node);
+      row.kinds.push(kind);
+      row.values.push(value);
+      row.locations.push(start);
       skip();
       const d = text.charCodeAt(p);
       p++;
@@ -116,7 +172,7 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
       if (d === 41 /* ) */) break;
       return null;
     }
-    rows.push({ List: { items } } as unknown as Node);
+    rows.push(row);
     skip();
     if (text.charCodeAt(p) === 44) {
       p++;
@@ -130,16 +186,40 @@ function readRows(text: string, pos: number): { rows: Node[]; end: number } | nu
 }
 
 /** Statements this path built: literals only, so no parameter references to look for. */
-const built = new WeakSet<Node>();
+const built = new WeakMap<Node, LiteralInsert>();
 
 /** Whether the statement came from this path (it has no $n parameters). */
 export function isLiteralInsert(stmt: Node): boolean {
   return built.has(stmt);
 }
 
-function build(prefix: Prefix, rows: Node[]): Node {
+/** The prefix and literal rows of a statement this path built. */
+export function literalInsertOf(stmt: Node): LiteralInsert | undefined {
+  return built.get(stmt);
+}
+
+function buildBody(prefix: Prefix, rows: Node[]): Record<string, unknown> {
   const { insert, select } = JSON.parse(prefix.json) as Prefix;
-  return { InsertStmt: { ...insert, selectStmt: { SelectStmt: { valuesLists: rows, ...select } } } } as unknown as Node;
+  return { ...insert, selectStmt: { SelectStmt: { valuesLists: rows, ...select } } };
+}
+
+function build(prefix: Prefix, rows: Node[]): Node {
+  return { InsertStmt: buildBody(prefix, rows) } as unknown as Node;
+}
+
+/** The statement with its InsertStmt built on first access (an own, enumerable property either way). */
+function lazyStatement(prefix: Prefix, rows: readonly LiteralRow[]): Node {
+  const stmt = {};
+  Object.defineProperty(stmt, 'InsertStmt', {
+    enumerable: true,
+    configurable: true,
+    get(): Record<string, unknown> {
+      const body = buildBody(prefix, rowNodes(rows));
+      Object.defineProperty(stmt, 'InsertStmt', { value: body, enumerable: true, configurable: true, writable: true });
+      return body;
+    },
+  });
+  return stmt as Node;
 }
 
 function isAscii(s: string): boolean {
@@ -156,8 +236,8 @@ export function parseInsertValues(text: string): Node | null {
   if (!isAscii(text)) return null;
   const r = readRows(text, m[0].length - 1);
   if (r === null) return null;
-  const stmt = build(prefix, r.rows);
-  built.add(stmt);
+  const stmt = lazyStatement(prefix, r.rows);
+  built.set(stmt, { prefix, rows: r.rows });
   return stmt;
 }
 
@@ -193,7 +273,7 @@ export function learnInsertValues(text: string, parsed: readonly { stmt: Node; s
     const { selectStmt: _s, ...insert } = ins;
     const { valuesLists: _v, ...select } = sel;
     const candidate: Prefix = { insert, select, json: JSON.stringify({ insert, select }) };
-    if (canonical(build(candidate, r.rows)) === canonical(one)) learned = candidate;
+    if (canonical(build(candidate, rowNodes(r.rows))) === canonical(one)) learned = candidate;
   }
   prefixes.set(m[1]!, learned);
 }

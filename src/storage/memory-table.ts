@@ -12,7 +12,7 @@
 import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../common/column.js';
-import { recordImmutableBatch } from '../execution/column-stats.js';
+import { recordExtendedBatch, recordImmutableBatch } from '../execution/column-stats.js';
 import { encodeText, TextDictionary } from '../common/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
 
@@ -75,12 +75,16 @@ function newStore(like: Batch, capacity: number): TailStore {
 function writeRows(s: TailStore, b: Batch): void {
   const at = s.used;
   const n = b.length;
-  b.columns.forEach((c, ci) => {
+  const columns = b.columns;
+  for (let ci = 0; ci < columns.length; ci++) {
+    const c = columns[ci]!;
     const dst = s.data[ci]!;
     const src = c.data;
     if (Array.isArray(dst)) {
       const from = src as Value[];
       for (let i = 0; i < n; i++) dst[at + i] = from[i]!;
+    } else if (n === 1) {
+      (dst as Int32Array)[at] = (src as Int32Array)[0]!;
     } else {
       (dst as Int32Array).set((src as Int32Array).subarray(0, n), at);
     }
@@ -88,7 +92,7 @@ function writeRows(s: TailStore, b: Batch): void {
       const nm = (s.nulls[ci] ??= new Uint8Array(s.capacity));
       nm.set(c.nulls.subarray(0, n), at);
     }
-  });
+  }
   s.used = at + n;
 }
 
@@ -268,7 +272,7 @@ export class MemoryTable implements TableSource {
         const merged = last !== undefined && (tails.has(last) || last.length < SMALL_BATCH) ? extendBatch(last, b) : null;
         if (merged !== null) {
           list[list.length - 1] = merged;
-          recordImmutableBatch(merged);
+          recordExtendedBatch(merged, last!);
           continue;
         }
         let cap = 64;

@@ -11,8 +11,11 @@ import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import type { DataType, Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
+import type { RecordBuffer } from './record-buffer.js';
 
 const NULL_LEN = 0xffffffff;
+/** Text columns of up to this many rows are written value by value into the record's buffer. */
+const SMALL_TEXT_ROWS = 64;
 
 /** A value of an object column in the text form the table files and the log store. */
 export function objectText(v: Value, t: DataType): string | null {
@@ -42,62 +45,71 @@ export function objectValue(s: string | null, t: DataType): Value {
   }
 }
 
-/** Appends encoded pieces to `out`; returns their total byte length. */
-export function encodeBatch(b: Batch, types: readonly DataType[], out: Uint8Array[]): number {
+/** Writes the batch into the record. */
+export function encodeBatch(b: Batch, types: readonly DataType[], out: RecordBuffer): void {
   const n = b.length;
-  const head = Buffer.allocUnsafe(4);
-  head.writeUInt32LE(n, 0);
-  out.push(head);
-  let total = 4;
-  b.columns.forEach((c, ci) => {
+  out.u32(n);
+  const columns = b.columns;
+  for (let ci = 0; ci < columns.length; ci++) {
+    const c = columns[ci]!;
     const d = c.data;
     const kind = d instanceof Uint8Array ? 0 : d instanceof Int32Array ? 1 : d instanceof Float64Array ? 2 : 3;
-    const h = Buffer.allocUnsafe(2);
-    h[0] = kind;
-    h[1] = c.nulls !== null ? 1 : 0;
-    out.push(h);
-    total += 2;
-    if (c.nulls !== null) {
-      out.push(c.nulls.subarray(0, n));
-      total += n;
-    }
-    if (kind === 0) {
-      out.push((d as Uint8Array).subarray(0, n));
-      total += n;
-    } else if (kind === 1 || kind === 2) {
+    out.u8(kind);
+    out.u8(c.nulls !== null ? 1 : 0);
+    if (c.nulls !== null) out.raw(c.nulls.subarray(0, n));
+    if (kind === 0) out.raw((d as Uint8Array).subarray(0, n));
+    else if (kind === 1 || kind === 2) {
       const a = d as Int32Array | Float64Array;
-      out.push(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
-      total += n * a.BYTES_PER_ELEMENT;
-    } else {
-      total += encodeText(c, n, types[ci]!, out);
-    }
-  });
-  return total;
+      out.raw(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
+    } else encodeText(c, n, types[ci]!, out);
+  }
 }
 
-function encodeText(c: Column, n: number, t: DataType, out: Uint8Array[]): number {
+function encodeText(c: Column, n: number, t: DataType, out: RecordBuffer): void {
   const vals = c.data as Value[];
-  const texts: (string | null)[] = new Array(n);
-  let bytes = 0;
-  for (let i = 0; i < n; i++) {
-    const s = c.nulls !== null && c.nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
-    texts[i] = s;
-    if (s !== null) bytes += Buffer.byteLength(s, 'utf8');
-  }
-  const buf = Buffer.allocUnsafe(n * 4 + bytes);
-  let p = n * 4;
-  for (let i = 0; i < n; i++) {
-    const s = texts[i]!;
-    if (s === null) {
-      buf.writeUInt32LE(NULL_LEN, i * 4);
-      continue;
+  const nulls = c.nulls;
+  if (n <= SMALL_TEXT_ROWS) {
+    // Few values (a small commit): lengths and bytes straight into the record.
+    const lens: { buf: Buffer; at: number }[] = new Array(n);
+    for (let i = 0; i < n; i++) lens[i] = out.slot32();
+    for (let i = 0; i < n; i++) {
+      const s = nulls !== null && nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
+      const l = lens[i]!;
+      l.buf.writeUInt32LE(s === null ? NULL_LEN : out.utf8(s), l.at);
     }
-    const w = buf.write(s, p, 'utf8');
-    buf.writeUInt32LE(w, i * 4);
-    p += w;
+    return;
   }
-  out.push(buf);
-  return buf.length;
+  // Many values: one UTF-8 encode of all of them joined. When the bytes come out as many as the
+  // characters, every value is ASCII and its byte length is its length; otherwise each is measured.
+  const texts: (string | null)[] = new Array(n);
+  let chars = 0;
+  for (let i = 0; i < n; i++) {
+    const s = nulls !== null && nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
+    texts[i] = s;
+    if (s !== null) chars += s.length;
+  }
+  const buf = Buffer.allocUnsafe(n * 4 + chars * 3);
+  let end = n * 4 + buf.write(texts.join(''), n * 4, 'utf8');
+  if (end - n * 4 === chars) {
+    for (let i = 0; i < n; i++) {
+      const s = texts[i]!;
+      buf.writeUInt32LE(s === null ? NULL_LEN : s.length, i * 4);
+    }
+  } else {
+    // Not all ASCII: value by value (joined, a lone surrogate could pair with its neighbour's).
+    end = n * 4;
+    for (let i = 0; i < n; i++) {
+      const s = texts[i]!;
+      if (s === null) {
+        buf.writeUInt32LE(NULL_LEN, i * 4);
+        continue;
+      }
+      const w = buf.write(s, end, 'utf8');
+      buf.writeUInt32LE(w, i * 4);
+      end += w;
+    }
+  }
+  out.external(buf.subarray(0, end));
 }
 
 /** Thrown for bytes that do not form a batch; the caller names the file. */

@@ -17,6 +17,7 @@ import type { Batch } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
 import { columnBytes } from '../../execution/memory-pool.js';
 import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
+import { RecordBuffer } from './record-buffer.js';
 
 const OP_DROP = 1;
 const OP_CREATE = 2;
@@ -44,45 +45,51 @@ export type LogOp =
   | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys'> | null; runs: Run[] }
   | { op: 'views'; views: { name: string; sql: string }[] };
 
-/** Accumulates a record body as pieces (column buffers are referenced, not copied, until the write). */
+/**
+ * Encodes a record body into a RecordBuffer (small fields copied, large column buffers referenced
+ * until the write), leaving `reserve` bytes at its start for the log's record head.
+ */
 export class RecordBuilder {
-  readonly pieces: Uint8Array[] = [];
-  bytes = 0;
+  private readonly out: RecordBuffer;
+  private readonly count: { buf: Buffer; at: number };
   ops = 0;
-  private readonly count = Buffer.alloc(4);
 
-  constructor() {
-    this.pieces.push(this.count);
-    this.bytes = 4;
+  constructor(reserve = 0) {
+    this.out = new RecordBuffer(reserve);
+    this.count = this.out.slot32();
+    this.count.buf.writeUInt32LE(0, this.count.at);
+  }
+
+  /** Bytes of the body (after the reserved head). */
+  get bytes(): number {
+    return this.out.bytes;
+  }
+
+  /** The body's pieces; the first starts with the reserved head. */
+  pieces(): Uint8Array[] {
+    return this.out.finish();
   }
 
   private u8(v: number): void {
-    this.pieces.push(Buffer.from([v]));
-    this.bytes += 1;
+    this.out.u8(v);
   }
 
   private u32(v: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeUInt32LE(v, 0);
-    this.pieces.push(b);
-    this.bytes += 4;
+    this.out.u32(v);
   }
 
   private str(s: string): void {
-    const b = Buffer.from(s, 'utf8');
-    this.u32(b.length);
-    this.pieces.push(b);
-    this.bytes += b.length;
+    this.out.str(s);
   }
 
   private batch(b: Batch, types: readonly DataType[]): void {
-    this.bytes += encodeBatch(b, types, this.pieces);
+    encodeBatch(b, types, this.out);
   }
 
   private op(code: number): void {
     this.u8(code);
     this.ops++;
-    this.count.writeUInt32LE(this.ops, 0);
+    this.count.buf.writeUInt32LE(this.ops, this.count.at);
   }
 
   drop(name: string): void {

@@ -37,7 +37,7 @@ import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
-import { createWal, readWal, WAL_FILE, WalWriter, type WalContents } from './wal.js';
+import { createWal, readWal, RECORD_PREFIX, WAL_FILE, WalWriter, type WalContents } from './wal.js';
 
 const MAGIC_V1 = 'QTB1';
 const MAGIC = 'QTB2';
@@ -356,8 +356,17 @@ interface Logged {
   def: string;
 }
 
+/** A table's definition JSON, by its metadata objects (column metadata is not changed in place once a table exists, but sequences advance). */
+const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; json: string }>();
+
 function definitionJson(t: MemoryTable): string {
-  return JSON.stringify({ meta: t.meta, uniqueKeys: t.uniqueKeys });
+  const meta = t.meta;
+  const known = definitions.get(meta);
+  if (known !== undefined && known.uniqueKeys === t.uniqueKeys) return known.json;
+  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys });
+  // A serial's next value is part of the definition: such tables are written out each time.
+  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, json });
+  return json;
 }
 
 /** The new batch list as runs of batches kept from the old one (by position), extended ones and new batches. */
@@ -397,6 +406,8 @@ export class DirectoryStore {
   private wal: WalWriter | null = null;
   private logged = new Map<string, Logged>();
   private loggedViews = '[]';
+  /** The view objects loggedViews was made from (null: unknown, compare the JSON). */
+  private loggedViewDefs: ViewDef[] | null = null;
   private catalog: Catalog | null = null;
   private readonly checkpointBytes: number;
   private nextCheckpointAt: number;
@@ -633,37 +644,47 @@ export class DirectoryStore {
    * when nothing changed. The record is written, not yet durable: waitDurable() says when it is.
    */
   commit(catalog: Catalog, writer?: object): number | null {
-    const rec = new RecordBuilder();
+    const rec = new RecordBuilder(RECORD_PREFIX);
+    // What the record changes in `logged`, applied once it is written (most commits touch one table).
+    let dropped: string[] | null = null;
+    let updates: [string, Logged][] | null = null;
     for (const [name, l] of this.logged) {
-      if (catalog.tables.get(name) !== l.table) rec.drop(name);
+      if (catalog.tables.get(name) !== l.table) {
+        rec.drop(name);
+        (dropped ??= []).push(name);
+      }
     }
-    const logged = new Map<string, Logged>();
     for (const [name, t] of catalog.tables) {
       if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
       const l = this.logged.get(name);
       const batches = t.snapshot();
-      if (l !== undefined && l.table === t && l.batches === batches) {
-        // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
-        // INSERT is logged with the table's next write, as docs/durability.md says).
-        logged.set(name, l);
-        continue;
-      }
+      // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
+      // INSERT is logged with the table's next write, as docs/durability.md says).
+      if (l !== undefined && l.table === t && l.batches === batches) continue;
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
         const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
-      } else if (l.batches !== batches || l.def !== def) {
+      } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
       }
-      logged.set(name, l !== undefined && l.table === t && l.batches === batches && l.def === def ? l : { table: t, batches, def });
+      (updates ??= []).push([name, { table: t, batches, def }]);
     }
-    const views = JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
+    // The views' JSON only when the view list changed since the last record.
+    let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
+    if (sameViews) {
+      let i = 0;
+      for (const v of catalog.views.values()) if (v !== this.loggedViewDefs![i++]) sameViews = false;
+    }
+    const views = sameViews ? this.loggedViews : JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
     if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
     if (rec.ops === 0) return null;
     if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
-    const lsn = this.wal.append(rec.pieces, rec.bytes, writer);
-    this.logged = logged;
+    const lsn = this.wal.append(rec.pieces(), rec.bytes, writer);
+    if (dropped !== null) for (const name of dropped) this.logged.delete(name);
+    if (updates !== null) for (const [name, l] of updates) this.logged.set(name, l);
     this.loggedViews = views;
+    this.loggedViewDefs = [...catalog.views.values()];
     if (this.wal.size >= this.nextCheckpointAt) {
       try {
         this.checkpoint(catalog);

@@ -33,6 +33,8 @@ const FILE_MAGIC = 'QWAL';
 const RECORD_MAGIC = 0x31525751; // "QWR1" read as u32 LE
 const HEADER = 20;
 const RECORD_HEAD = 12;
+/** What a record starts with before its body: the head (magic, length, CRC) and the LSN. */
+export const RECORD_PREFIX = RECORD_HEAD + 8;
 /**
  * The log grows by zero-filled steps of this size ahead of its records: overwriting allocated blocks
  * lets fdatasync skip the file-size metadata update that an append needs (several times faster per
@@ -280,8 +282,10 @@ export class WalWriter {
   }
 
   /**
-   * Writes one record (the payload after its LSN); returns its LSN. Durable only after waitDurable.
-   * `writer` is the session committing: commits of several sessions close together are group committed.
+   * Writes one record; returns its LSN. Durable only after waitDurable. `pieces` are the record in
+   * order, the first starting with RECORD_PREFIX bytes left for the head and LSN, which are filled in
+   * here; `bodyBytes` counts what follows them. `writer` is the session committing: commits of
+   * several sessions close together are group committed.
    */
   append(pieces: readonly Uint8Array[], bodyBytes: number, writer?: object): number {
     if (this.failure !== null) throw this.failure;
@@ -291,12 +295,15 @@ export class WalWriter {
     this.lastAppendAt = now;
     const lsn = this.written + 1;
     const length = 8 + bodyBytes;
-    const head = Buffer.allocUnsafe(RECORD_HEAD + 8);
-    head.writeBigUInt64LE(BigInt(lsn), RECORD_HEAD);
-    let crc = crc32(head.subarray(RECORD_HEAD));
-    for (const piece of pieces) crc = crc32(piece, crc);
+    const first = pieces[0]!;
+    const head = Buffer.from(first.buffer, first.byteOffset, RECORD_PREFIX);
     head.writeUInt32LE(RECORD_MAGIC, 0);
     head.writeUInt32LE(length, 4);
+    head.writeUInt32LE(lsn % 0x100000000, RECORD_HEAD);
+    head.writeUInt32LE(Math.floor(lsn / 0x100000000), RECORD_HEAD + 4);
+    // One pass over the payload (LSN and body), piece by piece.
+    let crc = crc32(first.subarray(RECORD_HEAD));
+    for (let i = 1; i < pieces.length; i++) crc = crc32(pieces[i]!, crc);
     head.writeUInt32LE(crc, 8);
     try {
       const end = this.size + RECORD_HEAD + length;
@@ -306,21 +313,21 @@ export class WalWriter {
           writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
           this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
         }
-        const rec = Buffer.allocUnsafe(RECORD_HEAD + length);
-        head.copy(rec, 0);
-        let p = head.length;
-        for (const piece of pieces) {
-          rec.set(piece, p);
-          p += piece.length;
+        if (pieces.length === 1) writeAll(this.fd, first, this.size);
+        else {
+          let p = 0;
+          for (const piece of pieces) {
+            STAGING.set(piece, p);
+            p += piece.length;
+          }
+          writeAll(this.fd, STAGING.subarray(0, p), this.size);
         }
-        writeAll(this.fd, rec, this.size);
       } else {
         // A big one (a bulk load) extends the file piece by piece: the column buffers are written
         // where they are, never copied into one record-sized buffer.
         // Small pieces (batch and column headers) are gathered so they do not cost a write each.
         let at = this.size;
-        let fill = head.length;
-        head.copy(STAGING, 0);
+        let fill = 0;
         for (const piece of pieces) {
           if (fill + piece.length > STAGING.length) {
             writeAll(this.fd, STAGING.subarray(0, fill), at);

@@ -1,0 +1,214 @@
+/**
+ * `INSERT INTO t [(cols)] VALUES (literal, …)` through a plan cached per statement prefix: the target
+ * table, which column each literal goes to, and how each kind of literal becomes a column's value are
+ * resolved once, on the first statement of a prefix, instead of binding the statement every time.
+ *
+ * The plan is checked against the table before each use (the same table object, the same column
+ * metadata and unique keys), so DROP + CREATE of the same name, a new unique key or a changed
+ * default or NOT NULL builds a new plan. The plan only handles what it can do exactly as the general
+ * path does: whenever a statement needs more (a default or sequence to fill a column, a literal the
+ * column does not take, a NULL into a NOT NULL column, a value that fails its conversion) it hands
+ * the statement to the general INSERT, which raises the error with its SQLSTATE and position, so
+ * errors never come from here except the unique check, which is the general path's own.
+ *
+ * Outside a transaction block the rows go straight into the shared table's open batch (what the
+ * implicit transaction's COMMIT would do: the statement runs synchronously from the checks to the
+ * append, so nothing can interleave); inside one they go into the transaction's copy of the table.
+ */
+import type { Node } from '@pgsql/types';
+import { castValue } from '../common/cast.js';
+import { T, type DataType, type Value } from '../common/types.js';
+import { ColumnBuilder, type Batch } from '../common/column.js';
+import type { Expr } from '../logical/expr.js';
+import { coerce, type CoerceEnv } from '../sql/coerce.js';
+import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert, type LiteralRow, type Prefix } from '../sql/parse-insert-values.js';
+import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
+import { AccessPolicy } from './access-policy.js';
+import type { QueryResult } from './database.js';
+import { uniqueCheck } from './dml-statements.js';
+import type { UtilityHost } from './utility.js';
+
+interface InsertPlan {
+  readonly table: MemoryTable;
+  readonly meta: ColumnMeta[];
+  readonly uniqueKeys: number[][];
+  /** Per column, the metadata facts the plan was built on. */
+  readonly facts: readonly ColumnFacts[];
+  /** Null when statements of this prefix always take the general path (a column needs its default). */
+  readonly targets: readonly number[] | null;
+  readonly types: readonly DataType[];
+}
+
+interface ColumnFacts {
+  notNull: boolean;
+  defaultExpr: Node | null;
+  sequence: boolean;
+}
+
+const plans = new WeakMap<Prefix, InsertPlan>();
+/** A value the plan cannot produce as the general path would: that path runs the statement instead. */
+const GENERAL = Symbol('general path');
+
+function factsOf(meta: readonly ColumnMeta[]): ColumnFacts[] {
+  return meta.map((m) => ({ notNull: m.notNull, defaultExpr: m.defaultExpr, sequence: m.sequence !== null }));
+}
+
+function stillHolds(p: InsertPlan, t: MemoryTable): boolean {
+  if (p.table !== t || p.meta !== t.meta || p.uniqueKeys !== t.uniqueKeys) return false;
+  const meta = t.meta;
+  for (let c = 0; c < meta.length; c++) {
+    const m = meta[c]!;
+    const f = p.facts[c]!;
+    if (m.notNull !== f.notNull || m.defaultExpr !== f.defaultExpr || (m.sequence !== null) !== f.sequence) return false;
+  }
+  return true;
+}
+
+function buildPlan(prefix: Prefix, t: MemoryTable): InsertPlan {
+  const base = { table: t, meta: t.meta, uniqueKeys: t.uniqueKeys, facts: factsOf(t.meta), types: t.schema.map((f) => f.type) };
+  const cols = prefix.insert.cols as { ResTarget: { name: string } }[] | undefined;
+  let targets: number[] | null;
+  if (cols === undefined) targets = t.schema.map((_, i) => i);
+  else {
+    targets = cols.map((c) => t.schema.findIndex((f) => f.name === c.ResTarget.name));
+    // Unknown or repeated columns: the general path reports them.
+    if (targets.some((i, k) => i < 0 || targets!.indexOf(i) !== k)) targets = null;
+  }
+  if (targets !== null) {
+    // Columns the statement leaves out get their default, which the general path evaluates.
+    for (let c = 0; c < t.schema.length; c++) {
+      const m = t.meta[c]!;
+      if (!targets.includes(c) && (m.defaultExpr !== null || m.sequence !== null)) targets = null;
+      if (targets === null) break;
+    }
+  }
+  return { ...base, targets };
+}
+
+/** The expression the binder makes of a literal (bind-expr.ts's bindConst). */
+function literalExpr(kind: number, value: number | string | boolean | null): Expr {
+  switch (kind) {
+    case LIT_NULL:
+      return { kind: 'const', value: null, type: T.unknown };
+    case LIT_INT:
+      return { kind: 'const', value: value as number, type: T.int4 };
+    case LIT_BOOL:
+      return { kind: 'const', value: value as boolean, type: T.bool };
+    case LIT_STRING:
+      return { kind: 'const', value: value as string, type: T.unknown };
+    default: {
+      const s = value as string;
+      if (/^-?\d+$/.test(s)) {
+        const big = BigInt(s);
+        if (big >= -(2n ** 63n) && big < 2n ** 63n) return { kind: 'const', value: big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big, type: T.int8 };
+      }
+      return { kind: 'cast', arg: { kind: 'const', value: s, type: T.unknown }, type: T.numeric, explicit: true };
+    }
+  }
+}
+
+/** A literal or casts of one, evaluated as the general path's evalRowExprs does. */
+function evalLiteral(e: Expr, timezone: string): Value | typeof GENERAL {
+  if (e.kind === 'const') return e.value;
+  if (e.kind !== 'cast') return GENERAL;
+  const v = evalLiteral(e.arg, timezone);
+  if (v === GENERAL || v === null) return v;
+  return castValue(v, e.arg.type, e.type, { timezone }, e.explicit);
+}
+
+/** The column value of one literal, or GENERAL. */
+function convert(kind: number, value: number | string | boolean | null, type: DataType, env: () => CoerceEnv): Value | typeof GENERAL {
+  // The shapes almost every INSERT sends, which need no conversion at all.
+  if (kind === LIT_NULL) return null;
+  if (kind === LIT_INT && (type.name === 'int4' || type.name === 'int8' || type.name === 'float8')) return value as number;
+  if (kind === LIT_STRING && type.name === 'text' && type.typmod === -1) return value as string;
+  if (kind === LIT_BOOL && type.name === 'bool') return value as boolean;
+  if (kind === LIT_NUMBER && type.name === 'float8') {
+    // numeric in, float8 out: the decimal text rounded once, as PostgreSQL's numeric_float8 does.
+    const s = value as string;
+    const v = Number(s);
+    // Out of range, subnormal or a non-zero value that rounds to zero: the general path decides.
+    if (!Number.isFinite(v) || (v !== 0 && Math.abs(v) < 2.2250738585072014e-308) || (v === 0 && /[1-9]/.test(s))) return GENERAL;
+    // numeric has no negative zero.
+    return v === 0 ? 0 : v;
+  }
+  try {
+    const e = env();
+    return evalLiteral(coerce(literalExpr(kind, value), type, 'assignment', e), e.evalCtx.timezone);
+  } catch {
+    return GENERAL;
+  }
+}
+
+function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: () => CoerceEnv): Batch | null {
+  const targets = plan.targets!;
+  const types = plan.types;
+  const width = types.length;
+  const builders: ColumnBuilder[] = new Array(width);
+  for (let c = 0; c < width; c++) builders[c] = new ColumnBuilder(types[c]!, rows.length);
+  const values: Value[] = new Array(width);
+  for (const r of rows) {
+    // Too many or too few literals (42601, or defaults for the columns left out): the general path.
+    if (r.kinds.length !== targets.length) return null;
+    values.fill(null);
+    for (let k = 0; k < r.kinds.length; k++) {
+      const c = targets[k]!;
+      const v = convert(r.kinds[k]!, r.values[k]!, types[c]!, env);
+      if (v === GENERAL) return null;
+      values[c] = v;
+    }
+    for (let c = 0; c < width; c++) {
+      const v = values[c]!;
+      if (v === null && plan.facts[c]!.notNull) return null;
+      builders[c]!.push(v);
+    }
+  }
+  return { columns: builders.map((b) => b.finish()), length: rows.length };
+}
+
+/** The rows of a batch, for the unique check (only tables with unique keys pay for them). */
+function batchValues(b: Batch, width: number): Value[][] {
+  const out: Value[][] = [];
+  for (let i = 0; i < b.length; i++) {
+    const row: Value[] = new Array(width);
+    for (let c = 0; c < width; c++) {
+      const col = b.columns[c]!;
+      const d = col.data;
+      row[c] = col.nulls !== null && col.nulls[i] === 1 ? null : d instanceof Uint8Array ? d[i] === 1 : (d[i] as Value);
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+/**
+ * Runs the statement through its prefix's plan; null when the general INSERT must run it (nothing
+ * was changed then).
+ */
+export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () => number): QueryResult | null {
+  // A confined session's statements go through its access checks on the general path.
+  if (host.session.access !== AccessPolicy.full) return null;
+  const name = (lit.prefix.insert.relation as { relname: string }).relname;
+  let t: MemoryTable;
+  try {
+    t = host.catalog.getMemoryTable(name);
+  } catch {
+    return null;
+  }
+  let plan = plans.get(lit.prefix);
+  if (plan === undefined || !stillHolds(plan, t)) {
+    plan = buildPlan(lit.prefix, t);
+    plans.set(lit.prefix, plan);
+  }
+  if (plan.targets === null) return null;
+  let coerceEnv: CoerceEnv | null = null;
+  const env = (): CoerceEnv => (coerceEnv ??= { evalCtx: host.session.evalContext(now()), paramTypes: [] });
+  const batch = rowsBatch(plan, lit.rows, env);
+  if (batch === null) return null;
+  if (t.uniqueKeys.length > 0) uniqueCheck(t, batchValues(batch, plan.types.length), t.snapshot());
+  // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
+  if (host.inAnyTransaction) t.appendBatch(batch);
+  else t.appendCommitted([batch]);
+  const n = batch.length;
+  return { command: 'INSERT', commandTag: `INSERT 0 ${n}`, columns: [], rows: [], rowCount: n, notices: [] };
+}
