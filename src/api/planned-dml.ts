@@ -215,6 +215,12 @@ export function insertParts(host: UtilityHost, b: AnyNode): InsertParts {
         return i;
       })
     : t.schema.map((_, i) => i);
+  targetCols.forEach((c, k) => {
+    if (targetCols.indexOf(c) !== k) {
+      const cb = nodeBody<AnyNode>((b.cols as Node[])[k]!);
+      throw new QuireError('42701', `column "${cb.name as string}" specified more than once`, { position: pos(cb.location as number) });
+    }
+  });
   let sel = b.selectStmt ? nodeBody<SelectStmt>(b.selectStmt as Node) : null;
   const outerWith = b.withClause as SelectStmt['withClause'];
   if (outerWith !== undefined && sel !== null) {
