@@ -16,8 +16,9 @@
  *     running sum ("two stacks"); each row is added twice at most, and the result is front + back.
  *     That order differs from PostgreSQL's left-to-right loop, which can change the last digit printed,
  *     so it runs only where every partial sum is exact (integer values below 2^53) or the frame start
- *     never moves (then the back sum is PostgreSQL's own loop); other partitions take the general
- *     path, which adds each frame from its start as PostgreSQL does. An overflow to infinity from finite values, which PostgreSQL
+ *     never moves (then the back sum is PostgreSQL's own loop). Otherwise, when frames are short (a few
+ *     hundred rows on average), each frame is added from its start in a typed loop, as PostgreSQL does;
+ *     longer ones take the general path. An overflow to infinity from finite values, which PostgreSQL
  *     raises as an error, cannot happen in either order when every finite |value| times the row count
  *     stays below the guard; other partitions go to the general path.
  *   - integer sums (int2/int4): prefix sums, exact in doubles below 2^53, answer any piece in O(1).
@@ -257,7 +258,12 @@ export class TypedFrameAggregate {
         // start, left to right. Two stacks add in another order, which changes the last bits unless
         // every value is an integer (then every partial sum is exact). Frames that only grow add in
         // PostgreSQL's order already.
-        if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1])) return false;
+        if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1])) {
+          // Short frames are summed from their start, left to right, as PostgreSQL does: its own result.
+          if (!shortFrames(f, ps, pe)) return false;
+          this.floatInOrder(b, ps, pe, f, out, this.kind === 'avg-float');
+          return true;
+        }
         this.floatSum(b, ps, pe, f, out, this.kind === 'avg-float');
         return true;
     }
@@ -395,6 +401,69 @@ export class TypedFrameAggregate {
     }
   }
 
+  /**
+   * Every frame summed afresh from its first row, skipping excluded rows, in row order: PostgreSQL's
+   * loop when the frame start moves (float sums have no inverse), so the result is bit for bit its own.
+   * sum starts from -0 (float8pl takes the first value as it is), avg from 0 (float8_accum's {0,0,0}).
+   */
+  private floatInOrder(b: WindowBlock, ps: number, pe: number, f: FrameBounds, out: ResultColumn, avg: boolean): void {
+    const od = out.data as Float64Array;
+    const cnt = this.counts;
+    const z = this.zeroed;
+    const fs = f.fs;
+    const fe = f.fe;
+    const ex = f.exclude;
+    const zero = avg ? 0 : -0;
+    let prevS = -1;
+    let prevE = -1;
+    for (let i = ps; i < pe; i++) {
+      const s = fs[i]! - ps;
+      const e = fe[i]! - ps;
+      const r = i - ps;
+      if (ex === 'no-others') {
+        // Peers under RANGE / GROUPS share their frame and so their result.
+        if (s === prevS && e === prevE) {
+          if (out.nulls !== null && out.nulls[i - 1] === 1) out.setNull(i);
+          else od[i] = od[i - 1]!;
+          continue;
+        }
+        prevS = s;
+        prevE = e;
+        const c = s < e ? cnt[e]! - cnt[s]! : 0;
+        if (c === 0) {
+          out.setNull(i);
+          continue;
+        }
+        let v = zero;
+        for (let j = s; j < e; j++) v += z[j]!;
+        od[i] = avg ? v / c : v;
+        continue;
+      }
+      let c = 0;
+      let v = zero;
+      if (s < e) {
+        let x = r;
+        let y = r + 1;
+        if (ex !== 'current-row') {
+          x = b.peerStart[i]! - ps;
+          y = b.peerEnd[i]! - ps;
+        }
+        const e0 = x < e ? x : e;
+        const s2 = y > s ? y : s;
+        for (let j = s; j < e0; j++) v += z[j]!;
+        if (s < e0) c += cnt[e0]! - cnt[s]!;
+        if (ex === 'ties' && r >= s && r < e && cnt[r + 1]! !== cnt[r]!) {
+          c++;
+          v += z[r]!;
+        }
+        for (let j = s2; j < e; j++) v += z[j]!;
+        if (s2 < e) c += cnt[e]! - cnt[s2]!;
+      }
+      if (c === 0) out.setNull(i);
+      else od[i] = avg ? v / c : v;
+    }
+  }
+
   private minMax(b: WindowBlock, d: Float64Array | Int32Array, nulls: Uint8Array | null, ps: number, pe: number, f: FrameBounds, out: ResultColumn, isMax: boolean): void {
     const od = out.data as Float64Array | Int32Array;
     const n = pe - ps;
@@ -431,6 +500,18 @@ export class TypedFrameAggregate {
       else od[i] = d[best]!;
     }
   }
+}
+
+/** Frame rows summed per result row, on average, up to which summing each frame afresh beats the general path. */
+const IN_ORDER_ROWS_PER_RESULT = 256;
+
+/** Whether the frames of rows [ps, pe) are short enough to sum each from its start (floatInOrder). */
+function shortFrames(f: FrameBounds, ps: number, pe: number): boolean {
+  const fs = f.fs;
+  const fe = f.fe;
+  let work = 0;
+  for (let i = ps; i < pe; i++) work += fe[i]! - fs[i]!;
+  return work <= IN_ORDER_ROWS_PER_RESULT * (pe - ps);
 }
 
 /** `cand` (a later row) unless `cur` is strictly better. */
