@@ -260,7 +260,7 @@ export class TypedFrameAggregate {
         // PostgreSQL's order already.
         if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1])) {
           // Short frames are summed from their start, left to right, as PostgreSQL does: its own result.
-          if (!shortFrames(f, ps, pe)) return false;
+          if (!shortFrames(b, f, ps, pe)) return false;
           this.floatInOrder(b, ps, pe, f, out, this.kind === 'avg-float');
           return true;
         }
@@ -414,6 +414,17 @@ export class TypedFrameAggregate {
     const fe = f.fe;
     const ex = f.exclude;
     const zero = avg ? 0 : -0;
+    // When every frame starts at the same row (EXCLUDE over a running frame), the piece before the
+    // excluded rows is a running sum: PostgreSQL's own partial sums, read from a prefix array.
+    let pre: Float64Array | null = null;
+    if (ex !== 'no-others' && fs[ps] === fs[pe - 1]) {
+      const n = pe - ps;
+      if (this.prefix.length < n + 1) this.prefix = new Float64Array(Math.max(n + 1, this.prefix.length * 2));
+      pre = this.prefix;
+      const s0 = fs[ps]! - ps;
+      pre[s0] = zero;
+      for (let j = s0; j < n; j++) pre[j + 1] = pre[j]! + z[j]!;
+    }
     let prevS = -1;
     let prevE = -1;
     for (let i = ps; i < pe; i++) {
@@ -450,8 +461,11 @@ export class TypedFrameAggregate {
         }
         const e0 = x < e ? x : e;
         const s2 = y > s ? y : s;
-        for (let j = s; j < e0; j++) v += z[j]!;
-        if (s < e0) c += cnt[e0]! - cnt[s]!;
+        if (s < e0) {
+          if (pre !== null) v = pre[e0]!;
+          else for (let j = s; j < e0; j++) v += z[j]!;
+          c += cnt[e0]! - cnt[s]!;
+        }
         if (ex === 'ties' && r >= s && r < e && cnt[r + 1]! !== cnt[r]!) {
           c++;
           v += z[r]!;
@@ -505,12 +519,30 @@ export class TypedFrameAggregate {
 /** Frame rows summed per result row, on average, up to which summing each frame afresh beats the general path. */
 const IN_ORDER_ROWS_PER_RESULT = 256;
 
-/** Whether the frames of rows [ps, pe) are short enough to sum each from its start (floatInOrder). */
-function shortFrames(f: FrameBounds, ps: number, pe: number): boolean {
+/**
+ * Whether the frames of rows [ps, pe) are short enough to sum each from its start (floatInOrder): the
+ * rows it would add, counting the piece before the excluded rows as free when every frame starts at the
+ * same row (it comes from a prefix array then).
+ */
+function shortFrames(b: WindowBlock, f: FrameBounds, ps: number, pe: number): boolean {
   const fs = f.fs;
   const fe = f.fe;
+  const ex = f.exclude;
+  const fixed = ex !== 'no-others' && fs[ps] === fs[pe - 1];
   let work = 0;
-  for (let i = ps; i < pe; i++) work += fe[i]! - fs[i]!;
+  for (let i = ps; i < pe; i++) {
+    const s = fs[i]!;
+    const e = fe[i]!;
+    if (s >= e) continue;
+    if (ex === 'no-others') {
+      work += e - s;
+      continue;
+    }
+    const x = ex === 'current-row' ? i : b.peerStart[i]!;
+    const y = ex === 'current-row' ? i + 1 : b.peerEnd[i]!;
+    if (!fixed && x > s) work += (x < e ? x : e) - s;
+    if (y < e) work += e - (y > s ? y : s);
+  }
   return work <= IN_ORDER_ROWS_PER_RESULT * (pe - ps);
 }
 
