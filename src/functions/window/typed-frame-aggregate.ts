@@ -414,10 +414,14 @@ export class TypedFrameAggregate {
     const fe = f.fe;
     const ex = f.exclude;
     const zero = avg ? 0 : -0;
+    if (ex === 'no-others') {
+      floatFramesInOrder(fs, fe, cnt, z, ps, pe, zero, avg, out);
+      return;
+    }
     // When every frame starts at the same row (EXCLUDE over a running frame), the piece before the
     // excluded rows is a running sum: PostgreSQL's own partial sums, read from a prefix array.
     let pre: Float64Array | null = null;
-    if (ex !== 'no-others' && fs[ps] === fs[pe - 1]) {
+    if (fs[ps] === fs[pe - 1]) {
       const n = pe - ps;
       if (this.prefix.length < n + 1) this.prefix = new Float64Array(Math.max(n + 1, this.prefix.length * 2));
       pre = this.prefix;
@@ -425,31 +429,10 @@ export class TypedFrameAggregate {
       pre[s0] = zero;
       for (let j = s0; j < n; j++) pre[j + 1] = pre[j]! + z[j]!;
     }
-    let prevS = -1;
-    let prevE = -1;
     for (let i = ps; i < pe; i++) {
       const s = fs[i]! - ps;
       const e = fe[i]! - ps;
       const r = i - ps;
-      if (ex === 'no-others') {
-        // Peers under RANGE / GROUPS share their frame and so their result.
-        if (s === prevS && e === prevE) {
-          if (out.nulls !== null && out.nulls[i - 1] === 1) out.setNull(i);
-          else od[i] = od[i - 1]!;
-          continue;
-        }
-        prevS = s;
-        prevE = e;
-        const c = s < e ? cnt[e]! - cnt[s]! : 0;
-        if (c === 0) {
-          out.setNull(i);
-          continue;
-        }
-        let v = zero;
-        for (let j = s; j < e; j++) v += z[j]!;
-        od[i] = avg ? v / c : v;
-        continue;
-      }
       let c = 0;
       let v = zero;
       if (s < e) {
@@ -544,6 +527,67 @@ function shortFrames(b: WindowBlock, f: FrameBounds, ps: number, pe: number): bo
     if (y < e) work += e - (y > s ? y : s);
   }
   return work <= IN_ORDER_ROWS_PER_RESULT * (pe - ps);
+}
+
+/**
+ * floatInOrder without EXCLUDE. Each row's sum is one chain of dependent additions; four rows whose
+ * frames have the same length are summed side by side, so the chains overlap in the CPU while each
+ * still adds its own frame left to right.
+ */
+function floatFramesInOrder(fs: Int32Array, fe: Int32Array, cnt: Float64Array, z: Float64Array, ps: number, pe: number, zero: number, avg: boolean, out: ResultColumn): void {
+  const od = out.data as Float64Array;
+  let prevS = -1;
+  let prevE = -1;
+  let i = ps;
+  while (i < pe) {
+    const s = fs[i]! - ps;
+    const e = fe[i]! - ps;
+    const len = e - s;
+    if (i + 3 < pe && len > 1 && !(s === prevS && e === prevE) && fe[i + 1]! - fs[i + 1]! === len && fe[i + 2]! - fs[i + 2]! === len && fe[i + 3]! - fs[i + 3]! === len) {
+      const s1 = fs[i + 1]! - ps;
+      const s2 = fs[i + 2]! - ps;
+      const s3 = fs[i + 3]! - ps;
+      let v0 = zero;
+      let v1 = zero;
+      let v2 = zero;
+      let v3 = zero;
+      for (let t = 0; t < len; t++) {
+        v0 += z[s + t]!;
+        v1 += z[s1 + t]!;
+        v2 += z[s2 + t]!;
+        v3 += z[s3 + t]!;
+      }
+      putSum(out, od, cnt, i, s, len, v0, avg);
+      putSum(out, od, cnt, i + 1, s1, len, v1, avg);
+      putSum(out, od, cnt, i + 2, s2, len, v2, avg);
+      putSum(out, od, cnt, i + 3, s3, len, v3, avg);
+      prevS = s3;
+      prevE = s3 + len;
+      i += 4;
+      continue;
+    }
+    // Peers under RANGE / GROUPS share their frame and so their result.
+    if (s === prevS && e === prevE) {
+      if (out.nulls !== null && out.nulls[i - 1] === 1) out.setNull(i);
+      else od[i] = od[i - 1]!;
+      i++;
+      continue;
+    }
+    prevS = s;
+    prevE = e;
+    let v = zero;
+    for (let j = s; j < e; j++) v += z[j]!;
+    if (len > 0) putSum(out, od, cnt, i, s, len, v, avg);
+    else out.setNull(i);
+    i++;
+  }
+}
+
+/** Row i's sum (or average) of the frame [s, s + len) relative to the partition; NULL when no row counted. */
+function putSum(out: ResultColumn, od: Float64Array, cnt: Float64Array, i: number, s: number, len: number, v: number, avg: boolean): void {
+  const c = cnt[s + len]! - cnt[s]!;
+  if (c === 0) out.setNull(i);
+  else od[i] = avg ? v / c : v;
 }
 
 /** `cand` (a later row) unless `cur` is strictly better. */

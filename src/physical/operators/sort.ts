@@ -573,7 +573,11 @@ export class Sort extends PhysicalOperator {
 export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
   if (keys.some((k) => k.type.name === 'text' || k.type.name === 'varchar')) {
     const ranked = rankKeys(b, keys);
-    if (ranked !== null) return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks`;
+    if (ranked !== null) {
+      // Stored codes cover a key, or the sort coded computed text itself (rank-keys.ts).
+      const stored = keys.some((k) => b.columns[k.col]!.dict != null && b.columns[k.col]!.dict!.codes.length >= b.length);
+      return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks${stored ? '' : ' built for the sort'}`;
+    }
   }
   if (run.sorted !== undefined) return 'packed radix';
   if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';
