@@ -150,6 +150,18 @@ describe('window and sort fast paths vs PostgreSQL', () => {
     ]);
   }, 300_000);
 
+  it('small partitions across many input batches: each evaluated once, boundaries anywhere in a batch', async () => {
+    await pg.query('CREATE TABLE sp AS SELECT i, (i * 7) % 3 AS r, i / 3 + (i % 11) / 5 AS p FROM generate_series(1, 20000) i');
+    await q.query('CREATE TABLE sp AS SELECT i, (i * 7) % 3 AS r, i / 3 + (i % 11) / 5 AS p FROM generate_series(1, 20000) i');
+    await agree([
+      'SELECT i, row_number() OVER w, sum(r) OVER w, lag(i) OVER w, count(*) OVER (PARTITION BY p) FROM sp WINDOW w AS (PARTITION BY p ORDER BY i) ORDER BY i',
+      'SELECT i, first_value(i) OVER (PARTITION BY p / 2 ORDER BY r, i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), rank() OVER (PARTITION BY p / 2 ORDER BY r) FROM sp ORDER BY i',
+      // Partitions of one to a few thousand rows in one input: the straddling one is copied, the rest sliced.
+      'SELECT i, dense_rank() OVER (PARTITION BY CASE WHEN i < 9000 THEN p ELSE p / 700 END ORDER BY r), sum(i) OVER (PARTITION BY CASE WHEN i < 9000 THEN p ELSE p / 700 END) FROM sp ORDER BY i',
+      'SELECT count(*), sum(rn), sum(c) FROM (SELECT row_number() OVER (PARTITION BY p::text ORDER BY i) AS rn, count(*) OVER (PARTITION BY p::text) AS c FROM sp) x',
+    ]);
+  }, 300_000);
+
   it('windows partitioned and ordered by computed text', async () => {
     await agree([
       'SELECT id, avg(f) OVER (PARTITION BY g::text ORDER BY k, id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) FROM w ORDER BY id',
