@@ -96,3 +96,48 @@ export function encodeText(
   }
   return { codes, dictionary };
 }
+
+/**
+ * The share of distinct values among a computed text column's rows past which coding stops paying:
+ * ranking and looking up nearly every row's own entry costs more than sorting the strings themselves.
+ */
+const CODING_MAX_DISTINCT_SHARE = 0.125;
+/**
+ * A first look after this many rows: when nearly all of them are distinct the column is taken to be
+ * mostly unique and coding stops there rather than at rows / 8 entries (repetitive columns, even of
+ * 10,000 values, stay well below the bound this early).
+ */
+const CODING_EARLY_ROWS = 1 << 14;
+const CODING_EARLY_MAX_DISTINCT = CODING_EARLY_ROWS * 0.75;
+
+/**
+ * Codes for text computed without them (a cast, CASE, a function's result) in rows [from, to) of a
+ * column of `rows` rows, written into `codes` against `dictionary` (a new one per column); NULLs (in
+ * `nulls` or as null values) get -1 and a 1 in `nullsOut`. Returns false when a value is not a string,
+ * or when the column holds so many distinct strings that sorting or grouping the strings directly is the
+ * better plan (found out after CODING_EARLY_ROWS rows, or at most rows * CODING_MAX_DISTINCT_SHARE entries).
+ */
+export function codeComputedText(
+  data: readonly Value[],
+  nulls: Uint8Array | null,
+  from: number,
+  to: number,
+  rows: number,
+  dictionary: TextDictionary,
+  codes: Int32Array,
+  nullsOut: Uint8Array,
+): boolean {
+  const limit = rows * CODING_MAX_DISTINCT_SHARE;
+  for (let i = from; i < to; i++) {
+    const v = data[i];
+    if (v === null || (nulls !== null && nulls[i] === 1)) {
+      codes[i] = -1;
+      nullsOut[i] = 1;
+      continue;
+    }
+    if (typeof v !== 'string') return false;
+    codes[i] = dictionary.add(v);
+    if ((i & 1023) === 1023 && (dictionary.size > limit || (i === CODING_EARLY_ROWS - 1 && dictionary.size > CODING_EARLY_MAX_DISTINCT))) return false;
+  }
+  return dictionary.size <= limit;
+}

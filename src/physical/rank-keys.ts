@@ -3,27 +3,73 @@
  * by an int4 column of each row's rank in the dictionary's text order, NULLs kept in place. Ranks order
  * exactly as the strings do, so the integer paths (radix, packed and normalized-key sorts) give the same
  * stable order the text comparator would, with no prefix cut and no comparator fallback.
+ *
+ * Text computed by the query (a cast such as g::text, CASE, a function's result) has no codes; when its
+ * values repeat enough, a dictionary is built for the sort alone (one hash lookup per row, one sort of the
+ * distinct strings), which costs far less than radix sorting the strings' bytes. Mostly distinct values
+ * give up part way and keep the normalized-key sort.
  */
-import { T } from '../common/types.js';
+import { T, type Value } from '../common/types.js';
 import { makeColumn, type Batch, type Column } from '../common/column.js';
+import { codeComputedText, TextDictionary } from '../common/text-dictionary.js';
 import type { SortKey } from './sort-key.js';
+
+/** Rows coded between two chances to yield. */
+const SLICE_ROWS = 1 << 16;
 
 /** The batch and keys to sort on instead of `b` and `keys`, or null when no key carries codes. */
 export function rankKeys(b: Batch, keys: readonly SortKey[]): { batch: Batch; keys: SortKey[] } | null {
+  const steps = rankKeySteps(b, keys);
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+/** rankKeys in pieces: yields between slices of rows, so a caller can let the event loop run. */
+export function* rankKeySteps(b: Batch, keys: readonly SortKey[]): Generator<void, { batch: Batch; keys: SortKey[] } | null> {
   let columns: Column[] | null = null;
   let out: SortKey[] | null = null;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
     const c = b.columns[k.col]!;
+    if (k.type.name !== 'text' && k.type.name !== 'varchar') continue;
+    let ranks: Column | null = null;
     const dc = c.dict;
-    if (dc == null || (k.type.name !== 'text' && k.type.name !== 'varchar') || dc.codes.length < b.length) continue;
+    if (dc != null && dc.codes.length >= b.length) {
+      ranks = makeColumn(T.int4, ranksOf(dc.codes, dc.dictionary.rank(), b.length), c.nulls);
+    } else if (Array.isArray(c.data) && b.length > 256) {
+      ranks = yield* computedRanks(c.data as readonly Value[], c.nulls, b.length);
+    }
+    if (ranks === null) continue;
     columns ??= b.columns.slice();
     out ??= keys.slice();
     // A new column at the end, so a column used by two keys, or also as output, keeps its strings.
     out[i] = { col: columns.length, type: T.int4, desc: k.desc, nullsFirst: k.nullsFirst };
-    columns.push(makeColumn(T.int4, ranksOf(dc.codes, dc.dictionary.rank(), b.length), c.nulls));
+    columns.push(ranks);
   }
   return columns === null || out === null ? null : { batch: { columns, length: b.length }, keys: out };
+}
+
+/** Ranks of a computed text column through a dictionary of its own, or null when it does not pay. */
+function* computedRanks(data: readonly Value[], nulls: Uint8Array | null, n: number): Generator<void, Column | null> {
+  const dictionary = new TextDictionary();
+  const codes = new Int32Array(n);
+  const nullsOut = new Uint8Array(n);
+  for (let from = 0; from < n; from += SLICE_ROWS) {
+    if (from > 0) yield;
+    if (!codeComputedText(data, nulls, from, Math.min(n, from + SLICE_ROWS), n, dictionary, codes, nullsOut)) return null;
+  }
+  yield;
+  const ranks = ranksOf(codes, dictionary.rank(), n);
+  let anyNull = false;
+  for (let i = 0; i < n; i++) {
+    if (nullsOut[i] === 1) {
+      anyNull = true;
+      break;
+    }
+  }
+  return makeColumn(T.int4, ranks, anyNull ? nullsOut : null);
 }
 
 function ranksOf(codes: Int32Array, rank: Int32Array, n: number): Int32Array {

@@ -16,8 +16,9 @@
  *     running sum ("two stacks"); each row is added twice at most, and the result is front + back.
  *     That order differs from PostgreSQL's left-to-right loop, which can change the last digit printed,
  *     so it runs only where every partial sum is exact (integer values below 2^53) or the frame start
- *     never moves (then the back sum is PostgreSQL's own loop); other partitions take the general
- *     path, which adds each frame from its start as PostgreSQL does. An overflow to infinity from finite values, which PostgreSQL
+ *     never moves (then the back sum is PostgreSQL's own loop). Otherwise, when frames are short (a few
+ *     hundred rows on average), each frame is added from its start in a typed loop, as PostgreSQL does;
+ *     longer ones take the general path. An overflow to infinity from finite values, which PostgreSQL
  *     raises as an error, cannot happen in either order when every finite |value| times the row count
  *     stays below the guard; other partitions go to the general path.
  *   - integer sums (int2/int4): prefix sums, exact in doubles below 2^53, answer any piece in O(1).
@@ -257,7 +258,12 @@ export class TypedFrameAggregate {
         // start, left to right. Two stacks add in another order, which changes the last bits unless
         // every value is an integer (then every partial sum is exact). Frames that only grow add in
         // PostgreSQL's order already.
-        if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1])) return false;
+        if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1])) {
+          // Short frames are summed from their start, left to right, as PostgreSQL does: its own result.
+          if (!shortFrames(b, f, ps, pe)) return false;
+          this.floatInOrder(b, ps, pe, f, out, this.kind === 'avg-float');
+          return true;
+        }
         this.floatSum(b, ps, pe, f, out, this.kind === 'avg-float');
         return true;
     }
@@ -395,6 +401,66 @@ export class TypedFrameAggregate {
     }
   }
 
+  /**
+   * Every frame summed afresh from its first row, skipping excluded rows, in row order: PostgreSQL's
+   * loop when the frame start moves (float sums have no inverse), so the result is bit for bit its own.
+   * sum starts from -0 (float8pl takes the first value as it is), avg from 0 (float8_accum's {0,0,0}).
+   */
+  private floatInOrder(b: WindowBlock, ps: number, pe: number, f: FrameBounds, out: ResultColumn, avg: boolean): void {
+    const od = out.data as Float64Array;
+    const cnt = this.counts;
+    const z = this.zeroed;
+    const fs = f.fs;
+    const fe = f.fe;
+    const ex = f.exclude;
+    const zero = avg ? 0 : -0;
+    if (ex === 'no-others') {
+      floatFramesInOrder(fs, fe, cnt, z, ps, pe, zero, avg, out);
+      return;
+    }
+    // When every frame starts at the same row (EXCLUDE over a running frame), the piece before the
+    // excluded rows is a running sum: PostgreSQL's own partial sums, read from a prefix array.
+    let pre: Float64Array | null = null;
+    if (fs[ps] === fs[pe - 1]) {
+      const n = pe - ps;
+      if (this.prefix.length < n + 1) this.prefix = new Float64Array(Math.max(n + 1, this.prefix.length * 2));
+      pre = this.prefix;
+      const s0 = fs[ps]! - ps;
+      pre[s0] = zero;
+      for (let j = s0; j < n; j++) pre[j + 1] = pre[j]! + z[j]!;
+    }
+    for (let i = ps; i < pe; i++) {
+      const s = fs[i]! - ps;
+      const e = fe[i]! - ps;
+      const r = i - ps;
+      let c = 0;
+      let v = zero;
+      if (s < e) {
+        let x = r;
+        let y = r + 1;
+        if (ex !== 'current-row') {
+          x = b.peerStart[i]! - ps;
+          y = b.peerEnd[i]! - ps;
+        }
+        const e0 = x < e ? x : e;
+        const s2 = y > s ? y : s;
+        if (s < e0) {
+          if (pre !== null) v = pre[e0]!;
+          else for (let j = s; j < e0; j++) v += z[j]!;
+          c += cnt[e0]! - cnt[s]!;
+        }
+        if (ex === 'ties' && r >= s && r < e && cnt[r + 1]! !== cnt[r]!) {
+          c++;
+          v += z[r]!;
+        }
+        for (let j = s2; j < e; j++) v += z[j]!;
+        if (s2 < e) c += cnt[e]! - cnt[s2]!;
+      }
+      if (c === 0) out.setNull(i);
+      else od[i] = avg ? v / c : v;
+    }
+  }
+
   private minMax(b: WindowBlock, d: Float64Array | Int32Array, nulls: Uint8Array | null, ps: number, pe: number, f: FrameBounds, out: ResultColumn, isMax: boolean): void {
     const od = out.data as Float64Array | Int32Array;
     const n = pe - ps;
@@ -431,6 +497,97 @@ export class TypedFrameAggregate {
       else od[i] = d[best]!;
     }
   }
+}
+
+/** Frame rows summed per result row, on average, up to which summing each frame afresh beats the general path. */
+const IN_ORDER_ROWS_PER_RESULT = 256;
+
+/**
+ * Whether the frames of rows [ps, pe) are short enough to sum each from its start (floatInOrder): the
+ * rows it would add, counting the piece before the excluded rows as free when every frame starts at the
+ * same row (it comes from a prefix array then).
+ */
+function shortFrames(b: WindowBlock, f: FrameBounds, ps: number, pe: number): boolean {
+  const fs = f.fs;
+  const fe = f.fe;
+  const ex = f.exclude;
+  const fixed = ex !== 'no-others' && fs[ps] === fs[pe - 1];
+  let work = 0;
+  for (let i = ps; i < pe; i++) {
+    const s = fs[i]!;
+    const e = fe[i]!;
+    if (s >= e) continue;
+    if (ex === 'no-others') {
+      work += e - s;
+      continue;
+    }
+    const x = ex === 'current-row' ? i : b.peerStart[i]!;
+    const y = ex === 'current-row' ? i + 1 : b.peerEnd[i]!;
+    if (!fixed && x > s) work += (x < e ? x : e) - s;
+    if (y < e) work += e - (y > s ? y : s);
+  }
+  return work <= IN_ORDER_ROWS_PER_RESULT * (pe - ps);
+}
+
+/**
+ * floatInOrder without EXCLUDE. Each row's sum is one chain of dependent additions; four rows whose
+ * frames have the same length are summed side by side, so the chains overlap in the CPU while each
+ * still adds its own frame left to right.
+ */
+function floatFramesInOrder(fs: Int32Array, fe: Int32Array, cnt: Float64Array, z: Float64Array, ps: number, pe: number, zero: number, avg: boolean, out: ResultColumn): void {
+  const od = out.data as Float64Array;
+  let prevS = -1;
+  let prevE = -1;
+  let i = ps;
+  while (i < pe) {
+    const s = fs[i]! - ps;
+    const e = fe[i]! - ps;
+    const len = e - s;
+    if (i + 3 < pe && len > 1 && !(s === prevS && e === prevE) && fe[i + 1]! - fs[i + 1]! === len && fe[i + 2]! - fs[i + 2]! === len && fe[i + 3]! - fs[i + 3]! === len) {
+      const s1 = fs[i + 1]! - ps;
+      const s2 = fs[i + 2]! - ps;
+      const s3 = fs[i + 3]! - ps;
+      let v0 = zero;
+      let v1 = zero;
+      let v2 = zero;
+      let v3 = zero;
+      for (let t = 0; t < len; t++) {
+        v0 += z[s + t]!;
+        v1 += z[s1 + t]!;
+        v2 += z[s2 + t]!;
+        v3 += z[s3 + t]!;
+      }
+      putSum(out, od, cnt, i, s, len, v0, avg);
+      putSum(out, od, cnt, i + 1, s1, len, v1, avg);
+      putSum(out, od, cnt, i + 2, s2, len, v2, avg);
+      putSum(out, od, cnt, i + 3, s3, len, v3, avg);
+      prevS = s3;
+      prevE = s3 + len;
+      i += 4;
+      continue;
+    }
+    // Peers under RANGE / GROUPS share their frame and so their result.
+    if (s === prevS && e === prevE) {
+      if (out.nulls !== null && out.nulls[i - 1] === 1) out.setNull(i);
+      else od[i] = od[i - 1]!;
+      i++;
+      continue;
+    }
+    prevS = s;
+    prevE = e;
+    let v = zero;
+    for (let j = s; j < e; j++) v += z[j]!;
+    if (len > 0) putSum(out, od, cnt, i, s, len, v, avg);
+    else out.setNull(i);
+    i++;
+  }
+}
+
+/** Row i's sum (or average) of the frame [s, s + len) relative to the partition; NULL when no row counted. */
+function putSum(out: ResultColumn, od: Float64Array, cnt: Float64Array, i: number, s: number, len: number, v: number, avg: boolean): void {
+  const c = cnt[s + len]! - cnt[s]!;
+  if (c === 0) out.setNull(i);
+  else od[i] = avg ? v / c : v;
 }
 
 /** `cand` (a later row) unless `cur` is strictly better. */

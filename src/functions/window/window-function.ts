@@ -49,35 +49,36 @@ export function frameParts(f: FrameBounds, b: WindowBlock, i: number, out: Int32
   const s = f.fs[i]!;
   const e = f.fe[i]!;
   if (s >= e) return 0;
-  let k = 0;
-  const push = (a: number, z: number): void => {
-    if (a < s) a = s;
-    if (z > e) z = e;
-    if (a < z) {
-      out[2 * k] = a;
-      out[2 * k + 1] = z;
-      k++;
-    }
-  };
+  // No closure here: this runs once per row, and a nested function would be created on every call.
   switch (f.exclude) {
     case 'no-others':
       out[0] = s;
       out[1] = e;
       return 1;
-    case 'current-row':
-      push(s, i);
-      push(i + 1, e);
-      return k;
-    case 'group':
-      push(s, b.peerStart[i]!);
-      push(b.peerEnd[i]!, e);
-      return k;
-    case 'ties':
-      push(s, b.peerStart[i]!);
-      push(i, i + 1);
-      push(b.peerEnd[i]!, e);
-      return k;
+    case 'current-row': {
+      const k = pushPart(out, 0, s, i, s, e);
+      return pushPart(out, k, i + 1, e, s, e);
+    }
+    case 'group': {
+      const k = pushPart(out, 0, s, b.peerStart[i]!, s, e);
+      return pushPart(out, k, b.peerEnd[i]!, e, s, e);
+    }
+    case 'ties': {
+      let k = pushPart(out, 0, s, b.peerStart[i]!, s, e);
+      k = pushPart(out, k, i, i + 1, s, e);
+      return pushPart(out, k, b.peerEnd[i]!, e, s, e);
+    }
   }
+}
+
+/** Writes [a, z) clamped to [s, e) as range k of `out` when non-empty; returns the next range count. */
+function pushPart(out: Int32Array, k: number, a: number, z: number, s: number, e: number): number {
+  if (a < s) a = s;
+  if (z > e) z = e;
+  if (a >= z) return k;
+  out[2 * k] = a;
+  out[2 * k + 1] = z;
+  return k + 1;
 }
 
 /** Output of one window call for one block: typed storage where the type allows, nulls as a byte map. */

@@ -19,7 +19,7 @@ import { KeyRadixSort } from '../key-radix-sort.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
-import { rankKeys } from '../rank-keys.js';
+import { rankKeys, rankKeySteps } from '../rank-keys.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
 /** One sorted run: the rows and the order to read them in. */
@@ -116,8 +116,15 @@ export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
 export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
   // Callers have just gathered the input into one batch: a chance to yield before sorting it.
   await yieldIfDue(ctx);
-  // Text keys with dictionary codes sort as their integer ranks; the run still reads rows from `b`.
-  const ranked = rankKeys(b, keys);
+  // Text keys with dictionary codes (stored, or built here for repetitive computed text) sort as their
+  // integer ranks; the run still reads rows from `b`.
+  const rankSteps = rankKeySteps(b, keys);
+  let rs = rankSteps.next();
+  while (rs.done !== true) {
+    await yieldIfDue(ctx);
+    rs = rankSteps.next();
+  }
+  const ranked = rs.value;
   if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
     const steps = numericSortSteps(b, keys, decode);
@@ -564,9 +571,13 @@ export class Sort extends PhysicalOperator {
 
 /** EXPLAIN ANALYZE's name for the path sortRun took. */
 export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): string {
-  if (keys.some((k) => b.columns[k.col]!.dict != null)) {
+  if (keys.some((k) => k.type.name === 'text' || k.type.name === 'varchar')) {
     const ranked = rankKeys(b, keys);
-    if (ranked !== null) return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks`;
+    if (ranked !== null) {
+      // Stored codes cover a key, or the sort coded computed text itself (rank-keys.ts).
+      const stored = keys.some((k) => b.columns[k.col]!.dict != null && b.columns[k.col]!.dict!.codes.length >= b.length);
+      return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks${stored ? '' : ' built for the sort'}`;
+    }
   }
   if (run.sorted !== undefined) return 'packed radix';
   if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';

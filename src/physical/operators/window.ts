@@ -158,9 +158,21 @@ export class Window extends PhysicalOperator {
           await part.clear();
           if (x0 < x) yield* this.emit(sliceBatch(b, x0, x), frames, ctx);
         } else if (part.rows > 0 || x > 0) {
-          const head = x === 0 ? [...part.memoryBatches] : [...part.memoryBatches, sliceBatch(b, 0, x)];
-          await part.clear();
-          yield* this.emit(concatBatches(types, head), frames, ctx);
+          // Only the partition continued from earlier batches is copied into a block of its own; the
+          // complete partitions after it are evaluated on a slice of b, which copies nothing for typed
+          // columns (with small partitions, copying every row into blocks cost more than the functions).
+          let x0 = 0;
+          if (part.rows > 0 && x > 0 && lastView !== null && this.partCmp!.cross(lastView, view!)(lastLen - 1, 0) === 0) {
+            const rc = this.partCmp!.rows(view!);
+            x0 = 1;
+            while (x0 < x && rc(x0 - 1, x0) === 0) x0++;
+          }
+          if (part.rows > 0) {
+            const head = x0 === 0 ? [...part.memoryBatches] : [...part.memoryBatches, sliceBatch(b, 0, x0)];
+            await part.clear();
+            yield* this.emit(concatBatches(types, head), frames, ctx);
+          }
+          if (x0 < x) yield* this.emit(sliceBatch(b, x0, x), frames, ctx);
         }
         const tail = x === 0 ? b : sliceBatch(b, x, b.length);
         await part.push(tail);
