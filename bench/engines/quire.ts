@@ -15,6 +15,7 @@ interface QuireResult {
 }
 interface QuireDatabase {
   registerRows?(name: string, rows: Record<string, unknown>[], columnTypes?: Record<string, string>): void;
+  registerColumns?(name: string, columns: Record<string, ArrayLike<unknown>>, columnTypes?: Record<string, string>): void;
   query(sql: string, params?: unknown[]): Promise<QuireResult>;
   close?(): unknown;
 }
@@ -49,7 +50,18 @@ export async function create(): Promise<EngineAdapter> {
       return `${pkgVersion} (${process.env.QUIRE_MODULE ?? 'src'}${loadPath ? `, ${loadPath}` : ''})`;
     },
     async load(d: Dataset) {
-      if (typeof db.registerRows === 'function') {
+      if (typeof db.registerColumns === 'function') {
+        // Columns as they are generated: no row objects, timestamps in Quire's representation (µs).
+        loadPath = 'registerColumns';
+        const ts = new Float64Array(d.rows);
+        for (let i = 0; i < d.rows; i++) ts[i] = d.tsMs[i]! * US_PER_MS;
+        db.registerColumns(
+          't',
+          { id: d.id, g: d.g, v: d.v, k: d.k, s: Array.from(d.sIdx, (x) => d.sDict[x]!), ts, p: d.p },
+          { id: 'integer', g: 'integer', v: 'double precision', k: 'integer', s: 'text', ts: 'timestamp', p: 'integer' },
+        );
+        db.registerColumns('u', { g: d.uG, name: d.uName, w: d.uW }, { g: 'integer', name: 'text', w: 'double precision' });
+      } else if (typeof db.registerRows === 'function') {
         loadPath = 'registerRows';
         const t: Record<string, unknown>[] = new Array(d.rows);
         for (let i = 0; i < d.rows; i++) {

@@ -563,6 +563,43 @@ export class Database implements UtilityHost {
       name: n,
       type: columnTypes[n] ? this.resolveTypeText(columnTypes[n]!) : inferJsType(rows.map((r) => r[n])),
     }));
+    this.storeRegistered(name, fields, rows.length, (c, i) => rows[i]![fields[c]!.name], false);
+  }
+
+  /**
+   * Registers columns as a table: `columns` maps each column name to an array or typed array, all of
+   * one length. Values are JavaScript values as registerRows takes them, or the representation query
+   * results use: a number in a date column is days since 1970, in a timestamp[tz] column microseconds
+   * since 1970. Types come from `columnTypes`, else from the array (Int32Array, Int16Array, Int8Array,
+   * Uint16Array and Uint8Array: integer; Float64Array and Float32Array: double precision;
+   * BigInt64Array and Uint32Array: bigint) or its values. The arrays are copied: changing them later
+   * does not change the table. No row objects are made, so loading columns costs their size only.
+   */
+  registerColumns(name: string, columns: Readonly<Record<string, ArrayLike<unknown>>>, columnTypes: Record<string, string> = {}): void {
+    const names = Object.keys(columns);
+    for (const k of Object.keys(columnTypes)) {
+      if (!(k in columns)) throw new QuireError('42703', `column "${k}" of columnTypes is not among the columns`);
+    }
+    const length = names.length === 0 ? 0 : columns[names[0]!]!.length;
+    for (const n of names) {
+      if (columns[n]!.length !== length) {
+        throw new QuireError('22023', `column "${n}" has ${columns[n]!.length} values where "${names[0]}" has ${length}`);
+      }
+    }
+    const arrays = names.map((n) => columns[n]!);
+    const fields: Field[] = names.map((n, c) => ({
+      name: n,
+      type: columnTypes[n] ? this.resolveTypeText(columnTypes[n]!) : (typedArrayType(arrays[c]!) ?? inferJsType(Array.from(arrays[c]!))),
+    }));
+    this.storeRegistered(name, fields, length, (c, i) => arrays[c]![i], true);
+  }
+
+  /**
+   * A table of `length` rows whose value (c, i) is `valueAt(c, i)`, built a batch at a time and put in
+   * the catalog under `name` (replacing a table of that name). `temporalNumbers`: a number in a date or
+   * timestamp column is already Quire's representation (days or microseconds since 1970).
+   */
+  private storeRegistered(name: string, fields: Field[], length: number, valueAt: (c: number, i: number) => unknown, temporalNumbers: boolean): void {
     const t = new MemoryTable(name, fields);
     const tz = this.timezone;
     // Values already in the engine's representation go straight into the column builders.
@@ -578,18 +615,22 @@ export class Database implements UtilityHost {
           return typeof v === 'string';
         case 'bool':
           return typeof v === 'boolean';
+        case 'date':
+        case 'timestamp':
+        case 'timestamptz':
+          return temporalNumbers && typeof v === 'number' && Number.isSafeInteger(v);
         default:
           return false;
       }
     };
-    for (let start = 0; start < rows.length; start += BATCH_SIZE) {
-      const end = Math.min(rows.length, start + BATCH_SIZE);
+    for (let start = 0; start < length; start += BATCH_SIZE) {
+      const end = Math.min(length, start + BATCH_SIZE);
       const builders = fields.map((f) => new ColumnBuilder(f.type, end - start));
       for (let c = 0; c < fields.length; c++) {
         const f = fields[c]!;
         const b = builders[c]!;
         for (let i = start; i < end; i++) {
-          const v = rows[i]![f.name];
+          const v = valueAt(c, i);
           b.push(v === undefined || v === null ? null : direct(v, f) ? (v as Value) : jsToValue(v, f.type, tz));
         }
       }
@@ -863,4 +904,12 @@ async function withPositionAsync<X>(_sql: string, _s: ParsedStatement, f: () => 
     }
     throw new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** The SQL type a typed array's elements fit, or null for plain arrays (their values decide). */
+function typedArrayType(a: ArrayLike<unknown>): DataType | null {
+  if (a instanceof Int32Array || a instanceof Int16Array || a instanceof Int8Array || a instanceof Uint16Array || a instanceof Uint8Array) return T.int4;
+  if (a instanceof Float64Array || a instanceof Float32Array) return T.float8;
+  if (a instanceof BigInt64Array || a instanceof Uint32Array) return T.int8;
+  return null;
 }
