@@ -37,7 +37,7 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
   };
   if (b.is_from) {
     const rv = b.relation as AnyNode;
-    const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+    const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
     const cols = b.attlist ? strings(b.attlist as Node[]).map((n) => {
       const i = t.schema.findIndex((f) => f.name === n);
       if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
@@ -196,7 +196,7 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
     batches = m.batches;
   } else {
     const rv = b.relation as AnyNode;
-    const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+    const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
     const idx = b.attlist ? strings(b.attlist as Node[]).map((n) => {
       const i = t.schema.findIndex((f) => f.name === n);
       if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
@@ -229,7 +229,7 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
  */
 async function copyFromFileFormat(host: UtilityHost, b: AnyNode, format: 'parquet' | 'json'): Promise<QueryResult> {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
   const filename = b.filename as string | undefined;
   if (filename === undefined || b.spooledStdin === true) {
     throw new QuireError('0A000', `COPY FROM STDIN with FORMAT ${format} is not supported`, { hint: `Name a file: COPY ${t.name} FROM 'data.${format === 'json' ? 'ndjson' : 'parquet'}' (FORMAT ${format}).` });

@@ -226,6 +226,23 @@ export class Database implements UtilityHost {
           return key !== undefined && base.tables.has(key) ? base.getMemoryTable(key, position) : base.getMemoryTable(name, position);
         },
       });
+      // public.x is the permanent table even when a TEMP x shadows it; pg_temp.x only the TEMP one.
+      Object.defineProperty(view, 'getTableIn', {
+        value: (schema: string | undefined, name: string) => {
+          if (schema === 'public') return base.getTable(name);
+          const key = temps.get(name);
+          const temp = key !== undefined ? base.tables.get(key) : undefined;
+          return schema === 'pg_temp' ? temp : (temp ?? base.getTable(name));
+        },
+      });
+      Object.defineProperty(view, 'getMemoryTableIn', {
+        value: (schema: string | undefined, name: string, position?: number) => {
+          if (schema === 'public') return base.getMemoryTable(name, position);
+          const key = temps.get(name);
+          if (key !== undefined && base.tables.has(key)) return base.getMemoryTable(key, position);
+          return base.getMemoryTableIn(schema, name, position);
+        },
+      });
       v = view;
       this.tempViews.set(base, v);
     }

@@ -63,7 +63,7 @@ function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
   if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
     throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
   }
-  return host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  return host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
 }
 
 /**

@@ -188,10 +188,10 @@ function batchValues(b: Batch, width: number): Value[][] {
 export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () => number): QueryResult | null {
   // A confined session's statements go through its access checks on the general path.
   if (host.session.access !== AccessPolicy.full) return null;
-  const name = (lit.prefix.insert.relation as { relname: string }).relname;
+  const rel = lit.prefix.insert.relation as { relname: string; schemaname?: string };
   let t: MemoryTable;
   try {
-    t = host.catalog.getMemoryTable(name);
+    t = host.catalog.getMemoryTableIn(rel.schemaname, rel.relname);
   } catch {
     return null;
   }

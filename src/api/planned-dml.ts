@@ -142,7 +142,7 @@ function visibleBatches(host: UtilityHost, t: MemoryTable, snapshot: readonly Ba
 
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
@@ -165,7 +165,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
 
 export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
   const snapshot = t.snapshot();
   const list = retList(b);
   const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
@@ -195,7 +195,7 @@ export interface InsertParts {
 
 export function insertParts(host: UtilityHost, b: AnyNode): InsertParts {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTable(relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
   const onConflict = b.onConflictClause as AnyNode | undefined;
   if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
     throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });

@@ -123,7 +123,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'DeleteStmt':
       return del(host, b, params);
     case 'TruncateStmt': {
-      for (const r of (b.relations as Node[]) ?? []) host.catalog.getMemoryTable(nodeBody<AnyNode>(r).relname as string).replaceAll([]);
+      for (const r of (b.relations as Node[]) ?? []) host.catalog.getMemoryTableIn(nodeBody<AnyNode>(r).schemaname as string | undefined, nodeBody<AnyNode>(r).relname as string).replaceAll([]);
       return result('TRUNCATE', 'TRUNCATE TABLE');
     }
     case 'CopyStmt':

@@ -387,7 +387,7 @@ export class QueryBinder implements ExprEnv {
       }
     } else {
       const t: TableSource | undefined =
-        this.catalog.getTable(name) ?? (b.schemaname === undefined || b.schemaname === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
+        this.catalog.getTableIn(b.schemaname as string | undefined, name) ?? (b.schemaname === undefined || b.schemaname === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
     }

@@ -89,6 +89,20 @@ export class Catalog {
     return this.tables.get(name);
   }
 
+  /**
+   * The table `schema.name` names: `pg_temp` only a session's TEMP table, `public` only a permanent
+   * one, no schema either (a session's TEMP table first). This catalog holds no TEMP tables; a
+   * session's view of it (Database.catalog) overrides these two.
+   */
+  getTableIn(schema: string | undefined, name: string): TableSource | undefined {
+    return schema === 'pg_temp' ? undefined : this.getTable(name);
+  }
+
+  getMemoryTableIn(schema: string | undefined, name: string, position?: number): MemoryTable {
+    if (schema === 'pg_temp') throw new QuireError('42P01', `relation "pg_temp.${name}" does not exist`, { position });
+    return this.getMemoryTable(name, position);
+  }
+
   getMemoryTable(name: string, position?: number): MemoryTable {
     const t = this.tables.get(name);
     if (t === undefined) throw new QuireError('42P01', `relation "${name}" does not exist`, { position });
