@@ -12,6 +12,7 @@ import { concatBatchesAsync } from '../../src/execution/concat-batches-async.js'
 import type { ExecContext } from '../../src/execution/context.js';
 import { ShardedKeyMap, ShardedKeySet, type ShardKey } from '../../src/physical/key-shards.js';
 import { makeCtx, rng } from '../operators/helpers.js';
+import { beside } from './timer-beside.js';
 
 const TYPES = [T.int4, T.text, T.float8];
 
@@ -38,34 +39,6 @@ function batches(rows: number, size: number): Batch[] {
 }
 
 /** Milliseconds of CPU this process has used (all threads). */
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-/**
- * Runs `f` beside a 1 ms interval timer: how often it fired, and the most CPU time the process used
- * between two firings. CPU rather than wall time, so that other processes loading the machine do not
- * count as the statement holding the event loop.
- */
-async function beside<X>(f: () => Promise<X>): Promise<{ value: X; ticks: number; gap: number }> {
-  let ticks = 0;
-  let last = cpuMs();
-  let gap = 0;
-  const h = setInterval(() => {
-    const now = cpuMs();
-    gap = Math.max(gap, now - last);
-    last = now;
-    ticks++;
-  }, 1);
-  try {
-    const value = await f();
-    gap = Math.max(gap, cpuMs() - last);
-    return { value, ticks, gap };
-  } finally {
-    clearInterval(h);
-  }
-}
 
 describe('concatBatchesAsync', () => {
   it('gives the same batch as concatBatches and lets a timer run while it copies', async () => {

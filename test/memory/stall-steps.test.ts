@@ -12,35 +12,9 @@ import { T } from '../../src/common/types.js';
 import { makeColumn, type Column } from '../../src/common/column.js';
 import { KeyTable } from '../../src/physical/key-table.js';
 import { rng, startPg } from '../common/pg-helper.js';
+import { beside, cpuMs } from './timer-beside.js';
 
 /** Milliseconds of CPU this process has used (all threads). */
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-/**
- * Runs `f` beside a 1 ms interval timer: how often it fired, and the most CPU time the process used
- * between two firings (CPU, not wall time, so other processes loading the machine do not count).
- */
-async function beside<X>(f: () => Promise<X>): Promise<{ value: X; ticks: number; gap: number }> {
-  let ticks = 0;
-  let last = cpuMs();
-  let gap = 0;
-  const h = setInterval(() => {
-    const now = cpuMs();
-    gap = Math.max(gap, now - last);
-    last = now;
-    ticks++;
-  }, 1);
-  try {
-    const value = await f();
-    gap = Math.max(gap, cpuMs() - last);
-    return { value, ticks, gap };
-  } finally {
-    clearInterval(h);
-  }
-}
 
 /** Runs `sql` with an AbortSignal fired after `afterMs`: the error code and how long after the abort it stopped. */
 async function cancelled(db: Database, sql: string, afterMs: number): Promise<{ outcome: string; stopMs: number }> {

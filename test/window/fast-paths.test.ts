@@ -7,18 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { rng } from '../common/pg-helper.js';
 
-/** A small seeded generator (mulberry32), so a failure replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ROWS = 3000;
 const WORDS = ['apple', 'Äpfel', 'zebra', 'ß', 'été', 'eta', '日本', '日本語', '😀', 'a😀', '', ' x', 'x'];
