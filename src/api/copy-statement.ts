@@ -8,7 +8,6 @@ import { yieldIfDue } from '../execution/context.js';
 import type { CopyContext, CopyOptions } from '../storage/copy-format.js';
 import { nodeBody, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
-import { MemoryTable } from '../storage/memory-table.js';
 import { readFileChunks } from '../storage/csv.js';
 import type { QueryResult } from './database.js';
 import { relName, result } from './statement-support.js';
@@ -81,26 +80,7 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
     return result('COPY', `COPY ${n}`, { rowCount: n, notices });
   }
   // COPY … TO
-  let fields: Field[];
-  let batches: Batch[];
-  if (b.query) {
-    const m = await materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
-    fields = m.fields;
-    batches = m.batches;
-  } else {
-    const rv = b.relation as AnyNode;
-    const t = host.catalog.getTable(relName(rv));
-    if (!t) throw new QuireError('42P01', `relation "${relName(rv)}" does not exist`);
-    const all = [...((t as MemoryTable).snapshot?.() ?? [])];
-    if (b.attlist) {
-      const idx = strings(b.attlist as Node[]).map((n) => t.schema.findIndex((f) => f.name === n));
-      fields = idx.map((i) => t.schema[i]!);
-      batches = all.map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length }));
-    } else {
-      fields = [...t.schema];
-      batches = all;
-    }
-  }
+  const { fields, batches } = await copySource(host, b, params);
   let text = '';
   const chunks: string[] = [];
   async function* src(): AsyncGenerator<Batch> {
@@ -115,6 +95,21 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
     return result('COPY', `COPY ${n}`, { rowCount: n });
   }
   return result('COPY', `COPY ${n}`, { rowCount: n, copyOut: text });
+}
+
+/** What COPY … TO writes: its query's result, or the table's (listed) columns as of now. */
+async function copySource(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<{ fields: Field[]; batches: Batch[] }> {
+  if (b.query) return materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
+  const rv = b.relation as AnyNode;
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const idx = b.attlist
+    ? strings(b.attlist as Node[]).map((n) => {
+        const i = t.schema.findIndex((f) => f.name === n);
+        if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
+        return i;
+      })
+    : t.schema.map((_, i) => i);
+  return { fields: idx.map((i) => t.schema[i]!), batches: t.snapshot().map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length })) };
 }
 
 /**
@@ -188,23 +183,7 @@ async function copyToFileFormat(host: UtilityHost, b: AnyNode, params: readonly 
   }
   if (b.is_from) return copyFromFileFormat(host, b, format);
   const { writeParquetFile, writeJsonFile, encodeJsonLines } = await import('../storage/persist/export.js');
-  let fields: Field[];
-  let batches: Batch[];
-  if (b.query) {
-    const m = await materialize(host, nodeBody<SelectStmt>(b.query as Node), params);
-    fields = m.fields;
-    batches = m.batches;
-  } else {
-    const rv = b.relation as AnyNode;
-    const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
-    const idx = b.attlist ? strings(b.attlist as Node[]).map((n) => {
-      const i = t.schema.findIndex((f) => f.name === n);
-      if (i < 0) throw new QuireError('42703', `column "${n}" of relation "${t.name}" does not exist`);
-      return i;
-    }) : t.schema.map((_, i) => i);
-    fields = idx.map((i) => t.schema[i]!);
-    batches = t.snapshot().map((bt) => ({ columns: idx.map((i) => bt.columns[i]!), length: bt.length }));
-  }
+  const { fields, batches } = await copySource(host, b, params);
   const n = batches.reduce((a, x) => a + x.length, 0);
   const filename = b.filename as string | undefined;
   const tz = host.session.timezone;
