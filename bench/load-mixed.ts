@@ -67,10 +67,14 @@ function bump(m: Map<string, number>, k: string): void {
 async function main(): Promise<void> {
   const restPort = await freePort();
   const pgPort = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--demo', '--port', String(restPort), '--pg-port', String(pgPort), '--query-timeout', String(QUERY_TIMEOUT_MS),
+  // LOAD_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof") profiles the server under this load.
+  const serverNodeArgs = (process.env.LOAD_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
+  const child = spawn(process.execPath, [...serverNodeArgs, '--import', 'tsx', 'src/cli/main.ts', 'serve', '--demo', '--port', String(restPort), '--pg-port', String(pgPort), '--query-timeout', String(QUERY_TIMEOUT_MS),
     // Sized for this load: every REST client keeps a socket open (the default of 100 per port would
     // refuse half of them with 503, as it should for an unplanned flood).
-    '--max-connections', String(Math.max(100, REST_CLIENTS + PG_CLIENTS + 10))], {
+    '--max-connections', String(Math.max(100, REST_CLIENTS + PG_CLIENTS + 10)),
+    // LOAD_SERVER_ARGS (e.g. "--log-slow-ms 300" with LOAD_DEBUG=1) adds server flags.
+    ...(process.env.LOAD_SERVER_ARGS ?? '').split(' ').filter((a) => a.length > 0)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let crashed: string | null = null;

@@ -22,7 +22,9 @@ while (Date.now() < end) {
   try {
     const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"select 1"}' });
     await r.text();
-    if (r.ok) rest.push(performance.now() - t0);
+    const ms = performance.now() - t0;
+    if (r.ok) rest.push(ms);
+    if (ms > 300 && process.env.LOAD_DEBUG) process.stderr.write(`slow REST probe ${ms.toFixed(0)} ms ending ${new Date().toISOString()}\n`);
     else failures++;
   } catch {
     failures++;
@@ -31,7 +33,8 @@ while (Date.now() < end) {
   try {
     await c.query('select 1');
     pgMs.push(performance.now() - t0);
-  } catch {
+  } catch (e) {
+    if (process.env.LOAD_DEBUG && failures < 3) process.stderr.write(`pg probe failed: ${(e as Error).message}\n`);
     failures++;
   }
   await tick;

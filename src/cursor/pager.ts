@@ -39,7 +39,7 @@ import { QueryBinder } from '../sql/bind-query.js';
 import { parseStatements, type ParsedStatement } from '../sql/parse.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Catalog } from '../storage/catalog.js';
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { CursorCodec } from './cursor-codec.js';
 import { MemoryRevocations, type CursorRevocations } from './revocations.js';
 import { changedRelation, relationVersions, type RelationVersions } from './relation-versions.js';
@@ -200,7 +200,7 @@ export class Pager {
     const ts = Date.now() * 1000;
     await this.prewalk(sql);
     const t = this.ttl(req.ttlMs);
-    const session: Session = { n: randomBytes(16).toString('base64url'), t };
+    const session: Session = { n: randomNonce(), t };
     const prep = this.prepare(sql, params, ts, req.signal);
     const lim = await this.limitValues(prep);
     const held = lim?.placement === 'held' ? ([lim.count, lim.offset] as [number | null, number]) : null;
@@ -553,3 +553,16 @@ function offsetPlan(bound: LogicalPlan, offset: number, count: number, held: [nu
   };
 }
 
+
+/** Random bytes drawn 4 KiB at a time: one system call per 256 first pages rather than one each. */
+const noncePool = Buffer.alloc(4096);
+let nonceAt = noncePool.length;
+function randomNonce(): string {
+  if (nonceAt + 16 > noncePool.length) {
+    randomFillSync(noncePool);
+    nonceAt = 0;
+  }
+  const n = noncePool.toString('base64url', nonceAt, nonceAt + 16);
+  nonceAt += 16;
+  return n;
+}

@@ -306,7 +306,7 @@ export function queryMemory(ctx: ExecContext): QueryMemory {
     m = {
       pool,
       temp: new TempSpace(settingSize(ctx, 'max_temp_directory_size', 'unlimited')),
-      tempDirectory: dir !== undefined && dir.trim() !== '' ? dir : tmpdir(),
+      tempDirectory: dir !== undefined && dir.trim() !== '' ? dir : systemTempDirectory(),
       compression: comp === 'on' || comp === 'true' || comp === '1' || comp === 'zlib',
     };
     byStatement.set(ctx.eval, m);
@@ -360,4 +360,10 @@ export function batchBytes(b: Batch): number {
   let s = 64;
   for (const c of b.columns) s += columnBytes(c, b.length);
   return s;
+}
+
+let systemTemp: string | null = null;
+/** os.tmpdir() reads the environment on every call, which every statement would pay for; read once. */
+function systemTempDirectory(): string {
+  return (systemTemp ??= tmpdir());
 }
