@@ -31,12 +31,16 @@ import type { DictCodes, TextDictionary } from '../common/text-dictionary.js';
 import { anchorShape } from '../common/shape-anchor.js';
 import { HASH_ENTRY_BYTES } from '../execution/memory-pool.js';
 
-type WordKind = 'i32' | 'bool' | 'int8' | 'f64' | 'text' | 'bpchar' | 'dict';
+type WordKind = 'i32' | 'bool' | 'int8' | 'micros' | 'f64' | 'text' | 'bpchar' | 'dict';
 
 function wordKind(t: DataType): WordKind {
   switch (t.name) {
     case 'int8':
       return 'int8';
+    case 'timestamp':
+    case 'timestamptz':
+      // A number, or a bigint past 2^53 microseconds: one exact integer image for both.
+      return 'micros';
     case 'text':
     case 'varchar':
     case 'unknown':
@@ -57,7 +61,7 @@ function wordKind(t: DataType): WordKind {
 }
 
 function kindWords(k: WordKind): number {
-  return k === 'int8' || k === 'f64' ? 2 : 1;
+  return k === 'int8' || k === 'micros' || k === 'f64' ? 2 : 1;
 }
 
 /** Whether a join between key columns of these types can use one KeyTable (same word encoding). */
@@ -367,6 +371,9 @@ export class KeyTable {
         case 'int8':
           encodeInt8(col, n, words, W, at, mw, bit);
           break;
+        case 'micros':
+          encodeMicros(col, n, words, W, at, mw, bit);
+          break;
         case 'f64':
           encodeF64(col, n, words, W, at, mw, bit);
           break;
@@ -525,6 +532,41 @@ function encodeInt8(col: Column, n: number, words: Int32Array, W: number, at: nu
       words[p + at] = hi;
       words[p + at + 1] = v - hi * 4294967296;
     } else {
+      words[p + at] = Number(BigInt.asIntN(32, v >> 32n));
+      words[p + at + 1] = Number(BigInt.asIntN(32, v));
+    }
+  }
+}
+
+/** Microseconds from 2000 (PostgreSQL's epoch), so every timestamp, 294276 AD included, fits an int8. */
+const PG_EPOCH_MICROS = 946_684_800_000_000;
+const PG_EPOCH_MICROS_BIG = BigInt(PG_EPOCH_MICROS);
+
+/** Timestamps as int8 words; infinity and -infinity take the int8 extremes (no finite timestamp has them). */
+function encodeMicros(col: Column, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number): void {
+  const d = col.data as Float64Array | (number | bigint | null)[];
+  const nulls = col.nulls;
+  for (let i = 0; i < n; i++) {
+    const p = i * W;
+    const t = d[i];
+    if ((nulls !== null && nulls[i] === 1) || t === null || t === undefined) {
+      words[p + mw] |= bit;
+      words[p + at] = 0;
+      words[p + at + 1] = 0;
+      continue;
+    }
+    if (typeof t === 'number') {
+      if (t === Infinity || t === -Infinity) {
+        words[p + at] = t > 0 ? 0x7fffffff : -0x80000000;
+        words[p + at + 1] = t > 0 ? -1 : 0;
+        continue;
+      }
+      const v = t - PG_EPOCH_MICROS;
+      const hi = Math.floor(v / 4294967296);
+      words[p + at] = hi;
+      words[p + at + 1] = v - hi * 4294967296;
+    } else {
+      const v = t - PG_EPOCH_MICROS_BIG;
       words[p + at] = Number(BigInt.asIntN(32, v >> 32n));
       words[p + at + 1] = Number(BigInt.asIntN(32, v));
     }

@@ -43,7 +43,7 @@ export interface NormalizedKeys {
   readonly inexactEnds: readonly number[];
 }
 
-type ImageKind = 'bool' | 'i32' | 'int8' | 'f64' | 'text' | 'bpchar' | 'numeric' | 'interval';
+type ImageKind = 'bool' | 'i32' | 'int8' | 'micros' | 'f64' | 'text' | 'bpchar' | 'numeric' | 'interval';
 
 /** How a type's values are imaged, or null when the type has no normalized key (arrays, json, ...). */
 function imageKind(t: DataType): ImageKind | null {
@@ -55,11 +55,13 @@ function imageKind(t: DataType): ImageKind | null {
       return 'i32';
     case 'int8':
       return 'int8';
+    case 'timestamp':
+    case 'timestamptz':
+      // Microseconds: a number, or a bigint past 2^53 (about the year 2255), which a double would round.
+      return 'micros';
     case 'float4':
     case 'float8':
     case 'date':
-    case 'timestamp':
-    case 'timestamptz':
     case 'time':
       return 'f64';
     case 'text':
@@ -216,6 +218,9 @@ export function encodeKeys(
       case 'int8':
         writeInt8(c, bytes, width, at, from, rows);
         break;
+      case 'micros':
+        writeMicros(c, bytes, width, at, from, rows);
+        break;
       case 'f64':
         writeF64(c, bytes, width, at, from, rows);
         break;
@@ -294,6 +299,31 @@ function writeInt8(c: Column, bytes: Uint8Array, width: number, at: number, from
     const v = d[from + r] as number | bigint;
     const hi = int8High(v);
     put64(bytes, p, (hi ^ 0x80000000) >>> 0, int8Low(v, hi) >>> 0);
+  }
+}
+
+/** Microseconds from 1970 to 2000, PostgreSQL's timestamp epoch. */
+const PG_EPOCH_MICROS = 946_684_800_000_000;
+const PG_EPOCH_MICROS_BIG = BigInt(PG_EPOCH_MICROS);
+
+/**
+ * Timestamps as the int8 of their microseconds from 2000, as PostgreSQL stores them: counted from 1970
+ * the last valid timestamps (294276 AD) pass the int8 range. -infinity and infinity take the int8
+ * extremes, as in PostgreSQL (no finite timestamp reaches them).
+ */
+function writeMicros(c: Column, bytes: Uint8Array, width: number, at: number, from: number, rows: number): void {
+  const d = c.data as Float64Array | Value[];
+  for (let r = 0, p = at; r < rows; r++, p += width) {
+    if (isNull(c, from + r)) continue;
+    const t = d[from + r] as number | bigint;
+    if (t === Infinity) put64(bytes, p, 0xffffffff, 0xffffffff);
+    else if (t === -Infinity) put64(bytes, p, 0, 0);
+    else {
+      // A number here is a safe integer, and stays one after the shift.
+      const v = typeof t === 'bigint' ? t - PG_EPOCH_MICROS_BIG : t - PG_EPOCH_MICROS;
+      const hi = int8High(v);
+      put64(bytes, p, (hi ^ 0x80000000) >>> 0, int8Low(v, hi) >>> 0);
+    }
   }
 }
 

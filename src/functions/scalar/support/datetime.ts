@@ -72,7 +72,10 @@ function shiftLocal(local: Micros, iv: Interval): Micros {
     const y = Math.floor(total / 12);
     const m = total - y * 12 + 1;
     const d = Math.min(p.d, daysInMonth(y, m));
-    t = checkTimestamp(partsToMicros({ ...p, y, m, d }));
+    p.y = y;
+    p.m = m;
+    p.d = d;
+    t = checkTimestamp(partsToMicros(p));
   }
   if (iv.days !== 0) t = checkTimestamp(addMicros(t, BigInt(iv.days) * BigInt(MICROS_PER_DAY)));
   return t;
@@ -258,13 +261,17 @@ export function truncateLocal(local: Micros, unit: DateUnit): Micros | null {
     case 'day':
       break;
     case 'hour':
-      return partsToMicros({ ...p, mi: 0, s: 0, us: 0 });
+      p.mi = p.s = p.us = 0;
+      return partsToMicros(p);
     case 'minute':
-      return partsToMicros({ ...p, s: 0, us: 0 });
+      p.s = p.us = 0;
+      return partsToMicros(p);
     case 'second':
-      return partsToMicros({ ...p, us: 0 });
+      p.us = 0;
+      return partsToMicros(p);
     case 'milliseconds':
-      return partsToMicros({ ...p, us: Math.trunc(p.us / 1000) * 1000 });
+      p.us = Math.trunc(p.us / 1000) * 1000;
+      return partsToMicros(p);
     case 'microseconds':
       return local;
     default:
