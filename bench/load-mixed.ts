@@ -5,7 +5,11 @@
  * Reports crashes, 5xx answers, unexpected errors and the probes' latency percentiles. The probe is a
  * process of its own (load-probe.ts), as a monitoring client would be.
  *
- *   npx tsx bench/load-mixed.ts [--seconds 60] [--rest 200] [--pg 50] [--think 500]
+ *   npx tsx bench/load-mixed.ts [--seconds 60] [--rest 200] [--pg 50] [--think 500] [--warmup 5]
+ *
+ * Clients connect spread over the first seconds of a warm-up (--warmup, default 5 s), as a server's
+ * clients arrive over time rather than in one millisecond; the probe and the long query start when the
+ * warm-up ends and the measured --seconds begin. Errors, 5xx and crashes count from the first request.
  *
  * Each client waits --think ms (uniformly 0..2x) between its requests, as interactive clients do;
  * --think 0 makes every client a closed loop that saturates the server, and then a probe waits
@@ -26,6 +30,9 @@ const SECONDS = arg('seconds', 60);
 const REST_CLIENTS = arg('rest', 200);
 const PG_CLIENTS = arg('pg', 50);
 const THINK_MS = arg('think', 500);
+const WARMUP = arg('warmup', 5);
+/** Clients start spread over this long (within the warm-up). */
+const RAMP_MS = Math.min(WARMUP, 3) * 1000;
 const QUERY_TIMEOUT_MS = 2000;
 
 const think = (): Promise<void> => new Promise((r) => setTimeout(r, Math.random() * 2 * THINK_MS));
@@ -99,7 +106,10 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 
-  const end = Date.now() + SECONDS * 1000;
+  const measured = Date.now() + WARMUP * 1000;
+  const end = measured + SECONDS * 1000;
+  const sleepUntil = (t: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
+  const rampStart = Date.now();
   const post = async (body: unknown): Promise<{ status: number; json: any }> => {
     const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     stats.restRequests++;
@@ -108,6 +118,7 @@ async function main(): Promise<void> {
   };
 
   const restWorker = async (id: number): Promise<void> => {
+    await sleepUntil(rampStart + (id / REST_CLIENTS) * RAMP_MS);
     while (Date.now() < end && crashed === null) {
       try {
         const kind = id % 4;
@@ -134,6 +145,7 @@ async function main(): Promise<void> {
   };
 
   const pgWorker = async (id: number): Promise<void> => {
+    await sleepUntil(rampStart + (id / PG_CLIENTS) * RAMP_MS);
     const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire' });
     await c.connect();
     c.on('error', () => undefined);
@@ -157,6 +169,7 @@ async function main(): Promise<void> {
 
   /** The long query: re-run on one connection with a statement_timeout, and once over REST. */
   const longWorker = async (): Promise<void> => {
+    await sleepUntil(measured);
     const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire', options: '-c statement_timeout=3000' });
     await c.connect();
     c.on('error', () => undefined);
@@ -180,6 +193,7 @@ async function main(): Promise<void> {
 
   /** The probe runs in a process of its own (see load-probe.ts). */
   const probe = async (): Promise<void> => {
+    await sleepUntil(measured);
     const seconds = Math.max(1, Math.round((end - Date.now()) / 1000));
     const p = spawn(process.execPath, ['--import', 'tsx', 'bench/load-probe.ts', url, String(pgPort), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -191,7 +205,7 @@ async function main(): Promise<void> {
     stats.probeFailures += r.failures;
   };
 
-  const t0 = Date.now();
+  const t0 = measured;
   await Promise.all([
     ...Array.from({ length: REST_CLIENTS }, (_, i) => restWorker(i)),
     ...Array.from({ length: PG_CLIENTS }, (_, i) => pgWorker(i)),
@@ -205,6 +219,7 @@ async function main(): Promise<void> {
   const f = (x: number): string => x.toFixed(1);
   console.log(JSON.stringify({
     seconds: elapsed,
+    warmupSeconds: WARMUP,
     thinkMs: THINK_MS,
     restClients: REST_CLIENTS,
     pgClients: PG_CLIENTS,

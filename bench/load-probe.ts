@@ -24,8 +24,8 @@ while (Date.now() < end) {
     await r.text();
     const ms = performance.now() - t0;
     if (r.ok) rest.push(ms);
-    if (ms > 300 && process.env.LOAD_DEBUG) process.stderr.write(`slow REST probe ${ms.toFixed(0)} ms ending ${new Date().toISOString()}\n`);
     else failures++;
+    if (ms > 300 && process.env.LOAD_DEBUG) process.stderr.write(`slow REST probe ${ms.toFixed(0)} ms ending ${new Date().toISOString()}\n`);
   } catch {
     failures++;
   }
