@@ -12,7 +12,7 @@ import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
 import { castContext, commonSupertype } from '../common/cast.js';
-import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
+import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals, mapExpr } from '../logical/expr.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
@@ -796,7 +796,9 @@ function checkAggPlacement(name: string, cx: ExprCtx, loc: number | undefined, w
 
 function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const loc = b.location as number | undefined;
-  checkAggPlacement(name, cx, loc, false);
+  // The query level the aggregate belongs to is known only once its arguments are bound, so placement
+  // is checked afterwards (nesting at this level is still caught while binding them).
+  if (cx.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
   const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
   const argNodes = (b.args as Node[] | undefined) ?? [];
   // count((a, b)) / count(DISTINCT (a, b)): a row value is never NULL, so every row counts, and DISTINCT
@@ -817,44 +819,73 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   if (b.agg_distinct && orderBy.some((k) => !sameAsArg(k))) {
     throw new QuireError('42P10', 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', { position: pos(loc) });
   }
-  // PostgreSQL assigns an aggregate to the query level of its arguments' variables: max(t1.x) inside a
-  // subquery over t2 aggregates over the *outer* query's rows. Computing it here would be a wrong
-  // answer, so until outer-level aggregates exist it is refused.
-  const parts: Expr[] = [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)];
-  const levels = parts.map(referencedLevels);
-  if (levels.some((l) => l.outer) && !levels.some((l) => l.here)) {
-    throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported`, {
-      position: pos(loc),
-      hint: 'Move the aggregate into the outer query, or include a column of this query in its arguments.',
-    });
-  }
   // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
   const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type, ...(call.user ? { user: call.user } : {}) };
-  cx.aggs!.calls.push(agg);
-  return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+  return placeAggregate(name, agg, [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)], cx, loc);
 }
 
+/** Maps an expression bottom-up, descending into its sub-SELECTs; `depth` counts the sub-SELECT levels entered. */
+function mapExprDeep(e: Expr, f: (x: Expr, depth: number) => Expr): Expr {
+  return mapExpr(e, (x) => f(x.kind === 'subquery' ? { ...x, plan: mapPlanExprs(x.plan, 1, f) } : x, 0));
+}
+
+const isAggIndex = (i: number): boolean => i >= AGG_BASE && i < WIN_BASE;
+
 /**
- * Whether an expression reads columns of this query level (`here`) or of an enclosing one (`outer`),
- * including through correlated subqueries inside it.
+ * Adds a bound aggregate to the query level it belongs to and returns its placeholder. As in PostgreSQL,
+ * that is the nearest level whose columns (or aggregates) its arguments, FILTER and ORDER BY read — this
+ * level when they read none: max(o.x) in a sub-SELECT aggregates over the enclosing query's rows and is
+ * a constant for the sub-SELECT. It is an error to put it where that level allows no aggregates, or
+ * inside another aggregate of that level.
  */
-function referencedLevels(e: Expr): { here: boolean; outer: boolean } {
-  let here = someExpr(e, (x) => x.kind === 'column');
-  let outer = someExpr(e, (x) => x.kind === 'outer');
-  someExpr(e, (x) => {
-    if (x.kind !== 'subquery' || !x.correlated) return false;
-    mapPlanExprs(x.plan, 1, (y, depth) => {
-      if (y.kind === 'outer') {
-        if (y.levels === depth) here = true;
-        else if (y.levels > depth) outer = true;
+function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
+  let varLevel = Infinity;
+  let aggLevel = Infinity;
+  for (const p of parts) {
+    mapExprDeep(p, (x, depth) => {
+      if (x.kind === 'column' && depth === 0) varLevel = 0;
+      else if (x.kind === 'outer' && x.levels >= depth) {
+        const rel = x.levels - depth;
+        if (isAggIndex(x.index)) aggLevel = Math.min(aggLevel, rel);
+        else varLevel = Math.min(varLevel, rel);
       }
-      return y;
+      return x;
     });
-    return false;
-  });
-  return { here, outer };
+  }
+  const level = Math.min(varLevel, aggLevel) === Infinity ? 0 : Math.min(varLevel, aggLevel);
+  if (aggLevel === level) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  if (level === 0) {
+    checkAggPlacement(name, cx, loc, false);
+    cx.aggs!.calls.push(agg);
+    return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+  }
+  let owner: Scope | null = cx.scope;
+  for (let i = 0; i < level && owner !== null; i++) owner = owner.parent;
+  const target = owner?.subqueryCx ?? null;
+  if (target === null) {
+    throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported here`, { position: pos(loc) });
+  }
+  if (target.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  if (target.aggs === null) throw new QuireError('42803', `aggregate functions are not allowed in ${target.clause}`, { position: pos(loc) });
+  // Re-express the aggregate's inputs from the owning level: its columns become local, deeper ones stay outer.
+  const lift = (e: Expr): Expr =>
+    mapExprDeep(e, (x, depth) => {
+      if (x.kind !== 'outer' || x.levels < depth + level) return x;
+      if (x.levels === level && depth === 0) return { kind: 'column', index: x.index, type: x.type, name: x.name };
+      return { ...x, levels: x.levels - level };
+    });
+  const lifted: AggCall = {
+    ...agg,
+    args: agg.args.map(lift),
+    filter: agg.filter === null ? null : lift(agg.filter),
+    orderBy: agg.orderBy.map((k) => ({ ...k, expr: lift(k.expr) })),
+  };
+  target.aggs.calls.push(lifted);
+  let s: Scope | null = cx.scope;
+  for (let i = 0; i < level && s !== null; i++, s = s.parent) s.usesOuter = true;
+  return { kind: 'outer', levels: level, index: AGG_BASE + target.aggs.calls.length - 1, type: agg.type, name };
 }
 
 /**
@@ -1124,8 +1155,15 @@ function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
 function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
   const kind = b.subLinkType as string;
   const loc = b.location as number | undefined;
-  const { plan, correlated } = cx.env.bindSubquery(b.subselect as Node, cx.scope);
-  if (correlated) cx.scope.usesOuter = cx.scope.usesOuter || false;
+  const saved = cx.scope.subqueryCx;
+  cx.scope.subqueryCx = cx;
+  let bound: { plan: LogicalPlan; correlated: boolean };
+  try {
+    bound = cx.env.bindSubquery(b.subselect as Node, cx.scope);
+  } finally {
+    cx.scope.subqueryCx = saved;
+  }
+  const { plan, correlated } = bound;
   switch (kind) {
     case 'EXISTS_SUBLINK':
       return { kind: 'subquery', mode: 'exists', plan, correlated, type: T.bool };

@@ -1033,6 +1033,8 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number,
     // group keys, and they are re-pointed at the aggregate's output.
     const plan = mapPlanExprs(e.plan, 1, (x, depth) => {
       if (x.kind !== 'outer' || x.levels !== depth) return x;
+      // An aggregate of this query written inside the subquery (max(o.x) in a sub-SELECT).
+      if (x.index >= AGG_BASE && x.index < GROUPING_BASE) return { ...x, index: k + x.index - AGG_BASE };
       const gi = groupBy.findIndex((g) => g.kind === 'column' && g.index === x.index);
       if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.name}" from outer query`, {});
       return { ...x, index: gi };
