@@ -308,9 +308,19 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     qualifier = names[0]!;
     name = names[1]!;
   } else {
-    // schema.table.column: only the table qualifier matters for in-memory catalogs.
+    // schema.table.column: tables live in public (pg_temp for TEMP ones); a reference through any other
+    // schema cannot name a FROM item, as in PostgreSQL.
     qualifier = names[names.length - 2]!;
     name = names[names.length - 1]!;
+    if (names.length > 4) throw new QuireError('42601', `improper qualified name (too many dotted names): ${names.join('.')}`, { position: loc });
+    if (names.length === 4) throw new QuireError('0A000', `cross-database references are not implemented: ${names.join('.')}`, { position: loc });
+    const schema = names[0]!;
+    if (schema !== 'public' && schema !== 'pg_temp') {
+      let s: Scope | null = cx.scope;
+      while (s !== null && !s.hasQualifier(qualifier)) s = s.parent;
+      if (s !== null) throw new QuireError('42P01', `invalid reference to FROM-clause entry for table "${qualifier}"`, { position: loc });
+      throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
+    }
   }
   // Inside a SQL function's body, names stop at the call site: the caller's columns are not the body's.
   const frame = cx.env.routineFrames?.at(-1);
@@ -724,14 +734,26 @@ function bindFunctionByName(name: string, args: Expr[], cx: ExprCtx, loc: number
   return applyOverload(name, o, args, cx, loc);
 }
 
-function funcName(b: AnyNode): string {
+/**
+ * The name a call resolves by: pg_catalog.f is the built-in f, public.f a function the user created (built-ins
+ * live in pg_catalog only); any other schema does not exist.
+ */
+function funcName(b: AnyNode, cx: ExprCtx): string {
   const parts = strings(b.funcname as Node[]);
-  if (parts.length === 2 && parts[0] === 'pg_catalog') return parts[1]!;
-  return parts.join('.');
+  const loc = pos(b.location as number | undefined);
+  if (parts.length > 2) throw new QuireError('0A000', `cross-database references are not implemented: ${parts.join('.')}`, { position: loc });
+  if (parts.length === 1) return parts[0]!;
+  const [schema, name] = parts as [string, string];
+  if (schema === 'pg_catalog') return name;
+  if (schema === 'public' || schema === 'pg_temp') {
+    const user = cx.env.routines?.functions.has(name) === true || cx.env.routines?.aggregates.has(name) === true;
+    return user ? name : parts.join('.');
+  }
+  throw new QuireError('3F000', `schema "${schema}" does not exist`, { position: loc });
 }
 
 function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
-  const name = funcName(b);
+  const name = funcName(b, cx);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
   const userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);

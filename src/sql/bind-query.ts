@@ -377,7 +377,7 @@ export class QueryBinder implements ExprEnv {
       plan = this.bindCte(cte, loc);
     } else if (remote !== undefined) {
       plan = { op: 'scan', source: remote, alias: qual, schema: remote.schema.map((f) => ({ name: f.name, type: f.type, table: qual })) };
-    } else if (this.catalog.views.has(name)) {
+    } else if (this.catalog.views.has(name) && (b.schemaname === undefined || b.schemaname === 'public')) {
       const v = this.catalog.views.get(name)!;
       const saved = this.cteFrames;
       this.cteFrames = [];
@@ -387,8 +387,12 @@ export class QueryBinder implements ExprEnv {
         this.cteFrames = saved;
       }
     } else {
+      // Tables live in public (TEMP ones in pg_temp); pg_catalog holds only the system relations, and a
+      // relation in any other schema does not exist (PostgreSQL says so, not that the schema is missing).
+      const schema = b.schemaname as string | undefined;
+      const userSchema = schema === undefined || schema === 'public' || schema === 'pg_temp';
       const t: TableSource | undefined =
-        this.catalog.getTableIn(b.schemaname as string | undefined, name) ?? (b.schemaname === undefined || b.schemaname === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
+        (userSchema ? this.catalog.getTableIn(schema, name) : undefined) ?? (schema === undefined || schema === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
     }
