@@ -511,7 +511,11 @@ export class QueryBinder implements ExprEnv {
         const fields = nodeBody<AnyNode>(val).fields as Node[];
         if (nodeTag(fields[fields.length - 1]!) === 'A_Star') {
           const q = fields.length > 1 ? strings(fields.slice(0, -1)).pop()! : null;
-          const expanded = expandStar(scope, q, pos(rt.location as number));
+          // t.* of an enclosing query's t reads its columns as outer references.
+          const expanded =
+            q !== null && !scope.hasQualifier(q)
+              ? expandOuterStar(val, scope)!.map((e) => ({ expr: e, name: (e as { name: string }).name }))
+              : expandStar(scope, q, pos(rt.location as number));
           targets.push(...expanded);
           continue;
         }
@@ -757,7 +761,7 @@ export class QueryBinder implements ExprEnv {
   private bindValues(s: SelectStmt, outer: Scope | null): BoundQuery {
     const scope = new Scope(outer);
     const cx: ExprCtx = { scope, clause: 'VALUES', aggs: null, windows: null, env: this };
-    const rows = (s.valuesLists ?? []).map((l) => (nodeBody<AnyNode>(l).items as Node[]).map((n) => bindExpr(n, cx)));
+    const rows = (s.valuesLists ?? []).map((l) => (nodeBody<AnyNode>(l).items as Node[]).flatMap((n) => expandOuterStar(n, scope) ?? [bindExpr(n, cx)]));
     const width = rows[0]?.length ?? 0;
     for (const r of rows) {
       if (r.length !== width) throw new QuireError('42601', 'VALUES lists must all be the same length', { position: pos(locOf((s.valuesLists ?? [])[0])) });
@@ -985,6 +989,11 @@ function shiftExpr(e: Expr, offset: number): Expr {
 }
 
 function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
+  // A relation without columns (CREATE TABLE nocols()) still gives its name to the FROM list, for
+  // nocols.* and name conflicts: one entry that no lookup and no star ever returns.
+  if (schema.length === 0 && qualifier !== null) {
+    return [{ qualifier, name: '\u0000', expr: constant(null, T.bool), hiddenFromStar: true, hiddenUnqualified: true }];
+  }
   return schema.map((f, i) => {
     const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
     return { qualifier, name: f.name, expr, hiddenFromStar: isSystemColumn(f.name), hiddenUnqualified: false };
@@ -1018,6 +1027,34 @@ function findUnique(entries: ScopeEntry[], name: string, side: string, loc: numb
   if (m.length === 0) throw new QuireError('42703', `column "${name}" specified in USING clause does not exist in ${side} table`, { position: pos(loc) });
   if (m.length > 1) throw new QuireError('42702', `common column name "${name}" appears more than once in ${side} table`, { position: pos(loc) });
   return m[0]!;
+}
+
+/**
+ * t.* as an item of a VALUES row (LATERAL (VALUES (t.*))): t's columns, one item each, read from the
+ * query level whose FROM list holds t. null when the item is not a star.
+ */
+function expandOuterStar(n: Node, scope: Scope): Expr[] | null {
+  if (nodeTag(n) !== 'ColumnRef') return null;
+  const b = nodeBody<AnyNode>(n);
+  const fields = b.fields as Node[];
+  if (nodeTag(fields[fields.length - 1]!) !== 'A_Star') return null;
+  const position = pos(b.location as number);
+  if (fields.length !== 2) throw new QuireError('42601', 'row expansion via "*" is not supported here', { position });
+  const q = strings(fields.slice(0, 1))[0]!;
+  let levels = 0;
+  let owner: Scope | null = scope;
+  while (owner !== null && !owner.hasQualifier(q)) {
+    owner = owner.parent;
+    levels++;
+  }
+  if (owner === null) throw new QuireError('42P01', `missing FROM-clause entry for table "${q}"`, { position });
+  const cols = expandStar(owner, q, position);
+  if (levels === 0) return cols.map((c) => c.expr);
+  for (let i = 0, s: Scope | null = scope; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
+  return cols.map(({ expr, name }) => {
+    if (expr.kind !== 'column') throw new QuireError('0A000', `correlated reference to merged join column "${name}" is not supported`, { position });
+    return { kind: 'outer', levels, index: expr.index, type: expr.type, name };
+  });
 }
 
 function expandStar(scope: Scope, qualifier: string | null, position: number): { expr: Expr; name: string }[] {
