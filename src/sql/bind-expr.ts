@@ -333,10 +333,8 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
       if (levels === 0) return e.expr;
       let s: Scope | null = cx.scope;
       for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
-      if (e.expr.kind !== 'column') {
-        throw new QuireError('0A000', `correlated reference to merged join column "${name}" is not supported`, { position: loc });
-      }
-      return { kind: 'outer', levels, index: e.expr.index, type: e.expr.type, name };
+      // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
+      return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name } : x));
     }
     scope = scope.parent;
     levels++;

@@ -11,7 +11,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
-import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant } from '../logical/expr.js';
+import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant, mapExpr } from '../logical/expr.js';
 import type { AggCall, JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -436,7 +436,7 @@ export class QueryBinder implements ExprEnv {
         let expr: Expr;
         if (type === 'full') {
           expr = { kind: 'coalesce', args: [c.left, c.right], type: c.left.type };
-        } else expr = type === 'right' ? re.expr : le.expr;
+        } else expr = type === 'right' ? c.right : c.left; // in the columns' common type, as PostgreSQL
         merged.push({ qualifier: null, name: n, expr, hiddenFromStar: false, hiddenUnqualified: false });
         le.hiddenUnqualified = true;
         re.hiddenUnqualified = true;
@@ -983,9 +983,7 @@ function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {
 }
 
 function shiftExpr(e: Expr, offset: number): Expr {
-  if (e.kind === 'column') return { ...e, index: e.index + offset };
-  if (e.kind === 'coalesce') return { ...e, args: e.args.map((a) => shiftExpr(a, offset)) };
-  return e;
+  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index + offset } : x));
 }
 
 function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
@@ -1051,10 +1049,7 @@ function expandOuterStar(n: Node, scope: Scope): Expr[] | null {
   const cols = expandStar(owner, q, position);
   if (levels === 0) return cols.map((c) => c.expr);
   for (let i = 0, s: Scope | null = scope; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
-  return cols.map(({ expr, name }) => {
-    if (expr.kind !== 'column') throw new QuireError('0A000', `correlated reference to merged join column "${name}" is not supported`, { position });
-    return { kind: 'outer', levels, index: expr.index, type: expr.type, name };
-  });
+  return cols.map(({ expr }) => mapExpr(expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name } : x)));
 }
 
 function expandStar(scope: Scope, qualifier: string | null, position: number): { expr: Expr; name: string }[] {
