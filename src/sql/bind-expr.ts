@@ -121,6 +121,12 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       }
     }
     case 'NullTest': {
+      if (nodeTag(b.arg as Node) === 'RowExpr') {
+        // A row IS NULL when every field is, IS NOT NULL when none is (so ROW(1, NULL) is neither).
+        const negated = b.nulltesttype === 'IS_NOT_NULL';
+        const tests = rowFields(b.arg as Node, cx).map((f): Expr => ({ kind: 'is-null', arg: f.type.name === 'unknown' ? coerce(f, T.text, 'implicit', cx.env) : f, negated, type: T.bool }));
+        return tests.length === 0 ? TRUE : tests.length === 1 ? tests[0]! : { kind: 'and', args: tests, type: T.bool };
+      }
       const arg = bindExpr(b.arg as Node, cx);
       return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated: b.nulltesttype === 'IS_NOT_NULL', type: T.bool };
     }
@@ -383,6 +389,19 @@ function bindRowComparison(op: string, ln: Node, rn: Node, cx: ExprCtx, loc: num
   return rowComparison(op, rowFields(ln, cx), rowFields(rn, cx), cx, loc);
 }
 
+/** ROW(…) IS [NOT] DISTINCT FROM ROW(…): field by field, never NULL. */
+function bindRowDistinct(ln: Node, rn: Node, negated: boolean, cx: ExprCtx, loc: number | undefined): Expr {
+  const la = rowFields(ln, cx);
+  const ra = rowFields(rn, cx);
+  if (la.length !== ra.length) throw new QuireError('42601', 'unequal number of entries in row expressions', { position: pos(loc) });
+  const tests = la.map((l, i): Expr => {
+    const c = bindComparison('=', l, ra[i]!, cx, loc) as Expr & { kind: 'compare' };
+    return { kind: 'distinct-from', left: c.left, right: c.right, negated, type: T.bool };
+  });
+  if (tests.length === 0) return negated ? TRUE : FALSE;
+  return tests.length === 1 ? tests[0]! : { kind: negated ? 'and' : 'or', args: tests, type: T.bool };
+}
+
 function rowFields(n: Node, cx: ExprCtx): Expr[] {
   return ((nodeBody<AnyNode>(n).args as Node[] | undefined) ?? []).map((a) => bindExpr(a, cx));
 }
@@ -436,6 +455,10 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       if (lnode && rnode && nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'RowExpr' && COMPARE_OPS.has(op)) {
         return bindRowComparison(op, lnode, rnode, cx, loc);
       }
+      if (lnode && rnode && nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'SubLink' && COMPARE_OPS.has(op)) {
+        const sub = nodeBody<AnyNode>(rnode);
+        if (sub.subLinkType === 'EXPR_SUBLINK') return bindRowCompareSubLink(op, lnode, sub, cx, loc);
+      }
       if (!lnode) {
         const arg = bindExpr(rnode!, cx);
         if (op === '-') return bindOperator('neg', [arg], cx, loc, '-');
@@ -449,6 +472,7 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
     }
     case 'AEXPR_DISTINCT':
     case 'AEXPR_NOT_DISTINCT': {
+      if (nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'RowExpr') return bindRowDistinct(lnode!, rnode!, kind === 'AEXPR_NOT_DISTINCT', cx, loc);
       const l = bindExpr(lnode!, cx);
       const r = bindExpr(rnode!, cx);
       const c = bindComparison('=', l, r, cx, loc) as Expr & { kind: 'compare' };
@@ -1172,18 +1196,45 @@ function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
 
 // ---- subqueries ----
 
-function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
-  const kind = b.subLinkType as string;
-  const loc = b.location as number | undefined;
+/** Binds a sub-SELECT of this level; an aggregate in it over this level's columns only comes back here. */
+function bindSubselect(b: AnyNode, cx: ExprCtx): { plan: LogicalPlan; correlated: boolean } {
   const saved = cx.scope.subqueryCx;
   cx.scope.subqueryCx = cx;
-  let bound: { plan: LogicalPlan; correlated: boolean };
   try {
-    bound = cx.env.bindSubquery(b.subselect as Node, cx.scope);
+    return cx.env.bindSubquery(b.subselect as Node, cx.scope);
   } finally {
     cx.scope.subqueryCx = saved;
   }
-  const { plan, correlated } = bound;
+}
+
+/**
+ * (a, b) < (SELECT x, y …): the sub-SELECT gives at most one row (none compares as a row of NULLs), whose
+ * fields are compared as a row constructor's. Each field is read by a scalar sub-SELECT of its own over
+ * the same plan, which reads the same row each time unless the plan holds a volatile call (refused).
+ */
+function bindRowCompareSubLink(op: string, ln: Node, sub: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
+  const { plan, correlated } = bindSubselect(sub, cx);
+  let volatile = false;
+  mapPlanExprs(plan, 0, (x) => {
+    if (x.kind === 'call' && x.overload.volatile === true) volatile = true;
+    return x;
+  });
+  if (volatile) throw new QuireError('0A000', 'row comparison with a sub-SELECT that calls volatile functions is not supported', { position: pos(loc) });
+  const la = rowFields(ln, cx);
+  if (la.length !== plan.schema.length) {
+    throw new QuireError('42601', la.length < plan.schema.length ? 'subquery has too many columns' : 'subquery has too few columns', { position: pos(loc) });
+  }
+  const ra = plan.schema.map((f, j): Expr => {
+    const one: LogicalPlan = { op: 'project', input: plan, exprs: [{ kind: 'column', index: j, type: f.type, name: f.name }], schema: [f] };
+    return { kind: 'subquery', mode: 'scalar', plan: one, correlated, type: f.type.name === 'unknown' ? T.text : f.type };
+  });
+  return rowComparison(op, la, ra, cx, loc);
+}
+
+function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
+  const kind = b.subLinkType as string;
+  const loc = b.location as number | undefined;
+  const { plan, correlated } = bindSubselect(b, cx);
   switch (kind) {
     case 'EXISTS_SUBLINK':
       return { kind: 'subquery', mode: 'exists', plan, correlated, type: T.bool };
