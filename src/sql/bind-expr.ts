@@ -340,7 +340,7 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
       let s: Scope | null = cx.scope;
       for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
       // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
-      return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name } : x));
+      return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name, ...(x.table !== undefined ? { table: x.table } : {}) } : x));
     }
     scope = scope.parent;
     levels++;

@@ -1171,7 +1171,7 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number,
       // An aggregate of this query written inside the subquery (max(o.x) in a sub-SELECT).
       if (x.index >= AGG_BASE && x.index < GROUPING_BASE) return { ...x, index: k + x.index - AGG_BASE };
       const gi = groupBy.findIndex((g) => g.kind === 'column' && g.index === x.index);
-      if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.name}" from outer query`, {});
+      if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.table !== undefined ? x.table + '.' : ''}${x.name}" from outer query`, {});
       return { ...x, index: gi };
     });
     const rest = mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs, grouping)) as Expr & { kind: 'subquery' };
