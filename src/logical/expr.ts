@@ -14,7 +14,7 @@ export type Expr =
   /** `table`: the qualifier the column was reached by (for error messages such as PostgreSQL's "t.a"). */
   | { kind: 'column'; index: number; type: DataType; name: string; table?: string }
   /** A column of an enclosing query (correlated subquery): `levels` 1 = the immediately enclosing query. */
-  | { kind: 'outer'; levels: number; index: number; type: DataType; name: string }
+  | { kind: 'outer'; levels: number; index: number; type: DataType; name: string; table?: string }
   /** `position`: 1-based offset of the literal in the SQL, for errors raised when it is coerced. */
   | { kind: 'const'; value: Value; type: DataType; position?: number }
   | { kind: 'param'; index: number; type: DataType }

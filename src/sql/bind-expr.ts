@@ -12,7 +12,7 @@ import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../functions/scalar/date-for-comparison.js';
 import { castContext, commonSupertype } from '../common/cast.js';
-import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals } from '../logical/expr.js';
+import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConstantExpr, exprEquals, mapExpr } from '../logical/expr.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
@@ -121,6 +121,12 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       }
     }
     case 'NullTest': {
+      if (nodeTag(b.arg as Node) === 'RowExpr') {
+        // A row IS NULL when every field is, IS NOT NULL when none is (so ROW(1, NULL) is neither).
+        const negated = b.nulltesttype === 'IS_NOT_NULL';
+        const tests = rowFields(b.arg as Node, cx).map((f): Expr => ({ kind: 'is-null', arg: f.type.name === 'unknown' ? coerce(f, T.text, 'implicit', cx.env) : f, negated, type: T.bool }));
+        return tests.length === 0 ? TRUE : tests.length === 1 ? tests[0]! : { kind: 'and', args: tests, type: T.bool };
+      }
       const arg = bindExpr(b.arg as Node, cx);
       return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated: b.nulltesttype === 'IS_NOT_NULL', type: T.bool };
     }
@@ -308,9 +314,19 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     qualifier = names[0]!;
     name = names[1]!;
   } else {
-    // schema.table.column: only the table qualifier matters for in-memory catalogs.
+    // schema.table.column: tables live in public (pg_temp for TEMP ones); a reference through any other
+    // schema cannot name a FROM item, as in PostgreSQL.
     qualifier = names[names.length - 2]!;
     name = names[names.length - 1]!;
+    if (names.length > 4) throw new QuireError('42601', `improper qualified name (too many dotted names): ${names.join('.')}`, { position: loc });
+    if (names.length === 4) throw new QuireError('0A000', `cross-database references are not implemented: ${names.join('.')}`, { position: loc });
+    const schema = names[0]!;
+    if (schema !== 'public' && schema !== 'pg_temp') {
+      let s: Scope | null = cx.scope;
+      while (s !== null && !s.hasQualifier(qualifier)) s = s.parent;
+      if (s !== null) throw new QuireError('42P01', `invalid reference to FROM-clause entry for table "${qualifier}"`, { position: loc });
+      throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
+    }
   }
   // Inside a SQL function's body, names stop at the call site: the caller's columns are not the body's.
   const frame = cx.env.routineFrames?.at(-1);
@@ -323,10 +339,8 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
       if (levels === 0) return e.expr;
       let s: Scope | null = cx.scope;
       for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
-      if (e.expr.kind !== 'column') {
-        throw new QuireError('0A000', `correlated reference to merged join column "${name}" is not supported`, { position: loc });
-      }
-      return { kind: 'outer', levels, index: e.expr.index, type: e.expr.type, name };
+      // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
+      return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name, ...(x.table !== undefined ? { table: x.table } : {}) } : x));
     }
     scope = scope.parent;
     levels++;
@@ -373,6 +387,19 @@ function comparand(e: Expr, t: DataType, cx: ExprCtx, loc: number | undefined): 
 
 function bindRowComparison(op: string, ln: Node, rn: Node, cx: ExprCtx, loc: number | undefined): Expr {
   return rowComparison(op, rowFields(ln, cx), rowFields(rn, cx), cx, loc);
+}
+
+/** ROW(…) IS [NOT] DISTINCT FROM ROW(…): field by field, never NULL. */
+function bindRowDistinct(ln: Node, rn: Node, negated: boolean, cx: ExprCtx, loc: number | undefined): Expr {
+  const la = rowFields(ln, cx);
+  const ra = rowFields(rn, cx);
+  if (la.length !== ra.length) throw new QuireError('42601', 'unequal number of entries in row expressions', { position: pos(loc) });
+  const tests = la.map((l, i): Expr => {
+    const c = bindComparison('=', l, ra[i]!, cx, loc) as Expr & { kind: 'compare' };
+    return { kind: 'distinct-from', left: c.left, right: c.right, negated, type: T.bool };
+  });
+  if (tests.length === 0) return negated ? TRUE : FALSE;
+  return tests.length === 1 ? tests[0]! : { kind: negated ? 'and' : 'or', args: tests, type: T.bool };
 }
 
 function rowFields(n: Node, cx: ExprCtx): Expr[] {
@@ -428,6 +455,10 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       if (lnode && rnode && nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'RowExpr' && COMPARE_OPS.has(op)) {
         return bindRowComparison(op, lnode, rnode, cx, loc);
       }
+      if (lnode && rnode && nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'SubLink' && COMPARE_OPS.has(op)) {
+        const sub = nodeBody<AnyNode>(rnode);
+        if (sub.subLinkType === 'EXPR_SUBLINK') return bindRowCompareSubLink(op, lnode, sub, cx, loc);
+      }
       if (!lnode) {
         const arg = bindExpr(rnode!, cx);
         if (op === '-') return bindOperator('neg', [arg], cx, loc, '-');
@@ -441,6 +472,7 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
     }
     case 'AEXPR_DISTINCT':
     case 'AEXPR_NOT_DISTINCT': {
+      if (nodeTag(lnode) === 'RowExpr' && nodeTag(rnode) === 'RowExpr') return bindRowDistinct(lnode!, rnode!, kind === 'AEXPR_NOT_DISTINCT', cx, loc);
       const l = bindExpr(lnode!, cx);
       const r = bindExpr(rnode!, cx);
       const c = bindComparison('=', l, r, cx, loc) as Expr & { kind: 'compare' };
@@ -724,14 +756,26 @@ function bindFunctionByName(name: string, args: Expr[], cx: ExprCtx, loc: number
   return applyOverload(name, o, args, cx, loc);
 }
 
-function funcName(b: AnyNode): string {
+/**
+ * The name a call resolves by: pg_catalog.f is the built-in f, public.f a function the user created (built-ins
+ * live in pg_catalog only); any other schema does not exist.
+ */
+function funcName(b: AnyNode, cx: ExprCtx): string {
   const parts = strings(b.funcname as Node[]);
-  if (parts.length === 2 && parts[0] === 'pg_catalog') return parts[1]!;
-  return parts.join('.');
+  const loc = pos(b.location as number | undefined);
+  if (parts.length > 2) throw new QuireError('0A000', `cross-database references are not implemented: ${parts.join('.')}`, { position: loc });
+  if (parts.length === 1) return parts[0]!;
+  const [schema, name] = parts as [string, string];
+  if (schema === 'pg_catalog') return name;
+  if (schema === 'public' || schema === 'pg_temp') {
+    const user = cx.env.routines?.functions.has(name) === true || cx.env.routines?.aggregates.has(name) === true;
+    return user ? name : parts.join('.');
+  }
+  throw new QuireError('3F000', `schema "${schema}" does not exist`, { position: loc });
 }
 
 function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
-  const name = funcName(b);
+  const name = funcName(b, cx);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
   const userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);
@@ -796,7 +840,9 @@ function checkAggPlacement(name: string, cx: ExprCtx, loc: number | undefined, w
 
 function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const loc = b.location as number | undefined;
-  checkAggPlacement(name, cx, loc, false);
+  // The query level the aggregate belongs to is known only once its arguments are bound, so placement
+  // is checked afterwards (nesting at this level is still caught while binding them).
+  if (cx.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
   const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
   const argNodes = (b.args as Node[] | undefined) ?? [];
   // count((a, b)) / count(DISTINCT (a, b)): a row value is never NULL, so every row counts, and DISTINCT
@@ -817,44 +863,73 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   if (b.agg_distinct && orderBy.some((k) => !sameAsArg(k))) {
     throw new QuireError('42P10', 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', { position: pos(loc) });
   }
-  // PostgreSQL assigns an aggregate to the query level of its arguments' variables: max(t1.x) inside a
-  // subquery over t2 aggregates over the *outer* query's rows. Computing it here would be a wrong
-  // answer, so until outer-level aggregates exist it is refused.
-  const parts: Expr[] = [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)];
-  const levels = parts.map(referencedLevels);
-  if (levels.some((l) => l.outer) && !levels.some((l) => l.here)) {
-    throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported`, {
-      position: pos(loc),
-      hint: 'Move the aggregate into the outer query, or include a column of this query in its arguments.',
-    });
-  }
   // Arguments are computed only for rows the FILTER admits (1/x FILTER (WHERE x <> 0) must not fail);
   // every aggregate here ignores NULL inputs, so a CASE that yields NULL elsewhere is equivalent.
   const guarded = filter === null ? call.args : call.args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
   const agg: AggCall = { name: aggName, args: guarded, argTypes: call.args.map((a) => a.type), distinct: b.agg_distinct === true, filter, orderBy, type: call.type, ...(call.user ? { user: call.user } : {}) };
-  cx.aggs!.calls.push(agg);
-  return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+  return placeAggregate(name, agg, [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)], cx, loc);
 }
 
+/** Maps an expression bottom-up, descending into its sub-SELECTs; `depth` counts the sub-SELECT levels entered. */
+function mapExprDeep(e: Expr, f: (x: Expr, depth: number) => Expr): Expr {
+  return mapExpr(e, (x) => f(x.kind === 'subquery' ? { ...x, plan: mapPlanExprs(x.plan, 1, f) } : x, 0));
+}
+
+const isAggIndex = (i: number): boolean => i >= AGG_BASE && i < WIN_BASE;
+
 /**
- * Whether an expression reads columns of this query level (`here`) or of an enclosing one (`outer`),
- * including through correlated subqueries inside it.
+ * Adds a bound aggregate to the query level it belongs to and returns its placeholder. As in PostgreSQL,
+ * that is the nearest level whose columns (or aggregates) its arguments, FILTER and ORDER BY read — this
+ * level when they read none: max(o.x) in a sub-SELECT aggregates over the enclosing query's rows and is
+ * a constant for the sub-SELECT. It is an error to put it where that level allows no aggregates, or
+ * inside another aggregate of that level.
  */
-function referencedLevels(e: Expr): { here: boolean; outer: boolean } {
-  let here = someExpr(e, (x) => x.kind === 'column');
-  let outer = someExpr(e, (x) => x.kind === 'outer');
-  someExpr(e, (x) => {
-    if (x.kind !== 'subquery' || !x.correlated) return false;
-    mapPlanExprs(x.plan, 1, (y, depth) => {
-      if (y.kind === 'outer') {
-        if (y.levels === depth) here = true;
-        else if (y.levels > depth) outer = true;
+function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
+  let varLevel = Infinity;
+  let aggLevel = Infinity;
+  for (const p of parts) {
+    mapExprDeep(p, (x, depth) => {
+      if (x.kind === 'column' && depth === 0) varLevel = 0;
+      else if (x.kind === 'outer' && x.levels >= depth) {
+        const rel = x.levels - depth;
+        if (isAggIndex(x.index)) aggLevel = Math.min(aggLevel, rel);
+        else varLevel = Math.min(varLevel, rel);
       }
-      return y;
+      return x;
     });
-    return false;
-  });
-  return { here, outer };
+  }
+  const level = Math.min(varLevel, aggLevel) === Infinity ? 0 : Math.min(varLevel, aggLevel);
+  if (aggLevel === level) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  if (level === 0) {
+    checkAggPlacement(name, cx, loc, false);
+    cx.aggs!.calls.push(agg);
+    return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+  }
+  let owner: Scope | null = cx.scope;
+  for (let i = 0; i < level && owner !== null; i++) owner = owner.parent;
+  const target = owner?.subqueryCx ?? null;
+  if (target === null) {
+    throw new QuireError('0A000', `aggregate ${name}() over columns of an outer query only is not supported here`, { position: pos(loc) });
+  }
+  if (target.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  if (target.aggs === null) throw new QuireError('42803', `aggregate functions are not allowed in ${target.clause}`, { position: pos(loc) });
+  // Re-express the aggregate's inputs from the owning level: its columns become local, deeper ones stay outer.
+  const lift = (e: Expr): Expr =>
+    mapExprDeep(e, (x, depth) => {
+      if (x.kind !== 'outer' || x.levels < depth + level) return x;
+      if (x.levels === level && depth === 0) return { kind: 'column', index: x.index, type: x.type, name: x.name };
+      return { ...x, levels: x.levels - level };
+    });
+  const lifted: AggCall = {
+    ...agg,
+    args: agg.args.map(lift),
+    filter: agg.filter === null ? null : lift(agg.filter),
+    orderBy: agg.orderBy.map((k) => ({ ...k, expr: lift(k.expr) })),
+  };
+  target.aggs.calls.push(lifted);
+  let s: Scope | null = cx.scope;
+  for (let i = 0; i < level && s !== null; i++, s = s.parent) s.usesOuter = true;
+  return { kind: 'outer', levels: level, index: AGG_BASE + target.aggs.calls.length - 1, type: agg.type, name };
 }
 
 /**
@@ -1121,11 +1196,45 @@ function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
 
 // ---- subqueries ----
 
+/** Binds a sub-SELECT of this level; an aggregate in it over this level's columns only comes back here. */
+function bindSubselect(b: AnyNode, cx: ExprCtx): { plan: LogicalPlan; correlated: boolean } {
+  const saved = cx.scope.subqueryCx;
+  cx.scope.subqueryCx = cx;
+  try {
+    return cx.env.bindSubquery(b.subselect as Node, cx.scope);
+  } finally {
+    cx.scope.subqueryCx = saved;
+  }
+}
+
+/**
+ * (a, b) < (SELECT x, y …): the sub-SELECT gives at most one row (none compares as a row of NULLs), whose
+ * fields are compared as a row constructor's. Each field is read by a scalar sub-SELECT of its own over
+ * the same plan, which reads the same row each time unless the plan holds a volatile call (refused).
+ */
+function bindRowCompareSubLink(op: string, ln: Node, sub: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
+  const { plan, correlated } = bindSubselect(sub, cx);
+  let volatile = false;
+  mapPlanExprs(plan, 0, (x) => {
+    if (x.kind === 'call' && x.overload.volatile === true) volatile = true;
+    return x;
+  });
+  if (volatile) throw new QuireError('0A000', 'row comparison with a sub-SELECT that calls volatile functions is not supported', { position: pos(loc) });
+  const la = rowFields(ln, cx);
+  if (la.length !== plan.schema.length) {
+    throw new QuireError('42601', la.length < plan.schema.length ? 'subquery has too many columns' : 'subquery has too few columns', { position: pos(loc) });
+  }
+  const ra = plan.schema.map((f, j): Expr => {
+    const one: LogicalPlan = { op: 'project', input: plan, exprs: [{ kind: 'column', index: j, type: f.type, name: f.name }], schema: [f] };
+    return { kind: 'subquery', mode: 'scalar', plan: one, correlated, type: f.type.name === 'unknown' ? T.text : f.type };
+  });
+  return rowComparison(op, la, ra, cx, loc);
+}
+
 function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
   const kind = b.subLinkType as string;
   const loc = b.location as number | undefined;
-  const { plan, correlated } = cx.env.bindSubquery(b.subselect as Node, cx.scope);
-  if (correlated) cx.scope.usesOuter = cx.scope.usesOuter || false;
+  const { plan, correlated } = bindSubselect(b, cx);
   switch (kind) {
     case 'EXISTS_SUBLINK':
       return { kind: 'subquery', mode: 'exists', plan, correlated, type: T.bool };

@@ -11,7 +11,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
-import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant } from '../logical/expr.js';
+import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant, mapExpr } from '../logical/expr.js';
 import type { AggCall, JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -38,6 +38,7 @@ import { Scope, type ScopeEntry } from './scope.js';
 import { bindTableFunction } from './bind-table-function.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { lookupScalar } from '../functions/registry.js';
+import { isAggregateName } from '../functions/aggregate/registry.js';
 import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './bind-routine.js';
 import { checkLockingBound, checkLockingShape } from './locking-clause.js';
 
@@ -376,7 +377,7 @@ export class QueryBinder implements ExprEnv {
       plan = this.bindCte(cte, loc);
     } else if (remote !== undefined) {
       plan = { op: 'scan', source: remote, alias: qual, schema: remote.schema.map((f) => ({ name: f.name, type: f.type, table: qual })) };
-    } else if (this.catalog.views.has(name)) {
+    } else if (this.catalog.views.has(name) && (b.schemaname === undefined || b.schemaname === 'public')) {
       const v = this.catalog.views.get(name)!;
       const saved = this.cteFrames;
       this.cteFrames = [];
@@ -386,8 +387,12 @@ export class QueryBinder implements ExprEnv {
         this.cteFrames = saved;
       }
     } else {
+      // Tables live in public (TEMP ones in pg_temp); pg_catalog holds only the system relations, and a
+      // relation in any other schema does not exist (PostgreSQL says so, not that the schema is missing).
+      const schema = b.schemaname as string | undefined;
+      const userSchema = schema === undefined || schema === 'public' || schema === 'pg_temp';
       const t: TableSource | undefined =
-        this.catalog.getTableIn(b.schemaname as string | undefined, name) ?? (b.schemaname === undefined || b.schemaname === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
+        (userSchema ? this.catalog.getTableIn(schema, name) : undefined) ?? (schema === undefined || schema === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
     }
@@ -431,7 +436,7 @@ export class QueryBinder implements ExprEnv {
         let expr: Expr;
         if (type === 'full') {
           expr = { kind: 'coalesce', args: [c.left, c.right], type: c.left.type };
-        } else expr = type === 'right' ? re.expr : le.expr;
+        } else expr = type === 'right' ? c.right : c.left; // in the columns' common type, as PostgreSQL
         merged.push({ qualifier: null, name: n, expr, hiddenFromStar: false, hiddenUnqualified: false });
         le.hiddenUnqualified = true;
         re.hiddenUnqualified = true;
@@ -474,7 +479,10 @@ export class QueryBinder implements ExprEnv {
     if (s.intoClause) throw new QuireError('0A000', 'SELECT INTO is handled as CREATE TABLE AS', {});
     checkLockingShape(s);
     const original = s;
-    s = rewriteTargetListSrf(s, (name) => this.catalog.functions.get(name)?.some((f) => f.returnsSet) === true);
+    const isUserSrf = (name: string): boolean => this.catalog.functions.get(name)?.some((f) => f.returnsSet) === true;
+    const nested = nestGroupedSrf(s, isUserSrf, (name) => isAggregateName(name) || this.catalog.aggregates.has(name));
+    if (nested !== null) return this.bindSelect(nested, outer, keepUnknown);
+    s = rewriteTargetListSrf(s, isUserSrf);
     const scope = new Scope(outer);
     let plan: LogicalPlan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
 
@@ -503,7 +511,11 @@ export class QueryBinder implements ExprEnv {
         const fields = nodeBody<AnyNode>(val).fields as Node[];
         if (nodeTag(fields[fields.length - 1]!) === 'A_Star') {
           const q = fields.length > 1 ? strings(fields.slice(0, -1)).pop()! : null;
-          const expanded = expandStar(scope, q, pos(rt.location as number));
+          // t.* of an enclosing query's t reads its columns as outer references.
+          const expanded =
+            q !== null && !scope.hasQualifier(q)
+              ? expandOuterStar(val, scope)!.map((e) => ({ expr: e, name: (e as { name: string }).name }))
+              : expandStar(scope, q, pos(rt.location as number));
           targets.push(...expanded);
           continue;
         }
@@ -749,7 +761,7 @@ export class QueryBinder implements ExprEnv {
   private bindValues(s: SelectStmt, outer: Scope | null): BoundQuery {
     const scope = new Scope(outer);
     const cx: ExprCtx = { scope, clause: 'VALUES', aggs: null, windows: null, env: this };
-    const rows = (s.valuesLists ?? []).map((l) => (nodeBody<AnyNode>(l).items as Node[]).map((n) => bindExpr(n, cx)));
+    const rows = (s.valuesLists ?? []).map((l) => (nodeBody<AnyNode>(l).items as Node[]).flatMap((n) => expandOuterStar(n, scope) ?? [bindExpr(n, cx)]));
     const width = rows[0]?.length ?? 0;
     for (const r of rows) {
       if (r.length !== width) throw new QuireError('42601', 'VALUES lists must all be the same length', { position: pos(locOf((s.valuesLists ?? [])[0])) });
@@ -833,20 +845,115 @@ export class QueryBinder implements ExprEnv {
  * them run in lockstep (the longest sets the row count, the others give NULLs once they run out), which
  * is a LATERAL ROWS FROM (…) over all of them. The AST is rewritten to that form before binding.
  */
+function isSrfCall(n: Node | undefined, isUserSrf: (name: string) => boolean): boolean {
+  if (nodeTag(n) !== 'FuncCall') return false;
+  const fc = nodeBody<AnyNode>(n!);
+  if (fc.over) return false;
+  const name = strings(fc.funcname as Node[]).pop()!;
+  return isUserSrf(name) || (lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined);
+}
+
+/** Whether the AST (outside sub-SELECTs) holds a call that satisfies `pred`. */
+function containsCall(n: unknown, pred: (fc: AnyNode) => boolean): boolean {
+  if (n === null || typeof n !== 'object') return false;
+  if (Array.isArray(n)) return n.some((x) => containsCall(x, pred));
+  for (const [k, v] of Object.entries(n as Record<string, unknown>)) {
+    if (k === 'SubLink' || k === 'SelectStmt') continue;
+    if (k === 'FuncCall' && pred(v as AnyNode)) return true;
+    if (containsCall(v, pred)) return true;
+  }
+  return false;
+}
+
+/**
+ * PostgreSQL expands select-list set-returning functions after grouping, aggregation and window
+ * functions, and before DISTINCT, ORDER BY and LIMIT. A grouped (or windowed) query with such a function
+ * is bound as that order says: the query without the functions (their arguments as hidden columns) is a
+ * derived table, and an outer query calls the functions over each of its rows, then orders and limits.
+ * null when the query needs no such nesting.
+ */
+function nestGroupedSrf(s: SelectStmt, isUserSrf: (name: string) => boolean, isAggregate: (name: string) => boolean): SelectStmt | null {
+  const targets = s.targetList ?? [];
+  const srfIdx = targets.map((t, i) => (isSrfCall(nodeBody<AnyNode>(t).val as Node, isUserSrf) ? i : -1)).filter((i) => i >= 0);
+  if (srfIdx.length === 0) return null;
+  const aggOrWindow = (fc: AnyNode): boolean => fc.over !== undefined || isAggregate(strings(fc.funcname as Node[]).pop()!);
+  const grouped = s.groupClause !== undefined || s.havingClause !== undefined || containsCall(targets, aggOrWindow) || containsCall(s.sortClause, aggOrWindow);
+  if (!grouped) return null;
+  const isStar = (t: Node): boolean => {
+    const v = nodeBody<AnyNode>(t).val as Node;
+    return nodeTag(v) === 'ColumnRef' && (nodeBody<AnyNode>(v).fields as Node[]).some((f) => nodeTag(f) === 'A_Star');
+  };
+  if (targets.some(isStar)) throw new QuireError('0A000', 'set-returning functions beside * in the select list of a grouped query are not supported');
+  const col = (name: string): Node => ({ ColumnRef: { fields: [{ String: { sval: '?grouped?' } }, { String: { sval: name } }] } }) as unknown as Node;
+  const hidden: Node[] = [];
+  const hide = (e: Node): Node => {
+    const name = `?arg?${hidden.length}`;
+    hidden.push({ ResTarget: { name, val: e } } as unknown as Node);
+    return col(name);
+  };
+  const names = targets.map((t) => (nodeBody<AnyNode>(t).name as string | undefined) ?? figureColname(nodeBody<AnyNode>(t).val as Node));
+  const innerTargets: Node[] = [];
+  const outerTargets = targets.map((t, i) => {
+    const rt = nodeBody<AnyNode>(t);
+    if (!srfIdx.includes(i)) {
+      innerTargets.push({ ResTarget: { ...rt, name: `?col?${i}` } } as unknown as Node);
+      return { ResTarget: { name: names[i], val: col(`?col?${i}`), location: rt.location } } as unknown as Node;
+    }
+    const fc = nodeBody<AnyNode>(rt.val as Node);
+    const args = ((fc.args as Node[] | undefined) ?? []).map((a) => {
+      if (nodeTag(a) !== 'NamedArgExpr') return hide(a);
+      const na = nodeBody<AnyNode>(a);
+      return { NamedArgExpr: { ...na, arg: hide(na.arg as Node) } } as unknown as Node;
+    });
+    return { ResTarget: { ...rt, name: names[i], val: { FuncCall: { ...fc, args } } } } as unknown as Node;
+  });
+  // ORDER BY and DISTINCT ON items naming an output column (or its ordinal) stay in the outer query; other
+  // expressions are computed by the inner one, over its grouped rows.
+  const outerKey = (n: Node): Node => {
+    if (nodeTag(n) === 'A_Const') return n;
+    if (nodeTag(n) === 'ColumnRef') {
+      const f = nodeBody<AnyNode>(n).fields as Node[];
+      if (f.length === 1 && nodeTag(f[0]!) === 'String' && names.includes(strings(f)[0]!)) return n;
+    }
+    if (containsCall(n, (fc) => isSrfCall({ FuncCall: fc } as unknown as Node, isUserSrf))) {
+      throw new QuireError('0A000', 'set-returning functions in ORDER BY or DISTINCT ON of a grouped query are not supported', { position: pos(locOf(n)) });
+    }
+    return hide(n);
+  };
+  const sortClause = s.sortClause?.map((sb) => {
+    const b = nodeBody<AnyNode>(sb);
+    return { SortBy: { ...b, node: outerKey(b.node as Node) } } as unknown as Node;
+  });
+  const distinctClause = s.distinctClause?.map((n) => (nodeTag(n) === undefined ? n : outerKey(n)));
+  const inner: SelectStmt = {
+    ...s,
+    targetList: [...innerTargets, ...hidden],
+    sortClause: undefined,
+    distinctClause: undefined,
+    limitCount: undefined,
+    limitOffset: undefined,
+    limitOption: undefined,
+    lockingClause: undefined,
+    withClause: undefined,
+  };
+  return {
+    targetList: outerTargets,
+    fromClause: [{ RangeSubselect: { subquery: { SelectStmt: inner }, alias: { aliasname: '?grouped?' } } } as unknown as Node],
+    ...(sortClause ? { sortClause } : {}),
+    ...(distinctClause ? { distinctClause } : {}),
+    ...(s.limitCount ? { limitCount: s.limitCount } : {}),
+    ...(s.limitOffset ? { limitOffset: s.limitOffset } : {}),
+    ...(s.limitOption ? { limitOption: s.limitOption } : {}),
+    ...(s.lockingClause ? { lockingClause: s.lockingClause } : {}),
+    op: 'SETOP_NONE',
+  } as SelectStmt;
+}
+
 function rewriteTargetListSrf(s: SelectStmt, isUserSrf: (name: string) => boolean): SelectStmt {
   const targets = s.targetList ?? [];
-  const isSrf = (n: Node | undefined): boolean => {
-    if (nodeTag(n) !== 'FuncCall') return false;
-    const fc = nodeBody<AnyNode>(n!);
-    if (fc.over) return false;
-    const name = strings(fc.funcname as Node[]).pop()!;
-    return isUserSrf(name) || (lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined);
-  };
+  const isSrf = (n: Node | undefined): boolean => isSrfCall(n, isUserSrf);
   const srfIdx = targets.map((t, i) => (isSrf(nodeBody<AnyNode>(t).val as Node) ? i : -1)).filter((i) => i >= 0);
   if (srfIdx.length === 0) return s;
-  if (s.groupClause || s.havingClause || s.distinctClause) {
-    throw new QuireError('0A000', 'set-returning functions in the select list of a grouped or DISTINCT query are not supported');
-  }
   const alias = `?srf?${srfIdx[0]!}`;
   const calls = srfIdx.map((i) => nodeBody<AnyNode>(targets[i]!).val as Node);
   const rangeFunction = {
@@ -876,12 +983,15 @@ function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {
 }
 
 function shiftExpr(e: Expr, offset: number): Expr {
-  if (e.kind === 'column') return { ...e, index: e.index + offset };
-  if (e.kind === 'coalesce') return { ...e, args: e.args.map((a) => shiftExpr(a, offset)) };
-  return e;
+  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index + offset } : x));
 }
 
 function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
+  // A relation without columns (CREATE TABLE nocols()) still gives its name to the FROM list, for
+  // nocols.* and name conflicts: one entry that no lookup and no star ever returns.
+  if (schema.length === 0 && qualifier !== null) {
+    return [{ qualifier, name: '\u0000', expr: constant(null, T.bool), hiddenFromStar: true, hiddenUnqualified: true }];
+  }
   return schema.map((f, i) => {
     const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
     return { qualifier, name: f.name, expr, hiddenFromStar: isSystemColumn(f.name), hiddenUnqualified: false };
@@ -915,6 +1025,31 @@ function findUnique(entries: ScopeEntry[], name: string, side: string, loc: numb
   if (m.length === 0) throw new QuireError('42703', `column "${name}" specified in USING clause does not exist in ${side} table`, { position: pos(loc) });
   if (m.length > 1) throw new QuireError('42702', `common column name "${name}" appears more than once in ${side} table`, { position: pos(loc) });
   return m[0]!;
+}
+
+/**
+ * t.* as an item of a VALUES row (LATERAL (VALUES (t.*))): t's columns, one item each, read from the
+ * query level whose FROM list holds t. null when the item is not a star.
+ */
+function expandOuterStar(n: Node, scope: Scope): Expr[] | null {
+  if (nodeTag(n) !== 'ColumnRef') return null;
+  const b = nodeBody<AnyNode>(n);
+  const fields = b.fields as Node[];
+  if (nodeTag(fields[fields.length - 1]!) !== 'A_Star') return null;
+  const position = pos(b.location as number);
+  if (fields.length !== 2) throw new QuireError('42601', 'row expansion via "*" is not supported here', { position });
+  const q = strings(fields.slice(0, 1))[0]!;
+  let levels = 0;
+  let owner: Scope | null = scope;
+  while (owner !== null && !owner.hasQualifier(q)) {
+    owner = owner.parent;
+    levels++;
+  }
+  if (owner === null) throw new QuireError('42P01', `missing FROM-clause entry for table "${q}"`, { position });
+  const cols = expandStar(owner, q, position);
+  if (levels === 0) return cols.map((c) => c.expr);
+  for (let i = 0, s: Scope | null = scope; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
+  return cols.map(({ expr }) => mapExpr(expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name } : x)));
 }
 
 function expandStar(scope: Scope, qualifier: string | null, position: number): { expr: Expr; name: string }[] {
@@ -1033,8 +1168,10 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number,
     // group keys, and they are re-pointed at the aggregate's output.
     const plan = mapPlanExprs(e.plan, 1, (x, depth) => {
       if (x.kind !== 'outer' || x.levels !== depth) return x;
+      // An aggregate of this query written inside the subquery (max(o.x) in a sub-SELECT).
+      if (x.index >= AGG_BASE && x.index < GROUPING_BASE) return { ...x, index: k + x.index - AGG_BASE };
       const gi = groupBy.findIndex((g) => g.kind === 'column' && g.index === x.index);
-      if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.name}" from outer query`, {});
+      if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.table !== undefined ? x.table + '.' : ''}${x.name}" from outer query`, {});
       return { ...x, index: gi };
     });
     const rest = mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs, grouping)) as Expr & { kind: 'subquery' };

@@ -4,6 +4,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import type { Expr } from '../logical/expr.js';
+import type { ExprCtx } from './bind-expr.js';
 
 export interface ScopeEntry {
   qualifier: string | null;
@@ -20,6 +21,11 @@ export class Scope {
   entries: ScopeEntry[] = [];
   /** Set when a name in this scope (or a nested one) was resolved in an enclosing scope. */
   usesOuter = false;
+  /**
+   * The expression context of this level while one of its sub-SELECTs is being bound: an aggregate in
+   * the sub-SELECT over this level's columns only belongs here, and is checked against this clause.
+   */
+  subqueryCx: ExprCtx | null = null;
 
   constructor(readonly parent: Scope | null) {}
 

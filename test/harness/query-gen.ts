@@ -742,3 +742,36 @@ export function generateDml(seed: number, index: number): GeneratedQuery {
   const shape = rng.pick(DML_SHAPES);
   return { sql: shape(rng, 1000 * (index + 1)), ordered: false };
 }
+
+/*
+ * Aggregates written inside a sub-SELECT over columns of the enclosing query only: they belong to the
+ * enclosing query (PostgreSQL's agglevelsup), which may be grouped or not, and are constants inside the
+ * sub-SELECT. Some shapes put them where the owning query allows no aggregate (its WHERE), an error.
+ */
+export function outerAggregateQuery(seed: number, index: number): GeneratedQuery {
+  const rng = new Rng((seed * 1597334677 + index * 3812015801) >>> 0);
+  const [ot, it] = rng.sample(TABLES, 2);
+  const oc = colsOf(ot, 'o');
+  const ic = colsOf(it, 'i');
+  const oInts = oc.filter((c) => c.kind === 'int');
+  const iInts = ic.filter((c) => c.kind === 'int');
+  const key = rng.chance(0.5) ? rng.pick(oc.filter((c) => !c.sql.endsWith('.id'))) : null;
+  const outerAgg = aggregate(rng, oc);
+  const r = rng.int(0, 5);
+  let sub: string;
+  if (r === 0) sub = `(SELECT ${outerAgg} FROM ${it.name} i${rng.chance(0.5) ? ` WHERE ${predicate(rng, ic)}` : ''} LIMIT 1)`;
+  else if (r === 1) sub = `(SELECT count(*) + coalesce(sum(${rng.pick(oInts).sql}), 0) FROM ${it.name} i WHERE ${predicate(rng, ic)})`;
+  else if (r === 2) sub = `(SELECT ${outerAgg})`;
+  else if (r === 3) sub = `(SELECT max(${rng.pick(iInts).sql}) + count(${rng.pick(oc).sql}) FROM ${it.name} i)`;
+  else if (r === 4) sub = `(SELECT (SELECT ${outerAgg}) FROM ${it.name} i ORDER BY i.id LIMIT 1)`;
+  else sub = `EXISTS (SELECT 1 FROM ${it.name} i WHERE ${rng.pick(iInts).sql} = max(${rng.pick(oInts).sql}))`;
+  const items = [...(key ? [key.sql] : []), sub];
+  let sql = `SELECT ${items.map((s, i) => `${s} AS c${i}`).join(', ')} FROM ${ot.name} o`;
+  // An aggregate of the outer query in its own WHERE (through a sub-SELECT) is an error.
+  if (rng.chance(0.1)) sql += ` WHERE ${rng.pick(oInts).sql} = (SELECT max(${rng.pick(oInts).sql}))`;
+  else if (rng.chance(0.4)) sql += where(rng, oc);
+  if (key) sql += ` GROUP BY ${key.sql}`;
+  if (rng.chance(0.25)) sql += ` HAVING EXISTS (SELECT 1 FROM ${it.name} i WHERE ${rng.pick(iInts).sql} <= count(o.id))`;
+  if (!key) return { sql, ordered: false };
+  return { sql: `${sql} ORDER BY c0`, ordered: true };
+}
