@@ -11,8 +11,9 @@
  *
  * Domains are learnt from the data: integer bounds from the rows seen (with slack), text from the size of
  * the dictionary. A batch outside them widens the layout and moves the set bits over, as long as the
- * bitmap stays within MAX_CELLS; otherwise (or for a batch without codes, or codes of another
- * dictionary) insert() refuses, and the caller moves to a hash table, seeding it from keys().
+ * bitmap stays within MAX_CELLS and the keys held are few enough to move in one step; otherwise (or for
+ * a batch without codes, or codes of another dictionary) insert() refuses, and the caller moves to a
+ * hash table, seeding it from keys().
  */
 import type { Batch, Column } from '../common/column.js';
 import { makeColumn } from '../common/column.js';
@@ -21,6 +22,13 @@ import type { DataType } from '../common/types.js';
 
 /** Cells at most (one bit each: 8 MiB), far less than a hash table of the keys such a domain can hold. */
 export const MAX_CELLS = 1 << 26;
+
+/**
+ * Keys held at most when the layout widens: moving them is one synchronous step (a few tens of
+ * nanoseconds a key), so a larger set moves to the hash table instead, which takes its keys in batches
+ * between yields.
+ */
+const RELAYOUT_MAX_KEYS = 1 << 18;
 
 /** Keys decoded per batch of keys(). */
 const KEYS_BATCH = 2048;
@@ -134,6 +142,7 @@ export class DirectKeySet {
    * laid out (no codes, or codes of a different dictionary than the keys held).
    */
   private relayout(cols: readonly Column[], n: number): boolean {
+    if (this.size > RELAYOUT_MAX_KEYS) return false;
     const k = this.kinds.length;
     const low: number[] = [];
     const span: number[] = [];
