@@ -12,6 +12,7 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PhysicalOperator } from '../operator.js';
 import { KeyTable } from '../key-table.js';
+import { DirectKeySet, directKeyTypes } from '../direct-key-set.js';
 import { ShardedKeySet } from '../key-shards.js';
 import { keyCategory } from '../sort-key.js';
 
@@ -123,12 +124,60 @@ export class Distinct extends PhysicalOperator {
     const cols = allColumns(this.schema.length);
     // Every distinct row stays in the set until the end: its keys are reserved, and refused with 53200.
     const res = queryMemory(ctx).pool.register('Distinct', false);
+    const types = this.schema.map((f) => f.type);
+    const input = this.input.execute(ctx);
     try {
+      // Keys over small domains (dictionary-coded text, narrow integers) first go to a bitmap indexed by
+      // the key; the first batch that does not fit one moves them to a hash table below.
+      let pending: Batch | null = null;
+      let direct: DirectKeySet | null = null;
+      if (directKeyTypes(types)) {
+        let sel = new Uint32Array(0);
+        for (;;) {
+          const r = await input.next();
+          if (r.done === true) return;
+          await yieldIfDue(ctx);
+          const b = r.value;
+          const n = b.length;
+          if (n === 0) continue;
+          if (sel.length < n) sel = new Uint32Array(n);
+          if (direct === null) {
+            direct = DirectKeySet.create(types, b.columns, n);
+            if (direct === null) {
+              pending = b;
+              break;
+            }
+            res.grow(direct.bytes, 'bitmap of distinct rows');
+          }
+          const before = direct.bytes;
+          const w = direct.insert(b.columns, n, sel);
+          if (w < 0) {
+            pending = b;
+            break;
+          }
+          if (direct.bytes > before) res.grow(direct.bytes - before, 'bitmap of distinct rows');
+          if (w > 0) yield w === n ? b : takeBatch(b, sel, w);
+        }
+      }
+      const rest = async function* (): AsyncGenerator<Batch> {
+        if (pending !== null) yield pending;
+        for (;;) {
+          const r = await input.next();
+          if (r.done === true) return;
+          yield r.value;
+        }
+      };
       if (cols.length === 1) {
         // One column: the canonical value itself is the key, and the engine's own Sets hash it best
         // (split, so that no single one grows to a size whose rehash would stall the event loop).
         const seen = new ShardedKeySet();
-        for await (const b of this.input.execute(ctx)) {
+        if (direct !== null) {
+          for (const keys of direct.keys()) {
+            res.grow(newRows(keys, cols, seen).bytes, 'hash table of distinct rows');
+            await yieldIfDue(ctx);
+          }
+        }
+        for await (const b of rest()) {
           await yieldIfDue(ctx);
           if (b.length === 0) continue;
           const { batch, bytes } = newRows(b, cols, seen);
@@ -138,10 +187,16 @@ export class Distinct extends PhysicalOperator {
         return;
       }
       // Several columns: keys as words in a typed table (key-table.ts), not a string per row.
-      const table = new KeyTable(this.schema.map((f) => f.type));
+      const table = new KeyTable(types);
       let held = 0;
       let sel = new Uint32Array(0);
-      for await (const b of this.input.execute(ctx)) {
+      if (direct !== null) {
+        for (const keys of direct.keys()) {
+          table.insert(keys.columns, keys.length);
+          await yieldIfDue(ctx);
+        }
+      }
+      for await (const b of rest()) {
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
@@ -155,6 +210,7 @@ export class Distinct extends PhysicalOperator {
         if (w > 0) yield w === n ? b : takeBatch(b, sel, w);
       }
     } finally {
+      await input.return(undefined);
       res.free();
     }
   }

@@ -29,6 +29,7 @@ import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/contex
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { KeyTable } from '../key-table.js';
+import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, type SortKey } from '../sort-key.js';
 import { sortRunAsync } from './sort.js';
@@ -108,6 +109,8 @@ class SingleKeyGrouper implements Grouper {
   private gids = new Int32Array(0);
   private readonly builder: ColumnBuilder;
   private readonly numeric: boolean;
+  /** Per text dictionary: each code's group id + 1 (0 = not looked up yet). */
+  private readonly codeGroups = new Map<TextDictionary, Int32Array>();
 
   constructor(private readonly type: DataType) {
     this.builder = new ColumnBuilder(type);
@@ -120,6 +123,10 @@ class SingleKeyGrouper implements Grouper {
     const d = c.data;
     const nulls = c.nulls;
     const map = this.map;
+    if (c.dict != null && c.dict.codes.length >= n && Array.isArray(d)) {
+      this.assignCodes(c, c.dict, d, n, gids);
+      return gids;
+    }
     if (!Array.isArray(d)) {
       // Typed storage: the raw array element is the key, no boxing.
       for (let k = 0; k < n; k++) {
@@ -156,6 +163,50 @@ class SingleKeyGrouper implements Grouper {
       }
     }
     return gids;
+  }
+
+  /**
+   * Text with dictionary codes: each code's group is found through the Map once and then read from an
+   * array indexed by the code, so a row costs no string hashing. Codes never change meaning (a
+   * dictionary only grows), so the array stays valid across batches sharing the dictionary.
+   */
+  private assignCodes(c: Column, dc: DictCodes, d: Value[], n: number, gids: Int32Array): void {
+    let ids = this.codeGroups.get(dc.dictionary);
+    if (ids === undefined || ids.length < dc.dictionary.size) {
+      const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
+      if (ids !== undefined) grown.set(ids);
+      ids = grown;
+      this.codeGroups.set(dc.dictionary, ids);
+    }
+    const codes = dc.codes;
+    const nulls = c.nulls;
+    for (let k = 0; k < n; k++) {
+      const code = codes[k]!;
+      if (code < 0 || (nulls !== null && nulls[k] === 1)) {
+        gids[k] = this.nullGroup(c, k);
+        continue;
+      }
+      const g = ids[code]! - 1;
+      if (g >= 0) {
+        gids[k] = g;
+        continue;
+      }
+      const ng = this.lookup(d[k]!);
+      ids[code] = ng + 1;
+      gids[k] = ng;
+    }
+  }
+
+  /** Group of a non-NULL value, created when new. */
+  private lookup(v: Value): number {
+    const key = mapKey(v, this.type, this.numeric);
+    let g = this.map.get(key);
+    if (g === undefined) {
+      g = this.count++;
+      this.map.set(key, g);
+      this.builder.push(v);
+    }
+    return g;
   }
 
   private nullGroup(c: Column, k: number): number {

@@ -34,6 +34,7 @@ import { KeyTable, sameKeyEncoding } from '../key-table.js';
 import { ShardedKeyMap } from '../key-shards.js';
 import { keyCategory } from '../sort-key.js';
 import { rowKeys, type RowKey } from './distinct.js';
+import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
 
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti';
 
@@ -570,6 +571,7 @@ async function buildTable(
     await yieldIfDue(ctx);
   }
   const head = Int32Array.from(headList);
+  const codeHeads = new Map<TextDictionary, Int32Array>();
   return {
     head,
     next,
@@ -579,6 +581,10 @@ async function buildTable(
         const c = b.columns[leftKeys[0]!]!;
         const d = c.data as Value[];
         const pn = c.nulls;
+        if (c.dict != null && c.dict.codes.length >= (sel === null ? m : b.length)) {
+          probeCodes(c.dict, d, pn, sel, m, out, codeHeads, groups, head);
+          return;
+        }
         for (let j = 0; j < m; j++) {
           const i = sel === null ? j : sel[j]!;
           const v = d[i];
@@ -603,6 +609,46 @@ async function buildTable(
 
 // The loops below are plain functions rather than inline in the join's async generator, where V8
 // optimizes them far less.
+
+/**
+ * Chain heads of text probe rows that carry dictionary codes: the first row with a code looks its string
+ * up in `groups`, every later one reads the answer from an array indexed by the code (chain head + 2;
+ * 1 = no match, 0 = not looked up yet). Codes keep their meaning as the dictionary grows.
+ */
+function probeCodes(
+  dc: DictCodes,
+  d: Value[],
+  pn: Uint8Array | null,
+  sel: Uint32Array | null,
+  m: number,
+  out: Int32Array,
+  cache: Map<TextDictionary, Int32Array>,
+  groups: ShardedKeyMap<number>,
+  head: Int32Array,
+): void {
+  let known = cache.get(dc.dictionary);
+  if (known === undefined || known.length < dc.dictionary.size) {
+    const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
+    if (known !== undefined) grown.set(known);
+    known = grown;
+    cache.set(dc.dictionary, known);
+  }
+  const codes = dc.codes;
+  for (let j = 0; j < m; j++) {
+    const i = sel === null ? j : sel[j]!;
+    const code = codes[i]!;
+    if (code < 0 || (pn !== null && pn[i] === 1)) {
+      out[j] = -1;
+      continue;
+    }
+    let h = known[code]!;
+    if (h === 0) {
+      const g = groups.get(d[i] as string);
+      h = known[code] = g === undefined ? 1 : head[g]! + 2;
+    }
+    out[j] = h - 2;
+  }
+}
 
 function allChainsSingle(next: Int32Array): boolean {
   for (let r = 0; r < next.length; r++) if (next[r] !== -1) return false;
