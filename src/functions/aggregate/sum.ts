@@ -5,6 +5,7 @@
  */
 import { Numeric } from '../../common/numeric.js';
 import { Interval } from '../../common/interval.js';
+import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Value } from '../../common/types.js';
 import type { Column } from '../../common/column.js';
 import { addInterval } from '../scalar/operators/add.js';
@@ -144,31 +145,53 @@ export function negInterval(v: Interval): Interval {
   return v.neg();
 }
 
+/**
+ * Interval sums over a moving frame, kept as PostgreSQL keeps them: the finite values' sum beside counts
+ * of infinite ones, so a frame that loses its infinity gets its finite sum back, and adding or removing
+ * an infinity never touches the sum (infinity minus infinity would be out of range). A frame holding
+ * both infinities is out of range, as in PostgreSQL.
+ */
 export class SlidingIntervalSum implements SlidingAccumulator {
   sum = new Interval(0, 0, 0);
   n = 0;
+  private posInf = 0;
+  private negInf = 0;
   constructor(private readonly finish: (sum: Interval, n: number) => Value) {}
   add(args: readonly Value[]): void {
-    if (args[0] === null) return;
-    this.sum = addInterval(this.sum, args[0] as Interval);
+    const v = args[0] as Interval | null;
+    if (v === null) return;
     this.n++;
+    if (v.isFinite()) this.sum = addInterval(this.sum, v);
+    else if (v.months > 0) this.posInf++;
+    else this.negInf++;
   }
   remove(args: readonly Value[]): void {
-    if (args[0] === null) return;
-    this.sum = addInterval(this.sum, negInterval(args[0] as Interval));
+    const v = args[0] as Interval | null;
+    if (v === null) return;
     this.n--;
+    if (v.isFinite()) this.sum = addInterval(this.sum, negInterval(v));
+    else if (v.months > 0) this.posInf--;
+    else this.negInf--;
   }
   merge(other: SlidingAccumulator): void {
     const o = other as SlidingIntervalSum;
     this.sum = addInterval(this.sum, o.sum);
     this.n += o.n;
+    this.posInf += o.posInf;
+    this.negInf += o.negInf;
   }
   value(): Value {
-    return this.n === 0 ? null : this.finish(this.sum, this.n);
+    if (this.n === 0) return null;
+    if (this.posInf > 0 && this.negInf > 0) throw new QuireError('22008', 'interval out of range');
+    if (this.posInf > 0) return Interval.POSITIVE_INFINITY;
+    if (this.negInf > 0) return Interval.NEGATIVE_INFINITY;
+    return this.finish(this.sum, this.n);
   }
   reset(): void {
     this.sum = new Interval(0, 0, 0);
     this.n = 0;
+    this.posInf = 0;
+    this.negInf = 0;
   }
 }
 

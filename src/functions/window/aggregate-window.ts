@@ -189,8 +189,10 @@ export class AggregateWindow implements WindowEvaluator {
           a = s;
           z = s;
         }
-        while (z < e) this.addRow(acc, z++);
+        // Leaving rows first, as PostgreSQL does: a state holding both would overflow where its never
+        // does (an interval sum beside an extreme value).
         while (a < s) this.removeRow(acc, a++);
+        while (z < e) this.addRow(acc, z++);
         v = acc.value();
       } else if (s === a && e >= z) {
         while (z < e) this.addRow(acc, z++);
