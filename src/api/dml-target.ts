@@ -1,5 +1,5 @@
 /**
- * UPDATE … FROM, DELETE … USING, subqueries and WITH in UPDATE/DELETE, run through the planner.
+ * UPDATE and DELETE (with FROM/USING, subqueries, WITH or WHERE CURRENT OF, or none) through the planner.
  *
  * The statement becomes a SELECT over its target table (with the FROM/USING items, WHERE and WITH
  * as written) that returns each matching row's position and, for UPDATE, its new values; the target
@@ -13,7 +13,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { T, type Value } from '../common/types.js';
-import { getValue, makeColumn } from '../common/column.js';
+import { getValue, makeColumn, type Column } from '../common/column.js';
 import type { AnyNode } from '../sql/ast.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import type { PreparedQuery } from './database.js';
@@ -33,26 +33,24 @@ export interface DmlHost {
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
 }
 
-/** Whether a statement needs the planner: FROM/USING, WITH, or a subquery anywhere in it (RETURNING too). */
-export function needsPlanner(b: AnyNode): boolean {
-  if (b.fromClause || b.usingClause || b.withClause) return true;
-  return containsSubLink(b.whereClause) || containsSubLink(b.targetList) || containsSubLink(b.returningList) || containsSubLink(b.returningClause);
-}
-
-function containsSubLink(n: unknown): boolean {
-  if (n === null || typeof n !== 'object') return false;
-  if (Array.isArray(n)) return n.some(containsSubLink);
-  const o = n as AnyNode;
-  if ('SubLink' in o) return true;
-  for (const k in o) if (containsSubLink(o[k])) return true;
-  return false;
-}
-
 export interface MatchedRows {
   /** Row position in the table's snapshot → the values of the SELECT's other columns for it. */
   readonly rows: Map<number, Value[]>;
   /** Types of those values (for assignment casts). */
   readonly types: DataType[];
+}
+
+/** Row positions of a stored batch, kept while it lives: a batch mostly keeps its place from one statement to the next. */
+const positionColumns = new WeakMap<Batch, { base: number; column: Column }>();
+
+function positionColumn(batch: Batch, base: number): Column {
+  const known = positionColumns.get(batch);
+  if (known !== undefined && known.base === base) return known.column;
+  const pos = new Int32Array(batch.length);
+  for (let i = 0; i < batch.length; i++) pos[i] = base + i;
+  const column = makeColumn(T.int4, pos, null);
+  positionColumns.set(batch, { base, column });
+  return column;
 }
 
 /**
@@ -74,16 +72,21 @@ export function targetRowsQuery(
    * and a rewrite of the bound plan before the optimizer (UPDATE's RETURNING reads the new values).
    */
   more: { returning: readonly Node[]; rewrite?: (bound: LogicalPlan) => LogicalPlan } = { returning: [] },
+  /** The position of the first row of `snapshot` (WHERE CURRENT OF passes only the cursor's row). */
+  firstPosition = 0,
 ): PreparedQuery {
   // Named as the table for EXPLAIN; bound under TARGET, which no identifier can spell.
   const target = new MemoryTable(table.name, [...table.schema, { name: ROW_POSITION, type: T.int4 }]);
-  let base = 0;
+  let base = firstPosition;
+  const batches: Batch[] = [];
   for (const batch of snapshot) {
-    const pos = new Int32Array(batch.length);
-    for (let i = 0; i < batch.length; i++) pos[i] = base + i;
+    if (batch.length === 0) continue;
+    batches.push({ columns: [...batch.columns, positionColumn(batch, base)], length: batch.length });
     base += batch.length;
-    target.appendBatch({ columns: [...batch.columns, makeColumn(T.int4, pos, null)], length: batch.length });
   }
+  // The table's own batches as they are stored (text already encoded or left plain): appending would
+  // encode every text value again, into a dictionary of this one statement.
+  target.rebase(batches);
   const qualifier = alias ?? table.name;
   const col = (name: string): Node => ({ ColumnRef: { fields: [{ String: { sval: qualifier } }, { String: { sval: name } }] } }) as Node;
   const from = [

@@ -1,5 +1,5 @@
 /**
- * INSERT … SELECT, and UPDATE/DELETE with FROM/USING, WITH or subqueries, as plans: the query that
+ * INSERT … SELECT, UPDATE and DELETE as plans: the query that
  * finds the new rows (or the target rows' positions and new values) is the input of a ModifyTable
  * node, whose target applies the changes through the transaction's table, the row lineage and the
  * constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN ANALYZE runs them.
@@ -7,7 +7,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../common/column.js';
 import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import { MemoryTable } from '../storage/memory-table.js';
@@ -36,7 +36,9 @@ import {
   uniqueCheck,
   updateStrength,
 } from './dml-statements.js';
+import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
+import { targetRow } from './row-targets.js';
 import { columnSequence } from '../storage/sequence.js';
 import { binderFor, relName, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
@@ -140,15 +142,66 @@ function visibleBatches(host: UtilityHost, t: MemoryTable, snapshot: readonly Ba
   return snapshot.slice(0, before.length);
 }
 
+/** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
+function currentOfName(b: AnyNode): string | null {
+  const w = b.whereClause as Node | undefined;
+  if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
+  return nodeBody<AnyNode>(w).cursor_name as string;
+}
+
+/**
+ * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
+ * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
+ */
+function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+  const c = host.cursors.get(name);
+  if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
+  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
+  if (c.info.locking) {
+    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
+    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
+  } else if (mine.length !== 1) {
+    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+  }
+  const ids = c.currentIds();
+  if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
+  const { tg, k } = mine[0]!;
+  return locateRow(snapshot, targetRow(tg, ids[k]!));
+}
+
+/** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
+function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
+  const rv = b.relation as AnyNode;
+  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
+    throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
+  }
+  return host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+}
+
+/**
+ * The rows an UPDATE/DELETE may change and the statement to find them with: the visible rows, or for
+ * WHERE CURRENT OF only the cursor's row (none when it is gone), with that WHERE taken out.
+ */
+function candidateRows(host: UtilityHost, t: MemoryTable, b: AnyNode, snapshot: readonly Batch[]): { batches: readonly Batch[]; first: number; stmt: AnyNode } {
+  const cursor = currentOfName(b);
+  if (cursor === null) return { batches: visibleBatches(host, t, snapshot), first: 0, stmt: b };
+  const at = currentOfPosition(host, t, snapshot, cursor);
+  const stmt = { ...b, whereClause: undefined };
+  if (at === null) return { batches: [], first: 0, stmt };
+  const ref = rowAt(snapshot, at);
+  return { batches: [sliceBatch(ref.batch, ref.index, ref.index + 1)], first: at, stmt };
+}
+
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
   const list = retList(b);
   const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, sets, binder) };
-  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, sets.map((x) => x.val), params, new Map(), more);
+  const rows = candidateRows(host, t, b, snapshot);
+  const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, sets.map((x) => x.val), params, new Map(), more, rows.first);
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
     const matched = matchedRows(input, query.plan);
@@ -165,11 +218,12 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
 
 export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   const snapshot = t.snapshot();
   const list = retList(b);
   const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
-  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, [], params, new Map(), more);
+  const rows = candidateRows(host, t, b, snapshot);
+  const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, [], params, new Map(), more, rows.first);
   const columns = returnedColumns(query.plan, 0);
   const plain = { ...b, returningList: undefined, returningClause: undefined };
   return modifyNode('delete', t, query.plan, columns, query.paramTypes, async (input) => {
