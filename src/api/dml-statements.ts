@@ -489,11 +489,27 @@ export function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] |
     const rt = nodeBody<AnyNode>(n);
     const c = t.schema.findIndex((f) => f.name === rt.name);
     if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
-    const val = rt.val as Node;
-    if (nodeTag(val) === 'MultiAssignRef') throw new QuireError('0A000', 'UPDATE … SET (columns) = (…) is not supported', { position: pos(rt.location as number) });
+    const val = nodeTag(rt.val as Node) === 'MultiAssignRef' ? multiAssigned(nodeBody<AnyNode>(rt.val as Node), rt) : (rt.val as Node);
     const isDefault = nodeTag(val) === 'SetToDefault';
     return { col: c, val: isDefault ? ({ A_Const: { isnull: true } } as Node) : val, fallback: isDefault ? defaultValue(host, t, c, binder) : null };
   });
+}
+
+/**
+ * `SET (a, b) = (x, y)`: the parser gives each column the whole source and its place in it; a ROW
+ * source hands each column its own item. A sub-SELECT source is not taken.
+ */
+function multiAssigned(m: AnyNode, rt: AnyNode): Node {
+  const source = m.source as Node;
+  const tag = nodeTag(source);
+  if (tag === 'RowExpr') {
+    const row = nodeBody<AnyNode>(source);
+    const items = (row.args as Node[] | undefined) ?? [];
+    if (items.length !== (m.ncolumns as number)) throw new QuireError('42601', 'number of columns does not match number of values', { position: pos(row.location as number) });
+    return items[(m.colno as number) - 1]!;
+  }
+  if (tag === 'SubLink') throw new QuireError('0A000', 'UPDATE … SET (columns) = (SELECT …) is not supported', { position: pos(rt.location as number) });
+  throw new QuireError('0A000', 'source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression', { position: pos(locOf(source)) });
 }
 
 /** The table's batches with the matched rows' SET columns replaced; untouched batches are shared. */

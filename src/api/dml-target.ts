@@ -22,12 +22,13 @@ import type { PhysicalOperator } from '../physical/operator.js';
 import type { Batch } from '../common/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import type { DataType } from '../common/types.js';
+import type { QueryBinder } from '../sql/bind-query.js';
 
 const TARGET = '\u0000dml target';
 const ROW_POSITION = '\u0000row position';
 
 export interface DmlHost {
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan, env: QueryBinder) => LogicalPlan): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
@@ -71,7 +72,7 @@ export function targetRowsQuery(
    * RETURNING items, selected after the values (over the target's row as it was and the FROM items),
    * and a rewrite of the bound plan before the optimizer (UPDATE's RETURNING reads the new values).
    */
-  more: { returning: readonly Node[]; rewrite?: (bound: LogicalPlan) => LogicalPlan } = { returning: [] },
+  more: { returning: readonly Node[]; rewrite?: (bound: LogicalPlan, env: QueryBinder) => LogicalPlan } = { returning: [] },
   /** The position of the first row of `snapshot` (WHERE CURRENT OF passes only the cursor's row). */
   firstPosition = 0,
 ): PreparedQuery {

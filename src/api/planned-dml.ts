@@ -9,12 +9,16 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../common/column.js';
 import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
-import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
+import { isAggregateName } from '../functions/aggregate/registry.js';
+import { lookupScalar } from '../functions/registry.js';
+import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
 import { coerce } from '../sql/coerce.js';
+import { locOf } from '../sql/bind-expr.js';
 import type { QueryBinder } from '../sql/bind-query.js';
 import {
   applyUpdates,
@@ -98,18 +102,55 @@ function returningOf(host: UtilityHost, t: MemoryTable, b: AnyNode, params: read
 }
 
 /**
- * UPDATE/DELETE's RETURNING is selected by the input query beside the new values, so it can read the
- * FROM/USING items and hold subqueries. UPDATE's returns the new row: each reference to a column the
- * SET list assigns becomes the assigned value (cast to the column's type), as the row will hold it.
+ * Aggregates, window functions and set-returning functions have no place in UPDATE's SET list or in
+ * RETURNING (PostgreSQL's messages name the clause). Checked on the statement as written, since its
+ * input query is a SELECT, where they would be taken (subqueries are their own queries, so not entered).
  */
-function returningRewrite(t: MemoryTable, sets: readonly SetItem[] | null, binder: QueryBinder): (bound: LogicalPlan) => LogicalPlan {
+function checkPlacement(host: UtilityHost, n: unknown, clause: string): void {
+  if (n === null || typeof n !== 'object') return;
+  if (Array.isArray(n)) {
+    for (const x of n) checkPlacement(host, x, clause);
+    return;
+  }
+  const o = n as AnyNode;
+  if ('SubLink' in o) return;
+  if ('FuncCall' in o) {
+    const f = o.FuncCall as AnyNode;
+    const parts = strings(f.funcname as Node[]);
+    const name = parts.length === 2 && parts[0] === 'pg_catalog' ? parts[1]! : parts.join('.');
+    const position = pos(f.location as number);
+    if (f.over !== undefined) throw new QuireError('42P20', `window functions are not allowed in ${clause}`, { position });
+    const userFns = host.catalog.functions.get(name);
+    if ((isAggregateName(name) && lookupScalar(name) === undefined) || (host.catalog.aggregates.has(name) && userFns === undefined)) {
+      throw new QuireError('42803', `aggregate functions are not allowed in ${clause}`, { position });
+    }
+    if ((lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined) || userFns?.some((fn) => fn.returnsSet) === true) {
+      throw new QuireError('0A000', `set-returning functions are not allowed in ${clause}`, { position });
+    }
+  }
+  for (const k in o) checkPlacement(host, o[k], clause);
+}
+
+/**
+ * The input query of an UPDATE/DELETE as bound, before the optimizer. UPDATE's SET values are cast to
+ * their columns' types in assignment context (a literal takes the column's type, a wrong type is
+ * 42804 at the value). RETURNING is selected by the input query beside the new values, so it can read
+ * the FROM/USING items and hold subqueries; UPDATE's returns the new row: each reference to a column
+ * the SET list assigns becomes the assigned value, as the row will hold it.
+ */
+function inputRewrite(t: MemoryTable, sets: readonly SetItem[] | null): (bound: LogicalPlan, binder: QueryBinder) => LogicalPlan {
   const skip = 1 + (sets?.length ?? 0);
-  return (bound) => {
+  return (bound, binder) => {
     if (bound.op !== 'project') throw new QuireError('XX000', `unexpected ${bound.op} at the top of a DML input`);
     const assigned = new Map<number, Expr>();
-    sets?.forEach((s, k) => assigned.set(s.col, s.fallback ?? coerce(bound.exprs[1 + k]!, t.schema[s.col]!.type, 'assignment', binder)));
+    const values = bound.exprs.slice(0, skip);
+    sets?.forEach((s, k) => {
+      const col = t.schema[s.col]!;
+      if (s.fallback === null) values[1 + k] = coerce(values[1 + k]!, col.type, 'assignment', binder, pos(locOf(s.val)), `column "${col.name}"`);
+      assigned.set(s.col, s.fallback ?? values[1 + k]!);
+    });
     const exprs = bound.exprs.map((e, i) => {
-      if (i < skip) return e;
+      if (i < skip) return values[i]!;
       if (assigned.size > 0 && someExpr(e, (x) => x.kind === 'subquery' && x.correlated)) {
         throw new QuireError('0A000', 'correlated subqueries in RETURNING of UPDATE are not supported');
       }
@@ -197,11 +238,17 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
   const t = dmlTable(host, b);
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
+  checkPlacement(host, sets.map((x) => x.val), 'UPDATE');
   const snapshot = t.snapshot();
   const list = retList(b);
-  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, sets, binder) };
+  checkPlacement(host, list, 'RETURNING');
+  const more = { returning: list ?? [], rewrite: inputRewrite(t, sets) };
   const rows = candidateRows(host, t, b, snapshot);
   const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, sets.map((x) => x.val), params, new Map(), more, rows.first);
+  // PostgreSQL's rewriter refuses this once the statement is bound, after any error in the values.
+  sets.forEach((s, k) => {
+    if (sets.findIndex((x) => x.col === s.col) !== k) throw new QuireError('42601', `multiple assignments to same column "${t.schema[s.col]!.name}"`);
+  });
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
     const matched = matchedRows(input, query.plan);
@@ -221,7 +268,8 @@ export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unkno
   const t = dmlTable(host, b);
   const snapshot = t.snapshot();
   const list = retList(b);
-  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
+  checkPlacement(host, list, 'RETURNING');
+  const more = { returning: list ?? [], rewrite: inputRewrite(t, null) };
   const rows = candidateRows(host, t, b, snapshot);
   const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, [], params, new Map(), more, rows.first);
   const columns = returnedColumns(query.plan, 0);
