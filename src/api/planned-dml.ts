@@ -146,7 +146,7 @@ function inputRewrite(t: MemoryTable, sets: readonly SetItem[] | null): (bound: 
     const values = bound.exprs.slice(0, skip);
     sets?.forEach((s, k) => {
       const col = t.schema[s.col]!;
-      if (s.fallback === null) values[1 + k] = coerce(values[1 + k]!, col.type, 'assignment', binder, pos(locOf(s.val)), `column "${col.name}"`);
+      values[1 + k] = coerce(values[1 + k]!, col.type, 'assignment', binder, pos(locOf(s.val)), `column "${col.name}"`);
       assigned.set(s.col, s.fallback ?? values[1 + k]!);
     });
     const exprs = bound.exprs.map((e, i) => {
