@@ -1,6 +1,7 @@
 /**
- * INSERT [… ON CONFLICT], UPDATE and DELETE (with FROM/USING/WITH/subqueries through dml-target.ts,
- * WHERE CURRENT OF a cursor, RETURNING), applied to the transaction's copy of the table.
+ * INSERT [… ON CONFLICT], UPDATE and DELETE applied to the transaction's copy of the table: row
+ * rewrites, row-lock waits, constraint checks and RETURNING. UPDATE and DELETE always run as plans
+ * (planned-dml.ts); their input query comes from dml-target.ts.
  */
 import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';

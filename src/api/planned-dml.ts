@@ -1,8 +1,9 @@
 /**
- * INSERT … SELECT, UPDATE and DELETE as plans: the query that
- * finds the new rows (or the target rows' positions and new values) is the input of a ModifyTable
- * node, whose target applies the changes through the transaction's table, the row lineage and the
- * constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN ANALYZE runs them.
+ * INSERT … SELECT, UPDATE and DELETE (plain or with FROM/USING, WITH, subqueries or WHERE CURRENT OF)
+ * as plans: the query that finds the new rows (or the target rows' positions and new values) is the
+ * input of a ModifyTable node, whose target applies the changes through the transaction's table, the
+ * row lineage and the constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN
+ * ANALYZE runs them.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
