@@ -252,7 +252,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
   });
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
-    const matched = matchedRows(input, query.plan);
+    const matched = matchedRows(input, query);
     const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
@@ -276,7 +276,7 @@ export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unkno
   const columns = returnedColumns(query.plan, 0);
   const plain = { ...b, returningList: undefined, returningClause: undefined };
   return modifyNode('delete', t, query.plan, columns, query.paramTypes, async (input) => {
-    const matched = matchedRows(input, query.plan);
+    const matched = matchedRows(input, query);
     const r = await deleteRows(host, plain, t, snapshot, new Set(matched.rows.keys()), params);
     if (r instanceof LockOwner || list === null) return r;
     return { ...r, columns, rows: returnedRows(matched, 0) };
