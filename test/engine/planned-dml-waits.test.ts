@@ -79,18 +79,4 @@ describe('planned UPDATE/DELETE waiting on row locks', () => {
     await a.query('COMMIT');
     expect(await rows(db, 'SELECT * FROM acct ORDER BY id')).toEqual([[1, 100], [3, 10]]);
   });
-
-  it('a plain UPDATE of a cursor row another session holds waits, and the cursor’s own UPDATE then finds it', async () => {
-    const a = db.connect();
-    const b = db.connect();
-    await a.query('BEGIN');
-    await a.query('DECLARE c CURSOR FOR SELECT id FROM acct WHERE id = 3 FOR UPDATE');
-    await a.query('FETCH 1 FROM c');
-    const upd = b.query('UPDATE acct SET bal = 0 WHERE id = 3');
-    expect(await pending(upd)).toBe(true);
-    expect((await a.query('UPDATE acct SET bal = bal + 1 WHERE CURRENT OF c RETURNING bal')).rows).toEqual([[11]]);
-    await a.query('COMMIT');
-    expect((await upd).rowCount).toBe(1);
-    expect(await rows(db, 'SELECT bal FROM acct WHERE id = 3')).toEqual([[0]]);
-  });
 });
