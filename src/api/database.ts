@@ -707,8 +707,11 @@ export class Database implements UtilityHost {
     return r.plan.schema[0]!.type;
   }
 
-  /** `rewrite` sees the bound plan before the optimizer (UPDATE's RETURNING reads the new values through it). */
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery {
+  /**
+   * `rewrite` sees the bound plan before the optimizer, with the binder for the coercions it adds (UPDATE
+   * casts its SET values to the columns' types, and its RETURNING reads the new values through it).
+   */
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes: DataType[] = [], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan, env: QueryBinder) => LogicalPlan): PreparedQuery {
     if (this.session.access !== AccessPolicy.full) this.session.access.check({ SelectStmt: stmt } as Node);
     const types = [...paramTypes];
     while (types.length < params.length) types.push(T.unknown);
@@ -717,8 +720,9 @@ export class Database implements UtilityHost {
     if (scope !== null) binder.modifyingResults = scope.results;
     if (extraRelations !== undefined) binder.extraRelations = extraRelations;
     binder.sessionRelations = this.sessionRelations;
-    const bound = binder.bindQuery(stmt, null);
-    if (rewrite !== undefined) bound.plan = rewrite(bound.plan);
+    // Untyped output columns stay unknown for the rewrite to resolve (UPDATE SET b = '42' takes b's type).
+    const bound = binder.bindQuery(stmt, null, rewrite !== undefined);
+    if (rewrite !== undefined) bound.plan = rewrite(bound.plan, binder);
     const plan = optimize(bound.plan, { setting: (n) => this.session.get(n) }, this.session.disabledRules());
     return {
       plan,

@@ -1,70 +1,34 @@
 /**
- * INSERT [… ON CONFLICT], UPDATE and DELETE (with FROM/USING/WITH/subqueries through dml-target.ts,
- * WHERE CURRENT OF a cursor, RETURNING), applied to the transaction's copy of the table.
+ * INSERT [… ON CONFLICT], UPDATE and DELETE applied to the transaction's copy of the table: row
+ * rewrites, row-lock waits, constraint checks and RETURNING. UPDATE and DELETE always run as plans
+ * (planned-dml.ts); their input query comes from dml-target.ts.
  */
 import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, type DataType, type Value, typeDisplayName } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../common/column.js';
 import { checkCancel, type ExecContext } from '../execution/context.js';
 import { colRef, type Expr } from '../logical/expr.js';
 import { compileKernel } from '../physical/compile-expr.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
-import { bindExpr, coerceBool, locOf, type ExprCtx } from '../sql/bind-expr.js';
+import { bindExpr, locOf, type ExprCtx } from '../sql/bind-expr.js';
 import { QueryBinder, figureColname } from '../sql/bind-query.js';
 import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { matchConflictRows, needsPlanner, type MatchedRows } from './dml-target.js';
+import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
-import { MoveLog, locateRow, rowAt } from './row-lineage.js';
+import { MoveLog } from './row-lineage.js';
 import { LockOwner, holderAmong, waitFor } from './row-locks.js';
-import { targetRow } from './row-targets.js';
-import { binderFor, relName, result } from './statement-support.js';
+import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
 
 const pos = positionOf;
-
-/** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
-function currentOfName(b: AnyNode): string | null {
-  const w = b.whereClause as Node | undefined;
-  if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
-  return nodeBody<AnyNode>(w).cursor_name as string;
-}
-
-/**
- * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
- * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
- */
-function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
-  const c = host.cursors.get(name);
-  if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
-  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
-  if (c.info.locking) {
-    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
-    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
-  } else if (mine.length !== 1) {
-    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
-  }
-  const ids = c.currentIds();
-  if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
-  const { tg, k } = mine[0]!;
-  return locateRow(snapshot, targetRow(tg, ids[k]!));
-}
-
-/** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
-function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
-  const rv = b.relation as AnyNode;
-  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
-    throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
-  }
-  return host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
-}
 
 /**
  * The first open transaction (other than this one) holding a lock that UPDATE (`strength` no key
@@ -390,30 +354,6 @@ function tableScope(t: MemoryTable, alias: string | undefined): Scope {
   return scope;
 }
 
-async function evalOverTable(
-  host: UtilityHost,
-  t: MemoryTable,
-  exprs: Expr[],
-  binder: QueryBinder,
-  params: readonly unknown[],
-  batches: readonly Batch[] = t.snapshot(),
-): Promise<{ batch: Batch; values: Value[][] }[]> {
-  const ctx = host.execContext(binder.paramTypes, params, false);
-  const kernels = exprs.map((e) => compileKernel(e));
-  if (kernels.some((k) => k.slots.length > 0)) throw new QuireError('0A000', 'subqueries in UPDATE/DELETE are not supported');
-  const out: { batch: Batch; values: Value[][] }[] = [];
-  for (const batch of batches) {
-    const cols = kernels.map((k) => k.run(batch, ctx, []));
-    const values = cols.map((c) => {
-      const arr: Value[] = new Array(batch.length);
-      for (let i = 0; i < batch.length; i++) arr[i] = getValue(c, i);
-      return arr;
-    });
-    out.push({ batch, values });
-  }
-  return out;
-}
-
 /**
  * The batches of a table after UPDATE or DELETE: rows `deleted` go, rows `updated` (position → new
  * values) go from where they were and their new versions are appended at the end, where PostgreSQL
@@ -533,64 +473,10 @@ export function updateStrength(t: MemoryTable, cols: readonly number[]): LockStr
 }
 
 export function update(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (needsPlanner(b)) {
-    if (currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with FROM, WITH or subqueries is not supported');
-    return untilUnlocked(host, () => runPlanned(host, planUpdate(host, b, params), params));
-  }
-  return untilUnlocked(host, () => updateSimple(host, b, params));
+  return untilUnlocked(host, () => runPlanned(host, planUpdate(host, b, params), params));
 }
 
-async function updateSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const rv = b.relation as AnyNode;
-  const t = dmlTable(host, b);
-  if (b.fromClause) throw new QuireError('0A000', 'UPDATE ... FROM is not supported');
-  const binder = binderFor(host, params.map(() => T.unknown));
-  const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'UPDATE', aggs: null, windows: null, env: binder };
-  const cursor = currentOfName(b);
-  const where = b.whereClause && cursor === null ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
-  const sets: { col: number; expr: Expr }[] = ((b.targetList as Node[]) ?? []).map((n) => {
-    const rt = nodeBody<AnyNode>(n);
-    const c = t.schema.findIndex((f) => f.name === rt.name);
-    if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
-    const val = rt.val as Node;
-    const e = nodeTag(val) === 'SetToDefault' ? defaultValue(host, t, c, binder) : coerce(bindExpr(val, cx), t.schema[c]!.type, 'assignment', binder, pos(locOf(val)), `column "${rt.name as string}"`);
-    return { col: c, expr: e };
-  });
-  const snapshot = t.snapshot();
-  const current = cursor !== null ? currentOfPosition(host, t, snapshot, cursor) : undefined;
-  const exprs: Expr[] = [where ?? { kind: 'const', value: true, type: T.bool }, ...sets.map((s) => s.expr)];
-  // WHERE CURRENT OF: the SET list is evaluated over that one row only.
-  let only: { batch: Batch; base: number } | null = null;
-  if (current !== undefined && current !== null) {
-    const ref = rowAt(snapshot, current);
-    only = { batch: sliceBatch(ref.batch, ref.index, ref.index + 1), base: current };
-  }
-  const evaluated = current === undefined ? await evalOverTable(host, t, exprs, binder, params) : only === null ? [] : await evalOverTable(host, t, exprs, binder, params, [only.batch]);
-  const updated = new RowChanges(t.schema);
-  const changedRows: Value[][] = [];
-  let base = only?.base ?? 0;
-  for (const { batch, values } of evaluated) {
-    for (let i = 0; i < batch.length; i++) {
-      if (values[0]![i] !== true) continue;
-      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
-      sets.forEach((s, k) => (row[s.col] = values[k + 1]![i]!));
-      updated.add(base + i, row);
-      changedRows.push(row);
-    }
-    base += batch.length;
-  }
-  const holder = lockHolder(host, snapshot, (p) => updated.has(p), updateStrength(t, sets.map((x) => x.col)));
-  if (holder !== null) return holder;
-  checkNotNull(t, changedRows);
-  const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
-  if (t.uniqueKeys.length) uniqueCheck(t, [], out);
-  const ret = retList(b) ? await returning(host, t, rv, changedRows, retList(b)!, params) : null;
-  if (updated.size > 0) t.replaceAll(out);
-  const n = updated.size;
-  return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(ret ?? {}) });
-}
-
-/** UPDATE with FROM, WITH or subqueries: the matching rows and new values come from a planned SELECT. */
+/** One assignment of an UPDATE's (or ON CONFLICT DO UPDATE's) SET list. */
 export interface SetItem {
   col: number;
   /** The value expression, or a NULL placeholder for DEFAULT (evaluated per row from `fallback`). */
@@ -604,11 +490,27 @@ export function setItems(host: UtilityHost, t: MemoryTable, targetList: Node[] |
     const rt = nodeBody<AnyNode>(n);
     const c = t.schema.findIndex((f) => f.name === rt.name);
     if (c < 0) throw new QuireError('42703', `column "${rt.name as string}" of relation "${t.name}" does not exist`, { position: pos(rt.location as number) });
-    const val = rt.val as Node;
-    if (nodeTag(val) === 'MultiAssignRef') throw new QuireError('0A000', 'UPDATE … SET (columns) = (…) is not supported', { position: pos(rt.location as number) });
+    const val = nodeTag(rt.val as Node) === 'MultiAssignRef' ? multiAssigned(nodeBody<AnyNode>(rt.val as Node), rt) : (rt.val as Node);
     const isDefault = nodeTag(val) === 'SetToDefault';
     return { col: c, val: isDefault ? ({ A_Const: { isnull: true } } as Node) : val, fallback: isDefault ? defaultValue(host, t, c, binder) : null };
   });
+}
+
+/**
+ * `SET (a, b) = (x, y)`: the parser gives each column the whole source and its place in it; a ROW
+ * source hands each column its own item. A sub-SELECT source is not taken.
+ */
+function multiAssigned(m: AnyNode, rt: AnyNode): Node {
+  const source = m.source as Node;
+  const tag = nodeTag(source);
+  if (tag === 'RowExpr') {
+    const row = nodeBody<AnyNode>(source);
+    const items = (row.args as Node[] | undefined) ?? [];
+    if (items.length !== (m.ncolumns as number)) throw new QuireError('42601', 'number of columns does not match number of values', { position: pos(row.location as number) });
+    return items[(m.colno as number) - 1]!;
+  }
+  if (tag === 'SubLink') throw new QuireError('0A000', 'UPDATE … SET (columns) = (SELECT …) is not supported', { position: pos(rt.location as number) });
+  throw new QuireError('0A000', 'source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression', { position: pos(locOf(source)) });
 }
 
 /** The table's batches with the matched rows' SET columns replaced; untouched batches are shared. */
@@ -623,59 +525,36 @@ export async function applyUpdates(
 ): Promise<{ out: Batch[]; changedRows: Value[][] }> {
   const updated = new RowChanges(t.schema);
   const changedRows: Value[][] = [];
+  // Visits the matched rows only, in table order: an UPDATE of a few rows of a large table costs those rows.
+  const positions = [...matched.rows.keys()].sort((x, y) => x - y);
   let base = 0;
-  for (const batch of snapshot) {
-    for (let i = 0; i < batch.length; i++) {
-      const vals = matched.rows.get(base + i);
-      if (vals === undefined) continue;
-      const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
-      for (let k = 0; k < sets.length; k++) {
-        const s = sets[k]!;
-        const to = t.schema[s.col]!;
-        if (s.fallback !== null) {
-          row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
-          continue;
-        }
-        const v = vals[k]!;
-        const from = matched.types[k]!;
-        row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
+  let bi = 0;
+  for (const p of positions) {
+    while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+    const batch = snapshot[bi]!;
+    const i = p - base;
+    const vals = matched.rows.get(p)!;
+    const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k]!;
+      const to = t.schema[s.col]!;
+      if (s.fallback !== null) {
+        row[s.col] = (await evalRowExprs(host, [s.fallback], binder.paramTypes, params))[0]!;
+        continue;
       }
-      updated.add(base + i, row);
-      changedRows.push(row);
+      const v = vals[k]!;
+      const from = matched.types[k]!;
+      row[s.col] = v === null || (from.name === to.type.name && from.typmod === to.type.typmod) ? v : assign(v, from, to.type, host, to.name);
     }
-    base += batch.length;
+    updated.add(p, row);
+    changedRows.push(row);
   }
   const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
   return { out, changedRows };
 }
 
 export function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
-  if (needsPlanner(b) && currentOfName(b) !== null) throw new QuireError('0A000', 'WHERE CURRENT OF with USING, WITH or subqueries is not supported');
-  return untilUnlocked(host, () => (needsPlanner(b) ? runPlanned(host, planDelete(host, b, params), params) : deleteSimple(host, b, params)));
-}
-
-async function deleteSimple(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const rv = b.relation as AnyNode;
-  const t = dmlTable(host, b);
-  if (b.usingClause) throw new QuireError('0A000', 'DELETE ... USING is not supported');
-  const snapshot = t.snapshot();
-  const cursor = currentOfName(b);
-  const doomed = new Set<number>();
-  if (cursor !== null) {
-    const p = currentOfPosition(host, t, snapshot, cursor);
-    if (p !== null) doomed.add(p);
-  } else {
-    const binder = binderFor(host, params.map(() => T.unknown));
-    const cx: ExprCtx = { scope: tableScope(t, (rv.alias as AnyNode | undefined)?.aliasname as string | undefined), clause: 'WHERE', aggs: null, windows: null, env: binder };
-    const where = b.whereClause ? coerceBool(bindExpr(b.whereClause as Node, cx), cx, 'argument of WHERE', locOf(b.whereClause as Node)) : null;
-    const evaluated = await evalOverTable(host, t, [where ?? { kind: 'const', value: true, type: T.bool }], binder, params);
-    let base = 0;
-    for (const { batch, values } of evaluated) {
-      for (let i = 0; i < batch.length; i++) if (values[0]![i] === true) doomed.add(base + i);
-      base += batch.length;
-    }
-  }
-  return deleteRows(host, b, t, snapshot, doomed, params);
+  return untilUnlocked(host, () => runPlanned(host, planDelete(host, b, params), params));
 }
 
 /** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */

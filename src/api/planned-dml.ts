@@ -1,20 +1,25 @@
 /**
- * INSERT … SELECT, and UPDATE/DELETE with FROM/USING, WITH or subqueries, as plans: the query that
- * finds the new rows (or the target rows' positions and new values) is the input of a ModifyTable
- * node, whose target applies the changes through the transaction's table, the row lineage and the
- * constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN ANALYZE runs them.
+ * INSERT … SELECT, UPDATE and DELETE (plain or with FROM/USING, WITH, subqueries or WHERE CURRENT OF)
+ * as plans: the query that finds the new rows (or the target rows' positions and new values) is the
+ * input of a ModifyTable node, whose target applies the changes through the transaction's table, the
+ * row lineage and the constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN
+ * ANALYZE runs them.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, getValue, type Batch } from '../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../common/column.js';
 import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
-import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
+import { isAggregateName } from '../functions/aggregate/registry.js';
+import { lookupScalar } from '../functions/registry.js';
+import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
 import { coerce } from '../sql/coerce.js';
+import { locOf } from '../sql/bind-expr.js';
 import type { QueryBinder } from '../sql/bind-query.js';
 import {
   applyUpdates,
@@ -36,7 +41,9 @@ import {
   uniqueCheck,
   updateStrength,
 } from './dml-statements.js';
+import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
+import { targetRow } from './row-targets.js';
 import { columnSequence } from '../storage/sequence.js';
 import { binderFor, relName, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
@@ -96,18 +103,55 @@ function returningOf(host: UtilityHost, t: MemoryTable, b: AnyNode, params: read
 }
 
 /**
- * UPDATE/DELETE's RETURNING is selected by the input query beside the new values, so it can read the
- * FROM/USING items and hold subqueries. UPDATE's returns the new row: each reference to a column the
- * SET list assigns becomes the assigned value (cast to the column's type), as the row will hold it.
+ * Aggregates, window functions and set-returning functions have no place in UPDATE's SET list or in
+ * RETURNING (PostgreSQL's messages name the clause). Checked on the statement as written, since its
+ * input query is a SELECT, where they would be taken (subqueries are their own queries, so not entered).
  */
-function returningRewrite(t: MemoryTable, sets: readonly SetItem[] | null, binder: QueryBinder): (bound: LogicalPlan) => LogicalPlan {
+function checkPlacement(host: UtilityHost, n: unknown, clause: string): void {
+  if (n === null || typeof n !== 'object') return;
+  if (Array.isArray(n)) {
+    for (const x of n) checkPlacement(host, x, clause);
+    return;
+  }
+  const o = n as AnyNode;
+  if ('SubLink' in o) return;
+  if ('FuncCall' in o) {
+    const f = o.FuncCall as AnyNode;
+    const parts = strings(f.funcname as Node[]);
+    const name = parts.length === 2 && parts[0] === 'pg_catalog' ? parts[1]! : parts.join('.');
+    const position = pos(f.location as number);
+    if (f.over !== undefined) throw new QuireError('42P20', `window functions are not allowed in ${clause}`, { position });
+    const userFns = host.catalog.functions.get(name);
+    if ((isAggregateName(name) && lookupScalar(name) === undefined) || (host.catalog.aggregates.has(name) && userFns === undefined)) {
+      throw new QuireError('42803', `aggregate functions are not allowed in ${clause}`, { position });
+    }
+    if ((lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined) || userFns?.some((fn) => fn.returnsSet) === true) {
+      throw new QuireError('0A000', `set-returning functions are not allowed in ${clause}`, { position });
+    }
+  }
+  for (const k in o) checkPlacement(host, o[k], clause);
+}
+
+/**
+ * The input query of an UPDATE/DELETE as bound, before the optimizer. UPDATE's SET values are cast to
+ * their columns' types in assignment context (a literal takes the column's type, a wrong type is
+ * 42804 at the value). RETURNING is selected by the input query beside the new values, so it can read
+ * the FROM/USING items and hold subqueries; UPDATE's returns the new row: each reference to a column
+ * the SET list assigns becomes the assigned value, as the row will hold it.
+ */
+function inputRewrite(t: MemoryTable, sets: readonly SetItem[] | null): (bound: LogicalPlan, binder: QueryBinder) => LogicalPlan {
   const skip = 1 + (sets?.length ?? 0);
-  return (bound) => {
+  return (bound, binder) => {
     if (bound.op !== 'project') throw new QuireError('XX000', `unexpected ${bound.op} at the top of a DML input`);
     const assigned = new Map<number, Expr>();
-    sets?.forEach((s, k) => assigned.set(s.col, s.fallback ?? coerce(bound.exprs[1 + k]!, t.schema[s.col]!.type, 'assignment', binder)));
+    const values = bound.exprs.slice(0, skip);
+    sets?.forEach((s, k) => {
+      const col = t.schema[s.col]!;
+      values[1 + k] = coerce(values[1 + k]!, col.type, 'assignment', binder, pos(locOf(s.val)), `column "${col.name}"`);
+      assigned.set(s.col, s.fallback ?? values[1 + k]!);
+    });
     const exprs = bound.exprs.map((e, i) => {
-      if (i < skip) return e;
+      if (i < skip) return values[i]!;
       if (assigned.size > 0 && someExpr(e, (x) => x.kind === 'subquery' && x.correlated)) {
         throw new QuireError('0A000', 'correlated subqueries in RETURNING of UPDATE are not supported');
       }
@@ -140,18 +184,75 @@ function visibleBatches(host: UtilityHost, t: MemoryTable, snapshot: readonly Ba
   return snapshot.slice(0, before.length);
 }
 
+/** `WHERE CURRENT OF cursor`: the cursor's name, when that is the whole WHERE clause. */
+function currentOfName(b: AnyNode): string | null {
+  const w = b.whereClause as Node | undefined;
+  if (w === undefined || nodeTag(w) !== 'CurrentOfExpr') return null;
+  return nodeBody<AnyNode>(w).cursor_name as string;
+}
+
+/**
+ * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
+ * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
+ */
+function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+  const c = host.cursors.get(name);
+  if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
+  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
+  if (c.info.locking) {
+    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
+    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
+  } else if (mine.length !== 1) {
+    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+  }
+  const ids = c.currentIds();
+  if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
+  const { tg, k } = mine[0]!;
+  return locateRow(snapshot, targetRow(tg, ids[k]!));
+}
+
+/** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
+function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
+  const rv = b.relation as AnyNode;
+  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
+    throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
+  }
+  return host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+}
+
+/**
+ * The rows an UPDATE/DELETE may change and the statement to find them with: the visible rows, or for
+ * WHERE CURRENT OF only the cursor's row (none when it is gone), with that WHERE taken out.
+ */
+function candidateRows(host: UtilityHost, t: MemoryTable, b: AnyNode, snapshot: readonly Batch[]): { batches: readonly Batch[]; first: number; stmt: AnyNode } {
+  const cursor = currentOfName(b);
+  if (cursor === null) return { batches: visibleBatches(host, t, snapshot), first: 0, stmt: b };
+  const at = currentOfPosition(host, t, snapshot, cursor);
+  const stmt = { ...b, whereClause: undefined };
+  if (at === null) return { batches: [], first: 0, stmt };
+  const ref = rowAt(snapshot, at);
+  return { batches: [sliceBatch(ref.batch, ref.index, ref.index + 1)], first: at, stmt };
+}
+
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
+  checkPlacement(host, sets.map((x) => x.val), 'UPDATE');
   const snapshot = t.snapshot();
   const list = retList(b);
-  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, sets, binder) };
-  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, sets.map((x) => x.val), params, new Map(), more);
+  checkPlacement(host, list, 'RETURNING');
+  const more = { returning: list ?? [], rewrite: inputRewrite(t, sets) };
+  const rows = candidateRows(host, t, b, snapshot);
+  const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, sets.map((x) => x.val), params, new Map(), more, rows.first);
+  // PostgreSQL's rewriter refuses this once the statement is bound, after any error in the values.
+  sets.forEach((s, k) => {
+    if (sets.findIndex((x) => x.col === s.col) !== k) throw new QuireError('42601', `multiple assignments to same column "${t.schema[s.col]!.name}"`);
+  });
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
-    const matched = matchedRows(input, query.plan);
+    const matched = matchedRows(input, query);
     const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
@@ -165,15 +266,17 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
 
 export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = dmlTable(host, b);
   const snapshot = t.snapshot();
   const list = retList(b);
-  const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
-  const query = targetRowsQuery(host, t, visibleBatches(host, t, snapshot), aliasOf(rv), b, [], params, new Map(), more);
+  checkPlacement(host, list, 'RETURNING');
+  const more = { returning: list ?? [], rewrite: inputRewrite(t, null) };
+  const rows = candidateRows(host, t, b, snapshot);
+  const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, [], params, new Map(), more, rows.first);
   const columns = returnedColumns(query.plan, 0);
   const plain = { ...b, returningList: undefined, returningClause: undefined };
   return modifyNode('delete', t, query.plan, columns, query.paramTypes, async (input) => {
-    const matched = matchedRows(input, query.plan);
+    const matched = matchedRows(input, query);
     const r = await deleteRows(host, plain, t, snapshot, new Set(matched.rows.keys()), params);
     if (r instanceof LockOwner || list === null) return r;
     return { ...r, columns, rows: returnedRows(matched, 0) };

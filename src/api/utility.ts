@@ -10,6 +10,7 @@ import type { Batch } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
+import type { QueryBinder } from '../sql/bind-query.js';
 import type { ParsedStatement } from '../sql/parse.js';
 import type { IsolationLevel } from './transaction.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -45,7 +46,7 @@ export interface UtilityHost {
   /** Records a TEMP table of this session; returns its catalog key. */
   addTemp(name: string): string;
   dropTemp(name: string): void;
-  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan) => LogicalPlan): PreparedQuery;
+  prepareSelect(stmt: SelectStmt, params: readonly unknown[], paramTypes?: DataType[], extraRelations?: ReadonlyMap<string, TableSource>, rewrite?: (bound: LogicalPlan, env: QueryBinder) => LogicalPlan): PreparedQuery;
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext;
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;

@@ -6,8 +6,9 @@ import { abortError, timeoutError } from './interrupt.js';
 import { park, shouldPark, type SliceTicker } from './scheduler.js';
 import type { Value } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
+import type { StatementContext } from '../logical/statement-context.js';
 
-export interface ExecContext {
+export interface ExecContext extends StatementContext {
   readonly eval: EvalContext;
   readonly params: readonly Value[];
   /** Rows of enclosing queries, innermost last (correlated subqueries read them). */

@@ -5,9 +5,9 @@
  */
 import type { DataType, Field, Schema, Value } from '../common/types.js';
 import type { Batch } from '../common/column.js';
-import type { ExecContext } from '../execution/context.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr, SortKey } from './expr.js';
+import type { StatementContext } from './statement-context.js';
 import { nodeInfo } from './plan-nodes.js';
 
 export interface TableSource {
@@ -43,7 +43,7 @@ export interface ScanPushdown {
 /** The executable half of a bound table function (see storage/table-functions). */
 export interface TableFunctionImpl {
   /** `exec` is the running statement (its memory pool, interrupt and deadline), absent outside a plan. */
-  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch>;
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: StatementContext): AsyncGenerator<Batch>;
   estimatedRows?: number;
   /**
    * Optional pushdown capabilities (file readers). withProjection returns a copy that outputs only
@@ -129,7 +129,7 @@ export interface ModifyTarget {
    * Applies the changes `input` describes (new rows for INSERT; the target rows' positions and new
    * values for UPDATE; positions for DELETE) and returns the RETURNING rows, in the node's schema.
    */
-  apply(input: readonly Batch[], ctx: ExecContext): Promise<Batch[]>;
+  apply(input: readonly Batch[], ctx: StatementContext): Promise<Batch[]>;
 }
 
 export type ModifyKind = 'insert' | 'update' | 'delete';

@@ -1,5 +1,5 @@
 /**
- * Differential test of DML: seeded random UPDATE … FROM, DELETE … USING, INSERT … SELECT [ON CONFLICT]
+ * Differential test of DML: seeded random UPDATE [… FROM], DELETE [… USING], INSERT … SELECT [ON CONFLICT]
  * with RETURNING, and recursive and data-modifying WITH queries, run in sequence on Quire and on PGlite
  * (PostgreSQL 17); after each statement its outcome and both tables' rows must match. Replay other
  * seeds with DIFF_DML_SEED=n (first seed) and DIFF_DML_SEEDS=n (how many), statements per seed with

@@ -675,7 +675,12 @@ function maybeWhere(rng: Rng, t: string, joiner = 'WHERE'): string {
 }
 
 function dmlUpdate(rng: Rng): string {
-  const r = rng.int(0, 3);
+  const r = rng.int(0, 4);
+  if (r === 4) {
+    // Plain UPDATE: several columns at once, DEFAULT, untyped literals taking the column's type.
+    const set = rng.pick(['(a, b) = (b, a)', "(s, b) = ('m' || id, DEFAULT)", "b = '7', s = DEFAULT", '(b) = ROW(coalesce(a, 0) * 2)', 'a = NULL']);
+    return `UPDATE d1 SET ${set}${maybeWhere(rng, 'd1')}${rng.pick(['', ' RETURNING *', ' RETURNING id, a, b, s || \'!\' AS t'])}`;
+  }
   if (r === 0) {
     const set = rng.pick(['b = d2.v', 'b = coalesce(d1.b, 0) + coalesce(d2.v, 1)', "s = d2.s, b = d2.k", "s = coalesce(d1.s, '') || 'u'"]);
     const ret = rng.pick(['', ' RETURNING d1.id, d1.b, d1.s', ' RETURNING d1.*, d2.v AS dv', ' RETURNING d1.id, d2.id AS did, d1.b - coalesce(d2.v, 0) AS diff']);
@@ -692,7 +697,8 @@ function dmlUpdate(rng: Rng): string {
 }
 
 function dmlDelete(rng: Rng): string {
-  const r = rng.int(0, 2);
+  const r = rng.int(0, 3);
+  if (r === 3) return `DELETE FROM d2${maybeWhere(rng, 'd2')}${rng.pick(['', ' RETURNING *', ' RETURNING id, coalesce(v, 0) * 2 AS w, s'])}`;
   if (r === 0) return `DELETE FROM d2 USING d1 WHERE d2.k = d1.id${maybeWhere(rng, 'd1', 'AND')}${rng.pick(['', ' RETURNING d2.*', ' RETURNING d2.id, d1.b, d1.s'])}`;
   if (r === 1) return `DELETE FROM d1 WHERE a IN (SELECT k FROM d2${maybeWhere(rng, 'd2')})${rng.pick(['', ' RETURNING id, s', ' RETURNING *'])}`;
   return `DELETE FROM d1 AS x WHERE ${rng.pick(['NOT', ''])} EXISTS (SELECT 1 FROM d2 WHERE d2.k = x.a AND d2.v > x.b)${rng.pick(['', ' RETURNING x.id'])}`;

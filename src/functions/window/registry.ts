@@ -5,7 +5,6 @@
 import { QuireError, positionOf } from '../../common/errors.js';
 import { commonSupertype } from '../../common/cast.js';
 import { T, type, typeDisplayName, type DataType } from '../../common/types.js';
-import type { Expr } from '../../logical/expr.js';
 
 const NAMES = new Set([
   'row_number',
@@ -30,9 +29,12 @@ function plainType(t: DataType): DataType {
   return type(t.name);
 }
 
-type Coerce = (e: Expr, t: DataType) => Expr;
+/** A bound argument: the binder's expressions, of which only the type is read here. */
+interface Typed {
+  readonly type: DataType;
+}
 
-function argError(name: string, args: Expr[], loc: number | undefined): QuireError {
+function argError(name: string, args: readonly Typed[], loc: number | undefined): QuireError {
   return new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
     position: positionOf(loc),
     hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
@@ -40,9 +42,9 @@ function argError(name: string, args: Expr[], loc: number | undefined): QuireErr
 }
 
 /** Checks arity, coerces arguments and returns the result type. */
-export function windowFunctionType(name: string, args: Expr[], coerce: Coerce, loc: number | undefined): { args: Expr[]; type: DataType } {
+export function windowFunctionType<E extends Typed>(name: string, args: E[], coerce: (e: E, t: DataType) => E, loc: number | undefined): { args: E[]; type: DataType } {
   // anyelement / anycompatible arguments: an untyped literal resolves to text.
-  const valueType = (e: Expr): DataType => (e.type.name === 'unknown' ? T.text : e.type);
+  const valueType = (e: E): DataType => (e.type.name === 'unknown' ? T.text : e.type);
   switch (name) {
     case 'row_number':
     case 'rank':

@@ -12,7 +12,7 @@
 import { T, type DataType, type Value } from '../../common/types.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 import { allocData, makeColumn, type Column, type ColumnData } from '../../common/column.js';
-import type { ExecContext } from '../../execution/context.js';
+import type { EvalContext } from '../eval-context.js';
 
 export interface WindowBlock {
   readonly columns: readonly Column[];
@@ -23,7 +23,8 @@ export interface WindowBlock {
   readonly peerEnd: Int32Array;
   /** 0-based ordinal of each row's peer group within its partition. */
   readonly group: Int32Array;
-  readonly ctx: ExecContext;
+  /** The running statement (the execution layer's context, which has more than evaluators may read). */
+  readonly ctx: { readonly eval: EvalContext };
 }
 
 export type ExcludeMode = 'no-others' | 'current-row' | 'group' | 'ties';

@@ -7,7 +7,7 @@
  */
 import type { Schema, Value } from '../../common/types.js';
 import { BATCH_SIZE, constantColumn, sliceBatch, type Batch, type Column } from '../../common/column.js';
-import type { ExecContext } from '../../execution/context.js';
+import type { StatementContext } from '../../logical/statement-context.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';
 
@@ -36,7 +36,7 @@ interface Stream {
   done: boolean;
 }
 
-async function* zip(parts: readonly RowsFromPart[], args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
+async function* zip(parts: readonly RowsFromPart[], args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: StatementContext): AsyncGenerator<Batch> {
   const streams: Stream[] = [];
   let a = 0;
   for (const p of parts) {
