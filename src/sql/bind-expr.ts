@@ -3,6 +3,7 @@
  * are collected into the query's lists and replaced by placeholder column references that the query
  * binder later maps onto the aggregate / window operator outputs.
  */
+import { parseBitString } from '../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, elementType } from '../common/types.js';
@@ -290,7 +291,16 @@ function bindConst(b: AnyNode): Expr {
   }
   if (b.boolval !== undefined) return constExpr((b.boolval as { boolval?: boolean }).boolval === true, T.bool);
   if (b.sval !== undefined) return constExpr((b.sval as { sval?: string }).sval ?? '', T.unknown);
-  if (b.bsval !== undefined) throw new QuireError('0A000', 'bit string literals are not supported', { position: pos(b.location as number) });
+  if (b.bsval !== undefined) {
+    // B'…' / X'…' arrive as 'b…' / 'x…', which bit input reads directly; the literal is of type bit.
+    const raw = (b.bsval as { bsval?: string }).bsval ?? '';
+    try {
+      return constExpr(parseBitString(raw, T.bit), T.bit);
+    } catch (e) {
+      if (e instanceof QuireError && e.position === 0) throw new QuireError(e.code, e.message, { position: pos(b.location as number) });
+      throw e;
+    }
+  }
   return constExpr(null, T.unknown);
 }
 
