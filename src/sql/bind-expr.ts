@@ -911,8 +911,11 @@ function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number |
   const defs = isAggregateName(name) ? undefined : cx.env.routines?.aggregates.get(name);
   if (defs !== undefined) return resolveUserAggregate(name, defs, args, cx, loc);
   const fn = lookupAggregate(name)!;
-  // Untyped literals default to text, as PostgreSQL resolves unknown aggregate arguments.
-  const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
+  // Untyped literals take the type all the typed arguments share (string_agg(bytea, '') is bytea's,
+  // as PostgreSQL's candidate selection finds), else text.
+  const known = args.filter((a) => a.type.name !== 'unknown');
+  const shared = known.length > 0 && known.every((a) => a.type.name === known[0]!.type.name) ? T[known[0]!.type.name] : T.text;
+  const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, shared, 'implicit', cx.env) : a));
   const r = fn.resolve(typed.map((a) => a.type));
   if (r === null) {
     throw new QuireError('42883', `function ${name}(${typed.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
