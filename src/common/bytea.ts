@@ -136,34 +136,40 @@ export function encodeBase64(v: string): string {
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/** decode(…, 'base64'): whitespace ignored; bad symbols, misplaced padding and a short end are errors. */
+/**
+ * decode(…, 'base64'), as PostgreSQL's pg_base64_decode: whitespace ignored, '=' allowed only as the
+ * third or fourth symbol of a group (where it ends the data: later groups still decode but add no
+ * bytes), and the input must end on a whole group.
+ */
 export function decodeBase64(s: string): string {
   const out: number[] = [];
   let buf = 0;
-  let bits = 0;
-  let pad = 0;
-  let n = 0;
+  let pos = 0;
+  let end = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (isSpace(c)) continue;
+    let d: number;
     if (c === 61) {
-      // '=' may only end a quantum.
-      if (pad === 0 && n % 4 !== 2 && n % 4 !== 3) throw new QuireError('22023', 'unexpected "=" while decoding base64 sequence');
-      pad++;
-      n++;
-      continue;
+      if (end === 0) {
+        if (pos === 2) end = 1;
+        else if (pos === 3) end = 2;
+        else throw new QuireError('22023', 'unexpected "=" while decoding base64 sequence');
+      }
+      d = 0;
+    } else {
+      d = c > 127 ? -1 : B64.indexOf(s[i]!);
+      if (d < 0) throw new QuireError('22023', `invalid symbol "${String.fromCodePoint(s.codePointAt(i)!)}" found while decoding base64 sequence`);
     }
-    const d = B64.indexOf(s[i]!);
-    if (d < 0 || c > 127) throw new QuireError('22023', `invalid symbol "${String.fromCodePoint(s.codePointAt(i)!)}" found while decoding base64 sequence`);
-    if (pad > 0) throw new QuireError('22023', 'invalid base64 end sequence', { hint: 'Input data is missing padding, is truncated, or is otherwise corrupted.' });
     buf = (buf << 6) | d;
-    bits += 6;
-    n++;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push((buf >> bits) & 0xff);
+    if (++pos === 4) {
+      out.push((buf >> 16) & 255);
+      if (end === 0 || end > 1) out.push((buf >> 8) & 255);
+      if (end === 0 || end > 2) out.push(buf & 255);
+      buf = 0;
+      pos = 0;
     }
   }
-  if (n % 4 !== 0) throw new QuireError('22023', 'invalid base64 end sequence', { hint: 'Input data is missing padding, is truncated, or is otherwise corrupted.' });
+  if (pos !== 0) throw new QuireError('22023', 'invalid base64 end sequence', { hint: 'Input data is missing padding, is truncated, or is otherwise corrupted.' });
   return fromBytes(out);
 }

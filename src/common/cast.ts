@@ -155,6 +155,11 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
     case 'unknown':
       return f === 'unknown' ? v : (formatValue(v, from, { timezone: zone }) as string);
   }
+  // An untyped literal is read without the modifier, which then applies as a cast's would
+  // ('0101'::bit(3) truncates), where text's I/O conversion reads with it (and refuses).
+  if (f === 'unknown' && (to.name === 'bit' || to.name === 'varbit') && to.typmod >= 0) {
+    return applyBitTypmod(parseValue(v as string, type(to.name), ctx) as string, to, explicit);
+  }
   if (f === 'text' || f === 'varchar' || f === 'bpchar' || f === 'unknown') {
     return parseValue(v as string, to, ctx);
   }

@@ -45,8 +45,8 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     if (e.value === null) return { kind: 'const', value: null, type: to };
     return withPosition(e.position ?? position, () => {
       const tz = { timezone: env.evalCtx.timezone, now: env.evalCtx.statementTime };
-      // An explicit cast of a literal to varchar(n)/char(n) truncates; input with the modifier would reject.
-      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar' || to.name === '_varchar' || to.name === '_bpchar')) {
+      // An explicit cast of a literal to varchar(n)/char(n)/bit(n) truncates; input with the modifier would reject.
+      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar' || to.name === '_varchar' || to.name === '_bpchar' || to.name === 'bit' || to.name === 'varbit')) {
         const base = stripMod(to);
         return { kind: 'const', value: castValue(parseValue(e.value as string, base, tz), base, to, tz, true), type: to };
       }
