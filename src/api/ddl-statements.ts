@@ -79,7 +79,7 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
 export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const rv = b.relation as AnyNode;
   const name = relName(rv);
-  if (b.partspec !== undefined || b.partbound !== undefined) throw new QuireError('0A000', 'declarative partitioning is not supported');
+  if (b.partbound !== undefined) throw new QuireError('0A000', 'CREATE TABLE … PARTITION OF is not supported', { position: pos(rv.location as number) });
   const fields: Field[] = [];
   const meta: ColumnMeta[] = [];
   const uniques: number[][] = [];

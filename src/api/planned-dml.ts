@@ -4,6 +4,7 @@
  * node, whose target applies the changes through the transaction's table, the row lineage and the
  * constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN ANALYZE runs them.
  */
+import { refuseInheritedTarget } from './inheritance.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
@@ -143,6 +144,7 @@ function visibleBatches(host: UtilityHost, t: MemoryTable, snapshot: readonly Ba
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  refuseInheritedTarget(t, rv, 'UPDATE');
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   const snapshot = t.snapshot();
@@ -166,6 +168,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
 export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
   const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  refuseInheritedTarget(t, rv, 'DELETE');
   const snapshot = t.snapshot();
   const list = retList(b);
   const more = list === null ? { returning: [] } : { returning: list, rewrite: returningRewrite(t, null, binderFor(host, params.map(() => T.unknown))) };
