@@ -84,7 +84,7 @@ export function decodeEscape(s: string): string {
     if (i + 1 < b.length && b.charCodeAt(i + 1) === 92) {
       out.push(92);
       i += 2;
-    } else if (i + 3 < b.length + 0 && isOct(b.charCodeAt(i + 1), 51) && isOct(b.charCodeAt(i + 2)) && isOct(b.charCodeAt(i + 3))) {
+    } else if (i + 3 < b.length && isOct(b.charCodeAt(i + 1), 51) && isOct(b.charCodeAt(i + 2)) && isOct(b.charCodeAt(i + 3))) {
       out.push(((b.charCodeAt(i + 1) - 48) << 6) | ((b.charCodeAt(i + 2) - 48) << 3) | (b.charCodeAt(i + 3) - 48));
       i += 4;
     } else {
