@@ -90,7 +90,7 @@ npx vitest run test/conformance                   # asserts pass counts stay >= 
 
 ${OUT_OF_SCOPE.map((c) => `  - ${c.reason}`).join('\n')}
   - statements using an object created by out-of-scope DDL (e.g. a user-defined aggregate), or a setup
-    table Quire could not create (geometric columns, inheritance)
+    table Quire could not create (geometric columns)
 
   Excluded statements still count as failed/errored in the totals.
 

@@ -1,7 +1,7 @@
 /** CREATE TABLE [AS], SELECT INTO, CREATE VIEW, DROP TABLE/VIEW/SEQUENCE, sequence DDL and CREATE AGGREGATE's probe. */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type DataType, type Field } from '../common/types.js';
+import { T, typeDisplayName, type DataType, type Field } from '../common/types.js';
 import type { Batch } from '../common/column.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { resolveTypeName } from '../sql/type-name.js';
@@ -79,18 +79,33 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
 export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const rv = b.relation as AnyNode;
   const name = relName(rv);
-  if (b.inhRelations) throw new QuireError('0A000', 'table inheritance is not supported');
+  if (b.partbound !== undefined) throw new QuireError('0A000', 'CREATE TABLE … PARTITION OF is not supported', { position: pos(rv.location as number) });
   const fields: Field[] = [];
   const meta: ColumnMeta[] = [];
   const uniques: number[][] = [];
+  const notices: string[] = [];
+  const parents = inheritedColumns(host, (b.inhRelations as Node[] | undefined) ?? [], name, fields, meta);
+  const inherited = fields.length;
   for (const e of (b.tableElts as Node[] | undefined) ?? []) {
     const tag = nodeTag(e);
     const eb = nodeBody<AnyNode>(e);
     if (tag === 'ColumnDef') {
       const cname = eb.colname as string;
-      if (fields.some((f) => f.name === cname)) throw new QuireError('42701', `column "${cname}" specified more than once`, { position: pos(eb.location as number) });
       const type = resolveTypeName(eb.typeName as never);
       const m = columnMetaFrom(eb, type);
+      const same = fields.findIndex((f) => f.name === cname);
+      if (same >= 0 && same < inherited) {
+        // A column the parents already have merges with theirs when the types agree.
+        if (fields[same]!.type.name !== type.name || fields[same]!.type.typmod !== type.typmod) {
+          throw new QuireError('42804', `column "${cname}" has a type conflict`, { detail: `${typeDisplayName(fields[same]!.type)} versus ${typeDisplayName(type)}`, position: pos(eb.location as number) });
+        }
+        notices.push(`merging column "${cname}" with inherited definition`);
+        const old = meta[same]!;
+        meta[same] = { ...m.meta, notNull: old.notNull || m.meta.notNull, defaultExpr: m.meta.defaultExpr ?? old.defaultExpr };
+        if (m.unique || m.primary) uniques.push([same]);
+        continue;
+      }
+      if (same >= 0) throw new QuireError('42701', `column "${cname}" specified more than once`, { position: pos(eb.location as number) });
       fields.push({ name: cname, type, table: name });
       meta.push(m.meta);
       if (m.unique || m.primary) uniques.push([fields.length - 1]);
@@ -122,7 +137,40 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const temp = (b.relation as AnyNode).relpersistence === 't';
   const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
   if (created && temp) host.addTemp(name);
-  return result('CREATE TABLE', 'CREATE TABLE', { notices: created ? [] : [`relation "${name}" already exists, skipping`] });
+  if (created) {
+    t.inheritance.parents = parents.map((p) => p.name);
+    for (const p of parents) p.inheritance.children = [...p.inheritance.children, name];
+  }
+  return result('CREATE TABLE', 'CREATE TABLE', { notices: created ? notices : [`relation "${name}" already exists, skipping`] });
+}
+
+/**
+ * INHERITS (p, …): the parents' columns come first, in order, a name two parents share merged into one
+ * column (their types must agree); NOT NULL and defaults are inherited, as in PostgreSQL.
+ */
+function inheritedColumns(host: UtilityHost, rels: readonly Node[], name: string, fields: Field[], meta: ColumnMeta[]): MemoryTable[] {
+  const parents: MemoryTable[] = [];
+  for (const r of rels) {
+    const rv = nodeBody<AnyNode>(r);
+    const pname = relName(rv);
+    const p = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, pname, pos(rv.location as number));
+    if (parents.includes(p)) throw new QuireError('42P07', `relation "${pname}" would be inherited from more than once`, { position: pos(rv.location as number) });
+    if (pname === name) throw new QuireError('42P07', `relation "${name}" would be inherited from more than once`);
+    parents.push(p);
+    p.schema.forEach((f, i) => {
+      const at = fields.findIndex((x) => x.name === f.name);
+      if (at >= 0) {
+        if (fields[at]!.type.name !== f.type.name || fields[at]!.type.typmod !== f.type.typmod) {
+          throw new QuireError('42804', `inherited column "${f.name}" has a type conflict`, { detail: `${typeDisplayName(fields[at]!.type)} versus ${typeDisplayName(f.type)}` });
+        }
+        return;
+      }
+      fields.push({ name: f.name, type: f.type, table: name });
+      const pm = p.meta[i]!;
+      meta.push({ notNull: pm.notNull, defaultExpr: pm.defaultExpr, sequence: null });
+    });
+  }
+  return parents;
 }
 
 export async function materialize(host: UtilityHost, stmt: SelectStmt, params: readonly unknown[]): Promise<{ fields: Field[]; batches: Batch[] }> {
@@ -212,9 +260,17 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
       throw new QuireError('42P01', `${kind} "${n}" does not exist`);
     }
   }
-  for (const n of names) {
+  const dropping = kind === 'table' ? withDescendants(host, names.filter((n) => tableNamed(host, n) !== undefined), b.behavior === 'DROP_CASCADE', notices) : names;
+  for (const n of dropping) {
     if (kind === 'view') host.catalog.views.delete(n);
     else {
+      const t = tableNamed(host, n);
+      if (t instanceof MemoryTable) {
+        for (const pn of t.inheritance.parents) {
+          const p = tableNamed(host, pn);
+          if (p instanceof MemoryTable) p.inheritance.children = p.inheritance.children.filter((c) => c !== n);
+        }
+      }
       const key = host.tempKey(n);
       if (key !== undefined) {
         host.catalog.tables.delete(key);
@@ -223,4 +279,33 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   return result(tagName, tagName, { notices });
+}
+
+function tableNamed(host: UtilityHost, n: string): unknown {
+  const key = host.tempKey(n);
+  return host.catalog.tables.get(key ?? n);
+}
+
+/**
+ * The tables DROP TABLE removes: those named and, with CASCADE, every table inheriting from them;
+ * without CASCADE an inheriting table not itself named is 2BP01, as PostgreSQL's dependency check.
+ */
+function withDescendants(host: UtilityHost, names: readonly string[], cascade: boolean, notices: string[]): string[] {
+  const out = [...names];
+  for (let i = 0; i < out.length; i++) {
+    const t = tableNamed(host, out[i]!);
+    if (!(t instanceof MemoryTable)) continue;
+    for (const c of t.inheritance.children) {
+      if (out.includes(c)) continue;
+      if (!cascade) {
+        throw new QuireError('2BP01', `cannot drop table ${out[i]} because other objects depend on it`, {
+          detail: `table ${c} depends on table ${out[i]}`,
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        });
+      }
+      notices.push(`drop cascades to table ${c}`);
+      out.push(c);
+    }
+  }
+  return out;
 }

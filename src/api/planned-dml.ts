@@ -5,6 +5,7 @@
  * row lineage and the constraint checks of dml-statements.ts. EXPLAIN shows these plans, and EXPLAIN
  * ANALYZE runs them.
  */
+import { refuseInheritedTarget } from './inheritance.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Value } from '../common/types.js';
@@ -205,6 +206,7 @@ function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly
   } else if (mine.length !== 1) {
     throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
   }
+  if (t.inheritance.children.length > 0) throw new QuireError('0A000', `WHERE CURRENT OF on table "${t.name}", which other tables inherit from, is not supported`);
   const ids = c.currentIds();
   if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
   const { tg, k } = mine[0]!;
@@ -217,7 +219,10 @@ function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
   if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
     throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
   }
-  return host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  // WHERE CURRENT OF refuses after the cursor checks (see currentOfPosition).
+  if (currentOfName(b) === null) refuseInheritedTarget(t, rv, b.targetList !== undefined ? 'UPDATE' : 'DELETE');
+  return t;
 }
 
 /**

@@ -3,6 +3,7 @@
  * PostgreSQL would and dispatches it to the file of its family beside this one (dml-, ddl-, cursor-,
  * transaction- and settings-statements, copy-statement, explain-statement).
  */
+import { descendantTables } from './inheritance.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { type DataType, type Value } from '../common/types.js';
@@ -124,7 +125,12 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'DeleteStmt':
       return del(host, b, params);
     case 'TruncateStmt': {
-      for (const r of (b.relations as Node[]) ?? []) host.catalog.getMemoryTableIn(nodeBody<AnyNode>(r).schemaname as string | undefined, nodeBody<AnyNode>(r).relname as string).replaceAll([]);
+      for (const r of (b.relations as Node[]) ?? []) {
+        const rv = nodeBody<AnyNode>(r);
+        const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, rv.relname as string);
+        // Without ONLY, TRUNCATE empties the inheriting tables too.
+        for (const x of rv.inh === true ? [t, ...descendantTables(host, t)] : [t]) x.replaceAll([]);
+      }
       return result('TRUNCATE', 'TRUNCATE TABLE');
     }
     case 'CopyStmt':

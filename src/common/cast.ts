@@ -10,6 +10,7 @@ import { Interval } from './interval.js';
 import { addMicros, checkTimestamp, dateToMicros, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatValue } from './format-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
+import { applyBitTypmod } from './bit-string.js';
 import { localToUtc, utcOffsetSeconds } from './timezone.js';
 import { TimeTz, intervalToTime, roundTime, roundTimeTz, timeToInterval } from './time-of-day.js';
 
@@ -153,6 +154,11 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
     }
     case 'unknown':
       return f === 'unknown' ? v : (formatValue(v, from, { timezone: zone }) as string);
+  }
+  // An untyped literal is read without the modifier, which then applies as a cast's would
+  // ('0101'::bit(3) truncates), where text's I/O conversion reads with it (and refuses).
+  if (f === 'unknown' && (to.name === 'bit' || to.name === 'varbit') && to.typmod >= 0) {
+    return applyBitTypmod(parseValue(v as string, type(to.name), ctx) as string, to, explicit);
   }
   if (f === 'text' || f === 'varchar' || f === 'bpchar' || f === 'unknown') {
     return parseValue(v as string, to, ctx);
@@ -298,8 +304,63 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
       if (tz === null) break;
       return to.typmod < 0 ? tz : roundTimeTz(tz, to.typmod);
     }
+    case 'oid':
+      switch (f) {
+        case 'oid':
+          return v;
+        // int4 → oid is binary: a negative int4 names the same 32 bits.
+        case 'int2':
+        case 'int4':
+          return (v as number) >>> 0;
+        case 'int8': {
+          const n = Number(v);
+          if (!(n >= 0 && n <= 4294967295)) throw new QuireError('22003', 'OID out of range');
+          return n;
+        }
+      }
+      break;
+    case 'bytea':
+      if (f === 'bytea') return v;
+      break;
+    case 'bit':
+    case 'varbit':
+      switch (f) {
+        case 'bit':
+        case 'varbit':
+          return applyBitTypmod(v as string, to, explicit);
+        case 'int4':
+        case 'int8':
+          return intToBits(v as number | bigint, f === 'int4' ? 32 : 64, to);
+      }
+      break;
   }
+  if (f === 'oid') {
+    // oid → int4 is binary (a large oid reads as a negative int4); oid → int8 keeps its value.
+    if (to.name === 'int4') return (v as number) | 0;
+    if (to.name === 'int8') return v;
+  }
+  if ((f === 'bit' || f === 'varbit') && (to.name === 'int4' || to.name === 'int8')) return bitsToInt(v as string, to.name);
   throw cannotCast(from, to);
+}
+
+/** int4/int8 → bit(n) (bitfromint4/8): the low n bits, sign-extended when n is wider than the integer. */
+function intToBits(v: number | bigint, width: 32 | 64, to: DataType): string {
+  const n = to.typmod < 0 ? 1 : to.typmod;
+  const w = BigInt.asUintN(width, BigInt(v));
+  let bits = w.toString(2).padStart(width, '0');
+  if (n > width) bits = bits[0]!.repeat(n - width) + bits;
+  else bits = bits.slice(width - n);
+  return bits;
+}
+
+/** bit → int4/int8 (bittoint4/8): the bits as an unsigned number, read as a two's complement integer. */
+function bitsToInt(bits: string, to: 'int4' | 'int8'): number | bigint {
+  const width = to === 'int4' ? 32 : 64;
+  if (bits.length > width) throw intOut(to);
+  if (bits.length === 0) return 0;
+  const u = BigInt('0b' + bits);
+  const r = BigInt.asIntN(width, u);
+  return to === 'int4' ? Number(r) : toInt8Value(r);
 }
 
 /**
@@ -329,9 +390,9 @@ function castToArray(v: Value, from: DataType, to: DataType, ctx: CastContext | 
 type Ctx = 'implicit' | 'assignment' | 'explicit';
 
 const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
-  int2: { int4: 'implicit', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
-  int4: { int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
-  int8: { int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
+  int2: { oid: 'implicit', int4: 'implicit', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
+  int4: { oid: 'implicit', bit: 'explicit', int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
+  int8: { oid: 'implicit', bit: 'explicit', int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
   float4: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float8: 'implicit', numeric: 'assignment' },
   float8: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'assignment', numeric: 'assignment' },
   numeric: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
@@ -345,6 +406,9 @@ const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
   time: { interval: 'implicit', timetz: 'implicit' },
   timetz: { time: 'assignment' },
   interval: { time: 'assignment' },
+  oid: { int4: 'assignment', int8: 'assignment' },
+  bit: { varbit: 'implicit', int4: 'explicit', int8: 'explicit' },
+  varbit: { bit: 'implicit' },
 };
 
 /** The context in which PostgreSQL allows `from` → `to` (pg_cast plus automatic I/O casts), or null. */

@@ -66,7 +66,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     case 'date':
     case 'timestamp':
     case 'timestamptz':
-    case 'time': {
+    case 'time':
+    case 'oid': {
       const x = a as number;
       const y = b as number;
       return x < y ? -1 : x > y ? 1 : 0;
@@ -89,6 +90,9 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     case 'unknown':
     // json has no ordering in SQL (the binder refuses it); internal uses see its text.
     case 'json':
+    case 'bytea':
+    case 'bit':
+    case 'varbit':
       return compareStrings(a as string, b as string);
     default:
       throw new Error(`no ordering for type ${t.name}`);
@@ -107,6 +111,10 @@ export function equalValues(a: Value, b: Value, t: DataType): boolean {
     case 'text':
     case 'varchar':
     case 'unknown':
+    case 'oid':
+    case 'bytea':
+    case 'bit':
+    case 'varbit':
       return a === b;
     case 'int8':
       // eslint-style loose equality is exactly what mixing number and bigint needs.

@@ -2,6 +2,7 @@
  * PostgreSQL text output functions (the `::text` / wire text format of every type), with the
  * default settings: DateStyle 'ISO, MDY', IntervalStyle 'postgres', extra_float_digits 1.
  */
+import { formatBytea } from './bytea.js';
 import { elementType, type ArrayValue, type DataType, type Value } from './types.js';
 import { formatArray } from './array-value.js';
 import { Numeric } from './numeric.js';
@@ -405,7 +406,13 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'int2':
     case 'int4':
     case 'int8':
+    case 'oid':
       return String(v);
+    case 'bytea':
+      return formatBytea(v as string);
+    case 'bit':
+    case 'varbit':
+      return v as string;
     case 'float4':
       return ctx?.extraFloatDigits !== undefined && ctx.extraFloatDigits < 1 ? formatFloatG(v as number, 6 + ctx.extraFloatDigits) : formatFloat4(v as number);
     case 'float8':

@@ -2,6 +2,8 @@
  * PostgreSQL input functions: text → Value for every type, with PostgreSQL's error codes and
  * messages. Date/time input follows DateStyle 'ISO, MDY'.
  */
+import { parseBytea } from './bytea.js';
+import { parseBitString } from './bit-string.js';
 import { QuireError } from './errors.js';
 import type { DataType, Value } from './types.js';
 import { elementType, typeDisplayName } from './types.js';
@@ -77,6 +79,25 @@ export function parseInteger(s: string, name: 'int2' | 'int4' | 'int8'): number 
   if (v < lo || v > hi) throw new QuireError('22003', `value "${s}" is out of range for type ${display}`);
   if (name !== 'int8') return Number(v);
   return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+}
+
+/**
+ * oidin: a decimal integer from -2147483648 to 4294967295 (strtoul's range as PostgreSQL checks it);
+ * a negative one wraps to its unsigned 32-bit value.
+ */
+export function parseOid(s: string): number {
+  const t = trimC(s);
+  if (!/^[+-]?\d+$/.test(t)) {
+    if (/^[+-]?\d+/.test(t) && !/^[+-]?\d+$/.test(t)) {
+      const lead = /^[+-]?\d+/.exec(t)![0];
+      const lv = BigInt(lead);
+      if (lv < -2147483648n || lv > 4294967295n) throw new QuireError('22003', `value "${s}" is out of range for type oid`);
+    }
+    throw new QuireError('22P02', `invalid input syntax for type oid: "${s}"`);
+  }
+  const v = BigInt(t);
+  if (v < -2147483648n || v > 4294967295n) throw new QuireError('22003', `value "${s}" is out of range for type oid`);
+  return Number(v < 0n ? v + 4294967296n : v);
 }
 
 // ---- floats ------------------------------------------------------------------------------------
@@ -734,6 +755,13 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
       return s;
     case 'json':
       return parseJsonText(s);
+    case 'oid':
+      return parseOid(s);
+    case 'bytea':
+      return parseBytea(s);
+    case 'bit':
+    case 'varbit':
+      return parseBitString(s, t);
     default: {
       const et = elementType(t);
       return parseArrayText(s).map((e) => (e === null ? null : parseValue(e, et, ctx)));

@@ -18,6 +18,10 @@
  *   timetz                  TimeTz {micros, offset} (src/common/time-of-day.ts)
  *   _int4, _text, … (T[])   ArrayValue: readonly (element value | null)[] (one dimension, lower bound 1)
  *   json                    string: the JSON text as given (validated on input), as PostgreSQL's json keeps it
+ *   oid                     number: an unsigned 32-bit integer (0 ..= 4,294,967,295)
+ *   bytea                   string: one UTF-16 unit per byte (code units 0..255), so that string order is
+ *                           memcmp order and concatenation, hashing and spilling need no special case
+ *   bit, varbit             string of '0'/'1', one character per bit (string order is bitcmp's order)
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
  *   null                    null (any type)
  */
@@ -43,7 +47,11 @@ export type ElementTypeName =
   | 'interval'
   | 'time'
   | 'timetz'
-  | 'json';
+  | 'json'
+  | 'oid'
+  | 'bytea'
+  | 'bit'
+  | 'varbit';
 
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
@@ -51,7 +59,7 @@ export type ArrayTypeName = `_${ElementTypeName}`;
 export type TypeName = ElementTypeName | ArrayTypeName | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
-  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json',
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit',
 ];
 
 export interface DataType {
@@ -118,6 +126,10 @@ export const T = {
   time: type('time'),
   timetz: type('timetz'),
   json: type('json'),
+  oid: type('oid'),
+  bytea: type('bytea'),
+  bit: type('bit'),
+  varbit: type('varbit'),
   _bool: type('_bool'),
   _int2: type('_int2'),
   _int4: type('_int4'),
@@ -135,10 +147,14 @@ export const T = {
   _time: type('_time'),
   _timetz: type('_timetz'),
   _json: type('_json'),
+  _oid: type('_oid'),
+  _bytea: type('_bytea'),
+  _bit: type('_bit'),
+  _varbit: type('_varbit'),
   unknown: type('unknown'),
 } as const;
 
-export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'X';
+export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
@@ -152,7 +168,13 @@ export function category(t: DataType): TypeCategory {
     case 'float4':
     case 'float8':
     case 'numeric':
+    case 'oid':
       return 'N';
+    case 'bit':
+    case 'varbit':
+      return 'V';
+    case 'bytea':
+      return 'U';
     case 'text':
     case 'varchar':
     case 'bpchar':
@@ -212,6 +234,10 @@ export function typeDisplayName(t: DataType): string {
       return t.typmod >= 0 ? `time(${t.typmod}) without time zone` : 'time without time zone';
     case 'timetz':
       return t.typmod >= 0 ? `time(${t.typmod}) with time zone` : 'time with time zone';
+    case 'bit':
+      return t.typmod >= 0 ? `bit(${t.typmod})` : 'bit';
+    case 'varbit':
+      return t.typmod >= 0 ? `bit varying(${t.typmod})` : 'bit varying';
     default:
       return t.name;
   }
@@ -236,6 +262,10 @@ export const TYPE_OID: Record<TypeName, number> = {
   time: 1083,
   timetz: 1266,
   json: 114,
+  oid: 26,
+  bytea: 17,
+  bit: 1560,
+  varbit: 1562,
   unknown: 705,
   _bool: 1000,
   _int2: 1005,
@@ -254,6 +284,10 @@ export const TYPE_OID: Record<TypeName, number> = {
   _time: 1183,
   _timetz: 1270,
   _json: 199,
+  _oid: 1028,
+  _bytea: 1001,
+  _bit: 1561,
+  _varbit: 1563,
 };
 
 /** Storage kind of a column of this type (see src/common/column.ts). */
@@ -272,6 +306,7 @@ export function storageKind(t: DataType): StorageKind {
     case 'timestamp':
     case 'timestamptz':
     case 'time':
+    case 'oid':
       return 'f64';
     default:
       return 'obj';

@@ -3,6 +3,7 @@
  * are collected into the query's lists and replaced by placeholder column references that the query
  * binder later maps onto the aggregate / window operator outputs.
  */
+import { parseBitString } from '../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, elementType } from '../common/types.js';
@@ -296,7 +297,16 @@ function bindConst(b: AnyNode): Expr {
   }
   if (b.boolval !== undefined) return constExpr((b.boolval as { boolval?: boolean }).boolval === true, T.bool);
   if (b.sval !== undefined) return constExpr((b.sval as { sval?: string }).sval ?? '', T.unknown);
-  if (b.bsval !== undefined) throw new QuireError('0A000', 'bit string literals are not supported', { position: pos(b.location as number) });
+  if (b.bsval !== undefined) {
+    // B'…' / X'…' arrive as 'b…' / 'x…', which bit input reads directly; the literal is of type bit.
+    const raw = (b.bsval as { bsval?: string }).bsval ?? '';
+    try {
+      return constExpr(parseBitString(raw, T.bit), T.bit);
+    } catch (e) {
+      if (e instanceof QuireError && e.position === 0) throw new QuireError(e.code, e.message, { position: pos(b.location as number) });
+      throw e;
+    }
+  }
   return constExpr(null, T.unknown);
 }
 
@@ -976,8 +986,11 @@ function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number |
   const defs = isAggregateName(name) ? undefined : cx.env.routines?.aggregates.get(name);
   if (defs !== undefined) return resolveUserAggregate(name, defs, args, cx, loc);
   const fn = lookupAggregate(name)!;
-  // Untyped literals default to text, as PostgreSQL resolves unknown aggregate arguments.
-  const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
+  // Untyped literals take the type all the typed arguments share (string_agg(bytea, '') is bytea's,
+  // as PostgreSQL's candidate selection finds), else text.
+  const known = args.filter((a) => a.type.name !== 'unknown');
+  const shared = known.length > 0 && known.every((a) => a.type.name === known[0]!.type.name) ? T[known[0]!.type.name] : T.text;
+  const typed = args.map((a) => (a.type.name === 'unknown' ? coerce(a, shared, 'implicit', cx.env) : a));
   const r = fn.resolve(typed.map((a) => a.type));
   if (r === null) {
     throw new QuireError('42883', `function ${name}(${typed.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {

@@ -395,9 +395,37 @@ export class QueryBinder implements ExprEnv {
         (userSchema ? this.catalog.getTableIn(schema, name) : undefined) ?? (schema === undefined || schema === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
+      // Without ONLY, a table's scan also reads the tables that inherit from it.
+      if (b.inh === true) plan = this.withInheritors(plan, t, qual);
     }
     plan = this.renameColumns(plan, colnames, qual, loc);
     return { plan, entries: entriesFor(plan.schema, qual) };
+  }
+
+  /**
+   * The parent's rows and every descendant's (each table once, however many paths reach it), the
+   * descendants' columns picked by name into the parent's order: UNION ALL of their scans.
+   */
+  private withInheritors(plan: LogicalPlan, t: TableSource, qual: string): LogicalPlan {
+    const kids = (x: TableSource): readonly string[] => (x as { inheritance?: { children: string[] } }).inheritance?.children ?? [];
+    if (kids(t).length === 0) return plan;
+    const seen = new Set<TableSource>([t]);
+    const queue = [...kids(t)];
+    let out = plan;
+    while (queue.length > 0) {
+      const c = this.catalog.getTableIn(undefined, queue.shift()!);
+      if (c === undefined || seen.has(c)) continue;
+      seen.add(c);
+      queue.push(...kids(c));
+      const scan: LogicalPlan = { op: 'scan', source: c, alias: qual, schema: c.schema.map((f) => ({ name: f.name, type: f.type, table: c.name })) };
+      const exprs: Expr[] = plan.schema.map((f) => {
+        const i = c.schema.findIndex((x) => x.name === f.name);
+        return { kind: 'column', index: i, type: c.schema[i]!.type, name: f.name };
+      });
+      const project: LogicalPlan = { op: 'project', input: scan, exprs, schema: plan.schema };
+      out = { op: 'setop', kind: 'union', all: true, left: out, right: project, schema: plan.schema };
+    }
+    return out;
   }
 
   private bindJoin(b: AnyNode, outer: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[]; usesOuter: boolean } {

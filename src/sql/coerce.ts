@@ -45,8 +45,8 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     if (e.value === null) return { kind: 'const', value: null, type: to };
     return withPosition(e.position ?? position, () => {
       const tz = { timezone: env.evalCtx.timezone, now: env.evalCtx.statementTime };
-      // An explicit cast of a literal to varchar(n)/char(n) truncates; input with the modifier would reject.
-      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar' || to.name === '_varchar' || to.name === '_bpchar')) {
+      // An explicit cast of a literal to varchar(n)/char(n)/bit(n) truncates; input with the modifier would reject.
+      if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar' || to.name === '_varchar' || to.name === '_bpchar' || to.name === 'bit' || to.name === 'varbit')) {
         const base = stripMod(to);
         return { kind: 'const', value: castValue(parseValue(e.value as string, base, tz), base, to, tz, true), type: to };
       }
@@ -115,6 +115,8 @@ export function comparisonType(a: DataType, b: DataType): DataType | null {
   if (isArrayType(a) || isArrayType(b)) return null;
   const ca = category(a);
   const cb = category(b);
+  // oid meets the integers as oid (they cast to it implicitly) and has no operators with the others.
+  if (a.name === 'oid' || b.name === 'oid') return castContext(a.name, b.name) === 'implicit' ? T.oid : castContext(b.name, a.name) === 'implicit' ? T.oid : null;
   if (ca === 'N' && cb === 'N') return NUMERIC_RANK[a.name]! >= NUMERIC_RANK[b.name]! ? stripMod(a) : stripMod(b);
   if (ca === 'S' && cb === 'S') return T.text;
   if (ca === 'D' && cb === 'D' && DATETIME_RANK[a.name] !== undefined && DATETIME_RANK[b.name] !== undefined) return DATETIME_RANK[a.name]! >= DATETIME_RANK[b.name]! ? stripMod(a) : stripMod(b);

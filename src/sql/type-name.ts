@@ -45,6 +45,11 @@ const ALIASES: Record<string, TypeName> = {
   timetz: 'timetz',
   'time with time zone': 'timetz',
   json: 'json',
+  oid: 'oid',
+  bytea: 'bytea',
+  bit: 'bit',
+  varbit: 'varbit',
+  'bit varying': 'varbit',
   unknown: 'unknown',
 };
 
@@ -123,6 +128,14 @@ function resolveScalarTypeName(tn: PgTypeName): DataType {
       if (p < 0) throw new QuireError('22023', `TIME(${p})${name === 'timetz' ? ' WITH TIME ZONE' : ''} precision must not be negative`, { position: pos });
       // PostgreSQL reduces a precision above 6 to 6 (with a warning).
       return type(name, Math.min(p, 6));
+    }
+    case 'bit':
+    case 'varbit': {
+      const n = mods[0]!;
+      if (mods.length > 1) throw new QuireError('22023', `invalid type modifier`, { position: pos });
+      if (n < 1) throw new QuireError('22023', `length for type ${name} must be at least 1`, { position: pos });
+      if (n > 83886080) throw new QuireError('22023', `length for type ${name} cannot exceed 83886080`, { position: pos });
+      return type(name, n);
     }
     default:
       throw new QuireError('42601', `type modifier is not allowed for type "${raw}"`, { position: pos });

@@ -180,6 +180,12 @@ export class MemoryTable implements TableSource {
   meta: ColumnMeta[];
   /** Column sets that must be unique (PRIMARY KEY, UNIQUE). */
   uniqueKeys: number[][] = [];
+  /**
+   * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
+   * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
+   * transactional here.
+   */
+  inheritance: { parents: string[]; children: string[] } = { parents: [], children: [] };
   private rows = 0;
   /** Bumped on every write, so cursors and caches can tell the table changed. */
   version = 0;
@@ -300,6 +306,7 @@ export class MemoryTable implements TableSource {
   cloneForTransaction(): MemoryTable {
     const t = new MemoryTable(this.name, this.schema, this.meta);
     t.uniqueKeys = this.uniqueKeys;
+    t.inheritance = this.inheritance;
     t.dictionaries = this.dictionaries;
     t.batches = this.batches;
     t.rows = this.rows;

@@ -49,7 +49,7 @@ const PRELUDE_FILTER: Record<string, RegExp> = {
  */
 /** Types Quire does not have, recognised only where a type can appear (casts, typed literals, column definitions). */
 const FOREIGN_TYPES =
-  '(?:point|path|box|polygon|circle|lseg|line|inet|cidr|macaddr8?|json|jsonb|xml|bytea|bit|varbit|bit\\s+varying|uuid|money|tsvector|tsquery|int4range|int8range|numrange|tsrange|tstzrange|daterange|int4multirange|float8range|textrange|time|timetz|time\\s+with(?:out)?\\s+time\\s+zone|oid|name|"char"|record|anyelement|anyarray|regclass|regtype|stoplight)';
+  '(?:point|path|box|polygon|circle|lseg|line|inet|cidr|macaddr8?|json|jsonb|xml|uuid|money|tsvector|tsquery|int4range|int8range|numrange|tsrange|tstzrange|daterange|int4multirange|float8range|textrange|time|timetz|time\\s+with(?:out)?\\s+time\\s+zone|name|"char"|record|anyelement|anyarray|regclass|regtype|stoplight)';
 const TYPES_OUT_OF_SCOPE = new RegExp(
   [
     `::\\s*${FOREIGN_TYPES}\\b`,
@@ -61,7 +61,7 @@ const TYPES_OUT_OF_SCOPE = new RegExp(
     `'\\{[^']*\\}'`,
     `\\w\\[\\s*\\d*\\s*(:\\s*\\d*\\s*)?\\]`,
     `::\\s*\\w+(\\s*\\(\\d+\\))?\\[\\]`,
-    `\\b(unnest|array_agg|array_length|array_to_string|string_to_array|cardinality|json_\\w+|jsonb_\\w+|to_json|to_jsonb|row_to_json|xmlagg|bit_and|bit_or|bit_xor|range_agg|range_intersect_agg|int4range|numrange|daterange)\\s*\\(`,
+    `\\b(unnest|array_agg|array_length|array_to_string|string_to_array|cardinality|json_\\w+|jsonb_\\w+|to_json|to_jsonb|row_to_json|xmlagg|range_agg|range_intersect_agg|int4range|numrange|daterange)\\s*\\(`,
   ].join('|'),
   'i',
 );
@@ -75,9 +75,8 @@ export const OUT_OF_SCOPE: { reason: string; re: RegExp }[] = [
   { reason: 'user-defined aggregates/operators/types/domains/casts', re: /^\s*(create|drop|alter)\s+(or\s+replace\s+)?(aggregate|operator|type|domain|cast|collation|statistics)\b/i },
   { reason: 'views, rules, triggers, sequences, schemas', re: /^\s*(create|drop|alter)\s+(or\s+replace\s+)?(temp\s+|temporary\s+)?(recursive\s+)?(materialized\s+)?(view|rule|trigger|sequence|schema)\b/i },
   { reason: 'ALTER TABLE / constraints / privileges', re: /^\s*(alter\s+table|grant|revoke|comment\s+on|lock\b|create\s+tablespace)/i },
-  { reason: 'inheritance', re: /\binherits\s*\(|\bfrom\s+only\b|\bonly\s+\w+|\w\*(\s|$|,)/i },
   { reason: 'system catalogs / introspection', re: /\b(pg_(?!typeof\b)\w+|information_schema|regclass|regproc|regtype|txid_\w+|current_setting|set_config)\b|::oid\b/i },
-  { reason: 'types outside Quire (arrays, json, geometry, bit, bytea, ranges, ...)', re: TYPES_OUT_OF_SCOPE },
+  { reason: 'types outside Quire (arrays, json, geometry, ranges, ...)', re: TYPES_OUT_OF_SCOPE },
   { reason: 'prepared transactions / savepoints / 2PC', re: /^\s*(prepare\s+transaction|commit\s+prepared|rollback\s+prepared|savepoint|release|rollback\s+to)\b/i },
   { reason: 'statistical/ordered-set aggregates', re: /\b(percentile_cont|percentile_disc|mode|regr_\w+|covar_\w+|corr|stddev\w*|var_pop|var_samp|variance|rank\s*\(\s*\w[^)]*\)\s+within|within\s+group)\b/i },
   { reason: 'TABLESAMPLE', re: /\btablesample\b/i },
@@ -300,7 +299,7 @@ function createdName(sql: string): { name: string; kind: DerivedKind } | undefin
   return { name: m[2].replace(/"/g, ''), kind: what === 'sequence' ? 'type' : kind };
 }
 
-/** Tables that could not be created during setup (unsupported column types, inheritance). */
+/** Tables that could not be created during setup (unsupported column types). */
 async function missingTables(conn: SqlConnection, names: string[]): Promise<string[]> {
   const missing: string[] = [];
   for (const n of names) {

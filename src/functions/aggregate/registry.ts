@@ -2,7 +2,7 @@
 import type { AggregateFunction } from './aggregate-function.js';
 import { anyValue } from './any-value.js';
 import { avg } from './avg.js';
-import { bitAnd, bitOr } from './bit.js';
+import { bitAnd, bitOr, bitXor } from './bit.js';
 import { boolAnd, boolOr, every } from './bool.js';
 import { count, countRow } from './count.js';
 import {
@@ -49,6 +49,7 @@ for (const a of [
   varPop,
   bitAnd,
   bitOr,
+  bitXor,
   anyValue,
   corr,
   covarPop,

@@ -1,5 +1,5 @@
 /**
- * string_agg(value text, delimiter text) → text. Not strict: a NULL value is skipped, a NULL delimiter
+ * string_agg(value text, delimiter text) → text, and string_agg(bytea, bytea) → bytea. Not strict: a NULL value is skipped, a NULL delimiter
  * contributes nothing. Each value after the first is preceded by its own row's delimiter (PostgreSQL
  * appends every row's delimiter and strips the first one in the final function).
  */
@@ -96,11 +96,15 @@ function isTextLike(t: DataType): boolean {
 export const stringAgg: AggregateFunction = {
   name: 'string_agg',
   resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
-    if (argTypes.length !== 2 || !isTextLike(argTypes[0]!) || !isTextLike(argTypes[1]!)) return null;
+    if (argTypes.length !== 2) return null;
+    // string_agg(bytea, bytea): bytea values are strings of bytes (see types.ts), joined the same way.
+    const bytes = argTypes[0]!.name === 'bytea' && (argTypes[1]!.name === 'bytea' || argTypes[1]!.name === 'unknown');
+    if (!bytes && (!isTextLike(argTypes[0]!) || !isTextLike(argTypes[1]!))) return null;
+    const t = bytes ? T.bytea : T.text;
     return {
       name: 'string_agg',
-      returnType: T.text,
-      argTypes: [T.text, T.text],
+      returnType: t,
+      argTypes: [t, t],
       invertible: false,
       retainsInput: true,
       grouped: () => new GroupedStringAgg(),

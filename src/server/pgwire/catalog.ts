@@ -70,7 +70,6 @@ const TYPE_ROWS: { oid: number; name: string; len: number; cat: string; t: DataT
   { oid: 705, name: 'unknown', len: -2, cat: 'X', t: T.unknown },
   { oid: 19, name: 'name', len: 64, cat: 'S', t: null },
   { oid: 18, name: 'char', len: 1, cat: 'Z', t: null },
-  { oid: 26, name: 'oid', len: 4, cat: 'N', t: null },
   { oid: 114, name: 'json', len: -1, cat: 'U', t: null },
 ];
 
@@ -646,7 +645,7 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
     return env.catalog.tables.has(name) || env.catalog.views.has(name) ? env.oids.of(name) : 0;
   }
   if (kind === 'regtype') {
-    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
+    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', 'bit varying': 'varbit', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
     return TYPE_ROWS.find((r) => r.name === (alias[name] ?? name))?.oid ?? 0;
   }
   if (kind === 'regnamespace') return name === 'pg_catalog' ? NS_PG_CATALOG : name === 'public' ? NS_PUBLIC : name === 'information_schema' ? NS_INFORMATION_SCHEMA : 0;

@@ -9,6 +9,8 @@ import { TimeTz, formatTime, formatTimeTz } from '../../common/time-of-day.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import { Numeric } from '../../common/numeric.js';
 import { elementType, T, TYPE_OID, type ArrayValue, type DataType, type TypeName, type Value } from '../../common/types.js';
+import { byteaFromBuffer, byteaToBuffer, formatBytea } from '../../common/bytea.js';
+import { packBits, unpackBits } from '../../common/bit-string.js';
 import { formatArray } from '../../common/array-value.js';
 import type { FieldDescription } from './codec.js';
 
@@ -31,6 +33,10 @@ export const TYPE_LEN: Record<TypeName, number> = {
   time: 8,
   timetz: 12,
   json: -1,
+  oid: 4,
+  bytea: -1,
+  bit: -1,
+  varbit: -1,
   unknown: -2,
   _bool: -1,
   _int2: -1,
@@ -49,15 +55,18 @@ export const TYPE_LEN: Record<TypeName, number> = {
   _time: -1,
   _timetz: -1,
   _json: -1,
+  _oid: -1,
+  _bytea: -1,
+  _bit: -1,
+  _varbit: -1,
 };
 
 const BY_OID = new Map<number, DataType>(Object.entries(TYPE_OID).map(([n, o]) => [o, T[n as TypeName]]));
 // Types clients name in Parse that the engine stores as one of its own: name and char as text,
-// oid as int8 (oids are unsigned 32-bit), json as text.
+// json as text.
 for (const [oid, t] of [
   [19, T.text], // name
   [18, T.text], // "char"
-  [26, T.int8], // oid
   [114, T.text], // json
   [3802, T.text], // jsonb
   [1043, T.varchar],
@@ -185,6 +194,17 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
         b.writeInt32BE(iv.months, 12);
         return b;
       };
+    case 'oid':
+      return (v) => {
+        const b = Buffer.allocUnsafe(4);
+        b.writeUInt32BE(v as number, 0);
+        return b;
+      };
+    case 'bytea':
+      return (v) => byteaToBuffer(v as string);
+    case 'bit':
+    case 'varbit':
+      return (v) => packBits(v as string);
     case 'numeric':
       return (v) => encodeNumeric(v instanceof Numeric ? v : typeof v === 'number' ? Numeric.fromFloat(v) : Numeric.parse(String(v)));
     case 'text':
@@ -348,6 +368,15 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
       return raw.readDoubleBE(0);
     case 'numeric':
       return decodeNumeric(raw);
+    case 'oid':
+      need(4);
+      return String(raw.readUInt32BE(0));
+    // Back to their text forms, which the engine parses as the parameter's type.
+    case 'bytea':
+      return formatBytea(byteaFromBuffer(raw));
+    case 'bit':
+    case 'varbit':
+      return unpackBits(raw);
     case 'date': {
       need(4);
       const d = raw.readInt32BE(0);

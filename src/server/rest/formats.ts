@@ -38,7 +38,10 @@ export function opensearchType(t: DataType): string {
     case 'int4':
       return 'integer';
     case 'int8':
+    case 'oid':
       return 'long';
+    case 'bytea':
+      return 'binary';
     case 'float4':
       return 'float';
     case 'float8':
@@ -75,6 +78,7 @@ export function jsonValue(v: Value, t: DataType, timezone: string): unknown {
       return v;
     case 'int2':
     case 'int4':
+    case 'oid':
       return v;
     case 'int8':
       return typeof v === 'bigint' ? v.toString() : v;

@@ -32,6 +32,10 @@ export function objectValue(s: string | null, t: DataType): Value {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    // bytea and bit strings are strings already (written as they are by objectText).
+    case 'bytea':
+    case 'bit':
+    case 'varbit':
       return s;
     case 'int8':
     case 'timestamp':

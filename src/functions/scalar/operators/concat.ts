@@ -1,4 +1,7 @@
-/** '||' on text, and text || anynonarray / anynonarray || text (PostgreSQL's textanycat / anytextcat). */
+/**
+ * '||' on text, text || anynonarray / anynonarray || text (PostgreSQL's textanycat / anytextcat), bytea
+ * and bit varying.
+ */
 import { registerScalar } from '../../registry.js';
 import { T } from '../../../common/types.js';
 import type { DataType, Value } from '../../../common/types.js';
@@ -39,4 +42,7 @@ registerScalar(
   { args: ['text', 'text'], returns: T.text, fn: (_c: EvalContext, a: string, b: string) => a + b },
   textAny,
   anyText,
+  // bytea and bit strings are held as strings (see types.ts), so their concatenation is the strings'.
+  { args: ['bytea', 'bytea'], returns: T.bytea, fn: (_c: EvalContext, a: string, b: string) => a + b },
+  { args: ['varbit', 'varbit'], returns: T.varbit, fn: (_c: EvalContext, a: string, b: string) => a + b },
 );
