@@ -1,21 +1,25 @@
 /**
  * Durable writes into a database on disk: single-row autocommit INSERTs per second (each acknowledged
  * only once durable) into a table that already holds `--existing` rows, and a bulk load (one INSERT …
- * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory; better-sqlite3 runs
- * in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
+ * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory, called as a library
+ * (quire) and through its PostgreSQL port with node-postgres as the client (quire-pgwire, what a server's
+ * users run); better-sqlite3 runs in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
  *
  * Each engine first runs `--warmup` commits into a scratch table (JIT and caches warm, as in a running
  * server); with `--runs N` every figure is the median of N runs, the engines taking turns per run so a
  * busy disk weighs on all of them alike.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
+ *                            [--engines quire,quire-pgwire,sqlite,pglite]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { Database } from '../src/index.js';
+import { startPgServer } from '../src/server/pgwire/index.js';
 
 interface Engine {
   name: string;
@@ -39,6 +43,22 @@ const ROW_BYTES = 4 + 8 + 12;
 async function quire(dir: string): Promise<Engine> {
   const db = await Database.create({ path: dir });
   return { name: 'quire', exec: async (sql) => void (await db.query(sql)), close: () => db.close() };
+}
+
+async function quirePgwire(dir: string): Promise<Engine> {
+  const db = await Database.create({ path: dir });
+  const server = await startPgServer(db, { port: 0, allowWrites: true });
+  const client = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'quire', database: 'quire' });
+  await client.connect();
+  return {
+    name: 'quire-pgwire',
+    exec: async (sql) => void (await client.query(sql)),
+    close: async () => {
+      await client.end();
+      await server.close();
+      await db.close();
+    },
+  };
 }
 
 async function sqlite(dir: string): Promise<Engine> {
@@ -95,7 +115,14 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
   return out;
 }
 
-const engines = [quire, sqlite, pglite];
+const ENGINES: Record<string, (dir: string) => Promise<Engine>> = { quire, 'quire-pgwire': quirePgwire, sqlite, pglite };
+const engines = arg('engines', 'quire,quire-pgwire,sqlite,pglite')
+  .split(',')
+  .map((name) => {
+    const make = ENGINES[name];
+    if (make === undefined) throw new Error(`unknown engine "${name}" (known: ${Object.keys(ENGINES).join(', ')})`);
+    return make;
+  });
 const runs: Record<string, number | string>[][] = engines.map(() => []);
 for (let r = 0; r < RUNS; r++) for (let i = 0; i < engines.length; i++) runs[i]!.push(await measure(engines[i]!));
 const median = (xs: number[]): number => {

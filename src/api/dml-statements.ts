@@ -18,6 +18,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
+import { checkUniqueKeys } from '../storage/unique-index.js';
 import { matchConflictRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -90,24 +91,7 @@ export async function untilUnlocked<R>(host: UtilityHost, attempt: () => Promise
 
 /** Every unique key holds over `existing` plus `newRows` (UPDATE and a merging COMMIT check all rows). */
 export function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
-  for (const key of t.uniqueKeys) {
-    const seen = new Set<string>();
-    const keyOf = (vals: Value[]): string | null => uniqueKeyText(t, key, vals);
-    const add = (vals: Value[]): void => {
-      const k = keyOf(vals);
-      if (k === null) return;
-      if (seen.has(k)) {
-        const cols = key.map((c) => t.schema[c]!.name).join(', ');
-        const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
-        throw new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
-      }
-      seen.add(k);
-    };
-    for (const b of existing) {
-      for (let i = 0; i < b.length; i++) add(key.map((c) => getValue(b.columns[c]!, i)));
-    }
-    for (const r of newRows) add(key.map((c) => r[c]!));
-  }
+  checkUniqueKeys(t, newRows, existing);
 }
 
 export function checkNotNull(t: MemoryTable, rows: Value[][]): void {
