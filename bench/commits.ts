@@ -10,7 +10,9 @@
  * busy disk weighs on all of them alike.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
- *                            [--engines quire,quire-pgwire,sqlite,pglite]
+ *                            [--engines quire,quire-pgwire,sqlite,pglite] [--primary-key]
+ *
+ * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +39,7 @@ const EXISTING = arg('existing', '0,100000').split(',').map(Number);
 const BULK = Number(arg('bulk', '1000000'));
 const WARMUP = Number(arg('warmup', '200'));
 const RUNS = Number(arg('runs', '1'));
+const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}, v float8, s text)`;
 // id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
 const ROW_BYTES = 4 + 8 + 12;
 
@@ -88,7 +91,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       out.engine = e.name;
       await e.exec('CREATE TABLE warm (id int, v float8, s text)');
       for (let i = 0; i < WARMUP; i++) await e.exec(`INSERT INTO warm VALUES (${i}, ${i * 0.5}, 'row-${i}')`);
-      await e.exec('CREATE TABLE t (id int, v float8, s text)');
+      await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const t0 = performance.now();
       for (let i = 0; i < COMMITS; i++) await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
@@ -103,7 +106,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
     const e = await make(dir);
     await e.exec('CREATE TABLE warm (id int, v float8, s text)');
     await e.exec(`INSERT INTO warm SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${Math.min(BULK, 10000)}) i`);
-    await e.exec('CREATE TABLE t (id int, v float8, s text)');
+    await e.exec(`CREATE TABLE ${TABLE}`);
     const t0 = performance.now();
     await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${BULK}) i`);
     const ms = performance.now() - t0;

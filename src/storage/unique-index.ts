@@ -117,46 +117,32 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
 
 /**
  * Every unique key of `t` holds over the rows of `existing` plus `newRows` (UPDATE and a merging
- * COMMIT check all rows): 23505 naming the first row, in that order, whose key an earlier one holds.
+ * COMMIT check all rows): 23505 for the first row, in that order, whose key an earlier row holds,
+ * naming the first of its keys that does, as PostgreSQL checks each row's indexes before the next row.
  */
 export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Value[])[], existing: readonly Batch[]): void {
-  for (const key of t.uniqueKeys) {
-    const idx = committedIndex(t, key);
-    const committed = idx.keys;
-    const extra = new Set<KeyValue>();
-    const add = (vals: readonly Value[], k: KeyValue | null): void => {
-      if (k === null) return;
-      if (committed.has(k) || extra.has(k)) throw duplicate(t, key, vals);
-      extra.add(k);
-    };
-    if (grewFrom(existing, idx.list)) {
-      forGained(existing, idx.list, (b, i) => {
-        const { k, vals } = rowKey(t, key, b, i);
-        add(vals, k);
-      });
-    } else {
-      // The rows checked are not the committed ones plus more: all of them, without the index.
-      const seen = new Set<KeyValue>();
-      for (const b of existing) {
-        for (let i = 0; i < b.length; i++) {
-          const { k, vals } = rowKey(t, key, b, i);
-          if (k === null) continue;
-          if (seen.has(k)) throw duplicate(t, key, vals);
-          seen.add(k);
-        }
-      }
-      for (const r of newRows) {
-        const vals = key.map((c) => r[c]!);
-        const k = keyOf(t, key, vals);
-        if (k === null) continue;
-        if (seen.has(k)) throw duplicate(t, key, vals);
-        seen.add(k);
-      }
-      continue;
-    }
-    for (const r of newRows) {
-      const vals = key.map((c) => r[c]!);
-      add(vals, keyOf(t, key, vals));
-    }
+  const keys = t.uniqueKeys;
+  if (keys.length === 0) return;
+  const indexes = keys.map((key) => committedIndex(t, key));
+  // committedIndex leaves every index over the same committed list.
+  const covered = indexes[0]!.list;
+  const indexed = grewFrom(existing, covered);
+  // Rows checked besides the index's: the statement's and the transaction's own (or, when `existing`
+  // does not extend the committed rows, all of them, without the index).
+  const seen = keys.map(() => new Set<KeyValue>());
+  const check = (ki: number, vals: readonly Value[]): void => {
+    const key = keys[ki]!;
+    const k = keyOf(t, key, vals);
+    if (k === null) return;
+    if ((indexed && indexes[ki]!.keys.has(k)) || seen[ki]!.has(k)) throw duplicate(t, key, vals);
+    seen[ki]!.add(k);
+  };
+  const batchRow = (b: Batch, i: number): void => {
+    for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => getValue(b.columns[c]!, i)));
+  };
+  if (indexed) forGained(existing, covered, batchRow);
+  else for (const b of existing) for (let i = 0; i < b.length; i++) batchRow(b, i);
+  for (const r of newRows) {
+    for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => r[c]!));
   }
 }

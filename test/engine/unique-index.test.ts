@@ -4,13 +4,12 @@
  * on a primary key and a composite unique key; across reopen and log replay of a directory; and two
  * sessions inserting one key.
  */
-import { cpSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
 
-const { fresh } = scratchDirs('quire-unique-index-');
+const { fresh, crashCopy } = scratchDirs('quire-unique-index-');
 
 interface Outcome {
   ok: boolean;
@@ -111,9 +110,7 @@ describe('unique keys through their index', () => {
     }
     // The index of a reopened directory (checkpointed tables) and of a replayed log (a copy of the
     // directory taken while open, so it has the log to replay) refuses the same keys.
-    const copy = fresh();
-    cpSync(dir, copy, { recursive: true });
-    const replayed = await Database.create({ path: copy });
+    const replayed = await Database.create({ path: crashCopy(dir) });
     await db.close();
     db = await Database.create({ path: dir });
     const existing = (await onPg(pg, 'SELECT id, a, b FROM u ORDER BY id LIMIT 1')).rows![0] as [number, number | null, string | null];
