@@ -18,7 +18,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { checkUniqueKeys } from '../storage/unique-index.js';
+import { checkUniqueKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, needsPlanner, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -294,24 +294,7 @@ export function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
 
 /** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
 export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
-  const seen = arbiters.map((key) => {
-    const set = new Set<string>();
-    for (const b of t.snapshot()) {
-      for (let i = 0; i < b.length; i++) {
-        const k = uniqueKeyText(t, key, key.map((c) => getValue(b.columns[c]!, i)));
-        if (k !== null) set.add(k);
-      }
-    }
-    return set;
-  });
-  const kept: Value[][] = [];
-  for (const r of rows) {
-    const keys = arbiters.map((key) => uniqueKeyText(t, key, key.map((c) => r[c]!)));
-    if (keys.some((k, a) => k !== null && seen[a]!.has(k))) continue;
-    keys.forEach((k, a) => k !== null && seen[a]!.add(k));
-    kept.push(r);
-  }
-  return kept;
+  return rowsWithoutConflicts(t, arbiters, rows);
 }
 
 /** A unique key's value as a string for set membership; null when a part is NULL (NULLs never conflict). */

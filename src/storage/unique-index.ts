@@ -146,3 +146,31 @@ export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Valu
     for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => r[c]!));
   }
 }
+
+/**
+ * INSERT … ON CONFLICT DO NOTHING: the rows of `rows` whose `arbiters` keys neither a row of `t` nor an
+ * earlier kept row holds.
+ */
+export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonly number[])[], rows: readonly Value[][]): Value[][] {
+  const existing = t.snapshot();
+  const taken = arbiters.map((key) => {
+    const idx = committedIndex(t, key);
+    const own = new Set<KeyValue>();
+    const indexed = grewFrom(existing, idx.list);
+    const add = (b: Batch, i: number): void => {
+      const k = rowKey(t, key, b, i).k;
+      if (k !== null) own.add(k);
+    };
+    if (indexed) forGained(existing, idx.list, add);
+    else for (const b of existing) for (let i = 0; i < b.length; i++) add(b, i);
+    return { committed: indexed ? idx.keys : null, own };
+  });
+  const kept: Value[][] = [];
+  for (const r of rows) {
+    const keys = arbiters.map((key) => keyOf(t, key, key.map((c) => r[c]!)));
+    if (keys.some((k, a) => k !== null && (taken[a]!.committed?.has(k) === true || taken[a]!.own.has(k)))) continue;
+    keys.forEach((k, a) => k !== null && taken[a]!.own.add(k));
+    kept.push(r);
+  }
+  return kept;
+}
