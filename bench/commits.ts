@@ -1,21 +1,27 @@
 /**
  * Durable writes into a database on disk: single-row autocommit INSERTs per second (each acknowledged
  * only once durable) into a table that already holds `--existing` rows, and a bulk load (one INSERT …
- * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory; better-sqlite3 runs
- * in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
+ * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory, called as a library
+ * (quire) and through its PostgreSQL port with node-postgres as the client (quire-pgwire, what a server's
+ * users run); better-sqlite3 runs in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
  *
  * Each engine first runs `--warmup` commits into a scratch table (JIT and caches warm, as in a running
  * server); with `--runs N` every figure is the median of N runs, the engines taking turns per run so a
  * busy disk weighs on all of them alike.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
+ *                            [--engines quire,quire-pgwire,sqlite,pglite] [--primary-key]
+ *
+ * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { Database } from '../src/index.js';
+import { startPgServer } from '../src/server/pgwire/index.js';
 
 interface Engine {
   name: string;
@@ -33,12 +39,29 @@ const EXISTING = arg('existing', '0,100000').split(',').map(Number);
 const BULK = Number(arg('bulk', '1000000'));
 const WARMUP = Number(arg('warmup', '200'));
 const RUNS = Number(arg('runs', '1'));
+const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}, v float8, s text)`;
 // id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
 const ROW_BYTES = 4 + 8 + 12;
 
 async function quire(dir: string): Promise<Engine> {
   const db = await Database.create({ path: dir });
   return { name: 'quire', exec: async (sql) => void (await db.query(sql)), close: () => db.close() };
+}
+
+async function quirePgwire(dir: string): Promise<Engine> {
+  const db = await Database.create({ path: dir });
+  const server = await startPgServer(db, { port: 0, allowWrites: true });
+  const client = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'quire', database: 'quire' });
+  await client.connect();
+  return {
+    name: 'quire-pgwire',
+    exec: async (sql) => void (await client.query(sql)),
+    close: async () => {
+      await client.end();
+      await server.close();
+      await db.close();
+    },
+  };
 }
 
 async function sqlite(dir: string): Promise<Engine> {
@@ -68,7 +91,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       out.engine = e.name;
       await e.exec('CREATE TABLE warm (id int, v float8, s text)');
       for (let i = 0; i < WARMUP; i++) await e.exec(`INSERT INTO warm VALUES (${i}, ${i * 0.5}, 'row-${i}')`);
-      await e.exec('CREATE TABLE t (id int, v float8, s text)');
+      await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const t0 = performance.now();
       for (let i = 0; i < COMMITS; i++) await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
@@ -83,7 +106,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
     const e = await make(dir);
     await e.exec('CREATE TABLE warm (id int, v float8, s text)');
     await e.exec(`INSERT INTO warm SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${Math.min(BULK, 10000)}) i`);
-    await e.exec('CREATE TABLE t (id int, v float8, s text)');
+    await e.exec(`CREATE TABLE ${TABLE}`);
     const t0 = performance.now();
     await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${BULK}) i`);
     const ms = performance.now() - t0;
@@ -95,7 +118,14 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
   return out;
 }
 
-const engines = [quire, sqlite, pglite];
+const ENGINES: Record<string, (dir: string) => Promise<Engine>> = { quire, 'quire-pgwire': quirePgwire, sqlite, pglite };
+const engines = arg('engines', 'quire,quire-pgwire,sqlite,pglite')
+  .split(',')
+  .map((name) => {
+    const make = ENGINES[name];
+    if (make === undefined) throw new Error(`unknown engine "${name}" (known: ${Object.keys(ENGINES).join(', ')})`);
+    return make;
+  });
 const runs: Record<string, number | string>[][] = engines.map(() => []);
 for (let r = 0; r < RUNS; r++) for (let i = 0; i < engines.length; i++) runs[i]!.push(await measure(engines[i]!));
 const median = (xs: number[]): number => {

@@ -19,6 +19,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
+import { checkUniqueKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -54,24 +55,7 @@ export async function untilUnlocked<R>(host: UtilityHost, attempt: () => Promise
 
 /** Every unique key holds over `existing` plus `newRows` (UPDATE and a merging COMMIT check all rows). */
 export function uniqueCheck(t: MemoryTable, newRows: Value[][], existing: readonly Batch[]): void {
-  for (const key of t.uniqueKeys) {
-    const seen = new Set<string>();
-    const keyOf = (vals: Value[]): string | null => uniqueKeyText(t, key, vals);
-    const add = (vals: Value[]): void => {
-      const k = keyOf(vals);
-      if (k === null) return;
-      if (seen.has(k)) {
-        const cols = key.map((c) => t.schema[c]!.name).join(', ');
-        const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
-        throw new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
-      }
-      seen.add(k);
-    };
-    for (const b of existing) {
-      for (let i = 0; i < b.length; i++) add(key.map((c) => getValue(b.columns[c]!, i)));
-    }
-    for (const r of newRows) add(key.map((c) => r[c]!));
-  }
+  checkUniqueKeys(t, newRows, existing);
 }
 
 export function checkNotNull(t: MemoryTable, rows: Value[][]): void {
@@ -274,24 +258,7 @@ export function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
 
 /** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
 export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
-  const seen = arbiters.map((key) => {
-    const set = new Set<string>();
-    for (const b of t.snapshot()) {
-      for (let i = 0; i < b.length; i++) {
-        const k = uniqueKeyText(t, key, key.map((c) => getValue(b.columns[c]!, i)));
-        if (k !== null) set.add(k);
-      }
-    }
-    return set;
-  });
-  const kept: Value[][] = [];
-  for (const r of rows) {
-    const keys = arbiters.map((key) => uniqueKeyText(t, key, key.map((c) => r[c]!)));
-    if (keys.some((k, a) => k !== null && seen[a]!.has(k))) continue;
-    keys.forEach((k, a) => k !== null && seen[a]!.add(k));
-    kept.push(r);
-  }
-  return kept;
+  return rowsWithoutConflicts(t, arbiters, rows);
 }
 
 /** A unique key's value as a string for set membership; null when a part is NULL (NULLs never conflict). */

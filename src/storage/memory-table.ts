@@ -186,6 +186,10 @@ export class MemoryTable implements TableSource {
    * transactional here.
    */
   inheritance: { parents: string[]; children: string[] } = { parents: [], children: [] };
+  /** Indexes of the unique keys over the committed rows (unique-index.ts), shared with transaction copies. */
+  uniqueIndexes: WeakMap<readonly number[], unknown> = new WeakMap();
+  /** For a transaction's private copy: the shared table it copies, whose rows are the committed ones. */
+  private origin: MemoryTable | null = null;
   private rows = 0;
   /** Bumped on every write, so cursors and caches can tell the table changed. */
   version = 0;
@@ -233,6 +237,11 @@ export class MemoryTable implements TableSource {
 
   snapshot(): readonly Batch[] {
     return this.batches;
+  }
+
+  /** The committed rows: this table's own batches, or for a transaction's copy the shared table's. */
+  committedSnapshot(): readonly Batch[] {
+    return (this.origin ?? this).batches;
   }
 
   async *scan(): AsyncGenerator<Batch> {
@@ -307,6 +316,8 @@ export class MemoryTable implements TableSource {
     const t = new MemoryTable(this.name, this.schema, this.meta);
     t.uniqueKeys = this.uniqueKeys;
     t.inheritance = this.inheritance;
+    t.uniqueIndexes = this.uniqueIndexes;
+    t.origin = this.origin ?? this;
     t.dictionaries = this.dictionaries;
     t.batches = this.batches;
     t.rows = this.rows;

@@ -1,0 +1,176 @@
+/**
+ * Unique-key indexes: per table and unique key, the set of key values of the committed rows, so a
+ * one-row INSERT checks its key against a hash set instead of reading every row of the table.
+ *
+ * The index follows the table's batch list rather than being told about each write: it remembers the
+ * list it covers, and the next check that finds the committed list only grown since (new batches, or
+ * the open last batch extended by small commits) adds just the rows gained. Any other change (UPDATE,
+ * DELETE, TRUNCATE, a reopened directory, a replayed log) leaves a list the index does not extend, and
+ * the index is built again from the committed rows, once. Uncommitted rows (a transaction's own, or
+ * those a COMMIT is about to merge) are checked against the index plus a set of their own and never
+ * enter it, so a failed or rolled-back statement leaves nothing behind.
+ *
+ * A check over a batch list that does not extend what the index covers (a REPEATABLE READ snapshot
+ * older than rows others committed and then rewrote) reads the whole list, as a check without an index.
+ */
+import { QuireError } from '../common/errors.js';
+import { formatValue } from '../common/format-value.js';
+import { getValue, type Batch } from '../common/column.js';
+import type { Value } from '../common/types.js';
+import { extendsBatch, type MemoryTable } from './memory-table.js';
+
+/** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
+type KeyValue = number | string;
+
+export interface UniqueIndex {
+  /** The committed batch list the set covers. */
+  list: readonly Batch[];
+  readonly keys: Set<KeyValue>;
+}
+
+/** Tables (by their shared index holder) and their keys' indexes. */
+type IndexHolder = WeakMap<readonly number[], UniqueIndex>;
+
+/** Whether `current` holds exactly `base`'s rows and possibly more after them. */
+function grewFrom(current: readonly Batch[], base: readonly Batch[]): boolean {
+  if (current === base) return true;
+  const n = base.length;
+  if (current.length < n) return false;
+  for (let i = 0; i < n - 1; i++) if (current[i] !== base[i]) return false;
+  return n === 0 || extendsBatch(current[n - 1]!, base[n - 1]!);
+}
+
+/** Calls `each(batch, row)` for every row of `current` past those of `base` (current grewFrom base). */
+function forGained(current: readonly Batch[], base: readonly Batch[], each: (b: Batch, i: number) => void): void {
+  const n = base.length;
+  if (n > 0) {
+    const b = current[n - 1]!;
+    for (let i = base[n - 1]!.length; i < b.length; i++) each(b, i);
+  }
+  for (let k = n; k < current.length; k++) {
+    const b = current[k]!;
+    for (let i = 0; i < b.length; i++) each(b, i);
+  }
+}
+
+/**
+ * The key of values `vals` of key columns `key`. Integers of the safe range (int2, int4 and int8 all
+ * hold them as numbers) key as themselves; other values by type and text, as equal values of one
+ * column type print alike.
+ */
+function keyOf(t: MemoryTable, key: readonly number[], vals: readonly Value[]): KeyValue | null {
+  if (key.length === 1) {
+    const v = vals[0]!;
+    if (v === null) return null;
+    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
+    return `${typeof v}:${formatValue(v, t.schema[key[0]!]!.type)}`;
+  }
+  for (const v of vals) if (v === null) return null;
+  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
+}
+
+function duplicate(t: MemoryTable, key: readonly number[], vals: readonly Value[]): QuireError {
+  const cols = key.map((c) => t.schema[c]!.name).join(', ');
+  const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
+  return new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
+}
+
+function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): { k: KeyValue | null; vals: Value[] } {
+  const vals = key.map((c) => getValue(b.columns[c]!, i));
+  return { k: keyOf(t, key, vals), vals };
+}
+
+/**
+ * The index of `key` over the committed rows of `t` (for a transaction's copy: of the table it was
+ * copied from), brought up to date: extended by the rows committed since, or built again.
+ */
+function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
+  const holder = t.uniqueIndexes as IndexHolder;
+  const committed = t.committedSnapshot();
+  let idx = holder.get(key);
+  if (idx !== undefined && grewFrom(committed, idx.list)) {
+    if (committed !== idx.list) {
+      const keys = idx.keys;
+      forGained(committed, idx.list, (b, i) => {
+        const { k, vals } = rowKey(t, key, b, i);
+        if (k === null) return;
+        if (keys.has(k)) throw duplicate(t, key, vals);
+        keys.add(k);
+      });
+      idx.list = committed;
+    }
+    return idx;
+  }
+  const keys = new Set<KeyValue>();
+  for (const b of committed) {
+    for (let i = 0; i < b.length; i++) {
+      const { k, vals } = rowKey(t, key, b, i);
+      if (k === null) continue;
+      if (keys.has(k)) throw duplicate(t, key, vals);
+      keys.add(k);
+    }
+  }
+  idx = { list: committed, keys };
+  holder.set(key, idx);
+  return idx;
+}
+
+/**
+ * Every unique key of `t` holds over the rows of `existing` plus `newRows` (UPDATE and a merging
+ * COMMIT check all rows): 23505 for the first row, in that order, whose key an earlier row holds,
+ * naming the first of its keys that does, as PostgreSQL checks each row's indexes before the next row.
+ */
+export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Value[])[], existing: readonly Batch[]): void {
+  const keys = t.uniqueKeys;
+  if (keys.length === 0) return;
+  const indexes = keys.map((key) => committedIndex(t, key));
+  // committedIndex leaves every index over the same committed list.
+  const covered = indexes[0]!.list;
+  const indexed = grewFrom(existing, covered);
+  // Rows checked besides the index's: the statement's and the transaction's own (or, when `existing`
+  // does not extend the committed rows, all of them, without the index).
+  const seen = keys.map(() => new Set<KeyValue>());
+  const check = (ki: number, vals: readonly Value[]): void => {
+    const key = keys[ki]!;
+    const k = keyOf(t, key, vals);
+    if (k === null) return;
+    if ((indexed && indexes[ki]!.keys.has(k)) || seen[ki]!.has(k)) throw duplicate(t, key, vals);
+    seen[ki]!.add(k);
+  };
+  const batchRow = (b: Batch, i: number): void => {
+    for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => getValue(b.columns[c]!, i)));
+  };
+  if (indexed) forGained(existing, covered, batchRow);
+  else for (const b of existing) for (let i = 0; i < b.length; i++) batchRow(b, i);
+  for (const r of newRows) {
+    for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => r[c]!));
+  }
+}
+
+/**
+ * INSERT … ON CONFLICT DO NOTHING: the rows of `rows` whose `arbiters` keys neither a row of `t` nor an
+ * earlier kept row holds.
+ */
+export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonly number[])[], rows: readonly Value[][]): Value[][] {
+  const existing = t.snapshot();
+  const taken = arbiters.map((key) => {
+    const idx = committedIndex(t, key);
+    const own = new Set<KeyValue>();
+    const indexed = grewFrom(existing, idx.list);
+    const add = (b: Batch, i: number): void => {
+      const k = rowKey(t, key, b, i).k;
+      if (k !== null) own.add(k);
+    };
+    if (indexed) forGained(existing, idx.list, add);
+    else for (const b of existing) for (let i = 0; i < b.length; i++) add(b, i);
+    return { committed: indexed ? idx.keys : null, own };
+  });
+  const kept: Value[][] = [];
+  for (const r of rows) {
+    const keys = arbiters.map((key) => keyOf(t, key, key.map((c) => r[c]!)));
+    if (keys.some((k, a) => k !== null && (taken[a]!.committed?.has(k) === true || taken[a]!.own.has(k)))) continue;
+    keys.forEach((k, a) => k !== null && taken[a]!.own.add(k));
+    kept.push(r);
+  }
+  return kept;
+}

@@ -1,0 +1,65 @@
+/**
+ * Literal INSERTs over the PostgreSQL port: a session granted writes runs them (through the cached
+ * plan, as the library does) with the same unique-key errors; a read-only session is refused with
+ * 25006 whether or not the statement's prefix already has a plan.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
+import { scratchDirs } from '../persist/scratch-dirs.js';
+
+const { fresh } = scratchDirs('quire-literal-pgwire-');
+
+let db: Database;
+let writer: PgServer;
+let reader: PgServer;
+const clients: pg.Client[] = [];
+
+async function client(server: PgServer): Promise<pg.Client> {
+  const c = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'quire', database: 'quire' });
+  await c.connect();
+  clients.push(c);
+  return c;
+}
+
+beforeAll(async () => {
+  db = await Database.create({ path: fresh() });
+  writer = await startPgServer(db, { port: 0, allowWrites: true, log: () => undefined });
+  reader = await startPgServer(db, { port: 0, log: () => undefined });
+});
+
+afterAll(async () => {
+  for (const c of clients) await c.end();
+  await writer.close();
+  await reader.close();
+  await db.close();
+});
+
+describe('literal INSERT over pgwire', () => {
+  it('a writing session inserts, and duplicate keys fail with the constraint and key', async () => {
+    const w = await client(writer);
+    await w.query('CREATE TABLE p (id int PRIMARY KEY, v text, UNIQUE (v))');
+    for (let i = 1; i <= 300; i++) await w.query(`INSERT INTO p VALUES (${i}, 'v${i}')`);
+    await expect(w.query("INSERT INTO p VALUES (7, 'other')")).rejects.toMatchObject({
+      code: '23505',
+      message: 'duplicate key value violates unique constraint "p_pkey"',
+      detail: 'Key (id)=(7) already exists.',
+    });
+    await expect(w.query("INSERT INTO p VALUES (301, 'v9')")).rejects.toMatchObject({ code: '23505', detail: 'Key (v)=(v9) already exists.' });
+    // A second session sees every row, and the same keys are taken for it.
+    const w2 = await client(writer);
+    await expect(w2.query("INSERT INTO p VALUES (300, 'x')")).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(300) already exists.' });
+    await w2.query("INSERT INTO p VALUES (301, NULL), (302, NULL)");
+    const r = await w.query('SELECT count(*)::int AS n, sum(id)::int AS s FROM p');
+    expect(r.rows).toEqual([{ n: 302, s: (302 * 303) / 2 }]);
+  });
+
+  it('a read-only session is refused with 25006, also for a prefix the writer has a plan for', async () => {
+    const r = await client(reader);
+    await expect(r.query("INSERT INTO p VALUES (1000, 'ro')")).rejects.toMatchObject({ code: '25006', message: 'cannot execute INSERT in a read-only transaction' });
+    await expect(r.query("INSERT INTO p VALUES (1000, 'ro')")).rejects.toMatchObject({ code: '25006' });
+    const w = await client(writer);
+    expect((await w.query('SELECT count(*)::int AS n FROM p WHERE id = 1000')).rows).toEqual([{ n: 0 }]);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * Unique keys checked through their index: the same accept/reject decisions, SQLSTATE and DETAIL as
+ * PostgreSQL over random INSERT/UPDATE/DELETE/TRUNCATE sequences with rolled-back blocks and NULLs,
+ * on a primary key and a composite unique key; across reopen and log replay of a directory; and two
+ * sessions inserting one key.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { scratchDirs } from '../persist/scratch-dirs.js';
+
+const { fresh, crashCopy } = scratchDirs('quire-unique-index-');
+
+interface Outcome {
+  ok: boolean;
+  code?: string;
+  detail?: string;
+  rows?: unknown[][];
+  count?: number;
+}
+
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** A statement of the random sequence: small domains so keys collide often; NULLs in the composite key. */
+function statement(rnd: () => number, inBlock: boolean): string {
+  const pick = (n: number): number => Math.floor(rnd() * n);
+  const id = (): number => pick(40);
+  const a = (): string => (rnd() < 0.2 ? 'NULL' : String(pick(6)));
+  const b = (): string => (rnd() < 0.2 ? 'NULL' : `'${'xyz'[pick(3)]}'`);
+  const r = rnd();
+  if (r < 0.45) return `INSERT INTO u VALUES (${id()}, ${a()}, ${b()})`;
+  if (r < 0.55) return `INSERT INTO u VALUES (${id()}, ${a()}, ${b()}), (${id()}, ${a()}, ${b()})`;
+  if (r < 0.57) return `INSERT INTO u VALUES (${id()}, ${a()}, ${b()}), (${id()}, ${a()}, ${b()}) ON CONFLICT ${rnd() < 0.5 ? '(id) ' : ''}DO NOTHING`;
+  if (r < 0.6) return `INSERT INTO u VALUES (${id()}, ${a()}, ${b()}) ON CONFLICT (id) DO UPDATE SET a = EXCLUDED.a, b = EXCLUDED.b`;
+  if (r < 0.62) return `INSERT INTO u SELECT id + ${1 + pick(50)}, a, b FROM u WHERE id % 7 = ${pick(7)}`;
+  if (r < 0.72) return `UPDATE u SET a = ${a()}, b = ${b()} WHERE id = ${id()}`;
+  if (r < 0.77) return `UPDATE u SET id = -id WHERE id ${rnd() < 0.6 ? '>' : '<'} 0 AND id % 5 = ${rnd() < 0.5 ? '' : '-'}${pick(5)}`;
+  if (r < 0.87) return `DELETE FROM u WHERE id % 9 = ${pick(9)}`;
+  if (r < 0.88) return 'TRUNCATE u';
+  if (!inBlock) return 'BEGIN';
+  return rnd() < 0.5 ? 'ROLLBACK' : 'COMMIT';
+}
+
+async function onPg(pg: PGlite, sql: string): Promise<Outcome> {
+  try {
+    const r = await pg.query<Record<string, unknown>>(sql, [], { rowMode: 'array' });
+    return { ok: true, rows: r.rows as unknown as unknown[][], count: r.affectedRows ?? 0 };
+  } catch (e) {
+    const err = e as { code?: string; detail?: string };
+    return { ok: false, code: err.code, detail: err.detail };
+  }
+}
+
+async function onQuire(db: { query(sql: string): Promise<{ rows: unknown[][]; rowCount: number }> }, sql: string): Promise<Outcome> {
+  try {
+    const r = await db.query(sql);
+    return { ok: true, rows: r.rows, count: r.rowCount };
+  } catch (e) {
+    const err = e as { code?: string; detail?: string };
+    return { ok: false, code: err.code, detail: err.detail };
+  }
+}
+
+const DDL = 'CREATE TABLE u (id int PRIMARY KEY, a int, b text, UNIQUE (a, b))';
+const CONTENT = 'SELECT id, a, b FROM u ORDER BY id';
+
+let pg: PGlite | null = null;
+afterAll(async () => {
+  await pg?.close();
+});
+
+describe('unique keys through their index', () => {
+  it('random DML with rolled-back blocks: the same decisions and DETAIL as PostgreSQL, then the same after reopen and replay', async () => {
+    pg = await PGlite.create();
+    const dir = fresh();
+    let db = await Database.create({ path: dir });
+    for (const seed of [1, 2, 3]) {
+      await pg.exec('DROP TABLE IF EXISTS u');
+      await pg.exec(DDL);
+      await db.query('DROP TABLE IF EXISTS u');
+      await db.query(DDL);
+      const rnd = seeded(seed);
+      let inBlock = false;
+      let rejected = 0;
+      for (let step = 0; step < 300; step++) {
+        const sql = statement(rnd, inBlock);
+        const want = await onPg(pg, sql);
+        const got = await onQuire(db, sql);
+        const ctx = `seed ${seed} step ${step}: ${sql}`;
+        // Rows affected too, for DML (what ON CONFLICT DO NOTHING kept).
+        const count = (o: Outcome): number | undefined => (/^(INSERT|UPDATE|DELETE)/.test(sql) ? o.count : undefined);
+        expect({ ctx, ok: got.ok, code: got.code, detail: got.detail, count: count(got) }).toEqual({ ctx, ok: want.ok, code: want.code, detail: want.detail, count: count(want) });
+        if (!want.ok) rejected++;
+        if (sql === 'BEGIN') inBlock = true;
+        else if (sql === 'COMMIT' || sql === 'ROLLBACK') inBlock = false;
+        // An error in a block aborts it in both: end it the same way.
+        if (!want.ok && inBlock) {
+          await pg.exec('ROLLBACK');
+          await db.query('ROLLBACK');
+          inBlock = false;
+        }
+      }
+      if (inBlock) {
+        await pg.exec('COMMIT');
+        await db.query('COMMIT');
+      }
+      // Enough rejections that the test checks the index, not only the accepting path.
+      expect(rejected).toBeGreaterThan(20);
+      expect((await onQuire(db, CONTENT)).rows).toEqual((await onPg(pg, CONTENT)).rows);
+    }
+    // The index of a reopened directory (checkpointed tables) and of a replayed log (a copy of the
+    // directory taken while open, so it has the log to replay) refuses the same keys.
+    const replayed = await Database.create({ path: crashCopy(dir) });
+    await db.close();
+    db = await Database.create({ path: dir });
+    const existing = (await onPg(pg, 'SELECT id, a, b FROM u ORDER BY id LIMIT 1')).rows![0] as [number, number | null, string | null];
+    for (const q of [db, replayed]) {
+      expect((await onQuire(q, CONTENT)).rows).toEqual((await onPg(pg, CONTENT)).rows);
+      const dup = `INSERT INTO u VALUES (${existing[0]}, 100, 'fresh')`;
+      const got = await onQuire(q, dup);
+      const want = await onPg(pg, `${dup} ON CONFLICT DO NOTHING RETURNING 1`);
+      expect(want.rows).toEqual([]);
+      expect(got).toMatchObject({ ok: false, code: '23505', detail: `Key (id)=(${existing[0]}) already exists.` });
+      expect((await onQuire(q, 'INSERT INTO u VALUES (1000, 100, NULL), (1001, 100, NULL)')).ok).toBe(true);
+    }
+    await replayed.close();
+    await db.close();
+  }, 120_000);
+
+  it('keeps the message of the general path for a one-row INSERT into a large table', async () => {
+    const db = await Database.create({ path: fresh() });
+    await db.query('CREATE TABLE big (id int8 PRIMARY KEY, s text)');
+    await db.query("INSERT INTO big SELECT i, 'r' || i FROM generate_series(1, 100000) i");
+    await db.query("INSERT INTO big VALUES (100001, 'x')");
+    await expect(db.query("INSERT INTO big VALUES (100001, 'y')")).rejects.toMatchObject({
+      code: '23505',
+      message: 'duplicate key value violates unique constraint "big_pkey"',
+      detail: 'Key (id)=(100001) already exists.',
+    });
+    await expect(db.query("INSERT INTO big VALUES (50000, 'y')")).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(50000) already exists.' });
+    await db.query('DELETE FROM big WHERE id = 50000');
+    await db.query("INSERT INTO big VALUES (50000, 'y')");
+    // A key beyond 2^53 is kept exactly, apart from its rounded neighbour.
+    await db.query("INSERT INTO big VALUES (9007199254740993, 'z')");
+    await db.query("INSERT INTO big VALUES (9007199254740992, 'z')");
+    await expect(db.query("INSERT INTO big VALUES (9007199254740993, 'w')")).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(9007199254740993) already exists.' });
+    expect((await db.query('SELECT count(*) FROM big')).rows).toEqual([[100003]]);
+    await db.close();
+  });
+
+  it('two sessions inserting one key: the second fails with 23505, at its INSERT or at its COMMIT', async () => {
+    const db = await Database.create({ path: fresh() });
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('CREATE TABLE k (id int PRIMARY KEY, v text)');
+    // Both in blocks: each sees only its own row until COMMIT; the second COMMIT finds the first's.
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (1, 'a')");
+    await b.query("INSERT INTO k VALUES (1, 'b')");
+    await a.query('COMMIT');
+    await expect(b.query('COMMIT')).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(1) already exists.' });
+    // A row committed by another session is a conflict at INSERT, inside a block or not.
+    await b.query('BEGIN');
+    await expect(b.query("INSERT INTO k VALUES (1, 'b')")).rejects.toMatchObject({ code: '23505' });
+    await b.query('ROLLBACK');
+    await expect(b.query("INSERT INTO k VALUES (1, 'b')")).rejects.toMatchObject({ code: '23505' });
+    // Rows of a rolled-back block never reach the index.
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (2, 'a')");
+    await a.query('ROLLBACK');
+    await b.query("INSERT INTO k VALUES (2, 'b')");
+    expect((await a.query('SELECT id, v FROM k ORDER BY id')).rows).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    await db.close();
+  });
+});
