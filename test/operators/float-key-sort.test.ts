@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { radixPermutation } from '../../src/physical/operators/sort.js';
+import { sortWordPairs } from '../../src/physical/word-pair-msd-sort.js';
 import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from '../common/pg-helper.js';
 
@@ -69,6 +70,65 @@ describe('radixPermutation on doubles', () => {
     const ids = Array.from({ length: 4096 }, (_, i) => i).sort((a, b) => pgCompare(view[a]!, view[b]!) || a - b);
     expect(got).toEqual(ids);
   });
+});
+
+/** Sorted by PostgreSQL's order, ties (and NULLs) in input order; checked in one pass. */
+function expectSorted(data: Float64Array, nulls: Uint8Array | null, perm: Uint32Array, desc: boolean, nullsFirst: boolean): void {
+  const n = data.length;
+  expect(perm.length).toBe(n);
+  const seen = new Uint8Array(n);
+  let bad = -1;
+  for (let i = 0; i < n && bad < 0; i++) {
+    const r = perm[i]!;
+    if (seen[r] === 1) bad = i;
+    seen[r] = 1;
+    if (i === 0) continue;
+    const p = perm[i - 1]!;
+    const np = nulls !== null && nulls[p] === 1;
+    const nr = nulls !== null && nulls[r] === 1;
+    let c: number;
+    if (np || nr) c = np === nr ? 0 : np === nullsFirst ? -1 : 1;
+    else c = desc ? -pgCompare(data[p]!, data[r]!) : pgCompare(data[p]!, data[r]!);
+    if (c > 0 || (c === 0 && p > r)) bad = i;
+  }
+  expect(bad, `first row out of order at ${bad}`).toBe(-1);
+}
+
+describe('MSD sort of word pairs (double keys of millions of rows)', () => {
+  it('sortWordPairs orders random, clustered and tied pairs stably', () => {
+    const n = 200_000;
+    const r = rng(11);
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    const idx = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      idx[i] = i;
+      const x = r();
+      // A shared top, a few distinct middles, random and tied low words.
+      hi[i] = x < 0.3 ? 0x80000000 + Math.floor(r() * 4) : Math.floor(r() * 2 ** 32);
+      lo[i] = x < 0.5 ? Math.floor(r() * 3) : Math.floor(r() * 2 ** 32);
+    }
+    const h0 = hi.slice();
+    const l0 = lo.slice();
+    const want = Array.from(idx).sort((a, b) => h0[a]! - h0[b]! || l0[a]! - l0[b]! || a - b);
+    const steps = sortWordPairs(idx, hi, lo, new Uint32Array(n), new Uint32Array(n), new Uint32Array(n), n);
+    let yields = 0;
+    while (steps.next().done !== true) yields++;
+    expect(Array.from(idx)).toEqual(want);
+    expect(yields).toBeGreaterThan(0);
+    // The key words moved along with their rows.
+    let moved = 0;
+    for (let i = 0; i < n; i++) if (hi[i] === h0[idx[i]!] && lo[i] === l0[idx[i]!]) moved++;
+    expect(moved).toBe(n);
+  });
+
+  it('radixPermutation past the MSD threshold: specials, ties, NULLs, both directions', () => {
+    // About 5% of the rows are NULL; the non-null rows must still number more than the threshold (2^22).
+    const n = (1 << 22) + (1 << 19);
+    const { data, nulls } = values(5, n);
+    expectSorted(data, nulls, radixPermutation(data, nulls, n, false, false), false, false);
+    expectSorted(data, nulls, radixPermutation(data, nulls, n, true, true), true, true);
+  }, 120_000);
 });
 
 const ROWS = 4000;

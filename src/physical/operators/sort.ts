@@ -16,6 +16,7 @@ import { give, takeU32 } from '../../execution/scratch.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
+import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
@@ -273,6 +274,9 @@ export function radixPermutation(
   }
 }
 
+/** Double keys of at least this many rows are sorted most significant digit first (word-pair-msd-sort.ts). */
+const MSD_MIN = 1 << 22;
+
 /** Rows per piece of radixSteps: a few milliseconds of one pass. */
 
 const RADIX_PIECE = 1 << 18;
@@ -305,6 +309,14 @@ export function* radixSteps(
     if (s > 0) yield;
     const to = Math.min(n, s + RADIX_PIECE);
     w = hi !== null ? f64Images(data as Float64Array, nulls, to, s, w, flip, idx, lo, hi) : radixImages(data, nulls, to, s, w, flip, idx, lo);
+  }
+  if (hi !== null && m >= MSD_MIN) {
+    const idx2 = takeU32(m);
+    const lo2 = takeU32(m);
+    const hi2 = takeU32(m);
+    yield* sortWordPairs(idx, hi, lo, idx2, hi2, lo2, m);
+    give(lo, lo2, hi, hi2, idx2);
+    return placeNulls(idx, nulls, n, m, nullsFirst);
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
   // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
