@@ -2,7 +2,7 @@
  * Sort: materialise the input, order a permutation of row indexes, emit in BATCH_SIZE batches.
  *
  * Deterministic and stable: rows with equal keys keep their input order (index is the last tie-breaker,
- * and the radix paths are LSD radix sorts, stable by construction).
+ * and the radix paths are stable radix sorts: LSD passes, or MSD passes with a stable scatter).
  *
  * Paths, fastest first: integer-valued numeric keys of small total range are packed into one code and
  * radix sorted once (packed-key-sort.ts; the window's PARTITION BY g ORDER BY ts), and their columns are
