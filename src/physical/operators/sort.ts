@@ -2,7 +2,7 @@
  * Sort: materialise the input, order a permutation of row indexes, emit in BATCH_SIZE batches.
  *
  * Deterministic and stable: rows with equal keys keep their input order (index is the last tie-breaker,
- * and the radix paths are LSD radix sorts, stable by construction).
+ * and the radix paths are stable radix sorts: LSD passes, or MSD passes with a stable scatter).
  *
  * Paths, fastest first: integer-valued numeric keys of small total range are packed into one code and
  * radix sorted once (packed-key-sort.ts; the window's PARTITION BY g ORDER BY ts), and their columns are
@@ -16,6 +16,7 @@ import { give, takeU32 } from '../../execution/scratch.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
+import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
@@ -250,9 +251,7 @@ export function identity(n: number): Uint32Array {
   return p;
 }
 
-const f64 = new Float64Array(1);
-const u32 = new Uint32Array(f64.buffer);
-// The f64 -> bits view assumes little-endian words (every platform Node runs on).
+// The f64 -> words view assumes little-endian words (every platform Node runs on).
 const HI = 1;
 const LO = 0;
 
@@ -275,7 +274,11 @@ export function radixPermutation(
   }
 }
 
+/** Double keys of at least this many rows are sorted most significant digit first (word-pair-msd-sort.ts). */
+const MSD_MIN = 1 << 22;
+
 /** Rows per piece of radixSteps: a few milliseconds of one pass. */
+
 const RADIX_PIECE = 1 << 18;
 
 /**
@@ -304,7 +307,16 @@ export function* radixSteps(
   let w = 0;
   for (let s = 0; s < n; s += RADIX_PIECE) {
     if (s > 0) yield;
-    w = radixImages(data, nulls, Math.min(n, s + RADIX_PIECE), s, w, flip, idx, lo, hi);
+    const to = Math.min(n, s + RADIX_PIECE);
+    w = hi !== null ? f64Images(data as Float64Array, nulls, to, s, w, flip, idx, lo, hi) : radixImages(data, nulls, to, s, w, flip, idx, lo);
+  }
+  if (hi !== null && m >= MSD_MIN) {
+    const idx2 = takeU32(m);
+    const lo2 = takeU32(m);
+    const hi2 = takeU32(m);
+    yield* sortWordPairs(idx, hi, lo, idx2, hi2, lo2, m);
+    give(lo, lo2, hi, hi2, idx2);
+    return placeNulls(idx, nulls, n, m, nullsFirst);
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
   // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
@@ -364,6 +376,11 @@ export function* radixSteps(
   }
   // The key images and the spare permutation are scratch (src/execution/scratch.ts); idx is returned.
   give(lo, lo2, hi, hi2, idx2);
+  return placeNulls(idx, nulls, n, m, nullsFirst);
+}
+
+/** The permutation of all n rows: the sorted non-null rows `idx` (m of them) with the null rows first or last in input order. */
+function placeNulls(idx: Uint32Array, nulls: Uint8Array | null, n: number, m: number, nullsFirst: boolean): Uint32Array {
   if (m === n) return idx;
   const out = new Uint32Array(n);
   const nullsAt = nullsFirst ? 0 : m;
@@ -374,7 +391,7 @@ export function* radixSteps(
   return out;
 }
 
-/** Order-preserving unsigned images of the non-null rows [from, to), written from position w on; returns the next w. */
+/** Order-preserving unsigned images of the non-null integer rows [from, to), written from position w on; returns the next w. */
 function radixImages(
   data: Int32Array | Float64Array | Uint8Array,
   nulls: Uint8Array | null,
@@ -384,30 +401,53 @@ function radixImages(
   flip: number,
   idx: Uint32Array,
   lo: Uint32Array,
-  hi: Uint32Array | null,
 ): number {
   for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) continue;
     idx[w] = i;
-    if (hi !== null) {
-      let v = data[i]!;
-      // One NaN image (greater than +Infinity), and -0 sorts with 0.
-      if (v !== v) v = NaN;
-      else if (v === 0) v = 0;
-      f64[0] = v;
-      let h = u32[HI]!;
-      let l = u32[LO]!;
-      if (h & 0x80000000) {
+    lo[w] = ((data[i]! ^ 0x80000000) ^ flip) >>> 0;
+    w++;
+  }
+  return w;
+}
+
+/**
+ * radixImages for doubles, reading the two words of each value through a Uint32Array view (storing each
+ * value into a scratch Float64Array to read its bits costs ten times as much).
+ */
+function f64Images(
+  data: Float64Array,
+  nulls: Uint8Array | null,
+  to: number,
+  from: number,
+  w: number,
+  flip: number,
+  idx: Uint32Array,
+  lo: Uint32Array,
+  hi: Uint32Array,
+): number {
+  const words = new Uint32Array(data.buffer, data.byteOffset, data.length * 2);
+  for (let i = from; i < to; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    idx[w] = i;
+    let h = words[2 * i + HI]!;
+    let l = words[2 * i + LO]!;
+    if ((h & 0x7ff00000) === 0x7ff00000 && ((h & 0xfffff) | l) !== 0) {
+      // Every NaN gets one image, above +Infinity's.
+      h = 0xfff80000;
+      l = 0;
+    } else if (h & 0x80000000) {
+      // -0 sorts with 0; other negatives reverse.
+      if (h === 0x80000000 && l === 0) h = 0x80000000;
+      else {
         h = ~h;
         l = ~l;
-      } else {
-        h |= 0x80000000;
       }
-      hi[w] = (h ^ flip) >>> 0;
-      lo[w] = (l ^ flip) >>> 0;
     } else {
-      lo[w] = ((data[i]! ^ 0x80000000) ^ flip) >>> 0;
+      h |= 0x80000000;
     }
+    hi[w] = (h ^ flip) >>> 0;
+    lo[w] = (l ^ flip) >>> 0;
     w++;
   }
   return w;
