@@ -768,7 +768,7 @@ function bindFunctionByName(name: string, args: Expr[], cx: ExprCtx, loc: number
 
 /**
  * The name a call resolves by: pg_catalog.f is the built-in f, public.f a function the user created (built-ins
- * live in pg_catalog only); any other schema does not exist.
+ * live in pg_catalog only); information_schema exists; any other schema does not.
  */
 function funcName(b: AnyNode, cx: ExprCtx): string {
   const parts = strings(b.funcname as Node[]);
@@ -776,7 +776,9 @@ function funcName(b: AnyNode, cx: ExprCtx): string {
   if (parts.length > 2) throw new QuireError('0A000', `cross-database references are not implemented: ${parts.join('.')}`, { position: loc });
   if (parts.length === 1) return parts[0]!;
   const [schema, name] = parts as [string, string];
-  if (schema === 'pg_catalog') return name;
+  // information_schema exists (drivers call its functions, e.g. JDBC's _pg_expandarray); it holds none
+  // of ours, so such a call is the 42883 of an unknown function, not a missing schema.
+  if (schema === 'pg_catalog' || schema === 'information_schema') return name;
   if (schema === 'public' || schema === 'pg_temp') {
     const user = cx.env.routines?.functions.has(name) === true || cx.env.routines?.aggregates.has(name) === true;
     return user ? name : parts.join('.');

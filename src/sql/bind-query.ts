@@ -391,8 +391,11 @@ export class QueryBinder implements ExprEnv {
       // relation in any other schema does not exist (PostgreSQL says so, not that the schema is missing).
       const schema = b.schemaname as string | undefined;
       const userSchema = schema === undefined || schema === 'public' || schema === 'pg_temp';
+      // pg_catalog.x: a system relation the catalog serves (a server connection's pg_class, ...) but
+      // never a user table of that name.
+      const system = schema === 'pg_catalog' && !this.catalog.tables.has(name) ? this.catalog.getTable(name) : undefined;
       const t: TableSource | undefined =
-        (userSchema ? this.catalog.getTableIn(schema, name) : undefined) ?? (schema === undefined || schema === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
+        (userSchema ? this.catalog.getTableIn(schema, name) : system) ?? (schema === undefined || schema === 'pg_catalog' ? this.sessionRelations?.get(name) : undefined);
       if (t === undefined) throw new QuireError('42P01', `relation "${b.schemaname ? b.schemaname + '.' : ''}${name}" does not exist`, { position: pos(loc) });
       plan = { op: 'scan', source: t, alias: qual, schema: t.schema.map((f) => ({ name: f.name, type: f.type, table: t.name })) };
       // Without ONLY, a table's scan also reads the tables that inherit from it.
