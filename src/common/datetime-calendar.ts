@@ -7,6 +7,18 @@ import { QuireError } from './errors.js';
 
 export const MICROS_PER_SECOND = 1_000_000;
 export const MICROS_PER_DAY = 86_400_000_000;
+/** Microseconds from 1970 to 2000, PostgreSQL's timestamp epoch. */
+export const PG_EPOCH_MICROS = 946_684_800_000_000;
+const PG_EPOCH_MICROS_BIG = BigInt(PG_EPOCH_MICROS);
+
+/**
+ * A finite timestamp as microseconds from 2000, as PostgreSQL stores it: counted from 1970 the last
+ * valid timestamps (294276 AD) pass the int8 range, from 2000 every one fits. A number stays a safe
+ * integer after the shift.
+ */
+export function microsFromPgEpoch(t: number | bigint): number | bigint {
+  return typeof t === 'bigint' ? t - PG_EPOCH_MICROS_BIG : t - PG_EPOCH_MICROS;
+}
 
 /** Days since 1970-01-01 for a proleptic Gregorian date (year 0 = 1 BC). */
 export function ymdToDays(y: number, m: number, d: number): number {

@@ -25,6 +25,7 @@
  * and tens of thousands of them in one call cost as much as the rehash itself.
  */
 import { hashKey } from '../common/compare.js';
+import { microsFromPgEpoch } from '../common/datetime-calendar.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import type { Column } from '../common/column.js';
 import type { DictCodes, TextDictionary } from '../common/text-dictionary.js';
@@ -538,10 +539,6 @@ function encodeInt8(col: Column, n: number, words: Int32Array, W: number, at: nu
   }
 }
 
-/** Microseconds from 2000 (PostgreSQL's epoch), so every timestamp, 294276 AD included, fits an int8. */
-const PG_EPOCH_MICROS = 946_684_800_000_000;
-const PG_EPOCH_MICROS_BIG = BigInt(PG_EPOCH_MICROS);
-
 /** Timestamps as int8 words; infinity and -infinity take the int8 extremes (no finite timestamp has them). */
 function encodeMicros(col: Column, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number): void {
   const d = col.data as Float64Array | (number | bigint | null)[];
@@ -555,18 +552,18 @@ function encodeMicros(col: Column, n: number, words: Int32Array, W: number, at: 
       words[p + at + 1] = 0;
       continue;
     }
-    if (typeof t === 'number') {
-      if (t === Infinity || t === -Infinity) {
-        words[p + at] = t > 0 ? 0x7fffffff : -0x80000000;
-        words[p + at + 1] = t > 0 ? -1 : 0;
-        continue;
-      }
-      const v = t - PG_EPOCH_MICROS;
+    if (t === Infinity || t === -Infinity) {
+      words[p + at] = t > 0 ? 0x7fffffff : -0x80000000;
+      words[p + at + 1] = t > 0 ? -1 : 0;
+      continue;
+    }
+    // Microseconds from 2000 (PostgreSQL's epoch), so every timestamp, 294276 AD included, fits an int8.
+    const v = microsFromPgEpoch(t as number | bigint);
+    if (typeof v === 'number') {
       const hi = Math.floor(v / 4294967296);
       words[p + at] = hi;
       words[p + at + 1] = v - hi * 4294967296;
     } else {
-      const v = t - PG_EPOCH_MICROS_BIG;
       words[p + at] = Number(BigInt.asIntN(32, v >> 32n));
       words[p + at + 1] = Number(BigInt.asIntN(32, v));
     }

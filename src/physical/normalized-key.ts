@@ -23,6 +23,7 @@
  * values can tell (the caller's compiled comparator). Rows with different bytes are always ordered by the
  * bytes, because every image is monotone: a < b implies image(a) <= image(b).
  */
+import { microsFromPgEpoch } from '../common/datetime-calendar.js';
 import type { DataType, Value } from '../common/types.js';
 import type { Interval } from '../common/interval.js';
 import type { Numeric } from '../common/numeric.js';
@@ -302,10 +303,6 @@ function writeInt8(c: Column, bytes: Uint8Array, width: number, at: number, from
   }
 }
 
-/** Microseconds from 1970 to 2000, PostgreSQL's timestamp epoch. */
-const PG_EPOCH_MICROS = 946_684_800_000_000;
-const PG_EPOCH_MICROS_BIG = BigInt(PG_EPOCH_MICROS);
-
 /**
  * Timestamps as the int8 of their microseconds from 2000, as PostgreSQL stores them: counted from 1970
  * the last valid timestamps (294276 AD) pass the int8 range. -infinity and infinity take the int8
@@ -319,8 +316,7 @@ function writeMicros(c: Column, bytes: Uint8Array, width: number, at: number, fr
     if (t === Infinity) put64(bytes, p, 0xffffffff, 0xffffffff);
     else if (t === -Infinity) put64(bytes, p, 0, 0);
     else {
-      // A number here is a safe integer, and stays one after the shift.
-      const v = typeof t === 'bigint' ? t - PG_EPOCH_MICROS_BIG : t - PG_EPOCH_MICROS;
+      const v = microsFromPgEpoch(t);
       const hi = int8High(v);
       put64(bytes, p, (hi ^ 0x80000000) >>> 0, int8Low(v, hi) >>> 0);
     }
