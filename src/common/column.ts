@@ -66,12 +66,26 @@ export function constantColumn(t: DataType, v: Value, n: number): Column {
   return b.finish();
 }
 
+/**
+ * Rows per chunk once a builder outgrows one. Growing one typed array by doubling copies everything
+ * written so far into fresh memory in one synchronous step, and fresh memory costs a page fault per
+ * 4 KiB on first touch (milliseconds per megabyte on some virtual machines): a builder of a few million
+ * values would hold the event loop for 100 ms or more. Past this size a builder seals the chunk it
+ * filled and starts another, so no step copies or touches more than one chunk. A multiple of BATCH_SIZE,
+ * so batch-sized slices of a chunked column fall inside one chunk.
+ */
+export const BUILDER_CHUNK_ROWS = 1 << 16;
+
 /** Growable column; push() takes engine values (boolean for bool, number|bigint for int8, …). */
 export class ColumnBuilder {
   readonly type: DataType;
+  /** The chunk being filled; its index 0 is row `base`. */
   private data: ColumnData;
   private nulls: Uint8Array | null = null;
   length = 0;
+  private base = 0;
+  /** Filled chunks, as one-column batches, in row order (null until the first one is sealed). */
+  private sealed: Batch[] | null = null;
   private readonly kind: ReturnType<typeof storageKind>;
 
   constructor(type: DataType, capacity = 16) {
@@ -80,16 +94,17 @@ export class ColumnBuilder {
     this.data = allocData(type, Math.max(capacity, 4));
   }
 
+  /** Room for index `min - 1` of the current chunk: double up to a chunk, then start a new chunk. */
   private grow(min: number): void {
-    const cap = Math.max(min, this.data.length * 2);
     const d = this.data;
-    if (Array.isArray(d)) {
-      // Plain arrays grow on their own.
-    } else {
-      const nd = new (d.constructor as { new (n: number): Uint8Array | Int32Array | Float64Array })(cap);
-      nd.set(d as never);
-      this.data = nd;
+    if (Array.isArray(d) || d.length >= BUILDER_CHUNK_ROWS) {
+      this.seal();
+      return;
     }
+    const cap = Math.min(Math.max(min, d.length * 2), BUILDER_CHUNK_ROWS);
+    const nd = new (d.constructor as { new (n: number): Uint8Array | Int32Array | Float64Array })(cap);
+    nd.set(d as never);
+    this.data = nd;
     if (this.nulls !== null) {
       const nn = new Uint8Array(cap);
       nn.set(this.nulls);
@@ -97,8 +112,35 @@ export class ColumnBuilder {
     }
   }
 
+  private seal(): void {
+    (this.sealed ??= []).push(this.current());
+    this.base = this.length;
+    this.data = allocData(this.type, BUILDER_CHUNK_ROWS);
+    this.nulls = null;
+  }
+
+  /** The current chunk's rows as a one-column batch (views, no copy). */
+  private current(): Batch {
+    const n = this.length - this.base;
+    const d = this.data;
+    let data: ColumnData;
+    if (Array.isArray(d)) {
+      if (d.length > n) d.length = n;
+      data = d;
+    } else {
+      data = d.length === n ? d : d.subarray(0, n);
+    }
+    let nulls: Uint8Array | null = null;
+    if (this.nulls !== null) {
+      nulls = this.nulls.length >= n ? this.nulls.subarray(0, n) : padNulls(this.nulls, n);
+    }
+    return { columns: [makeColumn(this.type, data, nulls)], length: n };
+  }
+
+  /** Rows the current chunk can take before grow(): plain arrays extend themselves up to a chunk. */
   private capacity(): number {
-    return Array.isArray(this.data) ? Infinity : this.data.length;
+    const d = this.data;
+    return Array.isArray(d) ? Math.max(d.length, BUILDER_CHUNK_ROWS) : d.length;
   }
 
   private markNull(i: number): void {
@@ -113,12 +155,15 @@ export class ColumnBuilder {
   }
 
   push(v: Value): void {
-    const i = this.length;
-    if (i >= this.capacity()) this.grow(i + 1);
+    let i = this.length - this.base;
+    if (i >= this.capacity()) {
+      this.grow(i + 1);
+      i = this.length - this.base;
+    }
     if (v === null) {
       this.markNull(i);
       if (Array.isArray(this.data)) this.data[i] = null;
-      this.length = i + 1;
+      this.length++;
       return;
     }
     switch (this.kind) {
@@ -142,7 +187,7 @@ export class ColumnBuilder {
         (this.data as Value[])[i] = v;
     }
     if (this.nulls !== null && this.nulls.length > i) this.nulls[i] = 0;
-    this.length = i + 1;
+    this.length++;
   }
 
   /** Copy row i of column c (no boxing for typed storage). */
@@ -152,25 +197,29 @@ export class ColumnBuilder {
       return;
     }
     const sd = c.data;
-    const n = this.length;
+    const n = this.length - this.base;
     if (!Array.isArray(this.data) && !Array.isArray(sd) && n < this.data.length) {
       (this.data as Float64Array)[n] = (sd as Float64Array)[i]!;
       if (this.nulls !== null && this.nulls.length > n) this.nulls[n] = 0;
-      this.length = n + 1;
+      this.length++;
       return;
     }
     this.push(getValue(c, i));
   }
 
+  /** An int8 value past 2^53 arrived: the current chunk switches to a plain array (earlier chunks stay typed). */
   private widen(): void {
     if (Array.isArray(this.data)) return;
-    const arr: Value[] = new Array(this.length);
+    const n = this.length - this.base;
+    const arr: Value[] = new Array(n);
     const d = this.data as Float64Array;
-    for (let j = 0; j < this.length; j++) arr[j] = d[j]!;
+    for (let j = 0; j < n; j++) arr[j] = d[j]!;
     this.data = arr;
   }
 
+  /** Every row as one column. A builder that grew past one chunk concatenates them here. */
   finish(): Column {
+    if (this.sealed !== null) return concatBatches([this.type], this.finishChunks()).columns[0]!;
     const n = this.length;
     let data: ColumnData;
     if (Array.isArray(this.data)) {
@@ -185,6 +234,53 @@ export class ColumnBuilder {
       nulls.set(this.nulls.subarray(0, Math.min(n, this.nulls.length)));
     }
     return makeColumn(this.type, data, nulls);
+  }
+
+  /**
+   * The rows as the chunks they were written in (one-column batches, no copy), for callers that read
+   * them in slices (ChunkedColumn) or concatenate them with yields (concatBatchesAsync).
+   */
+  finishChunks(): Batch[] {
+    if (this.sealed === null) return this.length === 0 ? [] : [{ columns: [this.finish()], length: this.length }];
+    const last = this.current();
+    return last.length > 0 ? [...this.sealed, last] : [...this.sealed];
+  }
+
+  /** The rows as a column read in slices, without concatenating its chunks. */
+  finishChunked(): ChunkedColumn {
+    return new ChunkedColumn(this.type, this.finishChunks(), this.length);
+  }
+}
+
+function padNulls(nulls: Uint8Array, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  out.set(nulls);
+  return out;
+}
+
+/**
+ * A finished builder's rows held in its chunks. slice() of a range inside one chunk is a view; a range
+ * across chunks is copied (small: callers slice batch-sized ranges).
+ */
+export class ChunkedColumn {
+  constructor(
+    readonly type: DataType,
+    private readonly chunks: readonly Batch[],
+    readonly length: number,
+  ) {}
+
+  slice(start: number, end: number): Column {
+    if (end <= start) return makeColumn(this.type, allocData(this.type, 0), null);
+    const parts: Batch[] = [];
+    let off = 0;
+    for (const c of this.chunks) {
+      const cEnd = off + c.length;
+      if (cEnd > start && off < end) parts.push(sliceBatch(c, Math.max(start, off) - off, Math.min(end, cEnd) - off));
+      if (cEnd >= end) break;
+      off = cEnd;
+    }
+    if (parts.length === 1) return parts[0]!.columns[0]!;
+    return concatBatches([this.type], parts).columns[0]!;
   }
 }
 
