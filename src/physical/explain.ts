@@ -4,7 +4,9 @@ import type { PhysicalOperator } from './operator.js';
 export function explainPlan(root: PhysicalOperator, analyze: boolean): string[] {
   const lines: string[] = [];
   const walk = (op: PhysicalOperator, depth: number): void => {
-    const d = op.describe();
+    // Hidden columns (an UPDATE's row identity) are named with a leading NUL so no identifier can
+    // clash with them; a NUL has no place in text a client prints.
+    const d = op.describe().replace(/\u0000([a-z]+(?: [a-z]+)*)/g, '[$1]');
     let line = depth === 0 ? op.name : `${'      '.repeat(depth - 1)}  ->  ${op.name}`;
     if (d) line += ` (${d})`;
     if (analyze) {

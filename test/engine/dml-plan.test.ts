@@ -137,6 +137,10 @@ describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
     expect(ins[1]).toMatch(/^ {2}->  Project/);
     expect((await lines('EXPLAIN INSERT INTO t VALUES (9, 9)'))[0]).toBe('Insert on t');
     expect((await lines('EXPLAIN (LOGICAL) UPDATE t SET b = 1'))[0]).toBe('Modify (update on t)');
+    // The row identity's hidden columns print as [row batch] / [row index], never with their NUL prefix.
+    const byKey = await lines('EXPLAIN UPDATE t SET b = 1 WHERE a = 1');
+    expect(byKey.join('\n')).toContain('[row index]');
+    expect(byKey.join('\n')).not.toContain('\u0000');
     expect((await db.query('SELECT count(*), sum(b) FROM t')).rows).toEqual([[4, 60]]);
   });
 
