@@ -239,7 +239,7 @@ export class Database implements UtilityHost {
         value: (schema: string | undefined, name: string, position?: number) => {
           if (schema === 'public') return base.getMemoryTable(name, position);
           const key = temps.get(name);
-          if (key !== undefined && base.tables.has(key)) return base.getMemoryTable(key, position);
+          if ((schema === undefined || schema === 'pg_temp') && key !== undefined && base.tables.has(key)) return base.getMemoryTable(key, position);
           return base.getMemoryTableIn(schema, name, position);
         },
       });

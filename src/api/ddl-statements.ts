@@ -11,7 +11,7 @@ import { aggregateProbe, createAggregate } from './routine-ddl.js';
 import { alterSequence, createSequence, dropSequence, identityCounter } from './sequence-ddl.js';
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
-import { binderFor, relName, result } from './statement-support.js';
+import { binderFor, checkRelationSchema, relName, result } from './statement-support.js';
 
 const pos = positionOf;
 
@@ -240,6 +240,34 @@ export function sequenceStatement(host: UtilityHost, tag: 'CreateSeqStmt' | 'Alt
   return tag === 'CreateSeqStmt' ? createSequence(host, b) : alterSequence(host, b);
 }
 
+/**
+ * CREATE INDEX checks what PostgreSQL checks (the table, its columns, the name's schema) and then has
+ * nothing to build: indexes change speed, never results, and the engine chooses its own access paths.
+ * A UNIQUE index would change results (it refuses duplicates), so it is refused rather than accepted
+ * and not enforced.
+ */
+export function createIndex(host: UtilityHost, b: AnyNode): QueryResult {
+  const rv = b.relation as AnyNode;
+  const name = relName(rv);
+  const position = pos(rv.location as number);
+  const t = host.catalog.getTableIn(rv.schemaname as string | undefined, name);
+  if (t === undefined) {
+    if (host.catalog.views.has(name)) throw new QuireError('42809', `"${name}" is not a table`, { position });
+    throw new QuireError('42P01', `relation "${rv.schemaname !== undefined ? `${rv.schemaname as string}.` : ''}${name}" does not exist`, { position });
+  }
+  for (const p of (b.indexParams as Node[] | undefined) ?? []) {
+    const col = nodeBody<AnyNode>(p).name as string | undefined;
+    if (col !== undefined && !t.schema.some((f) => f.name === col)) throw new QuireError('42703', `column "${col}" does not exist`);
+  }
+  if (b.unique === true || b.primary === true) {
+    throw new QuireError('0A000', 'CREATE UNIQUE INDEX is not supported', {
+      hint: 'Declare the key in CREATE TABLE (PRIMARY KEY or UNIQUE), which Quire enforces.',
+      position,
+    });
+  }
+  return result('CREATE INDEX', 'CREATE INDEX');
+}
+
 export function drop(host: UtilityHost, b: AnyNode): QueryResult {
   const type = b.removeType as string;
   if (type === 'OBJECT_SEQUENCE') return dropSequence(host, b);
@@ -248,7 +276,33 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
   const notices: string[] = [];
   const tagName = kind === 'view' ? 'DROP VIEW' : kind === 'index' ? 'DROP INDEX' : 'DROP TABLE';
   if (kind === 'index') return result(tagName, tagName);
-  const names = ((b.objects as Node[]) ?? []).map((o) => strings(nodeBody<AnyNode>(o).items as Node[]).pop()!);
+  const names: string[] = [];
+  for (const o of (b.objects as Node[]) ?? []) {
+    const parts = strings(nodeBody<AnyNode>(o).items as Node[]);
+    const n = parts[parts.length - 1]!;
+    const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
+    try {
+      checkRelationSchema(parts.length > 2 ? parts[0] : undefined, schema, n, 'schema');
+    } catch (e) {
+      if (b.missing_ok === true && e instanceof QuireError && e.code === '3F000') {
+        notices.push(`schema "${schema}" does not exist, skipping`);
+        continue;
+      }
+      throw e;
+    }
+    // public.x is the permanent relation even when a TEMP x shadows it; pg_temp.x only the TEMP one.
+    if (schema === 'public' && kind === 'table' && host.tempKey(n) !== undefined) {
+      throw new QuireError('0A000', `DROP TABLE public.${n} while a TEMP table "${n}" shadows it is not supported`, { hint: 'Drop the TEMP table first, or end the session.' });
+    }
+    if (schema === 'pg_temp' && host.tempKey(n) === undefined) {
+      if (b.missing_ok === true) {
+        notices.push(`${kind} "${n}" does not exist, skipping`);
+        continue;
+      }
+      throw new QuireError('42P01', `${kind} "${n}" does not exist`);
+    }
+    names.push(n);
+  }
   for (const n of names) {
     const exists = kind === 'view' ? host.catalog.views.has(n) : host.tempKey(n) !== undefined || host.catalog.tables.has(n);
     if (!exists) {

@@ -216,10 +216,10 @@ function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly
 /** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
 function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
   const rv = b.relation as AnyNode;
-  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv)) && host.tempKey(relName(rv)) === undefined) {
+  if (currentOfName(b) !== null && host.catalog.views.has(relName(rv, 'relation')) && host.tempKey(relName(rv)) === undefined) {
     throw new QuireError('0A000', 'WHERE CURRENT OF on a view is not implemented');
   }
-  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv, 'relation'), pos(rv.location as number));
   // WHERE CURRENT OF refuses after the cursor checks (see currentOfPosition).
   if (currentOfName(b) === null) refuseInheritedTarget(t, rv, b.targetList !== undefined ? 'UPDATE' : 'DELETE');
   return t;
@@ -303,7 +303,7 @@ export interface InsertParts {
 
 export function insertParts(host: UtilityHost, b: AnyNode): InsertParts {
   const rv = b.relation as AnyNode;
-  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), pos(rv.location as number));
+  const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv, 'relation'), pos(rv.location as number));
   const onConflict = b.onConflictClause as AnyNode | undefined;
   if ((onConflict?.infer as AnyNode | undefined)?.conname !== undefined) {
     throw new QuireError('0A000', 'ON CONFLICT ON CONSTRAINT is not supported', { position: pos(onConflict!.location as number), hint: 'Name the key columns: ON CONFLICT (column, …).' });

@@ -5,7 +5,7 @@
  */
 import { descendantTables } from './inheritance.js';
 import type { Node, SelectStmt } from '@pgsql/types';
-import { QuireError } from '../common/errors.js';
+import { QuireError, positionOf } from '../common/errors.js';
 import { type DataType, type Value } from '../common/types.js';
 import type { Batch } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
@@ -22,8 +22,8 @@ import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { LockOwner } from './row-locks.js';
-import { result } from './statement-support.js';
-import { createTable, createTableAs, createView, defineAggregate, drop, selectInto, sequenceStatement } from './ddl-statements.js';
+import { relName, result } from './statement-support.js';
+import { createIndex, createTable, createTableAs, createView, defineAggregate, drop, selectInto, sequenceStatement } from './ddl-statements.js';
 import { declareCursor, fetchCursor, selectForUpdate } from './cursor-statements.js';
 import { transactionStatement } from './transaction-statements.js';
 import { setVariable, showVariable } from './settings-statements.js';
@@ -127,7 +127,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'TruncateStmt': {
       for (const r of (b.relations as Node[]) ?? []) {
         const rv = nodeBody<AnyNode>(r);
-        const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, rv.relname as string);
+        const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), positionOf(rv.location as number | undefined));
         // Without ONLY, TRUNCATE empties the inheriting tables too.
         for (const x of rv.inh === true ? [t, ...descendantTables(host, t)] : [t]) x.replaceAll([]);
       }
@@ -151,8 +151,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
       await host.cursors.close((b.portalname as string | undefined) ?? null);
       return result('CLOSE CURSOR', b.portalname === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
     case 'IndexStmt':
-      // Indexes change speed, never results; the engine chooses its own access paths.
-      return result('CREATE INDEX', 'CREATE INDEX');
+      return createIndex(host, b);
     case 'VacuumStmt':
       return result(b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE', b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE');
     case 'DiscardStmt':

@@ -99,7 +99,8 @@ export class Catalog {
   }
 
   getMemoryTableIn(schema: string | undefined, name: string, position?: number): MemoryTable {
-    if (schema === 'pg_temp') throw new QuireError('42P01', `relation "pg_temp.${name}" does not exist`, { position });
+    // Tables live in public only (a session's TEMP ones in pg_temp): other schemas hold none.
+    if (schema !== undefined && schema !== 'public') throw new QuireError('42P01', `relation "${schema}.${name}" does not exist`, { position });
     return this.getMemoryTable(name, position);
   }
 
