@@ -4,6 +4,7 @@
  */
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import { children, withChildren, type LogicalPlan } from '../logical/plan.js';
+import { MaterializedCte } from '../logical/materialized-cte.js';
 import type { OptimizerContext, OptimizerRule } from './rule.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
 import { pushFilterBelowProject } from './rules/push-filter-below-project.js';
@@ -82,8 +83,32 @@ function applyBottomUp(p: LogicalPlan, rule: OptimizerRule, ctx: OptimizerContex
  * run once per outer row is a Top-N, not a full sort each time. Trace counts add up over all of them.
  */
 export function optimize(plan: LogicalPlan, ctx: OptimizerContext, disabled: ReadonlySet<string>, trace?: OptimizeTrace[]): LogicalPlan {
-  const inner = mapPlanExprs(plan, 1, (e) => (e.kind === 'subquery' ? { ...e, plan: optimizeTree(e.plan, ctx, disabled, trace) } : e));
-  return optimizeTree(inner, ctx, disabled, trace);
+  return optimizeWith(plan, ctx, disabled, trace, new Map());
+}
+
+function optimizeWith(plan: LogicalPlan, ctx: OptimizerContext, disabled: ReadonlySet<string>, trace: OptimizeTrace[] | undefined, ctes: Map<MaterializedCte, MaterializedCte>): LogicalPlan {
+  const inner = mapPlanExprs(plan, 1, (e) => (e.kind === 'subquery' ? { ...e, plan: optimizeTree(withOptimizedCtes(e.plan, ctx, disabled, trace, ctes), ctx, disabled, trace) } : e));
+  return optimizeTree(withOptimizedCtes(inner, ctx, disabled, trace, ctes), ctx, disabled, trace);
+}
+
+/**
+ * A materialized WITH query's body is a plan of its own behind its scans: optimized once (however many
+ * scans read it), and every scan of it then reads the optimized one.
+ */
+function withOptimizedCtes(p: LogicalPlan, ctx: OptimizerContext, disabled: ReadonlySet<string>, trace: OptimizeTrace[] | undefined, ctes: Map<MaterializedCte, MaterializedCte>): LogicalPlan {
+  if (p.op === 'scan' && p.source instanceof MaterializedCte) {
+    let done = ctes.get(p.source);
+    if (done === undefined) {
+      done = p.source.withPlan(optimizeWith(p.source.plan, ctx, disabled, trace, ctes));
+      ctes.set(p.source, done);
+      ctes.set(done, done);
+    }
+    return done === p.source ? p : { ...p, source: done };
+  }
+  const kids = children(p);
+  if (kids.length === 0) return p;
+  const nk = kids.map((k) => withOptimizedCtes(k, ctx, disabled, trace, ctes));
+  return nk.some((k, i) => k !== kids[i]) ? withChildren(p, nk) : p;
 }
 
 function optimizeTree(plan: LogicalPlan, ctx: OptimizerContext, disabled: ReadonlySet<string>, trace?: OptimizeTrace[]): LogicalPlan {

@@ -23,6 +23,8 @@ import { LateralJoin } from './operators/lateral-join.js';
 import { NestedLoopJoin } from './operators/nested-loop-join.js';
 import { Project } from './operators/project.js';
 import { RecursiveUnion, WorkTableScan } from './operators/recursive-union.js';
+import { CteScan, SharedCte } from './operators/cte-scan.js';
+import { MaterializedCte } from '../logical/materialized-cte.js';
 import { SetOp } from './operators/set-op.js';
 import { makeAggregate, makeSort } from './plan-memory.js';
 import { TableFunctionScan } from './operators/table-function-scan.js';
@@ -43,6 +45,8 @@ export interface PlannerEnv {
 
 export class PhysicalPlanner {
   private slots = new Map<object, SlotPlan>();
+  /** One shared evaluation per materialized WITH query, whatever number of scans read it. */
+  private ctes = new Map<MaterializedCte, SharedCte>();
   constructor(readonly env: PlannerEnv) {}
 
   readonly slotPlan = (e: Expr & { kind: 'subquery' }): SlotPlan => {
@@ -63,6 +67,15 @@ export class PhysicalPlanner {
   plan(p: LogicalPlan, need: readonly boolean[] | null = null): PhysicalOperator {
     switch (p.op) {
       case 'scan': {
+        if (p.source instanceof MaterializedCte) {
+          let shared = this.ctes.get(p.source);
+          const first = shared === undefined;
+          if (shared === undefined) {
+            shared = new SharedCte(p.source.name, this.plan(p.source.plan));
+            this.ctes.set(p.source, shared);
+          }
+          return new CteScan(p.schema, shared, p.projection ?? null, first);
+        }
         const src = p.source as unknown as ScannableSource;
         if (typeof src.scan !== 'function') throw new QuireError('XX000', `table ${p.source.name} cannot be scanned`);
         return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null, p.fetch ?? null);

@@ -19,7 +19,7 @@ import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, U
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
 import { Scope } from './scope.js';
-import { resolveTypeName } from './type-name.js';
+import { lookupTypeName, resolveTypeName } from './type-name.js';
 import {
   queryBody,
   routineOverloads,
@@ -748,8 +748,22 @@ function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
   }
 }
 
+/**
+ * `float8(x)`, `int4(x)`, `text(x)`, `date(x)`: a one-argument call of a type's name that no function
+ * takes is an explicit cast, as PostgreSQL's function-style cast syntax.
+ */
+function functionStyleCast(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr | null {
+  if (args.length !== 1 || /\s/.test(name)) return null;
+  const tn = lookupTypeName(name);
+  if (tn === undefined || tn === 'unknown') return null;
+  const target = resolveTypeName({ names: [{ String: { sval: name } }], typemod: -1, location: loc } as never);
+  return coerce(args[0]!, target, 'explicit', cx.env, pos(loc));
+}
+
 function bindFunctionByName(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
   const overloads = lookupScalar(name);
+  const cast = overloads === undefined || resolveOverload(overloads, args) === null ? functionStyleCast(name, args, cx, loc) : null;
+  if (cast !== null) return cast;
   if (!overloads) {
     throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
       position: pos(loc),

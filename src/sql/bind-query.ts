@@ -9,7 +9,7 @@
 import { checkRecursiveClauses, checkRecursiveTerm } from './recursion-check.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type DataType, type Field, typeDisplayName } from '../common/types.js';
+import { T, type DataType, type Field, type Schema, typeDisplayName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant, mapExpr } from '../logical/expr.js';
 import type { AggCall, JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
@@ -41,6 +41,7 @@ import { lookupScalar } from '../functions/registry.js';
 import { isAggregateName } from '../functions/aggregate/registry.js';
 import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './bind-routine.js';
 import { checkLockingBound, checkLockingShape } from './locking-clause.js';
+import { MaterializedCte } from '../logical/materialized-cte.js';
 
 const pos = positionOf;
 
@@ -53,11 +54,55 @@ interface CteEntry {
   worktable: { id: number; schema: Field[] } | null;
   recursive: boolean;
   binding: boolean;
+  /** Evaluated once and shared by its references (see logical/materialized-cte.ts). */
+  materialize: boolean;
+  refs: number;
+  mode: string | undefined;
 }
 
 export interface BoundQuery {
   plan: LogicalPlan;
   scope: Scope;
+}
+
+/**
+ * How many FROM items in `node` name the WITH query `name`, not counting queries whose own WITH
+ * defines that name again (their references mean the inner one).
+ */
+function countCteReferences(node: unknown, name: string): number {
+  if (node === null || typeof node !== 'object') return 0;
+  if (Array.isArray(node)) {
+    let n = 0;
+    for (const x of node) n += countCteReferences(x, name);
+    return n;
+  }
+  const o = node as AnyNode;
+  if ('RangeVar' in o) {
+    const rv = o.RangeVar as AnyNode;
+    return rv.relname === name && rv.schemaname === undefined ? 1 : 0;
+  }
+  const select = 'SelectStmt' in o ? (o.SelectStmt as AnyNode) : o;
+  const ctes = (select.withClause as AnyNode | undefined)?.ctes as AnyNode[] | undefined;
+  if (ctes?.some((c) => (c.CommonTableExpr as AnyNode | undefined)?.ctename === name)) return 0;
+  let n = 0;
+  for (const k in o) n += countCteReferences(o[k], name);
+  return n;
+}
+
+/** Whether a plan calls a volatile function anywhere (subqueries included). */
+function planIsVolatile(p: LogicalPlan): boolean {
+  let found = false;
+  mapPlanExprs(p, 1, (e) => {
+    if (!found && someExpr(e, (x) => x.kind === 'call' && x.overload.volatile === true)) found = true;
+    return e;
+  });
+  return found;
+}
+
+/** `p` with its columns cast to `schema`'s types (a materialized CTE's unknown literals become text). */
+function castPlan(p: LogicalPlan, schema: Schema, env: QueryBinder, loc: number | undefined): LogicalPlan {
+  const exprs = p.schema.map((f, i) => coerce(colRef(i, f.type, f.name), schema[i]!.type, 'implicit', env, pos(loc)));
+  return { op: 'project', input: p, exprs, schema };
 }
 
 export class QueryBinder implements ExprEnv {
@@ -104,7 +149,7 @@ export class QueryBinder implements ExprEnv {
     const pushed = s.withClause !== undefined;
     this.depth++;
     try {
-      if (pushed) this.pushCtes(s.withClause!.ctes ?? [], s.withClause!.recursive === true);
+      if (pushed) this.pushCtes(s.withClause!.ctes ?? [], s.withClause!.recursive === true, s);
       try {
         if (s.op !== undefined && s.op !== 'SETOP_NONE') return this.bindSetOp(s, outer);
         if (s.valuesLists !== undefined) return this.bindValues(s, outer);
@@ -119,11 +164,19 @@ export class QueryBinder implements ExprEnv {
 
   // ---- CTEs ----
 
-  private pushCtes(ctes: Node[], recursive: boolean): void {
+  private pushCtes(ctes: Node[], recursive: boolean, owner: SelectStmt): void {
     const frame = new Map<string, CteEntry>();
+    // References outside the WITH list (the query it belongs to) and inside the other WITH queries.
+    const rest: unknown[] = [{ ...owner, withClause: undefined }];
     for (const c of ctes) {
       const b = nodeBody<AnyNode>(c);
       const name = b.ctename as string;
+      const refs = countCteReferences([...rest, ...ctes.filter((x) => x !== c).map((x) => nodeBody<AnyNode>(x).ctequery)], name);
+      const self = recursive && this.cteReferences(b.ctequery, name);
+      // As PostgreSQL: a WITH query read more than once is evaluated once, unless NOT MATERIALIZED;
+      // MATERIALIZED asks for it even when read once. A recursive query has its own evaluation.
+      const mode = b.ctematerialized as string | undefined;
+      const materialize = !self && !isModifying(b.ctequery as Node) && (mode === 'CTEMaterializeAlways' || (mode !== 'CTEMaterializeNever' && refs > 1));
       if (this.depth > 1 && isModifying(b.ctequery as Node)) {
         throw new QuireError('0A000', 'WITH clause containing a data-modifying statement must be at the top level', { position: pos(b.location as number) });
       }
@@ -136,6 +189,9 @@ export class QueryBinder implements ExprEnv {
         worktable: null,
         recursive,
         binding: false,
+        materialize,
+        refs,
+        mode,
       });
     }
     this.cteFrames.push(frame);
@@ -198,6 +254,14 @@ export class QueryBinder implements ExprEnv {
         e.plan = this.bindRecursiveCte(e, sel, loc);
       } else {
         e.plan = this.renameColumns(this.bindQuery(sel, null).plan, e.columnNames, e.name, loc);
+        // NOT MATERIALIZED does not inline a query with volatile functions (PostgreSQL's rule too):
+        // its references would see different values.
+        if (e.materialize || (e.refs > 1 && e.mode === 'CTEMaterializeNever' && planIsVolatile(e.plan))) {
+          const schema = e.plan.schema.map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type }));
+          const body = schema.every((f, i) => f.type === e.plan!.schema[i]!.type) ? e.plan : castPlan(e.plan, schema, this, loc);
+          const source = new MaterializedCte(e.name, schema, body);
+          e.plan = { op: 'scan', source, alias: e.name, schema: schema.map((f) => ({ ...f, table: e.name })) };
+        }
       }
       return e.plan;
     } finally {
