@@ -740,7 +740,7 @@ function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
     case 'SVFOP_CURRENT_ROLE':
       return constExpr('quire', T.text);
     case 'SVFOP_CURRENT_CATALOG':
-      return constExpr('quire', T.text);
+      return call('current_database');
     case 'SVFOP_CURRENT_SCHEMA':
       return call('current_schema');
     default:

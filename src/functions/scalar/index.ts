@@ -129,6 +129,8 @@ import './regexp-count.js';
 import './regexp-like.js';
 import './regexp-match.js';
 import './regexp-replace.js';
+import './regexp-split-to-array.js';
+import './current-database.js';
 import './regexp-substr.js';
 import './repeat.js';
 import './replace.js';

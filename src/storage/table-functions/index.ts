@@ -6,6 +6,7 @@ import { readJson } from './read-json.js';
 import { readParquet } from './read-parquet.js';
 import { registerTableFunction } from './table-function.js';
 import { unnest } from './unnest.js';
+import { regexpMatches, regexpSplitToTable } from './regexp-rows.js';
 
 registerTableFunction(generateSeries);
 registerTableFunction(readCsv);
@@ -14,6 +15,8 @@ registerTableFunction(readJson);
 registerTableFunction(readParquet);
 registerTableFunction(readArrow);
 registerTableFunction(unnest);
+registerTableFunction(regexpMatches);
+registerTableFunction(regexpSplitToTable);
 // DuckDB's names for the same readers (their type inference is always on here).
 registerTableFunction({ ...readCsv, name: 'read_csv_auto' });
 registerTableFunction({ ...readJson, name: 'read_json_auto' });
