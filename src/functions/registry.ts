@@ -57,6 +57,25 @@ export function lookupScalar(name: string): readonly ScalarOverload[] | undefine
   return scalars.get(name.toLowerCase());
 }
 
+/**
+ * A built-in function's parameter names, for calls in named notation (`make_interval(days => 3)`), and
+ * the value of each parameter that has a default (undefined: required).
+ */
+export interface ParamNames {
+  readonly names: readonly string[];
+  readonly defaults: readonly (Value | undefined)[];
+}
+
+const paramNames = new Map<string, ParamNames>();
+
+export function registerParamNames(name: string, names: readonly string[], defaults: readonly (Value | undefined)[] = []): void {
+  paramNames.set(name.toLowerCase(), { names, defaults });
+}
+
+export function lookupParamNames(name: string): ParamNames | undefined {
+  return paramNames.get(name.toLowerCase());
+}
+
 export function scalarNames(): string[] {
   return [...scalars.keys()].sort();
 }

@@ -7,7 +7,7 @@ import { parseBitString } from '../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, elementType } from '../common/types.js';
-import { lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
+import { lookupParamNames, lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
 import { windowFunctionType, isWindowFunctionName } from '../functions/window/registry.js';
@@ -800,6 +800,48 @@ function funcName(b: AnyNode, cx: ExprCtx): string {
   throw new QuireError('3F000', `schema "${schema}" does not exist`, { position: loc });
 }
 
+/**
+ * A built-in call in named or mixed notation (`make_interval(days => 3)`): the arguments in parameter
+ * order, omitted ones before the last given taking their defaults. Unknown, repeated or missing
+ * required names are 42883, as PostgreSQL finds no function that takes them.
+ */
+function namedNotation(name: string, argNodes: readonly Node[], cx: ExprCtx, loc: number | undefined): Expr[] {
+  const params = lookupParamNames(name);
+  const slots: (Expr | undefined)[] = [];
+  const shown: string[] = [];
+  let bad = params === undefined;
+  for (const a of argNodes) {
+    if (nodeTag(a) !== 'NamedArgExpr') {
+      const e = bindExpr(a, cx);
+      slots.push(e);
+      shown.push(typeDisplayName(e.type));
+      continue;
+    }
+    const na = nodeBody<AnyNode>(a);
+    if (argNodes.some((o) => o !== a && nodeTag(o) === 'NamedArgExpr' && nodeBody<AnyNode>(o).name === na.name)) {
+      throw new QuireError('42601', `argument name "${na.name as string}" used more than once`, { position: pos(na.location as number | undefined) });
+    }
+    const e = bindExpr(na.arg as Node, cx);
+    shown.push(`${na.name as string} => ${typeDisplayName(e.type)}`);
+    const i = params?.names.indexOf(na.name as string) ?? -1;
+    if (i < 0 || slots[i] !== undefined) bad = true;
+    else slots[i] = e;
+  }
+  for (let i = 0; !bad && i < slots.length; i++) {
+    if (slots[i] !== undefined) continue;
+    const d = params!.defaults[i];
+    if (d === undefined) bad = true;
+    else slots[i] = constExpr(d, T.int4);
+  }
+  if (bad) {
+    throw new QuireError('42883', `function ${name}(${shown.join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  return slots as Expr[];
+}
+
 function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const name = funcName(b, cx);
   const loc = b.location as number | undefined;
@@ -844,7 +886,7 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
     // ARRAY[NULL, 1]) would say 0 and concat would print the array, so refuse rather than mis-answer.
     throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
   }
-  const args = argNodes.map((a) => bindExpr(a, cx));
+  const args = argNodes.some((a) => nodeTag(a) === 'NamedArgExpr') ? namedNotation(name, argNodes, cx, loc) : argNodes.map((a) => bindExpr(a, cx));
   if (name === 'pg_typeof') {
     // regtype output names the type without its modifier.
     return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(type(args[0]!.type.name)), T.text);

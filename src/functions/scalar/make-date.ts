@@ -1,5 +1,5 @@
 /** make_date(year, month, day): negative years are BC. */
-import { registerScalar } from '../registry.js';
+import { registerParamNames, registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { makeDays } from './support/make.js';
@@ -9,3 +9,4 @@ registerScalar('make_date', {
   returns: T.date,
   fn: (_c: EvalContext, y: number, m: number, d: number) => makeDays(y, m, d),
 });
+registerParamNames('make_date', ['year', 'month', 'day']);

@@ -2,7 +2,7 @@
  * make_interval(years, months, weeks, days, hours, mins, secs): PostgreSQL declares defaults of 0
  * for every parameter, so each positional arity is registered.
  */
-import { registerScalar } from '../registry.js';
+import { registerParamNames, registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { ArgType, ScalarOverload } from '../registry.js';
@@ -31,3 +31,4 @@ for (let n = 0; n <= ARGS.length; n++) {
   });
 }
 registerScalar('make_interval', ...overloads);
+registerParamNames('make_interval', ['years', 'months', 'weeks', 'days', 'hours', 'mins', 'secs'], [0, 0, 0, 0, 0, 0, 0]);

@@ -1,5 +1,5 @@
 /** make_timestamp(year, month, day, hour, min, sec). */
-import { registerScalar } from '../registry.js';
+import { registerParamNames, registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { joinMicros } from '../../common/datetime-calendar.js';
@@ -12,3 +12,4 @@ registerScalar('make_timestamp', {
   fn: (_c: EvalContext, y: number, m: number, d: number, h: number, mi: number, s: number) =>
     checkTimestamp(joinMicros(makeDays(y, m, d), makeTimeMicros(h, mi, s))),
 });
+registerParamNames('make_timestamp', ['year', 'month', 'mday', 'hour', 'min', 'sec']);

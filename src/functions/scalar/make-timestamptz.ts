@@ -1,5 +1,5 @@
 /** make_timestamptz(year, month, day, hour, min, sec[, zone]): wall clock in the session or given zone. */
-import { registerScalar } from '../registry.js';
+import { registerParamNames, registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { joinMicros, type Micros } from '../../common/datetime-calendar.js';
@@ -22,3 +22,4 @@ registerScalar(
     fn: (_c: EvalContext, y: number, m: number, d: number, h: number, mi: number, s: number, z: string) => make(z, y, m, d, h, mi, s),
   },
 );
+registerParamNames('make_timestamptz', ['year', 'month', 'mday', 'hour', 'min', 'sec', 'timezone']);
