@@ -69,4 +69,12 @@ describe('regular-expression splitting and matching', () => {
       ]),
     ).toEqual([]);
   });
+
+  it('streams the rows of a long string: counted without holding them, and cancelled by statement_timeout', async () => {
+    expect((await sql.db.query("select count(*) from regexp_split_to_table(repeat('ab,', 200000), ',')")).rows).toEqual([[200001]]);
+    await sql.db.query("set statement_timeout = '300ms'");
+    await expect(sql.db.query("select count(*) from regexp_split_to_table(repeat('a', 50000000), '')")).rejects.toMatchObject({ code: '57014' });
+    await sql.db.query('reset statement_timeout');
+    expect((await sql.db.query('select 1')).rows).toEqual([[1]]);
+  }, 60_000);
 });

@@ -8,7 +8,7 @@ import { QuireError } from '../../common/errors.js';
 import { T, typeDisplayName, type DataType, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { findMatches, splitByRegex } from '../../functions/scalar/support/regex-matches.js';
+import { eachMatch, eachPiece } from '../../functions/scalar/support/regex-matches.js';
 import { rejectGlobal } from '../../functions/scalar/support/regex-flags.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -22,17 +22,21 @@ function textArgs(name: string, argTypes: readonly DataType[], namedArgs: Readon
   return argTypes.map(() => T.text);
 }
 
-async function* rows(type: DataType, values: readonly Value[], signal?: AbortSignal): AsyncGenerator<Batch> {
-  for (let start = 0; start < values.length; start += BATCH_SIZE) {
-    signal?.throwIfAborted();
-    const end = Math.min(values.length, start + BATCH_SIZE);
-    const b = new ColumnBuilder(type, end - start);
-    for (let i = start; i < end; i++) b.push(values[i]!);
-    yield { columns: [b.finish()], length: end - start };
+/** Rows a batch at a time as the matches are found: a long string's millions of pieces are never all held. */
+async function* rows(type: DataType, values: Iterable<Value>, signal?: AbortSignal): AsyncGenerator<Batch> {
+  let b = new ColumnBuilder(type, BATCH_SIZE);
+  for (const v of values) {
+    b.push(v);
+    if (b.length === BATCH_SIZE) {
+      signal?.throwIfAborted();
+      yield { columns: [b.finish()], length: BATCH_SIZE };
+      b = new ColumnBuilder(type, BATCH_SIZE);
+    }
   }
+  if (b.length > 0) yield { columns: [b.finish()], length: b.length };
 }
 
-function regexTableFunction(name: string, type: DataType, produce: (s: string, p: string, flags: string) => Value[]): TableFunction {
+function regexTableFunction(name: string, type: DataType, produce: (s: string, p: string, flags: string) => Iterable<Value>): TableFunction {
   return {
     name,
     bind(argTypes, _constArgs, _ctx: EvalContext, namedArgs): TableFunctionBinding {
@@ -49,9 +53,13 @@ function regexTableFunction(name: string, type: DataType, produce: (s: string, p
   };
 }
 
-export const regexpMatches = regexTableFunction('regexp_matches', T._text, (s, p, flags) => findMatches(s, p, flags, flags.includes('g'), false).map((m) => m.groups));
+function* groupsOf(s: string, p: string, flags: string): Generator<Value> {
+  for (const m of eachMatch(s, p, flags, flags.includes('g'), false)) yield m.groups;
+}
+
+export const regexpMatches = regexTableFunction('regexp_matches', T._text, groupsOf);
 
 export const regexpSplitToTable = regexTableFunction('regexp_split_to_table', T.text, (s, p, flags) => {
   rejectGlobal('regexp_split_to_table', flags);
-  return splitByRegex(s, p, flags);
+  return eachPiece(s, p, flags);
 });

@@ -15,8 +15,12 @@ export interface RegexMatch {
 }
 
 export function findMatches(s: string, pattern: string, flags: string, all: boolean, forSplit: boolean): RegexMatch[] {
+  return [...eachMatch(s, pattern, flags, all, forSplit)];
+}
+
+/** findMatches one at a time, so a caller can stream the rows of a long string's many matches. */
+export function* eachMatch(s: string, pattern: string, flags: string, all: boolean, forSplit: boolean): Generator<RegexMatch> {
   const re = compileRegex(pattern, flags.replaceAll('g', ''), true);
-  const out: RegexMatch[] = [];
   let prevEnd = 0;
   let from = 0;
   while (from <= s.length) {
@@ -26,23 +30,24 @@ export function findMatches(s: string, pattern: string, flags: string, all: bool
     const start = m.index;
     const end = start + m[0].length;
     if (!forSplit || (start < s.length && end > prevEnd)) {
-      out.push({ start, end, groups: m.length === 1 ? [detach(m[0], s)] : detachAll(m.slice(1).map((g) => g ?? null), s) });
+      yield { start, end, groups: m.length === 1 ? [detach(m[0], s)] : detachAll(m.slice(1).map((g) => g ?? null), s) };
     }
     prevEnd = end;
     if (!all) break;
     from = end === start ? end + (end < s.length && s.codePointAt(end)! > 0xffff ? 2 : 1) : end;
   }
-  return out;
 }
 
 /** s cut at every match of pattern (regexp_split_to_array / _table). */
 export function splitByRegex(s: string, pattern: string, flags: string): string[] {
-  const pieces: string[] = [];
+  return [...eachPiece(s, pattern, flags)];
+}
+
+export function* eachPiece(s: string, pattern: string, flags: string): Generator<string> {
   let last = 0;
-  for (const m of findMatches(s, pattern, flags, true, true)) {
-    pieces.push(detach(s.slice(last, m.start), s));
+  for (const m of eachMatch(s, pattern, flags, true, true)) {
+    yield detach(s.slice(last, m.start), s);
     last = m.end;
   }
-  pieces.push(detach(s.slice(last), s));
-  return pieces;
+  yield detach(s.slice(last), s);
 }
