@@ -164,4 +164,25 @@ describe('memory_limit 64MB, heap 192MB', () => {
     for (const a of answers) if (a.code === undefined) expect(a.rows).toEqual([[150000]]);
     expect(answers.every((a) => a.after === 1)).toBe(true);
   }, 120_000);
+
+  it('refuses arrays built from one long value past a share of the heap (54000) instead of dying', async () => {
+    // Heap 192MB: the bound is 192MB / 32 elements; each input is a few hundred megabytes of array.
+    const answers = await runLimited(
+      [
+        "select cardinality(string_to_array(repeat('a', 30000000), null))",
+        "select cardinality(string_to_array(repeat('a,', 15000000), ','))",
+        "select cardinality(regexp_split_to_array(repeat('a', 30000000), ''))",
+        "select length(array_to_string(array_fill('x'::text, array[30000000]), ','))",
+        "select cardinality(string_to_array(repeat('a,', 1000), ','))",
+      ],
+      '64MB',
+      192,
+    );
+    for (const a of answers.slice(0, 4)) {
+      expect(a.crash).toBeUndefined();
+      expect(a.code).toBe('54000');
+      expect(a.after).toBe(1);
+    }
+    expect(answers[4]!.rows).toEqual([[1001]]);
+  }, 120_000);
 });

@@ -3,8 +3,8 @@ import { QuireError } from '../../common/errors.js';
 import { registerScalar } from '../registry.js';
 import { arrayTypeOf, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
+import { checkArrayLength } from './support/array-limit.js';
 
-const MAX_ELEMENTS = 134217727; // PostgreSQL's MaxArraySize
 
 function fill(v: Value, dims: ArrayValue | null, lbs: ArrayValue | null): ArrayValue | null {
   if (dims === null) throw new QuireError('22004', 'dimension array or low bound array cannot be null');
@@ -17,7 +17,7 @@ function fill(v: Value, dims: ArrayValue | null, lbs: ArrayValue | null): ArrayV
   const n = dims[0];
   if (n === null) throw new QuireError('22004', 'dimension values cannot be null');
   if ((n as number) <= 0) return [];
-  if ((n as number) > MAX_ELEMENTS) throw new QuireError('54000', `array size exceeds the maximum allowed (${MAX_ELEMENTS})`);
+  checkArrayLength(n as number);
   return new Array<Value>(n as number).fill(v);
 }
 

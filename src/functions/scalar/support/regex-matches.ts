@@ -6,6 +6,7 @@
  */
 import { compileRegex } from './regex.js';
 import { detach, detachAll } from './text.js';
+import { arrayTooLarge, MAX_ARRAY_ELEMENTS } from './array-limit.js';
 
 export interface RegexMatch {
   readonly start: number;
@@ -40,7 +41,12 @@ export function* eachMatch(s: string, pattern: string, flags: string, all: boole
 
 /** s cut at every match of pattern (regexp_split_to_array / _table). */
 export function splitByRegex(s: string, pattern: string, flags: string): string[] {
-  return [...eachPiece(s, pattern, flags)];
+  const out: string[] = [];
+  for (const piece of eachPiece(s, pattern, flags)) {
+    if (out.length === MAX_ARRAY_ELEMENTS) throw arrayTooLarge();
+    out.push(piece);
+  }
+  return out;
 }
 
 export function* eachPiece(s: string, pattern: string, flags: string): Generator<string> {
