@@ -4,8 +4,9 @@
  * emits them in input order (so the Window above numbers ties exactly as it would over the full input).
  *
  * Hashed variant: any input order. Each row's partition is mapped to a dense id — a direct-address table
- * for small non-negative integers, a Map for other single keys, a Map of composite text keys otherwise —
- * then compared against that partition's boundary (topn-ranking-store.ts). Memory is O(k × partitions).
+ * for small non-negative integers, dictionary codes or a typed string hash for text, a Map for other
+ * single keys, flat tables of id pairs for several key columns — then compared against that partition's
+ * boundary (topn-ranking-store.ts). Memory is O(k × partitions).
  *
  * Not strict (quire.derive_topn = auto): after `probeRows` input rows, a cost guard (topn-ranking-cost.ts)
  * estimates how many rows the whole input keeps; only when that comes close to the input size (k ×
@@ -30,6 +31,7 @@ import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
+import { StringIds, stringHash } from './topn-ranking-string-ids.js';
 
 export interface TopNRankingSpec {
   /** Input columns holding the partition keys. */
@@ -112,6 +114,8 @@ class PairIds {
 export class PartitionIds {
   private direct = new Int32Array(0);
   private map = new Map<Value, number>();
+  /** text / varchar keys (see topn-ranking-string-ids.ts). */
+  private readonly strings: StringIds;
   /** Per dictionary of a coded text key: each code's id + 1 (0 = not seen yet). */
   private readonly codeIds = new Map<TextDictionary, Int32Array>();
   private nullId = -1;
@@ -123,9 +127,12 @@ export class PartitionIds {
   constructor(
     private readonly cols: readonly number[],
     private readonly types: readonly DataType[],
+    /** Hash of text keys; tests pass a weak one to force collisions. */
+    hash: (s: string) => number = stringHash,
   ) {
+    this.strings = new StringIds(hash);
     if (cols.length > 1) {
-      for (let j = 0; j < cols.length; j++) this.parts.push(new PartitionIds([cols[j]!], [types[j]!]));
+      for (let j = 0; j < cols.length; j++) this.parts.push(new PartitionIds([cols[j]!], [types[j]!], hash));
       for (let j = 1; j < cols.length; j++) this.pairs.push(new PairIds());
     }
   }
@@ -136,6 +143,7 @@ export class PartitionIds {
     for (const p of this.pairs) n += p.bytes;
     for (const p of this.parts) n += p.extraBytes;
     for (const a of this.codeIds.values()) n += a.byteLength;
+    if (this.strings.size > 0) n += this.strings.bytes;
     return n;
   }
 
@@ -145,6 +153,13 @@ export class PartitionIds {
       g = this.count++;
       this.map.set(key, g);
     }
+    return g;
+  }
+
+  private textId(s: string): number {
+    const next = this.count;
+    const g = this.strings.idOf(s, next);
+    if (g === next) this.count++;
     return g;
   }
 
@@ -176,15 +191,15 @@ export class PartitionIds {
       }
       const t = this.types[0]!;
       if (t.name === 'text' || t.name === 'varchar') {
-        // Text is its own hash key (bpchar is not: trailing blanks); the Map hashes each string once.
-        const sd = d as Value[];
+        // Text is its own key (bpchar is not: trailing blanks): equal strings are equal keys.
+        const sd = d as string[];
         if (c.dict != null && c.dict.codes.length >= n) {
           this.assignCodes(c.dict, sd, n, ids);
           return ids;
         }
         for (let i = 0; i < n; i++) {
           if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
-          else ids[i] = this.id(sd[i]!);
+          else ids[i] = this.textId(sd[i]!);
         }
         return ids;
       }
@@ -238,10 +253,10 @@ export class PartitionIds {
   }
 
   /**
-   * A text key with dictionary codes: each code's id is found through the string Map once and then read
-   * from a per-dictionary array, so rows of coded and plain batches still share ids.
+   * A text key with dictionary codes: each code's id is found through the string table once and then
+   * read from a per-dictionary array, so rows of coded and plain batches still share ids.
    */
-  private assignCodes(dc: DictCodes, sd: Value[], n: number, ids: Int32Array): void {
+  private assignCodes(dc: DictCodes, sd: string[], n: number, ids: Int32Array): void {
     let known = this.codeIds.get(dc.dictionary);
     if (known === undefined || known.length < dc.dictionary.size) {
       const grown = new Int32Array(Math.max(16, dc.dictionary.size));
@@ -258,7 +273,7 @@ export class PartitionIds {
       }
       let g = known[code]! - 1;
       if (g < 0) {
-        g = this.id(sd[i]!);
+        g = this.textId(sd[i]!);
         known[code] = g + 1;
       }
       ids[i] = g;
