@@ -749,6 +749,29 @@ export class RankingHeaps {
     return total;
   }
 
+  /** A kept slot of partition g (it holds the partition's key values), -1 when g keeps no row. */
+  firstSlot(g: number): number {
+    return this.count[g]! > 0 ? this.members[this.start[g]!]! : -1;
+  }
+
+  /**
+   * Kept slots partition by partition in `order`, each partition's in (order keys, arrival) order: its
+   * region is sorted by the cutoff (compactAll) or kept sorted on every add.
+   */
+  slotsByPartition(order: Int32Array): Uint32Array {
+    let total = 0;
+    for (let j = 0; j < order.length; j++) total += this.count[order[j]!]!;
+    const out = new Uint32Array(total);
+    let w = 0;
+    for (let j = 0; j < order.length; j++) {
+      const g = order[j]!;
+      const s = this.start[g]!;
+      const n = this.count[g]!;
+      for (let i = 0; i < n; i++) out[w++] = this.members[s + i]!;
+    }
+    return out;
+  }
+
   /** Every candidate slot (no cutoff), in arrival order: used when pruning is abandoned. */
   allSlots(): Uint32Array {
     let total = 0;

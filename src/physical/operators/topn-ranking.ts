@@ -32,6 +32,9 @@ import { compileComparator, describeKeys, type Comparator, type SortKey } from '
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
 import { StringIds, stringHash } from './topn-ranking-string-ids.js';
+import { partitionOrder } from './topn-ranking-partition-order.js';
+import { ExternalSort } from './external-sort.js';
+import { Replay } from './replay.js';
 
 export interface TopNRankingSpec {
   /** Input columns holding the partition keys. */
@@ -42,6 +45,12 @@ export interface TopNRankingSpec {
   readonly strict: boolean;
   /** EXPLAIN names of partition / order keys (helper columns have no useful names). */
   readonly names?: { partition: string[]; order: string[] };
+  /**
+   * Emit rows sorted by (partition keys ASC NULLS LAST, order keys), ties in arrival order, and declare
+   * it: a Window above then needs no sort of its own. The planner asks for it when every key is a plain
+   * column, so the order survives the projection above.
+   */
+  readonly sortedOutput?: boolean;
 }
 
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
@@ -715,6 +724,16 @@ export class TopNRanking extends PhysicalOperator {
     return ', strategy: hash';
   }
 
+  /** The sort keys of sortedOutput: partition keys as the Window sorts them, then the order keys. */
+  protected sortKeys(): SortKey[] {
+    const s = this.spec;
+    return [...s.partitionCols.map((col) => ({ col, type: this.schema[col]!.type, desc: false, nullsFirst: false })), ...s.orderKeys];
+  }
+
+  override outputOrdering(): readonly SortKey[] {
+    return this.spec.sortedOutput === true ? this.sortKeys() : [];
+  }
+
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const spec = this.spec;
     if (spec.k <= 0) return;
@@ -742,12 +761,18 @@ export class TopNRanking extends PhysicalOperator {
       why = passThrough ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
     };
     const it = this.input.execute(ctx);
+    const sortedOutput = spec.sortedOutput === true;
+    // sortedOutput and pruning abandoned: the rows held so far, handed with the rest of the input to a sort.
+    let handOver: Batch[] | null = null;
     // k rows per partition, and partitions grow with the data: the kept rows (at the latest batch's
     // average row size) and the partition table are reserved after each batch; past the limit the
     // operator passes rows through when a filter above cuts them anyway, else raises 53200.
     const res = queryMemory(ctx).pool.register('TopNRanking', false);
     try {
-      for await (const b of it) {
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) break;
+        const b = r.value;
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
@@ -769,7 +794,13 @@ export class TopNRanking extends PhysicalOperator {
           seen += n;
           reserve();
           if (!decided && seen >= this.probeRows) decide();
-          if (passThrough) yield* this.emit(heaps, heaps.allSlots());
+          if (passThrough) {
+            if (sortedOutput) {
+              handOver = [...this.emit(heaps, heaps.allSlots())];
+              break;
+            }
+            yield* this.emit(heaps, heaps.allSlots());
+          }
           continue;
         }
         const gids = ids.assign(b);
@@ -825,11 +856,17 @@ export class TopNRanking extends PhysicalOperator {
         if (!decided && seen >= this.probeRows) decide();
         if (passThrough) {
           // Pruning does not pay: emit every candidate kept so far (no cutoff needed: the filter above cuts).
+          if (sortedOutput) {
+            handOver = [...this.emit(heaps, heaps.allSlots())];
+            break;
+          }
           yield* this.emit(heaps, heaps.allSlots());
         }
       }
     } finally {
       res.free();
+      // Stopped early or failed: close the input (once handed over, the sort owns it).
+      if (handOver === null) await it.return(undefined);
     }
     this.metrics.extra['partitions'] = ids.count;
     this.metrics.extra['peak kept rows'] = store.peakLive;
@@ -839,7 +876,19 @@ export class TopNRanking extends PhysicalOperator {
       this.metrics.extra['pruning'] = passThrough ? 'abandoned' : 'kept';
       this.metrics.extra['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
     }
+    if (handOver !== null) {
+      // The promised order still holds: the held rows (in arrival order) and the rest of the input go
+      // through a sort, which is stable, so ties stay in arrival order as they would below a Window.
+      yield* new ExternalSort(new Replay(this.schema, handOver, it), this.sortKeys()).execute(ctx);
+      return;
+    }
     if (passThrough) return;
+    if (sortedOutput) {
+      heaps.compactAll();
+      const types = this.schema.map((f) => f.type);
+      yield* this.emit(heaps, heaps.slotsByPartition(partitionOrder(heaps, spec.partitionCols, types)));
+      return;
+    }
     yield* this.emit(heaps, heaps.finish());
   }
 
