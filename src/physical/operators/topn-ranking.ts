@@ -822,13 +822,23 @@ export class TopNRanking extends PhysicalOperator {
             kd instanceof Float64Array
               ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand)
               : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand);
+          const sign = num.sign;
+          const single = heaps.singleKey;
+          const rejectValueTies = heaps.rejectValueTies;
           for (let j = 0; j < m; j++) {
             const i = cand[j]!;
             const g = gids[i]!;
             const bound = heaps.bound[g]!;
             if (bound >= 0) {
-              const c = x(i, bound);
-              if (c > 0 || (c === 0 && rejectTies)) continue;
+              // Plain numbers decide unless a NULL / NaN / bigint is involved or equal leading keys need the rest.
+              const t = heaps.boundValue[g]!;
+              const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
+              if (t === t && v === v && (v !== t || single)) {
+                if (v > t || (v === t && rejectValueTies)) continue;
+              } else {
+                const c = x(i, bound);
+                if (c > 0 || (c === 0 && rejectTies)) continue;
+              }
             }
             heaps.add(g, b, i, seen + i);
             if (store.version !== version) {
