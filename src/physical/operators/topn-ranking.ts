@@ -28,7 +28,7 @@ import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js'
 import { anchorShape } from '../../common/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
-import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
+import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
 import { StringIds, stringHash } from './topn-ranking-string-ids.js';
@@ -52,6 +52,10 @@ export interface TopNRankingSpec {
    */
   readonly sortedOutput?: boolean;
 }
+
+/** The memory reservation is renewed once kept rows and partitions grew by this many, or after RESERVE_EVERY_BATCHES batches. */
+const RESERVE_STEP_ROWS = 1024;
+const RESERVE_EVERY_BATCHES = 64;
 
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
 export const PROBE_ROWS = 65_536;
@@ -687,6 +691,60 @@ function consumeFused(
   return true;
 }
 
+/**
+ * Consumes batch b, whose rows already have partition ids (gids), when the order key is a single typed
+ * numeric column; false (nothing done) otherwise. Two steps: a tight, monomorphic loop drops every row
+ * worse than its partition's boundary number as of the batch start (boundaries only move towards better
+ * rows, so this never drops a row that should be kept); the survivors are checked against the current
+ * boundary as plain numbers, with the comparator only for NULL / NaN / bigint keys and ties on a leading
+ * key, and added. A plain function for the reason consumeFused is one.
+ */
+function consumeNumeric(b: Batch, gids: Int32Array, heaps: RankingHeaps, cmp: Comparator, cands: FusedCandidates, seen: number): boolean {
+  const num = heaps.numeric;
+  if (num === null) return false;
+  const kc = b.columns[num.col]!;
+  const kd = kc.data;
+  if (!(kd instanceof Float64Array || kd instanceof Int32Array)) return false;
+  const n = b.length;
+  if (cands.rows.length < n) cands.rows = new Int32Array(n);
+  const cand = cands.rows;
+  const kn = kc.nulls;
+  const sign = num.sign;
+  const rejectValueTies = heaps.rejectValueTies;
+  const m =
+    kd instanceof Float64Array
+      ? survivorsF64(n, gids, heaps.bound, heaps.boundValue, kd, kn, sign, rejectValueTies, cand)
+      : survivorsI32(n, gids, heaps.bound, heaps.boundValue, kd, kn, sign, rejectValueTies, cand);
+  const store = heaps.store;
+  const single = heaps.singleKey;
+  const rejectTies = heaps.rejectTies;
+  let x: ((a: number, b: number) => number) | null = null;
+  let bv: KeyView | null = null;
+  let version = store.version;
+  for (let j = 0; j < m; j++) {
+    const i = cand[j]!;
+    const g = gids[i]!;
+    const bound = heaps.bound[g]!;
+    if (bound >= 0) {
+      const t = heaps.boundValue[g]!;
+      const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
+      if (t === t && v === v && (v !== t || single)) {
+        if (v > t || (v === t && rejectValueTies)) continue;
+      } else {
+        if (x === null || store.version !== version) {
+          version = store.version;
+          bv ??= cmp.view(b);
+          x = cmp.cross(bv, store.view);
+        }
+        const c = x(i, bound);
+        if (c > 0 || (c === 0 && rejectTies)) continue;
+      }
+    }
+    heaps.add(g, b, i, seen + i);
+  }
+  return true;
+}
+
 export class TopNRanking extends PhysicalOperator {
   readonly name: string = 'TopNRanking';
   protected readonly cmp: Comparator;
@@ -746,7 +804,6 @@ export class TopNRanking extends PhysicalOperator {
     const rejectTies = heaps.rejectTies;
     const store = heaps.store;
     let seen = 0;
-    let cand = new Int32Array(0);
     const cands = new FusedCandidates();
     let decided = spec.strict;
     let passThrough = false;
@@ -760,6 +817,9 @@ export class TopNRanking extends PhysicalOperator {
       passThrough = e.sortAndFilter;
       why = passThrough ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
     };
+    let reservedLive = -1;
+    let reservedCount = -1;
+    let batchesSinceReserve = 0;
     const it = this.input.execute(ctx);
     const sortedOutput = spec.sortedOutput === true;
     // sortedOutput and pruning abandoned: the rows held so far, handed with the rest of the input to a sort.
@@ -780,8 +840,15 @@ export class TopNRanking extends PhysicalOperator {
           yield b;
           continue;
         }
-        const rowBytes = batchBytes(b) / n;
         const reserve = (): void => {
+          // Once the boundaries settle few rows are added: re-measuring (batchBytes reads every string)
+          // and resizing after every batch would cost more than the rows it accounts for.
+          const grown = store.live - reservedLive + (ids.count - reservedCount);
+          if (reservedLive >= 0 && grown < RESERVE_STEP_ROWS && ++batchesSinceReserve < RESERVE_EVERY_BATCHES) return;
+          batchesSinceReserve = 0;
+          reservedLive = store.live;
+          reservedCount = ids.count;
+          const rowBytes = batchBytes(b) / n;
           const want = Math.ceil(store.live * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + heaps.retainedBytes());
           if (res.tryResize(want)) return;
           // Not strict: a filter above cuts anyway, so stop pruning and pass rows through.
@@ -805,48 +872,11 @@ export class TopNRanking extends PhysicalOperator {
         }
         const gids = ids.assign(b);
         heaps.ensureGroups(ids.count);
-        const bv = this.cmp.view(b);
-        let version = store.version;
-        let x = this.cmp.cross(bv, store.view);
-        const bounds = heaps.bound;
-        const num = heaps.numeric;
-        const kd = num === null ? null : b.columns[num.col]!.data;
-        if (num !== null && (kd instanceof Float64Array || kd instanceof Int32Array)) {
-          // Fast path (single numeric order key), in two steps. (1) A tight, monomorphic loop drops every row
-          // that is worse than its partition's boundary number as of the batch start; boundaries only move
-          // towards better rows, so this never drops a row that should be kept. (2) The few survivors are
-          // checked against the current boundary with the comparator (exact for NULL / NaN / bigint) and added.
-          if (cand.length < n) cand = new Int32Array(n);
-          const kn = b.columns[num.col]!.nulls;
-          const m =
-            kd instanceof Float64Array
-              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand)
-              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand);
-          const sign = num.sign;
-          const single = heaps.singleKey;
-          const rejectValueTies = heaps.rejectValueTies;
-          for (let j = 0; j < m; j++) {
-            const i = cand[j]!;
-            const g = gids[i]!;
-            const bound = heaps.bound[g]!;
-            if (bound >= 0) {
-              // Plain numbers decide unless a NULL / NaN / bigint is involved or equal leading keys need the rest.
-              const t = heaps.boundValue[g]!;
-              const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
-              if (t === t && v === v && (v !== t || single)) {
-                if (v > t || (v === t && rejectValueTies)) continue;
-              } else {
-                const c = x(i, bound);
-                if (c > 0 || (c === 0 && rejectTies)) continue;
-              }
-            }
-            heaps.add(g, b, i, seen + i);
-            if (store.version !== version) {
-              version = store.version;
-              x = this.cmp.cross(bv, store.view);
-            }
-          }
-        } else {
+        if (!consumeNumeric(b, gids, heaps, this.cmp, cands, seen)) {
+          const bv = this.cmp.view(b);
+          let version = store.version;
+          let x = this.cmp.cross(bv, store.view);
+          const bounds = heaps.bound;
           for (let i = 0; i < n; i++) {
             const g = gids[i]!;
             const bound = bounds[g]!;
