@@ -51,6 +51,11 @@ export interface TopNRankingSpec {
    * column, so the order survives the projection above.
    */
   readonly sortedOutput?: boolean;
+  /**
+   * Columns the operator need not keep in its rows: helper partition-key columns that the projection
+   * above drops, read only to find each row's partition. Their values in the output are unspecified.
+   */
+  readonly unusedCols?: readonly number[];
 }
 
 /** The memory reservation is renewed once kept rows and partitions grew by this many, or after RESERVE_EVERY_BATCHES batches. */
@@ -796,7 +801,7 @@ export class TopNRanking extends PhysicalOperator {
     const spec = this.spec;
     if (spec.k <= 0) return;
     const types = this.schema.map((f) => f.type);
-    const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp);
+    const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp, spec.unusedCols);
     const ids = new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
