@@ -1,7 +1,9 @@
 /**
  * TopNRanking: per-partition Top-N (derive-topn-from-window). For every partition of the partition key
  * columns, keeps the rows whose row_number / rank / dense_rank over the order keys would be <= k, and
- * emits them in input order (so the Window above numbers ties exactly as it would over the full input).
+ * emits them either in input order or, when every key is a column, sorted by (partition keys, order keys)
+ * with ties in input order (sortedOutput: the Window above then sorts nothing); either way the Window
+ * numbers ties exactly as it would over the full input.
  *
  * Hashed variant: any input order. Each row's partition is mapped to a dense id — a direct-address table
  * for small non-negative integers, dictionary codes or a typed string hash for text, a Map for other
@@ -697,7 +699,7 @@ function consumeFused(
 }
 
 /**
- * Consumes batch b, whose rows already have partition ids (gids), when the order key is a single typed
+ * Consumes batch b, whose rows already have partition ids (gids), when the leading order key is a typed
  * numeric column; false (nothing done) otherwise. Two steps: a tight, monomorphic loop drops every row
  * worse than its partition's boundary number as of the batch start (boundaries only move towards better
  * rows, so this never drops a row that should be kept); the survivors are checked against the current
