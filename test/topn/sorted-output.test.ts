@@ -2,9 +2,9 @@
  * The hashed per-partition Top-N promises rows sorted by (partition keys ASC NULLS LAST, order keys),
  * ties in arrival order, whenever every key is a plain column, so the Window above runs without a sort
  * and an ORDER BY over those keys may be dropped. Checked in order against PGlite: int keys with NULLs,
- * negatives and values past the direct-address table, text keys with multibyte characters, two-column
- * keys; row_number / rank / dense_rank; and the path where pruning is abandoned and the rest of the
- * input goes through a sort instead.
+ * negatives, values past the direct-address table and the int4 extremes; text keys with multibyte
+ * characters; two-column keys; row_number / rank / dense_rank; and the path where pruning is abandoned
+ * and the rest of the input goes through a sort instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeText, pgliteAndQuire, quireConnection, type SqlConnection } from '../harness/connection.js';
@@ -15,7 +15,8 @@ const BIG = 80_000;
 
 const SETUP = [
   `CREATE TABLE so AS SELECT i AS id,
-     CASE WHEN i % 17 = 0 THEN NULL WHEN i % 23 = 0 THEN -5 - (h % 3) WHEN i % 29 = 0 THEN 3000000 + (h % 2) ELSE h % 400 END AS p,
+     CASE WHEN i % 17 = 0 THEN NULL WHEN i % 23 = 0 THEN -5 - (h % 3) WHEN i % 29 = 0 THEN 3000000 + (h % 2)
+       WHEN i % 37 = 0 THEN 2147483647 WHEN i % 41 = 0 THEN -2147483647 - 1 ELSE h % 400 END AS p,
      CASE WHEN i % 19 = 0 THEN NULL ELSE (ARRAY['ä', '日本', 'Ω𝄞', 'x', 'B', 'b'])[1 + (h % 6)] || ((h / 11) % 40)::text END AS t,
      CASE WHEN i % 31 = 0 THEN NULL ELSE ((h % 53) - 20)::float8 / 2 END AS v,
      (h % 7) AS o
