@@ -114,13 +114,16 @@ export function planTopNRanking(p: LogicalPlan & { op: 'topn-ranking' }, planInp
     k: p.k,
     strict: p.strict,
     names: { partition: p.partitionBy.map((e) => explainExpr(e, p.input.schema)), order: p.orderBy.map((k) => explainExpr(k.expr, p.input.schema)) },
+    // Helper key columns are projected away above, and the order with them: nothing to promise.
+    sortedOutput: exprs.length === width && partitionCols.length > 0,
+    unusedCols: partitionCols.filter((c) => c >= width && !orderKeys.some((k) => k.col === c)),
   };
   const est = estimateRows(p.input);
   const probe = Math.max(PROBE_ROWS, est === undefined ? 0 : Math.floor(est / 4));
   let op: PhysicalOperator;
   if (scan !== null) {
     // Partial steps prune inside each partition and never give up (their output is re-ranked by the final).
-    const partials = inputs.map((i) => new TopNRanking(withKeys(i), { ...spec, strict: true }));
+    const partials = inputs.map((i) => new TopNRanking(withKeys(i), { ...spec, strict: true, sortedOutput: false, unusedCols: [] }));
     op = new TopNRanking(new ConcatPartitions(partials), spec, probe, est ?? 0);
   } else if (groupedBy(p.input, p.partitionBy)) {
     op = new TopNRankingStreaming(withKeys(inputs[0]!), spec, probe);

@@ -74,6 +74,8 @@ export class SlotStore {
     readonly types: readonly DataType[],
     readonly keys: readonly SortKey[],
     cap = 1024,
+    /** Columns no one reads from the kept rows (they are left unset): see TopNRankingSpec.unusedCols. */
+    unused: readonly number[] = [],
   ) {
     this.cap = cap;
     this.data = types.map((t) => allocData(t, cap));
@@ -88,7 +90,7 @@ export class SlotStore {
     this.numSign = k0?.desc === true ? -1 : 1;
     this.isKey = types.map((_, c) => keys.some((k) => k.col === c));
     this.deferred = [];
-    for (let c = 0; c < types.length; c++) if (!this.isKey[c]) this.deferred.push(c);
+    for (let c = 0; c < types.length; c++) if (!this.isKey[c] && !unused.includes(c)) this.deferred.push(c);
     this.keyCols = Int32Array.from(types.map((_, c) => c).filter((c) => this.isKey[c]));
     this.anyHigh = this.high.some((h) => h !== null);
     this.objectCols = Int32Array.from(types.map((_, c) => c).filter((c) => Array.isArray(this.data[c])));
@@ -450,8 +452,9 @@ export class RankingHeaps {
     readonly k: number,
     types: readonly DataType[],
     readonly cmp: Comparator,
+    unused: readonly number[] = [],
   ) {
-    this.store = new SlotStore(types, cmp.keys);
+    this.store = new SlotStore(types, cmp.keys, 1024, unused);
     const k0 = cmp.keys[0];
     this.numericKey = k0 !== undefined && (keyCategory(k0.type) === 'num' || keyCategory(k0.type) === 'float') ? { col: k0.col, sign: k0.desc ? -1 : 1 } : null;
     this.singleKey = cmp.keys.length === 1;
@@ -747,6 +750,29 @@ export class RankingHeaps {
       total += this.count[g]!;
     }
     return total;
+  }
+
+  /** A kept slot of partition g (it holds the partition's key values), -1 when g keeps no row. */
+  firstSlot(g: number): number {
+    return this.count[g]! > 0 ? this.members[this.start[g]!]! : -1;
+  }
+
+  /**
+   * Kept slots partition by partition in `order`, each partition's in (order keys, arrival) order: its
+   * region is sorted by the cutoff (compactAll) or kept sorted on every add.
+   */
+  slotsByPartition(order: Int32Array): Uint32Array {
+    let total = 0;
+    for (let j = 0; j < order.length; j++) total += this.count[order[j]!]!;
+    const out = new Uint32Array(total);
+    let w = 0;
+    for (let j = 0; j < order.length; j++) {
+      const g = order[j]!;
+      const s = this.start[g]!;
+      const n = this.count[g]!;
+      for (let i = 0; i < n; i++) out[w++] = this.members[s + i]!;
+    }
+    return out;
   }
 
   /** Every candidate slot (no cutoff), in arrival order: used when pruning is abandoned. */

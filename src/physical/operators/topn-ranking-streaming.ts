@@ -10,7 +10,7 @@
  */
 import { takeBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
-import { compileComparator, equalityKeys, type KeyView } from '../sort-key.js';
+import { compileComparator, equalityKeys, type KeyView, type SortKey } from '../sort-key.js';
 import { TopNRanking } from './topn-ranking.js';
 import { RankingHeaps } from './topn-ranking-store.js';
 
@@ -19,6 +19,11 @@ export class TopNRankingStreaming extends TopNRanking {
 
   protected override strategyText(): string {
     return ', strategy: streaming';
+  }
+
+  /** Rows leave in input order (grouped by partition, not sorted within one). */
+  override outputOrdering(): readonly SortKey[] {
+    return [];
   }
 
   protected override async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -1,11 +1,14 @@
 /**
  * TopNRanking: per-partition Top-N (derive-topn-from-window). For every partition of the partition key
  * columns, keeps the rows whose row_number / rank / dense_rank over the order keys would be <= k, and
- * emits them in input order (so the Window above numbers ties exactly as it would over the full input).
+ * emits them either in input order or, when every key is a column, sorted by (partition keys, order keys)
+ * with ties in input order (sortedOutput: the Window above then sorts nothing); either way the Window
+ * numbers ties exactly as it would over the full input.
  *
  * Hashed variant: any input order. Each row's partition is mapped to a dense id — a direct-address table
- * for small non-negative integers, a Map for other single keys, a Map of composite text keys otherwise —
- * then compared against that partition's boundary (topn-ranking-store.ts). Memory is O(k × partitions).
+ * for small non-negative integers, dictionary codes or a typed string hash for text, a Map for other
+ * single keys, flat tables of id pairs for several key columns — then compared against that partition's
+ * boundary (topn-ranking-store.ts). Memory is O(k × partitions).
  *
  * Not strict (quire.derive_topn = auto): after `probeRows` input rows, a cost guard (topn-ranking-cost.ts)
  * estimates how many rows the whole input keeps; only when that comes close to the input size (k ×
@@ -27,9 +30,13 @@ import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js'
 import { anchorShape } from '../../common/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { PhysicalOperator } from '../operator.js';
-import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
+import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
+import { StringIds, stringHash } from './topn-ranking-string-ids.js';
+import { partitionOrder } from './topn-ranking-partition-order.js';
+import { ExternalSort } from './external-sort.js';
+import { Replay } from './replay.js';
 
 export interface TopNRankingSpec {
   /** Input columns holding the partition keys. */
@@ -40,7 +47,22 @@ export interface TopNRankingSpec {
   readonly strict: boolean;
   /** EXPLAIN names of partition / order keys (helper columns have no useful names). */
   readonly names?: { partition: string[]; order: string[] };
+  /**
+   * Emit rows sorted by (partition keys ASC NULLS LAST, order keys), ties in arrival order, and declare
+   * it: a Window above then needs no sort of its own. The planner asks for it when every key is a plain
+   * column, so the order survives the projection above.
+   */
+  readonly sortedOutput?: boolean;
+  /**
+   * Columns the operator need not keep in its rows: helper partition-key columns that the projection
+   * above drops, read only to find each row's partition. Their values in the output are unspecified.
+   */
+  readonly unusedCols?: readonly number[];
 }
+
+/** The memory reservation is renewed once kept rows and partitions grew by this many, or after RESERVE_EVERY_BATCHES batches. */
+const RESERVE_STEP_ROWS = 1024;
+const RESERVE_EVERY_BATCHES = 64;
 
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
 export const PROBE_ROWS = 65_536;
@@ -112,6 +134,8 @@ class PairIds {
 export class PartitionIds {
   private direct = new Int32Array(0);
   private map = new Map<Value, number>();
+  /** text / varchar keys (see topn-ranking-string-ids.ts). */
+  private readonly strings: StringIds;
   /** Per dictionary of a coded text key: each code's id + 1 (0 = not seen yet). */
   private readonly codeIds = new Map<TextDictionary, Int32Array>();
   private nullId = -1;
@@ -123,9 +147,12 @@ export class PartitionIds {
   constructor(
     private readonly cols: readonly number[],
     private readonly types: readonly DataType[],
+    /** Hash of text keys; tests pass a weak one to force collisions. */
+    hash: (s: string) => number = stringHash,
   ) {
+    this.strings = new StringIds(hash);
     if (cols.length > 1) {
-      for (let j = 0; j < cols.length; j++) this.parts.push(new PartitionIds([cols[j]!], [types[j]!]));
+      for (let j = 0; j < cols.length; j++) this.parts.push(new PartitionIds([cols[j]!], [types[j]!], hash));
       for (let j = 1; j < cols.length; j++) this.pairs.push(new PairIds());
     }
   }
@@ -136,6 +163,7 @@ export class PartitionIds {
     for (const p of this.pairs) n += p.bytes;
     for (const p of this.parts) n += p.extraBytes;
     for (const a of this.codeIds.values()) n += a.byteLength;
+    if (this.strings.size > 0) n += this.strings.bytes;
     return n;
   }
 
@@ -145,6 +173,13 @@ export class PartitionIds {
       g = this.count++;
       this.map.set(key, g);
     }
+    return g;
+  }
+
+  private textId(s: string): number {
+    const next = this.count;
+    const g = this.strings.idOf(s, next);
+    if (g === next) this.count++;
     return g;
   }
 
@@ -176,15 +211,15 @@ export class PartitionIds {
       }
       const t = this.types[0]!;
       if (t.name === 'text' || t.name === 'varchar') {
-        // Text is its own hash key (bpchar is not: trailing blanks); the Map hashes each string once.
-        const sd = d as Value[];
+        // Text is its own key (bpchar is not: trailing blanks): equal strings are equal keys.
+        const sd = d as string[];
         if (c.dict != null && c.dict.codes.length >= n) {
           this.assignCodes(c.dict, sd, n, ids);
           return ids;
         }
         for (let i = 0; i < n; i++) {
           if (nulls !== null && nulls[i] === 1) ids[i] = this.nullGroup();
-          else ids[i] = this.id(sd[i]!);
+          else ids[i] = this.textId(sd[i]!);
         }
         return ids;
       }
@@ -238,10 +273,10 @@ export class PartitionIds {
   }
 
   /**
-   * A text key with dictionary codes: each code's id is found through the string Map once and then read
-   * from a per-dictionary array, so rows of coded and plain batches still share ids.
+   * A text key with dictionary codes: each code's id is found through the string table once and then
+   * read from a per-dictionary array, so rows of coded and plain batches still share ids.
    */
-  private assignCodes(dc: DictCodes, sd: Value[], n: number, ids: Int32Array): void {
+  private assignCodes(dc: DictCodes, sd: string[], n: number, ids: Int32Array): void {
     let known = this.codeIds.get(dc.dictionary);
     if (known === undefined || known.length < dc.dictionary.size) {
       const grown = new Int32Array(Math.max(16, dc.dictionary.size));
@@ -258,7 +293,7 @@ export class PartitionIds {
       }
       let g = known[code]! - 1;
       if (g < 0) {
-        g = this.id(sd[i]!);
+        g = this.textId(sd[i]!);
         known[code] = g + 1;
       }
       ids[i] = g;
@@ -663,6 +698,60 @@ function consumeFused(
   return true;
 }
 
+/**
+ * Consumes batch b, whose rows already have partition ids (gids), when the leading order key is a typed
+ * numeric column; false (nothing done) otherwise. Two steps: a tight, monomorphic loop drops every row
+ * worse than its partition's boundary number as of the batch start (boundaries only move towards better
+ * rows, so this never drops a row that should be kept); the survivors are checked against the current
+ * boundary as plain numbers, with the comparator only for NULL / NaN / bigint keys and ties on a leading
+ * key, and added. A plain function for the reason consumeFused is one.
+ */
+function consumeNumeric(b: Batch, gids: Int32Array, heaps: RankingHeaps, cmp: Comparator, cands: FusedCandidates, seen: number): boolean {
+  const num = heaps.numeric;
+  if (num === null) return false;
+  const kc = b.columns[num.col]!;
+  const kd = kc.data;
+  if (!(kd instanceof Float64Array || kd instanceof Int32Array)) return false;
+  const n = b.length;
+  if (cands.rows.length < n) cands.rows = new Int32Array(n);
+  const cand = cands.rows;
+  const kn = kc.nulls;
+  const sign = num.sign;
+  const rejectValueTies = heaps.rejectValueTies;
+  const m =
+    kd instanceof Float64Array
+      ? survivorsF64(n, gids, heaps.bound, heaps.boundValue, kd, kn, sign, rejectValueTies, cand)
+      : survivorsI32(n, gids, heaps.bound, heaps.boundValue, kd, kn, sign, rejectValueTies, cand);
+  const store = heaps.store;
+  const single = heaps.singleKey;
+  const rejectTies = heaps.rejectTies;
+  let x: ((a: number, b: number) => number) | null = null;
+  let bv: KeyView | null = null;
+  let version = store.version;
+  for (let j = 0; j < m; j++) {
+    const i = cand[j]!;
+    const g = gids[i]!;
+    const bound = heaps.bound[g]!;
+    if (bound >= 0) {
+      const t = heaps.boundValue[g]!;
+      const v = kn !== null && kn[i] === 1 ? NaN : kd[i]! * sign;
+      if (t === t && v === v && (v !== t || single)) {
+        if (v > t || (v === t && rejectValueTies)) continue;
+      } else {
+        if (x === null || store.version !== version) {
+          version = store.version;
+          bv ??= cmp.view(b);
+          x = cmp.cross(bv, store.view);
+        }
+        const c = x(i, bound);
+        if (c > 0 || (c === 0 && rejectTies)) continue;
+      }
+    }
+    heaps.add(g, b, i, seen + i);
+  }
+  return true;
+}
+
 export class TopNRanking extends PhysicalOperator {
   readonly name: string = 'TopNRanking';
   protected readonly cmp: Comparator;
@@ -700,11 +789,21 @@ export class TopNRanking extends PhysicalOperator {
     return ', strategy: hash';
   }
 
+  /** The sort keys of sortedOutput: partition keys as the Window sorts them, then the order keys. */
+  protected sortKeys(): SortKey[] {
+    const s = this.spec;
+    return [...s.partitionCols.map((col) => ({ col, type: this.schema[col]!.type, desc: false, nullsFirst: false })), ...s.orderKeys];
+  }
+
+  override outputOrdering(): readonly SortKey[] {
+    return this.spec.sortedOutput === true ? this.sortKeys() : [];
+  }
+
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const spec = this.spec;
     if (spec.k <= 0) return;
     const types = this.schema.map((f) => f.type);
-    const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp);
+    const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp, spec.unusedCols);
     const ids = new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
@@ -712,7 +811,6 @@ export class TopNRanking extends PhysicalOperator {
     const rejectTies = heaps.rejectTies;
     const store = heaps.store;
     let seen = 0;
-    let cand = new Int32Array(0);
     const cands = new FusedCandidates();
     let decided = spec.strict;
     let passThrough = false;
@@ -726,13 +824,22 @@ export class TopNRanking extends PhysicalOperator {
       passThrough = e.sortAndFilter;
       why = passThrough ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
     };
+    let reservedLive = -1;
+    let reservedCount = -1;
+    let batchesSinceReserve = 0;
     const it = this.input.execute(ctx);
+    const sortedOutput = spec.sortedOutput === true;
+    // sortedOutput and pruning abandoned: the rows held so far, handed with the rest of the input to a sort.
+    let handOver: Batch[] | null = null;
     // k rows per partition, and partitions grow with the data: the kept rows (at the latest batch's
     // average row size) and the partition table are reserved after each batch; past the limit the
     // operator passes rows through when a filter above cuts them anyway, else raises 53200.
     const res = queryMemory(ctx).pool.register('TopNRanking', false);
     try {
-      for await (const b of it) {
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) break;
+        const b = r.value;
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
@@ -740,8 +847,15 @@ export class TopNRanking extends PhysicalOperator {
           yield b;
           continue;
         }
-        const rowBytes = batchBytes(b) / n;
         const reserve = (): void => {
+          // Once the boundaries settle few rows are added: re-measuring (batchBytes reads every string)
+          // and resizing after every batch would cost more than the rows it accounts for.
+          const grown = store.live - reservedLive + (ids.count - reservedCount);
+          if (reservedLive >= 0 && grown < RESERVE_STEP_ROWS && ++batchesSinceReserve < RESERVE_EVERY_BATCHES) return;
+          batchesSinceReserve = 0;
+          reservedLive = store.live;
+          reservedCount = ids.count;
+          const rowBytes = batchBytes(b) / n;
           const want = Math.ceil(store.live * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + heaps.retainedBytes());
           if (res.tryResize(want)) return;
           // Not strict: a filter above cuts anyway, so stop pruning and pass rows through.
@@ -754,43 +868,22 @@ export class TopNRanking extends PhysicalOperator {
           seen += n;
           reserve();
           if (!decided && seen >= this.probeRows) decide();
-          if (passThrough) yield* this.emit(heaps, heaps.allSlots());
+          if (passThrough) {
+            if (sortedOutput) {
+              handOver = [...this.emit(heaps, heaps.allSlots())];
+              break;
+            }
+            yield* this.emit(heaps, heaps.allSlots());
+          }
           continue;
         }
         const gids = ids.assign(b);
         heaps.ensureGroups(ids.count);
-        const bv = this.cmp.view(b);
-        let version = store.version;
-        let x = this.cmp.cross(bv, store.view);
-        const bounds = heaps.bound;
-        const num = heaps.numeric;
-        const kd = num === null ? null : b.columns[num.col]!.data;
-        if (num !== null && (kd instanceof Float64Array || kd instanceof Int32Array)) {
-          // Fast path (single numeric order key), in two steps. (1) A tight, monomorphic loop drops every row
-          // that is worse than its partition's boundary number as of the batch start; boundaries only move
-          // towards better rows, so this never drops a row that should be kept. (2) The few survivors are
-          // checked against the current boundary with the comparator (exact for NULL / NaN / bigint) and added.
-          if (cand.length < n) cand = new Int32Array(n);
-          const kn = b.columns[num.col]!.nulls;
-          const m =
-            kd instanceof Float64Array
-              ? survivorsF64(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand)
-              : survivorsI32(n, gids, bounds, heaps.boundValue, kd, kn, num.sign, heaps.rejectValueTies, cand);
-          for (let j = 0; j < m; j++) {
-            const i = cand[j]!;
-            const g = gids[i]!;
-            const bound = heaps.bound[g]!;
-            if (bound >= 0) {
-              const c = x(i, bound);
-              if (c > 0 || (c === 0 && rejectTies)) continue;
-            }
-            heaps.add(g, b, i, seen + i);
-            if (store.version !== version) {
-              version = store.version;
-              x = this.cmp.cross(bv, store.view);
-            }
-          }
-        } else {
+        if (!consumeNumeric(b, gids, heaps, this.cmp, cands, seen)) {
+          const bv = this.cmp.view(b);
+          let version = store.version;
+          let x = this.cmp.cross(bv, store.view);
+          const bounds = heaps.bound;
           for (let i = 0; i < n; i++) {
             const g = gids[i]!;
             const bound = bounds[g]!;
@@ -810,11 +903,17 @@ export class TopNRanking extends PhysicalOperator {
         if (!decided && seen >= this.probeRows) decide();
         if (passThrough) {
           // Pruning does not pay: emit every candidate kept so far (no cutoff needed: the filter above cuts).
+          if (sortedOutput) {
+            handOver = [...this.emit(heaps, heaps.allSlots())];
+            break;
+          }
           yield* this.emit(heaps, heaps.allSlots());
         }
       }
     } finally {
       res.free();
+      // Stopped early or failed: close the input (once handed over, the sort owns it).
+      if (handOver === null) await it.return(undefined);
     }
     this.metrics.extra['partitions'] = ids.count;
     this.metrics.extra['peak kept rows'] = store.peakLive;
@@ -824,7 +923,19 @@ export class TopNRanking extends PhysicalOperator {
       this.metrics.extra['pruning'] = passThrough ? 'abandoned' : 'kept';
       this.metrics.extra['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
     }
+    if (handOver !== null) {
+      // The promised order still holds: the held rows (in arrival order) and the rest of the input go
+      // through a sort, which is stable, so ties stay in arrival order as they would below a Window.
+      yield* new ExternalSort(new Replay(this.schema, handOver, it), this.sortKeys()).execute(ctx);
+      return;
+    }
     if (passThrough) return;
+    if (sortedOutput) {
+      heaps.compactAll();
+      const types = this.schema.map((f) => f.type);
+      yield* this.emit(heaps, heaps.slotsByPartition(partitionOrder(heaps, spec.partitionCols, types)));
+      return;
+    }
     yield* this.emit(heaps, heaps.finish());
   }
 
