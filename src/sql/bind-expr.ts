@@ -369,6 +369,11 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     if (!known) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
     throw new QuireError('42703', `column ${qualifier}.${name} does not exist`, { position: loc });
   }
+  // PostgreSQL reads a bare FROM-item name as the whole row (a record value); Quire has no record
+  // type, and "column does not exist" would wrongly say the name is unknown.
+  for (let s: Scope | null = cx.scope; s !== null && s !== stop; s = s.parent) {
+    if (s.hasQualifier(name)) throw new QuireError('0A000', `whole-row reference to "${name}" is not supported`, { position: loc });
+  }
   throw new QuireError('42703', `column "${name}" does not exist`, { position: loc });
 }
 
