@@ -39,7 +39,7 @@ import { keyChanges } from '../key-changes.js';
 import type { Comparator, KeyView, SortKey } from '../sort-key.js';
 import type { WindowCallDef } from './window.js';
 
-type CallPlan =
+export type CallPlan =
   | { kind: 'row_number' | 'rank' | 'dense_rank' | 'percent_rank' | 'cume_dist' }
   | { kind: 'ntile'; arg: number }
   | { kind: 'local' }
@@ -594,7 +594,7 @@ export async function* evaluateSpilledPartition(
  * row_number, rank, dense_rank, percent_rank and cume_dist of chunk rows [a, a + m) straight into the
  * result's typed storage; false for other kinds.
  */
-function positional(
+export function positional(
   kind: CallPlan['kind'],
   out: ResultColumn,
   a: number,
@@ -630,7 +630,7 @@ function positional(
 }
 
 /** ntile over chunk rows [0, m) (block rows from `off`): once the bucket size is known, a plain counting loop. */
-function ntileChunk(s: NtileState, arg: Column, off: number, total: number, out: ResultColumn, m: number): void {
+export function ntileChunk(s: NtileState, arg: Column, off: number, total: number, out: ResultColumn, m: number): void {
   let i = 0;
   for (; i < m && !s.started; i++) ntileStep(s, valueAt(arg, off + i), total, out, i);
   const od = out.data;
@@ -657,7 +657,7 @@ function ntileChunk(s: NtileState, arg: Column, off: number, total: number, out:
   s.remainder = remainder;
 }
 
-type NtileState = { started: boolean; ntile: number; inBucket: number; boundary: number; remainder: number };
+export type NtileState = { started: boolean; ntile: number; inBucket: number; boundary: number; remainder: number };
 
 /** PostgreSQL's window_ntile, one row at a time, so its state carries across chunks (see ntile.ts). */
 function ntileStep(s: NtileState, arg: Value, total: number, out: ResultColumn, i: number): void {

@@ -28,6 +28,7 @@ import { evalConstant } from '../compile-expr.js';
 import { keyChanges } from '../key-changes.js';
 import { PhysicalOperator } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
+import { allPositional, positionalPartition } from './window-positional.js';
 import { evaluateSpilledPartition, notChunkable, planChunks, type ChunkPlan, type WindowShape } from './window-chunked.js';
 
 /** Rows from which a partition held in memory is evaluated in chunks, with yields between them (see chunkInMemory). */
@@ -247,6 +248,14 @@ export class Window extends PhysicalOperator {
       return;
     }
     const res = queryMemory(ctx).pool.register('window chunk', false);
+    if (!part.spilled && allPositional(plan.calls)) {
+      // Positional calls need no overlap or re-reading: one pass over the batches where they lie.
+      const direct = positionalPartition(part.memoryBatches, this.calls, plan.calls, this.orderKeys, this.orderCmp, ctx, res);
+      if (direct !== null) {
+        yield* direct;
+        return;
+      }
+    }
     yield* evaluateSpilledPartition(part, shape, plan, ctx, res, part.spilled ? undefined : IN_MEMORY_CHUNK);
   }
 

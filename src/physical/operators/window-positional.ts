@@ -1,0 +1,153 @@
+/**
+ * One large partition held in memory whose calls are all positional (row_number, rank, dense_rank,
+ * percent_rank, cume_dist, ntile): evaluated over the buffered batches where they lie, batch by batch.
+ *
+ * Such calls need only each row's peer group (its start, ordinal and end) and the partition's row count,
+ * so nothing is re-read or copied into chunks with overlap as window-chunked.ts does for frames: one pass
+ * marks where the ORDER BY keys change (within each batch by key-changes.ts, across batch edges by the
+ * comparator), a backward pass turns that into peer ends when cume_dist needs them, and each batch is
+ * then emitted with its result columns appended, yielding between batches.
+ */
+import type { Batch, Column } from '../../common/column.js';
+import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import type { MemoryReservation } from '../../execution/memory-pool.js';
+import { ResultColumn } from '../../functions/window/window-function.js';
+import { keyChanges } from '../key-changes.js';
+import type { Comparator, SortKey } from '../sort-key.js';
+import { ntileChunk, positional, type CallPlan, type NtileState } from './window-chunked.js';
+import type { WindowCallDef } from './window.js';
+
+/** Whether every call of a chunk plan can be evaluated by evaluatePositional. */
+export function allPositional(plans: readonly CallPlan[]): boolean {
+  return plans.every(
+    (p) =>
+      p.kind === 'row_number' ||
+      p.kind === 'rank' ||
+      p.kind === 'dense_rank' ||
+      p.kind === 'percent_rank' ||
+      p.kind === 'cume_dist' ||
+      p.kind === 'ntile',
+  );
+}
+
+/**
+ * The batches of one complete partition, with one result column per call appended; null (nothing done)
+ * when `res` cannot grow by the per-row peer bookkeeping, so the caller takes the chunked path instead.
+ */
+export function positionalPartition(
+  batches: readonly Batch[],
+  calls: readonly WindowCallDef[],
+  plans: readonly CallPlan[],
+  orderKeys: readonly SortKey[],
+  orderCmp: Comparator | null,
+  ctx: ExecContext,
+  res: MemoryReservation,
+): AsyncGenerator<Batch> | null {
+  let total = 0;
+  for (const b of batches) total += b.length;
+  const needEnds = orderCmp !== null && plans.some((p) => p.kind === 'cume_dist');
+  if (!res.tryGrow(total * (needEnds ? 5 : 1))) return null;
+  return run(batches, total, needEnds, calls, plans, orderKeys, orderCmp, ctx, res);
+}
+
+async function* run(
+  batches: readonly Batch[],
+  total: number,
+  needEnds: boolean,
+  calls: readonly WindowCallDef[],
+  plans: readonly CallPlan[],
+  orderKeys: readonly SortKey[],
+  orderCmp: Comparator | null,
+  ctx: ExecContext,
+  res: MemoryReservation,
+): AsyncGenerator<Batch> {
+  try {
+    // changes[r] = 1 where row r starts a new peer group (row 0 does not count: it starts the partition).
+    const changes = new Uint8Array(total);
+    if (orderCmp !== null) {
+      let at = 0;
+      let prev: Batch | null = null;
+      for (const b of batches) {
+        await yieldIfDue(ctx);
+        if (b.length === 0) continue;
+        changes.set(keyChanges(b, orderKeys, orderCmp), at);
+        if (prev !== null && orderCmp.cross(orderCmp.view(prev), orderCmp.view(b))(prev.length - 1, 0) !== 0) changes[at] = 1;
+        at += b.length;
+        prev = b;
+      }
+    }
+    let peerEnd: Int32Array | null = null;
+    if (needEnds) {
+      await yieldIfDue(ctx);
+      peerEnd = new Int32Array(total);
+      let e = total;
+      for (let r = total - 1; r >= 0; r--) {
+        peerEnd[r] = e;
+        if (changes[r] === 1) e = r;
+      }
+    }
+    const ntile: NtileState[] = plans.map(() => ({ started: false, ntile: 0, inBucket: 0, boundary: 0, remainder: 0 }));
+    let gStart = 0;
+    let gOrd = 0;
+    let a = 0;
+    for (const b of batches) {
+      await yieldIfDue(ctx);
+      const m = b.length;
+      if (m === 0) continue;
+      const absStart = new Float64Array(m);
+      const absOrd = new Float64Array(m);
+      for (let i = 0; i < m; i++) {
+        if (changes[a + i] === 1) {
+          gStart = a + i;
+          gOrd++;
+        }
+        absStart[i] = gStart;
+        absOrd[i] = gOrd;
+      }
+      const results: Column[] = [];
+      for (let k = 0; k < calls.length; k++) {
+        const p = plans[k]!;
+        const out = new ResultColumn(calls[k]!.type, m);
+        if (p.kind === 'ntile') ntileChunk(ntile[k]!, b.columns[p.arg]!, 0, total, out, m);
+        else if (!positional(p.kind, out, a, m, total, absStart, absOrd, peerEnd, 0)) writeBoxed(p.kind, out, a, m, total, absStart, absOrd, peerEnd);
+        results.push(out.finish());
+      }
+      yield { columns: [...b.columns, ...results], length: m };
+      a += m;
+    }
+  } finally {
+    res.free();
+  }
+}
+
+/** The same values as positional() for result columns not held in a Float64Array. */
+function writeBoxed(
+  kind: CallPlan['kind'],
+  out: ResultColumn,
+  a: number,
+  m: number,
+  total: number,
+  absStart: Float64Array,
+  absOrd: Float64Array,
+  peerEnd: Int32Array | null,
+): void {
+  for (let i = 0; i < m; i++) {
+    switch (kind) {
+      case 'row_number':
+        out.set(i, a + i + 1);
+        break;
+      case 'rank':
+        out.set(i, absStart[i]! + 1);
+        break;
+      case 'dense_rank':
+        out.set(i, absOrd[i]! + 1);
+        break;
+      case 'percent_rank':
+        out.set(i, total > 1 ? absStart[i]! / (total - 1) : 0);
+        break;
+      case 'cume_dist':
+        out.set(i, peerEnd === null ? 1 : peerEnd[a + i]! / total);
+        break;
+    }
+  }
+}
