@@ -205,6 +205,28 @@ async function main(): Promise<void> {
     stats.probeFailures += r.failures;
   };
 
+  /**
+   * The server's CPU time (user + system) from /proc, so the CPU per answered request is a figure
+   * that does not depend on what else the machine runs. Null where there is no /proc.
+   */
+  const serverCpuMs = async (): Promise<number | null> => {
+    try {
+      const { readFile } = await import('node:fs/promises');
+      const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime are fields 14 and 15 of the stat line, in clock ticks (100 per second on Linux).
+      return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    } catch {
+      return null;
+    }
+  };
+  let cpuStart: number | null = null;
+  let requestsStart = 0;
+  void sleepUntil(measured).then(async () => {
+    cpuStart = await serverCpuMs();
+    requestsStart = stats.restRequests + stats.pgQueries;
+  });
+
   const t0 = measured;
   await Promise.all([
     ...Array.from({ length: REST_CLIENTS }, (_, i) => restWorker(i)),
@@ -213,6 +235,8 @@ async function main(): Promise<void> {
     probe(),
   ]);
   const elapsed = (Date.now() - t0) / 1000;
+  const cpuEnd = await serverCpuMs();
+  const answered = stats.restRequests + stats.pgQueries - requestsStart;
   stopping = true;
   child.kill('SIGTERM');
 
@@ -232,6 +256,8 @@ async function main(): Promise<void> {
     pgQueries: stats.pgQueries,
     pgLongQueryTimeouts57014: stats.pgTimeouts,
     pgOtherErrors: Object.fromEntries(stats.pgOtherErrors),
+    serverCpuMs: cpuStart === null || cpuEnd === null ? null : Math.round(cpuEnd - cpuStart),
+    serverCpuMsPerRequest: cpuStart === null || cpuEnd === null || answered <= 0 ? null : Number(((cpuEnd - cpuStart) / answered).toFixed(3)),
     probes: stats.probeRest.length,
     probeFailures: stats.probeFailures,
     probeRestMs: { p50: f(percentile(stats.probeRest, 50)), p99: f(percentile(stats.probeRest, 99)), max: f(Math.max(...stats.probeRest)) },
