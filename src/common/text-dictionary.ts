@@ -40,6 +40,11 @@ export class TextDictionary {
    * Position of each entry in text order: rank[a] < rank[b] exactly when compareStrings(values[a],
    * values[b]) < 0 (entries are distinct, so ranks are too).
    */
+  /** Whether rank() is already computed for every entry (so calling it costs nothing). */
+  get ranked(): boolean {
+    return this.ranks !== null && this.ranks.length === this.values.length;
+  }
+
   rank(): Int32Array {
     const n = this.values.length;
     if (this.ranks !== null && this.ranks.length === n) return this.ranks;

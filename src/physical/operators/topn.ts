@@ -32,6 +32,7 @@ import {
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import { anchorShape } from '../../common/shape-anchor.js';
+import type { TextDictionary } from '../../common/text-dictionary.js';
 import { PhysicalOperator } from '../operator.js';
 import {
   compileComparator,
@@ -320,6 +321,14 @@ class BoundedHeap {
   /** Storage of the first key when it allows the boundary prefilter (see consume), else null. */
   private readonly pre: 'f64' | 'i32' | 'text' | null;
   private readonly desc: boolean;
+  /**
+   * Dictionary-coded text keys: the dictionary's text-order ranks and the boundary's rank, so the
+   * prefilter compares two integers a row instead of two strings (see codeBoundary).
+   */
+  private codeDict: TextDictionary | null = null;
+  private codeRanks: Int32Array | null = null;
+  private codeRoot: string | null = null;
+  private codeRootRank = -1;
 
   constructor(
     private readonly cmp: Comparator,
@@ -408,6 +417,27 @@ class BoundedHeap {
     return typeof v === 'string' && highFlag(v) === 0 ? v : null;
   }
 
+  /**
+   * The boundary's rank among `dict`'s entries, or -1 when ranks do not apply: the boundary string is
+   * not an entry, or the dictionary is large and not ranked yet (ranking sorts it, which a Top-N over
+   * a million distinct strings should not pay for). Ranks order entries as compareStrings does, which
+   * agrees with the string prefilter's `<` against a boundary without surrogates (rootText).
+   */
+  private codeBoundary(dict: TextDictionary, rt: string): number {
+    if (dict !== this.codeDict || this.codeRanks === null || this.codeRanks.length !== dict.size) {
+      this.codeDict = dict;
+      this.codeRanks = dict.size <= RANKED_DICTIONARY_MAX || dict.ranked ? dict.rank() : null;
+      this.codeRoot = null;
+    }
+    if (this.codeRanks === null) return -1;
+    if (rt !== this.codeRoot) {
+      this.codeRoot = rt;
+      const code = dict.codeOf(rt);
+      this.codeRootRank = code < 0 ? -1 : this.codeRanks[code]!;
+    }
+    return this.codeRootRank;
+  }
+
   consume(b: Batch): void {
     const m = b.length;
     const cmp = this.cmp;
@@ -456,7 +486,13 @@ class BoundedHeap {
             : skipAbove32(kd as Int32Array, knulls, r, i, m);
         if (i === m) break;
       } else if (rt !== null) {
-        i = this.desc ? skipBelowText(kd as Value[], knulls, rt, i, m) : skipAboveText(kd as Value[], knulls, rt, i, m);
+        const dc = kc.dict;
+        const rr = dc != null && dc.codes.length >= m ? this.codeBoundary(dc.dictionary, rt) : -1;
+        if (rr >= 0) {
+          i = this.desc ? skipBelowRank(dc!.codes, this.codeRanks!, knulls, rr, i, m) : skipAboveRank(dc!.codes, this.codeRanks!, knulls, rr, i, m);
+        } else {
+          i = this.desc ? skipBelowText(kd as Value[], knulls, rt, i, m) : skipAboveText(kd as Value[], knulls, rt, i, m);
+        }
         if (i === m) break;
       }
       const root = heap[0]!;
@@ -565,6 +601,27 @@ function skipBelowText(d: Value[], nulls: Uint8Array | null, r: string, i: numbe
     while (i < m && (d[i] as string) < r) i++;
   } else {
     while (i < m && nulls[i] === 0 && (d[i] as string) < r) i++;
+  }
+  return i;
+}
+
+/** Dictionaries up to this size are ranked for the text prefilter (sorting them costs a few milliseconds). */
+const RANKED_DICTIONARY_MAX = 1 << 14;
+
+/** skipBelowText over dictionary codes: rows whose entry ranks below the boundary's. */
+function skipBelowRank(codes: Int32Array, ranks: Int32Array, nulls: Uint8Array | null, r: number, i: number, m: number): number {
+  if (nulls === null) {
+    while (i < m && ranks[codes[i]!]! < r) i++;
+  } else {
+    while (i < m && nulls[i] === 0 && ranks[codes[i]!]! < r) i++;
+  }
+  return i;
+}
+function skipAboveRank(codes: Int32Array, ranks: Int32Array, nulls: Uint8Array | null, r: number, i: number, m: number): number {
+  if (nulls === null) {
+    while (i < m && ranks[codes[i]!]! > r) i++;
+  } else {
+    while (i < m && nulls[i] === 0 && ranks[codes[i]!]! > r) i++;
   }
   return i;
 }
