@@ -25,21 +25,32 @@ import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './p
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog } from './row-lineage.js';
-import { LockOwner, holderAmong, waitFor } from './row-locks.js';
+import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
 
 const pos = positionOf;
 
+/** Stands for "run again on a fresh snapshot" where a statement returns the lock holder it waits for. */
+const OUTDATED = new LockOwner();
+OUTDATED.release();
+
 /**
- * The first open transaction (other than this one) holding a lock that UPDATE (`strength` no key
- * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
- * must wait for.
+ * Before UPDATE/DELETE changes rows `positions` (ascending) of `snapshot` of `t`: the open transaction
+ * whose row lock it must wait for, or one already ended when the rows were rewritten by a commit since
+ * the snapshot (run again); null once the rows are locked for this transaction, so the next writer of
+ * any of them waits for it. Synchronous from the check to the locks: no other statement runs between.
  */
-export function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
+export function claimRows(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[], strength: LockStrength): LockOwner | null {
+  if (positions.length === 0) return null;
   const me = host.rowLocks;
   if (me === null) return null;
-  return holderAmong(snapshot, hit, strength, me);
+  const set = new Set(positions);
+  const holder = holderAmong(snapshot, (p) => set.has(p), strength, me);
+  if (holder !== null) return holder;
+  if (host.rewrittenSince(t) === 'outdated') return OUTDATED;
+  lockPositions(me, snapshot, positions, strength);
+  return null;
 }
 
 /** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
@@ -526,7 +537,7 @@ export function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
 
 /** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
 export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const holder = lockHolder(host, snapshot, (p) => doomed.has(p), 'update');
+  const holder = claimRows(host, t, snapshot, [...doomed].sort((x, y) => x - y), 'update');
   if (holder !== null) return holder;
   const list = retList(b);
   let ret: Partial<QueryResult> | null = null;

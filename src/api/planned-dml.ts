@@ -34,7 +34,7 @@ import {
   finishInsert,
   identityAlways,
   insertBatches,
-  lockHolder,
+  claimRows,
   retList,
   returningColumns,
   setItems,
@@ -258,7 +258,8 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
     const matched = matchedRows(input, query);
-    const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
+    const positions = [...matched.rows.keys()].sort((x, y) => x - y);
+    const holder = claimRows(host, t, snapshot, positions, updateStrength(t, sets.map((x) => x.col)));
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
     checkNotNull(t, changedRows);
