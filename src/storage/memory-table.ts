@@ -196,6 +196,8 @@ export class MemoryTable implements TableSource {
   meta: ColumnMeta[];
   /** Column sets that must be unique (PRIMARY KEY, UNIQUE). */
   uniqueKeys: number[][] = [];
+  /** The constraint name of each unique key (23505 names it); empty for tables saved without names. */
+  uniqueNames: string[] = [];
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
@@ -331,6 +333,7 @@ export class MemoryTable implements TableSource {
   cloneForTransaction(): MemoryTable {
     const t = new MemoryTable(this.name, this.schema, this.meta);
     t.uniqueKeys = this.uniqueKeys;
+    t.uniqueNames = this.uniqueNames;
     t.inheritance = this.inheritance;
     t.uniqueIndexes = this.uniqueIndexes;
     t.origin = this.origin ?? this;

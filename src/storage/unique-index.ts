@@ -15,6 +15,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
+import { quoteIdent } from '../functions/scalar/support/quote.js';
 import { getValue, type Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import { extendsBatch, type MemoryTable } from './memory-table.js';
@@ -69,10 +70,16 @@ function keyOf(t: MemoryTable, key: readonly number[], vals: readonly Value[]): 
   return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
 }
 
+/** The constraint name of key `key` of `t` (tables saved before keys had names: `<table>_pkey`). */
+export function uniqueKeyName(t: MemoryTable, key: readonly number[]): string {
+  return t.uniqueNames[t.uniqueKeys.indexOf(key as number[])] ?? `${t.name}_pkey`;
+}
+
 function duplicate(t: MemoryTable, key: readonly number[], vals: readonly Value[]): QuireError {
-  const cols = key.map((c) => t.schema[c]!.name).join(', ');
+  // Column names as PostgreSQL prints them in the DETAIL: quoted when they need it.
+  const cols = key.map((c) => quoteIdent(t.schema[c]!.name)).join(', ');
   const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
-  return new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
+  return new QuireError('23505', `duplicate key value violates unique constraint "${uniqueKeyName(t, key)}"`, { detail: `Key (${cols})=(${shown}) already exists.` });
 }
 
 function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): { k: KeyValue | null; vals: Value[] } {
