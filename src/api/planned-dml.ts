@@ -16,6 +16,7 @@ import { isAggregateName } from '../functions/aggregate/registry.js';
 import { lookupScalar } from '../functions/registry.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { MemoryTable } from '../storage/memory-table.js';
+import { checkUpdatedKeys } from '../storage/unique-index.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
@@ -39,7 +40,6 @@ import {
   returningColumns,
   setItems,
   type SetItem,
-  uniqueCheck,
   updateStrength,
 } from './dml-statements.js';
 import { locateRow, rowAt } from './row-lineage.js';
@@ -263,7 +263,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
     checkNotNull(t, changedRows);
-    if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+    if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, positions, changedRows, sets.map((x) => x.col), out);
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);
     return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(list !== null ? { columns, rows: returnedRows(matched, sets.length) } : {}) });

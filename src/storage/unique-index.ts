@@ -27,6 +27,33 @@ export interface UniqueIndex {
   /** The committed batch list the set covers. */
   list: readonly Batch[];
   readonly keys: Set<KeyValue>;
+  /** UPDATEs of exactly `list` not yet committed: what each changes in the set should it commit. */
+  rewrites: Rewrite[];
+}
+
+/**
+ * An UPDATE's effect on one key's set: the batch list it leaves (`to`), the keys its rows gave up
+ * and those they took. When the committed list becomes `to` (plus rows appended since), the set is
+ * brought there by these changes instead of being built again from every row.
+ */
+interface Rewrite {
+  readonly to: readonly Batch[];
+  readonly removed: readonly KeyValue[];
+  readonly added: readonly KeyValue[];
+}
+
+/** Uncommitted UPDATEs remembered per index (rolled-back ones are only forgotten when others come). */
+const MAX_REWRITES = 8;
+
+/** Brings `idx` to a rewrite of its list that `committed` grew from; false when none did. */
+function applyRewrite(idx: UniqueIndex, committed: readonly Batch[]): boolean {
+  const r = idx.rewrites.find((x) => grewFrom(committed, x.to));
+  if (r === undefined) return false;
+  for (const k of r.removed) idx.keys.delete(k);
+  for (const k of r.added) idx.keys.add(k);
+  idx.list = r.to;
+  idx.rewrites = [];
+  return true;
 }
 
 /** Tables (by their shared index holder) and their keys' indexes. */
@@ -95,8 +122,10 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
   const holder = t.uniqueIndexes as IndexHolder;
   const committed = t.committedSnapshot();
   let idx = holder.get(key);
-  if (idx !== undefined && grewFrom(committed, idx.list)) {
+  if (idx !== undefined && (grewFrom(committed, idx.list) || applyRewrite(idx, committed))) {
     if (committed !== idx.list) {
+      // Pending rewrites were of the list before these rows: they no longer describe it.
+      idx.rewrites = [];
       const keys = idx.keys;
       forGained(committed, idx.list, (b, i) => {
         const { k, vals } = rowKey(t, key, b, i);
@@ -117,7 +146,7 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       keys.add(k);
     }
   }
-  idx = { list: committed, keys };
+  idx = { list: committed, keys, rewrites: [] };
   holder.set(key, idx);
   return idx;
 }
@@ -151,6 +180,71 @@ export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Valu
   else for (const b of existing) for (let i = 0; i < b.length; i++) batchRow(b, i);
   for (const r of newRows) {
     for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => r[c]!));
+  }
+}
+
+/**
+ * UPDATE: the unique keys still hold once the rows at `positions` (ascending) of `snapshot` take the
+ * values `newRows` (in the same order), the SET list assigning columns `assigned`. Keys without an
+ * assigned column cannot change. The others are checked through the index: a new key is a
+ * duplicate when another changed row takes it too, or when a row of the snapshot holds it and that
+ * row is not one of those changed (whose old keys go). Only the changed rows and the rows the
+ * index does not cover (the transaction's own) are read, not the table; a snapshot the index does
+ * not extend is checked whole, as before. Like the whole-table check, this judges the rows as the
+ * statement leaves them.
+ */
+export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[], newRows: readonly (readonly Value[])[], assigned: readonly number[], rewritten: readonly Batch[]): void {
+  if (t.uniqueKeys.length === 0 || positions.length === 0) return;
+  const all = t.uniqueKeys.map((key) => committedIndex(t, key));
+  const covered = all[0]!.list;
+  if (!grewFrom(snapshot, covered)) {
+    checkUniqueKeys(t, [], rewritten);
+    return;
+  }
+  const touched = t.uniqueKeys.map((key) => key.some((c) => assigned.includes(c)));
+  const keys = t.uniqueKeys.filter((_, ki) => touched[ki]);
+  const indexes = all.filter((_, ki) => touched[ki]);
+  const changes = keys.map(() => ({ removed: [] as KeyValue[], added: [] as KeyValue[] }));
+  // Old keys of the changed rows, read at their positions.
+  const old = keys.map(() => new Set<KeyValue>());
+  let base = 0;
+  let bi = 0;
+  for (const p of positions) {
+    while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+    const b = snapshot[bi]!;
+    keys.forEach((key, ki) => {
+      const k = rowKey(t, key, b, p - base).k;
+      if (k !== null) {
+        old[ki]!.add(k);
+        changes[ki]!.removed.push(k);
+      }
+    });
+  }
+  keys.forEach((key, ki) => {
+    const own = new Set<KeyValue>();
+    forGained(snapshot, covered, (b, i) => {
+      const k = rowKey(t, key, b, i).k;
+      if (k !== null) own.add(k);
+    });
+    const taken = new Set<KeyValue>();
+    for (const r of newRows) {
+      const vals = key.map((c) => r[c]!);
+      const k = keyOf(t, key, vals);
+      if (k === null) continue;
+      const heldByOther = (indexes[ki]!.keys.has(k) || own.has(k)) && !old[ki]!.has(k);
+      if (heldByOther || taken.has(k)) throw duplicate(t, key, vals);
+      taken.add(k);
+      changes[ki]!.added.push(k);
+    }
+  });
+  // An UPDATE of exactly the committed rows: should it commit, each index follows it by its changes.
+  if (snapshot.length === covered.length && snapshot.every((b, i) => b === covered[i])) {
+    const to = rewritten.filter((b) => b.length > 0);
+    all.forEach((idx, ki) => {
+      const c = touched[ki] ? changes[keys.indexOf(t.uniqueKeys[ki]!)]! : { removed: [], added: [] };
+      idx.rewrites.push({ to, ...c });
+      if (idx.rewrites.length > MAX_REWRITES) idx.rewrites.shift();
+    });
   }
 }
 
