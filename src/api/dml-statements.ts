@@ -19,7 +19,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { checkUniqueKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
+import { checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -195,26 +195,36 @@ export async function finishInsert(
  */
 export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
   const snapshot = t.snapshot();
-  const existing = new Map<string, number>();
+  // The unique index tells which proposed keys a row already holds; only those rows' positions are
+  // looked for, and none when every proposed key is new (the index cannot say where a row is).
+  const held = keysHeld(t, key, snapshot, rows);
+  const wanted = held === null ? null : new Set(rows.filter((_, i) => held[i]).map((r) => indexKey(t, key, key.map((c) => r[c]!))));
+  const existing = new Map<string | number, number>();
   let base = 0;
-  for (const batch of snapshot) {
-    for (let i = 0; i < batch.length; i++) {
-      const k = uniqueKeyText(t, key, key.map((c) => getValue(batch.columns[c]!, i)));
-      if (k !== null) existing.set(k, base + i);
+  if (wanted === null || wanted.size > 0) {
+    const one = key.length === 1 ? key[0]! : -1;
+    for (const batch of snapshot) {
+      const col = one >= 0 ? batch.columns[one]! : null;
+      for (let i = 0; i < batch.length; i++) {
+        // One integer column (the usual key): its value is its index key, no array per row.
+        const v = col !== null ? getValue(col, i) : undefined;
+        const k = typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0) ? v : indexKey(t, key, col !== null ? [v!] : key.map((c) => getValue(batch.columns[c]!, i)));
+        if (k !== null && (wanted === null || wanted.has(k))) existing.set(k, base + i);
+      }
+      base += batch.length;
     }
-    base += batch.length;
   }
   const twice = (): QuireError =>
     new QuireError('21000', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
       hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
     });
   const inserted: Value[][] = [];
-  const insertedKeys = new Set<string>();
+  const insertedKeys = new Set<string | number>();
   const proposals: Value[][] = [];
   const positions: number[] = [];
   const touched = new Set<number>();
   for (const r of rows) {
-    const k = uniqueKeyText(t, key, key.map((c) => r[c]!));
+    const k = indexKey(t, key, key.map((c) => r[c]!));
     const at = k === null ? undefined : existing.get(k);
     if (at === undefined) {
       if (k !== null && insertedKeys.has(k)) throw twice();
@@ -229,6 +239,7 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
   }
   let out: Batch[] = [...snapshot];
   let updated: Value[][] = [];
+  let keysChecked = false;
   if (proposals.length > 0) {
     const binder = binderFor(host, params.map(() => T.unknown));
     const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
@@ -236,8 +247,13 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
     ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));
     checkNotNull(t, updated);
+    if (inserted.length === 0) {
+      // Only updates: checked through the index, as UPDATE's are.
+      checkUpdatedKeys(t, snapshot, [...matched.rows.keys()].sort((x, y) => x - y), updated, sets.map((x) => x.col), out);
+      keysChecked = true;
+    }
   }
-  if (t.uniqueKeys.length) uniqueCheck(t, inserted, out);
+  if (t.uniqueKeys.length && !keysChecked) uniqueCheck(t, inserted, out);
   const all = [...inserted, ...updated];
   const ret = retList(b) ? await returning(host, t, rv, all, retList(b)!, params) : null;
   if (updated.length > 0) t.replaceAll(out);
@@ -270,12 +286,6 @@ export function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
 /** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
 export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
   return rowsWithoutConflicts(t, arbiters, rows);
-}
-
-/** A unique key's value as a string for set membership; null when a part is NULL (NULLs never conflict). */
-function uniqueKeyText(t: MemoryTable, key: readonly number[], vals: readonly Value[]): string | null {
-  if (vals.some((v) => v === null)) return null;
-  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
 }
 
 /**

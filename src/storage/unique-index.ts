@@ -4,9 +4,11 @@
  *
  * The index follows the table's batch list rather than being told about each write: it remembers the
  * list it covers, and the next check that finds the committed list only grown since (new batches, or
- * the open last batch extended by small commits) adds just the rows gained. Any other change (UPDATE,
- * DELETE, TRUNCATE, a reopened directory, a replayed log) leaves a list the index does not extend, and
- * the index is built again from the committed rows, once. Uncommitted rows (a transaction's own, or
+ * the open last batch extended by small commits) adds just the rows gained. An UPDATE of the committed
+ * rows leaves with the index what it would change (keys given up and taken, and the list it leaves),
+ * applied once that list is committed. Any other change (DELETE, TRUNCATE, a reopened directory, a
+ * replayed log) leaves a list the index does not extend, and the index is built again from the
+ * committed rows, once. Uncommitted rows (a transaction's own, or
  * those a COMMIT is about to merge) are checked against the index plus a set of their own and never
  * enter it, so a failed or rolled-back statement leaves nothing behind.
  *
@@ -246,6 +248,30 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
       if (idx.rewrites.length > MAX_REWRITES) idx.rewrites.shift();
     });
   }
+}
+
+/**
+ * For INSERT … ON CONFLICT DO UPDATE: per row of `rows`, whether a row of `snapshot` (of `t`) holds its
+ * `key`, answered from the index and the rows it does not cover; null when the snapshot does not
+ * extend what the index covers (the caller then reads the rows).
+ */
+export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: readonly Batch[], rows: readonly (readonly Value[])[]): boolean[] | null {
+  const idx = committedIndex(t, key);
+  if (!grewFrom(snapshot, idx.list)) return null;
+  const own = new Set<KeyValue>();
+  forGained(snapshot, idx.list, (b, i) => {
+    const k = rowKey(t, key, b, i).k;
+    if (k !== null) own.add(k);
+  });
+  return rows.map((r) => {
+    const k = keyOf(t, key, key.map((c) => r[c]!));
+    return k !== null && (idx.keys.has(k) || own.has(k));
+  });
+}
+
+/** How the index keys `vals` of key columns `key` of `t` (null when a part is NULL). */
+export function indexKey(t: MemoryTable, key: readonly number[], vals: readonly Value[]): number | string | null {
+  return keyOf(t, key, vals);
 }
 
 /**
