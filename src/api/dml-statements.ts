@@ -73,7 +73,8 @@ export function checkNotNull(t: MemoryTable, rows: Value[][]): void {
   for (const r of rows) {
     for (let c = 0; c < t.schema.length; c++) {
       if (r[c] === null && t.meta[c]!.notNull) {
-        throw new QuireError('23502', `null value in column "${t.schema[c]!.name}" of relation "${t.name}" violates not-null constraint`);
+        const shown = r.map((v, k) => (v === null ? 'null' : formatValue(v, t.schema[k]!.type))).join(', ');
+        throw new QuireError('23502', `null value in column "${t.schema[c]!.name}" of relation "${t.name}" violates not-null constraint`, { detail: `Failing row contains (${shown}).` });
       }
     }
   }
@@ -223,6 +224,8 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
   const proposals: Value[][] = [];
   const positions: number[] = [];
   const touched = new Set<number>();
+  // RETURNING lists the rows in the order they were proposed: an inserted row, or the position of the row it updated.
+  const order: (Value[] | number)[] = [];
   for (const r of rows) {
     const k = indexKey(t, key, key.map((c) => r[c]!));
     const at = k === null ? undefined : existing.get(k);
@@ -230,22 +233,26 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
       if (k !== null && insertedKeys.has(k)) throw twice();
       if (k !== null) insertedKeys.add(k);
       inserted.push(r);
+      order.push(r);
       continue;
     }
     if (touched.has(at)) throw twice();
     touched.add(at);
     proposals.push(r);
     positions.push(at);
+    order.push(at);
   }
   let out: Batch[] = [...snapshot];
   let updated: Value[][] = [];
   let keysChecked = false;
+  let matchedPositions: Iterable<number> = [];
   if (proposals.length > 0) {
     const binder = binderFor(host, params.map(() => T.unknown));
     const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
     const alias = (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
     const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
     ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));
+    matchedPositions = matched.rows.keys();
     checkNotNull(t, updated);
     if (inserted.length === 0) {
       // Only updates: checked through the index, as UPDATE's are.
@@ -255,7 +262,13 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
   }
   if (t.uniqueKeys.length && !keysChecked) uniqueCheck(t, inserted, out);
   const all = [...inserted, ...updated];
-  const ret = retList(b) ? await returning(host, t, rv, all, retList(b)!, params) : null;
+  let ret: Partial<QueryResult> | null = null;
+  if (retList(b)) {
+    const newVersion = new Map<number, Value[]>();
+    if (updated.length > 0) [...matchedPositions].sort((x, y) => x - y).forEach((p, k) => newVersion.set(p, updated[k]!));
+    const listed = order.flatMap((o) => (typeof o === 'number' ? (newVersion.has(o) ? [newVersion.get(o)!] : []) : [o]));
+    ret = await returning(host, t, rv, listed, retList(b)!, params);
+  }
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
   return result('INSERT', `INSERT 0 ${all.length}`, { rowCount: all.length, ...(ret ?? {}) });
