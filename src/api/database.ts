@@ -340,6 +340,10 @@ export class Database implements UtilityHost {
     this.tx?.beginStatement();
   }
 
+  rewrittenSince(t: MemoryTable): 'current' | 'outdated' {
+    return this.tx?.rewrittenSince(t) ?? 'current';
+  }
+
   /** ATTACH 'postgres://…' AS alias, from JavaScript: remote tables become alias.table. */
   async attach(alias: string, dsn: string, opts: { fetchSize?: number } = {}): Promise<void> {
     this.session.access.checkAttach();

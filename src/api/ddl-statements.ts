@@ -12,6 +12,7 @@ import { alterSequence, createSequence, dropSequence, identityCounter } from './
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
 import { binderFor, checkRelationSchema, relName, result } from './statement-support.js';
+import { nameKeys, type KeySpec } from './constraint-names.js';
 
 const pos = positionOf;
 
@@ -82,8 +83,17 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   if (b.partbound !== undefined) throw new QuireError('0A000', 'CREATE TABLE … PARTITION OF is not supported', { position: pos(rv.location as number) });
   const fields: Field[] = [];
   const meta: ColumnMeta[] = [];
-  const uniques: number[][] = [];
+  const uniques: KeySpec[] = [];
   const notices: string[] = [];
+  /** A column's PRIMARY KEY or UNIQUE constraints, with the names written for them. */
+  const columnKeys = (col: number, def: AnyNode): void => {
+    for (const c of (def.constraints as Node[] | undefined) ?? []) {
+      const cb = nodeBody<AnyNode>(c);
+      if (cb.contype === 'CONSTR_PRIMARY' || cb.contype === 'CONSTR_UNIQUE') {
+        uniques.push({ cols: [col], primary: cb.contype === 'CONSTR_PRIMARY', name: cb.conname as string | undefined, location: cb.location as number | undefined });
+      }
+    }
+  };
   const parents = inheritedColumns(host, (b.inhRelations as Node[] | undefined) ?? [], name, fields, meta);
   const inherited = fields.length;
   for (const e of (b.tableElts as Node[] | undefined) ?? []) {
@@ -102,13 +112,13 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
         notices.push(`merging column "${cname}" with inherited definition`);
         const old = meta[same]!;
         meta[same] = { ...m.meta, notNull: old.notNull || m.meta.notNull, defaultExpr: m.meta.defaultExpr ?? old.defaultExpr };
-        if (m.unique || m.primary) uniques.push([same]);
+        columnKeys(same, eb);
         continue;
       }
       if (same >= 0) throw new QuireError('42701', `column "${cname}" specified more than once`, { position: pos(eb.location as number) });
       fields.push({ name: cname, type, table: name });
       meta.push(m.meta);
-      if (m.unique || m.primary) uniques.push([fields.length - 1]);
+      columnKeys(fields.length - 1, eb);
     } else if (tag === 'Constraint') {
       const ct = eb.contype as string;
       if (ct === 'CONSTR_PRIMARY' || ct === 'CONSTR_UNIQUE') {
@@ -118,7 +128,7 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
           if (ct === 'CONSTR_PRIMARY') meta[i]!.notNull = true;
           return i;
         });
-        uniques.push(cols);
+        uniques.push({ cols, primary: ct === 'CONSTR_PRIMARY', name: eb.conname as string | undefined, location: eb.location as number | undefined });
       } else if (ct === 'CONSTR_CHECK' || ct === 'CONSTR_FOREIGN') {
         throw new QuireError('0A000', `${ct === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(eb.location as number) });
       }
@@ -132,8 +142,15 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   if (host.catalog.sequences.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`, { position: pos(rv.location as number) });
+  const taken = new Set<string>();
+  for (const [key, other] of host.catalog.tables) {
+    taken.add(key);
+    if (other instanceof MemoryTable) for (const n of other.uniqueNames) taken.add(n);
+  }
+  const named = nameKeys(name, fields.map((f) => f.name), uniques, taken);
   const t = new MemoryTable(name, fields, meta);
-  t.uniqueKeys = uniques;
+  t.uniqueKeys = named.keys;
+  t.uniqueNames = named.names;
   const temp = (b.relation as AnyNode).relpersistence === 't';
   const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
   if (created && temp) host.addTemp(name);

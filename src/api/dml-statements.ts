@@ -19,27 +19,38 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { checkUniqueKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
+import { checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog } from './row-lineage.js';
-import { LockOwner, holderAmong, waitFor } from './row-locks.js';
+import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
 
 const pos = positionOf;
 
+/** Stands for "run again on a fresh snapshot" where a statement returns the lock holder it waits for. */
+const OUTDATED = new LockOwner();
+OUTDATED.release();
+
 /**
- * The first open transaction (other than this one) holding a lock that UPDATE (`strength` no key
- * update, or update when it changes a unique key) or DELETE (update) of rows `positions` of `snapshot`
- * must wait for.
+ * Before UPDATE/DELETE changes rows `positions` (ascending) of `snapshot` of `t`: the open transaction
+ * whose row lock it must wait for, or one already ended when the rows were rewritten by a commit since
+ * the snapshot (run again); null once the rows are locked for this transaction, so the next writer of
+ * any of them waits for it. Synchronous from the check to the locks: no other statement runs between.
  */
-export function lockHolder(host: UtilityHost, snapshot: readonly Batch[], hit: (position: number) => boolean, strength: LockStrength): LockOwner | null {
+export function claimRows(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[], strength: LockStrength): LockOwner | null {
+  if (positions.length === 0) return null;
   const me = host.rowLocks;
   if (me === null) return null;
-  return holderAmong(snapshot, hit, strength, me);
+  const set = new Set(positions);
+  const holder = holderAmong(snapshot, (p) => set.has(p), strength, me);
+  if (holder !== null) return holder;
+  if (host.rewrittenSince(t) === 'outdated') return OUTDATED;
+  lockPositions(me, snapshot, positions, strength);
+  return null;
 }
 
 /** Runs an UPDATE/DELETE attempt until no other transaction's row lock stands in its way. */
@@ -62,7 +73,8 @@ export function checkNotNull(t: MemoryTable, rows: Value[][]): void {
   for (const r of rows) {
     for (let c = 0; c < t.schema.length; c++) {
       if (r[c] === null && t.meta[c]!.notNull) {
-        throw new QuireError('23502', `null value in column "${t.schema[c]!.name}" of relation "${t.name}" violates not-null constraint`);
+        const shown = r.map((v, k) => (v === null ? 'null' : formatValue(v, t.schema[k]!.type))).join(', ');
+        throw new QuireError('23502', `null value in column "${t.schema[c]!.name}" of relation "${t.name}" violates not-null constraint`, { detail: `Failing row contains (${shown}).` });
       }
     }
   }
@@ -184,51 +196,79 @@ export async function finishInsert(
  */
 export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
   const snapshot = t.snapshot();
-  const existing = new Map<string, number>();
+  // The unique index tells which proposed keys a row already holds; only those rows' positions are
+  // looked for, and none when every proposed key is new (the index cannot say where a row is).
+  const held = keysHeld(t, key, snapshot, rows);
+  const wanted = held === null ? null : new Set(rows.filter((_, i) => held[i]).map((r) => indexKey(t, key, key.map((c) => r[c]!))));
+  const existing = new Map<string | number, number>();
   let base = 0;
-  for (const batch of snapshot) {
-    for (let i = 0; i < batch.length; i++) {
-      const k = uniqueKeyText(t, key, key.map((c) => getValue(batch.columns[c]!, i)));
-      if (k !== null) existing.set(k, base + i);
+  if (wanted === null || wanted.size > 0) {
+    const one = key.length === 1 ? key[0]! : -1;
+    for (const batch of snapshot) {
+      const col = one >= 0 ? batch.columns[one]! : null;
+      for (let i = 0; i < batch.length; i++) {
+        // One integer column (the usual key): its value is its index key, no array per row.
+        const v = col !== null ? getValue(col, i) : undefined;
+        const k = typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0) ? v : indexKey(t, key, col !== null ? [v!] : key.map((c) => getValue(batch.columns[c]!, i)));
+        if (k !== null && (wanted === null || wanted.has(k))) existing.set(k, base + i);
+      }
+      base += batch.length;
     }
-    base += batch.length;
   }
   const twice = (): QuireError =>
     new QuireError('21000', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
       hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
     });
   const inserted: Value[][] = [];
-  const insertedKeys = new Set<string>();
+  const insertedKeys = new Set<string | number>();
   const proposals: Value[][] = [];
   const positions: number[] = [];
   const touched = new Set<number>();
+  // RETURNING lists the rows in the order they were proposed: an inserted row, or the position of the row it updated.
+  const order: (Value[] | number)[] = [];
   for (const r of rows) {
-    const k = uniqueKeyText(t, key, key.map((c) => r[c]!));
+    const k = indexKey(t, key, key.map((c) => r[c]!));
     const at = k === null ? undefined : existing.get(k);
     if (at === undefined) {
       if (k !== null && insertedKeys.has(k)) throw twice();
       if (k !== null) insertedKeys.add(k);
       inserted.push(r);
+      order.push(r);
       continue;
     }
     if (touched.has(at)) throw twice();
     touched.add(at);
     proposals.push(r);
     positions.push(at);
+    order.push(at);
   }
   let out: Batch[] = [...snapshot];
   let updated: Value[][] = [];
+  let keysChecked = false;
+  let matchedPositions: Iterable<number> = [];
   if (proposals.length > 0) {
     const binder = binderFor(host, params.map(() => T.unknown));
     const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
     const alias = (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
     const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
     ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));
+    matchedPositions = matched.rows.keys();
     checkNotNull(t, updated);
+    if (inserted.length === 0) {
+      // Only updates: checked through the index, as UPDATE's are.
+      checkUpdatedKeys(t, snapshot, [...matched.rows.keys()].sort((x, y) => x - y), updated, sets.map((x) => x.col), out);
+      keysChecked = true;
+    }
   }
-  if (t.uniqueKeys.length) uniqueCheck(t, inserted, out);
+  if (t.uniqueKeys.length && !keysChecked) uniqueCheck(t, inserted, out);
   const all = [...inserted, ...updated];
-  const ret = retList(b) ? await returning(host, t, rv, all, retList(b)!, params) : null;
+  let ret: Partial<QueryResult> | null = null;
+  if (retList(b)) {
+    const newVersion = new Map<number, Value[]>();
+    if (updated.length > 0) [...matchedPositions].sort((x, y) => x - y).forEach((p, k) => newVersion.set(p, updated[k]!));
+    const listed = order.flatMap((o) => (typeof o === 'number' ? (newVersion.has(o) ? [newVersion.get(o)!] : []) : [o]));
+    ret = await returning(host, t, rv, listed, retList(b)!, params);
+  }
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
   return result('INSERT', `INSERT 0 ${all.length}`, { rowCount: all.length, ...(ret ?? {}) });
@@ -259,12 +299,6 @@ export function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
 /** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
 export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
   return rowsWithoutConflicts(t, arbiters, rows);
-}
-
-/** A unique key's value as a string for set membership; null when a part is NULL (NULLs never conflict). */
-function uniqueKeyText(t: MemoryTable, key: readonly number[], vals: readonly Value[]): string | null {
-  if (vals.some((v) => v === null)) return null;
-  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
 }
 
 /**
@@ -526,7 +560,7 @@ export function del(host: UtilityHost, b: AnyNode, params: readonly unknown[]): 
 
 /** Deletes rows `doomed` (positions in `snapshot`) of `t`, unless another transaction's row lock is in the way. */
 export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, snapshot: readonly Batch[], doomed: ReadonlySet<number>, params: readonly unknown[]): Promise<QueryResult | LockOwner> {
-  const holder = lockHolder(host, snapshot, (p) => doomed.has(p), 'update');
+  const holder = claimRows(host, t, snapshot, [...doomed].sort((x, y) => x - y), 'update');
   if (holder !== null) return holder;
   const list = retList(b);
   let ret: Partial<QueryResult> | null = null;

@@ -16,6 +16,7 @@ import { isAggregateName } from '../functions/aggregate/registry.js';
 import { lookupScalar } from '../functions/registry.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { MemoryTable } from '../storage/memory-table.js';
+import { checkUpdatedKeys } from '../storage/unique-index.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
@@ -34,12 +35,11 @@ import {
   finishInsert,
   identityAlways,
   insertBatches,
-  lockHolder,
+  claimRows,
   retList,
   returningColumns,
   setItems,
   type SetItem,
-  uniqueCheck,
   updateStrength,
 } from './dml-statements.js';
 import { locateRow, rowAt } from './row-lineage.js';
@@ -258,11 +258,12 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
   const columns = returnedColumns(query.plan, sets.length);
   return modifyNode('update', t, query.plan, columns, query.paramTypes, async (input) => {
     const matched = matchedRows(input, query);
-    const holder = lockHolder(host, snapshot, (p) => matched.rows.has(p), updateStrength(t, sets.map((x) => x.col)));
+    const positions = [...matched.rows.keys()].sort((x, y) => x - y);
+    const holder = claimRows(host, t, snapshot, positions, updateStrength(t, sets.map((x) => x.col)));
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
     checkNotNull(t, changedRows);
-    if (t.uniqueKeys.length) uniqueCheck(t, [], out);
+    if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, positions, changedRows, sets.map((x) => x.col), out);
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);
     return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(list !== null ? { columns, rows: returnedRows(matched, sets.length) } : {}) });

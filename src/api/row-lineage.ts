@@ -115,7 +115,7 @@ export class MoveLog {
       const to = slots.map((sl) => this.pending[sl]!);
       const locked = hasLocks(from);
       if (locked) {
-        for (let i = 0; i < from.length; i++) if (which[i]! >= 0) carryLocks({ batch: from, index: i }, { batch: to[which[i]!]!, index: e.index[i]! });
+        carryLocks(from, to, which, e.index);
       }
       if (positionedCursors > 0 || locked) recordMoves(from, { to: to.map((b) => new WeakRef(b)), which, index: e.index, changed: e.changed });
     }

@@ -16,8 +16,9 @@
  * READ COMMITTED (the default) points unwritten clones at the latest committed batches before each
  * statement; REPEATABLE READ keeps the snapshot taken at the transaction's first statement.
  *
- * Row locks of SELECT … FOR UPDATE/SHARE are per row, not per table (row-locks.ts): an UPDATE or
- * DELETE of a row another open transaction locked waits for it, then runs again on a fresh snapshot.
+ * Row locks (SELECT … FOR UPDATE/SHARE, and those UPDATE and DELETE take on the rows they change) are
+ * per row, not per table (row-locks.ts): an UPDATE or DELETE of a row another open transaction locked
+ * waits for it, then runs again on a fresh snapshot.
  */
 import { QuireError } from '../common/errors.js';
 import type { Batch } from '../common/column.js';
@@ -83,7 +84,7 @@ export class Transaction {
   private readonly viewsAtStart: Map<string, ViewDef>;
   private readonly functionsAtStart: Map<string, readonly SqlFunctionDef[]>;
   private readonly aggregatesAtStart: Map<string, readonly AggregateDef[]>;
-  /** Row locks of SELECT … FOR UPDATE/SHARE, released when the transaction ends (row-locks.ts). */
+  /** Row locks of SELECT … FOR UPDATE/SHARE, UPDATE and DELETE, released when the transaction ends (row-locks.ts). */
   readonly rowLocks = new LockOwner();
 
   constructor(
@@ -143,6 +144,23 @@ export class Transaction {
       }
       c.base = current;
     }
+  }
+
+  /**
+   * Whether another transaction rewrote the shared table behind `t` and committed since this
+   * transaction's snapshot of it. An UPDATE or DELETE computed on that snapshot could only fail at
+   * COMMIT: under READ COMMITTED, when this transaction has not written the table, the statement
+   * runs again on a fresh snapshot (PostgreSQL re-reads a row updated under it); otherwise the
+   * transaction cannot see the new rows and fails now with 40001.
+   */
+  rewrittenSince(t: MemoryTable): 'current' | 'outdated' {
+    for (const [name, c] of this.clones) {
+      if (c.clone !== t) continue;
+      if (this.shared.tables.get(name) !== c.shared || grewFrom(c.shared.snapshot(), c.base)) return 'current';
+      if (this.isolation === 'read committed' && !this.written(c)) return 'outdated';
+      throw conflict(name);
+    }
+    return 'current';
   }
 
   private written(c: Clone): boolean {

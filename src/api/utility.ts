@@ -28,6 +28,7 @@ import { declareCursor, fetchCursor, selectForUpdate } from './cursor-statements
 import { transactionStatement } from './transaction-statements.js';
 import { setVariable, showVariable } from './settings-statements.js';
 import { explain } from './explain-statement.js';
+import type { MemoryTable } from '../storage/memory-table.js';
 import { del, insert, update } from './dml-statements.js';
 import { copy } from './copy-statement.js';
 import { modifyingCtes, runQuery, withModifyingCtes, type ModifyingScope } from './modifying-ctes.js';
@@ -57,6 +58,12 @@ export interface UtilityHost {
   readonly rowLocks: LockOwner | null;
   /** A fresh READ COMMITTED snapshot, after waiting for a row lock. */
   beginStatement(): void;
+  /**
+   * Whether another transaction rewrote table `t` (this transaction's copy) and committed since the
+   * statement's snapshot of it: 'outdated' when the statement can run again on a fresh snapshot;
+   * throws 40001 when this transaction cannot take one (REPEATABLE READ, or it wrote `t` already).
+   */
+  rewrittenSince(t: MemoryTable): 'current' | 'outdated';
   /** The query string the running statement came in. */
   readonly queryText: string;
   /** While a statement with data-modifying WITH queries runs: their results and the snapshot it reads. */

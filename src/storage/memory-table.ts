@@ -49,6 +49,11 @@ interface TailStore {
   used: number;
   /** The batch whose rows the store was started with (weakly: it only matters while someone holds it). */
   from: WeakRef<Batch> | null;
+  /**
+   * What every batch over this store shares with the batch it was copied from (rowIdentity): row i
+   * of any of them is the same row, so a row lock taken through one is found through the others.
+   */
+  identity: object;
 }
 
 /** Batches published over a tail store (only those may be extended). */
@@ -68,6 +73,7 @@ function newStore(like: Batch, capacity: number): TailStore {
     capacity,
     used: 0,
     from: null,
+    identity: {},
   };
 }
 
@@ -126,6 +132,7 @@ export function extendBatch(last: Batch, more: Batch): Batch | null {
     while (cap < n) cap *= 2;
     s = newStore(last, Math.min(cap, BATCH_SIZE));
     s.from = new WeakRef(last);
+    s.identity = rowIdentity(last);
     writeRows(s, last);
   }
   writeRows(s, more);
@@ -146,6 +153,15 @@ export function extendsBatch(later: Batch, earlier: Batch): boolean {
     x = s.from?.deref();
   }
   return false;
+}
+
+/**
+ * The object that names `b`'s rows by index across extensions: a commit that fills the open last
+ * batch publishes a new, longer batch whose first rows are the old one's, and row locks must follow
+ * them (row-locks.ts keys its holds by this).
+ */
+export function rowIdentity(b: Batch): object {
+  return tails.get(b)?.identity ?? b;
 }
 
 /** Rows `from` … end of a batch, sharing its typed buffers. */
@@ -180,6 +196,8 @@ export class MemoryTable implements TableSource {
   meta: ColumnMeta[];
   /** Column sets that must be unique (PRIMARY KEY, UNIQUE). */
   uniqueKeys: number[][] = [];
+  /** The constraint name of each unique key (23505 names it); empty for tables saved without names. */
+  uniqueNames: string[] = [];
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
@@ -315,6 +333,7 @@ export class MemoryTable implements TableSource {
   cloneForTransaction(): MemoryTable {
     const t = new MemoryTable(this.name, this.schema, this.meta);
     t.uniqueKeys = this.uniqueKeys;
+    t.uniqueNames = this.uniqueNames;
     t.inheritance = this.inheritance;
     t.uniqueIndexes = this.uniqueIndexes;
     t.origin = this.origin ?? this;

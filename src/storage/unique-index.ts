@@ -4,9 +4,11 @@
  *
  * The index follows the table's batch list rather than being told about each write: it remembers the
  * list it covers, and the next check that finds the committed list only grown since (new batches, or
- * the open last batch extended by small commits) adds just the rows gained. Any other change (UPDATE,
- * DELETE, TRUNCATE, a reopened directory, a replayed log) leaves a list the index does not extend, and
- * the index is built again from the committed rows, once. Uncommitted rows (a transaction's own, or
+ * the open last batch extended by small commits) adds just the rows gained. An UPDATE of the committed
+ * rows leaves with the index what it would change (keys given up and taken, and the list it leaves),
+ * applied once that list is committed. Any other change (DELETE, TRUNCATE, a reopened directory, a
+ * replayed log) leaves a list the index does not extend, and the index is built again from the
+ * committed rows, once. Uncommitted rows (a transaction's own, or
  * those a COMMIT is about to merge) are checked against the index plus a set of their own and never
  * enter it, so a failed or rolled-back statement leaves nothing behind.
  *
@@ -15,6 +17,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
+import { quoteIdent } from '../functions/scalar/support/quote.js';
 import { getValue, type Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import { extendsBatch, type MemoryTable } from './memory-table.js';
@@ -26,6 +29,33 @@ export interface UniqueIndex {
   /** The committed batch list the set covers. */
   list: readonly Batch[];
   readonly keys: Set<KeyValue>;
+  /** UPDATEs of exactly `list` not yet committed: what each changes in the set should it commit. */
+  rewrites: Rewrite[];
+}
+
+/**
+ * An UPDATE's effect on one key's set: the batch list it leaves (`to`), the keys its rows gave up
+ * and those they took. When the committed list becomes `to` (plus rows appended since), the set is
+ * brought there by these changes instead of being built again from every row.
+ */
+interface Rewrite {
+  readonly to: readonly Batch[];
+  readonly removed: readonly KeyValue[];
+  readonly added: readonly KeyValue[];
+}
+
+/** Uncommitted UPDATEs remembered per index (rolled-back ones are only forgotten when others come). */
+const MAX_REWRITES = 8;
+
+/** Brings `idx` to a rewrite of its list that `committed` grew from; false when none did. */
+function applyRewrite(idx: UniqueIndex, committed: readonly Batch[]): boolean {
+  const r = idx.rewrites.find((x) => grewFrom(committed, x.to));
+  if (r === undefined) return false;
+  for (const k of r.removed) idx.keys.delete(k);
+  for (const k of r.added) idx.keys.add(k);
+  idx.list = r.to;
+  idx.rewrites = [];
+  return true;
 }
 
 /** Tables (by their shared index holder) and their keys' indexes. */
@@ -69,10 +99,16 @@ function keyOf(t: MemoryTable, key: readonly number[], vals: readonly Value[]): 
   return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
 }
 
+/** The constraint name of key `key` of `t` (tables saved before keys had names: `<table>_pkey`). */
+export function uniqueKeyName(t: MemoryTable, key: readonly number[]): string {
+  return t.uniqueNames[t.uniqueKeys.indexOf(key as number[])] ?? `${t.name}_pkey`;
+}
+
 function duplicate(t: MemoryTable, key: readonly number[], vals: readonly Value[]): QuireError {
-  const cols = key.map((c) => t.schema[c]!.name).join(', ');
+  // Column names as PostgreSQL prints them in the DETAIL: quoted when they need it.
+  const cols = key.map((c) => quoteIdent(t.schema[c]!.name)).join(', ');
   const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
-  return new QuireError('23505', `duplicate key value violates unique constraint "${t.name}_pkey"`, { detail: `Key (${cols})=(${shown}) already exists.` });
+  return new QuireError('23505', `duplicate key value violates unique constraint "${uniqueKeyName(t, key)}"`, { detail: `Key (${cols})=(${shown}) already exists.` });
 }
 
 function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): { k: KeyValue | null; vals: Value[] } {
@@ -88,8 +124,10 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
   const holder = t.uniqueIndexes as IndexHolder;
   const committed = t.committedSnapshot();
   let idx = holder.get(key);
-  if (idx !== undefined && grewFrom(committed, idx.list)) {
+  if (idx !== undefined && (grewFrom(committed, idx.list) || applyRewrite(idx, committed))) {
     if (committed !== idx.list) {
+      // Pending rewrites were of the list before these rows: they no longer describe it.
+      idx.rewrites = [];
       const keys = idx.keys;
       forGained(committed, idx.list, (b, i) => {
         const { k, vals } = rowKey(t, key, b, i);
@@ -110,7 +148,7 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       keys.add(k);
     }
   }
-  idx = { list: committed, keys };
+  idx = { list: committed, keys, rewrites: [] };
   holder.set(key, idx);
   return idx;
 }
@@ -145,6 +183,95 @@ export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Valu
   for (const r of newRows) {
     for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => r[c]!));
   }
+}
+
+/**
+ * UPDATE: the unique keys still hold once the rows at `positions` (ascending) of `snapshot` take the
+ * values `newRows` (in the same order), the SET list assigning columns `assigned`. Keys without an
+ * assigned column cannot change. The others are checked through the index: a new key is a
+ * duplicate when another changed row takes it too, or when a row of the snapshot holds it and that
+ * row is not one of those changed (whose old keys go). Only the changed rows and the rows the
+ * index does not cover (the transaction's own) are read, not the table; a snapshot the index does
+ * not extend is checked whole, as before. Like the whole-table check, this judges the rows as the
+ * statement leaves them.
+ */
+export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[], newRows: readonly (readonly Value[])[], assigned: readonly number[], rewritten: readonly Batch[]): void {
+  if (t.uniqueKeys.length === 0 || positions.length === 0) return;
+  const all = t.uniqueKeys.map((key) => committedIndex(t, key));
+  const covered = all[0]!.list;
+  if (!grewFrom(snapshot, covered)) {
+    checkUniqueKeys(t, [], rewritten);
+    return;
+  }
+  const touched = t.uniqueKeys.map((key) => key.some((c) => assigned.includes(c)));
+  const keys = t.uniqueKeys.filter((_, ki) => touched[ki]);
+  const indexes = all.filter((_, ki) => touched[ki]);
+  const changes = keys.map(() => ({ removed: [] as KeyValue[], added: [] as KeyValue[] }));
+  // Old keys of the changed rows, read at their positions.
+  const old = keys.map(() => new Set<KeyValue>());
+  let base = 0;
+  let bi = 0;
+  for (const p of positions) {
+    while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+    const b = snapshot[bi]!;
+    keys.forEach((key, ki) => {
+      const k = rowKey(t, key, b, p - base).k;
+      if (k !== null) {
+        old[ki]!.add(k);
+        changes[ki]!.removed.push(k);
+      }
+    });
+  }
+  keys.forEach((key, ki) => {
+    const own = new Set<KeyValue>();
+    forGained(snapshot, covered, (b, i) => {
+      const k = rowKey(t, key, b, i).k;
+      if (k !== null) own.add(k);
+    });
+    const taken = new Set<KeyValue>();
+    for (const r of newRows) {
+      const vals = key.map((c) => r[c]!);
+      const k = keyOf(t, key, vals);
+      if (k === null) continue;
+      const heldByOther = (indexes[ki]!.keys.has(k) || own.has(k)) && !old[ki]!.has(k);
+      if (heldByOther || taken.has(k)) throw duplicate(t, key, vals);
+      taken.add(k);
+      changes[ki]!.added.push(k);
+    }
+  });
+  // An UPDATE of exactly the committed rows: should it commit, each index follows it by its changes.
+  if (snapshot.length === covered.length && snapshot.every((b, i) => b === covered[i])) {
+    const to = rewritten.filter((b) => b.length > 0);
+    all.forEach((idx, ki) => {
+      const c = touched[ki] ? changes[keys.indexOf(t.uniqueKeys[ki]!)]! : { removed: [], added: [] };
+      idx.rewrites.push({ to, ...c });
+      if (idx.rewrites.length > MAX_REWRITES) idx.rewrites.shift();
+    });
+  }
+}
+
+/**
+ * For INSERT … ON CONFLICT DO UPDATE: per row of `rows`, whether a row of `snapshot` (of `t`) holds its
+ * `key`, answered from the index and the rows it does not cover; null when the snapshot does not
+ * extend what the index covers (the caller then reads the rows).
+ */
+export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: readonly Batch[], rows: readonly (readonly Value[])[]): boolean[] | null {
+  const idx = committedIndex(t, key);
+  if (!grewFrom(snapshot, idx.list)) return null;
+  const own = new Set<KeyValue>();
+  forGained(snapshot, idx.list, (b, i) => {
+    const k = rowKey(t, key, b, i).k;
+    if (k !== null) own.add(k);
+  });
+  return rows.map((r) => {
+    const k = keyOf(t, key, key.map((c) => r[c]!));
+    return k !== null && (idx.keys.has(k) || own.has(k));
+  });
+}
+
+/** How the index keys `vals` of key columns `key` of `t` (null when a part is NULL). */
+export function indexKey(t: MemoryTable, key: readonly number[], vals: readonly Value[]): number | string | null {
+  return keyOf(t, key, vals);
 }
 
 /**

@@ -31,6 +31,8 @@ export interface TableDefinition {
   fields: { name: string; type: { name: TypeName; typmod: number } }[];
   meta: ColumnMeta[];
   uniqueKeys: number[][];
+  /** The keys' constraint names (absent in logs written before keys had names). */
+  uniqueNames?: string[];
 }
 
 /**
@@ -42,7 +44,7 @@ export type Run = { keep: number; count: number } | { batch: Batch } | { extend:
 export type LogOp =
   | { op: 'drop'; name: string }
   | { op: 'create'; name: string; def: TableDefinition; batches: Batch[] }
-  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys'> | null; runs: Run[] }
+  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames'> | null; runs: Run[] }
   | { op: 'views'; views: { name: string; sql: string }[] };
 
 /**

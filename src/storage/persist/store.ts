@@ -67,6 +67,7 @@ interface ManifestTable {
   file: string;
   meta: ColumnMeta[];
   uniqueKeys: number[][];
+  uniqueNames?: string[];
 }
 interface Manifest {
   version: 1;
@@ -357,15 +358,15 @@ interface Logged {
 }
 
 /** A table's definition JSON, by its metadata objects (column metadata is not changed in place once a table exists, but sequences advance). */
-const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; json: string }>();
+const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; json: string }>();
 
 function definitionJson(t: MemoryTable): string {
   const meta = t.meta;
   const known = definitions.get(meta);
-  if (known !== undefined && known.uniqueKeys === t.uniqueKeys) return known.json;
-  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys });
+  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames) return known.json;
+  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames });
   // A serial's next value is part of the definition: such tables are written out each time.
-  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, json });
+  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, json });
   return json;
 }
 
@@ -526,6 +527,7 @@ export class DirectoryStore {
       }
       const t = new MemoryTable(mt.name, read.fields.map((f) => ({ ...f, table: mt.name })), mt.meta);
       t.uniqueKeys = mt.uniqueKeys;
+      t.uniqueNames = mt.uniqueNames ?? [];
       t.replaceAll(read.batches);
       catalog.tables.set(mt.name, t);
       this.saved.set(t, { version: t.version, file: mt.file });
@@ -597,6 +599,7 @@ export class DirectoryStore {
             const fields = fieldsOf(op.def);
             const t = new MemoryTable(op.name, fields.map((f) => ({ ...f, table: op.name })), op.def.meta);
             t.uniqueKeys = op.def.uniqueKeys;
+            t.uniqueNames = op.def.uniqueNames ?? [];
             t.replaceAll(op.batches);
             catalog.tables.set(op.name, t);
             break;
@@ -622,6 +625,7 @@ export class DirectoryStore {
             if (op.def !== null) {
               t.meta = op.def.meta;
               t.uniqueKeys = op.def.uniqueKeys;
+              t.uniqueNames = op.def.uniqueNames ?? [];
             }
             break;
           }
@@ -663,7 +667,7 @@ export class DirectoryStore {
       if (l !== undefined && l.table === t && l.batches === batches) continue;
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
-        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys };
+        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
       } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
@@ -738,7 +742,7 @@ export class DirectoryStore {
         s = { version: src.version, file };
       }
       current.set(src, s);
-      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys });
+      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames });
     }
     const views = [...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql }));
     const oldFiles = new Set(this.manifest.tables.map((t) => t.file));
