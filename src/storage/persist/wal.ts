@@ -20,8 +20,11 @@
  * A single writer (every commit of the last second from one session, and the disk's fdatasync fast)
  * syncs on the calling thread instead: handing the call to libuv's thread pool and back costs two
  * thread wake-ups, as much as the fdatasync itself on a busy machine, and with one writer there is
- * nothing to batch. The event loop stalls for that fdatasync; once a second session commits, or an
- * inline fdatasync takes longer than SLOW_SYNC_MS, syncs go back to the thread pool for a while.
+ * nothing to batch. The event loop stalls for that fdatasync; once a second session commits, or inline
+ * fdatasyncs take longer than SLOW_SYNC_MS on average (or one takes ten times that), syncs go back to the
+ * thread pool for a while. A single slow one is not enough: virtual disks answer most syncs in well
+ * under a millisecond but one in fifty or so in 2–10 ms, and holding the thread pool for a second after
+ * each of those made the writer pay the two wake-ups on nearly every commit.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -46,7 +49,10 @@ const ZEROS = Buffer.alloc(PREALLOCATE);
 const SHARED_WINDOW_MS = 100;
 /** How long syncs stay on the thread pool after a sign of concurrency or of a slow disk. */
 const ASYNC_HOLD_MS = 1000;
-/** An inline fdatasync slower than this stalls the event loop too long: the next ones go to the thread pool. */
+/**
+ * Inline fdatasyncs slower than this on average (a moving average over about the last ten), or one ten
+ * times slower, stall the event loop too long: the next ones go to the thread pool.
+ */
 const SLOW_SYNC_MS = 2;
 let slowSyncMs = SLOW_SYNC_MS;
 
@@ -251,6 +257,8 @@ export class WalWriter {
   syncs = 0;
   /** Of those, the ones made on the calling thread (single-writer commits). */
   inlineSyncs = 0;
+  /** Moving average of inline fdatasync times (ms): a sustained slow disk moves syncs to the thread pool. */
+  private inlineSyncMsAverage = 0;
   /** The session that wrote the last record, and when. */
   private lastWriter: object | undefined = undefined;
   private lastAppendAt = -Infinity;
@@ -395,7 +403,9 @@ export class WalWriter {
     }
     if (target > this.durable) this.durable = target;
     const t1 = performance.now();
-    if (t1 - t0 > slowSyncMs) this.asyncUntil = t1 + ASYNC_HOLD_MS;
+    const ms = t1 - t0;
+    this.inlineSyncMsAverage = this.inlineSyncMsAverage * 0.9 + ms * 0.1;
+    if (ms > slowSyncMs * 10 || this.inlineSyncMsAverage > slowSyncMs) this.asyncUntil = t1 + ASYNC_HOLD_MS;
   }
 
   private sync(): Promise<void> {
