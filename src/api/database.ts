@@ -141,6 +141,8 @@ export class Database implements UtilityHost {
   readonly cursors = new CursorManager();
   private readonly sessionRelations = new Map([['pg_cursors', new CursorsView(this.cursors)]]);
   private abort: AbortController | null = null;
+  /** `abort` was made by prepareFiles for the running statement and no plan has taken it yet. */
+  private abortUnused = false;
   /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
   private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
@@ -443,7 +445,10 @@ export class Database implements UtilityHost {
         await refreshForStatement(this.catalog, s.stmt);
         // Literal rows call no functions, so there are no read_* globs to walk, and nothing runs long
         // enough to cancel (a statement that needs evaluating gets its controller from execContext).
-        if (isLiteralInsert(s.stmt)) this.abort = null;
+        if (isLiteralInsert(s.stmt)) {
+          this.abort = null;
+          this.abortUnused = false;
+        }
         else await this.prepareFiles(s.stmt);
         this.beginStatement();
         try {
@@ -490,6 +495,7 @@ export class Database implements UtilityHost {
    */
   async prepareFiles(stmt: Node): Promise<void> {
     const ac = (this.abort = new AbortController());
+    this.abortUnused = true;
     const limits = currentLimits();
     const clock = this.clock;
     const deadline = limits?.deadline ?? Infinity;
@@ -777,7 +783,10 @@ export class Database implements UtilityHost {
     const tz = this.timezone;
     const values: Value[] = paramTypes.map((t, i) => jsToValue(params[i], t, tz));
     for (let i = paramTypes.length; i < params.length; i++) values.push(jsToValue(params[i], T.unknown, tz));
-    this.abort = new AbortController();
+    // The controller prepareFiles made at the statement's start serves its first plan (a cancel then
+    // reaches both); later plans of the statement get their own, as cancel() stops the newest.
+    if (!this.abortUnused || this.abort === null || this.abort.signal.aborted) this.abort = new AbortController();
+    this.abortUnused = false;
     const limits = currentLimits();
     const now = performance.now();
     const deadline = limits?.deadline ?? Infinity;

@@ -826,14 +826,13 @@ export class Connection {
       }
       const prepared = db.prepareSelect(nodeBody<SelectStmt>(stmt.parsed.stmt), params, stmt.paramTypes);
       const formats = columnFormats(resultFormats, prepared.columns.length);
+      // The portal's controller is the plan's signal: closing or cancelling the portal stops the plan.
       const abort = new AbortController();
       const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal };
       // One account per statement: the yields between the batches sent count with the plan's own.
       if (ctx.ticker !== undefined) this.ticker = ctx.ticker;
       const op = await db.physical(prepared.plan, ctx);
-      const portal = new Portal(name, prepared.columns, formats, batchSource(op.execute(ctx)), (n) => `SELECT ${n}`, tz, breathe);
-      portal.abort.signal.addEventListener('abort', () => abort.abort());
-      return portal;
+      return new Portal(name, prepared.columns, formats, batchSource(op.execute(ctx)), (n) => `SELECT ${n}`, tz, breathe, abort);
     }
     const result = await this.runUtility(stmt.parsed, params);
     if (result.copyOut !== undefined) {

@@ -56,7 +56,8 @@ export class Portal {
   private encoders: Encoder[];
   /** Rows sent over the portal's lifetime. */
   total = 0;
-  readonly abort = new AbortController();
+  /** Cancels the portal's statement: the plan's own controller when it has one (see makePortal). */
+  readonly abort: AbortController;
   /** The statement's text, for the slow-query log. */
   sql = '';
 
@@ -71,7 +72,9 @@ export class Portal {
     format: FormatContext,
     /** Called every batch so a long read gives the event loop (cancel requests, other clients) a turn. */
     private readonly breathe: () => Promise<void>,
+    abort?: AbortController,
   ) {
+    this.abort = abort ?? new AbortController();
     this.encoders = columns.map((c, i) => encoderFor(c.type as DataType, formats[i] ?? 0, format));
   }
 
