@@ -518,8 +518,16 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
           if (selected * 2 > n) sel = null;
         }
+        // A range that is its whole row group decodes each column once: columns not read by the filter
+        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
+        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
+        const picked = sel;
         const data0 = await Promise.all(out.map((c) => {
-          const whole = g >= 0 ? flatChunk(g, c) : null;
+          let whole: Promise<FlatColumnData> | null = null;
+          if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
+            const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
+            if (flat !== null) whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
+          } else if (g >= 0) whole = flatChunk(g, c);
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
           return whole.then(
