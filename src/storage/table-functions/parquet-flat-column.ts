@@ -434,7 +434,11 @@ function scatter(dense: Dense, defs: Uint8Array, count: number, out: Dense, null
   }
 }
 
-export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk): Promise<FlatColumnData> {
+/**
+ * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), data pages
+ * holding none of those rows are skipped undecompressed: their rows stay zero and must not be read.
+ */
+export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
@@ -450,6 +454,8 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   let indices = new Int32Array(0);
   const scratch = { defs: new Uint8Array(0) };
   let row = 0;
+  // The next wanted row's position in `only`.
+  let want = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
@@ -462,6 +468,15 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
       continue;
+    }
+    if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
+      // A flat column's page holds one value slot per row: num_values rows from `row` on.
+      const pageRows = Math.min(header.type === 'DATA_PAGE' ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
+      while (want < onlyCount && only[want]! < row) want++;
+      if (want >= onlyCount || only[want]! >= row + pageRows) {
+        row += pageRows;
+        continue;
+      }
     }
     let count: number;
     let encoding: string;

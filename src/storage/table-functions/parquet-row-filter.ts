@@ -70,40 +70,63 @@ export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly {
 
 /**
  * Narrows `sel` (row offsets within the column's rows, ascending) to the rows that may pass `f`;
- * returns how many remain at the front of `sel`.
+ * returns how many remain at the front of `sel`. One loop per operator: a switch inside the row loop
+ * was most of a pruned scan's filtering time.
  */
 export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array, count: number): number {
   const v = d.values;
   const nulls = d.nulls;
   const k = f.value;
   let w = 0;
-  for (let i = 0; i < count; i++) {
-    const r = sel[i]!;
-    if (nulls !== null && nulls[r] === 1) continue;
-    const x = v[r]!;
-    let keep: boolean;
-    switch (f.op) {
-      case '=':
-        keep = x === k;
-        break;
-      case '<>':
-        keep = x !== k;
-        break;
-      case '<':
-        keep = x < k;
-        break;
-      case '<=':
-        keep = x <= k;
-        break;
-      case '>':
-        keep = x > k || x !== x;
-        break;
-      default:
-        keep = x >= k || x !== x;
+  if (nulls !== null) {
+    // NULLs never pass; clearing them first keeps the comparison loops below free of the test.
+    for (let i = 0; i < count; i++) {
+      const r = sel[i]!;
+      if (nulls[r] !== 1) sel[w++] = r;
     }
-    if (keep) sel[w++] = r;
+    count = w;
+    w = 0;
   }
-  return w;
+  switch (f.op) {
+    case '=':
+      for (let i = 0; i < count; i++) {
+        const r = sel[i]!;
+        if (v[r] === k) sel[w++] = r;
+      }
+      return w;
+    case '<>':
+      for (let i = 0; i < count; i++) {
+        const r = sel[i]!;
+        if (v[r] !== k) sel[w++] = r;
+      }
+      return w;
+    case '<':
+      for (let i = 0; i < count; i++) {
+        const r = sel[i]!;
+        if (v[r]! < k) sel[w++] = r;
+      }
+      return w;
+    case '<=':
+      for (let i = 0; i < count; i++) {
+        const r = sel[i]!;
+        if (v[r]! <= k) sel[w++] = r;
+      }
+      return w;
+    case '>':
+      for (let i = 0; i < count; i++) {
+        const r = sel[i]!;
+        const x = v[r]!;
+        if (x > k || x !== x) sel[w++] = r;
+      }
+      return w;
+    default:
+      for (let i = 0; i < count; i++) {
+        const r = sel[i]!;
+        const x = v[r]!;
+        if (x >= k || x !== x) sel[w++] = r;
+      }
+      return w;
+  }
 }
 
 /** The selected rows of a decoded column, in order. */

@@ -15,7 +15,7 @@
  * INT64 → int8 (TIMESTAMP → timestamp, or timestamptz when adjusted to UTC), FLOAT → float4,
  * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
  */
-import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
@@ -61,6 +61,14 @@ export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
   jsonFromBytes: (b: Uint8Array) => (b === null || b === undefined ? null : new TextDecoder().decode(b)),
 };
 
+/**
+ * Parsed footers by path, checked against the file's size and modification time: binding and the scan
+ * both need the footer, and a query repeated over the same file would otherwise parse it again each
+ * time (for a query that statistics prune to one row group, most of its fixed cost).
+ */
+const footerCache = new Map<string, { size: number; mtimeMs: number; meta: FileMetaData }>();
+const FOOTER_CACHE_ENTRIES = 64;
+
 /** Synchronous footer read: binding fixes the schema and runs synchronously. */
 export function readParquetMetadataSync(file: string): FileMetaData {
   let fd: number;
@@ -70,7 +78,10 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     throw fileOpenError(file, e);
   }
   try {
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    const size = st.size;
+    const cached = footerCache.get(file);
+    if (cached !== undefined && cached.size === size && cached.mtimeMs === st.mtimeMs) return cached.meta;
     const tail = Buffer.alloc(8);
     if (size < 12 || readSync(fd, tail, 0, 8, size - 8) !== 8 || tail.toString('latin1', 4, 8) !== 'PAR1') {
       throw new QuireError('22P04', `file "${file}" is not a Parquet file`);
@@ -80,7 +91,11 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     const buf = Buffer.alloc(metaLen + 8);
     readSync(fd, buf, 0, metaLen + 8, size - metaLen - 8);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-    return hyparquet().parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
+    const meta = hyparquet().parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
+    // Oldest entry out first: Map keeps insertion order.
+    if (footerCache.size >= FOOTER_CACHE_ENTRIES) footerCache.delete(footerCache.keys().next().value!);
+    footerCache.set(file, { size, mtimeMs: st.mtimeMs, meta });
+    return meta;
   } catch (e) {
     if (e instanceof QuireError) throw e;
     throw new QuireError('22P04', `could not read Parquet metadata of "${file}": ${(e as Error).message}`);
@@ -294,9 +309,11 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
  * synchronous: a slice is one column chunk (a few MB at most from the page cache), and a thread-pool
  * round trip per chunk left the decoder idle for longer than the read itself on a busy machine.
  */
-async function openFileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close(): Promise<void> }> {
-  const fh = await fsp.open(file, 'r');
-  const size = (await fh.stat()).size;
+function openFileBuffer(file: string): { buffer: AsyncBuffer; close(): void } {
+  // Opened synchronously too: open, stat and close through the thread pool were three event-loop
+  // round trips per file, a large part of a pruned scan that decodes one row group.
+  const fd = openSync(file, 'r');
+  const size = fstatSync(fd).size;
   return {
     buffer: {
       byteLength: size,
@@ -306,14 +323,14 @@ async function openFileBuffer(file: string): Promise<{ buffer: AsyncBuffer; clos
         const view = new Uint8Array(ab);
         let done = 0;
         while (done < view.length) {
-          const bytesRead = readSync(fh.fd, view, done, view.length - done, start + done);
+          const bytesRead = readSync(fd, view, done, view.length - done, start + done);
           if (bytesRead === 0) break;
           done += bytesRead;
         }
         return ab;
       },
     },
-    close: () => fh.close(),
+    close: () => closeSync(fd),
   };
 }
 
@@ -404,7 +421,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       file = spec.files[fi]!;
       let opened;
       try {
-        opened = await openFileBuffer(file);
+        opened = openFileBuffer(file);
       } catch (e) {
         throw fileOpenError(file, e);
       }
@@ -501,8 +518,16 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
           if (selected * 2 > n) sel = null;
         }
+        // A range that is its whole row group decodes each column once: columns not read by the filter
+        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
+        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
+        const picked = sel;
         const data0 = await Promise.all(out.map((c) => {
-          const whole = g >= 0 ? flatChunk(g, c) : null;
+          let whole: Promise<FlatColumnData> | null = null;
+          if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
+            const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
+            if (flat !== null) whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
+          } else if (g >= 0) whole = flatChunk(g, c);
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
           return whole.then(
@@ -548,7 +573,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       progress.skip(fileBytes - reported);
       } finally {
         if (reservation !== null) reservation.free();
-        await opened.close();
+        opened.close();
       }
     }
   } catch (e) {
