@@ -11,6 +11,11 @@ import { storageKind, type DataType, type Field, type Value } from '../common/ty
 
 /** 10^0 … 10^22: each exact in a double, so mantissa / 10^k is the correctly rounded value. */
 const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+/**
+ * Digits accumulate exactly while below 2^53; past it the running value only grows, so a mantissa
+ * that stays below 2^53 was exact all along.
+ */
+const TWO53 = 2 ** 53;
 
 const enum Out {
   Skip = 0,
@@ -231,12 +236,12 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
         }
         if (kind === Out.Num) {
           let x: number;
-          if (!exp && digits + frac <= 15) x = frac === 0 ? mant : mant / POW10[frac]!;
+          if (!exp && mant < TWO53 && frac <= 22) x = frac === 0 ? mant : mant / POW10[frac]!;
           else x = Number(b.toString('latin1', ns, i));
           (out.data[o] as Float64Array)[r] = c === 45 ? -x : x;
           out.nulls[o]![r] = 0;
         } else if (kind === Out.Int) {
-          if (exp || frac > 0 || digits > 15) return -1;
+          if (exp || frac > 0 || mant >= TWO53) return -1;
           (out.data[o] as Float64Array | Value[])[r] = c === 45 ? -mant : mant;
           out.nulls[o]![r] = 0;
         } else if (kind !== Out.Skip) {
