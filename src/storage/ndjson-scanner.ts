@@ -236,9 +236,13 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
         }
         if (kind === Out.Num) {
           let x: number;
-          if (!exp && mant < TWO53 && frac <= 22) x = frac === 0 ? mant : mant / POW10[frac]!;
-          else x = Number(b.toString('latin1', ns, i));
-          (out.data[o] as Float64Array)[r] = c === 45 ? -x : x;
+          if (!exp && mant < TWO53 && frac <= 22) {
+            x = frac === 0 ? mant : mant / POW10[frac]!;
+            if (c === 45) x = -x;
+          } else {
+            x = Number(b.toString('latin1', ns, i));
+          }
+          (out.data[o] as Float64Array)[r] = x;
           out.nulls[o]![r] = 0;
         } else if (kind === Out.Int) {
           if (exp || frac > 0 || mant >= TWO53) return -1;
