@@ -21,8 +21,6 @@ import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
-/** Fewer, larger reads: each one is a round trip to the thread pool that the parser waits on. */
-const READ_CHUNK_BYTES = 1 << 20;
 
 /**
  * Streams the top-level JSON values of a document: each element of a top-level array, or each value
@@ -409,7 +407,7 @@ function makeBinding(spec: JsonSpec): TableFunctionBinding {
   const binding: TableFunctionBinding = {
     schema: cols.map((c) => fields[c]!),
     argTypes: [T.text],
-    execute: (_args, _ctx, signal, exec) => readJsonFiles(files, fields, cols, signal, exec, READ_CHUNK_BYTES),
+    execute: (_args, _ctx, signal, exec) => readJsonFiles(files, fields, cols, signal, exec),
     withProjection: (keep) => makeBinding({ ...spec, cols: keep.map((c) => cols[c]!) }),
     describe: () => (cols.length < fields.length ? `columns: [${cols.map((c) => fields[c]!.name).join(', ')}]` : ''),
   };
