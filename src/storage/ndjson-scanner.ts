@@ -89,6 +89,10 @@ export class NdjsonColumns {
   }
 }
 
+/** ASCII strings up to this length are looked up in NdjsonSchema's cache before a new one is made. */
+const SHORT = 24;
+const CACHE_SLOTS = 4096;
+
 /** Maps record keys (as raw UTF-8 bytes) to output columns. */
 export class NdjsonSchema {
   private readonly keys: Buffer[];
@@ -104,6 +108,26 @@ export class NdjsonSchema {
     this.outOf = new Int32Array(fields.length).fill(-1);
     cols.forEach((f, o) => (this.outOf[f] = o));
     this.kinds = fields.map((f, i) => (this.outOf[i]! < 0 ? Out.Skip : outKind(f.type)));
+  }
+
+  /**
+   * Short repeated strings (categories, codes) come back as one string object: no allocation per
+   * row, and V8 keeps a string's hash in the object, so grouping and joining on it hash it once.
+   */
+  private readonly cache: string[] = new Array<string>(CACHE_SLOTS).fill('');
+
+  shortString(b: Buffer, s: number, e: number, hash: number): string {
+    const slot = (hash ^ (hash >>> 13)) & (CACHE_SLOTS - 1);
+    const c = this.cache[slot]!;
+    const n = e - s;
+    if (c.length === n) {
+      let i = 0;
+      while (i < n && c.charCodeAt(i) === b[s + i]) i++;
+      if (i === n) return c;
+    }
+    const str = b.toString('latin1', s, e);
+    this.cache[slot] = str;
+    return str;
   }
 
   /** The field whose name is b[s, e), or -1; `guess` (the field after the previous key) is tried first. */
@@ -164,6 +188,7 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
         const vs = ++i;
         let escaped = false;
         let high = false;
+        let hash = 0;
         while (i < e) {
           const x = b[i]!;
           if (x === 34) break;
@@ -174,6 +199,7 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
           }
           if (x < 32) return -1;
           if (x >= 128) high = true;
+          hash = (Math.imul(hash, 31) + x) | 0;
           i++;
         }
         if (i >= e) return -1;
@@ -182,7 +208,9 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
           let str: string;
           try {
             if (escaped) str = JSON.parse(utf8.decode(b.subarray(vs - 1, ve + 1))) as string;
-            else str = high ? utf8.decode(b.subarray(vs, ve)) : b.toString('latin1', vs, ve);
+            else if (high) str = utf8.decode(b.subarray(vs, ve));
+            else if (ve - vs <= SHORT) str = schema.shortString(b, vs, ve, hash);
+            else str = b.toString('latin1', vs, ve);
           } catch {
             return -1;
           }

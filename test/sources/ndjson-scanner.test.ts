@@ -119,6 +119,13 @@ describe('read_json NDJSON byte path', () => {
     expect(await readChunked(f, fields, [4, 0], 5)).toEqual(whole.map((r) => [r[4], r[0]]));
   });
 
+  it('keeps many distinct short strings apart (the short-string cache collides)', async () => {
+    const N = 20000;
+    const f = file(Array.from({ length: N }, (_, i) => `{"id": ${i}, "s": "${(i * 7919) % 6007}x${i % 3}"}`).join('\n'));
+    const r = await db.query(`select id, s from read_json('${f}') order by id`);
+    expect(r.rows).toEqual(Array.from({ length: N }, (_, i) => [i, `${(i * 7919) % 6007}x${i % 3}`]));
+  });
+
   it('falls back per line for values off the fast path', async () => {
     const f = file('{"a": 1, "t": "x"}\n{"a": 2, "t": "y"}\n{"t": {"n": [1, 2]}, "a": 3, "extra": [1]}\n{"a": 4.0, "t": 5}\n{"a": 12345678901234567, "t": "z"}\n');
     const r = await db.query(`select a, t from read_json('${f}', sample_size => 2)`);
