@@ -6,7 +6,8 @@
  * (strings, mixed kinds, and nested objects/arrays as their JSON text). ISO date strings stay text:
  * telling a date from an identifier that looks like one is guesswork.
  *
- * Numbers go through JSON.parse, so integers beyond 2^53 are not exact (they infer as float8).
+ * Inference goes through JSON.parse, so integers beyond 2^53 infer as float8 (the nearest double).
+ * Rows come from ndjson-scanner.ts byte by byte where they fit the schema (see readJsonBody).
  */
 import { statSync } from 'node:fs';
 import { filesToRead } from '../file-access.js';
