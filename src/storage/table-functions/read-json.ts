@@ -6,17 +6,19 @@
  * (strings, mixed kinds, and nested objects/arrays as their JSON text). ISO date strings stay text:
  * telling a date from an identifier that looks like one is guesswork.
  *
- * Numbers go through JSON.parse, so integers beyond 2^53 are not exact (they infer as float8).
+ * Inference goes through JSON.parse, so integers beyond 2^53 infer as float8 (the nearest double).
+ * Rows come from ndjson-scanner.ts byte by byte where they fit the schema (see readJsonBody).
  */
 import { statSync } from 'node:fs';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Field, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../common/column.js';
+import { BATCH_SIZE, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { Utf8Decoder, readFileChunks, readFileHead } from '../csv.js';
+import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
@@ -165,30 +167,6 @@ function join(a: Kind, b: Kind): Kind {
   return 'text';
 }
 
-/**
- * The objects of a block of lines when every line holds exactly one JSON object, else null. One
- * JSON.parse over the lines joined by commas replaces a character scan and a parse per record. A
- * value spanning lines cannot survive the join (its inner line break lands after '{', '[', ',' or
- * ':' or before '}', ']' or ','), and comparing the count with the lines catches two values on one
- * line; empty lines fail the parse. Null sends the block to the general splitter, which also gives
- * the precise error.
- */
-function parseLines(body: string): Record<string, unknown>[] | null {
-  if (body.length === 0) return null;
-  let lines = 1;
-  for (let i = body.indexOf('\n'); i !== -1; i = body.indexOf('\n', i + 1)) lines++;
-  let v: unknown;
-  try {
-    v = JSON.parse(`[${body.replaceAll('\n', ',')}]`);
-  } catch {
-    return null;
-  }
-  const values = v as unknown[];
-  if (values.length !== lines) return null;
-  for (const x of values) if (x === null || typeof x !== 'object' || Array.isArray(x)) return null;
-  return values as Record<string, unknown>[];
-}
-
 /** Error details name the file and line but never quote it: the reader may not be allowed to see other lines. */
 function parseRecord(text: string, file: string, line: number): Record<string, unknown> {
   let v: unknown;
@@ -255,17 +233,24 @@ function toValue(v: unknown, t: DataType, file: string, line: number, col: strin
 }
 
 /**
- * The text held while a value is incomplete grows with the value (one huge document, a very long line):
- * it reserves from the statement's pool, with one output batch, so memory_limit refuses it (53200).
+ * The bytes held while a line or value is incomplete grow with it (one huge document, a very long
+ * line): they reserve from the statement's pool, with one output batch, so memory_limit refuses them (53200).
  */
-async function* readJsonFiles(files: readonly string[], fields: readonly Field[], signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
+async function* readJsonFiles(
+  files: readonly string[],
+  fields: readonly Field[],
+  cols: readonly number[],
+  signal?: AbortSignal,
+  exec?: ExecContext,
+  chunkBytes?: number,
+): AsyncGenerator<Batch> {
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_json', false);
-  const batchBytes = BATCH_SIZE * (fields.length * 24 + 16);
+  const batchBytes = BATCH_SIZE * (cols.length * 24 + 16);
   reservation?.grow(batchBytes, 'an output batch');
   try {
-    yield* readJsonBody(files, fields, signal, (chars, file) => {
+    yield* readJsonBody(files, fields, cols, signal, chunkBytes, (bytes, file) => {
       if (reservation === null) return;
-      const want = batchBytes + 2 * chars;
+      const want = batchBytes + bytes;
       if (want > reservation.size) reservation.grow(want - reservation.size, `text of "${file}"`);
       else reservation.shrink(reservation.size - want);
     });
@@ -274,77 +259,161 @@ async function* readJsonFiles(files: readonly string[], fields: readonly Field[]
   }
 }
 
-async function* readJsonBody(files: readonly string[], fields: readonly Field[], signal: AbortSignal | undefined, hold: (chars: number, file: string) => void): AsyncGenerator<Batch> {
-  let builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+/**
+ * Rows of newline-delimited JSON. Each line goes through scanRecord (bytes straight into the output
+ * columns); a line it declines is parsed whole with JSON.parse; a line that is not one JSON value (a
+ * pretty-printed record, a top-level array, two values on a line, a syntax error) hands the rest of
+ * the file to the general splitter, which also words the error. Exported for tests (chunkBytes).
+ */
+export async function* readJsonBody(
+  files: readonly string[],
+  fields: readonly Field[],
+  cols: readonly number[],
+  signal: AbortSignal | undefined,
+  chunkBytes: number | undefined,
+  hold: (bytes: number, file: string) => void,
+): AsyncGenerator<Batch> {
+  const types = cols.map((c) => fields[c]!.type);
+  const schema = new NdjsonSchema(fields, cols);
+  let out = new NdjsonColumns(types, BATCH_SIZE);
   let rows = 0;
   const flush = (): Batch => {
-    const b: Batch = { columns: builders.map((x) => x.finish()), length: rows };
-    builders = fields.map((f) => new ColumnBuilder(f.type, BATCH_SIZE));
+    const b: Batch = { columns: out.finish(rows), length: rows };
+    out = new NdjsonColumns(types, BATCH_SIZE);
     rows = 0;
     return b;
   };
+  const lineDecoder = new Utf8Decoder(false);
+  /** The general path for one record: every read column from JSON.parse's object. */
+  const putRecord = (rec: Record<string, unknown>, file: string, line: number): void => {
+    for (let o = 0; o < cols.length; o++) {
+      const f = fields[cols[o]!]!;
+      out.set(o, rows, toValue(rec[f.name], f.type, file, line, f.name));
+    }
+  };
   for (const file of files) {
-    const dec = new Utf8Decoder(false);
-    // Newline-delimited files are read a block of whole lines at a time (see parseLines); the first
-    // block that is not one object per line hands the rest of the file to the general splitter.
     let sp: JsonValueSplitter | null = null;
-    let pending = '';
+    let dec: Utf8Decoder | null = null;
+    let carry: Buffer | null = null;
     let line = 1;
+    let first = true;
+    let parts: Buffer[] = [];
+    let partBytes = 0;
     function* drain(splitter: JsonValueSplitter, final: boolean): Generator<Batch> {
       for (;;) {
         const t = splitter.next(final);
         if (t === null) return;
-        const rec = parseRecord(t, file, splitter.line);
-        for (let c = 0; c < fields.length; c++) {
-          const f = fields[c]!;
-          builders[c]!.push(toValue(rec[f.name], f.type, file, splitter.line, f.name));
-        }
+        putRecord(parseRecord(t, file, splitter.line), file, splitter.line);
         rows++;
         if (rows === BATCH_SIZE) yield flush();
       }
     }
-    function* feed(text: string, final: boolean): Generator<Batch> {
+    function* toSplitter(rest: Buffer, final: boolean): Generator<Batch> {
+      dec = new Utf8Decoder(false);
+      sp = new JsonValueSplitter();
+      sp.line = line;
+      sp.push(dec.decode(rest, final));
+      hold(2 * sp.buffered, file);
+      yield* drain(sp, final);
+    }
+    function* lines(data: Buffer, final: boolean): Generator<Batch> {
+      let s = 0;
+      if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) s = 3;
+      first = false;
+      for (;;) {
+        let nl = data.indexOf(10, s);
+        if (nl < 0) {
+          if (!final) {
+            carry = s < data.length ? data.subarray(s) : null;
+            hold(carry === null ? 0 : carry.length, file);
+            return;
+          }
+          if (s >= data.length) return;
+          nl = data.length;
+        }
+        const got = scanRecord(data, s, nl, schema, out, rows);
+        if (got < 0) {
+          let rec: unknown;
+          try {
+            rec = JSON.parse(lineDecoder.decode(data.subarray(s, nl), true));
+          } catch {
+            rec = undefined;
+          }
+          if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
+            yield* toSplitter(data.subarray(s), final);
+            return;
+          }
+          putRecord(rec as Record<string, unknown>, file, line);
+        }
+        if (got !== 0) {
+          rows++;
+          if (rows === BATCH_SIZE) yield flush();
+        }
+        line++;
+        s = nl + 1;
+        if (s >= data.length && !final) {
+          carry = null;
+          return;
+        }
+      }
+    }
+    for await (const chunk of readFileChunks(file, signal, 'read_json', chunkBytes === undefined ? {} : { chunkBytes })) {
       if (sp !== null) {
-        sp.push(text);
-        hold(sp.buffered, file);
-        yield* drain(sp, final);
-        return;
+        const splitter: JsonValueSplitter = sp;
+        splitter.push(dec!.decode(chunk));
+        hold(2 * splitter.buffered, file);
+        yield* drain(splitter, false);
+        continue;
       }
-      const all = pending + text;
-      const cut = final ? all.length : all.lastIndexOf('\n');
-      if (cut < 0) {
-        pending = all;
-        hold(pending.length, file);
-        return;
+      const held = carry as Buffer | null;
+      if (held === null) {
+        yield* lines(chunk, false);
+        continue;
       }
-      const body = all.slice(0, cut);
-      pending = final ? '' : all.slice(cut + 1);
-      hold(all.length, file);
-      if (final && body.trim() === '') return;
-      const records = parseLines(body);
-      if (records === null) {
-        sp = new JsonValueSplitter();
-        sp.line = line;
-        sp.push(final ? body : `${body}\n${pending}`);
-        pending = '';
-        yield* drain(sp, final);
-        return;
+      // A line longer than a chunk gathers its pieces and joins them once, not once per chunk.
+      parts.push(chunk);
+      partBytes += chunk.length;
+      if (chunk.indexOf(10) < 0) {
+        hold(held.length + partBytes, file);
+        continue;
       }
-      for (let r = 0; r < records.length; r++) {
-        const rec = records[r]!;
-        for (let c = 0; c < fields.length; c++) {
-          const f = fields[c]!;
-          builders[c]!.push(toValue(rec[f.name], f.type, file, line + r, f.name));
-        }
-        rows++;
-        if (rows === BATCH_SIZE) yield flush();
-      }
-      line += records.length;
+      const joined = Buffer.concat([held, ...parts]);
+      parts = [];
+      partBytes = 0;
+      yield* lines(joined, false);
     }
-    for await (const chunk of readFileChunks(file, signal, 'read_json')) yield* feed(dec.decode(chunk), false);
-    yield* feed(dec.decode(new Uint8Array(0), true), true);
+    if (parts.length > 0) carry = Buffer.concat([carry as Buffer | null ?? Buffer.alloc(0), ...parts]);
+    if (sp !== null) {
+      const splitter: JsonValueSplitter = sp;
+      splitter.push(dec!.decode(new Uint8Array(0), true));
+      yield* drain(splitter, true);
+    } else {
+      const held = carry as Buffer | null;
+      if (held !== null) yield* lines(held, true);
+      else if (first) yield* lines(Buffer.alloc(0), true);
+    }
   }
   if (rows > 0) yield flush();
+}
+
+interface JsonSpec {
+  files: readonly string[];
+  fields: readonly Field[];
+  cols: readonly number[];
+  estimatedRows?: number;
+}
+
+function makeBinding(spec: JsonSpec): TableFunctionBinding {
+  const { files, fields, cols } = spec;
+  const binding: TableFunctionBinding = {
+    schema: cols.map((c) => fields[c]!),
+    argTypes: [T.text],
+    execute: (_args, _ctx, signal, exec) => readJsonFiles(files, fields, cols, signal, exec),
+    withProjection: (keep) => makeBinding({ ...spec, cols: keep.map((c) => cols[c]!) }),
+    describe: () => (cols.length < fields.length ? `columns: [${cols.map((c) => fields[c]!.name).join(', ')}]` : ''),
+  };
+  if (spec.estimatedRows !== undefined) binding.estimatedRows = spec.estimatedRows;
+  return binding;
 }
 
 export const readJson: TableFunction = {
@@ -364,11 +433,7 @@ export const readJson: TableFunction = {
     }
     const files = filesToRead(p, ctx.files);
     const { fields, bytesPerRow } = inferSchema(files[0]!, sampleSize);
-    const binding: TableFunctionBinding = {
-      schema: fields,
-      argTypes: [T.text],
-      execute: (_args, _ctx, signal, exec) => readJsonFiles(files, fields, signal, exec),
-    };
+    const spec: JsonSpec = { files, fields, cols: fields.map((_, i) => i) };
     if (bytesPerRow > 0) {
       let total = 0;
       for (const f of files) {
@@ -378,8 +443,9 @@ export const readJson: TableFunction = {
           // A file that vanished since globbing fails when read; the estimate just ignores it.
         }
       }
-      binding.estimatedRows = Math.ceil(total / bytesPerRow);
+      spec.estimatedRows = Math.ceil(total / bytesPerRow);
     }
+    const binding = makeBinding(spec);
     return binding;
   },
 };

@@ -1,0 +1,317 @@
+/**
+ * Byte-level reading of one newline-delimited JSON record into typed output columns, for records
+ * whose values fit the inferred schema: numbers parse straight from the bytes, strings are sliced
+ * (decoded through JSON.parse only when they hold a backslash), values of columns the query does
+ * not read are checked for syntax and skipped. Anything else (nested values, an integer where the
+ * schema wants text, a key with an escape, a syntax error) makes scanRecord return false, and the
+ * caller reads the line the general way, which also gives the precise error.
+ */
+import { makeColumn, type Column, type ColumnData } from '../common/column.js';
+import { storageKind, type DataType, type Field, type Value } from '../common/types.js';
+
+/** 10^0 … 10^22: each exact in a double, so mantissa / 10^k is the correctly rounded value. */
+const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+/**
+ * Digits accumulate exactly while below 2^53; past it the running value only grows, so a mantissa
+ * that stays below 2^53 was exact all along.
+ */
+const TWO53 = 2 ** 53;
+
+const enum Out {
+  Skip = 0,
+  Num = 1,
+  Int = 2,
+  Bool = 3,
+  Text = 4,
+}
+
+function outKind(t: DataType): Out {
+  switch (t.name) {
+    case 'int8':
+      return Out.Int;
+    case 'float8':
+      return Out.Num;
+    case 'bool':
+      return Out.Bool;
+    default:
+      return Out.Text;
+  }
+}
+
+/** The output columns of one batch; rows start as NULL and each value written clears its null. */
+export class NdjsonColumns {
+  readonly data: ColumnData[];
+  readonly nulls: Uint8Array[];
+
+  constructor(
+    private readonly types: readonly DataType[],
+    private readonly capacity: number,
+  ) {
+    this.data = types.map((t) => this.alloc(t));
+    this.nulls = types.map(() => new Uint8Array(capacity).fill(1));
+  }
+
+  private alloc(t: DataType): ColumnData {
+    switch (storageKind(t)) {
+      case 'u8':
+        return new Uint8Array(this.capacity);
+      case 'f64':
+        return new Float64Array(this.capacity);
+      default:
+        return new Array<Value>(this.capacity).fill(null);
+    }
+  }
+
+  /** Any engine value (the general path); an int8 beyond 2^53 turns its column into a plain array. */
+  set(c: number, r: number, v: Value): void {
+    if (v === null) {
+      this.nulls[c]![r] = 1;
+      return;
+    }
+    let d = this.data[c]!;
+    if (typeof v === 'bigint' && d instanceof Float64Array) {
+      d = Array.from(d) as Value[];
+      this.data[c] = d;
+    }
+    if (d instanceof Uint8Array) d[r] = v === true ? 1 : 0;
+    else (d as Value[])[r] = v;
+    this.nulls[c]![r] = 0;
+  }
+
+  finish(n: number): Column[] {
+    return this.types.map((t, c) => {
+      const nulls = this.nulls[c]!.subarray(0, n);
+      const d = this.data[c]!;
+      const data = Array.isArray(d) ? (d.length > n ? d.slice(0, n) : d) : d.subarray(0, n);
+      if (Array.isArray(data)) for (let r = 0; r < n; r++) if (nulls[r] === 1) data[r] = null;
+      return makeColumn(t, data, nulls.indexOf(1) === -1 ? null : nulls);
+    });
+  }
+}
+
+/** ASCII strings up to this length are looked up in NdjsonSchema's cache before a new one is made. */
+const SHORT = 24;
+const CACHE_SLOTS = 4096;
+
+/** Maps record keys (as raw UTF-8 bytes) to output columns. */
+export class NdjsonSchema {
+  private readonly keys: Buffer[];
+  private readonly byKey = new Map<string, number>();
+  /** Per field: output column or -1 when the query does not read it. */
+  readonly outOf: Int32Array;
+  readonly kinds: Out[];
+
+  constructor(fields: readonly Field[], cols: readonly number[]) {
+    this.keys = fields.map((f) => Buffer.from(f.name, 'utf8'));
+    // JSON.parse keeps the last of duplicate names; the schema holds each name once.
+    fields.forEach((f, i) => this.byKey.set(Buffer.from(f.name, 'utf8').toString('latin1'), i));
+    this.outOf = new Int32Array(fields.length).fill(-1);
+    cols.forEach((f, o) => (this.outOf[f] = o));
+    this.kinds = fields.map((f, i) => (this.outOf[i]! < 0 ? Out.Skip : outKind(f.type)));
+  }
+
+  /**
+   * Short repeated strings (categories, codes) come back as one string object: no allocation per
+   * row, and V8 keeps a string's hash in the object, so grouping and joining on it hash it once.
+   */
+  private readonly cache: string[] = new Array<string>(CACHE_SLOTS).fill('');
+
+  shortString(b: Buffer, s: number, e: number, hash: number): string {
+    const slot = (hash ^ (hash >>> 13)) & (CACHE_SLOTS - 1);
+    const c = this.cache[slot]!;
+    const n = e - s;
+    if (c.length === n) {
+      let i = 0;
+      while (i < n && c.charCodeAt(i) === b[s + i]) i++;
+      if (i === n) return c;
+    }
+    const str = b.toString('latin1', s, e);
+    this.cache[slot] = str;
+    return str;
+  }
+
+  /** The field whose name is b[s, e), or -1; `guess` (the field after the previous key) is tried first. */
+  field(b: Buffer, s: number, e: number, guess: number): number {
+    const k = this.keys[guess];
+    if (k !== undefined && k.length === e - s) {
+      let i = 0;
+      while (i < k.length && k[i] === b[s + i]) i++;
+      if (i === k.length) return guess;
+    }
+    return this.byKey.get(b.toString('latin1', s, e)) ?? -1;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 10;
+}
+
+/**
+ * Reads the record in b[s, e) (one line without its '\n') into row r. Returns 1 when done, 0 for a
+ * blank line, -1 when the caller must take the general path (the row's columns may be partly written).
+ */
+export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
+  let i = s;
+  while (i < e && isWs(b[i]!)) i++;
+  if (i === e) return 0;
+  if (b[i] !== 123) return -1;
+  i++;
+  while (i < e && isWs(b[i]!)) i++;
+  if (i < e && b[i] === 125) {
+    i++;
+  } else {
+    let guess = 0;
+    for (;;) {
+      if (i >= e || b[i] !== 34) return -1;
+      const ks = ++i;
+      while (i < e) {
+        const c = b[i]!;
+        if (c === 34) break;
+        if (c === 92 || c < 32) return -1;
+        i++;
+      }
+      if (i >= e) return -1;
+      const f = schema.field(b, ks, i, guess);
+      i++;
+      while (i < e && isWs(b[i]!)) i++;
+      if (i >= e || b[i] !== 58) return -1;
+      i++;
+      while (i < e && isWs(b[i]!)) i++;
+      if (i >= e) return -1;
+      const kind = f < 0 ? Out.Skip : schema.kinds[f]!;
+      const o = f < 0 ? -1 : schema.outOf[f]!;
+      guess = f + 1;
+      const c = b[i]!;
+      if (c === 34) {
+        const vs = ++i;
+        let escaped = false;
+        let high = false;
+        let hash = 0;
+        while (i < e) {
+          const x = b[i]!;
+          if (x === 34) break;
+          if (x === 92) {
+            escaped = true;
+            i += 2;
+            continue;
+          }
+          if (x < 32) return -1;
+          if (x >= 128) high = true;
+          hash = (Math.imul(hash, 31) + x) | 0;
+          i++;
+        }
+        if (i >= e) return -1;
+        const ve = i++;
+        if (kind === Out.Text) {
+          let str: string;
+          try {
+            if (escaped) str = JSON.parse(utf8.decode(b.subarray(vs - 1, ve + 1))) as string;
+            else if (high) str = utf8.decode(b.subarray(vs, ve));
+            else if (ve - vs <= SHORT) str = schema.shortString(b, vs, ve, hash);
+            else str = b.toString('latin1', vs, ve);
+          } catch {
+            return -1;
+          }
+          // Text decoded from a NUL escape stays; a raw NUL byte never reaches here (< 32).
+          (out.data[o] as Value[])[r] = str;
+          out.nulls[o]![r] = 0;
+        } else if (kind !== Out.Skip) {
+          return -1;
+        } else if (high || escaped) {
+          try {
+            if (escaped) JSON.parse(utf8.decode(b.subarray(vs - 1, ve + 1)));
+            else utf8.decode(b.subarray(vs, ve));
+          } catch {
+            return -1;
+          }
+        }
+      } else if (c === 45 || (c >= 48 && c <= 57)) {
+        const ns = i;
+        if (c === 45) i++;
+        let mant = 0;
+        let digits = 0;
+        if (i < e && b[i] === 48) {
+          i++;
+          digits = 1;
+        } else {
+          while (i < e && b[i]! >= 48 && b[i]! <= 57) {
+            mant = mant * 10 + (b[i]! - 48);
+            digits++;
+            i++;
+          }
+          if (digits === 0) return -1;
+        }
+        let frac = 0;
+        if (i < e && b[i] === 46) {
+          i++;
+          while (i < e && b[i]! >= 48 && b[i]! <= 57) {
+            mant = mant * 10 + (b[i]! - 48);
+            frac++;
+            i++;
+          }
+          if (frac === 0) return -1;
+        }
+        let exp = false;
+        if (i < e && (b[i] === 101 || b[i] === 69)) {
+          exp = true;
+          i++;
+          if (i < e && (b[i] === 43 || b[i] === 45)) i++;
+          const es = i;
+          while (i < e && b[i]! >= 48 && b[i]! <= 57) i++;
+          if (i === es) return -1;
+        }
+        if (kind === Out.Num) {
+          let x: number;
+          if (!exp && mant < TWO53 && frac <= 22) {
+            x = frac === 0 ? mant : mant / POW10[frac]!;
+            if (c === 45) x = -x;
+          } else {
+            x = Number(b.toString('latin1', ns, i));
+          }
+          (out.data[o] as Float64Array)[r] = x;
+          out.nulls[o]![r] = 0;
+        } else if (kind === Out.Int) {
+          if (exp || frac > 0 || mant >= TWO53) return -1;
+          (out.data[o] as Float64Array | Value[])[r] = c === 45 ? -mant : mant;
+          out.nulls[o]![r] = 0;
+        } else if (kind !== Out.Skip) {
+          return -1;
+        }
+      } else if (c === 116 || c === 102) {
+        const t = c === 116;
+        const n = t ? 4 : 5;
+        if (i + n > e) return -1;
+        if (t ? b[i + 1] !== 114 || b[i + 2] !== 117 || b[i + 3] !== 101 : b[i + 1] !== 97 || b[i + 2] !== 108 || b[i + 3] !== 115 || b[i + 4] !== 101) return -1;
+        i += n;
+        if (kind === Out.Bool) {
+          (out.data[o] as Uint8Array)[r] = t ? 1 : 0;
+          out.nulls[o]![r] = 0;
+        } else if (kind !== Out.Skip) {
+          return -1;
+        }
+      } else if (c === 110) {
+        if (i + 4 > e || b[i + 1] !== 117 || b[i + 2] !== 108 || b[i + 3] !== 108) return -1;
+        i += 4;
+        if (o >= 0) out.nulls[o]![r] = 1;
+      } else {
+        return -1;
+      }
+      while (i < e && isWs(b[i]!)) i++;
+      if (i >= e) return -1;
+      if (b[i] === 44) {
+        i++;
+        while (i < e && isWs(b[i]!)) i++;
+        continue;
+      }
+      if (b[i] === 125) {
+        i++;
+        break;
+      }
+      return -1;
+    }
+  }
+  while (i < e && isWs(b[i]!)) i++;
+  return i === e ? 1 : -1;
+}
