@@ -17,7 +17,7 @@ import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeCo
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { sortWordPairs } from '../word-pair-msd-sort.js';
-import { runScratch, sortLowWordRuns } from '../low-word-runs.js';
+import { sortHighWordFirst } from '../low-word-runs.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
@@ -279,7 +279,7 @@ export function radixPermutation(
 const MSD_MIN = 1 << 22;
 
 /**
- * Double keys of at least this many rows are sorted high word first (hiWordFirst): below it the two
+ * Double keys of at least this many rows are sorted high word first (low-word-runs.ts): below it the two
  * 65,536-entry histograms cost more than the two low-word passes saved.
  */
 const HI_FIRST_MIN = 1 << 16;
@@ -329,11 +329,8 @@ export function* radixSteps(
     const idx2 = takeU32(m);
     const lo2 = takeU32(m);
     const hi2 = takeU32(m);
-    const sorted = yield* hiWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
-    give(sorted.lo, sorted.hi, sorted.idx === idx ? idx2 : idx);
-    const other = sorted.lo === lo ? lo2 : lo;
-    const otherHi = sorted.hi === hi ? hi2 : hi;
-    give(other, otherHi);
+    const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
+    give(sorted.lo, sorted.hi, ...sorted.spare);
     return placeNulls(sorted.idx, nulls, n, m, nullsFirst);
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
@@ -395,67 +392,6 @@ export function* radixSteps(
   // The key images and the spare permutation are scratch (src/execution/scratch.ts); idx is returned.
   give(lo, lo2, hi, hi2, idx2);
   return placeNulls(idx, nulls, n, m, nullsFirst);
-}
-
-/**
- * Double keys sorted high word first: two 16-bit passes order the rows by their high words (carrying the
- * low words along), then a scan orders each run of equal high words by low word (low-word-runs.ts).
- * Returns the arrays that hold the result; the other three are spare.
- */
-function* hiWordFirst(
-  idx: Uint32Array,
-  lo: Uint32Array,
-  hi: Uint32Array,
-  idx2: Uint32Array,
-  lo2: Uint32Array,
-  hi2: Uint32Array,
-  m: number,
-): Generator<void, { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array }> {
-  const counts = new Uint32Array(2 * 65536);
-  for (let s = 0; s < m; s += RADIX_PIECE) {
-    if (s > 0) yield;
-    hiHistogram(hi, counts, s, Math.min(m, s + RADIX_PIECE));
-  }
-  for (let p = 0; p < 2; p++) {
-    const base = p * 65536;
-    let trivial = false;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[base + d]!;
-      if (c !== 0) {
-        trivial = c === m;
-        break;
-      }
-    }
-    if (trivial) continue;
-    let sum = 0;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[base + d]!;
-      counts[base + d] = sum;
-      sum += c;
-    }
-    for (let s = 0; s < m; s += RADIX_PIECE) {
-      if (s > 0 || m > RADIX_PIECE) yield;
-      radixScatter(hi, p * 16, 0xffff, counts, base, idx, idx2, lo, lo2, hi, hi2, s, Math.min(m, s + RADIX_PIECE));
-    }
-    [idx, idx2] = [idx2, idx];
-    [lo, lo2] = [lo2, lo];
-    [hi, hi2] = [hi2, hi];
-  }
-  const scratch = runScratch();
-  let s = 0;
-  while (s < m) {
-    if (s > 0) yield;
-    s = sortLowWordRuns(hi, lo, idx, m, s, Math.min(m, s + RADIX_PIECE), scratch);
-  }
-  return { idx, lo, hi };
-}
-
-function hiHistogram(hi: Uint32Array, counts: Uint32Array, from: number, to: number): void {
-  for (let i = from; i < to; i++) {
-    const h = hi[i]!;
-    counts[h & 0xffff]++;
-    counts[65536 + (h >>> 16)]++;
-  }
 }
 
 /** The permutation of all n rows: the sorted non-null rows `idx` (m of them) with the null rows first or last in input order. */
