@@ -33,11 +33,11 @@ export interface SortedRun {
 }
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
-export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true): SortedRun {
+export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true, overwrite = false): SortedRun {
   const ranked = rankKeys(b, keys);
   if (ranked !== null) return { ...sortRun(ranked.batch, ranked.keys, compileComparator(ranked.keys), decode), batch: b };
   if (packable(b, keys)) {
-    const packed = packedSort(b, keys, decode);
+    const packed = packedSort(b, keys, decode, overwrite);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   return { batch: b, order: sortPermutation(b, keys, cmp) };
@@ -115,7 +115,15 @@ export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
  * keys, normalized keys) runs in slices with a chance to yield between them, so other statements get the
  * event loop and cancel and statement_timeout take effect within one slice.
  */
-export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
+export async function sortRunAsync(
+  b: Batch,
+  keys: readonly SortKey[],
+  cmp: Comparator,
+  ctx: ExecContext,
+  decode = true,
+  /** The caller owns b's arrays: sorted key columns may be decoded over them. */
+  overwrite = false,
+): Promise<SortedRun> {
   // Callers have just gathered the input into one batch: a chance to yield before sorting it.
   await yieldIfDue(ctx);
   // Text keys with dictionary codes (stored, or built here for repetitive computed text) sort as their
@@ -129,14 +137,14 @@ export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comp
   const ranked = rs.value;
   if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
-    const steps = numericSortSteps(b, keys, decode);
+    const steps = numericSortSteps(b, keys, decode, overwrite);
     for (;;) {
       const r = steps.next();
       if (r.done === true) return r.value;
       await yieldIfDue(ctx);
     }
   }
-  if (numericPath(b, keys) || b.length <= SLICE_ROWS || !normalizable(keys)) return sortRun(b, keys, cmp, decode);
+  if (numericPath(b, keys) || b.length <= SLICE_ROWS || !normalizable(keys)) return sortRun(b, keys, cmp, decode, overwrite);
   const nk = await encodeKeysSliced(b, keys, ctx);
   const sorter = normalizedSorter(b, keys, cmp, nk);
   if (sorter === null) return sortRun(b, keys, cmp, decode);
@@ -145,9 +153,9 @@ export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comp
 }
 
 /** The typed numeric paths of sortRun (packed, one key, several keys), in pieces a caller can yield between. */
-function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean): Generator<void, SortedRun> {
+function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, overwrite: boolean): Generator<void, SortedRun> {
   if (packable(b, keys)) {
-    const packed = yield* packedSortSteps(b, keys, decode);
+    const packed = yield* packedSortSteps(b, keys, decode, overwrite);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   if (keys.length === 1) {
@@ -604,13 +612,15 @@ export class Sort extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     if (batches.length === 0) return;
+    // Several batches are concatenated into fresh arrays this operator owns; a single one is the input's.
+    const owned = batches.length > 1;
     const all = concatBatches(
       this.schema.map((f) => f.type),
       batches,
     );
     batches.length = 0;
     const t0 = ctx.analyze ? performance.now() : 0;
-    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx)];
+    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx, true, owned)];
     if (ctx.analyze) {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
       this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);
@@ -621,6 +631,8 @@ export class Sort extends PhysicalOperator {
       yield b;
       await yieldIfDue(ctx);
     }
+    // Every row went out through copies: the permutation can serve the next sort's scratch.
+    give(runs[0]!.order);
   }
 }
 
