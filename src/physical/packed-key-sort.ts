@@ -186,8 +186,8 @@ export interface PackedSort {
  * The codes come out of the radix sort in order, so the key columns are decoded from them sequentially
  * instead of being gathered through the permutation (a random read per row and column).
  */
-export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): PackedSort | null {
-  const steps = packedSortSteps(b, keys, decode);
+export function packedSort(b: Batch, keys: readonly SortKey[], decode = true, overwrite = false): PackedSort | null {
+  const steps = packedSortSteps(b, keys, decode, overwrite);
   for (;;) {
     const r = steps.next();
     if (r.done === true) return r.value;
@@ -198,7 +198,7 @@ export function packedSort(b: Batch, keys: readonly SortKey[], decode = true): P
  * packedSort in pieces: the generator yields after every PIECE rows of a loop, so a statement can let the
  * event loop run between them; the loops live in plain functions over a row range, as V8 optimizes best.
  */
-export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true): Generator<void, PackedSort | null> {
+export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true, overwrite = false): Generator<void, PackedSort | null> {
   const plans: KeyPlan[] = [];
   let total = 0;
   for (const k of keys) {
@@ -256,7 +256,7 @@ export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = tr
       below -= p.bits;
       if (!p.decodable || sorted.has(p.col)) continue;
       yield;
-      sorted.set(p.col, yield* decodeKeySteps(p, lo, hi, n, below));
+      sorted.set(p.col, yield* decodeKeySteps(p, lo, hi, n, below, overwrite));
     }
   }
   give(lo, hi);
@@ -295,9 +295,12 @@ function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, from: number, t
  * per sort over a million rows would stay in V8's interpreter for the few calls a query makes, while
  * per-piece functions are hot after the first sort.
  */
-function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n: number, below: number): Generator<void, Column> {
-  const out = p.data instanceof Float64Array ? new Float64Array(n) : p.data instanceof Int32Array ? new Int32Array(n) : new Uint8Array(n);
-  const nulls = p.nulls === null ? null : new Uint8Array(n);
+function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n: number, below: number, overwrite: boolean): Generator<void, Column> {
+  // Writing over the key's own arrays (when the caller owns them: they are read only by the encoding,
+  // done by now) spares the first touch of fresh memory, which costs more than the decoding itself.
+  const own = overwrite && p.data.length === n && (p.nulls === null || p.nulls.length === n);
+  const out = own ? p.data : p.data instanceof Float64Array ? new Float64Array(n) : p.data instanceof Int32Array ? new Int32Array(n) : new Uint8Array(n);
+  const nulls = p.nulls === null ? null : own ? p.nulls : new Uint8Array(n);
   const { min, max, step, desc } = p;
   // NULLS FIRST: code 0 is NULL and values start at 1; NULLS LAST: NULL is the code above the largest value.
   const nullCode = p.nulls === null ? -1 : p.nullsFirst ? 0 : (max - min) / step + 1;
@@ -348,7 +351,11 @@ function markNulls(ck: Float64Array, nulls: Uint8Array, s: number, m: number, nu
     if (c === nullCode) {
       nulls[s + i] = 1;
       ck[i] = 0;
-    } else ck[i] = c - shift;
+    } else {
+      // Written either way: the mask may be the key's own, decoded over.
+      nulls[s + i] = 0;
+      ck[i] = c - shift;
+    }
   }
 }
 
@@ -504,7 +511,7 @@ function encodeU8W(
 }
 
 function identityPerm(n: number): Uint32Array {
-  const p = new Uint32Array(n);
+  const p = takeU32(n);
   for (let i = 0; i < n; i++) p[i] = i;
   return p;
 }

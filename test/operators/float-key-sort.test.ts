@@ -72,6 +72,38 @@ describe('radixPermutation on doubles', () => {
   });
 });
 
+describe('high word first (double keys of 65,536 rows and more)', () => {
+  // Values that share their high word and differ in the low one: 1 + k·ε. Few k give runs of equal high
+  // words short enough for insertion sort, many k runs long enough for the run's own radix sort.
+  const cases: [string, (r: () => number) => number][] = [
+    ['short runs of equal high words', (r) => 1 + Math.floor(r() * 40) * Number.EPSILON],
+    ['long runs of equal high words', (r) => (r() < 0.5 ? -1 : 1) * (1 + Math.floor(r() * 50_000) * Number.EPSILON)],
+    ['low words that differ only in their top byte', (r) => 1 + Math.floor(r() * 256) * 2 ** 24 * Number.EPSILON],
+    ['one value', () => 2.5],
+    ['spread values with specials and ties', (r) => (r() < 0.1 ? SPECIALS[Math.floor(r() * SPECIALS.length)]! : r() < 0.2 ? Math.floor(r() * 10) : r() * 1e6)],
+  ];
+  for (const [name, gen] of cases) {
+    it(`${name}: equals a stable comparator sort in every direction`, () => {
+      const n = 70_000;
+      const r = rng(name.length);
+      const data = new Float64Array(n);
+      const nulls = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        if (r() < 0.03) nulls[i] = 1;
+        else data[i] = gen(r);
+      }
+      for (const desc of [false, true]) {
+        for (const nullsFirst of [false, true]) {
+          const got = radixPermutation(data, nulls, n, desc, nullsFirst);
+          expectSorted(data, nulls, got, desc, nullsFirst);
+          const noNulls = radixPermutation(data, null, n, desc, nullsFirst);
+          expectSorted(data, null, noNulls, desc, nullsFirst);
+        }
+      }
+    });
+  }
+});
+
 /** Sorted by PostgreSQL's order, ties (and NULLs) in input order; checked in one pass. */
 function expectSorted(data: Float64Array, nulls: Uint8Array | null, perm: Uint32Array, desc: boolean, nullsFirst: boolean): void {
   const n = data.length;

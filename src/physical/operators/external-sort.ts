@@ -23,6 +23,7 @@
 import type { DataType } from '../../common/types.js';
 import { takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
+import { give } from '../../execution/scratch.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
@@ -94,15 +95,19 @@ export class ExternalSort extends Sort {
       await yieldIfDue(ctx);
       if (spill === null) {
         if (buffered.length === 0) return;
+        // Several batches are concatenated into fresh arrays this operator owns; a single one is the input's.
+        const owned = buffered.length > 1;
         const all = await concatBatchesAsync(types, buffered, ctx);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
-        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx);
+        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned);
         if (ctx.analyze) {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
         }
         yield* emitRuns([run], this.xcmp);
+        // Every row went out through copies: the permutation can serve the next sort's scratch.
+        give(run.order);
         return;
       }
       if (buffered.length > 0) {

@@ -17,6 +17,7 @@ import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeCo
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { sortWordPairs } from '../word-pair-msd-sort.js';
+import { sortHighWordFirst } from '../low-word-runs.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps } from '../packed-key-sort.js';
@@ -32,11 +33,11 @@ export interface SortedRun {
 }
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
-export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true): SortedRun {
+export function sortRun(b: Batch, keys: readonly SortKey[], cmp: Comparator = compileComparator(keys), decode = true, overwrite = false): SortedRun {
   const ranked = rankKeys(b, keys);
   if (ranked !== null) return { ...sortRun(ranked.batch, ranked.keys, compileComparator(ranked.keys), decode), batch: b };
   if (packable(b, keys)) {
-    const packed = packedSort(b, keys, decode);
+    const packed = packedSort(b, keys, decode, overwrite);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   return { batch: b, order: sortPermutation(b, keys, cmp) };
@@ -114,7 +115,15 @@ export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
  * keys, normalized keys) runs in slices with a chance to yield between them, so other statements get the
  * event loop and cancel and statement_timeout take effect within one slice.
  */
-export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comparator, ctx: ExecContext, decode = true): Promise<SortedRun> {
+export async function sortRunAsync(
+  b: Batch,
+  keys: readonly SortKey[],
+  cmp: Comparator,
+  ctx: ExecContext,
+  decode = true,
+  /** The caller owns b's arrays: sorted key columns may be decoded over them. */
+  overwrite = false,
+): Promise<SortedRun> {
   // Callers have just gathered the input into one batch: a chance to yield before sorting it.
   await yieldIfDue(ctx);
   // Text keys with dictionary codes (stored, or built here for repetitive computed text) sort as their
@@ -128,14 +137,14 @@ export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comp
   const ranked = rs.value;
   if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
-    const steps = numericSortSteps(b, keys, decode);
+    const steps = numericSortSteps(b, keys, decode, overwrite);
     for (;;) {
       const r = steps.next();
       if (r.done === true) return r.value;
       await yieldIfDue(ctx);
     }
   }
-  if (numericPath(b, keys) || b.length <= SLICE_ROWS || !normalizable(keys)) return sortRun(b, keys, cmp, decode);
+  if (numericPath(b, keys) || b.length <= SLICE_ROWS || !normalizable(keys)) return sortRun(b, keys, cmp, decode, overwrite);
   const nk = await encodeKeysSliced(b, keys, ctx);
   const sorter = normalizedSorter(b, keys, cmp, nk);
   if (sorter === null) return sortRun(b, keys, cmp, decode);
@@ -144,9 +153,9 @@ export async function sortRunAsync(b: Batch, keys: readonly SortKey[], cmp: Comp
 }
 
 /** The typed numeric paths of sortRun (packed, one key, several keys), in pieces a caller can yield between. */
-function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean): Generator<void, SortedRun> {
+function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, overwrite: boolean): Generator<void, SortedRun> {
   if (packable(b, keys)) {
-    const packed = yield* packedSortSteps(b, keys, decode);
+    const packed = yield* packedSortSteps(b, keys, decode, overwrite);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   if (keys.length === 1) {
@@ -277,6 +286,12 @@ export function radixPermutation(
 /** Double keys of at least this many rows are sorted most significant digit first (word-pair-msd-sort.ts). */
 const MSD_MIN = 1 << 22;
 
+/**
+ * Double keys of at least this many rows are sorted high word first (low-word-runs.ts): below it the two
+ * 65,536-entry histograms cost more than the two low-word passes saved.
+ */
+const HI_FIRST_MIN = 1 << 16;
+
 /** Rows per piece of radixSteps: a few milliseconds of one pass. */
 
 const RADIX_PIECE = 1 << 18;
@@ -317,6 +332,14 @@ export function* radixSteps(
     yield* sortWordPairs(idx, hi, lo, idx2, hi2, lo2, m);
     give(lo, lo2, hi, hi2, idx2);
     return placeNulls(idx, nulls, n, m, nullsFirst);
+  }
+  if (hi !== null && m >= HI_FIRST_MIN) {
+    const idx2 = takeU32(m);
+    const lo2 = takeU32(m);
+    const hi2 = takeU32(m);
+    const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
+    give(sorted.lo, sorted.hi, ...sorted.spare);
+    return placeNulls(sorted.idx, nulls, n, m, nullsFirst);
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
   // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
@@ -589,13 +612,15 @@ export class Sort extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     if (batches.length === 0) return;
+    // Several batches are concatenated into fresh arrays this operator owns; a single one is the input's.
+    const owned = batches.length > 1;
     const all = concatBatches(
       this.schema.map((f) => f.type),
       batches,
     );
     batches.length = 0;
     const t0 = ctx.analyze ? performance.now() : 0;
-    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx)];
+    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx, true, owned)];
     if (ctx.analyze) {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
       this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);
@@ -606,6 +631,8 @@ export class Sort extends PhysicalOperator {
       yield b;
       await yieldIfDue(ctx);
     }
+    // Every row went out through copies: the permutation can serve the next sort's scratch.
+    give(runs[0]!.order);
   }
 }
 
