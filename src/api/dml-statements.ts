@@ -19,7 +19,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, rowsWithoutConflicts } from '../storage/unique-index.js';
+import { checkUniqueBatches, checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -302,9 +302,10 @@ export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Val
 }
 
 /**
- * INSERT … SELECT filling every column, with no unique key to check and no RETURNING: the query's
- * batches go in column by column (a column of the table's type as it is, others cast value by value),
- * without materialising rows.
+ * INSERT … SELECT filling every column, with no RETURNING: the query's batches go in column by
+ * column (a column of the table's type as it is, others cast value by value), without materialising
+ * rows; unique keys are checked over the batches once every NOT NULL column has been, as finishInsert
+ * checks rows.
  */
 export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
   const out: Batch[] = [];
@@ -330,6 +331,7 @@ export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readon
     out.push({ columns, length: bt.length });
     count += bt.length;
   }
+  if (t.uniqueKeys.length > 0) checkUniqueBatches(t, out, t.snapshot());
   for (const o of out) t.appendBatch(o);
   return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
 }

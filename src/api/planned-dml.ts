@@ -384,7 +384,7 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
   return modifyNode('insert', t, input, returningOf(host, t, b, params), prepared?.paramTypes ?? [], async (batches) => {
     // Defaults are bound when the statement runs: a sequence advances only for rows really inserted.
     const fill = defaultsFiller(host, t, given, params);
-    if (fill === null && t.uniqueKeys.length === 0 && retList(b) === null && onConflict === undefined) return insertBatches(host, t, batches, targetCols, columns);
+    if (fill === null && retList(b) === null && onConflict === undefined) return insertBatches(host, t, batches, targetCols, columns);
     const rows: Value[][] = [];
     for (const bt of batches) {
       for (let i = 0; i < bt.length; i++) {

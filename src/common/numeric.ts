@@ -79,6 +79,9 @@ function isqrt(n: bigint): bigint {
   return x;
 }
 
+/** 10^0 … 10^22: the powers of ten a double holds exactly. */
+const EXACT_POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+
 export class Numeric {
   private constructor(
     /** Unscaled coefficient: value = coef / 10^scale. 0n for special values. */
@@ -461,6 +464,12 @@ export class Numeric {
         return Infinity;
       case 3:
         return -Infinity;
+    }
+    // A coefficient below 2^53 and a power of ten up to 10^22 are both exact doubles, and one IEEE
+    // division of exact operands is correctly rounded: the same double as parsing the decimal text.
+    if (this.scale <= 22) {
+      const c = Number(this.coef);
+      if (c < 9007199254740992 && c > -9007199254740992) return this.scale === 0 ? c : c / EXACT_POW10[this.scale]!;
     }
     // Number() of the decimal string is correctly rounded, as PostgreSQL's strtod-based cast is.
     return Number(this.toString());

@@ -21,6 +21,7 @@ import { quoteIdent } from '../functions/scalar/support/quote.js';
 import { getValue, type Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import { extendsBatch, type MemoryTable } from './memory-table.js';
+import { KeySet } from './key-set.js';
 
 /** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
 type KeyValue = number | string;
@@ -28,7 +29,7 @@ type KeyValue = number | string;
 export interface UniqueIndex {
   /** The committed batch list the set covers. */
   list: readonly Batch[];
-  readonly keys: Set<KeyValue>;
+  readonly keys: KeySet;
   /** UPDATEs of exactly `list` not yet committed: what each changes in the set should it commit. */
   rewrites: Rewrite[];
 }
@@ -111,9 +112,19 @@ function duplicate(t: MemoryTable, key: readonly number[], vals: readonly Value[
   return new QuireError('23505', `duplicate key value violates unique constraint "${uniqueKeyName(t, key)}"`, { detail: `Key (${cols})=(${shown}) already exists.` });
 }
 
-function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): { k: KeyValue | null; vals: Value[] } {
-  const vals = key.map((c) => getValue(b.columns[c]!, i));
-  return { k: keyOf(t, key, vals), vals };
+/** The key of row `i` of `b` (no array for a one-column key, the usual primary key). */
+function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): KeyValue | null {
+  if (key.length === 1) {
+    const v = getValue(b.columns[key[0]!]!, i);
+    if (v === null) return null;
+    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
+    return keyOf(t, key, [v]);
+  }
+  return keyOf(t, key, rowVals(key, b, i));
+}
+
+function rowVals(key: readonly number[], b: Batch, i: number): Value[] {
+  return key.map((c) => getValue(b.columns[c]!, i));
 }
 
 /**
@@ -130,22 +141,20 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       idx.rewrites = [];
       const keys = idx.keys;
       forGained(committed, idx.list, (b, i) => {
-        const { k, vals } = rowKey(t, key, b, i);
+        const k = rowKey(t, key, b, i);
         if (k === null) return;
-        if (keys.has(k)) throw duplicate(t, key, vals);
-        keys.add(k);
+        if (!keys.insert(k)) throw duplicate(t, key, rowVals(key, b, i));
       });
       idx.list = committed;
     }
     return idx;
   }
-  const keys = new Set<KeyValue>();
+  const keys = new KeySet();
   for (const b of committed) {
     for (let i = 0; i < b.length; i++) {
-      const { k, vals } = rowKey(t, key, b, i);
+      const k = rowKey(t, key, b, i);
       if (k === null) continue;
-      if (keys.has(k)) throw duplicate(t, key, vals);
-      keys.add(k);
+      if (!keys.insert(k)) throw duplicate(t, key, rowVals(key, b, i));
     }
   }
   idx = { list: committed, keys, rewrites: [] };
@@ -159,6 +168,15 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
  * naming the first of its keys that does, as PostgreSQL checks each row's indexes before the next row.
  */
 export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Value[])[], existing: readonly Batch[]): void {
+  checkKeys(t, existing, [], newRows);
+}
+
+/** As checkUniqueKeys, for new rows given as batches of the table's columns (INSERT … SELECT). */
+export function checkUniqueBatches(t: MemoryTable, added: readonly Batch[], existing: readonly Batch[]): void {
+  checkKeys(t, existing, added, []);
+}
+
+function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly Batch[], newRows: readonly (readonly Value[])[]): void {
   const keys = t.uniqueKeys;
   if (keys.length === 0) return;
   const indexes = keys.map((key) => committedIndex(t, key));
@@ -167,21 +185,29 @@ export function checkUniqueKeys(t: MemoryTable, newRows: readonly (readonly Valu
   const indexed = grewFrom(existing, covered);
   // Rows checked besides the index's: the statement's and the transaction's own (or, when `existing`
   // does not extend the committed rows, all of them, without the index).
-  const seen = keys.map(() => new Set<KeyValue>());
-  const check = (ki: number, vals: readonly Value[]): void => {
-    const key = keys[ki]!;
-    const k = keyOf(t, key, vals);
-    if (k === null) return;
-    if ((indexed && indexes[ki]!.keys.has(k)) || seen[ki]!.has(k)) throw duplicate(t, key, vals);
-    seen[ki]!.add(k);
+  let gained = newRows.length;
+  for (const b of added) gained += b.length;
+  const seen = keys.map(() => new KeySet(gained));
+  const taken = (ki: number, k: KeyValue): boolean => {
+    return (indexed && indexes[ki]!.keys.has(k)) || !seen[ki]!.insert(k);
   };
   const batchRow = (b: Batch, i: number): void => {
-    for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => getValue(b.columns[c]!, i)));
+    for (let ki = 0; ki < keys.length; ki++) {
+      const key = keys[ki]!;
+      const k = rowKey(t, key, b, i);
+      if (k !== null && taken(ki, k)) throw duplicate(t, key, rowVals(key, b, i));
+    }
   };
   if (indexed) forGained(existing, covered, batchRow);
   else for (const b of existing) for (let i = 0; i < b.length; i++) batchRow(b, i);
+  for (const b of added) for (let i = 0; i < b.length; i++) batchRow(b, i);
   for (const r of newRows) {
-    for (let ki = 0; ki < keys.length; ki++) check(ki, keys[ki]!.map((c) => r[c]!));
+    for (let ki = 0; ki < keys.length; ki++) {
+      const key = keys[ki]!;
+      const vals = key.map((c) => r[c]!);
+      const k = keyOf(t, key, vals);
+      if (k !== null && taken(ki, k)) throw duplicate(t, key, vals);
+    }
   }
 }
 
@@ -215,7 +241,7 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
     while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
     const b = snapshot[bi]!;
     keys.forEach((key, ki) => {
-      const k = rowKey(t, key, b, p - base).k;
+      const k = rowKey(t, key, b, p - base);
       if (k !== null) {
         old[ki]!.add(k);
         changes[ki]!.removed.push(k);
@@ -225,7 +251,7 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
   keys.forEach((key, ki) => {
     const own = new Set<KeyValue>();
     forGained(snapshot, covered, (b, i) => {
-      const k = rowKey(t, key, b, i).k;
+      const k = rowKey(t, key, b, i);
       if (k !== null) own.add(k);
     });
     const taken = new Set<KeyValue>();
@@ -260,7 +286,7 @@ export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: reado
   if (!grewFrom(snapshot, idx.list)) return null;
   const own = new Set<KeyValue>();
   forGained(snapshot, idx.list, (b, i) => {
-    const k = rowKey(t, key, b, i).k;
+    const k = rowKey(t, key, b, i);
     if (k !== null) own.add(k);
   });
   return rows.map((r) => {
@@ -285,7 +311,7 @@ export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonl
     const own = new Set<KeyValue>();
     const indexed = grewFrom(existing, idx.list);
     const add = (b: Batch, i: number): void => {
-      const k = rowKey(t, key, b, i).k;
+      const k = rowKey(t, key, b, i);
       if (k !== null) own.add(k);
     };
     if (indexed) forGained(existing, idx.list, add);

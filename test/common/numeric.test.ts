@@ -238,4 +238,20 @@ describe('numeric arithmetic', () => {
     expect(vals[7]!.cmp(vals[6]!)).toBe(1);
     expect(vals[0]!.cmp(vals[1]!)).toBe(-1);
   });
+  it('toNumber is the correctly rounded double of the decimal (exact division path and text path)', () => {
+    let s = 7;
+    const next = (): number => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    const texts = ['0.1', '0.3', '123456789012345.678', '9007199254740991', '9007199254740993', '-9007199254740992', '0.0000000000000000000001', '1.7976931348623157e308'];
+    for (let i = 0; i < 20000; i++) {
+      let d = String(Math.floor(next() * 10 ** (1 + Math.floor(next() * 18))));
+      const scale = Math.floor(next() * 26);
+      if (d.length <= scale) d = '0'.repeat(scale - d.length + 1) + d;
+      texts.push((next() < 0.5 ? '-' : '') + (scale > 0 ? `${d.slice(0, d.length - scale)}.${d.slice(d.length - scale)}` : d));
+    }
+    const bad = texts.filter((t) => !Object.is(Numeric.parse(t).toNumber(), Number(t)) && !(Number(t) === 0 && Numeric.parse(t).toNumber() === 0));
+    expect(bad).toEqual([]);
+  });
 });
