@@ -13,7 +13,6 @@ import type { Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
 import type { ResultColumn } from './database.js';
 import type { RowTarget } from './row-targets.js';
-import { cursorClosed, cursorOpened } from './row-lineage.js';
 
 export type ScrollMode = 'scroll' | 'no-scroll' | 'default';
 
@@ -61,7 +60,6 @@ export class Cursor {
     readonly info: CursorInfo = { statement: '', binary: false, scrollable: scroll !== 'no-scroll', creationTime: Date.now(), targets: [], locking: false },
   ) {
     this.ids = info.targets.map(() => []);
-    if (info.targets.length > 0) cursorOpened();
   }
 
   /** The current row's position in each target's snapshot, or null when not on a row. */
@@ -120,7 +118,6 @@ export class Cursor {
   }
 
   async close(): Promise<void> {
-    if (this.info.targets.length > 0 && !this.closed) cursorClosed();
     this.closed = true;
     if (this.iter) await this.iter.return(undefined);
     this.iter = null;

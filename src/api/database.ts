@@ -342,8 +342,8 @@ export class Database implements UtilityHost {
     this.tx?.beginStatement();
   }
 
-  rewrittenSince(t: MemoryTable): 'current' | 'outdated' {
-    return this.tx?.rewrittenSince(t) ?? 'current';
+  rewrittenSince(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): 'current' | 'outdated' {
+    return this.tx?.rewrittenSince(t, snapshot, positions) ?? 'current';
   }
 
   /** ATTACH 'postgres://…' AS alias, from JavaScript: remote tables become alias.table. */

@@ -48,7 +48,7 @@ export function claimRows(host: UtilityHost, t: MemoryTable, snapshot: readonly 
   const set = new Set(positions);
   const holder = holderAmong(snapshot, (p) => set.has(p), strength, me);
   if (holder !== null) return holder;
-  if (host.rewrittenSince(t) === 'outdated') return OUTDATED;
+  if (host.rewrittenSince(t, snapshot, positions) === 'outdated') return OUTDATED;
   lockPositions(me, snapshot, positions, strength);
   return null;
 }

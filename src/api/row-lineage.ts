@@ -1,5 +1,6 @@
 /**
- * Row identity across rewrites, for WHERE CURRENT OF.
+ * Row identity across rewrites, for WHERE CURRENT OF, row locks and the row-level merge of
+ * concurrent rewrites at COMMIT (row-merge.ts).
  *
  * A table is a list of immutable batches, so a row is identified by its batch and its index there.
  * UPDATE and DELETE replace the batches they touch; they record here where each row of a replaced
@@ -10,6 +11,7 @@
  */
 import type { Batch } from '../common/column.js';
 import { carryLocks, hasLocks } from './row-locks.js';
+import { rowIdentity } from '../storage/memory-table.js';
 
 export interface RowRef {
   readonly batch: Batch;
@@ -30,30 +32,29 @@ interface Successor {
   readonly changed: Uint8Array;
 }
 
-const successors = new WeakMap<Batch, Successor[]>();
+/**
+ * Keyed by the replaced batch's row identity (memory-table.ts): a commit that filled an open last
+ * batch published a longer copy of it, and a row named through the shorter copy must find the moves
+ * a rewrite of the longer one recorded.
+ */
+const successors = new WeakMap<object, Successor[]>();
+
+/** The recorded moves of the batch a row `index` of `b` is in (those that cover that row). */
+function movesOf(b: Batch, index: number): Successor[] {
+  const list = successors.get(rowIdentity(b));
+  if (list === undefined) return [];
+  return list.filter((s) => index < s.which.length);
+}
 
 /** Records that the rows of `from` moved: row i to `to[which[i]]` at `index[i]`, or nowhere when which[i] is -1. */
 function recordMoves(from: Batch, s: Successor): void {
-  let list = successors.get(from);
-  if (list === undefined) successors.set(from, (list = []));
+  const key = rowIdentity(from);
+  let list = successors.get(key);
+  if (list === undefined) successors.set(key, (list = []));
   // Rewrites whose batches are all gone (rolled back, or replaced since) lead nowhere.
   const live = list.filter((x) => x.to.some((r) => r.deref() !== undefined));
-  if (live.length !== list.length) successors.set(from, (list = live));
+  if (live.length !== list.length) successors.set(key, (list = live));
   list.push(s);
-}
-
-/**
- * Open cursors that may be asked for their row again (updatable or locking). While there are none,
- * rewrites record nothing: no row will be looked for.
- */
-let positionedCursors = 0;
-
-export function cursorOpened(): void {
-  positionedCursors++;
-}
-
-export function cursorClosed(): void {
-  positionedCursors--;
 }
 
 /**
@@ -117,7 +118,7 @@ export class MoveLog {
       if (locked) {
         carryLocks(from, to, which, e.index);
       }
-      if (positionedCursors > 0 || locked) recordMoves(from, { to: to.map((b) => new WeakRef(b)), which, index: e.index, changed: e.changed });
+      recordMoves(from, { to: to.map((b) => new WeakRef(b)), which, index: e.index, changed: e.changed });
     }
   }
 }
@@ -137,7 +138,7 @@ export function locateRow(snapshot: readonly Batch[], ref: RowRef): number | nul
   const find = (batch: Batch, index: number): number | null => {
     const at = base.get(batch);
     if (at !== undefined) return at + index;
-    for (const s of successors.get(batch) ?? []) {
+    for (const s of movesOf(batch, index)) {
       const w = s.which[index]!;
       const next = w < 0 ? undefined : s.to[w]!.deref();
       if (next === undefined) continue;
@@ -157,7 +158,7 @@ export function rowChanged(snapshot: readonly Batch[], ref: RowRef): boolean {
   const present = new Set(snapshot);
   const unchanged = (batch: Batch, index: number): boolean => {
     if (present.has(batch)) return true;
-    for (const s of successors.get(batch) ?? []) {
+    for (const s of movesOf(batch, index)) {
       const w = s.which[index]!;
       const next = w < 0 ? undefined : s.to[w]!.deref();
       if (next !== undefined && s.changed[index] === 0 && unchanged(next, s.index[index]!)) return true;
@@ -165,6 +166,36 @@ export function rowChanged(snapshot: readonly Batch[], ref: RowRef): boolean {
     return false;
   };
   return !unchanged(ref.batch, ref.index);
+}
+
+/**
+ * Where row `ref` is now among `present` (batches by their row identity, memory-table.ts, so a batch
+ * later commits extended still holds its rows), following recorded moves; null when it was deleted,
+ * is not there, or (`unchangedOnly`) got there only as a new version. Moves whose record is gone (no
+ * lock or cursor asked for one, or their batches were collected) lead nowhere: callers treat that
+ * as a change, which can only make them refuse, never merge wrongly.
+ */
+export function followRow(present: ReadonlyMap<object, Batch>, ref: RowRef, unchangedOnly: boolean): RowRef | null {
+  const find = (batch: Batch, index: number): RowRef | null => {
+    const here = present.get(rowIdentity(batch));
+    if (here !== undefined && index < here.length) return { batch: here, index };
+    for (const s of movesOf(batch, index)) {
+      const w = s.which[index]!;
+      const next = w < 0 ? undefined : s.to[w]!.deref();
+      if (next === undefined || (unchangedOnly && s.changed[index] === 1)) continue;
+      const r = find(next, s.index[index]!);
+      if (r !== null) return r;
+    }
+    return null;
+  };
+  return find(ref.batch, ref.index);
+}
+
+/** Batches by their row identity, for followRow. */
+export function byIdentity(batches: readonly Batch[]): Map<object, Batch> {
+  const m = new Map<object, Batch>();
+  for (const b of batches) m.set(rowIdentity(b), b);
+  return m;
 }
 
 /** The row at 0-based `position` of `snapshot`. */
@@ -176,3 +207,4 @@ export function rowAt(snapshot: readonly Batch[], position: number): RowRef {
   }
   throw new RangeError(`row ${position} is past the snapshot's end`);
 }
+

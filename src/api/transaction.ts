@@ -8,8 +8,9 @@
  *   other transactions committed meanwhile, so concurrent inserts all survive;
  * - table rewritten (UPDATE, DELETE, TRUNCATE): if the shared table only gained rows since the clone,
  *   the rewrite plus those rows (which the statement could not see, as in READ COMMITTED) replace it;
- *   if another transaction rewrote it too, the second to commit fails with 40001. PostgreSQL would
- *   wait for the first and re-check row by row: conflicts here are per table, not per row.
+ *   if another transaction rewrote it too, the rows this one changed are taken out of the committed
+ *   list and its new rows appended (row-merge.ts); only a row both changed or deleted fails with
+ *   40001 (row locks make a READ COMMITTED writer of such a row wait instead, as in PostgreSQL).
  * Unique keys are checked again over the merged rows (two transactions inserting one key: 23505 at
  * the second COMMIT). Created, dropped and replaced tables and views are applied the same way.
  *
@@ -26,6 +27,7 @@ import type { TableSource } from '../logical/plan.js';
 import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
 import { batchRowsFrom, extendsBatch, MemoryTable } from '../storage/memory-table.js';
 import { LockOwner } from './row-locks.js';
+import { mergeRewrite, rowPicker, rowsUnchangedSince } from './row-merge.js';
 
 export type IsolationLevel = 'read committed' | 'repeatable read';
 
@@ -123,8 +125,8 @@ export class Transaction {
 
   /**
    * Before each statement: READ COMMITTED sees what others committed. A table this transaction has
-   * not written takes the latest batches; one it has written keeps its own changes and gains the rows
-   * others appended since (a table others rewrote keeps its snapshot and fails at COMMIT).
+   * not written takes the latest batches; one it has written keeps its own changes over the rows
+   * others committed since (appended, or rewritten: merged row by row).
    */
   beginStatement(): void {
     if (this.isolation !== 'read committed') return;
@@ -140,7 +142,12 @@ export class Transaction {
         c.mixed = true;
         // From here on the clone extends the new base unless it was rewritten.
       } else {
-        continue;
+        // Others rewrote it too: this statement sees their committed rows with this transaction's
+        // changes over them (a row both changed stays as this transaction saw it and fails at COMMIT).
+        const merged = mergeRewrite(c.base, c.clone.snapshot(), current, rowPicker((b) => c.shared.encodeRewritten(b)));
+        if (merged === null) continue;
+        c.clone.rebase(merged);
+        c.mixed = true;
       }
       c.base = current;
     }
@@ -150,14 +157,17 @@ export class Transaction {
    * Whether another transaction rewrote the shared table behind `t` and committed since this
    * transaction's snapshot of it. An UPDATE or DELETE computed on that snapshot could only fail at
    * COMMIT: under READ COMMITTED, when this transaction has not written the table, the statement
-   * runs again on a fresh snapshot (PostgreSQL re-reads a row updated under it); otherwise the
-   * transaction cannot see the new rows and fails now with 40001.
+   * runs again on a fresh snapshot (PostgreSQL re-reads a row updated under it); otherwise it goes on
+   * when no row it is about to change (`positions` of `snapshot`) was changed by the other (its
+   * COMMIT merges row by row), and fails now with 40001 when one was, as PostgreSQL does.
    */
-  rewrittenSince(t: MemoryTable): 'current' | 'outdated' {
+  rewrittenSince(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): 'current' | 'outdated' {
     for (const [name, c] of this.clones) {
       if (c.clone !== t) continue;
-      if (this.shared.tables.get(name) !== c.shared || grewFrom(c.shared.snapshot(), c.base)) return 'current';
+      const current = c.shared.snapshot();
+      if (this.shared.tables.get(name) !== c.shared || grewFrom(current, c.base)) return 'current';
       if (this.isolation === 'read committed' && !this.written(c)) return 'outdated';
+      if (rowsUnchangedSince(c.base, current, snapshot, positions)) return 'current';
       throw conflict(name);
     }
     return 'current';
@@ -211,8 +221,8 @@ export class Transaction {
         apply.push(() => c.shared.appendCommitted(added));
         continue;
       }
-      if (!grewFrom(current, c.base)) throw conflict(name);
-      const merged = [...c.clone.snapshot(), ...gainedSince(current, c.base)];
+      const merged = grewFrom(current, c.base) ? [...c.clone.snapshot(), ...gainedSince(current, c.base)] : mergeRewrite(c.base, c.clone.snapshot(), current, rowPicker((b) => c.shared.encodeRewritten(b)));
+      if (merged === null) throw conflict(name);
       if (c.shared.uniqueKeys.length > 0 && (current !== c.base || c.mixed)) checkUnique(c.shared, merged);
       apply.push(() => c.shared.replaceAll(merged));
     }

@@ -61,9 +61,10 @@ export interface UtilityHost {
   /**
    * Whether another transaction rewrote table `t` (this transaction's copy) and committed since the
    * statement's snapshot of it: 'outdated' when the statement can run again on a fresh snapshot;
-   * throws 40001 when this transaction cannot take one (REPEATABLE READ, or it wrote `t` already).
+   * throws 40001 when this transaction cannot take one (REPEATABLE READ, or it wrote `t` already)
+   * and another transaction changed one of the rows at `positions` of `snapshot` it is about to change.
    */
-  rewrittenSince(t: MemoryTable): 'current' | 'outdated';
+  rewrittenSince(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): 'current' | 'outdated';
   /** The query string the running statement came in. */
   readonly queryText: string;
   /** While a statement with data-modifying WITH queries runs: their results and the snapshot it reads. */
