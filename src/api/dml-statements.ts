@@ -164,9 +164,11 @@ export async function insert(host: UtilityHost, b: AnyNode, params: readonly unk
     for (const er of exprRows) rows.push(await evalRowExprs(host, er, binder.paramTypes, params));
   } else {
     // INSERT … SELECT (or VALUES with ORDER BY, LIMIT or WITH): a ModifyTable plan.
-    return (await runPlanned(host, planInsert(host, b, params, parts), params)) as QueryResult;
+    return untilUnlocked(host, () => runPlanned(host, planInsert(host, b, params, parts), params));
   }
-  return finishInsert(host, t, rv, b, onConflict, arbiters, rows, params);
+  // The rows are computed once (their defaults and sequences drawn once); a wait for a row lock
+  // only decides again which of them conflict.
+  return untilUnlocked(host, () => finishInsert(host, t, rv, b, onConflict, arbiters, rows, params));
 }
 
 /** Inserts `rows` (whole rows of `t`): ON CONFLICT, unique keys, RETURNING. */
@@ -179,7 +181,7 @@ export async function finishInsert(
   arbiters: number[][] | null,
   rows: Value[][],
   params: readonly unknown[],
-): Promise<QueryResult> {
+): Promise<QueryResult | LockOwner> {
   checkNotNull(t, rows);
   if (onConflict?.action === 'ONCONFLICT_UPDATE') return upsert(host, t, rv, b, onConflict, arbiters![0]!, rows, params);
   const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
@@ -194,7 +196,7 @@ export async function finishInsert(
  * conflict with (SET and WHERE see it and EXCLUDED, the proposed row); the others are inserted.
  * As in PostgreSQL, one command may not touch a row twice (21000).
  */
-export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult> {
+export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const snapshot = t.snapshot();
   // The unique index tells which proposed keys a row already holds; only those rows' positions are
   // looked for, and none when every proposed key is new (the index cannot say where a row is).
@@ -249,6 +251,10 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
   if (proposals.length > 0) {
     const binder = binderFor(host, params.map(() => T.unknown));
     const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
+    // As PostgreSQL, the conflicting rows are locked before DO UPDATE's WHERE sees them: another open
+    // transaction's lock on one makes this statement wait for it and run again.
+    const holder = claimRows(host, t, snapshot, [...positions].sort((x, y) => x - y), updateStrength(t, sets.map((x) => x.col)));
+    if (holder !== null) return holder;
     const alias = (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
     const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
     ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));

@@ -1,7 +1,7 @@
 /**
  * Child process for the concurrent crash test: serves the database directory argv[2] over pgwire and
  * writes to it from the library at the same time, printing each acknowledged library commit, until it
- * is killed. Checkpoints run every few KB of log, and each of their steps is printed, so kills land
+ * is killed (and keeps a counter table the pgwire writers update). Checkpoints run every few KB of log, and each of their steps is printed, so kills land
  * in the middle of checkpoints too.
  */
 import { Database } from '../../src/index.js';
@@ -11,6 +11,10 @@ import { setCheckpointHook } from '../../src/storage/persist/store.js';
 setCheckpointHook((step) => process.stdout.write(`checkpoint ${step}\n`));
 const db = await Database.create({ path: process.argv[2]!, checkpointBytes: 1024 });
 await db.query('CREATE TABLE IF NOT EXISTS log (who text, n int)');
+// One counter row per pgwire writer: both update their own row of one table in overlapping
+// transactions, so their COMMITs merge row by row.
+await db.query('CREATE TABLE IF NOT EXISTS ctr (w text, n int)');
+if ((await db.query('SELECT count(*) FROM ctr')).rows[0]![0] === 0) await db.query("INSERT INTO ctr VALUES ('a', 0), ('b', 0)");
 const server = await startPgServer(db, { port: 0, allowWrites: true });
 process.stdout.write(`port ${server.port}\n`);
 const round = process.argv[3]!;

@@ -41,6 +41,9 @@ describe('kill -9 with concurrent sessions', () => {
     let checkpoints = 0;
     let killedInCheckpoint = 0;
     const sent = new Set<string>();
+    // Each writer's counter: its acknowledged value, and whether an increment was in flight at the kill.
+    const ctr: Record<string, { acked: number; inflight: number }> = { a: { acked: 0, inflight: 0 }, b: { acked: 0, inflight: 0 } };
+    const unexpected: string[] = [];
     for (let round = 1; round <= KILLS; round++) {
       const p = spawn(process.execPath, ['--import', TSX, child, dir, String(round)], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
@@ -59,6 +62,16 @@ describe('kill -9 with concurrent sessions', () => {
           await c.connect();
           for (let n = 1; ; n++) {
             const who = `${w}${round}`;
+            if (n % 4 === 3) {
+              // The two writers update different rows of one table in overlapping transactions.
+              ctr[w]!.inflight = 1;
+              await c.query('BEGIN');
+              await c.query(`UPDATE ctr SET n = n + 1 WHERE w = '${w}'`);
+              await new Promise((r) => setTimeout(r, random() * 3));
+              await c.query('COMMIT');
+              ctr[w]!.acked++;
+              ctr[w]!.inflight = 0;
+            }
             if (n % 4 === 0) {
               // A rolled-back transaction: its rows must never appear.
               await c.query('BEGIN');
@@ -76,8 +89,10 @@ describe('kill -9 with concurrent sessions', () => {
             }
             acked.add(`${who}:${n}`);
           }
-        } catch {
-          // the server was killed
+        } catch (e) {
+          // The server was killed (a connection error); an error the server sent is a failure.
+          const code = (e as { code?: string }).code;
+          if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) unexpected.push(`${code} ${(e as Error).message}`);
         }
       });
       if (round % 3 === 0) {
@@ -111,6 +126,14 @@ describe('kill -9 with concurrent sessions', () => {
 
       const db = await Database.create({ path: dir });
       const rows = (await db.query('SELECT who, n FROM log')).rows.map(([who, n]) => `${who as string}:${n as number}`);
+      for (const [w, n] of (await db.query('SELECT w, n FROM ctr')).rows as [string, number][]) {
+        const c = ctr[w]!;
+        expect(n, `counter ${w} after kill ${round}`).toBeGreaterThanOrEqual(c.acked);
+        expect(n, `counter ${w} after kill ${round}`).toBeLessThanOrEqual(c.acked + c.inflight);
+        c.acked = n;
+        c.inflight = 0;
+      }
+      expect(unexpected, `errors from the server in round ${round}`).toEqual([]);
       await db.close();
       const present = new Set(rows);
       expect(present.size, 'no row twice').toBe(rows.length);
@@ -120,6 +143,7 @@ describe('kill -9 with concurrent sessions', () => {
       expect(bogus, `rows never sent or rolled back, after kill ${round}`).toEqual([]);
     }
     // The kills landed while commits were flowing, not before any, and some in the middle of a checkpoint.
+    expect(ctr.a!.acked + ctr.b!.acked, "counter increments committed").toBeGreaterThan(KILLS);
     expect(acked.size).toBeGreaterThanOrEqual(KILLS);
     expect(checkpoints, `${killedInCheckpoint} kills in a checkpoint`).toBeGreaterThanOrEqual(Math.floor(KILLS / 3));
     expect(killedInCheckpoint).toBeGreaterThanOrEqual(Math.floor(KILLS / 6));

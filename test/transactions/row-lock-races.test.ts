@@ -36,6 +36,27 @@ async function rows(s: Database, sql: string): Promise<unknown[][]> {
 const SLOW = '(SELECT count(*) FROM generate_series(1, 400000) g WHERE g % 7 = 3) > 0';
 
 describe('row locks of UPDATE and DELETE', () => {
+  it('INSERT … ON CONFLICT DO UPDATE waits for an open transaction that changed the conflicting row, then applies to its result', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('INSERT INTO acct VALUES (2, 0) ON CONFLICT (id) DO UPDATE SET bal = acct.bal + 1');
+    const ups = b.query('INSERT INTO acct VALUES (2, 0), (7, 70) ON CONFLICT (id) DO UPDATE SET bal = acct.bal * 2 RETURNING id, bal');
+    expect(await pending(ups)).toBe(true);
+    // A row nobody locked: no wait.
+    expect((await db.query('INSERT INTO acct VALUES (3, 0) ON CONFLICT (id) DO UPDATE SET bal = 11 RETURNING bal')).rows).toEqual([[11]]);
+    await a.query('COMMIT');
+    expect((await ups).rows).toEqual([[2, 102], [7, 70]]);
+    // The lock holder deleted the row: the waiting upsert inserts it instead.
+    await a.query('BEGIN');
+    await a.query('DELETE FROM acct WHERE id = 1');
+    const ins = b.query('INSERT INTO acct VALUES (1, 5) ON CONFLICT (id) DO UPDATE SET bal = -1 RETURNING bal');
+    expect(await pending(ins)).toBe(true);
+    await a.query('COMMIT');
+    expect((await ins).rows).toEqual([[5]]);
+    expect(await rows(db, 'SELECT * FROM acct ORDER BY id')).toEqual([[1, 5], [2, 102], [3, 11], [7, 70]]);
+  });
+
   it('an UPDATE waits for an open transaction that updated the same row, then applies to its result', async () => {
     const a = db.connect();
     const b = db.connect();
