@@ -30,6 +30,8 @@ export interface SortedRun {
   readonly order: Uint32Array;
   /** Columns (by index) already in `order`, emitted by slicing instead of gathering. */
   readonly sorted?: ReadonlyMap<number, Column>;
+  /** How EXPLAIN ANALYZE names the sort, when `sorted` alone does not tell. */
+  readonly method?: string;
 }
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
@@ -161,7 +163,11 @@ function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, 
   if (keys.length === 1) {
     const k = keys[0]!;
     const c = b.columns[k.col]!;
-    const order = yield* radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst);
+    const decoded: DecodedKey = { column: null };
+    const order = yield* radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst, decode ? decoded : undefined);
+    // The key column in sorted order comes from the sorted words, read in sequence, instead of a
+    // gather through the permutation (a cache miss a row on large inputs).
+    if (decoded.column !== null) return { batch: b, order, sorted: new Map([[k.col, makeColumn(c.type, decoded.column.data, decoded.column.nulls)]]), method: 'radix' };
     return { batch: b, order };
   }
   return { batch: b, order: yield* multiKeyRadixSteps(b, keys) };
@@ -308,6 +314,8 @@ export function* radixSteps(
   n: number,
   desc: boolean,
   nullsFirst: boolean,
+  /** When given, a double key sorted high word first is also decoded here in sorted order (no -0 in it). */
+  decoded?: DecodedKey,
 ): Generator<void, Uint32Array> {
   let m = n;
   if (nulls !== null) {
@@ -320,6 +328,7 @@ export function* radixSteps(
   let hi: Uint32Array | null = wide ? takeU32(m) : null;
   const flip = desc ? 0xffffffff : 0;
   let w = 0;
+  sawNegativeZero = false;
   for (let s = 0; s < n; s += RADIX_PIECE) {
     if (s > 0) yield;
     const to = Math.min(n, s + RADIX_PIECE);
@@ -337,7 +346,10 @@ export function* radixSteps(
     const idx2 = takeU32(m);
     const lo2 = takeU32(m);
     const hi2 = takeU32(m);
+    const negativeZero = sawNegativeZero;
     const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
+    // -0 and 0 share an image: a column holding -0 cannot be decoded from the words.
+    if (decoded !== undefined && !negativeZero) decoded.column = decodeF64Images(sorted.hi, sorted.lo, m, flip, n, nulls !== null && m < n, nullsFirst);
     give(sorted.lo, sorted.hi, ...sorted.spare);
     return placeNulls(sorted.idx, nulls, n, m, nullsFirst);
   }
@@ -461,7 +473,7 @@ function f64Images(
       l = 0;
     } else if (h & 0x80000000) {
       // -0 sorts with 0; other negatives reverse.
-      if (h === 0x80000000 && l === 0) h = 0x80000000;
+      if (h === 0x80000000 && l === 0) sawNegativeZero = true;
       else {
         h = ~h;
         l = ~l;
@@ -474,6 +486,41 @@ function f64Images(
     w++;
   }
   return w;
+}
+
+/** Set by f64Images when a key was -0 (its image is 0's, so the sorted words do not tell them apart). */
+let sawNegativeZero = false;
+
+/** A sort key column decoded in sorted order, when radixSteps could. */
+export interface DecodedKey {
+  column: { data: Float64Array; nulls: Uint8Array | null } | null;
+}
+
+/**
+ * The doubles of the sorted images `hi`/`lo` (m non-null rows) as a column of n rows, the n - m NULLs
+ * first or last as placeNulls puts them; the inverse of f64Images (every NaN comes back as one NaN,
+ * which prints and compares as any other).
+ */
+function decodeF64Images(hi: Uint32Array, lo: Uint32Array, m: number, flip: number, n: number, hasNulls: boolean, nullsFirst: boolean): { data: Float64Array; nulls: Uint8Array | null } {
+  const data = new Float64Array(n);
+  const words = new Uint32Array(data.buffer);
+  const off = hasNulls && nullsFirst ? n - m : 0;
+  for (let r = 0; r < m; r++) {
+    let h = (hi[r]! ^ flip) >>> 0;
+    let l = (lo[r]! ^ flip) >>> 0;
+    if (h & 0x80000000) h &= 0x7fffffff;
+    else {
+      h = ~h >>> 0;
+      l = ~l >>> 0;
+    }
+    words[2 * (off + r) + HI] = h;
+    words[2 * (off + r) + LO] = l;
+  }
+  if (!hasNulls) return { data, nulls: null };
+  const nulls = new Uint8Array(n);
+  if (nullsFirst) nulls.fill(1, 0, n - m);
+  else nulls.fill(1, m, n);
+  return { data, nulls };
 }
 
 /** Digit counts of every pass over rows [from, to). */
@@ -646,6 +693,7 @@ export function sortMethod(b: Batch, keys: readonly SortKey[], run: SortedRun): 
       return `${sortMethod(ranked.batch, ranked.keys, run)} on text ranks${stored ? '' : ' built for the sort'}`;
     }
   }
+  if (run.method !== undefined) return run.method;
   if (run.sorted !== undefined) return 'packed radix';
   if (b.length > 256 && keys.length <= 4 && keys.every((k) => radixEligible(b, k))) return 'radix';
   return b.length > 256 && normalizable(keys) ? 'normalized-key radix' : 'comparison';
