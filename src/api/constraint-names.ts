@@ -99,3 +99,11 @@ export function nameKeys(table: string, columns: readonly string[], specs: reado
   }
   return { keys: kept.map((k) => k.cols), names: out };
 }
+
+/** The name PostgreSQL gives an index written without one: `<table>_<columns>_idx`, numbered when taken. */
+export function chooseIndexName(table: string, columns: readonly string[], taken: ReadonlySet<string>): string {
+  const part = columnPart(columns);
+  let name = objectName(table, part, 'idx');
+  for (let pass = 1; taken.has(name); pass++) name = objectName(table, part, `idx${pass}`);
+  return name;
+}

@@ -12,7 +12,8 @@ import { alterSequence, createSequence, dropSequence, identityCounter } from './
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
 import { binderFor, checkRelationSchema, relName, result } from './statement-support.js';
-import { nameKeys, type KeySpec } from './constraint-names.js';
+import { chooseIndexName, nameKeys, type KeySpec } from './constraint-names.js';
+import { checkUniqueKeys } from '../storage/unique-index.js';
 
 const pos = positionOf;
 
@@ -260,8 +261,10 @@ export function sequenceStatement(host: UtilityHost, tag: 'CreateSeqStmt' | 'Alt
 /**
  * CREATE INDEX checks what PostgreSQL checks (the table, its columns, the name's schema) and then has
  * nothing to build: indexes change speed, never results, and the engine chooses its own access paths.
- * A UNIQUE index would change results (it refuses duplicates), so it is refused rather than accepted
- * and not enforced.
+ * CREATE UNIQUE INDEX changes results (it refuses duplicates): it becomes one more unique key of the
+ * table, checked over the rows already there (23505 names the first duplicate) and then by every
+ * write, as the table's constraints are; DROP INDEX removes it. Both are transactional (transaction.ts
+ * applies the new key list at COMMIT) and logged in a database directory.
  */
 export function createIndex(host: UtilityHost, b: AnyNode): QueryResult {
   const rv = b.relation as AnyNode;
@@ -272,17 +275,68 @@ export function createIndex(host: UtilityHost, b: AnyNode): QueryResult {
     if (host.catalog.views.has(name)) throw new QuireError('42809', `"${name}" is not a table`, { position });
     throw new QuireError('42P01', `relation "${rv.schemaname !== undefined ? `${rv.schemaname as string}.` : ''}${name}" does not exist`, { position });
   }
+  const cols: number[] = [];
   for (const p of (b.indexParams as Node[] | undefined) ?? []) {
     const col = nodeBody<AnyNode>(p).name as string | undefined;
-    if (col !== undefined && !t.schema.some((f) => f.name === col)) throw new QuireError('42703', `column "${col}" does not exist`);
+    const c = col === undefined ? -1 : t.schema.findIndex((f) => f.name === col);
+    if (col !== undefined && c < 0) throw new QuireError('42703', `column "${col}" does not exist`);
+    cols.push(c);
   }
-  if (b.unique === true || b.primary === true) {
-    throw new QuireError('0A000', 'CREATE UNIQUE INDEX is not supported', {
-      hint: 'Declare the key in CREATE TABLE (PRIMARY KEY or UNIQUE), which Quire enforces.',
-      position,
-    });
+  if (b.unique !== true && b.primary !== true) return result('CREATE INDEX', 'CREATE INDEX');
+  if (!(t instanceof MemoryTable)) throw new QuireError('0A000', `CREATE UNIQUE INDEX on "${name}", which is not a stored table, is not supported`, { position });
+  if (cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE UNIQUE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
+  if (b.whereClause !== undefined) throw new QuireError('0A000', 'a partial unique index (CREATE UNIQUE INDEX … WHERE) is not supported', { position });
+  if (b.nulls_not_distinct === true) throw new QuireError('0A000', 'CREATE UNIQUE INDEX … NULLS NOT DISTINCT is not supported', { position });
+  const taken = new Set<string>();
+  for (const [key, other] of host.catalog.tables) {
+    taken.add(key);
+    if (other instanceof MemoryTable) for (const n of other.uniqueNames) taken.add(n);
   }
+  for (const v of host.catalog.views.keys()) taken.add(v);
+  for (const q of host.catalog.sequences.keys()) taken.add(q);
+  let idx = b.idxname as string | undefined;
+  if (idx !== undefined && taken.has(idx)) {
+    if (b.if_not_exists === true) return result('CREATE INDEX', 'CREATE INDEX', { notices: [`relation "${idx}" already exists, skipping`] });
+    throw new QuireError('42P07', `relation "${idx}" already exists`);
+  }
+  idx ??= chooseIndexName(t.name, cols.map((c) => t.schema[c]!.name), taken);
+  // The rows already there must hold the key: PostgreSQL names the index and the first duplicate.
+  const probe = new MemoryTable(t.name, t.schema, t.meta);
+  probe.uniqueKeys = [cols];
+  probe.uniqueNames = [idx];
+  try {
+    checkUniqueKeys(probe, [], t.snapshot());
+  } catch (e) {
+    if (e instanceof QuireError && e.code === '23505') {
+      throw new QuireError('23505', `could not create unique index "${idx}"`, { detail: (e.detail ?? '').replace(/ already exists\.$/, ' is duplicated.') });
+    }
+    throw e;
+  }
+  t.uniqueKeys = [...t.uniqueKeys, cols];
+  t.uniqueNames = [...t.uniqueNames, idx];
+  t.indexKeyNames = [...t.indexKeyNames, idx];
   return result('CREATE INDEX', 'CREATE INDEX');
+}
+
+/** DROP INDEX of a unique index: its key goes; a constraint's index cannot be dropped alone (2BP01). */
+function dropIndexes(host: UtilityHost, b: AnyNode): QueryResult {
+  for (const o of (b.objects as Node[]) ?? []) {
+    const parts = strings(nodeBody<AnyNode>(o).items as Node[]);
+    const n = parts[parts.length - 1]!;
+    for (const t of host.catalog.tables.values()) {
+      if (!(t instanceof MemoryTable)) continue;
+      const k = t.uniqueNames.indexOf(n);
+      if (k < 0) continue;
+      if (!t.indexKeyNames.includes(n)) {
+        throw new QuireError('2BP01', `cannot drop index ${n} because constraint ${n} on table ${t.name} requires it`, { hint: `You can drop constraint ${n} on table ${t.name} instead.` });
+      }
+      t.uniqueKeys = t.uniqueKeys.filter((_, i) => i !== k);
+      t.uniqueNames = t.uniqueNames.filter((_, i) => i !== k);
+      t.indexKeyNames = t.indexKeyNames.filter((x) => x !== n);
+    }
+  }
+  // Other names are indexes without effect on results (CREATE INDEX keeps none), or none at all.
+  return result('DROP INDEX', 'DROP INDEX');
 }
 
 export function drop(host: UtilityHost, b: AnyNode): QueryResult {
@@ -292,7 +346,7 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
   if (kind === null) throw new QuireError('0A000', `DROP ${type.replace('OBJECT_', '')} is not supported`);
   const notices: string[] = [];
   const tagName = kind === 'view' ? 'DROP VIEW' : kind === 'index' ? 'DROP INDEX' : 'DROP TABLE';
-  if (kind === 'index') return result(tagName, tagName);
+  if (kind === 'index') return dropIndexes(host, b);
   const names: string[] = [];
   for (const o of (b.objects as Node[]) ?? []) {
     const parts = strings(nodeBody<AnyNode>(o).items as Node[]);

@@ -42,6 +42,8 @@ interface Clone {
   rewritten: boolean;
   /** Rows others committed were folded into the written clone: unique keys need checking at COMMIT. */
   mixed: boolean;
+  /** The shared table's unique keys when the clone was made (CREATE UNIQUE INDEX / DROP INDEX replace the list). */
+  readonly keysAtStart: readonly (readonly number[])[];
 }
 
 function conflict(name: string): QuireError {
@@ -105,7 +107,7 @@ export class Transaction {
     for (const [name, t] of shared.tables) {
       if (t instanceof MemoryTable) {
         const clone = t.cloneForTransaction();
-        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false });
+        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false, keysAtStart: t.uniqueKeys });
         tables.set(name, clone);
       } else {
         tables.set(name, t);
@@ -211,19 +213,35 @@ export class Transaction {
         else if (sharedNow !== undefined && this.written(c)) throw conflict(name);
         continue;
       }
-      if (!this.written(c)) continue;
+      // CREATE UNIQUE INDEX or DROP INDEX here: the clone's key list replaces the shared one, checked
+      // over the rows as they commit (another transaction's rows included).
+      const keysChanged = c.clone.uniqueKeys !== c.keysAtStart;
+      if (keysChanged) {
+        if (sharedNow !== c.shared || c.shared.uniqueKeys !== c.keysAtStart) throw conflict(name);
+        const { uniqueKeys, uniqueNames, indexKeyNames } = c.clone;
+        apply.push(() => {
+          c.shared.uniqueKeys = uniqueKeys;
+          c.shared.uniqueNames = uniqueNames;
+          c.shared.indexKeyNames = indexKeyNames;
+        });
+      }
+      const keyed = keysChanged ? c.clone : c.shared;
+      if (!this.written(c)) {
+        if (keysChanged && keyed.uniqueKeys.length > 0) checkUnique(keyed, c.shared.snapshot());
+        continue;
+      }
       if (sharedNow !== c.shared) throw conflict(name);
       const current = c.shared.snapshot();
       if (!c.rewritten) {
         // Rows only appended: they go after whatever others committed meanwhile.
         const added = c.clone.snapshot().slice(c.base.length);
-        if (c.shared.uniqueKeys.length > 0 && (current !== c.base || c.mixed)) checkUnique(c.shared, [...current, ...added]);
+        if (keyed.uniqueKeys.length > 0 && (keysChanged || current !== c.base || c.mixed)) checkUnique(keyed, [...current, ...added]);
         apply.push(() => c.shared.appendCommitted(added));
         continue;
       }
       const merged = grewFrom(current, c.base) ? [...c.clone.snapshot(), ...gainedSince(current, c.base)] : mergeRewrite(c.base, c.clone.snapshot(), current, rowPicker((b) => c.shared.encodeRewritten(b)));
       if (merged === null) throw conflict(name);
-      if (c.shared.uniqueKeys.length > 0 && (current !== c.base || c.mixed)) checkUnique(c.shared, merged);
+      if (keyed.uniqueKeys.length > 0 && (keysChanged || current !== c.base || c.mixed)) checkUnique(keyed, merged);
       apply.push(() => c.shared.replaceAll(merged));
     }
     for (const [name, t] of mine) {

@@ -198,6 +198,8 @@ export class MemoryTable implements TableSource {
   uniqueKeys: number[][] = [];
   /** The constraint name of each unique key (23505 names it); empty for tables saved without names. */
   uniqueNames: string[] = [];
+  /** Those of `uniqueNames` that name a unique index (CREATE UNIQUE INDEX, dropped by DROP INDEX), not a constraint. */
+  indexKeyNames: string[] = [];
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
@@ -334,6 +336,7 @@ export class MemoryTable implements TableSource {
     const t = new MemoryTable(this.name, this.schema, this.meta);
     t.uniqueKeys = this.uniqueKeys;
     t.uniqueNames = this.uniqueNames;
+    t.indexKeyNames = this.indexKeyNames;
     t.inheritance = this.inheritance;
     t.uniqueIndexes = this.uniqueIndexes;
     t.origin = this.origin ?? this;

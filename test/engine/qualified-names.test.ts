@@ -83,8 +83,11 @@ describe('schema-qualified relation names in DML and DDL', () => {
     await expect(db.query('delete from information_schema.x')).rejects.toMatchObject({ code: '42501' });
   });
 
-  it('CREATE UNIQUE INDEX is refused rather than accepted and not enforced', async () => {
-    await expect(db.query('create unique index on t (b)')).rejects.toMatchObject({ code: '0A000' });
+  it('CREATE UNIQUE INDEX is enforced (never accepted and ignored); a plain index changes nothing', async () => {
+    await db.query('create unique index on public.t (b)');
+    await expect(db.query("insert into t values (3, 'x')")).rejects.toMatchObject({ code: '23505', message: 'duplicate key value violates unique constraint "t_b_idx"' });
     await db.query('create index t_b on t (b desc)');
+    await db.query('drop index t_b_idx');
+    await db.query("insert into t values (3, 'x')");
   });
 });

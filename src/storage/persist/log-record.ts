@@ -33,6 +33,8 @@ export interface TableDefinition {
   uniqueKeys: number[][];
   /** The keys' constraint names (absent in logs written before keys had names). */
   uniqueNames?: string[];
+  /** Those of the names that are unique indexes rather than constraints (absent: none). */
+  indexKeyNames?: string[];
 }
 
 /**
@@ -44,7 +46,7 @@ export type Run = { keep: number; count: number } | { batch: Batch } | { extend:
 export type LogOp =
   | { op: 'drop'; name: string }
   | { op: 'create'; name: string; def: TableDefinition; batches: Batch[] }
-  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames'> | null; runs: Run[] }
+  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames' | 'indexKeyNames'> | null; runs: Run[] }
   | { op: 'views'; views: { name: string; sql: string }[] };
 
 /**

@@ -68,6 +68,7 @@ interface ManifestTable {
   meta: ColumnMeta[];
   uniqueKeys: number[][];
   uniqueNames?: string[];
+  indexKeyNames?: string[];
 }
 interface Manifest {
   version: 1;
@@ -267,6 +268,7 @@ function validateManifest(dir: string, raw: unknown): Manifest {
     if (names.has(t.name)) throw badManifest(dir, `table "${t.name}" appears twice`);
     names.add(t.name);
     if (!Array.isArray(t.meta) || !Array.isArray(t.uniqueKeys)) throw badManifest(dir, `table "${t.name}" lacks "meta" or "uniqueKeys"`);
+    if (t.indexKeyNames !== undefined && !(Array.isArray(t.indexKeyNames) && t.indexKeyNames.every((n) => typeof n === 'string'))) throw badManifest(dir, `table "${t.name}" has an invalid "indexKeyNames"`);
   }
   for (const v of m.views as Partial<{ name: string; sql: string }>[]) {
     if (v === null || typeof v !== 'object' || typeof v.name !== 'string' || typeof v.sql !== 'string') throw badManifest(dir, 'a view entry lacks "name" or "sql"');
@@ -358,15 +360,15 @@ interface Logged {
 }
 
 /** A table's definition JSON, by its metadata objects (column metadata is not changed in place once a table exists, but sequences advance). */
-const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; json: string }>();
+const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; indexKeyNames: string[]; json: string }>();
 
 function definitionJson(t: MemoryTable): string {
   const meta = t.meta;
   const known = definitions.get(meta);
-  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames) return known.json;
-  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames });
+  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames && known.indexKeyNames === t.indexKeyNames) return known.json;
+  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}) });
   // A serial's next value is part of the definition: such tables are written out each time.
-  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, json });
+  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, indexKeyNames: t.indexKeyNames, json });
   return json;
 }
 
@@ -528,6 +530,7 @@ export class DirectoryStore {
       const t = new MemoryTable(mt.name, read.fields.map((f) => ({ ...f, table: mt.name })), mt.meta);
       t.uniqueKeys = mt.uniqueKeys;
       t.uniqueNames = mt.uniqueNames ?? [];
+      t.indexKeyNames = mt.indexKeyNames ?? [];
       t.replaceAll(read.batches);
       catalog.tables.set(mt.name, t);
       this.saved.set(t, { version: t.version, file: mt.file });
@@ -600,6 +603,7 @@ export class DirectoryStore {
             const t = new MemoryTable(op.name, fields.map((f) => ({ ...f, table: op.name })), op.def.meta);
             t.uniqueKeys = op.def.uniqueKeys;
             t.uniqueNames = op.def.uniqueNames ?? [];
+            t.indexKeyNames = op.def.indexKeyNames ?? [];
             t.replaceAll(op.batches);
             catalog.tables.set(op.name, t);
             break;
@@ -626,6 +630,7 @@ export class DirectoryStore {
               t.meta = op.def.meta;
               t.uniqueKeys = op.def.uniqueKeys;
               t.uniqueNames = op.def.uniqueNames ?? [];
+              t.indexKeyNames = op.def.indexKeyNames ?? [];
             }
             break;
           }
@@ -664,10 +669,11 @@ export class DirectoryStore {
       const batches = t.snapshot();
       // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
       // INSERT is logged with the table's next write, as docs/durability.md says).
-      if (l !== undefined && l.table === t && l.batches === batches) continue;
       const def = definitionJson(t);
+      // Unchanged rows and definition (CREATE UNIQUE INDEX and DROP INDEX change only the latter).
+      if (l !== undefined && l.table === t && l.batches === batches && l.def === def) continue;
       if (l === undefined || l.table !== t) {
-        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames };
+        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}) };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
       } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
@@ -742,7 +748,7 @@ export class DirectoryStore {
         s = { version: src.version, file };
       }
       current.set(src, s);
-      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames });
+      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames, ...(src.indexKeyNames.length > 0 ? { indexKeyNames: src.indexKeyNames } : {}) });
     }
     const views = [...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql }));
     const oldFiles = new Set(this.manifest.tables.map((t) => t.file));
