@@ -19,6 +19,7 @@ import { lazyModule } from '../../common/lazy-module.js';
 import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
+import { TextDictionary, type DictCodes } from '../../common/text-dictionary.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
@@ -37,6 +38,13 @@ export interface FlatColumnData {
   /** Text and numeric only: the chunk's decoded values (a dictionary's entries, then PLAIN pages' values). */
   readonly objects: Value[] | null;
   readonly nulls: Uint8Array | null;
+  /**
+   * Text from a dictionary page: its entries (the first entries of `objects`) as a TextDictionary, so
+   * `values` double as dictionary codes (-1 on NULL rows) for grouping, joining and sorting by code. A
+   * row whose index is at or past the dictionary's size came from a PLAIN page (a writer's fallback
+   * when the dictionary grew too large) and has no code.
+   */
+  readonly dictionary: TextDictionary | null;
 }
 
 /**
@@ -51,6 +59,29 @@ export function materializeObjects(d: FlatColumnData, from: number, to: number):
   const nulls = d.nulls;
   for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : objects[idx[i]!]!;
   return out;
+}
+
+/**
+ * Rows [from, to) of a text column as dictionary codes, or null when the chunk had no dictionary or a
+ * row of the range came from a PLAIN page (a batch's codes must cover all its rows).
+ */
+export function dictCodes(d: FlatColumnData, from: number, to: number): DictCodes | null {
+  const dictionary = d.dictionary;
+  if (dictionary === null) return null;
+  const codes = d.values.subarray(from, to) as Int32Array;
+  // Every index is a dictionary entry unless PLAIN pages added values after the entries.
+  if (d.objects!.length > dictionary.size) {
+    const size = dictionary.size;
+    for (let i = 0; i < codes.length; i++) if (codes[i]! >= size) return null;
+  }
+  return { codes, dictionary };
+}
+
+/** The dictionary's entries as a TextDictionary, or null when two entries are equal (codes would not be the indexes). */
+function textDictionary(entries: readonly Value[]): TextDictionary | null {
+  const dictionary = new TextDictionary();
+  for (const e of entries) dictionary.add(e as string);
+  return dictionary.size === entries.length ? dictionary : null;
 }
 
 /** Quire types this path produces. */
@@ -285,24 +316,28 @@ function readVarInt(r: Reader): number {
 }
 
 /**
- * The RLE / bit-packed hybrid encoding (dictionary indexes, definition levels) into `out`, reading at
- * most `len` bytes; r.offset ends after them. Widths up to 24 bits unpack through a 32-bit
- * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones
- * go through hyparquet's decoder.
+ * Dictionary indexes in the RLE / bit-packed hybrid encoding into `out`, reading at most `len` bytes;
+ * r.offset ends after them. Returns the OR of the indexes: below the dictionary's size it proves every
+ * index is in range without a pass of its own. Widths up to 24 bits unpack through a 32-bit
+ * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones go
+ * through hyparquet's decoder.
  */
-function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len: number): void {
+function readIndexes(r: Reader, width: number, out: Int32Array, len: number): number {
   const end = r.offset + len;
+  const n = out.length;
   if (width > 24) {
     hyparquetEncoding().readRleBitPackedHybrid(r, width, out, len);
     r.offset = end;
-    return;
+    let any = 0;
+    for (let i = 0; i < n; i++) any |= out[i]!;
+    return any;
   }
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (end > bytes.length) throw new Error('encoded values extend past their page');
   const mask = (1 << width) - 1;
   const valueBytes = (width + 7) >> 3;
-  const n = out.length;
+  let any = 0;
   let seen = 0;
   let p = r.offset;
   while (seen < n) {
@@ -322,50 +357,42 @@ function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len:
       let v = 0;
       for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
       out.fill(v, seen, seen + count);
+      any |= v;
       seen += count;
     } else {
       const groups = Math.floor(header / 2);
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      unpackBits(view, bytes, p, width, mask, out, seen, count);
+      any |= unpackIndexes(view, bytes, p, width, mask, out, seen, count);
       seen += count;
       p = runEnd;
     }
   }
   r.offset = end;
+  return any;
 }
 
 /**
- * `count` values of `width` bits packed from byte p on. Each value is one unaligned 32-bit little-endian
- * load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to single moves); the
- * last few values, whose 4-byte window would pass the buffer's end, take the byte-at-a-time loop.
- * Width 1 (definition levels) unpacks a byte at a time.
+ * `count` values of `width` bits packed from byte p on; returns their OR. Each value is one unaligned
+ * 32-bit little-endian load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to
+ * single moves); the last few values, whose 4-byte window would pass the buffer's end, take the
+ * byte-at-a-time loop.
  */
-function unpackBits(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array | Uint8Array, at: number, count: number): void {
+function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array, at: number, count: number): number {
   let i = 0;
-  if (width === 1) {
-    for (; i + 8 <= count; i += 8) {
-      const b = bytes[p++]!;
-      const o = at + i;
-      out[o] = b & 1;
-      out[o + 1] = (b >> 1) & 1;
-      out[o + 2] = (b >> 2) & 1;
-      out[o + 3] = (b >> 3) & 1;
-      out[o + 4] = (b >> 4) & 1;
-      out[o + 5] = (b >> 5) & 1;
-      out[o + 6] = (b >> 6) & 1;
-      out[o + 7] = (b >> 7) & 1;
-    }
-  } else {
-    const room = view.byteLength - 4 - p;
-    const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
-    const base = p * 8;
-    for (let bit = base; i < safe; i++, bit += width) out[at + i] = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
-    // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
-    i &= ~7;
-    p = (base + i * width) >>> 3;
+  let any = 0;
+  const room = view.byteLength - 4 - p;
+  const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
+  const base = p * 8;
+  for (let bit = base; i < safe; i++, bit += width) {
+    const v = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
+    out[at + i] = v;
+    any |= v;
   }
+  // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
+  i &= ~7;
+  p = (base + i * width) >>> 3;
   let buf = 0;
   let bits = 0;
   for (; i < count; i++) {
@@ -373,38 +400,94 @@ function unpackBits(view: DataView, bytes: Uint8Array, p: number, width: number,
       buf |= bytes[p++]! << bits;
       bits += 8;
     }
-    out[at + i] = buf & mask;
+    const v = buf & mask;
+    out[at + i] = v;
+    any |= v;
     buf >>>= width;
     bits -= width;
   }
+  return any;
+}
+
+/** Set bits per byte value. */
+const POPCOUNT = new Uint8Array(256);
+for (let b = 1; b < 256; b++) POPCOUNT[b] = (b & 1) + POPCOUNT[b >> 1]!;
+
+/**
+ * Whether the definition levels of a flat optional column (bit width 1) at r.offset are one run of 1s
+ * covering `count` rows: no NULLs, the common case, known without touching a row.
+ */
+function allPresent(r: Reader, count: number): boolean {
+  const peek: Reader = { view: r.view, offset: r.offset };
+  const header = readVarInt(peek);
+  return (header & 1) === 0 && header / 2 >= count && r.view.getUint8(peek.offset) === 1;
 }
 
 /**
- * Definition levels of a flat optional column (bit width 1), `len` bytes from r.offset. Returns null
- * when they are one run of 1s (no NULLs: the common case, decoded without touching each row).
+ * Definition levels of a flat optional column (bit width 1, `len` bytes from r.offset) as NULL flags in
+ * nulls[row …row+count), which must be zero there: a run of 0s is one fill, a run of 1s is skipped, and
+ * bit-packed levels are inverted a byte (8 rows) at a time. Returns how many rows are present.
  */
-function readDefinitionLevels(r: Reader, len: number, count: number, scratch: { defs: Uint8Array }): Uint8Array | null {
+function readNullFlags(r: Reader, len: number, count: number, nulls: Uint8Array, row: number): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   const end = r.offset + len;
-  const peek: Reader = { view: r.view, offset: r.offset };
-  const header = readVarInt(peek);
-  if ((header & 1) === 0 && header / 2 >= count && r.view.getUint8(peek.offset) === 1) {
-    r.offset = end;
-    return null;
+  if (end > bytes.length) throw new Error('definition levels extend past their page');
+  let present = 0;
+  let seen = 0;
+  let p = r.offset;
+  while (seen < count) {
+    if (p >= end) throw new Error('definition levels end early');
+    let header = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7;
+      if (p >= end) throw new Error('definition levels end early');
+    }
+    if ((header & 1) === 0) {
+      const n = Math.min(header / 2, count - seen);
+      const level = bytes[p++]!;
+      if (level === 0) nulls.fill(1, row + seen, row + seen + n);
+      else present += n;
+      seen += n;
+    } else {
+      const groups = Math.floor(header / 2);
+      if (p + groups > end) throw new Error('definition levels extend past their page');
+      const n = Math.min(groups * 8, count - seen);
+      let o = row + seen;
+      const full = p + (n >> 3);
+      for (; p < full; p++, o += 8) {
+        const b = bytes[p]!;
+        present += POPCOUNT[b]!;
+        if (b === 255) continue;
+        const z = ~b;
+        nulls[o] = z & 1;
+        nulls[o + 1] = (z >> 1) & 1;
+        nulls[o + 2] = (z >> 2) & 1;
+        nulls[o + 3] = (z >> 3) & 1;
+        nulls[o + 4] = (z >> 4) & 1;
+        nulls[o + 5] = (z >> 5) & 1;
+        nulls[o + 6] = (z >> 6) & 1;
+        nulls[o + 7] = (z >> 7) & 1;
+      }
+      const rest = n & 7;
+      if (rest > 0) {
+        const b = bytes[p]!;
+        for (let k = 0; k < rest; k++) {
+          const bit = (b >> k) & 1;
+          present += bit;
+          nulls[o + k] = bit ^ 1;
+        }
+      }
+      p += groups - (n >> 3);
+      seen += n;
+    }
   }
-  if (scratch.defs.length < count) scratch.defs = new Uint8Array(count);
-  const defs = scratch.defs.subarray(0, count);
-  readHybrid(r, 1, defs, len);
   r.offset = end;
-  return defs;
-}
-
-function gather(dict: Dense, idx: Int32Array, out: Dense, at: number): void {
-  const size = dict.length;
-  for (let i = 0; i < idx.length; i++) {
-    const k = idx[i]!;
-    if (k >= size || k < 0) throw new Error('dictionary index out of range');
-    out[at + i] = dict[k]!;
-  }
+  return present;
 }
 
 function checkIndexes(idx: Int32Array, size: number): void {
@@ -414,24 +497,36 @@ function checkIndexes(idx: Int32Array, size: number): void {
   }
 }
 
-/** Dictionary indexes of the present rows → rows (the entry, or the index itself with `dict` null), NULLs flagged. */
-function lookupScatter(dict: Dense | null, size: number, idx: Int32Array, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
-  let v = 0;
-  for (let i = 0; i < count; i++) {
-    if (defs[i] === 1) {
-      const k = idx[v++]!;
-      if (k >= size || k < 0) throw new Error('dictionary index out of range');
-      out[row + i] = dict === null ? k : dict[k]!;
-    } else nulls[row + i] = 1;
-  }
+// One function per storage type: a loop over either kind of typed array runs several times slower.
+function lookupF64(dict: Float64Array, idx: Int32Array, out: Float64Array, at: number): void {
+  for (let i = 0; i < idx.length; i++) out[at + i] = dict[idx[i]!]!;
 }
 
-function scatter(dense: Dense, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+function lookupI32(dict: Int32Array, idx: Int32Array, out: Int32Array, at: number): void {
+  for (let i = 0; i < idx.length; i++) out[at + i] = dict[idx[i]!]!;
+}
+
+/** Present rows' values (dense, in order) spread over rows [row, row+count), skipping the NULLs. */
+function spreadF64(dense: Float64Array, nulls: Uint8Array, count: number, out: Float64Array, row: number): void {
   let v = 0;
-  for (let i = 0; i < count; i++) {
-    if (defs[i] === 1) out[row + i] = dense[v++]!;
-    else nulls[row + i] = 1;
-  }
+  for (let i = row; i < row + count; i++) if (nulls[i] === 0) out[i] = dense[v++]!;
+}
+
+/** spreadF64 for Int32Array rows; `none` marks NULL rows (-1 for indexes into `objects`, which double as codes). */
+function spreadI32(dense: Int32Array, nulls: Uint8Array, count: number, out: Int32Array, row: number, none: number): void {
+  let v = 0;
+  for (let i = row; i < row + count; i++) out[i] = nulls[i] === 0 ? dense[v++]! : none;
+}
+
+/** Dictionary entries of the present rows spread over rows [row, row+count) in one pass. */
+function lookupSpreadF64(dict: Float64Array, idx: Int32Array, nulls: Uint8Array, count: number, out: Float64Array, row: number): void {
+  let v = 0;
+  for (let i = row; i < row + count; i++) if (nulls[i] === 0) out[i] = dict[idx[v++]!]!;
+}
+
+function lookupSpreadI32(dict: Int32Array, idx: Int32Array, nulls: Uint8Array, count: number, out: Int32Array, row: number): void {
+  let v = 0;
+  for (let i = row; i < row + count; i++) if (nulls[i] === 0) out[i] = dict[idx[v++]!]!;
 }
 
 /**
@@ -444,18 +539,45 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   const end = start + Number(md.total_compressed_size);
   const bytes = await file.slice(start, end);
   if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
+}
+
+/** Scratch arrays reused by every chunk decoded (decoding is synchronous once the bytes are read). */
+let indexScratch = new Int32Array(0);
+let denseF64Scratch = new Float64Array(0);
+let denseI32Scratch = new Int32Array(0);
+
+function indexesFor(n: number): Int32Array {
+  if (indexScratch.length < n) indexScratch = new Int32Array(Math.max(n, 1 << 16));
+  return indexScratch.subarray(0, n);
+}
+
+function denseFor(c: Conversion, n: number): Dense {
+  if (c.kind === 'i32' || c.kind === 'str' || c.kind === 'dec') {
+    if (denseI32Scratch.length < n) denseI32Scratch = new Int32Array(Math.max(n, 1 << 16));
+    return denseI32Scratch.subarray(0, n);
+  }
+  if (denseF64Scratch.length < n) denseF64Scratch = new Float64Array(Math.max(n, 1 << 16));
+  return denseF64Scratch.subarray(0, n);
+}
+
+function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
+  const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes), offset: 0 };
   const conv = found.conversion;
-  const rows = Number(rowGroup.num_rows);
+  const coded = conv.kind === 'str' || conv.kind === 'dec';
   const values = allocDense(conv, rows);
   let nulls: Uint8Array | null = null;
   let dictionary: Dense | null = null;
+  let dictSize = 0;
+  let textDict: TextDictionary | null = null;
   const strings: Value[] = [];
-  let indices = new Int32Array(0);
-  const scratch = { defs: new Uint8Array(0) };
   let row = 0;
   // The next wanted row's position in `only`.
   let want = 0;
+  const noDictionary = (): never => {
+    throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+  };
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
@@ -465,8 +587,10 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
       dictionary = allocDense(conv, n);
+      dictSize = n;
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
+      if (conv.kind === 'str' && strings.length === n) textDict = textDictionary(strings);
       continue;
     }
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
@@ -480,27 +604,30 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     }
     let count: number;
     let encoding: string;
-    let defs: Uint8Array | null = null;
+    let present: number;
     let r: Reader;
     if (header.type === 'DATA_PAGE') {
       const h = header.data_page_header!;
-      count = h.num_values;
+      count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+      present = count;
       if (found.optional) {
         const len = r.view.getUint32(0, true);
         r.offset = 4;
-        defs = readDefinitionLevels(r, len, count, scratch);
+        if (!allPresent(r, count)) present = readNullFlags(r, len, count, (nulls ??= new Uint8Array(rows)), row);
+        r.offset = 4 + len;
       }
     } else if (header.type === 'DATA_PAGE_V2') {
       const h = header.data_page_header_v2!;
-      count = h.num_values;
+      count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
       const repLen = h.repetition_levels_byte_length;
       const defLen = h.definition_levels_byte_length;
+      present = count;
       if (found.optional && h.num_nulls > 0) {
-        defs = readDefinitionLevels({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, scratch);
+        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, (nulls ??= new Uint8Array(rows)), row);
       }
       const body = raw.subarray(repLen + defLen);
       const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
@@ -508,48 +635,34 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     } else {
       continue; // index pages carry no values
     }
-    count = Math.min(count, rows - row);
-    let present = count;
-    if (defs !== null) {
-      present = 0;
-      for (let i = 0; i < count; i++) present += defs[i]!;
-    }
-    const dictEncoded = encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY';
-    if (dictEncoded && defs !== null && present !== count) {
-      // Indexes of the present rows, then one pass that looks them up and spreads them around the NULLs.
-      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+    const withNulls = present !== count;
+    if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
+      if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
-      if (indices.length < present) indices = new Int32Array(present);
-      const idx = indices.subarray(0, present);
+      // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
+      const idx = coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
-      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
-      nulls ??= new Uint8Array(rows);
-      lookupScatter(conv.kind === 'str' || conv.kind === 'dec' ? null : dictionary, dictionary.length, idx, defs, count, values, nulls, row);
-      row += count;
-      continue;
-    }
-    // Values go straight into place when the page has no NULLs, else densely first and then scattered.
-    const dense = present === count ? values : allocDense(conv, present);
-    const at = present === count ? row : 0;
-    if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at, strings);
-    else if (dictEncoded) {
-      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
-      const width = r.view.getUint8(r.offset++);
-      // Text and numeric rows are indexes into the dictionary's entries: decoded straight into place.
-      const direct = conv.kind === 'str' || conv.kind === 'dec';
-      if (!direct && indices.length < present) indices = new Int32Array(present);
-      const idx = direct ? (dense as Int32Array).subarray(at, at + present) : indices.subarray(0, present);
-      if (width === 0) idx.fill(0);
-      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
-      if (direct) checkIndexes(idx, dictionary.length);
-      else gather(dictionary, idx, dense, at);
+      else if (readIndexes(r, width, idx, r.view.byteLength - r.offset) >= dictSize) checkIndexes(idx, dictSize);
+      if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');
+      if (coded) {
+        if (withNulls) spreadI32(idx, nulls!, count, values as Int32Array, row, -1);
+      } else if (values instanceof Float64Array) {
+        if (withNulls) lookupSpreadF64(dictionary as Float64Array, idx, nulls!, count, values, row);
+        else lookupF64(dictionary as Float64Array, idx, values, row);
+      } else if (withNulls) lookupSpreadI32(dictionary as Int32Array, idx, nulls!, count, values, row);
+      else lookupI32(dictionary as Int32Array, idx, values, row);
+    } else if (encoding === 'PLAIN') {
+      // Values go straight into place when the page has no NULLs, else densely first and then spread.
+      if (!withNulls) readPlainInto(r, conv, count, values, row, strings);
+      else {
+        const dense = denseFor(conv, present);
+        readPlainInto(r, conv, present, dense, 0, strings);
+        if (values instanceof Float64Array) spreadF64(dense as Float64Array, nulls!, count, values, row);
+        else spreadI32(dense as Int32Array, nulls!, count, values, row, coded ? -1 : 0);
+      }
     } else throw new FlatFallback();
-    if (defs !== null && present !== count) {
-      nulls ??= new Uint8Array(rows);
-      scatter(dense, defs, count, values, nulls, row);
-    }
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  return { values, objects: conv.kind === 'str' || conv.kind === 'dec' ? strings : null, nulls };
+  return { values, objects: coded ? strings : null, nulls, dictionary: textDict };
 }

@@ -139,7 +139,7 @@ export function gatherFlat(d: FlatColumnData, sel: Int32Array, count: number): F
     nulls = new Uint8Array(count);
     for (let i = 0; i < count; i++) nulls[i] = d.nulls[sel[i]!]!;
   }
-  return { values, objects: d.objects, nulls };
+  return { values, objects: d.objects, nulls, dictionary: d.dictionary };
 }
 
 /** The selected rows of a column decoded by hyparquet's general path. */

@@ -32,7 +32,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -531,7 +531,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
           return whole.then(
-            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary }),
             // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
               if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
@@ -558,7 +558,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
-              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e), dictCodes(d, s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
