@@ -19,7 +19,7 @@ import { lazyModule } from '../../common/lazy-module.js';
 import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
-import { TextDictionary, type DictCodes } from '../../common/text-dictionary.js';
+import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
@@ -79,9 +79,8 @@ export function dictCodes(d: FlatColumnData, from: number, to: number): DictCode
 
 /** The dictionary's entries as a TextDictionary, or null when two entries are equal (codes would not be the indexes). */
 function textDictionary(entries: readonly Value[]): TextDictionary | null {
-  const dictionary = new TextDictionary();
-  for (const e of entries) dictionary.add(e as string);
-  return dictionary.size === entries.length ? dictionary : null;
+  const strings = entries as readonly string[];
+  return allDistinct(strings) ? TextDictionary.ofDistinct(strings) : null;
 }
 
 /** Quire types this path produces. */
@@ -317,8 +316,8 @@ function readVarInt(r: Reader): number {
 
 /**
  * Dictionary indexes in the RLE / bit-packed hybrid encoding into `out`, reading at most `len` bytes;
- * r.offset ends after them. Returns the OR of the indexes: below the dictionary's size it proves every
- * index is in range without a pass of its own. Widths up to 24 bits unpack through a 32-bit
+ * r.offset ends after them. Returns the largest index (negative when an index is: only wider than 24
+ * bits), so a caller checks them against a dictionary's size without a pass of its own. Widths up to 24 bits unpack through a 32-bit
  * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones go
  * through hyparquet's decoder.
  */
@@ -328,16 +327,20 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
   if (width > 24) {
     hyparquetEncoding().readRleBitPackedHybrid(r, width, out, len);
     r.offset = end;
-    let any = 0;
-    for (let i = 0; i < n; i++) any |= out[i]!;
-    return any;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = out[i]!;
+      if (v < 0) return v;
+      max = v > max ? v : max;
+    }
+    return max;
   }
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (end > bytes.length) throw new Error('encoded values extend past their page');
   const mask = (1 << width) - 1;
   const valueBytes = (width + 7) >> 3;
-  let any = 0;
+  let max = 0;
   let seen = 0;
   let p = r.offset;
   while (seen < n) {
@@ -357,38 +360,39 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
       let v = 0;
       for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
       out.fill(v, seen, seen + count);
-      any |= v;
+      max = v > max ? v : max;
       seen += count;
     } else {
       const groups = Math.floor(header / 2);
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      any |= unpackIndexes(view, bytes, p, width, mask, out, seen, count);
+      const m = unpackIndexes(view, bytes, p, width, mask, out, seen, count);
+      max = m > max ? m : max;
       seen += count;
       p = runEnd;
     }
   }
   r.offset = end;
-  return any;
+  return max;
 }
 
 /**
- * `count` values of `width` bits packed from byte p on; returns their OR. Each value is one unaligned
+ * `count` values of `width` bits packed from byte p on; returns the largest. Each value is one unaligned
  * 32-bit little-endian load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to
  * single moves); the last few values, whose 4-byte window would pass the buffer's end, take the
  * byte-at-a-time loop.
  */
 function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array, at: number, count: number): number {
   let i = 0;
-  let any = 0;
+  let max = 0;
   const room = view.byteLength - 4 - p;
   const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
   const base = p * 8;
   for (let bit = base; i < safe; i++, bit += width) {
     const v = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
     out[at + i] = v;
-    any |= v;
+    max = v > max ? v : max;
   }
   // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
   i &= ~7;
@@ -402,11 +406,11 @@ function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: numb
     }
     const v = buf & mask;
     out[at + i] = v;
-    any |= v;
+    max = v > max ? v : max;
     buf >>>= width;
     bits -= width;
   }
-  return any;
+  return max;
 }
 
 /** Set bits per byte value. */
@@ -488,13 +492,6 @@ function readNullFlags(r: Reader, len: number, count: number, nulls: Uint8Array,
   }
   r.offset = end;
   return present;
-}
-
-function checkIndexes(idx: Int32Array, size: number): void {
-  for (let i = 0; i < idx.length; i++) {
-    const k = idx[i]!;
-    if (k >= size || k < 0) throw new Error('dictionary index out of range');
-  }
 }
 
 // One function per storage type: a loop over either kind of typed array runs several times slower.
@@ -642,7 +639,10 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
       const idx = coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
-      else if (readIndexes(r, width, idx, r.view.byteLength - r.offset) >= dictSize) checkIndexes(idx, dictSize);
+      else {
+        const max = readIndexes(r, width, idx, r.view.byteLength - r.offset);
+        if (present > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+      }
       if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');
       if (coded) {
         if (withNulls) spreadI32(idx, nulls!, count, values as Int32Array, row, -1);
