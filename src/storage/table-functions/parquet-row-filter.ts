@@ -132,14 +132,28 @@ export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array
 /** The selected rows of a decoded column, in order. */
 export function gatherFlat(d: FlatColumnData, sel: Int32Array, count: number): FlatColumnData {
   const src = d.values;
-  const values = src instanceof Int32Array ? new Int32Array(count) : new Float64Array(count);
-  for (let i = 0; i < count; i++) values[i] = src[sel[i]!]!;
-  let nulls: Uint8Array | null = null;
-  if (d.nulls !== null) {
-    nulls = new Uint8Array(count);
-    for (let i = 0; i < count; i++) nulls[i] = d.nulls[sel[i]!]!;
-  }
+  // One loop per array type: a loop over either kind runs several times slower.
+  const values = src instanceof Int32Array ? gatherI32(src, sel, count) : gatherF64(src, sel, count);
+  const nulls = d.nulls === null ? null : gatherU8(d.nulls, sel, count);
   return { values, objects: d.objects, nulls, dictionary: d.dictionary };
+}
+
+function gatherI32(src: Int32Array, sel: Int32Array, count: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+function gatherF64(src: Float64Array, sel: Int32Array, count: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+function gatherU8(src: Uint8Array, sel: Int32Array, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
 }
 
 /** The selected rows of a column decoded by hyparquet's general path. */
