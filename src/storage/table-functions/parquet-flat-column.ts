@@ -527,8 +527,78 @@ function lookupSpreadI32(dict: Int32Array, idx: Int32Array, nulls: Uint8Array, c
 }
 
 /**
- * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), data pages
- * holding none of those rows are skipped undecompressed: their rows stay zero and must not be read.
+ * Rows only[from …to) of a page whose first row is `row`, into out[from …to). A row's value is at its
+ * offset in the page, or, when the page has NULLs (pageNulls), at the count of present rows before it.
+ * One function per storage type: a loop over either kind of typed array runs several times slower.
+ */
+function pickLookupF64(dict: Float64Array, idx: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = dict[idx[only[j]! - row]!]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) outNulls![j] = 1;
+    else out[j] = dict[idx[v]!]!;
+  }
+}
+
+function pickLookupI32(dict: Int32Array, idx: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = dict[idx[only[j]! - row]!]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) outNulls![j] = 1;
+    else out[j] = dict[idx[v]!]!;
+  }
+}
+
+function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) outNulls![j] = 1;
+    else out[j] = src[v]!;
+  }
+}
+
+/** pickF64 for Int32Array values; `none` marks NULL rows (-1 for indexes into `objects`, which double as codes). */
+function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null, none: number): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) {
+      outNulls![j] = 1;
+      out[j] = none;
+    } else out[j] = src[v]!;
+  }
+}
+
+/**
+ * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), it
+ * decodes just those rows, in that order (row `only[j]` becomes row j): data pages holding none of them
+ * are skipped undecompressed, and the others are unpacked into scratch arrays from which only the wanted
+ * rows are looked up and copied (so a late-decoded column costs no gather of its own).
  */
 export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
@@ -543,6 +613,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
 let indexScratch = new Int32Array(0);
 let denseF64Scratch = new Float64Array(0);
 let denseI32Scratch = new Int32Array(0);
+let pageNullScratch = new Uint8Array(0);
 
 function indexesFor(n: number): Int32Array {
   if (indexScratch.length < n) indexScratch = new Int32Array(Math.max(n, 1 << 16));
@@ -558,20 +629,29 @@ function denseFor(c: Conversion, n: number): Dense {
   return denseF64Scratch.subarray(0, n);
 }
 
+/** Zeroed NULL flags for one page's rows. */
+function pageNullsFor(n: number): Uint8Array {
+  if (pageNullScratch.length < n) pageNullScratch = new Uint8Array(Math.max(n, 1 << 16));
+  const a = pageNullScratch.subarray(0, n);
+  a.fill(0);
+  return a;
+}
+
 function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes), offset: 0 };
   const conv = found.conversion;
   const coded = conv.kind === 'str' || conv.kind === 'dec';
-  const values = allocDense(conv, rows);
+  const values = allocDense(conv, only === undefined ? rows : onlyCount);
   let nulls: Uint8Array | null = null;
   let dictionary: Dense | null = null;
   let dictSize = 0;
   let textDict: TextDictionary | null = null;
   const strings: Value[] = [];
   let row = 0;
-  // The next wanted row's position in `only`.
+  // The wanted rows of the current page are only[want …wantEnd).
   let want = 0;
+  let wantEnd = 0;
   const noDictionary = (): never => {
     throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
   };
@@ -594,7 +674,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       // A flat column's page holds one value slot per row: num_values rows from `row` on.
       const pageRows = Math.min(header.type === 'DATA_PAGE' ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
       while (want < onlyCount && only[want]! < row) want++;
-      if (want >= onlyCount || only[want]! >= row + pageRows) {
+      wantEnd = want;
+      while (wantEnd < onlyCount && only[wantEnd]! < row + pageRows) wantEnd++;
+      if (wantEnd === want) {
         row += pageRows;
         continue;
       }
@@ -603,6 +685,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     let encoding: string;
     let present: number;
     let r: Reader;
+    // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
+    let pageNulls: Uint8Array | null = null;
+    const flagsAt = (): [Uint8Array, number] => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(count)), 0]);
     if (header.type === 'DATA_PAGE') {
       const h = header.data_page_header!;
       count = Math.min(h.num_values, rows - row);
@@ -613,7 +698,10 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       if (found.optional) {
         const len = r.view.getUint32(0, true);
         r.offset = 4;
-        if (!allPresent(r, count)) present = readNullFlags(r, len, count, (nulls ??= new Uint8Array(rows)), row);
+        if (!allPresent(r, count)) {
+          const [flags, at] = flagsAt();
+          present = readNullFlags(r, len, count, flags, at);
+        }
         r.offset = 4 + len;
       }
     } else if (header.type === 'DATA_PAGE_V2') {
@@ -624,7 +712,8 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       const defLen = h.definition_levels_byte_length;
       present = count;
       if (found.optional && h.num_nulls > 0) {
-        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, (nulls ??= new Uint8Array(rows)), row);
+        const [flags, at] = flagsAt();
+        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
       }
       const body = raw.subarray(repLen + defLen);
       const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
@@ -633,18 +722,24 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       continue; // index pages carry no values
     }
     const withNulls = present !== count;
+    if (!withNulls) pageNulls = null;
+    const outNulls = only !== undefined && withNulls ? (nulls ??= new Uint8Array(onlyCount)) : null;
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
-      const idx = coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
+      const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
       else {
         const max = readIndexes(r, width, idx, r.view.byteLength - r.offset);
         if (present > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
       }
       if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');
-      if (coded) {
+      if (only !== undefined) {
+        if (coded) pickI32(idx, pageNulls, row, only, want, wantEnd, values as Int32Array, outNulls, -1);
+        else if (values instanceof Float64Array) pickLookupF64(dictionary as Float64Array, idx, pageNulls, row, only, want, wantEnd, values, outNulls);
+        else pickLookupI32(dictionary as Int32Array, idx, pageNulls, row, only, want, wantEnd, values, outNulls);
+      } else if (coded) {
         if (withNulls) spreadI32(idx, nulls!, count, values as Int32Array, row, -1);
       } else if (values instanceof Float64Array) {
         if (withNulls) lookupSpreadF64(dictionary as Float64Array, idx, nulls!, count, values, row);
@@ -653,11 +748,14 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       else lookupI32(dictionary as Int32Array, idx, values, row);
     } else if (encoding === 'PLAIN') {
       // Values go straight into place when the page has no NULLs, else densely first and then spread.
-      if (!withNulls) readPlainInto(r, conv, count, values, row, strings);
+      if (only === undefined && !withNulls) readPlainInto(r, conv, count, values, row, strings);
       else {
         const dense = denseFor(conv, present);
         readPlainInto(r, conv, present, dense, 0, strings);
-        if (values instanceof Float64Array) spreadF64(dense as Float64Array, nulls!, count, values, row);
+        if (only !== undefined) {
+          if (values instanceof Float64Array) pickF64(dense as Float64Array, pageNulls, row, only, want, wantEnd, values, outNulls);
+          else pickI32(dense as Int32Array, pageNulls, row, only, want, wantEnd, values, outNulls, coded ? -1 : 0);
+        } else if (values instanceof Float64Array) spreadF64(dense as Float64Array, nulls!, count, values, row);
         else spreadI32(dense as Int32Array, nulls!, count, values, row, coded ? -1 : 0);
       }
     } else throw new FlatFallback();

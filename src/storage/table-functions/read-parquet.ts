@@ -515,23 +515,38 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             continue;
           }
           rebase(sel, selected, at);
-          // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
-          if (selected * 2 > n) sel = null;
+          // Gathering costs about what the Filter's own copy does: worth it only when most rows go. A
+          // whole row group's other columns are decoded at the selected rows only (no gather of their
+          // own), and then the Filter above has nothing left to drop: worth it unless nearly all pass.
+          const whole = r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
+          if (whole ? selected * 8 > n * 7 : selected * 2 > n) sel = null;
         }
         // A range that is its whole row group decodes each column once: columns not read by the filter
         // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
         const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
         const picked = sel;
+        // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
+        const gathered = new Set<unknown>();
         const data0 = await Promise.all(out.map((c) => {
           let whole: Promise<FlatColumnData> | null = null;
+          let sparse = false;
           if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
             const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
-            if (flat !== null) whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
+            if (flat !== null) {
+              whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
+              sparse = true;
+            }
           } else if (g >= 0) whole = flatChunk(g, c);
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
           return whole.then(
-            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary }),
+            (d): FlatColumnData => {
+              if (sparse) {
+                gathered.add(d);
+                return d;
+              }
+              return at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
+            },
             // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
               if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
@@ -539,7 +554,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             },
           );
         }));
-        const data = sel === null ? data0 : data0.map((d) => (isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
+        const data = sel === null ? data0 : data0.map((d) => (gathered.has(d) ? d : isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
         const rangeRows = n;
         if (sel !== null) n = selected;
         if (reservation !== null) {
