@@ -595,6 +595,109 @@ function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, onl
 }
 
 /**
+ * Dictionary indexes of rows only[from …to) of a page whose first row is `row`, straight from the RLE /
+ * bit-packed hybrid encoding (widths up to 24 bits): run headers are walked in order and each wanted
+ * value is read at its bit position, so the rows between are never unpacked. codes[j - from] gets row
+ * only[j]'s index (0 on a NULL row, which is flagged in outNulls). Returns the largest index read.
+ */
+function pickIndexes(r: Reader, width: number, len: number, present: number, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, codes: Int32Array, outNulls: Uint8Array | null): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const end = Math.min(r.offset + len, bytes.length);
+  const mask = (1 << width) - 1;
+  const valueBytes = (width + 7) >> 3;
+  let p = r.offset;
+  // The current run holds values [runStart, runEnd): one repeated value, or bit-packed from bitBase on.
+  let runStart = 0;
+  let runEnd = 0;
+  let rle = true;
+  let rleValue = 0;
+  let bitBase = 0;
+  let max = 0;
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    let vn = t;
+    if (pageNulls !== null) {
+      for (; i < t; i++) v += pageNulls[i]! ^ 1;
+      if (pageNulls[t] === 1) {
+        outNulls![j] = 1;
+        codes[j - from] = 0;
+        continue;
+      }
+      vn = v;
+    }
+    if (vn >= present) throw new Error('encoded values end early');
+    while (vn >= runEnd) {
+      let header = 0;
+      let shift = 0;
+      for (;;) {
+        if (p >= end) throw new Error('encoded values end early');
+        const b = bytes[p++]!;
+        header += (b & 0x7f) * 2 ** shift;
+        if ((b & 0x80) === 0) break;
+        shift += 7;
+      }
+      runStart = runEnd;
+      if ((header & 1) === 0) {
+        if (p + valueBytes > end) throw new Error('encoded values extend past their page');
+        rle = true;
+        rleValue = 0;
+        for (let k = 0; k < valueBytes; k++) rleValue |= bytes[p++]! << (8 * k);
+        runEnd = runStart + header / 2;
+      } else {
+        const groups = Math.floor(header / 2);
+        rle = false;
+        bitBase = p * 8;
+        p += groups * width;
+        if (p > end) throw new Error('encoded values extend past their page');
+        runEnd = runStart + groups * 8;
+      }
+    }
+    let x = rleValue;
+    if (!rle) {
+      const bit = bitBase + (vn - runStart) * width;
+      const q = bit >>> 3;
+      if (q + 4 <= bytes.length) x = (view.getUint32(q, true) >>> (bit & 7)) & mask;
+      else {
+        // Near the buffer's end: the bytes that exist, a byte at a time.
+        let w = 0;
+        for (let k = 0; k < 4 && q + k < bytes.length; k++) w |= bytes[q + k]! << (8 * k);
+        x = (w >>> (bit & 7)) & mask;
+      }
+    }
+    codes[j - from] = x;
+    max = x > max ? x : max;
+  }
+  return max;
+}
+
+/** out[j] = dict[codes[j - from]] for j in [from, to), skipping rows flagged in outNulls (when given). */
+function lookupAtF64(dict: Float64Array, codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Float64Array): void {
+  if (outNulls === null) for (let j = from; j < to; j++) out[j] = dict[codes[j - from]!]!;
+  else for (let j = from; j < to; j++) if (outNulls[j] === 0) out[j] = dict[codes[j - from]!]!;
+}
+
+function lookupAtI32(dict: Int32Array, codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Int32Array): void {
+  if (outNulls === null) for (let j = from; j < to; j++) out[j] = dict[codes[j - from]!]!;
+  else for (let j = from; j < to; j++) if (outNulls[j] === 0) out[j] = dict[codes[j - from]!]!;
+}
+
+/** The indexes themselves (text and numeric rows point into `objects`), -1 on NULL rows. */
+function copyCodesAt(codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Int32Array): void {
+  if (outNulls === null) for (let j = from; j < to; j++) out[j] = codes[j - from]!;
+  else for (let j = from; j < to; j++) out[j] = outNulls[j] === 1 ? -1 : codes[j - from]!;
+}
+
+/** Rows in [from, to) not flagged NULL. */
+function countPresent(nulls: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let j = from; j < to; j++) n += nulls[j]! ^ 1;
+  return n;
+}
+
+/**
  * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), it
  * decodes just those rows, in that order (row `only[j]` becomes row j): data pages holding none of them
  * are skipped undecompressed, and the others are unpacked into scratch arrays from which only the wanted
@@ -727,6 +830,17 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
+      if (only !== undefined && width > 0 && width <= 24) {
+        const codes = indexesFor(wantEnd - want);
+        const max = pickIndexes(r, width, r.view.byteLength - r.offset, present, pageNulls, row, only, want, wantEnd, codes, outNulls);
+        if (max >= dictSize && (dictSize > 0 || outNulls === null || countPresent(outNulls, want, wantEnd) > 0)) throw new Error('dictionary index out of range');
+        const flagged = pageNulls === null ? null : outNulls;
+        if (coded) copyCodesAt(codes, flagged, want, wantEnd, values as Int32Array);
+        else if (values instanceof Float64Array) lookupAtF64(dictionary as Float64Array, codes, flagged, want, wantEnd, values);
+        else lookupAtI32(dictionary as Int32Array, codes, flagged, want, wantEnd, values);
+        row += count;
+        continue;
+      }
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
       const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
