@@ -640,14 +640,16 @@ function pickIndexes(r: Reader, width: number, len: number, present: number, pag
         shift += 7;
       }
       runStart = runEnd;
+      // Integer run lengths keep the position arithmetic below in small integers.
+      const half = header < 0x80000000 ? header >>> 1 : Math.min(Math.floor(header / 2), present);
       if ((header & 1) === 0) {
         if (p + valueBytes > end) throw new Error('encoded values extend past their page');
         rle = true;
         rleValue = 0;
         for (let k = 0; k < valueBytes; k++) rleValue |= bytes[p++]! << (8 * k);
-        runEnd = runStart + header / 2;
+        runEnd = runStart + half;
       } else {
-        const groups = Math.floor(header / 2);
+        const groups = half;
         rle = false;
         bitBase = p * 8;
         p += groups * width;
@@ -830,7 +832,8 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
-      if (only !== undefined && width > 0 && width <= 24) {
+      // A few wanted rows: read at their positions; many: unpacked page-wide (a tight loop) and picked.
+      if (only !== undefined && width > 0 && width <= 24 && (wantEnd - want) * 8 < count) {
         const codes = indexesFor(wantEnd - want);
         const max = pickIndexes(r, width, r.view.byteLength - r.offset, present, pageNulls, row, only, want, wantEnd, codes, outNulls);
         if (max >= dictSize && (dictSize > 0 || outNulls === null || countPresent(outNulls, want, wantEnd) > 0)) throw new Error('dictionary index out of range');
