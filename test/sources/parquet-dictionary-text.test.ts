@@ -170,6 +170,8 @@ const QUERIES = [
   `SELECT count(*), max(s) FROM read_parquet('$F') WHERE k > 5000`,
   `SELECT id, s, m FROM read_parquet('$F') WHERE id BETWEEN 24990 AND 25020 ORDER BY id`,
   `SELECT s, m, v FROM read_parquet('$F') WHERE v >= 125 AND id >= 15000 ORDER BY id LIMIT 50`,
+  // A numeric literal against a double column (bound as casts over the constant) is a row filter too.
+  `SELECT s, count(*), sum(v) FROM read_parquet('$F') WHERE v > 62.25 AND v <= 100.125 GROUP BY s ORDER BY s NULLS FIRST`,
   // Text compared as text.
   `SELECT count(*), min(id) FROM read_parquet('$F') WHERE m = '日本語4' OR s = 'cat3'`,
   `SELECT upper(m), length(m), count(*) FROM read_parquet('$F') WHERE s IS NULL GROUP BY 1, 2 ORDER BY 1 NULLS FIRST, 2`,
@@ -190,6 +192,11 @@ describe('read_parquet dictionary-encoded columns', () => {
       }
     });
   }
+
+  it('EXPLAIN: a numeric literal compared with a double column is checked on the decoded column first', async () => {
+    const plan = (await db.query(`EXPLAIN SELECT s FROM read_parquet('${file}') WHERE v > 62.25 AND v <= '1e3'::numeric`)).rows.map((r) => String(r[0])).join('\n');
+    expect(plan).toMatch(/decoded first: v > 62.25 AND v <= 1000/);
+  });
 
   it('text columns from dictionary pages carry codes; the all-NULL row group and its neighbours agree', async () => {
     const rows = await quire(`SELECT id, s FROM read_parquet('${file}') WHERE id BETWEEN 19990 AND 30010 ORDER BY id`);

@@ -8,6 +8,8 @@
  * (NaN, which PostgreSQL orders above every number, is always kept).
  */
 import type { Expr } from '../../logical/expr.js';
+import { castValue } from '../../common/cast.js';
+import type { DataType, Value } from '../../common/types.js';
 import type { FlatColumnData } from './parquet-flat-column.js';
 
 /** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
@@ -46,6 +48,26 @@ function columnName(e: Expr, schema: readonly { name: string; type: string }[]):
   return c !== undefined && NUMBER_TYPES.has(c.type) ? c.name : null;
 }
 
+/** Casts between these types give the same value whatever the session's settings (no time zone, no date style). */
+const FOLDABLE_CASTS = new Set(['unknown', 'text', 'numeric', 'int2', 'int4', 'int8', 'float4', 'float8']);
+
+/**
+ * A constant, or casts over one (`v > 0.25` on a double column binds as v > CAST(CAST('0.25' AS numeric)
+ * AS double precision)), as its value and type; null for anything else or a cast that fails.
+ */
+function constantOf(e: Expr): { value: Value; type: DataType } | null {
+  if (e.kind === 'const') return { value: e.value, type: e.type };
+  if (e.kind !== 'cast' || !FOLDABLE_CASTS.has(e.type.name) || !FOLDABLE_CASTS.has(e.arg.type.name)) return null;
+  const inner = constantOf(e.arg);
+  if (inner === null) return null;
+  try {
+    return { value: castValue(inner.value, inner.type, e.type), type: e.type };
+  } catch {
+    // The Filter above raises the cast's error when it evaluates the conjunct.
+    return null;
+  }
+}
+
 /** The conjuncts usable as row filters (others are left to the Filter above). */
 export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly { name: string; type: string }[]): RowFilter[] {
   const out: RowFilter[] = [];
@@ -60,10 +82,11 @@ export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly {
       k = c.left;
       op = FLIP[op];
     }
-    if (col === null || k.kind !== 'const' || typeof k.value !== 'number' || Number.isNaN(k.value)) continue;
+    const kv = col === null ? null : constantOf(k);
+    if (col === null || kv === null || typeof kv.value !== 'number' || Number.isNaN(kv.value)) continue;
     // The constant must compare as a number of the column's kind (no text or numeric comparison).
-    if (!NUMBER_TYPES.has(k.type.name)) continue;
-    out.push({ column: col, op, value: k.value, text: `${col} ${op} ${k.value}` });
+    if (!NUMBER_TYPES.has(kv.type.name)) continue;
+    out.push({ column: col, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
   }
   return out;
 }
