@@ -55,7 +55,7 @@ const FOLDABLE_CASTS = new Set(['unknown', 'text', 'numeric', 'int2', 'int4', 'i
  * A constant, or casts over one (`v > 0.25` on a double column binds as v > CAST(CAST('0.25' AS numeric)
  * AS double precision)), as its value and type; null for anything else or a cast that fails.
  */
-function constantOf(e: Expr): { value: Value; type: DataType } | null {
+export function constantOf(e: Expr): { value: Value; type: DataType } | null {
   if (e.kind === 'const') return { value: e.value, type: e.type };
   if (e.kind !== 'cast' || !FOLDABLE_CASTS.has(e.type.name) || !FOLDABLE_CASTS.has(e.arg.type.name)) return null;
   const inner = constantOf(e.arg);

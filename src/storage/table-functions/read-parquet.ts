@@ -31,7 +31,7 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
+import { constantOf, gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -271,7 +271,8 @@ function statValue(p: ColumnPlan, v: Value): unknown {
 export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonly ColumnPlan[]): { filter: ParquetQueryFilter | null; used: string[] } {
   const parts: ParquetQueryFilter[] = [];
   const used: string[] = [];
-  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? (typeof e.value === 'string' ? `'${e.value}'` : (formatValue(e.value, e.type) ?? 'NULL')) : '?');
+  const fmtConst = (value: Value, t: DataType): string => (typeof value === 'string' ? `'${value}'` : (formatValue(value, t) ?? 'NULL'));
+  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? fmtConst(e.value, e.type) : '?');
   for (const c of conjuncts) {
     if (c.kind === 'compare' && c.op !== '<>') {
       let col = columnOf(c.left, schema);
@@ -282,11 +283,12 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
         k = c.left;
         op = FLIP[c.op]!;
       }
-      if (col === null || k.kind !== 'const') continue;
-      const v = statValue(col, k.value);
+      const kc = col === null ? null : constantOf(k);
+      if (col === null || kc === null) continue;
+      const v = statValue(col, kc.value);
       if (v === undefined) continue;
       parts.push({ [col.field.name]: { [OPS[op]!]: v } } as ParquetQueryFilter);
-      used.push(`${col.field.name} ${op} ${fmt(k)}`);
+      used.push(`${col.field.name} ${op} ${fmtConst(kc.value, kc.type)}`);
     } else if (c.kind === 'in-list' && !c.negated) {
       const col = columnOf(c.arg, schema);
       if (col === null || !c.list.every((x) => x.kind === 'const')) continue;
