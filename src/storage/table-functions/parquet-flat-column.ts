@@ -6,11 +6,14 @@
  * (or null) into a plain JS array, reads definition levels into a JS array even when a page has no
  * NULLs, and turns every INT64 into a bigint before our parsers see it. For a flat column none of that
  * is needed: definition levels are 0/1, a page whose levels are one run of 1s has no NULLs (its levels
- * are skipped), PLAIN numbers are copied as typed arrays, INT64s are read as two 32-bit halves, and a
- * dictionary is decoded once per column chunk, its indices mapped to the same number or string objects.
+ * are skipped; other levels become NULL flags a run at a time), PLAIN numbers are copied as typed
+ * arrays, INT64s are read as two 32-bit halves, and a dictionary is decoded once per column chunk, its
+ * indices mapped to the same number or string objects. A text dictionary also becomes a TextDictionary,
+ * so its rows reach the operators with codes (grouped and joined without hashing strings).
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
- * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond.
+ * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond. Columns decoded
+ * after a row filter are decoded at the passing rows only (see readFlatColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
