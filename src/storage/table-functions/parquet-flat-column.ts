@@ -80,6 +80,9 @@ export function dictCodes(d: FlatColumnData, from: number, to: number): DictCode
   return { codes, dictionary };
 }
 
+/** Rows of a row group per dictionary entry below which its text goes without codes. */
+const CODED_ROWS_PER_ENTRY = 64;
+
 /** The dictionary's entries as a TextDictionary, or null when two entries are equal (codes would not be the indexes). */
 function textDictionary(entries: readonly Value[]): TextDictionary | null {
   const strings = entries as readonly string[];
@@ -775,7 +778,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       dictSize = n;
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
-      if (conv.kind === 'str' && strings.length === n) textDict = textDictionary(strings);
+      // Codes pay where operators' work per dictionary (a Top-N ranks its entries, a join looks each up)
+      // is small next to the rows: a dictionary of many entries per row group is left without them.
+      if (conv.kind === 'str' && strings.length === n && n * CODED_ROWS_PER_ENTRY <= rows) textDict = textDictionary(strings);
       continue;
     }
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
