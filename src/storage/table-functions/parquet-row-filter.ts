@@ -152,6 +152,50 @@ export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array
   }
 }
 
+/**
+ * narrowSelection over rows [at, at+n) of the column without a selection yet: the passing row offsets
+ * are written to the front of `sel` straight from the values (no identity selection to fill and read).
+ */
+export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: number, sel: Int32Array): number {
+  const v = d.values;
+  const nulls = d.nulls;
+  if (nulls !== null) {
+    // NULLs never pass; the rest go through the per-operator loops of narrowSelection.
+    let w = 0;
+    for (let r = at; r < at + n; r++) if (nulls[r] !== 1) sel[w++] = r;
+    return narrowSelection(f, d, sel, w);
+  }
+  const k = f.value;
+  const end = at + n;
+  let w = 0;
+  switch (f.op) {
+    case '=':
+      for (let r = at; r < end; r++) if (v[r] === k) sel[w++] = r;
+      return w;
+    case '<>':
+      for (let r = at; r < end; r++) if (v[r] !== k) sel[w++] = r;
+      return w;
+    case '<':
+      for (let r = at; r < end; r++) if (v[r]! < k) sel[w++] = r;
+      return w;
+    case '<=':
+      for (let r = at; r < end; r++) if (v[r]! <= k) sel[w++] = r;
+      return w;
+    case '>':
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        if (x > k || x !== x) sel[w++] = r;
+      }
+      return w;
+    default:
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        if (x >= k || x !== x) sel[w++] = r;
+      }
+      return w;
+  }
+}
+
 /** The selected rows of a decoded column, in order. */
 export function gatherFlat(d: FlatColumnData, sel: Int32Array, count: number): FlatColumnData {
   const src = d.values;

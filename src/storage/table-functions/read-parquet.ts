@@ -31,7 +31,7 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { constantOf, gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
+import { constantOf, gatherFlat, gatherGeneral, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -362,10 +362,8 @@ function groupOf(starts: readonly number[], start: number, end: number): number 
 }
 
 // Row loops live outside the scan's async generator, which V8 optimizes late (no on-stack replacement).
-function rowRange(from: number, n: number): Int32Array {
-  const sel = new Int32Array(n);
+function fillRange(sel: Int32Array, from: number, n: number): void {
   for (let i = 0; i < n; i++) sel[i] = from + i;
-  return sel;
 }
 
 function rebase(sel: Int32Array, n: number, by: number): void {
@@ -503,12 +501,17 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         let selected = n;
         if (g >= 0 && filterPlans.length > 0) {
           const at = r.rowStart - groupStarts[g]!;
-          sel = rowRange(at, n);
+          sel = new Int32Array(n);
+          // The first filter decoded reads the range's rows directly; until then `sel` holds nothing.
+          let narrowed = false;
           for (let fi = 0; fi < filterPlans.length && selected > 0; fi++) {
             const whole = flatChunk(g, filterPlans[fi]!);
             const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
-            if (d !== null) selected = narrowSelection(spec.rowFilters[fi]!, d, sel, selected);
+            if (d === null) continue;
+            selected = narrowed ? narrowSelection(spec.rowFilters[fi]!, d, sel, selected) : narrowRange(spec.rowFilters[fi]!, d, at, n, sel);
+            narrowed = true;
           }
+          if (!narrowed) fillRange(sel, at, n);
           if (selected === 0) {
             const skipped = Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!));
             const step = Math.min(fileBytes - reported, skipped);
