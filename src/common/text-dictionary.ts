@@ -13,8 +13,30 @@ import type { Value } from './types.js';
 export class TextDictionary {
   /** Entry `code` is `values[code]`; each string object is shared by every row holding it. */
   readonly values: string[] = [];
-  private readonly index = new Map<string, number>();
+  /** Built on the first lookup for a dictionary made by ofDistinct (most are only read by code). */
+  private indexMap: Map<string, number> | null = new Map<string, number>();
   private ranks: Int32Array | null = null;
+
+  /**
+   * A dictionary of `entries`, which the caller guarantees distinct (a file's dictionary page, checked by
+   * allDistinct): entry i gets code i, and the string lookup table waits for a first lookup.
+   */
+  static ofDistinct(entries: readonly string[]): TextDictionary {
+    const d = new TextDictionary();
+    for (let i = 0; i < entries.length; i++) d.values.push(entries[i]!);
+    d.indexMap = null;
+    return d;
+  }
+
+  private get index(): Map<string, number> {
+    if (this.indexMap === null) {
+      const m = new Map<string, number>();
+      const vals = this.values;
+      for (let i = 0; i < vals.length; i++) m.set(vals[i]!, i);
+      this.indexMap = m;
+    }
+    return this.indexMap;
+  }
 
   get size(): number {
     return this.values.length;
@@ -27,11 +49,12 @@ export class TextDictionary {
 
   /** The code of `s`, adding an entry when it has none. */
   add(s: string): number {
-    let code = this.index.get(s);
+    const index = this.index;
+    let code = index.get(s);
     if (code === undefined) {
       code = this.values.length;
       this.values.push(s);
-      this.index.set(s, code);
+      index.set(s, code);
     }
     return code;
   }
@@ -62,6 +85,35 @@ export class TextDictionary {
   get bytes(): number {
     return this.values.length * 48;
   }
+}
+
+/**
+ * Whether the strings are pairwise distinct: an open-addressing table of their positions over a
+ * 32-bit FNV-1a hash of the UTF-16 code units (a Map of strings costs several times as much per entry,
+ * which a file's dictionary of a few thousand entries per row group made visible).
+ */
+export function allDistinct(entries: readonly string[]): boolean {
+  const n = entries.length;
+  let cap = 16;
+  while (cap < n * 2) cap <<= 1;
+  const slots = new Int32Array(cap).fill(-1);
+  const mask = cap - 1;
+  for (let i = 0; i < n; i++) {
+    const s = entries[i]!;
+    let h = 0x811c9dc5;
+    for (let j = 0; j < s.length; j++) h = Math.imul(h ^ s.charCodeAt(j), 0x01000193);
+    let p = (h ^ (h >>> 15)) & mask;
+    for (;;) {
+      const at = slots[p]!;
+      if (at < 0) {
+        slots[p] = i;
+        break;
+      }
+      if (entries[at] === s) return false;
+      p = (p + 1) & mask;
+    }
+  }
+  return true;
 }
 
 /** A text column's codes: codes[i] is row i's entry in `dictionary`, -1 for NULL. */

@@ -6,11 +6,14 @@
  * (or null) into a plain JS array, reads definition levels into a JS array even when a page has no
  * NULLs, and turns every INT64 into a bigint before our parsers see it. For a flat column none of that
  * is needed: definition levels are 0/1, a page whose levels are one run of 1s has no NULLs (its levels
- * are skipped), PLAIN numbers are copied as typed arrays, INT64s are read as two 32-bit halves, and a
- * dictionary is decoded once per column chunk, its indices mapped to the same number or string objects.
+ * are skipped; other levels become NULL flags a run at a time), PLAIN numbers are copied as typed
+ * arrays, INT64s are read as two 32-bit halves, and a dictionary is decoded once per column chunk, its
+ * indices mapped to the same number or string objects. A text dictionary also becomes a TextDictionary,
+ * so its rows reach the operators with codes (grouped and joined without hashing strings).
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
- * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond.
+ * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond. Columns decoded
+ * after a row filter are decoded at the passing rows only (see readFlatColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
@@ -19,6 +22,7 @@ import { lazyModule } from '../../common/lazy-module.js';
 import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
+import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
@@ -37,6 +41,13 @@ export interface FlatColumnData {
   /** Text and numeric only: the chunk's decoded values (a dictionary's entries, then PLAIN pages' values). */
   readonly objects: Value[] | null;
   readonly nulls: Uint8Array | null;
+  /**
+   * Text from a dictionary page: its entries (the first entries of `objects`) as a TextDictionary, so
+   * `values` double as dictionary codes (-1 on NULL rows) for grouping, joining and sorting by code. A
+   * row whose index is at or past the dictionary's size came from a PLAIN page (a writer's fallback
+   * when the dictionary grew too large) and has no code.
+   */
+  readonly dictionary: TextDictionary | null;
 }
 
 /**
@@ -51,6 +62,31 @@ export function materializeObjects(d: FlatColumnData, from: number, to: number):
   const nulls = d.nulls;
   for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : objects[idx[i]!]!;
   return out;
+}
+
+/**
+ * Rows [from, to) of a text column as dictionary codes, or null when the chunk had no dictionary or a
+ * row of the range came from a PLAIN page (a batch's codes must cover all its rows).
+ */
+export function dictCodes(d: FlatColumnData, from: number, to: number): DictCodes | null {
+  const dictionary = d.dictionary;
+  if (dictionary === null) return null;
+  const codes = d.values.subarray(from, to) as Int32Array;
+  // Every index is a dictionary entry unless PLAIN pages added values after the entries.
+  if (d.objects!.length > dictionary.size) {
+    const size = dictionary.size;
+    for (let i = 0; i < codes.length; i++) if (codes[i]! >= size) return null;
+  }
+  return { codes, dictionary };
+}
+
+/** Rows of a row group per dictionary entry below which its text goes without codes. */
+const CODED_ROWS_PER_ENTRY = 64;
+
+/** The dictionary's entries as a TextDictionary, or null when two entries are equal (codes would not be the indexes). */
+function textDictionary(entries: readonly Value[]): TextDictionary | null {
+  const strings = entries as readonly string[];
+  return allDistinct(strings) ? TextDictionary.ofDistinct(strings) : null;
 }
 
 /** Quire types this path produces. */
@@ -285,24 +321,32 @@ function readVarInt(r: Reader): number {
 }
 
 /**
- * The RLE / bit-packed hybrid encoding (dictionary indexes, definition levels) into `out`, reading at
- * most `len` bytes; r.offset ends after them. Widths up to 24 bits unpack through a 32-bit
- * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones
- * go through hyparquet's decoder.
+ * Dictionary indexes in the RLE / bit-packed hybrid encoding into `out`, reading at most `len` bytes;
+ * r.offset ends after them. Returns the largest index (negative when an index is: only wider than 24
+ * bits), so a caller checks them against a dictionary's size without a pass of its own. Widths up to 24 bits unpack through a 32-bit
+ * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones go
+ * through hyparquet's decoder.
  */
-function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len: number): void {
+function readIndexes(r: Reader, width: number, out: Int32Array, len: number): number {
   const end = r.offset + len;
+  const n = out.length;
   if (width > 24) {
     hyparquetEncoding().readRleBitPackedHybrid(r, width, out, len);
     r.offset = end;
-    return;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = out[i]!;
+      if (v < 0) return v;
+      max = v > max ? v : max;
+    }
+    return max;
   }
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (end > bytes.length) throw new Error('encoded values extend past their page');
   const mask = (1 << width) - 1;
   const valueBytes = (width + 7) >> 3;
-  const n = out.length;
+  let max = 0;
   let seen = 0;
   let p = r.offset;
   while (seen < n) {
@@ -322,50 +366,43 @@ function readHybrid(r: Reader, width: number, out: Int32Array | Uint8Array, len:
       let v = 0;
       for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
       out.fill(v, seen, seen + count);
+      max = v > max ? v : max;
       seen += count;
     } else {
       const groups = Math.floor(header / 2);
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      unpackBits(view, bytes, p, width, mask, out, seen, count);
+      const m = unpackIndexes(view, bytes, p, width, mask, out, seen, count);
+      max = m > max ? m : max;
       seen += count;
       p = runEnd;
     }
   }
   r.offset = end;
+  return max;
 }
 
 /**
- * `count` values of `width` bits packed from byte p on. Each value is one unaligned 32-bit little-endian
- * load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to single moves); the
- * last few values, whose 4-byte window would pass the buffer's end, take the byte-at-a-time loop.
- * Width 1 (definition levels) unpacks a byte at a time.
+ * `count` values of `width` bits packed from byte p on; returns the largest. Each value is one unaligned
+ * 32-bit little-endian load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to
+ * single moves); the last few values, whose 4-byte window would pass the buffer's end, take the
+ * byte-at-a-time loop.
  */
-function unpackBits(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array | Uint8Array, at: number, count: number): void {
+function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array, at: number, count: number): number {
   let i = 0;
-  if (width === 1) {
-    for (; i + 8 <= count; i += 8) {
-      const b = bytes[p++]!;
-      const o = at + i;
-      out[o] = b & 1;
-      out[o + 1] = (b >> 1) & 1;
-      out[o + 2] = (b >> 2) & 1;
-      out[o + 3] = (b >> 3) & 1;
-      out[o + 4] = (b >> 4) & 1;
-      out[o + 5] = (b >> 5) & 1;
-      out[o + 6] = (b >> 6) & 1;
-      out[o + 7] = (b >> 7) & 1;
-    }
-  } else {
-    const room = view.byteLength - 4 - p;
-    const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
-    const base = p * 8;
-    for (let bit = base; i < safe; i++, bit += width) out[at + i] = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
-    // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
-    i &= ~7;
-    p = (base + i * width) >>> 3;
+  let max = 0;
+  const room = view.byteLength - 4 - p;
+  const safe = room < 0 ? 0 : Math.min(count, Math.floor((room * 8) / width) + 1);
+  const base = p * 8;
+  for (let bit = base; i < safe; i++, bit += width) {
+    const v = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
+    out[at + i] = v;
+    max = v > max ? v : max;
   }
+  // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
+  i &= ~7;
+  p = (base + i * width) >>> 3;
   let buf = 0;
   let bits = 0;
   for (; i < count; i++) {
@@ -373,70 +410,306 @@ function unpackBits(view: DataView, bytes: Uint8Array, p: number, width: number,
       buf |= bytes[p++]! << bits;
       bits += 8;
     }
-    out[at + i] = buf & mask;
+    const v = buf & mask;
+    out[at + i] = v;
+    max = v > max ? v : max;
     buf >>>= width;
     bits -= width;
   }
+  return max;
 }
 
+/** Set bits per byte value. */
+const POPCOUNT = new Uint8Array(256);
+for (let b = 1; b < 256; b++) POPCOUNT[b] = (b & 1) + POPCOUNT[b >> 1]!;
+
 /**
- * Definition levels of a flat optional column (bit width 1), `len` bytes from r.offset. Returns null
- * when they are one run of 1s (no NULLs: the common case, decoded without touching each row).
+ * Whether the definition levels of a flat optional column (bit width 1) at r.offset are one run of 1s
+ * covering `count` rows: no NULLs, the common case, known without touching a row.
  */
-function readDefinitionLevels(r: Reader, len: number, count: number, scratch: { defs: Uint8Array }): Uint8Array | null {
-  const end = r.offset + len;
+function allPresent(r: Reader, count: number): boolean {
   const peek: Reader = { view: r.view, offset: r.offset };
   const header = readVarInt(peek);
-  if ((header & 1) === 0 && header / 2 >= count && r.view.getUint8(peek.offset) === 1) {
-    r.offset = end;
-    return null;
+  return (header & 1) === 0 && header / 2 >= count && r.view.getUint8(peek.offset) === 1;
+}
+
+/**
+ * Definition levels of a flat optional column (bit width 1, `len` bytes from r.offset) as NULL flags in
+ * nulls[row …row+count), which must be zero there: a run of 0s is one fill, a run of 1s is skipped, and
+ * bit-packed levels are inverted a byte (8 rows) at a time. Returns how many rows are present.
+ */
+function readNullFlags(r: Reader, len: number, count: number, nulls: Uint8Array, row: number): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const end = r.offset + len;
+  if (end > bytes.length) throw new Error('definition levels extend past their page');
+  let present = 0;
+  let seen = 0;
+  let p = r.offset;
+  while (seen < count) {
+    if (p >= end) throw new Error('definition levels end early');
+    let header = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7;
+      if (p >= end) throw new Error('definition levels end early');
+    }
+    if ((header & 1) === 0) {
+      const n = Math.min(header / 2, count - seen);
+      const level = bytes[p++]!;
+      if (level === 0) nulls.fill(1, row + seen, row + seen + n);
+      else present += n;
+      seen += n;
+    } else {
+      const groups = Math.floor(header / 2);
+      if (p + groups > end) throw new Error('definition levels extend past their page');
+      const n = Math.min(groups * 8, count - seen);
+      let o = row + seen;
+      const full = p + (n >> 3);
+      for (; p < full; p++, o += 8) {
+        const b = bytes[p]!;
+        present += POPCOUNT[b]!;
+        if (b === 255) continue;
+        const z = ~b;
+        nulls[o] = z & 1;
+        nulls[o + 1] = (z >> 1) & 1;
+        nulls[o + 2] = (z >> 2) & 1;
+        nulls[o + 3] = (z >> 3) & 1;
+        nulls[o + 4] = (z >> 4) & 1;
+        nulls[o + 5] = (z >> 5) & 1;
+        nulls[o + 6] = (z >> 6) & 1;
+        nulls[o + 7] = (z >> 7) & 1;
+      }
+      const rest = n & 7;
+      if (rest > 0) {
+        const b = bytes[p]!;
+        for (let k = 0; k < rest; k++) {
+          const bit = (b >> k) & 1;
+          present += bit;
+          nulls[o + k] = bit ^ 1;
+        }
+      }
+      p += groups - (n >> 3);
+      seen += n;
+    }
   }
-  if (scratch.defs.length < count) scratch.defs = new Uint8Array(count);
-  const defs = scratch.defs.subarray(0, count);
-  readHybrid(r, 1, defs, len);
   r.offset = end;
-  return defs;
+  return present;
 }
 
-function gather(dict: Dense, idx: Int32Array, out: Dense, at: number): void {
-  const size = dict.length;
-  for (let i = 0; i < idx.length; i++) {
-    const k = idx[i]!;
-    if (k >= size || k < 0) throw new Error('dictionary index out of range');
-    out[at + i] = dict[k]!;
-  }
+// One function per storage type: a loop over either kind of typed array runs several times slower.
+function lookupF64(dict: Float64Array, idx: Int32Array, out: Float64Array, at: number): void {
+  for (let i = 0; i < idx.length; i++) out[at + i] = dict[idx[i]!]!;
 }
 
-function checkIndexes(idx: Int32Array, size: number): void {
-  for (let i = 0; i < idx.length; i++) {
-    const k = idx[i]!;
-    if (k >= size || k < 0) throw new Error('dictionary index out of range');
-  }
+function lookupI32(dict: Int32Array, idx: Int32Array, out: Int32Array, at: number): void {
+  for (let i = 0; i < idx.length; i++) out[at + i] = dict[idx[i]!]!;
 }
 
-/** Dictionary indexes of the present rows → rows (the entry, or the index itself with `dict` null), NULLs flagged. */
-function lookupScatter(dict: Dense | null, size: number, idx: Int32Array, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+/** Present rows' values (dense, in order) spread over rows [row, row+count), skipping the NULLs. */
+function spreadF64(dense: Float64Array, nulls: Uint8Array, count: number, out: Float64Array, row: number): void {
   let v = 0;
-  for (let i = 0; i < count; i++) {
-    if (defs[i] === 1) {
-      const k = idx[v++]!;
-      if (k >= size || k < 0) throw new Error('dictionary index out of range');
-      out[row + i] = dict === null ? k : dict[k]!;
-    } else nulls[row + i] = 1;
+  for (let i = row; i < row + count; i++) if (nulls[i] === 0) out[i] = dense[v++]!;
+}
+
+/** spreadF64 for Int32Array rows; `none` marks NULL rows (-1 for indexes into `objects`, which double as codes). */
+function spreadI32(dense: Int32Array, nulls: Uint8Array, count: number, out: Int32Array, row: number, none: number): void {
+  let v = 0;
+  for (let i = row; i < row + count; i++) out[i] = nulls[i] === 0 ? dense[v++]! : none;
+}
+
+/** Dictionary entries of the present rows spread over rows [row, row+count) in one pass. */
+function lookupSpreadF64(dict: Float64Array, idx: Int32Array, nulls: Uint8Array, count: number, out: Float64Array, row: number): void {
+  let v = 0;
+  for (let i = row; i < row + count; i++) if (nulls[i] === 0) out[i] = dict[idx[v++]!]!;
+}
+
+function lookupSpreadI32(dict: Int32Array, idx: Int32Array, nulls: Uint8Array, count: number, out: Int32Array, row: number): void {
+  let v = 0;
+  for (let i = row; i < row + count; i++) if (nulls[i] === 0) out[i] = dict[idx[v++]!]!;
+}
+
+/**
+ * Rows only[from …to) of a page whose first row is `row`, into out[from …to). A row's value is at its
+ * offset in the page, or, when the page has NULLs (pageNulls), at the count of present rows before it.
+ * One function per storage type: a loop over either kind of typed array runs several times slower.
+ */
+function pickLookupF64(dict: Float64Array, idx: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = dict[idx[only[j]! - row]!]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) outNulls![j] = 1;
+    else out[j] = dict[idx[v]!]!;
   }
 }
 
-function scatter(dense: Dense, defs: Uint8Array, count: number, out: Dense, nulls: Uint8Array, row: number): void {
+function pickLookupI32(dict: Int32Array, idx: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = dict[idx[only[j]! - row]!]!;
+    return;
+  }
+  let i = 0;
   let v = 0;
-  for (let i = 0; i < count; i++) {
-    if (defs[i] === 1) out[row + i] = dense[v++]!;
-    else nulls[row + i] = 1;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) outNulls![j] = 1;
+    else out[j] = dict[idx[v]!]!;
+  }
+}
+
+function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) outNulls![j] = 1;
+    else out[j] = src[v]!;
+  }
+}
+
+/** pickF64 for Int32Array values; `none` marks NULL rows (-1 for indexes into `objects`, which double as codes). */
+function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null, none: number): void {
+  if (pageNulls === null) {
+    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    return;
+  }
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    if (pageNulls[t] === 1) {
+      outNulls![j] = 1;
+      out[j] = none;
+    } else out[j] = src[v]!;
   }
 }
 
 /**
- * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), data pages
- * holding none of those rows are skipped undecompressed: their rows stay zero and must not be read.
+ * Dictionary indexes of rows only[from …to) of a page whose first row is `row`, straight from the RLE /
+ * bit-packed hybrid encoding (widths up to 24 bits): run headers are walked in order and each wanted
+ * value is read at its bit position, so the rows between are never unpacked. codes[j - from] gets row
+ * only[j]'s index (0 on a NULL row, which is flagged in outNulls). Returns the largest index read.
+ */
+function pickIndexes(r: Reader, width: number, len: number, present: number, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, codes: Int32Array, outNulls: Uint8Array | null): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const end = Math.min(r.offset + len, bytes.length);
+  const mask = (1 << width) - 1;
+  const valueBytes = (width + 7) >> 3;
+  let p = r.offset;
+  // The current run holds values [runStart, runEnd): one repeated value, or bit-packed from bitBase on.
+  let runStart = 0;
+  let runEnd = 0;
+  let rle = true;
+  let rleValue = 0;
+  let bitBase = 0;
+  let max = 0;
+  let i = 0;
+  let v = 0;
+  for (let j = from; j < to; j++) {
+    const t = only[j]! - row;
+    let vn = t;
+    if (pageNulls !== null) {
+      for (; i < t; i++) v += pageNulls[i]! ^ 1;
+      if (pageNulls[t] === 1) {
+        outNulls![j] = 1;
+        codes[j - from] = 0;
+        continue;
+      }
+      vn = v;
+    }
+    if (vn >= present) throw new Error('encoded values end early');
+    while (vn >= runEnd) {
+      let header = 0;
+      let shift = 0;
+      for (;;) {
+        if (p >= end) throw new Error('encoded values end early');
+        const b = bytes[p++]!;
+        header += (b & 0x7f) * 2 ** shift;
+        if ((b & 0x80) === 0) break;
+        shift += 7;
+      }
+      runStart = runEnd;
+      // Integer run lengths keep the position arithmetic below in small integers.
+      const half = header < 0x80000000 ? header >>> 1 : Math.min(Math.floor(header / 2), present);
+      if ((header & 1) === 0) {
+        if (p + valueBytes > end) throw new Error('encoded values extend past their page');
+        rle = true;
+        rleValue = 0;
+        for (let k = 0; k < valueBytes; k++) rleValue |= bytes[p++]! << (8 * k);
+        runEnd = runStart + half;
+      } else {
+        const groups = half;
+        rle = false;
+        bitBase = p * 8;
+        p += groups * width;
+        if (p > end) throw new Error('encoded values extend past their page');
+        runEnd = runStart + groups * 8;
+      }
+    }
+    let x = rleValue;
+    if (!rle) {
+      const bit = bitBase + (vn - runStart) * width;
+      const q = bit >>> 3;
+      if (q + 4 <= bytes.length) x = (view.getUint32(q, true) >>> (bit & 7)) & mask;
+      else {
+        // Near the buffer's end: the bytes that exist, a byte at a time.
+        let w = 0;
+        for (let k = 0; k < 4 && q + k < bytes.length; k++) w |= bytes[q + k]! << (8 * k);
+        x = (w >>> (bit & 7)) & mask;
+      }
+    }
+    codes[j - from] = x;
+    max = x > max ? x : max;
+  }
+  return max;
+}
+
+/** out[j] = dict[codes[j - from]] for j in [from, to), skipping rows flagged in outNulls (when given). */
+function lookupAtF64(dict: Float64Array, codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Float64Array): void {
+  if (outNulls === null) for (let j = from; j < to; j++) out[j] = dict[codes[j - from]!]!;
+  else for (let j = from; j < to; j++) if (outNulls[j] === 0) out[j] = dict[codes[j - from]!]!;
+}
+
+function lookupAtI32(dict: Int32Array, codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Int32Array): void {
+  if (outNulls === null) for (let j = from; j < to; j++) out[j] = dict[codes[j - from]!]!;
+  else for (let j = from; j < to; j++) if (outNulls[j] === 0) out[j] = dict[codes[j - from]!]!;
+}
+
+/** The indexes themselves (text and numeric rows point into `objects`), -1 on NULL rows. */
+function copyCodesAt(codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Int32Array): void {
+  if (outNulls === null) for (let j = from; j < to; j++) out[j] = codes[j - from]!;
+  else for (let j = from; j < to; j++) out[j] = outNulls[j] === 1 ? -1 : codes[j - from]!;
+}
+
+/** Rows in [from, to) not flagged NULL. */
+function countPresent(nulls: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let j = from; j < to; j++) n += nulls[j]! ^ 1;
+  return n;
+}
+
+/**
+ * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), it
+ * decodes just those rows, in that order (row `only[j]` becomes row j): data pages holding none of them
+ * are skipped undecompressed, and the others are unpacked into scratch arrays from which only the wanted
+ * rows are looked up and copied (so a late-decoded column costs no gather of its own).
  */
 export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
@@ -444,18 +717,55 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   const end = start + Number(md.total_compressed_size);
   const bytes = await file.slice(start, end);
   if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
+}
+
+/** Scratch arrays reused by every chunk decoded (decoding is synchronous once the bytes are read). */
+let indexScratch = new Int32Array(0);
+let denseF64Scratch = new Float64Array(0);
+let denseI32Scratch = new Int32Array(0);
+let pageNullScratch = new Uint8Array(0);
+
+function indexesFor(n: number): Int32Array {
+  if (indexScratch.length < n) indexScratch = new Int32Array(Math.max(n, 1 << 16));
+  return indexScratch.subarray(0, n);
+}
+
+function denseFor(c: Conversion, n: number): Dense {
+  if (c.kind === 'i32' || c.kind === 'str' || c.kind === 'dec') {
+    if (denseI32Scratch.length < n) denseI32Scratch = new Int32Array(Math.max(n, 1 << 16));
+    return denseI32Scratch.subarray(0, n);
+  }
+  if (denseF64Scratch.length < n) denseF64Scratch = new Float64Array(Math.max(n, 1 << 16));
+  return denseF64Scratch.subarray(0, n);
+}
+
+/** Zeroed NULL flags for one page's rows. */
+function pageNullsFor(n: number): Uint8Array {
+  if (pageNullScratch.length < n) pageNullScratch = new Uint8Array(Math.max(n, 1 << 16));
+  const a = pageNullScratch.subarray(0, n);
+  a.fill(0);
+  return a;
+}
+
+function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
+  const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes), offset: 0 };
   const conv = found.conversion;
-  const rows = Number(rowGroup.num_rows);
-  const values = allocDense(conv, rows);
+  const coded = conv.kind === 'str' || conv.kind === 'dec';
+  const values = allocDense(conv, only === undefined ? rows : onlyCount);
   let nulls: Uint8Array | null = null;
   let dictionary: Dense | null = null;
+  let dictSize = 0;
+  let textDict: TextDictionary | null = null;
   const strings: Value[] = [];
-  let indices = new Int32Array(0);
-  const scratch = { defs: new Uint8Array(0) };
   let row = 0;
-  // The next wanted row's position in `only`.
+  // The wanted rows of the current page are only[want …wantEnd).
   let want = 0;
+  let wantEnd = 0;
+  const noDictionary = (): never => {
+    throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+  };
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
@@ -465,42 +775,58 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
       dictionary = allocDense(conv, n);
+      dictSize = n;
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
+      // Codes pay where operators' work per dictionary (a Top-N ranks its entries, a join looks each up)
+      // is small next to the rows: a dictionary of many entries per row group is left without them.
+      if (conv.kind === 'str' && strings.length === n && n * CODED_ROWS_PER_ENTRY <= rows) textDict = textDictionary(strings);
       continue;
     }
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
       // A flat column's page holds one value slot per row: num_values rows from `row` on.
       const pageRows = Math.min(header.type === 'DATA_PAGE' ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
       while (want < onlyCount && only[want]! < row) want++;
-      if (want >= onlyCount || only[want]! >= row + pageRows) {
+      wantEnd = want;
+      while (wantEnd < onlyCount && only[wantEnd]! < row + pageRows) wantEnd++;
+      if (wantEnd === want) {
         row += pageRows;
         continue;
       }
     }
     let count: number;
     let encoding: string;
-    let defs: Uint8Array | null = null;
+    let present: number;
     let r: Reader;
+    // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
+    let pageNulls: Uint8Array | null = null;
+    const flagsAt = (): [Uint8Array, number] => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(count)), 0]);
     if (header.type === 'DATA_PAGE') {
       const h = header.data_page_header!;
-      count = h.num_values;
+      count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+      present = count;
       if (found.optional) {
         const len = r.view.getUint32(0, true);
         r.offset = 4;
-        defs = readDefinitionLevels(r, len, count, scratch);
+        if (!allPresent(r, count)) {
+          const [flags, at] = flagsAt();
+          present = readNullFlags(r, len, count, flags, at);
+        }
+        r.offset = 4 + len;
       }
     } else if (header.type === 'DATA_PAGE_V2') {
       const h = header.data_page_header_v2!;
-      count = h.num_values;
+      count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
       const repLen = h.repetition_levels_byte_length;
       const defLen = h.definition_levels_byte_length;
+      present = count;
       if (found.optional && h.num_nulls > 0) {
-        defs = readDefinitionLevels({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, scratch);
+        const [flags, at] = flagsAt();
+        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
       }
       const body = raw.subarray(repLen + defLen);
       const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
@@ -508,48 +834,58 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
     } else {
       continue; // index pages carry no values
     }
-    count = Math.min(count, rows - row);
-    let present = count;
-    if (defs !== null) {
-      present = 0;
-      for (let i = 0; i < count; i++) present += defs[i]!;
-    }
-    const dictEncoded = encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY';
-    if (dictEncoded && defs !== null && present !== count) {
-      // Indexes of the present rows, then one pass that looks them up and spreads them around the NULLs.
-      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+    const withNulls = present !== count;
+    if (!withNulls) pageNulls = null;
+    const outNulls = only !== undefined && withNulls ? (nulls ??= new Uint8Array(onlyCount)) : null;
+    if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
+      if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
-      if (indices.length < present) indices = new Int32Array(present);
-      const idx = indices.subarray(0, present);
+      // A few wanted rows: read at their positions; many: unpacked page-wide (a tight loop) and picked.
+      if (only !== undefined && width > 0 && width <= 24 && (wantEnd - want) * 8 < count) {
+        const codes = indexesFor(wantEnd - want);
+        const max = pickIndexes(r, width, r.view.byteLength - r.offset, present, pageNulls, row, only, want, wantEnd, codes, outNulls);
+        if (max >= dictSize && (dictSize > 0 || outNulls === null || countPresent(outNulls, want, wantEnd) > 0)) throw new Error('dictionary index out of range');
+        const flagged = pageNulls === null ? null : outNulls;
+        if (coded) copyCodesAt(codes, flagged, want, wantEnd, values as Int32Array);
+        else if (values instanceof Float64Array) lookupAtF64(dictionary as Float64Array, codes, flagged, want, wantEnd, values);
+        else lookupAtI32(dictionary as Int32Array, codes, flagged, want, wantEnd, values);
+        row += count;
+        continue;
+      }
+      // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
+      const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
-      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
-      nulls ??= new Uint8Array(rows);
-      lookupScatter(conv.kind === 'str' || conv.kind === 'dec' ? null : dictionary, dictionary.length, idx, defs, count, values, nulls, row);
-      row += count;
-      continue;
-    }
-    // Values go straight into place when the page has no NULLs, else densely first and then scattered.
-    const dense = present === count ? values : allocDense(conv, present);
-    const at = present === count ? row : 0;
-    if (encoding === 'PLAIN') readPlainInto(r, conv, present, dense, at, strings);
-    else if (dictEncoded) {
-      if (dictionary === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
-      const width = r.view.getUint8(r.offset++);
-      // Text and numeric rows are indexes into the dictionary's entries: decoded straight into place.
-      const direct = conv.kind === 'str' || conv.kind === 'dec';
-      if (!direct && indices.length < present) indices = new Int32Array(present);
-      const idx = direct ? (dense as Int32Array).subarray(at, at + present) : indices.subarray(0, present);
-      if (width === 0) idx.fill(0);
-      else readHybrid(r, width, idx, r.view.byteLength - r.offset);
-      if (direct) checkIndexes(idx, dictionary.length);
-      else gather(dictionary, idx, dense, at);
+      else {
+        const max = readIndexes(r, width, idx, r.view.byteLength - r.offset);
+        if (present > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+      }
+      if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');
+      if (only !== undefined) {
+        if (coded) pickI32(idx, pageNulls, row, only, want, wantEnd, values as Int32Array, outNulls, -1);
+        else if (values instanceof Float64Array) pickLookupF64(dictionary as Float64Array, idx, pageNulls, row, only, want, wantEnd, values, outNulls);
+        else pickLookupI32(dictionary as Int32Array, idx, pageNulls, row, only, want, wantEnd, values, outNulls);
+      } else if (coded) {
+        if (withNulls) spreadI32(idx, nulls!, count, values as Int32Array, row, -1);
+      } else if (values instanceof Float64Array) {
+        if (withNulls) lookupSpreadF64(dictionary as Float64Array, idx, nulls!, count, values, row);
+        else lookupF64(dictionary as Float64Array, idx, values, row);
+      } else if (withNulls) lookupSpreadI32(dictionary as Int32Array, idx, nulls!, count, values, row);
+      else lookupI32(dictionary as Int32Array, idx, values, row);
+    } else if (encoding === 'PLAIN') {
+      // Values go straight into place when the page has no NULLs, else densely first and then spread.
+      if (only === undefined && !withNulls) readPlainInto(r, conv, count, values, row, strings);
+      else {
+        const dense = denseFor(conv, present);
+        readPlainInto(r, conv, present, dense, 0, strings);
+        if (only !== undefined) {
+          if (values instanceof Float64Array) pickF64(dense as Float64Array, pageNulls, row, only, want, wantEnd, values, outNulls);
+          else pickI32(dense as Int32Array, pageNulls, row, only, want, wantEnd, values, outNulls, coded ? -1 : 0);
+        } else if (values instanceof Float64Array) spreadF64(dense as Float64Array, nulls!, count, values, row);
+        else spreadI32(dense as Int32Array, nulls!, count, values, row, coded ? -1 : 0);
+      }
     } else throw new FlatFallback();
-    if (defs !== null && present !== count) {
-      nulls ??= new Uint8Array(rows);
-      scatter(dense, defs, count, values, nulls, row);
-    }
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  return { values, objects: conv.kind === 'str' || conv.kind === 'dec' ? strings : null, nulls };
+  return { values, objects: coded ? strings : null, nulls, dictionary: textDict };
 }

@@ -8,6 +8,8 @@
  * (NaN, which PostgreSQL orders above every number, is always kept).
  */
 import type { Expr } from '../../logical/expr.js';
+import { castValue } from '../../common/cast.js';
+import type { DataType, Value } from '../../common/types.js';
 import type { FlatColumnData } from './parquet-flat-column.js';
 
 /** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
@@ -46,6 +48,26 @@ function columnName(e: Expr, schema: readonly { name: string; type: string }[]):
   return c !== undefined && NUMBER_TYPES.has(c.type) ? c.name : null;
 }
 
+/** Casts between these types give the same value whatever the session's settings (no time zone, no date style). */
+const FOLDABLE_CASTS = new Set(['unknown', 'text', 'numeric', 'int2', 'int4', 'int8', 'float4', 'float8']);
+
+/**
+ * A constant, or casts over one (`v > 0.25` on a double column binds as v > CAST(CAST('0.25' AS numeric)
+ * AS double precision)), as its value and type; null for anything else or a cast that fails.
+ */
+export function constantOf(e: Expr): { value: Value; type: DataType } | null {
+  if (e.kind === 'const') return { value: e.value, type: e.type };
+  if (e.kind !== 'cast' || !FOLDABLE_CASTS.has(e.type.name) || !FOLDABLE_CASTS.has(e.arg.type.name)) return null;
+  const inner = constantOf(e.arg);
+  if (inner === null) return null;
+  try {
+    return { value: castValue(inner.value, inner.type, e.type), type: e.type };
+  } catch {
+    // The Filter above raises the cast's error when it evaluates the conjunct.
+    return null;
+  }
+}
+
 /** The conjuncts usable as row filters (others are left to the Filter above). */
 export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly { name: string; type: string }[]): RowFilter[] {
   const out: RowFilter[] = [];
@@ -60,10 +82,11 @@ export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly {
       k = c.left;
       op = FLIP[op];
     }
-    if (col === null || k.kind !== 'const' || typeof k.value !== 'number' || Number.isNaN(k.value)) continue;
+    const kv = col === null ? null : constantOf(k);
+    if (col === null || kv === null || typeof kv.value !== 'number' || Number.isNaN(kv.value)) continue;
     // The constant must compare as a number of the column's kind (no text or numeric comparison).
-    if (!NUMBER_TYPES.has(k.type.name)) continue;
-    out.push({ column: col, op, value: k.value, text: `${col} ${op} ${k.value}` });
+    if (!NUMBER_TYPES.has(kv.type.name)) continue;
+    out.push({ column: col, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
   }
   return out;
 }
@@ -129,17 +152,75 @@ export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array
   }
 }
 
+/**
+ * narrowSelection over rows [at, at+n) of the column without a selection yet: the passing row offsets
+ * are written to the front of `sel` straight from the values (no identity selection to fill and read).
+ */
+export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: number, sel: Int32Array): number {
+  const v = d.values;
+  const nulls = d.nulls;
+  if (nulls !== null) {
+    // NULLs never pass; the rest go through the per-operator loops of narrowSelection.
+    let w = 0;
+    for (let r = at; r < at + n; r++) if (nulls[r] !== 1) sel[w++] = r;
+    return narrowSelection(f, d, sel, w);
+  }
+  const k = f.value;
+  const end = at + n;
+  let w = 0;
+  switch (f.op) {
+    case '=':
+      for (let r = at; r < end; r++) if (v[r] === k) sel[w++] = r;
+      return w;
+    case '<>':
+      for (let r = at; r < end; r++) if (v[r] !== k) sel[w++] = r;
+      return w;
+    case '<':
+      for (let r = at; r < end; r++) if (v[r]! < k) sel[w++] = r;
+      return w;
+    case '<=':
+      for (let r = at; r < end; r++) if (v[r]! <= k) sel[w++] = r;
+      return w;
+    case '>':
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        if (x > k || x !== x) sel[w++] = r;
+      }
+      return w;
+    default:
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        if (x >= k || x !== x) sel[w++] = r;
+      }
+      return w;
+  }
+}
+
 /** The selected rows of a decoded column, in order. */
 export function gatherFlat(d: FlatColumnData, sel: Int32Array, count: number): FlatColumnData {
   const src = d.values;
-  const values = src instanceof Int32Array ? new Int32Array(count) : new Float64Array(count);
-  for (let i = 0; i < count; i++) values[i] = src[sel[i]!]!;
-  let nulls: Uint8Array | null = null;
-  if (d.nulls !== null) {
-    nulls = new Uint8Array(count);
-    for (let i = 0; i < count; i++) nulls[i] = d.nulls[sel[i]!]!;
-  }
-  return { values, objects: d.objects, nulls };
+  // One loop per array type: a loop over either kind runs several times slower.
+  const values = src instanceof Int32Array ? gatherI32(src, sel, count) : gatherF64(src, sel, count);
+  const nulls = d.nulls === null ? null : gatherU8(d.nulls, sel, count);
+  return { values, objects: d.objects, nulls, dictionary: d.dictionary };
+}
+
+function gatherI32(src: Int32Array, sel: Int32Array, count: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+function gatherF64(src: Float64Array, sel: Int32Array, count: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+function gatherU8(src: Uint8Array, sel: Int32Array, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
 }
 
 /** The selected rows of a column decoded by hyparquet's general path. */

@@ -31,8 +31,8 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { gatherFlat, gatherGeneral, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { constantOf, gatherFlat, gatherGeneral, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
+import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -271,7 +271,8 @@ function statValue(p: ColumnPlan, v: Value): unknown {
 export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonly ColumnPlan[]): { filter: ParquetQueryFilter | null; used: string[] } {
   const parts: ParquetQueryFilter[] = [];
   const used: string[] = [];
-  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? (typeof e.value === 'string' ? `'${e.value}'` : (formatValue(e.value, e.type) ?? 'NULL')) : '?');
+  const fmtConst = (value: Value, t: DataType): string => (typeof value === 'string' ? `'${value}'` : (formatValue(value, t) ?? 'NULL'));
+  const fmt = (e: Expr): string => (e.kind === 'column' ? e.name : e.kind === 'cast' ? fmt(e.arg) : e.kind === 'const' ? fmtConst(e.value, e.type) : '?');
   for (const c of conjuncts) {
     if (c.kind === 'compare' && c.op !== '<>') {
       let col = columnOf(c.left, schema);
@@ -282,11 +283,12 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
         k = c.left;
         op = FLIP[c.op]!;
       }
-      if (col === null || k.kind !== 'const') continue;
-      const v = statValue(col, k.value);
+      const kc = col === null ? null : constantOf(k);
+      if (col === null || kc === null) continue;
+      const v = statValue(col, kc.value);
       if (v === undefined) continue;
       parts.push({ [col.field.name]: { [OPS[op]!]: v } } as ParquetQueryFilter);
-      used.push(`${col.field.name} ${op} ${fmt(k)}`);
+      used.push(`${col.field.name} ${op} ${fmtConst(kc.value, kc.type)}`);
     } else if (c.kind === 'in-list' && !c.negated) {
       const col = columnOf(c.arg, schema);
       if (col === null || !c.list.every((x) => x.kind === 'const')) continue;
@@ -360,10 +362,8 @@ function groupOf(starts: readonly number[], start: number, end: number): number 
 }
 
 // Row loops live outside the scan's async generator, which V8 optimizes late (no on-stack replacement).
-function rowRange(from: number, n: number): Int32Array {
-  const sel = new Int32Array(n);
+function fillRange(sel: Int32Array, from: number, n: number): void {
   for (let i = 0; i < n; i++) sel[i] = from + i;
-  return sel;
 }
 
 function rebase(sel: Int32Array, n: number, by: number): void {
@@ -501,12 +501,17 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         let selected = n;
         if (g >= 0 && filterPlans.length > 0) {
           const at = r.rowStart - groupStarts[g]!;
-          sel = rowRange(at, n);
+          sel = new Int32Array(n);
+          // The first filter decoded reads the range's rows directly; until then `sel` holds nothing.
+          let narrowed = false;
           for (let fi = 0; fi < filterPlans.length && selected > 0; fi++) {
             const whole = flatChunk(g, filterPlans[fi]!);
             const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
-            if (d !== null) selected = narrowSelection(spec.rowFilters[fi]!, d, sel, selected);
+            if (d === null) continue;
+            selected = narrowed ? narrowSelection(spec.rowFilters[fi]!, d, sel, selected) : narrowRange(spec.rowFilters[fi]!, d, at, n, sel);
+            narrowed = true;
           }
+          if (!narrowed) fillRange(sel, at, n);
           if (selected === 0) {
             const skipped = Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!));
             const step = Math.min(fileBytes - reported, skipped);
@@ -515,23 +520,38 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             continue;
           }
           rebase(sel, selected, at);
-          // Gathering costs about what the Filter's own copy does: worth it only when most rows go.
-          if (selected * 2 > n) sel = null;
+          // Gathering costs about what the Filter's own copy does: worth it only when most rows go. A
+          // whole row group's other columns are decoded at the selected rows only (no gather of their
+          // own), and then the Filter above has nothing left to drop: worth it unless nearly all pass.
+          const whole = r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
+          if (whole ? selected * 8 > n * 7 : selected * 2 > n) sel = null;
         }
         // A range that is its whole row group decodes each column once: columns not read by the filter
         // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
         const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
         const picked = sel;
+        // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
+        const gathered = new Set<unknown>();
         const data0 = await Promise.all(out.map((c) => {
           let whole: Promise<FlatColumnData> | null = null;
+          let sparse = false;
           if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
             const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
-            if (flat !== null) whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
+            if (flat !== null) {
+              whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
+              sparse = true;
+            }
           } else if (g >= 0) whole = flatChunk(g, c);
           if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
           const at = r.rowStart - groupStarts[g]!;
           return whole.then(
-            (d): FlatColumnData => (at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n) }),
+            (d): FlatColumnData => {
+              if (sparse) {
+                gathered.add(d);
+                return d;
+              }
+              return at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
+            },
             // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
             (e: unknown) => {
               if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
@@ -539,7 +559,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             },
           );
         }));
-        const data = sel === null ? data0 : data0.map((d) => (isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
+        const data = sel === null ? data0 : data0.map((d) => (gathered.has(d) ? d : isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
         const rangeRows = n;
         if (sel !== null) n = selected;
         if (reservation !== null) {
@@ -558,7 +578,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
-              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e));
+              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e), dictCodes(d, s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
