@@ -143,11 +143,7 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   if (host.catalog.sequences.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`, { position: pos(rv.location as number) });
-  const taken = new Set<string>();
-  for (const [key, other] of host.catalog.tables) {
-    taken.add(key);
-    if (other instanceof MemoryTable) for (const n of other.uniqueNames) taken.add(n);
-  }
+  const taken = tableAndKeyNames(host);
   const named = nameKeys(name, fields.map((f) => f.name), uniques, taken);
   const t = new MemoryTable(name, fields, meta);
   t.uniqueKeys = named.keys;
@@ -258,6 +254,16 @@ export function sequenceStatement(host: UtilityHost, tag: 'CreateSeqStmt' | 'Alt
   return tag === 'CreateSeqStmt' ? createSequence(host, b) : alterSequence(host, b);
 }
 
+/** Names of tables and of their keys' constraints and unique indexes: a new key's name must differ. */
+function tableAndKeyNames(host: UtilityHost): Set<string> {
+  const taken = new Set<string>();
+  for (const [key, other] of host.catalog.tables) {
+    taken.add(key);
+    if (other instanceof MemoryTable) for (const n of other.uniqueNames) taken.add(n);
+  }
+  return taken;
+}
+
 /**
  * CREATE INDEX checks what PostgreSQL checks (the table, its columns, the name's schema) and then has
  * nothing to build: indexes change speed, never results, and the engine chooses its own access paths.
@@ -287,11 +293,7 @@ export function createIndex(host: UtilityHost, b: AnyNode): QueryResult {
   if (cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE UNIQUE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
   if (b.whereClause !== undefined) throw new QuireError('0A000', 'a partial unique index (CREATE UNIQUE INDEX … WHERE) is not supported', { position });
   if (b.nulls_not_distinct === true) throw new QuireError('0A000', 'CREATE UNIQUE INDEX … NULLS NOT DISTINCT is not supported', { position });
-  const taken = new Set<string>();
-  for (const [key, other] of host.catalog.tables) {
-    taken.add(key);
-    if (other instanceof MemoryTable) for (const n of other.uniqueNames) taken.add(n);
-  }
+  const taken = tableAndKeyNames(host);
   for (const v of host.catalog.views.keys()) taken.add(v);
   for (const q of host.catalog.sequences.keys()) taken.add(q);
   let idx = b.idxname as string | undefined;

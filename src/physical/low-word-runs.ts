@@ -9,6 +9,7 @@
  *
  * Both fixes are stable, so the result equals that of a full stable LSD sort on (hi, lo).
  */
+import { digitOffsets } from './digit-offsets.js';
 
 export interface WordPairSort {
   readonly idx: Uint32Array;
@@ -40,21 +41,7 @@ export function* sortHighWordFirst(
   }
   for (let p = 0; p < 2; p++) {
     const base = p * 65536;
-    let trivial = false;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[base + d]!;
-      if (c !== 0) {
-        trivial = c === m;
-        break;
-      }
-    }
-    if (trivial) continue;
-    let sum = 0;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[base + d]!;
-      counts[base + d] = sum;
-      sum += c;
-    }
+    if (!digitOffsets(counts, base, 65536, m)) continue;
     for (let s = 0; s < m; s += PIECE) {
       if (s > 0 || m > PIECE) yield;
       scatter(hi, p * 16, counts, base, idx, lo, idx2, lo2, hi2, s, Math.min(m, s + PIECE));

@@ -13,6 +13,7 @@
  * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
  */
 import { give, takeU32 } from '../../execution/scratch.js';
+import { digitOffsets } from '../digit-offsets.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
@@ -370,22 +371,7 @@ export function* radixSteps(
   let hi2: Uint32Array | null = hi !== null ? takeU32(m) : null;
   for (let p = 0; p < passes; p++) {
     const base = p * radix;
-    // Skip a pass when every key has the same digit: it would not move anything.
-    let trivial = false;
-    for (let d = 0; d < radix; d++) {
-      const c = counts[base + d]!;
-      if (c !== 0) {
-        trivial = c === m;
-        break;
-      }
-    }
-    if (trivial) continue;
-    let sum = 0;
-    for (let d = 0; d < radix; d++) {
-      const c = counts[base + d]!;
-      counts[base + d] = sum;
-      sum += c;
-    }
+    if (!digitOffsets(counts, base, radix, m)) continue;
     const src = p < perWord ? lo : hi!;
     const shift = (p % perWord) * bits;
     // A word's digits are read until its last pass; later passes need it no more.

@@ -356,6 +356,8 @@ const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 interface Logged {
   table: MemoryTable;
   batches: readonly Batch[];
+  /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
+  keys: readonly (readonly number[])[];
   def: string;
 }
 
@@ -553,7 +555,7 @@ export class DirectoryStore {
       },
     });
     for (const [name, t] of catalog.tables) {
-      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), def: definitionJson(t) });
+      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, def: definitionJson(t) });
     }
     this.loggedViews = JSON.stringify(views);
     this.catalog = catalog;
@@ -667,18 +669,17 @@ export class DirectoryStore {
       if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
       const l = this.logged.get(name);
       const batches = t.snapshot();
-      // Unwritten since the last record: no definition to compare (a sequence advanced by a rolled-back
-      // INSERT is logged with the table's next write, as docs/durability.md says).
+      // Unwritten since the last record, keys included (a sequence advanced by a rolled-back INSERT is
+      // logged with the table's next write, as docs/durability.md says).
+      if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys) continue;
       const def = definitionJson(t);
-      // Unchanged rows and definition (CREATE UNIQUE INDEX and DROP INDEX change only the latter).
-      if (l !== undefined && l.table === t && l.batches === batches && l.def === def) continue;
       if (l === undefined || l.table !== t) {
         const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}) };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
       } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
       }
-      (updates ??= []).push([name, { table: t, batches, def }]);
+      (updates ??= []).push([name, { table: t, batches, keys: t.uniqueKeys, def }]);
     }
     // The views' JSON only when the view list changed since the last record.
     let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
