@@ -189,6 +189,8 @@ describe('one privilege model on both ports', () => {
         "prepare p as insert into calcs values (9, 'n')",
         `copy calcs from '${allowed}/data.csv'`,
         'create index i on calcs (k)',
+        'create unique index ui on calcs (k)',
+        'drop index if exists calcs_pkey',
         "create function f() returns int language sql as 'select 1'",
         "create aggregate a(int) (sfunc = int4pl, stype = int4)",
         'drop function if exists f',
