@@ -1,5 +1,6 @@
 /** Shared pieces of the aggregate implementations: growable per-group arrays and exact integer sums. */
 import { Numeric } from '../../common/numeric.js';
+import { allocateForGrowth } from './growth-reserve.js';
 
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -12,7 +13,7 @@ export function capacityFor(current: number, groups: number): number {
 
 export function growF64(a: Float64Array<ArrayBuffer>, groups: number, fill = 0): Float64Array<ArrayBuffer> {
   if (a.length >= groups) return a;
-  const n = new Float64Array(capacityFor(a.length, groups));
+  const n = allocateForGrowth('f64', capacityFor(a.length, groups), fill !== 0 || Object.is(fill, -0));
   n.set(a);
   if (fill !== 0 || Object.is(fill, -0)) n.fill(fill, a.length);
   return n;
@@ -20,14 +21,14 @@ export function growF64(a: Float64Array<ArrayBuffer>, groups: number, fill = 0):
 
 export function growU8(a: Uint8Array<ArrayBuffer>, groups: number): Uint8Array<ArrayBuffer> {
   if (a.length >= groups) return a;
-  const n = new Uint8Array(capacityFor(a.length, groups));
+  const n = allocateForGrowth('u8', capacityFor(a.length, groups), false);
   n.set(a);
   return n;
 }
 
 export function growI32(a: Int32Array<ArrayBuffer>, groups: number, fill = 0): Int32Array<ArrayBuffer> {
   if (a.length >= groups) return a;
-  const n = new Int32Array(capacityFor(a.length, groups));
+  const n = allocateForGrowth('i32', capacityFor(a.length, groups), fill !== 0);
   n.set(a);
   if (fill !== 0) n.fill(fill, a.length);
   return n;

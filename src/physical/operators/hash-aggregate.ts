@@ -30,6 +30,7 @@ import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/contex
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/growth-reserve.js';
 import { KeyTable } from '../key-table.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
 import { PhysicalOperator } from '../operator.js';
@@ -499,6 +500,8 @@ interface ConsumeState {
   filtered: Int32Array<ArrayBuffer>;
   /** Groups every accumulator has room for. */
   grown: number;
+  /** Serves the accumulators' large doublings from arrays prepared between batches. */
+  readonly reserve: GrowthReserve;
 }
 
 /**
@@ -590,7 +593,16 @@ export class HashAggregate extends PhysicalOperator {
     const grouper = makeGrouper(keyTypes);
     const accs = aggs.map((a) => a.impl.grouped());
     const ordered = aggs.map((a) => (a.distinct || a.orderBy.length > 0 ? new OrderedInput(a) : null));
-    const state: ConsumeState = { grouper, accs, ordered, aggs, keyCount, filtered: new Int32Array(0), grown: 0 };
+    const state: ConsumeState = {
+      grouper,
+      accs,
+      ordered,
+      aggs,
+      keyCount,
+      filtered: new Int32Array(0),
+      grown: 0,
+      reserve: new GrowthReserve(),
+    };
     // Groups, DISTINCT / ORDER BY inputs and states that keep every value (string_agg, array_agg, …)
     // grow with the data: reserved per batch, refused with 53200 (SpillingAggregate is the spilling form).
     const res = this.reservesMemory ? queryMemory(ctx).pool.register('HashAggregate', false) : null;
@@ -602,7 +614,8 @@ export class HashAggregate extends PhysicalOperator {
         const n = batch.length;
         if (n === 0) continue;
         const before = grouper.count;
-        consume(state, batch);
+        withGrowthReserve(state.reserve, () => consume(state, batch));
+        state.reserve.prepare(grouper.count, n);
         if (res === null) continue;
         let bytes = 0;
         const added = grouper.count - before;
