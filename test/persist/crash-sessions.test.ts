@@ -3,7 +3,7 @@
  * pgwire sessions and the library at once, and is killed with SIGKILL at random moments, many times.
  * After each kill the directory reopens cleanly, holds every acknowledged commit, holds nothing that was
  * rolled back, and holds no row that was never sent. Checkpoints run every few KB of log; every
- * third kill lands right after a given step of one. CRASH_KILLS=n sets the number of kills (default 30).
+ * third kill lands right after a given step of one. CRASH_KILLS=n sets the number of kills (default 50, as the durability issue asks).
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -18,7 +18,7 @@ import { Database } from '../../src/index.js';
 const TSX = createRequire(import.meta.url).resolve('tsx');
 const root = mkdtempSync(join(tmpdir(), 'quire-crash-sessions-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const KILLS = Number(process.env.CRASH_KILLS ?? 30);
+const KILLS = Number(process.env.CRASH_KILLS ?? 50);
 const CHECKPOINT_STEPS = ['start', 'tables-written', 'manifest-written'];
 
 /** A deterministic PRNG so a failing seed can be replayed. */
