@@ -22,6 +22,13 @@ export class KeySet {
     this.mask = n - 1;
   }
 
+  /** Makes room for `n` more integer keys at once, so adding them never regrows the table. */
+  reserve(n: number): void {
+    let size = this.slots.length;
+    while ((this.ints + n) * 2 > size) size *= 2;
+    if (size > this.slots.length) this.rehash(size);
+  }
+
   get size(): number {
     return this.ints + this.others.size;
   }
@@ -89,8 +96,12 @@ export class KeySet {
   }
 
   private grow(): void {
+    this.rehash(this.slots.length * 2);
+  }
+
+  private rehash(size: number): void {
     const old = this.slots;
-    const slots = new Float64Array(old.length * 2).fill(NaN);
+    const slots = new Float64Array(size).fill(NaN);
     const mask = slots.length - 1;
     for (let s = 0; s < old.length; s++) {
       const v = old[s]!;

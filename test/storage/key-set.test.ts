@@ -64,4 +64,22 @@ describe('KeySet', () => {
     expect(found).toBe(1_200_000);
     expect(ks.insert(0)).toBe(false);
   });
+
+  it('reserves room at once and keeps the keys it had', () => {
+    const ks = new KeySet();
+    for (let i = 0; i < 1000; i++) ks.insert(i * 7);
+    ks.insert('text:a');
+    ks.reserve(500_000);
+    for (let i = 0; i < 1000; i++) expect(ks.has(i * 7)).toBe(true);
+    expect(ks.has(1)).toBe(false);
+    expect(ks.has('text:a')).toBe(true);
+    let fresh = 0;
+    for (let i = 0; i < 500_000; i++) if (ks.insert(i * 7 + 1)) fresh++;
+    expect(fresh).toBe(500_000);
+    expect(ks.size).toBe(501_001);
+    // Reserving less than the room left changes nothing.
+    ks.reserve(10);
+    expect(ks.has(7 * 999)).toBe(true);
+    expect(ks.insert(7 * 999 + 1)).toBe(false);
+  });
 });
