@@ -154,6 +154,37 @@ describe('unique keys through their index', () => {
     await db.close();
   });
 
+  it('an int4 and a date unique key with NULLs, indexed from the committed columns: as PostgreSQL decides', async () => {
+    const pg = new PGlite();
+    const db = await Database.create({ path: fresh() });
+    const script = [
+      'CREATE TABLE w (id int PRIMARY KEY, k int UNIQUE, d date UNIQUE)',
+      "INSERT INTO w SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE i * 2 END, CASE WHEN i % 7 = 0 THEN NULL ELSE date '2000-01-01' + i END FROM generate_series(1, 30000) i",
+      "INSERT INTO w VALUES (30001, NULL, NULL)",
+      "INSERT INTO w VALUES (30002, 59998, NULL)",
+      "INSERT INTO w VALUES (30003, 59999, date '2000-01-01' + 29999)",
+      "INSERT INTO w VALUES (30004, 59999, date '2000-01-01' + 30001)",
+      "INSERT INTO w VALUES (30005, 60001, date '2000-01-01' + 30001)",
+      "INSERT INTO w VALUES (30006, -4, NULL), (30007, -4, NULL)",
+      'UPDATE w SET k = k + 1 WHERE id = 30001',
+      'UPDATE w SET k = 4 WHERE id = 30005',
+      'SELECT count(*) AS n, count(k) AS nk, count(d) AS nd, sum(k) AS s FROM w',
+    ];
+    for (const sql of script) {
+      const theirs = await pg.query(sql).then(
+        (r) => ({ ok: true, rows: r.rows.map((x) => Object.values(x as object).map(String)) }),
+        (e: { code?: string; detail?: string }) => ({ ok: false, code: e.code, detail: e.detail }),
+      );
+      const ours = await db.query(sql).then(
+        (r) => ({ ok: true, rows: r.rows.map((x) => x.map(String)) }),
+        (e: { code?: string; detail?: string }) => ({ ok: false, code: e.code, detail: e.detail }),
+      );
+      expect(ours, sql).toEqual(theirs);
+    }
+    await db.close();
+    await pg.close();
+  });
+
   it('two sessions inserting one key: the second fails with 23505, at its INSERT or at its COMMIT', async () => {
     const db = await Database.create({ path: fresh() });
     const a = db.connect();
