@@ -236,6 +236,12 @@ export function createWal(dir: string, base: number): void {
   fs.renameSync(tmp, path.join(dir, WAL_FILE));
 }
 
+/** The log opened for writes that are durable on return (O_DSYNC where the platform has it). */
+function openSyncFd(file: string): number {
+  const dsync = fs.constants.O_DSYNC ?? fs.constants.O_SYNC;
+  return dsync === undefined ? -1 : fs.openSync(file, fs.constants.O_RDWR | dsync);
+}
+
 function writeAll(fd: number, b: Uint8Array, at: number): void {
   let done = 0;
   while (done < b.length) done += fs.writeSync(fd, b, done, b.length - done, at + done);
@@ -244,6 +250,12 @@ function writeAll(fd: number, b: Uint8Array, at: number): void {
 /** The open log of a writer. */
 export class WalWriter {
   private fd: number;
+  /**
+   * The same file opened with O_DSYNC: a single writer's small record is written through it, durable
+   * when the write returns. One system call instead of a write and an fdatasync; on virtual machines,
+   * where each call costs several microseconds, that is 5-8% of a commit.
+   */
+  private syncFd: number;
   /** Bytes of the log's header and records (the file may be longer: zeros allocated ahead). */
   size: number;
   private allocated: number;
@@ -270,6 +282,7 @@ export class WalWriter {
     contents: WalContents,
   ) {
     this.fd = fs.openSync(file, 'r+');
+    this.syncFd = openSyncFd(file);
     const last = contents.last;
     if (contents.validEnd < contents.size) {
       // Cut off a torn tail so new records follow valid ones (else it would read as damage later).
@@ -321,14 +334,26 @@ export class WalWriter {
           writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
           this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
         }
-        if (pieces.length === 1) writeAll(this.fd, first, this.size);
+        // A single writer with nothing pending writes through: durable when the write returns.
+        const through = this.syncFd >= 0 && this.durable === this.written && this.syncing === null && now >= this.asyncUntil;
+        const fd = through ? this.syncFd : this.fd;
+        if (pieces.length === 1) writeAll(fd, first, this.size);
         else {
           let p = 0;
           for (const piece of pieces) {
             STAGING.set(piece, p);
             p += piece.length;
           }
-          writeAll(this.fd, STAGING.subarray(0, p), this.size);
+          writeAll(fd, STAGING.subarray(0, p), this.size);
+        }
+        if (through) {
+          this.size += RECORD_HEAD + length;
+          this.written = lsn;
+          this.durable = lsn;
+          this.syncs++;
+          this.inlineSyncs++;
+          this.timedInline(now);
+          return lsn;
         }
       } else {
         // A big one (a bulk load) extends the file piece by piece: the column buffers are written
@@ -402,6 +427,11 @@ export class WalWriter {
       throw this.fail(e);
     }
     if (target > this.durable) this.durable = target;
+    this.timedInline(t0);
+  }
+
+  /** Accounts an inline sync begun at t0: a slow disk sends the next ones to the thread pool. */
+  private timedInline(t0: number): void {
     const t1 = performance.now();
     const ms = t1 - t0;
     this.inlineSyncMsAverage = this.inlineSyncMsAverage * 0.9 + ms * 0.1;
@@ -435,6 +465,8 @@ export class WalWriter {
   rotated(): void {
     const old = this.fd;
     this.fd = fs.openSync(this.file, 'r+');
+    if (this.syncFd >= 0) fs.closeSync(this.syncFd);
+    this.syncFd = openSyncFd(this.file);
     this.size = HEADER;
     this.allocated = HEADER;
     this.durable = this.written;
@@ -446,6 +478,8 @@ export class WalWriter {
   close(): void {
     const fd = this.fd;
     this.fd = -1;
+    if (this.syncFd >= 0) fs.closeSync(this.syncFd);
+    this.syncFd = -1;
     try {
       if (this.durable < this.written && this.failure === null) {
         fs.fdatasyncSync(fd);
