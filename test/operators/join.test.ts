@@ -133,6 +133,30 @@ describe('HashJoin vs PostgreSQL', () => {
     }
     expect(n).toBe(90000);
   });
+
+  it('builds of tens of thousands of rows: int and text keys with duplicates and NULLs, as PostgreSQL', async () => {
+    const { Database } = await import('../../src/index.js');
+    const db = await Database.create();
+    const setup = [
+      "CREATE TABLE jb AS SELECT i AS id, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 7001 END AS k, CASE WHEN i % 13 = 0 THEN NULL ELSE 'é' || (i % 9001) END AS t FROM generate_series(1, 30000) i",
+      "CREATE TABLE jp AS SELECT i AS id, CASE WHEN i % 17 = 0 THEN NULL ELSE i % 8000 END AS k, CASE WHEN i % 19 = 0 THEN NULL ELSE 'é' || (i % 10000) END AS t FROM generate_series(1, 20000) i",
+    ];
+    for (const q of setup) {
+      await db.query(q);
+      await pg.query(q);
+    }
+    const queries = [
+      'SELECT count(*) AS n, sum(jp.id) AS a, sum(jb.id) AS b FROM jp JOIN jb ON jp.t = jb.t',
+      'SELECT count(*) AS n, sum(jp.id) AS a, sum(jb.id) AS b FROM jp JOIN jb ON jp.k = jb.k',
+      'SELECT count(*) AS n, count(jb.id) AS m FROM jp LEFT JOIN jb ON jp.t = jb.t',
+      'SELECT count(*) AS n FROM jp WHERE EXISTS (SELECT 1 FROM jb WHERE jb.t = jp.t AND jb.k = jp.k % 7001)',
+    ];
+    for (const q of queries) {
+      const ours = (await db.query(q)).rows.map((r) => r.map(String));
+      const theirs = (await pg.query<Record<string, unknown>>(q)).rows.map((r) => Object.values(r).map(String));
+      expect(ours, q).toEqual(theirs);
+    }
+  });
 });
 
 describe('NestedLoopJoin vs PostgreSQL', () => {

@@ -31,7 +31,7 @@ import type { CompiledPredicate } from '../compiled.js';
 import { PhysicalOperator } from '../operator.js';
 import { Filter, type SelectedBatch } from './filter.js';
 import { KeyTable, sameKeyEncoding } from '../key-table.js';
-import { ShardedKeyMap } from '../key-shards.js';
+import { ShardedKeyMap, type ShardKey } from '../key-shards.js';
 import { keyCategory } from '../sort-key.js';
 import { rowKeys, type RowKey } from './distinct.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
@@ -428,6 +428,8 @@ const BUILD_CHUNK = 1 << 15;
  * lookup and often the first hashing of its string, about a microsecond, so fewer rows per step.
  */
 const KEYED_BUILD_CHUNK = 1 << 12;
+/** Rows inserted into the key map between yield checks. */
+const KEYED_INSERT_SLICE = 256;
 
 /**
  * Build table for several key columns: a typed table of key words (key-table.ts) instead of a composite
@@ -500,16 +502,18 @@ async function buildTable(
     const d = first.data as Float64Array | Int32Array | Uint8Array;
     const nulls = first.nulls;
     const table = new NumberTable(n);
-    const headList: number[] = [];
-    const tail: number[] = [];
+    // At most one chain per build row: sized once, so no array regrows (and copies) while it fills.
+    const heads = new Int32Array(n);
+    const tail = new Int32Array(n);
+    let chains = 0;
     for (let s = 0; s < n; s += BUILD_CHUNK) {
       const e = Math.min(n, s + BUILD_CHUNK);
       for (let r = s; r < e; r++) {
         if (nulls !== null && nulls[r] === 1) continue;
         const g = table.insert(d[r]!);
-        if (g === headList.length) {
-          headList.push(r);
-          tail.push(r);
+        if (g === chains) {
+          heads[chains] = r;
+          tail[chains++] = r;
         } else {
           next[tail[g]!] = r;
           tail[g] = r;
@@ -517,7 +521,7 @@ async function buildTable(
       }
       await yieldIfDue(ctx);
     }
-    const head = Int32Array.from(headList);
+    const head = heads.slice(0, chains);
     const lk = leftKeys[0]!;
     return {
       head,
@@ -546,8 +550,7 @@ async function buildTable(
   const groups = new ShardedKeyMap<number>();
   const plainText = (t: DataType): boolean => t.name === 'text' || t.name === 'varchar';
   const textKey = rightKeys.length === 1 && plainText(build.columns[rightKeys[0]!]!.type) && plainText(leftTypes[0]!);
-  const headList: number[] = [];
-  const tail: number[] = [];
+  const chains: Chains = { heads: new Int32Array(n), tail: new Int32Array(n), count: 0 };
   // Keys are made a chunk at a time, from the key columns alone (the others are not copied).
   const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
   const keyIdx = rightKeys.map((_, i) => i);
@@ -555,22 +558,14 @@ async function buildTable(
     const e = Math.min(n, s + KEYED_BUILD_CHUNK);
     const nullRows = new Uint8Array(e - s);
     const keys = rowKeys(sliceBatch(keyCols, s, e), keyIdx, nullRows);
-    for (let r = s; r < e; r++) {
-      if (nullRows[r - s] === 1) continue;
-      const k = keys[r - s]!;
-      const g = groups.get(k);
-      if (g === undefined) {
-        groups.set(k, headList.length);
-        headList.push(r);
-        tail.push(r);
-      } else {
-        next[tail[g]!] = r;
-        tail[g] = r;
-      }
+    // Short slices with a yield check between them: a shard of the key map that outgrows its table
+    // rehashes within one slice, and other sessions run before the next one does.
+    for (let from = s; from < e; from += KEYED_INSERT_SLICE) {
+      insertKeys(groups, keys, nullRows, s, from, Math.min(e, from + KEYED_INSERT_SLICE), chains, next);
+      await yieldIfDue(ctx);
     }
-    await yieldIfDue(ctx);
   }
-  const head = Int32Array.from(headList);
+  const head = chains.heads.slice(0, chains.count);
   const codeHeads = new Map<TextDictionary, Int32Array>();
   return {
     head,
@@ -609,6 +604,42 @@ async function buildTable(
 
 // The loops below are plain functions rather than inline in the join's async generator, where V8
 // optimizes them far less.
+
+/** Chains rows from..to-1 (keys[r - base], NULL where nullRows says) into `groups`' chains. */
+function insertKeys(
+  groups: ShardedKeyMap<number>,
+  keys: readonly ShardKey[],
+  nullRows: Uint8Array,
+  base: number,
+  from: number,
+  to: number,
+  c: Chains,
+  next: Int32Array,
+): void {
+  const { heads, tail } = c;
+  let count = c.count;
+  for (let r = from; r < to; r++) {
+    if (nullRows[r - base] === 1) continue;
+    const k = keys[r - base]!;
+    const g = groups.get(k);
+    if (g === undefined) {
+      groups.set(k, count);
+      heads[count] = r;
+      tail[count++] = r;
+    } else {
+      next[tail[g]!] = r;
+      tail[g] = r;
+    }
+  }
+  c.count = count;
+}
+
+/** Build-side chains: first and last row of each key's chain, sized for one chain per build row. */
+interface Chains {
+  readonly heads: Int32Array;
+  readonly tail: Int32Array;
+  count: number;
+}
 
 /**
  * Chain heads of text probe rows that carry dictionary codes: the first row with a code looks its string
