@@ -7,9 +7,11 @@ import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import { Cursor } from './cursors.js';
 import type { QueryResult } from './database.js';
 import { lockingItems, lockingText } from '../sql/locking-clause.js';
-import { rowChanged } from './row-lineage.js';
+import { rowChanged, type RowRef } from './row-lineage.js';
+import type { Batch } from '../common/column.js';
+import type { MemoryTable } from '../storage/memory-table.js';
 import { LockOwner, tryLockRows, waitFor } from './row-locks.js';
-import { lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
+import { byTable, lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
 import type { UtilityHost } from './utility.js';
 import { result } from './statement-support.js';
 
@@ -77,20 +79,30 @@ async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids:
   for (let k = 0; k < targets.length; k++) {
     const t = targets[k]!;
     if (t.strength === null) continue;
-    const refs = Array.from(ids[k]!, (p) => targetRow(t, p));
-    const now = t.table.snapshot();
-    if (now !== t.snapshot) {
-      const gone = refs.map((r) => rowChanged(now, r));
-      if (gone.some((g) => g)) keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && !gone[i]);
-    }
-    for (;;) {
-      const r = tryLockRows(owner, t.table.name, refs, t.strength, t.wait);
-      if ('holder' in r) {
-        await waitFor(owner, r.holder, check);
-        continue;
+    const strength = t.strength;
+    const rows = Array.from(ids[k]!, (p) => targetRow(t, p));
+    const groups: { table: MemoryTable; snapshot: readonly Batch[]; refs: RowRef[]; at: number[] }[] = [];
+    byTable(rows, (table, snapshot, refs, at) => groups.push({ table, snapshot, refs, at }));
+    for (const g of groups) {
+      const now = g.table.snapshot();
+      if (now !== g.snapshot) {
+        g.refs.forEach((r, j) => {
+          if (rowChanged(now, r)) (keep ??= new Array<boolean>(n).fill(true))[g.at[j]!] = false;
+        });
       }
-      if (t.wait === 'skip') keep = (keep ?? new Array<boolean>(n).fill(true)).map((v, i) => v && r.locked[i]!);
-      break;
+      for (;;) {
+        const r = tryLockRows(owner, g.table.name, g.refs, strength, t.wait);
+        if ('holder' in r) {
+          await waitFor(owner, r.holder, check);
+          continue;
+        }
+        if (t.wait === 'skip') {
+          r.locked.forEach((ok, j) => {
+            if (!ok) (keep ??= new Array<boolean>(n).fill(true))[g.at[j]!] = false;
+          });
+        }
+        break;
+      }
     }
   }
   return keep;
@@ -114,10 +126,15 @@ export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params
     if (owner !== null) {
       for (let k = 0; k < targeted.targets.length && holder === null; k++) {
         const t = targeted.targets[k]!;
-        const refs = rows.map((r) => targetRow(t, r[width + k] as number));
-        const got = tryLockRows(owner, t.table.name, refs, t.strength ?? 'update', t.wait);
-        if ('holder' in got) holder = got.holder;
-        else keep = keep.map((v, i) => v && got.locked[i]!);
+        const rowsOf = rows.map((r) => targetRow(t, r[width + k] as number));
+        byTable(rowsOf, (table, _snapshot, refs, at) => {
+          if (holder !== null) return;
+          const got = tryLockRows(owner, table.name, refs, t.strength ?? 'update', t.wait);
+          if ('holder' in got) holder = got.holder;
+          else got.locked.forEach((ok, j) => {
+            if (!ok) keep[at[j]!] = false;
+          });
+        });
       }
     }
     if (holder !== null) {

@@ -44,7 +44,7 @@ import {
 } from './dml-statements.js';
 import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
-import { targetRow } from './row-targets.js';
+import { targetRow, type TargetedRow } from './row-targets.js';
 import { columnSequence } from '../storage/sequence.js';
 import { binderFor, relName, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
@@ -193,24 +193,60 @@ function currentOfName(b: AnyNode): string | null {
 }
 
 /**
- * The position in `snapshot` of the row cursor `name` is on, for UPDATE/DELETE of table `t`; null
- * when that row is gone (deleted, or not in this snapshot). PostgreSQL's execCurrentOf errors.
+ * The row cursor `name` is on, for UPDATE/DELETE of table `named` (the cursor must read that table,
+ * as a simply updatable scan or FOR UPDATE/SHARE of it): the table the row is in (`named` itself, or
+ * a table inheriting from it that the cursor read), and the row. PostgreSQL's execCurrentOf errors.
  */
-function currentOfPosition(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+function currentOfRow(host: UtilityHost, named: MemoryTable, name: string): TargetedRow {
   const c = host.cursors.get(name);
   if (c.held) throw new QuireError('24000', `cursor "${name}" is held from a previous transaction`);
-  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.table === t);
+  const mine = c.info.targets.map((tg, k) => ({ tg, k })).filter(({ tg }) => tg.segments.some((s) => s.table === named));
   if (c.info.locking) {
-    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${t.name}"`);
-    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${t.name}"`);
+    if (mine.length === 0) throw new QuireError('24000', `cursor "${name}" does not have a FOR UPDATE/SHARE reference to table "${named.name}"`);
+    if (mine.length > 1) throw new QuireError('24000', `cursor "${name}" has multiple FOR UPDATE/SHARE references to table "${named.name}"`);
   } else if (mine.length !== 1) {
-    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${t.name}"`);
+    throw new QuireError('24000', `cursor "${name}" is not a simply updatable scan of table "${named.name}"`);
   }
-  if (t.inheritance.children.length > 0) throw new QuireError('0A000', `WHERE CURRENT OF on table "${t.name}", which other tables inherit from, is not supported`);
   const ids = c.currentIds();
   if (ids === null) throw new QuireError('24000', `cursor "${name}" is not positioned on a row`);
   const { tg, k } = mine[0]!;
-  return locateRow(snapshot, targetRow(tg, ids[k]!));
+  return targetRow(tg, ids[k]!);
+}
+
+/**
+ * The position in `snapshot` (of table `t`) of the row cursor `name` is on; null when that row is
+ * gone (deleted, or not in this snapshot) or is in another table than `t`.
+ */
+function currentOfPosition(host: UtilityHost, t: MemoryTable, named: MemoryTable, snapshot: readonly Batch[], name: string): number | null {
+  const row = currentOfRow(host, named, name);
+  if (row.table !== t) return null;
+  return locateRow(snapshot, row.ref);
+}
+
+/** Whether a RETURNING item is `*` or `alias.*`. */
+function returnsStar(item: Node): boolean {
+  const val = nodeBody<AnyNode>(item).val as Node | undefined;
+  if (val === undefined || nodeTag(val) !== 'ColumnRef') return false;
+  const fields = (nodeBody<AnyNode>(val).fields ?? []) as Node[];
+  return fields.length > 0 && nodeTag(fields[fields.length - 1]!) === 'A_Star';
+}
+
+/**
+ * The table an UPDATE/DELETE … WHERE CURRENT OF changes: the table it names, or, when it names a
+ * parent without ONLY, the inheriting table the cursor's row is in. RETURNING * of a child with more
+ * columns would list them, where PostgreSQL lists the parent's: refused.
+ */
+function currentOfTarget(host: UtilityHost, named: MemoryTable, b: AnyNode): MemoryTable {
+  const name = currentOfName(b);
+  const rv = b.relation as AnyNode;
+  if (name === null || named.inheritance.children.length === 0) return named;
+  const row = currentOfRow(host, named, name);
+  if (row.table === named || rv.inh !== true) return named;
+  const list = retList(b);
+  if (list !== null && list.some(returnsStar) && row.table.schema.length !== named.schema.length) {
+    throw new QuireError('0A000', `RETURNING of WHERE CURRENT OF on table "${named.name}" whose cursor row is in "${row.table.name}", which has more columns, is not supported`, { hint: 'Name the columns to return.' });
+  }
+  return row.table;
 }
 
 /** UPDATE/DELETE's target table; WHERE CURRENT OF cannot name a view. */
@@ -229,10 +265,10 @@ function dmlTable(host: UtilityHost, b: AnyNode): MemoryTable {
  * The rows an UPDATE/DELETE may change and the statement to find them with: the visible rows, or for
  * WHERE CURRENT OF only the cursor's row (none when it is gone), with that WHERE taken out.
  */
-function candidateRows(host: UtilityHost, t: MemoryTable, b: AnyNode, snapshot: readonly Batch[]): { batches: readonly Batch[]; first: number; stmt: AnyNode } {
+function candidateRows(host: UtilityHost, t: MemoryTable, named: MemoryTable, b: AnyNode, snapshot: readonly Batch[]): { batches: readonly Batch[]; first: number; stmt: AnyNode } {
   const cursor = currentOfName(b);
   if (cursor === null) return { batches: visibleBatches(host, t, snapshot), first: 0, stmt: b };
-  const at = currentOfPosition(host, t, snapshot, cursor);
+  const at = currentOfPosition(host, t, named, snapshot, cursor);
   const stmt = { ...b, whereClause: undefined };
   if (at === null) return { batches: [], first: 0, stmt };
   const ref = rowAt(snapshot, at);
@@ -241,7 +277,8 @@ function candidateRows(host: UtilityHost, t: MemoryTable, b: AnyNode, snapshot: 
 
 export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = dmlTable(host, b);
+  const named = dmlTable(host, b);
+  const t = currentOfTarget(host, named, b);
   const binder = binderFor(host, params.map(() => T.unknown));
   const sets = setItems(host, t, b.targetList as Node[] | undefined, binder);
   checkPlacement(host, sets.map((x) => x.val), 'UPDATE');
@@ -249,7 +286,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
   const list = retList(b);
   checkPlacement(host, list, 'RETURNING');
   const more = { returning: list ?? [], rewrite: inputRewrite(t, sets) };
-  const rows = candidateRows(host, t, b, snapshot);
+  const rows = candidateRows(host, t, named, b, snapshot);
   const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, sets.map((x) => x.val), params, new Map(), more, rows.first);
   // PostgreSQL's rewriter refuses this once the statement is bound, after any error in the values.
   sets.forEach((s, k) => {
@@ -272,12 +309,13 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
 
 export function planDelete(host: UtilityHost, b: AnyNode, params: readonly unknown[]): PlannedDml {
   const rv = b.relation as AnyNode;
-  const t = dmlTable(host, b);
+  const named = dmlTable(host, b);
+  const t = currentOfTarget(host, named, b);
   const snapshot = t.snapshot();
   const list = retList(b);
   checkPlacement(host, list, 'RETURNING');
   const more = { returning: list ?? [], rewrite: inputRewrite(t, null) };
-  const rows = candidateRows(host, t, b, snapshot);
+  const rows = candidateRows(host, t, named, b, snapshot);
   const query = targetRowsQuery(host, t, rows.batches, aliasOf(rv), rows.stmt, [], params, new Map(), more, rows.first);
   const columns = returnedColumns(query.plan, 0);
   const plain = { ...b, returningList: undefined, returningClause: undefined };

@@ -26,9 +26,29 @@ export interface RowTarget {
   /** The table (this transaction's view of it). */
   readonly table: MemoryTable;
   readonly snapshot: readonly Batch[];
+  /**
+   * The tables read under that name: the table, then (without ONLY) every table inheriting from it,
+   * each once. Positions number their rows one table after another.
+   */
+  readonly segments: readonly TargetSegment[];
   /** The lock FOR UPDATE/SHARE asks for on its rows; null when only positions are wanted. */
   readonly strength: LockStrength | null;
   readonly wait: LockWait;
+}
+
+export interface TargetSegment {
+  readonly table: MemoryTable;
+  readonly snapshot: readonly Batch[];
+  /** Position of the table's first row. */
+  readonly base: number;
+  readonly rows: number;
+}
+
+/** A row a target's position stands for: its table, that table's snapshot, and the row in it. */
+export interface TargetedRow {
+  readonly table: MemoryTable;
+  readonly snapshot: readonly Batch[];
+  readonly ref: RowRef;
 }
 
 export interface RowTargeted {
@@ -39,30 +59,59 @@ export interface RowTargeted {
 }
 
 /**
- * A table's snapshot with each row's position as one more column, computed batch by batch as it is
- * scanned, so a cursor that reads ten rows of a large table pays for ten.
+ * The rows of a target's tables with each row's position as one more column, computed batch by batch
+ * as they are scanned, so a cursor that reads ten rows of a large table pays for ten. An inheriting
+ * table's columns are picked by name into the first table's order, as the binder's scan of a parent does.
  */
 class WithRowIds implements TableSource {
   readonly schema: Field[];
   constructor(
     readonly name: string,
     table: MemoryTable,
-    private readonly snapshot: readonly Batch[],
+    private readonly segments: readonly TargetSegment[],
   ) {
     this.schema = [...table.schema, { name: ROW_ID, type: T.int4 }];
   }
   rowCount(): number {
-    return this.snapshot.reduce((n, b) => n + b.length, 0);
+    return this.segments.reduce((n, s) => n + s.rows, 0);
   }
   async *scan(): AsyncGenerator<Batch> {
-    let base = 0;
-    for (const batch of this.snapshot) {
-      const ids = new Int32Array(batch.length);
-      for (let i = 0; i < batch.length; i++) ids[i] = base + i;
-      base += batch.length;
-      yield { columns: [...batch.columns, makeColumn(T.int4, ids, null)], length: batch.length };
+    const fields = this.schema.slice(0, -1);
+    for (const seg of this.segments) {
+      const pick = fields.map((f) => seg.table.schema.findIndex((x) => x.name === f.name));
+      let base = seg.base;
+      for (const batch of seg.snapshot) {
+        const ids = new Int32Array(batch.length);
+        for (let i = 0; i < batch.length; i++) ids[i] = base + i;
+        base += batch.length;
+        yield { columns: [...pick.map((c) => batch.columns[c]!), makeColumn(T.int4, ids, null)], length: batch.length };
+      }
     }
   }
+}
+
+/** The table, then (unless ONLY) its descendants breadth first, each once, as the binder reads them. */
+function segmentsOf(catalog: Catalog, table: MemoryTable, withDescendants: boolean): TargetSegment[] {
+  const out: TargetSegment[] = [];
+  let base = 0;
+  const add = (t: MemoryTable): void => {
+    const snapshot = t.snapshot();
+    const rows = snapshot.reduce((n, b) => n + b.length, 0);
+    out.push({ table: t, snapshot, base, rows });
+    base += rows;
+  };
+  add(table);
+  if (!withDescendants) return out;
+  const seen = new Set<MemoryTable>([table]);
+  const queue = [...table.inheritance.children];
+  while (queue.length > 0) {
+    const c = catalog.getTableIn(undefined, queue.shift()!);
+    if (!(c instanceof MemoryTable) || seen.has(c)) continue;
+    seen.add(c);
+    queue.push(...c.inheritance.children);
+    add(c);
+  }
+  return out;
 }
 
 interface FromRangeVar {
@@ -121,14 +170,15 @@ function rewrite(catalog: Catalog, s: SelectStmt, chosen: ReadonlyMap<string, { 
     if (want === undefined) continue;
     const table = tableOf(catalog, s, rv.node);
     if (table === null) continue;
-    const snapshot = table.snapshot();
+    const segments = segmentsOf(catalog, table, rv.node.inh === true);
+    const snapshot = segments[0]!.snapshot;
     const key = `\u0000rows of ${targets.length}`;
-    relations.set(key, new WithRowIds(key, table, snapshot));
+    relations.set(key, new WithRowIds(key, table, segments));
     const alias = (rv.node.alias as AnyNode | undefined) ?? {};
     rv.node.alias = { ...alias, aliasname: rv.refName };
     rv.node.relname = key;
     extraTargets.push({ ResTarget: { val: { ColumnRef: { fields: [{ String: { sval: rv.refName } }, { String: { sval: ROW_ID } }] } } } } as unknown as Node);
-    targets.push({ refName: rv.refName, table, snapshot, strength: want.strength, wait: want.wait });
+    targets.push({ refName: rv.refName, table, snapshot, segments, strength: want.strength, wait: want.wait });
   }
   // The locking clause stays: the binder refuses it with aggregates, DISTINCT and the like.
   copy.targetList = [...(copy.targetList ?? []), ...extraTargets];
@@ -156,6 +206,9 @@ export function simplyUpdatable(catalog: Catalog, s: SelectStmt, plan: LogicalPl
       case 'project':
       case 'limit':
         return plain(p.input);
+      // A table and the tables inheriting from it, read one after another (PostgreSQL's Append).
+      case 'setop':
+        return p.kind === 'union' && p.all && plain(p.left) && plain(p.right);
       default:
         return false;
     }
@@ -164,7 +217,25 @@ export function simplyUpdatable(catalog: Catalog, s: SelectStmt, plan: LogicalPl
   return rewrite(catalog, s, new Map([[rangeVars[0]!.refName, { strength: null, wait: 'wait' }]]));
 }
 
-/** Row `position` of a target's snapshot. */
-export function targetRow(t: RowTarget, position: number): RowRef {
-  return rowAt(t.snapshot, position);
+/** The row position `position` of a target stands for. */
+export function targetRow(t: RowTarget, position: number): TargetedRow {
+  for (const seg of t.segments) {
+    if (position < seg.base + seg.rows) return { table: seg.table, snapshot: seg.snapshot, ref: rowAt(seg.snapshot, position - seg.base) };
+  }
+  throw new RangeError(`row ${position} is past the target's rows`);
+}
+
+/**
+ * Rows grouped by their table, for calls made per table: `each(table, snapshot, refs, at)` where
+ * at[j] is the index in `rows` of refs[j].
+ */
+export function byTable(rows: readonly TargetedRow[], each: (table: MemoryTable, snapshot: readonly Batch[], refs: RowRef[], at: number[]) => void): void {
+  const groups = new Map<MemoryTable, { snapshot: readonly Batch[]; refs: RowRef[]; at: number[] }>();
+  rows.forEach((r, i) => {
+    let g = groups.get(r.table);
+    if (g === undefined) groups.set(r.table, (g = { snapshot: r.snapshot, refs: [], at: [] }));
+    g.refs.push(r.ref);
+    g.at.push(i);
+  });
+  for (const [table, g] of groups) each(table, g.snapshot, g.refs, g.at);
 }
