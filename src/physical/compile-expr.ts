@@ -452,7 +452,38 @@ function build(body: string): KernelFn {
   return f;
 }
 
+/**
+ * A column of one value, filled in one call: a constant argument (ntile's bucket count, lead's offset
+ * and default) is projected once per row of the input, and a generated per-row loop costs several
+ * times a typed fill. Null when the value's representation needs the general writer (a bigint int8).
+ */
+function filledColumn(t: DataType, v: unknown, n: number): Column | null {
+  const data = allocData(t, n);
+  if (v === null) {
+    const nulls = new Uint8Array(n);
+    nulls.fill(1);
+    return makeColumn(t, data, nulls);
+  }
+  if (data instanceof Uint8Array) {
+    if (typeof v !== 'boolean') return null;
+    data.fill(v ? 1 : 0);
+  } else if (data instanceof Int32Array || data instanceof Float64Array) {
+    if (typeof v !== 'number') return null;
+    data.fill(v);
+  } else data.fill(v as Value);
+  return makeColumn(t, data, null);
+}
+
 export function compileKernel(e: Expr): Kernel {
+  if (e.kind === 'const') {
+    const general = compileGeneralKernel(e);
+    const value = e.value;
+    return { slots: [], run: (batch, ctx, S) => filledColumn(e.type, value, batch.length) ?? general.run(batch, ctx, S) };
+  }
+  return compileGeneralKernel(e);
+}
+
+function compileGeneralKernel(e: Expr): Kernel {
   const g = new CodeGen();
   const [code, v] = g.gen(e);
   const body = `return function kernel(batch, ctx, S, K, F, TY, outType) {
