@@ -148,6 +148,8 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const t = new MemoryTable(name, fields, meta);
   t.uniqueKeys = named.keys;
   t.uniqueNames = named.names;
+  // nameKeys puts the primary key first.
+  t.primaryKey = uniques.some((u) => u.primary);
   const temp = (b.relation as AnyNode).relpersistence === 't';
   const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
   if (created && temp) host.addTemp(name);

@@ -11,7 +11,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type DataType, type Field, type Schema, typeDisplayName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
-import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant, mapExpr } from '../logical/expr.js';
+import { type Expr, type SortKey, exprChildren, exprEquals, isConstantExpr, someExpr, colRef, constant, mapExpr } from '../logical/expr.js';
 import type { AggCall, JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -669,6 +669,18 @@ export class QueryBinder implements ExprEnv {
     );
     const groupingValue = (gi: number, set: readonly number[]): number => groupingKeys[gi]!.reduce((acc, key) => (acc << 1) | (set.includes(key) ? 0 : 1), 0);
 
+    // A table whose whole primary key is grouped determines the rest of its row (PostgreSQL's functional
+    // dependency): its other columns may be read ungrouped. They join the grouping keys, which groups
+    // exactly as before (equal keys, equal columns) and gives the aggregate their values.
+    if (grouped && groupingSets.length === 1) {
+      const used = [...targets.map((t) => t.expr), ...(having !== null ? [having] : []), ...sortKeys.map((k) => k.expr), ...distinctOn];
+      for (const index of dependentColumns(plan, groupBy, used)) {
+        const f = plan.schema[index]!;
+        groupBy.push(colRef(index, f.type, f.name));
+        groupingSets[0]!.push(groupBy.length - 1);
+      }
+    }
+
     const hasAgg = grouped || aggs.calls.length > 0 || having !== null;
     checkLockingBound(original, { aggregates: aggs.calls.length > 0, windows: wins.calls.length > 0, setReturning: s !== original });
     let rewrite = (e: Expr): Expr => e;
@@ -1213,6 +1225,61 @@ function expandGroupClause(items: Node[], keyOf: (n: Node) => number, distinct: 
     });
   }
   return sets;
+}
+
+/** Where a FROM item that is a table with a primary key starts in the FROM row, and its key. */
+interface KeyedScan {
+  readonly start: number;
+  readonly width: number;
+  readonly key: readonly number[];
+}
+
+/** The tables with a primary key that the FROM row is made of, through joins and filters. */
+function keyedScans(p: LogicalPlan, start: number, out: KeyedScan[]): void {
+  switch (p.op) {
+    case 'scan': {
+      const src = p.source as { primaryKey?: boolean; uniqueKeys?: number[][] };
+      if (src.primaryKey === true && src.uniqueKeys !== undefined && src.uniqueKeys.length > 0) out.push({ start, width: p.schema.length, key: src.uniqueKeys[0]! });
+      return;
+    }
+    case 'filter':
+      keyedScans(p.input, start, out);
+      return;
+    // Not through a projection: a derived table's columns are not the table's, even when it reads
+    // them all (PostgreSQL looks only at table references).
+    case 'join':
+      keyedScans(p.left, start, out);
+      keyedScans(p.right, start + p.left.schema.length, out);
+      return;
+    default:
+      return;
+  }
+}
+
+/**
+ * FROM-row columns that `used` reads outside any grouping key and that a grouped primary key
+ * determines: every column of its key is itself a grouping key.
+ */
+function dependentColumns(from: LogicalPlan, groupBy: readonly Expr[], used: readonly Expr[]): number[] {
+  const scans: KeyedScan[] = [];
+  keyedScans(from, 0, scans);
+  if (scans.length === 0) return [];
+  const grouped = (i: number): boolean => groupBy.some((g) => g.kind === 'column' && g.index === i);
+  const covered = scans.filter((sc) => sc.key.every((c) => grouped(sc.start + c)));
+  if (covered.length === 0) return [];
+  const out: number[] = [];
+  const visit = (e: Expr): void => {
+    if (groupBy.some((g) => exprEquals(g, e))) return;
+    if (e.kind === 'column' && e.index < AGG_BASE) {
+      if (!out.includes(e.index) && covered.some((sc) => e.index >= sc.start && e.index < sc.start + sc.width)) out.push(e.index);
+      return;
+    }
+    // Aggregate and window arguments are read per row, not per group.
+    if (e.kind === 'column') return;
+    for (const c of exprChildren(e)) visit(c);
+  };
+  for (const e of used) visit(e);
+  return out;
 }
 
 /** UNION ALL of several plans with one schema, as a balanced tree (CUBE can make thousands of branches). */

@@ -200,6 +200,8 @@ export class MemoryTable implements TableSource {
   uniqueNames: string[] = [];
   /** Those of `uniqueNames` that name a unique index (CREATE UNIQUE INDEX, dropped by DROP INDEX), not a constraint. */
   indexKeyNames: string[] = [];
+  /** Whether uniqueKeys[0] is the PRIMARY KEY (columns grouped by it decide the rest of the row). */
+  primaryKey = false;
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
@@ -337,6 +339,7 @@ export class MemoryTable implements TableSource {
     t.uniqueKeys = this.uniqueKeys;
     t.uniqueNames = this.uniqueNames;
     t.indexKeyNames = this.indexKeyNames;
+    t.primaryKey = this.primaryKey;
     t.inheritance = this.inheritance;
     t.uniqueIndexes = this.uniqueIndexes;
     t.origin = this.origin ?? this;

@@ -35,6 +35,8 @@ export interface TableDefinition {
   uniqueNames?: string[];
   /** Those of the names that are unique indexes rather than constraints (absent: none). */
   indexKeyNames?: string[];
+  /** uniqueKeys[0] is the PRIMARY KEY (absent: no primary key, or a log written before this was kept). */
+  primaryKey?: boolean;
 }
 
 /**

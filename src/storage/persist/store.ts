@@ -69,6 +69,7 @@ interface ManifestTable {
   uniqueKeys: number[][];
   uniqueNames?: string[];
   indexKeyNames?: string[];
+  primaryKey?: boolean;
 }
 interface Manifest {
   version: 1;
@@ -268,6 +269,7 @@ function validateManifest(dir: string, raw: unknown): Manifest {
     if (names.has(t.name)) throw badManifest(dir, `table "${t.name}" appears twice`);
     names.add(t.name);
     if (!Array.isArray(t.meta) || !Array.isArray(t.uniqueKeys)) throw badManifest(dir, `table "${t.name}" lacks "meta" or "uniqueKeys"`);
+    if (t.primaryKey !== undefined && (typeof t.primaryKey !== 'boolean' || (t.primaryKey && !(Array.isArray(t.uniqueKeys) && t.uniqueKeys.length > 0)))) throw badManifest(dir, `table "${t.name}" has an invalid "primaryKey"`);
     if (t.indexKeyNames !== undefined && !(Array.isArray(t.indexKeyNames) && t.indexKeyNames.every((n) => typeof n === 'string'))) throw badManifest(dir, `table "${t.name}" has an invalid "indexKeyNames"`);
   }
   for (const v of m.views as Partial<{ name: string; sql: string }>[]) {
@@ -533,6 +535,7 @@ export class DirectoryStore {
       t.uniqueKeys = mt.uniqueKeys;
       t.uniqueNames = mt.uniqueNames ?? [];
       t.indexKeyNames = mt.indexKeyNames ?? [];
+      t.primaryKey = mt.primaryKey === true;
       t.replaceAll(read.batches);
       catalog.tables.set(mt.name, t);
       this.saved.set(t, { version: t.version, file: mt.file });
@@ -606,6 +609,7 @@ export class DirectoryStore {
             t.uniqueKeys = op.def.uniqueKeys;
             t.uniqueNames = op.def.uniqueNames ?? [];
             t.indexKeyNames = op.def.indexKeyNames ?? [];
+            t.primaryKey = op.def.primaryKey === true;
             t.replaceAll(op.batches);
             catalog.tables.set(op.name, t);
             break;
@@ -674,7 +678,7 @@ export class DirectoryStore {
       if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys) continue;
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
-        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}) };
+        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}), ...(t.primaryKey ? { primaryKey: true } : {}) };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
       } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
@@ -749,7 +753,7 @@ export class DirectoryStore {
         s = { version: src.version, file };
       }
       current.set(src, s);
-      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames, ...(src.indexKeyNames.length > 0 ? { indexKeyNames: src.indexKeyNames } : {}) });
+      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames, ...(src.indexKeyNames.length > 0 ? { indexKeyNames: src.indexKeyNames } : {}), ...(src.primaryKey ? { primaryKey: true } : {}) });
     }
     const views = [...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql }));
     const oldFiles = new Set(this.manifest.tables.map((t) => t.file));
