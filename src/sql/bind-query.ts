@@ -1177,8 +1177,9 @@ function expandStar(scope: Scope, qualifier: string | null, position: number): {
  */
 function expandGroupClause(items: Node[], keyOf: (n: Node) => number, distinct: boolean): number[][] {
   const isImplicitRow = (n: Node): boolean => nodeTag(n) === 'RowExpr' && nodeBody<AnyNode>(n).row_format === 'COERCE_IMPLICIT_CAST';
-  // One element of ROLLUP / CUBE / GROUPING SETS: an expression or a parenthesized list of them.
-  const unit = (n: Node): number[] => (isImplicitRow(n) ? ((nodeBody<AnyNode>(n).args as Node[] | undefined) ?? []).map(keyOf) : [keyOf(n)]);
+  // One element of ROLLUP / CUBE / GROUPING SETS: an expression or a parenthesized list of them, whose
+  // nested lists flatten into it (PostgreSQL reads `(a, (a, b))` as the set a, b).
+  const unit = (n: Node): number[] => (isImplicitRow(n) ? ((nodeBody<AnyNode>(n).args as Node[] | undefined) ?? []).flatMap(unit) : [keyOf(n)]);
   const expand = (n: Node): number[][] => {
     if (nodeTag(n) !== 'GroupingSet') return [unit(n)];
     const gs = nodeBody<AnyNode>(n);
