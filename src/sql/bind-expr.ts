@@ -182,6 +182,35 @@ function bindGroupingFunc(b: AnyNode, cx: ExprCtx, loc: number | undefined): Exp
     const e = bindExpr(a, inner);
     return e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', cx.env) : e;
   });
+  // Like an aggregate, GROUPING belongs to the query level of its arguments: GROUPING(a) in a sub-SELECT
+  // over an outer query's a is that query's.
+  let level = Infinity;
+  for (const a of args) {
+    mapExprDeep(a, (x, depth) => {
+      if (x.kind === 'column' && depth === 0) level = 0;
+      else if (x.kind === 'outer' && x.levels >= depth) level = Math.min(level, x.levels - depth);
+      return x;
+    });
+  }
+  if (level !== Infinity && level > 0) {
+    let owner: Scope | null = cx.scope;
+    for (let i = 0; i < level && owner !== null; i++) owner = owner.parent;
+    const target = owner?.subqueryCx ?? null;
+    if (target === null || target.aggs === null) {
+      throw new QuireError('42803', 'arguments to GROUPING must be grouping expressions of the associated query level', { position: pos(loc) });
+    }
+    const lift = (e: Expr): Expr =>
+      mapExprDeep(e, (x, depth) => {
+        if (x.kind !== 'outer' || x.levels < depth + level) return x;
+        if (x.levels === level && depth === 0) return { kind: 'column', index: x.index, type: x.type, name: x.name };
+        return { ...x, levels: x.levels - level };
+      });
+    const list = (target.aggs.grouping ??= []);
+    list.push({ args: args.map(lift), locations: argNodes.map((a) => locOf(a)) });
+    let sc: Scope | null = cx.scope;
+    for (let i = 0; i < level && sc !== null; i++, sc = sc.parent) sc.usesOuter = true;
+    return { kind: 'outer', levels: level, index: GROUPING_BASE + list.length - 1, type: T.int4, name: 'grouping' };
+  }
   const list = (cx.aggs.grouping ??= []);
   list.push({ args, locations: argNodes.map((a) => locOf(a)) });
   return { kind: 'column', index: GROUPING_BASE + list.length - 1, type: T.int4, name: 'grouping' };

@@ -1333,6 +1333,12 @@ function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number,
       if (x.kind !== 'outer' || x.levels !== depth) return x;
       // An aggregate of this query written inside the subquery (max(o.x) in a sub-SELECT).
       if (x.index >= AGG_BASE && x.index < GROUPING_BASE) return { ...x, index: k + x.index - AGG_BASE };
+      // A GROUPING of this query written inside the subquery: a constant, or the column holding it.
+      if (x.index >= GROUPING_BASE && x.index < WIN_BASE) {
+        if (grouping === undefined) throw new Error('GROUPING placeholder outside a grouped query');
+        const g = grouping(x.index - GROUPING_BASE);
+        return g.kind === 'column' ? { ...x, index: g.index } : g;
+      }
       const gi = groupBy.findIndex((g) => g.kind === 'column' && g.index === x.index);
       if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.table !== undefined ? x.table + '.' : ''}${x.name}" from outer query`, {});
       return { ...x, index: gi };
