@@ -530,7 +530,9 @@ function consume(st: ConsumeState, batch: Batch): void {
     const ac = a.argCols;
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
-    accs[i]!.update(g, n, args);
+    const acc = accs[i]!;
+    if (keyCount === 0 && a.filterCol === null && acc.updateGroup !== undefined) acc.updateGroup(0, n, args);
+    else acc.update(g, n, args);
   }
   st.grown = groups;
 }
