@@ -20,6 +20,11 @@ insert into b select case when i % 11 = 0 then null else i % 500 end,
   'n' || (i % 37), (i % 10)::float8 / 10
   from generate_series(1, 1200) i;
 create table e (g int, s text, name text);
+create table dim (g int, s text, name text, region text, w float8);
+insert into dim select i, 'ключ-' || i || '-😀', case when i % 23 = 0 then null else 'имя ' || (i % 41) end,
+  'r' || (i % 3), (i % 10)::float8 / 10
+  from generate_series(0, 649) i;
+insert into dim values (null, null, 'null key', 'r0', 0);
 `;
 
 let d: SqlDiff;
@@ -63,5 +68,44 @@ describe('aggregates over hash joins match PostgreSQL', () => {
       'select e.name, count(*) from p join e on p.g = e.g group by e.name',
     ];
     expect(await d.mismatches(sqls)).toEqual([]);
+  });
+
+  // GROUP BY build-side columns with probe-side arguments: aggregated during the probe (HashJoinAggregate).
+  const FUSED = [
+    // unique build keys (dim.g), matched rows compacted
+    'select dim.name, count(*), sum(p.v), avg(p.v), min(p.x), max(p.s), count(p.x) from p join dim on p.g = dim.g group by dim.name order by 1',
+    // probe side filtered (selection vector), build side filtered
+    'select dim.name, count(*), sum(p.v) from p join dim on p.g = dim.g where p.id % 3 = 0 and dim.w < 0.5 group by dim.name order by 1',
+    // two group keys, one with NULLs
+    'select dim.region, dim.name, count(*), sum(p.x) from p join dim on p.g = dim.g group by dim.region, dim.name order by 1, 2',
+    // text join key with multibyte characters, NULL keys on both sides
+    'select dim.region, count(*), sum(p.v), count(p.s) from p join dim on p.s = dim.s group by dim.region order by 1',
+    // duplicate keys on both sides (chains), the float sum fed in join order
+    'select b.name, count(*), sum(p.v), sum(p.x), count(p.x) from p join b on p.g = b.g group by b.name order by 1',
+    'select b.name, b.w, count(*), sum(p.id) from p join b on p.s = b.s where p.id < 4000 group by b.name, b.w order by 1, 2',
+    // the join key itself as the group key
+    'select dim.g, count(*), sum(p.v) from p join dim on p.g = dim.g group by dim.g order by 1',
+    // no match at all, and an empty build side
+    'select dim.name, count(*) from p join dim on p.g = dim.g where p.g > 5000 group by dim.name',
+    'select e.name, count(*), sum(p.v) from p join e on p.g = e.g group by e.name',
+    'select dim.name, count(*) from p join dim on p.g = dim.g where dim.w > 5 group by dim.name',
+  ];
+
+  it('aggregates during the probe for build-side group keys', async () => {
+    for (const sql of FUSED) {
+      const plan = await d.db.query('explain ' + sql);
+      expect(plan.rows.map((r) => r.join(' ')).join('\n')).toContain('HashJoinAggregate');
+    }
+    expect(await d.mismatches(FUSED)).toEqual([]);
+  });
+
+  it('emits groups in the order the unfused join + aggregate plan does', async () => {
+    // An argument expression (p.id + 0) keeps the second query on HashJoin + HashAggregate.
+    for (const [build, where] of [['dim', ''], ['b', ''], ['dim', 'where p.id % 4 = 1']]) {
+      const fused = await d.db.query(`select ${build}.name, count(*), sum(p.id) from p join ${build} on p.g = ${build}.g ${where} group by ${build}.name`);
+      const plain = await d.db.query(`select ${build}.name, count(*), sum(p.id + 0) from p join ${build} on p.g = ${build}.g ${where} group by ${build}.name`);
+      expect(fused.rows.length).toBeGreaterThan(10);
+      expect(fused.rows).toEqual(plain.rows);
+    }
   });
 });
