@@ -38,6 +38,8 @@ for (let a = 0; a < 40; a++) {
 const QUERIES: readonly [string, string][] = [
   ['join int key', 'select count(*) from big a join big2 b on a.id = b.id'],
   ['join text key', 'select count(*) from big a join big2 b on a.s = b.id::text'],
+  // GROUP BY a build-side column, aggregated during the probe: a million build rows grouped first.
+  ['join group by build column', 'select b.h, count(*), sum(a.v) from big a join big2 b on a.id = b.id group by b.h'],
   ['group by int', 'select g, count(*), sum(v) from big group by g'],
   ['group by text', "select s, count(*) from big group by s order by 2 desc limit 3"],
   ['distinct text+int', 'select count(*) from (select distinct s, g from big) x'],

@@ -16,6 +16,8 @@ import type { PhysicalOperator } from './operator.js';
 import { Filter } from './operators/filter.js';
 import type { HashAggSpec } from './operators/hash-aggregate.js';
 import { HashJoin } from './operators/hash-join.js';
+import { HashJoinAggregate, type JoinAggSpec } from './operators/hash-join-aggregate.js';
+import { memoryLimitExplicit } from '../execution/memory-pool.js';
 import { Limit } from './operators/limit.js';
 import { ModifyTable } from './operators/modify-table.js';
 import { limitArgument, RuntimeLimit } from './operators/runtime-limit.js';
@@ -196,6 +198,8 @@ export class PhysicalPlanner {
     const used: Expr[] = [...p.groupBy];
     for (const a of p.aggs) used.push(...a.args, ...(a.filter ? [a.filter] : []), ...a.orderBy.map((k) => k.expr));
     const input = this.plan(p.input, needOf(p.input.schema.length, used));
+    const fused = this.joinAggregate(p, input);
+    if (fused !== null) return fused;
     const exprs: Expr[] = [...p.groupBy];
     const add = (e: Expr): number => {
       exprs.push(e);
@@ -215,6 +219,37 @@ export class PhysicalPlanner {
     const projSchema = exprs.map((e, i) => ({ name: `c${i}`, type: e.type }));
     const proj = new Project(projSchema, input, exprs, this.slotPlan);
     return makeAggregate(proj, { keyCount: p.groupBy.length, keyTypes: p.groupBy.map((g) => g.type), aggs: specs }, p.schema, this.env.ctx);
+  }
+
+  /**
+   * GROUP BY build-side columns of an inner hash join, aggregates of probe-side columns: one operator
+   * that aggregates during the probe (see HashJoinAggregate). Plain aggregates only (no DISTINCT, ORDER
+   * BY, FILTER, user-defined or input-retaining ones), and not under an explicit memory_limit, where the
+   * spilling aggregate must be able to take over.
+   */
+  private joinAggregate(p: LogicalPlan & { op: 'aggregate' }, input: PhysicalOperator): PhysicalOperator | null {
+    if (!(input instanceof HashJoin) || input.type !== 'inner' || input.residual !== null) return null;
+    if (p.groupBy.length === 0 || memoryLimitExplicit(this.env.ctx)) return null;
+    const nl = input.left.schema.length;
+    if (nl + input.right.schema.length !== p.input.schema.length) return null;
+    const keyCols: number[] = [];
+    for (const g of p.groupBy) {
+      if (g.kind !== 'column' || g.index < nl) return null;
+      keyCols.push(g.index - nl);
+    }
+    const specs: JoinAggSpec[] = [];
+    for (const a of p.aggs) {
+      if (a.user !== undefined || a.distinct || a.filter || a.orderBy.length > 0 || a.withinGroup !== undefined) return null;
+      const argCols: number[] = [];
+      for (const e of a.args) {
+        if (e.kind !== 'column' || e.index >= nl) return null;
+        argCols.push(e.index);
+      }
+      const impl = lookupAggregate(a.name)?.resolve(a.argTypes, undefined) ?? null;
+      if (impl === null || impl.retainsInput === true) return null;
+      specs.push({ impl, argCols });
+    }
+    return new HashJoinAggregate(input, keyCols, specs, p.schema);
   }
 
   /**

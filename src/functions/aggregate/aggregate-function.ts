@@ -65,6 +65,11 @@ export interface GroupedAccumulator {
    * A negative gid means "skip this row" (FILTER (WHERE …) is false or null for it).
    */
   update(gids: Int32Array, n: number, args: readonly Column[]): void;
+  /**
+   * update() for a batch whose rows 0..n-1 all belong to group g (an aggregate without GROUP BY): an
+   * accumulator that can fold a whole batch at once (count adds n) skips the per-row group ids.
+   */
+  updateGroup?(g: number, n: number, args: readonly Column[]): void;
   result(g: number): Value;
 }
 

@@ -36,6 +36,13 @@ class GroupedCount implements GroupedAccumulator {
     }
   }
 
+  updateGroup(g: number, n: number, args: readonly Column[]): void {
+    const nulls = this.star ? null : args[0]!.nulls;
+    let c = n;
+    if (nulls !== null) for (let k = 0; k < n; k++) c -= nulls[k]!;
+    this.counts[g] += c;
+  }
+
   result(g: number): Value {
     return this.counts[g]!;
   }

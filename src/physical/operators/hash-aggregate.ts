@@ -66,7 +66,7 @@ export interface HashAggregateConfig {
 // ---------------------------------------------------------------------------------------------------
 // Group id assignment
 
-interface Grouper {
+export interface Grouper {
   /** Number of groups so far. */
   readonly count: number;
   /** Group id of each of the first n rows; the returned array is reused by the next call. */
@@ -358,7 +358,7 @@ class IntKeyGrouper implements Grouper {
   }
 }
 
-function makeGrouper(keyTypes: readonly DataType[]): Grouper {
+export function makeGrouper(keyTypes: readonly DataType[]): Grouper {
   if (keyTypes.length === 0) return new SingleGroup();
   if (keyTypes.length === 1 && storageKind(keyTypes[0]!) === 'i32') return new IntKeyGrouper(keyTypes[0]!);
   if (keyTypes.length === 1) return new SingleKeyGrouper(keyTypes[0]!);
@@ -530,7 +530,9 @@ function consume(st: ConsumeState, batch: Batch): void {
     const ac = a.argCols;
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
-    accs[i]!.update(g, n, args);
+    const acc = accs[i]!;
+    if (keyCount === 0 && a.filterCol === null && acc.updateGroup !== undefined) acc.updateGroup(0, n, args);
+    else acc.update(g, n, args);
   }
   st.grown = groups;
 }

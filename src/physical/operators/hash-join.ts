@@ -333,7 +333,7 @@ class NumberTable {
 }
 
 /** The build side: rows, their chains, and a lookup from probe rows to the head of a chain. */
-interface BuildTable {
+export interface BuildTable {
   readonly head: Int32Array; // group -> first build row
   readonly next: Int32Array; // build row -> next row with the same key, -1 at the end
   /**
@@ -681,7 +681,7 @@ function probeCodes(
   }
 }
 
-function allChainsSingle(next: Int32Array): boolean {
+export function allChainsSingle(next: Int32Array): boolean {
   for (let r = 0; r < next.length; r++) if (next[r] !== -1) return false;
   return true;
 }
@@ -751,7 +751,7 @@ export class HashJoin extends PhysicalOperator {
    * selection instead of copying the qualifying rows: only their keys are read, and only matched rows are
    * gathered. (Left, full, semi and anti joins emit probe rows by position, so they take copied batches.)
    */
-  private async *probeSide(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
+  async *probeSide(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
     const left = this.left;
     if ((this.type === 'inner' || this.type === 'right') && left instanceof Filter) {
       yield* left.selections(ctx);
@@ -760,7 +760,11 @@ export class HashJoin extends PhysicalOperator {
     for await (const b of left.execute(ctx)) if (b.length > 0) yield { batch: b, sel: null, n: b.length };
   }
 
-  private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
+  /**
+   * Reads the right input and builds its table; null when it is empty and the join type then outputs
+   * nothing. Also used by HashJoinAggregate, which probes the same table without making pairs.
+   */
+  async buildSide(ctx: ExecContext, reservation: MemoryReservation): Promise<{ build: Batch; table: BuildTable } | null> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
     const parts: Batch[] = [];
@@ -772,10 +776,20 @@ export class HashJoin extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     const type = this.type;
-    if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return;
+    if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return null;
     const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : await concatBatchesAsync(rightTypes, parts, ctx);
     parts.length = 0;
     const table = await buildTable(build, this.rightKeys, this.leftKeys, this.leftKeys.map((k) => leftTypes[k]!), ctx);
+    return { build, table };
+  }
+
+  private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
+    const leftTypes = this.left.schema.map((f) => f.type);
+    const rightTypes = this.right.schema.map((f) => f.type);
+    const built = await this.buildSide(ctx, reservation);
+    if (built === null) return;
+    const { build, table } = built;
+    const type = this.type;
     const next = table.next;
     const pairs = new PairCollector(type, leftTypes, rightTypes, build, this.residual, ctx, this.need);
     // Without a residual, semi/anti only need to know whether a chain exists.

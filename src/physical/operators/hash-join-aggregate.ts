@@ -1,0 +1,226 @@
+/**
+ * HashJoinAggregate: GROUP BY over an inner hash join (no residual) whose group keys are all build-side
+ * columns and whose aggregate arguments are all probe-side columns — the star join "dimension attribute,
+ * measures from the fact table".
+ *
+ * The build rows are grouped once, so each build row carries its group id; a probe then turns straight
+ * into group ids for the accumulators, which read the probe batch's own argument columns. No joined row is
+ * materialized: the build-side text keys are never gathered per pair and never hashed again by the
+ * aggregate. Pairs are fed in the order HashJoin would emit them and groups come out in the order of their
+ * first pair, so results (floating-point sums, string_agg order) are those of the join + HashAggregate plan.
+ */
+import type { Schema } from '../../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, sliceBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
+import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { HASH_ENTRY_BYTES, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
+import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { PhysicalOperator } from '../operator.js';
+import { makeGrouper } from './hash-aggregate.js';
+import { allChainsSingle, type HashJoin } from './hash-join.js';
+
+export interface JoinAggSpec {
+  impl: ResolvedAggregate;
+  /** Probe-side (left) columns holding the arguments; empty for count(*). */
+  argCols: number[];
+}
+
+/** Per group: hash entry, first-seen flag and order slot, and a few bytes of state per aggregate. */
+const GROUP_BYTES = HASH_ENTRY_BYTES + 8;
+const STATE_BYTES = 16;
+
+/** Where fillPairs stopped: probe row, and build row within its chain (-2 = chain not started). */
+interface Resume {
+  i: number;
+  r: number;
+}
+
+// The loops below are plain functions rather than inline in the async generator, where V8 optimizes
+// them far less.
+
+/**
+ * For a build side with unique keys: the batch rows of the matched probe rows and their groups, compacted
+ * without a branch per row (written unconditionally, advanced on a match), so the accumulators get dense
+ * group ids instead of skipping unmatched rows one mispredicted branch at a time.
+ */
+function uniquePairs(heads: Int32Array, m: number, sel: Uint32Array | null, buildGroup: Int32Array, rows: Uint32Array, gids: Int32Array): number {
+  let n = 0;
+  for (let i = 0; i < m; i++) {
+    const h = heads[i]!;
+    rows[n] = sel === null ? i : sel[i]!;
+    gids[n] = buildGroup[h < 0 ? 0 : h]!;
+    n += ~h >>> 31;
+  }
+  return n;
+}
+
+/**
+ * The pairs of probe rows [at.i, m) with their chains, in join output order, until `rows` is full: the
+ * probe batch row of each pair (sel maps probe index to batch row) and the group of its build row.
+ */
+function fillPairs(
+  heads: Int32Array,
+  next: Int32Array,
+  sel: Uint32Array | null,
+  m: number,
+  buildGroup: Int32Array,
+  rows: Uint32Array,
+  gids: Int32Array,
+  at: Resume,
+): number {
+  let n = 0;
+  let i = at.i;
+  let r = at.r;
+  const cap = rows.length;
+  for (;;) {
+    if (r === -2) {
+      if (i >= m) break;
+      r = heads[i]!;
+    }
+    while (r !== -1) {
+      if (n === cap) {
+        at.i = i;
+        at.r = r;
+        return n;
+      }
+      rows[n] = sel === null ? i : sel[i]!;
+      gids[n] = buildGroup[r]!;
+      n++;
+      r = next[r]!;
+    }
+    i++;
+    r = -2;
+  }
+  at.i = i;
+  at.r = -2;
+  return n;
+}
+
+function noteGroups(gids: Int32Array, n: number, seen: Uint8Array, order: Uint32Array, nSeen: number): number {
+  for (let k = 0; k < n; k++) {
+    const g = gids[k]!;
+    if (seen[g] === 0) {
+      seen[g] = 1;
+      order[nSeen++] = g;
+    }
+  }
+  return nSeen;
+}
+
+export class HashJoinAggregate extends PhysicalOperator {
+  readonly name = 'HashJoinAggregate';
+
+  constructor(
+    readonly join: HashJoin,
+    /** Build-side (right) columns that are the group keys, in GROUP BY order. */
+    readonly keyCols: readonly number[],
+    readonly aggs: readonly JoinAggSpec[],
+    schema: Schema,
+  ) {
+    super(schema);
+  }
+
+  children(): readonly PhysicalOperator[] {
+    return [this.join.left, this.join.right];
+  }
+
+  describe(): string {
+    const ls = this.join.left.schema;
+    const rs = this.join.right.schema;
+    const keys = this.keyCols.map((k) => rs[k]?.name ?? `#${k}`).join(', ');
+    const aggs = this.aggs.map((a) => (a.argCols.length === 0 && a.impl.name === 'count' ? 'count(*)' : `${a.impl.name}(${a.argCols.map((c) => ls[c]?.name ?? `#${c}`).join(', ')})`));
+    return `${this.join.describe()}, group keys: [${keys}], aggs: ${aggs.join(', ')}`;
+  }
+
+  protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    const reservation = queryMemory(ctx).pool.register('HashJoinAggregate', false);
+    try {
+      yield* this.aggregate(ctx, reservation);
+    } finally {
+      reservation.free();
+    }
+  }
+
+  private async *aggregate(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
+    const built = await this.join.buildSide(ctx, reservation);
+    if (built === null) return;
+    const { build, table } = built;
+    const nb = build.length;
+    const types = this.schema.map((f) => f.type);
+    const grouper = makeGrouper(this.keyCols.map((_, i) => types[i]!));
+    const buildGroup = new Int32Array(nb);
+    const keyBatch: Batch = { columns: this.keyCols.map((k) => build.columns[k]!), length: nb };
+    for (let s = 0; s < nb; s += BATCH_SIZE) {
+      const e = Math.min(nb, s + BATCH_SIZE);
+      buildGroup.set(grouper.assign(sliceBatch(keyBatch, s, e), e - s).subarray(0, e - s), s);
+      await yieldIfDue(ctx);
+    }
+    const groups = grouper.count;
+    reservation.grow(groups * (GROUP_BYTES + STATE_BYTES * this.aggs.length), 'hash aggregate groups and states');
+    const accs: GroupedAccumulator[] = this.aggs.map((a) => a.impl.grouped());
+    for (const acc of accs) acc.grow(groups);
+    const seen = new Uint8Array(groups);
+    const order = new Uint32Array(groups);
+    let nSeen = 0;
+    const next = table.next;
+    const unique = allChainsSingle(next);
+    let heads = new Int32Array(BATCH_SIZE);
+    let gids = new Int32Array(BATCH_SIZE);
+    let rows = new Uint32Array(BATCH_SIZE);
+    const at: Resume = { i: 0, r: -2 };
+    const argCols = this.aggs.map((a) => a.argCols);
+    for await (const { batch, sel, n: m } of this.join.probeSide(ctx)) {
+      if (heads.length < m) {
+        heads = new Int32Array(m);
+        gids = new Int32Array(m);
+      }
+      table.probe(batch, heads, sel, m);
+      if (unique) {
+        if (rows.length < m) rows = new Uint32Array(m);
+        const n = nb === 0 ? 0 : uniquePairs(heads, m, sel, buildGroup, rows, gids);
+        nSeen = noteGroups(gids, n, seen, order, nSeen);
+        // Every row of the batch matched: its own columns are the arguments, in order.
+        const all = n === batch.length;
+        for (let j = 0; j < accs.length; j++) {
+          const ac = argCols[j]!;
+          accs[j]!.update(gids, n, ac.map((c) => (all ? batch.columns[c]! : takeColumn(batch.columns[c]!, rows, n))));
+        }
+      } else {
+        at.i = 0;
+        at.r = -2;
+        while (at.i < m) {
+          const n = fillPairs(heads, next, sel, m, buildGroup, rows, gids, at);
+          if (n === 0) break;
+          nSeen = noteGroups(gids, n, seen, order, nSeen);
+          for (let j = 0; j < accs.length; j++) {
+            const ac = argCols[j]!;
+            accs[j]!.update(gids, n, ac.map((c) => takeColumn(batch.columns[c]!, rows, n)));
+          }
+          await yieldIfDue(ctx);
+        }
+      }
+      await yieldIfDue(ctx);
+    }
+    if (nSeen === 0) return;
+    const keyColumns: Column[] = grouper.keyColumns().map((kc, i) => {
+      const c = kc.slice(0, groups);
+      return makeColumn(types[i]!, c.data, c.nulls, c.dict);
+    });
+    for (let start = 0; start < nSeen; start += BATCH_SIZE) {
+      await yieldIfDue(ctx);
+      const end = Math.min(nSeen, start + BATCH_SIZE);
+      const sel = order.subarray(start, end);
+      const columns: Column[] = keyColumns.map((c) => takeColumn(c, sel, end - start));
+      for (let j = 0; j < accs.length; j++) {
+        const acc = accs[j]!;
+        const b = new ColumnBuilder(this.aggs[j]!.impl.returnType, end - start);
+        for (let k = 0; k < end - start; k++) {
+          b.push(acc.result(sel[k]!));
+          const y = yieldEvery(ctx, 64);
+          if (y !== undefined) await y;
+        }
+        columns.push(b.finish());
+      }
+      yield { columns, length: end - start };
+    }
+  }
+}
