@@ -332,6 +332,9 @@ export class WalWriter {
         // Small records go into zeros allocated ahead, as one write.
         if (end > this.allocated) {
           writeAll(this.fd, ZEROS, Math.max(this.allocated, this.size));
+          // Made durable now, once per step: until the blocks and the file size are on disk, every
+          // O_DSYNC write into them also commits that metadata, which costs as much as an append.
+          fs.fdatasyncSync(this.fd);
           this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
         }
         // A single writer with nothing pending writes through: durable when the write returns.
