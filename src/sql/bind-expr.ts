@@ -892,6 +892,10 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
       // PostgreSQL looks for a function taking the direct and the ordered arguments together.
       const all = [...argNodes, ...((b.agg_order as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o).node as Node)];
       const types = all.map((a) => bindExpr(a, { ...cx, aggs: null, windows: null }).type);
+      // A plain aggregate that takes these arguments is found first, then refused for its kind.
+      if (isAggregateName(name) && lookupAggregate(name)!.resolve(types.map((t) => (t.name === 'unknown' ? T.text : t))) !== null) {
+        throw new QuireError('42809', `${name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP`, { position: pos(loc) });
+      }
       throw new QuireError('42883', `function ${name}(${types.map((t) => typeDisplayName(t)).join(', ')}) does not exist`, {
         position: pos(loc),
         hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
@@ -903,6 +907,15 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   // rank(x) without WITHIN GROUP is the hypothetical-set aggregate misused; rank() is the window function.
   if (withinGroup === 'hypothetical' && argNodes.length > 0) {
     throw new QuireError('42809', `WITHIN GROUP is required for ordered-set aggregate ${name}`, { position: pos(loc) });
+  }
+  // percentile_cont(p, x) matches the ordered-set aggregate's signature (direct arguments, then the one
+  // ordered argument), so PostgreSQL finds it and then asks for WITHIN GROUP; other arities do not exist.
+  if (withinGroup === 'ordered' && argNodes.length > 0 && !b.over) {
+    const types = argNodes.map((a) => bindExpr(a, { ...cx, aggs: null, windows: null }).type);
+    const within = { direct: types.length - 1, order: [{ desc: false, nullsFirst: false }], directValues: [] };
+    if (lookupAggregate(name)!.resolve(types, within) !== null) {
+      throw new QuireError('42809', `WITHIN GROUP is required for ordered-set aggregate ${name}`, { position: pos(loc) });
+    }
   }
   if (b.over) return bindWindowCall(name, b, cx);
   if (withinGroup === 'hypothetical' && isWindowFunctionName(name)) {
@@ -972,6 +985,24 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   return placeAggregate(name, agg, [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)], cx, loc);
 }
 
+/** The nearest query levels (0 = this one) whose columns, and whose aggregates, the expressions read. */
+function levelsRead(parts: readonly Expr[]): { varLevel: number; aggLevel: number } {
+  let varLevel = Infinity;
+  let aggLevel = Infinity;
+  for (const p of parts) {
+    mapExprDeep(p, (x, depth) => {
+      if (x.kind === 'column' && depth === 0) varLevel = 0;
+      else if (x.kind === 'outer' && x.levels >= depth) {
+        const rel = x.levels - depth;
+        if (isAggIndex(x.index)) aggLevel = Math.min(aggLevel, rel);
+        else varLevel = Math.min(varLevel, rel);
+      }
+      return x;
+    });
+  }
+  return { varLevel, aggLevel };
+}
+
 /** Maps an expression bottom-up, descending into its sub-SELECTs; `depth` counts the sub-SELECT levels entered. */
 function mapExprDeep(e: Expr, f: (x: Expr, depth: number) => Expr): Expr {
   return mapExpr(e, (x) => f(x.kind === 'subquery' ? { ...x, plan: mapPlanExprs(x.plan, 1, f) } : x, 0));
@@ -986,22 +1017,17 @@ const isAggIndex = (i: number): boolean => i >= AGG_BASE && i < WIN_BASE;
  * a constant for the sub-SELECT. It is an error to put it where that level allows no aggregates, or
  * inside another aggregate of that level.
  */
-function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
-  let varLevel = Infinity;
-  let aggLevel = Infinity;
-  for (const p of parts) {
-    mapExprDeep(p, (x, depth) => {
-      if (x.kind === 'column' && depth === 0) varLevel = 0;
-      else if (x.kind === 'outer' && x.levels >= depth) {
-        const rel = x.levels - depth;
-        if (isAggIndex(x.index)) aggLevel = Math.min(aggLevel, rel);
-        else varLevel = Math.min(varLevel, rel);
-      }
-      return x;
-    });
-  }
+function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, loc: number | undefined, direct: Expr[] = []): Expr {
+  const { varLevel, aggLevel } = levelsRead(parts);
   const level = Math.min(varLevel, aggLevel) === Infinity ? 0 : Math.min(varLevel, aggLevel);
   if (aggLevel === level) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  // An ordered-set aggregate's level comes from its aggregated arguments alone; its direct arguments
+  // are evaluated once per group of that level, so they cannot read a deeper level's rows.
+  const d = levelsRead(direct);
+  if (d.varLevel < level) {
+    throw new QuireError('42803', 'outer-level aggregate cannot contain a lower-level variable in its direct arguments', { position: pos(loc) });
+  }
+  if (d.aggLevel <= level) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
   if (level === 0) {
     checkAggPlacement(name, cx, loc, false);
     cx.aggs!.calls.push(agg);
@@ -1041,14 +1067,15 @@ function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, 
  */
 function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const loc = b.location as number | undefined;
-  checkAggPlacement(name, cx, loc, false);
+  if (cx.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
   const fn = lookupAggregate(name)!;
   const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
   let direct = ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
   let orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
   if (fn.withinGroup === 'hypothetical' && direct.length === orderBy.length) {
     // Each hypothetical value and its ordered column resolve to one type, as UNION branches do.
-    const types = direct.map((d, i) => unifyTypes([d.type, orderBy[i]!.expr.type], 'WITHIN GROUP', pos(loc)));
+    // The aggregated argument comes first, as PostgreSQL prefers its type (and names it first in errors).
+    const types = direct.map((d, i) => unifyTypes([orderBy[i]!.expr.type, d.type], 'WITHIN GROUP', pos(loc)));
     direct = direct.map((d, i) => coerce(d, types[i]!, 'implicit', cx.env, pos(loc)));
     orderBy = orderBy.map((k, i) => ({ ...k, expr: coerce(k.expr, types[i]!, 'implicit', cx.env, pos(loc)) }));
   }
@@ -1070,8 +1097,7 @@ function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const keys = orderBy.map((k, i) => ({ ...k, expr: args[direct.length + i]! }));
   const guarded = filter === null ? args : args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
   const agg: AggCall = { name, args: guarded, argTypes: args.map((a) => a.type), distinct: false, filter, orderBy: keys, type: r.returnType, withinGroup: { direct: direct.length, order } };
-  cx.aggs!.calls.push(agg);
-  return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+  return placeAggregate(name, agg, [...args.slice(direct.length), ...(filter ? [filter] : [])], cx, loc, args.slice(0, direct.length));
 }
 
 function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user?: UserAggregateSpec } {
