@@ -4,6 +4,7 @@
  */
 import { formatBytea } from './bytea.js';
 import { elementType, type ArrayValue, type DataType, type Value } from './types.js';
+import { formatRecord, type RecordValue } from './record-value.js';
 import { formatArray } from './array-value.js';
 import { Numeric } from './numeric.js';
 import { Interval, fraction, splitHours } from './interval.js';
@@ -438,6 +439,8 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'json':
     case 'unknown':
       return String(v);
+    case 'record':
+      return formatRecord(v as RecordValue, (f, ft) => formatValue(f, ft, ctx)!);
     default: {
       const et = elementType(t);
       return formatArray(v as ArrayValue, (e) => formatValue(e, et, ctx)!);

@@ -22,12 +22,15 @@
  *   bytea                   string: one UTF-16 unit per byte (code units 0..255), so that string order is
  *                           memcmp order and concatenation, hashing and spilling need no special case
  *   bit, varbit             string of '0'/'1', one character per bit (string order is bitcmp's order)
+ *   record                  RecordValue: the field values and their types (an anonymous row value, ROW(a, b))
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
  *   null                    null (any type)
  */
+import { QuireError } from './errors.js';
 import type { Numeric } from './numeric.js';
 import type { Interval } from './interval.js';
 import type { TimeTz } from './time-of-day.js';
+import type { RecordValue } from './record-value.js';
 
 /** Types that can be array elements (every type but arrays and unknown). */
 export type ElementTypeName =
@@ -56,7 +59,7 @@ export type ElementTypeName =
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
 
-export type TypeName = ElementTypeName | ArrayTypeName | 'unknown';
+export type TypeName = ElementTypeName | ArrayTypeName | 'record' | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
   'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit',
@@ -68,7 +71,7 @@ export interface DataType {
   readonly typmod: number;
 }
 
-export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue;
+export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue | RecordValue;
 
 /**
  * An array value: one dimension with lower bound 1 (multidimensional arrays are refused), elements of
@@ -90,9 +93,16 @@ export function elementType(t: DataType): DataType {
 
 /** The array type over an element type (an untyped literal's array is text[]); null for arrays. */
 export function arrayTypeOf(t: DataType): DataType | null {
-  if (isArrayType(t)) return null;
+  if (isArrayType(t) || t.name === 'record') return null;
   const name = t.name === 'unknown' ? 'text' : t.name;
   return type(`_${name}` as ArrayTypeName, t.typmod);
+}
+
+/** The array type over an element type; record values have none in Quire (PostgreSQL's record[]). */
+export function arrayTypeFor(t: DataType): DataType {
+  const a = arrayTypeOf(t);
+  if (a === null) throw new QuireError('0A000', `arrays of type ${typeDisplayName(t)} are not supported`);
+  return a;
 }
 
 const plain = new Map<TypeName, DataType>();
@@ -151,17 +161,20 @@ export const T = {
   _bytea: type('_bytea'),
   _bit: type('_bit'),
   _varbit: type('_varbit'),
+  record: type('record'),
   unknown: type('unknown'),
 } as const;
 
-export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'X';
+export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'P' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
   if (isArrayType(t)) return 'A';
-  switch (t.name as ElementTypeName | 'unknown') {
+  switch (t.name as ElementTypeName | 'record' | 'unknown') {
     case 'bool':
       return 'B';
+    case 'record':
+      return 'P';
     case 'int2':
     case 'int4':
     case 'int8':
@@ -266,6 +279,7 @@ export const TYPE_OID: Record<TypeName, number> = {
   bytea: 17,
   bit: 1560,
   varbit: 1562,
+  record: 2249,
   unknown: 705,
   _bool: 1000,
   _int2: 1005,

@@ -6,7 +6,7 @@
 import { parseBitString } from '../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, elementType } from '../common/types.js';
+import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, arrayTypeFor, elementType } from '../common/types.js';
 import { lookupParamNames, lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
@@ -18,7 +18,7 @@ import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
-import { Scope } from './scope.js';
+import { Scope, type ScopeEntry } from './scope.js';
 import { lookupTypeName, resolveTypeName } from './type-name.js';
 import {
   queryBody,
@@ -36,6 +36,7 @@ import {
 } from './bind-routine.js';
 import type { AggregateDef, SqlFunctionDef } from '../storage/catalog.js';
 import { internalFunctions } from './internal-functions.js';
+import { recordNullTest, rowConstructor } from '../functions/scalar/row-constructor.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
@@ -129,7 +130,16 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
         return tests.length === 0 ? TRUE : tests.length === 1 ? tests[0]! : { kind: 'and', args: tests, type: T.bool };
       }
       const arg = bindExpr(b.arg as Node, cx);
-      return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated: b.nulltesttype === 'IS_NOT_NULL', type: T.bool };
+      const negated = b.nulltesttype === 'IS_NOT_NULL';
+      if (arg.type.name === 'record') {
+        // A whole-row reference tests its fields, as a row constructor does; a computed record at run time.
+        if (arg.kind === 'call' && arg.overload === rowConstructor) {
+          const tests = arg.args.map((f): Expr => ({ kind: 'is-null', arg: f, negated, type: T.bool }));
+          return tests.length === 0 ? TRUE : tests.length === 1 ? tests[0]! : { kind: 'and', args: tests, type: T.bool };
+        }
+        return { kind: 'call', name: negated ? 'record_is_not_null' : 'record_is_null', overload: recordNullTest(negated), args: [arg], type: T.bool };
+      }
+      return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated, type: T.bool };
     }
     case 'BooleanTest': {
       const arg = coerceBool(bindExpr(b.arg as Node, cx), cx, 'argument of IS TRUE', locOf(b.arg as Node));
@@ -159,7 +169,7 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
     case 'CollateClause':
       return bindExpr(b.arg as Node, cx);
     case 'RowExpr':
-      throw new QuireError('0A000', 'row constructors are only supported in comparisons, IN lists and count()', { position: pos(loc) });
+      return rowValue(rowFields(node, cx), cx);
     case 'A_Indirection':
       return bindSubscript(b, cx, loc);
     case 'A_ArrayExpr':
@@ -237,7 +247,7 @@ function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
   }
   if (args.some((a) => isArrayType(a.type))) throw multidimensional(loc);
   const et = unifyTypes(args.map((a) => a.type), 'ARRAY', pos(loc));
-  const at = arrayTypeOf(et)!;
+  const at = arrayTypeFor(et);
   return { kind: 'array', args: args.map((a) => coerce(a, et, 'implicit', cx.env)), type: at };
 }
 
@@ -374,13 +384,7 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   let levels = 0;
   while (scope !== null && scope !== stop) {
     const e = scope.findLocal(qualifier, name, loc);
-    if (e !== undefined) {
-      if (levels === 0) return e.expr;
-      let s: Scope | null = cx.scope;
-      for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
-      // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
-      return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name, ...(x.table !== undefined ? { table: x.table } : {}) } : x));
-    }
+    if (e !== undefined) return entryRef(e, levels, cx);
     scope = scope.parent;
     levels++;
   }
@@ -398,12 +402,25 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     if (!known) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
     throw new QuireError('42703', `column ${qualifier}.${name} does not exist`, { position: loc });
   }
-  // PostgreSQL reads a bare FROM-item name as the whole row (a record value); Quire has no record
-  // type, and "column does not exist" would wrongly say the name is unknown.
-  for (let s: Scope | null = cx.scope; s !== null && s !== stop; s = s.parent) {
-    if (s.hasQualifier(name)) throw new QuireError('0A000', `whole-row reference to "${name}" is not supported`, { position: loc });
+  // PostgreSQL reads a bare FROM-item name that is no column as the whole row: a record of its columns,
+  // each resolved as `name.column` would be (so an outer FROM item's become outer references).
+  let lv = 0;
+  for (let s: Scope | null = cx.scope; s !== null && s !== stop; s = s.parent, lv++) {
+    if (s.hasQualifier(name)) {
+      const cols = s.entries.filter((e) => e.qualifier === name && e.name.charCodeAt(0) !== 0);
+      return rowValue(cols.map((e) => entryRef(e, lv, cx)), cx);
+    }
   }
   throw new QuireError('42703', `column "${name}" does not exist`, { position: loc });
+}
+
+/** A scope entry's value as seen `levels` query levels below its scope (outer references beyond 0). */
+function entryRef(e: ScopeEntry, levels: number, cx: ExprCtx): Expr {
+  if (levels === 0) return e.expr;
+  let s: Scope | null = cx.scope;
+  for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
+  // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
+  return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name, ...(x.table !== undefined ? { table: x.table } : {}) } : x));
 }
 
 const COMPARE_OPS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=']);
@@ -444,6 +461,12 @@ function bindRowDistinct(ln: Node, rn: Node, negated: boolean, cx: ExprCtx, loc:
   });
   if (tests.length === 0) return negated ? TRUE : FALSE;
   return tests.length === 1 ? tests[0]! : { kind: negated ? 'and' : 'or', args: tests, type: T.bool };
+}
+
+/** A row value: a record of the fields, untyped literals read as text (as PostgreSQL resolves them). */
+function rowValue(fields: Expr[], cx: ExprCtx): Expr {
+  const args = fields.map((f) => (f.type.name === 'unknown' ? coerce(f, T.text, 'implicit', cx.env) : f));
+  return { kind: 'call', name: 'row', overload: rowConstructor, args, type: T.record };
 }
 
 function rowFields(n: Node, cx: ExprCtx): Expr[] {
@@ -703,7 +726,7 @@ export function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx:
     const p = o.args[Math.min(i, o.args.length - 1)]!;
     if (p === 'any' || p === 'anynonarray') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
     if (p === 'anyelement') return coerce(a, anyType!, 'implicit', cx.env, pos(loc));
-    if (p === 'anyarray') return coerce(a, arrayTypeOf(anyType!)!, 'implicit', cx.env, pos(loc));
+    if (p === 'anyarray') return coerce(a, arrayTypeFor(anyType!), 'implicit', cx.env, pos(loc));
     if (p === a.type.name) return a;
     if ((p === 'text' || p === 'varchar') && (a.type.name === 'varchar' || a.type.name === 'bpchar' || a.type.name === 'text')) {
       return a.type.name === 'bpchar' && p === 'text' ? coerce(a, T.text, 'implicit', cx.env) : a;
@@ -1427,7 +1450,7 @@ function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
       if (plan.schema.length !== 1) throw new QuireError('42601', 'subquery must return only one column', { position: pos(loc) });
       const ct = plan.schema[0]!.type;
       if (isArrayType(ct)) throw multidimensional(loc);
-      return { kind: 'subquery', mode: 'array', plan, correlated, type: arrayTypeOf(ct)! };
+      return { kind: 'subquery', mode: 'array', plan, correlated, type: arrayTypeFor(ct) };
     }
     default:
       throw new QuireError('0A000', `subquery kind ${kind} is not supported`, { position: pos(loc) });
