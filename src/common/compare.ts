@@ -6,6 +6,7 @@ import { elementType, isArrayType, type ArrayValue, type DataType, type Value } 
 import { Numeric } from './numeric.js';
 import { Interval } from './interval.js';
 import type { TimeTz } from './time-of-day.js';
+import type { Point } from './point.js';
 import { compareRecords, recordHashKey, type RecordValue } from './record-value.js';
 import { arrayHashKey, compareArrays } from './array-value.js';
 
@@ -60,6 +61,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     return compareArrays(a as ArrayValue, b as ArrayValue, (x, y) => compareValues(x, y, et));
   }
   switch (t.name) {
+    case 'point':
+      return (a as Point).compare(b as Point);
     case 'record':
       return compareRecords(a as RecordValue, b as RecordValue, compareValues);
     case 'bool':
@@ -153,6 +156,8 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
     return arrayHashKey(v as ArrayValue, (x) => hashKey(x, et));
   }
   switch (t.name) {
+    case 'point':
+      return (v as Point).hashKey();
     case 'record':
       return recordHashKey(v as RecordValue, hashKey);
     case 'int8':

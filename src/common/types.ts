@@ -21,6 +21,7 @@
  *   oid                     number: an unsigned 32-bit integer (0 ..= 4,294,967,295)
  *   bytea                   string: one UTF-16 unit per byte (code units 0..255), so that string order is
  *                           memcmp order and concatenation, hashing and spilling need no special case
+ *   point                   Point {x, y} (src/common/point.ts)
  *   bit, varbit             string of '0'/'1', one character per bit (string order is bitcmp's order)
  *   record                  RecordValue: the field values and their types (an anonymous row value, ROW(a, b))
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
@@ -30,6 +31,7 @@ import { QuireError } from './errors.js';
 import type { Numeric } from './numeric.js';
 import type { Interval } from './interval.js';
 import type { TimeTz } from './time-of-day.js';
+import type { Point } from './point.js';
 import type { RecordValue } from './record-value.js';
 
 /** Types that can be array elements (every type but arrays and unknown). */
@@ -54,7 +56,8 @@ export type ElementTypeName =
   | 'oid'
   | 'bytea'
   | 'bit'
-  | 'varbit';
+  | 'varbit'
+  | 'point';
 
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
@@ -62,7 +65,7 @@ export type ArrayTypeName = `_${ElementTypeName}`;
 export type TypeName = ElementTypeName | ArrayTypeName | 'record' | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
-  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit',
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point',
 ];
 
 export interface DataType {
@@ -71,7 +74,7 @@ export interface DataType {
   readonly typmod: number;
 }
 
-export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue | RecordValue;
+export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue | RecordValue | Point;
 
 /**
  * An array value: one dimension with lower bound 1 (multidimensional arrays are refused), elements of
@@ -140,6 +143,7 @@ export const T = {
   bytea: type('bytea'),
   bit: type('bit'),
   varbit: type('varbit'),
+  point: type('point'),
   _bool: type('_bool'),
   _int2: type('_int2'),
   _int4: type('_int4'),
@@ -161,11 +165,12 @@ export const T = {
   _bytea: type('_bytea'),
   _bit: type('_bit'),
   _varbit: type('_varbit'),
+  _point: type('_point'),
   record: type('record'),
   unknown: type('unknown'),
 } as const;
 
-export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'P' | 'X';
+export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'G' | 'P' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
@@ -175,6 +180,8 @@ export function category(t: DataType): TypeCategory {
       return 'B';
     case 'record':
       return 'P';
+    case 'point':
+      return 'G';
     case 'int2':
     case 'int4':
     case 'int8':
@@ -279,6 +286,8 @@ export const TYPE_OID: Record<TypeName, number> = {
   bytea: 17,
   bit: 1560,
   varbit: 1562,
+  point: 600,
+  _point: 1017,
   record: 2249,
   unknown: 705,
   _bool: 1000,

@@ -17,7 +17,7 @@ import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConst
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
-import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
+import { coerce, hasNoEquality, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
 import { Scope, type ScopeEntry } from './scope.js';
 import { lookupTypeName, resolveTypeName } from './type-name.js';
 import {
@@ -990,6 +990,8 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   let args = b.agg_star ? [] : rowCount ? rowFields(argNodes[0]!, inner) : argNodes.map((a) => bindExpr(a, inner));
   if (rowCount && args.length === 0) args = [constExpr(true, T.bool)];
   const aggName = rowCount ? ROW_COUNT_AGGREGATE : name;
+  const unequal = b.agg_distinct ? args.find((a) => hasNoEquality(a.type)) : undefined;
+  if (unequal !== undefined) throw new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(unequal.type)}`, { position: pos(loc) });
   const call = resolveAggregate(aggName, args, cx, loc);
   const filter = b.agg_filter
     ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
@@ -1161,8 +1163,8 @@ export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | un
   const nulls = sb.sortby_nulls as string;
   // PostgreSQL: NULLs sort as larger than everything, so they come last ascending and first descending.
   const nullsFirst = nulls === 'SORTBY_NULLS_FIRST' ? true : nulls === 'SORTBY_NULLS_LAST' ? false : desc;
-  if (expr.type.name === 'json') {
-    throw new QuireError('42883', 'could not identify an ordering operator for type json', {
+  if (hasNoEquality(expr.type)) {
+    throw new QuireError('42883', `could not identify an ordering operator for type ${typeDisplayName(expr.type)}`, {
       position: pos(locOf(sb.node as Node)),
       hint: 'Use an explicit ordering operator or modify the query.',
     });
@@ -1267,6 +1269,7 @@ export function bindWindowSpec(rawDef: AnyNode, cx: ExprCtx, callLoc: number | u
   const inner: ExprCtx = { ...cx, windows: null, inWindow: false, clause: 'window definitions' };
   const partitionBy = ((def.partitionClause as Node[] | undefined) ?? []).map((n) => {
     const e = bindExpr(n, inner);
+    if (hasNoEquality(e.type)) throw new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(e.type)}`, { position: pos(locOf(n)) });
     return e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', cx.env) : e;
   });
   const orderBy = ((def.orderClause as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));

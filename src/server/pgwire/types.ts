@@ -14,6 +14,7 @@ import { packBits, unpackBits } from '../../common/bit-string.js';
 import { formatArray } from '../../common/array-value.js';
 import type { FieldDescription } from './codec.js';
 import type { RecordValue } from '../../common/record-value.js';
+import type { Point } from '../../common/point.js';
 
 /** pg_type.typlen of each engine type. */
 export const TYPE_LEN: Record<TypeName, number> = {
@@ -38,6 +39,8 @@ export const TYPE_LEN: Record<TypeName, number> = {
   bytea: -1,
   bit: -1,
   varbit: -1,
+  point: 16,
+  _point: -1,
   record: -1,
   unknown: -2,
   _bool: -1,
@@ -216,6 +219,13 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'json':
     case 'unknown':
       return (v) => Buffer.from(String(v), 'utf8');
+    case 'point':
+      return (v) => {
+        const b = Buffer.allocUnsafe(16);
+        b.writeDoubleBE((v as Point).x, 0);
+        b.writeDoubleBE((v as Point).y, 8);
+        return b;
+      };
     case 'record':
       return (v) => encodeRecord(v as RecordValue, ctx);
     default: {
@@ -403,6 +413,9 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'bit':
     case 'varbit':
       return unpackBits(raw);
+    case 'point':
+      need(16);
+      return `(${raw.readDoubleBE(0)},${raw.readDoubleBE(8)})`;
     case 'date': {
       need(4);
       const d = raw.readInt32BE(0);
