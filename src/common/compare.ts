@@ -7,6 +7,7 @@ import { Numeric } from './numeric.js';
 import { Interval } from './interval.js';
 import type { TimeTz } from './time-of-day.js';
 import type { Point } from './point.js';
+import { QuireError } from './errors.js';
 import { compareRecords, recordHashKey, type RecordValue } from './record-value.js';
 import { arrayHashKey, compareArrays } from './array-value.js';
 
@@ -62,7 +63,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
   }
   switch (t.name) {
     case 'point':
-      return (a as Point).compare(b as Point);
+      // Reached only through a record's fields: the binder refuses ordering points directly.
+      throw new QuireError('42883', 'could not identify a comparison function for type point');
     case 'record':
       return compareRecords(a as RecordValue, b as RecordValue, compareValues);
     case 'bool':

@@ -12,9 +12,4 @@ export class Point {
   hashKey(): string {
     return `${this.x},${this.y}`;
   }
-
-  /** x then y, for internal uses only: SQL has no ordering operator for point. */
-  compare(o: Point): number {
-    return this.x < o.x ? -1 : this.x > o.x ? 1 : this.y < o.y ? -1 : this.y > o.y ? 1 : 0;
-  }
 }
