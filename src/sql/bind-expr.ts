@@ -555,7 +555,8 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       const itemNodes = nodeBody<AnyNode>(rnode!).items as Node[];
       if (nodeTag(lnode) === 'RowExpr') return bindRowInList(lnode!, itemNodes, op === '<>', cx, loc);
       const arg = bindExpr(lnode!, cx);
-      if (itemNodes.some((n) => nodeTag(n) === 'RowExpr')) {
+      // A record value meets row constructors as records (record_eq); no other type has `= record`.
+      if (arg.type.name !== 'record' && itemNodes.some((n) => nodeTag(n) === 'RowExpr')) {
         throw new QuireError('42883', `operator does not exist: ${typeDisplayName(arg.type)} = record`, {
           position: pos(loc),
           hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
