@@ -214,6 +214,8 @@ async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: Sel
     const n = colNames[i] ?? f.name;
     if (seen.has(n)) throw new QuireError('42701', `column "${n}" specified more than once`);
     seen.add(n);
+    // An anonymous record has no stored form (PostgreSQL stores only named composite types).
+    if (f.type.name === 'record') throw new QuireError('42P16', `column "${n}" has pseudo-type record`);
     return { name: n, type: f.type.name === 'unknown' ? T.text : f.type, table: name };
   });
   const t = new MemoryTable(name, tfields);

@@ -7,6 +7,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { typeDisplayName, type DataType, type Field } from '../common/types.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
+import { plpgsqlReturnExpr } from '../sql/plpgsql-body.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import type { AggregateDef, Catalog, RoutineType, SqlFunctionDef } from '../storage/catalog.js';
 
@@ -80,6 +81,14 @@ function bodyOf(b: AnyNode, language: string): Node[] {
   return parseStatements(text).map((s) => s.stmt);
 }
 
+/** A PL/pgSQL body that only returns an expression, as the SQL function body `SELECT expr`. */
+function plpgsqlBody(sql: string, paramCount: number): Node[] {
+  const expr = plpgsqlReturnExpr(sql, paramCount);
+  const stmts = parseStatements(`SELECT ${expr}`);
+  if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') throw new QuireError('42601', `invalid RETURN expression in PL/pgSQL function: ${expr}`);
+  return [stmts[0]!.stmt];
+}
+
 export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void {
   if (b.is_procedure) throw new QuireError('0A000', 'CREATE PROCEDURE is not supported');
   const parts = strings(b.funcname as Node[]);
@@ -97,7 +106,9 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     else if (d.defname === 'volatility') volatility = defString(d) as SqlFunctionDef['volatility'];
     else if (d.defname === 'window') throw new QuireError('0A000', 'user-defined window functions are not supported');
   }
-  if (language !== 'sql') throw new QuireError('0A000', `functions in language "${language}" are not supported`, { hint: 'Only LANGUAGE sql functions can be created.' });
+  if (language !== 'sql' && language !== 'plpgsql') {
+    throw new QuireError('0A000', `functions in language "${language}" are not supported`, { hint: 'Only LANGUAGE sql functions (and PL/pgSQL ones that only RETURN an expression) can be created.' });
+  }
 
   const params: { name: string | null; type: RoutineType; defaultExpr: Node | null }[] = [];
   const outCols: { name: string | null; type: RoutineType }[] = [];
@@ -151,7 +162,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   if (typeof returns === 'string' && returns !== 'void' && columns === null && !params.some((p) => typeof p.type === 'string')) {
     throw new QuireError('42P13', 'cannot determine result data type', { detail: 'A result of type anyelement requires at least one input of type anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange.' });
   }
-  const body = bodyOf(b, language);
+  const body = language === 'plpgsql' ? plpgsqlBody(sql, params.length) : bodyOf(b, language);
   const asOption = ((b.options as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o)).find((d) => d.defname === 'as');
   const source = asOption === undefined ? '' : (strings(nodeBody<AnyNode>(asOption.arg as Node).items as Node[])[0] ?? '');
   if (returns !== 'void') {

@@ -6,6 +6,9 @@ import { elementType, isArrayType, type ArrayValue, type DataType, type Value } 
 import { Numeric } from './numeric.js';
 import { Interval } from './interval.js';
 import type { TimeTz } from './time-of-day.js';
+import type { Point } from './point.js';
+import { QuireError } from './errors.js';
+import { compareRecords, recordHashKey, type RecordValue } from './record-value.js';
 import { arrayHashKey, compareArrays } from './array-value.js';
 
 /** Float order: NaN above everything and equal to itself; -0 = 0. */
@@ -59,6 +62,11 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
     return compareArrays(a as ArrayValue, b as ArrayValue, (x, y) => compareValues(x, y, et));
   }
   switch (t.name) {
+    case 'point':
+      // Reached only through a record's fields: the binder refuses ordering points directly.
+      throw new QuireError('42883', 'could not identify a comparison function for type point');
+    case 'record':
+      return compareRecords(a as RecordValue, b as RecordValue, compareValues);
     case 'bool':
       return a === b ? 0 : a ? 1 : -1;
     case 'int2':
@@ -150,6 +158,10 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
     return arrayHashKey(v as ArrayValue, (x) => hashKey(x, et));
   }
   switch (t.name) {
+    case 'point':
+      return (v as Point).hashKey();
+    case 'record':
+      return recordHashKey(v as RecordValue, hashKey);
     case 'int8':
       if (typeof v === 'bigint') {
         return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;

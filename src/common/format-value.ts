@@ -4,6 +4,8 @@
  */
 import { formatBytea } from './bytea.js';
 import { elementType, type ArrayValue, type DataType, type Value } from './types.js';
+import { formatRecord, type RecordValue } from './record-value.js';
+import type { Point } from './point.js';
 import { formatArray } from './array-value.js';
 import { Numeric } from './numeric.js';
 import { Interval, fraction, splitHours } from './interval.js';
@@ -438,6 +440,13 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'json':
     case 'unknown':
       return String(v);
+    case 'point': {
+      // point_out: each coordinate as float8 output writes it.
+      const f = (n: number): string => (ctx?.extraFloatDigits !== undefined && ctx.extraFloatDigits < 1 ? formatFloatG(n, 15 + ctx.extraFloatDigits) : formatFloat8(n));
+      return `(${f((v as Point).x)},${f((v as Point).y)})`;
+    }
+    case 'record':
+      return formatRecord(v as RecordValue, (f, ft) => formatValue(f, ft, ctx)!);
     default: {
       const et = elementType(t);
       return formatArray(v as ArrayValue, (e) => formatValue(e, et, ctx)!);

@@ -10,6 +10,7 @@ import { elementType, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { parseArrayText } from './array-value.js';
+import { Point } from './point.js';
 import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
@@ -98,6 +99,30 @@ export function parseOid(s: string): number {
   const v = BigInt(t);
   if (v < -2147483648n || v > 4294967295n) throw new QuireError('22003', `value "${s}" is out of range for type oid`);
   return Number(v < 0n ? v + 4294967296n : v);
+}
+
+// ---- point -------------------------------------------------------------------------------------
+
+/** point_in (pair_decode): `(x,y)` or `x,y`, whitespace around the parts, coordinates as float8 reads them. */
+function parsePoint(s: string): Point {
+  const bad = (): QuireError => new QuireError('22P02', `invalid input syntax for type point: "${s}"`);
+  let body = s.trim();
+  if (body.startsWith('(')) {
+    if (!body.endsWith(')')) throw bad();
+    body = body.slice(1, -1);
+  }
+  const parts = body.split(',');
+  if (parts.length !== 2 || parts.some((p) => p.trim() === '')) throw bad();
+  const coord = (p: string): number => {
+    try {
+      return parseFloat8(p);
+    } catch (e) {
+      // A coordinate out of float8's range keeps float8's message (22003); bad syntax names the point.
+      if (e instanceof QuireError && e.code === '22P02') throw bad();
+      throw e;
+    }
+  };
+  return new Point(coord(parts[0]!), coord(parts[1]!));
 }
 
 // ---- floats ------------------------------------------------------------------------------------
@@ -762,6 +787,8 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
     case 'bit':
     case 'varbit':
       return parseBitString(s, t);
+    case 'point':
+      return parsePoint(s);
     default: {
       const et = elementType(t);
       return parseArrayText(s).map((e) => (e === null ? null : parseValue(e, et, ctx)));

@@ -21,13 +21,18 @@
  *   oid                     number: an unsigned 32-bit integer (0 ..= 4,294,967,295)
  *   bytea                   string: one UTF-16 unit per byte (code units 0..255), so that string order is
  *                           memcmp order and concatenation, hashing and spilling need no special case
+ *   point                   Point {x, y} (src/common/point.ts)
  *   bit, varbit             string of '0'/'1', one character per bit (string order is bitcmp's order)
+ *   record                  RecordValue: the field values and their types (an anonymous row value, ROW(a, b))
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
  *   null                    null (any type)
  */
+import { QuireError } from './errors.js';
 import type { Numeric } from './numeric.js';
 import type { Interval } from './interval.js';
 import type { TimeTz } from './time-of-day.js';
+import type { Point } from './point.js';
+import type { RecordValue } from './record-value.js';
 
 /** Types that can be array elements (every type but arrays and unknown). */
 export type ElementTypeName =
@@ -51,15 +56,16 @@ export type ElementTypeName =
   | 'oid'
   | 'bytea'
   | 'bit'
-  | 'varbit';
+  | 'varbit'
+  | 'point';
 
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
 
-export type TypeName = ElementTypeName | ArrayTypeName | 'unknown';
+export type TypeName = ElementTypeName | ArrayTypeName | 'record' | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
-  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit',
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point',
 ];
 
 export interface DataType {
@@ -68,7 +74,7 @@ export interface DataType {
   readonly typmod: number;
 }
 
-export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue;
+export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue | RecordValue | Point;
 
 /**
  * An array value: one dimension with lower bound 1 (multidimensional arrays are refused), elements of
@@ -90,9 +96,16 @@ export function elementType(t: DataType): DataType {
 
 /** The array type over an element type (an untyped literal's array is text[]); null for arrays. */
 export function arrayTypeOf(t: DataType): DataType | null {
-  if (isArrayType(t)) return null;
+  if (isArrayType(t) || t.name === 'record') return null;
   const name = t.name === 'unknown' ? 'text' : t.name;
   return type(`_${name}` as ArrayTypeName, t.typmod);
+}
+
+/** The array type over an element type; record values have none in Quire (PostgreSQL's record[]). */
+export function arrayTypeFor(t: DataType): DataType {
+  const a = arrayTypeOf(t);
+  if (a === null) throw new QuireError('0A000', `arrays of type ${typeDisplayName(t)} are not supported`);
+  return a;
 }
 
 const plain = new Map<TypeName, DataType>();
@@ -130,6 +143,7 @@ export const T = {
   bytea: type('bytea'),
   bit: type('bit'),
   varbit: type('varbit'),
+  point: type('point'),
   _bool: type('_bool'),
   _int2: type('_int2'),
   _int4: type('_int4'),
@@ -151,17 +165,23 @@ export const T = {
   _bytea: type('_bytea'),
   _bit: type('_bit'),
   _varbit: type('_varbit'),
+  _point: type('_point'),
+  record: type('record'),
   unknown: type('unknown'),
 } as const;
 
-export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'X';
+export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'G' | 'P' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
   if (isArrayType(t)) return 'A';
-  switch (t.name as ElementTypeName | 'unknown') {
+  switch (t.name as ElementTypeName | 'record' | 'unknown') {
     case 'bool':
       return 'B';
+    case 'record':
+      return 'P';
+    case 'point':
+      return 'G';
     case 'int2':
     case 'int4':
     case 'int8':
@@ -266,6 +286,9 @@ export const TYPE_OID: Record<TypeName, number> = {
   bytea: 17,
   bit: 1560,
   varbit: 1562,
+  point: 600,
+  _point: 1017,
+  record: 2249,
   unknown: 705,
   _bool: 1000,
   _int2: 1005,

@@ -6,7 +6,7 @@
 import { parseBitString } from '../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, elementType } from '../common/types.js';
+import { T, type, type DataType, type Value, category, typeDisplayName, isNumericType, isArrayType, arrayTypeOf, arrayTypeFor, elementType } from '../common/types.js';
 import { lookupParamNames, lookupScalar, type ScalarOverload, type ArgType } from '../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../functions/aggregate/count.js';
@@ -17,8 +17,8 @@ import { type Expr, type CompareOp, type SortKey, TRUE, FALSE, someExpr, isConst
 import { mapPlanExprs } from '../logical/map-plan-exprs.js';
 import type { AggCall, LogicalPlan, WindowCall, WindowSpec, Frame, FrameBound, UserAggregateSpec } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
-import { coerce, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
-import { Scope } from './scope.js';
+import { coerce, hasNoEquality, comparisonType, unifyTypes, type CoerceEnv, canCoerce, stripMod } from './coerce.js';
+import { Scope, type ScopeEntry } from './scope.js';
 import { lookupTypeName, resolveTypeName } from './type-name.js';
 import {
   queryBody,
@@ -36,6 +36,7 @@ import {
 } from './bind-routine.js';
 import type { AggregateDef, SqlFunctionDef } from '../storage/catalog.js';
 import { internalFunctions } from './internal-functions.js';
+import { recordNullTest, rowConstructor } from '../functions/scalar/row-constructor.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 
 /** Placeholder column indexes for aggregates and window calls, far above any real column. */
@@ -129,7 +130,16 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
         return tests.length === 0 ? TRUE : tests.length === 1 ? tests[0]! : { kind: 'and', args: tests, type: T.bool };
       }
       const arg = bindExpr(b.arg as Node, cx);
-      return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated: b.nulltesttype === 'IS_NOT_NULL', type: T.bool };
+      const negated = b.nulltesttype === 'IS_NOT_NULL';
+      if (arg.type.name === 'record') {
+        // A whole-row reference tests its fields, as a row constructor does; a computed record at run time.
+        if (arg.kind === 'call' && arg.overload === rowConstructor) {
+          const tests = arg.args.map((f): Expr => ({ kind: 'is-null', arg: f, negated, type: T.bool }));
+          return tests.length === 0 ? TRUE : tests.length === 1 ? tests[0]! : { kind: 'and', args: tests, type: T.bool };
+        }
+        return { kind: 'call', name: negated ? 'record_is_not_null' : 'record_is_null', overload: recordNullTest(negated), args: [arg], type: T.bool };
+      }
+      return { kind: 'is-null', arg: arg.type.name === 'unknown' ? coerce(arg, T.text, 'implicit', cx.env) : arg, negated, type: T.bool };
     }
     case 'BooleanTest': {
       const arg = coerceBool(bindExpr(b.arg as Node, cx), cx, 'argument of IS TRUE', locOf(b.arg as Node));
@@ -159,7 +169,7 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
     case 'CollateClause':
       return bindExpr(b.arg as Node, cx);
     case 'RowExpr':
-      throw new QuireError('0A000', 'row constructors are only supported in comparisons, IN lists and count()', { position: pos(loc) });
+      return rowValue(rowFields(node, cx), cx);
     case 'A_Indirection':
       return bindSubscript(b, cx, loc);
     case 'A_ArrayExpr':
@@ -237,7 +247,7 @@ function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
   }
   if (args.some((a) => isArrayType(a.type))) throw multidimensional(loc);
   const et = unifyTypes(args.map((a) => a.type), 'ARRAY', pos(loc));
-  const at = arrayTypeOf(et)!;
+  const at = arrayTypeFor(et);
   return { kind: 'array', args: args.map((a) => coerce(a, et, 'implicit', cx.env)), type: at };
 }
 
@@ -374,13 +384,7 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   let levels = 0;
   while (scope !== null && scope !== stop) {
     const e = scope.findLocal(qualifier, name, loc);
-    if (e !== undefined) {
-      if (levels === 0) return e.expr;
-      let s: Scope | null = cx.scope;
-      for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
-      // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
-      return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name, ...(x.table !== undefined ? { table: x.table } : {}) } : x));
-    }
+    if (e !== undefined) return entryRef(e, levels, cx);
     scope = scope.parent;
     levels++;
   }
@@ -398,12 +402,25 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     if (!known) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
     throw new QuireError('42703', `column ${qualifier}.${name} does not exist`, { position: loc });
   }
-  // PostgreSQL reads a bare FROM-item name as the whole row (a record value); Quire has no record
-  // type, and "column does not exist" would wrongly say the name is unknown.
-  for (let s: Scope | null = cx.scope; s !== null && s !== stop; s = s.parent) {
-    if (s.hasQualifier(name)) throw new QuireError('0A000', `whole-row reference to "${name}" is not supported`, { position: loc });
+  // PostgreSQL reads a bare FROM-item name that is no column as the whole row: a record of its columns,
+  // each resolved as `name.column` would be (so an outer FROM item's become outer references).
+  let lv = 0;
+  for (let s: Scope | null = cx.scope; s !== null && s !== stop; s = s.parent, lv++) {
+    if (s.hasQualifier(name)) {
+      const cols = s.entries.filter((e) => e.qualifier === name && e.name.charCodeAt(0) !== 0);
+      return rowValue(cols.map((e) => entryRef(e, lv, cx)), cx);
+    }
   }
   throw new QuireError('42703', `column "${name}" does not exist`, { position: loc });
+}
+
+/** A scope entry's value as seen `levels` query levels below its scope (outer references beyond 0). */
+function entryRef(e: ScopeEntry, levels: number, cx: ExprCtx): Expr {
+  if (levels === 0) return e.expr;
+  let s: Scope | null = cx.scope;
+  for (let i = 0; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
+  // A merged USING column may be an expression over the join's columns (a cast, a COALESCE).
+  return mapExpr(e.expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name, ...(x.table !== undefined ? { table: x.table } : {}) } : x));
 }
 
 const COMPARE_OPS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=']);
@@ -444,6 +461,12 @@ function bindRowDistinct(ln: Node, rn: Node, negated: boolean, cx: ExprCtx, loc:
   });
   if (tests.length === 0) return negated ? TRUE : FALSE;
   return tests.length === 1 ? tests[0]! : { kind: negated ? 'and' : 'or', args: tests, type: T.bool };
+}
+
+/** A row value: a record of the fields, untyped literals read as text (as PostgreSQL resolves them). */
+function rowValue(fields: Expr[], cx: ExprCtx): Expr {
+  const args = fields.map((f) => (f.type.name === 'unknown' ? coerce(f, T.text, 'implicit', cx.env) : f));
+  return { kind: 'call', name: 'row', overload: rowConstructor, args, type: T.record };
 }
 
 function rowFields(n: Node, cx: ExprCtx): Expr[] {
@@ -532,7 +555,8 @@ function bindAExpr(b: AnyNode, cx: ExprCtx): Expr {
       const itemNodes = nodeBody<AnyNode>(rnode!).items as Node[];
       if (nodeTag(lnode) === 'RowExpr') return bindRowInList(lnode!, itemNodes, op === '<>', cx, loc);
       const arg = bindExpr(lnode!, cx);
-      if (itemNodes.some((n) => nodeTag(n) === 'RowExpr')) {
+      // A record value meets row constructors as records (record_eq); no other type has `= record`.
+      if (arg.type.name !== 'record' && itemNodes.some((n) => nodeTag(n) === 'RowExpr')) {
         throw new QuireError('42883', `operator does not exist: ${typeDisplayName(arg.type)} = record`, {
           position: pos(loc),
           hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
@@ -703,7 +727,7 @@ export function applyOverload(name: string, o: ScalarOverload, args: Expr[], cx:
     const p = o.args[Math.min(i, o.args.length - 1)]!;
     if (p === 'any' || p === 'anynonarray') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
     if (p === 'anyelement') return coerce(a, anyType!, 'implicit', cx.env, pos(loc));
-    if (p === 'anyarray') return coerce(a, arrayTypeOf(anyType!)!, 'implicit', cx.env, pos(loc));
+    if (p === 'anyarray') return coerce(a, arrayTypeFor(anyType!), 'implicit', cx.env, pos(loc));
     if (p === a.type.name) return a;
     if ((p === 'text' || p === 'varchar') && (a.type.name === 'varchar' || a.type.name === 'bpchar' || a.type.name === 'text')) {
       return a.type.name === 'bpchar' && p === 'text' ? coerce(a, T.text, 'implicit', cx.env) : a;
@@ -892,6 +916,10 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
       // PostgreSQL looks for a function taking the direct and the ordered arguments together.
       const all = [...argNodes, ...((b.agg_order as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o).node as Node)];
       const types = all.map((a) => bindExpr(a, { ...cx, aggs: null, windows: null }).type);
+      // A plain aggregate that takes these arguments is found first, then refused for its kind.
+      if (isAggregateName(name) && lookupAggregate(name)!.resolve(types.map((t) => (t.name === 'unknown' ? T.text : t))) !== null) {
+        throw new QuireError('42809', `${name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP`, { position: pos(loc) });
+      }
       throw new QuireError('42883', `function ${name}(${types.map((t) => typeDisplayName(t)).join(', ')}) does not exist`, {
         position: pos(loc),
         hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
@@ -903,6 +931,15 @@ function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   // rank(x) without WITHIN GROUP is the hypothetical-set aggregate misused; rank() is the window function.
   if (withinGroup === 'hypothetical' && argNodes.length > 0) {
     throw new QuireError('42809', `WITHIN GROUP is required for ordered-set aggregate ${name}`, { position: pos(loc) });
+  }
+  // percentile_cont(p, x) matches the ordered-set aggregate's signature (direct arguments, then the one
+  // ordered argument), so PostgreSQL finds it and then asks for WITHIN GROUP; other arities do not exist.
+  if (withinGroup === 'ordered' && argNodes.length > 0 && !b.over) {
+    const types = argNodes.map((a) => bindExpr(a, { ...cx, aggs: null, windows: null }).type);
+    const within = { direct: types.length - 1, order: [{ desc: false, nullsFirst: false }], directValues: [] };
+    if (lookupAggregate(name)!.resolve(types, within) !== null) {
+      throw new QuireError('42809', `WITHIN GROUP is required for ordered-set aggregate ${name}`, { position: pos(loc) });
+    }
   }
   if (b.over) return bindWindowCall(name, b, cx);
   if (withinGroup === 'hypothetical' && isWindowFunctionName(name)) {
@@ -954,6 +991,8 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   let args = b.agg_star ? [] : rowCount ? rowFields(argNodes[0]!, inner) : argNodes.map((a) => bindExpr(a, inner));
   if (rowCount && args.length === 0) args = [constExpr(true, T.bool)];
   const aggName = rowCount ? ROW_COUNT_AGGREGATE : name;
+  const unequal = b.agg_distinct ? args.find((a) => hasNoEquality(a.type)) : undefined;
+  if (unequal !== undefined) throw new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(unequal.type)}`, { position: pos(loc) });
   const call = resolveAggregate(aggName, args, cx, loc);
   const filter = b.agg_filter
     ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
@@ -972,6 +1011,24 @@ function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   return placeAggregate(name, agg, [...call.args, ...(filter ? [filter] : []), ...orderBy.map((k) => k.expr)], cx, loc);
 }
 
+/** The nearest query levels (0 = this one) whose columns, and whose aggregates, the expressions read. */
+function levelsRead(parts: readonly Expr[]): { varLevel: number; aggLevel: number } {
+  let varLevel = Infinity;
+  let aggLevel = Infinity;
+  for (const p of parts) {
+    mapExprDeep(p, (x, depth) => {
+      if (x.kind === 'column' && depth === 0) varLevel = 0;
+      else if (x.kind === 'outer' && x.levels >= depth) {
+        const rel = x.levels - depth;
+        if (isAggIndex(x.index)) aggLevel = Math.min(aggLevel, rel);
+        else varLevel = Math.min(varLevel, rel);
+      }
+      return x;
+    });
+  }
+  return { varLevel, aggLevel };
+}
+
 /** Maps an expression bottom-up, descending into its sub-SELECTs; `depth` counts the sub-SELECT levels entered. */
 function mapExprDeep(e: Expr, f: (x: Expr, depth: number) => Expr): Expr {
   return mapExpr(e, (x) => f(x.kind === 'subquery' ? { ...x, plan: mapPlanExprs(x.plan, 1, f) } : x, 0));
@@ -986,22 +1043,17 @@ const isAggIndex = (i: number): boolean => i >= AGG_BASE && i < WIN_BASE;
  * a constant for the sub-SELECT. It is an error to put it where that level allows no aggregates, or
  * inside another aggregate of that level.
  */
-function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, loc: number | undefined): Expr {
-  let varLevel = Infinity;
-  let aggLevel = Infinity;
-  for (const p of parts) {
-    mapExprDeep(p, (x, depth) => {
-      if (x.kind === 'column' && depth === 0) varLevel = 0;
-      else if (x.kind === 'outer' && x.levels >= depth) {
-        const rel = x.levels - depth;
-        if (isAggIndex(x.index)) aggLevel = Math.min(aggLevel, rel);
-        else varLevel = Math.min(varLevel, rel);
-      }
-      return x;
-    });
-  }
+function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, loc: number | undefined, direct: Expr[] = []): Expr {
+  const { varLevel, aggLevel } = levelsRead(parts);
   const level = Math.min(varLevel, aggLevel) === Infinity ? 0 : Math.min(varLevel, aggLevel);
   if (aggLevel === level) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
+  // An ordered-set aggregate's level comes from its aggregated arguments alone; its direct arguments
+  // are evaluated once per group of that level, so they cannot read a deeper level's rows.
+  const d = levelsRead(direct);
+  if (d.varLevel < level) {
+    throw new QuireError('42803', 'outer-level aggregate cannot contain a lower-level variable in its direct arguments', { position: pos(loc) });
+  }
+  if (d.aggLevel <= level) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
   if (level === 0) {
     checkAggPlacement(name, cx, loc, false);
     cx.aggs!.calls.push(agg);
@@ -1041,14 +1093,15 @@ function placeAggregate(name: string, agg: AggCall, parts: Expr[], cx: ExprCtx, 
  */
 function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const loc = b.location as number | undefined;
-  checkAggPlacement(name, cx, loc, false);
+  if (cx.inAggregate) throw new QuireError('42803', 'aggregate function calls cannot be nested', { position: pos(loc) });
   const fn = lookupAggregate(name)!;
   const inner: ExprCtx = { ...cx, inAggregate: true, windows: null, clause: 'aggregate function arguments' };
   let direct = ((b.args as Node[] | undefined) ?? []).map((a) => bindExpr(a, inner));
   let orderBy = ((b.agg_order as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
   if (fn.withinGroup === 'hypothetical' && direct.length === orderBy.length) {
     // Each hypothetical value and its ordered column resolve to one type, as UNION branches do.
-    const types = direct.map((d, i) => unifyTypes([d.type, orderBy[i]!.expr.type], 'WITHIN GROUP', pos(loc)));
+    // The aggregated argument comes first, as PostgreSQL prefers its type (and names it first in errors).
+    const types = direct.map((d, i) => unifyTypes([orderBy[i]!.expr.type, d.type], 'WITHIN GROUP', pos(loc)));
     direct = direct.map((d, i) => coerce(d, types[i]!, 'implicit', cx.env, pos(loc)));
     orderBy = orderBy.map((k, i) => ({ ...k, expr: coerce(k.expr, types[i]!, 'implicit', cx.env, pos(loc)) }));
   }
@@ -1070,8 +1123,7 @@ function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const keys = orderBy.map((k, i) => ({ ...k, expr: args[direct.length + i]! }));
   const guarded = filter === null ? args : args.map((a): Expr => ({ kind: 'case', whens: [{ when: filter, then: a }], else: { kind: 'const', value: null, type: a.type }, type: a.type }));
   const agg: AggCall = { name, args: guarded, argTypes: args.map((a) => a.type), distinct: false, filter, orderBy: keys, type: r.returnType, withinGroup: { direct: direct.length, order } };
-  cx.aggs!.calls.push(agg);
-  return { kind: 'column', index: AGG_BASE + cx.aggs!.calls.length - 1, type: agg.type, name };
+  return placeAggregate(name, agg, [...args.slice(direct.length), ...(filter ? [filter] : [])], cx, loc, args.slice(0, direct.length));
 }
 
 function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user?: UserAggregateSpec } {
@@ -1112,8 +1164,8 @@ export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | un
   const nulls = sb.sortby_nulls as string;
   // PostgreSQL: NULLs sort as larger than everything, so they come last ascending and first descending.
   const nullsFirst = nulls === 'SORTBY_NULLS_FIRST' ? true : nulls === 'SORTBY_NULLS_LAST' ? false : desc;
-  if (expr.type.name === 'json') {
-    throw new QuireError('42883', 'could not identify an ordering operator for type json', {
+  if (hasNoEquality(expr.type)) {
+    throw new QuireError('42883', `could not identify an ordering operator for type ${typeDisplayName(expr.type)}`, {
       position: pos(locOf(sb.node as Node)),
       hint: 'Use an explicit ordering operator or modify the query.',
     });
@@ -1218,6 +1270,7 @@ export function bindWindowSpec(rawDef: AnyNode, cx: ExprCtx, callLoc: number | u
   const inner: ExprCtx = { ...cx, windows: null, inWindow: false, clause: 'window definitions' };
   const partitionBy = ((def.partitionClause as Node[] | undefined) ?? []).map((n) => {
     const e = bindExpr(n, inner);
+    if (hasNoEquality(e.type)) throw new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(e.type)}`, { position: pos(locOf(n)) });
     return e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', cx.env) : e;
   });
   const orderBy = ((def.orderClause as Node[] | undefined) ?? []).map((s) => bindSortBy(s, inner));
@@ -1401,7 +1454,7 @@ function bindSubLink(b: AnyNode, cx: ExprCtx): Expr {
       if (plan.schema.length !== 1) throw new QuireError('42601', 'subquery must return only one column', { position: pos(loc) });
       const ct = plan.schema[0]!.type;
       if (isArrayType(ct)) throw multidimensional(loc);
-      return { kind: 'subquery', mode: 'array', plan, correlated, type: arrayTypeOf(ct)! };
+      return { kind: 'subquery', mode: 'array', plan, correlated, type: arrayTypeFor(ct) };
     }
     default:
       throw new QuireError('0A000', `subquery kind ${kind} is not supported`, { position: pos(loc) });

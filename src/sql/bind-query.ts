@@ -33,7 +33,7 @@ import {
   type ExprEnv,
   type WindowCollector,
 } from './bind-expr.js';
-import { coerce, unifyTypes } from './coerce.js';
+import { coerce, hasNoEquality, unifyTypes } from './coerce.js';
 import { Scope, type ScopeEntry } from './scope.js';
 import { bindTableFunction } from './bind-table-function.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
@@ -633,7 +633,7 @@ export class QueryBinder implements ExprEnv {
         throw new QuireError('42803', 'aggregate functions are not allowed in GROUP BY', { position: pos(locOf(g)) });
       }
       const e = e0.type.name === 'unknown' ? coerce(e0, T.text, 'implicit', this) : e0;
-      if (e.type.name === 'json') throw noJsonEquality(locOf(g));
+      if (hasNoEquality(e.type)) throw noEquality(e.type, locOf(g));
       const i = groupBy.findIndex((x) => exprEquals(x, e));
       if (i >= 0) return i;
       groupBy.push(e);
@@ -768,7 +768,8 @@ export class QueryBinder implements ExprEnv {
     const refKeys = (cols: typeof sortCols): SortKey[] => cols.map((c) => ({ expr: colRef(c.col, projSchema[c.col]!.type, projSchema[c.col]!.name), desc: c.desc, nullsFirst: c.nullsFirst }));
 
     if (distinct && distinctOn.length === 0) {
-      if (projSchema.slice(0, visible).some((f) => f.type.name === 'json')) throw noJsonEquality(undefined);
+      const unequal = projSchema.slice(0, visible).find((f) => hasNoEquality(f.type));
+      if (unequal !== undefined) throw noEquality(unequal.type, undefined);
       plan = { op: 'distinct', input: plan, schema: plan.schema };
       if (sortCols.length) plan = { op: 'sort', input: plan, keys: refKeys(sortCols), schema: plan.schema };
     } else if (distinctOn.length > 0) {
@@ -927,7 +928,8 @@ export class QueryBinder implements ExprEnv {
     }
     const types = l.plan.schema.map((f, i) => unifyTypes([f.type, r.plan.schema[i]!.type], kind.toUpperCase(), 0));
     // Only UNION ALL keeps every row without comparing them.
-    if ((kind !== 'union' || s.all !== true) && types.some((t) => t.name === 'json')) throw noJsonEquality(undefined);
+    const unequal = types.find((t) => hasNoEquality(t));
+    if ((kind !== 'union' || s.all !== true) && unequal !== undefined) throw noEquality(unequal, undefined);
     const castTo = (p: LogicalPlan): LogicalPlan => {
       if (p.schema.every((f, i) => f.type.name === types[i]!.name && f.type.typmod === types[i]!.typmod)) return p;
       return {
@@ -1080,9 +1082,9 @@ function rewriteTargetListSrf(s: SelectStmt, isUserSrf: (name: string) => boolea
   return { ...s, fromClause: [...(s.fromClause ?? []), rangeFunction], targetList: newTargets };
 }
 
-/** json has no equality operator, so nothing can group or deduplicate by it (jsonb could). */
-function noJsonEquality(loc: number | undefined): QuireError {
-  return new QuireError('42883', 'could not identify an equality operator for type json', { position: pos(loc) });
+/** json and point have no equality operator, so nothing can group or deduplicate by them (jsonb could). */
+function noEquality(t: DataType, loc: number | undefined): QuireError {
+  return new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(t)}`, { position: pos(loc) });
 }
 
 function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {

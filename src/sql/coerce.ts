@@ -103,10 +103,17 @@ function foldCast(c: Expr & { kind: 'cast' }, env: CoerceEnv, position: number):
 const NUMERIC_RANK: Partial<Record<TypeName, number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
 const DATETIME_RANK: Partial<Record<TypeName, number>> = { date: 1, timestamp: 2, timestamptz: 3 };
 
+/** Types without btree operators: no comparison, ORDER BY, GROUP BY or DISTINCT (json, point). */
+export function hasNoEquality(t: DataType): boolean {
+  return t.name === 'json' || t.name === 'point';
+}
+
 /** The type both sides of a comparison are brought to, or null when PostgreSQL has no such operator. */
 export function comparisonType(a: DataType, b: DataType): DataType | null {
   // json has no comparison operators at all (jsonb would).
   if (a.name === 'json' || b.name === 'json' || a.name === '_json' || b.name === '_json') return null;
+  // point has no btree operators either (its ~= is not equality).
+  if (a.name === 'point' || b.name === 'point' || a.name === '_point' || b.name === '_point') return null;
   if (a.name === 'unknown' && b.name === 'unknown') return T.text;
   if (a.name === 'unknown') return stripMod(b);
   if (b.name === 'unknown') return stripMod(a);

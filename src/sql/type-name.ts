@@ -45,6 +45,7 @@ const ALIASES: Record<string, TypeName> = {
   timetz: 'timetz',
   'time with time zone': 'timetz',
   json: 'json',
+  point: 'point',
   oid: 'oid',
   bytea: 'bytea',
   bit: 'bit',

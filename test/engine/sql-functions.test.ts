@@ -35,7 +35,8 @@ describe('SQL functions and aggregates: refusals', () => {
   });
 
   it('refuses other languages and VARIADIC parameters', async () => {
-    expect((await error(db, "create function p(int) returns int language plpgsql as 'begin return 1; end'")).code).toBe('0A000');
+    expect((await error(db, "create function p(int) returns int language plpgsql as 'begin perform 1; return 1; end'")).code).toBe('0A000');
+    expect((await error(db, "create function p(int) returns int language plperl as 'return 1'")).code).toBe('0A000');
     expect((await error(db, "create function v(variadic int[]) returns int language sql as 'select 1'")).code).toBe('0A000');
   });
 

@@ -6,6 +6,9 @@ import { T, type DataType, type Value } from '../../src/common/types.js';
 import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import { decodeBatch, encodeBatch, FRAME_HEADER } from '../../src/execution/spill/codec.js';
 import { FUZZ_FIELDS, fuzzBatches, rowKey } from './helpers.js';
+import { formatValue } from '../../src/common/format-value.js';
+import { Point } from '../../src/common/point.js';
+import { RecordValue } from '../../src/common/record-value.js';
 
 function roundTrip(b: Batch, types: readonly DataType[], compress: boolean): Batch {
   const f = encodeBatch(b, compress);
@@ -33,6 +36,25 @@ describe('spill codec', () => {
     for (const z of [false, true]) {
       const got = batchRows(roundTrip(b, types, z)).map(rowKey);
       expect(got).toEqual(rows.map(rowKey));
+    }
+  });
+
+  it('round-trips arrays, records and points (nested, with NULLs and special floats)', () => {
+    const rec = (fields: Value[], types: DataType[]): RecordValue => new RecordValue(fields, types);
+    const types = [T._int4, T.record, T.point, T._text];
+    const rows: Value[][] = [
+      [[1, null, -3], rec([1, 'a b', null], [T.int4, T.text, T.numeric]), new Point(1.5, -0), ['é', null, '']],
+      [[], rec([], []), new Point(NaN, Infinity), []],
+      [null, null, null, null],
+      [[2147483647], rec([rec([Numeric.parse('-1.50'), new Point(1e-300, 2)], [T.numeric, T.point]), [1, 2]], [T.record, T._int4]), new Point(0, 0), ['x'.repeat(1000)]],
+    ];
+    const b = build(types, rows);
+    const text = (r: readonly Value[]): (string | null)[] => r.map((v, i) => formatValue(v, types[i]!));
+    for (const z of [false, true]) {
+      const got = batchRows(roundTrip(b, types, z));
+      expect(got.map(text)).toEqual(rows.map(text));
+      expect((got[0]![1] as RecordValue).types).toEqual([T.int4, T.text, T.numeric]);
+      expect(Object.is((got[0]![2] as Point).y, -0)).toBe(true);
     }
   });
 

@@ -22,7 +22,9 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Interval } from '../../common/interval.js';
 import { TimeTz } from '../../common/time-of-day.js';
 import { Numeric } from '../../common/numeric.js';
-import type { DataType, Value } from '../../common/types.js';
+import { type, type DataType, type TypeName, type Value } from '../../common/types.js';
+import { Point } from '../../common/point.js';
+import { RecordValue } from '../../common/record-value.js';
 import { makeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
 
 export const FRAME_HEADER = 5;
@@ -46,6 +48,12 @@ const T_INTERVAL = 7;
 const T_INTERVAL_BIG = 8;
 /** timetz: its time of day and offset as two doubles. */
 const T_TIMETZ = 9;
+/** An array: u32 element count, then each element as a tagged value. */
+const T_ARRAY = 10;
+/** A record: u16 field count, then per field its type (name string, i32 typmod) and tagged value. */
+const T_RECORD = 11;
+/** A point: x and y as two doubles. */
+const T_POINT = 12;
 
 function isTextColumn(d: Value[], n: number): boolean {
   for (let i = 0; i < n; i++) {
@@ -62,6 +70,16 @@ function valueBound(v: Value | undefined): number {
   if (typeof v === 'string') return 5 + v.length * 2;
   if (typeof v === 'bigint') return 5 + 2 * (v.toString().length + 1);
   if (v instanceof Numeric) return 1 + 1 + 4 + 4 + 2 * (v.coef.toString().length + 1);
+  if (Array.isArray(v)) {
+    let n = 5;
+    for (const e of v as readonly Value[]) n += valueBound(e);
+    return n;
+  }
+  if (v instanceof RecordValue) {
+    let n = 3;
+    v.fields.forEach((f, i) => (n += 4 + 2 * v.types[i]!.name.length + 4 + valueBound(f)));
+    return n;
+  }
   return 25;
 }
 
@@ -207,6 +225,32 @@ function writeValue(buf: Buffer, o: number, v: Value): number {
     buf.writeDoubleLE(v.offset, o + 9);
     return o + 17;
   }
+  if (v instanceof Point) {
+    buf[o] = T_POINT;
+    buf.writeDoubleLE(v.x, o + 1);
+    buf.writeDoubleLE(v.y, o + 9);
+    return o + 17;
+  }
+  if (Array.isArray(v)) {
+    const a = v as readonly Value[];
+    buf[o] = T_ARRAY;
+    buf.writeUInt32LE(a.length, o + 1);
+    let at = o + 5;
+    for (const e of a) at = writeValue(buf, at, e);
+    return at;
+  }
+  if (v instanceof RecordValue) {
+    buf[o] = T_RECORD;
+    buf.writeUInt16LE(v.fields.length, o + 1);
+    let at = o + 3;
+    v.fields.forEach((f, i) => {
+      const t = v.types[i]!;
+      at = writeStr(buf, at, t.name);
+      buf.writeInt32LE(t.typmod, at);
+      at = writeValue(buf, at + 4, f);
+    });
+    return at;
+  }
   throw new Error(`spill: cannot encode value of type ${typeof v}`);
 }
 
@@ -271,6 +315,16 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
       case K_VALUES: {
         const out = new Array<Value>(n);
         for (let i = 0; i < n; i++) {
+          const [v, next] = readValue(p, o);
+          out[i] = v;
+          o = next;
+        }
+        data = out;
+        break;
+      }
+      case K_VALUES: {
+        const out = new Array<Value>(n);
+        for (let i = 0; i < n; i++) {
           const tag = p[o++]!;
           switch (tag) {
             case T_NULL:
@@ -328,4 +382,64 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
     columns.push(makeColumn(types[ci]!, data, nulls));
   }
   return { columns, length: n };
+}
+
+/** One tagged value at `o`, and the offset after it. */
+function readValue(p: Buffer, at: number): [Value, number] {
+  let o = at;
+  const tag = p[o++]!;
+  switch (tag) {
+    case T_NULL:
+      return [null, o];
+    case T_TRUE:
+      return [true, o];
+    case T_FALSE:
+      return [false, o];
+    case T_NUMBER:
+      return [p.readDoubleLE(o), o + 8];
+    case T_STRING:
+    case T_BIGINT: {
+      const len = p.readUInt32LE(o);
+      const str = p.toString('utf16le', o + 4, o + 4 + len);
+      return [tag === T_STRING ? str : BigInt(str), o + 4 + len];
+    }
+    case T_NUMERIC: {
+      const special = p[o]!;
+      const scale = p.readInt32LE(o + 1);
+      const len = p.readUInt32LE(o + 5);
+      const coef = p.toString('utf16le', o + 9, o + 9 + len);
+      return [special === 0 ? Numeric.of(BigInt(coef), scale) : SPECIAL_NUMERIC[special]!, o + 9 + len];
+    }
+    case T_INTERVAL:
+      return [new Interval(p.readDoubleLE(o), p.readDoubleLE(o + 8), p.readDoubleLE(o + 16)), o + 24];
+    case T_INTERVAL_BIG:
+      return [new Interval(p.readDoubleLE(o), p.readDoubleLE(o + 8), p.readBigInt64LE(o + 16)), o + 24];
+    case T_TIMETZ:
+      return [new TimeTz(p.readDoubleLE(o), p.readDoubleLE(o + 8)), o + 16];
+    case T_POINT:
+      return [new Point(p.readDoubleLE(o), p.readDoubleLE(o + 8)), o + 16];
+    case T_ARRAY: {
+      const len = p.readUInt32LE(o);
+      o += 4;
+      const a = new Array<Value>(len);
+      for (let i = 0; i < len; i++) [a[i], o] = readValue(p, o);
+      return [a, o];
+    }
+    case T_RECORD: {
+      const len = p.readUInt16LE(o);
+      o += 2;
+      const fields = new Array<Value>(len);
+      const types = new Array<DataType>(len);
+      for (let i = 0; i < len; i++) {
+        const nlen = p.readUInt32LE(o);
+        const name = p.toString('utf16le', o + 4, o + 4 + nlen) as TypeName;
+        o += 4 + nlen;
+        types[i] = type(name, p.readInt32LE(o));
+        [fields[i], o] = readValue(p, o + 4);
+      }
+      return [new RecordValue(fields, types), o];
+    }
+    default:
+      throw new Error(`spill: bad value tag ${tag}`);
+  }
 }

@@ -4,7 +4,7 @@
  * Array arguments would make a multidimensional array, which Quire does not have: refused with 0A000.
  */
 import { QuireError } from '../../common/errors.js';
-import { arrayTypeOf, isArrayType, T, type, type DataType, type Value } from '../../common/types.js';
+import { arrayTypeFor, isArrayType, T, type, type DataType, type Value } from '../../common/types.js';
 import { getValue, type Column } from '../../common/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growArr } from './support.js';
@@ -52,7 +52,7 @@ export const arrayAgg: AggregateFunction = {
     const arg = t.name === 'unknown' ? T.text : type(t.name);
     return {
       name: 'array_agg',
-      returnType: arrayTypeOf(arg)!,
+      returnType: arrayTypeFor(arg),
       argTypes: [arg],
       invertible: false,
       retainsInput: true,

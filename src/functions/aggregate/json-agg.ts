@@ -5,6 +5,7 @@
  * dates and timestamps in ISO 8601 with a 'T', everything else as a JSON string of its text form.
  */
 import { formatValue } from '../../common/format-value.js';
+import { QuireError } from '../../common/errors.js';
 import { elementType, isArrayType, T, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { getValue, type Column } from '../../common/column.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
@@ -18,6 +19,9 @@ export function jsonElement(v: Value, t: DataType, timezone: string): string {
     return `[${(v as ArrayValue).map((e) => jsonElement(e, et, timezone)).join(',')}]`;
   }
   switch (t.name) {
+    case 'record':
+      // PostgreSQL writes an object keyed by the row type's field names, which anonymous records lack here.
+      throw new QuireError('0A000', 'JSON output of record values is not supported');
     case 'bool':
       return v ? 'true' : 'false';
     case 'int2':

@@ -135,6 +135,7 @@ function orderableType(t: DataType): DataType | null {
       return T.text;
     case 'bool':
     case 'json':
+    case 'point':
       return null;
     default:
       return T[t.name];

@@ -3,7 +3,7 @@
  * reaches `fraction` of the rows, for any sortable x.
  */
 import { QuireError } from '../../common/errors.js';
-import { T, arrayTypeOf, category, elementType, isArrayType, type, type DataType, type Value } from '../../common/types.js';
+import { T, arrayTypeFor, category, elementType, isArrayType, type, type DataType, type Value } from '../../common/types.js';
 import type { AggregateFunction, ResolvedAggregate, WithinGroup } from './aggregate-function.js';
 import { GroupedOrderedSet, constDirect, noSliding } from './ordered-set.js';
 import { checkedFraction, eachFraction } from './percentile-cont.js';
@@ -26,7 +26,7 @@ export const percentileDisc: AggregateFunction = {
     if (many && isArrayType(x)) throw new QuireError('0A000', 'percentile_disc with several fractions over an array column is not supported: multidimensional arrays are not supported');
     return {
       name: 'percentile_disc',
-      returnType: many ? arrayTypeOf(x)! : x,
+      returnType: many ? arrayTypeFor(x) : x,
       argTypes: [many ? T._float8 : T.float8, x],
       invertible: false,
       retainsInput: true,

@@ -1,7 +1,7 @@
 /** array_fill(value, dims [, lower_bounds]): an array of dims[1] copies of value (one dimension, lower bound 1). */
 import { QuireError } from '../../common/errors.js';
 import { registerScalar } from '../registry.js';
-import { arrayTypeOf, type ArrayValue, type DataType, type Value } from '../../common/types.js';
+import { arrayTypeFor, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { checkArrayLength } from './support/array-limit.js';
 
@@ -21,7 +21,7 @@ function fill(v: Value, dims: ArrayValue | null, lbs: ArrayValue | null): ArrayV
   return new Array<Value>(n as number).fill(v);
 }
 
-const returns = (types: readonly DataType[]): DataType => arrayTypeOf(types[0]!)!;
+const returns = (types: readonly DataType[]): DataType => arrayTypeFor(types[0]!);
 
 registerScalar(
   'array_fill',

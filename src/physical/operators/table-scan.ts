@@ -12,8 +12,23 @@ export interface ScannableSource {
   describe?(): string;
 }
 
+/** Sources that hand out their rows as an immutable list of batches (in-memory tables). */
+interface SnapshotSource {
+  snapshot(): readonly Batch[];
+}
+
+function isSnapshotSource(s: unknown): s is SnapshotSource {
+  return typeof (s as { snapshot?: unknown }).snapshot === 'function';
+}
+
 export class TableScan extends PhysicalOperator {
   readonly name = 'TableScan';
+  /**
+   * An in-memory table's rows as of planning: the statement's start, or a cursor's DECLARE. Reading
+   * them only when the first batch is pulled would let a cursor whose plan pulls late (an aggregate,
+   * a sort) see rows inserted after DECLARE, which PostgreSQL's snapshot does not.
+   */
+  private readonly pinned: readonly Batch[] | null;
   constructor(
     schema: Schema,
     readonly source: ScannableSource,
@@ -23,6 +38,7 @@ export class TableScan extends PhysicalOperator {
     readonly fetch: number | null = null,
   ) {
     super(schema);
+    this.pinned = isSnapshotSource(source) ? source.snapshot() : null;
   }
   children(): readonly PhysicalOperator[] {
     return [];
@@ -36,7 +52,7 @@ export class TableScan extends PhysicalOperator {
     const fetch = this.fetch;
     if (fetch === 0) return;
     let left = fetch ?? Infinity;
-    for await (const b0 of this.source.scan(fetch === null ? undefined : { fetch })) {
+    for await (const b0 of this.pinned ?? this.source.scan(fetch === null ? undefined : { fetch })) {
       checkCancel(ctx);
       await yieldIfDue(ctx);
       const b = b0.length > left ? sliceBatch(b0, 0, left) : b0;

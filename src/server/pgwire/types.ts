@@ -13,6 +13,8 @@ import { byteaFromBuffer, byteaToBuffer, formatBytea } from '../../common/bytea.
 import { packBits, unpackBits } from '../../common/bit-string.js';
 import { formatArray } from '../../common/array-value.js';
 import type { FieldDescription } from './codec.js';
+import type { RecordValue } from '../../common/record-value.js';
+import type { Point } from '../../common/point.js';
 
 /** pg_type.typlen of each engine type. */
 export const TYPE_LEN: Record<TypeName, number> = {
@@ -37,6 +39,9 @@ export const TYPE_LEN: Record<TypeName, number> = {
   bytea: -1,
   bit: -1,
   varbit: -1,
+  point: 16,
+  _point: -1,
+  record: -1,
   unknown: -2,
   _bool: -1,
   _int2: -1,
@@ -214,12 +219,43 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'json':
     case 'unknown':
       return (v) => Buffer.from(String(v), 'utf8');
+    case 'point':
+      return (v) => {
+        const b = Buffer.allocUnsafe(16);
+        b.writeDoubleBE((v as Point).x, 0);
+        b.writeDoubleBE((v as Point).y, 8);
+        return b;
+      };
+    case 'record':
+      return (v) => encodeRecord(v as RecordValue, ctx);
     default: {
       const et = elementType(t);
       const enc = encoderFor(et, 1, ctx);
       return (v) => encodeArray(v as ArrayValue, TYPE_OID[et.name], enc);
     }
   }
+}
+
+/** record_send: the field count, then each field's type OID, length (-1 for NULL) and binary value. */
+function encodeRecord(r: RecordValue, ctx: FormatContext): Buffer {
+  const parts: Buffer[] = [];
+  const head = Buffer.allocUnsafe(4);
+  head.writeInt32BE(r.fields.length);
+  parts.push(head);
+  r.fields.forEach((f, i) => {
+    const t = r.types[i]!;
+    const meta = Buffer.allocUnsafe(8);
+    meta.writeUInt32BE(TYPE_OID[t.name], 0);
+    if (f === null) {
+      meta.writeInt32BE(-1, 4);
+      parts.push(meta);
+      return;
+    }
+    const data = encoderFor(t, 1, ctx)(f);
+    meta.writeInt32BE(data.length, 4);
+    parts.push(meta, data);
+  });
+  return Buffer.concat(parts);
 }
 
 /** array_send: ndim, has-nulls flag, element OID, then (length, lower bound) and each element. */
@@ -377,6 +413,9 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'bit':
     case 'varbit':
       return unpackBits(raw);
+    case 'point':
+      need(16);
+      return `(${raw.readDoubleBE(0)},${raw.readDoubleBE(8)})`;
     case 'date': {
       need(4);
       const d = raw.readInt32BE(0);
