@@ -764,6 +764,18 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
 
+/** The first position in sorted[from …to) whose value is at least `v` (`to` when none is). */
+function lowerBound(sorted: Int32Array, from: number, to: number, v: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Scratch arrays reused by every chunk decoded (decoding is synchronous once the bytes are read). */
 let indexScratch = new Int32Array(0);
 let denseF64Scratch = new Float64Array(0);
@@ -830,9 +842,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
       // A flat column's page holds one value slot per row: num_values rows from `row` on.
       const pageRows = Math.min(header.type === 'DATA_PAGE' ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
-      while (want < onlyCount && only[want]! < row) want++;
-      wantEnd = want;
-      while (wantEnd < onlyCount && only[wantEnd]! < row + pageRows) wantEnd++;
+      // Binary searches: a page holds thousands of wanted rows, and a step per row was a visible cost.
+      want = lowerBound(only, want, onlyCount, row);
+      wantEnd = lowerBound(only, want, onlyCount, row + pageRows);
       if (wantEnd === want) {
         row += pageRows;
         continue;

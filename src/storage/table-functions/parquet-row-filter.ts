@@ -159,14 +159,9 @@ export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array
 export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: number, sel: Int32Array): number {
   const v = d.values;
   const nulls = d.nulls;
-  if (nulls !== null) {
-    // NULLs never pass; the rest go through the per-operator loops of narrowSelection.
-    let w = 0;
-    for (let r = at; r < at + n; r++) if (nulls[r] !== 1) sel[w++] = r;
-    return narrowSelection(f, d, sel, w);
-  }
   const k = f.value;
   const end = at + n;
+  if (nulls !== null) return narrowRangeNullable(f.op, k, v, nulls, at, end, sel);
   let w = 0;
   switch (f.op) {
     case '=':
@@ -191,6 +186,55 @@ export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: numb
       for (let r = at; r < end; r++) {
         const x = v[r]!;
         if (x >= k || x !== x) sel[w++] = r;
+      }
+      return w;
+  }
+}
+
+/**
+ * narrowRange over a column with NULLs (which never pass): every row is written to `sel` and the
+ * write position advances by whether it passes, so NULLs scattered among the rows cost no mispredicted
+ * branch (a pass over the non-NULL rows first, then the comparison, cost twice this).
+ */
+function narrowRangeNullable(op: Op, k: number, v: Int32Array | Float64Array, nulls: Uint8Array, at: number, end: number, sel: Int32Array): number {
+  let w = 0;
+  switch (op) {
+    case '=':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r] === k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '<>':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r] !== k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '<':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r]! < k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '<=':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r]! <= k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '>':
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        sel[w] = r;
+        w += (x > k || x !== x ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    default:
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        sel[w] = r;
+        w += (x >= k || x !== x ? 1 : 0) & (nulls[r]! ^ 1);
       }
       return w;
   }
