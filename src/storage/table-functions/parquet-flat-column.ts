@@ -279,14 +279,24 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
     case 'str': {
       const d = dst as Int32Array;
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-      let o = r.offset;
+      const start = r.offset;
+      let o = start;
+      // Short ASCII values are cut from the rest of the page decoded once as Latin-1 (one allocation
+      // each, where building them a character at a time cost one per character). V8 copies a substring
+      // this short rather than pointing into the page's string, so no value keeps the page alive.
+      let page: string | null = null;
       for (let i = 0; i < n; i++) {
         if (o + 4 > view.byteLength) throw new Error('page ends inside its values');
         const len = view.getUint32(o, true);
         o += 4;
         if (o + len > view.byteLength) throw new Error('page ends inside its values');
         d[at + i] = strings.length;
-        strings.push(asciiOrUtf8(bytes, o, o + len));
+        let high = 0;
+        if (len <= SHORT_STRING) for (let k = o; k < o + len; k++) high |= bytes[k]!;
+        if (len <= SHORT_STRING && high < 0x80) {
+          page ??= Buffer.from(view.buffer, view.byteOffset + start, view.byteLength - start).toString('latin1');
+          strings.push(page.substring(o - start, o - start + len));
+        } else strings.push(asciiOrUtf8(bytes, o, o + len));
         o += len;
       }
       r.offset = o;
@@ -294,6 +304,9 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
     }
   }
 }
+
+/** Longest value cut from a page's Latin-1 string: V8 copies substrings below 13 characters. */
+const SHORT_STRING = 12;
 
 /** Short ASCII strings are built directly: a TextDecoder call costs more than the bytes. */
 function asciiOrUtf8(bytes: Uint8Array, from: number, to: number): string {
