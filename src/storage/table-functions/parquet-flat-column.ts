@@ -335,23 +335,27 @@ function readVarInt(r: Reader): number {
 
 /**
  * Dictionary indexes in the RLE / bit-packed hybrid encoding into `out`, reading at most `len` bytes;
- * r.offset ends after them. Returns the largest index (negative when an index is: only wider than 24
- * bits), so a caller checks them against a dictionary's size without a pass of its own. Widths up to 24 bits unpack through a 32-bit
- * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones go
- * through hyparquet's decoder.
+ * r.offset ends after them. With `dict`, each index is looked up as it is unpacked and `out` gets the
+ * dictionary's entries (no pass over an array of indexes; an index out of range stores a wrong value,
+ * which the caller's check of the returned largest index refuses before it is seen).
+ * Returns the largest index (negative when an index is: only wider than 24 bits), so a caller checks
+ * them against a dictionary's size without a pass of its own. Widths up to 24 bits unpack straight from
+ * the bytes (the hot loop of every dictionary-encoded column); wider ones go through hyparquet's decoder.
  */
-function readIndexes(r: Reader, width: number, out: Int32Array, len: number): number {
+function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: Dense | null): number {
   const end = r.offset + len;
   const n = out.length;
   if (width > 24) {
-    hyparquetEncoding().readRleBitPackedHybrid(r, width, out, len);
+    const idx = dict === null ? (out as Int32Array) : indexesFor(n);
+    hyparquetEncoding().readRleBitPackedHybrid(r, width, idx, len);
     r.offset = end;
     let max = 0;
     for (let i = 0; i < n; i++) {
-      const v = out[i]!;
+      const v = idx[i]!;
       if (v < 0) return v;
       max = v > max ? v : max;
     }
+    if (dict !== null) for (let i = 0; i < n; i++) out[i] = dict[idx[i]!]!;
     return max;
   }
   const view = r.view;
@@ -378,7 +382,7 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
       const count = Math.min(header / 2, n - seen);
       let v = 0;
       for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
-      out.fill(v, seen, seen + count);
+      out.fill(dict === null ? v : dict[v]!, seen, seen + count);
       max = v > max ? v : max;
       seen += count;
     } else {
@@ -386,7 +390,7 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      const m = unpackRun(view, bytes, p, width, mask, out, seen, count);
+      const m = unpackRun(view, bytes, p, width, mask, out, seen, count, dict);
       max = m > max ? m : max;
       seen += count;
       p = runEnd;
@@ -396,8 +400,11 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
   return max;
 }
 
-/** Unpacks `groups` groups of 8 values of one bit width from byte p into out[at …]; returns the largest. */
-type GroupUnpacker = (view: DataView, p: number, out: Int32Array, at: number, groups: number) => number;
+/**
+ * Unpacks `groups` groups of 8 values of one bit width from byte p into out[at …], or their entries in
+ * `dict`; returns the largest value unpacked.
+ */
+type GroupUnpacker = (view: DataView, p: number, out: Dense, at: number, groups: number, dict: Dense | null) => number;
 
 const groupUnpackers: (GroupUnpacker | undefined)[] = [];
 
@@ -407,18 +414,21 @@ const groupUnpackers: (GroupUnpacker | undefined)[] = [];
  * the width fixed the loop body is straight-line loads, shifts and masks (about twice as fast per value
  * as the loop over a variable width, whose position arithmetic is per value).
  */
-function groupUnpacker(width: number): GroupUnpacker {
-  let f = groupUnpackers[width];
+function groupUnpacker(width: number, dict: Dense | null): GroupUnpacker {
+  // One compiled copy per kind of output, so each one's typed-array accesses stay monomorphic.
+  const key = width * 3 + (dict === null ? 0 : dict instanceof Int32Array ? 1 : 2);
+  let f = groupUnpackers[key];
   if (f !== undefined) return f;
+  const store = dict === null ? 'v' : 'dict[v]';
   const mask = 2 ** width - 1;
   let body = `let max = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
   for (let k = 0; k < 8; k++) {
     const bit = k * width;
-    body += `  v = (view.getUint32(p + ${bit >>> 3}, true) >>> ${bit & 7}) & ${mask}; out[at + ${k}] = v; max = v > max ? v : max;\n`;
+    body += `  v = (view.getUint32(p + ${bit >>> 3}, true) >>> ${bit & 7}) & ${mask}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
   }
   body += '}\nreturn max;';
-  f = new Function('view', 'p', 'out', 'at', 'groups', body) as GroupUnpacker;
-  groupUnpackers[width] = f;
+  f = new Function('view', 'p', 'out', 'at', 'groups', 'dict', body) as GroupUnpacker;
+  groupUnpackers[key] = f;
   return f;
 }
 
@@ -426,15 +436,15 @@ function groupUnpacker(width: number): GroupUnpacker {
  * A bit-packed run's `count` values from byte p on; returns the largest. Whole groups whose last 4-byte
  * load stays inside the buffer go through the width's compiled unpacker, the rest through unpackIndexes.
  */
-function unpackRun(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array, at: number, count: number): number {
+function unpackRun(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Dense, at: number, count: number, dict: Dense | null): number {
   // The last load of a group starts at byte floor(7·width / 8) of it.
   const room = view.byteLength - 4 - p - ((7 * width) >>> 3);
   const groups = room < 0 ? 0 : Math.min(count >>> 3, Math.floor(room / width) + 1);
   let max = 0;
-  if (groups > 0) max = groupUnpacker(width)(view, p, out, at, groups);
+  if (groups > 0) max = groupUnpacker(width, dict)(view, p, out, at, groups, dict);
   const done = groups * 8;
   if (done < count) {
-    const m = unpackIndexes(view, bytes, p + groups * width, width, mask, out, at + done, count - done);
+    const m = unpackIndexes(view, bytes, p + groups * width, width, mask, out, at + done, count - done, dict);
     max = m > max ? m : max;
   }
   return max;
@@ -446,7 +456,7 @@ function unpackRun(view: DataView, bytes: Uint8Array, p: number, width: number, 
  * single moves); the last few values, whose 4-byte window would pass the buffer's end, take the
  * byte-at-a-time loop.
  */
-function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array, at: number, count: number): number {
+function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Dense, at: number, count: number, dict: Dense | null): number {
   let i = 0;
   let max = 0;
   const room = view.byteLength - 4 - p;
@@ -454,7 +464,7 @@ function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: numb
   const base = p * 8;
   for (let bit = base; i < safe; i++, bit += width) {
     const v = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
-    out[at + i] = v;
+    out[at + i] = dict === null ? v : dict[v]!;
     max = v > max ? v : max;
   }
   // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
@@ -468,7 +478,7 @@ function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: numb
       bits += 8;
     }
     const v = buf & mask;
-    out[at + i] = v;
+    out[at + i] = dict === null ? v : dict[v]!;
     max = v > max ? v : max;
     buf >>>= width;
     bits -= width;
@@ -921,11 +931,18 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
         row += count;
         continue;
       }
+      // Numbers of a page without NULLs: looked up as they are unpacked, straight into place.
+      if (only === undefined && !coded && !withNulls && width > 0) {
+        const max = readIndexes(r, width, values.subarray(row, row + count), r.view.byteLength - r.offset, dictionary);
+        if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+        row += count;
+        continue;
+      }
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
       const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
       else {
-        const max = readIndexes(r, width, idx, r.view.byteLength - r.offset);
+        const max = readIndexes(r, width, idx, r.view.byteLength - r.offset, null);
         if (present > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
       }
       if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');

@@ -519,7 +519,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             reported += step;
             continue;
           }
-          rebase(sel, selected, at);
+          if (at !== 0) rebase(sel, selected, at);
           // Gathering costs about what the Filter's own copy does: worth it only when most rows go. A
           // whole row group's other columns are decoded at the selected rows only (no gather of their
           // own), and then the Filter above has nothing left to drop: worth it unless nearly all pass.
