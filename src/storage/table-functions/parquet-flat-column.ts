@@ -12,7 +12,7 @@
  * so its rows reach the operators with codes (grouped and joined without hashing strings).
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
- * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond. Columns decoded
+ * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
  * after a row filter are decoded at the passing rows only (see readFlatColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
@@ -26,7 +26,6 @@ import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-d
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
-const hyparquetEncoding = lazyModule<typeof import('hyparquet/src/encoding.js')>('hyparquet/src/encoding.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
 
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
@@ -338,30 +337,17 @@ function readVarInt(r: Reader): number {
  * r.offset ends after them. With `dict`, each index is looked up as it is unpacked and `out` gets the
  * dictionary's entries (no pass over an array of indexes; an index out of range stores a wrong value,
  * which the caller's check of the returned largest index refuses before it is seen).
- * Returns the largest index (negative when an index is: only wider than 24 bits), so a caller checks
- * them against a dictionary's size without a pass of its own. Widths up to 24 bits unpack straight from
- * the bytes (the hot loop of every dictionary-encoded column); wider ones go through hyparquet's decoder.
+ * Returns the largest index, so a caller checks them against a dictionary's size without a pass of its
+ * own (an index of 2^31 or more, which no dictionary has, is stored negative but returned as it is).
  */
 function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: Dense | null): number {
+  if (width > 32) throw new Error(`bit width ${width} of encoded values is over 32`);
   const end = r.offset + len;
   const n = out.length;
-  if (width > 24) {
-    const idx = dict === null ? (out as Int32Array) : indexesFor(n);
-    hyparquetEncoding().readRleBitPackedHybrid(r, width, idx, len);
-    r.offset = end;
-    let max = 0;
-    for (let i = 0; i < n; i++) {
-      const v = idx[i]!;
-      if (v < 0) return v;
-      max = v > max ? v : max;
-    }
-    if (dict !== null) for (let i = 0; i < n; i++) out[i] = dict[idx[i]!]!;
-    return max;
-  }
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (end > bytes.length) throw new Error('encoded values extend past their page');
-  const mask = (1 << width) - 1;
+  const mask = 2 ** width - 1;
   const valueBytes = (width + 7) >> 3;
   let max = 0;
   let seen = 0;
@@ -381,7 +367,7 @@ function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: De
     if ((header & 1) === 0) {
       const count = Math.min(header / 2, n - seen);
       let v = 0;
-      for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
+      for (let i = 0; i < valueBytes; i++) v += bytes[p++]! * 2 ** (8 * i);
       out.fill(dict === null ? v : dict[v]!, seen, seen + count);
       max = v > max ? v : max;
       seen += count;
@@ -409,7 +395,7 @@ type GroupUnpacker = (view: DataView, p: number, out: Dense, at: number, groups:
 const groupUnpackers: (GroupUnpacker | undefined)[] = [];
 
 /**
- * The group unpacker for `width` (1..24), compiled on first use: 8 values of a width take exactly
+ * The group unpacker for `width` (1..32), compiled on first use: 8 values of a width take exactly
  * `width` bytes, so each value's byte offset and shift within a group are constants of the code. With
  * the width fixed the loop body is straight-line loads, shifts and masks (about twice as fast per value
  * as the loop over a variable width, whose position arithmetic is per value).
@@ -424,7 +410,13 @@ function groupUnpacker(width: number, dict: Dense | null): GroupUnpacker {
   let body = `let max = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
   for (let k = 0; k < 8; k++) {
     const bit = k * width;
-    body += `  v = (view.getUint32(p + ${bit >>> 3}, true) >>> ${bit & 7}) & ${mask}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
+    const at = bit >>> 3;
+    const shift = bit & 7;
+    // Past 25 bits a value can reach into a fifth byte; 32-bit values stay unsigned (>>> 0).
+    let load = `(view.getUint32(p + ${at}, true) >>> ${shift})`;
+    if (shift + width > 32) load = `(${load} | (view.getUint8(p + ${at + 4}) << ${32 - shift}))`;
+    const value = width === 32 ? `${load} >>> 0` : `${load} & ${mask}`;
+    body += `  v = ${value}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
   }
   body += '}\nreturn max;';
   f = new Function('view', 'p', 'out', 'at', 'groups', 'dict', body) as GroupUnpacker;
@@ -437,8 +429,8 @@ function groupUnpacker(width: number, dict: Dense | null): GroupUnpacker {
  * load stays inside the buffer go through the width's compiled unpacker, the rest through unpackIndexes.
  */
 function unpackRun(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Dense, at: number, count: number, dict: Dense | null): number {
-  // The last load of a group starts at byte floor(7·width / 8) of it.
-  const room = view.byteLength - 4 - p - ((7 * width) >>> 3);
+  // The last load of a group starts at byte floor(7·width / 8) of it and reads 4 bytes, or 5 when wide.
+  const room = view.byteLength - (width > 25 ? 5 : 4) - p - ((7 * width) >>> 3);
   const groups = room < 0 ? 0 : Math.min(count >>> 3, Math.floor(room / width) + 1);
   let max = 0;
   if (groups > 0) max = groupUnpacker(width, dict)(view, p, out, at, groups, dict);
@@ -457,6 +449,7 @@ function unpackRun(view: DataView, bytes: Uint8Array, p: number, width: number, 
  * byte-at-a-time loop.
  */
 function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Dense, at: number, count: number, dict: Dense | null): number {
+  if (width > 24) return unpackWide(bytes, p, width, out, at, count, dict);
   let i = 0;
   let max = 0;
   const room = view.byteLength - 4 - p;
@@ -482,6 +475,24 @@ function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: numb
     max = v > max ? v : max;
     buf >>>= width;
     bits -= width;
+  }
+  return max;
+}
+
+/**
+ * unpackIndexes for widths over 24 bits, whose values span up to five bytes: each assembled in a double
+ * (exact to 2^53) from the bytes that exist. Only the last few values of such a run come here.
+ */
+function unpackWide(bytes: Uint8Array, p: number, width: number, out: Dense, at: number, count: number, dict: Dense | null): number {
+  let max = 0;
+  for (let i = 0; i < count; i++) {
+    const bit = p * 8 + i * width;
+    const q = bit >>> 3;
+    let w = 0;
+    for (let k = 0; k < 5 && q + k < bytes.length; k++) w += bytes[q + k]! * 2 ** (8 * k);
+    const v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    out[at + i] = dict === null ? v : dict[v]!;
+    max = v > max ? v : max;
   }
   return max;
 }
