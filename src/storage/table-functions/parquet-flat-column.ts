@@ -663,7 +663,17 @@ function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, o
 /** pickF64 for Int32Array values; `none` marks NULL rows (-1 for indexes into `objects`, which double as codes). */
 function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null, none: number): void {
   if (pageNulls === null) {
-    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    // Wanted rows come in stretches of consecutive rows (a range filter, or blocks of a clustered
+    // column): each stretch is one copy.
+    let j = from;
+    while (j < to) {
+      const t = only[j]! - row;
+      let e = j + 1;
+      while (e < to && only[e] === only[e - 1]! + 1) e++;
+      if (e - j >= 16) out.set(src.subarray(t, t + e - j), j);
+      else for (let k = j; k < e; k++) out[k] = src[only[k]! - row]!;
+      j = e;
+    }
     return;
   }
   let i = 0;
