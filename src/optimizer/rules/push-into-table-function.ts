@@ -9,7 +9,8 @@
  * Filter over a table function with `withFilter`: the function receives the conjuncts and keeps the
  * ones it can use for skipping (row-group statistics); the Filter stays, so skipping need only be
  * conservative, except for the conjuncts the function reports applying exactly (`exactConjuncts`,
- * read_parquet's row filters), which leave it (and with it, possibly, their columns the scan output). Project/Aggregate over [filters over] a table function with `withProjection`: as
+ * read_parquet's row filters), which leave it (and their columns leave the scan's output when nothing
+ * else uses them). Project/Aggregate over [filters over] a table function with `withProjection`: as
  * prune-scan-columns does for table scans. Refuses correlated subqueries in the filters (their outer
  * references address the unpruned row).
  */
