@@ -49,10 +49,16 @@ export interface TableFunctionImpl {
    * Optional pushdown capabilities (file readers). withProjection returns a copy that outputs only
    * these schema columns, in this order; withFilter returns a copy that may skip data these
    * conjuncts (over the current schema) reject, or null when nothing can be used. The Filter stays
-   * above the function, so skipping only has to be conservative.
+   * above the function for every conjunct but those in the copy's exactConjuncts, so skipping only
+   * has to be conservative.
    */
   withProjection?(columns: readonly number[]): TableFunctionImpl;
   withFilter?(conjuncts: readonly Expr[]): TableFunctionImpl | null;
+  /**
+   * Set on what withFilter returns: positions (in the list it was given) of the conjuncts the function
+   * applies to every row exactly as the Filter would, which the Filter then leaves out.
+   */
+  readonly exactConjuncts?: readonly number[];
   /** Extra EXPLAIN text (pushed-down columns and filters). */
   describe?(): string;
 }

@@ -8,12 +8,14 @@
  *
  * Filter over a table function with `withFilter`: the function receives the conjuncts and keeps the
  * ones it can use for skipping (row-group statistics); the Filter stays, so skipping need only be
- * conservative. Project/Aggregate over [filters over] a table function with `withProjection`: as
+ * conservative, except for the conjuncts the function reports applying exactly (`exactConjuncts`,
+ * read_parquet's row filters), which leave it (and their columns leave the scan's output when nothing
+ * else uses them). Project/Aggregate over [filters over] a table function with `withProjection`: as
  * prune-scan-columns does for table scans. Refuses correlated subqueries in the filters (their outer
  * references address the unpruned row).
  */
 import { columnsUsed, mapExpr, someExpr, type Expr } from '../../logical/expr.js';
-import { splitConjuncts } from '../../logical/conjuncts.js';
+import { andOf, splitConjuncts } from '../../logical/conjuncts.js';
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { OptimizerRule } from '../rule.js';
 
@@ -36,11 +38,15 @@ export const pushIntoTableFunction: OptimizerRule = {
       const tf = node.input;
       if (tf.impl.withFilter === undefined || filtered.has(tf.impl)) return null;
       if (someExpr(node.predicate, (x) => x.kind === 'subquery' || x.kind === 'param' || x.kind === 'outer')) return null;
-      const impl = tf.impl.withFilter(splitConjuncts(node.predicate));
+      const conjuncts = splitConjuncts(node.predicate);
+      const impl = tf.impl.withFilter(conjuncts);
       filtered.add(tf.impl);
       if (impl === null) return null;
       filtered.add(impl);
-      return { ...node, input: { ...tf, impl } };
+      const exact = new Set(impl.exactConjuncts ?? []);
+      const rest = conjuncts.filter((_, i) => !exact.has(i));
+      if (rest.length === 0) return { ...tf, impl };
+      return { ...node, predicate: andOf(rest), input: { ...tf, impl } };
     }
     if (node.op !== 'project' && node.op !== 'aggregate') return null;
     const filters: (LogicalPlan & { op: 'filter' })[] = [];

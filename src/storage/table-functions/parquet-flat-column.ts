@@ -12,7 +12,7 @@
  * so its rows reach the operators with codes (grouped and joined without hashing strings).
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
- * and levels) is decoded here for widths up to 24 bits, by hyparquet's decoder beyond. Columns decoded
+ * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
  * after a row filter are decoded at the passing rows only (see readFlatColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
@@ -26,7 +26,6 @@ import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-d
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
-const hyparquetEncoding = lazyModule<typeof import('hyparquet/src/encoding.js')>('hyparquet/src/encoding.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
 
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
@@ -279,14 +278,24 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
     case 'str': {
       const d = dst as Int32Array;
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-      let o = r.offset;
+      const start = r.offset;
+      let o = start;
+      // Short ASCII values are cut from the rest of the page decoded once as Latin-1 (one allocation
+      // each, where building them a character at a time cost one per character). V8 copies a substring
+      // this short rather than pointing into the page's string, so no value keeps the page alive.
+      let page: string | null = null;
       for (let i = 0; i < n; i++) {
         if (o + 4 > view.byteLength) throw new Error('page ends inside its values');
         const len = view.getUint32(o, true);
         o += 4;
         if (o + len > view.byteLength) throw new Error('page ends inside its values');
         d[at + i] = strings.length;
-        strings.push(asciiOrUtf8(bytes, o, o + len));
+        let high = 0;
+        if (len <= SHORT_STRING) for (let k = o; k < o + len; k++) high |= bytes[k]!;
+        if (len <= SHORT_STRING && high < 0x80) {
+          page ??= Buffer.from(view.buffer, view.byteOffset + start, view.byteLength - start).toString('latin1');
+          strings.push(page.substring(o - start, o - start + len));
+        } else strings.push(asciiOrUtf8(bytes, o, o + len));
         o += len;
       }
       r.offset = o;
@@ -294,6 +303,9 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
     }
   }
 }
+
+/** Longest value cut from a page's Latin-1 string: V8 copies substrings below 13 characters. */
+const SHORT_STRING = 12;
 
 /** Short ASCII strings are built directly: a TextDecoder call costs more than the bytes. */
 function asciiOrUtf8(bytes: Uint8Array, from: number, to: number): string {
@@ -322,29 +334,20 @@ function readVarInt(r: Reader): number {
 
 /**
  * Dictionary indexes in the RLE / bit-packed hybrid encoding into `out`, reading at most `len` bytes;
- * r.offset ends after them. Returns the largest index (negative when an index is: only wider than 24
- * bits), so a caller checks them against a dictionary's size without a pass of its own. Widths up to 24 bits unpack through a 32-bit
- * accumulator straight from the bytes (the hot loop of every dictionary-encoded column); wider ones go
- * through hyparquet's decoder.
+ * r.offset ends after them. With `dict`, each index is looked up as it is unpacked and `out` gets the
+ * dictionary's entries (no pass over an array of indexes; an index out of range stores a wrong value,
+ * which the caller's check of the returned largest index refuses before it is seen).
+ * Returns the largest index, so a caller checks them against a dictionary's size without a pass of its
+ * own (an index of 2^31 or more, which no dictionary has, is stored negative but returned as it is).
  */
-function readIndexes(r: Reader, width: number, out: Int32Array, len: number): number {
+function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: Dense | null): number {
+  if (width > 32) throw new Error(`bit width ${width} of encoded values is over 32`);
   const end = r.offset + len;
   const n = out.length;
-  if (width > 24) {
-    hyparquetEncoding().readRleBitPackedHybrid(r, width, out, len);
-    r.offset = end;
-    let max = 0;
-    for (let i = 0; i < n; i++) {
-      const v = out[i]!;
-      if (v < 0) return v;
-      max = v > max ? v : max;
-    }
-    return max;
-  }
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (end > bytes.length) throw new Error('encoded values extend past their page');
-  const mask = (1 << width) - 1;
+  const mask = 2 ** width - 1;
   const valueBytes = (width + 7) >> 3;
   let max = 0;
   let seen = 0;
@@ -364,8 +367,8 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
     if ((header & 1) === 0) {
       const count = Math.min(header / 2, n - seen);
       let v = 0;
-      for (let i = 0; i < valueBytes; i++) v |= bytes[p++]! << (8 * i);
-      out.fill(v, seen, seen + count);
+      for (let i = 0; i < valueBytes; i++) v += bytes[p++]! * 2 ** (8 * i);
+      out.fill(dict === null ? v : dict[v]!, seen, seen + count);
       max = v > max ? v : max;
       seen += count;
     } else {
@@ -373,7 +376,7 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
       const runEnd = p + groups * width;
       if (runEnd > end) throw new Error('encoded values extend past their page');
       const count = Math.min(groups * 8, n - seen);
-      const m = unpackIndexes(view, bytes, p, width, mask, out, seen, count);
+      const m = unpackRun(view, bytes, p, width, mask, out, seen, count, dict);
       max = m > max ? m : max;
       seen += count;
       p = runEnd;
@@ -384,12 +387,69 @@ function readIndexes(r: Reader, width: number, out: Int32Array, len: number): nu
 }
 
 /**
+ * Unpacks `groups` groups of 8 values of one bit width from byte p into out[at …], or their entries in
+ * `dict`; returns the largest value unpacked.
+ */
+type GroupUnpacker = (view: DataView, p: number, out: Dense, at: number, groups: number, dict: Dense | null) => number;
+
+const groupUnpackers: (GroupUnpacker | undefined)[] = [];
+
+/**
+ * The group unpacker for `width` (1..32), compiled on first use: 8 values of a width take exactly
+ * `width` bytes, so each value's byte offset and shift within a group are constants of the code. With
+ * the width fixed the loop body is straight-line loads, shifts and masks (about twice as fast per value
+ * as the loop over a variable width, whose position arithmetic is per value).
+ */
+function groupUnpacker(width: number, dict: Dense | null): GroupUnpacker {
+  // One compiled copy per kind of output, so each one's typed-array accesses stay monomorphic.
+  const key = width * 3 + (dict === null ? 0 : dict instanceof Int32Array ? 1 : 2);
+  let f = groupUnpackers[key];
+  if (f !== undefined) return f;
+  const store = dict === null ? 'v' : 'dict[v]';
+  const mask = 2 ** width - 1;
+  let body = `let max = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
+  for (let k = 0; k < 8; k++) {
+    const bit = k * width;
+    const at = bit >>> 3;
+    const shift = bit & 7;
+    // Past 25 bits a value can reach into a fifth byte; 32-bit values stay unsigned (>>> 0).
+    let load = `(view.getUint32(p + ${at}, true) >>> ${shift})`;
+    if (shift + width > 32) load = `(${load} | (view.getUint8(p + ${at + 4}) << ${32 - shift}))`;
+    const value = width === 32 ? `${load} >>> 0` : `${load} & ${mask}`;
+    body += `  v = ${value}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
+  }
+  body += '}\nreturn max;';
+  f = new Function('view', 'p', 'out', 'at', 'groups', 'dict', body) as GroupUnpacker;
+  groupUnpackers[key] = f;
+  return f;
+}
+
+/**
+ * A bit-packed run's `count` values from byte p on; returns the largest. Whole groups whose last 4-byte
+ * load stays inside the buffer go through the width's compiled unpacker, the rest through unpackIndexes.
+ */
+function unpackRun(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Dense, at: number, count: number, dict: Dense | null): number {
+  // The last load of a group starts at byte floor(7·width / 8) of it and reads 4 bytes, or 5 when wide.
+  const room = view.byteLength - (width > 25 ? 5 : 4) - p - ((7 * width) >>> 3);
+  const groups = room < 0 ? 0 : Math.min(count >>> 3, Math.floor(room / width) + 1);
+  let max = 0;
+  if (groups > 0) max = groupUnpacker(width, dict)(view, p, out, at, groups, dict);
+  const done = groups * 8;
+  if (done < count) {
+    const m = unpackIndexes(view, bytes, p + groups * width, width, mask, out, at + done, count - done, dict);
+    max = m > max ? m : max;
+  }
+  return max;
+}
+
+/**
  * `count` values of `width` bits packed from byte p on; returns the largest. Each value is one unaligned
  * 32-bit little-endian load, shifted and masked (no per-value byte loop: V8 compiles DataView loads to
  * single moves); the last few values, whose 4-byte window would pass the buffer's end, take the
  * byte-at-a-time loop.
  */
-function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Int32Array, at: number, count: number): number {
+function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: number, mask: number, out: Dense, at: number, count: number, dict: Dense | null): number {
+  if (width > 24) return unpackWide(bytes, p, width, out, at, count, dict);
   let i = 0;
   let max = 0;
   const room = view.byteLength - 4 - p;
@@ -397,7 +457,7 @@ function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: numb
   const base = p * 8;
   for (let bit = base; i < safe; i++, bit += width) {
     const v = (view.getUint32(bit >>> 3, true) >>> (bit & 7)) & mask;
-    out[at + i] = v;
+    out[at + i] = dict === null ? v : dict[v]!;
     max = v > max ? v : max;
   }
   // The byte loop below starts on a byte boundary: the last multiple of 8 values done (redoing a few).
@@ -411,10 +471,28 @@ function unpackIndexes(view: DataView, bytes: Uint8Array, p: number, width: numb
       bits += 8;
     }
     const v = buf & mask;
-    out[at + i] = v;
+    out[at + i] = dict === null ? v : dict[v]!;
     max = v > max ? v : max;
     buf >>>= width;
     bits -= width;
+  }
+  return max;
+}
+
+/**
+ * unpackIndexes for widths over 24 bits, whose values span up to five bytes: each assembled in a double
+ * (exact to 2^53) from the bytes that exist. Only the last few values of such a run come here.
+ */
+function unpackWide(bytes: Uint8Array, p: number, width: number, out: Dense, at: number, count: number, dict: Dense | null): number {
+  let max = 0;
+  for (let i = 0; i < count; i++) {
+    const bit = p * 8 + i * width;
+    const q = bit >>> 3;
+    let w = 0;
+    for (let k = 0; k < 5 && q + k < bytes.length; k++) w += bytes[q + k]! * 2 ** (8 * k);
+    const v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    out[at + i] = dict === null ? v : dict[v]!;
+    max = v > max ? v : max;
   }
   return max;
 }
@@ -585,7 +663,17 @@ function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, o
 /** pickF64 for Int32Array values; `none` marks NULL rows (-1 for indexes into `objects`, which double as codes). */
 function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null, none: number): void {
   if (pageNulls === null) {
-    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    // Wanted rows come in stretches of consecutive rows (a range filter, or blocks of a clustered
+    // column): each stretch is one copy.
+    let j = from;
+    while (j < to) {
+      const t = only[j]! - row;
+      let e = j + 1;
+      while (e < to && only[e] === only[e - 1]! + 1) e++;
+      if (e - j >= 16) out.set(src.subarray(t, t + e - j), j);
+      else for (let k = j; k < e; k++) out[k] = src[only[k]! - row]!;
+      j = e;
+    }
     return;
   }
   let i = 0;
@@ -720,6 +808,18 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
 
+/** The first position in sorted[from …to) whose value is at least `v` (`to` when none is). */
+function lowerBound(sorted: Int32Array, from: number, to: number, v: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Scratch arrays reused by every chunk decoded (decoding is synchronous once the bytes are read). */
 let indexScratch = new Int32Array(0);
 let denseF64Scratch = new Float64Array(0);
@@ -786,9 +886,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
       // A flat column's page holds one value slot per row: num_values rows from `row` on.
       const pageRows = Math.min(header.type === 'DATA_PAGE' ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
-      while (want < onlyCount && only[want]! < row) want++;
-      wantEnd = want;
-      while (wantEnd < onlyCount && only[wantEnd]! < row + pageRows) wantEnd++;
+      // Binary searches: a page holds thousands of wanted rows, and a step per row was a visible cost.
+      want = lowerBound(only, want, onlyCount, row);
+      wantEnd = lowerBound(only, want, onlyCount, row + pageRows);
       if (wantEnd === want) {
         row += pageRows;
         continue;
@@ -852,11 +952,18 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
         row += count;
         continue;
       }
+      // Numbers of a page without NULLs: looked up as they are unpacked, straight into place.
+      if (only === undefined && !coded && !withNulls && width > 0) {
+        const max = readIndexes(r, width, values.subarray(row, row + count), r.view.byteLength - r.offset, dictionary);
+        if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+        row += count;
+        continue;
+      }
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
       const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
       else {
-        const max = readIndexes(r, width, idx, r.view.byteLength - r.offset);
+        const max = readIndexes(r, width, idx, r.view.byteLength - r.offset, null);
         if (present > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
       }
       if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');

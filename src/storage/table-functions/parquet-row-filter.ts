@@ -1,11 +1,12 @@
 /**
  * Late materialization for read_parquet: comparisons of a numeric column with a constant, checked on
  * the decoded filter columns of a row group before its other columns are decoded. A range where no
- * row passes is skipped without decoding the rest; a range where few pass hands on only those rows.
+ * row passes is skipped without decoding the rest; the others hand on only the rows that pass.
  *
- * The Filter operator stays above the scan, so a row kept here is checked again and these tests only
- * have to be conservative: a row is dropped only when the comparison is certainly false or NULL
- * (NaN, which PostgreSQL orders above every number, is always kept).
+ * The comparisons are exact, as PostgreSQL evaluates them (NULL never passes; NaN equals only NaN and
+ * orders above every number, and the constant is never NaN), and every row of the scan goes through
+ * them (a column the flat decoder cannot read is compared as the scan outputs it), so the conjuncts
+ * they come from leave the Filter above the scan.
  */
 import type { Expr } from '../../logical/expr.js';
 import { castValue } from '../../common/cast.js';
@@ -31,6 +32,8 @@ const FLIP: Record<Op, Op> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': 
 export interface RowFilter {
   /** Column name in the file. */
   readonly column: string;
+  /** Position of the conjunct it checks in the list it was built from. */
+  readonly conjunct: number;
   readonly op: Op;
   readonly value: number;
   readonly text: string;
@@ -71,7 +74,8 @@ export function constantOf(e: Expr): { value: Value; type: DataType } | null {
 /** The conjuncts usable as row filters (others are left to the Filter above). */
 export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly { name: string; type: string }[]): RowFilter[] {
   const out: RowFilter[] = [];
-  for (const c of conjuncts) {
+  for (let ci = 0; ci < conjuncts.length; ci++) {
+    const c = conjuncts[ci]!;
     if (c.kind !== 'compare') continue;
     let op = c.op as Op;
     if (!(op in FLIP)) continue;
@@ -86,7 +90,7 @@ export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly {
     if (col === null || kv === null || typeof kv.value !== 'number' || Number.isNaN(kv.value)) continue;
     // The constant must compare as a number of the column's kind (no text or numeric comparison).
     if (!NUMBER_TYPES.has(kv.type.name)) continue;
-    out.push({ column: col, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
+    out.push({ column: col, conjunct: ci, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
   }
   return out;
 }
@@ -159,14 +163,9 @@ export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array
 export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: number, sel: Int32Array): number {
   const v = d.values;
   const nulls = d.nulls;
-  if (nulls !== null) {
-    // NULLs never pass; the rest go through the per-operator loops of narrowSelection.
-    let w = 0;
-    for (let r = at; r < at + n; r++) if (nulls[r] !== 1) sel[w++] = r;
-    return narrowSelection(f, d, sel, w);
-  }
   const k = f.value;
   const end = at + n;
+  if (nulls !== null) return narrowRangeNullable(f.op, k, v, nulls, at, end, sel);
   let w = 0;
   switch (f.op) {
     case '=':
@@ -194,6 +193,94 @@ export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: numb
       }
       return w;
   }
+}
+
+/**
+ * narrowRange over a column with NULLs (which never pass): every row is written to `sel` and the
+ * write position advances by whether it passes, so NULLs scattered among the rows cost no mispredicted
+ * branch (a pass over the non-NULL rows first, then the comparison, cost twice this).
+ */
+function narrowRangeNullable(op: Op, k: number, v: Int32Array | Float64Array, nulls: Uint8Array, at: number, end: number, sel: Int32Array): number {
+  let w = 0;
+  switch (op) {
+    case '=':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r] === k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '<>':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r] !== k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '<':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r]! < k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '<=':
+      for (let r = at; r < end; r++) {
+        sel[w] = r;
+        w += (v[r]! <= k ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    case '>':
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        sel[w] = r;
+        w += (x > k || x !== x ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+    default:
+      for (let r = at; r < end; r++) {
+        const x = v[r]!;
+        sel[w] = r;
+        w += (x >= k || x !== x ? 1 : 0) & (nulls[r]! ^ 1);
+      }
+      return w;
+  }
+}
+
+/**
+ * narrowSelection over a column as the scan outputs it (a typed array, or values that may be bigints
+ * beyond 2^53, which compare exactly with a number), for columns the flat decoder does not read.
+ * sel holds row offsets `base` and up; values[r - base] is row r's value.
+ */
+export function narrowColumn(f: RowFilter, values: ArrayLike<unknown>, nulls: Uint8Array | null, base: number, sel: Int32Array, count: number): number {
+  const k = f.value;
+  let w = 0;
+  for (let i = 0; i < count; i++) {
+    const r = sel[i]!;
+    if (nulls !== null && nulls[r - base] === 1) continue;
+    const x = values[r - base] as number | bigint | null | undefined;
+    if (x === null || x === undefined) continue;
+    let pass: boolean;
+    switch (f.op) {
+      // Loose equality: a bigint equals a number of the same value only by ==.
+      case '=':
+        pass = x == k;
+        break;
+      case '<>':
+        pass = x != k;
+        break;
+      case '<':
+        pass = x < k;
+        break;
+      case '<=':
+        pass = x <= k;
+        break;
+      case '>':
+        pass = x > k || x !== x;
+        break;
+      default:
+        pass = x >= k || x !== x;
+    }
+    if (pass) sel[w++] = r;
+  }
+  return w;
 }
 
 /** The selected rows of a decoded column, in order. */

@@ -8,8 +8,9 @@
  *
  * Pushdown (see push-into-table-function): only the projected columns are decoded, and simple
  * conjuncts (column <op> constant, IS [NOT] NULL, IN lists) become a hyparquet pruning filter that
- * skips row groups (and pages, with a page index) whose min/max statistics cannot match. The Filter
- * operator stays above the scan: pruning is conservative, never exact.
+ * skips row groups (and pages, with a page index) whose min/max statistics cannot match: pruning is
+ * conservative, never exact. Numeric comparisons with a constant are also row filters
+ * (parquet-row-filter.ts), checked exactly on every row, so their conjuncts leave the Filter above.
  *
  * Types: BOOLEAN → bool, INT32 → int4 (INT_8/INT_16 → int2, DATE → date, UINT_32 → int8),
  * INT64 → int8 (TIMESTAMP → timestamp, or timestamptz when adjusted to UTC), FLOAT → float4,
@@ -31,7 +32,7 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { constantOf, gatherFlat, gatherGeneral, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
+import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -406,7 +407,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
   // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
   const metas = spec.files.map((f) => readParquetMetadataSync(f));
-  const wanted = new Set(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]);
+  // The output columns and the row filters' columns, which are read whether or not they are output.
+  const wanted = new Set([...(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]), ...spec.rowFilters.map((f) => f.column)]);
   const groupBytes = (rg: FileMetaData['row_groups'][number]): number => {
     let b = 0;
     for (const c of rg.columns) if (c.meta_data !== undefined && wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
@@ -477,7 +479,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       const scan = await hyparquet().parquetScan({
         file: buf,
         metadata,
-        columns: out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name],
+        // The filter columns too: one the flat decoder cannot read is filtered through this scan.
+        columns: [...new Set([...(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]), ...filterPlans.map((c) => c.field.name)])],
         parsers: QUIRE_PARQUET_PARSERS,
         compressors: PARQUET_DECOMPRESSORS,
         ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
@@ -496,35 +499,41 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
         for (const k of [...groupCache.keys()]) if (k < g) releaseGroup(k);
         if (g >= 0) holdGroup(g, true);
-        // Late materialization: the filter columns first; the rest only when some rows may pass.
+        // Late materialization: the filter columns first; the rest only when some rows pass. Every row
+        // goes through every row filter (the Filter above no longer checks their conjuncts): from the
+        // flat decoder's column, or, where it cannot read one, from the column as the scan outputs it.
         let sel: Int32Array | null = null;
         let selected = n;
-        if (g >= 0 && filterPlans.length > 0) {
-          const at = r.rowStart - groupStarts[g]!;
+        if (filterPlans.length > 0) {
+          // Offsets in `sel` count from the row group's start until rebased to the range's.
+          const at = g >= 0 ? r.rowStart - groupStarts[g]! : 0;
           sel = new Int32Array(n);
-          // The first filter decoded reads the range's rows directly; until then `sel` holds nothing.
+          // The first filter reads the range's rows directly; until then `sel` holds nothing.
           let narrowed = false;
-          for (let fi = 0; fi < filterPlans.length && selected > 0; fi++) {
-            const whole = flatChunk(g, filterPlans[fi]!);
+          for (let fi = 0; fi < filterPlans.length && (selected > 0 || !narrowed); fi++) {
+            const plan = filterPlans[fi]!;
+            const f = spec.rowFilters[fi]!;
+            const whole = g >= 0 ? flatChunk(g, plan) : null;
             const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
-            if (d === null) continue;
-            selected = narrowed ? narrowSelection(spec.rowFilters[fi]!, d, sel, selected) : narrowRange(spec.rowFilters[fi]!, d, at, n, sel);
+            if (d !== null) {
+              selected = narrowed ? narrowSelection(f, d, sel, selected) : narrowRange(f, d, at, n, sel);
+            } else {
+              const col = toColumn(plan, (await scan.readColumn({ column: plan.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd })) as ArrayLike<unknown>, 0, n);
+              if (!narrowed) fillRange(sel, at, n);
+              selected = narrowColumn(f, col.data as ArrayLike<unknown>, col.nulls, at, sel, narrowed ? selected : n);
+            }
             narrowed = true;
           }
-          if (!narrowed) fillRange(sel, at, n);
           if (selected === 0) {
-            const skipped = Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!));
+            const skipped = g >= 0 ? Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!)) : Math.round((fileBytes * n) / Math.max(1, acc));
             const step = Math.min(fileBytes - reported, skipped);
             progress.advance(step);
             reported += step;
             continue;
           }
-          rebase(sel, selected, at);
-          // Gathering costs about what the Filter's own copy does: worth it only when most rows go. A
-          // whole row group's other columns are decoded at the selected rows only (no gather of their
-          // own), and then the Filter above has nothing left to drop: worth it unless nearly all pass.
-          const whole = r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
-          if (whole ? selected * 8 > n * 7 : selected * 2 > n) sel = null;
+          if (at !== 0) rebase(sel, selected, at);
+          // Every row passes: the columns go on as they are.
+          if (selected === n) sel = null;
         }
         // A range that is its whole row group decodes each column once: columns not read by the filter
         // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
@@ -611,6 +620,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
 
 function makeBinding(spec: ScanSpec): TableFunctionBinding {
   return {
+    exactConjuncts: spec.rowFilters.map((f) => f.conjunct),
     schema: spec.columns.map((i) => ({ ...spec.all[i]!.field })),
     argTypes: [T.text],
     estimatedRows: spec.totalRows,

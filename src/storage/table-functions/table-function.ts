@@ -23,6 +23,8 @@ export interface TableFunctionBinding {
   /** Optional pushdown (see TableFunctionImpl in logical/plan.ts). */
   withProjection?(columns: readonly number[]): TableFunctionBinding;
   withFilter?(conjuncts: readonly Expr[]): TableFunctionBinding | null;
+  /** Set by withFilter: the conjuncts applied exactly (see TableFunctionImpl in logical/plan.ts). */
+  readonly exactConjuncts?: readonly number[];
   describe?(): string;
 }
 
