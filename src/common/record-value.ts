@@ -55,5 +55,11 @@ export function compareRecords(a: RecordValue, b: RecordValue, compareField: (x:
 
 /** A Map key equal for records equal under record_eq (fields keyed by their own hash keys). */
 export function recordHashKey(r: RecordValue, keyOf: (v: Value, t: DataType) => unknown): string {
-  return JSON.stringify(r.fields.map((v, i) => (v === null ? null : String(typeof keyOf(v, r.types[i]!)) + ':' + String(keyOf(v, r.types[i]!)))));
+  return JSON.stringify(
+    r.fields.map((v, i) => {
+      if (v === null) return null;
+      const k = keyOf(v, r.types[i]!);
+      return `${typeof k}:${String(k)}`;
+    }),
+  );
 }
