@@ -62,6 +62,19 @@ const tails = new WeakMap<Batch, TailStore>();
 /** Batches from this many rows up are kept as they are (bulk loads), not copied into the open batch. */
 const SMALL_BATCH = 512;
 
+/**
+ * Rows an open batch with plain-array columns (text, numeric, …) may reach. Publishing copies those
+ * columns' row slots (an array cannot be viewed like a typed array), so every one-row commit would
+ * copy up to BATCH_SIZE pointers and the allocation, mostly, sets the garbage collector's pace; at this
+ * size a commit copies a few KB and scans of such tables are as fast as over full-size batches.
+ */
+const OPEN_ARRAY_BATCH = 1024;
+
+function openBatchLimit(b: Batch): number {
+  for (const c of b.columns) if (Array.isArray(c.data)) return OPEN_ARRAY_BATCH;
+  return BATCH_SIZE;
+}
+
 function sameKind(a: ColumnData, b: ColumnData): boolean {
   return Array.isArray(a) ? Array.isArray(b) : a.constructor === b.constructor;
 }
@@ -122,7 +135,7 @@ function publish(s: TailStore, like: Batch): Batch {
  */
 export function extendBatch(last: Batch, more: Batch): Batch | null {
   const n = last.length + more.length;
-  if (n > BATCH_SIZE || last.columns.length !== more.columns.length) return null;
+  if (n > openBatchLimit(last) || last.columns.length !== more.columns.length) return null;
   for (let c = 0; c < last.columns.length; c++) if (!sameKind(last.columns[c]!.data, more.columns[c]!.data)) return null;
   let s = tails.get(last);
   if (s === undefined || s.used !== last.length || s.capacity < n) {
@@ -130,7 +143,7 @@ export function extendBatch(last: Batch, more: Batch): Batch | null {
     // into new buffers with room to grow.
     let cap = Math.max(64, s?.capacity ?? 0);
     while (cap < n) cap *= 2;
-    s = newStore(last, Math.min(cap, BATCH_SIZE));
+    s = newStore(last, Math.min(cap, openBatchLimit(last)));
     s.from = new WeakRef(last);
     s.identity = rowIdentity(last);
     writeRows(s, last);

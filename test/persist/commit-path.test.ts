@@ -34,8 +34,9 @@ describe('small commits', () => {
       const b = i === 3000 ? '9007199254740993' : String(i);
       await db.query(`INSERT INTO t VALUES (${10001 + i}, ${v}, ${s}, ${b}, ${i % 3 === 0 ? 'NULL' : 'true'})`);
     }
-    // 5000 rows in batches of up to 4096, not 5000 batches (the widened int8 closes one early).
-    expect(batchesOf(db, 't') - before).toBeLessThanOrEqual(4);
+    // 5000 rows in batches of up to 1024 (the table has text columns, whose open batch stays small),
+    // not 5000 batches; the widened int8 closes one early.
+    expect(batchesOf(db, 't') - before).toBeLessThanOrEqual(6);
     // The log grew by a row and the record's framing per commit (about 150 bytes), not by the open
     // batch (up to 4096 rows) each time.
     expect((store.walStats()!.bytes - bytesBefore) / n).toBeLessThan(250);
