@@ -185,17 +185,24 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
   return { rows, end: n };
 }
 
-/** Statements this path built: literals only, so no parameter references to look for. */
-const built = new WeakMap<Node, LiteralInsert>();
+/**
+ * Statements this path built carry their prefix and literal rows under this key (literals only, so no
+ * parameter references to look for). A property, not a WeakMap entry: the young generation's
+ * collector kept every statement a WeakMap held until the next full collection.
+ */
+const BUILT: unique symbol = Symbol('literal insert');
+interface BuiltStatement {
+  [BUILT]?: LiteralInsert;
+}
 
 /** Whether the statement came from this path (it has no $n parameters). */
 export function isLiteralInsert(stmt: Node): boolean {
-  return built.has(stmt);
+  return (stmt as BuiltStatement)[BUILT] !== undefined;
 }
 
 /** The prefix and literal rows of a statement this path built. */
 export function literalInsertOf(stmt: Node): LiteralInsert | undefined {
-  return built.get(stmt);
+  return (stmt as BuiltStatement)[BUILT];
 }
 
 function buildBody(prefix: Prefix, rows: Node[]): Record<string, unknown> {
@@ -207,18 +214,24 @@ function build(prefix: Prefix, rows: Node[]): Node {
   return { InsertStmt: buildBody(prefix, rows) } as unknown as Node;
 }
 
+/**
+ * The InsertStmt of a statement this path built, made from its literals on first access and then kept
+ * as a plain property. One getter for all statements (it finds the rows through `this`): a closure per
+ * statement, like a WeakMap entry, made the young generation's collector keep every statement's rows.
+ */
+function insertStmtOnFirstAccess(this: BuiltStatement): Record<string, unknown> {
+  const { prefix, rows } = this[BUILT]!;
+  const body = buildBody(prefix, rowNodes(rows));
+  Object.defineProperty(this, 'InsertStmt', { value: body, enumerable: true, configurable: true, writable: true });
+  return body;
+}
+
 /** The statement with its InsertStmt built on first access (an own, enumerable property either way). */
-function lazyStatement(prefix: Prefix, rows: readonly LiteralRow[]): Node {
-  const stmt = {};
-  Object.defineProperty(stmt, 'InsertStmt', {
-    enumerable: true,
-    configurable: true,
-    get(): Record<string, unknown> {
-      const body = buildBody(prefix, rowNodes(rows));
-      Object.defineProperty(stmt, 'InsertStmt', { value: body, enumerable: true, configurable: true, writable: true });
-      return body;
-    },
-  });
+function lazyStatement(built: LiteralInsert): Node {
+  const stmt: BuiltStatement = {};
+  // Not enumerable: the statement compares equal to the grammar's tree.
+  Object.defineProperty(stmt, BUILT, { value: built });
+  Object.defineProperty(stmt, 'InsertStmt', { enumerable: true, configurable: true, get: insertStmtOnFirstAccess });
   return stmt as Node;
 }
 
@@ -236,9 +249,7 @@ export function parseInsertValues(text: string): Node | null {
   if (!isAscii(text)) return null;
   const r = readRows(text, m[0].length - 1);
   if (r === null) return null;
-  const stmt = lazyStatement(prefix, r.rows);
-  built.set(stmt, { prefix, rows: r.rows });
-  return stmt;
+  return lazyStatement({ prefix, rows: r.rows });
 }
 
 /** JSON with keys in sorted order: the grammar's key order is not the point of the comparison. */
