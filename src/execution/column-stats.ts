@@ -12,7 +12,10 @@
 import type { Batch, Column } from '../common/column.js';
 
 export interface IntRange {
-  /** Smallest and largest non-NULL value; min > max when every value is NULL. */
+  /**
+   * Bounds of the non-NULL values (min > max when every value is NULL): exact for a batch stored whole;
+   * the versions of an open batch share one range, which bounds the earlier ones loosely.
+   */
   readonly min: number;
   readonly max: number;
 }
@@ -62,8 +65,14 @@ export function recordExtendedBatch(b: Batch, earlier: Batch): void {
       ranges.set(c, rangeOf(d, c.nulls, b.length));
       continue;
     }
+    // The earlier column's range object widens in place and serves both: a range may cover more rows
+    // than a column holds and still bounds its values. A fresh object per commit would be a young
+    // WeakMap value, which the young generation's collector keeps until a full collection.
     const more = rangeOf(d, c.nulls, b.length, earlier.length);
-    ranges.set(c, { min: Math.min(prev.min, more.min), max: Math.max(prev.max, more.max) });
+    const shared = prev as { min: number; max: number };
+    if (more.min < shared.min) shared.min = more.min;
+    if (more.max > shared.max) shared.max = more.max;
+    ranges.set(c, prev);
   }
 }
 
