@@ -340,6 +340,9 @@ export class WalWriter {
         // A single writer with nothing pending writes through: durable when the write returns.
         const through = this.syncFd >= 0 && this.durable === this.written && this.syncing === null && now >= this.asyncUntil;
         const fd = through ? this.syncFd : this.fd;
+        // Timed from here: the zero step above is paid once per PREALLOCATE bytes, and counted with the
+        // write it came with it sent a single writer to the thread pool for ASYNC_HOLD_MS at every step.
+        const writeStart = through ? performance.now() : now;
         if (pieces.length === 1) writeAll(fd, first, this.size);
         else {
           let p = 0;
@@ -355,7 +358,7 @@ export class WalWriter {
           this.durable = lsn;
           this.syncs++;
           this.inlineSyncs++;
-          this.timedInline(now);
+          this.timedInline(writeStart);
           return lsn;
         }
       } else {
