@@ -215,9 +215,13 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
   // does not extend the committed rows, all of them, without the index).
   let gained = newRows.length;
   for (const b of added) gained += b.length;
-  const seen = keys.map(() => new KeySet(gained));
+  let others = 0;
+  if (indexed) others = gainedRows(existing, covered);
+  else for (const b of existing) others += b.length;
+  // A single row to check (a one-row INSERT) has only the index to collide with: no set of its own.
+  const seen = gained + others > 1 ? keys.map(() => new KeySet(gained)) : null;
   const taken = (ki: number, k: KeyValue): boolean => {
-    return (indexed && indexes[ki]!.keys.has(k)) || !seen[ki]!.insert(k);
+    return (indexed && indexes[ki]!.keys.has(k)) || (seen !== null && !seen[ki]!.insert(k));
   };
   const batchRow = (b: Batch, i: number): void => {
     for (let ki = 0; ki < keys.length; ki++) {
