@@ -88,8 +88,10 @@ export class AccessPolicy {
    */
   check(stmt: Node, prepared?: (name: string) => Node | undefined): void {
     const tag = nodeTag(stmt) ?? '';
-    const b = nodeBody<AnyNode>(stmt);
     if (READING.has(tag)) return;
+    // Before reading the body: a literal INSERT's body is built only when something reads it.
+    if (tag === 'InsertStmt') return this.write(COMMAND[tag] ?? commandName(tag));
+    const b = nodeBody<AnyNode>(stmt);
     switch (tag) {
       case 'SelectStmt':
         if (b.intoClause) return this.write('SELECT INTO');

@@ -858,6 +858,31 @@ export class Database implements UtilityHost {
     })();
   }
 
+  /**
+   * For servers: a literal INSERT whose prefix has a cached plan, run as query() runs it (no binding, no
+   * read_* globs to walk, no portal; outside a transaction block its own commit). Null when the statement
+   * does not take that path (or the transaction block has failed): the caller then runs it as any other.
+   * statement_timeout is the caller's to start, per protocol message.
+   */
+  async runLiteralInsert(s: ParsedStatement): Promise<QueryResult | null> {
+    const lit = literalInsertOf(s.stmt);
+    if (lit === undefined || (this.session.transactionFailed && this.session.inTransaction)) return null;
+    await refreshForStatement(this.catalog, s.stmt);
+    this.abort = null;
+    this.abortUnused = false;
+    this.beginStatement();
+    this.queryText = s.text;
+    let r: QueryResult | null;
+    try {
+      r = await withPositionAsync(s.text, s, async () => runLiteralInsert(this, lit, nowMicros));
+    } catch (e) {
+      if (this.session.inTransaction) this.session.transactionFailed = true;
+      throw e;
+    }
+    if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
+    return r;
+  }
+
   private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
     this.queryText = sql;
     return withPositionAsync(sql, s, async () => {

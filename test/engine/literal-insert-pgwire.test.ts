@@ -4,12 +4,13 @@
  * 25006 whether or not the statement's prefix already has a plan.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/index.js';
 import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
 
-const { fresh } = scratchDirs('quire-literal-pgwire-');
+const { fresh, crashCopy } = scratchDirs('quire-literal-pgwire-');
+let dir: string;
 
 let db: Database;
 let writer: PgServer;
@@ -24,7 +25,8 @@ async function client(server: PgServer): Promise<pg.Client> {
 }
 
 beforeAll(async () => {
-  db = await Database.create({ path: fresh() });
+  dir = fresh();
+  db = await Database.create({ path: dir });
   writer = await startPgServer(db, { port: 0, allowWrites: true, log: () => undefined });
   reader = await startPgServer(db, { port: 0, log: () => undefined });
 });
@@ -53,6 +55,38 @@ describe('literal INSERT over pgwire', () => {
     await w2.query("INSERT INTO p VALUES (301, NULL), (302, NULL)");
     const r = await w.query('SELECT count(*)::int AS n, sum(id)::int AS s FROM p');
     expect(r.rows).toEqual([{ n: 302, s: (302 * 303) / 2 }]);
+  });
+
+  it('takes the plan cached for its prefix (no planning), inside and outside transaction blocks, and is durable', async () => {
+    const a = await client(writer);
+    const b = await client(writer);
+    await a.query('CREATE TABLE q (id int PRIMARY KEY, s text)');
+    await a.query("INSERT INTO q VALUES (0, 'learn')");
+    await a.query("INSERT INTO q VALUES (-1, 'learn')");
+    // Statements that go through planning walk their read_* globs first; these never do.
+    const planned = vi.spyOn(db, 'prepareFiles');
+    for (let i = 1; i <= 50; i++) await a.query(`INSERT INTO q VALUES (${i}, 'a${i}')`);
+    await a.query('BEGIN');
+    await a.query("INSERT INTO q VALUES (100, 'tx')");
+    // Uncommitted: the other session does not see it, and its own insert of the key waits for none.
+    expect((await b.query('SELECT count(*)::int AS n FROM q WHERE id = 100')).rows).toEqual([{ n: 0 }]);
+    await expect(a.query("INSERT INTO q VALUES (1, 'dup')")).rejects.toMatchObject({ code: '23505' });
+    // The block has failed: the next literal INSERT is refused, not run.
+    await expect(a.query("INSERT INTO q VALUES (101, 'after error')")).rejects.toMatchObject({ code: '25P02' });
+    await a.query('ROLLBACK');
+    await a.query('BEGIN');
+    await a.query("INSERT INTO q VALUES (102, 'kept')");
+    await a.query('COMMIT');
+    const literalCalls = planned.mock.calls.length;
+    planned.mockRestore();
+    // BEGIN, ROLLBACK and COMMIT are planned as usual; no INSERT was.
+    expect(literalCalls).toBeLessThanOrEqual(4);
+    const expected = { n: 53, s: 1275 + 102 - 1 };
+    expect((await b.query('SELECT count(*)::int AS n, sum(id)::int AS s FROM q')).rows).toEqual([expected]);
+    // Every acknowledged commit is in the directory (a copy taken as a crash would leave it).
+    const copy = await Database.create({ path: crashCopy(dir), readOnly: true });
+    expect((await copy.query('SELECT count(*)::int AS n, sum(id)::int AS s FROM q')).rows).toEqual([[expected.n, expected.s]]);
+    await copy.close();
   });
 
   it('a read-only session is refused with 25006, also for a prefix the writer has a plan for', async () => {

@@ -697,6 +697,12 @@ export class Connection {
 
   /** One statement of a simple Query: RowDescription, DataRows and CommandComplete. */
   private async runOne(s: ParsedStatement): Promise<void> {
+    // One-row INSERTs (a client's autocommit loop) skip planning and the portal, as query() does.
+    const fast = await this.db!.runLiteralInsert(s);
+    if (fast !== null) {
+      this.send(backend.commandComplete(fast.commandTag));
+      return;
+    }
     await this.db!.prepareFiles(s.stmt);
     const stmt = this.prepareStatement('', s.text, s, []);
     if (stmt.kind === 'empty') {
