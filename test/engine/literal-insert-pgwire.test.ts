@@ -89,6 +89,18 @@ describe('literal INSERT over pgwire', () => {
     await copy.close();
   });
 
+  it('through Parse/Bind/Execute too: a named literal INSERT runs once per Execute, with key errors and rollback', async () => {
+    const a = await client(writer);
+    await a.query('CREATE TABLE e (id int PRIMARY KEY, s text)');
+    for (let i = 1; i <= 3; i++) await a.query({ name: `e${i}`, text: `INSERT INTO e VALUES (${i}, 'x${i}')` });
+    await expect(a.query({ name: 'e1', text: "INSERT INTO e VALUES (1, 'x1')" })).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(1) already exists.' });
+    await a.query('BEGIN');
+    await a.query({ name: 'e4', text: "INSERT INTO e VALUES (4, 'x4')" });
+    await a.query('ROLLBACK');
+    const r = await a.query({ text: 'SELECT count(*)::int AS n, string_agg(s, \',\' ORDER BY id) AS s FROM e', values: [] });
+    expect(r.rows).toEqual([{ n: 3, s: 'x1,x2,x3' }]);
+  });
+
   it('a read-only session is refused with 25006, also for a prefix the writer has a plan for', async () => {
     const r = await client(reader);
     await expect(r.query("INSERT INTO p VALUES (1000, 'ro')")).rejects.toMatchObject({ code: '25006', message: 'cannot execute INSERT in a read-only transaction' });

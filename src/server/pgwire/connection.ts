@@ -840,6 +840,11 @@ export class Connection {
       const op = await db.physical(prepared.plan, ctx);
       return new Portal(name, prepared.columns, formats, batchSource(op.execute(ctx)), (n) => `SELECT ${n}`, tz, breathe, abort);
     }
+    if (params.length === 0) {
+      // A literal INSERT sent through Parse/Bind/Execute (JDBC sends every statement so).
+      const fast = await db.runLiteralInsert(stmt.parsed);
+      if (fast !== null) return new Portal(name, [], [], rowsSource([], []), () => fast.commandTag, tz, breathe);
+    }
     const result = await this.runUtility(stmt.parsed, params);
     if (result.copyOut !== undefined) {
       // COPY … TO STDOUT through a portal: the data goes out as CopyData before CommandComplete.
