@@ -22,7 +22,7 @@ import type { PhysicalOperator } from '../physical/operator.js';
 import { PhysicalPlanner } from '../physical/planner.js';
 import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
-import { QueryBinder } from '../sql/bind-query.js';
+import { QueryBinder } from '../sql/bind/query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { isLiteralInsert, literalInsertOf } from '../sql/parse-insert-values.js';
 import { runLiteralInsert } from './insert-literal.js';

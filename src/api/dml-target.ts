@@ -22,7 +22,7 @@ import type { PhysicalOperator } from '../physical/operator.js';
 import type { Batch } from '../common/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import type { DataType } from '../common/types.js';
-import type { QueryBinder } from '../sql/bind-query.js';
+import type { QueryBinder } from '../sql/bind/query.js';
 
 const TARGET = '\u0000dml target';
 const ROW_BATCH = '\u0000row batch';

@@ -84,7 +84,7 @@ function buildPlan(prefix: Prefix, t: MemoryTable): InsertPlan {
   return { ...base, targets };
 }
 
-/** The expression the binder makes of a literal (bind-expr.ts's bindConst). */
+/** The expression the binder makes of a literal (src/sql/bind/expr.ts's bindConst). */
 function literalExpr(kind: number, value: number | string | boolean | null): Expr {
   switch (kind) {
     case LIT_NULL:

@@ -15,7 +15,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import type { TableSource } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
-import { isModifying } from '../sql/bind-query.js';
+import { isModifying } from '../sql/bind/query.js';
 import type { Catalog } from '../storage/catalog.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import type { QueryResult } from './database.js';

@@ -21,8 +21,8 @@ import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
 import { coerce } from '../sql/coerce.js';
-import { locOf } from '../sql/bind-expr.js';
-import type { QueryBinder } from '../sql/bind-query.js';
+import { locOf } from '../sql/bind/expr.js';
+import type { QueryBinder } from '../sql/bind/query.js';
 import {
   applyUpdates,
   assign,

@@ -1,6 +1,6 @@
 /**
  * CREATE [OR REPLACE] FUNCTION … LANGUAGE sql, CREATE AGGREGATE, and DROP FUNCTION / DROP AGGREGATE.
- * Definitions go into the catalog (src/storage/catalog.ts); calls are bound by src/sql/bind-routine.ts.
+ * Definitions go into the catalog (src/storage/catalog.ts); calls are bound by src/sql/bind/routine.ts.
  */
 import type { Node, TypeName as PgTypeName } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';

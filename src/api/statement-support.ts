@@ -2,7 +2,7 @@
 import type { DataType } from '../common/types.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import type { AnyNode } from '../sql/ast.js';
-import { QueryBinder } from '../sql/bind-query.js';
+import { QueryBinder } from '../sql/bind/query.js';
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
 

@@ -11,7 +11,7 @@ import type { Batch } from '../common/column.js';
 import type { ExecContext } from '../execution/context.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
-import type { QueryBinder } from '../sql/bind-query.js';
+import type { QueryBinder } from '../sql/bind/query.js';
 import type { ParsedStatement } from '../sql/parse.js';
 import type { IsolationLevel } from './transaction.js';
 import type { Catalog } from '../storage/catalog.js';

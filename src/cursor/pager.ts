@@ -35,7 +35,7 @@ import type { Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { nodeBody, nodeTag } from '../sql/ast.js';
-import { QueryBinder } from '../sql/bind-query.js';
+import { QueryBinder } from '../sql/bind/query.js';
 import { parseStatements, type ParsedStatement } from '../sql/parse.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Catalog } from '../storage/catalog.js';

@@ -1,7 +1,7 @@
 /**
  * Which rows a paged query returns and how to order them totally.
  *
- * The binder produces, for one SELECT level (bind-query.ts):
+ * The binder produces, for one SELECT level (src/sql/bind/query.ts):
  *     [project(visible)] ← [limit] ← [sort | distinct-on ← sort] ← base
  * where base's schema holds the visible columns followed by hidden sort keys. The pager keeps
  * `base`, extends the ORDER BY with a unique key of base's rows, and re-applies the order itself

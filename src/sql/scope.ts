@@ -4,7 +4,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import type { Expr } from '../logical/expr.js';
-import type { ExprCtx } from './bind-expr.js';
+import type { ExprCtx } from './bind/expr.js';
 
 export interface ScopeEntry {
   qualifier: string | null;

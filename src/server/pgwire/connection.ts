@@ -22,7 +22,7 @@ import { modifyingCtes } from '../../api/modifying-ctes.js';
 import { QuireError } from '../../common/errors.js';
 import { T, type DataType } from '../../common/types.js';
 import { maxParamRef, nodeBody, nodeTag, statementParamCount } from '../../sql/ast.js';
-import { figureColname } from '../../sql/bind-query.js';
+import { figureColname } from '../../sql/bind/query.js';
 import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
 import type { Catalog } from '../../storage/catalog.js';
 import { backend, FrameReader, GSSENC_REQUEST, parseFrontend, parseStartup, ProtocolError, SSL_REQUEST, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';

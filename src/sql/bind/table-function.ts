@@ -1,16 +1,16 @@
 /** FROM-clause function calls: generate_series, read_csv, read_json and the other registered table functions. */
 import type { Node } from '@pgsql/types';
-import { QuireError, positionOf } from '../common/errors.js';
-import type { Schema, Value } from '../common/types.js';
-import type { EvalContext } from '../functions/eval-context.js';
-import type { Expr } from '../logical/expr.js';
-import type { LogicalPlan, TableFunctionImpl } from '../logical/plan.js';
-import { rowsFrom } from '../storage/table-functions/rows-from.js';
-import { ordinalitySchema, withOrdinality } from '../storage/table-functions/with-ordinality.js';
-import { lookupTableFunction } from '../storage/table-functions/table-function.js';
-import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
-import { bindExpr, type ExprCtx } from './bind-expr.js';
-import { coerce } from './coerce.js';
+import { QuireError, positionOf } from '../../common/errors.js';
+import type { Schema, Value } from '../../common/types.js';
+import type { EvalContext } from '../../functions/eval-context.js';
+import type { Expr } from '../../logical/expr.js';
+import type { LogicalPlan, TableFunctionImpl } from '../../logical/plan.js';
+import { rowsFrom } from '../../storage/table-functions/rows-from.js';
+import { ordinalitySchema, withOrdinality } from '../../storage/table-functions/with-ordinality.js';
+import { lookupTableFunction } from '../../storage/table-functions/table-function.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
+import { bindExpr, type ExprCtx } from './expr.js';
+import { coerce } from '../coerce.js';
 
 export function bindTableFunction(b: AnyNode, cx: ExprCtx, evalCtx: EvalContext): { plan: LogicalPlan; defaultAlias: string; singleColumn: boolean } {
   const fns = b.functions as Node[];

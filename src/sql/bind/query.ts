@@ -6,44 +6,31 @@
  *   from → filter(where) → aggregate → filter(having) → window → project(targets + hidden sort keys)
  *        → distinct | sort → distinct-on → sort → limit → project(visible targets)
  */
-import { checkRecursiveClauses, checkRecursiveTerm } from './recursion-check.js';
+import { checkRecursiveClauses, checkRecursiveTerm } from '../recursion-check.js';
 import type { Node, SelectStmt } from '@pgsql/types';
-import { QuireError, positionOf } from '../common/errors.js';
-import { T, type DataType, type Field, type Schema, typeDisplayName } from '../common/types.js';
-import type { EvalContext } from '../functions/eval-context.js';
-import { type Expr, type SortKey, exprChildren, exprEquals, isConstantExpr, someExpr, colRef, constant, mapExpr } from '../logical/expr.js';
-import type { AggCall, JoinType, LogicalPlan, TableSource, WindowCall } from '../logical/plan.js';
-import { mapPlanExprs } from '../logical/map-plan-exprs.js';
-import type { Catalog } from '../storage/catalog.js';
-import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
-import {
-  AGG_BASE,
-  GROUPING_BASE,
-  WIN_BASE,
-  bindComparison,
-  bindExpr,
-  bindSortBy,
-  coerceBool,
-  leftmostLocOf,
-  locOf,
-  resolveRoutineCall,
-  withRoutineFrame,
-  type AggCollector,
-  type ExprCtx,
-  type ExprEnv,
-  type WindowCollector,
-} from './bind-expr.js';
-import { coerce, hasNoEquality, unifyTypes } from './coerce.js';
-import { Scope, type ScopeEntry } from './scope.js';
-import { bindTableFunction } from './bind-table-function.js';
-import { lookupTableFunction } from '../storage/table-functions/table-function.js';
-import { lookupScalar } from '../functions/registry.js';
-import { isAggregateName } from '../functions/aggregate/registry.js';
-import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './bind-routine.js';
-import { checkLockingBound, checkLockingShape } from './locking-clause.js';
-import { MaterializedCte } from '../logical/materialized-cte.js';
+import { QuireError, positionOf } from '../../common/errors.js';
+import { T, type DataType, type Field, type Schema, typeDisplayName } from '../../common/types.js';
+import type { EvalContext } from '../../functions/eval-context.js';
+import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, constant } from '../../logical/expr.js';
+import type { JoinType, LogicalPlan, TableSource, WindowCall } from '../../logical/plan.js';
+import { mapPlanExprs } from '../../logical/map-plan-exprs.js';
+import type { Catalog } from '../../storage/catalog.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
+import { AGG_BASE, WIN_BASE, bindExpr, bindSortBy, coerceBool, leftmostLocOf, locOf, type AggCollector, type ExprCtx, type ExprEnv, type WindowCollector } from './expr.js';
+import { coerce, hasNoEquality, unifyTypes } from '../coerce.js';
+import { Scope, type ScopeEntry } from '../scope.js';
+import { bindTableFunction } from './table-function.js';
+import { isAggregateName } from '../../functions/aggregate/registry.js';
+import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './routine.js';
+import { checkLockingBound, checkLockingShape } from '../locking-clause.js';
+import { MaterializedCte } from '../../logical/materialized-cte.js';
+import { resolveRoutineCall, withRoutineFrame } from './function-call.js';
+import { bindComparison } from './comparison.js';
+import { expandGroupClause, dependentColumns, checkDirectArgsGrouped, rewriteForAggregate } from './grouping.js';
+import { nestGroupedSrf, rewriteTargetListSrf } from './set-returning.js';
+import { shiftEntry, entriesFor, checkNameConflicts, findUnique, expandOuterStar, expandStar } from './from-names.js';
 
-const pos = positionOf;
+export const pos = positionOf;
 
 interface CteEntry {
   name: string;
@@ -109,7 +96,7 @@ export class QueryBinder implements ExprEnv {
   readonly paramTypes: DataType[];
   private cteFrames: Map<string, CteEntry>[] = [];
   private nextId = 1;
-  /** Parameters of the SQL function bodies being bound (src/sql/bind-routine.ts). */
+  /** Parameters of the SQL function bodies being bound (src/sql/bind/routine.ts). */
   readonly routineFrames: RoutineFrame[] = [];
 
   /**
@@ -948,163 +935,9 @@ export class QueryBinder implements ExprEnv {
   }
 }
 
-/**
- * Set-returning functions at the top of select-list items (`SELECT generate_series(1, n) FROM t`) produce
- * one output row per function row for each input row: the same as a LATERAL call in FROM. Several of
- * them run in lockstep (the longest sets the row count, the others give NULLs once they run out), which
- * is a LATERAL ROWS FROM (…) over all of them. The AST is rewritten to that form before binding.
- */
-function isSrfCall(n: Node | undefined, isUserSrf: (name: string) => boolean): boolean {
-  if (nodeTag(n) !== 'FuncCall') return false;
-  const fc = nodeBody<AnyNode>(n!);
-  if (fc.over) return false;
-  const name = strings(fc.funcname as Node[]).pop()!;
-  return isUserSrf(name) || (lookupTableFunction(name) !== undefined && lookupScalar(name) === undefined);
-}
-
-/** Whether the AST (outside sub-SELECTs) holds a call that satisfies `pred`. */
-function containsCall(n: unknown, pred: (fc: AnyNode) => boolean): boolean {
-  if (n === null || typeof n !== 'object') return false;
-  if (Array.isArray(n)) return n.some((x) => containsCall(x, pred));
-  for (const [k, v] of Object.entries(n as Record<string, unknown>)) {
-    if (k === 'SubLink' || k === 'SelectStmt') continue;
-    if (k === 'FuncCall' && pred(v as AnyNode)) return true;
-    if (containsCall(v, pred)) return true;
-  }
-  return false;
-}
-
-/**
- * PostgreSQL expands select-list set-returning functions after grouping, aggregation and window
- * functions, and before DISTINCT, ORDER BY and LIMIT. A grouped (or windowed) query with such a function
- * is bound as that order says: the query without the functions (their arguments as hidden columns) is a
- * derived table, and an outer query calls the functions over each of its rows, then orders and limits.
- * null when the query needs no such nesting.
- */
-function nestGroupedSrf(s: SelectStmt, isUserSrf: (name: string) => boolean, isAggregate: (name: string) => boolean): SelectStmt | null {
-  const targets = s.targetList ?? [];
-  const srfIdx = targets.map((t, i) => (isSrfCall(nodeBody<AnyNode>(t).val as Node, isUserSrf) ? i : -1)).filter((i) => i >= 0);
-  if (srfIdx.length === 0) return null;
-  const aggOrWindow = (fc: AnyNode): boolean => fc.over !== undefined || isAggregate(strings(fc.funcname as Node[]).pop()!);
-  const grouped = s.groupClause !== undefined || s.havingClause !== undefined || containsCall(targets, aggOrWindow) || containsCall(s.sortClause, aggOrWindow);
-  if (!grouped) return null;
-  const isStar = (t: Node): boolean => {
-    const v = nodeBody<AnyNode>(t).val as Node;
-    return nodeTag(v) === 'ColumnRef' && (nodeBody<AnyNode>(v).fields as Node[]).some((f) => nodeTag(f) === 'A_Star');
-  };
-  if (targets.some(isStar)) throw new QuireError('0A000', 'set-returning functions beside * in the select list of a grouped query are not supported');
-  const col = (name: string): Node => ({ ColumnRef: { fields: [{ String: { sval: '?grouped?' } }, { String: { sval: name } }] } }) as unknown as Node;
-  const hidden: Node[] = [];
-  const hide = (e: Node): Node => {
-    const name = `?arg?${hidden.length}`;
-    hidden.push({ ResTarget: { name, val: e } } as unknown as Node);
-    return col(name);
-  };
-  const names = targets.map((t) => (nodeBody<AnyNode>(t).name as string | undefined) ?? figureColname(nodeBody<AnyNode>(t).val as Node));
-  const innerTargets: Node[] = [];
-  const outerTargets = targets.map((t, i) => {
-    const rt = nodeBody<AnyNode>(t);
-    if (!srfIdx.includes(i)) {
-      innerTargets.push({ ResTarget: { ...rt, name: `?col?${i}` } } as unknown as Node);
-      return { ResTarget: { name: names[i], val: col(`?col?${i}`), location: rt.location } } as unknown as Node;
-    }
-    const fc = nodeBody<AnyNode>(rt.val as Node);
-    const args = ((fc.args as Node[] | undefined) ?? []).map((a) => {
-      if (nodeTag(a) !== 'NamedArgExpr') return hide(a);
-      const na = nodeBody<AnyNode>(a);
-      return { NamedArgExpr: { ...na, arg: hide(na.arg as Node) } } as unknown as Node;
-    });
-    return { ResTarget: { ...rt, name: names[i], val: { FuncCall: { ...fc, args } } } } as unknown as Node;
-  });
-  // ORDER BY and DISTINCT ON items naming an output column (or its ordinal) stay in the outer query; other
-  // expressions are computed by the inner one, over its grouped rows.
-  const outerKey = (n: Node): Node => {
-    if (nodeTag(n) === 'A_Const') return n;
-    if (nodeTag(n) === 'ColumnRef') {
-      const f = nodeBody<AnyNode>(n).fields as Node[];
-      if (f.length === 1 && nodeTag(f[0]!) === 'String' && names.includes(strings(f)[0]!)) return n;
-    }
-    if (containsCall(n, (fc) => isSrfCall({ FuncCall: fc } as unknown as Node, isUserSrf))) {
-      throw new QuireError('0A000', 'set-returning functions in ORDER BY or DISTINCT ON of a grouped query are not supported', { position: pos(locOf(n)) });
-    }
-    return hide(n);
-  };
-  const sortClause = s.sortClause?.map((sb) => {
-    const b = nodeBody<AnyNode>(sb);
-    return { SortBy: { ...b, node: outerKey(b.node as Node) } } as unknown as Node;
-  });
-  const distinctClause = s.distinctClause?.map((n) => (nodeTag(n) === undefined ? n : outerKey(n)));
-  const inner: SelectStmt = {
-    ...s,
-    targetList: [...innerTargets, ...hidden],
-    sortClause: undefined,
-    distinctClause: undefined,
-    limitCount: undefined,
-    limitOffset: undefined,
-    limitOption: undefined,
-    lockingClause: undefined,
-    withClause: undefined,
-  };
-  return {
-    targetList: outerTargets,
-    fromClause: [{ RangeSubselect: { subquery: { SelectStmt: inner }, alias: { aliasname: '?grouped?' } } } as unknown as Node],
-    ...(sortClause ? { sortClause } : {}),
-    ...(distinctClause ? { distinctClause } : {}),
-    ...(s.limitCount ? { limitCount: s.limitCount } : {}),
-    ...(s.limitOffset ? { limitOffset: s.limitOffset } : {}),
-    ...(s.limitOption ? { limitOption: s.limitOption } : {}),
-    ...(s.lockingClause ? { lockingClause: s.lockingClause } : {}),
-    op: 'SETOP_NONE',
-  } as SelectStmt;
-}
-
-function rewriteTargetListSrf(s: SelectStmt, isUserSrf: (name: string) => boolean): SelectStmt {
-  const targets = s.targetList ?? [];
-  const isSrf = (n: Node | undefined): boolean => isSrfCall(n, isUserSrf);
-  const srfIdx = targets.map((t, i) => (isSrf(nodeBody<AnyNode>(t).val as Node) ? i : -1)).filter((i) => i >= 0);
-  if (srfIdx.length === 0) return s;
-  const alias = `?srf?${srfIdx[0]!}`;
-  const calls = srfIdx.map((i) => nodeBody<AnyNode>(targets[i]!).val as Node);
-  const rangeFunction = {
-    RangeFunction: {
-      lateral: true,
-      functions: calls.map((call) => ({ List: { items: [call, {}] } })),
-      alias: { aliasname: alias, colnames: srfIdx.map((i) => ({ String: { sval: `?srf?${i}` } })) },
-    },
-  } as unknown as Node;
-  const newTargets = targets.map((t, k) => {
-    if (!srfIdx.includes(k)) return t;
-    const rt = nodeBody<AnyNode>(t);
-    const name = strings(nodeBody<AnyNode>(rt.val as Node).funcname as Node[]).pop()!;
-    const colRefNode = { ColumnRef: { fields: [{ String: { sval: alias } }, { String: { sval: `?srf?${k}` } }], location: rt.location } } as unknown as Node;
-    return { ResTarget: { ...rt, name: (rt.name as string | undefined) ?? name, val: colRefNode } } as unknown as Node;
-  });
-  return { ...s, fromClause: [...(s.fromClause ?? []), rangeFunction], targetList: newTargets };
-}
-
 /** json and point have no equality operator, so nothing can group or deduplicate by them (jsonb could). */
 function noEquality(t: DataType, loc: number | undefined): QuireError {
   return new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(t)}`, { position: pos(loc) });
-}
-
-function shiftEntry(e: ScopeEntry, offset: number): ScopeEntry {
-  return { ...e, expr: shiftExpr(e.expr, offset) };
-}
-
-function shiftExpr(e: Expr, offset: number): Expr {
-  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index + offset } : x));
-}
-
-function entriesFor(schema: readonly Field[], qualifier: string | null): ScopeEntry[] {
-  // A relation without columns (CREATE TABLE nocols()) still gives its name to the FROM list, for
-  // nocols.* and name conflicts: one entry that no lookup and no star ever returns.
-  if (schema.length === 0 && qualifier !== null) {
-    return [{ qualifier, name: '\u0000', expr: constant(null, T.bool), hiddenFromStar: true, hiddenUnqualified: true }];
-  }
-  return schema.map((f, i) => {
-    const expr: Expr = qualifier === null ? colRef(i, f.type, f.name) : { kind: 'column', index: i, type: f.type, name: f.name, table: qualifier };
-    return { qualifier, name: f.name, expr, hiddenFromStar: isSystemColumn(f.name), hiddenUnqualified: false };
-  });
 }
 
 /** An INSERT, UPDATE, DELETE or MERGE (a WITH query that changes a table). */
@@ -1113,243 +946,11 @@ export function isModifying(q: Node): boolean {
   return tag === 'InsertStmt' || tag === 'UpdateStmt' || tag === 'DeleteStmt' || tag === 'MergeStmt';
 }
 
-/** Columns the engine adds to a relation for itself (row positions): never part of `*` or `t.*`. */
-function isSystemColumn(name: string): boolean {
-  return name.charCodeAt(0) === 0;
-}
-
-/** PostgreSQL's checkNameSpaceConflicts: two FROM items at one level may not share a name (alias). */
-function checkNameConflicts(left: readonly ScopeEntry[], right: readonly ScopeEntry[]): void {
-  const names = new Set<string>();
-  for (const e of left) if (e.qualifier !== null) names.add(e.qualifier);
-  for (const e of right) {
-    if (e.qualifier !== null && names.has(e.qualifier)) {
-      throw new QuireError('42712', `table name "${e.qualifier}" specified more than once`);
-    }
-  }
-}
-
-function findUnique(entries: ScopeEntry[], name: string, side: string, loc: number | undefined): ScopeEntry {
-  const m = entries.filter((e) => e.name === name && !e.hiddenUnqualified);
-  if (m.length === 0) throw new QuireError('42703', `column "${name}" specified in USING clause does not exist in ${side} table`, { position: pos(loc) });
-  if (m.length > 1) throw new QuireError('42702', `common column name "${name}" appears more than once in ${side} table`, { position: pos(loc) });
-  return m[0]!;
-}
-
-/**
- * t.* as an item of a VALUES row (LATERAL (VALUES (t.*))): t's columns, one item each, read from the
- * query level whose FROM list holds t. null when the item is not a star.
- */
-function expandOuterStar(n: Node, scope: Scope): Expr[] | null {
-  if (nodeTag(n) !== 'ColumnRef') return null;
-  const b = nodeBody<AnyNode>(n);
-  const fields = b.fields as Node[];
-  if (nodeTag(fields[fields.length - 1]!) !== 'A_Star') return null;
-  const position = pos(b.location as number);
-  if (fields.length !== 2) throw new QuireError('42601', 'row expansion via "*" is not supported here', { position });
-  const q = strings(fields.slice(0, 1))[0]!;
-  let levels = 0;
-  let owner: Scope | null = scope;
-  while (owner !== null && !owner.hasQualifier(q)) {
-    owner = owner.parent;
-    levels++;
-  }
-  if (owner === null) throw new QuireError('42P01', `missing FROM-clause entry for table "${q}"`, { position });
-  const cols = expandStar(owner, q, position);
-  if (levels === 0) return cols.map((c) => c.expr);
-  for (let i = 0, s: Scope | null = scope; i < levels && s !== null; i++, s = s.parent) s.usesOuter = true;
-  return cols.map(({ expr }) => mapExpr(expr, (x) => (x.kind === 'column' ? { kind: 'outer', levels, index: x.index, type: x.type, name: x.name } : x)));
-}
-
-function expandStar(scope: Scope, qualifier: string | null, position: number): { expr: Expr; name: string }[] {
-  if (qualifier === null) {
-    const out = scope.entries.filter((e) => !e.hiddenFromStar && !(e.hiddenUnqualified && e.qualifier === null)).map((e) => ({ expr: e.expr, name: e.name }));
-    if (out.length === 0 && scope.entries.length === 0) throw new QuireError('42601', 'SELECT * with no tables specified is not valid', { position });
-    return out;
-  }
-  if (!scope.hasQualifier(qualifier)) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position });
-  return scope.entries.filter((e) => e.qualifier === qualifier && !isSystemColumn(e.name)).map((e) => ({ expr: e.expr, name: e.name }));
-}
-
-/**
- * PostgreSQL's flatten_grouping_sets + expand_grouping_sets: the grouping sets of a GROUP BY clause, each
- * as sorted, distinct indexes of keys (`keyOf` binds an expression to its key index). At the top level a
- * parenthesized list `(a, b)` is just its items and `()` adds nothing; items multiply out (GROUP BY a,
- * ROLLUP(b) is the sets (a, b) and (a)). GROUP BY DISTINCT drops duplicate sets.
- */
-function expandGroupClause(items: Node[], keyOf: (n: Node) => number, distinct: boolean): number[][] {
-  const isImplicitRow = (n: Node): boolean => nodeTag(n) === 'RowExpr' && nodeBody<AnyNode>(n).row_format === 'COERCE_IMPLICIT_CAST';
-  // One element of ROLLUP / CUBE / GROUPING SETS: an expression or a parenthesized list of them, whose
-  // nested lists flatten into it (PostgreSQL reads `(a, (a, b))` as the set a, b).
-  const unit = (n: Node): number[] => (isImplicitRow(n) ? ((nodeBody<AnyNode>(n).args as Node[] | undefined) ?? []).flatMap(unit) : [keyOf(n)]);
-  const expand = (n: Node): number[][] => {
-    if (nodeTag(n) !== 'GroupingSet') return [unit(n)];
-    const gs = nodeBody<AnyNode>(n);
-    const content = (gs.content as Node[] | undefined) ?? [];
-    switch (gs.kind as string) {
-      case 'GROUPING_SET_EMPTY':
-        return [[]];
-      case 'GROUPING_SET_SIMPLE':
-        return [content.flatMap(unit)];
-      case 'GROUPING_SET_ROLLUP': {
-        const us = content.map(unit);
-        const out: number[][] = [];
-        for (let i = us.length; i >= 0; i--) out.push(us.slice(0, i).flat());
-        return out;
-      }
-      case 'GROUPING_SET_CUBE': {
-        if (content.length > 12) throw new QuireError('54011', 'CUBE is limited to 12 elements', { position: pos(gs.location as number) });
-        const us = content.map(unit);
-        const out: number[][] = [];
-        for (let m = (1 << us.length) - 1; m >= 0; m--) out.push(us.filter((_, i) => (m & (1 << (us.length - 1 - i))) !== 0).flat());
-        return out;
-      }
-      default:
-        return content.flatMap(expand);
-    }
-  };
-  let sets: number[][] = [[]];
-  for (const item of items) {
-    if (nodeTag(item) === 'GroupingSet' && nodeBody<AnyNode>(item).kind === 'GROUPING_SET_EMPTY') continue;
-    const ex = isImplicitRow(item) ? [unit(item)] : expand(item);
-    const next: number[][] = [];
-    for (const a of sets) for (const b of ex) next.push([...a, ...b]);
-    if (next.length > 4096) throw new QuireError('54001', 'too many grouping sets present (maximum 4096)', { position: pos(locOf(item)) });
-    sets = next;
-  }
-  sets = sets.map((set) => [...new Set(set)].sort((a, b) => a - b));
-  if (distinct) {
-    const seen = new Set<string>();
-    sets = sets.filter((set) => {
-      const key = set.join(',');
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-  }
-  return sets;
-}
-
-/** Where a FROM item that is a table with a primary key starts in the FROM row, and its key. */
-interface KeyedScan {
-  readonly start: number;
-  readonly width: number;
-  readonly key: readonly number[];
-}
-
-/** The tables with a primary key that the FROM row is made of, through joins and filters. */
-function keyedScans(p: LogicalPlan, start: number, out: KeyedScan[]): void {
-  switch (p.op) {
-    case 'scan': {
-      const src = p.source as { primaryKey?: boolean; uniqueKeys?: number[][] };
-      if (src.primaryKey === true && src.uniqueKeys !== undefined && src.uniqueKeys.length > 0) out.push({ start, width: p.schema.length, key: src.uniqueKeys[0]! });
-      return;
-    }
-    case 'filter':
-      keyedScans(p.input, start, out);
-      return;
-    // Not through a projection: a derived table's columns are not the table's, even when it reads
-    // them all (PostgreSQL looks only at table references).
-    case 'join':
-      keyedScans(p.left, start, out);
-      keyedScans(p.right, start + p.left.schema.length, out);
-      return;
-    default:
-      return;
-  }
-}
-
-/**
- * FROM-row columns that `used` reads outside any grouping key and that a grouped primary key
- * determines: every column of its key is itself a grouping key.
- */
-function dependentColumns(from: LogicalPlan, groupBy: readonly Expr[], used: readonly Expr[]): number[] {
-  const scans: KeyedScan[] = [];
-  keyedScans(from, 0, scans);
-  if (scans.length === 0) return [];
-  const grouped = (i: number): boolean => groupBy.some((g) => g.kind === 'column' && g.index === i);
-  const covered = scans.filter((sc) => sc.key.every((c) => grouped(sc.start + c)));
-  if (covered.length === 0) return [];
-  const out: number[] = [];
-  const visit = (e: Expr): void => {
-    if (groupBy.some((g) => exprEquals(g, e))) return;
-    if (e.kind === 'column' && e.index < AGG_BASE) {
-      if (!out.includes(e.index) && covered.some((sc) => e.index >= sc.start && e.index < sc.start + sc.width)) out.push(e.index);
-      return;
-    }
-    // Aggregate and window arguments are read per row, not per group.
-    if (e.kind === 'column') return;
-    for (const c of exprChildren(e)) visit(c);
-  };
-  for (const e of used) visit(e);
-  return out;
-}
-
 /** UNION ALL of several plans with one schema, as a balanced tree (CUBE can make thousands of branches). */
 function unionAll(plans: LogicalPlan[], schema: Field[]): LogicalPlan {
   if (plans.length === 1) return plans[0]!;
   const mid = plans.length >> 1;
   return { op: 'setop', kind: 'union', all: true, left: unionAll(plans.slice(0, mid), schema), right: unionAll(plans.slice(mid), schema), schema };
-}
-
-/**
- * The direct arguments of an ordered-set aggregate (the 3 of rank(3) WITHIN GROUP (ORDER BY x)) are
- * evaluated once per group, so like a select-list item they may only read group keys: an ungrouped
- * column would silently take one row's value.
- */
-function checkDirectArgsGrouped(calls: readonly AggCall[], groupBy: Expr[], k: number, naggs: number): void {
-  for (const a of calls) {
-    if (a.withinGroup === undefined) continue;
-    for (const arg of a.args.slice(0, a.withinGroup.direct)) {
-      // A FILTER wraps every argument in CASE WHEN filter THEN arg; the filter itself is per row.
-      const raw = a.filter !== null && arg.kind === 'case' ? arg.whens[0]!.then : arg;
-      rewriteForAggregate(raw, groupBy, k, naggs);
-    }
-  }
-}
-
-/**
- * Top-down: whole expressions equal to a GROUP BY key become references to the key. `grouping` gives
- * the value of the gi-th GROUPING(...) call over the aggregate's output.
- */
-function rewriteForAggregate(e: Expr, groupBy: Expr[], k: number, naggs: number, grouping?: (gi: number) => Expr): Expr {
-  const gi = groupBy.findIndex((g) => exprEquals(g, e));
-  if (gi >= 0) return colRef(gi, e.type, groupBy[gi]!.kind === 'column' ? (groupBy[gi] as { name: string }).name : `group${gi + 1}`);
-  if (e.kind === 'column') {
-    if (e.index >= GROUPING_BASE && e.index < WIN_BASE) {
-      if (grouping === undefined) throw new Error('GROUPING placeholder outside a grouped query');
-      return grouping(e.index - GROUPING_BASE);
-    }
-    if (e.index >= AGG_BASE && e.index < WIN_BASE) {
-      const ai = e.index - AGG_BASE;
-      if (ai >= naggs) throw new Error('aggregate placeholder out of range');
-      return { ...e, index: k + ai };
-    }
-    if (e.index >= WIN_BASE) return e;
-    throw new QuireError('42803', `column "${e.table ? e.table + '.' : ''}${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, {});
-  }
-  if (e.kind === 'subquery' && e.correlated) {
-    // The subquery now runs over grouped rows: its references to this query's columns must name
-    // group keys, and they are re-pointed at the aggregate's output.
-    const plan = mapPlanExprs(e.plan, 1, (x, depth) => {
-      if (x.kind !== 'outer' || x.levels !== depth) return x;
-      // An aggregate of this query written inside the subquery (max(o.x) in a sub-SELECT).
-      if (x.index >= AGG_BASE && x.index < GROUPING_BASE) return { ...x, index: k + x.index - AGG_BASE };
-      // A GROUPING of this query written inside the subquery: a constant, or the column holding it.
-      if (x.index >= GROUPING_BASE && x.index < WIN_BASE) {
-        if (grouping === undefined) throw new Error('GROUPING placeholder outside a grouped query');
-        const g = grouping(x.index - GROUPING_BASE);
-        return g.kind === 'column' ? { ...x, index: g.index } : g;
-      }
-      const gi = groupBy.findIndex((g) => g.kind === 'column' && g.index === x.index);
-      if (gi < 0) throw new QuireError('42803', `subquery uses ungrouped column "${x.table !== undefined ? x.table + '.' : ''}${x.name}" from outer query`, {});
-      return { ...x, index: gi };
-    });
-    const rest = mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs, grouping)) as Expr & { kind: 'subquery' };
-    return { ...rest, plan };
-  }
-  if (e.kind === 'const' || e.kind === 'param' || e.kind === 'outer') return e;
-  return mapChildren(e, (c) => rewriteForAggregate(c, groupBy, k, naggs, grouping));
 }
 
 function rewriteWindowRefs(e: Expr, base: number): Expr {

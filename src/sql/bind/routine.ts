@@ -9,15 +9,15 @@
  * arguments; name lookup stops at the call site, so the body never sees the caller's columns.
  */
 import type { Node, SelectStmt } from '@pgsql/types';
-import { QuireError, positionOf } from '../common/errors.js';
-import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type DataType, type Field } from '../common/types.js';
-import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
-import type { LogicalPlan } from '../logical/plan.js';
-import type { ArgType, ScalarOverload } from '../functions/registry.js';
-import type { AggregateDef, RoutineType, SqlFunctionDef } from '../storage/catalog.js';
-import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
-import { coerce } from './coerce.js';
-import type { Scope } from './scope.js';
+import { QuireError, positionOf } from '../../common/errors.js';
+import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type DataType, type Field } from '../../common/types.js';
+import { mapExpr, someExpr, type Expr } from '../../logical/expr.js';
+import type { LogicalPlan } from '../../logical/plan.js';
+import type { ArgType, ScalarOverload } from '../../functions/registry.js';
+import type { AggregateDef, RoutineType, SqlFunctionDef } from '../../storage/catalog.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
+import { coerce } from '../coerce.js';
+import type { Scope } from '../scope.js';
 
 /** The parameters of one SQL function body being bound. */
 export interface RoutineFrame {
