@@ -33,7 +33,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -347,6 +347,8 @@ interface ScanSpec {
   readonly filterText: readonly string[];
   /** Comparisons checked on decoded filter columns before the other columns are decoded. */
   readonly rowFilters: readonly RowFilter[];
+  /** Columns (indexes into `all`) output as presence only: bool, true where the value is not NULL. */
+  readonly presence: ReadonlySet<number>;
   readonly totalRows: number;
 }
 
@@ -373,6 +375,30 @@ function rebase(sel: Int32Array, n: number, by: number): void {
 
 function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
+}
+
+/** A presence-only column's NULL flags for the range's rows (null: none is NULL). */
+interface PresenceData {
+  readonly presenceNulls: Uint8Array | null;
+}
+
+function isPresence(d: unknown): d is PresenceData {
+  return typeof d === 'object' && d !== null && 'presenceNulls' in d;
+}
+
+function gatherFlags(src: Uint8Array, sel: Int32Array, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+/** Rows [from, to) of a presence-only column: true where present, NULL where the value is NULL. */
+function presenceColumn(d: unknown, plan: ColumnPlan, from: number, to: number): Column {
+  const ones = new Uint8Array(to - from).fill(1);
+  if (isPresence(d)) return makeColumn(T.bool, ones, d.presenceNulls === null ? null : d.presenceNulls.subarray(from, to));
+  if (isFlat(d)) return makeColumn(T.bool, ones, d.nulls === null ? null : d.nulls.subarray(from, to));
+  // Read by the general path (or decoded in full as a row filter's column): its NULLs as they come.
+  return makeColumn(T.bool, ones, toColumn(plan, d as ArrayLike<unknown>, from, to).nulls);
 }
 
 /**
@@ -439,6 +465,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
       const groupHeld = new Map<number, number>();
       const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
+      const presenceOut = spec.columns.map((i) => spec.presence.has(i));
       /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
       const holdGroup = (g: number, needed: boolean): boolean => {
         if (reservation === null || groupHeld.has(g)) return true;
@@ -541,7 +568,25 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         const picked = sel;
         // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
         const gathered = new Set<unknown>();
-        const data0 = await Promise.all(out.map((c) => {
+        const data0 = await Promise.all(out.map((c, k): Promise<unknown> => {
+          if (presenceOut[k]! && g >= 0 && !filterPlans.includes(c)) {
+            const pc = presenceChunk(metadata, metadata.row_groups[g]!, c.field.name);
+            if (pc !== null) {
+              const sparse = picked !== null && wholeGroup;
+              const at = r.rowStart - groupStarts[g]!;
+              return readFlatNulls(buf, metadata.row_groups[g]!, pc, sparse ? picked : undefined, selected).then(
+                (nulls): PresenceData => {
+                  const d = { presenceNulls: nulls === null || sparse || (at === 0 && nulls.length === n) ? nulls : nulls.subarray(at, at + n) };
+                  if (sparse) gathered.add(d);
+                  return d;
+                },
+                (e: unknown) => {
+                  if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+                  throw e;
+                },
+              );
+            }
+          }
           let whole: Promise<FlatColumnData> | null = null;
           let sparse = false;
           if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
@@ -568,25 +613,32 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             },
           );
         }));
-        const data = sel === null ? data0 : data0.map((d) => (gathered.has(d) ? d : isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
+        const data = sel === null
+          ? data0
+          : data0.map((d) => {
+              if (gathered.has(d)) return d;
+              if (isPresence(d)) return { presenceNulls: d.presenceNulls === null ? null : gatherFlags(d.presenceNulls, sel!, selected) };
+              return isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected);
+            });
         const rangeRows = n;
         if (sel !== null) n = selected;
         if (reservation !== null) {
           // Columns read by hyparquet's general path are measured once decoded.
           let general = 0;
-          for (const d of data) if (!isFlat(d)) general += decodedBytes(d);
+          for (const d of data) if (!isFlat(d) && !isPresence(d)) general += decodedBytes(d);
           if (general > generalHeld) reservation.grow(general - generalHeld, `columns of Parquet file "${file}"`);
           else reservation.shrink(generalHeld - general);
           generalHeld = general;
         }
         const next = ranges[ri + 1];
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g && holdGroup(ng, false)) for (const c of filterPlans.length > 0 ? filterPlans : out) flatChunk(ng, c);
+        if (ng > g && holdGroup(ng, false)) for (const c of filterPlans.length > 0 ? filterPlans : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
+              if (presenceOut[k]!) return presenceColumn(d, c, s, e);
               if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e), dictCodes(d, s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
@@ -621,13 +673,19 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
 function makeBinding(spec: ScanSpec): TableFunctionBinding {
   return {
     exactConjuncts: spec.rowFilters.map((f) => f.conjunct),
-    schema: spec.columns.map((i) => ({ ...spec.all[i]!.field })),
+    schema: spec.columns.map((i) => (spec.presence.has(i) ? { name: spec.all[i]!.field.name, type: T.bool } : { ...spec.all[i]!.field })),
     argTypes: [T.text],
     estimatedRows: spec.totalRows,
     execute: (_args, _ctx, signal, exec) => scanParquet(spec, signal, exec),
     withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
+    withPresence: (cols) => {
+      const add = cols.map((c) => spec.columns[c]!).filter((i) => !spec.presence.has(i));
+      if (add.length === 0) return null;
+      return makeBinding({ ...spec, presence: new Set([...spec.presence, ...add]) });
+    },
     withFilter: (conjuncts) => {
-      if (spec.filter !== null || spec.rowFilters.length > 0) return null;
+      // Conjuncts over a presence column would compare its bool, not the file's values.
+      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
@@ -640,6 +698,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       if (spec.columns.length < spec.all.length) parts.push(`columns: [${spec.columns.map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.filterText.length > 0) parts.push(`row group filter: ${spec.filterText.join(' AND ')}`);
       if (spec.rowFilters.length > 0) parts.push(`decoded first: ${spec.rowFilters.map((f) => f.text).join(' AND ')}`);
+      if (spec.presence.size > 0) parts.push(`NULLs only: [${spec.columns.filter((i) => spec.presence.has(i)).map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
       return parts.join(', ');
     },
@@ -663,6 +722,6 @@ export const readParquet: TableFunction = {
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
     let totalRows = Number(meta.num_rows);
     for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
-    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], totalRows });
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], presence: new Set(), totalRows });
   },
 };
