@@ -32,7 +32,7 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
+import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -466,6 +466,24 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       const groupHeld = new Map<number, number>();
       const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
       const presenceOut = spec.columns.map((i) => spec.presence.has(i));
+      // Per row group, the row filters its statistics leave undecided (the others pass every row there).
+      const allFilters = filterPlans.map((_, fi) => fi);
+      const undecided = new Map<number, number[]>();
+      const filtersOf = (g: number): number[] => {
+        if (g < 0) return allFilters;
+        let list = undecided.get(g);
+        if (list === undefined) {
+          const rg = metadata.row_groups[g]!;
+          list = allFilters.filter((fi) => {
+            const name = spec.rowFilters[fi]!.column;
+            const chunk = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
+            const element = metadata.schema.find((e) => e.name === name && e.num_children === undefined);
+            return chunk === undefined || element === undefined || !passesByStatistics(spec.rowFilters[fi]!, element, chunk.meta_data!.statistics);
+          });
+          undecided.set(g, list);
+        }
+        return list;
+      };
       /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
       const holdGroup = (g: number, needed: boolean): boolean => {
         if (reservation === null || groupHeld.has(g)) return true;
@@ -531,13 +549,16 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         // flat decoder's column, or, where it cannot read one, from the column as the scan outputs it.
         let sel: Int32Array | null = null;
         let selected = n;
-        if (filterPlans.length > 0) {
+        const active = filtersOf(g);
+        const activePlans = active.map((fi) => filterPlans[fi]!);
+        if (active.length > 0) {
           // Offsets in `sel` count from the row group's start until rebased to the range's.
           const at = g >= 0 ? r.rowStart - groupStarts[g]! : 0;
           sel = new Int32Array(n);
           // The first filter reads the range's rows directly; until then `sel` holds nothing.
           let narrowed = false;
-          for (let fi = 0; fi < filterPlans.length && (selected > 0 || !narrowed); fi++) {
+          for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
+            const fi = active[ai]!;
             const plan = filterPlans[fi]!;
             const f = spec.rowFilters[fi]!;
             const whole = g >= 0 ? flatChunk(g, plan) : null;
@@ -569,7 +590,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
         const gathered = new Set<unknown>();
         const data0 = await Promise.all(out.map((c, k): Promise<unknown> => {
-          if (presenceOut[k]! && g >= 0 && !filterPlans.includes(c)) {
+          if (presenceOut[k]! && g >= 0 && !activePlans.includes(c)) {
             const pc = presenceChunk(metadata, metadata.row_groups[g]!, c.field.name);
             if (pc !== null) {
               const sparse = picked !== null && wholeGroup;
@@ -589,7 +610,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           }
           let whole: Promise<FlatColumnData> | null = null;
           let sparse = false;
-          if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
+          if (picked !== null && wholeGroup && !activePlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
             const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
             if (flat !== null) {
               whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
@@ -632,7 +653,10 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         }
         const next = ranges[ri + 1];
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g && holdGroup(ng, false)) for (const c of filterPlans.length > 0 ? filterPlans : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
+        if (ng > g && holdGroup(ng, false)) {
+          const nextFilters = filtersOf(ng);
+          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
+        }
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
