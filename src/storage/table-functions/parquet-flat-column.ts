@@ -322,6 +322,29 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
   }
 }
 
+/**
+ * The entries of a PLAIN text dictionary page that `codes` use (NULL rows aside; codes at or past
+ * `size` are PLAIN pages' values, already in place), into strings[code].
+ */
+function decodeWantedEntries(page: Uint8Array, size: number, codes: Int32Array, nulls: Uint8Array | null, strings: Value[]): void {
+  const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
+  const starts = new Int32Array(size);
+  let o = 0;
+  for (let i = 0; i < size; i++) {
+    if (o + 4 > page.length) throw new Error('page ends inside its values');
+    starts[i] = o;
+    o += 4 + view.getUint32(o, true);
+    if (o > page.length) throw new Error('page ends inside its values');
+  }
+  for (let j = 0; j < codes.length; j++) {
+    if (nulls !== null && nulls[j] === 1) continue;
+    const c = codes[j]!;
+    if (c < 0 || c >= size || strings[c] !== undefined) continue;
+    const at = starts[c]! + 4;
+    strings[c] = asciiOrUtf8(page, at, at + view.getUint32(at - 4, true));
+  }
+}
+
 /** Longest value cut from a page's Latin-1 string: V8 copies substrings below 13 characters. */
 const SHORT_STRING = 12;
 
@@ -947,7 +970,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
   let dictionary: Dense | null = null;
   let dictSize = 0;
   let textDict: TextDictionary | null = null;
-  const strings: Value[] = [];
+  let strings: Value[] = [];
+  // A text dictionary read for a few picked rows: its entries are decoded at the end, those rows' only.
+  let lazyEntries: Uint8Array | null = null;
   let row = 0;
   // The wanted rows of the current page are only[want …wantEnd).
   let want = 0;
@@ -963,8 +988,15 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
-      dictionary = allocDense(conv, n);
       dictSize = n;
+      if (only !== undefined && conv.kind === 'str' && n * CODED_ROWS_PER_ENTRY > rows && onlyCount < n) {
+        // No codes for this dictionary (too many entries), and fewer rows wanted than it has entries.
+        dictionary = allocDense(conv, 0);
+        lazyEntries = page;
+        strings = new Array<Value>(n);
+        continue;
+      }
+      dictionary = allocDense(conv, n);
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
       // Codes pay where operators' work per dictionary (a Top-N ranks its entries, a join looks each up)
@@ -1083,5 +1115,6 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
+  if (lazyEntries !== null) decodeWantedEntries(lazyEntries, dictSize, values as Int32Array, nulls, strings);
   return { values, objects: coded ? strings : null, nulls, dictionary: textDict };
 }
