@@ -107,6 +107,17 @@ describe('read_parquet reads columns only tested for NULL as presence', () => {
     }
   }
 
+  it('nested, boolean and decimal columns counted: the general path gives their NULLs', async () => {
+    const nested = join(dir, 'nested.parquet');
+    await duck.run(`COPY (SELECT i AS id, CASE WHEN i % 3 = 0 THEN NULL ELSE {'a': i, 'b': 'x'} END AS st,
+                     CASE WHEN i % 4 = 0 THEN NULL ELSE [i, i] END AS li, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END AS bo,
+                     CASE WHEN i % 6 = 0 THEN NULL ELSE i::DECIMAL(10,2) END AS de
+                   FROM range(5000) t(i)) TO '${nested}' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
+    const sql = `SELECT count(st), count(li), count(bo), count(de), count(*) FILTER (WHERE st IS NULL) FROM read_parquet('${nested}') WHERE id >= 1234`;
+    expect(await explain(sql)).toMatch(/NULLs only: \[st, li, de\]/);
+    expect(await quire(sql)).toEqual(norm((await duck.runAndReadAll(sql)).getRows() as unknown[][]));
+  });
+
   it('a glob of files, one per row group pattern, counts the same', async () => {
     const sql = `SELECT count(t), count(u), count(*) FROM read_parquet('${join(dir, 'v*.parquet')}') WHERE k >= 250`;
     const one = await quire(`SELECT count(t), count(u), count(*) FROM read_parquet('${v1}') WHERE k >= 250`);
