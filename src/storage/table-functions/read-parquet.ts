@@ -406,13 +406,15 @@ function presenceColumn(d: unknown, plan: ColumnPlan, from: number, to: number):
  * an 8-byte slot per column plus its null flag, and the chunk's uncompressed bytes once and a half (the
  * compressed chunk and a decompressed page are held while the column decodes; text becomes strings).
  */
-function groupEstimate(rg: FileMetaData['row_groups'][number], wanted: ReadonlySet<string>): number {
+function groupEstimate(rg: FileMetaData['row_groups'][number], wanted: ReadonlySet<string>, flagsOnly: ReadonlySet<string>): number {
   const rows = Number(rg.num_rows);
   let b = 0;
   for (const c of rg.columns) {
     const md = c.meta_data;
     if (md === undefined || !wanted.has(md.path_in_schema[0]!)) continue;
-    b += rows * 9 + Math.ceil(Number(md.total_uncompressed_size) * 1.5);
+    // A presence-only column holds its NULL flags and one page at a time (its values are never decoded).
+    if (flagsOnly.has(md.path_in_schema[0]!)) b += rows + Number(md.total_compressed_size);
+    else b += rows * 9 + Math.ceil(Number(md.total_uncompressed_size) * 1.5);
   }
   return b;
 }
@@ -466,6 +468,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       const groupHeld = new Map<number, number>();
       const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
       const presenceOut = spec.columns.map((i) => spec.presence.has(i));
+      // Presence-only columns no row filter decodes in full.
+      const flagsOnly = new Set(out.filter((c, k) => presenceOut[k]! && !filterPlans.includes(c)).map((c) => c.field.name));
       // Per row group, the row filters its statistics leave undecided (the others pass every row there).
       const allFilters = filterPlans.map((_, fi) => fi);
       const undecided = new Map<number, number[]>();
@@ -487,7 +491,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
       const holdGroup = (g: number, needed: boolean): boolean => {
         if (reservation === null || groupHeld.has(g)) return true;
-        const bytes = groupEstimate(metadata.row_groups[g]!, wanted);
+        const bytes = groupEstimate(metadata.row_groups[g]!, wanted, flagsOnly);
         if (needed) reservation.grow(bytes, `row group ${g} of Parquet file "${file}"`);
         else if (!reservation.tryGrow(bytes)) return false;
         groupHeld.set(g, bytes);
