@@ -59,6 +59,12 @@ export interface TableFunctionImpl {
    * applies to every row exactly as the Filter would, which the Filter then leaves out.
    */
   readonly exactConjuncts?: readonly number[];
+  /**
+   * Returns a copy whose schema columns at these positions become bool columns that are true where the
+   * value is present and NULL where it is NULL (the plan only tests them for NULL: count(x), x IS NULL),
+   * so their values need not be decoded; null when none of them can be (or already is) read that way.
+   */
+  withPresence?(columns: readonly number[]): TableFunctionImpl | null;
   /** Extra EXPLAIN text (pushed-down columns and filters). */
   describe?(): string;
 }

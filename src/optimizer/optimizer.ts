@@ -21,6 +21,7 @@ import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
 import { limitPastWindow } from './rules/limit-past-window.js';
 import { deriveTopNFromWindow } from './rules/derive-topn-from-window.js';
 import { pushIntoTableFunction } from './rules/push-into-table-function.js';
+import { presenceOnlyTableFunctionColumns } from './rules/presence-only-table-function-columns.js';
 import { pushIntoRemoteScan } from './rules/push-into-remote-scan.js';
 
 /*
@@ -47,6 +48,7 @@ export const RULES: readonly OptimizerRule[] = [
   eliminateLimit,
   // Data sources last: they see the final projections, filters, Top-Ns and limits above them.
   pushIntoTableFunction,
+  presenceOnlyTableFunctionColumns,
   pushIntoRemoteScan,
 ];
 

@@ -61,6 +61,20 @@ describe('readers and memory_limit', () => {
     expect(processMemoryReserved()).toBe(before);
   });
 
+  it('read_parquet: a column only counted reserves its NULL flags, not its decoded values', async () => {
+    const f = join(dir, 'big.parquet');
+    const before = processMemoryReserved();
+    await db.query(`SET memory_limit = '4MB'`);
+    try {
+      expect((await failure(`SELECT max(s) FROM read_parquet('${f}')`)).code).toBe('53200');
+      const sql = `SELECT count(s), count(*) FILTER (WHERE s IS NULL) FROM read_parquet('${f}')`;
+      expect(norm((await db.query(sql)).rows)).toEqual(norm((await duck.runAndReadAll(sql)).getRows() as unknown[][]));
+    } finally {
+      await db.query('RESET memory_limit');
+    }
+    expect(processMemoryReserved()).toBe(before);
+  });
+
   it('read_csv: read buffers beyond memory_limit are refused with 53200', async () => {
     const f = join(dir, 'rows.csv');
     await db.query(`SET memory_limit = '256kB'`);

@@ -146,8 +146,8 @@ function conversionOf(e: SchemaElement, quireType: string): Conversion | null {
   }
 }
 
-/** The column chunk of `name` in `rowGroup` when it is flat and decodable here, else null. */
-export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name: string, quireType: string): FlatChunk | null {
+/** The column chunk of `name` in `rowGroup` and its schema element when the column is flat, else null. */
+function flatLeaf(metadata: FileMetaData, rowGroup: RowGroup, name: string): { chunk: ColumnChunk; element: SchemaElement } | null {
   const chunk = rowGroup.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
   const md = chunk?.meta_data;
   if (!chunk || !md || chunk.file_path) return null;
@@ -156,9 +156,27 @@ export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name
   if (schemaPath.length !== 2) return null;
   const leaf = schemaPath[1]!;
   if (leaf.children.length > 0 || leaf.element.repetition_type === 'REPEATED') return null;
+  return { chunk, element: leaf.element };
+}
+
+/** The column chunk of `name` in `rowGroup` when it is flat and decodable here, else null. */
+export function flatColumnChunk(metadata: FileMetaData, rowGroup: RowGroup, name: string, quireType: string): FlatChunk | null {
+  const leaf = flatLeaf(metadata, rowGroup, name);
+  if (leaf === null) return null;
   const conversion = conversionOf(leaf.element, quireType);
   if (conversion === null) return null;
-  return { chunk, element: leaf.element, conversion, optional: leaf.element.repetition_type === 'OPTIONAL' };
+  return { chunk: leaf.chunk, element: leaf.element, conversion, optional: leaf.element.repetition_type === 'OPTIONAL' };
+}
+
+/** A flat column chunk read for its NULLs only (any physical type: its values are never decoded). */
+export interface PresenceChunk {
+  readonly chunk: ColumnChunk;
+  readonly optional: boolean;
+}
+
+export function presenceChunk(metadata: FileMetaData, rowGroup: RowGroup, name: string): PresenceChunk | null {
+  const leaf = flatLeaf(metadata, rowGroup, name);
+  return leaf === null ? null : { chunk: leaf.chunk, optional: leaf.element.repetition_type === 'OPTIONAL' };
 }
 
 type Reader = { view: DataView; offset: number };
@@ -301,6 +319,29 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
       r.offset = o;
       return;
     }
+  }
+}
+
+/**
+ * The entries of a PLAIN text dictionary page that `codes` use (NULL rows aside; codes at or past
+ * `size` are PLAIN pages' values, already in place), into strings[code].
+ */
+function decodeWantedEntries(page: Uint8Array, size: number, codes: Int32Array, nulls: Uint8Array | null, strings: Value[]): void {
+  const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
+  const starts = new Int32Array(size);
+  let o = 0;
+  for (let i = 0; i < size; i++) {
+    if (o + 4 > page.length) throw new Error('page ends inside its values');
+    starts[i] = o;
+    o += 4 + view.getUint32(o, true);
+    if (o > page.length) throw new Error('page ends inside its values');
+  }
+  for (let j = 0; j < codes.length; j++) {
+    if (nulls !== null && nulls[j] === 1) continue;
+    const c = codes[j]!;
+    if (c < 0 || c >= size || strings[c] !== undefined) continue;
+    const at = starts[c]! + 4;
+    strings[c] = asciiOrUtf8(page, at, at + view.getUint32(at - 4, true));
   }
 }
 
@@ -808,6 +849,77 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
 
+/**
+ * The chunk's NULL flags only (null when no row is NULL), for a column the query tests for NULL and
+ * counts but never reads: its values, dictionary and indexes are never decoded. A required column, or
+ * one whose statistics count no NULLs, is answered from the footer without reading a byte; otherwise
+ * only the definition levels of each page are read (of the pages holding wanted rows, with `only`, as
+ * readFlatColumn does).
+ */
+export async function readFlatNulls(file: AsyncBuffer, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0): Promise<Uint8Array | null> {
+  const md = found.chunk.meta_data!;
+  if (!found.optional) return null;
+  const rows = Number(rowGroup.num_rows);
+  const nullCount = md.statistics?.null_count;
+  if (nullCount !== undefined && nullCount !== null && Number(nullCount) === 0) return null;
+  if (nullCount !== undefined && nullCount !== null && Number(nullCount) === rows && rows > 0) return new Uint8Array(only === undefined ? rows : onlyCount).fill(1);
+  // The dictionary page, when there is one, comes first and is skipped unread.
+  const start = Number(md.data_page_offset);
+  const end = Number(md.dictionary_page_offset ?? md.data_page_offset) + Number(md.total_compressed_size);
+  const bytes = await file.slice(start, end);
+  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  return decodeFlatNulls(bytes, rows, found, only, onlyCount);
+}
+
+function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number): Uint8Array | null {
+  const md = found.chunk.meta_data!;
+  const reader: Reader = { view: new DataView(bytes), offset: 0 };
+  let nulls: Uint8Array | null = null;
+  let row = 0;
+  let want = 0;
+  let wantEnd = 0;
+  while (row < rows && reader.offset < bytes.byteLength) {
+    const header = hyparquetColumn().parquetHeader(reader);
+    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
+    const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    reader.offset += header.compressed_page_size;
+    if (header.type !== 'DATA_PAGE' && header.type !== 'DATA_PAGE_V2') continue;
+    const v1 = header.type === 'DATA_PAGE';
+    const count = Math.min(v1 ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
+    if (only !== undefined) {
+      want = lowerBound(only, want, onlyCount, row);
+      wantEnd = lowerBound(only, want, onlyCount, row + count);
+      if (wantEnd === want) {
+        row += count;
+        continue;
+      }
+    }
+    const flags = only === undefined ? (nulls ??= new Uint8Array(rows)) : pageNullsFor(count);
+    const at = only === undefined ? row : 0;
+    let present = count;
+    if (v1) {
+      // Levels other than RLE/bit-packed hybrid (the deprecated BIT_PACKED) go through the general path.
+      if (header.data_page_header!.definition_level_encoding !== 'RLE') throw new FlatFallback();
+      // Version 1 pages compress their levels with the values: the page is decompressed, not decoded.
+      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const r: Reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 4 };
+      const len = r.view.getUint32(0, true);
+      if (!allPresent(r, count)) present = readNullFlags(r, len, count, flags, at);
+    } else {
+      const h = header.data_page_header_v2!;
+      if (h.num_nulls > 0) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
+    }
+    if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= new Uint8Array(onlyCount)));
+    row += count;
+  }
+  if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
+  return nulls;
+}
+
+function pickFlags(pageNulls: Uint8Array, row: number, only: Int32Array, from: number, to: number, out: Uint8Array): void {
+  for (let j = from; j < to; j++) out[j] = pageNulls[only[j]! - row]!;
+}
+
 /** The first position in sorted[from …to) whose value is at least `v` (`to` when none is). */
 function lowerBound(sorted: Int32Array, from: number, to: number, v: number): number {
   let lo = from;
@@ -858,7 +970,9 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
   let dictionary: Dense | null = null;
   let dictSize = 0;
   let textDict: TextDictionary | null = null;
-  const strings: Value[] = [];
+  let strings: Value[] = [];
+  // A text dictionary read for a few picked rows: its entries are decoded at the end, those rows' only.
+  let lazyEntries: Uint8Array | null = null;
   let row = 0;
   // The wanted rows of the current page are only[want …wantEnd).
   let want = 0;
@@ -874,8 +988,15 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
-      dictionary = allocDense(conv, n);
       dictSize = n;
+      if (only !== undefined && conv.kind === 'str' && n * CODED_ROWS_PER_ENTRY > rows && onlyCount < n) {
+        // No codes for this dictionary (too many entries), and fewer rows wanted than it has entries.
+        dictionary = allocDense(conv, 0);
+        lazyEntries = page;
+        strings = new Array<Value>(n);
+        continue;
+      }
+      dictionary = allocDense(conv, n);
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
       // Codes pay where operators' work per dictionary (a Top-N ranks its entries, a join looks each up)
@@ -994,5 +1115,6 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
+  if (lazyEntries !== null) decodeWantedEntries(lazyEntries, dictSize, values as Int32Array, nulls, strings);
   return { values, objects: coded ? strings : null, nulls, dictionary: textDict };
 }

@@ -11,6 +11,7 @@
 import type { Expr } from '../../logical/expr.js';
 import { castValue } from '../../common/cast.js';
 import type { DataType, Value } from '../../common/types.js';
+import type { SchemaElement, Statistics } from 'hyparquet';
 import type { FlatColumnData } from './parquet-flat-column.js';
 
 /** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
@@ -93,6 +94,57 @@ export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly {
     out.push({ column: col, conjunct: ci, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
   }
   return out;
+}
+
+/**
+ * Whether a row group's statistics for the filter's column prove that every one of its rows passes, so
+ * the column need not be decoded for the filter: no NULLs (counted, not assumed) and min/max bounds on
+ * the right side of the constant. Bounds are lower and upper bounds even when inexact. Only signed
+ * integers, dates, microsecond timestamps and doubles qualify (an unsigned column's bounds may be stored
+ * as negative numbers; other units' bounds are not converted as their values are); for doubles only > and >=, which NaN passes whatever the bounds say (the statistics leave
+ * NaN out).
+ */
+/** Physical and logical types whose decoded statistics are in the filter's value domain. */
+function boundsComparable(e: SchemaElement): boolean {
+  const ct = e.converted_type;
+  const lt = e.logical_type;
+  if (lt?.type === 'INTEGER') return lt.isSigned;
+  switch (e.type) {
+    case 'INT32':
+      return ct === undefined || ct === 'DATE' || ct === 'INT_8' || ct === 'INT_16' || ct === 'INT_32';
+    case 'INT64':
+      if (lt?.type === 'TIMESTAMP') return lt.unit === 'MICROS';
+      return ct === undefined || ct === 'INT_64' || ct === 'TIMESTAMP_MICROS';
+    case 'DOUBLE':
+      return ct === undefined;
+    default:
+      return false;
+  }
+}
+
+export function passesByStatistics(f: RowFilter, element: SchemaElement, stats: Statistics | undefined): boolean {
+  if (stats === undefined || stats.null_count === undefined || Number(stats.null_count) !== 0) return false;
+  if (!boundsComparable(element)) return false;
+  const physical = element.type;
+  if (physical === 'DOUBLE' && f.op !== '>' && f.op !== '>=') return false;
+  const bound = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : null);
+  const lo = bound(stats.min_value);
+  const hi = bound(stats.max_value);
+  const k = f.value;
+  switch (f.op) {
+    case '>':
+      return lo !== null && lo > k;
+    case '>=':
+      return lo !== null && lo >= k;
+    case '<':
+      return hi !== null && hi < k;
+    case '<=':
+      return hi !== null && hi <= k;
+    case '=':
+      return lo !== null && hi !== null && lo === k && hi === k;
+    case '<>':
+      return (lo !== null && lo > k) || (hi !== null && hi < k);
+  }
 }
 
 /**

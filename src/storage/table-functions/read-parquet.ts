@@ -32,8 +32,8 @@ import { reportProgress } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, readFlatColumn, type FlatColumnData } from './parquet-flat-column.js';
+import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
+import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -347,6 +347,8 @@ interface ScanSpec {
   readonly filterText: readonly string[];
   /** Comparisons checked on decoded filter columns before the other columns are decoded. */
   readonly rowFilters: readonly RowFilter[];
+  /** Columns (indexes into `all`) output as presence only: bool, true where the value is not NULL. */
+  readonly presence: ReadonlySet<number>;
   readonly totalRows: number;
 }
 
@@ -375,18 +377,44 @@ function isFlat(d: unknown): d is FlatColumnData {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && !ArrayBuffer.isView(d) && 'values' in d;
 }
 
+/** A presence-only column's NULL flags for the range's rows (null: none is NULL). */
+interface PresenceData {
+  readonly presenceNulls: Uint8Array | null;
+}
+
+function isPresence(d: unknown): d is PresenceData {
+  return typeof d === 'object' && d !== null && 'presenceNulls' in d;
+}
+
+function gatherFlags(src: Uint8Array, sel: Int32Array, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+/** Rows [from, to) of a presence-only column: true where present, NULL where the value is NULL. */
+function presenceColumn(d: unknown, plan: ColumnPlan, from: number, to: number): Column {
+  const ones = new Uint8Array(to - from).fill(1);
+  if (isPresence(d)) return makeColumn(T.bool, ones, d.presenceNulls === null ? null : d.presenceNulls.subarray(from, to));
+  if (isFlat(d)) return makeColumn(T.bool, ones, d.nulls === null ? null : d.nulls.subarray(from, to));
+  // Read by the general path (or decoded in full as a row filter's column): its NULLs as they come.
+  return makeColumn(T.bool, ones, toColumn(plan, d as ArrayLike<unknown>, from, to).nulls);
+}
+
 /**
  * What decoding a row group's projected columns keeps alive, from the footer, before decoding: each row
  * an 8-byte slot per column plus its null flag, and the chunk's uncompressed bytes once and a half (the
  * compressed chunk and a decompressed page are held while the column decodes; text becomes strings).
  */
-function groupEstimate(rg: FileMetaData['row_groups'][number], wanted: ReadonlySet<string>): number {
+function groupEstimate(rg: FileMetaData['row_groups'][number], wanted: ReadonlySet<string>, flagsOnly: ReadonlySet<string>): number {
   const rows = Number(rg.num_rows);
   let b = 0;
   for (const c of rg.columns) {
     const md = c.meta_data;
     if (md === undefined || !wanted.has(md.path_in_schema[0]!)) continue;
-    b += rows * 9 + Math.ceil(Number(md.total_uncompressed_size) * 1.5);
+    // A presence-only column holds its NULL flags and one page at a time (its values are never decoded).
+    if (flagsOnly.has(md.path_in_schema[0]!)) b += rows + Number(md.total_compressed_size);
+    else b += rows * 9 + Math.ceil(Number(md.total_uncompressed_size) * 1.5);
   }
   return b;
 }
@@ -439,10 +467,31 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
       const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
       const groupHeld = new Map<number, number>();
       const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
+      const presenceOut = spec.columns.map((i) => spec.presence.has(i));
+      // Presence-only columns no row filter decodes in full.
+      const flagsOnly = new Set(out.filter((c, k) => presenceOut[k]! && !filterPlans.includes(c)).map((c) => c.field.name));
+      // Per row group, the row filters its statistics leave undecided (the others pass every row there).
+      const allFilters = filterPlans.map((_, fi) => fi);
+      const undecided = new Map<number, number[]>();
+      const filtersOf = (g: number): number[] => {
+        if (g < 0) return allFilters;
+        let list = undecided.get(g);
+        if (list === undefined) {
+          const rg = metadata.row_groups[g]!;
+          list = allFilters.filter((fi) => {
+            const name = spec.rowFilters[fi]!.column;
+            const chunk = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
+            const element = metadata.schema.find((e) => e.name === name && e.num_children === undefined);
+            return chunk === undefined || element === undefined || !passesByStatistics(spec.rowFilters[fi]!, element, chunk.meta_data!.statistics);
+          });
+          undecided.set(g, list);
+        }
+        return list;
+      };
       /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
       const holdGroup = (g: number, needed: boolean): boolean => {
         if (reservation === null || groupHeld.has(g)) return true;
-        const bytes = groupEstimate(metadata.row_groups[g]!, wanted);
+        const bytes = groupEstimate(metadata.row_groups[g]!, wanted, flagsOnly);
         if (needed) reservation.grow(bytes, `row group ${g} of Parquet file "${file}"`);
         else if (!reservation.tryGrow(bytes)) return false;
         groupHeld.set(g, bytes);
@@ -504,13 +553,16 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         // flat decoder's column, or, where it cannot read one, from the column as the scan outputs it.
         let sel: Int32Array | null = null;
         let selected = n;
-        if (filterPlans.length > 0) {
+        const active = filtersOf(g);
+        const activePlans = active.map((fi) => filterPlans[fi]!);
+        if (active.length > 0) {
           // Offsets in `sel` count from the row group's start until rebased to the range's.
           const at = g >= 0 ? r.rowStart - groupStarts[g]! : 0;
           sel = new Int32Array(n);
           // The first filter reads the range's rows directly; until then `sel` holds nothing.
           let narrowed = false;
-          for (let fi = 0; fi < filterPlans.length && (selected > 0 || !narrowed); fi++) {
+          for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
+            const fi = active[ai]!;
             const plan = filterPlans[fi]!;
             const f = spec.rowFilters[fi]!;
             const whole = g >= 0 ? flatChunk(g, plan) : null;
@@ -541,10 +593,28 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         const picked = sel;
         // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
         const gathered = new Set<unknown>();
-        const data0 = await Promise.all(out.map((c) => {
+        const data0 = await Promise.all(out.map((c, k): Promise<unknown> => {
+          if (presenceOut[k]! && g >= 0 && !activePlans.includes(c)) {
+            const pc = presenceChunk(metadata, metadata.row_groups[g]!, c.field.name);
+            if (pc !== null) {
+              const sparse = picked !== null && wholeGroup;
+              const at = r.rowStart - groupStarts[g]!;
+              return readFlatNulls(buf, metadata.row_groups[g]!, pc, sparse ? picked : undefined, selected).then(
+                (nulls): PresenceData => {
+                  const d = { presenceNulls: nulls === null || sparse || (at === 0 && nulls.length === n) ? nulls : nulls.subarray(at, at + n) };
+                  if (sparse) gathered.add(d);
+                  return d;
+                },
+                (e: unknown) => {
+                  if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
+                  throw e;
+                },
+              );
+            }
+          }
           let whole: Promise<FlatColumnData> | null = null;
           let sparse = false;
-          if (picked !== null && wholeGroup && !filterPlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
+          if (picked !== null && wholeGroup && !activePlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
             const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
             if (flat !== null) {
               whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
@@ -568,25 +638,35 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             },
           );
         }));
-        const data = sel === null ? data0 : data0.map((d) => (gathered.has(d) ? d : isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected)));
+        const data = sel === null
+          ? data0
+          : data0.map((d) => {
+              if (gathered.has(d)) return d;
+              if (isPresence(d)) return { presenceNulls: d.presenceNulls === null ? null : gatherFlags(d.presenceNulls, sel!, selected) };
+              return isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected);
+            });
         const rangeRows = n;
         if (sel !== null) n = selected;
         if (reservation !== null) {
           // Columns read by hyparquet's general path are measured once decoded.
           let general = 0;
-          for (const d of data) if (!isFlat(d)) general += decodedBytes(d);
+          for (const d of data) if (!isFlat(d) && !isPresence(d)) general += decodedBytes(d);
           if (general > generalHeld) reservation.grow(general - generalHeld, `columns of Parquet file "${file}"`);
           else reservation.shrink(generalHeld - general);
           generalHeld = general;
         }
         const next = ranges[ri + 1];
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g && holdGroup(ng, false)) for (const c of filterPlans.length > 0 ? filterPlans : out) flatChunk(ng, c);
+        if (ng > g && holdGroup(ng, false)) {
+          const nextFilters = filtersOf(ng);
+          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
+        }
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
           yield {
             columns: out.map((c, k) => {
               const d = data[k]!;
+              if (presenceOut[k]!) return presenceColumn(d, c, s, e);
               if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e), dictCodes(d, s, e));
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
@@ -621,13 +701,19 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
 function makeBinding(spec: ScanSpec): TableFunctionBinding {
   return {
     exactConjuncts: spec.rowFilters.map((f) => f.conjunct),
-    schema: spec.columns.map((i) => ({ ...spec.all[i]!.field })),
+    schema: spec.columns.map((i) => (spec.presence.has(i) ? { name: spec.all[i]!.field.name, type: T.bool } : { ...spec.all[i]!.field })),
     argTypes: [T.text],
     estimatedRows: spec.totalRows,
     execute: (_args, _ctx, signal, exec) => scanParquet(spec, signal, exec),
     withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
+    withPresence: (cols) => {
+      const add = cols.map((c) => spec.columns[c]!).filter((i) => !spec.presence.has(i));
+      if (add.length === 0) return null;
+      return makeBinding({ ...spec, presence: new Set([...spec.presence, ...add]) });
+    },
     withFilter: (conjuncts) => {
-      if (spec.filter !== null || spec.rowFilters.length > 0) return null;
+      // Conjuncts over a presence column would compare its bool, not the file's values.
+      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
@@ -640,6 +726,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       if (spec.columns.length < spec.all.length) parts.push(`columns: [${spec.columns.map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.filterText.length > 0) parts.push(`row group filter: ${spec.filterText.join(' AND ')}`);
       if (spec.rowFilters.length > 0) parts.push(`decoded first: ${spec.rowFilters.map((f) => f.text).join(' AND ')}`);
+      if (spec.presence.size > 0) parts.push(`NULLs only: [${spec.columns.filter((i) => spec.presence.has(i)).map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
       return parts.join(', ');
     },
@@ -663,6 +750,6 @@ export const readParquet: TableFunction = {
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
     let totalRows = Number(meta.num_rows);
     for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
-    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], totalRows });
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], presence: new Set(), totalRows });
   },
 };

@@ -25,6 +25,8 @@ export interface TableFunctionBinding {
   withFilter?(conjuncts: readonly Expr[]): TableFunctionBinding | null;
   /** Set by withFilter: the conjuncts applied exactly (see TableFunctionImpl in logical/plan.ts). */
   readonly exactConjuncts?: readonly number[];
+  /** Presence-only columns (see TableFunctionImpl in logical/plan.ts). */
+  withPresence?(columns: readonly number[]): TableFunctionBinding | null;
   describe?(): string;
 }
 
