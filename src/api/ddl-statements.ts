@@ -14,6 +14,8 @@ import type { UtilityHost } from './utility.js';
 import { binderFor, checkRelationSchema, relName, result } from './statement-support.js';
 import { chooseIndexName, nameKeys, type KeySpec } from './constraint-names.js';
 import { checkUniqueKeys } from '../storage/unique-index.js';
+import type { ForeignKey } from '../storage/foreign-key.js';
+import { constraintNames, defineForeignKey } from './foreign-key-ddl.js';
 
 const pos = positionOf;
 
@@ -69,8 +71,7 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
         meta.notNull = true;
         break;
       case 'CONSTR_CHECK':
-      case 'CONSTR_FOREIGN':
-        throw new QuireError('0A000', `${cb.contype === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(cb.location as number) });
+        throw new QuireError('0A000', 'CHECK constraints are not supported', { position: pos(cb.location as number) });
       default:
         break;
     }
@@ -86,13 +87,14 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const meta: ColumnMeta[] = [];
   const uniques: KeySpec[] = [];
   const notices: string[] = [];
+  const foreign: { con: AnyNode; col: number | null }[] = [];
   /** A column's PRIMARY KEY or UNIQUE constraints, with the names written for them. */
   const columnKeys = (col: number, def: AnyNode): void => {
     for (const c of (def.constraints as Node[] | undefined) ?? []) {
       const cb = nodeBody<AnyNode>(c);
       if (cb.contype === 'CONSTR_PRIMARY' || cb.contype === 'CONSTR_UNIQUE') {
         uniques.push({ cols: [col], primary: cb.contype === 'CONSTR_PRIMARY', name: cb.conname as string | undefined, location: cb.location as number | undefined });
-      }
+      } else if (cb.contype === 'CONSTR_FOREIGN') foreign.push({ con: cb, col });
     }
   };
   const parents = inheritedColumns(host, (b.inhRelations as Node[] | undefined) ?? [], name, fields, meta);
@@ -130,8 +132,10 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
           return i;
         });
         uniques.push({ cols, primary: ct === 'CONSTR_PRIMARY', name: eb.conname as string | undefined, location: eb.location as number | undefined });
-      } else if (ct === 'CONSTR_CHECK' || ct === 'CONSTR_FOREIGN') {
-        throw new QuireError('0A000', `${ct === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(eb.location as number) });
+      } else if (ct === 'CONSTR_FOREIGN') {
+        foreign.push({ con: eb, col: null });
+      } else if (ct === 'CONSTR_CHECK') {
+        throw new QuireError('0A000', 'CHECK constraints are not supported', { position: pos(eb.location as number) });
       }
     } else if (tag === 'TableLikeClause') {
       const src = host.catalog.getTable(relName(eb.relation as AnyNode));
@@ -150,6 +154,14 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   t.uniqueNames = named.names;
   // nameKeys puts the primary key first.
   t.primaryKey = uniques.some((u) => u.primary);
+  if (foreign.length > 0) {
+    const shape = { name, fields, uniqueKeys: t.uniqueKeys, primaryKey: t.primaryKey, uniqueNames: t.uniqueNames };
+    const names = constraintNames(host);
+    for (const n of named.names) names.add(n);
+    const fks: ForeignKey[] = [];
+    for (const f of foreign) fks.push(defineForeignKey(host, shape, f.con, f.col, names, fks));
+    t.foreignKeys = fks;
+  }
   const temp = (b.relation as AnyNode).relpersistence === 't';
   const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
   if (created && temp) host.addTemp(name);
