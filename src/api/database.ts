@@ -3,6 +3,7 @@
  * yields rows or batches as the plan produces them (pull-based, so a slow consumer slows the plan
  * instead of buffering the result).
  */
+import { checkCommittingReferences } from './foreign-key-checks.js';
 import { modifyingCtes, type ModifyingScope } from './modifying-ctes.js';
 import { DESCRIBE_COLUMNS, describeRows, inspectCommand, summarizeSql, type InspectCommand } from './describe.js';
 import type { Node, SelectStmt } from '@pgsql/types';
@@ -320,7 +321,7 @@ export class Database implements UtilityHost {
           reservation.grow(bytes, 'write-ahead log record');
         }
       }
-      tx.commit((t, batches) => uniqueCheck(t, [], batches));
+      tx.commit((t, batches) => uniqueCheck(t, [], batches), checkCommittingReferences);
       // Database directory: the commit goes to the write-ahead log now; durable() holds back its
       // acknowledgement until an fsync covers it.
       store?.commit(this.shared, this);

@@ -15,7 +15,7 @@ import { binderFor, checkRelationSchema, relName, result } from './statement-sup
 import { chooseIndexName, nameKeys, type KeySpec } from './constraint-names.js';
 import { checkUniqueKeys } from '../storage/unique-index.js';
 import type { ForeignKey } from '../storage/foreign-key.js';
-import { constraintNames, defineForeignKey } from './foreign-key-ddl.js';
+import { constraintNames, defineForeignKey, referencingTables } from './foreign-key-ddl.js';
 
 const pos = positionOf;
 
@@ -404,6 +404,7 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   const dropping = kind === 'table' ? withDescendants(host, names.filter((n) => tableNamed(host, n) !== undefined), b.behavior === 'DROP_CASCADE', notices) : names;
+  if (kind === 'table') dropReferences(host, dropping, b.behavior === 'DROP_CASCADE', notices);
   for (const n of dropping) {
     if (kind === 'view') host.catalog.views.delete(n);
     else {
@@ -422,6 +423,26 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   return result(tagName, tagName, { notices });
+}
+
+/**
+ * Foreign keys of tables that stay which reference a table being dropped: 2BP01, or with CASCADE
+ * the constraint goes (not the referencing table), as in PostgreSQL.
+ */
+function dropReferences(host: UtilityHost, dropping: readonly string[], cascade: boolean, notices: string[]): void {
+  for (const n of dropping) {
+    for (const r of referencingTables(host, n)) {
+      if (dropping.includes(r.table.name)) continue;
+      if (!cascade) {
+        throw new QuireError('2BP01', `cannot drop table ${n} because other objects depend on it`, {
+          detail: `constraint ${r.fk.name} on table ${r.table.name} depends on table ${n}`,
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        });
+      }
+      notices.push(`drop cascades to constraint ${r.fk.name} on table ${r.table.name}`);
+      r.table.foreignKeys = r.table.foreignKeys.filter((f) => f !== r.fk);
+    }
+  }
 }
 
 function tableNamed(host: UtilityHost, n: string): unknown {

@@ -25,6 +25,7 @@ import { applyRowChanges, defaultValue, evalRowExprs, untilUnlocked } from './dm
 import { stopWatching, takeUpdates, watchUpdates } from './key-changes.js';
 import { binderFor } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
+import type { CommittingTable } from './transaction.js';
 
 /** A foreign key with both its tables, as the running transaction sees them. */
 export interface Link {
@@ -360,4 +361,32 @@ function checkChildRows(l: Link, before: readonly Batch[], after: readonly Batch
 /** ALTER TABLE … ADD FOREIGN KEY: every row the child already has must meet the new constraint. */
 export function checkExistingRows(l: Link): void {
   checkChildRows(l, [], l.child.snapshot(), l.parent.snapshot());
+}
+
+/**
+ * At COMMIT: a foreign key between a table this transaction wrote and one another transaction
+ * changed since (and committed) is checked again over the rows as they are about to commit, so two
+ * sessions cannot together leave an orphan (one deletes a parent row while the other inserts a child
+ * of it): the second to commit fails with 23503 and nothing of it is applied. PostgreSQL makes the
+ * second one wait on a row lock instead; docs/sql.md says so.
+ */
+export function checkCommittingReferences(tables: ReadonlyMap<string, CommittingTable>): void {
+  for (const [childKey, c] of tables) {
+    for (const fk of c.table.foreignKeys) {
+      const p = tables.get(fk.parent);
+      if (p === undefined || !((c.written && p.stale) || (p.written && c.stale))) continue;
+      const key = matchingKey(p.table, fk.parentCols);
+      if (key === undefined) continue;
+      const l: Link = { fk, childKey, child: c.table, parentKey: fk.parent, parent: p.table, key, order: key.map((k) => fk.parentCols.indexOf(k)), parentTypes: fk.parentCols.map((k) => p.table.schema[k]!.type) };
+      const present = keyPresence(p.table, key, p.rows);
+      for (const b of c.rows) {
+        for (let i = 0; i < b.length; i++) {
+          const v = childVals(l, b, i);
+          if (v === null) continue;
+          if (v === 'partial') throw mixedNulls(l);
+          if (!present(l.order.map((j) => v[j]!))) throw p.written && c.stale ? stillReferenced(l, v) : notPresent(l, v);
+        }
+      }
+    }
+  }
 }

@@ -216,3 +216,26 @@ function dropUniqueConstraint(host: UtilityHost, t: MemoryTable, k: number, casc
   t.uniqueKeys = t.uniqueKeys.filter((_, i) => i !== k);
   t.uniqueNames = t.uniqueNames.filter((_, i) => i !== k);
 }
+
+/**
+ * TRUNCATE of a referenced table: the referencing tables must be truncated in the same statement
+ * (0A000), or with CASCADE they are added to `emptied` (and theirs in turn).
+ */
+export function truncateReferencing(host: UtilityHost, emptied: MemoryTable[], cascade: boolean): string[] {
+  const notices: string[] = [];
+  for (let i = 0; i < emptied.length; i++) {
+    const t = emptied[i]!;
+    for (const r of referencingTables(host, t.name)) {
+      if (emptied.some((e) => e.name === r.table.name)) continue;
+      if (!cascade) {
+        throw new QuireError('0A000', 'cannot truncate a table referenced in a foreign key constraint', {
+          detail: `Table "${r.table.name}" references "${t.name}".`,
+          hint: `Truncate table "${r.table.name}" at the same time, or use TRUNCATE ... CASCADE.`,
+        });
+      }
+      notices.push(`truncate cascades to table "${r.table.name}"`);
+      emptied.push(r.table);
+    }
+  }
+  return notices;
+}

@@ -32,7 +32,7 @@ import type { MemoryTable } from '../storage/memory-table.js';
 import { del, insert, update } from './dml-statements.js';
 import { copy } from './copy-statement.js';
 import { withForeignKeys } from './foreign-key-checks.js';
-import { alterTable } from './foreign-key-ddl.js';
+import { alterTable, truncateReferencing } from './foreign-key-ddl.js';
 import { modifyingCtes, runQuery, withModifyingCtes, type ModifyingScope } from './modifying-ctes.js';
 
 export interface UtilityHost {
@@ -142,13 +142,16 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'DeleteStmt':
       return del(host, b, params);
     case 'TruncateStmt': {
+      const emptied: MemoryTable[] = [];
       for (const r of (b.relations as Node[]) ?? []) {
         const rv = nodeBody<AnyNode>(r);
         const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), positionOf(rv.location as number | undefined));
         // Without ONLY, TRUNCATE empties the inheriting tables too.
-        for (const x of rv.inh === true ? [t, ...descendantTables(host, t)] : [t]) x.replaceAll([]);
+        for (const x of rv.inh === true ? [t, ...descendantTables(host, t)] : [t]) if (!emptied.includes(x)) emptied.push(x);
       }
-      return result('TRUNCATE', 'TRUNCATE TABLE');
+      const notices = truncateReferencing(host, emptied, b.behavior === 'DROP_CASCADE');
+      for (const x of emptied) x.replaceAll([]);
+      return result('TRUNCATE', 'TRUNCATE TABLE', { notices });
     }
     case 'CopyStmt':
       return copy(host, b, params);
