@@ -18,7 +18,7 @@ import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import type { DataType, Value } from '../common/types.js';
 import { quoteIdent } from '../functions/scalar/support/quote.js';
-import type { ForeignKey } from '../storage/foreign-key.js';
+import type { ForeignKey, ReferentialAction } from '../storage/foreign-key.js';
 import { extendsBatch, MemoryTable } from '../storage/memory-table.js';
 import { keyPresence } from '../storage/unique-index.js';
 import { applyRowChanges, defaultValue, evalRowExprs, untilUnlocked } from './dml-statements.js';
@@ -83,7 +83,8 @@ export async function withForeignKeys<R>(host: UtilityHost, run: () => Promise<R
     tables.set(l.parentKey, l.parent);
   }
   const start = snapshots(tables);
-  for (const l of links) if (l.fk.onUpdate !== 'a' && l.fk.onUpdate !== 'r') watchUpdates(l.parent);
+  // Which action applies to a lost key depends on whether an UPDATE replaced it: recorded unless both are NO ACTION.
+  for (const l of links) if (l.fk.onUpdate !== 'a' || l.fk.onDelete !== 'a') watchUpdates(l.parent);
   try {
     const r = await run();
     await enforce(host, links, tables, start);
@@ -184,8 +185,9 @@ function mixedNulls(l: Link): QuireError {
   });
 }
 
-function stillReferenced(l: Link, vals: readonly Value[]): QuireError {
-  return new QuireError('23503', `update or delete on table "${l.parent.name}" violates foreign key constraint "${l.fk.name}" on table "${l.child.name}"`, {
+/** RESTRICT refuses with restrict_violation, NO ACTION with foreign_key_violation, as in PostgreSQL. */
+function stillReferenced(l: Link, vals: readonly Value[], action: ReferentialAction = 'a'): QuireError {
+  return new QuireError(action === 'r' ? '23001' : '23503', `update or delete on table "${l.parent.name}" violates foreign key constraint "${l.fk.name}" on table "${l.child.name}"`, {
     detail: `Key (${columnList(l.parent, l.fk.parentCols)})=(${shownKey(l.parentTypes, vals)}) is still referenced from table "${l.child.name}".`,
   });
 }
@@ -236,10 +238,19 @@ type Effect = { kind: 'delete' } | { kind: 'set'; cols: readonly number[]; value
 
 async function enforce(host: UtilityHost, links: readonly Link[], tables: ReadonlyMap<string, MemoryTable>, start: ReadonlyMap<string, readonly Batch[]>): Promise<void> {
   let round = start;
+  /** Per table: the keys (of any foreign key's referenced columns) its UPDATEs replaced, by key text. */
+  const updatedKeys = new Map<MemoryTable, Set<string>>();
   for (;;) {
     const now = snapshots(tables);
     const updates = new Map<MemoryTable, [Value[], Value[]][]>();
     for (const t of tables.values()) updates.set(t, takeUpdates(t));
+    for (const l of links) {
+      const pairs = updates.get(l.parent) ?? [];
+      if (pairs.length === 0) continue;
+      let set = updatedKeys.get(l.parent);
+      if (set === undefined) updatedKeys.set(l.parent, (set = new Set()));
+      for (const [oldRow] of pairs) set.add(keyText(l.parentTypes, l.fk.parentCols.map((c) => oldRow[c]!)));
+    }
     let acted = false;
     for (const l of links) {
       if (!hasAction(l.fk)) continue;
@@ -276,7 +287,7 @@ async function enforce(host: UtilityHost, links: readonly Link[], tables: Readon
     if (before === after) continue;
     const lost = lostKeys(l, before, after);
     const refs = referencingRows(l, end.get(l.childKey)!, lost);
-    for (const k of refs.values()) throw stillReferenced(l, lost.get(k)!);
+    for (const k of refs.values()) throw stillReferenced(l, lost.get(k)!, updatedKeys.get(l.parent)?.has(k) === true ? l.fk.onUpdate : l.fk.onDelete);
   }
 }
 

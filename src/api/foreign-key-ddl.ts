@@ -27,16 +27,16 @@ export interface ChildShape {
   readonly uniqueNames: readonly string[];
 }
 
-/** Type families with equality across their members (PostgreSQL's cross-type operators). */
+/** Type families whose members compare within one btree operator family (PostgreSQL's integer_ops, float_ops, …). */
 function family(t: DataType): string {
   switch (t.name) {
     case 'int2':
     case 'int4':
     case 'int8':
-    case 'numeric':
+      return 'integer';
     case 'float4':
     case 'float8':
-      return 'number';
+      return 'float';
     case 'text':
     case 'varchar':
     case 'bpchar':
@@ -46,8 +46,18 @@ function family(t: DataType): string {
     case 'timestamptz':
       return 'datetime';
     default:
-      return `${t.name}`;
+      return t.name;
   }
+}
+
+/**
+ * Whether a referencing column of type `child` can reference one of type `parent`: the same operator
+ * family, or an implicit cast of the child type to the parent's (integer to numeric, to float).
+ */
+function comparable(child: DataType, parent: DataType): boolean {
+  const c = family(child);
+  const p = family(parent);
+  return c === p || (p === 'numeric' && c === 'integer') || (p === 'float' && (c === 'integer' || c === 'numeric'));
 }
 
 function columnIndex(fields: readonly Field[], name: string, location: number | undefined): number {
@@ -100,7 +110,7 @@ export function defineForeignKey(host: UtilityHost, child: ChildShape, con: AnyN
   cols.forEach((c, k) => {
     const ct = child.fields[c]!.type;
     const pt = parent.fields[parentCols[k]!]!.type;
-    if (family(ct) !== family(pt)) {
+    if (!comparable(ct, pt)) {
       throw new QuireError('42804', `foreign key constraint "${name}" cannot be implemented`, {
         detail: `Key columns "${child.fields[c]!.name}" of the referencing table and "${parent.fields[parentCols[k]!]!.name}" of the referenced table are of incompatible types: ${typeDisplayName(ct)} and ${typeDisplayName(pt)}.`,
       });
