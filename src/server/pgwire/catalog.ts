@@ -21,6 +21,7 @@ import { Catalog, isTempTableKey, tempTableKey, type RoutineType } from '../../s
 import { catalogSequences, type Sequence } from '../../storage/sequence.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN } from './types.js';
+import { constraintDef, constraintRows, informationSchemaRows, pgConstraintRow, PG_CONSTRAINT_COLS } from './constraints.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
 
 export const NS_PG_CATALOG = 11;
@@ -291,10 +292,14 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       [950, 'C', NS_PG_CATALOG, OWNER_OID, 'c', b(true), -1, 'C', 'C'],
     ],
   },
-  // Quire has no indexes, constraints (beyond NOT NULL), defaults catalogued, comments, inheritance,
+  // Quire has no indexes, CHECK constraints, defaults catalogued, comments, inheritance,
   // rules, triggers or extensions: these exist so that clients' joins against them bind and find nothing.
   empty('pg_index', [['indexrelid', 'int4'], ['indrelid', 'int4'], ['indnatts', 'int2'], ['indnkeyatts', 'int2'], ['indisunique', 'bool'], ['indisprimary', 'bool'], ['indisexclusion', 'bool'], ['indimmediate', 'bool'], ['indisclustered', 'bool'], ['indisvalid', 'bool'], ['indcheckxmin', 'bool'], ['indisready', 'bool'], ['indislive', 'bool'], ['indisreplident', 'bool'], ['indkey', 'text'], ['indcollation', 'text'], ['indclass', 'text'], ['indoption', 'text'], ['indexprs', 'text'], ['indpred', 'text']]),
-  empty('pg_constraint', [['oid', 'int4'], ['conname', 'text'], ['connamespace', 'int4'], ['contype', 'text'], ['condeferrable', 'bool'], ['condeferred', 'bool'], ['convalidated', 'bool'], ['conrelid', 'int4'], ['contypid', 'int4'], ['conindid', 'int4'], ['conparentid', 'int4'], ['confrelid', 'int4'], ['confupdtype', 'text'], ['confdeltype', 'text'], ['confmatchtype', 'text'], ['conislocal', 'bool'], ['coninhcount', 'int4'], ['connoinherit', 'bool'], ['conkey', 'text'], ['confkey', 'text'], ['conbin', 'text']]),
+  {
+    name: 'pg_constraint',
+    cols: PG_CONSTRAINT_COLS,
+    rows: (env) => constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)).map((c) => pgConstraintRow(c, NS_PUBLIC)),
+  },
   empty('pg_depend', [['classid', 'int4'], ['objid', 'int4'], ['objsubid', 'int4'], ['refclassid', 'int4'], ['refobjid', 'int4'], ['refobjsubid', 'int4'], ['deptype', 'text']]),
   empty('pg_attrdef', [['oid', 'int4'], ['adrelid', 'int4'], ['adnum', 'int2'], ['adbin', 'text']]),
   empty('pg_description', [['objoid', 'int4'], ['classoid', 'int4'], ['objsubid', 'int4'], ['description', 'text']]),
@@ -379,6 +384,30 @@ const SYSTEM_TABLES: SystemTableDef[] = [
         const [type, precision] = o.type === 'int2' ? ['smallint', 16] : o.type === 'int4' ? ['integer', 32] : ['bigint', 64];
         return [env.database, 'public', seq.name, type, precision, 2, 0, String(o.start), String(o.min), String(o.max), String(o.increment), o.cycle ? 'YES' : 'NO'];
       }),
+  },
+  {
+    name: 'information_schema.table_constraints',
+    cols: [
+      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
+      ['table_name', 'text'], ['constraint_type', 'text'], ['is_deferrable', 'text'], ['initially_deferred', 'text'], ['enforced', 'text'], ['nulls_distinct', 'text'],
+    ],
+    rows: (env) => constraintViews(env).tableConstraints,
+  },
+  {
+    name: 'information_schema.referential_constraints',
+    cols: [
+      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['unique_constraint_catalog', 'text'],
+      ['unique_constraint_schema', 'text'], ['unique_constraint_name', 'text'], ['match_option', 'text'], ['update_rule', 'text'], ['delete_rule', 'text'],
+    ],
+    rows: (env) => constraintViews(env).referential,
+  },
+  {
+    name: 'information_schema.key_column_usage',
+    cols: [
+      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
+      ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'], ['position_in_unique_constraint', 'int4'],
+    ],
+    rows: (env) => constraintViews(env).keyColumns,
   },
   {
     name: 'information_schema.tables',
@@ -540,7 +569,7 @@ export function registerCatalogFunctions(): void {
   registerScalar('col_description', { args: ['int4', 'int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_expr', { args: ['text', 'int4'], returns: T.text, fn: nullFn }, { args: ['text', 'int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_indexdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'int4', 'bool'], returns: T.text, fn: nullFn });
-  registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: (c: EvalContext, oid: number) => constraintDefOf(c, oid) }, { args: ['int4', 'bool'], returns: T.text, fn: (c: EvalContext, oid: number) => constraintDefOf(c, oid) });
   registerScalar('pg_get_partkeydef', { args: ['int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_viewdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_encoding_to_char', { args: ['int4'], returns: T.text, fn: () => 'UTF8' });
@@ -573,6 +602,17 @@ export function dropConnectionEnv(id: string): void {
 function envOf(c: EvalContext): SystemEnv | undefined {
   const id = c.setting(ENV_SETTING);
   return id === undefined ? undefined : envs.get(id);
+}
+
+function constraintViews(env: SystemEnv): ReturnType<typeof informationSchemaRows> {
+  return informationSchemaRows(constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)), env.database);
+}
+
+function constraintDefOf(c: EvalContext, oid: number): string | null {
+  const env = envOf(c);
+  if (env === undefined) return null;
+  const row = constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)).find((r) => r.oid === oid);
+  return row === undefined ? null : constraintDef(row);
 }
 
 /** Namespace of the relation with this OID, or undefined when there is none. */
