@@ -122,8 +122,15 @@ function diff(before: readonly Batch[], after: readonly Batch[], gone: (b: Batch
   for (const b of before) if (!is.has(b) && !(tailExtended && b === tail)) gone(b, 0);
 }
 
-/** A key as a map entry: its values typed as the parent's columns, as text. */
-function keyText(types: readonly DataType[], vals: readonly Value[]): string {
+/**
+ * A key as a map entry: a one-column key of a safe integer as itself (no text to build for the usual
+ * integer keys), any other as its values typed as the parent's columns, as text.
+ */
+function keyText(types: readonly DataType[], vals: readonly Value[]): number | string {
+  if (vals.length === 1) {
+    const v = vals[0]!;
+    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
+  }
   let s = '';
   for (let i = 0; i < vals.length; i++) s += `${typeof vals[i]}:${formatValue(vals[i]!, types[i]!)}\u0001`;
   return s;
@@ -193,9 +200,9 @@ function stillReferenced(l: Link, vals: readonly Value[], action: ReferentialAct
 }
 
 /** The keys (of fk.parentCols) the parent's rows lost between two batch lists, by keyText. */
-function lostKeys(l: Link, before: readonly Batch[], after: readonly Batch[]): Map<string, Value[]> {
-  const lost = new Map<string, Value[]>();
-  const kept = new Set<string>();
+function lostKeys(l: Link, before: readonly Batch[], after: readonly Batch[]): Map<number | string, Value[]> {
+  const lost = new Map<number | string, Value[]>();
+  const came: [Batch, number][] = [];
   diff(
     before,
     after,
@@ -205,24 +212,37 @@ function lostKeys(l: Link, before: readonly Batch[], after: readonly Batch[]): M
         if (v !== null) lost.set(keyText(l.parentTypes, v), v);
       }
     },
-    (b, from) => {
-      for (let i = from; i < b.length; i++) {
-        const v = parentVals(l, b, i);
-        if (v !== null) kept.add(keyText(l.parentTypes, v));
-      }
-    },
+    (b, from) => came.push([b, from]),
   );
-  for (const k of kept) lost.delete(k);
+  // Rows only added (INSERT, COPY) lose nothing: their keys are not even read.
+  if (lost.size === 0) return lost;
+  for (const [b, from] of came) {
+    for (let i = from; i < b.length; i++) {
+      const v = parentVals(l, b, i);
+      if (v !== null) lost.delete(keyText(l.parentTypes, v));
+    }
+  }
   return lost;
 }
 
 /** Positions in `snapshot` of the child rows whose key is one of `keys`, with that key's text. */
-function referencingRows(l: Link, snapshot: readonly Batch[], keys: ReadonlyMap<string, unknown>): Map<number, string> {
-  const out = new Map<number, string>();
+function referencingRows(l: Link, snapshot: readonly Batch[], keys: ReadonlyMap<number | string, unknown>): Map<number, number | string> {
+  const out = new Map<number, number | string>();
   if (keys.size === 0) return out;
+  // Rows whose first key column holds a value no lost key has are passed over without building their key.
+  const firstCol = l.fk.cols[0]!;
+  const sameType = l.child.schema[firstCol]!.type.name === l.parentTypes[0]!.name;
+  const firsts = new Set<Value>();
+  for (const k of keys.keys()) firsts.add(typeof k === 'number' ? k : null);
+  const allIntegers = !firsts.has(null) && l.fk.cols.length === 1;
   let base = 0;
   for (const b of snapshot) {
+    const col = b.columns[firstCol]!;
     for (let i = 0; i < b.length; i++) {
+      if (allIntegers && sameType) {
+        const f = getValue(col, i);
+        if (typeof f === 'number' && !firsts.has(f)) continue;
+      }
       const v = childVals(l, b, i);
       if (v === null || v === 'partial') continue;
       const k = keyText(l.parentTypes, v);
@@ -239,7 +259,7 @@ type Effect = { kind: 'delete' } | { kind: 'set'; cols: readonly number[]; value
 async function enforce(host: UtilityHost, links: readonly Link[], tables: ReadonlyMap<string, MemoryTable>, start: ReadonlyMap<string, readonly Batch[]>): Promise<void> {
   let round = start;
   /** Per table: the keys (of any foreign key's referenced columns) its UPDATEs replaced, by key text. */
-  const updatedKeys = new Map<MemoryTable, Set<string>>();
+  const updatedKeys = new Map<MemoryTable, Set<number | string>>();
   for (;;) {
     const now = snapshots(tables);
     const updates = new Map<MemoryTable, [Value[], Value[]][]>();
@@ -259,13 +279,13 @@ async function enforce(host: UtilityHost, links: readonly Link[], tables: Readon
       if (before === after) continue;
       const lost = lostKeys(l, before, after);
       if (lost.size === 0) continue;
-      const replaced = new Map<string, Value[]>();
+      const replaced = new Map<number | string, Value[]>();
       for (const [oldRow, newRow] of updates.get(l.parent) ?? []) {
         const o = l.fk.parentCols.map((c) => oldRow[c]!);
         if (o.some((v) => v === null)) continue;
         replaced.set(keyText(l.parentTypes, o), l.fk.parentCols.map((c) => newRow[c]!));
       }
-      const effects = new Map<string, Effect>();
+      const effects = new Map<number | string, Effect>();
       for (const [k] of lost) {
         const newKey = replaced.get(k);
         const action = newKey !== undefined ? l.fk.onUpdate : l.fk.onDelete;
@@ -296,7 +316,7 @@ function hasAction(fk: ForeignKey): boolean {
 }
 
 /** Applies `effects` (by key text) to the child rows that reference those keys; whether any row changed. */
-async function act(host: UtilityHost, l: Link, effects: ReadonlyMap<string, Effect>): Promise<boolean> {
+async function act(host: UtilityHost, l: Link, effects: ReadonlyMap<number | string, Effect>): Promise<boolean> {
   return untilUnlocked(host, async () => {
     const snapshot = l.child.snapshot();
     const rows = referencingRows(l, snapshot, effects);
@@ -338,8 +358,8 @@ async function defaults(host: UtilityHost, t: MemoryTable, cols: readonly number
 /** The keys the child gained since `before` are all in the parent (`parentNow`). */
 function checkChildRows(l: Link, before: readonly Batch[], after: readonly Batch[], parentNow: readonly Batch[]): void {
   if (before === after) return;
-  const fresh = new Map<string, Value[]>();
-  const had = new Set<string>();
+  const fresh = new Map<number | string, Value[]>();
+  const had = new Set<number | string>();
   diff(
     before,
     after,
