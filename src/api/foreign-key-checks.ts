@@ -399,7 +399,7 @@ export function checkExistingRows(l: Link): void {
  * changed since (and committed) is checked again over the rows as they are about to commit, so two
  * sessions cannot together leave an orphan (one deletes a parent row while the other inserts a child
  * of it): the second to commit fails with 23503 and nothing of it is applied. PostgreSQL makes the
- * second one wait on a row lock instead; docs/sql.md says so.
+ * second one wait on a row lock instead; README.md (FOREIGN KEY constraints) says so.
  */
 export function checkCommittingReferences(tables: ReadonlyMap<string, CommittingTable>): void {
   for (const [childKey, c] of tables) {

@@ -2,7 +2,7 @@
  * Two sessions cannot together leave a child row without its parent. Quire takes no FOR KEY SHARE
  * lock on the parent row as PostgreSQL does; instead a COMMIT checks again the foreign keys between
  * a table it wrote and one another session changed since, so the second of the two to commit fails
- * with 23503 and applies nothing (docs/sql.md).
+ * with 23503 and applies nothing (README.md (FOREIGN KEY constraints)).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
