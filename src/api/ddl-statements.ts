@@ -431,14 +431,14 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
  */
 function dropReferences(host: UtilityHost, dropping: readonly string[], cascade: boolean, notices: string[]): void {
   for (const n of dropping) {
-    for (const r of referencingTables(host, n)) {
-      if (dropping.includes(r.table.name)) continue;
-      if (!cascade) {
-        throw new QuireError('2BP01', `cannot drop table ${n} because other objects depend on it`, {
-          detail: `constraint ${r.fk.name} on table ${r.table.name} depends on table ${n}`,
-          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
-        });
-      }
+    const refs = referencingTables(host, n).filter((r) => !dropping.includes(r.table.name));
+    if (refs.length > 0 && !cascade) {
+      throw new QuireError('2BP01', `cannot drop table ${n} because other objects depend on it`, {
+        detail: refs.map((r) => `constraint ${r.fk.name} on table ${r.table.name} depends on table ${n}`).join('\n'),
+        hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+      });
+    }
+    for (const r of refs) {
       notices.push(`drop cascades to constraint ${r.fk.name} on table ${r.table.name}`);
       r.table.foreignKeys = r.table.foreignKeys.filter((f) => f !== r.fk);
     }

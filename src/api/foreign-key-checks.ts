@@ -272,13 +272,19 @@ async function enforce(host: UtilityHost, links: readonly Link[], tables: Readon
       for (const [oldRow] of pairs) set.add(keyText(l.parentTypes, l.fk.parentCols.map((c) => oldRow[c]!)));
     }
     let acted = false;
+    // In the order the constraints were made, as PostgreSQL fires their triggers: a NO ACTION or
+    // RESTRICT key met before an action that would have removed its referencing rows refuses.
     for (const l of links) {
-      if (!hasAction(l.fk)) continue;
       const before = round.get(l.parentKey)!;
       const after = now.get(l.parentKey)!;
       if (before === after) continue;
       const lost = lostKeys(l, before, after);
       if (lost.size === 0) continue;
+      if (!hasAction(l.fk)) {
+        const refs = referencingRows(l, l.child.snapshot(), lost);
+        for (const k of refs.values()) throw stillReferenced(l, lost.get(k)!, updatedKeys.get(l.parent)?.has(k) === true ? l.fk.onUpdate : l.fk.onDelete);
+        continue;
+      }
       const replaced = new Map<number | string, Value[]>();
       for (const [oldRow, newRow] of updates.get(l.parent) ?? []) {
         const o = l.fk.parentCols.map((c) => oldRow[c]!);
@@ -286,13 +292,18 @@ async function enforce(host: UtilityHost, links: readonly Link[], tables: Readon
         replaced.set(keyText(l.parentTypes, o), l.fk.parentCols.map((c) => newRow[c]!));
       }
       const effects = new Map<number | string, Effect>();
-      for (const [k] of lost) {
+      const refused = new Map<number | string, Value[]>();
+      for (const [k, v] of lost) {
         const newKey = replaced.get(k);
         const action = newKey !== undefined ? l.fk.onUpdate : l.fk.onDelete;
-        if (action === 'a' || action === 'r') continue;
+        if (action === 'a' || action === 'r') {
+          refused.set(k, v);
+          continue;
+        }
         if (action === 'c') effects.set(k, newKey !== undefined ? { kind: 'set', cols: l.fk.cols, values: newKey } : { kind: 'delete' });
         else effects.set(k, { kind: 'set', cols: newKey === undefined && l.fk.deleteSetCols !== undefined ? l.fk.deleteSetCols : l.fk.cols, values: action === 'n' ? l.fk.cols.map(() => null) : null });
       }
+      for (const k of referencingRows(l, l.child.snapshot(), refused).values()) throw stillReferenced(l, refused.get(k)!, replaced.has(k) ? l.fk.onUpdate : l.fk.onDelete);
       if (effects.size === 0) continue;
       if (await act(host, l, effects)) acted = true;
     }
