@@ -16,6 +16,7 @@ import { chooseIndexName, nameKeys, type KeySpec } from './constraint-names.js';
 import { checkUniqueKeys } from '../storage/unique-index.js';
 import type { ForeignKey } from '../storage/foreign-key.js';
 import { constraintNames, defineForeignKey, referencingTables } from './foreign-key-ddl.js';
+import { matchingKey } from './foreign-key-checks.js';
 
 const pos = positionOf;
 
@@ -348,7 +349,17 @@ function dropIndexes(host: UtilityHost, b: AnyNode): QueryResult {
       if (!t.indexKeyNames.includes(n)) {
         throw new QuireError('2BP01', `cannot drop index ${n} because constraint ${n} on table ${t.name} requires it`, { hint: `You can drop constraint ${n} on table ${t.name} instead.` });
       }
-      t.uniqueKeys = t.uniqueKeys.filter((_, i) => i !== k);
+      const rest = t.uniqueKeys.filter((_, i) => i !== k);
+      const needs = [...referencingTables(host, t.name), ...t.foreignKeys.filter((f) => f.parent === t.name).map((fk) => ({ table: t, fk }))].filter(
+        (r) => matchingKey({ uniqueKeys: [t.uniqueKeys[k]!] }, r.fk.parentCols) !== undefined && matchingKey({ uniqueKeys: rest }, r.fk.parentCols) === undefined,
+      );
+      if (needs.length > 0) {
+        throw new QuireError('2BP01', `cannot drop index ${n} because other objects depend on it`, {
+          detail: needs.map((r) => `constraint ${r.fk.name} on table ${r.table.name} depends on index ${n}`).join('\n'),
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        });
+      }
+      t.uniqueKeys = rest;
       t.uniqueNames = t.uniqueNames.filter((_, i) => i !== k);
       t.indexKeyNames = t.indexKeyNames.filter((x) => x !== n);
     }

@@ -51,6 +51,10 @@ const STATEMENTS = [
   'CREATE TABLE late (x int)',
   'INSERT INTO late VALUES (42)',
   'ALTER TABLE late ADD FOREIGN KEY (x) REFERENCES p',
+  'CREATE TABLE ui (a int)',
+  'CREATE UNIQUE INDEX ui_a ON ui (a)',
+  'CREATE TABLE uc (a int REFERENCES ui (a))',
+  'DROP INDEX ui_a',
 ];
 
 let db: Database;
