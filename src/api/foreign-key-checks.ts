@@ -432,3 +432,15 @@ export function checkCommittingReferences(tables: ReadonlyMap<string, Committing
     }
   }
 }
+
+/**
+ * A literal INSERT's rows (insert-literal.ts, which runs without the statement wrapper): their keys
+ * must be in the parents. Inserting rows takes no key away from any table, so nothing else is due.
+ */
+export function checkInsertedRows(host: UtilityHost, childKey: string, child: MemoryTable, rows: Batch): void {
+  for (const fk of child.foreignKeys) {
+    const l = linkOf(host, childKey, child, fk);
+    // A self-reference may name a key the same statement brings.
+    if (l !== null) checkChildRows(l, [], [rows], l.parent === child ? [...child.snapshot(), rows] : l.parent.snapshot());
+  }
+}
