@@ -281,6 +281,7 @@ export class Transaction {
       }
       if (this.shared.views.has(name) && !this.viewsAtStart.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`);
       apply.push(() => this.shared.tables.set(name, t));
+      if (t instanceof MemoryTable) committing.set(name, { table: t, rows: t.snapshot(), written: true, stale: false });
     }
     // Non-memory tables dropped here (remote ones).
     for (const [name, t] of this.tablesAtStart) {

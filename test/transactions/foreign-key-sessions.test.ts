@@ -56,6 +56,17 @@ describe('foreign keys across sessions', () => {
     expect((await db.query('SELECT id, pid FROM c')).rows).toEqual([[3, 1]]);
   });
 
+  it('a table created in an open transaction is checked at COMMIT too', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('CREATE TABLE n (pid int REFERENCES p)');
+    await a.query('INSERT INTO n VALUES (2)');
+    await b.query('DELETE FROM p WHERE id = 2');
+    await expect(a.query('COMMIT')).rejects.toMatchObject({ code: '23503', detail: 'Key (pid)=(2) is not present in table "p".' });
+    await expect(db.query('SELECT * FROM n')).rejects.toMatchObject({ code: '42P01' });
+  });
+
   it('a cascade rolled back with its transaction leaves the child rows', async () => {
     await db.query('CREATE TABLE k (pid int REFERENCES p ON DELETE CASCADE)');
     await db.query('INSERT INTO k VALUES (1), (1), (2)');
