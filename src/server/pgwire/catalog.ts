@@ -170,8 +170,15 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       ['relacl', 'text'], ['reloptions', 'text'], ['relpartbound', 'text'],
     ],
     rows: (env) => {
+      // A table on either side of a foreign key has triggers in PostgreSQL (psql's \d then lists the keys).
+      const triggered = new Set<number>();
+      for (const c of constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k))) {
+        if (c.type !== 'f') continue;
+        triggered.add(c.tableOid);
+        if (c.parentOid !== undefined) triggered.add(c.parentOid);
+      }
       const row = (oid: number, name: string, ns: number, kind: string, natts: number, tuples: number, am: number, persistence = 'p'): Value[] => [
-        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), persistence, kind, natts, 0, b(kind === 'v'), b(false),
+        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), persistence, kind, natts, 0, b(kind === 'v'), b(triggered.has(oid)),
         b(false), b(false), b(false), b(true), 'd', b(false), 0, 0, 0, null, null, null,
       ];
       return [
@@ -663,9 +670,17 @@ function relationSize(c: EvalContext, oid: number): number | null {
 /**
  * psql's \d first reads a table's flags with a query built on arrays and regclass casts, which the
  * engine cannot bind; its answer decides whether psql goes on, so it is answered by an equivalent
- * query over the same pg_class row. Returns replacement SQL, or null for every other statement.
+ * query over the same pg_class row. Its "Referenced by:" query calls pg_partition_ancestors: answered
+ * over pg_constraint alone. Returns replacement SQL, or null for every other statement.
  */
 export function rewritePsqlQuery(sql: string): string | null {
+  // \d's "Referenced by:" reads the constraints on the table or its partition ancestors (Quire has none).
+  const referenced = /^\s*SELECT conname, conrelid::pg_catalog\.regclass AS ontable,[\s\S]*pg_partition_ancestors\('(\d+)'\)/.exec(sql);
+  if (referenced !== null) {
+    return `SELECT c.conname, r.relname AS ontable, pg_catalog.pg_get_constraintdef(c.oid, true) AS condef
+      FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_class r ON r.oid = c.conrelid
+      WHERE c.confrelid = ${referenced[1]} AND c.contype = 'f' ORDER BY c.conname`;
+  }
   if (!/^\s*SELECT c\.relchecks, c\.relkind, c\.relhasindex/.test(sql)) return null;
   const m = /WHERE c\.oid = '(\d+)'/.exec(sql);
   if (!m) return null;
