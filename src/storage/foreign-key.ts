@@ -27,3 +27,21 @@ export interface ForeignKey {
 export function actionName(a: ReferentialAction): string {
   return a === 'a' ? 'NO ACTION' : a === 'r' ? 'RESTRICT' : a === 'c' ? 'CASCADE' : a === 'n' ? 'SET NULL' : 'SET DEFAULT';
 }
+
+/** A column list as pg_get_constraintdef prints it: names quoted where they need it. */
+function columnNames(names: readonly string[], cols: readonly number[], quote: (s: string) => string): string {
+  return cols.map((c) => quote(names[c]!)).join(', ');
+}
+
+/**
+ * pg_get_constraintdef's text of a foreign key: `FOREIGN KEY (pid) REFERENCES p(id) ON DELETE
+ * CASCADE`. `parentColumns` is null when the referenced table is gone.
+ */
+export function foreignKeyDef(fk: ForeignKey, childColumns: readonly string[], parentColumns: readonly string[] | null, quote: (s: string) => string): string {
+  let s = `FOREIGN KEY (${columnNames(childColumns, fk.cols, quote)}) REFERENCES ${quote(fk.parent)}`;
+  if (parentColumns !== null) s += `(${columnNames(parentColumns, fk.parentCols, quote)})`;
+  if (fk.match === 'f') s += ' MATCH FULL';
+  if (fk.onUpdate !== 'a') s += ` ON UPDATE ${actionName(fk.onUpdate)}`;
+  if (fk.onDelete !== 'a') s += ` ON DELETE ${actionName(fk.onDelete)}${fk.deleteSetCols !== undefined ? ` (${columnNames(childColumns, fk.deleteSetCols, quote)})` : ''}`;
+  return s;
+}

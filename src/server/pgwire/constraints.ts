@@ -4,7 +4,7 @@
  */
 import type { Value } from '../../common/types.js';
 import { quoteIdent } from '../../functions/scalar/support/quote.js';
-import { actionName, type ForeignKey } from '../../storage/foreign-key.js';
+import { actionName, foreignKeyDef, type ForeignKey } from '../../storage/foreign-key.js';
 import { isTempTableKey, tempTableKey, type Catalog } from '../../storage/catalog.js';
 import { MemoryTable } from '../../storage/memory-table.js';
 
@@ -52,16 +52,11 @@ export function columnNumbers(cols: readonly number[]): string {
 
 /** pg_get_constraintdef: `PRIMARY KEY (id)`, `UNIQUE (a, b)`, `FOREIGN KEY (pid) REFERENCES p(id) ON DELETE CASCADE`. */
 export function constraintDef(c: ConstraintRow): string {
-  const names = (t: MemoryTable, cols: readonly number[]): string => cols.map((i) => quoteIdent(t.schema[i]!.name)).join(', ');
-  if (c.type === 'p') return `PRIMARY KEY (${names(c.table, c.cols)})`;
-  if (c.type === 'u') return `UNIQUE (${names(c.table, c.cols)})`;
-  const fk = c.fk!;
-  let s = `FOREIGN KEY (${names(c.table, fk.cols)}) REFERENCES ${quoteIdent(fk.parent)}`;
-  if (c.parent !== undefined) s += `(${names(c.parent, fk.parentCols)})`;
-  if (fk.match === 'f') s += ' MATCH FULL';
-  if (fk.onUpdate !== 'a') s += ` ON UPDATE ${actionName(fk.onUpdate)}`;
-  if (fk.onDelete !== 'a') s += ` ON DELETE ${actionName(fk.onDelete)}${fk.deleteSetCols !== undefined ? ` (${names(c.table, fk.deleteSetCols)})` : ''}`;
-  return s;
+  const list = (cols: readonly number[]): string => cols.map((i) => quoteIdent(c.table.schema[i]!.name)).join(', ');
+  if (c.type === 'p') return `PRIMARY KEY (${list(c.cols)})`;
+  if (c.type === 'u') return `UNIQUE (${list(c.cols)})`;
+  const names = (t: MemoryTable): string[] => t.schema.map((f) => f.name);
+  return foreignKeyDef(c.fk!, names(c.table), c.parent !== undefined ? names(c.parent) : null, quoteIdent);
 }
 
 /** pg_constraint's columns, in catalog.ts's column notation. */
