@@ -10,9 +10,11 @@
  * busy disk weighs on all of them alike.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
- *                            [--engines quire,quire-pgwire,sqlite,pglite] [--primary-key]
+ *                            [--engines quire,quire-pgwire,sqlite,pglite] [--primary-key] [--foreign-key]
  *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
+ * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
+ * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +41,15 @@ const EXISTING = arg('existing', '0,100000').split(',').map(Number);
 const BULK = Number(arg('bulk', '1000000'));
 const WARMUP = Number(arg('warmup', '200'));
 const RUNS = Number(arg('runs', '1'));
-const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}, v float8, s text)`;
+const FOREIGN_KEY = process.argv.includes('--foreign-key');
+const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text)`;
+
+/** With --foreign-key: the referenced table tp, holding ids 1..n, made before t. */
+async function parentTable(e: Engine, n: number): Promise<void> {
+  if (!FOREIGN_KEY) return;
+  await e.exec('CREATE TABLE tp (id int PRIMARY KEY)');
+  await e.exec(`INSERT INTO tp SELECT i FROM generate_series(1, ${n}) i`);
+}
 // id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
 const ROW_BYTES = 4 + 8 + 12;
 
@@ -91,6 +101,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       out.engine = e.name;
       await e.exec('CREATE TABLE warm (id int, v float8, s text)');
       for (let i = 0; i < WARMUP; i++) await e.exec(`INSERT INTO warm VALUES (${i}, ${i * 0.5}, 'row-${i}')`);
+      await parentTable(e, existing + COMMITS);
       await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const t0 = performance.now();
@@ -106,6 +117,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
     const e = await make(dir);
     await e.exec('CREATE TABLE warm (id int, v float8, s text)');
     await e.exec(`INSERT INTO warm SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${Math.min(BULK, 10000)}) i`);
+    await parentTable(e, BULK);
     await e.exec(`CREATE TABLE ${TABLE}`);
     const t0 = performance.now();
     await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${BULK}) i`);

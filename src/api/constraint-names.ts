@@ -107,3 +107,14 @@ export function chooseIndexName(table: string, columns: readonly string[], taken
   for (let pass = 1; taken.has(name); pass++) name = objectName(table, part, `idx${pass}`);
   return name;
 }
+
+/**
+ * The name PostgreSQL gives a FOREIGN KEY written without one: `<table>_<columns>_fkey`, numbered
+ * (`fkey1`, …) when a constraint of that name exists.
+ */
+export function chooseForeignKeyName(table: string, columns: readonly string[], taken: ReadonlySet<string>): string {
+  const part = columnPart(columns);
+  let name = objectName(table, part, 'fkey');
+  for (let pass = 1; taken.has(name); pass++) name = objectName(table, part, `fkey${pass}`);
+  return name;
+}

@@ -3,6 +3,9 @@
  * yields rows or batches as the plan produces them (pull-based, so a slow consumer slows the plan
  * instead of buffering the result).
  */
+import { checkCommittingReferences } from './foreign-key-checks.js';
+import { foreignKeyDef } from '../storage/foreign-key.js';
+import { quoteIdent } from '../functions/scalar/support/quote.js';
 import { modifyingCtes, type ModifyingScope } from './modifying-ctes.js';
 import { DESCRIBE_COLUMNS, describeRows, inspectCommand, summarizeSql, type InspectCommand } from './describe.js';
 import type { Node, SelectStmt } from '@pgsql/types';
@@ -320,7 +323,7 @@ export class Database implements UtilityHost {
           reservation.grow(bytes, 'write-ahead log record');
         }
       }
-      tx.commit((t, batches) => uniqueCheck(t, [], batches));
+      tx.commit((t, batches) => uniqueCheck(t, [], batches), checkCommittingReferences);
       // Database directory: the commit goes to the write-ahead log now; durable() holds back its
       // acknowledgement until an fsync covers it.
       store?.commit(this.shared, this);
@@ -687,7 +690,7 @@ export class Database implements UtilityHost {
    * A relation's columns as psql's \d shows them (type, nullability, default), or null when there is
    * no table or view of that name.
    */
-  describeRelation(name: string): { kind: 'table' | 'view'; columns: { name: string; type: string; notNull: boolean; default: string }[] } | null {
+  describeRelation(name: string): { kind: 'table' | 'view'; columns: { name: string; type: string; notNull: boolean; default: string }[]; foreignKeys?: string[]; referencedBy?: string[] } | null {
     const t = this.catalog.getTable(name);
     if (t !== undefined) {
       const meta = t instanceof MemoryTable ? t.meta : undefined;
@@ -698,12 +701,31 @@ export class Database implements UtilityHost {
           const dflt = m?.sequence ? `nextval('${name}_${f.name}_seq'::regclass)` : m?.defaultExpr ? defaultText(m.defaultExpr) : '';
           return { name: f.name, type: typeDisplayName(f.type), notNull: m?.notNull ?? false, default: dflt };
         }),
+        ...(t instanceof MemoryTable ? this.foreignKeyLines(t) : {}),
       };
     }
     const v = this.catalog.views.get(name);
     if (v === undefined) return null;
     const cols = this.prepareSelect(nodeBody<SelectStmt>(v.query), []).columns;
     return { kind: 'view', columns: cols.map((c) => ({ name: c.name, type: typeDisplayName(c.type), notNull: false, default: '' })) };
+  }
+
+  /** psql's \\d sections "Foreign-key constraints:" and "Referenced by:", named in double quotes and sorted by constraint name as psql prints them. */
+  private foreignKeyLines(t: MemoryTable): { foreignKeys?: string[]; referencedBy?: string[] } {
+    const columns = (x: TableSource | undefined): string[] | null => (x === undefined ? null : x.schema.map((f) => f.name));
+    const byName = (a: [string, string], b: [string, string]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    const own = t.foreignKeys.map((fk): [string, string] => [fk.name, `"${fk.name}" ${foreignKeyDef(fk, columns(t)!, columns(this.catalog.getTable(fk.parent)), quoteIdent)}`]);
+    const refs: [string, string][] = [];
+    for (const x of this.catalog.tables.values()) {
+      if (!(x instanceof MemoryTable)) continue;
+      for (const fk of x.foreignKeys) {
+        if (fk.parent === t.name) refs.push([fk.name, `TABLE "${x.name}" CONSTRAINT "${fk.name}" ${foreignKeyDef(fk, columns(x)!, columns(t), quoteIdent)}`]);
+      }
+    }
+    return {
+      ...(own.length > 0 ? { foreignKeys: own.sort(byName).map((l) => l[1]) } : {}),
+      ...(refs.length > 0 ? { referencedBy: refs.sort(byName).map((l) => l[1]) } : {}),
+    };
   }
 
   // ---- internals shared with the utility executor and the servers ----

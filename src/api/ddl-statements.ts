@@ -14,6 +14,9 @@ import type { UtilityHost } from './utility.js';
 import { binderFor, checkRelationSchema, relName, result } from './statement-support.js';
 import { chooseIndexName, nameKeys, type KeySpec } from './constraint-names.js';
 import { checkUniqueKeys } from '../storage/unique-index.js';
+import type { ForeignKey } from '../storage/foreign-key.js';
+import { constraintNames, defineForeignKey, referencingTables } from './foreign-key-ddl.js';
+import { matchingKey } from './foreign-key-checks.js';
 
 const pos = positionOf;
 
@@ -69,8 +72,7 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
         meta.notNull = true;
         break;
       case 'CONSTR_CHECK':
-      case 'CONSTR_FOREIGN':
-        throw new QuireError('0A000', `${cb.contype === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(cb.location as number) });
+        throw new QuireError('0A000', 'CHECK constraints are not supported', { position: pos(cb.location as number) });
       default:
         break;
     }
@@ -86,13 +88,14 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const meta: ColumnMeta[] = [];
   const uniques: KeySpec[] = [];
   const notices: string[] = [];
+  const foreign: { con: AnyNode; col: number | null }[] = [];
   /** A column's PRIMARY KEY or UNIQUE constraints, with the names written for them. */
   const columnKeys = (col: number, def: AnyNode): void => {
     for (const c of (def.constraints as Node[] | undefined) ?? []) {
       const cb = nodeBody<AnyNode>(c);
       if (cb.contype === 'CONSTR_PRIMARY' || cb.contype === 'CONSTR_UNIQUE') {
         uniques.push({ cols: [col], primary: cb.contype === 'CONSTR_PRIMARY', name: cb.conname as string | undefined, location: cb.location as number | undefined });
-      }
+      } else if (cb.contype === 'CONSTR_FOREIGN') foreign.push({ con: cb, col });
     }
   };
   const parents = inheritedColumns(host, (b.inhRelations as Node[] | undefined) ?? [], name, fields, meta);
@@ -130,8 +133,10 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
           return i;
         });
         uniques.push({ cols, primary: ct === 'CONSTR_PRIMARY', name: eb.conname as string | undefined, location: eb.location as number | undefined });
-      } else if (ct === 'CONSTR_CHECK' || ct === 'CONSTR_FOREIGN') {
-        throw new QuireError('0A000', `${ct === 'CONSTR_CHECK' ? 'CHECK' : 'FOREIGN KEY'} constraints are not supported`, { position: pos(eb.location as number) });
+      } else if (ct === 'CONSTR_FOREIGN') {
+        foreign.push({ con: eb, col: null });
+      } else if (ct === 'CONSTR_CHECK') {
+        throw new QuireError('0A000', 'CHECK constraints are not supported', { position: pos(eb.location as number) });
       }
     } else if (tag === 'TableLikeClause') {
       const src = host.catalog.getTable(relName(eb.relation as AnyNode));
@@ -150,6 +155,14 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   t.uniqueNames = named.names;
   // nameKeys puts the primary key first.
   t.primaryKey = uniques.some((u) => u.primary);
+  if (foreign.length > 0) {
+    const shape = { name, fields, uniqueKeys: t.uniqueKeys, primaryKey: t.primaryKey, uniqueNames: t.uniqueNames };
+    const names = constraintNames(host);
+    for (const n of named.names) names.add(n);
+    const fks: ForeignKey[] = [];
+    for (const f of foreign) fks.push(defineForeignKey(host, shape, f.con, f.col, names, fks));
+    t.foreignKeys = fks;
+  }
   const temp = (b.relation as AnyNode).relpersistence === 't';
   const created = host.catalog.addTable(t, b.if_not_exists === true, temp ? tempTableKey(host.session.id, name) : name);
   if (created && temp) host.addTemp(name);
@@ -336,7 +349,17 @@ function dropIndexes(host: UtilityHost, b: AnyNode): QueryResult {
       if (!t.indexKeyNames.includes(n)) {
         throw new QuireError('2BP01', `cannot drop index ${n} because constraint ${n} on table ${t.name} requires it`, { hint: `You can drop constraint ${n} on table ${t.name} instead.` });
       }
-      t.uniqueKeys = t.uniqueKeys.filter((_, i) => i !== k);
+      const rest = t.uniqueKeys.filter((_, i) => i !== k);
+      const needs = [...referencingTables(host, t.name), ...t.foreignKeys.filter((f) => f.parent === t.name).map((fk) => ({ table: t, fk }))].filter(
+        (r) => matchingKey({ uniqueKeys: [t.uniqueKeys[k]!] }, r.fk.parentCols) !== undefined && matchingKey({ uniqueKeys: rest }, r.fk.parentCols) === undefined,
+      );
+      if (needs.length > 0) {
+        throw new QuireError('2BP01', `cannot drop index ${n} because other objects depend on it`, {
+          detail: needs.map((r) => `constraint ${r.fk.name} on table ${r.table.name} depends on index ${n}`).join('\n'),
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        });
+      }
+      t.uniqueKeys = rest;
       t.uniqueNames = t.uniqueNames.filter((_, i) => i !== k);
       t.indexKeyNames = t.indexKeyNames.filter((x) => x !== n);
     }
@@ -392,6 +415,7 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   const dropping = kind === 'table' ? withDescendants(host, names.filter((n) => tableNamed(host, n) !== undefined), b.behavior === 'DROP_CASCADE', notices) : names;
+  if (kind === 'table') dropReferences(host, dropping, b.behavior === 'DROP_CASCADE', notices);
   for (const n of dropping) {
     if (kind === 'view') host.catalog.views.delete(n);
     else {
@@ -410,6 +434,26 @@ export function drop(host: UtilityHost, b: AnyNode): QueryResult {
     }
   }
   return result(tagName, tagName, { notices });
+}
+
+/**
+ * Foreign keys of tables that stay which reference a table being dropped: 2BP01, or with CASCADE
+ * the constraint goes (not the referencing table), as in PostgreSQL.
+ */
+function dropReferences(host: UtilityHost, dropping: readonly string[], cascade: boolean, notices: string[]): void {
+  for (const n of dropping) {
+    const refs = referencingTables(host, n).filter((r) => !dropping.includes(r.table.name));
+    if (refs.length > 0 && !cascade) {
+      throw new QuireError('2BP01', `cannot drop table ${n} because other objects depend on it`, {
+        detail: refs.map((r) => `constraint ${r.fk.name} on table ${r.table.name} depends on table ${n}`).join('\n'),
+        hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+      });
+    }
+    for (const r of refs) {
+      notices.push(`drop cascades to constraint ${r.fk.name} on table ${r.table.name}`);
+      r.table.foreignKeys = r.table.foreignKeys.filter((f) => f !== r.fk);
+    }
+  }
 }
 
 function tableNamed(host: UtilityHost, n: string): unknown {

@@ -25,6 +25,7 @@ import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './p
 import type { QueryResult } from './database.js';
 import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog } from './row-lineage.js';
+import { noteUpdate, watchingUpdates } from './key-changes.js';
 import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
@@ -536,6 +537,7 @@ export async function applyUpdates(
   const changedRows: Value[][] = [];
   // Visits the matched rows only, in table order: an UPDATE of a few rows of a large table costs those rows.
   const positions = [...matched.rows.keys()].sort((x, y) => x - y);
+  const watching = watchingUpdates(t);
   let base = 0;
   let bi = 0;
   for (const p of positions) {
@@ -544,6 +546,7 @@ export async function applyUpdates(
     const i = p - base;
     const vals = matched.rows.get(p)!;
     const row: Value[] = t.schema.map((_, c) => getValue(batch.columns[c]!, i));
+    const before = watching ? row.slice() : null;
     for (let k = 0; k < sets.length; k++) {
       const s = sets[k]!;
       const to = t.schema[s.col]!;
@@ -557,6 +560,7 @@ export async function applyUpdates(
     }
     updated.add(p, row);
     changedRows.push(row);
+    if (before !== null) noteUpdate(t, before, row);
   }
   const out = updated.size > 0 ? rebuildTable(t, snapshot, updated) : [...snapshot];
   return { out, changedRows };
@@ -633,4 +637,39 @@ export function bindReturning(host: UtilityHost, t: MemoryTable, rv: AnyNode, li
     targets.push({ expr: e.type.name === 'unknown' ? coerce(e, T.text, 'implicit', binder) : e, name: (rt.name as string | undefined) ?? figureColname(val) });
   }
   return { targets, binder };
+}
+
+/**
+ * Rewrites rows of `t` as a referential action does (ON DELETE/UPDATE CASCADE, SET NULL, SET
+ * DEFAULT): `changes` maps positions of `snapshot` to their new values, or null to delete the row.
+ * The rows are locked as an UPDATE or DELETE locks them (the lock holder in the way is returned
+ * instead), and the new versions meet NOT NULL and the unique keys.
+ */
+export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: readonly Batch[], changes: ReadonlyMap<number, Value[] | null>, assigned: readonly number[]): LockOwner | null {
+  const positions = [...changes.keys()].sort((x, y) => x - y);
+  const holder = claimRows(host, t, snapshot, positions, 'update');
+  if (holder !== null) return holder;
+  const rc = new RowChanges(t.schema);
+  const updatedPositions: number[] = [];
+  const newRows: Value[][] = [];
+  const watching = watchingUpdates(t);
+  let base = 0;
+  let bi = 0;
+  for (const p of positions) {
+    const row = changes.get(p)!;
+    rc.add(p, row);
+    if (row === null) continue;
+    updatedPositions.push(p);
+    newRows.push(row);
+    if (watching) {
+      while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+      const b = snapshot[bi]!;
+      noteUpdate(t, t.schema.map((_, c) => getValue(b.columns[c]!, p - base)), row);
+    }
+  }
+  checkNotNull(t, newRows);
+  const out = rebuildTable(t, snapshot, rc);
+  if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, updatedPositions, newRows, assigned, out);
+  t.replaceAll(out);
+  return null;
 }

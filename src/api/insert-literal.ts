@@ -25,6 +25,7 @@ import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
 import type { QueryResult } from './database.js';
 import { uniqueCheck } from './dml-statements.js';
+import { checkInsertedRows } from './foreign-key-checks.js';
 import type { UtilityHost } from './utility.js';
 
 interface InsertPlan {
@@ -206,6 +207,7 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
   const batch = rowsBatch(plan, lit.rows, env);
   if (batch === null) return null;
   if (t.uniqueKeys.length > 0) uniqueCheck(t, batchValues(batch, plan.types.length), t.snapshot());
+  if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);
   // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
   if (host.inAnyTransaction) t.appendBatch(batch);
   else t.appendCommitted([batch]);

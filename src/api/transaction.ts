@@ -27,7 +27,16 @@ import type { TableSource } from '../logical/plan.js';
 import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
 import { batchRowsFrom, extendsBatch, MemoryTable } from '../storage/memory-table.js';
 import { LockOwner } from './row-locks.js';
+import type { ForeignKey } from '../storage/foreign-key.js';
 import { mergeRewrite, rowPicker, rowsUnchangedSince } from './row-merge.js';
+
+/** A table as a COMMIT leaves it: whether this transaction wrote it, and whether others did since it last looked. */
+export interface CommittingTable {
+  readonly table: MemoryTable;
+  readonly rows: readonly Batch[];
+  readonly written: boolean;
+  readonly stale: boolean;
+}
 
 export type IsolationLevel = 'read committed' | 'repeatable read';
 
@@ -43,7 +52,10 @@ interface Clone {
   /** Rows others committed were folded into the written clone: unique keys need checking at COMMIT. */
   mixed: boolean;
   /** The shared table's unique keys when the clone was made (CREATE UNIQUE INDEX / DROP INDEX replace the list). */
-  readonly keysAtStart: readonly (readonly number[])[];
+  readonly keysAtStart: readonly (readonly number[])[];  /** The shared table's foreign keys when the clone was made (ALTER TABLE, DROP … CASCADE replace the list). */
+  readonly foreignKeysAtStart: readonly ForeignKey[];
+  /** Another transaction committed rows of the table since this one started (foreign keys are checked again at COMMIT). */
+  othersWrote: boolean;
 }
 
 function conflict(name: string): QuireError {
@@ -107,7 +119,7 @@ export class Transaction {
     for (const [name, t] of shared.tables) {
       if (t instanceof MemoryTable) {
         const clone = t.cloneForTransaction();
-        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false, keysAtStart: t.uniqueKeys });
+        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false, keysAtStart: t.uniqueKeys, foreignKeysAtStart: t.foreignKeys, othersWrote: false });
         tables.set(name, clone);
       } else {
         tables.set(name, t);
@@ -136,6 +148,7 @@ export class Transaction {
       if (this.catalog.tables.get(name) !== c.clone || this.shared.tables.get(name) !== c.shared) continue;
       const current = c.shared.snapshot();
       if (current === c.base) continue;
+      c.othersWrote = true;
       if (!this.written(c)) {
         c.clone.rebase(current);
       } else if (grewFrom(current, c.base)) {
@@ -200,9 +213,11 @@ export class Transaction {
   }
 
   /** Applies this transaction's changes to the shared catalog; throws 40001 or 23505 and applies nothing on a conflict. */
-  commit(checkUnique: (t: MemoryTable, batches: readonly Batch[]) => void): void {
+  commit(checkUnique: (t: MemoryTable, batches: readonly Batch[]) => void, checkReferences?: (tables: ReadonlyMap<string, CommittingTable>) => void): void {
     const mine = this.catalog.tables;
     const apply: (() => void)[] = [];
+    // Each shared table as this COMMIT would leave it, for the foreign key check across transactions.
+    const committing = new Map<string, CommittingTable>();
     // Tables this transaction wrote, dropped or created.
     for (const [name, c] of this.clones) {
       const now = mine.get(name);
@@ -218,13 +233,23 @@ export class Transaction {
       const keysChanged = c.clone.uniqueKeys !== c.keysAtStart;
       if (keysChanged) {
         if (sharedNow !== c.shared || c.shared.uniqueKeys !== c.keysAtStart) throw conflict(name);
-        const { uniqueKeys, uniqueNames, indexKeyNames } = c.clone;
+        const { uniqueKeys, uniqueNames, indexKeyNames, primaryKey } = c.clone;
         apply.push(() => {
           c.shared.uniqueKeys = uniqueKeys;
           c.shared.uniqueNames = uniqueNames;
           c.shared.indexKeyNames = indexKeyNames;
+          c.shared.primaryKey = primaryKey;
         });
       }
+      if (c.clone.foreignKeys !== c.foreignKeysAtStart) {
+        if (sharedNow !== c.shared || c.shared.foreignKeys !== c.foreignKeysAtStart) throw conflict(name);
+        const fks = c.clone.foreignKeys;
+        apply.push(() => {
+          c.shared.foreignKeys = fks;
+        });
+      }
+      const stale = c.othersWrote || c.shared.snapshot() !== c.base;
+      committing.set(name, { table: c.clone, rows: c.shared.snapshot(), written: false, stale });
       const keyed = keysChanged ? c.clone : c.shared;
       if (!this.written(c)) {
         if (keysChanged && keyed.uniqueKeys.length > 0) checkUnique(keyed, c.shared.snapshot());
@@ -237,12 +262,14 @@ export class Transaction {
         const added = c.clone.snapshot().slice(c.base.length);
         if (keyed.uniqueKeys.length > 0 && (keysChanged || current !== c.base || c.mixed)) checkUnique(keyed, [...current, ...added]);
         apply.push(() => c.shared.appendCommitted(added));
+        committing.set(name, { table: c.clone, rows: [...current, ...added], written: true, stale });
         continue;
       }
       const merged = grewFrom(current, c.base) ? [...c.clone.snapshot(), ...gainedSince(current, c.base)] : mergeRewrite(c.base, c.clone.snapshot(), current, rowPicker((b) => c.shared.encodeRewritten(b)));
       if (merged === null) throw conflict(name);
       if (keyed.uniqueKeys.length > 0 && (keysChanged || current !== c.base || c.mixed)) checkUnique(keyed, merged);
       apply.push(() => c.shared.replaceAll(merged));
+      committing.set(name, { table: c.clone, rows: merged, written: true, stale });
     }
     for (const [name, t] of mine) {
       if (this.clones.get(name)?.clone === t) continue;
@@ -254,6 +281,7 @@ export class Transaction {
       }
       if (this.shared.views.has(name) && !this.viewsAtStart.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`);
       apply.push(() => this.shared.tables.set(name, t));
+      if (t instanceof MemoryTable) committing.set(name, { table: t, rows: t.snapshot(), written: true, stale: false });
     }
     // Non-memory tables dropped here (remote ones).
     for (const [name, t] of this.tablesAtStart) {
@@ -285,6 +313,7 @@ export class Transaction {
         if (!mine.has(name) && shared.get(name) === list) apply.push(() => shared.delete(name));
       }
     }
+    checkReferences?.(committing);
     for (const f of apply) f();
   }
 }

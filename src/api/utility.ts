@@ -31,6 +31,8 @@ import { explain } from './explain-statement.js';
 import type { MemoryTable } from '../storage/memory-table.js';
 import { del, insert, update } from './dml-statements.js';
 import { copy } from './copy-statement.js';
+import { withForeignKeys } from './foreign-key-checks.js';
+import { alterTable, truncateReferencing } from './foreign-key-ddl.js';
 import { modifyingCtes, runQuery, withModifyingCtes, type ModifyingScope } from './modifying-ctes.js';
 
 export interface UtilityHost {
@@ -78,11 +80,18 @@ export interface UtilityHost {
  */
 const NO_IMPLICIT_TRANSACTION = new Set(['TransactionStmt', 'VariableSetStmt', 'VariableShowStmt', 'DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt', 'PrepareStmt', 'DeallocateStmt', 'DiscardStmt']);
 
+/** Statements that may write rows of tables (and so must keep their foreign keys). */
+const WRITES_ROWS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'CopyStmt', 'MergeStmt', 'ExecuteStmt']);
+
 export async function executeUtility(host: UtilityHost, s: ParsedStatement, params: readonly unknown[]): Promise<QueryResult> {
   const prepared = host.session.prepared;
   host.session.access.check(s.stmt, (name) => (prepared.has(name) ? prepared.get(name).stmt.stmt : undefined));
   const ctes = modifyingCtes(nodeBody<AnyNode>(s.stmt));
-  const run = (): Promise<QueryResult> => (ctes === null ? executeStatement(host, s, params) : withModifyingCtes(host, ctes, params, () => executeStatement(host, s, params)));
+  const body = (): Promise<QueryResult> => executeStatement(host, s, params);
+  const run = (): Promise<QueryResult> => {
+    if (ctes !== null) return withForeignKeys(host, () => withModifyingCtes(host, ctes, params, body));
+    return WRITES_ROWS.has(nodeTag(s.stmt)!) ? withForeignKeys(host, body) : body();
+  };
   if (host.inAnyTransaction || NO_IMPLICIT_TRANSACTION.has(nodeTag(s.stmt)!)) return run();
   host.beginTransaction({ implicit: true });
   let r: QueryResult;
@@ -133,13 +142,16 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'DeleteStmt':
       return del(host, b, params);
     case 'TruncateStmt': {
+      const emptied: MemoryTable[] = [];
       for (const r of (b.relations as Node[]) ?? []) {
         const rv = nodeBody<AnyNode>(r);
         const t = host.catalog.getMemoryTableIn(rv.schemaname as string | undefined, relName(rv), positionOf(rv.location as number | undefined));
         // Without ONLY, TRUNCATE empties the inheriting tables too.
-        for (const x of rv.inh === true ? [t, ...descendantTables(host, t)] : [t]) x.replaceAll([]);
+        for (const x of rv.inh === true ? [t, ...descendantTables(host, t)] : [t]) if (!emptied.includes(x)) emptied.push(x);
       }
-      return result('TRUNCATE', 'TRUNCATE TABLE');
+      const notices = truncateReferencing(host, emptied, b.behavior === 'DROP_CASCADE');
+      for (const x of emptied) x.replaceAll([]);
+      return result('TRUNCATE', 'TRUNCATE TABLE', { notices });
     }
     case 'CopyStmt':
       return copy(host, b, params);
@@ -158,6 +170,8 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'ClosePortalStmt':
       await host.cursors.close((b.portalname as string | undefined) ?? null);
       return result('CLOSE CURSOR', b.portalname === undefined ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
+    case 'AlterTableStmt':
+      return alterTable(host, b);
     case 'IndexStmt':
       return createIndex(host, b);
     case 'VacuumStmt':

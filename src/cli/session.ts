@@ -36,6 +36,9 @@ export type ValueFormatter = (v: Value, type: DataType) => string | null;
 export interface DescribedRelation {
   kind: 'table' | 'view';
   columns: { name: string; type: string; notNull: boolean; default: string }[];
+  /** psql's footer lines: `"name" FOREIGN KEY …` and `TABLE "c" CONSTRAINT "name" FOREIGN KEY …`. */
+  foreignKeys?: string[];
+  referencedBy?: string[];
 }
 
 /** One overload of a built-in function, for \df: [schema, name, result type, argument types, kind]. */
@@ -643,7 +646,11 @@ export class Session {
       const columns: TableColumn[] = headers.map((n) => ({ name: n, align: 'left' }));
       const rows = rel.columns.map((c) => [c.name, c.type, '', c.notNull ? 'not null' : '', c.default, ...(verbose ? [storageOf(c.type), ''] : [])]);
       const title = `${rel.kind === 'table' ? 'Table' : 'View'} "public.${folded.replace(/^public\./, '')}"`;
-      this.result(this.renderTable(columns, rows, title, false));
+      let footer = '';
+      if (rel.foreignKeys !== undefined) footer += `Foreign-key constraints:\n${rel.foreignKeys.map((l) => `    ${l}\n`).join('')}`;
+      if (rel.referencedBy !== undefined) footer += `Referenced by:\n${rel.referencedBy.map((l) => `    ${l}\n`).join('')}`;
+      const table = this.renderTable(columns, rows, title, false);
+      this.result(footer === '' ? table : table.replace(/\n*$/, '\n') + footer + (table.endsWith('\n\n') ? '\n' : ''));
       return 'ok';
     } catch (e) {
       this.out.stderr(this.prefix(source, line) + formatError(toReportable(e), undefined));

@@ -15,6 +15,7 @@ import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type Co
 import { recordExtendedBatch, recordImmutableBatch } from '../execution/column-stats.js';
 import { encodeText, TextDictionary } from '../common/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
+import type { ForeignKey } from './foreign-key.js';
 
 /** Column constraints and defaults kept with the table (checked by INSERT/UPDATE). */
 export interface ColumnMeta {
@@ -215,6 +216,8 @@ export class MemoryTable implements TableSource {
   indexKeyNames: string[] = [];
   /** Whether uniqueKeys[0] is the PRIMARY KEY (columns grouped by it decide the rest of the row). */
   primaryKey = false;
+  /** FOREIGN KEY constraints of this table (as the referencing side); replaced, never mutated. */
+  foreignKeys: readonly ForeignKey[] = [];
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
@@ -353,6 +356,7 @@ export class MemoryTable implements TableSource {
     t.uniqueNames = this.uniqueNames;
     t.indexKeyNames = this.indexKeyNames;
     t.primaryKey = this.primaryKey;
+    t.foreignKeys = this.foreignKeys;
     t.inheritance = this.inheritance;
     t.uniqueIndexes = this.uniqueIndexes;
     t.origin = this.origin ?? this;

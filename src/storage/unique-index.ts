@@ -359,3 +359,26 @@ export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonl
   }
   return kept;
 }
+
+/**
+ * A test of whether `current` (the committed rows, possibly with a transaction's own appended) holds
+ * a row whose unique key `key` (an entry of t.uniqueKeys) equals the values given in `key`'s column
+ * order. Looks through the committed index plus the rows appended since, so a foreign key check of a
+ * child row reads no parent rows; a list the index does not extend (the parent rewritten in this
+ * transaction) is read once into a set of its own.
+ */
+export function keyPresence(t: MemoryTable, key: readonly number[], current: readonly Batch[]): (vals: readonly Value[]) => boolean {
+  const idx = committedIndex(t, key);
+  const indexed = grewFrom(current, idx.list);
+  const own = new KeySet(indexed ? gainedRows(current, idx.list) : 0);
+  const collect = (b: Batch, i: number): void => {
+    const k = rowKey(t, key, b, i);
+    if (k !== null) own.add(k);
+  };
+  if (indexed) forGained(current, idx.list, collect);
+  else for (const b of current) for (let i = 0; i < b.length; i++) collect(b, i);
+  return (vals) => {
+    const k = keyOf(t, key, vals);
+    return k !== null && ((indexed && idx.keys.has(k)) || own.has(k));
+  };
+}

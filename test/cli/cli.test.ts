@@ -239,6 +239,22 @@ describe.concurrent('quire command', { timeout: 180_000 }, () => {
     expect(r.stderr).toContain('Did not find any relation named "nosuch".');
   });
 
+  it('\\d NAME lists foreign keys and the tables referencing the table, as psql does', async () => {
+    const script = [
+      'create table p (id int primary key, code text unique);',
+      'create table c (id int, pid int references p on delete cascade, code text, constraint "C code" foreign key (code) references p (code) match full);',
+      '\\d c',
+      '\\d p',
+    ].join('\n');
+    const r = await quire([], script + '\n');
+    expect(r.stdout).toContain(
+      ['Foreign-key constraints:', '    "C code" FOREIGN KEY (code) REFERENCES p(code) MATCH FULL', '    "c_pid_fkey" FOREIGN KEY (pid) REFERENCES p(id) ON DELETE CASCADE', ''].join('\n'),
+    );
+    expect(r.stdout).toContain(
+      ['Referenced by:', '    TABLE "c" CONSTRAINT "C code" FOREIGN KEY (code) REFERENCES p(code) MATCH FULL', '    TABLE "c" CONSTRAINT "c_pid_fkey" FOREIGN KEY (pid) REFERENCES p(id) ON DELETE CASCADE', ''].join('\n'),
+    );
+  });
+
   it('--help, --version, bad options and an unusable database argument', async () => {
     const h = await quire(['--help']);
     expect(h.code).toBe(0);

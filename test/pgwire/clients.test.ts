@@ -250,6 +250,18 @@ describe.skipIf(PSQL === null)('psql', () => {
     expect(r.stdout).toContain('1\tone\n2\ttwo\n');
   });
 
+  it('\\d lists foreign keys and the tables referencing a table', async () => {
+    await fx.db.query('create table fkp (id int primary key)');
+    await fx.db.query('create table fkc (id int, pid int references fkp on delete cascade)');
+    try {
+      const r = await psql('\\d fkc\n\\d fkp\n');
+      expect(r.stdout).toContain('Foreign-key constraints:\n    "fkc_pid_fkey" FOREIGN KEY (pid) REFERENCES fkp(id) ON DELETE CASCADE\n');
+      expect(r.stdout).toContain('Referenced by:\n    TABLE "fkc" CONSTRAINT "fkc_pid_fkey" FOREIGN KEY (pid) REFERENCES fkp(id) ON DELETE CASCADE\n');
+    } finally {
+      await fx.db.query('drop table fkc, fkp');
+    }
+  });
+
   it('rejects a wrong password', async () => {
     const r = await run(PSQL!, ['-X', '-h', '127.0.0.1', '-p', String(fx.server.port), '-U', 'psql', '-d', 'quire', '-c', 'select 1'], '', { PGPASSWORD: 'wrong' });
     expect(r.code).not.toBe(0);

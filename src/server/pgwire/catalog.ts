@@ -21,6 +21,7 @@ import { Catalog, isTempTableKey, tempTableKey, type RoutineType } from '../../s
 import { catalogSequences, type Sequence } from '../../storage/sequence.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN } from './types.js';
+import { constraintDef, constraintRows, informationSchemaRows, pgConstraintRow, PG_CONSTRAINT_COLS } from './constraints.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
 
 export const NS_PG_CATALOG = 11;
@@ -169,8 +170,15 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       ['relacl', 'text'], ['reloptions', 'text'], ['relpartbound', 'text'],
     ],
     rows: (env) => {
+      // A table on either side of a foreign key has triggers in PostgreSQL (psql's \d then lists the keys).
+      const triggered = new Set<number>();
+      for (const c of constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k))) {
+        if (c.type !== 'f') continue;
+        triggered.add(c.tableOid);
+        if (c.parentOid !== undefined) triggered.add(c.parentOid);
+      }
       const row = (oid: number, name: string, ns: number, kind: string, natts: number, tuples: number, am: number, persistence = 'p'): Value[] => [
-        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), persistence, kind, natts, 0, b(kind === 'v'), b(false),
+        oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), persistence, kind, natts, 0, b(kind === 'v'), b(triggered.has(oid)),
         b(false), b(false), b(false), b(true), 'd', b(false), 0, 0, 0, null, null, null,
       ];
       return [
@@ -291,10 +299,14 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       [950, 'C', NS_PG_CATALOG, OWNER_OID, 'c', b(true), -1, 'C', 'C'],
     ],
   },
-  // Quire has no indexes, constraints (beyond NOT NULL), defaults catalogued, comments, inheritance,
+  // Quire has no indexes, CHECK constraints, defaults catalogued, comments, inheritance,
   // rules, triggers or extensions: these exist so that clients' joins against them bind and find nothing.
   empty('pg_index', [['indexrelid', 'int4'], ['indrelid', 'int4'], ['indnatts', 'int2'], ['indnkeyatts', 'int2'], ['indisunique', 'bool'], ['indisprimary', 'bool'], ['indisexclusion', 'bool'], ['indimmediate', 'bool'], ['indisclustered', 'bool'], ['indisvalid', 'bool'], ['indcheckxmin', 'bool'], ['indisready', 'bool'], ['indislive', 'bool'], ['indisreplident', 'bool'], ['indkey', 'text'], ['indcollation', 'text'], ['indclass', 'text'], ['indoption', 'text'], ['indexprs', 'text'], ['indpred', 'text']]),
-  empty('pg_constraint', [['oid', 'int4'], ['conname', 'text'], ['connamespace', 'int4'], ['contype', 'text'], ['condeferrable', 'bool'], ['condeferred', 'bool'], ['convalidated', 'bool'], ['conrelid', 'int4'], ['contypid', 'int4'], ['conindid', 'int4'], ['conparentid', 'int4'], ['confrelid', 'int4'], ['confupdtype', 'text'], ['confdeltype', 'text'], ['confmatchtype', 'text'], ['conislocal', 'bool'], ['coninhcount', 'int4'], ['connoinherit', 'bool'], ['conkey', 'text'], ['confkey', 'text'], ['conbin', 'text']]),
+  {
+    name: 'pg_constraint',
+    cols: PG_CONSTRAINT_COLS,
+    rows: (env) => constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)).map((c) => pgConstraintRow(c, NS_PUBLIC)),
+  },
   empty('pg_depend', [['classid', 'int4'], ['objid', 'int4'], ['objsubid', 'int4'], ['refclassid', 'int4'], ['refobjid', 'int4'], ['refobjsubid', 'int4'], ['deptype', 'text']]),
   empty('pg_attrdef', [['oid', 'int4'], ['adrelid', 'int4'], ['adnum', 'int2'], ['adbin', 'text']]),
   empty('pg_description', [['objoid', 'int4'], ['classoid', 'int4'], ['objsubid', 'int4'], ['description', 'text']]),
@@ -379,6 +391,30 @@ const SYSTEM_TABLES: SystemTableDef[] = [
         const [type, precision] = o.type === 'int2' ? ['smallint', 16] : o.type === 'int4' ? ['integer', 32] : ['bigint', 64];
         return [env.database, 'public', seq.name, type, precision, 2, 0, String(o.start), String(o.min), String(o.max), String(o.increment), o.cycle ? 'YES' : 'NO'];
       }),
+  },
+  {
+    name: 'information_schema.table_constraints',
+    cols: [
+      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
+      ['table_name', 'text'], ['constraint_type', 'text'], ['is_deferrable', 'text'], ['initially_deferred', 'text'], ['enforced', 'text'], ['nulls_distinct', 'text'],
+    ],
+    rows: (env) => constraintViews(env).tableConstraints,
+  },
+  {
+    name: 'information_schema.referential_constraints',
+    cols: [
+      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['unique_constraint_catalog', 'text'],
+      ['unique_constraint_schema', 'text'], ['unique_constraint_name', 'text'], ['match_option', 'text'], ['update_rule', 'text'], ['delete_rule', 'text'],
+    ],
+    rows: (env) => constraintViews(env).referential,
+  },
+  {
+    name: 'information_schema.key_column_usage',
+    cols: [
+      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
+      ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'], ['position_in_unique_constraint', 'int4'],
+    ],
+    rows: (env) => constraintViews(env).keyColumns,
   },
   {
     name: 'information_schema.tables',
@@ -540,7 +576,7 @@ export function registerCatalogFunctions(): void {
   registerScalar('col_description', { args: ['int4', 'int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_expr', { args: ['text', 'int4'], returns: T.text, fn: nullFn }, { args: ['text', 'int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_indexdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'int4', 'bool'], returns: T.text, fn: nullFn });
-  registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: (c: EvalContext, oid: number) => constraintDefOf(c, oid) }, { args: ['int4', 'bool'], returns: T.text, fn: (c: EvalContext, oid: number) => constraintDefOf(c, oid) });
   registerScalar('pg_get_partkeydef', { args: ['int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_viewdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
   registerScalar('pg_encoding_to_char', { args: ['int4'], returns: T.text, fn: () => 'UTF8' });
@@ -573,6 +609,17 @@ export function dropConnectionEnv(id: string): void {
 function envOf(c: EvalContext): SystemEnv | undefined {
   const id = c.setting(ENV_SETTING);
   return id === undefined ? undefined : envs.get(id);
+}
+
+function constraintViews(env: SystemEnv): ReturnType<typeof informationSchemaRows> {
+  return informationSchemaRows(constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)), env.database);
+}
+
+function constraintDefOf(c: EvalContext, oid: number): string | null {
+  const env = envOf(c);
+  if (env === undefined) return null;
+  const row = constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)).find((r) => r.oid === oid);
+  return row === undefined ? null : constraintDef(row);
 }
 
 /** Namespace of the relation with this OID, or undefined when there is none. */
@@ -623,9 +670,17 @@ function relationSize(c: EvalContext, oid: number): number | null {
 /**
  * psql's \d first reads a table's flags with a query built on arrays and regclass casts, which the
  * engine cannot bind; its answer decides whether psql goes on, so it is answered by an equivalent
- * query over the same pg_class row. Returns replacement SQL, or null for every other statement.
+ * query over the same pg_class row. Its "Referenced by:" query calls pg_partition_ancestors: answered
+ * over pg_constraint alone. Returns replacement SQL, or null for every other statement.
  */
 export function rewritePsqlQuery(sql: string): string | null {
+  // \d's "Referenced by:" reads the constraints on the table or its partition ancestors (Quire has none).
+  const referenced = /^\s*SELECT conname, conrelid::pg_catalog\.regclass AS ontable,[\s\S]*pg_partition_ancestors\('(\d+)'\)/.exec(sql);
+  if (referenced !== null) {
+    return `SELECT c.conname, r.relname AS ontable, pg_catalog.pg_get_constraintdef(c.oid, true) AS condef
+      FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_class r ON r.oid = c.conrelid
+      WHERE c.confrelid = ${referenced[1]} AND c.contype = 'f' ORDER BY c.conname`;
+  }
   if (!/^\s*SELECT c\.relchecks, c\.relkind, c\.relhasindex/.test(sql)) return null;
   const m = /WHERE c\.oid = '(\d+)'/.exec(sql);
   if (!m) return null;

@@ -11,6 +11,7 @@
  *   the batches it did not touch; only rewritten batches are carried whole.
  * - VIEWS json: the complete list of views (name and CREATE VIEW text).
  */
+import type { ForeignKey } from '../foreign-key.js';
 import type { DataType, TypeName } from '../../common/types.js';
 import { type, type Field } from '../../common/types.js';
 import type { Batch } from '../../common/column.js';
@@ -37,6 +38,8 @@ export interface TableDefinition {
   indexKeyNames?: string[];
   /** uniqueKeys[0] is the PRIMARY KEY (absent: no primary key, or a log written before this was kept). */
   primaryKey?: boolean;
+  /** FOREIGN KEY constraints (absent: none). */
+  foreignKeys?: ForeignKey[];
 }
 
 /**
@@ -48,7 +51,7 @@ export type Run = { keep: number; count: number } | { batch: Batch } | { extend:
 export type LogOp =
   | { op: 'drop'; name: string }
   | { op: 'create'; name: string; def: TableDefinition; batches: Batch[] }
-  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames' | 'indexKeyNames'> | null; runs: Run[] }
+  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames' | 'indexKeyNames' | 'primaryKey' | 'foreignKeys'> | null; runs: Run[] }
   | { op: 'views'; views: { name: string; sql: string }[] };
 
 /**

@@ -25,6 +25,7 @@
  * Typed columns load without parsing; numeric, interval and text columns go through JSON (numeric
  * and interval as their text form, int8 beyond 2^53 as a decimal string).
  */
+import type { ForeignKey } from '../foreign-key.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -70,6 +71,7 @@ interface ManifestTable {
   uniqueNames?: string[];
   indexKeyNames?: string[];
   primaryKey?: boolean;
+  foreignKeys?: ForeignKey[];
 }
 interface Manifest {
   version: 1;
@@ -360,19 +362,26 @@ interface Logged {
   batches: readonly Batch[];
   /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
   keys: readonly (readonly number[])[];
+  /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
+  fks: readonly ForeignKey[];
   def: string;
 }
 
 /** A table's definition JSON, by its metadata objects (column metadata is not changed in place once a table exists, but sequences advance). */
-const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; indexKeyNames: string[]; json: string }>();
+const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; indexKeyNames: string[]; primaryKey: boolean; foreignKeys: readonly ForeignKey[]; json: string }>();
+
+/** The parts of a table's definition beyond its columns, as the manifest and log records carry them (absent ones left out). */
+function keyParts(t: MemoryTable): { indexKeyNames?: string[]; primaryKey?: boolean; foreignKeys?: ForeignKey[] } {
+  return { ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}), ...(t.primaryKey ? { primaryKey: true } : {}), ...(t.foreignKeys.length > 0 ? { foreignKeys: [...t.foreignKeys] } : {}) };
+}
 
 function definitionJson(t: MemoryTable): string {
   const meta = t.meta;
   const known = definitions.get(meta);
-  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames && known.indexKeyNames === t.indexKeyNames) return known.json;
-  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}) });
+  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames && known.indexKeyNames === t.indexKeyNames && known.primaryKey === t.primaryKey && known.foreignKeys === t.foreignKeys) return known.json;
+  const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t), primaryKey: t.primaryKey });
   // A serial's next value is part of the definition: such tables are written out each time.
-  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, indexKeyNames: t.indexKeyNames, json });
+  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, indexKeyNames: t.indexKeyNames, primaryKey: t.primaryKey, foreignKeys: t.foreignKeys, json });
   return json;
 }
 
@@ -536,6 +545,7 @@ export class DirectoryStore {
       t.uniqueNames = mt.uniqueNames ?? [];
       t.indexKeyNames = mt.indexKeyNames ?? [];
       t.primaryKey = mt.primaryKey === true;
+      t.foreignKeys = mt.foreignKeys ?? [];
       t.replaceAll(read.batches);
       catalog.tables.set(mt.name, t);
       this.saved.set(t, { version: t.version, file: mt.file });
@@ -558,7 +568,7 @@ export class DirectoryStore {
       },
     });
     for (const [name, t] of catalog.tables) {
-      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, def: definitionJson(t) });
+      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, fks: t.foreignKeys, def: definitionJson(t) });
     }
     this.loggedViews = JSON.stringify(views);
     this.catalog = catalog;
@@ -610,6 +620,7 @@ export class DirectoryStore {
             t.uniqueNames = op.def.uniqueNames ?? [];
             t.indexKeyNames = op.def.indexKeyNames ?? [];
             t.primaryKey = op.def.primaryKey === true;
+            t.foreignKeys = op.def.foreignKeys ?? [];
             t.replaceAll(op.batches);
             catalog.tables.set(op.name, t);
             break;
@@ -637,6 +648,9 @@ export class DirectoryStore {
               t.uniqueKeys = op.def.uniqueKeys;
               t.uniqueNames = op.def.uniqueNames ?? [];
               t.indexKeyNames = op.def.indexKeyNames ?? [];
+              // Records written before these were kept carry neither: the table keeps what it had.
+              if (op.def.primaryKey !== undefined) t.primaryKey = op.def.primaryKey;
+              t.foreignKeys = op.def.foreignKeys ?? [];
             }
             break;
           }
@@ -675,15 +689,15 @@ export class DirectoryStore {
       const batches = t.snapshot();
       // Unwritten since the last record, keys included (a sequence advanced by a rolled-back INSERT is
       // logged with the table's next write, as docs/durability.md says).
-      if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys) continue;
+      if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys) continue;
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
-        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}), ...(t.primaryKey ? { primaryKey: true } : {}) };
+        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
         rec.create(name, full, batches, t.schema.map((f) => f.type));
       } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
       }
-      (updates ??= []).push([name, { table: t, batches, keys: t.uniqueKeys, def }]);
+      (updates ??= []).push([name, { table: t, batches, keys: t.uniqueKeys, fks: t.foreignKeys, def }]);
     }
     // The views' JSON only when the view list changed since the last record.
     let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
@@ -753,7 +767,7 @@ export class DirectoryStore {
         s = { version: src.version, file };
       }
       current.set(src, s);
-      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames, ...(src.indexKeyNames.length > 0 ? { indexKeyNames: src.indexKeyNames } : {}), ...(src.primaryKey ? { primaryKey: true } : {}) });
+      tables.push({ name, file: s.file, meta: src.meta, uniqueKeys: src.uniqueKeys, uniqueNames: src.uniqueNames, ...keyParts(src) });
     }
     const views = [...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql }));
     const oldFiles = new Set(this.manifest.tables.map((t) => t.file));
