@@ -565,12 +565,15 @@ function radixScatter(
   }
 }
 
-/** Emits the rows of sorted runs in order, merging when there is more than one run. */
-export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generator<Batch> {
+/**
+ * Emits the rows of sorted runs in order, merging when there is more than one run; the first `skip`
+ * rows (an OFFSET) are never gathered.
+ */
+export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator, skip = 0): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
     const { batch, order, sorted } = runs[0]!;
-    for (let s = 0; s < order.length; s += BATCH_SIZE) {
+    for (let s = Math.min(skip, order.length); s < order.length; s += BATCH_SIZE) {
       const e = Math.min(order.length, s + BATCH_SIZE);
       if (sorted === undefined || sorted.size === 0) {
         yield takeBatch(batch, order.subarray(s, e), e - s);
@@ -592,10 +595,11 @@ export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generato
   const pos = runs.map(() => 0);
   const pair = views.map((a) => views.map((b) => cmp.cross(a, b)));
   const types = runs[0]!.batch.columns.map((c) => c.type);
+  let skipped = 0;
   for (;;) {
     const out = types.map((t) => new ColumnBuilder(t, BATCH_SIZE));
     let k = 0;
-    for (; k < BATCH_SIZE; k++) {
+    while (k < BATCH_SIZE) {
       let best = -1;
       for (let r = 0; r < runs.length; r++) {
         if (pos[r]! >= runs[r]!.order.length) continue;
@@ -603,8 +607,13 @@ export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generato
       }
       if (best === -1) break;
       const row = runs[best]!.order[pos[best]!++]!;
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
       const cols = runs[best]!.batch.columns;
       for (let c = 0; c < out.length; c++) out[c]!.pushFrom(cols[c]!, row);
+      k++;
     }
     if (k === 0) return;
     yield { columns: out.map((b) => b.finish()), length: k };
@@ -618,9 +627,15 @@ export class Sort extends PhysicalOperator {
   constructor(
     readonly input: PhysicalOperator,
     readonly keys: readonly SortKey[],
+    /**
+     * Sorted rows dropped from the front of the output (ORDER BY … OFFSET m without LIMIT): they are
+     * sorted like the rest but never gathered into output batches.
+     */
+    readonly offset = 0,
   ) {
     super(input.schema);
     this.cmp = compileComparator(keys);
+    if (!Number.isInteger(offset) || offset < 0) throw new Error('Sort: offset must be a non-negative integer');
   }
 
   children(): readonly PhysicalOperator[] {
@@ -632,10 +647,11 @@ export class Sort extends PhysicalOperator {
   }
 
   describe(): string {
-    return `keys: ${describeKeys(
+    const keys = describeKeys(
       this.keys,
       this.schema.map((f) => f.name),
-    )}`;
+    );
+    return `keys: ${keys}${this.offset > 0 ? `, offset: ${this.offset}` : ''}`;
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
@@ -660,7 +676,7 @@ export class Sort extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     // Emitting is cheap per batch, but the consumer's work on each may not be: yield between them.
-    for (const b of emitRuns(runs, this.cmp)) {
+    for (const b of emitRuns(runs, this.cmp, this.offset)) {
       yield b;
       await yieldIfDue(ctx);
     }
