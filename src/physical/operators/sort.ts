@@ -110,7 +110,9 @@ const SLICE_VISITS = 1 << 18;
 
 /** Bytes per row the normalized-key sort needs besides the rows themselves (keys, order, scratch). */
 export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
-  return normalizable(keys) ? keyWidth(keys, MAX_TEXT_PREFIX) + 9 : 0;
+  // order, its scatter copy and the inexact flags (9), the word partitions' two word arrays and up to two
+  // word columns (16)
+  return normalizable(keys) ? keyWidth(keys, MAX_TEXT_PREFIX) + 25 : 0;
 }
 
 /**
@@ -152,6 +154,7 @@ export async function sortRunAsync(
   const sorter = normalizedSorter(b, keys, cmp, nk);
   if (sorter === null) return sortRun(b, keys, cmp, decode);
   while (!sorter.step(SLICE_VISITS)) await yieldIfDue(ctx);
+  giveBytes(nk!.bytes);
   return { batch: b, order: sorter.order };
 }
 
@@ -184,15 +187,16 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
   }
   const prefix = prefixFor(longest);
   const width = keyWidth(keys, prefix);
-  const bytes = new Uint8Array(n * width);
+  // A pooled buffer (the caller gives it back after the sort): a fresh one of tens of megabytes costs a
+  // page fault per 4 kB on first touch.
+  const bytes = new Uint8Array(takeU32(Math.ceil((n * width) / 4)).buffer, 0, n * width);
   let inexact: Uint8Array | null = null;
   let inexactEnds: readonly number[] = [];
   for (let from = 0; from < n; from += SLICE_ROWS) {
     const to = Math.min(n, from + SLICE_ROWS);
-    const part = encodeKeys(b, keys, prefix, from, to);
+    const part = encodeKeys(b, keys, prefix, from, to, bytes.subarray(from * width));
     if (part === null) return null;
     inexactEnds = part.inexactEnds;
-    bytes.set(part.bytes, from * width);
     if (part.inexact !== null) {
       inexact ??= new Uint8Array(n);
       inexact.set(part.inexact, from);
@@ -200,6 +204,11 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
     await yieldIfDue(ctx);
   }
   return { bytes, width, rows: n, inexact, inexactEnds };
+}
+
+/** Gives a key buffer from encodeKeysSliced back to the scratch pool. */
+function giveBytes(bytes: Uint8Array): void {
+  if (bytes.byteOffset === 0) give(new Uint32Array(bytes.buffer as ArrayBuffer));
 }
 
 function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
