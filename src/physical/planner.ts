@@ -231,14 +231,14 @@ export class PhysicalPlanner {
   }
 
   /**
-   * GROUP BY build-side columns of an inner hash join, aggregates of probe-side columns: one operator
-   * that aggregates during the probe (see HashJoinAggregate). Plain aggregates only (no DISTINCT, ORDER
+   * GROUP BY build-side columns (or no GROUP BY) of an inner hash join, aggregates of probe-side
+   * columns: one operator that aggregates during the probe (see HashJoinAggregate). Plain aggregates only (no DISTINCT, ORDER
    * BY, FILTER, user-defined or input-retaining ones), and not under an explicit memory_limit, where the
    * spilling aggregate must be able to take over.
    */
   private joinAggregate(p: LogicalPlan & { op: 'aggregate' }, input: PhysicalOperator): PhysicalOperator | null {
     if (!(input instanceof HashJoin) || input.type !== 'inner' || input.residual !== null) return null;
-    if (p.groupBy.length === 0 || memoryLimitExplicit(this.env.ctx)) return null;
+    if (memoryLimitExplicit(this.env.ctx)) return null;
     const nl = input.left.schema.length;
     if (nl + input.right.schema.length !== p.input.schema.length) return null;
     const keyCols: number[] = [];
@@ -258,6 +258,9 @@ export class PhysicalPlanner {
       if (impl === null || impl.retainsInput === true) return null;
       specs.push({ impl, argCols });
     }
+    // count(*) alone without GROUP BY: the join's count-only path counts by chain lengths, without
+    // visiting every pair.
+    if (keyCols.length === 0 && specs.every((s) => s.argCols.length === 0)) return null;
     return new HashJoinAggregate(input, keyCols, specs, p.schema);
   }
 

@@ -87,6 +87,12 @@ describe('aggregates over hash joins match PostgreSQL', () => {
     // float arguments with NULLs read through the matched rows (count, sum and avg without a gather)
     'select dim.name, count(p.vn), sum(p.vn), avg(p.vn) from p join dim on p.g = dim.g where p.id % 2 = 0 group by dim.name order by 1',
     'select b.name, count(p.vn), sum(p.vn), avg(p.vn) from p join b on p.g = b.g group by b.name order by 1',
+    // no GROUP BY: one row, also when nothing joins or the build side is empty
+    'select count(*), sum(p.v), avg(p.vn), count(p.x) from p join dim on p.g = dim.g',
+    'select sum(p.v), count(p.s) from p join b on p.s = b.s where p.id < 3000',
+    'select count(*), sum(p.v), min(p.x) from p join dim on p.g = dim.g where p.g > 5000',
+    'select count(*), sum(p.v) from p join e on p.g = e.g',
+    'select count(*), sum(p.vn) from p join (select distinct s from p where id < 50) x on p.s = x.s',
     // the join key itself as the group key
     'select dim.g, count(*), sum(p.v) from p join dim on p.g = dim.g group by dim.g order by 1',
     // no match at all, and an empty build side

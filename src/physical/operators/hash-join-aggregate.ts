@@ -1,7 +1,8 @@
 /**
  * HashJoinAggregate: GROUP BY over an inner hash join (no residual) whose group keys are all build-side
  * columns and whose aggregate arguments are all probe-side columns — the star join "dimension attribute,
- * measures from the fact table".
+ * measures from the fact table" — or aggregates of probe-side columns without GROUP BY (one group, one
+ * output row even when nothing joins).
  *
  * The build rows are grouped once, so each build row carries its group id; a probe then turns straight
  * into group ids for the accumulators, which read the probe batch's own argument columns. No joined row is
@@ -157,9 +158,25 @@ export class HashJoinAggregate extends PhysicalOperator {
     }
   }
 
+  /** The one output row of aggregates without GROUP BY (group 0). */
+  private resultRow(accs: GroupedAccumulator[]): Batch {
+    const columns = accs.map((acc, j) => {
+      acc.grow(1);
+      const b = new ColumnBuilder(this.aggs[j]!.impl.returnType, 1);
+      b.push(acc.result(0));
+      return b.finish();
+    });
+    return { columns, length: 1 };
+  }
+
   private async *aggregate(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
     const built = await this.join.buildSide(ctx, reservation);
-    if (built === null) return;
+    // Without GROUP BY there is exactly one row, even when nothing joins.
+    const keyless = this.keyCols.length === 0;
+    if (built === null) {
+      if (keyless) yield this.resultRow(this.aggs.map((a) => a.impl.grouped()));
+      return;
+    }
     const { build, table } = built;
     const nb = build.length;
     const types = this.schema.map((f) => f.type);
@@ -210,6 +227,10 @@ export class HashJoinAggregate extends PhysicalOperator {
         }
       }
       await yieldIfDue(ctx);
+    }
+    if (keyless) {
+      yield this.resultRow(accs);
+      return;
     }
     if (nSeen === 0) return;
     const keyColumns: Column[] = grouper.keyColumns().map((kc, i) => {
