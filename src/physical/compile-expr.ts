@@ -345,6 +345,9 @@ class CodeGen {
     if (to === 'int4' && from === 'int2') return [`${c}\nconst ${r} = ${v};`, r];
     if (to === 'float8' && (from === 'int2' || from === 'int4' || from === 'float4')) return [`${c}\nconst ${r} = ${v};`, r];
     if (to === 'float8' && from === 'int8') return [`${c}\nconst ${r} = ${v} === null ? null : Number(${v});`, r];
+    // An integer's text is its plain decimal digits (an int8 number is a safe integer, far below String's
+    // exponent form; a bigint prints the same way): no trip through the general cast per row.
+    if (to === 'text' && (from === 'int2' || from === 'int4' || from === 'int8')) return [`${c}\nconst ${r} = ${v} === null ? null : String(${v});`, r];
     return [`${c}\nconst ${r} = ${v} === null ? null : rt.cast(${v}, ${this.typeRef(e.arg.type)}, ${this.typeRef(e.type)}, ctx, ${e.explicit});`, r];
   }
 
