@@ -232,9 +232,9 @@ export class PhysicalPlanner {
 
   /**
    * GROUP BY build-side columns (or no GROUP BY) of an inner hash join, aggregates of probe-side
-   * columns: one operator that aggregates during the probe (see HashJoinAggregate). Plain aggregates only (no DISTINCT, ORDER
-   * BY, FILTER, user-defined or input-retaining ones), and not under an explicit memory_limit, where the
-   * spilling aggregate must be able to take over.
+   * columns: one operator that aggregates during the probe (see HashJoinAggregate). Plain aggregates
+   * only (no DISTINCT, ORDER BY, FILTER, user-defined or input-retaining ones), and not under an explicit
+   * memory_limit, where the spilling aggregate must be able to take over.
    */
   private joinAggregate(p: LogicalPlan & { op: 'aggregate' }, input: PhysicalOperator): PhysicalOperator | null {
     if (!(input instanceof HashJoin) || input.type !== 'inner' || input.residual !== null) return null;
