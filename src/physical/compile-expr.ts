@@ -345,6 +345,9 @@ class CodeGen {
     if (to === 'int4' && from === 'int2') return [`${c}\nconst ${r} = ${v};`, r];
     if (to === 'float8' && (from === 'int2' || from === 'int4' || from === 'float4')) return [`${c}\nconst ${r} = ${v};`, r];
     if (to === 'float8' && from === 'int8') return [`${c}\nconst ${r} = ${v} === null ? null : Number(${v});`, r];
+    // An integer's text is its plain decimal digits (an int8 number is a safe integer, far below String's
+    // exponent form; a bigint prints the same way): no trip through the general cast per row.
+    if (to === 'text' && (from === 'int2' || from === 'int4' || from === 'int8')) return [`${c}\nconst ${r} = ${v} === null ? null : String(${v});`, r];
     return [`${c}\nconst ${r} = ${v} === null ? null : rt.cast(${v}, ${this.typeRef(e.arg.type)}, ${this.typeRef(e.type)}, ctx, ${e.explicit});`, r];
   }
 
@@ -480,7 +483,57 @@ export function compileKernel(e: Expr): Kernel {
     const value = e.value;
     return { slots: [], run: (batch, ctx, S) => filledColumn(e.type, value, batch.length) ?? general.run(batch, ctx, S) };
   }
+  const source = e.kind === 'column' ? null : codeSource(e);
+  if (source !== null) {
+    // Text that is either one input column's value in the same row or NULL (CASE … THEN NULL ELSE s END,
+    // NULLIF(s, …)) keeps that column's dictionary codes: a sort or GROUP BY over it then reads the
+    // codes instead of hashing every string again.
+    const general = compileGeneralKernel(e);
+    return {
+      slots: general.slots,
+      run: (batch, ctx, S) => {
+        const col = general.run(batch, ctx, S);
+        const dc = batch.columns[source]!.dict;
+        if (dc == null || dc.codes.length < batch.length) return col;
+        return makeColumn(col.type, col.data, col.nulls, { codes: passCodes(dc.codes, col.nulls, batch.length), dictionary: dc.dictionary });
+      },
+    };
+  }
   return compileGeneralKernel(e);
+}
+
+/**
+ * The input column whose value (in the same row) every non-NULL result of a text expression is, or null:
+ * a text column itself, CASE whose every branch is that column or NULL, NULLIF of it.
+ */
+function codeSource(e: Expr): number | null {
+  if (e.type.name !== 'text' && e.type.name !== 'varchar') return null;
+  switch (e.kind) {
+    case 'column':
+      return e.index;
+    case 'nullif':
+      return codeSource(e.left);
+    case 'case': {
+      let col: number | null = null;
+      for (const r of [...e.whens.map((w) => w.then), e.else]) {
+        if (r.kind === 'const' && r.value === null) continue;
+        const c = codeSource(r);
+        if (c === null || (col !== null && c !== col)) return null;
+        col = c;
+      }
+      return col;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The source codes, -1 where the result is NULL. */
+function passCodes(codes: Int32Array, nulls: Uint8Array | null, n: number): Int32Array {
+  const out = codes.slice(0, n);
+  // Branch-free: -1 | code is -1 (a NULL), 0 | code is the code.
+  if (nulls !== null) for (let i = 0; i < n; i++) out[i] = out[i]! | -nulls[i]!;
+  return out;
 }
 
 function compileGeneralKernel(e: Expr): Kernel {

@@ -17,6 +17,7 @@
  * counted and scattered a chunk of rows at a time.
  */
 import { anchorShape } from '../common/shape-anchor.js';
+import { give, takeU32 } from '../execution/scratch.js';
 import type { NormalizedKeys } from './normalized-key.js';
 import type { RowCompare } from './sort-key.js';
 
@@ -24,6 +25,17 @@ import type { RowCompare } from './sort-key.js';
 const SMALL = 32;
 /** Ranges at least this large are split on 16-bit digits. */
 const WIDE_MIN = 1 << 16;
+/**
+ * Ranges at least this large (and at most HUGE) are split on 4 bytes at once: each row's next 4 bytes are
+ * read once into a word beside its index (one random read a row, where the byte passes read every byte
+ * twice and again per level), the (word, index) pairs are LSD radix sorted in sequential passes, and the
+ * runs of equal words go on at depth + 4.
+ */
+const WORD_MIN = 256;
+/** Word columns (KeyRadixSort.wordColumn): for inputs of at least COLUMN_MIN_ROWS rows, ranges of at least 1/COLUMN_SHARE of them. */
+const COLUMN_MIN_ROWS = 1 << 16;
+const COLUMN_SHARE = 1024;
+const MAX_WORD_COLUMNS = 2;
 /** Ranges larger than this are partitioned across slices, at least CHUNK rows per slice. */
 const HUGE = 1 << 19;
 const CHUNK = 1 << 17;
@@ -49,11 +61,12 @@ export class KeyRadixSort {
   ) {
     const n = keys.rows;
     if (order === undefined) {
-      order = new Uint32Array(n);
+      // From the scratch pool: the caller gives it back once it has read the rows in order.
+      order = takeU32(n);
       for (let i = 0; i < n; i++) order[i] = i;
     }
     this.order = order;
-    this.tmp = new Uint32Array(order.length);
+    this.tmp = takeU32(order.length);
     this.stop = new Uint8Array(keys.width + 1);
     if (tie !== null && keys.inexact !== null) for (const e of keys.inexactEnds) this.stop[e] = 1;
     if (order.length > 1) this.stack.push(0, order.length, 0);
@@ -92,6 +105,10 @@ export class KeyRadixSort {
         this.insertion(lo, hi, depth);
         continue;
       }
+      if (n >= WORD_MIN && depth < width && this.wordUsable(lo, hi, depth)) {
+        this.partitionWord(lo, hi, depth, bytes, width);
+        continue;
+      }
       // Skip the bytes every row of the range shares: for small ranges by comparing with the first row
       // (cheaper than a 256-bucket count per byte), for large ones by the counting pass itself.
       let d = n < WIDE_MIN ? this.sharedPrefix(lo, hi, depth) : depth;
@@ -106,8 +123,21 @@ export class KeyRadixSort {
       }
       if (d >= 0) this.resolve(lo, hi);
     }
-    return stack.length === 0 && this.job === null;
+    if (stack.length > 0 || this.job !== null) return false;
+    this.releaseScratch();
+    return true;
   }
+
+  /** Gives the scratch arrays back to the pool once the sort is done (the order stays the caller's). */
+  private releaseScratch(): void {
+    if (this.released) return;
+    this.released = true;
+    give(this.tmp, this.words, this.words2, ...this.columns.values());
+    this.words = this.words2 = null;
+    this.columns.clear();
+  }
+
+  private released = false;
 
   /** A partition of a range too large for one slice, done a chunk of rows at a time (see advance). */
   private job: Job | null = null;
@@ -261,6 +291,93 @@ export class KeyRadixSort {
     return true;
   }
 
+  /**
+   * Whether bytes [depth, depth + 4) may be compared for every row of [lo, hi): none of them is past the
+   * end of a key that can be inexact, or no row of the range is inexact.
+   */
+  private wordUsable(lo: number, hi: number, depth: number): boolean {
+    const stop = this.stop;
+    const end = Math.min(depth + 4, this.keys.width);
+    for (let d = depth; d < end; d++) if (stop[d] === 1) return !this.anyInexact(lo, hi);
+    return true;
+  }
+
+  /** Word scratch: the range's words and their scattered copies, sized for the whole order once. */
+  private words: Uint32Array | null = null;
+  private words2: Uint32Array | null = null;
+  private readonly wordCounts = new Uint32Array(4 * 256);
+
+  /** Word columns (see wordColumn) by depth. */
+  private readonly columns = new Map<number, Uint32Array>();
+
+  /**
+   * Every row's word at `depth`, in row order, for a range that is a sizable part of a large input: made
+   * in one sequential pass, it turns the ranges' gathers at that depth into reads of a 4-byte-per-row
+   * array instead of a row stride of the key bytes (fewer cache lines and pages touched per row). At most
+   * MAX_WORD_COLUMNS depths get one; null otherwise.
+   */
+  private wordColumn(n: number, depth: number): Uint32Array | null {
+    const rows = this.keys.rows;
+    let c = this.columns.get(depth);
+    if (c !== undefined) return c;
+    if (rows < COLUMN_MIN_ROWS || n * COLUMN_SHARE < rows || this.columns.size >= MAX_WORD_COLUMNS) return null;
+    c = takeU32(rows);
+    gatherWords(this.keys.bytes, this.keys.width, null, depth, 0, rows, c);
+    this.columns.set(depth, c);
+    return c;
+  }
+
+  /**
+   * Sorts [lo, hi) on the big-endian word of bytes [depth, depth + 4) (zero past the key's width, which
+   * every row shares) and pushes the runs of equal words at depth + 4. Stable: LSD passes keep order.
+   */
+  private partitionWord(lo: number, hi: number, depth: number, bytes: Uint8Array, width: number): void {
+    const n = hi - lo;
+    let w = (this.words ??= takeU32(this.order.length));
+    let w2 = (this.words2 ??= takeU32(this.order.length));
+    let src = this.order;
+    let dst = this.tmp;
+    const column = this.wordColumn(n, depth);
+    if (column !== null) gatherColumn(column, src, lo, hi, w);
+    else gatherWords(bytes, width, src, depth, lo, hi, w);
+    const counts = this.wordCounts;
+    counts.fill(0);
+    wordHistogram(w, lo, hi, counts);
+    for (let pass = 0; pass < 4; pass++) {
+      const base = pass * 256;
+      // A digit every row shares moves nothing.
+      let constant = false;
+      for (let b = 0; b < 256; b++) {
+        const c = counts[base + b]!;
+        if (c === 0) continue;
+        constant = c === n;
+        break;
+      }
+      if (constant) continue;
+      let at = lo;
+      for (let b = 0; b < 256; b++) {
+        const c = counts[base + b]!;
+        counts[base + b] = at;
+        at += c;
+      }
+      scatterWords(src, w, dst, w2, lo, hi, pass * 8, counts, base);
+      const t = src;
+      src = dst;
+      dst = t;
+      const tw = w;
+      w = w2;
+      w2 = tw;
+    }
+    if (src !== this.order) this.order.set(src.subarray(lo, hi), lo);
+    const next = depth + 4;
+    let start = lo;
+    for (let i = lo + 1; i <= hi; i++) {
+      if (i < hi && w[i] === w[start]) continue;
+      if (i - start > 1) this.stack.push(start, i, next);
+      start = i;
+    }
+  }
+
   /** Insertion sort of [lo, hi) on bytes from `depth` on, inexact ties by the comparator. */
   private insertion(lo: number, hi: number, depth: number): void {
     const order = this.order;
@@ -349,6 +466,52 @@ function scatterWide(bytes: Uint8Array, width: number, order: Uint32Array, tmp: 
     const r = order[i]!;
     const p = r * width + d;
     tmp[lo + counts[(bytes[p]! << 8) | bytes[p + 1]!]!++] = r;
+  }
+}
+
+/**
+ * Big-endian words of bytes [d, d + 4) of the rows order[lo, hi) (order null: rows lo..hi themselves),
+ * into words[lo, hi); bytes past the width read as 0.
+ */
+function gatherWords(bytes: Uint8Array, width: number, order: Uint32Array | null, d: number, lo: number, hi: number, words: Uint32Array): void {
+  if (d + 4 <= width) {
+    for (let i = lo; i < hi; i++) {
+      const p = (order === null ? i : order[i]!) * width + d;
+      words[i] = ((bytes[p]! << 24) | (bytes[p + 1]! << 16) | (bytes[p + 2]! << 8) | bytes[p + 3]!) >>> 0;
+    }
+    return;
+  }
+  const k = width - d;
+  for (let i = lo; i < hi; i++) {
+    const p = (order === null ? i : order[i]!) * width + d;
+    let x = 0;
+    for (let j = 0; j < 4; j++) x = (x << 8) | (j < k ? bytes[p + j]! : 0);
+    words[i] = x >>> 0;
+  }
+}
+
+function gatherColumn(column: Uint32Array, order: Uint32Array, lo: number, hi: number, words: Uint32Array): void {
+  for (let i = lo; i < hi; i++) words[i] = column[order[i]!]!;
+}
+
+/** Counts of the four byte digits of words[lo, hi), least significant digit first. */
+function wordHistogram(words: Uint32Array, lo: number, hi: number, counts: Uint32Array): void {
+  for (let i = lo; i < hi; i++) {
+    const x = words[i]!;
+    counts[x & 0xff]++;
+    counts[256 + ((x >>> 8) & 0xff)]++;
+    counts[512 + ((x >>> 16) & 0xff)]++;
+    counts[768 + (x >>> 24)]++;
+  }
+}
+
+/** One stable LSD pass: (order, words)[lo, hi) scattered to (order2, words2) by the digit at `shift`. */
+function scatterWords(order: Uint32Array, words: Uint32Array, order2: Uint32Array, words2: Uint32Array, lo: number, hi: number, shift: number, counts: Uint32Array, base: number): void {
+  for (let i = lo; i < hi; i++) {
+    const x = words[i]!;
+    const at = counts[base + ((x >>> shift) & 0xff)]++;
+    order2[at] = order[i]!;
+    words2[at] = x;
   }
 }
 

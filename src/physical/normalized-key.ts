@@ -195,10 +195,14 @@ export function encodeKeys(
   textPrefix = DEFAULT_TEXT_PREFIX,
   from = 0,
   to = b.length,
+  /** Where to write the keys (at its start, possibly stale: every byte is written); a new array if omitted. */
+  into?: Uint8Array,
 ): NormalizedKeys | null {
   const rows = to - from;
   const width = keyWidth(keys, textPrefix);
-  const bytes = new Uint8Array(rows * width);
+  const bytes = into === undefined ? new Uint8Array(rows * width) : into.subarray(0, rows * width);
+  // Text images are written up to their value's length, the rest of the prefix must be the 0 padding.
+  if (into !== undefined) bytes.fill(0);
   let inexact: Uint8Array | null = null;
   const inexactEnds: number[] = [];
   let off = 0;

@@ -22,8 +22,8 @@ import type { Sort } from './operators/sort.js';
 import { SpillingAggregate } from './operators/spilling-aggregate.js';
 import type { SortKey } from './sort-key.js';
 
-export function makeSort(input: PhysicalOperator, keys: readonly SortKey[]): Sort {
-  return new ExternalSort(input, keys);
+export function makeSort(input: PhysicalOperator, keys: readonly SortKey[], offset = 0): Sort {
+  return new ExternalSort(input, keys, offset);
 }
 
 export function makeAggregate(input: PhysicalOperator, config: HashAggregateConfig, schema: Schema | undefined, ctx: ExecContext): PhysicalOperator {

@@ -111,6 +111,14 @@ export class PhysicalPlanner {
         return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
       }
       case 'limit': {
+        if (p.input.op === 'sort' && !argumentsAtRunTime(p.count, p.offset) && this.constCount(p.count, 'LIMIT') === null) {
+          // ORDER BY … OFFSET m alone: the sort drops its first m rows itself, without gathering them into
+          // batches a Limit would throw away.
+          const offset = this.constCount(p.offset, 'OFFSET') ?? 0;
+          const { input, keys, extra } = this.keyColumns(this.plan(p.input.input), p.input.keys);
+          const sorted = makeSort(input, keys, offset);
+          return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
+        }
         const input = this.plan(p.input);
         const tieCols =
           p.ties === null
@@ -133,9 +141,10 @@ export class PhysicalPlanner {
         const split = runtime || count === null ? null : planPartitionedTopN(p, count, offset);
         if (split !== null) return split;
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
-        // LIMIT NULL / ALL: no row bound, so this is a sort with an offset.
+        // LIMIT NULL / ALL: no row bound, so this is a sort that drops its first `offset` rows itself,
+        // without gathering them into batches a Limit would throw away.
         const topN = (count: number | null, offset: number): PhysicalOperator =>
-          count === null ? new Limit(makeSort(input, keys), null, offset) : new TopN(input, keys, count, offset, p.withTies);
+          count === null ? makeSort(input, keys, offset) : new TopN(input, keys, count, offset, p.withTies);
         const t = runtime
           ? new RuntimeLimit(input, p.count, p.offset, topN, this.slotPlan, { name: 'TopN', keys: describeKeys(keys, input.schema.map((f) => f.name)) })
           : topN(count, offset);
@@ -222,14 +231,14 @@ export class PhysicalPlanner {
   }
 
   /**
-   * GROUP BY build-side columns of an inner hash join, aggregates of probe-side columns: one operator
-   * that aggregates during the probe (see HashJoinAggregate). Plain aggregates only (no DISTINCT, ORDER
-   * BY, FILTER, user-defined or input-retaining ones), and not under an explicit memory_limit, where the
-   * spilling aggregate must be able to take over.
+   * GROUP BY build-side columns (or no GROUP BY) of an inner hash join, aggregates of probe-side
+   * columns: one operator that aggregates during the probe (see HashJoinAggregate). Plain aggregates
+   * only (no DISTINCT, ORDER BY, FILTER, user-defined or input-retaining ones), and not under an explicit
+   * memory_limit, where the spilling aggregate must be able to take over.
    */
   private joinAggregate(p: LogicalPlan & { op: 'aggregate' }, input: PhysicalOperator): PhysicalOperator | null {
     if (!(input instanceof HashJoin) || input.type !== 'inner' || input.residual !== null) return null;
-    if (p.groupBy.length === 0 || memoryLimitExplicit(this.env.ctx)) return null;
+    if (memoryLimitExplicit(this.env.ctx)) return null;
     const nl = input.left.schema.length;
     if (nl + input.right.schema.length !== p.input.schema.length) return null;
     const keyCols: number[] = [];
@@ -249,6 +258,9 @@ export class PhysicalPlanner {
       if (impl === null || impl.retainsInput === true) return null;
       specs.push({ impl, argCols });
     }
+    // count(*) alone without GROUP BY: the join's count-only path counts by chain lengths, without
+    // visiting every pair.
+    if (keyCols.length === 0 && specs.every((s) => s.argCols.length === 0)) return null;
     return new HashJoinAggregate(input, keyCols, specs, p.schema);
   }
 

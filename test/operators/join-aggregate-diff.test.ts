@@ -9,10 +9,11 @@ import { SqlDiff } from '../functions/sql-diff.js';
 
 // Several batches on the probe side (5,000 rows), duplicates on both sides, NULLs in keys and values.
 const SETUP = `
-create table p (id int, g int, s text, v float8, x int);
+create table p (id int, g int, s text, v float8, x int, vn float8);
 insert into p select i, case when i % 13 = 0 then null else i % 700 end,
   case when i % 17 = 0 then null else 'ключ-' || (i % 300) || '-😀' end,
-  (i * 7 % 1009)::float8, case when i % 5 = 0 then null else i end
+  (i * 7 % 1009)::float8, case when i % 5 = 0 then null else i end,
+  case when i % 4 = 0 then null else (i % 301) * 0.25 end
   from generate_series(1, 5000) i;
 create table b (g int, s text, name text, w float8);
 insert into b select case when i % 11 = 0 then null else i % 500 end,
@@ -83,6 +84,15 @@ describe('aggregates over hash joins match PostgreSQL', () => {
     // duplicate keys on both sides (chains), the float sum fed in join order
     'select b.name, count(*), sum(p.v), sum(p.x), count(p.x) from p join b on p.g = b.g group by b.name order by 1',
     'select b.name, b.w, count(*), sum(p.id) from p join b on p.s = b.s where p.id < 4000 group by b.name, b.w order by 1, 2',
+    // float arguments with NULLs read through the matched rows (count, sum and avg without a gather)
+    'select dim.name, count(p.vn), sum(p.vn), avg(p.vn) from p join dim on p.g = dim.g where p.id % 2 = 0 group by dim.name order by 1',
+    'select b.name, count(p.vn), sum(p.vn), avg(p.vn) from p join b on p.g = b.g group by b.name order by 1',
+    // no GROUP BY: one row, also when nothing joins or the build side is empty
+    'select count(*), sum(p.v), avg(p.vn), count(p.x) from p join dim on p.g = dim.g',
+    'select sum(p.v), count(p.s) from p join b on p.s = b.s where p.id < 3000',
+    'select count(*), sum(p.v), min(p.x) from p join dim on p.g = dim.g where p.g > 5000',
+    'select count(*), sum(p.v) from p join e on p.g = e.g',
+    'select count(*), sum(p.vn) from p join (select distinct s from p where id < 50) x on p.s = x.s',
     // the join key itself as the group key
     'select dim.g, count(*), sum(p.v) from p join dim on p.g = dim.g group by dim.g order by 1',
     // no match at all, and an empty build side

@@ -70,6 +70,11 @@ export interface GroupedAccumulator {
    * accumulator that can fold a whole batch at once (count adds n) skips the per-row group ids.
    */
   updateGroup?(g: number, n: number, args: readonly Column[]): void;
+  /**
+   * update() over the rows sel[0..n) of `args` (a filter's selection over an uncopied batch): row sel[k]
+   * belongs to group gids[k], which is never negative. Without it the caller gathers the rows first.
+   */
+  updateSel?(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void;
   result(g: number): Value;
 }
 

@@ -36,6 +36,13 @@ class GroupedCount implements GroupedAccumulator {
     }
   }
 
+  updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const counts = this.counts;
+    const nulls = this.star ? null : args[0]!.nulls;
+    if (nulls === null) for (let k = 0; k < n; k++) counts[gids[k]!]++;
+    else for (let k = 0; k < n; k++) counts[gids[k]!] += 1 - nulls[sel[k]!]!;
+  }
+
   updateGroup(g: number, n: number, args: readonly Column[]): void {
     const nulls = this.star ? null : args[0]!.nulls;
     let c = n;

@@ -72,9 +72,46 @@ export class GroupedFloatAccum implements GroupedAccumulator {
     }
   }
 
+  updateSel(gids: Int32Array, sel: Uint32Array, count: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const N = this.n;
+    const SX = this.sx;
+    const SXX = this.sxx;
+    for (let k = 0; k < count; k++) {
+      const i = sel[k]!;
+      if (nulls !== null && nulls[i] === 1) continue;
+      accumulate(N, SX, SXX, gids[k]!, d[i]!);
+    }
+  }
+
   result(g: number): Value {
     return floatFinal(this.kind, this.n[g]!, this.sx[g]!, this.sxx[g]!);
   }
+}
+
+/** One float8_accum step of group g with v, as update() does it inline. */
+function accumulate(N: Float64Array, SX: Float64Array, SXX: Float64Array, g: number, v: number): void {
+  const n0 = N[g]!;
+  const sx0 = SX[g]!;
+  const n1 = n0 + 1;
+  const sx1 = sx0 + v;
+  let sxx = SXX[g]!;
+  if (n0 > 0) {
+    const tmp = v * n1 - sx1;
+    sxx += (tmp * tmp) / (n1 * n0);
+    if (sx1 === Infinity || sx1 === -Infinity || sxx === Infinity || sxx === -Infinity) {
+      if (sx0 !== Infinity && sx0 !== -Infinity && v !== Infinity && v !== -Infinity) floatOverflow();
+      sxx = NaN;
+    }
+  } else if (v !== v || v === Infinity || v === -Infinity) {
+    // A lone Inf/NaN input must not report variance 0.
+    sxx = NaN;
+  }
+  N[g] = n1;
+  SX[g] = sx1;
+  SXX[g] = sxx;
 }
 
 export class SlidingFloatAccum implements SlidingAccumulator {

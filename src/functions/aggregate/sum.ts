@@ -61,6 +61,27 @@ class GroupedFloatSum implements GroupedAccumulator {
     }
   }
 
+  updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const sums = this.sums;
+    const seen = this.seen;
+    const f4 = this.float4;
+    for (let k = 0; k < n; k++) {
+      const i = sel[k]!;
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = gids[k]!;
+      const a = sums[g]!;
+      const v = d[i]!;
+      let s = a + v;
+      if (f4) s = Math.fround(s);
+      if (s - s !== 0 && s === s) s = floatAdd(a, v, f4);
+      sums[g] = s;
+      seen[g] = 1;
+    }
+  }
+
   result(g: number): Value {
     return this.seen[g] === 1 ? this.sums[g]! : null;
   }

@@ -21,7 +21,7 @@
  * merge, spill runs, spill files, spilled bytes, merge passes, merge fan-in.
  */
 import type { DataType } from '../../common/types.js';
-import { takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
+import { sliceBatch, takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { give } from '../../execution/scratch.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
@@ -49,8 +49,8 @@ function spillSizes(limit: number): { frameBytes: number; readChunk: number } {
 export class ExternalSort extends Sort {
   private readonly xcmp: Comparator;
 
-  constructor(input: PhysicalOperator, keys: readonly SortKey[]) {
-    super(input, keys);
+  constructor(input: PhysicalOperator, keys: readonly SortKey[], offset = 0) {
+    super(input, keys, offset);
     this.xcmp = compileComparator(keys);
     this.keyBytes = normalizedSortRowBytes(keys);
   }
@@ -105,7 +105,7 @@ export class ExternalSort extends Sort {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
         }
-        yield* emitRuns([run], this.xcmp);
+        yield* emitRuns([run], this.xcmp, this.offset);
         // Every row went out through copies: the permutation can serve the next sort's scratch.
         give(run.order);
         return;
@@ -183,6 +183,14 @@ export class ExternalSort extends Sort {
     x['spilled bytes'] = m.bytesWritten;
     x['merge passes'] = passes + 1;
     x['merge fan-in'] = fanIn;
-    yield* streamRuns(spill, last, this.xcmp, types, opts);
+    let skip = this.offset;
+    for await (const b of streamRuns(spill, last, this.xcmp, types, opts)) {
+      if (skip >= b.length) {
+        skip -= b.length;
+        continue;
+      }
+      yield skip > 0 ? sliceBatch(b, skip, b.length) : b;
+      skip = 0;
+    }
   }
 }

@@ -34,6 +34,8 @@ import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/grow
 import { KeyTable } from '../key-table.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
 import { PhysicalOperator } from '../operator.js';
+import { Filter, type SelectedBatch } from './filter.js';
+import { Project } from './project.js';
 import { compileComparator, type SortKey } from '../sort-key.js';
 import { sortRunAsync } from './sort.js';
 
@@ -69,8 +71,11 @@ export interface HashAggregateConfig {
 export interface Grouper {
   /** Number of groups so far. */
   readonly count: number;
-  /** Group id of each of the first n rows; the returned array is reused by the next call. */
-  assign(batch: Batch, n: number): Int32Array;
+  /**
+   * Group id of each of the first n rows (with `sel`: of rows sel[0..n), gids[k] for row sel[k]); the
+   * returned array is reused by the next call.
+   */
+  assign(batch: Batch, n: number, sel?: Uint32Array | null): Int32Array;
   /** Key columns of groups [0, count), in group id order, read in output-batch slices. */
   keyColumns(): ChunkedColumn[];
 }
@@ -120,7 +125,8 @@ class SingleKeyGrouper implements Grouper {
     this.numeric = storageKind(type) !== 'obj';
   }
 
-  assign(batch: Batch, n: number): Int32Array {
+  assign(batch: Batch, n: number, sel: Uint32Array | null = null): Int32Array {
+    if (sel !== null) return this.assign(gatherKeys(batch, sel, n), n);
     const gids = (this.gids = scratch(this.gids, n));
     const c = batch.columns[0]!;
     const d = c.data;
@@ -262,7 +268,8 @@ class MultiKeyGrouper implements Grouper {
     this.builders = types.map((t) => new ColumnBuilder(t));
   }
 
-  assign(batch: Batch, n: number): Int32Array {
+  assign(batch: Batch, n: number, sel: Uint32Array | null = null): Int32Array {
+    if (sel !== null) return this.assign(gatherKeys(batch, sel, n), n);
     if (this.fresh.length < n) this.fresh = new Uint32Array(Math.max(n, BATCH_SIZE));
     const cols = batch.columns;
     const gids = this.table.insert(cols, n, this.fresh);
@@ -304,14 +311,15 @@ class IntKeyGrouper implements Grouper {
     this.builder = new ColumnBuilder(type);
   }
 
-  assign(batch: Batch, n: number): Int32Array {
+  assign(batch: Batch, n: number, sel: Uint32Array | null = null): Int32Array {
     const gids = (this.gids = scratch(this.gids, n));
     const c = batch.columns[0]!;
     const d = c.data as Int32Array;
     const nulls = c.nulls;
     let direct = this.direct;
     for (let k = 0; k < n; k++) {
-      if (nulls !== null && nulls[k] === 1) {
+      const i = sel === null ? k : sel[k]!;
+      if (nulls !== null && nulls[i] === 1) {
         if (this.nullGid < 0) {
           this.nullGid = this.count++;
           this.builder.push(null);
@@ -319,7 +327,7 @@ class IntKeyGrouper implements Grouper {
         gids[k] = this.nullGid;
         continue;
       }
-      const key = d[k]!;
+      const key = d[i]!;
       if (key >= 0 && key < DIRECT_MAX) {
         if (key >= direct.length) direct = this.growDirect(key);
         const g = direct[key]!;
@@ -363,6 +371,11 @@ export function makeGrouper(keyTypes: readonly DataType[]): Grouper {
   if (keyTypes.length === 1 && storageKind(keyTypes[0]!) === 'i32') return new IntKeyGrouper(keyTypes[0]!);
   if (keyTypes.length === 1) return new SingleKeyGrouper(keyTypes[0]!);
   return new MultiKeyGrouper(keyTypes);
+}
+
+/** The rows sel[0..n) of a batch's key columns, copied. */
+function gatherKeys(batch: Batch, sel: Uint32Array, n: number): Batch {
+  return { columns: batch.columns.map((c) => takeColumn(c, sel, n)), length: n };
 }
 
 /** gids with -1 wherever the FILTER column is not true (false or NULL). */
@@ -537,6 +550,36 @@ function consume(st: ConsumeState, batch: Batch): void {
   st.grown = groups;
 }
 
+/**
+ * consume() for the rows sel[0..n) of a batch that was not copied (a Filter's selection under a Project
+ * that only picks columns): keys and arguments are read through the selection. Only for plain
+ * aggregates (no FILTER, DISTINCT or ORDER BY); arguments of an accumulator without updateSel are
+ * gathered for it alone.
+ */
+function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: number): void {
+  const { grouper, accs, aggs, keyCount } = st;
+  const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: batch.length }, n, sel);
+  const groups = grouper.count;
+  const cols = batch.columns;
+  for (let i = 0; i < aggs.length; i++) {
+    const ac = aggs[i]!.argCols;
+    const acc = accs[i]!;
+    if (groups > st.grown) acc.grow(groups);
+    if (keyCount === 0 && ac.length === 0 && acc.updateGroup !== undefined) {
+      acc.updateGroup(0, n, []);
+      continue;
+    }
+    const args: Column[] = new Array(ac.length);
+    for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
+    if (acc.updateSel !== undefined) acc.updateSel(gids, sel, n, args);
+    else {
+      for (let j = 0; j < ac.length; j++) args[j] = takeColumn(args[j]!, sel, n);
+      acc.update(gids, n, args);
+    }
+  }
+  st.grown = groups;
+}
+
 function describeAgg(a: HashAggSpec): string {
   const name = a.impl.name;
   if (a.argCols.length === 0 && name === 'count') return a.filterCol === null ? 'count(*)' : `count(*) FILTER (#${a.filterCol})`;
@@ -611,12 +654,11 @@ export class HashAggregate extends PhysicalOperator {
     const retaining = aggs.map((a, i) => ordered[i] === null && a.impl.retainsInput === true);
     const perGroup = GROUP_BYTES + STATE_BYTES * aggs.length;
     try {
-      for await (const batch of this.input.execute(ctx)) {
+      for await (const { batch, sel, n } of this.inputRows(ctx)) {
         await yieldIfDue(ctx);
-        const n = batch.length;
         if (n === 0) continue;
         const before = grouper.count;
-        withGrowthReserve(state.reserve, () => consume(state, batch));
+        withGrowthReserve(state.reserve, () => (sel === null ? consume(state, batch) : consumeSel(state, batch, sel, n)));
         state.reserve.prepare(grouper.count, n);
         if (res === null) continue;
         let bytes = 0;
@@ -640,6 +682,34 @@ export class HashAggregate extends PhysicalOperator {
       yield* this.output(ctx, grouper, accs, ordered);
     } finally {
       res?.free();
+    }
+  }
+
+  /**
+   * The input as batches with the rows to aggregate. Over a Filter (under a Project that only picks
+   * columns) the filter's selection is aggregated in place, when every aggregate is plain: the qualifying
+   * rows of every column are never copied. Otherwise whole batches (sel null).
+   */
+  private async *inputRows(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
+    const input = this.input;
+    const plain = this.config.aggs.every((a) => a.filterCol === null && !a.distinct && a.orderBy.length === 0);
+    const picked = input instanceof Project ? input.pickedColumns() : null;
+    const filter = picked !== null ? (input as Project).input : input;
+    if (!plain || !(filter instanceof Filter) || (input !== filter && picked === null)) {
+      for await (const b of input.execute(ctx)) yield { batch: b, sel: null, n: b.length };
+      return;
+    }
+    // The Project is bypassed: its EXPLAIN ANALYZE figures are recorded here.
+    const pm = input !== filter && ctx.analyze ? input.metrics : null;
+    if (pm !== null) pm.loops++;
+    for await (const s of filter.selections(ctx)) {
+      const batch = picked === null ? s.batch : { columns: picked.map((c) => s.batch.columns[c]!), length: s.batch.length };
+      if (pm !== null) {
+        pm.rows += s.n;
+        pm.batches++;
+      }
+      if (s.sel === null) yield { batch, sel: null, n: batch.length };
+      else yield { batch, sel: s.sel, n: s.n };
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * HashJoinAggregate: GROUP BY over an inner hash join (no residual) whose group keys are all build-side
  * columns and whose aggregate arguments are all probe-side columns — the star join "dimension attribute,
- * measures from the fact table".
+ * measures from the fact table" — or aggregates of probe-side columns without GROUP BY (one group, one
+ * output row even when nothing joins).
  *
  * The build rows are grouped once, so each build row carries its group id; a probe then turns straight
  * into group ids for the accumulators, which read the probe batch's own argument columns. No joined row is
@@ -47,7 +48,9 @@ function uniquePairs(heads: Int32Array, m: number, sel: Uint32Array | null, buil
   for (let i = 0; i < m; i++) {
     const h = heads[i]!;
     rows[n] = sel === null ? i : sel[i]!;
-    gids[n] = buildGroup[h < 0 ? 0 : h]!;
+    // h & ~(h >> 31) is h, or 0 for no match (-1): a conditional here compiled to a branch that
+    // mispredicted on every other row of a 50% match.
+    gids[n] = buildGroup[h & ~(h >> 31)]!;
     n += ~h >>> 31;
   }
   return n;
@@ -95,6 +98,21 @@ function fillPairs(
   return n;
 }
 
+/**
+ * The pairs' argument rows (batch rows `rows[0..n)`, or the batch's first n when null) into `acc`: read
+ * through the rows when the accumulator can, else gathered for it.
+ */
+function feed(acc: GroupedAccumulator, gids: Int32Array, rows: Uint32Array | null, n: number, argCols: readonly number[], batch: Batch): void {
+  const args: Column[] = new Array(argCols.length);
+  for (let j = 0; j < argCols.length; j++) args[j] = batch.columns[argCols[j]!]!;
+  if (rows === null) acc.update(gids, n, args);
+  else if (acc.updateSel !== undefined) acc.updateSel(gids, rows, n, args);
+  else {
+    for (let j = 0; j < args.length; j++) args[j] = takeColumn(args[j]!, rows, n);
+    acc.update(gids, n, args);
+  }
+}
+
 function noteGroups(gids: Int32Array, n: number, seen: Uint8Array, order: Uint32Array, nSeen: number): number {
   for (let k = 0; k < n; k++) {
     const g = gids[k]!;
@@ -140,9 +158,25 @@ export class HashJoinAggregate extends PhysicalOperator {
     }
   }
 
+  /** The one output row of aggregates without GROUP BY (group 0). */
+  private resultRow(accs: GroupedAccumulator[]): Batch {
+    const columns = accs.map((acc, j) => {
+      acc.grow(1);
+      const b = new ColumnBuilder(this.aggs[j]!.impl.returnType, 1);
+      b.push(acc.result(0));
+      return b.finish();
+    });
+    return { columns, length: 1 };
+  }
+
   private async *aggregate(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
     const built = await this.join.buildSide(ctx, reservation);
-    if (built === null) return;
+    // Without GROUP BY there is exactly one row, even when nothing joins.
+    const keyless = this.keyCols.length === 0;
+    if (built === null) {
+      if (keyless) yield this.resultRow(this.aggs.map((a) => a.impl.grouped()));
+      return;
+    }
     const { build, table } = built;
     const nb = build.length;
     const types = this.schema.map((f) => f.type);
@@ -180,10 +214,7 @@ export class HashJoinAggregate extends PhysicalOperator {
         nSeen = noteGroups(gids, n, seen, order, nSeen);
         // Every row of the batch matched: its own columns are the arguments, in order.
         const all = n === batch.length;
-        for (let j = 0; j < accs.length; j++) {
-          const ac = argCols[j]!;
-          accs[j]!.update(gids, n, ac.map((c) => (all ? batch.columns[c]! : takeColumn(batch.columns[c]!, rows, n))));
-        }
+        for (let j = 0; j < accs.length; j++) feed(accs[j]!, gids, all ? null : rows, n, argCols[j]!, batch);
       } else {
         at.i = 0;
         at.r = -2;
@@ -191,14 +222,15 @@ export class HashJoinAggregate extends PhysicalOperator {
           const n = fillPairs(heads, next, sel, m, buildGroup, rows, gids, at);
           if (n === 0) break;
           nSeen = noteGroups(gids, n, seen, order, nSeen);
-          for (let j = 0; j < accs.length; j++) {
-            const ac = argCols[j]!;
-            accs[j]!.update(gids, n, ac.map((c) => takeColumn(batch.columns[c]!, rows, n)));
-          }
+          for (let j = 0; j < accs.length; j++) feed(accs[j]!, gids, rows, n, argCols[j]!, batch);
           await yieldIfDue(ctx);
         }
       }
       await yieldIfDue(ctx);
+    }
+    if (keyless) {
+      yield this.resultRow(accs);
+      return;
     }
     if (nSeen === 0) return;
     const keyColumns: Column[] = grouper.keyColumns().map((kc, i) => {

@@ -390,17 +390,7 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
       const pd = c.data;
       const pn = c.nulls;
       if (pd instanceof Int32Array && pn === null) {
-        if (sel === null) {
-          for (let i = 0; i < m; i++) {
-            const v = pd[i]!;
-            out[i] = v >= 0 && v <= max ? heads[v]! : -1;
-          }
-        } else {
-          for (let j = 0; j < m; j++) {
-            const v = pd[sel[j]!]!;
-            out[j] = v >= 0 && v <= max ? heads[v]! : -1;
-          }
-        }
+        directProbe(pd, sel, m, heads, max, out);
         return;
       }
       for (let j = 0; j < m; j++) {
@@ -416,6 +406,24 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
       }
     },
   };
+}
+
+/**
+ * Chain heads of int4 probe keys (no NULLs) in a direct table: a plain function over locals, so the loop
+ * reads `heads` and `max` from registers rather than from the closure's context on every row.
+ */
+function directProbe(pd: Int32Array, sel: Uint32Array | null, m: number, heads: Int32Array, max: number, out: Int32Array): void {
+  if (sel === null) {
+    for (let i = 0; i < m; i++) {
+      const v = pd[i]!;
+      out[i] = v >= 0 && v <= max ? heads[v]! : -1;
+    }
+  } else {
+    for (let j = 0; j < m; j++) {
+      const v = pd[sel[j]!]!;
+      out[j] = v >= 0 && v <= max ? heads[v]! : -1;
+    }
+  }
 }
 
 /**

@@ -46,6 +46,10 @@ export class Project extends PhysicalOperator {
   isPureSelection(): boolean {
     return this.kernels.every((k) => typeof k === 'number');
   }
+  /** The input column of each output column when the projection only picks columns; null otherwise. */
+  pickedColumns(): number[] | null {
+    return this.isPureSelection() ? (this.kernels as number[]).slice() : null;
+  }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     for await (const b of this.input.execute(ctx)) {
       const cols: Column[] = new Array(this.kernels.length);

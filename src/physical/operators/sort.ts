@@ -110,7 +110,9 @@ const SLICE_VISITS = 1 << 18;
 
 /** Bytes per row the normalized-key sort needs besides the rows themselves (keys, order, scratch). */
 export function normalizedSortRowBytes(keys: readonly SortKey[]): number {
-  return normalizable(keys) ? keyWidth(keys, MAX_TEXT_PREFIX) + 9 : 0;
+  // order, its scatter copy and the inexact flags (9), the word partitions' two word arrays and up to two
+  // word columns (16)
+  return normalizable(keys) ? keyWidth(keys, MAX_TEXT_PREFIX) + 25 : 0;
 }
 
 /**
@@ -152,6 +154,7 @@ export async function sortRunAsync(
   const sorter = normalizedSorter(b, keys, cmp, nk);
   if (sorter === null) return sortRun(b, keys, cmp, decode);
   while (!sorter.step(SLICE_VISITS)) await yieldIfDue(ctx);
+  giveBytes(nk!.bytes);
   return { batch: b, order: sorter.order };
 }
 
@@ -184,15 +187,16 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
   }
   const prefix = prefixFor(longest);
   const width = keyWidth(keys, prefix);
-  const bytes = new Uint8Array(n * width);
+  // A pooled buffer (the caller gives it back after the sort): a fresh one of tens of megabytes costs a
+  // page fault per 4 kB on first touch.
+  const bytes = new Uint8Array(takeU32(Math.ceil((n * width) / 4)).buffer, 0, n * width);
   let inexact: Uint8Array | null = null;
   let inexactEnds: readonly number[] = [];
   for (let from = 0; from < n; from += SLICE_ROWS) {
     const to = Math.min(n, from + SLICE_ROWS);
-    const part = encodeKeys(b, keys, prefix, from, to);
+    const part = encodeKeys(b, keys, prefix, from, to, bytes.subarray(from * width));
     if (part === null) return null;
     inexactEnds = part.inexactEnds;
-    bytes.set(part.bytes, from * width);
     if (part.inexact !== null) {
       inexact ??= new Uint8Array(n);
       inexact.set(part.inexact, from);
@@ -200,6 +204,11 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
     await yieldIfDue(ctx);
   }
   return { bytes, width, rows: n, inexact, inexactEnds };
+}
+
+/** Gives a key buffer from encodeKeysSliced back to the scratch pool. */
+function giveBytes(bytes: Uint8Array): void {
+  if (bytes.byteOffset === 0) give(new Uint32Array(bytes.buffer as ArrayBuffer));
 }
 
 function multiKeyRadix(b: Batch, keys: readonly SortKey[]): Uint32Array {
@@ -565,12 +574,15 @@ function radixScatter(
   }
 }
 
-/** Emits the rows of sorted runs in order, merging when there is more than one run. */
-export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generator<Batch> {
+/**
+ * Emits the rows of sorted runs in order, merging when there is more than one run; the first `skip`
+ * rows (an OFFSET) are never gathered.
+ */
+export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator, skip = 0): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
     const { batch, order, sorted } = runs[0]!;
-    for (let s = 0; s < order.length; s += BATCH_SIZE) {
+    for (let s = Math.min(skip, order.length); s < order.length; s += BATCH_SIZE) {
       const e = Math.min(order.length, s + BATCH_SIZE);
       if (sorted === undefined || sorted.size === 0) {
         yield takeBatch(batch, order.subarray(s, e), e - s);
@@ -592,10 +604,11 @@ export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generato
   const pos = runs.map(() => 0);
   const pair = views.map((a) => views.map((b) => cmp.cross(a, b)));
   const types = runs[0]!.batch.columns.map((c) => c.type);
+  let skipped = 0;
   for (;;) {
     const out = types.map((t) => new ColumnBuilder(t, BATCH_SIZE));
     let k = 0;
-    for (; k < BATCH_SIZE; k++) {
+    while (k < BATCH_SIZE) {
       let best = -1;
       for (let r = 0; r < runs.length; r++) {
         if (pos[r]! >= runs[r]!.order.length) continue;
@@ -603,8 +616,13 @@ export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator): Generato
       }
       if (best === -1) break;
       const row = runs[best]!.order[pos[best]!++]!;
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
       const cols = runs[best]!.batch.columns;
       for (let c = 0; c < out.length; c++) out[c]!.pushFrom(cols[c]!, row);
+      k++;
     }
     if (k === 0) return;
     yield { columns: out.map((b) => b.finish()), length: k };
@@ -618,9 +636,15 @@ export class Sort extends PhysicalOperator {
   constructor(
     readonly input: PhysicalOperator,
     readonly keys: readonly SortKey[],
+    /**
+     * Sorted rows dropped from the front of the output (ORDER BY … OFFSET m without LIMIT): they are
+     * sorted like the rest but never gathered into output batches.
+     */
+    readonly offset = 0,
   ) {
     super(input.schema);
     this.cmp = compileComparator(keys);
+    if (!Number.isInteger(offset) || offset < 0) throw new Error('Sort: offset must be a non-negative integer');
   }
 
   children(): readonly PhysicalOperator[] {
@@ -632,10 +656,11 @@ export class Sort extends PhysicalOperator {
   }
 
   describe(): string {
-    return `keys: ${describeKeys(
+    const keys = describeKeys(
       this.keys,
       this.schema.map((f) => f.name),
-    )}`;
+    );
+    return `keys: ${keys}${this.offset > 0 ? `, offset: ${this.offset}` : ''}`;
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
@@ -660,7 +685,7 @@ export class Sort extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     // Emitting is cheap per batch, but the consumer's work on each may not be: yield between them.
-    for (const b of emitRuns(runs, this.cmp)) {
+    for (const b of emitRuns(runs, this.cmp, this.offset)) {
       yield b;
       await yieldIfDue(ctx);
     }
