@@ -22,7 +22,7 @@
  */
 import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, sliceBatch, takeBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { intRange } from '../../execution/column-stats.js';
@@ -34,7 +34,8 @@ import { compileComparator, describeKeys, type Comparator, type KeyView, type So
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
 import { StringIds, stringHash } from './topn-ranking-string-ids.js';
-import { partitionOrder } from './topn-ranking-partition-order.js';
+import { orderPartitions, partitionOrder } from './topn-ranking-partition-order.js';
+import { RowRefTopK } from './topn-ranking-refs.js';
 import { ExternalSort } from './external-sort.js';
 import { Replay } from './replay.js';
 
@@ -251,6 +252,23 @@ export class PartitionIds {
    */
   get directTable(): Int32Array {
     return this.direct;
+  }
+
+  /**
+   * Partition ids in key order (ASC NULLS LAST) when every key so far is a single int key in the direct
+   * table, read off the table without sorting; null otherwise.
+   */
+  directOrder(): Int32Array | null {
+    if (this.cols.length !== 1 || this.map.size > 0 || this.strings.size > 0 || this.codeIds.size > 0) return null;
+    const out = new Int32Array(this.count);
+    const dir = this.direct;
+    let w = 0;
+    for (let v = 0; v < dir.length; v++) {
+      const g = dir[v]!;
+      if (g >= 0) out[w++] = g;
+    }
+    if (this.nullId >= 0) out[w++] = this.nullId;
+    return w === this.count ? out : null;
   }
 
   /** Id of the single int2/int4 key value v (not NULL), creating it if new. */
@@ -803,6 +821,13 @@ export class TopNRanking extends PhysicalOperator {
     const spec = this.spec;
     if (spec.k <= 0) return;
     const types = this.schema.map((f) => f.type);
+    let it = this.input.execute(ctx);
+    if (RowRefTopK.eligible(spec.kind, spec.k, spec.orderKeys)) {
+      const held = yield* this.runRefs(ctx, it, types);
+      if (held === null) return;
+      // A NULL or NaN order key: the general store takes over, from the rows kept so far (in arrival order).
+      it = new Replay(this.schema, held, it).execute(ctx);
+    }
     const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp, spec.unusedCols);
     const ids = new PartitionIds(
       spec.partitionCols,
@@ -827,7 +852,6 @@ export class TopNRanking extends PhysicalOperator {
     let reservedLive = -1;
     let reservedCount = -1;
     let batchesSinceReserve = 0;
-    const it = this.input.execute(ctx);
     const sortedOutput = spec.sortedOutput === true;
     // sortedOutput and pruning abandoned: the rows held so far, handed with the rest of the input to a sort.
     let handOver: Batch[] | null = null;
@@ -939,6 +963,126 @@ export class TopNRanking extends PhysicalOperator {
     yield* this.emit(heaps, heaps.finish());
   }
 
+  /**
+   * The row-reference store (topn-ranking-refs.ts) for row_number with a small k over numeric keys.
+   * Returns null when it produced the whole output, or the rows it kept (arrival order) plus the batch it
+   * refused, for the general path to go on from, when a NULL or NaN order key turned up.
+   */
+  private async *runRefs(ctx: ExecContext, it: AsyncGenerator<Batch>, types: readonly DataType[]): AsyncGenerator<Batch, Batch[] | null> {
+    const spec = this.spec;
+    const st = new RowRefTopK(spec.k, spec.orderKeys, types);
+    const ids = new PartitionIds(
+      spec.partitionCols,
+      spec.partitionCols.map((c) => types[c]!),
+    );
+    const res = queryMemory(ctx).pool.register('TopNRanking', false);
+    let seen = 0;
+    let decided = spec.strict;
+    let why = '';
+    let abandon = false;
+    let refused: Batch | null = null;
+    let rowBytes = -1;
+    let batches = 0;
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) break;
+        const b = r.value;
+        await yieldIfDue(ctx);
+        const n = b.length;
+        if (n === 0) continue;
+        if (!st.prepare(b)) {
+          refused = b;
+          break;
+        }
+        const gids = ids.assign(b);
+        st.ensureGroups(ids.count);
+        st.consume(b, gids);
+        seen += n;
+        // Row size measured now and then: batchBytes reads every string.
+        if (rowBytes < 0 || (++batches & 63) === 0) rowBytes = batchBytes(b) / n;
+        const want = Math.ceil(st.retainedRows * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
+        if (!res.tryResize(want)) {
+          if (spec.strict) throw res.outOfMemory(want - res.size, `${st.kept} kept rows in ${ids.count} partitions`);
+          why = 'sort and filter (memory limit reached)';
+          abandon = true;
+          break;
+        }
+        if (!decided && seen >= this.probeRows) {
+          decided = true;
+          const e = estimateTopNRanking(spec.k, ids.count, seen, st.kept, this.expectedRows);
+          const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
+          abandon = e.sortAndFilter;
+          why = abandon ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
+          if (abandon) break;
+        }
+      }
+    } catch (err) {
+      await it.return(undefined);
+      throw err;
+    } finally {
+      res.free();
+    }
+    const m = this.metrics.extra;
+    m['partitions'] = ids.count;
+    m['peak kept rows'] = st.peakKept;
+    m['peak kept bytes'] = Math.ceil(st.peakRetainedRows * Math.max(rowBytes, 0) + st.tableBytes);
+    if (!spec.strict) {
+      m['pruning'] = abandon ? 'abandoned' : 'kept';
+      m['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
+    }
+    m['store'] = refused === null ? `row refs (${st.compactions} compactions)` : 'row copies (NULL or NaN order key)';
+    const kept = st.gather();
+    if (refused !== null) {
+      const held = kept.rows.length > 0 ? [kept.rows, refused] : [refused];
+      return held;
+    }
+    if (abandon) {
+      // Every candidate held so far, then the rest of the input: the filter above cuts.
+      if (spec.sortedOutput === true) {
+        yield* new ExternalSort(new Replay(this.schema, [kept.rows], it), this.sortKeys()).execute(ctx);
+        return null;
+      }
+      try {
+        yield* sliced(kept.rows);
+        for (;;) {
+          const r = await it.next();
+          if (r.done === true) break;
+          yield r.value;
+        }
+      } finally {
+        await it.return(undefined);
+      }
+      return null;
+    }
+    if (spec.sortedOutput !== true) {
+      yield* sliced(kept.rows);
+      return null;
+    }
+    // Partitions by key, each partition's entries already best first: the Window above sorts nothing.
+    const groups = st.groups;
+    const parts = new Int32Array(groups);
+    const reps = new Uint32Array(groups);
+    let np = 0;
+    for (let g = 0; g < groups; g++) {
+      if (st.count(g) === 0) continue;
+      parts[np] = g;
+      reps[np++] = kept.at[kept.starts[g]!]!;
+    }
+    const order = ids.directOrder() ?? orderPartitions(kept.rows, reps.subarray(0, np), parts.subarray(0, np), groups, spec.partitionCols, types);
+    const sel = new Uint32Array(kept.at.length);
+    let w = 0;
+    for (let j = 0; j < order.length; j++) {
+      const g = order[j]!;
+      for (let e = kept.starts[g]!; e < kept.starts[g + 1]!; e++) sel[w++] = kept.at[e]!;
+    }
+    for (let s = 0; s < w; s += BATCH_SIZE) {
+      const e = Math.min(w, s + BATCH_SIZE);
+      yield takeBatch(kept.rows, sel.subarray(s, e), e - s);
+    }
+    return null;
+  }
+
   protected *emit(heaps: RankingHeaps, slots: Uint32Array): Generator<Batch> {
     const all = heaps.store.asBatch();
     for (let s = 0; s < slots.length; s += BATCH_SIZE) {
@@ -946,6 +1090,10 @@ export class TopNRanking extends PhysicalOperator {
       yield takeBatch(all, slots.subarray(s, e), e - s);
     }
   }
+}
+
+function* sliced(b: Batch): Generator<Batch> {
+  for (let s = 0; s < b.length; s += BATCH_SIZE) yield sliceBatch(b, s, Math.min(b.length, s + BATCH_SIZE));
 }
 
 // Long-lived instances whose shapes consumeFused's optimized code depends on (see shape-anchor.ts).
