@@ -65,6 +65,13 @@ export interface TopNRankingSpec {
 const RESERVE_STEP_ROWS = 1024;
 const RESERVE_EVERY_BATCHES = 64;
 
+/**
+ * The row-reference store hands over to the copying store when, after this many rows, partitions hold
+ * REFS_FEW_PARTITIONS rows or more on average.
+ */
+const REFS_SETTLE_ROWS = 16_384;
+const REFS_FEW_PARTITIONS = 8;
+
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
 export const PROBE_ROWS = 65_536;
 
@@ -966,7 +973,8 @@ export class TopNRanking extends PhysicalOperator {
   /**
    * The row-reference store (topn-ranking-refs.ts) for row_number with a small k over numeric keys.
    * Returns null when it produced the whole output, or the rows it kept (arrival order) plus the batch it
-   * refused, for the general path to go on from, when a NULL or NaN order key turned up.
+   * refused, for the general path to go on from, when a NULL or NaN order key turned up or the
+   * partitions are few.
    */
   private async *runRefs(ctx: ExecContext, it: AsyncGenerator<Batch>, types: readonly DataType[]): AsyncGenerator<Batch, Batch[] | null> {
     const spec = this.spec;
@@ -981,6 +989,7 @@ export class TopNRanking extends PhysicalOperator {
     let why = '';
     let abandon = false;
     let refused: Batch | null = null;
+    let handOver = '';
     let rowBytes = -1;
     let batches = 0;
     try {
@@ -993,12 +1002,19 @@ export class TopNRanking extends PhysicalOperator {
         if (n === 0) continue;
         if (!st.prepare(b)) {
           refused = b;
+          handOver = 'row copies (NULL or NaN order key)';
           break;
         }
         const gids = ids.assign(b);
         st.ensureGroups(ids.count);
         st.consume(b, gids);
         seen += n;
+        if (seen - n < REFS_SETTLE_ROWS && seen >= REFS_SETTLE_ROWS && ids.count * REFS_FEW_PARTITIONS <= seen) {
+          // Few partitions: their boundaries are in cache and soon reject whole batches by key range
+          // (consumeFused), which beats any per-row work here.
+          handOver = 'row copies (few partitions)';
+          break;
+        }
         // Row size measured now and then: batchBytes reads every string.
         if (rowBytes < 0 || (++batches & 63) === 0) rowBytes = batchBytes(b) / n;
         const want = Math.ceil(st.retainedRows * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
@@ -1031,10 +1047,11 @@ export class TopNRanking extends PhysicalOperator {
       m['pruning'] = abandon ? 'abandoned' : 'kept';
       m['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
     }
-    m['store'] = refused === null ? `row refs (${st.compactions} compactions)` : 'row copies (NULL or NaN order key)';
+    m['store'] = handOver === '' ? `row refs (${st.compactions} compactions)` : handOver;
     const kept = st.gather();
-    if (refused !== null) {
-      const held = kept.rows.length > 0 ? [kept.rows, refused] : [refused];
+    if (handOver !== '') {
+      const held = kept.rows.length > 0 ? [kept.rows] : [];
+      if (refused !== null) held.push(refused);
       return held;
     }
     if (abandon) {
