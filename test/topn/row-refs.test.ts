@@ -68,7 +68,8 @@ describe('per-partition Top-N: row-reference store', () => {
   it('hands over to the general store on NULL / NaN order keys in late batches', async () => {
     const failures = await checkRankingMatrix(q, pg, {
       table: 'r',
-      parts: ['p', 'q'],
+      // Computed keys are helper columns the retained rows leave out: the hand-over carries partition ids.
+      parts: ['p', 'q', "q || '·'", 'p % 7 + 10 * i4'],
       orders: ['vn', 'vn DESC NULLS LAST', 'vnan DESC', 'vnan, id'],
       fns: ['row_number'],
       ks: [1, 3],

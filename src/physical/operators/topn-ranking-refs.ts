@@ -16,7 +16,7 @@
  * NULL and NaN keys are outside this model (their order is not the numbers'): prepare() refuses a batch
  * holding one and the operator hands the rows kept so far to the general store.
  */
-import { concatBatches, emptyBatch, takeBatch, type Batch } from '../../common/column.js';
+import { concatBatches, deadColumn, emptyBatch, takeBatch, type Batch } from '../../common/column.js';
 import type { DataType } from '../../common/types.js';
 import { keyCategory, type SortKey } from '../sort-key.js';
 
@@ -34,6 +34,8 @@ export interface GatheredRows {
   readonly at: Uint32Array;
   /** Entries of partition g are at[starts[g] .. starts[g + 1]). */
   readonly starts: Int32Array;
+  /** Partition of each row of `rows`. */
+  readonly part: Int32Array;
 }
 
 export class RowRefTopK {
@@ -66,6 +68,8 @@ export class RowRefTopK {
     readonly k: number,
     readonly keys: readonly SortKey[],
     private readonly types: readonly DataType[],
+    /** Columns left out of the retained rows (see TopNRankingSpec.unusedCols); gather() gives their partition ids instead. */
+    private readonly unused: readonly number[] = [],
   ) {
     this.nk = keys.length;
     this.w = this.nk + 1;
@@ -140,7 +144,10 @@ export class RowRefTopK {
         : offerN(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, this.nk, base, this);
     if (this.kept > this.peakKept) this.peakKept = this.kept;
     if (changed === 0 && this.kept === before) return;
-    this.batches.push(b);
+    // Helper columns no one reads (computed partition keys): retaining their fresh strings would keep
+    // the whole input's worth of them alive until the next compaction.
+    const unused = this.unused;
+    this.batches.push(unused.length === 0 ? b : { columns: b.columns.map((c, j) => (unused.includes(j) ? deadColumn(c.type) : c)), length: n });
     this.bases.push(base);
     this.nextBase = base + n;
     this.retainedRows += n;
@@ -171,7 +178,7 @@ export class RowRefTopK {
   gather(): GatheredRows {
     const groups = this.groups;
     const total = this.kept;
-    if (total === 0) return { rows: emptyBatch(this.types), at: new Uint32Array(0), starts: new Int32Array(groups + 1) };
+    if (total === 0) return { rows: emptyBatch(this.types), at: new Uint32Array(0), starts: new Int32Array(groups + 1), part: new Int32Array(0) };
     const starts = new Int32Array(groups + 1);
     const refs = new Float64Array(total);
     const ent = this.ent;
@@ -207,7 +214,9 @@ export class RowRefTopK {
     }
     if (m > 0) parts.push(takeBatch(batches[bi]!, sel, m));
     const rows = parts.length === 1 ? parts[0]! : concatBatches(this.types, parts);
-    return { rows, at, starts };
+    const part = new Int32Array(total);
+    for (let p = 0; p < groups; p++) for (let e2 = starts[p]!; e2 < starts[p + 1]!; e2++) part[at[e2]!] = p;
+    return { rows, at, starts, part };
   }
 
   /** Entries of partition g. */

@@ -829,17 +829,23 @@ export class TopNRanking extends PhysicalOperator {
     if (spec.k <= 0) return;
     const types = this.schema.map((f) => f.type);
     let it = this.input.execute(ctx);
+    let ids: PartitionIds | null = null;
+    // Rows handed over by the row-reference store, with their partition ids (their helper columns are gone).
+    let seed: { b: Batch; gids: Int32Array } | null = null;
     if (RowRefTopK.eligible(spec.kind, spec.k, spec.orderKeys)) {
-      const held = yield* this.runRefs(ctx, it, types);
-      if (held === null) return;
-      // A NULL or NaN order key: the general store takes over, from the rows kept so far (in arrival order).
-      it = new Replay(this.schema, held, it).execute(ctx);
+      const h = yield* this.runRefs(ctx, it, types);
+      if (h === null) return;
+      // The copying store takes over from the rows kept so far (in arrival order), then the refused batch.
+      ids = h.ids;
+      if (h.kept.length > 0) seed = { b: h.kept, gids: h.gids };
+      if (h.refused !== null) it = new Replay(this.schema, [h.refused], it).execute(ctx);
     }
     const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp, spec.unusedCols);
-    const ids = new PartitionIds(
+    ids ??= new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
     );
+    heaps.ensureGroups(ids.count);
     const rejectTies = heaps.rejectTies;
     const store = heaps.store;
     let seen = 0;
@@ -868,9 +874,17 @@ export class TopNRanking extends PhysicalOperator {
     const res = queryMemory(ctx).pool.register('TopNRanking', false);
     try {
       for (;;) {
-        const r = await it.next();
-        if (r.done === true) break;
-        const b = r.value;
+        let b: Batch;
+        let seedGids: Int32Array | null = null;
+        if (seed !== null) {
+          b = seed.b;
+          seedGids = seed.gids;
+          seed = null;
+        } else {
+          const r = await it.next();
+          if (r.done === true) break;
+          b = r.value;
+        }
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
@@ -895,7 +909,7 @@ export class TopNRanking extends PhysicalOperator {
           passThrough = true;
           why = 'sort and filter (memory limit reached)';
         };
-        if (consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
+        if (seedGids === null && consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
           seen += n;
           reserve();
           if (!decided && seen >= this.probeRows) decide();
@@ -908,7 +922,7 @@ export class TopNRanking extends PhysicalOperator {
           }
           continue;
         }
-        const gids = ids.assign(b);
+        const gids = seedGids ?? ids.assign(b);
         heaps.ensureGroups(ids.count);
         if (!consumeNumeric(b, gids, heaps, this.cmp, cands, seen)) {
           const bv = this.cmp.view(b);
@@ -972,13 +986,17 @@ export class TopNRanking extends PhysicalOperator {
 
   /**
    * The row-reference store (topn-ranking-refs.ts) for row_number with a small k over numeric keys.
-   * Returns null when it produced the whole output, or the rows it kept (arrival order) plus the batch it
-   * refused, for the general path to go on from, when a NULL or NaN order key turned up or the
-   * partitions are few.
+   * Returns null when it produced the whole output, or, for the copying store to go on from when a NULL
+   * or NaN order key turned up or the partitions are few: the partition ids, the rows kept so far
+   * (arrival order) with their partition ids, and the batch refused.
    */
-  private async *runRefs(ctx: ExecContext, it: AsyncGenerator<Batch>, types: readonly DataType[]): AsyncGenerator<Batch, Batch[] | null> {
+  private async *runRefs(
+    ctx: ExecContext,
+    it: AsyncGenerator<Batch>,
+    types: readonly DataType[],
+  ): AsyncGenerator<Batch, { ids: PartitionIds; kept: Batch; gids: Int32Array; refused: Batch | null } | null> {
     const spec = this.spec;
-    const st = new RowRefTopK(spec.k, spec.orderKeys, types);
+    const st = new RowRefTopK(spec.k, spec.orderKeys, types, spec.unusedCols);
     const ids = new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
@@ -1049,11 +1067,7 @@ export class TopNRanking extends PhysicalOperator {
     }
     m['store'] = handOver === '' ? `row refs (${st.compactions} compactions)` : handOver;
     const kept = st.gather();
-    if (handOver !== '') {
-      const held = kept.rows.length > 0 ? [kept.rows] : [];
-      if (refused !== null) held.push(refused);
-      return held;
-    }
+    if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
     if (abandon) {
       // Every candidate held so far, then the rest of the input: the filter above cuts.
       if (spec.sortedOutput === true) {
