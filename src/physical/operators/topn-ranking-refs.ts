@@ -61,6 +61,8 @@ export class RowRefTopK {
   private bases: number[] = [];
   private nextBase = 0;
   retainedRows = 0;
+  /** The latest batch retained, as retained (for the caller's row-size estimate). */
+  lastRetained: Batch | null = null;
   peakRetainedRows = 0;
   compactions = 0;
 
@@ -147,7 +149,9 @@ export class RowRefTopK {
     // Helper columns no one reads (computed partition keys): retaining their fresh strings would keep
     // the whole input's worth of them alive until the next compaction.
     const unused = this.unused;
-    this.batches.push(unused.length === 0 ? b : { columns: b.columns.map((c, j) => (unused.includes(j) ? deadColumn(c.type) : c)), length: n });
+    const kept = unused.length === 0 ? b : { columns: b.columns.map((c, j) => (unused.includes(j) ? deadColumn(c.type) : c)), length: n };
+    this.lastRetained = kept;
+    this.batches.push(kept);
     this.bases.push(base);
     this.nextBase = base + n;
     this.retainedRows += n;

@@ -1034,8 +1034,9 @@ export class TopNRanking extends PhysicalOperator {
           break;
         }
         // Row size measured now and then: batchBytes reads every string.
-        if (rowBytes < 0 || (++batches & 63) === 0) rowBytes = batchBytes(b) / n;
-        const want = Math.ceil(st.retainedRows * rowBytes + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
+        const rb = st.lastRetained;
+        if (rb !== null && (rowBytes < 0 || (++batches & 63) === 0)) rowBytes = batchBytes(rb) / rb.length;
+        const want = Math.ceil(st.retainedRows * Math.max(rowBytes, 0) + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
         if (!res.tryResize(want)) {
           if (spec.strict) throw res.outOfMemory(want - res.size, `${st.kept} kept rows in ${ids.count} partitions`);
           why = 'sort and filter (memory limit reached)';
