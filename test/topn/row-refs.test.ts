@@ -113,6 +113,25 @@ describe('per-partition Top-N: row-reference store', () => {
     expect(on).toEqual(off);
   }, 60_000);
 
+  it('under a memory limit: 53200 when forced, sort and filter in auto mode (same rows)', async () => {
+    const sql = 'SELECT id, rn FROM (SELECT id, row_number() OVER (PARTITION BY p * 100 + i4 ORDER BY v DESC, id) AS rn FROM r) x WHERE rn <= 16 ORDER BY id';
+    await q.query("SET quire.disabled_rules = 'derive-topn-from-window'");
+    const off = (await q.query(sql)).rows;
+    await q.query('RESET quire.disabled_rules');
+    await q.query("SET memory_limit = '2MB'");
+    try {
+      await q.query("SET quire.derive_topn = 'on'");
+      await expect(q.query(sql)).rejects.toMatchObject({ code: '53200' });
+      await q.query('RESET quire.derive_topn');
+      const a = await analyze(sql);
+      expect(a).toMatch(/TopNRanking[^\n]*decision=sort and filter \(memory limit reached\)[^\n]*store=row refs/);
+      expect((await q.query(sql)).rows).toEqual(off);
+    } finally {
+      await q.query('RESET memory_limit');
+      await q.query('RESET quire.derive_topn');
+    }
+  }, 60_000);
+
   it('handles two partition columns, timestamps, empty input, one partition, and k larger than the partitions', async () => {
     for (const sql of [
       'SELECT id, rn FROM (SELECT id, row_number() OVER (PARTITION BY p % 7, q ORDER BY i4 DESC, id) AS rn FROM r) x WHERE rn <= 4 ORDER BY id',

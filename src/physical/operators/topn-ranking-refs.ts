@@ -160,7 +160,7 @@ export class RowRefTopK {
   }
 
   /** Gathers the kept rows into one batch and points the entries at it (see the file comment). */
-  private compact(): void {
+  compact(): void {
     const g = this.gather();
     const ent = this.ent;
     const w = this.w;

@@ -1036,9 +1036,14 @@ export class TopNRanking extends PhysicalOperator {
         // Row size measured now and then: batchBytes reads every string.
         const rb = st.lastRetained;
         if (rb !== null && (rowBytes < 0 || (++batches & 63) === 0)) rowBytes = batchBytes(rb) / rb.length;
-        const want = Math.ceil(st.retainedRows * Math.max(rowBytes, 0) + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
-        if (!res.tryResize(want)) {
-          if (spec.strict) throw res.outOfMemory(want - res.size, `${st.kept} kept rows in ${ids.count} partitions`);
+        let fits = res.tryResize(refsBytes(st, ids, rowBytes));
+        if (!fits && st.retainedRows > st.kept) {
+          // Short of memory: first drop the retained rows no longer kept.
+          st.compact();
+          fits = res.tryResize(refsBytes(st, ids, rowBytes));
+        }
+        if (!fits) {
+          if (spec.strict) throw res.outOfMemory(refsBytes(st, ids, rowBytes) - res.size, `${st.kept} kept rows in ${ids.count} partitions`);
           why = 'sort and filter (memory limit reached)';
           abandon = true;
           break;
@@ -1122,6 +1127,11 @@ export class TopNRanking extends PhysicalOperator {
       yield takeBatch(all, slots.subarray(s, e), e - s);
     }
   }
+}
+
+/** Bytes the row-reference store holds: retained rows at the measured row size, partition ids, its tables. */
+function refsBytes(st: RowRefTopK, ids: PartitionIds, rowBytes: number): number {
+  return Math.ceil(st.retainedRows * Math.max(rowBytes, 0) + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
 }
 
 function* sliced(b: Batch): Generator<Batch> {
