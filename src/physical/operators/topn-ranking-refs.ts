@@ -9,8 +9,9 @@
  * arrays at random positions per row; here the boundary test and the insertion read and write one
  * partition block (for k = 1 a single cache line).
  *
- * Memory stays O(k × partitions): once the retained batches hold several times more rows than are kept,
- * the kept rows are gathered into one batch and the references rewritten (compact). References grow in
+ * Memory stays O(k × partitions): once the retained batches hold several times more rows than are kept
+ * (and at least a million), or the memory limit is reached, the kept rows are gathered into one batch
+ * and the references rewritten (compact). References grow in
  * arrival order and gathering keeps that order, so "earlier arrival wins a tie" survives compaction.
  *
  * NULL and NaN keys are outside this model (their order is not the numbers'): prepare() refuses a batch
@@ -20,9 +21,13 @@ import { concatBatches, deadColumn, emptyBatch, takeBatch, type Batch } from '..
 import type { DataType } from '../../common/types.js';
 import { keyCategory, type SortKey } from '../sort-key.js';
 
-/** Retained input rows allowed per kept row before compaction (and a floor for small results). */
+/**
+ * Retained input rows allowed per kept row before compaction, and a floor below which only memory
+ * pressure compacts (the operator compacts before giving up): batches of a stored table cost nothing to
+ * retain, and gathering them again would.
+ */
 const RETAIN_FACTOR = 8;
-const RETAIN_FLOOR = 1 << 14;
+const RETAIN_FLOOR = 1 << 20;
 /** Largest k handled: insertion into a sorted block of k entries stays cheaper than a heap. */
 export const REFS_MAX_K = 16;
 const REFS_MAX_KEYS = 4;
@@ -156,7 +161,7 @@ export class RowRefTopK {
     this.nextBase = base + n;
     this.retainedRows += n;
     if (this.retainedRows > this.peakRetainedRows) this.peakRetainedRows = this.retainedRows;
-    if (this.retainedRows > RETAIN_FACTOR * Math.max(this.kept, RETAIN_FLOOR)) this.compact();
+    if (this.retainedRows > Math.max(RETAIN_FACTOR * this.kept, RETAIN_FLOOR)) this.compact();
   }
 
   /** Gathers the kept rows into one batch and points the entries at it (see the file comment). */
