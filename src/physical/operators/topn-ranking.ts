@@ -69,8 +69,8 @@ const RESERVE_EVERY_BATCHES = 64;
  * The row-reference store hands over to the copying store when, after this many rows, partitions hold
  * REFS_FEW_PARTITIONS rows or more on average.
  */
-const REFS_SETTLE_ROWS = 16_384;
-const REFS_FEW_PARTITIONS = 8;
+const REFS_SETTLE_ROWS = 4096;
+const REFS_FEW_PARTITIONS = 3;
 
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
 export const PROBE_ROWS = 65_536;
