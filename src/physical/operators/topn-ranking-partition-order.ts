@@ -5,6 +5,7 @@
  * kept rows at all.
  */
 import type { DataType } from '../../common/types.js';
+import type { Batch } from '../../common/column.js';
 import { compileComparator, equalityKeys } from '../sort-key.js';
 import type { RankingHeaps } from './topn-ranking-store.js';
 
@@ -15,12 +16,33 @@ const PACK = 2097152;
 
 export function partitionOrder(heaps: RankingHeaps, partitionCols: readonly number[], types: readonly DataType[]): Int32Array {
   const groups = heaps.groups;
-  const reps = new Int32Array(groups);
+  const parts = new Int32Array(groups);
+  const reps = new Uint32Array(groups);
   let n = 0;
-  for (let g = 0; g < groups; g++) if (heaps.firstSlot(g) >= 0) reps[n++] = g;
-  const store = heaps.store.asBatch();
+  for (let g = 0; g < groups; g++) {
+    const slot = heaps.firstSlot(g);
+    if (slot < 0) continue;
+    parts[n] = g;
+    reps[n++] = slot;
+  }
+  return orderPartitions(heaps.store.asBatch(), reps.subarray(0, n), parts.subarray(0, n), groups, partitionCols, types);
+}
+
+/**
+ * Partitions `parts` sorted by their key values, read from row reps[j] of `rows` for partition parts[j]
+ * (each row represents one partition). `groups` bounds the partition ids.
+ */
+export function orderPartitions(
+  rows: Batch,
+  reps: Uint32Array,
+  parts: Int32Array,
+  groups: number,
+  partitionCols: readonly number[],
+  types: readonly DataType[],
+): Int32Array {
+  const n = parts.length;
   if (partitionCols.length === 1 && groups <= PACK) {
-    const col = store.columns[partitionCols[0]!]!;
+    const col = rows.columns[partitionCols[0]!]!;
     const d = col.data;
     if (d instanceof Int32Array) {
       // (key, partition) packed into one double: a native numeric sort, no comparator calls.
@@ -29,10 +51,10 @@ export function partitionOrder(heaps: RankingHeaps, partitionCols: readonly numb
       let m = 0;
       let nullGroup = -1;
       for (let j = 0; j < n; j++) {
-        const g = reps[j]!;
-        const slot = heaps.firstSlot(g);
-        if (nulls !== null && nulls[slot] === 1) nullGroup = g;
-        else packed[m++] = (d[slot]! + INT_SHIFT) * PACK + g;
+        const g = parts[j]!;
+        const r = reps[j]!;
+        if (nulls !== null && nulls[r] === 1) nullGroup = g;
+        else packed[m++] = (d[r]! + INT_SHIFT) * PACK + g;
       }
       const sorted = packed.subarray(0, m).sort();
       const out = new Int32Array(n);
@@ -47,16 +69,14 @@ export function partitionOrder(heaps: RankingHeaps, partitionCols: readonly numb
       partitionCols.map((c) => types[c]!),
     ),
   );
-  // Sorted by slot, then mapped back: each slot is the representative of exactly one partition.
+  // Sorted by row, then mapped back: each row is the representative of exactly one partition.
   const perm = new Uint32Array(n);
-  const partOf = new Int32Array(store.length);
+  const partOf = new Int32Array(rows.length);
   for (let j = 0; j < n; j++) {
-    const g = reps[j]!;
-    const slot = heaps.firstSlot(g);
-    perm[j] = slot;
-    partOf[slot] = g;
+    perm[j] = reps[j]!;
+    partOf[reps[j]!] = parts[j]!;
   }
-  const sorted = cmp.sort(perm, cmp.view(store));
+  const sorted = cmp.sort(perm, cmp.view(rows));
   const out = new Int32Array(n);
   for (let j = 0; j < n; j++) out[j] = partOf[sorted[j]!]!;
   return out;

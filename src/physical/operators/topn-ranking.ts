@@ -22,7 +22,7 @@
  */
 import { hashKey } from '../../common/compare.js';
 import { T, type DataType, type Value } from '../../common/types.js';
-import { BATCH_SIZE, takeBatch, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, sliceBatch, takeBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import { intRange } from '../../execution/column-stats.js';
@@ -34,7 +34,8 @@ import { compileComparator, describeKeys, type Comparator, type KeyView, type So
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
 import { StringIds, stringHash } from './topn-ranking-string-ids.js';
-import { partitionOrder } from './topn-ranking-partition-order.js';
+import { orderPartitions, partitionOrder } from './topn-ranking-partition-order.js';
+import { RowRefTopK } from './topn-ranking-refs.js';
 import { ExternalSort } from './external-sort.js';
 import { Replay } from './replay.js';
 
@@ -63,6 +64,13 @@ export interface TopNRankingSpec {
 /** The memory reservation is renewed once kept rows and partitions grew by this many, or after RESERVE_EVERY_BATCHES batches. */
 const RESERVE_STEP_ROWS = 1024;
 const RESERVE_EVERY_BATCHES = 64;
+
+/**
+ * The row-reference store hands over to the copying store when, after this many rows, partitions hold
+ * REFS_FEW_PARTITIONS rows or more on average.
+ */
+const REFS_SETTLE_ROWS = 4096;
+const REFS_FEW_PARTITIONS = 3;
 
 /** Default rows seen before a non-strict operator may decide that pruning does not pay. */
 export const PROBE_ROWS = 65_536;
@@ -251,6 +259,23 @@ export class PartitionIds {
    */
   get directTable(): Int32Array {
     return this.direct;
+  }
+
+  /**
+   * Partition ids in key order (ASC NULLS LAST) when every key so far is a single int key in the direct
+   * table, read off the table without sorting; null otherwise.
+   */
+  directOrder(): Int32Array | null {
+    if (this.cols.length !== 1 || this.map.size > 0 || this.strings.size > 0 || this.codeIds.size > 0) return null;
+    const out = new Int32Array(this.count);
+    const dir = this.direct;
+    let w = 0;
+    for (let v = 0; v < dir.length; v++) {
+      const g = dir[v]!;
+      if (g >= 0) out[w++] = g;
+    }
+    if (this.nullId >= 0) out[w++] = this.nullId;
+    return w === this.count ? out : null;
   }
 
   /** Id of the single int2/int4 key value v (not NULL), creating it if new. */
@@ -803,11 +828,24 @@ export class TopNRanking extends PhysicalOperator {
     const spec = this.spec;
     if (spec.k <= 0) return;
     const types = this.schema.map((f) => f.type);
+    let it = this.input.execute(ctx);
+    let ids: PartitionIds | null = null;
+    // Rows handed over by the row-reference store, with their partition ids (their helper columns are gone).
+    let seed: { b: Batch; gids: Int32Array } | null = null;
+    if (RowRefTopK.eligible(spec.kind, spec.k, spec.orderKeys)) {
+      const h = yield* this.runRefs(ctx, it, types);
+      if (h === null) return;
+      // The copying store takes over from the rows kept so far (in arrival order), then the refused batch.
+      ids = h.ids;
+      if (h.kept.length > 0) seed = { b: h.kept, gids: h.gids };
+      if (h.refused !== null) it = new Replay(this.schema, [h.refused], it).execute(ctx);
+    }
     const heaps = new RankingHeaps(spec.kind, spec.k, types, this.cmp, spec.unusedCols);
-    const ids = new PartitionIds(
+    ids ??= new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
     );
+    heaps.ensureGroups(ids.count);
     const rejectTies = heaps.rejectTies;
     const store = heaps.store;
     let seen = 0;
@@ -827,7 +865,6 @@ export class TopNRanking extends PhysicalOperator {
     let reservedLive = -1;
     let reservedCount = -1;
     let batchesSinceReserve = 0;
-    const it = this.input.execute(ctx);
     const sortedOutput = spec.sortedOutput === true;
     // sortedOutput and pruning abandoned: the rows held so far, handed with the rest of the input to a sort.
     let handOver: Batch[] | null = null;
@@ -837,9 +874,17 @@ export class TopNRanking extends PhysicalOperator {
     const res = queryMemory(ctx).pool.register('TopNRanking', false);
     try {
       for (;;) {
-        const r = await it.next();
-        if (r.done === true) break;
-        const b = r.value;
+        let b: Batch;
+        let seedGids: Int32Array | null = null;
+        if (seed !== null) {
+          b = seed.b;
+          seedGids = seed.gids;
+          seed = null;
+        } else {
+          const r = await it.next();
+          if (r.done === true) break;
+          b = r.value;
+        }
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
@@ -864,7 +909,7 @@ export class TopNRanking extends PhysicalOperator {
           passThrough = true;
           why = 'sort and filter (memory limit reached)';
         };
-        if (consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
+        if (seedGids === null && consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
           seen += n;
           reserve();
           if (!decided && seen >= this.probeRows) decide();
@@ -877,7 +922,7 @@ export class TopNRanking extends PhysicalOperator {
           }
           continue;
         }
-        const gids = ids.assign(b);
+        const gids = seedGids ?? ids.assign(b);
         heaps.ensureGroups(ids.count);
         if (!consumeNumeric(b, gids, heaps, this.cmp, cands, seen)) {
           const bv = this.cmp.view(b);
@@ -939,6 +984,142 @@ export class TopNRanking extends PhysicalOperator {
     yield* this.emit(heaps, heaps.finish());
   }
 
+  /**
+   * The row-reference store (topn-ranking-refs.ts) for row_number with a small k over numeric keys.
+   * Returns null when it produced the whole output, or, for the copying store to go on from when a NULL
+   * or NaN order key turned up or the partitions are few: the partition ids, the rows kept so far
+   * (arrival order) with their partition ids, and the batch refused.
+   */
+  private async *runRefs(
+    ctx: ExecContext,
+    it: AsyncGenerator<Batch>,
+    types: readonly DataType[],
+  ): AsyncGenerator<Batch, { ids: PartitionIds; kept: Batch; gids: Int32Array; refused: Batch | null } | null> {
+    const spec = this.spec;
+    const st = new RowRefTopK(spec.k, spec.orderKeys, types, spec.unusedCols);
+    const ids = new PartitionIds(
+      spec.partitionCols,
+      spec.partitionCols.map((c) => types[c]!),
+    );
+    const res = queryMemory(ctx).pool.register('TopNRanking', false);
+    let seen = 0;
+    let decided = spec.strict;
+    let why = '';
+    let abandon = false;
+    let refused: Batch | null = null;
+    let handOver = '';
+    let rowBytes = -1;
+    let batches = 0;
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) break;
+        const b = r.value;
+        await yieldIfDue(ctx);
+        const n = b.length;
+        if (n === 0) continue;
+        if (!st.prepare(b)) {
+          refused = b;
+          handOver = 'row copies (NULL or NaN order key)';
+          break;
+        }
+        const gids = ids.assign(b);
+        st.ensureGroups(ids.count);
+        st.consume(b, gids);
+        seen += n;
+        if (seen - n < REFS_SETTLE_ROWS && seen >= REFS_SETTLE_ROWS && ids.count * REFS_FEW_PARTITIONS <= seen) {
+          // Few partitions: their boundaries are in cache and soon reject whole batches by key range
+          // (consumeFused), which beats any per-row work here.
+          handOver = 'row copies (few partitions)';
+          break;
+        }
+        // Row size measured now and then: batchBytes reads every string.
+        const rb = st.lastRetained;
+        if (rb !== null && (rowBytes < 0 || (++batches & 63) === 0)) rowBytes = batchBytes(rb) / rb.length;
+        let fits = res.tryResize(refsBytes(st, ids, rowBytes));
+        if (!fits && st.retainedRows > st.kept) {
+          // Short of memory: first drop the retained rows no longer kept.
+          st.compact();
+          fits = res.tryResize(refsBytes(st, ids, rowBytes));
+        }
+        if (!fits) {
+          if (spec.strict) throw res.outOfMemory(refsBytes(st, ids, rowBytes) - res.size, `${st.kept} kept rows in ${ids.count} partitions`);
+          why = 'sort and filter (memory limit reached)';
+          abandon = true;
+          break;
+        }
+        if (!decided && seen >= this.probeRows) {
+          decided = true;
+          const e = estimateTopNRanking(spec.k, ids.count, seen, st.kept, this.expectedRows);
+          const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
+          abandon = e.sortAndFilter;
+          why = abandon ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
+          if (abandon) break;
+        }
+      }
+    } catch (err) {
+      await it.return(undefined);
+      throw err;
+    } finally {
+      res.free();
+    }
+    const m = this.metrics.extra;
+    m['partitions'] = ids.count;
+    m['peak kept rows'] = st.peakKept;
+    m['peak kept bytes'] = Math.ceil(st.peakRetainedRows * Math.max(rowBytes, 0) + st.tableBytes);
+    if (!spec.strict) {
+      m['pruning'] = abandon ? 'abandoned' : 'kept';
+      m['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
+    }
+    m['store'] = handOver === '' ? `row refs (${st.compactions} compactions)` : handOver;
+    const kept = st.gather();
+    if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
+    if (abandon) {
+      // Every candidate held so far, then the rest of the input: the filter above cuts.
+      if (spec.sortedOutput === true) {
+        yield* new ExternalSort(new Replay(this.schema, [kept.rows], it), this.sortKeys()).execute(ctx);
+        return null;
+      }
+      try {
+        yield* sliced(kept.rows);
+        for (;;) {
+          const r = await it.next();
+          if (r.done === true) break;
+          yield r.value;
+        }
+      } finally {
+        await it.return(undefined);
+      }
+      return null;
+    }
+    if (spec.sortedOutput !== true) {
+      yield* sliced(kept.rows);
+      return null;
+    }
+    // Partitions by key, each partition's entries already best first: the Window above sorts nothing.
+    const groups = st.groups;
+    const parts = new Int32Array(groups);
+    const reps = new Uint32Array(groups);
+    let np = 0;
+    for (let g = 0; g < groups; g++) {
+      if (st.count(g) === 0) continue;
+      parts[np] = g;
+      reps[np++] = kept.at[kept.starts[g]!]!;
+    }
+    const order = ids.directOrder() ?? orderPartitions(kept.rows, reps.subarray(0, np), parts.subarray(0, np), groups, spec.partitionCols, types);
+    const sel = new Uint32Array(kept.at.length);
+    let w = 0;
+    for (let j = 0; j < order.length; j++) {
+      const g = order[j]!;
+      for (let e = kept.starts[g]!; e < kept.starts[g + 1]!; e++) sel[w++] = kept.at[e]!;
+    }
+    for (let s = 0; s < w; s += BATCH_SIZE) {
+      const e = Math.min(w, s + BATCH_SIZE);
+      yield takeBatch(kept.rows, sel.subarray(s, e), e - s);
+    }
+    return null;
+  }
+
   protected *emit(heaps: RankingHeaps, slots: Uint32Array): Generator<Batch> {
     const all = heaps.store.asBatch();
     for (let s = 0; s < slots.length; s += BATCH_SIZE) {
@@ -946,6 +1127,15 @@ export class TopNRanking extends PhysicalOperator {
       yield takeBatch(all, slots.subarray(s, e), e - s);
     }
   }
+}
+
+/** Bytes the row-reference store holds: retained rows at the measured row size, partition ids, its tables. */
+function refsBytes(st: RowRefTopK, ids: PartitionIds, rowBytes: number): number {
+  return Math.ceil(st.retainedRows * Math.max(rowBytes, 0) + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
+}
+
+function* sliced(b: Batch): Generator<Batch> {
+  for (let s = 0; s < b.length; s += BATCH_SIZE) yield sliceBatch(b, s, Math.min(b.length, s + BATCH_SIZE));
 }
 
 // Long-lived instances whose shapes consumeFused's optimized code depends on (see shape-anchor.ts).

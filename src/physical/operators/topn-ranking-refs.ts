@@ -1,0 +1,403 @@
+/**
+ * Row-reference store of the per-partition Top-N (topn-ranking.ts) for row_number with a small k over
+ * plain numeric order keys: each partition owns k consecutive entries of one flat Float64Array — the
+ * row's order keys (negated for DESC, so every key orders ascending) and a reference to the input row —
+ * kept sorted, so the k-th entry is the boundary. Nothing of a row is copied when it enters: the input
+ * batches that hold kept rows are retained, and only the survivors are gathered at the end.
+ *
+ * Why: with ~100,000 partitions, copying every entering row into a columnar slot store touches a dozen
+ * arrays at random positions per row; here the boundary test and the insertion read and write one
+ * partition block (for k = 1 a single cache line).
+ *
+ * Memory stays O(k × partitions): once the retained batches hold several times more rows than are kept
+ * (and at least a million), or the memory limit is reached, the kept rows are gathered into one batch
+ * and the references rewritten (compact). References grow in
+ * arrival order and gathering keeps that order, so "earlier arrival wins a tie" survives compaction.
+ *
+ * NULL and NaN keys are outside this model (their order is not the numbers'): prepare() refuses a batch
+ * holding one and the operator hands the rows kept so far to the general store.
+ */
+import { concatBatches, deadColumn, emptyBatch, takeBatch, type Batch } from '../../common/column.js';
+import type { DataType } from '../../common/types.js';
+import { keyCategory, type SortKey } from '../sort-key.js';
+
+/**
+ * Retained input rows allowed per kept row before compaction, and a floor below which only memory
+ * pressure compacts (the operator compacts before giving up): batches of a stored table cost nothing to
+ * retain, and gathering them again would.
+ */
+const RETAIN_FACTOR = 8;
+const RETAIN_FLOOR = 1 << 20;
+/** Largest k handled: insertion into a sorted block of k entries stays cheaper than a heap. */
+export const REFS_MAX_K = 16;
+const REFS_MAX_KEYS = 4;
+
+/** The kept rows in arrival order, and where each entry (partition-block order) landed among them. */
+export interface GatheredRows {
+  readonly rows: Batch;
+  /** Row of `rows` of each entry, entries enumerated partition by partition, best first. */
+  readonly at: Uint32Array;
+  /** Entries of partition g are at[starts[g] .. starts[g + 1]). */
+  readonly starts: Int32Array;
+  /** Partition of each row of `rows`. */
+  readonly part: Int32Array;
+}
+
+export class RowRefTopK {
+  /** Numbers per entry: the order keys, then the row reference. */
+  private readonly w: number;
+  private readonly nk: number;
+  private readonly signs: Float64Array;
+  /** groups × k × w numbers; an entry never filled has NaN keys, so a partition's k-th key is NaN until it is full. */
+  private ent = new Float64Array(0);
+  private cnt = new Uint8Array(0);
+  /**
+   * Per partition, the leading key of its k-th entry (NaN until it is full): a dense copy, so the rows
+   * rejected outright (most of them, once partitions fill) read 8 bytes per partition, not its block.
+   */
+  private bnd = new Float64Array(0);
+  groups = 0;
+  /** Live entries. */
+  kept = 0;
+  peakKept = 0;
+  /** Per input row of the current batch: its sign-adjusted keys, row-major. */
+  private xs = new Float64Array(0);
+  private batches: Batch[] = [];
+  private bases: number[] = [];
+  private nextBase = 0;
+  retainedRows = 0;
+  /** The latest batch retained, as retained (for the caller's row-size estimate). */
+  lastRetained: Batch | null = null;
+  peakRetainedRows = 0;
+  compactions = 0;
+
+  constructor(
+    readonly k: number,
+    readonly keys: readonly SortKey[],
+    private readonly types: readonly DataType[],
+    /** Columns left out of the retained rows (see TopNRankingSpec.unusedCols); gather() gives their partition ids instead. */
+    private readonly unused: readonly number[] = [],
+  ) {
+    this.nk = keys.length;
+    this.w = this.nk + 1;
+    this.signs = Float64Array.from(keys, (key) => (key.desc ? -1 : 1));
+  }
+
+  /** Whether the plan's ranking can use this store (the data may still refuse, see prepare). */
+  static eligible(kind: string, k: number, keys: readonly SortKey[]): boolean {
+    if (kind !== 'row_number' || k < 1 || k > REFS_MAX_K || keys.length === 0 || keys.length > REFS_MAX_KEYS) return false;
+    return keys.every((key) => {
+      const c = keyCategory(key.type);
+      return (c === 'num' || c === 'float') && key.type.name !== 'bool';
+    });
+  }
+
+  /** Bytes of the entry table (EXPLAIN ANALYZE / reservation); retained rows are counted by the caller. */
+  get tableBytes(): number {
+    return this.ent.byteLength + this.cnt.byteLength + this.bnd.byteLength + this.xs.byteLength;
+  }
+
+  ensureGroups(n: number): void {
+    if (n <= this.groups) return;
+    const per = this.k * this.w;
+    if (n * per > this.ent.length) {
+      let len = Math.max(256, this.cnt.length);
+      while (len < n) len *= 2;
+      const ne = new Float64Array(len * per);
+      ne.set(this.ent);
+      ne.fill(NaN, this.ent.length);
+      this.ent = ne;
+      const nc = new Uint8Array(len);
+      nc.set(this.cnt);
+      this.cnt = nc;
+      const nb = new Float64Array(len);
+      nb.set(this.bnd);
+      nb.fill(NaN, this.bnd.length);
+      this.bnd = nb;
+    }
+    this.groups = n;
+  }
+
+  /**
+   * Loads the batch's order keys as sign-adjusted numbers; false (nothing loaded) when a key is NULL or
+   * NaN, or not stored as plain numbers (an int8 column holding bigints).
+   */
+  prepare(b: Batch): boolean {
+    const n = b.length;
+    const nk = this.nk;
+    if (this.xs.length < n * nk) this.xs = new Float64Array(n * nk);
+    const xs = this.xs;
+    for (let j = 0; j < nk; j++) {
+      const c = b.columns[this.keys[j]!.col]!;
+      if (c.nulls !== null && hasOne(c.nulls, n)) return false;
+      const d = c.data;
+      const s = this.signs[j]!;
+      if (d instanceof Float64Array) {
+        if (!loadF64(d, n, s, xs, j, nk)) return false;
+      } else if (d instanceof Int32Array) loadI32(d, n, s, xs, j, nk);
+      else return false;
+    }
+    return true;
+  }
+
+  /** Offers every row of the prepared batch b, whose rows have partition ids gids. */
+  consume(b: Batch, gids: Int32Array): void {
+    const n = b.length;
+    const base = this.nextBase;
+    const before = this.kept;
+    const changed =
+      this.nk === 1
+        ? offer1(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, base, this)
+        : offerN(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, this.nk, base, this);
+    if (this.kept > this.peakKept) this.peakKept = this.kept;
+    if (changed === 0 && this.kept === before) return;
+    // Helper columns no one reads (computed partition keys): retaining their fresh strings would keep
+    // the whole input's worth of them alive until the next compaction.
+    const unused = this.unused;
+    const kept = unused.length === 0 ? b : { columns: b.columns.map((c, j) => (unused.includes(j) ? deadColumn(c.type) : c)), length: n };
+    this.lastRetained = kept;
+    this.batches.push(kept);
+    this.bases.push(base);
+    this.nextBase = base + n;
+    this.retainedRows += n;
+    if (this.retainedRows > this.peakRetainedRows) this.peakRetainedRows = this.retainedRows;
+    if (this.retainedRows > Math.max(RETAIN_FACTOR * this.kept, RETAIN_FLOOR)) this.compact();
+  }
+
+  /** Gathers the kept rows into one batch and points the entries at it (see the file comment). */
+  compact(): void {
+    const g = this.gather();
+    const ent = this.ent;
+    const w = this.w;
+    const k = this.k;
+    const nk = this.nk;
+    let e = 0;
+    for (let p = 0; p < this.groups; p++) {
+      const c = this.cnt[p]!;
+      for (let j = 0; j < c; j++) ent[(p * k + j) * w + nk] = g.at[e++]!;
+    }
+    this.batches = [g.rows];
+    this.bases = [0];
+    this.nextBase = g.rows.length;
+    this.retainedRows = g.rows.length;
+    this.compactions++;
+  }
+
+  /** The kept rows (see GatheredRows). */
+  gather(): GatheredRows {
+    const groups = this.groups;
+    const total = this.kept;
+    if (total === 0) return { rows: emptyBatch(this.types), at: new Uint32Array(0), starts: new Int32Array(groups + 1), part: new Int32Array(0) };
+    const starts = new Int32Array(groups + 1);
+    const refs = new Float64Array(total);
+    const ent = this.ent;
+    const w = this.w;
+    const k = this.k;
+    const nk = this.nk;
+    let e = 0;
+    for (let p = 0; p < groups; p++) {
+      starts[p] = e;
+      const c = this.cnt[p]!;
+      for (let j = 0; j < c; j++) refs[e++] = ent[(p * k + j) * w + nk]!;
+    }
+    starts[groups] = e;
+    const perm = sortByRef(refs);
+    const at = new Uint32Array(total);
+    const parts: Batch[] = [];
+    const sel = new Uint32Array(total);
+    let bi = 0;
+    let m = 0;
+    const batches = this.batches;
+    const bases = this.bases;
+    for (let i = 0; i < total; i++) {
+      const e2 = perm[i]!;
+      const ref = refs[e2]!;
+      if (bi + 1 < batches.length && bases[bi + 1]! <= ref) {
+        if (m > 0) parts.push(takeBatch(batches[bi]!, sel, m));
+        m = 0;
+        do bi++;
+        while (bi + 1 < batches.length && bases[bi + 1]! <= ref);
+      }
+      sel[m++] = ref - bases[bi]!;
+      at[e2] = i;
+    }
+    if (m > 0) parts.push(takeBatch(batches[bi]!, sel, m));
+    const rows = parts.length === 1 ? parts[0]! : concatBatches(this.types, parts);
+    const part = new Int32Array(total);
+    for (let p = 0; p < groups; p++) for (let e2 = starts[p]!; e2 < starts[p + 1]!; e2++) part[at[e2]!] = p;
+    return { rows, at, starts, part };
+  }
+
+  /** Entries of partition g. */
+  count(g: number): number {
+    return this.cnt[g]!;
+  }
+}
+
+function hasOne(u: Uint8Array, n: number): boolean {
+  for (let i = 0; i < n; i++) if (u[i] === 1) return true;
+  return false;
+}
+
+function loadF64(d: Float64Array, n: number, s: number, xs: Float64Array, j: number, nk: number): boolean {
+  let bad = false;
+  for (let i = 0; i < n; i++) {
+    const x = d[i]! * s;
+    if (x !== x) bad = true;
+    xs[i * nk + j] = x;
+  }
+  return !bad;
+}
+
+function loadI32(d: Int32Array, n: number, s: number, xs: Float64Array, j: number, nk: number): void {
+  for (let i = 0; i < n; i++) xs[i * nk + j] = d[i]! * s;
+}
+
+/**
+ * One order key (two numbers per entry). A row not better than its partition's k-th key is out (a tie
+ * loses: it arrived later); a NaN k-th key (partition not full) lets every row in. Returns the rows that
+ * replaced an entry; st.kept counts entries that were added.
+ */
+function offer1(
+  n: number,
+  gids: Int32Array,
+  xs: Float64Array,
+  ent: Float64Array,
+  cnt: Uint8Array,
+  bnd: Float64Array,
+  k: number,
+  base: number,
+  st: RowRefTopK,
+): number {
+  let replaced = 0;
+  let added = 0;
+  for (let i = 0; i < n; i++) {
+    const g = gids[i]!;
+    const x = xs[i]!;
+    if (x >= bnd[g]!) continue;
+    const o = g * k;
+    const c = cnt[g]!;
+    let p: number;
+    if (c < k) {
+      cnt[g] = c + 1;
+      added++;
+      p = c;
+    } else {
+      replaced++;
+      p = k - 1;
+    }
+    while (p > 0) {
+      const q = (o + p - 1) * 2;
+      const y = ent[q]!;
+      if (!(y > x)) break;
+      ent[q + 2] = y;
+      ent[q + 3] = ent[q + 1]!;
+      p--;
+    }
+    ent[(o + p) * 2] = x;
+    ent[(o + p) * 2 + 1] = base + i;
+    if (c + 1 >= k) bnd[g] = ent[(o + k - 1) * 2]!;
+  }
+  st.kept += added;
+  return replaced + added;
+}
+
+/** offer1 for nk order keys compared in order (w = nk + 1 numbers per entry). */
+function offerN(
+  n: number,
+  gids: Int32Array,
+  xs: Float64Array,
+  ent: Float64Array,
+  cnt: Uint8Array,
+  bnd: Float64Array,
+  k: number,
+  nk: number,
+  base: number,
+  st: RowRefTopK,
+): number {
+  const w = nk + 1;
+  let replaced = 0;
+  let added = 0;
+  for (let i = 0; i < n; i++) {
+    const g = gids[i]!;
+    const xb = i * nk;
+    const x0 = xs[xb]!;
+    const t0 = bnd[g]!;
+    if (x0 > t0) continue;
+    const o = g * k;
+    const lb = (o + k - 1) * w;
+    if (x0 === t0 && !rowBefore(xs, xb, ent, lb, nk)) continue;
+    const c = cnt[g]!;
+    let p: number;
+    if (c < k) {
+      cnt[g] = c + 1;
+      added++;
+      p = c;
+    } else {
+      replaced++;
+      p = k - 1;
+    }
+    while (p > 0) {
+      const q = (o + p - 1) * w;
+      const y0 = ent[q]!;
+      if (y0 < x0 || (y0 === x0 && !rowBefore(xs, xb, ent, q, nk))) break;
+      for (let j = 0; j < w; j++) ent[q + w + j] = ent[q + j]!;
+      p--;
+    }
+    const at = (o + p) * w;
+    for (let j = 0; j < nk; j++) ent[at + j] = xs[xb + j]!;
+    ent[at + nk] = base + i;
+    if (c + 1 >= k) bnd[g] = ent[lb]!;
+  }
+  st.kept += added;
+  return replaced + added;
+}
+
+/** Row xs[xb..] orders strictly before entry ent[eb..] (keys equal: it arrived later, so not before). */
+function rowBefore(xs: Float64Array, xb: number, ent: Float64Array, eb: number, nk: number): boolean {
+  for (let j = 0; j < nk; j++) {
+    const a = xs[xb + j]!;
+    const b = ent[eb + j]!;
+    if (a !== b) return a < b;
+  }
+  return false;
+}
+
+/**
+ * Entry indexes ordered by reference. References are distinct integers below 2^32 (they count input rows
+ * since the last compaction), so two 16-bit LSD radix passes sort them in linear time.
+ */
+function sortByRef(refs: Float64Array): Uint32Array {
+  const n = refs.length;
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  if (n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
+  let ka = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = refs[i]!;
+    if (r >= 4294967296) return idx.sort((a, b) => refs[a]! - refs[b]!);
+    ka[i] = r;
+  }
+  let va = idx;
+  let kb = new Uint32Array(n);
+  let vb = new Uint32Array(n);
+  const counts = new Int32Array(65536);
+  for (let shift = 0; shift < 32; shift += 16) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
+    let sum = 0;
+    for (let d = 0; d < 65536; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const to = counts[(ka[i]! >>> shift) & 0xffff]!++;
+      kb[to] = ka[i]!;
+      vb[to] = va[i]!;
+    }
+    [ka, kb] = [kb, ka];
+    [va, vb] = [vb, va];
+  }
+  return va;
+}
