@@ -27,7 +27,7 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind/query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
-import { isLiteralInsert, literalInsertOf } from '../sql/parse-insert-values.js';
+import { isLiteralInsert, literalInsertOf, type LiteralInsert } from '../sql/parse-insert-values.js';
 import { runLiteralInsert } from './insert-literal.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { SessionSequences } from './sequences.js';
@@ -894,13 +894,20 @@ export class Database implements UtilityHost {
     this.abortUnused = false;
     this.beginStatement();
     this.queryText = s.text;
-    let r: QueryResult | null;
     try {
-      r = await withPositionAsync(s.text, s, async () => runLiteralInsert(this, lit, nowMicros));
+      return await withPositionAsync(s.text, s, async () => this.literalInsertNow(lit));
     } catch (e) {
       if (this.session.inTransaction) this.session.transactionFailed = true;
       throw e;
     }
+  }
+
+  /**
+   * A literal INSERT by its prefix's cached plan, with its implicit COMMIT logged in the same synchronous
+   * step as the rows went in (as commitTransaction does); null when the prefix has no plan.
+   */
+  private literalInsertNow(lit: LiteralInsert): QueryResult | null {
+    const r = runLiteralInsert(this, lit, nowMicros);
     if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
     return r;
   }
@@ -911,12 +918,8 @@ export class Database implements UtilityHost {
       // A literal INSERT whose prefix has a plan skips binding (and, outside a block, the transaction).
       const lit = params.length === 0 ? literalInsertOf(s.stmt) : undefined;
       if (lit !== undefined) {
-        const r = runLiteralInsert(this, lit, nowMicros);
-        if (r !== null) {
-          // Its implicit COMMIT: logged in the same synchronous step as the rows went in, as commitTransaction does.
-          if (this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
-          return r;
-        }
+        const r = this.literalInsertNow(lit);
+        if (r !== null) return r;
       }
       const tag = nodeTag(s.stmt);
       if (tag === 'SelectStmt') {
