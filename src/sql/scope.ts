@@ -6,6 +6,12 @@ import { QuireError } from '../common/errors.js';
 import type { Expr } from '../logical/expr.js';
 import type { ExprCtx } from './bind/expr.js';
 
+/**
+ * The name of a hidden entry, one per FROM item on the NULL side of an outer join whose whole row the
+ * query reads: a column that is TRUE for a row the item gave and NULL for a null-extended one.
+ */
+export const ROW_PRESENT = '\u0000row present';
+
 export interface ScopeEntry {
   qualifier: string | null;
   name: string;

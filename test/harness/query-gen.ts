@@ -569,6 +569,181 @@ function typmodWindow(rng: Rng): GeneratedQuery {
   return { sql: `SELECT id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM ${table} ORDER BY id`, ordered: true };
 }
 
+/** The int and text columns of a table, by name (for shapes that build arrays and rows from them). */
+function columnsOfKind(t: Table, alias: string, kind: ColKind): string[] {
+  return t.cols.filter((c) => c.kind === kind).map((c) => `${alias}.${c.name}`);
+}
+
+/**
+ * Arrays: constructors over columns with NULLs, array_agg with a total ORDER BY inside, = ANY / <> ALL over
+ * literals and subqueries, subscripts, comparison and containment, unnest in FROM, ARRAY(subquery), and
+ * text arrays whose elements need quoting ('a b', '', NULL) in the output.
+ */
+function arraySelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const a = t.name;
+  const ints = columnsOfKind(t, a, 'int');
+  const text = columnsOfKind(t, a, 'text')[0]!;
+  const cols = colsOf(t, a);
+  const intArray = () => `ARRAY[${rng.sample(ints, rng.int(1, 3)).join(', ')}${rng.chance(0.3) ? ', NULL' : ''}]`;
+  const r = rng.int(0, 9);
+  if (r === 0) {
+    const items = [intArray(), `ARRAY[${text}, ${rng.pick(TEXTS)}]`, `ARRAY[${ints[0]}::bigint, ${rng.pick(BIGS)}]`];
+    return { sql: `SELECT ${a}.id, ${rng.sample(items, rng.int(1, 3)).join(', ')} FROM ${a}${where(rng, cols)} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 1) {
+    const key = rng.pick(cols.filter((c) => !c.sql.endsWith('.id') && c.kind !== 'float'));
+    const arg = rng.pick([...ints, text]);
+    const d = direction(rng);
+    const agg = rng.chance(0.5) ? `array_agg(${arg} ORDER BY ${arg}${d}, ${a}.id)` : `array_agg(DISTINCT ${arg} ORDER BY ${arg}${d})`;
+    return { sql: `SELECT ${key.sql} AS c0, ${agg} AS c1, count(*) AS c2 FROM ${a}${where(rng, cols)} GROUP BY ${key.sql} ORDER BY c0${direction(rng)}`, ordered: true };
+  }
+  if (r === 2) {
+    const c = rng.pick(ints);
+    const lits = Array.from({ length: rng.int(0, 4) }, () => (rng.chance(0.15) ? 'NULL' : String(rng.int(-3, 6))));
+    const op = rng.pick(['= ANY', '<> ALL', '> ANY', '<= ALL', '= SOME']);
+    // An empty or all-NULL ARRAY[...] has no element type of its own (all NULLs would make it text[]).
+    const arr = lits.every((l) => l === 'NULL') ? `ARRAY[${lits.join(', ')}]::int[]` : `ARRAY[${lits.join(', ')}]`;
+    return { sql: `SELECT ${a}.id, ${c} ${op}(${arr}) AS c0 FROM ${a} WHERE ${c} ${op}(${arr}) IS NOT FALSE ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 3) {
+    const c = rng.pick(ints);
+    const inner = `ARRAY(SELECT t3.k FROM t3 WHERE ${predicate(rng, colsOf(TABLES[2]!, 't3'))} ORDER BY t3.id)`;
+    return { sql: `SELECT ${a}.id, ${c} = ANY(${inner}) AS c0 FROM ${a} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 4) {
+    const arr = `ARRAY[${ints.join(', ')}]`;
+    const items = [`(${arr})[${rng.int(0, ints.length + 1)}]`, `cardinality(${arr})`, `array_length(${arr}, 1)`, `array_position(${arr}, ${rng.int(-2, 4)})`, `(${arr})[2:${rng.int(1, 3)}]`, `array_to_string(ARRAY[${text}, 'q', NULL], ',', '*')`];
+    return { sql: `SELECT ${a}.id, ${rng.sample(items, rng.int(1, 3)).join(', ')} FROM ${a}${where(rng, cols)} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 5) {
+    const x = intArray();
+    const y = intArray();
+    const op = rng.pick(['<', '=', '>=', '<>', '@>', '<@', '&&']);
+    return { sql: `SELECT ${a}.id, ${x} ${op} ${y} AS c0 FROM ${a} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 6) {
+    const x = rng.chance(0.5) ? intArray() : `ARRAY[${text}, ${text} || 'x']`;
+    return { sql: `SELECT ${x} AS c0, ${a}.id FROM ${a}${where(rng, cols)} ORDER BY c0${direction(rng)}, ${a}.id`, ordered: true };
+  }
+  if (r === 7) {
+    const group = rng.chance(0.5);
+    const from = `${a}, unnest(${intArray()}) AS u(x)`;
+    if (group) return { sql: `SELECT u.x AS c0, count(*) AS c1 FROM ${from} GROUP BY u.x ORDER BY c0${direction(rng)}`, ordered: true };
+    return { sql: `SELECT ${a}.id, u.x FROM ${from}${where(rng, cols)}`, ordered: false };
+  }
+  if (r === 8) {
+    const s = `ARRAY(SELECT t3.s FROM t3 WHERE t3.k = ${rng.pick(ints)} ORDER BY t3.s${direction(rng)}, t3.id)`;
+    return { sql: `SELECT ${a}.id, ${s} AS c0 FROM ${a}${where(rng, cols)} ORDER BY ${a}.id`, ordered: true };
+  }
+  const arr = `array_agg(${rng.pick(ints)} ORDER BY ${a}.id)`;
+  return { sql: `SELECT ${arr} AS c0, array_agg(${text} ORDER BY ${a}.id DESC) AS c1 FROM ${a}${where(rng, cols)}`, ordered: false };
+}
+
+/**
+ * Row values: ROW(...) in the output (record text with NULLs and quoted text), row comparison with NULL
+ * fields, row IN lists and subqueries, IS [NOT] NULL on rows, whole-row references and their text.
+ */
+function rowValueSelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const a = t.name;
+  const ints = columnsOfKind(t, a, 'int');
+  const text = columnsOfKind(t, a, 'text')[0]!;
+  const cols = colsOf(t, a);
+  const pair = () => rng.sample(ints, 2);
+  const lit = () => (rng.chance(0.15) ? 'NULL' : String(rng.int(-2, 6)));
+  const r = rng.int(0, 9);
+  if (r === 0) {
+    const items = [`ROW(${pair().join(', ')})`, `ROW(${ints[0]}, ${text})`, `(${text}, ${rng.pick(TEXTS)}, NULL::int)`];
+    return { sql: `SELECT ${a}.id, ${rng.sample(items, rng.int(1, 2)).join(', ')} FROM ${a}${where(rng, cols)} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 1) {
+    const [x, y] = pair();
+    const op = rng.pick(['<', '<=', '=', '<>', '>', '>=', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
+    return { sql: `SELECT ${a}.id, (${x}, ${y}) ${op} (${lit()}, ${lit()}) AS c0 FROM ${a} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 2) {
+    const [x, y] = pair();
+    const list = Array.from({ length: rng.int(1, 4) }, () => `(${lit()}, ${lit()})`).join(', ');
+    return { sql: `SELECT ${a}.id FROM ${a} WHERE (${x}, ${y}) ${rng.chance(0.3) ? 'NOT ' : ''}IN (${list}) ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 3) {
+    const [x, y] = pair();
+    const sub = `SELECT t2.k, t2.w FROM t2${rng.chance(0.5) ? ` WHERE ${predicate(rng, colsOf(TABLES[1]!, 't2'))}` : ''}`;
+    const cond = rng.pick([`(${x}, ${y}) IN (${sub})`, `(${x}, ${y}) NOT IN (${sub})`, `(${x}, ${y}) = ANY (${sub})`]);
+    return { sql: `SELECT ${a}.id, ${x}, ${y} FROM ${a} WHERE ${cond} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 4) {
+    const row = `ROW(${rng.sample([...ints, text], 2).join(', ')})`;
+    return { sql: `SELECT ${a}.id, ${row} IS NULL AS c0, ${row} IS NOT NULL AS c1 FROM ${a} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 5) {
+    const x = rng.chance(0.5) ? `${a}` : `(${a}.*)::text`;
+    return { sql: `SELECT ${x} AS c0 FROM ${a}${where(rng, cols)} ORDER BY ${a}.id`, ordered: true };
+  }
+  if (r === 6) {
+    const row = `ROW(${rng.pick(ints)}, ${text})`;
+    return { sql: `SELECT ${row} AS c0, ${a}.id FROM ${a} ORDER BY c0${direction(rng)}, ${a}.id`, ordered: true };
+  }
+  if (r === 8) {
+    // The whole row of an outer join's NULL side: NULL where it had no row, not a row of NULLs.
+    const [lt, rt] = rng.sample(TABLES, 2);
+    const lk = rng.pick(columnsOfKind(lt, 'l', 'int'));
+    const rk = rng.pick(columnsOfKind(rt, 'r', 'int'));
+    const kind = rng.pick(['LEFT JOIN', 'FULL JOIN']);
+    if (rng.chance(0.5)) return { sql: `SELECT count(r.*) AS c0, count(r) AS c1, count(*) AS c2 FROM ${lt.name} l ${kind} ${rt.name} r ON ${lk} = ${rk}`, ordered: false };
+    return { sql: `SELECT l.id, r.id, r AS c0, (r.*)::text AS c1, r IS NULL AS c2 FROM ${lt.name} l ${kind} ${rt.name} r ON ${lk} = ${rk} ORDER BY l.id, r.id`, ordered: true };
+  }
+  return { sql: `SELECT s.c0, count(*) AS c1 FROM (SELECT ROW(${ints[1]} % 3, ${text} IS NULL) AS c0 FROM ${a}) s GROUP BY s.c0 ORDER BY s.c0`, ordered: true };
+}
+
+/**
+ * WITH queries: one CTE read twice (a self-join), CTEs over CTEs, MATERIALIZED / NOT MATERIALIZED, a scalar
+ * subquery over a CTE, and recursive ones (a counter joined to a table, a bounded walk over t2's k -> id).
+ */
+function cteSelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const a = t.name;
+  const cols = colsOf(t, a);
+  const ints = columnsOfKind(t, a, 'int').map((c) => c.slice(a.length + 1));
+  const mat = rng.pick(['', '', ' MATERIALIZED', ' NOT MATERIALIZED']);
+  const r = rng.int(0, 4);
+  if (r === 0) {
+    const c = rng.pick(ints.filter((x) => x !== 'id'));
+    return {
+      sql: `WITH x AS${mat} (SELECT id, ${c} AS v FROM ${a}${where(rng, cols)}) SELECT p.id AS c0, p.v AS c1, q.v AS c2 FROM x p ${rng.pick(['JOIN', 'LEFT JOIN'])} x q ON q.id = p.id + 1 ORDER BY p.id`,
+      ordered: true,
+    };
+  }
+  if (r === 1) {
+    const c = rng.pick(ints.filter((x) => x !== 'id'));
+    return {
+      sql: `WITH x AS${mat} (SELECT ${c} AS k, count(*) AS n FROM ${a} GROUP BY ${c}), y AS (SELECT k, n, n * 2 AS m FROM x WHERE k IS NOT NULL) SELECT k AS c0, n AS c1, m AS c2, (SELECT max(n) FROM x) AS c3 FROM y ORDER BY k${direction(rng)}`,
+      ordered: true,
+    };
+  }
+  if (r === 2) {
+    const c = rng.pick(ints.filter((x) => x !== 'id'));
+    const top = rng.int(1, 8);
+    return {
+      sql: `WITH RECURSIVE r(n) AS (SELECT ${rng.int(-2, 1)} UNION ALL SELECT n + 1 FROM r WHERE n < ${top}) SELECT r.n AS c0, count(${a}.id) AS c1 FROM r LEFT JOIN ${a} ON ${a}.${c} = r.n GROUP BY r.n ORDER BY r.n`,
+      ordered: true,
+    };
+  }
+  if (r === 3) {
+    const union = rng.pick(['UNION', 'UNION ALL']);
+    const depth = rng.int(1, 3);
+    return {
+      sql: `WITH RECURSIVE w(id, depth) AS (SELECT id, 0 FROM t2 WHERE id <= ${rng.int(1, 5)} ${union} SELECT t2.id, w.depth + 1 FROM w JOIN t2 ON t2.k = w.id WHERE w.depth < ${depth}) SELECT id AS c0, depth AS c1, count(*) AS c2 FROM w GROUP BY id, depth ORDER BY id, depth`,
+      ordered: true,
+    };
+  }
+  return {
+    sql: `WITH x AS${mat} (SELECT * FROM ${a}${where(rng, cols)}) SELECT count(*) AS c0, (SELECT count(*) FROM x WHERE x.id > ${rng.int(0, 30)}) AS c1 FROM x`,
+    ordered: true,
+  };
+}
+
 const SHAPES = [
   simpleSelect,
   simpleSelect,
@@ -584,6 +759,9 @@ const SHAPES = [
   keylessSelect,
   temporalSelect,
   typmodWindow,
+  arraySelect,
+  rowValueSelect,
+  cteSelect,
 ];
 
 /**

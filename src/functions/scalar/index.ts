@@ -7,6 +7,7 @@ import './operators/array-contained.js';
 import './operators/array-contains.js';
 import './operators/array-overlap.js';
 import './operators/array-subscript.js';
+import './operators/array-slice.js';
 import './operators/bit-and.js';
 import './operators/bit-not.js';
 import './operators/bit-or.js';

@@ -11,7 +11,7 @@ import { type Expr, type SortKey, TRUE, FALSE, mapExpr } from '../../logical/exp
 import type { AggCall, LogicalPlan, WindowCall } from '../../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
 import { coerce, hasNoEquality, unifyTypes, type CoerceEnv, canCoerce } from '../coerce.js';
-import { Scope, type ScopeEntry } from '../scope.js';
+import { ROW_PRESENT, Scope, type ScopeEntry } from '../scope.js';
 import { resolveTypeName } from '../type-name.js';
 import { routineParam, routineParamByName, type RoutineEnv } from './routine.js';
 import { recordNullTest, rowConstructor } from '../../functions/scalar/row-constructor.js';
@@ -187,27 +187,36 @@ function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
   return { kind: 'array', args: args.map((a) => coerce(a, et, 'implicit', cx.env)), type: at };
 }
 
-/** a[i] on arrays; slices and field selection are not supported. */
+/** a[i] and a[lo:hi] on arrays; field selection is not supported. */
 function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
   let e = bindExpr(b.arg as Node, cx);
-  for (const ind of (b.indirection as Node[] | undefined) ?? []) {
+  const list = (b.indirection as Node[] | undefined) ?? [];
+  // PostgreSQL reads a[i][j] as one subscript of a two-dimensional array, not as two in a row.
+  if (list.length > 1 && list.every((ind) => nodeTag(ind) === 'A_Indices')) throw multidimensional(loc);
+  for (const ind of list) {
     const ib = nodeBody<AnyNode>(ind);
-    if (nodeTag(ind) !== 'A_Indices' || ib.is_slice === true || ib.uidx === undefined) {
-      throw new QuireError('0A000', nodeTag(ind) === 'A_Indices' ? 'array slices are not supported' : 'field selection is not supported', { position: pos(loc) });
-    }
+    if (nodeTag(ind) !== 'A_Indices') throw new QuireError('0A000', 'field selection is not supported', { position: pos(loc) });
     if (!isArrayType(e.type)) {
       throw new QuireError('42804', `cannot subscript type ${typeDisplayName(e.type)} because it does not support subscripting`, { position: pos(loc) });
     }
-    if (ib.lidx !== undefined) throw new QuireError('0A000', 'array slices are not supported', { position: pos(loc) });
-    const idxNode = ib.uidx as Node;
-    let idx = bindExpr(idxNode, cx);
-    if (!canCoerce(idx.type, T.int4, 'assignment')) {
-      throw new QuireError('42804', 'array subscript must have type integer', { position: pos(locOf(idxNode) ?? loc) });
+    if (ib.is_slice === true) {
+      // An omitted bound is the array's own; arrays here always start at 1, so int4's extremes clip to it.
+      const lo = ib.lidx === undefined ? constExpr(-2147483648, T.int4) : subscriptIndex(ib.lidx as Node, cx, loc);
+      const hi = ib.uidx === undefined ? constExpr(2147483647, T.int4) : subscriptIndex(ib.uidx as Node, cx, loc);
+      e = bindOperator('[:]', [e, lo, hi], cx, loc, '[:]');
+    } else {
+      e = bindOperator('[]', [e, subscriptIndex(ib.uidx as Node, cx, loc)], cx, loc, '[]');
     }
-    idx = coerce(idx, T.int4, 'assignment', cx.env, pos(locOf(idxNode) ?? loc));
-    e = bindOperator('[]', [e, idx], cx, loc, '[]');
   }
   return e;
+}
+
+function subscriptIndex(idxNode: Node, cx: ExprCtx, loc: number | undefined): Expr {
+  const idx = bindExpr(idxNode, cx);
+  if (!canCoerce(idx.type, T.int4, 'assignment')) {
+    throw new QuireError('42804', 'array subscript must have type integer', { position: pos(locOf(idxNode) ?? loc) });
+  }
+  return coerce(idx, T.int4, 'assignment', cx.env, pos(locOf(idxNode) ?? loc));
 }
 
 function boolOpName(op: string): string {
@@ -289,6 +298,13 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   const fields = b.fields as Node[];
   const loc = pos(b.location as number);
   if (fields.some((f) => nodeTag(f) === 'A_Star')) {
+    // t.* inside an expression ((t.*)::text, f(t.*)) is t's whole row, as PostgreSQL reads it there.
+    if (fields.length === 2 && nodeTag(fields[1]!) === 'A_Star' && nodeTag(fields[0]!) === 'String') {
+      const q = strings(fields.slice(0, 1))[0]!;
+      const row = wholeRow(q, cx);
+      if (row !== null) return row;
+      throw new QuireError('42P01', `missing FROM-clause entry for table "${q}"`, { position: loc });
+    }
     throw new QuireError('42601', 'row expansion via "*" is not supported here', { position: loc });
   }
   const names = strings(fields);
@@ -338,16 +354,31 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
     if (!known) throw new QuireError('42P01', `missing FROM-clause entry for table "${qualifier}"`, { position: loc });
     throw new QuireError('42703', `column ${qualifier}.${name} does not exist`, { position: loc });
   }
-  // PostgreSQL reads a bare FROM-item name that is no column as the whole row: a record of its columns,
-  // each resolved as `name.column` would be (so an outer FROM item's become outer references).
+  // PostgreSQL reads a bare FROM-item name that is no column as the whole row.
+  const row = wholeRow(name, cx);
+  if (row !== null) return row;
+  throw new QuireError('42703', `column "${name}" does not exist`, { position: loc });
+}
+
+/**
+ * The whole row of FROM item `name`: a record of its columns, each resolved as `name.column` would be
+ * (so an outer FROM item's become outer references); null when no visible FROM item has that name.
+ */
+function wholeRow(name: string, cx: ExprCtx): Expr | null {
+  const stop = cx.env.routineFrames?.at(-1)?.anchor;
   let lv = 0;
   for (let s: Scope | null = cx.scope; s !== null && s !== stop; s = s.parent, lv++) {
     if (s.hasQualifier(name)) {
       const cols = s.entries.filter((e) => e.qualifier === name && e.name.charCodeAt(0) !== 0);
-      return rowValue(cols.map((e) => entryRef(e, lv, cx)), cx);
+      const row = rowValue(cols.map((e) => entryRef(e, lv, cx)), cx);
+      // On the NULL side of an outer join, a missing row is a NULL record, not a record of NULLs.
+      const mark = s.entries.find((e) => e.qualifier === name && e.name === ROW_PRESENT);
+      if (mark === undefined) return row;
+      const missing: Expr = { kind: 'is-null', arg: entryRef(mark, lv, cx), negated: false, type: T.bool };
+      return { kind: 'case', whens: [{ when: missing, then: constExpr(null, T.record) }], else: row, type: T.record };
     }
   }
-  throw new QuireError('42703', `column "${name}" does not exist`, { position: loc });
+  return null;
 }
 
 /** A scope entry's value as seen `levels` query levels below its scope (outer references beyond 0). */

@@ -18,7 +18,7 @@ import type { Catalog } from '../../storage/catalog.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
 import { AGG_BASE, WIN_BASE, bindExpr, bindSortBy, coerceBool, leftmostLocOf, locOf, type AggCollector, type ExprCtx, type ExprEnv, type WindowCollector } from './expr.js';
 import { coerce, hasNoEquality, unifyTypes } from '../coerce.js';
-import { Scope, type ScopeEntry } from '../scope.js';
+import { ROW_PRESENT, Scope, type ScopeEntry } from '../scope.js';
 import { bindTableFunction } from './table-function.js';
 import { isAggregateName } from '../../functions/aggregate/registry.js';
 import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './routine.js';
@@ -111,6 +111,8 @@ export class QueryBinder implements ExprEnv {
    * before the statement was bound (api/modifying-ctes.ts), once each, and are read from here.
    */
   modifyingResults: ReadonlyMap<object, TableSource> | null = null;
+  /** Per SELECT level being bound: the names its FROM items may be read by as whole rows (see markRowPresence). */
+  private wholeRowNames: ReadonlySet<string>[] = [];
   /** Nesting of bindQuery: 1 is the statement's own query, where data-modifying WITH queries may be. */
   private depth = 0;
 
@@ -483,15 +485,17 @@ export class QueryBinder implements ExprEnv {
   }
 
   private bindJoin(b: AnyNode, outer: Scope | null): { plan: LogicalPlan; entries: ScopeEntry[]; usesOuter: boolean } {
-    const left = this.bindFromItem(b.larg as Node, outer, null);
+    const jt = b.jointype as string;
+    const type: JoinType = jt === 'JOIN_LEFT' ? 'left' : jt === 'JOIN_RIGHT' ? 'right' : jt === 'JOIN_FULL' ? 'full' : 'inner';
+    let left = this.bindFromItem(b.larg as Node, outer, null);
+    if (type === 'right' || type === 'full') left = this.markRowPresence(left);
     const leftScope = new Scope(outer);
     leftScope.entries = left.entries;
-    const right = this.bindFromItem(b.rarg as Node, outer, leftScope);
+    let right = this.bindFromItem(b.rarg as Node, outer, leftScope);
+    if (type === 'left' || type === 'full') right = this.markRowPresence(right);
     checkNameConflicts(left.entries, right.entries);
     const offset = left.plan.schema.length;
     const rightEntries = right.entries.map((e) => shiftEntry(e, offset));
-    const jt = b.jointype as string;
-    const type: JoinType = jt === 'JOIN_LEFT' ? 'left' : jt === 'JOIN_RIGHT' ? 'right' : jt === 'JOIN_FULL' ? 'full' : 'inner';
     const schema = [...left.plan.schema, ...right.plan.schema];
     const scope = new Scope(outer);
     let entries: ScopeEntry[] = [...left.entries, ...rightEntries];
@@ -555,6 +559,30 @@ export class QueryBinder implements ExprEnv {
     return { plan, entries, usesOuter };
   }
 
+  /**
+   * A FROM item on the NULL side of an outer join whose whole row the query may read gets a hidden
+   * column, TRUE in every row it gives (see ROW_PRESENT): the join null-extends it with the others, so
+   * the whole row can be NULL where the item had no row. An item already marked by an inner outer join
+   * keeps that mark, which this join null-extends too.
+   */
+  private markRowPresence<R extends { plan: LogicalPlan; entries: ScopeEntry[] }>(side: R): R {
+    const names = this.wholeRowNames.at(-1);
+    if (names === undefined || names.size === 0) return side;
+    const marked = new Set(side.entries.filter((e) => e.name === ROW_PRESENT).map((e) => e.qualifier));
+    const wanted = [...new Set(side.entries.map((e) => e.qualifier))].filter((q): q is string => q !== null && names.has(q) && !marked.has(q));
+    if (wanted.length === 0) return side;
+    const input = side.plan;
+    const index = input.schema.length;
+    const plan: LogicalPlan = {
+      op: 'project',
+      input,
+      exprs: [...input.schema.map((f, i) => colRef(i, f.type, f.name)), constant(true, T.bool)],
+      schema: [...input.schema, { name: ROW_PRESENT, type: T.bool }],
+    };
+    const marks = wanted.map((q): ScopeEntry => ({ qualifier: q, name: ROW_PRESENT, expr: colRef(index, T.bool, ROW_PRESENT), hiddenFromStar: true, hiddenUnqualified: true }));
+    return { ...side, plan, entries: [...side.entries, ...marks] };
+  }
+
   // ---- SELECT ----
 
   private bindSelect(s: SelectStmt, outer: Scope | null, keepUnknown = false): BoundQuery {
@@ -566,7 +594,13 @@ export class QueryBinder implements ExprEnv {
     if (nested !== null) return this.bindSelect(nested, outer, keepUnknown);
     s = rewriteTargetListSrf(s, isUserSrf);
     const scope = new Scope(outer);
-    let plan: LogicalPlan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
+    this.wholeRowNames.push(bareNamesIfOuterJoin(s));
+    let plan: LogicalPlan;
+    try {
+      plan = this.bindFromList(s.fromClause ?? [], scope) ?? { op: 'empty', schema: [], oneRow: true };
+    } finally {
+      this.wholeRowNames.pop();
+    }
 
     if (s.whereClause) {
       const cx: ExprCtx = { scope, clause: 'WHERE', aggs: null, windows: null, env: this };
@@ -1056,3 +1090,48 @@ export function figureColname(n: Node): string {
 }
 
 export { isConstantExpr };
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * Names a SELECT (its clauses and subqueries) might use as whole-row references: every one-part column
+ * name and every `name.*`. A superset is harmless (an unused mark costs one constant column); only read
+ * when the FROM clause has an outer join, the one place a whole row can be NULL.
+ */
+function bareNamesIfOuterJoin(s: SelectStmt): ReadonlySet<string> {
+  const hasOuter = (n: unknown): boolean => {
+    if (n === null || typeof n !== 'object') return false;
+    if (Array.isArray(n)) return n.some(hasOuter);
+    const j = (n as { JoinExpr?: AnyNode }).JoinExpr;
+    if (j === undefined) return false;
+    return (j.jointype as string) !== 'JOIN_INNER' || hasOuter(j.larg) || hasOuter(j.rarg);
+  };
+  if (!hasOuter(s.fromClause ?? [])) return NO_NAMES;
+  const names = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) {
+      for (const y of x) walk(y);
+      return;
+    }
+    const ref = (x as { ColumnRef?: AnyNode }).ColumnRef;
+    if (ref !== undefined) {
+      const fields = (ref.fields as Node[] | undefined) ?? [];
+      const last = fields[fields.length - 1];
+      if (fields.length === 1 && last !== undefined && nodeTag(last) === 'String') names.add(strings(fields)[0]!);
+      if (fields.length === 2 && last !== undefined && nodeTag(last) === 'A_Star' && nodeTag(fields[0]!) === 'String') names.add(strings(fields.slice(0, 1))[0]!);
+      return;
+    }
+    for (const v of Object.values(x)) walk(v);
+  };
+  for (const [k, v] of Object.entries(s)) {
+    if (k !== 'targetList') walk(v);
+  }
+  // A select-list item that is only `t.*` expands to columns; it reads no whole row.
+  for (const t of s.targetList ?? []) {
+    const val = nodeBody<AnyNode>(t).val as Node;
+    const ref = nodeTag(val) === 'ColumnRef' ? (nodeBody<AnyNode>(val).fields as Node[]) : null;
+    if (ref === null || nodeTag(ref[ref.length - 1]!) !== 'A_Star') walk(t);
+  }
+  return names;
+}
