@@ -262,6 +262,47 @@ interface DtFields {
   tzName?: string;
   special?: 'epoch' | 'now' | 'today' | 'tomorrow' | 'yesterday' | 'infinity' | '-infinity';
   julian?: number;
+  /** The month came from its name, not a number. */
+  textMonth?: boolean;
+  /** How many digits the year was written with (two or fewer: a year of 1970–2069, unless BC). */
+  yDigits?: number;
+  /** The year as written, before a two-digit year is moved to 1970–2069. */
+  yWritten?: number;
+}
+
+/**
+ * A number standing alone in a date: which field it is follows from the fields already read, as
+ * PostgreSQL's DecodeNumber decides in month-day-year order (its range is checked later, before
+ * a missing field is).
+ */
+function placeNumber(f: DtFields, t: string): void {
+  const val = Number(t);
+  const y = f.y !== undefined;
+  const m = f.m !== undefined;
+  const d = f.d !== undefined;
+  if (f.julian !== undefined) throw new DtError('syntax');
+  if (!y && !m && !d) {
+    if (t.length >= 3) setYear(f, t);
+    else f.m = val;
+  } else if (y && !m && !d) {
+    if (t.length === 3 && val >= 1 && val <= 366) {
+      // year, then day of the year
+      f.julian = ymdToDays(f.y!, 1, 1) + val - 1 + 2440588;
+      f.y = undefined;
+    } else f.m = val;
+  } else if (!y && m && !d) {
+    if (f.textMonth && t.length >= 3) setYear(f, t);
+    else f.d = val;
+  } else if (y && m && !d) {
+    if (f.textMonth && t.length >= 3 && (f.yDigits ?? 4) <= 2) {
+      // The two-digit number taken for the year was the day (DD-MON-YYYY).
+      f.d = f.y! % 100;
+      f.y = undefined;
+      setYear(f, t);
+    } else f.d = val;
+  } else if (!y && !m && d) f.m = val;
+  else if (!y && m && d) setYear(f, t);
+  else throw new DtError('syntax');
 }
 
 class DtError extends Error {
@@ -295,30 +336,37 @@ function setTime(f: DtFields, tok: string): void {
   f.us = parseSecondsFraction(m[4]);
 }
 
+/**
+ * A numeric zone offset (+h, -hh:mm[:ss], +hhmm) in seconds east, read as PostgreSQL's DecodeTimezone:
+ * hours past 15 or minutes/seconds past 59 are a displacement error (22009) even where the token turns
+ * out to be no offset at all ('-2020' before a date), anything left over a syntax error.
+ */
 function parseTzOffset(tok: string): number {
-  // tok starts with + or -
   const sign = tok[0] === '-' ? -1 : 1;
-  const body = tok.slice(1);
-  let h: number;
+  let i = 1;
+  const digits = (): number => {
+    const from = i;
+    while (i < tok.length && tok.charCodeAt(i) >= 48 && tok.charCodeAt(i) <= 57) i++;
+    return i === from ? 0 : Number(tok.slice(from, i));
+  };
+  let h = digits();
+  if (h > 2147483647) throw new DtError('tzrange');
   let mi = 0;
-  let s = 0;
-  let m = /^(\d{1,2})(?::(\d{2})(?::(\d{2}))?)?$/.exec(body);
-  if (m !== null) {
-    h = Number(m[1]);
-    mi = m[2] !== undefined ? Number(m[2]) : 0;
-    s = m[3] !== undefined ? Number(m[3]) : 0;
-  } else if ((m = /^(\d{2})(\d{2})(\d{2})?$/.exec(body)) !== null) {
-    h = Number(m[1]);
-    mi = Number(m[2]);
-    s = m[3] !== undefined ? Number(m[3]) : 0;
-  } else if ((m = /^(\d)(\d{2})$/.exec(body)) !== null) {
-    h = Number(m[1]);
-    mi = Number(m[2]);
-  } else throw new DtError('syntax');
-  if (mi > 59 || s > 59) throw new DtError('range');
-  const off = sign * (h * 3600 + mi * 60 + s);
-  if (Math.abs(off) > 15 * 3600 + 59 * 60 + 59) throw new DtError('tzrange');
-  return off;
+  let sec = 0;
+  if (tok[i] === ':') {
+    i++;
+    mi = digits();
+    if (tok[i] === ':') {
+      i++;
+      sec = digits();
+    }
+  } else if (i === tok.length && tok.length > 3) {
+    mi = h % 100;
+    h = Math.trunc(h / 100);
+  }
+  if (h > 15 || mi >= 60 || sec >= 60) throw new DtError('tzrange');
+  if (i !== tok.length) throw new DtError('syntax');
+  return sign * (h * 3600 + mi * 60 + sec);
 }
 
 /** Date from a separated numeric/alpha group such as '2004-07-09', '1/8/1999', '08-Jan-1999'. */
@@ -362,6 +410,8 @@ function setDateGroup(f: DtFields, parts: string[]): void {
 
 function setYear(f: DtFields, tok: string): void {
   if (f.y !== undefined) throw new DtError('syntax');
+  f.yDigits = tok.length;
+  f.yWritten = Number(tok);
   let y = Number(tok);
   // Two-digit years: 70..99 → 19xx, 00..69 → 20xx (PostgreSQL's rule for 2-digit fields).
   if (tok.length <= 2) y = y < 70 ? 2000 + y : 1900 + y;
@@ -374,9 +424,10 @@ function parseDateTimeFields(input: string): DtFields {
   if (s === '') throw new DtError('syntax');
   // 'T' separating date and time (ISO 8601), also before a bare time like 'T10:00'.
   s = s.replace(/(\d)t(\d)/g, '$1 $2');
-  // Tokenise: signed offsets after a time, numbers with separators, words (zone names may contain
+  // Tokenise: signed offsets (a sign, a digit, then digits, ':', '.' and '-', as PostgreSQL cuts them),
+  // numbers with separators, words (zone names may contain
   // '/', '_' and signed offsets such as 'etc/gmt+2').
-  const tokRe = /\s+|,|([+-]\d+(?::\d+)*)|(\d+(?:[-/.]\d+|[-/][a-z]+)*(?:[-/][a-z]+(?:[-/]\d+)?)?(?::\d+)*(?:\.\d*)?)|([a-z][a-z_]*(?:\/[a-z_]+(?:[+-]\d+)?)*(?:[-/]\d+(?:[-/]\d+)?)?)|(\.\d+)/y;
+  const tokRe = /\s+|,|([+-]\d[\d:.-]*)|(\d+(?:[-/.]\d+|[-/][a-z]+)*(?:[-/][a-z]+(?:[-/]\d+)?)?(?::\d+)*(?:\.\d*)?)|([a-z][a-z_]*(?:\/[a-z_]+(?:[+-]\d+)?)*(?:[-/]\d+(?:[-/]\d+)?)?)|(\.\d+)/y;
   let pos = 0;
   const toks: { kind: 'sign' | 'num' | 'word'; text: string }[] = [];
   while (pos < s.length) {
@@ -409,8 +460,13 @@ function parseDateTimeFields(input: string): DtFields {
       }
       const mon = MONTHS[w];
       if (mon !== undefined) {
-        if (f.m !== undefined) throw new DtError('syntax');
+        if (f.m !== undefined) {
+          // A number read as the month ('5 jan 2020') was the day, as PostgreSQL substitutes it.
+          if (f.textMonth || f.d !== undefined || f.m < 1 || f.m > 31) throw new DtError('syntax');
+          f.d = f.m;
+        }
         f.m = mon;
+        f.textMonth = true;
         continue;
       }
       if (WEEKDAYS.has(w)) continue;
@@ -456,10 +512,6 @@ function parseDateTimeFields(input: string): DtFields {
       throw new DtError('syntax');
     }
     if (tk.kind === 'sign') {
-      if (i === 0 && f.y === undefined) {
-        // A leading sign before a date is not allowed (PostgreSQL reports a displacement error).
-        throw new DtError('tzrange');
-      }
       if (f.tzOffset !== undefined || f.tzName !== undefined) throw new DtError('syntax');
       f.tzOffset = parseTzOffset(tk.text);
       continue;
@@ -517,23 +569,8 @@ function parseDateTimeFields(input: string): DtFields {
         f.us = 0;
         continue;
       }
-      if (f.m !== undefined && f.d === undefined && t.length <= 2) {
-        f.d = Number(t);
-        continue;
-      }
-      if (f.m !== undefined && f.y === undefined) {
-        setYear(f, t);
-        continue;
-      }
-      if (f.m === undefined && f.d === undefined && t.length <= 2 && toks.slice(i + 1).some((x) => x.kind === 'word' && MONTHS[x.text] !== undefined)) {
-        f.d = Number(t);
-        continue;
-      }
-      if (f.m === undefined && f.y === undefined && t.length >= 3) {
-        setYear(f, t);
-        continue;
-      }
-      throw new DtError('syntax');
+      placeNumber(f, t);
+      continue;
     }
     throw new DtError('syntax');
   }
@@ -614,8 +651,13 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): Micr
   } else if (f.julian !== undefined) {
     localDays = f.julian - 2440588;
   } else {
+    // The fields given are range-checked before a missing one is reported, as PostgreSQL's ValidateDate.
+    if ((f.y === 0 && !f.bc && (f.yDigits ?? 4) > 2) || (f.m !== undefined && (f.m < 1 || f.m > 12)) || (f.d !== undefined && (f.d < 1 || f.d > 31))) {
+      throw dtError('range', s, type);
+    }
     if (f.y === undefined || f.m === undefined || f.d === undefined) throw dtError('syntax', s, type);
-    let y = f.y;
+    // A BC year is taken as written, two digits or not (PostgreSQL moves only AD years).
+    let y = f.bc && (f.yDigits ?? 4) <= 2 ? f.yWritten! : f.y;
     if (f.bc) {
       if (y <= 0) throw dtError('range', s, type);
       y = 1 - y;

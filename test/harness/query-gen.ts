@@ -201,6 +201,8 @@ export interface GeneratedQuery {
    * compare as a multiset, and the sequence of these columns must still follow PostgreSQL's.
    */
   orderCols?: number[];
+  /** Built to fail on some data: PostgreSQL's error is the expected outcome, not a generator bug. */
+  mayFail?: boolean;
 }
 
 interface Expr {
@@ -744,6 +746,113 @@ function cteSelect(rng: Rng): GeneratedQuery {
   };
 }
 
+/**
+ * ROLLUP / CUBE / GROUPING SETS with GROUPING(): ordering by every output (GROUPING() included) is total,
+ * since GROUPING() tells a grouped-away column from a NULL value.
+ */
+function groupingSetsSelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const cols = colsOf(t, t.name);
+  const keys = rng.sample(cols.filter((c) => !c.sql.endsWith('.id') && c.kind !== 'float'), 2);
+  const [x, y] = [keys[0]!.sql, keys[1]!.sql];
+  const sets = rng.pick([`ROLLUP (${x}, ${y})`, `CUBE (${x}, ${y})`, `GROUPING SETS ((${x}), (${y}), ())`, `GROUPING SETS ((${x}, ${y}), (${x}))`, `${x}, ROLLUP (${y})`]);
+  const agg = aggregate(rng, cols);
+  const sql = `SELECT ${x} AS c0, ${y} AS c1, GROUPING(${x}, ${y}) AS c2, count(*) AS c3, ${agg} AS c4 FROM ${t.name}${where(rng, cols)} GROUP BY ${sets}${rng.chance(0.3) ? ' HAVING count(*) > 1' : ''}`;
+  return { sql: sql + orderAllOutputs(rng, 5), ordered: true };
+}
+
+/** LATERAL subqueries: top-k per outer row, aggregates per outer row, LEFT JOIN LATERAL … ON true. */
+function lateralSelect(rng: Rng): GeneratedQuery {
+  const [lt, rt] = rng.sample(TABLES, 2);
+  const lk = rng.pick(columnsOfKind(lt, 'l', 'int').filter((c) => c !== 'l.id'));
+  const rk = rng.pick(columnsOfKind(rt, 'r', 'int'));
+  const r = rng.int(0, 2);
+  if (r === 0) {
+    const join = rng.pick([', LATERAL', 'CROSS JOIN LATERAL', 'LEFT JOIN LATERAL']);
+    const on = join.startsWith('LEFT') ? ' ON true' : '';
+    return {
+      sql: `SELECT l.id, x.rid, x.v FROM ${lt.name} l ${join} (SELECT r.id AS rid, ${rk} AS v FROM ${rt.name} r WHERE ${rk} ${rng.pick(['=', '<', '>'])} ${lk} ORDER BY r.id${direction(rng)} LIMIT ${rng.int(1, 3)}) x${on} ORDER BY l.id, x.rid`,
+      ordered: true,
+    };
+  }
+  if (r === 1) {
+    return {
+      sql: `SELECT l.id, x.n, x.m FROM ${lt.name} l, LATERAL (SELECT count(*) AS n, max(r.id) AS m FROM ${rt.name} r WHERE ${rk} = ${lk}) x ORDER BY l.id`,
+      ordered: true,
+    };
+  }
+  return {
+    sql: `SELECT l.id, s.v FROM ${lt.name} l LEFT JOIN LATERAL (SELECT ${lk} + g AS v FROM generate_series(0, ${rng.int(0, 2)}) g WHERE ${lk} > ${rng.int(-3, 3)}) s ON true ORDER BY l.id, s.v`,
+    ordered: true,
+  };
+}
+
+/** Scalar functions of every family over columns with NULLs, and scalar subqueries in the select list. */
+function functionSelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const a = t.name;
+  const ints = columnsOfKind(t, a, 'int');
+  const text = columnsOfKind(t, a, 'text')[0]!;
+  const i1 = rng.pick(ints);
+  const i2 = rng.pick(ints);
+  const items = [
+    `substr(${text}, ${rng.int(0, 3)}, ${rng.int(0, 3)})`,
+    `position('a' in ${text})`,
+    `replace(${text}, 'a', '<>')`,
+    `lpad(${text}, ${rng.int(0, 5)}, '*')`,
+    `rpad(${text}, 4)`,
+    `split_part(${text} || ' x', ' ', ${rng.int(1, 3)})`,
+    `${text} ILIKE 'a%'`,
+    `initcap(${text})`,
+    `reverse(${text})`,
+    `btrim(${text}, 'a_')`,
+    `concat_ws('-', ${i1}, ${text}, NULL, ${i2})`,
+    `format('%s|%s', ${i1}, ${text})`,
+    `md5(coalesce(${text}, ''))`,
+    `nullif(${i1}, ${rng.int(-2, 2)})`,
+    `greatest(${i1}, ${i2}, ${rng.int(-2, 2)})`,
+    `least(${i1}, ${i2})`,
+    `${i1} / nullif(${i2}, 0)`,
+    `${i1} % nullif(${i2}, 0)`,
+    `CASE ${i1} WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE ${text} END`,
+    `${i1}::text || ${text}`,
+    `date '2024-02-28' + ${i1}`,
+    `(timestamp '2024-01-31 12:00' + make_interval(months => ${i1}))::date`,
+    `round(${i1} / 3.0, ${rng.int(0, 3)})`,
+    `(${i1}::numeric / 7)::numeric(10, 3)`,
+    `power(2, abs(${i1}) % 10)`,
+    `sign(${i1}) * sqrt(abs(${i1}))::numeric(12, 6)`,
+    `(SELECT count(*) FROM t3 WHERE t3.k = ${i1})`,
+    `EXISTS (SELECT 1 FROM t2 WHERE t2.w = ${i1})`,
+    `(SELECT max(t2.v) FROM t2 WHERE t2.k = ${i2})`,
+  ];
+  const picked = rng.sample(items, rng.int(1, 3));
+  return { sql: `SELECT ${a}.id, ${picked.map((x, i) => `${x} AS c${i}`).join(', ')} FROM ${a}${where(rng, colsOf(t, a))} ORDER BY ${a}.id`, ordered: true };
+}
+
+/** Queries that fail at run time on some rows: the SQLSTATE must be PostgreSQL's. */
+function failingSelect(rng: Rng): GeneratedQuery {
+  const t = rng.pick(TABLES);
+  const a = t.name;
+  const i1 = rng.pick(columnsOfKind(t, a, 'int'));
+  const text = columnsOfKind(t, a, 'text')[0]!;
+  const item = rng.pick([
+    `${i1} / (${i1} - ${i1})`,
+    `2147483647 + ${i1}`,
+    `(${i1} * 1000000)::int2`,
+    `${text}::int`,
+    `(${i1} - 3)::text::date`,
+    `sqrt(${i1})`,
+    // ln over values where it succeeds would compare libm last digits (V8's log is not glibc's).
+    `ln(0 * ${i1})`,
+    `repeat('x', ${i1} - 10)`,
+    `(ARRAY[1, 2])[${i1}] / 0`,
+    `substr(${text}, 1, ${i1})`,
+    `chr(${i1} + 1114100)`,
+  ]);
+  return { sql: `SELECT ${a}.id, ${item} AS c0 FROM ${a}${where(rng, colsOf(t, a))} ORDER BY ${a}.id`, ordered: true, mayFail: true };
+}
+
 const SHAPES = [
   simpleSelect,
   simpleSelect,
@@ -762,6 +871,11 @@ const SHAPES = [
   arraySelect,
   rowValueSelect,
   cteSelect,
+  groupingSetsSelect,
+  lateralSelect,
+  functionSelect,
+  functionSelect,
+  failingSelect,
 ];
 
 /**

@@ -21,6 +21,7 @@ import { coerce, hasNoEquality, unifyTypes } from '../coerce.js';
 import { ROW_PRESENT, Scope, type ScopeEntry } from '../scope.js';
 import { bindTableFunction } from './table-function.js';
 import { isAggregateName } from '../../functions/aggregate/registry.js';
+import { nodeInfo } from '../../logical/plan-nodes.js';
 import { conformOutput, firstRow, queryBody, routineColumns, type RoutineFrame } from './routine.js';
 import { checkLockingBound, checkLockingShape } from '../locking-clause.js';
 import { MaterializedCte } from '../../logical/materialized-cte.js';
@@ -170,6 +171,13 @@ export class QueryBinder implements ExprEnv {
         throw new QuireError('0A000', 'WITH clause containing a data-modifying statement must be at the top level', { position: pos(b.location as number) });
       }
       if (frame.has(name)) throw new QuireError('42712', `WITH query name "${name}" specified more than once`, { position: pos(b.location as number) });
+      // Ignoring them would return other rows (and CYCLE's loop would never end): refused instead.
+      for (const [key, what] of [['search_clause', 'SEARCH'], ['cycle_clause', 'CYCLE']] as const) {
+        const clause = b[key] as AnyNode | undefined;
+        if (clause !== undefined) {
+          throw new QuireError('0A000', `the ${what} clause of WITH RECURSIVE is not supported`, { position: pos((clause.location as number | undefined) ?? (b.location as number)) });
+        }
+      }
       frame.set(name, {
         name,
         columnNames: b.aliascolnames ? strings(b.aliascolnames as Node[]) : null,
@@ -703,6 +711,12 @@ export class QueryBinder implements ExprEnv {
     }
 
     const hasAgg = grouped || aggs.calls.length > 0 || having !== null;
+    if (aggs.calls.length > 0 && readsWorktable(plan)) {
+      // PostgreSQL refuses this before it compares the terms' column types.
+      throw new QuireError('42P19', "aggregate functions are not allowed in a recursive query's recursive term", {
+        position: pos(firstAggregateLocation(s, (name) => isAggregateName(name) || this.catalog.aggregates.has(name))),
+      });
+    }
     checkLockingBound(original, { aggregates: aggs.calls.length > 0, windows: wins.calls.length > 0, setReturning: s !== original });
     let rewrite = (e: Expr): Expr => e;
     if (hasAgg) {
@@ -1134,4 +1148,33 @@ function bareNamesIfOuterJoin(s: SelectStmt): ReadonlySet<string> {
     if (ref === null || nodeTag(ref[ref.length - 1]!) !== 'A_Star') walk(t);
   }
   return names;
+}
+
+/** Whether a FROM clause's plan reads a recursive query's own rows (its worktable) at this level. */
+function readsWorktable(p: LogicalPlan): boolean {
+  if (p.op === 'worktable') return true;
+  // A complete recursive query read here keeps its worktable to itself.
+  if (p.op === 'recursive-cte') return false;
+  return nodeInfo(p).children(p).some(readsWorktable);
+}
+
+/** Where the first call of an aggregate is written in a SELECT outside its FROM clause. */
+function firstAggregateLocation(s: SelectStmt, isAggregate: (name: string) => boolean): number | undefined {
+  let best: number | undefined;
+  const walk = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) {
+      for (const y of x) walk(y);
+      return;
+    }
+    const call = (x as { FuncCall?: AnyNode }).FuncCall;
+    if (call !== undefined) {
+      const name = strings(call.funcname as Node[]).pop() ?? '';
+      const loc = call.location as number | undefined;
+      if (isAggregate(name) && call.over === undefined && loc !== undefined && (best === undefined || loc < best)) best = loc;
+    }
+    for (const v of Object.values(x)) walk(v);
+  };
+  for (const [k, v] of Object.entries(s)) if (k !== 'fromClause') walk(v);
+  return best;
 }
