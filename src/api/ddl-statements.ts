@@ -105,7 +105,7 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
     const eb = nodeBody<AnyNode>(e);
     if (tag === 'ColumnDef') {
       const cname = eb.colname as string;
-      const type = resolveTypeName(eb.typeName as never);
+      const type = resolveTypeName(eb.typeName as never, host.catalog.types);
       const m = columnMetaFrom(eb, type);
       const same = fields.findIndex((f) => f.name === cname);
       if (same >= 0 && same < inherited) {
@@ -228,7 +228,7 @@ async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: Sel
     if (seen.has(n)) throw new QuireError('42701', `column "${n}" specified more than once`);
     seen.add(n);
     // An anonymous record has no stored form (PostgreSQL stores only named composite types).
-    if (f.type.name === 'record') throw new QuireError('42P16', `column "${n}" has pseudo-type record`);
+    if (f.type.name === 'record' && f.type.composite === undefined) throw new QuireError('42P16', `column "${n}" has pseudo-type record`);
     return { name: n, type: f.type.name === 'unknown' ? T.text : f.type, table: name };
   });
   const t = new MemoryTable(name, tfields);

@@ -1,7 +1,7 @@
 /** Named tables and views of one database. Names are case-folded as PostgreSQL folds unquoted identifiers by the parser. */
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
-import type { DataType, Field } from '../common/types.js';
+import type { CompositeType, DataType, Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
 import type { MemoryTable } from './memory-table.js';
 import type { Sequence } from './sequence.js';
@@ -72,6 +72,8 @@ export class Catalog {
   /** User-defined SQL functions by name; each entry's array is replaced, never mutated, so snapshots stay valid. */
   readonly functions = new Map<string, readonly SqlFunctionDef[]>();
   readonly aggregates = new Map<string, readonly AggregateDef[]>();
+  /** Named composite types (CREATE TYPE name AS (…)); an entry is replaced, never mutated. */
+  readonly types = new Map<string, CompositeType>();
   readonly attached = new Map<string, AttachedDatabase>();
   /**
    * CREATE SEQUENCE's sequences (TEMP ones under tempTableKey). Shared by transactions, never copied:

@@ -42,6 +42,7 @@ export const TYPE_LEN: Record<TypeName, number> = {
   point: 16,
   _point: -1,
   record: -1,
+  _record: -1,
   unknown: -2,
   _bool: -1,
   _int2: -1,

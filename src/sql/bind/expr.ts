@@ -15,6 +15,7 @@ import { Scope, type ScopeEntry } from '../scope.js';
 import { resolveTypeName } from '../type-name.js';
 import { routineParam, routineParamByName, type RoutineEnv } from './routine.js';
 import { recordNullTest, rowConstructor } from '../../functions/scalar/row-constructor.js';
+import { recordField } from '../../functions/scalar/record-field.js';
 import { bindRowCompareSubLink, bindSubLink } from './sublink.js';
 import { bindGroupingFunc } from './aggregate.js';
 import { bindOperator, bindFunctionByName, bindFuncCall } from './function-call.js';
@@ -85,7 +86,7 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       return { kind: 'param', index: idx, type: cx.env.paramTypes[idx]! };
     }
     case 'TypeCast': {
-      const target = resolveTypeName(b.typeName as never);
+      const target = resolveTypeName(b.typeName as never, cx.env.routines?.types);
       // ARRAY[]::int[]: the cast is what gives an empty array constructor its type.
       const arg = nodeTag(b.arg as Node) === 'A_ArrayExpr' ? bindArrayExpr(nodeBody<AnyNode>(b.arg as Node), cx, target) : bindExpr(b.arg as Node, cx);
       return coerce(arg, target, 'explicit', cx.env, pos(loc));
@@ -187,11 +188,30 @@ function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
   return { kind: 'array', args: args.map((a) => coerce(a, et, 'implicit', cx.env)), type: at };
 }
 
-/** a[i] on arrays; slices and field selection are not supported. */
+/** `(r).f` on a named composite value: 42703 when the type has no such field. */
+export function selectField(e: Expr, field: string, loc: number | undefined): Expr {
+  const c = e.type.name === 'record' ? e.type.composite : undefined;
+  if (c === undefined) {
+    if (e.type.name === 'record') throw new QuireError('42703', `could not identify column "${field}" in record data type`, { position: pos(loc) });
+    throw new QuireError('42809', `column notation .${field} applied to type ${typeDisplayName(e.type)}, which is not a composite type`, { position: pos(loc) });
+  }
+  const i = c.fields.findIndex((f) => f.name === field);
+  if (i < 0) throw new QuireError('42703', `column "${field}" not found in data type ${c.name}`, { position: pos(loc) });
+  const ft = c.fields[i]!.type;
+  // A row constructor's field is its argument, already of the field's type.
+  if (e.kind === 'call' && e.overload === rowConstructor) return e.args[i]!;
+  return { kind: 'call', name: field, overload: recordField(i, ft), args: [e], type: ft };
+}
+
+/** a[i] on arrays, (r).f on composites; slices are not supported. */
 function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
   let e = bindExpr(b.arg as Node, cx);
   for (const ind of (b.indirection as Node[] | undefined) ?? []) {
     const ib = nodeBody<AnyNode>(ind);
+    if (nodeTag(ind) === 'String') {
+      e = selectField(e, ib.sval as string, loc);
+      continue;
+    }
     if (nodeTag(ind) !== 'A_Indices' || ib.is_slice === true || ib.uidx === undefined) {
       throw new QuireError('0A000', nodeTag(ind) === 'A_Indices' ? 'array slices are not supported' : 'field selection is not supported', { position: pos(loc) });
     }

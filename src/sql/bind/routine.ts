@@ -10,7 +10,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../../common/errors.js';
-import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type DataType, type Field } from '../../common/types.js';
+import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type CompositeType, type DataType, type Field } from '../../common/types.js';
 import { mapExpr, someExpr, type Expr } from '../../logical/expr.js';
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { ArgType, ScalarOverload } from '../../functions/registry.js';
@@ -33,6 +33,7 @@ export interface RoutineFrame {
 export interface RoutineCatalog {
   readonly functions: ReadonlyMap<string, readonly SqlFunctionDef[]>;
   readonly aggregates: ReadonlyMap<string, readonly AggregateDef[]>;
+  readonly types: ReadonlyMap<string, CompositeType>;
 }
 
 export interface RoutineEnv {
