@@ -7,7 +7,7 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { typeDisplayName, type DataType, type Field } from '../common/types.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
-import { plpgsqlReturnExpr } from '../sql/plpgsql-body.js';
+import { plpgsqlReturnExpr, plpgsqlSource } from '../sql/plpgsql-body.js';
 import { resolveTypeName, type UserTypes } from '../sql/type-name.js';
 import type { AggregateDef, Catalog, RoutineType, SqlFunctionDef } from '../storage/catalog.js';
 
@@ -81,9 +81,10 @@ function bodyOf(b: AnyNode, language: string): Node[] {
   return parseStatements(text).map((s) => s.stmt);
 }
 
-/** A PL/pgSQL body that only returns an expression, as the SQL function body `SELECT expr`. */
-function plpgsqlBody(sql: string, paramCount: number): Node[] {
+/** A PL/pgSQL body that only returns an expression, as the SQL function body `SELECT expr`; null for other bodies. */
+function plpgsqlBody(sql: string, paramCount: number): Node[] | null {
   const expr = plpgsqlReturnExpr(sql, paramCount);
+  if (expr === null) return null;
   const stmts = parseStatements(`SELECT ${expr}`);
   if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') throw new QuireError('42601', `invalid RETURN expression in PL/pgSQL function: ${expr}`);
   return [stmts[0]!.stmt];
@@ -162,10 +163,13 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   if (typeof returns === 'string' && returns !== 'void' && columns === null && !params.some((p) => typeof p.type === 'string')) {
     throw new QuireError('42P13', 'cannot determine result data type', { detail: 'A result of type anyelement requires at least one input of type anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange.' });
   }
-  const body = language === 'plpgsql' ? plpgsqlBody(sql, params.length) : bodyOf(b, language);
+  const inlined = language === 'plpgsql' ? plpgsqlBody(sql, params.length) : bodyOf(b, language);
+  const plpgsql = inlined === null ? plpgsqlSource(sql, params, catalog.types) : undefined;
+  if (plpgsql !== undefined && (returnsSet || columns !== null)) throw new QuireError('0A000', 'PL/pgSQL functions returning sets or records are not supported');
+  const body = inlined ?? [];
   const asOption = ((b.options as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o)).find((d) => d.defname === 'as');
   const source = asOption === undefined ? '' : (strings(nodeBody<AnyNode>(asOption.arg as Node).items as Node[])[0] ?? '');
-  if (returns !== 'void') {
+  if (returns !== 'void' && plpgsql === undefined) {
     const last = body[body.length - 1];
     if (last === undefined || nodeTag(last) !== 'SelectStmt' || nodeBody<AnyNode>(last).intoClause !== undefined) {
       throw new QuireError('42P13', `return type mismatch in function declared to return ${routineTypeName(returns)}`, {
@@ -174,7 +178,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     }
   }
   returnsSet ||= false;
-  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, source, sql };
+  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, source, sql, ...(plpgsql !== undefined ? { plpgsql } : {}) };
   const existing = catalog.functions.get(name) ?? [];
   const same = existing.findIndex((f) => f.params.length === params.length && f.params.every((p, i) => sameRoutineType(p.type, params[i]!.type)));
   if (same >= 0) {

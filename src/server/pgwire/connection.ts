@@ -871,8 +871,9 @@ export class Connection {
       else if (kind === 'TRANS_STMT_ROLLBACK') db.rollbackTransaction();
     }
     const before = db.session.inTransaction;
+    db.takeRaised();
     const result = await executeUtility(db, stmt, params);
-    for (const n of result.notices) this.notice(n);
+    for (const n of [...db.takeRaised(), ...result.notices]) this.notice(n);
     if (!db.session.inTransaction) db.session.transactionFailed = false;
     if (before && !db.session.inTransaction) await this.closeAllPortals();
     if (commitAsRollback) return { ...result, commandTag: 'ROLLBACK' };

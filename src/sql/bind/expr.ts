@@ -200,7 +200,7 @@ export function selectField(e: Expr, field: string, loc: number | undefined): Ex
   const ft = c.fields[i]!.type;
   // A row constructor's field is its argument, already of the field's type.
   if (e.kind === 'call' && e.overload === rowConstructor) return e.args[i]!;
-  return { kind: 'call', name: field, overload: recordField(i, ft), args: [e], type: ft };
+  return { kind: 'call', name: field, overload: recordField(c, i), args: [e], type: ft };
 }
 
 /** a[i] on arrays, (r).f on composites; slices are not supported. */
@@ -305,6 +305,15 @@ function bindConst(b: AnyNode): Expr {
   return constExpr(null, T.unknown);
 }
 
+function tryColumn(b: AnyNode, first: Node, cx: ExprCtx): Expr | null {
+  try {
+    return bindColumnRef({ ...b, fields: [first] }, cx);
+  } catch (e) {
+    if (e instanceof QuireError && (e.code === '42703' || e.code === '42P01')) return null;
+    throw e;
+  }
+}
+
 function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   const fields = b.fields as Node[];
   const loc = pos(b.location as number);
@@ -347,6 +356,11 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   if (frame !== undefined) {
     const p = routineParamByName(frame, names);
     if (p >= 0) return routineParam(frame, p, cx.scope, loc);
+  }
+  if (names.length === 2) {
+    // `x.f` naming no FROM item: a field of the composite column or variable x, as PostgreSQL reads it.
+    const whole = tryColumn(b, fields[0]!, cx);
+    if (whole !== null && whole.type.name === 'record' && whole.type.composite !== undefined) return selectField(whole, name, loc);
   }
   if (qualifier !== null) {
     let s: Scope | null = cx.scope;

@@ -15,6 +15,7 @@ import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
 import { coerce, unifyTypes } from '../coerce.js';
 import { Scope } from '../scope.js';
 import { lookupTypeName, resolveTypeName } from '../type-name.js';
+import { bindPlpgsqlCall } from './plpgsql-call.js';
 import { queryBody, routineOverloads, simpleExpressionBody, strictGuard, conformOutput, firstRow, type RoutineFrame } from './routine.js';
 import type { SqlFunctionDef } from '../../storage/catalog.js';
 import { internalFunctions } from '../internal-functions.js';
@@ -396,6 +397,7 @@ function bindRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNod
     throw new QuireError('0A000', `set-returning function ${name}() is only supported in FROM and at the top of the select list`, { position: pos(loc) });
   }
   if (fn.columns !== null) throw new QuireError('0A000', `function ${name}() returns a record; call it in FROM`, { position: pos(loc) });
+  if (fn.plpgsql !== undefined) return strictGuard(fn, args, bindPlpgsqlCall(fn, fn.plpgsql, args, resultType, cx, loc));
   const frame: RoutineFrame = { fn, args, anchor: cx.scope, offset: 0 };
   if (fn.returns === 'void') {
     // Only the side effects of a void function matter, and a query has none to run.

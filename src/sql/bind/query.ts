@@ -973,6 +973,7 @@ export function mapChildren(e: Expr, f: (e: Expr) => Expr): Expr {
     case 'coalesce':
     case 'minmax':
     case 'array':
+    case 'plpgsql':
       return { ...e, args: e.args.map(f) } as Expr;
     case 'cast':
     case 'not':
