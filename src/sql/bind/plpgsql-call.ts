@@ -39,11 +39,13 @@ function expressionOf(text: string, fnName: string): Node {
 
 export function bindPlpgsqlCall(fn: SqlFunctionDef, src: PlSource, args: readonly Expr[], resultType: DataType, cx: ExprCtx, loc: number | undefined): Expr {
   const params: PlVariable[] = fn.params.map((p, i) => ({ name: p.name ?? `$${i + 1}`, type: typeof p.type === 'string' ? args[i]!.type : p.type, init: null }));
-  const variables: PlVariable[] = [...params];
+  // FOUND follows the parameters, as PL/pgSQL declares it; no statement Quire runs sets it.
+  const found: PlVariable = { name: 'found', type: T.bool, init: { kind: 'const', value: false, type: T.bool } };
+  const variables: PlVariable[] = [...params, found];
   const scope = new Scope(null);
   const column = (i: number, v: { name: string; type: DataType }): Expr => ({ kind: 'column', index: i, type: v.type, name: v.name });
   const entry = (i: number, v: { name: string; type: DataType }) => ({ qualifier: null, name: v.name, expr: column(i, v), hiddenFromStar: false, hiddenUnqualified: false });
-  scope.entries = params.map((v, i) => entry(i, v));
+  scope.entries = [...params, found].map((v, i) => entry(i, v));
   const frame: RoutineFrame = { fn, args: params.map((v, i) => column(i, v)), anchor: null, offset: 1 };
   const vcx: ExprCtx = { scope, clause: 'PL/pgSQL expressions', aggs: null, windows: null, env: cx.env };
   const bind = (text: string): Expr => {
