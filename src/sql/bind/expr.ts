@@ -6,7 +6,7 @@
 import { parseBitString } from '../../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../../common/errors.js';
-import { T, type, type DataType, type Value, typeDisplayName, isArrayType, arrayTypeFor } from '../../common/types.js';
+import { T, type, type DataType, type Value, typeDisplayName, isArrayType, isStringType, arrayTypeFor } from '../../common/types.js';
 import { type Expr, type SortKey, TRUE, FALSE, mapExpr } from '../../logical/expr.js';
 import type { AggCall, LogicalPlan, WindowCall } from '../../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
@@ -575,8 +575,10 @@ export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | un
   if (dir === 'SORTBY_USING') {
     // Only the ordering operators of the built-in types make sense here: < is ASC, > is DESC.
     const op = strings(sb.useOp as Node[]).pop();
-    if (op === '<' || op === '<=') desc = false;
-    else if (op === '>' || op === '>=') desc = true;
+    // ~<~ / ~>~ order strings by their bytes (text_pattern_ops), which is how Quire orders text anyway.
+    const pattern = (op === '~<~' || op === '~<=~' || op === '~>~' || op === '~>=~') && (isStringType(expr.type) || expr.type.name === 'unknown');
+    if (op === '<' || op === '<=' || (pattern && op!.startsWith('~<'))) desc = false;
+    else if (op === '>' || op === '>=' || pattern) desc = true;
     else throw new QuireError('42809', `operator ${op ?? '?'} is not a valid ordering operator`, { position: pos(locOf(sb.node as Node)), hint: 'Ordering operators must be "<" or ">" members of btree operator families.' });
   }
   const nulls = sb.sortby_nulls as string;
