@@ -58,7 +58,7 @@ export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: r
         }
       },
       result(g: number): Value {
-        return finish(states[g] ?? spec.initial);
+        return finish(g < states.length ? states[g]! : spec.initial);
       },
     };
   };

@@ -301,7 +301,8 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const args = argNodes.some((a) => nodeTag(a) === 'NamedArgExpr') ? namedNotation(name, argNodes, cx, loc) : argNodes.map((a) => bindExpr(a, cx));
   if (name === 'pg_typeof') {
     // regtype output names the type without its modifier.
-    return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(type(args[0]!.type.name)), T.text);
+    const t = args[0]!.type;
+    return constExpr(t.name === 'unknown' ? 'unknown' : typeDisplayName(t.composite !== undefined ? t : type(t.name)), T.text);
   }
   return bindFunctionByName(name, args, cx, loc);
 }
