@@ -34,6 +34,8 @@ export interface RoutineCatalog {
   readonly functions: ReadonlyMap<string, readonly SqlFunctionDef[]>;
   readonly aggregates: ReadonlyMap<string, readonly AggregateDef[]>;
   readonly types: ReadonlyMap<string, CompositeType>;
+  readonly views: ReadonlyMap<string, { readonly query: Node }>;
+  getTable(name: string): { readonly schema: readonly Field[] } | undefined;
 }
 
 export interface RoutineEnv {
