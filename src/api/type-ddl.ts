@@ -112,10 +112,14 @@ export function dropTypes(catalog: Catalog, b: AnyNode): string[] {
   const victims: { name: string; c: CompositeType; deps: Dependent[] }[] = [];
   for (const o of (b.objects as Node[] | undefined) ?? []) {
     const tn = nodeBody<PgTypeName>(o);
-    const name = objectName(strings((tn.names ?? []) as Node[]), tn.location);
+    const parts = strings((tn.names ?? []) as Node[]);
+    if (parts[0] === 'pg_catalog' || (parts.length === 1 && !catalog.types.has(parts[0]!) && resolvesToBuiltin(parts[0]!))) {
+      const shown = typeDisplayName(resolveTypeName(tn));
+      throw new QuireError('2BP01', `cannot drop type ${shown} because it is required by the database system`);
+    }
+    const name = objectName(parts, tn.location);
     const c = catalog.types.get(name);
     if (c === undefined) {
-      if (resolvesToBuiltin(name)) throw new QuireError('2BP01', `cannot drop type ${name} because it is required by the database system`);
       if (b.missing_ok === true) {
         notices.push(`type "${name}" does not exist, skipping`);
         continue;
