@@ -211,7 +211,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
       if ((a.kind === 'is-null' || a.kind === 'distinct-from' || a.kind === 'in-list') && a.negated !== (b as typeof a).negated) return false;
       if (a.kind === 'bool-test' && (a.test !== (b as typeof a).test || a.negated !== (b as typeof a).negated)) return false;
       if (a.kind === 'minmax' && a.op !== (b as typeof a).op) return false;
-      if (a.kind === 'plpgsql' && a.program !== (b as typeof a).program) return false;
+      if (a.kind === 'plpgsql' && a.program.definition !== (b as typeof a).program.definition) return false;
       if (a.kind === 'cast' && a.type.typmod !== b.type.typmod) return false;
       const ca = exprChildren(a);
       const cb = exprChildren(b);

@@ -29,6 +29,8 @@ export type PlStatement =
 
 export interface PlProgram {
   readonly name: string;
+  /** The function definition it was bound from: calls of one function with equal arguments are equal. */
+  readonly definition: object;
   readonly variables: readonly PlVariable[];
   readonly paramCount: number;
   readonly body: readonly PlStatement[];

@@ -94,7 +94,8 @@ export function plpgsqlSource(createStatement: string, params: readonly { name: 
   };
   for (let i = params.length + 1; i < datums.length; i++) {
     const d = datums[i]!;
-    if (d.PLpgSQL_recfield !== undefined) continue;
+    // Field references and the row datums INTO targets make are not declared variables.
+    if (d.PLpgSQL_recfield !== undefined || d.PLpgSQL_row !== undefined) continue;
     const v = d.PLpgSQL_var ?? d.PLpgSQL_rec;
     if (v === undefined) throw unsupported('declaration of this kind');
     const typname = v.datatype?.PLpgSQL_type?.typname ?? '';

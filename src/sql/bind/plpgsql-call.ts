@@ -98,7 +98,7 @@ export function bindPlpgsqlCall(fn: SqlFunctionDef, src: PlSource, args: readonl
       scope.entries = [...scope.entries, entry(variables.length, d)];
       variables.push({ name: d.name, type: d.type, init });
     }
-    program = { name: fn.name, variables, paramCount: params.length, body: src.body.map(stmt), returns: fn.returns === 'void' ? T.unknown : resultType };
+    program = { name: fn.name, definition: fn, variables, paramCount: params.length, body: src.body.map(stmt), returns: fn.returns === 'void' ? T.unknown : resultType };
   });
   return { kind: 'plpgsql', name: fn.name, program: program!, args: [...args], type: resultType };
 }

@@ -136,6 +136,7 @@ export function routineParamByName(frame: RoutineFrame, names: readonly string[]
 
 /** Statements other than one SELECT cannot be inlined or run inside a query. */
 export function queryBody(fn: SqlFunctionDef, loc: number | undefined): SelectStmt {
+  if (fn.plpgsql !== undefined) throw new QuireError('0A000', `PL/pgSQL function "${fn.name}" can only be called in expressions, not as a table`, { position: pos(loc) });
   if (fn.body.length !== 1 || nodeTag(fn.body[0]) !== 'SelectStmt') {
     throw new QuireError('0A000', `calling SQL function "${fn.name}" whose body is not a single SELECT is not supported`, { position: pos(loc) });
   }
