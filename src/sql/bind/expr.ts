@@ -192,6 +192,9 @@ function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
 export function selectField(e: Expr, field: string, loc: number | undefined): Expr {
   const c = e.type.name === 'record' ? e.type.composite : undefined;
   if (c === undefined) {
+    // ROW(a, b) names its fields f1, f2, … as PostgreSQL's anonymous row types do.
+    const n = /^f([1-9]\d*)$/.exec(field);
+    if (n !== null && e.kind === 'call' && e.overload === rowConstructor && Number(n[1]) <= e.args.length) return e.args[Number(n[1]) - 1]!;
     if (e.type.name === 'record') throw new QuireError('42703', `could not identify column "${field}" in record data type`, { position: pos(loc) });
     throw new QuireError('42809', `column notation .${field} applied to type ${typeDisplayName(e.type)}, which is not a composite type`, { position: pos(loc) });
   }
