@@ -57,6 +57,7 @@ const COMMAND: Record<string, string> = {
   CreateSchemaStmt: 'CREATE SCHEMA',
   CreateFunctionStmt: 'CREATE FUNCTION',
   DefineStmt: 'CREATE AGGREGATE',
+  CompositeTypeStmt: 'CREATE TYPE',
 };
 
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);

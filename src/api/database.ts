@@ -146,6 +146,8 @@ export class Database implements UtilityHost {
   private abort: AbortController | null = null;
   /** `abort` was made by prepareFiles for the running statement and no plan has taken it yet. */
   private abortUnused = false;
+  /** Messages raised while the current statement runs (PL/pgSQL RAISE NOTICE), sent before its result. */
+  private raised: string[] = [];
   /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
   private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
@@ -824,7 +826,17 @@ export class Database implements UtilityHost {
       initPlans: new Map(),
       ticker: { last: now, count: 0 },
       analyze,
+      notice: (message) => {
+        this.raised.push(message);
+      },
     };
+  }
+
+  /** The messages raised since the last call (a statement's PL/pgSQL notices). */
+  takeRaised(): string[] {
+    const r = this.raised;
+    this.raised = [];
+    return r;
   }
 
   async physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator> {
@@ -913,6 +925,13 @@ export class Database implements UtilityHost {
   }
 
   private async runStatement(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
+    this.raised = [];
+    const r = await this.runStatementBody(s, sql, params);
+    const raised = this.takeRaised();
+    return raised.length === 0 ? r : { ...r, notices: [...raised, ...r.notices] };
+  }
+
+  private async runStatementBody(s: ParsedStatement, sql: string, params: readonly unknown[]): Promise<QueryResult> {
     this.queryText = sql;
     return withPositionAsync(sql, s, async () => {
       // A literal INSERT whose prefix has a plan skips binding (and, outside a block, the transaction).

@@ -1,5 +1,6 @@
 /** CREATE TABLE [AS], SELECT INTO, CREATE VIEW, DROP TABLE/VIEW/SEQUENCE, sequence DDL and CREATE AGGREGATE's probe. */
 import type { Node, SelectStmt } from '@pgsql/types';
+import { storeFor } from '../storage/persist/index.js';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, typeDisplayName, type DataType, type Field } from '../common/types.js';
 import type { Batch } from '../common/column.js';
@@ -80,6 +81,13 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
   return { meta, unique, primary };
 }
 
+/** A database directory keeps no composite types (they live in the process), so it keeps no such columns either. */
+function refuseStoredComposite(host: UtilityHost, column: string, t: DataType): void {
+  if (t.composite !== undefined && storeFor(host.catalog) !== undefined) {
+    throw new QuireError('0A000', `column "${column}" of composite type ${t.composite.name} cannot be stored in a database directory`, { hint: 'Use a TEMP table.' });
+  }
+}
+
 export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const rv = b.relation as AnyNode;
   const name = relName(rv);
@@ -105,7 +113,8 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
     const eb = nodeBody<AnyNode>(e);
     if (tag === 'ColumnDef') {
       const cname = eb.colname as string;
-      const type = resolveTypeName(eb.typeName as never);
+      const type = resolveTypeName(eb.typeName as never, host.catalog.types);
+      if (rv.relpersistence !== 't') refuseStoredComposite(host, cname, type);
       const m = columnMetaFrom(eb, type);
       const same = fields.findIndex((f) => f.name === cname);
       if (same >= 0 && same < inherited) {
@@ -228,7 +237,8 @@ async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: Sel
     if (seen.has(n)) throw new QuireError('42701', `column "${n}" specified more than once`);
     seen.add(n);
     // An anonymous record has no stored form (PostgreSQL stores only named composite types).
-    if (f.type.name === 'record') throw new QuireError('42P16', `column "${n}" has pseudo-type record`);
+    if (f.type.name === 'record' && f.type.composite === undefined) throw new QuireError('42P16', `column "${n}" has pseudo-type record`);
+    if (!temp) refuseStoredComposite(host, n, f.type);
     return { name: n, type: f.type.name === 'unknown' ? T.text : f.type, table: name };
   });
   const t = new MemoryTable(name, tfields);

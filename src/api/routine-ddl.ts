@@ -7,8 +7,8 @@ import { QuireError, positionOf } from '../common/errors.js';
 import { typeDisplayName, type DataType, type Field } from '../common/types.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
-import { plpgsqlReturnExpr } from '../sql/plpgsql-body.js';
-import { resolveTypeName } from '../sql/type-name.js';
+import { plpgsqlReturnExpr, plpgsqlSource } from '../sql/plpgsql-body.js';
+import { resolveTypeName, type UserTypes } from '../sql/type-name.js';
 import type { AggregateDef, Catalog, RoutineType, SqlFunctionDef } from '../storage/catalog.js';
 
 const POLYMORPHIC: Record<string, RoutineType> = {
@@ -20,7 +20,7 @@ const POLYMORPHIC: Record<string, RoutineType> = {
   anycompatiblearray: 'anyarray',
 };
 
-export function routineType(tn: PgTypeName): RoutineType {
+export function routineType(tn: PgTypeName, types?: UserTypes): RoutineType {
   const names = strings((tn.names ?? []) as Node[]);
   const last = (names[names.length - 1] ?? '').toLowerCase();
   if (names.length <= 2 && (names.length === 1 || names[0] === 'pg_catalog') && tn.arrayBounds === undefined) {
@@ -30,7 +30,7 @@ export function routineType(tn: PgTypeName): RoutineType {
       throw new QuireError('0A000', `functions with parameters or results of type ${last} are not supported`, { position: positionOf(tn.location) });
     }
   }
-  return resolveTypeName(tn);
+  return resolveTypeName(tn, types);
 }
 
 export function routineTypeName(t: RoutineType | 'void'): string {
@@ -81,9 +81,10 @@ function bodyOf(b: AnyNode, language: string): Node[] {
   return parseStatements(text).map((s) => s.stmt);
 }
 
-/** A PL/pgSQL body that only returns an expression, as the SQL function body `SELECT expr`. */
-function plpgsqlBody(sql: string, paramCount: number): Node[] {
+/** A PL/pgSQL body that only returns an expression, as the SQL function body `SELECT expr`; null for other bodies. */
+function plpgsqlBody(sql: string, paramCount: number): Node[] | null {
   const expr = plpgsqlReturnExpr(sql, paramCount);
+  if (expr === null) return null;
   const stmts = parseStatements(`SELECT ${expr}`);
   if (stmts.length !== 1 || nodeTag(stmts[0]!.stmt) !== 'SelectStmt') throw new QuireError('42601', `invalid RETURN expression in PL/pgSQL function: ${expr}`);
   return [stmts[0]!.stmt];
@@ -115,7 +116,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   for (const p of (b.parameters as Node[] | undefined) ?? []) {
     const fp = nodeBody<AnyNode>(p);
     const mode = fp.mode as string;
-    const t = routineType(fp.argType as PgTypeName);
+    const t = routineType(fp.argType as PgTypeName, catalog.types);
     const pname = (fp.name as string | undefined) ?? null;
     if (mode === 'FUNC_PARAM_VARIADIC') throw new QuireError('0A000', 'VARIADIC parameters of SQL functions are not supported');
     if (mode === 'FUNC_PARAM_OUT' || mode === 'FUNC_PARAM_TABLE' || mode === 'FUNC_PARAM_INOUT') outCols.push({ name: pname, type: t });
@@ -157,15 +158,18 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   } else if (rtName === 'void' && rt.arrayBounds === undefined) {
     returns = 'void';
   } else {
-    returns = routineType(rt);
+    returns = routineType(rt, catalog.types);
   }
   if (typeof returns === 'string' && returns !== 'void' && columns === null && !params.some((p) => typeof p.type === 'string')) {
     throw new QuireError('42P13', 'cannot determine result data type', { detail: 'A result of type anyelement requires at least one input of type anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange.' });
   }
-  const body = language === 'plpgsql' ? plpgsqlBody(sql, params.length) : bodyOf(b, language);
+  const inlined = language === 'plpgsql' ? plpgsqlBody(sql, params.length) : bodyOf(b, language);
+  const plpgsql = inlined === null ? plpgsqlSource(sql, params, catalog.types) : undefined;
+  if (plpgsql !== undefined && (returnsSet || columns !== null)) throw new QuireError('0A000', 'PL/pgSQL functions returning sets or records are not supported');
+  const body = inlined ?? [];
   const asOption = ((b.options as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o)).find((d) => d.defname === 'as');
   const source = asOption === undefined ? '' : (strings(nodeBody<AnyNode>(asOption.arg as Node).items as Node[])[0] ?? '');
-  if (returns !== 'void') {
+  if (returns !== 'void' && plpgsql === undefined) {
     const last = body[body.length - 1];
     if (last === undefined || nodeTag(last) !== 'SelectStmt' || nodeBody<AnyNode>(last).intoClause !== undefined) {
       throw new QuireError('42P13', `return type mismatch in function declared to return ${routineTypeName(returns)}`, {
@@ -174,7 +178,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     }
   }
   returnsSet ||= false;
-  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, source, sql };
+  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, source, sql, ...(plpgsql !== undefined ? { plpgsql } : {}) };
   const existing = catalog.functions.get(name) ?? [];
   const same = existing.findIndex((f) => f.params.length === params.length && f.params.every((p, i) => sameRoutineType(p.type, params[i]!.type)));
   if (same >= 0) {
@@ -192,9 +196,9 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   }
 }
 
-function argTypesOf(owa: AnyNode): RoutineType[] | null {
+function argTypesOf(owa: AnyNode, types: UserTypes): RoutineType[] | null {
   if (owa.args_unspecified) return null;
-  return ((owa.objargs as Node[] | undefined) ?? []).map((t) => routineType(nodeBody<PgTypeName>(t)));
+  return ((owa.objargs as Node[] | undefined) ?? []).map((t) => routineType(nodeBody<PgTypeName>(t), types));
 }
 
 /** DROP FUNCTION / DROP AGGREGATE; returns the notices (IF EXISTS on a missing routine). */
@@ -206,7 +210,7 @@ export function dropRoutines(catalog: Catalog, b: AnyNode): string[] {
   for (const o of (b.objects as Node[]) ?? []) {
     const owa = nodeBody<AnyNode>(o);
     const name = strings(owa.objname as Node[]).pop()!;
-    const types = argTypesOf(owa);
+    const types = argTypesOf(owa, catalog.types);
     const list: readonly { readonly name: string }[] = (aggregate ? catalog.aggregates.get(name) : catalog.functions.get(name)) ?? [];
     const typesOf = (r: unknown): readonly RoutineType[] => (aggregate ? (r as AggregateDef).args : (r as SqlFunctionDef).params.map((p) => p.type));
     let idx: number;
@@ -239,15 +243,15 @@ export function dropRoutines(catalog: Catalog, b: AnyNode): string[] {
   return notices;
 }
 
-function typeOfDef(d: AnyNode): DataType {
+function typeOfDef(d: AnyNode, types: UserTypes): DataType {
   const a = defArg(d);
   if (nodeTag(a) === 'TypeName') {
-    const t = routineType(nodeBody<PgTypeName>(a!));
+    const t = routineType(nodeBody<PgTypeName>(a!), types);
     if (typeof t === 'string') throw new QuireError('0A000', `aggregates with state type ${t} are not supported`);
     return t;
   }
   const n = defString(d);
-  return resolveTypeName({ names: [{ String: { sval: n } }], typemod: -1 } as unknown as PgTypeName);
+  return resolveTypeName({ names: [{ String: { sval: n } }], typemod: -1 } as unknown as PgTypeName, types);
 }
 
 /** CREATE AGGREGATE name(args) (sfunc = …, stype = …, …) and the old form with basetype. */
@@ -262,7 +266,7 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
     const bt = get('basetype');
     if (bt === undefined) throw new QuireError('42P13', 'aggregate input type must be specified');
     const s = defString(bt).toLowerCase();
-    args = s === 'any' ? [] : [typeOfDef(bt)];
+    args = s === 'any' ? [] : [typeOfDef(bt, catalog.types)];
   } else {
     const first = argList[0];
     const items = first === undefined || nodeTag(first) === undefined ? [] : ((nodeBody<AnyNode>(first).items as Node[] | undefined) ?? []);
@@ -272,7 +276,7 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
       // "any": one argument of whatever type, as anyelement is when it stands alone.
       const tn = fp.argType as PgTypeName;
       if (items.length === 1 && strings((tn.names ?? []) as Node[]).pop() === 'any') return 'anyelement';
-      return routineType(tn);
+      return routineType(tn, catalog.types);
     });
     const ordered = argList[1] !== undefined ? ((nodeBody<AnyNode>(argList[1]).ival as number | undefined) ?? -1) : -1;
     if (ordered >= 0) throw new QuireError('0A000', 'user-defined ordered-set aggregates are not supported');
@@ -290,12 +294,12 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
     name,
     args,
     sfunc: fnName(sfunc)!,
-    stype: typeOfDef(stype),
+    stype: typeOfDef(stype, catalog.types),
     initcond: get('initcond', 'initcond1') ? defString(get('initcond', 'initcond1')!) : null,
     finalfunc: fnName(get('finalfunc')),
     msfunc: fnName(get('msfunc')),
     minvfunc: fnName(get('minvfunc')),
-    mstype: get('mstype') ? typeOfDef(get('mstype')!) : null,
+    mstype: get('mstype') ? typeOfDef(get('mstype')!, catalog.types) : null,
     minitcond: get('minitcond') ? defString(get('minitcond')!) : null,
     mfinalfunc: fnName(get('mfinalfunc')),
     sql,

@@ -25,6 +25,7 @@ import { QuireError } from '../common/errors.js';
 import type { Batch } from '../common/column.js';
 import type { TableSource } from '../logical/plan.js';
 import type { AggregateDef, Catalog, SqlFunctionDef, ViewDef } from '../storage/catalog.js';
+import type { CompositeType } from '../common/types.js';
 import { batchRowsFrom, extendsBatch, MemoryTable } from '../storage/memory-table.js';
 import { LockOwner } from './row-locks.js';
 import type { ForeignKey } from '../storage/foreign-key.js';
@@ -100,6 +101,7 @@ export class Transaction {
   private readonly viewsAtStart: Map<string, ViewDef>;
   private readonly functionsAtStart: Map<string, readonly SqlFunctionDef[]>;
   private readonly aggregatesAtStart: Map<string, readonly AggregateDef[]>;
+  private readonly typesAtStart: Map<string, CompositeType>;
   /** Row locks of SELECT … FOR UPDATE/SHARE, UPDATE and DELETE, released when the transaction ends (row-locks.ts). */
   readonly rowLocks = new LockOwner();
 
@@ -114,6 +116,7 @@ export class Transaction {
     this.viewsAtStart = new Map(shared.views);
     this.functionsAtStart = new Map(shared.functions);
     this.aggregatesAtStart = new Map(shared.aggregates);
+    this.typesAtStart = new Map(shared.types);
     const view = Object.create(shared) as Catalog;
     const tables = new Map<string, TableSource>();
     for (const [name, t] of shared.tables) {
@@ -129,6 +132,7 @@ export class Transaction {
     Object.defineProperty(view, 'views', { value: new Map(shared.views), enumerable: true });
     Object.defineProperty(view, 'functions', { value: new Map(shared.functions), enumerable: true });
     Object.defineProperty(view, 'aggregates', { value: new Map(shared.aggregates), enumerable: true });
+    Object.defineProperty(view, 'types', { value: new Map(shared.types), enumerable: true });
     // Names that are not the shared catalog's own tables (a connection's system tables) still resolve
     // through it; a table this transaction dropped must not reappear from there.
     Object.defineProperty(view, 'getTable', {
@@ -302,6 +306,7 @@ export class Transaction {
     const routineMaps = [
       [this.catalog.functions, this.functionsAtStart, this.shared.functions],
       [this.catalog.aggregates, this.aggregatesAtStart, this.shared.aggregates],
+      [this.catalog.types, this.typesAtStart, this.shared.types],
     ] as [Map<string, unknown>, Map<string, unknown>, Map<string, unknown>][];
     for (const [mine, atStart, shared] of routineMaps) {
       for (const [name, list] of mine) {

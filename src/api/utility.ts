@@ -3,6 +3,7 @@
  * PostgreSQL would and dispatches it to the file of its family beside this one (dml-, ddl-, cursor-,
  * transaction- and settings-statements, copy-statement, explain-statement).
  */
+import { createCompositeType, dropTypes } from './type-ddl.js';
 import { descendantTables } from './inheritance.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
@@ -123,11 +124,15 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'ViewStmt':
       return createView(host, b, s.text);
     case 'DropStmt':
+      if (b.removeType === 'OBJECT_TYPE') return result('DROP TYPE', 'DROP TYPE', { notices: dropTypes(host.catalog, b) });
       if (b.removeType === 'OBJECT_FUNCTION' || b.removeType === 'OBJECT_AGGREGATE') {
         const tag = b.removeType === 'OBJECT_FUNCTION' ? 'DROP FUNCTION' : 'DROP AGGREGATE';
         return result(tag, tag, { notices: dropRoutines(host.catalog, b) });
       }
       return drop(host, b);
+    case 'CompositeTypeStmt':
+      createCompositeType(host.catalog, b);
+      return result('CREATE TYPE', 'CREATE TYPE');
     case 'CreateFunctionStmt':
       createFunction(host.catalog, b, s.text);
       return result('CREATE FUNCTION', 'CREATE FUNCTION');

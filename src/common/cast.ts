@@ -9,6 +9,7 @@ import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { addMicros, checkTimestamp, dateToMicros, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatValue } from './format-value.js';
+import { RecordValue } from './record-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
 import { applyBitTypmod } from './bit-string.js';
 import { localToUtc, utcOffsetSeconds } from './timezone.js';
@@ -164,6 +165,9 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
     return parseValue(v as string, to, ctx);
   }
   switch (to.name) {
+    case 'record':
+      if (f === 'record') return castRecord(v as RecordValue, from, to, ctx, explicit);
+      break;
     case 'bool':
       if (f === 'bool') return v;
       if (f === 'int4') return (v as number) !== 0;
@@ -343,6 +347,35 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
   throw cannotCast(from, to);
 }
 
+/**
+ * A row value as a named composite type (ROW(1, 'a')::t, a record stored into a column of type t):
+ * the field counts must match and each field converts as an assignment would.
+ */
+function castRecord(r: RecordValue, from: DataType, to: DataType, ctx: CastContext | undefined, explicit: boolean): RecordValue {
+  const target = to.composite;
+  if (target === undefined) return r;
+  const n = target.fields.length;
+  if (r.fields.length !== n) {
+    throw new QuireError('42846', `cannot cast type ${typeDisplayName(from)} to ${typeDisplayName(to)}`, {
+      detail: `Input has too ${r.fields.length < n ? 'few' : 'many'} columns.`,
+    });
+  }
+  const types = target.fields.map((f) => f.type);
+  const fields = r.fields.map((x, i) => {
+    const ft = types[i]!;
+    const st = r.types[i]!;
+    if (st.name === ft.name && st.typmod === ft.typmod && st.composite === ft.composite) return x;
+    const c = castContext(st.name, ft.name);
+    if (c === null || c === 'explicit') {
+      throw new QuireError('42846', `cannot cast type ${typeDisplayName(from)} to ${typeDisplayName(to)}`, {
+        detail: `Cannot cast type ${typeDisplayName(st)} to ${typeDisplayName(ft)} in column ${i + 1}.`,
+      });
+    }
+    return castValue(x, st, ft, ctx, explicit);
+  });
+  return new RecordValue(fields, types);
+}
+
 /** int4/int8 → bit(n) (bitfromint4/8): the low n bits, sign-extended when n is wider than the integer. */
 function intToBits(v: number | bigint, width: 32 | 64, to: DataType): string {
   const n = to.typmod < 0 ? 1 : to.typmod;
@@ -369,7 +402,7 @@ function bitsToInt(bits: string, to: 'int4' | 'int8'): number | bigint {
  */
 function castToArray(v: Value, from: DataType, to: DataType, ctx: CastContext | undefined, explicit: boolean): Value {
   const et = elementType(to);
-  const bare = type(et.name);
+  const bare = et.composite !== undefined ? et : type(et.name);
   let src: ArrayValue;
   let srcType: DataType;
   if (isArrayType(from)) {
@@ -381,7 +414,7 @@ function castToArray(v: Value, from: DataType, to: DataType, ctx: CastContext | 
   } else {
     throw cannotCast(from, to);
   }
-  if (srcType.name === et.name && srcType.typmod === et.typmod) return src;
+  if (srcType.name === et.name && srcType.typmod === et.typmod && srcType.composite === et.composite) return src;
   return src.map((e) => castValue(e, srcType, et, ctx, explicit));
 }
 

@@ -11,6 +11,7 @@ import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { parseArrayText } from './array-value.js';
 import { Point } from './point.js';
+import { RecordValue, parseRecordText } from './record-value.js';
 import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
@@ -831,6 +832,15 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
       return parseBitString(s, t);
     case 'point':
       return parsePoint(s);
+    case 'record': {
+      const c = t.composite;
+      if (c === undefined) throw new QuireError('0A000', 'input of anonymous composite types is not implemented');
+      const texts = parseRecordText(s, c.fields.length);
+      return new RecordValue(
+        texts.map((x, i) => (x === null ? null : parseValue(x, c.fields[i]!.type, ctx))),
+        c.fields.map((f) => f.type),
+      );
+    }
     default: {
       const et = elementType(t);
       return parseArrayText(s).map((e) => (e === null ? null : parseValue(e, et, ctx)));

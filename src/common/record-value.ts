@@ -63,3 +63,62 @@ export function recordHashKey(r: RecordValue, keyOf: (v: Value, t: DataType) => 
     }),
   );
 }
+
+/**
+ * record_in's reading of `(f1,f2,…)`: a field with nothing between the delimiters is NULL, `""` is the
+ * empty string; inside double quotes `""` is one quote; a backslash takes the next character literally.
+ * Whitespace is part of a field, as in PostgreSQL. `fieldCount` is the composite type's.
+ */
+export function parseRecordText(s: string, fieldCount: number): (string | null)[] {
+  const bad = (detail: string): QuireError => new QuireError('22P02', `malformed record literal: "${s}"`, { detail });
+  let i = 0;
+  while (i < s.length && /\s/.test(s[i]!)) i++;
+  if (s[i] !== '(') throw bad('Missing left parenthesis.');
+  i++;
+  const out: (string | null)[] = [];
+  for (;;) {
+    if (out.length >= fieldCount) throw bad('Too many columns.');
+    let text = '';
+    let quoted = false;
+    while (i < s.length && s[i] !== ',' && s[i] !== ')') {
+      const c = s[i]!;
+      if (c === '\\') {
+        if (i + 1 >= s.length) throw bad('Unexpected end of input.');
+        text += s[i + 1];
+        i += 2;
+      } else if (c === '"') {
+        quoted = true;
+        i++;
+        for (;;) {
+          if (i >= s.length) throw bad('Unexpected end of input.');
+          const q = s[i]!;
+          if (q === '\\' && i + 1 < s.length) {
+            text += s[i + 1];
+            i += 2;
+          } else if (q === '"' && s[i + 1] === '"') {
+            text += '"';
+            i += 2;
+          } else if (q === '"') {
+            i++;
+            break;
+          } else {
+            text += q;
+            i++;
+          }
+        }
+      } else {
+        text += c;
+        i++;
+      }
+    }
+    if (i >= s.length) throw bad('Unexpected end of input.');
+    out.push(text === '' && !quoted ? null : text);
+    if (s[i] === ')') break;
+    i++;
+  }
+  i++;
+  if (out.length < fieldCount) throw bad('Too few columns.');
+  while (i < s.length && /\s/.test(s[i]!)) i++;
+  if (i < s.length) throw bad('Junk after right parenthesis.');
+  return out;
+}

@@ -62,7 +62,8 @@ export type ElementTypeName =
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
 
-export type TypeName = ElementTypeName | ArrayTypeName | 'record' | 'unknown';
+/** `_record`: an array of a named composite type (anonymous records have no array type in Quire). */
+export type TypeName = ElementTypeName | ArrayTypeName | 'record' | '_record' | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
   'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point',
@@ -72,6 +73,31 @@ export interface DataType {
   readonly name: TypeName;
   /** Type modifier (varchar(n) length, numeric precision/scale packed as PostgreSQL does), -1 if none. */
   readonly typmod: number;
+  /** For `record` and `_record`: the named composite type (CREATE TYPE name AS (…)), absent for anonymous rows. */
+  readonly composite?: CompositeType;
+}
+
+/** A named composite type: its values are records whose fields have these names and types. */
+export interface CompositeType {
+  readonly name: string;
+  readonly oid: number;
+  readonly fields: readonly Field[];
+}
+
+const compositeTypes = new WeakMap<CompositeType, { row: DataType; array: DataType }>();
+
+/** The row type of a named composite type (one frozen DataType per definition, so identity compares). */
+export function compositeType(c: CompositeType): DataType {
+  return compositeEntry(c).row;
+}
+
+function compositeEntry(c: CompositeType): { row: DataType; array: DataType } {
+  let e = compositeTypes.get(c);
+  if (e === undefined) {
+    e = { row: Object.freeze({ name: 'record', typmod: -1, composite: c }), array: Object.freeze({ name: '_record', typmod: -1, composite: c }) };
+    compositeTypes.set(c, e);
+  }
+  return e;
 }
 
 export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue | RecordValue | Point;
@@ -91,11 +117,13 @@ export function isArrayType(t: DataType): boolean {
 
 /** The element type of an array type; the array's typmod is its elements' (as PostgreSQL keeps it). */
 export function elementType(t: DataType): DataType {
+  if (t.composite !== undefined) return compositeEntry(t.composite).row;
   return type(t.name.slice(1) as ElementTypeName, t.typmod);
 }
 
 /** The array type over an element type (an untyped literal's array is text[]); null for arrays. */
 export function arrayTypeOf(t: DataType): DataType | null {
+  if (t.name === 'record' && t.composite !== undefined) return compositeEntry(t.composite).array;
   if (isArrayType(t) || t.name === 'record') return null;
   const name = t.name === 'unknown' ? 'text' : t.name;
   return type(`_${name}` as ArrayTypeName, t.typmod);
@@ -167,10 +195,11 @@ export const T = {
   _varbit: type('_varbit'),
   _point: type('_point'),
   record: type('record'),
+  _record: type('_record'),
   unknown: type('unknown'),
 } as const;
 
-export type TypeCategory = 'A' | 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'G' | 'P' | 'X';
+export type TypeCategory = 'A' | 'B' | 'C' | 'N' | 'S' | 'D' | 'T' | 'U' | 'V' | 'G' | 'P' | 'X';
 
 /** PostgreSQL type categories (pg_type.typcategory), used in operator and function resolution. */
 export function category(t: DataType): TypeCategory {
@@ -179,7 +208,7 @@ export function category(t: DataType): TypeCategory {
     case 'bool':
       return 'B';
     case 'record':
-      return 'P';
+      return t.composite !== undefined ? 'C' : 'P';
     case 'point':
       return 'G';
     case 'int2':
@@ -226,6 +255,7 @@ export function isStringType(t: DataType): boolean {
 
 /** The SQL spelling PostgreSQL uses in messages and in format_type(). */
 export function typeDisplayName(t: DataType): string {
+  if (t.name === 'record' && t.composite !== undefined) return t.composite.name;
   if (isArrayType(t)) return `${typeDisplayName(elementType(t))}[]`;
   switch (t.name) {
     case 'bool':
@@ -289,6 +319,7 @@ export const TYPE_OID: Record<TypeName, number> = {
   point: 600,
   _point: 1017,
   record: 2249,
+  _record: 2287,
   unknown: 705,
   _bool: 1000,
   _int2: 1005,

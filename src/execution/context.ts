@@ -29,6 +29,8 @@ export interface ExecContext extends StatementContext {
   readonly ticker?: SliceTicker;
   /** Operator metrics are collected when true (EXPLAIN ANALYZE). */
   readonly analyze: boolean;
+  /** Receives messages raised while the statement runs (PL/pgSQL RAISE NOTICE); dropped when absent. */
+  readonly notice?: (message: string, level: string) => void;
 }
 
 export interface StatementClock {

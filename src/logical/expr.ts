@@ -7,6 +7,7 @@ import type { DataType, Value } from '../common/types.js';
 import { T } from '../common/types.js';
 import type { ScalarOverload } from '../functions/registry.js';
 import type { LogicalPlan } from './plan.js';
+import type { PlProgram } from './plpgsql-program.js';
 
 export type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -33,6 +34,8 @@ export type Expr =
   /** ARRAY[a, b, …]: the elements, already coerced to the array's element type. */
   | { kind: 'array'; args: Expr[]; type: DataType }
   | { kind: 'in-list'; arg: Expr; list: Expr[]; negated: boolean; type: DataType }
+  /** A call of a PL/pgSQL function: `args` evaluated per row, the program run once per call. */
+  | { kind: 'plpgsql'; name: string; program: PlProgram; args: Expr[]; type: DataType }
   | {
       kind: 'subquery';
       /** 'array': ARRAY(subquery), the column's values in the subquery's order. */
@@ -78,6 +81,7 @@ export function exprChildren(e: Expr): Expr[] {
     case 'coalesce':
     case 'minmax':
     case 'array':
+    case 'plpgsql':
       return e.args;
     case 'cast':
     case 'not':
@@ -120,6 +124,7 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
       break;
     case 'minmax':
     case 'array':
+    case 'plpgsql':
       out = { ...e, args: e.args.map(m) };
       break;
     case 'cast':
@@ -177,6 +182,8 @@ export function isConstantExpr(e: Expr): boolean {
       x.kind === 'outer' ||
       x.kind === 'param' ||
       x.kind === 'subquery' ||
+      // A PL/pgSQL call may RAISE (a notice per call), so it is never folded.
+      x.kind === 'plpgsql' ||
       (x.kind === 'call' && x.overload.volatile === true),
   );
 }
@@ -204,6 +211,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
       if ((a.kind === 'is-null' || a.kind === 'distinct-from' || a.kind === 'in-list') && a.negated !== (b as typeof a).negated) return false;
       if (a.kind === 'bool-test' && (a.test !== (b as typeof a).test || a.negated !== (b as typeof a).negated)) return false;
       if (a.kind === 'minmax' && a.op !== (b as typeof a).op) return false;
+      if (a.kind === 'plpgsql' && a.program.definition !== (b as typeof a).program.definition) return false;
       if (a.kind === 'cast' && a.type.typmod !== b.type.typmod) return false;
       const ca = exprChildren(a);
       const cb = exprChildren(b);

@@ -14,6 +14,7 @@ import { allocData, makeColumn, type Batch, type Column } from '../common/column
 import type { ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { ScalarImpl } from '../functions/registry.js';
+import { compilePlProgram } from './plpgsql-run.js';
 
 /** A subquery the kernel needs; the operator evaluates it (asynchronously) before running the kernel. */
 export interface SubquerySlot {
@@ -253,6 +254,12 @@ class CodeGen {
           code += `{\n${c}\nif (${v} !== null && (${r} === null || ${this.orderCode(v, r, e.type)} ${better} 0)) ${r} = ${v};\n}\n`;
         }
         return [code, r];
+      }
+      case 'plpgsql': {
+        const parts = e.args.map((a) => this.gen(a));
+        const run = compilePlProgram(e.program);
+        const call = ((ctx: ExecContext, ...args: Value[]) => run(ctx, args)) as unknown as Fn;
+        return [`${parts.map((p) => p[0]).join('\n')}\nconst ${r} = ${this.fnRef(call)}(ctx${parts.map((p) => ', ' + p[1]).join('')});`, r];
       }
       case 'array': {
         const parts = e.args.map((a) => this.gen(a));

@@ -54,6 +54,8 @@ export function explainExpr(e: Expr, schema: Schema): string {
       return `${e.op.toUpperCase()}(${e.args.map(r).join(', ')})`;
     case 'array':
       return `ARRAY[${e.args.map(r).join(', ')}]`;
+    case 'plpgsql':
+      return `${e.name}(${e.args.map(r).join(', ')})`;
     case 'in-list':
       return `(${r(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(r).join(', ')}))`;
     case 'subquery':

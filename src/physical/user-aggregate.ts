@@ -21,11 +21,14 @@ function single(type: DataType, v: Value): Column {
 export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: readonly DataType[], returnType: DataType, ctx: ExecContext): ResolvedAggregate {
   const transition = compileSimple(spec.transition);
   const final = spec.final === null ? null : compileSimple(spec.final);
-  const step = (state: Value, args: readonly Value[]): Value => {
+  /** `seeded`: false until the first non-null input of an aggregate with no initial value. */
+  const step = (state: Value, args: readonly Value[], seeded: boolean): Value => {
     if (spec.strict) {
       if (args.some((a) => a === null)) return state;
       // The first non-null input becomes the state (its type is the state type: CREATE AGGREGATE checks).
-      if (state === null) return args.length > 0 ? args[0]! : state;
+      if (!seeded) return args.length > 0 ? args[0]! : state;
+      // A strict transition function that returned NULL leaves the state NULL for the rest of the group.
+      if (state === null) return null;
     }
     const batch: Batch = { columns: [single(spec.stateType, state), ...args.map((a, i) => single(argTypes[i]!, a))], length: 1 };
     return getValue(transition(batch, ctx), 0);
@@ -37,30 +40,35 @@ export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: r
   };
   const grouped = (): GroupedAccumulator => {
     const states: Value[] = [];
+    const seeded: boolean[] = [];
     return {
       grow(groups: number): void {
-        while (states.length < groups) states.push(spec.initial);
+        while (states.length < groups) {
+          states.push(spec.initial);
+          seeded.push(spec.initial !== null);
+        }
       },
       update(gids: Int32Array, n: number, args: readonly Column[]): void {
         for (let k = 0; k < n; k++) {
           const g = gids[k]!;
           if (g < 0) continue;
-          states[g] = step(
-            states[g]!,
-            args.map((c) => getValue(c, k)),
-          );
+          const values = args.map((c) => getValue(c, k));
+          states[g] = step(states[g]!, values, seeded[g]!);
+          if (!values.some((v) => v === null)) seeded[g] = true;
         }
       },
       result(g: number): Value {
-        return finish(states[g] ?? spec.initial);
+        return finish(g < states.length ? states[g]! : spec.initial);
       },
     };
   };
   const sliding = (): SlidingAccumulator => {
     let state: Value = spec.initial;
+    let seeded = spec.initial !== null;
     return {
       add(args: readonly Value[]): void {
-        state = step(state, args);
+        state = step(state, args, seeded);
+        if (!args.some((v) => v === null)) seeded = true;
       },
       merge(): void {
         throw new QuireError('0A000', `aggregate ${name} has no combine function`);
@@ -70,6 +78,7 @@ export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: r
       },
       reset(): void {
         state = spec.initial;
+        seeded = spec.initial !== null;
       },
     };
   };

@@ -5,6 +5,7 @@ import { parseValue } from '../common/parse-value.js';
 import { category, isArrayType, type DataType, T, typeDisplayName, type TypeName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr } from '../logical/expr.js';
+import { rowConstructor } from '../functions/scalar/row-constructor.js';
 
 export interface CoerceEnv {
   readonly evalCtx: EvalContext;
@@ -15,7 +16,7 @@ export interface CoerceEnv {
 export type CoercionMode = 'implicit' | 'assignment' | 'explicit';
 
 function sameType(a: DataType, b: DataType): boolean {
-  return a.name === b.name && a.typmod === b.typmod;
+  return a.name === b.name && a.typmod === b.typmod && a.composite === b.composite;
 }
 
 export function canCoerce(from: DataType, to: DataType, mode: CoercionMode): boolean {
@@ -57,6 +58,16 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     env.paramTypes[e.index] = to;
     return { ...e, type: to };
   }
+  if (e.type.name === to.name && e.type.composite !== to.composite) {
+    // A row (or another composite) as a named composite type: fields convert at run time. A named
+    // composite goes to an anonymous record (a function taking record) unchanged.
+    if (to.composite === undefined) return e;
+    if (e.type.composite !== undefined) {
+      throw new QuireError('42846', `cannot cast type ${typeDisplayName(e.type)} to ${typeDisplayName(to)}`, { position });
+    }
+    if (e.kind === 'call' && e.overload === rowConstructor) return rowAsComposite(e, to, env, position);
+    return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
+  }
   if (e.type.name === to.name) {
     // Same type, different modifier (varchar(5) -> text, numeric(10,2) -> numeric): dropping a modifier
     // changes no value, so the expression is relabelled, except a cast, whose type is what it applies
@@ -86,6 +97,20 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
     });
   }
   return foldCast({ kind: 'cast', arg: e, type: to, explicit: mode === 'explicit' }, env, position);
+}
+
+/** ROW(…)::t: each field converted to its column's type at bind time, as PostgreSQL's coerce_record_to_complex. */
+function rowAsComposite(row: Expr & { kind: 'call' }, to: DataType, env: CoerceEnv, position: number): Expr {
+  const fields = to.composite!.fields;
+  const fail = (detail: string): QuireError => new QuireError('42846', `cannot cast type record to ${typeDisplayName(to)}`, { position, detail });
+  if (row.args.length !== fields.length) throw fail(`Input has too ${row.args.length < fields.length ? 'few' : 'many'} columns.`);
+  const args = row.args.map((a, i) => {
+    const ft = fields[i]!.type;
+    if (a.kind === 'const' && a.value === null) return { kind: 'const', value: null, type: ft } as Expr;
+    if (!canCoerce(a.type, ft, 'assignment')) throw fail(`Cannot cast type ${typeDisplayName(a.type)} to ${typeDisplayName(ft)} in column ${i + 1}.`);
+    return coerce(a, ft, 'assignment', env, position);
+  });
+  return { ...row, args, type: to };
 }
 
 function foldCast(c: Expr & { kind: 'cast' }, env: CoerceEnv, position: number): Expr {

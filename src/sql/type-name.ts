@@ -1,7 +1,7 @@
 /** Resolves a SQL type name (as written: `int`, `varchar(10)`, `timestamp with time zone`) to a DataType. */
 import type { TypeName as PgTypeName } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { arrayTypeOf, type, typeDisplayName, type DataType, type TypeName } from '../common/types.js';
+import { arrayTypeOf, compositeType, type, typeDisplayName, type CompositeType, type DataType, type TypeName } from '../common/types.js';
 import { nodeBody, strings } from './ast.js';
 
 const ALIASES: Record<string, TypeName> = {
@@ -71,8 +71,11 @@ function intMods(tn: PgTypeName): number[] {
   });
 }
 
-export function resolveTypeName(tn: PgTypeName): DataType {
-  const t = resolveScalarTypeName(tn);
+/** Named composite types of the catalog (CREATE TYPE … AS), by name. */
+export type UserTypes = ReadonlyMap<string, CompositeType>;
+
+export function resolveTypeName(tn: PgTypeName, userTypes?: UserTypes): DataType {
+  const t = resolveScalarTypeName(tn, userTypes);
   if (!tn.arrayBounds || tn.arrayBounds.length === 0) return t;
   // PostgreSQL ignores the number of brackets and any sizes (int[3][] is int[]), and so do we.
   const arr = arrayTypeOf(t);
@@ -82,12 +85,15 @@ export function resolveTypeName(tn: PgTypeName): DataType {
   return arr;
 }
 
-function resolveScalarTypeName(tn: PgTypeName): DataType {
+function resolveScalarTypeName(tn: PgTypeName, userTypes: UserTypes | undefined): DataType {
   let parts = strings(tn.names);
   if (parts.length === 2 && parts[0] === 'pg_catalog') parts = [parts[1]!];
+  if (parts.length === 2 && parts[0] === 'public') parts = [parts[1]!];
   const raw = parts.join('.');
   const pos = positionOf(tn.location);
   const name = lookupTypeName(raw);
+  const user = name === undefined ? userTypes?.get(raw) : undefined;
+  if (user !== undefined) return compositeType(user);
   if (name === undefined) throw new QuireError('42704', `type "${raw}" does not exist`, { position: pos });
   const mods = intMods(tn);
   if (mods.length === 0) {

@@ -1,7 +1,7 @@
 /** Named tables and views of one database. Names are case-folded as PostgreSQL folds unquoted identifiers by the parser. */
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
-import type { DataType, Field } from '../common/types.js';
+import type { CompositeType, DataType, Field } from '../common/types.js';
 import type { TableSource } from '../logical/plan.js';
 import type { MemoryTable } from './memory-table.js';
 import type { Sequence } from './sequence.js';
@@ -43,7 +43,26 @@ export interface SqlFunctionDef {
   readonly source: string;
   /** The CREATE FUNCTION text. */
   readonly sql: string;
+  /** LANGUAGE plpgsql bodies other than a lone RETURN expr (those become SQL bodies): run by an interpreter. */
+  readonly plpgsql?: PlSource;
 }
+
+/**
+ * A PL/pgSQL body as parsed at CREATE FUNCTION: expressions are SQL text, bound at each call site
+ * (src/sql/bind/plpgsql-call.ts) over the function's variables, referred to by name.
+ */
+export interface PlSource {
+  /** DECLAREd variables, after the parameters. */
+  readonly declared: readonly { readonly name: string; readonly type: DataType; readonly init: string | null }[];
+  readonly body: readonly PlSourceStatement[];
+}
+
+export type PlSourceStatement =
+  | { readonly kind: 'assign'; readonly target: string; readonly field: string | null; readonly value: string }
+  | { readonly kind: 'if'; readonly branches: readonly { readonly cond: string; readonly body: readonly PlSourceStatement[] }[]; readonly otherwise: readonly PlSourceStatement[] }
+  | { readonly kind: 'return'; readonly value: string | null }
+  | { readonly kind: 'raise'; readonly level: 'debug' | 'log' | 'info' | 'notice' | 'warning' | 'exception'; readonly format: string; readonly params: readonly string[]; readonly sqlstate: string }
+  | { readonly kind: 'block'; readonly body: readonly PlSourceStatement[] };
 
 /** CREATE AGGREGATE: a transition function folded over the rows, an optional final function. */
 export interface AggregateDef {
@@ -72,6 +91,8 @@ export class Catalog {
   /** User-defined SQL functions by name; each entry's array is replaced, never mutated, so snapshots stay valid. */
   readonly functions = new Map<string, readonly SqlFunctionDef[]>();
   readonly aggregates = new Map<string, readonly AggregateDef[]>();
+  /** Named composite types (CREATE TYPE name AS (…)); an entry is replaced, never mutated. */
+  readonly types = new Map<string, CompositeType>();
   readonly attached = new Map<string, AttachedDatabase>();
   /**
    * CREATE SEQUENCE's sequences (TEMP ones under tempTableKey). Shared by transactions, never copied:

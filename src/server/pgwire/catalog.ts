@@ -20,7 +20,7 @@ import type { TableSource } from '../../logical/plan.js';
 import { Catalog, isTempTableKey, tempTableKey, type RoutineType } from '../../storage/catalog.js';
 import { catalogSequences, type Sequence } from '../../storage/sequence.js';
 import type { Session } from '../../api/session.js';
-import { TYPE_LEN } from './types.js';
+import { TYPE_LEN, oidOf } from './types.js';
 import { constraintDef, constraintRows, informationSchemaRows, pgConstraintRow, PG_CONSTRAINT_COLS } from './constraints.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
 
@@ -204,7 +204,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
         const shown = t.name === 'unknown' ? T.text : t;
         const len = TYPE_LEN[shown.name];
         out.push([
-          rel, name, TYPE_OID[shown.name], -1, len, i + 1, 0, -1, shown.typmod, b(len > 0 && len <= 8), len === 8 ? 'd' : len === 2 ? 's' : len === 1 ? 'c' : 'i',
+          rel, name, oidOf(shown), -1, len, i + 1, 0, -1, shown.typmod, b(len > 0 && len <= 8), len === 8 ? 'd' : len === 2 ? 's' : len === 1 ? 'c' : 'i',
           len === -1 ? 'x' : 'p', '', b(notNull), b(false), b(false), '', '', b(false), b(true), 0, category(shown.name) === 'S' ? 100 : 0, null, null, null, null,
         ]);
       };
@@ -230,6 +230,17 @@ const SYSTEM_TABLES: SystemTableDef[] = [
         r.name.startsWith('_') ? (TYPE_OID as Record<string, number>)[r.name.slice(1)] ?? 0 : 0, (TYPE_OID as Record<string, number>)[`_${r.name}`] ?? 0, r.cat === 'A' ? 'array_in' : `${r.name}in`, r.cat === 'A' ? 'array_out' : `${r.name}out`,
         r.cat === 'A' ? 'array_recv' : `${r.name}recv`, r.cat === 'A' ? 'array_send' : `${r.name}send`, '-', '-', '-', r.len === 8 ? 'd' : r.len === 2 ? 's' : r.len === 1 ? 'c' : 'i', r.len === -1 ? 'x' : 'p',
         b(false), 0, -1, 0, r.cat === 'S' ? 100 : 0, null, null, null,
+      ]),
+      // Named composite types (CREATE TYPE … AS) and their array types.
+      ...[...env.catalog.types.values()].flatMap((c) => [
+        [
+          c.oid, c.name, NS_PUBLIC, OWNER_OID, -1, b(false), 'c', 'C', b(false), b(true), ',', 0, 0, 0, c.oid + 1, 'record_in', 'record_out',
+          'record_recv', 'record_send', '-', '-', '-', 'd', 'x', b(false), 0, -1, 0, 0, null, null, null,
+        ],
+        [
+          c.oid + 1, `_${c.name}`, NS_PUBLIC, OWNER_OID, -1, b(false), 'b', 'A', b(false), b(true), ',', 0, 0, c.oid, 0, 'array_in', 'array_out',
+          'array_recv', 'array_send', '-', '-', '-', 'd', 'x', b(false), 0, -1, 0, 0, null, null, null,
+        ],
       ]),
       // Each relation's row type, as PostgreSQL has.
       ...userRelations(env).map((r) => [

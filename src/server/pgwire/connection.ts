@@ -834,7 +834,8 @@ export class Connection {
       const formats = columnFormats(resultFormats, prepared.columns.length);
       // The portal's controller is the plan's signal: closing or cancelling the portal stops the plan.
       const abort = new AbortController();
-      const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal };
+      // Messages the plan raises (PL/pgSQL RAISE NOTICE) go out as they happen, between the rows.
+      const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal, notice: (m: string) => this.notice(m) };
       // One account per statement: the yields between the batches sent count with the plan's own.
       if (ctx.ticker !== undefined) this.ticker = ctx.ticker;
       const op = await db.physical(prepared.plan, ctx);
@@ -871,8 +872,9 @@ export class Connection {
       else if (kind === 'TRANS_STMT_ROLLBACK') db.rollbackTransaction();
     }
     const before = db.session.inTransaction;
+    db.takeRaised();
     const result = await executeUtility(db, stmt, params);
-    for (const n of result.notices) this.notice(n);
+    for (const n of [...db.takeRaised(), ...result.notices]) this.notice(n);
     if (!db.session.inTransaction) db.session.transactionFailed = false;
     if (before && !db.session.inTransaction) await this.closeAllPortals();
     if (commitAsRollback) return { ...result, commandTag: 'ROLLBACK' };

@@ -42,6 +42,7 @@ export const TYPE_LEN: Record<TypeName, number> = {
   point: 16,
   _point: -1,
   record: -1,
+  _record: -1,
   unknown: -2,
   _bool: -1,
   _int2: -1,
@@ -91,12 +92,14 @@ export function typeForOid(oid: number): DataType {
 }
 
 export function oidOf(t: DataType): number {
+  // A named composite type and its array type have their own OIDs (pg_type lists them).
+  if (t.composite !== undefined) return t.name === 'record' ? t.composite.oid : t.composite.oid + 1;
   return t.name === 'unknown' ? TYPE_OID.text : TYPE_OID[t.name];
 }
 
 export function fieldDescription(name: string, t: DataType, format: number): FieldDescription {
   const shown = t.name === 'unknown' ? T.text : t;
-  return { name, tableOid: 0, column: 0, typeOid: TYPE_OID[shown.name], typeSize: TYPE_LEN[shown.name], typeModifier: shown.typmod, format };
+  return { name, tableOid: 0, column: 0, typeOid: oidOf(shown), typeSize: TYPE_LEN[shown.name], typeModifier: shown.typmod, format };
 }
 
 /** Per-column formats from Bind's result-format list (none = all text, one = all columns). */
@@ -231,7 +234,7 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     default: {
       const et = elementType(t);
       const enc = encoderFor(et, 1, ctx);
-      return (v) => encodeArray(v as ArrayValue, TYPE_OID[et.name], enc);
+      return (v) => encodeArray(v as ArrayValue, oidOf(et), enc);
     }
   }
 }
@@ -245,7 +248,7 @@ function encodeRecord(r: RecordValue, ctx: FormatContext): Buffer {
   r.fields.forEach((f, i) => {
     const t = r.types[i]!;
     const meta = Buffer.allocUnsafe(8);
-    meta.writeUInt32BE(TYPE_OID[t.name], 0);
+    meta.writeUInt32BE(oidOf(t), 0);
     if (f === null) {
       meta.writeInt32BE(-1, 4);
       parts.push(meta);

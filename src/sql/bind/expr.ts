@@ -6,7 +6,7 @@
 import { parseBitString } from '../../common/bit-string.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../../common/errors.js';
-import { T, type, type DataType, type Value, typeDisplayName, isArrayType, arrayTypeFor } from '../../common/types.js';
+import { T, type, type DataType, type Value, typeDisplayName, isArrayType, isStringType, arrayTypeFor } from '../../common/types.js';
 import { type Expr, type SortKey, TRUE, FALSE, mapExpr } from '../../logical/expr.js';
 import type { AggCall, LogicalPlan, WindowCall } from '../../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
@@ -15,6 +15,7 @@ import { ROW_PRESENT, Scope, type ScopeEntry } from '../scope.js';
 import { resolveTypeName } from '../type-name.js';
 import { routineParam, routineParamByName, type RoutineEnv } from './routine.js';
 import { recordNullTest, rowConstructor } from '../../functions/scalar/row-constructor.js';
+import { recordField } from '../../functions/scalar/record-field.js';
 import { bindRowCompareSubLink, bindSubLink } from './sublink.js';
 import { bindGroupingFunc } from './aggregate.js';
 import { bindOperator, bindFunctionByName, bindFuncCall } from './function-call.js';
@@ -85,7 +86,7 @@ export function bindExpr(node: Node, cx: ExprCtx): Expr {
       return { kind: 'param', index: idx, type: cx.env.paramTypes[idx]! };
     }
     case 'TypeCast': {
-      const target = resolveTypeName(b.typeName as never);
+      const target = resolveTypeName(b.typeName as never, cx.env.routines?.types);
       // ARRAY[]::int[]: the cast is what gives an empty array constructor its type.
       const arg = nodeTag(b.arg as Node) === 'A_ArrayExpr' ? bindArrayExpr(nodeBody<AnyNode>(b.arg as Node), cx, target) : bindExpr(b.arg as Node, cx);
       return coerce(arg, target, 'explicit', cx.env, pos(loc));
@@ -187,7 +188,25 @@ function bindArrayExpr(b: AnyNode, cx: ExprCtx, cast: DataType | null): Expr {
   return { kind: 'array', args: args.map((a) => coerce(a, et, 'implicit', cx.env)), type: at };
 }
 
-/** a[i] and a[lo:hi] on arrays; field selection is not supported. */
+/** `(r).f` on a named composite value: 42703 when the type has no such field. */
+export function selectField(e: Expr, field: string, loc: number | undefined): Expr {
+  const c = e.type.name === 'record' ? e.type.composite : undefined;
+  if (c === undefined) {
+    // ROW(a, b) names its fields f1, f2, … as PostgreSQL's anonymous row types do.
+    const n = /^f([1-9]\d*)$/.exec(field);
+    if (n !== null && e.kind === 'call' && e.overload === rowConstructor && Number(n[1]) <= e.args.length) return e.args[Number(n[1]) - 1]!;
+    if (e.type.name === 'record') throw new QuireError('42703', `could not identify column "${field}" in record data type`, { position: pos(loc) });
+    throw new QuireError('42809', `column notation .${field} applied to type ${typeDisplayName(e.type)}, which is not a composite type`, { position: pos(loc) });
+  }
+  const i = c.fields.findIndex((f) => f.name === field);
+  if (i < 0) throw new QuireError('42703', `column "${field}" not found in data type ${c.name}`, { position: pos(loc) });
+  const ft = c.fields[i]!.type;
+  // A row constructor's field is its argument, already of the field's type.
+  if (e.kind === 'call' && e.overload === rowConstructor) return e.args[i]!;
+  return { kind: 'call', name: field, overload: recordField(c, i), args: [e], type: ft };
+}
+
+/** a[i] and a[lo:hi] on arrays, (r).f on composites. */
 function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
   let e = bindExpr(b.arg as Node, cx);
   const list = (b.indirection as Node[] | undefined) ?? [];
@@ -195,6 +214,10 @@ function bindSubscript(b: AnyNode, cx: ExprCtx, loc: number | undefined): Expr {
   if (list.length > 1 && list.every((ind) => nodeTag(ind) === 'A_Indices')) throw multidimensional(loc);
   for (const ind of list) {
     const ib = nodeBody<AnyNode>(ind);
+    if (nodeTag(ind) === 'String') {
+      e = selectField(e, ib.sval as string, loc);
+      continue;
+    }
     if (nodeTag(ind) !== 'A_Indices') throw new QuireError('0A000', 'field selection is not supported', { position: pos(loc) });
     if (!isArrayType(e.type)) {
       throw new QuireError('42804', `cannot subscript type ${typeDisplayName(e.type)} because it does not support subscripting`, { position: pos(loc) });
@@ -294,6 +317,15 @@ function bindConst(b: AnyNode): Expr {
   return constExpr(null, T.unknown);
 }
 
+function tryColumn(b: AnyNode, first: Node, cx: ExprCtx): Expr | null {
+  try {
+    return bindColumnRef({ ...b, fields: [first] }, cx);
+  } catch (e) {
+    if (e instanceof QuireError && (e.code === '42703' || e.code === '42P01')) return null;
+    throw e;
+  }
+}
+
 function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   const fields = b.fields as Node[];
   const loc = pos(b.location as number);
@@ -343,6 +375,11 @@ function bindColumnRef(b: AnyNode, cx: ExprCtx): Expr {
   if (frame !== undefined) {
     const p = routineParamByName(frame, names);
     if (p >= 0) return routineParam(frame, p, cx.scope, loc);
+  }
+  if (names.length === 2) {
+    // `x.f` naming no FROM item: a field of the composite column or variable x, as PostgreSQL reads it.
+    const whole = tryColumn(b, fields[0]!, cx);
+    if (whole !== null && whole.type.name === 'record' && whole.type.composite !== undefined) return selectField(whole, name, loc);
   }
   if (qualifier !== null) {
     let s: Scope | null = cx.scope;
@@ -572,8 +609,10 @@ export function bindSortBy(s: Node, cx: ExprCtx, target?: (n: Node) => Expr | un
   if (dir === 'SORTBY_USING') {
     // Only the ordering operators of the built-in types make sense here: < is ASC, > is DESC.
     const op = strings(sb.useOp as Node[]).pop();
-    if (op === '<' || op === '<=') desc = false;
-    else if (op === '>' || op === '>=') desc = true;
+    // ~<~ / ~>~ order strings by their bytes (text_pattern_ops), which is how Quire orders text anyway.
+    const pattern = (op === '~<~' || op === '~<=~' || op === '~>~' || op === '~>=~') && (isStringType(expr.type) || expr.type.name === 'unknown');
+    if (op === '<' || op === '<=' || (pattern && op!.startsWith('~<'))) desc = false;
+    else if (op === '>' || op === '>=' || pattern) desc = true;
     else throw new QuireError('42809', `operator ${op ?? '?'} is not a valid ordering operator`, { position: pos(locOf(sb.node as Node)), hint: 'Ordering operators must be "<" or ">" members of btree operator families.' });
   }
   const nulls = sb.sortby_nulls as string;

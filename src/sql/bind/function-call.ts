@@ -15,6 +15,8 @@ import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
 import { coerce, unifyTypes } from '../coerce.js';
 import { Scope } from '../scope.js';
 import { lookupTypeName, resolveTypeName } from '../type-name.js';
+import { bindPlpgsqlCall } from './plpgsql-call.js';
+import { viewDefinition } from '../view-def.js';
 import { queryBody, routineOverloads, simpleExpressionBody, strictGuard, conformOutput, firstRow, type RoutineFrame } from './routine.js';
 import type { SqlFunctionDef } from '../../storage/catalog.js';
 import { internalFunctions } from '../internal-functions.js';
@@ -297,12 +299,45 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
     // ARRAY[NULL, 1]) would say 0 and concat would print the array, so refuse rather than mis-answer.
     throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
   }
+  if (name === 'pg_get_viewdef' && argNodes.length === 1 && cx.env.routines?.functions.has(name) !== true) return viewDefCall(argNodes[0]!, cx, loc);
   const args = argNodes.some((a) => nodeTag(a) === 'NamedArgExpr') ? namedNotation(name, argNodes, cx, loc) : argNodes.map((a) => bindExpr(a, cx));
   if (name === 'pg_typeof') {
     // regtype output names the type without its modifier.
-    return constExpr(args[0]!.type.name === 'unknown' ? 'unknown' : typeDisplayName(type(args[0]!.type.name)), T.text);
+    const t = args[0]!.type;
+    return constExpr(t.name === 'unknown' ? 'unknown' : typeDisplayName(t.composite !== undefined ? t : type(t.name)), T.text);
   }
   return bindFunctionByName(name, args, cx, loc);
+}
+
+/**
+ * pg_get_viewdef('name') / pg_get_viewdef('name'::regclass): the view's definition, read from the
+ * catalog when the call is bound (the name must be a literal: Quire has no regclass values to carry).
+ */
+function viewDefCall(arg: Node, cx: ExprCtx, loc: number | undefined): Expr {
+  let n = arg;
+  if (nodeTag(n) === 'TypeCast') {
+    const t = strings((nodeBody<AnyNode>(n).typeName as AnyNode).names as Node[]).pop();
+    if (t !== 'regclass' && t !== 'text') throw new QuireError('42883', `function pg_get_viewdef(${t}) does not exist`, { position: pos(loc) });
+    n = nodeBody<AnyNode>(n).arg as Node;
+  }
+  const c = nodeTag(n) === 'A_Const' ? nodeBody<AnyNode>(n) : undefined;
+  const text = (c?.sval as { sval?: string } | undefined)?.sval;
+  if (text === undefined) throw new QuireError('0A000', 'pg_get_viewdef of a computed name is not supported', { position: pos(loc) });
+  const parts = text.split('.').map((p) => (p.startsWith('"') ? p.slice(1, -1) : p.toLowerCase()));
+  const relName = parts.length === 2 && parts[0] === 'public' ? parts[1]! : parts.length === 1 ? parts[0]! : undefined;
+  const routines = cx.env.routines;
+  const view = relName === undefined ? undefined : routines?.views.get(relName);
+  if (view === undefined || routines === undefined) {
+    // A table has no view definition: NULL, as in PostgreSQL.
+    if (relName !== undefined && routines?.getTable(relName) !== undefined) return constExpr(null, T.text);
+    throw new QuireError('42P01', `relation "${text}" does not exist`, { position: pos(locOf(n) ?? loc) });
+  }
+  const def = viewDefinition(view.query, (t) => {
+    const v = routines.views.get(t);
+    if (v !== undefined) return undefined;
+    return routines.getTable(t)?.schema.map((f) => ({ name: f.name, type: typeDisplayName(f.type) }));
+  });
+  return constExpr(def, T.text);
 }
 
 /** Binds a call's arguments (positional, then named, then the parameters' defaults) and picks the overload. */
@@ -396,6 +431,7 @@ function bindRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNod
     throw new QuireError('0A000', `set-returning function ${name}() is only supported in FROM and at the top of the select list`, { position: pos(loc) });
   }
   if (fn.columns !== null) throw new QuireError('0A000', `function ${name}() returns a record; call it in FROM`, { position: pos(loc) });
+  if (fn.plpgsql !== undefined) return strictGuard(fn, args, bindPlpgsqlCall(fn, fn.plpgsql, args, resultType, cx, loc));
   const frame: RoutineFrame = { fn, args, anchor: cx.scope, offset: 0 };
   if (fn.returns === 'void') {
     // Only the side effects of a void function matter, and a query has none to run.

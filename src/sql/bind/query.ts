@@ -1021,6 +1021,7 @@ export function mapChildren(e: Expr, f: (e: Expr) => Expr): Expr {
     case 'coalesce':
     case 'minmax':
     case 'array':
+    case 'plpgsql':
       return { ...e, args: e.args.map(f) } as Expr;
     case 'cast':
     case 'not':

@@ -10,7 +10,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../../common/errors.js';
-import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type DataType, type Field } from '../../common/types.js';
+import { T, arrayTypeOf, elementType, isArrayType, typeDisplayName, type CompositeType, type DataType, type Field } from '../../common/types.js';
 import { mapExpr, someExpr, type Expr } from '../../logical/expr.js';
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { ArgType, ScalarOverload } from '../../functions/registry.js';
@@ -33,6 +33,9 @@ export interface RoutineFrame {
 export interface RoutineCatalog {
   readonly functions: ReadonlyMap<string, readonly SqlFunctionDef[]>;
   readonly aggregates: ReadonlyMap<string, readonly AggregateDef[]>;
+  readonly types: ReadonlyMap<string, CompositeType>;
+  readonly views: ReadonlyMap<string, { readonly query: Node }>;
+  getTable(name: string): { readonly schema: readonly Field[] } | undefined;
 }
 
 export interface RoutineEnv {
@@ -133,6 +136,7 @@ export function routineParamByName(frame: RoutineFrame, names: readonly string[]
 
 /** Statements other than one SELECT cannot be inlined or run inside a query. */
 export function queryBody(fn: SqlFunctionDef, loc: number | undefined): SelectStmt {
+  if (fn.plpgsql !== undefined) throw new QuireError('0A000', `PL/pgSQL function "${fn.name}" can only be called in expressions, not as a table`, { position: pos(loc) });
   if (fn.body.length !== 1 || nodeTag(fn.body[0]) !== 'SelectStmt') {
     throw new QuireError('0A000', `calling SQL function "${fn.name}" whose body is not a single SELECT is not supported`, { position: pos(loc) });
   }

@@ -1,0 +1,365 @@
+/**
+ * pg_get_viewdef: a view's query printed as PostgreSQL's ruleutils prints it with PRETTY_INDENT (one
+ * select-list item per line, FROM/WHERE/GROUP BY on their own lines, every operator expression
+ * parenthesized, columns qualified when the query has more than one FROM item). Printed from the
+ * stored parse tree; a construct outside the printed subset is refused (0A000) rather than printed
+ * differently from PostgreSQL.
+ */
+import type { Node } from '@pgsql/types';
+import { QuireError } from '../common/errors.js';
+import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
+
+const FRAME = {
+  RANGE: 0x2,
+  ROWS: 0x4,
+  GROUPS: 0x8,
+  BETWEEN: 0x10,
+  START_UNBOUNDED_PRECEDING: 0x20,
+  END_UNBOUNDED_PRECEDING: 0x40,
+  START_UNBOUNDED_FOLLOWING: 0x80,
+  END_UNBOUNDED_FOLLOWING: 0x100,
+  START_CURRENT_ROW: 0x200,
+  END_CURRENT_ROW: 0x400,
+  START_OFFSET_PRECEDING: 0x800,
+  END_OFFSET_PRECEDING: 0x1000,
+  START_OFFSET_FOLLOWING: 0x2000,
+  END_OFFSET_FOLLOWING: 0x4000,
+  EXCLUDE_CURRENT_ROW: 0x8000,
+  EXCLUDE_GROUP: 0x10000,
+  EXCLUDE_TIES: 0x20000,
+};
+
+/** A FROM item as printed, with the column names it provides (to qualify references). */
+interface FromItem {
+  readonly alias: string;
+  readonly columns: readonly string[];
+  /** The columns' types as PostgreSQL names them (format_type), null where not known here. */
+  readonly types: readonly (string | null)[];
+  readonly text: string;
+}
+
+const cannot = (what: string): QuireError => new QuireError('0A000', `pg_get_viewdef cannot print ${what} yet`);
+
+function quoteIdent(n: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(n) ? n : `"${n.replace(/"/g, '""')}"`;
+}
+
+function quoteLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+type ConstKind = 'int' | 'numeric' | 'string' | 'bool' | 'null';
+
+function constKind(n: Node): ConstKind | null {
+  if (nodeTag(n) !== 'A_Const') return null;
+  const b = nodeBody<AnyNode>(n);
+  if (b.isnull) return 'null';
+  if (b.ival !== undefined) return 'int';
+  if (b.fval !== undefined) return 'numeric';
+  if (b.boolval !== undefined) return 'bool';
+  return 'string';
+}
+
+/** The type PostgreSQL resolves a VALUES column of literals to (select_common_type over the rows). */
+function valuesColumnType(kinds: readonly (ConstKind | null)[]): string | null {
+  const known = kinds.filter((k) => k !== 'null');
+  if (known.some((k) => k === null)) return null;
+  if (known.length === 0 || known.some((k) => k === 'string')) return 'text';
+  if (known.some((k) => k === 'numeric')) return 'numeric';
+  if (known.every((k) => k === 'bool')) return 'boolean';
+  return 'integer';
+}
+
+/** Columns (name, type as format_type prints it) of the relations a view may read: a callback so this file stays below the catalog. */
+export type RelationColumns = (name: string) => readonly { readonly name: string; readonly type: string }[] | undefined;
+
+export function viewDefinition(query: Node, relationColumns: RelationColumns): string {
+  return `${selectDef(query, relationColumns)};`;
+}
+
+function selectDef(query: Node, relationColumns: RelationColumns): string {
+  if (nodeTag(query) !== 'SelectStmt') throw cannot('this statement');
+  const s = nodeBody<AnyNode>(query);
+  if ((s.op !== undefined && s.op !== 'SETOP_NONE') || s.withClause || s.valuesLists || s.lockingClause) throw cannot('this query');
+  const from = ((s.fromClause as Node[] | undefined) ?? []).map((f) => fromItem(f, relationColumns));
+  const qualify = from.length !== 1;
+  const ctx: ExprContext = { from, qualify };
+  let out = ' SELECT';
+  const distinct = s.distinctClause as Node[] | undefined;
+  if (distinct !== undefined) {
+    const on = distinct.filter((d) => nodeTag(d) !== undefined);
+    out += on.length === 0 ? ' DISTINCT' : ` DISTINCT ON (${on.map((d) => expr(d, ctx)).join(', ')})`;
+  }
+  const targets = ((s.targetList as Node[] | undefined) ?? []).map((t) => target(nodeBody<AnyNode>(t), ctx));
+  out += ` ${targets.join(',\n    ')}`;
+  if (from.length > 0) out += `\n   FROM ${from.map((f) => f.text).join(',\n    ')}`;
+  if (s.whereClause) out += `\n  WHERE ${expr(s.whereClause as Node, ctx)}`;
+  const group = (s.groupClause as Node[] | undefined) ?? [];
+  if (group.length > 0) out += `\n  GROUP BY ${group.map((g) => expr(g, ctx)).join(', ')}`;
+  if (s.havingClause) out += `\n HAVING ${expr(s.havingClause as Node, ctx)}`;
+  const order = (s.sortClause as Node[] | undefined) ?? [];
+  if (order.length > 0) out += `\n  ORDER BY ${order.map((o) => sortItem(o, ctx)).join(', ')}`;
+  if (s.limitOffset) out += `\n OFFSET ${expr(s.limitOffset as Node, ctx)}`;
+  if (s.limitCount) out += `\n LIMIT ${expr(s.limitCount as Node, ctx)}`;
+  return out;
+}
+
+interface ExprContext {
+  readonly from: readonly FromItem[];
+  readonly qualify: boolean;
+}
+
+function target(t: AnyNode, ctx: ExprContext): string {
+  const val = t.val as Node;
+  const k = constKind(val);
+  const text = k === 'string' ? `${constText(val)}::text` : k === 'null' ? 'NULL::text' : expr(val, ctx);
+  const name = (t.name as string | undefined) ?? figureName(val);
+  // A plain column keeps its name without AS; anything else is labelled, as ruleutils does.
+  if (nodeTag(val) === 'ColumnRef' && strings(nodeBody<AnyNode>(val).fields as Node[]).pop() === name) return text;
+  return `${text} AS ${quoteIdent(name)}`;
+}
+
+function figureName(n: Node): string {
+  const b = nodeBody<AnyNode>(n);
+  switch (nodeTag(n)) {
+    case 'ColumnRef':
+      return strings(b.fields as Node[]).pop() ?? '?column?';
+    case 'FuncCall':
+      return strings(b.funcname as Node[]).pop() ?? '?column?';
+    case 'TypeCast':
+      return figureName(b.arg as Node) === '?column?' ? strings((b.typeName as AnyNode).names as Node[]).pop() ?? '?column?' : figureName(b.arg as Node);
+    default:
+      return '?column?';
+  }
+}
+
+function fromItem(f: Node, relationColumns: RelationColumns): FromItem {
+  const b = nodeBody<AnyNode>(f);
+  const alias = b.alias as AnyNode | undefined;
+  const aliasCols = alias?.colnames === undefined ? undefined : strings(alias.colnames as Node[]);
+  switch (nodeTag(f)) {
+    case 'RangeVar': {
+      const name = b.relname as string;
+      const cols = relationColumns(name);
+      if (cols === undefined) throw cannot(`a reference to ${name}`);
+      const columns = cols.map((c, i) => aliasCols?.[i] ?? c.name);
+      const shown = alias === undefined ? name : `${quoteIdent(name)} ${quoteIdent(alias.aliasname as string)}`;
+      return { alias: (alias?.aliasname as string | undefined) ?? name, columns, types: cols.map((c) => c.type), text: shown };
+    }
+    case 'RangeFunction': {
+      if (b.lateral || b.ordinality || b.is_rowsfrom || b.coldeflist) throw cannot('this function in FROM');
+      const items = (b.functions as Node[]).map((l) => (nodeBody<AnyNode>(l).items as Node[])[0]!);
+      if (items.length !== 1) throw cannot('ROWS FROM');
+      const call = items[0]!;
+      const fname = strings(nodeBody<AnyNode>(call).funcname as Node[]).pop()!;
+      const fargs = (nodeBody<AnyNode>(call).args as Node[] | undefined) ?? [];
+      // generate_series over integer literals is the one set-returning call printed here.
+      if (fname !== 'generate_series' || !fargs.every((a) => constKind(a) === 'int')) throw cannot('this function in FROM');
+      const name = (alias?.aliasname as string | undefined) ?? fname;
+      // A one-column function's column is named after the alias.
+      const columns = aliasCols ?? [name];
+      const ctx: ExprContext = { from: [], qualify: false };
+      const text = `${fname}(${fargs.map((a) => expr(a, ctx)).join(', ')})`;
+      return { alias: name, columns, types: ['integer'], text: `${text} ${quoteIdent(name)}(${columns.map(quoteIdent).join(', ')})` };
+    }
+    case 'RangeSubselect': {
+      const sub = nodeBody<AnyNode>(b.subquery as Node);
+      if (sub.valuesLists === undefined || alias === undefined) throw cannot('a subquery in FROM');
+      const rows = (sub.valuesLists as Node[]).map((l) => (nodeBody<AnyNode>(l).items as Node[]) ?? []);
+      const width = rows[0]?.length ?? 0;
+      const types = Array.from({ length: width }, (_, c) => valuesColumnType(rows.map((r) => constKind(r[c]!))));
+      const ctx: ExprContext = { from: [], qualify: false };
+      const cell = (n: Node, c: number): string => {
+        const k = constKind(n);
+        const t = types[c];
+        if (k === null || t === null) return expr(n, ctx);
+        if (k === 'null') return `NULL::${t}`;
+        // ruleutils labels a constant unless its text reads back as its type: integers, decimals, booleans.
+        if (constText(n).startsWith('-')) throw cannot('a negative constant');
+        // An integer in a numeric column is coerced by an implicit cast ruleutils does not show.
+        if ((k === 'int' && (t === 'integer' || t === 'numeric')) || (k === 'numeric' && t === 'numeric') || k === 'bool') return constText(n);
+        return `${constText(n)}::${t}`;
+      };
+      const columns = aliasCols ?? Array.from({ length: width }, (_, i) => `column${i + 1}`);
+      const values = rows.map((r) => `(${r.map(cell).join(',')})`).join(', ');
+      return { alias: alias.aliasname as string, columns, types, text: `( VALUES ${values}) ${quoteIdent(alias.aliasname as string)}(${columns.map(quoteIdent).join(', ')})` };
+    }
+    default:
+      throw cannot('this FROM item');
+  }
+}
+
+function constText(n: Node): string {
+  const b = nodeBody<AnyNode>(n);
+  if (b.isnull) return 'NULL';
+  if (b.ival !== undefined) return String((b.ival as { ival?: number }).ival ?? 0);
+  if (b.fval !== undefined) return String((b.fval as { fval: string }).fval);
+  if (b.boolval !== undefined) return (b.boolval as { boolval?: boolean }).boolval ? 'true' : 'false';
+  return quoteLiteral(String((b.sval as { sval?: string }).sval ?? ''));
+}
+
+function column(names: string[], ctx: ExprContext): string {
+  if (names.length === 1) {
+    const n = names[0]!;
+    if (!ctx.qualify) return quoteIdent(n);
+    const owner = ctx.from.find((f) => f.columns.includes(n));
+    if (owner === undefined) throw cannot(`column ${n}`);
+    return `${quoteIdent(owner.alias)}.${quoteIdent(n)}`;
+  }
+  const [q, n] = names.slice(-2) as [string, string];
+  return ctx.qualify ? `${quoteIdent(q)}.${quoteIdent(n)}` : quoteIdent(n);
+}
+
+function expr(n: Node, ctx: ExprContext): string {
+  const b = nodeBody<AnyNode>(n);
+  switch (nodeTag(n)) {
+    case 'ColumnRef': {
+      const fields = b.fields as Node[];
+      if (fields.some((f) => nodeTag(f) === 'A_Star')) throw cannot('*');
+      return column(strings(fields), ctx);
+    }
+    case 'A_Const': {
+      // An untyped literal's type comes from where it is used (a function's parameter, an operator's
+      // other side): only the select list's own literals (text) are printed, by target().
+      const k = constKind(n);
+      if (k === 'string' || k === 'null') throw cannot('an untyped literal here');
+      if (constText(n).startsWith('-')) throw cannot('a negative constant');
+      return constText(n);
+    }
+    case 'A_Expr': {
+      if (b.kind !== 'AEXPR_OP') throw cannot('this operator');
+      const op = strings(b.name as Node[]).pop()!;
+      if (b.lexpr === undefined) return `(${op} ${expr(b.rexpr as Node, ctx)})`;
+      const l = b.lexpr as Node;
+      const r = b.rexpr as Node;
+      return `(${operand(l, r, ctx)} ${op} ${operand(r, l, ctx)})`;
+    }
+    case 'BoolExpr': {
+      const args = (b.args as Node[]).map((a) => expr(a, ctx));
+      if (b.boolop === 'NOT_EXPR') return `(NOT ${args[0]})`;
+      return `(${args.join(b.boolop === 'AND_EXPR' ? ' AND ' : ' OR ')})`;
+    }
+    case 'TypeCast': {
+      const t = strings((b.typeName as AnyNode).names as Node[]).filter((x) => x !== 'pg_catalog');
+      const inner = b.arg as Node;
+      const text = constKind(inner) !== null ? constText(inner) : `(${expr(inner, ctx)})`;
+      return `${text}::${t.join('.')}`;
+    }
+    case 'FuncCall':
+      return funcCall(b, ctx);
+    default:
+      throw cannot(`expression ${nodeTag(n) ?? ''}`);
+  }
+}
+
+/**
+ * One side of a binary operator: an integer literal takes the other side's type, printed as ruleutils
+ * prints the coerced constant; other literals are refused (their type would need the operator's
+ * resolution to know).
+ */
+function operand(n: Node, other: Node, ctx: ExprContext): string {
+  const k = constKind(n);
+  if (k === null) return expr(n, ctx);
+  const t = typeOf(other, ctx);
+  // int4 meets int4 and int8 with cross-type operators (int48, int84): the literal stays as written.
+  if (k === 'int' && (t === 'integer' || t === 'bigint' || (t === null && constKind(other) === 'int'))) return expr(n, ctx);
+  if (k === 'int' && t === 'numeric') return `(${expr(n, ctx)})::numeric`;
+  throw cannot('a literal compared with this expression');
+}
+
+/** The type of a column reference or literal, when it can be read off the FROM items. */
+function typeOf(n: Node, ctx: ExprContext): string | null {
+  if (nodeTag(n) === 'ColumnRef') {
+    const names = strings(nodeBody<AnyNode>(n).fields as Node[]);
+    const name = names[names.length - 1]!;
+    const owner = names.length > 1 ? ctx.from.find((f) => f.alias === names[names.length - 2]) : ctx.from.find((f) => f.columns.includes(name));
+    const i = owner?.columns.indexOf(name) ?? -1;
+    return owner === undefined || i < 0 ? null : (owner.types[i] ?? null);
+  }
+  if (nodeTag(n) === 'FuncCall') {
+    const f = nodeBody<AnyNode>(n);
+    const name = strings(f.funcname as Node[]).pop();
+    if ((name === 'count' && f.agg_within_group !== true) || name === 'row_number' || name === 'rank' || name === 'dense_rank') return 'bigint';
+    return null;
+  }
+  const k = constKind(n);
+  return k === 'int' ? 'integer' : null;
+}
+
+function sortItem(o: Node, ctx: ExprContext): string {
+  const s = nodeBody<AnyNode>(o);
+  let text = expr(s.node as Node, ctx);
+  const dir = s.sortby_dir as string;
+  const nulls = s.sortby_nulls as string;
+  if (dir === 'SORTBY_USING') {
+    const op = strings(s.useOp as Node[]).pop()!;
+    if (op === '<') {
+      if (nulls === 'SORTBY_NULLS_FIRST') text += ' NULLS FIRST';
+    } else if (op === '>') {
+      text += ' DESC';
+      if (nulls === 'SORTBY_NULLS_LAST') text += ' NULLS LAST';
+    } else {
+      // A non-default ordering operator: its NULLS placement is always spelled out.
+      text += ` USING ${op}${nulls === 'SORTBY_NULLS_FIRST' ? ' NULLS FIRST' : ' NULLS LAST'}`;
+    }
+    return text;
+  }
+  if (dir === 'SORTBY_DESC') {
+    text += ' DESC';
+    if (nulls === 'SORTBY_NULLS_LAST') text += ' NULLS LAST';
+  } else if (nulls === 'SORTBY_NULLS_FIRST') {
+    text += ' NULLS FIRST';
+  }
+  return text;
+}
+
+function funcCall(b: AnyNode, ctx: ExprContext): string {
+  const name = strings(b.funcname as Node[]).filter((x) => x !== 'pg_catalog').join('.');
+  if (b.agg_within_group || b.func_variadic) throw cannot('this function call');
+  const args = ((b.args as Node[] | undefined) ?? []).map((a) => {
+    if (constKind(a) !== null) throw cannot('a literal argument');
+    return expr(a, ctx);
+  });
+  let inner = b.agg_star ? '*' : args.join(', ');
+  if (b.agg_distinct) inner = `DISTINCT ${inner}`;
+  const order = (b.agg_order as Node[] | undefined) ?? [];
+  if (order.length > 0) inner += ` ORDER BY ${order.map((o) => sortItem(o, ctx)).join(', ')}`;
+  let out = `${name}(${inner})`;
+  if (b.agg_filter) out += ` FILTER (WHERE ${expr(b.agg_filter as Node, ctx)})`;
+  if (b.over) out += ` OVER ${windowSpec(b.over as AnyNode, ctx)}`;
+  return out;
+}
+
+function windowSpec(w: AnyNode, ctx: ExprContext): string {
+  if (w.name !== undefined && w.partitionClause === undefined && w.orderClause === undefined) return quoteIdent(w.name as string);
+  const parts: string[] = [];
+  if (w.refname !== undefined) parts.push(quoteIdent(w.refname as string));
+  const partition = (w.partitionClause as Node[] | undefined) ?? [];
+  if (partition.length > 0) parts.push(`PARTITION BY ${partition.map((p) => expr(p, ctx)).join(', ')}`);
+  const order = (w.orderClause as Node[] | undefined) ?? [];
+  if (order.length > 0) parts.push(`ORDER BY ${order.map((o) => sortItem(o, ctx)).join(', ')}`);
+  const opts = (w.frameOptions as number | undefined) ?? 0;
+  if (opts & 0x1) parts.push(frameClause(opts, w, ctx));
+  return `(${parts.join(' ')})`;
+}
+
+function frameClause(opts: number, w: AnyNode, ctx: ExprContext): string {
+  let s = opts & FRAME.RANGE ? 'RANGE ' : opts & FRAME.ROWS ? 'ROWS ' : 'GROUPS ';
+  const bound = (start: boolean): string => {
+    const F = FRAME;
+    if (opts & (start ? F.START_UNBOUNDED_PRECEDING : F.END_UNBOUNDED_PRECEDING)) return 'UNBOUNDED PRECEDING';
+    if (opts & (start ? F.START_UNBOUNDED_FOLLOWING : F.END_UNBOUNDED_FOLLOWING)) return 'UNBOUNDED FOLLOWING';
+    if (opts & (start ? F.START_CURRENT_ROW : F.END_CURRENT_ROW)) return 'CURRENT ROW';
+    const node = (start ? w.startOffset : w.endOffset) as Node;
+    // ROWS and GROUPS offsets are plain integers; a RANGE offset takes the ordering column's type.
+    if (opts & FRAME.RANGE || (constKind(node) !== null && constKind(node) !== 'int')) throw cannot('this frame offset');
+    const offset = expr(node, ctx);
+    if (opts & (start ? F.START_OFFSET_PRECEDING : F.END_OFFSET_PRECEDING)) return `${offset} PRECEDING`;
+    return `${offset} FOLLOWING`;
+  };
+  s += opts & FRAME.BETWEEN ? `BETWEEN ${bound(true)} AND ${bound(false)}` : bound(true);
+  if (opts & FRAME.EXCLUDE_CURRENT_ROW) s += ' EXCLUDE CURRENT ROW';
+  else if (opts & FRAME.EXCLUDE_GROUP) s += ' EXCLUDE GROUP';
+  else if (opts & FRAME.EXCLUDE_TIES) s += ' EXCLUDE TIES';
+  return s;
+}
