@@ -4,6 +4,7 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { Numeric } from '../../common/numeric.js';
 import { checkLogArg } from './support/math.js';
+import { lnRounded } from './support/correct-log.js';
 import { numericLn } from './support/numeric-math.js';
 
 registerScalar(
@@ -13,7 +14,7 @@ registerScalar(
     returns: T.float8,
     fn: (_c: EvalContext, a: number) => {
       checkLogArg(a);
-      return Math.log(a);
+      return lnRounded(a);
     },
   },
   { args: ['numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric) => numericLn(a) },

@@ -4,6 +4,7 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { Numeric } from '../../common/numeric.js';
 import { checkLogArg } from './support/math.js';
+import { log10Rounded } from './support/correct-log.js';
 import { numericLog } from './support/numeric-math.js';
 
 // log(x) on numeric is log(10, x) in PostgreSQL (an SQL-language wrapper), scale rules included.
@@ -16,7 +17,7 @@ registerScalar(
     returns: T.float8,
     fn: (_c: EvalContext, a: number) => {
       checkLogArg(a);
-      return Math.log10(a);
+      return log10Rounded(a);
     },
   },
   { args: ['numeric'], returns: T.numeric, fn: (_c: EvalContext, a: Numeric) => numericLog(TEN, a) },
