@@ -5,6 +5,7 @@ import type { EvalContext } from '../eval-context.js';
 import type { Numeric } from '../../common/numeric.js';
 import { floatOverflow, floatUnderflow } from './support/float.js';
 import { numericExp } from './support/numeric-math.js';
+import { expRounded } from './support/correctly-rounded.js';
 
 registerScalar(
   'exp',
@@ -12,7 +13,7 @@ registerScalar(
     args: ['float8'],
     returns: T.float8,
     fn: (_c: EvalContext, a: number) => {
-      const r = Math.exp(a);
+      const r = expRounded(a);
       if (r === Infinity && Number.isFinite(a)) floatOverflow();
       if (r === 0 && Number.isFinite(a)) floatUnderflow();
       return r;

@@ -4,7 +4,7 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import type { Numeric } from '../../common/numeric.js';
 import { checkLogArg } from './support/math.js';
-import { lnRounded } from './support/correct-log.js';
+import { lnRounded } from './support/correctly-rounded.js';
 import { numericLn } from './support/numeric-math.js';
 
 registerScalar(

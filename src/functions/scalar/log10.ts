@@ -4,7 +4,7 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { Numeric } from '../../common/numeric.js';
 import { checkLogArg } from './support/math.js';
-import { log10Rounded } from './support/correct-log.js';
+import { log10Rounded } from './support/correctly-rounded.js';
 import { numericLog } from './support/numeric-math.js';
 
 // log(x) on numeric is log(10, x) in PostgreSQL (an SQL-language wrapper), scale rules included.

@@ -1,6 +1,7 @@
 /** Float math with PostgreSQL's error reporting (C library edge cases differ from JavaScript's Math). */
 import { err, SQLSTATE } from '../../../common/errors.js';
 import { floatOverflow, floatUnderflow } from './float.js';
+import { powRounded } from './correctly-rounded.js';
 
 const INVALID_ARGUMENT_FOR_POWER = '2201F';
 const INVALID_ARGUMENT_FOR_LOG = '2201E';
@@ -16,7 +17,7 @@ export function floatPow(x: number, y: number): number {
   if (!Number.isFinite(y) && Math.abs(x) === 1) return 1;
   if (x === 1) return 1;
   // V8's Math.pow is not correctly rounded (C's pow nearly always is); sqrt is, so use it where it applies.
-  const r = y === 0.5 && x !== -Infinity ? Math.sqrt(x) : Math.pow(x, y);
+  const r = y === 0.5 && x !== -Infinity ? Math.sqrt(x) : powRounded(x, y);
   if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) floatOverflow();
   if (r === 0 && x !== 0 && Number.isFinite(x) && Number.isFinite(y)) floatUnderflow();
   return r;
