@@ -121,7 +121,9 @@ export function plpgsqlSource(createStatement: string, params: readonly { name: 
         } else {
           target = varName(no);
         }
-        return { kind: 'assign', target, field, value: assignedValue(exprText(b.expr)) };
+        const { subscript, value } = assignedValue(exprText(b.expr));
+        if (subscript !== null && field !== null) throw unsupported('assignment to an array element of a field');
+        return { kind: 'assign', target, field, subscript, value };
       }
       case 'PLpgSQL_stmt_if': {
         const branches = [{ cond: exprText(b.cond), body: stmts(b.then_body as PlStmt[] | undefined) }];
@@ -162,11 +164,27 @@ function quoteIdent(n: string): string {
   return `"${n.replace(/"/g, '""')}"`;
 }
 
-/** `target := expr` / `target = expr` as PL/pgSQL hands it over: the expression after the operator. */
-function assignedValue(q: string): string {
-  const m = /^\s*[^:=[\]]*?(:=|=)/.exec(q);
-  if (m === null) throw unsupported('assignment to an array element');
-  return q.slice(m[0].length);
+/**
+ * `target := expr` / `target = expr` as PL/pgSQL hands it over: the expression after the operator, and
+ * the subscript of `target[i]` (one subscript; slices and several dimensions are refused).
+ */
+function assignedValue(q: string): { subscript: string | null; value: string } {
+  const plain = /^\s*[^:=[\]]*?(:=|=)/.exec(q);
+  if (plain !== null) return { subscript: null, value: q.slice(plain[0].length) };
+  const open = q.indexOf('[');
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < q.length; i++) {
+    if (q[i] === '[') depth++;
+    else if (q[i] === ']' && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  const rest = close < 0 ? null : /^\s*(:=|=)/.exec(q.slice(close + 1));
+  const subscript = close < 0 ? '' : q.slice(open + 1, close);
+  if (rest === null || subscript.includes(':')) throw unsupported('this assignment target');
+  return { subscript, value: q.slice(close + 1 + rest[0].length) };
 }
 
 /** A DECLARE type as written: a SQL type name (user composite types included) or `var%TYPE`. */

@@ -58,7 +58,8 @@ export interface PlSource {
 }
 
 export type PlSourceStatement =
-  | { readonly kind: 'assign'; readonly target: string; readonly field: string | null; readonly value: string }
+  /** `target[subscript] := value` when `subscript` is set (an array element; PostgreSQL's x[i] := …). */
+  | { readonly kind: 'assign'; readonly target: string; readonly field: string | null; readonly subscript: string | null; readonly value: string }
   | { readonly kind: 'if'; readonly branches: readonly { readonly cond: string; readonly body: readonly PlSourceStatement[] }[]; readonly otherwise: readonly PlSourceStatement[] }
   | { readonly kind: 'return'; readonly value: string | null }
   | { readonly kind: 'raise'; readonly level: 'debug' | 'log' | 'info' | 'notice' | 'warning' | 'exception'; readonly format: string; readonly params: readonly string[]; readonly sqlstate: string }
