@@ -77,7 +77,7 @@ function dependentsOf(catalog: Catalog, c: CompositeType): Dependent[] {
   for (const [fname, defs] of catalog.functions) {
     for (const fn of defs) {
       const types = fn.params.map((p) => p.type);
-      const declared = (fn.plpgsql?.declared ?? []).some((d) => usesType(d.type, c));
+      const declared = (fn.plpgsql?.declared ?? []).some((d) => typeof d.type !== 'number' && usesType(d.type, c));
       if (!declared && !types.some((t) => usesType(t, c)) && !usesType(fn.returns, c) && !(fn.columns ?? []).some((f) => usesType(f.type, c))) continue;
       out.push({
         description: `function ${fname}(${types.map(routineTypeName).join(',')})`,

@@ -86,10 +86,11 @@ export function plpgsqlSource(createStatement: string, params: readonly { name: 
     return n;
   };
   // Datums: the parameters, FOUND, then the DECLAREd variables (and field references, not variables).
-  const declared: { name: string; type: DataType; init: string | null }[] = [];
-  const typeOf = (name: string): DataType | undefined => {
+  const declared: { name: string; type: DataType | number; init: string | null }[] = [];
+  const typeOf = (name: string): DataType | number | undefined => {
     const p = params.findIndex((q, i) => (q.name ?? `$${i + 1}`) === name);
-    if (p >= 0) return typeof params[p]!.type === 'string' ? undefined : (params[p]!.type as DataType);
+    // A polymorphic parameter's type is known per call: keep its index.
+    if (p >= 0) return typeof params[p]!.type === 'string' ? p : (params[p]!.type as DataType);
     return declared.find((d) => d.name === name)?.type;
   };
   for (let i = params.length + 1; i < datums.length; i++) {
@@ -188,7 +189,7 @@ function assignedValue(q: string): { subscript: string | null; value: string } {
 }
 
 /** A DECLARE type as written: a SQL type name (user composite types included) or `var%TYPE`. */
-function declaredType(typname: string, typeOf: (name: string) => DataType | undefined, types: UserTypes): DataType {
+function declaredType(typname: string, typeOf: (name: string) => DataType | number | undefined, types: UserTypes): DataType | number {
   const pct = /^\s*("?)([^"%]+)\1%TYPE\s*$/i.exec(typname);
   if (pct !== null) {
     const t = typeOf(pct[2]!);

@@ -52,8 +52,8 @@ export interface SqlFunctionDef {
  * (src/sql/bind/plpgsql-call.ts) over the function's variables, referred to by name.
  */
 export interface PlSource {
-  /** DECLAREd variables, after the parameters. */
-  readonly declared: readonly { readonly name: string; readonly type: DataType; readonly init: string | null }[];
+  /** DECLAREd variables, after the parameters; `param %TYPE` of a polymorphic parameter is its index (the call's type). */
+  readonly declared: readonly { readonly name: string; readonly type: DataType | number; readonly init: string | null }[];
   readonly body: readonly PlSourceStatement[];
 }
 
@@ -71,7 +71,8 @@ export interface AggregateDef {
   /** Empty for an aggregate over `*`. */
   readonly args: readonly RoutineType[];
   readonly sfunc: string;
-  readonly stype: DataType;
+  /** Polymorphic (anyelement / anyarray) when the arguments are: resolved from them at each call. */
+  readonly stype: RoutineType;
   /** The initial state as text (cast to stype when the aggregate starts), or null: starts as NULL. */
   readonly initcond: string | null;
   readonly finalfunc: string | null;

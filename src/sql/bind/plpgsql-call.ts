@@ -99,9 +99,10 @@ export function bindPlpgsqlCall(fn: SqlFunctionDef, src: PlSource, args: readonl
   withRoutineFrame(vcx, frame, loc, () => {
     // Each DECLAREd variable's default sees the variables declared before it.
     for (const d of src.declared) {
-      const init = d.init === null ? null : assignTo(d.init, d.type, `variable "${d.name}"`);
-      scope.entries = [...scope.entries, entry(variables.length, d)];
-      variables.push({ name: d.name, type: d.type, init });
+      const type = typeof d.type === 'number' ? params[d.type]!.type : d.type;
+      const init = d.init === null ? null : assignTo(d.init, type, `variable "${d.name}"`);
+      scope.entries = [...scope.entries, entry(variables.length, { name: d.name, type })];
+      variables.push({ name: d.name, type, init });
     }
     program = { name: fn.name, definition: fn, variables, paramCount: params.length, body: src.body.map(stmt), returns: fn.returns === 'void' ? T.unknown : resultType };
   });
