@@ -8,7 +8,9 @@ import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { resolveTypeName } from '../sql/type-name.js';
 import { tempTableKey } from '../storage/catalog.js';
 import { MemoryTable, type ColumnMeta } from '../storage/memory-table.js';
-import { aggregateProbe, createAggregate } from './routine-ddl.js';
+import { aggregateProbe, createAggregate, routineTypeName } from './routine-ddl.js';
+import { internalFunctions } from '../sql/internal-functions.js';
+import { lookupScalar } from '../functions/registry.js';
 import { alterSequence, createSequence, dropSequence, identityCounter } from './sequence-ddl.js';
 import type { QueryResult } from './database.js';
 import type { UtilityHost } from './utility.js';
@@ -25,7 +27,17 @@ export function defineAggregate(host: UtilityHost, b: AnyNode, sql: string): voi
   const before = host.catalog.aggregates.get(strings(b.defnames as Node[]).pop()!);
   const def = createAggregate(host.catalog, b, sql);
   const probe = aggregateProbe(def);
-  if (probe === null) return;
+  if (probe === null) {
+    // A polymorphic aggregate is bound per call; its support functions must exist all the same.
+    for (const f of [def.sfunc, def.finalfunc]) {
+      if (f === null || host.catalog.functions.has(f) || internalFunctions(f) !== undefined || lookupScalar(f) !== undefined) continue;
+      const shown = [...(f === def.sfunc ? [def.stype] : []), ...(f === def.sfunc ? def.args : [def.stype])].map(routineTypeName).join(', ');
+      host.catalog.aggregates.set(def.name, before ?? []);
+      if (before === undefined) host.catalog.aggregates.delete(def.name);
+      throw new QuireError('42883', `function ${f}(${shown}) does not exist`);
+    }
+    return;
+  }
   try {
     const type = binderFor(host).bindQuery(nodeBody<SelectStmt>(probe), null).plan.schema[0]!.type;
     const list = host.catalog.aggregates.get(def.name) ?? [];
@@ -91,6 +103,8 @@ function refuseStoredComposite(host: UtilityHost, column: string, t: DataType): 
 export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const rv = b.relation as AnyNode;
   const name = relName(rv);
+  // The table's row type would take the name of an existing composite type.
+  if (host.catalog.types.has(name) && rv.relpersistence !== 't') throw new QuireError('42710', `type "${name}" already exists`, { hint: 'A relation has an associated type of the same name, so you must use a name that doesn\'t conflict with any existing type.' });
   if (b.partbound !== undefined) throw new QuireError('0A000', 'CREATE TABLE … PARTITION OF is not supported', { position: pos(rv.location as number) });
   const fields: Field[] = [];
   const meta: ColumnMeta[] = [];
@@ -223,6 +237,7 @@ async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: Sel
   const rv = into.rel as AnyNode;
   const name = relName(rv);
   const temp = rv.relpersistence === 't';
+  if (!temp && host.catalog.types.has(name)) throw new QuireError('42710', `type "${name}" already exists`);
   const exists = temp ? host.tempKey(name) !== undefined : host.catalog.tables.has(name) || host.catalog.views.has(name);
   if (exists) {
     if (ifNotExists) return result('CREATE TABLE AS', 'CREATE TABLE AS', { notices: [`relation "${name}" already exists, skipping`] });

@@ -243,15 +243,21 @@ export function dropRoutines(catalog: Catalog, b: AnyNode): string[] {
   return notices;
 }
 
-function typeOfDef(d: AnyNode, types: UserTypes): DataType {
+function typeOfDef(d: AnyNode, types: UserTypes, polymorphicArgs = false): RoutineType {
   const a = defArg(d);
   if (nodeTag(a) === 'TypeName') {
     const t = routineType(nodeBody<PgTypeName>(a!), types);
-    if (typeof t === 'string') throw new QuireError('0A000', `aggregates with state type ${t} are not supported`);
+    // A polymorphic state type takes its type from polymorphic arguments at each call.
+    if (typeof t === 'string' && !polymorphicArgs) throw new QuireError('0A000', `aggregates with state type ${t} are not supported`);
     return t;
   }
   const n = defString(d);
   return resolveTypeName({ names: [{ String: { sval: n } }], typemod: -1 } as unknown as PgTypeName, types);
+}
+
+function concreteType(t: RoutineType): DataType {
+  if (typeof t === 'string') throw new QuireError('0A000', `aggregates with state type ${t} are not supported`);
+  return t;
 }
 
 /** CREATE AGGREGATE name(args) (sfunc = …, stype = …, …) and the old form with basetype. */
@@ -266,7 +272,7 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
     const bt = get('basetype');
     if (bt === undefined) throw new QuireError('42P13', 'aggregate input type must be specified');
     const s = defString(bt).toLowerCase();
-    args = s === 'any' ? [] : [typeOfDef(bt, catalog.types)];
+    args = s === 'any' ? [] : [concreteType(typeOfDef(bt, catalog.types))];
   } else {
     const first = argList[0];
     const items = first === undefined || nodeTag(first) === undefined ? [] : ((nodeBody<AnyNode>(first).items as Node[] | undefined) ?? []);
@@ -294,12 +300,12 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
     name,
     args,
     sfunc: fnName(sfunc)!,
-    stype: typeOfDef(stype, catalog.types),
+    stype: typeOfDef(stype, catalog.types, args.some((t) => typeof t === 'string')),
     initcond: get('initcond', 'initcond1') ? defString(get('initcond', 'initcond1')!) : null,
     finalfunc: fnName(get('finalfunc')),
     msfunc: fnName(get('msfunc')),
     minvfunc: fnName(get('minvfunc')),
-    mstype: get('mstype') ? typeOfDef(get('mstype')!, catalog.types) : null,
+    mstype: get('mstype') ? concreteType(typeOfDef(get('mstype')!, catalog.types)) : null,
     minitcond: get('minitcond') ? defString(get('minitcond')!) : null,
     mfinalfunc: fnName(get('mfinalfunc')),
     sql,

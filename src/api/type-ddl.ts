@@ -27,7 +27,8 @@ export function createCompositeType(catalog: Catalog, b: AnyNode): void {
   const rv = nodeBody<AnyNode>({ RangeVar: b.typevar } as unknown as Node);
   const name = objectName([rv.schemaname as string | undefined, rv.relname as string].filter((x): x is string => x !== undefined), rv.location as number | undefined);
   if (catalog.types.has(name) || resolvesToBuiltin(name)) throw new QuireError('42710', `type "${name}" already exists`);
-  if (catalog.tables.has(name) || catalog.views.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`);
+  // A table or view has a row type of its own name, as in PostgreSQL.
+  if (catalog.tables.has(name) || catalog.views.has(name)) throw new QuireError('42710', `type "${name}" already exists`);
   const fields: Field[] = [];
   for (const c of (b.coldeflist as Node[] | undefined) ?? []) {
     const cd = nodeBody<AnyNode>(c);
@@ -77,7 +78,7 @@ function dependentsOf(catalog: Catalog, c: CompositeType): Dependent[] {
   for (const [fname, defs] of catalog.functions) {
     for (const fn of defs) {
       const types = fn.params.map((p) => p.type);
-      const declared = (fn.plpgsql?.declared ?? []).some((d) => usesType(d.type, c));
+      const declared = (fn.plpgsql?.declared ?? []).some((d) => typeof d.type !== 'number' && usesType(d.type, c));
       if (!declared && !types.some((t) => usesType(t, c)) && !usesType(fn.returns, c) && !(fn.columns ?? []).some((f) => usesType(f.type, c))) continue;
       out.push({
         description: `function ${fname}(${types.map(routineTypeName).join(',')})`,

@@ -16,8 +16,8 @@ export interface PlVariable {
 export type PlLevel = 'debug' | 'log' | 'info' | 'notice' | 'warning' | 'exception';
 
 export type PlStatement =
-  /** `v := expr`, or `v.field := expr` when `field` is set (a composite variable's field). */
-  | { readonly kind: 'assign'; readonly target: number; readonly field: number | null; readonly value: Expr }
+  /** `v := expr`, `v.field := expr` when `field` is set (a composite variable's field), `v[i] := expr` when `subscript` is. */
+  | { readonly kind: 'assign'; readonly target: number; readonly field: number | null; readonly subscript: Expr | null; readonly value: Expr }
   | { readonly kind: 'if'; readonly branches: readonly { readonly cond: Expr; readonly body: readonly PlStatement[] }[]; readonly otherwise: readonly PlStatement[] }
   /** RETURN with no expression returns NULL (functions returning void). */
   | { readonly kind: 'return'; readonly value: Expr | null }

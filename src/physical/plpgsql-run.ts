@@ -7,7 +7,7 @@ import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { RecordValue } from '../common/record-value.js';
 import { ColumnBuilder, getValue, type Batch, type Column } from '../common/column.js';
-import type { DataType, Value } from '../common/types.js';
+import type { ArrayValue, DataType, Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { PlProgram, PlStatement } from '../logical/plpgsql-program.js';
@@ -17,7 +17,7 @@ type Eval = (vars: readonly Value[], ctx: ExecContext) => Value;
 
 /** Statements with their expressions compiled. */
 type Step =
-  | { kind: 'assign'; target: number; field: number | null; value: Eval }
+  | { kind: 'assign'; target: number; field: number | null; subscript: Eval | null; value: Eval }
   | { kind: 'if'; branches: { cond: Eval; body: Step[] }[]; otherwise: Step[] }
   | { kind: 'return'; value: Eval | null }
   | { kind: 'raise'; level: string; format: string; params: Eval[]; types: DataType[]; sqlstate: string }
@@ -49,7 +49,7 @@ export function compilePlProgram(program: PlProgram): (ctx: ExecContext, args: r
   const compile = (s: PlStatement): Step => {
     switch (s.kind) {
       case 'assign':
-        return { kind: 'assign', target: s.target, field: s.field, value: evalOf(s.value) };
+        return { kind: 'assign', target: s.target, field: s.field, subscript: s.subscript === null ? null : evalOf(s.subscript), value: evalOf(s.value) };
       case 'if':
         return { kind: 'if', branches: s.branches.map((b) => ({ cond: evalOf(b.cond), body: b.body.map(compile) })), otherwise: s.otherwise.map(compile) };
       case 'return':
@@ -72,7 +72,9 @@ export function compilePlProgram(program: PlProgram): (ctx: ExecContext, args: r
       switch (st.kind) {
         case 'assign': {
           const v = st.value(vars, ctx);
-          if (st.field === null) {
+          if (st.subscript !== null) {
+            vars[st.target] = withElement(vars[st.target] as ArrayValue | null, st.subscript(vars, ctx), v);
+          } else if (st.field === null) {
             vars[st.target] = v;
           } else {
             const t = paramTypes[st.target]!;
@@ -137,6 +139,21 @@ export function compilePlProgram(program: PlProgram): (ctx: ExecContext, args: r
     if (program.returns.name === 'unknown') return null;
     throw new QuireError('2F005', 'control reached end of function without RETURN', { detail: `PL/pgSQL function ${program.name}` });
   };
+}
+
+/**
+ * `a[i] := v` on Quire's one-dimensional arrays (lower bound 1): past the end the array grows with
+ * NULLs, a NULL array becomes `{v}` for i = 1.
+ */
+function withElement(a: ArrayValue | null, index: Value, v: Value): ArrayValue {
+  if (index === null) throw new QuireError('22004', 'array subscript in assignment must not be null');
+  const i = index as number;
+  // PostgreSQL would start a NULL array at subscript i (lower bound i): only i = 1 is Quire's shape.
+  if (i < 1 || (a === null && i !== 1)) throw new QuireError('0A000', 'array assignment that moves the lower bound from 1 is not supported');
+  const out = a === null ? [] : [...a];
+  while (out.length < i - 1) out.push(null);
+  out[i - 1] = v;
+  return out;
 }
 
 /** RAISE's format: each `%` takes the next parameter, `%%` is a percent sign. */

@@ -86,10 +86,11 @@ export function plpgsqlSource(createStatement: string, params: readonly { name: 
     return n;
   };
   // Datums: the parameters, FOUND, then the DECLAREd variables (and field references, not variables).
-  const declared: { name: string; type: DataType; init: string | null }[] = [];
-  const typeOf = (name: string): DataType | undefined => {
+  const declared: { name: string; type: DataType | number; init: string | null }[] = [];
+  const typeOf = (name: string): DataType | number | undefined => {
     const p = params.findIndex((q, i) => (q.name ?? `$${i + 1}`) === name);
-    if (p >= 0) return typeof params[p]!.type === 'string' ? undefined : (params[p]!.type as DataType);
+    // A polymorphic parameter's type is known per call: keep its index.
+    if (p >= 0) return typeof params[p]!.type === 'string' ? p : (params[p]!.type as DataType);
     return declared.find((d) => d.name === name)?.type;
   };
   for (let i = params.length + 1; i < datums.length; i++) {
@@ -121,7 +122,9 @@ export function plpgsqlSource(createStatement: string, params: readonly { name: 
         } else {
           target = varName(no);
         }
-        return { kind: 'assign', target, field, value: assignedValue(exprText(b.expr)) };
+        const { subscript, value } = assignedValue(exprText(b.expr));
+        if (subscript !== null && field !== null) throw unsupported('assignment to an array element of a field');
+        return { kind: 'assign', target, field, subscript, value };
       }
       case 'PLpgSQL_stmt_if': {
         const branches = [{ cond: exprText(b.cond), body: stmts(b.then_body as PlStmt[] | undefined) }];
@@ -162,15 +165,31 @@ function quoteIdent(n: string): string {
   return `"${n.replace(/"/g, '""')}"`;
 }
 
-/** `target := expr` / `target = expr` as PL/pgSQL hands it over: the expression after the operator. */
-function assignedValue(q: string): string {
-  const m = /^\s*[^:=[\]]*?(:=|=)/.exec(q);
-  if (m === null) throw unsupported('assignment to an array element');
-  return q.slice(m[0].length);
+/**
+ * `target := expr` / `target = expr` as PL/pgSQL hands it over: the expression after the operator, and
+ * the subscript of `target[i]` (one subscript; slices and several dimensions are refused).
+ */
+function assignedValue(q: string): { subscript: string | null; value: string } {
+  const plain = /^\s*[^:=[\]]*?(:=|=)/.exec(q);
+  if (plain !== null) return { subscript: null, value: q.slice(plain[0].length) };
+  const open = q.indexOf('[');
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < q.length; i++) {
+    if (q[i] === '[') depth++;
+    else if (q[i] === ']' && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  const rest = close < 0 ? null : /^\s*(:=|=)/.exec(q.slice(close + 1));
+  const subscript = close < 0 ? '' : q.slice(open + 1, close);
+  if (rest === null || subscript.includes(':')) throw unsupported('this assignment target');
+  return { subscript, value: q.slice(close + 1 + rest[0].length) };
 }
 
 /** A DECLARE type as written: a SQL type name (user composite types included) or `var%TYPE`. */
-function declaredType(typname: string, typeOf: (name: string) => DataType | undefined, types: UserTypes): DataType {
+function declaredType(typname: string, typeOf: (name: string) => DataType | number | undefined, types: UserTypes): DataType | number {
   const pct = /^\s*("?)([^"%]+)\1%TYPE\s*$/i.exec(typname);
   if (pct !== null) {
     const t = typeOf(pct[2]!);

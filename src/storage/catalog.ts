@@ -52,13 +52,14 @@ export interface SqlFunctionDef {
  * (src/sql/bind/plpgsql-call.ts) over the function's variables, referred to by name.
  */
 export interface PlSource {
-  /** DECLAREd variables, after the parameters. */
-  readonly declared: readonly { readonly name: string; readonly type: DataType; readonly init: string | null }[];
+  /** DECLAREd variables, after the parameters; `param %TYPE` of a polymorphic parameter is its index (the call's type). */
+  readonly declared: readonly { readonly name: string; readonly type: DataType | number; readonly init: string | null }[];
   readonly body: readonly PlSourceStatement[];
 }
 
 export type PlSourceStatement =
-  | { readonly kind: 'assign'; readonly target: string; readonly field: string | null; readonly value: string }
+  /** `target[subscript] := value` when `subscript` is set (an array element; PostgreSQL's x[i] := …). */
+  | { readonly kind: 'assign'; readonly target: string; readonly field: string | null; readonly subscript: string | null; readonly value: string }
   | { readonly kind: 'if'; readonly branches: readonly { readonly cond: string; readonly body: readonly PlSourceStatement[] }[]; readonly otherwise: readonly PlSourceStatement[] }
   | { readonly kind: 'return'; readonly value: string | null }
   | { readonly kind: 'raise'; readonly level: 'debug' | 'log' | 'info' | 'notice' | 'warning' | 'exception'; readonly format: string; readonly params: readonly string[]; readonly sqlstate: string }
@@ -70,7 +71,8 @@ export interface AggregateDef {
   /** Empty for an aggregate over `*`. */
   readonly args: readonly RoutineType[];
   readonly sfunc: string;
-  readonly stype: DataType;
+  /** Polymorphic (anyelement / anyarray) when the arguments are: resolved from them at each call. */
+  readonly stype: RoutineType;
   /** The initial state as text (cast to stype when the aggregate starts), or null: starts as NULL. */
   readonly initcond: string | null;
   readonly finalfunc: string | null;

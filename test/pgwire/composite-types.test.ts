@@ -18,6 +18,7 @@ beforeAll(async () => {
   await fx.db.query('create table ctab (id int, p cpair)');
   await fx.db.query(`insert into ctab values (1, row(1, 3, 'foo')), (2, row(0, null, 'a b')), (3, null)`);
   await fx.db.query(`create function cnote(x cpair) returns int as $$ begin raise notice 'a is %, c is %', x.a, x.c; return x.a; end $$ language plpgsql`);
+  await fx.db.query(`create function cwarn(x int) returns int as $$ begin raise warning 'careful: %', x; return x; end $$ language plpgsql`);
 });
 afterAll(async () => {
   await fx.server.close();
@@ -57,6 +58,19 @@ describe('composite types on the PostgreSQL protocol', () => {
       const r = await c.query({ text: 'select cnote(p) from ctab where id < 3 order by id', rowMode: 'array' });
       expect(r.rows).toEqual([['1'], ['0']]);
       expect(notices).toEqual(['a is 1, c is foo', 'a is 0, c is a b']);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('sends RAISE WARNING with severity WARNING and SQLSTATE 01000', async () => {
+    const c = client();
+    const notices: { severity?: string; code?: string; message?: string }[] = [];
+    c.on('notice', (n) => notices.push({ severity: n.severity, code: n.code, message: n.message }));
+    await c.connect();
+    try {
+      await c.query('select cwarn(7)');
+      expect(notices).toEqual([{ severity: 'WARNING', code: '01000', message: 'careful: 7' }]);
     } finally {
       await c.end();
     }

@@ -835,7 +835,7 @@ export class Connection {
       // The portal's controller is the plan's signal: closing or cancelling the portal stops the plan.
       const abort = new AbortController();
       // Messages the plan raises (PL/pgSQL RAISE NOTICE) go out as they happen, between the rows.
-      const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal, notice: (m: string) => this.notice(m) };
+      const ctx = { ...db.execContext(prepared.paramTypes, params, false), signal: abort.signal, notice: (m: string, level: string) => this.notice(m, level) };
       // One account per statement: the yields between the batches sent count with the plan's own.
       if (ctx.ticker !== undefined) this.ticker = ctx.ticker;
       const op = await db.physical(prepared.plan, ctx);
@@ -881,10 +881,11 @@ export class Connection {
     return result;
   }
 
-  private notice(message: string): void {
-    const warning = /transaction in progress/.test(message);
-    const code = message === 'there is already a transaction in progress' ? '25001' : message === 'there is no transaction in progress' ? '25P01' : '00000';
-    this.send(backend.notice({ severity: warning ? 'WARNING' : 'NOTICE', code, message }));
+  /** `level`: a PL/pgSQL RAISE's level (warning: SQLSTATE 01000, as PostgreSQL sends it). */
+  private notice(message: string, level?: string): void {
+    const warning = level === 'warning' || /transaction in progress/.test(message);
+    const code = message === 'there is already a transaction in progress' ? '25001' : message === 'there is no transaction in progress' ? '25P01' : level === 'warning' ? '01000' : '00000';
+    this.send(backend.notice({ severity: warning ? 'WARNING' : level === 'info' ? 'INFO' : 'NOTICE', code, message }));
   }
 
   private async describe(target: 'S' | 'P', name: string): Promise<void> {

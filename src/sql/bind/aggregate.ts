@@ -4,7 +4,7 @@
  */
 import { positionOf, QuireError } from '../../common/errors.js';
 import type { Node } from '@pgsql/types';
-import { T, type, type DataType, type Value, typeDisplayName } from '../../common/types.js';
+import { T, arrayTypeFor, elementType, isArrayType, type, type DataType, type Value, typeDisplayName } from '../../common/types.js';
 import { type ScalarOverload } from '../../functions/registry.js';
 import { isAggregateName, lookupAggregate } from '../../functions/aggregate/registry.js';
 import { ROW_COUNT_AGGREGATE } from '../../functions/aggregate/count.js';
@@ -251,6 +251,16 @@ export function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: n
   return { args: wrapped.map((a, i) => coerce(a, r.argTypes[i] ?? a.type, 'implicit', cx.env, pos(loc))), type: r.returnType };
 }
 
+/** A polymorphic state type is the type the polymorphic arguments resolved to (anyarray: its array type). */
+function stateTypeOf(def: AggregateDef, argTypes: readonly DataType[]): DataType {
+  if (typeof def.stype !== 'string') return def.stype;
+  const i = def.args.findIndex((t) => typeof t === 'string');
+  const got = argTypes[i] ?? T.text;
+  const elem = def.args[i] === 'anyarray' && isArrayType(got) ? elementType(got) : got;
+  if (def.stype === 'anyelement') return elem;
+  return arrayTypeFor(elem);
+}
+
 /**
  * CREATE AGGREGATE: the transition and final functions are bound as calls over a virtual row
  * [state, arguments…], with the overload rules of any call (so SQL and built-in functions both work).
@@ -270,28 +280,29 @@ function resolveUserAggregate(name: string, defs: readonly AggregateDef[], args:
   const def = cands.find((c) => c.o === o)!.d;
   const coerced = (applyOverload(name, o, args, cx, loc) as Expr & { kind: 'call' }).args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
   const argTypes = coerced.map((a) => a.type);
+  const stype = stateTypeOf(def, argTypes);
   const scope = new Scope(null);
   const entry = (n: string, index: number, t: DataType) => ({ qualifier: null, name: n, expr: { kind: 'column' as const, index, type: t, name: n }, hiddenFromStar: false, hiddenUnqualified: false });
-  scope.entries = [entry('?state?', 0, def.stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
+  scope.entries = [entry('?state?', 0, stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
   const ref = (n: string): Node => ({ ColumnRef: { fields: [{ String: { sval: n } }], location: loc } }) as unknown as Node;
   const callOf = (fn: string, names: string[]): Node => ({ FuncCall: { funcname: [{ String: { sval: fn } }], args: names.map(ref), location: loc } }) as unknown as Node;
   const vcx: ExprCtx = { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env };
   const argNames = argTypes.map((_, i) => `?arg${i + 1}?`);
-  const transition = coerce(bindExpr(callOf(def.sfunc, ['?state?', ...argNames]), vcx), def.stype, 'assignment', cx.env, pos(loc));
+  const transition = coerce(bindExpr(callOf(def.sfunc, ['?state?', ...argNames]), vcx), stype, 'assignment', cx.env, pos(loc));
   const strict = isStrictFunction(def.sfunc, 1 + argTypes.length, cx);
   let initial: Value = null;
   if (def.initcond !== null) {
-    const c = coerce({ kind: 'const', value: def.initcond, type: T.unknown }, def.stype, 'explicit', cx.env, pos(loc));
+    const c = coerce({ kind: 'const', value: def.initcond, type: T.unknown }, stype, 'explicit', cx.env, pos(loc));
     if (c.kind !== 'const') throw new QuireError('22P02', `invalid initial value for aggregate ${name}`, { position: pos(loc) });
     initial = c.value;
-  } else if (strict && (argTypes.length === 0 || argTypes[0]!.name !== def.stype.name)) {
+  } else if (strict && (argTypes.length === 0 || argTypes[0]!.name !== stype.name)) {
     throw new QuireError('42P13', 'must not omit initial value when transition function is strict and transition type is not compatible with input type', { position: pos(loc) });
   }
   let final: Expr | null = null;
   if (def.finalfunc !== null) final = bindExpr(callOf(def.finalfunc, ['?state?']), { ...vcx, scope: Object.assign(new Scope(null), { entries: scope.entries.slice(0, 1) }) });
-  const type = final?.type ?? def.stype;
+  const type = final?.type ?? stype;
   const finalStrict = def.finalfunc !== null && isStrictFunction(def.finalfunc, 1, cx);
-  return { args: coerced, type, user: { transition, final, stateType: def.stype, initial, strict, finalStrict } };
+  return { args: coerced, type, user: { transition, final, stateType: stype, initial, strict, finalStrict } };
 }
 
 export { TRUE, FALSE, isConstantExpr };

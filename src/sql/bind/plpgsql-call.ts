@@ -6,7 +6,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { positionOf, QuireError } from '../../common/errors.js';
-import { T, typeDisplayName, type DataType } from '../../common/types.js';
+import { T, elementType, isArrayType, typeDisplayName, type DataType } from '../../common/types.js';
 import type { Expr } from '../../logical/expr.js';
 import type { PlProgram, PlStatement, PlVariable } from '../../logical/plpgsql-program.js';
 import type { PlSource, PlSourceStatement, SqlFunctionDef } from '../../storage/catalog.js';
@@ -63,12 +63,17 @@ export function bindPlpgsqlCall(fn: SqlFunctionDef, src: PlSource, args: readonl
       case 'assign': {
         const target = varIndex(s.target);
         const t = variables[target]!.type;
-        if (s.field === null) return { kind: 'assign', target, field: null, value: assignTo(s.value, t, `variable "${s.target}"`) };
+        if (s.subscript !== null) {
+          if (!isArrayType(t)) throw new QuireError('42804', `cannot subscript type ${typeDisplayName(t)} because it does not support subscripting`);
+          const subscript = coerce(bind(s.subscript), T.int4, 'assignment', cx.env, 0, 'array subscript');
+          return { kind: 'assign', target, field: null, subscript, value: assignTo(s.value, elementType(t), `element of "${s.target}"`) };
+        }
+        if (s.field === null) return { kind: 'assign', target, field: null, subscript: null, value: assignTo(s.value, t, `variable "${s.target}"`) };
         const c = t.name === 'record' ? t.composite : undefined;
         if (c === undefined) throw new QuireError('42804', `variable "${s.target}" of type ${typeDisplayName(t)} is not a composite`);
         const field = c.fields.findIndex((f) => f.name === s.field);
         if (field < 0) throw new QuireError('42703', `record "${s.target}" has no field "${s.field}"`);
-        return { kind: 'assign', target, field, value: assignTo(s.value, c.fields[field]!.type, `field "${s.field}"`) };
+        return { kind: 'assign', target, field, subscript: null, value: assignTo(s.value, c.fields[field]!.type, `field "${s.field}"`) };
       }
       case 'if':
         return {
@@ -94,9 +99,10 @@ export function bindPlpgsqlCall(fn: SqlFunctionDef, src: PlSource, args: readonl
   withRoutineFrame(vcx, frame, loc, () => {
     // Each DECLAREd variable's default sees the variables declared before it.
     for (const d of src.declared) {
-      const init = d.init === null ? null : assignTo(d.init, d.type, `variable "${d.name}"`);
-      scope.entries = [...scope.entries, entry(variables.length, d)];
-      variables.push({ name: d.name, type: d.type, init });
+      const type = typeof d.type === 'number' ? params[d.type]!.type : d.type;
+      const init = d.init === null ? null : assignTo(d.init, type, `variable "${d.name}"`);
+      scope.entries = [...scope.entries, entry(variables.length, { name: d.name, type })];
+      variables.push({ name: d.name, type, init });
     }
     program = { name: fn.name, definition: fn, variables, paramCount: params.length, body: src.body.map(stmt), returns: fn.returns === 'void' ? T.unknown : resultType };
   });
