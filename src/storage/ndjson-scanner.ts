@@ -8,6 +8,7 @@
  */
 import { makeColumn, type Column, type ColumnData } from '../common/column.js';
 import { storageKind, type DataType, type Field, type Value } from '../common/types.js';
+import { decimalDigitsToDouble } from './decimal-digits-to-double.js';
 
 /** 10^0 … 10^22: each exact in a double, so mantissa / 10^k is the correctly rounded value. */
 const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
@@ -230,6 +231,7 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
       } else if (c === 45 || (c >= 48 && c <= 57)) {
         const ns = i;
         if (c === 45) i++;
+        const ms = i;
         let mant = 0;
         let digits = 0;
         if (i < e && b[i] === 48) {
@@ -253,6 +255,7 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
           }
           if (frac === 0) return -1;
         }
+        const me = i;
         let exp = false;
         if (i < e && (b[i] === 101 || b[i] === 69)) {
           exp = true;
@@ -268,7 +271,10 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
             x = frac === 0 ? mant : mant / POW10[frac]!;
             if (c === 45) x = -x;
           } else {
-            x = Number(b.toString('latin1', ns, i));
+            // 17 significant digits (shortest round-trip output of many doubles) convert from the bytes too.
+            x = exp ? NaN : decimalDigitsToDouble(b, ms, me, digits + frac, frac, mant);
+            if (x !== x) x = Number(b.toString('latin1', ns, i));
+            else if (c === 45) x = -x;
           }
           (out.data[o] as Float64Array)[r] = x;
           out.nulls[o]![r] = 0;

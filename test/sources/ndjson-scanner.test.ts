@@ -119,6 +119,15 @@ describe('read_json NDJSON byte path', () => {
     expect(await readChunked(f, fields, [4, 0], 5)).toEqual(whole.map((r) => [r[4], r[0]]));
   });
 
+  it('converts doubles with 17 significant digits as DuckDB does', async () => {
+    const r = rng(17);
+    const lines: string[] = [];
+    for (let i = 0; i < 20000; i++) lines.push(`{"id": ${i}, "f": ${(r() - 0.5) * 10 ** Math.floor(r() * 6)}, "g": ${-r()}}`);
+    lines.push('{"id": 20000, "f": 0.12345678901234567e2, "g": 123456789.12345678901}');
+    const f = file(lines.join('\n') + '\n');
+    expect(await quireRows(f, 'id, f, g')).toEqual(await duckRows(f, 'id, f, g'));
+  });
+
   it('keeps many distinct short strings apart (the short-string cache collides)', async () => {
     const N = 20000;
     const f = file(Array.from({ length: N }, (_, i) => `{"id": ${i}, "s": "${(i * 7919) % 6007}x${i % 3}"}`).join('\n'));
