@@ -128,6 +128,17 @@ describe('read_json NDJSON byte path', () => {
     expect(await quireRows(f, 'id, f, g')).toEqual(await duckRows(f, 'id, f, g'));
   });
 
+  it('hands the rest of a chunk to the splitter when a line cut by the chunk end is not a record', async () => {
+    const text = '{"id": 1, "s": "a"}\n{"id": 2, "s": "bb"}\n{\n  "id": 3,\n  "s": "pretty"\n}\n{"id": 4, "s": "d"}\n{"id": 5, "s": "e"}\n';
+    const f = file(text);
+    const fields: Field[] = [
+      { name: 'id', type: T.int8 },
+      { name: 's', type: T.text },
+    ];
+    const expected = [[1, 'a'], [2, 'bb'], [3, 'pretty'], [4, 'd'], [5, 'e']];
+    for (let size = 1; size <= text.length + 1; size++) expect(await readChunked(f, fields, [0, 1], size)).toEqual(expected);
+  });
+
   it('keeps many distinct short strings apart (the short-string cache collides)', async () => {
     const N = 20000;
     const f = file(Array.from({ length: N }, (_, i) => `{"id": ${i}, "s": "${(i * 7919) % 6007}x${i % 3}"}`).join('\n'));

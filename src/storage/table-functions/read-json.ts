@@ -17,11 +17,14 @@ import { BATCH_SIZE, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { Utf8Decoder, readFileChunks, readFileHead } from '../csv.js';
+import { Utf8Decoder, readFileHead } from '../csv.js';
+import { readFileAhead } from '../read-file-ahead.js';
 import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
+/** As read_csv's buffer_size: few enough thread-pool round trips, small enough for progress steps. */
+const READ_CHUNK_BYTES = 1 << 18;
 
 /**
  * Streams the top-level JSON values of a document: each element of a top-level array, or each value
@@ -357,7 +360,7 @@ export async function* readJsonBody(
         }
       }
     }
-    for await (const chunk of readFileChunks(file, signal, 'read_json', chunkBytes === undefined ? {} : { chunkBytes })) {
+    for await (const chunk of readFileAhead(file, chunkBytes ?? READ_CHUNK_BYTES, signal, 'read_json')) {
       if (sp !== null) {
         const splitter: JsonValueSplitter = sp;
         splitter.push(dec!.decode(chunk));
@@ -371,16 +374,27 @@ export async function* readJsonBody(
         continue;
       }
       // A line longer than a chunk gathers its pieces and joins them once, not once per chunk.
-      parts.push(chunk);
-      partBytes += chunk.length;
-      if (chunk.indexOf(10) < 0) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        parts.push(chunk);
+        partBytes += chunk.length;
         hold(held.length + partBytes, file);
         continue;
       }
-      const joined = Buffer.concat([held, ...parts]);
+      // Only the cut line is joined; the rest of the chunk is read where it lies.
+      const joined = Buffer.concat([held, ...parts, chunk.subarray(0, nl + 1)]);
       parts = [];
       partBytes = 0;
       yield* lines(joined, false);
+      if (sp !== null) {
+        // The cut line handed the file to the splitter, which took only that line: give it the rest.
+        const splitter: JsonValueSplitter = sp;
+        splitter.push(dec!.decode(chunk.subarray(nl + 1)));
+        hold(2 * splitter.buffered, file);
+        yield* drain(splitter, false);
+        continue;
+      }
+      yield* lines(chunk.subarray(nl + 1), false);
     }
     if (parts.length > 0) carry = Buffer.concat([carry as Buffer | null ?? Buffer.alloc(0), ...parts]);
     if (sp !== null) {
