@@ -97,6 +97,8 @@ const CACHE_SLOTS = 4096;
 /** Maps record keys (as raw UTF-8 bytes) to output columns. */
 export class NdjsonSchema {
   private readonly keys: Buffer[];
+  /** Names whose JSON spelling is their UTF-8 bytes (no quote, backslash or control character). */
+  private readonly plainKey: boolean[];
   private readonly byKey = new Map<string, number>();
   /** Per field: output column or -1 when the query does not read it. */
   readonly outOf: Int32Array;
@@ -104,6 +106,7 @@ export class NdjsonSchema {
 
   constructor(fields: readonly Field[], cols: readonly number[]) {
     this.keys = fields.map((f) => Buffer.from(f.name, 'utf8'));
+    this.plainKey = this.keys.map((k) => k.every((c) => c >= 32 && c !== 34 && c !== 92));
     // JSON.parse keeps the last of duplicate names; the schema holds each name once.
     fields.forEach((f, i) => this.byKey.set(Buffer.from(f.name, 'utf8').toString('latin1'), i));
     this.outOf = new Int32Array(fields.length).fill(-1);
@@ -131,6 +134,26 @@ export class NdjsonSchema {
     return str;
   }
 
+  /** Set by scanRecord: the index of the '\n' ending the record it read (or the input's end). */
+  lineEnd = 0;
+
+  /**
+   * `guess` when its name is spelled by the bytes at s followed by the closing quote (all before e);
+   * -1 otherwise, also for names that need escaping in JSON (then field() decides).
+   */
+  keyAt(b: Buffer, s: number, e: number, guess: number): number {
+    const k = this.keys[guess];
+    if (k === undefined || !this.plainKey[guess]) return -1;
+    const n = k.length;
+    if (s + n >= e || b[s + n] !== 34) return -1;
+    for (let j = 0; j < n; j++) if (k[j] !== b[s + j]) return -1;
+    return guess;
+  }
+
+  keyLength(f: number): number {
+    return this.keys[f]!.length;
+  }
+
   /** The field whose name is b[s, e), or -1; `guess` (the field after the previous key) is tried first. */
   field(b: Buffer, s: number, e: number, guess: number): number {
     const k = this.keys[guess];
@@ -145,18 +168,32 @@ export class NdjsonSchema {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Whitespace within a line ('\n' ends the record). */
 function isWs(c: number): boolean {
-  return c === 32 || c === 9 || c === 13 || c === 10;
+  return c === 32 || c === 9 || c === 13;
 }
 
 /**
- * Reads the record in b[s, e) (one line without its '\n') into row r. Returns 1 when done, 0 for a
- * blank line, -1 when the caller must take the general path (the row's columns may be partly written).
+ * Where the record that scanRecord read ends: after spaces, the line's '\n' (its index is set in
+ * schema.lineEnd), or the end of the input when it is the last one (`final`).
  */
-export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
+function lineEnd(b: Buffer, i: number, e: number, final: boolean, schema: NdjsonSchema): boolean {
+  while (i < e && isWs(b[i]!)) i++;
+  if (i < e ? b[i] !== 10 : !final) return false;
+  schema.lineEnd = i;
+  return true;
+}
+
+/**
+ * Reads the line starting at s (b[s, e) holds it and possibly more lines; `final`: nothing follows
+ * e) into row r, and sets schema.lineEnd to the index of its '\n' (or e). Returns 1 when done, 0 for
+ * a blank line, -1 when the caller must take the general path or the line is not complete in b (the
+ * row's columns may be partly written). A line is never read past its '\n'.
+ */
+export function scanRecord(b: Buffer, s: number, e: number, final: boolean, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
   let i = s;
   while (i < e && isWs(b[i]!)) i++;
-  if (i === e) return 0;
+  if (i === e || b[i] === 10) return lineEnd(b, i, e, final, schema) ? 0 : -1;
   if (b[i] !== 123) return -1;
   i++;
   while (i < e && isWs(b[i]!)) i++;
@@ -167,14 +204,19 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
     for (;;) {
       if (i >= e || b[i] !== 34) return -1;
       const ks = ++i;
-      while (i < e) {
-        const c = b[i]!;
-        if (c === 34) break;
-        if (c === 92 || c < 32) return -1;
-        i++;
+      // Records mostly repeat the sampled key order: the expected key is compared in place.
+      let f = schema.keyAt(b, ks, e, guess);
+      if (f >= 0) i = ks + schema.keyLength(f);
+      else {
+        while (i < e) {
+          const c = b[i]!;
+          if (c === 34) break;
+          if (c === 92 || c < 32) return -1;
+          i++;
+        }
+        if (i >= e) return -1;
+        f = schema.field(b, ks, i, guess);
       }
-      if (i >= e) return -1;
-      const f = schema.field(b, ks, i, guess);
       i++;
       while (i < e && isWs(b[i]!)) i++;
       if (i >= e || b[i] !== 58) return -1;
@@ -318,6 +360,5 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
       return -1;
     }
   }
-  while (i < e && isWs(b[i]!)) i++;
-  return i === e ? 1 : -1;
+  return lineEnd(b, i, e, final, schema) ? 1 : -1;
 }

@@ -137,6 +137,24 @@ describe('read_json NDJSON byte path', () => {
     ];
     const expected = [[1, 'a'], [2, 'bb'], [3, 'pretty'], [4, 'd'], [5, 'e']];
     for (let size = 1; size <= text.length + 1; size++) expect(await readChunked(f, fields, [0, 1], size)).toEqual(expected);
+    // CRLF, spaces after a record, blank lines, and no newline after the last record.
+    const crlf = '{"id": 1, "s": "a"} \r\n\r\n  \n{"id": 2, "s": "bb"}\t\r\n{"id": 3, "s": "c"}  ';
+    const g = file(crlf);
+    for (let size = 1; size <= crlf.length + 1; size++) expect(await readChunked(g, fields, [0, 1], size)).toEqual([[1, 'a'], [2, 'bb'], [3, 'c']]);
+  });
+
+  it('reads keys that need escaping or are not ASCII, in the sampled order and out of it', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const parts = [`"id": ${i}`, `"na\\"me": "q${i % 5}"`, `"ключ": ${i % 7}`, `"t\\tab": ${i % 2 === 0}`, `"x": "${i}"`];
+      if (i % 3 === 1) parts.reverse();
+      lines.push(`{${parts.join(', ')}}`);
+    }
+    const f = file(lines.join('\n'));
+    const cols = 'id, "na""me", "ключ", "t\tab", x';
+    const q = await quireRows(f, cols);
+    expect(q.length).toBe(300);
+    expect(q).toEqual(await duckRows(f, cols));
   });
 
   it('keeps many distinct short strings apart (the short-string cache collides)', async () => {

@@ -324,18 +324,25 @@ export async function* readJsonBody(
       if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) s = 3;
       first = false;
       for (;;) {
-        let nl = data.indexOf(10, s);
-        if (nl < 0) {
+        if (s >= data.length) {
           if (!final) {
-            carry = s < data.length ? data.subarray(s) : null;
-            hold(carry === null ? 0 : carry.length, file);
-            return;
+            carry = null;
+            hold(0, file);
           }
-          if (s >= data.length) return;
-          nl = data.length;
+          return;
         }
-        const got = scanRecord(data, s, nl, schema, out, rows);
+        const got = scanRecord(data, s, data.length, final, schema, out, rows);
+        let nl = schema.lineEnd;
         if (got < 0) {
+          nl = data.indexOf(10, s);
+          if (nl < 0) {
+            if (!final) {
+              carry = data.subarray(s);
+              hold(carry.length, file);
+              return;
+            }
+            nl = data.length;
+          }
           let rec: unknown;
           try {
             rec = JSON.parse(lineDecoder.decode(data.subarray(s, nl), true));
@@ -354,10 +361,6 @@ export async function* readJsonBody(
         }
         line++;
         s = nl + 1;
-        if (s >= data.length && !final) {
-          carry = null;
-          return;
-        }
       }
     }
     for await (const chunk of readFileAhead(file, chunkBytes ?? READ_CHUNK_BYTES, signal, 'read_json')) {
