@@ -157,6 +157,17 @@ describe('read_json NDJSON byte path', () => {
     expect(q).toEqual(await duckRows(f, cols));
   });
 
+  it('infers from one JSON.parse of the sample lines only when each line is one object', async () => {
+    const typesOf = async (text: string): Promise<string[]> => (await db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    expect(await typesOf('  {"a": 1, "b": "x"}  \r\n\n{"b": null, "c": true}\n{"a": 2.5}')).toEqual(['a:float8', 'b:text', 'c:bool']);
+    expect(await typesOf('{"a":1} {"b": 2.5}\n')).toEqual(['a:int8', 'b:float8']);
+    // Two values on a line, a character JSON does not count as space, an array, a line ending inside a string.
+    await expect(typesOf('{"a":1},{"b":2}\n{"a":3}\n')).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1: not a valid JSON value') });
+    await expect(typesOf('\u00a0{"a":1}\n')).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1') });
+    await expect(typesOf('{"a":1}\n[1,2]\n')).rejects.toMatchObject({ code: '22P02', message: 'read_json expects JSON objects' });
+    await expect(typesOf('{"a": "x}\n{"b": 1}\n')).rejects.toMatchObject({ code: '22P02' });
+  });
+
   it('keeps many distinct short strings apart (the short-string cache collides)', async () => {
     const N = 20000;
     const f = file(Array.from({ length: N }, (_, i) => `{"id": ${i}, "s": "${(i * 7919) % 6007}x${i % 3}"}`).join('\n'));

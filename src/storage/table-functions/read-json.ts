@@ -184,14 +184,55 @@ function parseRecord(text: string, file: string, line: number): Record<string, u
   return v as Record<string, unknown>;
 }
 
+/**
+ * The sample's records when it is one object per line: the lines parsed by one JSON.parse as the
+ * elements of an array (a tenth of the time of finding each value's end and parsing it alone). Null
+ * for anything else (a line that is not `{…}`, a count of values other than one per line), which
+ * the splitter then reads with its own results and errors.
+ */
+const JSON_SPACE_AROUND = /^[ \t\r]+|[ \t\r]+$/g;
+
+function sampleLines(text: string, complete: boolean, sampleSize: number): Record<string, unknown>[] | null {
+  const lines = text.split('\n');
+  if (!complete) lines.pop();
+  const picked: string[] = [];
+  for (const raw of lines) {
+    if (picked.length >= sampleSize) break;
+    // JSON's whitespace only (trim() would also drop characters JSON.parse refuses).
+    const l = raw.replace(JSON_SPACE_AROUND, '');
+    if (l === '') continue;
+    if (l.charCodeAt(0) !== 123 || l.charCodeAt(l.length - 1) !== 125) return null;
+    picked.push(l);
+  }
+  let recs: unknown;
+  try {
+    recs = JSON.parse(`[${picked.join(',')}]`);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(recs) || recs.length !== picked.length) return null;
+  for (const r of recs) if (r === null || typeof r !== 'object' || Array.isArray(r)) return null;
+  return recs as Record<string, unknown>[];
+}
+
 function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytesPerRow: number } {
   const head = readFileHead(file, SAMPLE_BYTES);
   const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
-  const sp = new JsonValueSplitter();
-  sp.push(text);
   const kinds = new Map<string, Kind>();
   let rows = 0;
-  while (rows < sampleSize) {
+  const addRecord = (rec: Record<string, unknown>): void => {
+    rows++;
+    for (const k of Object.keys(rec)) {
+      const prev = kinds.get(k);
+      const kd = kindOf(rec[k]);
+      kinds.set(k, prev === undefined ? kd : join(prev, kd));
+    }
+  };
+  const fast = sampleLines(text, head.complete, sampleSize);
+  if (fast !== null) for (const rec of fast) addRecord(rec);
+  const sp = new JsonValueSplitter();
+  if (fast === null) sp.push(text);
+  while (fast === null && rows < sampleSize) {
     let t: string | null;
     try {
       t = sp.next(head.complete);
@@ -200,13 +241,7 @@ function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytes
       throw e;
     }
     if (t === null) break;
-    const rec = parseRecord(t, file, sp.line);
-    rows++;
-    for (const k of Object.keys(rec)) {
-      const prev = kinds.get(k);
-      const kd = kindOf(rec[k]);
-      kinds.set(k, prev === undefined ? kd : join(prev, kd));
-    }
+    addRecord(parseRecord(t, file, sp.line));
   }
   if (kinds.size === 0) throw new QuireError('22P02', `could not determine the columns of JSON file "${file}": no objects with keys found`);
   const fields: Field[] = [...kinds].map(([name, k]) => ({ name, type: k === 'null' ? T.text : T[k] }));
