@@ -272,7 +272,8 @@ function toValue(v: unknown, t: DataType, file: string, line: number, col: strin
 
 /**
  * The bytes held while a line or value is incomplete grow with it (one huge document, a very long
- * line): they reserve from the statement's pool, with one output batch, so memory_limit refuses them (53200).
+ * line): they reserve from the statement's pool, with one output batch and the read buffers, so
+ * memory_limit refuses them (53200).
  */
 async function* readJsonFiles(
   files: readonly string[],
@@ -283,12 +284,13 @@ async function* readJsonFiles(
   chunkBytes?: number,
 ): AsyncGenerator<Batch> {
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_json', false);
-  const batchBytes = BATCH_SIZE * (cols.length * 24 + 16);
-  reservation?.grow(batchBytes, 'an output batch');
+  // One output batch, and the chunk being read with the two reads in flight behind it.
+  const baseBytes = BATCH_SIZE * (cols.length * 24 + 16) + 3 * (chunkBytes ?? READ_CHUNK_BYTES);
+  reservation?.grow(baseBytes, 'an output batch and read buffers');
   try {
     yield* readJsonBody(files, fields, cols, signal, chunkBytes, (bytes, file) => {
       if (reservation === null) return;
-      const want = batchBytes + bytes;
+      const want = baseBytes + bytes;
       if (want > reservation.size) reservation.grow(want - reservation.size, `text of "${file}"`);
       else reservation.shrink(reservation.size - want);
     });
