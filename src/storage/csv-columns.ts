@@ -10,6 +10,7 @@ import { ymdToDays } from '../common/datetime-calendar.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import { makeColumn, type Column } from '../common/column.js';
 import { F_COMPLEX, type CsvScanner } from './csv-scanner.js';
+import { decimalDigitsToDouble } from './decimal-digits-to-double.js';
 
 const MICROS_PER_DAY = 86_400_000_000;
 
@@ -347,6 +348,7 @@ export function parseFloatBytes(buf: Uint8Array, s: number, e: number, sc: CsvSc
     digits += i - fracStart;
   }
   if (digits === 0) return NaN;
+  const mantEnd = i;
   if (i < e) {
     if ((buf[i]! | 0x20) !== 0x65) return NaN;
     i++;
@@ -369,7 +371,12 @@ export function parseFloatBytes(buf: Uint8Array, s: number, e: number, sc: CsvSc
   // The mantissa is exact while below 2^53 (rounding is monotonic, so a computed m under the bound
   // means every step was exact); 16-digit mantissas mostly are.
   if (m >= 9007199254740992 || scale > 22 || scale < -22) {
-    // Valid syntax, but not exact by the fast path: the string conversion rounds correctly.
+    // 17 significant digits (shortest round-trip output of many doubles) still convert from the bytes.
+    if (scale < 0) {
+      const x = decimalDigitsToDouble(buf, intStart, mantEnd, digits, -scale, m);
+      if (x === x) return neg ? -x : x;
+    }
+    // Valid syntax, but not exact by the fast paths: the string conversion rounds correctly.
     const v = Number(sc.latin1(s, e));
     return Number.isFinite(v) && (v !== 0 || m === 0) ? v : NaN;
   }

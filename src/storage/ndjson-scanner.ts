@@ -8,6 +8,7 @@
  */
 import { makeColumn, type Column, type ColumnData } from '../common/column.js';
 import { storageKind, type DataType, type Field, type Value } from '../common/types.js';
+import { decimalDigitsToDouble } from './decimal-digits-to-double.js';
 
 /** 10^0 … 10^22: each exact in a double, so mantissa / 10^k is the correctly rounded value. */
 const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
@@ -96,6 +97,8 @@ const CACHE_SLOTS = 4096;
 /** Maps record keys (as raw UTF-8 bytes) to output columns. */
 export class NdjsonSchema {
   private readonly keys: Buffer[];
+  /** Names whose JSON spelling is their UTF-8 bytes (no quote, backslash or control character). */
+  private readonly plainKey: boolean[];
   private readonly byKey = new Map<string, number>();
   /** Per field: output column or -1 when the query does not read it. */
   readonly outOf: Int32Array;
@@ -103,6 +106,7 @@ export class NdjsonSchema {
 
   constructor(fields: readonly Field[], cols: readonly number[]) {
     this.keys = fields.map((f) => Buffer.from(f.name, 'utf8'));
+    this.plainKey = this.keys.map((k) => k.every((c) => c >= 32 && c !== 34 && c !== 92));
     // JSON.parse keeps the last of duplicate names; the schema holds each name once.
     fields.forEach((f, i) => this.byKey.set(Buffer.from(f.name, 'utf8').toString('latin1'), i));
     this.outOf = new Int32Array(fields.length).fill(-1);
@@ -130,6 +134,26 @@ export class NdjsonSchema {
     return str;
   }
 
+  /** Set by scanRecord: the index of the '\n' ending the record it read (or the input's end). */
+  lineEnd = 0;
+
+  /**
+   * `guess` when its name is spelled by the bytes at s followed by the closing quote (all before e);
+   * -1 otherwise, also for names that need escaping in JSON (then field() decides).
+   */
+  keyAt(b: Buffer, s: number, e: number, guess: number): number {
+    const k = this.keys[guess];
+    if (k === undefined || !this.plainKey[guess]) return -1;
+    const n = k.length;
+    if (s + n >= e || b[s + n] !== 34) return -1;
+    for (let j = 0; j < n; j++) if (k[j] !== b[s + j]) return -1;
+    return guess;
+  }
+
+  keyLength(f: number): number {
+    return this.keys[f]!.length;
+  }
+
   /** The field whose name is b[s, e), or -1; `guess` (the field after the previous key) is tried first. */
   field(b: Buffer, s: number, e: number, guess: number): number {
     const k = this.keys[guess];
@@ -144,18 +168,32 @@ export class NdjsonSchema {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Whitespace within a line ('\n' ends the record). */
 function isWs(c: number): boolean {
-  return c === 32 || c === 9 || c === 13 || c === 10;
+  return c === 32 || c === 9 || c === 13;
 }
 
 /**
- * Reads the record in b[s, e) (one line without its '\n') into row r. Returns 1 when done, 0 for a
- * blank line, -1 when the caller must take the general path (the row's columns may be partly written).
+ * Where the record that scanRecord read ends: after spaces, the line's '\n' (its index is set in
+ * schema.lineEnd), or the end of the input when it is the last one (`final`).
  */
-export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
+function lineEnd(b: Buffer, i: number, e: number, final: boolean, schema: NdjsonSchema): boolean {
+  while (i < e && isWs(b[i]!)) i++;
+  if (i < e ? b[i] !== 10 : !final) return false;
+  schema.lineEnd = i;
+  return true;
+}
+
+/**
+ * Reads the line starting at s (b[s, e) holds it and possibly more lines; `final`: nothing follows
+ * e) into row r, and sets schema.lineEnd to the index of its '\n' (or e). Returns 1 when done, 0 for
+ * a blank line, -1 when the caller must take the general path or the line is not complete in b (the
+ * row's columns may be partly written). A line is never read past its '\n'.
+ */
+export function scanRecord(b: Buffer, s: number, e: number, final: boolean, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
   let i = s;
   while (i < e && isWs(b[i]!)) i++;
-  if (i === e) return 0;
+  if (i === e || b[i] === 10) return lineEnd(b, i, e, final, schema) ? 0 : -1;
   if (b[i] !== 123) return -1;
   i++;
   while (i < e && isWs(b[i]!)) i++;
@@ -166,14 +204,19 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
     for (;;) {
       if (i >= e || b[i] !== 34) return -1;
       const ks = ++i;
-      while (i < e) {
-        const c = b[i]!;
-        if (c === 34) break;
-        if (c === 92 || c < 32) return -1;
-        i++;
+      // Records mostly repeat the sampled key order: the expected key is compared in place.
+      let f = schema.keyAt(b, ks, e, guess);
+      if (f >= 0) i = ks + schema.keyLength(f);
+      else {
+        while (i < e) {
+          const c = b[i]!;
+          if (c === 34) break;
+          if (c === 92 || c < 32) return -1;
+          i++;
+        }
+        if (i >= e) return -1;
+        f = schema.field(b, ks, i, guess);
       }
-      if (i >= e) return -1;
-      const f = schema.field(b, ks, i, guess);
       i++;
       while (i < e && isWs(b[i]!)) i++;
       if (i >= e || b[i] !== 58) return -1;
@@ -230,6 +273,7 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
       } else if (c === 45 || (c >= 48 && c <= 57)) {
         const ns = i;
         if (c === 45) i++;
+        const ms = i;
         let mant = 0;
         let digits = 0;
         if (i < e && b[i] === 48) {
@@ -253,6 +297,7 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
           }
           if (frac === 0) return -1;
         }
+        const me = i;
         let exp = false;
         if (i < e && (b[i] === 101 || b[i] === 69)) {
           exp = true;
@@ -268,7 +313,10 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
             x = frac === 0 ? mant : mant / POW10[frac]!;
             if (c === 45) x = -x;
           } else {
-            x = Number(b.toString('latin1', ns, i));
+            // 17 significant digits (shortest round-trip output of many doubles) convert from the bytes too.
+            x = exp ? NaN : decimalDigitsToDouble(b, ms, me, digits + frac, frac, mant);
+            if (x !== x) x = Number(b.toString('latin1', ns, i));
+            else if (c === 45) x = -x;
           }
           (out.data[o] as Float64Array)[r] = x;
           out.nulls[o]![r] = 0;
@@ -312,6 +360,5 @@ export function scanRecord(b: Buffer, s: number, e: number, schema: NdjsonSchema
       return -1;
     }
   }
-  while (i < e && isWs(b[i]!)) i++;
-  return i === e ? 1 : -1;
+  return lineEnd(b, i, e, final, schema) ? 1 : -1;
 }

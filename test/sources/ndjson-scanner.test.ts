@@ -119,6 +119,55 @@ describe('read_json NDJSON byte path', () => {
     expect(await readChunked(f, fields, [4, 0], 5)).toEqual(whole.map((r) => [r[4], r[0]]));
   });
 
+  it('converts doubles with 17 significant digits as DuckDB does', async () => {
+    const r = rng(17);
+    const lines: string[] = [];
+    for (let i = 0; i < 20000; i++) lines.push(`{"id": ${i}, "f": ${(r() - 0.5) * 10 ** Math.floor(r() * 6)}, "g": ${-r()}}`);
+    lines.push('{"id": 20000, "f": 0.12345678901234567e2, "g": 123456789.12345678901}');
+    const f = file(lines.join('\n') + '\n');
+    expect(await quireRows(f, 'id, f, g')).toEqual(await duckRows(f, 'id, f, g'));
+  });
+
+  it('hands the rest of a chunk to the splitter when a line cut by the chunk end is not a record', async () => {
+    const text = '{"id": 1, "s": "a"}\n{"id": 2, "s": "bb"}\n{\n  "id": 3,\n  "s": "pretty"\n}\n{"id": 4, "s": "d"}\n{"id": 5, "s": "e"}\n';
+    const f = file(text);
+    const fields: Field[] = [
+      { name: 'id', type: T.int8 },
+      { name: 's', type: T.text },
+    ];
+    const expected = [[1, 'a'], [2, 'bb'], [3, 'pretty'], [4, 'd'], [5, 'e']];
+    for (let size = 1; size <= text.length + 1; size++) expect(await readChunked(f, fields, [0, 1], size)).toEqual(expected);
+    // CRLF, spaces after a record, blank lines, and no newline after the last record.
+    const crlf = '{"id": 1, "s": "a"} \r\n\r\n  \n{"id": 2, "s": "bb"}\t\r\n{"id": 3, "s": "c"}  ';
+    const g = file(crlf);
+    for (let size = 1; size <= crlf.length + 1; size++) expect(await readChunked(g, fields, [0, 1], size)).toEqual([[1, 'a'], [2, 'bb'], [3, 'c']]);
+  });
+
+  it('reads keys that need escaping or are not ASCII, in the sampled order and out of it', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const parts = [`"id": ${i}`, `"na\\"me": "q${i % 5}"`, `"ключ": ${i % 7}`, `"t\\tab": ${i % 2 === 0}`, `"x": "${i}"`];
+      if (i % 3 === 1) parts.reverse();
+      lines.push(`{${parts.join(', ')}}`);
+    }
+    const f = file(lines.join('\n'));
+    const cols = 'id, "na""me", "ключ", "t\tab", x';
+    const q = await quireRows(f, cols);
+    expect(q.length).toBe(300);
+    expect(q).toEqual(await duckRows(f, cols));
+  });
+
+  it('infers from one JSON.parse of the sample lines only when each line is one object', async () => {
+    const typesOf = async (text: string): Promise<string[]> => (await db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    expect(await typesOf('  {"a": 1, "b": "x"}  \r\n\n{"b": null, "c": true}\n{"a": 2.5}')).toEqual(['a:float8', 'b:text', 'c:bool']);
+    expect(await typesOf('{"a":1} {"b": 2.5}\n')).toEqual(['a:int8', 'b:float8']);
+    // Two values on a line, a character JSON does not count as space, an array, a line ending inside a string.
+    await expect(typesOf('{"a":1},{"b":2}\n{"a":3}\n')).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1: not a valid JSON value') });
+    await expect(typesOf('\u00a0{"a":1}\n')).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1') });
+    await expect(typesOf('{"a":1}\n[1,2]\n')).rejects.toMatchObject({ code: '22P02', message: 'read_json expects JSON objects' });
+    await expect(typesOf('{"a": "x}\n{"b": 1}\n')).rejects.toMatchObject({ code: '22P02' });
+  });
+
   it('keeps many distinct short strings apart (the short-string cache collides)', async () => {
     const N = 20000;
     const f = file(Array.from({ length: N }, (_, i) => `{"id": ${i}, "s": "${(i * 7919) % 6007}x${i % 3}"}`).join('\n'));

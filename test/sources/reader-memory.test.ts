@@ -88,6 +88,13 @@ describe('readers and memory_limit', () => {
     expect(got).toEqual(norm((await duck.runAndReadAll(`SELECT count(*), max(s) FROM read_csv('${f}')`)).getRows() as unknown[][]));
   });
 
+  it('read_json: read buffers beyond memory_limit are refused with 53200', async () => {
+    await db.query(`SET memory_limit = '512kB'`);
+    const e = await failure(`SELECT count(*) FROM read_json('${join(dir, 'rows.ndjson')}')`);
+    expect(e.code).toBe('53200');
+    expect(e.detail).toContain('read_json');
+  });
+
   it('read_json: a value larger than memory_limit is refused with 53200; ordinary records read', async () => {
     await db.query(`SET memory_limit = '2MB'`);
     const e = await failure(`SELECT count(*) FROM read_json('${join(dir, 'huge.ndjson')}')`);

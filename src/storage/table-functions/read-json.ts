@@ -17,11 +17,14 @@ import { BATCH_SIZE, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { Utf8Decoder, readFileChunks, readFileHead } from '../csv.js';
+import { Utf8Decoder, readFileHead } from '../csv.js';
+import { readFileAhead } from '../read-file-ahead.js';
 import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
+/** As read_csv's buffer_size: few enough thread-pool round trips, small enough for progress steps. */
+const READ_CHUNK_BYTES = 1 << 18;
 
 /**
  * Streams the top-level JSON values of a document: each element of a top-level array, or each value
@@ -181,14 +184,55 @@ function parseRecord(text: string, file: string, line: number): Record<string, u
   return v as Record<string, unknown>;
 }
 
+/**
+ * The sample's records when it is one object per line: the lines parsed by one JSON.parse as the
+ * elements of an array (a tenth of the time of finding each value's end and parsing it alone). Null
+ * for anything else (a line that is not `{…}`, a count of values other than one per line), which
+ * the splitter then reads with its own results and errors.
+ */
+const JSON_SPACE_AROUND = /^[ \t\r]+|[ \t\r]+$/g;
+
+function sampleLines(text: string, complete: boolean, sampleSize: number): Record<string, unknown>[] | null {
+  const lines = text.split('\n');
+  if (!complete) lines.pop();
+  const picked: string[] = [];
+  for (const raw of lines) {
+    if (picked.length >= sampleSize) break;
+    // JSON's whitespace only (trim() would also drop characters JSON.parse refuses).
+    const l = raw.replace(JSON_SPACE_AROUND, '');
+    if (l === '') continue;
+    if (l.charCodeAt(0) !== 123 || l.charCodeAt(l.length - 1) !== 125) return null;
+    picked.push(l);
+  }
+  let recs: unknown;
+  try {
+    recs = JSON.parse(`[${picked.join(',')}]`);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(recs) || recs.length !== picked.length) return null;
+  for (const r of recs) if (r === null || typeof r !== 'object' || Array.isArray(r)) return null;
+  return recs as Record<string, unknown>[];
+}
+
 function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytesPerRow: number } {
   const head = readFileHead(file, SAMPLE_BYTES);
   const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
-  const sp = new JsonValueSplitter();
-  sp.push(text);
   const kinds = new Map<string, Kind>();
   let rows = 0;
-  while (rows < sampleSize) {
+  const addRecord = (rec: Record<string, unknown>): void => {
+    rows++;
+    for (const k of Object.keys(rec)) {
+      const prev = kinds.get(k);
+      const kd = kindOf(rec[k]);
+      kinds.set(k, prev === undefined ? kd : join(prev, kd));
+    }
+  };
+  const fast = sampleLines(text, head.complete, sampleSize);
+  if (fast !== null) for (const rec of fast) addRecord(rec);
+  const sp = new JsonValueSplitter();
+  if (fast === null) sp.push(text);
+  while (fast === null && rows < sampleSize) {
     let t: string | null;
     try {
       t = sp.next(head.complete);
@@ -197,13 +241,7 @@ function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytes
       throw e;
     }
     if (t === null) break;
-    const rec = parseRecord(t, file, sp.line);
-    rows++;
-    for (const k of Object.keys(rec)) {
-      const prev = kinds.get(k);
-      const kd = kindOf(rec[k]);
-      kinds.set(k, prev === undefined ? kd : join(prev, kd));
-    }
+    addRecord(parseRecord(t, file, sp.line));
   }
   if (kinds.size === 0) throw new QuireError('22P02', `could not determine the columns of JSON file "${file}": no objects with keys found`);
   const fields: Field[] = [...kinds].map(([name, k]) => ({ name, type: k === 'null' ? T.text : T[k] }));
@@ -234,7 +272,8 @@ function toValue(v: unknown, t: DataType, file: string, line: number, col: strin
 
 /**
  * The bytes held while a line or value is incomplete grow with it (one huge document, a very long
- * line): they reserve from the statement's pool, with one output batch, so memory_limit refuses them (53200).
+ * line): they reserve from the statement's pool, with one output batch and the read buffers, so
+ * memory_limit refuses them (53200).
  */
 async function* readJsonFiles(
   files: readonly string[],
@@ -245,12 +284,13 @@ async function* readJsonFiles(
   chunkBytes?: number,
 ): AsyncGenerator<Batch> {
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_json', false);
-  const batchBytes = BATCH_SIZE * (cols.length * 24 + 16);
-  reservation?.grow(batchBytes, 'an output batch');
+  // One output batch, and the chunk being read with the two reads in flight behind it.
+  const baseBytes = BATCH_SIZE * (cols.length * 24 + 16) + 3 * (chunkBytes ?? READ_CHUNK_BYTES);
+  reservation?.grow(baseBytes, 'an output batch and read buffers');
   try {
     yield* readJsonBody(files, fields, cols, signal, chunkBytes, (bytes, file) => {
       if (reservation === null) return;
-      const want = batchBytes + bytes;
+      const want = baseBytes + bytes;
       if (want > reservation.size) reservation.grow(want - reservation.size, `text of "${file}"`);
       else reservation.shrink(reservation.size - want);
     });
@@ -321,18 +361,25 @@ export async function* readJsonBody(
       if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) s = 3;
       first = false;
       for (;;) {
-        let nl = data.indexOf(10, s);
-        if (nl < 0) {
+        if (s >= data.length) {
           if (!final) {
-            carry = s < data.length ? data.subarray(s) : null;
-            hold(carry === null ? 0 : carry.length, file);
-            return;
+            carry = null;
+            hold(0, file);
           }
-          if (s >= data.length) return;
-          nl = data.length;
+          return;
         }
-        const got = scanRecord(data, s, nl, schema, out, rows);
+        const got = scanRecord(data, s, data.length, final, schema, out, rows);
+        let nl = schema.lineEnd;
         if (got < 0) {
+          nl = data.indexOf(10, s);
+          if (nl < 0) {
+            if (!final) {
+              carry = data.subarray(s);
+              hold(carry.length, file);
+              return;
+            }
+            nl = data.length;
+          }
           let rec: unknown;
           try {
             rec = JSON.parse(lineDecoder.decode(data.subarray(s, nl), true));
@@ -351,13 +398,9 @@ export async function* readJsonBody(
         }
         line++;
         s = nl + 1;
-        if (s >= data.length && !final) {
-          carry = null;
-          return;
-        }
       }
     }
-    for await (const chunk of readFileChunks(file, signal, 'read_json', chunkBytes === undefined ? {} : { chunkBytes })) {
+    for await (const chunk of readFileAhead(file, chunkBytes ?? READ_CHUNK_BYTES, signal, 'read_json')) {
       if (sp !== null) {
         const splitter: JsonValueSplitter = sp;
         splitter.push(dec!.decode(chunk));
@@ -371,16 +414,27 @@ export async function* readJsonBody(
         continue;
       }
       // A line longer than a chunk gathers its pieces and joins them once, not once per chunk.
-      parts.push(chunk);
-      partBytes += chunk.length;
-      if (chunk.indexOf(10) < 0) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        parts.push(chunk);
+        partBytes += chunk.length;
         hold(held.length + partBytes, file);
         continue;
       }
-      const joined = Buffer.concat([held, ...parts]);
+      // Only the cut line is joined; the rest of the chunk is read where it lies.
+      const joined = Buffer.concat([held, ...parts, chunk.subarray(0, nl + 1)]);
       parts = [];
       partBytes = 0;
       yield* lines(joined, false);
+      if (sp !== null) {
+        // The cut line handed the file to the splitter, which took only that line: give it the rest.
+        const splitter: JsonValueSplitter = sp;
+        splitter.push(dec!.decode(chunk.subarray(nl + 1)));
+        hold(2 * splitter.buffered, file);
+        yield* drain(splitter, false);
+        continue;
+      }
+      yield* lines(chunk.subarray(nl + 1), false);
     }
     if (parts.length > 0) carry = Buffer.concat([carry as Buffer | null ?? Buffer.alloc(0), ...parts]);
     if (sp !== null) {
