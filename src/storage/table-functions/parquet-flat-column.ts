@@ -19,7 +19,7 @@
  */
 import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
-import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
+import { PARQUET_DECOMPRESSORS, decompressPrefix } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
@@ -900,10 +900,15 @@ function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk,
     if (v1) {
       // Levels other than RLE/bit-packed hybrid (the deprecated BIT_PACKED) go through the general path.
       if (header.data_page_header!.definition_level_encoding !== 'RLE') throw new FlatFallback();
-      // Version 1 pages compress their levels with the values: the page is decompressed, not decoded.
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
-      const r: Reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 4 };
-      const len = r.view.getUint32(0, true);
+      // Version 1 pages compress their levels with the values, in front of them: only as much of the
+      // page is decompressed as the levels take (a Snappy page stops there; other codecs go whole).
+      const size = Number(header.uncompressed_page_size);
+      if (size < 4) throw new Error(`column ${md.path_in_schema.join('.')} has a data page too short for its definition levels`);
+      const head = decompressPrefix(md.codec, raw, size, 4);
+      const len = (head[0]! | (head[1]! << 8) | (head[2]! << 16)) + head[3]! * 16777216;
+      if (len + 4 > size) throw new Error(`column ${md.path_in_schema.join('.')} has definition levels longer than their page`);
+      const page = decompressPrefix(md.codec, raw, size, 4 + len);
+      const r: Reader = { view: new DataView(page.buffer, page.byteOffset, 4 + len), offset: 4 };
       if (!allPresent(r, count)) present = readNullFlags(r, len, count, flags, at);
     } else {
       const h = header.data_page_header_v2!;
