@@ -28,6 +28,14 @@ const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hy
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
 
+/**
+ * A file's column chunks: hyparquet's AsyncBuffer, optionally with a synchronous read whose bytes stay
+ * valid only until the next read (the decoders here use them before returning).
+ */
+export interface ChunkSource extends AsyncBuffer {
+  readRange?(start: number, end: number): Uint8Array;
+}
+
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
 export class FlatFallback extends Error {}
 
@@ -840,11 +848,13 @@ function countPresent(nulls: Uint8Array, from: number, to: number): number {
  * are skipped undecompressed, and the others are unpacked into scratch arrays from which only the wanted
  * rows are looked up and copied (so a late-decoded column costs no gather of its own).
  */
-export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
+export async function readFlatColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
-  const bytes = await file.slice(start, end);
+  // Read and decoded in one synchronous step where the file allows: the bytes then go into a buffer
+  // shared by every chunk, as nothing decoded keeps a reference to them.
+  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
   if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
@@ -856,7 +866,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
  * only the definition levels of each page are read (of the pages holding wanted rows, with `only`, as
  * readFlatColumn does).
  */
-export async function readFlatNulls(file: AsyncBuffer, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0): Promise<Uint8Array | null> {
+export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0): Promise<Uint8Array | null> {
   const md = found.chunk.meta_data!;
   if (!found.optional) return null;
   const rows = Number(rowGroup.num_rows);
@@ -866,14 +876,14 @@ export async function readFlatNulls(file: AsyncBuffer, rowGroup: RowGroup, found
   // The dictionary page, when there is one, comes first and is skipped unread.
   const start = Number(md.data_page_offset);
   const end = Number(md.dictionary_page_offset ?? md.data_page_offset) + Number(md.total_compressed_size);
-  const bytes = await file.slice(start, end);
+  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
   if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
   return decodeFlatNulls(bytes, rows, found, only, onlyCount);
 }
 
-function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number): Uint8Array | null {
+function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number): Uint8Array | null {
   const md = found.chunk.meta_data!;
-  const reader: Reader = { view: new DataView(bytes), offset: 0 };
+  const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   let nulls: Uint8Array | null = null;
   let row = 0;
   let want = 0;
@@ -881,7 +891,7 @@ function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk,
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type !== 'DATA_PAGE' && header.type !== 'DATA_PAGE_V2') continue;
     const v1 = header.type === 'DATA_PAGE';
@@ -965,9 +975,9 @@ function pageNullsFor(n: number): Uint8Array {
   return a;
 }
 
-function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
+function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
   const md = found.chunk.meta_data!;
-  const reader: Reader = { view: new DataView(bytes), offset: 0 };
+  const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
   const coded = conv.kind === 'str' || conv.kind === 'dec';
   const values = allocDense(conv, only === undefined ? rows : onlyCount);
@@ -988,7 +998,7 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);

@@ -33,7 +33,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -312,29 +312,48 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
  * synchronous: a slice is one column chunk (a few MB at most from the page cache), and a thread-pool
  * round trip per chunk left the decoder idle for longer than the read itself on a busy machine.
  */
-function openFileBuffer(file: string): { buffer: AsyncBuffer; close(): void } {
+function openFileBuffer(file: string): { buffer: ChunkSource; close(): void } {
   // Opened synchronously too: open, stat and close through the thread pool were three event-loop
   // round trips per file, a large part of a pruned scan that decodes one row group.
   const fd = openSync(file, 'r');
   const size = fstatSync(fd).size;
+  const readAt = (view: Uint8Array, start: number): number => {
+    let done = 0;
+    while (done < view.length) {
+      const bytesRead = readSync(fd, view, done, view.length - done, start + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return done;
+  };
   return {
     buffer: {
       byteLength: size,
       async slice(start: number, end?: number): Promise<ArrayBuffer> {
         const stop = Math.min(end ?? size, size);
         const ab = new ArrayBuffer(Math.max(0, stop - start));
-        const view = new Uint8Array(ab);
-        let done = 0;
-        while (done < view.length) {
-          const bytesRead = readSync(fd, view, done, view.length - done, start + done);
-          if (bytesRead === 0) break;
-          done += bytesRead;
-        }
+        readAt(new Uint8Array(ab), start);
         return ab;
+      },
+      readRange(start: number, end: number): Uint8Array {
+        const n = Math.max(0, Math.min(end, size) - start);
+        // A fresh buffer per chunk is memory the system maps afresh (slow on virtual machines), and
+        // a row group's chunks are read one after another: one buffer serves them all.
+        const view = n > RANGE_SCRATCH_MAX ? new Uint8Array(n) : rangeScratch(n);
+        return view.subarray(0, readAt(view, start));
       },
     },
     close: () => closeSync(fd),
   };
+}
+
+/** Chunks up to this size are read into the shared buffer (which keeps the largest size read). */
+const RANGE_SCRATCH_MAX = 16 << 20;
+let rangeBuffer = new Uint8Array(0);
+
+function rangeScratch(n: number): Uint8Array {
+  if (rangeBuffer.length < n) rangeBuffer = new Uint8Array(Math.max(n, Math.min(RANGE_SCRATCH_MAX, rangeBuffer.length * 2), 1 << 16));
+  return rangeBuffer.subarray(0, n);
 }
 
 interface ScanSpec {
@@ -446,6 +465,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
   for (const m of metas) for (const rg of m.row_groups) totalBytes += groupBytes(rg);
   const progress = reportProgress('read_parquet', totalBytes, 'bytes');
   let file = spec.files[0]!;
+  let selBuffer = new Int32Array(0);
   try {
     for (let fi = 0; fi < spec.files.length; fi++) {
       file = spec.files[fi]!;
@@ -558,7 +578,9 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         if (active.length > 0) {
           // Offsets in `sel` count from the row group's start until rebased to the range's.
           const at = g >= 0 ? r.rowStart - groupStarts[g]! : 0;
-          sel = new Int32Array(n);
+          // One selection buffer per scan: a range's rows are gathered from it before the next range.
+          if (selBuffer.length < n) selBuffer = new Int32Array(n);
+          sel = selBuffer;
           // The first filter reads the range's rows directly; until then `sel` holds nothing.
           let narrowed = false;
           for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
