@@ -33,7 +33,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -571,6 +571,9 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         // Late materialization: the filter columns first; the rest only when some rows pass. Every row
         // goes through every row filter (the Filter above no longer checks their conjuncts): from the
         // flat decoder's column, or, where it cannot read one, from the column as the scan outputs it.
+        // A range that is its whole row group decodes each column once: columns not read by the filter
+        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
+        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
         let sel: Int32Array | null = null;
         let selected = n;
         const active = filtersOf(g);
@@ -583,10 +586,29 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           sel = selBuffer;
           // The first filter reads the range's rows directly; until then `sel` holds nothing.
           let narrowed = false;
+          const done = new Set<number>();
           for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
             const fi = active[ai]!;
+            if (done.has(fi)) continue;
             const plan = filterPlans[fi]!;
             const f = spec.rowFilters[fi]!;
+            // A column only the filters read, over a whole row group: all its filters are checked as its
+            // pages are decoded, its values never stored (nor its dictionary looked up: see readFilterColumn).
+            if (!narrowed && wholeGroup && !out.includes(plan) && !groupCache.get(g)?.has(plan.field.name) && !plan.nested && FLAT_FAST_TYPES.has(plan.field.type.name)) {
+              const fc = flatColumnChunk(metadata, metadata.row_groups[g]!, plan.field.name, plan.field.type.name);
+              if (fc !== null && filterableChunk(fc)) {
+                const same = active.filter((fj) => spec.rowFilters[fj]!.column === f.column);
+                const k = await readFilterColumn(buf, metadata.row_groups[g]!, fc, same.map((fj) => spec.rowFilters[fj]!), sel).catch((e: unknown) =>
+                  e instanceof FlatFallback ? -1 : Promise.reject(e),
+                );
+                if (k >= 0) {
+                  selected = k;
+                  narrowed = true;
+                  for (const fj of same) done.add(fj);
+                  continue;
+                }
+              }
+            }
             const whole = g >= 0 ? flatChunk(g, plan) : null;
             const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
             if (d !== null) {
@@ -609,9 +631,6 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           // Every row passes: the columns go on as they are.
           if (selected === n) sel = null;
         }
-        // A range that is its whole row group decodes each column once: columns not read by the filter
-        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
-        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
         const picked = sel;
         // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
         const gathered = new Set<unknown>();
@@ -681,7 +700,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
         if (ng > g && holdGroup(ng, false)) {
           const nextFilters = filtersOf(ng);
-          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
+          // Columns only the filters read are left to readFilterColumn when the group comes.
+          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!).filter((c) => out.includes(c)) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
         }
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
