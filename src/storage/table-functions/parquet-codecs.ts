@@ -86,6 +86,9 @@ export function lz4BlockDecompress(input: Uint8Array, outputLength: number): Uin
   return out;
 }
 
+/** Literals and back-references up to this length are copied byte by byte. */
+const SHORT_COPY = 24;
+
 /** Output of decompressPrefix, reused: its bytes are read before the next page's. */
 let prefixScratch = new Uint8Array(1 << 16);
 
@@ -100,7 +103,7 @@ function prefixOut(n: number): Uint8Array {
  * nothing past them. Snappy is a sequence of literals and back-references into the output already
  * written, so its first bytes come out of its first elements.
  */
-function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number): Uint8Array {
+function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, out: Uint8Array = prefixOut(prefix)): Uint8Array {
   const fail = (): never => {
     throw new Error('corrupt Snappy page');
   };
@@ -113,7 +116,6 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number): 
     if ((b & 0x80) === 0) break;
   }
   if (declared !== outputLength || prefix > outputLength) fail();
-  const out = prefixOut(prefix);
   let o = 0;
   while (o < prefix) {
     if (i >= input.length) fail();
@@ -131,7 +133,9 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number): 
       len += 1;
       if (i + len > input.length || o + len > outputLength) fail();
       const take = Math.min(len, prefix - o);
-      out.set(input.subarray(i, i + take), o);
+      // Short runs byte by byte: a subarray per literal cost more than its bytes.
+      if (take > SHORT_COPY) out.set(input.subarray(i, i + take), o);
+      else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
       i += len;
       o += take;
       continue;
@@ -156,11 +160,11 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number): 
     if (offset === 0 || offset > o || o + len > outputLength) fail();
     const take = Math.min(len, prefix - o);
     let from = o - offset;
-    if (offset >= take) {
+    if (offset >= take && take > SHORT_COPY) {
       out.copyWithin(o, from, from + take);
       o += take;
     } else {
-      // Overlapping reference: the repeated pattern is copied forward byte by byte.
+      // Short or overlapping (a pattern repeated forward): byte by byte.
       for (let k = 0; k < take; k++) out[o++] = out[from++]!;
     }
   }
@@ -181,6 +185,30 @@ export function decompressPrefix(codec: CompressionCodec, input: Uint8Array, out
   const whole = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
   if (whole.length !== outputLength || whole.length < prefix) throw new Error(`decompressed page length ${whole.length} does not match header ${outputLength}`);
   return whole;
+}
+
+/** Output of decompressDataPage's own Snappy decoding, reused. */
+let pageScratch = new Uint8Array(0);
+
+/**
+ * A data page decompressed; valid until the next call. A Snappy page that barely compressed (its
+ * values are mostly literals: bit-packed indexes, distinct numbers) is decoded here into a buffer kept
+ * for the next page: the native decoder is no faster at copying literals, and its fresh output buffer
+ * per page is memory mapped afresh each time, slow on virtual machines. Other pages go to the native
+ * decoder, faster where back-references are many and short.
+ */
+export function decompressDataPage(codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
+  if (codec === 'SNAPPY' && input.length * 10 >= outputLength * 9) {
+    if (pageScratch.length < outputLength) pageScratch = new Uint8Array(Math.max(outputLength, pageScratch.length * 2, 1 << 16));
+    return snappyPrefix(input, outputLength, outputLength, pageScratch);
+  }
+  if (codec === 'UNCOMPRESSED') {
+    if (input.length !== outputLength) throw new Error(`page of ${input.length} bytes does not match header ${outputLength}`);
+    return input;
+  }
+  const page = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
+  if (page.length !== outputLength) throw new Error(`decompressed page length ${page.length} does not match header ${outputLength}`);
+  return page;
 }
 
 /** A codec read_parquet does not decode; the scan turns it into 0A000 naming the file. */

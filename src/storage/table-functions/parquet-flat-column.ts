@@ -19,7 +19,7 @@
  */
 import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
-import { PARQUET_DECOMPRESSORS, decompressPrefix } from './parquet-codecs.js';
+import { PARQUET_DECOMPRESSORS, decompressDataPage, decompressPrefix } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
@@ -1042,7 +1042,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       const h = header.data_page_header!;
       count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
       present = count;
       if (found.optional) {
@@ -1066,7 +1066,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
       }
       const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
+      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values
@@ -1242,7 +1242,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       const h = header.data_page_header!;
       count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
       present = count;
       if (found.optional) {
@@ -1262,7 +1262,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
         present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, (pageNulls = pageNullsFor(count)), 0);
       }
       const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
+      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values
