@@ -13,7 +13,8 @@
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
- * after a row filter are decoded at the passing rows only (see readFlatColumn).
+ * after a row filter are decoded at the passing rows only (see readFlatColumn); a filter column that is
+ * not output is filtered page by page without storing its values (readFilterColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
