@@ -566,7 +566,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
-        for (const k of [...groupCache.keys()]) if (k < g) releaseGroup(k);
+        // Held groups, whether or not a column of theirs was cached (a filter-only column is not).
+        for (const k of new Set([...groupCache.keys(), ...groupHeld.keys()])) if (k < g) releaseGroup(k);
         if (g >= 0) holdGroup(g, true);
         // Late materialization: the filter columns first; the rest only when some rows pass. Every row
         // goes through every row filter (the Filter above no longer checks their conjuncts): from the
