@@ -187,6 +187,9 @@ export function decompressPrefix(codec: CompressionCodec, input: Uint8Array, out
   return whole;
 }
 
+/** Pages up to this size are decoded into the reused buffer (which keeps the largest size decoded). */
+const PAGE_SCRATCH_MAX = 16 << 20;
+
 /** Output of decompressDataPage's own Snappy decoding, reused. */
 let pageScratch = new Uint8Array(0);
 
@@ -198,7 +201,7 @@ let pageScratch = new Uint8Array(0);
  * decoder, faster where back-references are many and short.
  */
 export function decompressDataPage(codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
-  if (codec === 'SNAPPY' && input.length * 10 >= outputLength * 9) {
+  if (codec === 'SNAPPY' && input.length * 10 >= outputLength * 9 && outputLength <= PAGE_SCRATCH_MAX) {
     if (pageScratch.length < outputLength) pageScratch = new Uint8Array(Math.max(outputLength, pageScratch.length * 2, 1 << 16));
     return snappyPrefix(input, outputLength, outputLength, pageScratch);
   }
