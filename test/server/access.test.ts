@@ -3,6 +3,7 @@
  * on both ports, file access confined to --allow-files directories, credentials on both ports, and
  * REST request hygiene (Origin, Host, content type). Every refusal is followed by a `select 1`.
  */
+import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -102,6 +103,22 @@ describe('file access is a grant', () => {
         expect(sqlstate(r.json)).toBe('42501');
       }
       expect((await rest(srv, 'select 1 as x')).json.datarows).toEqual([[1]]);
+    }
+  });
+
+  it('a Parquet footer cached by a session allowed to read the file grants no other session access to it', async () => {
+    const f = join(secret, 'secret.parquet');
+    parquetWriteFile({ filename: f, columnData: [{ name: 'hash', data: ['SECRET-HASH'], type: 'STRING' }] });
+    symlinkSync(f, join(allowed, 'link.parquet'));
+    // The embedding process has no file gate: its read caches the footer.
+    expect((await db.query(`select hash from read_parquet('${f}')`)).rows).toEqual([['SECRET-HASH']]);
+    for (const p of [f, `${allowed}/link.parquet`, `${allowed}/../secret/secret.parquet`]) {
+      for (const q of [`select * from read_parquet('${p}')`, `select count(*) from read_parquet('${p}')`, `explain select * from read_parquet('${p}')`]) {
+        const r = await rest(ro, q);
+        expect(sqlstate(r.json), q).toBe('42501');
+        expect(JSON.stringify(r.json)).not.toContain('SECRET-HASH');
+        expect(JSON.stringify(r.json)).not.toContain('"hash"');
+      }
     }
   });
 

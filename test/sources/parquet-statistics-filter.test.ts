@@ -4,42 +4,25 @@
  * and Quire's own without the pushdown, for row groups where the statistics decide, where they do not,
  * and where they must not be trusted: NULLs in the group, NaN beyond a double's bounds, unsigned integers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parquetWriteFile } from 'hyparquet-writer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
 
 const N = 80_000;
-let dir: string;
-let file: string;
-let db: Database;
-let duck: DuckDBConnection;
-const norm = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x)));
-const quire = async (sql: string): Promise<unknown[][]> => norm((await db.query(sql)).rows);
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'quire-parquet-stats-'));
-  file = join(dir, 'stats.parquet');
-  db = await Database.create();
-  const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
-  duck = await inst.connect();
-  // Row groups of 10,000 rows in id order. n is NULL only in rows 30,000-39,999; f is NaN in row group
-  // 5 (rows 50,000-59,999, every 100th row) beside values 0-9,999; b is int64; u is an unsigned int32
-  // (values past 2^31 in row group 7); ts a timestamp rising with id.
-  await duck.run(`COPY (SELECT i::INTEGER AS id, i::BIGINT * 3 AS b, (i % 1000)::INTEGER AS k,
-                   CASE WHEN i BETWEEN 30000 AND 39999 AND i % 3 = 0 THEN NULL ELSE i END::INTEGER AS n,
-                   CASE WHEN i BETWEEN 50000 AND 59999 AND i % 100 = 0 THEN 'NaN'::DOUBLE ELSE (i % 10000)::DOUBLE END AS f,
-                   (CASE WHEN i >= 70000 THEN 3000000000 + i ELSE i END)::UINTEGER AS u,
-                   TIMESTAMP '2020-01-01' + to_seconds(i) AS ts
-                 FROM range(${N}) t(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 10000)`);
-});
-afterAll(() => {
-  duck.closeSync();
-  rmSync(dir, { recursive: true, force: true });
-});
+// Row groups of 10,000 rows in id order. n is NULL only in rows 30,000-39,999; f is NaN in row group
+// 5 (rows 50,000-59,999, every 100th row) beside values 0-9,999; b is int64; u is an unsigned int32
+// (values past 2^31 in row group 7); ts a timestamp rising with id.
+const fx = duckdbParquetFixture(
+  'parquet-stats',
+  `SELECT i::INTEGER AS id, i::BIGINT * 3 AS b, (i % 1000)::INTEGER AS k,
+     CASE WHEN i BETWEEN 30000 AND 39999 AND i % 3 = 0 THEN NULL ELSE i END::INTEGER AS n,
+     CASE WHEN i BETWEEN 50000 AND 59999 AND i % 100 = 0 THEN 'NaN'::DOUBLE ELSE (i % 10000)::DOUBLE END AS f,
+     (CASE WHEN i >= 70000 THEN 3000000000 + i ELSE i END)::UINTEGER AS u,
+     TIMESTAMP '2020-01-01' + to_seconds(i) AS ts
+   FROM range(${N}) t(i)`,
+  'ROW_GROUP_SIZE 10000',
+);
 
 const QUERIES = [
   // Groups wholly above, wholly below and across the constant.
@@ -65,7 +48,7 @@ const QUERIES = [
 
 describe('read_parquet skips row filters its statistics decide', () => {
   it('NaN left out of a double column\'s bounds (as hyparquet-writer writes them) passes > and fails <', async () => {
-    const nan = join(dir, 'nan.parquet');
+    const nan = join(fx.dir, 'nan.parquet');
     const ids = Array.from({ length: 20_000 }, (_, i) => i);
     // Two row groups; bounds 0-99 leave out the NaN in every 50th row.
     parquetWriteFile({
@@ -87,22 +70,13 @@ describe('read_parquet skips row filters its statistics decide', () => {
         const cmp = c === 1 ? 1 : f < k ? -1 : f > k ? 1 : 0;
         return op === '<' ? cmp < 0 : op === '<=' ? cmp <= 0 : op === '>' ? cmp > 0 : op === '>=' ? cmp >= 0 : op === '=' ? cmp === 0 : cmp !== 0;
       });
-      expect(await quire(sql), w).toEqual([[expected.length, expected.reduce((a, b) => a + b, 0)]]);
+      expect(await fx.quire(sql), w).toEqual([[expected.length, expected.reduce((a, b) => a + b, 0)]]);
     }
   });
 
   for (const q of QUERIES) {
     it(q.replace(`'$F'`, '…'), async () => {
-      const sql = q.replaceAll('$F', file);
-      const got = await quire(sql);
-      const casted = sql.replace(/sum\((\w+)\)/g, 'CAST(sum($1) AS BIGINT)');
-      expect(await quire(casted)).toEqual(norm((await duck.runAndReadAll(casted)).getRows() as unknown[][]));
-      await db.query(`SET quire.disabled_rules = 'push-into-table-function'`);
-      try {
-        expect(await quire(sql)).toEqual(got);
-      } finally {
-        await db.query('RESET quire.disabled_rules');
-      }
+      await fx.sameAsDuckDbAndUnpushed(q, (sql) => sql.replace(/sum\((\w+)\)/g, 'CAST(sum($1) AS BIGINT)'));
     });
   }
 });

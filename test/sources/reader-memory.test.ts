@@ -61,6 +61,28 @@ describe('readers and memory_limit', () => {
     expect(processMemoryReserved()).toBe(before);
   });
 
+  it('read_parquet: each row group is given back when the next starts, also when only a filter reads a column', async () => {
+    // 40 row groups of 10,000 rows; k is read by the filter only (never stored), v is summed, s counted.
+    const f = join(dir, 'groups.parquet');
+    await duck.run(`COPY (SELECT i::INTEGER AS id, ((i * 7919) % 1000)::INTEGER AS k, i * 0.5 AS v, 'text ' || (i % 300) AS s
+                    FROM range(400000) t(i)) TO '${f}' (FORMAT parquet, ROW_GROUP_SIZE 10000)`);
+    const before = processMemoryReserved();
+    // A few row groups' worth: all 40 held at once would need far more.
+    await db.query(`SET memory_limit = '3MB'`);
+    try {
+      for (const sql of [
+        `SELECT count(*), CAST(sum(v) AS float8), count(s) FROM read_parquet('${f}') WHERE k < 500`,
+        `SELECT count(*), CAST(sum(v) AS float8) FROM read_parquet('${f}') WHERE k < 500 AND id >= 1000`,
+        `SELECT count(*) FROM read_parquet('${f}') WHERE k = 3`,
+      ]) {
+        expect(norm((await db.query(sql)).rows), sql).toEqual(norm((await duck.runAndReadAll(sql)).getRows() as unknown[][]));
+      }
+    } finally {
+      await db.query('RESET memory_limit');
+    }
+    expect(processMemoryReserved()).toBe(before);
+  });
+
   it('read_parquet: a column only counted reserves its NULL flags, not its decoded values', async () => {
     const f = join(dir, 'big.parquet');
     const before = processMemoryReserved();

@@ -86,6 +86,134 @@ export function lz4BlockDecompress(input: Uint8Array, outputLength: number): Uin
   return out;
 }
 
+/** Literals and back-references up to this length are copied byte by byte. */
+const SHORT_COPY = 24;
+
+/** Output of decompressPrefix, reused: its bytes are read before the next page's. */
+let prefixScratch = new Uint8Array(1 << 16);
+
+function prefixOut(n: number): Uint8Array {
+  if (prefixScratch.length < n) prefixScratch = new Uint8Array(Math.max(n, prefixScratch.length * 2));
+  return prefixScratch;
+}
+
+/**
+ * The first `prefix` bytes of a Snappy block, decoding no further: a version 1 data page keeps its
+ * definition levels at the front of its compressed bytes, and a column read for its NULLs only needs
+ * nothing past them. Snappy is a sequence of literals and back-references into the output already
+ * written, so its first bytes come out of its first elements.
+ */
+function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, out: Uint8Array = prefixOut(prefix)): Uint8Array {
+  const fail = (): never => {
+    throw new Error('corrupt Snappy page');
+  };
+  let i = 0;
+  let declared = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (i >= input.length || shift > 28) fail();
+    const b = input[i++]!;
+    declared += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) break;
+  }
+  if (declared !== outputLength || prefix > outputLength) fail();
+  let o = 0;
+  while (o < prefix) {
+    if (i >= input.length) fail();
+    const tag = input[i++]!;
+    const kind = tag & 3;
+    if (kind === 0) {
+      let len = tag >>> 2;
+      if (len >= 60) {
+        const bytes = len - 59;
+        if (i + bytes > input.length) fail();
+        len = 0;
+        for (let k = 0; k < bytes; k++) len += input[i + k]! * 2 ** (8 * k);
+        i += bytes;
+      }
+      len += 1;
+      if (i + len > input.length || o + len > outputLength) fail();
+      const take = Math.min(len, prefix - o);
+      // Short runs byte by byte: a subarray per literal cost more than its bytes.
+      if (take > SHORT_COPY) out.set(input.subarray(i, i + take), o);
+      else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
+      i += len;
+      o += take;
+      continue;
+    }
+    let len: number;
+    let offset: number;
+    if (kind === 1) {
+      if (i >= input.length) fail();
+      len = ((tag >>> 2) & 7) + 4;
+      offset = ((tag >>> 5) << 8) | input[i++]!;
+    } else if (kind === 2) {
+      if (i + 2 > input.length) fail();
+      len = (tag >>> 2) + 1;
+      offset = input[i]! | (input[i + 1]! << 8);
+      i += 2;
+    } else {
+      if (i + 4 > input.length) fail();
+      len = (tag >>> 2) + 1;
+      offset = (input[i]! | (input[i + 1]! << 8) | (input[i + 2]! << 16)) + input[i + 3]! * 16777216;
+      i += 4;
+    }
+    if (offset === 0 || offset > o || o + len > outputLength) fail();
+    const take = Math.min(len, prefix - o);
+    let from = o - offset;
+    if (offset >= take && take > SHORT_COPY) {
+      out.copyWithin(o, from, from + take);
+      o += take;
+    } else {
+      // Short or overlapping (a pattern repeated forward): byte by byte.
+      for (let k = 0; k < take; k++) out[o++] = out[from++]!;
+    }
+  }
+  return out.subarray(0, prefix);
+}
+
+/**
+ * At least the first `prefix` bytes of a page compressed with `codec` (of `outputLength` bytes in
+ * all), decoding as little past them as the codec allows; valid until the next call. Codecs that
+ * cannot stop early are decompressed whole.
+ */
+export function decompressPrefix(codec: CompressionCodec, input: Uint8Array, outputLength: number, prefix: number): Uint8Array {
+  if (codec === 'UNCOMPRESSED') {
+    if (prefix > input.length) throw new Error('page shorter than its header says');
+    return input;
+  }
+  if (codec === 'SNAPPY') return snappyPrefix(input, outputLength, prefix);
+  const whole = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
+  if (whole.length !== outputLength || whole.length < prefix) throw new Error(`decompressed page length ${whole.length} does not match header ${outputLength}`);
+  return whole;
+}
+
+/** Pages up to this size are decoded into the reused buffer (which keeps the largest size decoded). */
+const PAGE_SCRATCH_MAX = 16 << 20;
+
+/** Output of decompressDataPage's own Snappy decoding, reused. */
+let pageScratch = new Uint8Array(0);
+
+/**
+ * A data page decompressed; valid until the next call. A Snappy page that barely compressed (its
+ * values are mostly literals: bit-packed indexes, distinct numbers) is decoded here into a buffer kept
+ * for the next page: the native decoder is no faster at copying literals, and its fresh output buffer
+ * per page is memory mapped afresh each time, slow on virtual machines. Other pages go to the native
+ * decoder, faster where back-references are many and short.
+ */
+export function decompressDataPage(codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
+  if (codec === 'SNAPPY' && input.length * 10 >= outputLength * 9 && outputLength <= PAGE_SCRATCH_MAX) {
+    if (pageScratch.length < outputLength) pageScratch = new Uint8Array(Math.max(outputLength, pageScratch.length * 2, 1 << 16));
+    return snappyPrefix(input, outputLength, outputLength, pageScratch);
+  }
+  if (codec === 'UNCOMPRESSED') {
+    if (input.length !== outputLength) throw new Error(`page of ${input.length} bytes does not match header ${outputLength}`);
+    return input;
+  }
+  const page = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
+  if (page.length !== outputLength) throw new Error(`decompressed page length ${page.length} does not match header ${outputLength}`);
+  return page;
+}
+
 /** A codec read_parquet does not decode; the scan turns it into 0A000 naming the file. */
 export class UnsupportedCodec extends Error {
   constructor(readonly codec: CompressionCodec) {

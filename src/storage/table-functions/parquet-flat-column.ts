@@ -13,20 +13,30 @@
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
- * after a row filter are decoded at the passing rows only (see readFlatColumn).
+ * after a row filter are decoded at the passing rows only (see readFlatColumn); a filter column that is
+ * not output is filtered page by page without storing its values (readFilterColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
 import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
-import { PARQUET_DECOMPRESSORS } from './parquet-codecs.js';
+import { PARQUET_DECOMPRESSORS, decompressDataPage, decompressPrefix } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
+import { narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
+
+/**
+ * A file's column chunks: hyparquet's AsyncBuffer, optionally with a synchronous read whose bytes stay
+ * valid only until the next read (the decoders here use them before returning).
+ */
+export interface ChunkSource extends AsyncBuffer {
+  readRange?(start: number, end: number): Uint8Array;
+}
 
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
 export class FlatFallback extends Error {}
@@ -840,11 +850,13 @@ function countPresent(nulls: Uint8Array, from: number, to: number): number {
  * are skipped undecompressed, and the others are unpacked into scratch arrays from which only the wanted
  * rows are looked up and copied (so a late-decoded column costs no gather of its own).
  */
-export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
+export async function readFlatColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
-  const bytes = await file.slice(start, end);
+  // Read and decoded in one synchronous step where the file allows: the bytes then go into a buffer
+  // shared by every chunk, as nothing decoded keeps a reference to them.
+  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
   if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
@@ -856,7 +868,7 @@ export async function readFlatColumn(file: AsyncBuffer, rowGroup: RowGroup, foun
  * only the definition levels of each page are read (of the pages holding wanted rows, with `only`, as
  * readFlatColumn does).
  */
-export async function readFlatNulls(file: AsyncBuffer, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0): Promise<Uint8Array | null> {
+export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0): Promise<Uint8Array | null> {
   const md = found.chunk.meta_data!;
   if (!found.optional) return null;
   const rows = Number(rowGroup.num_rows);
@@ -866,14 +878,14 @@ export async function readFlatNulls(file: AsyncBuffer, rowGroup: RowGroup, found
   // The dictionary page, when there is one, comes first and is skipped unread.
   const start = Number(md.data_page_offset);
   const end = Number(md.dictionary_page_offset ?? md.data_page_offset) + Number(md.total_compressed_size);
-  const bytes = await file.slice(start, end);
+  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
   if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
   return decodeFlatNulls(bytes, rows, found, only, onlyCount);
 }
 
-function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number): Uint8Array | null {
+function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number): Uint8Array | null {
   const md = found.chunk.meta_data!;
-  const reader: Reader = { view: new DataView(bytes), offset: 0 };
+  const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   let nulls: Uint8Array | null = null;
   let row = 0;
   let want = 0;
@@ -881,7 +893,7 @@ function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk,
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type !== 'DATA_PAGE' && header.type !== 'DATA_PAGE_V2') continue;
     const v1 = header.type === 'DATA_PAGE';
@@ -900,10 +912,15 @@ function decodeFlatNulls(bytes: ArrayBuffer, rows: number, found: PresenceChunk,
     if (v1) {
       // Levels other than RLE/bit-packed hybrid (the deprecated BIT_PACKED) go through the general path.
       if (header.data_page_header!.definition_level_encoding !== 'RLE') throw new FlatFallback();
-      // Version 1 pages compress their levels with the values: the page is decompressed, not decoded.
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
-      const r: Reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 4 };
-      const len = r.view.getUint32(0, true);
+      // Version 1 pages compress their levels with the values, in front of them: only as much of the
+      // page is decompressed as the levels take (a Snappy page stops there; other codecs go whole).
+      const size = Number(header.uncompressed_page_size);
+      if (size < 4) throw new Error(`column ${md.path_in_schema.join('.')} has a data page too short for its definition levels`);
+      const head = decompressPrefix(md.codec, raw, size, 4);
+      const len = (head[0]! | (head[1]! << 8) | (head[2]! << 16)) + head[3]! * 16777216;
+      if (len + 4 > size) throw new Error(`column ${md.path_in_schema.join('.')} has definition levels longer than their page`);
+      const page = decompressPrefix(md.codec, raw, size, 4 + len);
+      const r: Reader = { view: new DataView(page.buffer, page.byteOffset, 4 + len), offset: 4 };
       if (!allPresent(r, count)) present = readNullFlags(r, len, count, flags, at);
     } else {
       const h = header.data_page_header_v2!;
@@ -960,9 +977,9 @@ function pageNullsFor(n: number): Uint8Array {
   return a;
 }
 
-function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
+function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
   const md = found.chunk.meta_data!;
-  const reader: Reader = { view: new DataView(bytes), offset: 0 };
+  const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
   const coded = conv.kind === 'str' || conv.kind === 'dec';
   const values = allocDense(conv, only === undefined ? rows : onlyCount);
@@ -983,7 +1000,7 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
   while (row < rows && reader.offset < bytes.byteLength) {
     const header = hyparquetColumn().parquetHeader(reader);
     if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
@@ -1026,7 +1043,7 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
       const h = header.data_page_header!;
       count = Math.min(h.num_values, rows - row);
       encoding = h.encoding;
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
       present = count;
       if (found.optional) {
@@ -1050,7 +1067,7 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
         present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
       }
       const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : hyparquetPage().decompressPage(body, Number(header.uncompressed_page_size) - repLen - defLen, md.codec, PARQUET_DECOMPRESSORS);
+      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
       r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     } else {
       continue; // index pages carry no values
@@ -1117,4 +1134,166 @@ function decodeFlatChunk(bytes: ArrayBuffer, rows: number, found: FlatChunk, onl
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
   if (lazyEntries !== null) decodeWantedEntries(lazyEntries, dictSize, values as Int32Array, nulls, strings);
   return { values, objects: coded ? strings : null, nulls, dictionary: textDict };
+}
+
+/**
+ * The rows of a whole row group that pass every one of `filters` (all over this chunk's column), into
+ * sel[0 …) as offsets from the group's first row; returns how many. For a filter column the query does
+ * not output: its values are never stored for the group. A dictionary page's entries are tested once
+ * and each row's index looked up in the table of passing entries as it is unpacked; a PLAIN page is
+ * decoded into a page-long scratch array and filtered there. Numbers only; FlatFallback as
+ * readFlatColumn throws it.
+ */
+export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array): Promise<number> {
+  const md = found.chunk.meta_data!;
+  const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
+  const end = start + Number(md.total_compressed_size);
+  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
+  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel);
+}
+
+/** Whether a chunk of this conversion can be filtered by readFilterColumn (numbers the row filters compare). */
+export function filterableChunk(found: FlatChunk): boolean {
+  const k = found.conversion.kind;
+  return k === 'i32' || k === 'i32f' || k === 'i64' || k === 'f64';
+}
+
+/** Offsets into `values` (with `nulls`) of [0, n) passing every filter, into out; returns how many. */
+function passing(filters: readonly RowFilter[], values: Dense, nulls: Uint8Array | null, n: number, out: Int32Array): number {
+  const d: FlatColumnData = { values, objects: null, nulls, dictionary: null };
+  let count = narrowRange(filters[0]!, d, 0, n, out);
+  for (let i = 1; i < filters.length && count > 0; i++) count = narrowSelection(filters[i]!, d, out, count);
+  return count;
+}
+
+let pageSelScratch = new Int32Array(0);
+let rowValuesI32Scratch = new Int32Array(0);
+let rowValuesF64Scratch = new Float64Array(0);
+
+function pageSelFor(n: number): Int32Array {
+  if (pageSelScratch.length < n) pageSelScratch = new Int32Array(Math.max(n, 1 << 16));
+  return pageSelScratch;
+}
+
+/** A page's values by row (NULL rows left as they were): scratch of the conversion's storage. */
+function rowValuesFor(c: Conversion, n: number): Dense {
+  if (c.kind === 'i32') {
+    if (rowValuesI32Scratch.length < n) rowValuesI32Scratch = new Int32Array(Math.max(n, 1 << 16));
+    return rowValuesI32Scratch.subarray(0, n);
+  }
+  if (rowValuesF64Scratch.length < n) rowValuesF64Scratch = new Float64Array(Math.max(n, 1 << 16));
+  return rowValuesF64Scratch.subarray(0, n);
+}
+
+/** Rows [row, row+count) whose flag in pass (one per present value, in order) is 1, appended at sel[w]. */
+function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: number, row: number, sel: Int32Array, w: number): number {
+  if (pageNulls === null) {
+    for (let i = 0; i < count; i++) {
+      sel[w] = row + i;
+      w += pass[i]!;
+    }
+    return w;
+  }
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (pageNulls[i] === 0) {
+      sel[w] = row + i;
+      w += pass[v++]!;
+    }
+  }
+  return w;
+}
+
+function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, w: number): number {
+  for (let i = 0; i < n; i++) sel[w + i] = src[i]! + by;
+  return w + n;
+}
+
+function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array): number {
+  const md = found.chunk.meta_data!;
+  const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+  const conv = found.conversion;
+  // 1 for each dictionary entry that passes every filter: the "dictionary" rows' indexes are looked up in.
+  let passTable: Int32Array | null = null;
+  let row = 0;
+  let w = 0;
+  while (row < rows && reader.offset < bytes.byteLength) {
+    const header = hyparquetColumn().parquetHeader(reader);
+    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
+    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
+    reader.offset += header.compressed_page_size;
+    if (header.type === 'DICTIONARY_PAGE') {
+      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const n = header.dictionary_page_header!.num_values;
+      const entries = allocDense(conv, n);
+      readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, entries, 0, []);
+      const passed = new Int32Array(n);
+      const k = passing(filters, entries, null, n, passed);
+      passTable = new Int32Array(n);
+      for (let i = 0; i < k; i++) passTable[passed[i]!] = 1;
+      continue;
+    }
+    let count: number;
+    let encoding: string;
+    let present: number;
+    let r: Reader;
+    let pageNulls: Uint8Array | null = null;
+    if (header.type === 'DATA_PAGE') {
+      const h = header.data_page_header!;
+      count = Math.min(h.num_values, rows - row);
+      encoding = h.encoding;
+      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
+      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+      present = count;
+      if (found.optional) {
+        const len = r.view.getUint32(0, true);
+        r.offset = 4;
+        if (!allPresent(r, count)) present = readNullFlags(r, len, count, (pageNulls = pageNullsFor(count)), 0);
+        r.offset = 4 + len;
+      }
+    } else if (header.type === 'DATA_PAGE_V2') {
+      const h = header.data_page_header_v2!;
+      count = Math.min(h.num_values, rows - row);
+      encoding = h.encoding;
+      const repLen = h.repetition_levels_byte_length;
+      const defLen = h.definition_levels_byte_length;
+      present = count;
+      if (found.optional && h.num_nulls > 0) {
+        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, (pageNulls = pageNullsFor(count)), 0);
+      }
+      const body = raw.subarray(repLen + defLen);
+      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
+      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    } else {
+      continue; // index pages carry no values
+    }
+    if (present === count) pageNulls = null;
+    if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
+      if (passTable === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
+      const width = r.view.getUint8(r.offset++);
+      const flags = indexesFor(present);
+      if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0);
+      else {
+        const max = readIndexes(r, width, flags, r.view.byteLength - r.offset, passTable);
+        if (present > 0 && (max < 0 || max >= passTable.length)) throw new Error('dictionary index out of range');
+      }
+      if (passTable.length === 0 && present > 0) throw new Error('dictionary index out of range');
+      w = selectFlagged(flags, pageNulls, count, row, sel, w);
+    } else if (encoding === 'PLAIN') {
+      const values = rowValuesFor(conv, count);
+      if (pageNulls === null) readPlainInto(r, conv, count, values, 0, []);
+      else {
+        const dense = denseFor(conv, present);
+        readPlainInto(r, conv, present, dense, 0, []);
+        if (values instanceof Float64Array) spreadF64(dense as Float64Array, pageNulls, count, values, 0);
+        else spreadI32(dense as Int32Array, pageNulls, count, values, 0, 0);
+      }
+      const pageSel = pageSelFor(count);
+      w = appendShifted(pageSel, passing(filters, values, pageNulls, count, pageSel), row, sel, w);
+    } else throw new FlatFallback();
+    row += count;
+  }
+  if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
+  return w;
 }

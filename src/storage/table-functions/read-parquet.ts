@@ -33,7 +33,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, dictCodes, flatColumnChunk, materializeObjects, presenceChunk, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
@@ -312,29 +312,48 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
  * synchronous: a slice is one column chunk (a few MB at most from the page cache), and a thread-pool
  * round trip per chunk left the decoder idle for longer than the read itself on a busy machine.
  */
-function openFileBuffer(file: string): { buffer: AsyncBuffer; close(): void } {
+function openFileBuffer(file: string): { buffer: ChunkSource; close(): void } {
   // Opened synchronously too: open, stat and close through the thread pool were three event-loop
   // round trips per file, a large part of a pruned scan that decodes one row group.
   const fd = openSync(file, 'r');
   const size = fstatSync(fd).size;
+  const readAt = (view: Uint8Array, start: number): number => {
+    let done = 0;
+    while (done < view.length) {
+      const bytesRead = readSync(fd, view, done, view.length - done, start + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return done;
+  };
   return {
     buffer: {
       byteLength: size,
       async slice(start: number, end?: number): Promise<ArrayBuffer> {
         const stop = Math.min(end ?? size, size);
         const ab = new ArrayBuffer(Math.max(0, stop - start));
-        const view = new Uint8Array(ab);
-        let done = 0;
-        while (done < view.length) {
-          const bytesRead = readSync(fd, view, done, view.length - done, start + done);
-          if (bytesRead === 0) break;
-          done += bytesRead;
-        }
+        readAt(new Uint8Array(ab), start);
         return ab;
+      },
+      readRange(start: number, end: number): Uint8Array {
+        const n = Math.max(0, Math.min(end, size) - start);
+        // A fresh buffer per chunk is memory the system maps afresh (slow on virtual machines), and
+        // a row group's chunks are read one after another: one buffer serves them all.
+        const view = n > RANGE_SCRATCH_MAX ? new Uint8Array(n) : rangeScratch(n);
+        return view.subarray(0, readAt(view, start));
       },
     },
     close: () => closeSync(fd),
   };
+}
+
+/** Chunks up to this size are read into the shared buffer (which keeps the largest size read). */
+const RANGE_SCRATCH_MAX = 16 << 20;
+let rangeBuffer = new Uint8Array(0);
+
+function rangeScratch(n: number): Uint8Array {
+  if (rangeBuffer.length < n) rangeBuffer = new Uint8Array(Math.max(n, Math.min(RANGE_SCRATCH_MAX, rangeBuffer.length * 2), 1 << 16));
+  return rangeBuffer.subarray(0, n);
 }
 
 interface ScanSpec {
@@ -446,6 +465,7 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
   for (const m of metas) for (const rg of m.row_groups) totalBytes += groupBytes(rg);
   const progress = reportProgress('read_parquet', totalBytes, 'bytes');
   let file = spec.files[0]!;
+  let selBuffer = new Int32Array(0);
   try {
     for (let fi = 0; fi < spec.files.length; fi++) {
       file = spec.files[fi]!;
@@ -546,11 +566,15 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         // Columns of one range are decoded together; each is sliced into batches without copying.
         // Flat numeric columns of a range inside one row group take the typed-array path.
         const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
-        for (const k of [...groupCache.keys()]) if (k < g) releaseGroup(k);
+        // Held groups, whether or not a column of theirs was cached (a filter-only column is not).
+        for (const k of new Set([...groupCache.keys(), ...groupHeld.keys()])) if (k < g) releaseGroup(k);
         if (g >= 0) holdGroup(g, true);
         // Late materialization: the filter columns first; the rest only when some rows pass. Every row
         // goes through every row filter (the Filter above no longer checks their conjuncts): from the
         // flat decoder's column, or, where it cannot read one, from the column as the scan outputs it.
+        // A range that is its whole row group decodes each column once: columns not read by the filter
+        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
+        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
         let sel: Int32Array | null = null;
         let selected = n;
         const active = filtersOf(g);
@@ -558,13 +582,34 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         if (active.length > 0) {
           // Offsets in `sel` count from the row group's start until rebased to the range's.
           const at = g >= 0 ? r.rowStart - groupStarts[g]! : 0;
-          sel = new Int32Array(n);
+          // One selection buffer per scan: a range's rows are gathered from it before the next range.
+          if (selBuffer.length < n) selBuffer = new Int32Array(n);
+          sel = selBuffer;
           // The first filter reads the range's rows directly; until then `sel` holds nothing.
           let narrowed = false;
+          const done = new Set<number>();
           for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
             const fi = active[ai]!;
+            if (done.has(fi)) continue;
             const plan = filterPlans[fi]!;
             const f = spec.rowFilters[fi]!;
+            // A column only the filters read, over a whole row group: all its filters are checked as its
+            // pages are decoded, its values never stored (nor its dictionary looked up: see readFilterColumn).
+            if (!narrowed && wholeGroup && !out.includes(plan) && !groupCache.get(g)?.has(plan.field.name) && !plan.nested && FLAT_FAST_TYPES.has(plan.field.type.name)) {
+              const fc = flatColumnChunk(metadata, metadata.row_groups[g]!, plan.field.name, plan.field.type.name);
+              if (fc !== null && filterableChunk(fc)) {
+                const same = active.filter((fj) => spec.rowFilters[fj]!.column === f.column);
+                const k = await readFilterColumn(buf, metadata.row_groups[g]!, fc, same.map((fj) => spec.rowFilters[fj]!), sel).catch((e: unknown) =>
+                  e instanceof FlatFallback ? -1 : Promise.reject(e),
+                );
+                if (k >= 0) {
+                  selected = k;
+                  narrowed = true;
+                  for (const fj of same) done.add(fj);
+                  continue;
+                }
+              }
+            }
             const whole = g >= 0 ? flatChunk(g, plan) : null;
             const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
             if (d !== null) {
@@ -587,9 +632,6 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
           // Every row passes: the columns go on as they are.
           if (selected === n) sel = null;
         }
-        // A range that is its whole row group decodes each column once: columns not read by the filter
-        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
-        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
         const picked = sel;
         // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
         const gathered = new Set<unknown>();
@@ -659,7 +701,8 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
         const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
         if (ng > g && holdGroup(ng, false)) {
           const nextFilters = filtersOf(ng);
-          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
+          // Columns only the filters read are left to readFilterColumn when the group comes.
+          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!).filter((c) => out.includes(c)) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
         }
         for (let s = 0; s < n; s += BATCH_SIZE) {
           const e = Math.min(n, s + BATCH_SIZE);
