@@ -104,7 +104,8 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   const rv = b.relation as AnyNode;
   const name = relName(rv);
   // The table's row type would take the name of an existing composite type.
-  if (host.catalog.types.has(name) && rv.relpersistence !== 't') throw new QuireError('42710', `type "${name}" already exists`, { hint: 'A relation has an associated type of the same name, so you must use a name that doesn\'t conflict with any existing type.' });
+  // A composite type is a relation in PostgreSQL's catalog too: the name is taken as a relation's.
+  if (host.catalog.types.has(name) && rv.relpersistence !== 't') throw new QuireError('42P07', `relation "${name}" already exists`);
   if (b.partbound !== undefined) throw new QuireError('0A000', 'CREATE TABLE … PARTITION OF is not supported', { position: pos(rv.location as number) });
   const fields: Field[] = [];
   const meta: ColumnMeta[] = [];
@@ -237,7 +238,7 @@ async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: Sel
   const rv = into.rel as AnyNode;
   const name = relName(rv);
   const temp = rv.relpersistence === 't';
-  if (!temp && host.catalog.types.has(name)) throw new QuireError('42710', `type "${name}" already exists`);
+  if (!temp && host.catalog.types.has(name)) throw new QuireError('42P07', `relation "${name}" already exists`);
   const exists = temp ? host.tempKey(name) !== undefined : host.catalog.tables.has(name) || host.catalog.views.has(name);
   if (exists) {
     if (ifNotExists) return result('CREATE TABLE AS', 'CREATE TABLE AS', { notices: [`relation "${name}" already exists, skipping`] });
@@ -285,6 +286,7 @@ export function createView(host: UtilityHost, b: AnyNode, sql: string): QueryRes
   const rv = b.view as AnyNode;
   const name = relName(rv);
   const query = b.query as Node;
+  if (host.catalog.types.has(name) && rv.relpersistence !== 't') throw new QuireError('42P07', `relation "${name}" already exists`);
   // Bind once now so errors surface at CREATE time, as in PostgreSQL.
   host.prepareSelect(nodeBody<SelectStmt>(query), []);
   host.catalog.addView({ name, query, columnNames: b.aliases ? strings(b.aliases as Node[]) : null, sql }, b.replace === true);
