@@ -8,26 +8,7 @@
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
-
-const FRAME = {
-  RANGE: 0x2,
-  ROWS: 0x4,
-  GROUPS: 0x8,
-  BETWEEN: 0x10,
-  START_UNBOUNDED_PRECEDING: 0x20,
-  END_UNBOUNDED_PRECEDING: 0x40,
-  START_UNBOUNDED_FOLLOWING: 0x80,
-  END_UNBOUNDED_FOLLOWING: 0x100,
-  START_CURRENT_ROW: 0x200,
-  END_CURRENT_ROW: 0x400,
-  START_OFFSET_PRECEDING: 0x800,
-  END_OFFSET_PRECEDING: 0x1000,
-  START_OFFSET_FOLLOWING: 0x2000,
-  END_OFFSET_FOLLOWING: 0x4000,
-  EXCLUDE_CURRENT_ROW: 0x8000,
-  EXCLUDE_GROUP: 0x10000,
-  EXCLUDE_TIES: 0x20000,
-};
+import { FRAME } from './bind/window.js';
 
 /** A FROM item as printed, with the column names it provides (to qualify references). */
 interface FromItem {

@@ -18,7 +18,7 @@ import { checkAggPlacement, resolveAggregate } from './aggregate.js';
 
 const pos = positionOf;
 
-const FRAME = {
+export const FRAME = {
   NONDEFAULT: 0x1,
   RANGE: 0x2,
   ROWS: 0x4,

@@ -62,6 +62,24 @@ for (let k = 0; k <= TERMS; k++) {
   INV_ODD_HI[k] = rHi;
   INV_ODD_LO[k] = rLo;
 }
+/** 2·atanh(s) = ln((1 + s)/(1 − s)) into (rHi, rLo), for small |s|: 2s·Σ s^2k/(2k+1), k = 0..terms. */
+function twiceAtanh(sh: number, sl: number, terms: number): void {
+  ddMul(sh, sl, sh, sl);
+  const zh = rHi;
+  const zl = rLo;
+  let ah = INV_ODD_HI[terms]!;
+  let al = INV_ODD_LO[terms]!;
+  for (let k = terms - 1; k >= 0; k--) {
+    ddMul(ah, al, zh, zl);
+    ddAdd(rHi, rLo, INV_ODD_HI[k]!, INV_ODD_LO[k]!);
+    ah = rHi;
+    al = rLo;
+  }
+  ddMul(ah, al, sh, sl);
+  rHi *= 2;
+  rLo *= 2;
+}
+
 const LN2_HI = 0.6931471805599453;
 const LN2_LO = 2.3190468138462996e-17;
 const INV_LN10_HI = 0.4342944819032518;
@@ -96,22 +114,9 @@ function seriesLn(x: number): void {
   // s = f / (2 + f); 2 + f is exact as a double-double
   const d = 2 + f;
   ddDiv(f, 0, d, f - (d - 2));
-  const sh = rHi;
-  const sl = rLo;
-  ddMul(sh, sl, sh, sl);
-  const zh = rHi;
-  const zl = rLo;
-  let ah = INV_ODD_HI[TERMS]!;
-  let al = INV_ODD_LO[TERMS]!;
-  for (let k = TERMS - 1; k >= 0; k--) {
-    ddMul(ah, al, zh, zl);
-    ddAdd(rHi, rLo, INV_ODD_HI[k]!, INV_ODD_LO[k]!);
-    ah = rHi;
-    al = rLo;
-  }
-  ddMul(ah, al, sh, sl);
-  const lh = 2 * rHi;
-  const ll = 2 * rLo;
+  twiceAtanh(rHi, rLo, TERMS);
+  const lh = rHi;
+  const ll = rLo;
   if (e === 0) {
     rHi = lh;
     rLo = ll;
@@ -177,22 +182,9 @@ function lnDD(x: number): void {
     const tl = rLo;
     ddAdd(2, 0, th, tl);
     ddDiv(th, tl, rHi, rLo);
-    const sh = rHi;
-    const sl = rLo;
-    ddMul(sh, sl, sh, sl);
-    const zh = rHi;
-    const zl = rLo;
-    let ah = INV_ODD_HI[SHORT_TERMS]!;
-    let al = INV_ODD_LO[SHORT_TERMS]!;
-    for (let j = SHORT_TERMS - 1; j >= 0; j--) {
-      ddMul(ah, al, zh, zl);
-      ddAdd(rHi, rLo, INV_ODD_HI[j]!, INV_ODD_LO[j]!);
-      ah = rHi;
-      al = rLo;
-    }
-    ddMul(ah, al, sh, sl);
-    lh = 2 * rHi;
-    ll = 2 * rLo;
+    twiceAtanh(rHi, rLo, SHORT_TERMS);
+    lh = rHi;
+    ll = rLo;
   }
   if (k !== 128) {
     ddAdd(LNC_HI[k]!, LNC_LO[k]!, lh, ll);
