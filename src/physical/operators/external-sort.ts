@@ -23,7 +23,7 @@
 import type { DataType } from '../../common/types.js';
 import { sliceBatch, takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
-import { give } from '../../execution/scratch.js';
+import { give, pooledAlloc } from '../../execution/scratch.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
@@ -68,6 +68,8 @@ export class ExternalSort extends Sort {
     let buffered: Batch[] = [];
     let rows = 0;
     let bytes = 0;
+    /** Pooled arrays under the in-memory sort's concatenated input, given back when its output ends. */
+    const pooled: (Uint32Array | Float64Array)[] = [];
     try {
       for await (const b of this.input.execute(ctx)) {
         if (b.length === 0) continue;
@@ -95,9 +97,11 @@ export class ExternalSort extends Sort {
       await yieldIfDue(ctx);
       if (spill === null) {
         if (buffered.length === 0) return;
-        // Several batches are concatenated into fresh arrays this operator owns; a single one is the input's.
+        // Several batches are concatenated into arrays this operator owns; a single one is the input's.
+        // The arrays are pooled memory (a million rows of fresh pages cost more than the sort): the
+        // output copies every column out of them, and they go back to the pool when the output ends.
         const owned = buffered.length > 1;
-        const all = await concatBatchesAsync(types, buffered, ctx);
+        const all = await concatBatchesAsync(types, buffered, ctx, owned ? pooledAlloc(pooled) : undefined);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
         const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned);
@@ -105,7 +109,7 @@ export class ExternalSort extends Sort {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
         }
-        yield* emitRuns([run], this.xcmp, this.offset);
+        yield* emitRuns([run], this.xcmp, this.offset, pooled.length > 0);
         // Every row went out through copies: the permutation can serve the next sort's scratch.
         give(run.order);
         return;
@@ -119,6 +123,7 @@ export class ExternalSort extends Sort {
       yield* this.merge(ctx, spill, runs, types, res, frameBytes, readChunk);
     } finally {
       buffered = [];
+      give(...pooled.splice(0));
       res.free();
       await spill?.close();
     }

@@ -578,7 +578,13 @@ function radixScatter(
  * Emits the rows of sorted runs in order, merging when there is more than one run; the first `skip`
  * rows (an OFFSET) are never gathered.
  */
-export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator, skip = 0): Generator<Batch> {
+export function* emitRuns(
+  runs: readonly SortedRun[],
+  cmp: Comparator,
+  skip = 0,
+  /** The run's arrays go back to a pool afterwards: already-sorted columns are copied out, not sliced. */
+  copySorted = false,
+): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
     const { batch, order, sorted } = runs[0]!;
@@ -593,6 +599,7 @@ export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator, skip = 0)
         const done = sorted.get(i);
         if (done === undefined) return takeColumn(c, sel, e - s);
         const d = done.data;
+        if (copySorted) return makeColumn(c.type, d.slice(s, e), done.nulls === null ? null : done.nulls.slice(s, e));
         return makeColumn(c.type, Array.isArray(d) ? d.slice(s, e) : d.subarray(s, e), done.nulls === null ? null : done.nulls.subarray(s, e));
       });
       yield { columns, length: e - s };
