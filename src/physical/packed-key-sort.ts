@@ -308,6 +308,16 @@ function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n:
   // Value of code c: min + c * step ascending, max - c * step descending (exact integers below 2^53).
   const base = desc ? max : min;
   const inc = desc ? -step : step;
+  if (nulls === null && p.bits <= 31 && !(out instanceof Uint8Array)) {
+    // No NULL code to look for: each value straight from its code bits, without the staging array.
+    for (let s = 0; s < n; s += PIECE) {
+      if (s > 0) yield;
+      const to = Math.min(n, s + PIECE);
+      if (out instanceof Int32Array) decodeI32(out, lo, hi, s, to, p.bits, below, base, inc);
+      else decodeF64(out, lo, hi, s, to, p.bits, below, base, inc);
+    }
+    return makeColumn(p.type, out, null);
+  }
   const ck = takeF64(Math.min(n, PIECE));
   for (let s = 0; s < n; s += PIECE) {
     if (s > 0) yield;
@@ -320,6 +330,33 @@ function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n:
   }
   give(ck);
   return makeColumn(p.type, out, nulls);
+}
+
+// decodeI32 / decodeF64: out[i] = base + code * inc for rows [from, to), the code being `bits` (<= 31)
+// bits sitting `below` bits up in (hi, lo). One function per output storage keeps each loop monomorphic.
+
+function decodeI32(out: Int32Array, lo: Uint32Array, hi: Uint32Array | null, from: number, to: number, bits: number, below: number, base: number, inc: number): void {
+  const mask = 2 ** bits - 1;
+  if (hi === null || below + bits <= 32) for (let i = from; i < to; i++) out[i] = base + ((lo[i]! >>> below) & mask) * inc;
+  else if (below >= 32) {
+    const sh = below - 32;
+    for (let i = from; i < to; i++) out[i] = base + ((hi[i]! >>> sh) & mask) * inc;
+  } else {
+    const up = 32 - below;
+    for (let i = from; i < to; i++) out[i] = base + (((lo[i]! >>> below) | (hi[i]! << up)) & mask) * inc;
+  }
+}
+
+function decodeF64(out: Float64Array, lo: Uint32Array, hi: Uint32Array | null, from: number, to: number, bits: number, below: number, base: number, inc: number): void {
+  const mask = 2 ** bits - 1;
+  if (hi === null || below + bits <= 32) for (let i = from; i < to; i++) out[i] = base + ((lo[i]! >>> below) & mask) * inc;
+  else if (below >= 32) {
+    const sh = below - 32;
+    for (let i = from; i < to; i++) out[i] = base + ((hi[i]! >>> sh) & mask) * inc;
+  } else {
+    const up = 32 - below;
+    for (let i = from; i < to; i++) out[i] = base + (((lo[i]! >>> below) | (hi[i]! << up)) & mask) * inc;
+  }
 }
 
 /** ck[0..m) = the key's codes of rows s..s+m: `bits` bits sitting `below` bits up in (hi, lo). */
