@@ -80,12 +80,20 @@ const PIECE = 1 << 18;
  * The scans are separate per storage class so each loop's element access stays monomorphic; the scan
  * runs in pieces so a caller can yield between them.
  */
-function* planKey(b: Batch, k: SortKey): Generator<void, KeyPlan | null> {
+function* planKey(b: Batch, k: SortKey, bounds?: KeyBounds): Generator<void, KeyPlan | null> {
   const cat = keyCategory(k.type);
   if (cat !== 'num' && cat !== 'float') return null;
   const c = b.columns[k.col]!;
   const data = c.data;
   if (!(data instanceof Float64Array || data instanceof Int32Array || data instanceof Uint8Array)) return null;
+  const known = bounds?.get(k.col);
+  if (known !== undefined && data instanceof Int32Array) {
+    // Bounds the caller knows hold (stored batches' zone maps): no scan. The step is taken as 1, and a
+    // column with a NULL mask is planned as holding NULLs; either only costs a bit at most.
+    const base = { data, nulls: c.nulls, desc: k.desc, nullsFirst: k.nullsFirst, col: k.col, type: k.type, decodable: true };
+    if (known.min > known.max) return { ...base, min: 0, max: 0, step: 1, bits: 0 };
+    return { ...base, min: known.min, max: known.max, step: 1, bits: bitsFor(known.max - known.min + (c.nulls !== null ? 1 : 0)) };
+  }
   const sc: Scan = { min: Infinity, max: -Infinity, step: 0, first: 0, seen: false, anyNull: false, negZero: false, packs: true };
   const n = b.length;
   for (let s = 0; s < n; s += PIECE) {
@@ -174,6 +182,12 @@ function scanU8(data: Uint8Array, nulls: Uint8Array | null, from: number, to: nu
   Object.assign(sc, { min, max, step: 1, seen, anyNull });
 }
 
+/**
+ * Value bounds of int4 key columns (by column index) that the caller knows hold for every non-NULL row,
+ * e.g. from the zone maps of stored batches: such a key is planned without scanning it.
+ */
+export type KeyBounds = ReadonlyMap<number, { readonly min: number; readonly max: number }>;
+
 /** A packed sort's result: the row order, and key columns already rebuilt in that order. */
 export interface PackedSort {
   readonly order: Uint32Array;
@@ -198,11 +212,11 @@ export function packedSort(b: Batch, keys: readonly SortKey[], decode = true, ov
  * packedSort in pieces: the generator yields after every PIECE rows of a loop, so a statement can let the
  * event loop run between them; the loops live in plain functions over a row range, as V8 optimizes best.
  */
-export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true, overwrite = false): Generator<void, PackedSort | null> {
+export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true, overwrite = false, bounds?: KeyBounds): Generator<void, PackedSort | null> {
   const plans: KeyPlan[] = [];
   let total = 0;
   for (const k of keys) {
-    const p = yield* planKey(b, k);
+    const p = yield* planKey(b, k, bounds);
     if (p === null) return null;
     total += p.bits;
     if (total > MAX_BITS) return null;

@@ -31,6 +31,8 @@ import { READ_CHUNK, type SpillRun } from '../../execution/spill/run-file.js';
 import { SpillManager } from '../../execution/spill/spill-manager.js';
 import type { PhysicalOperator } from '../operator.js';
 import { compileComparator, type Comparator, type SortKey } from '../sort-key.js';
+import { intRange } from '../../execution/column-stats.js';
+import type { KeyBounds } from '../packed-key-sort.js';
 import { emitRuns, normalizedSortRowBytes, Sort, sortMethod, sortRunAsync } from './sort.js';
 
 /** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
@@ -44,6 +46,33 @@ function spillSizes(limit: number): { frameBytes: number; readChunk: number } {
     frameBytes: Math.min(2 << 20, Math.max(16 << 10, Math.floor(l / 64))),
     readChunk: Math.min(READ_CHUNK * 4, Math.max(16 << 10, Math.floor(l / 64))),
   };
+}
+
+/**
+ * Bounds of the int4 key columns whose every batch is a stored one with a zone map (column-stats.ts):
+ * the packed sort then plans those keys without reading them.
+ */
+function keyBounds(batches: readonly Batch[], keys: readonly SortKey[]): KeyBounds | undefined {
+  let out: Map<number, { min: number; max: number }> | undefined;
+  for (const k of keys) {
+    let min = Infinity;
+    let max = -Infinity;
+    let all = true;
+    for (const b of batches) {
+      const r = intRange(b.columns[k.col]!);
+      if (r === undefined) {
+        all = false;
+        break;
+      }
+      if (r.min > r.max) continue;
+      if (r.min < min) min = r.min;
+      if (r.max > max) max = r.max;
+    }
+    if (!all) continue;
+    out ??= new Map();
+    out.set(k.col, min > max ? { min: 1, max: 0 } : { min, max });
+  }
+  return out;
 }
 
 export class ExternalSort extends Sort {
@@ -101,10 +130,11 @@ export class ExternalSort extends Sort {
         // The arrays are pooled memory (a million rows of fresh pages cost more than the sort): the
         // output copies every column out of them, and they go back to the pool when the output ends.
         const owned = buffered.length > 1;
+        const bounds = keyBounds(buffered, this.keys);
         const all = await concatBatchesAsync(types, buffered, ctx, owned ? pooledAlloc(pooled) : undefined);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
-        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned);
+        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned, bounds);
         if (ctx.analyze) {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);

@@ -21,7 +21,7 @@ import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { sortHighWordFirst } from '../low-word-runs.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
-import { packedSort, packedSortSteps } from '../packed-key-sort.js';
+import { packedSort, packedSortSteps, type KeyBounds } from '../packed-key-sort.js';
 import { rankKeys, rankKeySteps } from '../rank-keys.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
@@ -128,6 +128,8 @@ export async function sortRunAsync(
   decode = true,
   /** The caller owns b's arrays: sorted key columns may be decoded over them. */
   overwrite = false,
+  /** Known bounds of int4 key columns (packed-key-sort.ts), sparing their scan. */
+  bounds?: KeyBounds,
 ): Promise<SortedRun> {
   // Callers have just gathered the input into one batch: a chance to yield before sorting it.
   await yieldIfDue(ctx);
@@ -142,7 +144,7 @@ export async function sortRunAsync(
   const ranked = rs.value;
   if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
-    const steps = numericSortSteps(b, keys, decode, overwrite);
+    const steps = numericSortSteps(b, keys, decode, overwrite, bounds);
     for (;;) {
       const r = steps.next();
       if (r.done === true) return r.value;
@@ -159,9 +161,9 @@ export async function sortRunAsync(
 }
 
 /** The typed numeric paths of sortRun (packed, one key, several keys), in pieces a caller can yield between. */
-function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, overwrite: boolean): Generator<void, SortedRun> {
+function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, overwrite: boolean, bounds?: KeyBounds): Generator<void, SortedRun> {
   if (packable(b, keys)) {
-    const packed = yield* packedSortSteps(b, keys, decode, overwrite);
+    const packed = yield* packedSortSteps(b, keys, decode, overwrite, bounds);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   if (keys.length === 1) {
