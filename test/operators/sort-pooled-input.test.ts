@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { T, type Field, type Value } from '../../src/common/types.js';
 import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
 import { ExternalSort } from '../../src/physical/operators/external-sort.js';
-import type { SortKey } from '../../src/physical/sort-key.js';
+import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
+import { concatBatches } from '../../src/common/column.js';
+import { identity } from '../../src/physical/operators/sort.js';
 import { makeCtx, rng, Source } from './helpers.js';
 
 const FIELDS: Field[] = [
@@ -98,5 +100,30 @@ describe('Sort over pooled input memory', () => {
     await it.return?.(undefined);
     const c = batches(130_000, 5);
     expect(rowsOf(await sortAll(c)).map((r) => JSON.stringify(r))).toEqual(reference(c));
+  });
+
+  it('text keys ranked through pooled arrays: computed dictionaries, kept batches and later sorts', async () => {
+    const keys: SortKey[] = [
+      { col: 3, type: T.text, desc: true, nullsFirst: true },
+      { col: 0, type: T.int4, desc: false, nullsFirst: false },
+    ];
+    const byComparator = (input: Batch[]): string[] => {
+      const all = concatBatches(FIELDS.map((f) => f.type), input);
+      const cmp = compileComparator(keys);
+      const rows = batchRows(all);
+      return Array.from(cmp.sort(identity(all.length), cmp.view(all)), (i) => JSON.stringify(rows[i]));
+    };
+    const run = async (input: Batch[]): Promise<Batch[]> => {
+      const out: Batch[] = [];
+      for await (const b of new ExternalSort(new Source(FIELDS, input), keys).execute(makeCtx())) out.push(b);
+      return out;
+    };
+    const a = batches(180_000, 6);
+    const first = await run(a);
+    const c = batches(190_000, 7);
+    const second = await run(c);
+    await sortAll(batches(200_000, 8));
+    expect(rowsOf(first).map((r) => JSON.stringify(r))).toEqual(byComparator(a));
+    expect(rowsOf(second).map((r) => JSON.stringify(r))).toEqual(byComparator(c));
   });
 });

@@ -12,7 +12,7 @@
  * The materialised input is kept as a list of sorted runs (today always one). External merge sort will
  * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
  */
-import { give, takeU32 } from '../../execution/scratch.js';
+import { give, pooledAlloc, takeU32 } from '../../execution/scratch.js';
 import { digitOffsets } from '../digit-offsets.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
@@ -135,14 +135,25 @@ export async function sortRunAsync(
   await yieldIfDue(ctx);
   // Text keys with dictionary codes (stored, or built here for repetitive computed text) sort as their
   // integer ranks; the run still reads rows from `b`.
-  const rankSteps = rankKeySteps(b, keys);
+  // The rank columns live only until the sort is done: pooled memory, given back right after it.
+  const rankArrays: (Uint32Array | Float64Array)[] = [];
+  const rankSteps = rankKeySteps(b, keys, pooledAlloc(rankArrays));
   let rs = rankSteps.next();
   while (rs.done !== true) {
     await yieldIfDue(ctx);
     rs = rankSteps.next();
   }
   const ranked = rs.value;
-  if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
+  if (ranked === null) give(...rankArrays);
+  else {
+    // The rank columns are ours, so their decoded order may overwrite them; key columns of b only when the
+    // caller owns b's arrays. No output reads a rank column (they sit past b's columns).
+    const run = await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode, overwrite);
+    give(...rankArrays);
+    const width = b.columns.length;
+    const sorted = run.sorted === undefined ? undefined : new Map([...run.sorted].filter(([col]) => col < width));
+    return { ...run, sorted, batch: b };
+  }
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
     const steps = numericSortSteps(b, keys, decode, overwrite, bounds);
     for (;;) {
