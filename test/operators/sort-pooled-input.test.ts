@@ -126,4 +126,19 @@ describe('Sort over pooled input memory', () => {
     expect(rowsOf(first).map((r) => JSON.stringify(r))).toEqual(byComparator(a));
     expect(rowsOf(second).map((r) => JSON.stringify(r))).toEqual(byComparator(c));
   });
+
+  it('one double key with NULLs, decoded over its own pooled column, in every direction', async () => {
+    for (const [desc, nullsFirst] of [[false, false], [true, true], [false, true], [true, false]] as const) {
+      const keys: SortKey[] = [{ col: 2, type: T.float8, desc, nullsFirst }];
+      const input = batches(140_000, desc ? 11 : 12);
+      const all = concatBatches(FIELDS.map((f) => f.type), input);
+      const cmp = compileComparator(keys);
+      const rows = batchRows(all);
+      const want = Array.from(cmp.sort(identity(all.length), cmp.view(all)), (i) => JSON.stringify(rows[i]));
+      const out: Batch[] = [];
+      for await (const b of new ExternalSort(new Source(FIELDS, input), keys).execute(makeCtx())) out.push(b);
+      await sortAll(batches(150_000, 13));
+      expect(rowsOf(out).map((r) => JSON.stringify(r))).toEqual(want);
+    }
+  });
 });

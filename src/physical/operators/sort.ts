@@ -180,7 +180,9 @@ function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, 
   if (keys.length === 1) {
     const k = keys[0]!;
     const c = b.columns[k.col]!;
-    const decoded: DecodedKey = { column: null };
+    // A column the caller owns is read only to build the images: the decoded column may go over it.
+    const into = overwrite && c.data instanceof Float64Array ? { data: c.data, nulls: c.nulls } : undefined;
+    const decoded: DecodedKey = { column: null, into };
     const order = yield* radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst, decode ? decoded : undefined);
     // The key column in sorted order comes from the sorted words, read in sequence, instead of a
     // gather through the permutation (a cache miss a row on large inputs).
@@ -345,7 +347,8 @@ export function* radixSteps(
     m = 0;
     for (let i = 0; i < n; i++) if (nulls[i] !== 1) m++;
   }
-  let idx: Uint32Array = new Uint32Array(m);
+  // Pooled: every entry is written below, and callers give the permutation back once they are done.
+  let idx: Uint32Array = takeU32(m);
   let lo: Uint32Array = takeU32(m);
   const wide = data instanceof Float64Array;
   let hi: Uint32Array | null = wide ? takeU32(m) : null;
@@ -371,10 +374,12 @@ export function* radixSteps(
     const hi2 = takeU32(m);
     const negativeZero = sawNegativeZero;
     const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
+    // Placing the NULL rows reads the input's NULL mask, which decoding may then write over.
+    const order = placeNulls(sorted.idx, nulls, n, m, nullsFirst);
     // -0 and 0 share an image: a column holding -0 cannot be decoded from the words.
-    if (decoded !== undefined && !negativeZero) decoded.column = decodeF64Images(sorted.hi, sorted.lo, m, flip, n, nulls !== null && m < n, nullsFirst);
+    if (decoded !== undefined && !negativeZero) decoded.column = decodeF64Images(sorted.hi, sorted.lo, m, flip, n, nulls !== null && m < n, nullsFirst, decoded.into);
     give(sorted.lo, sorted.hi, ...sorted.spare);
-    return placeNulls(sorted.idx, nulls, n, m, nullsFirst);
+    return order;
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
   // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
@@ -425,7 +430,7 @@ export function* radixSteps(
 /** The permutation of all n rows: the sorted non-null rows `idx` (m of them) with the null rows first or last in input order. */
 function placeNulls(idx: Uint32Array, nulls: Uint8Array | null, n: number, m: number, nullsFirst: boolean): Uint32Array {
   if (m === n) return idx;
-  const out = new Uint32Array(n);
+  const out = takeU32(n);
   const nullsAt = nullsFirst ? 0 : m;
   out.set(idx, nullsFirst ? n - m : 0);
   give(idx);
@@ -502,6 +507,8 @@ let sawNegativeZero = false;
 /** A sort key column decoded in sorted order, when radixSteps could. */
 export interface DecodedKey {
   column: { data: Float64Array; nulls: Uint8Array | null } | null;
+  /** Arrays of n rows the caller owns and no longer reads: the decoded column is written over them. */
+  readonly into?: { readonly data: Float64Array; readonly nulls: Uint8Array | null };
 }
 
 /**
@@ -509,9 +516,18 @@ export interface DecodedKey {
  * first or last as placeNulls puts them; the inverse of f64Images (every NaN comes back as one NaN,
  * which prints and compares as any other).
  */
-function decodeF64Images(hi: Uint32Array, lo: Uint32Array, m: number, flip: number, n: number, hasNulls: boolean, nullsFirst: boolean): { data: Float64Array; nulls: Uint8Array | null } {
-  const data = new Float64Array(n);
-  const words = new Uint32Array(data.buffer);
+function decodeF64Images(
+  hi: Uint32Array,
+  lo: Uint32Array,
+  m: number,
+  flip: number,
+  n: number,
+  hasNulls: boolean,
+  nullsFirst: boolean,
+  into?: DecodedKey['into'],
+): { data: Float64Array; nulls: Uint8Array | null } {
+  const data = into !== undefined && into.data.length === n ? into.data : new Float64Array(n);
+  const words = new Uint32Array(data.buffer, data.byteOffset, 2 * n);
   const off = hasNulls && nullsFirst ? n - m : 0;
   for (let r = 0; r < m; r++) {
     let h = (hi[r]! ^ flip) >>> 0;
@@ -525,7 +541,8 @@ function decodeF64Images(hi: Uint32Array, lo: Uint32Array, m: number, flip: numb
     words[2 * (off + r) + LO] = l;
   }
   if (!hasNulls) return { data, nulls: null };
-  const nulls = new Uint8Array(n);
+  const own = into?.nulls;
+  const nulls = own != null && own.length === n ? own.fill(0) : new Uint8Array(n);
   if (nullsFirst) nulls.fill(1, 0, n - m);
   else nulls.fill(1, m, n);
   return { data, nulls };
