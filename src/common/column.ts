@@ -387,7 +387,13 @@ export function concatBatches(types: readonly DataType[], batches: readonly Batc
 const CONCAT_STEP = 1 << 16;
 
 /** The work of concatBatches, pausing after about every CONCAT_STEP values copied. */
-export function* concatSteps(types: readonly DataType[], batches: readonly Batch[]): Generator<void, Batch> {
+/**
+ * Allocates a typed array of n elements for concatSteps, contents unspecified (every element is written).
+ * Sort passes one that borrows pooled memory: first writes to fresh pages cost more than the copy.
+ */
+export type TypedAlloc = (kind: 'u8' | 'i32' | 'f64', n: number) => Uint8Array | Int32Array | Float64Array;
+
+export function* concatSteps(types: readonly DataType[], batches: readonly Batch[], alloc?: TypedAlloc): Generator<void, Batch> {
   if (batches.length === 1) return batches[0]!;
   let n = 0;
   for (const b of batches) n += b.length;
@@ -423,7 +429,8 @@ export function* concatSteps(types: readonly DataType[], batches: readonly Batch
       }
       data = o;
     } else {
-      const o = allocData(t, n) as Uint8Array | Int32Array | Float64Array;
+      const kind = storageKind(t) as 'u8' | 'i32' | 'f64';
+      const o = alloc === undefined ? (allocData(t, n) as Uint8Array | Int32Array | Float64Array) : alloc(kind, n);
       let off = 0;
       for (const b of batches) {
         o.set((b.columns[ci]!.data as Float64Array).subarray(0, b.length), off);
@@ -438,15 +445,16 @@ export function* concatSteps(types: readonly DataType[], batches: readonly Batch
     }
     let nulls: Uint8Array | null = null;
     if (anyNull) {
-      nulls = new Uint8Array(n);
+      nulls = alloc === undefined ? new Uint8Array(n) : (alloc('u8', n) as Uint8Array);
       let off = 0;
       for (const b of batches) {
         const nn = b.columns[ci]!.nulls;
         if (nn !== null) nulls.set(nn.subarray(0, b.length), off);
+        else if (alloc !== undefined) nulls.fill(0, off, off + b.length);
         off += b.length;
       }
     }
-    cols.push(makeColumn(t, data, nulls, storageKind(t) === 'obj' ? concatCodes(batches, ci, n) : null));
+    cols.push(makeColumn(t, data, nulls, storageKind(t) === 'obj' ? concatCodes(batches, ci, n, alloc) : null));
   }
   return { columns: cols, length: n };
 }
@@ -456,7 +464,7 @@ export function* concatSteps(types: readonly DataType[], batches: readonly Batch
  * dictionary. Batches without codes (rows appended one at a time, rewritten by UPDATE) are looked up in
  * it when they are few next to those with codes; one string it lacks drops the codes.
  */
-function concatCodes(batches: readonly Batch[], ci: number, n: number): DictCodes | null {
+function concatCodes(batches: readonly Batch[], ci: number, n: number, alloc: TypedAlloc | undefined): DictCodes | null {
   let dictionary: TextDictionary | null = null;
   let without = 0;
   for (const b of batches) {
@@ -469,7 +477,7 @@ function concatCodes(batches: readonly Batch[], ci: number, n: number): DictCode
     else if (dictionary !== dc.dictionary) return null;
   }
   if (dictionary === null || without * 4 > n) return null;
-  const codes = new Int32Array(n);
+  const codes = alloc === undefined ? new Int32Array(n) : (alloc('i32', n) as Int32Array);
   let off = 0;
   for (const b of batches) {
     const c = b.columns[ci]!;

@@ -71,3 +71,20 @@ export function give(...arrays: (Uint32Array | Float64Array | null)[]): void {
     freeBytes += b.byteLength;
   }
 }
+
+/**
+ * An allocator of typed arrays over pooled buffers, recording what it took in `taken` so the borrower
+ * can give it all back once nothing reads the arrays any more.
+ */
+export function pooledAlloc(taken: (Uint32Array | Float64Array)[]): (kind: 'u8' | 'i32' | 'f64', n: number) => Uint8Array | Int32Array | Float64Array {
+  return (kind, n) => {
+    if (kind === 'f64') {
+      const a = takeF64(n);
+      taken.push(a);
+      return a;
+    }
+    const u = takeU32(kind === 'u8' ? Math.ceil(n / 4) : n);
+    taken.push(u);
+    return kind === 'u8' ? new Uint8Array(u.buffer, 0, n) : new Int32Array(u.buffer, 0, n);
+  };
+}

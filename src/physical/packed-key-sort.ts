@@ -80,12 +80,20 @@ const PIECE = 1 << 18;
  * The scans are separate per storage class so each loop's element access stays monomorphic; the scan
  * runs in pieces so a caller can yield between them.
  */
-function* planKey(b: Batch, k: SortKey): Generator<void, KeyPlan | null> {
+function* planKey(b: Batch, k: SortKey, bounds?: KeyBounds): Generator<void, KeyPlan | null> {
   const cat = keyCategory(k.type);
   if (cat !== 'num' && cat !== 'float') return null;
   const c = b.columns[k.col]!;
   const data = c.data;
   if (!(data instanceof Float64Array || data instanceof Int32Array || data instanceof Uint8Array)) return null;
+  const known = bounds?.get(k.col);
+  if (known !== undefined && data instanceof Int32Array) {
+    // Bounds the caller knows hold (stored batches' zone maps): no scan. The step is taken as 1, and a
+    // column with a NULL mask is planned as holding NULLs; either only costs a bit at most.
+    const base = { data, nulls: c.nulls, desc: k.desc, nullsFirst: k.nullsFirst, col: k.col, type: k.type, decodable: true };
+    if (known.min > known.max) return { ...base, min: 0, max: 0, step: 1, bits: 0 };
+    return { ...base, min: known.min, max: known.max, step: 1, bits: bitsFor(known.max - known.min + (c.nulls !== null ? 1 : 0)) };
+  }
   const sc: Scan = { min: Infinity, max: -Infinity, step: 0, first: 0, seen: false, anyNull: false, negZero: false, packs: true };
   const n = b.length;
   for (let s = 0; s < n; s += PIECE) {
@@ -174,6 +182,12 @@ function scanU8(data: Uint8Array, nulls: Uint8Array | null, from: number, to: nu
   Object.assign(sc, { min, max, step: 1, seen, anyNull });
 }
 
+/**
+ * Value bounds of int4 key columns (by column index) that the caller knows hold for every non-NULL row,
+ * e.g. from the zone maps of stored batches: such a key is planned without scanning it.
+ */
+export type KeyBounds = ReadonlyMap<number, { readonly min: number; readonly max: number }>;
+
 /** A packed sort's result: the row order, and key columns already rebuilt in that order. */
 export interface PackedSort {
   readonly order: Uint32Array;
@@ -198,11 +212,11 @@ export function packedSort(b: Batch, keys: readonly SortKey[], decode = true, ov
  * packedSort in pieces: the generator yields after every PIECE rows of a loop, so a statement can let the
  * event loop run between them; the loops live in plain functions over a row range, as V8 optimizes best.
  */
-export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true, overwrite = false): Generator<void, PackedSort | null> {
+export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = true, overwrite = false, bounds?: KeyBounds): Generator<void, PackedSort | null> {
   const plans: KeyPlan[] = [];
   let total = 0;
   for (const k of keys) {
-    const p = yield* planKey(b, k);
+    const p = yield* planKey(b, k, bounds);
     if (p === null) return null;
     total += p.bits;
     if (total > MAX_BITS) return null;
@@ -308,6 +322,16 @@ function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n:
   // Value of code c: min + c * step ascending, max - c * step descending (exact integers below 2^53).
   const base = desc ? max : min;
   const inc = desc ? -step : step;
+  if (nulls === null && p.bits <= 31 && !(out instanceof Uint8Array)) {
+    // No NULL code to look for: each value straight from its code bits, without the staging array.
+    for (let s = 0; s < n; s += PIECE) {
+      if (s > 0) yield;
+      const to = Math.min(n, s + PIECE);
+      if (out instanceof Int32Array) decodeI32(out, lo, hi, s, to, p.bits, below, base, inc);
+      else decodeF64(out, lo, hi, s, to, p.bits, below, base, inc);
+    }
+    return makeColumn(p.type, out, null);
+  }
   const ck = takeF64(Math.min(n, PIECE));
   for (let s = 0; s < n; s += PIECE) {
     if (s > 0) yield;
@@ -320,6 +344,33 @@ function* decodeKeySteps(p: KeyPlan, lo: Uint32Array, hi: Uint32Array | null, n:
   }
   give(ck);
   return makeColumn(p.type, out, nulls);
+}
+
+// decodeI32 / decodeF64: out[i] = base + code * inc for rows [from, to), the code being `bits` (<= 31)
+// bits sitting `below` bits up in (hi, lo). One function per output storage keeps each loop monomorphic.
+
+function decodeI32(out: Int32Array, lo: Uint32Array, hi: Uint32Array | null, from: number, to: number, bits: number, below: number, base: number, inc: number): void {
+  const mask = 2 ** bits - 1;
+  if (hi === null || below + bits <= 32) for (let i = from; i < to; i++) out[i] = base + ((lo[i]! >>> below) & mask) * inc;
+  else if (below >= 32) {
+    const sh = below - 32;
+    for (let i = from; i < to; i++) out[i] = base + ((hi[i]! >>> sh) & mask) * inc;
+  } else {
+    const up = 32 - below;
+    for (let i = from; i < to; i++) out[i] = base + (((lo[i]! >>> below) | (hi[i]! << up)) & mask) * inc;
+  }
+}
+
+function decodeF64(out: Float64Array, lo: Uint32Array, hi: Uint32Array | null, from: number, to: number, bits: number, below: number, base: number, inc: number): void {
+  const mask = 2 ** bits - 1;
+  if (hi === null || below + bits <= 32) for (let i = from; i < to; i++) out[i] = base + ((lo[i]! >>> below) & mask) * inc;
+  else if (below >= 32) {
+    const sh = below - 32;
+    for (let i = from; i < to; i++) out[i] = base + ((hi[i]! >>> sh) & mask) * inc;
+  } else {
+    const up = 32 - below;
+    for (let i = from; i < to; i++) out[i] = base + (((lo[i]! >>> below) | (hi[i]! << up)) & mask) * inc;
+  }
 }
 
 /** ck[0..m) = the key's codes of rows s..s+m: `bits` bits sitting `below` bits up in (hi, lo). */

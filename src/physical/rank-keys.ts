@@ -10,7 +10,7 @@
  * give up part way and keep the normalized-key sort.
  */
 import { T, type Value } from '../common/types.js';
-import { makeColumn, type Batch, type Column } from '../common/column.js';
+import { makeColumn, type Batch, type Column, type TypedAlloc } from '../common/column.js';
 import { codeComputedText, TextDictionary } from '../common/text-dictionary.js';
 import type { SortKey } from './sort-key.js';
 
@@ -27,7 +27,12 @@ export function rankKeys(b: Batch, keys: readonly SortKey[]): { batch: Batch; ke
 }
 
 /** rankKeys in pieces: yields between slices of rows, so a caller can let the event loop run. */
-export function* rankKeySteps(b: Batch, keys: readonly SortKey[]): Generator<void, { batch: Batch; keys: SortKey[] } | null> {
+export function* rankKeySteps(
+  b: Batch,
+  keys: readonly SortKey[],
+  /** Where the rank (and computed code) arrays come from: pooled memory when the caller gives it back after the sort. */
+  alloc?: TypedAlloc,
+): Generator<void, { batch: Batch; keys: SortKey[] } | null> {
   let columns: Column[] | null = null;
   let out: SortKey[] | null = null;
   for (let i = 0; i < keys.length; i++) {
@@ -37,9 +42,9 @@ export function* rankKeySteps(b: Batch, keys: readonly SortKey[]): Generator<voi
     let ranks: Column | null = null;
     const dc = c.dict;
     if (dc != null && dc.codes.length >= b.length) {
-      ranks = makeColumn(T.int4, ranksOf(dc.codes, dc.dictionary.rank(), b.length), c.nulls);
+      ranks = makeColumn(T.int4, ranksOf(dc.codes, dc.dictionary.rank(), b.length, alloc), ownNulls(c.nulls, b.length, alloc));
     } else if (Array.isArray(c.data) && b.length > 256) {
-      ranks = yield* computedRanks(c.data as readonly Value[], c.nulls, b.length);
+      ranks = yield* computedRanks(c.data as readonly Value[], c.nulls, b.length, alloc);
     }
     if (ranks === null) continue;
     columns ??= b.columns.slice();
@@ -52,16 +57,17 @@ export function* rankKeySteps(b: Batch, keys: readonly SortKey[]): Generator<voi
 }
 
 /** Ranks of a computed text column through a dictionary of its own, or null when it does not pay. */
-function* computedRanks(data: readonly Value[], nulls: Uint8Array | null, n: number): Generator<void, Column | null> {
+function* computedRanks(data: readonly Value[], nulls: Uint8Array | null, n: number, alloc: TypedAlloc | undefined): Generator<void, Column | null> {
   const dictionary = new TextDictionary();
-  const codes = new Int32Array(n);
+  // Every row's code is written, so pooled memory with stale contents will do.
+  const codes = alloc === undefined ? new Int32Array(n) : (alloc('i32', n) as Int32Array);
   const nullsOut = new Uint8Array(n);
   for (let from = 0; from < n; from += SLICE_ROWS) {
     if (from > 0) yield;
     if (!codeComputedText(data, nulls, from, Math.min(n, from + SLICE_ROWS), n, dictionary, codes, nullsOut)) return null;
   }
   yield;
-  const ranks = ranksOf(codes, dictionary.rank(), n);
+  const ranks = ranksOf(codes, dictionary.rank(), n, alloc);
   let anyNull = false;
   for (let i = 0; i < n; i++) {
     if (nullsOut[i] === 1) {
@@ -72,8 +78,20 @@ function* computedRanks(data: readonly Value[], nulls: Uint8Array | null, n: num
   return makeColumn(T.int4, ranks, anyNull ? nullsOut : null);
 }
 
-function ranksOf(codes: Int32Array, rank: Int32Array, n: number): Int32Array {
-  const r = new Int32Array(n);
+/**
+ * The text column's NULL mask for its rank column. With pooled arrays the sort may decode the ranks over
+ * their own arrays, NULL mask included: the rank column then needs a mask of its own, or decoding would
+ * reorder the text column's.
+ */
+function ownNulls(nulls: Uint8Array | null, n: number, alloc: TypedAlloc | undefined): Uint8Array | null {
+  if (nulls === null || alloc === undefined) return nulls;
+  const own = alloc('u8', n) as Uint8Array;
+  own.set(nulls.subarray(0, n));
+  return own;
+}
+
+function ranksOf(codes: Int32Array, rank: Int32Array, n: number, alloc: TypedAlloc | undefined): Int32Array {
+  const r = alloc === undefined ? new Int32Array(n) : (alloc('i32', n) as Int32Array);
   for (let i = 0; i < n; i++) {
     const code = codes[i]!;
     r[i] = code < 0 ? 0 : rank[code]!;

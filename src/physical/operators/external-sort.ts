@@ -23,7 +23,7 @@
 import type { DataType } from '../../common/types.js';
 import { sliceBatch, takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
-import { give } from '../../execution/scratch.js';
+import { give, pooledAlloc } from '../../execution/scratch.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
@@ -31,6 +31,8 @@ import { READ_CHUNK, type SpillRun } from '../../execution/spill/run-file.js';
 import { SpillManager } from '../../execution/spill/spill-manager.js';
 import type { PhysicalOperator } from '../operator.js';
 import { compileComparator, type Comparator, type SortKey } from '../sort-key.js';
+import { intRange } from '../../execution/column-stats.js';
+import type { KeyBounds } from '../packed-key-sort.js';
 import { emitRuns, normalizedSortRowBytes, Sort, sortMethod, sortRunAsync } from './sort.js';
 
 /** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
@@ -44,6 +46,33 @@ function spillSizes(limit: number): { frameBytes: number; readChunk: number } {
     frameBytes: Math.min(2 << 20, Math.max(16 << 10, Math.floor(l / 64))),
     readChunk: Math.min(READ_CHUNK * 4, Math.max(16 << 10, Math.floor(l / 64))),
   };
+}
+
+/**
+ * Bounds of the int4 key columns whose every batch is a stored one with a zone map (column-stats.ts):
+ * the packed sort then plans those keys without reading them.
+ */
+function keyBounds(batches: readonly Batch[], keys: readonly SortKey[]): KeyBounds | undefined {
+  let out: Map<number, { min: number; max: number }> | undefined;
+  for (const k of keys) {
+    let min = Infinity;
+    let max = -Infinity;
+    let all = true;
+    for (const b of batches) {
+      const r = intRange(b.columns[k.col]!);
+      if (r === undefined) {
+        all = false;
+        break;
+      }
+      if (r.min > r.max) continue;
+      if (r.min < min) min = r.min;
+      if (r.max > max) max = r.max;
+    }
+    if (!all) continue;
+    out ??= new Map();
+    out.set(k.col, min > max ? { min: 1, max: 0 } : { min, max });
+  }
+  return out;
 }
 
 export class ExternalSort extends Sort {
@@ -68,6 +97,8 @@ export class ExternalSort extends Sort {
     let buffered: Batch[] = [];
     let rows = 0;
     let bytes = 0;
+    /** Pooled arrays under the in-memory sort's concatenated input, given back when its output ends. */
+    const pooled: (Uint32Array | Float64Array)[] = [];
     try {
       for await (const b of this.input.execute(ctx)) {
         if (b.length === 0) continue;
@@ -95,17 +126,20 @@ export class ExternalSort extends Sort {
       await yieldIfDue(ctx);
       if (spill === null) {
         if (buffered.length === 0) return;
-        // Several batches are concatenated into fresh arrays this operator owns; a single one is the input's.
+        // Several batches are concatenated into arrays this operator owns; a single one is the input's.
+        // The arrays are pooled memory (a million rows of fresh pages cost more than the sort): the
+        // output copies every column out of them, and they go back to the pool when the output ends.
         const owned = buffered.length > 1;
-        const all = await concatBatchesAsync(types, buffered, ctx);
+        const bounds = keyBounds(buffered, this.keys);
+        const all = await concatBatchesAsync(types, buffered, ctx, owned ? pooledAlloc(pooled) : undefined);
         buffered = [];
         const t0 = ctx.analyze ? performance.now() : 0;
-        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned);
+        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned, bounds);
         if (ctx.analyze) {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
         }
-        yield* emitRuns([run], this.xcmp, this.offset);
+        yield* emitRuns([run], this.xcmp, this.offset, pooled.length > 0);
         // Every row went out through copies: the permutation can serve the next sort's scratch.
         give(run.order);
         return;
@@ -119,6 +153,7 @@ export class ExternalSort extends Sort {
       yield* this.merge(ctx, spill, runs, types, res, frameBytes, readChunk);
     } finally {
       buffered = [];
+      give(...pooled.splice(0));
       res.free();
       await spill?.close();
     }

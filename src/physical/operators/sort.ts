@@ -12,7 +12,7 @@
  * The materialised input is kept as a list of sorted runs (today always one). External merge sort will
  * cut the input into several runs, spill them, and merge; `emitRuns` already merges any number of runs.
  */
-import { give, takeU32 } from '../../execution/scratch.js';
+import { give, pooledAlloc, takeU32 } from '../../execution/scratch.js';
 import { digitOffsets } from '../digit-offsets.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
@@ -21,7 +21,7 @@ import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { sortHighWordFirst } from '../low-word-runs.js';
 import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
 import { PhysicalOperator } from '../operator.js';
-import { packedSort, packedSortSteps } from '../packed-key-sort.js';
+import { packedSort, packedSortSteps, type KeyBounds } from '../packed-key-sort.js';
 import { rankKeys, rankKeySteps } from '../rank-keys.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
@@ -128,21 +128,34 @@ export async function sortRunAsync(
   decode = true,
   /** The caller owns b's arrays: sorted key columns may be decoded over them. */
   overwrite = false,
+  /** Known bounds of int4 key columns (packed-key-sort.ts), sparing their scan. */
+  bounds?: KeyBounds,
 ): Promise<SortedRun> {
   // Callers have just gathered the input into one batch: a chance to yield before sorting it.
   await yieldIfDue(ctx);
   // Text keys with dictionary codes (stored, or built here for repetitive computed text) sort as their
   // integer ranks; the run still reads rows from `b`.
-  const rankSteps = rankKeySteps(b, keys);
+  // The rank columns live only until the sort is done: pooled memory, given back right after it.
+  const rankArrays: (Uint32Array | Float64Array)[] = [];
+  const rankSteps = rankKeySteps(b, keys, pooledAlloc(rankArrays));
   let rs = rankSteps.next();
   while (rs.done !== true) {
     await yieldIfDue(ctx);
     rs = rankSteps.next();
   }
   const ranked = rs.value;
-  if (ranked !== null) return { ...(await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode)), batch: b };
+  if (ranked === null) give(...rankArrays);
+  else {
+    // The rank columns are ours, so their decoded order may overwrite them; key columns of b only when the
+    // caller owns b's arrays. No output reads a rank column (they sit past b's columns).
+    const run = await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode, overwrite);
+    give(...rankArrays);
+    const width = b.columns.length;
+    const sorted = run.sorted === undefined ? undefined : new Map([...run.sorted].filter(([col]) => col < width));
+    return { ...run, sorted, batch: b };
+  }
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
-    const steps = numericSortSteps(b, keys, decode, overwrite);
+    const steps = numericSortSteps(b, keys, decode, overwrite, bounds);
     for (;;) {
       const r = steps.next();
       if (r.done === true) return r.value;
@@ -159,15 +172,17 @@ export async function sortRunAsync(
 }
 
 /** The typed numeric paths of sortRun (packed, one key, several keys), in pieces a caller can yield between. */
-function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, overwrite: boolean): Generator<void, SortedRun> {
+function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, overwrite: boolean, bounds?: KeyBounds): Generator<void, SortedRun> {
   if (packable(b, keys)) {
-    const packed = yield* packedSortSteps(b, keys, decode, overwrite);
+    const packed = yield* packedSortSteps(b, keys, decode, overwrite, bounds);
     if (packed !== null) return { batch: b, order: packed.order, sorted: packed.sorted };
   }
   if (keys.length === 1) {
     const k = keys[0]!;
     const c = b.columns[k.col]!;
-    const decoded: DecodedKey = { column: null };
+    // A column the caller owns is read only to build the images: the decoded column may go over it.
+    const into = overwrite && c.data instanceof Float64Array ? { data: c.data, nulls: c.nulls } : undefined;
+    const decoded: DecodedKey = { column: null, into };
     const order = yield* radixSteps(c.data as Int32Array | Float64Array | Uint8Array, c.nulls, b.length, k.desc, k.nullsFirst, decode ? decoded : undefined);
     // The key column in sorted order comes from the sorted words, read in sequence, instead of a
     // gather through the permutation (a cache miss a row on large inputs).
@@ -332,7 +347,8 @@ export function* radixSteps(
     m = 0;
     for (let i = 0; i < n; i++) if (nulls[i] !== 1) m++;
   }
-  let idx: Uint32Array = new Uint32Array(m);
+  // Pooled: every entry is written below, and callers give the permutation back once they are done.
+  let idx: Uint32Array = takeU32(m);
   let lo: Uint32Array = takeU32(m);
   const wide = data instanceof Float64Array;
   let hi: Uint32Array | null = wide ? takeU32(m) : null;
@@ -358,10 +374,12 @@ export function* radixSteps(
     const hi2 = takeU32(m);
     const negativeZero = sawNegativeZero;
     const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
+    // Placing the NULL rows reads the input's NULL mask, which decoding may then write over.
+    const order = placeNulls(sorted.idx, nulls, n, m, nullsFirst);
     // -0 and 0 share an image: a column holding -0 cannot be decoded from the words.
-    if (decoded !== undefined && !negativeZero) decoded.column = decodeF64Images(sorted.hi, sorted.lo, m, flip, n, nulls !== null && m < n, nullsFirst);
+    if (decoded !== undefined && !negativeZero) decoded.column = decodeF64Images(sorted.hi, sorted.lo, m, flip, n, nulls !== null && m < n, nullsFirst, decoded.into);
     give(sorted.lo, sorted.hi, ...sorted.spare);
-    return placeNulls(sorted.idx, nulls, n, m, nullsFirst);
+    return order;
   }
   // 16-bit digits halve the scatter passes, but each pass also walks a 65,536-entry histogram twice: below
   // 64k rows that walk costs more than the passes saved, so small inputs use 8-bit digits.
@@ -412,7 +430,7 @@ export function* radixSteps(
 /** The permutation of all n rows: the sorted non-null rows `idx` (m of them) with the null rows first or last in input order. */
 function placeNulls(idx: Uint32Array, nulls: Uint8Array | null, n: number, m: number, nullsFirst: boolean): Uint32Array {
   if (m === n) return idx;
-  const out = new Uint32Array(n);
+  const out = takeU32(n);
   const nullsAt = nullsFirst ? 0 : m;
   out.set(idx, nullsFirst ? n - m : 0);
   give(idx);
@@ -489,6 +507,8 @@ let sawNegativeZero = false;
 /** A sort key column decoded in sorted order, when radixSteps could. */
 export interface DecodedKey {
   column: { data: Float64Array; nulls: Uint8Array | null } | null;
+  /** Arrays of n rows the caller owns and no longer reads: the decoded column is written over them. */
+  readonly into?: { readonly data: Float64Array; readonly nulls: Uint8Array | null };
 }
 
 /**
@@ -496,9 +516,18 @@ export interface DecodedKey {
  * first or last as placeNulls puts them; the inverse of f64Images (every NaN comes back as one NaN,
  * which prints and compares as any other).
  */
-function decodeF64Images(hi: Uint32Array, lo: Uint32Array, m: number, flip: number, n: number, hasNulls: boolean, nullsFirst: boolean): { data: Float64Array; nulls: Uint8Array | null } {
-  const data = new Float64Array(n);
-  const words = new Uint32Array(data.buffer);
+function decodeF64Images(
+  hi: Uint32Array,
+  lo: Uint32Array,
+  m: number,
+  flip: number,
+  n: number,
+  hasNulls: boolean,
+  nullsFirst: boolean,
+  into?: DecodedKey['into'],
+): { data: Float64Array; nulls: Uint8Array | null } {
+  const data = into !== undefined && into.data.length === n ? into.data : new Float64Array(n);
+  const words = new Uint32Array(data.buffer, data.byteOffset, 2 * n);
   const off = hasNulls && nullsFirst ? n - m : 0;
   for (let r = 0; r < m; r++) {
     let h = (hi[r]! ^ flip) >>> 0;
@@ -512,7 +541,8 @@ function decodeF64Images(hi: Uint32Array, lo: Uint32Array, m: number, flip: numb
     words[2 * (off + r) + LO] = l;
   }
   if (!hasNulls) return { data, nulls: null };
-  const nulls = new Uint8Array(n);
+  const own = into?.nulls;
+  const nulls = own != null && own.length === n ? own.fill(0) : new Uint8Array(n);
   if (nullsFirst) nulls.fill(1, 0, n - m);
   else nulls.fill(1, m, n);
   return { data, nulls };
@@ -578,7 +608,13 @@ function radixScatter(
  * Emits the rows of sorted runs in order, merging when there is more than one run; the first `skip`
  * rows (an OFFSET) are never gathered.
  */
-export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator, skip = 0): Generator<Batch> {
+export function* emitRuns(
+  runs: readonly SortedRun[],
+  cmp: Comparator,
+  skip = 0,
+  /** The run's arrays go back to a pool afterwards: already-sorted columns are copied out, not sliced. */
+  copySorted = false,
+): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
     const { batch, order, sorted } = runs[0]!;
@@ -593,6 +629,7 @@ export function* emitRuns(runs: readonly SortedRun[], cmp: Comparator, skip = 0)
         const done = sorted.get(i);
         if (done === undefined) return takeColumn(c, sel, e - s);
         const d = done.data;
+        if (copySorted) return makeColumn(c.type, d.slice(s, e), done.nulls === null ? null : done.nulls.slice(s, e));
         return makeColumn(c.type, Array.isArray(d) ? d.slice(s, e) : d.subarray(s, e), done.nulls === null ? null : done.nulls.subarray(s, e));
       });
       yield { columns, length: e - s };

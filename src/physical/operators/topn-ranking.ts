@@ -1024,15 +1024,18 @@ export class TopNRanking extends PhysicalOperator {
           break;
         }
         const gids = ids.assign(b);
-        st.ensureGroups(ids.count);
-        st.consume(b, gids);
-        seen += n;
-        if (seen - n < REFS_SETTLE_ROWS && seen >= REFS_SETTLE_ROWS && ids.count * REFS_FEW_PARTITIONS <= seen) {
+        if (seen < REFS_SETTLE_ROWS && seen + n >= REFS_SETTLE_ROWS && ids.count * REFS_FEW_PARTITIONS <= seen + n) {
           // Few partitions: their boundaries are in cache and soon reject whole batches by key range
-          // (consumeFused), which beats any per-row work here.
+          // (consumeFused), which beats any per-row work here. Decided before this batch goes in: the
+          // copying store takes it whole, and the row references (code a query runs for one batch, so
+          // rarely optimized) see no rows at all when the first batch settles it.
+          refused = b;
           handOver = 'row copies (few partitions)';
           break;
         }
+        st.ensureGroups(ids.count);
+        st.consume(b, gids);
+        seen += n;
         // Row size measured now and then: batchBytes reads every string.
         const rb = st.lastRetained;
         if (rb !== null && (rowBytes < 0 || (++batches & 63) === 0)) rowBytes = batchBytes(rb) / rb.length;

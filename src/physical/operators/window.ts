@@ -66,6 +66,8 @@ export class Window extends PhysicalOperator {
   readonly name = 'Window';
   private readonly partCmp: Comparator | null;
   private readonly orderCmp: Comparator | null;
+  /** Whether any call reads peer groups; when none does, blocks skip comparing the ORDER BY keys. */
+  private readonly peers: boolean;
 
   constructor(
     readonly input: PhysicalOperator,
@@ -79,6 +81,7 @@ export class Window extends PhysicalOperator {
     super([...input.schema, ...calls.map((c): Field => ({ name: c.name, type: c.type }))]);
     this.partCmp = partitionKeys.length > 0 ? compileComparator(partitionKeys) : null;
     this.orderCmp = orderKeys.length > 0 ? compileComparator(orderKeys) : null;
+    this.peers = calls.some((c) => readsPeers(c, frames));
   }
 
   children(): readonly PhysicalOperator[] {
@@ -270,7 +273,7 @@ export class Window extends PhysicalOperator {
   }
 
   private *emit(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Generator<Batch> {
-    const results = evaluateBlock(block, frames, ctx, this.partCmp, this.orderCmp, this.partitionKeys, this.orderKeys, this.calls);
+    const results = evaluateBlock(block, frames, ctx, this.partCmp, this.peers ? this.orderCmp : null, this.partitionKeys, this.orderKeys, this.calls);
     const out: Batch = { columns: [...block.columns, ...results], length: block.length };
     if (out.length <= BATCH_SIZE * 4) {
       yield out;
@@ -278,6 +281,19 @@ export class Window extends PhysicalOperator {
     }
     for (let s = 0; s < out.length; s += BATCH_SIZE) yield sliceBatch(out, s, Math.min(out.length, s + BATCH_SIZE));
   }
+}
+
+/**
+ * Functions that ignore peer groups: row_number, lag, lead and ntile depend on row positions only, and
+ * so does a ROWS frame unless it excludes the current row's peers. Everything else (rank and its
+ * relatives, RANGE and GROUPS frames, EXCLUDE GROUP / TIES) reads them.
+ */
+const PEER_FREE = new Set(['row_number', 'lag', 'lead', 'ntile']);
+
+function readsPeers(c: WindowCallDef, frames: readonly WindowFrameDef[]): boolean {
+  if (c.frame < 0) return !PEER_FREE.has(c.name);
+  const f = frames[c.frame]!;
+  return f.units !== 'rows' || f.exclude === 'group' || f.exclude === 'ties';
 }
 
 /** Blocks up to this many rows borrow the boundary arrays below instead of allocating their own. */
