@@ -200,14 +200,15 @@ function lnDD(x: number): void {
   ddAdd(rHi, rLo + e * LN2_LO, lh, ll);
 }
 
-/** exp(j/64) for j = -23..23 (index j + 23), and 1/n! for the series of exp. */
+/** 1/n! as double-doubles for the series of exp: 12 terms at run time, 30 for the table below. */
 const EXP_TERMS = 12;
-const INV_FACT_HI = new Float64Array(EXP_TERMS + 1);
-const INV_FACT_LO = new Float64Array(EXP_TERMS + 1);
+const EXP_TABLE_TERMS = 30;
+const INV_FACT_HI = new Float64Array(EXP_TABLE_TERMS + 1);
+const INV_FACT_LO = new Float64Array(EXP_TABLE_TERMS + 1);
 {
   let fh = 1;
   let fl = 0;
-  for (let n = 0; n <= EXP_TERMS; n++) {
+  for (let n = 0; n <= EXP_TABLE_TERMS; n++) {
     if (n > 0) {
       ddDiv(fh, fl, n, 0);
       fh = rHi;
@@ -218,13 +219,13 @@ const INV_FACT_LO = new Float64Array(EXP_TERMS + 1);
   }
 }
 
-/** exp(t) into (rHi, rLo) by its series, for small |t| (the table below uses it with more terms). */
-function seriesExp(th: number, tl: number, terms: number, invHi: Float64Array, invLo: Float64Array): void {
-  let ah = invHi[terms]!;
-  let al = invLo[terms]!;
+/** exp(t) into (rHi, rLo) by `terms` terms of its series, for small |t|. */
+function seriesExp(th: number, tl: number, terms: number): void {
+  let ah = INV_FACT_HI[terms]!;
+  let al = INV_FACT_LO[terms]!;
   for (let n = terms - 1; n >= 0; n--) {
     ddMul(ah, al, th, tl);
-    ddAdd(rHi, rLo, invHi[n]!, invLo[n]!);
+    ddAdd(rHi, rLo, INV_FACT_HI[n]!, INV_FACT_LO[n]!);
     ah = rHi;
     al = rLo;
   }
@@ -232,26 +233,11 @@ function seriesExp(th: number, tl: number, terms: number, invHi: Float64Array, i
   rLo = al;
 }
 
-const EXP_TABLE_TERMS = 30;
-const TABLE_INV_HI = new Float64Array(EXP_TABLE_TERMS + 1);
-const TABLE_INV_LO = new Float64Array(EXP_TABLE_TERMS + 1);
-{
-  let fh = 1;
-  let fl = 0;
-  for (let n = 0; n <= EXP_TABLE_TERMS; n++) {
-    if (n > 0) {
-      ddDiv(fh, fl, n, 0);
-      fh = rHi;
-      fl = rLo;
-    }
-    TABLE_INV_HI[n] = fh;
-    TABLE_INV_LO[n] = fl;
-  }
-}
+/** exp(j/64) for j = -23..23, at index j + 23. */
 const EXPC_HI = new Float64Array(47);
 const EXPC_LO = new Float64Array(47);
 for (let j = -23; j <= 23; j++) {
-  seriesExp(j / 64, 0, EXP_TABLE_TERMS, TABLE_INV_HI, TABLE_INV_LO);
+  seriesExp(j / 64, 0, EXP_TABLE_TERMS);
   EXPC_HI[j + 23] = rHi;
   EXPC_LO[j + 23] = rLo;
 }
@@ -266,7 +252,7 @@ function expDD(xh: number, xl: number): number {
   ddAdd(xh, xl, -rHi, -rLo - k * LN2_LO);
   const j = Math.round(rHi * 64);
   ddAdd(rHi, rLo, -j / 64, 0);
-  seriesExp(rHi, rLo, EXP_TERMS, INV_FACT_HI, INV_FACT_LO);
+  seriesExp(rHi, rLo, EXP_TERMS);
   ddMul(rHi, rLo, EXPC_HI[j + 23]!, EXPC_LO[j + 23]!);
   return k;
 }
