@@ -29,6 +29,25 @@ export function locationOf(n: Node | undefined): number | undefined {
   return b.location;
 }
 
+/**
+ * Calls `visit` with every node of a parsed tree whose tag is `tag` (its body), in tree order; the
+ * node's own children are not visited.
+ */
+export function forEachNode(node: unknown, tag: string, visit: (body: AnyNode) => void): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) forEachNode(n, tag, visit);
+    return;
+  }
+  const o = node as AnyNode;
+  const body = o[tag] as AnyNode | undefined;
+  if (body !== undefined) {
+    visit(body);
+    return;
+  }
+  for (const k in o) forEachNode(o[k], tag, visit);
+}
+
 /** Visits every `$n` reference in a parsed tree, in tree order (stops when `f` returns true). */
 export function findParamRef(node: unknown, f: (number: number, location: number | undefined) => boolean): boolean {
   if (node === null || typeof node !== 'object') return false;

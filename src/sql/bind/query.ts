@@ -15,7 +15,7 @@ import { type Expr, type SortKey, exprEquals, isConstantExpr, someExpr, colRef, 
 import type { JoinType, LogicalPlan, TableSource, WindowCall } from '../../logical/plan.js';
 import { mapPlanExprs } from '../../logical/map-plan-exprs.js';
 import type { Catalog } from '../../storage/catalog.js';
-import { nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
+import { forEachNode, nodeBody, nodeTag, strings, type AnyNode } from '../ast.js';
 import { AGG_BASE, WIN_BASE, bindExpr, bindSortBy, coerceBool, leftmostLocOf, locOf, type AggCollector, type ExprCtx, type ExprEnv, type WindowCollector } from './expr.js';
 import { coerce, hasNoEquality, unifyTypes } from '../coerce.js';
 import { ROW_PRESENT, Scope, type ScopeEntry } from '../scope.js';
@@ -1123,22 +1123,13 @@ function bareNamesIfOuterJoin(s: SelectStmt): ReadonlySet<string> {
   };
   if (!hasOuter(s.fromClause ?? [])) return NO_NAMES;
   const names = new Set<string>();
-  const walk = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) {
-      for (const y of x) walk(y);
-      return;
-    }
-    const ref = (x as { ColumnRef?: AnyNode }).ColumnRef;
-    if (ref !== undefined) {
+  const walk = (x: unknown): void =>
+    forEachNode(x, 'ColumnRef', (ref) => {
       const fields = (ref.fields as Node[] | undefined) ?? [];
       const last = fields[fields.length - 1];
       if (fields.length === 1 && last !== undefined && nodeTag(last) === 'String') names.add(strings(fields)[0]!);
       if (fields.length === 2 && last !== undefined && nodeTag(last) === 'A_Star' && nodeTag(fields[0]!) === 'String') names.add(strings(fields.slice(0, 1))[0]!);
-      return;
-    }
-    for (const v of Object.values(x)) walk(v);
-  };
+    });
   for (const [k, v] of Object.entries(s)) {
     if (k !== 'targetList') walk(v);
   }
@@ -1162,20 +1153,13 @@ function readsWorktable(p: LogicalPlan): boolean {
 /** Where the first call of an aggregate is written in a SELECT outside its FROM clause. */
 function firstAggregateLocation(s: SelectStmt, isAggregate: (name: string) => boolean): number | undefined {
   let best: number | undefined;
-  const walk = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) {
-      for (const y of x) walk(y);
-      return;
-    }
-    const call = (x as { FuncCall?: AnyNode }).FuncCall;
-    if (call !== undefined) {
-      const name = strings(call.funcname as Node[]).pop() ?? '';
-      const loc = call.location as number | undefined;
-      if (isAggregate(name) && call.over === undefined && loc !== undefined && (best === undefined || loc < best)) best = loc;
-    }
-    for (const v of Object.values(x)) walk(v);
+  const visit = (call: AnyNode): void => {
+    const name = strings(call.funcname as Node[]).pop() ?? '';
+    const loc = call.location as number | undefined;
+    if (isAggregate(name) && call.over === undefined && loc !== undefined && (best === undefined || loc < best)) best = loc;
+    // An aggregate can sit in another's arguments (an outer-level one inside a sub-SELECT).
+    forEachNode(call.args, 'FuncCall', visit);
   };
-  for (const [k, v] of Object.entries(s)) if (k !== 'fromClause') walk(v);
+  for (const [k, v] of Object.entries(s)) if (k !== 'fromClause') forEachNode(v, 'FuncCall', visit);
   return best;
 }

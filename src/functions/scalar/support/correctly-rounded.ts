@@ -90,8 +90,11 @@ const bits = new Float64Array(1);
 const words = new Uint32Array(bits.buffer);
 const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
-/** ln x into (rHi, rLo), for finite x > 0, by the series alone (slow: fills the table below). */
-function seriesLn(x: number): void {
+/** The mantissa splitLog leaves, in [√½, √2). */
+let mantissa = 1;
+
+/** x = mantissa·2^e with the mantissa in [√½, √2) (so ln of it is small near 1); returns e. */
+function splitLog(x: number): number {
   let e = 0;
   if (x < 2.2250738585072014e-308) {
     x *= 18014398509481984; // 2^54: subnormals get a normal exponent
@@ -100,11 +103,18 @@ function seriesLn(x: number): void {
   bits[0] = x;
   e += ((words[HI]! >>> 20) & 0x7ff) - 1023;
   words[HI] = (words[HI]! & 0x800fffff) | 0x3ff00000;
-  let m = bits[0]!;
-  if (m > SQRT2) {
-    m /= 2;
+  mantissa = bits[0]!;
+  if (mantissa > SQRT2) {
+    mantissa /= 2;
     e++;
   }
+  return e;
+}
+
+/** ln x into (rHi, rLo), for finite x > 0, by the series alone (slow: fills the table below). */
+function seriesLn(x: number): void {
+  const e = splitLog(x);
+  const m = mantissa;
   const f = m - 1; // exact (Sterbenz)
   if (f === 0) {
     twoProd(e, LN2_HI);
@@ -157,19 +167,8 @@ const SHORT_TERMS = 7;
 
 /** ln x into (rHi, rLo), for finite x > 0. */
 function lnDD(x: number): void {
-  let e = 0;
-  if (x < 2.2250738585072014e-308) {
-    x *= 18014398509481984; // 2^54: subnormals get a normal exponent
-    e = -54;
-  }
-  bits[0] = x;
-  e += ((words[HI]! >>> 20) & 0x7ff) - 1023;
-  words[HI] = (words[HI]! & 0x800fffff) | 0x3ff00000;
-  let m = bits[0]!;
-  if (m > SQRT2) {
-    m /= 2;
-    e++;
-  }
+  const e = splitLog(x);
+  const m = mantissa;
   const k = Math.round(m * 128);
   const c = k / 128;
   const diff = m - c; // exact (Sterbenz)
