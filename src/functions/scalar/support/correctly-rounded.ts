@@ -12,9 +12,11 @@
 
 const SPLIT = 134217729; // 2^27 + 1, Veltkamp's splitter for doubles
 
-/** A double-double: hi + lo with |lo| at most half an ulp of hi. Results go in a shared pair. */
-let rHi = 0;
-let rLo = 0;
+/**
+ * A double-double: hi + lo with |lo| at most half an ulp of hi. Results go in a shared pair held in a
+ * typed array: a module variable holding a double boxes it on every store, which cost most of the time.
+ */
+const R = new Float64Array(3);
 
 function twoProd(a: number, b: number): void {
   const p = a * b;
@@ -24,33 +26,33 @@ function twoProd(a: number, b: number): void {
   t = SPLIT * b;
   const bh = t - (t - b);
   const bl = b - bh;
-  rHi = p;
-  rLo = ah * bh - p + ah * bl + al * bh + al * bl;
+  R[0] = p;
+  R[1] = ah * bh - p + ah * bl + al * bh + al * bl;
 }
 
 function ddMul(ah: number, al: number, bh: number, bl: number): void {
   twoProd(ah, bh);
-  const p = rHi;
-  const e = rLo + (ah * bl + al * bh);
-  rHi = p + e;
-  rLo = e - (rHi - p);
+  const p = R[0];
+  const e = R[1] + (ah * bl + al * bh);
+  R[0] = p + e;
+  R[1] = e - (R[0] - p);
 }
 
 function ddAdd(ah: number, al: number, bh: number, bl: number): void {
   const s = ah + bh;
   const bb = s - ah;
   const e = ah - (s - bb) + (bh - bb) + al + bl;
-  rHi = s + e;
-  rLo = e - (rHi - s);
+  R[0] = s + e;
+  R[1] = e - (R[0] - s);
 }
 
 function ddDiv(ah: number, al: number, bh: number, bl: number): void {
   const q1 = ah / bh;
   ddMul(q1, 0, bh, bl);
-  const rh = ah - rHi;
-  const q2 = (rh - rLo + al) / bh;
-  rHi = q1 + q2;
-  rLo = q2 - (rHi - q1);
+  const rh = ah - R[0];
+  const q2 = (rh - R[1] + al) / bh;
+  R[0] = q1 + q2;
+  R[1] = q2 - (R[0] - q1);
 }
 
 const TERMS = 22;
@@ -59,25 +61,25 @@ const INV_ODD_HI = new Float64Array(TERMS + 1);
 const INV_ODD_LO = new Float64Array(TERMS + 1);
 for (let k = 0; k <= TERMS; k++) {
   ddDiv(1, 0, 2 * k + 1, 0);
-  INV_ODD_HI[k] = rHi;
-  INV_ODD_LO[k] = rLo;
+  INV_ODD_HI[k] = R[0];
+  INV_ODD_LO[k] = R[1];
 }
-/** 2·atanh(s) = ln((1 + s)/(1 − s)) into (rHi, rLo), for small |s|: 2s·Σ s^2k/(2k+1), k = 0..terms. */
+/** 2·atanh(s) = ln((1 + s)/(1 − s)) into (R[0], R[1]), for small |s|: 2s·Σ s^2k/(2k+1), k = 0..terms. */
 function twiceAtanh(sh: number, sl: number, terms: number): void {
   ddMul(sh, sl, sh, sl);
-  const zh = rHi;
-  const zl = rLo;
+  const zh = R[0];
+  const zl = R[1];
   let ah = INV_ODD_HI[terms]!;
   let al = INV_ODD_LO[terms]!;
   for (let k = terms - 1; k >= 0; k--) {
     ddMul(ah, al, zh, zl);
-    ddAdd(rHi, rLo, INV_ODD_HI[k]!, INV_ODD_LO[k]!);
-    ah = rHi;
-    al = rLo;
+    ddAdd(R[0], R[1], INV_ODD_HI[k]!, INV_ODD_LO[k]!);
+    ah = R[0];
+    al = R[1];
   }
   ddMul(ah, al, sh, sl);
-  rHi *= 2;
-  rLo *= 2;
+  R[0] *= 2;
+  R[1] *= 2;
 }
 
 const LN2_HI = 0.6931471805599453;
@@ -90,10 +92,8 @@ const bits = new Float64Array(1);
 const words = new Uint32Array(bits.buffer);
 const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
-/** The mantissa splitLog leaves, in [√½, √2). */
-let mantissa = 1;
 
-/** x = mantissa·2^e with the mantissa in [√½, √2) (so ln of it is small near 1); returns e. */
+/** x = m·2^e with the mantissa m (left in R[2]) in [√½, √2), so ln m is small near 1; returns e. */
 function splitLog(x: number): number {
   let e = 0;
   if (x < 2.2250738585072014e-308) {
@@ -103,37 +103,37 @@ function splitLog(x: number): number {
   bits[0] = x;
   e += ((words[HI]! >>> 20) & 0x7ff) - 1023;
   words[HI] = (words[HI]! & 0x800fffff) | 0x3ff00000;
-  mantissa = bits[0]!;
-  if (mantissa > SQRT2) {
-    mantissa /= 2;
+  R[2] = bits[0]!;
+  if (R[2] > SQRT2) {
+    R[2] /= 2;
     e++;
   }
   return e;
 }
 
-/** ln x into (rHi, rLo), for finite x > 0, by the series alone (slow: fills the table below). */
+/** ln x into (R[0], R[1]), for finite x > 0, by the series alone (slow: fills the table below). */
 function seriesLn(x: number): void {
   const e = splitLog(x);
-  const m = mantissa;
+  const m = R[2];
   const f = m - 1; // exact (Sterbenz)
   if (f === 0) {
     twoProd(e, LN2_HI);
-    ddAdd(rHi, rLo, e * LN2_LO, 0);
+    ddAdd(R[0], R[1], e * LN2_LO, 0);
     return;
   }
   // s = f / (2 + f); 2 + f is exact as a double-double
   const d = 2 + f;
   ddDiv(f, 0, d, f - (d - 2));
-  twiceAtanh(rHi, rLo, TERMS);
-  const lh = rHi;
-  const ll = rLo;
+  twiceAtanh(R[0], R[1], TERMS);
+  const lh = R[0];
+  const ll = R[1];
   if (e === 0) {
-    rHi = lh;
-    rLo = ll;
+    R[0] = lh;
+    R[1] = ll;
     return;
   }
   twoProd(e, LN2_HI);
-  ddAdd(rHi, rLo + e * LN2_LO, lh, ll);
+  ddAdd(R[0], R[1] + e * LN2_LO, lh, ll);
 }
 
 /** ln x, correctly rounded; the caller has refused x <= 0. Infinity and NaN pass through. */
@@ -141,7 +141,7 @@ export function lnRounded(x: number): number {
   if (!(x > 0) || x === Infinity) return Math.log(x);
   if (x === 1) return 0;
   lnDD(x);
-  return rHi;
+  return R[0];
 }
 
 /** log10 x, correctly rounded (exact at powers of ten). */
@@ -149,8 +149,8 @@ export function log10Rounded(x: number): number {
   if (!(x > 0) || x === Infinity) return Math.log10(x);
   if (x === 1) return 0;
   lnDD(x);
-  ddMul(rHi, rLo, INV_LN10_HI, INV_LN10_LO);
-  return rHi;
+  ddMul(R[0], R[1], INV_LN10_HI, INV_LN10_LO);
+  return R[0];
 }
 
 /** ln(k/128) for k = 90..182, the multiples of 1/128 nearest to [√½, √2). */
@@ -160,15 +160,15 @@ const LNC_HI = new Float64Array(TABLE_TO + 1);
 const LNC_LO = new Float64Array(TABLE_TO + 1);
 for (let k = TABLE_FROM; k <= TABLE_TO; k++) {
   seriesLn(k / 128);
-  LNC_HI[k] = rHi;
-  LNC_LO[k] = rLo;
+  LNC_HI[k] = R[0];
+  LNC_LO[k] = R[1];
 }
 const SHORT_TERMS = 7;
 
-/** ln x into (rHi, rLo), for finite x > 0. */
+/** ln x into (R[0], R[1]), for finite x > 0. */
 function lnDD(x: number): void {
   const e = splitLog(x);
-  const m = mantissa;
+  const m = R[2];
   const k = Math.round(m * 128);
   const c = k / 128;
   const diff = m - c; // exact (Sterbenz)
@@ -177,26 +177,26 @@ function lnDD(x: number): void {
   if (diff !== 0) {
     // t = (m − c)/c, then s = t/(2 + t)
     ddDiv(diff, 0, c, 0);
-    const th = rHi;
-    const tl = rLo;
+    const th = R[0];
+    const tl = R[1];
     ddAdd(2, 0, th, tl);
-    ddDiv(th, tl, rHi, rLo);
-    twiceAtanh(rHi, rLo, SHORT_TERMS);
-    lh = rHi;
-    ll = rLo;
+    ddDiv(th, tl, R[0], R[1]);
+    twiceAtanh(R[0], R[1], SHORT_TERMS);
+    lh = R[0];
+    ll = R[1];
   }
   if (k !== 128) {
     ddAdd(LNC_HI[k]!, LNC_LO[k]!, lh, ll);
-    lh = rHi;
-    ll = rLo;
+    lh = R[0];
+    ll = R[1];
   }
   if (e === 0) {
-    rHi = lh;
-    rLo = ll;
+    R[0] = lh;
+    R[1] = ll;
     return;
   }
   twoProd(e, LN2_HI);
-  ddAdd(rHi, rLo + e * LN2_LO, lh, ll);
+  ddAdd(R[0], R[1] + e * LN2_LO, lh, ll);
 }
 
 /** 1/n! as double-doubles for the series of exp: 12 terms at run time, 30 for the table below. */
@@ -210,26 +210,26 @@ const INV_FACT_LO = new Float64Array(EXP_TABLE_TERMS + 1);
   for (let n = 0; n <= EXP_TABLE_TERMS; n++) {
     if (n > 0) {
       ddDiv(fh, fl, n, 0);
-      fh = rHi;
-      fl = rLo;
+      fh = R[0];
+      fl = R[1];
     }
     INV_FACT_HI[n] = fh;
     INV_FACT_LO[n] = fl;
   }
 }
 
-/** exp(t) into (rHi, rLo) by `terms` terms of its series, for small |t|. */
+/** exp(t) into (R[0], R[1]) by `terms` terms of its series, for small |t|. */
 function seriesExp(th: number, tl: number, terms: number): void {
   let ah = INV_FACT_HI[terms]!;
   let al = INV_FACT_LO[terms]!;
   for (let n = terms - 1; n >= 0; n--) {
     ddMul(ah, al, th, tl);
-    ddAdd(rHi, rLo, INV_FACT_HI[n]!, INV_FACT_LO[n]!);
-    ah = rHi;
-    al = rLo;
+    ddAdd(R[0], R[1], INV_FACT_HI[n]!, INV_FACT_LO[n]!);
+    ah = R[0];
+    al = R[1];
   }
-  rHi = ah;
-  rLo = al;
+  R[0] = ah;
+  R[1] = al;
 }
 
 /** exp(j/64) for j = -23..23, at index j + 23. */
@@ -237,22 +237,22 @@ const EXPC_HI = new Float64Array(47);
 const EXPC_LO = new Float64Array(47);
 for (let j = -23; j <= 23; j++) {
   seriesExp(j / 64, 0, EXP_TABLE_TERMS);
-  EXPC_HI[j + 23] = rHi;
-  EXPC_LO[j + 23] = rLo;
+  EXPC_HI[j + 23] = R[0];
+  EXPC_LO[j + 23] = R[1];
 }
 
 /**
- * exp(xh + xl) as hi·2^k: (rHi, rLo) hold the mantissa part and the power of two is returned. x = k·ln 2 +
+ * exp(xh + xl) as hi·2^k: (R[0], R[1]) hold the mantissa part and the power of two is returned. x = k·ln 2 +
  * j/64 + t with |t| <= 1/128: exp(j/64) from the table, exp(t) from 13 terms of its series.
  */
 function expDD(xh: number, xl: number): number {
   const k = Math.round(xh / LN2_HI);
   twoProd(k, LN2_HI);
-  ddAdd(xh, xl, -rHi, -rLo - k * LN2_LO);
-  const j = Math.round(rHi * 64);
-  ddAdd(rHi, rLo, -j / 64, 0);
-  seriesExp(rHi, rLo, EXP_TERMS);
-  ddMul(rHi, rLo, EXPC_HI[j + 23]!, EXPC_LO[j + 23]!);
+  ddAdd(xh, xl, -R[0], -R[1] - k * LN2_LO);
+  const j = Math.round(R[0] * 64);
+  ddAdd(R[0], R[1], -j / 64, 0);
+  seriesExp(R[0], R[1], EXP_TERMS);
+  ddMul(R[0], R[1], EXPC_HI[j + 23]!, EXPC_LO[j + 23]!);
   return k;
 }
 
@@ -268,7 +268,7 @@ export function expRounded(x: number): number {
   // Beyond these the result is not a normal double: Math.exp's answer (Infinity, a subnormal, 0) stands.
   if (!(x > -708 && x < 709.7) || x === 0) return Math.exp(x);
   const k = expDD(x, 0);
-  return scale(rHi, k);
+  return scale(R[0], k);
 }
 
 /**
@@ -279,11 +279,11 @@ export function powRounded(x: number, y: number): number {
   if (x === 0 || y === 0 || !Number.isFinite(x) || !Number.isFinite(y) || x === 1) return Math.pow(x, y);
   const negative = x < 0 && Math.abs(y) < 9007199254740992 && y % 2 !== 0;
   lnDD(Math.abs(x));
-  ddMul(rHi, rLo, y, 0);
-  const wh = rHi;
-  const wl = rLo;
+  ddMul(R[0], R[1], y, 0);
+  const wh = R[0];
+  const wl = R[1];
   if (!(wh > -708 && wh < 709.7)) return Math.pow(x, y);
   const k = expDD(wh, wl);
-  const r = scale(rHi, k);
+  const r = scale(R[0], k);
   return negative ? -r : r;
 }
