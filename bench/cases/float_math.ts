@@ -1,8 +1,9 @@
 import type { BenchCase } from '../types.js';
 
 /**
- * Per-row float8 ln, exp and power: Quire rounds these correctly (as glibc, hence PostgreSQL, does) in
- * double-double arithmetic, which costs more per call than the platform's Math functions.
+ * Per-row float8 ln, exp and power: Quire rounds these correctly (as glibc, hence PostgreSQL, does),
+ * with a fast path that decides most calls and double-double arithmetic for the rest; this case shows
+ * what that costs against the platform's Math functions.
  */
 const c: BenchCase = {
   name: 'float_math',
