@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { expRounded, lnRounded, log10Rounded, powRounded } from '../../src/functions/scalar/support/correctly-rounded.js';
+import {
+  doubleDoubleOnly,
+  expRounded,
+  lnRounded,
+  log10Rounded,
+  powRounded,
+} from '../../src/functions/scalar/support/correctly-rounded.js';
 
 /** The exact decimal expansion of a finite positive double. */
 function exactDecimal(x: number): string {
@@ -78,5 +84,55 @@ describe('correctly rounded float8 logarithms', () => {
     await expect(db.query('SELECT power(-2::float8, 0.5)')).rejects.toMatchObject({ code: '2201F' });
     await expect(db.query('SELECT ln(0::float8)')).rejects.toMatchObject({ code: '2201E' });
     await expect(db.query('SELECT log10(-1::float8)')).rejects.toMatchObject({ code: '2201E' });
+  });
+});
+
+describe('the fast paths agree with double-double arithmetic', () => {
+  // A deterministic generator: the same inputs every run.
+  let seed = 20261206;
+  const rnd = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 4294967296 + (Math.imul(seed, 69069) >>> 0) / 2 ** 64;
+  };
+  const N = 60_000;
+  it('ln and log10 over wide, near-1, integer and subnormal inputs', () => {
+    const gens = [() => Math.exp((rnd() - 0.5) * 1400), () => 1 + (rnd() - 0.5) * 1e-3, () => Math.floor(rnd() * 1e7) + 1, () => rnd() * 1e-310];
+    const wrong: string[] = [];
+    for (const g of gens) {
+      for (let i = 0; i < N; i++) {
+        const x = g();
+        if (lnRounded(x) !== doubleDoubleOnly.ln(x)) wrong.push(`ln(${x})`);
+        if (log10Rounded(x) !== doubleDoubleOnly.log10(x)) wrong.push(`log10(${x})`);
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+  it('exp over its whole normal range and near 0', () => {
+    const gens = [() => (rnd() - 0.5) * 1400 + 4, () => (rnd() - 0.5) * 1e-2, () => (rnd() - 0.5) * 40];
+    const wrong: string[] = [];
+    for (const g of gens) {
+      for (let i = 0; i < N; i++) {
+        const x = g();
+        if (x > -708 && x < 709.7 && expRounded(x) !== doubleDoubleOnly.exp(x)) wrong.push(`exp(${x})`);
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+  it('power with small and large exponents, bases near 1, negative bases', () => {
+    const gens: (() => [number, number])[] = [
+      () => [rnd() * 1e6 + 1, 0.3],
+      () => [Math.exp((rnd() - 0.5) * 100), (rnd() - 0.5) * 10],
+      () => [1 + (rnd() - 0.5) * 1e-4, (rnd() - 0.5) * 1e6],
+      () => [-(rnd() * 100) - 0.5, Math.floor((rnd() - 0.5) * 100)],
+    ];
+    const wrong: string[] = [];
+    for (const g of gens) {
+      for (let i = 0; i < N; i++) {
+        const [x, y] = g();
+        const w = y * Math.log(Math.abs(x));
+        if (y !== 0 && w > -707 && w < 709 && powRounded(x, y) !== doubleDoubleOnly.pow(x, y)) wrong.push(`power(${x}, ${y})`);
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
   });
 });

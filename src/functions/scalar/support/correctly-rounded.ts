@@ -423,3 +423,27 @@ export function powRounded(x: number, y: number): number {
   r = scale(r, k);
   return negative ? -r : r;
 }
+
+/** The double-double path alone, which the fast paths must agree with (tests compare them). */
+export const doubleDoubleOnly = {
+  ln(x: number): number {
+    lnDD(x);
+    return R[0];
+  },
+  log10(x: number): number {
+    lnDD(x);
+    ddMul(R[0], R[1], INV_LN10_HI, INV_LN10_LO);
+    return R[0];
+  },
+  exp(x: number): number {
+    const k = expDD(x, 0);
+    return scale(R[0], k);
+  },
+  pow(x: number, y: number): number {
+    lnDD(Math.abs(x));
+    ddMul(R[0], R[1], y, 0);
+    const k = expDD(R[0], R[1]);
+    const r = scale(R[0], k);
+    return x < 0 && y % 2 !== 0 ? -r : r;
+  },
+};
