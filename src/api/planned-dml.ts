@@ -8,7 +8,7 @@
 import { refuseInheritedTarget } from './inheritance.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, type DataType, type Value } from '../common/types.js';
+import { T, typeDisplayName, type DataType, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, getValue, sliceBatch, type Batch } from '../common/column.js';
 import type { LogicalPlan, ModifyKind, ModifyTarget } from '../logical/plan.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
@@ -20,7 +20,7 @@ import { checkUpdatedKeys } from '../storage/unique-index.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
-import { coerce } from '../sql/coerce.js';
+import { canCoerce, coerce } from '../sql/coerce.js';
 import { locOf } from '../sql/bind/expr.js';
 import type { QueryBinder } from '../sql/bind/query.js';
 import {
@@ -418,6 +418,7 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
   if (columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
   const given = targetCols.slice(0, columns.length);
   for (const c of given) if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
+  if (sel !== null) checkAssignable(t, given, columns, sel);
   const input: LogicalPlan = prepared?.plan ?? { op: 'empty', schema: [], oneRow: true };
   return modifyNode('insert', t, input, returningOf(host, t, b, params), prepared?.paramTypes ?? [], async (batches) => {
     // Defaults are bound when the statement runs: a sequence advances only for rows really inserted.
@@ -440,6 +441,52 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
     }
     return finishInsert(host, t, rv, b, onConflict, arbiters, rows, params);
   });
+}
+
+/**
+ * INSERT … SELECT's columns must convert to their target columns in assignment context, as PostgreSQL
+ * checks when it binds the statement (42804 at the select-list item), not value by value while it
+ * runs. A string literal or NULL written directly in a plain SELECT's list has no type of its own
+ * yet and takes the column's; anywhere else (a subquery's output, a UNION, VALUES) it has resolved
+ * to a type already.
+ */
+function checkAssignable(t: MemoryTable, given: readonly number[], columns: readonly { type: DataType }[], sel: SelectStmt): void {
+  const items = sel.op === undefined || sel.op === 'SETOP_NONE' ? ((sel.targetList ?? []) as Node[]) : [];
+  const stars = items.filter(isStarItem).length;
+  const perStar = stars === 0 ? 0 : (columns.length - (items.length - stars)) / stars;
+  // The select-list item column k comes from (a star stands for perStar columns).
+  const itemOf = (k: number): Node | undefined => {
+    let seen = 0;
+    for (const it of items) {
+      const width = isStarItem(it) ? perStar : 1;
+      if (k < seen + width) return it;
+      seen += width;
+    }
+    return undefined;
+  };
+  given.forEach((c, k) => {
+    const from = columns[k]!.type;
+    const to = t.schema[c]!.type;
+    if (from.composite !== undefined || to.composite !== undefined || from.name === 'record' || to.name === 'record') return;
+    if (canCoerce(from, to, 'assignment')) return;
+    const item = itemOf(k);
+    const val = item === undefined ? undefined : (nodeBody<AnyNode>(item).val as Node | undefined);
+    if (val !== undefined && nodeTag(val) === 'A_Const') {
+      const lit = nodeBody<AnyNode>(val);
+      if (lit.isnull === true || lit.sval !== undefined) return;
+    }
+    throw new QuireError('42804', `column "${t.schema[c]!.name}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`, {
+      position: item === undefined ? 0 : pos(locOf(item)),
+      hint: 'You will need to rewrite or cast the expression.',
+    });
+  });
+}
+
+function isStarItem(item: Node): boolean {
+  const val = nodeBody<AnyNode>(item).val as Node | undefined;
+  if (val === undefined || nodeTag(val) !== 'ColumnRef') return false;
+  const fields = (nodeBody<AnyNode>(val).fields ?? []) as Node[];
+  return fields.length > 0 && nodeTag(fields[fields.length - 1]!) === 'A_Star';
 }
 
 /** Plans an INSERT, UPDATE or DELETE (EXPLAIN; WITH's data-modifying queries). */
