@@ -233,6 +233,28 @@ describe('read_csv doubles with 17 significant digits', () => {
     expect(rows.length).toBe(20002);
     await same(f, { header: 'true' }, {}, 'sum(x), min(y), max(y), count(y)');
   });
+
+  it('reads short decimals (up to 15 digits, the inlined path) and the shapes around it as DuckDB does', async () => {
+    const r = rng(23);
+    // (A leading zero or plus sign makes DuckDB infer text, so those are left out.)
+    const vals = ['5.', '.5', '-.5', '-0.0', '0', '-12', '123456789012345', '1234567890123456', '12345678901234.5', '123456789012345.6', '0.000000000000001', '9007199254740993', '1.5e3', '-1.25E-2', '1.2.3'];
+    let s = 'x,y\n';
+    for (const v of vals) s += v === '1.2.3' ? `0.5,${v}\n` : `${v},0.5\n`;
+    for (let i = 0; i < 5000; i++) {
+      // 1 … 15 digits in all, the point anywhere among them.
+      const intDigits = Math.floor(r() * 16);
+      const fracDigits = Math.max(intDigits === 0 ? 1 : 0, Math.floor(r() * (16 - intDigits)));
+      const int = intDigits === 0 ? '' : String(1 + Math.floor(r() * (10 ** intDigits - 10 ** (intDigits - 1)) + 10 ** (intDigits - 1) - 1));
+      const frac = Array.from({ length: fracDigits }, () => Math.floor(r() * 10)).join('');
+      s += `${r() < 0.3 ? '-' : ''}${int}${fracDigits > 0 || r() < 0.5 ? '.' : ''}${frac},${i}.0\n`;
+    }
+    const f = write('short-decimals.csv', s);
+    // y holds '1.2.3' (text in both); x is double.
+    const rows = await same(f, { header: 'true' });
+    expect(rows.length).toBe(vals.length + 5000);
+    expect(rows.every((row) => typeof row[0] === 'number')).toBe(true);
+    await same(f, { header: 'true' }, {}, 'sum(x), min(x), max(x), count(x)');
+  });
 });
 
 describe('read_csv errors and extras', () => {

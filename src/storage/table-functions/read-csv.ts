@@ -44,6 +44,11 @@ const SAMPLE_BYTES = 1 << 20;
 const TAIL_RESERVE = 1 << 16;
 /** PostgreSQL's limit on a table's columns; a wider CSV record is an error, not a silent cut. */
 const MAX_COLUMNS = 1600;
+/**
+ * Records per scan while sampling: the scanner's field arrays hold MAX_COLUMNS slots per record, and
+ * zeroing them for 256 records (3.7 MB) cost 9 ms of every read_csv's binding.
+ */
+const SAMPLE_SCAN_ROWS = 16;
 
 type Compression = 'auto' | 'gzip' | 'none';
 
@@ -408,7 +413,7 @@ function stripBom(chunk: Buffer): Buffer {
 }
 
 function inferSchema(file: string, o: CsvOptions): Inferred {
-  const scanner = new CsvScanner(byteDialect(o.dialect), MAX_COLUMNS, 256, o.maxLineSize, false);
+  const scanner = new CsvScanner(byteDialect(o.dialect), MAX_COLUMNS, SAMPLE_SCAN_ROWS, o.maxLineSize, false);
   scanner.skipRecords = o.skip;
   const nullString = o.dialect.nullString;
   const nullBytesLen = nullString === '' ? -1 : Buffer.byteLength(nullString);
@@ -429,7 +434,7 @@ function inferSchema(file: string, o: CsvOptions): Inferred {
     for (;;) {
       let status;
       try {
-        status = scanner.scan(256);
+        status = scanner.scan(SAMPLE_SCAN_ROWS);
       } catch (e) {
         throw withContext(e, file, scanner.lineNumber);
       }

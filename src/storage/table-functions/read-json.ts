@@ -416,7 +416,9 @@ export async function* readJsonBody(
       // A line longer than a chunk gathers its pieces and joins them once, not once per chunk.
       const nl = chunk.indexOf(10);
       if (nl < 0) {
-        parts.push(chunk);
+        // Copied: the reader reuses a chunk's buffer two chunks on.
+        if (parts.length === 0) carry = Buffer.from(held);
+        parts.push(Buffer.from(chunk));
         partBytes += chunk.length;
         hold(held.length + partBytes, file);
         continue;
