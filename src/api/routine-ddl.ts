@@ -4,7 +4,7 @@
  */
 import type { Node, TypeName as PgTypeName } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
-import { typeDisplayName, type DataType, type Field } from '../common/types.js';
+import { isArrayType, typeDisplayName, type DataType, type Field } from '../common/types.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
 import { plpgsqlReturnExpr, plpgsqlSource } from '../sql/plpgsql-body.js';
@@ -113,12 +113,17 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
 
   const params: { name: string | null; type: RoutineType; defaultExpr: Node | null }[] = [];
   const outCols: { name: string | null; type: RoutineType }[] = [];
+  let variadic = false;
   for (const p of (b.parameters as Node[] | undefined) ?? []) {
     const fp = nodeBody<AnyNode>(p);
     const mode = fp.mode as string;
     const t = routineType(fp.argType as PgTypeName, catalog.types);
     const pname = (fp.name as string | undefined) ?? null;
-    if (mode === 'FUNC_PARAM_VARIADIC') throw new QuireError('0A000', 'VARIADIC parameters of SQL functions are not supported');
+    if (variadic && mode !== 'FUNC_PARAM_OUT' && mode !== 'FUNC_PARAM_TABLE') throw new QuireError('42P13', 'VARIADIC parameter must be the last input parameter');
+    if (mode === 'FUNC_PARAM_VARIADIC') {
+      if (t !== 'anyarray' && (typeof t === 'string' || !isArrayType(t))) throw new QuireError('42P13', 'VARIADIC parameter must be an array');
+      variadic = true;
+    }
     if (mode === 'FUNC_PARAM_OUT' || mode === 'FUNC_PARAM_TABLE' || mode === 'FUNC_PARAM_INOUT') outCols.push({ name: pname, type: t });
     if (mode !== 'FUNC_PARAM_OUT' && mode !== 'FUNC_PARAM_TABLE') {
       const def = (fp.defexpr as Node | undefined) ?? null;
@@ -178,7 +183,20 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     }
   }
   returnsSet ||= false;
-  const def: SqlFunctionDef = { name, params, returns, columns, returnsSet, body, strict, volatility, source, sql, ...(plpgsql !== undefined ? { plpgsql } : {}) };
+  const def: SqlFunctionDef = {
+    name,
+    params,
+    returns,
+    columns,
+    returnsSet,
+    body,
+    strict,
+    volatility,
+    source,
+    sql,
+    ...(variadic ? { variadic } : {}),
+    ...(plpgsql !== undefined ? { plpgsql } : {}),
+  };
   const existing = catalog.functions.get(name) ?? [];
   const same = existing.findIndex((f) => f.params.length === params.length && f.params.every((p, i) => sameRoutineType(p.type, params[i]!.type)));
   if (same >= 0) {

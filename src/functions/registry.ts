@@ -24,6 +24,8 @@ export interface ScalarOverload {
   readonly args: readonly ArgType[];
   /** When set, the last parameter repeats (e.g. concat(variadic "any")). */
   readonly variadic?: boolean;
+  /** `f(VARIADIC NULL::t[])` calls f with no variadic arguments (format) rather than giving NULL. */
+  readonly nullVariadicArrayIsEmpty?: boolean;
   /** Result type: fixed, or computed from the resolved argument types (for anyelement-style functions). */
   readonly returns: DataType | ((args: readonly DataType[]) => DataType);
   /** Default true: a null argument yields null without calling fn. */

@@ -38,6 +38,8 @@ export interface SqlFunctionDef {
   /** The statements of the body (the last one gives the result); RETURN expr is stored as SELECT expr. */
   readonly body: readonly Node[];
   readonly strict: boolean;
+  /** The last parameter is VARIADIC: trailing arguments are collected into its array. */
+  readonly variadic?: boolean;
   readonly volatility: 'immutable' | 'stable' | 'volatile';
   /** The body as written in AS '…' (pg_proc.prosrc); empty for RETURN / BEGIN ATOMIC bodies, as in PostgreSQL. */
   readonly source: string;

@@ -34,10 +34,11 @@ describe('SQL functions and aggregates: refusals', () => {
     expect(e.message).toBe('recursive call of SQL function "fact" is not supported');
   });
 
-  it('refuses other languages and VARIADIC parameters', async () => {
+  it('refuses other languages; a VARIADIC parameter must be a last, array-typed one', async () => {
     expect((await error(db, "create function p(int) returns int language plpgsql as 'begin perform 1; return 1; end'")).code).toBe('0A000');
     expect((await error(db, "create function p(int) returns int language plperl as 'return 1'")).code).toBe('0A000');
-    expect((await error(db, "create function v(variadic int[]) returns int language sql as 'select 1'")).code).toBe('0A000');
+    expect((await error(db, "create function v(variadic int) returns int language sql as 'select 1'")).code).toBe('42P13');
+    expect((await error(db, "create function v(variadic int[], b int) returns int language sql as 'select 1'")).code).toBe('42P13');
   });
 
   it('refuses a user-defined aggregate as a window function', async () => {

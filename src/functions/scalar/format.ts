@@ -109,6 +109,7 @@ function formatWith(textAt: (i: number) => TextOf) {
 const variadic: TypedScalarOverload = {
   args: ['text', 'any'],
   variadic: true,
+  nullVariadicArrayIsEmpty: true,
   returns: T.text,
   strict: false,
   fn: formatWith(() => guessTextOf),

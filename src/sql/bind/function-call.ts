@@ -5,8 +5,9 @@
  */
 import { positionOf, QuireError } from '../../common/errors.js';
 import type { Node } from '@pgsql/types';
-import { T, type, type DataType, category, typeDisplayName, isArrayType, arrayTypeFor, elementType } from '../../common/types.js';
-import { lookupParamNames, lookupScalar, type ScalarOverload, type ArgType } from '../../functions/registry.js';
+import { T, type, type DataType, type TypeName, type Value, type ArrayValue, category, typeDisplayName, isArrayType, arrayTypeFor, elementType } from '../../common/types.js';
+import { lookupParamNames, lookupScalar, type ScalarOverload, type ArgType, type ScalarImpl } from '../../functions/registry.js';
+import type { EvalContext } from '../../functions/eval-context.js';
 import { isAggregateName, lookupAggregate } from '../../functions/aggregate/registry.js';
 import { isWindowFunctionName } from '../../functions/window/registry.js';
 import { castContext, commonSupertype } from '../../common/cast.js';
@@ -294,11 +295,7 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   if (isWindowFunctionName(name)) {
     throw new QuireError('42809', `window function ${name} requires an OVER clause`, { position: pos(loc) });
   }
-  if (b.func_variadic) {
-    // Without array-typed variadic support the array would count as one argument: num_nulls(VARIADIC
-    // ARRAY[NULL, 1]) would say 0 and concat would print the array, so refuse rather than mis-answer.
-    throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
-  }
+  if (b.func_variadic) return bindVariadicArrayCall(name, argNodes.map((a) => bindExpr(a, cx)), argNodes, cx, loc);
   if (name === 'pg_get_viewdef' && argNodes.length === 1 && cx.env.routines?.functions.has(name) !== true) return viewDefCall(argNodes[0]!, cx, loc);
   const args = argNodes.some((a) => nodeTag(a) === 'NamedArgExpr') ? namedNotation(name, argNodes, cx, loc) : argNodes.map((a) => bindExpr(a, cx));
   if (name === 'pg_typeof') {
@@ -307,6 +304,72 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
     return constExpr(t.name === 'unknown' ? 'unknown' : typeDisplayName(t.composite !== undefined ? t : type(t.name)), T.text);
   }
   return bindFunctionByName(name, args, cx, loc);
+}
+
+/**
+ * `f(a, VARIADIC arr)` of a built-in whose last parameter is variadic "any" (concat, concat_ws, format,
+ * num_nulls, num_nonnulls): the array's elements are the variadic arguments, as many as each row's
+ * array holds. The arguments before the array fill the fixed parameters exactly, as in PostgreSQL
+ * (`concat('x', VARIADIC arr)` does not exist). A NULL array makes the call NULL, except for format,
+ * which reads it as an empty array.
+ */
+function bindVariadicArrayCall(name: string, args: Expr[], argNodes: readonly Node[], cx: ExprCtx, loc: number | undefined): Expr {
+  const last = args[args.length - 1]!;
+  if (!isArrayType(last.type)) {
+    throw new QuireError('42804', 'VARIADIC argument must be an array', { position: pos(locOf(argNodes[argNodes.length - 1]) ?? loc) });
+  }
+  const fixed = args.slice(0, -1);
+  // The fixed parameters are those before the trailing run of "any" (num_nulls declares (any, any…)
+  // to need one argument; with VARIADIC the array is all of them).
+  const fixedCount = (c: ScalarOverload): number => {
+    let k = c.args.length;
+    while (k > 0 && c.args[k - 1] === 'any') k--;
+    return k;
+  };
+  const o = (lookupScalar(name) ?? []).find(
+    (c) => c.variadic === true && c.args[c.args.length - 1] === 'any' && fixedCount(c) === fixed.length && fixed.every((a, i) => argMatches(c.args[i]!, a.type) !== null),
+  );
+  if (o === undefined) {
+    throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
+      position: pos(loc),
+      hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+    });
+  }
+  const fixedArgs = fixed.map((a, i) => {
+    const p = o.args[i]!;
+    if (p === 'any') return a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env, pos(loc)) : a;
+    return p === a.type.name ? a : coerce(a, type(p as TypeName), 'implicit', cx.env, pos(loc));
+  });
+  const elem = elementType(last.type);
+  const fixedTypes = fixedArgs.map((a) => a.type);
+  // One implementation per element count: the type-specialised text conversions are per position.
+  const impls: ScalarImpl[] = [];
+  const implFor = (n: number): ScalarImpl => {
+    let f = impls[n];
+    if (f === undefined) {
+      f = o.specialize !== undefined ? o.specialize([...fixedTypes, ...new Array<DataType>(n).fill(elem)]) : o.fn;
+      impls[n] = f;
+    }
+    return f;
+  };
+  const strict = o.strict !== false;
+  const nullArrayIsEmpty = o.nullVariadicArrayIsEmpty === true;
+  const call = implFor as (n: number) => (ctx: EvalContext, ...a: Value[]) => Value;
+  const wrapper: ScalarOverload = {
+    args: [...fixedTypes.map((t) => t.name), last.type.name],
+    returns: resultType(o, [...fixedTypes, elem]),
+    strict: false,
+    volatile: o.volatile,
+    fn: ((ctx: EvalContext, ...vals: Value[]): Value => {
+      const arr = vals[vals.length - 1] as ArrayValue | null;
+      if (arr === null && !nullArrayIsEmpty) return null;
+      const elems = arr ?? [];
+      const head = vals.slice(0, -1);
+      if (strict && (head.includes(null) || elems.includes(null))) return null;
+      return call(elems.length)(ctx, ...head, ...elems);
+    }) as ScalarImpl,
+  };
+  return { kind: 'call', name, overload: wrapper, args: [...fixedArgs, last], type: wrapper.returns as DataType };
 }
 
 /**
@@ -340,13 +403,39 @@ function viewDefCall(arg: Node, cx: ExprCtx, loc: number | undefined): Expr {
   return constExpr(def, T.text);
 }
 
+/**
+ * A variadic function's positional arguments with the trailing ones (at least one) gathered into an
+ * ARRAY of the variadic parameter's element type; null when they cannot be (too few, or an argument
+ * that does not convert implicitly).
+ */
+function collectVariadic(fn: SqlFunctionDef, positional: readonly Expr[], cx: ExprCtx): Expr[] | null {
+  const k = fn.params.length - 1;
+  if (positional.length <= k) return null;
+  const trailing = positional.slice(k);
+  if (trailing.some((a) => isArrayType(a.type) && fn.params[k]!.type === 'anyarray')) return null;
+  const pt = fn.params[k]!.type;
+  let et: DataType;
+  if (typeof pt === 'string') {
+    try {
+      et = unifyTypes(trailing.map((a) => a.type), 'VARIADIC', 0);
+    } catch {
+      return null;
+    }
+  } else {
+    et = elementType(pt);
+    if (trailing.some((a) => castContext(a.type.name, et.name) !== 'implicit')) return null;
+  }
+  const array: Expr = { kind: 'array', args: trailing.map((a) => coerce(a, et, 'implicit', cx.env)), type: arrayTypeFor(et) };
+  return [...positional.slice(0, k), array];
+}
+
 /** Binds a call's arguments (positional, then named, then the parameters' defaults) and picks the overload. */
 export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): { fn: SqlFunctionDef; args: Expr[]; type: DataType } {
   const loc = b.location as number | undefined;
   if (b.agg_star || b.agg_distinct || b.agg_filter || (b.agg_order as Node[] | undefined)?.length) {
     throw new QuireError('42809', `${name} is not an aggregate function`, { position: pos(loc) });
   }
-  if (b.func_variadic) throw new QuireError('0A000', 'VARIADIC in function calls is not supported', { position: pos(loc) });
+  const spread = b.func_variadic === true;
   const positional: Expr[] = [];
   const named: { name: string; expr: Expr }[] = [];
   for (const a of (b.args as Node[] | undefined) ?? []) {
@@ -360,8 +449,12 @@ export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[],
   }
   const fits: { fn: SqlFunctionDef; o: ScalarOverload; args: Expr[] }[] = [];
   for (const fn of fns) {
-    if (positional.length > fn.params.length) continue;
-    const slots: (Expr | undefined)[] = [...positional];
+    // VARIADIC arr passes the array itself, and only to a variadic parameter.
+    if (spread && fn.variadic !== true) continue;
+    const collected = !spread && fn.variadic === true ? collectVariadic(fn, positional, cx) : positional;
+    if (collected === null) continue;
+    if (collected.length > fn.params.length) continue;
+    const slots: (Expr | undefined)[] = [...collected];
     let ok = true;
     for (const n of named) {
       const i = fn.params.findIndex((p) => p.name === n.name);

@@ -1,5 +1,6 @@
 /** Registers every built-in table function; import once at startup (side effect only). */
 import { generateSeries } from './generate-series.js';
+import { generateSubscripts } from './generate-subscripts.js';
 import { readArrow } from './read-arrow.js';
 import { readCsv, readCsvRejects } from './read-csv.js';
 import { readJson } from './read-json.js';
@@ -9,6 +10,7 @@ import { unnest } from './unnest.js';
 import { regexpMatches, regexpSplitToTable } from './regexp-rows.js';
 
 registerTableFunction(generateSeries);
+registerTableFunction(generateSubscripts);
 registerTableFunction(readCsv);
 registerTableFunction(readCsvRejects);
 registerTableFunction(readJson);
