@@ -438,6 +438,77 @@ function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: De
 }
 
 /**
+ * The rows [row, row+n) of a page without NULLs whose dictionary index (RLE / bit-packed hybrid, `len`
+ * bytes from r.offset) has a 1 in `pass`, appended to sel[w …]; returns the new end of sel. An index
+ * at or past pass.length (a corrupt page) is refused once the page is read.
+ */
+function selectIndexes(r: Reader, width: number, len: number, n: number, pass: Int32Array, row: number, sel: Int32Array, w: number): number {
+  if (width > 32) throw new Error(`bit width ${width} of encoded values is over 32`);
+  const end = r.offset + len;
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  if (end > bytes.length) throw new Error('encoded values extend past their page');
+  const valueBytes = (width + 7) >> 3;
+  const max = selectMax;
+  max[0] = 0;
+  let seen = 0;
+  let p = r.offset;
+  while (seen < n) {
+    if (p >= end) throw new Error('encoded values end early');
+    let header = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7;
+      if (p >= end) throw new Error('encoded values end early');
+    }
+    if ((header & 1) === 0) {
+      const count = Math.min(header / 2, n - seen);
+      let v = 0;
+      for (let i = 0; i < valueBytes; i++) v += bytes[p++]! * 2 ** (8 * i);
+      if (v > max[0]!) max[0] = v;
+      if (pass[v] === 1) w = appendRows(sel, w, row + seen, count);
+      seen += count;
+    } else {
+      const groups = Math.floor(header / 2);
+      const runEnd = p + groups * width;
+      if (runEnd > end) throw new Error('encoded values extend past their page');
+      const count = Math.min(groups * 8, n - seen);
+      // Whole groups whose last 4-byte load stays inside the buffer (see unpackRun); the rest unpacked first.
+      const room = view.byteLength - (width > 25 ? 5 : 4) - p - ((7 * width) >>> 3);
+      const whole = room < 0 ? 0 : Math.min(count >>> 3, Math.floor(room / width) + 1);
+      if (whole > 0) w = groupSelector(width)(view, p, sel, row + seen, whole, pass, w, max);
+      const done = whole * 8;
+      if (done < count) {
+        const tail = indexesFor(count - done);
+        const m = unpackIndexes(view, bytes, p + whole * width, width, 2 ** width - 1, tail, 0, count - done, null);
+        if (m > max[0]!) max[0] = m;
+        const at = row + seen + done;
+        for (let i = 0; i < tail.length; i++) {
+          sel[w] = at + i;
+          w += pass[tail[i]!] ?? 0;
+        }
+      }
+      seen += count;
+      p = runEnd;
+    }
+  }
+  if (n > 0 && max[0]! >= pass.length) throw new Error('dictionary index out of range');
+  r.offset = end;
+  return w;
+}
+
+/** The largest index selectIndexes met (shared: decoding is synchronous). */
+const selectMax = new Float64Array(1);
+
+function appendRows(sel: Int32Array, w: number, from: number, count: number): number {
+  for (let i = 0; i < count; i++) sel[w + i] = from + i;
+  return w + count;
+}
+
+/**
  * Unpacks `groups` groups of 8 values of one bit width from byte p into out[at …], or their entries in
  * `dict`; returns the largest value unpacked.
  */
@@ -457,21 +528,50 @@ function groupUnpacker(width: number, dict: Dense | null): GroupUnpacker {
   let f = groupUnpackers[key];
   if (f !== undefined) return f;
   const store = dict === null ? 'v' : 'dict[v]';
-  const mask = 2 ** width - 1;
   let body = `let max = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
-  for (let k = 0; k < 8; k++) {
-    const bit = k * width;
-    const at = bit >>> 3;
-    const shift = bit & 7;
-    // Past 25 bits a value can reach into a fifth byte; 32-bit values stay unsigned (>>> 0).
-    let load = `(view.getUint32(p + ${at}, true) >>> ${shift})`;
-    if (shift + width > 32) load = `(${load} | (view.getUint8(p + ${at + 4}) << ${32 - shift}))`;
-    const value = width === 32 ? `${load} >>> 0` : `${load} & ${mask}`;
-    body += `  v = ${value}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
-  }
+  for (let k = 0; k < 8; k++) body += `  v = ${packedValue(width, k)}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
   body += '}\nreturn max;';
   f = new Function('view', 'p', 'out', 'at', 'groups', 'dict', body) as GroupUnpacker;
   groupUnpackers[key] = f;
+  return f;
+}
+
+/**
+ * Value k (0..7) of the group of 8 `width`-bit values at byte p, as code: each value's byte offset and
+ * shift within a group are constants.
+ */
+function packedValue(width: number, k: number): string {
+  const bit = k * width;
+  const at = bit >>> 3;
+  const shift = bit & 7;
+  // Past 25 bits a value can reach into a fifth byte; 32-bit values stay unsigned (>>> 0).
+  let load = `(view.getUint32(p + ${at}, true) >>> ${shift})`;
+  if (shift + width > 32) load = `(${load} | (view.getUint8(p + ${at + 4}) << ${32 - shift}))`;
+  return width === 32 ? `${load} >>> 0` : `${load} & ${2 ** width - 1}`;
+}
+
+/**
+ * Appends the rows of `groups` groups of 8 indexes (the first row numbered `at`) whose entry in `pass`
+ * is 1 to sel[w …]; returns the new end of sel, and the largest index in max[0].
+ */
+type GroupSelector = (view: DataView, p: number, sel: Int32Array, at: number, groups: number, pass: Int32Array, w: number, max: Float64Array) => number;
+
+const groupSelectors: (GroupSelector | undefined)[] = [];
+
+/**
+ * The group selector for `width`, compiled on first use like groupUnpacker. Every row is written to
+ * sel[w] and w advances by its pass flag: no branch per row, and no array of flags written and read
+ * again (a filter column's rows were unpacked to flags, then selected in a second pass that cost more
+ * than the unpacking).
+ */
+function groupSelector(width: number): GroupSelector {
+  let f = groupSelectors[width];
+  if (f !== undefined) return f;
+  let body = `let m = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
+  for (let k = 0; k < 8; k++) body += `  v = ${packedValue(width, k)}; sel[w] = at + ${k}; w += pass[v]; m = v > m ? v : m;\n`;
+  body += '}\nif (m > max[0]) max[0] = m;\nreturn w;';
+  f = new Function('view', 'p', 'sel', 'at', 'groups', 'pass', 'w', 'max', body) as GroupSelector;
+  groupSelectors[width] = f;
   return f;
 }
 
@@ -1272,6 +1372,11 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (passTable === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
+      if (pageNulls === null && width > 0) {
+        w = selectIndexes(r, width, r.view.byteLength - r.offset, count, passTable, row, sel, w);
+        row += count;
+        continue;
+      }
       const flags = indexesFor(present);
       if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0);
       else {
