@@ -944,6 +944,88 @@ function countPresent(nulls: Uint8Array, from: number, to: number): number {
   return n;
 }
 
+type ColumnMeta = NonNullable<ColumnChunk['meta_data']>;
+type PageHeader = ReturnType<typeof import('hyparquet/src/column.js')['parquetHeader']>;
+
+/**
+ * Bytes [start, end) of a chunk read synchronously, or null when the source has no synchronous read.
+ * Read and decoded in one synchronous step: the bytes are in a buffer shared by every chunk, valid
+ * until the next read (nothing decoded keeps a reference to them).
+ */
+function readChunk(file: ChunkSource, md: ColumnMeta, start: number, end: number): Uint8Array | null {
+  if (file.readRange === undefined) return null;
+  return checkedChunk(file.readRange(start, end), md, start, end);
+}
+
+async function sliceChunk(file: ChunkSource, md: ColumnMeta, start: number, end: number): Promise<Uint8Array> {
+  return checkedChunk(new Uint8Array(await file.slice(start, end)), md, start, end);
+}
+
+function checkedChunk(bytes: Uint8Array, md: ColumnMeta, start: number, end: number): Uint8Array {
+  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  return bytes;
+}
+
+/** The header and (still compressed) bytes of the page at reader.offset; the reader moves past both. */
+function nextPage(reader: Reader, bytes: Uint8Array, md: ColumnMeta): { header: PageHeader; raw: Uint8Array } {
+  const header = hyparquetColumn().parquetHeader(reader);
+  if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
+  const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
+  reader.offset += header.compressed_page_size;
+  return { header, raw };
+}
+
+/** A data page of a flat column opened by openDataPage. */
+interface DataPage {
+  /** Its rows (at most the rows left in the row group). */
+  readonly count: number;
+  readonly encoding: string;
+  /** Rows with a value: `count` when no row is NULL. */
+  readonly present: number;
+  /** Its values, after the levels. */
+  readonly r: Reader;
+}
+
+/**
+ * A version 1 or 2 data page decompressed, its definition levels read: when a row is NULL, the page's
+ * NULL flags are written to flagsFor(count) (an array zero there, and the index of the page's first
+ * row in it). Null for pages that carry no values (index pages).
+ */
+function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optional: boolean, rowsLeft: number, flagsFor: (count: number) => readonly [Uint8Array, number]): DataPage | null {
+  if (header.type === 'DATA_PAGE') {
+    const h = header.data_page_header!;
+    const count = Math.min(h.num_values, rowsLeft);
+    const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
+    const r: Reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    let present = count;
+    if (optional) {
+      const len = r.view.getUint32(0, true);
+      r.offset = 4;
+      if (!allPresent(r, count)) {
+        const [flags, at] = flagsFor(count);
+        present = readNullFlags(r, len, count, flags, at);
+      }
+      r.offset = 4 + len;
+    }
+    return { count, encoding: h.encoding, present, r };
+  }
+  if (header.type === 'DATA_PAGE_V2') {
+    const h = header.data_page_header_v2!;
+    const count = Math.min(h.num_values, rowsLeft);
+    const repLen = h.repetition_levels_byte_length;
+    const defLen = h.definition_levels_byte_length;
+    let present = count;
+    if (optional && h.num_nulls > 0) {
+      const [flags, at] = flagsFor(count);
+      present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
+    }
+    const body = raw.subarray(repLen + defLen);
+    const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
+    return { count, encoding: h.encoding, present, r: { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 } };
+  }
+  return null;
+}
+
 /**
  * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), it
  * decodes just those rows, in that order (row `only[j]` becomes row j): data pages holding none of them
@@ -954,10 +1036,7 @@ export async function readFlatColumn(file: ChunkSource, rowGroup: RowGroup, foun
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
-  // Read and decoded in one synchronous step where the file allows: the bytes then go into a buffer
-  // shared by every chunk, as nothing decoded keeps a reference to them.
-  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
-  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
 
@@ -978,8 +1057,7 @@ export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found
   // The dictionary page, when there is one, comes first and is skipped unread.
   const start = Number(md.data_page_offset);
   const end = Number(md.dictionary_page_offset ?? md.data_page_offset) + Number(md.total_compressed_size);
-  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
-  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   return decodeFlatNulls(bytes, rows, found, only, onlyCount);
 }
 
@@ -991,10 +1069,7 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
   let want = 0;
   let wantEnd = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = hyparquetColumn().parquetHeader(reader);
-    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const { header, raw } = nextPage(reader, bytes, md);
     if (header.type !== 'DATA_PAGE' && header.type !== 'DATA_PAGE_V2') continue;
     const v1 = header.type === 'DATA_PAGE';
     const count = Math.min(v1 ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
@@ -1098,10 +1173,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
   };
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = hyparquetColumn().parquetHeader(reader);
-    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
@@ -1132,46 +1204,11 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         continue;
       }
     }
-    let count: number;
-    let encoding: string;
-    let present: number;
-    let r: Reader;
     // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
     let pageNulls: Uint8Array | null = null;
-    const flagsAt = (): [Uint8Array, number] => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(count)), 0]);
-    if (header.type === 'DATA_PAGE') {
-      const h = header.data_page_header!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-      present = count;
-      if (found.optional) {
-        const len = r.view.getUint32(0, true);
-        r.offset = 4;
-        if (!allPresent(r, count)) {
-          const [flags, at] = flagsAt();
-          present = readNullFlags(r, len, count, flags, at);
-        }
-        r.offset = 4 + len;
-      }
-    } else if (header.type === 'DATA_PAGE_V2') {
-      const h = header.data_page_header_v2!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const repLen = h.repetition_levels_byte_length;
-      const defLen = h.definition_levels_byte_length;
-      present = count;
-      if (found.optional && h.num_nulls > 0) {
-        const [flags, at] = flagsAt();
-        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
-      }
-      const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-    } else {
-      continue; // index pages carry no values
-    }
+    const opened = openDataPage(header, raw, md, found.optional, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(n)), 0]));
+    if (opened === null) continue; // index pages carry no values
+    const { count, encoding, present, r } = opened;
     const withNulls = present !== count;
     if (!withNulls) pageNulls = null;
     const outNulls = only !== undefined && withNulls ? (nulls ??= new Uint8Array(onlyCount)) : null;
@@ -1248,8 +1285,7 @@ export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, fo
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
-  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
-  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel);
 }
 
@@ -1319,10 +1355,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
   let row = 0;
   let w = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = hyparquetColumn().parquetHeader(reader);
-    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
@@ -1334,40 +1367,10 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       for (let i = 0; i < k; i++) passTable[passed[i]!] = 1;
       continue;
     }
-    let count: number;
-    let encoding: string;
-    let present: number;
-    let r: Reader;
     let pageNulls: Uint8Array | null = null;
-    if (header.type === 'DATA_PAGE') {
-      const h = header.data_page_header!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-      present = count;
-      if (found.optional) {
-        const len = r.view.getUint32(0, true);
-        r.offset = 4;
-        if (!allPresent(r, count)) present = readNullFlags(r, len, count, (pageNulls = pageNullsFor(count)), 0);
-        r.offset = 4 + len;
-      }
-    } else if (header.type === 'DATA_PAGE_V2') {
-      const h = header.data_page_header_v2!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const repLen = h.repetition_levels_byte_length;
-      const defLen = h.definition_levels_byte_length;
-      present = count;
-      if (found.optional && h.num_nulls > 0) {
-        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, (pageNulls = pageNullsFor(count)), 0);
-      }
-      const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-    } else {
-      continue; // index pages carry no values
-    }
+    const opened = openDataPage(header, raw, md, found.optional, rows - row, (n) => [(pageNulls = pageNullsFor(n)), 0]);
+    if (opened === null) continue; // index pages carry no values
+    const { count, encoding, present, r } = opened;
     if (present === count) pageNulls = null;
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (passTable === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
