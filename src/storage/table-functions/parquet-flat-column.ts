@@ -438,6 +438,77 @@ function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: De
 }
 
 /**
+ * The rows [row, row+n) of a page without NULLs whose dictionary index (RLE / bit-packed hybrid, `len`
+ * bytes from r.offset) has a 1 in `pass`, appended to sel[w …]; returns the new end of sel. An index
+ * at or past pass.length (a corrupt page) is refused once the page is read.
+ */
+function selectIndexes(r: Reader, width: number, len: number, n: number, pass: Int32Array, row: number, sel: Int32Array, w: number): number {
+  if (width > 32) throw new Error(`bit width ${width} of encoded values is over 32`);
+  const end = r.offset + len;
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  if (end > bytes.length) throw new Error('encoded values extend past their page');
+  const valueBytes = (width + 7) >> 3;
+  const max = selectMax;
+  max[0] = 0;
+  let seen = 0;
+  let p = r.offset;
+  while (seen < n) {
+    if (p >= end) throw new Error('encoded values end early');
+    let header = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7;
+      if (p >= end) throw new Error('encoded values end early');
+    }
+    if ((header & 1) === 0) {
+      const count = Math.min(header / 2, n - seen);
+      let v = 0;
+      for (let i = 0; i < valueBytes; i++) v += bytes[p++]! * 2 ** (8 * i);
+      if (v > max[0]!) max[0] = v;
+      if (pass[v] === 1) w = appendRows(sel, w, row + seen, count);
+      seen += count;
+    } else {
+      const groups = Math.floor(header / 2);
+      const runEnd = p + groups * width;
+      if (runEnd > end) throw new Error('encoded values extend past their page');
+      const count = Math.min(groups * 8, n - seen);
+      // Whole groups whose last 4-byte load stays inside the buffer (see unpackRun); the rest unpacked first.
+      const room = view.byteLength - (width > 25 ? 5 : 4) - p - ((7 * width) >>> 3);
+      const whole = room < 0 ? 0 : Math.min(count >>> 3, Math.floor(room / width) + 1);
+      if (whole > 0) w = groupSelector(width)(view, p, sel, row + seen, whole, pass, w, max);
+      const done = whole * 8;
+      if (done < count) {
+        const tail = indexesFor(count - done);
+        const m = unpackIndexes(view, bytes, p + whole * width, width, 2 ** width - 1, tail, 0, count - done, null);
+        if (m > max[0]!) max[0] = m;
+        const at = row + seen + done;
+        for (let i = 0; i < tail.length; i++) {
+          sel[w] = at + i;
+          w += pass[tail[i]!] ?? 0;
+        }
+      }
+      seen += count;
+      p = runEnd;
+    }
+  }
+  if (n > 0 && max[0]! >= pass.length) throw new Error('dictionary index out of range');
+  r.offset = end;
+  return w;
+}
+
+/** The largest index selectIndexes met (shared: decoding is synchronous). */
+const selectMax = new Float64Array(1);
+
+function appendRows(sel: Int32Array, w: number, from: number, count: number): number {
+  for (let i = 0; i < count; i++) sel[w + i] = from + i;
+  return w + count;
+}
+
+/**
  * Unpacks `groups` groups of 8 values of one bit width from byte p into out[at …], or their entries in
  * `dict`; returns the largest value unpacked.
  */
@@ -457,21 +528,50 @@ function groupUnpacker(width: number, dict: Dense | null): GroupUnpacker {
   let f = groupUnpackers[key];
   if (f !== undefined) return f;
   const store = dict === null ? 'v' : 'dict[v]';
-  const mask = 2 ** width - 1;
   let body = `let max = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
-  for (let k = 0; k < 8; k++) {
-    const bit = k * width;
-    const at = bit >>> 3;
-    const shift = bit & 7;
-    // Past 25 bits a value can reach into a fifth byte; 32-bit values stay unsigned (>>> 0).
-    let load = `(view.getUint32(p + ${at}, true) >>> ${shift})`;
-    if (shift + width > 32) load = `(${load} | (view.getUint8(p + ${at + 4}) << ${32 - shift}))`;
-    const value = width === 32 ? `${load} >>> 0` : `${load} & ${mask}`;
-    body += `  v = ${value}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
-  }
+  for (let k = 0; k < 8; k++) body += `  v = ${packedValue(width, k)}; out[at + ${k}] = ${store}; max = v > max ? v : max;\n`;
   body += '}\nreturn max;';
   f = new Function('view', 'p', 'out', 'at', 'groups', 'dict', body) as GroupUnpacker;
   groupUnpackers[key] = f;
+  return f;
+}
+
+/**
+ * Value k (0..7) of the group of 8 `width`-bit values at byte p, as code: each value's byte offset and
+ * shift within a group are constants.
+ */
+function packedValue(width: number, k: number): string {
+  const bit = k * width;
+  const at = bit >>> 3;
+  const shift = bit & 7;
+  // Past 25 bits a value can reach into a fifth byte; 32-bit values stay unsigned (>>> 0).
+  let load = `(view.getUint32(p + ${at}, true) >>> ${shift})`;
+  if (shift + width > 32) load = `(${load} | (view.getUint8(p + ${at + 4}) << ${32 - shift}))`;
+  return width === 32 ? `${load} >>> 0` : `${load} & ${2 ** width - 1}`;
+}
+
+/**
+ * Appends the rows of `groups` groups of 8 indexes (the first row numbered `at`) whose entry in `pass`
+ * is 1 to sel[w …]; returns the new end of sel, and the largest index in max[0].
+ */
+type GroupSelector = (view: DataView, p: number, sel: Int32Array, at: number, groups: number, pass: Int32Array, w: number, max: Float64Array) => number;
+
+const groupSelectors: (GroupSelector | undefined)[] = [];
+
+/**
+ * The group selector for `width`, compiled on first use like groupUnpacker. Every row is written to
+ * sel[w] and w advances by its pass flag: no branch per row, and no array of flags written and read
+ * again (a filter column's rows were unpacked to flags, then selected in a second pass that cost more
+ * than the unpacking).
+ */
+function groupSelector(width: number): GroupSelector {
+  let f = groupSelectors[width];
+  if (f !== undefined) return f;
+  let body = `let m = 0;\nfor (let g = 0; g < groups; g++, p += ${width}, at += 8) {\n  let v;\n`;
+  for (let k = 0; k < 8; k++) body += `  v = ${packedValue(width, k)}; sel[w] = at + ${k}; w += pass[v]; m = v > m ? v : m;\n`;
+  body += '}\nif (m > max[0]) max[0] = m;\nreturn w;';
+  f = new Function('view', 'p', 'sel', 'at', 'groups', 'pass', 'w', 'max', body) as GroupSelector;
+  groupSelectors[width] = f;
   return f;
 }
 
@@ -844,6 +944,88 @@ function countPresent(nulls: Uint8Array, from: number, to: number): number {
   return n;
 }
 
+type ColumnMeta = NonNullable<ColumnChunk['meta_data']>;
+type PageHeader = ReturnType<typeof import('hyparquet/src/column.js')['parquetHeader']>;
+
+/**
+ * Bytes [start, end) of a chunk read synchronously, or null when the source has no synchronous read.
+ * Read and decoded in one synchronous step: the bytes are in a buffer shared by every chunk, valid
+ * until the next read (nothing decoded keeps a reference to them).
+ */
+function readChunk(file: ChunkSource, md: ColumnMeta, start: number, end: number): Uint8Array | null {
+  if (file.readRange === undefined) return null;
+  return checkedChunk(file.readRange(start, end), md, start, end);
+}
+
+async function sliceChunk(file: ChunkSource, md: ColumnMeta, start: number, end: number): Promise<Uint8Array> {
+  return checkedChunk(new Uint8Array(await file.slice(start, end)), md, start, end);
+}
+
+function checkedChunk(bytes: Uint8Array, md: ColumnMeta, start: number, end: number): Uint8Array {
+  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  return bytes;
+}
+
+/** The header and (still compressed) bytes of the page at reader.offset; the reader moves past both. */
+function nextPage(reader: Reader, bytes: Uint8Array, md: ColumnMeta): { header: PageHeader; raw: Uint8Array } {
+  const header = hyparquetColumn().parquetHeader(reader);
+  if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
+  const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
+  reader.offset += header.compressed_page_size;
+  return { header, raw };
+}
+
+/** A data page of a flat column opened by openDataPage. */
+interface DataPage {
+  /** Its rows (at most the rows left in the row group). */
+  readonly count: number;
+  readonly encoding: string;
+  /** Rows with a value: `count` when no row is NULL. */
+  readonly present: number;
+  /** Its values, after the levels. */
+  readonly r: Reader;
+}
+
+/**
+ * A version 1 or 2 data page decompressed, its definition levels read: when a row is NULL, the page's
+ * NULL flags are written to flagsFor(count) (an array zero there, and the index of the page's first
+ * row in it). Null for pages that carry no values (index pages).
+ */
+function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optional: boolean, rowsLeft: number, flagsFor: (count: number) => readonly [Uint8Array, number]): DataPage | null {
+  if (header.type === 'DATA_PAGE') {
+    const h = header.data_page_header!;
+    const count = Math.min(h.num_values, rowsLeft);
+    const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
+    const r: Reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    let present = count;
+    if (optional) {
+      const len = r.view.getUint32(0, true);
+      r.offset = 4;
+      if (!allPresent(r, count)) {
+        const [flags, at] = flagsFor(count);
+        present = readNullFlags(r, len, count, flags, at);
+      }
+      r.offset = 4 + len;
+    }
+    return { count, encoding: h.encoding, present, r };
+  }
+  if (header.type === 'DATA_PAGE_V2') {
+    const h = header.data_page_header_v2!;
+    const count = Math.min(h.num_values, rowsLeft);
+    const repLen = h.repetition_levels_byte_length;
+    const defLen = h.definition_levels_byte_length;
+    let present = count;
+    if (optional && h.num_nulls > 0) {
+      const [flags, at] = flagsFor(count);
+      present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
+    }
+    const body = raw.subarray(repLen + defLen);
+    const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
+    return { count, encoding: h.encoding, present, r: { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 } };
+  }
+  return null;
+}
+
 /**
  * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), it
  * decodes just those rows, in that order (row `only[j]` becomes row j): data pages holding none of them
@@ -854,10 +1036,7 @@ export async function readFlatColumn(file: ChunkSource, rowGroup: RowGroup, foun
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
-  // Read and decoded in one synchronous step where the file allows: the bytes then go into a buffer
-  // shared by every chunk, as nothing decoded keeps a reference to them.
-  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
-  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
 }
 
@@ -878,8 +1057,7 @@ export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found
   // The dictionary page, when there is one, comes first and is skipped unread.
   const start = Number(md.data_page_offset);
   const end = Number(md.dictionary_page_offset ?? md.data_page_offset) + Number(md.total_compressed_size);
-  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
-  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   return decodeFlatNulls(bytes, rows, found, only, onlyCount);
 }
 
@@ -891,10 +1069,7 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
   let want = 0;
   let wantEnd = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = hyparquetColumn().parquetHeader(reader);
-    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const { header, raw } = nextPage(reader, bytes, md);
     if (header.type !== 'DATA_PAGE' && header.type !== 'DATA_PAGE_V2') continue;
     const v1 = header.type === 'DATA_PAGE';
     const count = Math.min(v1 ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
@@ -998,10 +1173,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
   };
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = hyparquetColumn().parquetHeader(reader);
-    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
@@ -1032,46 +1204,11 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         continue;
       }
     }
-    let count: number;
-    let encoding: string;
-    let present: number;
-    let r: Reader;
     // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
     let pageNulls: Uint8Array | null = null;
-    const flagsAt = (): [Uint8Array, number] => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(count)), 0]);
-    if (header.type === 'DATA_PAGE') {
-      const h = header.data_page_header!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-      present = count;
-      if (found.optional) {
-        const len = r.view.getUint32(0, true);
-        r.offset = 4;
-        if (!allPresent(r, count)) {
-          const [flags, at] = flagsAt();
-          present = readNullFlags(r, len, count, flags, at);
-        }
-        r.offset = 4 + len;
-      }
-    } else if (header.type === 'DATA_PAGE_V2') {
-      const h = header.data_page_header_v2!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const repLen = h.repetition_levels_byte_length;
-      const defLen = h.definition_levels_byte_length;
-      present = count;
-      if (found.optional && h.num_nulls > 0) {
-        const [flags, at] = flagsAt();
-        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
-      }
-      const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-    } else {
-      continue; // index pages carry no values
-    }
+    const opened = openDataPage(header, raw, md, found.optional, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(n)), 0]));
+    if (opened === null) continue; // index pages carry no values
+    const { count, encoding, present, r } = opened;
     const withNulls = present !== count;
     if (!withNulls) pageNulls = null;
     const outNulls = only !== undefined && withNulls ? (nulls ??= new Uint8Array(onlyCount)) : null;
@@ -1148,8 +1285,7 @@ export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, fo
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
-  const bytes = file.readRange !== undefined ? file.readRange(start, end) : new Uint8Array(await file.slice(start, end));
-  if (bytes.byteLength < end - start) throw new Error(`column ${md.path_in_schema.join('.')} extends past the end of the file`);
+  const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel);
 }
 
@@ -1219,10 +1355,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
   let row = 0;
   let w = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
-    const header = hyparquetColumn().parquetHeader(reader);
-    if (reader.offset + header.compressed_page_size > bytes.byteLength) throw new Error(`column ${md.path_in_schema.join('.')} has a truncated page`);
-    const raw = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
       const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
       const n = header.dictionary_page_header!.num_values;
@@ -1234,44 +1367,19 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       for (let i = 0; i < k; i++) passTable[passed[i]!] = 1;
       continue;
     }
-    let count: number;
-    let encoding: string;
-    let present: number;
-    let r: Reader;
     let pageNulls: Uint8Array | null = null;
-    if (header.type === 'DATA_PAGE') {
-      const h = header.data_page_header!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-      present = count;
-      if (found.optional) {
-        const len = r.view.getUint32(0, true);
-        r.offset = 4;
-        if (!allPresent(r, count)) present = readNullFlags(r, len, count, (pageNulls = pageNullsFor(count)), 0);
-        r.offset = 4 + len;
-      }
-    } else if (header.type === 'DATA_PAGE_V2') {
-      const h = header.data_page_header_v2!;
-      count = Math.min(h.num_values, rows - row);
-      encoding = h.encoding;
-      const repLen = h.repetition_levels_byte_length;
-      const defLen = h.definition_levels_byte_length;
-      present = count;
-      if (found.optional && h.num_nulls > 0) {
-        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, (pageNulls = pageNullsFor(count)), 0);
-      }
-      const body = raw.subarray(repLen + defLen);
-      const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
-      r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-    } else {
-      continue; // index pages carry no values
-    }
+    const opened = openDataPage(header, raw, md, found.optional, rows - row, (n) => [(pageNulls = pageNullsFor(n)), 0]);
+    if (opened === null) continue; // index pages carry no values
+    const { count, encoding, present, r } = opened;
     if (present === count) pageNulls = null;
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (passTable === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
+      if (pageNulls === null && width > 0) {
+        w = selectIndexes(r, width, r.view.byteLength - r.offset, count, passTable, row, sel, w);
+        row += count;
+        continue;
+      }
       const flags = indexesFor(present);
       if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0);
       else {

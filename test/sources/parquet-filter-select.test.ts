@@ -1,0 +1,159 @@
+/**
+ * A dictionary-encoded filter column the query does not output, on pages without NULLs, is selected as
+ * its indexes are unpacked (selectIndexes): each row is appended to the selection by its entry's pass
+ * flag, with no array of flags in between. Answers must equal DuckDB's over the same file and Quire's
+ * own without the pushdown: long RLE runs, one-bit and wide (16-bit) dictionaries, row groups and pages
+ * whose rows are not a multiple of 8, several filters over one column, and a column that is also output.
+ * An index past the dictionary (a corrupt page) is refused, in an RLE run and in a bit-packed run.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ByteWriter } from 'hyparquet-writer';
+import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
+import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
+import { writePlain } from 'hyparquet-writer/src/plain.js';
+import { describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
+
+const N = 100_003;
+// blk: runs of 1,000 equal values (RLE runs); bit: two values; wide: 40,000 distinct values (16 bits);
+// mid: 300 values in a scattered order; none of them NULL.
+const select = `SELECT i::INTEGER AS id,
+    (i // 1000 % 37)::INTEGER AS blk,
+    (i % 2)::INTEGER AS bit,
+    ((i * 7919) % 40000)::INTEGER AS wide,
+    ((i * 31) % 300)::INTEGER AS mid,
+    'x' || (i % 13) AS s
+  FROM range(${N}) t(i)`;
+const fx = duckdbParquetFixture('parquet-filter-select', select, 'ROW_GROUP_SIZE 10007');
+
+const QUERIES = [
+  `SELECT count(*), sum(id), min(s) FROM read_parquet('$F') WHERE blk < 10`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE blk = 36`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE blk > 100`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE bit = 1`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE bit <> 1 AND mid < 150`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE wide >= 39000`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE wide > 100 AND wide <= 20000`,
+  `SELECT s, count(*), sum(id) FROM read_parquet('$F') WHERE mid BETWEEN 17 AND 29 GROUP BY s ORDER BY s`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE mid < 0`,
+  // Also output: decoded and stored whole, then filtered.
+  `SELECT mid, count(*) FROM read_parquet('$F') WHERE mid < 3 GROUP BY mid ORDER BY mid`,
+];
+
+const castSums = (sql: string): string => sql.replace(/sum\((\w+)\)/g, 'CAST(sum($1) AS BIGINT)');
+
+describe('read_parquet selects the rows of a dictionary filter column as it unpacks them', () => {
+  for (const q of QUERIES) {
+    it(q.replace(`'$F'`, '…'), async () => {
+      await fx.sameAsDuckDbAndUnpushed(q, castSums);
+    });
+  }
+
+  it('version 2 and uncompressed pages answer the same', async () => {
+    for (const options of ['ROW_GROUP_SIZE 10007, PARQUET_VERSION V2', 'ROW_GROUP_SIZE 3001, COMPRESSION uncompressed']) {
+      const f = join(fx.dir, `${options.replace(/\W+/g, '_')}.parquet`);
+      await fx.duck.run(`COPY (${select}) TO '${f}' (FORMAT parquet, ${options})`);
+      for (const q of QUERIES) await fx.sameAsDuckDbAndUnpushed(q.replaceAll('$F', f), castSums);
+    }
+  });
+});
+
+/**
+ * One row group: a required INT32 column `k` whose dictionary has 3 entries and whose only data page
+ * holds `indexes` (bit width 3) as the given hybrid body, and `id` PLAIN.
+ */
+function writeCorrupt(path: string, hybrid: number[], rows: number): void {
+  const w = new ByteWriter();
+  w.appendUint32(0x31524150);
+  const columns = [];
+  const page = (body: ByteWriter, header: Parameters<typeof writePageHeader>[1]): void => {
+    writePageHeader(w, header);
+    w.appendBytes(body.getBytes());
+  };
+  const dataHeader = (body: ByteWriter, encoding: 'PLAIN' | 'RLE_DICTIONARY') => ({
+    type: 'DATA_PAGE' as const,
+    uncompressed_page_size: body.offset,
+    compressed_page_size: body.offset,
+    data_page_header: { num_values: rows, encoding, definition_level_encoding: 'RLE' as const, repetition_level_encoding: 'RLE' as const },
+  });
+  // k: dictionary [10, 20, 30], then the indexes.
+  const kStart = w.offset;
+  const dict = new ByteWriter();
+  writePlain(dict, [10, 20, 30] as never, 'INT32', undefined);
+  page(dict, { type: 'DICTIONARY_PAGE', uncompressed_page_size: dict.offset, compressed_page_size: dict.offset, dictionary_page_header: { num_values: 3, encoding: 'PLAIN' } });
+  const kData = w.offset;
+  const body = new ByteWriter();
+  body.appendUint8(3);
+  for (const b of hybrid) body.appendUint8(b);
+  page(body, dataHeader(body, 'RLE_DICTIONARY'));
+  const kSize = BigInt(w.offset - kStart);
+  columns.push({
+    file_offset: BigInt(kStart),
+    meta_data: { type: 'INT32', encodings: ['PLAIN', 'RLE', 'RLE_DICTIONARY'], path_in_schema: ['k'], codec: 'UNCOMPRESSED', num_values: BigInt(rows), total_uncompressed_size: kSize, total_compressed_size: kSize, data_page_offset: BigInt(kData), dictionary_page_offset: BigInt(kStart) },
+  });
+  const idStart = w.offset;
+  const ids = new ByteWriter();
+  writePlain(ids, Array.from({ length: rows }, (_, i) => i) as never, 'INT32', undefined);
+  page(ids, dataHeader(ids, 'PLAIN'));
+  const idSize = BigInt(w.offset - idStart);
+  columns.push({
+    file_offset: BigInt(idStart),
+    meta_data: { type: 'INT32', encodings: ['PLAIN'], path_in_schema: ['id'], codec: 'UNCOMPRESSED', num_values: BigInt(rows), total_uncompressed_size: idSize, total_compressed_size: idSize, data_page_offset: BigInt(idStart) },
+  });
+  const metaStart = w.offset;
+  writeMetadata(w, {
+    version: 1,
+    schema: [
+      { name: 'root', num_children: 2 },
+      { name: 'k', type: 'INT32', repetition_type: 'REQUIRED' },
+      { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+    ],
+    num_rows: BigInt(rows),
+    row_groups: [{ columns, total_byte_size: kSize + idSize, num_rows: BigInt(rows) }],
+    created_by: 'quire test',
+  } as never);
+  w.appendUint32(w.offset - metaStart);
+  w.appendUint32(0x31524150);
+  writeFileSync(path, new Uint8Array(w.getBuffer(), 0, w.offset));
+}
+
+describe('read_parquet refuses a filter column index past its dictionary', () => {
+  // 16 rows of 3-bit indexes in one bit-packed run of two groups (the first unpacked by the compiled
+  // selector, the second, near the page's end, by the byte loop).
+  const valid = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 1];
+  const packed = (values: number[]): number[] => {
+    const bytes = new Array<number>(6).fill(0);
+    values.forEach((v, k) => {
+      for (let bit = 0; bit < 3; bit++) if ((v >> bit) & 1) bytes[(k * 3 + bit) >> 3]! |= 1 << ((k * 3 + bit) & 7);
+    });
+    return [2 * 2 + 1, ...bytes];
+  };
+  const cases: [string, number[], number][] = [
+    ['a valid page', packed(valid), 16],
+    ['a bit-packed run, first group', packed(valid.map((v, i) => (i === 2 ? 5 : v))), 16],
+    ['a bit-packed run, last group', packed(valid.map((v, i) => (i === 15 ? 7 : v))), 16],
+    ['an RLE run', [8 * 2, 1, 5 * 2, 6], 13],
+  ];
+  for (const [what, hybrid, rows] of cases) {
+    it(what, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'quire-parquet-corrupt-'));
+      try {
+        const file = join(dir, 'k.parquet');
+        writeCorrupt(file, hybrid, rows);
+        const db = await Database.create();
+        const q = db.query(`SELECT count(*), sum(id) FROM read_parquet('${file}') WHERE k < 25`);
+        if (what === 'a valid page') {
+          // Rows whose index is 0 or 1 (entries 10 and 20) pass.
+          const passing = valid.map((v, i) => (v < 2 ? i : -1)).filter((i) => i >= 0);
+          expect((await q).rows.map((r) => r.map(Number))).toEqual([[passing.length, passing.reduce((a, b) => a + b, 0)]]);
+        } else await expect(q).rejects.toMatchObject({ code: 'XX001', message: expect.stringContaining('dictionary index out of range') });
+        await db.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
