@@ -102,6 +102,12 @@ export interface UserAggregateSpec {
   strict: boolean;
   /** A strict final function is not called on a NULL state: the result is NULL. */
   finalStrict: boolean;
+  /**
+   * Moving-aggregate mode, when the aggregate declares MSFUNC and MINVFUNC: its own transition, state,
+   * initial value and final function, and the inverse transition (over [state, arg1, …]) that takes a
+   * row out of the state; NULL from it means the state must be rebuilt from the frame's rows.
+   */
+  moving?: Omit<UserAggregateSpec, 'moving'> & { inverse: Expr; inverseStrict: boolean };
 }
 
 export type FrameUnits = 'rows' | 'range' | 'groups';
@@ -129,6 +135,8 @@ export interface WindowCall {
   spec: WindowSpec;
   type: DataType;
   argTypes: DataType[];
+  /** A CREATE AGGREGATE aggregate used with OVER: its bound transition and final functions. */
+  user?: UserAggregateSpec;
 }
 
 /**

@@ -18,7 +18,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import type { Field } from '../common/types.js';
-import { colRef, exprEquals, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
+import { colRef, exprEquals, someExpr, type Expr, type SortKey as LSortKey } from '../logical/expr.js';
 import type { FrameBound, LogicalPlan, WindowCall } from '../logical/plan.js';
 import { lookupWindowAggregate } from '../functions/aggregate/registry.js';
 import { AggregateWindow } from '../functions/window/aggregate-window.js';
@@ -40,6 +40,8 @@ import { Project } from './operators/project.js';
 import { Window, type WindowCallDef, type WindowFrameDef } from './operators/window.js';
 import type { SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
+import type { ExecContext } from '../execution/context.js';
+import { userAggregate } from './user-aggregate.js';
 
 interface Group {
   partitionBy: Expr[];
@@ -54,6 +56,7 @@ export function planWindow(
   p: LogicalPlan & { op: 'window' },
   input: PhysicalOperator,
   slotPlan: (e: Expr & { kind: 'subquery' }) => SlotPlan,
+  ctx: ExecContext,
 ): PhysicalOperator {
   const inSchema = p.input.schema;
   const width = input.schema.length;
@@ -96,7 +99,7 @@ export function planWindow(
     const callDefs: WindowCallDef[] = g.calls.map(({ call }) => {
       const argCols = call.args.map(add);
       const filterCol = call.filter === null ? null : add(call.filter);
-      const evaluator = makeEvaluator(call, argCols, filterCol);
+      const evaluator = makeEvaluator(call, argCols, filterCol, ctx);
       let frame = -1;
       if (evaluator.usesFrame) {
         const def = frameDef(call);
@@ -106,7 +109,7 @@ export function planWindow(
           frame = frames.length - 1;
         }
       }
-      const aggregate = evaluator instanceof AggregateWindow ? (lookupWindowAggregate(call.name)?.resolve(call.argTypes) ?? null) : null;
+      const aggregate = evaluator instanceof AggregateWindow ? evaluator.aggregate : null;
       return { evaluator, frame, type: call.type, name: call.name, label: callLabel(call, inSchema, evaluator.usesFrame), args: argCols, argExprs: call.args, filter: filterCol, aggregate };
     });
     let op: PhysicalOperator = cur;
@@ -208,7 +211,15 @@ function sameFrame(a: WindowFrameDef, b: WindowFrameDef): boolean {
   return a.units === b.units && a.startKind === b.startKind && a.endKind === b.endKind && a.exclude === b.exclude && eq(a.startOffset, b.startOffset) && eq(a.endOffset, b.endOffset);
 }
 
-function makeEvaluator(call: WindowCall, argCols: number[], filterCol: number | null): WindowEvaluator {
+function makeEvaluator(call: WindowCall, argCols: number[], filterCol: number | null, ctx: ExecContext): WindowEvaluator {
+  if (call.user !== undefined) {
+    // PostgreSQL's choice of the moving-aggregate mode: only where the frame start can move, and not
+    // when an argument or the FILTER is volatile (the mode would change how often it is evaluated).
+    const frame = call.spec.frame;
+    const volatile = (e: Expr): boolean => someExpr(e, (x) => x.kind === 'call' && x.overload.volatile === true);
+    const moving = frame.start.kind !== 'unbounded-preceding' && !call.args.some(volatile) && (call.filter === null || !volatile(call.filter));
+    return new AggregateWindow(userAggregate(call.name, call.user, call.argTypes, call.type, ctx, moving), argCols, filterCol);
+  }
   switch (call.name) {
     case 'row_number':
       return new RowNumber();

@@ -104,7 +104,7 @@ export class PhysicalPlanner {
       case 'aggregate':
         return this.planAggregate(p);
       case 'window':
-        return planWindow(p, this.plan(p.input), this.slotPlan);
+        return planWindow(p, this.plan(p.input), this.slotPlan, this.env.ctx);
       case 'sort': {
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
         const sorted = makeSort(input, keys);

@@ -18,7 +18,12 @@ function single(type: DataType, v: Value): Column {
   return b.finish();
 }
 
-export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: readonly DataType[], returnType: DataType, ctx: ExecContext): ResolvedAggregate {
+/**
+ * `moving`: run the moving-aggregate mode (spec.moving) where one exists, as PostgreSQL does for a window
+ * whose frame start moves; the aggregate is then invertible.
+ */
+export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: readonly DataType[], returnType: DataType, ctx: ExecContext, moving = false): ResolvedAggregate {
+  if (moving && spec.moving !== undefined) return movingAggregate(name, spec.moving, argTypes, returnType, ctx);
   const transition = compileSimple(spec.transition);
   const final = spec.final === null ? null : compileSimple(spec.final);
   /** `seeded`: false until the first non-null input of an aggregate with no initial value. */
@@ -82,5 +87,66 @@ export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: r
       },
     };
   };
-  return { name, returnType, argTypes, invertible: false, retainsInput: true, grouped, sliding };
+  return { name, returnType, argTypes, invertible: false, noMerge: true, retainsInput: true, grouped, sliding };
+}
+
+/**
+ * Moving-aggregate mode, with PostgreSQL's rules: the state counts the rows in it; a strict transition
+ * or inverse function skips rows with a NULL argument; the first row of a strict transition with no
+ * initial value becomes the state; taking out the last row restores the initial state without a call;
+ * a NULL from the transition function is an error, a NULL from the inverse asks for a rebuild.
+ */
+function movingAggregate(name: string, m: NonNullable<UserAggregateSpec['moving']>, argTypes: readonly DataType[], returnType: DataType, ctx: ExecContext): ResolvedAggregate {
+  const transition = compileSimple(m.transition);
+  const inverse = compileSimple(m.inverse);
+  const final = m.final === null ? null : compileSimple(m.final);
+  const call = (f: typeof transition, state: Value, args: readonly Value[]): Value =>
+    getValue(f({ columns: [single(m.stateType, state), ...args.map((a, i) => single(argTypes[i]!, a))], length: 1 }, ctx), 0);
+  const sliding = (): SlidingAccumulator => {
+    let state: Value = m.initial;
+    let count = 0;
+    return {
+      add(args: readonly Value[]): void {
+        if (m.strict && args.some((a) => a === null)) return;
+        if (m.strict && state === null) {
+          state = args.length > 0 ? args[0]! : null;
+          count = 1;
+          return;
+        }
+        const next = call(transition, state, args);
+        if (next === null) throw new QuireError('XX000', `moving-aggregate transition function of ${name} must not return null`);
+        state = next;
+        count++;
+      },
+      remove(args: readonly Value[]): boolean {
+        if (m.inverseStrict && args.some((a) => a === null)) return true;
+        if (count <= 1) {
+          state = m.initial;
+          count = 0;
+          return true;
+        }
+        const next = call(inverse, state, args);
+        if (next === null) return false;
+        state = next;
+        count--;
+        return true;
+      },
+      merge(): void {
+        throw new QuireError('0A000', `aggregate ${name} has no combine function`);
+      },
+      value(): Value {
+        if (final === null) return state;
+        if (state === null && m.finalStrict) return null;
+        return getValue(final({ columns: [single(m.stateType, state)], length: 1 }, ctx), 0);
+      },
+      reset(): void {
+        state = m.initial;
+        count = 0;
+      },
+    };
+  };
+  const grouped = (): never => {
+    throw new QuireError('XX000', `moving-aggregate mode of ${name} is for windows only`);
+  };
+  return { name, returnType, argTypes, invertible: true, noMerge: true, retainsInput: true, grouped, sliding };
 }

@@ -44,6 +44,11 @@ export interface ResolvedAggregate {
   /** True when sliding() accumulators implement remove() (moving-aggregate inverse transition). */
   readonly invertible: boolean;
   /**
+   * True when sliding() accumulators cannot merge() (a user-defined aggregate has no combine function):
+   * window frames are then always re-aggregated row by row, never answered by a segment tree.
+   */
+  readonly noMerge?: boolean;
+  /**
    * True when the grouped state keeps every input value (string_agg, array_agg, json_agg, ordered-set
    * aggregates): its size grows with the data, so the aggregate operator reserves the argument bytes it
    * feeds from memory_limit.
@@ -87,7 +92,11 @@ export interface GroupedAccumulator {
  */
 export interface SlidingAccumulator {
   add(args: readonly Value[]): void;
-  remove?(args: readonly Value[]): void;
+  /**
+   * Takes a row out of the state (invertible aggregates). False: this state cannot take it out (a
+   * user-defined inverse transition returned NULL); the caller rebuilds the state from the frame's rows.
+   */
+  remove?(args: readonly Value[]): boolean | void;
   merge(other: SlidingAccumulator): void;
   value(): Value;
   reset(): void;

@@ -49,6 +49,11 @@ export class AggregateWindow implements WindowEvaluator {
     this.typed = kind === null ? null : new TypedFrameAggregate(kind);
   }
 
+  /** The aggregate this evaluator runs (the chunked window path runs it the same way). */
+  get aggregate(): ResolvedAggregate {
+    return this.agg;
+  }
+
   /** sum/avg/min/max over typed storage without FILTER (typed-frame-aggregate.ts), when it applies. */
   private readonly typed: TypedFrameAggregate | null;
 
@@ -68,11 +73,12 @@ export class AggregateWindow implements WindowEvaluator {
     acc.add(a);
   };
 
-  private removeRow(acc: SlidingAccumulator, i: number): void {
-    if (!this.included(i)) return;
+  /** False when the state could not take the row out (see SlidingAccumulator.remove). */
+  private removeRow(acc: SlidingAccumulator, i: number): boolean {
+    if (!this.included(i)) return true;
     const a = this.args;
     for (let k = 0; k < a.length; k++) a[k] = valueAt(this.cols[k]!, i);
-    acc.remove!(a);
+    return acc.remove!(a) !== false;
   }
 
   evaluate(b: WindowBlock, ps: number, pe: number, f: FrameBounds, out: ResultColumn): void {
@@ -191,13 +197,20 @@ export class AggregateWindow implements WindowEvaluator {
         }
         // Leaving rows first, as PostgreSQL does: a state holding both would overflow where its never
         // does (an interval sum beside an extreme value).
-        while (a < s) this.removeRow(acc, a++);
+        while (a < s) {
+          if (!this.removeRow(acc, a++)) {
+            // The inverse transition gave up: the state is built again from the frame's rows.
+            acc.reset();
+            a = s;
+            z = s;
+          }
+        }
         while (z < e) this.addRow(acc, z++);
         v = acc.value();
       } else if (s === a && e >= z) {
         while (z < e) this.addRow(acc, z++);
         v = acc.value();
-      } else if (e - s <= NAIVE_MAX) {
+      } else if (e - s <= NAIVE_MAX || this.agg.noMerge === true) {
         acc.reset();
         a = s;
         z = s;
@@ -230,7 +243,7 @@ export class AggregateWindow implements WindowEvaluator {
       let len = 0;
       for (let r = 0; r < k; r++) len += parts[2 * r + 1]! - parts[2 * r]!;
       acc.reset();
-      if (len <= NAIVE_MAX) {
+      if (len <= NAIVE_MAX || this.agg.noMerge === true) {
         for (let r = 0; r < k; r++) for (let j = parts[2 * r]!; j < parts[2 * r + 1]!; j++) this.addRow(acc, j);
       } else {
         tree ??= new SegmentTree(() => this.agg.sliding(), this.addRow, ps, pe);

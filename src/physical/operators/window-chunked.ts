@@ -174,7 +174,7 @@ function planCall(name: string, f: ResolvedFrame | null, ordered: boolean, args:
     if (f.exclude !== 'no-others') return rowsLocal ? { kind: 'local' } : null;
     if (startsAtTop && endsAtBottom) return { kind: 'whole', agg, args, filter: c.filter ?? null };
     if (running) return { kind: 'running', agg, args, filter: c.filter ?? null, peers: endDelta === null, endDelta: endDelta ?? 0 };
-    if (agg.invertible && f.units === 'rows' && f.endKind === 'unbounded-following' && bounded(f.startKind)) {
+    if (agg.invertible && agg.noMerge !== true && f.units === 'rows' && f.endKind === 'unbounded-following' && bounded(f.startKind)) {
       // The whole partition's state, with rows removed as the frame start passes them: the same add/remove
       // sequence the in-memory evaluator runs for these frames.
       const k = f.startKind === 'current-row' ? 0 : rowsOffset(f.startOffset);

@@ -280,29 +280,59 @@ function resolveUserAggregate(name: string, defs: readonly AggregateDef[], args:
   const def = cands.find((c) => c.o === o)!.d;
   const coerced = (applyOverload(name, o, args, cx, loc) as Expr & { kind: 'call' }).args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
   const argTypes = coerced.map((a) => a.type);
-  const stype = stateTypeOf(def, argTypes);
+  const plain = bindAggregateMode(name, { sfunc: def.sfunc, stype: stateTypeOf(def, argTypes), initcond: def.initcond, finalfunc: def.finalfunc }, argTypes, cx, loc);
+  const type = plain.final?.type ?? plain.stateType;
+  let moving: UserAggregateSpec['moving'];
+  if (def.msfunc !== null && def.minvfunc !== null) {
+    // Moving-aggregate mode (MSFUNC, MINVFUNC, MSTYPE, MINITCOND, MFINALFUNC), which windows whose frame
+    // start moves use: rows leave the state through the inverse transition function.
+    const m = bindAggregateMode(name, { sfunc: def.msfunc, stype: def.mstype ?? plain.stateType, initcond: def.minitcond, finalfunc: def.mfinalfunc }, argTypes, cx, loc);
+    const inverse = bindStateCall(def.minvfunc, m.stateType, argTypes, cx, loc);
+    moving = { ...m, inverse, inverseStrict: isStrictFunction(def.minvfunc, 1 + argTypes.length, cx) };
+  }
+  return { args: coerced, type, user: { ...plain, ...(moving !== undefined ? { moving } : {}) } };
+}
+
+/** `fn(state, arg1, …)` bound over the virtual row [state, arguments…], as the state type. */
+function bindStateCall(fn: string, stype: DataType, argTypes: readonly DataType[], cx: ExprCtx, loc: number | undefined): Expr {
   const scope = new Scope(null);
   const entry = (n: string, index: number, t: DataType) => ({ qualifier: null, name: n, expr: { kind: 'column' as const, index, type: t, name: n }, hiddenFromStar: false, hiddenUnqualified: false });
   scope.entries = [entry('?state?', 0, stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
   const ref = (n: string): Node => ({ ColumnRef: { fields: [{ String: { sval: n } }], location: loc } }) as unknown as Node;
-  const callOf = (fn: string, names: string[]): Node => ({ FuncCall: { funcname: [{ String: { sval: fn } }], args: names.map(ref), location: loc } }) as unknown as Node;
+  const call = { FuncCall: { funcname: [{ String: { sval: fn } }], args: ['?state?', ...argTypes.map((_, i) => `?arg${i + 1}?`)].map(ref), location: loc } } as unknown as Node;
   const vcx: ExprCtx = { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env };
-  const argNames = argTypes.map((_, i) => `?arg${i + 1}?`);
-  const transition = coerce(bindExpr(callOf(def.sfunc, ['?state?', ...argNames]), vcx), stype, 'assignment', cx.env, pos(loc));
-  const strict = isStrictFunction(def.sfunc, 1 + argTypes.length, cx);
+  return coerce(bindExpr(call, vcx), stype, 'assignment', cx.env, pos(loc));
+}
+
+/** One mode of an aggregate (plain or moving): transition, initial state and final function, bound. */
+function bindAggregateMode(
+  name: string,
+  mode: { sfunc: string; stype: DataType; initcond: string | null; finalfunc: string | null },
+  argTypes: readonly DataType[],
+  cx: ExprCtx,
+  loc: number | undefined,
+): Omit<UserAggregateSpec, 'moving'> {
+  const stype = mode.stype;
+  const transition = bindStateCall(mode.sfunc, stype, argTypes, cx, loc);
+  const strict = isStrictFunction(mode.sfunc, 1 + argTypes.length, cx);
   let initial: Value = null;
-  if (def.initcond !== null) {
-    const c = coerce({ kind: 'const', value: def.initcond, type: T.unknown }, stype, 'explicit', cx.env, pos(loc));
+  if (mode.initcond !== null) {
+    const c = coerce({ kind: 'const', value: mode.initcond, type: T.unknown }, stype, 'explicit', cx.env, pos(loc));
     if (c.kind !== 'const') throw new QuireError('22P02', `invalid initial value for aggregate ${name}`, { position: pos(loc) });
     initial = c.value;
   } else if (strict && (argTypes.length === 0 || argTypes[0]!.name !== stype.name)) {
     throw new QuireError('42P13', 'must not omit initial value when transition function is strict and transition type is not compatible with input type', { position: pos(loc) });
   }
   let final: Expr | null = null;
-  if (def.finalfunc !== null) final = bindExpr(callOf(def.finalfunc, ['?state?']), { ...vcx, scope: Object.assign(new Scope(null), { entries: scope.entries.slice(0, 1) }) });
-  const type = final?.type ?? stype;
-  const finalStrict = def.finalfunc !== null && isStrictFunction(def.finalfunc, 1, cx);
-  return { args: coerced, type, user: { transition, final, stateType: stype, initial, strict, finalStrict } };
+  if (mode.finalfunc !== null) {
+    const scope = new Scope(null);
+    scope.entries = [{ qualifier: null, name: '?state?', expr: { kind: 'column' as const, index: 0, type: stype, name: '?state?' }, hiddenFromStar: false, hiddenUnqualified: false }];
+    const ref = { ColumnRef: { fields: [{ String: { sval: '?state?' } }], location: loc } } as unknown as Node;
+    const call = { FuncCall: { funcname: [{ String: { sval: mode.finalfunc } }], args: [ref], location: loc } } as unknown as Node;
+    final = bindExpr(call, { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env });
+  }
+  const finalStrict = mode.finalfunc !== null && isStrictFunction(mode.finalfunc, 1, cx);
+  return { transition, final, stateType: stype, initial, strict, finalStrict };
 }
 
 export { TRUE, FALSE, isConstantExpr };

@@ -250,7 +250,7 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);
   if (userFns !== undefined && !b.over && !b.agg_within_group) return bindRoutineCall(name, userFns, b, cx);
   if (cx.env.routines?.aggregates.has(name) && !b.agg_within_group && !isAggregateName(name)) {
-    if (b.over) throw new QuireError('0A000', `user-defined aggregate ${name} cannot be used as a window function`, { position: pos(loc) });
+    if (b.over) return bindWindowCall(name, b, cx);
     return bindAggregate(name, b, cx);
   }
   const withinGroup = lookupAggregate(name)?.withinGroup;

@@ -162,7 +162,16 @@ export function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
     throw new QuireError('0A000', 'aggregate ORDER BY is not implemented for window functions', { position: pos(loc) });
   }
   let type: DataType;
-  if (isAggregateName(name) && !isWindowFunctionName(name)) {
+  let user: ReturnType<typeof resolveAggregate>['user'];
+  if (!isAggregateName(name) && cx.env.routines?.aggregates.has(name) === true) {
+    // A user-defined aggregate: run over each frame by its transition function, re-aggregating when the
+    // frame start moves (it has no inverse transition), as PostgreSQL does for such aggregates.
+    if (b.agg_distinct) throw new QuireError('0A000', 'DISTINCT is not implemented for window functions', { position: pos(loc) });
+    const r = resolveAggregate(name, args, cx, loc);
+    args = r.args;
+    type = r.type;
+    user = r.user;
+  } else if (isAggregateName(name) && !isWindowFunctionName(name)) {
     if (!b.agg_star && args.length === 0 && name === 'count') {
       throw new QuireError('42809', 'count(*) must be used to call a parameterless aggregate function', { position: pos(loc) });
     }
@@ -190,6 +199,7 @@ export function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
     fromLast: false,
     spec,
     type,
+    ...(user !== undefined ? { user } : {}),
   };
   cx.windows!.calls.push(call);
   return { kind: 'column', index: WIN_BASE + cx.windows!.calls.length - 1, type, name };
