@@ -391,10 +391,37 @@ class CodeGen {
         ];
       }
     }
+    // Mixed integer widths (int8 * int4, id::bigint % 1000): int8 arithmetic on numbers, as for int8 alone.
+    const t1 = e.args[1]?.type.name;
+    const integers = e.args.length === 2 && INTEGER.has(t0 ?? '') && INTEGER.has(t1 ?? '');
+    if (integers && e.type.name === 'int8' && (e.name === '+' || e.name === '-' || e.name === '*')) {
+      const [a, b] = vs as [string, string];
+      return [
+        `${code}\nlet ${r} = null;\nif (!(${anyNull})) { if (typeof ${a} === 'number' && typeof ${b} === 'number') { ${r} = ${a} ${e.name} ${b}; if (!Number.isSafeInteger(${r})) ${r} = ${fallback}; } else ${r} = ${fallback}; }`,
+        r,
+      ];
+    }
+    // Integer modulo: JS % on safe integers is exact and takes the dividend's sign, as PostgreSQL's does;
+    // a zero divisor (22012) and bigint int8s go through the function. -0 becomes 0.
+    if (integers && e.name === '%' && INTEGER.has(e.type.name)) {
+      const [a, b] = vs as [string, string];
+      return [
+        `${code}\nlet ${r} = null;\nif (!(${anyNull})) { if (typeof ${a} === 'number' && typeof ${b} === 'number' && ${b} !== 0) ${r} = (${a} % ${b}) + 0; else ${r} = ${fallback}; }`,
+        r,
+      ];
+    }
+    // text || text: the function is a + b.
+    if (e.name === '||' && e.args.length === 2 && e.type.name === 'text' && TEXT_LIKE.has(t0 ?? '') && TEXT_LIKE.has(t1 ?? '')) {
+      const [a, b] = vs as [string, string];
+      return [`${code}\nconst ${r} = (${anyNull}) ? null : ${a} + ${b};`, r];
+    }
     if (!strict) return [`${code}\nconst ${r} = ${fallback};`, r];
     return [`${code}\nconst ${r} = (${anyNull}) ? null : ${fallback};`, r];
   }
 }
+
+const INTEGER = new Set(['int2', 'int4', 'int8']);
+const TEXT_LIKE = new Set(['text', 'varchar']);
 
 /** Types whose casts among each other depend on nothing but the value (no time zone, no output settings). */
 const PURE_CAST_FROM = new Set(['unknown', 'text', 'varchar', 'bpchar', 'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);

@@ -27,7 +27,7 @@ import { microsFromPgEpoch } from '../common/datetime-calendar.js';
 import type { DataType, Value } from '../common/types.js';
 import type { Interval } from '../common/interval.js';
 import type { Numeric } from '../common/numeric.js';
-import type { Batch, Column } from '../common/column.js';
+import { makeColumn, type Batch, type Column } from '../common/column.js';
 import type { SortKey } from './sort-key.js';
 
 export interface NormalizedKeys {
@@ -78,6 +78,15 @@ function imageKind(t: DataType): ImageKind | null {
     default:
       return null;
   }
+}
+
+/**
+ * Whether a key of this type always gets an image that decides its order alone (no `inexact` row):
+ * bool, integers, floats and date/time types.
+ */
+export function exactImage(t: DataType): boolean {
+  const kind = imageKind(t);
+  return kind === 'bool' || kind === 'i32' || kind === 'int8' || kind === 'micros' || kind === 'f64';
 }
 
 /** Default text prefix: enough for most identifiers and short labels to be exact. */
@@ -197,6 +206,8 @@ export function encodeKeys(
   to = b.length,
   /** Where to write the keys (at its start, possibly stale: every byte is written); a new array if omitted. */
   into?: Uint8Array,
+  /** Text key columns held as UTF-8 bytes (utf8-text-column.ts), by column index: read instead of the batch's. */
+  utf8?: ReadonlyMap<number, Utf8Image>,
 ): NormalizedKeys | null {
   const rows = to - from;
   const width = keyWidth(keys, textPrefix);
@@ -209,7 +220,8 @@ export function encodeKeys(
   for (const k of keys) {
     const kind = imageKind(k.type);
     if (kind === null) throw new Error(`no normalized key for type ${k.type.name}`);
-    const c = b.columns[k.col]!;
+    const image = utf8?.get(k.col);
+    const c = image === undefined ? b.columns[k.col]! : makeColumn(k.type, [], image.nulls);
     const len = imageBytes(kind, textPrefix);
     writeNulls(c, bytes, width, off, from, rows, k.nullsFirst);
     const at = off + 1;
@@ -231,6 +243,10 @@ export function encodeKeys(
         break;
       case 'text':
       case 'bpchar': {
+        if (image !== undefined) {
+          inexact = writeUtf8(image, bytes, width, at, len, from, rows, inexact);
+          break;
+        }
         const x = writeText(c, bytes, width, at, len, from, rows, kind === 'bpchar', inexact);
         if (x === LONE_SURROGATE) return null;
         inexact = x;
@@ -423,6 +439,36 @@ function writeText(
 }
 
 const LONE_SURROGATE = 'lone surrogate';
+
+/** A text column's values as UTF-8: row r's bytes are bytes[offsets[r], offsets[r + 1]). */
+export interface Utf8Image {
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+  readonly nulls: Uint8Array | null;
+}
+
+/** writeText for a column already in UTF-8 (no lone surrogates in it, by construction). */
+function writeUtf8(image: Utf8Image, bytes: Uint8Array, width: number, at: number, len: number, from: number, rows: number, inexact: Uint8Array | null): Uint8Array | null {
+  const { bytes: src, offsets, nulls } = image;
+  for (let r = 0, p = at; r < rows; r++, p += width) {
+    if (nulls !== null && nulls[from + r] === 1) continue;
+    const s = offsets[from + r]!;
+    const e = offsets[from + r + 1]!;
+    const n = e - s;
+    let cut = n >= len;
+    const m = cut ? len : n;
+    for (let j = 0; j < m; j++) {
+      const x = src[s + j]!;
+      if (x === 0) cut = true;
+      bytes[p + j] = x;
+    }
+    if (cut) {
+      inexact ??= new Uint8Array(rows);
+      inexact[r] = 1;
+    }
+  }
+  return inexact;
+}
 
 const seqScratch = new Uint8Array(4);
 function utf8Bytes(u: number, seq: number): Uint8Array {

@@ -25,6 +25,7 @@ import { PROBE_ROWS, TopNRanking, type TopNRankingSpec } from './operators/topn-
 import { TopNRankingStreaming } from './operators/topn-ranking-streaming.js';
 import { isPartitionedSource, PartialTopN, PartitionGroup, PartitionScan, type PartitionedSource } from './operators/topn-partial.js';
 import { ConcatPartitions, FinalTopN } from './operators/topn-final.js';
+import { injectiveTextParts } from './injective-text-key.js';
 import type { SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
 
@@ -100,7 +101,19 @@ export function planTopNRanking(p: LogicalPlan & { op: 'topn-ranking' }, planInp
     exprs.push(e);
     return exprs.length - 1;
   };
-  const partitionCols = p.partitionBy.map(add);
+  // Not for the streaming form, which compares partition keys for equality (no NULL grouping there).
+  const streaming = scan === null && groupedBy(p.input, p.partitionBy);
+  const partitionCols: number[] = [];
+  const together: number[][] = [];
+  for (const e of p.partitionBy) {
+    const parts = streaming ? null : injectiveTextParts(e);
+    if (parts === null) {
+      partitionCols.push(add(e));
+      continue;
+    }
+    together.push(parts.map((_, j) => partitionCols.length + j));
+    for (const part of parts) partitionCols.push(add(part));
+  }
   const orderKeys: SortKey[] = p.orderBy.map((k) => ({ col: add(k.expr), type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst }));
   const withKeys = (op: PhysicalOperator): PhysicalOperator => {
     if (exprs.length === width) return op;
@@ -115,8 +128,10 @@ export function planTopNRanking(p: LogicalPlan & { op: 'topn-ranking' }, planInp
     strict: p.strict,
     names: { partition: p.partitionBy.map((e) => explainExpr(e, p.input.schema)), order: p.orderBy.map((k) => explainExpr(k.expr, p.input.schema)) },
     // Helper key columns are projected away above, and the order with them: nothing to promise.
-    sortedOutput: exprs.length === width && partitionCols.length > 0,
+    // A split key's parts do not order as the expression does.
+    sortedOutput: exprs.length === width && partitionCols.length > 0 && together.length === 0,
     unusedCols: partitionCols.filter((c) => c >= width && !orderKeys.some((k) => k.col === c)),
+    together,
   };
   const est = estimateRows(p.input);
   const probe = Math.max(PROBE_ROWS, est === undefined ? 0 : Math.floor(est / 4));
@@ -125,7 +140,7 @@ export function planTopNRanking(p: LogicalPlan & { op: 'topn-ranking' }, planInp
     // Partial steps prune inside each partition and never give up (their output is re-ranked by the final).
     const partials = inputs.map((i) => new TopNRanking(withKeys(i), { ...spec, strict: true, sortedOutput: false, unusedCols: [] }));
     op = new TopNRanking(new ConcatPartitions(partials), spec, probe, est ?? 0);
-  } else if (groupedBy(p.input, p.partitionBy)) {
+  } else if (streaming) {
     op = new TopNRankingStreaming(withKeys(inputs[0]!), spec, probe);
   } else {
     op = new TopNRanking(withKeys(inputs[0]!), spec, probe, est ?? 0);

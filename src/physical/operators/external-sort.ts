@@ -33,7 +33,8 @@ import type { PhysicalOperator } from '../operator.js';
 import { compileComparator, type Comparator, type SortKey } from '../sort-key.js';
 import { intRange } from '../../execution/column-stats.js';
 import type { KeyBounds } from '../packed-key-sort.js';
-import { emitRuns, normalizedSortRowBytes, Sort, sortMethod, sortRunAsync } from './sort.js';
+import { emitRuns, holdUtf8, normalizedSortRowBytes, restoreStrings, Sort, sortMethod, sortRunAsync, utf8KeyColumns } from './sort.js';
+import type { Utf8TextColumn } from '../utf8-text-column.js';
 
 /** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
 const SORT_ROW_OVERHEAD = 32;
@@ -99,14 +100,23 @@ export class ExternalSort extends Sort {
     let bytes = 0;
     /** Pooled arrays under the in-memory sort's concatenated input, given back when its output ends. */
     const pooled: (Uint32Array | Float64Array)[] = [];
+    // Mostly distinct computed text keys held as UTF-8 while nothing spills (Sort.emitUtf8); undefined
+    // until the first batch decides, null when not held.
+    let utf8: Map<number, Utf8TextColumn> | null | undefined;
     try {
-      for await (const b of this.input.execute(ctx)) {
-        if (b.length === 0) continue;
+      for await (const input of this.input.execute(ctx)) {
+        if (input.length === 0) continue;
         await yieldIfDue(ctx);
+        let b = input;
         const size = batchBytes(b);
         // The buffer, the concatenated copy made for sorting, and the permutation scratch.
         const need = size * 2 + b.length * (SORT_ROW_OVERHEAD + this.keyBytes);
         if (!res.tryGrow(need)) {
+          // Runs are written with their strings: the text held so far is decoded back.
+          if (utf8 != null) {
+            buffered = restoreStrings(buffered, utf8);
+            utf8 = null;
+          }
           if (buffered.length > 0) {
             spill ??= new SpillManager(mem, 'sort');
             const taken = buffered;
@@ -118,6 +128,15 @@ export class ExternalSort extends Sort {
           }
           // One batch larger than the whole budget is already in memory: account for it and go on.
           if (!res.tryGrow(need)) res.forceGrow(need);
+        }
+        if (utf8 === undefined) utf8 = spill === null ? utf8KeyColumns(b, this.keys) : null;
+        if (utf8 !== null) {
+          const held = holdUtf8(b, utf8);
+          if (held !== null) b = held;
+          else {
+            buffered = restoreStrings(buffered, utf8);
+            utf8 = null;
+          }
         }
         buffered.push(b);
         rows += b.length;
@@ -133,6 +152,12 @@ export class ExternalSort extends Sort {
         const bounds = keyBounds(buffered, this.keys);
         const all = await concatBatchesAsync(types, buffered, ctx, owned ? pooledAlloc(pooled) : undefined);
         buffered = [];
+        if (utf8 != null) {
+          const held = utf8;
+          utf8 = null;
+          yield* this.emitUtf8(all, held, ctx);
+          return;
+        }
         const t0 = ctx.analyze ? performance.now() : 0;
         const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned, bounds);
         if (ctx.analyze) {
@@ -153,6 +178,7 @@ export class ExternalSort extends Sort {
       yield* this.merge(ctx, spill, runs, types, res, frameBytes, readChunk);
     } finally {
       buffered = [];
+      if (utf8 != null) for (const text of utf8.values()) text.release();
       give(...pooled.splice(0));
       res.free();
       await spill?.close();

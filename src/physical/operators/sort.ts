@@ -14,12 +14,13 @@
  */
 import { give, pooledAlloc, takeU32 } from '../../execution/scratch.js';
 import { digitOffsets } from '../digit-offsets.js';
-import { BATCH_SIZE, ColumnBuilder, concatBatches, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, concatBatches, deadColumn, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { sortHighWordFirst } from '../low-word-runs.js';
-import { encodeKeys, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys } from '../normalized-key.js';
+import { encodeKeys, exactImage, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys, type Utf8Image } from '../normalized-key.js';
+import { Utf8TextColumn } from '../utf8-text-column.js';
 import { PhysicalOperator } from '../operator.js';
 import { packedSort, packedSortSteps, type KeyBounds } from '../packed-key-sort.js';
 import { rankKeys, rankKeySteps } from '../rank-keys.js';
@@ -193,12 +194,21 @@ function* numericSortSteps(b: Batch, keys: readonly SortKey[], decode: boolean, 
 }
 
 /** encodeKeys over the whole batch, a slice of rows at a time; null when a value has no image. */
-async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecContext): Promise<NormalizedKeys | null> {
+async function encodeKeysSliced(
+  b: Batch,
+  keys: readonly SortKey[],
+  ctx: ExecContext,
+  /** Text keys held as UTF-8 (encodeKeys), and the longest of their values in bytes. */
+  utf8?: { readonly images: ReadonlyMap<number, Utf8Image>; readonly longest: number },
+): Promise<NormalizedKeys | null> {
   const n = b.length;
   let longest = 0;
-  for (let from = 0; from < n; from += SLICE_ROWS) {
-    longest = longestText(b, keys, from, Math.min(n, from + SLICE_ROWS), longest);
-    await yieldIfDue(ctx);
+  if (utf8 !== undefined) longest = utf8.longest;
+  else {
+    for (let from = 0; from < n; from += SLICE_ROWS) {
+      longest = longestText(b, keys, from, Math.min(n, from + SLICE_ROWS), longest);
+      await yieldIfDue(ctx);
+    }
   }
   const prefix = prefixFor(longest);
   const width = keyWidth(keys, prefix);
@@ -209,7 +219,7 @@ async function encodeKeysSliced(b: Batch, keys: readonly SortKey[], ctx: ExecCon
   let inexactEnds: readonly number[] = [];
   for (let from = 0; from < n; from += SLICE_ROWS) {
     const to = Math.min(n, from + SLICE_ROWS);
-    const part = encodeKeys(b, keys, prefix, from, to, bytes.subarray(from * width));
+    const part = encodeKeys(b, keys, prefix, from, to, bytes.subarray(from * width), utf8?.images);
     if (part === null) return null;
     inexactEnds = part.inexactEnds;
     if (part.inexact !== null) {
@@ -701,9 +711,23 @@ export class Sort extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
-    const batches: Batch[] = [];
-    for await (const b of this.input.execute(ctx)) {
-      if (b.length > 0) batches.push(b);
+    let batches: Batch[] = [];
+    // Mostly distinct computed text keys are held as UTF-8 bytes as their batches arrive (undefined:
+    // not decided yet, null: not held).
+    let utf8: Map<number, Utf8TextColumn> | null | undefined;
+    for await (const input of this.input.execute(ctx)) {
+      if (input.length === 0) continue;
+      let b = input;
+      if (utf8 === undefined) utf8 = utf8KeyColumns(b, this.keys);
+      if (utf8 !== null) {
+        const held = holdUtf8(b, utf8);
+        if (held !== null) b = held;
+        else {
+          batches = restoreStrings(batches, utf8);
+          utf8 = null;
+        }
+      }
+      batches.push(b);
     }
     await yieldIfDue(ctx);
     if (batches.length === 0) return;
@@ -714,6 +738,10 @@ export class Sort extends PhysicalOperator {
       batches,
     );
     batches.length = 0;
+    if (utf8 != null) {
+      yield* this.emitUtf8(all, utf8, ctx);
+      return;
+    }
     const t0 = ctx.analyze ? performance.now() : 0;
     const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx, true, owned)];
     if (ctx.analyze) {
@@ -729,6 +757,112 @@ export class Sort extends PhysicalOperator {
     // Every row went out through copies: the permutation can serve the next sort's scratch.
     give(runs[0]!.order);
   }
+
+  /**
+   * Sorts `all`, whose text key columns are held in `utf8` (placeholders in `all`), on normalized keys
+   * read from the UTF-8 bytes, and emits the rows with only the emitted ones decoded back to strings.
+   * Every key is exact (utf8KeyColumns), so the byte order alone is the order.
+   */
+  protected async *emitUtf8(all: Batch, utf8: Map<number, Utf8TextColumn>, ctx: ExecContext): AsyncGenerator<Batch> {
+    try {
+      const t0 = ctx.analyze ? performance.now() : 0;
+      let longest = 0;
+      const images = new Map<number, Utf8Image>();
+      for (const [col, text] of utf8) {
+        longest = Math.max(longest, text.longest);
+        images.set(col, text.image);
+      }
+      const nk = await encodeKeysSliced(all, this.keys, ctx, { images, longest });
+      if (nk === null || nk.inexact !== null) throw new Error('Sort: a UTF-8 held key was not imaged exactly');
+      const sorter = new KeyRadixSort(nk, null);
+      while (!sorter.step(SLICE_VISITS)) await yieldIfDue(ctx);
+      giveBytes(nk.bytes);
+      const order = sorter.order;
+      if (ctx.analyze) {
+        this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
+        this.metrics.extra['sort method'] = 'normalized-key radix on UTF-8 text';
+      }
+      await yieldIfDue(ctx);
+      const n = all.length;
+      for (let s = Math.min(this.offset, n); s < n; s += BATCH_SIZE) {
+        const e = Math.min(n, s + BATCH_SIZE);
+        const sel = order.subarray(s, e);
+        const columns = all.columns.map((c, i) => {
+          const text = utf8.get(i);
+          return text === undefined ? takeColumn(c, sel, e - s) : text.take(sel, e - s);
+        });
+        yield { columns, length: e - s };
+        await yieldIfDue(ctx);
+      }
+      give(order);
+    } finally {
+      for (const text of utf8.values()) text.release();
+    }
+  }
+}
+
+/** Rows in the first batch at most this share of which repeat make a text key worth holding as UTF-8. */
+const UTF8_MIN_DISTINCT_SHARE = 0.75;
+
+/**
+ * The text key columns of a sort worth holding as UTF-8 (utf8-text-column.ts), judged on its first
+ * batch `b`, or null. Held: a text or varchar key with no dictionary codes whose values in `b` are
+ * mostly distinct (repeating values sort faster as ranks, rank-keys.ts). Only when every other key's
+ * image is exact, so the sort needs no comparator over the values it no longer holds.
+ */
+export function utf8KeyColumns(b: Batch, keys: readonly SortKey[]): Map<number, Utf8TextColumn> | null {
+  const held = new Map<number, Utf8TextColumn>();
+  for (const k of keys) {
+    if (exactImage(k.type) || held.has(k.col)) continue;
+    const c = b.columns[k.col]!;
+    const text = k.type.name === 'text' || k.type.name === 'varchar';
+    if (!text || !Array.isArray(c.data) || (c.dict != null && c.dict.codes.length >= b.length) || !mostlyDistinct(c.data, b.length)) {
+      for (const t of held.values()) t.release();
+      return null;
+    }
+    held.set(k.col, new Utf8TextColumn(k.type, MAX_TEXT_PREFIX - 1));
+  }
+  return held.size === 0 ? null : held;
+}
+
+function mostlyDistinct(data: readonly unknown[], n: number): boolean {
+  const seen = new Set<unknown>();
+  let values = 0;
+  for (let i = 0; i < n; i++) {
+    const v = data[i];
+    if (v === null) continue;
+    values++;
+    seen.add(v);
+  }
+  return seen.size >= values * UTF8_MIN_DISTINCT_SHARE;
+}
+
+/** `b` with its held text columns appended to `utf8` and replaced by placeholders; null when one refuses a value. */
+export function holdUtf8(b: Batch, utf8: Map<number, Utf8TextColumn>): Batch | null {
+  for (const [col, text] of utf8) {
+    const c = b.columns[col]!;
+    // A column that took this batch before another refused it is read no further than the batches before.
+    if (!Array.isArray(c.data) || !text.append(c.data, c.nulls, b.length)) return null;
+  }
+  const columns = b.columns.slice();
+  for (const col of utf8.keys()) columns[col] = deadColumn(columns[col]!.type);
+  return { columns, length: b.length };
+}
+
+/** The batches held so far with their text columns decoded back to strings; releases `utf8`. */
+export function restoreStrings(batches: Batch[], utf8: Map<number, Utf8TextColumn>): Batch[] {
+  const out: Batch[] = [];
+  let from = 0;
+  for (const b of batches) {
+    const sel = new Uint32Array(b.length);
+    for (let i = 0; i < b.length; i++) sel[i] = from + i;
+    const columns = b.columns.slice();
+    for (const [col, text] of utf8) columns[col] = text.take(sel, b.length);
+    out.push({ columns, length: b.length });
+    from += b.length;
+  }
+  for (const text of utf8.values()) text.release();
+  return out;
 }
 
 /** EXPLAIN ANALYZE's name for the path sortRun took. */

@@ -59,6 +59,11 @@ export interface TopNRankingSpec {
    * above drops, read only to find each row's partition. Their values in the output are unspecified.
    */
   readonly unusedCols?: readonly number[];
+  /**
+   * Groups of positions in partitionCols that stand for one partition expression split into its parts
+   * (injective-text-key.ts): a NULL in any part of a group is that expression's one NULL key.
+   */
+  readonly together?: readonly (readonly number[])[];
 }
 
 /** The memory reservation is renewed once kept rows and partitions grew by this many, or after RESERVE_EVERY_BATCHES batches. */
@@ -157,6 +162,8 @@ export class PartitionIds {
     private readonly types: readonly DataType[],
     /** Hash of text keys; tests pass a weak one to force collisions. */
     hash: (s: string) => number = stringHash,
+    /** See TopNRankingSpec.together. */
+    private readonly together: readonly (readonly number[])[] = [],
   ) {
     this.strings = new StringIds(hash);
     if (cols.length > 1) {
@@ -237,15 +244,29 @@ export class PartitionIds {
       }
       return ids;
     }
-    const first = this.parts[0]!.assign(b);
-    ids.set(first.subarray(0, n));
+    const partIds = this.parts.map((p) => p.assign(b));
+    for (const group of this.together) this.collapseNulls(b, group, partIds);
+    ids.set(partIds[0]!.subarray(0, n));
     for (let j = 1; j < this.parts.length; j++) {
-      const next = this.parts[j]!.assign(b);
+      const next = partIds[j]!;
       const pair = this.pairs[j - 1]!;
       for (let i = 0; i < n; i++) ids[i] = pair.id(ids[i]!, next[i]!);
     }
     this.count = this.pairs[this.pairs.length - 1]!.count;
     return ids;
+  }
+
+  /** Rows with a NULL in any part of `group` get every part's NULL id: one key, as their expression's NULL. */
+  private collapseNulls(b: Batch, group: readonly number[], partIds: Int32Array[]): void {
+    const n = b.length;
+    for (const j of group) {
+      const nulls = b.columns[this.cols[j]!]!.nulls;
+      if (nulls === null) continue;
+      for (let i = 0; i < n; i++) {
+        if (nulls[i] !== 1) continue;
+        for (const m of group) partIds[m]![i] = this.parts[m]!.nullGroup();
+      }
+    }
   }
 
   nullGroup(): number {
@@ -844,6 +865,8 @@ export class TopNRanking extends PhysicalOperator {
     ids ??= new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
+      stringHash,
+      spec.together,
     );
     heaps.ensureGroups(ids.count);
     const rejectTies = heaps.rejectTies;
@@ -1000,6 +1023,8 @@ export class TopNRanking extends PhysicalOperator {
     const ids = new PartitionIds(
       spec.partitionCols,
       spec.partitionCols.map((c) => types[c]!),
+      stringHash,
+      spec.together,
     );
     const res = queryMemory(ctx).pool.register('TopNRanking', false);
     let seen = 0;
