@@ -284,6 +284,7 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
   const defs = ((b.definition as Node[] | undefined) ?? []).map((d) => nodeBody<AnyNode>(d));
   const get = (...keys: string[]): AnyNode | undefined => defs.find((d) => keys.includes((d.defname as string).toLowerCase()));
   let args: RoutineType[];
+  let variadic = false;
   const argList = b.args as Node[] | undefined;
   if (argList === undefined || argList === null) {
     // Old syntax: basetype = t ('ANY' means an aggregate over *).
@@ -294,16 +295,23 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
   } else {
     const first = argList[0];
     const items = first === undefined || nodeTag(first) === undefined ? [] : ((nodeBody<AnyNode>(first).items as Node[] | undefined) ?? []);
-    args = items.map((p) => {
+    const ordered = argList[1] !== undefined ? ((nodeBody<AnyNode>(argList[1]).ival as number | undefined) ?? -1) : -1;
+    if (ordered >= 0) throw new QuireError('0A000', 'user-defined ordered-set aggregates are not supported');
+    args = items.map((p, i) => {
       const fp = nodeBody<AnyNode>(p);
-      if (fp.mode === 'FUNC_PARAM_VARIADIC') throw new QuireError('0A000', 'variadic aggregates are not supported');
+      if (fp.mode === 'FUNC_PARAM_VARIADIC') {
+        const t = routineType(fp.argType as PgTypeName, catalog.types);
+        if (strings(((fp.argType as PgTypeName).names ?? []) as Node[]).pop() === 'any') throw new QuireError('0A000', 'variadic "any" aggregates are not supported');
+        if (i !== items.length - 1) throw new QuireError('42P13', 'VARIADIC parameter must be the last input parameter');
+        if (t !== 'anyarray' && (typeof t === 'string' || !isArrayType(t))) throw new QuireError('42P13', 'VARIADIC parameter must be an array');
+        variadic = true;
+        return t;
+      }
       // "any": one argument of whatever type, as anyelement is when it stands alone.
       const tn = fp.argType as PgTypeName;
       if (items.length === 1 && strings((tn.names ?? []) as Node[]).pop() === 'any') return 'anyelement';
       return routineType(tn, catalog.types);
     });
-    const ordered = argList[1] !== undefined ? ((nodeBody<AnyNode>(argList[1]).ival as number | undefined) ?? -1) : -1;
-    if (ordered >= 0) throw new QuireError('0A000', 'user-defined ordered-set aggregates are not supported');
   }
   const sfunc = get('sfunc', 'sfunc1');
   const stype = get('stype', 'stype1');
@@ -327,6 +335,7 @@ export function createAggregate(catalog: Catalog, b: AnyNode, sql: string): Aggr
     minitcond: get('minitcond') ? defString(get('minitcond')!) : null,
     mfinalfunc: fnName(get('mfinalfunc')),
     sql,
+    ...(variadic ? { variadic } : {}),
   };
   const existing = catalog.aggregates.get(name) ?? [];
   const clash =
@@ -351,6 +360,7 @@ export function aggregateProbe(def: AggregateDef): Node | null {
   const args = def.args.map((t) => ({
     TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [{ String: { sval: (t as DataType).name } }], typemod: -1 } },
   }));
-  const call = { FuncCall: { funcname: [{ String: { sval: def.name } }], args, ...(args.length === 0 ? { agg_star: true } : {}) } };
+  // A variadic aggregate is probed with its array passed as the VARIADIC argument.
+  const call = { FuncCall: { funcname: [{ String: { sval: def.name } }], args, ...(args.length === 0 ? { agg_star: true } : {}), ...(def.variadic === true ? { func_variadic: true } : {}) } };
   return { SelectStmt: { targetList: [{ ResTarget: { val: call } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } } as unknown as Node;
 }

@@ -72,6 +72,8 @@ export interface AggregateDef {
   readonly name: string;
   /** Empty for an aggregate over `*`. */
   readonly args: readonly RoutineType[];
+  /** The last argument is VARIADIC: trailing arguments are collected into its array. */
+  readonly variadic?: boolean;
   readonly sfunc: string;
   /** Polymorphic (anyelement / anyarray) when the arguments are: resolved from them at each call. */
   readonly stype: RoutineType;

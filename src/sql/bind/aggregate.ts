@@ -10,6 +10,7 @@ import { isAggregateName, lookupAggregate } from '../../functions/aggregate/regi
 import { ROW_COUNT_AGGREGATE } from '../../functions/aggregate/count.js';
 import { type Expr, type SortKey, TRUE, FALSE, isConstantExpr, exprEquals, mapExpr } from '../../logical/expr.js';
 import { mapPlanExprs } from '../../logical/map-plan-exprs.js';
+import { castContext } from '../../common/cast.js';
 import type { AggCall, UserAggregateSpec } from '../../logical/plan.js';
 import { nodeTag, type AnyNode } from '../ast.js';
 import { coerce, hasNoEquality, unifyTypes } from '../coerce.js';
@@ -95,7 +96,7 @@ export function bindAggregate(name: string, b: AnyNode, cx: ExprCtx): Expr {
   const aggName = rowCount ? ROW_COUNT_AGGREGATE : name;
   const unequal = b.agg_distinct ? args.find((a) => hasNoEquality(a.type)) : undefined;
   if (unequal !== undefined) throw new QuireError('42883', `could not identify an equality operator for type ${typeDisplayName(unequal.type)}`, { position: pos(loc) });
-  const call = resolveAggregate(aggName, args, cx, loc);
+  const call = resolveAggregate(aggName, args, cx, loc, b.func_variadic === true);
   const filter = b.agg_filter
     ? coerceBool(bindExpr(b.agg_filter as Node, { ...cx, aggs: null, windows: null, clause: 'FILTER' }), cx, 'argument of FILTER', locOf(b.agg_filter as Node))
     : null;
@@ -228,9 +229,10 @@ export function bindOrderedSetAggregate(name: string, b: AnyNode, cx: ExprCtx): 
   return placeAggregate(name, agg, [...args.slice(direct.length), ...(filter ? [filter] : [])], cx, loc, args.slice(0, direct.length));
 }
 
-export function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user?: UserAggregateSpec } {
+/** `spread`: the call passed its last argument with VARIADIC (only a variadic user-defined aggregate takes it). */
+export function resolveAggregate(name: string, args: Expr[], cx: ExprCtx, loc: number | undefined, spread = false): { args: Expr[]; type: DataType; user?: UserAggregateSpec } {
   const defs = isAggregateName(name) ? undefined : cx.env.routines?.aggregates.get(name);
-  if (defs !== undefined) return resolveUserAggregate(name, defs, args, cx, loc);
+  if (defs !== undefined) return resolveUserAggregate(name, defs, args, cx, loc, spread);
   const fn = lookupAggregate(name)!;
   // Untyped literals take the type all the typed arguments share (string_agg(bytea, '') is bytea's,
   // as PostgreSQL's candidate selection finds), else text.
@@ -265,19 +267,20 @@ function stateTypeOf(def: AggregateDef, argTypes: readonly DataType[]): DataType
  * CREATE AGGREGATE: the transition and final functions are bound as calls over a virtual row
  * [state, arguments…], with the overload rules of any call (so SQL and built-in functions both work).
  */
-function resolveUserAggregate(name: string, defs: readonly AggregateDef[], args: Expr[], cx: ExprCtx, loc: number | undefined): { args: Expr[]; type: DataType; user: UserAggregateSpec } {
-  const cands = defs.map((d) => ({ d, o: { args: d.args.map(argTypeOf), returns: T.unknown, fn: NO_IMPL } as ScalarOverload }));
-  const o = resolveOverload(
-    cands.map((c) => c.o),
-    args,
-  );
-  if (o === null) {
-    throw new QuireError('42883', `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
+function resolveUserAggregate(name: string, defs: readonly AggregateDef[], given: Expr[], cx: ExprCtx, loc: number | undefined, spread: boolean): { args: Expr[]; type: DataType; user: UserAggregateSpec } {
+  // Each definition sees the arguments as it takes them: a variadic one gathers the trailing ones.
+  const cands = defs.flatMap((d) => {
+    const a = variadicArguments(d, given, spread, cx);
+    return a === null ? [] : [{ d, a, o: { args: d.args.map(argTypeOf), returns: T.unknown, fn: NO_IMPL } as ScalarOverload }];
+  });
+  const fit = cands.find((c) => c.d.variadic !== true && resolveOverload([c.o], c.a) !== null) ?? cands.find((c) => resolveOverload([c.o], c.a) !== null);
+  if (fit === undefined) {
+    throw new QuireError('42883', `function ${name}(${given.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, {
       position: pos(loc),
       hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
     });
   }
-  const def = cands.find((c) => c.o === o)!.d;
+  const { d: def, o, a: args } = fit;
   const coerced = (applyOverload(name, o, args, cx, loc) as Expr & { kind: 'call' }).args.map((a) => (a.type.name === 'unknown' ? coerce(a, T.text, 'implicit', cx.env) : a));
   const argTypes = coerced.map((a) => a.type);
   const plain = bindAggregateMode(name, { sfunc: def.sfunc, stype: stateTypeOf(def, argTypes), initcond: def.initcond, finalfunc: def.finalfunc }, argTypes, cx, loc);
@@ -293,13 +296,42 @@ function resolveUserAggregate(name: string, defs: readonly AggregateDef[], args:
   return { args: coerced, type, user: { ...plain, ...(moving !== undefined ? { moving } : {}) } };
 }
 
+/**
+ * A variadic aggregate's arguments with the trailing ones (at least one) gathered into an ARRAY of the
+ * variadic parameter's element type; `spread` (VARIADIC arr) passes the array as it is. Null when the
+ * definition cannot take them.
+ */
+function variadicArguments(def: AggregateDef, args: Expr[], spread: boolean, cx: ExprCtx): Expr[] | null {
+  if (def.variadic !== true) return spread ? null : args;
+  if (spread) return args;
+  const k = def.args.length - 1;
+  if (args.length <= k) return null;
+  const trailing = args.slice(k);
+  const pt = def.args[k]!;
+  let et: DataType;
+  if (typeof pt === 'string') {
+    try {
+      et = unifyTypes(trailing.map((a) => a.type), 'VARIADIC', 0);
+    } catch {
+      return null;
+    }
+  } else {
+    et = elementType(pt);
+    if (trailing.some((a) => castContext(a.type.name, et.name) !== 'implicit')) return null;
+  }
+  return [...args.slice(0, k), { kind: 'array', args: trailing.map((a) => coerce(a, et, 'implicit', cx.env)), type: arrayTypeFor(et) }];
+}
+
 /** `fn(state, arg1, …)` bound over the virtual row [state, arguments…], as the state type. */
 function bindStateCall(fn: string, stype: DataType, argTypes: readonly DataType[], cx: ExprCtx, loc: number | undefined): Expr {
   const scope = new Scope(null);
   const entry = (n: string, index: number, t: DataType) => ({ qualifier: null, name: n, expr: { kind: 'column' as const, index, type: t, name: n }, hiddenFromStar: false, hiddenUnqualified: false });
   scope.entries = [entry('?state?', 0, stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
   const ref = (n: string): Node => ({ ColumnRef: { fields: [{ String: { sval: n } }], location: loc } }) as unknown as Node;
-  const call = { FuncCall: { funcname: [{ String: { sval: fn } }], args: ['?state?', ...argTypes.map((_, i) => `?arg${i + 1}?`)].map(ref), location: loc } } as unknown as Node;
+  // An array argument goes to a variadic transition function as its VARIADIC array, as PostgreSQL
+  // passes a variadic aggregate's collected arguments.
+  const spread = argTypes.length > 0 && isArrayType(argTypes[argTypes.length - 1]!) && cx.env.routines?.functions.get(fn)?.some((f) => f.variadic === true) === true;
+  const call = { FuncCall: { funcname: [{ String: { sval: fn } }], args: ['?state?', ...argTypes.map((_, i) => `?arg${i + 1}?`)].map(ref), location: loc, ...(spread ? { func_variadic: true } : {}) } } as unknown as Node;
   const vcx: ExprCtx = { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env };
   return coerce(bindExpr(call, vcx), stype, 'assignment', cx.env, pos(loc));
 }

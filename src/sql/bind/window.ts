@@ -167,7 +167,7 @@ export function bindWindowCall(name: string, b: AnyNode, cx: ExprCtx): Expr {
     // A user-defined aggregate: run over each frame by its transition function, re-aggregating when the
     // frame start moves (it has no inverse transition), as PostgreSQL does for such aggregates.
     if (b.agg_distinct) throw new QuireError('0A000', 'DISTINCT is not implemented for window functions', { position: pos(loc) });
-    const r = resolveAggregate(name, args, cx, loc);
+    const r = resolveAggregate(name, args, cx, loc, b.func_variadic === true);
     args = r.args;
     type = r.type;
     user = r.user;
