@@ -19,6 +19,7 @@ import { chooseIndexName, nameKeys, type KeySpec } from './constraint-names.js';
 import { checkUniqueKeys } from '../storage/unique-index.js';
 import type { ForeignKey } from '../storage/foreign-key.js';
 import { constraintNames, defineForeignKey, referencingTables } from './foreign-key-ddl.js';
+import { checkStorageParameters } from './storage-parameters.js';
 import { matchingKey } from './foreign-key-checks.js';
 
 const pos = positionOf;
@@ -107,6 +108,7 @@ export function createTable(host: UtilityHost, b: AnyNode): QueryResult {
   // A composite type is a relation in PostgreSQL's catalog too: the name is taken as a relation's.
   if (host.catalog.types.has(name) && rv.relpersistence !== 't') throw new QuireError('42P07', `relation "${name}" already exists`);
   if (b.partbound !== undefined) throw new QuireError('0A000', 'CREATE TABLE … PARTITION OF is not supported', { position: pos(rv.location as number) });
+  checkStorageParameters(b.options as Node[] | undefined, 'create');
   const fields: Field[] = [];
   const meta: ColumnMeta[] = [];
   const uniques: KeySpec[] = [];
@@ -235,6 +237,7 @@ export async function materialize(host: UtilityHost, stmt: SelectStmt, params: r
 }
 
 async function createTableFromQuery(host: UtilityHost, into: AnyNode, query: SelectStmt, params: readonly unknown[], ifNotExists: boolean, withData: boolean): Promise<QueryResult> {
+  checkStorageParameters(into.options as Node[] | undefined, 'create');
   const rv = into.rel as AnyNode;
   const name = relName(rv);
   const temp = rv.relpersistence === 't';

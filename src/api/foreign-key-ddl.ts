@@ -4,6 +4,7 @@
  * columns must be the parent's PRIMARY KEY or one of its UNIQUE keys (42830), the column types must
  * be comparable (42804), and omitted referenced columns mean the primary key.
  */
+import { checkStorageParameters } from './storage-parameters.js';
 import type { Node } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { typeDisplayName, type DataType, type Field } from '../common/types.js';
@@ -197,6 +198,9 @@ export function alterTable(host: UtilityHost, b: AnyNode): QueryResult {
         continue;
       }
       throw new QuireError('42704', `constraint "${cname}" of relation "${t.name}" does not exist`);
+    } else if (cmd.subtype === 'AT_SetRelOptions' || cmd.subtype === 'AT_ResetRelOptions') {
+      const list = def === undefined ? [] : nodeTag(def) === 'List' ? ((nodeBody<AnyNode>(def).items as Node[] | undefined) ?? []) : [def];
+      checkStorageParameters(list, cmd.subtype === 'AT_SetRelOptions' ? 'set' : 'reset');
     } else {
       throw new QuireError('0A000', `ALTER TABLE ${String(cmd.subtype).replace(/^AT_/, '')} is not supported`, { position: pos(rv.location as number) });
     }
