@@ -10,7 +10,6 @@ import { isAggregateName, lookupAggregate } from '../../functions/aggregate/regi
 import { ROW_COUNT_AGGREGATE } from '../../functions/aggregate/count.js';
 import { type Expr, type SortKey, TRUE, FALSE, isConstantExpr, exprEquals, mapExpr } from '../../logical/expr.js';
 import { mapPlanExprs } from '../../logical/map-plan-exprs.js';
-import { castContext } from '../../common/cast.js';
 import type { AggCall, UserAggregateSpec } from '../../logical/plan.js';
 import { nodeTag, type AnyNode } from '../ast.js';
 import { coerce, hasNoEquality, unifyTypes } from '../coerce.js';
@@ -18,7 +17,7 @@ import { Scope } from '../scope.js';
 import { argTypeOf, NO_IMPL } from './routine.js';
 import type { AggregateDef } from '../../storage/catalog.js';
 import { AGG_BASE, WIN_BASE, GROUPING_BASE, type ExprCtx, constExpr, bindExpr, locOf, coerceBool, bindSortBy } from './expr.js';
-import { resolveOverload, applyOverload, bindOperator, isStrictFunction } from './function-call.js';
+import { resolveOverload, applyOverload, bindOperator, isStrictFunction, gatherVariadic } from './function-call.js';
 import { rowFields } from './comparison.js';
 
 const pos = positionOf;
@@ -303,23 +302,7 @@ function resolveUserAggregate(name: string, defs: readonly AggregateDef[], given
  */
 function variadicArguments(def: AggregateDef, args: Expr[], spread: boolean, cx: ExprCtx): Expr[] | null {
   if (def.variadic !== true) return spread ? null : args;
-  if (spread) return args;
-  const k = def.args.length - 1;
-  if (args.length <= k) return null;
-  const trailing = args.slice(k);
-  const pt = def.args[k]!;
-  let et: DataType;
-  if (typeof pt === 'string') {
-    try {
-      et = unifyTypes(trailing.map((a) => a.type), 'VARIADIC', 0);
-    } catch {
-      return null;
-    }
-  } else {
-    et = elementType(pt);
-    if (trailing.some((a) => castContext(a.type.name, et.name) !== 'implicit')) return null;
-  }
-  return [...args.slice(0, k), { kind: 'array', args: trailing.map((a) => coerce(a, et, 'implicit', cx.env)), type: arrayTypeFor(et) }];
+  return spread ? args : gatherVariadic(def.args, args, cx);
 }
 
 /** `fn(state, arg1, …)` bound over the virtual row [state, arguments…], as the state type. */

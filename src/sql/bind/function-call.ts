@@ -19,7 +19,7 @@ import { lookupTypeName, resolveTypeName } from '../type-name.js';
 import { bindPlpgsqlCall } from './plpgsql-call.js';
 import { viewDefinition } from '../view-def.js';
 import { queryBody, routineOverloads, simpleExpressionBody, strictGuard, conformOutput, firstRow, type RoutineFrame } from './routine.js';
-import type { SqlFunctionDef } from '../../storage/catalog.js';
+import type { RoutineType, SqlFunctionDef } from '../../storage/catalog.js';
 import { internalFunctions } from '../internal-functions.js';
 import { lookupTableFunction } from '../../storage/table-functions/table-function.js';
 import { bindWindowCall } from './window.js';
@@ -409,11 +409,20 @@ function viewDefCall(arg: Node, cx: ExprCtx, loc: number | undefined): Expr {
  * that does not convert implicitly).
  */
 function collectVariadic(fn: SqlFunctionDef, positional: readonly Expr[], cx: ExprCtx): Expr[] | null {
-  const k = fn.params.length - 1;
-  if (positional.length <= k) return null;
-  const trailing = positional.slice(k);
-  if (trailing.some((a) => isArrayType(a.type) && fn.params[k]!.type === 'anyarray')) return null;
-  const pt = fn.params[k]!.type;
+  return gatherVariadic(fn.params.map((p) => p.type), positional, cx);
+}
+
+/**
+ * Arguments for parameters `params` whose last one is VARIADIC: the trailing arguments (at least one)
+ * gathered into an ARRAY of its element type (a polymorphic one takes their common type). Null when
+ * they cannot be (too few, an array for anyarray, an argument that does not convert implicitly).
+ */
+export function gatherVariadic(params: readonly RoutineType[], args: readonly Expr[], cx: ExprCtx): Expr[] | null {
+  const k = params.length - 1;
+  if (args.length <= k) return null;
+  const trailing = args.slice(k);
+  const pt = params[k]!;
+  if (pt === 'anyarray' && trailing.some((a) => isArrayType(a.type))) return null;
   let et: DataType;
   if (typeof pt === 'string') {
     try {
@@ -426,7 +435,7 @@ function collectVariadic(fn: SqlFunctionDef, positional: readonly Expr[], cx: Ex
     if (trailing.some((a) => castContext(a.type.name, et.name) !== 'implicit')) return null;
   }
   const array: Expr = { kind: 'array', args: trailing.map((a) => coerce(a, et, 'implicit', cx.env)), type: arrayTypeFor(et) };
-  return [...positional.slice(0, k), array];
+  return [...args.slice(0, k), array];
 }
 
 /** Binds a call's arguments (positional, then named, then the parameters' defaults) and picks the overload. */
