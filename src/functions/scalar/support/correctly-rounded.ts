@@ -327,11 +327,18 @@ function expDD(xh: number, xl: number): number {
   return k;
 }
 
-/** hi·2^k for a normal result (two steps where 2^k alone is not a double). */
+/** 2^k for -1022 <= k <= 1023, built from its exponent bits (2 ** k is a pow call, most of exp's time). */
+function twoTo(k: number): number {
+  words[HI] = (k + 1023) << 20;
+  words[1 - HI] = 0;
+  return bits[0]!;
+}
+
+/** hi·2^k for a normal result (two steps where 2^k alone is not a normal double). */
 function scale(hi: number, k: number): number {
-  if (k > 1000) return hi * 2 ** 1000 * 2 ** (k - 1000);
-  if (k < -1000) return hi * 2 ** -1000 * 2 ** (k + 1000);
-  return hi * 2 ** k;
+  if (k > 1000) return hi * twoTo(1000) * twoTo(k - 1000);
+  if (k < -1000) return hi * twoTo(-1000) * twoTo(k + 1000);
+  return hi * twoTo(k);
 }
 
 const INV_LN2 = 1.4426950408889634;
