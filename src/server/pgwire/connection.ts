@@ -239,7 +239,8 @@ export class Connection {
     }
     // Replies may acknowledge commits (or show rows of them): they leave only once the log is on disk.
     try {
-      await this.db?.durable();
+      const pending = this.db?.pendingDurable();
+      if (pending) await pending;
     } catch (e) {
       // The log cannot be written: nothing buffered may be acknowledged.
       this.out = [];
@@ -633,7 +634,7 @@ export class Connection {
   private async simpleQuery(sql: string): Promise<void> {
     // A pipeline that sent no Sync before this Query: what it did commits first.
     this.endImplicit();
-    await this.closePortal('');
+    if (this.portals.has('')) await this.closePortal('');
     let stmts: ParsedStatement[];
     try {
       stmts = sql.trim() === '' ? [] : parseStatements(sql);
@@ -672,7 +673,11 @@ export class Connection {
           return;
         }
         const started = performance.now();
-        await this.runOne(s);
+        // A literal INSERT (a client's autocommit loop) runs without an await; flush() sends its
+        // CommandComplete only once its commit is durable.
+        const fast = db.literalInsertSync(s);
+        if (fast !== null) this.send(backend.commandComplete(fast.commandTag));
+        else await this.runOne(s);
         this.logIfSlow(s.text, started);
       } catch (e) {
         this.reportFailure(e, s.text);
