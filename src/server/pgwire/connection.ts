@@ -113,6 +113,8 @@ export class Connection {
   private scram: ScramExchange | null = null;
   private startupParams = new Map<string, string>();
   private reported = new Map<string, string>();
+  /** session.changes when parameters were last reported. */
+  private reportedChanges = -1;
   /** The running statement's share of the event loop, for the yields between batches it sends. */
   private ticker: SliceTicker = { last: 0, count: 0, used: 0 };
   private running: Portal | null = null;
@@ -486,6 +488,9 @@ export class Connection {
 
   private reportParameters(all: boolean): void {
     const s = this.db!.session;
+    // Nothing was SET (or RESET) since the last report: nothing can have changed.
+    if (!all && s.changes === this.reportedChanges) return;
+    this.reportedChanges = s.changes;
     for (const [wire, key] of REPORTED) {
       let v = s.get(key);
       if (key === 'in_hot_standby' || key === 'default_transaction_read_only') v ??= 'off';
