@@ -12,6 +12,11 @@
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
  *                            [--engines quire,quire-pgwire,sqlite,pglite] [--primary-key] [--foreign-key]
  *
+ * `--dir DIR` puts the scratch directories in DIR instead of the system's temporary directory: on a
+ * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
+ * which `CPU µs/commit` reports (user and system time of this process over the 0-row series, so
+ * quire-pgwire's includes node-postgres, the client).
+ *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
  * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
@@ -42,6 +47,7 @@ const BULK = Number(arg('bulk', '1000000'));
 const WARMUP = Number(arg('warmup', '200'));
 const RUNS = Number(arg('runs', '1'));
 const FOREIGN_KEY = process.argv.includes('--foreign-key');
+const DIR = arg('dir', tmpdir());
 const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text)`;
 
 /** With --foreign-key: the referenced table tp, holding ids 1..n, made before t. */
@@ -95,7 +101,7 @@ async function pglite(dir: string): Promise<Engine> {
 async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
   for (const existing of EXISTING) {
-    const dir = mkdtempSync(join(tmpdir(), 'quire-commits-'));
+    const dir = mkdtempSync(join(DIR, 'quire-commits-'));
     try {
       const e = await make(dir);
       out.engine = e.name;
@@ -105,14 +111,17 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       for (let i = 0; i < COMMITS; i++) await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
+      const cpu = process.cpuUsage(cpu0);
       out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / (performance.now() - t0)) * 1000);
+      if (existing === EXISTING[0]) out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system) / COMMITS) * 10) / 10;
       await e.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const dir = mkdtempSync(join(tmpdir(), 'quire-commits-'));
+  const dir = mkdtempSync(join(DIR, 'quire-commits-'));
   try {
     const e = await make(dir);
     await e.exec('CREATE TABLE warm (id int, v float8, s text)');

@@ -426,6 +426,22 @@ export class Database implements UtilityHost {
       throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
     }
     this.checkStatements(stmts);
+    if (stmts.length === 1 && params.length === 0) {
+      // The autocommit loop's statement: no promise of its own between parsing and durable().
+      this.startStatement();
+      let r: QueryResult | null;
+      try {
+        r = this.literalInsertSync(stmts[0]!);
+      } catch (e) {
+        await this.durable();
+        throw e;
+      }
+      if (r !== null) {
+        const pending = this.pendingDurable();
+        if (pending !== null) await pending;
+        return [r];
+      }
+    }
     // As in PostgreSQL, several statements sent at once are one transaction unless they control
     // transactions themselves: an error in any of them undoes them all.
     const implicit = stmts.length > 1 && this.tx === null && !stmts.some((s) => nodeTag(s.stmt) === 'TransactionStmt');
@@ -489,9 +505,16 @@ export class Database implements UtilityHost {
    * waits for it, and servers wait before sending their buffered replies.
    */
   async durable(): Promise<void> {
-    // Most often there is nothing to wait for, or a single writer's inline fdatasync already made it durable.
-    const pending = storeFor(this.shared)?.waitDurable();
-    if (pending) await pending;
+    const pending = this.pendingDurable();
+    if (pending !== null) await pending;
+  }
+
+  /**
+   * durable() without a promise when there is nothing to wait for: most often the case, as a single
+   * writer's inline sync already made its commit durable. Null when every commit written is on disk.
+   */
+  pendingDurable(): Promise<void> | null {
+    return storeFor(this.shared)?.waitDurable() ?? null;
   }
 
   /**
@@ -915,6 +938,28 @@ export class Database implements UtilityHost {
   }
 
   /**
+   * runLiteralInsert without an await, when it needs none (no attached database to refresh): the
+   * statement runs, and outside a transaction block its commit is written to the log, before this
+   * returns; the caller acknowledges it only after durable(). Null when the statement does not take
+   * this path (nothing was changed then), including a failed transaction block, which the general
+   * path answers with 25P02.
+   */
+  literalInsertSync(s: ParsedStatement): QueryResult | null {
+    const lit = literalInsertOf(s.stmt);
+    if (lit === undefined || this.catalog.attached.size > 0 || (this.session.transactionFailed && this.session.inTransaction)) return null;
+    this.abort = null;
+    this.abortUnused = false;
+    this.beginStatement();
+    this.queryText = s.text;
+    try {
+      return this.literalInsertNow(lit);
+    } catch (e) {
+      if (this.session.inTransaction) this.session.transactionFailed = true;
+      throw statementError(e);
+    }
+  }
+
+  /**
    * A literal INSERT by its prefix's cached plan, with its implicit COMMIT logged in the same synchronous
    * step as the rows went in (as commitTransaction does); null when the prefix has no plan.
    */
@@ -995,18 +1040,19 @@ async function withPositionAsync<X>(_sql: string, _s: ParsedStatement, f: () => 
   try {
     return await f();
   } catch (e) {
-    if (e instanceof QuireError) throw e;
-    if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      throw new QuireError('54001', 'stack depth limit exceeded');
-    }
-    if (e instanceof RangeError && /Invalid string length/i.test(e.message)) {
-      throw new QuireError('54000', 'result string is too long', { detail: 'A string value can hold at most about 512 MB.' });
-    }
-    if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) {
-      throw new QuireError('53200', 'out of memory', { detail: e.message });
-    }
-    throw new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    throw statementError(e);
   }
+}
+
+/** What a statement's failure is reported as: its QuireError, or the SQLSTATE of an engine limit it hit. */
+function statementError(e: unknown): QuireError {
+  if (e instanceof QuireError) return e;
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return new QuireError('54001', 'stack depth limit exceeded');
+  if (e instanceof RangeError && /Invalid string length/i.test(e.message)) {
+    return new QuireError('54000', 'result string is too long', { detail: 'A string value can hold at most about 512 MB.' });
+  }
+  if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) return new QuireError('53200', 'out of memory', { detail: e.message });
+  return new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 /** The SQL type a typed array's elements fit, or null for plain arrays (their values decide). */

@@ -18,13 +18,13 @@
 import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { T, type DataType, type Value } from '../common/types.js';
-import { ColumnBuilder, type Batch } from '../common/column.js';
+import { ColumnBuilder, type Batch, type Column } from '../common/column.js';
 import type { Expr } from '../logical/expr.js';
 import { coerce, type CoerceEnv } from '../sql/coerce.js';
 import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert, type LiteralRow, type Prefix } from '../sql/parse-insert-values.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
+import { checkUniqueBatches } from '../storage/unique-index.js';
 import type { QueryResult } from './database.js';
-import { uniqueCheck } from './dml-statements.js';
 import { checkInsertedRows } from './foreign-key-checks.js';
 import type { UtilityHost } from './utility.js';
 
@@ -116,8 +116,18 @@ function evalLiteral(e: Expr, timezone: string): Value | typeof GENERAL {
   return castValue(v, e.arg.type, e.type, { timezone }, e.explicit);
 }
 
+/**
+ * The session and clock a conversion that needs the general coercion evaluates under; its coercion
+ * environment is made on first need and then shared by the statement's rows (one statement time).
+ */
+interface ConvertEnv {
+  readonly host: UtilityHost;
+  readonly now: () => number;
+  coerce: CoerceEnv | null;
+}
+
 /** The column value of one literal, or GENERAL. */
-function convert(kind: number, value: number | string | boolean | null, type: DataType, env: () => CoerceEnv): Value | typeof GENERAL {
+function convert(kind: number, value: number | string | boolean | null, type: DataType, env: ConvertEnv): Value | typeof GENERAL {
   // The shapes almost every INSERT sends, which need no conversion at all.
   if (kind === LIT_NULL) return null;
   if (kind === LIT_INT && (type.name === 'int4' || type.name === 'int8' || type.name === 'float8')) return value as number;
@@ -133,14 +143,14 @@ function convert(kind: number, value: number | string | boolean | null, type: Da
     return v === 0 ? 0 : v;
   }
   try {
-    const e = env();
+    const e = (env.coerce ??= { evalCtx: env.host.session.evalContext(env.now()), paramTypes: [] });
     return evalLiteral(coerce(literalExpr(kind, value), type, 'assignment', e), e.evalCtx.timezone);
   } catch {
     return GENERAL;
   }
 }
 
-function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: () => CoerceEnv): Batch | null {
+function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEnv): Batch | null {
   const targets = plan.targets!;
   const types = plan.types;
   const width = types.length;
@@ -163,22 +173,9 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: () => Coe
       builders[c]!.push(v);
     }
   }
-  return { columns: builders.map((b) => b.finish()), length: rows.length };
-}
-
-/** The rows of a batch, for the unique check (only tables with unique keys pay for them). */
-function batchValues(b: Batch, width: number): Value[][] {
-  const out: Value[][] = [];
-  for (let i = 0; i < b.length; i++) {
-    const row: Value[] = new Array(width);
-    for (let c = 0; c < width; c++) {
-      const col = b.columns[c]!;
-      const d = col.data;
-      row[c] = col.nulls !== null && col.nulls[i] === 1 ? null : d instanceof Uint8Array ? d[i] === 1 : (d[i] as Value);
-    }
-    out.push(row);
-  }
-  return out;
+  const columns: Column[] = new Array(width);
+  for (let c = 0; c < width; c++) columns[c] = builders[c]!.finish();
+  return { columns, length: rows.length };
 }
 
 /**
@@ -202,11 +199,10 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
     plans.set(lit.prefix, plan);
   }
   if (plan.targets === null) return null;
-  let coerceEnv: CoerceEnv | null = null;
-  const env = (): CoerceEnv => (coerceEnv ??= { evalCtx: host.session.evalContext(now()), paramTypes: [] });
-  const batch = rowsBatch(plan, lit.rows, env);
+  const batch = rowsBatch(plan, lit.rows, { host, now, coerce: null });
   if (batch === null) return null;
-  if (t.uniqueKeys.length > 0) uniqueCheck(t, batchValues(batch, plan.types.length), t.snapshot());
+  // The batch's rows as the general INSERT's rows are checked: in order, each row's keys in order.
+  if (t.uniqueKeys.length > 0) checkUniqueBatches(t, [batch], t.snapshot());
   if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);
   // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
   if (host.inAnyTransaction) t.appendBatch(batch);

@@ -111,11 +111,18 @@ export class Session {
     }
   }
 
+  /** Counts set() calls: a server reports parameter changes after a statement only when it moved. */
+  get changes(): number {
+    return this.setCalls;
+  }
+  private setCalls = 0;
+
   get(name: string): string | undefined {
     return this.settings.get(name.toLowerCase());
   }
 
   set(name: string, value: string | null): void {
+    this.setCalls++;
     const key = name.toLowerCase();
     if (value === null) {
       const d = this.initial.get(key) ?? DEFAULTS[key];

@@ -93,21 +93,25 @@ function rowNodes(rows: readonly LiteralRow[]): Node[] {
   return rows.map((r) => ({ List: { items: r.kinds.map((k, i) => constNode(k, r.values[i]!, r.locations[i]!)) } }) as unknown as Node);
 }
 
+/** The first position at or after `p` that is not white space (a function, not a closure made per statement). */
+function skipSpace(text: string, p: number): number {
+  const n = text.length;
+  while (p < n && isSpace(text.charCodeAt(p))) p++;
+  return p;
+}
+
 /** The rows after VALUES, from `pos` (at the first "("); null when they are not literal rows. */
 function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number } | null {
   const n = text.length;
   const rows: LiteralRow[] = [];
   let p = pos;
-  const skip = (): void => {
-    while (p < n && isSpace(text.charCodeAt(p))) p++;
-  };
   for (;;) {
-    skip();
+    p = skipSpace(text, p);
     if (text.charCodeAt(p) !== 40 /* ( */) return null;
     p++;
     const row: LiteralRow = { kinds: [], values: [], locations: [] };
     for (;;) {
-      skip();
+      p = skipSpace(text, p);
       const start = p;
       const c = text.charCodeAt(p);
       let kind: number;
@@ -165,7 +169,7 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
       row.kinds.push(kind);
       row.values.push(value);
       row.locations.push(start);
-      skip();
+      p = skipSpace(text, p);
       const d = text.charCodeAt(p);
       p++;
       if (d === 44 /* , */) continue;
@@ -173,14 +177,14 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
       return null;
     }
     rows.push(row);
-    skip();
+    p = skipSpace(text, p);
     if (text.charCodeAt(p) === 44) {
       p++;
       continue;
     }
     break;
   }
-  skip();
+  p = skipSpace(text, p);
   if (p !== n) return null;
   return { rows, end: n };
 }

@@ -88,11 +88,20 @@ function forGained(current: readonly Batch[], base: readonly Batch[], each: (b: 
   });
 }
 
-/** Rows of `current` past those of `base`. */
+/** Rows of `current` past those of `base` (current grewFrom base). */
 function gainedRows(current: readonly Batch[], base: readonly Batch[]): number {
   let n = 0;
-  forGainedBatches(current, base, (b, from) => (n += b.length - from));
+  for (let bi = Math.max(0, base.length - 1); bi < current.length; bi++) n += current[bi]!.length - gainedFrom(base, bi);
   return n;
+}
+
+/**
+ * The first row of batch `bi` of a list that grew from `base` that `base` does not hold: the loops
+ * over gained rows on every commit's path use it instead of forGainedBatches, whose callback is a
+ * closure made per call.
+ */
+function gainedFrom(base: readonly Batch[], bi: number): number {
+  return bi === base.length - 1 ? base[bi]!.length : 0;
 }
 
 /**
@@ -175,8 +184,9 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       // Pending rewrites were of the list before these rows: they no longer describe it.
       idx.rewrites = [];
       const keys = idx.keys;
-      keys.reserve(gainedRows(committed, idx.list));
-      forGainedBatches(committed, idx.list, (b, from) => addBatchKeys(t, key, keys, b, from));
+      const base = idx.list;
+      keys.reserve(gainedRows(committed, base));
+      for (let bi = Math.max(0, base.length - 1); bi < committed.length; bi++) addBatchKeys(t, key, keys, committed[bi]!, gainedFrom(base, bi));
       idx.list = committed;
     }
     return idx;
@@ -207,10 +217,12 @@ export function checkUniqueBatches(t: MemoryTable, added: readonly Batch[], exis
 function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly Batch[], newRows: readonly (readonly Value[])[]): void {
   const keys = t.uniqueKeys;
   if (keys.length === 0) return;
-  const indexes = keys.map((key) => committedIndex(t, key));
+  const all: UniqueIndex[] = new Array(keys.length);
+  for (let ki = 0; ki < keys.length; ki++) all[ki] = committedIndex(t, keys[ki]!);
   // committedIndex leaves every index over the same committed list.
-  const covered = indexes[0]!.list;
+  const covered = all[0]!.list;
   const indexed = grewFrom(existing, covered);
+  const indexes = indexed ? all : null;
   // Rows checked besides the index's: the statement's and the transaction's own (or, when `existing`
   // does not extend the committed rows, all of them, without the index).
   let gained = newRows.length;
@@ -219,28 +231,66 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
   if (indexed) others = gainedRows(existing, covered);
   else for (const b of existing) others += b.length;
   // A single row to check (a one-row INSERT) has only the index to collide with: no set of its own.
-  const seen = gained + others > 1 ? keys.map(() => new KeySet(gained)) : null;
-  const taken = (ki: number, k: KeyValue): boolean => {
-    return (indexed && indexes[ki]!.keys.has(k)) || (seen !== null && !seen[ki]!.insert(k));
-  };
-  const batchRow = (b: Batch, i: number): void => {
-    for (let ki = 0; ki < keys.length; ki++) {
-      const key = keys[ki]!;
-      const k = rowKey(t, key, b, i);
-      if (k !== null && taken(ki, k)) throw duplicate(t, key, rowVals(key, b, i));
+  let seen: KeySet[] | null = null;
+  if (gained + others > 1) {
+    seen = new Array(keys.length);
+    for (let ki = 0; ki < keys.length; ki++) seen[ki] = new KeySet(gained);
+  }
+  if (indexed) {
+    for (let bi = Math.max(0, covered.length - 1); bi < existing.length; bi++) {
+      const b = existing[bi]!;
+      for (let i = gainedFrom(covered, bi); i < b.length; i++) checkBatchRow(t, indexes, seen, b, i);
     }
-  };
-  if (indexed) forGained(existing, covered, batchRow);
-  else for (const b of existing) for (let i = 0; i < b.length; i++) batchRow(b, i);
-  for (const b of added) for (let i = 0; i < b.length; i++) batchRow(b, i);
+  } else for (const b of existing) for (let i = 0; i < b.length; i++) checkBatchRow(t, null, seen, b, i);
+  for (const b of added) {
+    if (keys.length === 1 && int32KeyRows(t, keys[0]!, b, indexes?.[0]!.keys ?? null, seen?.[0] ?? null)) continue;
+    for (let i = 0; i < b.length; i++) checkBatchRow(t, indexes, seen, b, i);
+  }
   for (const r of newRows) {
     for (let ki = 0; ki < keys.length; ki++) {
       const key = keys[ki]!;
-      const vals = key.map((c) => r[c]!);
+      const vals: Value[] = new Array(key.length);
+      for (let j = 0; j < key.length; j++) vals[j] = r[key[j]!]!;
       const k = keyOf(t, key, vals);
-      if (k !== null && taken(ki, k)) throw duplicate(t, key, vals);
+      if (k !== null && taken(indexes, seen, ki, k)) throw duplicate(t, key, vals);
     }
   }
+}
+
+/** Whether key `k` of key number `ki` is taken: by a committed row (`indexes`, when they cover the rows checked) or by a row checked before (added to `seen` now). */
+function taken(indexes: readonly UniqueIndex[] | null, seen: readonly KeySet[] | null, ki: number, k: KeyValue): boolean {
+  return (indexes !== null && indexes[ki]!.keys.has(k)) || (seen !== null && !seen[ki]!.insert(k));
+}
+
+/** Row `i` of `b` against every key of `t`, in order: 23505 naming the first key whose value is taken. */
+function checkBatchRow(t: MemoryTable, indexes: readonly UniqueIndex[] | null, seen: readonly KeySet[] | null, b: Batch, i: number): void {
+  const keys = t.uniqueKeys;
+  for (let ki = 0; ki < keys.length; ki++) {
+    const key = keys[ki]!;
+    const k = rowKey(t, key, b, i);
+    if (k !== null && taken(indexes, seen, ki, k)) throw duplicate(t, key, rowVals(key, b, i));
+  }
+}
+
+/**
+ * The rows of `b` checked against `committed` and added to `own` as batchRow does, for a table's only
+ * key when it is one column stored as 32-bit integers (an int4 PRIMARY KEY): read straight from the
+ * column, where a bulk INSERT … SELECT spent most of its check boxing each value and calling a key
+ * function and a closure per row. False (nothing checked) for any other column.
+ */
+function int32KeyRows(t: MemoryTable, key: readonly number[], b: Batch, committed: KeySet | null, own: KeySet | null): boolean {
+  if (key.length !== 1) return false;
+  const col = b.columns[key[0]!]!;
+  if (!(col.data instanceof Int32Array)) return false;
+  const data = col.data;
+  const nulls = col.nulls;
+  for (let i = 0; i < b.length; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    // An Int32Array holds no -0 and only safe integers: the value is its key, as rowKey makes it.
+    const k = data[i]!;
+    if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicate(t, key, rowVals(key, b, i));
+  }
+  return true;
 }
 
 /**

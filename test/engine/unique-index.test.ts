@@ -185,6 +185,49 @@ describe('unique keys through their index', () => {
     await pg.close();
   });
 
+  it('a table whose only key is one int4 column, INSERT … SELECT checked straight from the column: as PostgreSQL decides', async () => {
+    const pg = new PGlite();
+    const db = await Database.create({ path: fresh() });
+    const script = [
+      'CREATE TABLE p1 (id int PRIMARY KEY, s text)',
+      'CREATE TABLE u1 (k int UNIQUE, s text)',
+      "INSERT INTO p1 SELECT i, 'r' || i FROM generate_series(1, 20000) i",
+      // A duplicate within the statement's own rows, late in its last batch.
+      "INSERT INTO p1 SELECT CASE WHEN i = 9000 THEN 20500 ELSE i END, 'x' FROM generate_series(20001, 29000) i",
+      // A duplicate of a committed row.
+      "INSERT INTO p1 SELECT i, 'y' FROM generate_series(29001, 31000) i UNION ALL SELECT 17, 'dup'",
+      "INSERT INTO p1 SELECT -i, 'neg' FROM generate_series(1, 5000) i",
+      'BEGIN',
+      "INSERT INTO p1 SELECT i, 'tx' FROM generate_series(40001, 41000) i",
+      // A duplicate of the block's own uncommitted rows.
+      "INSERT INTO p1 SELECT i, 'tx2' FROM generate_series(41000, 41010) i",
+      'ROLLBACK',
+      "INSERT INTO p1 SELECT i, 'after' FROM generate_series(40001, 41000) i",
+      // NULLs never conflict; -2147483648 and 2147483647 are keys like any other.
+      "INSERT INTO u1 SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i END, 'u' FROM generate_series(1, 9000) i",
+      "INSERT INTO u1 SELECT NULL, 'n' FROM generate_series(1, 5000) i",
+      "INSERT INTO u1 VALUES (-2147483648, 'min'), (2147483647, 'max')",
+      "INSERT INTO u1 SELECT CASE WHEN i = 5 THEN 2147483647 ELSE 100000 + i END, 'm' FROM generate_series(1, 10) i",
+      "INSERT INTO u1 SELECT i * 3, 'v' FROM generate_series(1, 3000) i",
+      "INSERT INTO u1 SELECT i * 3 + 1, 'w' FROM generate_series(3000, 4000) i",
+      'SELECT count(*) AS n, sum(id) AS s, count(DISTINCT s) AS d FROM p1',
+      'SELECT count(*) AS n, count(k) AS nk, sum(k) AS s FROM u1',
+    ];
+    for (const sql of script) {
+      const theirs = await pg.query(sql).then(
+        (r) => ({ ok: true, rows: r.rows.map((x) => Object.values(x as object).map(String)) }),
+        (e: { code?: string; detail?: string }) => ({ ok: false, code: e.code, detail: e.detail }),
+      );
+      const ours = await db.query(sql).then(
+        (r) => ({ ok: true, rows: r.rows.map((x) => x.map(String)) }),
+        (e: { code?: string; detail?: string }) => ({ ok: false, code: e.code, detail: e.detail }),
+      );
+      expect(ours, sql).toEqual(theirs);
+    }
+    await db.close();
+    await pg.close();
+  });
+
   it('two sessions inserting one key: the second fails with 23505, at its INSERT or at its COMMIT', async () => {
     const db = await Database.create({ path: fresh() });
     const a = db.connect();

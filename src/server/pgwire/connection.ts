@@ -113,6 +113,8 @@ export class Connection {
   private scram: ScramExchange | null = null;
   private startupParams = new Map<string, string>();
   private reported = new Map<string, string>();
+  /** session.changes when parameters were last reported. */
+  private reportedChanges = -1;
   /** The running statement's share of the event loop, for the yields between batches it sends. */
   private ticker: SliceTicker = { last: 0, count: 0, used: 0 };
   private running: Portal | null = null;
@@ -239,7 +241,8 @@ export class Connection {
     }
     // Replies may acknowledge commits (or show rows of them): they leave only once the log is on disk.
     try {
-      await this.db?.durable();
+      const pending = this.db?.pendingDurable();
+      if (pending) await pending;
     } catch (e) {
       // The log cannot be written: nothing buffered may be acknowledged.
       this.out = [];
@@ -485,6 +488,9 @@ export class Connection {
 
   private reportParameters(all: boolean): void {
     const s = this.db!.session;
+    // Nothing was SET (or RESET) since the last report: nothing can have changed.
+    if (!all && s.changes === this.reportedChanges) return;
+    this.reportedChanges = s.changes;
     for (const [wire, key] of REPORTED) {
       let v = s.get(key);
       if (key === 'in_hot_standby' || key === 'default_transaction_read_only') v ??= 'off';
@@ -633,7 +639,7 @@ export class Connection {
   private async simpleQuery(sql: string): Promise<void> {
     // A pipeline that sent no Sync before this Query: what it did commits first.
     this.endImplicit();
-    await this.closePortal('');
+    if (this.portals.has('')) await this.closePortal('');
     let stmts: ParsedStatement[];
     try {
       stmts = sql.trim() === '' ? [] : parseStatements(sql);
@@ -672,7 +678,11 @@ export class Connection {
           return;
         }
         const started = performance.now();
-        await this.runOne(s);
+        // A literal INSERT (a client's autocommit loop) runs without an await; flush() sends its
+        // CommandComplete only once its commit is durable.
+        const fast = db.literalInsertSync(s);
+        if (fast !== null) this.send(backend.commandComplete(fast.commandTag));
+        else await this.runOne(s);
         this.logIfSlow(s.text, started);
       } catch (e) {
         this.reportFailure(e, s.text);

@@ -22,7 +22,7 @@
  * thread wake-ups, as much as the fdatasync itself on a busy machine, and with one writer there is
  * nothing to batch. The event loop stalls for that fdatasync; once a second session commits, or inline
  * fdatasyncs take longer than SLOW_SYNC_MS on average (or one takes ten times that), syncs go back to the
- * thread pool for a while. A single slow one is not enough: virtual disks answer most syncs in well
+ * thread pool for a while (sync-pacer.ts). A single slow one is not enough: virtual disks answer most syncs in well
  * under a millisecond but one in fifty or so in 2–10 ms, and holding the thread pool for a second after
  * each of those made the writer pay the two wake-ups on nearly every commit.
  */
@@ -30,6 +30,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { QuireError } from '../../common/errors.js';
+import { SyncPacer } from './sync-pacer.js';
 
 export const WAL_FILE = 'wal';
 const FILE_MAGIC = 'QWAL';
@@ -269,13 +270,11 @@ export class WalWriter {
   syncs = 0;
   /** Of those, the ones made on the calling thread (single-writer commits). */
   inlineSyncs = 0;
-  /** Moving average of inline fdatasync times (ms): a sustained slow disk moves syncs to the thread pool. */
-  private inlineSyncMsAverage = 0;
   /** The session that wrote the last record, and when. */
   private lastWriter: object | undefined = undefined;
   private lastAppendAt = -Infinity;
-  /** Until then syncs go through the thread pool (concurrent writers, or a slow inline sync). */
-  private asyncUntil = -Infinity;
+  /** Inline or through the thread pool (concurrent writers, or a slow disk). */
+  private readonly pacer = new SyncPacer(() => slowSyncMs, ASYNC_HOLD_MS);
 
   constructor(
     private readonly file: string,
@@ -311,7 +310,7 @@ export class WalWriter {
   append(pieces: readonly Uint8Array[], bodyBytes: number, writer?: object): number {
     if (this.failure !== null) throw this.failure;
     const now = performance.now();
-    if (writer !== this.lastWriter && now - this.lastAppendAt < SHARED_WINDOW_MS) this.asyncUntil = Math.max(this.asyncUntil, now + ASYNC_HOLD_MS);
+    if (writer !== this.lastWriter && now - this.lastAppendAt < SHARED_WINDOW_MS) this.pacer.hold(now);
     this.lastWriter = writer;
     this.lastAppendAt = now;
     const lsn = this.written + 1;
@@ -338,7 +337,7 @@ export class WalWriter {
           this.allocated = Math.max(this.allocated, this.size) + PREALLOCATE;
         }
         // A single writer with nothing pending writes through: durable when the write returns.
-        const through = this.syncFd >= 0 && this.durable === this.written && this.syncing === null && now >= this.asyncUntil;
+        const through = this.syncFd >= 0 && this.durable === this.written && this.syncing === null && this.pacer.inlineAt(now);
         const fd = through ? this.syncFd : this.fd;
         // Timed from here: the zero step above is paid once per PREALLOCATE bytes, and counted with the
         // write it came with it sent a single writer to the thread pool for ASYNC_HOLD_MS at every step.
@@ -403,7 +402,7 @@ export class WalWriter {
   waitDurable(lsn: number): Promise<void> | null {
     if (this.durable >= lsn) return null;
     if (this.failure !== null) return Promise.reject(this.failure);
-    if (this.syncing === null && performance.now() >= this.asyncUntil) {
+    if (this.syncing === null && this.pacer.inlineAt(performance.now())) {
       try {
         this.syncInline();
       } catch (e) {
@@ -439,9 +438,7 @@ export class WalWriter {
   /** Accounts an inline sync begun at t0: a slow disk sends the next ones to the thread pool. */
   private timedInline(t0: number): void {
     const t1 = performance.now();
-    const ms = t1 - t0;
-    this.inlineSyncMsAverage = this.inlineSyncMsAverage * 0.9 + ms * 0.1;
-    if (ms > slowSyncMs * 10 || this.inlineSyncMsAverage > slowSyncMs) this.asyncUntil = t1 + ASYNC_HOLD_MS;
+    this.pacer.timed(t1 - t0, t1);
   }
 
   private sync(): Promise<void> {

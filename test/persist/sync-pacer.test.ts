@@ -1,0 +1,77 @@
+/**
+ * When a single writer's syncs leave the calling thread for the thread pool, and when they come back:
+ * fed the times inline syncs took, as a commit loop on a busy machine would see them.
+ */
+import { describe, expect, it } from 'vitest';
+import { SyncPacer } from '../../src/storage/persist/sync-pacer.js';
+
+/** Commits every `gapMs`, each inline one taking `syncMs(i)`: per commit, its time and whether it synced inline. */
+function run(p: SyncPacer, commits: number, gapMs: number, syncMs: (i: number) => number): { at: number; inline: boolean }[] {
+  const out: { at: number; inline: boolean }[] = [];
+  let now = 0;
+  for (let i = 0; i < commits; i++) {
+    const inline = p.inlineAt(now);
+    out.push({ at: now, inline });
+    if (inline) {
+      const ms = syncMs(i);
+      now += ms;
+      p.timed(ms, now);
+    } else now += 0.2;
+    now += gapMs;
+  }
+  return out;
+}
+
+/** How many of `commits` synced inline in each second of the run. */
+function inlinePerSecond(commits: readonly { at: number; inline: boolean }[]): number[] {
+  const out: number[] = [];
+  for (const c of commits) {
+    const s = Math.floor(c.at / 1000);
+    out[s] = (out[s] ?? 0) + (c.inline ? 1 : 0);
+  }
+  return out;
+}
+
+describe('sync pacer', () => {
+  it('a fast disk stays inline, the first writes of new log blocks included', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    // 0.15 ms syncs, and one of 5.5 ms every 47 commits (the first write into a new 4 KB block).
+    const commits = run(p, 20_000, 0.06, (i) => (i % 47 === 0 ? 5.5 : 0.15));
+    expect(commits.every((c) => c.inline)).toBe(true);
+  });
+
+  it('one stall holds the thread pool for one second, not for as long as the average takes to decay', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    // A 36 ms stall at commit 100 (the process descheduled), fast syncs otherwise.
+    const commits = run(p, 30_000, 0.06, (i) => (i === 100 ? 36 : 0.15));
+    const stallEnd = commits[101]!.at;
+    const pooled = commits.filter((c) => !c.inline);
+    expect(pooled.length).toBeGreaterThan(1000);
+    // Every commit after the hold syncs inline again. Counted whole in the average, that stall kept
+    // the writer on the thread pool for about six seconds (one inline sync a second decaying it).
+    expect(pooled.at(-1)!.at).toBeLessThan(stallEnd + 1000);
+    expect(commits.at(-1)!.at).toBeGreaterThan(stallEnd + 3000);
+  });
+
+  it('a disk that stays slow is caught again within a few inline syncs after each hold', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    const perSecond = inlinePerSecond(run(p, 20_000, 0.06, () => 5));
+    expect(perSecond.length).toBeGreaterThan(3);
+    // A few syncs a second stall the event loop (5 ms each), never most of them.
+    for (const n of perSecond.slice(1, -1)) {
+      expect(n).toBeGreaterThan(0);
+      expect(n).toBeLessThanOrEqual(6);
+    }
+  });
+
+  it('a second session holds the thread pool for the hold time', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    p.hold(5000);
+    expect(p.inlineAt(5999)).toBe(false);
+    expect(p.inlineAt(6000)).toBe(true);
+    // A hold never shortens one already longer.
+    p.hold(7000);
+    p.hold(6500);
+    expect(p.inlineAt(7999)).toBe(false);
+  });
+});
