@@ -11,6 +11,7 @@ import type { ExecContext } from '../execution/context.js';
 import type { GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from '../functions/aggregate/aggregate-function.js';
 import type { UserAggregateSpec } from '../logical/plan.js';
 import { compileSimple } from './compile-expr.js';
+import { checkCancel } from '../execution/context.js';
 
 function single(type: DataType, v: Value): Column {
   const b = new ColumnBuilder(type, 1);
@@ -22,12 +23,26 @@ function single(type: DataType, v: Value): Column {
  * `moving`: run the moving-aggregate mode (spec.moving) where one exists, as PostgreSQL does for a window
  * whose frame start moves; the aggregate is then invertible.
  */
+/**
+ * A check of the statement's deadline and cancel signal every 1,024 transition calls. A window whose
+ * frame start moves runs a user-defined aggregate's transition O(rows × frame) times inside one
+ * partition, with no batch boundary where the operators would check.
+ */
+function cancelTicker(ctx: ExecContext): () => void {
+  let n = 0;
+  return () => {
+    if ((++n & 1023) === 0) checkCancel(ctx);
+  };
+}
+
 export function userAggregate(name: string, spec: UserAggregateSpec, argTypes: readonly DataType[], returnType: DataType, ctx: ExecContext, moving = false): ResolvedAggregate {
   if (moving && spec.moving !== undefined) return movingAggregate(name, spec.moving, argTypes, returnType, ctx);
   const transition = compileSimple(spec.transition);
   const final = spec.final === null ? null : compileSimple(spec.final);
+  const tick = cancelTicker(ctx);
   /** `seeded`: false until the first non-null input of an aggregate with no initial value. */
   const step = (state: Value, args: readonly Value[], seeded: boolean): Value => {
+    tick();
     if (spec.strict) {
       if (args.some((a) => a === null)) return state;
       // The first non-null input becomes the state (its type is the state type: CREATE AGGREGATE checks).
@@ -100,8 +115,11 @@ function movingAggregate(name: string, m: NonNullable<UserAggregateSpec['moving'
   const transition = compileSimple(m.transition);
   const inverse = compileSimple(m.inverse);
   const final = m.final === null ? null : compileSimple(m.final);
-  const call = (f: typeof transition, state: Value, args: readonly Value[]): Value =>
-    getValue(f({ columns: [single(m.stateType, state), ...args.map((a, i) => single(argTypes[i]!, a))], length: 1 }, ctx), 0);
+  const tick = cancelTicker(ctx);
+  const call = (f: typeof transition, state: Value, args: readonly Value[]): Value => {
+    tick();
+    return getValue(f({ columns: [single(m.stateType, state), ...args.map((a, i) => single(argTypes[i]!, a))], length: 1 }, ctx), 0);
+  };
   const sliding = (): SlidingAccumulator => {
     let state: Value = m.initial;
     let count = 0;

@@ -48,6 +48,18 @@ describe('SQL functions and aggregates: refusals', () => {
     expect((await error(db, 'select mysum(distinct b) over () from o')).code).toBe('0A000');
   });
 
+  it('stops a user-defined aggregate over moving frames at statement_timeout', async () => {
+    // Without an inverse, each frame is aggregated again: O(rows × frame) transition calls in one
+    // partition, which must still end at the deadline.
+    const quad = await Database.create();
+    await quad.query("create aggregate slow_sum(int) (sfunc = int4pl, stype = int4, initcond = '0')");
+    await quad.query("set statement_timeout = '300ms'");
+    const started = performance.now();
+    const e = await error(quad, 'select count(x) from (select slow_sum(i) over (order by i rows between current row and unbounded following) x from generate_series(1, 60000) i) s');
+    expect(e.code).toBe('57014');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
   it('checks the body result against the declared type when the function is called', async () => {
     await db.query("create function two() returns int language sql as 'select 1, 2'");
     const e = await error(db, 'select two()');
