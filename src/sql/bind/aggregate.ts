@@ -305,8 +305,11 @@ function variadicArguments(def: AggregateDef, args: Expr[], spread: boolean, cx:
   return spread ? args : gatherVariadic(def.args, args, cx);
 }
 
-/** `fn(state, arg1, …)` bound over the virtual row [state, arguments…], as the state type. */
-function bindStateCall(fn: string, stype: DataType, argTypes: readonly DataType[], cx: ExprCtx, loc: number | undefined): Expr {
+/**
+ * `fn(state, arg1, …)` bound over the virtual row [state, arguments…], converted to `result` (the state
+ * type for a transition function; null keeps the call's own type, as a final function's).
+ */
+function bindStateCall(fn: string, stype: DataType, argTypes: readonly DataType[], cx: ExprCtx, loc: number | undefined, result: DataType | null = stype): Expr {
   const scope = new Scope(null);
   const entry = (n: string, index: number, t: DataType) => ({ qualifier: null, name: n, expr: { kind: 'column' as const, index, type: t, name: n }, hiddenFromStar: false, hiddenUnqualified: false });
   scope.entries = [entry('?state?', 0, stype), ...argTypes.map((t, i) => entry(`?arg${i + 1}?`, i + 1, t))];
@@ -316,7 +319,8 @@ function bindStateCall(fn: string, stype: DataType, argTypes: readonly DataType[
   const spread = argTypes.length > 0 && isArrayType(argTypes[argTypes.length - 1]!) && cx.env.routines?.functions.get(fn)?.some((f) => f.variadic === true) === true;
   const call = { FuncCall: { funcname: [{ String: { sval: fn } }], args: ['?state?', ...argTypes.map((_, i) => `?arg${i + 1}?`)].map(ref), location: loc, ...(spread ? { func_variadic: true } : {}) } } as unknown as Node;
   const vcx: ExprCtx = { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env };
-  return coerce(bindExpr(call, vcx), stype, 'assignment', cx.env, pos(loc));
+  const bound = bindExpr(call, vcx);
+  return result === null ? bound : coerce(bound, result, 'assignment', cx.env, pos(loc));
 }
 
 /** One mode of an aggregate (plain or moving): transition, initial state and final function, bound. */
@@ -339,13 +343,7 @@ function bindAggregateMode(
     throw new QuireError('42P13', 'must not omit initial value when transition function is strict and transition type is not compatible with input type', { position: pos(loc) });
   }
   let final: Expr | null = null;
-  if (mode.finalfunc !== null) {
-    const scope = new Scope(null);
-    scope.entries = [{ qualifier: null, name: '?state?', expr: { kind: 'column' as const, index: 0, type: stype, name: '?state?' }, hiddenFromStar: false, hiddenUnqualified: false }];
-    const ref = { ColumnRef: { fields: [{ String: { sval: '?state?' } }], location: loc } } as unknown as Node;
-    const call = { FuncCall: { funcname: [{ String: { sval: mode.finalfunc } }], args: [ref], location: loc } } as unknown as Node;
-    final = bindExpr(call, { scope, clause: 'aggregate transition functions', aggs: null, windows: null, env: cx.env });
-  }
+  if (mode.finalfunc !== null) final = bindStateCall(mode.finalfunc, stype, [], cx, loc, null);
   const finalStrict = mode.finalfunc !== null && isStrictFunction(mode.finalfunc, 1, cx);
   return { transition, final, stateType: stype, initial, strict, finalStrict };
 }
