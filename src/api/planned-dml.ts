@@ -223,7 +223,7 @@ function currentOfPosition(host: UtilityHost, t: MemoryTable, named: MemoryTable
   return locateRow(snapshot, row.ref);
 }
 
-/** Whether a RETURNING item is `*` or `alias.*`. */
+/** Whether a RETURNING or select-list item is `*` or `alias.*`. */
 function returnsStar(item: Node): boolean {
   const val = nodeBody<AnyNode>(item).val as Node | undefined;
   if (val === undefined || nodeTag(val) !== 'ColumnRef') return false;
@@ -452,13 +452,13 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
  */
 function checkAssignable(t: MemoryTable, given: readonly number[], columns: readonly { type: DataType }[], sel: SelectStmt): void {
   const items = sel.op === undefined || sel.op === 'SETOP_NONE' ? ((sel.targetList ?? []) as Node[]) : [];
-  const stars = items.filter(isStarItem).length;
+  const stars = items.filter(returnsStar).length;
   const perStar = stars === 0 ? 0 : (columns.length - (items.length - stars)) / stars;
   // The select-list item column k comes from (a star stands for perStar columns).
   const itemOf = (k: number): Node | undefined => {
     let seen = 0;
     for (const it of items) {
-      const width = isStarItem(it) ? perStar : 1;
+      const width = returnsStar(it) ? perStar : 1;
       if (k < seen + width) return it;
       seen += width;
     }
@@ -480,13 +480,6 @@ function checkAssignable(t: MemoryTable, given: readonly number[], columns: read
       hint: 'You will need to rewrite or cast the expression.',
     });
   });
-}
-
-function isStarItem(item: Node): boolean {
-  const val = nodeBody<AnyNode>(item).val as Node | undefined;
-  if (val === undefined || nodeTag(val) !== 'ColumnRef') return false;
-  const fields = (nodeBody<AnyNode>(val).fields ?? []) as Node[];
-  return fields.length > 0 && nodeTag(fields[fields.length - 1]!) === 'A_Star';
 }
 
 /** Plans an INSERT, UPDATE or DELETE (EXPLAIN; WITH's data-modifying queries). */
