@@ -5,6 +5,7 @@
 import type { Node, TypeName as PgTypeName } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { isArrayType, typeDisplayName, type DataType, type Field } from '../common/types.js';
+import { windowFunctionForSymbol } from '../functions/window/registry.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
 import { plpgsqlReturnExpr, plpgsqlSource } from '../sql/plpgsql-body.js';
@@ -90,6 +91,19 @@ function plpgsqlBody(sql: string, paramCount: number): Node[] | null {
   return [stmts[0]!.stmt];
 }
 
+/**
+ * The built-in window function a LANGUAGE internal WINDOW function runs: its AS text is the C symbol
+ * of one of PostgreSQL's window functions, which reads a fixed number of arguments.
+ */
+function internalWindowTarget(symbol: string, paramCount: number): string {
+  const target = windowFunctionForSymbol(symbol);
+  if (target === undefined) throw new QuireError('42883', `there is no built-in function named "${symbol}"`);
+  if (target.arity !== paramCount) {
+    throw new QuireError('42P13', `built-in function "${symbol}" takes ${target.arity} argument${target.arity === 1 ? '' : 's'}, not ${paramCount}`);
+  }
+  return target.name;
+}
+
 export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void {
   if (b.is_procedure) throw new QuireError('0A000', 'CREATE PROCEDURE is not supported');
   const parts = strings(b.funcname as Node[]);
@@ -100,14 +114,19 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   let language = 'sql';
   let strict = false;
   let volatility: SqlFunctionDef['volatility'] = 'volatile';
+  let window = false;
   for (const o of (b.options as Node[] | undefined) ?? []) {
     const d = nodeBody<AnyNode>(o);
     if (d.defname === 'language') language = defString(d).toLowerCase();
     else if (d.defname === 'strict') strict = defString(d) === 'true';
     else if (d.defname === 'volatility') volatility = defString(d) as SqlFunctionDef['volatility'];
-    else if (d.defname === 'window') throw new QuireError('0A000', 'user-defined window functions are not supported');
+    else if (d.defname === 'window') window = defString(d) === 'true';
   }
-  if (language !== 'sql' && language !== 'plpgsql') {
+  if (window && language !== 'internal') throw new QuireError('0A000', 'user-defined window functions are not supported', { hint: "A window function can be declared LANGUAGE internal over one of PostgreSQL's built-in window functions (AS 'window_nth_value')." });
+  if (language === 'internal' && !window) {
+    throw new QuireError('0A000', 'functions in language "internal" are supported only for built-in window functions', { hint: "Declare it WINDOW, AS one of PostgreSQL's window function symbols (AS 'window_rank')." });
+  }
+  if (language !== 'sql' && language !== 'plpgsql' && language !== 'internal') {
     throw new QuireError('0A000', `functions in language "${language}" are not supported`, { hint: 'Only LANGUAGE sql functions (and PL/pgSQL ones that only RETURN an expression) can be created.' });
   }
 
@@ -174,7 +193,8 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
   const body = inlined ?? [];
   const asOption = ((b.options as Node[] | undefined) ?? []).map((o) => nodeBody<AnyNode>(o)).find((d) => d.defname === 'as');
   const source = asOption === undefined ? '' : (strings(nodeBody<AnyNode>(asOption.arg as Node).items as Node[])[0] ?? '');
-  if (returns !== 'void' && plpgsql === undefined) {
+  const internalWindow = language === 'internal' ? internalWindowTarget(source, params.length) : undefined;
+  if (returns !== 'void' && plpgsql === undefined && internalWindow === undefined) {
     const last = body[body.length - 1];
     if (last === undefined || nodeTag(last) !== 'SelectStmt' || nodeBody<AnyNode>(last).intoClause !== undefined) {
       throw new QuireError('42P13', `return type mismatch in function declared to return ${routineTypeName(returns)}`, {
@@ -196,6 +216,7 @@ export function createFunction(catalog: Catalog, b: AnyNode, sql: string): void 
     sql,
     ...(variadic ? { variadic } : {}),
     ...(plpgsql !== undefined ? { plpgsql } : {}),
+    ...(internalWindow !== undefined ? { internalWindow } : {}),
   };
   const existing = catalog.functions.get(name) ?? [];
   const same = existing.findIndex((f) => f.params.length === params.length && f.params.every((p, i) => sameRoutineType(p.type, params[i]!.type)));

@@ -47,6 +47,8 @@ export interface SqlFunctionDef {
   readonly sql: string;
   /** LANGUAGE plpgsql bodies other than a lone RETURN expr (those become SQL bodies): run by an interpreter. */
   readonly plpgsql?: PlSource;
+  /** LANGUAGE internal WINDOW: the built-in window function its symbol names (calls run it with OVER). */
+  readonly internalWindow?: string;
 }
 
 /**

@@ -6,7 +6,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Field, type Value } from '../../src/common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
+import { batchRows, ColumnBuilder, concatBatches, type Batch } from '../../src/common/column.js';
+import { sortPermutation } from '../../src/physical/operators/sort.js';
+import type { SortKey } from '../../src/physical/sort-key.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';
@@ -79,6 +81,23 @@ export function toBatches(types: readonly DataType[], rows: readonly Value[][], 
   }
   if (out.length === 0) out.push({ columns: types.map((t) => new ColumnBuilder(t).finish()), length: 0 });
   return out;
+}
+
+/**
+ * `rows` in the stable order of `keys` (ties keep their input order): the order TopN keeps, and a Sort
+ * of more than PG_TIE_ORDER_MAX_ROWS rows (smaller sorts put ties in PostgreSQL's order).
+ */
+export function stableSorted(fields: Field[], rows: Value[][], keys: readonly SortKey[]): Value[][] {
+  const b = concatBatches(
+    fields.map((f) => f.type),
+    toBatches(
+      fields.map((f) => f.type),
+      rows,
+      () => 0.999999,
+      rows.length + 1,
+    ),
+  );
+  return [...sortPermutation(b, keys)].map((i) => rows[i]!);
 }
 
 export function source(fields: Field[], rows: Value[][], r: () => number, maxBatch = 64): Source {

@@ -4,7 +4,7 @@ import type { Value } from '../../src/common/types.js';
 import { Limit } from '../../src/physical/operators/limit.js';
 import { Sort } from '../../src/physical/operators/sort.js';
 import { TopN, type TopNStrategy } from '../../src/physical/operators/topn.js';
-import { collect, gen, keyText, loadTable, newPg, orderBySql, pgRows, randomKeys, source, Source, STD_FIELDS, stdRows, toBatches, type KeySpec } from './helpers.js';
+import { collect, gen, keyText, loadTable, newPg, orderBySql, pgRows, randomKeys, source, Source, stableSorted, STD_FIELDS, stdRows, toBatches, type KeySpec } from './helpers.js';
 
 let pg: PGlite;
 const tables = new Map<string, Value[][]>();
@@ -41,7 +41,7 @@ async function checkTopN(table: string, keys: KeySpec[], limit: number, offset: 
   expect(out.map((r) => keyText(r, keys, STD_FIELDS)), label).toEqual(theirs.map((id) => keyText(rows[id]!, keys, STD_FIELDS)));
   if (ties && offset === 0) expect(out.map((r) => r[0]).sort(), label).toEqual([...theirs].sort());
   // Deterministic: exactly the stable full sort's rows [offset, offset + limit (+ ties)).
-  const sorted = await collect(new Sort(source(STD_FIELDS, rows, g.r, 200), sk(keys)));
+  const sorted = stableSorted(STD_FIELDS, rows, sk(keys));
   expect(out.map((r) => r[0]), label).toEqual(sorted.slice(offset, offset + out.length).map((r) => r[0]));
 }
 
@@ -152,9 +152,8 @@ describe('Limit', () => {
       [0, 0],
     ] as const) {
       const keys = randomKeys(g, 2);
-      const sorted = new Sort(source(STD_FIELDS, rows, g.r, 64), sk(keys));
-      // Re-batch the sorted rows into tiny batches so peer runs cross batch boundaries.
-      const sortedRows = await collect(sorted);
+      // The stable order TopN keeps, re-batched into tiny batches so peer runs cross batch boundaries.
+      const sortedRows = stableSorted(STD_FIELDS, rows, sk(keys));
       const small = new Source(STD_FIELDS, toBatches(STD_FIELDS.map((f) => f.type), sortedRows, g.r, 4));
       const op = new Limit(small, count, offset, keys.map((k) => k.col));
       const out = await collect(op);

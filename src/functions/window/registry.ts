@@ -24,6 +24,33 @@ export function isWindowFunctionName(name: string): boolean {
   return NAMES.has(name);
 }
 
+/**
+ * PostgreSQL's C symbols of its built-in window functions (pg_proc.prosrc), which
+ * `CREATE FUNCTION … LANGUAGE internal WINDOW AS 'symbol'` names: the function each runs and the
+ * number of arguments the symbol reads.
+ */
+const SYMBOLS: ReadonlyMap<string, { readonly name: string; readonly arity: number }> = new Map([
+  ['window_row_number', { name: 'row_number', arity: 0 }],
+  ['window_rank', { name: 'rank', arity: 0 }],
+  ['window_dense_rank', { name: 'dense_rank', arity: 0 }],
+  ['window_percent_rank', { name: 'percent_rank', arity: 0 }],
+  ['window_cume_dist', { name: 'cume_dist', arity: 0 }],
+  ['window_ntile', { name: 'ntile', arity: 1 }],
+  ['window_lag', { name: 'lag', arity: 1 }],
+  ['window_lag_with_offset', { name: 'lag', arity: 2 }],
+  ['window_lag_with_offset_and_default', { name: 'lag', arity: 3 }],
+  ['window_lead', { name: 'lead', arity: 1 }],
+  ['window_lead_with_offset', { name: 'lead', arity: 2 }],
+  ['window_lead_with_offset_and_default', { name: 'lead', arity: 3 }],
+  ['window_first_value', { name: 'first_value', arity: 1 }],
+  ['window_last_value', { name: 'last_value', arity: 1 }],
+  ['window_nth_value', { name: 'nth_value', arity: 2 }],
+]);
+
+export function windowFunctionForSymbol(symbol: string): { readonly name: string; readonly arity: number } | undefined {
+  return SYMBOLS.get(symbol);
+}
+
 /** The type without its modifier: a polymorphic function's result has none. */
 function plainType(t: DataType): DataType {
   return type(t.name);

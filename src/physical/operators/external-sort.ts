@@ -33,7 +33,8 @@ import type { PhysicalOperator } from '../operator.js';
 import { compileComparator, type Comparator, type SortKey } from '../sort-key.js';
 import { intRange } from '../../execution/column-stats.js';
 import type { KeyBounds } from '../packed-key-sort.js';
-import { emitRuns, holdUtf8, normalizedSortRowBytes, restoreStrings, Sort, sortMethod, sortRunAsync, utf8KeyColumns } from './sort.js';
+import { PG_TIE_ORDER_MAX_ROWS } from '../pg-tie-order.js';
+import { emitRuns, holdUtf8, normalizedSortRowBytes, restoreStrings, Sort, sortMethod, sortRunAsync, sortWholeInput, utf8KeyColumns } from './sort.js';
 import type { Utf8TextColumn } from '../utf8-text-column.js';
 
 /** Scratch bytes per buffered row while sorting (permutation, radix images, text prefixes). */
@@ -145,6 +146,11 @@ export class ExternalSort extends Sort {
       await yieldIfDue(ctx);
       if (spill === null) {
         if (buffered.length === 0) return;
+        // A small sort orders ties as PostgreSQL does, by comparing the values: strings again.
+        if (utf8 != null && rows <= PG_TIE_ORDER_MAX_ROWS) {
+          buffered = restoreStrings(buffered, utf8);
+          utf8 = null;
+        }
         // Several batches are concatenated into arrays this operator owns; a single one is the input's.
         // The arrays are pooled memory (a million rows of fresh pages cost more than the sort): the
         // output copies every column out of them, and they go back to the pool when the output ends.
@@ -159,7 +165,7 @@ export class ExternalSort extends Sort {
           return;
         }
         const t0 = ctx.analyze ? performance.now() : 0;
-        const run = await sortRunAsync(all, this.keys, this.xcmp, ctx, true, owned, bounds);
+        const run = await sortWholeInput(all, this.keys, this.xcmp, ctx, owned, bounds);
         if (ctx.analyze) {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);

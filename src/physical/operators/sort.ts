@@ -1,7 +1,9 @@
 /**
  * Sort: materialise the input, order a permutation of row indexes, emit in BATCH_SIZE batches.
  *
- * Deterministic and stable: rows with equal keys keep their input order (index is the last tie-breaker,
+ * Deterministic. Up to PG_TIE_ORDER_MAX_ROWS rows, tied rows come out in PostgreSQL's order
+ * (pg-tie-order.ts: its quicksort over the input order), which is what a user moving from it sees;
+ * larger sorts are stable: rows with equal keys keep their input order (index is the last tie-breaker,
  * and the radix paths are stable radix sorts: LSD passes, or MSD passes with a stable scatter).
  *
  * Paths, fastest first: integer-valued numeric keys of small total range are packed into one code and
@@ -17,6 +19,7 @@ import { digitOffsets } from '../digit-offsets.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, deadColumn, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
+import { PG_TIE_ORDER_MAX_ROWS, pgTieOrderSort } from '../pg-tie-order.js';
 import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { sortHighWordFirst } from '../low-word-runs.js';
 import { encodeKeys, exactImage, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys, type Utf8Image } from '../normalized-key.js';
@@ -34,6 +37,23 @@ export interface SortedRun {
   readonly sorted?: ReadonlyMap<number, Column>;
   /** How EXPLAIN ANALYZE names the sort, when `sorted` alone does not tell. */
   readonly method?: string;
+}
+
+/**
+ * The whole input of a Sort, sorted: up to PG_TIE_ORDER_MAX_ROWS rows with ties in PostgreSQL's order
+ * (pg-tie-order.ts), larger inputs by sortRunAsync (stable). Runs of a spilled sort are not whole inputs
+ * and stay stable.
+ */
+export async function sortWholeInput(
+  b: Batch,
+  keys: readonly SortKey[],
+  cmp: Comparator,
+  ctx: ExecContext,
+  overwrite: boolean,
+  bounds?: KeyBounds,
+): Promise<SortedRun> {
+  if (b.length <= PG_TIE_ORDER_MAX_ROWS) return { batch: b, order: pgTieOrderSort(identity(b.length), cmp.rows(cmp.view(b))), method: 'quicksort' };
+  return sortRunAsync(b, keys, cmp, ctx, true, overwrite, bounds);
 }
 
 /** `b` sorted under `keys` as one run; key columns of a packed sort come back already ordered. */
@@ -731,6 +751,11 @@ export class Sort extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     if (batches.length === 0) return;
+    // A small sort orders ties as PostgreSQL does, by comparing the values: strings again.
+    if (utf8 != null && batches.reduce((n, b) => n + b.length, 0) <= PG_TIE_ORDER_MAX_ROWS) {
+      batches = restoreStrings(batches, utf8);
+      utf8 = null;
+    }
     // Several batches are concatenated into fresh arrays this operator owns; a single one is the input's.
     const owned = batches.length > 1;
     const all = concatBatches(
@@ -743,7 +768,7 @@ export class Sort extends PhysicalOperator {
       return;
     }
     const t0 = ctx.analyze ? performance.now() : 0;
-    const runs: SortedRun[] = [await sortRunAsync(all, this.keys, this.cmp, ctx, true, owned)];
+    const runs: SortedRun[] = [await sortWholeInput(all, this.keys, this.cmp, ctx, owned)];
     if (ctx.analyze) {
       this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
       this.metrics.extra['sort method'] = sortMethod(all, this.keys, runs[0]!);

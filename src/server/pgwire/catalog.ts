@@ -329,7 +329,8 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   empty('pg_enum', [['oid', 'int4'], ['enumtypid', 'int4'], ['enumsortorder', 'float4'], ['enumlabel', 'text']]),
   {
     // Built-in functions live in the engine's registry, not here; user-defined SQL functions (language
-    // sql, oid 14) and aggregates (prokind 'a', language internal) are listed.
+    // sql, oid 14), window functions over built-in symbols (prokind 'w', language internal, oid 12) and
+    // aggregates (prokind 'a', language internal) are listed.
     name: 'pg_proc',
     cols: [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']],
     rows: (env) => {
@@ -338,7 +339,8 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       for (const [name, fns] of env.catalog.functions) {
         fns.forEach((f, i) => {
           const argTypes = f.params.map((p) => typeOid(p.type));
-          out.push([env.oids.of(`function ${name}(${argTypes.join(' ')})#${i}`), name, NS_PUBLIC, OWNER_OID, 14, 'f', f.columns !== null ? 2249 : typeOid(f.returns), argTypes.join(' '), f.source]);
+          const internal = f.internalWindow !== undefined;
+          out.push([env.oids.of(`function ${name}(${argTypes.join(' ')})#${i}`), name, NS_PUBLIC, OWNER_OID, internal ? 12 : 14, internal ? 'w' : 'f', f.columns !== null ? 2249 : typeOid(f.returns), argTypes.join(' '), f.source]);
         });
       }
       for (const [name, aggs] of env.catalog.aggregates) {

@@ -247,7 +247,12 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
   const name = funcName(b, cx);
   const loc = b.location as number | undefined;
   const argNodes = (b.args as Node[] | undefined) ?? [];
-  const userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);
+  let userFns = cx.env.routines?.functions.get(name) ?? (lookupScalar(name) === undefined ? internalFunctions(name) : undefined);
+  if (userFns?.some((f) => f.internalWindow !== undefined) === true) {
+    if (b.over) return bindInternalWindowCall(name, userFns, b, cx);
+    userFns = userFns.filter((f) => f.internalWindow === undefined);
+    if (userFns.length === 0) throw new QuireError('42809', `window function ${name} requires an OVER clause`, { position: pos(loc) });
+  }
   if (userFns !== undefined && !b.over && !b.agg_within_group) return bindRoutineCall(name, userFns, b, cx);
   if (cx.env.routines?.aggregates.has(name) && !b.agg_within_group && !isAggregateName(name)) {
     if (b.over) return bindWindowCall(name, b, cx);
@@ -304,6 +309,46 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
     return constExpr(t.name === 'unknown' ? 'unknown' : typeDisplayName(t.composite !== undefined ? t : type(t.name)), T.text);
   }
   return bindFunctionByName(name, args, cx, loc);
+}
+
+/**
+ * A call with OVER of a LANGUAGE internal WINDOW function: its arguments in parameter order (positional,
+ * then named, then the parameters' defaults), run by the built-in window function its symbol names.
+ */
+function bindInternalWindowCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): Expr {
+  const positional: Node[] = [];
+  const named: { name: string; node: Node }[] = [];
+  for (const a of (b.args as Node[] | undefined) ?? []) {
+    if (nodeTag(a) !== 'NamedArgExpr') {
+      if (named.length > 0) throw new QuireError('42601', 'positional argument cannot follow named argument', { position: pos(locOf(a)) });
+      positional.push(a);
+      continue;
+    }
+    const na = nodeBody<AnyNode>(a);
+    if (named.some((n) => n.name === na.name)) {
+      throw new QuireError('42601', `argument name "${na.name as string}" used more than once`, { position: pos(na.location as number | undefined) });
+    }
+    named.push({ name: na.name as string, node: na.arg as Node });
+  }
+  for (const fn of fns) {
+    if (fn.internalWindow === undefined || positional.length > fn.params.length) continue;
+    const slots: (Node | null | undefined)[] = [...positional];
+    let ok = true;
+    for (const n of named) {
+      const i = fn.params.findIndex((p) => p.name === n.name);
+      if (i < positional.length || slots[i] !== undefined) ok = false;
+      else slots[i] = n.node;
+    }
+    for (let i = 0; ok && i < fn.params.length; i++) {
+      if (slots[i] === undefined) slots[i] = fn.params[i]!.defaultExpr;
+      if (slots[i] === null) ok = false;
+    }
+    if (ok) return bindWindowCall(fn.internalWindow, { ...b, args: slots as Node[] }, cx);
+  }
+  throw new QuireError('42883', `function ${name} does not exist`, {
+    position: pos(b.location as number | undefined),
+    hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
+  });
 }
 
 /**
