@@ -124,6 +124,8 @@ export interface WindowSpec {
   partitionBy: Expr[];
   orderBy: SortKey[];
   frame: Frame;
+  /** This window's place in PostgreSQL's evaluation order among the query's windows (sql/bind/window-eval-order.ts). */
+  evalOrder?: number;
 }
 export interface WindowCall {
   name: string;

@@ -10,8 +10,9 @@
  *   -> Window (src/physical/operators/window.ts): one result column per call
  *   -> Project dropping the helper columns (when there are any).
  *
- * Groups are processed longest key list first, so a group whose keys are a prefix of another's
- * (PARTITION BY a ORDER BY b, then PARTITION BY a) reuses the first group's sort. Partition keys are sorted
+ * Groups are processed in PostgreSQL's order (sql/bind/window-eval-order.ts; without it, longest key
+ * list first). Both put a longer key list before its prefix, so a group whose keys are a prefix of
+ * another's (PARTITION BY a ORDER BY b, then PARTITION BY a) reuses the first group's sort. Partition keys are sorted
  * ascending, but any direction and any permutation of the partition keys serves a partition, which is what
  * the reuse check accepts. A final Project restores the node's column order (input columns, then one
  * column per call in call order). Rows come out in the last sort order, as in PostgreSQL.
@@ -73,7 +74,18 @@ export function planWindow(
     else groups.push({ partitionBy: dedupParts, orderBy: call.spec.orderBy, calls: [{ call, index }] });
   });
   const keyCount = (g: Group): number => g.partitionBy.length + g.orderBy.length;
-  const ordered = groups.map((g, i) => ({ g, i })).sort((a, b) => keyCount(b.g) - keyCount(a.g) || a.i - b.i).map((x) => x.g);
+  // PostgreSQL's evaluation order when the binder gave it (it decides where tied rows land); otherwise
+  // longest key list first.
+  const evalOrder = (g: Group): number | undefined => {
+    let at: number | undefined;
+    for (const { call } of g.calls) if (call.spec.evalOrder !== undefined) at = Math.min(at ?? Infinity, call.spec.evalOrder);
+    return at;
+  };
+  const byEval = groups.every((g) => evalOrder(g) !== undefined);
+  const ordered = groups
+    .map((g, i) => ({ g, i }))
+    .sort((a, b) => (byEval ? evalOrder(a.g)! - evalOrder(b.g)! : 0) || keyCount(b.g) - keyCount(a.g) || a.i - b.i)
+    .map((x) => x.g);
 
   let ordering: Ordering = inputOrdering(input, width);
   let cur = input;

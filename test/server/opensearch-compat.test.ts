@@ -59,7 +59,7 @@ beforeAll(async () => {
   await db.query('create table keyed (id int primary key, v text, n int)');
   await db.query("insert into keyed select (i * 7919) % 1009, 'v' || i, i % 7 from generate_series(1, 1000) i");
   await db.query('create table heap (a int, b text)');
-  await db.query("insert into heap select i % 5, case when i % 3 = 0 then null else 'x' || (i % 4) end from generate_series(1, 1000) i");
+  await db.query("insert into heap select i % 5, case when i % 3 = 0 then null else 'x' || (i % 4) end from generate_series(1, 2000) i");
   await db.query("insert into heap values (4, 'x1'), (0, null), (4, 'x1')");
   await db.query('create view heap_view as select b, a from heap where a > 1');
   server = await startRestServer({ db, host: '127.0.0.1', port: 0, sizeLimit: 0, clusterName: 'test-cluster' });
@@ -80,7 +80,8 @@ describe('paging follows table order', () => {
     'SELECT v FROM keyed WHERE n = 3',
     'SELECT * FROM heap_view',
     'SELECT * FROM keyed LIMIT 95 OFFSET 13',
-    // No unique key: ties of the ORDER BY come in table order, as the unpaged sort leaves them.
+    // No unique key: ties of the ORDER BY come in table order, as the unpaged sort of more than 1,024
+    // rows leaves them (a smaller one puts them in PostgreSQL's order).
     'SELECT * FROM heap ORDER BY a',
     'SELECT b, a FROM heap ORDER BY b DESC NULLS LAST',
     'SELECT a FROM heap WHERE b IS NOT NULL ORDER BY b LIMIT 150 OFFSET 3',

@@ -104,7 +104,10 @@ describe('derived per-partition Top-N: random ranking filters', () => {
       for (const mode of ['auto', 'on']) {
         await q.query(`SET quire.derive_topn = '${mode}'`);
         const on = await outcomeText(q, g.sql);
-        if (on !== off && failures.length < 8) failures.push(`[${mode}] ${g.sql}\n  off: ${off.slice(0, 400)}\n  on:  ${on.slice(0, 400)}`);
+        // Which of several tied rows a row_number (or a frame) picks depends on the order of peers (a
+        // small Sort puts them in PostgreSQL's order, the Top-N in arrival order), and a condition on
+        // other columns then keeps different rows: only deterministic queries must agree.
+        if (g.deterministic && on !== off && failures.length < 8) failures.push(`[${mode}] ${g.sql}\n  off: ${off.slice(0, 400)}\n  on:  ${on.slice(0, 400)}`);
         if (mode === 'on') {
           const plan = (await q.query(`EXPLAIN ${g.sql}`)).rows.map((r) => r[0]).join('\n');
           const has = plan.includes('TopNRanking') || (g.sql.includes('rn <= 0') && !plan.includes('Window'));

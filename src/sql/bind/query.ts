@@ -6,6 +6,7 @@
  *   from → filter(where) → aggregate → filter(having) → window → project(targets + hidden sort keys)
  *        → distinct | sort → distinct-on → sort → limit → project(visible targets)
  */
+import { windowEvalOrder } from './window-eval-order.js';
 import { checkRecursiveClauses, checkRecursiveTerm } from '../recursion-check.js';
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../../common/errors.js';
@@ -763,7 +764,12 @@ export class QueryBinder implements ExprEnv {
 
     if (wins.calls.length > 0) {
       const base = plan.schema.length;
-      const calls: WindowCall[] = wins.calls.map((c) => ({
+      const earlier = [...sortKeys.map((k) => k.expr), ...groupBy, ...(distinctOn.length > 0 ? distinctOn : distinct ? targets.map((t) => t.expr) : [])];
+      const evalOrder = windowEvalOrder(
+        wins.calls.map((c) => c.spec),
+        earlier,
+      );
+      const calls: WindowCall[] = wins.calls.map((c, ci) => ({
         ...c,
         args: c.args.map(rewrite),
         filter: c.filter ? rewrite(c.filter) : null,
@@ -771,6 +777,7 @@ export class QueryBinder implements ExprEnv {
           partitionBy: c.spec.partitionBy.map(rewrite),
           orderBy: c.spec.orderBy.map((k) => ({ ...k, expr: rewrite(k.expr) })),
           frame: c.spec.frame,
+          evalOrder: evalOrder[ci]!,
         },
       }));
       plan = { op: 'window', input: plan, calls, schema: [...plan.schema, ...calls.map((c) => ({ name: c.name, type: c.type }))] };
