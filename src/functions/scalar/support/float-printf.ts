@@ -27,6 +27,17 @@ function exactDecimal(v: number): { coef: bigint; scale: number } {
   return { coef: mant * 5n ** BigInt(-e), scale: -e };
 }
 
+/** The exponent of the lowest set bit of a finite positive double (a = odd · 2^e). */
+function lowestBitExponent(a: number): number {
+  view.setFloat64(0, a);
+  const hi = view.getUint32(0);
+  const lo = view.getUint32(4);
+  const bits = (hi >>> 20) & 0x7ff;
+  const mhi = bits === 0 ? hi & 0xfffff : (hi & 0xfffff) | 0x100000;
+  const tz = lo !== 0 ? 31 - Math.clz32(lo & -lo) : 32 + (31 - Math.clz32(mhi & -mhi));
+  return (bits === 0 ? -1074 : bits - 1075) + tz;
+}
+
 /** coef / 10^drop rounded half to even. */
 function dropDigitsHalfEven(coef: bigint, drop: number): bigint {
   if (drop <= 0) return coef * 10n ** BigInt(-drop);
@@ -45,12 +56,12 @@ export function printfFixed(v: number, prec: number): string {
   if (Number.isNaN(v)) return 'NaN';
   const sign = isNegative(v) ? '-' : '';
   if (!Number.isFinite(v)) return sign + 'Infinity';
-  let digits: string;
-  if (v === 0) digits = '0'.repeat(prec + 1);
-  else {
-    const { coef, scale } = exactDecimal(Math.abs(v));
-    digits = dropDigitsHalfEven(coef, scale - prec).toString().padStart(prec + 1, '0');
-  }
+  const a = Math.abs(v);
+  // toFixed also rounds the exact value and differs only on an exact tie, which needs the binary
+  // fraction to end exactly one digit past `prec` (a fraction of 2^-k has exactly k decimals).
+  if (a < 1e21 && prec <= 100 && (a === 0 || -lowestBitExponent(a) !== prec + 1)) return sign + a.toFixed(prec);
+  const { coef, scale } = exactDecimal(a);
+  const digits = dropDigitsHalfEven(coef, scale - prec).toString().padStart(prec + 1, '0');
   return sign + (prec > 0 ? `${digits.slice(0, -prec)}.${digits.slice(-prec)}` : digits);
 }
 

@@ -243,142 +243,177 @@ function ordinalSuffix(num: string, upper: boolean): string {
 /** PostgreSQL's NUM_processor in the to_char direction. */
 function layout(t: NumTemplate, d: NumDesc, digits: Digits): string {
   if (d.zeroStart > 0) d.zeroStart--;
-  const number = digits.str;
-  if (has(d, F_EEEE)) return number;
-  const sign = digits.sign;
-  const outPreSpaces = digits.preSpaces;
-  const fm = has(d, F_FILLMODE);
+  if (has(d, F_EEEE)) return digits.str;
+  return new Layout(d, digits).run(t);
+}
 
-  let signWrote: boolean;
-  if (has(d, F_PLUS) || has(d, F_MINUS)) {
-    // MI / PL / SG write the sign themselves; PL alone still leaves a minus to the digits.
-    signWrote = !(has(d, F_PLUS) && !has(d, F_MINUS));
-  } else {
-    if (sign !== '-' && fm) d.flag &= ~F_BRACKET;
-    signWrote = sign === '+' && fm && !has(d, F_LSIGN);
-    if (d.lsign === LSIGN_PRE && d.pre === d.preLsignNum) d.lsign = LSIGN_POST;
-  }
+class Layout {
+  private readonly number: string;
+  private readonly sign: '+' | '-' | '';
+  private readonly outPreSpaces: number;
+  private readonly fm: boolean;
+  private signWrote: boolean;
+  private readonly numCount: number;
+  /** In fill mode, the last fractional digit worth printing (the point itself when none is); -1 if unset. */
+  private readonly lastRelevant: number;
+  /** Position in `number`. */
+  private p = 0;
+  private numCurr = 0;
+  private numIn = false;
+  private out = '';
 
-  let numCount = d.post + d.pre - 1;
-  // In fill mode, the last fractional digit worth printing (the point itself when none is).
-  let lastRelevant = -1;
-  if (fm && has(d, F_DECIMAL)) {
-    const point = number.indexOf('.');
-    if (point >= 0) {
-      lastRelevant = point;
-      for (let i = point + 1; i < number.length; i++) if (number[i] !== '0') lastRelevant = i;
-      if (d.zeroEnd > outPreSpaces) {
-        const lastZero = Math.min(number.length - 1, d.zeroEnd - outPreSpaces);
-        if (lastRelevant < lastZero) lastRelevant = lastZero;
+  constructor(
+    private readonly d: NumDesc,
+    digits: Digits,
+  ) {
+    const number = digits.str;
+    this.number = number;
+    this.sign = digits.sign;
+    this.outPreSpaces = digits.preSpaces;
+    this.fm = has(d, F_FILLMODE);
+    if (has(d, F_PLUS) || has(d, F_MINUS)) {
+      // MI / PL / SG write the sign themselves; PL alone still leaves a minus to the digits.
+      this.signWrote = !(has(d, F_PLUS) && !has(d, F_MINUS));
+    } else {
+      if (this.sign !== '-' && this.fm) d.flag &= ~F_BRACKET;
+      this.signWrote = this.sign === '+' && this.fm && !has(d, F_LSIGN);
+      if (d.lsign === LSIGN_PRE && d.pre === d.preLsignNum) d.lsign = LSIGN_POST;
+    }
+    let lastRelevant = -1;
+    if (this.fm && has(d, F_DECIMAL)) {
+      const point = number.indexOf('.');
+      if (point >= 0) {
+        lastRelevant = point;
+        for (let i = point + 1; i < number.length; i++) if (number[i] !== '0') lastRelevant = i;
+        // '0' positions keep their digits even in fill mode.
+        if (d.zeroEnd > this.outPreSpaces) {
+          const lastZero = Math.min(number.length - 1, d.zeroEnd - this.outPreSpaces);
+          if (lastRelevant < lastZero) lastRelevant = lastZero;
+        }
       }
     }
+    this.lastRelevant = lastRelevant;
+    this.numCount = d.post + d.pre - (!this.signWrote && this.outPreSpaces === 0 ? 0 : 1);
   }
-  if (!signWrote && outPreSpaces === 0) numCount++;
 
-  // '\0' stands for reading past the end of the digit string.
-  const at = (i: number): string => (i < number.length ? number[i]! : '\0');
-  const relevantIsPoint = (): boolean => lastRelevant >= 0 && at(lastRelevant) === '.';
-  const negSign = sign === '-' ? '-' : '+';
-  let p = 0;
-  let numCurr = 0;
-  let numIn = false;
-  let out = '';
+  /** '\0' stands for reading past the end of the digit string. */
+  private at(i: number): string {
+    return i < this.number.length ? this.number[i]! : '\0';
+  }
 
-  const digitPosition = (key: NumKey): void => {
+  private relevantIsPoint(): boolean {
+    return this.lastRelevant >= 0 && this.at(this.lastRelevant) === '.';
+  }
+
+  private signChar(): string {
+    return this.sign === '-' ? '-' : '+';
+  }
+
+  run(t: NumTemplate): string {
+    const d = this.d;
+    const fm = this.fm;
+    const sign = this.sign;
+    for (const n of t.nodes) {
+      if (n.key === null) {
+        this.out += n.text;
+        continue;
+      }
+      switch (n.key) {
+        case '9':
+        case '0':
+        case '.':
+        case 'D':
+          this.digitPosition(n.key);
+          break;
+        case ',':
+        case 'G':
+          if (this.numIn) this.out += ',';
+          else if (!fm) this.out += ' ';
+          break;
+        case 'L':
+          this.out += ' ';
+          break;
+        case 'RN':
+        case 'rn': {
+          const s = n.key === 'rn' ? this.number.slice(this.p).toLowerCase() : this.number.slice(this.p);
+          this.out += fm ? s : s.padStart(15);
+          break;
+        }
+        case 'TH':
+        case 'th':
+          if (has(d, F_ROMAN) || this.number[0] === '#' || sign === '-' || has(d, F_DECIMAL)) break;
+          this.out += ordinalSuffix(this.number, n.key === 'TH');
+          break;
+        case 'MI':
+          if (sign === '-') this.out += '-';
+          else if (!fm) this.out += ' ';
+          break;
+        case 'PL':
+          if (sign === '+') this.out += '+';
+          else if (!fm) this.out += ' ';
+          break;
+        case 'SG':
+          this.out += sign === '' ? '\0' : sign;
+          break;
+        default:
+          break;
+      }
+    }
+    const stop = this.out.indexOf('\0');
+    return stop >= 0 ? this.out.slice(0, stop) : this.out;
+  }
+
+  /** PostgreSQL's NUM_numpart_to_char: one 9 / 0 / D / . position. */
+  private digitPosition(key: NumKey): void {
+    const d = this.d;
     if (has(d, F_ROMAN)) return;
-    numIn = false;
+    const zero = has(d, F_ZERO);
+    const numCurr = this.numCurr;
+    this.numIn = false;
     // A zero integer part before a fraction prints as a blank ('9.9' of 0.1 is '  .1').
-    const predecSpace = !has(d, F_ZERO) && p === 0 && at(0) === '0' && d.post !== 0;
-    if (!signWrote && (numCurr >= outPreSpaces || (has(d, F_ZERO) && d.zeroStart === numCurr)) && (!predecSpace || relevantIsPoint())) {
+    const predecSpace = !zero && this.p === 0 && this.at(0) === '0' && d.post !== 0;
+    if (!this.signWrote && (numCurr >= this.outPreSpaces || (zero && d.zeroStart === numCurr)) && (!predecSpace || this.relevantIsPoint())) {
       if (has(d, F_LSIGN)) {
         if (d.lsign === LSIGN_PRE) {
-          out += negSign;
-          signWrote = true;
+          this.out += this.signChar();
+          this.signWrote = true;
         }
       } else if (has(d, F_BRACKET)) {
-        out += sign === '+' ? ' ' : '<';
-        signWrote = true;
-      } else if (sign === '+') {
-        if (!fm) out += ' ';
-        signWrote = true;
-      } else if (sign === '-') {
-        out += '-';
-        signWrote = true;
+        this.out += this.sign === '+' ? ' ' : '<';
+        this.signWrote = true;
+      } else if (this.sign === '+') {
+        if (!this.fm) this.out += ' ';
+        this.signWrote = true;
+      } else if (this.sign === '-') {
+        this.out += '-';
+        this.signWrote = true;
       }
     }
-    if (numCurr < outPreSpaces && (d.zeroStart > numCurr || !has(d, F_ZERO))) {
-      if (!fm) out += ' ';
-    } else if (has(d, F_ZERO) && numCurr < outPreSpaces && d.zeroStart <= numCurr) {
-      out += '0';
-      numIn = true;
+    if (numCurr < this.outPreSpaces && (d.zeroStart > numCurr || !zero)) {
+      if (!this.fm) this.out += ' ';
+    } else if (zero && numCurr < this.outPreSpaces && d.zeroStart <= numCurr) {
+      this.out += '0';
+      this.numIn = true;
     } else {
-      if (at(p) === '.') out += '.';
-      else if (lastRelevant >= 0 && p > lastRelevant && key !== '0') {
+      const c = this.at(this.p);
+      if (c === '.') this.out += '.';
+      else if (this.lastRelevant >= 0 && this.p > this.lastRelevant && key !== '0') {
         // fill mode drops trailing fractional zeros
-      } else if (!has(d, F_ZERO) && p === 0 && at(0) === '0' && d.post !== 0) {
-        if (!fm) out += ' ';
-        else if (relevantIsPoint()) out += '0';
+      } else if (predecSpace) {
+        if (!this.fm) this.out += ' ';
+        else if (this.relevantIsPoint()) this.out += '0';
       } else {
-        out += at(p);
-        numIn = true;
+        this.out += c;
+        this.numIn = true;
       }
-      if (p < number.length) p++;
+      if (this.p < this.number.length) this.p++;
     }
-    let end = numCount + (outPreSpaces ? 1 : 0) + (has(d, F_DECIMAL) ? 1 : 0);
-    if (lastRelevant >= 0 && lastRelevant === p) end = numCurr;
+    let end = this.numCount + (this.outPreSpaces ? 1 : 0) + (has(d, F_DECIMAL) ? 1 : 0);
+    if (this.lastRelevant >= 0 && this.lastRelevant === this.p) end = numCurr;
     if (numCurr + 1 === end) {
-      if (signWrote && has(d, F_BRACKET)) out += sign === '+' ? ' ' : '>';
-      else if (has(d, F_LSIGN) && d.lsign === LSIGN_POST) out += negSign;
+      if (this.signWrote && has(d, F_BRACKET)) this.out += this.sign === '+' ? ' ' : '>';
+      else if (has(d, F_LSIGN) && d.lsign === LSIGN_POST) this.out += this.signChar();
     }
-    numCurr++;
-  };
-
-  for (const n of t.nodes) {
-    if (n.key === null) {
-      out += n.text;
-      continue;
-    }
-    switch (n.key) {
-      case '9':
-      case '0':
-      case '.':
-      case 'D':
-        digitPosition(n.key);
-        break;
-      case ',':
-      case 'G':
-        if (numIn) out += ',';
-        else if (!fm) out += ' ';
-        break;
-      case 'L':
-        out += ' ';
-        break;
-      case 'RN':
-      case 'rn': {
-        const s = n.key === 'rn' ? number.slice(p).toLowerCase() : number.slice(p);
-        out += fm ? s : s.padStart(15);
-        break;
-      }
-      case 'TH':
-      case 'th':
-        if (has(d, F_ROMAN) || number[0] === '#' || sign === '-' || has(d, F_DECIMAL)) break;
-        out += ordinalSuffix(number, n.key === 'TH');
-        break;
-      case 'MI':
-        if (sign === '-') out += '-';
-        else if (!fm) out += ' ';
-        break;
-      case 'PL':
-        if (sign === '+') out += '+';
-        else if (!fm) out += ' ';
-        break;
-      case 'SG':
-        out += sign === '' ? '\0' : sign;
-        break;
-      default:
-        break;
-    }
+    this.numCurr++;
   }
-  const stop = out.indexOf('\0');
-  return stop >= 0 ? out.slice(0, stop) : out;
 }

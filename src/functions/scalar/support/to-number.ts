@@ -20,6 +20,7 @@ import {
   LSIGN_PRE,
   parseNumberTemplate,
   type NumDesc,
+  type NumTemplate,
 } from './number-template.js';
 
 const encoder = new TextEncoder();
@@ -42,140 +43,193 @@ function mbLen(b: number): number {
   return 1;
 }
 
+/** UTF-8 bytes; plain ASCII (the usual input) without the cost of a TextEncoder call. */
+function utf8(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return encoder.encode(s);
+    out[i] = c;
+  }
+  return out;
+}
+
 export function toNumber(value: string, fmt: string): Numeric | null {
   if (fmt === '') return null;
   const t = parseNumberTemplate(fmt);
   const d: NumDesc = { ...t.desc };
   if ((d.flag & F_EEEE) !== 0) throw new QuireError('0A000', '"EEEE" not supported for input');
-  const has = (f: number): boolean => (d.flag & f) !== 0;
-  const inp = encoder.encode(value);
-  const len = inp.length;
-  const at = (i: number): number => (i < len ? inp[i]! : 0);
-  // num[0] is the sign slot (' ' until a sign is read), then digits and at most one '.'.
-  const num: string[] = [' '];
-  let ip = 0;
-  let readPre = 0;
-  let readPost = 0;
-  let readDec = false;
+  const r = new Reader(d, utf8(value));
+  r.run(t);
+  return r.result();
+}
 
-  const eatNonData = (n: number): void => {
-    while (n-- > 0) {
-      if (ip >= len || DATA_CHARS.has(inp[ip]!)) break;
-      ip = Math.min(len, ip + mbLen(inp[ip]!));
-    }
-  };
+const MINUS = ch('-');
+const PLUS = ch('+');
+const COMMA = ch(',');
+const POINT = ch('.');
+const SPACE = ch(' ');
+const LT = ch('<');
 
-  // PostgreSQL's NUM_numpart_from_char; the caller then steps one byte.
-  const digitPosition = (isDigitKey: boolean): void => {
-    let isread = false;
-    if (ip >= len) return;
-    if (inp[ip] === 0x20) ip++;
-    if (ip >= len) return;
-    if (num[0] === ' ' && isDigitKey && readPre + readPost === 0) {
-      const c = inp[ip]!;
-      if (has(F_LSIGN) && d.lsign === LSIGN_PRE) {
-        if (c === ch('-') || c === ch('+')) {
-          ip++;
-          num[0] = String.fromCharCode(c);
+class Reader {
+  /** num[0] is the sign slot (' ' until a sign is read), then digits and at most one '.'. */
+  private readonly num: string[] = [' '];
+  private ip = 0;
+  private readonly len: number;
+  private readPre = 0;
+  private readPost = 0;
+  private readDec = false;
+
+  constructor(
+    private readonly d: NumDesc,
+    private readonly inp: Uint8Array,
+  ) {
+    this.len = inp.length;
+  }
+
+  private has(f: number): boolean {
+    return (this.d.flag & f) !== 0;
+  }
+
+  run(t: NumTemplate): void {
+    const inp = this.inp;
+    const len = this.len;
+    for (const n of t.nodes) {
+      if (this.ip >= len) break;
+      if (n.key === null) {
+        // A literal template character skips one input character, whatever it is.
+        this.ip = Math.min(len, this.ip + mbLen(inp[this.ip]!));
+        continue;
+      }
+      switch (n.key) {
+        case '9':
+        case '0':
+        case '.':
+        case 'D':
+          this.digitPosition(n.key === '9' || n.key === '0');
+          this.ip++;
+          break;
+        case ',':
+        case 'G':
+          if (this.has(F_FILLMODE)) break;
+          if (inp[this.ip] === COMMA) this.ip++;
+          break;
+        case 'L':
+          this.eatNonData(1);
+          break;
+        case 'RN':
+        case 'rn': {
+          const r = this.romanToInt();
+          if (r < 0) throw new QuireError('22P02', 'invalid Roman numeral');
+          const s = String(r);
+          this.num.push(...s);
+          this.d.pre = s.length;
+          this.d.post = 0;
+          break;
         }
-      } else if (c === ch('-') || (has(F_BRACKET) && c === ch('<'))) {
-        num[0] = '-';
-        ip++;
-      } else if (c === ch('+')) {
-        num[0] = '+';
-        ip++;
-      }
-    }
-    if (ip >= len) return;
-    const c = inp[ip]!;
-    if (isDigit(c)) {
-      if (readDec && readPost === d.post) return;
-      num.push(String.fromCharCode(c));
-      if (readDec) readPost++;
-      else readPre++;
-      isread = true;
-    } else if (has(F_DECIMAL) && !readDec && c === ch('.')) {
-      num.push('.');
-      readDec = true;
-      isread = true;
-    }
-    if (ip >= len) return;
-    // A sign right behind the last digit ('FM9.999999MI' reads '5.01-').
-    if (num[0] === ' ' && readPre + readPost > 0) {
-      if (has(F_LSIGN) && isread && ip + 1 < len && !isDigit(at(ip + 1))) {
-        const s = at(ip + 1);
-        if (s === ch('-') || s === ch('+')) {
-          ip++;
-          num[0] = String.fromCharCode(s);
+        case 'TH':
+        case 'th':
+          if (this.has(F_ROMAN) || this.has(F_DECIMAL)) break;
+          this.eatNonData(2);
+          break;
+        case 'MI':
+        case 'PL':
+        case 'SG': {
+          const c = inp[this.ip]!;
+          const take = n.key === 'MI' ? c === MINUS : n.key === 'PL' ? c === PLUS : c === MINUS || c === PLUS;
+          if (take) {
+            this.num[0] = String.fromCharCode(c);
+            this.ip++;
+          } else this.eatNonData(1);
+          break;
         }
-      } else if (!isread && !has(F_LSIGN) && (has(F_PLUS) || has(F_MINUS))) {
-        if (c === ch('-') || c === ch('+')) num[0] = String.fromCharCode(c);
+        default:
+          break;
       }
-    }
-  };
-
-  for (const n of t.nodes) {
-    if (ip >= len) break;
-    if (n.key === null) {
-      // A literal template character skips one input character, whatever it is.
-      ip = Math.min(len, ip + mbLen(inp[ip]!));
-      continue;
-    }
-    switch (n.key) {
-      case '9':
-      case '0':
-      case '.':
-      case 'D':
-        digitPosition(n.key === '9' || n.key === '0');
-        ip++;
-        break;
-      case ',':
-      case 'G':
-        if (has(F_FILLMODE)) break;
-        if (inp[ip] === ch(',')) ip++;
-        break;
-      case 'L':
-        eatNonData(1);
-        break;
-      case 'RN':
-      case 'rn': {
-        const r = romanToInt();
-        if (r < 0) throw new QuireError('22P02', 'invalid Roman numeral');
-        const s = String(r);
-        num.push(...s);
-        d.pre = s.length;
-        d.post = 0;
-        break;
-      }
-      case 'TH':
-      case 'th':
-        if (has(F_ROMAN) || has(F_DECIMAL)) break;
-        eatNonData(2);
-        break;
-      case 'MI':
-      case 'PL':
-      case 'SG': {
-        const c = inp[ip]!;
-        const take = n.key === 'MI' ? c === ch('-') : n.key === 'PL' ? c === ch('+') : c === ch('-') || c === ch('+');
-        if (take) {
-          num[0] = String.fromCharCode(c);
-          ip++;
-        } else eatNonData(1);
-        break;
-      }
-      default:
-        break;
     }
   }
 
-  function romanToInt(): number {
-    while (ip < len && isSpace(inp[ip]!)) ip++;
+  /** Numeric input of the collected string with the template's precision and scale; V divides back. */
+  result(): Numeric {
+    const num = this.num;
+    if (num.length > 1 && num[num.length - 1] === '.') num.pop();
+    const scale = this.readPost;
+    const precision = this.d.pre + this.d.multi + scale;
+    // Without any digit the text is invalid input, reported as PostgreSQL shows it (sign slot and all).
+    const body = num.slice(1).join('');
+    const r = (body === '' ? Numeric.parse(num.join('')) : Numeric.parse(num[0] === '-' ? '-' + body : body)).applyTypmod(precision, scale);
+    return this.has(F_MULTI) ? r.mul(Numeric.fromInt(10).power(Numeric.fromInt(-this.d.multi))) : r;
+  }
+
+  private eatNonData(n: number): void {
+    while (n-- > 0) {
+      if (this.ip >= this.len || DATA_CHARS.has(this.inp[this.ip]!)) break;
+      this.ip = Math.min(this.len, this.ip + mbLen(this.inp[this.ip]!));
+    }
+  }
+
+  /** PostgreSQL's NUM_numpart_from_char; the caller then steps one byte. */
+  private digitPosition(isDigitKey: boolean): void {
+    const inp = this.inp;
+    const len = this.len;
+    const num = this.num;
+    let isread = false;
+    if (this.ip >= len) return;
+    if (inp[this.ip] === SPACE) this.ip++;
+    if (this.ip >= len) return;
+    if (num[0] === ' ' && isDigitKey && this.readPre + this.readPost === 0) {
+      const c = inp[this.ip]!;
+      if (this.has(F_LSIGN) && this.d.lsign === LSIGN_PRE) {
+        if (c === MINUS || c === PLUS) {
+          this.ip++;
+          num[0] = String.fromCharCode(c);
+        }
+      } else if (c === MINUS || (this.has(F_BRACKET) && c === LT)) {
+        num[0] = '-';
+        this.ip++;
+      } else if (c === PLUS) {
+        num[0] = '+';
+        this.ip++;
+      }
+    }
+    if (this.ip >= len) return;
+    const c = inp[this.ip]!;
+    if (isDigit(c)) {
+      if (this.readDec && this.readPost === this.d.post) return;
+      num.push(String.fromCharCode(c));
+      if (this.readDec) this.readPost++;
+      else this.readPre++;
+      isread = true;
+    } else if (this.has(F_DECIMAL) && !this.readDec && c === POINT) {
+      num.push('.');
+      this.readDec = true;
+      isread = true;
+    }
+    // A sign right behind the last digit ('FM9.999999MI' reads '5.01-').
+    if (num[0] === ' ' && this.readPre + this.readPost > 0) {
+      const next = this.ip + 1 < len ? inp[this.ip + 1]! : 0;
+      if (this.has(F_LSIGN) && isread && this.ip + 1 < len && !isDigit(next)) {
+        if (next === MINUS || next === PLUS) {
+          this.ip++;
+          num[0] = String.fromCharCode(next);
+        }
+      } else if (!isread && !this.has(F_LSIGN) && (this.has(F_PLUS) || this.has(F_MINUS))) {
+        if (c === MINUS || c === PLUS) num[0] = String.fromCharCode(c);
+      }
+    }
+  }
+
+  /** PostgreSQL's roman_to_int: a standard-form numeral 1..3999, or -1. */
+  private romanToInt(): number {
+    const inp = this.inp;
+    while (this.ip < this.len && isSpace(inp[this.ip]!)) this.ip++;
     const chars: string[] = [];
-    while (chars.length < MAX_ROMAN_LEN && ip < len) {
-      const c = String.fromCharCode(inp[ip]!).toUpperCase();
-      if (ROMAN_VALUE[c] === undefined || inp[ip]! >= 0x80) break;
+    while (chars.length < MAX_ROMAN_LEN && this.ip < this.len) {
+      const b = inp[this.ip]!;
+      const c = b < 0x80 ? String.fromCharCode(b).toUpperCase() : '';
+      if (ROMAN_VALUE[c] === undefined) break;
       chars.push(c);
-      ip++;
+      this.ip++;
     }
     if (chars.length === 0) return -1;
     let result = 0;
@@ -220,11 +274,4 @@ export function toNumber(value: string, fmt: string): Numeric | null {
     }
     return result;
   }
-
-  if (num.length > 1 && num[num.length - 1] === '.') num.pop();
-  const scale = readPost;
-  const precision = d.pre + d.multi + scale;
-  let result = Numeric.parse(num.join('')).applyTypmod(precision, scale);
-  if (has(F_MULTI)) result = result.mul(Numeric.fromInt(10).power(Numeric.fromInt(-d.multi)));
-  return result;
 }
