@@ -159,6 +159,7 @@ import './to-char.js';
 import './to-date.js';
 import './to-hex.js';
 import './to-json.js';
+import './to-number.js';
 import './to-timestamp.js';
 import './transaction-timestamp.js';
 import './translate.js';
