@@ -325,9 +325,15 @@ export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readon
       const ft = from[k]!.type;
       if (ft.name === f.type.name && ft.typmod === f.type.typmod) return col;
       const cast = new ColumnBuilder(f.type, bt.length);
-      for (let i = 0; i < bt.length; i++) {
-        const v = getValue(col, i);
-        cast.push(v === null ? null : assign(v, ft, f.type, host, f.name));
+      // One cast context for the column, not one per value (assign's).
+      const ctx = { timezone: host.session.timezone };
+      try {
+        for (let i = 0; i < bt.length; i++) {
+          const v = getValue(col, i);
+          cast.push(v === null ? null : castValue(v, ft, f.type, ctx, false));
+        }
+      } catch (e) {
+        throw assignError(e, ft, f.type, f.name);
       }
       return cast.finish();
     });
@@ -348,13 +354,18 @@ export function assign(v: Value, from: DataType, to: DataType, host: UtilityHost
   try {
     return castValue(v, from, to, { timezone: host.session.timezone }, false);
   } catch (e) {
-    if (e instanceof QuireError && e.code === '42846') {
-      throw new QuireError('42804', `column "${col}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`, {
-        hint: 'You will need to rewrite or cast the expression.',
-      });
-    }
-    throw e;
+    throw assignError(e, from, to, col);
   }
+}
+
+/** What a failed assignment cast raises: a type with no assignment cast is 42804 naming the column. */
+function assignError(e: unknown, from: DataType, to: DataType, col: string): unknown {
+  if (from.name !== 'unknown' && from.name !== to.name && e instanceof QuireError && e.code === '42846') {
+    return new QuireError('42804', `column "${col}" is of type ${typeDisplayName(to)} but expression is of type ${typeDisplayName(from)}`, {
+      hint: 'You will need to rewrite or cast the expression.',
+    });
+  }
+  return e;
 }
 
 /** Binds expressions over one table's row for UPDATE/DELETE. */

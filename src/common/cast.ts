@@ -149,12 +149,13 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
       else if (f === 'bpchar') s = to.name === 'bpchar' ? (v as string) : (v as string).replace(/ +$/, '');
       // bool's cast to text spells the words out, unlike its output function ('t'/'f').
       else if (f === 'bool') s = v ? 'true' : 'false';
-      else s = formatValue(v, from, { timezone: zone }) as string;
+      // The context as given (its timezone, UTC without one): not an object per value cast.
+      else s = formatValue(v, from, ctx) as string;
       if (to.name === 'bpchar' && f === 'bpchar' && to.typmod < 0) return s;
       return applyStringTypmod(s, to, explicit);
     }
     case 'unknown':
-      return f === 'unknown' ? v : (formatValue(v, from, { timezone: zone }) as string);
+      return f === 'unknown' ? v : (formatValue(v, from, ctx) as string);
   }
   // An untyped literal is read without the modifier, which then applies as a cast's would
   // ('0101'::bit(3) truncates), where text's I/O conversion reads with it (and refuses).

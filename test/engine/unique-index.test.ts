@@ -5,8 +5,9 @@
  * sessions inserting one key.
  */
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/index.js';
+import { KeySet } from '../../src/storage/key-set.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
 
 const { fresh, crashCopy } = scratchDirs('quire-unique-index-');
@@ -254,6 +255,110 @@ describe('unique keys through their index', () => {
       [1, 'a'],
       [2, 'b'],
     ]);
+    await db.close();
+  });
+
+  it('a bulk load into a table with no key yet hands its checked keys to the index: as PostgreSQL decides afterwards', async () => {
+    const pg = new PGlite();
+    const db = await Database.create({ path: fresh() });
+    const script = [
+      'CREATE TABLE h1 (id int PRIMARY KEY, s text)',
+      'CREATE TABLE h2 (id int PRIMARY KEY, a int, b text, UNIQUE (a, b))',
+      'CREATE TABLE h3 (id int PRIMARY KEY, s text)',
+      'CREATE TABLE h4 (id int PRIMARY KEY, s text)',
+      // Into an empty table, then one-row INSERTs against the keys it brought.
+      "INSERT INTO h1 SELECT i, 'r' || i FROM generate_series(1, 10000) i",
+      "INSERT INTO h1 VALUES (5000, 'dup')",
+      "INSERT INTO h1 VALUES (10000, 'dup')",
+      "INSERT INTO h1 VALUES (10001, 'new')",
+      "INSERT INTO h1 VALUES (10001, 'again')",
+      "INSERT INTO h1 SELECT i, 'more' FROM generate_series(9990, 10010) i",
+      // Two keys, one of them composite with NULLs (kept out of the set).
+      "INSERT INTO h2 SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 1000 END, 'b' || (i / 1000) FROM generate_series(1, 9000) i",
+      "INSERT INTO h2 VALUES (9001, 7, 'b0')",
+      "INSERT INTO h2 VALUES (9002, 5, 'b0')",
+      "INSERT INTO h2 VALUES (9003, NULL, 'b0')",
+      "INSERT INTO h2 VALUES (42, 999, 'zz')",
+      // A rolled-back bulk load, then another: only the committed one's keys are taken.
+      'BEGIN',
+      "INSERT INTO h3 SELECT i, 'gone' FROM generate_series(1, 8000) i",
+      'ROLLBACK',
+      "INSERT INTO h3 SELECT i, 'kept' FROM generate_series(20001, 28000) i",
+      "INSERT INTO h3 VALUES (100, 'was rolled back')",
+      "INSERT INTO h3 VALUES (25000, 'dup')",
+      // A bulk load in a block with a one-row INSERT after it: the block commits more than the bulk.
+      'BEGIN',
+      "INSERT INTO h4 SELECT i, 'bulk' FROM generate_series(1, 6000) i",
+      "INSERT INTO h4 VALUES (7000, 'one')",
+      'COMMIT',
+      "INSERT INTO h4 VALUES (7000, 'dup')",
+      "INSERT INTO h4 VALUES (3000, 'dup')",
+      "INSERT INTO h4 VALUES (6500, 'new')",
+      // A small bulk load whose rows go into the open batch at COMMIT.
+      'CREATE TABLE h5 (id int PRIMARY KEY)',
+      'INSERT INTO h5 SELECT i FROM generate_series(1, 300) i',
+      'INSERT INTO h5 VALUES (150)',
+      'INSERT INTO h5 VALUES (301)',
+      'SELECT count(*) AS n, sum(id) AS s FROM h1',
+      'SELECT count(*) AS n, sum(id) AS s, count(a) AS na FROM h2',
+      'SELECT count(*) AS n, sum(id) AS s FROM h3',
+      'SELECT count(*) AS n, sum(id) AS s FROM h4',
+      'SELECT count(*) AS n, sum(id) AS s FROM h5',
+    ];
+    for (const sql of script) {
+      const theirs = await pg.query(sql).then(
+        (r) => ({ ok: true, rows: r.rows.map((x) => Object.values(x as object).map(String)) }),
+        (e: { code?: string; detail?: string }) => ({ ok: false, code: e.code, detail: e.detail }),
+      );
+      const ours = await db.query(sql).then(
+        (r) => ({ ok: true, rows: r.rows.map((x) => x.map(String)) }),
+        (e: { code?: string; detail?: string }) => ({ ok: false, code: e.code, detail: e.detail }),
+      );
+      expect(ours, sql).toEqual(theirs);
+    }
+    await db.close();
+    await pg.close();
+  });
+
+  it('the first one-row INSERT after a bulk load into an empty table adds one key, not the table\'s', async () => {
+    const db = await Database.create({ path: fresh() });
+    await db.query('CREATE TABLE b (id int PRIMARY KEY, v float8)');
+    await db.query('INSERT INTO b SELECT i, i * 0.5 FROM generate_series(1, 50000) i');
+    const insert = vi.spyOn(KeySet.prototype, 'insert');
+    try {
+      await db.query('INSERT INTO b VALUES (50001, 1)');
+      await expect(db.query('INSERT INTO b VALUES (25000, 1)')).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(25000) already exists.' });
+      await db.query('INSERT INTO b VALUES (50002, 1)');
+      expect(insert.mock.calls.length).toBeLessThan(10);
+    } finally {
+      insert.mockRestore();
+    }
+    expect((await db.query('SELECT count(*)::int, max(id) FROM b')).rows).toEqual([[50002, 50002]]);
+    await db.close();
+  });
+
+  it('sessions bulk loading side by side: each set is taken only when its batches are what committed', async () => {
+    const db = await Database.create({ path: fresh() });
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('CREATE TABLE s (id int PRIMARY KEY)');
+    await a.query('BEGIN');
+    await a.query('INSERT INTO s SELECT i FROM generate_series(1, 10000) i');
+    // b checks and commits its own bulk load while a's is pending: b's set is offered last.
+    await b.query('INSERT INTO s SELECT i FROM generate_series(20001, 30000) i');
+    await a.query('COMMIT');
+    for (const k of [1, 5000, 10000, 20001, 25000, 30000]) {
+      await expect(b.query(`INSERT INTO s VALUES (${k})`), String(k)).rejects.toMatchObject({ code: '23505' });
+    }
+    await b.query('INSERT INTO s VALUES (15000), (30001)');
+    // a's block checked first, b committed a row in between: a's set describes other rows.
+    await a.query('BEGIN');
+    await a.query('INSERT INTO s SELECT i FROM generate_series(40001, 45000) i');
+    await b.query('INSERT INTO s VALUES (50000)');
+    await a.query('COMMIT');
+    await expect(a.query('INSERT INTO s VALUES (50000)')).rejects.toMatchObject({ code: '23505' });
+    await expect(a.query('INSERT INTO s VALUES (44444)')).rejects.toMatchObject({ code: '23505' });
+    expect((await a.query('SELECT count(*)::int FROM s')).rows).toEqual([[25003]]);
     await db.close();
   });
 });

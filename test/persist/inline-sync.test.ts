@@ -85,4 +85,32 @@ describe('inline fdatasync', () => {
     expect((await again.query('SELECT count(*)::int, sum(id)::int FROM t')).rows).toEqual([[20, 190]]);
     await again.close();
   });
+
+  it('a bulk load\'s sync does not count as a slow disk: the single-row commits after it stay inline', async () => {
+    setSlowSyncMs(Infinity);
+    const dir = fresh();
+    const db = await Database.create({ path: dir });
+    await db.query('CREATE TABLE t (id int PRIMARY KEY, v float8, s text)');
+    const store = storeFor(db.catalog)!;
+    // From here every judged inline sync counts as slow: only the bulk load's must not be judged.
+    setSlowSyncMs(-1);
+    await db.query(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, 100000) i`);
+    const bulk = store.walStats()!;
+    expect(bulk.durable).toBe(bulk.lsn);
+    // The record is a big one (megabytes): the kind whose sync is not judged.
+    expect(bulk.bytes).toBeGreaterThan(1 << 20);
+    await db.query('INSERT INTO t VALUES (100001, 1.5, $$one$$)');
+    const after = store.walStats()!;
+    expect(after.durable).toBe(after.lsn);
+    expect(after.inlineSyncs - bulk.inlineSyncs).toBe(1);
+    // That commit's own sync is judged (slow), so the next goes through the thread pool, durable all the same.
+    await db.query('INSERT INTO t VALUES (100002, 2.5, $$two$$)');
+    const next = store.walStats()!;
+    expect(next.durable).toBe(next.lsn);
+    expect(next.inlineSyncs - after.inlineSyncs).toBe(0);
+    await db.close();
+    const again = await Database.create({ path: dir });
+    expect((await again.query('SELECT count(*)::int, max(id), max(s) FILTER (WHERE id > 100000) FROM t')).rows).toEqual([[100002, 100002, 'two']]);
+    await again.close();
+  });
 });

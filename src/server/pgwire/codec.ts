@@ -378,6 +378,38 @@ export interface ErrorFields {
   position?: number;
 }
 
+/** A message kept for reuse, in memory of its own (not a slice that holds a whole pool slab). */
+function kept(b: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(b.length);
+  b.copy(own);
+  return own;
+}
+
+/** ReadyForQuery for each transaction status: the same six bytes end every reply, made once. */
+const READY: Record<'I' | 'T' | 'E', Buffer> = {
+  I: kept(new MessageBuilder('Z').int8(0x49).finish()),
+  T: kept(new MessageBuilder('Z').int8(0x54).finish()),
+  E: kept(new MessageBuilder('Z').int8(0x45).finish()),
+};
+
+/**
+ * CommandComplete messages of recent tags: an autocommit loop's replies repeat one tag ("INSERT 0 1")
+ * and then cost no message of their own. Bounded; the buffers are never written after they are made
+ * (flush copies them into the reply).
+ */
+const completeCache = new Map<string, Buffer>();
+const COMPLETE_CACHE_MAX = 64;
+
+function commandComplete(tag: string): Buffer {
+  let b = completeCache.get(tag);
+  if (b === undefined) {
+    b = kept(new MessageBuilder('C').cstring(tag).finish());
+    if (completeCache.size >= COMPLETE_CACHE_MAX) completeCache.clear();
+    completeCache.set(tag, b);
+  }
+  return b;
+}
+
 export const backend = {
   authOk: (): Buffer => new MessageBuilder('R').int32(0).finish(),
   authCleartext: (): Buffer => new MessageBuilder('R').int32(3).finish(),
@@ -390,14 +422,14 @@ export const backend = {
   authSaslFinal: (data: string): Buffer => new MessageBuilder('R').int32(12).bytes(Buffer.from(data)).finish(),
   parameterStatus: (name: string, value: string): Buffer => new MessageBuilder('S').cstring(name).cstring(value).finish(),
   backendKeyData: (pid: number, key: number): Buffer => new MessageBuilder('K').int32(pid).int32(key).finish(),
-  readyForQuery: (status: 'I' | 'T' | 'E'): Buffer => new MessageBuilder('Z').int8(status.charCodeAt(0)).finish(),
+  readyForQuery: (status: 'I' | 'T' | 'E'): Buffer => READY[status],
   parseComplete: (): Buffer => new MessageBuilder('1').finish(),
   bindComplete: (): Buffer => new MessageBuilder('2').finish(),
   closeComplete: (): Buffer => new MessageBuilder('3').finish(),
   noData: (): Buffer => new MessageBuilder('n').finish(),
   portalSuspended: (): Buffer => new MessageBuilder('s').finish(),
   emptyQuery: (): Buffer => new MessageBuilder('I').finish(),
-  commandComplete: (tag: string): Buffer => new MessageBuilder('C').cstring(tag).finish(),
+  commandComplete,
   parameterDescription: (oids: number[]): Buffer => {
     const m = new MessageBuilder('t').int16(oids.length);
     for (const o of oids) m.int32(o);
