@@ -299,10 +299,12 @@ export class CsvScanner {
     const runStart = i + 1;
     i++;
     const plain = this.maxQuoted;
+    // A space sits below the quote, so it would take every compare below; in text it is common.
+    const space = quote === 32 || escape === 32 ? -1 : 32;
     for (;;) {
       if (i >= end) return -1;
       const q = buf[i]!;
-      if (q > plain) {
+      if (q > plain || q === space) {
         i++;
         continue;
       }
