@@ -50,6 +50,10 @@ export class ColumnOut {
   readonly fast: Fast;
   data: Int32Array | Float64Array | Uint8Array | Value[];
   nulls: Uint8Array | null = null;
+  /** Text columns (asciiText): rows whose field needs unquoting, where each one's bytes end, and the bytes. */
+  readonly complexRows: Int32Array;
+  readonly complexEnds: Int32Array;
+  unquoted: Buffer = Buffer.alloc(0);
 
   constructor(
     readonly type: DataType,
@@ -58,6 +62,9 @@ export class ColumnOut {
     this.kind = storageKind(type);
     this.fast = fastKind(type);
     this.data = this.alloc();
+    const textRows = this.fast === 'text' ? capacity : 0;
+    this.complexRows = new Int32Array(textRows);
+    this.complexEnds = new Int32Array(textRows);
   }
 
   private alloc(): Int32Array | Float64Array | Uint8Array | Value[] {
@@ -179,6 +186,10 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
       const data = out.data as Value[];
       const slicer = buf as unknown as Latin1Slicer;
       const latin1 = env.ascii && typeof slicer.latin1Slice === 'function';
+      if (latin1) {
+        asciiText(sc, col, out, at, rows, env);
+        return;
+      }
       for (let r = 0; r < rows; r++) {
         const slot = r * width + col;
         const s = starts[slot]!;
@@ -309,6 +320,80 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
   }
 }
 
+/**
+ * Longest stretch of bytes decoded at once for the strings of an ASCII text column (see asciiText).
+ * A string cut from a stretch keeps the stretch alive while it lives; at this size that costs little,
+ * the same bound the string functions allow their pieces (support/text.ts, detach).
+ */
+const TEXT_STRETCH = 512;
+
+/**
+ * An ASCII text column: one decode per stretch of up to TEXT_STRETCH bytes, and each field's string
+ * cut from it with substring, a JS builtin. A decode per field (a native call and a copy each) cost
+ * three times as much for fields of a few dozen bytes. Fields that need unquoting are unquoted one
+ * after another into a scratch buffer and cut from stretches of that the same way.
+ */
+function asciiText(sc: CsvScanner, col: number, out: ColumnOut, at: number, rows: number, env: ConvertEnv): void {
+  const buf = sc.buf;
+  const slicer = buf as unknown as Required<Latin1Slicer>;
+  const limit = sc.scannedTo;
+  const width = sc.width;
+  const starts = sc.starts;
+  const ends = sc.ends;
+  const flags = sc.flags;
+  const nullLen = env.nullBytes.length;
+  const data = out.data as Value[];
+  let from = 0;
+  let to = -1;
+  let stretch = '';
+  let complex = 0;
+  for (let r = 0; r < rows; r++) {
+    const slot = r * width + col;
+    const s = starts[slot]!;
+    const e = ends[slot]!;
+    const fl = flags[slot]!;
+    if (fl === 0 && e - s === nullLen && (nullLen === 0 || isNull(env, s, e, fl))) out.setNull(at + r);
+    else if ((fl & F_COMPLEX) !== 0) out.complexRows[complex++] = r;
+    else {
+      if (e > to || s < from) {
+        from = s;
+        to = e - s >= TEXT_STRETCH ? e : Math.min(limit, s + TEXT_STRETCH);
+        stretch = slicer.latin1Slice(from, to);
+      }
+      data[at + r] = stretch.substring(s - from, e - from);
+    }
+  }
+  if (complex === 0) return;
+  // Unquoted bytes of the fields with doubled quotes or escapes, back to back.
+  let need = 0;
+  for (let k = 0; k < complex; k++) {
+    const slot = out.complexRows[k]! * width + col;
+    need += ends[slot]! - starts[slot]!;
+  }
+  if (out.unquoted.length < need) out.unquoted = Buffer.allocUnsafe(Math.max(need, out.unquoted.length * 2));
+  const u = out.unquoted;
+  const ends2 = out.complexEnds;
+  let n = 0;
+  for (let k = 0; k < complex; k++) {
+    n = sc.unquoteTo(out.complexRows[k]! * width + col, u, n);
+    ends2[k] = n;
+  }
+  const us = u as unknown as Required<Latin1Slicer>;
+  from = 0;
+  to = -1;
+  let s = 0;
+  for (let k = 0; k < complex; k++) {
+    const e = ends2[k]!;
+    if (e > to) {
+      from = s;
+      to = e - s >= TEXT_STRETCH ? e : Math.min(n, s + TEXT_STRETCH);
+      stretch = us.latin1Slice(from, to);
+    }
+    data[at + out.complexRows[k]!] = stretch.substring(s - from, e - from);
+    s = e;
+  }
+}
+
 /** t/f/true/false in either case; -1 for anything else (the general parser decides). */
 function parseBoolBytes(buf: Uint8Array, s: number, e: number): number {
   const c = buf[s]! | 0x20;
@@ -319,17 +404,19 @@ function parseBoolBytes(buf: Uint8Array, s: number, e: number): number {
 }
 
 /**
- * [-]digits[.digits] with at most 15 digits, the common shape of a CSV's decimals; NaN for anything
- * else. Small enough to be inlined into the column loop (parseFloatBytes is not, and its call was a
- * tenth of reading a column of short prices). The mantissa is below 2^53 and the power of ten at most
- * 10^15, both exact, so the one division rounds correctly.
+ * [-]digits[.digits] in at most 18 characters whose digits make a mantissa below 2^53 (16 significant
+ * digits, as most doubles print), the common shape of a CSV's decimals; NaN for anything else. Small
+ * enough to be inlined into the column loop (parseFloatBytes is not, and its call was a tenth of
+ * reading a column of short prices). Mantissa and power of ten (at most 10^17) are exact, so the one
+ * division rounds correctly; digits accumulate exactly while below 2^53, and past it the running value
+ * only grows, so a mantissa under the bound was exact all along.
  */
 function shortDecimal(buf: Uint8Array, s: number, e: number): number {
   let i = s;
   const neg = buf[i] === 45;
   if (neg) i++;
   const n = e - i;
-  if (n === 0 || n > 16) return NaN;
+  if (n === 0 || n > 18) return NaN;
   let m = 0;
   let point = -1;
   for (; i < e; i++) {
@@ -338,12 +425,13 @@ function shortDecimal(buf: Uint8Array, s: number, e: number): number {
     else if (d === -2 && point < 0) point = i;
     else return NaN;
   }
+  if (m >= 9007199254740992) return NaN;
   let v = m;
   if (point >= 0) {
-    // A lone point, or 16 characters that are all digits but one point, is left to the full parser.
+    // A lone point is left to the full parser.
     if (n === 1) return NaN;
     v = m / POW10[e - point - 1]!;
-  } else if (n === 16) return NaN;
+  }
   return neg ? -v : v;
 }
 

@@ -299,10 +299,12 @@ export class CsvScanner {
     const runStart = i + 1;
     i++;
     const plain = this.maxQuoted;
+    // A space sits below the quote, so it would take every compare below; in text it is common.
+    const space = quote === 32 || escape === 32 ? -1 : 32;
     for (;;) {
       if (i >= end) return -1;
       const q = buf[i]!;
-      if (q > plain) {
+      if (q > plain || q === space) {
         i++;
         continue;
       }
@@ -380,6 +382,14 @@ export class CsvScanner {
     return typeof b.latin1Slice === 'function' ? b.latin1Slice(s, e) : this.buf.toString('latin1', s, e);
   }
 
+  /**
+   * Writes a field's bytes, unquoted and unescaped, to `out` from `at` (it has room for the raw
+   * bytes); returns where they end.
+   */
+  unquoteTo(slot: number, out: Uint8Array, at: number): number {
+    return unquoteInto(this.buf, this.starts[slot]!, this.ends[slot]!, this.quote, this.escape, out, at) + at;
+  }
+
   /** The text of a field: unquoted and unescaped, decoded as UTF-8. */
   fieldText(slot: number, ascii = false): string {
     const s = this.starts[slot]!;
@@ -405,10 +415,10 @@ export class CsvScanner {
 
 /**
  * Writes the bytes of a field with its quotes removed and escapes resolved (PostgreSQL's CSV rules)
- * to `out` (at least e - s long); returns their count.
+ * to `out` from `at` (room for e - s bytes); returns their count.
  */
-export function unquoteInto(buf: Uint8Array, s: number, e: number, quote: number, escape: number, out: Uint8Array): number {
-  let n = 0;
+export function unquoteInto(buf: Uint8Array, s: number, e: number, quote: number, escape: number, out: Uint8Array, at = 0): number {
+  let n = at;
   let inQuote = false;
   let i = s;
   while (i < e) {
@@ -431,5 +441,5 @@ export function unquoteInto(buf: Uint8Array, s: number, e: number, quote: number
     else out[n++] = c;
     i++;
   }
-  return n;
+  return n - at;
 }

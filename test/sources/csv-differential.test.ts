@@ -218,6 +218,70 @@ describe('read_csv matches DuckDB', () => {
   });
 });
 
+/** ASCII-only text (read by cutting strings from decoded stretches of the buffer): every quoting shape. */
+const ASCII_WORDS = ['plain', 'a,b', 'say "hi"', '""', 'two\nlines', 'crlf\r\ninside', 'lone\rcr', ' padded ', 'x', 'exactly13char', 'NA', '"lead', 'trail"'];
+
+function generatedAscii(rows: number, seed: number, eol = '\n'): string {
+  const r = rng(seed);
+  let out = `id,note,tag,x${eol}`;
+  for (let i = 0; i < rows; i++) {
+    const w = ASCII_WORDS[Math.floor(r() * ASCII_WORDS.length)]!;
+    // Now and then a field longer than a decode stretch (512 bytes), with or without quotes to undo.
+    const long = r() < 0.02 ? w.repeat(40 + Math.floor(r() * 80)) : '';
+    const note = r() < 0.05 ? '' : quoteField(w + long + (r() < 0.5 ? String(i) : ''));
+    const tag = r() < 0.1 ? '' : r() < 0.5 ? `"t${i % 7}"` : `t${i % 7}`;
+    out += `${i},${note},${tag},${(i % 1000) / 10}${eol}`;
+  }
+  return out;
+}
+
+describe('read_csv ASCII text matches DuckDB', () => {
+  it('quoted delimiters, doubled quotes, LF, CRLF and lone CR inside quotes, long fields', async () => {
+    for (const eol of ['\n', '\r\n']) {
+      const f = write(`ascii${eol.length}.csv`, generatedAscii(6000, 11, eol));
+      const rows = await same(f, { header: 'true' });
+      expect(rows.length).toBe(6000);
+      expect(rows.some((r) => typeof r[1] === 'string' && r[1].length > 512)).toBe(true);
+      expect(rows.some((r) => typeof r[1] === 'string' && r[1].includes('say "hi"'))).toBe(true);
+      await same(f, { header: 'true' }, {}, 'length(note) AS len, count(*) AS n, sum(x) AS total', ' GROUP BY 1 ORDER BY 1');
+      for (const size of [5, 300, 4093]) {
+        expect(await quireRows(`SELECT * FROM read_csv('${f}', header => true, buffer_size => ${size})`)).toEqual(rows);
+      }
+    }
+  });
+
+  it('an empty quoted field is the empty string, an unquoted one NULL; the NULL string is matched on the bytes', async () => {
+    const f = write('ascii-nulls.csv', 'a,b\n1,""\n2,\n3,"x"\n4,NA\n5,"NA"\n6,"N""A"\n');
+    expect(await quireRows(`SELECT a, b, b IS NULL FROM read_csv('${f}') ORDER BY a`)).toEqual([
+      [1, '', false],
+      [2, null, true],
+      [3, 'x', false],
+      [4, 'NA', false],
+      [5, 'NA', false],
+      [6, 'N"A', false],
+    ]);
+    expect(await quireRows(`SELECT a, b FROM read_csv('${f}', nullstr => 'NA') ORDER BY a`)).toEqual([
+      [1, ''],
+      [2, ''],
+      [3, 'x'],
+      [4, null],
+      [5, 'NA'],
+      [6, 'N"A'],
+    ]);
+  });
+
+  it('a separate escape character, and records dropped by ignore_errors between converted ones', async () => {
+    let s = 'a;b;c\n';
+    for (let i = 0; i < 3000; i++) {
+      s += i % 97 === 5 ? `${i};'only two'\n` : `${i};'it\\'s ${i % 13}';'back\\\\slash ${i}'\n`;
+    }
+    const f = write('ascii-escape.csv', s);
+    const rows = await same(f, { header: 'true', delim: "';'", quote: "''''", escape: "'\\'", ignore_errors: 'true' });
+    expect(rows.length).toBe(3000 - Math.ceil((3000 - 5) / 97));
+    expect(rows[0]).toEqual([0, "it's 0", 'back\\slash 0']);
+  });
+});
+
 describe('read_csv doubles with 17 significant digits', () => {
   it('converts shortest round-trip spellings from the bytes as DuckDB does', async () => {
     const r = rng(17);
@@ -234,16 +298,18 @@ describe('read_csv doubles with 17 significant digits', () => {
     await same(f, { header: 'true' }, {}, 'sum(x), min(y), max(y), count(y)');
   });
 
-  it('reads short decimals (up to 15 digits, the inlined path) and the shapes around it as DuckDB does', async () => {
+  it('reads short decimals (up to 18 characters and a mantissa below 2^53, the inlined path) and the shapes around it as DuckDB does', async () => {
     const r = rng(23);
     // (A leading zero or plus sign makes DuckDB infer text, so those are left out.)
-    const vals = ['5.', '.5', '-.5', '-0.0', '0', '-12', '123456789012345', '1234567890123456', '12345678901234.5', '123456789012345.6', '0.000000000000001', '9007199254740993', '1.5e3', '-1.25E-2', '1.2.3'];
+    const vals = ['5.', '.5', '-.5', '-0.0', '0', '-12', '123456789012345', '1234567890123456', '12345678901234.5', '123456789012345.6', '0.000000000000001', '9007199254740993', '1.5e3', '-1.25E-2', '1.2.3',
+      '9007199254740991', '9007199254740992', '-9007199254740991', '0.9007199254740991', '0.9007199254740992', '0.9007199254740993', '900719925474099.3', '0.7913460577595683', '-0.5826921155191366',
+      '12345678901234567', '0.12345678901234567', '1.7976931348623157', '99999999999999999', '0.0000000000000001'];
     let s = 'x,y\n';
     for (const v of vals) s += v === '1.2.3' ? `0.5,${v}\n` : `${v},0.5\n`;
     for (let i = 0; i < 5000; i++) {
-      // 1 … 15 digits in all, the point anywhere among them.
-      const intDigits = Math.floor(r() * 16);
-      const fracDigits = Math.max(intDigits === 0 ? 1 : 0, Math.floor(r() * (16 - intDigits)));
+      // 1 … 18 digits in all, the point anywhere among them: mantissas on both sides of 2^53.
+      const intDigits = Math.floor(r() * 19);
+      const fracDigits = Math.max(intDigits === 0 ? 1 : 0, Math.floor(r() * (19 - intDigits)));
       const int = intDigits === 0 ? '' : String(1 + Math.floor(r() * (10 ** intDigits - 10 ** (intDigits - 1)) + 10 ** (intDigits - 1) - 1));
       const frac = Array.from({ length: fracDigits }, () => Math.floor(r() * 10)).join('');
       s += `${r() < 0.3 ? '-' : ''}${int}${fracDigits > 0 || r() < 0.5 ? '.' : ''}${frac},${i}.0\n`;
