@@ -115,7 +115,7 @@ describe.each(['duck.parquet', 'pages.parquet'])('read_parquet NULL patterns mat
     const file = f();
     const queries = [
       `SELECT id, s_${p}, v_${p} FROM read_parquet('${file}') WHERE k_${p} < 300 ORDER BY id`,
-      `SELECT id, m_${p}, u_${p} FROM read_parquet('${file}') WHERE v_${p} > 100 ORDER BY id`,
+      `SELECT id, m_${p}, u_${p}, k_${p} FROM read_parquet('${file}') WHERE v_${p} > 100 ORDER BY id`,
       `SELECT s_${p}, count(*), count(k_${p}), count(u_${p}), sum(v_${p}), min(m_${p}), max(u_${p}) FROM read_parquet('${file}') WHERE k_${p} >= 500 GROUP BY 1 ORDER BY 1`,
       `SELECT count(*), count(v_${p}), count(m_${p}), sum(k_${p}) FROM read_parquet('${file}') WHERE id % 5 = 0`,
       `SELECT count(*) FROM read_parquet('${file}') WHERE s_${p} IS NULL`,

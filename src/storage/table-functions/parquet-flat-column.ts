@@ -803,7 +803,16 @@ function pickLookupI32(dict: Int32Array, idx: Int32Array, pageNulls: Uint8Array 
 
 function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
   if (pageNulls === null) {
-    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    // Stretches of consecutive rows as one copy each, as in pickI32.
+    let j = from;
+    while (j < to) {
+      const t = only[j]! - row;
+      let e = j + 1;
+      while (e < to && only[e] === only[e - 1]! + 1) e++;
+      if (e - j >= 16) out.set(src.subarray(t, t + e - j), j);
+      else for (let k = j; k < e; k++) out[k] = src[only[k]! - row]!;
+      j = e;
+    }
     return;
   }
   let i = 0;
@@ -1242,6 +1251,18 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         row += count;
         continue;
       }
+      // Numbers of a page without NULLs, many of its rows wanted: looked up as they are unpacked into a
+      // page-long scratch, from which the wanted rows are copied by stretches (a lookup per wanted row
+      // through an array of indexes cost more than looking up every row as it is unpacked).
+      if (only !== undefined && !coded && !withNulls && width > 0) {
+        const byRow = rowValuesFor(conv, count);
+        const max = readIndexes(r, width, byRow, r.view.byteLength - r.offset, dictionary);
+        if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+        if (values instanceof Float64Array) pickF64(byRow as Float64Array, null, row, only, want, wantEnd, values, null);
+        else pickI32(byRow as Int32Array, null, row, only, want, wantEnd, values, null, 0);
+        row += count;
+        continue;
+      }
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
       const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
       if (width === 0) idx.fill(0);
@@ -1330,7 +1351,10 @@ function rowValuesFor(c: Conversion, n: number): Dense {
   return rowValuesF64Scratch.subarray(0, n);
 }
 
-/** Rows [row, row+count) whose flag in pass (one per present value, in order) is 1, appended at sel[w]. */
+/**
+ * Rows [row, row+count) whose flag in pass (one per present value, in order, and with NULLs one more,
+ * 0) is 1, appended at sel[w].
+ */
 function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: number, row: number, sel: Int32Array, w: number): number {
   if (pageNulls === null) {
     for (let i = 0; i < count; i++) {
@@ -1339,12 +1363,14 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
     }
     return w;
   }
+  // Without a branch per row: a NULL row is written and not kept, and takes no flag (pass has one
+  // flag past the present rows, so that the read at a trailing NULL row stays inside it).
   let v = 0;
   for (let i = 0; i < count; i++) {
-    if (pageNulls[i] === 0) {
-      sel[w] = row + i;
-      w += pass[v++]!;
-    }
+    const present = pageNulls[i]! ^ 1;
+    sel[w] = row + i;
+    w += pass[v]! & present;
+    v += present;
   }
   return w;
 }
@@ -1388,10 +1414,12 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
         row += count;
         continue;
       }
-      const flags = indexesFor(present);
-      if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0);
+      // One flag past the present rows, 0: selectFlagged reads it at trailing NULL rows.
+      const flags = indexesFor(present + 1);
+      flags[present] = 0;
+      if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0, 0, present);
       else {
-        const max = readIndexes(r, width, flags, r.view.byteLength - r.offset, passTable);
+        const max = readIndexes(r, width, flags.subarray(0, present), r.view.byteLength - r.offset, passTable);
         if (present > 0 && (max < 0 || max >= passTable.length)) throw new Error('dictionary index out of range');
       }
       if (passTable.length === 0 && present > 0) throw new Error('dictionary index out of range');
