@@ -803,16 +803,7 @@ function pickLookupI32(dict: Int32Array, idx: Int32Array, pageNulls: Uint8Array 
 
 function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
   if (pageNulls === null) {
-    // Stretches of consecutive rows as one copy each, as in pickI32.
-    let j = from;
-    while (j < to) {
-      const t = only[j]! - row;
-      let e = j + 1;
-      while (e < to && only[e] === only[e - 1]! + 1) e++;
-      if (e - j >= 16) out.set(src.subarray(t, t + e - j), j);
-      else for (let k = j; k < e; k++) out[k] = src[only[k]! - row]!;
-      j = e;
-    }
+    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
     return;
   }
   let i = 0;
@@ -1116,17 +1107,8 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
   return nulls;
 }
 
-/** The flags of rows only[from …to) of a page whose first row is `row`, into out[from …to): stretches of consecutive rows as one copy each. */
 function pickFlags(pageNulls: Uint8Array, row: number, only: Int32Array, from: number, to: number, out: Uint8Array): void {
-  let j = from;
-  while (j < to) {
-    const t = only[j]! - row;
-    let e = j + 1;
-    while (e < to && only[e] === only[e - 1]! + 1) e++;
-    if (e - j >= 16) out.set(pageNulls.subarray(t, t + e - j), j);
-    else for (let k = j; k < e; k++) out[k] = pageNulls[only[k]! - row]!;
-    j = e;
-  }
+  for (let j = from; j < to; j++) out[j] = pageNulls[only[j]! - row]!;
 }
 
 /** The first position in sorted[from …to) whose value is at least `v` (`to` when none is). */
@@ -1248,18 +1230,6 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       if (only === undefined && !coded && !withNulls && width > 0) {
         const max = readIndexes(r, width, values.subarray(row, row + count), r.view.byteLength - r.offset, dictionary);
         if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
-        row += count;
-        continue;
-      }
-      // Numbers of a page without NULLs, many of its rows wanted: looked up as they are unpacked into a
-      // page-long scratch, from which the wanted rows are copied by stretches (a lookup per wanted row
-      // through an array of indexes cost more than looking up every row as it is unpacked).
-      if (only !== undefined && !coded && !withNulls && width > 0) {
-        const byRow = rowValuesFor(conv, count);
-        const max = readIndexes(r, width, byRow, r.view.byteLength - r.offset, dictionary);
-        if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
-        if (values instanceof Float64Array) pickF64(byRow as Float64Array, null, row, only, want, wantEnd, values, null);
-        else pickI32(byRow as Int32Array, null, row, only, want, wantEnd, values, null, 0);
         row += count;
         continue;
       }
