@@ -20,14 +20,13 @@
  */
 import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
-import { PARQUET_DECOMPRESSORS, decompressDataPage, decompressPrefix } from './parquet-codecs.js';
+import { decompressDataPage, decompressDictionaryPage, decompressPrefix } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
 import { narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
-const hyparquetPage = lazyModule<typeof import('hyparquet/src/datapage.js')>('hyparquet/src/datapage.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
 
 /**
@@ -383,6 +382,27 @@ function readVarInt(r: Reader): number {
   }
 }
 
+/** Where the header runHeader last read ends (decoding is synchronous: one cell serves every decoder). */
+let headerEnd = 0;
+
+/**
+ * The ULEB128 header of an RLE / bit-packed hybrid run starting at bytes[p], which must end before
+ * `end`; -1 when it does not (each caller names what ended early). The position after it goes to
+ * headerEnd rather than into a returned object, which the hot loops calling this would allocate per run.
+ */
+function runHeader(bytes: Uint8Array, p: number, end: number): number {
+  if (p >= end) return -1;
+  let b = bytes[p++]!;
+  let header = b & 0x7f;
+  for (let shift = 7; b >= 0x80; shift += 7) {
+    if (p >= end) return -1;
+    b = bytes[p++]!;
+    header += (b & 0x7f) * 2 ** shift;
+  }
+  headerEnd = p;
+  return header;
+}
+
 /**
  * Dictionary indexes in the RLE / bit-packed hybrid encoding into `out`, reading at most `len` bytes;
  * r.offset ends after them. With `dict`, each index is looked up as it is unpacked and `out` gets the
@@ -404,17 +424,9 @@ function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: De
   let seen = 0;
   let p = r.offset;
   while (seen < n) {
-    if (p >= end) throw new Error('encoded values end early');
-    // ULEB128 run header.
-    let header = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[p++]!;
-      header += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) break;
-      shift += 7;
-      if (p >= end) throw new Error('encoded values end early');
-    }
+    const header = runHeader(bytes, p, end);
+    if (header < 0) throw new Error('encoded values end early');
+    p = headerEnd;
     if ((header & 1) === 0) {
       const count = Math.min(header / 2, n - seen);
       let v = 0;
@@ -454,16 +466,9 @@ function selectIndexes(r: Reader, width: number, len: number, n: number, pass: I
   let seen = 0;
   let p = r.offset;
   while (seen < n) {
-    if (p >= end) throw new Error('encoded values end early');
-    let header = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[p++]!;
-      header += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) break;
-      shift += 7;
-      if (p >= end) throw new Error('encoded values end early');
-    }
+    const header = runHeader(bytes, p, end);
+    if (header < 0) throw new Error('encoded values end early');
+    p = headerEnd;
     if ((header & 1) === 0) {
       const count = Math.min(header / 2, n - seen);
       let v = 0;
@@ -653,6 +658,19 @@ const POPCOUNT = new Uint8Array(256);
 for (let b = 1; b < 256; b++) POPCOUNT[b] = (b & 1) + POPCOUNT[b >> 1]!;
 
 /**
+ * The NULL flags of 8 rows from a byte of 1-bit definition levels, as two little-endian 32-bit words
+ * (rows 0-3, rows 4-7): two stores per byte where flags bit by bit took eight shifts and stores.
+ */
+const NULL_FLAGS_LO = new Uint32Array(256);
+const NULL_FLAGS_HI = new Uint32Array(256);
+for (let b = 0; b < 256; b++) {
+  for (let k = 0; k < 4; k++) {
+    NULL_FLAGS_LO[b]! |= (((b >> k) & 1) ^ 1) << (8 * k);
+    NULL_FLAGS_HI[b]! |= (((b >> (k + 4)) & 1) ^ 1) << (8 * k);
+  }
+}
+
+/**
  * Whether the definition levels of a flat optional column (bit width 1) at r.offset are one run of 1s
  * covering `count` rows: no NULLs, the common case, known without touching a row.
  */
@@ -672,20 +690,14 @@ function readNullFlags(r: Reader, len: number, count: number, nulls: Uint8Array,
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   const end = r.offset + len;
   if (end > bytes.length) throw new Error('definition levels extend past their page');
+  const flags = new DataView(nulls.buffer, nulls.byteOffset, nulls.byteLength);
   let present = 0;
   let seen = 0;
   let p = r.offset;
   while (seen < count) {
-    if (p >= end) throw new Error('definition levels end early');
-    let header = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[p++]!;
-      header += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) break;
-      shift += 7;
-      if (p >= end) throw new Error('definition levels end early');
-    }
+    const header = runHeader(bytes, p, end);
+    if (header < 0) throw new Error('definition levels end early');
+    p = headerEnd;
     if ((header & 1) === 0) {
       const n = Math.min(header / 2, count - seen);
       const level = bytes[p++]!;
@@ -702,15 +714,8 @@ function readNullFlags(r: Reader, len: number, count: number, nulls: Uint8Array,
         const b = bytes[p]!;
         present += POPCOUNT[b]!;
         if (b === 255) continue;
-        const z = ~b;
-        nulls[o] = z & 1;
-        nulls[o + 1] = (z >> 1) & 1;
-        nulls[o + 2] = (z >> 2) & 1;
-        nulls[o + 3] = (z >> 3) & 1;
-        nulls[o + 4] = (z >> 4) & 1;
-        nulls[o + 5] = (z >> 5) & 1;
-        nulls[o + 6] = (z >> 6) & 1;
-        nulls[o + 7] = (z >> 7) & 1;
+        flags.setUint32(o, NULL_FLAGS_LO[b]!, true);
+        flags.setUint32(o + 4, NULL_FLAGS_HI[b]!, true);
       }
       const rest = n & 7;
       if (rest > 0) {
@@ -875,15 +880,9 @@ function pickIndexes(r: Reader, width: number, len: number, present: number, pag
     }
     if (vn >= present) throw new Error('encoded values end early');
     while (vn >= runEnd) {
-      let header = 0;
-      let shift = 0;
-      for (;;) {
-        if (p >= end) throw new Error('encoded values end early');
-        const b = bytes[p++]!;
-        header += (b & 0x7f) * 2 ** shift;
-        if ((b & 0x80) === 0) break;
-        shift += 7;
-      }
+      const header = runHeader(bytes, p, end);
+      if (header < 0) throw new Error('encoded values end early');
+      p = headerEnd;
       runStart = runEnd;
       // Integer run lengths keep the position arithmetic below in small integers.
       const half = header < 0x80000000 ? header >>> 1 : Math.min(Math.floor(header / 2), present);
@@ -1175,7 +1174,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
   while (row < rows && reader.offset < bytes.byteLength) {
     const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = decompressDictionaryPage(md.codec, raw, Number(header.uncompressed_page_size));
       const n = header.dictionary_page_header!.num_values;
       dictSize = n;
       if (only !== undefined && conv.kind === 'str' && n * CODED_ROWS_PER_ENTRY > rows && onlyCount < n) {
@@ -1322,7 +1321,10 @@ function rowValuesFor(c: Conversion, n: number): Dense {
   return rowValuesF64Scratch.subarray(0, n);
 }
 
-/** Rows [row, row+count) whose flag in pass (one per present value, in order) is 1, appended at sel[w]. */
+/**
+ * Rows [row, row+count) whose flag in pass (one per present value, in order, and with NULLs one more,
+ * 0) is 1, appended at sel[w].
+ */
 function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: number, row: number, sel: Int32Array, w: number): number {
   if (pageNulls === null) {
     for (let i = 0; i < count; i++) {
@@ -1331,12 +1333,14 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
     }
     return w;
   }
+  // Without a branch per row: a NULL row is written and not kept, and takes no flag (pass has one
+  // flag past the present rows, so that the read at a trailing NULL row stays inside it).
   let v = 0;
   for (let i = 0; i < count; i++) {
-    if (pageNulls[i] === 0) {
-      sel[w] = row + i;
-      w += pass[v++]!;
-    }
+    const present = pageNulls[i]! ^ 1;
+    sel[w] = row + i;
+    w += pass[v]! & present;
+    v += present;
   }
   return w;
 }
@@ -1357,7 +1361,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
   while (row < rows && reader.offset < bytes.byteLength) {
     const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = hyparquetPage().decompressPage(raw, Number(header.uncompressed_page_size), md.codec, PARQUET_DECOMPRESSORS);
+      const page = decompressDictionaryPage(md.codec, raw, Number(header.uncompressed_page_size));
       const n = header.dictionary_page_header!.num_values;
       const entries = allocDense(conv, n);
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, entries, 0, []);
@@ -1380,10 +1384,12 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
         row += count;
         continue;
       }
-      const flags = indexesFor(present);
-      if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0);
+      // One flag past the present rows, 0: selectFlagged reads it at trailing NULL rows.
+      const flags = indexesFor(present + 1);
+      flags[present] = 0;
+      if (width === 0) flags.fill(passTable.length > 0 ? passTable[0]! : 0, 0, present);
       else {
-        const max = readIndexes(r, width, flags, r.view.byteLength - r.offset, passTable);
+        const max = readIndexes(r, width, flags.subarray(0, present), r.view.byteLength - r.offset, passTable);
         if (present > 0 && (max < 0 || max >= passTable.length)) throw new Error('dictionary index out of range');
       }
       if (passTable.length === 0 && present > 0) throw new Error('dictionary index out of range');
