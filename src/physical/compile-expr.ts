@@ -29,7 +29,11 @@ export interface Kernel {
 
 export interface PredicateKernel {
   readonly slots: readonly SubquerySlot[];
-  run(batch: Batch, ctx: ExecContext, slotValues: readonly unknown[]): { sel: Uint32Array; n: number };
+  /**
+   * The selected rows in sel[0..n). With `out` (at least batch.length long) they are written there and
+   * `sel` is `out`, so a caller that is done with them before the next batch allocates nothing per batch.
+   */
+  run(batch: Batch, ctx: ExecContext, slotValues: readonly unknown[], out?: Uint32Array): { sel: Uint32Array; n: number };
 }
 
 /** Runtime support the generated code calls into. */
@@ -104,6 +108,11 @@ class CodeGen {
   readonly types: DataType[] = [];
   readonly slots: SubquerySlot[] = [];
   private colVars = new Map<number, string>();
+  /**
+   * Set while generating the loop for batches whose read columns have no NULL arrays: a column read is
+   * then the bare array element, so V8 types it as a number and folds the NULL checks that follow.
+   */
+  noNulls = false;
   private outerVars = new Map<string, string>();
   private paramVars = new Map<number, string>();
 
@@ -144,6 +153,10 @@ class CodeGen {
     }
     return { d: `d_${v}`, nl: `n_${v}` };
   }
+  /** The NULL-array variables of the columns read so far. */
+  nullVars(): string[] {
+    return [...this.colVars.values()].map((v) => `n_${v}`);
+  }
   outer(levels: number, index: number): string {
     const key = `${levels}_${index}`;
     let v = this.outerVars.get(key);
@@ -171,6 +184,7 @@ class CodeGen {
       case 'column': {
         const { d, nl } = this.column(e.index, storageKind(e.type));
         const read = storageKind(e.type) === 'u8' ? `${d}[i] === 1` : `${d}[i]`;
+        if (this.noNulls) return [`const ${r} = ${read};`, r];
         return [`const ${r} = (${nl} !== null && ${nl}[i] === 1) ? null : ${read};`, r];
       }
       case 'outer':
@@ -593,10 +607,27 @@ return mk(outType, wide !== null ? wide : out, onull);
 export function compilePredicateKernel(e: Expr): PredicateKernel {
   const g = new CodeGen();
   const [code, v] = g.gen(e);
-  const body = `return function predicate(batch, ctx, S, K, F, TY) {
+  // A second loop for batches without NULLs in the columns read (the common case): about twice as fast
+  // on a plain comparison. Not for expressions with subqueries, whose slots gen() would add twice.
+  const nullArrays = g.nullVars();
+  let fast = '';
+  if (nullArrays.length > 0 && g.slots.length === 0) {
+    g.noNulls = true;
+    const [fcode, fv] = g.gen(e);
+    g.noNulls = false;
+    fast = `if (${nullArrays.map((x) => `${x} === null`).join(' && ')}) {
+for (let i = 0; i < n; i++) {
+${fcode}
+sel[k] = i; k += +(${fv} === true);
+}
+return { sel, n: k };
+}`;
+  }
+  const body = `return function predicate(batch, ctx, S, K, F, TY, O) {
 const n = batch.length; const cols = batch.columns;
 ${g.prelude.join('\n')}
-const sel = new Uint32Array(n); let k = 0;
+const sel = O !== undefined && O.length >= n ? O : new Uint32Array(n); let k = 0;
+${fast}
 for (let i = 0; i < n; i++) {
 ${code}
 // Branch-free append: always write, advance only on true. A data-dependent branch here mispredicts on
@@ -605,11 +636,21 @@ sel[k] = i; k += +(${v} === true);
 }
 return { sel, n: k };
 };`;
-  const fn = build(body);
+  const fn = build(body) as unknown as PredicateFn;
   const { consts, fns, types } = g;
-  const run = ((batch, ctx, S) => fn(batch, ctx, S, consts, fns, types, e.type)) as PredicateKernel['run'];
+  const run = ((batch, ctx, S, out) => fn(batch, ctx, S, consts, fns, types, out)) as PredicateKernel['run'];
   return { slots: g.slots, run };
 }
+
+type PredicateFn = (
+  batch: Batch,
+  ctx: ExecContext,
+  S: readonly unknown[],
+  K: readonly unknown[],
+  F: readonly Fn[],
+  TY: readonly DataType[],
+  out: Uint32Array | undefined,
+) => { sel: Uint32Array; n: number };
 
 /** Convenience for expressions known to contain no subqueries (join residuals, sort keys). */
 export function compileSimple(e: Expr): (batch: Batch, ctx: ExecContext) => Column {

@@ -258,9 +258,6 @@ export class PhysicalPlanner {
       if (impl === null || impl.retainsInput === true) return null;
       specs.push({ impl, argCols });
     }
-    // count(*) alone without GROUP BY: the join's count-only path counts by chain lengths, without
-    // visiting every pair.
-    if (keyCols.length === 0 && specs.every((s) => s.argCols.length === 0)) return null;
     return new HashJoinAggregate(input, keyCols, specs, p.schema);
   }
 

@@ -1,6 +1,6 @@
 /** Keeps rows where the predicate is true; passes whole batches through when every row qualifies. */
 import type { Schema } from '../../common/types.js';
-import { takeBatch, type Batch } from '../../common/column.js';
+import { BATCH_SIZE, takeBatch, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compilePredicateKernel, type PredicateKernel } from '../compile-expr.js';
@@ -48,13 +48,17 @@ export class Filter extends PhysicalOperator {
   /**
    * The qualifying rows of each input batch as a selection over the unchanged batch (sel null: every
    * row), for a consumer that reads only some rows itself (a join probe) and so need not have them
-   * copied. Records the same EXPLAIN ANALYZE figures as execute().
+   * copied. The selection is only valid until the next batch is pulled: its buffer is reused. Records
+   * the same EXPLAIN ANALYZE figures as execute().
    */
   async *selections(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
     const m = this.metrics;
     const analyze = ctx.analyze;
     if (analyze) m.loops++;
     const it = this.input.execute(ctx);
+    // One selection buffer per execution, reused batch after batch: a consumer of selections() is done
+    // with a batch's rows before it pulls the next (see the contract above).
+    let buf = new Uint32Array(BATCH_SIZE);
     try {
       for (;;) {
         const t0 = analyze ? performance.now() : 0;
@@ -66,7 +70,8 @@ export class Filter extends PhysicalOperator {
         const b = r.value;
         if (b.length === 0) continue;
         const sv = await evalSlots(this.slots, b, ctx);
-        const { sel, n } = this.kernel.run(b, ctx, sv);
+        if (buf.length < b.length) buf = new Uint32Array(b.length);
+        const { sel, n } = this.kernel.run(b, ctx, sv, buf);
         if (analyze) {
           m.timeMs += performance.now() - t0;
           m.rows += n;
@@ -81,10 +86,14 @@ export class Filter extends PhysicalOperator {
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
+    // The qualifying rows are copied out of the batch, so one selection buffer serves every batch (a
+    // fresh one per batch made the collector run on memory pressure alone).
+    let buf = new Uint32Array(BATCH_SIZE);
     for await (const b of this.input.execute(ctx)) {
       if (b.length === 0) continue;
       const sv = await evalSlots(this.slots, b, ctx);
-      const { sel, n } = this.kernel.run(b, ctx, sv);
+      if (buf.length < b.length) buf = new Uint32Array(b.length);
+      const { sel, n } = this.kernel.run(b, ctx, sv, buf);
       if (n === 0) continue;
       yield n === b.length ? b : takeBatch(b, sel, n, this.need);
     }

@@ -17,7 +17,7 @@ import { HASH_ENTRY_BYTES, queryMemory, type MemoryReservation } from '../../exe
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../operator.js';
 import { makeGrouper } from './hash-aggregate.js';
-import { allChainsSingle, type HashJoin } from './hash-join.js';
+import { allChainsSingle, chainLengths, joinedRows, type HashJoin } from './hash-join.js';
 
 export interface JoinAggSpec {
   impl: ResolvedAggregate;
@@ -202,6 +202,21 @@ export class HashJoinAggregate extends PhysicalOperator {
     let rows = new Uint32Array(BATCH_SIZE);
     const at: Resume = { i: 0, r: -2 };
     const argCols = this.aggs.map((a) => a.argCols);
+    if (keyless && accs.every((acc, j) => this.aggs[j]!.argCols.length === 0 && this.aggs[j]!.impl.name === 'count' && acc.updateGroup !== undefined)) {
+      // count(*) alone: the number of pairs is the sum of the matched chains' lengths, so no pair is
+      // visited and no row or group id is written.
+      const chainLength = unique ? null : chainLengths(next);
+      let total = 0;
+      for await (const { batch, sel, n: m } of this.join.probeSide(ctx)) {
+        if (heads.length < m) heads = new Int32Array(m);
+        table.probe(batch, heads, sel, m);
+        total += joinedRows(heads, m, chainLength);
+        await yieldIfDue(ctx);
+      }
+      for (const acc of accs) acc.updateGroup!(0, total, []);
+      yield this.resultRow(accs);
+      return;
+    }
     for await (const { batch, sel, n: m } of this.join.probeSide(ctx)) {
       if (heads.length < m) {
         heads = new Int32Array(m);

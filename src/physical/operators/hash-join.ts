@@ -695,7 +695,7 @@ export function allChainsSingle(next: Int32Array): boolean {
 }
 
 /** Rows the probe rows with chain heads heads[0..m) join (chainLength null: every chain is one row). */
-function joinedRows(heads: Int32Array, m: number, chainLength: Int32Array | null): number {
+export function joinedRows(heads: Int32Array, m: number, chainLength: Int32Array | null): number {
   let rows = 0;
   if (chainLength === null) for (let i = 0; i < m; i++) rows += ~heads[i]! >>> 31;
   else
@@ -707,7 +707,7 @@ function joinedRows(heads: Int32Array, m: number, chainLength: Int32Array | null
 }
 
 /** Rows in the chain starting at each build row (chains run forward: next[r] > r). */
-function chainLengths(next: Int32Array): Int32Array {
+export function chainLengths(next: Int32Array): Int32Array {
   const len = new Int32Array(next.length);
   for (let r = next.length - 1; r >= 0; r--) len[r] = next[r] === -1 ? 1 : 1 + len[next[r]!]!;
   return len;
