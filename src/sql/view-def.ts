@@ -7,16 +7,42 @@
  */
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
+import { T, typeDisplayName, type DataType, type Field } from '../common/types.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { FRAME } from './bind/window.js';
 
-/** A FROM item as printed, with the column names it provides (to qualify references). */
-interface FromItem {
+/** A FROM item's name and columns, as expressions over it are resolved. */
+export interface FromColumns {
   readonly alias: string;
   readonly columns: readonly string[];
-  /** The columns' types as PostgreSQL names them (format_type), null where not known here. */
-  readonly types: readonly (string | null)[];
+  /** Null where not known here. */
+  readonly types: readonly (DataType | null)[];
+}
+
+/** A FROM item as printed, with the column names it provides (to qualify references). */
+interface FromItem extends FromColumns {
   readonly text: string;
+}
+
+/**
+ * What the printer asks of the layer that binds queries: ruleutils prints the analysed query, where
+ * each literal has the type its context resolved, so printing the parse tree the same way needs those
+ * resolutions redone over the view's FROM items.
+ */
+export interface ViewDefTypes {
+  /** Columns of the relations a view may read (undefined for other names). */
+  relationColumns(name: string): readonly Field[] | undefined;
+  /** An expression's type over the FROM items (unknown for an untyped literal); null when it is not bound on its own (aggregates, window calls). */
+  exprType(n: Node, from: readonly FromColumns[]): DataType | null;
+  /**
+   * The types overload resolution converts a call's (or operator's) arguments to, and in FROM the
+   * columns the function returns; null when the call is not resolved here.
+   */
+  callTypes(call: Node, from: readonly FromColumns[], inFrom: boolean): { readonly args: readonly DataType[]; readonly columns: readonly Field[] } | null;
+  /** `text` read by `t`'s input function and written by its output function under the session's settings (null: not a constant). */
+  constantText(text: string, t: DataType): string | null;
+  /** A cast's target type (a TypeName). */
+  typeName(tn: AnyNode): DataType;
 }
 
 const cannot = (what: string): QuireError => new QuireError('0A000', `pg_get_viewdef cannot print ${what} yet`);
@@ -42,29 +68,32 @@ function constKind(n: Node): ConstKind | null {
 }
 
 /** The type PostgreSQL resolves a VALUES column of literals to (select_common_type over the rows). */
-function valuesColumnType(kinds: readonly (ConstKind | null)[]): string | null {
+function valuesColumnType(kinds: readonly (ConstKind | null)[]): DataType | null {
   const known = kinds.filter((k) => k !== 'null');
   if (known.some((k) => k === null)) return null;
-  if (known.length === 0 || known.some((k) => k === 'string')) return 'text';
-  if (known.some((k) => k === 'numeric')) return 'numeric';
-  if (known.every((k) => k === 'bool')) return 'boolean';
-  return 'integer';
+  if (known.length === 0 || known.some((k) => k === 'string')) return T.text;
+  if (known.some((k) => k === 'numeric')) return T.numeric;
+  if (known.every((k) => k === 'bool')) return T.bool;
+  return T.int4;
 }
 
-/** Columns (name, type as format_type prints it) of the relations a view may read: a callback so this file stays below the catalog. */
-export type RelationColumns = (name: string) => readonly { readonly name: string; readonly type: string }[] | undefined;
-
-export function viewDefinition(query: Node, relationColumns: RelationColumns): string {
-  return `${selectDef(query, relationColumns)};`;
+function sameType(a: DataType, b: DataType): boolean {
+  return a.name === b.name && a.typmod === b.typmod;
 }
 
-function selectDef(query: Node, relationColumns: RelationColumns): string {
+export function viewDefinition(query: Node, types: ViewDefTypes): string {
+  return `${selectDef(query, types)};`;
+}
+
+function selectDef(query: Node, types: ViewDefTypes): string {
   if (nodeTag(query) !== 'SelectStmt') throw cannot('this statement');
   const s = nodeBody<AnyNode>(query);
   if ((s.op !== undefined && s.op !== 'SETOP_NONE') || s.withClause || s.valuesLists || s.lockingClause) throw cannot('this query');
-  const from = ((s.fromClause as Node[] | undefined) ?? []).map((f) => fromItem(f, relationColumns));
-  const qualify = from.length !== 1;
-  const ctx: ExprContext = { from, qualify };
+  const items = (s.fromClause as Node[] | undefined) ?? [];
+  const qualify = items.length !== 1;
+  const from: FromItem[] = [];
+  for (const f of items) from.push(fromItem(f, types, { from: [...from], qualify, types }));
+  const ctx: ExprContext = { from, qualify, types };
   let out = ' SELECT';
   const distinct = s.distinctClause as Node[] | undefined;
   if (distinct !== undefined) {
@@ -88,6 +117,7 @@ function selectDef(query: Node, relationColumns: RelationColumns): string {
 interface ExprContext {
   readonly from: readonly FromItem[];
   readonly qualify: boolean;
+  readonly types: ViewDefTypes;
 }
 
 function target(t: AnyNode, ctx: ExprContext): string {
@@ -114,56 +144,69 @@ function figureName(n: Node): string {
   }
 }
 
-function fromItem(f: Node, relationColumns: RelationColumns): FromItem {
+/** `prior`: the FROM items before this one, which a function's arguments may refer to (LATERAL). */
+function fromItem(f: Node, types: ViewDefTypes, prior: ExprContext): FromItem {
   const b = nodeBody<AnyNode>(f);
   const alias = b.alias as AnyNode | undefined;
   const aliasCols = alias?.colnames === undefined ? undefined : strings(alias.colnames as Node[]);
   switch (nodeTag(f)) {
     case 'RangeVar': {
       const name = b.relname as string;
-      const cols = relationColumns(name);
+      const cols = types.relationColumns(name);
       if (cols === undefined) throw cannot(`a reference to ${name}`);
       const columns = cols.map((c, i) => aliasCols?.[i] ?? c.name);
       const shown = alias === undefined ? name : `${quoteIdent(name)} ${quoteIdent(alias.aliasname as string)}`;
       return { alias: (alias?.aliasname as string | undefined) ?? name, columns, types: cols.map((c) => c.type), text: shown };
     }
     case 'RangeFunction': {
-      if (b.lateral || b.ordinality || b.is_rowsfrom || b.coldeflist) throw cannot('this function in FROM');
+      if (b.ordinality || b.is_rowsfrom || b.coldeflist) throw cannot('this function in FROM');
       const items = (b.functions as Node[]).map((l) => (nodeBody<AnyNode>(l).items as Node[])[0]!);
       if (items.length !== 1) throw cannot('ROWS FROM');
       const call = items[0]!;
-      const fname = strings(nodeBody<AnyNode>(call).funcname as Node[]).pop()!;
-      const fargs = (nodeBody<AnyNode>(call).args as Node[] | undefined) ?? [];
-      // generate_series over integer literals is the one set-returning call printed here.
-      if (fname !== 'generate_series' || !fargs.every((a) => constKind(a) === 'int')) throw cannot('this function in FROM');
-      const name = (alias?.aliasname as string | undefined) ?? fname;
-      // A one-column function's column is named after the alias.
-      const columns = aliasCols ?? [name];
-      const ctx: ExprContext = { from: [], qualify: false };
-      const text = `${fname}(${fargs.map((a) => expr(a, ctx)).join(', ')})`;
-      return { alias: name, columns, types: ['integer'], text: `${text} ${quoteIdent(name)}(${columns.map(quoteIdent).join(', ')})` };
+      if (nodeTag(call) !== 'FuncCall') throw cannot('this function in FROM');
+      const fc = nodeBody<AnyNode>(call);
+      if (fc.agg_star || fc.agg_distinct || fc.agg_order || fc.agg_filter || fc.over || fc.func_variadic) throw cannot('this function in FROM');
+      const fname = strings(fc.funcname as Node[]).filter((x) => x !== 'pg_catalog').join('.');
+      const fargs = (fc.args as Node[] | undefined) ?? [];
+      // The function's argument and result types as the table-function binder resolves them.
+      if (fargs.some((a) => nodeTag(a) === 'NamedArgExpr')) throw cannot('this function in FROM');
+      // A function whose arguments refer to earlier FROM items is LATERAL, written or not; ruleutils spells it out.
+      let lateral = b.lateral === true;
+      let resolved = lateral ? null : types.callTypes(call, [], true);
+      if (resolved === null && prior.from.length > 0) {
+        resolved = types.callTypes(call, prior.from, true);
+        lateral = resolved !== null;
+      }
+      if (resolved === null) throw cannot('this function in FROM');
+      const args = resolved.args;
+      const name = (alias?.aliasname as string | undefined) ?? strings(fc.funcname as Node[]).pop()!;
+      // A one-column function's column is named after the alias; ruleutils always lists a function's columns.
+      const columns = resolved.columns.length === 1 ? [aliasCols?.[0] ?? name] : resolved.columns.map((c, i) => aliasCols?.[i] ?? c.name);
+      const ctx: ExprContext = lateral ? prior : { from: [], qualify: false, types };
+      const text = `${lateral ? 'LATERAL ' : ''}${fname}(${fargs.map((a, i) => argument(a, args[i]!, ctx)).join(', ')})`;
+      return { alias: name, columns, types: resolved.columns.map((c) => c.type), text: `${text} ${quoteIdent(name)}(${columns.map(quoteIdent).join(', ')})` };
     }
     case 'RangeSubselect': {
       const sub = nodeBody<AnyNode>(b.subquery as Node);
       if (sub.valuesLists === undefined || alias === undefined) throw cannot('a subquery in FROM');
       const rows = (sub.valuesLists as Node[]).map((l) => (nodeBody<AnyNode>(l).items as Node[]) ?? []);
       const width = rows[0]?.length ?? 0;
-      const types = Array.from({ length: width }, (_, c) => valuesColumnType(rows.map((r) => constKind(r[c]!))));
-      const ctx: ExprContext = { from: [], qualify: false };
+      const colTypes = Array.from({ length: width }, (_, c) => valuesColumnType(rows.map((r) => constKind(r[c]!))));
+      const ctx: ExprContext = { from: [], qualify: false, types };
       const cell = (n: Node, c: number): string => {
         const k = constKind(n);
-        const t = types[c];
+        const t = colTypes[c];
         if (k === null || t === null) return expr(n, ctx);
-        if (k === 'null') return `NULL::${t}`;
+        if (k === 'null') return `NULL::${typeDisplayName(t)}`;
         // ruleutils labels a constant unless its text reads back as its type: integers, decimals, booleans.
         if (constText(n).startsWith('-')) throw cannot('a negative constant');
         // An integer in a numeric column is coerced by an implicit cast ruleutils does not show.
-        if ((k === 'int' && (t === 'integer' || t === 'numeric')) || (k === 'numeric' && t === 'numeric') || k === 'bool') return constText(n);
-        return `${constText(n)}::${t}`;
+        if ((k === 'int' && (t.name === 'int4' || t.name === 'numeric')) || (k === 'numeric' && t.name === 'numeric') || k === 'bool') return constText(n);
+        return `${constText(n)}::${typeDisplayName(t)}`;
       };
       const columns = aliasCols ?? Array.from({ length: width }, (_, i) => `column${i + 1}`);
       const values = rows.map((r) => `(${r.map(cell).join(',')})`).join(', ');
-      return { alias: alias.aliasname as string, columns, types, text: `( VALUES ${values}) ${quoteIdent(alias.aliasname as string)}(${columns.map(quoteIdent).join(', ')})` };
+      return { alias: alias.aliasname as string, columns, types: colTypes, text: `( VALUES ${values}) ${quoteIdent(alias.aliasname as string)}(${columns.map(quoteIdent).join(', ')})` };
     }
     default:
       throw cannot('this FROM item');
@@ -213,7 +256,11 @@ function expr(n: Node, ctx: ExprContext): string {
       if (b.lexpr === undefined) return `(${op} ${expr(b.rexpr as Node, ctx)})`;
       const l = b.lexpr as Node;
       const r = b.rexpr as Node;
-      return `(${operand(l, r, ctx)} ${op} ${operand(r, l, ctx)})`;
+      // An untyped literal takes the type operator resolution gives its side.
+      const untyped = (x: Node): boolean => constKind(x) === 'string' || constKind(x) === 'null';
+      const resolved = untyped(l) || untyped(r) ? ctx.types.callTypes(n, ctx.from, false)?.args : undefined;
+      const side = (x: Node, other: Node, i: number): string => (untyped(x) && resolved !== undefined ? argument(x, resolved[i]!, ctx) : operand(x, other, ctx));
+      return `(${side(l, r, 0)} ${op} ${side(r, l, 1)})`;
     }
     case 'BoolExpr': {
       const args = (b.args as Node[]).map((a) => expr(a, ctx));
@@ -221,13 +268,19 @@ function expr(n: Node, ctx: ExprContext): string {
       return `(${args.join(b.boolop === 'AND_EXPR' ? ' AND ' : ' OR ')})`;
     }
     case 'TypeCast': {
-      const t = strings((b.typeName as AnyNode).names as Node[]).filter((x) => x !== 'pg_catalog');
+      const t = ctx.types.typeName(b.typeName as AnyNode);
       const inner = b.arg as Node;
-      const text = constKind(inner) !== null ? constText(inner) : `(${expr(inner, ctx)})`;
-      return `${text}::${t.join('.')}`;
+      const k = constKind(inner);
+      // A cast of an untyped literal is folded into a constant of the target type.
+      if (k === 'string') return typedConstant(rawString(inner), t, ctx);
+      if (k === 'null') return `NULL::${typeDisplayName(t)}`;
+      // A cast to the type the expression already has is dropped by the parser.
+      const natural = literalType(k) ?? ctx.types.exprType(inner, ctx.from);
+      if (natural !== null && sameType(natural, t)) return expr(inner, ctx);
+      return `(${expr(inner, ctx)})::${typeDisplayName(t)}`;
     }
     case 'FuncCall':
-      return funcCall(b, ctx);
+      return funcCall(n, ctx);
     default:
       throw cannot(`expression ${nodeTag(n) ?? ''}`);
   }
@@ -243,13 +296,13 @@ function operand(n: Node, other: Node, ctx: ExprContext): string {
   if (k === null) return expr(n, ctx);
   const t = typeOf(other, ctx);
   // int4 meets int4 and int8 with cross-type operators (int48, int84): the literal stays as written.
-  if (k === 'int' && (t === 'integer' || t === 'bigint' || (t === null && constKind(other) === 'int'))) return expr(n, ctx);
-  if (k === 'int' && t === 'numeric') return `(${expr(n, ctx)})::numeric`;
+  if (k === 'int' && (t?.name === 'int4' || t?.name === 'int8' || (t === null && constKind(other) === 'int'))) return expr(n, ctx);
+  if (k === 'int' && t?.name === 'numeric') return `(${expr(n, ctx)})::numeric`;
   throw cannot('a literal compared with this expression');
 }
 
-/** The type of a column reference or literal, when it can be read off the FROM items. */
-function typeOf(n: Node, ctx: ExprContext): string | null {
+/** The type of an expression, when it can be read off the FROM items or bound on its own. */
+function typeOf(n: Node, ctx: ExprContext): DataType | null {
   if (nodeTag(n) === 'ColumnRef') {
     const names = strings(nodeBody<AnyNode>(n).fields as Node[]);
     const name = names[names.length - 1]!;
@@ -260,11 +313,70 @@ function typeOf(n: Node, ctx: ExprContext): string | null {
   if (nodeTag(n) === 'FuncCall') {
     const f = nodeBody<AnyNode>(n);
     const name = strings(f.funcname as Node[]).pop();
-    if ((name === 'count' && f.agg_within_group !== true) || name === 'row_number' || name === 'rank' || name === 'dense_rank') return 'bigint';
-    return null;
+    if ((name === 'count' && f.agg_within_group !== true) || name === 'row_number' || name === 'rank' || name === 'dense_rank') return T.int8;
   }
   const k = constKind(n);
-  return k === 'int' ? 'integer' : null;
+  if (k !== null) return k === 'int' ? T.int4 : null;
+  const t = ctx.types.exprType(n, ctx.from);
+  return t === null || t.name === 'unknown' ? null : t;
+}
+
+/** The type the parser gives a literal of this kind (null: untyped, or not a literal). */
+function literalType(k: ConstKind | null): DataType | null {
+  return k === 'int' ? T.int4 : k === 'numeric' ? T.numeric : k === 'bool' ? T.bool : null;
+}
+
+function rawString(n: Node): string {
+  return String((nodeBody<AnyNode>(n).sval as { sval?: string } | undefined)?.sval ?? '');
+}
+
+/**
+ * The literal `text` as a constant of type `t`, printed as ruleutils' get_const_expr does: the type's
+ * output text under the session's settings, labelled with the type unless it reads back as that type
+ * (non-negative integers, decimals that look like numeric literals, booleans).
+ */
+function typedConstant(text: string, t: DataType, ctx: ExprContext): string {
+  // A type modifier (other than an interval's fields) is applied by a length coercion over the
+  // unmodified constant, which ruleutils prints bare before the modified type.
+  const modified = t.typmod >= 0 && t.name !== 'interval';
+  const base = modified ? { ...t, typmod: -1 } : t;
+  const out = ctx.types.constantText(text, base);
+  if (out === null) throw cannot(`this ${typeDisplayName(t)} constant`);
+  const label = `::${typeDisplayName(t)}`;
+  let bare: string;
+  let labelled = true;
+  switch (t.name) {
+    case 'int4':
+      bare = out.startsWith('-') ? quoteLiteral(out) : out;
+      labelled = out.startsWith('-');
+      break;
+    case 'numeric':
+      bare = /^[0-9]/.test(out) && /[eE.]/.test(out) ? out : quoteLiteral(out);
+      labelled = bare !== out;
+      break;
+    case 'bool':
+      bare = out === 't' ? 'true' : 'false';
+      labelled = false;
+      break;
+    default:
+      bare = quoteLiteral(out);
+  }
+  return modified || labelled ? `${bare}${label}` : bare;
+}
+
+/**
+ * An argument converted to the parameter type `param` by overload resolution: an untyped literal
+ * becomes a constant of that type; anything else of another type shows the implicit cast, as
+ * ruleutils does for function and operator arguments.
+ */
+function argument(n: Node, param: DataType, ctx: ExprContext): string {
+  const k = constKind(n);
+  if (k === 'string') return typedConstant(rawString(n), param, ctx);
+  if (k === 'null') return `NULL::${typeDisplayName(param)}`;
+  const natural = literalType(k) ?? ctx.types.exprType(n, ctx.from);
+  if (natural === null) throw cannot('this argument');
+  const text = expr(n, ctx);
+  return sameType(natural, param) || natural.name === 'unknown' ? text : `(${text})::${typeDisplayName(param)}`;
 }
 
 function sortItem(o: Node, ctx: ExprContext): string {
@@ -294,10 +406,16 @@ function sortItem(o: Node, ctx: ExprContext): string {
   return text;
 }
 
-function funcCall(b: AnyNode, ctx: ExprContext): string {
+function funcCall(n: Node, ctx: ExprContext): string {
+  const b = nodeBody<AnyNode>(n);
   const name = strings(b.funcname as Node[]).filter((x) => x !== 'pg_catalog').join('.');
   if (b.agg_within_group || b.func_variadic) throw cannot('this function call');
-  const args = ((b.args as Node[] | undefined) ?? []).map((a) => {
+  const argNodes = (b.args as Node[] | undefined) ?? [];
+  if (argNodes.some((a) => nodeTag(a) === 'NamedArgExpr')) throw cannot('a named argument');
+  // A plain call's arguments as overload resolution converted them (aggregates and window calls are not resolved here).
+  const params = argNodes.length > 0 && b.over === undefined ? ctx.types.callTypes(n, ctx.from, false)?.args : undefined;
+  const args = argNodes.map((a, i) => {
+    if (params !== undefined) return argument(a, params[i]!, ctx);
     if (constKind(a) !== null) throw cannot('a literal argument');
     return expr(a, ctx);
   });
@@ -324,6 +442,23 @@ function windowSpec(w: AnyNode, ctx: ExprContext): string {
   return `(${parts.join(' ')})`;
 }
 
+/** Date and time ordering keys, whose RANGE offsets are intervals (in_range(key, key, interval)). */
+const INTERVAL_OFFSET_KEYS = new Set(['date', 'timestamp', 'timestamptz', 'time', 'timetz', 'interval']);
+
+/**
+ * A RANGE offset: an untyped literal becomes a constant of the offset type in_range takes for the
+ * ordering key (an interval for date and time keys, the key's own type otherwise). The frame clause
+ * is printed without implicit casts, so a number converted to the key's type shows as written.
+ */
+function rangeOffset(node: Node, w: AnyNode, ctx: ExprContext): string {
+  const k = constKind(node);
+  if (k !== 'string') return expr(node, ctx);
+  const order = (w.orderClause as Node[] | undefined) ?? [];
+  const key = order.length === 1 ? typeOf(nodeBody<AnyNode>(order[0]!).node as Node, ctx) : null;
+  if (key === null) throw cannot('this frame offset');
+  return typedConstant(rawString(node), INTERVAL_OFFSET_KEYS.has(key.name) ? T.interval : key, ctx);
+}
+
 function frameClause(opts: number, w: AnyNode, ctx: ExprContext): string {
   let s = opts & FRAME.RANGE ? 'RANGE ' : opts & FRAME.ROWS ? 'ROWS ' : 'GROUPS ';
   const bound = (start: boolean): string => {
@@ -333,8 +468,8 @@ function frameClause(opts: number, w: AnyNode, ctx: ExprContext): string {
     if (opts & (start ? F.START_CURRENT_ROW : F.END_CURRENT_ROW)) return 'CURRENT ROW';
     const node = (start ? w.startOffset : w.endOffset) as Node;
     // ROWS and GROUPS offsets are plain integers; a RANGE offset takes the ordering column's type.
-    if (opts & FRAME.RANGE || (constKind(node) !== null && constKind(node) !== 'int')) throw cannot('this frame offset');
-    const offset = expr(node, ctx);
+    if (!(opts & FRAME.RANGE) && constKind(node) !== null && constKind(node) !== 'int') throw cannot('this frame offset');
+    const offset = opts & FRAME.RANGE ? rangeOffset(node, w, ctx) : expr(node, ctx);
     if (opts & (start ? F.START_OFFSET_PRECEDING : F.END_OFFSET_PRECEDING)) return `${offset} PRECEDING`;
     return `${offset} FOLLOWING`;
   };

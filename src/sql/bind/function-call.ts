@@ -18,6 +18,7 @@ import { Scope } from '../scope.js';
 import { lookupTypeName, resolveTypeName } from '../type-name.js';
 import { bindPlpgsqlCall } from './plpgsql-call.js';
 import { viewDefinition } from '../view-def.js';
+import { viewDefTypes } from './view-def-types.js';
 import { queryBody, routineOverloads, simpleExpressionBody, strictGuard, conformOutput, firstRow, type RoutineFrame } from './routine.js';
 import type { RoutineType, SqlFunctionDef } from '../../storage/catalog.js';
 import { internalFunctions } from '../internal-functions.js';
@@ -440,11 +441,10 @@ function viewDefCall(arg: Node, cx: ExprCtx, loc: number | undefined): Expr {
     if (relName !== undefined && routines?.getTable(relName) !== undefined) return constExpr(null, T.text);
     throw new QuireError('42P01', `relation "${text}" does not exist`, { position: pos(locOf(n) ?? loc) });
   }
-  const def = viewDefinition(view.query, (t) => {
-    const v = routines.views.get(t);
-    if (v !== undefined) return undefined;
-    return routines.getTable(t)?.schema.map((f) => ({ name: f.name, type: typeDisplayName(f.type) }));
-  });
+  const def = viewDefinition(
+    view.query,
+    viewDefTypes(cx, (t) => (routines.views.has(t) ? undefined : routines.getTable(t)?.schema)),
+  );
   return constExpr(def, T.text);
 }
 
