@@ -120,6 +120,9 @@ function toNumericValue(v: Value, from: DataType): Numeric {
       return Numeric.fromFloat(v as number);
     case 'numeric':
       return v as Numeric;
+    case 'money':
+      // cash_numeric: the cents over 100, at the two fraction digits the C locale's money has.
+      return Numeric.of(typeof v === 'bigint' ? v : BigInt(v as number), 2);
     default:
       throw cannotCast(from, T.numeric);
   }
@@ -326,6 +329,19 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
     case 'bytea':
       if (f === 'bytea') return v;
       break;
+    case 'money':
+      switch (f) {
+        case 'money':
+          return v;
+        // int4_cash, int8_cash and numeric_cash scale by 100 with int8's arithmetic, so overflow reads
+        // "bigint out of range"; numeric rounds half away from zero as numeric_int8 does.
+        case 'int4':
+        case 'int8':
+          return toInt8Value(BigInt(v as number | bigint) * 100n);
+        case 'numeric':
+          return toInt8Value((v as Numeric).mul(Numeric.fromInt(100)).toBigInt());
+      }
+      break;
     case 'bit':
     case 'varbit':
       switch (f) {
@@ -424,12 +440,13 @@ type Ctx = 'implicit' | 'assignment' | 'explicit';
 
 const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
   int2: { oid: 'implicit', int4: 'implicit', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
-  int4: { oid: 'implicit', bit: 'explicit', int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
-  int8: { oid: 'implicit', bit: 'explicit', int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
+  int4: { money: 'assignment', oid: 'implicit', bit: 'explicit', int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
+  int8: { money: 'assignment', oid: 'implicit', bit: 'explicit', int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
   float4: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float8: 'implicit', numeric: 'assignment' },
   float8: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'assignment', numeric: 'assignment' },
-  numeric: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
+  numeric: { money: 'assignment', int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
   bool: { int4: 'explicit' },
+  money: { numeric: 'assignment' },
   text: { varchar: 'implicit', bpchar: 'implicit' },
   varchar: { text: 'implicit', bpchar: 'implicit' },
   bpchar: { text: 'implicit', varchar: 'implicit' },

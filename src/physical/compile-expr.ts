@@ -305,6 +305,7 @@ class CodeGen {
       case 'int2':
       case 'int4':
       case 'int8':
+      case 'money':
       case 'date':
       case 'timestamp':
       case 'timestamptz':
@@ -327,6 +328,7 @@ class CodeGen {
       case 'int2':
       case 'int4':
       case 'int8':
+      case 'money':
       case 'date':
       case 'timestamp':
       case 'timestamptz':

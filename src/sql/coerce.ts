@@ -149,6 +149,8 @@ export function comparisonType(a: DataType, b: DataType): DataType | null {
   const cb = category(b);
   // oid meets the integers as oid (they cast to it implicitly) and has no operators with the others.
   if (a.name === 'oid' || b.name === 'oid') return castContext(a.name, b.name) === 'implicit' ? T.oid : castContext(b.name, a.name) === 'implicit' ? T.oid : null;
+  // money is in the numeric category but has operators only with itself.
+  if (a.name === 'money' || b.name === 'money') return null;
   if (ca === 'N' && cb === 'N') return NUMERIC_RANK[a.name]! >= NUMERIC_RANK[b.name]! ? stripMod(a) : stripMod(b);
   if (ca === 'S' && cb === 'S') return T.text;
   if (ca === 'D' && cb === 'D' && DATETIME_RANK[a.name] !== undefined && DATETIME_RANK[b.name] !== undefined) return DATETIME_RANK[a.name]! >= DATETIME_RANK[b.name]! ? stripMod(a) : stripMod(b);
