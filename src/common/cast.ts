@@ -502,6 +502,23 @@ function isPreferred(t: DataType): boolean {
  */
 export function commonSupertype(types: DataType[]): DataType | null {
   if (types.length === 0) return null;
+  const ptype = selectCommonType(types);
+  if (ptype === null) return null;
+  for (const t of types) {
+    if (t.name !== 'unknown' && !canCoerceImplicitly(t, ptype)) return null;
+  }
+  const known = types.filter((t) => t.name !== 'unknown');
+  const typmod = known.every((t) => t.name === ptype.name && t.typmod === known[0]!.typmod) && known.length === types.length ? known[0]!.typmod : -1;
+  if (typmod === ptype.typmod) return ptype;
+  return typmod === -1 ? (T as Record<string, DataType>)[ptype.name]! : ptype;
+}
+
+/**
+ * The type select_common_type settles on before anything is converted to it (text when all are
+ * unknown), or null when two categories clash; the inputs may still lack an implicit cast to it
+ * (money and numeric share a category), which the caller reports as a failed conversion.
+ */
+export function selectCommonType(types: DataType[]): DataType | null {
   let ptype: DataType | null = null;
   for (const t of types) {
     if (t.name === 'unknown') continue;
@@ -513,12 +530,5 @@ export function commonSupertype(types: DataType[]): DataType | null {
     if (category(t) !== category(ptype)) return null;
     if (!isPreferred(ptype) && canCoerceImplicitly(ptype, t) && !canCoerceImplicitly(t, ptype)) ptype = t;
   }
-  if (ptype === null) return T.text;
-  for (const t of types) {
-    if (t.name !== 'unknown' && !canCoerceImplicitly(t, ptype)) return null;
-  }
-  const known = types.filter((t) => t.name !== 'unknown');
-  const typmod = known.every((t) => t.name === ptype.name && t.typmod === known[0]!.typmod) && known.length === types.length ? known[0]!.typmod : -1;
-  if (typmod === ptype.typmod) return ptype;
-  return typmod === -1 ? (T as Record<string, DataType>)[ptype.name]! : ptype;
+  return ptype ?? T.text;
 }

@@ -1,6 +1,6 @@
 /** Type coercion at bind time: literals are parsed once, parameters take the type their context needs. */
 import { QuireError } from '../common/errors.js';
-import { castContext, castValue, commonSupertype } from '../common/cast.js';
+import { canCoerceImplicitly, castContext, castValue, commonSupertype, selectCommonType } from '../common/cast.js';
 import { parseValue } from '../common/parse-value.js';
 import { category, isArrayType, type DataType, T, typeDisplayName, type TypeName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
@@ -173,6 +173,12 @@ export function unifyTypes(types: DataType[], context: string, position = 0): Da
   if (known.length === types.length && known.every((t) => t.name === known[0]!.name && t.typmod === known[0]!.typmod)) return known[0]!;
   const t = commonSupertype(types);
   if (t === null) {
+    // Same category but no implicit cast to the chosen type: PostgreSQL fails converting that input.
+    const chosen = selectCommonType(types);
+    const stray = chosen === null ? undefined : known.find((x) => !canCoerceImplicitly(x, chosen));
+    if (chosen !== null && stray !== undefined) {
+      throw new QuireError('42846', `${context === 'CASE' ? 'CASE/WHEN' : context} could not convert type ${typeDisplayName(stray)} to ${typeDisplayName(chosen)}`, { position });
+    }
     const a = known[0]!;
     const b = known.find((x) => x.name !== a.name) ?? a;
     throw new QuireError('42804', `${context} types ${typeDisplayName(a)} and ${typeDisplayName(b)} cannot be matched`, { position });
