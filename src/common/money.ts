@@ -103,7 +103,3 @@ export function formatMoney(v: Money): string {
   }
   return `${neg ? '-' : ''}$${grouped}.${frac}`;
 }
-
-export function compareMoney(a: Money, b: Money): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
