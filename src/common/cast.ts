@@ -120,6 +120,9 @@ function toNumericValue(v: Value, from: DataType): Numeric {
       return Numeric.fromFloat(v as number);
     case 'numeric':
       return v as Numeric;
+    case 'money':
+      // cash_numeric: the cents over 100, at the two fraction digits the C locale's money has.
+      return Numeric.of(typeof v === 'bigint' ? v : BigInt(v as number), 2);
     default:
       throw cannotCast(from, T.numeric);
   }
@@ -327,6 +330,19 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
     case 'bytea':
       if (f === 'bytea') return v;
       break;
+    case 'money':
+      switch (f) {
+        case 'money':
+          return v;
+        // int4_cash, int8_cash and numeric_cash scale by 100 with int8's arithmetic, so overflow reads
+        // "bigint out of range"; numeric rounds half away from zero as numeric_int8 does.
+        case 'int4':
+        case 'int8':
+          return toInt8Value(BigInt(v as number | bigint) * 100n);
+        case 'numeric':
+          return toInt8Value((v as Numeric).mul(Numeric.fromInt(100)).toBigInt());
+      }
+      break;
     case 'bit':
     case 'varbit':
       switch (f) {
@@ -425,12 +441,13 @@ type Ctx = 'implicit' | 'assignment' | 'explicit';
 
 const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
   int2: { oid: 'implicit', int4: 'implicit', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
-  int4: { oid: 'implicit', bit: 'explicit', int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
-  int8: { oid: 'implicit', bit: 'explicit', int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
+  int4: { money: 'assignment', oid: 'implicit', bit: 'explicit', int2: 'assignment', int8: 'implicit', float4: 'implicit', float8: 'implicit', numeric: 'implicit', bool: 'explicit' },
+  int8: { money: 'assignment', oid: 'implicit', bit: 'explicit', int2: 'assignment', int4: 'assignment', float4: 'implicit', float8: 'implicit', numeric: 'implicit' },
   float4: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float8: 'implicit', numeric: 'assignment' },
   float8: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'assignment', numeric: 'assignment' },
-  numeric: { int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
+  numeric: { money: 'assignment', int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
   bool: { int4: 'explicit' },
+  money: { numeric: 'assignment' },
   text: { varchar: 'implicit', bpchar: 'implicit' },
   varchar: { text: 'implicit', bpchar: 'implicit' },
   bpchar: { text: 'implicit', varchar: 'implicit' },
@@ -486,6 +503,23 @@ function isPreferred(t: DataType): boolean {
  */
 export function commonSupertype(types: DataType[]): DataType | null {
   if (types.length === 0) return null;
+  const ptype = selectCommonType(types);
+  if (ptype === null) return null;
+  for (const t of types) {
+    if (t.name !== 'unknown' && !canCoerceImplicitly(t, ptype)) return null;
+  }
+  const known = types.filter((t) => t.name !== 'unknown');
+  const typmod = known.every((t) => t.name === ptype.name && t.typmod === known[0]!.typmod) && known.length === types.length ? known[0]!.typmod : -1;
+  if (typmod === ptype.typmod) return ptype;
+  return typmod === -1 ? (T as Record<string, DataType>)[ptype.name]! : ptype;
+}
+
+/**
+ * The type select_common_type settles on before anything is converted to it (text when all are
+ * unknown), or null when two categories clash; the inputs may still lack an implicit cast to it
+ * (money and numeric share a category), which the caller reports as a failed conversion.
+ */
+export function selectCommonType(types: DataType[]): DataType | null {
   let ptype: DataType | null = null;
   for (const t of types) {
     if (t.name === 'unknown') continue;
@@ -497,12 +531,5 @@ export function commonSupertype(types: DataType[]): DataType | null {
     if (category(t) !== category(ptype)) return null;
     if (!isPreferred(ptype) && canCoerceImplicitly(ptype, t) && !canCoerceImplicitly(t, ptype)) ptype = t;
   }
-  if (ptype === null) return T.text;
-  for (const t of types) {
-    if (t.name !== 'unknown' && !canCoerceImplicitly(t, ptype)) return null;
-  }
-  const known = types.filter((t) => t.name !== 'unknown');
-  const typmod = known.every((t) => t.name === ptype.name && t.typmod === known[0]!.typmod) && known.length === types.length ? known[0]!.typmod : -1;
-  if (typmod === ptype.typmod) return ptype;
-  return typmod === -1 ? (T as Record<string, DataType>)[ptype.name]! : ptype;
+  return ptype ?? T.text;
 }

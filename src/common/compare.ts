@@ -81,6 +81,7 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case 'int8':
+    case 'money':
       return compareInt8(a as number | bigint, b as number | bigint);
     case 'float4':
     case 'float8':
@@ -125,6 +126,7 @@ export function equalValues(a: Value, b: Value, t: DataType): boolean {
     case 'varbit':
       return a === b;
     case 'int8':
+    case 'money':
       // eslint-style loose equality is exactly what mixing number and bigint needs.
       return typeof a === typeof b ? a === b : a == b;
     case 'float4':
@@ -163,6 +165,7 @@ export function hashKey(v: Value, t: DataType): number | bigint | string | boole
     case 'record':
       return recordHashKey(v as RecordValue, hashKey);
     case 'int8':
+    case 'money':
       if (typeof v === 'bigint') {
         return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
       }

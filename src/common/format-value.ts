@@ -3,6 +3,7 @@
  * default settings: DateStyle 'ISO, MDY', IntervalStyle 'postgres', extra_float_digits 1.
  */
 import { formatBytea } from './bytea.js';
+import { formatMoney, type Money } from './money.js';
 import { elementType, type ArrayValue, type DataType, type Value } from './types.js';
 import { formatRecord, type RecordValue } from './record-value.js';
 import type { Point } from './point.js';
@@ -412,6 +413,8 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
       return String(v);
     case 'bytea':
       return formatBytea(v as string);
+    case 'money':
+      return formatMoney(v as Money);
     case 'bit':
     case 'varbit':
       return v as string;

@@ -11,6 +11,7 @@ import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { parseArrayText } from './array-value.js';
 import { Point } from './point.js';
+import { parseMoney } from './money.js';
 import { RecordValue, parseRecordText } from './record-value.js';
 import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
@@ -792,6 +793,8 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
     case 'int4':
     case 'int8':
       return parseInteger(s, t.name);
+    case 'money':
+      return parseMoney(s);
     case 'float4':
     case 'float8':
       return parseFloat8(s, t.name);

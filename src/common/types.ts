@@ -22,6 +22,8 @@
  *   bytea                   string: one UTF-16 unit per byte (code units 0..255), so that string order is
  *                           memcmp order and concatenation, hashing and spilling need no special case
  *   point                   Point {x, y} (src/common/point.ts)
+ *   money                   as int8: a count of cents (lc_monetary C has two fraction digits), number while
+ *                           safe, bigint beyond
  *   bit, varbit             string of '0'/'1', one character per bit (string order is bitcmp's order)
  *   record                  RecordValue: the field values and their types (an anonymous row value, ROW(a, b))
  *   unknown                 string (an untyped literal that has not been coerced yet) or null
@@ -57,7 +59,8 @@ export type ElementTypeName =
   | 'bytea'
   | 'bit'
   | 'varbit'
-  | 'point';
+  | 'point'
+  | 'money';
 
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
@@ -66,7 +69,7 @@ export type ArrayTypeName = `_${ElementTypeName}`;
 export type TypeName = ElementTypeName | ArrayTypeName | 'record' | '_record' | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
-  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point',
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point', 'money',
 ];
 
 export interface DataType {
@@ -172,6 +175,7 @@ export const T = {
   bit: type('bit'),
   varbit: type('varbit'),
   point: type('point'),
+  money: type('money'),
   _bool: type('_bool'),
   _int2: type('_int2'),
   _int4: type('_int4'),
@@ -194,6 +198,7 @@ export const T = {
   _bit: type('_bit'),
   _varbit: type('_varbit'),
   _point: type('_point'),
+  _money: type('_money'),
   record: type('record'),
   _record: type('_record'),
   unknown: type('unknown'),
@@ -218,6 +223,7 @@ export function category(t: DataType): TypeCategory {
     case 'float8':
     case 'numeric':
     case 'oid':
+    case 'money':
       return 'N';
     case 'bit':
     case 'varbit':
@@ -318,6 +324,8 @@ export const TYPE_OID: Record<TypeName, number> = {
   varbit: 1562,
   point: 600,
   _point: 1017,
+  money: 790,
+  _money: 791,
   record: 2249,
   _record: 2287,
   unknown: 705,
@@ -361,6 +369,7 @@ export function storageKind(t: DataType): StorageKind {
     case 'timestamptz':
     case 'time':
     case 'oid':
+    case 'money':
       return 'f64';
     default:
       return 'obj';

@@ -207,6 +207,7 @@ function equalMeansIdentical(t: DataType): boolean {
     case 'int2':
     case 'int4':
     case 'int8':
+    case 'money':
     case 'text':
     case 'varchar':
     case 'unknown':

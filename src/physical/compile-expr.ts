@@ -319,6 +319,7 @@ class CodeGen {
       case 'int2':
       case 'int4':
       case 'int8':
+      case 'money':
       case 'date':
       case 'timestamp':
       case 'timestamptz':
@@ -341,6 +342,7 @@ class CodeGen {
       case 'int2':
       case 'int4':
       case 'int8':
+      case 'money':
       case 'date':
       case 'timestamp':
       case 'timestamptz':

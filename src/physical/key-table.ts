@@ -37,6 +37,7 @@ type WordKind = 'i32' | 'bool' | 'int8' | 'micros' | 'f64' | 'text' | 'bpchar' |
 function wordKind(t: DataType): WordKind {
   switch (t.name) {
     case 'int8':
+    case 'money':
       return 'int8';
     case 'timestamp':
     case 'timestamptz':

@@ -55,6 +55,7 @@ function imageKind(t: DataType): ImageKind | null {
     case 'int4':
       return 'i32';
     case 'int8':
+    case 'money':
       return 'int8';
     case 'timestamp':
     case 'timestamptz':

@@ -59,6 +59,7 @@ export function keyCategory(t: DataType): KeyCategory {
     case 'bool':
     case 'int2':
     case 'int4':
+    case 'money':
     case 'int8': // number | bigint: JS relational operators compare mixed number/bigint exactly
     case 'date':
     case 'timestamp':

@@ -1,6 +1,6 @@
 /** Type coercion at bind time: literals are parsed once, parameters take the type their context needs. */
 import { QuireError } from '../common/errors.js';
-import { castContext, castValue, commonSupertype } from '../common/cast.js';
+import { canCoerceImplicitly, castContext, castValue, commonSupertype, selectCommonType } from '../common/cast.js';
 import { parseValue } from '../common/parse-value.js';
 import { category, isArrayType, type DataType, T, typeDisplayName, type TypeName } from '../common/types.js';
 import type { EvalContext } from '../functions/eval-context.js';
@@ -149,6 +149,8 @@ export function comparisonType(a: DataType, b: DataType): DataType | null {
   const cb = category(b);
   // oid meets the integers as oid (they cast to it implicitly) and has no operators with the others.
   if (a.name === 'oid' || b.name === 'oid') return castContext(a.name, b.name) === 'implicit' ? T.oid : castContext(b.name, a.name) === 'implicit' ? T.oid : null;
+  // money is in the numeric category but has operators only with itself.
+  if (a.name === 'money' || b.name === 'money') return null;
   if (ca === 'N' && cb === 'N') return NUMERIC_RANK[a.name]! >= NUMERIC_RANK[b.name]! ? stripMod(a) : stripMod(b);
   if (ca === 'S' && cb === 'S') return T.text;
   if (ca === 'D' && cb === 'D' && DATETIME_RANK[a.name] !== undefined && DATETIME_RANK[b.name] !== undefined) return DATETIME_RANK[a.name]! >= DATETIME_RANK[b.name]! ? stripMod(a) : stripMod(b);
@@ -171,6 +173,12 @@ export function unifyTypes(types: DataType[], context: string, position = 0): Da
   if (known.length === types.length && known.every((t) => t.name === known[0]!.name && t.typmod === known[0]!.typmod)) return known[0]!;
   const t = commonSupertype(types);
   if (t === null) {
+    // Same category but no implicit cast to the chosen type: PostgreSQL fails converting that input.
+    const chosen = selectCommonType(types);
+    const stray = chosen === null ? undefined : known.find((x) => !canCoerceImplicitly(x, chosen));
+    if (chosen !== null && stray !== undefined) {
+      throw new QuireError('42846', `${context === 'CASE' ? 'CASE/WHEN' : context} could not convert type ${typeDisplayName(stray)} to ${typeDisplayName(chosen)}`, { position });
+    }
     const a = known[0]!;
     const b = known.find((x) => x.name !== a.name) ?? a;
     throw new QuireError('42804', `${context} types ${typeDisplayName(a)} and ${typeDisplayName(b)} cannot be matched`, { position });

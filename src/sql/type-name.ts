@@ -46,6 +46,7 @@ const ALIASES: Record<string, TypeName> = {
   'time with time zone': 'timetz',
   json: 'json',
   point: 'point',
+  money: 'money',
   oid: 'oid',
   bytea: 'bytea',
   bit: 'bit',

@@ -184,7 +184,7 @@ function regr(name: RegrFinal): AggregateFunction {
   return {
     name,
     resolve(argTypes: readonly DataType[]): ResolvedAggregate | null {
-      if (argTypes.length !== 2 || !argTypes.every(isNumericType)) return null;
+      if (argTypes.length !== 2 || !argTypes.every((t) => isNumericType(t) && t.name !== 'money')) return null;
       return {
         name,
         argTypes: [T.float8, T.float8],

@@ -1,7 +1,8 @@
 /**
  * sum(): int2/int4 → int8 and int8 → numeric (both exact), float4/float8 → same type (PostgreSQL's
  * float4pl/float8pl in input order, overflow is 22003 unless an input was infinite), numeric → numeric
- * (exact, scale = largest input scale, NaN/Infinity rules of numeric_sum), interval → interval.
+ * (exact, scale = largest input scale, NaN/Infinity rules of numeric_sum), interval → interval, money →
+ * money (cash_pl at each step, so an intermediate overflow is an error as in PostgreSQL).
  */
 import { Numeric } from '../../common/numeric.js';
 import { Interval } from '../../common/interval.js';
@@ -9,6 +10,8 @@ import { QuireError } from '../../common/errors.js';
 import { T, type DataType, type Value } from '../../common/types.js';
 import type { Column } from '../../common/column.js';
 import { addInterval } from '../scalar/operators/add.js';
+import { moneyAdd, moneySub } from '../scalar/support/money.js';
+import type { Money } from '../../common/money.js';
 import { floatOverflow } from '../scalar/support/float.js';
 import type {
   AggregateFunction,
@@ -216,6 +219,37 @@ export class SlidingIntervalSum implements SlidingAccumulator {
   }
 }
 
+/** money over a moving frame: cash_pl to add, cash_mi to take a row back out (PostgreSQL's minvfunc). */
+class SlidingMoneySum implements SlidingAccumulator {
+  private s: Money = 0;
+  private n = 0;
+  add(args: readonly Value[]): void {
+    const v = args[0] as Money | null;
+    if (v === null) return;
+    this.s = moneyAdd(this.s, v);
+    this.n++;
+  }
+  remove(args: readonly Value[]): void {
+    const v = args[0] as Money | null;
+    if (v === null) return;
+    this.s = moneySub(this.s, v);
+    this.n--;
+  }
+  merge(other: SlidingAccumulator): void {
+    const o = other as SlidingMoneySum;
+    if (o.n === 0) return;
+    this.s = moneyAdd(this.s, o.s);
+    this.n += o.n;
+  }
+  value(): Value {
+    return this.n === 0 ? null : this.s;
+  }
+  reset(): void {
+    this.s = 0;
+    this.n = 0;
+  }
+}
+
 function resolved(
   returnType: DataType,
   argType: DataType,
@@ -258,6 +292,8 @@ export const sum: AggregateFunction = {
           () => new GroupedObjSum<Interval>(addInterval),
           () => new SlidingIntervalSum((s) => s),
         );
+      case 'money':
+        return resolved(T.money, T.money, true, () => new GroupedObjSum<Money>(moneyAdd), () => new SlidingMoneySum());
       default:
         return null;
     }

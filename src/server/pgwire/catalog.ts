@@ -453,7 +453,8 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       for (const r of userRelations(env)) {
         r.fields.forEach((f, i) => {
           const t = f.type.name === 'unknown' ? T.text : f.type;
-          const numeric = category(t.name) === 'N';
+          // information_schema gives money no precision, radix or scale (only the integer, float and numeric types).
+          const numeric = category(t.name) === 'N' && t.name !== 'money';
           const charLen = (t.name === 'varchar' || t.name === 'bpchar') && t.typmod >= 4 ? t.typmod - 4 : null;
           const prec = t.name === 'int2' ? 16 : t.name === 'int4' ? 32 : t.name === 'int8' ? 64 : t.name === 'float4' ? 24 : t.name === 'float8' ? 53 : t.name === 'numeric' && t.typmod >= 4 ? ((t.typmod - 4) >> 16) & 0xffff : null;
           const scale = t.name === 'numeric' && t.typmod >= 4 ? (t.typmod - 4) & 0xffff : t.name.startsWith('int') ? 0 : null;

@@ -15,6 +15,7 @@ import { formatArray } from '../../common/array-value.js';
 import type { FieldDescription } from './codec.js';
 import type { RecordValue } from '../../common/record-value.js';
 import type { Point } from '../../common/point.js';
+import { formatMoney } from '../../common/money.js';
 
 /** pg_type.typlen of each engine type. */
 export const TYPE_LEN: Record<TypeName, number> = {
@@ -41,6 +42,8 @@ export const TYPE_LEN: Record<TypeName, number> = {
   varbit: -1,
   point: 16,
   _point: -1,
+  money: 8,
+  _money: -1,
   record: -1,
   _record: -1,
   unknown: -2,
@@ -138,6 +141,7 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
         return b;
       };
     case 'int8':
+    case 'money':
       return (v) => {
         const b = Buffer.allocUnsafe(8);
         b.writeBigInt64BE(BigInt(v as number | bigint));
@@ -416,6 +420,9 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'bit':
     case 'varbit':
       return unpackBits(raw);
+    case 'money':
+      need(8);
+      return formatMoney(raw.readBigInt64BE(0));
     case 'point':
       need(16);
       return `(${raw.readDoubleBE(0)},${raw.readDoubleBE(8)})`;

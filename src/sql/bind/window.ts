@@ -86,12 +86,13 @@ function bindFrameOffset(n: Node, cx: ExprCtx, units: 'rows' | 'range' | 'groups
         ? isIntegerTypeName(e.type.name) ? T.int8 : kt
         : kt.name === 'float4' || kt.name === 'float8'
           ? T.float8
-          : isNumericType(kt)
+          : isNumericType(kt) && kt.name !== 'money'
             ? stripMod(kt)
             : category(kt) === 'D' || kt.name === 'interval'
               ? T.interval
               : kt;
-    if (!isNumericType(kt) && category(kt) !== 'D' && kt.name !== 'interval') {
+    // money has no in_range support function in PostgreSQL.
+    if ((!isNumericType(kt) || kt.name === 'money') && category(kt) !== 'D' && kt.name !== 'interval') {
       // varchar sorts with text's operators, so PostgreSQL names text here.
       const shown = kt.name === 'varchar' ? T.text : kt;
       throw new QuireError('0A000', `RANGE with offset PRECEDING/FOLLOWING is not supported for column type ${typeDisplayName(shown)}`, { position: pos(locOf(n)) });

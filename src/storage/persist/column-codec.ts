@@ -38,6 +38,7 @@ export function objectValue(s: string | null, t: DataType): Value {
     case 'varbit':
       return s;
     case 'int8':
+    case 'money':
     case 'timestamp':
     case 'timestamptz': {
       // Written as String(number | bigint): timestamps beyond 2^53 µs widen a column as int8 does.

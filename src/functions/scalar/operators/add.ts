@@ -6,6 +6,8 @@ import type { Interval } from '../../../common/interval.js';
 import { addMicros, checkTimestamp, type Micros } from '../../../common/datetime-calendar.js';
 import { timePlusInterval, timeTzPlusInterval, type TimeTz } from '../../../common/time-of-day.js';
 import type { EvalContext } from '../../eval-context.js';
+import type { Money } from '../../../common/money.js';
+import { moneyAdd } from '../support/money.js';
 import { checkInt2, checkInt4, int8Add, type Int8 } from '../support/int.js';
 import { checkFloat4, checkFloat8 } from '../support/float.js';
 import {
@@ -48,6 +50,7 @@ registerScalar(
     fn: (c: EvalContext, iv: Interval, t: Micros) => tstzIv(c, t, iv),
   },
   { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b) },
+  { args: ['money', 'money'], returns: T.money, fn: (_c: EvalContext, a: Money, b: Money) => moneyAdd(a, b) },
   { args: ['time', 'interval'], returns: T.time, fn: (_c: EvalContext, t: number, iv: Interval) => timePlusInterval(t, iv) },
   { args: ['interval', 'time'], returns: T.time, fn: (_c: EvalContext, iv: Interval, t: number) => timePlusInterval(t, iv) },
   { args: ['timetz', 'interval'], returns: T.timetz, fn: (_c: EvalContext, t: TimeTz, iv: Interval) => timeTzPlusInterval(t, iv) },

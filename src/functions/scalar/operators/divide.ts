@@ -1,9 +1,11 @@
 /** '/' with PostgreSQL's catalog overloads; integer division truncates toward zero. */
-import { registerScalar } from '../../registry.js';
+import { registerScalar, type ScalarOverload } from '../../registry.js';
 import { arithmeticOverloads } from '../support/arithmetic-overloads.js';
 import { T } from '../../../common/types.js';
 import type { Interval } from '../../../common/interval.js';
 import type { EvalContext } from '../../eval-context.js';
+import type { Money } from '../../../common/money.js';
+import { moneyDivFloat, moneyDivInt, moneyDivMoney } from '../support/money.js';
 import { divisionByZero, int2Div, int4Div, int8Div, type Int8 } from '../support/int.js';
 import { checkFloat4MulDiv, checkFloat8MulDiv } from '../support/float.js';
 import { scaleInterval } from './multiply.js';
@@ -30,4 +32,8 @@ registerScalar(
     returns: T.interval,
     fn: (_c: EvalContext, iv: Interval, f: number) => scaleInterval(iv, f, true),
   },
+  { args: ['money', 'float8'], returns: T.money, fn: (_c: EvalContext, m: Money, x: number) => moneyDivFloat(m, x) },
+  { args: ['money', 'float4'], returns: T.money, fn: (_c: EvalContext, m: Money, x: number) => moneyDivFloat(m, x) },
+  ...(['int8', 'int4', 'int2'] as const).map((i): ScalarOverload => ({ args: ['money', i], returns: T.money, fn: (_c: EvalContext, m: Money, x: Int8) => moneyDivInt(m, x) })),
+  { args: ['money', 'money'], returns: T.float8, fn: (_c: EvalContext, a: Money, b: Money) => moneyDivMoney(a, b) },
 );

@@ -5,6 +5,8 @@ import { T } from '../../../common/types.js';
 import { Interval } from '../../../common/interval.js';
 import { diffMicros, isFiniteMicros, type Micros } from '../../../common/datetime-calendar.js';
 import type { EvalContext } from '../../eval-context.js';
+import type { Money } from '../../../common/money.js';
+import { moneySub } from '../support/money.js';
 import { timeMinusInterval, timeTzMinusInterval, type TimeTz } from '../../../common/time-of-day.js';
 import { err, SQLSTATE } from '../../../common/errors.js';
 import { checkInt2, checkInt4, int8Sub, type Int8 } from '../support/int.js';
@@ -70,6 +72,7 @@ registerScalar(
   { args: ['timestamp', 'timestamp'], returns: T.interval, fn: (_c: EvalContext, a: Micros, b: Micros) => timestampDiff(a, b) },
   { args: ['timestamptz', 'timestamptz'], returns: T.interval, fn: (_c: EvalContext, a: Micros, b: Micros) => timestampDiff(a, b) },
   { args: ['interval', 'interval'], returns: T.interval, fn: (_c: EvalContext, a: Interval, b: Interval) => addIntervals(a, b.neg()) },
+  { args: ['money', 'money'], returns: T.money, fn: (_c: EvalContext, a: Money, b: Money) => moneySub(a, b) },
   { args: ['time', 'interval'], returns: T.time, fn: (_c: EvalContext, t: number, iv: Interval) => timeMinusInterval(t, iv) },
   // time_mi_time: a plain difference in the time field, no day split.
   { args: ['time', 'time'], returns: T.interval, fn: (_c: EvalContext, a: number, b: number) => new Interval(0, 0, a - b) },
