@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_TIE_ORDER_MAX_ROWS, pgTieOrderSort } from '../../src/physical/pg-tie-order.js';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { outcomeText as outcome, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from './helpers.js';
 
 const ROWS = PG_TIE_ORDER_MAX_ROWS;
@@ -37,15 +37,6 @@ afterAll(async () => {
   await pg.close?.();
   await quire.close?.();
 });
-
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
 
 const SIZES = [2, 6, 7, 8, 40, 41, 42, 100, 333, ROWS];
 

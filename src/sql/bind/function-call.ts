@@ -313,12 +313,41 @@ export function bindFuncCall(b: AnyNode, cx: ExprCtx): Expr {
 }
 
 /**
+ * A routine call's arguments in parameter order: `given` first (the positional ones, the first
+ * `positionalCount` as written), the named ones at their parameters, then each missing parameter's
+ * `fallback` (its default); null when a name matches no parameter left free, or a parameter without a
+ * default is left out.
+ */
+function placeArguments<T>(
+  params: SqlFunctionDef['params'],
+  given: readonly T[],
+  positionalCount: number,
+  named: readonly { name: string; value: T }[],
+  fallback: (i: number) => T | null,
+): T[] | null {
+  if (given.length > params.length) return null;
+  const slots: (T | undefined)[] = [...given];
+  for (const n of named) {
+    const i = params.findIndex((p) => p.name === n.name);
+    if (i < positionalCount || slots[i] !== undefined) return null;
+    slots[i] = n.value;
+  }
+  for (let i = 0; i < params.length; i++) {
+    if (slots[i] !== undefined) continue;
+    const d = fallback(i);
+    if (d === null) return null;
+    slots[i] = d;
+  }
+  return slots as T[];
+}
+
+/**
  * A call with OVER of a LANGUAGE internal WINDOW function: its arguments in parameter order (positional,
  * then named, then the parameters' defaults), run by the built-in window function its symbol names.
  */
 function bindInternalWindowCall(name: string, fns: readonly SqlFunctionDef[], b: AnyNode, cx: ExprCtx): Expr {
   const positional: Node[] = [];
-  const named: { name: string; node: Node }[] = [];
+  const named: { name: string; value: Node }[] = [];
   for (const a of (b.args as Node[] | undefined) ?? []) {
     if (nodeTag(a) !== 'NamedArgExpr') {
       if (named.length > 0) throw new QuireError('42601', 'positional argument cannot follow named argument', { position: pos(locOf(a)) });
@@ -329,22 +358,12 @@ function bindInternalWindowCall(name: string, fns: readonly SqlFunctionDef[], b:
     if (named.some((n) => n.name === na.name)) {
       throw new QuireError('42601', `argument name "${na.name as string}" used more than once`, { position: pos(na.location as number | undefined) });
     }
-    named.push({ name: na.name as string, node: na.arg as Node });
+    named.push({ name: na.name as string, value: na.arg as Node });
   }
   for (const fn of fns) {
-    if (fn.internalWindow === undefined || positional.length > fn.params.length) continue;
-    const slots: (Node | null | undefined)[] = [...positional];
-    let ok = true;
-    for (const n of named) {
-      const i = fn.params.findIndex((p) => p.name === n.name);
-      if (i < positional.length || slots[i] !== undefined) ok = false;
-      else slots[i] = n.node;
-    }
-    for (let i = 0; ok && i < fn.params.length; i++) {
-      if (slots[i] === undefined) slots[i] = fn.params[i]!.defaultExpr;
-      if (slots[i] === null) ok = false;
-    }
-    if (ok) return bindWindowCall(fn.internalWindow, { ...b, args: slots as Node[] }, cx);
+    if (fn.internalWindow === undefined) continue;
+    const args = placeArguments(fn.params, positional, positional.length, named, (i) => fn.params[i]!.defaultExpr);
+    if (args !== null) return bindWindowCall(fn.internalWindow, { ...b, args }, cx);
   }
   throw new QuireError('42883', `function ${name} does not exist`, {
     position: pos(b.location as number | undefined),
@@ -491,11 +510,11 @@ export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[],
   }
   const spread = b.func_variadic === true;
   const positional: Expr[] = [];
-  const named: { name: string; expr: Expr }[] = [];
+  const named: { name: string; value: Expr }[] = [];
   for (const a of (b.args as Node[] | undefined) ?? []) {
     if (nodeTag(a) === 'NamedArgExpr') {
       const na = nodeBody<AnyNode>(a);
-      named.push({ name: na.name as string, expr: bindExpr(na.arg as Node, cx) });
+      named.push({ name: na.name as string, value: bindExpr(na.arg as Node, cx) });
     } else {
       if (named.length > 0) throw new QuireError('42601', 'positional argument cannot follow named argument', { position: pos(locOf(a)) });
       positional.push(bindExpr(a, cx));
@@ -507,22 +526,11 @@ export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[],
     if (spread && fn.variadic !== true) continue;
     const collected = !spread && fn.variadic === true ? collectVariadic(fn, positional, cx) : positional;
     if (collected === null) continue;
-    if (collected.length > fn.params.length) continue;
-    const slots: (Expr | undefined)[] = [...collected];
-    let ok = true;
-    for (const n of named) {
-      const i = fn.params.findIndex((p) => p.name === n.name);
-      if (i < positional.length || slots[i] !== undefined) ok = false;
-      else slots[i] = n.expr;
-    }
-    for (let i = 0; ok && i < fn.params.length; i++) {
-      if (slots[i] !== undefined) continue;
+    const args = placeArguments(fn.params, collected, positional.length, named, (i) => {
       const d = fn.params[i]!.defaultExpr;
-      if (d === null) ok = false;
-      else slots[i] = bindExpr(d, { ...cx, scope: new Scope(null), aggs: null, windows: null, clause: 'DEFAULT expressions' });
-    }
-    if (!ok) continue;
-    const args = slots as Expr[];
+      return d === null ? null : bindExpr(d, { ...cx, scope: new Scope(null), aggs: null, windows: null, clause: 'DEFAULT expressions' });
+    });
+    if (args === null) continue;
     const o = routineOverloads([fn], args.length)[0]?.o;
     if (o !== undefined && resolveOverload([o], args) !== null) fits.push({ fn, o, args });
   }
@@ -538,7 +546,7 @@ export function resolveRoutineCall(name: string, fns: readonly SqlFunctionDef[],
     }
   }
   if (pick === undefined) {
-    const shown = [...positional, ...named.map((n) => n.expr)].map((a) => typeDisplayName(a.type)).join(', ');
+    const shown = [...positional, ...named.map((n) => n.value)].map((a) => typeDisplayName(a.type)).join(', ');
     throw new QuireError('42883', `function ${name}(${shown}) does not exist`, {
       position: pos(loc),
       hint: 'No function matches the given name and argument types. You might need to add explicit type casts.',
