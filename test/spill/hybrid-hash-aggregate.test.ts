@@ -160,7 +160,8 @@ describe('HybridHashAggregate', () => {
     const d = tempDir();
     dirs.push(d);
     const expected = await rowsOf(new HashAggregate(new Source(FIELDS, batches), CONFIG), spillCtx({}));
-    const op = new HybridHashAggregate(new Source(FIELDS, batches), CONFIG);
+    // Small sort chunks, so that each of the ~16 groups spans several (and a partition is not small).
+    const op = new HybridHashAggregate(new Source(FIELDS, batches), CONFIG, undefined, { parts: 16, maxLevel: 4, chunkRows: 4096 });
     const got = await rowsOf(op, spillCtx({ memory_limit: '2MB', temp_directory: d.dir }));
     sameRows(got, expected);
     // A partition holding one group does not shrink when split again: it is sorted instead.
@@ -197,7 +198,7 @@ describe('HybridHashAggregate', () => {
     expect(deep.metrics.extra['depth']).toBeGreaterThanOrEqual(2);
     expect(deep.metrics.extra['spilled rows']).toBeGreaterThan(80_000);
     // Two partitions and one split allowed: partitions of the second level go to the sort.
-    const sorted = new HybridHashAggregate(new Source(FIELDS, batches), PLAIN, undefined, { parts: 2, maxLevel: 1 });
+    const sorted = new HybridHashAggregate(new Source(FIELDS, batches), PLAIN, undefined, { parts: 2, maxLevel: 1, chunkRows: 4096 });
     sameRows(await rowsOf(sorted, spillCtx({ memory_limit: '512kB', temp_directory: d.dir })), expected);
     expect(sorted.metrics.extra['sorted partitions']).toBeGreaterThan(0);
     expect(sorted.metrics.extra['depth']).toBe(1);

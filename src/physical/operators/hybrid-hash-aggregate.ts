@@ -55,13 +55,19 @@ import {
 const PARTS = 16;
 /** Splits before a partition goes to the sort-based last resort (PARTS^4 = 65,536 ways). */
 const MAX_LEVEL = 4;
+/** Groups' worth of memory that must be free before a batch may add groups to the table. */
+const PROBE_GROUPS = 16;
 /** Rows per chunk handed to one HashAggregate on the sort path (a chunk ends at a group boundary). */
 const CHUNK_ROWS = 65536;
 
-/** Partitions per split and splits before the last resort; tests lower them to reach every path cheaply. */
+/**
+ * Partitions per split, splits before the last resort, rows of a sort-path chunk (and of a partition
+ * aggregated whole); tests lower them to reach every path at modest sizes.
+ */
 export interface HybridAggregateTuning {
   parts: number;
   maxLevel: number;
+  chunkRows: number;
 }
 
 interface SpillStats {
@@ -83,7 +89,7 @@ export class HybridHashAggregate extends PhysicalOperator {
     readonly input: PhysicalOperator,
     readonly config: HashAggregateConfig,
     schema?: Schema,
-    private readonly tuning: HybridAggregateTuning = { parts: PARTS, maxLevel: MAX_LEVEL },
+    private readonly tuning: HybridAggregateTuning = { parts: PARTS, maxLevel: MAX_LEVEL, chunkRows: CHUNK_ROWS },
   ) {
     const inner = new HashAggregate(input, config, schema);
     super(inner.schema);
@@ -113,7 +119,7 @@ export class HybridHashAggregate extends PhysicalOperator {
       const runs =
         it === null
           ? yield* this.hybridPass(aggregateInput(this.input, this.config, ctx), 0, ctx, spill, stats)
-          : yield* this.bufferedPass(it, 0, true, ctx, spill, stats);
+          : yield* this.bufferedPass(it, 0, 'split', ctx, spill, stats);
       yield* this.partitions(runs, Infinity, 1, ctx, spill, stats);
     } finally {
       await it?.return(undefined);
@@ -153,7 +159,7 @@ export class HybridHashAggregate extends PhysicalOperator {
       const split = level < this.tuning.maxLevel && run.rows < parentRows;
       let sub: (SpillRun | null)[] | null;
       if (this.freezable && split) sub = yield* this.hybridPass(selected(readRun(run)), level, ctx, spill, stats);
-      else sub = yield* this.bufferedPass(readRun(run), level, split, ctx, spill, stats);
+      else sub = yield* this.bufferedPass(readRun(run), level, run.rows <= this.tuning.chunkRows ? 'force' : split ? 'split' : 'sort', ctx, spill, stats);
       await spill.delete(run);
       yield* this.partitions(sub, this.freezable ? Infinity : run.rows, level + 1, ctx, spill, stats);
     }
@@ -191,6 +197,11 @@ export class HybridHashAggregate extends PhysicalOperator {
       for await (const { batch, sel, n } of source) {
         await yieldIfDue(ctx);
         if (n === 0) continue;
+        // A table that is already at the limit (its last batch was forced in) takes no further batch.
+        if (!frozen && grouper.count > 0) {
+          if (res.tryGrow(perGroup * PROBE_GROUPS)) res.shrink(perGroup * PROBE_GROUPS);
+          else frozen = true;
+        }
         if (!frozen) {
           const before = grouper.count;
           withGrowthReserve(state.reserve, () => (sel === null ? consume(state, batch) : consumeSel(state, batch, sel, n)));
@@ -258,12 +269,13 @@ export class HybridHashAggregate extends PhysicalOperator {
   /**
    * One buffering pass (states that grow with the input, or a partition that did not shrink): the
    * input is held (reserved) and aggregated at its end. Under pressure the rows go to hash partitions,
-   * which are returned, when `split`; otherwise to the sort-based last resort.
+   * which are returned ('split'), or to the sort-based last resort ('sort'), or, for a partition of at
+   * most CHUNK_ROWS rows, stay and are aggregated ('force').
    */
   private async *bufferedPass(
     it: AsyncIterator<Batch>,
     level: number,
-    split: boolean,
+    mode: 'split' | 'sort' | 'force',
     ctx: ExecContext,
     spill: SpillManager,
     stats: SpillStats,
@@ -283,18 +295,28 @@ export class HybridHashAggregate extends PhysicalOperator {
         buffered.push(b);
         // The buffered input plus hash table and accumulator state, which is at most about as large.
         if (!res.tryGrow(batchBytes(b) * 2)) {
+          res.forceGrow(batchBytes(b) * 2);
           pressure = true;
           break;
         }
       }
-      if (!pressure) {
+      if (!pressure || mode === 'force') {
+        if (pressure) {
+          // A partition no larger than a sort chunk: aggregated whole, as the sort path would aggregate
+          // its chunk; what it holds is counted past the limit, so other operators spill sooner.
+          for (;;) {
+            const r = await it.next();
+            if (r.done) break;
+            await yieldIfDue(ctx);
+            if (r.value.length === 0) continue;
+            buffered.push(r.value);
+            res.forceGrow(batchBytes(r.value) * 2);
+          }
+        }
         yield* this.aggregate(buffered, ctx);
         return null;
       }
-      // Splitting helps when a partition, a fraction of the input, fits where part of it did. When not
-      // even one batch fitted (the statement's memory is taken by others), every partition would be
-      // split again at every level: the sort copes with that in one pass.
-      if (!split || buffered.length < 2) {
+      if (mode === 'sort') {
         res.free();
         stats.sorted++;
         const keys = equalityKeys(
@@ -350,7 +372,7 @@ export class HybridHashAggregate extends PhysicalOperator {
     let pendingRows = 0;
     // Rows at which to look for a group boundary again; doubled while one group fills the chunk, so a
     // huge group costs O(n log n) copying, not O(n^2).
-    let threshold = CHUNK_ROWS;
+    let threshold = this.tuning.chunkRows;
     for await (const b of sorted.execute(ctx)) {
       if (b.length === 0) continue;
       pending.push(b);
@@ -367,7 +389,7 @@ export class HybridHashAggregate extends PhysicalOperator {
         threshold = pendingRows * 2;
         continue;
       }
-      threshold = CHUNK_ROWS;
+      threshold = this.tuning.chunkRows;
       pending = [sliceBatch(chunk, cut, chunk.length)];
       pendingRows = chunk.length - cut;
       yield* this.aggregate([sliceBatch(chunk, 0, cut)], ctx);
