@@ -4,9 +4,10 @@
  *
  *   - every Sort is an ExternalSort: without memory pressure it runs the in-memory sort unchanged, so it
  *     costs nothing, and under pressure it spills instead of exhausting the V8 heap;
- *   - GROUP BY becomes a SpillingAggregate when the session set memory_limit explicitly (SET, library
- *     settings, `quire --set`): its no-pressure path buffers the input before aggregating, which a
- *     plain streaming HashAggregate does not, so it is only used when the user asked for a bound.
+ *   - GROUP BY becomes a HybridHashAggregate when the session set memory_limit explicitly (SET, library
+ *     settings, `quire --set`): it streams like HashAggregate and writes hash partitions under pressure;
+ *     aggregates whose state grows with the input (DISTINCT, ORDER BY inside the call, string_agg, …)
+ *     buffer their input there first, so it is only used when the user asked for a bound.
  *     Aggregates without GROUP BY stay HashAggregate (constant state).
  *
  * plan-window.ts can use makeSort for the sort below a Window, so windows run over spilled sorted input
@@ -19,7 +20,7 @@ import type { PhysicalOperator } from './operator.js';
 import { ExternalSort } from './operators/external-sort.js';
 import { HashAggregate, type HashAggregateConfig } from './operators/hash-aggregate.js';
 import type { Sort } from './operators/sort.js';
-import { SpillingAggregate } from './operators/spilling-aggregate.js';
+import { HybridHashAggregate } from './operators/hybrid-hash-aggregate.js';
 import type { SortKey } from './sort-key.js';
 
 export function makeSort(input: PhysicalOperator, keys: readonly SortKey[], offset = 0): Sort {
@@ -27,6 +28,6 @@ export function makeSort(input: PhysicalOperator, keys: readonly SortKey[], offs
 }
 
 export function makeAggregate(input: PhysicalOperator, config: HashAggregateConfig, schema: Schema | undefined, ctx: ExecContext): PhysicalOperator {
-  if (config.keyCount > 0 && memoryLimitExplicit(ctx)) return new SpillingAggregate(input, config, schema);
+  if (config.keyCount > 0 && memoryLimitExplicit(ctx)) return new HybridHashAggregate(input, config, schema);
   return new HashAggregate(input, config, schema);
 }

@@ -78,6 +78,11 @@ export interface Grouper {
   assign(batch: Batch, n: number, sel?: Uint32Array | null): Int32Array;
   /** Key columns of groups [0, count), in group id order, read in output-batch slices. */
   keyColumns(): ChunkedColumn[];
+  /**
+   * Group id of each of the first n rows, or -1 where the key has no group yet; creates no group (a
+   * hybrid aggregate whose table is full routes those rows to disk). The returned array is reused.
+   */
+  find(batch: Batch, n: number): Int32Array;
 }
 
 /** Reusable scratch array of at least n entries. */
@@ -95,6 +100,9 @@ class SingleGroup implements Grouper {
   }
   keyColumns(): ChunkedColumn[] {
     return [];
+  }
+  find(batch: Batch, n: number): Int32Array {
+    return this.assign(batch, n);
   }
 }
 
@@ -218,6 +226,23 @@ class SingleKeyGrouper implements Grouper {
     return g;
   }
 
+  find(batch: Batch, n: number): Int32Array {
+    const gids = (this.gids = scratch(this.gids, n));
+    const c = batch.columns[0]!;
+    const d = c.data;
+    const nulls = c.nulls;
+    const typed = !Array.isArray(d);
+    for (let k = 0; k < n; k++) {
+      const v = nulls !== null && nulls[k] === 1 ? null : (d[k] ?? null);
+      if (v === null) {
+        gids[k] = this.nullGid;
+        continue;
+      }
+      gids[k] = this.map.get(typed ? v : mapKey(v, this.type, this.numeric)) ?? -1;
+    }
+    return gids;
+  }
+
   private nullGroup(c: Column, k: number): number {
     if (this.nullGid < 0) {
       this.nullGid = this.count++;
@@ -283,6 +308,10 @@ class MultiKeyGrouper implements Grouper {
     }
     this.count = this.table.size;
     return gids;
+  }
+
+  find(batch: Batch, n: number): Int32Array {
+    return this.table.find(batch.columns, n);
   }
 
   keyColumns(): ChunkedColumn[] {
@@ -352,6 +381,24 @@ class IntKeyGrouper implements Grouper {
     return gids;
   }
 
+  find(batch: Batch, n: number): Int32Array {
+    const gids = (this.gids = scratch(this.gids, n));
+    const c = batch.columns[0]!;
+    const d = c.data as Int32Array;
+    const nulls = c.nulls;
+    const direct = this.direct;
+    for (let k = 0; k < n; k++) {
+      if (nulls !== null && nulls[k] === 1) {
+        gids[k] = this.nullGid;
+        continue;
+      }
+      const key = d[k]!;
+      if (key >= 0 && key < DIRECT_MAX) gids[k] = key < direct.length ? direct[key]! - 1 : -1;
+      else gids[k] = this.map.get(key) ?? -1;
+    }
+    return gids;
+  }
+
   private growDirect(key: number): Int32Array<ArrayBuffer> {
     let cap = this.direct.length;
     while (cap <= key) cap *= 2;
@@ -394,7 +441,7 @@ function applyFilter(gids: Int32Array, n: number, filter: Column, out: Int32Arra
  * keys and then (for DISTINCT) by every argument ascending, and drops adjacent duplicates; we sort the
  * same way (stable, so ties keep input order) and deduplicate with per-group hash sets.
  */
-class OrderedInput {
+export class OrderedInput {
   /** Group of each buffered row, [0, rows): typed, so a million rows are one object the collector skips. */
   private gids = new Int32Array(1024);
   private rows = 0;
@@ -504,7 +551,7 @@ class OrderedInput {
 
 // ---------------------------------------------------------------------------------------------------
 
-interface ConsumeState {
+export interface ConsumeState {
   readonly grouper: Grouper;
   readonly accs: GroupedAccumulator[];
   readonly ordered: (OrderedInput | null)[];
@@ -521,7 +568,7 @@ interface ConsumeState {
  * One input batch: group ids, then every aggregate. A plain function called per batch, not a loop in the
  * async generator, so V8 optimizes it (and the accumulator calls it makes) like ordinary code.
  */
-function consume(st: ConsumeState, batch: Batch): void {
+export function consume(st: ConsumeState, batch: Batch): void {
   const n = batch.length;
   const { grouper, accs, ordered, aggs, keyCount } = st;
   const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: n }, n);
@@ -556,7 +603,7 @@ function consume(st: ConsumeState, batch: Batch): void {
  * aggregates (no FILTER, DISTINCT or ORDER BY); arguments of an accumulator without updateSel are
  * gathered for it alone.
  */
-function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: number): void {
+export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: number): void {
   const { grouper, accs, aggs, keyCount } = st;
   const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: batch.length }, n, sel);
   const groups = grouper.count;
@@ -603,14 +650,14 @@ function defaultSchema(input: PhysicalOperator, config: HashAggregateConfig): Sc
 }
 
 /** Per group besides its key: the hash entry, the output row slot and a few bytes of state per aggregate. */
-const GROUP_BYTES = HASH_ENTRY_BYTES + 16;
-const STATE_BYTES = 16;
+export const GROUP_BYTES = HASH_ENTRY_BYTES + 16;
+export const STATE_BYTES = 16;
 
 export class HashAggregate extends PhysicalOperator {
   readonly name = 'HashAggregate';
   /**
    * Whether this operator reserves its groups and buffered inputs from memory_limit; off when a
-   * SpillingAggregate above already reserved the input it replays.
+   * HybridHashAggregate above already reserved the input it replays.
    */
   reservesMemory = true;
 
@@ -649,12 +696,12 @@ export class HashAggregate extends PhysicalOperator {
       reserve: new GrowthReserve(),
     };
     // Groups, DISTINCT / ORDER BY inputs and states that keep every value (string_agg, array_agg, …)
-    // grow with the data: reserved per batch, refused with 53200 (SpillingAggregate is the spilling form).
+    // grow with the data: reserved per batch, refused with 53200 (HybridHashAggregate is the spilling form).
     const res = this.reservesMemory ? queryMemory(ctx).pool.register('HashAggregate', false) : null;
     const retaining = aggs.map((a, i) => ordered[i] === null && a.impl.retainsInput === true);
     const perGroup = GROUP_BYTES + STATE_BYTES * aggs.length;
     try {
-      for await (const { batch, sel, n } of this.inputRows(ctx)) {
+      for await (const { batch, sel, n } of aggregateInput(this.input, this.config, ctx)) {
         await yieldIfDue(ctx);
         if (n === 0) continue;
         const before = grouper.count;
@@ -679,74 +726,80 @@ export class HashAggregate extends PhysicalOperator {
         }
         res.grow(Math.ceil(bytes), 'hash aggregate groups and states');
       }
-      yield* this.output(ctx, grouper, accs, ordered);
+      yield* emitGroups(ctx, this.schema, this.config, grouper, accs, ordered);
     } finally {
       res?.free();
     }
   }
+}
 
-  /**
-   * The input as batches with the rows to aggregate. Over a Filter (under a Project that only picks
-   * columns) the filter's selection is aggregated in place, when every aggregate is plain: the qualifying
-   * rows of every column are never copied. Otherwise whole batches (sel null).
-   */
-  private async *inputRows(ctx: ExecContext): AsyncGenerator<SelectedBatch> {
-    const input = this.input;
-    const plain = this.config.aggs.every((a) => a.filterCol === null && !a.distinct && a.orderBy.length === 0);
-    const picked = input instanceof Project ? input.pickedColumns() : null;
-    const filter = picked !== null ? (input as Project).input : input;
-    if (!plain || !(filter instanceof Filter) || (input !== filter && picked === null)) {
-      for await (const b of input.execute(ctx)) yield { batch: b, sel: null, n: b.length };
-      return;
+/**
+ * The input as batches with the rows to aggregate. Over a Filter (under a Project that only picks
+ * columns) the filter's selection is aggregated in place, when every aggregate is plain: the qualifying
+ * rows of every column are never copied. Otherwise whole batches (sel null).
+ */
+export async function* aggregateInput(input: PhysicalOperator, config: HashAggregateConfig, ctx: ExecContext): AsyncGenerator<SelectedBatch> {
+  const plain = config.aggs.every((a) => a.filterCol === null && !a.distinct && a.orderBy.length === 0);
+  const picked = input instanceof Project ? input.pickedColumns() : null;
+  const filter = picked !== null ? (input as Project).input : input;
+  if (!plain || !(filter instanceof Filter) || (input !== filter && picked === null)) {
+    for await (const b of input.execute(ctx)) yield { batch: b, sel: null, n: b.length };
+    return;
+  }
+  // The Project is bypassed: its EXPLAIN ANALYZE figures are recorded here.
+  const pm = input !== filter && ctx.analyze ? input.metrics : null;
+  if (pm !== null) pm.loops++;
+  for await (const s of filter.selections(ctx)) {
+    const batch = picked === null ? s.batch : { columns: picked.map((c) => s.batch.columns[c]!), length: s.batch.length };
+    if (pm !== null) {
+      pm.rows += s.n;
+      pm.batches++;
     }
-    // The Project is bypassed: its EXPLAIN ANALYZE figures are recorded here.
-    const pm = input !== filter && ctx.analyze ? input.metrics : null;
-    if (pm !== null) pm.loops++;
-    for await (const s of filter.selections(ctx)) {
-      const batch = picked === null ? s.batch : { columns: picked.map((c) => s.batch.columns[c]!), length: s.batch.length };
-      if (pm !== null) {
-        pm.rows += s.n;
-        pm.batches++;
-      }
-      if (s.sel === null) yield { batch, sel: null, n: batch.length };
-      else yield { batch, sel: s.sel, n: s.n };
-    }
+    if (s.sel === null) yield { batch, sel: null, n: batch.length };
+    else yield { batch, sel: s.sel, n: s.n };
+  }
+}
+
+export async function* emitGroups(
+  ctx: ExecContext,
+  schema: Schema,
+  config: HashAggregateConfig,
+  grouper: Grouper,
+  accs: GroupedAccumulator[],
+  ordered: readonly (OrderedInput | null)[],
+): AsyncGenerator<Batch> {
+  const { keyCount, aggs } = config;
+  const groups = grouper.count;
+  if (groups === 0) return;
+  for (let i = 0; i < aggs.length; i++) {
+    accs[i]!.grow(groups);
+    await ordered[i]?.flush(accs[i]!, ctx);
   }
 
-  private async *output(ctx: ExecContext, grouper: Grouper, accs: GroupedAccumulator[], ordered: (OrderedInput | null)[]): AsyncGenerator<Batch> {
-    const { keyCount, aggs } = this.config;
-    const groups = grouper.count;
-    if (groups === 0) return;
+  const keyCols = grouper.keyColumns();
+  const types = schema.map((f) => f.type);
+  for (let start = 0; start < groups; start += BATCH_SIZE) {
+    await yieldIfDue(ctx);
+    const end = Math.min(groups, start + BATCH_SIZE);
+    const columns: Column[] = [];
+    for (let i = 0; i < keyCount; i++) {
+      const kc = keyCols[i]!;
+      const sliced = kc.slice(start, end);
+      columns.push(makeColumn(types[i] ?? kc.type, sliced.data, sliced.nulls));
+    }
     for (let i = 0; i < aggs.length; i++) {
-      accs[i]!.grow(groups);
-      await ordered[i]?.flush(accs[i]!, ctx);
-    }
-
-    const keyCols = grouper.keyColumns();
-    const types = this.schema.map((f) => f.type);
-    for (let start = 0; start < groups; start += BATCH_SIZE) {
-      await yieldIfDue(ctx);
-      const end = Math.min(groups, start + BATCH_SIZE);
-      const columns: Column[] = [];
-      for (let i = 0; i < keyCount; i++) {
-        const kc = keyCols[i]!;
-        const sliced = kc.slice(start, end);
-        columns.push(makeColumn(types[i] ?? kc.type, sliced.data, sliced.nulls));
+      const acc = accs[i]!;
+      const b = new ColumnBuilder(aggs[i]!.impl.returnType, end - start);
+      // A result can cost as much as its group's input (string_agg joins it, array_agg copies it), so a
+      // batch of large groups gets yield points of its own.
+      for (let g = start; g < end; g++) {
+        b.push(acc.result(g));
+        const y = yieldEvery(ctx, 64);
+        if (y !== undefined) await y;
       }
-      for (let i = 0; i < aggs.length; i++) {
-        const acc = accs[i]!;
-        const b = new ColumnBuilder(aggs[i]!.impl.returnType, end - start);
-        // A result can cost as much as its group's input (string_agg joins it, array_agg copies it), so a
-        // batch of large groups gets yield points of its own.
-        for (let g = start; g < end; g++) {
-          b.push(acc.result(g));
-          const y = yieldEvery(ctx, 64);
-          if (y !== undefined) await y;
-        }
-        columns.push(b.finish());
-      }
-      yield { columns, length: end - start };
+      columns.push(b.finish());
     }
+    yield { columns, length: end - start };
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Replay: batches an operator already pulled, then (optionally) the rest of a running input, as an
  * operator again. Operators that start in memory and fall back to a spilling plan under memory
- * pressure (SpillingAggregate, TopN) hand their buffer and their input over to it.
+ * pressure (HybridHashAggregate, TopN) hand their buffer and their input over to it.
  */
 import type { Schema } from '../../common/types.js';
 import type { Batch } from '../../common/column.js';
