@@ -5,16 +5,16 @@
  * FIRST/LAST, LIMIT ALL and an OFFSET known only at run time; and through ExternalSort's spilled merge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchRows, type Batch } from '../../src/common/column.js';
-import type { Field, Value } from '../../src/common/types.js';
+import { batchRows } from '../../src/common/column.js';
+import type { Value } from '../../src/common/types.js';
 import type { ExecContext } from '../../src/execution/context.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';
 import { ExternalSort } from '../../src/physical/operators/external-sort.js';
 import { Sort } from '../../src/physical/operators/sort.js';
 import type { SortKey } from '../../src/physical/sort-key.js';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { outcomeText as outcome, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { FUZZ_FIELDS, fuzzBatches, rowKey, spillCtx, tempDir } from '../spill/helpers.js';
-import { rng } from './helpers.js';
+import { rng, Source } from './helpers.js';
 
 const WORDS = ['', 'a', 'A', 'ab', 'b', 'é', 'ß', '日本', '日本語', '😀', 'a😀', 'zz', 'a b', "o'k", 'x'.repeat(40), 'x'.repeat(40) + 'é'];
 const ROWS = 9000;
@@ -42,15 +42,6 @@ afterAll(async () => {
   await pg.close?.();
   await quire.close?.();
 });
-
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
 
 async function agree(sqls: readonly string[]): Promise<void> {
   for (const sql of sqls) {
@@ -96,24 +87,6 @@ describe('ORDER BY … OFFSET (Sort drops the offset rows)', () => {
   });
 });
 
-class Source extends PhysicalOperator {
-  readonly name = 'Source';
-  constructor(
-    schema: Field[],
-    readonly batches: Batch[],
-  ) {
-    super(schema);
-  }
-  children(): readonly PhysicalOperator[] {
-    return [];
-  }
-  describe(): string {
-    return '';
-  }
-  protected async *run(): AsyncGenerator<Batch> {
-    yield* this.batches;
-  }
-}
 
 async function rowsOf(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]> {
   const out: Value[][] = [];

@@ -14,26 +14,9 @@ import type { ResolvedAggregate } from '../../src/functions/aggregate/aggregate-
 import { PhysicalOperator } from '../../src/physical/operator.js';
 import { HashAggregate, type HashAggregateConfig } from '../../src/physical/operators/hash-aggregate.js';
 import { HybridHashAggregate } from '../../src/physical/operators/hybrid-hash-aggregate.js';
+import { Source } from '../operators/helpers.js';
 import { rng, rowKey, spillCtx, tempDir } from './helpers.js';
 
-class Source extends PhysicalOperator {
-  readonly name = 'Source';
-  constructor(
-    schema: Field[],
-    readonly batches: Batch[],
-  ) {
-    super(schema);
-  }
-  children(): readonly PhysicalOperator[] {
-    return [];
-  }
-  describe(): string {
-    return '';
-  }
-  protected async *run(): AsyncGenerator<Batch> {
-    yield* this.batches;
-  }
-}
 
 function resolve(name: string, types: (typeof T)[keyof typeof T][]): ResolvedAggregate {
   const r = lookupAggregate(name)!.resolve(types);

@@ -8,7 +8,7 @@
  * ending in '-' or a digit ('a' || '-' || -1 = 'a-' || '-' || 1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { outcomeText as outcome, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 
 let pg: SqlConnection;
 let quire: SqlConnection;
@@ -34,15 +34,6 @@ afterAll(async () => {
   await pg.close?.();
   await quire.close?.();
 });
-
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const r = await c.query(sql);
-    return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'} ${asSqlError(e).message}`;
-  }
-}
 
 async function agree(sqls: readonly string[]): Promise<void> {
   for (const sql of sqls) {
