@@ -17,6 +17,14 @@ export interface OperatorMetrics {
   extra: Record<string, number | string>;
 }
 
+/** One node of EXPLAIN's text as PostgreSQL prints it. */
+export interface ExplainNode {
+  /** The node in PostgreSQL's words with its target ("Seq Scan on t", "Index Scan using i on t"); Quire's own name where PostgreSQL has no such node. */
+  readonly label: string;
+  /** Lines printed under the node, each "Name: value" ("Index Cond: (a = 1)", "Sort Key: b"). */
+  readonly details: readonly string[];
+}
+
 export abstract class PhysicalOperator {
   abstract readonly name: string;
   readonly metrics: OperatorMetrics = { rows: 0, batches: 0, timeMs: 0, loops: 0, extra: {} };
@@ -27,6 +35,12 @@ export abstract class PhysicalOperator {
 
   /** One line of EXPLAIN detail after the operator name, e.g. "keys: [a ASC]". */
   abstract describe(): string;
+
+  /** EXPLAIN's node for this operator; operators PostgreSQL also has override it to use PostgreSQL's vocabulary. */
+  explainNode(): ExplainNode {
+    const d = this.describe();
+    return { label: d ? `${this.name} (${d})` : this.name, details: [] };
+  }
 
   /**
    * The order rows come out in, as keys over this operator's output columns (a prefix of it may be all
