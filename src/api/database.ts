@@ -19,7 +19,7 @@ import { prewalkGlobs } from '../storage/glob-walk.js';
 import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
 import { optimize, type OptimizeTrace } from '../optimizer/optimizer.js';
-import { explainPlan } from '../physical/explain.js';
+import { explainPlan, explainSummary, type ExplainOptions } from '../physical/explain.js';
 import { explainLogical } from '../physical/explain-logical.js';
 import type { PhysicalOperator } from '../physical/operator.js';
 import { PhysicalPlanner } from '../physical/planner.js';
@@ -900,19 +900,18 @@ export class Database implements UtilityHost {
     return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
   }
 
-  async explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean, logical = false): Promise<string[]> {
+  async explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions): Promise<string[]> {
+    const t0 = performance.now();
     const prepared = this.prepareSelect(stmt, params);
-    if (logical) return explainLogical(prepared.plan);
-    const ctx = this.execContext(prepared.paramTypes, params, analyze);
+    if (opts.logical === true) return explainLogical(prepared.plan);
+    const ctx = this.execContext(prepared.paramTypes, params, opts.analyze);
     const op = await this.physical(prepared.plan, ctx);
-    if (!analyze) return explainPlan(op, false);
-    return (async () => {
-      const t0 = performance.now();
-      let rows = 0;
-      for await (const b of op.execute(ctx)) rows += b.length;
-      const ms = performance.now() - t0;
-      return [...explainPlan(op, true), `Result rows: ${rows}`, `Execution Time: ${ms.toFixed(3)} ms`];
-    })();
+    if (!opts.analyze) return explainPlan(op, opts);
+    const t1 = performance.now();
+    let rows = 0;
+    for await (const b of op.execute(ctx)) rows += b.length;
+    const ms = performance.now() - t1;
+    return [...explainPlan(op, opts), ...explainSummary(opts, t1 - t0, ms, rows)];
   }
 
   /**

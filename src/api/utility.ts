@@ -22,6 +22,7 @@ import { createFunction, dropRoutines } from './routine-ddl.js';
 import { deallocate, executePrepared, prepareStatement } from './prepared.js';
 import type { PreparedQuery, QueryResult } from './database.js';
 import type { PhysicalOperator } from '../physical/operator.js';
+import type { ExplainOptions } from '../physical/explain.js';
 import { LockOwner } from './row-locks.js';
 import { relName, result } from './statement-support.js';
 import { createIndex, createTable, createTableAs, createView, defineAggregate, drop, selectInto, sequenceStatement } from './ddl-statements.js';
@@ -56,7 +57,7 @@ export interface UtilityHost {
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
   collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
-  explainLines(stmt: SelectStmt, params: readonly unknown[], analyze: boolean, logical?: boolean): Promise<string[]>;
+  explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions): Promise<string[]>;
   /** The open transaction's row locks (SELECT … FOR UPDATE), if one is open. */
   readonly rowLocks: LockOwner | null;
   /** A fresh READ COMMITTED snapshot, after waiting for a row lock. */

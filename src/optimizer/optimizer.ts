@@ -23,9 +23,12 @@ import { deriveTopNFromWindow } from './rules/derive-topn-from-window.js';
 import { pushIntoTableFunction } from './rules/push-into-table-function.js';
 import { presenceOnlyTableFunctionColumns } from './rules/presence-only-table-function-columns.js';
 import { pushIntoRemoteScan } from './rules/push-into-remote-scan.js';
+import { distinctOfConstantsToLimit } from './rules/distinct-of-constants-to-limit.js';
+import { removeConstantSortKeys } from './rules/remove-constant-sort-keys.js';
 
 /*
- * Order: projections go first so limits and filters meet the operators they target; the ranking filter
+ * Order: projections go first so limits and filters meet the operators they target; DISTINCT and sort
+ * keys that filters pin to one value go next (the limits they leave take part in the limit rules); the ranking filter
  * is turned into a per-partition Top-N once filters sit directly on windows; limits then move down
  * (through projections before unions, joins, scans), adjacent limits merge, Sort+Limit fuse into Top-N,
  * a Top-N/limit over a window moves below it, and eliminate-limit runs last to fold LIMIT 0 (wherever the
@@ -35,6 +38,8 @@ export const RULES: readonly OptimizerRule[] = [
   removeIdentityProjection,
   pushFilterBelowProject,
   pushFilterIntoJoin,
+  distinctOfConstantsToLimit,
+  removeConstantSortKeys,
   deriveTopNFromWindow,
   limitBeforeVolatileProjection,
   pushLimitThroughProject,

@@ -13,6 +13,8 @@ export interface OperatorMetrics {
   batches: number;
   /** Wall time inside this operator including children, milliseconds. */
   timeMs: number;
+  /** Wall time until the first batch came out, summed over loops (EXPLAIN ANALYZE's startup time). */
+  startupMs: number;
   loops: number;
   extra: Record<string, number | string>;
 }
@@ -23,11 +25,49 @@ export interface ExplainNode {
   readonly label: string;
   /** Lines printed under the node, each "Name: value" ("Index Cond: (a = 1)", "Sort Key: b"). */
   readonly details: readonly string[];
+  /**
+   * The text of each output column as PostgreSQL deparses it (parents print their expressions over
+   * these; VERBOSE prints them as "Output:"). Absent: the input's texts when the node passes its
+   * input's columns through unchanged, else the column names.
+   */
+  readonly outputs?: readonly string[];
+  /**
+   * Work PostgreSQL does inside the node below rather than in a node of its own: 'filter' (the
+   * node's one detail line becomes the input's "Filter:"), 'projection' (the outputs become the
+   * input's). Where the input cannot take it (Sort, Limit: they neither filter nor project),
+   * the work shows as a Result node, as PostgreSQL plans it.
+   */
+  readonly merge?: 'filter' | 'projection';
+  /** A projection that only picks input columns (at the top of a plan, PostgreSQL's junk filter does that). */
+  readonly selectsColumns?: boolean;
+  /** Whether this node evaluates quals and projections itself (scans, joins, aggregates) — see merge. */
+  readonly projects?: boolean;
+  /**
+   * A node per child to show between this node and that child: a hash join's "Hash" over its build
+   * side (rows: the child's), a Top-N's "Sort" under its "Limit" (rows: this node's).
+   */
+  readonly childWrappers?: readonly (ExplainWrapper | null)[];
+}
+
+export interface ExplainWrapper {
+  readonly label: string;
+  readonly details: readonly string[];
+  readonly rowsOf: 'child' | 'self';
+}
+
+/** The column texts of each child, as explainNode reads them. */
+export type ExplainInputs = readonly (readonly string[])[];
+
+export interface ExplainHow {
+  /** EXPLAIN VERBOSE: schema-qualified relations, "Output:" lines. */
+  readonly verbose: boolean;
+  /** Column references carry their relation's name (VERBOSE, or a plan over several relations). */
+  readonly qualify: boolean;
 }
 
 export abstract class PhysicalOperator {
   abstract readonly name: string;
-  readonly metrics: OperatorMetrics = { rows: 0, batches: 0, timeMs: 0, loops: 0, extra: {} };
+  readonly metrics: OperatorMetrics = { rows: 0, batches: 0, timeMs: 0, startupMs: 0, loops: 0, extra: {} };
 
   constructor(readonly schema: Schema) {}
 
@@ -37,9 +77,9 @@ export abstract class PhysicalOperator {
   abstract describe(): string;
 
   /** EXPLAIN's node for this operator; operators PostgreSQL also has override it to use PostgreSQL's vocabulary. */
-  explainNode(): ExplainNode {
-    const d = this.describe();
-    return { label: d ? `${this.name} (${d})` : this.name, details: [] };
+  explainNode(_inputs: ExplainInputs, _how: ExplainHow): ExplainNode {
+    const d = this.describe().replace(/\u0000([a-z]+(?: [a-z]+)*)/g, '[$1]');
+    return { label: this.name, details: d ? [d.charAt(0).toUpperCase() + d.slice(1)] : [] };
   }
 
   /**
@@ -62,11 +102,17 @@ export abstract class PhysicalOperator {
     const m = this.metrics;
     m.loops++;
     const it = this.run(ctx);
+    let first = true;
     try {
       for (;;) {
         const t0 = performance.now();
         const r = await it.next();
-        m.timeMs += performance.now() - t0;
+        const dt = performance.now() - t0;
+        m.timeMs += dt;
+        if (first) {
+          m.startupMs += dt;
+          first = false;
+        }
         if (r.done) break;
         m.rows += r.value.length;
         m.batches++;

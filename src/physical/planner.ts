@@ -80,7 +80,7 @@ export class PhysicalPlanner {
         }
         const src = p.source as unknown as ScannableSource;
         if (typeof src.scan !== 'function') throw new QuireError('XX000', `table ${p.source.name} cannot be scanned`);
-        return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null, p.fetch ?? null);
+        return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null, p.fetch ?? null, p.alias);
       }
       case 'values':
         return new ValuesScan(p.schema, p.rows, this.slotPlan);

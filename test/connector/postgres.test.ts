@@ -17,7 +17,7 @@ describe.skipIf(DSN === undefined)('ATTACH postgres', () => {
   let admin: pg.Client;
   const schema = `quire_test_${process.pid}`;
 
-  const explain = async (sql: string): Promise<string> => (await db.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+  const explain = async (sql: string): Promise<string> => (await db.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => r[0]).join('\n');
   /** The query's rows with pushdown, after checking they equal the rows without it. */
   async function same(sql: string): Promise<unknown[][]> {
     const pushed = (await db.query(sql)).rows;

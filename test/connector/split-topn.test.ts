@@ -16,7 +16,7 @@ describe.skipIf(DSN === undefined)('split Top-N over ATTACHed PostgreSQL', () =>
   const schema = `quire_split_${process.pid}`;
   const T = `pg.${schema}.items`;
 
-  const explain = async (sql: string): Promise<string> => (await db.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+  const explain = async (sql: string): Promise<string> => (await db.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => r[0]).join('\n');
   const remoteSessions = async (): Promise<number> =>
     Number((await admin.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`)).rows[0].n);
 

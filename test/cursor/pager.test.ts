@@ -222,7 +222,7 @@ describe('cursor validation', () => {
 describe('DBeaver-style re-execution with LIMIT/OFFSET', () => {
   it('stays a Top-N of limit + offset rows, directly or around a subquery', async () => {
     for (const sql of ['SELECT * FROM t ORDER BY a LIMIT 5 OFFSET 10', 'SELECT * FROM (SELECT * FROM t ORDER BY a) q LIMIT 5 OFFSET 10']) {
-      const plan = (await db.query(`EXPLAIN ${sql}`)).rows.map((r) => String(r[0])).join('\n');
+      const plan = (await db.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => String(r[0])).join('\n');
       expect(plan, sql).toMatch(/TopN/);
       expect(plan, sql).not.toMatch(/^\s*(->\s*)?Sort\b/m);
     }

@@ -162,18 +162,18 @@ describe('library API', () => {
   });
 
   it('explains plans and switches rules off by name', async () => {
-    const plan = (await db.query('explain select a from t order by c desc limit 2')).rows.map((r) => r[0]).join('\n');
+    const plan = (await db.query('explain (format quire) select a from t order by c desc limit 2')).rows.map((r) => r[0]).join('\n');
     expect(plan).toMatch(/TopN \(keys: \[c DESC\], limit: 2/);
     expect(plan).not.toMatch(/Sort/);
     await db.query("set quire.disabled_rules = 'sort-limit-to-topn'");
-    const plain = (await db.query('explain select a from t order by c desc limit 2')).rows.map((r) => r[0]).join('\n');
+    const plain = (await db.query('explain (format quire) select a from t order by c desc limit 2')).rows.map((r) => r[0]).join('\n');
     expect(plain).toMatch(/Limit/);
     expect(plain).toMatch(/Sort/);
     const same = await db.query('select a from t order by c desc nulls last limit 2');
     await db.query('reset quire.disabled_rules');
     const fused = await db.query('select a from t order by c desc nulls last limit 2');
     expect(fused.rows).toEqual(same.rows);
-    const analyzed = (await db.query('explain analyze select b, count(*) from t group by b')).rows.map((r) => r[0]).join('\n');
+    const analyzed = (await db.query('explain (format quire, analyze) select b, count(*) from t group by b')).rows.map((r) => r[0]).join('\n');
     expect(analyzed).toMatch(/HashAggregate .*actual rows=\d+ loops=1/);
   });
 

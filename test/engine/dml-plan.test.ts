@@ -128,33 +128,33 @@ describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
   });
 
   it('puts the modify node on top and does not run the statement', async () => {
-    const up = await lines('EXPLAIN UPDATE t SET b = u.v FROM u WHERE u.a = t.a');
+    const up = await lines('EXPLAIN (FORMAT QUIRE) UPDATE t SET b = u.v FROM u WHERE u.a = t.a');
     expect(up[0]).toBe('Update on t');
     expect(up.join('\n')).toMatch(/->  HashJoin[\s\S]*TableScan \(table: t\)[\s\S]*TableScan \(table: u\)/);
-    expect((await lines('EXPLAIN DELETE FROM t WHERE a > 2 RETURNING *'))[0]).toBe('Delete on t');
-    const ins = await lines('EXPLAIN INSERT INTO t SELECT a + 10, v FROM u');
+    expect((await lines('EXPLAIN (FORMAT QUIRE) DELETE FROM t WHERE a > 2 RETURNING *'))[0]).toBe('Delete on t');
+    const ins = await lines('EXPLAIN (FORMAT QUIRE) INSERT INTO t SELECT a + 10, v FROM u');
     expect(ins[0]).toBe('Insert on t');
     expect(ins[1]).toMatch(/^ {2}->  Project/);
-    expect((await lines('EXPLAIN INSERT INTO t VALUES (9, 9)'))[0]).toBe('Insert on t');
+    expect((await lines('EXPLAIN (FORMAT QUIRE) INSERT INTO t VALUES (9, 9)'))[0]).toBe('Insert on t');
     expect((await lines('EXPLAIN (LOGICAL) UPDATE t SET b = 1'))[0]).toBe('Modify (update on t)');
     // The row identity's hidden columns print as [row batch] / [row index], never with their NUL prefix.
-    const byKey = await lines('EXPLAIN UPDATE t SET b = 1 WHERE a = 1');
+    const byKey = await lines('EXPLAIN (FORMAT QUIRE) UPDATE t SET b = 1 WHERE a = 1');
     expect(byKey.join('\n')).toContain('[row index]');
     expect(byKey.join('\n')).not.toContain('\u0000');
     expect((await db.query('SELECT count(*), sum(b) FROM t')).rows).toEqual([[4, 60]]);
   });
 
   it('EXPLAIN ANALYZE runs the statement; in a transaction block ROLLBACK undoes it', async () => {
-    const an = await lines('EXPLAIN ANALYZE UPDATE t SET b = u.v FROM u WHERE u.a = t.a AND u.v < 201');
+    const an = await lines('EXPLAIN (FORMAT QUIRE, ANALYZE) UPDATE t SET b = u.v FROM u WHERE u.a = t.a AND u.v < 201');
     expect(an[0]).toMatch(/^Update on t \(actual rows=0 loops=1 time=/);
     expect(an[1]).toMatch(/actual rows=2 /);
     expect(an.at(-1)).toMatch(/^Execution Time: /);
     expect((await db.query('SELECT a, b FROM t WHERE a < 3 ORDER BY a')).rows).toEqual([[1, 100], [2, 200]]);
-    const ret = await lines('EXPLAIN ANALYZE DELETE FROM t WHERE a = 4 RETURNING *');
+    const ret = await lines('EXPLAIN (FORMAT QUIRE, ANALYZE) DELETE FROM t WHERE a = 4 RETURNING *');
     expect(ret[0]).toMatch(/^Delete on t \(actual rows=1 /);
     expect(ret).toContain('Result rows: 1');
     await db.query('BEGIN');
-    await lines('EXPLAIN ANALYZE INSERT INTO t SELECT DISTINCT a + 10 FROM u WHERE a IS NOT NULL');
+    await lines('EXPLAIN (FORMAT QUIRE, ANALYZE) INSERT INTO t SELECT DISTINCT a + 10 FROM u WHERE a IS NOT NULL');
     expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[5]]);
     await db.query('ROLLBACK');
     expect((await db.query('SELECT count(*) FROM t')).rows).toEqual([[3]]);
@@ -163,7 +163,7 @@ describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
   it('shows data-modifying WITH queries under CTE; only ANALYZE runs them', async () => {
     const sql = 'WITH x AS (UPDATE t SET b = b + 1 WHERE a = 1 RETURNING *), y AS (DELETE FROM u WHERE a IS NULL RETURNING v) SELECT * FROM x';
     const before = (await db.query('SELECT * FROM t ORDER BY a')).rows;
-    const plain = await lines(`EXPLAIN ${sql}`);
+    const plain = await lines(`EXPLAIN (FORMAT QUIRE) ${sql}`);
     expect(plain[0]).toMatch(/^TableScan \(table: x\)/);
     expect(plain).toContain('  CTE x');
     expect(plain).toContain('    ->  Update on t');
@@ -172,7 +172,7 @@ describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
     expect(plain.findIndex((l) => l === '  CTE y')).toBeGreaterThan(plain.findIndex((l) => l === '  CTE x'));
     expect((await db.query('SELECT * FROM t ORDER BY a')).rows).toEqual(before);
     await db.query('BEGIN');
-    const an = await lines(`EXPLAIN ANALYZE ${sql}`);
+    const an = await lines(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`);
     expect(an[0]).toMatch(/^TableScan \(table: x\) \(actual rows=1 /);
     expect(an.find((l) => l.includes('Delete on u'))).toMatch(/actual rows=1 /);
     expect(an.at(-2)).toBe('Result rows: 1');
@@ -183,8 +183,8 @@ describe('EXPLAIN of INSERT, UPDATE and DELETE', () => {
   });
 
   it('checks constraints under EXPLAIN ANALYZE as when the statement runs', async () => {
-    await expect(db.query('EXPLAIN ANALYZE INSERT INTO t SELECT 1, 1')).rejects.toMatchObject({ code: '23505' });
-    await expect(db.query('EXPLAIN UPDATE t SET b = 1 WHERE CURRENT OF c')).rejects.toBeInstanceOf(QuireError);
+    await expect(db.query('EXPLAIN (FORMAT QUIRE, ANALYZE) INSERT INTO t SELECT 1, 1')).rejects.toMatchObject({ code: '23505' });
+    await expect(db.query('EXPLAIN (FORMAT QUIRE) UPDATE t SET b = 1 WHERE CURRENT OF c')).rejects.toBeInstanceOf(QuireError);
   });
 });
 
@@ -193,10 +193,10 @@ describe('read-only sessions', () => {
     const db = await Database.create();
     for (const s of SETUP) await db.query(s);
     const ro = db.connect({ access: { allowWrites: false } });
-    expect((await ro.query('EXPLAIN UPDATE t SET b = 1')).rows[0]).toEqual(['Update on t']);
-    expect((await ro.query('EXPLAIN DELETE FROM t USING u WHERE t.a = u.a')).rows[0]).toEqual(['Delete on t']);
-    expect((await ro.query('EXPLAIN INSERT INTO t SELECT 9, 9')).rows[0]).toEqual(['Insert on t']);
-    for (const s of ['EXPLAIN ANALYZE UPDATE t SET b = 1', 'EXPLAIN (ANALYZE) DELETE FROM t', 'EXPLAIN ANALYZE INSERT INTO t SELECT 9, 9', 'EXPLAIN (ANALYZE true) INSERT INTO t VALUES (9, 9)']) {
+    expect((await ro.query('EXPLAIN (FORMAT QUIRE) UPDATE t SET b = 1')).rows[0]).toEqual(['Update on t']);
+    expect((await ro.query('EXPLAIN (FORMAT QUIRE) DELETE FROM t USING u WHERE t.a = u.a')).rows[0]).toEqual(['Delete on t']);
+    expect((await ro.query('EXPLAIN (FORMAT QUIRE) INSERT INTO t SELECT 9, 9')).rows[0]).toEqual(['Insert on t']);
+    for (const s of ['EXPLAIN (FORMAT QUIRE, ANALYZE) UPDATE t SET b = 1', 'EXPLAIN (FORMAT QUIRE, ANALYZE) DELETE FROM t', 'EXPLAIN (FORMAT QUIRE, ANALYZE) INSERT INTO t SELECT 9, 9', 'EXPLAIN (FORMAT QUIRE, ANALYZE true) INSERT INTO t VALUES (9, 9)']) {
       await expect(ro.query(s), s).rejects.toMatchObject({ code: '25006', message: expect.stringMatching(/^cannot execute (UPDATE|DELETE|INSERT) in a read-only transaction$/) });
     }
     expect((await db.query('SELECT count(*), sum(b) FROM t')).rows).toEqual([[4, 60]]);
@@ -207,7 +207,7 @@ describe('read-only sessions', () => {
     for (const s of SETUP) await db.query(s);
     const ro = db.connect({ access: { allowWrites: false } });
     const cte = 'WITH x AS (DELETE FROM t RETURNING a) SELECT a FROM x';
-    for (const s of [cte, `EXPLAIN ANALYZE ${cte}`, `PREPARE p AS ${cte}`, `BEGIN; DECLARE c CURSOR FOR ${cte}`, 'WITH x AS (UPDATE t SET b = 0) SELECT 1']) {
+    for (const s of [cte, `EXPLAIN (FORMAT QUIRE, ANALYZE) ${cte}`, `PREPARE p AS ${cte}`, `BEGIN; DECLARE c CURSOR FOR ${cte}`, 'WITH x AS (UPDATE t SET b = 0) SELECT 1']) {
       await expect(ro.query(s), s).rejects.toMatchObject({ code: '25006' });
       await ro.query('ROLLBACK');
     }

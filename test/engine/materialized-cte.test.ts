@@ -62,7 +62,7 @@ describe('WITH queries read more than once', () => {
     const [got, want] = await both('with w as not materialized (select random() as r) select count(distinct r) from (select r from w union all select r from w) s');
     expect(got).toEqual([['1']]);
     expect(got).toEqual(want);
-    const plan = (await db.query('explain with w as not materialized (select g from t) select * from w a, w b where a.g = b.g')).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await db.query('explain (format quire) with w as not materialized (select g from t) select * from w a, w b where a.g = b.g')).rows.map((r) => String(r[0])).join('\n');
     expect(plan).not.toContain('CteScan');
     const [got2, want2] = await both('with w as not materialized (select g, count(*) c from t group by g) select sum(a.c * b.c) from w a, w b where a.g = b.g');
     expect(got2).toEqual(want2);
@@ -99,7 +99,7 @@ describe('WITH queries read more than once', () => {
   }
 
   it('EXPLAIN shows the query once under its first scan, and a LIMIT on one reference leaves the other complete', async () => {
-    const plan = (await db.query('explain with w as (select g, count(*) as c from t group by g) select * from w a join w b on a.g = b.g')).rows.map((r) => String(r[0]));
+    const plan = (await db.query('explain (format quire) with w as (select g, count(*) as c from t group by g) select * from w a join w b on a.g = b.g')).rows.map((r) => String(r[0]));
     expect(plan.filter((l) => l.includes('CteScan (CTE w)')).length).toBe(2);
     expect(plan.filter((l) => l.includes('HashAggregate')).length).toBe(1);
     const [got, want] = await both('with w as (select id from t) select (select count(*) from (select id from w limit 3) x), (select count(*) from w)');
@@ -107,7 +107,7 @@ describe('WITH queries read more than once', () => {
   });
 
   it('a WITH query read once is still inlined: filters and limits reach the table', async () => {
-    const plan = (await db.query('explain with w as (select * from t) select id from w where id = 7')).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await db.query('explain (format quire) with w as (select * from t) select id from w where id = 7')).rows.map((r) => String(r[0])).join('\n');
     expect(plan).not.toContain('CteScan');
   });
 });

@@ -160,11 +160,11 @@ describe('row locks between library sessions', () => {
   it('EXPLAIN DECLARE shows the cursor query plan; pg_cursors shows each session its own cursors', async () => {
     const a = db.connect();
     const b = db.connect();
-    const plan = (await a.query('EXPLAIN SELECT id FROM acct WHERE bal > 20')).rows;
-    expect((await a.query('EXPLAIN DECLARE c CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows).toEqual(plan);
+    const plan = (await a.query('EXPLAIN (FORMAT QUIRE) SELECT id FROM acct WHERE bal > 20')).rows;
+    expect((await a.query('EXPLAIN (FORMAT QUIRE) DECLARE c CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows).toEqual(plan);
     const analyzed = (await a.query('EXPLAIN ANALYZE DECLARE c SCROLL CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows.map((r) => String(r[0]));
     expect(analyzed.some((l) => /rows/.test(l))).toBe(true);
-    // EXPLAIN declares nothing.
+    // EXPLAIN (FORMAT QUIRE) declares nothing.
     expect(await rows(a, 'SELECT count(*) FROM pg_cursors')).toEqual([[0]]);
     const before = Date.now();
     await a.query('BEGIN');

@@ -105,7 +105,7 @@ group('operator syntax through the engine', () => {
     ).toEqual([]);
   });
   it('EXPLAIN renders them as operators', async () => {
-    const r = await sql.db.query('explain select y & 1, ~y, z << 2, @ y, |/ c from (select x, y, z, 2.0::float8 as c from b) s');
+    const r = await sql.db.query('explain (format quire) select y & 1, ~y, z << 2, @ y, |/ c from (select x, y, z, 2.0::float8 as c from b) s');
     const plan = r.rows.map((row) => String(row[0])).join('\n');
     for (const s of ['(y & 1)', '(~ y)', '(z << 2)', '(@ y)', '(|/ c)']) expect(plan).toContain(s);
   });

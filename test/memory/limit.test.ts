@@ -107,7 +107,7 @@ describe('memory_limit 64MB, heap 192MB', () => {
     const answers = await runLimited([
       `select i from (select i, repeat(i::text, 100) s from generate_series(1, 100000) i) t order by s offset 80000 limit 3`,
       `select i from (select i, repeat((i % 25000)::text, 100) s from generate_series(1, 100000) i) t order by s offset 80000 rows fetch first 2 rows with ties`,
-      `explain analyze select i from (select i, repeat(i::text, 100) s from generate_series(1, 100000) i) t order by s offset 80000 limit 3`,
+      `explain (format quire, analyze) select i from (select i, repeat(i::text, 100) s from generate_series(1, 100000) i) t order by s offset 80000 limit 3`,
     ]);
     // Expected: the same orderings computed here (text sorts in code point order; ties by arrival).
     const expected = (key: (i: number) => string, offset: number, limit: number, ties: boolean): number[] => {

@@ -132,7 +132,7 @@ afterAll(async () => {
 
 describe('codes passed through CASE', () => {
   it('a sort over CASE … THEN NULL ELSE s END uses the stored ranks, not ranks built for the sort', async () => {
-    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s2, id FROM (SELECT CASE WHEN g = 3 THEN NULL ELSE s END AS s2, id FROM t) x ORDER BY s2, id')).rows
+    const plan = (await quire.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT s2, id FROM (SELECT CASE WHEN g = 3 THEN NULL ELSE s END AS s2, id FROM t) x ORDER BY s2, id')).rows
       .map((r) => String(r[0]))
       .join('\n');
     expect(plan).toMatch(/on text ranks(?! built)/);
@@ -178,7 +178,7 @@ describe('text dictionary', () => {
   it('a bulk-loaded text column carries codes; a column of mostly distinct strings stops growing its dictionary', async () => {
     expect(coded('t', 1)).toBe(true);
     expect(coded('u', 1)).toBe(true);
-    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s DESC, id')).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await quire.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT s, id FROM t ORDER BY s DESC, id')).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/sort method=[a-z -]*radix on text ranks/);
     await quire.query('CREATE TABLE ids (s text)');
     await quire.query('INSERT INTO ids SELECT md5(i::text) FROM generate_series(1, 60000) i');
@@ -212,7 +212,7 @@ describe('after DELETE, UPDATE to new strings and INSERT of new strings', () => 
     const d = [...dicts][0]!;
     expect(d.codeOf('Ω')).toBeGreaterThanOrEqual(0);
     expect(d.codeOf('new-β1')).toBeGreaterThanOrEqual(0);
-    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s, id')).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await quire.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT s, id FROM t ORDER BY s, id')).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/on text ranks/);
   });
   readQueries();
@@ -224,7 +224,7 @@ describe('after a single-row INSERT of a string the dictionary lacks', () => {
   });
   it('sorts fall back to ranks of their own', async () => {
     // The stored codes no longer cover every row: the sort codes the strings itself.
-    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s, id')).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await quire.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT s, id FROM t ORDER BY s, id')).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/on text ranks built for the sort/);
     await sameList('SELECT s, id FROM t ORDER BY s DESC NULLS LAST, id');
   });
@@ -246,7 +246,7 @@ describe('under a memory limit that spills', () => {
     tmp.remove();
   });
   it('ORDER BY text spills and still matches', async () => {
-    const plan = (await quire.query('EXPLAIN ANALYZE SELECT s, id FROM t ORDER BY s DESC, id')).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await quire.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT s, id FROM t ORDER BY s DESC, id')).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/spill/i);
     await sameList('SELECT s, id FROM t ORDER BY s DESC, id');
     await sameList('SELECT s, g, id FROM t ORDER BY s NULLS FIRST, g, id');

@@ -81,7 +81,7 @@ describe('ORDER BY … OFFSET (Sort drops the offset rows)', () => {
   }, 300_000);
 
   it('EXPLAIN shows the offset on the Sort, with no Limit above it', async () => {
-    const plan = await outcome(quire, 'EXPLAIN SELECT t, id FROM s ORDER BY t, id OFFSET 7');
+    const plan = await outcome(quire, 'EXPLAIN (FORMAT QUIRE) SELECT t, id FROM s ORDER BY t, id OFFSET 7');
     expect(plan).toMatch(/^Sort \(keys: \[t ASC, id ASC\], offset: 7\)/);
     expect(plan).not.toMatch(/Limit/);
   });

@@ -36,7 +36,7 @@ async function agree(sqls: readonly string[]): Promise<void> {
 
 /** The sort method EXPLAIN ANALYZE reports for `sql` in Quire. */
 async function method(sql: string): Promise<string> {
-  const r = await quire.query(`EXPLAIN ANALYZE ${sql}`);
+  const r = await quire.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`);
   const line = r.rows.map((x) => x[0]).find((x) => x !== null && x.startsWith('Sort'));
   return /sort method=([^)]*?)(?:,|\))/.exec(line ?? '')?.[1] ?? '';
 }

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Database, formatValue, ruleNames } from '../../src/index.js';
 
 let db: Database;
-const plan = async (sql: string): Promise<string> => (await db.query(`explain ${sql}`)).rows.map((r) => r[0]).join('\n');
+const plan = async (sql: string): Promise<string> => (await db.query(`explain (format quire) ${sql}`)).rows.map((r) => r[0]).join('\n');
 /** The optimized logical plan: what the rules produced, before the physical planner's choices. */
 const logical = async (sql: string): Promise<string> => (await db.query(`explain (logical) ${sql}`)).rows.map((r) => r[0]).join('\n');
 const rows = async (sql: string): Promise<string[]> => {

@@ -9,7 +9,7 @@ import { newPglite, type SqlConnection } from '../harness/connection.js';
 let db: Database;
 let pg: SqlConnection;
 
-const plan = async (sql: string): Promise<string> => (await db.query(`explain ${sql}`)).rows.map((r) => r[0]).join('\n');
+const plan = async (sql: string): Promise<string> => (await db.query(`explain (format quire) ${sql}`)).rows.map((r) => r[0]).join('\n');
 const rows = async (sql: string): Promise<string[]> => {
   const r = await db.query(sql);
   return r.rows.map((row) => row.map((v, i) => formatValue(v, r.columns[i]!.type) ?? 'NULL').join('|'));
@@ -181,7 +181,7 @@ describe('push-limit-into-scan', () => {
   });
 
   it('the scan stops after fetch rows and passes the hint to its source', async () => {
-    const a2 = (await db.query('explain analyze select * from a limit 7 offset 3')).rows.map((r) => r[0]).join('\n');
+    const a2 = (await db.query('explain (format quire, analyze) select * from a limit 7 offset 3')).rows.map((r) => r[0]).join('\n');
     expect(a2).toMatch(/TableScan \(table: a, fetch: 10\) \(actual rows=10 /);
     const seen: (number | undefined)[] = [];
     const src = {

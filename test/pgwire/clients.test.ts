@@ -100,7 +100,7 @@ describe('node-postgres', () => {
     const c = client();
     await c.connect();
     try {
-      const plan = (await c.query('explain select * from big order by label\nLIMIT 200 OFFSET 10000')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+      const plan = (await c.query('explain (format quire) select * from big order by label\nLIMIT 200 OFFSET 10000')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
       // A bounded Top-N (heap of offset + limit rows), not a full sort, per page.
       expect(plan).toMatch(/top-?n/i);
       for (const offset of [0, 200, 25000]) {

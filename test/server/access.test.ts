@@ -113,7 +113,7 @@ describe('file access is a grant', () => {
     // The embedding process has no file gate: its read caches the footer.
     expect((await db.query(`select hash from read_parquet('${f}')`)).rows).toEqual([['SECRET-HASH']]);
     for (const p of [f, `${allowed}/link.parquet`, `${allowed}/../secret/secret.parquet`]) {
-      for (const q of [`select * from read_parquet('${p}')`, `select count(*) from read_parquet('${p}')`, `explain select * from read_parquet('${p}')`]) {
+      for (const q of [`select * from read_parquet('${p}')`, `select count(*) from read_parquet('${p}')`, `explain (format quire) select * from read_parquet('${p}')`]) {
         const r = await rest(ro, q);
         expect(sqlstate(r.json), q).toBe('42501');
         expect(JSON.stringify(r.json)).not.toContain('SECRET-HASH');
@@ -202,7 +202,7 @@ describe('one privilege model on both ports', () => {
         'create view v as select 1',
         'select * into y from calcs',
         "with w as (insert into calcs values (9, 'n') returning k) select * from w",
-        "explain analyze insert into calcs values (9, 'n')",
+        "explain (format quire, analyze) insert into calcs values (9, 'n')",
         "prepare p as insert into calcs values (9, 'n')",
         `copy calcs from '${allowed}/data.csv'`,
         'create index i on calcs (k)',

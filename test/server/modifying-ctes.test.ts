@@ -55,7 +55,7 @@ describe('data-modifying WITH over the servers', () => {
       await c.query('PREPARE ins AS WITH x AS (INSERT INTO m VALUES ($1, 0) RETURNING k) SELECT k FROM x');
       expect((await c.query('EXECUTE ins(7)')).rows).toEqual([{ k: 7 }]);
       await expect(c.query('EXECUTE ins(7)')).rejects.toMatchObject({ code: '23505' });
-      const plan = (await c.query('EXPLAIN UPDATE m SET v = 0 WHERE k IN (SELECT 1)')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
+      const plan = (await c.query('EXPLAIN (FORMAT QUIRE) UPDATE m SET v = 0 WHERE k IN (SELECT 1)')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
       expect(plan[0]).toBe('Update on m');
     } finally {
       await c.end();
@@ -74,11 +74,11 @@ describe('data-modifying WITH over the servers', () => {
     const c = await client(ro);
     try {
       const cte = 'WITH x AS (DELETE FROM m RETURNING k) SELECT k FROM x';
-      for (const s of [cte, `EXPLAIN ANALYZE ${cte}`, 'EXPLAIN ANALYZE DELETE FROM m', `PREPARE p AS ${cte}`]) {
+      for (const s of [cte, `EXPLAIN (FORMAT QUIRE, ANALYZE) ${cte}`, 'EXPLAIN (FORMAT QUIRE, ANALYZE) DELETE FROM m', `PREPARE p AS ${cte}`]) {
         await expect(c.query(s), s).rejects.toMatchObject({ code: '25006' });
       }
       await expect(c.query('WITH x AS (DELETE FROM m WHERE k > $1 RETURNING k) SELECT k FROM x', [0])).rejects.toMatchObject({ code: '25006' });
-      const plan = (await c.query('EXPLAIN DELETE FROM m WHERE k > 1')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
+      const plan = (await c.query('EXPLAIN (FORMAT QUIRE) DELETE FROM m WHERE k > 1')).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
       expect(plan[0]).toBe('Delete on m');
     } finally {
       await c.end();

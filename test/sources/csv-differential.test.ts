@@ -394,7 +394,7 @@ describe('read_csv errors and extras', () => {
 
   it('converts only the columns a query reads', async () => {
     const f = write('proj.csv', 'a,b,c\n1,2,3\n4,5,6\n');
-    const plan = (await db.query(`EXPLAIN SELECT c, a FROM read_csv('${f}') WHERE a > 1`)).rows.map((r) => r[0]).join('\n');
+    const plan = (await db.query(`EXPLAIN (FORMAT QUIRE) SELECT c, a FROM read_csv('${f}') WHERE a > 1`)).rows.map((r) => r[0]).join('\n');
     expect(plan).toContain('columns: [a, c]');
     expect(await quireRows(`SELECT c, a FROM read_csv('${f}') WHERE a > 1`)).toEqual([[6, 4]]);
     // A bad value in a column the query does not read is not converted, so it does not fail.

@@ -15,7 +15,7 @@ let dir: string;
 let db: Database;
 
 const rows = async (sql: string): Promise<unknown[][]> => (await db.query(sql)).rows;
-const plan = async (sql: string): Promise<string> => (await db.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+const plan = async (sql: string): Promise<string> => (await db.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => r[0]).join('\n');
 
 /** Units (Parquet: compressed bytes of the column chunks) the file readers decoded while running `sql`, from their progress reports. */
 async function decoded(sql: string): Promise<number> {

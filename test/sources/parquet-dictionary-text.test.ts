@@ -194,7 +194,7 @@ describe('read_parquet dictionary-encoded columns', () => {
   }
 
   it('EXPLAIN: a numeric literal compared with a double column is checked on the decoded column first', async () => {
-    const plan = (await db.query(`EXPLAIN SELECT s FROM read_parquet('${file}') WHERE v > 62.25 AND v <= '1e3'::numeric`)).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await db.query(`EXPLAIN (FORMAT QUIRE) SELECT s FROM read_parquet('${file}') WHERE v > 62.25 AND v <= '1e3'::numeric`)).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/decoded first: v > 62.25 AND v <= 1000/);
   });
 

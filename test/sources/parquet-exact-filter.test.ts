@@ -19,7 +19,7 @@ let duck: DuckDBConnection;
 const norm = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' && x <= BigInt(Number.MAX_SAFE_INTEGER) && x >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(x) : typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(12)) : x)));
 const quire = async (sql: string): Promise<unknown[][]> => norm((await db.query(sql.replaceAll('$D', dir))).rows);
 const duckdb = async (sql: string): Promise<unknown[][]> => norm((await duck.runAndReadAll(sql.replaceAll('$D', dir))).getRows() as unknown[][]);
-const plan = async (sql: string): Promise<string> => (await db.query(`EXPLAIN ${sql.replaceAll('$D', dir)}`)).rows.map((r) => String(r[0])).join('\n');
+const plan = async (sql: string): Promise<string> => (await db.query(`EXPLAIN (FORMAT QUIRE) ${sql.replaceAll('$D', dir)}`)).rows.map((r) => String(r[0])).join('\n');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'quire-parquet-exact-'));

@@ -36,7 +36,7 @@ const QUERIES = [
 
 describe('read_parquet decodes filter columns first', () => {
   it('EXPLAIN names the comparisons checked before the other columns are decoded', async () => {
-    const plan = (await fx.db.query(`EXPLAIN SELECT s FROM read_parquet('${fx.file}') WHERE k = 17 AND g > 3`)).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await fx.db.query(`EXPLAIN (FORMAT QUIRE) SELECT s FROM read_parquet('${fx.file}') WHERE k = 17 AND g > 3`)).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/decoded first: k = 17 AND g > 3/);
   });
 

@@ -101,7 +101,7 @@ describe('read_parquet reads version 1 definition levels from the front of each 
       await fx.duck.run(`COPY (${select}) TO '${f}' (FORMAT parquet, ROW_GROUP_SIZE 20000, COMPRESSION ${codec})`);
       for (const q of QUERIES) {
         const sql = q.replaceAll('$F', f);
-        expect((await fx.db.query(`EXPLAIN ${sql}`)).rows.map((r) => String(r[0])).join('\n')).toMatch(/NULLs only/);
+        expect((await fx.db.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => String(r[0])).join('\n')).toMatch(/NULLs only/);
         const got = await fx.quire(sql);
         expect(got, sql).toEqual(await fx.duckdb(sql));
         await fx.db.query(`SET quire.disabled_rules = 'presence-only-table-function-columns'`);

@@ -23,7 +23,7 @@ let db: Database;
 let duck: DuckDBConnection;
 const norm = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x)));
 const quire = async (sql: string): Promise<unknown[][]> => norm((await db.query(sql)).rows);
-const explain = async (sql: string): Promise<string> => (await db.query(`EXPLAIN ${sql}`)).rows.map((r) => String(r[0])).join('\n');
+const explain = async (sql: string): Promise<string> => (await db.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => String(r[0])).join('\n');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'quire-parquet-presence-'));

@@ -52,7 +52,7 @@ describe('quire --memory-limit / --temp-dir', () => {
       '-c',
       'SHOW temp_directory',
       '-c',
-      'EXPLAIN ANALYZE SELECT i, row_number() OVER (), sum(i) OVER (ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) FROM generate_series(1, 200000) i',
+      'EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT i, row_number() OVER (), sum(i) OVER (ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) FROM generate_series(1, 200000) i',
       '-c',
       'SELECT count(*), sum(s) FROM (SELECT sum(i) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM generate_series(1, 200000) i) t',
     ]);
@@ -68,7 +68,7 @@ describe('quire --memory-limit / --temp-dir', () => {
   }, 60_000);
 
   it('without the flag nothing spills', async () => {
-    const r = await quire(['-A', '-t', '-c', 'EXPLAIN ANALYZE SELECT i, row_number() OVER () FROM generate_series(1, 200000) i']);
+    const r = await quire(['-A', '-t', '-c', 'EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT i, row_number() OVER () FROM generate_series(1, 200000) i']);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/spilled/);
   }, 60_000);
@@ -110,7 +110,7 @@ describe('quire serve --memory-limit / --temp-dir', () => {
       };
       expect(await ask('SHOW memory_limit')).toEqual([['300kB']]);
       expect(await ask('SHOW temp_directory')).toEqual([[spill]]);
-      const plan = (await ask('EXPLAIN ANALYZE SELECT i, count(*) OVER () FROM generate_series(1, 200000) i')).map((r) => String(r[0])).join('\n');
+      const plan = (await ask('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT i, count(*) OVER () FROM generate_series(1, 200000) i')).map((r) => String(r[0])).join('\n');
       expect(plan).toMatch(/spilled partitions=1/);
       expect(tmp.files().filter((f) => f.startsWith(spill + '/'))).toEqual([]);
       const client = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'quire', database: 'quire' });

@@ -54,7 +54,7 @@ async function check(sql: string, limit: string): Promise<string> {
     expect(got.length).toBe(expected.length);
     expect(got).toEqual(expected);
     expect(tmp.files()).toEqual([]);
-    const plan = (await db.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => String(r[0]));
+    const plan = (await db.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => String(r[0]));
     expect(tmp.files()).toEqual([]);
     return plan.find((l) => l.includes('HashAggregate')) ?? '';
   } finally {

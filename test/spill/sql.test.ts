@@ -94,22 +94,22 @@ describe('spilling through SQL', () => {
   it('EXPLAIN ANALYZE reports the spill', async () => {
     await db.query(`SET memory_limit = '1MB'`);
     try {
-      const lines = (await db.query('EXPLAIN ANALYZE SELECT * FROM t ORDER BY s, id')).rows.map((r) => String(r[0]));
+      const lines = (await db.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT * FROM t ORDER BY s, id')).rows.map((r) => String(r[0]));
       const sort = lines.find((l) => l.includes('Sort'))!;
       expect(sort).toMatch(/sort method=external merge/);
       expect(sort).toMatch(/spilled bytes=\d+/);
       expect(sort).toMatch(/spill runs=\d+/);
       expect(sort).toMatch(/spill files=\d+/);
-      const agg = (await db.query('EXPLAIN ANALYZE SELECT g, s, count(*) FROM t GROUP BY g, s')).rows.map((r) => String(r[0]));
+      const agg = (await db.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT g, s, count(*) FROM t GROUP BY g, s')).rows.map((r) => String(r[0]));
       expect(agg.join('\n')).toMatch(/HashAggregate .*spilled rows=\d+ partitions=\d+ passes=\d+ depth=\d+ spill bytes=\d+/);
       // Few groups: the table stays small however many rows come in.
-      const few = (await db.query('EXPLAIN ANALYZE SELECT p, count(*), sum(x) FROM t GROUP BY p')).rows.map((r) => String(r[0]));
+      const few = (await db.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT p, count(*), sum(x) FROM t GROUP BY p')).rows.map((r) => String(r[0]));
       expect(few.join('\n')).toMatch(/HashAggregate .*spilled=none/);
     } finally {
       await db.query('RESET memory_limit');
     }
     // Without pressure the plan output is the plain Sort's.
-    const lines = (await db.query('EXPLAIN ANALYZE SELECT * FROM t ORDER BY s, id')).rows.map((r) => String(r[0]));
+    const lines = (await db.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT * FROM t ORDER BY s, id')).rows.map((r) => String(r[0]));
     expect(lines.join('\n')).not.toMatch(/external merge/);
   });
 
@@ -129,7 +129,7 @@ describe('spilling through SQL', () => {
   it('the library option: Database.create({ settings: { memory_limit } })', async () => {
     const d2 = await Database.create({ settings: { memory_limit: '1MB', temp_directory: tmp.dir } });
     d2.registerRows('t', rows(7), { id: 'integer', g: 'integer', p: 'integer', x: 'double precision', s: 'text', b: 'boolean' });
-    const lines = (await d2.query('EXPLAIN ANALYZE SELECT * FROM t ORDER BY x, id')).rows.map((r) => String(r[0]));
+    const lines = (await d2.query('EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT * FROM t ORDER BY x, id')).rows.map((r) => String(r[0]));
     expect(lines.join('\n')).toMatch(/external merge/);
     expect(tmp.files()).toEqual([]);
     await expect(Database.create({ settings: { memory_limit: 'x' } })).rejects.toMatchObject({ code: '22023' });

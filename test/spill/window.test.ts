@@ -126,7 +126,7 @@ describe('spilled window partitions: seeded queries vs unlimited and PostgreSQL'
   }, 600_000);
 
   it('EXPLAIN ANALYZE reports the window spill; without pressure nothing is reported', async () => {
-    const sql = `EXPLAIN ANALYZE SELECT id, row_number() OVER (${W}), sum(x) OVER (PARTITION BY p) FROM w`;
+    const sql = `EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT id, row_number() OVER (${W}), sum(x) OVER (PARTITION BY p) FROM w`;
     await q.query(`SET memory_limit = '${LIMIT}'`);
     const lines = (await q.query(sql)).rows.map((r) => r[0]!);
     await q.query('RESET memory_limit');
@@ -164,7 +164,7 @@ describe('one partition much larger than memory_limit', () => {
     }
     expect(bad).toBe('');
     expect(n).toBe(N);
-    const plan = (await db.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => String(r[0])).join('\n');
+    const plan = (await db.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => String(r[0])).join('\n');
     expect(plan).toMatch(/Window .*spilled partitions=1 spill files=\d+ spilled bytes=\d+/);
     await db.query('RESET memory_limit');
     expect(tmp.files()).toEqual([]);

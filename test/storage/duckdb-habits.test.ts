@@ -22,7 +22,7 @@ describe('DuckDB habits', () => {
     expect((await db.query(`SELECT t.name, e.v FROM '${a}' t JOIN '${path.join(dir, 'e.ndjson')}' e ON e.id = t.id ORDER BY t.id`)).rows.map((r) => [r[0], r[1] === null ? null : Number(r[1])])).toEqual([['x', 2.5], ['y', null]]);
     expect((await db.query(`SELECT id FROM '${path.join(dir, "o''hara.csv")}'`)).rows).toEqual([[7]]);
     // EXPLAIN shows the reader it became.
-    expect((await db.query(`EXPLAIN SELECT * FROM '${a}'`)).rows.map((r) => r[0]).join('\n')).toContain('read_csv');
+    expect((await db.query(`EXPLAIN (FORMAT QUIRE) SELECT * FROM '${a}'`)).rows.map((r) => r[0]).join('\n')).toContain('read_csv');
   });
 
   it('leaves valid SQL alone and reports the original syntax error otherwise', async () => {

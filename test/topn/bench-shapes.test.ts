@@ -53,7 +53,7 @@ describe('bench shapes of per-partition Top-N', () => {
   for (const { name, sql } of SHAPES) {
     it(`${name}: agrees with PostgreSQL and with the rewrite off`, async () => {
       const ordered = `${sql} ORDER BY 1, 2`;
-      const plan = (await q.query(`EXPLAIN ${ordered}`)).rows.map((r) => r[0]).join('\n');
+      const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${ordered}`)).rows.map((r) => r[0]).join('\n');
       expect(plan).toContain('TopNRanking');
       const on = await outcomeText(q, ordered);
       await q.query("SET quire.disabled_rules = 'derive-topn-from-window'");
@@ -72,7 +72,7 @@ describe('bench shapes past the probe: which strategy ran', () => {
   it('k = 10 over ~10-row partitions sorts and filters; k = 1 over computed text keys prunes', async () => {
     const db = await Database.create();
     await db.query(table(200_000, 20_000));
-    const analyze = async (sql: string): Promise<string> => (await db.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+    const analyze = async (sql: string): Promise<string> => (await db.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
     const text = async (sql: string): Promise<string> => (await db.query(`${sql} ORDER BY 1, 2`)).rows.map((r) => r.map(String).join('|')).join('\n');
     const [k10, , , , , computed] = SHAPES;
     expect(await analyze(k10!.sql)).toMatch(/pruning=abandoned decision=sort and filter/);

@@ -109,7 +109,7 @@ describe('derived per-partition Top-N: random ranking filters', () => {
         // other columns then keeps different rows: only deterministic queries must agree.
         if (g.deterministic && on !== off && failures.length < 8) failures.push(`[${mode}] ${g.sql}\n  off: ${off.slice(0, 400)}\n  on:  ${on.slice(0, 400)}`);
         if (mode === 'on') {
-          const plan = (await q.query(`EXPLAIN ${g.sql}`)).rows.map((r) => r[0]).join('\n');
+          const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${g.sql}`)).rows.map((r) => r[0]).join('\n');
           const has = plan.includes('TopNRanking') || (g.sql.includes('rn <= 0') && !plan.includes('Window'));
           if (has) fired++;
           if (g.fires && !has && failures.length < 8) failures.push(`expected TopNRanking: ${g.sql}\n${plan}`);

@@ -56,7 +56,7 @@ describe('per-partition Top-N over many batches (fused path and fallbacks)', () 
   it('reports peak kept rows and bytes bounded by k x partitions', async () => {
     const sql = 'SELECT p, f, rn FROM (SELECT *, row_number() OVER (PARTITION BY p ORDER BY f) AS rn FROM w) x WHERE rn <= 2';
     await q.query("SET quire.derive_topn = 'on'");
-    const a = (await q.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+    const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
     await q.query('RESET quire.derive_topn');
     const m = /partitions=(\d+) peak kept rows=(\d+) peak kept bytes=(\d+)/.exec(a);
     expect(m, a).not.toBeNull();

@@ -60,7 +60,7 @@ describe('per-partition Top-N screened by the stored key range', () => {
 
   async function rangeBatches(sql: string): Promise<number> {
     await q.query("SET quire.derive_topn = 'on'");
-    const plan = (await q.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+    const plan = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
     await q.query('RESET quire.derive_topn');
     expect(plan).toContain('TopNRanking');
     const m = /key-range batches=(\d+)/.exec(plan);

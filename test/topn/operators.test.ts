@@ -16,8 +16,8 @@ const rows = async (sql: string): Promise<string[]> => {
   const r = await db.query(sql);
   return r.rows.map((row) => row.map((v, i) => formatValue(v, r.columns[i]!.type) ?? 'NULL').join('|'));
 };
-const plan = async (sql: string): Promise<string> => (await db.query(`explain ${sql}`)).rows.map((r) => r[0]).join('\n');
-const analyze = async (sql: string): Promise<string> => (await db.query(`explain analyze ${sql}`)).rows.map((r) => r[0]).join('\n');
+const plan = async (sql: string): Promise<string> => (await db.query(`explain (format quire) ${sql}`)).rows.map((r) => r[0]).join('\n');
+const analyze = async (sql: string): Promise<string> => (await db.query(`explain (format quire, analyze) ${sql}`)).rows.map((r) => r[0]).join('\n');
 
 async function offRows(sql: string, rules = 'derive-topn-from-window'): Promise<string[]> {
   await db.query(`set quire.disabled_rules = '${rules}'`);

@@ -82,7 +82,7 @@ describe('per-partition Top-N at any partition count', () => {
         await q.query(`SET quire.derive_topn = '${mode}'`);
         const got = await outcomeText(q, sql);
         if (got !== want) failures.push(`[${mode}] ${sql}\n  pg:    ${want.slice(0, 300)}\n  quire: ${got.slice(0, 300)}`);
-        if (mode === 'on' && (await q.query(`EXPLAIN ${sql}`)).rows.some((row) => String(row[0]).includes('TopNRanking'))) fired++;
+        if (mode === 'on' && (await q.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.some((row) => String(row[0]).includes('TopNRanking'))) fired++;
       }
       await q.query('RESET quire.derive_topn');
       if (failures.length >= 6) break;
@@ -139,7 +139,7 @@ describe('cost guard', () => {
     for (const [part, want] of cases) {
       for (const k of [1, 3]) {
         const sql = `SELECT id, rn FROM (SELECT id, row_number() OVER (PARTITION BY ${part} ORDER BY v DESC, id) AS rn FROM big) x WHERE rn <= ${k} ORDER BY id`;
-        const plan = (await db.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+        const plan = (await db.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
         expect(plan, sql).toMatch(want);
         const got = await text(sql);
         await db.query("SET quire.disabled_rules = 'derive-topn-from-window'");

@@ -34,7 +34,7 @@ export async function checkRankingMatrix(q: SqlConnection, pg: SqlConnection, m:
         await q.query('RESET quire.disabled_rules');
         await q.query("SET quire.derive_topn = 'on'");
         const on = await outcomeText(q, sql);
-        const plan = (await q.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+        const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => r[0]).join('\n');
         await q.query('RESET quire.derive_topn');
         const want = await outcomeText(pg, sql);
         if (!plan.includes('TopNRanking')) failures.push(`no TopNRanking: ${sql}\n${plan}`);

@@ -42,7 +42,7 @@ describe('per-partition Top-N: row-reference store', () => {
     await pg.close?.();
   });
 
-  const analyze = async (sql: string): Promise<string> => (await q.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+  const analyze = async (sql: string): Promise<string> => (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
 
   it('agrees with the rule disabled and with PostgreSQL', async () => {
     const failures = await checkRankingMatrix(q, pg, { table: 'r', parts: PARTS, orders: ORDERS, fns: ['row_number'], ks: KS });

@@ -58,7 +58,7 @@ describe('per-partition Top-N: rows sorted by partition and order keys', () => {
             const got = await outcomeText(q, sql);
             if (got !== want) failures.push(`${sql}\n  pg:    ${want.slice(0, 300)}\n  quire: ${got.slice(0, 300)}`);
           }
-          const plan = (await q.query(`EXPLAIN ${bare}`)).rows.map((r) => r[0]).join('\n');
+          const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${bare}`)).rows.map((r) => r[0]).join('\n');
           if (!plan.includes('TopNRanking') || /Sort \(/.test(plan)) failures.push(`plan of ${inner}:\n${plan}`);
           if (want.length < 50) failures.push(`too few rows: ${bare}`);
         }
@@ -72,7 +72,7 @@ describe('per-partition Top-N: rows sorted by partition and order keys', () => {
       const bare = `SELECT * FROM (SELECT *, ${fn}() OVER (PARTITION BY p ORDER BY v DESC, id) AS rn FROM big) x WHERE rn <= 2`;
       const want = await outcomeText(pg, `${bare} ORDER BY p, v DESC, id`);
       expect(await outcomeText(q, bare)).toBe(want);
-      const a = (await q.query(`EXPLAIN ANALYZE ${bare}`)).rows.map((r) => r[0]).join('\n');
+      const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${bare}`)).rows.map((r) => r[0]).join('\n');
       expect(a).toMatch(/TopNRanking[^\n]*pruning=abandoned/);
       expect(a).not.toMatch(/Sort \(/);
     }
@@ -80,7 +80,7 @@ describe('per-partition Top-N: rows sorted by partition and order keys', () => {
 
   it('keeps the Window sort when a key is computed (the order would not survive the projection)', async () => {
     const sql = 'SELECT id, rn FROM (SELECT *, row_number() OVER (PARTITION BY p % 7 ORDER BY v, id) AS rn FROM so) x WHERE rn <= 2';
-    const plan = (await q.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+    const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => r[0]).join('\n');
     expect(plan).toMatch(/Sort \(/);
     expect(await outcomeText(q, `${sql} ORDER BY id`)).toBe(await outcomeText(pg, `${sql} ORDER BY id`));
   }, 60_000);

@@ -66,7 +66,7 @@ describe('computed text partition keys split into their parts', () => {
   it('a NULL in either part is the one NULL partition, as the concatenation is', async () => {
     // Distinct non-NULL concatenations, plus one for NULL: the Top-N keeps a row per partition it sees.
     const want = await outcome(pg, "SELECT count(DISTINCT s || ':' || CAST(i AS text)) + 1 FROM r");
-    const r = await quire.query(`EXPLAIN ANALYZE ${top("s || ':' || CAST(i AS text)")}`);
+    const r = await quire.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${top("s || ':' || CAST(i AS text)")}`);
     const line = r.rows.map((x) => x[0]).find((x) => x !== null && x.includes('TopNRanking')) ?? '';
     expect(line).toContain(`partitions=${want}`);
     // Split: the parts are plain columns, no helper column of concatenated text is projected.

@@ -55,7 +55,7 @@ describe('per-partition Top-N on text partition keys', () => {
           await q.query('RESET quire.disabled_rules');
           await q.query("SET quire.derive_topn = 'on'");
           const on = await outcomeText(q, sql);
-          const plan = (await q.query(`EXPLAIN ${sql}`)).rows.map((r) => r[0]).join('\n');
+          const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${sql}`)).rows.map((r) => r[0]).join('\n');
           await q.query('RESET quire.derive_topn');
           const want = await outcomeText(pg, sql);
           if (!plan.includes('TopNRanking')) failures.push(`no TopNRanking: ${sql}`);
@@ -71,7 +71,7 @@ describe('per-partition Top-N on text partition keys', () => {
   it('counts one partition per distinct computed key', async () => {
     const sql = "SELECT t, rn FROM (SELECT t, row_number() OVER (PARTITION BY t || '|' || (id % 2)::text ORDER BY v, id) AS rn FROM tk) x WHERE rn = 1";
     await q.query("SET quire.derive_topn = 'on'");
-    const a = (await q.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+    const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
     await q.query('RESET quire.derive_topn');
     const want = (await pg.query(`SELECT count(DISTINCT t || '|' || (id % 2)::text) + 1 FROM tk`)).rows[0]![0];
     const m = /partitions=(\d+)/.exec(a);

@@ -49,7 +49,7 @@ describe('windows over ordered inputs vs PostgreSQL', () => {
   for (const [sql, sorts] of CASES) {
     it(sql, async () => {
       expect(await rowsText(q, sql)).toBe(await rowsText(pg, sql));
-      const plan = await rowsText(q, `EXPLAIN ${sql}`);
+      const plan = await rowsText(q, `EXPLAIN (FORMAT QUIRE) ${sql}`);
       expect(plan.match(/\b(Sort|TopN) \(keys/g)?.length ?? 0).toBe(sorts);
     }, 60_000);
   }

@@ -79,7 +79,7 @@ describe('packed-key sort and integer RANGE frames vs PostgreSQL', () => {
   });
 
   it('EXPLAIN ANALYZE names the packed path', async () => {
-    const text = await rowsText(q, 'EXPLAIN ANALYZE SELECT row_number() OVER (PARTITION BY p ORDER BY ts) FROM w');
+    const text = await rowsText(q, 'EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT row_number() OVER (PARTITION BY p ORDER BY ts) FROM w');
     expect(text).toContain('sort method=packed radix');
   });
 });

@@ -51,7 +51,7 @@ describe('sorted keys decoded over the sort’s own arrays vs PostgreSQL', () =>
   }
 
   it('EXPLAIN ANALYZE names the packed path', async () => {
-    const text = await rowsText(q, 'EXPLAIN ANALYZE SELECT p, ts, id FROM w ORDER BY p NULLS FIRST, ts DESC, id');
+    const text = await rowsText(q, 'EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT p, ts, id FROM w ORDER BY p NULLS FIRST, ts DESC, id');
     expect(text).toContain('sort method=packed radix');
   });
 });

@@ -10,7 +10,7 @@ import type { Schema } from '../../common/types.js';
 import type { Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
 /** The evaluation every reference of one CTE shares (one per CTE in a physical plan). */
 export class SharedCte {
@@ -62,6 +62,15 @@ export class CteScan extends PhysicalOperator {
 
   describe(): string {
     return `CTE ${this.shared.name}`;
+  }
+  override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
+    const alias = this.schema[0]?.table;
+    return {
+      label: `CTE Scan on ${this.shared.name}${alias !== undefined && alias !== this.shared.name ? ` ${alias}` : ''}`,
+      details: [],
+      outputs: this.schema.map((f) => (how.qualify ? `${f.table ?? this.shared.name}.${f.name}` : f.name)),
+      projects: true,
+    };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

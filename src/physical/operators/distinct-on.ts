@@ -5,7 +5,7 @@
  */
 import { takeBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView } from '../sort-key.js';
 
 export class DistinctOn extends PhysicalOperator {
@@ -31,6 +31,9 @@ export class DistinctOn extends PhysicalOperator {
 
   describe(): string {
     return `keys: ${describeKeys(this.cmp.keys, this.schema.map((f) => f.name))}`;
+  }
+  override explainNode(): ExplainNode {
+    return { label: 'Unique', details: [] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

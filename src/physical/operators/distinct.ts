@@ -10,7 +10,7 @@ import type { DataType, Value } from '../../common/types.js';
 import { takeBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes } from '../../execution/memory-pool.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { KeyTable } from '../key-table.js';
 import { DirectKeySet, directKeyTypes } from '../direct-key-set.js';
 import { ShardedKeySet } from '../key-shards.js';
@@ -118,6 +118,11 @@ export class Distinct extends PhysicalOperator {
 
   describe(): string {
     return 'hash';
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    // PostgreSQL plans a hash DISTINCT as a HashAggregate grouping by the distinct select-list entries.
+    const keys = [...new Set(inputs[0] ?? [])];
+    return { label: 'HashAggregate', details: [`Group Key: ${keys.join(', ')}`], projects: true };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -5,7 +5,8 @@ import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compilePredicateKernel, type PredicateKernel } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
+import { pgExpr } from '../explain-pg-expr.js';
 import type { SortKey } from '../sort-key.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
@@ -14,6 +15,32 @@ export interface SelectedBatch {
   batch: Batch;
   sel: Uint32Array | null;
   n: number;
+}
+
+/** Operator and function calls a qual makes per row (PostgreSQL's cost_qual_eval: IS NULL tests are free). */
+function qualCost(e: Expr): number {
+  switch (e.kind) {
+    case 'column':
+    case 'outer':
+    case 'const':
+    case 'param':
+      return 0;
+    case 'is-null':
+    case 'bool-test':
+    case 'not':
+    case 'cast':
+      return qualCost(e.arg);
+    case 'and':
+    case 'or':
+      return e.args.reduce((n, a) => n + qualCost(a), 0);
+    case 'compare':
+    case 'distinct-from':
+      return 1 + qualCost(e.left) + qualCost(e.right);
+    case 'call':
+      return 1 + e.args.reduce((n, a) => n + qualCost(a), 0);
+    default:
+      return 1;
+  }
 }
 
 export class Filter extends PhysicalOperator {
@@ -36,6 +63,16 @@ export class Filter extends PhysicalOperator {
   }
   describe(): string {
     return explainExpr(this.predicate, this.input.schema);
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    // PostgreSQL orders quals by their per-row cost (order_qual_clauses, a stable sort), and the
+    // equalities it derives from equivalence classes come after the written quals of the same cost.
+    const p = this.predicate;
+    const conj = p.kind === 'and' ? p.args : [p];
+    const isEcEquality = (e: Expr): boolean => e.kind === 'compare' && e.op === '=' && ((e.left.kind === 'column' && e.right.kind === 'const') || (e.left.kind === 'const' && e.right.kind === 'column'));
+    const ordered = conj.map((e, i) => ({ e, i, cost: qualCost(e), ec: isEcEquality(e) ? 1 : 0 })).sort((x, y) => x.cost - y.cost || x.ec - y.ec || x.i - y.i).map((x) => x.e);
+    const text = ordered.length === 1 ? pgExpr(ordered[0]!, inputs[0] ?? []) : `(${ordered.map((e) => pgExpr(e, inputs[0] ?? [])).join(' AND ')})`;
+    return { label: 'Filter', details: [`Filter: ${text}`], merge: 'filter' };
   }
   override outputOrdering(): readonly SortKey[] {
     const keys = this.input.outputOrdering();

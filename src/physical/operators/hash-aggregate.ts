@@ -33,7 +33,7 @@ import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggr
 import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/growth-reserve.js';
 import { KeyTable } from '../key-table.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { Filter, type SelectedBatch } from './filter.js';
 import { Project } from './project.js';
 import { compileComparator, type SortKey } from '../sort-key.js';
@@ -627,6 +627,26 @@ export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: 
   st.grown = groups;
 }
 
+/** An aggregate call as PostgreSQL deparses it, over the input columns' texts. */
+export function pgAggText(a: HashAggSpec, inputs: readonly string[]): string {
+  const col = (c: number): string => inputs[c] ?? `#${c}`;
+  let s = a.argCols.length === 0 ? `${a.impl.name}(*)` : `${a.impl.name}(${a.distinct ? 'DISTINCT ' : ''}${a.argCols.map(col).join(', ')}`;
+  if (a.argCols.length > 0) {
+    if (a.orderBy.length > 0) s += ` ORDER BY ${a.orderBy.map((o) => `${col(o.col)}${o.desc ? ' DESC' : ''}${o.nullsFirst !== o.desc ? (o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ')}`;
+    s += ')';
+  }
+  if (a.filterCol !== null) s += ` FILTER (WHERE ${col(a.filterCol)})`;
+  return s;
+}
+
+/** EXPLAIN's node for a hash aggregation (also the hybrid one): Aggregate without group keys. */
+export function hashAggregateNode(config: HashAggregateConfig, inputs: readonly string[]): ExplainNode {
+  const keys = inputs.slice(0, config.keyCount);
+  const outputs = [...keys, ...config.aggs.map((a) => pgAggText(a, inputs))];
+  if (config.keyCount === 0) return { label: 'Aggregate', details: [], outputs, projects: true };
+  return { label: 'HashAggregate', details: [`Group Key: ${[...new Set(keys)].join(', ')}`], outputs, projects: true };
+}
+
 function describeAgg(a: HashAggSpec): string {
   const name = a.impl.name;
   if (a.argCols.length === 0 && name === 'count') return a.filterCol === null ? 'count(*)' : `count(*) FILTER (#${a.filterCol})`;
@@ -678,6 +698,9 @@ export class HashAggregate extends PhysicalOperator {
   describe(): string {
     const aggs = this.config.aggs.map(describeAgg).join(', ');
     return `keys: ${this.config.keyCount}` + (aggs.length > 0 ? `, aggs: ${aggs}` : '');
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    return hashAggregateNode(this.config, inputs[0] ?? []);
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

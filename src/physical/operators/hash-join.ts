@@ -28,7 +28,7 @@ import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { Filter, type SelectedBatch } from './filter.js';
 import { KeyTable, sameKeyEncoding } from '../key-table.js';
 import { ShardedKeyMap, type ShardKey } from '../key-shards.js';
@@ -741,6 +741,15 @@ export class HashJoin extends PhysicalOperator {
     const rn = this.right.schema;
     const conds = this.leftKeys.map((l, i) => `${ln[l]?.name ?? `#${l}`} = ${rn[this.rightKeys[i]!]?.name ?? `#${this.rightKeys[i]}`}`);
     return `${this.type}, keys: [${conds.join(', ')}]${this.residual !== null ? ', residual filter' : ''}`;
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    const l = inputs[0] ?? [];
+    const r = inputs[1] ?? [];
+    const conds = this.leftKeys.map((k, i) => `(${l[k] ?? `#${k}`} = ${r[this.rightKeys[i]!] ?? `#${this.rightKeys[i]}`})`);
+    const kind = { inner: '', cross: '', left: ' Left', right: ' Right', full: ' Full', semi: ' Semi', anti: ' Anti' }[this.type];
+    const details = [`Hash Cond: ${conds.length === 1 ? conds[0]! : `(${conds.join(' AND ')})`}`];
+    if (this.residual !== null) details.push('Join Filter: (residual condition)');
+    return { label: `Hash${kind} Join`, details, outputs: [...l, ...(this.type === 'semi' || this.type === 'anti' ? [] : r)].slice(0, this.schema.length), projects: true, childWrappers: [null, { label: 'Hash', details: [], rowsOf: 'child' }] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -33,7 +33,7 @@ import { readRun, type SpillRun } from '../../execution/spill/run-file.js';
 import { SpillManager } from '../../execution/spill/spill-manager.js';
 import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/growth-reserve.js';
 import { keyPartitions } from '../key-partition.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { compileComparator, equalityKeys, type Comparator } from '../sort-key.js';
 import { ExternalSort } from './external-sort.js';
 import type { SelectedBatch } from './filter.js';
@@ -45,6 +45,7 @@ import {
   emitGroups,
   GROUP_BYTES,
   HashAggregate,
+  hashAggregateNode,
   makeGrouper,
   STATE_BYTES,
   type ConsumeState,
@@ -107,6 +108,9 @@ export class HybridHashAggregate extends PhysicalOperator {
 
   describe(): string {
     return this.inner.describe();
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    return hashAggregateNode(this.config, inputs[0] ?? []);
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -7,7 +7,7 @@ import type { Schema, Value } from '../../common/types.js';
 import { getValue, takeColumn, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, withOuterRow, type ExecContext } from '../../execution/context.js';
 import type { CompiledPredicate } from '../compiled.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { nullColumn } from './hash-join.js';
 
 export class LateralJoin extends PhysicalOperator {
@@ -25,6 +25,10 @@ export class LateralJoin extends PhysicalOperator {
   }
   describe(): string {
     return this.type === 'left' ? 'LEFT' : 'INNER';
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    const outputs = [...(inputs[0] ?? []), ...(inputs[1] ?? [])].slice(0, this.schema.length);
+    return { label: this.type === 'left' ? 'Nested Loop Left Join' : 'Nested Loop', details: [], outputs, projects: true };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const nl = this.left.schema.length;

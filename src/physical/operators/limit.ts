@@ -9,7 +9,7 @@
 import { QuireError } from '../../common/errors.js';
 import { sliceBatch, takeBatch, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { compileComparator, describeKeys, equalityKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 
 export class Limit extends PhysicalOperator {
@@ -61,6 +61,9 @@ export class Limit extends PhysicalOperator {
       parts.push(`with ties: ${describeKeys(this.tieCmp.keys, this.schema.map((f) => f.name))}`);
     }
     return parts.join(', ');
+  }
+  override explainNode(): ExplainNode {
+    return { label: 'Limit', details: [] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -9,7 +9,7 @@ import type { Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import type { ModifyKind, ModifyTarget } from '../../logical/plan.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
 const VERB: Record<ModifyKind, string> = { insert: 'Insert', update: 'Update', delete: 'Delete' };
 
@@ -33,6 +33,9 @@ export class ModifyTable extends PhysicalOperator {
 
   describe(): string {
     return '';
+  }
+  override explainNode(): ExplainNode {
+    return { label: `${this.kind.charAt(0).toUpperCase()}${this.kind.slice(1)} on ${this.table}`, details: [] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -10,7 +10,7 @@ import { allocData, concatBatches, makeColumn, type Batch } from '../../common/c
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import type { CompiledPredicate } from '../compiled.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { joinSchema, PairCollector, type JoinType } from './hash-join.js';
 
 export class NestedLoopJoin extends PhysicalOperator {
@@ -31,6 +31,11 @@ export class NestedLoopJoin extends PhysicalOperator {
 
   describe(): string {
     return `${this.type}${this.predicate === null ? ', no condition' : ', join filter'}`;
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    const kind = { inner: '', cross: '', left: ' Left Join', right: ' Right Join', full: ' Full Join', semi: ' Semi Join', anti: ' Anti Join' }[this.type];
+    const outputs = [...(inputs[0] ?? []), ...(inputs[1] ?? [])].slice(0, this.schema.length);
+    return { label: `Nested Loop${kind}`, details: this.predicate !== null ? ['Join Filter: (join condition)'] : [], outputs, projects: true };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -5,7 +5,8 @@ import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compileKernel, type Kernel } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
+import { pgExpr } from '../explain-pg-expr.js';
 import type { SortKey } from '../sort-key.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
@@ -31,6 +32,9 @@ export class Project extends PhysicalOperator {
       const s = explainExpr(e, this.input.schema);
       return s === this.schema[i]!.name ? s : `${s} AS ${this.schema[i]!.name}`;
     }).join(', ');
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    return { label: 'Result', details: [], outputs: this.exprs.map((e) => pgExpr(e, inputs[0] ?? [])), merge: 'projection', selectsColumns: this.exprs.every((e) => e.kind === 'column') };
   }
   /** The input's ordering, as far as its key columns pass through unchanged. */
   override outputOrdering(): readonly SortKey[] {

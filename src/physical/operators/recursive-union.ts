@@ -8,7 +8,7 @@ import type { Schema } from '../../common/types.js';
 import { takeBatch, getValue, type Batch } from '../../common/column.js';
 import { checkCancel, yieldEvery, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
 const MAX_ITERATIONS = 10_000_000;
 
@@ -28,6 +28,9 @@ export class RecursiveUnion extends PhysicalOperator {
   }
   describe(): string {
     return this.all ? 'UNION ALL' : 'UNION';
+  }
+  override explainNode(): ExplainNode {
+    return { label: 'Recursive Union', details: [] };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const seen = this.all ? null : new Set<string>();
@@ -112,6 +115,9 @@ export class WorkTableScan extends PhysicalOperator {
   }
   describe(): string {
     return this.cte;
+  }
+  override explainNode(): ExplainNode {
+    return { label: `WorkTable Scan on ${this.cte}`, details: [], projects: true };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     for (const b of ctx.worktables.get(this.id) ?? []) yield b;

@@ -12,7 +12,7 @@ import { QuireError } from '../../common/errors.js';
 import { BATCH_SIZE, ColumnBuilder, takeBatch, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { HASH_ENTRY_BYTES, queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { ShardedKeyMap, ShardedKeySet } from '../key-shards.js';
 import { allColumns, newRows, rowKeys } from './distinct.js';
 
@@ -40,6 +40,10 @@ export class SetOp extends PhysicalOperator {
 
   describe(): string {
     return `${this.kind}${this.all ? ' all' : ''}`;
+  }
+  override explainNode(): ExplainNode {
+    if (this.kind === 'union') return { label: this.all ? 'Append' : 'HashAggregate', details: [] };
+    return { label: `HashSetOp ${this.kind === 'intersect' ? 'Intersect' : 'Except'}${this.all ? ' All' : ''}`, details: [] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -24,7 +24,8 @@ import { sortWordPairs } from '../word-pair-msd-sort.js';
 import { sortHighWordFirst } from '../low-word-runs.js';
 import { encodeKeys, exactImage, fitTextPrefix, keyWidth, longestText, MAX_TEXT_PREFIX, normalizable, prefixFor, type NormalizedKeys, type Utf8Image } from '../normalized-key.js';
 import { Utf8TextColumn } from '../utf8-text-column.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
+import { pgSortKeys } from '../explain-pg-expr.js';
 import { packedSort, packedSortSteps, type KeyBounds } from '../packed-key-sort.js';
 import { rankKeys, rankKeySteps } from '../rank-keys.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
@@ -728,6 +729,9 @@ export class Sort extends PhysicalOperator {
       this.schema.map((f) => f.name),
     );
     return `keys: ${keys}${this.offset > 0 ? `, offset: ${this.offset}` : ''}`;
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    return { label: 'Sort', details: [`Sort Key: ${pgSortKeys(this.keys, inputs[0] ?? [])}`] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -6,7 +6,7 @@ import type { Expr } from '../../logical/expr.js';
 import type { TableFunctionImpl } from '../../logical/plan.js';
 import { evalConstant } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
 export class TableFunctionScan extends PhysicalOperator {
   readonly name = 'FunctionScan';
@@ -24,6 +24,16 @@ export class TableFunctionScan extends PhysicalOperator {
   describe(): string {
     const extra = this.impl.describe?.();
     return `${this.fn}(${this.args.map((a) => explainExpr(a, [])).join(', ')})${extra ? `, ${extra}` : ''}`;
+  }
+  override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
+    const alias = this.schema[0]?.table;
+    const extra = this.impl.describe?.();
+    return {
+      label: `Function Scan on ${this.fn}${alias !== undefined && alias !== this.fn ? ` ${alias}` : ''}`,
+      details: extra ? [extra.charAt(0).toUpperCase() + extra.slice(1)] : [],
+      outputs: this.schema.map((f) => (how.qualify ? `${f.table ?? this.fn}.${f.name}` : f.name)),
+      projects: true,
+    };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const values = this.args.map((a) => evalConstant(a, ctx));

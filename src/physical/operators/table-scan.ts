@@ -2,7 +2,7 @@
 import type { Schema } from '../../common/types.js';
 import { sliceBatch, type Batch } from '../../common/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
 export interface ScannableSource {
   readonly name: string;
@@ -36,6 +36,8 @@ export class TableScan extends PhysicalOperator {
     readonly projection: number[] | null,
     /** Stop after this many rows (push-limit-into-scan); null = all. */
     readonly fetch: number | null = null,
+    /** The name the query gave the table (FROM t AS u), for EXPLAIN. */
+    readonly alias: string | null = null,
   ) {
     super(schema);
     this.pinned = isSnapshotSource(source) ? source.snapshot() : null;
@@ -46,6 +48,15 @@ export class TableScan extends PhysicalOperator {
   describe(): string {
     const extra = this.source.describe?.();
     return `table: ${this.source.name}${this.projection ? `, columns: [${this.projection.map((i) => this.schema[this.projection!.indexOf(i)]!.name).join(', ')}]` : ''}${extra ? `, ${extra}` : ''}${this.fetch !== null ? `, fetch: ${this.fetch}` : ''}`;
+  }
+  override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
+    const remote = this.source.describe?.();
+    const table = this.alias ?? this.source.name;
+    const qualified = how.verbose && !this.source.name.includes('.') ? `public.${this.source.name}` : this.source.name;
+    const label = `${remote !== undefined ? 'Foreign Scan' : 'Seq Scan'} on ${qualified}${table !== this.source.name ? ` ${table}` : ''}`;
+    const details = remote !== undefined ? [remote.replace(/^remote SQL: /, 'Remote SQL: ')] : [];
+    const outputs = this.schema.map((f) => (how.qualify ? `${table}.${f.name}` : f.name));
+    return { label, details, outputs, projects: true };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const proj = this.projection;

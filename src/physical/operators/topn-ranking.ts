@@ -29,7 +29,8 @@ import { intRange } from '../../execution/column-stats.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 import type { RankingKind } from '../../logical/plan.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainInputs, type ExplainNode } from '../operator.js';
+import { pgSortKeys, pgSortKeyText } from '../explain-pg-expr.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 import { RankingHeaps } from './topn-ranking-store.js';
 import { estimateTopNRanking } from './topn-ranking-cost.js';
@@ -829,6 +830,20 @@ export class TopNRanking extends PhysicalOperator {
       order = describeKeys(s.orderKeys, n);
     } else order = describeKeys(s.orderKeys, names);
     return `partition: [${part.join(', ')}], order: ${order}, ${s.kind} <= ${s.k}${this.strategyText()}${s.strict ? '' : ', adaptive'}`;
+  }
+
+  /** Quire's node (PostgreSQL has none): the partition and order keys as Sort Key lines, the kept ranks, the strategy. */
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    const s = this.spec;
+    const cols = inputs[0] ?? [];
+    const details = [
+      `Partition Key: ${s.partitionCols.map((c) => pgSortKeyText(cols[c] ?? `#${c}`)).join(', ')}`,
+      `Sort Key: ${pgSortKeys(s.orderKeys, cols)}`,
+      `Keep: ${s.kind}() <= ${s.k}`,
+      `Strategy: ${this.strategyText().replace(/^, strategy: /, '')}${s.strict ? '' : ' (adaptive)'}`,
+    ];
+    if (s.partitionCols.length === 0) details.shift();
+    return { label: 'TopNRanking', details };
   }
 
   protected strategyText(): string {

@@ -33,7 +33,8 @@ import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 import type { TextDictionary } from '../../common/text-dictionary.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainInputs, type ExplainNode } from '../operator.js';
+import { pgSortKeys } from '../explain-pg-expr.js';
 import {
   compileComparator,
   describeKeys,
@@ -88,6 +89,10 @@ export class TopN extends PhysicalOperator {
       `keys: ${describeKeys(this.keys, names)}, limit: ${this.limit}, offset: ${this.offset}` +
       `${this.withTies ? ', with ties' : ''}, strategy: ${this.strategy}`
     );
+  }
+  /** PostgreSQL's words for a Top-N: a Limit over a Sort that keeps only the rows the limit needs. */
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    return { label: 'Limit', details: [], childWrappers: [{ label: 'Sort', details: [`Sort Key: ${pgSortKeys(this.keys, inputs[0] ?? [])}`], rowsOf: 'self' }] };
   }
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {

@@ -5,7 +5,7 @@ import type { ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import { compileKernel } from '../compile-expr.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
 export class ValuesScan extends PhysicalOperator {
   readonly name = 'Values';
@@ -23,6 +23,9 @@ export class ValuesScan extends PhysicalOperator {
   }
   describe(): string {
     return `rows: ${this.rows.length}`;
+  }
+  override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
+    return { label: 'Values Scan on "*VALUES*"', details: [], outputs: this.schema.map((f, i) => (how.qualify ? `"*VALUES*".column${i + 1}` : f.name)), projects: true };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const one: Batch = { columns: [], length: 1 };
@@ -53,6 +56,9 @@ export class OneRow extends PhysicalOperator {
   }
   describe(): string {
     return '';
+  }
+  override explainNode(): ExplainNode {
+    return this.rows === 1 ? { label: 'Result', details: [], projects: true } : { label: 'Result', details: ['One-Time Filter: false'], projects: true };
   }
   protected async *run(): AsyncGenerator<Batch> {
     if (this.rows === 1) yield { columns: [], length: 1 };

@@ -26,7 +26,7 @@ import { FrameComputer, type BoundKind, type FrameUnits, type RangeKey, type Res
 import { ResultColumn, type ExcludeMode, type WindowBlock, type WindowEvaluator } from '../../functions/window/window-function.js';
 import { evalConstant } from '../compile-expr.js';
 import { keyChanges } from '../key-changes.js';
-import { PhysicalOperator } from '../operator.js';
+import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
 import { allPositional, positionalPartition } from './window-positional.js';
 import { evaluateSpilledPartition, notChunkable, planChunks, type ChunkPlan, type WindowShape } from './window-chunked.js';
@@ -98,6 +98,9 @@ export class Window extends PhysicalOperator {
     }
     parts.push(`functions: [${this.calls.map((c) => c.label).join(', ')}]`);
     return parts.join(', ');
+  }
+  override explainNode(inputs: ExplainInputs): ExplainNode {
+    return { label: 'WindowAgg', details: [], outputs: [...(inputs[0] ?? []), ...this.calls.map((c) => `${c.label.replace(/\s+(ROWS|RANGE|GROUPS)\b.*$/, '')} OVER (?)`)], projects: true };
   }
 
   private resolveFrames(ctx: ExecContext): ResolvedFrame[] {

@@ -329,7 +329,7 @@ export function buildRestApp(opts: RestServerOptions): FastifyInstance {
       const prep = db.prepareSelect(nodeBody<SelectStmt>(stmts[0]!.stmt), params);
       return db.physical(prep.plan, db.execContext(prep.paramTypes, params, false));
     });
-    return { root: explainTree(op), plan: explainPlan(op, false) };
+    return { root: explainTree(op), plan: explainPlan(op, { analyze: false, format: 'quire' }) };
   };
 
   // The JDBC and ODBC drivers read the version and distribution on connect.

@@ -379,6 +379,9 @@ export class QueryBinder implements ExprEnv {
           // A scalar-returning function's column takes the alias name, as in PostgreSQL.
           plan = this.renameColumns(plan, [alias.aliasname as string], qual, locOf(item));
         }
+        // The scan itself carries the names and the alias (EXPLAIN's "Function Scan on f alias", "alias.col").
+        if (plan.op === 'project' && plan.input === r.plan && r.plan.op === 'table-function') plan = { ...r.plan, schema: plan.schema.map((f) => ({ ...f, table: qual })) };
+        else if (plan.op === 'table-function') plan = { ...plan, schema: plan.schema.map((f) => ({ ...f, table: qual })) };
         return { plan, entries: entriesFor(plan.schema, qual), lateral, usesOuter: lateralScope === null && fscope.usesOuter };
       }
       default:
