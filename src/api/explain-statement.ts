@@ -46,7 +46,15 @@ export async function explain(host: UtilityHost, b: AnyNode, params: readonly un
   if (nodeTag(q) !== 'SelectStmt' && !dml) throw new QuireError('0A000', 'EXPLAIN supports SELECT, INSERT, UPDATE and DELETE statements');
   if (logical && analyze) throw new QuireError('0A000', 'EXPLAIN options LOGICAL and ANALYZE cannot be used together', { hint: 'The logical plan is not executed; use EXPLAIN ANALYZE for the physical plan with timings.' });
   const opts: ExplainOptions = { analyze, logical, verbose, format, timing: timing ?? true, summary: summary ?? analyze };
-  const explainMain = (): Promise<string[]> => (dml ? explainModify(host, q, params, opts) : host.explainLines(nodeBody<SelectStmt>(q), params, opts));
+  const explainMain = async (): Promise<string[]> => {
+    if (dml) return explainModify(host, q, params, opts);
+    const sel = nodeBody<SelectStmt>(q);
+    const lines = await host.explainLines(sel, params, opts);
+    // SELECT … FOR UPDATE/SHARE locks the rows as they leave the plan: PostgreSQL's LockRows node on
+    // top. EXPLAIN ANALYZE runs the query without taking locks, so it shows no such node.
+    if ((sel.lockingClause ?? []).length === 0 || analyze || logical || format !== 'text') return lines;
+    return ['LockRows', ...lines.map((l, i) => (i === 0 ? `  ->  ${l}` : `      ${l}`))];
+  };
   const ctes = modifyingCtes(nodeBody<AnyNode>(q));
   const lines = ctes === null ? await explainMain() : await explainWithModifying(host, ctes, params, opts, explainMain);
   return result('EXPLAIN', 'EXPLAIN', { columns: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]), rowCount: lines.length });

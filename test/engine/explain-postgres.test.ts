@@ -54,6 +54,7 @@ describe('EXPLAIN in PostgreSQL vocabulary', () => {
     'select c, count(*) from t group by c',
     'select * from t x where x.a < 3',
     'select * from (values (1), (2)) v(x) where x > 1',
+    'select a from t where c = 1 for update',
   ]) {
     it(q, async () => {
       const sql = `explain (costs off) ${q}`;
