@@ -14,8 +14,8 @@ const INFIX = new Set(['+', '-', '*', '/', '%', '^', '||', '~~', '!~~', '~~*', '
 const PREFIX = new Set(['~', '@', '|/', '||/']);
 
 /** `inputs[i]`: the text of input column i as the node below prints it. */
-export function pgExpr(e: Expr, inputs: readonly string[]): string {
-  const r = (x: Expr): string => pgExpr(x, inputs);
+export function pgExpr(e: Expr, inputs: readonly string[], subplans: { n: number } = { n: 0 }): string {
+  const r = (x: Expr): string => pgExpr(x, inputs, subplans);
   switch (e.kind) {
     case 'column':
       return inputs[e.index] ?? e.name;
@@ -70,11 +70,15 @@ export function pgExpr(e: Expr, inputs: readonly string[]): string {
       }
       return `(${r(e.arg)} ${op} (ARRAY[${e.list.map(r).join(', ')}]))`;
     }
-    case 'subquery':
-      if (e.mode === 'exists') return 'EXISTS(SubPlan)';
-      if (e.mode === 'scalar') return '(SubPlan)';
-      if (e.mode === 'array') return 'ARRAY(SubPlan)';
-      return `(${e.rowArgs ? `ROW(${e.rowArgs.map(r).join(', ')})` : r(e.arg!)} ${e.op} ${e.mode.toUpperCase()} (SubPlan))`;
+    case 'subquery': {
+      // Numbered in the order the node lists its subquery plans (its SubPlan sections).
+      const lhs = e.mode === 'any' || e.mode === 'all' ? (e.rowArgs ? `ROW(${e.rowArgs.map(r).join(', ')})` : r(e.arg!)) : '';
+      const sub = `SubPlan ${++subplans.n}`;
+      if (e.mode === 'exists') return `EXISTS(${sub})`;
+      if (e.mode === 'scalar') return `(${sub})`;
+      if (e.mode === 'array') return `ARRAY(${sub})`;
+      return `(${lhs} ${e.op} ${e.mode.toUpperCase()} (${sub}))`;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * they read PostgreSQL's; nodes PostgreSQL has no counterpart for keep Quire's names (TopN,
  * TopNRanking). FORMAT QUIRE prints one line per physical operator with Quire's own detail.
  */
-import type { ExplainHow, ExplainNode, OperatorMetrics, PhysicalOperator } from './operator.js';
+import type { ExplainHow, ExplainNode, ExplainWrapper, OperatorMetrics, PhysicalOperator } from './operator.js';
 
 export interface ExplainOptions {
   readonly analyze: boolean;
@@ -78,7 +78,8 @@ function postgresText(root: PhysicalOperator, o: ExplainOptions): string[] {
     const details = verbose ? [`Output: ${n.outputs.join(', ')}`, ...n.details] : [...n.details];
     if (o.analyze) {
       if (n.removed !== null) details.push(`Rows Removed by Filter: ${n.removed}`);
-      for (const [k, v] of Object.entries(n.extra)) details.push(`${k.charAt(0).toUpperCase()}${k.slice(1)}: ${v}`);
+      // PostgreSQL's detail labels are in title case ("Sort Method", "Peak Memory Usage").
+      for (const [k, v] of Object.entries(n.extra)) details.push(`${k.replace(/(^|\s)([a-z])/g, (_m, sp: string, c: string) => sp + c.toUpperCase())}: ${v}`);
     }
     for (const d of details) lines.push(pad + d);
     for (const c of n.children) print(c, depth + 1);
@@ -100,7 +101,10 @@ function show(op: PhysicalOperator, how: ExplainHow, root = false): Shown {
     kids.map((k) => k.outputs),
     how,
   );
-  const only = kids.length === 1 ? kids[0]! : null;
+  // A filter or projection with subqueries has their plans as further children: PostgreSQL prints
+  // them as SubPlan sections of the node that evaluates the expression.
+  const only = kids.length === 1 || (node.merge !== undefined && kids.length > 1) ? kids[0]! : null;
+  const subplans = node.merge !== undefined ? kids.slice(1).map((k, i) => wrapped(k, { label: `SubPlan ${i + 1}`, details: [], rowsOf: 'child' }, op)) : [];
   const outputs = node.outputs ?? (only !== null && only.outputs.length === op.schema.length ? only.outputs : op.schema.map((f) => f.name));
   const extra = Object.fromEntries(Object.entries(op.metrics.extra).map(([k, v]) => [k, v]));
   // At the top, dropping columns the sort or limit below needed is the executor's junk filter, not a node.
@@ -111,6 +115,7 @@ function show(op: PhysicalOperator, how: ExplainHow, root = false): Shown {
       return {
         ...only,
         details: [...only.details, ...node.details],
+        children: [...only.children, ...subplans],
         outputs,
         metrics: op.metrics,
         removed: op.metrics.loops > 0 ? Math.round((inputRows - op.metrics.rows) / op.metrics.loops) : null,
@@ -118,12 +123,11 @@ function show(op: PhysicalOperator, how: ExplainHow, root = false): Shown {
       };
     }
     // A projection of no columns (count(*) reads none) is Quire's pruning, not a target list PostgreSQL would print.
-    return { ...only, outputs: outputs.length === 0 ? only.outputs : outputs, metrics: op.metrics, extra: { ...only.extra, ...extra } };
+    return { ...only, children: [...only.children, ...subplans], outputs: outputs.length === 0 ? only.outputs : outputs, metrics: op.metrics, extra: { ...only.extra, ...extra } };
   }
   const children = kids.map((k, i) => {
     const wrap = node.childWrappers?.[i];
-    if (wrap === undefined || wrap === null) return k;
-    return { label: wrap.label, details: [...wrap.details], outputs: k.outputs, projects: false, children: [k], metrics: wrap.rowsOf === 'child' ? k.metrics : op.metrics, removed: null, extra: {} };
+    return wrap === undefined || wrap === null ? k : wrapped(k, wrap, op);
   });
   return {
     label: node.merge !== undefined ? 'Result' : node.label,
@@ -135,6 +139,10 @@ function show(op: PhysicalOperator, how: ExplainHow, root = false): Shown {
     removed: null,
     extra,
   };
+}
+
+function wrapped(k: Shown, wrap: ExplainWrapper, op: PhysicalOperator): Shown {
+  return { label: wrap.label, details: [...wrap.details], outputs: k.outputs, projects: false, children: [k], metrics: wrap.rowsOf === 'child' ? k.metrics : op.metrics, removed: null, extra: {} };
 }
 
 /** Relations the plan reads (scans without children): more than one and PostgreSQL qualifies column names. */

@@ -70,8 +70,10 @@ export class Filter extends PhysicalOperator {
     const p = this.predicate;
     const conj = p.kind === 'and' ? p.args : [p];
     const isEcEquality = (e: Expr): boolean => e.kind === 'compare' && e.op === '=' && ((e.left.kind === 'column' && e.right.kind === 'const') || (e.left.kind === 'const' && e.right.kind === 'column'));
-    const ordered = conj.map((e, i) => ({ e, i, cost: qualCost(e), ec: isEcEquality(e) ? 1 : 0 })).sort((x, y) => x.cost - y.cost || x.ec - y.ec || x.i - y.i).map((x) => x.e);
-    const text = ordered.length === 1 ? pgExpr(ordered[0]!, inputs[0] ?? []) : `(${ordered.map((e) => pgExpr(e, inputs[0] ?? [])).join(' AND ')})`;
+    // With subqueries the written order stays: their SubPlan numbers follow the plans' order.
+    const ordered = this.children().length > 1 ? conj : conj.map((e, i) => ({ e, i, cost: qualCost(e), ec: isEcEquality(e) ? 1 : 0 })).sort((x, y) => x.cost - y.cost || x.ec - y.ec || x.i - y.i).map((x) => x.e);
+    const subplans = { n: 0 };
+    const text = ordered.length === 1 ? pgExpr(ordered[0]!, inputs[0] ?? [], subplans) : `(${ordered.map((e) => pgExpr(e, inputs[0] ?? [], subplans)).join(' AND ')})`;
     return { label: 'Filter', details: [`Filter: ${text}`], merge: 'filter' };
   }
   override outputOrdering(): readonly SortKey[] {

@@ -34,7 +34,8 @@ export class Project extends PhysicalOperator {
     }).join(', ');
   }
   override explainNode(inputs: ExplainInputs): ExplainNode {
-    return { label: 'Result', details: [], outputs: this.exprs.map((e) => pgExpr(e, inputs[0] ?? [])), merge: 'projection', selectsColumns: this.exprs.every((e) => e.kind === 'column') };
+    const subplans = { n: 0 };
+    return { label: 'Result', details: [], outputs: this.exprs.map((e) => pgExpr(e, inputs[0] ?? [], subplans)), merge: 'projection', selectsColumns: this.exprs.every((e) => e.kind === 'column') };
   }
   /** The input's ordering, as far as its key columns pass through unchanged. */
   override outputOrdering(): readonly SortKey[] {
