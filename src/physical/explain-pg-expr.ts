@@ -42,7 +42,7 @@ export function pgExpr(e: Expr, inputs: readonly string[], subplans: { n: number
     case 'not':
       return `(NOT ${r(e.arg)})`;
     case 'compare':
-      return `(${r(e.left)} ${e.op} ${r(e.right)})`;
+      return `(${r(uncastInt(e.left))} ${e.op} ${r(uncastInt(e.right))})`;
     case 'distinct-from':
       return `(${r(e.left)} IS ${e.negated ? 'NOT ' : ''}DISTINCT FROM ${r(e.right)})`;
     case 'is-null':
@@ -93,6 +93,13 @@ function foldCast(e: Expr): Value | undefined {
   } catch {
     return undefined;
   }
+}
+
+const INTS = new Set(['int2', 'int4', 'int8']);
+
+/** PostgreSQL compares integers of different widths with cross-type operators: no cast to show. */
+function uncastInt(e: Expr): Expr {
+  return e.kind === 'cast' && !e.explicit && INTS.has(e.type.name) && INTS.has(e.arg.type.name) && e.arg.kind !== 'const' ? e.arg : e;
 }
 
 function arrayElement(s: string): string {
