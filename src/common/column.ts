@@ -35,8 +35,24 @@ export function emptyBatch(types: readonly DataType[]): Batch {
   return { columns: types.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 };
 }
 
+/**
+ * Columns are built by a constructor, not an object literal: V8 decides per literal site whether to
+ * allocate its objects straight in the old generation (allocation-site pretenuring), and one literal
+ * serving both stored columns (long-lived) and every batch's transient columns got pretenured; a dead
+ * old-generation column then kept its young values (a million strings a query) alive through every
+ * scavenge until the next full collection. Constructed objects carry no allocation site.
+ */
+class ColumnObject implements Column {
+  constructor(
+    readonly type: DataType,
+    readonly data: ColumnData,
+    readonly nulls: Uint8Array | null,
+    readonly dict: DictCodes | null,
+  ) {}
+}
+
 export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array | null, dict: DictCodes | null = null): Column {
-  return { type, data, nulls, dict };
+  return new ColumnObject(type, data, nulls, dict);
 }
 
 export function allocData(t: DataType, n: number): ColumnData {

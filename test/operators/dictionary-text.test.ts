@@ -108,6 +108,16 @@ function readQueries(): void {
     // A branch that is another column, or a computed text, gets no codes: still right.
     await sameList("SELECT x, id FROM (SELECT CASE WHEN g = 1 THEN s || '!' ELSE s END AS x, id FROM t) y ORDER BY x, id");
   });
+  it('a text column sorted by its ranks comes out rebuilt from them: OFFSET mid-batch, computed text, NULLs, DESC', async () => {
+    await sameList('SELECT s, id FROM t ORDER BY s DESC NULLS FIRST, id OFFSET 3333');
+    await sameList('SELECT s, g, id FROM t ORDER BY g DESC, s NULLS FIRST, id OFFSET 10001');
+    // Repeating computed text: ranks of a dictionary built for the sort, with NULLs and multibyte values.
+    const x = "CASE WHEN id % 5 = 0 THEN NULL ELSE s || '·' END";
+    await sameList(`SELECT x, id FROM (SELECT ${x} AS x, id FROM t) y ORDER BY x DESC, id OFFSET 1001`);
+    await sameList(`SELECT x, id FROM (SELECT ${x} AS x, id FROM t) y ORDER BY x NULLS FIRST, id DESC`);
+    // The rebuilt column feeds a window's peer groups and its output.
+    await sameBag('SELECT s, g, rank() OVER (PARTITION BY g ORDER BY s DESC), count(*) OVER (PARTITION BY g ORDER BY s) FROM t');
+  });
   it('per-partition Top-N on a text partition key', async () => {
     await sameBag('SELECT s, id FROM (SELECT s, id, row_number() OVER (PARTITION BY s ORDER BY v, id) AS rn FROM t) x WHERE rn <= 3');
     await sameBag('SELECT s, g, id FROM (SELECT s, g, id, rank() OVER (PARTITION BY s, g ORDER BY v DESC) AS rn FROM t) x WHERE rn <= 2');

@@ -28,6 +28,7 @@ import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode
 import { pgSortKeys } from '../explain-pg-expr.js';
 import { packedSort, packedSortSteps, type KeyBounds } from '../packed-key-sort.js';
 import { rankKeys, rankKeySteps } from '../rank-keys.js';
+import { rankedText, rankedTextSlice, type RankedText } from '../ranked-text.js';
 import { compileComparator, describeKeys, keyCategory, type Comparator, type SortKey } from '../sort-key.js';
 
 /** One sorted run: the rows and the order to read them in. */
@@ -38,6 +39,8 @@ export interface SortedRun {
   readonly sorted?: ReadonlyMap<number, Column>;
   /** How EXPLAIN ANALYZE names the sort, when `sorted` alone does not tell. */
   readonly method?: string;
+  /** Text columns (by index) rebuilt from their sorted dictionary ranks when emitted (ranked-text.ts). */
+  readonly rankedText?: ReadonlyMap<number, RankedText>;
 }
 
 /**
@@ -171,10 +174,18 @@ export async function sortRunAsync(
     // The rank columns are ours, so their decoded order may overwrite them; key columns of b only when the
     // caller owns b's arrays. No output reads a rank column (they sit past b's columns).
     const run = await sortRunAsync(ranked.batch, ranked.keys, compileComparator(ranked.keys), ctx, decode, overwrite);
-    give(...rankArrays);
     const width = b.columns.length;
     const sorted = run.sorted === undefined ? undefined : new Map([...run.sorted].filter(([col]) => col < width));
-    return { ...run, sorted, batch: b };
+    // A text column whose ranks came back in order is rebuilt from them (copied before the rank arrays go back).
+    let text: Map<number, RankedText> | undefined;
+    for (const r of ranked.ranked) {
+      const ranks = run.sorted?.get(r.rankCol);
+      if (ranks === undefined || sorted?.has(r.col) === true || text?.has(r.col) === true) continue;
+      const t = rankedText(b.columns[r.col]!.type, ranks, r.dictionary, r.rank);
+      if (t !== null) (text ??= new Map()).set(r.col, t);
+    }
+    give(...rankArrays);
+    return { ...run, sorted, rankedText: text, batch: b };
   }
   if (numericPath(b, keys) && b.length > SLICE_ROWS) {
     const steps = numericSortSteps(b, keys, decode, overwrite, bounds);
@@ -648,17 +659,20 @@ export function* emitRuns(
 ): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
-    const { batch, order, sorted } = runs[0]!;
+    const { batch, order, sorted, rankedText: text } = runs[0]!;
     for (let s = Math.min(skip, order.length); s < order.length; s += BATCH_SIZE) {
       const e = Math.min(order.length, s + BATCH_SIZE);
-      if (sorted === undefined || sorted.size === 0) {
+      if ((sorted === undefined || sorted.size === 0) && (text === undefined || text.size === 0)) {
         yield takeBatch(batch, order.subarray(s, e), e - s);
         continue;
       }
       const sel = order.subarray(s, e);
       const columns = batch.columns.map((c, i) => {
-        const done = sorted.get(i);
-        if (done === undefined) return takeColumn(c, sel, e - s);
+        const done = sorted?.get(i);
+        if (done === undefined) {
+          const t = text?.get(i);
+          return t === undefined ? takeColumn(c, sel, e - s) : rankedTextSlice(t, s, e);
+        }
         const d = done.data;
         if (copySorted) return makeColumn(c.type, d.slice(s, e), done.nulls === null ? null : done.nulls.slice(s, e));
         return makeColumn(c.type, Array.isArray(d) ? d.slice(s, e) : d.subarray(s, e), done.nulls === null ? null : done.nulls.subarray(s, e));
