@@ -421,18 +421,27 @@ function shortDecimal(buf: Uint8Array, s: number, e: number): number {
   if (n === 0 || n > 24) return NaN;
   let m = 0;
   let low = 0;
-  let point = -1;
+  // Integer digits, then (after a point) fraction digits: two tight loops, no test for the point per digit.
+  let d = 0;
   for (; i < e; i++) {
-    const d = buf[i]! - 48;
-    if (d >>> 0 <= 9) {
+    d = buf[i]! - 48;
+    if (d >>> 0 > 9) break;
+    m = m * 10 + d;
+    low = (Math.imul(low, 10) + d) | 0;
+  }
+  let scale = 0;
+  if (i < e) {
+    // A lone point is left to the full parser.
+    if (d !== -2 || n === 1) return NaN;
+    const point = i++;
+    for (; i < e; i++) {
+      d = buf[i]! - 48;
+      if (d >>> 0 > 9) return NaN;
       m = m * 10 + d;
       low = (Math.imul(low, 10) + d) | 0;
-    } else if (d === -2 && point < 0) point = i;
-    else return NaN;
+    }
+    scale = e - point - 1;
   }
-  // A lone point is left to the full parser.
-  if (point >= 0 && n === 1) return NaN;
-  const scale = point < 0 ? 0 : e - point - 1;
   let v: number;
   if (m < 9007199254740992 && scale <= 22) v = scale === 0 ? m : m / POW10[scale]!;
   else {
