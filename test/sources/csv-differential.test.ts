@@ -342,6 +342,15 @@ describe('read_csv errors and extras', () => {
       message: 'invalid input syntax for type integer: "x"',
       detail: `read_csv "${f}", line 3, column b: "x"`,
     });
+    // Decimals the one-pass path declines and the type's input rejects: line and column named.
+    for (const bad of ['1..5', '0.12345678901234567.8', '-', '1-2', '12345678901234567890x']) {
+      const g = write('bad-double.csv', `x,y\r\n0.5,a\r\n${bad},b\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${g}', types => 'x double')`)).rejects.toMatchObject({
+        code: '22P02',
+        message: `invalid input syntax for type double precision: "${bad}"`,
+        detail: `read_csv "${g}", line 3, column x: "${bad}"`,
+      });
+    }
     const late = write('late2.csv', 'n\n1\n2\nbig\n');
     const e = await db.query(`SELECT * FROM read_csv('${late}', sample_size => 2)`).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: '22P02', detail: `read_csv "${late}", line 4, column n: "big"` });
