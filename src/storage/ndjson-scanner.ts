@@ -8,7 +8,7 @@
  */
 import { makeColumn, type Column, type ColumnData } from '../common/column.js';
 import { storageKind, type DataType, type Field, type Value } from '../common/types.js';
-import { decimalDigitsToDouble } from './decimal-digits-to-double.js';
+import { mantissaOverPow10 } from './decimal-digits-to-double.js';
 
 /** 10^0 … 10^22: each exact in a double, so mantissa / 10^k is the correctly rounded value. */
 const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
@@ -273,15 +273,18 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
       } else if (c === 45 || (c >= 48 && c <= 57)) {
         const ns = i;
         if (c === 45) i++;
-        const ms = i;
         let mant = 0;
+        // The mantissa's low 32 bits, exact where mant is not (see mantissaOverPow10).
+        let low = 0;
         let digits = 0;
         if (i < e && b[i] === 48) {
           i++;
           digits = 1;
         } else {
           while (i < e && b[i]! >= 48 && b[i]! <= 57) {
-            mant = mant * 10 + (b[i]! - 48);
+            const d = b[i]! - 48;
+            mant = mant * 10 + d;
+            low = (Math.imul(low, 10) + d) | 0;
             digits++;
             i++;
           }
@@ -291,13 +294,14 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
         if (i < e && b[i] === 46) {
           i++;
           while (i < e && b[i]! >= 48 && b[i]! <= 57) {
-            mant = mant * 10 + (b[i]! - 48);
+            const d = b[i]! - 48;
+            mant = mant * 10 + d;
+            low = (Math.imul(low, 10) + d) | 0;
             frac++;
             i++;
           }
           if (frac === 0) return -1;
         }
-        const me = i;
         let exp = false;
         if (i < e && (b[i] === 101 || b[i] === 69)) {
           exp = true;
@@ -313,8 +317,8 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
             x = frac === 0 ? mant : mant / POW10[frac]!;
             if (c === 45) x = -x;
           } else {
-            // 17 significant digits (shortest round-trip output of many doubles) convert from the bytes too.
-            x = exp ? NaN : decimalDigitsToDouble(b, ms, me, digits + frac, frac, mant);
+            // 17 significant digits (shortest round-trip output of many doubles) convert without a second pass.
+            x = exp ? NaN : mantissaOverPow10(mant, low, frac);
             if (x !== x) x = Number(b.toString('latin1', ns, i));
             else if (c === 45) x = -x;
           }

@@ -298,12 +298,14 @@ describe('read_csv doubles with 17 significant digits', () => {
     await same(f, { header: 'true' }, {}, 'sum(x), min(y), max(y), count(y)');
   });
 
-  it('reads short decimals (up to 18 characters and a mantissa below 2^53, the inlined path) and the shapes around it as DuckDB does', async () => {
+  it('reads short decimals (up to 24 characters; mantissas below 2^53, and up to 1.8e19 through their low 32 bits: the one-pass path) and the shapes around it as DuckDB does', async () => {
     const r = rng(23);
     // (A leading zero or plus sign makes DuckDB infer text, so those are left out.)
     const vals = ['5.', '.5', '-.5', '-0.0', '0', '-12', '123456789012345', '1234567890123456', '12345678901234.5', '123456789012345.6', '0.000000000000001', '9007199254740993', '1.5e3', '-1.25E-2', '1.2.3',
       '9007199254740991', '9007199254740992', '-9007199254740991', '0.9007199254740991', '0.9007199254740992', '0.9007199254740993', '900719925474099.3', '0.7913460577595683', '-0.5826921155191366',
-      '12345678901234567', '0.12345678901234567', '1.7976931348623157', '99999999999999999', '0.0000000000000001'];
+      '12345678901234567', '0.12345678901234567', '1.7976931348623157', '99999999999999999', '0.0000000000000001',
+      '17999999999999999999', '1799999999999999999.9', '18000000000000000001', '18446744073709551617.5', '0.0000012345678901234567', '-0.00000000000000000000001',
+      '0.000000000000000000000012', '123456789012345678901234'];
     let s = 'x,y\n';
     for (const v of vals) s += v === '1.2.3' ? `0.5,${v}\n` : `${v},0.5\n`;
     for (let i = 0; i < 5000; i++) {
@@ -314,10 +316,19 @@ describe('read_csv doubles with 17 significant digits', () => {
       const frac = Array.from({ length: fracDigits }, () => Math.floor(r() * 10)).join('');
       s += `${r() < 0.3 ? '-' : ''}${int}${fracDigits > 0 || r() < 0.5 ? '.' : ''}${frac},${i}.0\n`;
     }
+    for (let i = 0; i < 3000; i++) {
+      // 16 … 20 significant digits (shortest spellings write 17), after up to five leading zeros.
+      const n = 16 + Math.floor(r() * 5);
+      let d = String(1 + Math.floor(r() * 9));
+      for (let j = 1; j < n; j++) d += String(Math.floor(r() * 10));
+      const at = Math.floor(r() * n);
+      const v = r() < 0.5 ? '0.' + '0'.repeat(Math.floor(r() * 6)) + d : d.slice(0, at) + (at > 0 ? '.' : '') + d.slice(at);
+      s += `${r() < 0.3 ? '-' : ''}${v.startsWith('.') ? '0' + v : v},${i}.5\n`;
+    }
     const f = write('short-decimals.csv', s);
     // y holds '1.2.3' (text in both); x is double.
     const rows = await same(f, { header: 'true' });
-    expect(rows.length).toBe(vals.length + 5000);
+    expect(rows.length).toBe(vals.length + 8000);
     expect(rows.every((row) => typeof row[0] === 'number')).toBe(true);
     await same(f, { header: 'true' }, {}, 'sum(x), min(x), max(x), count(x)');
   });
@@ -331,6 +342,15 @@ describe('read_csv errors and extras', () => {
       message: 'invalid input syntax for type integer: "x"',
       detail: `read_csv "${f}", line 3, column b: "x"`,
     });
+    // Decimals the one-pass path declines and the type's input rejects: line and column named.
+    for (const bad of ['1..5', '0.12345678901234567.8', '-', '1-2', '12345678901234567890x']) {
+      const g = write('bad-double.csv', `x,y\r\n0.5,a\r\n${bad},b\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${g}', types => 'x double')`)).rejects.toMatchObject({
+        code: '22P02',
+        message: `invalid input syntax for type double precision: "${bad}"`,
+        detail: `read_csv "${g}", line 3, column x: "${bad}"`,
+      });
+    }
     const late = write('late2.csv', 'n\n1\n2\nbig\n');
     const e = await db.query(`SELECT * FROM read_csv('${late}', sample_size => 2)`).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: '22P02', detail: `read_csv "${late}", line 4, column n: "big"` });

@@ -124,6 +124,14 @@ describe('read_json NDJSON byte path', () => {
     const lines: string[] = [];
     for (let i = 0; i < 20000; i++) lines.push(`{"id": ${i}, "f": ${(r() - 0.5) * 10 ** Math.floor(r() * 6)}, "g": ${-r()}}`);
     lines.push('{"id": 20000, "f": 0.12345678901234567e2, "g": 123456789.12345678901}');
+    // 18 … 20 significant digits: through the low 32 bits below 1.8e19, through the text from there.
+    for (let i = 0; i < 3000; i++) {
+      let d = String(1 + Math.floor(r() * 9));
+      for (let j = 1, n = 18 + Math.floor(r() * 3); j < n; j++) d += String(Math.floor(r() * 10));
+      const at = 1 + Math.floor(r() * (d.length - 1));
+      lines.push(`{"id": ${20001 + i}, "f": ${d.slice(0, at)}.${d.slice(at)}, "g": -0.000${d}}`);
+    }
+    lines.push('{"id": 23001, "f": 1799999999999999999.9, "g": 18446744073709551617.5}');
     const f = file(lines.join('\n') + '\n');
     expect(await quireRows(f, 'id, f, g')).toEqual(await duckRows(f, 'id, f, g'));
   });
