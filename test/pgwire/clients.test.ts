@@ -125,8 +125,11 @@ describe('node-postgres', () => {
       const bin = await c.query({ text: 'select current_schemas(true) as v', values: [], binary: true });
       // pg-types decodes binary text[] (array_send's layout) with its own array reader.
       expect(bin.rows).toEqual([{ v: ['pg_catalog', 'public'] }]);
-      // Clients spell current_schemas' PostgreSQL type, name[]; here it is text[].
-      expect((await c.query("select '{a,b}'::name[] as n, 'text[]'::regtype as t, 'name[]'::regtype as u")).rows).toEqual([{ n: ['a', 'b'], t: 1009, u: 1009 }]);
+      // Clients spell current_schemas' PostgreSQL type, name[]: OID 1003, which pg leaves as array text
+      // (it registers no parser for it, against PostgreSQL too).
+      const named = await c.query("select '{a,b}'::name[] as n, 'text[]'::regtype as t, 'name[]'::regtype as u");
+      expect(named.fields.map((f) => f.dataTypeID)).toEqual([1003, 23, 23]);
+      expect(named.rows).toEqual([{ n: '{a,b}', t: 1009, u: 1003 }]);
       await c.query('set search_path = information_schema, public');
       expect((await c.query('select current_schemas(false) as a')).rows).toEqual([{ a: ['information_schema', 'public'] }]);
     } finally {

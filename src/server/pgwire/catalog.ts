@@ -69,7 +69,6 @@ const TYPE_ROWS: { oid: number; name: string; len: number; cat: string; t: DataT
     .filter((n) => n !== 'unknown')
     .map((n) => ({ oid: TYPE_OID[n], name: n, len: TYPE_LEN[n], cat: category(n), t: T[n] })),
   { oid: 705, name: 'unknown', len: -2, cat: 'X', t: T.unknown },
-  { oid: 19, name: 'name', len: 64, cat: 'S', t: null },
   { oid: 18, name: 'char', len: 1, cat: 'Z', t: null },
   { oid: 114, name: 'json', len: -1, cat: 'U', t: null },
 ];
@@ -714,7 +713,7 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
     return env.catalog.tables.has(name) || env.catalog.views.has(name) ? env.oids.of(name) : 0;
   }
   if (kind === 'regtype') {
-    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', 'bit varying': 'varbit', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
+    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', 'bit varying': 'varbit', '"char"': 'char', 'text[]': '_text', 'name[]': '_name', 'character varying[]': '_text' };
     return TYPE_ROWS.find((r) => r.name === (alias[name] ?? name))?.oid ?? 0;
   }
   if (kind === 'regnamespace') return name === 'pg_catalog' ? NS_PG_CATALOG : name === 'public' ? NS_PUBLIC : name === 'information_schema' ? NS_INFORMATION_SCHEMA : 0;
@@ -723,8 +722,8 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
 
 /**
  * PostgreSQL's system types that the engine lacks, rewritten in the statement's tree before binding:
- * oid and the reg* types become int4 (a 'name'::regclass literal becomes that relation's OID), name
- * and "char" become text. Catalog queries from drivers lean on these casts everywhere.
+ * oid and the reg* types become int4 (a 'name'::regclass literal becomes that relation's OID) and
+ * "char" becomes text. Catalog queries from drivers lean on these casts everywhere.
  */
 export function rewriteSystemTypes(node: unknown, oidOf: (kind: string, name: string) => number): void {
   if (node === null || typeof node !== 'object') return;
@@ -750,15 +749,7 @@ function rewriteCast(n: unknown, oidOf: (kind: string, name: string) => number):
   if (!tc) return null;
   const names = tc.typeName.names.map((x) => x.String?.sval ?? '');
   const last = names[names.length - 1]!;
-  if (tc.typeName.arrayBounds) {
-    // name[] (current_schemas' PostgreSQL type) is text[] here.
-    if (last === 'name') {
-      rewriteSystemTypes(tc.arg, oidOf);
-      tc.typeName.names = [{ String: { sval: 'text' } }];
-      return n;
-    }
-    return null;
-  }
+  if (tc.typeName.arrayBounds) return null;
   if (names.length === 2 && names[0] !== 'pg_catalog') return null;
   if (OID_TYPES.has(last)) {
     rewriteSystemTypes(tc.arg, oidOf);
@@ -777,7 +768,7 @@ function rewriteCast(n: unknown, oidOf: (kind: string, name: string) => number):
   }
   // An unquoted char reaches the tree as pg_catalog.bpchar; "char" (and pg_catalog."char") is the
   // one-byte system type.
-  if (last === 'name' || last === 'char') {
+  if (last === 'char') {
     rewriteSystemTypes(tc.arg, oidOf);
     tc.typeName.names = [{ String: { sval: 'text' } }];
     return n;
