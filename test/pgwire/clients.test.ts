@@ -117,7 +117,8 @@ describe('node-postgres', () => {
     await c.connect();
     try {
       const r = await c.query('select current_schemas(false) as a, current_schemas(true) as b, current_schema() as s');
-      expect(r.fields.map((f) => f.dataTypeID)).toEqual([1009, 1009, 25]);
+      // current_schema() is name in PostgreSQL (OID 19); current_schemas() stays text[] for pg's array parser.
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([1009, 1009, 19]);
       // pg parses OID 1009 with its array parser: the text format must be PostgreSQL's.
       expect(r.rows).toEqual([{ a: ['public'], b: ['pg_catalog', 'public'], s: 'public' }]);
       const q = await c.query(`select '{a,"b,c",NULL,"","x\\"y"}'::text[] as v, $1::text = any($2::text[]) as hit`, ['b,c', ['a', 'b,c']]);

@@ -137,6 +137,7 @@ describe('name against PostgreSQL', () => {
       'select id from nt where n = 1',
       "select 'a'::name(3)",
       'select pg_typeof(n)::text, pg_typeof(n::text)::text from nt limit 1',
+      'select pg_typeof(current_user)::text, pg_typeof(session_user)::text, pg_typeof(current_database())::text, pg_typeof(current_schema)::text, pg_typeof(current_catalog)::text',
     ]);
   });
 
@@ -244,6 +245,10 @@ describe('name on the PostgreSQL protocol', () => {
       expect(p.rows).toEqual([['1']]);
       const cut = await c.query({ text: 'select octet_length($1::name)', values: ['x'.repeat(80)], rowMode: 'array' });
       expect(cut.rows).toEqual([['63']]);
+      // The catalogs' name columns are name, as PostgreSQL's.
+      const cat = await c.query({ text: "select c.relname, a.attname, n.nspname, current_user, current_database() from pg_class c join pg_attribute a on a.attrelid = c.oid join pg_namespace n on n.oid = c.relnamespace where c.relname = 'nw' and a.attnum = 2", rowMode: 'array' });
+      expect(cat.fields.map((f) => f.dataTypeID)).toEqual([19, 19, 19, 19, 19]);
+      expect(cat.rows).toEqual([['nw', 'n', 'public', 'quire', 'quire']]);
       const t = await c.query({ text: 'select typname, typlen, typcategory from pg_type where oid in (19, 1003) order by oid', rowMode: 'array' });
       expect(t.rows).toEqual([
         ['name', '64', 'S'],

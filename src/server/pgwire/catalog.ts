@@ -47,7 +47,8 @@ export class OidRegistry {
   }
 }
 
-type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz' | '_text' | '_int4';
+// name where PostgreSQL's catalogs have name (relname, attname, …), so clients see OID 19 there as from PostgreSQL.
+type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'name' | 'bool' | 'float4' | 'timestamptz' | '_text' | '_int4';
 type Col = [string, ColType];
 
 interface SystemTableDef {
@@ -150,7 +151,7 @@ const b = (x: boolean): boolean => x;
 const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_namespace',
-    cols: [['oid', 'int4'], ['nspname', 'text'], ['nspowner', 'int4'], ['nspacl', 'text']],
+    cols: [['oid', 'int4'], ['nspname', 'name'], ['nspowner', 'int4'], ['nspacl', 'text']],
     rows: () => [
       [NS_PG_CATALOG, 'pg_catalog', OWNER_OID, null],
       [NS_PUBLIC, 'public', OWNER_OID, null],
@@ -160,7 +161,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_class',
     cols: [
-      ['oid', 'int4'], ['relname', 'text'], ['relnamespace', 'int4'], ['reltype', 'int4'], ['reloftype', 'int4'], ['relowner', 'int4'],
+      ['oid', 'int4'], ['relname', 'name'], ['relnamespace', 'int4'], ['reltype', 'int4'], ['reloftype', 'int4'], ['relowner', 'int4'],
       ['relam', 'int4'], ['relfilenode', 'int4'], ['reltablespace', 'int4'], ['relpages', 'int4'], ['reltuples', 'float4'],
       ['relallvisible', 'int4'], ['reltoastrelid', 'int4'], ['relhasindex', 'bool'], ['relisshared', 'bool'], ['relpersistence', 'text'],
       ['relkind', 'text'], ['relnatts', 'int2'], ['relchecks', 'int2'], ['relhasrules', 'bool'], ['relhastriggers', 'bool'],
@@ -191,7 +192,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_attribute',
     cols: [
-      ['attrelid', 'int4'], ['attname', 'text'], ['atttypid', 'int4'], ['attstattarget', 'int4'], ['attlen', 'int2'], ['attnum', 'int2'],
+      ['attrelid', 'int4'], ['attname', 'name'], ['atttypid', 'int4'], ['attstattarget', 'int4'], ['attlen', 'int2'], ['attnum', 'int2'],
       ['attndims', 'int4'], ['attcacheoff', 'int4'], ['atttypmod', 'int4'], ['attbyval', 'bool'], ['attalign', 'text'], ['attstorage', 'text'],
       ['attcompression', 'text'], ['attnotnull', 'bool'], ['atthasdef', 'bool'], ['atthasmissing', 'bool'], ['attidentity', 'text'],
       ['attgenerated', 'text'], ['attisdropped', 'bool'], ['attislocal', 'bool'], ['attinhcount', 'int4'], ['attcollation', 'int4'],
@@ -215,7 +216,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_type',
     cols: [
-      ['oid', 'int4'], ['typname', 'text'], ['typnamespace', 'int4'], ['typowner', 'int4'], ['typlen', 'int2'], ['typbyval', 'bool'],
+      ['oid', 'int4'], ['typname', 'name'], ['typnamespace', 'int4'], ['typowner', 'int4'], ['typlen', 'int2'], ['typbyval', 'bool'],
       ['typtype', 'text'], ['typcategory', 'text'], ['typispreferred', 'bool'], ['typisdefined', 'bool'], ['typdelim', 'text'],
       ['typrelid', 'int4'], ['typsubscript', 'int4'], ['typelem', 'int4'], ['typarray', 'int4'], ['typinput', 'text'], ['typoutput', 'text'],
       ['typreceive', 'text'], ['typsend', 'text'], ['typmodin', 'text'], ['typmodout', 'text'], ['typanalyze', 'text'], ['typalign', 'text'],
@@ -251,7 +252,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_database',
     cols: [
-      ['oid', 'int4'], ['datname', 'text'], ['datdba', 'int4'], ['encoding', 'int4'], ['datlocprovider', 'text'], ['datistemplate', 'bool'],
+      ['oid', 'int4'], ['datname', 'name'], ['datdba', 'int4'], ['encoding', 'int4'], ['datlocprovider', 'text'], ['datistemplate', 'bool'],
       ['datallowconn', 'bool'], ['datconnlimit', 'int4'], ['datfrozenxid', 'int4'], ['datminmxid', 'int4'], ['dattablespace', 'int4'],
       ['datcollate', 'text'], ['datctype', 'text'], ['daticulocale', 'text'], ['datcollversion', 'text'], ['datacl', 'text'],
     ],
@@ -274,7 +275,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_roles',
     cols: [
-      ['oid', 'int4'], ['rolname', 'text'], ['rolsuper', 'bool'], ['rolinherit', 'bool'], ['rolcreaterole', 'bool'], ['rolcreatedb', 'bool'],
+      ['oid', 'int4'], ['rolname', 'name'], ['rolsuper', 'bool'], ['rolinherit', 'bool'], ['rolcreaterole', 'bool'], ['rolcreatedb', 'bool'],
       ['rolcanlogin', 'bool'], ['rolreplication', 'bool'], ['rolconnlimit', 'int4'], ['rolpassword', 'text'], ['rolvaliduntil', 'timestamptz'],
       ['rolbypassrls', 'bool'], ['rolconfig', 'text'],
     ],
@@ -282,12 +283,12 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_user',
-    cols: [['usename', 'text'], ['usesysid', 'int4'], ['usecreatedb', 'bool'], ['usesuper', 'bool'], ['userepl', 'bool'], ['usebypassrls', 'bool'], ['passwd', 'text'], ['valuntil', 'timestamptz'], ['useconfig', 'text']],
+    cols: [['usename', 'name'], ['usesysid', 'int4'], ['usecreatedb', 'bool'], ['usesuper', 'bool'], ['userepl', 'bool'], ['usebypassrls', 'bool'], ['passwd', 'text'], ['valuntil', 'timestamptz'], ['useconfig', 'text']],
     rows: (env) => roleNames(env).map((n, i) => [n, OWNER_OID + i, b(true), b(true), b(false), b(true), '********', null, null]),
   },
   {
     name: 'pg_am',
-    cols: [['oid', 'int4'], ['amname', 'text'], ['amhandler', 'text'], ['amtype', 'text']],
+    cols: [['oid', 'int4'], ['amname', 'name'], ['amhandler', 'text'], ['amtype', 'text']],
     rows: () => [
       [2, 'heap', 'heap_tableam_handler', 't'],
       [403, 'btree', 'bthandler', 'i'],
@@ -295,7 +296,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_tablespace',
-    cols: [['oid', 'int4'], ['spcname', 'text'], ['spcowner', 'int4'], ['spcacl', 'text'], ['spcoptions', 'text']],
+    cols: [['oid', 'int4'], ['spcname', 'name'], ['spcowner', 'int4'], ['spcacl', 'text'], ['spcoptions', 'text']],
     rows: () => [
       [1663, 'pg_default', OWNER_OID, null, null],
       [1664, 'pg_global', OWNER_OID, null, null],
@@ -303,7 +304,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_collation',
-    cols: [['oid', 'int4'], ['collname', 'text'], ['collnamespace', 'int4'], ['collowner', 'int4'], ['collprovider', 'text'], ['collisdeterministic', 'bool'], ['collencoding', 'int4'], ['collcollate', 'text'], ['collctype', 'text']],
+    cols: [['oid', 'int4'], ['collname', 'name'], ['collnamespace', 'int4'], ['collowner', 'int4'], ['collprovider', 'text'], ['collisdeterministic', 'bool'], ['collencoding', 'int4'], ['collcollate', 'text'], ['collctype', 'text']],
     rows: () => [
       [100, 'default', NS_PG_CATALOG, OWNER_OID, 'd', b(true), -1, null, null],
       [950, 'C', NS_PG_CATALOG, OWNER_OID, 'c', b(true), -1, 'C', 'C'],
@@ -331,7 +332,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
     // sql, oid 14), window functions over built-in symbols (prokind 'w', language internal, oid 12) and
     // aggregates (prokind 'a', language internal) are listed.
     name: 'pg_proc',
-    cols: [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']],
+    cols: [['oid', 'int4'], ['proname', 'name'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']],
     rows: (env) => {
       const typeOid = (t: RoutineType | 'void'): number => (t === 'void' ? 2278 : t === 'anyelement' ? 2283 : t === 'anyarray' ? 2277 : TYPE_OID[t.name]);
       const out: Value[][] = [];
@@ -361,12 +362,12 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   empty('pg_sequence', [['seqrelid', 'int4'], ['seqtypid', 'int4'], ['seqstart', 'int8'], ['seqincrement', 'int8'], ['seqmax', 'int8'], ['seqmin', 'int8'], ['seqcache', 'int8'], ['seqcycle', 'bool']]),
   {
     name: 'pg_tables',
-    cols: [['schemaname', 'text'], ['tablename', 'text'], ['tableowner', 'text'], ['tablespace', 'text'], ['hasindexes', 'bool'], ['hasrules', 'bool'], ['hastriggers', 'bool'], ['rowsecurity', 'bool']],
+    cols: [['schemaname', 'name'], ['tablename', 'name'], ['tableowner', 'name'], ['tablespace', 'name'], ['hasindexes', 'bool'], ['hasrules', 'bool'], ['hastriggers', 'bool'], ['rowsecurity', 'bool']],
     rows: (env) => userRelations(env).filter((r) => r.kind === 'r').map((r) => ['public', r.name, env.user, null, b(false), b(false), b(false), b(false)]),
   },
   {
     name: 'pg_views',
-    cols: [['schemaname', 'text'], ['viewname', 'text'], ['viewowner', 'text'], ['definition', 'text']],
+    cols: [['schemaname', 'name'], ['viewname', 'name'], ['viewowner', 'name'], ['definition', 'text']],
     rows: (env) => userRelations(env).filter((r) => r.kind === 'v').map((r) => ['public', r.name, env.user, r.viewSql]),
   },
   {
@@ -382,7 +383,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_stat_activity',
-    cols: [['datid', 'int4'], ['datname', 'text'], ['pid', 'int4'], ['usename', 'text'], ['application_name', 'text'], ['client_addr', 'text'], ['state', 'text'], ['query', 'text']],
+    cols: [['datid', 'int4'], ['datname', 'name'], ['pid', 'int4'], ['usename', 'name'], ['application_name', 'text'], ['client_addr', 'text'], ['state', 'text'], ['query', 'text']],
     rows: () => [],
   },
   {

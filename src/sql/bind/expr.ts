@@ -593,7 +593,7 @@ function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
     case 'SVFOP_USER':
     case 'SVFOP_SESSION_USER':
     case 'SVFOP_CURRENT_ROLE':
-      return constExpr('quire', T.text);
+      return constExpr('quire', T.name);
     case 'SVFOP_CURRENT_CATALOG':
       return call('current_database');
     case 'SVFOP_CURRENT_SCHEMA':
