@@ -249,6 +249,13 @@ describe('name on the PostgreSQL protocol', () => {
       const cat = await c.query({ text: "select c.relname, a.attname, n.nspname, current_user, current_database() from pg_class c join pg_attribute a on a.attrelid = c.oid join pg_namespace n on n.oid = c.relnamespace where c.relname = 'nw' and a.attnum = 2", rowMode: 'array' });
       expect(cat.fields.map((f) => f.dataTypeID)).toEqual([19, 19, 19, 19, 19]);
       expect(cat.rows).toEqual([['nw', 'n', 'public', 'quire', 'quire']]);
+      // information_schema's sql_identifier columns reach clients as name, as PostgreSQL sends the domain's base type.
+      const info = await c.query({ text: "select column_name, data_type, udt_name, table_name from information_schema.columns where table_name = 'nw' order by ordinal_position", rowMode: 'array' });
+      expect([info.fields[0]!.dataTypeID, info.fields[2]!.dataTypeID, info.fields[3]!.dataTypeID]).toEqual([19, 19, 19]);
+      expect(info.rows).toEqual([
+        ['id', 'integer', 'int4', 'nw'],
+        ['n', 'name', 'name', 'nw'],
+      ]);
       const t = await c.query({ text: 'select typname, typlen, typcategory from pg_type where oid in (19, 1003) order by oid', rowMode: 'array' });
       expect(t.rows).toEqual([
         ['name', '64', 'S'],

@@ -388,13 +388,13 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'information_schema.schemata',
-    cols: [['catalog_name', 'text'], ['schema_name', 'text'], ['schema_owner', 'text'], ['default_character_set_catalog', 'text'], ['default_character_set_schema', 'text'], ['default_character_set_name', 'text'], ['sql_path', 'text']],
+    cols: [['catalog_name', 'name'], ['schema_name', 'name'], ['schema_owner', 'name'], ['default_character_set_catalog', 'name'], ['default_character_set_schema', 'name'], ['default_character_set_name', 'name'], ['sql_path', 'text']],
     rows: (env) => ['pg_catalog', 'public', 'information_schema'].map((s) => [env.database, s, env.user, null, null, null, null]),
   },
   {
     name: 'information_schema.sequences',
     cols: [
-      ['sequence_catalog', 'text'], ['sequence_schema', 'text'], ['sequence_name', 'text'], ['data_type', 'text'], ['numeric_precision', 'int4'],
+      ['sequence_catalog', 'name'], ['sequence_schema', 'name'], ['sequence_name', 'name'], ['data_type', 'text'], ['numeric_precision', 'int4'],
       ['numeric_precision_radix', 'int4'], ['numeric_scale', 'int4'], ['start_value', 'text'], ['minimum_value', 'text'], ['maximum_value', 'text'],
       ['increment', 'text'], ['cycle_option', 'text'],
     ],
@@ -408,32 +408,32 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'information_schema.table_constraints',
     cols: [
-      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
-      ['table_name', 'text'], ['constraint_type', 'text'], ['is_deferrable', 'text'], ['initially_deferred', 'text'], ['enforced', 'text'], ['nulls_distinct', 'text'],
+      ['constraint_catalog', 'name'], ['constraint_schema', 'name'], ['constraint_name', 'name'], ['table_catalog', 'name'], ['table_schema', 'name'],
+      ['table_name', 'name'], ['constraint_type', 'text'], ['is_deferrable', 'text'], ['initially_deferred', 'text'], ['enforced', 'text'], ['nulls_distinct', 'text'],
     ],
     rows: (env) => constraintViews(env).tableConstraints,
   },
   {
     name: 'information_schema.referential_constraints',
     cols: [
-      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['unique_constraint_catalog', 'text'],
-      ['unique_constraint_schema', 'text'], ['unique_constraint_name', 'text'], ['match_option', 'text'], ['update_rule', 'text'], ['delete_rule', 'text'],
+      ['constraint_catalog', 'name'], ['constraint_schema', 'name'], ['constraint_name', 'name'], ['unique_constraint_catalog', 'name'],
+      ['unique_constraint_schema', 'name'], ['unique_constraint_name', 'name'], ['match_option', 'text'], ['update_rule', 'text'], ['delete_rule', 'text'],
     ],
     rows: (env) => constraintViews(env).referential,
   },
   {
     name: 'information_schema.key_column_usage',
     cols: [
-      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
-      ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'], ['position_in_unique_constraint', 'int4'],
+      ['constraint_catalog', 'name'], ['constraint_schema', 'name'], ['constraint_name', 'name'], ['table_catalog', 'name'], ['table_schema', 'name'],
+      ['table_name', 'name'], ['column_name', 'name'], ['ordinal_position', 'int4'], ['position_in_unique_constraint', 'int4'],
     ],
     rows: (env) => constraintViews(env).keyColumns,
   },
   {
     name: 'information_schema.tables',
     cols: [
-      ['table_catalog', 'text'], ['table_schema', 'text'], ['table_name', 'text'], ['table_type', 'text'], ['self_referencing_column_name', 'text'],
-      ['reference_generation', 'text'], ['user_defined_type_catalog', 'text'], ['user_defined_type_schema', 'text'], ['user_defined_type_name', 'text'],
+      ['table_catalog', 'name'], ['table_schema', 'name'], ['table_name', 'name'], ['table_type', 'text'], ['self_referencing_column_name', 'name'],
+      ['reference_generation', 'text'], ['user_defined_type_catalog', 'name'], ['user_defined_type_schema', 'name'], ['user_defined_type_name', 'name'],
       ['is_insertable_into', 'text'], ['is_typed', 'text'], ['commit_action', 'text'],
     ],
     rows: (env) =>
@@ -442,11 +442,11 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'information_schema.columns',
     cols: [
-      ['table_catalog', 'text'], ['table_schema', 'text'], ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'],
+      ['table_catalog', 'name'], ['table_schema', 'name'], ['table_name', 'name'], ['column_name', 'name'], ['ordinal_position', 'int4'],
       ['column_default', 'text'], ['is_nullable', 'text'], ['data_type', 'text'], ['character_maximum_length', 'int4'],
       ['character_octet_length', 'int4'], ['numeric_precision', 'int4'], ['numeric_precision_radix', 'int4'], ['numeric_scale', 'int4'],
-      ['datetime_precision', 'int4'], ['interval_type', 'text'], ['interval_precision', 'int4'], ['udt_catalog', 'text'],
-      ['udt_schema', 'text'], ['udt_name', 'text'], ['is_identity', 'text'], ['is_generated', 'text'], ['is_updatable', 'text'],
+      ['datetime_precision', 'int4'], ['interval_type', 'text'], ['interval_precision', 'int4'], ['udt_catalog', 'name'],
+      ['udt_schema', 'name'], ['udt_name', 'name'], ['is_identity', 'text'], ['is_generated', 'text'], ['is_updatable', 'text'],
     ],
     rows: (env) => {
       const out: Value[][] = [];
