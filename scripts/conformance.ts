@@ -43,8 +43,7 @@ npx vitest run test/conformance                   # asserts pass counts stay >= 
    silently first: the indexes \`create_index.sql\` builds on onek/onek2/tenk1/tenk2 (they only change
    EXPLAIN output) before every file, and all of \`create_aggregate.sql\` before \`aggregates\`.
 2. COPY (from a data file or FROM STDIN) is replayed as batched INSERTs of untyped literals, identical for
-   every engine. For Quire, setup columns of type \`name\` are created as \`text\` (Quire has no \`name\`;
-   both compare bytewise, so results are unchanged).
+   every engine.
 3. Each test file is split into statements as psql does (semicolons outside quotes, comments, dollar
    quotes and parentheses). Each statement's echo is located in \`expected/<file>.out\` and the block after
    it is parsed: an aligned table (header, separator, rows cut at the separator's column widths,

@@ -41,6 +41,7 @@ function family(t: DataType): string {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
       return 'string';
     case 'date':
     case 'timestamp':

@@ -12,6 +12,7 @@ import { formatValue } from './format-value.js';
 import { RecordValue } from './record-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
 import { applyBitTypmod } from './bit-string.js';
+import { truncateName } from './name.js';
 import { localToUtc, utcOffsetSeconds } from './timezone.js';
 import { TimeTz, intervalToTime, roundTime, roundTimeTz, timeToInterval } from './time-of-day.js';
 
@@ -147,7 +148,7 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
     case 'varchar':
     case 'bpchar': {
       let s: string;
-      if (f === 'text' || f === 'varchar' || f === 'unknown') s = v as string;
+      if (f === 'text' || f === 'varchar' || f === 'name' || f === 'unknown') s = v as string;
       // char(n) → other string types drops the padding (bpchar's trailing spaces are insignificant).
       else if (f === 'bpchar') s = to.name === 'bpchar' ? (v as string) : (v as string).replace(/ +$/, '');
       // bool's cast to text spells the words out, unlike its output function ('t'/'f').
@@ -157,6 +158,12 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
       if (to.name === 'bpchar' && f === 'bpchar' && to.typmod < 0) return s;
       return applyStringTypmod(s, to, explicit);
     }
+    case 'name':
+      // text_name / bpchar_name (which drops char(n)'s padding first) and I/O casts: namein's cut.
+      if (f === 'name') return v;
+      if (f === 'text' || f === 'varchar' || f === 'unknown') return truncateName(v as string);
+      if (f === 'bpchar') return truncateName((v as string).replace(/ +$/, ''));
+      return truncateName(formatValue(v, from, ctx) as string);
     case 'unknown':
       return f === 'unknown' ? v : (formatValue(v, from, ctx) as string);
   }
@@ -165,7 +172,7 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
   if (f === 'unknown' && (to.name === 'bit' || to.name === 'varbit') && to.typmod >= 0) {
     return applyBitTypmod(parseValue(v as string, type(to.name), ctx) as string, to, explicit);
   }
-  if (f === 'text' || f === 'varchar' || f === 'bpchar' || f === 'unknown') {
+  if (f === 'text' || f === 'varchar' || f === 'bpchar' || f === 'name' || f === 'unknown') {
     return parseValue(v as string, to, ctx);
   }
   switch (to.name) {
@@ -425,7 +432,7 @@ function castToArray(v: Value, from: DataType, to: DataType, ctx: CastContext | 
   if (isArrayType(from)) {
     src = v as ArrayValue;
     srcType = elementType(from);
-  } else if (from.name === 'text' || from.name === 'varchar' || from.name === 'bpchar' || from.name === 'unknown') {
+  } else if (from.name === 'text' || from.name === 'varchar' || from.name === 'bpchar' || from.name === 'name' || from.name === 'unknown') {
     src = parseValue(v as string, arrayTypeOf(bare)!, ctx) as ArrayValue;
     srcType = bare;
   } else {
@@ -448,9 +455,10 @@ const PG_CAST: Partial<Record<TypeName, Partial<Record<TypeName, Ctx>>>> = {
   numeric: { money: 'assignment', int2: 'assignment', int4: 'assignment', int8: 'assignment', float4: 'implicit', float8: 'implicit' },
   bool: { int4: 'explicit' },
   money: { numeric: 'assignment' },
-  text: { varchar: 'implicit', bpchar: 'implicit' },
-  varchar: { text: 'implicit', bpchar: 'implicit' },
-  bpchar: { text: 'implicit', varchar: 'implicit' },
+  text: { varchar: 'implicit', bpchar: 'implicit', name: 'implicit' },
+  varchar: { text: 'implicit', bpchar: 'implicit', name: 'implicit' },
+  bpchar: { text: 'implicit', varchar: 'implicit', name: 'implicit' },
+  name: { text: 'implicit', varchar: 'assignment', bpchar: 'assignment' },
   date: { timestamp: 'implicit', timestamptz: 'implicit' },
   timestamp: { date: 'assignment', timestamptz: 'implicit', time: 'assignment' },
   timestamptz: { date: 'assignment', timestamp: 'assignment', time: 'assignment', timetz: 'assignment' },
@@ -474,8 +482,8 @@ export function castContext(from: TypeName, to: TypeName): Ctx | null {
   const direct = PG_CAST[from]?.[to];
   if (direct !== undefined) return direct;
   // Automatic I/O conversion casts: to a string type is assignment, from one is explicit.
-  if (to === 'text' || to === 'varchar' || to === 'bpchar') return 'assignment';
-  if (from === 'text' || from === 'varchar' || from === 'bpchar') return 'explicit';
+  if (to === 'text' || to === 'varchar' || to === 'bpchar' || to === 'name') return 'assignment';
+  if (from === 'text' || from === 'varchar' || from === 'bpchar' || from === 'name') return 'explicit';
   return null;
 }
 

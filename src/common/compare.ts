@@ -96,6 +96,8 @@ export function compareValues(a: Value, b: Value, t: DataType): number {
       return compareStrings(rtrimSpaces(a as string), rtrimSpaces(b as string));
     case 'text':
     case 'varchar':
+    // name compares as strcmp would (namecmp uses the C collation): code point order, as text here.
+    case 'name':
     case 'unknown':
     // json has no ordering in SQL (the binder refuses it); internal uses see its text.
     case 'json':
@@ -119,6 +121,7 @@ export function equalValues(a: Value, b: Value, t: DataType): boolean {
     case 'time':
     case 'text':
     case 'varchar':
+    case 'name':
     case 'unknown':
     case 'oid':
     case 'bytea':

@@ -440,6 +440,7 @@ export function formatValue(v: Value, t: DataType, ctx?: FormatContext): string 
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
     case 'json':
     case 'unknown':
       return String(v);

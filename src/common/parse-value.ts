@@ -12,6 +12,7 @@ import { Interval } from './interval.js';
 import { parseArrayText } from './array-value.js';
 import { Point } from './point.js';
 import { parseMoney } from './money.js';
+import { truncateName } from './name.js';
 import { RecordValue, parseRecordText } from './record-value.js';
 import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
@@ -824,6 +825,8 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
     case 'text':
     case 'unknown':
       return s;
+    case 'name':
+      return truncateName(s);
     case 'json':
       return parseJsonText(s);
     case 'oid':

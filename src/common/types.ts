@@ -10,6 +10,7 @@
  *   float4, float8          number (float4 values are Math.fround-ed)
  *   numeric                 Numeric (src/common/numeric.ts)
  *   text, varchar, bpchar   string
+ *   name                    string of at most NAMEDATALEN-1 = 63 UTF-8 bytes (input truncates, as namein)
  *   date                    number: days since 1970-01-01, ±Infinity for ±infinity
  *   timestamp, timestamptz  microseconds since 1970-01-01 00:00:00 (UTC for timestamptz): number while a safe
  *                           integer (about 1685–2255) or ±Infinity, bigint beyond, as int8 (see Micros)
@@ -60,7 +61,8 @@ export type ElementTypeName =
   | 'bit'
   | 'varbit'
   | 'point'
-  | 'money';
+  | 'money'
+  | 'name';
 
 /** PostgreSQL names an array type after its element type with a leading underscore (_int4 is int4[]). */
 export type ArrayTypeName = `_${ElementTypeName}`;
@@ -69,7 +71,7 @@ export type ArrayTypeName = `_${ElementTypeName}`;
 export type TypeName = ElementTypeName | ArrayTypeName | 'record' | '_record' | 'unknown';
 
 export const ELEMENT_TYPE_NAMES: readonly ElementTypeName[] = [
-  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point', 'money',
+  'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'date', 'timestamp', 'timestamptz', 'interval', 'time', 'timetz', 'json', 'oid', 'bytea', 'bit', 'varbit', 'point', 'money', 'name',
 ];
 
 export interface DataType {
@@ -176,6 +178,7 @@ export const T = {
   varbit: type('varbit'),
   point: type('point'),
   money: type('money'),
+  name: type('name'),
   _bool: type('_bool'),
   _int2: type('_int2'),
   _int4: type('_int4'),
@@ -199,6 +202,7 @@ export const T = {
   _varbit: type('_varbit'),
   _point: type('_point'),
   _money: type('_money'),
+  _name: type('_name'),
   record: type('record'),
   _record: type('_record'),
   unknown: type('unknown'),
@@ -233,6 +237,7 @@ export function category(t: DataType): TypeCategory {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
       return 'S';
     case 'date':
     case 'timestamp':
@@ -326,6 +331,8 @@ export const TYPE_OID: Record<TypeName, number> = {
   _point: 1017,
   money: 790,
   _money: 791,
+  name: 19,
+  _name: 1003,
   record: 2249,
   _record: 2287,
   unknown: 705,

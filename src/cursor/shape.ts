@@ -210,6 +210,7 @@ function equalMeansIdentical(t: DataType): boolean {
     case 'money':
     case 'text':
     case 'varchar':
+    case 'name':
     case 'unknown':
     case 'date':
     case 'timestamp':

@@ -327,6 +327,7 @@ class CodeGen {
         return `(${l} ${jsop} ${r})`;
       case 'text':
       case 'varchar':
+      case 'name':
         if (op === '=' || op === '<>') return `(${l} ${jsop} ${r})`;
         return `(rt.cmpText(${l}, ${r}) ${op} 0)`;
       case 'float4':
@@ -352,6 +353,7 @@ class CodeGen {
         return `rt.cmpF(${l}, ${r})`;
       case 'text':
       case 'varchar':
+      case 'name':
         return `rt.cmpText(${l}, ${r})`;
       default:
         return `rt.cmp(${l}, ${r}, ${this.typeRef(t)})`;
@@ -437,10 +439,10 @@ class CodeGen {
 }
 
 const INTEGER = new Set(['int2', 'int4', 'int8']);
-const TEXT_LIKE = new Set(['text', 'varchar']);
+const TEXT_LIKE = new Set(['text', 'varchar', 'name']);
 
 /** Types whose casts among each other depend on nothing but the value (no time zone, no output settings). */
-const PURE_CAST_FROM = new Set(['unknown', 'text', 'varchar', 'bpchar', 'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
+const PURE_CAST_FROM = new Set(['unknown', 'text', 'varchar', 'bpchar', 'name', 'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
 const PURE_CAST_TO = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
 
 /**

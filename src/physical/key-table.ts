@@ -45,6 +45,7 @@ function wordKind(t: DataType): WordKind {
       return 'micros';
     case 'text':
     case 'varchar':
+    case 'name':
     case 'unknown':
       return 'text';
     case 'bpchar':

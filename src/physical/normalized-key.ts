@@ -68,6 +68,7 @@ function imageKind(t: DataType): ImageKind | null {
       return 'f64';
     case 'text':
     case 'varchar':
+    case 'name':
     case 'unknown':
       return 'text';
     case 'bpchar':

@@ -71,6 +71,7 @@ export function keyCategory(t: DataType): KeyCategory {
       return 'float';
     case 'text':
     case 'varchar':
+    case 'name':
     case 'unknown':
       return 'text';
     default:

@@ -33,7 +33,7 @@ const ALIASES: Record<string, TypeName> = {
   bpchar: 'bpchar',
   char: 'bpchar',
   character: 'bpchar',
-  name: 'text',
+  name: 'name',
   date: 'date',
   timestamp: 'timestamp',
   'timestamp without time zone': 'timestamp',

@@ -7,7 +7,7 @@
  */
 import type { Node } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
-import { T, typeDisplayName, type DataType, type Field } from '../common/types.js';
+import { T, category, typeDisplayName, type DataType, type Field } from '../common/types.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from './ast.js';
 import { FRAME } from './bind/window.js';
 
@@ -258,8 +258,19 @@ function expr(n: Node, ctx: ExprContext): string {
       const r = b.rexpr as Node;
       // An untyped literal takes the type operator resolution gives its side.
       const untyped = (x: Node): boolean => constKind(x) === 'string' || constKind(x) === 'null';
-      const resolved = untyped(l) || untyped(r) ? ctx.types.callTypes(n, ctx.from, false)?.args : undefined;
-      const side = (x: Node, other: Node, i: number): string => (untyped(x) && resolved !== undefined ? argument(x, resolved[i]!, ctx) : operand(x, other, ctx));
+      // A string operand converted by resolution (varchar or char to text beside text or name) shows its
+      // cast; name meets text with its own operators and stays bare.
+      const converted = (x: Node): boolean => {
+        if (constKind(x) !== null) return false;
+        const t = typeOf(x, ctx);
+        return t !== null && category(t) === 'S';
+      };
+      const resolved = untyped(l) || untyped(r) || converted(l) || converted(r) ? ctx.types.callTypes(n, ctx.from, false)?.args : undefined;
+      const side = (x: Node, other: Node, i: number): string => {
+        if (resolved === undefined) return operand(x, other, ctx);
+        if (untyped(x) || (converted(x) && typeOf(x, ctx)!.name !== resolved[i]!.name)) return argument(x, resolved[i]!, ctx);
+        return operand(x, other, ctx);
+      };
       return `(${side(l, r, 0)} ${op} ${side(r, l, 1)})`;
     }
     case 'BoolExpr': {

@@ -49,7 +49,7 @@ const PRELUDE_FILTER: Record<string, RegExp> = {
  */
 /** Types Quire does not have, recognised only where a type can appear (casts, typed literals, column definitions). */
 const FOREIGN_TYPES =
-  '(?:point|path|box|polygon|circle|lseg|line|inet|cidr|macaddr8?|json|jsonb|xml|uuid|money|tsvector|tsquery|int4range|int8range|numrange|tsrange|tstzrange|daterange|int4multirange|float8range|textrange|time|timetz|time\\s+with(?:out)?\\s+time\\s+zone|name|"char"|record|anyelement|anyarray|regclass|regtype|stoplight)';
+  '(?:point|path|box|polygon|circle|lseg|line|inet|cidr|macaddr8?|json|jsonb|xml|uuid|money|tsvector|tsquery|int4range|int8range|numrange|tsrange|tstzrange|daterange|int4multirange|float8range|textrange|time|timetz|time\\s+with(?:out)?\\s+time\\s+zone|"char"|record|anyelement|anyarray|regclass|regtype|stoplight)';
 const TYPES_OUT_OF_SCOPE = new RegExp(
   [
     `::\\s*${FOREIGN_TYPES}\\b`,
@@ -185,14 +185,6 @@ function isSetupStatement(sql: string): boolean {
   return /^\s*(create\s+table|insert\s+into|copy|vacuum|analyze)\b/i.test(sql);
 }
 
-/**
- * Quire has no `name` type; these tests use it for plain strings, and PostgreSQL's `name` sorts bytewise
- * like Quire's text (and like PGlite's C-collated text), so text is a faithful stand-in.
- */
-function adaptSetupForQuire(sql: string): string {
-  return sql.replace(/(\b\w+\s+)name(\s*[,)\n])/gi, '$1text$2');
-}
-
 async function execute(conn: SqlConnection, sql: string, item: ScriptItem | undefined): Promise<SqlResult> {
   const inserts = /^\s*copy\b/i.test(sql) && /\bfrom\b/i.test(sql) ? copyToInserts(sql, item?.copyData) : null;
   if (inserts !== null) {
@@ -219,8 +211,7 @@ export async function runSetup(conn: SqlConnection, engine: EngineName, files: s
       if (!whole && !isSetupStatement(it.text)) continue;
       const filter = PRELUDE_FILTER[f];
       if (filter !== undefined && !filter.test(it.text)) continue;
-      let sql = substituteVars(it.text, vars);
-      if (engine === 'quire' && /^\s*create\s+table/i.test(sql)) sql = adaptSetupForQuire(sql);
+      const sql = substituteVars(it.text, vars);
       try {
         await execute(conn, sql, it);
       } catch (e) {

@@ -117,7 +117,8 @@ describe('node-postgres', () => {
     await c.connect();
     try {
       const r = await c.query('select current_schemas(false) as a, current_schemas(true) as b, current_schema() as s');
-      expect(r.fields.map((f) => f.dataTypeID)).toEqual([1009, 1009, 25]);
+      // current_schema() is name in PostgreSQL (OID 19); current_schemas() stays text[] for pg's array parser.
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([1009, 1009, 19]);
       // pg parses OID 1009 with its array parser: the text format must be PostgreSQL's.
       expect(r.rows).toEqual([{ a: ['public'], b: ['pg_catalog', 'public'], s: 'public' }]);
       const q = await c.query(`select '{a,"b,c",NULL,"","x\\"y"}'::text[] as v, $1::text = any($2::text[]) as hit`, ['b,c', ['a', 'b,c']]);
@@ -125,8 +126,11 @@ describe('node-postgres', () => {
       const bin = await c.query({ text: 'select current_schemas(true) as v', values: [], binary: true });
       // pg-types decodes binary text[] (array_send's layout) with its own array reader.
       expect(bin.rows).toEqual([{ v: ['pg_catalog', 'public'] }]);
-      // Clients spell current_schemas' PostgreSQL type, name[]; here it is text[].
-      expect((await c.query("select '{a,b}'::name[] as n, 'text[]'::regtype as t, 'name[]'::regtype as u")).rows).toEqual([{ n: ['a', 'b'], t: 1009, u: 1009 }]);
+      // Clients spell current_schemas' PostgreSQL type, name[]: OID 1003, which pg leaves as array text
+      // (it registers no parser for it, against PostgreSQL too).
+      const named = await c.query("select '{a,b}'::name[] as n, 'text[]'::regtype as t, 'name[]'::regtype as u");
+      expect(named.fields.map((f) => f.dataTypeID)).toEqual([1003, 23, 23]);
+      expect(named.rows).toEqual([{ n: '{a,b}', t: 1009, u: 1003 }]);
       await c.query('set search_path = information_schema, public');
       expect((await c.query('select current_schemas(false) as a')).rows).toEqual([{ a: ['information_schema', 'public'] }]);
     } finally {

@@ -130,6 +130,8 @@ class SlidingMinMax implements SlidingAccumulator {
 function orderableType(t: DataType): DataType | null {
   switch (t.name) {
     case 'varchar':
+    // name has no min/max of its own: PostgreSQL resolves min(name) to min(text) through the implicit cast.
+    case 'name':
     case 'unknown':
     case 'text':
       return T.text;

@@ -90,7 +90,7 @@ class SlidingStringAgg implements SlidingAccumulator {
 }
 
 function isTextLike(t: DataType): boolean {
-  return t.name === 'text' || t.name === 'varchar' || t.name === 'bpchar' || t.name === 'unknown';
+  return t.name === 'text' || t.name === 'varchar' || t.name === 'bpchar' || t.name === 'name' || t.name === 'unknown';
 }
 
 export const stringAgg: AggregateFunction = {

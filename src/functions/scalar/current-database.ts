@@ -6,4 +6,4 @@ import { registerScalar } from '../registry.js';
 import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 
-registerScalar('current_database', { args: [], returns: T.text, fn: (c: EvalContext) => c.setting('quire.database') ?? 'quire' });
+registerScalar('current_database', { args: [], returns: T.name, fn: (c: EvalContext) => c.setting('quire.database') ?? 'quire' });

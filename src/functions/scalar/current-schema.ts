@@ -4,4 +4,4 @@ import { T } from '../../common/types.js';
 import type { EvalContext } from '../eval-context.js';
 import { searchPath } from './support/search-path.js';
 
-registerScalar('current_schema', { args: [], returns: T.text, fn: (c: EvalContext) => searchPath(c, false)[0] ?? null });
+registerScalar('current_schema', { args: [], returns: T.name, fn: (c: EvalContext) => searchPath(c, false)[0] ?? null });

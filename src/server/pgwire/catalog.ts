@@ -47,7 +47,8 @@ export class OidRegistry {
   }
 }
 
-type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'bool' | 'float4' | 'timestamptz' | '_text' | '_int4';
+// name where PostgreSQL's catalogs have name (relname, attname, …), so clients see OID 19 there as from PostgreSQL.
+type ColType = 'int4' | 'int2' | 'int8' | 'text' | 'name' | 'bool' | 'float4' | 'timestamptz' | '_text' | '_int4';
 type Col = [string, ColType];
 
 interface SystemTableDef {
@@ -69,7 +70,6 @@ const TYPE_ROWS: { oid: number; name: string; len: number; cat: string; t: DataT
     .filter((n) => n !== 'unknown')
     .map((n) => ({ oid: TYPE_OID[n], name: n, len: TYPE_LEN[n], cat: category(n), t: T[n] })),
   { oid: 705, name: 'unknown', len: -2, cat: 'X', t: T.unknown },
-  { oid: 19, name: 'name', len: 64, cat: 'S', t: null },
   { oid: 18, name: 'char', len: 1, cat: 'Z', t: null },
   { oid: 114, name: 'json', len: -1, cat: 'U', t: null },
 ];
@@ -151,7 +151,7 @@ const b = (x: boolean): boolean => x;
 const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_namespace',
-    cols: [['oid', 'int4'], ['nspname', 'text'], ['nspowner', 'int4'], ['nspacl', 'text']],
+    cols: [['oid', 'int4'], ['nspname', 'name'], ['nspowner', 'int4'], ['nspacl', 'text']],
     rows: () => [
       [NS_PG_CATALOG, 'pg_catalog', OWNER_OID, null],
       [NS_PUBLIC, 'public', OWNER_OID, null],
@@ -161,7 +161,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_class',
     cols: [
-      ['oid', 'int4'], ['relname', 'text'], ['relnamespace', 'int4'], ['reltype', 'int4'], ['reloftype', 'int4'], ['relowner', 'int4'],
+      ['oid', 'int4'], ['relname', 'name'], ['relnamespace', 'int4'], ['reltype', 'int4'], ['reloftype', 'int4'], ['relowner', 'int4'],
       ['relam', 'int4'], ['relfilenode', 'int4'], ['reltablespace', 'int4'], ['relpages', 'int4'], ['reltuples', 'float4'],
       ['relallvisible', 'int4'], ['reltoastrelid', 'int4'], ['relhasindex', 'bool'], ['relisshared', 'bool'], ['relpersistence', 'text'],
       ['relkind', 'text'], ['relnatts', 'int2'], ['relchecks', 'int2'], ['relhasrules', 'bool'], ['relhastriggers', 'bool'],
@@ -192,7 +192,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_attribute',
     cols: [
-      ['attrelid', 'int4'], ['attname', 'text'], ['atttypid', 'int4'], ['attstattarget', 'int4'], ['attlen', 'int2'], ['attnum', 'int2'],
+      ['attrelid', 'int4'], ['attname', 'name'], ['atttypid', 'int4'], ['attstattarget', 'int4'], ['attlen', 'int2'], ['attnum', 'int2'],
       ['attndims', 'int4'], ['attcacheoff', 'int4'], ['atttypmod', 'int4'], ['attbyval', 'bool'], ['attalign', 'text'], ['attstorage', 'text'],
       ['attcompression', 'text'], ['attnotnull', 'bool'], ['atthasdef', 'bool'], ['atthasmissing', 'bool'], ['attidentity', 'text'],
       ['attgenerated', 'text'], ['attisdropped', 'bool'], ['attislocal', 'bool'], ['attinhcount', 'int4'], ['attcollation', 'int4'],
@@ -216,7 +216,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_type',
     cols: [
-      ['oid', 'int4'], ['typname', 'text'], ['typnamespace', 'int4'], ['typowner', 'int4'], ['typlen', 'int2'], ['typbyval', 'bool'],
+      ['oid', 'int4'], ['typname', 'name'], ['typnamespace', 'int4'], ['typowner', 'int4'], ['typlen', 'int2'], ['typbyval', 'bool'],
       ['typtype', 'text'], ['typcategory', 'text'], ['typispreferred', 'bool'], ['typisdefined', 'bool'], ['typdelim', 'text'],
       ['typrelid', 'int4'], ['typsubscript', 'int4'], ['typelem', 'int4'], ['typarray', 'int4'], ['typinput', 'text'], ['typoutput', 'text'],
       ['typreceive', 'text'], ['typsend', 'text'], ['typmodin', 'text'], ['typmodout', 'text'], ['typanalyze', 'text'], ['typalign', 'text'],
@@ -252,7 +252,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_database',
     cols: [
-      ['oid', 'int4'], ['datname', 'text'], ['datdba', 'int4'], ['encoding', 'int4'], ['datlocprovider', 'text'], ['datistemplate', 'bool'],
+      ['oid', 'int4'], ['datname', 'name'], ['datdba', 'int4'], ['encoding', 'int4'], ['datlocprovider', 'text'], ['datistemplate', 'bool'],
       ['datallowconn', 'bool'], ['datconnlimit', 'int4'], ['datfrozenxid', 'int4'], ['datminmxid', 'int4'], ['dattablespace', 'int4'],
       ['datcollate', 'text'], ['datctype', 'text'], ['daticulocale', 'text'], ['datcollversion', 'text'], ['datacl', 'text'],
     ],
@@ -275,7 +275,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_roles',
     cols: [
-      ['oid', 'int4'], ['rolname', 'text'], ['rolsuper', 'bool'], ['rolinherit', 'bool'], ['rolcreaterole', 'bool'], ['rolcreatedb', 'bool'],
+      ['oid', 'int4'], ['rolname', 'name'], ['rolsuper', 'bool'], ['rolinherit', 'bool'], ['rolcreaterole', 'bool'], ['rolcreatedb', 'bool'],
       ['rolcanlogin', 'bool'], ['rolreplication', 'bool'], ['rolconnlimit', 'int4'], ['rolpassword', 'text'], ['rolvaliduntil', 'timestamptz'],
       ['rolbypassrls', 'bool'], ['rolconfig', 'text'],
     ],
@@ -283,12 +283,12 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_user',
-    cols: [['usename', 'text'], ['usesysid', 'int4'], ['usecreatedb', 'bool'], ['usesuper', 'bool'], ['userepl', 'bool'], ['usebypassrls', 'bool'], ['passwd', 'text'], ['valuntil', 'timestamptz'], ['useconfig', 'text']],
+    cols: [['usename', 'name'], ['usesysid', 'int4'], ['usecreatedb', 'bool'], ['usesuper', 'bool'], ['userepl', 'bool'], ['usebypassrls', 'bool'], ['passwd', 'text'], ['valuntil', 'timestamptz'], ['useconfig', 'text']],
     rows: (env) => roleNames(env).map((n, i) => [n, OWNER_OID + i, b(true), b(true), b(false), b(true), '********', null, null]),
   },
   {
     name: 'pg_am',
-    cols: [['oid', 'int4'], ['amname', 'text'], ['amhandler', 'text'], ['amtype', 'text']],
+    cols: [['oid', 'int4'], ['amname', 'name'], ['amhandler', 'text'], ['amtype', 'text']],
     rows: () => [
       [2, 'heap', 'heap_tableam_handler', 't'],
       [403, 'btree', 'bthandler', 'i'],
@@ -296,7 +296,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_tablespace',
-    cols: [['oid', 'int4'], ['spcname', 'text'], ['spcowner', 'int4'], ['spcacl', 'text'], ['spcoptions', 'text']],
+    cols: [['oid', 'int4'], ['spcname', 'name'], ['spcowner', 'int4'], ['spcacl', 'text'], ['spcoptions', 'text']],
     rows: () => [
       [1663, 'pg_default', OWNER_OID, null, null],
       [1664, 'pg_global', OWNER_OID, null, null],
@@ -304,7 +304,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_collation',
-    cols: [['oid', 'int4'], ['collname', 'text'], ['collnamespace', 'int4'], ['collowner', 'int4'], ['collprovider', 'text'], ['collisdeterministic', 'bool'], ['collencoding', 'int4'], ['collcollate', 'text'], ['collctype', 'text']],
+    cols: [['oid', 'int4'], ['collname', 'name'], ['collnamespace', 'int4'], ['collowner', 'int4'], ['collprovider', 'text'], ['collisdeterministic', 'bool'], ['collencoding', 'int4'], ['collcollate', 'text'], ['collctype', 'text']],
     rows: () => [
       [100, 'default', NS_PG_CATALOG, OWNER_OID, 'd', b(true), -1, null, null],
       [950, 'C', NS_PG_CATALOG, OWNER_OID, 'c', b(true), -1, 'C', 'C'],
@@ -332,7 +332,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
     // sql, oid 14), window functions over built-in symbols (prokind 'w', language internal, oid 12) and
     // aggregates (prokind 'a', language internal) are listed.
     name: 'pg_proc',
-    cols: [['oid', 'int4'], ['proname', 'text'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']],
+    cols: [['oid', 'int4'], ['proname', 'name'], ['pronamespace', 'int4'], ['proowner', 'int4'], ['prolang', 'int4'], ['prokind', 'text'], ['prorettype', 'int4'], ['proargtypes', 'text'], ['prosrc', 'text']],
     rows: (env) => {
       const typeOid = (t: RoutineType | 'void'): number => (t === 'void' ? 2278 : t === 'anyelement' ? 2283 : t === 'anyarray' ? 2277 : TYPE_OID[t.name]);
       const out: Value[][] = [];
@@ -362,12 +362,12 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   empty('pg_sequence', [['seqrelid', 'int4'], ['seqtypid', 'int4'], ['seqstart', 'int8'], ['seqincrement', 'int8'], ['seqmax', 'int8'], ['seqmin', 'int8'], ['seqcache', 'int8'], ['seqcycle', 'bool']]),
   {
     name: 'pg_tables',
-    cols: [['schemaname', 'text'], ['tablename', 'text'], ['tableowner', 'text'], ['tablespace', 'text'], ['hasindexes', 'bool'], ['hasrules', 'bool'], ['hastriggers', 'bool'], ['rowsecurity', 'bool']],
+    cols: [['schemaname', 'name'], ['tablename', 'name'], ['tableowner', 'name'], ['tablespace', 'name'], ['hasindexes', 'bool'], ['hasrules', 'bool'], ['hastriggers', 'bool'], ['rowsecurity', 'bool']],
     rows: (env) => userRelations(env).filter((r) => r.kind === 'r').map((r) => ['public', r.name, env.user, null, b(false), b(false), b(false), b(false)]),
   },
   {
     name: 'pg_views',
-    cols: [['schemaname', 'text'], ['viewname', 'text'], ['viewowner', 'text'], ['definition', 'text']],
+    cols: [['schemaname', 'name'], ['viewname', 'name'], ['viewowner', 'name'], ['definition', 'text']],
     rows: (env) => userRelations(env).filter((r) => r.kind === 'v').map((r) => ['public', r.name, env.user, r.viewSql]),
   },
   {
@@ -383,18 +383,18 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   },
   {
     name: 'pg_stat_activity',
-    cols: [['datid', 'int4'], ['datname', 'text'], ['pid', 'int4'], ['usename', 'text'], ['application_name', 'text'], ['client_addr', 'text'], ['state', 'text'], ['query', 'text']],
+    cols: [['datid', 'int4'], ['datname', 'name'], ['pid', 'int4'], ['usename', 'name'], ['application_name', 'text'], ['client_addr', 'text'], ['state', 'text'], ['query', 'text']],
     rows: () => [],
   },
   {
     name: 'information_schema.schemata',
-    cols: [['catalog_name', 'text'], ['schema_name', 'text'], ['schema_owner', 'text'], ['default_character_set_catalog', 'text'], ['default_character_set_schema', 'text'], ['default_character_set_name', 'text'], ['sql_path', 'text']],
+    cols: [['catalog_name', 'name'], ['schema_name', 'name'], ['schema_owner', 'name'], ['default_character_set_catalog', 'name'], ['default_character_set_schema', 'name'], ['default_character_set_name', 'name'], ['sql_path', 'text']],
     rows: (env) => ['pg_catalog', 'public', 'information_schema'].map((s) => [env.database, s, env.user, null, null, null, null]),
   },
   {
     name: 'information_schema.sequences',
     cols: [
-      ['sequence_catalog', 'text'], ['sequence_schema', 'text'], ['sequence_name', 'text'], ['data_type', 'text'], ['numeric_precision', 'int4'],
+      ['sequence_catalog', 'name'], ['sequence_schema', 'name'], ['sequence_name', 'name'], ['data_type', 'text'], ['numeric_precision', 'int4'],
       ['numeric_precision_radix', 'int4'], ['numeric_scale', 'int4'], ['start_value', 'text'], ['minimum_value', 'text'], ['maximum_value', 'text'],
       ['increment', 'text'], ['cycle_option', 'text'],
     ],
@@ -408,32 +408,32 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'information_schema.table_constraints',
     cols: [
-      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
-      ['table_name', 'text'], ['constraint_type', 'text'], ['is_deferrable', 'text'], ['initially_deferred', 'text'], ['enforced', 'text'], ['nulls_distinct', 'text'],
+      ['constraint_catalog', 'name'], ['constraint_schema', 'name'], ['constraint_name', 'name'], ['table_catalog', 'name'], ['table_schema', 'name'],
+      ['table_name', 'name'], ['constraint_type', 'text'], ['is_deferrable', 'text'], ['initially_deferred', 'text'], ['enforced', 'text'], ['nulls_distinct', 'text'],
     ],
     rows: (env) => constraintViews(env).tableConstraints,
   },
   {
     name: 'information_schema.referential_constraints',
     cols: [
-      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['unique_constraint_catalog', 'text'],
-      ['unique_constraint_schema', 'text'], ['unique_constraint_name', 'text'], ['match_option', 'text'], ['update_rule', 'text'], ['delete_rule', 'text'],
+      ['constraint_catalog', 'name'], ['constraint_schema', 'name'], ['constraint_name', 'name'], ['unique_constraint_catalog', 'name'],
+      ['unique_constraint_schema', 'name'], ['unique_constraint_name', 'name'], ['match_option', 'text'], ['update_rule', 'text'], ['delete_rule', 'text'],
     ],
     rows: (env) => constraintViews(env).referential,
   },
   {
     name: 'information_schema.key_column_usage',
     cols: [
-      ['constraint_catalog', 'text'], ['constraint_schema', 'text'], ['constraint_name', 'text'], ['table_catalog', 'text'], ['table_schema', 'text'],
-      ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'], ['position_in_unique_constraint', 'int4'],
+      ['constraint_catalog', 'name'], ['constraint_schema', 'name'], ['constraint_name', 'name'], ['table_catalog', 'name'], ['table_schema', 'name'],
+      ['table_name', 'name'], ['column_name', 'name'], ['ordinal_position', 'int4'], ['position_in_unique_constraint', 'int4'],
     ],
     rows: (env) => constraintViews(env).keyColumns,
   },
   {
     name: 'information_schema.tables',
     cols: [
-      ['table_catalog', 'text'], ['table_schema', 'text'], ['table_name', 'text'], ['table_type', 'text'], ['self_referencing_column_name', 'text'],
-      ['reference_generation', 'text'], ['user_defined_type_catalog', 'text'], ['user_defined_type_schema', 'text'], ['user_defined_type_name', 'text'],
+      ['table_catalog', 'name'], ['table_schema', 'name'], ['table_name', 'name'], ['table_type', 'text'], ['self_referencing_column_name', 'name'],
+      ['reference_generation', 'text'], ['user_defined_type_catalog', 'name'], ['user_defined_type_schema', 'name'], ['user_defined_type_name', 'name'],
       ['is_insertable_into', 'text'], ['is_typed', 'text'], ['commit_action', 'text'],
     ],
     rows: (env) =>
@@ -442,11 +442,11 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'information_schema.columns',
     cols: [
-      ['table_catalog', 'text'], ['table_schema', 'text'], ['table_name', 'text'], ['column_name', 'text'], ['ordinal_position', 'int4'],
+      ['table_catalog', 'name'], ['table_schema', 'name'], ['table_name', 'name'], ['column_name', 'name'], ['ordinal_position', 'int4'],
       ['column_default', 'text'], ['is_nullable', 'text'], ['data_type', 'text'], ['character_maximum_length', 'int4'],
       ['character_octet_length', 'int4'], ['numeric_precision', 'int4'], ['numeric_precision_radix', 'int4'], ['numeric_scale', 'int4'],
-      ['datetime_precision', 'int4'], ['interval_type', 'text'], ['interval_precision', 'int4'], ['udt_catalog', 'text'],
-      ['udt_schema', 'text'], ['udt_name', 'text'], ['is_identity', 'text'], ['is_generated', 'text'], ['is_updatable', 'text'],
+      ['datetime_precision', 'int4'], ['interval_type', 'text'], ['interval_precision', 'int4'], ['udt_catalog', 'name'],
+      ['udt_schema', 'name'], ['udt_name', 'name'], ['is_identity', 'text'], ['is_generated', 'text'], ['is_updatable', 'text'],
     ],
     rows: (env) => {
       const out: Value[][] = [];
@@ -714,7 +714,7 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
     return env.catalog.tables.has(name) || env.catalog.views.has(name) ? env.oids.of(name) : 0;
   }
   if (kind === 'regtype') {
-    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', 'bit varying': 'varbit', '"char"': 'char', 'text[]': '_text', 'name[]': '_text', 'character varying[]': '_text' };
+    const alias: Record<string, string> = { integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4', 'double precision': 'float8', 'character varying': 'varchar', character: 'bpchar', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', 'time without time zone': 'time', 'time with time zone': 'timetz', 'bit varying': 'varbit', '"char"': 'char', 'text[]': '_text', 'name[]': '_name', 'character varying[]': '_text' };
     return TYPE_ROWS.find((r) => r.name === (alias[name] ?? name))?.oid ?? 0;
   }
   if (kind === 'regnamespace') return name === 'pg_catalog' ? NS_PG_CATALOG : name === 'public' ? NS_PUBLIC : name === 'information_schema' ? NS_INFORMATION_SCHEMA : 0;
@@ -723,8 +723,8 @@ export function lookupOid(env: Pick<SystemEnv, 'catalog' | 'oids'>, kind: string
 
 /**
  * PostgreSQL's system types that the engine lacks, rewritten in the statement's tree before binding:
- * oid and the reg* types become int4 (a 'name'::regclass literal becomes that relation's OID), name
- * and "char" become text. Catalog queries from drivers lean on these casts everywhere.
+ * oid and the reg* types become int4 (a 'name'::regclass literal becomes that relation's OID) and
+ * "char" becomes text. Catalog queries from drivers lean on these casts everywhere.
  */
 export function rewriteSystemTypes(node: unknown, oidOf: (kind: string, name: string) => number): void {
   if (node === null || typeof node !== 'object') return;
@@ -750,15 +750,7 @@ function rewriteCast(n: unknown, oidOf: (kind: string, name: string) => number):
   if (!tc) return null;
   const names = tc.typeName.names.map((x) => x.String?.sval ?? '');
   const last = names[names.length - 1]!;
-  if (tc.typeName.arrayBounds) {
-    // name[] (current_schemas' PostgreSQL type) is text[] here.
-    if (last === 'name') {
-      rewriteSystemTypes(tc.arg, oidOf);
-      tc.typeName.names = [{ String: { sval: 'text' } }];
-      return n;
-    }
-    return null;
-  }
+  if (tc.typeName.arrayBounds) return null;
   if (names.length === 2 && names[0] !== 'pg_catalog') return null;
   if (OID_TYPES.has(last)) {
     rewriteSystemTypes(tc.arg, oidOf);
@@ -777,7 +769,7 @@ function rewriteCast(n: unknown, oidOf: (kind: string, name: string) => number):
   }
   // An unquoted char reaches the tree as pg_catalog.bpchar; "char" (and pg_catalog."char") is the
   // one-byte system type.
-  if (last === 'name' || last === 'char') {
+  if (last === 'char') {
     rewriteSystemTypes(tc.arg, oidOf);
     tc.typeName.names = [{ String: { sval: 'text' } }];
     return n;

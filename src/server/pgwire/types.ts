@@ -16,6 +16,7 @@ import type { FieldDescription } from './codec.js';
 import type { RecordValue } from '../../common/record-value.js';
 import type { Point } from '../../common/point.js';
 import { formatMoney } from '../../common/money.js';
+import { checkNameBytes } from '../../common/name.js';
 
 /** pg_type.typlen of each engine type. */
 export const TYPE_LEN: Record<TypeName, number> = {
@@ -44,6 +45,9 @@ export const TYPE_LEN: Record<TypeName, number> = {
   _point: -1,
   money: 8,
   _money: -1,
+  // name is a fixed NAMEDATALEN-byte field in PostgreSQL (typlen 64).
+  name: 64,
+  _name: -1,
   record: -1,
   _record: -1,
   unknown: -2,
@@ -222,7 +226,8 @@ export function encoderFor(t: DataType, format: number, ctx: FormatContext): Enc
     case 'text':
     case 'varchar':
     case 'bpchar':
-    // json's binary form is its text.
+    // namesend writes the bytes without the field's padding; json's binary form is its text.
+    case 'name':
     case 'json':
     case 'unknown':
       return (v) => Buffer.from(String(v), 'utf8');
@@ -457,6 +462,9 @@ export function decodeParam(raw: Buffer | null, format: number, t: DataType): un
     case 'bpchar':
     case 'json':
     case 'unknown':
+      return raw.toString('utf8');
+    case 'name':
+      checkNameBytes(raw.length);
       return raw.toString('utf8');
     default: {
       // Back to array text, which the engine parses as the parameter's type like any text parameter.

@@ -93,6 +93,7 @@ export function jsonValue(v: Value, t: DataType, timezone: string): unknown {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
     case 'unknown':
       return v;
     default:

@@ -4,7 +4,7 @@
  */
 import { positionOf, QuireError } from '../../common/errors.js';
 import type { Node } from '@pgsql/types';
-import { T, type, type DataType, typeDisplayName } from '../../common/types.js';
+import { T, type, category, type DataType, typeDisplayName } from '../../common/types.js';
 import { dateAsTimestampForComparison, dateAsTimestamptzForComparison } from '../../functions/scalar/date-for-comparison.js';
 import { type Expr, type CompareOp, TRUE, FALSE } from '../../logical/expr.js';
 import { nodeBody, nodeTag, type AnyNode } from '../ast.js';
@@ -17,6 +17,13 @@ const pos = positionOf;
 export const COMPARE_OPS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=']);
 
 export function bindComparison(op: string, l: Expr, r: Expr, cx: ExprCtx, loc: number | undefined): Expr {
+  const cop = (op === '!=' ? '<>' : op) as CompareOp;
+  // PostgreSQL has name = text and text = name (and <>, <, <=, >, >=): the name side stays as it is and
+  // the other string goes to text, so `n = t` shows no cast on n. Both are strings in code point order.
+  if (nameMeetsString(l.type, r.type) || nameMeetsString(r.type, l.type)) {
+    const side = (e: Expr): Expr => (e.type.name === 'name' ? e : coerce(e, T.text, 'implicit', cx.env, pos(loc)));
+    return { kind: 'compare', op: cop, left: side(l), right: side(r), type: T.bool };
+  }
   const t = comparisonType(l.type, r.type);
   if (t === null) {
     throw new QuireError('42883', `operator does not exist: ${typeDisplayName(l.type)} ${op} ${typeDisplayName(r.type)}`, {
@@ -24,8 +31,11 @@ export function bindComparison(op: string, l: Expr, r: Expr, cx: ExprCtx, loc: n
       hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
     });
   }
-  const cop = (op === '!=' ? '<>' : op) as CompareOp;
   return { kind: 'compare', op: cop, left: comparand(l, t, cx, loc), right: comparand(r, t, cx, loc), type: T.bool };
+}
+
+function nameMeetsString(a: DataType, b: DataType): boolean {
+  return a.name === 'name' && b.name !== 'name' && b.name !== 'unknown' && category(b) === 'S';
 }
 
 /** One side of a comparison in the comparison's type; a date meets a timestamp without the cast's range check. */

@@ -557,7 +557,9 @@ function bindCase(b: AnyNode, cx: ExprCtx): Expr {
     return { when: cond, then: bindExpr(wb.result as Node, cx) };
   });
   const els = b.defresult ? bindExpr(b.defresult as Node, cx) : constExpr(null, T.unknown);
-  const t = unifyTypes([...whens.map((w) => w.then.type), els.type], 'CASE', pos(loc));
+  // transformCaseExpr puts the ELSE result first: where two types cast implicitly both ways (name and
+  // text, varchar and char), the ELSE's type is the CASE's, and it is named first in a mismatch.
+  const t = unifyTypes([els.type, ...whens.map((w) => w.then.type)], 'CASE', pos(loc));
   return {
     kind: 'case',
     whens: whens.map((w) => ({ when: w.when, then: coerce(w.then, t, 'implicit', cx.env, pos(loc)) })),
@@ -591,7 +593,7 @@ function bindSqlValueFunction(b: AnyNode, cx: ExprCtx): Expr {
     case 'SVFOP_USER':
     case 'SVFOP_SESSION_USER':
     case 'SVFOP_CURRENT_ROLE':
-      return constExpr('quire', T.text);
+      return constExpr('quire', T.name);
     case 'SVFOP_CURRENT_CATALOG':
       return call('current_database');
     case 'SVFOP_CURRENT_SCHEMA':

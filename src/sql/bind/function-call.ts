@@ -30,7 +30,9 @@ import { type ExprCtx, constExpr, bindExpr, locOf } from './expr.js';
 const pos = positionOf;
 
 function argMatches(p: ArgType, a: DataType): 'exact' | 'binary' | 'coerce' | null {
-  if (p === 'anynonarray') return isArrayType(a) ? null : 'exact';
+  // A polymorphic parameter is never an exact match in func_select_candidate: varchar || 'x' and
+  // name || 'x' resolve to textcat (the string category's preferred type), not to anytextcat.
+  if (p === 'anynonarray') return isArrayType(a) ? null : category(a) === 'S' ? 'coerce' : 'exact';
   if (p === 'any') return 'exact';
   // An untyped literal fits anyelement only by coercion, so array || '{…}' prefers array || array.
   if (p === 'anyelement') return a.name === 'unknown' ? 'coerce' : 'exact';

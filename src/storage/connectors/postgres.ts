@@ -89,6 +89,8 @@ function mapType(typname: string, typmod: number): { type: DataType; pushable: b
       return { type: typmod >= 4 ? type('numeric', typmod) : T.numeric, pushable: true };
     case 'text':
       return { type: T.text, pushable: true };
+    case 'name':
+      return { type: T.name, pushable: false };
     case 'varchar':
       return { type: typmod >= 4 ? type('varchar', typmod) : T.varchar, pushable: true };
     case 'bpchar':
@@ -395,6 +397,7 @@ function toBatch(rows: readonly (string | null)[][], fields: readonly Field[]): 
       case 'text':
       case 'varchar':
       case 'bpchar':
+      case 'name':
         for (let i = 0; i < n; i++) b.push(rows[i]![c]!);
         break;
       default:

@@ -32,6 +32,7 @@ export function objectValue(s: string | null, t: DataType): Value {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
     // bytea and bit strings are strings already (written as they are by objectText).
     case 'bytea':
     case 'bit':

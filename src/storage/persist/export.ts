@@ -74,6 +74,7 @@ function parquetValue(v: Value, t: DataType, tz: string): unknown {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
       return v;
     default:
       return formatValue(v, t, { timezone: tz });

@@ -6,4 +6,5 @@ import { like } from '../support/like.js';
 
 const f = (_c: EvalContext, s: string, p: string): boolean => !like(s, p);
 
-registerScalar('!~~', { args: ['text', 'text'], returns: T.bool, fn: f });
+// name !~~ text is PostgreSQL's own operator (namelike and kin), so a name column is matched without a cast.
+registerScalar('!~~', { args: ['text', 'text'], returns: T.bool, fn: f }, { args: ['name', 'text'], returns: T.bool, fn: f });

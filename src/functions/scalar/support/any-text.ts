@@ -23,7 +23,7 @@ export interface TypedScalarOverload extends ScalarOverload {
 }
 
 export function textOf(t: DataType): TextOf {
-  if (t.name === 'text' || t.name === 'varchar' || t.name === 'unknown') return (v) => v as string;
+  if (t.name === 'text' || t.name === 'varchar' || t.name === 'name' || t.name === 'unknown') return (v) => v as string;
   return (v, ctx) => (formatValue(v, t, ctx) ?? '');
 }
 
