@@ -1352,9 +1352,9 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
 
 /**
  * Rows [row, row+count) of a PLAIN INT32 page whose value lies in [lo, hi], appended at sel[w]. The
- * values are read in place when aligned. Without a branch per row: each row is written and kept by
- * adding whether it passes; (x - lo) >>> 0 <= hi - lo tests both bounds at once (exact for int32 x,
- * lo and hi: a value below lo wraps to above hi - lo).
+ * values are read in place when aligned. (x - lo) >>> 0 <= hi - lo tests both bounds at once (exact
+ * for int32 x, lo and hi: a value below lo wraps to above hi - lo). A branch per row rather than a
+ * store per row: as fast at half the rows passing, and 1.6x faster when few do (a narrow range).
  */
 function selectInterval(r: Reader, count: number, present: number, pageNulls: Uint8Array | null, lo: number, hi: number, row: number, sel: Int32Array, w: number): number {
   const view = r.view;
@@ -1373,10 +1373,7 @@ function selectInterval(r: Reader, count: number, present: number, pageNulls: Ui
   }
   r.offset += 4 * present;
   if (pageNulls === null) {
-    for (let i = 0; i < count; i++) {
-      sel[w] = row + i;
-      w += ((src[i]! - lo) >>> 0) <= span ? 1 : 0;
-    }
+    for (let i = 0; i < count; i++) if (((src[i]! - lo) >>> 0) <= span) sel[w++] = row + i;
     return w;
   }
   let v = 0;
