@@ -24,7 +24,8 @@ const select = `SELECT i::INTEGER AS id,
     TIMESTAMP '2021-01-01' + to_seconds(i * 61) AS ts,
     ((i * 101) % 1000)::INTEGER AS nn,
     CASE WHEN i < 15000 THEN NULL ELSE i % 50 END::INTEGER AS an,
-    'x' || (i % 23) AS s
+    'x' || (i % 23) AS s,
+    DATE '2000-01-01' + i::INTEGER AS pd
   FROM range(${N}) t(i)`;
 const fx = duckdbParquetFixture('parquet-filter-column', select, 'ROW_GROUP_SIZE 15000');
 
@@ -47,6 +48,21 @@ const QUERIES = [
   `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE nn < 10 AND dk > 400`,
   `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE an = 3`,
   `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE an <> 3`,
+  // PLAIN INT32 pages: every filter over the column as one interval of int32 values.
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE id BETWEEN 1000 AND 1999`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id > 89990`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id < 5 AND id >= 2`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id >= 100 AND id <= 99`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id = 44444`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id > 3000000000`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id >= -3000000000 AND id < 2.5`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id > 10.5 AND id <= 20.5`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id >= -2147483648 AND id <= 2147483647`,
+  `SELECT count(*), sum(dk) FROM read_parquet('$F') WHERE id <> 7 AND id < 20`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE pk >= 13 AND pk <= 1300 AND pk <> 650`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE pk BETWEEN 130 AND 1169999`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE pd BETWEEN DATE '2000-03-01' AND DATE '2000-04-01'`,
+  `SELECT count(*), sum(id) FROM read_parquet('$F') WHERE pd > DATE '2200-01-01'`,
   // The filter column also output: decoded and stored as before.
   `SELECT dk, count(*) FROM read_parquet('$F') WHERE dk < 5 GROUP BY dk ORDER BY dk`,
   `SELECT count(*), sum(pk) FROM read_parquet('$F') WHERE pk < 100000 AND dk = 7`,

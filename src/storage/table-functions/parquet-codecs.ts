@@ -94,7 +94,8 @@ const SHORT_COPY = 24;
 let prefixScratch = new Uint8Array(1 << 16);
 
 function prefixOut(n: number): Uint8Array {
-  if (prefixScratch.length < n) prefixScratch = new Uint8Array(Math.max(n, prefixScratch.length * 2));
+  // Slack past the prefix lets short copies run four bytes at a time to its end.
+  if (prefixScratch.length < n + 8) prefixScratch = new Uint8Array(Math.max(n + 8, prefixScratch.length * 2));
   return prefixScratch;
 }
 
@@ -117,6 +118,8 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
     if ((b & 0x80) === 0) break;
   }
   if (declared !== outputLength || prefix > outputLength) fail();
+  const inView = new DataView(input.buffer, input.byteOffset, input.byteLength);
+  const outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
   let o = 0;
   while (o < prefix) {
     if (i >= input.length) fail();
@@ -134,9 +137,12 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
       len += 1;
       if (i + len > input.length || o + len > outputLength) fail();
       const take = Math.min(len, prefix - o);
-      // Short runs byte by byte: a subarray per literal cost more than its bytes.
+      // Short runs four bytes at a time (up to 3 bytes past the run, rewritten by what follows), or byte
+      // by byte near either buffer's end: a subarray per literal cost more than its bytes.
       if (take > SHORT_COPY) out.set(input.subarray(i, i + take), o);
-      else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
+      else if (i + take + 4 <= input.length && o + take + 4 <= out.length) {
+        for (let k = 0; k < take; k += 4) outView.setUint32(o + k, inView.getUint32(i + k, true), true);
+      } else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
       i += len;
       o += take;
       continue;
@@ -161,7 +167,13 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
     if (offset === 0 || offset > o || o + len > outputLength) fail();
     const take = Math.min(len, prefix - o);
     let from = o - offset;
-    if (offset >= take && take > SHORT_COPY) {
+    if (offset >= 4 && take <= 64 && o + take + 4 <= out.length) {
+      // Four bytes at a time: each load reads output already final (offset >= 4); the last store may
+      // write up to 3 bytes past the copy, which the next element rewrites. Most copies are short (a
+      // text dictionary's repeated prefixes), where copyWithin's call cost more than its bytes.
+      for (let k = 0; k < take; k += 4) outView.setUint32(o + k, outView.getUint32(from + k, true), true);
+      o += take;
+    } else if (offset >= take && take > SHORT_COPY) {
       out.copyWithin(o, from, from + take);
       o += take;
     } else {
@@ -203,7 +215,7 @@ const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
  */
 function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
   if (codec === 'SNAPPY' && outputLength <= PAGE_SCRATCH_MAX) {
-    if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
+    if (pageScratch[kind].length < outputLength + 8) pageScratch[kind] = new Uint8Array(Math.max(outputLength + 8, pageScratch[kind].length * 2, 1 << 16));
     return snappyPrefix(input, outputLength, outputLength, pageScratch[kind]);
   }
   if (codec === 'UNCOMPRESSED') {

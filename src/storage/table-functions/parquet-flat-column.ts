@@ -24,7 +24,7 @@ import { decompressDataPage, decompressDictionaryPage, decompressPrefix } from '
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
-import { narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
+import { integerInterval, narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
@@ -1134,6 +1134,11 @@ function indexesFor(n: number): Int32Array {
   return indexScratch.subarray(0, n);
 }
 
+function denseI32For(n: number): Int32Array {
+  if (denseI32Scratch.length < n) denseI32Scratch = new Int32Array(Math.max(n, 1 << 16));
+  return denseI32Scratch.subarray(0, n);
+}
+
 function denseFor(c: Conversion, n: number): Dense {
   if (c.kind === 'i32' || c.kind === 'str' || c.kind === 'dec') {
     if (denseI32Scratch.length < n) denseI32Scratch = new Int32Array(Math.max(n, 1 << 16));
@@ -1345,6 +1350,41 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
   return w;
 }
 
+/**
+ * Rows [row, row+count) of a PLAIN INT32 page whose value lies in [lo, hi], appended at sel[w]. The
+ * values are read in place when aligned. (x - lo) >>> 0 <= hi - lo tests both bounds at once (exact
+ * for int32 x, lo and hi: a value below lo wraps to above hi - lo). A branch per row rather than a
+ * store per row: as fast at half the rows passing, and 1.6x faster when few do (a narrow range).
+ */
+function selectInterval(r: Reader, count: number, present: number, pageNulls: Uint8Array | null, lo: number, hi: number, row: number, sel: Int32Array, w: number): number {
+  const view = r.view;
+  if (r.offset + 4 * present > view.byteLength) throw new Error('page ends inside its values');
+  if (lo > hi) {
+    r.offset += 4 * present;
+    return w;
+  }
+  const span = hi - lo;
+  const base = view.byteOffset + r.offset;
+  let src: Int32Array;
+  if (base % 4 === 0) src = new Int32Array(view.buffer, base, present);
+  else {
+    src = denseI32For(present);
+    for (let i = 0; i < present; i++) src[i] = view.getInt32(r.offset + 4 * i, true);
+  }
+  r.offset += 4 * present;
+  if (pageNulls === null) {
+    for (let i = 0; i < count; i++) if (((src[i]! - lo) >>> 0) <= span) sel[w++] = row + i;
+    return w;
+  }
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (pageNulls[i] === 1) continue;
+    sel[w] = row + i;
+    w += ((src[v++]! - lo) >>> 0) <= span ? 1 : 0;
+  }
+  return w;
+}
+
 function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, w: number): number {
   for (let i = 0; i < n; i++) sel[w + i] = src[i]! + by;
   return w + n;
@@ -1356,6 +1396,8 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
   const conv = found.conversion;
   // 1 for each dictionary entry that passes every filter: the "dictionary" rows' indexes are looked up in.
   let passTable: Int32Array | null = null;
+  // INT32 pages: every filter at once, as one interval, straight from the page's bytes.
+  const interval = conv.kind === 'i32' || conv.kind === 'i32f' ? integerInterval(filters) : null;
   let row = 0;
   let w = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
@@ -1394,6 +1436,8 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       }
       if (passTable.length === 0 && present > 0) throw new Error('dictionary index out of range');
       w = selectFlagged(flags, pageNulls, count, row, sel, w);
+    } else if (encoding === 'PLAIN' && interval !== null) {
+      w = selectInterval(r, count, present, pageNulls, interval.lo, interval.hi, row, sel, w);
     } else if (encoding === 'PLAIN') {
       const values = rowValuesFor(conv, count);
       if (pageNulls === null) readPlainInto(r, conv, count, values, 0, []);

@@ -147,6 +147,44 @@ export function passesByStatistics(f: RowFilter, element: SchemaElement, stats: 
   }
 }
 
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/**
+ * The filters on one integer column (int32 values) as one closed interval [lo, hi] of int32 values:
+ * a conjunction of comparisons with constants is an interval over the integers (`id BETWEEN a AND b`
+ * is two filters, one pass). lo > hi when no value passes. Null when a filter is `<>`, which is not.
+ */
+export function integerInterval(filters: readonly RowFilter[]): { lo: number; hi: number } | null {
+  let lo = INT32_MIN;
+  let hi = INT32_MAX;
+  for (const f of filters) {
+    const k = f.value;
+    switch (f.op) {
+      case '=':
+        if (!Number.isInteger(k)) return { lo: 1, hi: 0 };
+        lo = Math.max(lo, k);
+        hi = Math.min(hi, k);
+        break;
+      case '<':
+        hi = Math.min(hi, Math.ceil(k) - 1);
+        break;
+      case '<=':
+        hi = Math.min(hi, Math.floor(k));
+        break;
+      case '>':
+        lo = Math.max(lo, Math.floor(k) + 1);
+        break;
+      case '>=':
+        lo = Math.max(lo, Math.ceil(k));
+        break;
+      default:
+        return null;
+    }
+  }
+  return lo > hi ? { lo: 1, hi: 0 } : { lo, hi };
+}
+
 /**
  * Narrows `sel` (row offsets within the column's rows, ascending) to the rows that may pass `f`;
  * returns how many remain at the front of `sel`. One loop per operator: a switch inside the row loop

@@ -1,0 +1,74 @@
+/**
+ * The Snappy decoder of read_parquet's flat path (parquet-codecs.ts) against the native snappy
+ * binding's compressor: inputs built to produce every kind of element (short and long literals, copies
+ * of 4 to 64 bytes at offsets 1 to 3 — overlapping runs — and beyond), decoded whole and by prefix,
+ * into the reused page buffers and the prefix buffer, must give back the original bytes exactly.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { decompressDataPage, decompressDictionaryPage, decompressPrefix } from '../../src/storage/table-functions/parquet-codecs.js';
+
+const snappy = createRequire(import.meta.url)('snappy') as { compressSync(input: Buffer): Buffer };
+
+/** Deterministic pseudo-random bytes. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s >>> 8;
+  };
+}
+
+/** Text-dictionary-like entries (length prefix + shared prefix + digits), runs, random and repeated stretches. */
+function sample(seed: number, n: number): Uint8Array {
+  const r = rng(seed);
+  const out: number[] = [];
+  while (out.length < n) {
+    const k = r() % 6;
+    if (k === 0) {
+      const s = `name${r() % 100000}`;
+      out.push(s.length, 0, 0, 0, ...Buffer.from(s));
+    } else if (k === 1) {
+      const b = r() & 255;
+      for (let j = r() % 40; j >= 0; j--) out.push(b);
+    } else if (k === 2) {
+      const a = r() & 255;
+      const b = r() & 255;
+      const c = r() & 255;
+      for (let j = r() % 30; j >= 0; j--) out.push(a, b, c);
+    } else if (k === 3) {
+      for (let j = r() % 90; j >= 0; j--) out.push(r() & 255);
+    } else if (out.length > 70) {
+      const len = 4 + (r() % 70);
+      const from = out.length - 1 - (r() % Math.min(out.length - len, 5000));
+      for (let j = 0; j < len; j++) out.push(out[from - len + j + 1]!);
+    } else out.push(r() & 255);
+  }
+  return Uint8Array.from(out.slice(0, n));
+}
+
+/** The first index where the bytes differ (or where one ends), -1 when equal: a short failure message. */
+function firstDifference(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return i;
+  return a.length === b.length ? -1 : Math.min(a.length, b.length);
+}
+
+describe('Snappy page decoder', () => {
+  for (const [seed, n] of [[1, 1], [2, 7], [3, 64], [4, 1000], [5, 4099], [6, 65536 + 17], [7, 300000]] as const) {
+    it(`${n} bytes (seed ${seed}): whole pages and prefixes decode to the original`, () => {
+      const original = sample(seed, n);
+      const packed = new Uint8Array(snappy.compressSync(Buffer.from(original)));
+      expect(firstDifference(decompressDataPage('SNAPPY', packed, n), original)).toBe(-1);
+      expect(firstDifference(decompressDictionaryPage('SNAPPY', packed, n), original)).toBe(-1);
+      for (const prefix of [0, 1, 3, Math.floor(n / 3), n - 1, n].filter((p) => p >= 0 && p <= n)) {
+        const got = decompressPrefix('SNAPPY', packed, n, prefix);
+        expect(got.length).toBeGreaterThanOrEqual(prefix);
+        expect(firstDifference(got.subarray(0, prefix), original.subarray(0, prefix))).toBe(-1);
+      }
+    });
+  }
+  it('a declared length that disagrees with the page is refused', () => {
+    const packed = new Uint8Array(snappy.compressSync(Buffer.from(sample(9, 500))));
+    expect(() => decompressDataPage('SNAPPY', packed, 499)).toThrow(/corrupt Snappy page/);
+  });
+});
