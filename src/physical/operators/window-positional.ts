@@ -4,15 +4,15 @@
  *
  * Such calls need only each row's peer group (its start, ordinal and end) and the partition's row count,
  * so nothing is re-read or copied into chunks with overlap as window-chunked.ts does for frames: one pass
- * marks where the ORDER BY keys change (within each batch by key-changes.ts, across batch edges by the
- * comparator), a backward pass turns that into peer ends when cume_dist needs them, and each batch is
- * then emitted with its result columns appended, yielding between batches.
+ * marks where the ORDER BY keys change (within each batch and across batch edges, by key-changes.ts), a
+ * backward pass turns that into peer ends when cume_dist needs them, and each batch is then emitted with
+ * its result columns appended, yielding between batches.
  */
 import type { Batch, Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { MemoryReservation } from '../../execution/memory-pool.js';
 import { ResultColumn } from '../../functions/window/window-function.js';
-import { keyChanges } from '../key-changes.js';
+import { keyChanges, sameKeys } from '../key-changes.js';
 import type { Comparator, SortKey } from '../sort-key.js';
 import { ntileChunk, positional, type CallPlan, type NtileState } from './window-chunked.js';
 import type { WindowCallDef } from './window.js';
@@ -71,7 +71,7 @@ async function* run(
         await yieldIfDue(ctx);
         if (b.length === 0) continue;
         changes.set(keyChanges(b, orderKeys, orderCmp), at);
-        if (prev !== null && orderCmp.cross(orderCmp.view(prev), orderCmp.view(b))(prev.length - 1, 0) !== 0) changes[at] = 1;
+        if (prev !== null && !sameKeys(prev, prev.length - 1, b, 0, orderKeys, orderCmp)) changes[at] = 1;
         at += b.length;
         prev = b;
       }
@@ -84,12 +84,18 @@ async function* run(
     const ntile: NtileState[] = plans.map(() => ({ started: false, ntile: 0, inBucket: 0, boundary: 0, remainder: 0 }));
     const peers: PeerCursor = { start: 0, ord: 0 };
     let a = 0;
+    // Peer starts and ordinals of the batch being emitted: read only while its result columns are
+    // written, so one pair of arrays serves every batch (fresh ones per batch cost collections).
+    let widest = 0;
+    for (const b of batches) if (b.length > widest) widest = b.length;
+    const absStartAll = new Float64Array(widest);
+    const absOrdAll = new Float64Array(widest);
     for (const b of batches) {
       await yieldIfDue(ctx);
       const m = b.length;
       if (m === 0) continue;
-      const absStart = new Float64Array(m);
-      const absOrd = new Float64Array(m);
+      const absStart = absStartAll.subarray(0, m);
+      const absOrd = absOrdAll.subarray(0, m);
       peerStarts(changes, a, m, peers, absStart, absOrd);
       const results: Column[] = [];
       for (let k = 0; k < calls.length; k++) {
