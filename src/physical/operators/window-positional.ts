@@ -64,6 +64,7 @@ async function* run(
   try {
     // changes[r] = 1 where row r starts a new peer group (row 0 does not count: it starts the partition).
     const changes = new Uint8Array(total);
+    let groups = 1;
     if (orderCmp !== null) {
       let at = 0;
       let prev: Batch | null = null;
@@ -75,9 +76,13 @@ async function* run(
         at += b.length;
         prev = b;
       }
+      groups = countGroups(changes, total);
     }
+    // Every row its own peer group (ORDER BY a unique key): a row's peer group ends right after it, so
+    // cume_dist needs no peer-end array and no backward pass.
+    const distinct = total > 0 && groups === total;
     let peerEnd: Int32Array | null = null;
-    if (needEnds) {
+    if (needEnds && !distinct) {
       await yieldIfDue(ctx);
       peerEnd = peerEnds(changes, total);
     }
@@ -102,6 +107,7 @@ async function* run(
         const p = plans[k]!;
         const out = new ResultColumn(calls[k]!.type, m);
         if (p.kind === 'ntile') ntileChunk(ntile[k]!, b.columns[p.arg]!, 0, total, out, m);
+        else if (p.kind === 'cume_dist' && distinct && out.data instanceof Float64Array) distinctCumeDist(out.data, a, m, total);
         else if (!positional(p.kind, out, a, m, total, absStart, absOrd, peerEnd, 0)) writeBoxed(p.kind, out, a, m, total, absStart, absOrd, peerEnd);
         results.push(out.finish());
       }
@@ -115,6 +121,18 @@ async function* run(
 
 // The per-row loops live in plain functions: V8 optimizes a loop inside an async generator far less
 // well than the same loop in an ordinary function.
+
+/** Peer groups of the partition: row 0 starts one, and so does every row marked in `changes`. */
+function countGroups(changes: Uint8Array, total: number): number {
+  let g = total > 0 ? 1 : 0;
+  for (let r = 1; r < total; r++) g += changes[r]!;
+  return g;
+}
+
+/** cume_dist of rows a..a+m-1 when every row is its own peer group: (row number) / rows, PostgreSQL's division. */
+function distinctCumeDist(od: Float64Array, a: number, m: number, total: number): void {
+  for (let i = 0; i < m; i++) od[i] = (a + i + 1) / total;
+}
 
 /** peerEnd[r]: the row after the last peer of row r, from the peer-group starts marked in `changes`. */
 function peerEnds(changes: Uint8Array, total: number): Int32Array {
