@@ -40,6 +40,8 @@ const QUERIES = [
   `select ${FOLD} from (select ${calls('w', 100)} from pp window w as (order by k desc nulls last)) x`,
   `select ${FOLD} from (select ${calls('w', 100)} from pp window w as (order by d)) x`,
   `select ${FOLD} from (select ${calls('w', 7)} from pp window w as (order by d desc nulls first, k)) x`,
+  // A unique key: every row its own peer group (cume_dist without peer ends).
+  `select ${FOLD} from (select ${calls('w', 13)} from pp window w as (order by id desc)) x`,
   `select ${FOLD} from (select ${calls('w', 100000)} from pp window w as (order by t)) x`,
   `select ${FOLD} from (select ${calls('w', 3)} from pp window w as (order by t desc)) x`,
   `select ${FOLD} from (select ${calls('w', 9)} from pp window w as ()) x`,

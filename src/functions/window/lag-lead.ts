@@ -23,17 +23,16 @@ export class LagLead implements WindowEvaluator {
     const vd = val.data;
     const k = constantOffset(offs, ps, pe);
     if (k !== null && !Array.isArray(vd) && !Array.isArray(od) && od.constructor === vd.constructor && (def === null || !Array.isArray(def.data))) {
-      // The same offset on every row (the usual lag(x) / lead(x, 2, 0)) over typed storage: a shifted copy.
-      const vn = val.nulls;
+      // The same offset on every row (the usual lag(x) / lead(x, 2, 0)) over typed storage of one kind:
+      // the rows that read inside the partition are one block copy, the rest take the default.
       const shift = sign * k;
-      for (let i = ps; i < pe; i++) {
-        const j = i + shift;
-        if (j >= ps && j < pe) {
-          if (vn !== null && vn[j] === 1) out.setNull(i);
-          else od[i] = vd[j]!;
-        } else if (def === null) out.setNull(i);
-        else out.set(i, valueAt(def, i));
-      }
+      const lo = Math.min(pe, Math.max(ps, ps - shift));
+      const hi = Math.max(lo, Math.min(pe, pe - shift));
+      if (hi > lo) (od as Float64Array).set((vd as Float64Array).subarray(lo + shift, hi + shift), lo);
+      const vn = val.nulls;
+      if (vn !== null) for (let i = lo; i < hi; i++) if (vn[i + shift] === 1) out.setNull(i);
+      for (let i = ps; i < lo; i++) outside(out, def, i);
+      for (let i = hi; i < pe; i++) outside(out, def, i);
       return;
     }
     for (let i = ps; i < pe; i++) {
@@ -51,6 +50,12 @@ export class LagLead implements WindowEvaluator {
       else out.set(i, def === null ? null : valueAt(def, i));
     }
   }
+}
+
+/** A row whose offset row lies outside the partition: the default, evaluated on the row, or NULL. */
+function outside(out: ResultColumn, def: Column | null, i: number): void {
+  if (def === null) out.setNull(i);
+  else out.set(i, valueAt(def, i));
 }
 
 /** The offset when it is the same non-NULL value on every row of [ps, pe) (1 without an offset argument). */

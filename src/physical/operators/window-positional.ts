@@ -4,15 +4,15 @@
  *
  * Such calls need only each row's peer group (its start, ordinal and end) and the partition's row count,
  * so nothing is re-read or copied into chunks with overlap as window-chunked.ts does for frames: one pass
- * marks where the ORDER BY keys change (within each batch by key-changes.ts, across batch edges by the
- * comparator), a backward pass turns that into peer ends when cume_dist needs them, and each batch is
- * then emitted with its result columns appended, yielding between batches.
+ * marks where the ORDER BY keys change (within each batch and across batch edges, by key-changes.ts), a
+ * backward pass turns that into peer ends when cume_dist needs them, and each batch is then emitted with
+ * its result columns appended, yielding between batches.
  */
 import type { Batch, Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { MemoryReservation } from '../../execution/memory-pool.js';
 import { ResultColumn } from '../../functions/window/window-function.js';
-import { keyChanges } from '../key-changes.js';
+import { keyChanges, sameKeys } from '../key-changes.js';
 import type { Comparator, SortKey } from '../sort-key.js';
 import { ntileChunk, positional, type CallPlan, type NtileState } from './window-chunked.js';
 import type { WindowCallDef } from './window.js';
@@ -64,6 +64,7 @@ async function* run(
   try {
     // changes[r] = 1 where row r starts a new peer group (row 0 does not count: it starts the partition).
     const changes = new Uint8Array(total);
+    let groups = 1;
     if (orderCmp !== null) {
       let at = 0;
       let prev: Batch | null = null;
@@ -71,31 +72,42 @@ async function* run(
         await yieldIfDue(ctx);
         if (b.length === 0) continue;
         changes.set(keyChanges(b, orderKeys, orderCmp), at);
-        if (prev !== null && orderCmp.cross(orderCmp.view(prev), orderCmp.view(b))(prev.length - 1, 0) !== 0) changes[at] = 1;
+        if (prev !== null && !sameKeys(prev, prev.length - 1, b, 0, orderKeys, orderCmp)) changes[at] = 1;
         at += b.length;
         prev = b;
       }
+      groups = countGroups(changes, total);
     }
+    // Every row its own peer group (ORDER BY a unique key): a row's peer group ends right after it, so
+    // cume_dist needs no peer-end array and no backward pass.
+    const distinct = total > 0 && groups === total;
     let peerEnd: Int32Array | null = null;
-    if (needEnds) {
+    if (needEnds && !distinct) {
       await yieldIfDue(ctx);
       peerEnd = peerEnds(changes, total);
     }
     const ntile: NtileState[] = plans.map(() => ({ started: false, ntile: 0, inBucket: 0, boundary: 0, remainder: 0 }));
     const peers: PeerCursor = { start: 0, ord: 0 };
     let a = 0;
+    // Peer starts and ordinals of the batch being emitted: read only while its result columns are
+    // written, so one pair of arrays serves every batch (fresh ones per batch cost collections).
+    let widest = 0;
+    for (const b of batches) if (b.length > widest) widest = b.length;
+    const absStartAll = new Float64Array(widest);
+    const absOrdAll = new Float64Array(widest);
     for (const b of batches) {
       await yieldIfDue(ctx);
       const m = b.length;
       if (m === 0) continue;
-      const absStart = new Float64Array(m);
-      const absOrd = new Float64Array(m);
+      const absStart = absStartAll.subarray(0, m);
+      const absOrd = absOrdAll.subarray(0, m);
       peerStarts(changes, a, m, peers, absStart, absOrd);
       const results: Column[] = [];
       for (let k = 0; k < calls.length; k++) {
         const p = plans[k]!;
         const out = new ResultColumn(calls[k]!.type, m);
         if (p.kind === 'ntile') ntileChunk(ntile[k]!, b.columns[p.arg]!, 0, total, out, m);
+        else if (p.kind === 'cume_dist' && distinct && out.data instanceof Float64Array) distinctCumeDist(out.data, a, m, total);
         else if (!positional(p.kind, out, a, m, total, absStart, absOrd, peerEnd, 0)) writeBoxed(p.kind, out, a, m, total, absStart, absOrd, peerEnd);
         results.push(out.finish());
       }
@@ -109,6 +121,18 @@ async function* run(
 
 // The per-row loops live in plain functions: V8 optimizes a loop inside an async generator far less
 // well than the same loop in an ordinary function.
+
+/** Peer groups of the partition: row 0 starts one, and so does every row marked in `changes`. */
+function countGroups(changes: Uint8Array, total: number): number {
+  let g = total > 0 ? 1 : 0;
+  for (let r = 1; r < total; r++) g += changes[r]!;
+  return g;
+}
+
+/** cume_dist of rows a..a+m-1 when every row is its own peer group: (row number) / rows, PostgreSQL's division. */
+function distinctCumeDist(od: Float64Array, a: number, m: number, total: number): void {
+  for (let i = 0; i < m; i++) od[i] = (a + i + 1) / total;
+}
 
 /** peerEnd[r]: the row after the last peer of row r, from the peer-group starts marked in `changes`. */
 function peerEnds(changes: Uint8Array, total: number): Int32Array {

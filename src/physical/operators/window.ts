@@ -25,9 +25,9 @@ import { queryMemory } from '../../execution/memory-pool.js';
 import { FrameComputer, type BoundKind, type FrameUnits, type RangeKey, type ResolvedFrame } from '../../functions/window/frame.js';
 import { ResultColumn, type ExcludeMode, type WindowBlock, type WindowEvaluator } from '../../functions/window/window-function.js';
 import { evalConstant } from '../compile-expr.js';
-import { keyChanges } from '../key-changes.js';
+import { keyChanges, leadingRunEnd, sameKeys, trailingRunStart } from '../key-changes.js';
 import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
-import { compileComparator, describeKeys, type Comparator, type KeyView, type SortKey } from '../sort-key.js';
+import { compileComparator, describeKeys, type Comparator, type SortKey } from '../sort-key.js';
 import { allPositional, positionalPartition } from './window-positional.js';
 import { evaluateSpilledPartition, notChunkable, planChunks, type ChunkPlan, type WindowShape } from './window-chunked.js';
 
@@ -127,39 +127,34 @@ export class Window extends PhysicalOperator {
     // The current partition, accounted against memory_limit; it spills when the reservation cannot grow.
     const part = new PartitionBuffer(ctx, types, 'window');
     this.chunkPlan = null;
-    let lastView: KeyView | null = null;
-    let lastLen = 0;
+    this.frameCache = [];
+    // The last row of the previous batch, to tell whether the next batch continues its partition.
+    let last: Batch | null = null;
+    const keys = this.partitionKeys;
+    const cmp = this.partCmp;
+    /** Whether row 0 of b continues the partition of the previous batch's last row. */
+    const continues = (b: Batch): boolean => last !== null && sameKeys(last, last.length - 1, b, 0, keys, cmp!);
+    /** End of the rows of b that equal row 0 (the partition continued from before b), up to x. */
+    const headEnd = (b: Batch, x: number): number => leadingRunEnd(b, keys, cmp!, x);
     try {
       for await (const b of this.input.execute(ctx)) {
         if (b.length === 0) continue;
         await yieldIfDue(ctx);
-        // Last partition start in b: walk back over rows equal to their predecessor.
-        let x = b.length - 1;
-        let boundary = true;
-        let view: KeyView | null = null;
-        if (this.partCmp === null) {
-          x = 0;
-          boundary = false;
-        } else {
-          view = this.partCmp.view(b);
-          const rc = this.partCmp.rows(view);
-          while (x > 0 && rc(x - 1, x) === 0) x--;
-          if (x === 0) boundary = part.rows > 0 && lastView !== null && this.partCmp.cross(lastView, view)(lastLen - 1, 0) !== 0;
+        // Last partition start in b: where the run of rows equal to its last row begins.
+        let x = 0;
+        let boundary = false;
+        if (cmp !== null) {
+          x = trailingRunStart(b, keys, cmp);
+          boundary = x > 0 || (part.rows > 0 && !continues(b));
         }
         if (!boundary) {
           await part.push(b);
-          lastView = view;
-          lastLen = b.length;
+          last = b;
           continue;
         }
         if (part.spilled || this.chunkInMemory(part, frames, types, ctx)) {
           // The spilled (or large) partition ends at b's first partition start; what follows up to x is complete.
-          let x0 = 0;
-          if (lastView !== null && this.partCmp!.cross(lastView, view!)(lastLen - 1, 0) === 0) {
-            const rc = this.partCmp!.rows(view!);
-            x0 = 1;
-            while (x0 < x && rc(x0 - 1, x0) === 0) x0++;
-          }
+          const x0 = continues(b) ? headEnd(b, x) : 0;
           if (x0 > 0) await part.push(sliceBatch(b, 0, x0));
           yield* this.emitSpilled(part, frames, types, ctx);
           await part.clear();
@@ -168,12 +163,7 @@ export class Window extends PhysicalOperator {
           // Only the partition continued from earlier batches is copied into a block of its own; the
           // complete partitions after it are evaluated on a slice of b, which copies nothing for typed
           // columns (with small partitions, copying every row into blocks cost more than the functions).
-          let x0 = 0;
-          if (part.rows > 0 && x > 0 && lastView !== null && this.partCmp!.cross(lastView, view!)(lastLen - 1, 0) === 0) {
-            const rc = this.partCmp!.rows(view!);
-            x0 = 1;
-            while (x0 < x && rc(x0 - 1, x0) === 0) x0++;
-          }
+          const x0 = part.rows > 0 && x > 0 && continues(b) ? headEnd(b, x) : 0;
           if (part.rows > 0) {
             const head = x0 === 0 ? [...part.memoryBatches] : [...part.memoryBatches, sliceBatch(b, 0, x0)];
             await part.clear();
@@ -183,8 +173,7 @@ export class Window extends PhysicalOperator {
         }
         const tail = x === 0 ? b : sliceBatch(b, x, b.length);
         await part.push(tail);
-        lastView = tail === b ? view : this.partCmp!.view(tail);
-        lastLen = tail.length;
+        last = tail;
       }
       if (part.rows > 0) {
         if (part.spilled || this.chunkInMemory(part, frames, types, ctx)) yield* this.emitSpilled(part, frames, types, ctx);
@@ -275,8 +264,11 @@ export class Window extends PhysicalOperator {
     x['spilled bytes'] = part.spilledBytes;
   }
 
+  /** Frame computers reused by the blocks of one execution (evaluateBlock); frame offsets are per execution. */
+  private frameCache: FrameComputer[][] = [];
+
   private *emit(block: Batch, frames: ResolvedFrame[], ctx: ExecContext): Generator<Batch> {
-    const results = evaluateBlock(block, frames, ctx, this.partCmp, this.peers ? this.orderCmp : null, this.partitionKeys, this.orderKeys, this.calls);
+    const results = evaluateBlock(block, frames, ctx, this.partCmp, this.orderCmp, this.peers, this.partitionKeys, this.orderKeys, this.calls, this.frameCache);
     const out: Batch = { columns: [...block.columns, ...results], length: block.length };
     if (out.length <= BATCH_SIZE * 4) {
       yield out;
@@ -332,44 +324,47 @@ function evaluateBlock(
   ctx: ExecContext,
   partCmp: Comparator | null,
   orderCmp: Comparator | null,
+  peers: boolean,
   partitionKeys: readonly SortKey[],
   orderKeys: readonly SortKey[],
   calls: readonly WindowCallDef[],
+  cache: FrameComputer[][],
 ): Column[] {
   const n = block.length;
   const { partStart, peerStart, peerEnd, group } = boundaryArrays(n);
-  partStart[0] = 1;
-  peerStart[0] = 0;
-  group[0] = 0;
   // Key changes per row (key-changes.ts): typed loops over the key columns instead of comparator calls.
   const pc = partCmp === null ? null : keyChanges(block, partitionKeys, partCmp);
-  const oc = orderCmp === null ? null : keyChanges(block, orderKeys, orderCmp);
-  let ps = 0;
-  let g = 0;
-  for (let i = 1; i < n; i++) {
-    const newPart = pc !== null && pc[i] === 1;
-    if (newPart) {
-      partStart[i] = 1;
-      g = 0;
-      ps = i;
-      peerStart[i] = i;
-    } else if (oc !== null && oc[i] === 1) {
-      g++;
-      peerStart[i] = i;
-    } else {
-      peerStart[i] = peerStart[i - 1]!;
+  if (pc !== null) partStart.set(pc);
+  partStart[0] = 1;
+  if (peers) {
+    const oc = orderCmp === null ? null : keyChanges(block, orderKeys, orderCmp);
+    peerStart[0] = 0;
+    group[0] = 0;
+    let g = 0;
+    let st = 0;
+    for (let i = 1; i < n; i++) {
+      if (partStart[i] === 1) {
+        g = 0;
+        st = i;
+      } else if (oc !== null && oc[i] === 1) {
+        g++;
+        st = i;
+      }
+      peerStart[i] = st;
+      group[i] = g;
     }
-    group[i] = g;
+    // Peer ends: walk backwards.
+    let e = n;
+    for (let i = n - 1; i >= 0; i--) {
+      peerEnd[i] = e;
+      if (peerStart[i] === i) e = i;
+    }
   }
-  void ps;
-  // Peer ends: walk backwards.
-  peerEnd[n - 1] = n;
-  for (let i = n - 2; i >= 0; i--) peerEnd[i] = peerStart[i + 1] === peerStart[i] ? peerEnd[i + 1]! : i + 1;
+  // Without peers (every call positional or over a ROWS frame that excludes no peers) nothing reads the
+  // peer arrays, so they are left as they are.
 
   const wb: WindowBlock = { columns: block.columns, length: n, peerStart, peerEnd, group, ctx };
-  const key0 = orderKeys[0];
-  const rangeKey: RangeKey | null = key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst };
-  const computers = frames.map((f) => new FrameComputer(f, n, rangeKey, ctx.eval.timezone));
+  const computers = frameComputers(cache, frames, n, orderKeys, ctx);
   const used = new Uint8Array(frames.length);
   for (const c of calls) if (c.frame >= 0) used[c.frame] = 1;
   const outs = calls.map((c) => new ResultColumn(c.type, n));
@@ -385,4 +380,20 @@ function evaluateBlock(
     s = e;
   }
   return outs.map((o) => o.finish());
+}
+
+/**
+ * One FrameComputer per frame with room for n rows, kept across the blocks of one execution: blocks are
+ * mostly a batch long, and allocating two bound arrays per frame per block cost collections.
+ */
+function frameComputers(cache: FrameComputer[][], frames: ResolvedFrame[], n: number, orderKeys: readonly SortKey[], ctx: ExecContext): FrameComputer[] {
+  if (frames.length === 0) return [];
+  const have = cache[0];
+  if (have !== undefined && have[0]!.fs.length >= n) return have;
+  const key0 = orderKeys[0];
+  const rangeKey: RangeKey | null = key0 === undefined ? null : { col: key0.col, type: key0.type, desc: key0.desc, nullsFirst: key0.nullsFirst };
+  const cap = have === undefined ? n : Math.max(n, 2 * have[0]!.fs.length);
+  const made = frames.map((f) => new FrameComputer(f, cap, rangeKey, ctx.eval.timezone));
+  cache[0] = made;
+  return made;
 }
