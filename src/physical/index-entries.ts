@@ -6,11 +6,13 @@
  * Entries are built lazily, the first time a scan reads through the index over a given batch list, and
  * cached for that list. A table's batch list is immutable (every write publishes a new one), so entries
  * built for a list are exact for every statement, cursor or transaction whose snapshot is that list, and
- * a write never has to touch an index: the next scan of the new list builds its own. A one-row write
- * thus costs nothing here and the next indexed read pays one sort; between writes every read reuses it.
+ * a write never has to touch an index: the next scan of the new list gets its own. When the new list
+ * only appends rows to the one the index was last built for (INSERT, COPY), those entries are extended:
+ * the new rows are sorted and merged in, a copy rather than a sort of the table. Other rewrites
+ * (UPDATE, DELETE) build the entries again, once, on the next indexed read.
  */
 import { compareValues } from '../common/compare.js';
-import { concatBatches, emptyBatch, getValue, type Batch } from '../common/column.js';
+import { concatBatches, emptyBatch, getValue, sliceBatch, type Batch } from '../common/column.js';
 import type { DataType, Schema, Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
 import type { IndexDefinition } from '../logical/index-definition.js';
@@ -27,44 +29,114 @@ export interface IndexEntries {
 }
 
 const built = new WeakMap<readonly Batch[], Map<IndexDefinition, IndexEntries>>();
+/** Per index, the list it was last built for: a list that only grew from it (appends) extends those entries. */
+const latest = new WeakMap<IndexDefinition, { batches: readonly Batch[]; entries: IndexEntries }>();
 
-export function indexEntries(def: IndexDefinition, schema: Schema, batches: readonly Batch[], ctx: ExecContext): IndexEntries {
+/** Whether `b` holds `a`'s rows first (the same batch, or the table's open batch extended by later commits). */
+export type ExtendsBatch = (later: Batch, earlier: Batch) => boolean;
+
+export function indexEntries(def: IndexDefinition, schema: Schema, batches: readonly Batch[], ctx: ExecContext, extendsBatch?: ExtendsBatch): IndexEntries {
   let perList = built.get(batches);
   const known = perList?.get(def);
   if (known !== undefined) return known;
-  const cols = def.columns.map((c) => c.col);
-  const types = cols.map((c) => schema[c]!.type);
+  const prior = latest.get(def);
+  const entries = (prior !== undefined && extendsBatch !== undefined ? appended(def, schema, prior.batches, prior.entries, batches, ctx, extendsBatch) : null) ?? build(def, schema, batches, ctx);
+  if (perList === undefined) {
+    perList = new Map();
+    built.set(batches, perList);
+  }
+  perList.set(def, entries);
+  latest.set(def, { batches, entries });
+  return entries;
+}
+
+function keyColumns(def: IndexDefinition, batches: readonly Batch[]): Batch[] {
+  return batches.map((b) => ({ columns: def.columns.map((c) => b.columns[c.col]!), length: b.length }));
+}
+
+function sortKeys(def: IndexDefinition, schema: Schema): SortKey[] {
+  return def.columns.map((c, j) => ({ col: j, type: schema[c.col]!.type, desc: c.desc, nullsFirst: c.nullsFirst }));
+}
+
+function startsOf(batches: readonly Batch[]): { starts: Int32Array; n: number } {
   const starts = new Int32Array(batches.length);
   let n = 0;
   for (let i = 0; i < batches.length; i++) {
     starts[i] = n;
     n += batches[i]!.length;
   }
-  const keys = batches.length === 0 ? emptyBatch(types) : concatBatches(types, batches.map((b) => ({ columns: cols.map((c) => b.columns[c]!), length: b.length })));
-  let rows: Uint32Array;
+  return { starts, n };
+}
+
+/** Row numbers (from `base`) of the rows of `batches` a partial index holds; all of them for a full index. */
+function heldRows(def: IndexDefinition, batches: readonly Batch[], base: number, ctx: ExecContext): Uint32Array {
   if (def.predicate === null) {
-    rows = new Uint32Array(n);
-    for (let i = 0; i < n; i++) rows[i] = i;
-  } else {
-    const keep = compileSimplePredicate(def.predicate);
-    const picked: number[] = [];
-    for (let i = 0; i < batches.length; i++) {
-      const { sel, n: m } = keep(batches[i]!, ctx);
-      const base = starts[i]!;
-      for (let k = 0; k < m; k++) picked.push(base + sel[k]!);
+    const total = batches.reduce((m, b) => m + b.length, 0);
+    const rows = new Uint32Array(total);
+    for (let i = 0; i < total; i++) rows[i] = base + i;
+    return rows;
+  }
+  const keep = compileSimplePredicate(def.predicate);
+  const picked: number[] = [];
+  let at = base;
+  for (const b of batches) {
+    const { sel, n: m } = keep(b, ctx);
+    for (let k = 0; k < m; k++) picked.push(at + sel[k]!);
+    at += b.length;
+  }
+  return Uint32Array.from(picked);
+}
+
+function build(def: IndexDefinition, schema: Schema, batches: readonly Batch[], ctx: ExecContext): IndexEntries {
+  const types = def.columns.map((c) => schema[c.col]!.type);
+  const { starts } = startsOf(batches);
+  const keys = batches.length === 0 ? emptyBatch(types) : concatBatches(types, keyColumns(def, batches));
+  const cmp = compileComparator(sortKeys(def, schema));
+  const rows = cmp.sort(heldRows(def, batches, 0, ctx), cmp.view(keys));
+  return { rows, keys, starts };
+}
+
+/**
+ * The entries of `batches` from those of `old`, when `batches` is `old` with rows appended (new batches,
+ * or the last one extended by small commits): only the new rows are sorted, then merged in, so a write
+ * followed by an indexed read costs a copy of the entries, not a sort of the table. Null otherwise.
+ */
+function appended(def: IndexDefinition, schema: Schema, old: readonly Batch[], e: IndexEntries, batches: readonly Batch[], ctx: ExecContext, extendsBatch: ExtendsBatch): IndexEntries | null {
+  if (old.length === 0 || batches.length < old.length) return null;
+  const last = old.length - 1;
+  for (let i = 0; i < last; i++) if (batches[i] !== old[i]) return null;
+  if (batches[last] !== old[last] && !extendsBatch(batches[last]!, old[last]!)) return null;
+  const oldRows = e.keys.length;
+  const tail = batches[last]!.length > old[last]!.length ? [sliceBatch(batches[last]!, old[last]!.length, batches[last]!.length)] : [];
+  const added = [...tail, ...batches.slice(old.length)];
+  const types = def.columns.map((c) => schema[c.col]!.type);
+  const keys = concatBatches(types, [e.keys, ...keyColumns(def, added)]);
+  const cmp = compileComparator(sortKeys(def, schema));
+  const view = cmp.view(keys);
+  const fresh = cmp.sort(heldRows(def, added, oldRows, ctx), view);
+  const { starts } = startsOf(batches);
+  if (fresh.length === 0) return { rows: e.rows, keys, starts };
+  // Each new row goes after the old entries equal to it (ties stay in row order, as a full build leaves them).
+  const rc = cmp.rows(view);
+  const rows = new Uint32Array(e.rows.length + fresh.length);
+  let from = 0;
+  let out = 0;
+  for (let j = 0; j < fresh.length; j++) {
+    const r = fresh[j]!;
+    let lo = from;
+    let hi = e.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rc(e.rows[mid]!, r) <= 0) lo = mid + 1;
+      else hi = mid;
     }
-    rows = Uint32Array.from(picked);
+    rows.set(e.rows.subarray(from, lo), out);
+    out += lo - from;
+    from = lo;
+    rows[out++] = r;
   }
-  const sortKeys: SortKey[] = def.columns.map((c, j) => ({ col: j, type: types[j]!, desc: c.desc, nullsFirst: c.nullsFirst }));
-  const cmp = compileComparator(sortKeys);
-  rows = cmp.sort(rows, cmp.view(keys));
-  const entries: IndexEntries = { rows, keys, starts };
-  if (perList === undefined) {
-    perList = new Map();
-    built.set(batches, perList);
-  }
-  perList.set(def, entries);
-  return entries;
+  rows.set(e.rows.subarray(from), out);
+  return { rows, keys, starts };
 }
 
 /** A key prefix to search for: per leading key column a value, or NULL (`IS NULL`, or the edge of the non-NULL entries). */

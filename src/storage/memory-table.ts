@@ -286,6 +286,11 @@ export class MemoryTable implements TableSource {
     return this.batches;
   }
 
+  /** Whether batch `later` holds batch `earlier`'s rows first (secondary indexes extend their entries over appends). */
+  batchExtends(later: Batch, earlier: Batch): boolean {
+    return later === earlier || extendsBatch(later, earlier);
+  }
+
   /** The committed rows: this table's own batches, or for a transaction's copy the shared table's. */
   committedSnapshot(): readonly Batch[] {
     return (this.origin ?? this).batches;

@@ -212,19 +212,27 @@ function orderDirection(scan: ScanNode, keys: readonly SortKey[], idx: IndexDefi
 
 function onTopN(node: LogicalPlan & { op: 'topn' }, ctx: OptimizerContext): LogicalPlan | null {
   if (!enabled(ctx, 'enable_indexscan')) return null;
-  const filter = node.input.op === 'filter' ? node.input : null;
-  const scan = (filter?.input ?? node.input) as LogicalPlan;
+  // A projection of plain columns between the Top-N and the filter/scan (SELECT a … ORDER BY a) passes the order through.
+  const project = node.input.op === 'project' && node.input.exprs.every((e) => e.kind === 'column') ? node.input : null;
+  const below = project?.input ?? node.input;
+  const filter = below.op === 'filter' ? below : null;
+  const scan = (filter?.input ?? below) as LogicalPlan;
   if (scan.op !== 'scan' || scan.source.indexes === undefined || scan.source.indexes.length === 0) return null;
+  const keys: SortKey[] = [];
+  for (const k of node.keys) {
+    if (k.expr.kind !== 'column') return null;
+    keys.push(project === null ? k : { ...k, expr: project.exprs[k.expr.index]! });
+  }
   let access: IndexAccess | null = null;
   if (scan.index !== undefined) {
-    const backward = orderDirection(scan, node.keys, scan.index.index, scan.index.eq.length);
+    const backward = orderDirection(scan, keys, scan.index.index, scan.index.eq.length);
     if (backward !== null) access = { ...scan.index, backward, ordered: true };
   } else {
     const qs = filter !== null ? conjuncts(filter.predicate).map((q) => toSource(scan, q)) : [];
     for (const idx of scan.source.indexes) {
       // A partial index still has to be implied; its conjuncts stay in the filter.
       if (idx.predicate !== null && candidate(idx, qs, true) === null) continue;
-      const backward = orderDirection(scan, node.keys, idx, 0);
+      const backward = orderDirection(scan, keys, idx, 0);
       if (backward === null) continue;
       access = { index: idx, eq: [], lower: [], upper: [], cond: [], backward, ordered: true, allowIndexOnly: enabled(ctx, 'enable_indexonlyscan'), onlyIfIndexOnly: false };
       break;
@@ -233,8 +241,10 @@ function onTopN(node: LogicalPlan & { op: 'topn' }, ctx: OptimizerContext): Logi
   if (access === null) return null;
   const limit: LogicalPlan & { op: 'limit' } = { op: 'limit', input: node.input, offset: node.offset, count: node.count, ties: node.withTies ? node.keys : null, schema: node.schema };
   const need = filter === null ? rowsNeeded(limit) : null;
-  const newScan: ScanNode = { ...scan, index: access, ...(need !== null ? { fetch: need } : {}) };
-  return { ...limit, input: filter !== null ? { ...filter, input: newScan } : newScan };
+  let input: LogicalPlan = { ...scan, index: access, ...(need !== null ? { fetch: need } : {}) };
+  if (filter !== null) input = { ...filter, input };
+  if (project !== null) input = { ...project, input };
+  return { ...limit, input };
 }
 
 export const chooseIndexScan: OptimizerRule = {

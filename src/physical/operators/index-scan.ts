@@ -25,6 +25,8 @@ export interface IndexedSource {
   readonly name: string;
   readonly schema: Schema;
   snapshot(): readonly Batch[];
+  /** Whether `later` holds `earlier`'s rows first: lets an index built for an older list be extended. */
+  batchExtends?(later: Batch, earlier: Batch): boolean;
 }
 
 /** Rows in the first batch: enough for a point lookup or a small LIMIT, without gathering 4,096 rows. */
@@ -124,7 +126,7 @@ export class IndexScan extends PhysicalOperator {
 
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     if (this.fetch === 0) return;
-    const e = indexEntries(this.access.index, this.source.schema, this.pinned, ctx);
+    const e = indexEntries(this.access.index, this.source.schema, this.pinned, ctx, this.source.batchExtends?.bind(this.source));
     const r = this.range(e, ctx);
     if (r === null) return;
     let [from, to] = r;
