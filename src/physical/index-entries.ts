@@ -12,7 +12,7 @@
  * (UPDATE, DELETE) build the entries again, once, on the next indexed read.
  */
 import { compareValues } from '../common/compare.js';
-import { concatBatches, emptyBatch, getValue, sliceBatch, type Batch } from '../common/column.js';
+import { ColumnBuilder, concatBatches, emptyBatch, getValue, sliceBatch, type Batch } from '../common/column.js';
 import type { DataType, Schema, Value } from '../common/types.js';
 import type { ExecContext } from '../execution/context.js';
 import type { IndexDefinition } from '../logical/index-definition.js';
@@ -22,10 +22,38 @@ import { compileComparator, type SortKey } from './sort-key.js';
 export interface IndexEntries {
   /** Row numbers of the rows the index holds (a partial index: those its predicate accepts), in index order. */
   readonly rows: Uint32Array;
-  /** The key columns of every row of the list, row number = position in the list. */
-  readonly keys: Batch;
+  /** The batch list the row numbers count through (keys are read from it: the index keeps no copy). */
+  readonly batches: readonly Batch[];
   /** First row number of each batch of the list. */
   readonly starts: Int32Array;
+}
+
+/** The batch of row number `r`. */
+export function batchOf(e: IndexEntries, r: number): number {
+  const starts = e.starts;
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (starts[mid]! <= r) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Rows `sel[0..n)` (row numbers) of the list, columns `cols` of the table. */
+export function gatherRows(e: IndexEntries, cols: readonly number[], types: readonly DataType[], sel: Uint32Array, n: number): Batch {
+  const at = new Int32Array(n);
+  for (let i = 0; i < n; i++) at[i] = batchOf(e, sel[i]!);
+  const columns = cols.map((c, ci) => {
+    const b = new ColumnBuilder(types[ci]!, n);
+    for (let i = 0; i < n; i++) {
+      const bi = at[i]!;
+      b.pushFrom(e.batches[bi]!.columns[c]!, sel[i]! - e.starts[bi]!);
+    }
+    return b.finish();
+  });
+  return { columns, length: n };
 }
 
 const built = new WeakMap<readonly Batch[], Map<IndexDefinition, IndexEntries>>();
@@ -90,10 +118,11 @@ function heldRows(def: IndexDefinition, batches: readonly Batch[], base: number,
 function build(def: IndexDefinition, schema: Schema, batches: readonly Batch[], ctx: ExecContext): IndexEntries {
   const types = def.columns.map((c) => schema[c.col]!.type);
   const { starts } = startsOf(batches);
+  // The key columns in one batch only while sorting: searches read the table's own batches.
   const keys = batches.length === 0 ? emptyBatch(types) : concatBatches(types, keyColumns(def, batches));
   const cmp = compileComparator(sortKeys(def, schema));
   const rows = cmp.sort(heldRows(def, batches, 0, ctx), cmp.view(keys));
-  return { rows, keys, starts };
+  return { rows, batches, starts };
 }
 
 /**
@@ -106,37 +135,32 @@ function appended(def: IndexDefinition, schema: Schema, old: readonly Batch[], e
   const last = old.length - 1;
   for (let i = 0; i < last; i++) if (batches[i] !== old[i]) return null;
   if (batches[last] !== old[last] && !extendsBatch(batches[last]!, old[last]!)) return null;
-  const oldRows = e.keys.length;
+  const oldRows = e.starts.length === 0 ? 0 : e.starts[e.starts.length - 1]! + old[last]!.length;
   const tail = batches[last]!.length > old[last]!.length ? [sliceBatch(batches[last]!, old[last]!.length, batches[last]!.length)] : [];
   const added = [...tail, ...batches.slice(old.length)];
   const types = def.columns.map((c) => schema[c.col]!.type);
-  const keys = concatBatches(types, [e.keys, ...keyColumns(def, added)]);
+  // Only the new rows are sorted (their keys copied into one batch for it), by row number from oldRows.
+  const keys = concatBatches(types, keyColumns(def, added));
   const cmp = compileComparator(sortKeys(def, schema));
-  const view = cmp.view(keys);
-  const fresh = cmp.sort(heldRows(def, added, oldRows, ctx), view);
+  const fresh = cmp.sort(heldRows(def, added, 0, ctx), cmp.view(keys));
   const { starts } = startsOf(batches);
-  if (fresh.length === 0) return { rows: e.rows, keys, starts };
+  const next: IndexEntries = { rows: e.rows, batches, starts };
+  if (fresh.length === 0) return next;
   // Each new row goes after the old entries equal to it (ties stay in row order, as a full build leaves them).
-  const rc = cmp.rows(view);
   const rows = new Uint32Array(e.rows.length + fresh.length);
   let from = 0;
   let out = 0;
   for (let j = 0; j < fresh.length; j++) {
-    const r = fresh[j]!;
-    let lo = from;
-    let hi = e.rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rc(e.rows[mid]!, r) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    rows.set(e.rows.subarray(from, lo), out);
-    out += lo - from;
-    from = lo;
-    rows[out++] = r;
+    const local = fresh[j]!;
+    const values = keys.columns.map((c) => getValue(c, local));
+    const to = searchEntries(e, def, types, { values }, true, from);
+    rows.set(e.rows.subarray(from, to), out);
+    out += to - from;
+    from = to;
+    rows[out++] = oldRows + local;
   }
   rows.set(e.rows.subarray(from), out);
-  return { rows, keys, starts };
+  return { rows, batches, starts };
 }
 
 /** A key prefix to search for: per leading key column a value, or NULL (`IS NULL`, or the edge of the non-NULL entries). */
@@ -147,11 +171,14 @@ export interface KeyPrefix {
 /** Row `r`'s key against `prefix` over the prefix's columns, in index order (DESC and NULLS FIRST/LAST applied). */
 function compareRow(e: IndexEntries, def: IndexDefinition, types: readonly DataType[], r: number, prefix: KeyPrefix): number {
   const vs = prefix.values;
+  const bi = batchOf(e, r);
+  const batch = e.batches[bi]!;
+  const i = r - e.starts[bi]!;
   for (let j = 0; j < vs.length; j++) {
-    const c = e.keys.columns[j]!;
-    const v = vs[j]!;
-    const rowNull = c.nulls !== null && c.nulls[r] === 1;
     const k = def.columns[j]!;
+    const c = batch.columns[k.col]!;
+    const v = vs[j]!;
+    const rowNull = c.nulls !== null && c.nulls[i] === 1;
     let d: number;
     if (rowNull || v === null) {
       if (rowNull && v === null) continue;
@@ -159,7 +186,7 @@ function compareRow(e: IndexEntries, def: IndexDefinition, types: readonly DataT
       const nullSide = k.nullsFirst ? -1 : 1;
       d = rowNull ? nullSide : -nullSide;
     } else {
-      d = compareValues(getValue(c, r), v, types[j]!);
+      d = compareValues(getValue(c, i), v, types[j]!);
       if (k.desc) d = -d;
     }
     if (d !== 0) return d;
@@ -171,8 +198,8 @@ function compareRow(e: IndexEntries, def: IndexDefinition, types: readonly DataT
  * The first entry not before `prefix` (`after`: the first entry after every entry equal to it), by
  * binary search over the entries in index order.
  */
-export function searchEntries(e: IndexEntries, def: IndexDefinition, types: readonly DataType[], prefix: KeyPrefix, after: boolean): number {
-  let lo = 0;
+export function searchEntries(e: IndexEntries, def: IndexDefinition, types: readonly DataType[], prefix: KeyPrefix, after: boolean, from = 0): number {
+  let lo = from;
   let hi = e.rows.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

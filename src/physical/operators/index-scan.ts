@@ -1,14 +1,15 @@
 /**
  * Reads a stored table's rows through a secondary index: the entries whose keys fall in the range the
  * scan's conditions give (equal values on leading key columns, then bounds on the next one), in index
- * order, forwards or backwards. An index-only scan takes every column it outputs from the index's key
- * columns and never reads the table's rows.
+ * order, forwards or backwards. The entries hold row numbers only, and rows are gathered from the
+ * table's in-memory batches; an index-only scan (every output column a key column, PostgreSQL's
+ * Index Only Scan) gathers only key columns.
  *
  * Bounds are evaluated when the scan starts (parameters, outer rows of a correlated subquery); a NULL
  * bound matches nothing, as the comparison it stands for is never true. Rows come out in growing
  * batches, so a Limit above that needs a few rows stops the scan after gathering a few.
  */
-import { BATCH_SIZE, ColumnBuilder, takeColumn, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, type Batch } from '../../common/column.js';
 import { compareValues } from '../../common/compare.js';
 import type { DataType, Schema, Value } from '../../common/types.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
@@ -16,7 +17,7 @@ import type { Expr } from '../../logical/expr.js';
 import type { IndexAccess, IndexBound } from '../../logical/index-definition.js';
 import { evalConstant } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
-import { indexEntries, searchEntries, type IndexEntries } from '../index-entries.js';
+import { gatherRows, indexEntries, searchEntries, type IndexEntries } from '../index-entries.js';
 import { PhysicalOperator, type ExplainNode } from '../operator.js';
 import type { SortKey } from '../sort-key.js';
 
@@ -135,7 +136,7 @@ export class IndexScan extends PhysicalOperator {
       else to = from + this.fetch;
     }
     const cols = this.projection ?? this.source.schema.map((_, i) => i);
-    const keyPos = cols.map((c) => this.access.index.columns.findIndex((k) => k.col === c));
+    const types = cols.map((c) => this.source.schema[c]!.type);
     const back = this.access.backward;
     let size = FIRST_BATCH;
     const sel = new Uint32Array(BATCH_SIZE);
@@ -144,36 +145,10 @@ export class IndexScan extends PhysicalOperator {
       await yieldIfDue(ctx);
       const n = Math.min(size, to - from - done);
       for (let i = 0; i < n; i++) sel[i] = e.rows[back ? to - 1 - done - i : from + done + i]!;
-      yield this.indexOnly ? { columns: keyPos.map((j) => takeColumn(e.keys.columns[j]!, sel, n)), length: n } : this.gather(e, cols, sel, n);
+      yield gatherRows(e, cols, types, sel, n);
       done += n;
       size = Math.min(BATCH_SIZE, size * 4);
     }
-  }
-
-  /** The table's rows `sel[0..n)` (row numbers in the pinned list), the columns `cols`. */
-  private gather(e: IndexEntries, cols: readonly number[], sel: Uint32Array, n: number): Batch {
-    const starts = e.starts;
-    const batchOf = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const r = sel[i]!;
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (starts[mid]! <= r) lo = mid;
-        else hi = mid - 1;
-      }
-      batchOf[i] = lo;
-    }
-    const columns: Column[] = cols.map((c) => {
-      const b = new ColumnBuilder(this.source.schema[c]!.type, n);
-      for (let i = 0; i < n; i++) {
-        const bi = batchOf[i]!;
-        b.pushFrom(this.pinned[bi]!.columns[c]!, sel[i]! - starts[bi]!);
-      }
-      return b.finish();
-    });
-    return { columns, length: n };
   }
 }
 
