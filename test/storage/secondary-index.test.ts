@@ -147,6 +147,12 @@ describe('secondary indexes against PostgreSQL', () => {
     await same('SELECT * FROM t WHERE a = 41', false);
   }, 120_000);
 
+  it('a correlated subquery looks its rows up through the index once per outer row', async () => {
+    const sql = 'SELECT b, (SELECT count(*) FROM t t2 WHERE t2.a = t.a) AS n, (SELECT max(b) FROM t t3 WHERE t3.a = t.a AND t3.b < t.b) AS m FROM t WHERE b < 300';
+    expect(await outcomeText(q, `EXPLAIN ${sql}`)).toContain('IndexScan (index: t_a, cond: (a = outer.a)');
+    await same(sql, false);
+  });
+
   it('DROP INDEX, IF NOT EXISTS and names unique per schema', async () => {
     for (const sql of [
       'CREATE INDEX t_a ON t (b)',
