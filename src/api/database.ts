@@ -45,6 +45,7 @@ import '../functions/scalar/index.js';
 import '../storage/table-functions/index.js';
 import { detachAll, refreshForStatement, runAttachCommand, splitAttachStatements } from '../storage/connectors/attach.js';
 import { openStore, recordMemory, storeFor } from '../storage/persist/index.js';
+import { restoreSecondaryIndexes } from './index-ddl.js';
 import { registerArrowTable, type ArrowTableLike } from './arrow-import.js';
 import { Pager, type Page, type PageRequest } from '../cursor/pager.js';
 
@@ -199,6 +200,8 @@ export class Database implements UtilityHost {
       // connection with full access: restoring them writes nothing, even in a read-only directory).
       const restore = views.length > 0 ? db.connect({ access: AccessPolicy.full }) : db;
       for (const v of views) await restore.execute(v);
+      // Secondary indexes are kept as their CREATE INDEX statements and defined again over the loaded tables.
+      restoreSecondaryIndexes(restore);
     }
     return db;
   }

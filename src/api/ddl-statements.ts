@@ -20,6 +20,7 @@ import { checkUniqueKeys } from '../storage/unique-index.js';
 import type { ForeignKey } from '../storage/foreign-key.js';
 import { constraintNames, defineForeignKey, referencingTables } from './foreign-key-ddl.js';
 import { checkStorageParameters } from './storage-parameters.js';
+import { createSecondaryIndex, dropSecondaryIndex, secondaryIndexNames, sortedAccessMethod } from './index-ddl.js';
 import { matchingKey } from './foreign-key-checks.js';
 
 const pos = positionOf;
@@ -308,18 +309,20 @@ function tableAndKeyNames(host: UtilityHost): Set<string> {
     taken.add(key);
     if (other instanceof MemoryTable) for (const n of other.uniqueNames) taken.add(n);
   }
+  for (const n of secondaryIndexNames(host)) taken.add(n);
   return taken;
 }
 
 /**
- * CREATE INDEX checks what PostgreSQL checks (the table, its columns, the name's schema) and then has
- * nothing to build: indexes change speed, never results, and the engine chooses its own access paths.
+ * CREATE INDEX checks what PostgreSQL checks (the table, its columns, the name's schema). On a stored
+ * table a B-tree (or hash) index becomes a secondary index the planner may read through (index-ddl.ts);
+ * other access methods, and tables of other sources, keep nothing: indexes change speed, never results.
  * CREATE UNIQUE INDEX changes results (it refuses duplicates): it becomes one more unique key of the
  * table, checked over the rows already there (23505 names the first duplicate) and then by every
  * write, as the table's constraints are; DROP INDEX removes it. Both are transactional (transaction.ts
  * applies the new key list at COMMIT) and logged in a database directory.
  */
-export function createIndex(host: UtilityHost, b: AnyNode): QueryResult {
+export function createIndex(host: UtilityHost, b: AnyNode, sql: string): QueryResult {
   const rv = b.relation as AnyNode;
   const name = relName(rv);
   const position = pos(rv.location as number);
@@ -335,7 +338,20 @@ export function createIndex(host: UtilityHost, b: AnyNode): QueryResult {
     if (col !== undefined && c < 0) throw new QuireError('42703', `column "${col}" does not exist`);
     cols.push(c);
   }
-  if (b.unique !== true && b.primary !== true) return result('CREATE INDEX', 'CREATE INDEX');
+  if (b.unique !== true && b.primary !== true) {
+    if (!(t instanceof MemoryTable) || !sortedAccessMethod(b)) return result('CREATE INDEX', 'CREATE INDEX');
+    if (cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
+    const taken = tableAndKeyNames(host);
+    for (const v of host.catalog.views.keys()) taken.add(v);
+    for (const q of host.catalog.sequences.keys()) taken.add(q);
+    const given = b.idxname as string | undefined;
+    if (given !== undefined && taken.has(given)) {
+      if (b.if_not_exists === true) return result('CREATE INDEX', 'CREATE INDEX', { notices: [`relation "${given}" already exists, skipping`] });
+      throw new QuireError('42P07', `relation "${given}" already exists`);
+    }
+    const name = given ?? chooseIndexName(t.name, cols.map((c) => t.schema[c]!.name), taken);
+    return createSecondaryIndex(host, t, b, name, sql);
+  }
   if (!(t instanceof MemoryTable)) throw new QuireError('0A000', `CREATE UNIQUE INDEX on "${name}", which is not a stored table, is not supported`, { position });
   if (cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE UNIQUE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
   if (b.whereClause !== undefined) throw new QuireError('0A000', 'a partial unique index (CREATE UNIQUE INDEX … WHERE) is not supported', { position });
@@ -372,6 +388,7 @@ function dropIndexes(host: UtilityHost, b: AnyNode): QueryResult {
   for (const o of (b.objects as Node[]) ?? []) {
     const parts = strings(nodeBody<AnyNode>(o).items as Node[]);
     const n = parts[parts.length - 1]!;
+    if (dropSecondaryIndex(host, n)) continue;
     for (const t of host.catalog.tables.values()) {
       if (!(t instanceof MemoryTable)) continue;
       const k = t.uniqueNames.indexOf(n);

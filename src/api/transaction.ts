@@ -55,6 +55,8 @@ interface Clone {
   /** The shared table's unique keys when the clone was made (CREATE UNIQUE INDEX / DROP INDEX replace the list). */
   readonly keysAtStart: readonly (readonly number[])[];  /** The shared table's foreign keys when the clone was made (ALTER TABLE, DROP … CASCADE replace the list). */
   readonly foreignKeysAtStart: readonly ForeignKey[];
+  /** The secondary index list at the start: CREATE INDEX / DROP INDEX here replace the clone's. */
+  readonly indexesAtStart: MemoryTable['indexes'];
   /** Another transaction committed rows of the table since this one started (foreign keys are checked again at COMMIT). */
   othersWrote: boolean;
 }
@@ -122,7 +124,7 @@ export class Transaction {
     for (const [name, t] of shared.tables) {
       if (t instanceof MemoryTable) {
         const clone = t.cloneForTransaction();
-        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false, keysAtStart: t.uniqueKeys, foreignKeysAtStart: t.foreignKeys, othersWrote: false });
+        this.clones.set(name, { shared: t, clone, base: t.snapshot(), version: clone.version, rewritten: false, mixed: false, keysAtStart: t.uniqueKeys, foreignKeysAtStart: t.foreignKeys, indexesAtStart: t.indexes, othersWrote: false });
         tables.set(name, clone);
       } else {
         tables.set(name, t);
@@ -243,6 +245,13 @@ export class Transaction {
           c.shared.uniqueNames = uniqueNames;
           c.shared.indexKeyNames = indexKeyNames;
           c.shared.primaryKey = primaryKey;
+        });
+      }
+      if (c.clone.indexes !== c.indexesAtStart) {
+        if (sharedNow !== c.shared || c.shared.indexes !== c.indexesAtStart) throw conflict(name);
+        const indexes = c.clone.indexes;
+        apply.push(() => {
+          c.shared.indexes = indexes;
         });
       }
       if (c.clone.foreignKeys !== c.foreignKeysAtStart) {

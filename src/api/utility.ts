@@ -179,7 +179,7 @@ async function executeStatement(host: UtilityHost, s: ParsedStatement, params: r
     case 'AlterTableStmt':
       return alterTable(host, b);
     case 'IndexStmt':
-      return createIndex(host, b);
+      return createIndex(host, b, s.text);
     case 'VacuumStmt':
       return result(b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE', b.is_vacuumcmd ? 'VACUUM' : 'ANALYZE');
     case 'DiscardStmt':

@@ -7,6 +7,7 @@ import type { DataType, Field, Schema, Value } from '../common/types.js';
 import type { Batch } from '../common/column.js';
 import type { EvalContext } from '../functions/eval-context.js';
 import type { Expr, SortKey } from './expr.js';
+import type { IndexAccess, IndexDefinition } from './index-definition.js';
 import type { StatementContext } from './statement-context.js';
 import { nodeInfo } from './plan-nodes.js';
 
@@ -17,6 +18,8 @@ export interface TableSource {
   rowCount(): number | undefined;
   /** Work the source can do itself in place of operators above its scan (connectors). */
   readonly pushdown?: ScanPushdown;
+  /** Secondary indexes over the source's rows (stored tables), for choose-index-scan. */
+  readonly indexes?: readonly IndexDefinition[];
 }
 
 /**
@@ -174,6 +177,8 @@ export type LogicalPlan =
        * A hint only: the Limit above stays, so a source that ignores it is still correct.
        */
       fetch?: number;
+      /** Read through a secondary index (choose-index-scan); absent = the whole table in storage order. */
+      index?: IndexAccess;
     }
   | { op: 'values'; rows: Expr[][]; schema: Schema }
   | { op: 'empty'; schema: Schema; /** one row with no columns (SELECT without FROM) */ oneRow: boolean }

@@ -10,6 +10,7 @@ import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
 import { pushFilterBelowProject } from './rules/push-filter-below-project.js';
 import { sortLimitToTopN } from './rules/sort-limit-to-topn.js';
 import { pruneScanColumns } from './rules/prune-scan-columns.js';
+import { chooseIndexScan } from './rules/choose-index-scan.js';
 import { mergeLimits } from './rules/merge-limits.js';
 import { removeIdentityProjection } from './rules/remove-identity-projection.js';
 import { eliminateLimit } from './rules/eliminate-limit.js';
@@ -49,6 +50,8 @@ export const RULES: readonly OptimizerRule[] = [
   sortLimitToTopN,
   limitPastWindow,
   pushLimitIntoScan,
+  // Before pruning: conjuncts an index makes redundant go first, so the scan need not read their columns.
+  chooseIndexScan,
   pruneScanColumns,
   eliminateLimit,
   // Data sources last: they see the final projections, filters, Top-Ns and limits above them.

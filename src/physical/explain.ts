@@ -77,7 +77,8 @@ function postgresText(root: PhysicalOperator, o: ExplainOptions): string[] {
     const pad = ' '.repeat(6 * depth + 2);
     const details = verbose ? [`Output: ${n.outputs.join(', ')}`, ...n.details] : [...n.details];
     if (o.analyze) {
-      if (n.removed !== null) details.push(`Rows Removed by Filter: ${n.removed}`);
+      // PostgreSQL's text format prints the count only when the filter removed something.
+      if (n.removed !== null && n.removed > 0) details.push(`Rows Removed by Filter: ${n.removed}`);
       // PostgreSQL's detail labels are in title case ("Sort Method", "Peak Memory Usage").
       for (const [k, v] of Object.entries(n.extra)) details.push(`${k.replace(/(^|\s)([a-z])/g, (_m, sp: string, c: string) => sp + c.toUpperCase())}: ${v}`);
     }

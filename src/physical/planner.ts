@@ -39,6 +39,7 @@ import { describeKeys, type SortKey } from './sort-key.js';
 import type { SlotPlan } from './subquery-eval.js';
 import { planWindow } from './plan-window.js';
 import { planPartitionedTopN, planTopNRanking } from './plan-topn.js';
+import { orderedBy, planIndexScan } from './plan-index-scan.js';
 
 export interface PlannerEnv {
   /** Context used to evaluate LIMIT/OFFSET and other plan-time constants. */
@@ -80,6 +81,8 @@ export class PhysicalPlanner {
         }
         const src = p.source as unknown as ScannableSource;
         if (typeof src.scan !== 'function') throw new QuireError('XX000', `table ${p.source.name} cannot be scanned`);
+        const viaIndex = p.index !== undefined ? planIndexScan(p, p.index) : null;
+        if (viaIndex !== null) return viaIndex;
         return new TableScan(p.schema, src, (p as { projection?: number[] }).projection ?? null, p.fetch ?? null, p.alias);
       }
       case 'values':
@@ -107,6 +110,8 @@ export class PhysicalPlanner {
         return planWindow(p, this.plan(p.input), this.slotPlan, this.env.ctx);
       case 'sort': {
         const { input, keys, extra } = this.keyColumns(this.plan(p.input), p.keys);
+        // An input that already comes in this order (an index scan) needs no sort.
+        if (!extra && orderedBy(input, keys)) return input;
         const sorted = makeSort(input, keys);
         return extra ? this.dropExtra(sorted, p.schema.length) : sorted;
       }

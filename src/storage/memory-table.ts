@@ -15,6 +15,7 @@ import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type Co
 import { recordExtendedBatch, recordImmutableBatch } from '../execution/column-stats.js';
 import { encodeText, TextDictionary } from '../common/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
+import type { IndexDefinition } from '../logical/index-definition.js';
 import type { ForeignKey } from './foreign-key.js';
 
 /** Column constraints and defaults kept with the table (checked by INSERT/UPDATE). */
@@ -224,6 +225,14 @@ export class MemoryTable implements TableSource {
    * transactional here.
    */
   inheritance: { parents: string[]; children: string[] } = { parents: [], children: [] };
+  /**
+   * Secondary indexes (CREATE INDEX): definitions only, replaced and never mutated. Their entries are
+   * built per batch list when a scan first reads through them (index-entries.ts), so every snapshot a
+   * transaction or cursor holds has entries that match its own rows.
+   */
+  indexes: readonly IndexDefinition[] = [];
+  /** CREATE INDEX statements read from a database directory, run again once the catalog is loaded. */
+  restoreIndexes: readonly { name: string; sql: string }[] = [];
   /** Indexes of the unique keys over the committed rows (unique-index.ts), shared with transaction copies. */
   uniqueIndexes: WeakMap<readonly number[], unknown> = new WeakMap();
   /** For a transaction's private copy: the shared table it copies, whose rows are the committed ones. */
@@ -275,6 +284,11 @@ export class MemoryTable implements TableSource {
 
   snapshot(): readonly Batch[] {
     return this.batches;
+  }
+
+  /** Whether batch `later` holds batch `earlier`'s rows first (secondary indexes extend their entries over appends). */
+  batchExtends(later: Batch, earlier: Batch): boolean {
+    return later === earlier || extendsBatch(later, earlier);
   }
 
   /** The committed rows: this table's own batches, or for a transaction's copy the shared table's. */
@@ -355,6 +369,7 @@ export class MemoryTable implements TableSource {
     t.uniqueKeys = this.uniqueKeys;
     t.uniqueNames = this.uniqueNames;
     t.indexKeyNames = this.indexKeyNames;
+    t.indexes = this.indexes;
     t.primaryKey = this.primaryKey;
     t.foreignKeys = this.foreignKeys;
     t.inheritance = this.inheritance;

@@ -36,6 +36,8 @@ export interface TableDefinition {
   uniqueNames?: string[];
   /** Those of the names that are unique indexes rather than constraints (absent: none). */
   indexKeyNames?: string[];
+  /** Secondary indexes, as their CREATE INDEX statements (rebuilt on open). */
+  indexes?: { name: string; sql: string }[];
   /** uniqueKeys[0] is the PRIMARY KEY (absent: no primary key, or a log written before this was kept). */
   primaryKey?: boolean;
   /** FOREIGN KEY constraints (absent: none). */
@@ -51,7 +53,7 @@ export type Run = { keep: number; count: number } | { batch: Batch } | { extend:
 export type LogOp =
   | { op: 'drop'; name: string }
   | { op: 'create'; name: string; def: TableDefinition; batches: Batch[] }
-  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames' | 'indexKeyNames' | 'primaryKey' | 'foreignKeys'> | null; runs: Run[] }
+  | { op: 'change'; name: string; def: Pick<TableDefinition, 'meta' | 'uniqueKeys' | 'uniqueNames' | 'indexKeyNames' | 'primaryKey' | 'foreignKeys' | 'indexes'> | null; runs: Run[] }
   | { op: 'views'; views: { name: string; sql: string }[] };
 
 /**

@@ -70,6 +70,7 @@ interface ManifestTable {
   uniqueKeys: number[][];
   uniqueNames?: string[];
   indexKeyNames?: string[];
+  indexes?: { name: string; sql: string }[];
   primaryKey?: boolean;
   foreignKeys?: ForeignKey[];
 }
@@ -272,6 +273,7 @@ function validateManifest(dir: string, raw: unknown): Manifest {
     names.add(t.name);
     if (!Array.isArray(t.meta) || !Array.isArray(t.uniqueKeys)) throw badManifest(dir, `table "${t.name}" lacks "meta" or "uniqueKeys"`);
     if (t.primaryKey !== undefined && (typeof t.primaryKey !== 'boolean' || (t.primaryKey && !(Array.isArray(t.uniqueKeys) && t.uniqueKeys.length > 0)))) throw badManifest(dir, `table "${t.name}" has an invalid "primaryKey"`);
+    if (t.indexes !== undefined && !validIndexes(t.indexes)) throw badManifest(dir, `table "${t.name}" has invalid "indexes"`);
     if (t.indexKeyNames !== undefined && !(Array.isArray(t.indexKeyNames) && t.indexKeyNames.every((n) => typeof n === 'string'))) throw badManifest(dir, `table "${t.name}" has an invalid "indexKeyNames"`);
   }
   for (const v of m.views as Partial<{ name: string; sql: string }>[]) {
@@ -364,24 +366,54 @@ interface Logged {
   keys: readonly (readonly number[])[];
   /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
   fks: readonly ForeignKey[];
+  /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
+  indexes: string;
   def: string;
 }
 
+const indexJsons = new WeakMap<object, string>();
+
+function indexJson(t: MemoryTable): string {
+  const key = t.indexes.length > 0 ? t.indexes : t.restoreIndexes;
+  let j = indexJsons.get(key);
+  if (j === undefined) {
+    j = JSON.stringify(savedIndexes(t));
+    indexJsons.set(key, j);
+  }
+  return j;
+}
+
 /** A table's definition JSON, by its metadata objects (column metadata is not changed in place once a table exists, but sequences advance). */
-const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; indexKeyNames: string[]; primaryKey: boolean; foreignKeys: readonly ForeignKey[]; json: string }>();
+const definitions = new WeakMap<ColumnMeta[], { uniqueKeys: number[][]; uniqueNames: string[]; indexKeyNames: string[]; primaryKey: boolean; foreignKeys: readonly ForeignKey[]; indexes: MemoryTable['indexes']; json: string }>();
 
 /** The parts of a table's definition beyond its columns, as the manifest and log records carry them (absent ones left out). */
-function keyParts(t: MemoryTable): { indexKeyNames?: string[]; primaryKey?: boolean; foreignKeys?: ForeignKey[] } {
-  return { ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}), ...(t.primaryKey ? { primaryKey: true } : {}), ...(t.foreignKeys.length > 0 ? { foreignKeys: [...t.foreignKeys] } : {}) };
+function keyParts(t: MemoryTable): { indexKeyNames?: string[]; primaryKey?: boolean; foreignKeys?: ForeignKey[]; indexes?: SavedIndex[] } {
+  const indexes = savedIndexes(t);
+  return { ...(indexes.length > 0 ? { indexes } : {}), ...(t.indexKeyNames.length > 0 ? { indexKeyNames: t.indexKeyNames } : {}), ...(t.primaryKey ? { primaryKey: true } : {}), ...(t.foreignKeys.length > 0 ? { foreignKeys: [...t.foreignKeys] } : {}) };
+}
+
+/** A secondary index as a directory keeps it: its CREATE INDEX statement, run again on open. */
+interface SavedIndex {
+  name: string;
+  sql: string;
+}
+
+/** The secondary indexes to save: the live definitions, or those read from the directory and not yet rebuilt. */
+function savedIndexes(t: MemoryTable): SavedIndex[] {
+  return t.indexes.length > 0 ? t.indexes.map((d) => ({ name: d.name, sql: d.sql })) : [...t.restoreIndexes];
+}
+
+function validIndexes(x: unknown): x is SavedIndex[] {
+  return Array.isArray(x) && x.every((i: { name?: unknown; sql?: unknown }) => typeof i.name === 'string' && typeof i.sql === 'string');
 }
 
 function definitionJson(t: MemoryTable): string {
   const meta = t.meta;
   const known = definitions.get(meta);
-  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames && known.indexKeyNames === t.indexKeyNames && known.primaryKey === t.primaryKey && known.foreignKeys === t.foreignKeys) return known.json;
+  if (known !== undefined && known.uniqueKeys === t.uniqueKeys && known.uniqueNames === t.uniqueNames && known.indexKeyNames === t.indexKeyNames && known.primaryKey === t.primaryKey && known.foreignKeys === t.foreignKeys && known.indexes === t.indexes && t.restoreIndexes.length === 0) return known.json;
   const json = JSON.stringify({ meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t), primaryKey: t.primaryKey });
   // A serial's next value is part of the definition: such tables are written out each time.
-  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, indexKeyNames: t.indexKeyNames, primaryKey: t.primaryKey, foreignKeys: t.foreignKeys, json });
+  if (!meta.some((m) => m.sequence !== null)) definitions.set(meta, { uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, indexKeyNames: t.indexKeyNames, primaryKey: t.primaryKey, foreignKeys: t.foreignKeys, indexes: t.indexes, json });
   return json;
 }
 
@@ -546,6 +578,7 @@ export class DirectoryStore {
       t.indexKeyNames = mt.indexKeyNames ?? [];
       t.primaryKey = mt.primaryKey === true;
       t.foreignKeys = mt.foreignKeys ?? [];
+      t.restoreIndexes = mt.indexes ?? [];
       t.replaceAll(read.batches);
       catalog.tables.set(mt.name, t);
       this.saved.set(t, { version: t.version, file: mt.file });
@@ -568,7 +601,7 @@ export class DirectoryStore {
       },
     });
     for (const [name, t] of catalog.tables) {
-      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, fks: t.foreignKeys, def: definitionJson(t) });
+      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, fks: t.foreignKeys, indexes: indexJson(t), def: definitionJson(t) });
     }
     this.loggedViews = JSON.stringify(views);
     this.catalog = catalog;
@@ -621,6 +654,7 @@ export class DirectoryStore {
             t.indexKeyNames = op.def.indexKeyNames ?? [];
             t.primaryKey = op.def.primaryKey === true;
             t.foreignKeys = op.def.foreignKeys ?? [];
+            t.restoreIndexes = op.def.indexes ?? [];
             t.replaceAll(op.batches);
             catalog.tables.set(op.name, t);
             break;
@@ -651,6 +685,7 @@ export class DirectoryStore {
               // Records written before these were kept carry neither: the table keeps what it had.
               if (op.def.primaryKey !== undefined) t.primaryKey = op.def.primaryKey;
               t.foreignKeys = op.def.foreignKeys ?? [];
+              t.restoreIndexes = op.def.indexes ?? [];
             }
             break;
           }
@@ -689,7 +724,7 @@ export class DirectoryStore {
       const batches = t.snapshot();
       // Unwritten since the last record, keys included (a sequence advanced by a rolled-back INSERT is
       // logged with the table's next write, as docs/durability.md says).
-      if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys) continue;
+      if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys && l.indexes === indexJson(t)) continue;
       const def = definitionJson(t);
       if (l === undefined || l.table !== t) {
         const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
@@ -697,7 +732,7 @@ export class DirectoryStore {
       } else {
         rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
       }
-      (updates ??= []).push([name, { table: t, batches, keys: t.uniqueKeys, fks: t.foreignKeys, def }]);
+      (updates ??= []).push([name, { table: t, batches, keys: t.uniqueKeys, fks: t.foreignKeys, indexes: indexJson(t), def }]);
     }
     // The views' JSON only when the view list changed since the last record.
     let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
