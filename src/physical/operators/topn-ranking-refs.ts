@@ -183,6 +183,14 @@ export class RowRefTopK {
     this.compactions++;
   }
 
+  /**
+   * The retained input batches in arrival order (after a compaction, the gathered one first): every kept
+   * row is in one of them, and every other row they hold was beaten by k rows of its partition.
+   */
+  retainedBatches(): readonly Batch[] {
+    return this.batches;
+  }
+
   /** The kept rows (see GatheredRows). */
   gather(): GatheredRows {
     const groups = this.groups;

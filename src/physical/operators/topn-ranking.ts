@@ -1035,6 +1035,9 @@ export class TopNRanking extends PhysicalOperator {
     let handOver = '';
     let rowBytes = -1;
     let batches = 0;
+    // Before the full probe, the estimate is taken now and then: an input where nearly every row is kept
+    // is given up on at once (every row probed then is work thrown away); pruning waits for the full probe.
+    let earlyCheck = PROBE_ROWS;
     try {
       for (;;) {
         const r = await it.next();
@@ -1076,13 +1079,16 @@ export class TopNRanking extends PhysicalOperator {
           abandon = true;
           break;
         }
-        if (!decided && seen >= this.probeRows) {
-          decided = true;
+        if (!decided && (seen >= this.probeRows || seen >= earlyCheck)) {
           const e = estimateTopNRanking(spec.k, ids.count, seen, st.kept, this.expectedRows);
-          const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
-          abandon = e.sortAndFilter;
-          why = abandon ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
-          if (abandon) break;
+          const final = seen >= this.probeRows;
+          if (final || e.clearlySortAndFilter) {
+            decided = true;
+            const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
+            abandon = e.sortAndFilter;
+            why = abandon ? `sort and filter (${est}: pruning saves too little${final ? '' : `, after ${seen} rows`})` : `hash top-k (${est})`;
+            if (abandon) break;
+          } else earlyCheck = 2 * seen;
         }
       }
     } catch (err) {
@@ -1100,16 +1106,17 @@ export class TopNRanking extends PhysicalOperator {
       m['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
     }
     m['store'] = handOver === '' ? `row refs (${st.compactions} compactions)` : handOver;
-    const kept = st.gather();
-    if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
     if (abandon) {
-      // Every candidate held so far, then the rest of the input: the filter above cuts.
+      // The retained batches whole (they hold every candidate; their other rows are beaten by k rows of
+      // their partition, so passing them changes nothing the filter above keeps), then the rest of the
+      // input: no gathering of rows that a sort takes anyway.
+      const held = [...st.retainedBatches()];
       if (spec.sortedOutput === true) {
-        yield* new ExternalSort(new Replay(this.schema, [kept.rows], it), this.sortKeys()).execute(ctx);
+        yield* new ExternalSort(new Replay(this.schema, held, it), this.sortKeys()).execute(ctx);
         return null;
       }
       try {
-        yield* sliced(kept.rows);
+        for (const b of held) yield* sliced(b);
         for (;;) {
           const r = await it.next();
           if (r.done === true) break;
@@ -1120,6 +1127,8 @@ export class TopNRanking extends PhysicalOperator {
       }
       return null;
     }
+    const kept = st.gather();
+    if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
     if (spec.sortedOutput !== true) {
       yield* sliced(kept.rows);
       return null;
