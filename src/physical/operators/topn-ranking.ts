@@ -299,6 +299,30 @@ export class PartitionIds {
     return w === this.count ? out : null;
   }
 
+  /**
+   * Partition ids in key order (ASC NULLS LAST) when the key is a single text column whose every
+   * partition came with codes of one dictionary, read off the dictionary's rank; null otherwise, or when
+   * ranking the dictionary would cost much more than sorting the partitions.
+   */
+  codeOrder(): Int32Array | null {
+    if (this.cols.length !== 1 || this.map.size > 0 || this.codeIds.size !== 1) return null;
+    const [dictionary, known] = [...this.codeIds][0]!;
+    const size = dictionary.size;
+    if (!dictionary.ranked && size > 4 * this.count) return null;
+    const rank = dictionary.rank();
+    const byRank = new Int32Array(size).fill(-1);
+    for (let code = 0; code < size && code < known.length; code++) if (known[code]! > 0) byRank[rank[code]!] = code;
+    const out = new Int32Array(this.count);
+    let w = 0;
+    for (let r = 0; r < size; r++) {
+      const code = byRank[r]!;
+      if (code >= 0) out[w++] = known[code]! - 1;
+    }
+    if (this.nullId >= 0) out[w++] = this.nullId;
+    // A partition first seen in a batch without codes has no code here: the caller sorts instead.
+    return w === this.count ? out : null;
+  }
+
   /** Id of the single int2/int4 key value v (not NULL), creating it if new. */
   intId(v: number): number {
     if (v >= 0 && v < 1 << 20) {
@@ -1126,6 +1150,16 @@ export class TopNRanking extends PhysicalOperator {
         await it.return(undefined);
       }
       return null;
+    }
+    if (handOver === '' && spec.sortedOutput === true) {
+      // Int keys and coded text keys: the partition order is read off the direct table or the dictionary's
+      // rank, and the kept rows are gathered once, in that order, straight from the retained batches.
+      const direct = ids.directOrder() ?? ids.codeOrder();
+      const rows = direct === null ? null : st.gatherInOrder(direct);
+      if (rows !== null) {
+        yield* sliced(rows);
+        return null;
+      }
     }
     const kept = st.gather();
     if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };

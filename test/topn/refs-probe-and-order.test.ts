@@ -5,7 +5,9 @@
  *    retained so far go on whole, sorted with the rest (plain column keys) or passed through (computed key);
  *  - a text partition key with dictionary codes (a table filled by INSERT … SELECT) has its partitions
  *    ordered by the dictionary's rank: multibyte characters, characters past U+FFFF, upper / lower case
- *    and NULL keys, in the order PostgreSQL's ORDER BY gives (C collation: code point order).
+ *    and NULL keys, in the order PostgreSQL's ORDER BY gives (C collation: code point order);
+ *  - small non-negative int keys (and NULL) have their kept rows gathered once, in partition order,
+ *    straight from the retained batches: NULLs in other columns, text with and without codes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeText, pgliteAndQuire, quireConnection, type SqlConnection } from '../harness/connection.js';
@@ -24,6 +26,14 @@ const SETUP = [
      CASE WHEN i % 29 = 0 THEN NULL ELSE ((i * 31) % 1009)::float8 / 4 END,
      ((i * 17) % 503)::float8 / 2
    FROM generate_series(1, 40000) i`,
+  `CREATE TABLE ip (id int, p int, v float8, t text, u float8)`,
+  `INSERT INTO ip SELECT i, CASE WHEN i % 17 = 0 THEN NULL ELSE (i * 7919) % 1000003 % 3000 END,
+     ((i * 613) % 1009)::float8 / 3,
+     CASE WHEN i % 11 = 0 THEN NULL ELSE (ARRAY['ä', '日本', 'Ω𝄞', 'x'])[1 + (i % 4)] || (i % 50)::text END,
+     CASE WHEN i % 7 = 0 THEN NULL ELSE i::float8 / 8 END
+   FROM generate_series(1, 30000) i`,
+  // Text without codes (CREATE TABLE AS stores plain strings).
+  `CREATE TABLE ip2 AS SELECT id, p, v, t || '' AS t, u FROM ip`,
 ];
 
 describe('per-partition Top-N: early give-up and dictionary-ordered text partitions', () => {
@@ -83,5 +93,22 @@ describe('per-partition Top-N: early give-up and dictionary-ordered text partiti
       .join('\n');
     // The row-reference store: its kept rows carry the table's codes (a NULL order key would hand over).
     expect(a).toMatch(/TopNRanking[^\n]*store=row refs/);
+  }, 300_000);
+
+  it('gathers int-keyed partitions in key order from the retained batches', async () => {
+    const failures: string[] = [];
+    for (const tbl of ['ip', 'ip2']) {
+      for (const k of [1, 2, 5]) {
+        for (const order of ['v, id', 'v DESC, id DESC']) {
+          const bare = `SELECT id, p, t, u, v, rn FROM (SELECT *, row_number() OVER (PARTITION BY p ORDER BY ${order}) AS rn FROM ${tbl}) x WHERE rn <= ${k}`;
+          const want = await outcomeText(pg, `${bare} ORDER BY p NULLS LAST, ${order}`);
+          const got = await outcomeText(q, bare);
+          if (got !== want) failures.push(`${bare}\n  pg:    ${want.slice(0, 300)}\n  quire: ${got.slice(0, 300)}`);
+          const a = (await q.query(`EXPLAIN ANALYZE ${bare}`)).rows.map((r) => r[0]).join('\n');
+          if (!/TopNRanking[^\n]*store=row refs/.test(a) || /Sort \(/.test(a)) failures.push(`plan of ${bare}:\n${a}`);
+        }
+      }
+    }
+    expect(failures.slice(0, 5), failures.slice(0, 5).join('\n\n')).toEqual([]);
   }, 300_000);
 });
