@@ -21,7 +21,17 @@ export interface TopNRankingEstimate {
   rows: number;
   /** True when pruning should stop (sort-and-filter). */
   sortAndFilter: boolean;
+  /**
+   * True when the estimate is far enough past the threshold to act on before the full probe (a partial
+   * probe sees fewer repeats of each partition, so its estimate is rougher), and rests on repeated keys:
+   * a probe that saw every key once may be reading the partitions in turn (keys cycling through the
+   * input), which only the full probe can tell.
+   */
+  clearlySortAndFilter: boolean;
 }
+
+/** Kept fraction above which a partial probe may already give up on pruning. */
+export const CLEARLY_SORT_AND_FILTER_ABOVE = 0.85;
 
 /** Expected partitions overall, from `seenPartitions` distinct keys in the first `seenRows` rows. */
 export function estimatePartitions(seenPartitions: number, seenRows: number): number {
@@ -73,5 +83,5 @@ export function estimateTopNRanking(k: number, seenPartitions: number, seenRows:
     if (keptNow > modelNow) kept += (keptNow - modelNow) * (rows / seenRows);
     kept = Math.min(rows, kept);
   }
-  return { partitions: p, kept, rows, sortAndFilter: kept > SORT_AND_FILTER_ABOVE * rows };
+  return { partitions: p, kept, rows, sortAndFilter: kept > SORT_AND_FILTER_ABOVE * rows, clearlySortAndFilter: Number.isFinite(p) && kept > CLEARLY_SORT_AND_FILTER_ABOVE * rows };
 }

@@ -62,6 +62,28 @@ export function orderPartitions(
       if (nullGroup >= 0) out[m] = nullGroup;
       return out;
     }
+    const t = types[partitionCols[0]!]!.name;
+    const dc = col.dict;
+    // Text with dictionary codes: the dictionary's rank is the text order, so partitions sort as numbers.
+    // Ranking a dictionary sorts all of its entries: only when it is ranked already or not much larger.
+    if ((t === 'text' || t === 'varchar') && dc != null && dc.codes.length >= rows.length && (dc.dictionary.ranked || dc.dictionary.size <= 4 * n)) {
+      const rank = dc.dictionary.rank();
+      const codes = dc.codes;
+      const packed = new Float64Array(n);
+      let m = 0;
+      let nullGroup = -1;
+      for (let j = 0; j < n; j++) {
+        const g = parts[j]!;
+        const code = codes[reps[j]!]!;
+        if (code < 0) nullGroup = g;
+        else packed[m++] = rank[code]! * PACK + g;
+      }
+      const sorted = packed.subarray(0, m).sort();
+      const out = new Int32Array(n);
+      for (let j = 0; j < m; j++) out[j] = sorted[j]! % PACK;
+      if (nullGroup >= 0) out[m] = nullGroup;
+      return out;
+    }
   }
   const cmp = compileComparator(
     equalityKeys(

@@ -17,8 +17,9 @@
  * NULL and NaN keys are outside this model (their order is not the numbers'): prepare() refuses a batch
  * holding one and the operator hands the rows kept so far to the general store.
  */
-import { concatBatches, deadColumn, emptyBatch, takeBatch, type Batch } from '../../common/column.js';
-import type { DataType } from '../../common/types.js';
+import { concatBatches, deadColumn, emptyBatch, makeColumn, takeBatch, type Batch, type Column } from '../../common/column.js';
+import { storageKind, type DataType, type Value } from '../../common/types.js';
+import type { TextDictionary } from '../../common/text-dictionary.js';
 import { keyCategory, type SortKey } from '../sort-key.js';
 
 /**
@@ -183,6 +184,59 @@ export class RowRefTopK {
     this.compactions++;
   }
 
+  /**
+   * The retained input batches in arrival order (after a compaction, the gathered one first): every kept
+   * row is in one of them, and every other row they hold was beaten by k rows of its partition.
+   */
+  retainedBatches(): readonly Batch[] {
+    return this.batches;
+  }
+
+  /**
+   * The kept rows of the partitions in `order`, each partition's entries best first, read straight from
+   * the retained batches in one pass per column: no arrival-order copy to gather again. Null (nothing
+   * done) when a column is stored differently in two retained batches.
+   */
+  gatherInOrder(order: Int32Array): Batch | null {
+    const batches = this.batches;
+    const nb = batches.length;
+    const total = this.kept;
+    if (nb === 0 || total === 0) return null;
+    const w = this.w;
+    const k = this.k;
+    const nk = this.nk;
+    const ent = this.ent;
+    const cnt = this.cnt;
+    const bases = Float64Array.from(this.bases);
+    const from = new Int32Array(total);
+    const row = new Uint32Array(total);
+    let m = 0;
+    for (let j = 0; j < order.length; j++) {
+      const g = order[j]!;
+      const c = cnt[g]!;
+      for (let e = 0; e < c; e++) {
+        const ref = ent[(g * k + e) * w + nk]!;
+        // The last retained batch starting at or before ref.
+        let lo = 0;
+        let hi = nb - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (bases[mid]! <= ref) lo = mid;
+          else hi = mid - 1;
+        }
+        from[m] = lo;
+        row[m++] = ref - bases[lo]!;
+      }
+    }
+    const columns: Column[] = [];
+    for (let ci = 0; ci < this.types.length; ci++) {
+      const c = gatherColumn(batches, ci, this.types[ci]!, from, row, m);
+      if (c === null) return null;
+      columns.push(c);
+    }
+    return { columns, length: m };
+  }
+
   /** The kept rows (see GatheredRows). */
   gather(): GatheredRows {
     const groups = this.groups;
@@ -232,6 +286,81 @@ export class RowRefTopK {
   count(g: number): number {
     return this.cnt[g]!;
   }
+}
+
+/**
+ * Column ci of output row j taken from row row[j] of batches[from[j]]; null when the batches store the
+ * column differently (some as a placeholder, or in another storage class).
+ */
+function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, from: Int32Array, row: Uint32Array, n: number): Column | null {
+  const cols = batches.map((b) => b.columns[ci]!);
+  const dead = cols.map((c, x) => c.data.length < batches[x]!.length);
+  if (dead.every((d) => d)) return deadColumn(t);
+  if (dead.some((d) => d)) return null;
+  const kind = storageKind(t);
+  let data: Float64Array | Int32Array | Uint8Array | Value[];
+  if (kind === 'f64') {
+    if (!cols.every((c) => c.data instanceof Float64Array)) return null;
+    data = pickF64(cols.map((c) => c.data as Float64Array), from, row, n);
+  } else if (kind === 'i32') {
+    if (!cols.every((c) => c.data instanceof Int32Array)) return null;
+    data = pickI32(cols.map((c) => c.data as Int32Array), from, row, n);
+  } else if (kind === 'u8') {
+    if (!cols.every((c) => c.data instanceof Uint8Array)) return null;
+    data = pickU8(cols.map((c) => c.data as Uint8Array), from, row, n);
+  } else {
+    if (!cols.every((c) => Array.isArray(c.data))) return null;
+    data = pickObj(cols.map((c) => c.data as Value[]), from, row, n);
+  }
+  let nulls: Uint8Array | null = null;
+  if (cols.some((c) => c.nulls !== null)) {
+    const none = new Uint8Array(0);
+    const o = pickNulls(cols.map((c) => c.nulls ?? none), from, row, n);
+    if (hasOne(o, n)) nulls = o;
+  }
+  // Codes survive when every batch has them in one dictionary.
+  let dictionary: TextDictionary | null = null;
+  for (const c of cols) {
+    const dc = c.dict;
+    if (dc == null || (dictionary !== null && dc.dictionary !== dictionary)) {
+      dictionary = null;
+      break;
+    }
+    dictionary = dc.dictionary;
+  }
+  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), from, row, n), dictionary };
+  return makeColumn(t, data, nulls, dict);
+}
+
+function pickF64(src: Float64Array[], from: Int32Array, row: Uint32Array, n: number): Float64Array {
+  const o = new Float64Array(n);
+  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  return o;
+}
+
+function pickI32(src: Int32Array[], from: Int32Array, row: Uint32Array, n: number): Int32Array {
+  const o = new Int32Array(n);
+  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  return o;
+}
+
+function pickU8(src: Uint8Array[], from: Int32Array, row: Uint32Array, n: number): Uint8Array {
+  const o = new Uint8Array(n);
+  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  return o;
+}
+
+/** Null maps; a batch without one has an empty array, read as "not NULL". */
+function pickNulls(src: Uint8Array[], from: Int32Array, row: Uint32Array, n: number): Uint8Array {
+  const o = new Uint8Array(n);
+  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!] === 1 ? 1 : 0;
+  return o;
+}
+
+function pickObj(src: Value[][], from: Int32Array, row: Uint32Array, n: number): Value[] {
+  const o = new Array<Value>(n);
+  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  return o;
 }
 
 function hasOne(u: Uint8Array, n: number): boolean {

@@ -300,6 +300,30 @@ export class PartitionIds {
     return w === this.count ? out : null;
   }
 
+  /**
+   * Partition ids in key order (ASC NULLS LAST) when the key is a single text column whose every
+   * partition came with codes of one dictionary, read off the dictionary's rank; null otherwise, or when
+   * ranking the dictionary would cost much more than sorting the partitions.
+   */
+  codeOrder(): Int32Array | null {
+    if (this.cols.length !== 1 || this.map.size > 0 || this.codeIds.size !== 1) return null;
+    const [dictionary, known] = [...this.codeIds][0]!;
+    const size = dictionary.size;
+    if (!dictionary.ranked && size > 4 * this.count) return null;
+    const rank = dictionary.rank();
+    const byRank = new Int32Array(size).fill(-1);
+    for (let code = 0; code < size && code < known.length; code++) if (known[code]! > 0) byRank[rank[code]!] = code;
+    const out = new Int32Array(this.count);
+    let w = 0;
+    for (let r = 0; r < size; r++) {
+      const code = byRank[r]!;
+      if (code >= 0) out[w++] = known[code]! - 1;
+    }
+    if (this.nullId >= 0) out[w++] = this.nullId;
+    // A partition first seen in a batch without codes has no code here: the caller sorts instead.
+    return w === this.count ? out : null;
+  }
+
   /** Id of the single int2/int4 key value v (not NULL), creating it if new. */
   intId(v: number): number {
     if (v >= 0 && v < 1 << 20) {
@@ -1050,6 +1074,9 @@ export class TopNRanking extends PhysicalOperator {
     let handOver = '';
     let rowBytes = -1;
     let batches = 0;
+    // Before the full probe, the estimate is taken now and then: an input where nearly every row is kept
+    // is given up on at once (every row probed then is work thrown away); pruning waits for the full probe.
+    let earlyCheck = PROBE_ROWS;
     try {
       for (;;) {
         const r = await it.next();
@@ -1091,13 +1118,16 @@ export class TopNRanking extends PhysicalOperator {
           abandon = true;
           break;
         }
-        if (!decided && seen >= this.probeRows) {
-          decided = true;
+        if (!decided && (seen >= this.probeRows || seen >= earlyCheck)) {
           const e = estimateTopNRanking(spec.k, ids.count, seen, st.kept, this.expectedRows);
-          const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
-          abandon = e.sortAndFilter;
-          why = abandon ? `sort and filter (${est}: pruning saves too little)` : `hash top-k (${est})`;
-          if (abandon) break;
+          const final = seen >= this.probeRows;
+          if (final || e.clearlySortAndFilter) {
+            decided = true;
+            const est = `~${Math.round(e.kept)} of ${e.rows} rows kept in ~${Number.isFinite(e.partitions) ? Math.round(e.partitions) : e.rows} partitions`;
+            abandon = e.sortAndFilter;
+            why = abandon ? `sort and filter (${est}: pruning saves too little${final ? '' : `, after ${seen} rows`})` : `hash top-k (${est})`;
+            if (abandon) break;
+          } else earlyCheck = 2 * seen;
         }
       }
     } catch (err) {
@@ -1115,16 +1145,17 @@ export class TopNRanking extends PhysicalOperator {
       m['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
     }
     m['store'] = handOver === '' ? `row refs (${st.compactions} compactions)` : handOver;
-    const kept = st.gather();
-    if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
     if (abandon) {
-      // Every candidate held so far, then the rest of the input: the filter above cuts.
+      // The retained batches whole (they hold every candidate; their other rows are beaten by k rows of
+      // their partition, so passing them changes nothing the filter above keeps), then the rest of the
+      // input: no gathering of rows that a sort takes anyway.
+      const held = [...st.retainedBatches()];
       if (spec.sortedOutput === true) {
-        yield* new ExternalSort(new Replay(this.schema, [kept.rows], it), this.sortKeys()).execute(ctx);
+        yield* new ExternalSort(new Replay(this.schema, held, it), this.sortKeys()).execute(ctx);
         return null;
       }
       try {
-        yield* sliced(kept.rows);
+        for (const b of held) yield* sliced(b);
         for (;;) {
           const r = await it.next();
           if (r.done === true) break;
@@ -1135,6 +1166,18 @@ export class TopNRanking extends PhysicalOperator {
       }
       return null;
     }
+    if (handOver === '' && spec.sortedOutput === true) {
+      // Int keys and coded text keys: the partition order is read off the direct table or the dictionary's
+      // rank, and the kept rows are gathered once, in that order, straight from the retained batches.
+      const direct = ids.directOrder() ?? ids.codeOrder();
+      const rows = direct === null ? null : st.gatherInOrder(direct);
+      if (rows !== null) {
+        yield* sliced(rows);
+        return null;
+      }
+    }
+    const kept = st.gather();
+    if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
     if (spec.sortedOutput !== true) {
       yield* sliced(kept.rows);
       return null;
