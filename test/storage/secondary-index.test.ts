@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { outcomeText, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from '../common/pg-helper.js';
+
+const HOW = { verbose: false, qualify: false };
 import type { PhysicalOperator } from '../../src/physical/operator.js';
 
 const rand = rng(20261206);
@@ -107,7 +109,7 @@ describe('secondary indexes against PostgreSQL', () => {
     for (let n = 0; n < 250; n++) {
       const { sql, ordered } = query();
       await same(sql, ordered);
-      if ((await outcomeText(q, `EXPLAIN ${sql}`)).includes('IndexScan')) viaIndex++;
+      if ((await outcomeText(q, `EXPLAIN (FORMAT QUIRE) ${sql}`)).includes('IndexScan')) viaIndex++;
     }
     // Most random queries have an indexable conjunct or order: the test must exercise the index path.
     expect(viaIndex).toBeGreaterThan(120);
@@ -149,7 +151,7 @@ describe('secondary indexes against PostgreSQL', () => {
 
   it('a correlated subquery looks its rows up through the index once per outer row', async () => {
     const sql = 'SELECT b, (SELECT count(*) FROM t t2 WHERE t2.a = t.a) AS n, (SELECT max(b) FROM t t3 WHERE t3.a = t.a AND t3.b < t.b) AS m FROM t WHERE b < 300';
-    expect(await outcomeText(q, `EXPLAIN ${sql}`)).toContain('IndexScan (index: t_a, cond: (a = outer.a)');
+    expect(await outcomeText(q, `EXPLAIN (FORMAT QUIRE) ${sql}`)).toContain('IndexScan (index: t_a, cond: (a = outer.a)');
     await same(sql, false);
   });
 
@@ -196,18 +198,20 @@ describe('plans through indexes', () => {
       CREATE INDEX onek2_u2_prtl ON onek2 (unique2) WHERE stringu1 < 'B';
       CREATE INDEX onek2_u1 ON onek2 (unique1);`);
   });
-  const explain = async (sql: string): Promise<string> => ((await db.execute(`EXPLAIN ${sql}`)).at(-1)!.rows as string[][]).map((r) => r[0]).join('\n');
+  const explain = async (sql: string): Promise<string> => ((await db.execute(`EXPLAIN (FORMAT QUIRE) ${sql}`)).at(-1)!.rows as string[][]).map((r) => r[0]).join('\n');
 
   it('partial index: used when the WHERE implies its predicate, implied conjuncts not checked again', async () => {
     const ops = await operators(db, "SELECT * FROM onek2 WHERE unique2 = 11 AND stringu1 = 'ATAAAA'");
     // Only the query's own conjunct stays above the scan: stringu1 < 'B' is the predicate itself.
     expect(ops.map((o) => o.name)).toEqual(['Filter', 'IndexScan']);
     expect(ops[0]!.describe()).toBe("(stringu1 = 'ATAAAA')");
-    expect(ops[1]!.explainNode()).toEqual({ label: 'Index Scan using onek2_u2_prtl on onek2', details: ['Index Cond: (unique2 = 11)'] });
+    expect(ops[1]!.explainNode([], HOW)).toMatchObject({ label: 'Index Scan using onek2_u2_prtl on onek2', details: ['Index Cond: (unique2 = 11)'] });
     expect(ops[1]!.describe()).toBe('index: onek2_u2_prtl, cond: (unique2 = 11)');
     const only = await operators(db, "SELECT unique2 FROM onek2 WHERE unique2 = 11 AND stringu1 < 'B'");
-    expect(only.map((o) => o.explainNode().label)).toEqual(['Index Only Scan using onek2_u2_prtl on onek2']);
-    expect(only[0]!.explainNode().details).toEqual(['Index Cond: (unique2 = 11)']);
+    expect(only.map((o) => o.explainNode([], HOW).label)).toEqual(['Index Only Scan using onek2_u2_prtl on onek2']);
+    expect(only[0]!.explainNode([], HOW).details).toEqual(['Index Cond: (unique2 = 11)']);
+    // PostgreSQL's text, as select.sql expects it.
+    expect((await db.execute("EXPLAIN SELECT * FROM onek2 WHERE unique2 = 11 AND stringu1 = 'ATAAAA'")).at(-1)!.rows).toEqual([['Index Scan using onek2_u2_prtl on onek2'], ['  Index Cond: (unique2 = 11)'], ["  Filter: (stringu1 = 'ATAAAA'::name)"]]);
     expect(await explain("SELECT unique2 FROM onek2 WHERE unique2 = 11 AND stringu1 < 'C'")).not.toContain('IndexScan');
     const rows = (sql: string): Promise<unknown> => db.execute(sql).then((r) => r.at(-1)!.rows);
     // unique2 = 11 is row 703, whose stringu1 is 'BTAAAA': outside the partial index, found by the scan.
@@ -245,13 +249,13 @@ describe('plans through indexes', () => {
     const s1 = db.connect();
     const s2 = db.connect();
     await s1.execute('BEGIN; CREATE INDEX onek2_four ON onek2 (four)');
-    expect(((await s1.execute('EXPLAIN SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).toContain('onek2_four');
-    expect(((await s2.execute('EXPLAIN SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).not.toContain('onek2_four');
+    expect(((await s1.execute('EXPLAIN (FORMAT QUIRE) SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).toContain('onek2_four');
+    expect(((await s2.execute('EXPLAIN (FORMAT QUIRE) SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).not.toContain('onek2_four');
     await s1.execute('INSERT INTO onek2 VALUES (5000, 5000, \'Q\', 1)');
     expect((await s1.execute('SELECT count(*) FROM onek2 WHERE four = 1')).at(-1)!.rows).toEqual([[251]]);
     expect((await s2.execute('SELECT count(*) FROM onek2 WHERE four = 1')).at(-1)!.rows).toEqual([[250]]);
     await s1.execute('COMMIT');
-    expect(((await s2.execute('EXPLAIN SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).toContain('onek2_four');
+    expect(((await s2.execute('EXPLAIN (FORMAT QUIRE) SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).toContain('onek2_four');
     expect((await s2.execute('SELECT count(*) FROM onek2 WHERE four = 1')).at(-1)!.rows).toEqual([[251]]);
   });
 });
@@ -286,7 +290,7 @@ describe('a database directory keeps its indexes', () => {
       await db.execute('DROP INDEX t_gone');
       await db.close();
       db = await Database.create({ path: dir });
-      const plan = async (sql: string): Promise<string> => ((await db.execute(`EXPLAIN ${sql}`)).at(-1)!.rows as string[][]).join('\n');
+      const plan = async (sql: string): Promise<string> => ((await db.execute(`EXPLAIN (FORMAT QUIRE) ${sql}`)).at(-1)!.rows as string[][]).join('\n');
       expect(await plan("SELECT a FROM t WHERE a = 3 AND b < 'v5'")).toContain('IndexScan (index: t_a_prtl, cond: (a = 3), index only)');
       expect(await plan("SELECT * FROM t WHERE b = 'v7'")).toContain('t_b_idx');
       expect((await db.execute("SELECT a FROM t WHERE b = 'v7'")).at(-1)!.rows).toEqual([[7]]);
