@@ -9,59 +9,25 @@ import type { DataType, Value } from '../common/types.js';
 import { castValue } from '../common/cast.js';
 import { typeDisplayName } from '../common/types.js';
 import type { Expr } from '../logical/expr.js';
-
-const INFIX = new Set(['+', '-', '*', '/', '%', '^', '||', '~~', '!~~', '~~*', '!~~*', '~', '~*', '!~', '!~*', '&', '|', '#', '<<', '>>']);
-const PREFIX = new Set(['~', '@', '|/', '||/']);
+import { renderExpr, type ExprStyle } from './explain-expr.js';
 
 /** `inputs[i]`: the text of input column i as the node below prints it. */
 export function pgExpr(e: Expr, inputs: readonly string[], subplans: { n: number } = { n: 0 }): string {
-  const r = (x: Expr): string => pgExpr(x, inputs, subplans);
-  switch (e.kind) {
-    case 'column':
-      return inputs[e.index] ?? e.name;
-    case 'outer':
-      return e.table !== undefined ? `${e.table}.${e.name}` : e.name;
-    case 'const':
-      return pgConst(e.value, e.type);
-    case 'param':
-      return `$${e.index + 1}`;
-    case 'cast': {
+  return renderExpr(e, pgStyle(inputs, subplans));
+}
+
+function pgStyle(inputs: readonly string[], subplans: { n: number }): ExprStyle {
+  return {
+    column: (e) => inputs[e.index] ?? e.name,
+    outer: (e) => (e.table !== undefined ? `${e.table}.${e.name}` : e.name),
+    constant: (e) => pgConst(e.value, e.type),
+    cast: (e, r) => {
       // PostgreSQL folds a cast of a constant into the constant before EXPLAIN sees it.
       const folded = foldCast(e);
-      if (folded !== undefined) return pgConst(folded, e.type);
-      return `(${r(e.arg)})::${typeDisplayName(e.type)}`;
-    }
-    case 'call':
-      if (INFIX.has(e.name) && e.args.length === 2) return `(${r(e.args[0]!)} ${e.name} ${r(e.args[1]!)})`;
-      if (e.name === 'neg') return `(- ${r(e.args[0]!)})`;
-      if (PREFIX.has(e.name) && e.args.length === 1) return `(${e.name} ${r(e.args[0]!)})`;
-      return `${e.name}(${e.args.map(r).join(', ')})`;
-    case 'and':
-    case 'or':
-      return `(${e.args.map(r).join(e.kind === 'and' ? ' AND ' : ' OR ')})`;
-    case 'not':
-      return `(NOT ${r(e.arg)})`;
-    case 'compare':
-      return `(${r(uncastInt(e.left))} ${e.op} ${r(uncastInt(e.right))})`;
-    case 'distinct-from':
-      return `(${r(e.left)} IS ${e.negated ? 'NOT ' : ''}DISTINCT FROM ${r(e.right)})`;
-    case 'is-null':
-      return `(${r(e.arg)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
-    case 'bool-test':
-      return `(${r(e.arg)} IS ${e.negated ? 'NOT ' : ''}${e.test.toUpperCase()})`;
-    case 'case':
-      return `CASE ${e.whens.map((w) => `WHEN ${r(w.when)} THEN ${r(w.then)}`).join(' ')} ELSE ${r(e.else)} END`;
-    case 'coalesce':
-      return `COALESCE(${e.args.map(r).join(', ')})`;
-    case 'nullif':
-      return `NULLIF(${r(e.left)}, ${r(e.right)})`;
-    case 'minmax':
-      return `${e.op.toUpperCase()}(${e.args.map(r).join(', ')})`;
-    case 'array':
-      return `ARRAY[${e.args.map(r).join(', ')}]`;
-    case 'plpgsql':
-      return `${e.name}(${e.args.map(r).join(', ')})`;
-    case 'in-list': {
+      return folded !== undefined ? pgConst(folded, e.type) : `(${r(e.arg)})::${typeDisplayName(e.type)}`;
+    },
+    compare: (e, r) => `(${r(uncastInt(e.left))} ${e.op} ${r(uncastInt(e.right))})`,
+    inList: (e, r) => {
       // PostgreSQL turns a list of constants into one array constant compared with = ANY / <> ALL.
       const op = e.negated ? '<> ALL' : '= ANY';
       if (e.list.every((x) => x.kind === 'const')) {
@@ -69,8 +35,8 @@ export function pgExpr(e: Expr, inputs: readonly string[], subplans: { n: number
         return `(${r(e.arg)} ${op} ('{${elems.join(',')}}'::${typeDisplayName(e.list[0]!.type)}[]))`;
       }
       return `(${r(e.arg)} ${op} (ARRAY[${e.list.map(r).join(', ')}]))`;
-    }
-    case 'subquery': {
+    },
+    subquery: (e, r) => {
       // Numbered in the order the node lists its subquery plans (its SubPlan sections).
       const lhs = e.mode === 'any' || e.mode === 'all' ? (e.rowArgs ? `ROW(${e.rowArgs.map(r).join(', ')})` : r(e.arg!)) : '';
       const sub = `SubPlan ${++subplans.n}`;
@@ -78,8 +44,8 @@ export function pgExpr(e: Expr, inputs: readonly string[], subplans: { n: number
       if (e.mode === 'scalar') return `(${sub})`;
       if (e.mode === 'array') return `ARRAY(${sub})`;
       return `(${lhs} ${e.op} ${e.mode.toUpperCase()} (${sub}))`;
-    }
-  }
+    },
+  };
 }
 
 /** The value of a chain of casts over a constant, or undefined when a cast fails (the error is the query's to raise). */
