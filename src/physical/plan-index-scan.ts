@@ -17,7 +17,7 @@ export function planIndexScan(p: LogicalPlan & { op: 'scan' }, access: IndexAcce
   const only = access.allowIndexOnly && cols.every((c) => access.index.columns.some((k) => k.col === c));
   // enable_indexscan off: the rule kept every conjunct, so a table scan under the same filter is equivalent.
   if (access.onlyIfIndexOnly && !only) return null;
-  return new IndexScan(p.schema, src as IndexedSource, access, projection, only, p.fetch ?? null);
+  return new IndexScan(p.schema, src as IndexedSource, access, projection, only, p.fetch ?? null, p.alias);
 }
 
 /** Whether `op`'s rows already come sorted by `keys`. */

@@ -49,6 +49,8 @@ export class IndexScan extends PhysicalOperator {
     readonly indexOnly: boolean,
     /** Stop after this many rows (a LIMIT above); null = all. */
     readonly fetch: number | null = null,
+    /** The name the query gave the table (FROM t AS u), for EXPLAIN. */
+    readonly alias: string | null = null,
   ) {
     super(schema);
     this.pinned = source.snapshot();
@@ -74,12 +76,12 @@ export class IndexScan extends PhysicalOperator {
 
   override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
     const kind = this.indexOnly ? 'Index Only Scan' : 'Index Scan';
-    const table = this.source.name;
+    const table = this.alias ?? this.source.name;
     const cols = this.source.schema.map((f) => (how.qualify ? `${table}.${f.name}` : f.name));
     const c = this.access.cond;
     const cond = c.length === 0 ? null : c.length === 1 ? pgExpr(c[0]!, cols) : `(${c.map((e) => pgExpr(e, cols)).join(' AND ')})`;
     return {
-      label: `${kind}${this.access.backward ? ' Backward' : ''} using ${this.access.index.name} on ${how.verbose ? `public.${table}` : table}`,
+      label: `${kind}${this.access.backward ? ' Backward' : ''} using ${this.access.index.name} on ${how.verbose ? `public.${this.source.name}` : this.source.name}${table !== this.source.name ? ` ${table}` : ''}`,
       details: cond !== null ? [`Index Cond: ${cond.startsWith('(') ? cond : `(${cond})`}`] : [],
       outputs: this.schema.map((f) => (how.qualify ? `${table}.${f.name}` : f.name)),
       projects: true,
