@@ -81,7 +81,7 @@ function quireStyle(schema: Schema): ExprStyle {
     constant: (e) => {
       if (e.value === null) return 'NULL';
       const s = formatValue(e.value, e.type) ?? 'NULL';
-      return e.type.name === 'text' || e.type.name === 'unknown' || e.type.name === 'varchar' || e.type.name === 'date' || e.type.name.startsWith('timestamp') || e.type.name === 'interval'
+      return e.type.name === 'text' || e.type.name === 'unknown' || e.type.name === 'varchar' || e.type.name === 'name' || e.type.name === 'date' || e.type.name.startsWith('timestamp') || e.type.name === 'interval'
         ? `'${s.replace(/'/g, "''")}'`
         : s;
     },

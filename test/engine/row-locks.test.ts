@@ -164,7 +164,7 @@ describe('row locks between library sessions', () => {
     expect((await a.query('EXPLAIN (FORMAT QUIRE) DECLARE c CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows).toEqual(plan);
     const analyzed = (await a.query('EXPLAIN ANALYZE DECLARE c SCROLL CURSOR FOR SELECT id FROM acct WHERE bal > 20')).rows.map((r) => String(r[0]));
     expect(analyzed.some((l) => /rows/.test(l))).toBe(true);
-    // EXPLAIN (FORMAT QUIRE) declares nothing.
+    // EXPLAIN declares nothing.
     expect(await rows(a, 'SELECT count(*) FROM pg_cursors')).toEqual([[0]]);
     const before = Date.now();
     await a.query('BEGIN');

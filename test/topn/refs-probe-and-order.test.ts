@@ -50,25 +50,25 @@ describe('per-partition Top-N: early give-up and dictionary-ordered text partiti
     const bare = `SELECT id, p, v, rn FROM (SELECT *, row_number() OVER (PARTITION BY p ORDER BY v, id) AS rn FROM many) x WHERE rn <= 5`;
     const want = await outcomeText(pg, `${bare} ORDER BY p, v, id`);
     expect(await outcomeText(q, bare)).toBe(want);
-    const a = (await q.query(`EXPLAIN ANALYZE ${bare}`)).rows.map((r) => r[0]).join('\n');
+    const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${bare}`)).rows.map((r) => r[0]).join('\n');
     expect(a).toMatch(/TopNRanking[^\n]*pruning=abandoned[^\n]*pruning saves too little, after 65536 rows[^\n]*store=row refs/);
     // A computed key: no sorted output, the retained batches and the rest pass through to the Window's sort.
     const computed = `SELECT id, rn FROM (SELECT *, row_number() OVER (PARTITION BY p + 1 ORDER BY v DESC, id) AS rn FROM many) x WHERE rn <= 5 ORDER BY id`;
     expect(await outcomeText(q, computed)).toBe(await outcomeText(pg, computed));
-    const b = (await q.query(`EXPLAIN ANALYZE ${computed}`)).rows.map((r) => r[0]).join('\n');
+    const b = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${computed}`)).rows.map((r) => r[0]).join('\n');
     expect(b).toMatch(/TopNRanking[^\n]*pruning=abandoned[^\n]*after 65536 rows/);
   }, 300_000);
 
   it('waits for the full probe where the first step is not clear (k = 2 over partitions of ~3 rows)', async () => {
     const sql = `SELECT id, rn FROM (SELECT *, row_number() OVER (PARTITION BY p ORDER BY v, id) AS rn FROM many) x WHERE rn <= 2 ORDER BY id`;
     expect(await outcomeText(q, sql)).toBe(await outcomeText(pg, sql));
-    const a = (await q.query(`EXPLAIN ANALYZE ${sql}`)).rows.map((r) => r[0]).join('\n');
+    const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${sql}`)).rows.map((r) => r[0]).join('\n');
     expect(a).toMatch(/TopNRanking[^\n]*decision=/);
     expect(a).not.toMatch(/after \d+ rows/);
     // Keys cycling through the input: the first step sees each key once, which is no evidence.
     const cyc = `SELECT id, rn FROM (SELECT *, row_number() OVER (PARTITION BY id % 80000 ORDER BY v, id) AS rn FROM many) x WHERE rn <= 3 ORDER BY id`;
     expect(await outcomeText(q, cyc)).toBe(await outcomeText(pg, cyc));
-    const c = (await q.query(`EXPLAIN ANALYZE ${cyc}`)).rows.map((r) => r[0]).join('\n');
+    const c = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${cyc}`)).rows.map((r) => r[0]).join('\n');
     expect(c).toMatch(/TopNRanking[^\n]*decision=/);
     expect(c).not.toMatch(/after \d+ rows/);
   }, 300_000);
@@ -82,13 +82,13 @@ describe('per-partition Top-N: early give-up and dictionary-ordered text partiti
           const want = await outcomeText(pg, `${bare} ORDER BY t NULLS LAST, ${order}`);
           const got = await outcomeText(q, bare);
           if (got !== want) failures.push(`${bare}\n  pg:    ${want.slice(0, 300)}\n  quire: ${got.slice(0, 300)}`);
-          const plan = (await q.query(`EXPLAIN ${bare}`)).rows.map((r) => r[0]).join('\n');
+          const plan = (await q.query(`EXPLAIN (FORMAT QUIRE) ${bare}`)).rows.map((r) => r[0]).join('\n');
           if (!plan.includes('TopNRanking') || /Sort \(/.test(plan)) failures.push(`plan of ${bare}:\n${plan}`);
         }
       }
     }
     expect(failures.slice(0, 5), failures.slice(0, 5).join('\n\n')).toEqual([]);
-    const a = (await q.query(`EXPLAIN ANALYZE SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY t ORDER BY w, id) AS rn FROM tx) x WHERE rn <= 2`)).rows
+    const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY t ORDER BY w, id) AS rn FROM tx) x WHERE rn <= 2`)).rows
       .map((r) => r[0])
       .join('\n');
     // The row-reference store: its kept rows carry the table's codes (a NULL order key would hand over).
@@ -104,7 +104,7 @@ describe('per-partition Top-N: early give-up and dictionary-ordered text partiti
           const want = await outcomeText(pg, `${bare} ORDER BY p NULLS LAST, ${order}`);
           const got = await outcomeText(q, bare);
           if (got !== want) failures.push(`${bare}\n  pg:    ${want.slice(0, 300)}\n  quire: ${got.slice(0, 300)}`);
-          const a = (await q.query(`EXPLAIN ANALYZE ${bare}`)).rows.map((r) => r[0]).join('\n');
+          const a = (await q.query(`EXPLAIN (FORMAT QUIRE, ANALYZE) ${bare}`)).rows.map((r) => r[0]).join('\n');
           if (!/TopNRanking[^\n]*store=row refs/.test(a) || /Sort \(/.test(a)) failures.push(`plan of ${bare}:\n${a}`);
         }
       }
