@@ -65,6 +65,13 @@ interface Shown {
   extra: Record<string, number | string>;
 }
 
+function limitOverScan(n: Shown): boolean {
+  let at = n;
+  if (!at.label.startsWith('Limit')) return false;
+  while (at.label.startsWith('Limit') && at.children.length === 1) at = at.children[0]!;
+  return / Scan( |$)/.test(at.label);
+}
+
 function postgresText(root: PhysicalOperator, o: ExplainOptions): string[] {
   const verbose = o.verbose === true;
   const how: ExplainHow = { verbose, qualify: verbose || relationCount(root) > 1 };
@@ -108,8 +115,10 @@ function show(op: PhysicalOperator, how: ExplainHow, root = false): Shown {
   const subplans = node.merge !== undefined ? kids.slice(1).map((k, i) => wrapped(k, { label: `SubPlan ${i + 1}`, details: [], rowsOf: 'child' }, op)) : [];
   const outputs = node.outputs ?? (only !== null && only.outputs.length === op.schema.length ? only.outputs : op.schema.map((f) => f.name));
   const extra = Object.fromEntries(Object.entries(op.metrics.extra).map(([k, v]) => [k, v]));
-  // At the top, dropping columns the sort or limit below needed is the executor's junk filter, not a node.
-  const junkFilter = root && node.merge === 'projection' && node.selectsColumns === true;
+  // At the top, dropping columns the sort or grouping below needed is the executor's junk filter, not a node.
+  // Over a Limit straight on a scan nothing needed extra columns: the list is computed above the Limit,
+  // which cannot project, so PostgreSQL shows a Result there.
+  const junkFilter = root && node.merge === 'projection' && node.selectsColumns === true && only !== null && !limitOverScan(only);
   if (only !== null && node.merge !== undefined && (only.projects || junkFilter)) {
     if (node.merge === 'filter') {
       const inputRows = only.metrics?.rows ?? 0;

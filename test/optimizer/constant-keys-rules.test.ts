@@ -48,7 +48,10 @@ describe('distinct-of-constants-to-limit', () => {
   it('turns DISTINCT over pinned or constant columns into Limit 1', async () => {
     expect(await logical('select distinct four from k where four = 0')).toMatch(/^Limit \(limit: 1, offset: 0\)/);
     expect(await logical('select distinct four, 1, 2 from k where four = 0 and two <> 0')).toMatch(/^Limit \(limit: 1/);
-    expect(await logical('select distinct on (four) four, id from k where 2 = four order by four, id desc')).toMatch(/^TopN \(keys: \[id DESC\], limit: 1/);
+    // DISTINCT ON computes its select list above the first row, as PostgreSQL does.
+    expect(await logical('select distinct on (four) four, id from k where 2 = four order by four, id desc')).toMatch(/^Project \(four AS four, id AS id\)\n\s+->  TopN \(keys: \[id DESC\], limit: 1/);
+    expect(await logical('select distinct on (four) four, id + 1 as x from k where 2 = four order by four, x')).toMatch(/^Project [^\n]*\n\s+->  TopN \(keys: \[\(id \+ 1\)\], limit: 1/);
+    expect(await logical('select distinct on (four) four, random() from k where 2 = four order by four, 2')).toMatch(/^TopN \(keys: \[random\], limit: 1[^\n]*\n\s+->  Project/);
     expect(await logical('select distinct 7 from k')).toMatch(/^Limit \(limit: 1/);
   });
 
@@ -66,6 +69,8 @@ describe('distinct-of-constants-to-limit', () => {
     'select distinct four, 1 from k where four = 3 and id > 1000',
     'select distinct on (four) four, id from k where four = 2 order by four, id desc',
     'select distinct on (four) four, id, v from k where four = 0 order by four, v desc nulls last, id',
+    'select distinct on (four) id + 1 as x, four from k where four = 1 order by four, x desc',
+    'select distinct on (four) v, id from k where four = 3',
     "select distinct s from k where s = 's3'",
     'select distinct two from k where two = 1 and four = 1',
   ]) {
