@@ -20,7 +20,7 @@ import { checkUniqueKeys } from '../storage/unique-index.js';
 import type { ForeignKey } from '../storage/foreign-key.js';
 import { constraintNames, defineForeignKey, referencingTables } from './foreign-key-ddl.js';
 import { checkStorageParameters } from './storage-parameters.js';
-import { createSecondaryIndex, dropSecondaryIndex, secondaryIndexNames, sortedAccessMethod } from './index-ddl.js';
+import { createInertIndex, createSecondaryIndex, dropSecondaryIndex, secondaryIndexNames, sortedAccessMethod } from './index-ddl.js';
 import { matchingKey } from './foreign-key-checks.js';
 
 const pos = positionOf;
@@ -339,8 +339,9 @@ export function createIndex(host: UtilityHost, b: AnyNode, sql: string): QueryRe
     cols.push(c);
   }
   if (b.unique !== true && b.primary !== true) {
-    if (!(t instanceof MemoryTable) || !sortedAccessMethod(b)) return result('CREATE INDEX', 'CREATE INDEX');
-    if (cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
+    if (!(t instanceof MemoryTable)) return result('CREATE INDEX', 'CREATE INDEX');
+    const sorted = sortedAccessMethod(b);
+    if (sorted && cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
     const taken = tableAndKeyNames(host);
     for (const v of host.catalog.views.keys()) taken.add(v);
     for (const q of host.catalog.sequences.keys()) taken.add(q);
@@ -349,8 +350,8 @@ export function createIndex(host: UtilityHost, b: AnyNode, sql: string): QueryRe
       if (b.if_not_exists === true) return result('CREATE INDEX', 'CREATE INDEX', { notices: [`relation "${given}" already exists, skipping`] });
       throw new QuireError('42P07', `relation "${given}" already exists`);
     }
-    const name = given ?? chooseIndexName(t.name, cols.map((c) => t.schema[c]!.name), taken);
-    return createSecondaryIndex(host, t, b, name, sql);
+    const name = given ?? chooseIndexName(t.name, cols.map((c) => (c < 0 ? 'expr' : t.schema[c]!.name)), taken);
+    return sorted ? createSecondaryIndex(host, t, b, name, sql) : createInertIndex(t, name, sql);
   }
   if (!(t instanceof MemoryTable)) throw new QuireError('0A000', `CREATE UNIQUE INDEX on "${name}", which is not a stored table, is not supported`, { position });
   if (cols.some((c) => c < 0)) throw new QuireError('0A000', 'CREATE UNIQUE INDEX on an expression is not supported', { position, hint: 'Index columns by name.' });
@@ -383,10 +384,26 @@ export function createIndex(host: UtilityHost, b: AnyNode, sql: string): QueryRe
   return result('CREATE INDEX', 'CREATE INDEX');
 }
 
+function uniqueIndexNames(host: UtilityHost): string[] {
+  const out: string[] = [];
+  for (const t of host.catalog.tables.values()) if (t instanceof MemoryTable) out.push(...t.uniqueNames);
+  return out;
+}
+
 /** DROP INDEX of a unique index: its key goes; a constraint's index cannot be dropped alone (2BP01). */
 function dropIndexes(host: UtilityHost, b: AnyNode): QueryResult {
-  for (const o of (b.objects as Node[]) ?? []) {
-    const parts = strings(nodeBody<AnyNode>(o).items as Node[]);
+  const notices: string[] = [];
+  const names = ((b.objects as Node[]) ?? []).map((o) => strings(nodeBody<AnyNode>(o).items as Node[]));
+  // PostgreSQL checks every name before dropping any: one unknown name drops nothing.
+  for (const parts of names) {
+    const n = parts[parts.length - 1]!;
+    if (secondaryIndexNames(host).includes(n) || uniqueIndexNames(host).includes(n)) continue;
+    if (b.missing_ok === true) notices.push(`index "${n}" does not exist, skipping`);
+    else if (host.catalog.tables.has(n)) throw new QuireError('42809', `"${n}" is not an index`, { hint: 'Use DROP TABLE to remove a table.' });
+    else if (host.catalog.views.has(n)) throw new QuireError('42809', `"${n}" is not an index`, { hint: 'Use DROP VIEW to remove a view.' });
+    else throw new QuireError('42704', `index "${parts.join('.')}" does not exist`);
+  }
+  for (const parts of names) {
     const n = parts[parts.length - 1]!;
     if (dropSecondaryIndex(host, n)) continue;
     for (const t of host.catalog.tables.values()) {
@@ -411,8 +428,7 @@ function dropIndexes(host: UtilityHost, b: AnyNode): QueryResult {
       t.indexKeyNames = t.indexKeyNames.filter((x) => x !== n);
     }
   }
-  // Other names are indexes without effect on results (CREATE INDEX keeps none), or none at all.
-  return result('DROP INDEX', 'DROP INDEX');
+  return result('DROP INDEX', 'DROP INDEX', notices.length > 0 ? { notices } : {});
 }
 
 export function drop(host: UtilityHost, b: AnyNode): QueryResult {

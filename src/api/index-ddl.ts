@@ -19,7 +19,7 @@ import type { UtilityHost } from './utility.js';
 /** Types without the ordering a B-tree needs (PostgreSQL: no default operator class for btree). */
 const UNORDERED = new Set(['json', 'point', 'xml', 'line', 'lseg', 'box', 'path', 'polygon', 'circle']);
 
-/** Access methods whose indexes Quire builds as sorted entries; others are accepted and build nothing. */
+/** Access methods whose indexes Quire builds as sorted entries; others are kept by name and build nothing. */
 export function sortedAccessMethod(b: AnyNode): boolean {
   const m = (b.accessMethod as string | undefined) ?? 'btree';
   return m === 'btree' || m === 'hash';
@@ -89,6 +89,20 @@ export function createSecondaryIndex(host: UtilityHost, t: MemoryTable, b: AnyNo
   return result('CREATE INDEX', 'CREATE INDEX');
 }
 
+/**
+ * CREATE INDEX USING gist, gin, brin or spgist: kept by name (so the name is taken, DROP INDEX finds
+ * it and a database directory keeps it) with no key columns, so no scan ever reads through it; the
+ * results are the same with or without such an index.
+ */
+export function createInertIndex(t: MemoryTable, name: string, sql: string): QueryResult {
+  t.indexes = [...t.indexes, inertIndex(name, sql)];
+  return result('CREATE INDEX', 'CREATE INDEX');
+}
+
+function inertIndex(name: string, sql: string): IndexDefinition {
+  return { name, sql, columns: [], predicate: null, predicateText: null };
+}
+
 /** DROP INDEX of a secondary index: true when `name` named one (and it is gone). */
 export function dropSecondaryIndex(host: UtilityHost, name: string): boolean {
   for (const t of host.catalog.tables.values()) {
@@ -115,7 +129,7 @@ export function restoreSecondaryIndexes(host: UtilityHost): void {
       const parsed = parseStatements(r.sql);
       const stmt = parsed.length === 1 ? nodeBody<AnyNode>(parsed[0]!.stmt) : null;
       if (stmt === null || stmt.indexParams === undefined) throw new QuireError('XX001', `index "${r.name}" of table "${t.name}" in the database directory is not a CREATE INDEX statement`);
-      defs.push(indexDefinition(host, t, stmt, r.name, r.sql));
+      defs.push(sortedAccessMethod(stmt) ? indexDefinition(host, t, stmt, r.name, r.sql) : inertIndex(r.name, r.sql));
     }
     t.indexes = defs;
     t.restoreIndexes = [];

@@ -167,6 +167,20 @@ describe('secondary indexes against PostgreSQL', () => {
       'CREATE INDEX t_x ON nope (a)',
       'DROP INDEX t_c_d_idx',
       'DROP INDEX IF EXISTS t_c_d_idx',
+      'DROP INDEX t_c_d_idx',
+      'DROP INDEX t',
+      // One unknown name drops nothing: t_a is still there to drop after.
+      'DROP INDEX t_a, nope',
+      'DROP INDEX t_a',
+      'DROP INDEX t_a',
+      // A BRIN index has no entries Quire reads, but its name is taken and DROP INDEX finds it.
+      'CREATE INDEX t_brin ON t USING brin (a)',
+      'CREATE INDEX t_brin ON t (b)',
+      'SELECT count(*) FROM t WHERE a > 10',
+      'DROP INDEX t_brin',
+      'DROP INDEX t_brin',
+      'CREATE INDEX ON t USING brin (d)',
+      'DROP INDEX IF EXISTS t_d_idx, nope',
     ]) {
       expect(await outcomeText(q, sql), sql).toBe(await outcomeText(pg, sql));
     }
@@ -286,7 +300,7 @@ describe('a database directory keeps its indexes', () => {
     try {
       let db = await Database.create({ path: dir });
       await db.execute("CREATE TABLE t (a int, b text); INSERT INTO t SELECT i, 'v' || i FROM generate_series(1, 500) i");
-      await db.execute("CREATE INDEX t_a_prtl ON t (a DESC) WHERE b < 'v5'; CREATE INDEX ON t (b); CREATE INDEX t_gone ON t (a)");
+      await db.execute("CREATE INDEX t_a_prtl ON t (a DESC) WHERE b < 'v5'; CREATE INDEX ON t (b); CREATE INDEX t_gone ON t (a); CREATE INDEX t_brin ON t USING brin (a)");
       await db.execute('DROP INDEX t_gone');
       await db.close();
       db = await Database.create({ path: dir });
@@ -296,6 +310,11 @@ describe('a database directory keeps its indexes', () => {
       expect((await db.execute("SELECT a FROM t WHERE b = 'v7'")).at(-1)!.rows).toEqual([[7]]);
       await expect(db.execute('CREATE INDEX t_gone ON t (a)')).resolves.toBeDefined();
       await expect(db.execute('CREATE INDEX t_b_idx ON t (a)')).rejects.toMatchObject({ code: '42P07' });
+      // The BRIN index came back by name only; no plan reads through it.
+      expect(await plan('SELECT * FROM t WHERE a = 9')).not.toContain('t_brin');
+      await expect(db.execute('CREATE INDEX t_brin ON t (b)')).rejects.toMatchObject({ code: '42P07' });
+      await db.execute('DROP INDEX t_brin');
+      await expect(db.execute('DROP INDEX t_brin')).rejects.toMatchObject({ code: '42704' });
       await db.close();
       // Opening again without changes logs nothing: a read-only open works.
       db = await Database.create({ path: dir, readOnly: true });

@@ -180,6 +180,8 @@ function onFilter(node: LogicalPlan & { op: 'filter' }, scan: ScanNode, ctx: Opt
   const qs = own.map((q) => toSource(scan, q));
   let best: Candidate | null = null;
   for (const idx of indexes) {
+    // gist/gin/brin indexes are kept by name only: they have no entries to read.
+    if (idx.columns.length === 0) continue;
     const c = candidate(idx, qs, keepAll);
     if (c === null || c.score === 0) continue;
     // Without statistics a one-sided range may select most of the table: reading it in index order
@@ -230,6 +232,7 @@ function onTopN(node: LogicalPlan & { op: 'topn' }, ctx: OptimizerContext): Logi
   } else {
     const qs = filter !== null ? conjuncts(filter.predicate).map((q) => toSource(scan, q)) : [];
     for (const idx of scan.source.indexes) {
+      if (idx.columns.length === 0) continue;
       // A partial index still has to be implied; its conjuncts stay in the filter.
       if (idx.predicate !== null && candidate(idx, qs, true) === null) continue;
       const backward = orderDirection(scan, keys, idx, 0);
