@@ -714,6 +714,17 @@ export class Database implements UtilityHost {
     ].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
+  /** Indexes of the tables listTables shows: unique keys (constraints' and CREATE UNIQUE INDEX's) and secondary indexes. */
+  listIndexes(): { name: string; table: string }[] {
+    const own = new Set(this.temps.values());
+    const out: { name: string; table: string }[] = [];
+    for (const [key, t] of this.catalog.tables.entries()) {
+      if ((isTempTableKey(key) && !own.has(key)) || !(t instanceof MemoryTable)) continue;
+      for (const name of [...t.uniqueNames, ...t.indexes.map((d) => d.name)]) out.push({ name, table: t.name });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
   /**
    * A relation's columns as psql's \d shows them (type, nullability, default), or null when there is
    * no table or view of that name.

@@ -12,6 +12,7 @@ import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from './history.j
 import { HELP_TEXT, memorySettings, parseArgs, UsageError, type CliOptions } from './options.js';
 import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USER, readStdin, Session, type Output, type ValueFormatter } from './session.js';
 import { functionLister } from './function-list.js';
+import { relationLister } from './relation-lister.js';
 
 function packageVersion(): string {
   try {
@@ -42,11 +43,6 @@ function valueFormatter(db: Database, formatValue: FormatValue): ValueFormatter 
   void formatValue;
   // The database formats with the session's TimeZone, DateStyle, IntervalStyle and extra_float_digits.
   return (v: Value, type: DataType) => db.formatValue(v, type);
-}
-
-/** \dt rows: [schema, name, type]; Quire has a single, unnamed schema, shown as psql's "public". */
-function tableLister(db: Database): () => Promise<[string, string, string][]> {
-  return async () => db.listTables().map((t): [string, string, string] => ['public', t.name, t.kind]);
 }
 
 /** The engine's grammar is PostgreSQL's (libpg-query), already loaded by Database.create(). */
@@ -186,7 +182,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT_FAILURE;
     }
   }
-  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, tableLister(db), parsesWhole, async (name) => db.describeRelation(name), functionLister);
+  const session = new Session(db, valueFormatter(db, formatValue), stdoutOutput, relationLister(db), parsesWhole, async (name) => db.describeRelation(name), functionLister);
   if (!applyOptions(session, opts)) return EXIT_FAILURE;
   process.on('SIGINT', () => {
     // Outside the REPL Ctrl-C cancels the running statement; when idle it ends quire, like psql.

@@ -104,7 +104,7 @@ Informational
   \\d[+]                  list tables and views
   \\d[+] NAME             describe table or view
   \\df[S] [PATTERN]       list functions (built-in ones with S or a PATTERN)
-  \\di[+]                 list indexes (CREATE INDEX keeps none)
+  \\di[+]                 list indexes
   \\dn                    list schemas
   \\dt[+]                 list tables
   \\dv[+]                 list views
@@ -199,7 +199,7 @@ export class Session {
     private readonly formatValue: ValueFormatter,
     private readonly out: Output,
     /** Optional engine hook for \dt: [schema, name, type] rows. */
-    private readonly listTables?: () => Promise<[string, string, string][]>,
+    private readonly listTables?: () => Promise<string[][]>,
     /** Optional: does this text parse as a whole? (see runCommandString) */
     private readonly parses?: (sql: string) => Promise<boolean>,
     /** Optional engine hook for \d NAME: the relation's columns, or null when there is none. */
@@ -493,7 +493,6 @@ export class Session {
         return this.describeTables(source, line, ['table'], command.endsWith('+'));
       case 'di':
       case 'di+':
-        // CREATE INDEX is accepted and ignored (the engine picks its own access paths): there are none to list.
         return this.describeTables(source, line, ['index'], command.endsWith('+'));
       case 'dv':
       case 'dv+':
@@ -673,7 +672,7 @@ export class Session {
       if (!this.quiet) this.out.stderr('Did not find any relations.\n');
       return 'ok';
     }
-    const headers = ['Schema', 'Name', 'Type', ...(verbose ? ['Persistence', 'Description'] : [])];
+    const headers = ['Schema', 'Name', 'Type', ...(kinds.includes('index') ? ['Table'] : []), ...(verbose ? ['Persistence', 'Description'] : [])];
     const columns: TableColumn[] = headers.map((name) => ({ name, align: 'left' }));
     if (verbose) tables = tables.map((t) => [...t, 'permanent', '']);
     this.result(this.renderTable(columns, tables, 'List of relations'));

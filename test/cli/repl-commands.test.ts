@@ -15,6 +15,7 @@ import { Session } from '../../src/cli/session.js';
 import { complete, type CompletionCatalog } from '../../src/cli/completion.js';
 import { historyFile, loadHistory, saveHistory } from '../../src/cli/history.js';
 import { parseCopyArgs } from '../../src/cli/session.js';
+import { relationLister } from '../../src/cli/relation-lister.js';
 import { functionLister } from '../../src/cli/function-list.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -37,7 +38,7 @@ function session(): { s: Session; out: () => string; err: () => string } {
     db,
     (v, t) => db.formatValue(v, t),
     { stdout: (x) => out.push(x), stderr: (x) => err.push(x) },
-    async () => db.listTables().map((t): [string, string, string] => ['public', t.name, t.kind]),
+    relationLister(db),
     undefined,
     async (name) => db.describeRelation(name),
     functionLister,
@@ -104,10 +105,11 @@ describe('output and copy', () => {
 });
 
 describe('informational and help commands', () => {
-  it('\\d+ adds storage and description; \\dt+, \\dv, \\dn list as psql does', async () => {
+  it('\\d+ adds storage and description; \\dt+, \\dv, \\dn, \\di list as psql does', async () => {
     await db.query('create index pets_name on pets (name)');
     const t = await script(['\\d+ pets', '\\dv', '\\dt+', '\\dn', '\\di']);
-    expect(t.err()).toBe('Did not find any relations.\n');
+    expect(t.err()).toBe('');
+    expect(t.out()).toContain(' public | pets_name | index | pets\n');
     expect(t.out()).toMatch(/^ +Table "public\.pets"\n/);
     expect(t.out()).toContain(
       [

@@ -1,7 +1,8 @@
 /**
  * Child process for the concurrent crash test: serves the database directory argv[2] over pgwire and
  * writes to it from the library at the same time, printing each acknowledged library commit, until it
- * is killed (and keeps a counter table the pgwire writers update). Checkpoints run every few KB of log, and each of their steps is printed, so kills land
+ * is killed (and keeps a counter table the pgwire writers update, and creates and drops indexes, printing each
+ * acknowledged step). Checkpoints run every few KB of log, and each of their steps is printed, so kills land
  * in the middle of checkpoints too.
  */
 import { Database } from '../../src/index.js';
@@ -27,5 +28,15 @@ for (let n = 1; ; n++) {
     await db.query(`INSERT INTO log VALUES ('lib${round}', ${n})`);
   }
   process.stdout.write(`ack ${n}\n`);
+  // Index definitions go through the same log: one created every tenth commit, dropped five later.
+  if (n % 10 === 5) {
+    process.stdout.write(`index creating li${round}_${n}\n`);
+    await db.query(`CREATE INDEX li${round}_${n} ON log (n)`);
+    process.stdout.write(`index created li${round}_${n}\n`);
+  } else if (n % 10 === 0) {
+    process.stdout.write(`index dropping li${round}_${n - 5}\n`);
+    await db.query(`DROP INDEX li${round}_${n - 5}`);
+    process.stdout.write(`index dropped li${round}_${n - 5}\n`);
+  }
   await new Promise((r) => setImmediate(r));
 }

@@ -3,7 +3,8 @@
  * pgwire sessions and the library at once, and is killed with SIGKILL at random moments, many times.
  * After each kill the directory reopens cleanly, holds every acknowledged commit, holds nothing that was
  * rolled back, and holds no row that was never sent. Checkpoints run every few KB of log; every
- * third kill lands right after a given step of one. CRASH_KILLS=n sets the number of kills (default 50, as the durability issue asks).
+ * third kill lands right after a given step of one. The library also creates and drops indexes: an acknowledged
+ * definition is there after the kill and answers as a scan does; an acknowledged DROP INDEX stays done. CRASH_KILLS=n sets the number of kills (default 50, as the durability issue asks).
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -40,6 +41,7 @@ describe('kill -9 with concurrent sessions', () => {
     const acked = new Set<string>();
     let checkpoints = 0;
     let killedInCheckpoint = 0;
+    let indexesCreated = 0;
     const sent = new Set<string>();
     // Each writer's counter: its acknowledged value, and whether an increment was in flight at the kill.
     const ctr: Record<string, { acked: number; inflight: number }> = { a: { acked: 0, inflight: 0 }, b: { acked: 0, inflight: 0 } };
@@ -129,7 +131,34 @@ describe('kill -9 with concurrent sessions', () => {
         if (n % 3 === 0) sent.add(`lib${round}:${-n}`);
       }
 
+      // An acknowledged CREATE INDEX survives unless its DROP was under way; an acknowledged DROP INDEX stays done.
+      const created = [...out.matchAll(/^index created (\S+)$/gm)].map((m) => m[1]!);
+      // A CREATE INDEX in flight at the kill may or may not have committed: it is dropped if it did.
+      const creating = [...out.matchAll(/^index creating (\S+)$/gm)].map((m) => m[1]!).filter((x) => !created.includes(x));
+      const dropping = new Set([...out.matchAll(/^index dropping (\S+)$/gm)].map((m) => m[1]!));
+      const dropped = new Set([...out.matchAll(/^index dropped (\S+)$/gm)].map((m) => m[1]!));
+      indexesCreated += created.length;
+
       const db = await Database.create({ path: dir });
+      for (const name of created) {
+        if (dropped.has(name)) {
+          await expect(db.query(`DROP INDEX ${name}`), `index ${name} dropped before kill ${round}`).rejects.toMatchObject({ code: '42704' });
+        } else if (!dropping.has(name)) {
+          const through = (await db.query('EXPLAIN (FORMAT QUIRE) SELECT count(*) FROM log WHERE n = 5')).rows.flat().join('\n');
+          if (!through.includes(`index: ${name}`)) {
+            const exists = await db.query(`DROP INDEX ${name}`).then(() => 'exists', (e: Error) => e.message);
+            throw new Error(`index ${name} after kill ${round}: ${exists}\n${through}\n${out.split('\n').filter((l) => /index|checkpoint/.test(l)).slice(-12).join('\n')}`);
+          }
+          const viaIndex = (await db.query('SELECT count(*) FROM log WHERE n = 5')).rows;
+          await db.query('SET enable_indexscan = off; SET enable_indexonlyscan = off');
+          expect((await db.query('SELECT count(*) FROM log WHERE n = 5')).rows, `rows through ${name}`).toEqual(viaIndex);
+          await db.query('RESET enable_indexscan; RESET enable_indexonlyscan');
+          await db.query(`DROP INDEX ${name}`);
+        } else {
+          await db.query(`DROP INDEX IF EXISTS ${name}`);
+        }
+      }
+      for (const name of creating) await db.query(`DROP INDEX IF EXISTS ${name}`);
       const rows = (await db.query('SELECT who, n FROM log')).rows.map(([who, n]) => `${who as string}:${n as number}`);
       for (const [w, n] of (await db.query('SELECT w, n FROM ctr')).rows as [string, number][]) {
         const c = ctr[w]!;
@@ -152,5 +181,6 @@ describe('kill -9 with concurrent sessions', () => {
     expect(acked.size).toBeGreaterThanOrEqual(KILLS);
     expect(checkpoints, `${killedInCheckpoint} kills in a checkpoint`).toBeGreaterThanOrEqual(Math.floor(KILLS / 3));
     expect(killedInCheckpoint).toBeGreaterThanOrEqual(Math.floor(KILLS / 6));
+    expect(indexesCreated, 'CREATE INDEX statements acknowledged').toBeGreaterThanOrEqual(KILLS / 5);
   }, 600_000);
 });
