@@ -9,6 +9,7 @@ import type { QueryResult } from './database.js';
 import { lockingItems, lockingText } from '../sql/locking-clause.js';
 import { rowChanged, type RowRef } from './row-lineage.js';
 import type { Batch } from '../common/column.js';
+import type { Value } from '../common/types.js';
 import type { MemoryTable } from '../storage/memory-table.js';
 import { LockOwner, tryLockRows, waitFor } from './row-locks.js';
 import { byTable, lockTargets, simplyUpdatable, targetRow, type RowTarget } from './row-targets.js';
@@ -114,6 +115,7 @@ async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids:
  * wait for that transaction and run again on a fresh snapshot, as PostgreSQL re-reads such a row.
  */
 export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  if ((sel.limitCount !== undefined || sel.limitOffset !== undefined) && lockingItems(sel).every((l) => l.wait === 'skip')) return skipLockedWithLimit(host, sel, params);
   for (;;) {
     const targeted = lockTargets(host.catalog, sel);
     const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
@@ -145,6 +147,59 @@ export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params
     const out = rows.filter((_, i) => keep[i]).map((r) => r.slice(0, width));
     return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
   }
+}
+
+/**
+ * FOR UPDATE SKIP LOCKED with LIMIT/OFFSET, the job-queue query: PostgreSQL's LockRows sits below its
+ * Limit, so rows others hold are passed over and the limit counts only rows this statement locked.
+ * The query runs without its LIMIT and rows are locked in its order, a few at a time, never more than
+ * the limit still needs: a row past the limit is never locked. Rows OFFSET passes over are locked and
+ * not returned, as in PostgreSQL.
+ */
+async function skipLockedWithLimit(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  // The query as written checks LIMIT and OFFSET (types, constants below zero) before anything runs.
+  host.prepareSelect(sel, params);
+  const bounds = host.prepareSelect({ targetList: [sel.limitCount, sel.limitOffset].map((v) => ({ ResTarget: { val: v ?? { A_Const: { isnull: true } } } })), limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } as unknown as SelectStmt, params);
+  const bctx = host.execContext(bounds.paramTypes, params, false);
+  const [countValue, offsetValue] = (await host.collect(await host.physical(bounds.plan, bctx), bctx))[0]!;
+  const count = countValue === null || countValue === undefined ? Infinity : Number(countValue);
+  const offset = offsetValue === null || offsetValue === undefined ? 0 : Number(offsetValue);
+  if (count < 0) throw new QuireError('2201W', 'LIMIT must not be negative');
+  if (offset < 0) throw new QuireError('2201X', 'OFFSET must not be negative');
+  const unlimited: SelectStmt = { ...sel, limitCount: undefined, limitOffset: undefined, limitOption: 'LIMIT_OPTION_DEFAULT' } as SelectStmt;
+  const targeted = lockTargets(host.catalog, unlimited);
+  const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
+  const ctx = host.execContext(prepared.paramTypes, params, false);
+  const rows = count === 0 ? [] : await host.collect(await host.physical(prepared.plan, ctx), ctx);
+  const width = prepared.columns.length - targeted.targets.length;
+  const owner = host.rowLocks;
+  const want = offset + count;
+  const kept: Value[][] = [];
+  for (let next = 0; next < rows.length && kept.length < want; ) {
+    checkCancel(ctx);
+    const chunk = rows.slice(next, next + Math.min(want - kept.length, 256));
+    next += chunk.length;
+    const ok = chunk.map(() => true);
+    if (owner !== null) {
+      for (let k = 0; k < targeted.targets.length; k++) {
+        const t = targeted.targets[k]!;
+        if (t.strength === null) continue;
+        // Rows a lock on an earlier table already passed over are not locked on this one.
+        const live = chunk.map((_, i) => i).filter((i) => ok[i]);
+        const targetedRows = live.map((i) => targetRow(t, chunk[i]![width + k] as number));
+        byTable(targetedRows, (table, _snapshot, refs, at) => {
+          const got = tryLockRows(owner, table.name, refs, t.strength!, t.wait);
+          if ('holder' in got) throw new QuireError('XX000', 'a SKIP LOCKED lock waited');
+          got.locked.forEach((locked, j) => {
+            if (!locked) ok[live[at[j]!]!] = false;
+          });
+        });
+      }
+    }
+    chunk.forEach((r, i) => ok[i] && kept.push(r));
+  }
+  const out = kept.slice(offset).map((r) => r.slice(0, width));
+  return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
 }
 
 /** FETCH and MOVE on a declared cursor. */

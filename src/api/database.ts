@@ -914,9 +914,9 @@ export class Database implements UtilityHost {
     return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
   }
 
-  async explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions): Promise<string[]> {
+  async explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions, relations?: ReadonlyMap<string, TableSource>): Promise<string[]> {
     const t0 = performance.now();
-    const prepared = this.prepareSelect(stmt, params);
+    const prepared = this.prepareSelect(stmt, params, undefined, relations);
     if (opts.logical === true) return explainLogical(prepared.plan);
     const ctx = this.execContext(prepared.paramTypes, params, opts.analyze);
     const op = await this.physical(prepared.plan, ctx);

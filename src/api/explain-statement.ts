@@ -12,6 +12,7 @@ import { untilUnlocked } from './dml-statements.js';
 import { planDml } from './planned-dml.js';
 import { modifyingCtes, withModifyingCtes } from './modifying-ctes.js';
 import { LockOwner } from './row-locks.js';
+import { lockTargets } from './row-targets.js';
 
 export async function explain(host: UtilityHost, b: AnyNode, params: readonly unknown[]): Promise<QueryResult> {
   let analyze = false;
@@ -49,11 +50,21 @@ export async function explain(host: UtilityHost, b: AnyNode, params: readonly un
   const explainMain = async (): Promise<string[]> => {
     if (dml) return explainModify(host, q, params, opts);
     const sel = nodeBody<SelectStmt>(q);
-    const lines = await host.explainLines(sel, params, opts);
-    // SELECT … FOR UPDATE/SHARE locks the rows as they leave the plan: PostgreSQL's LockRows node on
-    // top. EXPLAIN ANALYZE runs the query without taking locks, so it shows no such node.
-    if ((sel.lockingClause ?? []).length === 0 || analyze || logical || format !== 'text') return lines;
-    return ['LockRows', ...lines.map((l, i) => (i === 0 ? `  ->  ${l}` : `      ${l}`))];
+    const locking = (sel.lockingClause ?? []).length > 0;
+    // SELECT … FOR UPDATE/SHARE runs with its locked tables' row positions (row-targets.ts): that plan
+    // is the one shown. EXPLAIN ANALYZE runs it without taking locks.
+    const targeted = locking ? lockTargets(host.catalog, sel) : null;
+    const lines = targeted !== null ? await host.explainLines(targeted.stmt, params, opts, targeted.relations) : await host.explainLines(sel, params, opts);
+    // The locks are taken as rows leave the plan: PostgreSQL's LockRows node on top.
+    if (!locking || analyze || logical || format !== 'text') return lines;
+    // Under a LIMIT, PostgreSQL locks below it (a row SKIP LOCKED passes over does not count).
+    let top = 0;
+    if ((sel.limitCount !== undefined || sel.limitOffset !== undefined) && lines[0] === 'Limit') {
+      top = 1;
+      while (top < lines.length && lines[top]!.startsWith('  ') && !lines[top]!.startsWith('  ->')) top++;
+    }
+    const below = lines.slice(top).map((l, i) => (top > 0 ? `      ${l}` : i === 0 ? `  ->  ${l}` : `      ${l}`));
+    return top > 0 ? [...lines.slice(0, top), '  ->  LockRows', ...below] : ['LockRows', ...below];
   };
   const ctes = modifyingCtes(nodeBody<AnyNode>(q));
   const lines = ctes === null ? await explainMain() : await explainWithModifying(host, ctes, params, opts, explainMain);

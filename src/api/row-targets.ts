@@ -12,6 +12,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { T, type Field } from '../common/types.js';
 import { makeColumn, type Batch } from '../common/column.js';
 import type { LogicalPlan, TableSource } from '../logical/plan.js';
+import type { IndexDefinition } from '../logical/index-definition.js';
 import { nodeBody, nodeTag, type AnyNode } from '../sql/ast.js';
 import { lockedItems, type LockStrength, type LockWait } from '../sql/locking-clause.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -65,12 +66,27 @@ export interface RowTargeted {
  */
 class WithRowIds implements TableSource {
   readonly schema: Field[];
+  readonly explainName: string;
+  readonly lockTarget = true;
+  /** The table's indexes, when its own rows are all there is (without descendants read after them). */
+  readonly indexes: readonly IndexDefinition[];
+  readonly rowIdColumn: number;
   constructor(
     readonly name: string,
-    table: MemoryTable,
+    private readonly table: MemoryTable,
     private readonly segments: readonly TargetSegment[],
   ) {
     this.schema = [...table.schema, { name: ROW_ID, type: T.int4 }];
+    this.explainName = table.name;
+    this.indexes = segments.length === 1 ? table.indexes : [];
+    this.rowIdColumn = table.schema.length;
+  }
+  /** The rows an index scan reads: the one segment's snapshot, whose positions are the row ids. */
+  indexedRows(): readonly Batch[] {
+    return this.segments[0]!.snapshot;
+  }
+  batchExtends(later: Batch, earlier: Batch): boolean {
+    return this.table.batchExtends(later, earlier);
   }
   rowCount(): number {
     return this.segments.reduce((n, s) => n + s.rows, 0);

@@ -57,7 +57,7 @@ export interface UtilityHost {
   physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator>;
   collectBatches(op: PhysicalOperator, ctx: ExecContext): Promise<Batch[]>;
   collect(op: PhysicalOperator, ctx: ExecContext): Promise<Value[][]>;
-  explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions): Promise<string[]>;
+  explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions, relations?: ReadonlyMap<string, TableSource>): Promise<string[]>;
   /** The open transaction's row locks (SELECT … FOR UPDATE), if one is open. */
   readonly rowLocks: LockOwner | null;
   /** A fresh READ COMMITTED snapshot, after waiting for a row lock. */

@@ -20,6 +20,13 @@ export interface TableSource {
   readonly pushdown?: ScanPushdown;
   /** Secondary indexes over the source's rows (stored tables), for choose-index-scan. */
   readonly indexes?: readonly IndexDefinition[];
+  /**
+   * Rows read to be locked (FOR UPDATE): a partial index's implied conjuncts are checked again on each
+   * row, as PostgreSQL rechecks a row it locks, instead of being left to the index's predicate.
+   */
+  readonly lockTarget?: boolean;
+  /** The relation EXPLAIN names when `name` is an internal one (a table read with its row positions). */
+  readonly explainName?: string;
 }
 
 /**

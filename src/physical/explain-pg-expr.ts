@@ -73,6 +73,14 @@ function arrayElement(s: string): string {
 }
 
 /** ruleutils' get_const_expr: integers and plain decimals bare, booleans as words, the rest quoted with their type. */
+/**
+ * A scan's output column as EXPLAIN VERBOSE names it: a table's row positions (columns whose names no
+ * identifier can spell, added for FOR UPDATE) print as PostgreSQL's row locator, ctid.
+ */
+export function pgColumnName(name: string): string {
+  return name.startsWith('\u0000') ? 'ctid' : name;
+}
+
 export function pgConst(value: unknown, type: DataType): string {
   const label = typeDisplayName(type);
   if (value === null) return `NULL::${label}`;

@@ -11,7 +11,7 @@ import type { SortKey } from './sort-key.js';
 /** The scan through its index, or null when the source cannot be read so (the table scan then serves it). */
 export function planIndexScan(p: LogicalPlan & { op: 'scan' }, access: IndexAccess): PhysicalOperator | null {
   const src = p.source as unknown as Partial<IndexedSource>;
-  if (typeof src.snapshot !== 'function') return null;
+  if (typeof src.snapshot !== 'function' && typeof src.indexedRows !== 'function') return null;
   const projection = p.projection ?? null;
   const cols = projection ?? p.source.schema.map((_, i) => i);
   const only = access.allowIndexOnly && cols.every((c) => access.index.columns.some((k) => k.col === c));

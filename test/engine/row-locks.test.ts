@@ -87,6 +87,47 @@ describe('row locks between library sessions', () => {
     await b.query('COMMIT');
   });
 
+  it('SKIP LOCKED with LIMIT: the job-queue query hands each worker the next rows no one holds', async () => {
+    await db.query('CREATE TABLE IF NOT EXISTS jobs (id int, done bool)');
+    await db.query('DELETE FROM jobs');
+    await db.query('INSERT INTO jobs SELECT i, i % 5 = 0 FROM generate_series(1, 12) i');
+    const take = "SELECT id FROM jobs WHERE NOT done ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED";
+    const workers = [db.connect(), db.connect(), db.connect()];
+    for (const w of workers) await w.query('BEGIN');
+    // The limit counts only rows this worker locked: rows the others hold are passed over, not counted.
+    expect(await rows(workers[0]!, take)).toEqual([[1], [2]]);
+    expect(await rows(workers[1]!, take)).toEqual([[3], [4]]);
+    expect(await rows(workers[2]!, take)).toEqual([[6], [7]]);
+    // Rows past the limit were not locked: a fourth worker still gets 8 and 9.
+    const fourth = db.connect();
+    expect(await rows(fourth, 'SELECT id FROM jobs WHERE id IN (8, 9) ORDER BY id FOR UPDATE NOWAIT')).toEqual([[8], [9]]);
+    await fourth.query('ROLLBACK');
+    // OFFSET passes over locked rows too (and keeps the rows it skipped locked, as PostgreSQL's Limit over LockRows does).
+    await workers[0]!.query('COMMIT');
+    expect(await rows(workers[0]!, "SELECT id FROM jobs WHERE NOT done ORDER BY id LIMIT 1 OFFSET 1 FOR UPDATE SKIP LOCKED")).toEqual([[2]]);
+    await workers[1]!.query('UPDATE jobs SET done = true WHERE id IN (3, 4)');
+    await workers[1]!.query('COMMIT');
+    // Parameters give the limit; a LIMIT past what is free returns what is free; LIMIT 0 locks nothing.
+    const w = db.connect();
+    await w.query('BEGIN');
+    expect((await w.execute('SELECT id FROM jobs WHERE NOT done ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED', [10])).at(-1)!.rows).toEqual([[1], [2], [8], [9], [11], [12]]);
+    await w.query('ROLLBACK');
+    await w.query('BEGIN');
+    expect(await rows(w, 'SELECT id FROM jobs ORDER BY id LIMIT 0 FOR UPDATE SKIP LOCKED')).toEqual([]);
+    expect(await rows(workers[0]!, 'SELECT id FROM jobs WHERE id = 1 FOR UPDATE NOWAIT')).toEqual([[1]]);
+    await expect(w.query('SELECT id FROM jobs ORDER BY id LIMIT -1 FOR UPDATE SKIP LOCKED')).rejects.toMatchObject({ code: '2201W' });
+    await w.query('ROLLBACK');
+    expect(((await db.query(`EXPLAIN (COSTS OFF) ${take}`)).rows as string[][]).map((r) => r[0])).toEqual([
+      'Limit',
+      '  ->  LockRows',
+      '        ->  Sort',
+      '              Sort Key: id',
+      '              ->  Seq Scan on jobs',
+      '                    Filter: (NOT done)',
+    ]);
+    for (const x of [...workers, w]) await x.query('ROLLBACK').catch(() => undefined);
+  });
+
   it('strengths conflict as in PostgreSQL: SHARE with SHARE and KEY SHARE with a non-key UPDATE do not', async () => {
     const a = db.connect();
     const b = db.connect();

@@ -272,6 +272,33 @@ describe('plans through indexes', () => {
     expect(((await s2.execute('EXPLAIN (FORMAT QUIRE) SELECT * FROM onek2 WHERE four = 1')).at(-1)!.rows as string[][]).join('\n')).toContain('onek2_four');
     expect((await s2.execute('SELECT count(*) FROM onek2 WHERE four = 1')).at(-1)!.rows).toEqual([[251]]);
   });
+
+  it('SELECT … FOR UPDATE reads through indexes, rechecks a partial index’s conditions, and locks the rows it read', async () => {
+    const text = async (sql: string): Promise<string> => ((await db.execute(sql)).at(-1)!.rows as string[][]).map((r) => r[0]).join('\n');
+    // PostgreSQL's plan for this statement (its regression file select.sql): the locked rows are rechecked.
+    expect(await text("EXPLAIN (COSTS OFF) SELECT unique2 FROM onek2 WHERE unique2 = 11 AND stringu1 < 'B' FOR UPDATE")).toBe(
+      ['LockRows', '  ->  Index Scan using onek2_u2_prtl on onek2', '        Index Cond: (unique2 = 11)', "        Filter: (stringu1 < 'B'::name)"].join('\n'),
+    );
+    expect(await text('EXPLAIN (COSTS OFF) SELECT * FROM onek2 WHERE unique1 BETWEEN 10 AND 12 ORDER BY unique1 DESC LIMIT 2 FOR UPDATE')).toContain('Index Scan Backward using onek2_u1 on onek2');
+    expect(await text('EXPLAIN (VERBOSE, COSTS OFF) SELECT unique2 FROM onek2 WHERE unique1 = 3 FOR SHARE')).toContain('Output: onek2.unique2, onek2.ctid');
+    const s1 = db.connect();
+    const s2 = db.connect();
+    try {
+      await s1.execute('BEGIN');
+      expect((await s1.execute('SELECT unique1, unique2 FROM onek2 WHERE unique1 = 10 FOR UPDATE')).at(-1)!.rows).toEqual([[10, 370]]);
+      expect((await s1.execute('SELECT unique1 FROM onek2 WHERE unique1 BETWEEN 10 AND 12 ORDER BY unique1 DESC LIMIT 2 FOR UPDATE')).at(-1)!.rows).toEqual([[12], [11]]);
+      // The other session meets the rows locked through the index, and only those.
+      await expect(s2.execute('SELECT * FROM onek2 WHERE unique1 = 11 FOR UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+      expect((await s2.execute('SELECT unique1 FROM onek2 WHERE unique1 BETWEEN 9 AND 13 ORDER BY unique1 FOR UPDATE SKIP LOCKED')).at(-1)!.rows).toEqual([[9], [13]]);
+      await s1.execute('UPDATE onek2 SET unique2 = -1 WHERE unique1 = 10');
+      expect((await s1.execute('SELECT unique2 FROM onek2 WHERE unique1 = 10 FOR UPDATE')).at(-1)!.rows).toEqual([[-1]]);
+      await s1.execute('ROLLBACK');
+      expect((await s2.execute('SELECT unique2 FROM onek2 WHERE unique1 = 10 FOR UPDATE NOWAIT')).at(-1)!.rows).toEqual([[370]]);
+    } finally {
+      await s1.close?.();
+      await s2.close?.();
+    }
+  });
 });
 
 describe('entries over appended rows', () => {

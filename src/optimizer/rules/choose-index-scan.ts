@@ -118,12 +118,12 @@ interface Candidate {
  * How `idx` can serve conjuncts `qs` (over the table's columns): null when its predicate is not implied.
  * `keepAll`: every conjunct stays in the filter (an index-only fallback must be able to drop the index).
  */
-function candidate(idx: IndexDefinition, qs: readonly Expr[], keepAll: boolean): Candidate | null {
+function candidate(idx: IndexDefinition, qs: readonly Expr[], keepAll: boolean, recheck = false): Candidate | null {
   const covered = new Set<number>();
   if (idx.predicate !== null) {
     const ps = conjuncts(idx.predicate);
     if (!ps.every((p) => qs.some((q) => implies(q, p)))) return null;
-    if (!keepAll) qs.forEach((q, i) => ps.some((p) => implies(p, q)) && covered.add(i));
+    if (!keepAll && !recheck) qs.forEach((q, i) => ps.some((p) => implies(p, q)) && covered.add(i));
   }
   const eq: (Expr | null)[] = [];
   const cond: Expr[] = [];
@@ -182,7 +182,7 @@ function onFilter(node: LogicalPlan & { op: 'filter' }, scan: ScanNode, ctx: Opt
   for (const idx of indexes) {
     // gist/gin/brin indexes are kept by name only: they have no entries to read.
     if (idx.columns.length === 0) continue;
-    const c = candidate(idx, qs, keepAll);
+    const c = candidate(idx, qs, keepAll, scan.source.lockTarget === true);
     if (c === null || c.score === 0) continue;
     // Without statistics a one-sided range may select most of the table: reading it in index order
     // costs more than the scan, unless the scan is switched off.

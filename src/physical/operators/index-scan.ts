@@ -9,9 +9,9 @@
  * bound matches nothing, as the comparison it stands for is never true. Rows come out in growing
  * batches, so a Limit above that needs a few rows stops the scan after gathering a few.
  */
-import { BATCH_SIZE, type Batch } from '../../common/column.js';
+import { BATCH_SIZE, makeColumn, type Batch } from '../../common/column.js';
 import { compareValues } from '../../common/compare.js';
-import type { DataType, Schema, Value } from '../../common/types.js';
+import { T, type DataType, type Schema, type Value } from '../../common/types.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import type { Expr } from '../../logical/expr.js';
 import type { IndexAccess, IndexBound } from '../../logical/index-definition.js';
@@ -19,16 +19,24 @@ import { evalConstant } from '../compile-expr.js';
 import { explainExpr } from '../explain-expr.js';
 import { gatherRows, indexEntries, searchEntries, type IndexEntries } from '../index-entries.js';
 import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
-import { pgExpr } from '../explain-pg-expr.js';
+import { pgColumnName, pgExpr } from '../explain-pg-expr.js';
 import type { SortKey } from '../sort-key.js';
 
 /** A stored table as the scan reads it. */
 export interface IndexedSource {
   readonly name: string;
   readonly schema: Schema;
-  snapshot(): readonly Batch[];
+  snapshot?(): readonly Batch[];
+  /**
+   * The stored rows an index reads, when the source's own rows carry more columns (FOR UPDATE's row
+   * targets); else snapshot() is.
+   */
+  indexedRows?(): readonly Batch[];
   /** Whether `later` holds `earlier`'s rows first: lets an index built for an older list be extended. */
   batchExtends?(later: Batch, earlier: Batch): boolean;
+  /** A column past the stored ones that holds each row's position in the list (FOR UPDATE's row targets). */
+  readonly rowIdColumn?: number;
+  readonly explainName?: string;
 }
 
 /** Rows in the first batch: enough for a point lookup or a small LIMIT, without gathering 4,096 rows. */
@@ -53,7 +61,7 @@ export class IndexScan extends PhysicalOperator {
     readonly alias: string | null = null,
   ) {
     super(schema);
-    this.pinned = source.snapshot();
+    this.pinned = source.indexedRows?.() ?? source.snapshot!();
     this.keyTypes = access.index.columns.map((c) => source.schema[c.col]!.type);
   }
 
@@ -76,14 +84,15 @@ export class IndexScan extends PhysicalOperator {
 
   override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
     const kind = this.indexOnly ? 'Index Only Scan' : 'Index Scan';
-    const table = this.alias ?? this.source.name;
+    const name = this.source.explainName ?? this.source.name;
+    const table = this.alias ?? name;
     const cols = this.source.schema.map((f) => (how.qualify ? `${table}.${f.name}` : f.name));
     const c = this.access.cond;
     const cond = c.length === 0 ? null : c.length === 1 ? pgExpr(c[0]!, cols) : `(${c.map((e) => pgExpr(e, cols)).join(' AND ')})`;
     return {
-      label: `${kind}${this.access.backward ? ' Backward' : ''} using ${this.access.index.name} on ${how.verbose ? `public.${this.source.name}` : this.source.name}${table !== this.source.name ? ` ${table}` : ''}`,
+      label: `${kind}${this.access.backward ? ' Backward' : ''} using ${this.access.index.name} on ${how.verbose ? `public.${name}` : name}${table !== name ? ` ${table}` : ''}`,
       details: cond !== null ? [`Index Cond: ${cond.startsWith('(') ? cond : `(${cond})`}`] : [],
-      outputs: this.schema.map((f) => (how.qualify ? `${table}.${f.name}` : f.name)),
+      outputs: this.schema.map((f) => (how.qualify ? `${table}.${pgColumnName(f.name)}` : pgColumnName(f.name))),
       projects: true,
     };
   }
@@ -146,6 +155,10 @@ export class IndexScan extends PhysicalOperator {
     const cols = this.projection ?? this.source.schema.map((_, i) => i);
     const types = cols.map((c) => this.source.schema[c]!.type);
     const back = this.access.backward;
+    // Row positions are the entries' row numbers: the one column not read from the batches.
+    const rowId = this.source.rowIdColumn === undefined ? -1 : cols.indexOf(this.source.rowIdColumn);
+    const stored = rowId < 0 ? cols : cols.filter((_, i) => i !== rowId);
+    const storedTypes = rowId < 0 ? types : types.filter((_, i) => i !== rowId);
     let size = FIRST_BATCH;
     const sel = new Uint32Array(BATCH_SIZE);
     for (let done = 0; done < to - from; ) {
@@ -153,7 +166,7 @@ export class IndexScan extends PhysicalOperator {
       await yieldIfDue(ctx);
       const n = Math.min(size, to - from - done);
       for (let i = 0; i < n; i++) sel[i] = e.rows[back ? to - 1 - done - i : from + done + i]!;
-      yield gatherRows(e, cols, types, sel, n);
+      yield rowId < 0 ? gatherRows(e, cols, types, sel, n) : withRowIds(gatherRows(e, stored, storedTypes, sel, n), rowId, sel, n);
       done += n;
       size = Math.min(BATCH_SIZE, size * 4);
     }
@@ -174,4 +187,13 @@ function tightest(bounds: readonly IndexBound[], t: DataType, ctx: ExecContext, 
     if (d > 0 || (d === 0 && !b.inclusive)) best = { value: v, inclusive: b.inclusive };
   }
   return best;
+}
+
+/** `b` with the row numbers `sel[0..n)` inserted as column `at`. */
+function withRowIds(b: Batch, at: number, sel: Uint32Array, n: number): Batch {
+  const ids = new Int32Array(n);
+  for (let i = 0; i < n; i++) ids[i] = sel[i]!;
+  const columns = [...b.columns];
+  columns.splice(at, 0, makeColumn(T.int4, ids, null));
+  return { columns, length: n };
 }

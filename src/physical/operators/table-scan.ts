@@ -1,5 +1,6 @@
 /** Reads an in-memory or connector table; projection keeps only the columns the plan needs. */
 import type { Schema } from '../../common/types.js';
+import { pgColumnName } from '../explain-pg-expr.js';
 import { sliceBatch, type Batch } from '../../common/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
@@ -10,6 +11,8 @@ export interface ScannableSource {
   scan(opts?: { fetch?: number }): AsyncIterable<Batch>;
   /** Extra EXPLAIN text, e.g. the SQL a connector table sends to its server. */
   describe?(): string;
+  /** The relation EXPLAIN names when `name` is an internal one. */
+  readonly explainName?: string;
 }
 
 /** Sources that hand out their rows as an immutable list of batches (in-memory tables). */
@@ -51,11 +54,12 @@ export class TableScan extends PhysicalOperator {
   }
   override explainNode(_inputs: ExplainInputs, how: ExplainHow): ExplainNode {
     const remote = this.source.describe?.();
-    const table = this.alias ?? this.source.name;
-    const qualified = how.verbose && !this.source.name.includes('.') ? `public.${this.source.name}` : this.source.name;
-    const label = `${remote !== undefined ? 'Foreign Scan' : 'Seq Scan'} on ${qualified}${table !== this.source.name ? ` ${table}` : ''}`;
+    const name = this.source.explainName ?? this.source.name;
+    const table = this.alias ?? name;
+    const qualified = how.verbose && !name.includes('.') ? `public.${name}` : name;
+    const label = `${remote !== undefined ? 'Foreign Scan' : 'Seq Scan'} on ${qualified}${table !== name ? ` ${table}` : ''}`;
     const details = remote !== undefined ? [remote.replace(/^remote SQL: /, 'Remote SQL: ')] : [];
-    const outputs = this.schema.map((f) => (how.qualify ? `${table}.${f.name}` : f.name));
+    const outputs = this.schema.map((f) => (how.qualify ? `${table}.${pgColumnName(f.name)}` : pgColumnName(f.name)));
     return { label, details, outputs, projects: true };
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
