@@ -115,7 +115,8 @@ async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids:
  * wait for that transaction and run again on a fresh snapshot, as PostgreSQL re-reads such a row.
  */
 export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
-  if ((sel.limitCount !== undefined || sel.limitOffset !== undefined) && lockingItems(sel).every((l) => l.wait === 'skip')) return skipLockedWithLimit(host, sel, params);
+  const skips = lockingItems(sel).some((l) => l.wait === 'skip');
+  if (sel.limitOffset !== undefined || (sel.limitCount !== undefined && skips)) return lockUnderLimit(host, sel, params);
   for (;;) {
     const targeted = lockTargets(host.catalog, sel);
     const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
@@ -150,13 +151,24 @@ export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params
 }
 
 /**
- * FOR UPDATE SKIP LOCKED with LIMIT/OFFSET, the job-queue query: PostgreSQL's LockRows sits below its
- * Limit, so rows others hold are passed over and the limit counts only rows this statement locked.
- * The query runs without its LIMIT and rows are locked in its order, a few at a time, never more than
- * the limit still needs: a row past the limit is never locked. Rows OFFSET passes over are locked and
- * not returned, as in PostgreSQL.
+ * FOR UPDATE … SKIP LOCKED under a LIMIT (the job-queue query), and any FOR UPDATE with OFFSET:
+ * PostgreSQL's LockRows sits below its Limit, so rows others hold are passed over without counting
+ * toward the limit, and the rows OFFSET passes over are locked too (a NOWAIT fails on them, a wait
+ * waits for them). The query runs without its LIMIT and rows are locked in its order, a few at a time,
+ * never more than the limit still needs: a row past the limit is never locked. A row another
+ * transaction holds (without SKIP LOCKED) is waited for, and the statement then runs again on what
+ * was committed, as selectForUpdate does.
  */
-async function skipLockedWithLimit(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+async function lockUnderLimit(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
+  for (;;) {
+    const r = await lockUnderLimitOnce(host, sel, params);
+    if ('rows' in r) return r;
+    await waitFor(host.rowLocks!, r.holder, r.check);
+    host.beginStatement();
+  }
+}
+
+async function lockUnderLimitOnce(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult | { holder: LockOwner; check: () => void }> {
   // The query as written checks LIMIT and OFFSET (types, constants below zero) before anything runs.
   host.prepareSelect(sel, params);
   const bounds = host.prepareSelect({ targetList: [sel.limitCount, sel.limitOffset].map((v) => ({ ResTarget: { val: v ?? { A_Const: { isnull: true } } } })), limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } as unknown as SelectStmt, params);
@@ -175,6 +187,7 @@ async function skipLockedWithLimit(host: UtilityHost, sel: SelectStmt, params: r
   const owner = host.rowLocks;
   const want = offset + count;
   const kept: Value[][] = [];
+  let holder: LockOwner | null = null;
   for (let next = 0; next < rows.length && kept.length < want; ) {
     checkCancel(ctx);
     const chunk = rows.slice(next, next + Math.min(want - kept.length, 256));
@@ -188,14 +201,19 @@ async function skipLockedWithLimit(host: UtilityHost, sel: SelectStmt, params: r
         const live = chunk.map((_, i) => i).filter((i) => ok[i]);
         const targetedRows = live.map((i) => targetRow(t, chunk[i]![width + k] as number));
         byTable(targetedRows, (table, _snapshot, refs, at) => {
+          if (holder !== null) return;
           const got = tryLockRows(owner, table.name, refs, t.strength!, t.wait);
-          if ('holder' in got) throw new QuireError('XX000', 'a SKIP LOCKED lock waited');
+          if ('holder' in got) {
+            holder = got.holder;
+            return;
+          }
           got.locked.forEach((locked, j) => {
             if (!locked) ok[live[at[j]!]!] = false;
           });
         });
       }
     }
+    if (holder !== null) return { holder, check: () => checkCancel(ctx) };
     chunk.forEach((r, i) => ok[i] && kept.push(r));
   }
   const out = kept.slice(offset).map((r) => r.slice(0, width));

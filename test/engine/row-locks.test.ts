@@ -128,6 +128,32 @@ describe('row locks between library sessions', () => {
     for (const x of [...workers, w]) await x.query('ROLLBACK').catch(() => undefined);
   });
 
+  it('FOR UPDATE with OFFSET locks the rows OFFSET passes over, as PostgreSQL’s Limit over LockRows does', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('SELECT * FROM acct WHERE id = 1 FOR UPDATE');
+    await b.query('BEGIN');
+    // Row 1 is passed over by OFFSET but still locked on the way: NOWAIT fails, a wait waits.
+    await expect(b.query('SELECT id FROM acct ORDER BY id OFFSET 1 LIMIT 1 FOR UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+    await b.query('ROLLBACK');
+    await b.query('BEGIN');
+    const waiting = b.query('SELECT id, bal FROM acct ORDER BY id OFFSET 1 LIMIT 1 FOR UPDATE');
+    expect(await pending(waiting)).toBe(true);
+    await a.query('UPDATE acct SET bal = 0 WHERE id = 2');
+    await a.query('COMMIT');
+    // It ran again on what A committed.
+    expect((await waiting).rows).toEqual([[2, 0]]);
+    // And now holds rows 1 and 2, not 3.
+    await a.query('BEGIN');
+    await expect(a.query('SELECT * FROM acct WHERE id = 1 FOR UPDATE NOWAIT')).rejects.toMatchObject({ code: '55P03' });
+    await a.query('ROLLBACK');
+    await a.query('BEGIN');
+    expect(await rows(a, 'SELECT id FROM acct WHERE id = 3 FOR UPDATE NOWAIT')).toEqual([[3]]);
+    await a.query('ROLLBACK');
+    await b.query('COMMIT');
+  });
+
   it('strengths conflict as in PostgreSQL: SHARE with SHARE and KEY SHARE with a non-key UPDATE do not', async () => {
     const a = db.connect();
     const b = db.connect();
