@@ -43,16 +43,59 @@ export function emptyBatch(types: readonly DataType[]): Batch {
  * scavenge until the next full collection. Constructed objects carry no allocation site.
  */
 class ColumnObject implements Column {
+  /** Null until first read for text made by codedTextColumn: its strings are built from the codes then. */
+  private values: ColumnData | null;
   constructor(
     readonly type: DataType,
-    readonly data: ColumnData,
+    data: ColumnData | null,
     readonly nulls: Uint8Array | null,
     readonly dict: DictCodes | null,
-  ) {}
+  ) {
+    this.values = data;
+  }
+  get data(): ColumnData {
+    return this.values ?? (this.values = textOfCodes(this.dict!, this.nulls));
+  }
+  /** Whether `data` is still to be built (only the codes exist). */
+  get pending(): boolean {
+    return this.values === null;
+  }
 }
 
 export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array | null, dict: DictCodes | null = null): Column {
   return new ColumnObject(type, data, nulls, dict);
+}
+
+/**
+ * A text column held as dictionary codes only (every row's code is an entry, -1 on NULL rows): its
+ * strings are built on the first read of `data`. Operators that group, join or sort by code never read
+ * it, and then no row's string is stored (a scan of a dictionary-encoded file would otherwise fill an
+ * array per batch that nothing reads). Anything else reads `data` as from any column.
+ */
+export function codedTextColumn(type: DataType, codes: DictCodes, nulls: Uint8Array | null): Column {
+  return new ColumnObject(type, null, nulls, codes);
+}
+
+/** Whether the column's strings are not built yet (codedTextColumn): copies then carry the codes alone. */
+export function textPending(c: Column): boolean {
+  return c instanceof ColumnObject && c.pending;
+}
+
+function textOfCodes(dc: DictCodes, nulls: Uint8Array | null): Value[] {
+  const codes = dc.codes;
+  const entries = dc.dictionary.values;
+  const n = codes.length;
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const code = codes[i]!;
+    out[i] = code < 0 || (nulls !== null && nulls[i] === 1) ? null : entries[code]!;
+  }
+  return out;
+}
+
+/** A pending text column's rows [start, end), or its rows sel[0..n), still pending. */
+function pendingSlice(c: Column, codes: Int32Array, nulls: Uint8Array | null): Column {
+  return new ColumnObject(c.type, null, nulls, { codes, dictionary: c.dict!.dictionary });
 }
 
 export function allocData(t: DataType, n: number): ColumnData {
@@ -318,7 +361,7 @@ export function deadColumn(t: DataType): Column {
 const deadColumns = new WeakMap<DataType, Column>();
 
 function isDead(c: Column, n: number): boolean {
-  return c.data.length < n;
+  return (textPending(c) ? c.dict!.codes.length : c.data.length) < n;
 }
 
 /** Gather rows `sel[0..n)` of every column (only the columns `need` marks, when given; the rest become placeholders). */
@@ -328,6 +371,11 @@ export function takeBatch(b: Batch, sel: Uint32Array | number[], n: number, need
 }
 
 export function takeColumn(c: Column, sel: Uint32Array | number[], n: number): Column {
+  if (textPending(c)) {
+    const codes = c.dict!.codes;
+    if (n > 0 && codes.length === 0) return c;
+    return pendingSlice(c, takeI32(codes, sel, n), c.nulls === null ? null : takeNulls(c.nulls, sel, n));
+  }
   const d = c.data;
   if (n > 0 && d.length === 0) return c;
   let out: ColumnData;
@@ -337,18 +385,16 @@ export function takeColumn(c: Column, sel: Uint32Array | number[], n: number): C
   else if (d instanceof Int32Array) out = takeI32(d, sel, n);
   else if (d instanceof Uint8Array) out = takeU8(d, sel, n);
   else out = takeObj(d, sel, n);
-  let nulls: Uint8Array | null = null;
-  if (c.nulls !== null) {
-    const o = takeU8(c.nulls, sel, n);
-    for (let k = 0; k < n; k++) {
-      if (o[k] === 1) {
-        nulls = o;
-        break;
-      }
-    }
-  }
+  const nulls = c.nulls === null ? null : takeNulls(c.nulls, sel, n);
   const dc = c.dict;
   return makeColumn(c.type, out, nulls, dc != null ? { codes: takeI32(dc.codes, sel, n), dictionary: dc.dictionary } : null);
+}
+
+/** NULL flags of rows sel[0..n), or null when none of them is NULL. */
+function takeNulls(nulls: Uint8Array, sel: Uint32Array | number[], n: number): Uint8Array | null {
+  const o = takeU8(nulls, sel, n);
+  for (let k = 0; k < n; k++) if (o[k] === 1) return o;
+  return null;
 }
 
 function takeF64(d: Float64Array, sel: Uint32Array | number[], n: number): Float64Array {
@@ -376,12 +422,14 @@ export function sliceBatch(b: Batch, start: number, end: number): Batch {
   if (start === 0 && end >= b.length) return b;
   return {
     columns: b.columns.map((c) =>
-      makeColumn(
-        c.type,
-        Array.isArray(c.data) ? c.data.slice(start, end) : c.data.subarray(start, end),
-        c.nulls === null ? null : c.nulls.subarray(start, end),
-        c.dict != null ? { codes: c.dict.codes.subarray(start, end), dictionary: c.dict.dictionary } : null,
-      ),
+      textPending(c)
+        ? pendingSlice(c, c.dict!.codes.subarray(start, end), c.nulls === null ? null : c.nulls.subarray(start, end))
+        : makeColumn(
+            c.type,
+            Array.isArray(c.data) ? c.data.slice(start, end) : c.data.subarray(start, end),
+            c.nulls === null ? null : c.nulls.subarray(start, end),
+            c.dict != null ? { codes: c.dict.codes.subarray(start, end), dictionary: c.dict.dictionary } : null,
+          ),
     ),
     length: end - start,
   };

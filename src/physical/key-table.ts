@@ -402,7 +402,8 @@ export class KeyTable {
     const dict = this.dicts[c]!;
     const kind = this.kinds[c]!;
     if (kind === 'text' && col.dict != null && col.dict.codes.length >= n) {
-      this.encodeCodes(c, col.dict, col.data as Value[], n, words, W, at, mw, bit, adding, miss);
+      // Before `data`: a column held as codes only (codedTextColumn) then never builds its strings.
+      this.encodeCodes(c, col.dict, n, words, W, at, mw, bit, adding, miss);
       return;
     }
     const t = this.types[c]!;
@@ -433,7 +434,7 @@ export class KeyTable {
   }
 
   /** encodeDict for a text column with dictionary codes: each distinct code is looked up in `dicts` once. */
-  private encodeCodes(c: number, dc: DictCodes, d: Value[], n: number, words: Int32Array, W: number, at: number, mw: number, bit: number, adding: boolean, miss: Uint8Array): void {
+  private encodeCodes(c: number, dc: DictCodes, n: number, words: Int32Array, W: number, at: number, mw: number, bit: number, adding: boolean, miss: Uint8Array): void {
     const dict = this.dicts[c]!;
     const perDict = (this.codeIds[c] ??= new Map());
     let ids = perDict.get(dc.dictionary);
@@ -456,7 +457,7 @@ export class KeyTable {
       }
       let id = ids[code]! - 1;
       if (id < 0) {
-        const v = d[i] as string;
+        const v = dc.dictionary.values[code]!;
         const found = dict.get(v);
         if (found === undefined) {
           if (!adding) {

@@ -137,13 +137,14 @@ class SingleKeyGrouper implements Grouper {
     if (sel !== null) return this.assign(gatherKeys(batch, sel, n), n);
     const gids = (this.gids = scratch(this.gids, n));
     const c = batch.columns[0]!;
+    // Before `data`, which a column held as codes only would build its strings for.
+    if (c.dict != null && c.dict.codes.length >= n) {
+      this.assignCodes(c, c.dict, n, gids);
+      return gids;
+    }
     const d = c.data;
     const nulls = c.nulls;
     const map = this.map;
-    if (c.dict != null && c.dict.codes.length >= n && Array.isArray(d)) {
-      this.assignCodes(c, c.dict, d, n, gids);
-      return gids;
-    }
     if (!Array.isArray(d)) {
       // Typed storage: the raw array element is the key, no boxing.
       for (let k = 0; k < n; k++) {
@@ -187,7 +188,7 @@ class SingleKeyGrouper implements Grouper {
    * array indexed by the code, so a row costs no string hashing. Codes never change meaning (a
    * dictionary only grows), so the array stays valid across batches sharing the dictionary.
    */
-  private assignCodes(c: Column, dc: DictCodes, d: Value[], n: number, gids: Int32Array): void {
+  private assignCodes(c: Column, dc: DictCodes, n: number, gids: Int32Array): void {
     let ids = this.codeGroups.get(dc.dictionary);
     if (ids === undefined || ids.length < dc.dictionary.size) {
       const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
@@ -208,7 +209,8 @@ class SingleKeyGrouper implements Grouper {
         gids[k] = g;
         continue;
       }
-      const ng = this.lookup(d[k]!);
+      // The row's string is the code's entry (the dictionary's own object).
+      const ng = this.lookup(dc.dictionary.values[code]!);
       ids[code] = ng + 1;
       gids[k] = ng;
     }

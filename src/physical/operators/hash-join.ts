@@ -582,12 +582,13 @@ async function buildTable(
       if (textKey) {
         // The string itself is the Map key: one lookup per probe row, no key array per batch.
         const c = b.columns[leftKeys[0]!]!;
-        const d = c.data as Value[];
         const pn = c.nulls;
+        // Before `data`: a column held as codes only (codedTextColumn) then never builds its strings.
         if (c.dict != null && c.dict.codes.length >= (sel === null ? m : b.length)) {
-          probeCodes(c.dict, d, pn, sel, m, out, codeHeads, groups, head);
+          probeCodes(c.dict, pn, sel, m, out, codeHeads, groups, head);
           return;
         }
+        const d = c.data as Value[];
         for (let j = 0; j < m; j++) {
           const i = sel === null ? j : sel[j]!;
           const v = d[i];
@@ -656,7 +657,6 @@ interface Chains {
  */
 function probeCodes(
   dc: DictCodes,
-  d: Value[],
   pn: Uint8Array | null,
   sel: Uint32Array | null,
   m: number,
@@ -682,7 +682,7 @@ function probeCodes(
     }
     let h = known[code]!;
     if (h === 0) {
-      const g = groups.get(d[i] as string);
+      const g = groups.get(dc.dictionary.values[code]!);
       h = known[code] = g === undefined ? 1 : head[g]! + 2;
     }
     out[j] = h - 2;

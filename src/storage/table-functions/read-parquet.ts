@@ -24,7 +24,7 @@ import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, codedTextColumn, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
@@ -710,7 +710,13 @@ async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecCon
             columns: out.map((c, k) => {
               const d = data[k]!;
               if (presenceOut[k]!) return presenceColumn(d, c, s, e);
-              if (isFlat(d)) return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), d.nulls === null ? null : d.nulls.subarray(s, e), dictCodes(d, s, e));
+              if (isFlat(d)) {
+                const nulls = d.nulls === null ? null : d.nulls.subarray(s, e);
+                const codes = dictCodes(d, s, e);
+                // Text whose rows are all dictionary entries goes as codes: its strings are built only if read.
+                if (codes !== null) return codedTextColumn(c.field.type, codes, nulls);
+                return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), nulls, null);
+              }
               return toColumn(c, d as ArrayLike<unknown>, s, e);
             }),
             length: e - s,
