@@ -266,6 +266,36 @@ describe.skipIf(PSQL === null)('psql', () => {
     }
   });
 
+  it('\\d lists a table\u2019s indexes, \\di lists them all, and pg_indexes holds their definitions', async () => {
+    await fx.db.query('create table ix (id int primary key, code text unique, n int, at date)');
+    await fx.db.query('create index ix_n on ix (n desc nulls last)');
+    await fx.db.query("create index ix_at_part on ix (at) where n > 10");
+    await fx.db.query('create index ix_brin on ix using brin (at)');
+    try {
+      const fallbacksBefore = fx.fallbacks.length;
+      const r = await psql("\\d ix\n\\di\nselect indexname, indexdef from pg_indexes where tablename = 'ix' order by 1;\n");
+      expect(r.stdout).toContain(
+        [
+          'Indexes:',
+          '    "ix_pkey" PRIMARY KEY, btree (id)',
+          '    "ix_at_part" btree (at) WHERE (n > 10)',
+          '    "ix_brin" brin (at)',
+          '    "ix_code_key" UNIQUE CONSTRAINT, btree (code)',
+          '    "ix_n" btree (n DESC NULLS LAST)',
+          '',
+        ].join('\n'),
+      );
+      expect(r.stdout).toMatch(/ public \| ix_n +\| index \| quire +\| ix\n/);
+      expect(r.stdout).toMatch(/ public \| ix_pkey +\| index \| quire +\| ix\n/);
+      expect(r.stdout).toContain(' ix_pkey     | CREATE UNIQUE INDEX ix_pkey ON public.ix USING btree (id)');
+      expect(r.stdout).toContain(' ix_at_part  | CREATE INDEX ix_at_part ON public.ix USING btree (at) WHERE (n > 10)');
+      // The index queries bound and ran (\\d's statistics and publication queries still fall back to no rows).
+      expect(fx.fallbacks.slice(fallbacksBefore).filter((f) => /pg_index|pg_indexes/.test(f.sql))).toEqual([]);
+    } finally {
+      await fx.db.query('drop table ix');
+    }
+  });
+
   it('rejects a wrong password', async () => {
     const r = await run(PSQL!, ['-X', '-h', '127.0.0.1', '-p', String(fx.server.port), '-U', 'psql', '-d', 'quire', '-c', 'select 1'], '', { PGPASSWORD: 'wrong' });
     expect(r.code).not.toBe(0);

@@ -22,6 +22,7 @@ import { catalogSequences, type Sequence } from '../../storage/sequence.js';
 import type { Session } from '../../api/session.js';
 import { TYPE_LEN, oidOf } from './types.js';
 import { constraintDef, constraintRows, informationSchemaRows, pgConstraintRow, PG_CONSTRAINT_COLS } from './constraints.js';
+import { ACCESS_METHODS, indexDefColumn, indexRows, pgIndexRow, PG_INDEX_COLS, type IndexRow } from './indexes.js';
 import { searchPath } from '../../functions/scalar/support/search-path.js';
 
 export const NS_PG_CATALOG = 11;
@@ -181,9 +182,17 @@ const SYSTEM_TABLES: SystemTableDef[] = [
         oid, name, ns, oid + 1, 0, OWNER_OID, am, oid, 0, 0, tuples, 0, 0, b(false), b(false), persistence, kind, natts, 0, b(kind === 'v'), b(triggered.has(oid)),
         b(false), b(false), b(false), b(true), 'd', b(false), 0, 0, 0, null, null, null,
       ];
+      const indexes = envIndexes(env);
+      const indexed = new Set(indexes.map((i) => i.tableOid));
       return [
         ...systemRelations().map((s) => row(s.oid, s.name, s.ns, 'r', s.def.cols.length, -1, 2)),
-        ...userRelations(env).map((r) => row(r.oid, r.name, r.ns, r.kind, r.fields.length, r.rows ?? -1, r.kind === 'r' ? 2 : 0, r.persistence)),
+        ...userRelations(env).map((r) => {
+          const out = row(r.oid, r.name, r.ns, r.kind, r.fields.length, r.rows ?? -1, r.kind === 'r' ? 2 : 0, r.persistence);
+          // relhasindex: psql's \d looks for "Indexes:" only when it is set.
+          out[13] = b(indexed.has(r.oid));
+          return out;
+        }),
+        ...indexes.map((i) => row(i.oid, i.name, NS_PUBLIC, 'i', i.cols.length, -1, ACCESS_METHODS[i.method] ?? 403, i.persistence)),
         // A sequence is a relation of kind 'S' with three columns (last_value, log_cnt, is_called).
         ...sequenceRelations(env).map((r) => row(r.oid, r.seq.name, NS_PUBLIC, 'S', 3, 1, 0, r.temp ? 't' : 'p')),
       ];
@@ -291,7 +300,7 @@ const SYSTEM_TABLES: SystemTableDef[] = [
     cols: [['oid', 'int4'], ['amname', 'name'], ['amhandler', 'text'], ['amtype', 'text']],
     rows: () => [
       [2, 'heap', 'heap_tableam_handler', 't'],
-      [403, 'btree', 'bthandler', 'i'],
+      ...Object.entries(ACCESS_METHODS).map(([name, oid]) => [oid, name, `${name === 'btree' ? 'bt' : name}handler`, 'i']),
     ],
   },
   {
@@ -310,9 +319,14 @@ const SYSTEM_TABLES: SystemTableDef[] = [
       [950, 'C', NS_PG_CATALOG, OWNER_OID, 'c', b(true), -1, 'C', 'C'],
     ],
   },
-  // Quire has no indexes, CHECK constraints, defaults catalogued, comments, inheritance,
-  // rules, triggers or extensions: these exist so that clients' joins against them bind and find nothing.
-  empty('pg_index', [['indexrelid', 'int4'], ['indrelid', 'int4'], ['indnatts', 'int2'], ['indnkeyatts', 'int2'], ['indisunique', 'bool'], ['indisprimary', 'bool'], ['indisexclusion', 'bool'], ['indimmediate', 'bool'], ['indisclustered', 'bool'], ['indisvalid', 'bool'], ['indcheckxmin', 'bool'], ['indisready', 'bool'], ['indislive', 'bool'], ['indisreplident', 'bool'], ['indkey', 'text'], ['indcollation', 'text'], ['indclass', 'text'], ['indoption', 'text'], ['indexprs', 'text'], ['indpred', 'text']]),
+  { name: 'pg_index', cols: PG_INDEX_COLS, rows: (env) => envIndexes(env).map(pgIndexRow) },
+  {
+    name: 'pg_indexes',
+    cols: [['schemaname', 'name'], ['tablename', 'name'], ['indexname', 'name'], ['tablespace', 'name'], ['indexdef', 'text']],
+    rows: (env) => envIndexes(env).map((i) => [i.persistence === 't' ? `pg_temp_${env.session().id}` : 'public', i.table.name, i.name, null, i.def]),
+  },
+  // Quire has no CHECK constraints, defaults catalogued, comments, inheritance, rules, triggers or
+  // extensions: these exist so that clients' joins against them bind and find nothing.
   {
     name: 'pg_constraint',
     cols: PG_CONSTRAINT_COLS,
@@ -363,7 +377,10 @@ const SYSTEM_TABLES: SystemTableDef[] = [
   {
     name: 'pg_tables',
     cols: [['schemaname', 'name'], ['tablename', 'name'], ['tableowner', 'name'], ['tablespace', 'name'], ['hasindexes', 'bool'], ['hasrules', 'bool'], ['hastriggers', 'bool'], ['rowsecurity', 'bool']],
-    rows: (env) => userRelations(env).filter((r) => r.kind === 'r').map((r) => ['public', r.name, env.user, null, b(false), b(false), b(false), b(false)]),
+    rows: (env) => {
+      const indexed = new Set(envIndexes(env).map((i) => i.tableOid));
+      return userRelations(env).filter((r) => r.kind === 'r').map((r) => ['public', r.name, env.user, null, b(indexed.has(r.oid)), b(false), b(false), b(false)]);
+    },
   },
   {
     name: 'pg_views',
@@ -589,7 +606,7 @@ export function registerCatalogFunctions(): void {
   registerScalar('shobj_description', { args: ['int4', 'text'], returns: T.text, fn: nullFn });
   registerScalar('col_description', { args: ['int4', 'int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_expr', { args: ['text', 'int4'], returns: T.text, fn: nullFn }, { args: ['text', 'int4', 'bool'], returns: T.text, fn: nullFn });
-  registerScalar('pg_get_indexdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'int4', 'bool'], returns: T.text, fn: nullFn });
+  registerScalar('pg_get_indexdef', { args: ['int4'], returns: T.text, fn: (c: EvalContext, oid: number) => indexDefOf(c, oid, 0) }, { args: ['int4', 'int4', 'bool'], returns: T.text, fn: (c: EvalContext, oid: number, column: number) => indexDefOf(c, oid, column) });
   registerScalar('pg_get_constraintdef', { args: ['int4'], returns: T.text, fn: (c: EvalContext, oid: number) => constraintDefOf(c, oid) }, { args: ['int4', 'bool'], returns: T.text, fn: (c: EvalContext, oid: number) => constraintDefOf(c, oid) });
   registerScalar('pg_get_partkeydef', { args: ['int4'], returns: T.text, fn: nullFn });
   registerScalar('pg_get_viewdef', { args: ['int4'], returns: T.text, fn: nullFn }, { args: ['int4', 'bool'], returns: T.text, fn: nullFn });
@@ -629,6 +646,16 @@ function constraintViews(env: SystemEnv): ReturnType<typeof informationSchemaRow
   return informationSchemaRows(constraintRows(env.catalog, env.session().id, (k) => env.oids.of(k)), env.database);
 }
 
+function envIndexes(env: SystemEnv): IndexRow[] {
+  return indexRows(env.catalog, env.session().id, (k) => env.oids.of(k));
+}
+
+function indexDefOf(c: EvalContext, oid: number, column: number): string | null {
+  const env = envOf(c);
+  const row = env === undefined ? undefined : envIndexes(env).find((i) => i.oid === oid);
+  return row === undefined ? null : indexDefColumn(row, column);
+}
+
 function constraintDefOf(c: EvalContext, oid: number): string | null {
   const env = envOf(c);
   if (env === undefined) return null;
@@ -641,6 +668,7 @@ function relationNamespace(env: SystemEnv, oid: number): number | undefined {
   const sys = systemRelations().find((s) => s.oid === oid);
   if (sys) return sys.ns;
   for (const name of [...env.catalog.tables.keys(), ...env.catalog.views.keys()]) if (env.oids.of(name) === oid) return NS_PUBLIC;
+  if (envIndexes(env).some((i) => i.oid === oid)) return NS_PUBLIC;
   return undefined;
 }
 

@@ -7,6 +7,7 @@ import { quoteIdent } from '../../functions/scalar/support/quote.js';
 import { actionName, foreignKeyDef, type ForeignKey } from '../../storage/foreign-key.js';
 import { isTempTableKey, tempTableKey, type Catalog } from '../../storage/catalog.js';
 import { MemoryTable } from '../../storage/memory-table.js';
+import { indexKey } from './indexes.js';
 
 export interface ConstraintRow {
   oid: number;
@@ -19,6 +20,8 @@ export interface ConstraintRow {
   parent?: MemoryTable;
   parentOid?: number;
   fk?: ForeignKey;
+  /** PRIMARY KEY and UNIQUE: the index that enforces it (pg_constraint.conindid). */
+  indexOid?: number;
 }
 
 /** The constraints of the tables a session sees (its own TEMP tables, the shared ones). */
@@ -35,7 +38,7 @@ export function constraintRows(catalog: Catalog, sessionId: number, oidOf: (key:
     t.uniqueKeys.forEach((cols, i) => {
       const name = t.uniqueNames[i] ?? `${t.name}_pkey`;
       if (t.indexKeyNames.includes(name)) return;
-      out.push({ oid: oidOf(`constraint ${key} ${name}`), name, type: i === 0 && t.primaryKey ? 'p' : 'u', table: t, tableOid, cols });
+      out.push({ oid: oidOf(`constraint ${key} ${name}`), name, type: i === 0 && t.primaryKey ? 'p' : 'u', table: t, tableOid, cols, indexOid: oidOf(indexKey(key, name)) });
     });
     for (const fk of t.foreignKeys) {
       const p = byName.get(fk.parent);
@@ -69,7 +72,7 @@ export const PG_CONSTRAINT_COLS: [string, 'int4' | 'text' | 'bool'][] = [
 export function pgConstraintRow(c: ConstraintRow, namespace: number): Value[] {
   const fk = c.fk;
   return [
-    c.oid, c.name, namespace, c.type, false, false, true, c.tableOid, 0, 0, 0, c.parentOid ?? 0,
+    c.oid, c.name, namespace, c.type, false, false, true, c.tableOid, 0, c.indexOid ?? 0, 0, c.parentOid ?? 0,
     fk !== undefined ? fk.onUpdate : ' ', fk !== undefined ? fk.onDelete : ' ', fk !== undefined ? fk.match : ' ', true, 0, true,
     columnNumbers(c.cols), fk !== undefined ? columnNumbers(fk.parentCols) : null, null,
   ];
