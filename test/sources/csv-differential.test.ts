@@ -209,6 +209,27 @@ describe('read_csv matches DuckDB', () => {
     await same(f, { header: 'true', sample_size: '-1' });
   });
 
+  it('quoted fields longer than the scanner\'s 64 KiB index window, with quotes, delimiters and line ends across its edges', async () => {
+    // Pieces of 7 bytes against windows of 65,536: quote pairs, CRLF and multibyte characters land on
+    // every offset of a window's edge somewhere in the file.
+    const pieces = ['ab,""cd', 'x\r\ny日z', '1,2,3,4', '"",""é', 'q\rr\nss'];
+    const r = rng(17);
+    let s = 'id,note,n\n';
+    for (let i = 0; i < 12; i++) {
+      let note = '';
+      const len = 20_000 + Math.floor(r() * 40_000);
+      while (note.length < len) note += pieces[Math.floor(r() * pieces.length)]!;
+      s += `${i},"${note.replace(/"/g, '""')}",${i * 3}\n`;
+      s += `${i}.5,short,\n`;
+    }
+    const f = write('long-quoted.csv', s);
+    const rows = await same(f, { header: 'true', delim: "','", quote: "'\"'", escape: "'\"'" }, {}, 'id, length(note) AS len, md5(note) AS h, n', ' ORDER BY id');
+    expect(rows.length).toBe(24);
+    for (const size of [4093, 70_000]) {
+      expect(await quireRows(`SELECT id, length(note) AS len, md5(note) AS h, n FROM read_csv('${f}', header => true, buffer_size => ${size}) ORDER BY id`)).toEqual(rows);
+    }
+  });
+
   it('large random files at several chunk sizes', async () => {
     const f = write('big.csv', generated(20000, 4));
     const expected = await same(f, { header: 'true' });
