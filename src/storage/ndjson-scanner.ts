@@ -218,10 +218,14 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
         f = schema.field(b, ks, i, guess);
       }
       i++;
-      while (i < e && isWs(b[i]!)) i++;
-      if (i >= e || b[i] !== 58) return -1;
-      i++;
-      while (i < e && isWs(b[i]!)) i++;
+      // Compact JSON (no space around the colon) takes one compare per step.
+      if (i < e && b[i] === 58) i++;
+      else {
+        while (i < e && isWs(b[i]!)) i++;
+        if (i >= e || b[i] !== 58) return -1;
+        i++;
+      }
+      if (i < e && isWs(b[i]!)) while (i < e && isWs(b[i]!)) i++;
       if (i >= e) return -1;
       const kind = f < 0 ? Out.Skip : schema.kinds[f]!;
       const o = f < 0 ? -1 : schema.outOf[f]!;
@@ -350,14 +354,19 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
       } else {
         return -1;
       }
-      while (i < e && isWs(b[i]!)) i++;
       if (i >= e) return -1;
-      if (b[i] === 44) {
-        i++;
+      let sep = b[i]!;
+      if (sep !== 44 && sep !== 125) {
         while (i < e && isWs(b[i]!)) i++;
+        if (i >= e) return -1;
+        sep = b[i]!;
+      }
+      if (sep === 44) {
+        i++;
+        if (i < e && b[i] !== 34) while (i < e && isWs(b[i]!)) i++;
         continue;
       }
-      if (b[i] === 125) {
+      if (sep === 125) {
         i++;
         break;
       }
