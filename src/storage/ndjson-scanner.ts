@@ -285,25 +285,28 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
           i++;
           digits = 1;
         } else {
-          while (i < e && b[i]! >= 48 && b[i]! <= 57) {
+          const is = i;
+          while (i < e) {
             const d = b[i]! - 48;
+            if (d >>> 0 > 9) break;
             mant = mant * 10 + d;
             low = (Math.imul(low, 10) + d) | 0;
-            digits++;
             i++;
           }
+          digits = i - is;
           if (digits === 0) return -1;
         }
         let frac = 0;
         if (i < e && b[i] === 46) {
-          i++;
-          while (i < e && b[i]! >= 48 && b[i]! <= 57) {
+          const fs = ++i;
+          while (i < e) {
             const d = b[i]! - 48;
+            if (d >>> 0 > 9) break;
             mant = mant * 10 + d;
             low = (Math.imul(low, 10) + d) | 0;
-            frac++;
             i++;
           }
+          frac = i - fs;
           if (frac === 0) return -1;
         }
         let exp = false;
