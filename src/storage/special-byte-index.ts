@@ -177,28 +177,40 @@ interface WasmApi {
 /** Absent under node --jitless. */
 const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
-let compiled: object | null | undefined;
-
-/** The kernel's module, compiled once; null where WebAssembly (or its SIMD) is not available. */
-function kernelModuleCompiled(): object | null {
-  if (compiled !== undefined) return compiled;
-  try {
-    compiled = wasm === undefined ? null : new wasm.Module(kernelModule());
-  } catch {
-    compiled = null;
-  }
-  return compiled;
+/** The kernel and its memory: one per process, since fill() runs to completion before it returns. */
+interface KernelInstance {
+  readonly run: Kernel;
+  readonly input: Uint8Array;
+  readonly output: Int32Array;
 }
 
+let shared: KernelInstance | null | undefined;
+
 /**
- * Finds the positions of five byte values in windows of a buffer. One instance per tokenizer: each
- * has its own kernel memory (PAGES × 64 KiB, see INDEX_BYTES).
+ * The kernel, instantiated once; null where WebAssembly (or its SIMD) is not available. Every index
+ * shares it and copies the positions out, so opening many files does not make a WebAssembly memory
+ * (and its reserved address space) per file.
  */
+function kernelInstance(): KernelInstance | null {
+  if (shared !== undefined) return shared;
+  try {
+    if (wasm === undefined) shared = null;
+    else {
+      const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
+      const inst = new wasm.Instance(new wasm.Module(kernelModule()), { env: { mem: memory } });
+      shared = { run: inst.exports.index as Kernel, input: new Uint8Array(memory.buffer, IN_AT, OUT_AT), output: new Int32Array(memory.buffer, OUT_AT, INDEX_WINDOW) };
+    }
+  } catch {
+    shared = null;
+  }
+  return shared;
+}
+
+/** Finds the positions of five byte values in windows of a buffer. */
 export class SpecialByteIndex {
   /** Positions (indexes into the buffer given to fill()) in increasing order; fill() says how many. */
-  readonly positions: Int32Array;
-  private readonly kernel: Kernel | null;
-  private readonly mem: Uint8Array | null;
+  readonly positions = new Int32Array(INDEX_WINDOW);
+  private readonly kernel: KernelInstance | null;
   private readonly a: number;
   private readonly b: number;
   private readonly c: number;
@@ -208,18 +220,7 @@ export class SpecialByteIndex {
     this.a = a & 0xff;
     this.b = b & 0xff;
     this.c = c & 0xff;
-    const mod = useKernel ? kernelModuleCompiled() : null;
-    if (mod !== null) {
-      const memory = new wasm!.Memory({ initial: PAGES, maximum: PAGES });
-      const inst = new wasm!.Instance(mod, { env: { mem: memory } });
-      this.kernel = inst.exports.index as Kernel;
-      this.mem = new Uint8Array(memory.buffer);
-      this.positions = new Int32Array(memory.buffer, OUT_AT, INDEX_WINDOW);
-    } else {
-      this.kernel = null;
-      this.mem = null;
-      this.positions = new Int32Array(INDEX_WINDOW);
-    }
+    this.kernel = useKernel ? kernelInstance() : null;
   }
 
   /** Whether positions come from the WebAssembly kernel (tests and EXPLAIN-free diagnostics). */
@@ -230,10 +231,12 @@ export class SpecialByteIndex {
   /** Indexes buf[from, to) (at most INDEX_WINDOW bytes); returns the number of positions found. */
   fill(buf: Uint8Array, from: number, to: number): number {
     if (to - from > INDEX_WINDOW) throw new RangeError('SpecialByteIndex window too large');
-    const kernel = this.kernel;
-    if (kernel === null) return this.fillScalar(buf, from, to);
-    this.mem!.set(buf.subarray(from, to), IN_AT);
-    return (kernel(IN_AT, IN_AT + to - from, OUT_AT, from - IN_AT, this.a, this.b, this.c) - OUT_AT) >> 2;
+    const k = this.kernel;
+    if (k === null) return this.fillScalar(buf, from, to);
+    k.input.set(buf.subarray(from, to), 0);
+    const n = (k.run(IN_AT, IN_AT + to - from, OUT_AT, from - IN_AT, this.a, this.b, this.c) - OUT_AT) >> 2;
+    this.positions.set(k.output.subarray(0, n), 0);
+    return n;
   }
 
   private fillScalar(buf: Uint8Array, from: number, to: number): number {
@@ -251,4 +254,4 @@ export class SpecialByteIndex {
 }
 
 /** Memory one SpecialByteIndex holds (for memory_limit accounting). */
-export const INDEX_BYTES = PAGES * 65536;
+export const INDEX_BYTES = INDEX_WINDOW * 4;

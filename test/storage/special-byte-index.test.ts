@@ -57,6 +57,15 @@ describe('SpecialByteIndex', () => {
     }
   });
 
+  it('keeps each index\'s positions apart although the kernel and its memory are shared', () => {
+    const indexes = Array.from({ length: 5000 }, (_, i) => new SpecialByteIndex(i % 2 === 0 ? 44 : 59, 34, 34));
+    const text = Buffer.from('a,b;c\nd"e');
+    const counts = indexes.map((ix) => ix.fill(text, 0, text.length));
+    expect(Array.from(indexes[0]!.positions.subarray(0, counts[0]))).toEqual([1, 5, 7]);
+    expect(Array.from(indexes[1]!.positions.subarray(0, counts[1]))).toEqual([3, 5, 7]);
+    expect(Array.from(indexes[4998]!.positions.subarray(0, counts[4998]))).toEqual([1, 5, 7]);
+  });
+
   it('ignores what earlier, longer windows left in its memory', () => {
     const ix = new SpecialByteIndex(44, 34, 34);
     ix.fill(Buffer.from(',,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,'), 0, 80);
