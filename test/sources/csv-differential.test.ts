@@ -396,6 +396,46 @@ describe('read_csv errors and extras', () => {
     });
   });
 
+  it('errors in records that cross the scanner\'s 64 KiB index windows name the right line', async () => {
+    // Line k is "k,<note>\r\n" with quoted notes holding newlines (which count as lines) and a NULL now
+    // and then; the bad record is placed so that it straddles byte 65,536 and, in a second file, 131,072.
+    for (const edge of [1 << 16, 1 << 17]) {
+      let s = 'id,note,n\r\n';
+      let line = 2;
+      let i = 0;
+      while (s.length < edge - 40) {
+        const note = i % 7 === 0 ? '"two\nlines, and a ""quote"""' : i % 5 === 0 ? '' : `plain ${i}`;
+        s += `${i},${note},${i % 3 === 0 ? '' : i}\r\n`;
+        line += i % 7 === 0 ? 2 : 1;
+        i++;
+      }
+      const good = s;
+      const badLine = line;
+      // Wrong width, an unterminated quote, and a value that does not fit int, each across the edge.
+      const wide = write(`edge-wide-${edge}.csv`, good + `${i},"a\r\nb",1,2,${'x'.repeat(60)}\r\n${i + 1},c,3\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${wide}', columns => 'id int, note text, n int', header => true)`)).rejects.toMatchObject({
+        code: '22P04',
+        message: 'extra data after last expected column',
+        detail: expect.stringContaining(`line ${badLine}:`),
+      });
+      const open = write(`edge-open-${edge}.csv`, good + `${i},"never closed ${'y'.repeat(80)}\r\n${i + 1},c,3\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${open}', columns => 'id int, note text, n int', header => true)`)).rejects.toMatchObject({
+        code: '22P04',
+        message: 'unterminated CSV quoted field',
+        detail: `read_csv "${open}", line ${badLine}`,
+      });
+      const misfit = write(`edge-misfit-${edge}.csv`, good + `${i},"z${'z'.repeat(60)}",notanumber\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${misfit}', columns => 'id int, note text, n int', header => true)`)).rejects.toMatchObject({
+        code: '22P02',
+        detail: expect.stringContaining(`line ${badLine}, column n: "notanumber"`),
+      });
+      // The good part reads as DuckDB reads it (NULLs, quoted newlines and quotes across the edge).
+      const ok = write(`edge-ok-${edge}.csv`, good + `${i},"across ${'w'.repeat(60)}\r\nthe edge",7\r\n`);
+      const rows = await same(ok, { header: 'true', delim: "','", quote: "'\"'", escape: "'\"'" }, {}, 'id, note, n', ' ORDER BY id');
+      expect(rows.length).toBe(i + 1);
+    }
+  });
+
   it('infers the same kinds from bytes as from text', async () => {
     const cols: [string, string[], string][] = [
       ['a', ['1', '-2147483648', '+5'], 'int4'],
