@@ -223,7 +223,7 @@ export class SpecialByteIndex {
     this.kernel = useKernel ? kernelInstance() : null;
   }
 
-  /** Whether positions come from the WebAssembly kernel (tests and EXPLAIN-free diagnostics). */
+  /** Whether positions come from the WebAssembly kernel (false without WebAssembly, or when a test asks for the plain loop). */
   get simd(): boolean {
     return this.kernel !== null;
   }
