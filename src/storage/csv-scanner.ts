@@ -10,8 +10,14 @@
  *
  * The scanner works on one buffer at a time; a record cut by the end of the buffer is left for the
  * next call, which starts again at that record with the next chunk appended (push()).
+ *
+ * It does not step through every byte: special-byte-index.ts lists where the delimiters, quotes,
+ * escapes and line ends are, 64 KiB at a time, and the scanner goes from one to the next. A row of
+ * plain CSV then costs a handful of steps rather than one per byte, which in JavaScript was the
+ * larger part of reading a file.
  */
 import { QuireError } from '../common/errors.js';
+import { INDEX_WINDOW, SpecialByteIndex } from './special-byte-index.js';
 
 /** Field flags: some part was quoted (so it is never NULL); the bytes need unquoting. */
 export const F_QUOTED = 1;
@@ -72,10 +78,6 @@ export class CsvScanner {
   private readonly delim: number;
   private readonly quote: number;
   private readonly escape: number;
-  /** Bytes above this are never special, so the hot loop skips them with one compare. */
-  private readonly maxSpecial: number;
-  /** The same inside quotes, where only quote, escape and line ends matter. */
-  private readonly maxQuoted: number;
 
   constructor(
     d: ByteDialect,
@@ -84,12 +86,14 @@ export class CsvScanner {
     private readonly maxRecordBytes: number,
     /** Give short rows empty fields up to `width` (converters read every slot; a sampler need not). */
     private readonly padRows = true,
+    /** Tests: smaller index windows (to put their edges anywhere), and the scalar index. */
+    tuning: { readonly indexWindow?: number; readonly simd?: boolean } = {},
   ) {
     this.delim = d.delimiter;
     this.quote = d.quote;
     this.escape = d.escape;
-    this.maxSpecial = Math.max(d.delimiter, d.quote, d.escape, NL, CR);
-    this.maxQuoted = Math.max(d.quote, d.escape, NL, CR);
+    this.index = new SpecialByteIndex(d.delimiter, d.quote, d.escape === -1 ? d.quote : d.escape, tuning.simd ?? true);
+    this.window = Math.max(1, Math.min(INDEX_WINDOW, tuning.indexWindow ?? INDEX_WINDOW));
     this.starts = new Int32Array(width * capacity);
     this.ends = new Int32Array(width * capacity);
     this.flags = new Uint8Array(width * capacity);
@@ -113,6 +117,7 @@ export class CsvScanner {
     }
     this.pos = 0;
     this.end = this.buf.length;
+    this.ixAt = -1;
   }
 
   /** Switches to bytes [start, end) of `buf`, which begin with the unconsumed tail (see tail()). */
@@ -120,6 +125,7 @@ export class CsvScanner {
     this.buf = buf;
     this.pos = start;
     this.end = end;
+    this.ixAt = -1;
   }
 
   /** The bytes not consumed yet (a record cut by the end of the buffer). */
@@ -158,15 +164,15 @@ export class CsvScanner {
   /**
    * Tokenizes up to `maxRows` records into rows 0… of the token arrays. SCAN_FULL: maxRows reached
    * (or call again); SCAN_NEED_MORE: the rest of the buffer is an incomplete record; SCAN_END: input
-   * exhausted. The loop handles plain bytes, delimiters and record ends; quoted runs and the end of
-   * the input are in separate methods so the hot loop stays small for the optimizer.
+   * exhausted. The loop goes from one special byte to the next (delimiter, quote, escape, line end);
+   * quoted runs are read in it too, since a method call per quoted field cost a third of the walk.
    */
   scan(maxRows: number): ScanStatus {
     const buf = this.buf;
     const end = this.end;
     const delim = this.delim;
     const quote = this.quote;
-    const maxSpecial = this.maxSpecial;
+    const escape = this.escape;
     const width = this.width;
     const starts = this.starts;
     const ends = this.ends;
@@ -176,6 +182,12 @@ export class CsvScanner {
     let line = this.line;
     this.scannedFrom = i;
     let status: ScanStatus = SCAN_FULL;
+    let wentBack = false;
+    // The positions left from the last call hold for this buffer only while nothing moved `pos`.
+    if (this.ixAt !== i) this.resetIndex(i);
+    const ix = this.index.positions;
+    let k = this.ixK;
+    let cnt = this.ixCount;
     while (rows < maxRows) {
       const recStart = i;
       const base = rows * width;
@@ -185,40 +197,97 @@ export class CsvScanner {
       let quotedLines = 0;
       let exhausted = false;
       for (;;) {
-        if (i >= end) {
+        // The next special byte at or after i (or `end`: none left).
+        let p = end;
+        for (;;) {
+          if (k < cnt) {
+            p = ix[k++]!;
+            if (p >= i) break;
+            continue;
+          }
+          if (this.ixTo >= end) {
+            p = end;
+            break;
+          }
+          this.refill(i);
+          k = 0;
+          cnt = this.ixCount;
+        }
+        if (p >= end) {
           exhausted = true;
+          i = end;
           break;
         }
-        const c = buf[i]!;
-        if (c > maxSpecial) {
-          i++;
-          continue;
-        }
+        const c = buf[p]!;
         if (c === delim) {
           if (fl === 0 && f < width) {
             starts[base + f] = fs;
-            ends[base + f] = i;
+            ends[base + f] = p;
             flags[base + f] = 0;
-          } else if (f < width) this.setField(base + f, fs, i, fl);
+          } else if (f < width) this.setField(base + f, fs, p, fl);
           f++;
-          i++;
+          i = p + 1;
           fs = i;
           fl = 0;
           continue;
         }
-        if (c === NL || c === CR) break;
+        if (c === NL || c === CR) {
+          i = p;
+          break;
+        }
         if (c === quote) {
-          const j = this.quotedRun(i, fs, fl);
-          if (j < 0) {
+          // A quoted run: only quotes, escapes and line ends count until the closing quote.
+          const qStart = p;
+          fl = fl === 0 && p === fs ? F_QUOTED : F_QUOTED | F_COMPLEX;
+          i = p + 1;
+          let closed = false;
+          for (;;) {
+            p = end;
+            for (;;) {
+              if (k < cnt) {
+                p = ix[k++]!;
+                if (p >= i) break;
+                continue;
+              }
+              if (this.ixTo >= end) {
+                p = end;
+                break;
+              }
+              this.refill(i);
+              k = 0;
+              cnt = this.ixCount;
+            }
+            if (p >= end) break;
+            const q = buf[p]!;
+            if (q === escape || (escape === -1 && q === quote)) {
+              // escape + (quote | escape) is a literal; with no separate escape, "" is a quote.
+              if (p + 1 >= end && !this.final) break;
+              const n2 = p + 1 < end ? buf[p + 1]! : -1;
+              if (n2 === quote || (escape !== -1 && n2 === escape)) {
+                fl = F_QUOTED | F_COMPLEX;
+                i = p + 2;
+                continue;
+              }
+            }
+            if (q === quote) {
+              closed = true;
+              break;
+            }
+            if (q === NL || (q === CR && (p + 1 >= end || buf[p + 1] !== NL))) quotedLines++;
+            i = p + 1;
+          }
+          if (!closed) {
             exhausted = true;
+            i = qStart;
             break;
           }
-          fl = this.runFlags;
-          quotedLines += this.runLines;
-          i = j;
+          this.runStart = qStart + 1;
+          this.runEnd = p;
+          i = p + 1;
           continue;
         }
-        i++;
+        // An escape byte outside quotes is data.
+        i = p + 1;
       }
       let next: number;
       if (exhausted) {
@@ -227,6 +296,7 @@ export class CsvScanner {
         if (st !== -1) {
           status = st;
           i = st === SCAN_END ? end : recStart;
+          wentBack = true;
           break;
         }
         // The last record has no newline.
@@ -237,6 +307,7 @@ export class CsvScanner {
         if (next >= end && !this.final) {
           status = SCAN_NEED_MORE;
           i = recStart;
+          wentBack = true;
           break;
         }
         if (next < end && buf[next] === NL) {
@@ -274,60 +345,41 @@ export class CsvScanner {
     this.line = line;
     this.rows = rows;
     this.scannedTo = i;
+    this.ixK = k;
+    // A scan that went back to the start of a record has used positions past it: the next one indexes afresh.
+    this.ixAt = wentBack ? -1 : i;
     if (status === SCAN_NEED_MORE && end - i > this.maxRecordBytes) throw this.tooLong();
     return status;
   }
 
-  /** Outputs of quotedRun. */
-  private runFlags = 0;
-  private runLines = 0;
+  /** Positions of the special bytes of the current buffer, a window at a time (see special-byte-index.ts). */
+  private readonly index: SpecialByteIndex;
+  private readonly window: number;
+  /** Positions held, the next one to read, where the indexed bytes end, and the `pos` they hold for. */
+  private ixCount = 0;
+  private ixK = 0;
+  private ixTo = 0;
+  private ixAt = -1;
+
+  private resetIndex(at: number): void {
+    this.ixCount = 0;
+    this.ixK = 0;
+    this.ixTo = at;
+    this.ixAt = at;
+  }
+
+  /** Indexes the next window: from where the last one ended, or from `i` when that is further on. */
+  private refill(i: number): void {
+    const from = Math.max(this.ixTo, i);
+    const to = Math.min(this.end, from + this.window);
+    this.ixCount = this.index.fill(this.buf, from, to);
+    this.ixK = 0;
+    this.ixTo = to;
+  }
+
+  /** The content range of the last quoted run (a field that is just that run is its content). */
   private runStart = 0;
   private runEnd = 0;
-
-  /**
-   * Scans a quoted run opening at `i`; returns the index after its closing quote, or -1 when the input
-   * ends first. Sets runFlags (the field's flags so far), runLines (newlines inside) and, for a field
-   * that is exactly one run so far, the content range.
-   */
-  private quotedRun(i: number, fs: number, fl: number): number {
-    const buf = this.buf;
-    const end = this.end;
-    const quote = this.quote;
-    const escape = this.escape;
-    let flagsNow = fl === 0 && i === fs ? F_QUOTED : F_QUOTED | F_COMPLEX;
-    let lines = 0;
-    const runStart = i + 1;
-    i++;
-    const plain = this.maxQuoted;
-    // A space sits below the quote, so it would take every compare below; in text it is common.
-    const space = quote === 32 || escape === 32 ? -1 : 32;
-    for (;;) {
-      if (i >= end) return -1;
-      const q = buf[i]!;
-      if (q > plain || q === space) {
-        i++;
-        continue;
-      }
-      if (q === escape || (escape === -1 && q === quote)) {
-        // escape + (quote | escape) is a literal; with no separate escape, "" is a quote.
-        if (i + 1 >= end && !this.final) return -1;
-        const n2 = i + 1 < end ? buf[i + 1]! : -1;
-        if (n2 === quote || (escape !== -1 && n2 === escape)) {
-          flagsNow = F_QUOTED | F_COMPLEX;
-          i += 2;
-          continue;
-        }
-      }
-      if (q === quote) break;
-      if (q === NL || (q === CR && (i + 1 >= end || buf[i + 1] !== NL))) lines++;
-      i++;
-    }
-    this.runFlags = flagsNow;
-    this.runLines = lines;
-    this.runStart = runStart;
-    this.runEnd = i;
-    return i + 1;
-  }
 
   /**
    * The input ran out inside the record starting at `recStart` (its scan reached `i`): a status to

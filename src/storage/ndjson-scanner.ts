@@ -192,15 +192,19 @@ function lineEnd(b: Buffer, i: number, e: number, final: boolean, schema: Ndjson
  */
 export function scanRecord(b: Buffer, s: number, e: number, final: boolean, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
   let i = s;
-  while (i < e && isWs(b[i]!)) i++;
-  if (i === e || b[i] === 10) return lineEnd(b, i, e, final, schema) ? 0 : -1;
-  if (b[i] !== 123) return -1;
+  if (i >= e || b[i] !== 123) {
+    while (i < e && isWs(b[i]!)) i++;
+    if (i === e || b[i] === 10) return lineEnd(b, i, e, final, schema) ? 0 : -1;
+    if (b[i] !== 123) return -1;
+  }
   i++;
-  while (i < e && isWs(b[i]!)) i++;
+  if (i < e && b[i] !== 34) while (i < e && isWs(b[i]!)) i++;
   if (i < e && b[i] === 125) {
     i++;
   } else {
     let guess = 0;
+    const outData = out.data;
+    const outNulls = out.nulls;
     for (;;) {
       if (i >= e || b[i] !== 34) return -1;
       const ks = ++i;
@@ -218,10 +222,14 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
         f = schema.field(b, ks, i, guess);
       }
       i++;
-      while (i < e && isWs(b[i]!)) i++;
-      if (i >= e || b[i] !== 58) return -1;
-      i++;
-      while (i < e && isWs(b[i]!)) i++;
+      // Compact JSON (no space around the colon) takes one compare per step.
+      if (i < e && b[i] === 58) i++;
+      else {
+        while (i < e && isWs(b[i]!)) i++;
+        if (i >= e || b[i] !== 58) return -1;
+        i++;
+      }
+      if (i < e && isWs(b[i]!)) while (i < e && isWs(b[i]!)) i++;
       if (i >= e) return -1;
       const kind = f < 0 ? Out.Skip : schema.kinds[f]!;
       const o = f < 0 ? -1 : schema.outOf[f]!;
@@ -258,8 +266,8 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
             return -1;
           }
           // Text decoded from a NUL escape stays; a raw NUL byte never reaches here (< 32).
-          (out.data[o] as Value[])[r] = str;
-          out.nulls[o]![r] = 0;
+          (outData[o] as Value[])[r] = str;
+          outNulls[o]![r] = 0;
         } else if (kind !== Out.Skip) {
           return -1;
         } else if (high || escaped) {
@@ -281,25 +289,28 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
           i++;
           digits = 1;
         } else {
-          while (i < e && b[i]! >= 48 && b[i]! <= 57) {
+          const is = i;
+          while (i < e) {
             const d = b[i]! - 48;
+            if (d >>> 0 > 9) break;
             mant = mant * 10 + d;
             low = (Math.imul(low, 10) + d) | 0;
-            digits++;
             i++;
           }
+          digits = i - is;
           if (digits === 0) return -1;
         }
         let frac = 0;
         if (i < e && b[i] === 46) {
-          i++;
-          while (i < e && b[i]! >= 48 && b[i]! <= 57) {
+          const fs = ++i;
+          while (i < e) {
             const d = b[i]! - 48;
+            if (d >>> 0 > 9) break;
             mant = mant * 10 + d;
             low = (Math.imul(low, 10) + d) | 0;
-            frac++;
             i++;
           }
+          frac = i - fs;
           if (frac === 0) return -1;
         }
         let exp = false;
@@ -322,12 +333,12 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
             if (x !== x) x = Number(b.toString('latin1', ns, i));
             else if (c === 45) x = -x;
           }
-          (out.data[o] as Float64Array)[r] = x;
-          out.nulls[o]![r] = 0;
+          (outData[o] as Float64Array)[r] = x;
+          outNulls[o]![r] = 0;
         } else if (kind === Out.Int) {
           if (exp || frac > 0 || mant >= TWO53) return -1;
-          (out.data[o] as Float64Array | Value[])[r] = c === 45 ? -mant : mant;
-          out.nulls[o]![r] = 0;
+          (outData[o] as Float64Array | Value[])[r] = c === 45 ? -mant : mant;
+          outNulls[o]![r] = 0;
         } else if (kind !== Out.Skip) {
           return -1;
         }
@@ -338,31 +349,40 @@ export function scanRecord(b: Buffer, s: number, e: number, final: boolean, sche
         if (t ? b[i + 1] !== 114 || b[i + 2] !== 117 || b[i + 3] !== 101 : b[i + 1] !== 97 || b[i + 2] !== 108 || b[i + 3] !== 115 || b[i + 4] !== 101) return -1;
         i += n;
         if (kind === Out.Bool) {
-          (out.data[o] as Uint8Array)[r] = t ? 1 : 0;
-          out.nulls[o]![r] = 0;
+          (outData[o] as Uint8Array)[r] = t ? 1 : 0;
+          outNulls[o]![r] = 0;
         } else if (kind !== Out.Skip) {
           return -1;
         }
       } else if (c === 110) {
         if (i + 4 > e || b[i + 1] !== 117 || b[i + 2] !== 108 || b[i + 3] !== 108) return -1;
         i += 4;
-        if (o >= 0) out.nulls[o]![r] = 1;
+        if (o >= 0) outNulls[o]![r] = 1;
       } else {
         return -1;
       }
-      while (i < e && isWs(b[i]!)) i++;
       if (i >= e) return -1;
-      if (b[i] === 44) {
-        i++;
+      let sep = b[i]!;
+      if (sep !== 44 && sep !== 125) {
         while (i < e && isWs(b[i]!)) i++;
+        if (i >= e) return -1;
+        sep = b[i]!;
+      }
+      if (sep === 44) {
+        i++;
+        if (i < e && b[i] !== 34) while (i < e && isWs(b[i]!)) i++;
         continue;
       }
-      if (b[i] === 125) {
+      if (sep === 125) {
         i++;
         break;
       }
       return -1;
     }
+  }
+  if (i < e && b[i] === 10) {
+    schema.lineEnd = i;
+    return 1;
   }
   return lineEnd(b, i, e, final, schema) ? 1 : -1;
 }

@@ -209,6 +209,27 @@ describe('read_csv matches DuckDB', () => {
     await same(f, { header: 'true', sample_size: '-1' });
   });
 
+  it('quoted fields longer than the scanner\'s 64 KiB index window, with quotes, delimiters and line ends across its edges', async () => {
+    // Pieces of 7 bytes against windows of 65,536: quote pairs, CRLF and multibyte characters land on
+    // every offset of a window's edge somewhere in the file.
+    const pieces = ['ab,""cd', 'x\r\ny日z', '1,2,3,4', '"",""é', 'q\rr\nss'];
+    const r = rng(17);
+    let s = 'id,note,n\n';
+    for (let i = 0; i < 12; i++) {
+      let note = '';
+      const len = 20_000 + Math.floor(r() * 40_000);
+      while (note.length < len) note += pieces[Math.floor(r() * pieces.length)]!;
+      s += `${i},"${note.replace(/"/g, '""')}",${i * 3}\n`;
+      s += `${i}.5,short,\n`;
+    }
+    const f = write('long-quoted.csv', s);
+    const rows = await same(f, { header: 'true', delim: "','", quote: "'\"'", escape: "'\"'" }, {}, 'id, length(note) AS len, md5(note) AS h, n', ' ORDER BY id');
+    expect(rows.length).toBe(24);
+    for (const size of [4093, 70_000]) {
+      expect(await quireRows(`SELECT id, length(note) AS len, md5(note) AS h, n FROM read_csv('${f}', header => true, buffer_size => ${size}) ORDER BY id`)).toEqual(rows);
+    }
+  });
+
   it('large random files at several chunk sizes', async () => {
     const f = write('big.csv', generated(20000, 4));
     const expected = await same(f, { header: 'true' });
@@ -373,6 +394,46 @@ describe('read_csv errors and extras', () => {
     await expect(db.query(`SELECT * FROM read_csv('${long}', columns => 'a text', max_line_size => 1000, buffer_size => 100)`)).rejects.toMatchObject({
       code: '54000',
     });
+  });
+
+  it('errors in records that cross the scanner\'s 64 KiB index windows name the right line', async () => {
+    // Line k is "k,<note>\r\n" with quoted notes holding newlines (which count as lines) and a NULL now
+    // and then; the bad record is placed so that it straddles byte 65,536 and, in a second file, 131,072.
+    for (const edge of [1 << 16, 1 << 17]) {
+      let s = 'id,note,n\r\n';
+      let line = 2;
+      let i = 0;
+      while (s.length < edge - 40) {
+        const note = i % 7 === 0 ? '"two\nlines, and a ""quote"""' : i % 5 === 0 ? '' : `plain ${i}`;
+        s += `${i},${note},${i % 3 === 0 ? '' : i}\r\n`;
+        line += i % 7 === 0 ? 2 : 1;
+        i++;
+      }
+      const good = s;
+      const badLine = line;
+      // Wrong width, an unterminated quote, and a value that does not fit int, each across the edge.
+      const wide = write(`edge-wide-${edge}.csv`, good + `${i},"a\r\nb",1,2,${'x'.repeat(60)}\r\n${i + 1},c,3\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${wide}', columns => 'id int, note text, n int', header => true)`)).rejects.toMatchObject({
+        code: '22P04',
+        message: 'extra data after last expected column',
+        detail: expect.stringContaining(`line ${badLine}:`),
+      });
+      const open = write(`edge-open-${edge}.csv`, good + `${i},"never closed ${'y'.repeat(80)}\r\n${i + 1},c,3\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${open}', columns => 'id int, note text, n int', header => true)`)).rejects.toMatchObject({
+        code: '22P04',
+        message: 'unterminated CSV quoted field',
+        detail: `read_csv "${open}", line ${badLine}`,
+      });
+      const misfit = write(`edge-misfit-${edge}.csv`, good + `${i},"z${'z'.repeat(60)}",notanumber\r\n`);
+      await expect(db.query(`SELECT * FROM read_csv('${misfit}', columns => 'id int, note text, n int', header => true)`)).rejects.toMatchObject({
+        code: '22P02',
+        detail: expect.stringContaining(`line ${badLine}, column n: "notanumber"`),
+      });
+      // The good part reads as DuckDB reads it (NULLs, quoted newlines and quotes across the edge).
+      const ok = write(`edge-ok-${edge}.csv`, good + `${i},"across ${'w'.repeat(60)}\r\nthe edge",7\r\n`);
+      const rows = await same(ok, { header: 'true', delim: "','", quote: "'\"'", escape: "'\"'" }, {}, 'id, note, n', ' ORDER BY id');
+      expect(rows.length).toBe(i + 1);
+    }
   });
 
   it('infers the same kinds from bytes as from text', async () => {

@@ -195,6 +195,19 @@ describe('read_json NDJSON byte path', () => {
     ]);
   });
 
+  it('reads compact and spaced separators alike, and refuses a missing or doubled one and malformed numbers', async () => {
+    const shapes = ['{"id":#,"a":7,"s":"x"}', '{"id" :# , "a":\t7,"s" :"x" }', '{ "id":#,\t"a" : 7 ,"s":"x"\t}', '{"id":#,"a":7,"s":"x"}\t\r', '{"s":"x","a":7,"id":#}'];
+    const lines = Array.from({ length: 50 }, (_, i) => shapes[i % shapes.length]!.replace('#', String(i)));
+    const f = file(lines.join('\n') + '\n');
+    const q = await quireRows(f, 'id, a, s');
+    expect(q).toEqual(Array.from({ length: 50 }, (_, i) => [i, 7, 'x']));
+    expect(q).toEqual(await duckRows(f, 'id, a, s'));
+    for (const broken of ['{"id":3,"a":7.,"s":"x"}', '{"id":3,"a":-,"s":"x"}', '{"id":3,"a":07,"s":"x"}', '{"id":3,"a":.5,"s":"x"}', '{"id":3,"a":1e,"s":"x"}', '{"id":3 "a":7,"s":"x"}', '{"id":3,,"a":7,"s":"x"}', '{"id":3,"a"7,"s":"x"}', '{"id":3,"a":7,"s":"x",}', '{"id":3,"a":7;"s":"x"}']) {
+      const g = file(`{"id":1,"a":7,"s":"x"}\n{"id":2,"a":7,"s":"x"}\n${broken}\n`);
+      await expect(db.query(`select id, a, s from read_json('${g}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 3') });
+    }
+  });
+
   it('names the file and line of a malformed record and of a value that does not fit', async () => {
     const bad = file('{"a": 1}\n{"a": 2}\n\n{"a": 3,}\n{"a": 4}\n');
     await expect(db.query(`select * from read_json('${bad}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 4') });

@@ -47,10 +47,15 @@ function reference(text: string, d: Dialect): Row[] | 'unterminated' {
   return rows;
 }
 
-function scanned(bytes: Buffer, d: Dialect, chunk: () => number): Row[] | 'unterminated' {
+interface Tuning {
+  indexWindow?: number;
+  simd?: boolean;
+}
+
+function scanned(bytes: Buffer, d: Dialect, chunk: () => number, tuning: Tuning = {}): Row[] | 'unterminated' {
   const q = d.quote.charCodeAt(0);
   const e = d.escape.charCodeAt(0);
-  const sc = new CsvScanner({ delimiter: d.delimiter.charCodeAt(0), quote: q, escape: e === q ? -1 : e }, 64, 3, 1 << 20);
+  const sc = new CsvScanner({ delimiter: d.delimiter.charCodeAt(0), quote: q, escape: e === q ? -1 : e }, 64, 3, 1 << 20, true, tuning);
   const rows: Row[] = [];
   const drain = (): void => {
     for (;;) {
@@ -100,6 +105,26 @@ describe('CsvScanner', () => {
       const maxChunk = 1 + Math.floor(r() * 9);
       const got = scanned(Buffer.from(text), d, () => 1 + Math.floor(r() * maxChunk));
       expect({ text, got }).toEqual({ text, got: expected });
+      // Index windows of a few bytes put their edges inside quoted runs, between the two bytes of
+      // CRLF and of a doubled quote, and inside multibyte characters; the scalar index finds the same.
+      const window = 1 + Math.floor(r() * 7);
+      const simd = trial % 3 !== 0;
+      const inWindows = scanned(Buffer.from(text), d, () => 1 + Math.floor(r() * maxChunk), { indexWindow: window, simd });
+      expect({ text, window, simd, got: inWindows }).toEqual({ text, window, simd, got: expected });
+    }
+  });
+
+  it('reads input far longer than one index window, in chunks of any size', () => {
+    const r = rng(7);
+    for (const d of DIALECTS) {
+      const alphabet = ['abc', '12.5', ' ', 'é', '日本', d.delimiter, d.delimiter, d.quote, d.escape, '\n', '\r\n', '\n', 'xyz'];
+      let text = '';
+      while (text.length < 300_000) text += alphabet[Math.floor(r() * alphabet.length)]!;
+      const expected = reference(text, d);
+      for (const maxChunk of [1 << 16, 100_003, 1 << 20]) {
+        const got = scanned(Buffer.from(text), d, () => 1 + Math.floor(r() * maxChunk));
+        expect(got === expected || JSON.stringify(got) === JSON.stringify(expected)).toBe(true);
+      }
     }
   });
 

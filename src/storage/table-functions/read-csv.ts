@@ -35,6 +35,7 @@ import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
+import { INDEX_BYTES } from '../special-byte-index.js';
 import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -546,10 +547,11 @@ async function* readCsvFiles(
   onReject: ((file: string, r: Reject) => void) | null,
   exec?: ExecContext,
 ): AsyncGenerator<Batch> {
-  // The read buffers (a ring of prefetched chunks) and one output batch: reserved for the whole scan,
-  // so a buffer_size or row width memory_limit cannot hold is refused (53200) before anything is read.
+  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index and one output
+  // batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
+  // refused (53200) before anything is read.
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_csv', false);
-  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
+  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
   try {
     yield* readCsvBody(files, fields, cols, o, ctx, signal, onReject);
   } finally {
