@@ -127,6 +127,19 @@ describe('INSERT … SELECT casts numbers in the projection', () => {
     expect((await db.query('SELECT count(*) FROM dst')).rows).toEqual([[0]]);
   });
 
+  it('refuses NULLs in NOT NULL columns, typed ones too', async () => {
+    for (const target of [db, pgl]) {
+      await target.query('DROP TABLE IF EXISTS nn');
+      await target.query('CREATE TABLE nn (id int NOT NULL, v float8 NOT NULL, t text NOT NULL)');
+    }
+    await sameError("INSERT INTO nn SELECT i, 1.5, 'x' FROM n");
+    await sameError("INSERT INTO nn SELECT id, i * 0.5, 'x' FROM n");
+    await sameError("INSERT INTO nn SELECT id, 1.5, 'x' || i FROM n");
+    await db.query("INSERT INTO nn SELECT id, id * 0.5, 'x' || id FROM n");
+    await pgl.query("INSERT INTO nn SELECT id, id * 0.5, 'x' || id FROM n");
+    await same('SELECT * FROM nn ORDER BY id');
+  });
+
   it('keeps NULLs, and the text built from integers', async () => {
     for (const target of [db, pgl]) {
       await target.query('DROP TABLE IF EXISTS dst');
