@@ -428,7 +428,7 @@ function castsInProjection(plan: LogicalPlan, columns: readonly { name: string; 
     return to.typmod === -1 && plan.exprs[k]!.type.name === from.name;
   };
   if (!columns.some((_, k) => moved(k))) return { plan, columns };
-  const exprs = plan.exprs.map((e, k): Expr => (moved(k) ? { kind: 'cast', arg: e, type: targets[k]!, explicit: false } : e));
+  const exprs = plan.exprs.map((e, k): Expr => (moved(k) ? { kind: 'cast', arg: e, type: targets[k]!, explicit: false, assignment: true } : e));
   const schema = plan.schema.map((f, k) => (moved(k) ? { ...f, type: targets[k]! } : f));
   return { plan: { ...plan, exprs, schema }, columns: columns.map((c, k) => (moved(k) ? { ...c, type: targets[k]! } : c)) };
 }

@@ -140,6 +140,19 @@ describe('INSERT … SELECT casts numbers in the projection', () => {
     await same('SELECT * FROM nn ORDER BY id');
   });
 
+  it('leaves the moved cast out of EXPLAIN, as PostgreSQL shows the query under the insert', async () => {
+    await db.query('DROP TABLE IF EXISTS dst');
+    await db.query('CREATE TABLE dst (id int, v float8)');
+    await pgl.query('DROP TABLE IF EXISTS dst');
+    await pgl.query('CREATE TABLE dst (id int, v float8)');
+    const sql = 'EXPLAIN (VERBOSE, COSTS OFF) INSERT INTO dst SELECT id, i * 0.5 FROM n';
+    const output = (lines: string[]): string | undefined => lines.find((l) => l.trim().startsWith('Output: ') && l.includes('0.5'))?.trim();
+    const mine = output((await db.query(sql)).rows.map((r) => String(r[0])));
+    const theirs = output((await pgl.query<[string]>(sql, [], { rowMode: 'array' })).rows.map((r) => r[0]));
+    expect(mine).toBe('Output: n.id, ((n.i)::numeric * 0.5)');
+    expect(theirs).toBe(mine);
+  });
+
   it('keeps NULLs, and the text built from integers', async () => {
     for (const target of [db, pgl]) {
       await target.query('DROP TABLE IF EXISTS dst');
