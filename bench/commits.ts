@@ -86,36 +86,60 @@ async function quirePgwire(dir: string): Promise<Engine> {
   };
 }
 
-/**
- * The PostgreSQL port in a process of its own (bench/pgwire-server.ts), node-postgres in this one, as
- * a deployed server runs: client and server each have an event loop (and a core) of their own.
- */
-async function quirePgwireProc(dir: string): Promise<Engine> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./pgwire-server.ts', import.meta.url)), dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** The child process serving quire-pgwire-proc's directories (bench/pgwire-server.ts), started on first use. */
+let serverProcess: { ask(command: string): Promise<string>; end(): Promise<void> } | null = null;
+
+function pgwireServerProcess(): NonNullable<typeof serverProcess> {
+  if (serverProcess !== null) return serverProcess;
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./pgwire-server.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting: ((line: string) => void)[] = [];
   lines.on('line', (line) => waiting.shift()?.(line));
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`pgwire server exited (${code})`))));
   exited.catch(() => undefined);
-  const nextLine = (): Promise<string> => Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), exited]);
-  const port = Number(/^port (\d+)$/.exec(await nextLine())?.[1]);
+  serverProcess = {
+    ask: async (command) => {
+      const answer = Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), exited]);
+      child.stdin.write(`${command}\n`);
+      const line = await answer;
+      if (line.startsWith('error ')) throw new Error(`pgwire server: ${line.slice(6)}`);
+      return line;
+    },
+    end: async () => {
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin.end();
+      await gone;
+    },
+  };
+  return serverProcess;
+}
+
+async function endPgwireServerProcess(): Promise<void> {
+  await serverProcess?.end();
+  serverProcess = null;
+}
+
+/**
+ * The PostgreSQL port in a process of its own (bench/pgwire-server.ts), node-postgres in this one, as
+ * a deployed server runs: client and server each have an event loop (and a core) of their own. One
+ * server process serves every run's directory, so it is warm after the first like the other engines.
+ */
+async function quirePgwireProc(dir: string): Promise<Engine> {
+  const server = pgwireServerProcess();
+  const port = Number(/^port (\d+)$/.exec(await server.ask(`open ${dir}`))?.[1]);
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'quire', database: 'quire' });
   await client.connect();
   return {
     name: 'quire-pgwire-proc',
     exec: async (sql) => void (await client.query(sql)),
     serverCpu: async () => {
-      const answer = nextLine();
-      child.stdin.write('cpu\n');
-      const m = /^cpu (\d+) (\d+)$/.exec(await answer);
+      const m = /^cpu (\d+) (\d+)$/.exec(await server.ask('cpu'));
       if (m === null) throw new Error('pgwire server: no CPU figures');
       return Number(m[1]) + Number(m[2]);
     },
     close: async () => {
       await client.end();
-      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.stdin.end();
-      await gone;
+      await server.ask('close');
     },
   };
 }
@@ -196,6 +220,7 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+await endPgwireServerProcess();
 console.table(
   runs.map((rs) => Object.fromEntries(Object.keys(rs[0]!).map((k) => [k, typeof rs[0]![k] === 'number' ? median(rs.map((x) => x[k] as number)) : rs[0]![k]!]))),
 );
