@@ -3,27 +3,31 @@
  * only once durable) into a table that already holds `--existing` rows, and a bulk load (one INSERT …
  * SELECT of `--bulk` rows) in MB/s of table data. Quire writes a database directory, called as a library
  * (quire) and through its PostgreSQL port with node-postgres as the client (quire-pgwire, what a server's
- * users run); better-sqlite3 runs in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
+ * users run; the server in this process, or in a child process of its own with quire-pgwire-proc, as a
+ * deployed server runs, client and server then working on both cores at once); better-sqlite3 runs in WAL mode with synchronous=FULL; PGlite keeps its data directory on disk.
  *
  * Each engine first runs `--warmup` commits into a scratch table (JIT and caches warm, as in a running
  * server); with `--runs N` every figure is the median of N runs, the engines taking turns per run so a
  * busy disk weighs on all of them alike.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
- *                            [--engines quire,quire-pgwire,sqlite,pglite] [--primary-key] [--foreign-key]
+ *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--foreign-key]
  *
  * `--dir DIR` puts the scratch directories in DIR instead of the system's temporary directory: on a
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
- * quire-pgwire's includes node-postgres, the client).
+ * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's).
  *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
  * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -34,6 +38,8 @@ interface Engine {
   name: string;
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /** CPU time (µs) of a server process of the engine's own, when it has one: counted beside this one's. */
+  serverCpu?(): Promise<number>;
 }
 
 function arg(name: string, dflt: string): string {
@@ -80,6 +86,64 @@ async function quirePgwire(dir: string): Promise<Engine> {
   };
 }
 
+/** The child process serving quire-pgwire-proc's directories (bench/pgwire-server.ts), started on first use. */
+let serverProcess: { ask(command: string): Promise<string>; end(): Promise<void> } | null = null;
+
+function pgwireServerProcess(): NonNullable<typeof serverProcess> {
+  if (serverProcess !== null) return serverProcess;
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./pgwire-server.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`pgwire server exited (${code})`))));
+  exited.catch(() => undefined);
+  serverProcess = {
+    ask: async (command) => {
+      const answer = Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), exited]);
+      child.stdin.write(`${command}\n`);
+      const line = await answer;
+      if (line.startsWith('error ')) throw new Error(`pgwire server: ${line.slice(6)}`);
+      return line;
+    },
+    end: async () => {
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin.end();
+      await gone;
+    },
+  };
+  return serverProcess;
+}
+
+async function endPgwireServerProcess(): Promise<void> {
+  await serverProcess?.end();
+  serverProcess = null;
+}
+
+/**
+ * The PostgreSQL port in a process of its own (bench/pgwire-server.ts), node-postgres in this one, as
+ * a deployed server runs: client and server each have an event loop (and a core) of their own. One
+ * server process serves every run's directory, so it is warm after the first like the other engines.
+ */
+async function quirePgwireProc(dir: string): Promise<Engine> {
+  const server = pgwireServerProcess();
+  const port = Number(/^port (\d+)$/.exec(await server.ask(`open ${dir}`))?.[1]);
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'quire', database: 'quire' });
+  await client.connect();
+  return {
+    name: 'quire-pgwire-proc',
+    exec: async (sql) => void (await client.query(sql)),
+    serverCpu: async () => {
+      const m = /^cpu (\d+) (\d+)$/.exec(await server.ask('cpu'));
+      if (m === null) throw new Error('pgwire server: no CPU figures');
+      return Number(m[1]) + Number(m[2]);
+    },
+    close: async () => {
+      await client.end();
+      await server.ask('close');
+    },
+  };
+}
+
 async function sqlite(dir: string): Promise<Engine> {
   const db = new BetterSqlite3(join(dir, 'db.sqlite'));
   db.pragma('journal_mode = WAL');
@@ -110,12 +174,15 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       await parentTable(e, existing + COMMITS);
       await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
+      const server0 = (await e.serverCpu?.()) ?? 0;
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       for (let i = 0; i < COMMITS; i++) await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
       const cpu = process.cpuUsage(cpu0);
-      out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / (performance.now() - t0)) * 1000);
-      out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system) / COMMITS) * 10) / 10;
+      const ms = performance.now() - t0;
+      const server = ((await e.serverCpu?.()) ?? 0) - server0;
+      out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / ms) * 1000);
+      out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system + server) / COMMITS) * 10) / 10;
       await e.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -139,8 +206,8 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
   return out;
 }
 
-const ENGINES: Record<string, (dir: string) => Promise<Engine>> = { quire, 'quire-pgwire': quirePgwire, sqlite, pglite };
-const engines = arg('engines', 'quire,quire-pgwire,sqlite,pglite')
+const ENGINES: Record<string, (dir: string) => Promise<Engine>> = { quire, 'quire-pgwire': quirePgwire, 'quire-pgwire-proc': quirePgwireProc, sqlite, pglite };
+const engines = arg('engines', 'quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite')
   .split(',')
   .map((name) => {
     const make = ENGINES[name];
@@ -153,6 +220,7 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+await endPgwireServerProcess();
 console.table(
   runs.map((rs) => Object.fromEntries(Object.keys(rs[0]!).map((k) => [k, typeof rs[0]![k] === 'number' ? median(rs.map((x) => x[k] as number)) : rs[0]![k]!]))),
 );

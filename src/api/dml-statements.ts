@@ -339,6 +339,8 @@ export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readon
     });
     for (let c = 0; c < columns.length; c++) {
       if (!t.meta[c]!.notNull) continue;
+      // A typed column without a NULL array holds no NULL: nothing to look at row by row.
+      if (columns[c]!.nulls === null && !Array.isArray(columns[c]!.data)) continue;
       for (let i = 0; i < bt.length; i++) if (getValue(columns[c]!, i) === null) checkNotNull(t, [columns.map((col) => getValue(col, i))]);
     }
     out.push({ columns, length: bt.length });

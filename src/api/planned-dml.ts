@@ -407,6 +407,32 @@ export function defaultsFiller(host: UtilityHost, t: MemoryTable, given: readonl
   };
 }
 
+/** Types whose casts among each other need no session setting and fail only with a value's own error. */
+const NUMBER_TYPES = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
+
+/**
+ * The assignment casts between number types moved into the query's top projection, as PostgreSQL puts
+ * them in the subquery's target list: the compiled projection then makes each value in its column's
+ * type at once (`i * 0.5` into a float8 column is computed on doubles, scaled-numeric-float.ts) instead
+ * of a Numeric per row that the insert casts afterwards. The values and errors are the same: the cast
+ * is the one the insert would apply. Other casts (to text, dates, domains) stay with the insert, which
+ * reports a type mismatch naming the column.
+ */
+function castsInProjection(plan: LogicalPlan, columns: readonly { name: string; type: DataType }[], targets: readonly DataType[]): { plan: LogicalPlan; columns: readonly { name: string; type: DataType }[] } {
+  if (plan.op !== 'project' || plan.exprs.length !== columns.length || plan.schema.length !== columns.length) return { plan, columns };
+  const moved = (k: number): boolean => {
+    const from = columns[k]!.type;
+    const to = targets[k]!;
+    if (!NUMBER_TYPES.has(from.name) || !NUMBER_TYPES.has(to.name) || from.name === to.name) return false;
+    // numeric(p,s) targets round and check precision: the insert's cast does that.
+    return to.typmod === -1 && plan.exprs[k]!.type.name === from.name;
+  };
+  if (!columns.some((_, k) => moved(k))) return { plan, columns };
+  const exprs = plan.exprs.map((e, k): Expr => (moved(k) ? { kind: 'cast', arg: e, type: targets[k]!, explicit: false, assignment: true } : e));
+  const schema = plan.schema.map((f, k) => (moved(k) ? { ...f, type: targets[k]! } : f));
+  return { plan: { ...plan, exprs, schema }, columns: columns.map((c, k) => (moved(k) ? { ...c, type: targets[k]! } : c)) };
+}
+
 /** INSERT … SELECT (or VALUES, or DEFAULT VALUES) as a plan. */
 export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unknown[], parts: InsertParts = insertParts(host, b)): PlannedDml {
   const { t, rv, onConflict, arbiters, targetCols, sel } = parts;
@@ -414,12 +440,12 @@ export function planInsert(host: UtilityHost, b: AnyNode, params: readonly unkno
     throw new QuireError('0A000', 'DEFAULT in VALUES of a planned INSERT is not supported');
   }
   const prepared = sel === null ? null : host.prepareSelect(sel, params);
-  const columns = prepared?.columns ?? [];
-  if (columns.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
-  const given = targetCols.slice(0, columns.length);
+  const selected = prepared?.columns ?? [];
+  if (selected.length > targetCols.length) throw new QuireError('42601', 'INSERT has more expressions than target columns');
+  const given = targetCols.slice(0, selected.length);
   for (const c of given) if (t.meta[c]!.identity === 'always' && b.override !== 'OVERRIDING_SYSTEM_VALUE') throw identityAlways(t, c);
-  if (sel !== null) checkAssignable(t, given, columns, sel);
-  const input: LogicalPlan = prepared?.plan ?? { op: 'empty', schema: [], oneRow: true };
+  if (sel !== null) checkAssignable(t, given, selected, sel);
+  const { plan: input, columns } = castsInProjection(prepared?.plan ?? { op: 'empty', schema: [], oneRow: true }, selected, given.map((c) => t.schema[c]!.type));
   return modifyNode('insert', t, input, returningOf(host, t, b, params), prepared?.paramTypes ?? [], async (batches) => {
     // Defaults are bound when the statement runs: a sequence advances only for rows really inserted.
     const fill = defaultsFiller(host, t, given, params);

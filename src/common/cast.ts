@@ -55,7 +55,8 @@ function floatToInt(v: number, to: 'int2' | 'int4' | 'int8'): number | bigint {
   if (to === 'int8') {
     // float8 → int8 accepts exactly [-2^63, 2^63).
     if (!(r >= -9223372036854775808 && r < 9223372036854775808)) throw intOut(to);
-    return Number.isSafeInteger(r) ? r : BigInt(r);
+    // An integer has no -0 (rint(-0.3) is one).
+    return Number.isSafeInteger(r) ? (r === 0 ? 0 : r) : BigInt(r);
   }
   const [lo, hi] = INT_RANGE[to];
   if (!(r >= lo && r <= hi)) throw intOut(to);

@@ -20,7 +20,11 @@ export type Expr =
   | { kind: 'const'; value: Value; type: DataType; position?: number }
   | { kind: 'param'; index: number; type: DataType }
   | { kind: 'call'; name: string; overload: ScalarOverload; args: Expr[]; type: DataType }
-  | { kind: 'cast'; arg: Expr; type: DataType; explicit: boolean }
+  /**
+   * `assignment`: an INSERT's cast to its column's type, computed in the query that feeds the insert
+   * (planned-dml.ts); PostgreSQL applies it above the plan EXPLAIN shows, so EXPLAIN shows the argument.
+   */
+  | { kind: 'cast'; arg: Expr; type: DataType; explicit: boolean; assignment?: boolean }
   | { kind: 'and' | 'or'; args: Expr[]; type: DataType }
   | { kind: 'not'; arg: Expr; type: DataType }
   | { kind: 'compare'; op: CompareOp; left: Expr; right: Expr; type: DataType }

@@ -15,6 +15,7 @@ import type { ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { ScalarImpl } from '../functions/registry.js';
 import { compilePlProgram } from './plpgsql-run.js';
+import { scaledNumericFloat } from './scaled-numeric-float.js';
 
 /** A subquery the kernel needs; the operator evaluates it (asynchronously) before running the kernel. */
 export interface SubquerySlot {
@@ -118,6 +119,9 @@ class CodeGen {
 
   tmp(): string {
     return `t${this.n++}`;
+  }
+  folded(e: Expr & { kind: 'cast' }): Value | undefined {
+    return foldCast(e);
   }
   konst(v: unknown): string {
     const i = this.consts.length;
@@ -363,6 +367,11 @@ class CodeGen {
   private genCast(e: Expr & { kind: 'cast' }, r: string): [string, string] {
     const folded = foldCast(e);
     if (folded !== undefined) return [`const ${r} = ${this.konst(folded)};`, r];
+    const scaled = scaledNumericFloat(this, e, (into) => {
+      const [c, v] = this.gen(e.arg);
+      return `${c}\n${into} = ${v} === null ? null : rt.cast(${v}, ${this.typeRef(e.arg.type)}, ${this.typeRef(e.type)}, ctx, ${e.explicit});`;
+    });
+    if (scaled !== null) return scaled;
     const [c, v] = this.gen(e.arg);
     const from = e.arg.type.name;
     const to = e.type.name;
@@ -432,6 +441,11 @@ class CodeGen {
     if (e.name === '||' && e.args.length === 2 && e.type.name === 'text' && TEXT_LIKE.has(t0 ?? '') && TEXT_LIKE.has(t1 ?? '')) {
       const [a, b] = vs as [string, string];
       return [`${code}\nconst ${r} = (${anyNull}) ? null : ${a} + ${b};`, r];
+    }
+    // text || integer (textanycat): the integer's cast to text is its decimal digits, String()'s.
+    if (e.name === '||' && e.args.length === 2 && e.type.name === 'text' && ((TEXT_LIKE.has(t0 ?? '') && INTEGER.has(t1 ?? '')) || (INTEGER.has(t0 ?? '') && TEXT_LIKE.has(t1 ?? '')))) {
+      const [a, b] = vs as [string, string];
+      return [`${code}\nconst ${r} = (${anyNull}) ? null : ${TEXT_LIKE.has(t0!) ? `${a} + String(${b})` : `String(${a}) + ${b}`};`, r];
     }
     if (!strict) return [`${code}\nconst ${r} = ${fallback};`, r];
     return [`${code}\nconst ${r} = (${anyNull}) ? null : ${fallback};`, r];

@@ -35,7 +35,7 @@ export function renderExpr(e: Expr, style: ExprStyle): string {
     case 'param':
       return `$${e.index + 1}`;
     case 'cast':
-      return style.cast(e, r);
+      return e.assignment === true ? r(e.arg) : style.cast(e, r);
     case 'call':
       if (INFIX.has(e.name) && e.args.length === 2) return `(${r(e.args[0]!)} ${e.name} ${r(e.args[1]!)})`;
       if (e.name === 'neg') return `(- ${r(e.args[0]!)})`;
