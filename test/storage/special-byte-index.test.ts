@@ -5,17 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INDEX_WINDOW, SpecialByteIndex } from '../../src/storage/special-byte-index.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../common/pg-helper.js';
 
 function expected(buf: Uint8Array, from: number, to: number, needles: number[]): number[] {
   const out: number[] = [];
