@@ -185,7 +185,10 @@ export class HashJoinAggregate extends PhysicalOperator {
   }
 
   private async *aggregate(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
-    const built = await this.join.buildSide(ctx, reservation);
+    // Only the join keys and the group keys of the build side are read: the other columns are not copied.
+    const read = this.join.right.schema.map(() => false);
+    for (const k of [...this.join.rightKeys, ...this.keyCols]) read[k] = true;
+    const built = await this.join.buildSide(ctx, reservation, read);
     // Without GROUP BY there is exactly one row, even when nothing joins.
     const keyless = this.keyCols.length === 0;
     if (built === null) {

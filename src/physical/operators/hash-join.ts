@@ -846,12 +846,15 @@ export class HashJoin extends PhysicalOperator {
    * Reads the right input and builds its table; null when it is empty and the join type then outputs
    * nothing. Also used by HashJoinAggregate, which probes the same table without making pairs.
    */
-  async buildSide(ctx: ExecContext, reservation: MemoryReservation): Promise<{ build: Batch; table: BuildTable } | null> {
+  async buildSide(ctx: ExecContext, reservation: MemoryReservation, read: readonly boolean[] | null = this.rightRead()): Promise<{ build: Batch; table: BuildTable } | null> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
     const parts: Batch[] = [];
-    for await (const b of this.right.execute(ctx)) {
-      if (b.length === 0) continue;
+    // Columns nobody reads become placeholders before the concatenation, which then skips them.
+    const dead = read === null || read.every((x) => x) ? null : rightTypes.map((t, j) => (read[j] === true ? null : deadColumn(t)));
+    for await (const b0 of this.right.execute(ctx)) {
+      if (b0.length === 0) continue;
+      const b = dead === null ? b0 : { columns: b0.columns.map((c, j) => dead[j] ?? c), length: b0.length };
       // Twice the batch: the build keeps the batches and their concatenation while the table is built.
       reservation.grow(batchBytes(b) * 2, 'hash join build side');
       parts.push(b);
@@ -863,6 +866,19 @@ export class HashJoin extends PhysicalOperator {
     parts.length = 0;
     const table = await buildTable(build, this.rightKeys, this.leftKeys, this.leftKeys.map((k) => leftTypes[k]!), ctx);
     return { build, table };
+  }
+
+  /**
+   * Build-side columns the join reads: its keys and those of the combined row that `need` keeps (which
+   * include what the residual reads); null = all.
+   */
+  rightRead(): boolean[] | null {
+    const need = this.need;
+    if (need === null) return null;
+    const nl = this.left.schema.length;
+    const read = this.right.schema.map((_, j) => need[nl + j] !== false);
+    for (const k of this.rightKeys) read[k] = true;
+    return read;
   }
 
   private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
