@@ -9,6 +9,10 @@
  * materialized: the build-side text keys are never gathered per pair and never hashed again by the
  * aggregate. Pairs are fed in the order HashJoin would emit them and groups come out in the order of their
  * first pair, so results (floating-point sums, string_agg order) are those of the join + HashAggregate plan.
+ *
+ * A direct-address build table (small non-negative int keys) is read without chain heads: its slots are
+ * mapped once to what the probe needs (the group of a unique key, or a key's number of build rows for
+ * count(*)), and count(*) evaluates an inner join's probe-side filter in the same loop.
  */
 import type { Schema } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, sliceBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
