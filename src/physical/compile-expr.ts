@@ -660,6 +660,59 @@ return { sel, n: k };
   return { slots: g.slots, run };
 }
 
+/**
+ * Σ weight[key] over the rows where a predicate is true: `key` an int4 column (Int32Array data) of the
+ * batch, keys outside 0..max or NULL weighing nothing. A probe-side filter and a join probe that only
+ * counts (weight = matching build rows per key of a direct-address table) in one pass, with no selection
+ * vector written and read back. null when the predicate has subqueries (their slots are per batch).
+ */
+export type PredicateWeightSum = (batch: Batch, ctx: ExecContext, keyCol: number, weight: Int32Array, max: number) => number;
+
+export function compilePredicateWeightSum(e: Expr): PredicateWeightSum | null {
+  const g = new CodeGen();
+  const [code, v] = g.gen(e);
+  if (g.slots.length > 0) return null;
+  const nullArrays = g.nullVars();
+  g.noNulls = true;
+  const [fcode, fv] = g.gen(e);
+  g.noNulls = false;
+  // Branch-free on the predicate: a 50%-selective filter mispredicts a branch on every other row, so the
+  // weight is always read and multiplied by 0 or 1.
+  const body = `return function predicateWeightSum(batch, ctx, S, K, F, TY, kc, W, max) {
+const n = batch.length; const cols = batch.columns;
+${g.prelude.join('\n')}
+const PK = cols[kc].data, PN = cols[kc].nulls;
+let total = 0;
+if (${[...nullArrays, 'PN'].map((x) => `${x} === null`).join(' && ')}) {
+for (let i = 0; i < n; i++) {
+${fcode}
+const key = PK[i];
+total += (key >>> 0 <= max ? W[key] : 0) * +(${fv} === true);
+}
+return total;
+}
+for (let i = 0; i < n; i++) {
+${code}
+const key = PK[i];
+total += (key >>> 0 <= max && (PN === null || PN[i] === 0) ? W[key] : 0) * +(${v} === true);
+}
+return total;
+};`;
+  const fn = build(body) as unknown as (
+    batch: Batch,
+    ctx: ExecContext,
+    S: readonly unknown[],
+    K: readonly unknown[],
+    F: readonly Fn[],
+    TY: readonly DataType[],
+    kc: number,
+    W: Int32Array,
+    max: number,
+  ) => number;
+  const { consts, fns, types } = g;
+  return (batch, ctx, keyCol, weight, max) => fn(batch, ctx, [], consts, fns, types, keyCol, weight, max);
+}
+
 type PredicateFn = (
   batch: Batch,
   ctx: ExecContext,

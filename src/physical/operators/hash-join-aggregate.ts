@@ -9,6 +9,10 @@
  * materialized: the build-side text keys are never gathered per pair and never hashed again by the
  * aggregate. Pairs are fed in the order HashJoin would emit them and groups come out in the order of their
  * first pair, so results (floating-point sums, string_agg order) are those of the join + HashAggregate plan.
+ *
+ * A direct-address build table (small non-negative int keys) is read without chain heads: its slots are
+ * mapped once to what the probe needs (the group of a unique key, or a key's number of build rows for
+ * count(*)), and count(*) evaluates an inner join's probe-side filter in the same loop.
  */
 import type { Schema } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, sliceBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
@@ -16,8 +20,10 @@ import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/contex
 import { HASH_ENTRY_BYTES, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../operator.js';
+import { compilePredicateKernel, compilePredicateWeightSum, type PredicateKernel, type PredicateWeightSum } from '../compile-expr.js';
+import { Filter } from './filter.js';
 import { makeGrouper } from './hash-aggregate.js';
-import { allChainsSingle, chainLengths, joinedRows, type HashJoin } from './hash-join.js';
+import { allChainsSingle, chainLengths, directPairs, directSlots, directSum, joinedRows, type HashJoin } from './hash-join.js';
 
 export interface JoinAggSpec {
   impl: ResolvedAggregate;
@@ -113,6 +119,19 @@ function feed(acc: GroupedAccumulator, gids: Int32Array, rows: Uint32Array | nul
   }
 }
 
+/**
+ * The probe side's Filter, when its predicate can run inside the probe loop: an inner join's probe side
+ * (HashJoin.probeSide hands inner joins the Filter's selections too), no subqueries in the predicate, and
+ * no EXPLAIN ANALYZE (which counts the Filter's own rows).
+ */
+function fusedFilter(join: HashJoin, ctx: ExecContext): { input: PhysicalOperator; weightSum: PredicateWeightSum; kernel: PredicateKernel } | null {
+  const f = join.left;
+  if (join.type !== 'inner' || !(f instanceof Filter) || ctx.analyze) return null;
+  const weightSum = compilePredicateWeightSum(f.predicate);
+  if (weightSum === null) return null;
+  return { input: f.input, weightSum, kernel: compilePredicateKernel(f.predicate) };
+}
+
 function noteGroups(gids: Int32Array, n: number, seen: Uint8Array, order: Uint32Array, nSeen: number): number {
   for (let k = 0; k < n; k++) {
     const g = gids[k]!;
@@ -170,7 +189,10 @@ export class HashJoinAggregate extends PhysicalOperator {
   }
 
   private async *aggregate(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
-    const built = await this.join.buildSide(ctx, reservation);
+    // Only the join keys and the group keys of the build side are read: the other columns are not copied.
+    const read = this.join.right.schema.map(() => false);
+    for (const k of [...this.join.rightKeys, ...this.keyCols]) read[k] = true;
+    const built = await this.join.buildSide(ctx, reservation, read);
     // Without GROUP BY there is exactly one row, even when nothing joins.
     const keyless = this.keyCols.length === 0;
     if (built === null) {
@@ -206,37 +228,79 @@ export class HashJoinAggregate extends PhysicalOperator {
       // count(*) alone: the number of pairs is the sum of the matched chains' lengths, so no pair is
       // visited and no row or group id is written.
       const chainLength = unique ? null : chainLengths(next);
+      const direct = table.direct;
+      // A direct table's slots hold their chain's length, so an int4 probe key adds it in one read.
+      const slotRows = direct === undefined ? null : directSlots(table.head, chainLength ?? new Int32Array(nb).fill(1), 0);
       let total = 0;
+      const fused = slotRows === null ? null : fusedFilter(this.join, ctx);
+      if (fused !== null) {
+        // The probe side's filter runs inside the count: no selection vector per batch.
+        const { input, weightSum, kernel } = fused;
+        const { max, probeCol } = direct!;
+        let buf = new Uint32Array(BATCH_SIZE);
+        for await (const batch of input.execute(ctx)) {
+          if (batch.length === 0) continue;
+          if (batch.columns[probeCol]!.data instanceof Int32Array) total += weightSum(batch, ctx, probeCol, slotRows!, max);
+          else {
+            if (buf.length < batch.length) buf = new Uint32Array(batch.length);
+            const { sel, n: m } = kernel.run(batch, ctx, [], buf);
+            if (heads.length < m) heads = new Int32Array(m);
+            table.probe(batch, heads, sel, m);
+            total += joinedRows(heads, m, chainLength);
+          }
+          await yieldIfDue(ctx);
+        }
+        for (const acc of accs) acc.updateGroup!(0, total, []);
+        yield this.resultRow(accs);
+        return;
+      }
       for await (const { batch, sel, n: m } of this.join.probeSide(ctx)) {
-        if (heads.length < m) heads = new Int32Array(m);
-        table.probe(batch, heads, sel, m);
-        total += joinedRows(heads, m, chainLength);
+        const pc = direct === undefined ? null : batch.columns[direct.probeCol]!;
+        if (slotRows !== null && pc!.data instanceof Int32Array && pc!.nulls === null) {
+          total += directSum(pc!.data, sel, m, slotRows, direct!.max);
+        } else {
+          if (heads.length < m) heads = new Int32Array(m);
+          table.probe(batch, heads, sel, m);
+          total += joinedRows(heads, m, chainLength);
+        }
         await yieldIfDue(ctx);
       }
       for (const acc of accs) acc.updateGroup!(0, total, []);
       yield this.resultRow(accs);
       return;
     }
+    // Unique keys in a direct table: each slot holds its build row's group, so an int4 probe key turns
+    // into a group id in one read, without writing chain heads first.
+    const direct = unique && nb > 0 ? table.direct : undefined;
+    const slotGroup = direct === undefined ? null : directSlots(table.head, buildGroup, -1);
     for await (const { batch, sel, n: m } of this.join.probeSide(ctx)) {
       if (heads.length < m) {
         heads = new Int32Array(m);
         gids = new Int32Array(m);
       }
-      table.probe(batch, heads, sel, m);
       if (unique) {
         if (rows.length < m) rows = new Uint32Array(m);
-        const n = nb === 0 ? 0 : uniquePairs(heads, m, sel, buildGroup, rows, gids);
-        nSeen = noteGroups(gids, n, seen, order, nSeen);
+        const pc = direct === undefined ? null : batch.columns[direct.probeCol]!;
+        let n: number;
+        if (slotGroup !== null && pc!.data instanceof Int32Array && pc!.nulls === null) {
+          n = directPairs(pc!.data, sel, m, slotGroup, direct!.max, rows, gids);
+        } else {
+          table.probe(batch, heads, sel, m);
+          n = nb === 0 ? 0 : uniquePairs(heads, m, sel, buildGroup, rows, gids);
+        }
+        // Once every group has had a pair, first appearances are all known.
+        if (nSeen < groups) nSeen = noteGroups(gids, n, seen, order, nSeen);
         // Every row of the batch matched: its own columns are the arguments, in order.
         const all = n === batch.length;
         for (let j = 0; j < accs.length; j++) feed(accs[j]!, gids, all ? null : rows, n, argCols[j]!, batch);
       } else {
+        table.probe(batch, heads, sel, m);
         at.i = 0;
         at.r = -2;
         while (at.i < m) {
           const n = fillPairs(heads, next, sel, m, buildGroup, rows, gids, at);
           if (n === 0) break;
-          nSeen = noteGroups(gids, n, seen, order, nSeen);
+          if (nSeen < groups) nSeen = noteGroups(gids, n, seen, order, nSeen);
           for (let j = 0; j < accs.length; j++) feed(accs[j]!, gids, rows, n, argCols[j]!, batch);
           await yieldIfDue(ctx);
         }

@@ -341,6 +341,70 @@ export interface BuildTable {
    * sel is null), written to out[0..m).
    */
   probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void;
+  /**
+   * Set when `head` is indexed by the key value itself (directTable): keys 0..max, probed through the
+   * probe side's column `probeCol`. Lets a consumer map a key straight to what it keeps per build row,
+   * without writing chain heads first.
+   */
+  readonly direct?: { readonly max: number; readonly probeCol: number };
+}
+
+/**
+ * Per slot of a direct table (key value 0..max): `perRow` of the slot's first build row, or `missing`
+ * when no build row has that key.
+ */
+export function directSlots(heads: Int32Array, perRow: Int32Array, missing: number): Int32Array {
+  const out = new Int32Array(heads.length);
+  for (let v = 0; v < heads.length; v++) {
+    const h = heads[v]!;
+    out[v] = h === -1 ? missing : perRow[h]!;
+  }
+  return out;
+}
+
+/**
+ * Probe rows of a direct table turned into (batch row, slot value) pairs, keeping the rows whose slot
+ * is not -1 (a build-side group id, say), compacted branch-free: one pass instead of writing chain heads
+ * and mapping them afterwards. `(v >>> 0) <= max` is the range check 0 <= v <= max in one comparison.
+ */
+export function directPairs(pd: Int32Array, sel: Uint32Array | null, m: number, slot: Int32Array, max: number, rows: Uint32Array, vals: Int32Array): number {
+  let n = 0;
+  if (sel === null) {
+    for (let i = 0; i < m; i++) {
+      const v = pd[i]!;
+      const g = v >>> 0 <= max ? slot[v]! : -1;
+      rows[n] = i;
+      vals[n] = g;
+      n += ~g >>> 31;
+    }
+  } else {
+    for (let j = 0; j < m; j++) {
+      const i = sel[j]!;
+      const v = pd[i]!;
+      const g = v >>> 0 <= max ? slot[v]! : -1;
+      rows[n] = i;
+      vals[n] = g;
+      n += ~g >>> 31;
+    }
+  }
+  return n;
+}
+
+/** Sum over probe rows of a direct table of `slot[key]` (the number of build rows with the key), 0 out of range. */
+export function directSum(pd: Int32Array, sel: Uint32Array | null, m: number, slot: Int32Array, max: number): number {
+  let total = 0;
+  if (sel === null) {
+    for (let i = 0; i < m; i++) {
+      const v = pd[i]!;
+      if (v >>> 0 <= max) total += slot[v]!;
+    }
+  } else {
+    for (let j = 0; j < m; j++) {
+      const v = pd[sel[j]!]!;
+      if (v >>> 0 <= max) total += slot[v]!;
+    }
+  }
+  return total;
 }
 
 /** Largest key a direct-address build table indexes (4 bytes per possible key value). */
@@ -385,6 +449,7 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
   return {
     head: heads,
     next,
+    direct: { max, probeCol: lk },
     probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
       const c = b.columns[lk]!;
       const pd = c.data;
@@ -781,12 +846,15 @@ export class HashJoin extends PhysicalOperator {
    * Reads the right input and builds its table; null when it is empty and the join type then outputs
    * nothing. Also used by HashJoinAggregate, which probes the same table without making pairs.
    */
-  async buildSide(ctx: ExecContext, reservation: MemoryReservation): Promise<{ build: Batch; table: BuildTable } | null> {
+  async buildSide(ctx: ExecContext, reservation: MemoryReservation, read: readonly boolean[] | null = this.rightRead()): Promise<{ build: Batch; table: BuildTable } | null> {
     const leftTypes = this.left.schema.map((f) => f.type);
     const rightTypes = this.right.schema.map((f) => f.type);
     const parts: Batch[] = [];
-    for await (const b of this.right.execute(ctx)) {
-      if (b.length === 0) continue;
+    // Columns nobody reads become placeholders before the concatenation, which then skips them.
+    const dead = read === null || read.every((x) => x) ? null : rightTypes.map((t, j) => (read[j] === true ? null : deadColumn(t)));
+    for await (const b0 of this.right.execute(ctx)) {
+      if (b0.length === 0) continue;
+      const b = dead === null ? b0 : { columns: b0.columns.map((c, j) => dead[j] ?? c), length: b0.length };
       // Twice the batch: the build keeps the batches and their concatenation while the table is built.
       reservation.grow(batchBytes(b) * 2, 'hash join build side');
       parts.push(b);
@@ -798,6 +866,19 @@ export class HashJoin extends PhysicalOperator {
     parts.length = 0;
     const table = await buildTable(build, this.rightKeys, this.leftKeys, this.leftKeys.map((k) => leftTypes[k]!), ctx);
     return { build, table };
+  }
+
+  /**
+   * Build-side columns the join reads: its keys and those of the combined row that `need` keeps (which
+   * include what the residual reads); null = all.
+   */
+  rightRead(): boolean[] | null {
+    const need = this.need;
+    if (need === null) return null;
+    const nl = this.left.schema.length;
+    const read = this.right.schema.map((_, j) => need[nl + j] !== false);
+    for (const k of this.rightKeys) read[k] = true;
+    return read;
   }
 
   private async *join(ctx: ExecContext, reservation: MemoryReservation): AsyncGenerator<Batch> {
