@@ -127,6 +127,12 @@ function nextStep(step: number, d: number): number {
 
 function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
   let { min, max, first, step, seen, anyNull, negZero } = sc;
+  // Whether the step still divides a distance is tested with a multiply by its reciprocal and a
+  // rounding (a division per row cost more than the rest of the scan). The test is exact where it
+  // matters: a multiple of the step rounds back to itself while distances stay below 2^50 steps, a
+  // non-multiple never does below 2^53, and larger ranges are rejected after the scan; a miss only
+  // sends the row to nextStep, which decides exactly.
+  let inv = step > 1 ? 1 / step : 0;
   for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
       anyNull = true;
@@ -142,7 +148,13 @@ function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to:
     if (!seen) {
       seen = true;
       first = v;
-    } else if (step !== 1) step = nextStep(step, v > first ? v - first : first - v);
+    } else if (step !== 1) {
+      const d = v - first;
+      if (Math.round(d * inv) * step !== d) {
+        step = nextStep(step, d < 0 ? -d : d);
+        inv = step > 1 ? 1 / step : 0;
+      }
+    }
     if (v < min) min = v;
     if (v > max) max = v;
   }
@@ -150,6 +162,20 @@ function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to:
 }
 
 function scanI32(data: Int32Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
+  if (nulls === null && sc.step === 1 && from < to) {
+    // The usual case after the first rows: the step is settled at 1 and only the bounds move. Int locals
+    // (not the scan's doubles, which start at ±Infinity) keep the comparisons integer.
+    let lo = data[from]! | 0;
+    let hi = lo;
+    for (let i = from + 1; i < to; i++) {
+      const v = data[i]!;
+      if (v < lo) lo = v;
+      else if (v > hi) hi = v;
+    }
+    if (lo < sc.min) sc.min = lo;
+    if (hi > sc.max) sc.max = hi;
+    return;
+  }
   let { min, max, first, step, seen, anyNull } = sc;
   for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
@@ -160,7 +186,15 @@ function scanI32(data: Int32Array, nulls: Uint8Array | null, from: number, to: n
     if (!seen) {
       seen = true;
       first = v;
-    } else if (step !== 1) step = nextStep(step, v > first ? v - first : first - v);
+    } else if (step !== 1) {
+      step = nextStep(step, v > first ? v - first : first - v);
+      if (step === 1 && nulls === null) {
+        // Settled: the rest of the range needs only its bounds.
+        Object.assign(sc, { min: v < min ? v : min, max: v > max ? v : max, first, step, seen, anyNull });
+        scanI32(data, null, i + 1, to, sc);
+        return;
+      }
+    }
     if (v < min) min = v;
     if (v > max) max = v;
   }

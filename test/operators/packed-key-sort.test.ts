@@ -209,3 +209,84 @@ describe('packedSort in pieces', () => {
     expect(bad).toBe(0);
   }, 60_000);
 });
+
+describe('packedSort range and step scan', () => {
+  // The scan settles an int key's step at 1 and then only tracks bounds; a float key's step is tested
+  // with a multiply by its reciprocal. Extremes and step breakers are placed after the step settled,
+  // in later pieces (2^18 rows each), and distances approach 2^52 where that test is least precise.
+  const n = 300_000;
+  const sortedAgrees = (cols: Column[], keys: SortKey[]): void => {
+    const b: Batch = { columns: cols, length: n };
+    const cmp = compileComparator(keys);
+    const want = cmp.sort(identity(n), cmp.view(b));
+    const got = packedSort(b, keys);
+    expect(got).not.toBeNull();
+    let bad = 0;
+    for (let i = 0; i < n; i++) if (got!.order[i] !== want[i]) bad++;
+    expect(bad).toBe(0);
+    for (const [col, c] of got!.sorted) {
+      const src = cols[col]!;
+      let wrong = 0;
+      for (let i = 0; i < n; i++) {
+        const r = want[i]!;
+        const isNull = src.nulls !== null && src.nulls[r] === 1;
+        if (isNull !== (c.nulls !== null && c.nulls[i] === 1) || (!isNull && c.data[i] !== src.data[r])) wrong++;
+      }
+      expect(wrong).toBe(0);
+    }
+  };
+  const r = rng(515);
+
+  it('int keys: step settling to 1 mid-piece, bounds moving after it, with and without NULLs', () => {
+    for (const withNulls of [false, true]) {
+      const a = new Int32Array(n);
+      const nulls = withNulls ? new Uint8Array(n) : null;
+      // even values first (step 2), the first odd one at row 1000, new extremes only in the second piece
+      for (let i = 0; i < n; i++) a[i] = 2 * r.int(500);
+      a[1000] = 7;
+      a[270_000] = -2_000_000;
+      a[280_001] = 3_000_001;
+      if (nulls !== null) for (let i = 0; i < n; i += 97) nulls[i] = 1;
+      const p = new Int32Array(n);
+      for (let i = 0; i < n; i++) p[i] = r.int(50);
+      sortedAgrees(
+        [makeColumn(T.int4, p, null), makeColumn(T.int4, a, nulls)],
+        [
+          { col: 0, type: T.int4, desc: true, nullsFirst: false },
+          { col: 1, type: T.int4, desc: false, nullsFirst: true },
+        ],
+      );
+    }
+  });
+
+  it('an int key whose step never settles (all multiples of 6) and one constant column', () => {
+    const a = new Int32Array(n);
+    const c = new Int32Array(n).fill(-5);
+    for (let i = 0; i < n; i++) a[i] = 6 * (r.int(200_001) - 100_000);
+    sortedAgrees(
+      [makeColumn(T.int4, c, null), makeColumn(T.int4, a, null)],
+      [
+        { col: 0, type: T.int4, desc: false, nullsFirst: false },
+        { col: 1, type: T.int4, desc: true, nullsFirst: false },
+      ],
+    );
+  });
+
+  it('float keys: steps 2, 3 and 10^6 over distances near 2^52, a late value that breaks the step', () => {
+    for (const [step, span] of [
+      [2, 2 ** 51 - 1],
+      [3, 2 ** 50],
+      [1e6, 2 ** 32],
+    ] as const) {
+      for (const breakStep of [false, true]) {
+        const a = new Float64Array(n);
+        const base = -(2 ** 51) + 12345 * step;
+        for (let i = 0; i < n; i++) a[i] = base + step * r.int(span);
+        a[5] = base;
+        a[6] = base + step * (span - 1);
+        if (breakStep) a[290_000] = base + step * 17 + 1;
+        sortedAgrees([makeColumn(T.float8, a, null)], [{ col: 0, type: T.float8, desc: false, nullsFirst: false }]);
+      }
+    }
+  });
+});
