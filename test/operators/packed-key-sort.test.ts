@@ -290,3 +290,81 @@ describe('packedSort range and step scan', () => {
     }
   });
 });
+
+describe('packedSort of two-word codes, top digit first', () => {
+  // Between 2^16 and 2^22 rows a two-word code is scattered on its top bits, then each bucket is sorted
+  // on the rest; a constant top digit or a bucket too large for the cache falls back to LSD over all
+  // bits. Each shape is checked against the comparator's stable sort, decoded keys included.
+  const r = rng(909);
+  const run = (n: number, cols: Column[], keys: SortKey[]): void => {
+    const b: Batch = { columns: cols, length: n };
+    const cmp = compileComparator(keys);
+    const want = cmp.sort(identity(n), cmp.view(b));
+    const got = packedSort(b, keys);
+    expect(got).not.toBeNull();
+    let bad = 0;
+    for (let i = 0; i < n; i++) if (got!.order[i] !== want[i]) bad++;
+    expect(bad).toBe(0);
+    for (const [col, c] of got!.sorted) {
+      const src = cols[col]!;
+      let wrong = 0;
+      for (let i = 0; i < n; i++) {
+        const w = want[i]!;
+        const isNull = src.nulls !== null && src.nulls[w] === 1;
+        if (isNull !== (c.nulls !== null && c.nulls[i] === 1) || (!isNull && c.data[i] !== src.data[w])) wrong++;
+      }
+      expect(wrong).toBe(0);
+    }
+  };
+  const ints = (n: number, f: (i: number) => number, nullP = 0): Column => {
+    const a = new Int32Array(n);
+    const nulls = nullP > 0 ? new Uint8Array(n) : null;
+    for (let i = 0; i < n; i++) {
+      a[i] = f(i);
+      if (nulls !== null && r.chance(nullP)) nulls[i] = 1;
+    }
+    return makeColumn(T.int4, a, nulls);
+  };
+  const stamps = (n: number, f: (i: number) => number, nullP = 0): Column => {
+    const a = new Float64Array(n);
+    const nulls = nullP > 0 ? new Uint8Array(n) : null;
+    for (let i = 0; i < n; i++) {
+      a[i] = f(i);
+      if (nulls !== null && r.chance(nullP)) nulls[i] = 1;
+    }
+    return makeColumn(T.timestamp, a, nulls);
+  };
+  const key = (col: number, type: DataType, desc: boolean, nullsFirst: boolean): SortKey => ({ col, type, desc, nullsFirst });
+
+  it('partition key and timestamp with NULLs and ties, every direction, at sizes around the threshold', () => {
+    for (const n of [65_535, 65_536, 100_003, 300_000]) {
+      const g = ints(n, () => r.int(300), 0.02);
+      // 9 + 26 bits: a two-word code; equal timestamps within a partition keep input order
+      const ts = stamps(n, () => 1.6e15 + r.int(50_000_000) * 1e6, 0.03);
+      for (const [d1, d2, nf] of [
+        [false, false, false],
+        [true, false, true],
+        [false, true, true],
+        [true, true, false],
+      ] as const) {
+        run(n, [g, ts], [key(0, T.int4, d1, nf), key(1, T.timestamp, d2, !nf)]);
+      }
+    }
+  });
+
+  it('top digit within lo, across the words and within hi', () => {
+    const n = 120_000;
+    // 33 bits: the top digit straddles bit 32; 50 bits: it lies in hi; three keys, the last one small
+    run(n, [ints(n, () => r.int(2)), stamps(n, () => r.int(2 ** 32))], [key(0, T.int4, false, false), key(1, T.timestamp, false, false)]);
+    run(n, [stamps(n, () => (r.int(2 ** 25) * 2 ** 25 + r.int(2 ** 25)) * 3)], [key(0, T.timestamp, true, false)]);
+    run(n, [ints(n, () => r.int(64)), stamps(n, () => r.int(2 ** 30)), ints(n, () => r.int(8))], [key(0, T.int4, false, false), key(1, T.timestamp, true, false), key(2, T.int4, false, false)]);
+  });
+
+  it('falls back when the top digit is constant or one bucket holds most rows', () => {
+    const n = 200_000;
+    // every row in one partition: constant top bits
+    run(n, [ints(n, () => 5), stamps(n, () => r.int(2 ** 40))], [key(0, T.int4, false, false), key(1, T.timestamp, false, false)]);
+    // 90% of the rows in one partition: a bucket past the in-cache limit
+    run(n, [ints(n, () => (r.chance(0.9) ? 0 : r.int(1000))), stamps(n, () => r.int(2 ** 30) * 1e6)], [key(0, T.int4, false, false), key(1, T.timestamp, false, false)]);
+  });
+});
