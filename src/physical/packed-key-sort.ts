@@ -127,6 +127,12 @@ function nextStep(step: number, d: number): number {
 
 function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
   let { min, max, first, step, seen, anyNull, negZero } = sc;
+  // Whether the step still divides a distance is tested with a multiply by its reciprocal and a
+  // rounding (a division per row cost more than the rest of the scan). The test is exact where it
+  // matters: a multiple of the step rounds back to itself while distances stay below 2^50 steps, a
+  // non-multiple never does below 2^53, and larger ranges are rejected after the scan; a miss only
+  // sends the row to nextStep, which decides exactly.
+  let inv = step > 1 ? 1 / step : 0;
   for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
       anyNull = true;
@@ -142,7 +148,13 @@ function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to:
     if (!seen) {
       seen = true;
       first = v;
-    } else if (step !== 1) step = nextStep(step, v > first ? v - first : first - v);
+    } else if (step !== 1) {
+      const d = v - first;
+      if (Math.round(d * inv) * step !== d) {
+        step = nextStep(step, d < 0 ? -d : d);
+        inv = step > 1 ? 1 / step : 0;
+      }
+    }
     if (v < min) min = v;
     if (v > max) max = v;
   }
@@ -150,6 +162,20 @@ function scanF64(data: Float64Array, nulls: Uint8Array | null, from: number, to:
 }
 
 function scanI32(data: Int32Array, nulls: Uint8Array | null, from: number, to: number, sc: Scan): void {
+  if (nulls === null && sc.step === 1 && from < to) {
+    // The usual case after the first rows: the step is settled at 1 and only the bounds move. Int locals
+    // (not the scan's doubles, which start at ±Infinity) keep the comparisons integer.
+    let lo = data[from]! | 0;
+    let hi = lo;
+    for (let i = from + 1; i < to; i++) {
+      const v = data[i]!;
+      if (v < lo) lo = v;
+      else if (v > hi) hi = v;
+    }
+    if (lo < sc.min) sc.min = lo;
+    if (hi > sc.max) sc.max = hi;
+    return;
+  }
   let { min, max, first, step, seen, anyNull } = sc;
   for (let i = from; i < to; i++) {
     if (nulls !== null && nulls[i] === 1) {
@@ -160,7 +186,15 @@ function scanI32(data: Int32Array, nulls: Uint8Array | null, from: number, to: n
     if (!seen) {
       seen = true;
       first = v;
-    } else if (step !== 1) step = nextStep(step, v > first ? v - first : first - v);
+    } else if (step !== 1) {
+      step = nextStep(step, v > first ? v - first : first - v);
+      if (step === 1 && nulls === null) {
+        // Settled: the rest of the range needs only its bounds.
+        Object.assign(sc, { min: v < min ? v : min, max: v > max ? v : max, first, step, seen, anyNull });
+        scanI32(data, null, i + 1, to, sc);
+        return;
+      }
+    }
     if (v < min) min = v;
     if (v > max) max = v;
   }
@@ -659,6 +693,10 @@ function scatter32(
 }
 
 function* radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Generator<void, { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array }> {
+  if (n >= TOP_FIRST_MIN_ROWS && n < NARROW_DIGIT_ROWS) {
+    const r = yield* topDigitFirst(lo, hi, n, bits);
+    if (r !== null) return r;
+  }
   const { passes, width } = layout(bits, n >= NARROW_DIGIT_ROWS);
   const size = 1 << width;
   const mask = size - 1;
@@ -776,5 +814,115 @@ function scatterAcross(
     idx2[at] = idx[i]!;
     lo2[at] = l;
     hi2[at] = h;
+  }
+}
+
+/** Rows from which a two-word sort orders the top digit first (topDigitFirst). */
+const TOP_FIRST_MIN_ROWS = 1 << 16;
+/** Rows per top-digit bucket aimed at: a bucket's three words then stay in the L2 cache. */
+const TOP_BUCKET_ROWS = 1024;
+/** Buckets beyond this many rows would be sorted out of cache: the plain LSD sort is used instead. */
+const TOP_BUCKET_MAX = 1 << 16;
+
+/**
+ * The two-word sort, top digit first: one stable scatter on the code's top bits (for a window key,
+ * about the partition key) into buckets of ~TOP_BUCKET_ROWS rows, then a stable LSD sort of each bucket
+ * on the remaining bits with digits of at most 9 bits, whose passes run inside the cache. A whole-array pass costs
+ * a cache and TLB miss per row and destination stream; this makes one such pass instead of
+ * ceil(bits / 16). Both steps are stable, so the order is that of the LSD sort over all bits. Null
+ * (nothing done) when the top digit is the same for every row or a bucket would be too large to stay
+ * in cache; the caller then sorts all bits LSD.
+ */
+function* topDigitFirst(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Generator<void, { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array } | null> {
+  const top = Math.min(bits - 1, 16, Math.max(1, Math.round(Math.log2(n / TOP_BUCKET_ROWS))));
+  const rest = bits - top;
+  const size = 1 << top;
+  const mask = size - 1;
+  const where = rest >= 32 ? 1 : rest + top <= 32 ? 0 : 2;
+  const counts = new Uint32Array(size + 1);
+  for (let s = 0; s < n; s += PIECE) {
+    yield;
+    histogram(lo, hi, s, Math.min(n, s + PIECE), counts, 0, rest, mask, where);
+  }
+  let widest = 0;
+  for (let d = 0; d < size; d++) if (counts[d]! > widest) widest = counts[d]!;
+  if (widest === n || widest > TOP_BUCKET_MAX) return null;
+  prefixSums(counts, 0, size);
+  // Bucket d spans [start[d], start[d + 1]) once scattered; the scatter advances counts, so keep starts.
+  const start = new Uint32Array(size + 1);
+  start.set(counts.subarray(0, size));
+  start[size] = n;
+  let idx: Uint32Array = identityPerm(n);
+  const idx2 = takeU32(n);
+  const lo2 = takeU32(n);
+  const hi2 = takeU32(n);
+  for (let s = 0; s < n; s += PIECE) {
+    yield;
+    scatter64(lo, hi, idx, lo2, hi2, idx2, s, Math.min(n, s + PIECE), counts, 0, rest, mask, where);
+  }
+  // Every bucket makes the same number of passes (none skipped), so all end in the same arrays.
+  const passes = Math.ceil(rest / 9);
+  const width = Math.ceil(rest / passes);
+  const bc = new Uint32Array(1 << width);
+  let done = 0;
+  for (let d = 0; d < size; d++) {
+    const from = start[d]!;
+    const to = start[d + 1]!;
+    sortBucket(idx2, lo2, hi2, idx, lo, hi, from, to, passes, width, bc);
+    done += to - from;
+    if (done >= PIECE) {
+      done = 0;
+      yield;
+    }
+  }
+  if (passes % 2 === 0) {
+    give(idx, lo, hi);
+    return { idx: idx2, lo: lo2, hi: hi2 };
+  }
+  give(idx2, lo2, hi2);
+  return { idx, lo, hi };
+}
+
+/**
+ * Stable LSD passes over rows [from, to) of (idx, lo, hi) on the code's low passes * width bits, moving
+ * between those arrays and (idx2, lo2, hi2) at the same positions; after an odd number of passes the
+ * rows are in the second set. `counts` holds 2^width counters.
+ */
+function sortBucket(
+  idx: Uint32Array,
+  lo: Uint32Array,
+  hi: Uint32Array,
+  idx2: Uint32Array,
+  lo2: Uint32Array,
+  hi2: Uint32Array,
+  from: number,
+  to: number,
+  passes: number,
+  width: number,
+  counts: Uint32Array,
+): void {
+  const size = 1 << width;
+  const mask = size - 1;
+  for (let p = 0; p < passes; p++) {
+    const shift = p * width;
+    const where = shift >= 32 ? 1 : shift + width <= 32 ? 0 : 2;
+    counts.fill(0);
+    histogram(lo, hi, from, to, counts, 0, shift, mask, where);
+    let sum = from;
+    for (let d = 0; d < size; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    scatter64(lo, hi, idx, lo2, hi2, idx2, from, to, counts, 0, shift, mask, where);
+    let t = idx;
+    idx = idx2;
+    idx2 = t;
+    t = lo;
+    lo = lo2;
+    lo2 = t;
+    t = hi;
+    hi = hi2;
+    hi2 = t;
   }
 }

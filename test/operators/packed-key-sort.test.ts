@@ -209,3 +209,162 @@ describe('packedSort in pieces', () => {
     expect(bad).toBe(0);
   }, 60_000);
 });
+
+describe('packedSort range and step scan', () => {
+  // The scan settles an int key's step at 1 and then only tracks bounds; a float key's step is tested
+  // with a multiply by its reciprocal. Extremes and step breakers are placed after the step settled,
+  // in later pieces (2^18 rows each), and distances approach 2^52 where that test is least precise.
+  const n = 300_000;
+  const sortedAgrees = (cols: Column[], keys: SortKey[]): void => {
+    const b: Batch = { columns: cols, length: n };
+    const cmp = compileComparator(keys);
+    const want = cmp.sort(identity(n), cmp.view(b));
+    const got = packedSort(b, keys);
+    expect(got).not.toBeNull();
+    let bad = 0;
+    for (let i = 0; i < n; i++) if (got!.order[i] !== want[i]) bad++;
+    expect(bad).toBe(0);
+    for (const [col, c] of got!.sorted) {
+      const src = cols[col]!;
+      let wrong = 0;
+      for (let i = 0; i < n; i++) {
+        const r = want[i]!;
+        const isNull = src.nulls !== null && src.nulls[r] === 1;
+        if (isNull !== (c.nulls !== null && c.nulls[i] === 1) || (!isNull && c.data[i] !== src.data[r])) wrong++;
+      }
+      expect(wrong).toBe(0);
+    }
+  };
+  const r = rng(515);
+
+  it('int keys: step settling to 1 mid-piece, bounds moving after it, with and without NULLs', () => {
+    for (const withNulls of [false, true]) {
+      const a = new Int32Array(n);
+      const nulls = withNulls ? new Uint8Array(n) : null;
+      // even values first (step 2), the first odd one at row 1000, new extremes only in the second piece
+      for (let i = 0; i < n; i++) a[i] = 2 * r.int(500);
+      a[1000] = 7;
+      a[270_000] = -2_000_000;
+      a[280_001] = 3_000_001;
+      if (nulls !== null) for (let i = 0; i < n; i += 97) nulls[i] = 1;
+      const p = new Int32Array(n);
+      for (let i = 0; i < n; i++) p[i] = r.int(50);
+      sortedAgrees(
+        [makeColumn(T.int4, p, null), makeColumn(T.int4, a, nulls)],
+        [
+          { col: 0, type: T.int4, desc: true, nullsFirst: false },
+          { col: 1, type: T.int4, desc: false, nullsFirst: true },
+        ],
+      );
+    }
+  });
+
+  it('an int key whose step never settles (all multiples of 6) and one constant column', () => {
+    const a = new Int32Array(n);
+    const c = new Int32Array(n).fill(-5);
+    for (let i = 0; i < n; i++) a[i] = 6 * (r.int(200_001) - 100_000);
+    sortedAgrees(
+      [makeColumn(T.int4, c, null), makeColumn(T.int4, a, null)],
+      [
+        { col: 0, type: T.int4, desc: false, nullsFirst: false },
+        { col: 1, type: T.int4, desc: true, nullsFirst: false },
+      ],
+    );
+  });
+
+  it('float keys: steps 2, 3 and 10^6 over distances near 2^52, a late value that breaks the step', () => {
+    for (const [step, span] of [
+      [2, 2 ** 51 - 1],
+      [3, 2 ** 50],
+      [1e6, 2 ** 32],
+    ] as const) {
+      for (const breakStep of [false, true]) {
+        const a = new Float64Array(n);
+        const base = -(2 ** 51) + 12345 * step;
+        for (let i = 0; i < n; i++) a[i] = base + step * r.int(span);
+        a[5] = base;
+        a[6] = base + step * (span - 1);
+        if (breakStep) a[290_000] = base + step * 17 + 1;
+        sortedAgrees([makeColumn(T.float8, a, null)], [{ col: 0, type: T.float8, desc: false, nullsFirst: false }]);
+      }
+    }
+  });
+});
+
+describe('packedSort of two-word codes, top digit first', () => {
+  // Between 2^16 and 2^22 rows a two-word code is scattered on its top bits, then each bucket is sorted
+  // on the rest; a constant top digit or a bucket too large for the cache falls back to LSD over all
+  // bits. Each shape is checked against the comparator's stable sort, decoded keys included.
+  const r = rng(909);
+  const run = (n: number, cols: Column[], keys: SortKey[]): void => {
+    const b: Batch = { columns: cols, length: n };
+    const cmp = compileComparator(keys);
+    const want = cmp.sort(identity(n), cmp.view(b));
+    const got = packedSort(b, keys);
+    expect(got).not.toBeNull();
+    let bad = 0;
+    for (let i = 0; i < n; i++) if (got!.order[i] !== want[i]) bad++;
+    expect(bad).toBe(0);
+    for (const [col, c] of got!.sorted) {
+      const src = cols[col]!;
+      let wrong = 0;
+      for (let i = 0; i < n; i++) {
+        const w = want[i]!;
+        const isNull = src.nulls !== null && src.nulls[w] === 1;
+        if (isNull !== (c.nulls !== null && c.nulls[i] === 1) || (!isNull && c.data[i] !== src.data[w])) wrong++;
+      }
+      expect(wrong).toBe(0);
+    }
+  };
+  const ints = (n: number, f: (i: number) => number, nullP = 0): Column => {
+    const a = new Int32Array(n);
+    const nulls = nullP > 0 ? new Uint8Array(n) : null;
+    for (let i = 0; i < n; i++) {
+      a[i] = f(i);
+      if (nulls !== null && r.chance(nullP)) nulls[i] = 1;
+    }
+    return makeColumn(T.int4, a, nulls);
+  };
+  const stamps = (n: number, f: (i: number) => number, nullP = 0): Column => {
+    const a = new Float64Array(n);
+    const nulls = nullP > 0 ? new Uint8Array(n) : null;
+    for (let i = 0; i < n; i++) {
+      a[i] = f(i);
+      if (nulls !== null && r.chance(nullP)) nulls[i] = 1;
+    }
+    return makeColumn(T.timestamp, a, nulls);
+  };
+  const key = (col: number, type: DataType, desc: boolean, nullsFirst: boolean): SortKey => ({ col, type, desc, nullsFirst });
+
+  it('partition key and timestamp with NULLs and ties, every direction, at sizes around the threshold', () => {
+    for (const n of [65_535, 65_536, 100_003, 300_000]) {
+      const g = ints(n, () => r.int(300), 0.02);
+      // 9 + 26 bits: a two-word code; equal timestamps within a partition keep input order
+      const ts = stamps(n, () => 1.6e15 + r.int(50_000_000) * 1e6, 0.03);
+      for (const [d1, d2, nf] of [
+        [false, false, false],
+        [true, false, true],
+        [false, true, true],
+        [true, true, false],
+      ] as const) {
+        run(n, [g, ts], [key(0, T.int4, d1, nf), key(1, T.timestamp, d2, !nf)]);
+      }
+    }
+  });
+
+  it('top digit within lo, across the words and within hi', () => {
+    const n = 120_000;
+    // 33 bits: the top digit straddles bit 32; 50 bits: it lies in hi; three keys, the last one small
+    run(n, [ints(n, () => r.int(2)), stamps(n, () => r.int(2 ** 32))], [key(0, T.int4, false, false), key(1, T.timestamp, false, false)]);
+    run(n, [stamps(n, () => (r.int(2 ** 25) * 2 ** 25 + r.int(2 ** 25)) * 3)], [key(0, T.timestamp, true, false)]);
+    run(n, [ints(n, () => r.int(64)), stamps(n, () => r.int(2 ** 30)), ints(n, () => r.int(8))], [key(0, T.int4, false, false), key(1, T.timestamp, true, false), key(2, T.int4, false, false)]);
+  });
+
+  it('falls back when the top digit is constant or one bucket holds most rows', () => {
+    const n = 200_000;
+    // every row in one partition: constant top bits
+    run(n, [ints(n, () => 5), stamps(n, () => r.int(2 ** 40))], [key(0, T.int4, false, false), key(1, T.timestamp, false, false)]);
+    // 90% of the rows in one partition: a bucket past the in-cache limit
+    run(n, [ints(n, () => (r.chance(0.9) ? 0 : r.int(1000))), stamps(n, () => r.int(2 ** 30) * 1e6)], [key(0, T.int4, false, false), key(1, T.timestamp, false, false)]);
+  });
+});

@@ -54,6 +54,64 @@ export class GroupedExactIntSum implements GroupedAccumulator {
     else this.updateObj(gids, n, d as Value[], c.nulls);
   }
 
+  /**
+   * A batch of one group (no GROUP BY). The running sum is kept in a local; int8 values (safe integers
+   * in f64 storage) are added whole while the sum stays safe, since the sum of two safe integers that
+   * is itself within ±2^53 is exact: the split of updateF64 is only needed when it leaves that range.
+   */
+  updateGroup(g: number, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data;
+    if (!(d instanceof Int32Array || d instanceof Float64Array)) {
+      this.update(this.sameGroup(g, n), n, args);
+      return;
+    }
+    const nulls = c.nulls;
+    let s = 0;
+    let m = 0;
+    if (d instanceof Int32Array) {
+      for (let k = 0; k < n; k++) {
+        if (nulls !== null && nulls[k] === 1) continue;
+        const t = s + d[k]!;
+        if (t <= MAX_SAFE && t >= -MAX_SAFE) s = t;
+        else {
+          this.addSafe(g, s);
+          s = d[k]!;
+        }
+        m++;
+      }
+    } else {
+      for (let k = 0; k < n; k++) {
+        if (nulls !== null && nulls[k] === 1) continue;
+        const t = s + d[k]!;
+        if (t <= MAX_SAFE && t >= -MAX_SAFE) s = t;
+        else {
+          this.addSafe(g, s);
+          s = d[k]!;
+        }
+        m++;
+      }
+    }
+    this.addSafe(g, s);
+    this.counts[g] += m;
+  }
+
+  /** Adds a safe integer to group g's sum. */
+  private addSafe(g: number, v: number): void {
+    const s = this.lo[g]! + v;
+    if (s <= MAX_SAFE && s >= -MAX_SAFE) this.lo[g] = s;
+    else this.spill(g, v);
+  }
+
+  private ones = new Int32Array(0);
+  /** Group ids of n rows all in group g, for the object-storage path. */
+  private sameGroup(g: number, n: number): Int32Array {
+    if (this.ones.length < n) this.ones = new Int32Array(n);
+    const a = this.ones.subarray(0, n);
+    a.fill(g);
+    return a;
+  }
+
   // The two typed loops are identical except for the array type; keeping them separate keeps each
   // loop monomorphic for V8.
   private updateI32(gids: Int32Array, n: number, d: Int32Array, nulls: Uint8Array | null): void {

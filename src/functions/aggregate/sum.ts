@@ -64,6 +64,44 @@ class GroupedFloatSum implements GroupedAccumulator {
     }
   }
 
+  /**
+   * A batch of one group (no GROUP BY): the running sum stays in a local instead of a store and reload
+   * of sums[g] per row, which chained every addition through memory. Same additions in the same order.
+   */
+  updateGroup(g: number, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    let s = this.sums[g]!;
+    let any = false;
+    if (this.float4) {
+      for (let k = 0; k < n; k++) {
+        if (nulls !== null && nulls[k] === 1) continue;
+        const v = d[k]!;
+        const t = Math.fround(s + v);
+        s = t - t !== 0 && t === t ? floatAdd(s, v, true) : t;
+        any = true;
+      }
+    } else if (nulls === null) {
+      for (let k = 0; k < n; k++) {
+        const v = d[k]!;
+        const t = s + v;
+        s = t - t !== 0 && t === t ? floatAdd(s, v, false) : t;
+      }
+      any = n > 0;
+    } else {
+      for (let k = 0; k < n; k++) {
+        if (nulls[k] === 1) continue;
+        const v = d[k]!;
+        const t = s + v;
+        s = t - t !== 0 && t === t ? floatAdd(s, v, false) : t;
+        any = true;
+      }
+    }
+    this.sums[g] = s;
+    if (any) this.seen[g] = 1;
+  }
+
   updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
     const c = args[0]!;
     const d = c.data as Float64Array;
