@@ -480,13 +480,15 @@ export class PartitionIds {
  * a row against its partition's boundary number, looked up by the key value itself (no partition id in
  * between), without writing anything for rejected rows. Survivors go to outRow. `bounds[v]` is the
  * boundary number of key value v, NaN while that partition has none (or is not known yet, or v is
- * outside the table); a NaN, NULL or NULL-keyed row never rejects, so all of those reach the exact check.
+ * outside the table); nullBound is the NULL partition's (a tenth of the rows of a computed key can be
+ * NULL: they must not all take the exact check). A NaN or NULL order key never rejects.
  */
 function candidatesIntF64(
   n: number,
   pd: Int32Array,
   pn: Uint8Array | null,
   bounds: Float64Array,
+  nullBound: number,
   kd: Float64Array,
   kn: Uint8Array | null,
   sign: number,
@@ -496,10 +498,14 @@ function candidatesIntF64(
   const bl = bounds.length;
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const p = pd[i]!;
-    if (p >= 0 && p < bl && (pn === null || pn[i] === 0) && (kn === null || kn[i] === 0)) {
+    if (kn === null || kn[i] === 0) {
+      let t = NaN;
+      if (pn !== null && pn[i] === 1) t = nullBound;
+      else {
+        const p = pd[i]!;
+        if (p >= 0 && p < bl) t = bounds[p]!;
+      }
       const x = kd[i]! * sign;
-      const t = bounds[p]!;
       if (x > t || (x === t && rejectTies)) continue;
     }
     outRow[m++] = i;
@@ -512,6 +518,7 @@ function candidatesIntI32(
   pd: Int32Array,
   pn: Uint8Array | null,
   bounds: Float64Array,
+  nullBound: number,
   kd: Int32Array,
   kn: Uint8Array | null,
   sign: number,
@@ -521,10 +528,14 @@ function candidatesIntI32(
   const bl = bounds.length;
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const p = pd[i]!;
-    if (p >= 0 && p < bl && (pn === null || pn[i] === 0) && (kn === null || kn[i] === 0)) {
+    if (kn === null || kn[i] === 0) {
+      let t = NaN;
+      if (pn !== null && pn[i] === 1) t = nullBound;
+      else {
+        const p = pd[i]!;
+        if (p >= 0 && p < bl) t = bounds[p]!;
+      }
       const x = kd[i]! * sign;
-      const t = bounds[p]!;
       if (x > t || (x === t && rejectTies)) continue;
     }
     outRow[m++] = i;
@@ -710,6 +721,8 @@ export class FusedCandidates {
    * is certainly kept: an old limit stays safe to reject by, and is retaken only to tighten it, at most
    * once per as many input rows as the range is wide.
    */
+  /** Boundary number of the NULL partition (NaN while it has none); refreshed after its adds. */
+  nullBound = NaN;
   limit = NaN;
   limitLo = 0;
   limitHi = -1;
@@ -814,10 +827,10 @@ function consumeFused(
       kd instanceof Float64Array
         ? plain
           ? candidatesPlainF64(n, pd, bounds, kd, num.sign, rejectTies, rows)
-          : candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
+          : candidatesIntF64(n, pd, pc.nulls, bounds, cands.nullBound, kd, kc.nulls, num.sign, rejectTies, rows)
         : plain
           ? candidatesPlainI32(n, pd, bounds, kd, num.sign, rejectTies, rows)
-          : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
+          : candidatesIntI32(n, pd, pc.nulls, bounds, cands.nullBound, kd, kc.nulls, num.sign, rejectTies, rows);
   }
   if (m === 0) return true;
   const store = heaps.store;
@@ -854,7 +867,8 @@ function consumeFused(
     }
     heaps.add(g, b, i, seen + i);
     // The boundary may have moved (a compaction): later rows of this and the next batches see it.
-    if (!isNullKey && p >= 0 && p < bounds.length) bounds[p] = heaps.boundValue[g]!;
+    if (isNullKey) cands.nullBound = heaps.boundValue[g]!;
+    else if (p >= 0 && p < bounds.length) bounds[p] = heaps.boundValue[g]!;
   }
   return true;
 }
