@@ -82,8 +82,8 @@ const REFS_FEW_PARTITIONS = 3;
 export const PROBE_ROWS = 65_536;
 
 /**
- * Cells of a PairIds grid (4 bytes each) before it hashes instead: 4 MiB, and a grid that sparse would
- * hold fewer pairs than the hash table in the same memory.
+ * Cells of a PairIds grid (4 bytes each) before it hashes instead: a grid's memory grows with the
+ * product of the two sides' ids, the hash table's (24 bytes a pair) with the pairs actually seen.
  */
 const GRID_MAX_CELLS = 1 << 20;
 
