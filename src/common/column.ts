@@ -559,12 +559,37 @@ function concatCodes(batches: readonly Batch[], ci: number, n: number, alloc: Ty
 
 /** Row-major view of a batch, for result delivery and tests. */
 export function batchRows(b: Batch): Value[][] {
-  const rows: Value[][] = new Array(b.length);
+  const n = b.length;
+  const rows: Value[][] = new Array(n);
   const nc = b.columns.length;
-  for (let i = 0; i < b.length; i++) {
-    const r: Value[] = new Array(nc);
-    for (let c = 0; c < nc; c++) r[c] = getValue(b.columns[c]!, i);
-    rows[i] = r;
+  for (let i = 0; i < n; i++) rows[i] = new Array<Value>(nc);
+  // Column by column, one loop per storage class: reading a value row by row through getValue sees
+  // every column's array type at one load, which V8 cannot specialize.
+  for (let c = 0; c < nc; c++) {
+    const col = b.columns[c]!;
+    const d = col.data;
+    if (d instanceof Int32Array) rowsFromI32(rows, c, d, n);
+    else if (d instanceof Float64Array) rowsFromF64(rows, c, d, n);
+    else if (d instanceof Uint8Array) rowsFromBool(rows, c, d, n);
+    else rowsFromValues(rows, c, d, n);
+    const nulls = col.nulls;
+    if (nulls !== null) for (let i = 0; i < n; i++) if (nulls[i] === 1) rows[i]![c] = null;
   }
   return rows;
+}
+
+function rowsFromI32(rows: Value[][], c: number, d: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) rows[i]![c] = d[i]!;
+}
+
+function rowsFromF64(rows: Value[][], c: number, d: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) rows[i]![c] = d[i]!;
+}
+
+function rowsFromBool(rows: Value[][], c: number, d: Uint8Array, n: number): void {
+  for (let i = 0; i < n; i++) rows[i]![c] = d[i] === 1;
+}
+
+function rowsFromValues(rows: Value[][], c: number, d: readonly Value[], n: number): void {
+  for (let i = 0; i < n; i++) rows[i]![c] = d[i] as Value;
 }

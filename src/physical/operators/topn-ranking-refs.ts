@@ -210,15 +210,18 @@ export class RowRefTopK {
     const bases = Float64Array.from(this.bases);
     const from = new Int32Array(total);
     const row = new Uint32Array(total);
+    const { shift, first } = batchBuckets(bases, this.nextBase);
+    const bucket = 2 ** shift;
     let m = 0;
     for (let j = 0; j < order.length; j++) {
       const g = order[j]!;
       const c = cnt[g]!;
       for (let e = 0; e < c; e++) {
         const ref = ent[(g * k + e) * w + nk]!;
-        // The last retained batch starting at or before ref.
-        let lo = 0;
-        let hi = nb - 1;
+        // The last retained batch starting at or before ref, among those that can hold it (its bucket's).
+        const u = Math.floor(ref / bucket);
+        let lo = first[u]!;
+        let hi = first[u + 1]!;
         while (lo < hi) {
           const mid = (lo + hi + 1) >> 1;
           if (bases[mid]! <= ref) lo = mid;
@@ -286,6 +289,26 @@ export class RowRefTopK {
   count(g: number): number {
     return this.cnt[g]!;
   }
+}
+
+/**
+ * Reference → retained batch without a binary search over every batch: references are cut into buckets
+ * of 2^shift (about one batch's rows each), and first[u] is the last batch starting at or before bucket
+ * u's first reference, so a reference in bucket u lies in one of batches first[u] .. first[u + 1].
+ */
+function batchBuckets(bases: Float64Array, end: number): { shift: number; first: Int32Array } {
+  const nb = bases.length;
+  let shift = 0;
+  while (2 ** (shift + 1) <= end / nb) shift++;
+  const buckets = Math.floor(Math.max(end - 1, 0) / 2 ** shift) + 1;
+  const first = new Int32Array(buckets + 1);
+  let b = 0;
+  for (let u = 0; u <= buckets; u++) {
+    const start = u * 2 ** shift;
+    while (b + 1 < nb && bases[b + 1]! <= start) b++;
+    first[u] = b;
+  }
+  return { shift, first };
 }
 
 /**

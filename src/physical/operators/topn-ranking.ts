@@ -82,21 +82,111 @@ const REFS_FEW_PARTITIONS = 3;
 export const PROBE_ROWS = 65_536;
 
 /**
- * Dense ids of pairs of dense ids: open addressing over flat Int32Arrays (no per-key objects or strings),
- * kept at most half full.
+ * Cells of a PairIds grid (4 bytes each) before it hashes instead: a grid's memory grows with the
+ * product of the two sides' ids, the hash table's (24 bytes a pair) with the pairs actually seen.
  */
-class PairIds {
-  private keys = new Int32Array(2 * 1024);
-  private vals = new Int32Array(1024).fill(-1);
-  private mask = 1023;
+const GRID_MAX_CELLS = 1 << 20;
+
+/**
+ * Dense ids of pairs of dense ids. While both sides have few ids, a grid addressed by (a, b) — one
+ * load per row, no hashing or probing: two small key columns (a group and a bucket) are the common case.
+ * Past GRID_MAX_CELLS the grid's pairs move into open addressing over flat Int32Arrays (no per-key
+ * objects or strings), kept at most half full.
+ */
+export class PairIds {
+  /** Grid mode: cell (a << gridShift) | b holds the pair's id, -1 when not seen; null once hashing. */
+  private grid: Int32Array | null = new Int32Array(0);
+  private gridShift = 0;
+  private gridRows = 0;
+  private keys = new Int32Array(0);
+  private vals = new Int32Array(0);
+  private mask = 0;
   count = 0;
 
+  constructor(
+    /** Cells the grid may have before the pairs are hashed instead (tests pass a small one). */
+    private readonly gridMaxCells: number = GRID_MAX_CELLS,
+  ) {}
+
+  /** Ids of the pairs (a[i], b[i]) for i < n, into out (which may be a). */
+  assign(a: Int32Array, b: Int32Array, n: number, out: Int32Array): void {
+    for (let i = 0; i < n; i++) {
+      const x = a[i]!;
+      const y = b[i]!;
+      const grid = this.grid;
+      if (grid !== null && x < this.gridRows && y < 1 << this.gridShift) {
+        const cell = (x << this.gridShift) | y;
+        const v = grid[cell]!;
+        if (v >= 0) {
+          out[i] = v;
+          continue;
+        }
+      }
+      out[i] = this.id(x, y);
+    }
+  }
+
   id(a: number, b: number): number {
+    if (this.grid !== null) {
+      if (a >= this.gridRows || b >= 1 << this.gridShift) this.regrid(a, b);
+      const grid = this.grid;
+      if (grid !== null) {
+        const cell = (a << this.gridShift) | b;
+        let v = grid[cell]!;
+        if (v < 0) grid[cell] = v = this.count++;
+        return v;
+      }
+    }
+    return this.hashId(a, b);
+  }
+
+  /** Grows the grid to hold (a, b), or, past the cell limit, moves its pairs to the hash table. */
+  private regrid(a: number, b: number): void {
+    const old = this.grid!;
+    const oldShift = this.gridShift;
+    const oldRows = this.gridRows;
+    let shift = oldShift;
+    while (b >= 1 << shift) shift++;
+    let rows = Math.max(oldRows, 16);
+    while (a >= rows) rows *= 2;
+    if (rows * 2 ** shift > this.gridMaxCells) {
+      this.grid = null;
+      this.initHash(this.count);
+      for (let x = 0; x < oldRows; x++) {
+        for (let y = 0; y < 1 << oldShift; y++) {
+          const v = old[(x << oldShift) | y]!;
+          if (v >= 0) this.put(x, y, v);
+        }
+      }
+      return;
+    }
+    const grid = new Int32Array(rows << shift).fill(-1);
+    for (let x = 0; x < oldRows; x++) {
+      for (let y = 0; y < 1 << oldShift; y++) grid[(x << shift) | y] = old[(x << oldShift) | y]!;
+    }
+    this.grid = grid;
+    this.gridShift = shift;
+    this.gridRows = rows;
+  }
+
+  private initHash(pairs: number): void {
+    let size = 1024;
+    while (size < pairs * 2 + 2) size *= 2;
+    this.keys = new Int32Array(2 * size);
+    this.vals = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+  }
+
+  private static slot(a: number, b: number, mask: number): number {
+    const h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+    return (h ^ (h >>> 15)) & mask;
+  }
+
+  private hashId(a: number, b: number): number {
     const keys = this.keys;
     const vals = this.vals;
     const mask = this.mask;
-    let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0;
-    h = (h ^ (h >>> 15)) & mask;
+    let h = PairIds.slot(a, b, mask);
     for (;;) {
       const v = vals[h]!;
       if (v < 0) break;
@@ -107,36 +197,38 @@ class PairIds {
     keys[2 * h] = a;
     keys[2 * h + 1] = b;
     vals[h] = g;
-    if (this.count * 2 > mask) this.grow();
+    if (this.count * 2 > mask) this.growHash();
     return g;
   }
 
-  private grow(): void {
+  /** Inserts a pair known to be absent with its id. */
+  private put(a: number, b: number, v: number): void {
+    const mask = this.mask;
+    let h = PairIds.slot(a, b, mask);
+    while (this.vals[h]! >= 0) h = (h + 1) & mask;
+    this.keys[2 * h] = a;
+    this.keys[2 * h + 1] = b;
+    this.vals[h] = v;
+  }
+
+  private growHash(): void {
     const oldKeys = this.keys;
     const oldVals = this.vals;
-    const size = oldVals.length * 2;
-    this.keys = new Int32Array(2 * size);
-    this.vals = new Int32Array(size).fill(-1);
-    this.mask = size - 1;
-    const count = this.count;
+    this.initHash(oldVals.length);
     for (let h = 0; h < oldVals.length; h++) {
       const v = oldVals[h]!;
-      if (v < 0) continue;
-      const a = oldKeys[2 * h]!;
-      const b = oldKeys[2 * h + 1]!;
-      let j = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0;
-      j = (j ^ (j >>> 15)) & this.mask;
-      while (this.vals[j]! >= 0) j = (j + 1) & this.mask;
-      this.keys[2 * j] = a;
-      this.keys[2 * j + 1] = b;
-      this.vals[j] = v;
+      if (v >= 0) this.put(oldKeys[2 * h]!, oldKeys[2 * h + 1]!, v);
     }
-    this.count = count;
   }
 
   /** Bytes held (EXPLAIN ANALYZE / memory reservation). */
   get bytes(): number {
-    return this.keys.byteLength + this.vals.byteLength;
+    return (this.grid?.byteLength ?? 0) + this.keys.byteLength + this.vals.byteLength;
+  }
+
+  /** Whether the pairs are still in the grid (tests). */
+  get gridded(): boolean {
+    return this.grid !== null;
   }
 }
 
@@ -249,9 +341,7 @@ export class PartitionIds {
     for (const group of this.together) this.collapseNulls(b, group, partIds);
     ids.set(partIds[0]!.subarray(0, n));
     for (let j = 1; j < this.parts.length; j++) {
-      const next = partIds[j]!;
-      const pair = this.pairs[j - 1]!;
-      for (let i = 0; i < n; i++) ids[i] = pair.id(ids[i]!, next[i]!);
+      this.pairs[j - 1]!.assign(ids, partIds[j]!, n, ids);
     }
     this.count = this.pairs[this.pairs.length - 1]!.count;
     return ids;
@@ -390,13 +480,15 @@ export class PartitionIds {
  * a row against its partition's boundary number, looked up by the key value itself (no partition id in
  * between), without writing anything for rejected rows. Survivors go to outRow. `bounds[v]` is the
  * boundary number of key value v, NaN while that partition has none (or is not known yet, or v is
- * outside the table); a NaN, NULL or NULL-keyed row never rejects, so all of those reach the exact check.
+ * outside the table); nullBound is the NULL partition's (a tenth of the rows of a computed key can be
+ * NULL: they must not all take the exact check). A NaN or NULL order key never rejects.
  */
 function candidatesIntF64(
   n: number,
   pd: Int32Array,
   pn: Uint8Array | null,
   bounds: Float64Array,
+  nullBound: number,
   kd: Float64Array,
   kn: Uint8Array | null,
   sign: number,
@@ -406,10 +498,14 @@ function candidatesIntF64(
   const bl = bounds.length;
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const p = pd[i]!;
-    if (p >= 0 && p < bl && (pn === null || pn[i] === 0) && (kn === null || kn[i] === 0)) {
+    if (kn === null || kn[i] === 0) {
+      let t = NaN;
+      if (pn !== null && pn[i] === 1) t = nullBound;
+      else {
+        const p = pd[i]!;
+        if (p >= 0 && p < bl) t = bounds[p]!;
+      }
       const x = kd[i]! * sign;
-      const t = bounds[p]!;
       if (x > t || (x === t && rejectTies)) continue;
     }
     outRow[m++] = i;
@@ -422,6 +518,7 @@ function candidatesIntI32(
   pd: Int32Array,
   pn: Uint8Array | null,
   bounds: Float64Array,
+  nullBound: number,
   kd: Int32Array,
   kn: Uint8Array | null,
   sign: number,
@@ -431,10 +528,14 @@ function candidatesIntI32(
   const bl = bounds.length;
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const p = pd[i]!;
-    if (p >= 0 && p < bl && (pn === null || pn[i] === 0) && (kn === null || kn[i] === 0)) {
+    if (kn === null || kn[i] === 0) {
+      let t = NaN;
+      if (pn !== null && pn[i] === 1) t = nullBound;
+      else {
+        const p = pd[i]!;
+        if (p >= 0 && p < bl) t = bounds[p]!;
+      }
       const x = kd[i]! * sign;
-      const t = bounds[p]!;
       if (x > t || (x === t && rejectTies)) continue;
     }
     outRow[m++] = i;
@@ -620,6 +721,8 @@ export class FusedCandidates {
    * is certainly kept: an old limit stays safe to reject by, and is retaken only to tighten it, at most
    * once per as many input rows as the range is wide.
    */
+  /** Boundary number of the NULL partition (NaN while it has none); refreshed after its adds. */
+  nullBound = NaN;
   limit = NaN;
   limitLo = 0;
   limitHi = -1;
@@ -724,10 +827,10 @@ function consumeFused(
       kd instanceof Float64Array
         ? plain
           ? candidatesPlainF64(n, pd, bounds, kd, num.sign, rejectTies, rows)
-          : candidatesIntF64(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows)
+          : candidatesIntF64(n, pd, pc.nulls, bounds, cands.nullBound, kd, kc.nulls, num.sign, rejectTies, rows)
         : plain
           ? candidatesPlainI32(n, pd, bounds, kd, num.sign, rejectTies, rows)
-          : candidatesIntI32(n, pd, pc.nulls, bounds, kd, kc.nulls, num.sign, rejectTies, rows);
+          : candidatesIntI32(n, pd, pc.nulls, bounds, cands.nullBound, kd, kc.nulls, num.sign, rejectTies, rows);
   }
   if (m === 0) return true;
   const store = heaps.store;
@@ -764,7 +867,8 @@ function consumeFused(
     }
     heaps.add(g, b, i, seen + i);
     // The boundary may have moved (a compaction): later rows of this and the next batches see it.
-    if (!isNullKey && p >= 0 && p < bounds.length) bounds[p] = heaps.boundValue[g]!;
+    if (isNullKey) cands.nullBound = heaps.boundValue[g]!;
+    else if (p >= 0 && p < bounds.length) bounds[p] = heaps.boundValue[g]!;
   }
   return true;
 }
