@@ -6,7 +6,8 @@
  * ordered by id: PostgreSQL's heap need not return them in insertion order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { expectAgreement, rowsOrError } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 const ROWS = 20_000;
@@ -41,15 +42,6 @@ function setupSql(seed: number): string[] {
   ];
 }
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    const err = asSqlError(e);
-    return `ERROR ${err.code ?? '?'} ${err.message}`;
-  }
-}
 
 describe('sum() without GROUP BY vs PostgreSQL', () => {
   let pg: SqlConnection;
@@ -62,15 +54,7 @@ describe('sum() without GROUP BY vs PostgreSQL', () => {
     await q.close?.();
   });
 
-  async function agree(queries: readonly string[]): Promise<void> {
-    const failures: string[] = [];
-    for (const sql of queries) {
-      const want = await outcome(pg, sql);
-      const got = await outcome(q, sql);
-      if (want !== got && failures.length < 5) failures.push(`${sql}\n  postgres: ${want.slice(0, 400)}\n  quire:    ${got.slice(0, 400)}`);
-    }
-    expect(failures, failures.join('\n\n')).toEqual([]);
-  }
+  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries, { pgRejects: 'any', withMessage: true });
 
   it('integer sums: int4, int8 across ±2^53, with NULLs, several in one statement', async () => {
     await agree([
@@ -108,6 +92,6 @@ describe('sum() without GROUP BY vs PostgreSQL', () => {
 
   it('finite inputs that overflow are an error', async () => {
     await agree(['SELECT sum(x) FROM o WHERE id < 3', 'SELECT sum(y) FROM o WHERE id < 3']);
-    expect(await outcome(q, 'SELECT sum(x) FROM o WHERE id < 3')).toMatch(/^ERROR 22003/);
+    expect(await rowsOrError(q, 'SELECT sum(x) FROM o WHERE id < 3')).toMatch(/^ERROR 22003/);
   });
 });

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { radixPermutation } from '../../src/physical/operators/sort.js';
 import { sortWordPairs } from '../../src/physical/word-pair-msd-sort.js';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { expectAgreement } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 /** PostgreSQL's float8 order: NaN above everything, -0 equal to 0. */
@@ -184,14 +185,6 @@ function setupSql(seed: number): string[] {
   return ['CREATE TABLE d (id int, g int, f float8)', `INSERT INTO d VALUES ${vals.join(', ')}`];
 }
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'}`;
-  }
-}
 
 describe('double keys vs PostgreSQL', () => {
   let pg: SqlConnection;
@@ -204,16 +197,7 @@ describe('double keys vs PostgreSQL', () => {
     await q.close?.();
   });
 
-  async function agree(queries: readonly string[]): Promise<void> {
-    const failures: string[] = [];
-    for (const sql of queries) {
-      const want = await outcome(pg, sql);
-      const got = await outcome(q, sql);
-      expect(want.startsWith('ERROR'), `${sql}: ${want}`).toBe(false);
-      if (want !== got && failures.length < 5) failures.push(`${sql}\n  postgres: ${want.slice(0, 400)}\n  quire:    ${got.slice(0, 400)}`);
-    }
-    expect(failures, failures.join('\n\n')).toEqual([]);
-  }
+  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries);
 
   it('ORDER BY a double in every direction and NULL placement, ties by id', async () => {
     const qs: string[] = [];

@@ -7,7 +7,8 @@
  * the partition, negative and zero offsets, NULL values and defaults.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { expectAgreement } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 const ROWS = 12_000;
@@ -26,14 +27,6 @@ function setupSql(seed: number): string[] {
   return ['CREATE TABLE w (id int, a text, b float8, k int, v float8)', `INSERT INTO w VALUES ${vals.join(', ')}`];
 }
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'}`;
-  }
-}
 
 describe('partitions across batch edges vs PostgreSQL', () => {
   let pg: SqlConnection;
@@ -46,16 +39,7 @@ describe('partitions across batch edges vs PostgreSQL', () => {
     await q.close?.();
   });
 
-  async function agree(queries: readonly string[]): Promise<void> {
-    const failures: string[] = [];
-    for (const sql of queries) {
-      const want = await outcome(pg, sql);
-      const got = await outcome(q, sql);
-      expect(want.startsWith('ERROR'), `PostgreSQL rejected: ${sql}`).toBe(false);
-      if (want !== got && failures.length < 5) failures.push(`${sql}\n  postgres: ${want.slice(0, 400)}\n  quire:    ${got.slice(0, 400)}`);
-    }
-    expect(failures, failures.join('\n\n')).toEqual([]);
-  }
+  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries);
 
   it('lag / lead with constant offsets, defaults and NULLs at partition edges', async () => {
     const W = ['PARTITION BY a, b ORDER BY id', 'PARTITION BY b, a ORDER BY id DESC', 'PARTITION BY a ORDER BY id'];

@@ -6,7 +6,8 @@
  * included, so a summation order other than PostgreSQL's would show.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { expectAgreement } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 
@@ -31,14 +32,6 @@ function setupSql(seed: number): string[] {
   ];
 }
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'}`;
-  }
-}
 
 const EXCLUDES = ['', ' EXCLUDE CURRENT ROW', ' EXCLUDE GROUP', ' EXCLUDE TIES', ' EXCLUDE NO OTHERS'];
 
@@ -93,18 +86,7 @@ describe('window and sort fast paths vs PostgreSQL', () => {
     await q.close?.();
   });
 
-  async function agree(queries: readonly string[]): Promise<void> {
-    const failures: string[] = [];
-    let errors = 0;
-    for (const sql of queries) {
-      const want = await outcome(pg, sql);
-      const got = await outcome(q, sql);
-      if (want.startsWith('ERROR')) errors++;
-      if (want !== got && failures.length < 5) failures.push(`${sql}\n  postgres: ${want.slice(0, 400)}\n  quire:    ${got.slice(0, 400)}`);
-    }
-    expect(errors, 'queries PostgreSQL rejected').toBeLessThan(queries.length / 10);
-    expect(failures, failures.join('\n\n')).toEqual([]);
-  }
+  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries, { pgRejects: 'few' });
 
   it('float sum/avg over random ROWS / GROUPS / RANGE frames with every EXCLUDE', async () => {
     await agree(floatFrameQueries(77, 120));

@@ -6,7 +6,8 @@
  * PostgreSQL. Where tied rows may come in any order, the query reads only what ties cannot change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { expectAgreement } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 const ROWS = 5000;
@@ -25,14 +26,6 @@ function setupSql(seed: number): string[] {
   return ['CREATE TABLE p (id int, g int, k int, q float8, s text)', `INSERT INTO p VALUES ${vals.join(', ')}`, 'CREATE TABLE e (id int, g int, k int)'];
 }
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const res = await c.query(sql);
-    return res.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    return `ERROR ${asSqlError(e).code ?? '?'}`;
-  }
-}
 
 describe('windows that ignore peer groups vs PostgreSQL', () => {
   let pg: SqlConnection;
@@ -45,16 +38,7 @@ describe('windows that ignore peer groups vs PostgreSQL', () => {
     await q.close?.();
   });
 
-  async function agree(queries: readonly string[]): Promise<void> {
-    const failures: string[] = [];
-    for (const sql of queries) {
-      const want = await outcome(pg, sql);
-      const got = await outcome(q, sql);
-      expect(want.startsWith('ERROR'), `PostgreSQL rejected: ${sql}`).toBe(false);
-      if (want !== got && failures.length < 5) failures.push(`${sql}\n  postgres: ${want.slice(0, 400)}\n  quire:    ${got.slice(0, 400)}`);
-    }
-    expect(failures, failures.join('\n\n')).toEqual([]);
-  }
+  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries);
 
   it('row positions over a total order: every row gets the same answer', async () => {
     const W = ['PARTITION BY g ORDER BY k DESC NULLS FIRST, id', 'PARTITION BY g ORDER BY k NULLS FIRST, id DESC', 'ORDER BY k, id', 'PARTITION BY id ORDER BY k', 'PARTITION BY s ORDER BY id DESC'];
