@@ -18,7 +18,8 @@
  * A partial index is used only when the query's conjuncts imply its predicate (a conjunct identical to
  * one of the predicate's, or `col op c1` implying `col op c2` by comparing the constants, as PostgreSQL's
  * predicate_implied_by does for simple clauses); the query's conjuncts that the predicate implies are not
- * checked again. Refuses with enable_indexscan and enable_indexonlyscan both off; with only
+ * checked again, except over a source whose rows are being locked (FOR UPDATE), where PostgreSQL
+ * rechecks them. Indexes kept by name only (gist, gin, brin, spgist: no key columns) are never used. Refuses with enable_indexscan and enable_indexonlyscan both off; with only
  * enable_indexscan off, marks the access as usable only as an index-only scan (the physical planner reads
  * the table otherwise) and then keeps every conjunct and refuses the Top-N rewrite.
  */
