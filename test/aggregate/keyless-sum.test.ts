@@ -5,9 +5,8 @@
  * in the result, infinities, NaN, and the overflow error of finite inputs. Float sums read the rows
  * ordered by id: PostgreSQL's heap need not return them in insertion order.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
-import { expectAgreement, rowsOrError } from '../harness/agree.js';
+import { describe, expect, it } from 'vitest';
+import { agreementSuite, rowsOrError } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 const ROWS = 20_000;
@@ -42,19 +41,8 @@ function setupSql(seed: number): string[] {
   ];
 }
 
-
 describe('sum() without GROUP BY vs PostgreSQL', () => {
-  let pg: SqlConnection;
-  let q: SqlConnection;
-  beforeAll(async () => {
-    ({ pg, q } = await pgliteAndQuire(setupSql(4242)));
-  }, 120_000);
-  afterAll(async () => {
-    await pg.close?.();
-    await q.close?.();
-  });
-
-  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries, { pgRejects: 'any', withMessage: true });
+  const { agree, quire } = agreementSuite(() => setupSql(4242), { pgRejects: 'any', withMessage: true });
 
   it('integer sums: int4, int8 across ±2^53, with NULLs, several in one statement', async () => {
     await agree([
@@ -92,6 +80,6 @@ describe('sum() without GROUP BY vs PostgreSQL', () => {
 
   it('finite inputs that overflow are an error', async () => {
     await agree(['SELECT sum(x) FROM o WHERE id < 3', 'SELECT sum(y) FROM o WHERE id < 3']);
-    expect(await rowsOrError(q, 'SELECT sum(x) FROM o WHERE id < 3')).toMatch(/^ERROR 22003/);
+    expect(await rowsOrError(quire(), 'SELECT sum(x) FROM o WHERE id < 3')).toMatch(/^ERROR 22003/);
   });
 });

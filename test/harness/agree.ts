@@ -2,8 +2,8 @@
  * Many queries run on PostgreSQL (PGlite) and Quire, their outcomes compared as text, and up to five
  * disagreements reported together, so one failing run shows the pattern rather than the first case.
  */
-import { expect } from 'vitest';
-import { asSqlError, type SqlConnection } from './connection.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { asSqlError, pgliteAndQuire, type SqlConnection } from './connection.js';
 
 /** Rows as `a|b` lines (NULL spelled out), or `ERROR code` (with the message when `withMessage`). */
 export async function rowsOrError(c: SqlConnection, sql: string, withMessage = false): Promise<string> {
@@ -36,4 +36,21 @@ export async function expectAgreement(pg: SqlConnection, q: SqlConnection, queri
   }
   if (opts.pgRejects === 'few') expect(rejected, 'queries PostgreSQL rejected').toBeLessThan(queries.length / 10);
   expect(failures, failures.join('\n\n')).toEqual([]);
+}
+
+/**
+ * For a describe block: PGlite and Quire loaded with `setup` before its tests and closed after them.
+ * `agree` compares queries on both; `postgres()` and `quire()` are the connections, for checks of their own.
+ */
+export function agreementSuite(setup: () => Iterable<string>, opts: AgreeOptions = {}): { agree: (queries: readonly string[]) => Promise<void>; postgres: () => SqlConnection; quire: () => SqlConnection } {
+  let pg: SqlConnection | undefined;
+  let q: SqlConnection | undefined;
+  beforeAll(async () => {
+    ({ pg, q } = await pgliteAndQuire(setup()));
+  }, 120_000);
+  afterAll(async () => {
+    await pg?.close?.();
+    await q?.close?.();
+  });
+  return { agree: (queries) => expectAgreement(pg!, q!, queries, opts), postgres: () => pg!, quire: () => q! };
 }

@@ -3,11 +3,10 @@
  * IEEE image: -0 with 0, every NaN (whatever its sign and payload) above +Infinity, NULLs placed by
  * NULLS FIRST / LAST, ties in input order. Checked against a comparator sort and against PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { radixPermutation } from '../../src/physical/operators/sort.js';
 import { sortWordPairs } from '../../src/physical/word-pair-msd-sort.js';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
-import { expectAgreement } from '../harness/agree.js';
+import { agreementSuite } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 /** PostgreSQL's float8 order: NaN above everything, -0 equal to 0. */
@@ -185,19 +184,8 @@ function setupSql(seed: number): string[] {
   return ['CREATE TABLE d (id int, g int, f float8)', `INSERT INTO d VALUES ${vals.join(', ')}`];
 }
 
-
 describe('double keys vs PostgreSQL', () => {
-  let pg: SqlConnection;
-  let q: SqlConnection;
-  beforeAll(async () => {
-    ({ pg, q } = await pgliteAndQuire(setupSql(4242)));
-  }, 120_000);
-  afterAll(async () => {
-    await pg.close?.();
-    await q.close?.();
-  });
-
-  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries);
+  const { agree } = agreementSuite(() => setupSql(4242));
 
   it('ORDER BY a double in every direction and NULL placement, ties by id', async () => {
     const qs: string[] = [];

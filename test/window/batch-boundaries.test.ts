@@ -6,9 +6,8 @@
  * lag / lead with constant offsets (block copies) are checked at partition edges, with offsets past
  * the partition, negative and zero offsets, NULL values and defaults.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
-import { expectAgreement } from '../harness/agree.js';
+import { describe, it } from 'vitest';
+import { agreementSuite } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 const ROWS = 12_000;
@@ -27,19 +26,8 @@ function setupSql(seed: number): string[] {
   return ['CREATE TABLE w (id int, a text, b float8, k int, v float8)', `INSERT INTO w VALUES ${vals.join(', ')}`];
 }
 
-
 describe('partitions across batch edges vs PostgreSQL', () => {
-  let pg: SqlConnection;
-  let q: SqlConnection;
-  beforeAll(async () => {
-    ({ pg, q } = await pgliteAndQuire(setupSql(1515)));
-  }, 120_000);
-  afterAll(async () => {
-    await pg.close?.();
-    await q.close?.();
-  });
-
-  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries);
+  const { agree } = agreementSuite(() => setupSql(1515));
 
   it('lag / lead with constant offsets, defaults and NULLs at partition edges', async () => {
     const W = ['PARTITION BY a, b ORDER BY id', 'PARTITION BY b, a ORDER BY id DESC', 'PARTITION BY a ORDER BY id'];

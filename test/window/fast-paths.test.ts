@@ -5,9 +5,8 @@
  * dictionary built for the sort. Results must print exactly as PostgreSQL prints them: float digits
  * included, so a summation order other than PostgreSQL's would show.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
-import { expectAgreement } from '../harness/agree.js';
+import { describe, it } from 'vitest';
+import { agreementSuite } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 
@@ -76,17 +75,7 @@ function floatFrameQueries(seed: number, count: number): string[] {
 }
 
 describe('window and sort fast paths vs PostgreSQL', () => {
-  let pg: SqlConnection;
-  let q: SqlConnection;
-  beforeAll(async () => {
-    ({ pg, q } = await pgliteAndQuire(setupSql(1515)));
-  }, 120_000);
-  afterAll(async () => {
-    await pg.close?.();
-    await q.close?.();
-  });
-
-  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries, { pgRejects: 'few' });
+  const { agree, postgres, quire } = agreementSuite(() => setupSql(1515), { pgRejects: 'few' });
 
   it('float sum/avg over random ROWS / GROUPS / RANGE frames with every EXCLUDE', async () => {
     await agree(floatFrameQueries(77, 120));
@@ -123,8 +112,8 @@ describe('window and sort fast paths vs PostgreSQL', () => {
   }, 300_000);
 
   it('small partitions across many input batches: each evaluated once, boundaries anywhere in a batch', async () => {
-    await pg.query('CREATE TABLE sp AS SELECT i, (i * 7) % 3 AS r, i / 3 + (i % 11) / 5 AS p FROM generate_series(1, 20000) i');
-    await q.query('CREATE TABLE sp AS SELECT i, (i * 7) % 3 AS r, i / 3 + (i % 11) / 5 AS p FROM generate_series(1, 20000) i');
+    await postgres().query('CREATE TABLE sp AS SELECT i, (i * 7) % 3 AS r, i / 3 + (i % 11) / 5 AS p FROM generate_series(1, 20000) i');
+    await quire().query('CREATE TABLE sp AS SELECT i, (i * 7) % 3 AS r, i / 3 + (i % 11) / 5 AS p FROM generate_series(1, 20000) i');
     await agree([
       'SELECT i, row_number() OVER w, sum(r) OVER w, lag(i) OVER w, count(*) OVER (PARTITION BY p) FROM sp WINDOW w AS (PARTITION BY p ORDER BY i) ORDER BY i',
       'SELECT i, first_value(i) OVER (PARTITION BY p / 2 ORDER BY r, i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), rank() OVER (PARTITION BY p / 2 ORDER BY r) FROM sp ORDER BY i',

@@ -5,9 +5,8 @@
  * shared with functions that do read peers (rank, RANGE frames, EXCLUDE TIES) all have to agree with
  * PostgreSQL. Where tied rows may come in any order, the query reads only what ties cannot change.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
-import { expectAgreement } from '../harness/agree.js';
+import { describe, it } from 'vitest';
+import { agreementSuite } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
 
 const ROWS = 5000;
@@ -26,19 +25,8 @@ function setupSql(seed: number): string[] {
   return ['CREATE TABLE p (id int, g int, k int, q float8, s text)', `INSERT INTO p VALUES ${vals.join(', ')}`, 'CREATE TABLE e (id int, g int, k int)'];
 }
 
-
 describe('windows that ignore peer groups vs PostgreSQL', () => {
-  let pg: SqlConnection;
-  let q: SqlConnection;
-  beforeAll(async () => {
-    ({ pg, q } = await pgliteAndQuire(setupSql(4242)));
-  }, 120_000);
-  afterAll(async () => {
-    await pg.close?.();
-    await q.close?.();
-  });
-
-  const agree = (queries: readonly string[]): Promise<void> => expectAgreement(pg, q, queries);
+  const { agree } = agreementSuite(() => setupSql(4242));
 
   it('row positions over a total order: every row gets the same answer', async () => {
     const W = ['PARTITION BY g ORDER BY k DESC NULLS FIRST, id', 'PARTITION BY g ORDER BY k NULLS FIRST, id DESC', 'ORDER BY k, id', 'PARTITION BY id ORDER BY k', 'PARTITION BY s ORDER BY id DESC'];
