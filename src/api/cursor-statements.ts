@@ -116,7 +116,8 @@ async function lockFetched(owner: LockOwner, targets: readonly RowTarget[], ids:
  */
 export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
   const skips = lockingItems(sel).some((l) => l.wait === 'skip');
-  if (sel.limitOffset !== undefined || (sel.limitCount !== undefined && skips)) return lockUnderLimit(host, sel, params);
+  // WITH TIES (which SKIP LOCKED refuses) keeps the plain path: its limit depends on the rows' values.
+  if (sel.limitOption !== 'LIMIT_OPTION_WITH_TIES' && (sel.limitOffset !== undefined || (sel.limitCount !== undefined && skips))) return lockUnderLimit(host, sel, params);
   for (;;) {
     const targeted = lockTargets(host.catalog, sel);
     const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
@@ -154,7 +155,7 @@ export async function selectForUpdate(host: UtilityHost, sel: SelectStmt, params
  * FOR UPDATE … SKIP LOCKED under a LIMIT (the job-queue query), and any FOR UPDATE with OFFSET:
  * PostgreSQL's LockRows sits below its Limit, so rows others hold are passed over without counting
  * toward the limit, and the rows OFFSET passes over are locked too (a NOWAIT fails on them, a wait
- * waits for them). The query runs without its LIMIT and rows are locked in its order, a few at a time,
+ * waits for them). The query runs with a larger LIMIT of its own and rows are locked in its order, a few at a time,
  * never more than the limit still needs: a row past the limit is never locked. A row another
  * transaction holds (without SKIP LOCKED) is waited for, and the statement then runs again on what
  * was committed, as selectForUpdate does.
@@ -180,44 +181,52 @@ async function lockUnderLimitOnce(host: UtilityHost, sel: SelectStmt, params: re
   if (offset < 0) throw new QuireError('2201X', 'OFFSET must not be negative');
   const unlimited: SelectStmt = { ...sel, limitCount: undefined, limitOffset: undefined, limitOption: 'LIMIT_OPTION_DEFAULT' } as SelectStmt;
   const targeted = lockTargets(host.catalog, unlimited);
-  const prepared = host.prepareSelect(targeted.stmt, params, undefined, targeted.relations);
-  const ctx = host.execContext(prepared.paramTypes, params, false);
-  const rows = count === 0 ? [] : await host.collect(await host.physical(prepared.plan, ctx), ctx);
-  const width = prepared.columns.length - targeted.targets.length;
   const owner = host.rowLocks;
   const want = offset + count;
-  const kept: Value[][] = [];
-  let holder: LockOwner | null = null;
-  for (let next = 0; next < rows.length && kept.length < want; ) {
-    checkCancel(ctx);
-    const chunk = rows.slice(next, next + Math.min(want - kept.length, 256));
-    next += chunk.length;
-    const ok = chunk.map(() => true);
-    if (owner !== null) {
-      for (let k = 0; k < targeted.targets.length; k++) {
-        const t = targeted.targets[k]!;
-        if (t.strength === null) continue;
-        // Rows a lock on an earlier table already passed over are not locked on this one.
-        const live = chunk.map((_, i) => i).filter((i) => ok[i]);
-        const targetedRows = live.map((i) => targetRow(t, chunk[i]![width + k] as number));
-        byTable(targetedRows, (table, _snapshot, refs, at) => {
-          if (holder !== null) return;
-          const got = tryLockRows(owner, table.name, refs, t.strength!, t.wait);
-          if ('holder' in got) {
-            holder = got.holder;
-            return;
-          }
-          got.locked.forEach((locked, j) => {
-            if (!locked) ok[live[at[j]!]!] = false;
+  // The query reads a few times the rows still wanted (a Top-N, or an index scan that stops early,
+  // not a sort of the whole queue), and reads again with a larger limit only when rows others hold
+  // left it short. Rows this transaction locked in a shorter read are its own and lock again at once.
+  for (let cap = Number.isFinite(want) ? Math.max(64, want * 2) : Infinity; ; cap *= 4) {
+    if (cap > 2 ** 31 - 1) cap = Infinity;
+    const stmt = cap === Infinity ? targeted.stmt : ({ ...targeted.stmt, limitCount: { A_Const: { ival: { ival: cap } } }, limitOption: 'LIMIT_OPTION_COUNT' } as unknown as SelectStmt);
+    const prepared = host.prepareSelect(stmt, params, undefined, targeted.relations);
+    const ctx = host.execContext(prepared.paramTypes, params, false);
+    const rows = count === 0 ? [] : await host.collect(await host.physical(prepared.plan, ctx), ctx);
+    const width = prepared.columns.length - targeted.targets.length;
+    const kept: Value[][] = [];
+    let holder: LockOwner | null = null;
+    for (let next = 0; next < rows.length && kept.length < want; ) {
+      checkCancel(ctx);
+      const chunk = rows.slice(next, next + Math.min(want - kept.length, 256));
+      next += chunk.length;
+      const ok = chunk.map(() => true);
+      if (owner !== null) {
+        for (let k = 0; k < targeted.targets.length; k++) {
+          const t = targeted.targets[k]!;
+          if (t.strength === null) continue;
+          // Rows a lock on an earlier table already passed over are not locked on this one.
+          const live = chunk.map((_, i) => i).filter((i) => ok[i]);
+          const targetedRows = live.map((i) => targetRow(t, chunk[i]![width + k] as number));
+          byTable(targetedRows, (table, _snapshot, refs, at) => {
+            if (holder !== null) return;
+            const got = tryLockRows(owner, table.name, refs, t.strength!, t.wait);
+            if ('holder' in got) {
+              holder = got.holder;
+              return;
+            }
+            got.locked.forEach((locked, j) => {
+              if (!locked) ok[live[at[j]!]!] = false;
+            });
           });
-        });
+        }
       }
+      if (holder !== null) return { holder, check: () => checkCancel(ctx) };
+      chunk.forEach((r, i) => ok[i] && kept.push(r));
     }
-    if (holder !== null) return { holder, check: () => checkCancel(ctx) };
-    chunk.forEach((r, i) => ok[i] && kept.push(r));
+    if (kept.length < want && rows.length >= cap) continue;
+    const out = kept.slice(offset).map((r) => r.slice(0, width));
+    return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
   }
-  const out = kept.slice(offset).map((r) => r.slice(0, width));
-  return result('SELECT', `SELECT ${out.length}`, { columns: prepared.columns.slice(0, width), rows: out, rowCount: out.length });
 }
 
 /** FETCH and MOVE on a declared cursor. */

@@ -128,6 +128,22 @@ describe('row locks between library sessions', () => {
     for (const x of [...workers, w]) await x.query('ROLLBACK').catch(() => undefined);
   });
 
+  it('SKIP LOCKED past a long run of held rows reads further until the limit is filled', async () => {
+    await db.query('DROP TABLE IF EXISTS q2');
+    await db.query('CREATE TABLE q2 (id int)');
+    await db.query('INSERT INTO q2 SELECT i FROM generate_series(1, 2000) i');
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    expect((await a.query('SELECT id FROM q2 ORDER BY id LIMIT 1500 FOR UPDATE SKIP LOCKED')).rows.length).toBe(1500);
+    await b.query('BEGIN');
+    // The first reads (a few times the ten wanted) find only rows A holds; the statement reads on.
+    expect(await rows(b, 'SELECT id FROM q2 ORDER BY id LIMIT 10 OFFSET 2 FOR UPDATE SKIP LOCKED')).toEqual(Array.from({ length: 10 }, (_, i) => [1503 + i]));
+    expect(await rows(b, 'SELECT id FROM q2 ORDER BY id DESC LIMIT 3 FOR UPDATE SKIP LOCKED')).toEqual([[2000], [1999], [1998]]);
+    await a.query('ROLLBACK');
+    await b.query('ROLLBACK');
+  });
+
   it('FOR UPDATE with OFFSET locks the rows OFFSET passes over, as PostgreSQL’s Limit over LockRows does', async () => {
     const a = db.connect();
     const b = db.connect();
