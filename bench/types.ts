@@ -28,6 +28,11 @@ export interface BenchCase {
   /** Per-engine rewrites for dialect gaps; say why in `notes`, since each one is a fairness caveat. */
   dialect?: Partial<Record<SqlEngineName, (p: CaseParams) => string>>;
   notes?: string;
+  /**
+   * Per engine, SQL run once after the case's runs (untimed) to undo a session setting the case made, so
+   * it does not carry into the cases after it in the same child.
+   */
+  after?: Partial<Record<SqlEngineName, string>>;
   check: CheckMode;
   /**
    * Hand-written JS over the typed arrays: the speed a specialised program could reach, with no SQL

@@ -82,6 +82,9 @@ async function runCase(name: string, runs: number, budgetMs: number): Promise<vo
     });
   } catch (e) {
     send({ type: 'case-error', name, error: e instanceof Error ? e.message : String(e), sql });
+  } finally {
+    const undo = engine === 'floor' ? undefined : c?.after?.[engine];
+    if (undo !== undefined && adapter !== null) await adapter.query(undo);
   }
 }
 

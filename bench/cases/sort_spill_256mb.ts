@@ -15,9 +15,10 @@ const c: BenchCase = {
     alasql: (p) => `SELECT * FROM t ORDER BY v LIMIT 10 OFFSET ${Math.max(0, p.rows - 10)}`,
   },
   notes:
-    'Quire and DuckDB (threads=1) run SET memory_limit first; the setting stays for later cases in the same ' +
-    'child (only topn_order_by_v, which keeps a bounded heap either way). For 10M rows with peak RSS per ' +
+    'Quire and DuckDB (threads=1) run SET memory_limit first and RESET memory_limit after the case, so the ' +
+    'limit does not bind the cases that run after it in the same child. For 10M rows with peak RSS per ' +
     'engine, without the harness loading 10M row objects, run `npx tsx bench/spill-sort.ts`.',
+  after: { quire: 'RESET memory_limit', duckdb: 'RESET memory_limit' },
   check: 'ordered',
 };
 export default c;
