@@ -693,7 +693,7 @@ function scatter32(
 }
 
 function* radix64(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Generator<void, { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array }> {
-  if (n >= TOP_FIRST_MIN_ROWS && n < NARROW_DIGIT_ROWS) {
+  if (n >= TOP_FIRST_MIN_ROWS) {
     const r = yield* topDigitFirst(lo, hi, n, bits);
     if (r !== null) return r;
   }
@@ -823,6 +823,15 @@ const TOP_FIRST_MIN_ROWS = 1 << 16;
 const TOP_BUCKET_ROWS = 1024;
 /** Buckets beyond this many rows would be sorted out of cache: the plain LSD sort is used instead. */
 const TOP_BUCKET_MAX = 1 << 16;
+/**
+ * From NARROW_DIGIT_ROWS rows, buckets of ~1,024 rows would need a first scatter into thousands of
+ * streams per word, each a TLB miss: the first scatter makes at most 2^8 buckets instead (~40,000 rows,
+ * a few hundred KB, at 10M), each sorted with digits of up to 11 bits while it stays in cache. At 10M
+ * rows this sorted a (g, ts) window key in 15-25% less CPU time than five 8-bit LSD passes over the whole
+ * array.
+ */
+const WIDE_TOP_BITS = 8;
+const WIDE_BUCKET_MAX = 1 << 18;
 
 /**
  * The two-word sort, top digit first: one stable scatter on the code's top bits (for a window key,
@@ -834,7 +843,8 @@ const TOP_BUCKET_MAX = 1 << 16;
  * in cache; the caller then sorts all bits LSD.
  */
 function* topDigitFirst(lo: Uint32Array, hi: Uint32Array, n: number, bits: number): Generator<void, { idx: Uint32Array; lo: Uint32Array; hi: Uint32Array } | null> {
-  const top = Math.min(bits - 1, 16, Math.max(1, Math.round(Math.log2(n / TOP_BUCKET_ROWS))));
+  const wide = n >= NARROW_DIGIT_ROWS;
+  const top = Math.min(bits - 1, wide ? WIDE_TOP_BITS : 16, Math.max(1, Math.round(Math.log2(n / TOP_BUCKET_ROWS))));
   const rest = bits - top;
   const size = 1 << top;
   const mask = size - 1;
@@ -846,7 +856,7 @@ function* topDigitFirst(lo: Uint32Array, hi: Uint32Array, n: number, bits: numbe
   }
   let widest = 0;
   for (let d = 0; d < size; d++) if (counts[d]! > widest) widest = counts[d]!;
-  if (widest === n || widest > TOP_BUCKET_MAX) return null;
+  if (widest === n || widest > (wide ? WIDE_BUCKET_MAX : TOP_BUCKET_MAX)) return null;
   prefixSums(counts, 0, size);
   // Bucket d spans [start[d], start[d + 1]) once scattered; the scatter advances counts, so keep starts.
   const start = new Uint32Array(size + 1);
@@ -861,7 +871,7 @@ function* topDigitFirst(lo: Uint32Array, hi: Uint32Array, n: number, bits: numbe
     scatter64(lo, hi, idx, lo2, hi2, idx2, s, Math.min(n, s + PIECE), counts, 0, rest, mask, where);
   }
   // Every bucket makes the same number of passes (none skipped), so all end in the same arrays.
-  const passes = Math.ceil(rest / 9);
+  const passes = Math.ceil(rest / (wide ? 11 : 9));
   const width = Math.ceil(rest / passes);
   const bc = new Uint32Array(1 << width);
   let done = 0;
