@@ -20,6 +20,8 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import { Utf8Decoder, readFileHead } from '../csv.js';
 import { readFileAhead } from '../read-file-ahead.js';
 import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
+import { NdjsonShape } from '../ndjson-shape.js';
+import { SHAPE_KERNEL_BYTES } from '../ndjson-shape-kernel.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
@@ -255,7 +257,8 @@ function toValue(v: unknown, t: DataType, file: string, line: number, col: strin
       if (typeof v === 'boolean') return v;
       break;
     case 'int8':
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+      // + 0: JSON.parse reads -0, which is no integer.
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v + 0;
       if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 63) return BigInt(v);
       break;
     case 'float8':
@@ -284,8 +287,8 @@ async function* readJsonFiles(
   chunkBytes?: number,
 ): AsyncGenerator<Batch> {
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_json', false);
-  // One output batch, and the chunk being read with the two reads in flight behind it.
-  const baseBytes = BATCH_SIZE * (cols.length * 24 + 16) + 3 * (chunkBytes ?? READ_CHUNK_BYTES);
+  // One output batch, the chunk being read with the two reads in flight behind it, and the shape kernel's memory.
+  const baseBytes = BATCH_SIZE * (cols.length * 24 + 16) + 3 * (chunkBytes ?? READ_CHUNK_BYTES) + SHAPE_KERNEL_BYTES;
   reservation?.grow(baseBytes, 'an output batch and read buffers');
   try {
     yield* readJsonBody(files, fields, cols, signal, chunkBytes, (bytes, file) => {
@@ -303,7 +306,9 @@ async function* readJsonFiles(
  * Rows of newline-delimited JSON. Each line goes through scanRecord (bytes straight into the output
  * columns); a line it declines is parsed whole with JSON.parse; a line that is not one JSON value (a
  * pretty-printed record, a top-level array, two values on a line, a syntax error) hands the rest of
- * the file to the general splitter, which also words the error. Exported for tests (chunkBytes).
+ * the file to the general splitter, which also words the error. Records repeating a learnt line's
+ * shape go through the WebAssembly kernel instead (ndjson-shape.ts; `shapes` false: never, for tests).
+ * Exported for tests (chunkBytes, shapes).
  */
 export async function* readJsonBody(
   files: readonly string[],
@@ -312,6 +317,7 @@ export async function* readJsonBody(
   signal: AbortSignal | undefined,
   chunkBytes: number | undefined,
   hold: (bytes: number, file: string) => void,
+  shapes = true,
 ): AsyncGenerator<Batch> {
   const types = cols.map((c) => fields[c]!.type);
   const schema = new NdjsonSchema(fields, cols);
@@ -339,6 +345,11 @@ export async function* readJsonBody(
     let first = true;
     let parts: Buffer[] = [];
     let partBytes = 0;
+    // Records that repeat a learnt line's shape are read by the WebAssembly kernel (see ndjson-shape.ts).
+    let shape: NdjsonShape | null = null;
+    let learnTries = 0;
+    let pause = 0;
+    let penalty = 1;
     function* drain(splitter: JsonValueSplitter, final: boolean): Generator<Batch> {
       for (;;) {
         const t = splitter.next(final);
@@ -360,6 +371,7 @@ export async function* readJsonBody(
       let s = 0;
       if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) s = 3;
       first = false;
+      const dv = new DataView(data.buffer, data.byteOffset, data.length);
       for (;;) {
         if (s >= data.length) {
           if (!final) {
@@ -368,8 +380,28 @@ export async function* readJsonBody(
           }
           return;
         }
-        const got = scanRecord(data, s, data.length, final, schema, out, rows);
+        if (shape !== null && pause === 0) {
+          const k = shape.read(data, s, data.length, schema, out, rows, BATCH_SIZE - rows);
+          if (k > 0) {
+            rows += k;
+            line += k;
+            s = shape.next;
+            penalty = 1;
+            if (rows === BATCH_SIZE) yield flush();
+            continue;
+          }
+          // A line of another shape: the next lines are read here, more of them each time the
+          // kernel is refused, so a file whose lines differ does not pay for it on every line.
+          pause = penalty;
+          penalty = Math.min(2 * penalty, 1024);
+        }
+        const got = scanRecord(data, dv, s, data.length, final, schema, out, rows);
         let nl = schema.lineEnd;
+        if (got > 0 && shape === null && shapes && learnTries < 8) {
+          learnTries++;
+          shape = NdjsonShape.learn(data, s, nl, schema);
+        }
+        if (pause > 0) pause--;
         if (got < 0) {
           nl = data.indexOf(10, s);
           if (nl < 0) {

@@ -1,0 +1,239 @@
+/**
+ * Reading NDJSON records that repeat one line's shape through ndjson-shape-kernel.ts: the shape is
+ * learnt from a record (the bytes between its values, which hold the keys, become literals the
+ * kernel compares), and the kernel's typed slots become column values here. Where the kernel
+ * stops (another shape, a value it does not take) or a value does not fit its column, the caller
+ * reads the line with scanRecord or the general path, exactly as without the kernel.
+ */
+import type { Value } from '../common/types.js';
+import { mantissaOverPow10 } from './decimal-digits-to-double.js';
+import { type NdjsonColumns, type NdjsonSchema } from './ndjson-scanner.js';
+import { SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_NEGATIVE, shapeKernel, type ShapeKernel } from './ndjson-shape-kernel.js';
+
+const enum Out {
+  Skip = 0,
+  Num = 1,
+  Int = 2,
+  Bool = 3,
+  Text = 4,
+}
+
+/** As NdjsonSchema's cache: ASCII strings up to this length go through its short-string cache. */
+const SHORT = 24;
+const I32_PER_SLOT = SLOT_BYTES / 4;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 13;
+}
+
+/** The end of the string whose opening quote is at i (the index after its closing quote), or -1. */
+function stringEnd(b: Buffer, i: number, e: number): number {
+  i++;
+  while (i < e) {
+    const c = b[i]!;
+    if (c === 34) return i + 1;
+    i += c === 92 ? 2 : 1;
+  }
+  return -1;
+}
+
+export class NdjsonShape {
+  /** Where the record after the last one read starts (set by read()). */
+  next = 0;
+  private readonly reads: Int32Array;
+  private readonly outs: Int32Array;
+  private readonly kinds: Out[];
+  /** Values not read whose strings may hold bytes of 128 and more: checked as UTF-8 as scanRecord does. */
+  private readonly skipped: Int32Array;
+
+  private constructor(
+    private readonly kernel: ShapeKernel,
+    /** The literal before each value, and the one after the last. */
+    private readonly literals: Buffer[],
+    fieldOf: number[],
+    schema: NdjsonSchema,
+  ) {
+    const reads: number[] = [];
+    const outs: number[] = [];
+    const skipped: number[] = [];
+    this.kinds = [];
+    fieldOf.forEach((f, v) => {
+      const o = f < 0 ? -1 : schema.outOf[f]!;
+      if (o < 0) skipped.push(v);
+      else {
+        reads.push(v);
+        outs.push(o);
+        this.kinds.push(schema.kinds[f]! as number as Out);
+      }
+    });
+    this.reads = Int32Array.from(reads);
+    this.outs = Int32Array.from(outs);
+    this.skipped = Int32Array.from(skipped);
+  }
+
+  /**
+   * The shape of the record on b[s, nl) (nl: its '\n'), or null when it has no shape the kernel
+   * takes (a nested value, a key with an escape, too many keys) or there is no WebAssembly.
+   */
+  static learn(b: Buffer, s: number, nl: number, schema: NdjsonSchema): NdjsonShape | null {
+    const kernel = shapeKernel();
+    if (kernel === null) return null;
+    const literals: Buffer[] = [];
+    const fieldOf: number[] = [];
+    let i = s;
+    let lit = s;
+    while (i < nl && isWs(b[i]!)) i++;
+    if (b[i] !== 123) return null;
+    i++;
+    while (i < nl && isWs(b[i]!)) i++;
+    if (b[i] === 125) i++;
+    else {
+      for (;;) {
+        if (b[i] !== 34) return null;
+        const ks = i + 1;
+        let ke = ks;
+        while (ke < nl && b[ke] !== 34) {
+          if (b[ke] === 92 || b[ke]! < 32) return null;
+          ke++;
+        }
+        if (ke >= nl) return null;
+        i = ke + 1;
+        while (i < nl && isWs(b[i]!)) i++;
+        if (b[i] !== 58) return null;
+        i++;
+        while (i < nl && isWs(b[i]!)) i++;
+        if (i >= nl) return null;
+        literals.push(b.subarray(lit, i));
+        fieldOf.push(schema.field(b, ks, ke, -1));
+        const c = b[i]!;
+        if (c === 34) i = stringEnd(b, i, nl);
+        else if (c === 123 || c === 91) return null;
+        else {
+          // A number or literal word: the kernel checks it; here only its end is needed.
+          while (i < nl && !isWs(b[i]!) && b[i] !== 44 && b[i] !== 125) i++;
+        }
+        if (i < 0 || i >= nl) return null;
+        lit = i;
+        while (i < nl && isWs(b[i]!)) i++;
+        if (b[i] === 44) {
+          i++;
+          while (i < nl && isWs(b[i]!)) i++;
+          continue;
+        }
+        if (b[i] !== 125) return null;
+        i++;
+        break;
+      }
+    }
+    while (i < nl && isWs(b[i]!)) i++;
+    if (i !== nl) return null;
+    literals.push(b.subarray(lit, nl));
+    let bytes = 0;
+    for (const l of literals) bytes += l.length;
+    if (fieldOf.length > SHAPE_VALUES || bytes > SHAPE_LITERAL_BYTES) return null;
+    return new NdjsonShape(kernel, literals.map((l) => Buffer.from(l)), fieldOf, schema);
+  }
+
+  /**
+   * Reads the records of this shape that start at b[s, e) into rows r, r + 1, … (at most max), and
+   * sets next to where the first record it did not read starts. Returns the number read; 0 when
+   * the record at s is not one it reads (the caller's then).
+   */
+  read(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number, max: number): number {
+    const k = this.kernel;
+    const len = Math.min(e - s, SHAPE_WINDOW);
+    k.input.set(b.subarray(s, s + len), 0);
+    k.input[len] = 0;
+    // The shared kernel's literals are written on every call: another reader may have used it since.
+    let at = 0;
+    const nv = this.literals.length - 1;
+    for (let j = 0; j <= nv; j++) {
+      const l = this.literals[j]!;
+      k.literals.set(l, at);
+      k.steps[2 * j] = k.literalsAt + at;
+      k.steps[2 * j + 1] = l.length;
+      at += l.length;
+    }
+    const n = k.run(0, len, nv, Math.min(max, SHAPE_ROWS, Math.floor(SHAPE_SLOTS / Math.max(nv, 1))));
+    const done = this.convert(b, s, n, nv, schema, out, r);
+    this.next = s + k.lines[done]!;
+    return done;
+  }
+
+  /** Slots of n records into rows r…; stops at a record with a value its column does not take. */
+  private convert(b: Buffer, s: number, n: number, nv: number, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
+    const f64 = this.kernel.slotF64;
+    const i32 = this.kernel.slotI32;
+    const reads = this.reads;
+    const outs = this.outs;
+    const kinds = this.kinds;
+    const skipped = this.skipped;
+    const data = out.data;
+    const nulls = out.nulls;
+    const rowI32 = nv * I32_PER_SLOT;
+    for (let row = 0; row < n; row++) {
+      const base = row * rowI32;
+      for (let x = 0; x < skipped.length; x++) {
+        const at = base + skipped[x]! * I32_PER_SLOT;
+        if ((i32[at + 4]! & 15) === Tag.Utf8) {
+          try {
+            utf8.decode(b.subarray(s + i32[at + 2]!, s + i32[at + 3]!));
+          } catch {
+            return row;
+          }
+        }
+      }
+      for (let x = 0; x < reads.length; x++) {
+        const at = base + reads[x]! * I32_PER_SLOT;
+        const tagWord = i32[at + 4]!;
+        const tag = tagWord & 15;
+        const o = outs[x]!;
+        if (tag === Tag.Null) {
+          nulls[o]![r + row] = 1;
+          continue;
+        }
+        switch (kinds[x]) {
+          case Out.Num: {
+            let v: number;
+            if (tag === Tag.Int || tag === Tag.Exact) v = f64[at >> 1]!;
+            else if (tag === Tag.Wide) {
+              v = mantissaOverPow10(Math.abs(f64[at >> 1]!), i32[at + 5]!, tagWord >> 8);
+              if (v !== v) v = Number(b.toString('latin1', s + i32[at + 2]!, s + i32[at + 3]!));
+              else if ((tagWord & TAG_NEGATIVE) !== 0) v = -v;
+            } else if (tag === Tag.Text) v = Number(b.toString('latin1', s + i32[at + 2]!, s + i32[at + 3]!));
+            else return row;
+            (data[o] as Float64Array)[r + row] = v;
+            break;
+          }
+          case Out.Int:
+            if (tag !== Tag.Int) return row;
+            // + 0: the kernel negates, and -0 is no integer.
+            (data[o] as Float64Array | Value[])[r + row] = f64[at >> 1]! + 0;
+            break;
+          case Out.Bool:
+            if (tag !== Tag.True && tag !== Tag.False) return row;
+            (data[o] as Uint8Array)[r + row] = tag === Tag.True ? 1 : 0;
+            break;
+          default: {
+            const vs = s + i32[at + 2]!;
+            const ve = s + i32[at + 3]!;
+            let str: string;
+            if (tag === Tag.Ascii) str = ve - vs <= SHORT ? schema.shortString(b, vs, ve, i32[at + 5]!) : b.toString('latin1', vs, ve);
+            else if (tag === Tag.Utf8) {
+              try {
+                str = utf8.decode(b.subarray(vs, ve));
+              } catch {
+                return row;
+              }
+            } else return row;
+            (data[o] as Value[])[r + row] = str;
+          }
+        }
+        nulls[o]![r + row] = 0;
+      }
+    }
+    return n;
+  }
+}
