@@ -162,77 +162,122 @@ export class NdjsonShape {
     return done;
   }
 
-  /** Slots of n records into rows r…; stops at a record with a value its column does not take. */
+  /**
+   * Slots of n records into rows r…, a column at a time (one kind and one output array per loop);
+   * returns the number of records converted: all n, or the first record with a value its column
+   * does not take (the caller reads that line again the general way).
+   */
   private convert(b: Buffer, s: number, n: number, nv: number, schema: NdjsonSchema, out: NdjsonColumns, r: number): number {
+    const i32 = this.kernel.slotI32;
+    const rowI32 = nv * I32_PER_SLOT;
+    let limit = n;
+    for (let x = 0; x < this.skipped.length; x++) {
+      for (let row = 0, at = this.skipped[x]! * I32_PER_SLOT; row < limit; row++, at += rowI32) {
+        if ((i32[at + 4]! & 15) !== Tag.Utf8) continue;
+        try {
+          utf8.decode(b.subarray(s + i32[at + 2]!, s + i32[at + 3]!));
+        } catch {
+          limit = row;
+        }
+      }
+    }
+    for (let x = 0; x < this.reads.length; x++) {
+      const o = this.outs[x]!;
+      const first = this.reads[x]! * I32_PER_SLOT;
+      switch (this.kinds[x]) {
+        case Out.Num:
+          limit = this.numbers(b, s, first, rowI32, limit, out.data[o] as Float64Array, out.nulls[o]!, r);
+          break;
+        case Out.Int:
+          limit = this.integers(first, rowI32, limit, out.data[o] as Float64Array | Value[], out.nulls[o]!, r);
+          break;
+        case Out.Bool:
+          limit = this.booleans(first, rowI32, limit, out.data[o] as Uint8Array, out.nulls[o]!, r);
+          break;
+        default:
+          limit = this.strings(b, s, first, rowI32, limit, schema, out.data[o] as Value[], out.nulls[o]!, r);
+      }
+    }
+    if (limit < n) {
+      // Records from the refused one on were written in some columns: they start again as NULL, so
+      // whatever reads those rows next leaves no value behind (the same lines land in the same rows,
+      // but nothing here depends on that).
+      for (let x = 0; x < this.outs.length; x++) out.nulls[this.outs[x]!]!.fill(1, r + limit, r + n);
+    }
+    return limit;
+  }
+
+  private numbers(b: Buffer, s: number, at: number, step: number, n: number, data: Float64Array, nulls: Uint8Array, r: number): number {
     const f64 = this.kernel.slotF64;
     const i32 = this.kernel.slotI32;
-    const reads = this.reads;
-    const outs = this.outs;
-    const kinds = this.kinds;
-    const skipped = this.skipped;
-    const data = out.data;
-    const nulls = out.nulls;
-    const rowI32 = nv * I32_PER_SLOT;
-    for (let row = 0; row < n; row++) {
-      const base = row * rowI32;
-      for (let x = 0; x < skipped.length; x++) {
-        const at = base + skipped[x]! * I32_PER_SLOT;
-        if ((i32[at + 4]! & 15) === Tag.Utf8) {
-          try {
-            utf8.decode(b.subarray(s + i32[at + 2]!, s + i32[at + 3]!));
-          } catch {
-            return row;
-          }
+    for (let row = 0; row < n; row++, at += step) {
+      const tagWord = i32[at + 4]!;
+      const tag = tagWord & 15;
+      let v: number;
+      if (tag === Tag.Int || tag === Tag.Exact) v = f64[at >> 1]!;
+      else if (tag === Tag.Null) {
+        nulls[r + row] = 1;
+        continue;
+      } else if (tag === Tag.Wide) {
+        v = mantissaOverPow10(Math.abs(f64[at >> 1]!), i32[at + 5]!, tagWord >> 8);
+        if (v !== v) v = Number(b.toString('latin1', s + i32[at + 2]!, s + i32[at + 3]!));
+        else if ((tagWord & TAG_NEGATIVE) !== 0) v = -v;
+      } else if (tag === Tag.Text) v = Number(b.toString('latin1', s + i32[at + 2]!, s + i32[at + 3]!));
+      else return row;
+      data[r + row] = v;
+      nulls[r + row] = 0;
+    }
+    return n;
+  }
+
+  private integers(at: number, step: number, n: number, data: Float64Array | Value[], nulls: Uint8Array, r: number): number {
+    const f64 = this.kernel.slotF64;
+    const i32 = this.kernel.slotI32;
+    for (let row = 0; row < n; row++, at += step) {
+      const tag = i32[at + 4]! & 15;
+      if (tag === Tag.Int) {
+        // + 0: the kernel negates, and -0 is no integer.
+        data[r + row] = f64[at >> 1]! + 0;
+        nulls[r + row] = 0;
+      } else if (tag === Tag.Null) nulls[r + row] = 1;
+      else return row;
+    }
+    return n;
+  }
+
+  private booleans(at: number, step: number, n: number, data: Uint8Array, nulls: Uint8Array, r: number): number {
+    const i32 = this.kernel.slotI32;
+    for (let row = 0; row < n; row++, at += step) {
+      const tag = i32[at + 4]! & 15;
+      if (tag === Tag.True || tag === Tag.False) {
+        data[r + row] = tag === Tag.True ? 1 : 0;
+        nulls[r + row] = 0;
+      } else if (tag === Tag.Null) nulls[r + row] = 1;
+      else return row;
+    }
+    return n;
+  }
+
+  private strings(b: Buffer, s: number, at: number, step: number, n: number, schema: NdjsonSchema, data: Value[], nulls: Uint8Array, r: number): number {
+    const i32 = this.kernel.slotI32;
+    for (let row = 0; row < n; row++, at += step) {
+      const tag = i32[at + 4]! & 15;
+      const vs = s + i32[at + 2]!;
+      const ve = s + i32[at + 3]!;
+      let str: string;
+      if (tag === Tag.Ascii) str = ve - vs <= SHORT ? schema.shortString(b, vs, ve, i32[at + 5]!) : b.toString('latin1', vs, ve);
+      else if (tag === Tag.Null) {
+        nulls[r + row] = 1;
+        continue;
+      } else if (tag === Tag.Utf8) {
+        try {
+          str = utf8.decode(b.subarray(vs, ve));
+        } catch {
+          return row;
         }
-      }
-      for (let x = 0; x < reads.length; x++) {
-        const at = base + reads[x]! * I32_PER_SLOT;
-        const tagWord = i32[at + 4]!;
-        const tag = tagWord & 15;
-        const o = outs[x]!;
-        if (tag === Tag.Null) {
-          nulls[o]![r + row] = 1;
-          continue;
-        }
-        switch (kinds[x]) {
-          case Out.Num: {
-            let v: number;
-            if (tag === Tag.Int || tag === Tag.Exact) v = f64[at >> 1]!;
-            else if (tag === Tag.Wide) {
-              v = mantissaOverPow10(Math.abs(f64[at >> 1]!), i32[at + 5]!, tagWord >> 8);
-              if (v !== v) v = Number(b.toString('latin1', s + i32[at + 2]!, s + i32[at + 3]!));
-              else if ((tagWord & TAG_NEGATIVE) !== 0) v = -v;
-            } else if (tag === Tag.Text) v = Number(b.toString('latin1', s + i32[at + 2]!, s + i32[at + 3]!));
-            else return row;
-            (data[o] as Float64Array)[r + row] = v;
-            break;
-          }
-          case Out.Int:
-            if (tag !== Tag.Int) return row;
-            // + 0: the kernel negates, and -0 is no integer.
-            (data[o] as Float64Array | Value[])[r + row] = f64[at >> 1]! + 0;
-            break;
-          case Out.Bool:
-            if (tag !== Tag.True && tag !== Tag.False) return row;
-            (data[o] as Uint8Array)[r + row] = tag === Tag.True ? 1 : 0;
-            break;
-          default: {
-            const vs = s + i32[at + 2]!;
-            const ve = s + i32[at + 3]!;
-            let str: string;
-            if (tag === Tag.Ascii) str = ve - vs <= SHORT ? schema.shortString(b, vs, ve, i32[at + 5]!) : b.toString('latin1', vs, ve);
-            else if (tag === Tag.Utf8) {
-              try {
-                str = utf8.decode(b.subarray(vs, ve));
-              } catch {
-                return row;
-              }
-            } else return row;
-            (data[o] as Value[])[r + row] = str;
-          }
-        }
-        nulls[o]![r + row] = 0;
-      }
+      } else return row;
+      data[r + row] = str;
+      nulls[r + row] = 0;
     }
     return n;
   }

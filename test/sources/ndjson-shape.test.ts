@@ -182,9 +182,14 @@ describe('read_json shape kernel', () => {
     // 4.0 in a bigint column reads as 4 (JSON.parse's number); a string there is refused with its line.
     const withFloat = [...good];
     withFloat[2000] = '{"id":2000,"a":4.0,"s":"v0"}';
-    const q = await quireRows(file(withFloat.join('\n') + '\n'), 'id, a, s');
+    // A record of another shape right after the refused one: its missing key reads NULL.
+    withFloat[2001] = '{"a":5,"s":"v1"}';
+    const f = file(withFloat.join('\n') + '\n');
+    const q = await quireRows(f, 'id, a, s');
     expect(q[2000]).toEqual([2000, 4, 'v0']);
-    expect(q[2999]).toEqual([2999, 9, 'v3']);
+    expect(q[2998]).toEqual([2999, 9, 'v3']);
+    expect(q[2999]).toEqual([null, 5, 'v1']);
+    expect(q).toEqual(await duckRows(f, 'id, a, s'));
     const withText = [...good];
     withText[2500] = '{"id":2500,"a":"four","s":"v0"}';
     await expect(db.query(`select * from read_json('${file(withText.join('\n') + '\n')}', sample_size => 100)`)).rejects.toMatchObject({
