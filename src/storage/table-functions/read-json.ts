@@ -201,7 +201,8 @@ function sampleLines(text: string, complete: boolean, sampleSize: number): Recor
   for (const raw of lines) {
     if (picked.length >= sampleSize) break;
     // JSON's whitespace only (trim() would also drop characters JSON.parse refuses).
-    const l = raw.replace(JSON_SPACE_AROUND, '');
+    // Most lines are `{…}` already: the regular expression only for those that are not.
+    const l = raw.charCodeAt(0) === 123 && raw.charCodeAt(raw.length - 1) === 125 ? raw : raw.replace(JSON_SPACE_AROUND, '');
     if (l === '') continue;
     if (l.charCodeAt(0) !== 123 || l.charCodeAt(l.length - 1) !== 125) return null;
     picked.push(l);
