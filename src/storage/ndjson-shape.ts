@@ -47,6 +47,10 @@ export class NdjsonShape {
   private readonly kinds: Out[];
   /** Values not read whose strings may hold bytes of 128 and more: checked as UTF-8 as scanRecord does. */
   private readonly skipped: Int32Array;
+  /** Per value, the schema field its key names (-1: none). */
+  readonly fieldOf: readonly number[];
+  /** Where the window of the last scan() starts in its buffer (slot positions are relative to it). */
+  private base = 0;
 
   private constructor(
     private readonly kernel: ShapeKernel,
@@ -55,6 +59,7 @@ export class NdjsonShape {
     fieldOf: number[],
     schema: NdjsonSchema,
   ) {
+    this.fieldOf = fieldOf;
     const reads: number[] = [];
     const outs: number[] = [];
     const skipped: number[] = [];
@@ -142,6 +147,17 @@ export class NdjsonShape {
    * the record at s is not one it reads (the caller's then).
    */
   read(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number, max: number): number {
+    const n = this.scan(b, s, e, max);
+    const done = this.convert(b, s, n, this.literals.length - 1, schema, out, r);
+    this.next = s + this.kernel.lines[done]!;
+    return done;
+  }
+
+  /**
+   * Runs the kernel over the records at b[s, e) (at most max) and sets next; returns the number
+   * read, whose values sampleKind() then tells.
+   */
+  scan(b: Buffer, s: number, e: number, max: number): number {
     const k = this.kernel;
     const len = Math.min(e - s, SHAPE_WINDOW);
     k.input.set(b.subarray(s, s + len), 0);
@@ -157,9 +173,42 @@ export class NdjsonShape {
       at += l.length;
     }
     const n = k.run(0, len, nv, Math.min(max, SHAPE_ROWS, Math.floor(SHAPE_SLOTS / Math.max(nv, 1))));
-    const done = this.convert(b, s, n, nv, schema, out, r);
-    this.next = s + k.lines[done]!;
-    return done;
+    this.base = s;
+    this.next = s + k.lines[n]!;
+    return n;
+  }
+
+  /**
+   * The type read_json infers for value v of record `row` of the last scan(): as JSON.parse's value
+   * would give it (a number is int8 when it is a safe integer, so 1.0 and 1e2 are).
+   */
+  sampleKind(b: Buffer, row: number, v: number): 'null' | 'bool' | 'int8' | 'float8' | 'text' {
+    const at = (row * (this.literals.length - 1) + v) * I32_PER_SLOT;
+    const i32 = this.kernel.slotI32;
+    const tagWord = i32[at + 4]!;
+    let x: number;
+    switch (tagWord & 15) {
+      case Tag.Null:
+        return 'null';
+      case Tag.Ascii:
+      case Tag.Utf8:
+        return 'text';
+      case Tag.True:
+      case Tag.False:
+        return 'bool';
+      case Tag.Int:
+        return 'int8';
+      case Tag.Exact:
+        x = this.kernel.slotF64[at >> 1]!;
+        break;
+      case Tag.Wide:
+        x = mantissaOverPow10(Math.abs(this.kernel.slotF64[at >> 1]!), i32[at + 5]!, tagWord >> 8);
+        if (x !== x) x = Number(b.toString('latin1', this.base + i32[at + 2]!, this.base + i32[at + 3]!));
+        break;
+      default:
+        x = Number(b.toString('latin1', this.base + i32[at + 2]!, this.base + i32[at + 3]!));
+    }
+    return Number.isSafeInteger(x) ? 'int8' : 'float8';
   }
 
   /**

@@ -229,4 +229,35 @@ describe('read_json shape kernel', () => {
     const g = file(mixed.join('\n') + '\n');
     expect(await quireRows(g, 'id, a, s')).toEqual(await duckRows(g, 'id, a, s'));
   });
+  it('infers the types JSON.parse gives, from the kernel tags where lines keep one shape', async () => {
+    // Per key: values and the type their JSON.parse numbers make (a safe integer is int8, so 1.0 and 1e2 are).
+    const cols: [string, string[], string][] = [
+      ['ints', ['1.0', '-0.0', '1e2', '3', '-7'], 'int8'],
+      ['floats', ['1.5', '2', '-0.25'], 'float8'],
+      ['wide', ['12345678901234567.0', '7'], 'float8'],
+      ['wide_int', ['1.00000000000000000', '2'], 'int8'],
+      ['huge', ['1e400', '1'], 'float8'],
+      ['long', ['123456789012345678901234', '5'], 'float8'],
+      ['mixed', ['1', '"x"'], 'text'],
+      ['nulls', ['null'], 'text'],
+      ['bools', ['true', 'null', 'false'], 'bool'],
+      ['texts', ['"a"', '"ü"', 'null'], 'text'],
+    ];
+    const lines = (reorder: boolean): string =>
+      Array.from({ length: 600 }, (_, i) => {
+        const parts = cols.map(([k, vs]) => `"${k}":${vs[i % vs.length]}`);
+        // Another key order on every line: no shape, every line through JSON.parse.
+        if (reorder && i % 2 === 1) parts.reverse();
+        return `{${parts.join(',')}}`;
+      }).join('\n') + '\n';
+    const typesOf = async (text: string): Promise<string[]> => (await db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    const want = cols.map(([k, , t]) => `${k}:${t}`);
+    expect(await typesOf(lines(false))).toEqual(want);
+    expect(await typesOf(lines(true))).toEqual(want);
+    // Keys JavaScript orders first (integer-like) keep JSON.parse's order; a key named twice is not the kernel's.
+    expect(await typesOf('{"b":1,"2":"x","a":true}\n{"b":2,"2":"y","a":false}\n')).toEqual(['2:text', 'b:int8', 'a:bool']);
+    expect(await typesOf('{"a":"x","a":1}\n{"a":"y","a":2}\n')).toEqual(['a:int8']);
+    // No keys in any sampled record, and a sample of blank lines, are refused as before.
+    await expect(typesOf('{}\n{}\n')).rejects.toMatchObject({ code: '22P02', message: expect.stringContaining('no objects with keys found') });
+  });
 });

@@ -6,7 +6,8 @@
  * (strings, mixed kinds, and nested objects/arrays as their JSON text). ISO date strings stay text:
  * telling a date from an identifier that looks like one is guesswork.
  *
- * Inference goes through JSON.parse, so integers beyond 2^53 infer as float8 (the nearest double).
+ * Inference types values as JSON.parse reads them, so integers beyond 2^53 infer as float8 (the
+ * nearest double); lines that repeat one shape are typed by the shape kernel, the others parsed.
  * Rows come from ndjson-scanner.ts byte by byte where they fit the schema (see readJsonBody).
  */
 import { statSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { BATCH_SIZE, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { Utf8Decoder, readFileHead } from '../csv.js';
+import { Utf8Decoder, readFileHead, readFileHeadBytes } from '../csv.js';
 import { readFileAhead } from '../read-file-ahead.js';
 import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
 import { NdjsonShape } from '../ndjson-shape.js';
@@ -218,19 +219,84 @@ function sampleLines(text: string, complete: boolean, sampleSize: number): Recor
   return recs as Record<string, unknown>[];
 }
 
+/**
+ * The sample read line by line, records that repeat a learnt line's shape through the shape kernel
+ * (their kinds from its tags), the others through JSON.parse one line each; JSON.parse of every
+ * sampled line was most of what binding read_json cost. Returns the number of records sampled, or
+ * -1 when a line is not one JSON object (then the general inference decides, and words any error).
+ */
+function sampleByShape(head: Buffer, complete: boolean, sampleSize: number, addRecord: (rec: Record<string, unknown>) => void, addKind: (key: string, k: Kind) => void): number {
+  let s = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  const end = complete ? head.length : head.lastIndexOf(10) + 1;
+  const decoder = new TextDecoder('utf-8');
+  let rows = 0;
+  let shape: NdjsonShape | null = null;
+  let names: string[] = [];
+  let tries = 0;
+  while (s < end && rows < sampleSize) {
+    if (shape !== null) {
+      const n = shape.scan(head, s, end, sampleSize - rows);
+      if (n > 0) {
+        const fieldOf = shape.fieldOf;
+        for (let row = 0; row < n; row++) for (let v = 0; v < fieldOf.length; v++) addKind(names[fieldOf[v]!]!, shape.sampleKind(head, row, v));
+        rows += n;
+        s = shape.next;
+        continue;
+      }
+    }
+    let nl = head.indexOf(10, s);
+    if (nl < 0 || nl > end) nl = end;
+    const line = decoder.decode(head.subarray(s, nl));
+    if (line.replace(JSON_SPACE_AROUND, '') !== '') {
+      let rec: unknown;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        return -1;
+      }
+      if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) return -1;
+      addRecord(rec as Record<string, unknown>);
+      rows++;
+      if (shape === null && tries < 8) {
+        tries++;
+        // Fields in JSON.parse's key order, as addRecord met them; a shape naming a key twice is
+        // not used (JSON.parse keeps the last value only, the kernel sees both).
+        names = Object.keys(rec);
+        const schema = new NdjsonSchema(
+          names.map((name) => ({ name, type: T.text })),
+          names.map((_, i) => i),
+        );
+        shape = NdjsonShape.learn(head, s, nl, schema);
+        if (shape !== null && (shape.fieldOf.length !== names.length || shape.fieldOf.some((f) => f < 0))) shape = null;
+      }
+    }
+    s = nl + 1;
+  }
+  return rows;
+}
+
 function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytesPerRow: number } {
-  const head = readFileHead(file, SAMPLE_BYTES);
-  const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
   const kinds = new Map<string, Kind>();
   let rows = 0;
+  const addKind = (k: string, kd: Kind): void => {
+    const prev = kinds.get(k);
+    kinds.set(k, prev === undefined ? kd : join(prev, kd));
+  };
   const addRecord = (rec: Record<string, unknown>): void => {
     rows++;
-    for (const k of Object.keys(rec)) {
-      const prev = kinds.get(k);
-      const kd = kindOf(rec[k]);
-      kinds.set(k, prev === undefined ? kd : join(prev, kd));
-    }
+    for (const k of Object.keys(rec)) addKind(k, kindOf(rec[k]));
   };
+  const bytes = readFileHeadBytes(file, SAMPLE_BYTES, false);
+  const sampled = sampleByShape(bytes.bytes, bytes.complete, sampleSize, addRecord, addKind);
+  if (sampled > 0) {
+    if (kinds.size === 0) throw new QuireError('22P02', `could not determine the columns of JSON file "${file}": no objects with keys found`);
+    const fields: Field[] = [...kinds].map(([name, k]) => ({ name, type: k === 'null' ? T.text : T[k] }));
+    return { fields, bytesPerRow: bytes.bytes.length / sampled };
+  }
+  kinds.clear();
+  rows = 0;
+  const head = readFileHead(file, SAMPLE_BYTES);
+  const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
   const fast = sampleLines(text, head.complete, sampleSize);
   if (fast !== null) for (const rec of fast) addRecord(rec);
   const sp = new JsonValueSplitter();
