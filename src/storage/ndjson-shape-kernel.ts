@@ -27,6 +27,19 @@ export const SHAPE_LITERAL_BYTES = 4096;
 export const SLOT_BYTES = 24;
 /** Slots one call may fill: a call reads at most SHAPE_SLOTS / values records. */
 export const SHAPE_SLOTS = 10240;
+/**
+ * String caches (one per value given one, at most SHAPE_CACHES), of CACHE_SLOTS entries each: the
+ * bytes of the last short ASCII string whose hash chose the entry. Repeated short strings (codes,
+ * categories) are then recognised here, and the caller reuses one string object per entry instead
+ * of comparing or making one per row.
+ */
+export const SHAPE_CACHES = 8;
+export const CACHE_SLOTS = 1024;
+/** Strings up to this many bytes are cached (an entry: a length byte and the bytes). */
+export const CACHE_STRING = 31;
+const CACHE_ENTRY = 32;
+/** An entry's length byte when it holds nothing. */
+export const CACHE_EMPTY = 255;
 
 /** Value kinds in a slot's tag (its low four bits). */
 export const enum Tag {
@@ -45,6 +58,13 @@ export const enum Tag {
   Wide = 7,
   /** An exponent or more than 19 digits: only the text (start, end) is known. */
   Text = 8,
+  /**
+   * An ASCII string of a value with a string cache, equal to the bytes its cache slot (the slot's
+   * number in place of the hash) held: the string made for that slot before is this one.
+   */
+  Cached = 9,
+  /** As Cached, but the slot held other bytes: it holds these now, and the caller makes their string. */
+  Fresh = 10,
 }
 /** Set in a number's tag when it has a minus sign (value is then already negated, except for Text). */
 export const TAG_NEGATIVE = 16;
@@ -55,10 +75,11 @@ const IN_AT = 0;
 const align = (n: number): number => Math.ceil(n / 16) * 16;
 const LINES_AT = align(IN_AT + SHAPE_WINDOW + 1);
 const STEPS_AT = align(LINES_AT + 4 * (SHAPE_ROWS + 1));
-const LIT_AT = align(STEPS_AT + 8 * (SHAPE_VALUES + 1));
+const LIT_AT = align(STEPS_AT + 12 * (SHAPE_VALUES + 1));
 const POW_AT = align(LIT_AT + SHAPE_LITERAL_BYTES);
 const OUT_AT = align(POW_AT + 8 * 23);
-const END_AT = OUT_AT + SLOT_BYTES * SHAPE_SLOTS;
+const CACHE_AT = align(OUT_AT + SLOT_BYTES * SHAPE_SLOTS);
+const END_AT = CACHE_AT + SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY;
 const PAGES = Math.ceil(END_AT / 65536);
 
 // ---- a small assembler ------------------------------------------------------------------------
@@ -216,10 +237,14 @@ const H = 12;
 const ND = 13;
 const NF = 14;
 const ST = 15;
-const MANT = 16; // i64
-const W = 17; // i64
-const T8 = 18; // i64
-const VAL = 19; // f64
+const CI = 16; // the value's string cache (1 …), or 0
+const E = 17; // the cache entry
+const K = 18;
+const LEN = 19;
+const MANT = 20; // i64
+const W = 21; // i64
+const T8 = 22; // i64
+const VAL = 23; // f64
 
 /** Digits at P into MANT (mantissa = mantissa * 10^n + digits), counting them in `count`. */
 function digits(f: Body, count: number): void {
@@ -260,7 +285,7 @@ function kernelBody(): number[] {
   f.i32(0).set(J);
   f.block('fail').loop('step');
   // The literal before value J (or after the last value).
-  f.i32(STEPS_AT).get(J).i32(3).op(I32_SHL, I32_ADD).tee(ST).loadI32(0).tee(Q);
+  f.i32(STEPS_AT).get(J).i32(12).op(I32_MUL, I32_ADD).tee(ST).loadI32(0).tee(Q);
   f.get(ST).loadI32(4).op(I32_ADD).set(QE);
   // Compared eight bytes at a time, the last few under a mask. Bytes past the window are compared
   // too where the literal runs past it, and the zero byte there never matches a literal's.
@@ -292,8 +317,41 @@ function kernelBody(): number[] {
     f.get(H).i32(31).op(I32_MUL).get(C).op(I32_ADD).set(H);
     f.add(P, 1).br('strc');
     f.end().end();
-    f.get(SLOT).get(S0).i32(1).op(I32_ADD).storeI32(8);
+    f.add(S0, 1);
+    f.get(SLOT).get(S0).storeI32(8);
     f.get(SLOT).get(P).storeI32(12);
+    // A short ASCII string of a value with a cache: against the entry its hash picks.
+    f.get(ST).loadI32(8).tee(CI).i32(0).op(I32_NE);
+    f.get(TAG).i32(Tag.Ascii).op(I32_EQ).op(0x71 /* i32.and */);
+    f.get(P).get(S0).op(I32_SUB).tee(LEN).i32(CACHE_STRING + 1).op(I32_LT_U).op(0x71).if();
+    {
+      f.get(H).get(H).i32(13).op(0x76 /* i32.shr_u */).op(0x73 /* i32.xor */).i32(CACHE_SLOTS - 1).op(0x71).set(H);
+      f.i32(CACHE_AT).get(CI).i32(1).op(I32_SUB).i32(CACHE_SLOTS).op(I32_MUL).get(H).op(I32_ADD).i32(CACHE_ENTRY).op(I32_MUL, I32_ADD).set(E);
+      f.i32(Tag.Cached).set(TAG);
+      f.byte(E).get(LEN).op(I32_NE).if();
+      f.i32(Tag.Fresh).set(TAG);
+      f.else();
+      f.i32(0).set(K);
+      f.block('same').loop('samec');
+      f.get(K).get(LEN).op(I32_GE_U).brIf('same');
+      f.get(S0).get(K).op(I32_ADD).op(0x2d, 0, 0).get(E).get(K).op(I32_ADD).op(0x2d, 0, 1).op(I32_NE).if().i32(Tag.Fresh).set(TAG).br('same').end();
+      f.add(K, 1).br('samec');
+      f.end().end();
+      f.end();
+      f.get(TAG).i32(Tag.Fresh).op(I32_EQ).if();
+      {
+        // The entry takes these bytes (the caller makes their string).
+        f.get(E).get(LEN).op(0x3a /* i32.store8 */, 0, 0);
+        f.i32(0).set(K);
+        f.block('copy').loop('copyc');
+        f.get(K).get(LEN).op(I32_GE_U).brIf('copy');
+        f.get(E).get(K).op(I32_ADD).get(S0).get(K).op(I32_ADD).op(0x2d, 0, 0).op(0x3a, 0, 1);
+        f.add(K, 1).br('copyc');
+        f.end().end();
+      }
+      f.end();
+    }
+    f.end();
     f.get(SLOT).get(TAG).storeI32(16);
     f.get(SLOT).get(H).storeI32(20);
     f.add(P, 1);
@@ -371,7 +429,7 @@ function kernelBody(): number[] {
   f.end().end(); // row, done
   f.get(ROWS);
   f.op(0x0b);
-  const locals = [3, 12, I32, 3, I64, 1, F64];
+  const locals = [3, 16, I32, 3, I64, 1, F64];
   const fn = [...locals, ...f.code];
   return [...uleb(fn.length), ...fn];
 }
@@ -411,8 +469,12 @@ export interface ShapeKernel {
   readonly input: Uint8Array;
   /** lines[k]: the start (in the window) of record k; lines[rows]: where reading stopped. */
   readonly lines: Int32Array;
-  /** Per value: the literal before it (address, length); the last pair is the literal after the last value. */
+  /** Per value: the literal before it (address, length) and its string cache (1 …, or 0); the last entry is the literal after the last value. */
   readonly steps: Int32Array;
+  /** The string caches' entries (CACHE_ENTRY bytes each: length, then the bytes). */
+  readonly cache: Uint8Array;
+  /** Per cache, the string of each entry's bytes: kept equal to the entries by every caller. */
+  readonly cacheStrings: string[][];
   readonly literals: Uint8Array;
   readonly literalsAt: number;
   /** The slots of the records read, row after row, SLOT_BYTES each, as doubles and as 32-bit integers. */
@@ -436,7 +498,9 @@ export function shapeKernel(): ShapeKernel | null {
         run: inst.exports.run as ShapeKernel['run'],
         input: new Uint8Array(buf, IN_AT, SHAPE_WINDOW + 1),
         lines: new Int32Array(buf, LINES_AT, SHAPE_ROWS + 1),
-        steps: new Int32Array(buf, STEPS_AT, 2 * (SHAPE_VALUES + 1)),
+        steps: new Int32Array(buf, STEPS_AT, 3 * (SHAPE_VALUES + 1)),
+        cache: new Uint8Array(buf, CACHE_AT, SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY).fill(CACHE_EMPTY),
+        cacheStrings: Array.from({ length: SHAPE_CACHES }, () => new Array<string>(CACHE_SLOTS).fill('')),
         literals: new Uint8Array(buf, LIT_AT, SHAPE_LITERAL_BYTES),
         literalsAt: LIT_AT,
         slotF64: new Float64Array(buf, OUT_AT, (SLOT_BYTES / 8) * SHAPE_SLOTS),

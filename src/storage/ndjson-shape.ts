@@ -8,7 +8,7 @@
 import type { Value } from '../common/types.js';
 import { mantissaOverPow10 } from './decimal-digits-to-double.js';
 import { type NdjsonColumns, type NdjsonSchema } from './ndjson-scanner.js';
-import { SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_NEGATIVE, shapeKernel, type ShapeKernel } from './ndjson-shape-kernel.js';
+import { CACHE_EMPTY, CACHE_SLOTS, SHAPE_CACHES, SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_NEGATIVE, shapeKernel, type ShapeKernel } from './ndjson-shape-kernel.js';
 
 const enum Out {
   Skip = 0,
@@ -49,6 +49,8 @@ export class NdjsonShape {
   private readonly skipped: Int32Array;
   /** Per value, the schema field its key names (-1: none). */
   readonly fieldOf: readonly number[];
+  /** Per value, its string cache in the kernel (1 …) when it is a text column read, else 0. */
+  private readonly cacheOf: Int32Array;
   /** Where the window of the last scan() starts in its buffer (slot positions are relative to it). */
   private base = 0;
 
@@ -75,6 +77,11 @@ export class NdjsonShape {
     });
     this.reads = Int32Array.from(reads);
     this.outs = Int32Array.from(outs);
+    this.cacheOf = new Int32Array(fieldOf.length);
+    let caches = 0;
+    reads.forEach((v, x) => {
+      if (this.kinds[x] === Out.Text && caches < SHAPE_CACHES) this.cacheOf[v] = ++caches;
+    });
     this.skipped = Int32Array.from(skipped);
   }
 
@@ -147,7 +154,7 @@ export class NdjsonShape {
    * the record at s is not one it reads (the caller's then).
    */
   read(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number, max: number): number {
-    const n = this.scan(b, s, e, max);
+    const n = this.scan(b, s, e, max, true);
     const done = this.convert(b, s, n, this.literals.length - 1, schema, out, r);
     this.next = s + this.kernel.lines[done]!;
     return done;
@@ -157,7 +164,7 @@ export class NdjsonShape {
    * Runs the kernel over the records at b[s, e) (at most max) and sets next; returns the number
    * read, whose values sampleKind() then tells.
    */
-  scan(b: Buffer, s: number, e: number, max: number): number {
+  scan(b: Buffer, s: number, e: number, max: number, cache = false): number {
     const k = this.kernel;
     const len = Math.min(e - s, SHAPE_WINDOW);
     k.input.set(b.subarray(s, s + len), 0);
@@ -168,11 +175,23 @@ export class NdjsonShape {
     for (let j = 0; j <= nv; j++) {
       const l = this.literals[j]!;
       k.literals.set(l, at);
-      k.steps[2 * j] = k.literalsAt + at;
-      k.steps[2 * j + 1] = l.length;
+      k.steps[3 * j] = k.literalsAt + at;
+      k.steps[3 * j + 1] = l.length;
+      // Only read() turns the cache's Fresh entries into strings, so only it may have them made.
+      k.steps[3 * j + 2] = cache && j < nv ? this.cacheOf[j]! : 0;
       at += l.length;
     }
-    const n = k.run(0, len, nv, Math.min(max, SHAPE_ROWS, Math.floor(SHAPE_SLOTS / Math.max(nv, 1))));
+    const maxRows = Math.min(max, SHAPE_ROWS, Math.floor(SHAPE_SLOTS / Math.max(nv, 1)));
+    const n = k.run(0, len, nv, maxRows);
+    if (cache && n < maxRows) {
+      // The record the kernel stopped in may have filled cache entries before it failed: no
+      // string is made for them, so they are emptied (slots it did not reach hold older tags,
+      // and emptying their entries costs only a string made again).
+      for (let v = 0; v < nv; v++) {
+        const ci = this.cacheOf[v]!;
+        if (ci > 0) this.forget((n * nv + v) * I32_PER_SLOT, 0, 0, 1, ci);
+      }
+    }
     this.base = s;
     this.next = s + k.lines[n]!;
     return n;
@@ -243,8 +262,15 @@ export class NdjsonShape {
         case Out.Bool:
           limit = this.booleans(first, rowI32, limit, out.data[o] as Uint8Array, out.nulls[o]!, r);
           break;
-        default:
-          limit = this.strings(b, s, first, rowI32, limit, schema, out.data[o] as Value[], out.nulls[o]!, r);
+        default: {
+          const v = this.reads[x]!;
+          const ci = this.cacheOf[v]!;
+          const done = this.strings(b, s, first, rowI32, limit, schema, out.data[o] as Value[], out.nulls[o]!, r, ci);
+          // Entries the kernel filled for records not converted get no string here: emptied, so
+          // the kernel and the strings kept for its entries stay alike.
+          if (ci > 0) this.forget(first, rowI32, done, n, ci);
+          limit = done;
+        }
       }
     }
     if (limit < n) {
@@ -307,14 +333,27 @@ export class NdjsonShape {
     return n;
   }
 
-  private strings(b: Buffer, s: number, at: number, step: number, n: number, schema: NdjsonSchema, data: Value[], nulls: Uint8Array, r: number): number {
+  private forget(at: number, step: number, from: number, n: number, ci: number): void {
     const i32 = this.kernel.slotI32;
+    const base = (ci - 1) * CACHE_SLOTS;
+    for (let row = from, a = at + from * step; row < n; row++, a += step) {
+      if ((i32[a + 4]! & 15) === Tag.Fresh) this.kernel.cache[(base + i32[a + 5]!) * 32] = CACHE_EMPTY;
+    }
+  }
+
+  private strings(b: Buffer, s: number, at: number, step: number, n: number, schema: NdjsonSchema, data: Value[], nulls: Uint8Array, r: number, ci: number): number {
+    const i32 = this.kernel.slotI32;
+    const kept = ci > 0 ? this.kernel.cacheStrings[ci - 1]! : null;
     for (let row = 0; row < n; row++, at += step) {
       const tag = i32[at + 4]! & 15;
       const vs = s + i32[at + 2]!;
       const ve = s + i32[at + 3]!;
       let str: string;
-      if (tag === Tag.Ascii) str = ve - vs <= SHORT ? schema.shortString(b, vs, ve, i32[at + 5]!) : b.toString('latin1', vs, ve);
+      if (tag === Tag.Cached) str = kept![i32[at + 5]!]!;
+      else if (tag === Tag.Fresh) {
+        str = b.toString('latin1', vs, ve);
+        kept![i32[at + 5]!] = str;
+      } else if (tag === Tag.Ascii) str = ve - vs <= SHORT ? schema.shortString(b, vs, ve, i32[at + 5]!) : b.toString('latin1', vs, ve);
       else if (tag === Tag.Null) {
         nulls[r + row] = 1;
         continue;

@@ -260,4 +260,56 @@ describe('read_json shape kernel', () => {
     // No keys in any sampled record, and a sample of blank lines, are refused as before.
     await expect(typesOf('{}\n{}\n')).rejects.toMatchObject({ code: '22P02', message: expect.stringContaining('no objects with keys found') });
   });
+  it('keeps the kernel string caches equal to their strings: collisions, refused records, two readers at once', async () => {
+    const r = rng(21);
+    const word = (): string => {
+      const n = Math.floor(r() * 40); // 0 … 39 bytes: cached up to 31, longer ones not
+      let w = '';
+      for (let i = 0; i < n; i++) w += String.fromCharCode(97 + Math.floor(r() * 3));
+      return w;
+    };
+    const pool = Array.from({ length: 3000 }, word);
+    const make = (rows: number): string =>
+      Array.from({ length: rows }, (_, i) => {
+        const a = r() < 0.3 ? `"${pool[i % 40]!}"` : `"${pool[Math.floor(r() * pool.length)]!}"`;
+        const b = r() < 0.05 ? 'null' : `"${pool[Math.floor(r() * 50)]!}"`;
+        // Now and then a value the int column refuses (the kernel's records after it go unconverted), or another shape.
+        const k = r() < 0.01 ? '4.0' : String(i % 9);
+        if (r() < 0.01) return `{"b":${b},"id":${i},"a":${a},"k":${k},"u":"${pool[i % 7]!}"}`;
+        return `{"id":${i},"a":${a},"u":"${pool[i % 7]!}","b":${b},"k":${k}}`;
+      }).join('\n') + '\n';
+    const fields: Field[] = [
+      { name: 'id', type: T.int8 },
+      { name: 'a', type: T.text },
+      { name: 'u', type: T.text },
+      { name: 'b', type: T.text },
+      { name: 'k', type: T.int8 },
+    ];
+    const f = file(make(6000));
+    const g = file(make(6000));
+    const cols = [0, 1, 3, 4];
+    const plainF = await readBody(f, fields, cols, 1 << 20, false);
+    const plainG = await readBody(g, fields, cols, 1 << 20, false);
+    expect(plainF.filter((row) => row[3] === 4).length).toBeGreaterThan(20);
+    for (const size of [1 << 20, 4093]) {
+      expect(await readBody(f, fields, cols, size, true)).toEqual(plainF);
+      expect(await readBody(f, fields, [3, 1], size, true)).toEqual(plainF.map((row) => [row[2], row[1]]));
+    }
+    // Two readers taking turns batch by batch share the kernel and its caches.
+    const rows = (gen: AsyncGenerator<Batch>, out: unknown[][]) => async (): Promise<boolean> => {
+      const next = await gen.next();
+      if (next.done === true) return false;
+      for (let i = 0; i < next.value.length; i++) out.push(next.value.columns.map((c) => getValue(c, i)));
+      return true;
+    };
+    const outF: unknown[][] = [];
+    const outG: unknown[][] = [];
+    const stepF = rows(readJsonBody([f], fields, cols, undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outF);
+    const stepG = rows(readJsonBody([g], fields, [3, 1, 0, 4], undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outG);
+    let more = true;
+    while (more) more = [await stepF(), await stepG()].some(Boolean);
+    expect(canon(outF)).toEqual(plainF);
+    expect(canon(outG)).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
+    expect(await quireRows(f, 'id, a, b, k')).toEqual(await duckRows(f, 'id, a, b, k'));
+  });
 });
