@@ -7,7 +7,8 @@
  * JavaScript sees a few typed values per record.
  *
  * For each value the kernel writes a slot (see SLOT_BYTES): its kind, where its bytes are, and for
- * numbers the double (when it is exact) or the mantissa's parts; for strings a hash of the bytes.
+ * numbers the double (when it is exact) or the mantissa's parts; for strings a hash of the bytes,
+ * or for a value given a string cache whether the cache already held those bytes (see SHAPE_CACHES).
  * It stops at the first line that does not have the shape (a different key order, spacing, an
  * escape or control character in a string, a nested value, a number JSON forbids, a line without
  * its '\n' in the window): that line is the caller's, read the general way.

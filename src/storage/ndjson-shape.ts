@@ -40,7 +40,7 @@ function stringEnd(b: Buffer, i: number, e: number): number {
 }
 
 export class NdjsonShape {
-  /** Where the record after the last one read starts (set by read()). */
+  /** Where the record after the last one read starts (set by read() and scan()). */
   next = 0;
   private readonly reads: Int32Array;
   private readonly outs: Int32Array;
