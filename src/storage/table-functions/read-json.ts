@@ -238,7 +238,14 @@ function sampleByShape(head: Buffer, complete: boolean, sampleSize: number, addR
       const n = shape.scan(head, s, end, sampleSize - rows);
       if (n > 0) {
         const fieldOf = shape.fieldOf;
-        for (let row = 0; row < n; row++) for (let v = 0; v < fieldOf.length; v++) addKind(names[fieldOf[v]!]!, shape.sampleKind(head, row, v));
+        // Joined per value first (join is order-free), then once into the map.
+        const acc: Kind[] = [];
+        for (let v = 0; v < fieldOf.length; v++) {
+          let kd = shape.sampleKind(head, 0, v);
+          for (let row = 1; row < n; row++) kd = join(kd, shape.sampleKind(head, row, v));
+          acc.push(kd);
+        }
+        for (let v = 0; v < fieldOf.length; v++) addKind(names[fieldOf[v]!]!, acc[v]!);
         rows += n;
         s = shape.next;
         continue;
