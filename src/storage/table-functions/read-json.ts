@@ -6,7 +6,8 @@
  * (strings, mixed kinds, and nested objects/arrays as their JSON text). ISO date strings stay text:
  * telling a date from an identifier that looks like one is guesswork.
  *
- * Inference goes through JSON.parse, so integers beyond 2^53 infer as float8 (the nearest double).
+ * Inference types values as JSON.parse reads them, so integers beyond 2^53 infer as float8 (the
+ * nearest double); lines that repeat one shape are typed by the shape kernel, the others parsed.
  * Rows come from ndjson-scanner.ts byte by byte where they fit the schema (see readJsonBody).
  */
 import { statSync } from 'node:fs';
@@ -17,9 +18,11 @@ import { BATCH_SIZE, type Batch } from '../../common/column.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory } from '../../execution/memory-pool.js';
 import type { EvalContext } from '../../functions/eval-context.js';
-import { Utf8Decoder, readFileHead } from '../csv.js';
+import { Utf8Decoder, readFileHead, readFileHeadBytes } from '../csv.js';
 import { readFileAhead } from '../read-file-ahead.js';
 import { NdjsonColumns, NdjsonSchema, scanRecord } from '../ndjson-scanner.js';
+import { NdjsonShape } from '../ndjson-shape.js';
+import { SHAPE_KERNEL_BYTES } from '../ndjson-shape-kernel.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const SAMPLE_BYTES = 1 << 20;
@@ -199,7 +202,8 @@ function sampleLines(text: string, complete: boolean, sampleSize: number): Recor
   for (const raw of lines) {
     if (picked.length >= sampleSize) break;
     // JSON's whitespace only (trim() would also drop characters JSON.parse refuses).
-    const l = raw.replace(JSON_SPACE_AROUND, '');
+    // Most lines are `{…}` already: the regular expression only for those that are not.
+    const l = raw.charCodeAt(0) === 123 && raw.charCodeAt(raw.length - 1) === 125 ? raw : raw.replace(JSON_SPACE_AROUND, '');
     if (l === '') continue;
     if (l.charCodeAt(0) !== 123 || l.charCodeAt(l.length - 1) !== 125) return null;
     picked.push(l);
@@ -215,19 +219,91 @@ function sampleLines(text: string, complete: boolean, sampleSize: number): Recor
   return recs as Record<string, unknown>[];
 }
 
+/**
+ * The sample read line by line, records that repeat a learnt line's shape through the shape kernel
+ * (their kinds from its tags), the others through JSON.parse one line each; JSON.parse of every
+ * sampled line was most of what binding read_json cost. Returns the number of records sampled, or
+ * -1 when a line is not one JSON object (then the general inference decides, and words any error).
+ */
+function sampleByShape(head: Buffer, complete: boolean, sampleSize: number, addRecord: (rec: Record<string, unknown>) => void, addKind: (key: string, k: Kind) => void): number {
+  let s = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  const end = complete ? head.length : head.lastIndexOf(10) + 1;
+  const decoder = new TextDecoder('utf-8');
+  let rows = 0;
+  let shape: NdjsonShape | null = null;
+  let names: string[] = [];
+  let tries = 0;
+  while (s < end && rows < sampleSize) {
+    if (shape !== null) {
+      const n = shape.scan(head, s, end, sampleSize - rows);
+      if (n > 0) {
+        const fieldOf = shape.fieldOf;
+        // Joined per value first (join is order-free), then once into the map.
+        const acc: Kind[] = [];
+        for (let v = 0; v < fieldOf.length; v++) {
+          let kd = shape.sampleKind(head, 0, v);
+          for (let row = 1; row < n; row++) kd = join(kd, shape.sampleKind(head, row, v));
+          acc.push(kd);
+        }
+        for (let v = 0; v < fieldOf.length; v++) addKind(names[fieldOf[v]!]!, acc[v]!);
+        rows += n;
+        s = shape.next;
+        continue;
+      }
+    }
+    let nl = head.indexOf(10, s);
+    if (nl < 0 || nl > end) nl = end;
+    const line = decoder.decode(head.subarray(s, nl));
+    if (line.replace(JSON_SPACE_AROUND, '') !== '') {
+      let rec: unknown;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        return -1;
+      }
+      if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) return -1;
+      addRecord(rec as Record<string, unknown>);
+      rows++;
+      if (shape === null && tries < 8) {
+        tries++;
+        // Fields in JSON.parse's key order, as addRecord met them; a shape naming a key twice is
+        // not used (JSON.parse keeps the last value only, the kernel sees both).
+        names = Object.keys(rec);
+        const schema = new NdjsonSchema(
+          names.map((name) => ({ name, type: T.text })),
+          names.map((_, i) => i),
+        );
+        shape = NdjsonShape.learn(head, s, nl, schema);
+        if (shape !== null && (shape.fieldOf.length !== names.length || shape.fieldOf.some((f) => f < 0))) shape = null;
+      }
+    }
+    s = nl + 1;
+  }
+  return rows;
+}
+
 function inferSchema(file: string, sampleSize: number): { fields: Field[]; bytesPerRow: number } {
-  const head = readFileHead(file, SAMPLE_BYTES);
-  const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
   const kinds = new Map<string, Kind>();
   let rows = 0;
+  const addKind = (k: string, kd: Kind): void => {
+    const prev = kinds.get(k);
+    kinds.set(k, prev === undefined ? kd : join(prev, kd));
+  };
   const addRecord = (rec: Record<string, unknown>): void => {
     rows++;
-    for (const k of Object.keys(rec)) {
-      const prev = kinds.get(k);
-      const kd = kindOf(rec[k]);
-      kinds.set(k, prev === undefined ? kd : join(prev, kd));
-    }
+    for (const k of Object.keys(rec)) addKind(k, kindOf(rec[k]));
   };
+  const bytes = readFileHeadBytes(file, SAMPLE_BYTES, false);
+  const sampled = sampleByShape(bytes.bytes, bytes.complete, sampleSize, addRecord, addKind);
+  if (sampled > 0) {
+    if (kinds.size === 0) throw new QuireError('22P02', `could not determine the columns of JSON file "${file}": no objects with keys found`);
+    const fields: Field[] = [...kinds].map(([name, k]) => ({ name, type: k === 'null' ? T.text : T[k] }));
+    return { fields, bytesPerRow: bytes.bytes.length / sampled };
+  }
+  kinds.clear();
+  rows = 0;
+  const head = readFileHead(file, SAMPLE_BYTES);
+  const text = head.text.charCodeAt(0) === 0xfeff ? head.text.slice(1) : head.text;
   const fast = sampleLines(text, head.complete, sampleSize);
   if (fast !== null) for (const rec of fast) addRecord(rec);
   const sp = new JsonValueSplitter();
@@ -255,7 +331,8 @@ function toValue(v: unknown, t: DataType, file: string, line: number, col: strin
       if (typeof v === 'boolean') return v;
       break;
     case 'int8':
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+      // + 0: JSON.parse reads -0, which is no integer.
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v + 0;
       if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 63) return BigInt(v);
       break;
     case 'float8':
@@ -284,8 +361,8 @@ async function* readJsonFiles(
   chunkBytes?: number,
 ): AsyncGenerator<Batch> {
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_json', false);
-  // One output batch, and the chunk being read with the two reads in flight behind it.
-  const baseBytes = BATCH_SIZE * (cols.length * 24 + 16) + 3 * (chunkBytes ?? READ_CHUNK_BYTES);
+  // One output batch, the chunk being read with the two reads in flight behind it, and the shape kernel's memory.
+  const baseBytes = BATCH_SIZE * (cols.length * 24 + 16) + 3 * (chunkBytes ?? READ_CHUNK_BYTES) + SHAPE_KERNEL_BYTES;
   reservation?.grow(baseBytes, 'an output batch and read buffers');
   try {
     yield* readJsonBody(files, fields, cols, signal, chunkBytes, (bytes, file) => {
@@ -303,7 +380,9 @@ async function* readJsonFiles(
  * Rows of newline-delimited JSON. Each line goes through scanRecord (bytes straight into the output
  * columns); a line it declines is parsed whole with JSON.parse; a line that is not one JSON value (a
  * pretty-printed record, a top-level array, two values on a line, a syntax error) hands the rest of
- * the file to the general splitter, which also words the error. Exported for tests (chunkBytes).
+ * the file to the general splitter, which also words the error. Records repeating a learnt line's
+ * shape go through the WebAssembly kernel instead (ndjson-shape.ts; `shapes` false: never, for tests).
+ * Exported for tests (chunkBytes, shapes).
  */
 export async function* readJsonBody(
   files: readonly string[],
@@ -312,6 +391,7 @@ export async function* readJsonBody(
   signal: AbortSignal | undefined,
   chunkBytes: number | undefined,
   hold: (bytes: number, file: string) => void,
+  shapes = true,
 ): AsyncGenerator<Batch> {
   const types = cols.map((c) => fields[c]!.type);
   const schema = new NdjsonSchema(fields, cols);
@@ -339,6 +419,11 @@ export async function* readJsonBody(
     let first = true;
     let parts: Buffer[] = [];
     let partBytes = 0;
+    // Records that repeat a learnt line's shape are read by the WebAssembly kernel (see ndjson-shape.ts).
+    let shape: NdjsonShape | null = null;
+    let learnTries = 0;
+    let pause = 0;
+    let penalty = 1;
     function* drain(splitter: JsonValueSplitter, final: boolean): Generator<Batch> {
       for (;;) {
         const t = splitter.next(final);
@@ -360,6 +445,7 @@ export async function* readJsonBody(
       let s = 0;
       if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) s = 3;
       first = false;
+      const dv = new DataView(data.buffer, data.byteOffset, data.length);
       for (;;) {
         if (s >= data.length) {
           if (!final) {
@@ -368,8 +454,28 @@ export async function* readJsonBody(
           }
           return;
         }
-        const got = scanRecord(data, s, data.length, final, schema, out, rows);
+        if (shape !== null && pause === 0) {
+          const k = shape.read(data, s, data.length, schema, out, rows, BATCH_SIZE - rows);
+          if (k > 0) {
+            rows += k;
+            line += k;
+            s = shape.next;
+            penalty = 1;
+            if (rows === BATCH_SIZE) yield flush();
+            continue;
+          }
+          // A line of another shape: the next lines are read here, more of them each time the
+          // kernel is refused, so a file whose lines differ does not pay for it on every line.
+          pause = penalty;
+          penalty = Math.min(2 * penalty, 1024);
+        }
+        const got = scanRecord(data, dv, s, data.length, final, schema, out, rows);
         let nl = schema.lineEnd;
+        if (got > 0 && shape === null && shapes && learnTries < 8) {
+          learnTries++;
+          shape = NdjsonShape.learn(data, s, nl, schema);
+        }
+        if (pause > 0) pause--;
         if (got < 0) {
           nl = data.indexOf(10, s);
           if (nl < 0) {

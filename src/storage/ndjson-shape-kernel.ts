@@ -1,0 +1,518 @@
+/**
+ * A WebAssembly kernel that reads newline-delimited JSON records of one known shape: the bytes
+ * between values (`{"id":`, `,"k":`, … `}`) are given as literals, and each record must repeat them
+ * exactly, with one scalar value (string, number, true, false, null) after each. Machine-written
+ * NDJSON repeats its shape on every line, and in plain JavaScript touching every byte of a record
+ * cost as much as everything else the query did; here the bytes are read in WebAssembly and
+ * JavaScript sees a few typed values per record.
+ *
+ * For each value the kernel writes a slot (see SLOT_BYTES): its kind, where its bytes are, and for
+ * numbers the double (when it is exact) or the mantissa's parts; for strings a hash of the bytes,
+ * or for a value given a string cache whether the cache already held those bytes (see SHAPE_CACHES).
+ * It stops at the first line that does not have the shape (a different key order, spacing, an
+ * escape or control character in a string, a nested value, a number JSON forbids, a line without
+ * its '\n' in the window): that line is the caller's, read the general way.
+ *
+ * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
+ */
+
+/** Bytes of input one call may read (copied into the kernel's memory). */
+export const SHAPE_WINDOW = 1 << 16;
+/** Records one call may read, and values per record a shape may have. */
+export const SHAPE_ROWS = 1024;
+export const SHAPE_VALUES = 64;
+/** Literal bytes a shape may have in all. */
+export const SHAPE_LITERAL_BYTES = 4096;
+
+/** Per value: f64 value, i32 start, i32 end, i32 tag (kind | negative | fraction digits << 8), i32 hash or low 32 bits of the mantissa. */
+export const SLOT_BYTES = 24;
+/** Slots one call may fill: a call reads at most SHAPE_SLOTS / values records. */
+export const SHAPE_SLOTS = 10240;
+/**
+ * String caches (one per value given one, at most SHAPE_CACHES), of CACHE_SLOTS entries each: the
+ * bytes of the last short ASCII string whose hash chose the entry. Repeated short strings (codes,
+ * categories) are then recognised here, and the caller reuses one string object per entry instead
+ * of comparing or making one per row.
+ */
+export const SHAPE_CACHES = 8;
+export const CACHE_SLOTS = 1024;
+/** Strings up to this many bytes are cached (an entry: a length byte and the bytes). */
+export const CACHE_STRING = 31;
+const CACHE_ENTRY = 32;
+/** An entry's length byte when it holds nothing. */
+export const CACHE_EMPTY = 255;
+
+/** Value kinds in a slot's tag (its low four bits). */
+export const enum Tag {
+  Null = 0,
+  /** A string of bytes below 128 only; hash = the string's hash (h = h * 31 + byte). */
+  Ascii = 1,
+  /** A string with bytes of 128 and more (UTF-8 to check and decode). */
+  Utf8 = 2,
+  True = 3,
+  False = 4,
+  /** An integer below 2^53 (no fraction, no exponent): value is exact. */
+  Int = 5,
+  /** A number with a fraction, mantissa below 2^53: value = mantissa / 10^fraction, correctly rounded. */
+  Exact = 6,
+  /** A mantissa of 2^53 up to 19 digits: value is its nearest double, hash its low 32 bits (see mantissaOverPow10). */
+  Wide = 7,
+  /** An exponent or more than 19 digits: only the text (start, end) is known. */
+  Text = 8,
+  /**
+   * An ASCII string of a value with a string cache, equal to the bytes its cache slot (the slot's
+   * number in place of the hash) held: the string made for that slot before is this one.
+   */
+  Cached = 9,
+  /** As Cached, but the slot held other bytes: it holds these now, and the caller makes their string. */
+  Fresh = 10,
+}
+/** Set in a number's tag when it has a minus sign (value is then already negated, except for Text). */
+export const TAG_NEGATIVE = 16;
+
+// Memory layout.
+const IN_AT = 0;
+/** The window is followed by a zero byte: every check fails on it, so the kernel needs no bounds checks. */
+const align = (n: number): number => Math.ceil(n / 16) * 16;
+const LINES_AT = align(IN_AT + SHAPE_WINDOW + 1);
+const STEPS_AT = align(LINES_AT + 4 * (SHAPE_ROWS + 1));
+const LIT_AT = align(STEPS_AT + 12 * (SHAPE_VALUES + 1));
+const POW_AT = align(LIT_AT + SHAPE_LITERAL_BYTES);
+const OUT_AT = align(POW_AT + 8 * 23);
+const CACHE_AT = align(OUT_AT + SLOT_BYTES * SHAPE_SLOTS);
+const END_AT = CACHE_AT + SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY;
+const PAGES = Math.ceil(END_AT / 65536);
+
+// ---- a small assembler ------------------------------------------------------------------------
+
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+function sleb(v: bigint): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+const I32 = 0x7f;
+const I64 = 0x7e;
+const F64 = 0x7c;
+
+/** Emits a function body; branches name their target, and the depth is worked out here. */
+class Body {
+  readonly code: number[] = [];
+  private readonly labels: string[] = [];
+
+  op(...bytes: number[]): this {
+    this.code.push(...bytes);
+    return this;
+  }
+  block(label: string): this {
+    this.labels.push(label);
+    return this.op(0x02, 0x40);
+  }
+  loop(label: string): this {
+    this.labels.push(label);
+    return this.op(0x03, 0x40);
+  }
+  if(): this {
+    this.labels.push('');
+    return this.op(0x04, 0x40);
+  }
+  else(): this {
+    return this.op(0x05);
+  }
+  end(): this {
+    this.labels.pop();
+    return this.op(0x0b);
+  }
+  private depth(label: string): number {
+    const at = this.labels.lastIndexOf(label);
+    if (at < 0) throw new Error(`no label ${label}`);
+    return this.labels.length - 1 - at;
+  }
+  br(label: string): this {
+    return this.op(0x0c, this.depth(label));
+  }
+  brIf(label: string): this {
+    return this.op(0x0d, this.depth(label));
+  }
+  get(l: number): this {
+    return this.op(0x20, l);
+  }
+  set(l: number): this {
+    return this.op(0x21, l);
+  }
+  tee(l: number): this {
+    return this.op(0x22, l);
+  }
+  i32(n: number): this {
+    return this.op(0x41, ...sleb(BigInt(n)));
+  }
+  i64(n: bigint): this {
+    return this.op(0x42, ...sleb(BigInt.asIntN(64, n)));
+  }
+  /** The byte at local p + offset. */
+  byte(p: number, offset = 0): this {
+    return this.get(p).op(0x2d, 0, ...uleb(offset));
+  }
+  loadI32(offset: number): this {
+    return this.op(0x28, 2, ...uleb(offset));
+  }
+  storeI32(offset: number): this {
+    return this.op(0x36, 2, ...uleb(offset));
+  }
+  storeF64(offset: number): this {
+    return this.op(0x39, 3, ...uleb(offset));
+  }
+  /** The eight bytes at local p, little-endian. */
+  word(p: number): this {
+    return this.get(p).op(0x29, 3, 0);
+  }
+  loadF64(offset: number): this {
+    return this.op(0x2b, 3, ...uleb(offset));
+  }
+  /** local l += n */
+  add(l: number, n: number): this {
+    return this.get(l).i32(n).op(I32_ADD).set(l);
+  }
+}
+
+const I32_EQZ = 0x45;
+const I32_EQ = 0x46;
+const I32_NE = 0x47;
+const I32_LT_U = 0x49;
+const I32_GT_U = 0x4b;
+const I32_GE_U = 0x4f;
+const I32_ADD = 0x6a;
+const I32_SUB = 0x6b;
+const I32_MUL = 0x6c;
+const I32_OR = 0x72;
+const I32_SHL = 0x74;
+const I64_ADD = 0x7c;
+const I64_SUB = 0x7d;
+const I64_AND = 0x83;
+const I64_XOR = 0x85;
+const I64_SHL = 0x86;
+const I64_SHR_U = 0x88;
+const I64_NE = 0x52;
+const I64_EQZ = 0x50;
+const I64_MUL = 0x7e;
+const I64_LT_U = 0x54;
+const I64_EXTEND_I32_U = 0xad;
+const I32_WRAP_I64 = 0xa7;
+const F64_CONVERT_I64_U = 0xba;
+const F64_DIV = 0xa3;
+const F64_NEG = 0x9a;
+
+// Parameters: run(start, end, steps, maxRows) -> rows read.
+const P = 0; // the next byte
+const END = 1;
+const NSTEPS = 2;
+const MAXROWS = 3;
+// Locals.
+const ROWS = 4;
+const J = 5;
+const Q = 6;
+const QE = 7;
+const C = 8;
+const SLOT = 9;
+const S0 = 10;
+const TAG = 11;
+const H = 12;
+const ND = 13;
+const NF = 14;
+const ST = 15;
+const CI = 16; // the value's string cache (1 …), or 0
+const E = 17; // the cache entry
+const K = 18;
+const LEN = 19;
+const MANT = 20; // i64
+const W = 21; // i64
+const T8 = 22; // i64
+const VAL = 23; // f64
+
+/** Digits at P into MANT (mantissa = mantissa * 10^n + digits), counting them in `count`. */
+function digits(f: Body, count: number): void {
+  const ZEROS = 0x3030303030303030n;
+  const HIGH = 0xf0f0f0f0f0f0f0f0n;
+  // Eight at a time while eight digits follow: pairs, then fours, then the eight combine in three
+  // multiply-adds (the 17-digit doubles of shortest round-trip output take two steps and a byte).
+  f.block('eights').loop('eight');
+  f.word(P).tee(W).i64(HIGH).op(I64_AND).i64(ZEROS).op(I64_NE).brIf('eights');
+  f.get(W).i64(0x0606060606060606n).op(I64_ADD).i64(HIGH).op(I64_AND).i64(ZEROS).op(I64_NE).brIf('eights');
+  f.get(W).i64(0x0f0f0f0f0f0f0f0fn).op(I64_AND).tee(T8);
+  f.i64(10n).op(I64_MUL).get(T8).i64(8n).op(I64_SHR_U, I64_ADD).i64(0x00ff00ff00ff00ffn).op(I64_AND).tee(T8);
+  f.i64(100n).op(I64_MUL).get(T8).i64(16n).op(I64_SHR_U, I64_ADD).i64(0x0000ffff0000ffffn).op(I64_AND).tee(T8);
+  f.i64(10000n).op(I64_MUL).get(T8).i64(32n).op(I64_SHR_U, I64_ADD).i64(0xffffffffn).op(I64_AND).set(T8);
+  f.get(MANT).i64(100000000n).op(I64_MUL).get(T8).op(I64_ADD).set(MANT);
+  f.add(P, 8).add(count, 8).br('eight');
+  f.end().end();
+  f.block('digits').loop('digit');
+  f.byte(P).i32(48).op(I32_SUB).tee(C).i32(9).op(I32_GT_U).brIf('digits');
+  f.get(MANT).i64(10n).op(I64_MUL).get(C).op(I64_EXTEND_I32_U, I64_ADD).set(MANT);
+  f.add(P, 1).add(count, 1).br('digit');
+  f.end().end();
+}
+
+/** Fails unless the bytes at P + 1 … are `rest`. */
+function expectBytes(f: Body, rest: string): void {
+  for (let k = 0; k < rest.length; k++) f.byte(P, k + 1).i32(rest.charCodeAt(k)).op(I32_NE).brIf('fail');
+}
+
+function kernelBody(): number[] {
+  const f = new Body();
+  f.block('done').loop('row');
+  // lines[rows] = where the next record starts (the caller resumes there).
+  f.i32(LINES_AT).get(ROWS).i32(2).op(I32_SHL, I32_ADD).get(P).storeI32(0);
+  f.get(ROWS).get(MAXROWS).op(I32_GE_U).brIf('done');
+  f.get(P).get(END).op(I32_GE_U).brIf('done');
+  f.i32(OUT_AT).get(ROWS).get(NSTEPS).i32(SLOT_BYTES).op(I32_MUL, I32_MUL, I32_ADD).set(SLOT);
+  f.i32(0).set(J);
+  f.block('fail').loop('step');
+  // The literal before value J (or after the last value).
+  f.i32(STEPS_AT).get(J).i32(12).op(I32_MUL, I32_ADD).tee(ST).loadI32(0).tee(Q);
+  f.get(ST).loadI32(4).op(I32_ADD).set(QE);
+  // Compared eight bytes at a time, the last few under a mask. Bytes past the window are compared
+  // too where the literal runs past it, and the zero byte there never matches a literal's.
+  f.block('lit').loop('litc');
+  f.get(QE).get(Q).op(I32_SUB).tee(C).op(I32_EQZ).brIf('lit');
+  f.get(C).i32(8).op(I32_GE_U).if();
+  f.word(P).word(Q).op(I64_NE).brIf('fail');
+  f.add(P, 8).add(Q, 8).br('litc');
+  f.end();
+  f.word(P).word(Q).op(I64_XOR).i64(1n).get(C).i32(3).op(I32_SHL).op(I64_EXTEND_I32_U, I64_SHL).i64(1n).op(I64_SUB, I64_AND);
+  f.op(I64_EQZ, I32_EQZ).brIf('fail');
+  f.get(P).get(C).op(I32_ADD).set(P).br('lit');
+  f.end().end();
+  // After the last literal, the line's end.
+  f.get(J).get(NSTEPS).op(I32_EQ).if();
+  f.byte(P).i32(10).op(I32_NE).brIf('fail');
+  f.add(P, 1).add(ROWS, 1).br('row');
+  f.end();
+  f.get(P).set(S0);
+  f.byte(P).tee(C).i32(34).op(I32_EQ).if();
+  {
+    // A string: up to its closing quote; a backslash or control character is not this kernel's.
+    f.add(P, 1).i32(0).set(H).i32(Tag.Ascii).set(TAG);
+    f.block('str').loop('strc');
+    f.byte(P).tee(C).i32(34).op(I32_EQ).brIf('str');
+    f.get(C).i32(92).op(I32_EQ).brIf('fail');
+    f.get(C).i32(32).op(I32_LT_U).brIf('fail');
+    f.get(C).i32(127).op(I32_GT_U).if().i32(Tag.Utf8).set(TAG).end();
+    f.get(H).i32(31).op(I32_MUL).get(C).op(I32_ADD).set(H);
+    f.add(P, 1).br('strc');
+    f.end().end();
+    f.add(S0, 1);
+    f.get(SLOT).get(S0).storeI32(8);
+    f.get(SLOT).get(P).storeI32(12);
+    // A short ASCII string of a value with a cache: against the entry its hash picks.
+    f.get(ST).loadI32(8).tee(CI).i32(0).op(I32_NE);
+    f.get(TAG).i32(Tag.Ascii).op(I32_EQ).op(0x71 /* i32.and */);
+    f.get(P).get(S0).op(I32_SUB).tee(LEN).i32(CACHE_STRING + 1).op(I32_LT_U).op(0x71).if();
+    {
+      f.get(H).get(H).i32(13).op(0x76 /* i32.shr_u */).op(0x73 /* i32.xor */).i32(CACHE_SLOTS - 1).op(0x71).set(H);
+      f.i32(CACHE_AT).get(CI).i32(1).op(I32_SUB).i32(CACHE_SLOTS).op(I32_MUL).get(H).op(I32_ADD).i32(CACHE_ENTRY).op(I32_MUL, I32_ADD).set(E);
+      f.i32(Tag.Cached).set(TAG);
+      f.byte(E).get(LEN).op(I32_NE).if();
+      f.i32(Tag.Fresh).set(TAG);
+      f.else();
+      f.i32(0).set(K);
+      f.block('same').loop('samec');
+      f.get(K).get(LEN).op(I32_GE_U).brIf('same');
+      f.get(S0).get(K).op(I32_ADD).op(0x2d, 0, 0).get(E).get(K).op(I32_ADD).op(0x2d, 0, 1).op(I32_NE).if().i32(Tag.Fresh).set(TAG).br('same').end();
+      f.add(K, 1).br('samec');
+      f.end().end();
+      f.end();
+      f.get(TAG).i32(Tag.Fresh).op(I32_EQ).if();
+      {
+        // The entry takes these bytes (the caller makes their string).
+        f.get(E).get(LEN).op(0x3a /* i32.store8 */, 0, 0);
+        f.i32(0).set(K);
+        f.block('copy').loop('copyc');
+        f.get(K).get(LEN).op(I32_GE_U).brIf('copy');
+        f.get(E).get(K).op(I32_ADD).get(S0).get(K).op(I32_ADD).op(0x2d, 0, 0).op(0x3a, 0, 1);
+        f.add(K, 1).br('copyc');
+        f.end().end();
+      }
+      f.end();
+    }
+    f.end();
+    f.get(SLOT).get(TAG).storeI32(16);
+    f.get(SLOT).get(H).storeI32(20);
+    f.add(P, 1);
+  }
+  f.else();
+  f.get(C).i32(110).op(I32_EQ).if();
+  expectBytes(f, 'ull');
+  f.get(SLOT).i32(Tag.Null).storeI32(16).add(P, 4);
+  f.else();
+  f.get(C).i32(116).op(I32_EQ).if();
+  expectBytes(f, 'rue');
+  f.get(SLOT).i32(Tag.True).storeI32(16).add(P, 4);
+  f.else();
+  f.get(C).i32(102).op(I32_EQ).if();
+  expectBytes(f, 'alse');
+  f.get(SLOT).i32(Tag.False).storeI32(16).add(P, 5);
+  f.else();
+  {
+    // A number, as JSON writes it: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+    f.i32(0).set(TAG);
+    f.get(C).i32(45).op(I32_EQ).if().i32(TAG_NEGATIVE).set(TAG).add(P, 1).end();
+    f.i64(0n).set(MANT).i32(0).set(ND).i32(0).set(NF);
+    f.byte(P).i32(48).op(I32_EQ).if().add(P, 1).i32(1).set(ND).else();
+    digits(f, ND);
+    f.end();
+    f.get(ND).op(I32_EQZ).brIf('fail');
+    f.byte(P).i32(46).op(I32_EQ).if().add(P, 1);
+    digits(f, NF);
+    f.get(NF).op(I32_EQZ).brIf('fail');
+    f.end();
+    f.byte(P).i32(32).op(I32_OR).i32(101).op(I32_EQ).if();
+    {
+      // An exponent: the text is converted by the caller.
+      f.add(P, 1);
+      f.byte(P).i32(43).op(I32_EQ).byte(P).i32(45).op(I32_EQ).op(I32_OR).if().add(P, 1).end();
+      f.i32(0).set(ND);
+      f.block('exp').loop('expc');
+      f.byte(P).i32(48).op(I32_SUB).i32(9).op(I32_GT_U).brIf('exp');
+      f.add(P, 1).add(ND, 1).br('expc');
+      f.end().end();
+      f.get(ND).op(I32_EQZ).brIf('fail');
+      f.get(TAG).i32(Tag.Text).op(I32_OR).set(TAG);
+    }
+    f.else();
+    f.get(ND).get(NF).op(I32_ADD).i32(19).op(I32_GT_U).if();
+    f.get(TAG).i32(Tag.Text).op(I32_OR).set(TAG);
+    f.else();
+    f.get(MANT).op(F64_CONVERT_I64_U).set(VAL);
+    f.get(MANT).i64(2n ** 53n).op(I64_LT_U).if();
+    {
+      f.get(NF).op(I32_EQZ).if();
+      f.get(TAG).i32(Tag.Int).op(I32_OR).set(TAG);
+      f.else();
+      // mantissa and 10^fraction both exact: one correctly rounded division.
+      f.get(VAL).i32(POW_AT).get(NF).i32(3).op(I32_SHL, I32_ADD).loadF64(0).op(F64_DIV).set(VAL);
+      f.get(TAG).i32(Tag.Exact).op(I32_OR).set(TAG);
+      f.end();
+    }
+    f.else();
+    f.get(TAG).i32(Tag.Wide).op(I32_OR).set(TAG);
+    f.get(SLOT).get(MANT).op(I32_WRAP_I64).storeI32(20);
+    f.end();
+    f.get(TAG).i32(TAG_NEGATIVE).op(0x71 /* i32.and */).if().get(VAL).op(F64_NEG).set(VAL).end();
+    f.get(SLOT).get(VAL).storeF64(0);
+    f.end();
+    f.end();
+    f.get(SLOT).get(S0).storeI32(8);
+    f.get(SLOT).get(P).storeI32(12);
+    f.get(SLOT).get(TAG).get(NF).i32(8).op(I32_SHL, I32_OR).storeI32(16);
+  }
+  f.end().end().end().end();
+  f.add(SLOT, SLOT_BYTES).add(J, 1).br('step');
+  f.end().end(); // step, fail
+  f.br('done');
+  f.end().end(); // row, done
+  f.get(ROWS);
+  f.op(0x0b);
+  const locals = [3, 16, I32, 3, I64, 1, F64];
+  const fn = [...locals, ...f.code];
+  return [...uleb(fn.length), ...fn];
+}
+
+function section(id: number, body: number[]): number[] {
+  return [id, ...uleb(body.length), ...body];
+}
+
+function name(s: string): number[] {
+  return [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
+}
+
+function kernelModule(): Uint8Array {
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    // type 0: (i32 × 4) -> i32
+    ...section(1, [1, 0x60, 4, I32, I32, I32, I32, 1, I32]),
+    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...uleb(PAGES)]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name('run'), 0x00, 0]),
+    ...section(10, [1, ...kernelBody()]),
+  ]);
+}
+
+/** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Memory: new (limits: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
+  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
+}
+const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+/** The kernel and views of its memory. One per process: a call runs to completion before another starts. */
+export interface ShapeKernel {
+  readonly run: (start: number, end: number, steps: number, maxRows: number) => number;
+  /** The window: input bytes go to [0, SHAPE_WINDOW), followed by a zero byte. */
+  readonly input: Uint8Array;
+  /** lines[k]: the start (in the window) of record k; lines[rows]: where reading stopped. */
+  readonly lines: Int32Array;
+  /** Per value: the literal before it (address, length) and its string cache (1 …, or 0); the last entry is the literal after the last value. */
+  readonly steps: Int32Array;
+  /** The string caches' entries (CACHE_ENTRY bytes each: length, then the bytes). */
+  readonly cache: Uint8Array;
+  /** Per cache, the string of each entry's bytes: kept equal to the entries by every caller. */
+  readonly cacheStrings: string[][];
+  readonly literals: Uint8Array;
+  readonly literalsAt: number;
+  /** The slots of the records read, row after row, SLOT_BYTES each, as doubles and as 32-bit integers. */
+  readonly slotF64: Float64Array;
+  readonly slotI32: Int32Array;
+}
+
+let shared: ShapeKernel | null | undefined;
+
+/** The kernel, instantiated once; null where WebAssembly is not available. */
+export function shapeKernel(): ShapeKernel | null {
+  if (shared !== undefined) return shared;
+  try {
+    if (wasm === undefined) shared = null;
+    else {
+      const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
+      const inst = new wasm.Instance(new wasm.Module(kernelModule()), { env: { mem: memory } });
+      const buf = memory.buffer;
+      new Float64Array(buf, POW_AT, 23).set(Array.from({ length: 23 }, (_, i) => Number(`1e${i}`)));
+      shared = {
+        run: inst.exports.run as ShapeKernel['run'],
+        input: new Uint8Array(buf, IN_AT, SHAPE_WINDOW + 1),
+        lines: new Int32Array(buf, LINES_AT, SHAPE_ROWS + 1),
+        steps: new Int32Array(buf, STEPS_AT, 3 * (SHAPE_VALUES + 1)),
+        cache: new Uint8Array(buf, CACHE_AT, SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY).fill(CACHE_EMPTY),
+        cacheStrings: Array.from({ length: SHAPE_CACHES }, () => new Array<string>(CACHE_SLOTS).fill('')),
+        literals: new Uint8Array(buf, LIT_AT, SHAPE_LITERAL_BYTES),
+        literalsAt: LIT_AT,
+        slotF64: new Float64Array(buf, OUT_AT, (SLOT_BYTES / 8) * SHAPE_SLOTS),
+        slotI32: new Int32Array(buf, OUT_AT, (SLOT_BYTES / 4) * SHAPE_SLOTS),
+      };
+    }
+  } catch {
+    shared = null;
+  }
+  return shared;
+}
+
+/** Memory the kernel holds (for memory_limit accounting). */
+export const SHAPE_KERNEL_BYTES = PAGES * 65536;

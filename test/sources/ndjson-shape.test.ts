@@ -1,0 +1,315 @@
+/**
+ * read_json's WebAssembly path for records that repeat one line's shape (ndjson-shape.ts): against
+ * DuckDB reading the same files and against the JavaScript path reading them without the kernel.
+ * Files mostly keep one shape and now and then break it (another key order, a missing or extra
+ * key, a nested value in a read and an unread key, escapes, spacing, CRLF, blank lines), so the
+ * kernel stops and resumes often; tiny read chunks split lines and UTF-8 sequences.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+import { getValue, type Batch } from '../../src/common/column.js';
+import { T, type Field } from '../../src/common/types.js';
+import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
+import { NdjsonColumns, NdjsonSchema } from '../../src/storage/ndjson-scanner.js';
+import { NdjsonShape } from '../../src/storage/ndjson-shape.js';
+import { shapeKernel } from '../../src/storage/ndjson-shape-kernel.js';
+import { rng } from '../common/pg-helper.js';
+
+let db: Database;
+let duck: DuckDBConnection;
+let dir: string;
+let n = 0;
+
+beforeAll(async () => {
+  db = await Database.create();
+  const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
+  duck = await inst.connect();
+  dir = mkdtempSync(join(tmpdir(), 'quire-ndjson-shape-'));
+});
+afterAll(async () => {
+  await db.close();
+  duck.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function file(text: string | Buffer): string {
+  const f = join(dir, `f${n++}.ndjson`);
+  writeFileSync(f, text);
+  return f;
+}
+
+const canon = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x)));
+
+async function quireRows(f: string, cols: string): Promise<unknown[][]> {
+  return canon((await db.query(`select ${cols} from read_json('${f}') order by id`)).rows);
+}
+
+async function duckRows(f: string, cols: string): Promise<unknown[][]> {
+  const r = await duck.runAndReadAll(`select ${cols} from read_json('${f}', format = 'newline_delimited') order by id`);
+  return canon(r.getRows() as unknown[][]);
+}
+
+async function readBody(f: string, fields: Field[], cols: number[], chunkBytes: number, shapes: boolean): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  for await (const b of readJsonBody([f], fields, cols, undefined, chunkBytes, () => {}, shapes) as AsyncGenerator<Batch>) {
+    for (let i = 0; i < b.length; i++) out.push(b.columns.map((c) => getValue(c, i)));
+  }
+  return canon(out);
+}
+
+const INTS = ['0', '-0', '7', '-42', '123456789', '9007199254740991', '-9007199254740991', '1234567890123'];
+const FLOATS = ['1.5', '-0.25', '0.7913460577595683', '0.0', '-0.0', '1e10', '2.5E-3', '-1.7976931348623157e308', '5e-324', '123456.789012345678', '9007199254740993.5', '0.1', '1.25e+2', '12345678901234567.0', '99999999999999999999.5'];
+const STRINGS = ['plain', '', 'cat0', 'café', '日本語テキスト', 'emoji 😀 pair', 'ü'.repeat(20), 'a somewhat longer ascii string past the cache', 'quote \\" inside', 'caf\\u00e9', 'escaped pair \\ud83d\\ude00', 'line\\nbreak'];
+
+/** Lines of one shape ({"id":…,"i":…,"f":…,"s":…,"b":…}), compact or spaced, breaking it now and then. */
+function shapedFile(seed: number, rows: number, spaced: boolean): string {
+  const r = rng(seed);
+  const pick = <X>(xs: readonly X[]): X => xs[Math.floor(r() * xs.length)]!;
+  const sep = spaced ? ', ' : ',';
+  const colon = spaced ? ': ' : ':';
+  const lines: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const vals: [string, string][] = [
+      ['id', String(i)],
+      ['i', r() < 0.1 ? 'null' : pick(INTS)],
+      ['f', r() < 0.1 ? 'null' : pick(FLOATS)],
+      ['s', r() < 0.1 ? 'null' : `"${pick(STRINGS)}"`],
+      ['b', pick(['true', 'false', 'null'])],
+    ];
+    const x = r();
+    if (x < 0.02) vals.reverse(); // another key order
+    else if (x < 0.04) vals.splice(2, 1); // a missing key
+    else if (x < 0.05) vals.push(['extra', '{"n": [1, {"m": "}"}]}']); // a nested value in a key no column reads
+    else if (x < 0.06) vals.push(['x', '[1,2]']);
+    let line = `{${vals.map(([k, v]) => `"${k}"${colon}${v}`).join(sep)}}`;
+    if (r() < 0.02) line = line.replace('{', '{ '); // other spacing
+    if (r() < 0.02) line += '\r';
+    lines.push(line);
+    if (r() < 0.01) lines.push('');
+  }
+  return lines.join('\n') + '\n';
+}
+
+const FIELDS: Field[] = [
+  { name: 'id', type: T.int8 },
+  { name: 'i', type: T.int8 },
+  { name: 'f', type: T.float8 },
+  { name: 's', type: T.text },
+  { name: 'b', type: T.bool },
+];
+
+describe('read_json shape kernel', () => {
+  it('is available here (WebAssembly), so the tests below exercise it', () => {
+    expect(shapeKernel()).not.toBeNull();
+  });
+
+  it('agrees with DuckDB on files that mostly keep one shape, compact and spaced', async () => {
+    for (const [seed, spaced] of [[1, false], [2, true], [3, false]] as const) {
+      const f = file(shapedFile(seed, 4000, spaced));
+      const cols = 'id, i, f, s, b';
+      const q = await quireRows(f, cols);
+      expect(q.length).toBe(4000);
+      expect(q).toEqual(await duckRows(f, cols));
+      // Projections: unread values are checked, not converted; read ones do not change.
+      expect(await quireRows(f, 'id, s')).toEqual(q.map((r) => [r[0], r[3]]));
+      expect(await quireRows(f, 'f, id')).toEqual(q.map((r) => [r[2], r[0]]));
+    }
+  });
+
+  it('gives the rows of the JavaScript path for any chunk size (lines and UTF-8 sequences split)', async () => {
+    const f = file(shapedFile(4, 1500, false));
+    const all = [0, 1, 2, 3, 4];
+    const plain = await readBody(f, FIELDS, all, 1 << 20, false);
+    expect(plain.length).toBe(1500);
+    for (const size of [1 << 20, 1 << 16, 4093, 64, 7]) expect(await readBody(f, FIELDS, all, size, true)).toEqual(plain);
+    expect(await readBody(f, FIELDS, [3, 0], 333, true)).toEqual(plain.map((r) => [r[3], r[0]]));
+    expect(await readBody(f, FIELDS, [], 1 << 20, true)).toEqual(plain.map(() => []));
+  });
+
+  it('reads integers, doubles and strings of every form exactly as DuckDB', async () => {
+    const r = rng(9);
+    const lines: string[] = [];
+    for (let i = 0; i < 20000; i++) {
+      // Doubles from 1 to 20 significant digits, with and without exponent; integers up to 2^53.
+      let d = String(1 + Math.floor(r() * 9));
+      for (let j = 1, m = 1 + Math.floor(r() * 20); j < m; j++) d += String(Math.floor(r() * 10));
+      const at = 1 + Math.floor(r() * d.length);
+      const num = at === d.length ? d : `${d.slice(0, at)}.${d.slice(at)}`;
+      const f = r() < 0.1 ? `${num}e${Math.floor(r() * 40) - 20}` : r() < 0.5 ? `-${num}` : num;
+      const k = Math.floor((r() - 0.5) * 2 * Number.MAX_SAFE_INTEGER);
+      lines.push(`{"id":${i},"f":${f},"k":${k},"t":"${'x'.repeat(Math.floor(r() * 40))}é${i % 13}"}`);
+    }
+    const f = file(lines.join('\n') + '\n');
+    expect(await quireRows(f, 'id, f, k, t')).toEqual(await duckRows(f, 'id, f, k, t'));
+  });
+
+  it('learns no shape from a line it cannot take, and stops at the first line of another shape', () => {
+    const fields: Field[] = [
+      { name: 'a', type: T.int8 },
+      { name: 'b', type: T.text },
+    ];
+    const schema = new NdjsonSchema(fields, [0, 1]);
+    const learn = (line: string): NdjsonShape | null => {
+      const b = Buffer.from(line + '\n');
+      return NdjsonShape.learn(b, 0, b.length - 1, schema);
+    };
+    expect(learn('{"a":1,"b":"x"}')).not.toBeNull();
+    expect(learn('  { "a" : 1 , "b" : "x" }  ')).not.toBeNull();
+    expect(learn('{"a":1,"b":{"c":2}}')).toBeNull();
+    expect(learn('{"a":[1],"b":"x"}')).toBeNull();
+    expect(learn('{"a\\u0062":1}')).toBeNull();
+    expect(learn('{"a":1,"b":"x"} trailing')).toBeNull();
+    const text = '{"a":1,"b":"x"}\n{"a":2,"b":"y"}\n{"b":"z","a":3}\n{"a":4,"b":"w"}\n';
+    const buf = Buffer.from(text);
+    const shape = learn('{"a":0,"b":""}')!;
+    const out = new NdjsonColumns([T.int8, T.text], 16);
+    expect(shape.read(buf, 0, buf.length, schema, out, 0, 16)).toBe(2);
+    expect(shape.next).toBe(text.indexOf('{"b"'));
+    expect(shape.read(buf, shape.next, buf.length, schema, out, 2, 16)).toBe(0);
+    // At most `max` records, and a line cut by the end of the bytes is not read.
+    expect(shape.read(buf, 0, buf.length, schema, out, 0, 1)).toBe(1);
+    expect(shape.read(buf, 0, text.indexOf('\n') + 5, schema, out, 0, 16)).toBe(1);
+    const cols = out.finish(2);
+    expect([getValue(cols[0]!, 0), getValue(cols[1]!, 0), getValue(cols[0]!, 1), getValue(cols[1]!, 1)]).toEqual([1, 'x', 2, 'y']);
+  });
+
+  it('hands values its column does not take to the general path (converted or refused as before)', async () => {
+    const good = Array.from({ length: 3000 }, (_, i) => `{"id":${i},"a":${i % 10},"s":"v${i % 4}"}`);
+    // 4.0 in a bigint column reads as 4 (JSON.parse's number); a string there is refused with its line.
+    const withFloat = [...good];
+    withFloat[2000] = '{"id":2000,"a":4.0,"s":"v0"}';
+    // A record of another shape right after the refused one: its missing key reads NULL.
+    withFloat[2001] = '{"a":5,"s":"v1"}';
+    const f = file(withFloat.join('\n') + '\n');
+    const q = await quireRows(f, 'id, a, s');
+    expect(q[2000]).toEqual([2000, 4, 'v0']);
+    expect(q[2998]).toEqual([2999, 9, 'v3']);
+    expect(q[2999]).toEqual([null, 5, 'v1']);
+    expect(q).toEqual(await duckRows(f, 'id, a, s'));
+    const withText = [...good];
+    withText[2500] = '{"id":2500,"a":"four","s":"v0"}';
+    await expect(db.query(`select * from read_json('${file(withText.join('\n') + '\n')}', sample_size => 100)`)).rejects.toMatchObject({
+      code: '22P02',
+      message: 'invalid input syntax for type bigint: "four"',
+      detail: expect.stringContaining('line 2501'),
+    });
+  });
+
+  it('names the line of a malformed record in a shaped file', async () => {
+    const good = (i: number): string => `{"id":${i},"a":${i % 10},"s":"v${i % 4}"}`;
+    for (const broken of ['{"id":3,"a":07,"s":"x"}', '{"id":3,"a":-,"s":"x"}', '{"id":3,"a":1.,"s":"x"}', '{"id":3,"a":1e,"s":"x"}', '{"id":3,"a":7,"s":"x",}', '{"id":3,"a":tru,"s":"x"}', '{"id":3,"a":nul,"s":"x"}']) {
+      const lines = Array.from({ length: 2500 }, (_, i) => good(i));
+      lines[1800] = broken;
+      await expect(db.query(`select id, a, s from read_json('${file(lines.join('\n') + '\n')}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1801') });
+    }
+    // Invalid UTF-8 in a read and in an unread string.
+    const bad = Buffer.concat([Buffer.from(Array.from({ length: 2000 }, (_, i) => good(i)).join('\n') + '\n{"id":2000,"a":1,"s":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]);
+    const f = file(bad);
+    await expect(db.query(`select id, s from read_json('${f}')`)).rejects.toMatchObject({ code: '22021' });
+    await expect(db.query(`select id, a from read_json('${f}')`)).rejects.toMatchObject({ code: '22021' });
+  });
+
+  it('reads a last line without its newline and files whose every line has another shape', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `{"id":${i},"s":"q${i % 3}"}`);
+    const f = file(lines.join('\n'));
+    expect((await quireRows(f, 'id, s')).length).toBe(3000);
+    const r = rng(5);
+    const mixed = Array.from({ length: 3000 }, (_, i) => {
+      const parts = [`"id":${i}`, `"a":${i % 7}`, `"s":"w${i % 5}"`];
+      for (let k = parts.length - 1; k > 0; k--) {
+        const j = Math.floor(r() * (k + 1));
+        [parts[k], parts[j]] = [parts[j]!, parts[k]!];
+      }
+      return `{${parts.join(',')}}`;
+    });
+    const g = file(mixed.join('\n') + '\n');
+    expect(await quireRows(g, 'id, a, s')).toEqual(await duckRows(g, 'id, a, s'));
+  });
+  it('infers the types JSON.parse gives, from the kernel tags where lines keep one shape', async () => {
+    // Per key: values and the type their JSON.parse numbers make (a safe integer is int8, so 1.0 and 1e2 are).
+    const cols: [string, string[], string][] = [
+      ['ints', ['1.0', '-0.0', '1e2', '3', '-7'], 'int8'],
+      ['floats', ['1.5', '2', '-0.25'], 'float8'],
+      ['wide', ['12345678901234567.0', '7'], 'float8'],
+      ['wide_int', ['1.00000000000000000', '2'], 'int8'],
+      ['huge', ['1e400', '1'], 'float8'],
+      ['long', ['123456789012345678901234', '5'], 'float8'],
+      ['mixed', ['1', '"x"'], 'text'],
+      ['nulls', ['null'], 'text'],
+      ['bools', ['true', 'null', 'false'], 'bool'],
+      ['texts', ['"a"', '"ü"', 'null'], 'text'],
+    ];
+    const lines = (reorder: boolean): string =>
+      Array.from({ length: 600 }, (_, i) => {
+        const parts = cols.map(([k, vs]) => `"${k}":${vs[i % vs.length]}`);
+        // Another key order on every line: no shape, every line through JSON.parse.
+        if (reorder && i % 2 === 1) parts.reverse();
+        return `{${parts.join(',')}}`;
+      }).join('\n') + '\n';
+    const typesOf = async (text: string): Promise<string[]> => (await db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    const want = cols.map(([k, , t]) => `${k}:${t}`);
+    expect(await typesOf(lines(false))).toEqual(want);
+    expect(await typesOf(lines(true))).toEqual(want);
+    // Keys JavaScript orders first (integer-like) keep JSON.parse's order; a key named twice is not the kernel's.
+    expect(await typesOf('{"b":1,"2":"x","a":true}\n{"b":2,"2":"y","a":false}\n')).toEqual(['2:text', 'b:int8', 'a:bool']);
+    expect(await typesOf('{"a":"x","a":1}\n{"a":"y","a":2}\n')).toEqual(['a:int8']);
+    // No keys in any sampled record, and a sample of blank lines, are refused as before.
+    await expect(typesOf('{}\n{}\n')).rejects.toMatchObject({ code: '22P02', message: expect.stringContaining('no objects with keys found') });
+  });
+  it('keeps the kernel string caches equal to their strings: collisions, refused records, two readers at once', async () => {
+    const r = rng(21);
+    const word = (): string => {
+      const n = Math.floor(r() * 40); // 0 … 39 bytes: cached up to 31, longer ones not
+      let w = '';
+      for (let i = 0; i < n; i++) w += String.fromCharCode(97 + Math.floor(r() * 3));
+      return w;
+    };
+    const pool = Array.from({ length: 3000 }, word);
+    const make = (rows: number): string =>
+      Array.from({ length: rows }, (_, i) => {
+        const a = r() < 0.3 ? `"${pool[i % 40]!}"` : `"${pool[Math.floor(r() * pool.length)]!}"`;
+        const b = r() < 0.05 ? 'null' : `"${pool[Math.floor(r() * 50)]!}"`;
+        // Now and then a value the int column refuses (the kernel's records after it go unconverted), or another shape.
+        const k = r() < 0.01 ? '4.0' : String(i % 9);
+        if (r() < 0.01) return `{"b":${b},"id":${i},"a":${a},"k":${k},"u":"${pool[i % 7]!}"}`;
+        return `{"id":${i},"a":${a},"u":"${pool[i % 7]!}","b":${b},"k":${k}}`;
+      }).join('\n') + '\n';
+    const fields: Field[] = [
+      { name: 'id', type: T.int8 },
+      { name: 'a', type: T.text },
+      { name: 'u', type: T.text },
+      { name: 'b', type: T.text },
+      { name: 'k', type: T.int8 },
+    ];
+    const f = file(make(6000));
+    const g = file(make(6000));
+    const cols = [0, 1, 3, 4];
+    const plainF = await readBody(f, fields, cols, 1 << 20, false);
+    const plainG = await readBody(g, fields, cols, 1 << 20, false);
+    expect(plainF.filter((row) => row[3] === 4).length).toBeGreaterThan(20);
+    for (const size of [1 << 20, 4093]) {
+      expect(await readBody(f, fields, cols, size, true)).toEqual(plainF);
+      expect(await readBody(f, fields, [3, 1], size, true)).toEqual(plainF.map((row) => [row[2], row[1]]));
+    }
+    // Two readers taking turns batch by batch share the kernel and its caches.
+    const rows = (gen: AsyncGenerator<Batch>, out: unknown[][]) => async (): Promise<boolean> => {
+      const next = await gen.next();
+      if (next.done === true) return false;
+      for (let i = 0; i < next.value.length; i++) out.push(next.value.columns.map((c) => getValue(c, i)));
+      return true;
+    };
+    const outF: unknown[][] = [];
+    const outG: unknown[][] = [];
+    const stepF = rows(readJsonBody([f], fields, cols, undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outF);
+    const stepG = rows(readJsonBody([g], fields, [3, 1, 0, 4], undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outG);
+    let more = true;
+    while (more) more = [await stepF(), await stepG()].some(Boolean);
+    expect(canon(outF)).toEqual(plainF);
+    expect(canon(outG)).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
+    expect(await quireRows(f, 'id, a, b, k')).toEqual(await duckRows(f, 'id, a, b, k'));
+  });
+});
