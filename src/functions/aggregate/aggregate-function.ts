@@ -80,6 +80,14 @@ export interface GroupedAccumulator {
    * belongs to group gids[k], which is never negative. Without it the caller gathers the rows first.
    */
   updateSel?(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void;
+  /**
+   * Whether update() over these arguments only adds one to each row's group (count(*), count(x) of a
+   * column without NULLs): then addRowCounts() with the batch's rows per group stands for it, and one
+   * count per group serves every such aggregate of the batch.
+   */
+  countsRowsOnly?(args: readonly Column[]): boolean;
+  /** update() for countsRowsOnly arguments: perGroup[g] rows for each group g < groups. */
+  addRowCounts?(perGroup: Float64Array, groups: number): void;
   result(g: number): Value;
 }
 

@@ -43,6 +43,15 @@ class GroupedCount implements GroupedAccumulator {
     else for (let k = 0; k < n; k++) counts[gids[k]!] += 1 - nulls[sel[k]!]!;
   }
 
+  countsRowsOnly(args: readonly Column[]): boolean {
+    return this.star || args[0]!.nulls === null;
+  }
+
+  addRowCounts(perGroup: Float64Array, groups: number): void {
+    const counts = this.counts;
+    for (let g = 0; g < groups; g++) counts[g] += perGroup[g]!;
+  }
+
   updateGroup(g: number, n: number, args: readonly Column[]): void {
     const nulls = this.star ? null : args[0]!.nulls;
     let c = n;

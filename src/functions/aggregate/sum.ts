@@ -50,6 +50,20 @@ class GroupedFloatSum implements GroupedAccumulator {
     const sums = this.sums;
     const seen = this.seen;
     const f4 = this.float4;
+    if (nulls === null && !f4) {
+      // The common case without the per-row NULL and float4 tests.
+      for (let k = 0; k < n; k++) {
+        const g = gids[k]!;
+        if (g < 0) continue;
+        const a = sums[g]!;
+        const v = d[k]!;
+        let s = a + v;
+        if (s - s !== 0 && s === s) s = floatAdd(a, v, false);
+        sums[g] = s;
+        seen[g] = 1;
+      }
+      return;
+    }
     for (let k = 0; k < n; k++) {
       const g = gids[k]!;
       if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;

@@ -554,6 +554,8 @@ export class OrderedInput {
 // ---------------------------------------------------------------------------------------------------
 
 export interface ConsumeState {
+  /** Rows per group of the current batch, for aggregates that only count rows (countsRowsOnly). */
+  perGroup: Float64Array<ArrayBuffer>;
   readonly grouper: Grouper;
   readonly accs: GroupedAccumulator[];
   readonly ordered: (OrderedInput | null)[];
@@ -567,6 +569,19 @@ export interface ConsumeState {
 }
 
 /**
+ * Rows per group of gids[0..n) into st.perGroup (all ids non-negative), when counting per group costs
+ * less than a pass over the rows per counting aggregate: few groups next to the batch's rows.
+ */
+function rowsPerGroup(st: ConsumeState, gids: Int32Array, n: number, groups: number): Float64Array | null {
+  if (groups * 4 > n) return null;
+  if (st.perGroup.length < groups) st.perGroup = new Float64Array(Math.max(groups, 64));
+  const per = st.perGroup;
+  per.fill(0, 0, groups);
+  for (let k = 0; k < n; k++) per[gids[k]!]++;
+  return per;
+}
+
+/**
  * One input batch: group ids, then every aggregate. A plain function called per batch, not a loop in the
  * async generator, so V8 optimizes it (and the accumulator calls it makes) like ordinary code.
  */
@@ -576,6 +591,8 @@ export function consume(st: ConsumeState, batch: Batch): void {
   const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: n }, n);
   const groups = grouper.count;
   const cols = batch.columns;
+  // Computed for the first aggregate that only counts rows, then shared; null: not worth it.
+  let per: Float64Array | null | undefined;
   for (let i = 0; i < aggs.length; i++) {
     const a = aggs[i]!;
     let g = gids;
@@ -594,6 +611,7 @@ export function consume(st: ConsumeState, batch: Batch): void {
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
     const acc = accs[i]!;
     if (keyCount === 0 && a.filterCol === null && acc.updateGroup !== undefined) acc.updateGroup(0, n, args);
+    else if (keyCount > 0 && a.filterCol === null && acc.countsRowsOnly?.(args) === true && (per ??= rowsPerGroup(st, gids, n, groups)) !== null) acc.addRowCounts!(per, groups);
     else acc.update(g, n, args);
   }
   st.grown = groups;
@@ -610,6 +628,7 @@ export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: 
   const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: batch.length }, n, sel);
   const groups = grouper.count;
   const cols = batch.columns;
+  let per: Float64Array | null | undefined;
   for (let i = 0; i < aggs.length; i++) {
     const ac = aggs[i]!.argCols;
     const acc = accs[i]!;
@@ -620,7 +639,9 @@ export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: 
     }
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
-    if (acc.updateSel !== undefined) acc.updateSel(gids, sel, n, args);
+    // A count of a column without NULLs counts the selected rows too, whatever the selection.
+    if (keyCount > 0 && acc.countsRowsOnly?.(args) === true && (per ??= rowsPerGroup(st, gids, n, groups)) !== null) acc.addRowCounts!(per, groups);
+    else if (acc.updateSel !== undefined) acc.updateSel(gids, sel, n, args);
     else {
       for (let j = 0; j < ac.length; j++) args[j] = takeColumn(args[j]!, sel, n);
       acc.update(gids, n, args);
@@ -717,6 +738,7 @@ export class HashAggregate extends PhysicalOperator {
       aggs,
       keyCount,
       filtered: new Int32Array(0),
+      perGroup: new Float64Array(0),
       grown: 0,
       reserve: new GrowthReserve(),
     };

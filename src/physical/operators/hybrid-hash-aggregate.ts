@@ -191,6 +191,7 @@ export class HybridHashAggregate extends PhysicalOperator {
       aggs,
       keyCount,
       filtered: new Int32Array(0),
+      perGroup: new Float64Array(0),
       grown: 0,
       reserve: new GrowthReserve(),
     };

@@ -801,9 +801,39 @@ function pickLookupI32(dict: Int32Array, idx: Int32Array, pageNulls: Uint8Array 
   }
 }
 
+/** Consecutive wanted rows from which a pick copies them as one stretch. */
+const STRETCH = 16;
+
+/**
+ * Whether most of the wanted rows only[from …to) lie in stretches of STRETCH consecutive rows or more,
+ * judged at up to 32 evenly spaced places.
+ */
+function clustered(only: Int32Array, from: number, to: number): boolean {
+  const n = to - from;
+  if (n < 2 * STRETCH) return false;
+  const step = Math.max(1, Math.floor((n - STRETCH) / 32));
+  let hits = 0;
+  let tries = 0;
+  for (let j = from; j + STRETCH <= to && tries < 32; j += step, tries++) if (only[j + STRETCH - 1]! - only[j]! === STRETCH - 1) hits++;
+  return hits * 2 >= tries;
+}
+
 function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Float64Array, outNulls: Uint8Array | null): void {
   if (pageNulls === null) {
-    for (let j = from; j < to; j++) out[j] = src[only[j]! - row]!;
+    // Stretches of consecutive rows copied whole, as in pickI32.
+    let j = from;
+    while (j < to) {
+      if (j + STRETCH <= to && only[j + STRETCH - 1]! - only[j]! === STRETCH - 1) {
+        const t = only[j]! - row;
+        let e = j + STRETCH;
+        while (e < to && only[e] === only[e - 1]! + 1) e++;
+        out.set(src.subarray(t, t + e - j), j);
+        j = e;
+      } else {
+        out[j] = src[only[j]! - row]!;
+        j++;
+      }
+    }
     return;
   }
   let i = 0;
@@ -820,15 +850,20 @@ function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, o
 function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Int32Array, outNulls: Uint8Array | null, none: number): void {
   if (pageNulls === null) {
     // Wanted rows come in stretches of consecutive rows (a range filter, or blocks of a clustered
-    // column): each stretch is one copy.
+    // column): each stretch is one copy. Rows are increasing, so STRETCH rows spanning STRETCH - 1 are
+    // consecutive: one test per row finds a stretch's start, and scattered rows pay no more than that.
     let j = from;
     while (j < to) {
-      const t = only[j]! - row;
-      let e = j + 1;
-      while (e < to && only[e] === only[e - 1]! + 1) e++;
-      if (e - j >= 16) out.set(src.subarray(t, t + e - j), j);
-      else for (let k = j; k < e; k++) out[k] = src[only[k]! - row]!;
-      j = e;
+      if (j + STRETCH <= to && only[j + STRETCH - 1]! - only[j]! === STRETCH - 1) {
+        const t = only[j]! - row;
+        let e = j + STRETCH;
+        while (e < to && only[e] === only[e - 1]! + 1) e++;
+        out.set(src.subarray(t, t + e - j), j);
+        j = e;
+      } else {
+        out[j] = src[only[j]! - row]!;
+        j++;
+      }
     }
     return;
   }
@@ -1231,10 +1266,17 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         row += count;
         continue;
       }
-      // Numbers of a page without NULLs: looked up as they are unpacked, straight into place.
-      if (only === undefined && !coded && !withNulls && width > 0) {
-        const max = readIndexes(r, width, values.subarray(row, row + count), r.view.byteLength - r.offset, dictionary);
+      // Numbers of a page without NULLs: looked up as they are unpacked, straight into place; when picking
+      // rows that come in stretches of consecutive rows, into a page-long scratch first, from which each
+      // stretch is one copy (scattered rows are cheaper looked up one by one through their indexes).
+      if (!coded && !withNulls && width > 0 && (only === undefined || clustered(only, want, wantEnd))) {
+        const into = only === undefined ? values.subarray(row, row + count) : rowValuesFor(conv, count);
+        const max = readIndexes(r, width, into, r.view.byteLength - r.offset, dictionary);
         if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+        if (only !== undefined) {
+          if (values instanceof Float64Array) pickF64(into as Float64Array, null, row, only, want, wantEnd, values, null);
+          else pickI32(into as Int32Array, null, row, only, want, wantEnd, values, null, 0);
+        }
         row += count;
         continue;
       }
