@@ -28,7 +28,8 @@ import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind/query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { isLiteralInsert, literalInsertOf, type LiteralInsert } from '../sql/parse-insert-values.js';
-import { runLiteralInsert } from './insert-literal.js';
+import { runLiteralInsert, runParamInsert } from './insert-literal.js';
+import type { ParamInsert } from '../sql/param-insert.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { SessionSequences } from './sequences.js';
 import { MemoryTable } from '../storage/memory-table.js';
@@ -966,6 +967,27 @@ export class Database implements UtilityHost {
     this.queryText = s.text;
     try {
       return this.literalInsertNow(lit);
+    } catch (e) {
+      if (this.session.inTransaction) this.session.transactionFailed = true;
+      throw statementError(e);
+    }
+  }
+
+  /**
+   * literalInsertSync for `INSERT INTO t VALUES ($1, …)` sent through the extended protocol with its
+   * parameter values (runParamInsert): outside a transaction block the statement is its own
+   * transaction, committed to the log before this returns. Null when the general path must run it.
+   */
+  paramInsertSync(s: ParsedStatement, pi: ParamInsert, params: readonly unknown[], paramTypes: readonly DataType[]): QueryResult | null {
+    if (this.catalog.attached.size > 0 || (this.session.transactionFailed && this.session.inTransaction)) return null;
+    this.abort = null;
+    this.abortUnused = false;
+    this.beginStatement();
+    this.queryText = s.text;
+    try {
+      const r = runParamInsert(this, pi, params, paramTypes, nowMicros);
+      if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
+      return r;
     } catch (e) {
       if (this.session.inTransaction) this.session.transactionFailed = true;
       throw statementError(e);
