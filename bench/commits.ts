@@ -11,12 +11,16 @@
  * busy disk weighs on all of them alike.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
- *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--foreign-key]
+ *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--foreign-key] [--params]
  *
  * `--dir DIR` puts the scratch directories in DIR instead of the system's temporary directory: on a
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
  * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's).
+ *
+ * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
+ * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
+ * prepared statement run with each row's values; the library: query(sql, params)).
  *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
@@ -37,6 +41,8 @@ import { startPgServer } from '../src/server/pgwire/index.js';
 interface Engine {
   name: string;
   exec(sql: string): Promise<void>;
+  /** One INSERT of a row into `table` as a statement with parameters. */
+  insert(table: string, values: [number, number, string]): Promise<void>;
   close(): Promise<void>;
   /** CPU time (µs) of a server process of the engine's own, when it has one: counted beside this one's. */
   serverCpu?(): Promise<number>;
@@ -53,6 +59,8 @@ const BULK = Number(arg('bulk', '1000000'));
 const WARMUP = Number(arg('warmup', '200'));
 const RUNS = Number(arg('runs', '1'));
 const FOREIGN_KEY = process.argv.includes('--foreign-key');
+const PARAMS = process.argv.includes('--params');
+const insertParams = (table: string): string => `INSERT INTO ${table} VALUES ($1, $2, $3)`;
 const DIR = arg('dir', tmpdir());
 const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text)`;
 
@@ -67,7 +75,7 @@ const ROW_BYTES = 4 + 8 + 12;
 
 async function quire(dir: string): Promise<Engine> {
   const db = await Database.create({ path: dir });
-  return { name: 'quire', exec: async (sql) => void (await db.query(sql)), close: () => db.close() };
+  return { name: 'quire', exec: async (sql) => void (await db.query(sql)), insert: async (table, v) => void (await db.query(insertParams(table), v)), close: () => db.close() };
 }
 
 async function quirePgwire(dir: string): Promise<Engine> {
@@ -78,6 +86,7 @@ async function quirePgwire(dir: string): Promise<Engine> {
   return {
     name: 'quire-pgwire',
     exec: async (sql) => void (await client.query(sql)),
+    insert: async (table, v) => void (await client.query(insertParams(table), v)),
     close: async () => {
       await client.end();
       await server.close();
@@ -132,6 +141,7 @@ async function quirePgwireProc(dir: string): Promise<Engine> {
   return {
     name: 'quire-pgwire-proc',
     exec: async (sql) => void (await client.query(sql)),
+    insert: async (table, v) => void (await client.query(insertParams(table), v)),
     serverCpu: async () => {
       const m = /^cpu (\d+) (\d+)$/.exec(await server.ask('cpu'));
       if (m === null) throw new Error('pgwire server: no CPU figures');
@@ -148,8 +158,14 @@ async function sqlite(dir: string): Promise<Engine> {
   const db = new BetterSqlite3(join(dir, 'db.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  const inserts = new Map<string, ReturnType<BetterSqlite3["prepare"]>>();
   return {
     name: 'sqlite',
+    insert: async (table, v) => {
+      let st = inserts.get(table);
+      if (st === undefined) inserts.set(table, (st = db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?)`)));
+      st.run(...v);
+    },
     exec: async (sql) => {
       db.exec(sql.replace(/generate_series\((\d+), (\d+)\) i/, (_m, a: string, b: string) => `(WITH RECURSIVE s(i) AS (SELECT ${a} UNION ALL SELECT i + 1 FROM s WHERE i < ${b}) SELECT i FROM s) g`).replace(/ ::text/g, ''));
     },
@@ -159,7 +175,7 @@ async function sqlite(dir: string): Promise<Engine> {
 
 async function pglite(dir: string): Promise<Engine> {
   const db = await PGlite.create(join(dir, 'pgdata'));
-  return { name: 'pglite', exec: async (sql) => void (await db.exec(sql)), close: () => db.close() };
+  return { name: 'pglite', exec: async (sql) => void (await db.exec(sql)), insert: async (table, v) => void (await db.query(insertParams(table), v)), close: () => db.close() };
 }
 
 async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<string, number | string>> {
@@ -170,14 +186,20 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       const e = await make(dir);
       out.engine = e.name;
       await e.exec('CREATE TABLE warm (id int, v float8, s text)');
-      for (let i = 0; i < WARMUP; i++) await e.exec(`INSERT INTO warm VALUES (${i}, ${i * 0.5}, 'row-${i}')`);
+      for (let i = 0; i < WARMUP; i++) {
+        if (PARAMS) await e.insert('warm', [i, i * 0.5, `row-${i}`]);
+        else await e.exec(`INSERT INTO warm VALUES (${i}, ${i * 0.5}, 'row-${i}')`);
+      }
       await parentTable(e, existing + COMMITS);
       await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const server0 = (await e.serverCpu?.()) ?? 0;
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
-      for (let i = 0; i < COMMITS; i++) await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
+      for (let i = 0; i < COMMITS; i++) {
+        if (PARAMS) await e.insert('t', [existing + i + 1, i * 0.5, `row-${i}`]);
+        else await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
+      }
       const cpu = process.cpuUsage(cpu0);
       const ms = performance.now() - t0;
       const server = ((await e.serverCpu?.()) ?? 0) - server0;

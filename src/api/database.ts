@@ -28,7 +28,8 @@ import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind/query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
 import { isLiteralInsert, literalInsertOf, type LiteralInsert } from '../sql/parse-insert-values.js';
-import { runLiteralInsert } from './insert-literal.js';
+import { runJsParamInsert, runLiteralInsert, runParamInsert } from './insert-literal.js';
+import { paramInsertOf, type ParamInsert } from '../sql/param-insert.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
 import { SessionSequences } from './sequences.js';
 import { MemoryTable } from '../storage/memory-table.js';
@@ -423,6 +424,25 @@ export class Database implements UtilityHost {
         } else out.push(...(await this.execute(p.text, params)));
       }
       return out;
+    }
+    if (params.length > 0) {
+      // query('INSERT INTO t VALUES ($1, …)', values) in a loop: no parse, bind or plan per row.
+      const pi = paramInsertShape(sql);
+      if (pi !== null) {
+        this.startStatement();
+        let r: QueryResult | null;
+        try {
+          r = this.jsParamInsertSync(sql, pi, params);
+        } catch (e) {
+          await this.durable();
+          throw e;
+        }
+        if (r !== null) {
+          const pending = this.pendingDurable();
+          if (pending !== null) await pending;
+          return [r];
+        }
+      }
     }
     const stmts = parseStatements(sql);
     if (params.length > 0 && stmts.length > 1) {
@@ -972,6 +992,44 @@ export class Database implements UtilityHost {
     }
   }
 
+  /** paramInsertSync for the library's JavaScript parameter values (runJsParamInsert). */
+  private jsParamInsertSync(sql: string, pi: ParamInsert, params: readonly unknown[]): QueryResult | null {
+    if (this.catalog.attached.size > 0 || (this.session.transactionFailed && this.session.inTransaction)) return null;
+    this.abort = null;
+    this.abortUnused = false;
+    this.beginStatement();
+    this.queryText = sql;
+    try {
+      const r = runJsParamInsert(this, pi, params, nowMicros);
+      if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
+      return r;
+    } catch (e) {
+      if (this.session.inTransaction) this.session.transactionFailed = true;
+      throw statementError(e);
+    }
+  }
+
+  /**
+   * literalInsertSync for `INSERT INTO t VALUES ($1, …)` sent through the extended protocol with its
+   * parameter values (runParamInsert): outside a transaction block the statement is its own
+   * transaction, committed to the log before this returns. Null when the general path must run it.
+   */
+  paramInsertSync(s: ParsedStatement, pi: ParamInsert, params: readonly unknown[], paramTypes: readonly DataType[]): QueryResult | null {
+    if (this.catalog.attached.size > 0 || (this.session.transactionFailed && this.session.inTransaction)) return null;
+    this.abort = null;
+    this.abortUnused = false;
+    this.beginStatement();
+    this.queryText = s.text;
+    try {
+      const r = runParamInsert(this, pi, params, paramTypes, nowMicros);
+      if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
+      return r;
+    } catch (e) {
+      if (this.session.inTransaction) this.session.transactionFailed = true;
+      throw statementError(e);
+    }
+  }
+
   /**
    * A literal INSERT by its prefix's cached plan, with its implicit COMMIT logged in the same synchronous
    * step as the rows went in (as commitTransaction does); null when the prefix has no plan.
@@ -1058,6 +1116,29 @@ async function withPositionAsync<X>(_sql: string, _s: ParsedStatement, f: () => 
 }
 
 /** What a statement's failure is reported as: its QuireError, or the SQLSTATE of an engine limit it hit. */
+/** Statement texts already looked at by paramInsertShape (bounded: a program sends few distinct ones). */
+const paramInsertShapes = new Map<string, ParamInsert | null>();
+const MAX_PARAM_INSERT_SHAPES = 256;
+
+/**
+ * The parameter INSERT a statement text is (src/sql/param-insert.ts), or null; the text is parsed once.
+ * A text the grammar refuses is null here, and the general path reports its error.
+ */
+function paramInsertShape(sql: string): ParamInsert | null {
+  let pi = paramInsertShapes.get(sql);
+  if (pi !== undefined) return pi;
+  if (!/^\s*insert\s/i.test(sql)) return null;
+  try {
+    const stmts = parseStatements(sql);
+    pi = stmts.length === 1 ? paramInsertOf(stmts[0]!.stmt) : null;
+  } catch {
+    pi = null;
+  }
+  if (paramInsertShapes.size >= MAX_PARAM_INSERT_SHAPES) paramInsertShapes.clear();
+  paramInsertShapes.set(sql, pi);
+  return pi;
+}
+
 function statementError(e: unknown): QuireError {
   if (e instanceof QuireError) return e;
   if (e instanceof RangeError && /call stack/i.test(e.message)) return new QuireError('54001', 'stack depth limit exceeded');

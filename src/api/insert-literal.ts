@@ -17,11 +17,14 @@
  */
 import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
+import { jsToValue } from './params.js';
+import { parseValue } from '../common/parse-value.js';
 import { T, type DataType, type Value } from '../common/types.js';
 import { ColumnBuilder, type Batch, type Column } from '../common/column.js';
 import type { Expr } from '../logical/expr.js';
 import { coerce, type CoerceEnv } from '../sql/coerce.js';
 import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert, type LiteralRow, type Prefix } from '../sql/parse-insert-values.js';
+import type { ParamInsert } from '../sql/param-insert.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
 import { checkUniqueBatches } from '../storage/unique-index.js';
 import type { QueryResult } from './database.js';
@@ -126,13 +129,32 @@ interface ConvertEnv {
   coerce: CoerceEnv | null;
 }
 
+/** Column types whose input function reads no session setting. */
+const ZONELESS_INPUT = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
+
+/**
+ * Not a literal the lexer reads: a value already of its column's type (a library parameter converted
+ * by runJsParamInsert as the general path converts it).
+ */
+const COLUMN_VALUE = -1;
+
 /** The column value of one literal, or GENERAL. */
 function convert(kind: number, value: number | string | boolean | null, type: DataType, env: ConvertEnv): Value | typeof GENERAL {
+  if (kind === COLUMN_VALUE) return value;
   // The shapes almost every INSERT sends, which need no conversion at all.
   if (kind === LIT_NULL) return null;
   if (kind === LIT_INT && (type.name === 'int4' || type.name === 'int8' || type.name === 'float8')) return value as number;
   if (kind === LIT_STRING && type.name === 'text' && type.typmod === -1) return value as string;
   if (kind === LIT_BOOL && type.name === 'bool') return value as boolean;
+  // A '…' literal (a text parameter) into a number or bool column: that type's input function, as the
+  // coercion below would call it; these read no time zone, so no session context is made for them.
+  if (kind === LIT_STRING && type.typmod === -1 && ZONELESS_INPUT.has(type.name)) {
+    try {
+      return parseValue(value as string, type);
+    } catch {
+      return GENERAL;
+    }
+  }
   if (kind === LIT_NUMBER && type.name === 'float8') {
     // numeric in, float8 out: the decimal text rounded once, as PostgreSQL's numeric_float8 does.
     const s = value as string;
@@ -209,4 +231,109 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
   else t.appendCommitted([batch]);
   const n = batch.length;
   return { command: 'INSERT', commandTag: `INSERT 0 ${n}`, columns: [], rows: [], rowCount: n, notices: [] };
+}
+
+/**
+ * `INSERT INTO t [(cols)] VALUES ($1, …)` with its parameter values (text, or null), through the plan of
+ * its prefix: a parameter of no declared type is what an untyped '…' literal is to the column (its
+ * text read by the column type's input), one declared of the column's own type the same. Null (the
+ * general INSERT runs it) for a parameter of another type, a binary one, one used twice or not at all.
+ */
+export function runParamInsert(host: UtilityHost, pi: ParamInsert, params: readonly unknown[], paramTypes: readonly DataType[], now: () => number): QueryResult | null {
+  const n = pi.slots.length;
+  if (paramTypes.length !== n || params.length !== n) return null;
+  const kinds: number[] = new Array(n);
+  const values: (string | null)[] = new Array(n);
+  const used = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const slot = pi.slots[k]!;
+    if (slot >= n || used[slot] === 1) return null;
+    used[slot] = 1;
+    const v = params[slot];
+    if (v === null) {
+      kinds[k] = LIT_NULL;
+      values[k] = null;
+    } else if (typeof v === 'string') {
+      kinds[k] = LIT_STRING;
+      values[k] = v;
+    } else return null;
+  }
+  const lit: LiteralInsert = { prefix: pi.prefix, rows: [{ kinds, values, locations: [] }] };
+  // A declared type other than the target column's would convert twice (to the parameter's type, then
+  // to the column's), which the general path does.
+  let typed = false;
+  for (const t of paramTypes) if (t.name !== 'unknown') typed = true;
+  if (typed) {
+    const rel = pi.prefix.insert.relation as { relname: string; schemaname?: string };
+    let t: MemoryTable;
+    try {
+      t = host.catalog.getMemoryTableIn(rel.schemaname, rel.relname);
+    } catch {
+      return null;
+    }
+    const cols = pi.prefix.insert.cols as { ResTarget: { name: string } }[] | undefined;
+    for (let k = 0; k < n; k++) {
+      const pt = paramTypes[pi.slots[k]!]!;
+      if (pt.name === 'unknown') continue;
+      const c = cols === undefined ? k : t.schema.findIndex((f) => f.name === cols[k]!.ResTarget.name);
+      const ct = t.schema[c]?.type;
+      if (ct === undefined || ct.name !== pt.name || ct.typmod !== pt.typmod) return null;
+    }
+  }
+  return runLiteralInsert(host, lit, now);
+}
+
+/**
+ * `INSERT INTO t [(cols)] VALUES ($1, …)` called from the library with JavaScript values (query(sql,
+ * params)): each parameter takes its column's type, as the general path types a bare parameter, and
+ * converts as it converts one (jsToValue). Taken only for the values whose conversion reads no session
+ * setting: numbers into integer and float8 columns, strings into text, booleans into bool, null; null
+ * (the general path runs it) for anything else, for a value its column refuses, and for parameters
+ * numbered other than once each.
+ */
+export function runJsParamInsert(host: UtilityHost, pi: ParamInsert, params: readonly unknown[], now: () => number): QueryResult | null {
+  const n = pi.slots.length;
+  if (params.length !== n) return null;
+  const rel = pi.prefix.insert.relation as { relname: string; schemaname?: string };
+  let t: MemoryTable;
+  try {
+    t = host.catalog.getMemoryTableIn(rel.schemaname, rel.relname);
+  } catch {
+    return null;
+  }
+  const cols = pi.prefix.insert.cols as { ResTarget: { name: string } }[] | undefined;
+  const kinds: number[] = new Array(n);
+  const values: (number | string | boolean | null)[] = new Array(n);
+  const used = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const slot = pi.slots[k]!;
+    if (slot >= n || used[slot] === 1) return null;
+    used[slot] = 1;
+    const v = params[slot];
+    if (v === null || v === undefined) {
+      kinds[k] = LIT_NULL;
+      values[k] = null;
+      continue;
+    }
+    const c = cols === undefined ? k : t.schema.findIndex((f) => f.name === cols[k]!.ResTarget.name);
+    const ct = t.schema[c]?.type;
+    if (ct === undefined || ct.typmod !== -1) return null;
+    const name = ct.name;
+    const fits =
+      (typeof v === 'number' && (name === 'int2' || name === 'int4' || name === 'int8' || name === 'float8')) ||
+      (typeof v === 'string' && name === 'text') ||
+      (typeof v === 'boolean' && name === 'bool');
+    if (!fits) return null;
+    let value: Value;
+    try {
+      value = jsToValue(v, ct, 'UTC');
+    } catch {
+      return null;
+    }
+    // int8 beyond 2^53 is stored as the general path stores it.
+    if (typeof value === 'bigint') return null;
+    kinds[k] = COLUMN_VALUE;
+    values[k] = value as number | string | boolean;
+  }
+  return runLiteralInsert(host, { prefix: pi.prefix, rows: [{ kinds, values, locations: [] }] }, now);
 }

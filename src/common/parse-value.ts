@@ -57,7 +57,41 @@ const INT_LIMITS = {
 const INT_DEC = /^[+-]?\d+(?:_\d+)*$/;
 const INT_NONDEC = /^([+-]?)0([xob])((?:_?[0-9a-f])+)$/i;
 
+/** The limits of INT_LIMITS as doubles, for the plain-digits path. */
+const INT_RANGE = { int2: [-32768, 32767], int4: [-2147483648, 2147483647], int8: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] } as const;
+
+/**
+ * Whether `s` (at most 16 characters) is an optional minus sign and decimal digits, with a fraction
+ * of digits after them when `fraction` says so: text that Number reads as strtol and strtod do (both
+ * round correctly, and so few digits can neither overflow nor underflow). The input most values come
+ * as, taken without regular expressions.
+ */
+function plainDecimal(s: string, fraction: boolean): boolean {
+  const n = s.length;
+  if (n === 0 || n > 16) return false;
+  let i = s.charCodeAt(0) === 45 ? 1 : 0;
+  const first = i;
+  let dot = -1;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) continue;
+    if (c === 46 && fraction && dot < 0) {
+      dot = i;
+      continue;
+    }
+    return false;
+  }
+  // Digits on both sides of a point: '.5' and '5.' are left to the general reading.
+  return dot < 0 ? n > first : dot > first && dot < n - 1;
+}
+
 export function parseInteger(s: string, name: 'int2' | 'int4' | 'int8'): number | bigint {
+  if (plainDecimal(s, false)) {
+    const v = Number(s);
+    const [min, max] = INT_RANGE[name];
+    // '-0' is 0; out of range is left to the general path, which words the error.
+    if (v >= min && v <= max) return v === 0 ? 0 : v;
+  }
   const [lo, hi, display] = INT_LIMITS[name];
   const t = trimC(s);
   let v: bigint;
@@ -134,6 +168,8 @@ const FLOAT_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 const HEX_FLOAT_RE = /^([+-]?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?(?:p([+-]?\d+))?$/i;
 
 export function parseFloat8(s: string, name: 'float4' | 'float8' = 'float8'): number {
+  // Plain decimals of a few digits are finite and never round to zero: strtod's reading is Number's.
+  if (name === 'float8' && plainDecimal(s, true)) return Number(s);
   const display = name === 'float4' ? 'real' : 'double precision';
   const t = trimC(s);
   const l = t.toLowerCase();

@@ -86,6 +86,9 @@ describe('kill -9 with concurrent sessions', () => {
               sent.add(`${who}:${-n}`);
               await c.query(`INSERT INTO log VALUES ('${who}', ${n}); INSERT INTO log VALUES ('${who}', ${-n})`);
               acked.add(`${who}:${-n}`);
+            } else if (n % 4 === 1) {
+              // With parameters (Parse, Bind, Execute, Sync): the Bind commits the row on its own.
+              await c.query('INSERT INTO log VALUES ($1, $2)', [who, n]);
             } else {
               await c.query(`INSERT INTO log VALUES ('${who}', ${n})`);
             }

@@ -24,6 +24,7 @@ import { T, type DataType } from '../../common/types.js';
 import { maxParamRef, nodeBody, nodeTag, statementParamCount } from '../../sql/ast.js';
 import { figureColname } from '../../sql/bind/query.js';
 import { parseStatements, type ParsedStatement } from '../../sql/parse.js';
+import { paramInsertOf } from '../../sql/param-insert.js';
 import type { Catalog } from '../../storage/catalog.js';
 import { backend, FrameReader, GSSENC_REQUEST, parseFrontend, parseStartup, ProtocolError, SSL_REQUEST, type BindMessage, type ErrorFields, type FrontendMessage } from './codec.js';
 import { dropConnectionEnv, ENV_SETTING, registerConnectionEnv } from './catalog.js';
@@ -109,6 +110,14 @@ export class Connection {
   private outBytes = 0;
   private statements = new Map<string, Statement>();
   private portals = new Map<string, Portal>();
+  /**
+   * The last unnamed statement that was a parameter INSERT, by its text and declared types: a client's
+   * autocommit loop sends the same Parse before every Bind, and such a statement's preparation depends
+   * on nothing but its text (no catalog lookups), so the next Parse of that text takes it as it is.
+   */
+  private lastParamInsert: { sql: string; paramOids: string; stmt: Statement } | null = null;
+  /** Portals whose statement already ran and committed on its own at Bind (bindAutocommit). */
+  private autocommitted = new WeakSet<Portal>();
   private skipTillSync = false;
   private scram: ScramExchange | null = null;
   private startupParams = new Map<string, string>();
@@ -537,6 +546,7 @@ export class Connection {
           await this.extended(() => this.parse(m.name, m.sql, m.paramOids));
           break;
         case 'bind':
+          if (this.bindAutocommit(m)) break;
           this.beginImplicit();
           await this.extended(() => this.bind(m));
           break;
@@ -544,7 +554,7 @@ export class Connection {
           await this.extended(() => this.describe(m.target, m.name));
           break;
         case 'execute':
-          this.beginImplicit();
+          if (!this.isAutocommitted(m.portal)) this.beginImplicit();
           await this.extended(() => this.execute(m.portal, m.maxRows));
           break;
         case 'close':
@@ -731,12 +741,86 @@ export class Connection {
 
   private async parse(name: string, sql: string, paramOids: number[]): Promise<void> {
     if (name !== '' && this.statements.has(name)) throw new QuireError('42P05', `prepared statement "${name}" already exists`);
+    const last = this.lastParamInsert;
+    if (name === '' && last !== null && last.sql === sql && last.paramOids === paramOids.join(',')) {
+      this.host.trace({ kind: 'statement', pid: this.pid, sql: last.stmt.parsed!.text });
+      this.checkAborted(last.stmt.parsed!.stmt);
+      this.statements.set(name, last.stmt);
+      this.send(backend.parseComplete());
+      return;
+    }
     const stmts = sql.trim() === '' ? [] : parseStatements(sql);
     if (stmts.length > 1) throw new QuireError('42601', 'cannot insert multiple commands into a prepared statement');
     if (stmts[0] !== undefined) await this.db!.prepareFiles(stmts[0].stmt);
     const stmt = this.prepareStatement(name, sql, stmts[0] ?? null, paramOids);
     this.statements.set(name, stmt);
+    if (name === '') this.lastParamInsert = stmt.kind === 'utility' && stmt.parsed !== null && paramInsertOf(stmt.parsed.stmt) !== null ? { sql, paramOids: paramOids.join(','), stmt } : null;
     this.send(backend.parseComplete());
+  }
+
+  /**
+   * Bind of `INSERT INTO t VALUES ($1, …)` outside a transaction block, when what the client sent up to
+   * its Sync only describes and executes this portal: the implicit transaction would hold this one
+   * statement, so the statement runs as its own transaction here (as a simple-protocol literal INSERT
+   * does), with no transaction copy to make and merge. Its CommandComplete goes out with the Sync's
+   * ReadyForQuery, once the commit is durable (flush). False when this path does not take the Bind
+   * (nothing was done then): another message before the Sync, one not yet arrived, a binary or typed
+   * parameter the general path converts, or a statement of another shape.
+   */
+  private bindAutocommit(m: BindMessage): boolean {
+    const db = this.db!;
+    if (db.inAnyTransaction || m.paramFormats.some((f) => f !== 0) || this.portals.has(m.portal)) return false;
+    const stmt = this.statements.get(m.statement);
+    if (stmt === undefined || stmt.kind !== 'utility' || stmt.parsed === null || m.params.length !== stmt.paramTypes.length) return false;
+    const pi = paramInsertOf(stmt.parsed.stmt);
+    if (pi === null || !this.onlyThisPortalUntilSync(m.portal)) return false;
+    let r: QueryResult | null;
+    try {
+      const params = m.params.map((raw, i) => decodeParam(raw, 0, stmt.paramTypes[i]!));
+      r = db.paramInsertSync(stmt.parsed, pi, params, stmt.paramTypes);
+    } catch (e) {
+      // Nothing was written: as the implicit transaction's rollback would leave it.
+      this.reportFailure(e, stmt.sql);
+      this.skipTillSync = true;
+      return true;
+    }
+    if (r === null) return false;
+    const tag = r.commandTag;
+    const portal = new Portal(m.portal, [], [], rowsSource([], []), () => tag, this.formatContext(), () => this.breathe()).markCompleted();
+    portal.sql = stmt.sql;
+    this.portals.set(m.portal, portal);
+    this.autocommitted.add(portal);
+    this.send(backend.bindComplete());
+    return true;
+  }
+
+  /** Whether the messages queued after this one, up to and including a Sync, only describe or execute `portal`. */
+  private onlyThisPortalUntilSync(portal: string): boolean {
+    for (const item of this.queue) {
+      if (!('msg' in item)) return false;
+      const m = item.msg;
+      if (m.kind === 'sync') return true;
+      if ((m.kind === 'describe' && m.target === 'P' && m.name === portal) || (m.kind === 'execute' && m.portal === portal)) continue;
+      return false;
+    }
+    return false;
+  }
+
+  private isAutocommitted(name: string): boolean {
+    const p = this.portals.get(name);
+    return p !== undefined && this.autocommitted.has(p);
+  }
+
+  /** The session's text output settings, as portals format values. */
+  private formatContext(): { timezone: string; extraFloatDigits: number; dateStyle: string | undefined; intervalStyle: string | undefined } {
+    const db = this.db!;
+    const efd = Number(db.session.get('extra_float_digits') ?? '1');
+    return {
+      timezone: db.timezone,
+      extraFloatDigits: Number.isFinite(efd) ? efd : 1,
+      dateStyle: db.session.get('datestyle'),
+      intervalStyle: db.session.get('intervalstyle'),
+    };
   }
 
   private prepareStatement(name: string, sql: string, s: ParsedStatement | null, paramOids: number[]): Statement {
@@ -816,13 +900,7 @@ export class Connection {
   /** Builds the portal; utility statements run here (PostgreSQL runs them to completion at first Execute). */
   private async makePortal(name: string, stmt: Statement, params: unknown[], resultFormats: number[]): Promise<Portal | null> {
     const db = this.db!;
-    const efd = Number(db.session.get('extra_float_digits') ?? '1');
-    const tz = {
-      timezone: db.timezone,
-      extraFloatDigits: Number.isFinite(efd) ? efd : 1,
-      dateStyle: db.session.get('datestyle'),
-      intervalStyle: db.session.get('intervalstyle'),
-    };
+    const tz = this.formatContext();
     const breathe = (): Promise<void> => this.breathe();
     this.ticker = { last: performance.now(), count: 0, used: 0 };
     // READ COMMITTED: each statement sees what other sessions committed before it started.

@@ -85,6 +85,15 @@ export class Portal {
   private empty = false;
   private copyOut: string | null = null;
 
+  /**
+   * A portal whose statement ran to completion when it was bound and returns no rows: Execute answers
+   * its tag without reading a source or giving the event loop a turn first.
+   */
+  markCompleted(): this {
+    this.finished = true;
+    return this;
+  }
+
   /** The portal of an empty query string: Execute answers EmptyQueryResponse. */
   markEmpty(): this {
     this.empty = true;
