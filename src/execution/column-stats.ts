@@ -8,6 +8,11 @@
  *
  * Only storage registers columns: an operator's output column may reuse its buffers between batches, so
  * a range computed from it could go stale. An unregistered column has no range.
+ *
+ * Block bounds (blockBounds) are finer: the min and max of every BLOCK_ROWS rows of a stored int4 or
+ * float8 column, so a Top-N whose boundary sits in the top ten-thousandth of a batch's values reads
+ * only the few blocks that reach past it. They are computed on first use, not when rows are stored:
+ * most columns never lead a Top-N, and a store of many small commits should not pay for them.
  */
 import type { Batch, Column } from '../common/column.js';
 
@@ -21,6 +26,9 @@ export interface IntRange {
 }
 
 const ranges = new WeakMap<Column, IntRange>();
+
+/** Stored typed columns whose first `length` rows never change (block bounds may be computed for them). */
+const immutable = new WeakSet<Column>();
 
 function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number, from = 0): IntRange {
   let min = 2147483647;
@@ -47,6 +55,7 @@ export function recordImmutableBatch(b: Batch): void {
   for (const c of b.columns) {
     const d = c.data;
     if (d instanceof Int32Array && !ranges.has(c)) ranges.set(c, rangeOf(d, c.nulls, b.length));
+    if (d instanceof Int32Array || d instanceof Float64Array) immutable.add(c);
   }
 }
 
@@ -59,6 +68,7 @@ export function recordExtendedBatch(b: Batch, earlier: Batch): void {
   for (let ci = 0; ci < b.columns.length; ci++) {
     const c = b.columns[ci]!;
     const d = c.data;
+    if (d instanceof Int32Array || d instanceof Float64Array) immutable.add(c);
     if (!(d instanceof Int32Array) || ranges.has(c)) continue;
     const prev = ranges.get(earlier.columns[ci]!);
     if (prev === undefined) {
@@ -79,4 +89,65 @@ export function recordExtendedBatch(b: Batch, earlier: Batch): void {
 /** The recorded range of a stored integer column, or undefined when none was recorded. */
 export function intRange(c: Column): IntRange | undefined {
   return ranges.get(c);
+}
+
+/** Rows per block of blockBounds: a block test costs about one row's, and a block skipped saves 128. */
+export const BLOCK_SHIFT = 7;
+export const BLOCK_ROWS = 1 << BLOCK_SHIFT;
+
+/**
+ * Per block of BLOCK_ROWS rows, the least and greatest value. A block holding a NULL or a NaN has NaN
+ * for both: every comparison with NaN is false, so a test "max < x" or "min > x" never skips such a
+ * block, and its NULLs and NaNs (which sort above or below every number) reach the caller's own checks.
+ */
+export interface BlockBounds {
+  readonly min: Float64Array;
+  readonly max: Float64Array;
+}
+
+const bounds = new WeakMap<Column, { n: number; b: BlockBounds }>();
+
+/**
+ * Block bounds of the first n rows of a stored int4 / float8 column, or null for any other column
+ * (an operator's output may reuse its buffers, so bounds computed from it could go stale).
+ */
+export function blockBounds(c: Column, n: number): BlockBounds | null {
+  const have = bounds.get(c);
+  if (have !== undefined && have.n === n) return have.b;
+  if (!immutable.has(c)) return null;
+  const d = c.data;
+  if (!(d instanceof Float64Array || d instanceof Int32Array) || d.length < n) return null;
+  const b = computeBounds(d, c.nulls, n);
+  bounds.set(c, { n, b });
+  return b;
+}
+
+function computeBounds(d: Float64Array | Int32Array, nulls: Uint8Array | null, n: number): BlockBounds {
+  const blocks = (n + BLOCK_ROWS - 1) >> BLOCK_SHIFT;
+  const min = new Float64Array(blocks);
+  const max = new Float64Array(blocks);
+  for (let k = 0; k < blocks; k++) {
+    const s = k << BLOCK_SHIFT;
+    const e = Math.min(n, s + BLOCK_ROWS);
+    let lo = Infinity;
+    let hi = -Infinity;
+    let unknown = false;
+    for (let i = s; i < e; i++) {
+      if (nulls !== null && nulls[i] === 1) {
+        unknown = true;
+        break;
+      }
+      const x = d[i]!;
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+      // NaN fails both tests above; x !== x catches it.
+      if (x !== x) {
+        unknown = true;
+        break;
+      }
+    }
+    min[k] = unknown ? NaN : lo;
+    max[k] = unknown ? NaN : hi;
+  }
+  return { min, max };
 }

@@ -23,8 +23,8 @@ import type { Sort } from './operators/sort.js';
 import { HybridHashAggregate } from './operators/hybrid-hash-aggregate.js';
 import type { SortKey } from './sort-key.js';
 
-export function makeSort(input: PhysicalOperator, keys: readonly SortKey[], offset = 0): Sort {
-  return new ExternalSort(input, keys, offset);
+export function makeSort(input: PhysicalOperator, keys: readonly SortKey[], offset = 0, groupPrefix = 0): Sort {
+  return new ExternalSort(input, keys, offset, groupPrefix);
 }
 
 export function makeAggregate(input: PhysicalOperator, config: HashAggregateConfig, schema: Schema | undefined, ctx: ExecContext): PhysicalOperator {

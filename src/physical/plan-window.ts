@@ -135,7 +135,7 @@ export function planWindow(
     const orderKeys: SortKey[] = orderCols.map((col, i) => ({ col, type: g.orderBy[i]!.expr.type, desc: g.orderBy[i]!.desc, nullsFirst: g.orderBy[i]!.nullsFirst }));
     const served = servedBy(ordering, g);
     if (served === null) {
-      op = makeSort(op, [...partKeys, ...orderKeys]);
+      op = makeSort(op, [...partKeys, ...orderKeys], 0, partKeys.length);
       if (exprs.length > keyEnd) op = project(op, exprs.length);
       ordering = [...g.partitionBy.map((expr) => ({ expr, desc: false, nullsFirst: false })), ...g.orderBy.map((k) => ({ expr: k.expr, desc: k.desc, nullsFirst: k.nullsFirst }))];
     } else {

@@ -97,6 +97,27 @@ describe('window and sort fast paths vs PostgreSQL', () => {
     ]);
   }, 300_000);
 
+  it('float sums and averages over long moving frames (two stacks): exact on 1/8 multiples, every EXCLUDE', async () => {
+    // q holds multiples of 1/8 (not integers), so every partial sum is exact and PostgreSQL's digits must
+    // come out; f is fractional, where only the last bits may differ, so it is compared rounded.
+    const r = rng(4242);
+    const queries: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const fn = r() < 0.5 ? 'sum' : 'avg';
+      const a = 200 + Math.floor(r() * 900);
+      const b = Math.floor(r() * 900) - 300;
+      const end = b < 0 ? `${-b} PRECEDING` : `${b} FOLLOWING`;
+      const start = b < 0 && -b > a ? `${-b + 50} PRECEDING` : `${a} PRECEDING`;
+      const part = r() < 0.3 ? 'PARTITION BY g % 2 ' : '';
+      const ex = EXCLUDES[Math.floor(r() * EXCLUDES.length)]!;
+      const units = r() < 0.7 ? 'ROWS' : 'GROUPS';
+      const order = units === 'ROWS' ? 'k DESC NULLS FIRST, id' : 'id / 2';
+      const w = `(${part}ORDER BY ${order} ${units} BETWEEN ${start} AND ${end}${ex})`;
+      queries.push(`SELECT id, ${fn}(q) OVER ${w}, round((${fn}(f) OVER ${w})::numeric, 3) FROM w ORDER BY id`);
+    }
+    await agree(queries);
+  }, 300_000);
+
   it('sorts on computed text: casts, CASE with NULLs, multibyte strings, with ties broken by id', async () => {
     await agree([
       'SELECT id, s2 FROM (SELECT id, CASE WHEN k % 3 = 0 THEN NULL ELSE s END AS s2 FROM w) x ORDER BY s2 NULLS FIRST, id',

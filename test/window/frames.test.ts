@@ -190,6 +190,10 @@ describe('moving frames: fixed cases', () => {
     ['int sums beyond int4', 'SELECT id, sum(x) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM (VALUES (1, 2147483647), (2, 2147483647), (3, -5), (4, 2147483647), (5, NULL)) v(id, x) ORDER BY id'],
     ['EXCLUDE TIES keeps the current row', 'SELECT id, sum(x) OVER w, min(x) OVER w, max(x) OVER w, sum(x::float8) OVER w FROM (VALUES (1, 1, 5), (2, 1, 7), (3, 2, 1), (4, 2, 9), (5, 3, NULL), (6, 3, 4)) v(id, k, x) WINDOW w AS (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE TIES) ORDER BY id'],
     ['empty frames give NULL', 'SELECT id, sum(x) OVER w, avg(x::float8) OVER w, min(x) OVER w FROM (VALUES (1, 1), (2, 2), (3, 3)) v(id, x) WINDOW w AS (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING) ORDER BY id'],
+    [
+      'inverted ROWS frames are empty for every evaluator',
+      "SELECT id, count(*) OVER a, count(x) OVER a, sum(x) OVER a, first_value(x) OVER a, last_value(x) OVER a, nth_value(x, 2) OVER a, string_agg(x::text, ',') OVER a, count(*) OVER b, sum(x) OVER b, max(x) OVER b, string_agg(x::text, ',') OVER b FROM (VALUES (1, 1, 1), (2, 1, 2), (3, 1, 3), (4, 2, 4), (5, 2, NULL), (6, 2, 6), (7, 2, 7)) v(id, p, x) WINDOW a AS (PARTITION BY p ORDER BY id ROWS BETWEEN 1 PRECEDING AND 2 PRECEDING), b AS (ORDER BY id ROWS BETWEEN 3 FOLLOWING AND 1 FOLLOWING) ORDER BY id",
+    ],
     ['one-row partitions', 'SELECT id, sum(x) OVER w, min(x) OVER w, avg(x::float8) OVER w FROM (VALUES (1, 1), (2, 2), (3, 3)) v(id, x) WINDOW w AS (PARTITION BY id ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) ORDER BY id'],
   ];
   for (const [name, sql] of cases) {

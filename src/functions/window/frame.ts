@@ -85,8 +85,9 @@ export class FrameComputer {
     const f = this.frame;
     switch (f.units) {
       case 'rows':
+        // Written clamped and never inverted.
         this.rows(ps, pe);
-        break;
+        return;
       case 'groups':
         this.groups(b, ps, pe);
         break;
@@ -99,43 +100,28 @@ export class FrameComputer {
     for (let i = ps; i < pe; i++) if (fe[i]! < fs[i]!) fe[i] = fs[i]!;
   }
 
+  /**
+   * ROWS bounds are the row plus a constant (or a partition end), so both are computed from per-frame
+   * deltas in one loop without a branch on the bound kinds per row, and written already clamped to
+   * the partition with an inverted frame stored empty, so compute skips its fixing pass.
+   */
   private rows(ps: number, pe: number): void {
     const f = this.frame;
     const fs = this.fs;
     const fe = this.fe;
     const so = isOffset(f.startKind) ? rowsOffset(f.startOffset) : 0;
     const eo = isOffset(f.endKind) ? rowsOffset(f.endOffset) : 0;
+    // Start and end as row + delta; an unbounded side is a delta that always clamps to the partition end.
+    const far = pe - ps + 1;
+    const sd = f.startKind === 'unbounded-preceding' ? -far : f.startKind === 'current-row' ? 0 : f.startKind === 'preceding' ? -so : f.startKind === 'following' ? so : far;
+    const ed = f.endKind === 'unbounded-following' ? far : f.endKind === 'current-row' ? 1 : f.endKind === 'preceding' ? 1 - eo : f.endKind === 'following' ? eo + 1 : -far;
     for (let i = ps; i < pe; i++) {
-      let s: number;
-      switch (f.startKind) {
-        case 'unbounded-preceding':
-          s = ps;
-          break;
-        case 'current-row':
-          s = i;
-          break;
-        case 'preceding':
-          s = i - so;
-          break;
-        default:
-          s = i + so;
-      }
-      let e: number;
-      switch (f.endKind) {
-        case 'unbounded-following':
-          e = pe;
-          break;
-        case 'current-row':
-          e = i + 1;
-          break;
-        case 'preceding':
-          e = i - eo + 1;
-          break;
-        default:
-          e = i + eo + 1;
-      }
-      fs[i] = s < ps ? ps : s > pe ? pe : s;
-      fe[i] = e < ps ? ps : e > pe ? pe : e;
+      let s = i + sd;
+      let e = i + ed;
+      s = s < ps ? ps : s > pe ? pe : s;
+      e = e < ps ? ps : e > pe ? pe : e;
+      fs[i] = s;
+      fe[i] = e < s ? s : e;
     }
   }
 

@@ -15,12 +15,14 @@
  *     part, whose suffix sums are computed once when the start passes the split, and a back part with a
  *     running sum ("two stacks"); each row is added twice at most, and the result is front + back.
  *     That order differs from PostgreSQL's left-to-right loop, which can change the last digit printed,
- *     so it runs only where every partial sum is exact (integer values below 2^53) or the frame start
- *     never moves (then the back sum is PostgreSQL's own loop). Otherwise, when frames are short (a few
- *     hundred rows on average), each frame is added from its start in a typed loop, as PostgreSQL does;
- *     longer ones take the general path. An overflow to infinity from finite values, which PostgreSQL
- *     raises as an error, cannot happen in either order when every finite |value| times the row count
- *     stays below the guard; other partitions go to the general path.
+ *     so where it matters and frames are short (a few hundred rows on average) each frame is added from
+ *     its start in a typed loop, as PostgreSQL does. Two stacks run where every partial sum is exact
+ *     (integer values below 2^53), where the frame start never moves (the back sum is then PostgreSQL's
+ *     own loop), and for long moving frames, whose left-to-right sums would cost the frame length per
+ *     row: there each partial sum spans at most one frame, so the rounding error stays within the bound
+ *     of PostgreSQL's loop. An overflow to infinity from finite values, which PostgreSQL raises as an
+ *     error, cannot happen in either order when every finite |value| times the row count stays below
+ *     the guard; other partitions go to the general path.
  *   - integer sums (int2/int4): prefix sums, exact in doubles below 2^53, answer any piece in O(1).
  *
  * A piece that moves backwards (not produced by any frame Quire computes today) restarts its state,
@@ -257,13 +259,14 @@ export class TypedFrameAggregate {
         // PostgreSQL has no inverse for float sums: each frame whose start moves is summed again from its
         // start, left to right. Two stacks add in another order, which changes the last bits unless
         // every value is an integer (then every partial sum is exact). Frames that only grow add in
-        // PostgreSQL's order already.
-        if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1])) {
-          // Short frames are summed from their start, left to right, as PostgreSQL does: its own result.
-          if (!shortFrames(b, f, ps, pe)) return false;
+        // PostgreSQL's order already, and short frames are summed from their start as PostgreSQL does.
+        if (!this.integral && !(f.exclude === 'no-others' && f.fs[ps] === f.fs[pe - 1]) && shortFrames(b, f, ps, pe)) {
           this.floatInOrder(b, ps, pe, f, out, this.kind === 'avg-float');
           return true;
         }
+        // Long moving frames: PostgreSQL's order would cost the frame length per row, and no O(1)
+        // method rounds as it does. Two stacks add each row at most twice, and each partial sum runs
+        // over at most one frame, so the error stays within a left-to-right loop's bound.
         this.floatSum(b, ps, pe, f, out, this.kind === 'avg-float');
         return true;
     }

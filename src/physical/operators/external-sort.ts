@@ -80,8 +80,8 @@ function keyBounds(batches: readonly Batch[], keys: readonly SortKey[]): KeyBoun
 export class ExternalSort extends Sort {
   private readonly xcmp: Comparator;
 
-  constructor(input: PhysicalOperator, keys: readonly SortKey[], offset = 0) {
-    super(input, keys, offset);
+  constructor(input: PhysicalOperator, keys: readonly SortKey[], offset = 0, groupPrefix = 0) {
+    super(input, keys, offset, groupPrefix);
     this.xcmp = compileComparator(keys);
     this.keyBytes = normalizedSortRowBytes(keys);
   }
@@ -170,7 +170,7 @@ export class ExternalSort extends Sort {
           this.metrics.extra['sort ms'] = Math.round((performance.now() - t0) * 100) / 100;
           this.metrics.extra['sort method'] = sortMethod(all, this.keys, run);
         }
-        yield* emitRuns([run], this.xcmp, this.offset, pooled.length > 0);
+        yield* emitRuns([run], this.xcmp, this.offset, pooled.length > 0, this.align);
         // Every row went out through copies: the permutation can serve the next sort's scratch.
         give(run.order);
         return;

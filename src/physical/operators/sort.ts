@@ -16,7 +16,7 @@
  */
 import { give, pooledAlloc, takeU32 } from '../../execution/scratch.js';
 import { digitOffsets } from '../digit-offsets.js';
-import { BATCH_SIZE, ColumnBuilder, concatBatches, deadColumn, makeColumn, takeBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, concatBatches, deadColumn, makeColumn, takeBatch, takeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { PG_TIE_ORDER_MAX_ROWS, pgTieOrderSort } from '../pg-tie-order.js';
@@ -656,12 +656,32 @@ export function* emitRuns(
   skip = 0,
   /** The run's arrays go back to a pool afterwards: already-sorted columns are copied out, not sliced. */
   copySorted = false,
+  /** Columns of the groups batches should end between (see Sort's groupPrefix), or null. */
+  align: readonly number[] | null = null,
 ): Generator<Batch> {
   if (runs.length === 0) return;
   if (runs.length === 1) {
     const { batch, order, sorted, rankedText: text } = runs[0]!;
-    for (let s = Math.min(skip, order.length); s < order.length; s += BATCH_SIZE) {
-      const e = Math.min(order.length, s + BATCH_SIZE);
+    // A key column is read where its sorted values are: already in order, or through the permutation.
+    const same =
+      align === null
+        ? null
+        : align.map((c): GroupKey => {
+            const done = sorted?.get(c);
+            const col = done ?? batch.columns[c]!;
+            return { data: col.data, nulls: col.nulls, byOrder: done === undefined };
+          });
+    let misses = 0;
+    for (let s = Math.min(skip, order.length), e = s; s < order.length; s = e) {
+      e = Math.min(order.length, s + BATCH_SIZE);
+      if (same !== null && e < order.length && misses < ALIGN_MISSES) {
+        const g = groupEnd(same, order, s + (BATCH_SIZE >> 2), e);
+        if (g < 0) misses++;
+        else {
+          misses = 0;
+          e = g;
+        }
+      }
       if ((sorted === undefined || sorted.size === 0) && (text === undefined || text.size === 0)) {
         yield takeBatch(batch, order.subarray(s, e), e - s);
         continue;
@@ -711,9 +731,48 @@ export function* emitRuns(
   }
 }
 
+/** Batches in a row that found no group end before the search stops (the groups are larger than batches). */
+const ALIGN_MISSES = 4;
+
+/**
+ * The last row r in (lo, e] where sorted rows r - 1 and r belong to different groups, so a batch ending
+ * at r ends a group; -1 when there is none.
+ */
+function groupEnd(keys: readonly GroupKey[], order: Uint32Array, lo: number, e: number): number {
+  for (let r = e; r > lo; r--) if (groupsDiffer(keys, order, r - 1, r)) return r;
+  return -1;
+}
+
+/** A numeric key column of a sorted run, read at sorted positions directly or through the permutation. */
+interface GroupKey {
+  readonly data: ColumnData;
+  readonly nulls: Uint8Array | null;
+  readonly byOrder: boolean;
+}
+
+/** Whether the rows at sorted positions a and b differ on some key (NULLs equal, NaNs equal, -0 = 0). */
+function groupsDiffer(keys: readonly GroupKey[], order: Uint32Array, a: number, b: number): boolean {
+  for (const k of keys) {
+    const ia = k.byOrder ? order[a]! : a;
+    const ib = k.byOrder ? order[b]! : b;
+    const na = k.nulls !== null && k.nulls[ia] === 1;
+    const nb = k.nulls !== null && k.nulls[ib] === 1;
+    if (na || nb) {
+      if (na !== nb) return true;
+      continue;
+    }
+    const x = k.data[ia];
+    const y = k.data[ib];
+    if (x !== y && !(x !== x && y !== y)) return true;
+  }
+  return false;
+}
+
 export class Sort extends PhysicalOperator {
   readonly name = 'Sort';
   private readonly cmp: Comparator;
+  /** Columns of the leading keys output batches end between (groupPrefix), or null. */
+  protected readonly align: readonly number[] | null;
 
   constructor(
     readonly input: PhysicalOperator,
@@ -723,9 +782,18 @@ export class Sort extends PhysicalOperator {
      * sorted like the rest but never gathered into output batches.
      */
     readonly offset = 0,
+    /**
+     * A Window above partitions by the first this many keys: output batches end between two partitions
+     * where one ends in the last three quarters of a batch, so the Window finds most partitions whole in
+     * one batch instead of copying the one that straddles two. Only numeric keys, whose comparisons need
+     * no per-value preparation of the whole input (text views scan every string).
+     */
+    groupPrefix = 0,
   ) {
     super(input.schema);
     this.cmp = compileComparator(keys);
+    const prefix = keys.slice(0, groupPrefix);
+    this.align = prefix.length > 0 && prefix.every((k) => keyCategory(k.type) === 'num' || keyCategory(k.type) === 'float') ? prefix.map((k) => k.col) : null;
     if (!Number.isInteger(offset) || offset < 0) throw new Error('Sort: offset must be a non-negative integer');
   }
 
@@ -793,7 +861,7 @@ export class Sort extends PhysicalOperator {
     }
     await yieldIfDue(ctx);
     // Emitting is cheap per batch, but the consumer's work on each may not be: yield between them.
-    for (const b of emitRuns(runs, this.cmp, this.offset)) {
+    for (const b of emitRuns(runs, this.cmp, this.offset, false, this.align)) {
       yield b;
       await yieldIfDue(ctx);
     }

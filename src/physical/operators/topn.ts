@@ -30,6 +30,7 @@ import {
   type ColumnData,
 } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
+import { BLOCK_SHIFT, blockBounds } from '../../execution/column-stats.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 import type { TextDictionary } from '../../common/text-dictionary.js';
@@ -478,17 +479,25 @@ class BoundedHeap {
     const knulls = kc.nulls;
     let r = typed ? this.rootKey() : null;
     let rt = text ? this.rootText() : null;
+    // A stored key column's block bounds let the prefilter pass over whole blocks of worse rows.
+    const blocks = typed ? blockBounds(kc, m) : null;
     // Row i of this batch arrives as number base + i.
     const base = this.arrival - i;
     for (; i < m; i++) {
       if (r !== null) {
-        i = this.desc
-          ? this.pre === 'f64'
-            ? skipBelow64(kd as Float64Array, knulls, r, i, m)
-            : skipBelow32(kd as Int32Array, knulls, r, i, m)
-          : this.pre === 'f64'
-            ? skipAbove64(kd as Float64Array, knulls, r, i, m)
-            : skipAbove32(kd as Int32Array, knulls, r, i, m);
+        if (blocks !== null) {
+          i = this.desc
+            ? skipBlocksBelow(kd as Float64Array | Int32Array, knulls, r, i, m, blocks.max, this.pre === 'f64')
+            : skipBlocksAbove(kd as Float64Array | Int32Array, knulls, r, i, m, blocks.min, this.pre === 'f64');
+        } else {
+          i = this.desc
+            ? this.pre === 'f64'
+              ? skipBelow64(kd as Float64Array, knulls, r, i, m)
+              : skipBelow32(kd as Int32Array, knulls, r, i, m)
+            : this.pre === 'f64'
+              ? skipAbove64(kd as Float64Array, knulls, r, i, m)
+              : skipAbove32(kd as Int32Array, knulls, r, i, m);
+        }
         if (i === m) break;
       } else if (rt !== null) {
         const dc = kc.dict;
@@ -590,6 +599,36 @@ function skipBelow32(d: Int32Array, nulls: Uint8Array | null, r: number, i: numb
     while (i < m && d[i]! < r && nulls[i] === 0) i++;
   }
   return i;
+}
+
+// The same scans over a stored column with block bounds (column-stats.ts): a block whose greatest
+// (least) value is strictly worse than r is passed over whole; a block holding NULL or NaN has NaN
+// bounds, which no test passes, so its rows are scanned.
+function skipBlocksBelow(d: Float64Array | Int32Array, nulls: Uint8Array | null, r: number, i: number, m: number, max: Float64Array, f64: boolean): number {
+  while (i < m) {
+    const k = i >> BLOCK_SHIFT;
+    if (max[k]! < r) {
+      i = (k + 1) << BLOCK_SHIFT;
+      continue;
+    }
+    const end = Math.min(m, (k + 1) << BLOCK_SHIFT);
+    i = f64 ? skipBelow64(d as Float64Array, nulls, r, i, end) : skipBelow32(d as Int32Array, nulls, r, i, end);
+    if (i < end) return i;
+  }
+  return m;
+}
+function skipBlocksAbove(d: Float64Array | Int32Array, nulls: Uint8Array | null, r: number, i: number, m: number, min: Float64Array, f64: boolean): number {
+  while (i < m) {
+    const k = i >> BLOCK_SHIFT;
+    if (min[k]! > r) {
+      i = (k + 1) << BLOCK_SHIFT;
+      continue;
+    }
+    const end = Math.min(m, (k + 1) << BLOCK_SHIFT);
+    i = f64 ? skipAbove64(d as Float64Array, nulls, r, i, end) : skipAbove32(d as Int32Array, nulls, r, i, end);
+    if (i < end) return i;
+  }
+  return m;
 }
 
 // Text prefilter scans: `r` holds no code unit >= 0xD800, so JavaScript's string order is exact against it.
