@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { agreementSuite } from '../harness/agree.js';
 
-const ROWS = 120_000;
+const ROWS = 80_000;
 
 function setup(): string[] {
   return [
@@ -35,7 +35,7 @@ describe('per-partition Top-N: partitions indexed by the key value', () => {
   it('agrees with PostgreSQL for keys in range, keys leaving it mid-stream, int2 and sparse keys', async () => {
     const queries: string[] = [];
     for (const key of ['a', 'b', 'c', 'd', 'e', 's']) {
-      for (const order of ['v, id', 'v DESC, id', 'w, v DESC, id']) {
+      for (const order of ['v, id', 'w, v DESC, id']) {
         for (const k of [1, 3, 16]) queries.push(topn(key, order, k));
       }
     }
