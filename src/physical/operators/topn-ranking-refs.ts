@@ -58,6 +58,8 @@ export class RowRefTopK {
    */
   private bnd = new Float64Array(0);
   groups = 0;
+  /** Partitions holding at least one entry. */
+  partitions = 0;
   /** Live entries. */
   kept = 0;
   peakKept = 0;
@@ -127,18 +129,7 @@ export class RowRefTopK {
     const n = b.length;
     const nk = this.nk;
     if (this.xs.length < n * nk) this.xs = new Float64Array(n * nk);
-    const xs = this.xs;
-    for (let j = 0; j < nk; j++) {
-      const c = b.columns[this.keys[j]!.col]!;
-      if (c.nulls !== null && hasOne(c.nulls, n)) return false;
-      const d = c.data;
-      const s = this.signs[j]!;
-      if (d instanceof Float64Array) {
-        if (!loadF64(d, n, s, xs, j, nk)) return false;
-      } else if (d instanceof Int32Array) loadI32(d, n, s, xs, j, nk);
-      else return false;
-    }
-    return true;
+    return loadOrderKeys(b, this.keys, this.signs, this.xs, 0);
   }
 
   /** Offers every row of the prepared batch b, whose rows have partition ids gids. */
@@ -198,46 +189,21 @@ export class RowRefTopK {
    * done) when a column is stored differently in two retained batches.
    */
   gatherInOrder(order: Int32Array): Batch | null {
-    const batches = this.batches;
-    const nb = batches.length;
     const total = this.kept;
-    if (nb === 0 || total === 0) return null;
+    if (this.batches.length === 0 || total === 0) return null;
     const w = this.w;
     const k = this.k;
     const nk = this.nk;
     const ent = this.ent;
     const cnt = this.cnt;
-    const bases = Float64Array.from(this.bases);
-    const from = new Int32Array(total);
-    const row = new Uint32Array(total);
-    const { shift, first } = batchBuckets(bases, this.nextBase);
-    const bucket = 2 ** shift;
+    const refs = new Float64Array(total);
     let m = 0;
     for (let j = 0; j < order.length; j++) {
       const g = order[j]!;
       const c = cnt[g]!;
-      for (let e = 0; e < c; e++) {
-        const ref = ent[(g * k + e) * w + nk]!;
-        // The last retained batch starting at or before ref, among those that can hold it (its bucket's).
-        const u = Math.floor(ref / bucket);
-        let lo = first[u]!;
-        let hi = first[u + 1]!;
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1;
-          if (bases[mid]! <= ref) lo = mid;
-          else hi = mid - 1;
-        }
-        from[m] = lo;
-        row[m++] = ref - bases[lo]!;
-      }
+      for (let e = 0; e < c; e++) refs[m++] = ent[(g * k + e) * w + nk]!;
     }
-    const columns: Column[] = [];
-    for (let ci = 0; ci < this.types.length; ci++) {
-      const c = gatherColumn(batches, ci, this.types[ci]!, from, row, m);
-      if (c === null) return null;
-      columns.push(c);
-    }
-    return { columns, length: m };
+    return gatherRefs(this.batches, this.bases, this.nextBase, refs, m, this.types);
   }
 
   /** The kept rows (see GatheredRows). */
@@ -285,10 +251,82 @@ export class RowRefTopK {
     return { rows, at, starts, part };
   }
 
+  /**
+   * The partitions holding entries, ascending: when partitions are indexed by the key's own value
+   * (see PartitionIndex in topn-ranking-value-index.ts), their key order, read without sorting.
+   */
+  nonEmpty(): Int32Array {
+    const out = new Int32Array(this.partitions);
+    const cnt = this.cnt;
+    let w = 0;
+    for (let g = 0; g < this.groups; g++) if (cnt[g]! > 0) out[w++] = g;
+    return out;
+  }
+
+  /**
+   * Renumbers the partitions: entry block g moves to to(g), called for the non-empty partitions in
+   * ascending order and giving distinct ids below `count`. The tables are rebuilt at the new size, so
+   * a sparse numbering (key values) gives back its memory.
+   */
+  renumber(to: (g: number) => number, count: number): void {
+    const per = this.k * this.w;
+    const oldEnt = this.ent;
+    const oldCnt = this.cnt;
+    const oldBnd = this.bnd;
+    const oldGroups = this.groups;
+    this.ent = new Float64Array(0);
+    this.cnt = new Uint8Array(0);
+    this.bnd = new Float64Array(0);
+    this.groups = 0;
+    this.ensureGroups(Math.max(count, 1));
+    for (let g = 0; g < oldGroups; g++) {
+      const c = oldCnt[g]!;
+      if (c === 0) continue;
+      const h = to(g);
+      this.ent.set(oldEnt.subarray(g * per, (g + 1) * per), h * per);
+      this.cnt[h] = c;
+      this.bnd[h] = oldBnd[g]!;
+    }
+    this.groups = count;
+  }
+
   /** Entries of partition g. */
   count(g: number): number {
     return this.cnt[g]!;
   }
+}
+
+/**
+ * Rows refs[0..m) (numbered from 0 across `batches`, batch i starting at bases[i], `end` rows in all) in
+ * that order, one pass per column; null when a column is stored differently in two batches.
+ */
+function gatherRefs(batches: readonly Batch[], basesIn: readonly number[], end: number, refs: Float64Array, m: number, types: readonly DataType[]): Batch | null {
+  const bases = Float64Array.from(basesIn);
+  const from = new Int32Array(m);
+  const row = new Uint32Array(m);
+  const { shift, first } = batchBuckets(bases, end);
+  const bucket = 2 ** shift;
+  for (let j = 0; j < m; j++) {
+    const ref = refs[j]!;
+    // The last retained batch starting at or before ref, among those that can hold it (its bucket's).
+    const u = Math.floor(ref / bucket);
+    let lo = first[u]!;
+    let hi = first[u + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (bases[mid]! <= ref) lo = mid;
+      else hi = mid - 1;
+    }
+    from[j] = lo;
+    row[j] = ref - bases[lo]!;
+  }
+  const columns: Column[] = [];
+  for (let ci = 0; ci < types.length; ci++) {
+    const c = gatherColumn(batches, ci, types[ci]!, from, row, m);
+    if (c === null) return null;
+    columns.push(c);
+  }
+  return { columns, length: m };
 }
 
 /**
@@ -391,18 +429,38 @@ function hasOne(u: Uint8Array, n: number): boolean {
   return false;
 }
 
-function loadF64(d: Float64Array, n: number, s: number, xs: Float64Array, j: number, nk: number): boolean {
+/**
+ * The batch's order keys as sign-adjusted numbers (signs[j] = -1 for DESC), row-major from row `at` of
+ * xs; false when a key is NULL or NaN, or not stored as plain numbers (an int8 column holding bigints).
+ */
+function loadOrderKeys(b: Batch, keys: readonly SortKey[], signs: Float64Array, xs: Float64Array, at: number): boolean {
+  const n = b.length;
+  const nk = keys.length;
+  for (let j = 0; j < nk; j++) {
+    const c = b.columns[keys[j]!.col]!;
+    if (c.nulls !== null && hasOne(c.nulls, n)) return false;
+    const d = c.data;
+    const s = signs[j]!;
+    if (d instanceof Float64Array) {
+      if (!loadF64(d, n, s, xs, at * nk + j, nk)) return false;
+    } else if (d instanceof Int32Array) loadI32(d, n, s, xs, at * nk + j, nk);
+    else return false;
+  }
+  return true;
+}
+
+function loadF64(d: Float64Array, n: number, s: number, xs: Float64Array, o: number, nk: number): boolean {
   let bad = false;
   for (let i = 0; i < n; i++) {
     const x = d[i]! * s;
     if (x !== x) bad = true;
-    xs[i * nk + j] = x;
+    xs[o + i * nk] = x;
   }
   return !bad;
 }
 
-function loadI32(d: Int32Array, n: number, s: number, xs: Float64Array, j: number, nk: number): void {
-  for (let i = 0; i < n; i++) xs[i * nk + j] = d[i]! * s;
+function loadI32(d: Int32Array, n: number, s: number, xs: Float64Array, o: number, nk: number): void {
+  for (let i = 0; i < n; i++) xs[o + i * nk] = d[i]! * s;
 }
 
 /**
@@ -423,6 +481,7 @@ function offer1(
 ): number {
   let replaced = 0;
   let added = 0;
+  let fresh = 0;
   for (let i = 0; i < n; i++) {
     const g = gids[i]!;
     const x = xs[i]!;
@@ -433,6 +492,7 @@ function offer1(
     if (c < k) {
       cnt[g] = c + 1;
       added++;
+      if (c === 0) fresh++;
       p = c;
     } else {
       replaced++;
@@ -451,6 +511,7 @@ function offer1(
     if (c + 1 >= k) bnd[g] = ent[(o + k - 1) * 2]!;
   }
   st.kept += added;
+  st.partitions += fresh;
   return replaced + added;
 }
 
@@ -470,6 +531,7 @@ function offerN(
   const w = nk + 1;
   let replaced = 0;
   let added = 0;
+  let fresh = 0;
   for (let i = 0; i < n; i++) {
     const g = gids[i]!;
     const xb = i * nk;
@@ -484,6 +546,7 @@ function offerN(
     if (c < k) {
       cnt[g] = c + 1;
       added++;
+      if (c === 0) fresh++;
       p = c;
     } else {
       replaced++;
@@ -502,6 +565,7 @@ function offerN(
     if (c + 1 >= k) bnd[g] = ent[lb]!;
   }
   st.kept += added;
+  st.partitions += fresh;
   return replaced + added;
 }
 

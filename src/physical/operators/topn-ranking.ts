@@ -5,7 +5,8 @@
  * with ties in input order (sortedOutput: the Window above then sorts nothing); either way the Window
  * numbers ties exactly as it would over the full input.
  *
- * Hashed variant: any input order. Each row's partition is mapped to a dense id — a direct-address table
+ * Hashed variant: any input order. Each row's partition is mapped to a dense id — under the row-reference
+ * store a small non-negative int key is its own index (topn-ranking-value-index.ts), else a direct-address table
  * for small non-negative integers, dictionary codes or a typed string hash for text, a Map for other
  * single keys, flat tables of id pairs for several key columns — then compared against that partition's
  * boundary (topn-ranking-store.ts). Memory is O(k × partitions).
@@ -21,7 +22,7 @@
  * abandoned, and the decision with its estimate.
  */
 import { hashKey } from '../../common/compare.js';
-import { T, type DataType, type Value } from '../../common/types.js';
+import { storageKind, T, type DataType, type Value } from '../../common/types.js';
 import { BATCH_SIZE, sliceBatch, takeBatch, type Batch, type Column } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
@@ -37,6 +38,7 @@ import { estimateTopNRanking } from './topn-ranking-cost.js';
 import { StringIds, stringHash } from './topn-ranking-string-ids.js';
 import { orderPartitions, partitionOrder } from './topn-ranking-partition-order.js';
 import { RowRefTopK } from './topn-ranking-refs.js';
+import { PartitionIndex } from './topn-ranking-value-index.js';
 import { ExternalSort } from './external-sort.js';
 import { Replay } from './replay.js';
 
@@ -1169,6 +1171,20 @@ export class TopNRanking extends PhysicalOperator {
       stringHash,
       spec.together,
     );
+    // A single int key indexes the partitions by its value while the values allow (see PartitionIndex).
+    const pcol = spec.partitionCols.length === 1 && (spec.together ?? []).length === 0 ? spec.partitionCols[0]! : -1;
+    const byValue =
+      pcol >= 0 && storageKind(types[pcol]!) === 'i32' && types[pcol]!.name !== 'bool'
+        ? new PartitionIndex(pcol, spec.k * (spec.orderKeys.length + 1) * 8 + 9, this.expectedRows)
+        : null;
+    // Leaves value indexing: the partitions seen so far get dense ids, in key order.
+    const toDense = (): void => {
+      if (byValue === null || !byValue.active) return;
+      byValue.active = false;
+      const order = st.nonEmpty();
+      st.renumber((g) => ids.intId(g), order.length);
+    };
+    const partitionCount = (): number => (byValue !== null && byValue.active ? st.partitions : ids.count);
     const res = queryMemory(ctx).pool.register('TopNRanking', false);
     let seen = 0;
     let decided = spec.strict;
@@ -1194,8 +1210,16 @@ export class TopNRanking extends PhysicalOperator {
           handOver = 'row copies (NULL or NaN order key)';
           break;
         }
-        const gids = ids.assign(b);
-        if (seen < REFS_SETTLE_ROWS && seen + n >= REFS_SETTLE_ROWS && ids.count * REFS_FEW_PARTITIONS <= seen + n) {
+        let gids: Int32Array;
+        const direct = byValue !== null && byValue.active ? byValue.indexes(b) : null;
+        if (direct !== null) {
+          gids = direct.ids;
+          st.ensureGroups(direct.max + 1);
+        } else {
+          toDense();
+          gids = ids.assign(b);
+        }
+        if (seen < REFS_SETTLE_ROWS && seen + n >= REFS_SETTLE_ROWS && (partitionCount() + (direct === null ? 0 : newPartitions(st, gids, n))) * REFS_FEW_PARTITIONS <= seen + n) {
           // Few partitions: their boundaries are in cache and soon reject whole batches by key range
           // (consumeFused), which beats any per-row work here. Decided before this batch goes in: the
           // copying store takes it whole, and the row references (code a query runs for one batch, so
@@ -1204,15 +1228,20 @@ export class TopNRanking extends PhysicalOperator {
           handOver = 'row copies (few partitions)';
           break;
         }
-        st.ensureGroups(ids.count);
+        if (direct === null) st.ensureGroups(ids.count);
         st.consume(b, gids);
         seen += n;
         // Row size measured now and then: batchBytes reads every string.
         const rb = st.lastRetained;
         if (rb !== null && (rowBytes < 0 || (++batches & 63) === 0)) rowBytes = batchBytes(rb) / rb.length;
         let fits = res.tryResize(refsBytes(st, ids, rowBytes));
+        if (!fits && byValue !== null && byValue.active) {
+          // Short of memory: first give up the tables' empty entries of unused key values.
+          toDense();
+          fits = res.tryResize(refsBytes(st, ids, rowBytes));
+        }
         if (!fits && st.retainedRows > st.kept) {
-          // Short of memory: first drop the retained rows no longer kept.
+          // Then drop the retained rows no longer kept.
           st.compact();
           fits = res.tryResize(refsBytes(st, ids, rowBytes));
         }
@@ -1223,7 +1252,7 @@ export class TopNRanking extends PhysicalOperator {
           break;
         }
         if (!decided && (seen >= this.probeRows || seen >= earlyCheck)) {
-          const e = estimateTopNRanking(spec.k, ids.count, seen, st.kept, this.expectedRows);
+          const e = estimateTopNRanking(spec.k, partitionCount(), seen, st.kept, this.expectedRows);
           const final = seen >= this.probeRows;
           if (final || e.clearlySortAndFilter) {
             decided = true;
@@ -1241,14 +1270,15 @@ export class TopNRanking extends PhysicalOperator {
       res.free();
     }
     const m = this.metrics.extra;
-    m['partitions'] = ids.count;
+    const indexedByValue = byValue !== null && byValue.active;
+    m['partitions'] = partitionCount();
     m['peak kept rows'] = st.peakKept;
     m['peak kept bytes'] = Math.ceil(st.peakRetainedRows * Math.max(rowBytes, 0) + st.tableBytes);
     if (!spec.strict) {
       m['pruning'] = abandon ? 'abandoned' : 'kept';
       m['decision'] = why === '' ? 'hash top-k (input ended before the probe)' : why;
     }
-    m['store'] = handOver === '' ? `row refs (${st.compactions} compactions)` : handOver;
+    m['store'] = handOver === '' ? `row refs (${st.compactions} compactions${indexedByValue ? ', indexed by key value' : ''})` : handOver;
     if (abandon) {
       // The retained batches whole (they hold every candidate; their other rows are beaten by k rows of
       // their partition, so passing them changes nothing the filter above keeps), then the rest of the
@@ -1273,13 +1303,15 @@ export class TopNRanking extends PhysicalOperator {
     if (handOver === '' && spec.sortedOutput === true) {
       // Int keys and coded text keys: the partition order is read off the direct table or the dictionary's
       // rank, and the kept rows are gathered once, in that order, straight from the retained batches.
-      const direct = ids.directOrder() ?? ids.codeOrder();
+      const direct = indexedByValue ? st.nonEmpty() : (ids.directOrder() ?? ids.codeOrder());
       const rows = direct === null ? null : st.gatherInOrder(direct);
       if (rows !== null) {
         yield* sliced(rows);
         return null;
       }
     }
+    // From here on partitions are known by dense ids (the copying store and orderPartitions need them).
+    toDense();
     const kept = st.gather();
     if (handOver !== '') return { ids, kept: kept.rows, gids: kept.part, refused };
     if (spec.sortedOutput !== true) {
@@ -1322,6 +1354,17 @@ export class TopNRanking extends PhysicalOperator {
 /** Bytes the row-reference store holds: retained rows at the measured row size, partition ids, its tables. */
 function refsBytes(st: RowRefTopK, ids: PartitionIds, rowBytes: number): number {
   return Math.ceil(st.retainedRows * Math.max(rowBytes, 0) + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
+}
+
+/** Distinct partition indexes among ids[0..n) that hold no entry yet (once per run: it sorts a copy). */
+function newPartitions(st: RowRefTopK, ids: Int32Array, n: number): number {
+  const fresh = new Int32Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) if (st.count(ids[i]!) === 0) fresh[m++] = ids[i]!;
+  const s = fresh.subarray(0, m).sort();
+  let d = 0;
+  for (let i = 0; i < m; i++) if (i === 0 || s[i] !== s[i - 1]) d++;
+  return d;
 }
 
 function* sliced(b: Batch): Generator<Batch> {
