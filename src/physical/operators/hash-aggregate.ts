@@ -620,7 +620,8 @@ export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: 
     }
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
-    if (acc.updateSel !== undefined) acc.updateSel(gids, sel, n, args);
+    if (keyCount === 0 && acc.updateGroupSel !== undefined) acc.updateGroupSel(0, sel, n, args);
+    else if (acc.updateSel !== undefined) acc.updateSel(gids, sel, n, args);
     else {
       for (let j = 0; j < ac.length; j++) args[j] = takeColumn(args[j]!, sel, n);
       acc.update(gids, n, args);
