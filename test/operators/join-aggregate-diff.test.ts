@@ -145,6 +145,8 @@ describe('aggregates over hash joins match PostgreSQL', () => {
     'select count(*), sum(p.v) from p join dim on p.g = dim.g where dim.w > 5',
     'select count(*), sum(p.v) from p join e on p.s = e.s',
     'select count(*), sum(e.g) from e join dim on e.g = dim.g',
+    // a computed text probe key (no dictionary codes)
+    'select count(*), sum(p.v) from p join dim on lower(p.s) = dim.s',
   ];
 
   it('count and sum without GROUP BY over a unique build side', async () => {

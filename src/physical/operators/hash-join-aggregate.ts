@@ -317,9 +317,13 @@ export class HashJoinAggregate extends PhysicalOperator {
         if (direct !== undefined && pc!.data instanceof Int32Array && pc!.nulls === null) {
           n = directMatchedRows(pc!.data, sel, m, table.head, direct.max, rows);
         } else {
-          if (heads.length < m) heads = new Int32Array(m);
-          table.probe(batch, heads, sel, m);
-          n = matchedRows(heads, m, sel, rows);
+          const fused = table.matchedRows === undefined ? null : table.matchedRows(batch, sel, m, rows);
+          if (fused !== null) n = fused;
+          else {
+            if (heads.length < m) heads = new Int32Array(m);
+            table.probe(batch, heads, sel, m);
+            n = matchedRows(heads, m, sel, rows);
+          }
         }
         if (n > 0) {
           const all = n === batch.length;
