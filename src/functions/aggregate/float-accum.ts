@@ -71,6 +71,35 @@ export class GroupedFloatAccum implements GroupedAccumulator {
     }
   }
 
+  /** update() for rows 0..n-1 all in group g (no GROUP BY): the same steps in the same order. */
+  updateGroup(g: number, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const N = this.n;
+    const SX = this.sx;
+    const SXX = this.sxx;
+    if (nulls === null) for (let k = 0; k < n; k++) step(N, SX, SXX, g, d[k]!);
+    else for (let k = 0; k < n; k++) if (nulls[k] === 0) step(N, SX, SXX, g, d[k]!);
+  }
+
+  /** updateGroup() over the rows sel[0..n). */
+  updateGroupSel(g: number, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const N = this.n;
+    const SX = this.sx;
+    const SXX = this.sxx;
+    if (nulls === null) for (let k = 0; k < n; k++) step(N, SX, SXX, g, d[sel[k]!]!);
+    else {
+      for (let k = 0; k < n; k++) {
+        const i = sel[k]!;
+        if (nulls[i] === 0) step(N, SX, SXX, g, d[i]!);
+      }
+    }
+  }
+
   result(g: number): Value {
     return floatFinal(this.kind, this.n[g]!, this.sx[g]!, this.sxx[g]!);
   }
