@@ -76,6 +76,11 @@ export interface GroupedAccumulator {
    */
   updateGroup?(g: number, n: number, args: readonly Column[]): void;
   /**
+   * updateGroup() over the rows sel[0..n) of `args` (a filter's selection, a join's matched probe rows):
+   * every one belongs to group g, so no group ids are written or read.
+   */
+  updateGroupSel?(g: number, sel: Uint32Array, n: number, args: readonly Column[]): void;
+  /**
    * update() over the rows sel[0..n) of `args` (a filter's selection over an uncopied batch): row sel[k]
    * belongs to group gids[k], which is never negative. Without it the caller gathers the rows first.
    */

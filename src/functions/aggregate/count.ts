@@ -59,6 +59,13 @@ class GroupedCount implements GroupedAccumulator {
     this.counts[g] += c;
   }
 
+  updateGroupSel(g: number, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const nulls = this.star ? null : args[0]!.nulls;
+    let c = n;
+    if (nulls !== null) for (let k = 0; k < n; k++) c -= nulls[sel[k]!]!;
+    this.counts[g] += c;
+  }
+
   result(g: number): Value {
     return this.counts[g]!;
   }

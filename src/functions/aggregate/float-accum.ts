@@ -49,7 +49,7 @@ export class GroupedFloatAccum implements GroupedAccumulator {
     for (let k = 0; k < count; k++) {
       const g = gids[k]!;
       if (g < 0 || (nulls !== null && nulls[k] === 1)) continue;
-      accumulate(N, SX, SXX, g, d[k]!);
+      step(N, SX, SXX, g, d[k]!);
     }
   }
 
@@ -60,10 +60,43 @@ export class GroupedFloatAccum implements GroupedAccumulator {
     const N = this.n;
     const SX = this.sx;
     const SXX = this.sxx;
+    if (nulls === null) {
+      for (let k = 0; k < count; k++) step(N, SX, SXX, gids[k]!, d[sel[k]!]!);
+      return;
+    }
     for (let k = 0; k < count; k++) {
       const i = sel[k]!;
-      if (nulls !== null && nulls[i] === 1) continue;
-      accumulate(N, SX, SXX, gids[k]!, d[i]!);
+      if (nulls[i] === 1) continue;
+      step(N, SX, SXX, gids[k]!, d[i]!);
+    }
+  }
+
+  /** update() for rows 0..n-1 all in group g (no GROUP BY): the same steps in the same order. */
+  updateGroup(g: number, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const N = this.n;
+    const SX = this.sx;
+    const SXX = this.sxx;
+    if (nulls === null) for (let k = 0; k < n; k++) step(N, SX, SXX, g, d[k]!);
+    else for (let k = 0; k < n; k++) if (nulls[k] === 0) step(N, SX, SXX, g, d[k]!);
+  }
+
+  /** updateGroup() over the rows sel[0..n). */
+  updateGroupSel(g: number, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    const N = this.n;
+    const SX = this.sx;
+    const SXX = this.sxx;
+    if (nulls === null) for (let k = 0; k < n; k++) step(N, SX, SXX, g, d[sel[k]!]!);
+    else {
+      for (let k = 0; k < n; k++) {
+        const i = sel[k]!;
+        if (nulls[i] === 0) step(N, SX, SXX, g, d[i]!);
+      }
     }
   }
 
@@ -72,7 +105,30 @@ export class GroupedFloatAccum implements GroupedAccumulator {
   }
 }
 
-/** One float8_accum step of group g with v (small enough for V8 to inline into the loops). */
+/**
+ * One float8_accum step of group g with v. The common case (a group that already has rows, every value
+ * finite) commits after one test of its results; everything else goes to accumulate(), which is
+ * float8_accum as written. The common path computes the same operations in the same order, so when both
+ * results are finite it stores what accumulate() would store: accumulate() differs only where n0 is 0
+ * (then tmp is 0 and 0 / 0 is NaN here, which sends the step there) or a result is infinite or NaN
+ * (sent there too). Testing each result once instead of each operand against both infinities halves the
+ * cost of avg(float8).
+ */
+function step(N: Float64Array, SX: Float64Array, SXX: Float64Array, g: number, v: number): void {
+  const n0 = N[g]!;
+  const n1 = n0 + 1;
+  const sx1 = SX[g]! + v;
+  const tmp = v * n1 - sx1;
+  const sxx = SXX[g]! + (tmp * tmp) / (n1 * n0);
+  // x - x is 0 exactly when x is finite
+  if (sxx - sxx === 0 && sx1 - sx1 === 0) {
+    N[g] = n1;
+    SX[g] = sx1;
+    SXX[g] = sxx;
+  } else accumulate(N, SX, SXX, g, v);
+}
+
+/** One float8_accum step of group g with v, every case. */
 function accumulate(N: Float64Array, SX: Float64Array, SXX: Float64Array, g: number, v: number): void {
   const n0 = N[g]!;
   const sx0 = SX[g]!;

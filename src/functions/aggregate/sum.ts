@@ -116,6 +116,43 @@ class GroupedFloatSum implements GroupedAccumulator {
     if (any) this.seen[g] = 1;
   }
 
+  /** updateGroup() over the rows sel[0..n): the same additions in the same order as updateSel(). */
+  updateGroupSel(g: number, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data as Float64Array;
+    const nulls = c.nulls;
+    let s = this.sums[g]!;
+    let any = false;
+    if (this.float4) {
+      for (let k = 0; k < n; k++) {
+        const i = sel[k]!;
+        if (nulls !== null && nulls[i] === 1) continue;
+        const v = d[i]!;
+        const t = Math.fround(s + v);
+        s = t - t !== 0 && t === t ? floatAdd(s, v, true) : t;
+        any = true;
+      }
+    } else if (nulls === null) {
+      for (let k = 0; k < n; k++) {
+        const v = d[sel[k]!]!;
+        const t = s + v;
+        s = t - t !== 0 && t === t ? floatAdd(s, v, false) : t;
+      }
+      any = n > 0;
+    } else {
+      for (let k = 0; k < n; k++) {
+        const i = sel[k]!;
+        if (nulls[i] === 1) continue;
+        const v = d[i]!;
+        const t = s + v;
+        s = t - t !== 0 && t === t ? floatAdd(s, v, false) : t;
+        any = true;
+      }
+    }
+    this.sums[g] = s;
+    if (any) this.seen[g] = 1;
+  }
+
   updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
     const c = args[0]!;
     const d = c.data as Float64Array;

@@ -639,8 +639,10 @@ export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: 
     }
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
-    // A count of a column without NULLs counts the selected rows too, whatever the selection.
-    if (keyCount > 0 && acc.countsRowsOnly?.(args) === true && (per ??= rowsPerGroup(st, gids, n, groups)) !== null) acc.addRowCounts!(per, groups);
+    // Without GROUP BY the selection folds into the one group; with it, a count of a column without
+    // NULLs counts the selected rows per group, whatever the selection.
+    if (keyCount === 0 && acc.updateGroupSel !== undefined) acc.updateGroupSel(0, sel, n, args);
+    else if (keyCount > 0 && acc.countsRowsOnly?.(args) === true && (per ??= rowsPerGroup(st, gids, n, groups)) !== null) acc.addRowCounts!(per, groups);
     else if (acc.updateSel !== undefined) acc.updateSel(gids, sel, n, args);
     else {
       for (let j = 0; j < ac.length; j++) args[j] = takeColumn(args[j]!, sel, n);

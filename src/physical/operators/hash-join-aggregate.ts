@@ -12,7 +12,9 @@
  *
  * A direct-address build table (small non-negative int keys) is read without chain heads: its slots are
  * mapped once to what the probe needs (the group of a unique key, or a key's number of build rows for
- * count(*)), and count(*) evaluates an inner join's probe-side filter in the same loop.
+ * count(*)), and count(*) evaluates an inner join's probe-side filter in the same loop. Without GROUP BY
+ * over unique build keys, the matched probe rows are the pairs: accumulators that can fold a selection
+ * into one group (count, float sum) read them without any group id being written.
  */
 import type { Schema } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, sliceBatch, takeColumn, type Batch, type Column } from '../../common/column.js';
@@ -58,6 +60,41 @@ function uniquePairs(heads: Int32Array, m: number, sel: Uint32Array | null, buil
     // mispredicted on every other row of a 50% match.
     gids[n] = buildGroup[h & ~(h >> 31)]!;
     n += ~h >>> 31;
+  }
+  return n;
+}
+
+/**
+ * uniquePairs for one group (no GROUP BY): only the batch rows of the matched probe rows, compacted
+ * branch-free; the accumulators then fold them into group 0 without group ids.
+ */
+function matchedRows(heads: Int32Array, m: number, sel: Uint32Array | null, rows: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < m; i++) {
+    rows[n] = sel === null ? i : sel[i]!;
+    n += ~heads[i]! >>> 31;
+  }
+  return n;
+}
+
+/** matchedRows over int4 probe keys of a direct table: a row matches when its key's slot is not -1. */
+function directMatchedRows(pd: Int32Array, sel: Uint32Array | null, m: number, heads: Int32Array, max: number, rows: Uint32Array): number {
+  let n = 0;
+  if (sel === null) {
+    for (let i = 0; i < m; i++) {
+      const v = pd[i]!;
+      const h = v >>> 0 <= max ? heads[v]! : -1;
+      rows[n] = i;
+      n += ~h >>> 31;
+    }
+  } else {
+    for (let j = 0; j < m; j++) {
+      const i = sel[j]!;
+      const v = pd[i]!;
+      const h = v >>> 0 <= max ? heads[v]! : -1;
+      rows[n] = i;
+      n += ~h >>> 31;
+    }
   }
   return n;
 }
@@ -266,6 +303,40 @@ export class HashJoinAggregate extends PhysicalOperator {
         await yieldIfDue(ctx);
       }
       for (const acc of accs) acc.updateGroup!(0, total, []);
+      yield this.resultRow(accs);
+      return;
+    }
+    if (keyless && unique && accs.every((acc) => acc.updateGroupSel !== undefined && acc.updateGroup !== undefined)) {
+      // One group and at most one build row per probe row: the matched probe rows are the pairs, in
+      // join order, and each accumulator folds them into group 0 without group ids.
+      const direct = table.direct;
+      for await (const { batch, sel, n: m } of this.join.probeSide(ctx)) {
+        if (rows.length < m) rows = new Uint32Array(m);
+        const pc = direct === undefined ? null : batch.columns[direct.probeCol]!;
+        let n: number;
+        if (direct !== undefined && pc!.data instanceof Int32Array && pc!.nulls === null) {
+          n = directMatchedRows(pc!.data, sel, m, table.head, direct.max, rows);
+        } else {
+          const fused = table.matchedRows === undefined ? null : table.matchedRows(batch, sel, m, rows);
+          if (fused !== null) n = fused;
+          else {
+            if (heads.length < m) heads = new Int32Array(m);
+            table.probe(batch, heads, sel, m);
+            n = matchedRows(heads, m, sel, rows);
+          }
+        }
+        if (n > 0) {
+          const all = n === batch.length;
+          for (let j = 0; j < accs.length; j++) {
+            const ac = argCols[j]!;
+            const args: Column[] = new Array(ac.length);
+            for (let a = 0; a < ac.length; a++) args[a] = batch.columns[ac[a]!]!;
+            if (all) accs[j]!.updateGroup!(0, n, args);
+            else accs[j]!.updateGroupSel!(0, rows, n, args);
+          }
+        }
+        await yieldIfDue(ctx);
+      }
       yield this.resultRow(accs);
       return;
     }

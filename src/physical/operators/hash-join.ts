@@ -342,6 +342,12 @@ export interface BuildTable {
    */
   probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void;
   /**
+   * The batch rows among sel[0..m) (rows 0..m-1 when sel is null) that have a chain, in order, written
+   * to rows[0..): probe() and the compaction in one pass, where the table has such a loop (a text key
+   * whose probe column carries dictionary codes); null when this batch takes probe().
+   */
+  matchedRows?(b: Batch, sel: Uint32Array | null, m: number, rows: Uint32Array): number | null;
+  /**
    * Set when `head` is indexed by the key value itself (directTable): keys 0..max, probed through the
    * probe side's column `probeCol`. Lets a consumer map a key straight to what it keeps per build row,
    * without writing chain heads first.
@@ -643,6 +649,12 @@ async function buildTable(
   return {
     head,
     next,
+    matchedRows(b: Batch, sel: Uint32Array | null, m: number, rows: Uint32Array): number | null {
+      if (!textKey) return null;
+      const c = b.columns[leftKeys[0]!]!;
+      if (c.dict == null || c.dict.codes.length < (sel === null ? m : b.length)) return null;
+      return matchedCodeRows(c.dict, c.nulls, sel, m, rows, codeHeads, groups, head);
+    },
     probe(b: Batch, out: Int32Array, sel: Uint32Array | null, m: number): void {
       if (textKey) {
         // The string itself is the Map key: one lookup per probe row, no key array per batch.
@@ -730,13 +742,7 @@ function probeCodes(
   groups: ShardedKeyMap<number>,
   head: Int32Array,
 ): void {
-  let known = cache.get(dc.dictionary);
-  if (known === undefined || known.length < dc.dictionary.size) {
-    const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
-    if (known !== undefined) grown.set(known);
-    known = grown;
-    cache.set(dc.dictionary, known);
-  }
+  const known = knownHeads(dc, cache);
   const codes = dc.codes;
   for (let j = 0; j < m; j++) {
     const i = sel === null ? j : sel[j]!;
@@ -752,6 +758,59 @@ function probeCodes(
     }
     out[j] = h - 2;
   }
+}
+
+/**
+ * The code → chain head + 2 array of probeCodes for this dictionary, grown to its size (codes keep their
+ * meaning as the dictionary grows, so known answers carry over).
+ */
+function knownHeads(dc: DictCodes, cache: Map<TextDictionary, Int32Array>): Int32Array {
+  let known = cache.get(dc.dictionary);
+  if (known === undefined || known.length < dc.dictionary.size) {
+    const grown = new Int32Array(Math.max(dc.dictionary.size, 16));
+    if (known !== undefined) grown.set(known);
+    known = grown;
+    cache.set(dc.dictionary, known);
+  }
+  return known;
+}
+
+/**
+ * probeCodes compacted to the matched rows: the batch rows of sel[0..m) whose code has a chain, written
+ * branch-free to rows. A code seen for the first time is looked up in `groups` (out of line).
+ */
+function matchedCodeRows(
+  dc: DictCodes,
+  pn: Uint8Array | null,
+  sel: Uint32Array | null,
+  m: number,
+  rows: Uint32Array,
+  cache: Map<TextDictionary, Int32Array>,
+  groups: ShardedKeyMap<number>,
+  head: Int32Array,
+): number {
+  const known = knownHeads(dc, cache);
+  const codes = dc.codes;
+  let n = 0;
+  for (let j = 0; j < m; j++) {
+    const i = sel === null ? j : sel[j]!;
+    const code = codes[i]!;
+    let h = 1;
+    if (code >= 0 && (pn === null || pn[i] === 0)) {
+      h = known[code]!;
+      if (h === 0) h = lookUpCode(dc, code, known, groups, head);
+    }
+    rows[n] = i;
+    // h is chain head + 2: 0 or more means a match
+    n += ~(h - 2) >>> 31;
+  }
+  return n;
+}
+
+/** A code's chain head + 2 (1 = no match), looked up and remembered. */
+function lookUpCode(dc: DictCodes, code: number, known: Int32Array, groups: ShardedKeyMap<number>, head: Int32Array): number {
+  const g = groups.get(dc.dictionary.values[code]!);
+  return (known[code] = g === undefined ? 1 : head[g]! + 2);
 }
 
 export function allChainsSingle(next: Int32Array): boolean {
