@@ -29,12 +29,21 @@ async function blast(bytes: Buffer[], opts: { startup?: boolean } = {}): Promise
   });
   let data = Buffer.alloc(0);
   let closed = false;
-  s.on('data', (d: Buffer) => (data = Buffer.concat([data, d])));
+  let lastData = 0;
+  s.on('data', (d: Buffer) => {
+    data = Buffer.concat([data, d]);
+    lastData = Date.now();
+  });
   s.on('error', () => undefined);
-  const end = new Promise<void>((r) => s.on('close', () => ((closed = true), r())));
+  s.on('close', () => (closed = true));
   if (opts.startup !== false) s.write(serialize.startup({ user: 'fuzz' }));
   for (const b of bytes) s.write(b);
-  await Promise.race([end, new Promise((r) => setTimeout(r, 150))]);
+  // Until the server closes, or has answered and then been quiet for 150 ms; a busy machine gets up to
+  // 5 s for the first answer (a fixed 150 ms wait failed under load without anything being wrong).
+  const start = Date.now();
+  while (!closed && Date.now() - start < 5000 && (lastData === 0 || Date.now() - lastData < 150)) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
   s.destroy();
   return { data, closed };
 }
