@@ -21,7 +21,12 @@ afterAll(async () => {
 });
 
 /** Sends bytes on a fresh socket and waits until the server answers and/or closes (or a short quiet period). */
-async function blast(bytes: Buffer[], opts: { startup?: boolean } = {}): Promise<{ data: Buffer; closed: boolean }> {
+/**
+ * Sends `bytes` on a fresh connection and collects what comes back until the server closes it, or has
+ * answered and then been quiet for 150 ms, or `patience` ms passed without an answer (a server may
+ * rightly wait for the rest of an incomplete message; a busy machine needs seconds for a first answer).
+ */
+async function blast(bytes: Buffer[], opts: { startup?: boolean; patience?: number } = {}): Promise<{ data: Buffer; closed: boolean }> {
   const s: Socket = connect(fx.server.port, '127.0.0.1');
   await new Promise<void>((r, j) => {
     s.once('connect', () => r());
@@ -38,10 +43,9 @@ async function blast(bytes: Buffer[], opts: { startup?: boolean } = {}): Promise
   s.on('close', () => (closed = true));
   if (opts.startup !== false) s.write(serialize.startup({ user: 'fuzz' }));
   for (const b of bytes) s.write(b);
-  // Until the server closes, or has answered and then been quiet for 150 ms; a busy machine gets up to
-  // 5 s for the first answer (a fixed 150 ms wait failed under load without anything being wrong).
   const start = Date.now();
-  while (!closed && Date.now() - start < 5000 && (lastData === 0 || Date.now() - lastData < 150)) {
+  const patience = opts.patience ?? 5000;
+  while (!closed && (lastData === 0 ? Date.now() - start < patience : Date.now() - lastData < 150)) {
     await new Promise((r) => setTimeout(r, 10));
   }
   s.destroy();
@@ -66,7 +70,8 @@ describe('malformed protocol input', () => {
   it('random bytes before and after startup', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.boolean(), async (bytes, withStartup) => {
-        await blast([Buffer.from(bytes)], { startup: withStartup });
+        // Only the server's survival is checked here, so an unanswered connection need not be waited for.
+        await blast([Buffer.from(bytes)], { startup: withStartup, patience: 150 });
       }),
       { numRuns: 60, seed: 20261202 },
     );
