@@ -15,6 +15,7 @@
  *
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
+import { F64, I32, I64, name, section, sleb, uleb } from './wasm-bytecode.js';
 
 /** Bytes of input one call may read (copied into the kernel's memory). */
 export const SHAPE_WINDOW = 1 << 16;
@@ -84,34 +85,6 @@ const END_AT = CACHE_AT + SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY;
 const PAGES = Math.ceil(END_AT / 65536);
 
 // ---- a small assembler ------------------------------------------------------------------------
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(v: bigint): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-const I32 = 0x7f;
-const I64 = 0x7e;
-const F64 = 0x7c;
 
 /** Emits a function body; branches name their target, and the depth is worked out here. */
 class Body {
@@ -433,14 +406,6 @@ function kernelBody(): number[] {
   const locals = [3, 16, I32, 3, I64, 1, F64];
   const fn = [...locals, ...f.code];
   return [...uleb(fn.length), ...fn];
-}
-
-function section(id: number, body: number[]): number[] {
-  return [id, ...uleb(body.length), ...body];
-}
-
-function name(s: string): number[] {
-  return [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 }
 
 function kernelModule(): Uint8Array {

@@ -8,6 +8,7 @@
  * build). Where WebAssembly is not available (node --jitless) the same positions come from a scalar
  * loop, which is also the reference the tests hold the kernel to.
  */
+import { I32, I64, V128, name, section, uleb } from './wasm-bytecode.js';
 
 /** Bytes indexed per fill(): the input is copied into the kernel's memory a window at a time. */
 export const INDEX_WINDOW = 1 << 16;
@@ -19,29 +20,6 @@ const OUT_AT = INDEX_WINDOW + 64;
 const PAGES = Math.ceil((OUT_AT + 4 * INDEX_WINDOW) / 65536);
 
 // ---- the kernel's bytecode --------------------------------------------------------------------
-
-const I32 = 0x7f;
-const I64 = 0x7e;
-const V128 = 0x7b;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function section(id: number, body: number[]): number[] {
-  return [id, ...uleb(body.length), ...body];
-}
-
-function name(s: string): number[] {
-  return [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
-}
 
 // Opcodes used (WebAssembly core 2.0 and its fixed-width SIMD extension, prefix 0xfd).
 const BLOCK = 0x02;
