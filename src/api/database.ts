@@ -429,19 +429,8 @@ export class Database implements UtilityHost {
       // query('INSERT INTO t VALUES ($1, …)', values) in a loop: no parse, bind or plan per row.
       const pi = paramInsertShape(sql);
       if (pi !== null) {
-        this.startStatement();
-        let r: QueryResult | null;
-        try {
-          r = this.jsParamInsertSync(sql, pi, params);
-        } catch (e) {
-          await this.durable();
-          throw e;
-        }
-        if (r !== null) {
-          const pending = this.pendingDurable();
-          if (pending !== null) await pending;
-          return [r];
-        }
+        const r = await this.directInsert(() => this.jsParamInsertSync(sql, pi, params));
+        if (r !== null) return r;
       }
     }
     const stmts = parseStatements(sql);
@@ -450,20 +439,8 @@ export class Database implements UtilityHost {
     }
     this.checkStatements(stmts);
     if (stmts.length === 1 && params.length === 0) {
-      // The autocommit loop's statement: no promise of its own between parsing and durable().
-      this.startStatement();
-      let r: QueryResult | null;
-      try {
-        r = this.literalInsertSync(stmts[0]!);
-      } catch (e) {
-        await this.durable();
-        throw e;
-      }
-      if (r !== null) {
-        const pending = this.pendingDurable();
-        if (pending !== null) await pending;
-        return [r];
-      }
+      const r = await this.directInsert(() => this.literalInsertSync(stmts[0]!));
+      if (r !== null) return r;
     }
     // As in PostgreSQL, several statements sent at once are one transaction unless they control
     // transactions themselves: an error in any of them undoes them all.
@@ -968,6 +945,25 @@ export class Database implements UtilityHost {
       if (this.session.inTransaction) this.session.transactionFailed = true;
       throw e;
     }
+  }
+
+  /**
+   * The autocommit loop's INSERT, run by `attempt` with no promise of its own between parsing and
+   * durable(): acknowledged once its commit is durable. Null when `attempt` did not take it.
+   */
+  private async directInsert(attempt: () => QueryResult | null): Promise<QueryResult[] | null> {
+    this.startStatement();
+    let r: QueryResult | null;
+    try {
+      r = attempt();
+    } catch (e) {
+      await this.durable();
+      throw e;
+    }
+    if (r === null) return null;
+    const pending = this.pendingDurable();
+    if (pending !== null) await pending;
+    return [r];
   }
 
   /**

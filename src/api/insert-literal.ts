@@ -264,14 +264,9 @@ export function runParamInsert(host: UtilityHost, pi: ParamInsert, params: reado
   let typed = false;
   for (const t of paramTypes) if (t.name !== 'unknown') typed = true;
   if (typed) {
-    const rel = pi.prefix.insert.relation as { relname: string; schemaname?: string };
-    let t: MemoryTable;
-    try {
-      t = host.catalog.getMemoryTableIn(rel.schemaname, rel.relname);
-    } catch {
-      return null;
-    }
-    const cols = pi.prefix.insert.cols as { ResTarget: { name: string } }[] | undefined;
+    const target = insertTarget(host, pi);
+    if (target === null) return null;
+    const { t, cols } = target;
     for (let k = 0; k < n; k++) {
       const pt = paramTypes[pi.slots[k]!]!;
       if (pt.name === 'unknown') continue;
@@ -281,6 +276,16 @@ export function runParamInsert(host: UtilityHost, pi: ParamInsert, params: reado
     }
   }
   return runLiteralInsert(host, lit, now);
+}
+
+/** The stored table a parameter INSERT names and its column list; null (the general path answers) when there is none. */
+function insertTarget(host: UtilityHost, pi: ParamInsert): { t: MemoryTable; cols: { ResTarget: { name: string } }[] | undefined } | null {
+  const rel = pi.prefix.insert.relation as { relname: string; schemaname?: string };
+  try {
+    return { t: host.catalog.getMemoryTableIn(rel.schemaname, rel.relname), cols: pi.prefix.insert.cols as { ResTarget: { name: string } }[] | undefined };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -294,14 +299,9 @@ export function runParamInsert(host: UtilityHost, pi: ParamInsert, params: reado
 export function runJsParamInsert(host: UtilityHost, pi: ParamInsert, params: readonly unknown[], now: () => number): QueryResult | null {
   const n = pi.slots.length;
   if (params.length !== n) return null;
-  const rel = pi.prefix.insert.relation as { relname: string; schemaname?: string };
-  let t: MemoryTable;
-  try {
-    t = host.catalog.getMemoryTableIn(rel.schemaname, rel.relname);
-  } catch {
-    return null;
-  }
-  const cols = pi.prefix.insert.cols as { ResTarget: { name: string } }[] | undefined;
+  const target = insertTarget(host, pi);
+  if (target === null) return null;
+  const { t, cols } = target;
   const kinds: number[] = new Array(n);
   const values: (number | string | boolean | null)[] = new Array(n);
   const used = new Uint8Array(n);
