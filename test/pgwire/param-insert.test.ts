@@ -168,4 +168,72 @@ describe('parameter INSERT over the extended protocol', () => {
     expect(rowsOf(rows)).toEqual([['2'], ['3']]);
     c.end();
   });
+  it('two sessions at once: autocommit rows from both survive, a block stays private until it ends', async () => {
+    await client.query('DROP TABLE IF EXISTS q');
+    await client.query('CREATE TABLE q (id int PRIMARY KEY, who text)');
+    const other = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'tester', database: 'quire' });
+    await other.connect();
+    try {
+      const ins = 'INSERT INTO q VALUES ($1, $2)';
+      // B opens a block and inserts into it while A autocommits concurrently.
+      await other.query('BEGIN');
+      const a: Promise<unknown>[] = [];
+      const b: Promise<unknown>[] = [];
+      for (let i = 0; i < 50; i++) {
+        a.push(client.query(ins, [i, 'a']));
+        b.push(other.query(ins, [1000 + i, 'b']));
+      }
+      await Promise.all([...a, ...b]);
+      // A sees its own 50 and none of B's uncommitted rows; B sees both.
+      expect((await client.query('SELECT count(*)::int AS n FROM q')).rows).toEqual([{ n: 50 }]);
+      expect((await other.query('SELECT count(*)::int AS n FROM q')).rows).toEqual([{ n: 100 }]);
+      await other.query('COMMIT');
+      const r = await client.query('SELECT who, count(*)::int AS n FROM q GROUP BY who ORDER BY who');
+      expect(r.rows).toEqual([
+        { who: 'a', n: 50 },
+        { who: 'b', n: 50 },
+      ]);
+      // One key inserted by both: B's block holds it uncommitted when A autocommits it. Quire lets the
+      // first to commit win (A here) and fails the other's COMMIT with 23505 (docs/durability.md);
+      // PostgreSQL would make A wait for B and fail A. Either way exactly one row holds the key.
+      await other.query('BEGIN');
+      await other.query(ins, [5000, 'b']);
+      const aOutcome = await client.query(ins, [5000, 'a']).then(
+        () => 'ok',
+        (e: { code?: string }) => `error ${e.code}`,
+      );
+      const bOutcome = await other.query('COMMIT').then(
+        () => 'ok',
+        (e: { code?: string }) => `error ${e.code}`,
+      );
+      expect([aOutcome, bOutcome].sort()).toEqual(['error 23505', 'ok']);
+      expect((await client.query('SELECT count(*)::int AS n FROM q WHERE id = 5000')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('a hostile client: wrong parameter counts, bad text and a disconnect mid-pipeline leave the server serving', async () => {
+    await client.query('DROP TABLE IF EXISTS h');
+    await client.query('CREATE TABLE h (id int PRIMARY KEY, n int)');
+    const c = await RawClient.ready(server.port);
+    await c.roundTrip([serialize.parse({ name: 'h', text: 'INSERT INTO h VALUES ($1, $2)' }), serialize.sync()]);
+    // One value for two parameters: 08P01, as PostgreSQL answers a Bind with the wrong count.
+    const few = await c.roundTrip([serialize.bind({ statement: 'h', values: ['1'] }), serialize.execute({}), serialize.sync()]);
+    expect(names(few)).toEqual(['error', 'readyForQuery']);
+    expect(few[0]).toMatchObject({ code: '08P01' });
+    // Text that is not an integer, and one past int4: 22P02 and 22003, nothing stored.
+    for (const [v, code] of [['x1', '22P02'], ['2147483648', '22003']] as const) {
+      const bad = await c.roundTrip([serialize.bind({ statement: 'h', values: ['1', v] }), serialize.execute({}), serialize.sync()]);
+      expect(names(bad)).toEqual(['error', 'readyForQuery']);
+      expect(bad[0]).toMatchObject({ code });
+    }
+    // A pipeline cut off before its Sync: nothing of it is committed.
+    c.send([serialize.bind({ statement: 'h', values: ['7', '7'] }), serialize.execute({})]);
+    c.end();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await client.query('SELECT count(*)::int AS n FROM h')).rows).toEqual([{ n: 0 }]);
+    await client.query('INSERT INTO h VALUES ($1, $2)', [1, 2]);
+    expect((await client.query('SELECT id, n FROM h')).rows).toEqual([{ id: 1, n: 2 }]);
+  });
 });
