@@ -4,7 +4,7 @@ import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
 import { T, type Field, type Value, typeDisplayName } from '../common/types.js';
 import { ColumnBuilder, getValue, type Batch } from '../common/column.js';
-import { yieldIfDue } from '../execution/context.js';
+import { checkCancel, yieldIfDue } from '../execution/context.js';
 import type { CopyContext, CopyOptions } from '../storage/copy-format.js';
 import { nodeBody, strings, type AnyNode } from '../sql/ast.js';
 import { parseStatements } from '../sql/parse.js';
@@ -15,6 +15,8 @@ import { materialize } from './ddl-statements.js';
 import type { UtilityHost } from './utility.js';
 import { checkNotNull, insert, uniqueCheck } from './dml-statements.js';
 import { defaultsFiller } from './planned-dml.js';
+import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { waitFor } from './row-locks.js';
 
 const pos = positionOf;
 
@@ -74,7 +76,16 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
     if (t.meta.some((m) => m.notNull) || t.uniqueKeys.length) {
       for (const bt of batches) for (let i = 0; i < bt.length; i++) rows.push(t.schema.map((_, c) => getValue(bt.columns[c]!, i)));
       checkNotNull(t, rows);
-      if (t.uniqueKeys.length) uniqueCheck(t, rows, t.snapshot());
+      if (t.uniqueKeys.length) {
+        // A key another open transaction wrote: wait for it to end, then check on a fresh snapshot.
+        for (let holder = pendingKeyHolder(t, { rows }, host.rowLocks); holder !== null; holder = pendingKeyHolder(t, { rows }, host.rowLocks)) {
+          const wctx = host.execContext([], [], false);
+          await waitFor(host.rowLocks!, holder, () => checkCancel(wctx));
+          host.beginStatement();
+        }
+        uniqueCheck(t, rows, t.snapshot());
+        if (host.keyHolder !== null) holdPendingKeys(t, { rows }, host.keyHolder);
+      }
     }
     for (const bt of batches) t.appendBatch(bt);
     return result('COPY', `COPY ${n}`, { rowCount: n, notices });

@@ -295,18 +295,22 @@ export class Database implements UtilityHost {
     return this.tx?.rowLocks ?? null;
   }
 
+  get keyHolder(): LockOwner | null {
+    return this.tx !== null && !this.tx.oneStatement ? this.tx.rowLocks : null;
+  }
+
   get inAnyTransaction(): boolean {
     return this.tx !== null;
   }
 
-  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean }): void {
+  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean; oneStatement?: boolean }): void {
     if (this.tx !== null) {
       // BEGIN inside a multi-statement string's implicit transaction makes it explicit.
       if (!opts.implicit && this.tx.implicit) this.session.inTransaction = true;
       return;
     }
     const isolation = opts.isolation ?? checkIsolation(this.session.get('default_transaction_isolation') ?? 'read committed');
-    this.tx = new Transaction(this.shared, isolation, opts.implicit);
+    this.tx = new Transaction(this.shared, isolation, opts.implicit, opts.oneStatement === true);
     this.tx.beginStatement();
     if (!opts.implicit) this.session.inTransaction = true;
   }

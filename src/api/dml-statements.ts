@@ -27,6 +27,7 @@ import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog } from './row-lineage.js';
 import { noteUpdate, watchingUpdates } from './key-changes.js';
 import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
+import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
 
@@ -184,10 +185,15 @@ export async function finishInsert(
   params: readonly unknown[],
 ): Promise<QueryResult | LockOwner> {
   checkNotNull(t, rows);
+  if (t.uniqueKeys.length) {
+    const holder = pendingKeyHolder(t, { rows }, host.rowLocks);
+    if (holder !== null) return holder;
+  }
   if (onConflict?.action === 'ONCONFLICT_UPDATE') return upsert(host, t, rv, b, onConflict, arbiters![0]!, rows, params);
   const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
   if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
   const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
+  if (host.keyHolder !== null && t.uniqueKeys.length) holdPendingKeys(t, { rows: inserted }, host.keyHolder);
   t.appendRows(inserted);
   return result('INSERT', `INSERT 0 ${inserted.length}`, { rowCount: inserted.length, ...(ret ?? {}) });
 }
@@ -276,6 +282,7 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     const listed = order.flatMap((o) => (typeof o === 'number' ? (newVersion.has(o) ? [newVersion.get(o)!] : []) : [o]));
     ret = await returning(host, t, rv, listed, retList(b)!, params);
   }
+  if (host.keyHolder !== null) holdPendingKeys(t, { rows: [...inserted, ...updated] }, host.keyHolder);
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
   return result('INSERT', `INSERT 0 ${all.length}`, { rowCount: all.length, ...(ret ?? {}) });
@@ -314,7 +321,7 @@ export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Val
  * rows; unique keys are checked over the batches once every NOT NULL column has been, as finishInsert
  * checks rows.
  */
-export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult {
+export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readonly Batch[], targetCols: readonly number[], from: readonly { type: DataType }[]): QueryResult | LockOwner {
   const out: Batch[] = [];
   let count = 0;
   for (const bt of batches) {
@@ -346,7 +353,12 @@ export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readon
     out.push({ columns, length: bt.length });
     count += bt.length;
   }
-  if (t.uniqueKeys.length > 0) checkUniqueBatches(t, out, t.snapshot());
+  if (t.uniqueKeys.length > 0) {
+    const holder = pendingKeyHolder(t, { batches: out }, host.rowLocks);
+    if (holder !== null) return holder;
+    checkUniqueBatches(t, out, t.snapshot());
+    if (host.keyHolder !== null) holdPendingKeys(t, { batches: out }, host.keyHolder);
+  }
   for (const o of out) t.appendBatch(o);
   return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
 }
@@ -681,8 +693,19 @@ export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: rea
     }
   }
   checkNotNull(t, newRows);
+  const keys = keysAssigned(t, assigned);
+  if (keys.length > 0) {
+    const other = pendingKeyHolder(t, { rows: newRows }, host.rowLocks, keys);
+    if (other !== null) return other;
+  }
   const out = rebuildTable(t, snapshot, rc);
   if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, updatedPositions, newRows, assigned, out);
+  if (host.keyHolder !== null) holdPendingKeys(t, { rows: newRows }, host.keyHolder, keys);
   t.replaceAll(out);
   return null;
+}
+
+/** The unique keys of `t` an UPDATE of columns `assigned` can give new values. */
+export function keysAssigned(t: MemoryTable, assigned: readonly number[]): number[][] {
+  return t.uniqueKeys.filter((k) => k.some((c) => assigned.includes(c)));
 }

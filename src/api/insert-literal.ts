@@ -27,6 +27,7 @@ import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert
 import type { ParamInsert } from '../sql/param-insert.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
 import { checkUniqueBatches } from '../storage/unique-index.js';
+import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
 import type { QueryResult } from './database.js';
 import { checkInsertedRows } from './foreign-key-checks.js';
 import type { UtilityHost } from './utility.js';
@@ -224,8 +225,13 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
   const batch = rowsBatch(plan, lit.rows, { host, now, coerce: null });
   if (batch === null) return null;
   // The batch's rows as the general INSERT's rows are checked: in order, each row's keys in order.
-  if (t.uniqueKeys.length > 0) checkUniqueBatches(t, [batch], t.snapshot());
+  if (t.uniqueKeys.length > 0) {
+    // A key another open transaction wrote: the general path waits for it.
+    if (pendingKeyHolder(t, { batches: [batch] }, host.rowLocks) !== null) return null;
+    checkUniqueBatches(t, [batch], t.snapshot());
+  }
   if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);
+  if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, { batches: [batch] }, host.keyHolder);
   // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
   if (host.inAnyTransaction) t.appendBatch(batch);
   else t.appendCommitted([batch]);

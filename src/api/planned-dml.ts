@@ -36,12 +36,14 @@ import {
   identityAlways,
   insertBatches,
   claimRows,
+  keysAssigned,
   retList,
   returningColumns,
   setItems,
   type SetItem,
   updateStrength,
 } from './dml-statements.js';
+import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
 import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
 import { targetRow, type TargetedRow } from './row-targets.js';
@@ -300,7 +302,14 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
     if (holder !== null) return holder;
     const { out, changedRows } = await applyUpdates(host, t, snapshot, matched, sets, binder, params);
     checkNotNull(t, changedRows);
+    // A new key another open transaction wrote: wait for it, as an INSERT of that key would.
+    const keys = keysAssigned(t, sets.map((x) => x.col));
+    if (keys.length > 0) {
+      const other = pendingKeyHolder(t, { rows: changedRows }, host.rowLocks, keys);
+      if (other !== null) return other;
+    }
     if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, positions, changedRows, sets.map((x) => x.col), out);
+    if (host.keyHolder !== null && keys.length > 0) holdPendingKeys(t, { rows: changedRows }, host.keyHolder, keys);
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);
     return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(list !== null ? { columns, rows: returnedRows(matched, sets.length) } : {}) });

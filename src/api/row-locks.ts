@@ -57,6 +57,8 @@ export class LockOwner {
   private readonly rows: RowRef[] = [];
   private done = false;
   private readonly waiters: (() => void)[] = [];
+  /** What else the transaction holds until it ends (pending-keys.ts: its uncommitted unique keys). */
+  private readonly releases: (() => void)[] = [];
   /** The owner this one is waiting for, for deadlock detection. */
   waitingFor: LockOwner | null = null;
 
@@ -115,7 +117,14 @@ export class LockOwner {
       else m!.set(r.index, rest);
     }
     this.rows.length = 0;
+    for (const r of this.releases.splice(0)) r();
     for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Runs `release` when the transaction ends, before its waiters wake. */
+  onRelease(release: () => void): void {
+    if (this.done) release();
+    else this.releases.push(release);
   }
 
   /** Resolves when this owner's transaction ends. */

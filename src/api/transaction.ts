@@ -113,6 +113,8 @@ export class Transaction {
     readonly isolation: IsolationLevel,
     /** An implicit transaction wraps one statement or one multi-statement string; BEGIN starts an explicit one. */
     readonly implicit: boolean,
+    /** The implicit transaction of one statement, committed as soon as it ends. */
+    readonly oneStatement = false,
   ) {
     this.tablesAtStart = new Map(shared.tables);
     this.viewsAtStart = new Map(shared.views);

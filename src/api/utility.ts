@@ -42,7 +42,7 @@ export interface UtilityHost {
   readonly session: Session;
   readonly cursors: CursorManager;
   /** Transaction control (src/api/transaction.ts): the host owns the open transaction, if any. */
-  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean }): void;
+  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean; oneStatement?: boolean }): void;
   commitTransaction(): void;
   rollbackTransaction(): void;
   /** True while a transaction (explicit or implicit) is open. */
@@ -60,6 +60,11 @@ export interface UtilityHost {
   explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions, relations?: ReadonlyMap<string, TableSource>): Promise<string[]>;
   /** The open transaction's row locks (SELECT … FOR UPDATE), if one is open. */
   readonly rowLocks: LockOwner | null;
+  /**
+   * The open transaction's owner when it outlives the running statement (a block, a multi-statement
+   * string, a pipeline until Sync): the unique keys it writes are held for it (pending-keys.ts).
+   */
+  readonly keyHolder: LockOwner | null;
   /** A fresh READ COMMITTED snapshot, after waiting for a row lock. */
   beginStatement(): void;
   /**
@@ -95,7 +100,7 @@ export async function executeUtility(host: UtilityHost, s: ParsedStatement, para
     return WRITES_ROWS.has(nodeTag(s.stmt)!) ? withForeignKeys(host, body) : body();
   };
   if (host.inAnyTransaction || NO_IMPLICIT_TRANSACTION.has(nodeTag(s.stmt)!)) return run();
-  host.beginTransaction({ implicit: true });
+  host.beginTransaction({ implicit: true, oneStatement: true });
   let r: QueryResult;
   try {
     r = await run();

@@ -291,6 +291,11 @@ export class MemoryTable implements TableSource {
     return later === earlier || extendsBatch(later, earlier);
   }
 
+  /** The table every transaction's copy of this one copies (this one when it is not a copy). */
+  get committedTable(): MemoryTable {
+    return this.origin ?? this;
+  }
+
   /** The committed rows: this table's own batches, or for a transaction's copy the shared table's. */
   committedSnapshot(): readonly Batch[] {
     return (this.origin ?? this).batches;

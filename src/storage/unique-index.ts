@@ -430,6 +430,11 @@ export function indexKey(t: MemoryTable, key: readonly number[], vals: readonly 
   return keyOf(t, key, vals);
 }
 
+/** indexKey of row `i` of batch `b` of `t`. */
+export function batchRowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): number | string | null {
+  return rowKey(t, key, b, i);
+}
+
 /**
  * INSERT … ON CONFLICT DO NOTHING: the rows of `rows` whose `arbiters` keys neither a row of `t` nor an
  * earlier kept row holds.

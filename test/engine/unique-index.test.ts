@@ -229,18 +229,21 @@ describe('unique keys through their index', () => {
     await pg.close();
   });
 
-  it('two sessions inserting one key: the second fails with 23505, at its INSERT or at its COMMIT', async () => {
+  it('two sessions inserting one key: the second waits for the first and fails with 23505 when it commits', async () => {
     const db = await Database.create({ path: fresh() });
     const a = db.connect();
     const b = db.connect();
     await a.query('CREATE TABLE k (id int PRIMARY KEY, v text)');
-    // Both in blocks: each sees only its own row until COMMIT; the second COMMIT finds the first's.
+    // Both in blocks: the second INSERT of the key waits for the first block, which commits.
     await a.query('BEGIN');
     await b.query('BEGIN');
     await a.query("INSERT INTO k VALUES (1, 'a')");
-    await b.query("INSERT INTO k VALUES (1, 'b')");
+    const second = b.query("INSERT INTO k VALUES (1, 'b')");
+    second.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 60));
     await a.query('COMMIT');
-    await expect(b.query('COMMIT')).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(1) already exists.' });
+    await expect(second).rejects.toMatchObject({ code: '23505', detail: 'Key (id)=(1) already exists.' });
+    await b.query('ROLLBACK');
     // A row committed by another session is a conflict at INSERT, inside a block or not.
     await b.query('BEGIN');
     await expect(b.query("INSERT INTO k VALUES (1, 'b')")).rejects.toMatchObject({ code: '23505' });

@@ -193,21 +193,29 @@ describe('parameter INSERT over the extended protocol', () => {
         { who: 'a', n: 50 },
         { who: 'b', n: 50 },
       ]);
-      // One key inserted by both: B's block holds it uncommitted when A autocommits it. Quire lets the
-      // first to commit win (A here) and fails the other's COMMIT with 23505 (docs/durability.md);
-      // PostgreSQL would make A wait for B and fail A. Either way exactly one row holds the key.
+      // One key inserted by both: B's block holds it uncommitted when A autocommits it. As in
+      // PostgreSQL, A waits for B: B commits, so A fails with 23505 and B's row holds the key.
       await other.query('BEGIN');
       await other.query(ins, [5000, 'b']);
-      const aOutcome = await client.query(ins, [5000, 'a']).then(
+      let aSettled = false;
+      const aOutcome = client.query(ins, [5000, 'a']).then(
         () => 'ok',
         (e: { code?: string }) => `error ${e.code}`,
       );
-      const bOutcome = await other.query('COMMIT').then(
-        () => 'ok',
-        (e: { code?: string }) => `error ${e.code}`,
-      );
-      expect([aOutcome, bOutcome].sort()).toEqual(['error 23505', 'ok']);
-      expect((await client.query('SELECT count(*)::int AS n FROM q WHERE id = 5000')).rows).toEqual([{ n: 1 }]);
+      void aOutcome.then(() => (aSettled = true));
+      await new Promise((r) => setTimeout(r, 80));
+      expect(aSettled).toBe(false);
+      await other.query('COMMIT');
+      expect(await aOutcome).toBe('error 23505');
+      expect((await client.query('SELECT who FROM q WHERE id = 5000')).rows).toEqual([{ who: 'b' }]);
+      // The same with B rolling back: A's row goes in once B's block ends.
+      await other.query('BEGIN');
+      await other.query(ins, [5001, 'b']);
+      const again = client.query(ins, [5001, 'a']);
+      await new Promise((r) => setTimeout(r, 80));
+      await other.query('ROLLBACK');
+      await again;
+      expect((await client.query('SELECT who FROM q WHERE id = 5001')).rows).toEqual([{ who: 'a' }]);
     } finally {
       await other.end();
     }

@@ -110,13 +110,19 @@ describe('transactions across pgwire, REST and the library', () => {
       await b.query("INSERT INTO ev VALUES (7, 'late')");
       await a.query('COMMIT');
       expect((await db.query('SELECT who FROM ev')).rows).toEqual([['late']]);
-      // Two transactions inserting one primary key: the second COMMIT is 23505.
+      // Two transactions inserting one primary key: as in PostgreSQL the second INSERT waits for the
+      // first transaction and fails with 23505 once it commits.
       await a.query('BEGIN');
       await b.query('BEGIN');
       await a.query('INSERT INTO acct VALUES (10, 1)');
-      await b.query('INSERT INTO acct VALUES (10, 2)');
+      const second = b.query('INSERT INTO acct VALUES (10, 2)').then(
+        () => 'ok',
+        (e: { code?: string }) => e.code,
+      );
+      await new Promise((r) => setTimeout(r, 60));
       await a.query('COMMIT');
-      await expect(b.query('COMMIT')).rejects.toMatchObject({ code: '23505' });
+      expect(await second).toBe('23505');
+      await b.query('ROLLBACK');
       expect((await db.query('SELECT bal FROM acct WHERE id = 10')).rows).toEqual([[1]]);
     } finally {
       await a.end();
@@ -261,18 +267,40 @@ describe('extended protocol: statements up to Sync are one implicit transaction'
       expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
       expect(await keys()).toEqual([10, 11]);
 
-      // Another session commits key 12 while this pipeline holds an uncommitted 12: the Sync's commit fails.
+      // Another session inserts key 12 while this pipeline holds an uncommitted 12: as in PostgreSQL it
+      // waits for the pipeline's transaction, which commits at the Sync, and then fails with 23505.
       c.send([...step('INSERT INTO pipe VALUES (12)'), ...step('INSERT INTO pipe VALUES (13)'), serialize.flush()]);
       await c.next('commandComplete');
       await c.next('commandComplete');
-      await fx.db.query('INSERT INTO pipe VALUES (12)');
+      const other = fx.db.query('INSERT INTO pipe VALUES (12)').then(
+        () => 'ok',
+        (e: { code?: string }) => e.code,
+      );
+      await new Promise((r) => setTimeout(r, 60));
       ms = await c.roundTrip(serialize.sync());
-      expect(ms.filter((m) => m.name === 'error').map((m) => m.code)).toEqual(['23505']);
+      expect(ms.filter((m) => m.name === 'error')).toEqual([]);
+      expect(await other).toBe('23505');
+      expect(await keys()).toEqual([10, 11, 12, 13]);
+
+      // A commit that fails at Sync: the pipeline's row references a parent another session deletes
+      // and commits meanwhile; the Sync's commit checks the reference again and reports 23503.
+      await fx.db.query('CREATE TABLE pipe_parent (id int PRIMARY KEY)');
+      await fx.db.query('CREATE TABLE pipe_child (p int REFERENCES pipe_parent)');
+      await fx.db.query('INSERT INTO pipe_parent VALUES (1)');
+      c.send([...step('INSERT INTO pipe_child VALUES (1)'), ...step('INSERT INTO pipe VALUES (14)'), serialize.flush()]);
+      await c.next('commandComplete');
+      await c.next('commandComplete');
+      await fx.db.query('DELETE FROM pipe_parent WHERE id = 1');
+      ms = await c.roundTrip(serialize.sync());
+      expect(ms.filter((m) => m.name === 'error').map((m) => m.code)).toEqual(['23503']);
       expect(ms.at(-1)).toMatchObject({ name: 'readyForQuery', status: 'I' });
-      expect(await keys()).toEqual([10, 11, 12]);
+      expect(await keys()).toEqual([10, 11, 12, 13]);
+      expect((await fx.db.query('SELECT count(*)::int FROM pipe_child')).rows).toEqual([[0]]);
     } finally {
       c.end();
       await fx.db.query('DELETE FROM pipe');
+      await fx.db.query('DROP TABLE IF EXISTS pipe_child');
+      await fx.db.query('DROP TABLE IF EXISTS pipe_parent');
     }
   });
 

@@ -97,16 +97,20 @@ describe('row-level merge at COMMIT', () => {
     expect(await all()).toEqual([[1, 7], [2, 20]]);
   });
 
-  it('a key both transactions set is 23505 at the second COMMIT', async () => {
+  it('a key both transactions set: the second UPDATE waits for the first, then fails with 23505', async () => {
     await setup();
     const a = db.connect();
     const b = db.connect();
     await a.query('BEGIN');
     await b.query('BEGIN');
     await a.query('UPDATE acct SET id = 10 WHERE id = 1');
-    await b.query('UPDATE acct SET id = 10 WHERE id = 2');
+    let settled = false;
+    const second = b.query('UPDATE acct SET id = 10 WHERE id = 2').finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(settled).toBe(false);
     await a.query('COMMIT');
-    await expect(b.query('COMMIT')).rejects.toMatchObject({ code: '23505' });
+    await expect(second).rejects.toMatchObject({ code: '23505' });
+    await b.query('ROLLBACK');
     expect(await all()).toEqual([[2, 20], [3, 30], [10, 10]]);
   });
 

@@ -1,0 +1,206 @@
+/**
+ * A unique key another open transaction wrote makes a writer of the same key wait for it, as in
+ * PostgreSQL: when the holder commits the waiter fails with 23505, when it rolls back (or its session
+ * ends) the waiter's row goes in. Every INSERT path (literal fast path, parameters, INSERT … SELECT,
+ * ON CONFLICT, multi-row VALUES) and UPDATE of a key; two holders waiting on each other get 40P01.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/index.js';
+
+let db: Database;
+
+beforeEach(async () => {
+  db = await Database.create();
+  await db.query('CREATE TABLE k (id int PRIMARY KEY, who text)');
+  await db.query('CREATE TABLE u (a int, b text, UNIQUE (a, b))');
+  await db.query("INSERT INTO k VALUES (1, 'base')");
+});
+
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Whether `p` is still unsettled after a few turns of the event loop; `p` keeps its outcome. */
+async function isPending(p: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await pause(60);
+  return !settled;
+}
+
+/** The statement's outcome: 'ok', or the SQLSTATE it failed with. */
+function outcome(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => 'ok',
+    (e: { code?: string }) => e.code ?? String(e),
+  );
+}
+
+async function rows(sql: string): Promise<unknown[][]> {
+  return (await db.query(sql)).rows;
+}
+
+describe('a key written by an open transaction', () => {
+  it('an autocommit INSERT of it waits, then fails with 23505 when the holder commits', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (5, 'a')");
+    const ins = outcome(b.query("INSERT INTO k VALUES (5, 'b')"));
+    expect(await isPending(ins)).toBe(true);
+    await a.query('COMMIT');
+    expect(await ins).toBe('23505');
+    expect(await rows('SELECT * FROM k WHERE id = 5')).toEqual([[5, 'a']]);
+  });
+
+  it('the waiting INSERT goes in when the holder rolls back, or when its session ends', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (5, 'a'), (6, 'a')");
+    const first = outcome(b.query("INSERT INTO k VALUES (5, 'b')"));
+    expect(await isPending(first)).toBe(true);
+    await a.query('ROLLBACK');
+    expect(await first).toBe('ok');
+    const c = db.connect();
+    await c.query('BEGIN');
+    await c.query("INSERT INTO k VALUES (7, 'c')");
+    const second = outcome(b.query('INSERT INTO k VALUES ($1, $2)', [7, 'b']));
+    expect(await isPending(second)).toBe(true);
+    c.endSession();
+    expect(await second).toBe('ok');
+    expect(await rows('SELECT * FROM k ORDER BY id')).toEqual([
+      [1, 'base'],
+      [5, 'b'],
+      [7, 'b'],
+    ]);
+  });
+
+  it('keys nobody else holds do not wait: concurrent blocks inserting different keys all commit', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    for (let i = 0; i < 20; i++) {
+      await a.query(`INSERT INTO k VALUES (${100 + i}, 'a')`);
+      await b.query('INSERT INTO k VALUES ($1, $2)', [200 + i, 'b']);
+    }
+    await a.query('COMMIT');
+    await b.query('COMMIT');
+    expect(await rows('SELECT who, count(*)::int FROM k GROUP BY who ORDER BY who')).toEqual([
+      ['a', 20],
+      ['b', 20],
+      ['base', 1],
+    ]);
+  });
+
+  it('parameter INSERTs, INSERT … SELECT and multi-row VALUES wait too', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query('INSERT INTO k VALUES ($1, $2)', [10, 'a']);
+    const viaParams = outcome(b.query('INSERT INTO k VALUES ($1, $2)', [10, 'b']));
+    const viaSelect = outcome(b.query("INSERT INTO k SELECT g, 'b' FROM generate_series(9, 11) g"));
+    const viaValues = outcome(db.connect().query("INSERT INTO k VALUES (12, 'c'), (10, 'c')"));
+    for (const p of [viaParams, viaSelect, viaValues]) expect(await isPending(p)).toBe(true);
+    await a.query('ROLLBACK');
+    // One of the three gets 10 once the holder is gone; the others then meet it committed.
+    const results = await Promise.all([viaParams, viaSelect, viaValues]);
+    expect(results.filter((r) => r === 'ok')).toHaveLength(1);
+    expect(results.filter((r) => r === '23505')).toHaveLength(2);
+    expect(await rows('SELECT count(*)::int FROM k WHERE id = 10')).toEqual([[1]]);
+  });
+
+  it('INSERT … ON CONFLICT DO NOTHING waits, then skips the row the holder committed', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (20, 'a')");
+    const ins = b.query("INSERT INTO k VALUES (20, 'b'), (21, 'b') ON CONFLICT DO NOTHING");
+    expect(await isPending(ins)).toBe(true);
+    await a.query('COMMIT');
+    expect((await ins).rowCount).toBe(1);
+    expect(await rows('SELECT * FROM k WHERE id >= 20 ORDER BY id')).toEqual([
+      [20, 'a'],
+      [21, 'b'],
+    ]);
+  });
+
+  it('INSERT … ON CONFLICT DO UPDATE waits, then updates the row the holder committed', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (30, 'a')");
+    const ins = b.query("INSERT INTO k VALUES (30, 'b') ON CONFLICT (id) DO UPDATE SET who = k.who || '+' || excluded.who");
+    expect(await isPending(ins)).toBe(true);
+    await a.query('COMMIT');
+    await ins;
+    expect(await rows('SELECT * FROM k WHERE id = 30')).toEqual([[30, 'a+b']]);
+  });
+
+  it('an UPDATE giving a row a key another transaction holds waits for it', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (40, 'a')");
+    const upd = outcome(b.query('UPDATE k SET id = 40 WHERE id = 1'));
+    expect(await isPending(upd)).toBe(true);
+    await a.query('COMMIT');
+    expect(await upd).toBe('23505');
+    // And a block that moved a row to a new key holds that key for its own duration.
+    await a.query('BEGIN');
+    await a.query('UPDATE k SET id = 41 WHERE id = 40');
+    const ins = outcome(b.query("INSERT INTO k VALUES (41, 'b')"));
+    expect(await isPending(ins)).toBe(true);
+    await a.query('ROLLBACK');
+    expect(await ins).toBe('ok');
+    expect(await rows('SELECT * FROM k WHERE id >= 40 ORDER BY id')).toEqual([
+      [40, 'a'],
+      [41, 'b'],
+    ]);
+  });
+
+  it('a multi-column key with a NULL part never waits; equal non-NULL keys do', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO u VALUES (1, NULL), (2, 'ü')");
+    expect(await outcome(b.query('INSERT INTO u VALUES (1, NULL)'))).toBe('ok');
+    const ins = outcome(b.query("INSERT INTO u VALUES (2, 'ü')"));
+    expect(await isPending(ins)).toBe(true);
+    await a.query('COMMIT');
+    expect(await ins).toBe('23505');
+  });
+
+  it('two blocks each waiting for the other: the second to wait gets 40P01', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (50, 'a')");
+    await b.query("INSERT INTO k VALUES (51, 'b')");
+    const aWaits = outcome(a.query("INSERT INTO k VALUES (51, 'a')"));
+    expect(await isPending(aWaits)).toBe(true);
+    expect(await outcome(b.query("INSERT INTO k VALUES (50, 'b')"))).toBe('40P01');
+    expect(await isPending(aWaits)).toBe(true);
+    await b.query('ROLLBACK');
+    expect(await aWaits).toBe('ok');
+    await a.query('COMMIT');
+    expect(await rows('SELECT * FROM k WHERE id >= 50 ORDER BY id')).toEqual([
+      [50, 'a'],
+      [51, 'a'],
+    ]);
+  });
+
+  it('statement_timeout ends a wait with 57014 and the holder is unaffected', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (60, 'a')");
+    await b.query("SET statement_timeout = '100ms'");
+    expect(await outcome(b.query("INSERT INTO k VALUES (60, 'b')"))).toBe('57014');
+    await a.query('COMMIT');
+    expect(await rows('SELECT * FROM k WHERE id = 60')).toEqual([[60, 'a']]);
+  });
+});
