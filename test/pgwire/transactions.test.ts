@@ -304,6 +304,27 @@ describe('extended protocol: statements up to Sync are one implicit transaction'
     }
   });
 
+  it('a client that disconnects holding an uncommitted key frees it: the session waiting for it inserts', async () => {
+    const c = await RawClient.ready(fx.server.port);
+    await c.roundTrip([serialize.query("BEGIN; INSERT INTO pipe VALUES (15, 'gone')")]);
+    const other = fx.db.query("INSERT INTO pipe VALUES (15, 'kept')").then(
+      () => 'ok',
+      (e: { code?: string }) => e.code,
+    );
+    let settled = false;
+    void other.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(settled).toBe(false);
+    // Cut without a Terminate message, as a crashed client or a dropped network leaves it.
+    c.socket.destroy();
+    try {
+      expect(await other).toBe('ok');
+      expect((await fx.db.query('SELECT k, note FROM pipe')).rows).toEqual([[15, 'kept']]);
+    } finally {
+      await fx.db.query('DELETE FROM pipe');
+    }
+  });
+
   it('BEGIN in a pipeline makes it a transaction block; COMMIT without BEGIN ends the implicit transaction', async () => {
     const c = await RawClient.ready(fx.server.port);
     try {
