@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import type { SchemaElement } from 'hyparquet';
-import { ParquetWriter, fileWriter } from 'hyparquet-writer';
+import { lazyModule } from '../../common/lazy-module.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { elementType, isArrayType, type ArrayValue, type DataType, type Field, type Value } from '../../common/types.js';
@@ -83,8 +83,12 @@ function parquetValue(v: Value, t: DataType, tz: string): unknown {
 
 const ROW_GROUP = 131072;
 
+/** Loaded by the first COPY … TO parquet: the writer costs ~14 MB of resident memory most sessions never use. */
+const parquetWriter = lazyModule<typeof import('hyparquet-writer')>('hyparquet-writer');
+
 export async function writeParquetFile(file: string, fields: readonly Field[], batches: AsyncIterable<Batch> | Iterable<Batch>, timezone: string): Promise<number> {
   const schema: SchemaElement[] = [{ name: 'root', num_children: fields.length }, ...fields.map(schemaElement)];
+  const { ParquetWriter, fileWriter } = parquetWriter();
   const writer = new ParquetWriter({ writer: fileWriter(file), schema: schema as never, createdBy: 'quire' });
   let cols: unknown[][] = fields.map(() => []);
   let pending = 0;
