@@ -19,7 +19,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { checkUniqueBatches, checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, rowsWithoutConflicts } from '../storage/unique-index.js';
+import { checkUniqueBatches, checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, noteDeletedKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -610,7 +610,11 @@ export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, 
     }
     ret = await returning(host, t, b.relation as AnyNode, deleted, list, params);
   }
-  if (doomed.size > 0) t.replaceAll(rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed)));
+  if (doomed.size > 0) {
+    const out = rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed));
+    noteDeletedKeys(t, snapshot, [...doomed].sort((x, y) => x - y), out);
+    t.replaceAll(out);
+  }
   return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
 }
 

@@ -6,8 +6,8 @@
  * list it covers, and the next check that finds the committed list only grown since (new batches, or
  * the open last batch extended by small commits) adds just the rows gained. An UPDATE of the committed
  * rows leaves with the index what it would change (keys given up and taken, and the list it leaves),
- * applied once that list is committed. Any other change (DELETE, TRUNCATE, a reopened directory, a
- * replayed log) leaves a list the index does not extend, and the index is built again from the
+ * applied once that list is committed; a DELETE leaves the keys it gives up the same way. Any other
+ * change (TRUNCATE, a reopened directory, a replayed log) leaves a list the index does not extend, and the index is built again from the
  * committed rows, once. Uncommitted rows (a transaction's own, or
  * those a COMMIT is about to merge) are checked against the index plus a set of their own and never
  * enter it, so a failed or rolled-back statement leaves nothing behind.
@@ -403,6 +403,35 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
       idx.rewrites.push({ to, ...c });
       if (idx.rewrites.length > MAX_REWRITES) idx.rewrites.shift();
     });
+  }
+}
+
+/**
+ * A DELETE of rows `positions` (ascending) of `snapshot` leaving `rewritten`: when an index covers
+ * exactly the snapshot, it is told the keys the deleted rows give up, so the commit of `rewritten`
+ * takes them out instead of the next check building the set again from every row (30 ms at a
+ * million rows, paid by each one-row INSERT after a one-row DELETE). Indexes not built yet stay so.
+ */
+export function noteDeletedKeys(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[], rewritten: readonly Batch[]): void {
+  if (t.uniqueKeys.length === 0 || positions.length === 0) return;
+  const holder = t.uniqueIndexes as IndexHolder;
+  const to = rewritten.filter((b) => b.length > 0);
+  for (const key of t.uniqueKeys) {
+    if (holder.get(key) === undefined) continue;
+    // Brought up to the committed rows first: small commits since its last check extend its list.
+    const idx = committedIndex(t, key);
+    const covered = idx.list;
+    if (snapshot.length !== covered.length || !snapshot.every((b, i) => b === covered[i])) continue;
+    const removed: KeyValue[] = [];
+    let base = 0;
+    let bi = 0;
+    for (const p of positions) {
+      while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+      const k = rowKey(t, key, snapshot[bi]!, p - base);
+      if (k !== null) removed.push(k);
+    }
+    idx.rewrites.push({ to, removed, added: [] });
+    if (idx.rewrites.length > MAX_REWRITES) idx.rewrites.shift();
   }
 }
 
