@@ -303,14 +303,14 @@ export class Database implements UtilityHost {
     return this.tx !== null;
   }
 
-  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean; oneStatement?: boolean }): void {
+  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean; oneStatement?: boolean; oneCall?: boolean }): void {
     if (this.tx !== null) {
       // BEGIN inside a multi-statement string's implicit transaction makes it explicit.
       if (!opts.implicit && this.tx.implicit) this.session.inTransaction = true;
       return;
     }
     const isolation = opts.isolation ?? checkIsolation(this.session.get('default_transaction_isolation') ?? 'read committed');
-    this.tx = new Transaction(this.shared, isolation, opts.implicit, opts.oneStatement === true);
+    this.tx = new Transaction(this.shared, isolation, opts.implicit, opts.oneStatement === true, opts.oneStatement === true || opts.oneCall === true);
     this.tx.beginStatement();
     if (!opts.implicit) this.session.inTransaction = true;
   }
@@ -341,6 +341,18 @@ export class Database implements UtilityHost {
       tx.rowLocks.release();
       reservation?.free();
     }
+  }
+
+  /**
+   * An error inside a transaction block: the block is aborted (25P02 until ROLLBACK) and, as
+   * PostgreSQL's abort does at once, gives up its row locks and unique keys, so sessions waiting on
+   * them go on instead of waiting for a client that may never send ROLLBACK. Its writes stay private
+   * and are discarded at the ROLLBACK.
+   */
+  failTransaction(): void {
+    if (!this.session.inTransaction) return;
+    this.session.transactionFailed = true;
+    this.tx?.rowLocks.release();
   }
 
   rollbackTransaction(): void {
@@ -406,11 +418,37 @@ export class Database implements UtilityHost {
     return results[results.length - 1]!;
   }
 
-  /** Runs every statement in `sql`; one result per statement. */
-  async execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
-    if (opts.signal !== undefined || opts.timeoutMs !== undefined) {
-      return runWithLimits(limitsOf(opts), () => this.execute(sql, params));
+  /**
+   * Runs every statement in `sql`; one result per statement. Calls on one session run one at a time,
+   * in the order made, as a connection runs its queries: one overlapping another would otherwise run
+   * inside the other's implicit transaction, whose commit or rollback would take its writes along
+   * (or report them done and then roll them back). A call made while none runs starts at once.
+   */
+  execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
+    const run = (): Promise<QueryResult[]> => {
+      const p = opts.signal !== undefined || opts.timeoutMs !== undefined ? runWithLimits(limitsOf(opts), () => this.executeCall(sql, params)) : this.executeCall(sql, params);
+      p.then(this.nextCall, this.nextCall);
+      return p;
+    };
+    if (!this.callRunning) {
+      this.callRunning = true;
+      return run();
     }
+    return new Promise<void>((resume) => this.waitingCalls.push(resume)).then(run);
+  }
+
+  /** Whether a call of execute() is running on this session. */
+  private callRunning = false;
+  /** Calls waiting for the running one, in the order made. */
+  private readonly waitingCalls: (() => void)[] = [];
+  /** Hands the session to the next waiting call, or leaves it free. */
+  private readonly nextCall = (): void => {
+    const next = this.waitingCalls.shift();
+    if (next !== undefined) next();
+    else this.callRunning = false;
+  };
+
+  private async executeCall(sql: string, params: readonly unknown[]): Promise<QueryResult[]> {
     const inspect = inspectCommand(sql);
     if (inspect !== null) return [await this.inspect(inspect, params)];
     const pieces = splitAttachStatements(sql);
@@ -425,7 +463,7 @@ export class Database implements UtilityHost {
         if (p.kind === 'command') {
           const tag = await runAttachCommand(this.catalog, p.command);
           out.push(emptyResult(tag, tag));
-        } else out.push(...(await this.execute(p.text, params)));
+        } else out.push(...(await this.executeCall(p.text, params)));
       }
       return out;
     }
@@ -449,7 +487,7 @@ export class Database implements UtilityHost {
     // As in PostgreSQL, several statements sent at once are one transaction unless they control
     // transactions themselves: an error in any of them undoes them all.
     const implicit = stmts.length > 1 && this.tx === null && !stmts.some((s) => nodeTag(s.stmt) === 'TransactionStmt');
-    if (implicit) this.beginTransaction({ implicit: true });
+    if (implicit) this.beginTransaction({ implicit: true, oneCall: true });
     const out: QueryResult[] = [];
     try {
       for (const s of stmts) {
@@ -479,7 +517,7 @@ export class Database implements UtilityHost {
         try {
           out.push(await this.runStatement(s, sql, params));
         } catch (e) {
-          if (this.session.inTransaction) this.session.transactionFailed = true;
+          this.failTransaction();
           throw e;
         }
         // Changes made outside any transaction (table loads through the API) go to disk too.
@@ -822,7 +860,7 @@ export class Database implements UtilityHost {
     const prepared = this.prepareSelect(nodeBody<SelectStmt>(parsed[0]!.stmt), params);
     if (cmd.kind === 'SUMMARIZE') {
       try {
-        const r = (await this.execute(summarizeSql(cmd.query, prepared.columns), params)).at(-1)!;
+        const r = (await this.executeCall(summarizeSql(cmd.query, prepared.columns), params)).at(-1)!;
         return { ...r, command: 'SUMMARIZE' };
       } catch (e) {
         // A position in the generated query means nothing to the user.
@@ -946,7 +984,7 @@ export class Database implements UtilityHost {
     try {
       return await withPositionAsync(s.text, s, async () => this.literalInsertNow(lit));
     } catch (e) {
-      if (this.session.inTransaction) this.session.transactionFailed = true;
+      this.failTransaction();
       throw e;
     }
   }
@@ -987,7 +1025,7 @@ export class Database implements UtilityHost {
     try {
       return this.literalInsertNow(lit);
     } catch (e) {
-      if (this.session.inTransaction) this.session.transactionFailed = true;
+      this.failTransaction();
       throw statementError(e);
     }
   }
@@ -1004,7 +1042,7 @@ export class Database implements UtilityHost {
       if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
       return r;
     } catch (e) {
-      if (this.session.inTransaction) this.session.transactionFailed = true;
+      this.failTransaction();
       throw statementError(e);
     }
   }
@@ -1025,7 +1063,7 @@ export class Database implements UtilityHost {
       if (r !== null && this.tx === null) storeFor(this.shared)?.commit(this.shared, this);
       return r;
     } catch (e) {
-      if (this.session.inTransaction) this.session.transactionFailed = true;
+      this.failTransaction();
       throw statementError(e);
     }
   }

@@ -115,6 +115,8 @@ export class Transaction {
     readonly implicit: boolean,
     /** The implicit transaction of one statement, committed as soon as it ends. */
     readonly oneStatement = false,
+    /** The implicit transaction of one library call (a statement, or a string of several): no other call joins it. */
+    readonly oneCall = oneStatement,
   ) {
     this.tablesAtStart = new Map(shared.tables);
     this.viewsAtStart = new Map(shared.views);

@@ -42,7 +42,7 @@ export interface UtilityHost {
   readonly session: Session;
   readonly cursors: CursorManager;
   /** Transaction control (src/api/transaction.ts): the host owns the open transaction, if any. */
-  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean; oneStatement?: boolean }): void;
+  beginTransaction(opts: { isolation?: IsolationLevel; implicit: boolean; oneStatement?: boolean; oneCall?: boolean }): void;
   commitTransaction(): void;
   rollbackTransaction(): void;
   /** True while a transaction (explicit or implicit) is open. */

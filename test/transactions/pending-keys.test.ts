@@ -183,13 +183,34 @@ describe('a key written by an open transaction', () => {
     const aWaits = outcome(a.query("INSERT INTO k VALUES (51, 'a')"));
     expect(await isPending(aWaits)).toBe(true);
     expect(await outcome(b.query("INSERT INTO k VALUES (50, 'b')"))).toBe('40P01');
-    expect(await isPending(aWaits)).toBe(true);
-    await b.query('ROLLBACK');
+    // As PostgreSQL's abort, the error gives up B's keys at once: A goes on before B's ROLLBACK.
     expect(await aWaits).toBe('ok');
+    expect(await outcome(b.query('SELECT 1'))).toBe('25P02');
+    await b.query('ROLLBACK');
     await a.query('COMMIT');
     expect(await rows('SELECT * FROM k WHERE id >= 50 ORDER BY id')).toEqual([
       [50, 'a'],
       [51, 'a'],
+    ]);
+  });
+
+  it('a block that fails gives up its keys and row locks at once, before its ROLLBACK', async () => {
+    const a = db.connect();
+    const b = db.connect();
+    await a.query('BEGIN');
+    await a.query("INSERT INTO k VALUES (70, 'a')");
+    await a.query("UPDATE k SET who = 'a' WHERE id = 1");
+    const ins = outcome(b.query("INSERT INTO k VALUES (70, 'b')"));
+    const upd = outcome(b.query("UPDATE k SET who = 'b' WHERE id = 1"));
+    expect(await isPending(ins)).toBe(true);
+    expect(await outcome(a.query('SELECT 1/0'))).toBe('22012');
+    expect(await ins).toBe('ok');
+    expect(await upd).toBe('ok');
+    expect(await outcome(a.query("INSERT INTO k VALUES (71, 'a')"))).toBe('25P02');
+    await a.query('ROLLBACK');
+    expect(await rows('SELECT * FROM k WHERE id IN (1, 70) ORDER BY id')).toEqual([
+      [1, 'b'],
+      [70, 'b'],
     ]);
   });
 

@@ -640,7 +640,7 @@ export class Connection {
     const q = toQuireError(e);
     if (isInternal(e)) this.host.logger.error({ port: 'pg', pid: this.pid, err: e, ...(sql !== undefined ? { sql: sqlForLog(sql) } : {}) }, 'internal error');
     // The failed-block state (25P02) lives in the session, which the library's own statements share.
-    if (this.db?.session.inTransaction) this.db.session.transactionFailed = true;
+    this.db?.failTransaction();
     this.sendError({ severity: 'ERROR', code: q.code, message: q.message, detail: q.detail, hint: q.hint, position: q.position || undefined });
   }
 
