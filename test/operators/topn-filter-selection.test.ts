@@ -2,7 +2,7 @@
  * ORDER BY … LIMIT over a WHERE clause: the Top-N heap reads the filter's selection over the unchanged
  * input batches (topn.ts, consumeSelected) instead of the rows gathered into batches of their own. The
  * seek page of a cursor (WHERE id > $last ORDER BY id LIMIT n), both directions, NULL and NaN keys, ties
- * (WITH TIES and OFFSET), keys that the prefilter does not read (text, bigint: they take the gathered
+ * (WITH TIES and OFFSET), columns only the filter reads, keys that the prefilter does not read (text, bigint: they take the gathered
  * batch), a filter passing every row or none, and rows spread over many input batches. Checked against
  * PGlite.
  */
@@ -50,6 +50,9 @@ describe('Top-N over a filter reads its selection', () => {
       'SELECT id, f FROM ts WHERE f > 1990 OR f IS NULL ORDER BY f NULLS FIRST, id LIMIT 30',
       'SELECT id, s FROM ts WHERE id > 20000 ORDER BY s, id LIMIT 25',
       'SELECT id, b FROM ts WHERE id > 20000 ORDER BY b DESC, id LIMIT 25',
+      // Columns only the filter reads (left out of the rows the heap copies).
+      "SELECT id FROM ts WHERE s > 'v5' ORDER BY id LIMIT 20",
+      'SELECT id, k FROM ts WHERE f > 100 AND b > 0 ORDER BY k DESC, id LIMIT 15',
       // Every row passes (the batches go in whole), none does, fewer than the limit do.
       'SELECT id FROM ts WHERE id > -1 ORDER BY id LIMIT 10',
       'SELECT id FROM ts WHERE id > 40000 ORDER BY id LIMIT 10',
