@@ -186,9 +186,10 @@ export class RowRefTopK {
   /**
    * The kept rows of the partitions in `order`, each partition's entries best first, read straight from
    * the retained batches in one pass per column: no arrival-order copy to gather again. Null (nothing
-   * done) when a column is stored differently in two retained batches.
+   * done) when a column is stored differently in two retained batches. When partitions are indexed by
+   * the value of int column `keyCol` (PartitionIndex), that column is written from `order` itself.
    */
-  gatherInOrder(order: Int32Array): Batch | null {
+  gatherInOrder(order: Int32Array, keyCol = -1): Batch | null {
     const total = this.kept;
     if (this.batches.length === 0 || total === 0) return null;
     const w = this.w;
@@ -197,13 +198,17 @@ export class RowRefTopK {
     const ent = this.ent;
     const cnt = this.cnt;
     const refs = new Float64Array(total);
+    const keys = keyCol >= 0 ? new Int32Array(total) : null;
     let m = 0;
     for (let j = 0; j < order.length; j++) {
       const g = order[j]!;
       const c = cnt[g]!;
-      for (let e = 0; e < c; e++) refs[m++] = ent[(g * k + e) * w + nk]!;
+      for (let e = 0; e < c; e++) {
+        if (keys !== null) keys[m] = g;
+        refs[m++] = ent[(g * k + e) * w + nk]!;
+      }
     }
-    return gatherRefs(this.batches, this.bases, this.nextBase, refs, m, this.types);
+    return gatherRefs(this.batches, this.bases, refs.subarray(0, m), this.types, keyCol, keys);
   }
 
   /** The kept rows (see GatheredRows). */
@@ -297,32 +302,33 @@ export class RowRefTopK {
 }
 
 /**
- * Rows refs[0..m) (numbered from 0 across `batches`, batch i starting at bases[i], `end` rows in all) in
- * that order, one pass per column; null when a column is stored differently in two batches.
+ * Rows refs[j] (numbered from 0 across `batches`, batch i starting at bases[i]) as output rows j, one
+ * pass per column; null when a column is stored differently in two batches. The rows are read in
+ * reference order, batch by batch, and scattered to their output positions: the reads then move forward
+ * through each source column (the output is the small side, and stays in cache), where reading in
+ * output order would jump across every retained batch for each row. Column keyCol, when >= 0, is
+ * `keys` (the caller knows its values).
  */
-function gatherRefs(batches: readonly Batch[], basesIn: readonly number[], end: number, refs: Float64Array, m: number, types: readonly DataType[]): Batch | null {
-  const bases = Float64Array.from(basesIn);
-  const from = new Int32Array(m);
+function gatherRefs(batches: readonly Batch[], bases: readonly number[], refs: Float64Array, types: readonly DataType[], keyCol: number, keys: Int32Array | null): Batch | null {
+  const m = refs.length;
+  const to = sortByRef(refs);
   const row = new Uint32Array(m);
-  const { shift, first } = batchBuckets(bases, end);
-  const bucket = 2 ** shift;
+  // Output rows to[seg[i] .. seg[i + 1]) come from batch i.
+  const seg = new Int32Array(batches.length + 1);
+  let bi = 0;
   for (let j = 0; j < m; j++) {
-    const ref = refs[j]!;
-    // The last retained batch starting at or before ref, among those that can hold it (its bucket's).
-    const u = Math.floor(ref / bucket);
-    let lo = first[u]!;
-    let hi = first[u + 1]!;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (bases[mid]! <= ref) lo = mid;
-      else hi = mid - 1;
-    }
-    from[j] = lo;
-    row[j] = ref - bases[lo]!;
+    const ref = refs[to[j]!]!;
+    while (bi + 1 < batches.length && bases[bi + 1]! <= ref) seg[++bi] = j;
+    row[j] = ref - bases[bi]!;
   }
+  while (bi < batches.length) seg[++bi] = m;
   const columns: Column[] = [];
   for (let ci = 0; ci < types.length; ci++) {
-    const c = gatherColumn(batches, ci, types[ci]!, from, row, m);
+    if (ci === keyCol && keys !== null) {
+      columns.push(makeColumn(types[ci]!, keys, null, null));
+      continue;
+    }
+    const c = gatherColumn(batches, ci, types[ci]!, seg, row, to, m);
     if (c === null) return null;
     columns.push(c);
   }
@@ -330,30 +336,11 @@ function gatherRefs(batches: readonly Batch[], basesIn: readonly number[], end: 
 }
 
 /**
- * Reference → retained batch without a binary search over every batch: references are cut into buckets
- * of 2^shift (about one batch's rows each), and first[u] is the last batch starting at or before bucket
- * u's first reference, so a reference in bucket u lies in one of batches first[u] .. first[u + 1].
+ * Column ci of the gathered rows: row row[j] of batch i (seg[i] <= j < seg[i + 1]) goes to output row
+ * to[j]. Null when the batches store the column differently (some as a placeholder, or in another
+ * storage class).
  */
-function batchBuckets(bases: Float64Array, end: number): { shift: number; first: Int32Array } {
-  const nb = bases.length;
-  let shift = 0;
-  while (2 ** (shift + 1) <= end / nb) shift++;
-  const buckets = Math.floor(Math.max(end - 1, 0) / 2 ** shift) + 1;
-  const first = new Int32Array(buckets + 1);
-  let b = 0;
-  for (let u = 0; u <= buckets; u++) {
-    const start = u * 2 ** shift;
-    while (b + 1 < nb && bases[b + 1]! <= start) b++;
-    first[u] = b;
-  }
-  return { shift, first };
-}
-
-/**
- * Column ci of output row j taken from row row[j] of batches[from[j]]; null when the batches store the
- * column differently (some as a placeholder, or in another storage class).
- */
-function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, from: Int32Array, row: Uint32Array, n: number): Column | null {
+function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Column | null {
   const cols = batches.map((b) => b.columns[ci]!);
   const dead = cols.map((c, x) => c.data.length < batches[x]!.length);
   if (dead.every((d) => d)) return deadColumn(t);
@@ -362,21 +349,20 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, from: 
   let data: Float64Array | Int32Array | Uint8Array | Value[];
   if (kind === 'f64') {
     if (!cols.every((c) => c.data instanceof Float64Array)) return null;
-    data = pickF64(cols.map((c) => c.data as Float64Array), from, row, n);
+    data = pickF64(cols.map((c) => c.data as Float64Array), seg, row, to, n);
   } else if (kind === 'i32') {
     if (!cols.every((c) => c.data instanceof Int32Array)) return null;
-    data = pickI32(cols.map((c) => c.data as Int32Array), from, row, n);
+    data = pickI32(cols.map((c) => c.data as Int32Array), seg, row, to, n);
   } else if (kind === 'u8') {
     if (!cols.every((c) => c.data instanceof Uint8Array)) return null;
-    data = pickU8(cols.map((c) => c.data as Uint8Array), from, row, n);
+    data = pickU8(cols.map((c) => c.data as Uint8Array), seg, row, to, n);
   } else {
     if (!cols.every((c) => Array.isArray(c.data))) return null;
-    data = pickObj(cols.map((c) => c.data as Value[]), from, row, n);
+    data = pickObj(cols.map((c) => c.data as Value[]), seg, row, to, n);
   }
   let nulls: Uint8Array | null = null;
   if (cols.some((c) => c.nulls !== null)) {
-    const none = new Uint8Array(0);
-    const o = pickNulls(cols.map((c) => c.nulls ?? none), from, row, n);
+    const o = pickNulls(cols.map((c) => c.nulls), seg, row, to, n);
     if (hasOne(o, n)) nulls = o;
   }
   // Codes survive when every batch has them in one dictionary.
@@ -389,38 +375,55 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, from: 
     }
     dictionary = dc.dictionary;
   }
-  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), from, row, n), dictionary };
+  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), seg, row, to, n), dictionary };
   return makeColumn(t, data, nulls, dict);
 }
 
-function pickF64(src: Float64Array[], from: Int32Array, row: Uint32Array, n: number): Float64Array {
+// One loop per storage class keeps the element loads monomorphic.
+function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Float64Array {
   const o = new Float64Array(n);
-  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  for (let b = 0; b < src.length; b++) {
+    const s = src[b]!;
+    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
+  }
   return o;
 }
 
-function pickI32(src: Int32Array[], from: Int32Array, row: Uint32Array, n: number): Int32Array {
+function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Int32Array {
   const o = new Int32Array(n);
-  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  for (let b = 0; b < src.length; b++) {
+    const s = src[b]!;
+    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
+  }
   return o;
 }
 
-function pickU8(src: Uint8Array[], from: Int32Array, row: Uint32Array, n: number): Uint8Array {
+function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Uint8Array {
   const o = new Uint8Array(n);
-  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  for (let b = 0; b < src.length; b++) {
+    const s = src[b]!;
+    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
+  }
   return o;
 }
 
-/** Null maps; a batch without one has an empty array, read as "not NULL". */
-function pickNulls(src: Uint8Array[], from: Int32Array, row: Uint32Array, n: number): Uint8Array {
+/** Null maps; a batch without one has none of these rows NULL. */
+function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Uint8Array {
   const o = new Uint8Array(n);
-  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!] === 1 ? 1 : 0;
+  for (let b = 0; b < src.length; b++) {
+    const s = src[b];
+    if (s === null || s === undefined) continue;
+    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!] === 1 ? 1 : 0;
+  }
   return o;
 }
 
-function pickObj(src: Value[][], from: Int32Array, row: Uint32Array, n: number): Value[] {
+function pickObj(src: Value[][], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Value[] {
   const o = new Array<Value>(n);
-  for (let j = 0; j < n; j++) o[j] = src[from[j]!]![row[j]!]!;
+  for (let b = 0; b < src.length; b++) {
+    const s = src[b]!;
+    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
+  }
   return o;
 }
 

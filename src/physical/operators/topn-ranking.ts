@@ -1302,9 +1302,10 @@ export class TopNRanking extends PhysicalOperator {
     }
     if (handOver === '' && spec.sortedOutput === true) {
       // Int keys and coded text keys: the partition order is read off the direct table or the dictionary's
-      // rank, and the kept rows are gathered once, in that order, straight from the retained batches.
+      // rank, and the kept rows are gathered once, in that order, straight from the retained batches
+      // (indexed by value, each partition index is its key: the key column is not read again).
       const direct = indexedByValue ? st.nonEmpty() : (ids.directOrder() ?? ids.codeOrder());
-      const rows = direct === null ? null : st.gatherInOrder(direct);
+      const rows = direct === null ? null : st.gatherInOrder(direct, indexedByValue ? pcol : -1);
       if (rows !== null) {
         yield* sliced(rows);
         return null;

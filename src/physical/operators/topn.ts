@@ -47,6 +47,7 @@ import {
   type SortKey,
 } from '../sort-key.js';
 import { ExternalSort } from './external-sort.js';
+import { Filter } from './filter.js';
 import { Replay } from './replay.js';
 import { identity } from './sort.js';
 
@@ -130,7 +131,18 @@ export class TopN extends PhysicalOperator {
     // The per-row work lives in a synchronous class: V8 optimizes a plain method called once per batch far
     // better than a loop inside an async function that suspends at every batch.
     const heap = new BoundedHeap(this.cmp, this.keys, types, K, this.withTies);
-    for await (const b of this.input.execute(ctx)) {
+    const input = this.input;
+    if (input instanceof Filter) {
+      // A filter's rows are offered where they lie (see consumeSelected): WHERE id > $last ORDER BY id
+      // LIMIT n, a cursor's next page, passes most of the table through its filter.
+      for await (const s of input.selections(ctx)) {
+        await yieldIfDue(ctx);
+        if (s.sel === null) heap.consume(s.batch);
+        else if (!heap.consumeSelected(s.batch, s.sel, s.n)) heap.consume(takeBatch(s.batch, s.sel, s.n));
+      }
+      return heap.finish(this.offset);
+    }
+    for await (const b of input.execute(ctx)) {
       await yieldIfDue(ctx);
       if (b.length > 0) heap.consume(b);
     }
@@ -545,6 +557,86 @@ class BoundedHeap {
     this.arrival = base + m;
   }
 
+  /**
+   * consume() for the rows sel[0..n) of b, a Filter's selection over its unchanged input batch: rows are
+   * read where they are and only those entering the heap are copied, so the rows the filter passes are
+   * never gathered into batches of their own. The boundary prefilter runs over the selected rows. Only
+   * for a typed first key; false (nothing done) otherwise.
+   */
+  consumeSelected(b: Batch, sel: Uint32Array, n: number): boolean {
+    const kc = b.columns[this.keys[0]!.col]!;
+    const kd = kc.data;
+    const f64 = this.pre === 'f64';
+    if (f64 ? !(kd instanceof Float64Array) : this.pre !== 'i32' || !(kd instanceof Int32Array)) return false;
+    const cmp = this.cmp;
+    const store = this.store;
+    const heap = this.heap;
+    const seq = this.seq;
+    let bvOrNull: KeyView | null = null;
+    const view = (): KeyView => (bvOrNull ??= cmp.view(b));
+    // Row i of this batch arrives as number base + i (the rows the filter dropped leave gaps).
+    const base = this.arrival;
+    this.arrival = base + b.length;
+    let j = 0;
+    while (this.count < this.K && j < n) {
+      const i = sel[j++]!;
+      const slot = this.count;
+      store.copyIn(slot, b, view(), i);
+      seq[slot] = base + i;
+      heap[slot] = slot;
+      this.count++;
+      this.refresh();
+      this.siftUp(slot);
+    }
+    if (j === n) return true;
+    this.refresh();
+    const knulls = kc.nulls;
+    let xc: RowCompare | null = null;
+    let r = this.rootKey();
+    for (; j < n; j++) {
+      if (r !== null) {
+        j = this.desc
+          ? f64
+            ? selBelow64(kd as Float64Array, knulls, r, sel, j, n)
+            : selBelow32(kd as Int32Array, knulls, r, sel, j, n)
+          : f64
+            ? selAbove64(kd as Float64Array, knulls, r, sel, j, n)
+            : selAbove32(kd as Int32Array, knulls, r, sel, j, n);
+        if (j === n) break;
+      }
+      const i = sel[j]!;
+      const root = heap[0]!;
+      xc ??= cmp.cross(view(), store.view);
+      const c = xc(i, root);
+      if (c > 0) continue;
+      if (c === 0) {
+        if (this.ties !== null) this.ties.add(b, i, base + i);
+        continue;
+      }
+      if (this.ties !== null) {
+        // As in consume: the old root stays a tie only when the new boundary equals it.
+        let keepTies = false;
+        const count = this.count;
+        if (count >= 2) {
+          let child = heap[1]!;
+          if (count >= 3 && this.greater(heap[2]!, child)) child = heap[2]!;
+          keepTies = this.sc(child, root) === 0;
+        }
+        if (keepTies) this.ties.addColumns(store.columns(), root, seq[root]!);
+        else this.ties.clear();
+      }
+      store.copyIn(root, b, view(), i);
+      seq[root] = base + i;
+      if (this.storeVersion !== store.version) {
+        this.refresh();
+        xc = cmp.cross(view(), store.view);
+      }
+      this.siftDown(0);
+      r = this.rootKey();
+    }
+    return true;
+  }
+
   finish(offset: number): Kept | null {
     const count = this.count;
     if (count <= offset) return null;
@@ -599,6 +691,41 @@ function skipBelow32(d: Int32Array, nulls: Uint8Array | null, r: number, i: numb
     while (i < m && d[i]! < r && nulls[i] === 0) i++;
   }
   return i;
+}
+
+// The prefilter scans over a selection: the next position j at or after `j` whose row sel[j] is not
+// strictly worse than r (or is NULL).
+function selAbove64(d: Float64Array, nulls: Uint8Array | null, r: number, sel: Uint32Array, j: number, n: number): number {
+  if (nulls === null) {
+    while (j < n && d[sel[j]!]! > r) j++;
+  } else {
+    while (j < n && d[sel[j]!]! > r && nulls[sel[j]!] === 0) j++;
+  }
+  return j;
+}
+function selBelow64(d: Float64Array, nulls: Uint8Array | null, r: number, sel: Uint32Array, j: number, n: number): number {
+  if (nulls === null) {
+    while (j < n && d[sel[j]!]! < r) j++;
+  } else {
+    while (j < n && d[sel[j]!]! < r && nulls[sel[j]!] === 0) j++;
+  }
+  return j;
+}
+function selAbove32(d: Int32Array, nulls: Uint8Array | null, r: number, sel: Uint32Array, j: number, n: number): number {
+  if (nulls === null) {
+    while (j < n && d[sel[j]!]! > r) j++;
+  } else {
+    while (j < n && d[sel[j]!]! > r && nulls[sel[j]!] === 0) j++;
+  }
+  return j;
+}
+function selBelow32(d: Int32Array, nulls: Uint8Array | null, r: number, sel: Uint32Array, j: number, n: number): number {
+  if (nulls === null) {
+    while (j < n && d[sel[j]!]! < r) j++;
+  } else {
+    while (j < n && d[sel[j]!]! < r && nulls[sel[j]!] === 0) j++;
+  }
+  return j;
 }
 
 // The same scans over a stored column with block bounds (column-stats.ts): a block whose greatest
