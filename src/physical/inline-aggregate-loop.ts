@@ -8,9 +8,10 @@
  * The loop creates no groups and takes no rare path: it stops at the first row whose key has no group yet
  * (or falls outside the table), or whose update is not the common case of every step (an overflow to
  * check, a group's first value, a NaN state), and returns that row's position, with nothing of that row
- * stored, so the caller can run the general path on it and go on. Rows
- * are updated in input order, every aggregate of a row before the next row, which keeps each group's
- * sequence of updates (and so floating-point sums) what the per-aggregate passes give.
+ * stored, so the caller can run the general path on it and go on. Rows are updated in input order,
+ * every aggregate of a row before the next row, which keeps each group's sequence of updates (and so
+ * floating-point sums) what the per-aggregate passes give. A group whose state stays off the common case
+ * (a NaN average, an infinite sum) sends its rows to the general path each time: slower, never different.
  */
 import type { InlineStep } from '../functions/aggregate/aggregate-function.js';
 
