@@ -55,18 +55,25 @@ export function checkCancel(ctx: ExecContext): void {
  * Plans are CPU-bound and would otherwise keep the event loop blocked until they finish, so cancel
  * requests, timers and other connections could not get a turn. Operator loops call this once per
  * batch (or every few thousand rows). It costs a clock read until the loop turn's budget is spent,
- * then parks the statement until the scheduler gives it another turn (scheduler.ts).
+ * then parks the statement until the scheduler gives it another turn (scheduler.ts). Returns a promise
+ * only when it parks, so a hot loop can skip the await (and its microtask turn) otherwise.
  */
-export async function yieldIfDue(ctx: ExecContext): Promise<void> {
+export function yieldIfDue(ctx: ExecContext): Promise<void> | undefined {
   const t = ctx.ticker;
   if (t === undefined) {
     checkCancel(ctx);
-    return;
+    return undefined;
   }
   const now = performance.now();
   if (pastDeadline(ctx, now)) throw timeoutError();
   if (ctx.signal?.aborted) throw abortError(ctx.signal);
-  if (!shouldPark(t, now)) return;
+  // Nothing to wait for: no promise, so a loop that tests the result before awaiting it (once per
+  // batch on every scan) allocates nothing and takes no microtask turn.
+  if (!shouldPark(t, now)) return undefined;
+  return parkAndCheck(ctx, t, now);
+}
+
+async function parkAndCheck(ctx: ExecContext, t: SliceTicker, now: number): Promise<void> {
   const deadline = Math.min(ctx.deadline ?? Infinity, ctx.clock?.at ?? Infinity);
   await park(t, now, { deadline, ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}) });
   checkCancel(ctx);

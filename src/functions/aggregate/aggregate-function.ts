@@ -93,7 +93,41 @@ export interface GroupedAccumulator {
   countsRowsOnly?(args: readonly Column[]): boolean;
   /** update() for countsRowsOnly arguments: perGroup[g] rows for each group g < groups. */
   addRowCounts?(perGroup: Float64Array, groups: number): void;
+  /**
+   * The per-row update as a statement a generated loop can inline (null: these arguments need the
+   * general path, e.g. a column with NULLs). A loop that groups the rows and updates several
+   * aggregates in one pass then reads each row once instead of once per aggregate. Valid until the
+   * next grow(), which may replace the state arrays.
+   */
+  inlineStep?(args: readonly Column[]): InlineStep | null;
   result(g: number): Value;
+}
+
+/**
+ * One accumulator's update of one row, as source text over names the loop binds. The text depends only
+ * on the accumulator's kind (so compiled loops are shared between queries), the refs on its state.
+ *
+ * The update is split so that a row's updates commit together: `compute` evaluates the new state into
+ * locals, `ok` says whether they are what update() would store, `store` writes them. Where `ok` is false
+ * (an overflow to check, a first value with its own rule) the loop stores nothing for the row and hands
+ * it to update(). The loop makes no calls, which lets the compiler keep its arrays in registers.
+ */
+export interface InlineStep {
+  /** State arrays, bound in order to the names ref(0), ref(1), … */
+  readonly refs: readonly unknown[];
+  /** True when the text never reads `v` (count): the loop then does not load the argument. */
+  readonly argUnused?: boolean;
+  /**
+   * The row's text for group `g` (a non-negative int variable) and argument value `v` (a number
+   * variable); `t` prefixes the locals it declares, unique within the loop.
+   */
+  code(ref: (i: number) => string, g: string, v: string, t: string): InlineCode;
+}
+
+export interface InlineCode {
+  readonly compute: string;
+  readonly ok: string;
+  readonly store: string;
 }
 
 /**

@@ -4,6 +4,8 @@ import type { Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,
+  InlineCode,
+  InlineStep,
   ResolvedAggregate,
   SlidingAccumulator,
 } from './aggregate-function.js';
@@ -66,10 +68,17 @@ class GroupedCount implements GroupedAccumulator {
     this.counts[g] += c;
   }
 
+  inlineStep(args: readonly Column[]): InlineStep | null {
+    if (!this.star && args[0]!.nulls !== null) return null;
+    return { refs: [this.counts], code: countStep, argUnused: true };
+  }
+
   result(g: number): Value {
     return this.counts[g]!;
   }
 }
+
+const countStep = (ref: (i: number) => string, g: string): InlineCode => ({ compute: '', ok: 'true', store: `${ref(0)}[${g}]++;` });
 
 class SlidingCount implements SlidingAccumulator {
   n = 0;

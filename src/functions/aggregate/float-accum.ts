@@ -6,7 +6,7 @@
 import type { Value } from '../../common/types.js';
 import type { Column } from '../../common/column.js';
 import { floatOverflow } from '../scalar/support/float.js';
-import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
+import type { GroupedAccumulator, InlineCode, InlineStep, SlidingAccumulator } from './aggregate-function.js';
 import { growF64 } from './support.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 
@@ -100,9 +100,27 @@ export class GroupedFloatAccum implements GroupedAccumulator {
     }
   }
 
+  /** Arguments without NULLs: step() as a statement. */
+  inlineStep(args: readonly Column[]): InlineStep | null {
+    const c = args[0]!;
+    if (c.nulls !== null || !(c.data instanceof Float64Array)) return null;
+    return { refs: [this.n, this.sx, this.sxx], code: accumStep };
+  }
+
   result(g: number): Value {
     return floatFinal(this.kind, this.n[g]!, this.sx[g]!, this.sxx[g]!);
   }
+}
+
+/** step()'s common path: both results finite (a first value, n0 = 0, gives NaN and goes to update()). */
+function accumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
+  const [N, SX, SXX] = [ref(0), ref(1), ref(2)];
+  return {
+    compute: `const ${t}n0 = ${N}[${g}]; const ${t}n1 = ${t}n0 + 1; const ${t}sx = ${SX}[${g}] + ${v}; const ${t}d = ${v} * ${t}n1 - ${t}sx;
+const ${t}sxx = ${SXX}[${g}] + (${t}d * ${t}d) / (${t}n1 * ${t}n0);`,
+    ok: `(${t}sxx - ${t}sxx === 0 && ${t}sx - ${t}sx === 0)`,
+    store: `${N}[${g}] = ${t}n1; ${SX}[${g}] = ${t}sx; ${SXX}[${g}] = ${t}sxx;`,
+  };
 }
 
 /**

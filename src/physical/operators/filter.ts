@@ -10,6 +10,9 @@ import { pgExpr } from '../explain-pg-expr.js';
 import type { SortKey } from '../sort-key.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
+/** Slot values of a predicate without subqueries: evalSlots is async, and awaiting it costs a turn per batch. */
+const NO_SLOTS: unknown[] = [];
+
 /** Rows `sel[0..n)` of `batch`, or its first n (= all) rows when `sel` is null. */
 export interface SelectedBatch {
   batch: Batch;
@@ -108,7 +111,7 @@ export class Filter extends PhysicalOperator {
         }
         const b = r.value;
         if (b.length === 0) continue;
-        const sv = await evalSlots(this.slots, b, ctx);
+        const sv = this.slots.length === 0 ? NO_SLOTS : await evalSlots(this.slots, b, ctx);
         if (buf.length < b.length) buf = new Uint32Array(b.length);
         const { sel, n } = this.kernel.run(b, ctx, sv, buf);
         if (analyze) {
@@ -130,7 +133,7 @@ export class Filter extends PhysicalOperator {
     let buf = new Uint32Array(BATCH_SIZE);
     for await (const b of this.input.execute(ctx)) {
       if (b.length === 0) continue;
-      const sv = await evalSlots(this.slots, b, ctx);
+      const sv = this.slots.length === 0 ? NO_SLOTS : await evalSlots(this.slots, b, ctx);
       if (buf.length < b.length) buf = new Uint32Array(b.length);
       const { sel, n } = this.kernel.run(b, ctx, sv, buf);
       if (n === 0) continue;

@@ -29,7 +29,8 @@ import {
 import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
-import type { GroupedAccumulator, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import type { GroupedAccumulator, InlineStep, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
+import { inlineAggregateLoop, type InlineAggregateLoop } from '../inline-aggregate-loop.js';
 import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/growth-reserve.js';
 import { KeyTable } from '../key-table.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
@@ -83,7 +84,20 @@ export interface Grouper {
    * hybrid aggregate whose table is full routes those rows to disk). The returned array is reused.
    */
   find(batch: Batch, n: number): Int32Array;
+  /**
+   * For a one-key grouper: the batch's keys as int32 values and the table mapping each key to its group
+   * id + 1 (0: no group yet), when the key column has no NULLs and such a table exists. Valid until the
+   * next assign(), which may replace the table.
+   */
+  lookupTable?(batch: Batch): KeyLookup | null;
 }
+
+export interface KeyLookup {
+  keys: Int32Array;
+  table: Int32Array;
+}
+
+const EMPTY_TABLE = new Int32Array(0);
 
 /** Reusable scratch array of at least n entries. */
 function scratch(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
@@ -214,6 +228,12 @@ class SingleKeyGrouper implements Grouper {
       ids[code] = ng + 1;
       gids[k] = ng;
     }
+  }
+
+  lookupTable(batch: Batch): KeyLookup | null {
+    const c = batch.columns[0]!;
+    if (c.dict == null || c.nulls !== null || c.dict.codes.length < batch.length) return null;
+    return { keys: c.dict.codes, table: this.codeGroups.get(c.dict.dictionary) ?? EMPTY_TABLE };
   }
 
   /** Group of a non-NULL value, created when new. */
@@ -401,6 +421,12 @@ class IntKeyGrouper implements Grouper {
     return gids;
   }
 
+  lookupTable(batch: Batch): KeyLookup | null {
+    const c = batch.columns[0]!;
+    if (c.nulls !== null || !(c.data instanceof Int32Array)) return null;
+    return { keys: c.data, table: this.direct };
+  }
+
   private growDirect(key: number): Int32Array<ArrayBuffer> {
     let cap = this.direct.length;
     while (cap <= key) cap *= 2;
@@ -533,7 +559,8 @@ export class OrderedInput {
 
     const argCols = columns.slice(0, this.nargs);
     for (let start = 0; start < sel.length; start += BATCH_SIZE) {
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
       const m = Math.min(BATCH_SIZE, sel.length - start);
       const idx = new Uint32Array(m);
       const g = new Int32Array(m);
@@ -566,6 +593,104 @@ export interface ConsumeState {
   grown: number;
   /** Serves the accumulators' large doublings from arrays prepared between batches. */
   readonly reserve: GrowthReserve;
+  /** The one-pass loop over these aggregates (undefined: not looked at yet; null: they cannot use it). */
+  inline?: InlinePlan | null;
+}
+
+interface InlinePlan {
+  /** Each aggregate's step code, as the loop was generated for. */
+  codes: InlineStep['code'][];
+  loop: InlineAggregateLoop | null;
+  /** Input columns the loop reads arguments from, and each aggregate's index among them (-1: none). */
+  argCols: number[];
+  argOf: number[];
+  rows: Uint32Array<ArrayBuffer>;
+}
+
+/** Rows the general path takes after the loop stopped at a row without a group, before the loop resumes. */
+const INLINE_RESUME = 256;
+
+/** The plan for these aggregates, or null when some aggregate or the grouper has no inline form. */
+function inlinePlan(st: ConsumeState): InlinePlan | null {
+  const { grouper, accs, aggs } = st;
+  if (st.keyCount !== 1 || grouper.lookupTable === undefined) return null;
+  const argCols: number[] = [];
+  const argOf: number[] = [];
+  for (let i = 0; i < aggs.length; i++) {
+    const a = aggs[i]!;
+    if (a.filterCol !== null || a.distinct || a.orderBy.length > 0 || a.argCols.length > 1 || accs[i]!.inlineStep === undefined) return null;
+    const c = a.argCols[0];
+    if (c === undefined) argOf.push(-1);
+    else {
+      let k = argCols.indexOf(c);
+      if (k < 0) k = argCols.push(c) - 1;
+      argOf.push(k);
+    }
+  }
+  return { codes: [], loop: null, argCols, argOf, rows: new Uint32Array(INLINE_RESUME) };
+}
+
+/** Every aggregate's step for this batch's arguments, or null when one has none (e.g. a column with NULLs). */
+function inlineSteps(st: ConsumeState, batch: Batch): InlineStep[] | null {
+  const steps: InlineStep[] = [];
+  const { accs, aggs } = st;
+  for (let i = 0; i < accs.length; i++) {
+    const ac = aggs[i]!.argCols;
+    const args: Column[] = ac.length === 0 ? [] : [batch.columns[ac[0]!]!];
+    const s = accs[i]!.inlineStep!(args);
+    if (s === null) return null;
+    steps.push(s);
+  }
+  return steps;
+}
+
+function flatRefs(steps: readonly InlineStep[]): unknown[] {
+  const refs: unknown[] = [];
+  for (const s of steps) for (const r of s.refs) refs.push(r);
+  return refs;
+}
+
+/**
+ * consume() / consumeSel() through one generated loop (inline-aggregate-loop.ts): a one-key grouper with
+ * a lookup table and aggregates that all have an inline step for this batch. Rows whose key has no group
+ * yet go through the general path, a few hundred at a time, in order. False: nothing was done.
+ */
+function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, n: number): boolean {
+  if (st.inline === undefined) st.inline = inlinePlan(st);
+  const plan = st.inline;
+  if (plan === null) return false;
+  const grouper = st.grouper;
+  let lk = grouper.lookupTable!(batch);
+  if (lk === null) return false;
+  let steps = inlineSteps(st, batch);
+  if (steps === null) return false;
+  let loop = plan.loop;
+  if (loop === null || steps.some((s, i) => s.code !== plan.codes[i])) {
+    const fresh = steps;
+    loop = plan.loop = inlineAggregateLoop(fresh, plan.argOf.map((k, i) => (fresh[i]!.argUnused === true ? -1 : k)));
+    plan.codes = fresh.map((s) => s.code);
+  }
+  const args = plan.argCols.map((c) => batch.columns[c]!.data as ArrayLike<number>);
+  let refs = flatRefs(steps);
+  let j = 0;
+  for (;;) {
+    j = loop(lk.keys, lk.table, sel, j, n, args, refs);
+    if (j >= n) return true;
+    const m = Math.min(n, j + INLINE_RESUME);
+    let rows: Uint32Array;
+    if (sel !== null) rows = sel.subarray(j, m);
+    else {
+      rows = plan.rows;
+      for (let k = j; k < m; k++) rows[k - j] = k;
+    }
+    consumeSelGeneral(st, batch, rows, m - j);
+    j = m;
+    if (j >= n) return true;
+    // The general path may have grown the table and the accumulators' arrays.
+    lk = grouper.lookupTable!(batch)!;
+    steps = inlineSteps(st, batch)!;
+    refs = flatRefs(steps);
+  }
 }
 
 /**
@@ -587,6 +712,7 @@ function rowsPerGroup(st: ConsumeState, gids: Int32Array, n: number, groups: num
  */
 export function consume(st: ConsumeState, batch: Batch): void {
   const n = batch.length;
+  if (st.inline !== null && consumeInline(st, batch, null, n)) return;
   const { grouper, accs, ordered, aggs, keyCount } = st;
   const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: n }, n);
   const groups = grouper.count;
@@ -624,6 +750,10 @@ export function consume(st: ConsumeState, batch: Batch): void {
  * gathered for it alone.
  */
 export function consumeSel(st: ConsumeState, batch: Batch, sel: Uint32Array, n: number): void {
+  if (st.inline === null || !consumeInline(st, batch, sel, n)) consumeSelGeneral(st, batch, sel, n);
+}
+
+function consumeSelGeneral(st: ConsumeState, batch: Batch, sel: Uint32Array, n: number): void {
   const { grouper, accs, aggs, keyCount } = st;
   const gids = grouper.assign(keyCount === 0 ? batch : { columns: batch.columns.slice(0, keyCount), length: batch.length }, n, sel);
   const groups = grouper.count;
@@ -751,7 +881,8 @@ export class HashAggregate extends PhysicalOperator {
     const perGroup = GROUP_BYTES + STATE_BYTES * aggs.length;
     try {
       for await (const { batch, sel, n } of aggregateInput(this.input, this.config, ctx)) {
-        await yieldIfDue(ctx);
+        const due = yieldIfDue(ctx);
+        if (due !== undefined) await due;
         if (n === 0) continue;
         const before = grouper.count;
         withGrowthReserve(state.reserve, () => (sel === null ? consume(state, batch) : consumeSel(state, batch, sel, n)));
@@ -828,7 +959,8 @@ export async function* emitGroups(
   const keyCols = grouper.keyColumns();
   const types = schema.map((f) => f.type);
   for (let start = 0; start < groups; start += BATCH_SIZE) {
-    await yieldIfDue(ctx);
+    const due = yieldIfDue(ctx);
+    if (due !== undefined) await due;
     const end = Math.min(groups, start + BATCH_SIZE);
     const columns: Column[] = [];
     for (let i = 0; i < keyCount; i++) {

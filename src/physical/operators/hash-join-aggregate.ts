@@ -245,7 +245,8 @@ export class HashJoinAggregate extends PhysicalOperator {
     for (let s = 0; s < nb; s += BATCH_SIZE) {
       const e = Math.min(nb, s + BATCH_SIZE);
       buildGroup.set(grouper.assign(sliceBatch(keyBatch, s, e), e - s).subarray(0, e - s), s);
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
     }
     const groups = grouper.count;
     reservation.grow(groups * (GROUP_BYTES + STATE_BYTES * this.aggs.length), 'hash aggregate groups and states');
@@ -285,7 +286,8 @@ export class HashJoinAggregate extends PhysicalOperator {
             table.probe(batch, heads, sel, m);
             total += joinedRows(heads, m, chainLength);
           }
-          await yieldIfDue(ctx);
+          const due = yieldIfDue(ctx);
+          if (due !== undefined) await due;
         }
         for (const acc of accs) acc.updateGroup!(0, total, []);
         yield this.resultRow(accs);
@@ -300,7 +302,8 @@ export class HashJoinAggregate extends PhysicalOperator {
           table.probe(batch, heads, sel, m);
           total += joinedRows(heads, m, chainLength);
         }
-        await yieldIfDue(ctx);
+        const due = yieldIfDue(ctx);
+        if (due !== undefined) await due;
       }
       for (const acc of accs) acc.updateGroup!(0, total, []);
       yield this.resultRow(accs);
@@ -335,7 +338,8 @@ export class HashJoinAggregate extends PhysicalOperator {
             else accs[j]!.updateGroupSel!(0, rows, n, args);
           }
         }
-        await yieldIfDue(ctx);
+        const due = yieldIfDue(ctx);
+        if (due !== undefined) await due;
       }
       yield this.resultRow(accs);
       return;
@@ -373,10 +377,12 @@ export class HashJoinAggregate extends PhysicalOperator {
           if (n === 0) break;
           if (nSeen < groups) nSeen = noteGroups(gids, n, seen, order, nSeen);
           for (let j = 0; j < accs.length; j++) feed(accs[j]!, gids, rows, n, argCols[j]!, batch);
-          await yieldIfDue(ctx);
+          const due = yieldIfDue(ctx);
+          if (due !== undefined) await due;
         }
       }
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
     }
     if (keyless) {
       yield this.resultRow(accs);
@@ -388,7 +394,8 @@ export class HashJoinAggregate extends PhysicalOperator {
       return makeColumn(types[i]!, c.data, c.nulls, c.dict);
     });
     for (let start = 0; start < nSeen; start += BATCH_SIZE) {
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
       const end = Math.min(nSeen, start + BATCH_SIZE);
       const sel = order.subarray(start, end);
       const columns: Column[] = keyColumns.map((c) => takeColumn(c, sel, end - start));

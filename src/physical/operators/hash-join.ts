@@ -435,7 +435,8 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
       if (!(v >= 0 && v <= DIRECT_KEY_MAX && Math.floor(v) === v)) return null;
       if (v > max) max = v;
     }
-    await yieldIfDue(ctx);
+    const due = yieldIfDue(ctx);
+    if (due !== undefined) await due;
   }
   if (max > 4 * n + 1024) return null;
   const heads = new Int32Array(max + 1).fill(-1);
@@ -450,7 +451,8 @@ async function directTable(col: Column, n: number, next: Int32Array, lk: number,
       else next[tails[v]!] = r;
       tails[v] = r;
     }
-    await yieldIfDue(ctx);
+    const due = yieldIfDue(ctx);
+    if (due !== undefined) await due;
   }
   return {
     head: heads,
@@ -540,7 +542,8 @@ async function wordKeyTable(build: Batch, rightKeys: readonly number[], leftKeys
       else next[tail[g]!] = r;
       tail[g] = r;
     }
-    await yieldIfDue(ctx);
+    const due = yieldIfDue(ctx);
+    if (due !== undefined) await due;
   }
   const heads = head;
   return {
@@ -598,7 +601,8 @@ async function buildTable(
           tail[g] = r;
         }
       }
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
     }
     const head = heads.slice(0, chains);
     const lk = leftKeys[0]!;
@@ -641,7 +645,8 @@ async function buildTable(
     // rehashes within one slice, and other sessions run before the next one does.
     for (let from = s; from < e; from += KEYED_INSERT_SLICE) {
       insertKeys(groups, keys, nullRows, s, from, Math.min(e, from + KEYED_INSERT_SLICE), chains, next);
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
     }
   }
   const head = chains.heads.slice(0, chains.count);
@@ -918,7 +923,8 @@ export class HashJoin extends PhysicalOperator {
       reservation.grow(batchBytes(b) * 2, 'hash join build side');
       parts.push(b);
     }
-    await yieldIfDue(ctx);
+    const due = yieldIfDue(ctx);
+    if (due !== undefined) await due;
     const type = this.type;
     if (parts.length === 0 && (type === 'inner' || type === 'semi' || type === 'right')) return null;
     const build = parts.length === 0 ? { columns: rightTypes.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 } : await concatBatchesAsync(rightTypes, parts, ctx);
@@ -964,7 +970,8 @@ export class HashJoin extends PhysicalOperator {
       table.probe(b, heads, sel, m);
       if (countOnly) {
         for (let rows = joinedRows(heads, m, chainLength); rows > 0; rows -= BATCH_SIZE) yield { columns: dead.slice(), length: Math.min(rows, BATCH_SIZE) };
-        await yieldIfDue(ctx);
+        const due = yieldIfDue(ctx);
+        if (due !== undefined) await due;
         continue;
       }
       pairs.startProbe(b, sel);
@@ -980,7 +987,8 @@ export class HashJoin extends PhysicalOperator {
       }
       const rest = pairs.finishProbe();
       if (rest !== null) yield rest;
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
     }
     yield* pairs.unmatchedRight();
   }

@@ -10,6 +10,8 @@ import { pgExpr } from '../explain-pg-expr.js';
 import type { SortKey } from '../sort-key.js';
 import { evalSlots, type SlotPlan } from '../subquery-eval.js';
 
+const NO_SLOTS: unknown[] = [];
+
 export class Project extends PhysicalOperator {
   readonly name = 'Project';
   private readonly kernels: (Kernel | number)[];
@@ -61,7 +63,11 @@ export class Project extends PhysicalOperator {
       for (let i = 0; i < this.kernels.length; i++) {
         const k = this.kernels[i]!;
         if (typeof k === 'number') cols[i] = b.columns[k]!;
-        else cols[i] = k.run(b, ctx, await evalSlots(this.slots[i]!, b, ctx));
+        else {
+          // evalSlots is async: awaiting it for a column without subqueries would cost a turn per batch.
+          const slots = this.slots[i]!;
+          cols[i] = k.run(b, ctx, slots.length === 0 ? NO_SLOTS : await evalSlots(slots, b, ctx));
+        }
       }
       yield { columns: cols, length: b.length };
     }

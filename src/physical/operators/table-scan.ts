@@ -69,7 +69,8 @@ export class TableScan extends PhysicalOperator {
     let left = fetch ?? Infinity;
     for await (const b0 of this.pinned ?? this.source.scan(fetch === null ? undefined : { fetch })) {
       checkCancel(ctx);
-      await yieldIfDue(ctx);
+      const due = yieldIfDue(ctx);
+      if (due !== undefined) await due;
       const b = b0.length > left ? sliceBatch(b0, 0, left) : b0;
       yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
       left -= b.length;

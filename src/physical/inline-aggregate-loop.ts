@@ -1,0 +1,98 @@
+/**
+ * A generated loop that groups rows and updates every aggregate in one pass: each row's key (an int4
+ * value or a text dictionary code) finds its group through a lookup table (key -> group id + 1, 0 = none),
+ * then each accumulator's inline step (InlineStep) runs on that group. The vectorized path writes the
+ * batch's group ids and then makes one pass per aggregate, reading the selection, the group ids and the
+ * argument again each time; here each row is read once and no group id is stored.
+ *
+ * The loop creates no groups and takes no rare path: it stops at the first row whose key has no group yet
+ * (or falls outside the table), or whose update is not the common case of every step (an overflow to
+ * check, a group's first value, a NaN state), and returns that row's position, with nothing of that row
+ * stored, so the caller can run the general path on it and go on. Rows are updated in input order,
+ * every aggregate of a row before the next row, which keeps each group's sequence of updates (and so
+ * floating-point sums) what the per-aggregate passes give. A group whose state stays off the common case
+ * (a NaN average, an infinite sum) sends its rows to the general path each time: slower, never different.
+ */
+import type { InlineStep } from '../functions/aggregate/aggregate-function.js';
+
+/**
+ * Runs rows [start, end) (positions in `sel`, or batch rows when sel is null); returns end, or the
+ * position of the first row it did not update.
+ */
+export type InlineAggregateLoop = (
+  keys: Int32Array,
+  table: Int32Array,
+  sel: Uint32Array | null,
+  start: number,
+  end: number,
+  args: readonly ArrayLike<number>[],
+  refs: readonly unknown[],
+) => number;
+
+type Factory = () => InlineAggregateLoop;
+
+// Keyed by the generated source, which depends only on the kinds of the accumulators: every query with the
+// same aggregates shares one compiled (and, once hot, optimized) function.
+const compiled = new Map<string, InlineAggregateLoop>();
+const MAX_COMPILED = 256;
+
+/**
+ * The loop for these steps; `argOf[s]` is the index in `args` of step s's argument column (-1: none, as
+ * count(*)). Steps reading the same column share one load of it.
+ */
+export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[]): InlineAggregateLoop {
+  const prelude: string[] = [];
+  const nArgs = argOf.reduce((m, a) => Math.max(m, a + 1), 0);
+  for (let a = 0; a < nArgs; a++) prelude.push(`const A${a} = A[${a}];`);
+  let r = 0;
+  const bodies = (row: string): string => {
+    const lines: string[] = [];
+    for (let a = 0; a < nArgs; a++) lines.push(`const x${a} = A${a}[${row}];`);
+    const oks: string[] = [];
+    const stores: string[] = [];
+    let base = 0;
+    for (let s = 0; s < steps.length; s++) {
+      const st = steps[s]!;
+      const b = base;
+      const c = st.code((i) => `R${b + i}`, 'gid', argOf[s]! < 0 ? '0' : `x${argOf[s]}`, `s${s}_`);
+      lines.push(c.compute);
+      if (c.ok !== 'true') oks.push(c.ok);
+      stores.push(c.store);
+      base += st.refs.length;
+    }
+    if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) return j;`);
+    lines.push(...stores);
+    return lines.join('\n');
+  };
+  for (const st of steps) for (let i = 0; i < st.refs.length; i++, r++) prelude.push(`const R${r} = R[${r}];`);
+  // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end.
+  const body = `return function inlineAggregate(K, T, sel, start, end, A, R) {
+${prelude.join('\n')}
+const cap = T.length;
+if (sel === null) {
+for (let j = start; j < end; j++) {
+const key = K[j];
+const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
+if (gid < 0) return j;
+${bodies('j')}
+}
+return end;
+}
+for (let j = start; j < end; j++) {
+const i = sel[j];
+const key = K[i];
+const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
+if (gid < 0) return j;
+${bodies('i')}
+}
+return end;
+};`;
+  let f = compiled.get(body);
+  if (f === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    f = (new Function(body) as Factory)();
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(body, f);
+  }
+  return f;
+}
