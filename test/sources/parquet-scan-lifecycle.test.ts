@@ -131,6 +131,22 @@ describe('read_parquet over several files and repeated scans', () => {
     }
   });
 
+  it('scans running at once, each with its own row filter, keep their own selections', async () => {
+    const f = join(dir, 'big.parquet');
+    const sqls = [
+      `SELECT s, count(*), sum(k), count(u) FROM read_parquet('${f}') WHERE k < 300 GROUP BY s ORDER BY s NULLS FIRST`,
+      `SELECT s, count(*), sum(k), count(u) FROM read_parquet('${f}') WHERE k >= 700 GROUP BY s ORDER BY s NULLS FIRST`,
+      `SELECT count(*), sum(v), min(id), max(id) FROM read_parquet('${f}') WHERE id BETWEEN 3000 AND 30000 AND k <> 5`,
+    ];
+    const dbs = await Promise.all(sqls.map(() => Database.create()));
+    try {
+      const got = await Promise.all(sqls.map(async (q, i) => norm((await dbs[i]!.query(q)).rows)));
+      for (let i = 0; i < sqls.length; i++) expect(got[i], sqls[i]).toEqual(await duckdb(sqls[i]!));
+    } finally {
+      await Promise.all(dbs.map((d) => d.close()));
+    }
+  });
+
   it('the same queries alternating between differently shaped files keep their answers', async () => {
     // Repeated scans give V8 the chance to optimize the scan for one file's shapes; the next file's
     // must still come out right.

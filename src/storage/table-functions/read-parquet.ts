@@ -447,6 +447,32 @@ function decodedBytes(d: unknown): number {
   return b;
 }
 
+/**
+ * Selection buffers of finished scans, for the next. A row group's selection is half a megabyte, and
+ * allocated per query it was most of what a pruned query's garbage collection had to do (buffers
+ * outside the heap bring on full collections). Each running scan holds its own: scans interleave.
+ */
+const selectionPool: Int32Array[] = [];
+const SELECTION_POOL_MAX = 4;
+const NO_SELECTION = new Int32Array(0);
+
+function takeSelection(n: number): Int32Array {
+  for (let i = selectionPool.length - 1; i >= 0; i--) {
+    const b = selectionPool[i]!;
+    if (b.length >= n) {
+      selectionPool.splice(i, 1);
+      return b;
+    }
+  }
+  return new Int32Array(n);
+}
+
+function giveBackSelection(b: Int32Array): void {
+  if (b.length === 0) return;
+  if (selectionPool.length >= SELECTION_POOL_MAX) selectionPool.shift();
+  selectionPool.push(b);
+}
+
 function canceled(): QuireError {
   return new QuireError('57014', 'canceling statement due to user request');
 }
@@ -506,7 +532,10 @@ class ParquetScanState {
   rangeIndex: number;
   /** Bytes of the current range's columns read by hyparquet's general path (measured once decoded). */
   generalHeld: number;
-  /** One selection buffer per scan: a range's rows are gathered from it before the next range. */
+  /**
+   * One selection buffer per scan, taken from the pool on first need and given back when the scan
+   * ends: a range's rows are gathered from it before the next range.
+   */
   selBuffer: Int32Array;
 
   // ---- the range being read ----
@@ -565,7 +594,7 @@ class ParquetScanState {
     this.reported = 0;
     this.rangeIndex = 0;
     this.generalHeld = 0;
-    this.selBuffer = new Int32Array(0);
+    this.selBuffer = NO_SELECTION;
     this.rangeStart = 0;
     this.rangeEnd = 0;
     this.group = -1;
@@ -643,6 +672,8 @@ class ParquetScanState {
 
   finish(): void {
     this.signal?.removeEventListener('abort', this.onAbort);
+    giveBackSelection(this.selBuffer);
+    this.selBuffer = NO_SELECTION;
     if (this.reservation !== null) this.reservation.free();
     this.progress.done();
   }
@@ -748,7 +779,7 @@ class ParquetScanState {
     if (active.length > 0) {
       // Offsets in `sel` count from the row group's start until rebased to the range's.
       const at = g >= 0 ? start - starts[g]! : 0;
-      if (this.selBuffer.length < n) this.selBuffer = new Int32Array(n);
+      if (this.selBuffer.length < n) this.selBuffer = takeSelection(n);
       sel = this.selBuffer;
       selected = await this.narrow(active, at, n);
       if (selected === 0) {
