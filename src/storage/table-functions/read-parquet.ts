@@ -148,7 +148,16 @@ function elementType(e: SchemaElement, nested: boolean): DataType {
   }
 }
 
-export function parquetColumns(meta: FileMetaData): ColumnPlan[] {
+/** Column plans by footer: binding and every file a scan opens need them, and a footer stays cached while its file is unchanged. */
+const columnPlans = new WeakMap<FileMetaData, readonly ColumnPlan[]>();
+
+export function parquetColumns(meta: FileMetaData): readonly ColumnPlan[] {
+  let plans = columnPlans.get(meta);
+  if (plans === undefined) columnPlans.set(meta, (plans = schemaColumns(meta)));
+  return plans;
+}
+
+function schemaColumns(meta: FileMetaData): ColumnPlan[] {
   const tree: SchemaTree = hyparquet().parquetSchema(meta);
   return tree.children.map((c) => {
     const nested = c.children.length > 0;
@@ -473,6 +482,29 @@ function giveBackSelection(b: Int32Array): void {
   selectionPool.push(b);
 }
 
+/**
+ * Per row group, the compressed bytes of the wanted columns' chunks (what progress counts), by footer
+ * and column set: a footer stays cached while its file is unchanged, and the sums over every group's
+ * chunks were a visible share of a pruned query's fixed cost.
+ */
+const groupByteCache = new WeakMap<FileMetaData, Map<string, number[]>>();
+
+function groupByteSizes(meta: FileMetaData, wanted: ReadonlySet<string>): number[] {
+  const key = [...wanted].sort().join('\u0000');
+  let byColumns = groupByteCache.get(meta);
+  if (byColumns === undefined) groupByteCache.set(meta, (byColumns = new Map()));
+  let sizes = byColumns.get(key);
+  if (sizes === undefined) {
+    sizes = meta.row_groups.map((rg) => {
+      let b = 0;
+      for (const c of rg.columns) if (c.meta_data !== undefined && wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
+      return b;
+    });
+    byColumns.set(key, sizes);
+  }
+  return sizes;
+}
+
 function canceled(): QuireError {
   return new QuireError('57014', 'canceling statement due to user request');
 }
@@ -572,7 +604,7 @@ class ParquetScanState {
     this.metas = spec.files.map((f) => readParquetMetadataSync(f));
     // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
     let totalBytes = 0;
-    for (const m of this.metas) for (const rg of m.row_groups) totalBytes += this.groupBytes(rg);
+    for (const m of this.metas) for (const b of groupByteSizes(m, this.wanted)) totalBytes += b;
     this.progress = reportProgress('read_parquet', totalBytes, 'bytes');
     this.signal = signal;
     this.cancelled = signal !== null && signal.aborted;
@@ -608,12 +640,6 @@ class ParquetScanState {
     this.rows = 0;
   }
 
-  groupBytes(rg: FileMetaData['row_groups'][number]): number {
-    let b = 0;
-    for (const c of rg.columns) if (c.meta_data !== undefined && this.wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
-    return b;
-  }
-
   async openFile(fi: number): Promise<void> {
     const file = this.spec.files[fi]!;
     this.file = file;
@@ -637,7 +663,7 @@ class ParquetScanState {
     starts.push(acc);
     this.groupStarts = starts;
     this.fileRows = acc;
-    this.groupSizes = metadata.row_groups.map((rg) => this.groupBytes(rg));
+    this.groupSizes = groupByteSizes(metadata, this.wanted);
     this.fileBytes = this.groupSizes.reduce((a, b) => a + b, 0);
     this.reported = 0;
     this.rangeIndex = 0;
