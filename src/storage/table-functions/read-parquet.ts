@@ -600,8 +600,9 @@ class ParquetScanState {
     this.wanted = new Set([...outNames, ...spec.rowFilters.map((f) => f.column)]);
     // The filter columns too: one the flat decoder cannot read is filtered through hyparquet's scan.
     this.scanColumns = [...new Set([...outNames, ...this.filterPlans.map((c) => c.field.name)])];
-    this.reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
+    // Footers before the reservation: a file unreadable since binding fails here, with nothing to free.
     this.metas = spec.files.map((f) => readParquetMetadataSync(f));
+    this.reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
     // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
     let totalBytes = 0;
     for (const m of this.metas) for (const b of groupByteSizes(m, this.wanted)) totalBytes += b;
