@@ -17,7 +17,7 @@
  * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, SchemaElement, SchemaTree } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, ParquetScan, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
@@ -28,9 +28,9 @@ import { BATCH_SIZE, ColumnBuilder, codedTextColumn, makeColumn, type Batch, typ
 import type { EvalContext } from '../../functions/eval-context.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
-import { reportProgress } from '../progress.js';
+import { reportProgress, type ProgressHandle } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
-import { queryMemory, valueBytes } from '../../execution/memory-pool.js';
+import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
@@ -148,7 +148,16 @@ function elementType(e: SchemaElement, nested: boolean): DataType {
   }
 }
 
-export function parquetColumns(meta: FileMetaData): ColumnPlan[] {
+/** Column plans by footer: binding and every file a scan opens need them, and a footer stays cached while its file is unchanged. */
+const columnPlans = new WeakMap<FileMetaData, readonly ColumnPlan[]>();
+
+export function parquetColumns(meta: FileMetaData): readonly ColumnPlan[] {
+  let plans = columnPlans.get(meta);
+  if (plans === undefined) columnPlans.set(meta, (plans = schemaColumns(meta)));
+  return plans;
+}
+
+function schemaColumns(meta: FileMetaData): ColumnPlan[] {
   const tree: SchemaTree = hyparquet().parquetSchema(meta);
   return tree.children.map((c) => {
     const nested = c.children.length > 0;
@@ -447,303 +456,606 @@ function decodedBytes(d: unknown): number {
   return b;
 }
 
-async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
-  const out = spec.columns.map((i) => spec.all[i]!);
-  // Decoded row groups are held until their last batch is handed on: they reserve from the statement's
-  // pool before decoding, so memory_limit refuses (53200) a row group too large for it.
-  const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
-  // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
-  const metas = spec.files.map((f) => readParquetMetadataSync(f));
-  // The output columns and the row filters' columns, which are read whether or not they are output.
-  const wanted = new Set([...(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]), ...spec.rowFilters.map((f) => f.column)]);
-  const groupBytes = (rg: FileMetaData['row_groups'][number]): number => {
-    let b = 0;
-    for (const c of rg.columns) if (c.meta_data !== undefined && wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
-    return b;
-  };
-  let totalBytes = 0;
-  for (const m of metas) for (const rg of m.row_groups) totalBytes += groupBytes(rg);
-  const progress = reportProgress('read_parquet', totalBytes, 'bytes');
-  let file = spec.files[0]!;
-  let selBuffer = new Int32Array(0);
-  try {
-    for (let fi = 0; fi < spec.files.length; fi++) {
-      file = spec.files[fi]!;
-      let opened;
-      try {
-        opened = openFileBuffer(file);
-      } catch (e) {
-        throw fileOpenError(file, e);
+/**
+ * Selection buffers of finished scans, for the next. A row group's selection is half a megabyte, and
+ * allocated per query it was most of what a pruned query's garbage collection had to do (buffers
+ * outside the heap bring on full collections). Each running scan holds its own: scans interleave.
+ */
+const selectionPool: Int32Array[] = [];
+const SELECTION_POOL_MAX = 4;
+const NO_SELECTION = new Int32Array(0);
+
+function takeSelection(n: number): Int32Array {
+  for (let i = selectionPool.length - 1; i >= 0; i--) {
+    const b = selectionPool[i]!;
+    if (b.length >= n) {
+      selectionPool.splice(i, 1);
+      return b;
+    }
+  }
+  return new Int32Array(n);
+}
+
+function giveBackSelection(b: Int32Array): void {
+  if (b.length === 0) return;
+  if (selectionPool.length >= SELECTION_POOL_MAX) selectionPool.shift();
+  selectionPool.push(b);
+}
+
+/**
+ * Per row group, the compressed bytes of the wanted columns' chunks (what progress counts), by footer
+ * and column set: a footer stays cached while its file is unchanged, and the sums over every group's
+ * chunks were a visible share of a pruned query's fixed cost.
+ */
+const groupByteCache = new WeakMap<FileMetaData, Map<string, number[]>>();
+
+function groupByteSizes(meta: FileMetaData, wanted: ReadonlySet<string>): number[] {
+  const key = [...wanted].sort().join('\u0000');
+  let byColumns = groupByteCache.get(meta);
+  if (byColumns === undefined) groupByteCache.set(meta, (byColumns = new Map()));
+  let sizes = byColumns.get(key);
+  if (sizes === undefined) {
+    sizes = meta.row_groups.map((rg) => {
+      let b = 0;
+      for (const c of rg.columns) if (c.meta_data !== undefined && wanted.has(c.meta_data.path_in_schema[0]!)) b += Number(c.meta_data.total_compressed_size);
+      return b;
+    });
+    byColumns.set(key, sizes);
+  }
+  return sizes;
+}
+
+function canceled(): QuireError {
+  return new QuireError('57014', 'canceling statement due to user request');
+}
+
+/**
+ * One read_parquet scan's state, every field set in the constructor. The scan's async generator only
+ * hands out batches; the work per range is in this class's methods. V8 optimizes a function as a
+ * whole, and the generator that used to hold all of this (with closures per file and range) was
+ * optimized, deoptimized on the next query's differently shaped objects, and optimized again: a
+ * function that size cost up to a few hundred ms of compilation per query. Small methods over one
+ * object shape compile cheaply and stay optimized.
+ */
+class ParquetScanState {
+  readonly spec: ScanSpec;
+  readonly out: ColumnPlan[];
+  /** Per output column: output as presence only (bool). */
+  readonly presenceOut: boolean[];
+  /** Per row filter: the column it reads. */
+  readonly filterPlans: ColumnPlan[];
+  readonly allFilters: number[];
+  /** Presence-only columns no row filter decodes in full. */
+  readonly flagsOnly: Set<string>;
+  /** The output columns and the row filters' columns, which are read whether or not they are output. */
+  readonly wanted: Set<string>;
+  readonly scanColumns: string[];
+  /**
+   * Decoded row groups are held until their last batch is handed on: they reserve from the statement's
+   * pool before decoding, so memory_limit refuses (53200) a row group too large for it.
+   */
+  readonly reservation: MemoryReservation | null;
+  readonly metas: FileMetaData[];
+  readonly progress: ProgressHandle;
+  readonly signal: AbortSignal | null;
+  /** Set by the signal's listener: the range loop reads a boolean, not the signal. */
+  cancelled: boolean;
+  readonly onAbort: () => void;
+
+  // ---- the file being read ----
+  file: string;
+  metadata: FileMetaData;
+  opened: { buffer: ChunkSource; close(): void } | null;
+  scan: ParquetScan | null;
+  /**
+   * Decoded flat column chunks by row group and column: a group split into several ranges by the page
+   * index is decoded once; the next group's chunks are started when this one is handed out.
+   */
+  readonly groupCache: Map<number, Map<string, Promise<FlatColumnData>>>;
+  /** Bytes reserved per held row group. */
+  readonly groupHeld: Map<number, number>;
+  /** Per row group, the row filters its statistics leave undecided (the others pass every row there). */
+  readonly undecided: Map<number, number[]>;
+  groupStarts: number[];
+  groupSizes: number[];
+  fileRows: number;
+  fileBytes: number;
+  reported: number;
+  rangeIndex: number;
+  /** Bytes of the current range's columns read by hyparquet's general path (measured once decoded). */
+  generalHeld: number;
+  /**
+   * One selection buffer per scan, taken from the pool on first need and given back when the scan
+   * ends: a range's rows are gathered from it before the next range.
+   */
+  selBuffer: Int32Array;
+
+  // ---- the range being read ----
+  rangeStart: number;
+  rangeEnd: number;
+  /** Its row group, or -1 when it crosses groups. */
+  group: number;
+  /** The range is its whole row group. */
+  wholeGroup: boolean;
+  rangeRows: number;
+  /** Rows passing the row filters (offsets from the range's start), or null when all pass. */
+  picked: Int32Array | null;
+  selected: number;
+  activePlans: ColumnPlan[];
+  /** Per output column: its data for the rows to output. */
+  readonly data: unknown[];
+  /** Per output column: read at the selected rows only, so already gathered. */
+  readonly gathered: boolean[];
+  /** Rows to output from the range. */
+  rows: number;
+
+  constructor(spec: ScanSpec, signal: AbortSignal | null, exec: ExecContext | undefined) {
+    this.spec = spec;
+    this.out = spec.columns.map((i) => spec.all[i]!);
+    this.presenceOut = spec.columns.map((i) => spec.presence.has(i));
+    this.filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
+    this.allFilters = this.filterPlans.map((_, fi) => fi);
+    this.flagsOnly = new Set(this.out.filter((c, k) => this.presenceOut[k]! && !this.filterPlans.includes(c)).map((c) => c.field.name));
+    const outNames = this.out.length > 0 ? this.out.map((c) => c.field.name) : [spec.all[0]!.field.name];
+    this.wanted = new Set([...outNames, ...spec.rowFilters.map((f) => f.column)]);
+    // The filter columns too: one the flat decoder cannot read is filtered through hyparquet's scan.
+    this.scanColumns = [...new Set([...outNames, ...this.filterPlans.map((c) => c.field.name)])];
+    // Footers before the reservation: a file unreadable since binding fails here, with nothing to free.
+    this.metas = spec.files.map((f) => readParquetMetadataSync(f));
+    this.reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
+    // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
+    let totalBytes = 0;
+    for (const m of this.metas) for (const b of groupByteSizes(m, this.wanted)) totalBytes += b;
+    this.progress = reportProgress('read_parquet', totalBytes, 'bytes');
+    this.signal = signal;
+    this.cancelled = signal !== null && signal.aborted;
+    this.onAbort = () => {
+      this.cancelled = true;
+    };
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.file = spec.files[0]!;
+    this.metadata = this.metas[0]!;
+    this.opened = null;
+    this.scan = null;
+    this.groupCache = new Map();
+    this.groupHeld = new Map();
+    this.undecided = new Map();
+    this.groupStarts = [];
+    this.groupSizes = [];
+    this.fileRows = 0;
+    this.fileBytes = 0;
+    this.reported = 0;
+    this.rangeIndex = 0;
+    this.generalHeld = 0;
+    this.selBuffer = NO_SELECTION;
+    this.rangeStart = 0;
+    this.rangeEnd = 0;
+    this.group = -1;
+    this.wholeGroup = false;
+    this.rangeRows = 0;
+    this.picked = null;
+    this.selected = 0;
+    this.activePlans = [];
+    this.data = this.out.map(() => null);
+    this.gathered = this.out.map(() => false);
+    this.rows = 0;
+  }
+
+  async openFile(fi: number): Promise<void> {
+    const file = this.spec.files[fi]!;
+    this.file = file;
+    const metadata = this.metas[fi]!;
+    this.metadata = metadata;
+    try {
+      this.opened = openFileBuffer(file);
+    } catch (e) {
+      throw fileOpenError(file, e);
+    }
+    const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
+    for (const c of this.out) {
+      if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
+    }
+    const starts: number[] = [];
+    let acc = 0;
+    for (const rg of metadata.row_groups) {
+      starts.push(acc);
+      acc += Number(rg.num_rows);
+    }
+    starts.push(acc);
+    this.groupStarts = starts;
+    this.fileRows = acc;
+    this.groupSizes = groupByteSizes(metadata, this.wanted);
+    this.fileBytes = this.groupSizes.reduce((a, b) => a + b, 0);
+    this.reported = 0;
+    this.rangeIndex = 0;
+    this.scan = await hyparquet().parquetScan({
+      file: this.opened.buffer,
+      metadata,
+      columns: this.scanColumns,
+      parsers: QUIRE_PARQUET_PARSERS,
+      compressors: PARQUET_DECOMPRESSORS,
+      ...(this.spec.filter !== null ? { pruningFilter: this.spec.filter } : {}),
+    });
+  }
+
+  /** Gives back what the file's row groups and general-path columns hold, and closes it. */
+  closeFile(): void {
+    for (const g of [...this.groupHeld.keys()]) this.releaseGroup(g);
+    this.groupCache.clear();
+    this.undecided.clear();
+    if (this.reservation !== null) this.reservation.shrink(this.generalHeld);
+    this.generalHeld = 0;
+    this.data.fill(null);
+    this.scan = null;
+    const opened = this.opened;
+    this.opened = null;
+    opened?.close();
+  }
+
+  /** The file's ranges all read: pruned row groups leave the progress total. */
+  fileDone(): void {
+    this.progress.skip(this.fileBytes - this.reported);
+  }
+
+  finish(): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    giveBackSelection(this.selBuffer);
+    this.selBuffer = NO_SELECTION;
+    if (this.reservation !== null) this.reservation.free();
+    this.progress.done();
+  }
+
+  filtersOf(g: number): number[] {
+    if (g < 0) return this.allFilters;
+    let list = this.undecided.get(g);
+    if (list === undefined) {
+      const metadata = this.metadata;
+      const rg = metadata.row_groups[g]!;
+      list = [];
+      for (const fi of this.allFilters) {
+        const f = this.spec.rowFilters[fi]!;
+        const name = f.column;
+        const chunk = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
+        const element = metadata.schema.find((e) => e.name === name && e.num_children === undefined);
+        if (chunk === undefined || element === undefined || !passesByStatistics(f, element, chunk.meta_data!.statistics)) list.push(fi);
       }
-      try {
-      const buf = opened.buffer;
-      const metadata = metas[fi]!;
-      const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
-      for (const c of out) {
-        if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
+      this.undecided.set(g, list);
+    }
+    return list;
+  }
+
+  /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
+  holdGroup(g: number, needed: boolean): boolean {
+    const reservation = this.reservation;
+    if (reservation === null || this.groupHeld.has(g)) return true;
+    const bytes = groupEstimate(this.metadata.row_groups[g]!, this.wanted, this.flagsOnly);
+    if (needed) reservation.grow(bytes, `row group ${g} of Parquet file "${this.file}"`);
+    else if (!reservation.tryGrow(bytes)) return false;
+    this.groupHeld.set(g, bytes);
+    return true;
+  }
+
+  releaseGroup(g: number): void {
+    this.groupCache.delete(g);
+    const b = this.groupHeld.get(g);
+    if (b !== undefined && this.reservation !== null) this.reservation.shrink(b);
+    this.groupHeld.delete(g);
+  }
+
+  /** Groups before g, whether or not a column of theirs was cached (a filter-only column is not). */
+  releaseBefore(g: number): void {
+    for (const k of this.groupCache.keys()) if (k < g) this.releaseGroup(k);
+    for (const k of this.groupHeld.keys()) if (k < g) this.releaseGroup(k);
+  }
+
+  flatChunk(g: number, c: ColumnPlan): Promise<FlatColumnData> | null {
+    let cols = this.groupCache.get(g);
+    if (cols === undefined) this.groupCache.set(g, (cols = new Map()));
+    let p = cols.get(c.field.name);
+    if (p === undefined) {
+      const rg = this.metadata.row_groups[g]!;
+      const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(this.metadata, rg, c.field.name, c.field.type.name) : null;
+      if (flat === null) return null;
+      p = readFlatColumn(this.opened!.buffer, rg, flat);
+      // A prefetch may never be awaited (a LIMIT stops the scan): its failure must not go unhandled.
+      p.catch(ignore);
+      cols.set(c.field.name, p);
+    }
+    return p;
+  }
+
+  /** hyparquet's general path for column c over the current range. */
+  generalColumn(c: ColumnPlan): Promise<unknown> {
+    return this.scan!.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
+  }
+
+  /** Reads the next range with rows to output (into `data` and `rows`); false when the file has no more. */
+  async nextRange(): Promise<boolean> {
+    const ranges = this.scan!.ranges;
+    while (this.rangeIndex < ranges.length) {
+      if (this.cancelled) throw canceled();
+      const r = ranges[this.rangeIndex++]!;
+      if (r.rowEnd === r.rowStart) continue;
+      if (await this.readRange(r.rowStart, r.rowEnd)) return true;
+    }
+    return false;
+  }
+
+  /** Reads rows [start, end): false when the row filters pass none of them. */
+  async readRange(start: number, end: number): Promise<boolean> {
+    const n = end - start;
+    const starts = this.groupStarts;
+    // Columns of one range are decoded together; each is sliced into batches without copying.
+    // Flat numeric columns of a range inside one row group take the typed-array path.
+    const g = groupOf(starts, start, end);
+    this.releaseBefore(g);
+    if (g >= 0) this.holdGroup(g, true);
+    this.rangeStart = start;
+    this.rangeEnd = end;
+    this.rangeRows = n;
+    this.group = g;
+    // A range that is its whole row group decodes each column once: columns not read by the filter
+    // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
+    this.wholeGroup = g >= 0 && start === starts[g]! && end === starts[g + 1]!;
+    const active = this.filtersOf(g);
+    const activePlans: ColumnPlan[] = [];
+    for (const fi of active) activePlans.push(this.filterPlans[fi]!);
+    this.activePlans = activePlans;
+    let sel: Int32Array | null = null;
+    let selected = n;
+    if (active.length > 0) {
+      // Offsets in `sel` count from the row group's start until rebased to the range's.
+      const at = g >= 0 ? start - starts[g]! : 0;
+      if (this.selBuffer.length < n) this.selBuffer = takeSelection(n);
+      sel = this.selBuffer;
+      selected = await this.narrow(active, at, n);
+      if (selected === 0) {
+        const skipped = g >= 0 ? Math.round((this.groupSizes[g]! * n) / Math.max(1, starts[g + 1]! - starts[g]!)) : Math.round((this.fileBytes * n) / Math.max(1, this.fileRows));
+        this.advance(skipped);
+        return false;
       }
-      // Decoded flat column chunks by row group and column: a group split into several ranges by the
-      // page index is decoded once; the next group's chunks are started when this one is handed out.
-      const groupCache = new Map<number, Map<string, Promise<FlatColumnData>>>();
-      const groupHeld = new Map<number, number>();
-      const filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
-      const presenceOut = spec.columns.map((i) => spec.presence.has(i));
-      // Presence-only columns no row filter decodes in full.
-      const flagsOnly = new Set(out.filter((c, k) => presenceOut[k]! && !filterPlans.includes(c)).map((c) => c.field.name));
-      // Per row group, the row filters its statistics leave undecided (the others pass every row there).
-      const allFilters = filterPlans.map((_, fi) => fi);
-      const undecided = new Map<number, number[]>();
-      const filtersOf = (g: number): number[] => {
-        if (g < 0) return allFilters;
-        let list = undecided.get(g);
-        if (list === undefined) {
-          const rg = metadata.row_groups[g]!;
-          list = allFilters.filter((fi) => {
-            const name = spec.rowFilters[fi]!.column;
-            const chunk = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name);
-            const element = metadata.schema.find((e) => e.name === name && e.num_children === undefined);
-            return chunk === undefined || element === undefined || !passesByStatistics(spec.rowFilters[fi]!, element, chunk.meta_data!.statistics);
-          });
-          undecided.set(g, list);
-        }
-        return list;
-      };
-      /** Reserves group g's estimate once; a prefetch that does not fit is skipped, a needed group raises 53200. */
-      const holdGroup = (g: number, needed: boolean): boolean => {
-        if (reservation === null || groupHeld.has(g)) return true;
-        const bytes = groupEstimate(metadata.row_groups[g]!, wanted, flagsOnly);
-        if (needed) reservation.grow(bytes, `row group ${g} of Parquet file "${file}"`);
-        else if (!reservation.tryGrow(bytes)) return false;
-        groupHeld.set(g, bytes);
-        return true;
-      };
-      const releaseGroup = (g: number): void => {
-        groupCache.delete(g);
-        const b = groupHeld.get(g);
-        if (b !== undefined && reservation !== null) reservation.shrink(b);
-        groupHeld.delete(g);
-      };
-      let generalHeld = 0;
-      const flatChunk = (g: number, c: ColumnPlan): Promise<FlatColumnData> | null => {
-        let cols = groupCache.get(g);
-        if (cols === undefined) groupCache.set(g, (cols = new Map()));
-        let p = cols.get(c.field.name);
-        if (p === undefined) {
-          const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
-          if (flat === null) return null;
-          p = readFlatColumn(buf, metadata.row_groups[g]!, flat);
-          // A prefetch may never be awaited (a LIMIT stops the scan): its failure must not go unhandled.
-          p.catch(() => undefined);
-          cols.set(c.field.name, p);
-        }
-        return p;
-      };
-      const groupStarts: number[] = [];
-      let acc = 0;
-      for (const rg of metadata.row_groups) {
-        groupStarts.push(acc);
-        acc += Number(rg.num_rows);
-      }
-      groupStarts.push(acc);
-      const scan = await hyparquet().parquetScan({
-        file: buf,
-        metadata,
-        // The filter columns too: one the flat decoder cannot read is filtered through this scan.
-        columns: [...new Set([...(out.length > 0 ? out.map((c) => c.field.name) : [spec.all[0]!.field.name]), ...filterPlans.map((c) => c.field.name)])],
-        parsers: QUIRE_PARQUET_PARSERS,
-        compressors: PARQUET_DECOMPRESSORS,
-        ...(spec.filter !== null ? { pruningFilter: spec.filter } : {}),
-      });
-      const ranges = scan.ranges;
-      const groupSizes = metadata.row_groups.map(groupBytes);
-      const fileBytes = groupSizes.reduce((a, b) => a + b, 0);
-      let reported = 0;
-      for (let ri = 0; ri < ranges.length; ri++) {
-        const r = ranges[ri]!;
-        if (signal?.aborted) throw new QuireError('57014', 'canceling statement due to user request');
-        let n = r.rowEnd - r.rowStart;
-        if (n === 0) continue;
-        // Columns of one range are decoded together; each is sliced into batches without copying.
-        // Flat numeric columns of a range inside one row group take the typed-array path.
-        const g = groupOf(groupStarts, r.rowStart, r.rowEnd);
-        // Held groups, whether or not a column of theirs was cached (a filter-only column is not).
-        for (const k of new Set([...groupCache.keys(), ...groupHeld.keys()])) if (k < g) releaseGroup(k);
-        if (g >= 0) holdGroup(g, true);
-        // Late materialization: the filter columns first; the rest only when some rows pass. Every row
-        // goes through every row filter (the Filter above no longer checks their conjuncts): from the
-        // flat decoder's column, or, where it cannot read one, from the column as the scan outputs it.
-        // A range that is its whole row group decodes each column once: columns not read by the filter
-        // then skip the pages holding none of the surviving rows (uncached, as those pages stay undecoded).
-        const wholeGroup = g >= 0 && r.rowStart === groupStarts[g]! && r.rowEnd === groupStarts[g + 1]!;
-        let sel: Int32Array | null = null;
-        let selected = n;
-        const active = filtersOf(g);
-        const activePlans = active.map((fi) => filterPlans[fi]!);
-        if (active.length > 0) {
-          // Offsets in `sel` count from the row group's start until rebased to the range's.
-          const at = g >= 0 ? r.rowStart - groupStarts[g]! : 0;
-          // One selection buffer per scan: a range's rows are gathered from it before the next range.
-          if (selBuffer.length < n) selBuffer = new Int32Array(n);
-          sel = selBuffer;
-          // The first filter reads the range's rows directly; until then `sel` holds nothing.
-          let narrowed = false;
-          const done = new Set<number>();
-          for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
-            const fi = active[ai]!;
-            if (done.has(fi)) continue;
-            const plan = filterPlans[fi]!;
-            const f = spec.rowFilters[fi]!;
-            // A column only the filters read, over a whole row group: all its filters are checked as its
-            // pages are decoded, its values never stored (nor its dictionary looked up: see readFilterColumn).
-            if (!narrowed && wholeGroup && !out.includes(plan) && !groupCache.get(g)?.has(plan.field.name) && !plan.nested && FLAT_FAST_TYPES.has(plan.field.type.name)) {
-              const fc = flatColumnChunk(metadata, metadata.row_groups[g]!, plan.field.name, plan.field.type.name);
-              if (fc !== null && filterableChunk(fc)) {
-                const same = active.filter((fj) => spec.rowFilters[fj]!.column === f.column);
-                const k = await readFilterColumn(buf, metadata.row_groups[g]!, fc, same.map((fj) => spec.rowFilters[fj]!), sel).catch((e: unknown) =>
-                  e instanceof FlatFallback ? -1 : Promise.reject(e),
-                );
-                if (k >= 0) {
-                  selected = k;
-                  narrowed = true;
-                  for (const fj of same) done.add(fj);
-                  continue;
-                }
-              }
-            }
-            const whole = g >= 0 ? flatChunk(g, plan) : null;
-            const d = whole === null ? null : await whole.catch((e: unknown) => (e instanceof FlatFallback ? null : Promise.reject(e)));
-            if (d !== null) {
-              selected = narrowed ? narrowSelection(f, d, sel, selected) : narrowRange(f, d, at, n, sel);
-            } else {
-              const col = toColumn(plan, (await scan.readColumn({ column: plan.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd })) as ArrayLike<unknown>, 0, n);
-              if (!narrowed) fillRange(sel, at, n);
-              selected = narrowColumn(f, col.data as ArrayLike<unknown>, col.nulls, at, sel, narrowed ? selected : n);
-            }
-            narrowed = true;
+      if (at !== 0) rebase(sel, selected, at);
+      // Every row passes: the columns go on as they are.
+      if (selected === n) sel = null;
+    }
+    this.picked = sel;
+    this.selected = selected;
+    const out = this.out;
+    const gathered = this.gathered;
+    gathered.fill(false);
+    const reads: Promise<unknown>[] = [];
+    for (let k = 0; k < out.length; k++) reads.push(this.readOutput(k));
+    const data0 = await Promise.all(reads);
+    const data = this.data;
+    for (let k = 0; k < out.length; k++) {
+      const d = data0[k];
+      if (sel === null || gathered[k]!) data[k] = d;
+      else if (isPresence(d)) data[k] = { presenceNulls: d.presenceNulls === null ? null : gatherFlags(d.presenceNulls, sel, selected) };
+      else data[k] = isFlat(d) ? gatherFlat(d, sel, selected) : gatherGeneral(d as ArrayLike<unknown>, sel, selected);
+    }
+    this.rows = sel === null ? n : selected;
+    const reservation = this.reservation;
+    if (reservation !== null) {
+      // Columns read by hyparquet's general path are measured once decoded.
+      let general = 0;
+      for (const d of data) if (!isFlat(d) && !isPresence(d)) general += decodedBytes(d);
+      if (general > this.generalHeld) reservation.grow(general - this.generalHeld, `columns of Parquet file "${this.file}"`);
+      else reservation.shrink(this.generalHeld - general);
+      this.generalHeld = general;
+    }
+    this.prefetchAfter(g);
+    return true;
+  }
+
+  /**
+   * Late materialization: the filter columns first; the rest only when some rows pass. Every row goes
+   * through every row filter (the Filter above no longer checks their conjuncts): from the flat
+   * decoder's column, or, where it cannot read one, from the column as the scan outputs it. Leaves
+   * the passing rows (offsets from the row group's start) in selBuffer; returns their count.
+   */
+  async narrow(active: readonly number[], at: number, n: number): Promise<number> {
+    const g = this.group;
+    const sel = this.selBuffer;
+    const rowFilters = this.spec.rowFilters;
+    let selected = n;
+    // The first filter reads the range's rows directly; until then `sel` holds nothing.
+    let narrowed = false;
+    const done: boolean[] = [];
+    for (let ai = 0; ai < active.length && (selected > 0 || !narrowed); ai++) {
+      const fi = active[ai]!;
+      if (done[fi] === true) continue;
+      const plan = this.filterPlans[fi]!;
+      const f = rowFilters[fi]!;
+      // A column only the filters read, over a whole row group: all its filters are checked as its
+      // pages are decoded, its values never stored (nor its dictionary looked up: see readFilterColumn).
+      if (!narrowed && this.wholeGroup && !this.out.includes(plan) && !this.groupCache.get(g)?.has(plan.field.name) && !plan.nested && FLAT_FAST_TYPES.has(plan.field.type.name)) {
+        const rg = this.metadata.row_groups[g]!;
+        const fc = flatColumnChunk(this.metadata, rg, plan.field.name, plan.field.type.name);
+        if (fc !== null && filterableChunk(fc)) {
+          const same: number[] = [];
+          const sameFilters: RowFilter[] = [];
+          for (const fj of active) {
+            if (rowFilters[fj]!.column !== f.column) continue;
+            same.push(fj);
+            sameFilters.push(rowFilters[fj]!);
           }
-          if (selected === 0) {
-            const skipped = g >= 0 ? Math.round((groupSizes[g]! * n) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!)) : Math.round((fileBytes * n) / Math.max(1, acc));
-            const step = Math.min(fileBytes - reported, skipped);
-            progress.advance(step);
-            reported += step;
+          let k: number;
+          try {
+            k = await readFilterColumn(this.opened!.buffer, rg, fc, sameFilters, sel);
+          } catch (e) {
+            if (!(e instanceof FlatFallback)) throw e;
+            k = -1;
+          }
+          if (k >= 0) {
+            selected = k;
+            narrowed = true;
+            for (const fj of same) done[fj] = true;
             continue;
           }
-          if (at !== 0) rebase(sel, selected, at);
-          // Every row passes: the columns go on as they are.
-          if (selected === n) sel = null;
         }
-        const picked = sel;
-        // Columns read at the selected rows only come back already gathered: marked so as not to be gathered again.
-        const gathered = new Set<unknown>();
-        const data0 = await Promise.all(out.map((c, k): Promise<unknown> => {
-          if (presenceOut[k]! && g >= 0 && !activePlans.includes(c)) {
-            const pc = presenceChunk(metadata, metadata.row_groups[g]!, c.field.name);
-            if (pc !== null) {
-              const sparse = picked !== null && wholeGroup;
-              const at = r.rowStart - groupStarts[g]!;
-              return readFlatNulls(buf, metadata.row_groups[g]!, pc, sparse ? picked : undefined, selected).then(
-                (nulls): PresenceData => {
-                  const d = { presenceNulls: nulls === null || sparse || (at === 0 && nulls.length === n) ? nulls : nulls.subarray(at, at + n) };
-                  if (sparse) gathered.add(d);
-                  return d;
-                },
-                (e: unknown) => {
-                  if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
-                  throw e;
-                },
-              );
-            }
-          }
-          let whole: Promise<FlatColumnData> | null = null;
-          let sparse = false;
-          if (picked !== null && wholeGroup && !activePlans.includes(c) && !groupCache.get(g)?.has(c.field.name)) {
-            const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(metadata, metadata.row_groups[g]!, c.field.name, c.field.type.name) : null;
-            if (flat !== null) {
-              whole = readFlatColumn(buf, metadata.row_groups[g]!, flat, picked, selected);
-              sparse = true;
-            }
-          } else if (g >= 0) whole = flatChunk(g, c);
-          if (whole === null) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
-          const at = r.rowStart - groupStarts[g]!;
-          return whole.then(
-            (d): FlatColumnData => {
-              if (sparse) {
-                gathered.add(d);
-                return d;
-              }
-              return at === 0 && n === d.values.length ? d : { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
-            },
-            // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
-            (e: unknown) => {
-              if (e instanceof FlatFallback) return scan.readColumn({ column: c.field.name, rowStart: r.rowStart, rowEnd: r.rowEnd });
-              throw e;
-            },
-          );
-        }));
-        const data = sel === null
-          ? data0
-          : data0.map((d) => {
-              if (gathered.has(d)) return d;
-              if (isPresence(d)) return { presenceNulls: d.presenceNulls === null ? null : gatherFlags(d.presenceNulls, sel!, selected) };
-              return isFlat(d) ? gatherFlat(d, sel!, selected) : gatherGeneral(d as ArrayLike<unknown>, sel!, selected);
-            });
-        const rangeRows = n;
-        if (sel !== null) n = selected;
-        if (reservation !== null) {
-          // Columns read by hyparquet's general path are measured once decoded.
-          let general = 0;
-          for (const d of data) if (!isFlat(d) && !isPresence(d)) general += decodedBytes(d);
-          if (general > generalHeld) reservation.grow(general - generalHeld, `columns of Parquet file "${file}"`);
-          else reservation.shrink(generalHeld - general);
-          generalHeld = general;
-        }
-        const next = ranges[ri + 1];
-        const ng = next === undefined ? -1 : groupOf(groupStarts, next.rowStart, next.rowEnd);
-        if (ng > g && holdGroup(ng, false)) {
-          const nextFilters = filtersOf(ng);
-          // Columns only the filters read are left to readFilterColumn when the group comes.
-          for (const c of nextFilters.length > 0 ? nextFilters.map((fi) => filterPlans[fi]!).filter((c) => out.includes(c)) : out.filter((_, k) => !presenceOut[k])) flatChunk(ng, c);
-        }
-        for (let s = 0; s < n; s += BATCH_SIZE) {
-          const e = Math.min(n, s + BATCH_SIZE);
-          yield {
-            columns: out.map((c, k) => {
-              const d = data[k]!;
-              if (presenceOut[k]!) return presenceColumn(d, c, s, e);
-              if (isFlat(d)) {
-                const nulls = d.nulls === null ? null : d.nulls.subarray(s, e);
-                const codes = dictCodes(d, s, e);
-                // Text whose rows are all dictionary entries goes as codes: its strings are built only if read.
-                if (codes !== null) return codedTextColumn(c.field.type, codes, nulls);
-                return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, s, e) : d.values.subarray(s, e), nulls, null);
-              }
-              return toColumn(c, d as ArrayLike<unknown>, s, e);
-            }),
-            length: e - s,
-          };
-        }
-        // A range's share of its row group's bytes (a range across groups: the file's average).
-        const share = g >= 0 ? (groupSizes[g]! * rangeRows) / Math.max(1, groupStarts[g + 1]! - groupStarts[g]!) : (fileBytes * rangeRows) / Math.max(1, acc);
-        const step = Math.min(fileBytes - reported, Math.round(share));
-        progress.advance(step);
-        reported += step;
       }
-      progress.skip(fileBytes - reported);
+      const whole = g >= 0 ? this.flatChunk(g, plan) : null;
+      let d: FlatColumnData | null = null;
+      if (whole !== null) {
+        try {
+          d = await whole;
+        } catch (e) {
+          if (!(e instanceof FlatFallback)) throw e;
+        }
+      }
+      if (d !== null) {
+        selected = narrowed ? narrowSelection(f, d, sel, selected) : narrowRange(f, d, at, n, sel);
+      } else {
+        const col = toColumn(plan, (await this.generalColumn(plan)) as ArrayLike<unknown>, 0, n);
+        if (!narrowed) fillRange(sel, at, n);
+        selected = narrowColumn(f, col.data as ArrayLike<unknown>, col.nulls, at, sel, narrowed ? selected : n);
+      }
+      narrowed = true;
+    }
+    return selected;
+  }
+
+  /** Output column k over the current range (at the selected rows only, where it can). */
+  async readOutput(k: number): Promise<unknown> {
+    const c = this.out[k]!;
+    const g = this.group;
+    const n = this.rangeRows;
+    const picked = this.picked;
+    const selected = this.selected;
+    const filtered = this.activePlans.includes(c);
+    const at = g >= 0 ? this.rangeStart - this.groupStarts[g]! : 0;
+    if (this.presenceOut[k]! && g >= 0 && !filtered) {
+      const rg = this.metadata.row_groups[g]!;
+      const pc = presenceChunk(this.metadata, rg, c.field.name);
+      if (pc !== null) {
+        const sparse = picked !== null && this.wholeGroup;
+        let nulls: Uint8Array | null;
+        try {
+          nulls = await readFlatNulls(this.opened!.buffer, rg, pc, sparse ? picked : undefined, selected);
+        } catch (e) {
+          if (e instanceof FlatFallback) return this.generalColumn(c);
+          throw e;
+        }
+        if (sparse) this.gathered[k] = true;
+        const d: PresenceData = { presenceNulls: nulls === null || sparse || (at === 0 && nulls.length === n) ? nulls : nulls.subarray(at, at + n) };
+        return d;
+      }
+    }
+    let whole: Promise<FlatColumnData> | null = null;
+    let sparse = false;
+    if (picked !== null && this.wholeGroup && !filtered && !this.groupCache.get(g)?.has(c.field.name)) {
+      const rg = this.metadata.row_groups[g]!;
+      const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(this.metadata, rg, c.field.name, c.field.type.name) : null;
+      if (flat !== null) {
+        whole = readFlatColumn(this.opened!.buffer, rg, flat, picked, selected);
+        sparse = true;
+      }
+    } else if (g >= 0) whole = this.flatChunk(g, c);
+    if (whole === null) return this.generalColumn(c);
+    let d: FlatColumnData;
+    try {
+      d = await whole;
+    } catch (e) {
+      // An encoding the fast path does not decode, or a value its storage cannot hold: the general path.
+      if (e instanceof FlatFallback) return this.generalColumn(c);
+      throw e;
+    }
+    if (sparse) {
+      this.gathered[k] = true;
+      return d;
+    }
+    if (at === 0 && n === d.values.length) return d;
+    const part: FlatColumnData = { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
+    return part;
+  }
+
+  /** Starts decoding the next range's row group, when it is a new one and its estimate fits. */
+  prefetchAfter(g: number): void {
+    const ranges = this.scan!.ranges;
+    const next = ranges[this.rangeIndex];
+    const ng = next === undefined ? -1 : groupOf(this.groupStarts, next.rowStart, next.rowEnd);
+    if (ng <= g || !this.holdGroup(ng, false)) return;
+    const nextFilters = this.filtersOf(ng);
+    if (nextFilters.length > 0) {
+      // Columns only the filters read are left to readFilterColumn when the group comes.
+      for (const fi of nextFilters) {
+        const c = this.filterPlans[fi]!;
+        if (this.out.includes(c)) this.flatChunk(ng, c);
+      }
+    } else {
+      for (let k = 0; k < this.out.length; k++) if (!this.presenceOut[k]!) this.flatChunk(ng, this.out[k]!);
+    }
+  }
+
+  /** Rows [from, to) of the current range's output as a batch. */
+  batch(from: number, to: number): Batch {
+    const out = this.out;
+    const columns: Column[] = [];
+    for (let k = 0; k < out.length; k++) {
+      const c = out[k]!;
+      const d = this.data[k];
+      if (this.presenceOut[k]!) columns.push(presenceColumn(d, c, from, to));
+      else if (isFlat(d)) columns.push(flatBatchColumn(d, c, from, to));
+      else columns.push(toColumn(c, d as ArrayLike<unknown>, from, to));
+    }
+    return { columns, length: to - from };
+  }
+
+  /** The current range handed out: its share of its row group's bytes (across groups: the file's average). */
+  rangeDone(): void {
+    const g = this.group;
+    const starts = this.groupStarts;
+    const share = g >= 0 ? (this.groupSizes[g]! * this.rangeRows) / Math.max(1, starts[g + 1]! - starts[g]!) : (this.fileBytes * this.rangeRows) / Math.max(1, this.fileRows);
+    this.advance(Math.round(share));
+  }
+
+  advance(bytes: number): void {
+    const step = Math.min(this.fileBytes - this.reported, bytes);
+    this.progress.advance(step);
+    this.reported += step;
+  }
+}
+
+function ignore(): void {}
+
+function flatBatchColumn(d: FlatColumnData, c: ColumnPlan, from: number, to: number): Column {
+  const nulls = d.nulls === null ? null : d.nulls.subarray(from, to);
+  const codes = dictCodes(d, from, to);
+  // Text whose rows are all dictionary entries goes as codes: its strings are built only if read.
+  if (codes !== null) return codedTextColumn(c.field.type, codes, nulls);
+  return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, from, to) : d.values.subarray(from, to), nulls, null);
+}
+
+function scanError(file: string, e: unknown): QuireError {
+  if (e instanceof QuireError) return e;
+  if (e instanceof UnsupportedCodec) {
+    return new QuireError('0A000', `Parquet file "${file}" uses compression codec ${e.codec}, which is not supported`, {
+      hint: 'Rewrite the file with SNAPPY, ZSTD, GZIP, BROTLI or LZ4_RAW compression, or uncompressed.',
+    });
+  }
+  return new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
+}
+
+async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
+  const st = new ParquetScanState(spec, signal ?? null, exec);
+  try {
+    for (let fi = 0; fi < spec.files.length; fi++) {
+      try {
+        await st.openFile(fi);
+        while (await st.nextRange()) {
+          const rows = st.rows;
+          for (let s = 0; s < rows; s += BATCH_SIZE) yield st.batch(s, Math.min(rows, s + BATCH_SIZE));
+          st.rangeDone();
+        }
+        st.fileDone();
       } finally {
-        if (reservation !== null) reservation.free();
-        opened.close();
+        st.closeFile();
       }
     }
   } catch (e) {
-    if (e instanceof QuireError) throw e;
-    if (e instanceof UnsupportedCodec) {
-      throw new QuireError('0A000', `Parquet file "${file}" uses compression codec ${e.codec}, which is not supported`, {
-        hint: 'Rewrite the file with SNAPPY, ZSTD, GZIP, BROTLI or LZ4_RAW compression, or uncompressed.',
-      });
-    }
-    throw new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
+    throw scanError(st.file, e);
   } finally {
-    progress.done();
+    st.finish();
   }
 }
 
