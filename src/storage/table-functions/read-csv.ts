@@ -36,6 +36,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
 import { INDEX_BYTES } from '../special-byte-index.js';
+import { csvNumberKernel } from '../csv-number-kernel.js';
 import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -572,6 +573,10 @@ async function* readCsvBody(
   const outs = cols.map((c) => new ColumnOut(fields[c]!.type, BATCH_SIZE));
   const bad = new Uint8Array(BATCH_SIZE);
   const nullBytes = Buffer.from(o.dialect.nullString, 'utf8');
+  // The number kernel reads int and float8 columns; not with a NULL string a number could equal
+  // (it would read that field as the number).
+  const numberColumns = outs.some((x) => x.fast === 'int4' || x.fast === 'int2' || x.fast === 'int8' || x.fast === 'float8');
+  const numbers = numberColumns && !/[0-9.]/.test(o.dialect.nullString) ? csvNumberKernel() : null;
   const dialect = byteDialect(o.dialect);
   let filled = 0;
   const flush = (): Batch => {
@@ -601,6 +606,7 @@ async function* readCsvBody(
       parseCtx: { timezone: ctx.timezone },
       ascii: true,
       emptyIsNull: !o.copyStrict,
+      numbers: null,
       fail: (row, column, e, text) => reject(row, column, e, text),
     };
     /** Rows whose bytes are not valid UTF-8 (or hold NUL, which PostgreSQL text cannot). */
@@ -658,6 +664,7 @@ async function* readCsvBody(
               n > ncol ? new QuireError('22P04', 'extra data after last expected column') : new QuireError('22P04', `missing data for column "${fields[n]!.name}"`);
             reject(r, null, e, scanner.rowText(r));
           }
+          env.numbers = numbers !== null && numbers.load(scanner, rows) ? numbers : null;
           for (let j = 0; j < cols.length; j++) convertColumn(env, cols[j]!, outs[j]!, filled, rows);
           if (anyBad) {
             let w = filled;
