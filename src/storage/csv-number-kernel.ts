@@ -347,3 +347,11 @@ export function csvNumberKernel(): CsvNumberKernel | null {
   }
   return shared;
 }
+
+/** Memory the kernel holds (for memory_limit accounting). */
+export const NUMBER_KERNEL_BYTES = PAGES * 65536;
+
+/** Whether the kernel reads columns of this type (int2, int4, int8, float8). */
+export function numberKernelType(t: { readonly name: string }): boolean {
+  return t.name === 'int2' || t.name === 'int4' || t.name === 'int8' || t.name === 'float8';
+}

@@ -36,7 +36,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
 import { INDEX_BYTES } from '../special-byte-index.js';
-import { csvNumberKernel } from '../csv-number-kernel.js';
+import { NUMBER_KERNEL_BYTES, csvNumberKernel, numberKernelType } from '../csv-number-kernel.js';
 import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -548,11 +548,12 @@ async function* readCsvFiles(
   onReject: ((file: string, r: Reject) => void) | null,
   exec?: ExecContext,
 ): AsyncGenerator<Batch> {
-  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index and one output
-  // batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
+  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index, the number
+  // kernel's memory (with int or float8 columns) and one output batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
   // refused (53200) before anything is read.
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_csv', false);
-  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
+  const kernelBytes = cols.some((c) => numberKernelType(fields[c]!.type)) ? NUMBER_KERNEL_BYTES : 0;
+  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + kernelBytes + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
   try {
     yield* readCsvBody(files, fields, cols, o, ctx, signal, onReject);
   } finally {
@@ -575,7 +576,7 @@ async function* readCsvBody(
   const nullBytes = Buffer.from(o.dialect.nullString, 'utf8');
   // The number kernel reads int and float8 columns; not with a NULL string a number could equal
   // (it would read that field as the number).
-  const numberColumns = outs.some((x) => x.fast === 'int4' || x.fast === 'int2' || x.fast === 'int8' || x.fast === 'float8');
+  const numberColumns = cols.some((c) => numberKernelType(fields[c]!.type));
   const numbers = numberColumns && !/[0-9.]/.test(o.dialect.nullString) ? csvNumberKernel() : null;
   const dialect = byteDialect(o.dialect);
   let filled = 0;
