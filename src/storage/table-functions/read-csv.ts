@@ -36,6 +36,7 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
 import { INDEX_BYTES } from '../special-byte-index.js';
+import { PLAIN_KERNEL_BYTES } from '../csv-plain-kernel.js';
 import { NUMBER_KERNEL_BYTES, csvNumberKernel, numberKernelType } from '../csv-number-kernel.js';
 import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
@@ -548,12 +549,12 @@ async function* readCsvFiles(
   onReject: ((file: string, r: Reject) => void) | null,
   exec?: ExecContext,
 ): AsyncGenerator<Batch> {
-  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index, the number
-  // kernel's memory (with int or float8 columns) and one output batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
+  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index and plain-record
+  // kernel, the number kernel's memory (with int or float8 columns) and one output batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
   // refused (53200) before anything is read.
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_csv', false);
   const kernelBytes = cols.some((c) => numberKernelType(fields[c]!.type)) ? NUMBER_KERNEL_BYTES : 0;
-  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + kernelBytes + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
+  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + PLAIN_KERNEL_BYTES + kernelBytes + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
   try {
     yield* readCsvBody(files, fields, cols, o, ctx, signal, onReject);
   } finally {
