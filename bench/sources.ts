@@ -1,12 +1,13 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
  *     DuckDB into .bench-data/); parquet_text: dictionary-encoded text and a timestamp beside the
  *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL;
  *     parquet_pruned: a narrow id range that row-group statistics prune; ndjson: read_json over
- *     newline-delimited JSON of the numeric columns and a text;
+ *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
+ *     their keys in three orders and some left out (so no one record shape fits every line);
  *  2. csv: read_csv over an N-row CSV of (int, int, double, text, timestamp), filter + group by
  *     (DuckDB spends about 80 ms of CPU on this file shape before its first row: a 1,000-row file
  *     costs it as much, against Quire's 10. At 1M rows that is a third of DuckDB's time, so the
@@ -20,7 +21,7 @@
  * cases not run this time).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
@@ -42,7 +43,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -56,6 +57,29 @@ async function time(f: () => Promise<unknown>): Promise<{ ms: number; result: un
     ms.push(performance.now() - t0);
   }
   return { ms: median(ms), result };
+}
+
+/** ndjson_mixed's file: record i names its keys in one of three orders; k is left out of every third, v of every seventh. */
+function writeMixedNdjson(file: string, rows: number): void {
+  // Written under another name first, so an interrupted run leaves no partial file behind.
+  const part = `${file}.part`;
+  const fd = openSync(part, 'w');
+  let text = '';
+  for (let i = 0; i < rows; i++) {
+    const id = `"id":${i}`;
+    const k = `"k":${i % 1000}`;
+    const v = i % 7 === 5 ? '' : `"v":${((i * 7919) % 10007) / 10007}`;
+    const s = `"s":"cat${i % 17}"`;
+    const keys = i % 3 === 0 ? [id, k, v, s] : i % 3 === 1 ? [s, v, id, k] : [v, id, s];
+    text += `{${keys.filter((x) => x !== '').join(',')}}\n`;
+    if (text.length > 1 << 20) {
+      writeSync(fd, text);
+      text = '';
+    }
+  }
+  writeSync(fd, text);
+  closeSync(fd);
+  renameSync(part, file);
 }
 
 let previous: Record<string, unknown> = {};
@@ -77,10 +101,12 @@ const db = await Database.create();
 const duckRows = async (sql: string): Promise<unknown[][]> => (await (await dc.runAndReadAll(sql)).getRows()) as unknown[][];
 
 // ---- file readers ----
-async function fileCase(name: string, file: string, write: string, sqlQuire: string, sqlDuck = sqlQuire): Promise<void> {
+/** `write`: DuckDB SQL that writes the file, or a function that does. */
+async function fileCase(name: string, file: string, write: string | (() => void), sqlQuire: string, sqlDuck = sqlQuire): Promise<void> {
   if (!existsSync(file)) {
     console.log(`writing ${file} …`);
-    await dc.run(write);
+    if (typeof write === 'string') await dc.run(write);
+    else write();
   }
   const q = await time(async () => (await db.query(sqlQuire)).rows);
   const d = await time(async () => duckRows(sqlDuck));
@@ -133,6 +159,17 @@ if (CASES.has('ndjson')) {
     `COPY (SELECT i AS id, i % 1000 AS k, ((i * 7919) % 10007) / 10007.0 AS v, 'cat' || (i % 17) AS s
            FROM range(${ROWS}) t(i)) TO '${file}' (FORMAT json)`,
     `SELECT s, count(*) AS n, sum(v) AS total FROM read_json('${file}') WHERE k < 500 GROUP BY s ORDER BY s`,
+  );
+}
+if (CASES.has('ndjson_mixed')) {
+  // The same columns, but records name them in three orders and some leave k or v out: no one
+  // shape fits every line, as in hand-written or merged JSON.
+  const file = join('.bench-data', `sources-mixed-${ROWS}.ndjson`);
+  await fileCase(
+    'ndjson_mixed',
+    file,
+    () => writeMixedNdjson(file, ROWS),
+    `SELECT s, count(*) AS n, count(k) AS ks, sum(v) AS total FROM read_json('${file}') WHERE k < 500 OR k IS NULL GROUP BY s ORDER BY s`,
   );
 }
 

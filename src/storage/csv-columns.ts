@@ -10,6 +10,7 @@ import { ymdToDays } from '../common/datetime-calendar.js';
 import { storageKind, type DataType, type Value } from '../common/types.js';
 import { makeColumn, type Column } from '../common/column.js';
 import { F_COMPLEX, type CsvScanner } from './csv-scanner.js';
+import type { CsvNumberKernel } from './csv-number-kernel.js';
 import { decimalDigitsToDouble, mantissaOverPow10 } from './decimal-digits-to-double.js';
 
 const MICROS_PER_DAY = 86_400_000_000;
@@ -131,6 +132,11 @@ export interface ConvertEnv {
    * field equal to the NULL string is NULL, anything else goes to the type's input (PostgreSQL COPY).
    */
   readonly emptyIsNull: boolean;
+  /**
+   * The number kernel with the scanned batch loaded (see csv-number-kernel.ts), or null: int and
+   * float8 columns then convert only its exception rows here.
+   */
+  numbers: CsvNumberKernel | null;
   /** A value that does not convert: throws, or returns to have the row dropped. */
   fail(row: number, column: number, e: unknown, text: string): void;
 }
@@ -207,7 +213,11 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
       // Re-read after the general path: a bigint switches an int8 column to plain values.
       let data = out.data as Int32Array | Float64Array;
       const maxDigits = out.fast === 'int8' ? 15 : out.fast === 'int4' ? 9 : 4;
-      for (let r = 0; r < rows; r++) {
+      const k = Array.isArray(out.data) ? null : env.numbers;
+      const n = k === null ? rows : k.run(col, rows, maxDigits);
+      if (k !== null) data.set(k.values.subarray(0, rows), at);
+      for (let x = 0; x < n; x++) {
+        const r = k === null ? x : k.exceptions[x]!;
         const slot = r * width + col;
         let s = starts[slot]!;
         const e = ends[slot]!;
@@ -234,7 +244,8 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
           if (d < 0 || d > 9) ok = false;
           else v = v * 10 + d;
         }
-        if (ok) data[at + r] = neg ? -v : v;
+        // 0 - v, not -v: an int8 column (doubles) must not hold a negative zero.
+        if (ok) data[at + r] = neg ? 0 - v : v;
         else {
           slow(r, slot);
           data = out.data as Int32Array | Float64Array;
@@ -246,7 +257,11 @@ export function convertColumn(env: ConvertEnv, col: number, out: ColumnOut, at: 
     case 'float4': {
       const data = out.data as Float64Array;
       const f4 = out.fast === 'float4';
-      for (let r = 0; r < rows; r++) {
+      const k = f4 || Array.isArray(out.data) ? null : env.numbers;
+      const n = k === null ? rows : k.run(col, rows, 0);
+      if (k !== null) data.set(k.values.subarray(0, rows), at);
+      for (let x = 0; x < n; x++) {
+        const r = k === null ? x : k.exceptions[x]!;
         const slot = r * width + col;
         const s = starts[slot]!;
         const e = ends[slot]!;

@@ -18,6 +18,7 @@
  */
 import { QuireError } from '../common/errors.js';
 import { INDEX_WINDOW, SpecialByteIndex } from './special-byte-index.js';
+import { csvPlainKernel, type CsvPlainKernel } from './csv-plain-kernel.js';
 
 /** Field flags: some part was quoted (so it is never NULL); the bytes need unquoting. */
 export const F_QUOTED = 1;
@@ -87,13 +88,14 @@ export class CsvScanner {
     /** Give short rows empty fields up to `width` (converters read every slot; a sampler need not). */
     private readonly padRows = true,
     /** Tests: smaller index windows (to put their edges anywhere), and the scalar index. */
-    tuning: { readonly indexWindow?: number; readonly simd?: boolean } = {},
+    tuning: { readonly indexWindow?: number; readonly simd?: boolean; readonly plain?: boolean } = {},
   ) {
     this.delim = d.delimiter;
     this.quote = d.quote;
     this.escape = d.escape;
     this.index = new SpecialByteIndex(d.delimiter, d.quote, d.escape === -1 ? d.quote : d.escape, tuning.simd ?? true);
     this.window = Math.max(1, Math.min(INDEX_WINDOW, tuning.indexWindow ?? INDEX_WINDOW));
+    this.plain = (tuning.simd ?? true) && (tuning.plain ?? true) ? csvPlainKernel() : null;
     this.starts = new Int32Array(width * capacity);
     this.ends = new Int32Array(width * capacity);
     this.flags = new Uint8Array(width * capacity);
@@ -189,6 +191,28 @@ export class CsvScanner {
     let k = this.ixK;
     let cnt = this.ixCount;
     while (rows < maxRows) {
+      if (this.plain !== null && this.skipRecords === 0) {
+        if (this.plainPause > 0) this.plainPause--;
+        else {
+          const n = this.plainRows(i, rows, maxRows, line);
+          if (n > 0) {
+            rows += n;
+            line += n;
+            i = this.rowEnds[rows - 1]! + 1;
+            this.plainPenalty = 1;
+            // The positions indexed so far are behind i or still ahead of it: indexing starts again at i.
+            this.ixCount = 0;
+            this.ixTo = i;
+            k = 0;
+            cnt = 0;
+            continue;
+          }
+          // A record the kernel does not read: the next ones are read here, more of them each time
+          // it is refused, so a file of quoted records does not pay for a kernel call per record.
+          this.plainPause = this.plainPenalty;
+          this.plainPenalty = Math.min(2 * this.plainPenalty, 1024);
+        }
+      }
       const recStart = i;
       const base = rows * width;
       let f = 0;
@@ -350,6 +374,43 @@ export class CsvScanner {
     this.ixAt = wentBack ? -1 : i;
     if (status === SCAN_NEED_MORE && end - i > this.maxRecordBytes) throw this.tooLong();
     return status;
+  }
+
+  /** Tokenizes runs of plain records (see csv-plain-kernel.ts); null without WebAssembly. */
+  private readonly plain: CsvPlainKernel | null;
+  /** Records to read here before the plain kernel is tried again, and the next such pause. */
+  private plainPause = 0;
+  private plainPenalty = 1;
+
+  /**
+   * The plain records at buf[i …) into rows `rows` …, as the loop in scan() would read them (each
+   * ends in '\n', so a line each); returns how many.
+   */
+  private plainRows(i: number, rows: number, maxRows: number, line: number): number {
+    const k = this.plain!;
+    const width = this.width;
+    const quote = this.quote;
+    const n = k.run(this.buf, i, this.end, this.delim, quote, this.escape === -1 ? quote : this.escape, width, maxRows - rows);
+    if (n === 0) return 0;
+    const base = rows * width;
+    this.starts.set(k.starts.subarray(0, n * width), base);
+    this.ends.set(k.ends.subarray(0, n * width), base);
+    this.flags.fill(0, base, base + n * width);
+    this.counts.fill(width, rows, rows + n);
+    const kEnds = k.rowEnds;
+    const rowStarts = this.rowStarts;
+    const rowEnds = this.rowEnds;
+    const rowLines = this.rowLines;
+    let s = i;
+    for (let r = 0; r < n; r++) {
+      const e = kEnds[r]!;
+      rowStarts[rows + r] = s;
+      rowEnds[rows + r] = e;
+      rowLines[rows + r] = line + r;
+      s = e + 1;
+    }
+    this.lfEnds += n;
+    return n;
   }
 
   /** Positions of the special bytes of the current buffer, a window at a time (see special-byte-index.ts). */

@@ -15,7 +15,7 @@
  *
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
-import { F64, I32, I64, name, section, sleb, uleb } from './wasm-bytecode.js';
+import { F64, FunctionBody as Body, I32, I64, name, section, uleb } from './wasm-bytecode.js';
 
 /** Bytes of input one call may read (copied into the kernel's memory). */
 export const SHAPE_WINDOW = 1 << 16;
@@ -83,88 +83,6 @@ const OUT_AT = align(POW_AT + 8 * 23);
 const CACHE_AT = align(OUT_AT + SLOT_BYTES * SHAPE_SLOTS);
 const END_AT = CACHE_AT + SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY;
 const PAGES = Math.ceil(END_AT / 65536);
-
-// ---- a small assembler ------------------------------------------------------------------------
-
-/** Emits a function body; branches name their target, and the depth is worked out here. */
-class Body {
-  readonly code: number[] = [];
-  private readonly labels: string[] = [];
-
-  op(...bytes: number[]): this {
-    this.code.push(...bytes);
-    return this;
-  }
-  block(label: string): this {
-    this.labels.push(label);
-    return this.op(0x02, 0x40);
-  }
-  loop(label: string): this {
-    this.labels.push(label);
-    return this.op(0x03, 0x40);
-  }
-  if(): this {
-    this.labels.push('');
-    return this.op(0x04, 0x40);
-  }
-  else(): this {
-    return this.op(0x05);
-  }
-  end(): this {
-    this.labels.pop();
-    return this.op(0x0b);
-  }
-  private depth(label: string): number {
-    const at = this.labels.lastIndexOf(label);
-    if (at < 0) throw new Error(`no label ${label}`);
-    return this.labels.length - 1 - at;
-  }
-  br(label: string): this {
-    return this.op(0x0c, this.depth(label));
-  }
-  brIf(label: string): this {
-    return this.op(0x0d, this.depth(label));
-  }
-  get(l: number): this {
-    return this.op(0x20, l);
-  }
-  set(l: number): this {
-    return this.op(0x21, l);
-  }
-  tee(l: number): this {
-    return this.op(0x22, l);
-  }
-  i32(n: number): this {
-    return this.op(0x41, ...sleb(BigInt(n)));
-  }
-  i64(n: bigint): this {
-    return this.op(0x42, ...sleb(BigInt.asIntN(64, n)));
-  }
-  /** The byte at local p + offset. */
-  byte(p: number, offset = 0): this {
-    return this.get(p).op(0x2d, 0, ...uleb(offset));
-  }
-  loadI32(offset: number): this {
-    return this.op(0x28, 2, ...uleb(offset));
-  }
-  storeI32(offset: number): this {
-    return this.op(0x36, 2, ...uleb(offset));
-  }
-  storeF64(offset: number): this {
-    return this.op(0x39, 3, ...uleb(offset));
-  }
-  /** The eight bytes at local p, little-endian. */
-  word(p: number): this {
-    return this.get(p).op(0x29, 3, 0);
-  }
-  loadF64(offset: number): this {
-    return this.op(0x2b, 3, ...uleb(offset));
-  }
-  /** local l += n */
-  add(l: number, n: number): this {
-    return this.get(l).i32(n).op(I32_ADD).set(l);
-  }
-}
 
 const I32_EQZ = 0x45;
 const I32_EQ = 0x46;

@@ -1,6 +1,7 @@
 /**
  * The encodings the hand-built WebAssembly kernels (the CSV special-byte index, the NDJSON shape kernel)
- * share: LEB128 integers, sections, names and the value types. Each kernel writes its own bytecode.
+ * share: LEB128 integers, sections, names, the value types, and a function body builder whose branches
+ * name their targets. Each kernel writes its own bytecode.
  */
 
 export const I32 = 0x7f;
@@ -42,4 +43,89 @@ export function section(id: number, body: number[]): number[] {
 /** An ASCII name (export and import names). */
 export function name(s: string): number[] {
   return [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
+}
+
+/** Emits a function body; branches name their target, and the depth is worked out here. */
+export class FunctionBody {
+  readonly code: number[] = [];
+  private readonly labels: string[] = [];
+
+  op(...bytes: number[]): this {
+    this.code.push(...bytes);
+    return this;
+  }
+  block(label: string): this {
+    this.labels.push(label);
+    return this.op(0x02, 0x40);
+  }
+  loop(label: string): this {
+    this.labels.push(label);
+    return this.op(0x03, 0x40);
+  }
+  if(): this {
+    this.labels.push('');
+    return this.op(0x04, 0x40);
+  }
+  else(): this {
+    return this.op(0x05);
+  }
+  end(): this {
+    this.labels.pop();
+    return this.op(0x0b);
+  }
+  private depth(label: string): number {
+    const at = this.labels.lastIndexOf(label);
+    if (at < 0) throw new Error(`no label ${label}`);
+    return this.labels.length - 1 - at;
+  }
+  br(label: string): this {
+    return this.op(0x0c, this.depth(label));
+  }
+  brIf(label: string): this {
+    return this.op(0x0d, this.depth(label));
+  }
+  get(l: number): this {
+    return this.op(0x20, l);
+  }
+  set(l: number): this {
+    return this.op(0x21, l);
+  }
+  tee(l: number): this {
+    return this.op(0x22, l);
+  }
+  i32(n: number): this {
+    return this.op(0x41, ...sleb(BigInt(n)));
+  }
+  f64(x: number): this {
+    const b = new DataView(new ArrayBuffer(8));
+    b.setFloat64(0, x, true);
+    return this.op(0x44, ...new Uint8Array(b.buffer));
+  }
+  i64(n: bigint): this {
+    return this.op(0x42, ...sleb(BigInt.asIntN(64, n)));
+  }
+  /** The byte at local p + offset. */
+  byte(p: number, offset = 0): this {
+    return this.get(p).op(0x2d, 0, ...uleb(offset));
+  }
+  loadI32(offset: number): this {
+    return this.op(0x28, 2, ...uleb(offset));
+  }
+  storeI32(offset: number): this {
+    return this.op(0x36, 2, ...uleb(offset));
+  }
+  storeF64(offset: number): this {
+    return this.op(0x39, 3, ...uleb(offset));
+  }
+  /** The eight bytes at local p, little-endian. */
+  word(p: number): this {
+    return this.get(p).op(0x29, 3, 0);
+  }
+  loadF64(offset: number): this {
+    return this.op(0x2b, 3, ...uleb(offset));
+  }
+  /** local l += n */
+  add(l: number, n: number): this {
+    return this.get(l).i32(n).op(0x6a /* i32.add */).set(l);
+  }
 }

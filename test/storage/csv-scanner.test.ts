@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LineReader, splitCsvLine } from '../../src/storage/csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL } from '../../src/storage/csv-scanner.js';
+import { csvPlainKernel } from '../../src/storage/csv-plain-kernel.js';
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -85,6 +86,37 @@ function scanned(bytes: Buffer, d: Dialect, chunk: () => number, tuning: Tuning 
   return rows;
 }
 
+/** Everything a scan reports, record by record, with or without the plain-record kernel. */
+function tokens(bytes: Buffer, d: Dialect, width: number, capacity: number, maxChunk: number, seed: number, plain: boolean): unknown[] {
+  const q = d.quote.charCodeAt(0);
+  const e = d.escape.charCodeAt(0);
+  const sc = new CsvScanner({ delimiter: d.delimiter.charCodeAt(0), quote: q, escape: e === q ? -1 : e }, width, capacity, 1 << 20, true, { plain });
+  const r = rng(seed);
+  const out: unknown[] = [];
+  const drain = (): void => {
+    for (;;) {
+      const st = sc.scan(capacity);
+      for (let row = 0; row < sc.rows; row++) {
+        const fields: unknown[] = [];
+        for (let f = 0; f < Math.min(width, sc.counts[row]!); f++) fields.push([sc.fieldText(row * width + f), sc.flags[row * width + f]]);
+        out.push([sc.counts[row], sc.rowLines[row], sc.rowText(row), fields]);
+      }
+      out.push([st, sc.lineNumber, sc.lfEnds, sc.crEnds, sc.crlfEnds, sc.emptyRecords]);
+      if (st !== SCAN_FULL) return;
+    }
+  };
+  let at = 0;
+  while (at < bytes.length) {
+    const n = Math.min(bytes.length - at, 1 + Math.floor(r() * maxChunk));
+    sc.push(bytes.subarray(at, at + n));
+    at += n;
+    drain();
+  }
+  sc.finish();
+  drain();
+  return out;
+}
+
 const DIALECTS: Dialect[] = [
   { delimiter: ',', quote: '"', escape: '"' },
   { delimiter: ';', quote: "'", escape: '\\' },
@@ -126,6 +158,53 @@ describe('CsvScanner', () => {
         expect(got === expected || JSON.stringify(got) === JSON.stringify(expected)).toBe(true);
       }
     }
+  });
+
+  it('reads runs of plain records in the WebAssembly kernel exactly as its own loop does', () => {
+    // Records of exactly `width` fields, mostly plain; now and then one the kernel leaves to the loop
+    // (quoted, CRLF, empty, too short or too long, a lone CR), at every chunking and batch size.
+    const r = rng(11);
+    // Records the kernel read, so the comparison is known to cover it.
+    const kernel = csvPlainKernel()!;
+    const run = kernel.run.bind(kernel);
+    let read = 0;
+    kernel.run = (...args) => {
+      const n = run(...args);
+      read += n;
+      return n;
+    };
+    for (let trial = 0; trial < 60; trial++) {
+      const d = DIALECTS[trial % DIALECTS.length]!;
+      const width = 1 + (trial % 6);
+      const words = ['', 'a', '12', '-3.25', 'é', '日本語', 'word word', '2020-01-01 00:00:07'];
+      const lines: string[] = [];
+      const count = 50 + Math.floor(r() * 3000);
+      const odd = r() < 0.3 ? 0.3 : 0.01;
+      for (let i = 0; i < count; i++) {
+        const fields = Array.from({ length: width }, () => words[Math.floor(r() * words.length)]!);
+        let line = fields.join(d.delimiter);
+        let eol = '\n';
+        if (r() < odd) {
+          const kind = Math.floor(r() * 6);
+          if (kind === 0) line = `${d.quote}q${d.delimiter}x${d.quote}${d.delimiter}${line}`;
+          else if (kind === 1) eol = '\r\n';
+          else if (kind === 2) line = '';
+          else if (kind === 3) line = fields.slice(1).join(d.delimiter);
+          else if (kind === 4) line = `${line}${d.delimiter}extra`;
+          else eol = '\r';
+        }
+        lines.push(line + eol);
+      }
+      const bytes = Buffer.from(lines.join('') + (r() < 0.5 ? 'tail' : ''));
+      const capacity = 1 + Math.floor(r() * 600);
+      const maxChunk = [7, 1000, 1 << 16, 1 << 20][trial % 4]!;
+      const seed = Math.floor(r() * 1e9);
+      const a = tokens(bytes, d, width, capacity, maxChunk, seed, true);
+      const b = tokens(bytes, d, width, capacity, maxChunk, seed, false);
+      expect(a).toEqual(b);
+    }
+    kernel.run = run;
+    expect(read).toBeGreaterThan(20000);
   });
 
   it('counts lines through quoted newlines and keeps skip and empty records apart', () => {

@@ -36,6 +36,8 @@ import type { EvalContext } from '../../functions/eval-context.js';
 import { PrefetchReader, fileOpenError, findInvalidUtf8, invalidUtf8Error, isGzipPath, readFileChunks, readFileHead, readFileHeadBytes, type CsvDialect } from '../csv.js';
 import { CsvScanner, F_QUOTED, SCAN_FULL, type ByteDialect } from '../csv-scanner.js';
 import { INDEX_BYTES } from '../special-byte-index.js';
+import { PLAIN_KERNEL_BYTES } from '../csv-plain-kernel.js';
+import { NUMBER_KERNEL_BYTES, csvNumberKernel, numberKernelType } from '../csv-number-kernel.js';
 import { ColumnOut, convertColumn, parseDateBytes, parseFloatBytes, parseTimestampBytes, type ConvertEnv } from '../csv-columns.js';
 import { limitPrintout } from '../copy-format.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -547,11 +549,12 @@ async function* readCsvFiles(
   onReject: ((file: string, r: Reject) => void) | null,
   exec?: ExecContext,
 ): AsyncGenerator<Batch> {
-  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index and one output
-  // batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
+  // The read buffers (a ring of prefetched chunks), the scanner's special-byte index and plain-record
+  // kernel, the number kernel's memory (with int or float8 columns) and one output batch: reserved for the whole scan, so a buffer_size or row width memory_limit cannot hold is
   // refused (53200) before anything is read.
   const reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_csv', false);
-  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
+  const kernelBytes = cols.some((c) => numberKernelType(fields[c]!.type)) ? NUMBER_KERNEL_BYTES : 0;
+  reservation?.grow(3 * (TAIL_RESERVE + o.bufferSize) + INDEX_BYTES + PLAIN_KERNEL_BYTES + kernelBytes + BATCH_SIZE * (cols.length * 9 + 16), 'read buffers');
   try {
     yield* readCsvBody(files, fields, cols, o, ctx, signal, onReject);
   } finally {
@@ -572,6 +575,10 @@ async function* readCsvBody(
   const outs = cols.map((c) => new ColumnOut(fields[c]!.type, BATCH_SIZE));
   const bad = new Uint8Array(BATCH_SIZE);
   const nullBytes = Buffer.from(o.dialect.nullString, 'utf8');
+  // The number kernel reads int and float8 columns; not with a NULL string a number could equal
+  // (it would read that field as the number).
+  const numberColumns = cols.some((c) => numberKernelType(fields[c]!.type));
+  const numbers = numberColumns && !/[0-9.]/.test(o.dialect.nullString) ? csvNumberKernel() : null;
   const dialect = byteDialect(o.dialect);
   let filled = 0;
   const flush = (): Batch => {
@@ -601,6 +608,7 @@ async function* readCsvBody(
       parseCtx: { timezone: ctx.timezone },
       ascii: true,
       emptyIsNull: !o.copyStrict,
+      numbers: null,
       fail: (row, column, e, text) => reject(row, column, e, text),
     };
     /** Rows whose bytes are not valid UTF-8 (or hold NUL, which PostgreSQL text cannot). */
@@ -658,6 +666,7 @@ async function* readCsvBody(
               n > ncol ? new QuireError('22P04', 'extra data after last expected column') : new QuireError('22P04', `missing data for column "${fields[n]!.name}"`);
             reject(r, null, e, scanner.rowText(r));
           }
+          env.numbers = numbers !== null && numbers.load(scanner, rows) ? numbers : null;
           for (let j = 0; j < cols.length; j++) convertColumn(env, cols[j]!, outs[j]!, filled, rows);
           if (anyBad) {
             let w = filled;

@@ -233,10 +233,18 @@ function sampleByShape(head: Buffer, complete: boolean, sampleSize: number, addR
   let shape: NdjsonShape | null = null;
   let names: string[] = [];
   let tries = 0;
+  // As in reading: after a line the kernel refuses, the next lines are parsed here, more of them
+  // each time (a kernel call copies a window of input, too much to pay for one line of each shape).
+  let pause = 0;
+  let penalty = 1;
   while (s < end && rows < sampleSize) {
-    if (shape !== null) {
+    if (shape !== null && pause === 0) {
       const n = shape.scan(head, s, end, sampleSize - rows);
-      if (n > 0) {
+      if (n === 0) {
+        pause = penalty;
+        penalty = Math.min(2 * penalty, 1024);
+      } else {
+        penalty = 1;
         const fieldOf = shape.fieldOf;
         // Joined per value first (join is order-free), then once into the map.
         const acc: Kind[] = [];
@@ -251,6 +259,7 @@ function sampleByShape(head: Buffer, complete: boolean, sampleSize: number, addR
         continue;
       }
     }
+    if (pause > 0) pause--;
     let nl = head.indexOf(10, s);
     if (nl < 0 || nl > end) nl = end;
     const line = decoder.decode(head.subarray(s, nl));
