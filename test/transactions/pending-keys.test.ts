@@ -225,3 +225,26 @@ describe('a key written by an open transaction', () => {
     expect(await rows('SELECT * FROM k WHERE id = 60')).toEqual([[60, 'a']]);
   });
 });
+
+describe('calls overlapping on one library session', () => {
+  it('run one at a time in the order made: a write is never reported done and then lost', async () => {
+    const s = db.connect();
+    await db.query('CREATE TABLE big (id int PRIMARY KEY)');
+    // A long INSERT … SELECT that fails at its last row, and a one-row INSERT made while it runs.
+    const failing = outcome(s.query('INSERT INTO big SELECT g / (g - 200000) FROM generate_series(1, 200000) g'));
+    const quick = outcome(s.query('INSERT INTO big VALUES (-1)'));
+    const update = outcome(s.query("UPDATE k SET who = 'changed' WHERE id = 1"));
+    expect(await failing).toBe('22012');
+    expect(await quick).toBe('ok');
+    expect(await update).toBe('ok');
+    expect(await rows('SELECT id FROM big')).toEqual([[-1]]);
+    expect(await rows('SELECT who FROM k WHERE id = 1')).toEqual([['changed']]);
+  });
+
+  it('a block on one session: statements made together still apply in order', async () => {
+    const s = db.connect();
+    const all = ['BEGIN', "INSERT INTO k VALUES (80, 'x')", "UPDATE k SET who = 'y' WHERE id = 80", 'COMMIT'].map((q) => outcome(s.query(q)));
+    expect(await Promise.all(all)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(await rows('SELECT who FROM k WHERE id = 80')).toEqual([['y']]);
+  });
+});
