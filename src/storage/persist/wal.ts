@@ -30,6 +30,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { QuireError } from '../../common/errors.js';
+import { CommitGather } from './commit-gather.js';
 import { SyncPacer } from './sync-pacer.js';
 
 export const WAL_FILE = 'wal';
@@ -60,6 +61,18 @@ let slowSyncMs = SLOW_SYNC_MS;
 /** Test hook: the inline fdatasync time above which syncs go to the thread pool; null restores the default. */
 export function setSlowSyncMs(ms: number | null): void {
   slowSyncMs = ms ?? SLOW_SYNC_MS;
+}
+/**
+ * Group commit waits for the writers the last fdatasync acknowledged (commit-gather.ts) only on a disk
+ * whose fdatasyncs average at least this: the wait (up to a timer tick, about a millisecond) is then
+ * no longer than the fdatasync it lets them share.
+ */
+const GATHER_FROM_MS = 1;
+let gatherFromMs = GATHER_FROM_MS;
+
+/** Test hook: the average fdatasync time from which group commit waits for writers; null restores the default. */
+export function setGatherFromMs(ms: number | null): void {
+  gatherFromMs = ms ?? GATHER_FROM_MS;
 }
 /** Where a big record's small pieces are gathered between writes. */
 const STAGING = Buffer.allocUnsafe(1 << 20);
@@ -264,7 +277,10 @@ export class WalWriter {
   written: number;
   /** LSN up to which records are on disk. */
   durable: number;
+  /** The next fdatasync through the thread pool, from when a waiter asks for it until it returns. */
   private syncing: Promise<void> | null = null;
+  /** An fdatasync is running on the thread pool (it closes its file itself if the log moved on meanwhile). */
+  private fdatasyncing = false;
   private failure: QuireError | null = null;
   /** fdatasync calls made, so group commit can be observed. */
   syncs = 0;
@@ -282,6 +298,8 @@ export class WalWriter {
   private lastAppendAt = -Infinity;
   /** Inline or through the thread pool (concurrent writers, or a slow disk). */
   private readonly pacer = new SyncPacer(() => slowSyncMs, ASYNC_HOLD_MS);
+  /** When the thread pool's next fdatasync starts: once the writers it would acknowledge are back. */
+  private readonly gather = new CommitGather(() => gatherFromMs, 1, 100);
 
   constructor(
     private readonly file: string,
@@ -400,6 +418,7 @@ export class WalWriter {
     }
     this.size += RECORD_HEAD + length;
     this.written = lsn;
+    this.gather.wrote(writer);
     return lsn;
   }
 
@@ -450,12 +469,30 @@ export class WalWriter {
     this.pacer.timed(t1 - t0, t1);
   }
 
+  /** The next fdatasync, once the writers it would acknowledge are back (commit-gather.ts). */
   private sync(): Promise<void> {
+    const gathering = this.gather.wait(performance.now());
+    return gathering === null ? this.syncNow() : gathering.then(() => this.syncNow());
+  }
+
+  private syncNow(): Promise<void> {
     const target = this.written;
     const fd = this.fd;
+    if (fd < 0 || this.durable >= target) {
+      // Closed (close() synced what was written) or made durable meanwhile (a checkpoint). Cleared
+      // in a later microtask: called from sync(), `syncing` is assigned after this returns.
+      return Promise.resolve().then(() => {
+        this.syncing = null;
+      });
+    }
     this.syncs++;
+    this.gather.started();
+    this.fdatasyncing = true;
+    const t0 = performance.now();
     return new Promise<void>((resolve, reject) => {
       fs.fdatasync(fd, (err) => {
+        this.fdatasyncing = false;
+        this.gather.finished(performance.now() - t0);
         this.syncing = null;
         if (fd !== this.fd) {
           // The log was rotated meanwhile: the checkpoint made these records durable in table files.
@@ -483,11 +520,13 @@ export class WalWriter {
     this.allocated = HEADER;
     this.durable = this.written;
     // An fdatasync in flight on the old file closes it when it returns.
-    if (this.syncing === null) fs.closeSync(old);
+    if (!this.fdatasyncing) fs.closeSync(old);
   }
 
   /** Syncs what is not yet durable (a close whose checkpoint failed still keeps its commits), then closes. */
   close(): void {
+    // A group commit waiting for writers finds the log closed and what was written synced below.
+    this.gather.flush();
     const fd = this.fd;
     this.fd = -1;
     if (this.syncFd >= 0) fs.closeSync(this.syncFd);
@@ -499,7 +538,7 @@ export class WalWriter {
       }
     } finally {
       // An fdatasync in flight closes the file when it returns.
-      if (this.syncing === null) fs.closeSync(fd);
+      if (!this.fdatasyncing) fs.closeSync(fd);
     }
   }
 }
