@@ -488,11 +488,15 @@ export class WalWriter {
     this.syncs++;
     this.gather.started();
     this.fdatasyncing = true;
+    // As in syncInline: a sync covering a bulk load's record says nothing about a commit's.
+    const judged = this.bigWritten <= this.durable;
     const t0 = performance.now();
     return new Promise<void>((resolve, reject) => {
       fs.fdatasync(fd, (err) => {
         this.fdatasyncing = false;
-        this.gather.finished(performance.now() - t0);
+        const t1 = performance.now();
+        this.gather.finished(t1 - t0);
+        if (judged) this.pacer.pooled(t1 - t0, t1);
         this.syncing = null;
         if (fd !== this.fd) {
           // The log was rotated meanwhile: the checkpoint made these records durable in table files.
