@@ -122,4 +122,25 @@ describe('commit gather', () => {
     await replayed.close();
     await db.close();
   });
+
+  it('closing the database while an fdatasync waits for writers acknowledges what was written', async () => {
+    setGatherFromMs(0);
+    setSlowSyncMs(Infinity);
+    const dir = fresh();
+    const db = await Database.create({ path: dir });
+    await db.query('CREATE TABLE g (s int, n int)');
+    const sessions = Array.from({ length: 3 }, () => db.connect());
+    // A round of all three: the next fdatasync expects them all back.
+    await Promise.all(sessions.map((s, i) => s.query('INSERT INTO g VALUES ($1, 0)', [i])));
+    // One comes back; the others never do before the close.
+    const lone = sessions[0]!.query('INSERT INTO g VALUES ($1, $2)', [0, 1]);
+    // Written before query() first awaits: the record is in the log, its fdatasync waiting for the others.
+    expect(storeFor(db.catalog)!.walStats()!.lsn - storeFor(db.catalog)!.walStats()!.durable).toBe(1);
+    await db.close();
+    const outcome = await Promise.race([lone.then(() => 'acknowledged'), new Promise((r) => setTimeout(() => r('hung'), 5000))]);
+    expect(outcome).toBe('acknowledged');
+    const reopened = await Database.create({ path: dir, readOnly: true });
+    expect((await reopened.query('SELECT s, n FROM g ORDER BY s, n')).rows).toEqual([[0, 0], [0, 1], [1, 0], [2, 0]]);
+    await reopened.close();
+  });
 });

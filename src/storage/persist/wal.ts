@@ -479,10 +479,13 @@ export class WalWriter {
     const target = this.written;
     const fd = this.fd;
     if (fd < 0 || this.durable >= target) {
-      // Closed (close() synced what was written) or made durable meanwhile (a checkpoint). Cleared
-      // in a later microtask: called from sync(), `syncing` is assigned after this returns.
+      // Made durable meanwhile (a checkpoint, or close() syncing what was written), or closed without
+      // that sync succeeding: the waiters fail rather than wait for a log that is gone. Cleared in a
+      // later microtask: called from sync(), `syncing` is assigned after this returns.
+      const closedEarly = this.durable < target ? this.fail(new Error('the log was closed')) : null;
       return Promise.resolve().then(() => {
         this.syncing = null;
+        if (closedEarly !== null) throw closedEarly;
       });
     }
     this.syncs++;
