@@ -14,6 +14,9 @@
  *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--foreign-key] [--params]
  *                            [--clients 8] (engines quire-sessions, quire-pgwire-clients, quire-pgwire-proc-clients, sqlite-connections)
  *
+ * quire-pgwire-proc-raw is quire-pgwire-proc with node-postgres replaced by the least client the
+ * protocol allows (rawPgClient): the difference between the two is node-postgres's share.
+ *
  * `--dir DIR` puts the scratch directories in DIR instead of the system's temporary directory: on a
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
@@ -40,6 +43,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as netConnect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -193,24 +197,108 @@ async function endPgwireServerProcess(): Promise<void> {
  * a deployed server runs: client and server each have an event loop (and a core) of their own. One
  * server process serves every run's directory, so it is warm after the first like the other engines.
  */
-async function quirePgwireProc(dir: string, n = 1): Promise<Engine> {
+/**
+ * The least a client can do over the PostgreSQL protocol, for quire-pgwire-proc-raw: each statement one
+ * socket write (a Query, or Parse, Bind, Execute and Sync with text parameters) and one wait for the
+ * ReadyForQuery that ends its reply, nothing decoded but message types and errors. Beside
+ * node-postgres, it tells the client's share of a round trip from the server's.
+ */
+async function rawPgClient(port: number): Promise<Client & { end(): void }> {
+  const socket = netConnect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const waiting: { resolve(): void; reject(e: Error): void }[] = [];
+  let error: string | null = null;
+  let pending = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    let at = 0;
+    while (pending.length - at >= 5) {
+      const end = at + 1 + pending.readInt32BE(at + 1);
+      if (end > pending.length) break;
+      const type = pending[at];
+      // ErrorResponse: its message field (M) is what the bench reports.
+      if (type === 0x45) error ??= /M([^\0]*)/.exec(pending.toString('utf8', at + 5, end))?.[1] ?? 'error';
+      if (type === 0x5a) {
+        const w = waiting.shift();
+        if (error !== null) w?.reject(new Error(error));
+        else w?.resolve();
+        error = null;
+      }
+      at = end;
+    }
+    pending = pending.subarray(at);
+  });
+  const reply = (): Promise<void> => new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  const message = (type: string, body: Buffer): Buffer => {
+    const head = Buffer.allocUnsafe(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([head, body]);
+  };
+  const cstring = (text: string): Buffer => Buffer.from(`${text}\0`);
+  const int16 = (v: number): Buffer => Buffer.from([(v >> 8) & 0xff, v & 0xff]);
+  const int32 = (v: number): Buffer => {
+    const b = Buffer.allocUnsafe(4);
+    b.writeInt32BE(v);
+    return b;
+  };
+  const startup = Buffer.concat([int32(196608), cstring('user'), cstring('quire'), cstring('database'), cstring('quire'), Buffer.from([0])]);
+  const started = reply();
+  socket.write(Buffer.concat([int32(startup.length + 4), startup]));
+  await started;
+  const EXECUTE_SYNC = Buffer.concat([message('E', Buffer.concat([cstring(''), int32(0)])), message('S', Buffer.alloc(0))]);
+  return {
+    exec: (sql) => {
+      const r = reply();
+      socket.write(message('Q', cstring(sql)));
+      return r;
+    },
+    insert: (table, values) => {
+      const params = values.map((v) => Buffer.from(String(v)));
+      const bind = message('B', Buffer.concat([cstring(''), cstring(''), int16(0), int16(params.length), ...params.flatMap((p) => [int32(p.length), p]), int16(0)]));
+      const r = reply();
+      const parse = message('P', Buffer.concat([cstring(''), cstring(insertParams(table)), int16(0)]));
+      socket.write(Buffer.concat([parse, bind, EXECUTE_SYNC]));
+      return r;
+    },
+    end: () => socket.end(message('X', Buffer.alloc(0))),
+  };
+}
+
+async function quirePgwireProc(dir: string, n = 1, raw = false): Promise<Engine> {
   const server = pgwireServerProcess();
   const port = Number(/^port (\d+)$/.exec(await server.ask(`open ${dir}`))?.[1]);
+  const figures = {
+    serverCpu: async (): Promise<number> => {
+      const m = /^cpu (\d+) (\d+)$/.exec(await server.ask('cpu'));
+      if (m === null) throw new Error('pgwire server: no CPU figures');
+      return Number(m[1]) + Number(m[2]);
+    },
+    syncs: async (): Promise<number> => {
+      const m = /^syncs (\d+)$/.exec(await server.ask('syncs'));
+      if (m === null) throw new Error('pgwire server: no fdatasync count');
+      return Number(m[1]);
+    },
+  };
+  if (raw) {
+    const client = await rawPgClient(port);
+    return {
+      name: 'quire-pgwire-proc-raw',
+      ...client,
+      ...figures,
+      close: async () => {
+        client.end();
+        await server.ask('close');
+      },
+    };
+  }
   const clients = await pgClients(port, n);
   return {
     name: n === 1 ? 'quire-pgwire-proc' : `quire-pgwire-proc-clients (${n})`,
     ...pgClient(clients[0]!),
     ...(n > 1 ? { clients: clients.map(pgClient) } : {}),
-    serverCpu: async () => {
-      const m = /^cpu (\d+) (\d+)$/.exec(await server.ask('cpu'));
-      if (m === null) throw new Error('pgwire server: no CPU figures');
-      return Number(m[1]) + Number(m[2]);
-    },
-    syncs: async () => {
-      const m = /^syncs (\d+)$/.exec(await server.ask('syncs'));
-      if (m === null) throw new Error('pgwire server: no fdatasync count');
-      return Number(m[1]);
-    },
+    ...figures,
     close: async () => {
       await Promise.all(clients.map((c) => c.end()));
       await server.ask('close');
@@ -322,6 +410,7 @@ const ENGINES: Record<string, (dir: string) => Promise<Engine>> = {
   'quire-sessions': quireSessions,
   'quire-pgwire-clients': quirePgwireClients,
   'quire-pgwire-proc-clients': (dir) => quirePgwireProc(dir, CLIENTS),
+  'quire-pgwire-proc-raw': (dir) => quirePgwireProc(dir, 1, true),
   'sqlite-connections': sqliteConnections,
 };
 const engines = arg('engines', 'quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite')
