@@ -20,7 +20,8 @@
  * `--dir DIR` puts the scratch directories in DIR instead of the system's temporary directory: on a
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
- * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's).
+ * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's,
+ * which `server CPU µs/commit` shows alone).
  *
  * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
  * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
@@ -377,6 +378,8 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       const syncs = await e.syncs?.();
       out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / ms) * 1000);
       out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system + server) / COMMITS) * 10) / 10;
+      // Of which the server process's, where it has one of its own: the rest is the client's.
+      if (e.serverCpu !== undefined) out[`server CPU µs/commit (${existing} rows)`] = Math.round((server / COMMITS) * 10) / 10;
       if (syncs !== undefined && syncs0 !== undefined) out[`fsyncs/commit (${existing} rows)`] = Math.round(((syncs - syncs0) / COMMITS) * 1000) / 1000;
       await e.close();
     } finally {
