@@ -15,7 +15,8 @@
  *
  * Group commit: records are written as commits happen, and durability is one fdatasync for all the
  * records written so far. Commits that arrive while an fdatasync is in flight wait for the next one,
- * which covers all of them.
+ * which covers all of them; on a slow enough disk it starts once the writers the last one
+ * acknowledged have written again, or after a timer tick (commit-gather.ts).
  *
  * A single writer (every commit of the last second from one session, and the disk's fdatasync fast)
  * syncs on the calling thread instead: handing the call to libuv's thread pool and back costs two
