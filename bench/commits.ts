@@ -12,15 +12,29 @@
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
  *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--foreign-key] [--params]
+ *                            [--clients 8] (engines quire-sessions, quire-pgwire-clients, quire-pgwire-proc-clients, sqlite-connections)
+ *
+ * quire-pgwire-proc-raw is quire-pgwire-proc with node-postgres replaced by the least client the
+ * protocol allows (rawPgClient): the difference between the two is node-postgres's share.
  *
  * `--dir DIR` puts the scratch directories in DIR instead of the system's temporary directory: on a
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
- * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's).
+ * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's,
+ * which `server CPU µs/commit` shows alone).
  *
  * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
  * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
  * prepared statement run with each row's values; the library: query(sql, params)).
+ *
+ * Several clients at once (`--clients N`, default 8): quire-sessions commits from N sessions of one
+ * library Database (db.connect()), quire-pgwire-clients and quire-pgwire-proc-clients from N
+ * node-postgres connections (the server in this process, or in its own), sqlite-connections from N
+ * better-sqlite3 connections to one file. Each client runs its own loop of autocommit INSERTs, all at
+ * once, `--commits` in all; a commit is acknowledged to its client only once durable, so concurrent
+ * commits are group committed (one fdatasync for all those written while the last one ran), which
+ * `fsyncs/commit` shows for Quire. SQLite serializes its writers (one lock on the WAL; better-sqlite3
+ * calls are synchronous, so its connections take turns), each commit with its own fdatasync.
  *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
@@ -30,20 +44,29 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as netConnect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Database } from '../src/index.js';
+import { storeFor } from '../src/storage/persist/index.js';
 import { startPgServer } from '../src/server/pgwire/index.js';
 
-interface Engine {
-  name: string;
+interface Client {
   exec(sql: string): Promise<void>;
   /** One INSERT of a row into `table` as a statement with parameters. */
   insert(table: string, values: [number, number, string]): Promise<void>;
+}
+
+interface Engine extends Client {
+  name: string;
+  /** The clients committing at once in the measured series: the engine alone when there is one. */
+  clients?: Client[];
   close(): Promise<void>;
+  /** fdatasync calls of the engine's log so far, where it tells them. */
+  syncs?(): Promise<number>;
   /** CPU time (µs) of a server process of the engine's own, when it has one: counted beside this one's. */
   serverCpu?(): Promise<number>;
 }
@@ -62,6 +85,7 @@ const FOREIGN_KEY = process.argv.includes('--foreign-key');
 const PARAMS = process.argv.includes('--params');
 const insertParams = (table: string): string => `INSERT INTO ${table} VALUES ($1, $2, $3)`;
 const DIR = arg('dir', tmpdir());
+const CLIENTS = Number(arg('clients', '8'));
 const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text)`;
 
 /** With --foreign-key: the referenced table tp, holding ids 1..n, made before t. */
@@ -73,9 +97,50 @@ async function parentTable(e: Engine, n: number): Promise<void> {
 // id int, v float8, s text of ~12 characters: about 24 bytes of data per row.
 const ROW_BYTES = 4 + 8 + 12;
 
+function libraryClient(db: Database): Client {
+  return { exec: async (sql) => void (await db.query(sql)), insert: async (table, v) => void (await db.query(insertParams(table), v)) };
+}
+
+/** fdatasync calls of an in-process database directory's log. */
+const walSyncs = (db: Database) => async (): Promise<number> => storeFor(db.catalog)?.walStats()?.syncs ?? 0;
+
 async function quire(dir: string): Promise<Engine> {
   const db = await Database.create({ path: dir });
-  return { name: 'quire', exec: async (sql) => void (await db.query(sql)), insert: async (table, v) => void (await db.query(insertParams(table), v)), close: () => db.close() };
+  return { name: 'quire', ...libraryClient(db), syncs: walSyncs(db), close: () => db.close() };
+}
+
+/** CLIENTS sessions of one library Database committing at once. */
+async function quireSessions(dir: string): Promise<Engine> {
+  const db = await Database.create({ path: dir });
+  return { name: `quire-sessions (${CLIENTS})`, ...libraryClient(db), clients: Array.from({ length: CLIENTS }, () => libraryClient(db.connect())), syncs: walSyncs(db), close: () => db.close() };
+}
+
+function pgClient(client: pg.Client): Client {
+  return { exec: async (sql) => void (await client.query(sql)), insert: async (table, v) => void (await client.query(insertParams(table), v)) };
+}
+
+async function pgClients(port: number, n: number): Promise<pg.Client[]> {
+  const clients = Array.from({ length: n }, () => new pg.Client({ host: '127.0.0.1', port, user: 'quire', database: 'quire' }));
+  await Promise.all(clients.map((c) => c.connect()));
+  return clients;
+}
+
+/** CLIENTS node-postgres connections to the PostgreSQL port of a server in this process. */
+async function quirePgwireClients(dir: string): Promise<Engine> {
+  const db = await Database.create({ path: dir });
+  const server = await startPgServer(db, { port: 0, allowWrites: true });
+  const clients = await pgClients(server.port, CLIENTS);
+  return {
+    name: `quire-pgwire-clients (${CLIENTS})`,
+    ...pgClient(clients[0]!),
+    clients: clients.map(pgClient),
+    syncs: walSyncs(db),
+    close: async () => {
+      await Promise.all(clients.map((c) => c.end()));
+      await server.close();
+      await db.close();
+    },
+  };
 }
 
 async function quirePgwire(dir: string): Promise<Engine> {
@@ -85,8 +150,8 @@ async function quirePgwire(dir: string): Promise<Engine> {
   await client.connect();
   return {
     name: 'quire-pgwire',
-    exec: async (sql) => void (await client.query(sql)),
-    insert: async (table, v) => void (await client.query(insertParams(table), v)),
+    ...pgClient(client),
+    syncs: walSyncs(db),
     close: async () => {
       await client.end();
       await server.close();
@@ -133,34 +198,124 @@ async function endPgwireServerProcess(): Promise<void> {
  * a deployed server runs: client and server each have an event loop (and a core) of their own. One
  * server process serves every run's directory, so it is warm after the first like the other engines.
  */
-async function quirePgwireProc(dir: string): Promise<Engine> {
+/**
+ * The least a client can do over the PostgreSQL protocol, for quire-pgwire-proc-raw: each statement one
+ * socket write (a Query, or Parse, Bind, Execute and Sync with text parameters) and one wait for the
+ * ReadyForQuery that ends its reply, nothing decoded but message types and errors. Beside
+ * node-postgres, it tells the client's share of a round trip from the server's.
+ */
+async function rawPgClient(port: number): Promise<Client & { end(): void }> {
+  const socket = netConnect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const waiting: { resolve(): void; reject(e: Error): void }[] = [];
+  let error: string | null = null;
+  let pending = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    let at = 0;
+    while (pending.length - at >= 5) {
+      const end = at + 1 + pending.readInt32BE(at + 1);
+      if (end > pending.length) break;
+      const type = pending[at];
+      // ErrorResponse: its message field (M) is what the bench reports.
+      if (type === 0x45) error ??= /M([^\0]*)/.exec(pending.toString('utf8', at + 5, end))?.[1] ?? 'error';
+      if (type === 0x5a) {
+        const w = waiting.shift();
+        if (error !== null) w?.reject(new Error(error));
+        else w?.resolve();
+        error = null;
+      }
+      at = end;
+    }
+    pending = pending.subarray(at);
+  });
+  const reply = (): Promise<void> => new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  const message = (type: string, body: Buffer): Buffer => {
+    const head = Buffer.allocUnsafe(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([head, body]);
+  };
+  const cstring = (text: string): Buffer => Buffer.from(`${text}\0`);
+  const int16 = (v: number): Buffer => Buffer.from([(v >> 8) & 0xff, v & 0xff]);
+  const int32 = (v: number): Buffer => {
+    const b = Buffer.allocUnsafe(4);
+    b.writeInt32BE(v);
+    return b;
+  };
+  const startup = Buffer.concat([int32(196608), cstring('user'), cstring('quire'), cstring('database'), cstring('quire'), Buffer.from([0])]);
+  const started = reply();
+  socket.write(Buffer.concat([int32(startup.length + 4), startup]));
+  await started;
+  const EXECUTE_SYNC = Buffer.concat([message('E', Buffer.concat([cstring(''), int32(0)])), message('S', Buffer.alloc(0))]);
+  return {
+    exec: (sql) => {
+      const r = reply();
+      socket.write(message('Q', cstring(sql)));
+      return r;
+    },
+    insert: (table, values) => {
+      const params = values.map((v) => Buffer.from(String(v)));
+      const bind = message('B', Buffer.concat([cstring(''), cstring(''), int16(0), int16(params.length), ...params.flatMap((p) => [int32(p.length), p]), int16(0)]));
+      const r = reply();
+      const parse = message('P', Buffer.concat([cstring(''), cstring(insertParams(table)), int16(0)]));
+      socket.write(Buffer.concat([parse, bind, EXECUTE_SYNC]));
+      return r;
+    },
+    end: () => socket.end(message('X', Buffer.alloc(0))),
+  };
+}
+
+async function quirePgwireProc(dir: string, n = 1, raw = false): Promise<Engine> {
   const server = pgwireServerProcess();
   const port = Number(/^port (\d+)$/.exec(await server.ask(`open ${dir}`))?.[1]);
-  const client = new pg.Client({ host: '127.0.0.1', port, user: 'quire', database: 'quire' });
-  await client.connect();
-  return {
-    name: 'quire-pgwire-proc',
-    exec: async (sql) => void (await client.query(sql)),
-    insert: async (table, v) => void (await client.query(insertParams(table), v)),
-    serverCpu: async () => {
+  const figures = {
+    serverCpu: async (): Promise<number> => {
       const m = /^cpu (\d+) (\d+)$/.exec(await server.ask('cpu'));
       if (m === null) throw new Error('pgwire server: no CPU figures');
       return Number(m[1]) + Number(m[2]);
     },
+    syncs: async (): Promise<number> => {
+      const m = /^syncs (\d+)$/.exec(await server.ask('syncs'));
+      if (m === null) throw new Error('pgwire server: no fdatasync count');
+      return Number(m[1]);
+    },
+  };
+  if (raw) {
+    const client = await rawPgClient(port);
+    return {
+      name: 'quire-pgwire-proc-raw',
+      ...client,
+      ...figures,
+      close: async () => {
+        client.end();
+        await server.ask('close');
+      },
+    };
+  }
+  const clients = await pgClients(port, n);
+  return {
+    name: n === 1 ? 'quire-pgwire-proc' : `quire-pgwire-proc-clients (${n})`,
+    ...pgClient(clients[0]!),
+    ...(n > 1 ? { clients: clients.map(pgClient) } : {}),
+    ...figures,
     close: async () => {
-      await client.end();
+      await Promise.all(clients.map((c) => c.end()));
       await server.ask('close');
     },
   };
 }
 
-async function sqlite(dir: string): Promise<Engine> {
-  const db = new BetterSqlite3(join(dir, 'db.sqlite'));
+function sqliteClient(file: string): Client & { db: BetterSqlite3.Database } {
+  const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  // Writers wait for one another's lock instead of failing with SQLITE_BUSY.
+  db.pragma('busy_timeout = 10000');
   const inserts = new Map<string, ReturnType<BetterSqlite3["prepare"]>>();
   return {
-    name: 'sqlite',
+    db,
     insert: async (table, v) => {
       let st = inserts.get(table);
       if (st === undefined) inserts.set(table, (st = db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?)`)));
@@ -169,8 +324,18 @@ async function sqlite(dir: string): Promise<Engine> {
     exec: async (sql) => {
       db.exec(sql.replace(/generate_series\((\d+), (\d+)\) i/, (_m, a: string, b: string) => `(WITH RECURSIVE s(i) AS (SELECT ${a} UNION ALL SELECT i + 1 FROM s WHERE i < ${b}) SELECT i FROM s) g`).replace(/ ::text/g, ''));
     },
-    close: async () => void db.close(),
   };
+}
+
+async function sqlite(dir: string): Promise<Engine> {
+  const c = sqliteClient(join(dir, 'db.sqlite'));
+  return { name: 'sqlite', ...c, close: async () => void c.db.close() };
+}
+
+/** CLIENTS connections to one SQLite file, each with its own loop of INSERTs (they take turns: calls are synchronous). */
+async function sqliteConnections(dir: string): Promise<Engine> {
+  const clients = Array.from({ length: CLIENTS }, () => sqliteClient(join(dir, 'db.sqlite')));
+  return { name: `sqlite-connections (${CLIENTS})`, ...clients[0]!, clients, close: async () => clients.forEach((c) => c.db.close()) };
 }
 
 async function pglite(dir: string): Promise<Engine> {
@@ -194,17 +359,28 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       await e.exec(`CREATE TABLE ${TABLE}`);
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const server0 = (await e.serverCpu?.()) ?? 0;
+      const syncs0 = await e.syncs?.();
+      const clients = e.clients ?? [e];
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
-      for (let i = 0; i < COMMITS; i++) {
-        if (PARAMS) await e.insert('t', [existing + i + 1, i * 0.5, `row-${i}`]);
-        else await e.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
-      }
+      // Client c commits rows c, c + n, c + 2n, …: every id once, the clients all at once.
+      await Promise.all(
+        clients.map(async (c, k) => {
+          for (let i = k; i < COMMITS; i += clients.length) {
+            if (PARAMS) await c.insert('t', [existing + i + 1, i * 0.5, `row-${i}`]);
+            else await c.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
+          }
+        }),
+      );
       const cpu = process.cpuUsage(cpu0);
       const ms = performance.now() - t0;
       const server = ((await e.serverCpu?.()) ?? 0) - server0;
+      const syncs = await e.syncs?.();
       out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / ms) * 1000);
       out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system + server) / COMMITS) * 10) / 10;
+      // Of which the server process's, where it has one of its own: the rest is the client's.
+      if (e.serverCpu !== undefined) out[`server CPU µs/commit (${existing} rows)`] = Math.round((server / COMMITS) * 10) / 10;
+      if (syncs !== undefined && syncs0 !== undefined) out[`fsyncs/commit (${existing} rows)`] = Math.round(((syncs - syncs0) / COMMITS) * 1000) / 1000;
       await e.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -228,7 +404,18 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
   return out;
 }
 
-const ENGINES: Record<string, (dir: string) => Promise<Engine>> = { quire, 'quire-pgwire': quirePgwire, 'quire-pgwire-proc': quirePgwireProc, sqlite, pglite };
+const ENGINES: Record<string, (dir: string) => Promise<Engine>> = {
+  quire,
+  'quire-pgwire': quirePgwire,
+  'quire-pgwire-proc': (dir) => quirePgwireProc(dir),
+  sqlite,
+  pglite,
+  'quire-sessions': quireSessions,
+  'quire-pgwire-clients': quirePgwireClients,
+  'quire-pgwire-proc-clients': (dir) => quirePgwireProc(dir, CLIENTS),
+  'quire-pgwire-proc-raw': (dir) => quirePgwireProc(dir, 1, true),
+  'sqlite-connections': sqliteConnections,
+};
 const engines = arg('engines', 'quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite')
   .split(',')
   .map((name) => {

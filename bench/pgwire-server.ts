@@ -9,11 +9,13 @@
  *   open DIR   opens the database directory DIR and serves it on a free port: `port N`
  *   close      closes the port and the database: `closed`
  *   cpu        this process's CPU time so far, in µs: `cpu USER SYSTEM`
+ *   syncs      fdatasync calls of the open directory's log so far: `syncs N`
  * One process serves the bench's directories one after another, so like the in-process engines it
  * runs warm (compiled code, caches) after the first, as a long-running server does. Exits when stdin ends.
  */
 import { createInterface } from 'node:readline';
 import { Database } from '../src/index.js';
+import { storeFor } from '../src/storage/persist/index.js';
 import { startPgServer } from '../src/server/pgwire/index.js';
 
 let open: { db: Database; server: Awaited<ReturnType<typeof startPgServer>> } | null = null;
@@ -42,6 +44,8 @@ async function command(line: string): Promise<string> {
       const c = process.cpuUsage();
       return `cpu ${c.user} ${c.system}`;
     }
+    case 'syncs':
+      return `syncs ${(open === null ? undefined : storeFor(open.db.catalog)?.walStats()?.syncs) ?? 0}`;
     default:
       return `error unknown command "${cmd}"`;
   }

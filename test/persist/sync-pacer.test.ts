@@ -32,6 +32,21 @@ function inlinePerSecond(commits: readonly { at: number; inline: boolean }[]): n
   return out;
 }
 
+/** As run(), with the thread pool's syncs timed too: each takes `poolMs`. */
+function runTimed(p: SyncPacer, commits: number, gapMs: number, inlineMs: number, poolMs: number): { at: number; inline: boolean }[] {
+  const out: { at: number; inline: boolean }[] = [];
+  let now = 0;
+  for (let i = 0; i < commits; i++) {
+    const inline = p.inlineAt(now);
+    out.push({ at: now, inline });
+    now += inline ? inlineMs : poolMs;
+    if (inline) p.timed(inlineMs, now);
+    else p.pooled(poolMs, now);
+    now += gapMs;
+  }
+  return out;
+}
+
 describe('sync pacer', () => {
   it('a fast disk stays inline, the first writes of new log blocks included', () => {
     const p = new SyncPacer(() => 2, 1000);
@@ -73,5 +88,43 @@ describe('sync pacer', () => {
     p.hold(7000);
     p.hold(6500);
     expect(p.inlineAt(7999)).toBe(false);
+  });
+
+  it('inline syncs slower than the thread pool\'s (but not slow) send a single writer to the thread pool, probing inline a few times a second', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    // Something held the thread pool first (another session), so its syncs were timed: 0.1 ms.
+    p.hold(0);
+    // Inline syncs of 1.5 ms (under the 2 ms threshold), thread-pool ones of 0.1 ms.
+    const commits = runTimed(p, 40_000, 0.05, 1.5, 0.1);
+    const perSecond = inlinePerSecond(commits);
+    expect(perSecond.length).toBeGreaterThan(3);
+    for (const n of perSecond.slice(1, -1)) {
+      expect(n).toBeGreaterThan(0);
+      expect(n).toBeLessThanOrEqual(4);
+    }
+    expect(commits.filter((c) => !c.inline).length).toBeGreaterThan(commits.length * 0.9);
+  });
+
+  it('inline syncs faster than the thread pool\'s stay inline after a hold', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    p.hold(0);
+    const commits = runTimed(p, 40_000, 0.05, 0.07, 0.3);
+    const after = commits.filter((c) => c.at >= 1000);
+    expect(after.length).toBeGreaterThan(1000);
+    expect(after.every((c) => c.inline)).toBe(true);
+  });
+
+  it('thread-pool times from long ago are not compared with', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    p.hold(0);
+    p.pooled(0.1, 500);
+    // 20 s later, inline syncs of 1.5 ms: nothing recent says the thread pool is faster.
+    const later = 20_000;
+    let now = later;
+    for (let i = 0; i < 100; i++) {
+      expect(p.inlineAt(now)).toBe(true);
+      now += 1.5;
+      p.timed(1.5, now);
+    }
   });
 });

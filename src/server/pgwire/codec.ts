@@ -398,6 +398,14 @@ const READY: Record<'I' | 'T' | 'E', Buffer> = {
  * (flush copies them into the reply).
  */
 const completeCache = new Map<string, Buffer>();
+
+/** Messages without fields: one buffer each, never written after it is made (as READY). */
+const PARSE_COMPLETE = kept(new MessageBuilder('1').finish());
+const BIND_COMPLETE = kept(new MessageBuilder('2').finish());
+const CLOSE_COMPLETE = kept(new MessageBuilder('3').finish());
+const NO_DATA = kept(new MessageBuilder('n').finish());
+const PORTAL_SUSPENDED = kept(new MessageBuilder('s').finish());
+const EMPTY_QUERY = kept(new MessageBuilder('I').finish());
 const COMPLETE_CACHE_MAX = 64;
 
 function commandComplete(tag: string): Buffer {
@@ -423,12 +431,12 @@ export const backend = {
   parameterStatus: (name: string, value: string): Buffer => new MessageBuilder('S').cstring(name).cstring(value).finish(),
   backendKeyData: (pid: number, key: number): Buffer => new MessageBuilder('K').int32(pid).int32(key).finish(),
   readyForQuery: (status: 'I' | 'T' | 'E'): Buffer => READY[status],
-  parseComplete: (): Buffer => new MessageBuilder('1').finish(),
-  bindComplete: (): Buffer => new MessageBuilder('2').finish(),
-  closeComplete: (): Buffer => new MessageBuilder('3').finish(),
-  noData: (): Buffer => new MessageBuilder('n').finish(),
-  portalSuspended: (): Buffer => new MessageBuilder('s').finish(),
-  emptyQuery: (): Buffer => new MessageBuilder('I').finish(),
+  parseComplete: (): Buffer => PARSE_COMPLETE,
+  bindComplete: (): Buffer => BIND_COMPLETE,
+  closeComplete: (): Buffer => CLOSE_COMPLETE,
+  noData: (): Buffer => NO_DATA,
+  portalSuspended: (): Buffer => PORTAL_SUSPENDED,
+  emptyQuery: (): Buffer => EMPTY_QUERY,
   commandComplete,
   parameterDescription: (oids: number[]): Buffer => {
     const m = new MessageBuilder('t').int16(oids.length);

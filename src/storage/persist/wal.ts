@@ -15,7 +15,8 @@
  *
  * Group commit: records are written as commits happen, and durability is one fdatasync for all the
  * records written so far. Commits that arrive while an fdatasync is in flight wait for the next one,
- * which covers all of them.
+ * which covers all of them; on a slow enough disk it starts once the writers the last one
+ * acknowledged have written again, or after a timer tick (commit-gather.ts).
  *
  * A single writer (every commit of the last second from one session, and the disk's fdatasync fast)
  * syncs on the calling thread instead: handing the call to libuv's thread pool and back costs two
@@ -30,6 +31,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { QuireError } from '../../common/errors.js';
+import { CommitGather } from './commit-gather.js';
 import { SyncPacer } from './sync-pacer.js';
 
 export const WAL_FILE = 'wal';
@@ -60,6 +62,18 @@ let slowSyncMs = SLOW_SYNC_MS;
 /** Test hook: the inline fdatasync time above which syncs go to the thread pool; null restores the default. */
 export function setSlowSyncMs(ms: number | null): void {
   slowSyncMs = ms ?? SLOW_SYNC_MS;
+}
+/**
+ * Group commit waits for the writers the last fdatasync acknowledged (commit-gather.ts) only on a disk
+ * whose fdatasyncs average at least this: the wait (up to a timer tick, about a millisecond) is then
+ * no longer than the fdatasync it lets them share.
+ */
+const GATHER_FROM_MS = 1;
+let gatherFromMs = GATHER_FROM_MS;
+
+/** Test hook: the average fdatasync time from which group commit waits for writers; null restores the default. */
+export function setGatherFromMs(ms: number | null): void {
+  gatherFromMs = ms ?? GATHER_FROM_MS;
 }
 /** Where a big record's small pieces are gathered between writes. */
 const STAGING = Buffer.allocUnsafe(1 << 20);
@@ -264,7 +278,10 @@ export class WalWriter {
   written: number;
   /** LSN up to which records are on disk. */
   durable: number;
+  /** The next fdatasync through the thread pool, from when a waiter asks for it until it returns. */
   private syncing: Promise<void> | null = null;
+  /** An fdatasync is running on the thread pool (it closes its file itself if the log moved on meanwhile). */
+  private fdatasyncing = false;
   private failure: QuireError | null = null;
   /** fdatasync calls made, so group commit can be observed. */
   syncs = 0;
@@ -282,6 +299,8 @@ export class WalWriter {
   private lastAppendAt = -Infinity;
   /** Inline or through the thread pool (concurrent writers, or a slow disk). */
   private readonly pacer = new SyncPacer(() => slowSyncMs, ASYNC_HOLD_MS);
+  /** When the thread pool's next fdatasync starts: once the writers it would acknowledge are back. */
+  private readonly gather = new CommitGather(() => gatherFromMs, 1, 100);
 
   constructor(
     private readonly file: string,
@@ -400,6 +419,7 @@ export class WalWriter {
     }
     this.size += RECORD_HEAD + length;
     this.written = lsn;
+    this.gather.wrote(writer);
     return lsn;
   }
 
@@ -450,12 +470,37 @@ export class WalWriter {
     this.pacer.timed(t1 - t0, t1);
   }
 
+  /** The next fdatasync, once the writers it would acknowledge are back (commit-gather.ts). */
   private sync(): Promise<void> {
+    const gathering = this.gather.wait(performance.now());
+    return gathering === null ? this.syncNow() : gathering.then(() => this.syncNow());
+  }
+
+  private syncNow(): Promise<void> {
     const target = this.written;
     const fd = this.fd;
+    if (fd < 0 || this.durable >= target) {
+      // Made durable meanwhile (a checkpoint, or close() syncing what was written), or closed without
+      // that sync succeeding: the waiters fail rather than wait for a log that is gone. Cleared in a
+      // later microtask: called from sync(), `syncing` is assigned after this returns.
+      const closedEarly = this.durable < target ? this.fail(new Error('the log was closed')) : null;
+      return Promise.resolve().then(() => {
+        this.syncing = null;
+        if (closedEarly !== null) throw closedEarly;
+      });
+    }
     this.syncs++;
+    this.gather.started();
+    this.fdatasyncing = true;
+    // As in syncInline: a sync covering a bulk load's record says nothing about a commit's.
+    const judged = this.bigWritten <= this.durable;
+    const t0 = performance.now();
     return new Promise<void>((resolve, reject) => {
       fs.fdatasync(fd, (err) => {
+        this.fdatasyncing = false;
+        const t1 = performance.now();
+        this.gather.finished(t1 - t0);
+        if (judged) this.pacer.pooled(t1 - t0, t1);
         this.syncing = null;
         if (fd !== this.fd) {
           // The log was rotated meanwhile: the checkpoint made these records durable in table files.
@@ -483,11 +528,13 @@ export class WalWriter {
     this.allocated = HEADER;
     this.durable = this.written;
     // An fdatasync in flight on the old file closes it when it returns.
-    if (this.syncing === null) fs.closeSync(old);
+    if (!this.fdatasyncing) fs.closeSync(old);
   }
 
   /** Syncs what is not yet durable (a close whose checkpoint failed still keeps its commits), then closes. */
   close(): void {
+    // A group commit waiting for writers finds the log closed and what was written synced below.
+    this.gather.flush();
     const fd = this.fd;
     this.fd = -1;
     if (this.syncFd >= 0) fs.closeSync(this.syncFd);
@@ -499,7 +546,7 @@ export class WalWriter {
       }
     } finally {
       // An fdatasync in flight closes the file when it returns.
-      if (this.syncing === null) fs.closeSync(fd);
+      if (!this.fdatasyncing) fs.closeSync(fd);
     }
   }
 }
