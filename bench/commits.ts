@@ -210,7 +210,7 @@ async function rawPgClient(port: number): Promise<Client & { end(): void }> {
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   const waiting: { resolve(): void; reject(e: Error): void }[] = [];
   let error: string | null = null;
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     let at = 0;
@@ -307,7 +307,7 @@ async function quirePgwireProc(dir: string, n = 1, raw = false): Promise<Engine>
   };
 }
 
-function sqliteClient(file: string): Client & { db: BetterSqlite3.Database } {
+function sqliteClient(file: string): Client & { db: BetterSqlite3 } {
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
