@@ -396,25 +396,34 @@ export function* radixSteps(
   let hi: Uint32Array | null = wide ? takeU32(m) : null;
   const flip = desc ? 0xffffffff : 0;
   let w = 0;
-  sawNegativeZero = false;
+  // The flag is module state that another statement's sort resets between our pieces: read after each.
+  let negativeZero = false;
   for (let s = 0; s < n; s += RADIX_PIECE) {
     if (s > 0) yield;
     const to = Math.min(n, s + RADIX_PIECE);
+    sawNegativeZero = false;
     w = hi !== null ? f64Images(data as Float64Array, nulls, to, s, w, flip, idx, lo, hi) : radixImages(data, nulls, to, s, w, flip, idx, lo);
+    if (sawNegativeZero) negativeZero = true;
   }
   if (hi !== null && m >= MSD_MIN) {
     const idx2 = takeU32(m);
     const lo2 = takeU32(m);
     const hi2 = takeU32(m);
     yield* sortWordPairs(idx, hi, lo, idx2, hi2, lo2, m);
+    const order = placeNulls(idx, nulls, n, m, nullsFirst);
+    // The words end sorted in place: the key column in sorted order is decoded from them, read in
+    // sequence, instead of gathered through the permutation (a cache miss a row at these sizes).
+    if (decoded !== undefined && !negativeZero) {
+      yield;
+      decoded.column = decodeF64Images(hi, lo, m, flip, n, nulls !== null && m < n, nullsFirst, decoded.into);
+    }
     give(lo, lo2, hi, hi2, idx2);
-    return placeNulls(idx, nulls, n, m, nullsFirst);
+    return order;
   }
   if (hi !== null && m >= HI_FIRST_MIN) {
     const idx2 = takeU32(m);
     const lo2 = takeU32(m);
     const hi2 = takeU32(m);
-    const negativeZero = sawNegativeZero;
     const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
     // Placing the NULL rows reads the input's NULL mask, which decoding may then write over.
     const order = placeNulls(sorted.idx, nulls, n, m, nullsFirst);
