@@ -684,7 +684,11 @@ export function* emitRuns(
     for (let s = Math.min(skip, order.length), e = s; s < order.length; s = e) {
       e = Math.min(order.length, s + BATCH_SIZE);
       if (same !== null && e < order.length && misses < ALIGN_MISSES) {
-        const g = groupEnd(same, order, s + (BATCH_SIZE >> 2), e);
+        let g = groupEnd(same, order, s + (BATCH_SIZE >> 2), e);
+        // A group that started in this batch and runs past its end: the batch is stretched to the
+        // group's end when that comes within ALIGN_STRETCH rows, so the Window above gets the group
+        // whole instead of copying its pieces together.
+        if (g < 0 && groupStarts(same, order, s, e)) g = groupEndAfter(same, order, e, Math.min(order.length, s + ALIGN_STRETCH));
         if (g < 0) misses++;
         else {
           misses = 0;
@@ -742,6 +746,29 @@ export function* emitRuns(
 
 /** Batches in a row that found no group end before the search stops (the groups are larger than batches). */
 const ALIGN_MISSES = 4;
+
+/**
+ * Rows an aligned batch may stretch to so that it ends with a group (the Window's blocks of up to this
+ * many rows go out unsliced, so batches of this size already flow above it).
+ */
+const ALIGN_STRETCH = BATCH_SIZE * 4;
+
+/** Whether some group starts at a sorted position in [s, e) (s itself counts when it is 0 or a change). */
+function groupStarts(keys: readonly GroupKey[], order: Uint32Array, s: number, e: number): boolean {
+  if (s === 0) return true;
+  for (let r = s; r < e; r++) if (groupsDiffer(keys, order, r - 1, r)) return true;
+  return false;
+}
+
+/**
+ * The first r in (e, limit] where sorted rows r - 1 and r belong to different groups (`limit` itself
+ * when that is the end of the rows), or -1.
+ */
+function groupEndAfter(keys: readonly GroupKey[], order: Uint32Array, e: number, limit: number): number {
+  const last = Math.min(limit, order.length - 1);
+  for (let r = e + 1; r <= last; r++) if (groupsDiffer(keys, order, r - 1, r)) return r;
+  return limit === order.length ? limit : -1;
+}
 
 /**
  * The last row r in (lo, e] where sorted rows r - 1 and r belong to different groups, so a batch ending
