@@ -61,6 +61,14 @@ export function takeF64(n: number): Float64Array<ArrayBuffer> {
   return b === null ? new Float64Array(n) : new Float64Array(b, 0, n);
 }
 
+/**
+ * Whether arrays of this many bytes in all could come back from the pool: above it, borrowing them
+ * only adds the work of copying out whatever must outlive the borrow.
+ */
+export function poolCanHold(bytes: number): boolean {
+  return bytes <= MAX_BYTES;
+}
+
 /** Gives back arrays the caller no longer reads (views over a whole buffer or its start). */
 export function give(...arrays: (Uint32Array | Float64Array | null)[]): void {
   for (const a of arrays) {

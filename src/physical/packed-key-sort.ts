@@ -276,22 +276,23 @@ export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = tr
     order = r.idx;
     lo = r.key;
   } else {
-    const code = takeF64(n).fill(0);
+    // Every key but the last is summed into a double code; the last key's pass adds its own code and
+    // writes the two words directly, so the code array is not read back once more to split it (a
+    // single key needs no code array at all).
+    const code = plans.length > 1 ? takeF64(n).fill(0) : null;
+    const l = takeU32(n);
+    const h = takeU32(n);
     let below = total;
-    for (const p of plans) {
+    for (let q = 0; q < plans.length; q++) {
+      const p = plans[q]!;
       below -= p.bits;
       for (let s = 0; s < n; s += PIECE) {
         yield;
-        encodeKey(p, code, s, Math.min(n, s + PIECE), 2 ** below);
+        if (q < plans.length - 1) encodeKey(p, code!, s, Math.min(n, s + PIECE), 2 ** below);
+        else encodeKeyWords(p, code, l, h, s, Math.min(n, s + PIECE), 2 ** below);
       }
     }
-    const l = takeU32(n);
-    const h = takeU32(n);
-    for (let s = 0; s < n; s += PIECE) {
-      yield;
-      splitWords(code, l, h, s, Math.min(n, s + PIECE));
-    }
-    give(code);
+    if (code !== null) give(code);
     const r = yield* radix64(l, h, n, total);
     order = r.idx;
     lo = r.lo;
@@ -311,15 +312,6 @@ export function* packedSortSteps(b: Batch, keys: readonly SortKey[], decode = tr
   return { order, sorted };
 }
 
-/** The two 32-bit words of codes below 2^53, rows [from, to). */
-function splitWords(code: Float64Array, l: Uint32Array, h: Uint32Array, from: number, to: number): void {
-  for (let i = from; i < to; i++) {
-    const c = code[i]!;
-    l[i] = c >>> 0;
-    h[i] = (c / 4294967296) >>> 0;
-  }
-}
-
 /** code += this key's code * 2^below, per row (exact: the total stays below 2^53). */
 function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, from: number, to: number, scale: number): void {
   const { data, nulls, min, max, step, desc } = p;
@@ -337,7 +329,21 @@ function encodeKey(p: KeyPlan, code: Uint32Array | Float64Array, from: number, t
   else encodeU8W(data, nulls, code, from, to, scale, base, sign, step, shift, nullCode);
 }
 
-/** The sorted values of one key from the sorted codes (words lo, hi): its bits sit `below` bits up. */
+/**
+ * The last key's pass of a two-word code: (prev + this key's code * 2^below) split into its two 32-bit
+ * words, rows [from, to); prev is the sum of the earlier keys' codes, or null when there are none.
+ */
+function encodeKeyWords(p: KeyPlan, prev: Float64Array | null, lo: Uint32Array, hi: Uint32Array, from: number, to: number, scale: number): void {
+  const { data, nulls, min, max, step, desc } = p;
+  const shift = nulls !== null && p.nullsFirst ? 1 : 0;
+  const nullCode = p.nullsFirst ? 0 : (max - min) / step + 1;
+  const base = desc ? max : min;
+  const sign = desc ? -1 : 1;
+  if (data instanceof Int32Array) wordsI32(data, nulls, prev, lo, hi, from, to, scale, base, sign, step, shift, nullCode);
+  else if (data instanceof Float64Array) wordsF64(data, nulls, prev, lo, hi, from, to, scale, base, sign, step, shift, nullCode);
+  else wordsU8(data, nulls, prev, lo, hi, from, to, scale, base, sign, step, shift, nullCode);
+}
+
 /**
  * Decoding one key in pieces. Each piece runs small loops over rows [from, to): a loop that runs once
  * per sort over a million rows would stay in V8's interpreter for the few calls a query makes, while
@@ -592,6 +598,124 @@ function encodeU8W(
   for (let i = from; i < to; i++) {
     const c = nulls !== null && nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
     code[i] = code[i]! + c * scale;
+  }
+}
+
+// wordsI32 / wordsF64 / wordsU8: encodeKeyWords per key storage (one loop shape each, as above).
+function wordsI32(
+  data: Int32Array,
+  nulls: Uint8Array | null,
+  prev: Float64Array | null,
+  lo: Uint32Array,
+  hi: Uint32Array,
+  from: number,
+  to: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && prev !== null) {
+    for (let i = from; i < to; i++) {
+      const c = prev[i]! + ((sign * (data[i]! - base)) / step) * scale;
+      lo[i] = c >>> 0;
+      hi[i] = (c / 4294967296) >>> 0;
+    }
+    return;
+  }
+  if (nulls === null) {
+    for (let i = from; i < to; i++) {
+      const c = ((sign * (data[i]! - base)) / step) * scale;
+      lo[i] = c >>> 0;
+      hi[i] = (c / 4294967296) >>> 0;
+    }
+    return;
+  }
+  for (let i = from; i < to; i++) {
+    const k = nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    const c = (prev === null ? 0 : prev[i]!) + k * scale;
+    lo[i] = c >>> 0;
+    hi[i] = (c / 4294967296) >>> 0;
+  }
+}
+
+function wordsF64(
+  data: Float64Array,
+  nulls: Uint8Array | null,
+  prev: Float64Array | null,
+  lo: Uint32Array,
+  hi: Uint32Array,
+  from: number,
+  to: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && prev !== null) {
+    for (let i = from; i < to; i++) {
+      const c = prev[i]! + ((sign * (data[i]! - base)) / step) * scale;
+      lo[i] = c >>> 0;
+      hi[i] = (c / 4294967296) >>> 0;
+    }
+    return;
+  }
+  if (nulls === null) {
+    for (let i = from; i < to; i++) {
+      const c = ((sign * (data[i]! - base)) / step) * scale;
+      lo[i] = c >>> 0;
+      hi[i] = (c / 4294967296) >>> 0;
+    }
+    return;
+  }
+  for (let i = from; i < to; i++) {
+    const k = nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    const c = (prev === null ? 0 : prev[i]!) + k * scale;
+    lo[i] = c >>> 0;
+    hi[i] = (c / 4294967296) >>> 0;
+  }
+}
+
+function wordsU8(
+  data: Uint8Array,
+  nulls: Uint8Array | null,
+  prev: Float64Array | null,
+  lo: Uint32Array,
+  hi: Uint32Array,
+  from: number,
+  to: number,
+  scale: number,
+  base: number,
+  sign: number,
+  step: number,
+  shift: number,
+  nullCode: number,
+): void {
+  if (nulls === null && prev !== null) {
+    for (let i = from; i < to; i++) {
+      const c = prev[i]! + ((sign * (data[i]! - base)) / step) * scale;
+      lo[i] = c >>> 0;
+      hi[i] = (c / 4294967296) >>> 0;
+    }
+    return;
+  }
+  if (nulls === null) {
+    for (let i = from; i < to; i++) {
+      const c = ((sign * (data[i]! - base)) / step) * scale;
+      lo[i] = c >>> 0;
+      hi[i] = (c / 4294967296) >>> 0;
+    }
+    return;
+  }
+  for (let i = from; i < to; i++) {
+    const k = nulls[i] === 1 ? nullCode : (sign * (data[i]! - base)) / step + shift;
+    const c = (prev === null ? 0 : prev[i]!) + k * scale;
+    lo[i] = c >>> 0;
+    hi[i] = (c / 4294967296) >>> 0;
   }
 }
 
@@ -863,6 +987,42 @@ function* topDigitFirst(lo: Uint32Array, hi: Uint32Array, n: number, bits: numbe
   start.set(counts.subarray(0, size));
   start[size] = n;
   let idx: Uint32Array = identityPerm(n);
+  // Every bucket makes the same number of passes (none skipped), so all end in the same arrays.
+  const passes = Math.ceil(rest / (wide ? 11 : 9));
+  const width = Math.ceil(rest / passes);
+  if (rest <= 32) {
+    // The bits below the top digit lie in lo, and hi is the same for every row of a bucket: only the
+    // row numbers and lo are moved (a third less memory traffic per pass), and hi is written per bucket.
+    const idx2 = takeU32(n);
+    const lo2 = takeU32(n);
+    for (let s = 0; s < n; s += PIECE) {
+      yield;
+      scatterTop(lo, hi, idx, lo2, idx2, s, Math.min(n, s + PIECE), counts, rest, mask, where);
+    }
+    const bc = new Uint32Array(passes << width);
+    // hi of bucket d: the code d * 2^rest + (bits below 2^rest) over 2^32.
+    const hiStep = 2 ** (32 - rest);
+    let done = 0;
+    for (let d = 0; d < size; d++) {
+      const from = start[d]!;
+      const to = start[d + 1]!;
+      if (to > from) {
+        sortBucketLo(idx2, lo2, idx, lo, from, to, passes, width, bc);
+        hi.fill(Math.floor(d / hiStep), from, to);
+      }
+      done += to - from;
+      if (done >= PIECE) {
+        done = 0;
+        yield;
+      }
+    }
+    if (passes % 2 === 0) {
+      give(idx, lo);
+      return { idx: idx2, lo: lo2, hi };
+    }
+    give(idx2, lo2);
+    return { idx, lo, hi };
+  }
   const idx2 = takeU32(n);
   const lo2 = takeU32(n);
   const hi2 = takeU32(n);
@@ -870,9 +1030,6 @@ function* topDigitFirst(lo: Uint32Array, hi: Uint32Array, n: number, bits: numbe
     yield;
     scatter64(lo, hi, idx, lo2, hi2, idx2, s, Math.min(n, s + PIECE), counts, 0, rest, mask, where);
   }
-  // Every bucket makes the same number of passes (none skipped), so all end in the same arrays.
-  const passes = Math.ceil(rest / (wide ? 11 : 9));
-  const width = Math.ceil(rest / passes);
   const bc = new Uint32Array(1 << width);
   let done = 0;
   for (let d = 0; d < size; d++) {
@@ -934,5 +1091,98 @@ function sortBucket(
     t = hi;
     hi = hi2;
     hi2 = t;
+  }
+}
+
+/** The top-digit scatter when hi need not move (see topDigitFirst): row numbers and lo only. */
+function scatterTop(
+  lo: Uint32Array,
+  hi: Uint32Array,
+  idx: Uint32Array,
+  lo2: Uint32Array,
+  idx2: Uint32Array,
+  from: number,
+  to: number,
+  counts: Uint32Array,
+  shift: number,
+  mask: number,
+  where: number,
+): void {
+  if (where === 0) {
+    for (let i = from; i < to; i++) {
+      const x = lo[i]!;
+      const at = counts[(x >>> shift) & mask]++;
+      idx2[at] = idx[i]!;
+      lo2[at] = x;
+    }
+  } else if (where === 1) {
+    const sh = shift - 32;
+    for (let i = from; i < to; i++) {
+      const at = counts[(hi[i]! >>> sh) & mask]++;
+      idx2[at] = idx[i]!;
+      lo2[at] = lo[i]!;
+    }
+  } else {
+    const up = 32 - shift;
+    for (let i = from; i < to; i++) {
+      const x = lo[i]!;
+      const at = counts[((x >>> shift) | (hi[i]! << up)) & mask]++;
+      idx2[at] = idx[i]!;
+      lo2[at] = x;
+    }
+  }
+}
+
+/**
+ * sortBucket for digits that all lie in lo: moves (idx, lo) only. One sweep over the bucket counts the
+ * digits of every pass (`counts` holds passes * 2^width counters), so each pass just scatters.
+ */
+function sortBucketLo(idx: Uint32Array, lo: Uint32Array, idx2: Uint32Array, lo2: Uint32Array, from: number, to: number, passes: number, width: number, counts: Uint32Array): void {
+  const size = 1 << width;
+  const mask = size - 1;
+  counts.fill(0);
+  if (passes === 3) histogramLo3(lo, from, to, counts, width, mask);
+  else for (let p = 0; p < passes; p++) histogramLo(lo, from, to, counts, p * size, p * width, mask);
+  for (let p = 0; p < passes; p++) {
+    const base = p * size;
+    let sum = from;
+    for (let d = 0; d < size; d++) {
+      const c = counts[base + d]!;
+      counts[base + d] = sum;
+      sum += c;
+    }
+    scatterLoOnly(lo, idx, lo2, idx2, from, to, counts, base, p * width, mask);
+    let t = idx;
+    idx = idx2;
+    idx2 = t;
+    t = lo;
+    lo = lo2;
+    lo2 = t;
+  }
+}
+
+function histogramLo(lo: Uint32Array, from: number, to: number, counts: Uint32Array, base: number, shift: number, mask: number): void {
+  for (let i = from; i < to; i++) counts[base + ((lo[i]! >>> shift) & mask)]++;
+}
+
+/** The three digit histograms of a bucket in one sweep. */
+function histogramLo3(lo: Uint32Array, from: number, to: number, counts: Uint32Array, width: number, mask: number): void {
+  const b1 = 1 << width;
+  const b2 = 2 << width;
+  const w2 = 2 * width;
+  for (let i = from; i < to; i++) {
+    const x = lo[i]!;
+    counts[x & mask]++;
+    counts[b1 + ((x >>> width) & mask)]++;
+    counts[b2 + ((x >>> w2) & mask)]++;
+  }
+}
+
+function scatterLoOnly(lo: Uint32Array, idx: Uint32Array, lo2: Uint32Array, idx2: Uint32Array, from: number, to: number, counts: Uint32Array, base: number, shift: number, mask: number): void {
+  for (let i = from; i < to; i++) {
+    const x = lo[i]!;
+    const at = counts[base + ((x >>> shift) & mask)]++;
+    idx2[at] = idx[i]!;
+    lo2[at] = x;
   }
 }

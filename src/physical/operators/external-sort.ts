@@ -23,7 +23,7 @@
 import type { DataType } from '../../common/types.js';
 import { sliceBatch, takeBatch, BATCH_SIZE, type Batch } from '../../common/column.js';
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
-import { give, pooledAlloc } from '../../execution/scratch.js';
+import { give, poolCanHold, pooledAlloc } from '../../execution/scratch.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { reduceRuns, streamRuns } from '../../execution/merge/multi-pass.js';
 import { batchBytes, queryMemory, type MemoryReservation } from '../../execution/memory-pool.js';
@@ -154,9 +154,11 @@ export class ExternalSort extends Sort {
         // Several batches are concatenated into arrays this operator owns; a single one is the input's.
         // The arrays are pooled memory (a million rows of fresh pages cost more than the sort): the
         // output copies every column out of them, and they go back to the pool when the output ends.
+        // Beyond what the pool can hold, the arrays are fresh: the output then slices the sorted key
+        // columns instead of copying every batch out of arrays that would go back to the pool.
         const owned = buffered.length > 1;
         const bounds = keyBounds(buffered, this.keys);
-        const all = await concatBatchesAsync(types, buffered, ctx, owned ? pooledAlloc(pooled) : undefined);
+        const all = await concatBatchesAsync(types, buffered, ctx, owned && poolCanHold(bytes) ? pooledAlloc(pooled) : undefined);
         buffered = [];
         if (utf8 != null) {
           const held = utf8;

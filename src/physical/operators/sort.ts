@@ -396,25 +396,34 @@ export function* radixSteps(
   let hi: Uint32Array | null = wide ? takeU32(m) : null;
   const flip = desc ? 0xffffffff : 0;
   let w = 0;
-  sawNegativeZero = false;
+  // The flag is module state that another statement's sort resets between our pieces: read after each.
+  let negativeZero = false;
   for (let s = 0; s < n; s += RADIX_PIECE) {
     if (s > 0) yield;
     const to = Math.min(n, s + RADIX_PIECE);
+    sawNegativeZero = false;
     w = hi !== null ? f64Images(data as Float64Array, nulls, to, s, w, flip, idx, lo, hi) : radixImages(data, nulls, to, s, w, flip, idx, lo);
+    if (sawNegativeZero) negativeZero = true;
   }
   if (hi !== null && m >= MSD_MIN) {
     const idx2 = takeU32(m);
     const lo2 = takeU32(m);
     const hi2 = takeU32(m);
     yield* sortWordPairs(idx, hi, lo, idx2, hi2, lo2, m);
+    const order = placeNulls(idx, nulls, n, m, nullsFirst);
+    // The words end sorted in place: the key column in sorted order is decoded from them, read in
+    // sequence, instead of gathered through the permutation (a cache miss a row at these sizes).
+    if (decoded !== undefined && !negativeZero) {
+      yield;
+      decoded.column = decodeF64Images(hi, lo, m, flip, n, nulls !== null && m < n, nullsFirst, decoded.into);
+    }
     give(lo, lo2, hi, hi2, idx2);
-    return placeNulls(idx, nulls, n, m, nullsFirst);
+    return order;
   }
   if (hi !== null && m >= HI_FIRST_MIN) {
     const idx2 = takeU32(m);
     const lo2 = takeU32(m);
     const hi2 = takeU32(m);
-    const negativeZero = sawNegativeZero;
     const sorted = yield* sortHighWordFirst(idx, lo, hi, idx2, lo2, hi2, m);
     // Placing the NULL rows reads the input's NULL mask, which decoding may then write over.
     const order = placeNulls(sorted.idx, nulls, n, m, nullsFirst);
@@ -675,7 +684,11 @@ export function* emitRuns(
     for (let s = Math.min(skip, order.length), e = s; s < order.length; s = e) {
       e = Math.min(order.length, s + BATCH_SIZE);
       if (same !== null && e < order.length && misses < ALIGN_MISSES) {
-        const g = groupEnd(same, order, s + (BATCH_SIZE >> 2), e);
+        let g = groupEnd(same, order, s + (BATCH_SIZE >> 2), e);
+        // A group that started in this batch and runs past its end: the batch is stretched to the
+        // group's end when that comes within ALIGN_STRETCH rows, so the Window above gets the group
+        // whole instead of copying its pieces together.
+        if (g < 0 && groupStarts(same, order, s, e)) g = groupEndAfter(same, order, e, Math.min(order.length, s + ALIGN_STRETCH));
         if (g < 0) misses++;
         else {
           misses = 0;
@@ -733,6 +746,29 @@ export function* emitRuns(
 
 /** Batches in a row that found no group end before the search stops (the groups are larger than batches). */
 const ALIGN_MISSES = 4;
+
+/**
+ * Rows an aligned batch may stretch to so that it ends with a group (the Window's blocks of up to this
+ * many rows go out unsliced, so batches of this size already flow above it).
+ */
+const ALIGN_STRETCH = BATCH_SIZE * 4;
+
+/** Whether some group starts at a sorted position in [s, e) (s itself counts when it is 0 or a change). */
+function groupStarts(keys: readonly GroupKey[], order: Uint32Array, s: number, e: number): boolean {
+  if (s === 0) return true;
+  for (let r = s; r < e; r++) if (groupsDiffer(keys, order, r - 1, r)) return true;
+  return false;
+}
+
+/**
+ * The first r in (e, limit] where sorted rows r - 1 and r belong to different groups (`limit` itself
+ * when that is the end of the rows), or -1.
+ */
+function groupEndAfter(keys: readonly GroupKey[], order: Uint32Array, e: number, limit: number): number {
+  const last = Math.min(limit, order.length - 1);
+  for (let r = e + 1; r <= last; r++) if (groupsDiffer(keys, order, r - 1, r)) return r;
+  return limit === order.length ? limit : -1;
+}
 
 /**
  * The last row r in (lo, e] where sorted rows r - 1 and r belong to different groups, so a batch ending
