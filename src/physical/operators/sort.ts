@@ -17,6 +17,7 @@
 import { give, pooledAlloc, takeU32 } from '../../execution/scratch.js';
 import { digitOffsets } from '../digit-offsets.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, deadColumn, makeColumn, takeBatch, takeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
+import { packedMap } from '../../common/packed-map.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { PG_TIE_ORDER_MAX_ROWS, pgTieOrderSort } from '../pg-tie-order.js';
@@ -666,7 +667,7 @@ export function* emitRuns(
     const same =
       align === null
         ? null
-        : align.map((c): GroupKey => {
+        : packedMap(align, (c): GroupKey => {
             const done = sorted?.get(c);
             const col = done ?? batch.columns[c]!;
             return { data: col.data, nulls: col.nulls, byOrder: done === undefined };
@@ -727,7 +728,7 @@ export function* emitRuns(
       k++;
     }
     if (k === 0) return;
-    yield { columns: out.map((b) => b.finish()), length: k };
+    yield { columns: packedMap(out, (b) => b.finish()), length: k };
   }
 }
 
