@@ -688,7 +688,7 @@ export function* emitRuns(
         continue;
       }
       const sel = order.subarray(s, e);
-      const columns = batch.columns.map((c, i) => {
+      const columns = packedMap(batch.columns, (c, i) => {
         const done = sorted?.get(i);
         if (done === undefined) {
           const t = text?.get(i);
@@ -899,7 +899,7 @@ export class Sort extends PhysicalOperator {
       for (let s = Math.min(this.offset, n); s < n; s += BATCH_SIZE) {
         const e = Math.min(n, s + BATCH_SIZE);
         const sel = order.subarray(s, e);
-        const columns = all.columns.map((c, i) => {
+        const columns = packedMap(all.columns, (c, i) => {
           const text = utf8.get(i);
           return text === undefined ? takeColumn(c, sel, e - s) : text.take(sel, e - s);
         });
