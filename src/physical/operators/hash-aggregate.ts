@@ -595,8 +595,11 @@ export interface ConsumeState {
   grown: number;
   /** Serves the accumulators' large doublings from arrays prepared between batches. */
   readonly reserve: GrowthReserve;
-  /** The one-pass loop over these aggregates (undefined: not looked at yet; null: they cannot use it). */
-  inline?: InlinePlan | null;
+  /**
+   * The one-pass loop over these aggregates (undefined: not looked at yet; null: they cannot use it).
+   * Present from the start, so the state keeps one shape while the loops that read it run.
+   */
+  inline: InlinePlan | null | undefined;
 }
 
 interface InlinePlan {
@@ -875,6 +878,7 @@ export class HashAggregate extends PhysicalOperator {
       perGroup: new Float64Array(0),
       grown: 0,
       reserve: new GrowthReserve(),
+      inline: undefined,
     };
     // Groups, DISTINCT / ORDER BY inputs and states that keep every value (string_agg, array_agg, …)
     // grow with the data: reserved per batch, refused with 53200 (HybridHashAggregate is the spilling form).
