@@ -13,7 +13,7 @@ import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { T, typeDisplayName, type DataType, type Field, type Value } from '../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../common/column.js';
-import type { ExecContext, StatementClock } from '../execution/context.js';
+import { makeExecContext, type ExecContext, type StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
 import { batchBytes, queryMemory, reserveResult, ROW_ARRAY_BYTES, type MemoryReservation } from '../execution/memory-pool.js';
@@ -891,21 +891,20 @@ export class Database implements UtilityHost {
     const now = performance.now();
     const deadline = limits?.deadline ?? Infinity;
     const signal = limits?.signal ? AbortSignal.any([this.abort.signal, limits.signal]) : this.abort.signal;
-    return {
+    return makeExecContext({
       eval: this.session.evalContext(nowMicros()),
       params: values,
-      outer: [],
       signal,
-      ...(deadline !== Infinity ? { deadline } : {}),
+      deadline: deadline !== Infinity ? deadline : undefined,
       clock: this.clock,
-      worktables: new Map(),
-      initPlans: new Map(),
-      ticker: { last: now, count: 0 },
+      // `used` from the start: a field added when the statement first parks would change the
+      // ticker's shape mid-statement and deoptimize the loops that read it.
+      ticker: { last: now, count: 0, used: 0 },
       analyze,
       notice: (message) => {
         this.raised.push(message);
       },
-    };
+    });
   }
 
   /** The messages raised since the last call (a statement's PL/pgSQL notices). */

@@ -7,6 +7,7 @@
  */
 import { storageKind, type DataType, type Value } from './types.js';
 import { encodeText, type DictCodes, type TextDictionary } from './text-dictionary.js';
+import { packedMap } from './packed-map.js';
 
 export type ColumnData = Uint8Array | Int32Array | Float64Array | Value[];
 
@@ -30,6 +31,13 @@ export interface Batch {
 }
 
 export const BATCH_SIZE = 4096;
+
+/** `cols[idx[0]], cols[idx[1]], …` as a packed array in every tier (see packedMap). */
+export function pickColumns(cols: readonly Column[], idx: readonly number[]): Column[] {
+  const out: Column[] = [];
+  for (let i = 0; i < idx.length; i++) out.push(cols[idx[i]!]!);
+  return out;
+}
 
 export function emptyBatch(types: readonly DataType[]): Batch {
   return { columns: types.map((t) => makeColumn(t, allocData(t, 0), null)), length: 0 };
@@ -366,8 +374,8 @@ function isDead(c: Column, n: number): boolean {
 
 /** Gather rows `sel[0..n)` of every column (only the columns `need` marks, when given; the rest become placeholders). */
 export function takeBatch(b: Batch, sel: Uint32Array | number[], n: number, need: readonly boolean[] | null = null): Batch {
-  if (need === null) return { columns: b.columns.map((c) => takeColumn(c, sel, n)), length: n };
-  return { columns: b.columns.map((c, i) => (need[i] === false ? deadColumn(c.type) : takeColumn(c, sel, n))), length: n };
+  if (need === null) return { columns: packedMap(b.columns, (c) => takeColumn(c, sel, n)), length: n };
+  return { columns: packedMap(b.columns, (c, i) => (need[i] === false ? deadColumn(c.type) : takeColumn(c, sel, n))), length: n };
 }
 
 export function takeColumn(c: Column, sel: Uint32Array | number[], n: number): Column {
@@ -421,7 +429,7 @@ function takeObj(d: Value[], sel: Uint32Array | number[], n: number): Value[] {
 export function sliceBatch(b: Batch, start: number, end: number): Batch {
   if (start === 0 && end >= b.length) return b;
   return {
-    columns: b.columns.map((c) =>
+    columns: packedMap(b.columns, (c) =>
       textPending(c)
         ? pendingSlice(c, c.dict!.codes.subarray(start, end), c.nulls === null ? null : c.nulls.subarray(start, end))
         : makeColumn(

@@ -30,7 +30,7 @@
  */
 import type { Node, SelectStmt } from '@pgsql/types';
 import { T, type DataType, type Value } from '../common/types.js';
-import type { ExecContext } from '../execution/context.js';
+import { deriveContext, type ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { LogicalPlan } from '../logical/plan.js';
 import type { PhysicalOperator } from '../physical/operator.js';
@@ -371,7 +371,9 @@ export class Pager {
     }
     const columns = bound.schema.slice(0, shape.visible).map((f) => ({ name: f.name, type: f.type.name === 'unknown' ? T.text : f.type }));
     const base = this.db.execContext(binder.paramTypes, params, false);
-    const ctx: ExecContext = { ...base, eval: evalCtx, ...(signal ? { signal } : {}) };
+    // A caller's signal may outlive many requests: listen on a per-request signal that follows it, so
+    // the context's abort listener goes away with the request.
+    const ctx: ExecContext = deriveContext(base, signal ? { eval: evalCtx, signal: AbortSignal.any([signal]) } : { eval: evalCtx });
     const encodedParams = params.map(encodeValue);
     const limitSpec = shape.limit === null ? '' : shape.limit.decided && mode === 'keyset' ? ':ls' : ':lh';
     const keySpec = (mode === 'keyset' ? `${shape.position !== null ? 'pos' : shape.unique ? 'u' : 'd'}:${shape.keys.map((k) => `${k.col}${k.desc ? 'd' : 'a'}${k.nullsFirst ? 'f' : 'l'}`).join(',')}` : 'offset') + limitSpec;

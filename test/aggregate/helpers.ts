@@ -3,7 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { formatValue } from '../../src/common/format-value.js';
 import type { DataType, Schema, Value } from '../../src/common/types.js';
 import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
-import type { ExecContext } from '../../src/execution/context.js';
+import { makeExecContext, type ExecContext } from '../../src/execution/context.js';
 import { lookupAggregate } from '../../src/functions/aggregate/registry.js';
 import type { ResolvedAggregate } from '../../src/functions/aggregate/aggregate-function.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';
@@ -29,7 +29,7 @@ export class BatchSource extends PhysicalOperator {
 }
 
 export function testContext(): ExecContext {
-  return {
+  return makeExecContext({
     eval: {
       timezone: 'UTC',
       statementTime: 0,
@@ -39,11 +39,8 @@ export function testContext(): ExecContext {
       setting: () => undefined,
     },
     params: [],
-    outer: [],
-    worktables: new Map(),
-    initPlans: new Map(),
     analyze: false,
-  };
+  });
 }
 
 /** Rows (row-major) → batches of the given sizes (cycled), through ColumnBuilder like real operators. */

@@ -9,7 +9,7 @@ import { T, type DataType, type Field, type Value } from '../../src/common/types
 import { batchRows, ColumnBuilder, concatBatches, type Batch } from '../../src/common/column.js';
 import { sortPermutation } from '../../src/physical/operators/sort.js';
 import type { SortKey } from '../../src/physical/sort-key.js';
-import type { ExecContext } from '../../src/execution/context.js';
+import { makeExecContext, type ExecContext } from '../../src/execution/context.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';
 
@@ -47,7 +47,7 @@ export function makeCtx(): ExecContext {
     setSeed: () => {},
     setting: () => undefined,
   };
-  return { eval: ev, params: [], outer: [], worktables: new Map(), initPlans: new Map(), analyze: false };
+  return makeExecContext({ eval: ev, params: [], analyze: false });
 }
 
 export async function collect(op: PhysicalOperator, ctx = makeCtx()): Promise<Value[][]> {

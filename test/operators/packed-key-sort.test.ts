@@ -10,7 +10,7 @@ import { makeColumn, takeColumn, type Batch, type Column } from '../../src/commo
 import { packedSort, packedSortSteps } from '../../src/physical/packed-key-sort.js';
 import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
 import { identity, sortRunAsync } from '../../src/physical/operators/sort.js';
-import type { ExecContext } from '../../src/execution/context.js';
+import { makeExecContext } from '../../src/execution/context.js';
 import { rng } from '../window/window-gen.js';
 
 interface Spec {
@@ -160,7 +160,8 @@ describe('packedSort in pieces', () => {
   });
 
   it('sortRunAsync takes the stepped numeric paths (packed, several keys) with the comparator\'s order', async () => {
-    const ctx = { outer: [], analyze: false } as unknown as ExecContext;
+    const ev = { timezone: 'UTC', statementTime: 0, transactionTime: 0, random: () => 0.5, setSeed: () => {}, setting: () => undefined };
+    const ctx = makeExecContext({ eval: ev, params: [], analyze: false });
     const f = Float64Array.from(v, (x, i) => (i % 7 === 0 ? x + 0.25 : x)); // fractions: the packed sort declines
     const b: Batch = { columns: [makeColumn(T.int4, g, gNulls), makeColumn(T.float8, f, null)], length: n };
     const keys: SortKey[] = [{ col: 0, type: T.int4, desc: false, nullsFirst: false }, { col: 1, type: T.float8, desc: true, nullsFirst: false }];

@@ -10,7 +10,7 @@ import { Interval } from '../../src/common/interval.js';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Field, type Value } from '../../src/common/types.js';
 import { BATCH_SIZE, ColumnBuilder, type Batch } from '../../src/common/column.js';
-import type { ExecContext } from '../../src/execution/context.js';
+import { makeExecContext, type ExecContext } from '../../src/execution/context.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 
 /** mulberry32: seeded, so a failing fuzz case can be replayed from its seed. */
@@ -34,7 +34,7 @@ export function spillCtx(settings: Record<string, string>, signal?: AbortSignal,
     setSeed: () => {},
     setting: (n) => settings[n.toLowerCase()],
   };
-  return { eval: ev, params: [], outer: [], worktables: new Map(), initPlans: new Map(), analyze, ...(signal ? { signal } : {}) };
+  return makeExecContext({ eval: ev, params: [], analyze, signal });
 }
 
 export function tempDir(): { dir: string; files(): string[]; remove(): void } {

@@ -11,6 +11,7 @@
  */
 import type { DataType } from '../../common/types.js';
 import { ColumnBuilder, type Batch } from '../../common/column.js';
+import { packedMap } from '../../common/packed-map.js';
 import { LoserTree } from './loser-tree.js';
 
 export type RowCompare = (i: number, j: number) => number;
@@ -105,7 +106,7 @@ export async function* mergeSorted<V>(
         tree.replay();
       }
       if (count === 0) return;
-      yield { columns: out.map((o) => o.finish()), length: count };
+      yield { columns: packedMap(out, (o) => o.finish()), length: count };
       if (count < opts.outRows) return;
     }
   } finally {

@@ -7,7 +7,7 @@
  * the others.
  */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../common/column.js';
+import { pickColumns, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { batchBytes, queryMemory } from '../../execution/memory-pool.js';
 import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
@@ -77,7 +77,7 @@ export class CteScan extends PhysicalOperator {
     const rows = await this.shared.rows(ctx);
     const proj = this.projection;
     for (const b of rows) {
-      yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
+      yield proj === null ? b : { columns: pickColumns(b.columns, proj), length: b.length };
     }
   }
 }

@@ -21,6 +21,7 @@ import {
   getValue,
   type ChunkedColumn,
   makeColumn,
+  pickColumns,
   sliceBatch,
   takeColumn,
   type Batch,
@@ -39,6 +40,7 @@ import { Filter, type SelectedBatch } from './filter.js';
 import { Project } from './project.js';
 import { compileComparator, type SortKey } from '../sort-key.js';
 import { sortRunAsync } from './sort.js';
+import { packedMap } from '../../common/packed-map.js';
 
 export interface AggOrderKey {
   /** Input column holding the sort key. */
@@ -450,7 +452,7 @@ export function makeGrouper(keyTypes: readonly DataType[]): Grouper {
 
 /** The rows sel[0..n) of a batch's key columns, copied. */
 function gatherKeys(batch: Batch, sel: Uint32Array, n: number): Batch {
-  return { columns: batch.columns.map((c) => takeColumn(c, sel, n)), length: n };
+  return { columns: packedMap(batch.columns, (c) => takeColumn(c, sel, n)), length: n };
 }
 
 /** gids with -1 wherever the FILTER column is not true (false or NULL). */
@@ -593,8 +595,11 @@ export interface ConsumeState {
   grown: number;
   /** Serves the accumulators' large doublings from arrays prepared between batches. */
   readonly reserve: GrowthReserve;
-  /** The one-pass loop over these aggregates (undefined: not looked at yet; null: they cannot use it). */
-  inline?: InlinePlan | null;
+  /**
+   * The one-pass loop over these aggregates (undefined: not looked at yet; null: they cannot use it).
+   * Present from the start, so the state keeps one shape while the loops that read it run.
+   */
+  inline: InlinePlan | null | undefined;
 }
 
 interface InlinePlan {
@@ -667,10 +672,10 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   let loop = plan.loop;
   if (loop === null || steps.some((s, i) => s.code !== plan.codes[i])) {
     const fresh = steps;
-    loop = plan.loop = inlineAggregateLoop(fresh, plan.argOf.map((k, i) => (fresh[i]!.argUnused === true ? -1 : k)));
-    plan.codes = fresh.map((s) => s.code);
+    loop = plan.loop = inlineAggregateLoop(fresh, packedMap(plan.argOf, (k, i) => (fresh[i]!.argUnused === true ? -1 : k)));
+    plan.codes = packedMap(fresh, (s) => s.code);
   }
-  const args = plan.argCols.map((c) => batch.columns[c]!.data as ArrayLike<number>);
+  const args = packedMap(plan.argCols, (c) => batch.columns[c]!.data as ArrayLike<number>);
   let refs = flatRefs(steps);
   let j = 0;
   for (;;) {
@@ -861,8 +866,8 @@ export class HashAggregate extends PhysicalOperator {
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const { keyCount, keyTypes, aggs } = this.config;
     const grouper = makeGrouper(keyTypes);
-    const accs = aggs.map((a) => a.impl.grouped());
-    const ordered = aggs.map((a) => (a.distinct || a.orderBy.length > 0 ? new OrderedInput(a) : null));
+    const accs = packedMap(aggs, (a) => a.impl.grouped());
+    const ordered = packedMap(aggs, (a) => (a.distinct || a.orderBy.length > 0 ? new OrderedInput(a) : null));
     const state: ConsumeState = {
       grouper,
       accs,
@@ -873,11 +878,12 @@ export class HashAggregate extends PhysicalOperator {
       perGroup: new Float64Array(0),
       grown: 0,
       reserve: new GrowthReserve(),
+      inline: undefined,
     };
     // Groups, DISTINCT / ORDER BY inputs and states that keep every value (string_agg, array_agg, …)
     // grow with the data: reserved per batch, refused with 53200 (HybridHashAggregate is the spilling form).
     const res = this.reservesMemory ? queryMemory(ctx).pool.register('HashAggregate', false) : null;
-    const retaining = aggs.map((a, i) => ordered[i] === null && a.impl.retainsInput === true);
+    const retaining = packedMap(aggs, (a, i) => ordered[i] === null && a.impl.retainsInput === true);
     const perGroup = GROUP_BYTES + STATE_BYTES * aggs.length;
     try {
       for await (const { batch, sel, n } of aggregateInput(this.input, this.config, ctx)) {
@@ -930,7 +936,7 @@ export async function* aggregateInput(input: PhysicalOperator, config: HashAggre
   const pm = input !== filter && ctx.analyze ? input.metrics : null;
   if (pm !== null) pm.loops++;
   for await (const s of filter.selections(ctx)) {
-    const batch = picked === null ? s.batch : { columns: picked.map((c) => s.batch.columns[c]!), length: s.batch.length };
+    const batch = picked === null ? s.batch : { columns: pickColumns(s.batch.columns, picked), length: s.batch.length };
     if (pm !== null) {
       pm.rows += s.n;
       pm.batches++;
@@ -957,7 +963,7 @@ export async function* emitGroups(
   }
 
   const keyCols = grouper.keyColumns();
-  const types = schema.map((f) => f.type);
+  const types = packedMap(schema, (f) => f.type);
   for (let start = 0; start < groups; start += BATCH_SIZE) {
     const due = yieldIfDue(ctx);
     if (due !== undefined) await due;

@@ -18,6 +18,7 @@ import {
   BATCH_SIZE,
   deadColumn,
   makeColumn,
+  pickColumns,
   sliceBatch,
   takeBatch,
   takeColumn,
@@ -522,7 +523,7 @@ async function wordKeyTable(build: Batch, rightKeys: readonly number[], leftKeys
   const table = new KeyTable(rightKeys.map((k) => build.columns[k]!.type));
   let head = new Int32Array(1024).fill(-1);
   let tail = new Int32Array(1024);
-  const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
+  const keyCols: Batch = { columns: pickColumns(build.columns, rightKeys), length: n };
   for (let s = 0; s < n; s += KEYED_BUILD_CHUNK) {
     const e = Math.min(n, s + KEYED_BUILD_CHUNK);
     const ids = table.insert(sliceBatch(keyCols, s, e).columns, e - s);
@@ -635,7 +636,7 @@ async function buildTable(
   const textKey = rightKeys.length === 1 && plainText(build.columns[rightKeys[0]!]!.type) && plainText(leftTypes[0]!);
   const chains: Chains = { heads: new Int32Array(n), tail: new Int32Array(n), count: 0 };
   // Keys are made a chunk at a time, from the key columns alone (the others are not copied).
-  const keyCols: Batch = { columns: rightKeys.map((k) => build.columns[k]!), length: n };
+  const keyCols: Batch = { columns: pickColumns(build.columns, rightKeys), length: n };
   const keyIdx = rightKeys.map((_, i) => i);
   for (let s = 0; s < n; s += KEYED_BUILD_CHUNK) {
     const e = Math.min(n, s + KEYED_BUILD_CHUNK);

@@ -51,6 +51,7 @@ import {
   type ConsumeState,
   type HashAggregateConfig,
 } from './hash-aggregate.js';
+import { packedMap } from '../../common/packed-map.js';
 
 /** Partitions per split (a power of two, at most 128: partition ids are bytes). */
 const PARTS = 16;
@@ -186,14 +187,15 @@ export class HybridHashAggregate extends PhysicalOperator {
     const grouper = makeGrouper(keyTypes);
     const state: ConsumeState = {
       grouper,
-      accs: aggs.map((a) => a.impl.grouped()),
-      ordered: aggs.map(() => null),
+      accs: packedMap(aggs, (a) => a.impl.grouped()),
+      ordered: packedMap(aggs, () => null),
       aggs,
       keyCount,
       filtered: new Int32Array(0),
       perGroup: new Float64Array(0),
       grown: 0,
       reserve: new GrowthReserve(),
+      inline: undefined,
     };
     const res = queryMemory(ctx).pool.register('HashAggregate', true);
     // Besides HashAggregate's per-group estimate, each key costs the grouper a map entry or key words

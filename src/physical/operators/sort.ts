@@ -17,6 +17,7 @@
 import { give, pooledAlloc, takeU32 } from '../../execution/scratch.js';
 import { digitOffsets } from '../digit-offsets.js';
 import { BATCH_SIZE, ColumnBuilder, concatBatches, deadColumn, makeColumn, takeBatch, takeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
+import { packedMap } from '../../common/packed-map.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { KeyRadixSort } from '../key-radix-sort.js';
 import { PG_TIE_ORDER_MAX_ROWS, pgTieOrderSort } from '../pg-tie-order.js';
@@ -675,7 +676,7 @@ export function* emitRuns(
     const same =
       align === null
         ? null
-        : align.map((c): GroupKey => {
+        : packedMap(align, (c): GroupKey => {
             const done = sorted?.get(c);
             const col = done ?? batch.columns[c]!;
             return { data: col.data, nulls: col.nulls, byOrder: done === undefined };
@@ -700,7 +701,7 @@ export function* emitRuns(
         continue;
       }
       const sel = order.subarray(s, e);
-      const columns = batch.columns.map((c, i) => {
+      const columns = packedMap(batch.columns, (c, i) => {
         const done = sorted?.get(i);
         if (done === undefined) {
           const t = text?.get(i);
@@ -740,7 +741,7 @@ export function* emitRuns(
       k++;
     }
     if (k === 0) return;
-    yield { columns: out.map((b) => b.finish()), length: k };
+    yield { columns: packedMap(out, (b) => b.finish()), length: k };
   }
 }
 
@@ -934,7 +935,7 @@ export class Sort extends PhysicalOperator {
       for (let s = Math.min(this.offset, n); s < n; s += BATCH_SIZE) {
         const e = Math.min(n, s + BATCH_SIZE);
         const sel = order.subarray(s, e);
-        const columns = all.columns.map((c, i) => {
+        const columns = packedMap(all.columns, (c, i) => {
           const text = utf8.get(i);
           return text === undefined ? takeColumn(c, sel, e - s) : text.take(sel, e - s);
         });

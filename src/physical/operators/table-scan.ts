@@ -1,7 +1,7 @@
 /** Reads an in-memory or connector table; projection keeps only the columns the plan needs. */
 import type { Schema } from '../../common/types.js';
 import { pgColumnName } from '../explain-pg-expr.js';
-import { sliceBatch, type Batch } from '../../common/column.js';
+import { pickColumns, sliceBatch, type Batch } from '../../common/column.js';
 import { checkCancel, yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode } from '../operator.js';
 
@@ -72,7 +72,7 @@ export class TableScan extends PhysicalOperator {
       const due = yieldIfDue(ctx);
       if (due !== undefined) await due;
       const b = b0.length > left ? sliceBatch(b0, 0, left) : b0;
-      yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
+      yield proj === null ? b : { columns: pickColumns(b.columns, proj), length: b.length };
       left -= b.length;
       // Leaving the loop returns the source's iterator: an in-memory table stops reading here.
       if (left <= 0) return;

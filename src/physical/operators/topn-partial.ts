@@ -9,7 +9,7 @@
  * relies on. The offset is not applied here: rows skipped globally may come from any partition.
  */
 import type { Schema } from '../../common/types.js';
-import type { Batch } from '../../common/column.js';
+import { pickColumns, type Batch } from '../../common/column.js';
 import { yieldIfDue, type ExecContext } from '../../execution/context.js';
 import { PhysicalOperator } from '../operator.js';
 import { describeKeys, type SortKey } from '../sort-key.js';
@@ -101,7 +101,7 @@ export class PartitionScan extends PhysicalOperator {
     const proj = this.projection;
     for await (const b of part) {
       await yieldIfDue(ctx);
-      yield proj === null ? b : { columns: proj.map((i) => b.columns[i]!), length: b.length };
+      yield proj === null ? b : { columns: pickColumns(b.columns, proj), length: b.length };
     }
   }
 }

@@ -24,6 +24,7 @@
 import { storageKind, T, type DataType, type Value } from '../../common/types.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 import { allocData, makeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
+import { packedMap } from '../../common/packed-map.js';
 import type { RankingKind } from '../../logical/plan.js';
 import { compileComparator, highFlag, keyCategory, type Comparator, type KeyView, type RowCompare, type SortKey } from '../sort-key.js';
 
@@ -298,7 +299,7 @@ export class SlotStore {
   /** The store as a batch (slots as rows), for gathering output rows with takeBatch. */
   asBatch(): Batch {
     this.flush();
-    return { columns: this.types.map((t, c) => makeColumn(t, this.data[c]!, this.nulls[c]!)), length: this.used };
+    return { columns: packedMap(this.types, (t, c) => makeColumn(t, this.data[c]!, this.nulls[c]!)), length: this.used };
   }
 }
 
