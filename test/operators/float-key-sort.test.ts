@@ -8,7 +8,7 @@ import { radixPermutation, sortRunAsync } from '../../src/physical/operators/sor
 import { T } from '../../src/common/types.js';
 import { makeColumn, type Batch } from '../../src/common/column.js';
 import { compileComparator, type SortKey } from '../../src/physical/sort-key.js';
-import type { ExecContext } from '../../src/execution/context.js';
+import { testContext } from '../aggregate/helpers.js';
 import { sortWordPairs } from '../../src/physical/word-pair-msd-sort.js';
 import { agreementSuite } from '../harness/agree.js';
 import { rng } from '../common/pg-helper.js';
@@ -167,7 +167,7 @@ describe('MSD sort of word pairs (double keys of millions of rows)', () => {
   }, 120_000);
 
   it('past the MSD threshold the key column comes back decoded in sorted order, unless it holds -0', async () => {
-    const ctx = { outer: [], analyze: false } as unknown as ExecContext;
+    const ctx = testContext();
     const n = (1 << 22) + 1234;
     // No -0 in these values (NaNs of any payload, infinities, subnormals, ties and NULLs are kept).
     const { data, nulls } = values(9, n);
