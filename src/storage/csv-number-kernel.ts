@@ -13,7 +13,7 @@
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
 import { BATCH_SIZE } from '../common/column.js';
-import { F64, FunctionBody, I32, I64, name, section, uleb } from './wasm-bytecode.js';
+import { F64, FunctionBody, I32, I64, kernelModule, uleb, wasm } from './wasm-bytecode.js';
 
 /** Most field slots (rows × fields per row) and bytes one batch may bring; larger batches stay in JavaScript. */
 export const KERNEL_SLOTS = 1 << 16;
@@ -238,25 +238,6 @@ function kernelBody(): number[] {
   return [...uleb(fn.length), ...fn];
 }
 
-function kernelModule(): Uint8Array {
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    // type 0: (i32 × 5) -> i32
-    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 1, I32]),
-    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...uleb(PAGES)]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('run'), 0x00, 0]),
-    ...section(10, [1, ...kernelBody()]),
-  ]);
-}
-
-/** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Memory: new (limits: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-}
-const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 /** The field ranges and bytes of a scanned batch (the part of CsvScanner the kernel reads). */
 export interface KernelBatch {
@@ -339,7 +320,7 @@ export function csvNumberKernel(): CsvNumberKernel | null {
     if (wasm === undefined) shared = null;
     else {
       const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
-      const inst = new wasm.Instance(new wasm.Module(kernelModule()), { env: { mem: memory } });
+      const inst = new wasm.Instance(new wasm.Module(kernelModule(5, PAGES, kernelBody())), { env: { mem: memory } });
       shared = new CsvNumberKernel(inst.exports.run as (col: number, width: number, rows: number, bias: number, kind: number) => number, memory.buffer);
     }
   } catch {

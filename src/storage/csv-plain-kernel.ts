@@ -10,7 +10,7 @@
  * its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
 import { BATCH_SIZE } from '../common/column.js';
-import { FunctionBody, I32, V128, name, section, uleb } from './wasm-bytecode.js';
+import { FunctionBody, I32, V128, kernelModule, uleb, wasm } from './wasm-bytecode.js';
 
 /** Bytes one call reads, field slots (records × fields) and records it may write. */
 export const PLAIN_WINDOW = 1 << 16;
@@ -142,25 +142,6 @@ function kernelBody(): number[] {
   return [...uleb(fn.length), ...fn];
 }
 
-function kernelModule(): Uint8Array {
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    // type 0: (i32 × 7) -> i32
-    ...section(1, [1, 0x60, 7, I32, I32, I32, I32, I32, I32, I32, 1, I32]),
-    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...uleb(PAGES)]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('run'), 0x00, 0]),
-    ...section(10, [1, ...kernelBody()]),
-  ]);
-}
-
-/** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Memory: new (limits: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-}
-const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 type Run = (end: number, add: number, delim: number, quote: number, escape: number, width: number, maxRows: number) => number;
 
@@ -205,7 +186,7 @@ export function csvPlainKernel(): CsvPlainKernel | null {
     if (wasm === undefined) shared = null;
     else {
       const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
-      const inst = new wasm.Instance(new wasm.Module(kernelModule()), { env: { mem: memory } });
+      const inst = new wasm.Instance(new wasm.Module(kernelModule(7, PAGES, kernelBody())), { env: { mem: memory } });
       shared = new CsvPlainKernel(inst.exports.run as Run, memory.buffer);
     }
   } catch {

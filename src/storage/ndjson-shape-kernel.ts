@@ -15,7 +15,7 @@
  *
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
-import { F64, FunctionBody as Body, I32, I64, name, section, uleb } from './wasm-bytecode.js';
+import { F64, FunctionBody as Body, I32, I64, kernelModule, uleb, wasm } from './wasm-bytecode.js';
 
 /** Bytes of input one call may read (copied into the kernel's memory). */
 export const SHAPE_WINDOW = 1 << 16;
@@ -326,25 +326,6 @@ function kernelBody(): number[] {
   return [...uleb(fn.length), ...fn];
 }
 
-function kernelModule(): Uint8Array {
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    // type 0: (i32 × 4) -> i32
-    ...section(1, [1, 0x60, 4, I32, I32, I32, I32, 1, I32]),
-    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...uleb(PAGES)]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('run'), 0x00, 0]),
-    ...section(10, [1, ...kernelBody()]),
-  ]);
-}
-
-/** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Memory: new (limits: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-}
-const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 /** The kernel and views of its memory. One per process: a call runs to completion before another starts. */
 export interface ShapeKernel {
@@ -375,7 +356,7 @@ export function shapeKernel(): ShapeKernel | null {
     if (wasm === undefined) shared = null;
     else {
       const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
-      const inst = new wasm.Instance(new wasm.Module(kernelModule()), { env: { mem: memory } });
+      const inst = new wasm.Instance(new wasm.Module(kernelModule(4, PAGES, kernelBody())), { env: { mem: memory } });
       const buf = memory.buffer;
       new Float64Array(buf, POW_AT, 23).set(Array.from({ length: 23 }, (_, i) => Number(`1e${i}`)));
       shared = {

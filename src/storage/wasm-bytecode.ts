@@ -129,3 +129,29 @@ export class FunctionBody {
     return this.get(l).i32(n).op(0x6a /* i32.add */).set(l);
   }
 }
+
+/**
+ * The bytes of a module of one exported function, `run`, taking `params` i32 arguments and returning
+ * an i32, over a memory `env.mem` of exactly `pages` pages it imports; `body` is the function's code
+ * entry (its size first).
+ */
+export function kernelModule(params: number, pages: number, body: number[]): Uint8Array {
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, params, ...new Array<number>(params).fill(I32), 1, I32]),
+    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...uleb(pages)]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name('run'), 0x00, 0]),
+    ...section(10, [1, ...body]),
+  ]);
+}
+
+/** The part of the WebAssembly API the kernels use (the project's type libraries do not declare it). */
+export interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Memory: new (limits: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
+  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
+}
+
+/** The runtime's WebAssembly, or undefined where there is none (the kernels' callers then use JavaScript). */
+export const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
