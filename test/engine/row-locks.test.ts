@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
+import { pending } from '../harness/waits.js';
 
 let db: Database;
 
@@ -22,19 +23,6 @@ beforeEach(async () => {
   await db.query('CREATE TABLE acct (id int PRIMARY KEY, bal int)');
   await db.query('INSERT INTO acct VALUES (1, 100), (2, 50), (3, 10)');
 });
-
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Whether `p` is still pending after a few turns of the event loop. */
-async function pending(p: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  p.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await pause(60);
-  return !settled;
-}
 
 async function rows(s: Database, sql: string): Promise<unknown[][]> {
   return (await s.query(sql)).rows;

@@ -6,6 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { pending } from '../harness/waits.js';
 
 let db: Database;
 
@@ -15,19 +16,6 @@ beforeEach(async () => {
   await db.query('CREATE TABLE u (a int, b text, UNIQUE (a, b))');
   await db.query("INSERT INTO k VALUES (1, 'base')");
 });
-
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Whether `p` is still unsettled after a few turns of the event loop; `p` keeps its outcome. */
-async function isPending(p: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  p.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await pause(60);
-  return !settled;
-}
 
 /** The statement's outcome: 'ok', or the SQLSTATE it failed with. */
 function outcome(p: Promise<unknown>): Promise<string> {
@@ -48,7 +36,7 @@ describe('a key written by an open transaction', () => {
     await a.query('BEGIN');
     await a.query("INSERT INTO k VALUES (5, 'a')");
     const ins = outcome(b.query("INSERT INTO k VALUES (5, 'b')"));
-    expect(await isPending(ins)).toBe(true);
+    expect(await pending(ins)).toBe(true);
     await a.query('COMMIT');
     expect(await ins).toBe('23505');
     expect(await rows('SELECT * FROM k WHERE id = 5')).toEqual([[5, 'a']]);
@@ -60,14 +48,14 @@ describe('a key written by an open transaction', () => {
     await a.query('BEGIN');
     await a.query("INSERT INTO k VALUES (5, 'a'), (6, 'a')");
     const first = outcome(b.query("INSERT INTO k VALUES (5, 'b')"));
-    expect(await isPending(first)).toBe(true);
+    expect(await pending(first)).toBe(true);
     await a.query('ROLLBACK');
     expect(await first).toBe('ok');
     const c = db.connect();
     await c.query('BEGIN');
     await c.query("INSERT INTO k VALUES (7, 'c')");
     const second = outcome(b.query('INSERT INTO k VALUES ($1, $2)', [7, 'b']));
-    expect(await isPending(second)).toBe(true);
+    expect(await pending(second)).toBe(true);
     c.endSession();
     expect(await second).toBe('ok');
     expect(await rows('SELECT * FROM k ORDER BY id')).toEqual([
@@ -103,7 +91,7 @@ describe('a key written by an open transaction', () => {
     const viaParams = outcome(b.query('INSERT INTO k VALUES ($1, $2)', [10, 'b']));
     const viaSelect = outcome(b.query("INSERT INTO k SELECT g, 'b' FROM generate_series(9, 11) g"));
     const viaValues = outcome(db.connect().query("INSERT INTO k VALUES (12, 'c'), (10, 'c')"));
-    for (const p of [viaParams, viaSelect, viaValues]) expect(await isPending(p)).toBe(true);
+    for (const p of [viaParams, viaSelect, viaValues]) expect(await pending(p)).toBe(true);
     await a.query('ROLLBACK');
     // One of the three gets 10 once the holder is gone; the others then meet it committed.
     const results = await Promise.all([viaParams, viaSelect, viaValues]);
@@ -118,7 +106,7 @@ describe('a key written by an open transaction', () => {
     await a.query('BEGIN');
     await a.query("INSERT INTO k VALUES (20, 'a')");
     const ins = b.query("INSERT INTO k VALUES (20, 'b'), (21, 'b') ON CONFLICT DO NOTHING");
-    expect(await isPending(ins)).toBe(true);
+    expect(await pending(ins)).toBe(true);
     await a.query('COMMIT');
     expect((await ins).rowCount).toBe(1);
     expect(await rows('SELECT * FROM k WHERE id >= 20 ORDER BY id')).toEqual([
@@ -133,7 +121,7 @@ describe('a key written by an open transaction', () => {
     await a.query('BEGIN');
     await a.query("INSERT INTO k VALUES (30, 'a')");
     const ins = b.query("INSERT INTO k VALUES (30, 'b') ON CONFLICT (id) DO UPDATE SET who = k.who || '+' || excluded.who");
-    expect(await isPending(ins)).toBe(true);
+    expect(await pending(ins)).toBe(true);
     await a.query('COMMIT');
     await ins;
     expect(await rows('SELECT * FROM k WHERE id = 30')).toEqual([[30, 'a+b']]);
@@ -145,14 +133,14 @@ describe('a key written by an open transaction', () => {
     await a.query('BEGIN');
     await a.query("INSERT INTO k VALUES (40, 'a')");
     const upd = outcome(b.query('UPDATE k SET id = 40 WHERE id = 1'));
-    expect(await isPending(upd)).toBe(true);
+    expect(await pending(upd)).toBe(true);
     await a.query('COMMIT');
     expect(await upd).toBe('23505');
     // And a block that moved a row to a new key holds that key for its own duration.
     await a.query('BEGIN');
     await a.query('UPDATE k SET id = 41 WHERE id = 40');
     const ins = outcome(b.query("INSERT INTO k VALUES (41, 'b')"));
-    expect(await isPending(ins)).toBe(true);
+    expect(await pending(ins)).toBe(true);
     await a.query('ROLLBACK');
     expect(await ins).toBe('ok');
     expect(await rows('SELECT * FROM k WHERE id >= 40 ORDER BY id')).toEqual([
@@ -168,7 +156,7 @@ describe('a key written by an open transaction', () => {
     await a.query("INSERT INTO u VALUES (1, NULL), (2, 'ü')");
     expect(await outcome(b.query('INSERT INTO u VALUES (1, NULL)'))).toBe('ok');
     const ins = outcome(b.query("INSERT INTO u VALUES (2, 'ü')"));
-    expect(await isPending(ins)).toBe(true);
+    expect(await pending(ins)).toBe(true);
     await a.query('COMMIT');
     expect(await ins).toBe('23505');
   });
@@ -181,7 +169,7 @@ describe('a key written by an open transaction', () => {
     await a.query("INSERT INTO k VALUES (50, 'a')");
     await b.query("INSERT INTO k VALUES (51, 'b')");
     const aWaits = outcome(a.query("INSERT INTO k VALUES (51, 'a')"));
-    expect(await isPending(aWaits)).toBe(true);
+    expect(await pending(aWaits)).toBe(true);
     expect(await outcome(b.query("INSERT INTO k VALUES (50, 'b')"))).toBe('40P01');
     // As PostgreSQL's abort, the error gives up B's keys at once: A goes on before B's ROLLBACK.
     expect(await aWaits).toBe('ok');
@@ -202,7 +190,7 @@ describe('a key written by an open transaction', () => {
     await a.query("UPDATE k SET who = 'a' WHERE id = 1");
     const ins = outcome(b.query("INSERT INTO k VALUES (70, 'b')"));
     const upd = outcome(b.query("UPDATE k SET who = 'b' WHERE id = 1"));
-    expect(await isPending(ins)).toBe(true);
+    expect(await pending(ins)).toBe(true);
     expect(await outcome(a.query('SELECT 1/0'))).toBe('22012');
     expect(await ins).toBe('ok');
     expect(await upd).toBe('ok');

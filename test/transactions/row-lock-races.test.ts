@@ -6,6 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { pause, pending } from '../harness/waits.js';
 
 let db: Database;
 
@@ -14,19 +15,6 @@ beforeEach(async () => {
   await db.query('CREATE TABLE acct (id int PRIMARY KEY, bal int)');
   await db.query('INSERT INTO acct VALUES (1, 100), (2, 50), (3, 10)');
 });
-
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Whether `p` is still pending after a few turns of the event loop. */
-async function pending(p: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  p.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await pause(60);
-  return !settled;
-}
 
 async function rows(s: Database, sql: string): Promise<unknown[][]> {
   return (await s.query(sql)).rows;
