@@ -16,6 +16,7 @@ import type { UtilityHost } from './utility.js';
 import { checkNotNull, insert, uniqueCheck } from './dml-statements.js';
 import { defaultsFiller } from './planned-dml.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { checkKeysCommittedSince } from './snapshot-keys.js';
 import { waitFor } from './row-locks.js';
 
 const pos = positionOf;
@@ -84,7 +85,10 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
           host.beginStatement();
         }
         uniqueCheck(t, rows, t.snapshot());
-        if (host.keyHolder !== null) holdPendingKeys(t, { rows }, host.keyHolder);
+        if (host.keyHolder !== null) {
+          checkKeysCommittedSince(host, t, { rows }, false);
+          holdPendingKeys(t, { rows }, host.keyHolder);
+        }
       }
     }
     for (const bt of batches) t.appendBatch(bt);

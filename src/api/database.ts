@@ -367,6 +367,10 @@ export class Database implements UtilityHost {
     this.tx?.beginStatement();
   }
 
+  snapshotBase(t: MemoryTable): readonly Batch[] | null {
+    return this.tx?.snapshotBase(t) ?? null;
+  }
+
   rewrittenSince(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): 'current' | 'outdated' {
     return this.tx?.rewrittenSince(t, snapshot, positions) ?? 'current';
   }

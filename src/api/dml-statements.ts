@@ -28,6 +28,7 @@ import { MoveLog } from './row-lineage.js';
 import { noteUpdate, watchingUpdates } from './key-changes.js';
 import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { checkKeysCommittedSince } from './snapshot-keys.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
 
@@ -193,7 +194,10 @@ export async function finishInsert(
   const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
   if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
   const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
-  if (host.keyHolder !== null && t.uniqueKeys.length) holdPendingKeys(t, { rows: inserted }, host.keyHolder);
+  if (host.keyHolder !== null && t.uniqueKeys.length) {
+    checkKeysCommittedSince(host, t, { rows: inserted }, arbiters !== null);
+    holdPendingKeys(t, { rows: inserted }, host.keyHolder);
+  }
   t.appendRows(inserted);
   return result('INSERT', `INSERT 0 ${inserted.length}`, { rowCount: inserted.length, ...(ret ?? {}) });
 }
@@ -282,7 +286,11 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     const listed = order.flatMap((o) => (typeof o === 'number' ? (newVersion.has(o) ? [newVersion.get(o)!] : []) : [o]));
     ret = await returning(host, t, rv, listed, retList(b)!, params);
   }
-  if (host.keyHolder !== null) holdPendingKeys(t, { rows: [...inserted, ...updated] }, host.keyHolder);
+  if (host.keyHolder !== null) {
+    checkKeysCommittedSince(host, t, { rows: inserted }, true);
+    checkKeysCommittedSince(host, t, { rows: updated }, false);
+    holdPendingKeys(t, { rows: [...inserted, ...updated] }, host.keyHolder);
+  }
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
   return result('INSERT', `INSERT 0 ${all.length}`, { rowCount: all.length, ...(ret ?? {}) });
@@ -357,7 +365,10 @@ export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readon
     const holder = pendingKeyHolder(t, { batches: out }, host.rowLocks);
     if (holder !== null) return holder;
     checkUniqueBatches(t, out, t.snapshot());
-    if (host.keyHolder !== null) holdPendingKeys(t, { batches: out }, host.keyHolder);
+    if (host.keyHolder !== null) {
+      checkKeysCommittedSince(host, t, { batches: out }, false);
+      holdPendingKeys(t, { batches: out }, host.keyHolder);
+    }
   }
   for (const o of out) t.appendBatch(o);
   return result('INSERT', `INSERT 0 ${count}`, { rowCount: count });
@@ -704,7 +715,10 @@ export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: rea
   }
   const out = rebuildTable(t, snapshot, rc);
   if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, updatedPositions, newRows, assigned, out);
-  if (host.keyHolder !== null) holdPendingKeys(t, { rows: newRows }, host.keyHolder, keys);
+  if (host.keyHolder !== null && keys.length > 0) {
+    checkKeysCommittedSince(host, t, { rows: newRows }, false, keys);
+    holdPendingKeys(t, { rows: newRows }, host.keyHolder, keys);
+  }
   t.replaceAll(out);
   return null;
 }

@@ -28,6 +28,7 @@ import type { ParamInsert } from '../sql/param-insert.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
 import { checkUniqueBatches } from '../storage/unique-index.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { checkKeysCommittedSince } from './snapshot-keys.js';
 import type { QueryResult } from './database.js';
 import { checkInsertedRows } from './foreign-key-checks.js';
 import type { UtilityHost } from './utility.js';
@@ -231,7 +232,10 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
     checkUniqueBatches(t, [batch], t.snapshot());
   }
   if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);
-  if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, { batches: [batch] }, host.keyHolder);
+  if (host.keyHolder !== null && t.uniqueKeys.length > 0) {
+    checkKeysCommittedSince(host, t, { batches: [batch] }, false);
+    holdPendingKeys(t, { batches: [batch] }, host.keyHolder);
+  }
   // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
   if (host.inAnyTransaction) t.appendBatch(batch);
   else t.appendCommitted([batch]);

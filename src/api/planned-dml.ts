@@ -44,6 +44,7 @@ import {
   updateStrength,
 } from './dml-statements.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { checkKeysCommittedSince } from './snapshot-keys.js';
 import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
 import { targetRow, type TargetedRow } from './row-targets.js';
@@ -309,7 +310,10 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
       if (other !== null) return other;
     }
     if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, positions, changedRows, sets.map((x) => x.col), out);
-    if (host.keyHolder !== null && keys.length > 0) holdPendingKeys(t, { rows: changedRows }, host.keyHolder, keys);
+    if (host.keyHolder !== null && keys.length > 0) {
+      checkKeysCommittedSince(host, t, { rows: changedRows }, false, keys);
+      holdPendingKeys(t, { rows: changedRows }, host.keyHolder, keys);
+    }
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);
     return result('UPDATE', `UPDATE ${n}`, { rowCount: n, ...(list !== null ? { columns, rows: returnedRows(matched, sets.length) } : {}) });

@@ -198,6 +198,19 @@ export class Transaction {
     return 'current';
   }
 
+  /**
+   * REPEATABLE READ: the committed rows of the table behind `t` (this transaction's copy) as its
+   * snapshot saw them, when others committed to it since; null otherwise, and always under READ
+   * COMMITTED, whose statements start from the latest rows.
+   */
+  snapshotBase(t: MemoryTable): readonly Batch[] | null {
+    if (this.isolation === 'read committed') return null;
+    for (const c of this.clones.values()) {
+      if (c.clone === t) return c.shared.snapshot() === c.base ? null : c.base;
+    }
+    return null;
+  }
+
   private written(c: Clone): boolean {
     if (c.clone.version === c.version) return false;
     if (!c.rewritten && !extends_(c.clone.snapshot(), c.base)) c.rewritten = true;

@@ -74,6 +74,12 @@ export interface UtilityHost {
    * and another transaction changed one of the rows at `positions` of `snapshot` it is about to change.
    */
   rewrittenSince(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): 'current' | 'outdated';
+  /**
+   * Under REPEATABLE READ, the committed rows of the table behind `t` as the transaction's snapshot
+   * saw them when others committed to it since (null otherwise): keys those others committed are
+   * taken although the snapshot does not show them (snapshot-keys.ts).
+   */
+  snapshotBase(t: MemoryTable): readonly Batch[] | null;
   /** The query string the running statement came in. */
   readonly queryText: string;
   /** While a statement with data-modifying WITH queries runs: their results and the snapshot it reads. */

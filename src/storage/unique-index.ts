@@ -131,14 +131,14 @@ function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: B
     const nulls = col.nulls;
     for (let i = from; i < b.length; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
-      if (!keys.insert(data[i]!)) throw duplicate(t, key, rowVals(key, b, i));
+      if (!keys.insert(data[i]!)) throw duplicateKey(t, key, rowVals(key, b, i));
     }
     return;
   }
   for (let i = from; i < b.length; i++) {
     const k = rowKey(t, key, b, i);
     if (k === null) continue;
-    if (!keys.insert(k)) throw duplicate(t, key, rowVals(key, b, i));
+    if (!keys.insert(k)) throw duplicateKey(t, key, rowVals(key, b, i));
   }
 }
 
@@ -163,7 +163,8 @@ export function uniqueKeyName(t: MemoryTable, key: readonly number[]): string {
   return t.uniqueNames[t.uniqueKeys.indexOf(key as number[])] ?? `${t.name}_pkey`;
 }
 
-function duplicate(t: MemoryTable, key: readonly number[], vals: readonly Value[]): QuireError {
+/** 23505 for values `vals` of key `key` of `t`, worded as PostgreSQL's unique index words it. */
+export function duplicateKey(t: MemoryTable, key: readonly number[], vals: readonly Value[]): QuireError {
   // Column names as PostgreSQL prints them in the DETAIL: quoted when they need it.
   const cols = key.map((c) => quoteIdent(t.schema[c]!.name)).join(', ');
   const shown = vals.map((v, i) => formatValue(v, t.schema[key[i]!]!.type)).join(', ');
@@ -292,7 +293,7 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
       const vals: Value[] = new Array(key.length);
       for (let j = 0; j < key.length; j++) vals[j] = r[key[j]!]!;
       const k = keyOf(t, key, vals);
-      if (k !== null && taken(indexes, seen, ki, k)) throw duplicate(t, key, vals);
+      if (k !== null && taken(indexes, seen, ki, k)) throw duplicateKey(t, key, vals);
     }
   }
   // Only the statement's batches were checked, into sets of their own (the index covers everything
@@ -316,7 +317,7 @@ function checkBatchRow(t: MemoryTable, indexes: readonly UniqueIndex[] | null, s
   for (let ki = 0; ki < keys.length; ki++) {
     const key = keys[ki]!;
     const k = rowKey(t, key, b, i);
-    if (k !== null && taken(indexes, seen, ki, k)) throw duplicate(t, key, rowVals(key, b, i));
+    if (k !== null && taken(indexes, seen, ki, k)) throw duplicateKey(t, key, rowVals(key, b, i));
   }
 }
 
@@ -336,7 +337,7 @@ function int32KeyRows(t: MemoryTable, key: readonly number[], b: Batch, committe
     if (nulls !== null && nulls[i] === 1) continue;
     // An Int32Array holds no -0 and only safe integers: the value is its key, as rowKey makes it.
     const k = data[i]!;
-    if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicate(t, key, rowVals(key, b, i));
+    if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicateKey(t, key, rowVals(key, b, i));
   }
   return true;
 }
@@ -390,7 +391,7 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
       const k = keyOf(t, key, vals);
       if (k === null) continue;
       const heldByOther = (indexes[ki]!.keys.has(k) || own.has(k)) && !old[ki]!.has(k);
-      if (heldByOther || taken.has(k)) throw duplicate(t, key, vals);
+      if (heldByOther || taken.has(k)) throw duplicateKey(t, key, vals);
       taken.add(k);
       changes[ki]!.added.push(k);
     }
@@ -452,6 +453,50 @@ export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: reado
     const k = keyOf(t, key, key.map((c) => r[c]!));
     return k !== null && (idx.keys.has(k) || own.has(k));
   });
+}
+
+/**
+ * The keys on `key` that rows committed after a REPEATABLE READ snapshot `base` of `t`'s committed
+ * rows hold and `base` did not, as a membership test; null when nothing was committed since.
+ * PostgreSQL's unique index sees every committed row whatever the snapshot, so such a key is taken for
+ * the transaction although its snapshot never shows the row. Rows only appended since (the usual case)
+ * are read alone; after a rewrite the committed index answers, and `base`'s keys are read once, only
+ * when a key it holds is asked about.
+ */
+export function keysCommittedSince(t: MemoryTable, key: readonly number[], base: readonly Batch[]): ((k: KeyValue) => boolean) | null {
+  const current = t.committedSnapshot();
+  if (current === base) return null;
+  if (grewFrom(current, base)) {
+    const n = gainedRows(current, base);
+    if (n === 0) return null;
+    const gained = new KeySet(n);
+    for (let bi = Math.max(0, base.length - 1); bi < current.length; bi++) {
+      const b = current[bi]!;
+      for (let i = gainedFrom(base, bi); i < b.length; i++) {
+        const k = rowKey(t, key, b, i);
+        if (k !== null) gained.add(k);
+      }
+    }
+    return (k) => gained.has(k);
+  }
+  const committed = committedIndex(t, key).keys;
+  let before: KeySet | null = null;
+  return (k) => {
+    if (!committed.has(k)) return false;
+    if (before === null) {
+      let rows = 0;
+      for (const b of base) rows += b.length;
+      const seen = new KeySet(rows);
+      for (const b of base) {
+        for (let i = 0; i < b.length; i++) {
+          const bk = rowKey(t, key, b, i);
+          if (bk !== null) seen.add(bk);
+        }
+      }
+      before = seen;
+    }
+    return !before.has(k);
+  };
 }
 
 /** How the index keys `vals` of key columns `key` of `t` (null when a part is NULL). */
