@@ -27,7 +27,7 @@ import type { LockStrength } from '../sql/locking-clause.js';
 import { MoveLog } from './row-lineage.js';
 import { noteUpdate, watchingUpdates } from './key-changes.js';
 import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
-import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { holdPendingKeys, pendingKeyHolder, rowsAt } from './pending-keys.js';
 import { checkKeysCommittedSince } from './snapshot-keys.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
@@ -258,7 +258,8 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
   let out: Batch[] = [...snapshot];
   let updated: Value[][] = [];
   let keysChecked = false;
-  let matchedPositions: Iterable<number> = [];
+  let matchedPositions: number[] = [];
+  let assigned: number[] = [];
   if (proposals.length > 0) {
     const binder = binderFor(host, params.map(() => T.unknown));
     const sets = setItems(host, t, clause.targetList as Node[] | undefined, binder);
@@ -269,7 +270,8 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     const alias = (rv.alias as AnyNode | undefined)?.aliasname as string | undefined;
     const matched = await matchConflictRows(host, t, snapshot, alias, proposals, positions, clause, sets.map((x) => x.val), params);
     ({ out, changedRows: updated } = await applyUpdates(host, t, snapshot, matched, sets, binder, params));
-    matchedPositions = matched.rows.keys();
+    matchedPositions = [...matched.rows.keys()];
+    assigned = sets.map((x) => x.col);
     checkNotNull(t, updated);
     if (inserted.length === 0) {
       // Only updates: checked through the index, as UPDATE's are.
@@ -290,6 +292,9 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     checkKeysCommittedSince(host, t, { rows: inserted }, true);
     checkKeysCommittedSince(host, t, { rows: updated }, false);
     holdPendingKeys(t, { rows: [...inserted, ...updated] }, host.keyHolder);
+    // Keys DO UPDATE moved rows off stay theirs until this transaction commits.
+    const moved = updated.length > 0 ? keysAssigned(t, assigned) : [];
+    if (moved.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, [...matchedPositions].sort((x, y) => x - y)), host.keyHolder, moved);
   }
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
@@ -622,8 +627,11 @@ export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, 
     ret = await returning(host, t, b.relation as AnyNode, deleted, list, params);
   }
   if (doomed.size > 0) {
+    const positions = [...doomed].sort((x, y) => x - y);
     const out = rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed));
-    noteDeletedKeys(t, snapshot, [...doomed].sort((x, y) => x - y), out);
+    noteDeletedKeys(t, snapshot, positions, out);
+    // The keys given up stay the rows' until this transaction commits: their writers wait for it.
+    if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder);
     t.replaceAll(out);
   }
   return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
@@ -718,6 +726,11 @@ export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: rea
   if (host.keyHolder !== null && keys.length > 0) {
     checkKeysCommittedSince(host, t, { rows: newRows }, false, keys);
     holdPendingKeys(t, { rows: newRows }, host.keyHolder, keys);
+  }
+  // The keys the changed and deleted rows give up stay theirs until this transaction commits.
+  if (host.keyHolder !== null && t.uniqueKeys.length > 0) {
+    const gone = updatedPositions.length < positions.length ? t.uniqueKeys : keys;
+    if (gone.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder, gone);
   }
   t.replaceAll(out);
   return null;

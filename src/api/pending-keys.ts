@@ -5,13 +5,17 @@
  * taken (the other committed: 23505) or free (it rolled back). Without this the second writer's
  * autocommit would win and the first, already told its INSERT succeeded, would fail at COMMIT.
  *
+ * A key a transaction gave up (a DELETE of its row, an UPDATE of its columns) is held the same way:
+ * PostgreSQL's writer of that key waits to see whether the row's deleter commits (the key is free)
+ * or rolls back (it is taken), where the committed row alone would refuse it at once.
+ *
  * Keys are registered per committed table (transaction copies share it) and per unique key, and
  * dropped when their transaction ends. A statement that commits as it ends (autocommit) only looks:
  * it registers nothing, as nothing of it stays uncommitted past it. A transaction registers at most
  * MAX_HELD keys: a bulk load inside a block does not build a second index of its rows, and a key past
  * that is caught when the second of two writers commits (23505 at its COMMIT), as before.
  */
-import type { Batch } from '../common/column.js';
+import { getValue, type Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import type { MemoryTable } from '../storage/memory-table.js';
 import { batchRowKey, indexKey } from '../storage/unique-index.js';
@@ -29,6 +33,27 @@ const heldBy = new WeakMap<LockOwner, number>();
 
 /** The rows of a statement: as value rows or as batches. */
 export type KeyRows = { readonly rows: readonly (readonly Value[])[] } | { readonly batches: readonly Batch[] };
+
+/**
+ * The rows at `positions` (ascending) of `snapshot`, as rows holding the columns of `t`'s unique keys
+ * (others left empty), for holdPendingKeys: the keys a DELETE, or an UPDATE of key columns, gives
+ * up. At most MAX_HELD rows, as no more keys are held.
+ */
+export function rowsAt(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): KeyRows {
+  const cols = [...new Set(t.uniqueKeys.flat())];
+  const rows: Value[][] = [];
+  let base = 0;
+  let bi = 0;
+  for (const p of positions) {
+    if (rows.length >= MAX_HELD) break;
+    while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+    const b = snapshot[bi]!;
+    const row: Value[] = new Array<Value>(t.schema.length).fill(null);
+    for (const c of cols) row[c] = getValue(b.columns[c]!, p - base);
+    rows.push(row);
+  }
+  return { rows };
+}
 
 function eachKey(t: MemoryTable, key: readonly number[], src: KeyRows, fn: (k: KeyValue) => boolean): void {
   if ('rows' in src) {

@@ -43,7 +43,7 @@ import {
   type SetItem,
   updateStrength,
 } from './dml-statements.js';
-import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
+import { holdPendingKeys, pendingKeyHolder, rowsAt } from './pending-keys.js';
 import { checkKeysCommittedSince } from './snapshot-keys.js';
 import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
@@ -313,6 +313,8 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
     if (host.keyHolder !== null && keys.length > 0) {
       checkKeysCommittedSince(host, t, { rows: changedRows }, false, keys);
       holdPendingKeys(t, { rows: changedRows }, host.keyHolder, keys);
+      // The keys the rows give up stay theirs until this transaction commits.
+      holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder, keys);
     }
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);
