@@ -193,7 +193,7 @@ export class Database implements UtilityHost {
     await ensureParser();
     const db = new Database(opts);
     if (opts.path !== undefined) {
-      const views = openStore(opts.path, db.catalog, {
+      const views = await openStore(opts.path, db.catalog, {
         readOnly: opts.readOnly === true,
         ...(opts.checkpointBytes !== undefined ? { checkpointBytes: opts.checkpointBytes } : {}),
       });
