@@ -1,6 +1,6 @@
 /** Quire's public API. */
 export { Database } from './api/database.js';
-export type { DatabaseOptions, QueryOptions, QueryResult, ResultColumn, StreamResult } from './api/database.js';
+export type { DatabaseOptions, QueryOptions, QueryResult, RegisterColumnsOptions, ResultColumn, StreamResult } from './api/database.js';
 export { runWithLimits, isTimeoutError, type StatementLimits } from './execution/interrupt.js';
 export { yieldTurn, type SliceTicker } from './execution/scheduler.js';
 export type { ArrowTableLike } from './api/arrow-import.js';

@@ -15,7 +15,7 @@ interface QuireResult {
 }
 interface QuireDatabase {
   registerRows?(name: string, rows: Record<string, unknown>[], columnTypes?: Record<string, string>): void;
-  registerColumns?(name: string, columns: Record<string, ArrayLike<unknown>>, columnTypes?: Record<string, string>): void;
+  registerColumns?(name: string, columns: Record<string, ArrayLike<unknown>>, columnTypes?: Record<string, string>, options?: { copy?: boolean }): void;
   query(sql: string, params?: unknown[]): Promise<QuireResult>;
   close?(): unknown;
 }
@@ -59,8 +59,9 @@ export async function create(): Promise<EngineAdapter> {
           't',
           { id: d.id, g: d.g, v: d.v, k: d.k, s: Array.from(d.sIdx, (x) => d.sDict[x]!), ts, p: d.p },
           { id: 'integer', g: 'integer', v: 'double precision', k: 'integer', s: 'text', ts: 'timestamp', p: 'integer' },
+          { copy: false },
         );
-        db.registerColumns('u', { g: d.uG, name: d.uName, w: d.uW }, { g: 'integer', name: 'text', w: 'double precision' });
+        db.registerColumns('u', { g: d.uG, name: d.uName, w: d.uW }, { g: 'integer', name: 'text', w: 'double precision' }, { copy: false });
       } else if (typeof db.registerRows === 'function') {
         loadPath = 'registerRows';
         const t: Record<string, unknown>[] = new Array(d.rows);

@@ -11,8 +11,8 @@ import { DESCRIBE_COLUMNS, describeRows, inspectCommand, summarizeSql, type Insp
 import type { Node, SelectStmt } from '@pgsql/types';
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
-import { T, typeDisplayName, type DataType, type Field, type Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, batchRows, type Batch } from '../common/column.js';
+import { storageKind, T, typeDisplayName, type DataType, type Field, type Value } from '../common/types.js';
+import { BATCH_SIZE, ColumnBuilder, batchRows, makeColumn, type Batch, type Column } from '../common/column.js';
 import { makeExecContext, type ExecContext, type StatementClock } from '../execution/context.js';
 import { abortError, cancelError, currentLimits, parseDurationMs, runWithLimits, timeoutError, type StatementLimits } from '../execution/interrupt.js';
 import { prewalkGlobs } from '../storage/glob-walk.js';
@@ -108,6 +108,15 @@ export interface PreparedQuery {
   readonly paramTypes: DataType[];
 }
 
+/** How registerColumns takes its arrays. */
+export interface RegisterColumnsOptions {
+  /**
+   * false: typed arrays that match their column's storage become the table's storage without a copy,
+   * and must not be changed afterwards. Default true (every array is copied).
+   */
+  copy?: boolean;
+}
+
 /** Per-call limits of query() and execute(). */
 export interface QueryOptions {
   /** Aborting it cancels the running statement: 57014 "canceling statement due to user request". */
@@ -193,7 +202,7 @@ export class Database implements UtilityHost {
     await ensureParser();
     const db = new Database(opts);
     if (opts.path !== undefined) {
-      const views = openStore(opts.path, db.catalog, {
+      const views = await openStore(opts.path, db.catalog, {
         readOnly: opts.readOnly === true,
         ...(opts.checkpointBytes !== undefined ? { checkpointBytes: opts.checkpointBytes } : {}),
       });
@@ -675,8 +684,18 @@ export class Database implements UtilityHost {
    * Uint16Array and Uint8Array: integer; Float64Array and Float32Array: double precision;
    * BigInt64Array and Uint32Array: bigint) or its values. The arrays are copied: changing them later
    * does not change the table. No row objects are made, so loading columns costs their size only.
+   *
+   * With `{ copy: false }` an Int32Array of an integer column, and a Float64Array of a double
+   * precision column or of a bigint, date or timestamp[tz] column whose values are all whole, become
+   * the table's storage as they are, without a copy: the caller hands them over and must not change
+   * them afterwards. Other columns are copied as without the option.
    */
-  registerColumns(name: string, columns: Readonly<Record<string, ArrayLike<unknown>>>, columnTypes: Record<string, string> = {}): void {
+  registerColumns(
+    name: string,
+    columns: Readonly<Record<string, ArrayLike<unknown>>>,
+    columnTypes: Record<string, string> = {},
+    options: RegisterColumnsOptions = {},
+  ): void {
     const names = Object.keys(columns);
     for (const k of Object.keys(columnTypes)) {
       if (!(k in columns)) throw new QuireError('42703', `column "${k}" of columnTypes is not among the columns`);
@@ -692,7 +711,8 @@ export class Database implements UtilityHost {
       name: n,
       type: columnTypes[n] ? this.resolveTypeText(columnTypes[n]!) : (typedArrayType(arrays[c]!) ?? inferJsType(Array.from(arrays[c]!))),
     }));
-    this.storeRegistered(name, fields, length, (c, i) => arrays[c]![i], true);
+    const adopted = options.copy === false ? fields.map((f, c) => adoptableStorage(f.type, arrays[c]!)) : null;
+    this.storeRegistered(name, fields, length, (c, i) => arrays[c]![i], true, adopted);
   }
 
   /**
@@ -700,10 +720,17 @@ export class Database implements UtilityHost {
    * the catalog under `name` (replacing a table of that name). `temporalNumbers`: a number in a date or
    * timestamp column is already Quire's representation (days or microseconds since 1970).
    */
-  private storeRegistered(name: string, fields: Field[], length: number, valueAt: (c: number, i: number) => unknown, temporalNumbers: boolean): void {
+  private storeRegistered(
+    name: string,
+    fields: Field[],
+    length: number,
+    valueAt: (c: number, i: number) => unknown,
+    temporalNumbers: boolean,
+    adopted: readonly (Int32Array | Float64Array | null)[] | null = null,
+  ): void {
     const t = new MemoryTable(name, fields);
     const tz = this.timezone;
-    // Values already in the engine's representation go straight into the column builders.
+    // Values already in the engine's representation go straight into the columns.
     const direct = (v: unknown, f: Field): boolean => {
       switch (f.type.name) {
         case 'float8':
@@ -724,18 +751,28 @@ export class Database implements UtilityHost {
           return false;
       }
     };
+    const valueOf = (c: number, i: number): Value => {
+      const v = valueAt(c, i);
+      const f = fields[c]!;
+      return v === undefined || v === null ? null : direct(v, f) ? (v as Value) : jsToValue(v, f.type, tz);
+    };
+    // A column of fixed-width values is filled into one array of all its rows (or is the caller's own,
+    // handed over), and the stored batches are views of it: a few large allocations instead of one per
+    // batch and column, which leave fewer holes in the C heap when loading's temporaries are freed.
+    const flat = fields.map((f, c) => {
+      const own = adopted?.[c];
+      return own != null && length > 0 ? flatView(f.type, own, null) : flatColumn(f.type, length, (i) => valueOf(c, i));
+    });
     for (let start = 0; start < length; start += BATCH_SIZE) {
       const end = Math.min(length, start + BATCH_SIZE);
-      const builders = fields.map((f) => new ColumnBuilder(f.type, end - start));
-      for (let c = 0; c < fields.length; c++) {
-        const f = fields[c]!;
-        const b = builders[c]!;
-        for (let i = start; i < end; i++) {
-          const v = valueAt(c, i);
-          b.push(v === undefined || v === null ? null : direct(v, f) ? (v as Value) : jsToValue(v, f.type, tz));
-        }
-      }
-      t.appendBatch({ columns: builders.map((b) => b.finish()), length: end - start });
+      const columns = fields.map((f, c) => {
+        const whole = flat[c];
+        if (whole != null) return whole.slice(start, end);
+        const b = new ColumnBuilder(f.type, end - start);
+        for (let i = start; i < end; i++) b.push(valueOf(c, i));
+        return b.finish();
+      });
+      t.appendBatch({ columns, length: end - start });
     }
     this.catalog.tables.delete(name);
     this.catalog.addTable(t);
@@ -1188,6 +1225,78 @@ function statementError(e: unknown): QuireError {
   }
   if (e instanceof RangeError && /Invalid array length|allocation failed/i.test(e.message)) return new QuireError('53200', 'out of memory', { detail: e.message });
   return new QuireError('XX000', `internal error: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+/** Rows [start, end) of a column filled whole by flatColumn: views of its arrays. */
+interface FlatColumn {
+  slice(start: number, end: number): Column;
+}
+
+/**
+ * All `length` values of a bool, int2/int4 or float8-stored column in one typed array (and one null
+ * map, made at the first NULL), or null when the type is stored otherwise or a value does not fit the
+ * typed storage (an int8 past 2^53): such columns go through per-batch builders.
+ */
+function flatColumn(type: DataType, length: number, valueAt: (i: number) => Value): FlatColumn | null {
+  const kind = storageKind(type);
+  if (kind === 'obj' || length === 0) return null;
+  const data = kind === 'u8' ? new Uint8Array(length) : kind === 'i32' ? new Int32Array(length) : new Float64Array(length);
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < length; i++) {
+    const v = valueAt(i);
+    if (v === null) {
+      (nulls ??= new Uint8Array(length))[i] = 1;
+    } else if (kind === 'u8') {
+      data[i] = v === true ? 1 : 0;
+    } else if (typeof v === 'number') {
+      data[i] = v;
+    } else {
+      return null;
+    }
+  }
+  return flatView(type, data, nulls);
+}
+
+/** Batches of a column held whole in `data` (and `n`, its null map, if it has NULLs): views, no copies. */
+function flatView(type: DataType, data: Uint8Array | Int32Array | Float64Array, n: Uint8Array | null): FlatColumn {
+  return {
+    slice(start: number, end: number): Column {
+      let batchNulls: Uint8Array | null = null;
+      if (n !== null) {
+        // a batch without NULLs carries no null map, so its loops skip the test
+        for (let i = start; i < end; i++) {
+          if (n[i] === 1) {
+            batchNulls = n.subarray(start, end);
+            break;
+          }
+        }
+      }
+      return makeColumn(type, data.subarray(start, end), batchNulls);
+    },
+  };
+}
+
+/**
+ * The caller's array itself as a column's storage (registerColumns with copy: false), when it is the
+ * typed array the column is stored in and every value is one the column would store unchanged.
+ */
+function adoptableStorage(type: DataType, a: ArrayLike<unknown>): Int32Array | Float64Array | null {
+  switch (type.name) {
+    case 'int4':
+      return a instanceof Int32Array ? a : null;
+    case 'float8':
+      return a instanceof Float64Array ? a : null;
+    case 'int8':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz': {
+      if (!(a instanceof Float64Array)) return null;
+      for (let i = 0; i < a.length; i++) if (!Number.isSafeInteger(a[i])) return null;
+      return a;
+    }
+    default:
+      return null;
+  }
 }
 
 /** The SQL type a typed array's elements fit, or null for plain arrays (their values decide). */

@@ -82,4 +82,80 @@ describe('registerColumns', () => {
     // Nothing half-registered is left behind.
     await expect(db.query('select * from t')).rejects.toMatchObject({ code: '42P01' });
   });
+
+  it('columns of many batches, NULLs in some batches only, and an int8 past 2^53, as registerRows gives them', async () => {
+    const n = 10_000;
+    const i4: (number | null)[] = [];
+    const f8: (number | null)[] = [];
+    const b: (boolean | null)[] = [];
+    const i8: (bigint | number | null)[] = [];
+    for (let i = 0; i < n; i++) {
+      // NULLs only in rows 4096..8191 (the second batch) and in the last row
+      const isNull = (i >= 4096 && i < 8192 && i % 3 === 0) || i === n - 1;
+      i4.push(isNull ? null : i * 7 - 20_000);
+      f8.push(isNull ? null : i / 3);
+      b.push(isNull ? null : i % 2 === 0);
+      i8.push(i === 9000 ? 2n ** 60n + 1n : isNull ? null : i * 1_000_000_007);
+    }
+    const db = await Database.create();
+    db.registerColumns('c', { i4, f8, b, i8 }, { i4: 'integer', f8: 'double precision', b: 'boolean', i8: 'bigint' });
+    db.registerRows(
+      'r',
+      Array.from({ length: n }, (_, i) => ({ i4: i4[i], f8: f8[i], b: b[i], i8: i8[i] })),
+      { i4: 'integer', f8: 'double precision', b: 'boolean', i8: 'bigint' },
+    );
+    const q = (t: string): string =>
+      `select (rn - 1) / 4096 as part, count(*), count(i4), sum(i4), sum(f8), count(b) filter (where b), max(i8), sum(i8) from (select *, row_number() over () as rn from ${t}) x group by 1 order by 1`;
+    expect((await db.query(q('c'))).rows).toEqual((await db.query(q('r'))).rows);
+    expect((await db.query('select * from c where i4 is null or i8 > 2^53 order by i4 nulls last')).rows).toEqual(
+      (await db.query('select * from r where i4 is null or i8 > 2^53 order by i4 nulls last')).rows,
+    );
+    expect((await db.query('select count(*) from c where i4 is null')).rows).toEqual([[1366]]);
+  });
+
+  it('with copy: false, typed arrays become the storage as they are, and answer as copies do', async () => {
+    const n = 1 << 21;
+    const id = new Int32Array(n);
+    const v = new Float64Array(n);
+    const ts = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      id[i] = n - i;
+      v[i] = (i % 1000) / 8;
+      ts[i] = 1_700_000_000_000_000 + i * 1_000_000;
+    }
+    const types = { id: 'integer', v: 'double precision', ts: 'timestamp' };
+    const db = await Database.create();
+    db.registerColumns('shared', { id, v, ts }, types, { copy: false });
+    db.registerColumns('copied', { id, v, ts }, types);
+    // every stored batch of `shared` is a view of the caller's arrays; `copied` holds buffers of its own
+    const buffers = (name: string): Set<ArrayBufferLike> => {
+      const out = new Set<ArrayBufferLike>();
+      for (const b of db.catalog.tables.get(name)!.snapshot()) for (const c of b.columns) out.add((c.data as Int32Array | Float64Array).buffer);
+      return out;
+    };
+    expect(buffers('shared')).toEqual(new Set([id.buffer, v.buffer, ts.buffer]));
+    for (const buf of buffers('copied')) expect([id.buffer, v.buffer, ts.buffer]).not.toContain(buf);
+    const q = (t: string): string => `select count(*), sum(id), sum(v), min(ts)::text, max(ts)::text from ${t} where id % 3 = 0`;
+    expect((await db.query(q('shared'))).rows).toEqual((await db.query(q('copied'))).rows);
+    const row = (i: number): unknown[] => [id[i], v[i], new Date(ts[i]! / 1000).toISOString().replace('T', ' ').replace('.000Z', '')];
+    expect((await db.query('select id, v, ts::text from shared order by id limit 3')).rows).toEqual([row(n - 1), row(n - 2), row(n - 3)]);
+  });
+
+  it('with copy: false, arrays that are not the column\'s storage are copied, converted and checked as without it', async () => {
+    const db = await Database.create();
+    // a fractional timestamp is refused as without the option; an Int32Array for bigint and a
+    // Float64Array with an integer past 2^53 for bigint are copied
+    expect(() => db.registerColumns('t', { ts: new Float64Array([1.5]) }, { ts: 'timestamp' }, { copy: false })).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^(22|42)/) }),
+    );
+    const small = new Int32Array([5, -6]);
+    const wide = new Float64Array([2 ** 53 + 2, 3]);
+    const s = ['a', 'b'];
+    db.registerColumns('t', { small, wide, s }, { small: 'bigint', wide: 'bigint' }, { copy: false });
+    small[0] = 100;
+    expect((await db.query('select small, wide::text, s from t order by small')).rows).toEqual([
+      [-6, '3', 'b'],
+      [5, '9007199254740994', 'a'],
+    ]);
+  });
 });

@@ -1,14 +1,19 @@
 /**
  * Database directories per catalog: Database.create({ path }) opens one, and every Database sharing
  * the catalog (server connections made with connect()) syncs through the same store.
+ *
+ * The store itself (write-ahead log, table files, the directory lock and its exit handlers) is loaded
+ * when the first directory is opened: a database held in memory never needs it, and it would otherwise
+ * be parsed, compiled and kept resident in every process that imports Quire.
  */
 import type { Catalog } from '../catalog.js';
-import { DirectoryStore, type StoreOptions } from './store.js';
+import type { DirectoryStore, StoreOptions } from './store.js';
 
 const stores = new WeakMap<Catalog, DirectoryStore>();
 
 /** Opens the directory, loads its tables into `catalog`, and returns the views' SQL to replay. */
-export function openStore(dir: string, catalog: Catalog, opts: StoreOptions = {}): string[] {
+export async function openStore(dir: string, catalog: Catalog, opts: StoreOptions = {}): Promise<string[]> {
+  const { DirectoryStore } = await import('./store.js');
   const store = DirectoryStore.open(dir, opts);
   try {
     const views = store.load(catalog);
@@ -29,5 +34,5 @@ export function storeFor(catalog: Catalog): DirectoryStore | undefined {
   return undefined;
 }
 
-export { DirectoryStore, type StoreOptions };
-export { recordMemory } from './log-record.js';
+export type { DirectoryStore, StoreOptions };
+export { recordMemory } from './record-memory.js';

@@ -16,7 +16,6 @@ import type { DataType, TypeName } from '../../common/types.js';
 import { type, type Field } from '../../common/types.js';
 import type { Batch } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
-import { columnBytes } from '../../execution/memory-pool.js';
 import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
 import { RecordBuffer } from './record-buffer.js';
 
@@ -141,16 +140,6 @@ export class RecordBuilder {
     this.op(OP_VIEWS);
     this.str(JSON.stringify(views));
   }
-}
-
-/**
- * Memory a record of these batches takes beyond the batches themselves: the text forms of object
- * columns (typed columns are written from their own buffers).
- */
-export function recordMemory(batches: readonly Batch[]): number {
-  let bytes = 0;
-  for (const b of batches) for (const c of b.columns) if (Array.isArray(c.data)) bytes += columnBytes(c, b.length);
-  return bytes;
 }
 
 export function fieldsOf(def: TableDefinition): Field[] {

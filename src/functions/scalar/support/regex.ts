@@ -6,9 +6,13 @@
  * JavaScript's backtracking engine in a worker under a time bound (regex-sandbox.ts).
  * PostgreSQL's default is not newline-sensitive: '.' matches a newline and ^ $ anchor the whole string.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { err, SQLSTATE } from '../../../common/errors.js';
+import { lazyModule } from '../../../common/lazy-module.js';
 import { sandboxedRegex } from './regex-sandbox.js';
+
+/** RE2 is loaded by the first regular expression compiled: most processes never compile one. */
+const re2 = lazyModule<typeof import('re2js')>('re2js');
 
 const CLASSES: Record<string, string> = {
   alpha: '\\p{L}',
@@ -331,6 +335,7 @@ class Re2Regex implements PgRegex {
 
 /** RE2 flags for PostgreSQL's options (translateBody already spelled '.' for newline sensitivity). */
 function re2Flags(o: Options): number {
+  const { RE2JS } = re2();
   return (o.icase ? RE2JS.CASE_INSENSITIVE : 0) | (o.newline ? RE2JS.MULTILINE : RE2JS.DOTALL);
 }
 
@@ -372,7 +377,7 @@ export function compileRegex(pattern: string, flags = '', global = false): PgReg
   let re: PgRegex | null = null;
   try {
     const re2src = o.literal ? src : translateBody(body, o, 're2');
-    re = new Re2Regex(RE2JS.compile(re2src, re2Flags(o)), global);
+    re = new Re2Regex(re2().RE2JS.compile(re2src, re2Flags(o)), global);
   } catch (e) {
     // Lookaround, back references, large repeat counts: valid, but not RE2's.
     if (!(e instanceof NeedsBacktracking) && !(e instanceof Error && e.name === 'RE2JSSyntaxException')) throw e;
