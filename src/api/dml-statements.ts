@@ -3,6 +3,7 @@
  * rewrites, row-lock waits, constraint checks and RETURNING. UPDATE and DELETE always run as plans
  * (planned-dml.ts); their input query comes from dml-target.ts.
  */
+import { noteRebuiltBatch } from '../common/rebuilt-batch.js';
 import type { Node } from '@pgsql/types';
 import { castValue } from '../common/cast.js';
 import { QuireError, positionOf } from '../common/errors.js';
@@ -430,6 +431,7 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowCh
       continue;
     }
     const keep: number[] = [];
+    const removedFrom = next;
     for (let i = 0; i < batch.length; i++) {
       if (next < positions.length && positions[next] === base + i) {
         if (updates[next++]) {
@@ -445,6 +447,10 @@ function rebuildTable(t: MemoryTable, snapshot: readonly Batch[], changes: RowCh
       for (const i of keep) builders.forEach((bb, c) => bb.pushFrom(batch.columns[c]!, i));
       const kept = t.encodeRewritten({ columns: builders.map((x) => x.finish()), length: keep.length });
       log.fill(slot, kept);
+      // Secondary indexes renumber their entries across this batch instead of sorting again.
+      const removed = new Int32Array(next - removedFrom);
+      for (let k = 0; k < removed.length; k++) removed[k] = positions[removedFrom + k]! - base;
+      noteRebuiltBatch(kept, batch, removed);
       out.push(kept);
     } else log.deleted(batch);
     base = end;

@@ -319,6 +319,39 @@ describe('entries over appended rows', () => {
       expect([...grown.rows]).toEqual([...fresh.rows]);
     }
   });
+
+  it('carrying the entries over UPDATE and DELETE gives what a full build of the new list gives', async () => {
+    const { indexEntries } = await import('../../src/physical/index-entries.js');
+    const db = await Database.create();
+    await db.execute("CREATE TABLE y (a int, b text, c int); INSERT INTO y SELECT i % 13, 'k' || (i % 7), i FROM generate_series(1, 5000) i");
+    await db.execute("CREATE INDEX y_ba ON y (b DESC, a NULLS FIRST) WHERE a <> 3");
+    await db.execute('CREATE INDEX y_a ON y (a)');
+    const t = db.catalog.getTable('y') as unknown as import('../../src/storage/memory-table.js').MemoryTable;
+    const ctx = db.execContext([], [], false);
+    const ext = t.batchExtends.bind(t);
+    for (const def of t.indexes) indexEntries(def, t.schema, t.snapshot(), ctx, ext);
+    const writes = [
+      'UPDATE y SET a = a + 1 WHERE c = 17',
+      'DELETE FROM y WHERE c % 97 = 0',
+      "UPDATE y SET b = 'k9', a = NULL WHERE c % 101 = 5",
+      'DELETE FROM y WHERE c BETWEEN 1 AND 1100',
+      "INSERT INTO y VALUES (3, 'k1', -1), (NULL, NULL, -2)",
+      'UPDATE y SET a = 3 WHERE c % 3 = 0',
+      'UPDATE y SET c = c + 1',
+      'DELETE FROM y WHERE c > 4000',
+      "BEGIN; UPDATE y SET b = 'k0' WHERE c % 5 = 0; INSERT INTO y VALUES (1, 'k2', 0); DELETE FROM y WHERE c % 7 = 1; COMMIT",
+      'DELETE FROM y',
+      "INSERT INTO y VALUES (2, 'k3', 1)",
+    ];
+    for (const w of writes) {
+      await db.execute(w);
+      for (const def of t.indexes) {
+        const carried = indexEntries(def, t.schema, t.snapshot(), ctx, ext);
+        const fresh = indexEntries({ ...def }, t.schema, t.snapshot(), ctx);
+        expect({ w, rows: [...carried.rows] }).toEqual({ w, rows: [...fresh.rows] });
+      }
+    }
+  });
 });
 
 describe('a database directory keeps its indexes', () => {
