@@ -59,9 +59,8 @@ export async function create(): Promise<EngineAdapter> {
           't',
           { id: d.id, g: d.g, v: d.v, k: d.k, s: Array.from(d.sIdx, (x) => d.sDict[x]!), ts, p: d.p },
           { id: 'integer', g: 'integer', v: 'double precision', k: 'integer', s: 'text', ts: 'timestamp', p: 'integer' },
-          { copy: false },
         );
-        db.registerColumns('u', { g: d.uG, name: d.uName, w: d.uW }, { g: 'integer', name: 'text', w: 'double precision' }, { copy: false });
+        db.registerColumns('u', { g: d.uG, name: d.uName, w: d.uW }, { g: 'integer', name: 'text', w: 'double precision' });
       } else if (typeof db.registerRows === 'function') {
         loadPath = 'registerRows';
         const t: Record<string, unknown>[] = new Array(d.rows);
