@@ -66,6 +66,8 @@ export class NdjsonShape {
     fieldOf: number[],
     schema: NdjsonSchema,
     private readonly keyTable: { entries: Int32Array; bytes: Buffer } | null = null,
+    /** False for sampling: scan() then runs without string caches (the key kernel takes them from its table). */
+    private readonly useCaches = true,
   ) {
     this.fieldOf = fieldOf;
     this.nv = fieldOf.length;
@@ -87,7 +89,7 @@ export class NdjsonShape {
     this.cacheOf = new Int32Array(fieldOf.length);
     let caches = 0;
     reads.forEach((v, x) => {
-      if (this.kinds[x] === Out.Text && caches < SHAPE_CACHES) this.cacheOf[v] = ++caches;
+      if (useCaches && this.kinds[x] === Out.Text && caches < SHAPE_CACHES) this.cacheOf[v] = ++caches;
     });
     this.skipped = Int32Array.from(skipped);
   }
@@ -96,7 +98,7 @@ export class NdjsonShape {
    * A reader of the schema's fields in any key order through the key kernel (ndjson-key-kernel.ts):
    * value v is field v. Null without WebAssembly or when the names do not fit its table.
    */
-  static byKeys(schema: NdjsonSchema): NdjsonShape | null {
+  static byKeys(schema: NdjsonSchema, caches = true): NdjsonShape | null {
     const kernel = ndjsonKernels();
     const names = schema.names;
     if (kernel === null || names.length === 0 || names.length > SHAPE_VALUES) return null;
@@ -120,7 +122,7 @@ export class NdjsonShape {
       at += k.length;
     }
     // The constructor chooses the string caches: their numbers go into the entries after it.
-    const shape = new NdjsonShape(kernel, null, names.map((_, f) => f), schema, { entries, bytes: Buffer.concat(parts) });
+    const shape = new NdjsonShape(kernel, null, names.map((_, f) => f), schema, { entries, bytes: Buffer.concat(parts) }, caches);
     for (let e = 0; e < KEY_SLOTS; e++) {
       if (entries[4 * e + 2] === -1) continue;
       const f = entries[4 * e + 3]!;
@@ -236,8 +238,9 @@ export class NdjsonShape {
     if (this.keyTable === null) {
       // Only read() turns the cache's Fresh entries into strings, so only it may have them made.
       for (let j = 0; j < nv; j++) k.steps[3 * j + 2] = cache ? this.cacheOf[j]! : 0;
-    } else if (!cache) {
-      throw new Error('the key kernel always caches');
+    } else if (cache !== this.useCaches) {
+      // The key kernel's caches are in its table, fixed when the reader is made.
+      throw new Error(cache ? 'a key reader made for sampling cannot read' : 'a key reader made for reading cannot sample');
     }
     const maxRows = Math.min(max, SHAPE_ROWS, Math.floor(SHAPE_SLOTS / Math.max(nv, 1)));
     const n = this.keyTable === null ? k.run(0, len, nv, maxRows) : k.keys(0, len, nv, maxRows);

@@ -284,4 +284,50 @@ describe('read_json key kernel', () => {
     expect(canon(outF)).toEqual(plainF);
     expect(canon(outG)).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
   });
+
+  it('infers the columns and types JSON.parse gives from records in any key order, keys first met late included', async () => {
+    const r = rng(41);
+    const keys = ['id', 'n', 'x', '10', 'late', 'txt', '2', 'flag'];
+    const values: Record<string, string[]> = {
+      id: ['1', '2', '3'],
+      n: ['1', 'null'],
+      x: ['1.0', '1e2', '-3'],
+      '10': ['"a"', '1'],
+      late: ['true', 'false'],
+      txt: ['"ü"', '"b"', 'null'],
+      '2': ['null'],
+      flag: ['true', 'null'],
+    };
+    const lines = Array.from({ length: 3000 }, (_, i) => {
+      // "late" only from line 700 on, "flag" only after 2000; keys in a random order, some left out.
+      const parts = keys.filter((k) => (k !== 'late' || i >= 700) && (k !== 'flag' || i >= 2000) && (k === 'id' || r() > 0.2)).map((k) => {
+        // Kinds that change only in lines the kernels read: n turns float8 late, late turns text.
+        if (k === 'n' && i >= 1500 && i % 100 === 7) return '"n":2.5';
+        if (k === 'late' && i >= 2600 && i % 50 === 3) return '"late":1';
+        return `"${k}":${values[k]![Math.floor(r() * values[k]!.length)]!}`;
+      });
+      for (let k = parts.length - 1; k > 0; k--) {
+        const j = Math.floor(r() * (k + 1));
+        [parts[k], parts[j]] = [parts[j]!, parts[k]!];
+      }
+      return `{${parts.join(',')}}`;
+    });
+    // What JSON.parse of every sampled line gives: keys in order of first appearance (JavaScript's
+    // key order within a record), kinds joined.
+    const kinds = new Map<string, string>();
+    const kindOf = (v: unknown): string => (v === null ? 'null' : typeof v === 'boolean' ? 'bool' : typeof v === 'number' ? (Number.isSafeInteger(v) ? 'int8' : 'float8') : 'text');
+    const joinKinds = (a: string, b: string): string => (a === b || b === 'null' ? a : a === 'null' ? b : (a === 'int8' && b === 'float8') || (a === 'float8' && b === 'int8') ? 'float8' : 'text');
+    for (const l of lines) {
+      const rec = JSON.parse(l) as Record<string, unknown>;
+      for (const k of Object.keys(rec)) kinds.set(k, kinds.has(k) ? joinKinds(kinds.get(k)!, kindOf(rec[k])) : kindOf(rec[k]));
+    }
+    const want = [...kinds].map(([k, t]) => `${k}:${t === 'null' ? 'text' : t}`);
+    const f = file(lines.join('\n') + '\n');
+    const got = (await db.query(`select * from read_json('${f}') limit 1`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    expect(got).toEqual(want);
+    expect(got).toContain('flag:bool');
+    expect(got).toContain('x:int8');
+    expect(got).toContain('n:float8');
+    expect(got).toContain('late:text');
+  });
 });
