@@ -182,14 +182,18 @@ describe('read_json key kernel', () => {
     expect(stops('{"a":1,}')).toBe(0);
     expect(stops('{"a":1 "b":"x"}')).toBe(0);
     expect(stops('{"ab":1}')).toBe(0);
+    expect(stops('{"abcdefgh":1}')).toBe(0);
+    expect(stops('{"a\\"":1}')).toBe(0);
     expect(stops('{"a":1,"b":"x","c":2}')).toBe(1);
     // A line cut by the end of the bytes is not read.
     expect(keys.read(buf, 0, text.indexOf('\n'), schema, out, 0, 16)).toBe(0);
   });
 
   it('finds keys whose hashes share a table entry, and many keys', async () => {
-    // "Aa" and "BB" hash alike (h * 31 + byte); 60 keys fill the table's probes.
-    const names = ['Aa', 'BB', 'AaAa', 'BBBB', 'AaBB', 'BBAa', ...Array.from({ length: 54 }, (_, i) => `k${i}`)];
+    // "Aa" and "BB" hash alike (h * 31 + byte), so do their longer repeats; names that share a
+    // prefix or are one byte apart in length; 64 keys fill the table's probes.
+    const long = ['AaAaAaAa', 'BBBBBBBB', 'AaAaAaBB', 'BBAaAaAaAaAaAaAaAa', 'BBBBAaAaAaAaAaAaAa', 'seven77', 'eight888', 'eight8889', 'a_rather_long_column_name_past_one_word', 'ü_名前_key'];
+    const names = ['Aa', 'BB', 'AaAa', 'BBBB', 'AaBB', 'BBAa', ...long, ...Array.from({ length: 47 }, (_, i) => `k${i}`)];
     const r = rng(8);
     const lines = Array.from({ length: 3000 }, (_, i) => {
       const parts = names.filter(() => r() > 0.3).map((k, j) => `"${k}":${(i * 31 + j) % 97}`);
@@ -203,6 +207,18 @@ describe('read_json key kernel', () => {
     const f = file(`{"id":-1,${names.map((k) => `"${k}":0`).join(',')}}\n` + lines.join('\n') + '\n');
     const cols = ['id', ...names].map((k) => `"${k}"`).join(', ');
     expect(await quireRows(f, cols)).toEqual(await duckRows(f, cols));
+    // The kernel itself reads every one of these records (none left to the general path), as JSON.parse does.
+    const all = ['id', ...names];
+    const schema = new NdjsonSchema(all.map((name) => ({ name, type: T.int8 })), all.map((_, i) => i));
+    const keys = NdjsonShape.byKeys(schema)!;
+    const buf = Buffer.from(lines.slice(0, 100).join('\n') + '\n');
+    const out = new NdjsonColumns(all.map(() => T.int8), 100);
+    expect(keys.read(buf, 0, buf.length, schema, out, 0, 100)).toBe(100);
+    const got = out.finish(100);
+    lines.slice(0, 100).forEach((l, r) => {
+      const rec = JSON.parse(l) as Record<string, number>;
+      expect(all.map((_, c) => getValue(got[c]!, r))).toEqual(all.map((k) => rec[k] ?? null));
+    });
   });
 
   it('keeps UTF-8 sequences and lines whole across chunk boundaries', async () => {
