@@ -500,7 +500,8 @@ export async function* readJsonBody(
           return;
         }
         // The first lines go the JavaScript way until a shape is learnt from one: where every line
-        // has it, the shape kernel reads a fifth faster than the key kernel.
+        // has it, a query reading through the shape kernel took a tenth less CPU than through the
+        // key kernel (it compares a record's keys in one go instead of looking each one up).
         if (pause === 0 && (shape !== null || (keyed !== null && learnTries >= 8))) {
           const first = keysFirst || shape === null ? keyed! : shape;
           let k = first.read(data, s, data.length, schema, out, rows, BATCH_SIZE - rows);
