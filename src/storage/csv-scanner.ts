@@ -197,7 +197,7 @@ export class CsvScanner {
           const n = this.plainRows(i, rows, maxRows, line);
           if (n > 0) {
             rows += n;
-            line += n;
+            line += this.plainLines;
             i = this.rowEnds[rows - 1]! + 1;
             this.plainPenalty = 1;
             // The positions indexed so far are behind i or still ahead of it: indexing starts again at i.
@@ -381,32 +381,49 @@ export class CsvScanner {
   /** Records to read here before the plain kernel is tried again, and the next such pause. */
   private plainPause = 0;
   private plainPenalty = 1;
+  /** Whether the kernel that reads quoted fields goes first (it read the last records taken). */
+  private plainQuoted = false;
+  /** The lines the records of the last plainRows() took, their quoted line ends included. */
+  private plainLines = 0;
 
   /**
-   * The plain records at buf[i …) into rows `rows` …, as the loop in scan() would read them (each
-   * ends in '\n', so a line each); returns how many.
+   * The records the kernel takes at buf[i …) into rows `rows` …, as the loop in scan() would read
+   * them (each ends in '\n'; line ends inside quotes are counted too); returns how many.
    */
   private plainRows(i: number, rows: number, maxRows: number, line: number): number {
     const k = this.plain!;
     const width = this.width;
     const quote = this.quote;
-    const n = k.run(this.buf, i, this.end, this.delim, quote, this.escape === -1 ? quote : this.escape, width, maxRows - rows);
+    let quoted = this.plainQuoted;
+    let n = k.run(this.buf, i, this.end, this.delim, quote, this.escape, width, maxRows - rows, quoted);
+    if (n === 0 && !quoted && quote !== -1 && (this.escape === -1 || this.escape === quote)) {
+      // Quoted records: the kernel that reads quotes takes over while it reads them.
+      n = k.run(this.buf, i, this.end, this.delim, quote, this.escape, width, maxRows - rows, true);
+      quoted = this.plainQuoted = n > 0;
+    }
+    this.plainLines = n;
     if (n === 0) return 0;
     const base = rows * width;
     this.starts.set(k.starts.subarray(0, n * width), base);
     this.ends.set(k.ends.subarray(0, n * width), base);
-    this.flags.fill(0, base, base + n * width);
+    if (quoted) this.flags.set(k.flags.subarray(0, n * width), base);
+    else this.flags.fill(0, base, base + n * width);
     this.counts.fill(width, rows, rows + n);
     const kEnds = k.rowEnds;
+    const qLines = k.rowQuotedLines;
     const rowStarts = this.rowStarts;
     const rowEnds = this.rowEnds;
     const rowLines = this.rowLines;
     let s = i;
+    // A record starts on the line after the previous one's end, quoted line ends counted (none in
+    // plain CSV: a line each).
+    const quotedLines = quoted && k.rowQuotedLines[n - 1]! !== 0;
+    if (quotedLines) this.plainLines = n + k.rowQuotedLines[n - 1]!;
     for (let r = 0; r < n; r++) {
       const e = kEnds[r]!;
       rowStarts[rows + r] = s;
       rowEnds[rows + r] = e;
-      rowLines[rows + r] = line + r;
+      rowLines[rows + r] = quotedLines && r > 0 ? line + r + qLines[r - 1]! : line + r;
       s = e + 1;
     }
     this.lfEnds += n;

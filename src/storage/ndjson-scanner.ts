@@ -193,6 +193,16 @@ export class NdjsonSchema {
     return guess;
   }
 
+  /** The fields' names as UTF-8 bytes, in field order. */
+  get names(): readonly Buffer[] {
+    return this.keys;
+  }
+
+  /** Whether field f's name is spelled in JSON by its UTF-8 bytes (no quote, backslash or control character). */
+  isPlainKey(f: number): boolean {
+    return this.plainKey[f]!;
+  }
+
   keyLength(f: number): number {
     return this.keys[f]!.length;
   }

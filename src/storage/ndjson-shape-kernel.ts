@@ -75,11 +75,11 @@ export const TAG_NEGATIVE = 16;
 const IN_AT = 0;
 /** The window is followed by a zero byte: every check fails on it, so the kernel needs no bounds checks. */
 const align = (n: number): number => Math.ceil(n / 16) * 16;
-const LINES_AT = align(IN_AT + SHAPE_WINDOW + 1);
+export const LINES_AT = align(IN_AT + SHAPE_WINDOW + 1);
 const STEPS_AT = align(LINES_AT + 4 * (SHAPE_ROWS + 1));
-const LIT_AT = align(STEPS_AT + 12 * (SHAPE_VALUES + 1));
+export const LIT_AT = align(STEPS_AT + 12 * (SHAPE_VALUES + 1));
 const POW_AT = align(LIT_AT + SHAPE_LITERAL_BYTES);
-const OUT_AT = align(POW_AT + 8 * 23);
+export const OUT_AT = align(POW_AT + 8 * 23);
 const CACHE_AT = align(OUT_AT + SLOT_BYTES * SHAPE_SLOTS);
 const END_AT = CACHE_AT + SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY;
 const PAGES = Math.ceil(END_AT / 65536);
@@ -111,28 +111,29 @@ const F64_CONVERT_I64_U = 0xba;
 const F64_DIV = 0xa3;
 const F64_NEG = 0x9a;
 
-// Parameters: run(start, end, steps, maxRows) -> rows read.
-const P = 0; // the next byte
-const END = 1;
-const NSTEPS = 2;
-const MAXROWS = 3;
+// Parameters: run(start, end, steps, maxRows) -> rows read. Exported with the locals for the key
+// kernel, whose function has the same parameters and locals and more after them.
+export const P = 0; // the next byte
+export const END = 1;
+export const NSTEPS = 2;
+export const MAXROWS = 3;
 // Locals.
-const ROWS = 4;
-const J = 5;
-const Q = 6;
+export const ROWS = 4;
+export const J = 5;
+export const Q = 6;
 const QE = 7;
-const C = 8;
-const SLOT = 9;
-const S0 = 10;
+export const C = 8;
+export const SLOT = 9;
+export const S0 = 10;
 const TAG = 11;
-const H = 12;
+export const H = 12;
 const ND = 13;
 const NF = 14;
 const ST = 15;
-const CI = 16; // the value's string cache (1 …), or 0
-const E = 17; // the cache entry
-const K = 18;
-const LEN = 19;
+export const CI = 16; // the value's string cache (1 …), or 0
+export const E = 17; // the cache entry
+export const K = 18;
+export const LEN = 19;
 const MANT = 20; // i64
 const W = 21; // i64
 const T8 = 22; // i64
@@ -166,36 +167,12 @@ function expectBytes(f: Body, rest: string): void {
   for (let k = 0; k < rest.length; k++) f.byte(P, k + 1).i32(rest.charCodeAt(k)).op(I32_NE).brIf('fail');
 }
 
-function kernelBody(): number[] {
-  const f = new Body();
-  f.block('done').loop('row');
-  // lines[rows] = where the next record starts (the caller resumes there).
-  f.i32(LINES_AT).get(ROWS).i32(2).op(I32_SHL, I32_ADD).get(P).storeI32(0);
-  f.get(ROWS).get(MAXROWS).op(I32_GE_U).brIf('done');
-  f.get(P).get(END).op(I32_GE_U).brIf('done');
-  f.i32(OUT_AT).get(ROWS).get(NSTEPS).i32(SLOT_BYTES).op(I32_MUL, I32_MUL, I32_ADD).set(SLOT);
-  f.i32(0).set(J);
-  f.block('fail').loop('step');
-  // The literal before value J (or after the last value).
-  f.i32(STEPS_AT).get(J).i32(12).op(I32_MUL, I32_ADD).tee(ST).loadI32(0).tee(Q);
-  f.get(ST).loadI32(4).op(I32_ADD).set(QE);
-  // Compared eight bytes at a time, the last few under a mask. Bytes past the window are compared
-  // too where the literal runs past it, and the zero byte there never matches a literal's.
-  f.block('lit').loop('litc');
-  f.get(QE).get(Q).op(I32_SUB).tee(C).op(I32_EQZ).brIf('lit');
-  f.get(C).i32(8).op(I32_GE_U).if();
-  f.word(P).word(Q).op(I64_NE).brIf('fail');
-  f.add(P, 8).add(Q, 8).br('litc');
-  f.end();
-  f.word(P).word(Q).op(I64_XOR).i64(1n).get(C).i32(3).op(I32_SHL).op(I64_EXTEND_I32_U, I64_SHL).i64(1n).op(I64_SUB, I64_AND);
-  f.op(I64_EQZ, I32_EQZ).brIf('fail');
-  f.get(P).get(C).op(I32_ADD).set(P).br('lit');
-  f.end().end();
-  // After the last literal, the line's end.
-  f.get(J).get(NSTEPS).op(I32_EQ).if();
-  f.byte(P).i32(10).op(I32_NE).brIf('fail');
-  f.add(P, 1).add(ROWS, 1).br('row');
-  f.end();
+/**
+ * One scalar value at P into the slot at SLOT (its string cache in CI: 1 …, or 0), P left after it;
+ * branches to 'fail' on anything else. Shared by the shape kernel and the key kernel
+ * (ndjson-key-kernel.ts), which differ only in how they find a value's slot.
+ */
+export function scalarValue(f: Body): void {
   f.get(P).set(S0);
   f.byte(P).tee(C).i32(34).op(I32_EQ).if();
   {
@@ -213,7 +190,7 @@ function kernelBody(): number[] {
     f.get(SLOT).get(S0).storeI32(8);
     f.get(SLOT).get(P).storeI32(12);
     // A short ASCII string of a value with a cache: against the entry its hash picks.
-    f.get(ST).loadI32(8).tee(CI).i32(0).op(I32_NE);
+    f.get(CI).i32(0).op(I32_NE);
     f.get(TAG).i32(Tag.Ascii).op(I32_EQ).op(0x71 /* i32.and */);
     f.get(P).get(S0).op(I32_SUB).tee(LEN).i32(CACHE_STRING + 1).op(I32_LT_U).op(0x71).if();
     {
@@ -315,21 +292,62 @@ function kernelBody(): number[] {
     f.get(SLOT).get(TAG).get(NF).i32(8).op(I32_SHL, I32_OR).storeI32(16);
   }
   f.end().end().end().end();
+}
+
+export function shapeKernelBody(): number[] {
+  const f = new Body();
+  f.block('done').loop('row');
+  // lines[rows] = where the next record starts (the caller resumes there).
+  f.i32(LINES_AT).get(ROWS).i32(2).op(I32_SHL, I32_ADD).get(P).storeI32(0);
+  f.get(ROWS).get(MAXROWS).op(I32_GE_U).brIf('done');
+  f.get(P).get(END).op(I32_GE_U).brIf('done');
+  f.i32(OUT_AT).get(ROWS).get(NSTEPS).i32(SLOT_BYTES).op(I32_MUL, I32_MUL, I32_ADD).set(SLOT);
+  f.i32(0).set(J);
+  f.block('fail').loop('step');
+  // The literal before value J (or after the last value).
+  f.i32(STEPS_AT).get(J).i32(12).op(I32_MUL, I32_ADD).tee(ST).loadI32(0).tee(Q);
+  f.get(ST).loadI32(4).op(I32_ADD).set(QE);
+  // Compared eight bytes at a time, the last few under a mask. Bytes past the window are compared
+  // too where the literal runs past it, and the zero byte there never matches a literal's.
+  f.block('lit').loop('litc');
+  f.get(QE).get(Q).op(I32_SUB).tee(C).op(I32_EQZ).brIf('lit');
+  f.get(C).i32(8).op(I32_GE_U).if();
+  f.word(P).word(Q).op(I64_NE).brIf('fail');
+  f.add(P, 8).add(Q, 8).br('litc');
+  f.end();
+  f.word(P).word(Q).op(I64_XOR).i64(1n).get(C).i32(3).op(I32_SHL).op(I64_EXTEND_I32_U, I64_SHL).i64(1n).op(I64_SUB, I64_AND);
+  f.op(I64_EQZ, I32_EQZ).brIf('fail');
+  f.get(P).get(C).op(I32_ADD).set(P).br('lit');
+  f.end().end();
+  // After the last literal, the line's end.
+  f.get(J).get(NSTEPS).op(I32_EQ).if();
+  f.byte(P).i32(10).op(I32_NE).brIf('fail');
+  f.add(P, 1).add(ROWS, 1).br('row');
+  f.end();
+  f.get(ST).loadI32(8).set(CI);
+  scalarValue(f);
   f.add(SLOT, SLOT_BYTES).add(J, 1).br('step');
   f.end().end(); // step, fail
   f.br('done');
   f.end().end(); // row, done
   f.get(ROWS);
   f.op(0x0b);
-  const locals = [3, 16, I32, 3, I64, 1, F64];
+  return functionCode(f);
+}
+
+/** The locals both kernels declare (ROWS … VAL), then `extra` groups ([count, type] …), and the code. */
+export function functionCode(f: Body, extra: number[][] = []): number[] {
+  const locals = [3 + extra.length, 16, I32, 3, I64, 1, F64, ...extra.flat()];
   const fn = [...locals, ...f.code];
   return [...uleb(fn.length), ...fn];
 }
 
 
-/** The kernel and views of its memory. One per process: a call runs to completion before another starts. */
+/** The kernels and views of their memory. One per process: a call runs to completion before another starts. */
 export interface ShapeKernel {
   readonly run: (start: number, end: number, steps: number, maxRows: number) => number;
+  /** The key kernel (ndjson-key-kernel.ts): steps is the number of fields, the key table is in the literals' place. */
+  readonly keys: (start: number, end: number, fields: number, maxRows: number) => number;
   /** The window: input bytes go to [0, SHAPE_WINDOW), followed by a zero byte. */
   readonly input: Uint8Array;
   /** lines[k]: the start (in the window) of record k; lines[rows]: where reading stopped. */
@@ -345,37 +363,38 @@ export interface ShapeKernel {
   /** The slots of the records read, row after row, SLOT_BYTES each, as doubles and as 32-bit integers. */
   readonly slotF64: Float64Array;
   readonly slotI32: Int32Array;
+  /** The reader whose literals or key table the memory holds now (it need not write them again). */
+  owner: object | null;
 }
 
-let shared: ShapeKernel | null | undefined;
-
-/** The kernel, instantiated once; null where WebAssembly is not available. */
-export function shapeKernel(): ShapeKernel | null {
-  if (shared !== undefined) return shared;
+/**
+ * Both NDJSON kernels in one module over one memory (ndjson-kernels.ts instantiates it; the key
+ * kernel's body is `keys`); null where WebAssembly is not available.
+ */
+export function instantiate(keys: number[]): ShapeKernel | null {
   try {
-    if (wasm === undefined) shared = null;
-    else {
-      const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
-      const inst = new wasm.Instance(new wasm.Module(kernelModule(4, PAGES, kernelBody())), { env: { mem: memory } });
-      const buf = memory.buffer;
-      new Float64Array(buf, POW_AT, 23).set(Array.from({ length: 23 }, (_, i) => Number(`1e${i}`)));
-      shared = {
-        run: inst.exports.run as ShapeKernel['run'],
-        input: new Uint8Array(buf, IN_AT, SHAPE_WINDOW + 1),
-        lines: new Int32Array(buf, LINES_AT, SHAPE_ROWS + 1),
-        steps: new Int32Array(buf, STEPS_AT, 3 * (SHAPE_VALUES + 1)),
-        cache: new Uint8Array(buf, CACHE_AT, SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY).fill(CACHE_EMPTY),
-        cacheStrings: Array.from({ length: SHAPE_CACHES }, () => new Array<string>(CACHE_SLOTS).fill('')),
-        literals: new Uint8Array(buf, LIT_AT, SHAPE_LITERAL_BYTES),
-        literalsAt: LIT_AT,
-        slotF64: new Float64Array(buf, OUT_AT, (SLOT_BYTES / 8) * SHAPE_SLOTS),
-        slotI32: new Int32Array(buf, OUT_AT, (SLOT_BYTES / 4) * SHAPE_SLOTS),
-      };
-    }
+    if (wasm === undefined) return null;
+    const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
+    const inst = new wasm.Instance(new wasm.Module(kernelModule(4, PAGES, shapeKernelBody(), [['keys', keys]])), { env: { mem: memory } });
+    const buf = memory.buffer;
+    new Float64Array(buf, POW_AT, 23).set(Array.from({ length: 23 }, (_, i) => Number(`1e${i}`)));
+    return {
+      run: inst.exports.run as ShapeKernel['run'],
+      keys: inst.exports.keys as ShapeKernel['run'],
+      input: new Uint8Array(buf, IN_AT, SHAPE_WINDOW + 1),
+      lines: new Int32Array(buf, LINES_AT, SHAPE_ROWS + 1),
+      steps: new Int32Array(buf, STEPS_AT, 3 * (SHAPE_VALUES + 1)),
+      cache: new Uint8Array(buf, CACHE_AT, SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY).fill(CACHE_EMPTY),
+      cacheStrings: Array.from({ length: SHAPE_CACHES }, () => new Array<string>(CACHE_SLOTS).fill('')),
+      literals: new Uint8Array(buf, LIT_AT, SHAPE_LITERAL_BYTES),
+      literalsAt: LIT_AT,
+      slotF64: new Float64Array(buf, OUT_AT, (SLOT_BYTES / 8) * SHAPE_SLOTS),
+      slotI32: new Int32Array(buf, OUT_AT, (SLOT_BYTES / 4) * SHAPE_SLOTS),
+      owner: null,
+    };
   } catch {
-    shared = null;
+    return null;
   }
-  return shared;
 }
 
 /** Memory the kernel holds (for memory_limit accounting). */

@@ -8,7 +8,9 @@
 import type { Value } from '../common/types.js';
 import { mantissaOverPow10 } from './decimal-digits-to-double.js';
 import { type NdjsonColumns, type NdjsonSchema } from './ndjson-scanner.js';
-import { CACHE_EMPTY, CACHE_SLOTS, SHAPE_CACHES, SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_NEGATIVE, shapeKernel, type ShapeKernel } from './ndjson-shape-kernel.js';
+import { ndjsonKernels } from './ndjson-kernels.js';
+import { KEY_BYTES, KEY_BYTES_AT, KEY_ENTRY, KEY_SLOTS, KEY_TABLE_AT, keySlot } from './ndjson-key-kernel.js';
+import { CACHE_EMPTY, CACHE_SLOTS, SHAPE_CACHES, SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_NEGATIVE, type ShapeKernel } from './ndjson-shape-kernel.js';
 
 const enum Out {
   Skip = 0,
@@ -54,14 +56,21 @@ export class NdjsonShape {
   /** Where the window of the last scan() starts in its buffer (slot positions are relative to it). */
   private base = 0;
 
+  /** Values per record (slots per row). */
+  private readonly nv: number;
+
   private constructor(
     private readonly kernel: ShapeKernel,
-    /** The literal before each value, and the one after the last. */
-    private readonly literals: Buffer[],
+    /** The literal before each value, and the one after the last; null for the key kernel, which is given keyTable. */
+    private readonly literals: Buffer[] | null,
     fieldOf: number[],
     schema: NdjsonSchema,
+    private readonly keyTable: { entries: Int32Array; bytes: Buffer } | null = null,
+    /** False for sampling: scan() then runs without string caches (the key kernel takes them from its table). */
+    private readonly useCaches = true,
   ) {
     this.fieldOf = fieldOf;
+    this.nv = fieldOf.length;
     const reads: number[] = [];
     const outs: number[] = [];
     const skipped: number[] = [];
@@ -80,9 +89,46 @@ export class NdjsonShape {
     this.cacheOf = new Int32Array(fieldOf.length);
     let caches = 0;
     reads.forEach((v, x) => {
-      if (this.kinds[x] === Out.Text && caches < SHAPE_CACHES) this.cacheOf[v] = ++caches;
+      if (useCaches && this.kinds[x] === Out.Text && caches < SHAPE_CACHES) this.cacheOf[v] = ++caches;
     });
     this.skipped = Int32Array.from(skipped);
+  }
+
+  /**
+   * A reader of the schema's fields in any key order through the key kernel (ndjson-key-kernel.ts):
+   * value v is field v. Null without WebAssembly or when the names do not fit its table.
+   */
+  static byKeys(schema: NdjsonSchema, caches = true): NdjsonShape | null {
+    const kernel = ndjsonKernels();
+    const names = schema.names;
+    if (kernel === null || names.length === 0 || names.length > SHAPE_VALUES) return null;
+    const entries = new Int32Array((KEY_SLOTS * KEY_ENTRY) / 4);
+    for (let e = 0; e < KEY_SLOTS; e++) entries[4 * e + 2] = -1;
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (let f = 0; f < names.length; f++) {
+      const k = names[f]!;
+      // A name JSON spells with an escape never matches the kernel's unescaped keys: its records go the general way.
+      if (!schema.isPlainKey(f)) continue;
+      // The field a name maps to is the schema's (a repeated name: its last field).
+      if (schema.field(k, 0, k.length, -1) !== f) continue;
+      if (at + k.length > KEY_BYTES) return null;
+      let h = 0;
+      for (let i = 0; i < k.length; i++) h = (Math.imul(h, 31) + k[i]!) | 0;
+      let e = keySlot(h);
+      while (entries[4 * e + 2] !== -1) e = (e + 1) & (KEY_SLOTS - 1);
+      entries.set([h, KEY_BYTES_AT + at, k.length, f], 4 * e);
+      parts.push(k);
+      at += k.length;
+    }
+    // The constructor chooses the string caches: their numbers go into the entries after it.
+    const shape = new NdjsonShape(kernel, null, names.map((_, f) => f), schema, { entries, bytes: Buffer.concat(parts) }, caches);
+    for (let e = 0; e < KEY_SLOTS; e++) {
+      if (entries[4 * e + 2] === -1) continue;
+      const f = entries[4 * e + 3]!;
+      entries[4 * e + 3] = f | (shape.cacheOf[f]! << 8);
+    }
+    return shape;
   }
 
   /**
@@ -90,7 +136,7 @@ export class NdjsonShape {
    * takes (a nested value, a key with an escape, too many keys) or there is no WebAssembly.
    */
   static learn(b: Buffer, s: number, nl: number, schema: NdjsonSchema): NdjsonShape | null {
-    const kernel = shapeKernel();
+    const kernel = ndjsonKernels();
     if (kernel === null) return null;
     const literals: Buffer[] = [];
     const fieldOf: number[] = [];
@@ -155,7 +201,7 @@ export class NdjsonShape {
    */
   read(b: Buffer, s: number, e: number, schema: NdjsonSchema, out: NdjsonColumns, r: number, max: number): number {
     const n = this.scan(b, s, e, max, true);
-    const done = this.convert(b, s, n, this.literals.length - 1, schema, out, r);
+    const done = this.convert(b, s, n, this.nv, schema, out, r);
     this.next = s + this.kernel.lines[done]!;
     return done;
   }
@@ -169,20 +215,35 @@ export class NdjsonShape {
     const len = Math.min(e - s, SHAPE_WINDOW);
     k.input.set(b.subarray(s, s + len), 0);
     k.input[len] = 0;
-    // The shared kernel's literals are written on every call: another reader may have used it since.
-    let at = 0;
-    const nv = this.literals.length - 1;
-    for (let j = 0; j <= nv; j++) {
-      const l = this.literals[j]!;
-      k.literals.set(l, at);
-      k.steps[3 * j] = k.literalsAt + at;
-      k.steps[3 * j + 1] = l.length;
+    const nv = this.nv;
+    if (k.owner !== this) {
+      // The kernel is shared: another reader may have put its literals or key table there since.
+      k.owner = this;
+      if (this.keyTable !== null) {
+        new Int32Array(k.literals.buffer, KEY_TABLE_AT, this.keyTable.entries.length).set(this.keyTable.entries);
+        k.literals.set(this.keyTable.bytes, KEY_BYTES_AT - KEY_TABLE_AT);
+      } else {
+        let at = 0;
+        const literals = this.literals!;
+        for (let j = 0; j <= nv; j++) {
+          const l = literals[j]!;
+          k.literals.set(l, at);
+          k.steps[3 * j] = k.literalsAt + at;
+          k.steps[3 * j + 1] = l.length;
+          k.steps[3 * j + 2] = j < nv ? this.cacheOf[j]! : 0;
+          at += l.length;
+        }
+      }
+    }
+    if (this.keyTable === null) {
       // Only read() turns the cache's Fresh entries into strings, so only it may have them made.
-      k.steps[3 * j + 2] = cache && j < nv ? this.cacheOf[j]! : 0;
-      at += l.length;
+      for (let j = 0; j < nv; j++) k.steps[3 * j + 2] = cache ? this.cacheOf[j]! : 0;
+    } else if (cache !== this.useCaches) {
+      // The key kernel's caches are in its table, fixed when the reader is made.
+      throw new Error(cache ? 'a key reader made for sampling cannot read' : 'a key reader made for reading cannot sample');
     }
     const maxRows = Math.min(max, SHAPE_ROWS, Math.floor(SHAPE_SLOTS / Math.max(nv, 1)));
-    const n = k.run(0, len, nv, maxRows);
+    const n = this.keyTable === null ? k.run(0, len, nv, maxRows) : k.keys(0, len, nv, maxRows);
     if (cache && n < maxRows) {
       // The record the kernel stopped in may have filled cache entries before it failed: no
       // string is made for them, so they are emptied (slots it did not reach hold older tags,
@@ -202,7 +263,7 @@ export class NdjsonShape {
    * would give it (a number is int8 when it is a safe integer, so 1.0 and 1e2 are).
    */
   sampleKind(b: Buffer, row: number, v: number): 'null' | 'bool' | 'int8' | 'float8' | 'text' {
-    const at = (row * (this.literals.length - 1) + v) * I32_PER_SLOT;
+    const at = (row * (this.nv) + v) * I32_PER_SLOT;
     const i32 = this.kernel.slotI32;
     const tagWord = i32[at + 4]!;
     let x: number;

@@ -133,16 +133,18 @@ export class FunctionBody {
 /**
  * The bytes of a module of one exported function, `run`, taking `params` i32 arguments and returning
  * an i32, over a memory `env.mem` of exactly `pages` pages it imports; `body` is the function's code
- * entry (its size first).
+ * entry (its size first). `more`: further functions of the same type, exported under their names,
+ * sharing the memory.
  */
-export function kernelModule(params: number, pages: number, body: number[]): Uint8Array {
+export function kernelModule(params: number, pages: number, body: number[], more: readonly (readonly [string, number[]])[] = []): Uint8Array {
+  const fns: (readonly [string, number[]])[] = [['run', body], ...more];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, params, ...new Array<number>(params).fill(I32), 1, I32]),
     ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...uleb(pages)]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('run'), 0x00, 0]),
-    ...section(10, [1, ...body]),
+    ...section(3, [...uleb(fns.length), ...fns.map(() => 0)]),
+    ...section(7, [...uleb(fns.length), ...fns.flatMap(([n], i) => [...name(n), 0x00, ...uleb(i)])]),
+    ...section(10, [...uleb(fns.length), ...fns.flatMap(([, b]) => b)]),
   ]);
 }
 

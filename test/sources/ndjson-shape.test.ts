@@ -16,7 +16,7 @@ import { T, type Field } from '../../src/common/types.js';
 import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
 import { NdjsonColumns, NdjsonSchema } from '../../src/storage/ndjson-scanner.js';
 import { NdjsonShape } from '../../src/storage/ndjson-shape.js';
-import { shapeKernel } from '../../src/storage/ndjson-shape-kernel.js';
+import { ndjsonKernels } from '../../src/storage/ndjson-kernels.js';
 import { rng } from '../common/pg-helper.js';
 
 let db: Database;
@@ -104,7 +104,7 @@ const FIELDS: Field[] = [
 
 describe('read_json shape kernel', () => {
   it('is available here (WebAssembly), so the tests below exercise it', () => {
-    expect(shapeKernel()).not.toBeNull();
+    expect(ndjsonKernels()).not.toBeNull();
   });
 
   it('agrees with DuckDB on files that mostly keep one shape, compact and spaced', async () => {

@@ -207,6 +207,68 @@ describe('CsvScanner', () => {
     expect(read).toBeGreaterThan(20000);
   });
 
+  it('reads quoted fields in the WebAssembly kernel exactly as its own loop does', () => {
+    // Records of exactly `width` fields, most of them quoted: delimiters, line ends and doubled
+    // quotes inside, quotes in the middle of a field, text after a closing quote, empty quoted
+    // fields, fields long enough to cross 16-byte blocks and the kernel's 64 KiB window; now and
+    // then a record it leaves to the loop (CRLF, a lone CR, a wrong field count, an unterminated quote at the end).
+    const r = rng(23);
+    const kernel = csvPlainKernel()!;
+    const run = kernel.run.bind(kernel);
+    let read = 0;
+    kernel.run = (...args) => {
+      const n = run(...args);
+      read += n;
+      return n;
+    };
+    for (let trial = 0; trial < 48; trial++) {
+      const d = DIALECTS[trial % DIALECTS.length]!;
+      const q = d.quote;
+      const width = 1 + (trial % 5);
+      const maxChunk = [7, 1000, 1 << 16, 1 << 20][trial % 4]!;
+      const field = (): string => {
+        const x = r();
+        const body = ['', 'a', 'é日本', `x${d.delimiter}y`, 'line\nbreak', `say ${q}${q}hi${q}${q}`, 'b'.repeat(Math.floor(r() * 40))][Math.floor(r() * 7)]!;
+        const plainBody = body.replace(/\n/g, ' ').split(q).join('').split(d.delimiter).join('');
+        if (x < 0.55) return `${q}${d.escape !== q ? body.split(`${q}${q}`).join(`${d.escape}${q}`) : body}${q}`;
+        if (x < 0.6) return `ab${q}c${d.delimiter}d${q}e`;
+        if (x < 0.65) return `${q}abc${q}tail`;
+        if (x < 0.7) return `${q}${q}`;
+        // Records that cross the window, where chunks are large (small ones rescan them per chunk).
+        if (x < 0.701 && maxChunk >= 1 << 16) return `${q}${'long '.repeat(3000 + Math.floor(r() * 12000))}${d.delimiter}\n${q}`;
+        return plainBody;
+      };
+      const lines: string[] = [];
+      const count = 50 + Math.floor(r() * 1500);
+      for (let i = 0; i < count; i++) {
+        let line = Array.from({ length: width }, field).join(d.delimiter);
+        let eol = '\n';
+        const y = r();
+        if (y < 0.01) eol = '\r\n';
+        else if (y < 0.015) eol = '\r';
+        else if (y < 0.02) line = `${line}${d.delimiter}extra`;
+        else if (y < 0.025) line = '';
+        lines.push(line + eol);
+      }
+      const tail = r() < 0.3 ? `${q}unterminated${d.delimiter}x` : r() < 0.5 ? 'tail' : '';
+      const bytes = Buffer.from(lines.join('') + tail);
+      const capacity = 1 + Math.floor(r() * 600);
+      const seed = Math.floor(r() * 1e9);
+      const tok = (plain: boolean): unknown => {
+        try {
+          return tokens(bytes, d, width, capacity, maxChunk, seed, plain);
+        } catch (err) {
+          return (err as { message?: string }).message;
+        }
+      };
+      const a = tok(true);
+      const b = tok(false);
+      expect(a).toEqual(b);
+    }
+    kernel.run = run;
+    expect(read).toBeGreaterThan(5000);
+  });
+
   it('counts lines through quoted newlines and keeps skip and empty records apart', () => {
     const sc = new CsvScanner({ delimiter: 44, quote: 34, escape: -1 }, 4, 16, 1 << 20);
     sc.skipRecords = 1;
