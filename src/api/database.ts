@@ -153,6 +153,15 @@ export class Database implements UtilityHost {
   /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
   private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
+  /**
+   * The newest statement's plan and context, kept until the next plan replaces them. V8 throws away
+   * optimized code when a hidden class it checks dies, and a class's instance shapes die with its last
+   * instance: between two statements a full GC collected the finished plan's operators and context, so
+   * every statement ran its per-batch loops (scan, filter, aggregate, probe, cancellation checks)
+   * unoptimized again and paid for optimizing them once more. The kept plan holds no rows of its own:
+   * its scans reference table snapshots, released when the next statement starts.
+   */
+  private shapeKeeper: readonly [PhysicalOperator, ExecContext] | null = null;
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
     this.shared = catalog;
@@ -383,6 +392,7 @@ export class Database implements UtilityHost {
 
   /** Closes attached databases' connections (the process can then exit without waiting for them). */
   async close(): Promise<void> {
+    this.shapeKeeper = null;
     await detachAll(this.catalog);
     storeFor(this.catalog)?.close();
   }
@@ -582,6 +592,9 @@ export class Database implements UtilityHost {
    * protocol message that runs one (a simple Query, an Execute), as PostgreSQL does.
    */
   startStatement(): void {
+    // Held only across the idle time between statements (the collector's usual moment): from here the
+    // new statement's own objects keep the shapes alive, and a DROP TABLE frees the old plan's snapshot.
+    this.shapeKeeper = null;
     const setting = this.session.get('statement_timeout') ?? '0';
     if (setting !== this.timeoutSetting) {
       this.timeoutSetting = setting;
@@ -916,7 +929,9 @@ export class Database implements UtilityHost {
 
   async physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator> {
     const planner = new PhysicalPlanner({ ctx });
-    return planner.plan(await foldConstantSubqueries(plan, planner, ctx));
+    const op = planner.plan(await foldConstantSubqueries(plan, planner, ctx));
+    this.shapeKeeper = [op, ctx];
+    return op;
   }
 
   /**
