@@ -61,6 +61,20 @@ describe('optimized code across statements', () => {
     await db.close();
   });
 
+  it('an idle session lets its plan go a few seconds after planning it', async () => {
+    const db = await Database.create();
+    await db.query('CREATE TABLE idle AS SELECT g AS a FROM generate_series(1, 1000) g');
+    expect((await db.query('SELECT max(a) FROM idle')).rows).toEqual([[1000]]);
+    const plan = keptPlan(db);
+    await new Promise((r) => setTimeout(r, 5300));
+    collect();
+    expect(plan.deref()).toBeUndefined();
+    // the next statement keeps its own plan again
+    expect((await db.query('SELECT min(a) FROM idle')).rows).toEqual([[1]]);
+    expect(keptPlan(db).deref()).toBeDefined();
+    await db.close();
+  }, 20_000);
+
   it('memory reservations keep their shape with none in use', () => {
     const p = probe('return x.size;');
     let pool: MemoryPool | null = new MemoryPool(1 << 20);
