@@ -157,7 +157,7 @@ export class Database implements UtilityHost {
   private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
   /**
-   * The newest statement's plan and context, kept until the next plan replaces them. V8 throws away
+   * The newest statement's plan and context, kept past its end (see below for how long). V8 throws away
    * optimized code when a hidden class it checks dies, and a class's instance shapes die with its last
    * instance: between two statements a full GC collected the finished plan's operators and context, so
    * every statement ran its per-batch loops (scan, filter, aggregate, probe, cancellation checks)
