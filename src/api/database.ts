@@ -147,6 +147,9 @@ export interface ConnectOptions {
 /** Log records needing less memory than this are not worth a reservation. */
 const LOG_RECORD_RESERVE_FROM = 1 << 20;
 
+/** How long an idle session keeps its last plan alive (see Database.shapeKeeper). */
+const KEEP_SHAPES_MS = 5000;
+
 export class Database implements UtilityHost {
   /** The catalog every session shares (or a connection's view of it). */
   private readonly shared: Catalog;
@@ -162,6 +165,18 @@ export class Database implements UtilityHost {
   /** statement_timeout's deadline, shared with the contexts of this session's statements (see startStatement). */
   private readonly clock: StatementClock = { at: Infinity };
   private defaultPager: Pager | null = null;
+  /**
+   * The newest statement's plan and context, kept past its end (see below for how long). V8 throws away
+   * optimized code when a hidden class it checks dies, and a class's instance shapes die with its last
+   * instance: between two statements a full GC collected the finished plan's operators and context, so
+   * every statement ran its per-batch loops (scan, filter, aggregate, probe, cancellation checks)
+   * unoptimized again and paid for optimizing them once more. The kept plan holds no rows of its own,
+   * but its scans reference table snapshots (rows another session has since replaced): it is let go
+   * when the next statement starts, or KEEP_SHAPES_MS after it was planned, so an idle session does
+   * not hold old table versions.
+   */
+  private shapeKeeper: readonly [PhysicalOperator, ExecContext] | null = null;
+  private shapeKeeperTimer: ReturnType<typeof setTimeout> | null = null;
 
   private constructor(opts: DatabaseOptions, catalog: Catalog = new Catalog()) {
     this.shared = catalog;
@@ -396,6 +411,9 @@ export class Database implements UtilityHost {
 
   /** Closes attached databases' connections (the process can then exit without waiting for them). */
   async close(): Promise<void> {
+    this.shapeKeeper = null;
+    if (this.shapeKeeperTimer !== null) clearTimeout(this.shapeKeeperTimer);
+    this.shapeKeeperTimer = null;
     await detachAll(this.catalog);
     storeFor(this.catalog)?.close();
   }
@@ -595,6 +613,9 @@ export class Database implements UtilityHost {
    * protocol message that runs one (a simple Query, an Execute), as PostgreSQL does.
    */
   startStatement(): void {
+    // Held only across the idle time between statements (the collector's usual moment): from here the
+    // new statement's own objects keep the shapes alive, and a DROP TABLE frees the old plan's snapshot.
+    this.shapeKeeper = null;
     const setting = this.session.get('statement_timeout') ?? '0';
     if (setting !== this.timeoutSetting) {
       this.timeoutSetting = setting;
@@ -957,7 +978,17 @@ export class Database implements UtilityHost {
 
   async physical(plan: LogicalPlan, ctx: ExecContext): Promise<PhysicalOperator> {
     const planner = new PhysicalPlanner({ ctx });
-    return planner.plan(await foldConstantSubqueries(plan, planner, ctx));
+    const op = planner.plan(await foldConstantSubqueries(plan, planner, ctx));
+    this.shapeKeeper = [op, ctx];
+    // One timer per session, re-armed per plan (refresh() allocates nothing); unref'd, so it never
+    // keeps the process alive.
+    if (this.shapeKeeperTimer === null) {
+      this.shapeKeeperTimer = setTimeout(() => {
+        this.shapeKeeper = null;
+      }, KEEP_SHAPES_MS);
+      this.shapeKeeperTimer.unref();
+    } else this.shapeKeeperTimer.refresh();
+    return op;
   }
 
   /**

@@ -19,6 +19,7 @@
 import { tmpdir } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { QuireError } from '../common/errors.js';
+import { anchorShape } from '../common/shape-anchor.js';
 import type { Value } from '../common/types.js';
 import type { Batch, Column } from '../common/column.js';
 import type { ExecContext } from './context.js';
@@ -229,6 +230,10 @@ export class MemoryReservation {
     });
   }
 }
+
+// Reservations live for one statement; without a lasting instance their shape died at every full GC,
+// and with it the optimized per-batch loops that grow one (see shape-anchor.ts).
+anchorShape(new MemoryReservation(new MemoryPool(0), 'shape anchor', false));
 
 /**
  * Rows handed to the caller (db.query's result, a cursor's rows) are the answer, not working state:

@@ -107,6 +107,16 @@ describe('the one-pass aggregate loop', () => {
     await agree(['SELECT id, count(*), sum(v), avg(v) FROM n GROUP BY id', 'SELECT id % 5000, avg(v), sum(v) FROM n WHERE k < 9000 GROUP BY id % 5000']);
   }, 120_000);
 
+  it('aggregates reading one column share its load; batches where they stop or start sharing regenerate the loop', async () => {
+    await agree([
+      'SELECT g, sum(v), avg(v), var_pop(v) FROM n WHERE k < 5000 GROUP BY g',
+      'SELECT g, sum(v), avg(v * 2) FROM n GROUP BY g',
+      // the first branch's batches pass v as both arguments, the second's two different columns
+      'SELECT g, count(*), sum(a), avg(b) FROM (SELECT g, v AS a, v AS b FROM n UNION ALL SELECT g, v, v * 2 FROM n UNION ALL SELECT g, v, v FROM n WHERE k < 3000) x GROUP BY g',
+      'SELECT g, sum(a), avg(b) FROM (SELECT g, v AS a, -v AS b FROM n UNION ALL SELECT g, v, v FROM n) x WHERE g >= 0 GROUP BY g',
+    ]);
+  }, 120_000);
+
   it('NaN, Infinity and float overflow in some groups', async () => {
     await agree([
       'SELECT g, count(*), sum(v), avg(v) FROM o WHERE g <> 0 GROUP BY g',

@@ -118,7 +118,8 @@ function accumStep(ref: (i: number) => string, g: string, v: string, t: string):
   return {
     compute: `const ${t}n0 = ${N}[${g}]; const ${t}n1 = ${t}n0 + 1; const ${t}sx = ${SX}[${g}] + ${v}; const ${t}d = ${v} * ${t}n1 - ${t}sx;
 const ${t}sxx = ${SXX}[${g}] + (${t}d * ${t}d) / (${t}n1 * ${t}n0);`,
-    ok: `(${t}sxx - ${t}sxx === 0 && ${t}sx - ${t}sx === 0)`,
+    // One test for both: x - x is 0 for a finite x and NaN otherwise, and NaN + anything is NaN.
+    ok: `(${t}sxx - ${t}sxx) + (${t}sx - ${t}sx) === 0`,
     store: `${N}[${g}] = ${t}n1; ${SX}[${g}] = ${t}sx; ${SXX}[${g}] = ${t}sxx;`,
   };
 }
@@ -138,8 +139,8 @@ function step(N: Float64Array, SX: Float64Array, SXX: Float64Array, g: number, v
   const sx1 = SX[g]! + v;
   const tmp = v * n1 - sx1;
   const sxx = SXX[g]! + (tmp * tmp) / (n1 * n0);
-  // x - x is 0 exactly when x is finite
-  if (sxx - sxx === 0 && sx1 - sx1 === 0) {
+  // x - x is 0 exactly when x is finite (NaN otherwise, and a NaN term makes the sum NaN): one branch
+  if (sxx - sxx + (sx1 - sx1) === 0) {
     N[g] = n1;
     SX[g] = sx1;
     SXX[g] = sxx;

@@ -13,6 +13,7 @@
  * then copies into memory that is already mapped. A reserve that is never used is dropped with its
  * operator, having cost the writes of one array half.
  */
+import { anchorShape } from '../../common/shape-anchor.js';
 
 type Kind = 'f64' | 'i32' | 'u8';
 type Typed = Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Uint8Array<ArrayBuffer>;
@@ -113,3 +114,7 @@ export function allocateForGrowth(kind: Kind, length: number, fill: boolean): Ty
   r.expect(kind, length, fill);
   return a;
 }
+
+// One reserve per aggregate operator and statement: a lasting instance keeps its shape, and so the
+// optimized aggregate loops that check it, alive across full GCs (see shape-anchor.ts).
+anchorShape(new GrowthReserve());

@@ -609,6 +609,11 @@ interface InlinePlan {
   /** Input columns the loop reads arguments from, and each aggregate's index among them (-1: none). */
   argCols: number[];
   argOf: number[];
+  /**
+   * For each argument, the first argument with the same data (sum(v) and avg(v) read one column), as
+   * the loop was generated for: such arguments share one load per row.
+   */
+  same: number[];
   rows: Uint32Array<ArrayBuffer>;
 }
 
@@ -632,7 +637,7 @@ function inlinePlan(st: ConsumeState): InlinePlan | null {
       argOf.push(k);
     }
   }
-  return { codes: [], loop: null, argCols, argOf, rows: new Uint32Array(INLINE_RESUME) };
+  return { codes: [], loop: null, argCols, argOf, same: [], rows: new Uint32Array(INLINE_RESUME) };
 }
 
 /** Every aggregate's step for this batch's arguments, or null when one has none (e.g. a column with NULLs). */
@@ -655,6 +660,13 @@ function flatRefs(steps: readonly InlineStep[]): unknown[] {
   return refs;
 }
 
+/** Whether the arguments that share data are those `same` says (see InlinePlan.same). */
+function sameAsBefore(args: readonly ArrayLike<number>[], same: readonly number[]): boolean {
+  if (same.length !== args.length) return false;
+  for (let k = 0; k < args.length; k++) if (args[same[k]!] !== args[k] || (same[k] === k && args.indexOf(args[k]!) !== k)) return false;
+  return true;
+}
+
 /**
  * consume() / consumeSel() through one generated loop (inline-aggregate-loop.ts): a one-key grouper with
  * a lookup table and aggregates that all have an inline step for this batch. Rows whose key has no group
@@ -669,13 +681,15 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   if (lk === null) return false;
   let steps = inlineSteps(st, batch);
   if (steps === null) return false;
-  let loop = plan.loop;
-  if (loop === null || steps.some((s, i) => s.code !== plan.codes[i])) {
-    const fresh = steps;
-    loop = plan.loop = inlineAggregateLoop(fresh, packedMap(plan.argOf, (k, i) => (fresh[i]!.argUnused === true ? -1 : k)));
-    plan.codes = packedMap(fresh, (s) => s.code);
-  }
   const args = packedMap(plan.argCols, (c) => batch.columns[c]!.data as ArrayLike<number>);
+  let loop = plan.loop;
+  if (loop === null || steps.some((s, i) => s.code !== plan.codes[i]) || !sameAsBefore(args, plan.same)) {
+    const fresh = steps;
+    const same = packedMap(args, (a) => args.indexOf(a));
+    loop = plan.loop = inlineAggregateLoop(fresh, packedMap(plan.argOf, (k, i) => (fresh[i]!.argUnused === true || k < 0 ? -1 : same[k]!)));
+    plan.codes = packedMap(fresh, (s) => s.code);
+    plan.same = same;
+  }
   let refs = flatRefs(steps);
   let j = 0;
   for (;;) {
