@@ -18,9 +18,10 @@
  * holding one and the operator hands the rows kept so far to the general store.
  */
 import { concatBatches, deadColumn, emptyBatch, makeColumn, takeBatch, type Batch, type Column } from '../../common/column.js';
-import { storageKind, type DataType, type Value } from '../../common/types.js';
+import { storageKind, T, type DataType, type Value } from '../../common/types.js';
 import type { TextDictionary } from '../../common/text-dictionary.js';
 import { keyCategory, type SortKey } from '../sort-key.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 /**
  * Retained input rows allowed per kept row before compaction, and a floor below which only memory
@@ -65,6 +66,12 @@ export class RowRefTopK {
   peakKept = 0;
   /** Per input row of the current batch: its sign-adjusted keys, row-major. */
   private xs = new Float64Array(0);
+  /**
+   * What offer1 / offerN report besides their result: entries added, partitions filled for the first
+   * time. A typed array rather than fields of this object keeps the loops' optimized code free of this
+   * class's shape.
+   */
+  private readonly tally = new Int32Array(2);
   private batches: Batch[] = [];
   private bases: number[] = [];
   private nextBase = 0;
@@ -137,10 +144,13 @@ export class RowRefTopK {
     const n = b.length;
     const base = this.nextBase;
     const before = this.kept;
+    const tally = this.tally;
     const changed =
       this.nk === 1
-        ? offer1(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, base, this)
-        : offerN(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, this.nk, base, this);
+        ? offer1(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, base, tally)
+        : offerN(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, this.nk, base, tally);
+    this.kept += tally[0]!;
+    this.partitions += tally[1]!;
     if (this.kept > this.peakKept) this.peakKept = this.kept;
     if (changed === 0 && this.kept === before) return;
     // Helper columns no one reads (computed partition keys): retaining their fresh strings would keep
@@ -192,22 +202,9 @@ export class RowRefTopK {
   gatherInOrder(order: Int32Array, keyCol = -1): Batch | null {
     const total = this.kept;
     if (this.batches.length === 0 || total === 0) return null;
-    const w = this.w;
-    const k = this.k;
-    const nk = this.nk;
-    const ent = this.ent;
-    const cnt = this.cnt;
     const refs = new Float64Array(total);
     const keys = keyCol >= 0 ? new Int32Array(total) : null;
-    let m = 0;
-    for (let j = 0; j < order.length; j++) {
-      const g = order[j]!;
-      const c = cnt[g]!;
-      for (let e = 0; e < c; e++) {
-        if (keys !== null) keys[m] = g;
-        refs[m++] = ent[(g * k + e) * w + nk]!;
-      }
-    }
+    const m = refsInOrder(order, order.length, this.ent, this.cnt, this.k, this.w, this.nk, refs, keys);
     return gatherRefs(this.batches, this.bases, refs.subarray(0, m), this.types, keyCol, keys);
   }
 
@@ -262,9 +259,7 @@ export class RowRefTopK {
    */
   nonEmpty(): Int32Array {
     const out = new Int32Array(this.partitions);
-    const cnt = this.cnt;
-    let w = 0;
-    for (let g = 0; g < this.groups; g++) if (cnt[g]! > 0) out[w++] = g;
+    nonZero(this.cnt, this.groups, out);
     return out;
   }
 
@@ -299,6 +294,11 @@ export class RowRefTopK {
   count(g: number): number {
     return this.cnt[g]!;
   }
+
+  /** The partition indexes among ids[0..n) holding no entry, into out; returns how many. */
+  unfilled(ids: Int32Array, n: number, out: Int32Array): number {
+    return emptyOf(this.cnt, ids, n, out);
+  }
 }
 
 /**
@@ -315,13 +315,7 @@ function gatherRefs(batches: readonly Batch[], bases: readonly number[], refs: F
   const row = new Uint32Array(m);
   // Output rows to[seg[i] .. seg[i + 1]) come from batch i.
   const seg = new Int32Array(batches.length + 1);
-  let bi = 0;
-  for (let j = 0; j < m; j++) {
-    const ref = refs[to[j]!]!;
-    while (bi + 1 < batches.length && bases[bi + 1]! <= ref) seg[++bi] = j;
-    row[j] = ref - bases[bi]!;
-  }
-  while (bi < batches.length) seg[++bi] = m;
+  segmentRefs(refs, to, m, Float64Array.from(bases), batches.length, seg, row);
   const columns: Column[] = [];
   for (let ci = 0; ci < types.length; ci++) {
     if (ci === keyCol && keys !== null) {
@@ -349,20 +343,20 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, seg: I
   let data: Float64Array | Int32Array | Uint8Array | Value[];
   if (kind === 'f64') {
     if (!cols.every((c) => c.data instanceof Float64Array)) return null;
-    data = pickF64(cols.map((c) => c.data as Float64Array), seg, row, to, n);
+    data = pickF64(cols.map((c) => c.data as Float64Array), seg, row, to, new Float64Array(n));
   } else if (kind === 'i32') {
     if (!cols.every((c) => c.data instanceof Int32Array)) return null;
-    data = pickI32(cols.map((c) => c.data as Int32Array), seg, row, to, n);
+    data = pickI32(cols.map((c) => c.data as Int32Array), seg, row, to, new Int32Array(n));
   } else if (kind === 'u8') {
     if (!cols.every((c) => c.data instanceof Uint8Array)) return null;
-    data = pickU8(cols.map((c) => c.data as Uint8Array), seg, row, to, n);
+    data = pickU8(cols.map((c) => c.data as Uint8Array), seg, row, to, new Uint8Array(n));
   } else {
     if (!cols.every((c) => Array.isArray(c.data))) return null;
-    data = pickObj(cols.map((c) => c.data as Value[]), seg, row, to, n);
+    data = pickObj(cols.map((c) => c.data as Value[]), seg, row, to, new Array<Value>(n));
   }
   let nulls: Uint8Array | null = null;
   if (cols.some((c) => c.nulls !== null)) {
-    const o = pickNulls(cols.map((c) => c.nulls), seg, row, to, n);
+    const o = pickNulls(cols.map((c) => c.nulls), seg, row, to, new Uint8Array(n));
     if (hasOne(o, n)) nulls = o;
   }
   // Codes survive when every batch has them in one dictionary.
@@ -375,13 +369,13 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, seg: I
     }
     dictionary = dc.dictionary;
   }
-  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), seg, row, to, n), dictionary };
+  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), seg, row, to, new Int32Array(n)), dictionary };
   return makeColumn(t, data, nulls, dict);
 }
 
-// One loop per storage class keeps the element loads monomorphic.
-function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Float64Array {
-  const o = new Float64Array(n);
+// One loop per storage class keeps the element loads monomorphic. The caller allocates the output: a
+// construct ahead of the loop would have no type feedback when the loop is first optimized (see sortByRef).
+function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Float64Array): Float64Array {
   for (let b = 0; b < src.length; b++) {
     const s = src[b]!;
     for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
@@ -389,8 +383,7 @@ function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uin
   return o;
 }
 
-function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Int32Array {
-  const o = new Int32Array(n);
+function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Int32Array): Int32Array {
   for (let b = 0; b < src.length; b++) {
     const s = src[b]!;
     for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
@@ -398,8 +391,7 @@ function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint3
   return o;
 }
 
-function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Uint8Array {
-  const o = new Uint8Array(n);
+function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Uint8Array): Uint8Array {
   for (let b = 0; b < src.length; b++) {
     const s = src[b]!;
     for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
@@ -408,8 +400,7 @@ function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32
 }
 
 /** Null maps; a batch without one has none of these rows NULL. */
-function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Uint8Array {
-  const o = new Uint8Array(n);
+function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Uint8Array): Uint8Array {
   for (let b = 0; b < src.length; b++) {
     const s = src[b];
     if (s === null || s === undefined) continue;
@@ -418,13 +409,57 @@ function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array
   return o;
 }
 
-function pickObj(src: Value[][], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Value[] {
-  const o = new Array<Value>(n);
+function pickObj(src: Value[][], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Value[]): Value[] {
   for (let b = 0; b < src.length; b++) {
     const s = src[b]!;
     for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
   }
   return o;
+}
+
+/**
+ * The references of the entries of the partitions in order[0..np), each partition's best first, into
+ * refs (and each entry's partition into keys, when given); returns how many. A kernel for the reason
+ * sortByRef's loops are.
+ */
+function refsInOrder(order: Int32Array, np: number, ent: Float64Array, cnt: Uint8Array, k: number, w: number, nk: number, refs: Float64Array, keys: Int32Array | null): number {
+  let m = 0;
+  for (let j = 0; j < np; j++) {
+    const g = order[j]!;
+    const c = cnt[g]!;
+    for (let e = 0; e < c; e++) {
+      if (keys !== null) keys[m] = g;
+      refs[m++] = ent[(g * k + e) * w + nk]!;
+    }
+  }
+  return m;
+}
+
+/** The ids[i] (i < n) with cnt[ids[i]] = 0, into out; returns how many. */
+function emptyOf(cnt: Uint8Array, ids: Int32Array, n: number, out: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) if (cnt[ids[i]!] === 0) out[m++] = ids[i]!;
+  return m;
+}
+
+/** Indexes g < groups with cnt[g] > 0, ascending, into out. */
+function nonZero(cnt: Uint8Array, groups: number, out: Int32Array): void {
+  let w = 0;
+  for (let g = 0; g < groups; g++) if (cnt[g]! > 0) out[w++] = g;
+}
+
+/**
+ * For references visited in order to[0..m) (ascending), the row within its batch (row) and where each
+ * of the nb batches starts among them (seg; see gatherRefs).
+ */
+function segmentRefs(refs: Float64Array, to: Uint32Array, m: number, bases: Float64Array, nb: number, seg: Int32Array, row: Uint32Array): void {
+  let bi = 0;
+  for (let j = 0; j < m; j++) {
+    const ref = refs[to[j]!]!;
+    while (bi + 1 < nb && bases[bi + 1]! <= ref) seg[++bi] = j;
+    row[j] = ref - bases[bi]!;
+  }
+  while (bi < nb) seg[++bi] = m;
 }
 
 function hasOne(u: Uint8Array, n: number): boolean {
@@ -469,7 +504,7 @@ function loadI32(d: Int32Array, n: number, s: number, xs: Float64Array, o: numbe
 /**
  * One order key (two numbers per entry). A row not better than its partition's k-th key is out (a tie
  * loses: it arrived later); a NaN k-th key (partition not full) lets every row in. Returns the rows that
- * replaced an entry; st.kept counts entries that were added.
+ * entered; tally gets the entries added and the partitions that got their first.
  */
 function offer1(
   n: number,
@@ -480,7 +515,7 @@ function offer1(
   bnd: Float64Array,
   k: number,
   base: number,
-  st: RowRefTopK,
+  tally: Int32Array,
 ): number {
   let replaced = 0;
   let added = 0;
@@ -513,8 +548,8 @@ function offer1(
     ent[(o + p) * 2 + 1] = base + i;
     if (c + 1 >= k) bnd[g] = ent[(o + k - 1) * 2]!;
   }
-  st.kept += added;
-  st.partitions += fresh;
+  tally[0] = added;
+  tally[1] = fresh;
   return replaced + added;
 }
 
@@ -529,7 +564,7 @@ function offerN(
   k: number,
   nk: number,
   base: number,
-  st: RowRefTopK,
+  tally: Int32Array,
 ): number {
   const w = nk + 1;
   let replaced = 0;
@@ -567,8 +602,8 @@ function offerN(
     ent[at + nk] = base + i;
     if (c + 1 >= k) bnd[g] = ent[lb]!;
   }
-  st.kept += added;
-  st.partitions += fresh;
+  tally[0] = added;
+  tally[1] = fresh;
   return replaced + added;
 }
 
@@ -585,38 +620,50 @@ function rowBefore(xs: Float64Array, xb: number, ent: Float64Array, eb: number, 
 /**
  * Entry indexes ordered by reference. References are distinct integers below 2^32 (they count input rows
  * since the last compaction), so two 16-bit LSD radix passes sort them in linear time.
+ *
+ * Runs once per query, so its loops are kernels of their own (refKeys, radixPass): a loop inside this
+ * function would be optimized on the fly while the code around it has no type feedback yet, and the next
+ * query would throw that code away on entry. Each kernel only loops; its optimized code serves every
+ * later query.
  */
 function sortByRef(refs: Float64Array): Uint32Array {
   const n = refs.length;
   const idx = new Uint32Array(n);
+  const ka = new Uint32Array(n);
+  // refKeys numbers idx first, so the comparison sort below starts from the identity either way.
+  if (!refKeys(refs, ka, idx, n) || n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
+  const kb = new Uint32Array(n);
+  const vb = new Uint32Array(n);
+  const counts = new Int32Array(65536);
+  radixPass(ka, idx, kb, vb, counts, 0, n);
+  counts.fill(0);
+  radixPass(kb, vb, ka, idx, counts, 16, n);
+  return idx;
+}
+
+/** idx[i] = i and ka[i] = refs[i]; false when a reference does not fit 32 bits (ka is then partial). */
+function refKeys(refs: Float64Array, ka: Uint32Array, idx: Uint32Array, n: number): boolean {
   for (let i = 0; i < n; i++) idx[i] = i;
-  if (n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
-  let ka = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const r = refs[i]!;
-    if (r >= 4294967296) return idx.sort((a, b) => refs[a]! - refs[b]!);
+    if (r >= 4294967296) return false;
     ka[i] = r;
   }
-  let va = idx;
-  let kb = new Uint32Array(n);
-  let vb = new Uint32Array(n);
-  const counts = new Int32Array(65536);
-  for (let shift = 0; shift < 32; shift += 16) {
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
-    let sum = 0;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const to = counts[(ka[i]! >>> shift) & 0xffff]!++;
-      kb[to] = ka[i]!;
-      vb[to] = va[i]!;
-    }
-    [ka, kb] = [kb, ka];
-    [va, vb] = [vb, va];
+  return true;
+}
+
+/** One stable counting pass on bits shift..shift+15 of the keys, from (ka, va) into (kb, vb); counts starts zeroed. */
+function radixPass(ka: Uint32Array, va: Uint32Array, kb: Uint32Array, vb: Uint32Array, counts: Int32Array, shift: number, n: number): void {
+  for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
+  let sum = 0;
+  for (let d = 0; d < 65536; d++) {
+    const c = counts[d]!;
+    counts[d] = sum;
+    sum += c;
   }
-  return va;
+  for (let i = 0; i < n; i++) {
+    const to = counts[(ka[i]! >>> shift) & 0xffff]!++;
+    kb[to] = ka[i]!;
+    vb[to] = va[i]!;
+  }
 }
