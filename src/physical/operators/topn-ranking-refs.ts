@@ -204,7 +204,8 @@ export class RowRefTopK {
     if (this.batches.length === 0 || total === 0) return null;
     const refs = new Float64Array(total);
     const keys = keyCol >= 0 ? new Int32Array(total) : null;
-    const m = refsInOrder(order, order.length, this.ent, this.cnt, this.k, this.w, this.nk, refs, keys);
+    let m = 0;
+    for (let s = 0; s < order.length; s += KERNEL_SLICE) m = refsInOrder(order, s, Math.min(order.length, s + KERNEL_SLICE), this.ent, this.cnt, this.k, this.w, this.nk, refs, keys, m);
     return gatherRefs(this.batches, this.bases, refs.subarray(0, m), this.types, keyCol, keys);
   }
 
@@ -259,7 +260,8 @@ export class RowRefTopK {
    */
   nonEmpty(): Int32Array {
     const out = new Int32Array(this.partitions);
-    nonZero(this.cnt, this.groups, out);
+    let w = 0;
+    for (let g = 0; g < this.groups; g += KERNEL_SLICE) w = nonZero(this.cnt, g, Math.min(this.groups, g + KERNEL_SLICE), out, w);
     return out;
   }
 
@@ -315,7 +317,10 @@ function gatherRefs(batches: readonly Batch[], bases: readonly number[], refs: F
   const row = new Uint32Array(m);
   // Output rows to[seg[i] .. seg[i + 1]) come from batch i.
   const seg = new Int32Array(batches.length + 1);
-  segmentRefs(refs, to, m, Float64Array.from(bases), batches.length, seg, row);
+  const starts = Float64Array.from(bases);
+  let bi = 0;
+  for (let s = 0; s < m; s += KERNEL_SLICE) bi = segmentRefs(refs, to, s, Math.min(m, s + KERNEL_SLICE), starts, batches.length, seg, row, bi);
+  while (bi < batches.length) seg[++bi] = m;
   const columns: Column[] = [];
   for (let ci = 0; ci < types.length; ci++) {
     if (ci === keyCol && keys !== null) {
@@ -373,30 +378,33 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, seg: I
   return makeColumn(t, data, nulls, dict);
 }
 
-// One loop per storage class keeps the element loads monomorphic. The caller allocates the output: a
-// construct ahead of the loop would have no type feedback when the loop is first optimized (see sortByRef).
+// One loop per storage class keeps the element loads monomorphic. The caller allocates the output, and
+// the typed copies make each retained batch one call of a loop kernel (see sortByRef).
 function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Float64Array): Float64Array {
-  for (let b = 0; b < src.length; b++) {
-    const s = src[b]!;
-    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
-  }
+  for (let b = 0; b < src.length; b++) takeF64(src[b]!, row, to, o, seg[b]!, seg[b + 1]!);
   return o;
+}
+
+function takeF64(s: Float64Array, row: Uint32Array, to: Uint32Array, o: Float64Array, from: number, end: number): void {
+  for (let j = from; j < end; j++) o[to[j]!] = s[row[j]!]!;
 }
 
 function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Int32Array): Int32Array {
-  for (let b = 0; b < src.length; b++) {
-    const s = src[b]!;
-    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
-  }
+  for (let b = 0; b < src.length; b++) takeI32(src[b]!, row, to, o, seg[b]!, seg[b + 1]!);
   return o;
 }
 
+function takeI32(s: Int32Array, row: Uint32Array, to: Uint32Array, o: Int32Array, from: number, end: number): void {
+  for (let j = from; j < end; j++) o[to[j]!] = s[row[j]!]!;
+}
+
 function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Uint8Array): Uint8Array {
-  for (let b = 0; b < src.length; b++) {
-    const s = src[b]!;
-    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
-  }
+  for (let b = 0; b < src.length; b++) takeU8(src[b]!, row, to, o, seg[b]!, seg[b + 1]!);
   return o;
+}
+
+function takeU8(s: Uint8Array, row: Uint32Array, to: Uint32Array, o: Uint8Array, from: number, end: number): void {
+  for (let j = from; j < end; j++) o[to[j]!] = s[row[j]!]!;
 }
 
 /** Null maps; a batch without one has none of these rows NULL. */
@@ -418,13 +426,12 @@ function pickObj(src: Value[][], seg: Int32Array, row: Uint32Array, to: Uint32Ar
 }
 
 /**
- * The references of the entries of the partitions in order[0..np), each partition's best first, into
- * refs (and each entry's partition into keys, when given); returns how many. A kernel for the reason
- * sortByRef's loops are.
+ * The references of the entries of the partitions in order[from..to), each partition's best first, into
+ * refs from position m on (and each entry's partition into keys, when given); returns the next position.
+ * A kernel for the reason sortByRef's loops are.
  */
-function refsInOrder(order: Int32Array, np: number, ent: Float64Array, cnt: Uint8Array, k: number, w: number, nk: number, refs: Float64Array, keys: Int32Array | null): number {
-  let m = 0;
-  for (let j = 0; j < np; j++) {
+function refsInOrder(order: Int32Array, from: number, to: number, ent: Float64Array, cnt: Uint8Array, k: number, w: number, nk: number, refs: Float64Array, keys: Int32Array | null, m: number): number {
+  for (let j = from; j < to; j++) {
     const g = order[j]!;
     const c = cnt[g]!;
     for (let e = 0; e < c; e++) {
@@ -442,24 +449,24 @@ function emptyOf(cnt: Uint8Array, ids: Int32Array, n: number, out: Int32Array): 
   return m;
 }
 
-/** Indexes g < groups with cnt[g] > 0, ascending, into out. */
-function nonZero(cnt: Uint8Array, groups: number, out: Int32Array): void {
-  let w = 0;
-  for (let g = 0; g < groups; g++) if (cnt[g]! > 0) out[w++] = g;
+/** Indexes from <= g < to with cnt[g] > 0, ascending, into out from position w on; returns the next position. */
+function nonZero(cnt: Uint8Array, from: number, to: number, out: Int32Array, w: number): number {
+  for (let g = from; g < to; g++) if (cnt[g]! > 0) out[w++] = g;
+  return w;
 }
 
 /**
- * For references visited in order to[0..m) (ascending), the row within its batch (row) and where each
- * of the nb batches starts among them (seg; see gatherRefs).
+ * For references visited in order to[from..end) (ascending), the row within its batch (row) and where
+ * each of the nb batches starts among them (seg; see gatherRefs). bi is the batch of the previous
+ * reference; returns the batch of the last one.
  */
-function segmentRefs(refs: Float64Array, to: Uint32Array, m: number, bases: Float64Array, nb: number, seg: Int32Array, row: Uint32Array): void {
-  let bi = 0;
-  for (let j = 0; j < m; j++) {
+function segmentRefs(refs: Float64Array, to: Uint32Array, from: number, end: number, bases: Float64Array, nb: number, seg: Int32Array, row: Uint32Array, bi: number): number {
+  for (let j = from; j < end; j++) {
     const ref = refs[to[j]!]!;
     while (bi + 1 < nb && bases[bi + 1]! <= ref) seg[++bi] = j;
     row[j] = ref - bases[bi]!;
   }
-  while (bi < nb) seg[++bi] = m;
+  return bi;
 }
 
 function hasOne(u: Uint8Array, n: number): boolean {
@@ -621,17 +628,20 @@ function rowBefore(xs: Float64Array, xb: number, ent: Float64Array, eb: number, 
  * Entry indexes ordered by reference. References are distinct integers below 2^32 (they count input rows
  * since the last compaction), so two 16-bit LSD radix passes sort them in linear time.
  *
- * Runs once per query, so its loops are kernels of their own (refKeys, radixPass): a loop inside this
- * function would be optimized on the fly while the code around it has no type feedback yet, and the next
- * query would throw that code away on entry. Each kernel only loops; its optimized code serves every
- * later query.
+ * Runs once per query, so its loops are kernels of their own, called a slice of KERNEL_SLICE entries at a
+ * time: a loop inside a function called once is optimized on the fly (on-stack replacement) while the
+ * code around it has no type feedback yet, and the next query throws that code away or starts over in
+ * the interpreter; a small kernel called many times is optimized whole during the first query, and that
+ * code serves every later one.
  */
 function sortByRef(refs: Float64Array): Uint32Array {
   const n = refs.length;
   const idx = new Uint32Array(n);
   const ka = new Uint32Array(n);
+  let fits = true;
   // refKeys numbers idx first, so the comparison sort below starts from the identity either way.
-  if (!refKeys(refs, ka, idx, n) || n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
+  for (let s = 0; s < n; s += KERNEL_SLICE) fits = refKeys(refs, ka, idx, s, Math.min(n, s + KERNEL_SLICE)) && fits;
+  if (!fits || n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
   const kb = new Uint32Array(n);
   const vb = new Uint32Array(n);
   const counts = new Int32Array(65536);
@@ -641,29 +651,46 @@ function sortByRef(refs: Float64Array): Uint32Array {
   return idx;
 }
 
-/** idx[i] = i and ka[i] = refs[i]; false when a reference does not fit 32 bits (ka is then partial). */
-function refKeys(refs: Float64Array, ka: Uint32Array, idx: Uint32Array, n: number): boolean {
-  for (let i = 0; i < n; i++) idx[i] = i;
-  for (let i = 0; i < n; i++) {
+/** Entries per call of the once-per-query kernels (see sortByRef). */
+const KERNEL_SLICE = 4096;
+
+/** idx[i] = i and ka[i] = refs[i] for from <= i < to; false when a reference does not fit 32 bits. */
+function refKeys(refs: Float64Array, ka: Uint32Array, idx: Uint32Array, from: number, to: number): boolean {
+  let fits = true;
+  for (let i = from; i < to; i++) {
     const r = refs[i]!;
-    if (r >= 4294967296) return false;
-    ka[i] = r;
+    idx[i] = i;
+    if (r >= 4294967296) fits = false;
+    else ka[i] = r;
   }
-  return true;
+  return fits;
 }
 
 /** One stable counting pass on bits shift..shift+15 of the keys, from (ka, va) into (kb, vb); counts starts zeroed. */
 function radixPass(ka: Uint32Array, va: Uint32Array, kb: Uint32Array, vb: Uint32Array, counts: Int32Array, shift: number, n: number): void {
-  for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
+  for (let s = 0; s < n; s += KERNEL_SLICE) countDigits(ka, counts, shift, s, Math.min(n, s + KERNEL_SLICE));
+  digitStarts(counts);
+  for (let s = 0; s < n; s += KERNEL_SLICE) scatterDigits(ka, va, kb, vb, counts, shift, s, Math.min(n, s + KERNEL_SLICE));
+}
+
+function countDigits(ka: Uint32Array, counts: Int32Array, shift: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
+}
+
+/** Counts into starting positions (exclusive prefix sums). */
+function digitStarts(counts: Int32Array): void {
   let sum = 0;
-  for (let d = 0; d < 65536; d++) {
+  for (let d = 0; d < counts.length; d++) {
     const c = counts[d]!;
     counts[d] = sum;
     sum += c;
   }
-  for (let i = 0; i < n; i++) {
-    const to = counts[(ka[i]! >>> shift) & 0xffff]!++;
-    kb[to] = ka[i]!;
-    vb[to] = va[i]!;
+}
+
+function scatterDigits(ka: Uint32Array, va: Uint32Array, kb: Uint32Array, vb: Uint32Array, counts: Int32Array, shift: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const at = counts[(ka[i]! >>> shift) & 0xffff]!++;
+    kb[at] = ka[i]!;
+    vb[at] = va[i]!;
   }
 }
