@@ -5,7 +5,8 @@
  * of the row-reference store (sorting and gathering the kept rows). Shapes change from one query to the
  * next: one or two order keys, int and float keys, ASC and DESC, k = 1 and k > 1, partition keys inside
  * and past the initial table, fewer than 64 kept rows (sorted by comparison) and many (radix), sorted
- * output and input order. Every run must give PostgreSQL's rows.
+ * output and input order, few partitions handed to the copying store on the key column's range alone
+ * (with NaN order keys in the batch handed over). Every run must give PostgreSQL's rows.
  */
 import { describe, it } from 'vitest';
 import { agreementSuite } from '../harness/agree.js';
@@ -14,14 +15,15 @@ const ROWS = 30_000;
 
 function setup(): string[] {
   return [
-    'CREATE TABLE rr (id int, g int, p int, big int, v float8, ts timestamp, k int)',
+    'CREATE TABLE rr (id int, g int, p int, big int, v float8, ts timestamp, k int, vn float8)',
     `INSERT INTO rr SELECT i,
        (i * 7919) % 700,
        CAST((CAST(i AS bigint) * 104729) % 3001 AS int),
        CASE WHEN i > 15000 THEN 1024 + (i * 31) % 900 ELSE (i * 31) % 900 END,
        ((CAST(i AS bigint) * 2654435761) % 1000003) / 7.0,
        TIMESTAMP '2024-01-01' + ((CAST(i AS bigint) * 40503) % 86400) * INTERVAL '1 second',
-       (i * 13) % 97
+       (i * 13) % 97,
+       CASE WHEN i % 500 = 0 THEN 'NaN' ELSE ((CAST(i AS bigint) * 2654435761) % 1000003) / 7.0 END
      FROM generate_series(1, ${ROWS}) AS s(i)`,
     // Small enough for the row-reference store to keep it whole (it hands few partitions over only
     // after a few thousand rows): fewer than 64 kept rows to gather.
@@ -41,6 +43,9 @@ describe('per-partition Top-N run repeatedly in one session', () => {
     const shapes = [
       // few partitions, one float key: the copying store's fused path and its key-range screen
       topn('g, id, v, rn', 'g', 'v', '<= 3'),
+      // the same partitions with NaN order keys (they sort last): handed over on the key range alone
+      topn('g, id, vn, rn', 'g', 'vn, id', '<= 3'),
+      topn('g, id, rn', 'g', 'vn DESC, id', '<= 2'),
       // many partitions, k = 1 over two keys: the row-reference store indexed by key value
       topn('p, id', 'p', 'ts DESC, id', '= 1'),
       topn('p, id', 'p', 'ts DESC, id', '<= 3'),

@@ -1234,6 +1234,13 @@ export class TopNRanking extends PhysicalOperator {
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
+        if (pcol >= 0 && seen < REFS_SETTLE_ROWS && seen + n >= REFS_SETTLE_ROWS && surelyFewPartitions(b.columns[pcol]!, partitionCount(), seen + n)) {
+          // The test below, settled by the key column's recorded range before the batch's order keys are
+          // loaded or its partitions counted: a group number's 1,000 values in a 4,096-row batch.
+          refused = b;
+          handOver = 'row copies (few partitions)';
+          break;
+        }
         if (!st.prepare(b)) {
           refused = b;
           handOver = 'row copies (NULL or NaN order key)';
@@ -1379,6 +1386,18 @@ export class TopNRanking extends PhysicalOperator {
       yield takeBatch(all, slots.subarray(s, e), e - s);
     }
   }
+}
+
+/**
+ * Whether partitions seen so far (`known`) plus every key value the int column's recorded range allows (and
+ * a NULL partition) are few for `rows` rows, as the row-reference store's hand-over test counts them: an
+ * upper bound of the count that test takes, so true only where it would decide the same.
+ */
+function surelyFewPartitions(c: Column, known: number, rows: number): boolean {
+  const r = intRange(c);
+  if (r === undefined) return false;
+  const values = Math.max(0, r.max - r.min + 1) + (c.nulls !== null ? 1 : 0);
+  return (known + values) * REFS_FEW_PARTITIONS <= rows;
 }
 
 /** Bytes the row-reference store holds: retained rows at the measured row size, partition ids, its tables. */
