@@ -18,9 +18,10 @@
  * holding one and the operator hands the rows kept so far to the general store.
  */
 import { concatBatches, deadColumn, emptyBatch, makeColumn, takeBatch, type Batch, type Column } from '../../common/column.js';
-import { storageKind, type DataType, type Value } from '../../common/types.js';
+import { storageKind, T, type DataType, type Value } from '../../common/types.js';
 import type { TextDictionary } from '../../common/text-dictionary.js';
 import { keyCategory, type SortKey } from '../sort-key.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 /**
  * Retained input rows allowed per kept row before compaction, and a floor below which only memory
@@ -65,6 +66,12 @@ export class RowRefTopK {
   peakKept = 0;
   /** Per input row of the current batch: its sign-adjusted keys, row-major. */
   private xs = new Float64Array(0);
+  /**
+   * What offer1 / offerN report besides their result: entries added, partitions filled for the first
+   * time. A typed array rather than fields of this object keeps the loops' optimized code free of this
+   * class's shape.
+   */
+  private readonly tally = new Int32Array(2);
   private batches: Batch[] = [];
   private bases: number[] = [];
   private nextBase = 0;
@@ -137,10 +144,13 @@ export class RowRefTopK {
     const n = b.length;
     const base = this.nextBase;
     const before = this.kept;
+    const tally = this.tally;
     const changed =
       this.nk === 1
-        ? offer1(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, base, this)
-        : offerN(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, this.nk, base, this);
+        ? offer1(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, base, tally)
+        : offerN(n, gids, this.xs, this.ent, this.cnt, this.bnd, this.k, this.nk, base, tally);
+    this.kept += tally[0]!;
+    this.partitions += tally[1]!;
     if (this.kept > this.peakKept) this.peakKept = this.kept;
     if (changed === 0 && this.kept === before) return;
     // Helper columns no one reads (computed partition keys): retaining their fresh strings would keep
@@ -192,22 +202,10 @@ export class RowRefTopK {
   gatherInOrder(order: Int32Array, keyCol = -1): Batch | null {
     const total = this.kept;
     if (this.batches.length === 0 || total === 0) return null;
-    const w = this.w;
-    const k = this.k;
-    const nk = this.nk;
-    const ent = this.ent;
-    const cnt = this.cnt;
     const refs = new Float64Array(total);
     const keys = keyCol >= 0 ? new Int32Array(total) : null;
     let m = 0;
-    for (let j = 0; j < order.length; j++) {
-      const g = order[j]!;
-      const c = cnt[g]!;
-      for (let e = 0; e < c; e++) {
-        if (keys !== null) keys[m] = g;
-        refs[m++] = ent[(g * k + e) * w + nk]!;
-      }
-    }
+    for (let s = 0; s < order.length; s += KERNEL_SLICE) m = refsInOrder(order, s, Math.min(order.length, s + KERNEL_SLICE), this.ent, this.cnt, this.k, this.w, this.nk, refs, keys, m);
     return gatherRefs(this.batches, this.bases, refs.subarray(0, m), this.types, keyCol, keys);
   }
 
@@ -262,9 +260,8 @@ export class RowRefTopK {
    */
   nonEmpty(): Int32Array {
     const out = new Int32Array(this.partitions);
-    const cnt = this.cnt;
     let w = 0;
-    for (let g = 0; g < this.groups; g++) if (cnt[g]! > 0) out[w++] = g;
+    for (let g = 0; g < this.groups; g += KERNEL_SLICE) w = nonZero(this.cnt, g, Math.min(this.groups, g + KERNEL_SLICE), out, w);
     return out;
   }
 
@@ -299,6 +296,11 @@ export class RowRefTopK {
   count(g: number): number {
     return this.cnt[g]!;
   }
+
+  /** The partition indexes among ids[0..n) holding no entry, into out; returns how many. */
+  unfilled(ids: Int32Array, n: number, out: Int32Array): number {
+    return emptyOf(this.cnt, ids, n, out);
+  }
 }
 
 /**
@@ -315,12 +317,9 @@ function gatherRefs(batches: readonly Batch[], bases: readonly number[], refs: F
   const row = new Uint32Array(m);
   // Output rows to[seg[i] .. seg[i + 1]) come from batch i.
   const seg = new Int32Array(batches.length + 1);
+  const starts = Float64Array.from(bases);
   let bi = 0;
-  for (let j = 0; j < m; j++) {
-    const ref = refs[to[j]!]!;
-    while (bi + 1 < batches.length && bases[bi + 1]! <= ref) seg[++bi] = j;
-    row[j] = ref - bases[bi]!;
-  }
+  for (let s = 0; s < m; s += KERNEL_SLICE) bi = segmentRefs(refs, to, s, Math.min(m, s + KERNEL_SLICE), starts, batches.length, seg, row, bi);
   while (bi < batches.length) seg[++bi] = m;
   const columns: Column[] = [];
   for (let ci = 0; ci < types.length; ci++) {
@@ -349,20 +348,20 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, seg: I
   let data: Float64Array | Int32Array | Uint8Array | Value[];
   if (kind === 'f64') {
     if (!cols.every((c) => c.data instanceof Float64Array)) return null;
-    data = pickF64(cols.map((c) => c.data as Float64Array), seg, row, to, n);
+    data = pickF64(cols.map((c) => c.data as Float64Array), seg, row, to, new Float64Array(n));
   } else if (kind === 'i32') {
     if (!cols.every((c) => c.data instanceof Int32Array)) return null;
-    data = pickI32(cols.map((c) => c.data as Int32Array), seg, row, to, n);
+    data = pickI32(cols.map((c) => c.data as Int32Array), seg, row, to, new Int32Array(n));
   } else if (kind === 'u8') {
     if (!cols.every((c) => c.data instanceof Uint8Array)) return null;
-    data = pickU8(cols.map((c) => c.data as Uint8Array), seg, row, to, n);
+    data = pickU8(cols.map((c) => c.data as Uint8Array), seg, row, to, new Uint8Array(n));
   } else {
     if (!cols.every((c) => Array.isArray(c.data))) return null;
-    data = pickObj(cols.map((c) => c.data as Value[]), seg, row, to, n);
+    data = pickObj(cols.map((c) => c.data as Value[]), seg, row, to, new Array<Value>(n));
   }
   let nulls: Uint8Array | null = null;
   if (cols.some((c) => c.nulls !== null)) {
-    const o = pickNulls(cols.map((c) => c.nulls), seg, row, to, n);
+    const o = pickNulls(cols.map((c) => c.nulls), seg, row, to, new Uint8Array(n));
     if (hasOne(o, n)) nulls = o;
   }
   // Codes survive when every batch has them in one dictionary.
@@ -375,41 +374,41 @@ function gatherColumn(batches: readonly Batch[], ci: number, t: DataType, seg: I
     }
     dictionary = dc.dictionary;
   }
-  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), seg, row, to, n), dictionary };
+  const dict = dictionary === null ? null : { codes: pickI32(cols.map((c) => c.dict!.codes), seg, row, to, new Int32Array(n)), dictionary };
   return makeColumn(t, data, nulls, dict);
 }
 
-// One loop per storage class keeps the element loads monomorphic.
-function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Float64Array {
-  const o = new Float64Array(n);
-  for (let b = 0; b < src.length; b++) {
-    const s = src[b]!;
-    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
-  }
+// One loop per storage class keeps the element loads monomorphic. The caller allocates the output, and
+// the typed copies make each retained batch one call of a loop kernel (see sortByRef).
+function pickF64(src: Float64Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Float64Array): Float64Array {
+  for (let b = 0; b < src.length; b++) takeF64(src[b]!, row, to, o, seg[b]!, seg[b + 1]!);
   return o;
 }
 
-function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Int32Array {
-  const o = new Int32Array(n);
-  for (let b = 0; b < src.length; b++) {
-    const s = src[b]!;
-    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
-  }
+function takeF64(s: Float64Array, row: Uint32Array, to: Uint32Array, o: Float64Array, from: number, end: number): void {
+  for (let j = from; j < end; j++) o[to[j]!] = s[row[j]!]!;
+}
+
+function pickI32(src: Int32Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Int32Array): Int32Array {
+  for (let b = 0; b < src.length; b++) takeI32(src[b]!, row, to, o, seg[b]!, seg[b + 1]!);
   return o;
 }
 
-function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Uint8Array {
-  const o = new Uint8Array(n);
-  for (let b = 0; b < src.length; b++) {
-    const s = src[b]!;
-    for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
-  }
+function takeI32(s: Int32Array, row: Uint32Array, to: Uint32Array, o: Int32Array, from: number, end: number): void {
+  for (let j = from; j < end; j++) o[to[j]!] = s[row[j]!]!;
+}
+
+function pickU8(src: Uint8Array[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Uint8Array): Uint8Array {
+  for (let b = 0; b < src.length; b++) takeU8(src[b]!, row, to, o, seg[b]!, seg[b + 1]!);
   return o;
+}
+
+function takeU8(s: Uint8Array, row: Uint32Array, to: Uint32Array, o: Uint8Array, from: number, end: number): void {
+  for (let j = from; j < end; j++) o[to[j]!] = s[row[j]!]!;
 }
 
 /** Null maps; a batch without one has none of these rows NULL. */
-function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Uint8Array {
-  const o = new Uint8Array(n);
+function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Uint8Array): Uint8Array {
   for (let b = 0; b < src.length; b++) {
     const s = src[b];
     if (s === null || s === undefined) continue;
@@ -418,13 +417,56 @@ function pickNulls(src: (Uint8Array | null)[], seg: Int32Array, row: Uint32Array
   return o;
 }
 
-function pickObj(src: Value[][], seg: Int32Array, row: Uint32Array, to: Uint32Array, n: number): Value[] {
-  const o = new Array<Value>(n);
+function pickObj(src: Value[][], seg: Int32Array, row: Uint32Array, to: Uint32Array, o: Value[]): Value[] {
   for (let b = 0; b < src.length; b++) {
     const s = src[b]!;
     for (let j = seg[b]!; j < seg[b + 1]!; j++) o[to[j]!] = s[row[j]!]!;
   }
   return o;
+}
+
+/**
+ * The references of the entries of the partitions in order[from..to), each partition's best first, into
+ * refs from position m on (and each entry's partition into keys, when given); returns the next position.
+ * A kernel for the reason sortByRef's loops are.
+ */
+function refsInOrder(order: Int32Array, from: number, to: number, ent: Float64Array, cnt: Uint8Array, k: number, w: number, nk: number, refs: Float64Array, keys: Int32Array | null, m: number): number {
+  for (let j = from; j < to; j++) {
+    const g = order[j]!;
+    const c = cnt[g]!;
+    for (let e = 0; e < c; e++) {
+      if (keys !== null) keys[m] = g;
+      refs[m++] = ent[(g * k + e) * w + nk]!;
+    }
+  }
+  return m;
+}
+
+/** The ids[i] (i < n) with cnt[ids[i]] = 0, into out; returns how many. */
+function emptyOf(cnt: Uint8Array, ids: Int32Array, n: number, out: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) if (cnt[ids[i]!] === 0) out[m++] = ids[i]!;
+  return m;
+}
+
+/** Indexes from <= g < to with cnt[g] > 0, ascending, into out from position w on; returns the next position. */
+function nonZero(cnt: Uint8Array, from: number, to: number, out: Int32Array, w: number): number {
+  for (let g = from; g < to; g++) if (cnt[g]! > 0) out[w++] = g;
+  return w;
+}
+
+/**
+ * For references visited in order to[from..end) (ascending), the row within its batch (row) and where
+ * each of the nb batches starts among them (seg; see gatherRefs). bi is the batch of the previous
+ * reference; returns the batch of the last one.
+ */
+function segmentRefs(refs: Float64Array, to: Uint32Array, from: number, end: number, bases: Float64Array, nb: number, seg: Int32Array, row: Uint32Array, bi: number): number {
+  for (let j = from; j < end; j++) {
+    const ref = refs[to[j]!]!;
+    while (bi + 1 < nb && bases[bi + 1]! <= ref) seg[++bi] = j;
+    row[j] = ref - bases[bi]!;
+  }
+  return bi;
 }
 
 function hasOne(u: Uint8Array, n: number): boolean {
@@ -469,7 +511,7 @@ function loadI32(d: Int32Array, n: number, s: number, xs: Float64Array, o: numbe
 /**
  * One order key (two numbers per entry). A row not better than its partition's k-th key is out (a tie
  * loses: it arrived later); a NaN k-th key (partition not full) lets every row in. Returns the rows that
- * replaced an entry; st.kept counts entries that were added.
+ * entered; tally gets the entries added and the partitions that got their first.
  */
 function offer1(
   n: number,
@@ -480,7 +522,7 @@ function offer1(
   bnd: Float64Array,
   k: number,
   base: number,
-  st: RowRefTopK,
+  tally: Int32Array,
 ): number {
   let replaced = 0;
   let added = 0;
@@ -513,8 +555,8 @@ function offer1(
     ent[(o + p) * 2 + 1] = base + i;
     if (c + 1 >= k) bnd[g] = ent[(o + k - 1) * 2]!;
   }
-  st.kept += added;
-  st.partitions += fresh;
+  tally[0] = added;
+  tally[1] = fresh;
   return replaced + added;
 }
 
@@ -529,7 +571,7 @@ function offerN(
   k: number,
   nk: number,
   base: number,
-  st: RowRefTopK,
+  tally: Int32Array,
 ): number {
   const w = nk + 1;
   let replaced = 0;
@@ -567,8 +609,8 @@ function offerN(
     ent[at + nk] = base + i;
     if (c + 1 >= k) bnd[g] = ent[lb]!;
   }
-  st.kept += added;
-  st.partitions += fresh;
+  tally[0] = added;
+  tally[1] = fresh;
   return replaced + added;
 }
 
@@ -585,38 +627,70 @@ function rowBefore(xs: Float64Array, xb: number, ent: Float64Array, eb: number, 
 /**
  * Entry indexes ordered by reference. References are distinct integers below 2^32 (they count input rows
  * since the last compaction), so two 16-bit LSD radix passes sort them in linear time.
+ *
+ * Runs once per query, so its loops are kernels of their own, called a slice of KERNEL_SLICE entries at a
+ * time: a loop inside a function called once is optimized on the fly (on-stack replacement) while the
+ * code around it has no type feedback yet, and the next query throws that code away or starts over in
+ * the interpreter; a small kernel called many times is optimized whole during the first query, and that
+ * code serves every later one.
  */
 function sortByRef(refs: Float64Array): Uint32Array {
   const n = refs.length;
   const idx = new Uint32Array(n);
-  for (let i = 0; i < n; i++) idx[i] = i;
-  if (n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
-  let ka = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const r = refs[i]!;
-    if (r >= 4294967296) return idx.sort((a, b) => refs[a]! - refs[b]!);
-    ka[i] = r;
-  }
-  let va = idx;
-  let kb = new Uint32Array(n);
-  let vb = new Uint32Array(n);
+  const ka = new Uint32Array(n);
+  let fits = true;
+  // refKeys numbers idx first, so the comparison sort below starts from the identity either way.
+  for (let s = 0; s < n; s += KERNEL_SLICE) fits = refKeys(refs, ka, idx, s, Math.min(n, s + KERNEL_SLICE)) && fits;
+  if (!fits || n < 64) return idx.sort((a, b) => refs[a]! - refs[b]!);
+  const kb = new Uint32Array(n);
+  const vb = new Uint32Array(n);
   const counts = new Int32Array(65536);
-  for (let shift = 0; shift < 32; shift += 16) {
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
-    let sum = 0;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const to = counts[(ka[i]! >>> shift) & 0xffff]!++;
-      kb[to] = ka[i]!;
-      vb[to] = va[i]!;
-    }
-    [ka, kb] = [kb, ka];
-    [va, vb] = [vb, va];
+  radixPass(ka, idx, kb, vb, counts, 0, n);
+  counts.fill(0);
+  radixPass(kb, vb, ka, idx, counts, 16, n);
+  return idx;
+}
+
+/** Entries per call of the once-per-query kernels (see sortByRef). */
+const KERNEL_SLICE = 4096;
+
+/** idx[i] = i and ka[i] = refs[i] for from <= i < to; false when a reference does not fit 32 bits. */
+function refKeys(refs: Float64Array, ka: Uint32Array, idx: Uint32Array, from: number, to: number): boolean {
+  let fits = true;
+  for (let i = from; i < to; i++) {
+    const r = refs[i]!;
+    idx[i] = i;
+    if (r >= 4294967296) fits = false;
+    else ka[i] = r;
   }
-  return va;
+  return fits;
+}
+
+/** One stable counting pass on bits shift..shift+15 of the keys, from (ka, va) into (kb, vb); counts starts zeroed. */
+function radixPass(ka: Uint32Array, va: Uint32Array, kb: Uint32Array, vb: Uint32Array, counts: Int32Array, shift: number, n: number): void {
+  for (let s = 0; s < n; s += KERNEL_SLICE) countDigits(ka, counts, shift, s, Math.min(n, s + KERNEL_SLICE));
+  digitStarts(counts);
+  for (let s = 0; s < n; s += KERNEL_SLICE) scatterDigits(ka, va, kb, vb, counts, shift, s, Math.min(n, s + KERNEL_SLICE));
+}
+
+function countDigits(ka: Uint32Array, counts: Int32Array, shift: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) counts[(ka[i]! >>> shift) & 0xffff]!++;
+}
+
+/** Counts into starting positions (exclusive prefix sums). */
+function digitStarts(counts: Int32Array): void {
+  let sum = 0;
+  for (let d = 0; d < counts.length; d++) {
+    const c = counts[d]!;
+    counts[d] = sum;
+    sum += c;
+  }
+}
+
+function scatterDigits(ka: Uint32Array, va: Uint32Array, kb: Uint32Array, vb: Uint32Array, counts: Int32Array, shift: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const at = counts[(ka[i]! >>> shift) & 0xffff]!++;
+    kb[at] = ka[i]!;
+    vb[at] = va[i]!;
+  }
 }

@@ -12,6 +12,7 @@
  */
 import type { Batch } from '../../common/column.js';
 import { intRange } from '../../execution/column-stats.js';
+import { anchorShape } from '../../common/shape-anchor.js';
 
 /** Bytes of entry tables this mode may address before the dense ids are cheaper in memory. */
 const MAX_TABLE_BYTES = 32 << 20;
@@ -73,3 +74,6 @@ export class PartitionIndex {
     return { ids: d, max: hi };
   }
 }
+
+// A per-query object the row-reference path checks once per batch (see shape-anchor.ts).
+anchorShape(new PartitionIndex(0, 16, 0));

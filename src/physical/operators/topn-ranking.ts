@@ -89,6 +89,9 @@ export const PROBE_ROWS = 65_536;
  */
 const GRID_MAX_CELLS = 1 << 20;
 
+/** Entries a PartitionIds direct table starts with (4 KiB). */
+const DIRECT_INITIAL = 1024;
+
 /**
  * Dense ids of pairs of dense ids. While both sides have few ids, a grid addressed by (a, b) — one
  * load per row, no hashing or probing: two small key columns (a group and a bucket) are the common case.
@@ -240,7 +243,12 @@ export class PairIds {
  * composite key is built per row.
  */
 export class PartitionIds {
-  private direct = new Int32Array(0);
+  /**
+   * Starts at DIRECT_INITIAL entries: growing it is a branch that a query takes at its start, before the
+   * function has type feedback, so optimized callers that inline intId would be thrown away the next
+   * time a query grows the table there; small keys (a group number) then never grow it at all.
+   */
+  private direct = new Int32Array(DIRECT_INITIAL).fill(-1);
   private map = new Map<Value, number>();
   /** text / varchar keys (see topn-ranking-string-ids.ts). */
   private readonly strings: StringIds;
@@ -711,7 +719,13 @@ function maxBoundOver(bounds: Float64Array, lo: number, hi: number): number {
 
 /** consumeFused's state for one operator run: survivor buffer and boundary numbers by key value. */
 export class FusedCandidates {
-  rows = new Int32Array(0);
+  /**
+   * Survivors of the current batch. Sized for a whole batch here, once per run, not in consumeFused: a
+   * construct that only the first batch of a query reaches has no type feedback when consumeFused is
+   * optimized (feedback starts after a function's first calls), and the next query's first batch would
+   * throw its optimized code away.
+   */
+  rows = new Int32Array(BATCH_SIZE);
   /**
    * Boundary number (RankingHeaps.boundValue) of the partition of each direct-table key value, NaN when
    * it has none; as long as PartitionIds' direct table, and refreshed after every add.
@@ -778,6 +792,29 @@ function candidatesByRange(
   return sign > 0 ? notAboveI32(n, kd, t, out) : notBelowI32(n, kd, t, out);
 }
 
+function growRows(cands: FusedCandidates, n: number): void {
+  cands.rows = new Int32Array(n);
+}
+
+/**
+ * Extends cands.bounds to the length of the direct table, which grew since the last batch (or before the
+ * first): key values new to it may already have boundaries. Called by the run between batches, not by
+ * consumeFused (see FusedCandidates.rows).
+ */
+function syncBounds(cands: FusedCandidates, ids: PartitionIds, heaps: RankingHeaps): void {
+  const dir = ids.directTable;
+  const old = cands.bounds.length;
+  if (old >= dir.length) return;
+  const nb = new Float64Array(dir.length);
+  nb.set(cands.bounds);
+  const bv = heaps.boundValue;
+  for (let v = old; v < nb.length; v++) {
+    const g = dir[v]!;
+    nb[v] = g >= 0 ? bv[g]! : NaN;
+  }
+  cands.bounds = nb;
+}
+
 /**
  * Consumes batch b through candidatesInt* when its partition key is a single int2/int4 column and the
  * order key a single typed numeric column; false (nothing done) otherwise. A plain function over
@@ -802,22 +839,10 @@ function consumeFused(
   const kd = kc.data;
   if (!(pd instanceof Int32Array) || !(kd instanceof Float64Array || kd instanceof Int32Array)) return false;
   const n = b.length;
-  if (cands.rows.length < n) {
-    cands.rows = new Int32Array(n);
-  }
+  if (cands.rows.length < n) growRows(cands, n);
   const rows = cands.rows;
-  const dirNow = ids.directTable;
-  if (cands.bounds.length < dirNow.length) {
-    // The direct table grew (during the last batch): key values new to it may already have boundaries.
-    const old = cands.bounds.length;
-    const nb = new Float64Array(dirNow.length);
-    nb.set(cands.bounds);
-    for (let v = old; v < nb.length; v++) {
-      const g = dirNow[v]!;
-      nb[v] = g >= 0 ? heaps.boundValue[g]! : NaN;
-    }
-    cands.bounds = nb;
-  }
+  // The run syncs bounds before each batch: shorter than the direct table only once the table grew
+  // during this batch, and key values past its end are then checked exactly, never rejected.
   const bounds = cands.bounds;
   // Plain numbers decide ties only when they are the whole key; else an equal leading key needs the comparator.
   const rejectTies = heaps.rejectValueTies;
@@ -890,7 +915,7 @@ function consumeNumeric(b: Batch, gids: Int32Array, heaps: RankingHeaps, cmp: Co
   const kd = kc.data;
   if (!(kd instanceof Float64Array || kd instanceof Int32Array)) return false;
   const n = b.length;
-  if (cands.rows.length < n) cands.rows = new Int32Array(n);
+  if (cands.rows.length < n) growRows(cands, n);
   const cand = cands.rows;
   const kn = kc.nulls;
   const sign = num.sign;
@@ -1077,6 +1102,10 @@ export class TopNRanking extends PhysicalOperator {
           passThrough = true;
           why = 'sort and filter (memory limit reached)';
         };
+        // Per-query growth of the candidates' buffers happens here, outside the optimized per-batch code
+        // (see FusedCandidates.rows).
+        if (cands.rows.length < n) growRows(cands, n);
+        if (seedGids === null && cands.bounds.length < ids.directTable.length) syncBounds(cands, ids, heaps);
         if (seedGids === null && consumeFused(b, spec.partitionCols, ids, heaps, this.cmp, cands, seen)) {
           seen += n;
           reserve();
@@ -1205,6 +1234,13 @@ export class TopNRanking extends PhysicalOperator {
         await yieldIfDue(ctx);
         const n = b.length;
         if (n === 0) continue;
+        if (pcol >= 0 && seen < REFS_SETTLE_ROWS && seen + n >= REFS_SETTLE_ROWS && surelyFewPartitions(b.columns[pcol]!, partitionCount(), seen + n)) {
+          // The test below, settled by the key column's recorded range before the batch's order keys are
+          // loaded or its partitions counted: a group number's 1,000 values in a 4,096-row batch.
+          refused = b;
+          handOver = 'row copies (few partitions)';
+          break;
+        }
         if (!st.prepare(b)) {
           refused = b;
           handOver = 'row copies (NULL or NaN order key)';
@@ -1352,17 +1388,34 @@ export class TopNRanking extends PhysicalOperator {
   }
 }
 
+/**
+ * Whether partitions seen so far (`known`) plus every key value the int column's recorded range allows (and
+ * a NULL partition) are few for `rows` rows, as the row-reference store's hand-over test counts them: an
+ * upper bound of the count that test takes, so true only where it would decide the same.
+ */
+function surelyFewPartitions(c: Column, known: number, rows: number): boolean {
+  const r = intRange(c);
+  if (r === undefined) return false;
+  const values = Math.max(0, r.max - r.min + 1) + (c.nulls !== null ? 1 : 0);
+  return (known + values) * REFS_FEW_PARTITIONS <= rows;
+}
+
 /** Bytes the row-reference store holds: retained rows at the measured row size, partition ids, its tables. */
 function refsBytes(st: RowRefTopK, ids: PartitionIds, rowBytes: number): number {
   return Math.ceil(st.retainedRows * Math.max(rowBytes, 0) + ids.count * (HASH_ENTRY_BYTES + 16) + ids.extraBytes + st.tableBytes);
 }
 
-/** Distinct partition indexes among ids[0..n) that hold no entry yet (once per run: it sorts a copy). */
+/**
+ * Distinct partition indexes among ids[0..n) that hold no entry yet (once per run: it sorts a copy). The
+ * loops are kernels of their own (see sortByRef in topn-ranking-refs.ts).
+ */
 function newPartitions(st: RowRefTopK, ids: Int32Array, n: number): number {
   const fresh = new Int32Array(n);
-  let m = 0;
-  for (let i = 0; i < n; i++) if (st.count(ids[i]!) === 0) fresh[m++] = ids[i]!;
-  const s = fresh.subarray(0, m).sort();
+  const m = st.unfilled(ids, n, fresh);
+  return distinctSorted(fresh.subarray(0, m).sort(), m);
+}
+
+function distinctSorted(s: Int32Array, m: number): number {
   let d = 0;
   for (let i = 0; i < m; i++) if (i === 0 || s[i] !== s[i - 1]) d++;
   return d;

@@ -456,28 +456,59 @@ class BoundedHeap {
     return this.codeRootRank;
   }
 
+  /** Adds row i of b (key view bv), arriving as number `arrival`, while the heap holds fewer than K rows. */
+  private push(b: Batch, bv: KeyView, i: number, arrival: number): void {
+    const slot = this.count;
+    this.store.copyIn(slot, b, bv, i);
+    this.seq[slot] = arrival;
+    this.heap[slot] = slot;
+    this.count++;
+    this.refresh();
+    this.siftUp(slot);
+  }
+
+  /**
+   * Row i of b (key view bv), arriving as number `arrival` and ordering strictly before the root, takes
+   * the root's place: the admission step that consume and consumeSelected share. True when the store's
+   * arrays were replaced, so a comparator built over them must be built again.
+   */
+  private replaceRoot(b: Batch, bv: KeyView, i: number, arrival: number): boolean {
+    const heap = this.heap;
+    const store = this.store;
+    const root = heap[0]!;
+    if (this.ties !== null) {
+      // The new root will be the larger child (the incoming row is strictly smaller than the old root):
+      // if that child ties with the old root, the boundary value is unchanged and the old root becomes
+      // a tie; otherwise the boundary moved down and every tie of the old boundary is out.
+      let keepTies = false;
+      const count = this.count;
+      if (count >= 2) {
+        let child = heap[1]!;
+        if (count >= 3 && this.greater(heap[2]!, child)) child = heap[2]!;
+        keepTies = this.sc(child, root) === 0;
+      }
+      if (keepTies) this.ties.addColumns(store.columns(), root, this.seq[root]!);
+      else this.ties.clear();
+    }
+    store.copyIn(root, b, bv, i);
+    this.seq[root] = arrival;
+    const moved = this.storeVersion !== store.version;
+    if (moved) this.refresh();
+    this.siftDown(0);
+    return moved;
+  }
+
   consume(b: Batch): void {
     const m = b.length;
     const cmp = this.cmp;
     const store = this.store;
     const heap = this.heap;
-    const seq = this.seq;
     const K = this.K;
     // The batch's key view is built only when a row gets past the prefilter (text views scan every value).
     let bvOrNull: KeyView | null = null;
     const view = (): KeyView => (bvOrNull ??= cmp.view(b));
     let i = 0;
-    while (this.count < K && i < m) {
-      const bv = view();
-      const slot = this.count;
-      store.copyIn(slot, b, bv, i);
-      seq[slot] = this.arrival++;
-      heap[slot] = slot;
-      this.count++;
-      this.refresh();
-      this.siftUp(slot);
-      i++;
-    }
+    while (this.count < K && i < m) this.push(b, view(), i++, this.arrival++);
     if (i === m) return;
     this.refresh();
     let xc: RowCompare | null = null;
@@ -521,36 +552,15 @@ class BoundedHeap {
         }
         if (i === m) break;
       }
-      const root = heap[0]!;
       xc ??= cmp.cross(view(), store.view);
-      const c = xc(i, root);
+      const c = xc(i, heap[0]!);
       if (c > 0) continue;
       if (c === 0) {
         // An equal row arriving later never displaces a kept one; WITH TIES keeps it beside the boundary.
         if (this.ties !== null) this.ties.add(b, i, base + i);
         continue;
       }
-      if (this.ties !== null) {
-        // The new root will be the larger child (the incoming row is strictly smaller than the old root):
-        // if that child ties with the old root, the boundary value is unchanged and the old root becomes
-        // a tie; otherwise the boundary moved down and every tie of the old boundary is out.
-        let keepTies = false;
-        const count = this.count;
-        if (count >= 2) {
-          let child = heap[1]!;
-          if (count >= 3 && this.greater(heap[2]!, child)) child = heap[2]!;
-          keepTies = this.sc(child, root) === 0;
-        }
-        if (keepTies) this.ties.addColumns(store.columns(), root, seq[root]!);
-        else this.ties.clear();
-      }
-      store.copyIn(root, b, view(), i);
-      seq[root] = base + i;
-      if (this.storeVersion !== store.version) {
-        this.refresh();
-        xc = cmp.cross(view(), store.view);
-      }
-      this.siftDown(0);
+      if (this.replaceRoot(b, view(), i, base + i)) xc = cmp.cross(view(), store.view);
       if (typed) r = this.rootKey();
       if (text) rt = this.rootText();
     }
@@ -571,7 +581,6 @@ class BoundedHeap {
     const cmp = this.cmp;
     const store = this.store;
     const heap = this.heap;
-    const seq = this.seq;
     let bvOrNull: KeyView | null = null;
     const view = (): KeyView => (bvOrNull ??= cmp.view(b));
     // Row i of this batch arrives as number base + i (the rows the filter dropped leave gaps).
@@ -580,13 +589,7 @@ class BoundedHeap {
     let j = 0;
     while (this.count < this.K && j < n) {
       const i = sel[j++]!;
-      const slot = this.count;
-      store.copyIn(slot, b, view(), i);
-      seq[slot] = base + i;
-      heap[slot] = slot;
-      this.count++;
-      this.refresh();
-      this.siftUp(slot);
+      this.push(b, view(), i, base + i);
     }
     if (j === n) return true;
     this.refresh();
@@ -605,33 +608,14 @@ class BoundedHeap {
         if (j === n) break;
       }
       const i = sel[j]!;
-      const root = heap[0]!;
       xc ??= cmp.cross(view(), store.view);
-      const c = xc(i, root);
+      const c = xc(i, heap[0]!);
       if (c > 0) continue;
       if (c === 0) {
         if (this.ties !== null) this.ties.add(b, i, base + i);
         continue;
       }
-      if (this.ties !== null) {
-        // As in consume: the old root stays a tie only when the new boundary equals it.
-        let keepTies = false;
-        const count = this.count;
-        if (count >= 2) {
-          let child = heap[1]!;
-          if (count >= 3 && this.greater(heap[2]!, child)) child = heap[2]!;
-          keepTies = this.sc(child, root) === 0;
-        }
-        if (keepTies) this.ties.addColumns(store.columns(), root, seq[root]!);
-        else this.ties.clear();
-      }
-      store.copyIn(root, b, view(), i);
-      seq[root] = base + i;
-      if (this.storeVersion !== store.version) {
-        this.refresh();
-        xc = cmp.cross(view(), store.view);
-      }
-      this.siftDown(0);
+      if (this.replaceRoot(b, view(), i, base + i)) xc = cmp.cross(view(), store.view);
       r = this.rootKey();
     }
     return true;
