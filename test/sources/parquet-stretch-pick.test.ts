@@ -10,8 +10,11 @@
  * whose dictionary gives way to PLAIN pages, int4, int8, doubles, dates and timestamps; and a file of
  * 2 KB pages with NULLs (written by hyparquet-writer), so stretches start, end and cross inside chunks.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parquetWriteFile } from 'hyparquet-writer';
+import { flatColumnChunk, presenceChunk, readFlatColumn, readFlatNulls } from '../../src/storage/table-functions/parquet-flat-column.js';
+import { readParquetMetadataSync } from '../../src/storage/table-functions/read-parquet.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
 
@@ -71,6 +74,32 @@ describe('read_parquet picks dictionary columns by stretches of present rows', (
     for (const c of ['k7', 'v7', 's7', 't50', 'n2']) expect(await enc(c), c).toContain('DICTIONARY');
     // many: a dictionary that gives way to PLAIN in some row group.
     expect(await enc('many')).toMatch(/PLAIN/);
+  });
+});
+
+describe('picked rows without a NULL among them carry no NULL flags', () => {
+  it('v7 and s7 at the rows k7 < 500 keeps (their NULLs fall where k7 is NULL), and at rows with a NULL', async () => {
+    const bytes = readFileSync(fx.file);
+    const source = { byteLength: bytes.byteLength, slice: async (a: number, b?: number) => bytes.buffer.slice(bytes.byteOffset + a, bytes.byteOffset + (b ?? bytes.byteLength)) };
+    const meta = readParquetMetadataSync(fx.file);
+    const rg = meta.row_groups[1]!;
+    const first = Number(meta.row_groups[0]!.num_rows);
+    const rows = Number(rg.num_rows);
+    const kept = Int32Array.from({ length: rows }, (_, r) => r).filter((r) => (first + r) % 7 !== 3 && (first + r) % 1000 < 500);
+    const v = await readFlatColumn(source, rg, flatColumnChunk(meta, rg, 'v7', 'float8')!, kept, kept.length);
+    expect(v.nulls).toBeNull();
+    expect(Array.from(v.values)).toEqual(Array.from(kept, (r) => (((first + r) * 7919) % 1009) / 1009));
+    const s = await readFlatColumn(source, rg, flatColumnChunk(meta, rg, 's7', 'text')!, kept, kept.length);
+    expect(s.nulls).toBeNull();
+    expect(await readFlatNulls(source, rg, presenceChunk(meta, rg, 'v7')!, kept, kept.length)).toBeNull();
+    // One NULL row among them: flagged, and only it.
+    const nullRow = ((3 - (first % 7) + 7) % 7) + 70;
+    const withNull = Int32Array.from([...kept, nullRow].sort((a, b) => a - b));
+    const at = withNull.indexOf(nullRow);
+    const vn = await readFlatColumn(source, rg, flatColumnChunk(meta, rg, 'v7', 'float8')!, withNull, withNull.length);
+    expect(Array.from(vn.nulls!).flatMap((f, j) => (f === 1 ? [j] : []))).toEqual([at]);
+    const pn = await readFlatNulls(source, rg, presenceChunk(meta, rg, 'v7')!, withNull, withNull.length);
+    expect(Array.from(pn!).flatMap((f, j) => (f === 1 ? [j] : []))).toEqual([at]);
   });
 });
 
