@@ -1086,6 +1086,8 @@ function pickStretches(r: Reader, width: number, len: number, present: number, p
     let d = t;
     let e = j + 1;
     if (pageNulls === null) {
+      // Rows are increasing: 64 rows spanning 63 are consecutive, one test for the lot; then row by row.
+      while (e + 63 < to && only[e + 63]! - only[e - 1]! === 64) e += 64;
       while (e < to && only[e] === only[e - 1]! + 1) e++;
     } else {
       for (; i < t; i++) v += pageNulls[i]! ^ 1;
