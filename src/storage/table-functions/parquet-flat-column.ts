@@ -13,7 +13,8 @@
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
- * after a row filter are decoded at the passing rows only (see readFlatColumn); a filter column that is
+ * after a row filter are decoded at the passing rows only (see readFlatColumn; passing rows that come in
+ * stretches are decoded stretch by stretch from the encoding, see pickStretches); a filter column that is
  * not output is filtered page by page without storing its values (readFilterColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
@@ -991,7 +992,7 @@ let runBits = -1;
 
 /**
  * The values at positions [d, d+n) of a page's RLE / bit-packed hybrid encoding (bytes up to `end`;
- * positions only move forward between calls, the runs walked once per page from startRuns) into
+ * positions only move forward between calls, the runs walked once per page from where pickStretches starts them) into
  * out[at …at+n), or their entries in `dict`; returns the largest value. A bit-packed stretch is unpacked
  * a value at a time up to its first whole group of 8, then by the width's compiled group unpacker.
  */
