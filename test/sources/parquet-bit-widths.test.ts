@@ -210,6 +210,12 @@ describe('read_parquet: dictionary indexes of bit widths 1 to 32', () => {
     `SELECT id, a, d, s FROM read_parquet('$F') WHERE a < 200 ORDER BY id`,
     `SELECT id, a, s FROM read_parquet('$F') WHERE d > 3 ORDER BY id`,
     `SELECT id, s FROM read_parquet('$F') WHERE a >= -90 AND d <= 40 ORDER BY id`,
+    // Stretches of rows (decoded straight from the encoding), inside groups of 8 and across pages, with
+    // NULL rows inside them, and with a's NULLs (s has the same) filtered out.
+    `SELECT id, a, d, s FROM read_parquet('$F') WHERE id % 100 < 60 ORDER BY id`,
+    `SELECT id, a, d, s FROM read_parquet('$F') WHERE id % 50 >= 13 AND id % 50 < 47 ORDER BY id`,
+    `SELECT id, a, d, s FROM read_parquet('$F') WHERE id % ${ROWS} BETWEEN 3 AND ${ROWS - 3} ORDER BY id`,
+    `SELECT id, d, s FROM read_parquet('$F') WHERE a > -1000 AND id % 100 < 70 ORDER BY id`,
     // Whole chunks: grouped by the coded text column, aggregated over the numbers.
     `SELECT s, count(*), count(a), sum(d), min(a), max(id) FROM read_parquet('$F') GROUP BY s ORDER BY s NULLS FIRST`,
     `SELECT id - id % ${ROWS} AS g, count(a), sum(a), sum(d), min(s), max(s) FROM read_parquet('$F') GROUP BY 1 ORDER BY 1`,

@@ -157,3 +157,42 @@ describe('read_parquet refuses a filter column index past its dictionary', () =>
     });
   }
 });
+
+describe('read_parquet refuses an index past its dictionary in a column picked by stretches', () => {
+  // 64 rows of 3-bit indexes in one bit-packed run of 8 groups; k is read at rows [2, 60) (one stretch,
+  // decoded from the encoding straight into place: a head before the first whole group, whole groups,
+  // and a tail), or at an RLE run's rows.
+  const valid = Array.from({ length: 64 }, (_, i) => (i * 5) % 3);
+  const packed = (values: number[]): number[] => {
+    const bytes = new Array<number>(24).fill(0);
+    values.forEach((v, k) => {
+      for (let bit = 0; bit < 3; bit++) if ((v >> bit) & 1) bytes[(k * 3 + bit) >> 3]! |= 1 << ((k * 3 + bit) & 7);
+    });
+    return [8 * 2 + 1, ...bytes];
+  };
+  const cases: [string, number[]][] = [
+    ['a valid page', packed(valid)],
+    ['in the head of the stretch', packed(valid.map((v, i) => (i === 5 ? 6 : v)))],
+    ['in a whole group', packed(valid.map((v, i) => (i === 30 ? 7 : v)))],
+    ['in the tail of the stretch', packed(valid.map((v, i) => (i === 57 ? 3 : v)))],
+    ['in an RLE run', [10 * 2, 1, 54 * 2, 4]],
+  ];
+  for (const [what, hybrid] of cases) {
+    it(what, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'quire-parquet-corrupt-'));
+      try {
+        const file = join(dir, 'k.parquet');
+        writeCorrupt(file, hybrid, 64);
+        const db = await Database.create();
+        const q = db.query(`SELECT count(*), sum(k), min(k) FROM read_parquet('${file}') WHERE id >= 2 AND id < 60`);
+        if (what === 'a valid page') {
+          const ks = valid.slice(2, 60).map((v) => [10, 20, 30][v]!);
+          expect((await q).rows.map((r) => r.map(Number))).toEqual([[58, ks.reduce((a, b) => a + b, 0), Math.min(...ks)]]);
+        } else await expect(q).rejects.toMatchObject({ code: 'XX001', message: expect.stringContaining('dictionary index out of range') });
+        await db.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -13,7 +13,8 @@
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
- * after a row filter are decoded at the passing rows only (see readFlatColumn); a filter column that is
+ * after a row filter are decoded at the passing rows only (see readFlatColumn; passing rows that come in
+ * stretches are decoded stretch by stretch from the encoding, see pickStretches); a filter column that is
  * not output is filtered page by page without storing its values (readFilterColumn).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
@@ -954,6 +955,174 @@ function pickIndexes(r: Reader, width: number, len: number, present: number, pag
   return max;
 }
 
+/**
+ * Whether most wanted rows only[from …to) of a page lie in stretches of STRETCH rows that are
+ * consecutive among the page's present rows (so consecutive in its encoded values): rows of a range or
+ * of a clustered filter, with the page's NULL rows (pageNulls) in between. Judged at up to 32 places.
+ */
+function clusteredPresent(only: Int32Array, from: number, to: number, row: number, pageNulls: Uint8Array | null): boolean {
+  if (pageNulls === null) return clustered(only, from, to);
+  const n = to - from;
+  if (n < 2 * STRETCH) return false;
+  const step = Math.max(1, Math.floor((n - STRETCH) / 32));
+  let hits = 0;
+  let tries = 0;
+  for (let j = from; j + STRETCH <= to && tries < 32; j += step, tries++) {
+    const a = only[j]! - row;
+    const b = only[j + STRETCH - 1]! - row;
+    // STRETCH distinct wanted rows spanning exactly STRETCH present rows: the present ones are consecutive values.
+    if (b - a + 1 > 8 * STRETCH) continue;
+    let present = 0;
+    for (let i = a; i <= b; i++) present += pageNulls[i]! ^ 1;
+    if (present === STRETCH) hits++;
+  }
+  return hits * 2 >= tries;
+}
+
+/*
+ * The run of a hybrid-encoded page that decodeValues is in: its values [runFirst, runLast), one repeated
+ * value (runValue, when runBits < 0) or bit-packed from byte runBits on; the next run's header at runNext.
+ * Module cells rather than an object: decoding is synchronous, and the walk is per stretch of rows.
+ */
+let runNext = 0;
+let runFirst = 0;
+let runLast = 0;
+let runValue = 0;
+let runBits = -1;
+
+/**
+ * The values at positions [d, d+n) of a page's RLE / bit-packed hybrid encoding (bytes up to `end`;
+ * positions only move forward between calls, the runs walked once per page from where pickStretches starts them) into
+ * out[at …at+n), or their entries in `dict`; returns the largest value. A bit-packed stretch is unpacked
+ * a value at a time up to its first whole group of 8, then by the width's compiled group unpacker.
+ */
+function decodeValues(view: DataView, bytes: Uint8Array, end: number, width: number, present: number, d: number, n: number, out: Dense, at: number, dict: Dense | null): number {
+  const valueBytes = (width + 7) >> 3;
+  let max = 0;
+  while (n > 0) {
+    while (d >= runLast) {
+      const header = runHeader(bytes, runNext, end);
+      if (header < 0) throw new Error('encoded values end early');
+      let p = headerEnd;
+      runFirst = runLast;
+      // Integer run lengths keep the position arithmetic in small integers (no run holds more than the page).
+      const half = header < 0x80000000 ? header >>> 1 : Math.min(Math.floor(header / 2), present);
+      if ((header & 1) === 0) {
+        if (p + valueBytes > end) throw new Error('encoded values extend past their page');
+        let v = 0;
+        for (let k = 0; k < valueBytes; k++) v += bytes[p++]! * 2 ** (8 * k);
+        runValue = v;
+        runBits = -1;
+        runLast = runFirst + half;
+      } else {
+        runBits = p;
+        p += half * width;
+        if (p > end) throw new Error('encoded values extend past their page');
+        runLast = runFirst + half * 8;
+      }
+      runNext = p;
+    }
+    const c = Math.min(n, runLast - d);
+    if (runBits < 0) {
+      const v = runValue;
+      out.fill(dict === null ? v : dict[v]!, at, at + c);
+      max = v > max ? v : max;
+    } else {
+      const m = unpackFrom(view, bytes, runBits, width, d - runFirst, c, out, at, dict);
+      max = m > max ? m : max;
+    }
+    d += c;
+    at += c;
+    n -= c;
+  }
+  return max;
+}
+
+/** Values first …first+count of the bit-packed run at byte `base` into out[at …], or their entries in dict; returns the largest. */
+function unpackFrom(view: DataView, bytes: Uint8Array, base: number, width: number, first: number, count: number, out: Dense, at: number, dict: Dense | null): number {
+  let max = 0;
+  let k = first;
+  const head = Math.min(first + count, (first + 7) & ~7);
+  for (; k < head; k++, at++) {
+    // A value in up to five bytes, assembled in a double (exact): only the few before a group boundary.
+    const bit = base * 8 + k * width;
+    const q = Math.floor(bit / 8);
+    let w = 0;
+    for (let b = 0; b < 5 && q + b < bytes.length; b++) w += bytes[q + b]! * 2 ** (8 * b);
+    const v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    out[at] = dict === null ? v : dict[v]!;
+    max = v > max ? v : max;
+  }
+  const rest = first + count - k;
+  if (rest > 0) {
+    const m = unpackRun(view, bytes, base + (k / 8) * width, width, 2 ** width - 1, out, at, rest, dict);
+    max = m > max ? m : max;
+  }
+  return max;
+}
+
+/**
+ * Dictionary-encoded rows only[from …to) of a page whose first row is `row` into out[from …to) (their
+ * entries in `dict`, or the indexes themselves when dict is null), for wanted rows that come in
+ * stretches consecutive among the page's present rows (clusteredPresent): each stretch is decoded from
+ * its place in the encoding straight into its place in out, so the page's other rows are never unpacked
+ * and nothing is copied twice. A NULL row is flagged in outNulls and gets `none`. `len` bytes of
+ * encoded indexes from r.offset; returns the largest index decoded (-1 when none was).
+ */
+function pickStretches(r: Reader, width: number, len: number, present: number, pageNulls: Uint8Array | null, row: number, only: Int32Array, from: number, to: number, out: Dense, outNulls: Uint8Array | null, dict: Dense | null, none: number): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const end = Math.min(r.offset + len, bytes.length);
+  runNext = r.offset;
+  runFirst = 0;
+  runLast = 0;
+  runBits = -1;
+  let max = -1;
+  // Present rows before row i of the page: v.
+  let i = 0;
+  let v = 0;
+  let j = from;
+  while (j < to) {
+    const t = only[j]! - row;
+    let d = t;
+    let e = j + 1;
+    if (pageNulls === null) {
+      // Rows are increasing: 64 rows spanning 63 are consecutive, one test for the lot; then row by row.
+      while (e + 63 < to && only[e + 63]! - only[e - 1]! === 64) e += 64;
+      while (e < to && only[e] === only[e - 1]! + 1) e++;
+    } else {
+      for (; i < t; i++) v += pageNulls[i]! ^ 1;
+      if (pageNulls[t] === 1) {
+        outNulls![j] = 1;
+        out[j] = none;
+        j++;
+        continue;
+      }
+      d = v;
+      // The stretch goes on while the rows between two wanted rows are all NULL and the next one is present.
+      let prev = t;
+      for (; e < to; e++) {
+        const u = only[e]! - row;
+        if (pageNulls[u] === 1) break;
+        let q = prev + 1;
+        while (q < u && pageNulls[q] === 1) q++;
+        if (q < u) break;
+        prev = u;
+      }
+    }
+    if (d + (e - j) > present) throw new Error('encoded values end early');
+    const m = decodeValues(view, bytes, end, width, present, d, e - j, out, j, dict);
+    max = m > max ? m : max;
+    if (pageNulls !== null) {
+      // The stretch's last row is present and counted: the walk to the next wanted row resumes after it.
+      i = only[e - 1]! - row + 1;
+      v = d + (e - j);
+    }
+    j = e;
+  }
+  return max;
+}
+
 /** out[j] = dict[codes[j - from]] for j in [from, to), skipping rows flagged in outNulls (when given). */
 function lookupAtF64(dict: Float64Array, codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Float64Array): void {
   if (outNulls === null) for (let j = from; j < to; j++) out[j] = dict[codes[j - from]!]!;
@@ -1139,7 +1308,17 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  return nulls;
+  return withoutNulls(nulls, only);
+}
+
+/**
+ * Null instead of picked rows' NULL flags none of which is set: the flags are made when a page holding
+ * picked rows has NULLs, but a filter often keeps none of them (x > c drops x's NULL rows, and the NULLs
+ * of other columns often fall on the same rows). Operators take their faster paths on a column without
+ * flags (an aggregate groups and sums in one generated loop).
+ */
+function withoutNulls(nulls: Uint8Array | null, only: Int32Array | undefined): Uint8Array | null {
+  return nulls !== null && only !== undefined && nulls.indexOf(1) < 0 ? null : nulls;
 }
 
 function pickFlags(pageNulls: Uint8Array, row: number, only: Int32Array, from: number, to: number, out: Uint8Array): void {
@@ -1266,17 +1445,19 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         row += count;
         continue;
       }
-      // Numbers of a page without NULLs: looked up as they are unpacked, straight into place; when picking
-      // rows that come in stretches of consecutive rows, into a page-long scratch first, from which each
-      // stretch is one copy (scattered rows are cheaper looked up one by one through their indexes).
-      if (!coded && !withNulls && width > 0 && (only === undefined || clustered(only, want, wantEnd))) {
-        const into = only === undefined ? values.subarray(row, row + count) : rowValuesFor(conv, count);
+      // Picked rows in stretches of consecutive values (NULL rows between them aside): each stretch
+      // decoded from the encoding straight into its place, the rows between never unpacked.
+      if (only !== undefined && width > 0 && width <= 32 && clusteredPresent(only, want, wantEnd, row, pageNulls)) {
+        const max = pickStretches(r, width, r.view.byteLength - r.offset, present, pageNulls, row, only, want, wantEnd, values, outNulls, coded ? null : dictionary, coded ? -1 : 0);
+        if (max >= dictSize) throw new Error('dictionary index out of range');
+        row += count;
+        continue;
+      }
+      // Numbers of a page without NULLs: looked up as they are unpacked, straight into place.
+      if (only === undefined && !coded && !withNulls && width > 0) {
+        const into = values.subarray(row, row + count);
         const max = readIndexes(r, width, into, r.view.byteLength - r.offset, dictionary);
         if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
-        if (only !== undefined) {
-          if (values instanceof Float64Array) pickF64(into as Float64Array, null, row, only, want, wantEnd, values, null);
-          else pickI32(into as Int32Array, null, row, only, want, wantEnd, values, null, 0);
-        }
         row += count;
         continue;
       }
@@ -1316,7 +1497,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
   if (lazyEntries !== null) decodeWantedEntries(lazyEntries, dictSize, values as Int32Array, nulls, strings);
-  return { values, objects: coded ? strings : null, nulls, dictionary: textDict };
+  return { values, objects: coded ? strings : null, nulls: withoutNulls(nulls, only), dictionary: textDict };
 }
 
 /**
