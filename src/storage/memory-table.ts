@@ -208,31 +208,94 @@ export class MemoryTable implements TableSource {
   private batches: Batch[] = [];
   /** Per column: the dictionary of a text column that bulk-loaded batches encode into (shared with transaction clones). */
   private dictionaries: (ColumnDictionary | null)[];
-  meta: ColumnMeta[];
+  /**
+   * Where the table reports that its rows or definition were replaced (a database directory's
+   * commit then looks at the reported tables only, not at every table of the catalog); null when no
+   * one asks, as for a transaction's private copy.
+   */
+  changeSink: Set<MemoryTable> | null = null;
+  private meta_: ColumnMeta[];
+  private uniqueKeys_: number[][] = [];
+  private uniqueNames_: string[] = [];
+  private indexKeyNames_: string[] = [];
+  private primaryKey_ = false;
+  private foreignKeys_: readonly ForeignKey[] = [];
+  private indexes_: readonly IndexDefinition[] = [];
+  private restoreIndexes_: readonly { name: string; sql: string }[] = [];
+
+  get meta(): ColumnMeta[] {
+    return this.meta_;
+  }
+  set meta(m: ColumnMeta[]) {
+    this.meta_ = m;
+    this.changed();
+  }
   /** Column sets that must be unique (PRIMARY KEY, UNIQUE). */
-  uniqueKeys: number[][] = [];
+  get uniqueKeys(): number[][] {
+    return this.uniqueKeys_;
+  }
+  set uniqueKeys(k: number[][]) {
+    this.uniqueKeys_ = k;
+    this.changed();
+  }
   /** The constraint name of each unique key (23505 names it); empty for tables saved without names. */
-  uniqueNames: string[] = [];
+  get uniqueNames(): string[] {
+    return this.uniqueNames_;
+  }
+  set uniqueNames(n: string[]) {
+    this.uniqueNames_ = n;
+    this.changed();
+  }
   /** Those of `uniqueNames` that name a unique index (CREATE UNIQUE INDEX, dropped by DROP INDEX), not a constraint. */
-  indexKeyNames: string[] = [];
+  get indexKeyNames(): string[] {
+    return this.indexKeyNames_;
+  }
+  set indexKeyNames(n: string[]) {
+    this.indexKeyNames_ = n;
+    this.changed();
+  }
   /** Whether uniqueKeys[0] is the PRIMARY KEY (columns grouped by it decide the rest of the row). */
-  primaryKey = false;
+  get primaryKey(): boolean {
+    return this.primaryKey_;
+  }
+  set primaryKey(p: boolean) {
+    this.primaryKey_ = p;
+    this.changed();
+  }
   /** FOREIGN KEY constraints of this table (as the referencing side); replaced, never mutated. */
-  foreignKeys: readonly ForeignKey[] = [];
+  get foreignKeys(): readonly ForeignKey[] {
+    return this.foreignKeys_;
+  }
+  set foreignKeys(f: readonly ForeignKey[]) {
+    this.foreignKeys_ = f;
+    this.changed();
+  }
+  /**
+   * Secondary indexes (CREATE INDEX): definitions only, replaced and never mutated. Their entries are
+   * built per batch list when a scan first reads through them (index-entries.ts), so every snapshot a
+   * transaction or cursor holds has entries that match its own rows.
+   */
+  get indexes(): readonly IndexDefinition[] {
+    return this.indexes_;
+  }
+  set indexes(i: readonly IndexDefinition[]) {
+    this.indexes_ = i;
+    this.changed();
+  }
+  /** CREATE INDEX statements read from a database directory, run again once the catalog is loaded. */
+  get restoreIndexes(): readonly { name: string; sql: string }[] {
+    return this.restoreIndexes_;
+  }
+  set restoreIndexes(r: readonly { name: string; sql: string }[]) {
+    this.restoreIndexes_ = r;
+    this.changed();
+  }
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
    * transactional here.
    */
   inheritance: { parents: string[]; children: string[] } = { parents: [], children: [] };
-  /**
-   * Secondary indexes (CREATE INDEX): definitions only, replaced and never mutated. Their entries are
-   * built per batch list when a scan first reads through them (index-entries.ts), so every snapshot a
-   * transaction or cursor holds has entries that match its own rows.
-   */
-  indexes: readonly IndexDefinition[] = [];
-  /** CREATE INDEX statements read from a database directory, run again once the catalog is loaded. */
-  restoreIndexes: readonly { name: string; sql: string }[] = [];
   /** Indexes of the unique keys over the committed rows (unique-index.ts), shared with transaction copies. */
   uniqueIndexes: WeakMap<readonly number[], unknown> = new WeakMap();
   /** For a transaction's private copy: the shared table it copies, whose rows are the committed ones. */
@@ -246,7 +309,7 @@ export class MemoryTable implements TableSource {
     readonly schema: Schema,
     meta?: ColumnMeta[],
   ) {
-    this.meta = meta ?? schema.map(() => ({ notNull: false, defaultExpr: null, sequence: null }));
+    this.meta_ = meta ?? schema.map(() => ({ notNull: false, defaultExpr: null, sequence: null }));
     this.dictionaries = schema.map((f) => dictionaryFor(f.type));
   }
 
@@ -276,6 +339,10 @@ export class MemoryTable implements TableSource {
       columns[ci] = makeColumn(c.type, data, c.nulls, dc);
     }
     return columns === null ? b : { columns, length: b.length };
+  }
+
+  private changed(): void {
+    if (this.changeSink !== null) this.changeSink.add(this);
   }
 
   rowCount(): number {
@@ -312,6 +379,7 @@ export class MemoryTable implements TableSource {
     this.batches = [...this.batches, b];
     this.rows += b.length;
     this.version++;
+    this.changed();
   }
 
   appendRows(rows: readonly (readonly Value[])[]): void {
@@ -363,6 +431,7 @@ export class MemoryTable implements TableSource {
     this.batches = list;
     this.rows += added;
     this.version++;
+    this.changed();
   }
 
   /**
@@ -390,6 +459,7 @@ export class MemoryTable implements TableSource {
   rebase(batches: readonly Batch[]): void {
     this.batches = batches as Batch[];
     this.rows = batches.reduce((n, b) => n + b.length, 0);
+    this.changed();
   }
 
   /**
@@ -407,5 +477,6 @@ export class MemoryTable implements TableSource {
     for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;
+    this.changed();
   }
 }
