@@ -358,17 +358,24 @@ export function setCheckpointHook(hook: ((step: CheckpointStep) => void) | null)
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
-/** What the log last recorded of a table: its object, batch list and definition. */
-interface Logged {
-  table: MemoryTable;
-  batches: readonly Batch[];
-  /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
-  keys: readonly (readonly number[])[];
-  /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
-  fks: readonly ForeignKey[];
-  /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
-  indexes: string;
-  def: string;
+/**
+ * What the log last recorded of a table: its object, batch list and definition. A class, not an
+ * object literal: every table's entry lives until its next commit, so with many tables a literal's
+ * allocation site got pretenured, and each commit's entry, born old, kept the young batch list it
+ * points to alive through scavenges (see CommittedBatch in memory-table.ts).
+ */
+class Logged {
+  constructor(
+    readonly table: MemoryTable,
+    readonly batches: readonly Batch[],
+    /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
+    readonly keys: readonly (readonly number[])[],
+    /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
+    readonly fks: readonly ForeignKey[],
+    /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
+    readonly indexes: string,
+    readonly def: string,
+  ) {}
 }
 
 const indexJsons = new WeakMap<object, string>();
@@ -608,7 +615,7 @@ export class DirectoryStore {
       },
     });
     for (const [name, t] of catalog.tables) {
-      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, fks: t.foreignKeys, indexes: indexJson(t), def: definitionJson(t) });
+      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, new Logged(t, t.snapshot(), t.uniqueKeys, t.foreignKeys, indexJson(t), definitionJson(t)));
     }
     this.loggedViews = JSON.stringify(views);
     this.catalog = catalog;
@@ -727,7 +734,7 @@ export class DirectoryStore {
     } else {
       rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
     }
-    return [name, { table: t, batches, keys: t.uniqueKeys, fks: t.foreignKeys, indexes: indexJson(t), def }];
+    return [name, new Logged(t, batches, t.uniqueKeys, t.foreignKeys, indexJson(t), def)];
   }
 
   /**
