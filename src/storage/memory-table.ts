@@ -11,7 +11,7 @@
  */
 import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, prefixColumn, type Batch, type Column, type ColumnData } from '../common/column.js';
 import { recordExtendedBatch, recordImmutableBatch } from '../execution/column-stats.js';
 import { encodeText, TextDictionary } from '../common/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
@@ -73,8 +73,17 @@ const SMALL_BATCH = 512;
 const OPEN_ARRAY_BATCH = 1024;
 
 function openBatchLimit(b: Batch): number {
-  for (const c of b.columns) if (Array.isArray(c.data)) return OPEN_ARRAY_BATCH;
+  for (let ci = 0; ci < b.columns.length; ci++) if (Array.isArray(storedData(b, ci))) return OPEN_ARRAY_BATCH;
   return BATCH_SIZE;
+}
+
+/**
+ * Column `ci` of `b` as stored: a batch published over a tail store reads the store's buffers, whose
+ * first b.length rows are b's (stores only append), so its plain columns need not be copied out.
+ */
+function storedData(b: Batch, ci: number): ColumnData {
+  const s = tails.get(b);
+  return s !== undefined ? s.data[ci]! : b.columns[ci]!.data;
 }
 
 function sameKind(a: ColumnData, b: ColumnData): boolean {
@@ -138,7 +147,10 @@ function publish(s: TailStore, like: Batch): Batch {
   const columns: Column[] = like.columns.map((c, ci) => {
     const d = s.data[ci]!;
     const nm = s.nulls[ci]!;
-    return makeColumn(c.type, Array.isArray(d) ? d.slice(0, n) : d.subarray(0, n), nm !== null ? nm.subarray(0, n) : null);
+    const rowNulls = nm !== null ? nm.subarray(0, n) : null;
+    // Plain values are copied only when read (prefixColumn): most batches a commit publishes are
+    // replaced by the next commit's before anything reads them.
+    return Array.isArray(d) ? prefixColumn(c.type, d, n, rowNulls) : makeColumn(c.type, d.subarray(0, n), rowNulls);
   });
   const b: Batch = new CommittedBatch(columns, n);
   tails.set(b, s);
@@ -153,7 +165,7 @@ function publish(s: TailStore, like: Batch): Batch {
 export function extendBatch(last: Batch, more: Batch): Batch | null {
   const n = last.length + more.length;
   if (n > openBatchLimit(last) || last.columns.length !== more.columns.length) return null;
-  for (let c = 0; c < last.columns.length; c++) if (!sameKind(last.columns[c]!.data, more.columns[c]!.data)) return null;
+  for (let c = 0; c < last.columns.length; c++) if (!sameKind(storedData(last, c), more.columns[c]!.data)) return null;
   let s = tails.get(last);
   if (s === undefined || s.used !== last.length || s.capacity < n) {
     // Not extendable in place (a closed batch, buffers another writer went on with, or full): copy
@@ -197,7 +209,10 @@ export function rowIdentity(b: Batch): object {
 /** Rows `from` … end of a batch, sharing its typed buffers. */
 export function batchRowsFrom(b: Batch, from: number): Batch {
   return new CommittedBatch(
-    b.columns.map((c) => makeColumn(c.type, Array.isArray(c.data) ? c.data.slice(from, b.length) : c.data.subarray(from, b.length), c.nulls !== null ? c.nulls.subarray(from, b.length) : null)),
+    b.columns.map((c, ci) => {
+      const d = storedData(b, ci);
+      return makeColumn(c.type, Array.isArray(d) ? d.slice(from, b.length) : d.subarray(from, b.length), c.nulls !== null ? c.nulls.subarray(from, b.length) : null);
+    }),
     b.length - from,
   );
 }
