@@ -4,8 +4,9 @@
  *
  * Small commits (one-row INSERTs) do not each add a batch: their rows go into the table's open last
  * batch, whose buffers have room past the rows published so far. Each commit publishes a new, longer
- * batch object over the same buffers (typed arrays as views, object columns as a copy of the row
- * slots); earlier batch objects keep their own length, so what a scan or snapshot saw never changes.
+ * batch object over the same buffers (typed arrays as views, object columns as prefixColumn, which
+ * copies the row slots only when read); earlier batch objects keep their own length, so what a scan
+ * or snapshot saw never changes.
  * Only the batch object whose length equals the rows written may write further: any other holder of
  * the same buffers copies them first, so two writers never write the same slots.
  */
@@ -65,10 +66,10 @@ const tails = new WeakMap<Batch, TailStore>();
 const SMALL_BATCH = 512;
 
 /**
- * Rows an open batch with plain-array columns (text, numeric, …) may reach. Publishing copies those
- * columns' row slots (an array cannot be viewed like a typed array), so every one-row commit would
- * copy up to BATCH_SIZE pointers and the allocation, mostly, sets the garbage collector's pace; at this
- * size a commit copies a few KB and scans of such tables are as fast as over full-size batches.
+ * Rows an open batch with plain-array columns (text, numeric, …) may reach. Reading a published
+ * batch's such column copies its row slots (an array cannot be viewed like a typed array), so a
+ * workload that reads after every one-row commit would copy up to BATCH_SIZE pointers each time; at
+ * this size that is a few KB, and scans of such tables are as fast as over full-size batches.
  */
 const OPEN_ARRAY_BATCH = 1024;
 
