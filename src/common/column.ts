@@ -51,27 +51,63 @@ export function emptyBatch(types: readonly DataType[]): Batch {
  * scavenge until the next full collection. Constructed objects carry no allocation site.
  */
 class ColumnObject implements Column {
-  /** Null until first read for text made by codedTextColumn: its strings are built from the codes then. */
+  /** Null until first read for text made by codedTextColumn or prefixColumn: built then. */
   private values: ColumnData | null;
+  /**
+   * prefixColumn's row slots, which the values are copied from on first read (until then null
+   * `values` does not mean codes only); null once copied, and for every other column.
+   */
+  private prefixOf: Value[] | null;
+  private readonly prefixRows: number;
   constructor(
     readonly type: DataType,
     data: ColumnData | null,
     readonly nulls: Uint8Array | null,
     readonly dict: DictCodes | null,
+    prefixOf: Value[] | null = null,
+    prefixRows = 0,
   ) {
     this.values = data;
+    this.prefixOf = prefixOf;
+    this.prefixRows = prefixRows;
   }
   get data(): ColumnData {
-    return this.values ?? (this.values = textOfCodes(this.dict!, this.nulls));
+    return this.values ?? (this.values = this.build());
   }
-  /** Whether `data` is still to be built (only the codes exist). */
+  private build(): ColumnData {
+    const from = this.prefixOf;
+    if (from === null) return textOfCodes(this.dict!, this.nulls);
+    this.prefixOf = null;
+    return from.slice(0, this.prefixRows);
+  }
+  /** Whether `data` is still to be built from codes (only the codes exist). */
   get pending(): boolean {
-    return this.values === null;
+    return this.values === null && this.prefixOf === null;
+  }
+  /** Whether `data` is still to be copied from prefixColumn's row slots. */
+  get unbuiltPrefix(): boolean {
+    return this.prefixOf !== null;
   }
 }
 
 export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array | null, dict: DictCodes | null = null): Column {
   return new ColumnObject(type, data, nulls, dict);
+}
+
+/**
+ * A column of plain values (text, numeric, …) whose rows are the first `n` of `rows`, an array that
+ * only ever grows past them (a table's open batch, memory-table.ts): they are copied into the
+ * column's own array on its first read, so a commit that publishes a new, longer batch over the same
+ * slots copies nothing, and of the batches each one-row commit publishes only those still read (a
+ * table's last, a scan's, a snapshot's) ever copy.
+ */
+export function prefixColumn(type: DataType, rows: Value[], n: number, nulls: Uint8Array | null): Column {
+  return new ColumnObject(type, null, nulls, null, rows, n);
+}
+
+/** Whether the column is a prefixColumn not read yet (its values are plain, never a typed array). */
+export function unbuiltPrefix(c: Column): boolean {
+  return c instanceof ColumnObject && c.unbuiltPrefix;
 }
 
 /**

@@ -14,7 +14,7 @@
  * only the few blocks that reach past it. They are computed on first use, not when rows are stored:
  * most columns never lead a Top-N, and a store of many small commits should not pay for them.
  */
-import type { Batch, Column } from '../common/column.js';
+import { unbuiltPrefix, type Batch, type Column } from '../common/column.js';
 
 export interface IntRange {
   /**
@@ -53,6 +53,8 @@ function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number, from = 0): 
 /** Records the ranges of the integer columns of a batch that storage keeps unchanged from now on. */
 export function recordImmutableBatch(b: Batch): void {
   for (const c of b.columns) {
+    // Plain values not copied out yet: nothing to record, and reading them would copy them.
+    if (unbuiltPrefix(c)) continue;
     const d = c.data;
     if (d instanceof Int32Array && !ranges.has(c)) ranges.set(c, rangeOf(d, c.nulls, b.length));
     if (d instanceof Int32Array || d instanceof Float64Array) immutable.add(c);
@@ -67,6 +69,7 @@ export function recordImmutableBatch(b: Batch): void {
 export function recordExtendedBatch(b: Batch, earlier: Batch): void {
   for (let ci = 0; ci < b.columns.length; ci++) {
     const c = b.columns[ci]!;
+    if (unbuiltPrefix(c)) continue;
     const d = c.data;
     if (d instanceof Int32Array || d instanceof Float64Array) immutable.add(c);
     if (!(d instanceof Int32Array) || ranges.has(c)) continue;

@@ -93,9 +93,32 @@ export interface AggregateDef {
   readonly sql: string;
 }
 
+/**
+ * A Map that counts the calls that change it (set, delete, clear): a database directory's commit
+ * tells by one comparison that no table or view was added, replaced or dropped since the last one.
+ */
+export class CountedMap<K, V> extends Map<K, V> {
+  changes = 0;
+
+  override set(key: K, value: V): this {
+    this.changes++;
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    this.changes++;
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.changes++;
+    super.clear();
+  }
+}
+
 export class Catalog {
-  readonly tables = new Map<string, TableSource>();
-  readonly views = new Map<string, ViewDef>();
+  readonly tables: Map<string, TableSource> = new CountedMap<string, TableSource>();
+  readonly views: Map<string, ViewDef> = new CountedMap<string, ViewDef>();
   /** User-defined SQL functions by name; each entry's array is replaced, never mutated, so snapshots stay valid. */
   readonly functions = new Map<string, readonly SqlFunctionDef[]>();
   readonly aggregates = new Map<string, readonly AggregateDef[]>();

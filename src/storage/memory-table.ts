@@ -4,14 +4,15 @@
  *
  * Small commits (one-row INSERTs) do not each add a batch: their rows go into the table's open last
  * batch, whose buffers have room past the rows published so far. Each commit publishes a new, longer
- * batch object over the same buffers (typed arrays as views, object columns as a copy of the row
- * slots); earlier batch objects keep their own length, so what a scan or snapshot saw never changes.
+ * batch object over the same buffers (typed arrays as views, object columns as prefixColumn, which
+ * copies the row slots only when read); earlier batch objects keep their own length, so what a scan
+ * or snapshot saw never changes.
  * Only the batch object whose length equals the rows written may write further: any other holder of
  * the same buffers copies them first, so two writers never write the same slots.
  */
 import type { Node } from '@pgsql/types';
 import type { Schema, Value } from '../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column, type ColumnData } from '../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, makeColumn, prefixColumn, type Batch, type Column, type ColumnData } from '../common/column.js';
 import { recordExtendedBatch, recordImmutableBatch } from '../execution/column-stats.js';
 import { encodeText, TextDictionary } from '../common/text-dictionary.js';
 import type { TableSource } from '../logical/plan.js';
@@ -65,16 +66,25 @@ const tails = new WeakMap<Batch, TailStore>();
 const SMALL_BATCH = 512;
 
 /**
- * Rows an open batch with plain-array columns (text, numeric, …) may reach. Publishing copies those
- * columns' row slots (an array cannot be viewed like a typed array), so every one-row commit would
- * copy up to BATCH_SIZE pointers and the allocation, mostly, sets the garbage collector's pace; at this
- * size a commit copies a few KB and scans of such tables are as fast as over full-size batches.
+ * Rows an open batch with plain-array columns (text, numeric, …) may reach. Reading a published
+ * batch's such column copies its row slots (an array cannot be viewed like a typed array), so a
+ * workload that reads after every one-row commit would copy up to BATCH_SIZE pointers each time; at
+ * this size that is a few KB, and scans of such tables are as fast as over full-size batches.
  */
 const OPEN_ARRAY_BATCH = 1024;
 
 function openBatchLimit(b: Batch): number {
-  for (const c of b.columns) if (Array.isArray(c.data)) return OPEN_ARRAY_BATCH;
+  for (let ci = 0; ci < b.columns.length; ci++) if (Array.isArray(storedData(b, ci))) return OPEN_ARRAY_BATCH;
   return BATCH_SIZE;
+}
+
+/**
+ * Column `ci` of `b` as stored: a batch published over a tail store reads the store's buffers, whose
+ * first b.length rows are b's (stores only append), so its plain columns need not be copied out.
+ */
+function storedData(b: Batch, ci: number): ColumnData {
+  const s = tails.get(b);
+  return s !== undefined ? s.data[ci]! : b.columns[ci]!.data;
 }
 
 function sameKind(a: ColumnData, b: ColumnData): boolean {
@@ -117,15 +127,33 @@ function writeRows(s: TailStore, b: Batch): void {
   s.used = at + n;
 }
 
+/**
+ * A batch published over a tail store, or a commit's rows cut from one. Constructed, not an object
+ * literal: V8 decides per literal site whether to allocate straight in the old generation
+ * (allocation-site pretenuring), and the open batch of every table in a database of many tables
+ * survives, so a literal here got pretenured; every later commit's batch was then born old and kept
+ * its young columns and text copy alive through each scavenge until a full collection (4 MB
+ * promoted a scavenge beside 300 tables). Constructed objects carry no allocation site.
+ */
+class CommittedBatch implements Batch {
+  constructor(
+    readonly columns: readonly Column[],
+    readonly length: number,
+  ) {}
+}
+
 /** The batch of the store's `used` rows. */
 function publish(s: TailStore, like: Batch): Batch {
   const n = s.used;
   const columns: Column[] = like.columns.map((c, ci) => {
     const d = s.data[ci]!;
     const nm = s.nulls[ci]!;
-    return makeColumn(c.type, Array.isArray(d) ? d.slice(0, n) : d.subarray(0, n), nm !== null ? nm.subarray(0, n) : null);
+    const rowNulls = nm !== null ? nm.subarray(0, n) : null;
+    // Plain values are copied only when read (prefixColumn): most batches a commit publishes are
+    // replaced by the next commit's before anything reads them.
+    return Array.isArray(d) ? prefixColumn(c.type, d, n, rowNulls) : makeColumn(c.type, d.subarray(0, n), rowNulls);
   });
-  const b: Batch = { columns, length: n };
+  const b: Batch = new CommittedBatch(columns, n);
   tails.set(b, s);
   return b;
 }
@@ -138,7 +166,7 @@ function publish(s: TailStore, like: Batch): Batch {
 export function extendBatch(last: Batch, more: Batch): Batch | null {
   const n = last.length + more.length;
   if (n > openBatchLimit(last) || last.columns.length !== more.columns.length) return null;
-  for (let c = 0; c < last.columns.length; c++) if (!sameKind(last.columns[c]!.data, more.columns[c]!.data)) return null;
+  for (let c = 0; c < last.columns.length; c++) if (!sameKind(storedData(last, c), more.columns[c]!.data)) return null;
   let s = tails.get(last);
   if (s === undefined || s.used !== last.length || s.capacity < n) {
     // Not extendable in place (a closed batch, buffers another writer went on with, or full): copy
@@ -181,10 +209,13 @@ export function rowIdentity(b: Batch): object {
 
 /** Rows `from` … end of a batch, sharing its typed buffers. */
 export function batchRowsFrom(b: Batch, from: number): Batch {
-  return {
-    length: b.length - from,
-    columns: b.columns.map((c) => makeColumn(c.type, Array.isArray(c.data) ? c.data.slice(from, b.length) : c.data.subarray(from, b.length), c.nulls !== null ? c.nulls.subarray(from, b.length) : null)),
-  };
+  return new CommittedBatch(
+    b.columns.map((c, ci) => {
+      const d = storedData(b, ci);
+      return makeColumn(c.type, Array.isArray(d) ? d.slice(from, b.length) : d.subarray(from, b.length), c.nulls !== null ? c.nulls.subarray(from, b.length) : null);
+    }),
+    b.length - from,
+  );
 }
 
 /** A stored text column's dictionary, and how many rows it has encoded (to tell when it stops paying). */
@@ -208,31 +239,94 @@ export class MemoryTable implements TableSource {
   private batches: Batch[] = [];
   /** Per column: the dictionary of a text column that bulk-loaded batches encode into (shared with transaction clones). */
   private dictionaries: (ColumnDictionary | null)[];
-  meta: ColumnMeta[];
+  /**
+   * Where the table reports that its rows or definition were replaced (a database directory's
+   * commit then looks at the reported tables only, not at every table of the catalog); null when no
+   * one asks, as for a transaction's private copy.
+   */
+  changeSink: Set<MemoryTable> | null = null;
+  private meta_: ColumnMeta[];
+  private uniqueKeys_: number[][] = [];
+  private uniqueNames_: string[] = [];
+  private indexKeyNames_: string[] = [];
+  private primaryKey_ = false;
+  private foreignKeys_: readonly ForeignKey[] = [];
+  private indexes_: readonly IndexDefinition[] = [];
+  private restoreIndexes_: readonly { name: string; sql: string }[] = [];
+
+  get meta(): ColumnMeta[] {
+    return this.meta_;
+  }
+  set meta(m: ColumnMeta[]) {
+    this.meta_ = m;
+    this.changed();
+  }
   /** Column sets that must be unique (PRIMARY KEY, UNIQUE). */
-  uniqueKeys: number[][] = [];
+  get uniqueKeys(): number[][] {
+    return this.uniqueKeys_;
+  }
+  set uniqueKeys(k: number[][]) {
+    this.uniqueKeys_ = k;
+    this.changed();
+  }
   /** The constraint name of each unique key (23505 names it); empty for tables saved without names. */
-  uniqueNames: string[] = [];
+  get uniqueNames(): string[] {
+    return this.uniqueNames_;
+  }
+  set uniqueNames(n: string[]) {
+    this.uniqueNames_ = n;
+    this.changed();
+  }
   /** Those of `uniqueNames` that name a unique index (CREATE UNIQUE INDEX, dropped by DROP INDEX), not a constraint. */
-  indexKeyNames: string[] = [];
+  get indexKeyNames(): string[] {
+    return this.indexKeyNames_;
+  }
+  set indexKeyNames(n: string[]) {
+    this.indexKeyNames_ = n;
+    this.changed();
+  }
   /** Whether uniqueKeys[0] is the PRIMARY KEY (columns grouped by it decide the rest of the row). */
-  primaryKey = false;
+  get primaryKey(): boolean {
+    return this.primaryKey_;
+  }
+  set primaryKey(p: boolean) {
+    this.primaryKey_ = p;
+    this.changed();
+  }
   /** FOREIGN KEY constraints of this table (as the referencing side); replaced, never mutated. */
-  foreignKeys: readonly ForeignKey[] = [];
+  get foreignKeys(): readonly ForeignKey[] {
+    return this.foreignKeys_;
+  }
+  set foreignKeys(f: readonly ForeignKey[]) {
+    this.foreignKeys_ = f;
+    this.changed();
+  }
+  /**
+   * Secondary indexes (CREATE INDEX): definitions only, replaced and never mutated. Their entries are
+   * built per batch list when a scan first reads through them (index-entries.ts), so every snapshot a
+   * transaction or cursor holds has entries that match its own rows.
+   */
+  get indexes(): readonly IndexDefinition[] {
+    return this.indexes_;
+  }
+  set indexes(i: readonly IndexDefinition[]) {
+    this.indexes_ = i;
+    this.changed();
+  }
+  /** CREATE INDEX statements read from a database directory, run again once the catalog is loaded. */
+  get restoreIndexes(): readonly { name: string; sql: string }[] {
+    return this.restoreIndexes_;
+  }
+  set restoreIndexes(r: readonly { name: string; sql: string }[]) {
+    this.restoreIndexes_ = r;
+    this.changed();
+  }
   /**
    * Table inheritance (INHERITS, PARTITION OF), by table name: the tables this one inherits from and
    * those that inherit from it. Shared with transaction clones, as the DDL that changes it is not
    * transactional here.
    */
   inheritance: { parents: string[]; children: string[] } = { parents: [], children: [] };
-  /**
-   * Secondary indexes (CREATE INDEX): definitions only, replaced and never mutated. Their entries are
-   * built per batch list when a scan first reads through them (index-entries.ts), so every snapshot a
-   * transaction or cursor holds has entries that match its own rows.
-   */
-  indexes: readonly IndexDefinition[] = [];
-  /** CREATE INDEX statements read from a database directory, run again once the catalog is loaded. */
-  restoreIndexes: readonly { name: string; sql: string }[] = [];
   /** Indexes of the unique keys over the committed rows (unique-index.ts), shared with transaction copies. */
   uniqueIndexes: WeakMap<readonly number[], unknown> = new WeakMap();
   /** For a transaction's private copy: the shared table it copies, whose rows are the committed ones. */
@@ -246,7 +340,7 @@ export class MemoryTable implements TableSource {
     readonly schema: Schema,
     meta?: ColumnMeta[],
   ) {
-    this.meta = meta ?? schema.map(() => ({ notNull: false, defaultExpr: null, sequence: null }));
+    this.meta_ = meta ?? schema.map(() => ({ notNull: false, defaultExpr: null, sequence: null }));
     this.dictionaries = schema.map((f) => dictionaryFor(f.type));
   }
 
@@ -276,6 +370,10 @@ export class MemoryTable implements TableSource {
       columns[ci] = makeColumn(c.type, data, c.nulls, dc);
     }
     return columns === null ? b : { columns, length: b.length };
+  }
+
+  private changed(): void {
+    if (this.changeSink !== null) this.changeSink.add(this);
   }
 
   rowCount(): number {
@@ -312,6 +410,7 @@ export class MemoryTable implements TableSource {
     this.batches = [...this.batches, b];
     this.rows += b.length;
     this.version++;
+    this.changed();
   }
 
   appendRows(rows: readonly (readonly Value[])[]): void {
@@ -363,6 +462,7 @@ export class MemoryTable implements TableSource {
     this.batches = list;
     this.rows += added;
     this.version++;
+    this.changed();
   }
 
   /**
@@ -390,6 +490,7 @@ export class MemoryTable implements TableSource {
   rebase(batches: readonly Batch[]): void {
     this.batches = batches as Batch[];
     this.rows = batches.reduce((n, b) => n + b.length, 0);
+    this.changed();
   }
 
   /**
@@ -407,5 +508,6 @@ export class MemoryTable implements TableSource {
     for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;
+    this.changed();
   }
 }

@@ -34,7 +34,7 @@ import lockfile from 'proper-lockfile';
 import { QuireError } from '../../common/errors.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
-import { isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
+import { CountedMap, isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
@@ -358,17 +358,24 @@ export function setCheckpointHook(hook: ((step: CheckpointStep) => void) | null)
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
-/** What the log last recorded of a table: its object, batch list and definition. */
-interface Logged {
-  table: MemoryTable;
-  batches: readonly Batch[];
-  /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
-  keys: readonly (readonly number[])[];
-  /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
-  fks: readonly ForeignKey[];
-  /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
-  indexes: string;
-  def: string;
+/**
+ * What the log last recorded of a table: its object, batch list and definition. A class, not an
+ * object literal: every table's entry lives until its next commit, so with many tables a literal's
+ * allocation site got pretenured, and each commit's entry, born old, kept the young batch list it
+ * points to alive through scavenges (see CommittedBatch in memory-table.ts).
+ */
+class Logged {
+  constructor(
+    readonly table: MemoryTable,
+    readonly batches: readonly Batch[],
+    /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
+    readonly keys: readonly (readonly number[])[],
+    /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
+    readonly fks: readonly ForeignKey[],
+    /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
+    readonly indexes: string,
+    readonly def: string,
+  ) {}
 }
 
 const indexJsons = new WeakMap<object, string>();
@@ -459,6 +466,13 @@ export class DirectoryStore {
   private catalog: Catalog | null = null;
   private readonly checkpointBytes: number;
   private nextCheckpointAt: number;
+  /** catalog.tables' and catalog.views' change counts (CountedMap) when last logged; -1: look at all. */
+  private tablesSeen = -1;
+  private viewsSeen = -1;
+  /** The tables that reported a change since the last record (MemoryTable.changeSink). */
+  private readonly reported = new Set<MemoryTable>();
+  /** The catalog key each table reporting into `reported` was found under. */
+  private readonly keyOf = new WeakMap<MemoryTable, string>();
 
   private constructor(
     readonly dir: string,
@@ -601,7 +615,7 @@ export class DirectoryStore {
       },
     });
     for (const [name, t] of catalog.tables) {
-      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, { table: t, batches: t.snapshot(), keys: t.uniqueKeys, fks: t.foreignKeys, indexes: indexJson(t), def: definitionJson(t) });
+      if (t instanceof MemoryTable && !isTempTableKey(name)) this.logged.set(name, new Logged(t, t.snapshot(), t.uniqueKeys, t.foreignKeys, indexJson(t), definitionJson(t)));
     }
     this.loggedViews = JSON.stringify(views);
     this.catalog = catalog;
@@ -704,6 +718,26 @@ export class DirectoryStore {
   }
 
   /**
+   * Adds to `rec` what changed in table `t` (catalog key `name`) since the last record, and returns
+   * what `logged` becomes for it once the record is written; null when nothing did.
+   */
+  private logTable(rec: RecordBuilder, name: string, t: MemoryTable): [string, Logged] | null {
+    const l = this.logged.get(name);
+    const batches = t.snapshot();
+    // Unwritten since the last record, keys included (a sequence advanced by a rolled-back INSERT is
+    // logged with the table's next write, as docs/durability.md says).
+    if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys && l.indexes === indexJson(t)) return null;
+    const def = definitionJson(t);
+    if (l === undefined || l.table !== t) {
+      const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
+      rec.create(name, full, batches, t.schema.map((f) => f.type));
+    } else {
+      rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
+    }
+    return [name, new Logged(t, batches, t.uniqueKeys, t.foreignKeys, indexJson(t), def)];
+  }
+
+  /**
    * Logs what changed in the catalog since the last commit as one record; returns its LSN, or null
    * when nothing changed. The record is written, not yet durable: waitDurable() says when it is.
    */
@@ -712,43 +746,60 @@ export class DirectoryStore {
     // What the record changes in `logged`, applied once it is written (most commits touch one table).
     let dropped: string[] | null = null;
     let updates: [string, Logged][] | null = null;
-    for (const [name, l] of this.logged) {
-      if (catalog.tables.get(name) !== l.table) {
-        rec.drop(name);
-        (dropped ??= []).push(name);
+    const tables = catalog.tables;
+    const tablesNow = tables instanceof CountedMap ? tables.changes : -1;
+    if (tablesNow < 0 || tablesNow !== this.tablesSeen) {
+      // Tables were added, replaced or dropped: every table is looked at, and reports its changes from now on.
+      for (const [name, l] of this.logged) {
+        if (tables.get(name) !== l.table) {
+          rec.drop(name);
+          (dropped ??= []).push(name);
+        }
       }
-    }
-    for (const [name, t] of catalog.tables) {
-      if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
-      const l = this.logged.get(name);
-      const batches = t.snapshot();
-      // Unwritten since the last record, keys included (a sequence advanced by a rolled-back INSERT is
-      // logged with the table's next write, as docs/durability.md says).
-      if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys && l.indexes === indexJson(t)) continue;
-      const def = definitionJson(t);
-      if (l === undefined || l.table !== t) {
-        const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
-        rec.create(name, full, batches, t.schema.map((f) => f.type));
-      } else {
-        rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
+      for (const [name, t] of tables) {
+        if (!(t instanceof MemoryTable) || isTempTableKey(name)) continue;
+        t.changeSink = this.reported;
+        this.keyOf.set(t, name);
+        const u = this.logTable(rec, name, t);
+        if (u !== null) (updates ??= []).push(u);
       }
-      (updates ??= []).push([name, { table: t, batches, keys: t.uniqueKeys, fks: t.foreignKeys, indexes: indexJson(t), def }]);
+    } else {
+      // The same tables as at the last record: only those that reported a change can have one.
+      for (const t of this.reported) {
+        const name = this.keyOf.get(t);
+        if (name === undefined || tables.get(name) !== t) continue;
+        const u = this.logTable(rec, name, t);
+        if (u !== null) (updates ??= []).push(u);
+      }
     }
     // The views' JSON only when the view list changed since the last record.
-    let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
-    if (sameViews) {
-      let i = 0;
-      for (const v of catalog.views.values()) if (v !== this.loggedViewDefs![i++]) sameViews = false;
+    const viewsNow = catalog.views instanceof CountedMap ? catalog.views.changes : -1;
+    let views = this.loggedViews;
+    if (viewsNow < 0 || viewsNow !== this.viewsSeen) {
+      let sameViews = this.loggedViewDefs !== null && this.loggedViewDefs.length === catalog.views.size;
+      if (sameViews) {
+        let i = 0;
+        for (const v of catalog.views.values()) if (v !== this.loggedViewDefs![i++]) sameViews = false;
+      }
+      views = sameViews ? this.loggedViews : JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
+      if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
     }
-    const views = sameViews ? this.loggedViews : JSON.stringify([...catalog.views.values()].map((v: ViewDef) => ({ name: v.name, sql: v.sql })));
-    if (views !== this.loggedViews) rec.views(JSON.parse(views) as { name: string; sql: string }[]);
-    if (rec.ops === 0) return null;
+    if (rec.ops === 0) {
+      this.reported.clear();
+      this.tablesSeen = tablesNow;
+      return null;
+    }
     if (this.readOnly || this.wal === null) throw readOnlyError(this.dir);
     const lsn = this.wal.append(rec.pieces(), rec.bytes, writer);
     if (dropped !== null) for (const name of dropped) this.logged.delete(name);
     if (updates !== null) for (const [name, l] of updates) this.logged.set(name, l);
-    this.loggedViews = views;
-    this.loggedViewDefs = [...catalog.views.values()];
+    this.reported.clear();
+    this.tablesSeen = tablesNow;
+    if (views !== this.loggedViews || viewsNow !== this.viewsSeen) {
+      this.loggedViews = views;
+      this.loggedViewDefs = [...catalog.views.values()];
+      this.viewsSeen = viewsNow;
+    }
     if (this.wal.size >= this.nextCheckpointAt) {
       try {
         this.checkpoint(catalog);
