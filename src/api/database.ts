@@ -456,16 +456,21 @@ export class Database implements UtilityHost {
    * (or report them done and then roll them back). A call made while none runs starts at once.
    */
   execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
-    const run = (): Promise<QueryResult[]> => {
-      const p = opts.signal !== undefined || opts.timeoutMs !== undefined ? runWithLimits(limitsOf(opts), () => this.executeCall(sql, params)) : this.executeCall(sql, params);
-      p.then(this.nextCall, this.nextCall);
-      return p;
-    };
     if (!this.callRunning) {
       this.callRunning = true;
-      return run();
+      return this.runCall(sql, params, opts);
     }
-    return new Promise<void>((resume) => this.waitingCalls.push(resume)).then(run);
+    return new Promise<void>((resume) => this.waitingCalls.push(resume)).then(() => this.runCall(sql, params, opts));
+  }
+
+  /**
+   * One call of execute(), the session handed on when it settles. A method, not a closure made per
+   * call: an autocommit loop makes one call per commit, and a closure each time is garbage per commit.
+   */
+  private runCall(sql: string, params: readonly unknown[], opts: QueryOptions): Promise<QueryResult[]> {
+    const p = opts.signal !== undefined || opts.timeoutMs !== undefined ? runWithLimits(limitsOf(opts), () => this.executeCall(sql, params)) : this.executeCall(sql, params);
+    p.then(this.nextCall, this.nextCall);
+    return p;
   }
 
   /** Whether a call of execute() is running on this session. */

@@ -59,6 +59,8 @@ class ColumnObject implements Column {
    */
   private prefixOf: Value[] | null;
   private readonly prefixRows: number;
+  /** What storage recorded about the column once stored (columnStats), or null. */
+  stats: object | null = null;
   constructor(
     readonly type: DataType,
     data: ColumnData | null,
@@ -103,6 +105,23 @@ export function makeColumn(type: DataType, data: ColumnData, nulls: Uint8Array |
  */
 export function prefixColumn(type: DataType, rows: Value[], n: number, nulls: Uint8Array | null): Column {
   return new ColumnObject(type, null, nulls, null, rows, n);
+}
+
+/**
+ * The slot storage records facts about a stored column in (execution/column-stats.ts): a field of the
+ * column, not a WeakMap entry, because every small commit stores new column objects and a WeakMap
+ * entry per column was a tenth of a one-row commit's CPU (the insert and the collector's ephemeron
+ * work). Undefined for a column not made by makeColumn (the caller keeps such facts elsewhere).
+ */
+export function columnStats(c: Column): object | null | undefined {
+  return c instanceof ColumnObject ? c.stats : undefined;
+}
+
+/** Sets columnStats(c); false when the column has no slot. */
+export function setColumnStats(c: Column, stats: object): boolean {
+  if (!(c instanceof ColumnObject)) return false;
+  c.stats = stats;
+  return true;
 }
 
 /** Whether the column is a prefixColumn not read yet (its values are plain, never a typed array). */

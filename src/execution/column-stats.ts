@@ -14,7 +14,7 @@
  * only the few blocks that reach past it. They are computed on first use, not when rows are stored:
  * most columns never lead a Top-N, and a store of many small commits should not pay for them.
  */
-import { unbuiltPrefix, type Batch, type Column } from '../common/column.js';
+import { columnStats, setColumnStats, unbuiltPrefix, type Batch, type Column } from '../common/column.js';
 
 export interface IntRange {
   /**
@@ -25,14 +25,32 @@ export interface IntRange {
   readonly max: number;
 }
 
-const ranges = new WeakMap<Column, IntRange>();
+/**
+ * What is recorded of a stored int4 / float8 column: its range (int4 only) and its block bounds once
+ * computed. The versions of a table's open batch share one object: their first rows are the same rows,
+ * so a range widened in place and bounds cached for n rows hold for each of them.
+ */
+interface Facts {
+  range: { min: number; max: number } | null;
+  bounds: { n: number; b: BlockBounds } | null;
+}
 
-/** Stored typed columns whose first `length` rows never change (block bounds may be computed for them). */
-const immutable = new WeakSet<Column>();
+/** Facts of columns without a slot of their own (columnStats undefined). */
+const elsewhere = new WeakMap<Column, Facts>();
 
-function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number, from = 0): IntRange {
-  let min = 2147483647;
-  let max = -2147483648;
+function factsOf(c: Column): Facts | undefined {
+  const s = columnStats(c);
+  if (s === undefined) return elsewhere.get(c);
+  return s === null ? undefined : (s as Facts);
+}
+
+function setFacts(c: Column, f: Facts): void {
+  if (!setColumnStats(c, f)) elsewhere.set(c, f);
+}
+
+function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number, from: number, into: { min: number; max: number }): void {
+  let min = into.min;
+  let max = into.max;
   if (nulls === null) {
     for (let i = from; i < n; i++) {
       const x = d[i]!;
@@ -47,7 +65,17 @@ function rangeOf(d: Int32Array, nulls: Uint8Array | null, n: number, from = 0): 
       if (x > max) max = x;
     }
   }
-  return { min, max };
+  into.min = min;
+  into.max = max;
+}
+
+function newFacts(d: Int32Array | Float64Array, nulls: Uint8Array | null, n: number): Facts {
+  let range: { min: number; max: number } | null = null;
+  if (d instanceof Int32Array) {
+    range = { min: 2147483647, max: -2147483648 };
+    rangeOf(d, nulls, n, 0, range);
+  }
+  return { range, bounds: null };
 }
 
 /** Records the ranges of the integer columns of a batch that storage keeps unchanged from now on. */
@@ -56,42 +84,35 @@ export function recordImmutableBatch(b: Batch): void {
     // Plain values not copied out yet: nothing to record, and reading them would copy them.
     if (unbuiltPrefix(c)) continue;
     const d = c.data;
-    if (d instanceof Int32Array && !ranges.has(c)) ranges.set(c, rangeOf(d, c.nulls, b.length));
-    if (d instanceof Int32Array || d instanceof Float64Array) immutable.add(c);
+    if ((d instanceof Int32Array || d instanceof Float64Array) && factsOf(c) === undefined) setFacts(c, newFacts(d, c.nulls, b.length));
   }
 }
 
 /**
  * Records the ranges of a stored batch holding `earlier`'s rows and more after them (a small commit
- * into the table's open batch): a recorded range of the earlier column widens by the new rows only,
- * so the commit costs its rows, not the batch.
+ * into the table's open batch): the earlier column's facts widen by the new rows only and serve the
+ * new column too, so the commit costs its rows, not the batch, and allocates nothing.
  */
 export function recordExtendedBatch(b: Batch, earlier: Batch): void {
   for (let ci = 0; ci < b.columns.length; ci++) {
     const c = b.columns[ci]!;
     if (unbuiltPrefix(c)) continue;
     const d = c.data;
-    if (d instanceof Int32Array || d instanceof Float64Array) immutable.add(c);
-    if (!(d instanceof Int32Array) || ranges.has(c)) continue;
-    const prev = ranges.get(earlier.columns[ci]!);
+    if (!(d instanceof Int32Array || d instanceof Float64Array) || factsOf(c) !== undefined) continue;
+    const prev = factsOf(earlier.columns[ci]!);
     if (prev === undefined) {
-      ranges.set(c, rangeOf(d, c.nulls, b.length));
+      setFacts(c, newFacts(d, c.nulls, b.length));
       continue;
     }
-    // The earlier column's range object widens in place and serves both: a range may cover more rows
-    // than a column holds and still bounds its values. A fresh object per commit would be a young
-    // WeakMap value, which the young generation's collector keeps until a full collection.
-    const more = rangeOf(d, c.nulls, b.length, earlier.length);
-    const shared = prev as { min: number; max: number };
-    if (more.min < shared.min) shared.min = more.min;
-    if (more.max > shared.max) shared.max = more.max;
-    ranges.set(c, prev);
+    // A range may cover more rows than a column holds and still bounds its values.
+    if (prev.range !== null && d instanceof Int32Array) rangeOf(d, c.nulls, b.length, earlier.length, prev.range);
+    setFacts(c, prev);
   }
 }
 
 /** The recorded range of a stored integer column, or undefined when none was recorded. */
 export function intRange(c: Column): IntRange | undefined {
-  return ranges.get(c);
+  return factsOf(c)?.range ?? undefined;
 }
 
 /** Rows per block of blockBounds: a block test costs about one row's, and a block skipped saves 128. */
@@ -108,20 +129,19 @@ export interface BlockBounds {
   readonly max: Float64Array;
 }
 
-const bounds = new WeakMap<Column, { n: number; b: BlockBounds }>();
-
 /**
  * Block bounds of the first n rows of a stored int4 / float8 column, or null for any other column
  * (an operator's output may reuse its buffers, so bounds computed from it could go stale).
  */
 export function blockBounds(c: Column, n: number): BlockBounds | null {
-  const have = bounds.get(c);
-  if (have !== undefined && have.n === n) return have.b;
-  if (!immutable.has(c)) return null;
+  const f = factsOf(c);
+  if (f === undefined) return null;
+  const have = f.bounds;
+  if (have !== null && have.n === n) return have.b;
   const d = c.data;
   if (!(d instanceof Float64Array || d instanceof Int32Array) || d.length < n) return null;
   const b = computeBounds(d, c.nulls, n);
-  bounds.set(c, { n, b });
+  f.bounds = { n, b };
   return b;
 }
 
