@@ -6,12 +6,7 @@
  * extra and repeated keys, escapes in keys and values, nested values, spacing, CRLF and blank lines;
  * tiny read chunks split lines and UTF-8 sequences.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { getValue, type Batch } from '../../src/common/column.js';
 import { T, type Field } from '../../src/common/types.js';
 import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
@@ -19,48 +14,10 @@ import { NdjsonColumns, NdjsonSchema } from '../../src/storage/ndjson-scanner.js
 import { NdjsonShape } from '../../src/storage/ndjson-shape.js';
 import { ndjsonKernels } from '../../src/storage/ndjson-kernels.js';
 import { rng } from '../common/pg-helper.js';
+import { canon, ndjsonFixture } from './ndjson-fixture.js';
 
-let db: Database;
-let duck: DuckDBConnection;
-let dir: string;
-let n = 0;
-
-beforeAll(async () => {
-  db = await Database.create();
-  const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
-  duck = await inst.connect();
-  dir = mkdtempSync(join(tmpdir(), 'quire-ndjson-keys-'));
-});
-afterAll(async () => {
-  await db.close();
-  duck.closeSync();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(text: string | Buffer): string {
-  const f = join(dir, `f${n++}.ndjson`);
-  writeFileSync(f, text);
-  return f;
-}
-
-const canon = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x)));
-
-async function quireRows(f: string, cols: string): Promise<unknown[][]> {
-  return canon((await db.query(`select ${cols} from read_json('${f}') order by id`)).rows);
-}
-
-async function duckRows(f: string, cols: string): Promise<unknown[][]> {
-  const r = await duck.runAndReadAll(`select ${cols} from read_json('${f}', format = 'newline_delimited') order by id`);
-  return canon(r.getRows() as unknown[][]);
-}
-
-async function readBody(f: string, fields: Field[], cols: number[], chunkBytes: number, kernels: boolean): Promise<unknown[][]> {
-  const out: unknown[][] = [];
-  for await (const b of readJsonBody([f], fields, cols, undefined, chunkBytes, () => {}, kernels) as AsyncGenerator<Batch>) {
-    for (let i = 0; i < b.length; i++) out.push(b.columns.map((c) => getValue(c, i)));
-  }
-  return canon(out);
-}
+const fx = ndjsonFixture('quire-ndjson-keys-');
+const { file, quireRows, duckRows, readBody } = fx;
 
 const INTS = ['0', '-0', '7', '-42', '9007199254740991', '-9007199254740991', '1234567890123'];
 const FLOATS = ['1.5', '-0.25', '0.7913460577595683', '0.0', '1e10', '2.5E-3', '-1.7976931348623157e308', '5e-324', '123456.789012345678', '0.1', '12345678901234567.0'];
@@ -239,12 +196,12 @@ describe('read_json key kernel', () => {
       const lines = Array.from({ length: 2500 }, (_, i) => good(i));
       lines[1800] = broken;
       const f = file(lines.join('\n') + '\n');
-      await expect(db.query(`select id, a, s from read_json('${f}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1801') });
+      await expect(fx.db.query(`select id, a, s from read_json('${f}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1801') });
     }
     const withText = Array.from({ length: 2500 }, (_, i) => good(i));
     withText[2100] = '{"s":"v0","a":"four","id":2100}';
     const f = file(withText.join('\n') + '\n');
-    await expect(db.query(`select * from read_json('${f}', sample_size => 100)`)).rejects.toMatchObject({
+    await expect(fx.db.query(`select * from read_json('${f}', sample_size => 100)`)).rejects.toMatchObject({
       code: '22P02',
       message: 'invalid input syntax for type bigint: "four"',
       detail: expect.stringMatching(new RegExp(`read_json "${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}", line 2101`)),
@@ -252,8 +209,8 @@ describe('read_json key kernel', () => {
     // Invalid UTF-8 in a read and in an unread string of a reordered record.
     const bad = Buffer.concat([Buffer.from(Array.from({ length: 2000 }, (_, i) => good(i)).join('\n') + '\n{"s":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","a":1,"id":2000}\n')]);
     const g = file(bad);
-    await expect(db.query(`select id, s from read_json('${g}')`)).rejects.toMatchObject({ code: '22021' });
-    await expect(db.query(`select id, a from read_json('${g}')`)).rejects.toMatchObject({ code: '22021' });
+    await expect(fx.db.query(`select id, s from read_json('${g}')`)).rejects.toMatchObject({ code: '22021' });
+    await expect(fx.db.query(`select id, a from read_json('${g}')`)).rejects.toMatchObject({ code: '22021' });
   });
 
   it('keeps its string caches equal to their strings: mixed orders, refused records, two readers at once', async () => {
@@ -339,7 +296,7 @@ describe('read_json key kernel', () => {
     }
     const want = [...kinds].map(([k, t]) => `${k}:${t === 'null' ? 'text' : t}`);
     const f = file(lines.join('\n') + '\n');
-    const got = (await db.query(`select * from read_json('${f}') limit 1`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    const got = (await fx.db.query(`select * from read_json('${f}') limit 1`)).columns.map((c) => `${c.name}:${c.type.name}`);
     expect(got).toEqual(want);
     expect(got).toContain('flag:bool');
     expect(got).toContain('x:int8');

@@ -5,12 +5,7 @@
  * key, a nested value in a read and an unread key, escapes, spacing, CRLF, blank lines), so the
  * kernel stops and resumes often; tiny read chunks split lines and UTF-8 sequences.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { getValue, type Batch } from '../../src/common/column.js';
 import { T, type Field } from '../../src/common/types.js';
 import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
@@ -18,48 +13,10 @@ import { NdjsonColumns, NdjsonSchema } from '../../src/storage/ndjson-scanner.js
 import { NdjsonShape } from '../../src/storage/ndjson-shape.js';
 import { ndjsonKernels } from '../../src/storage/ndjson-kernels.js';
 import { rng } from '../common/pg-helper.js';
+import { canon, ndjsonFixture } from './ndjson-fixture.js';
 
-let db: Database;
-let duck: DuckDBConnection;
-let dir: string;
-let n = 0;
-
-beforeAll(async () => {
-  db = await Database.create();
-  const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
-  duck = await inst.connect();
-  dir = mkdtempSync(join(tmpdir(), 'quire-ndjson-shape-'));
-});
-afterAll(async () => {
-  await db.close();
-  duck.closeSync();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(text: string | Buffer): string {
-  const f = join(dir, `f${n++}.ndjson`);
-  writeFileSync(f, text);
-  return f;
-}
-
-const canon = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x)));
-
-async function quireRows(f: string, cols: string): Promise<unknown[][]> {
-  return canon((await db.query(`select ${cols} from read_json('${f}') order by id`)).rows);
-}
-
-async function duckRows(f: string, cols: string): Promise<unknown[][]> {
-  const r = await duck.runAndReadAll(`select ${cols} from read_json('${f}', format = 'newline_delimited') order by id`);
-  return canon(r.getRows() as unknown[][]);
-}
-
-async function readBody(f: string, fields: Field[], cols: number[], chunkBytes: number, shapes: boolean): Promise<unknown[][]> {
-  const out: unknown[][] = [];
-  for await (const b of readJsonBody([f], fields, cols, undefined, chunkBytes, () => {}, shapes) as AsyncGenerator<Batch>) {
-    for (let i = 0; i < b.length; i++) out.push(b.columns.map((c) => getValue(c, i)));
-  }
-  return canon(out);
-}
+const fx = ndjsonFixture('quire-ndjson-shape-');
+const { file, quireRows, duckRows, readBody } = fx;
 
 const INTS = ['0', '-0', '7', '-42', '123456789', '9007199254740991', '-9007199254740991', '1234567890123'];
 const FLOATS = ['1.5', '-0.25', '0.7913460577595683', '0.0', '-0.0', '1e10', '2.5E-3', '-1.7976931348623157e308', '5e-324', '123456.789012345678', '9007199254740993.5', '0.1', '1.25e+2', '12345678901234567.0', '99999999999999999999.5'];
@@ -192,7 +149,7 @@ describe('read_json shape kernel', () => {
     expect(q).toEqual(await duckRows(f, 'id, a, s'));
     const withText = [...good];
     withText[2500] = '{"id":2500,"a":"four","s":"v0"}';
-    await expect(db.query(`select * from read_json('${file(withText.join('\n') + '\n')}', sample_size => 100)`)).rejects.toMatchObject({
+    await expect(fx.db.query(`select * from read_json('${file(withText.join('\n') + '\n')}', sample_size => 100)`)).rejects.toMatchObject({
       code: '22P02',
       message: 'invalid input syntax for type bigint: "four"',
       detail: expect.stringContaining('line 2501'),
@@ -204,13 +161,13 @@ describe('read_json shape kernel', () => {
     for (const broken of ['{"id":3,"a":07,"s":"x"}', '{"id":3,"a":-,"s":"x"}', '{"id":3,"a":1.,"s":"x"}', '{"id":3,"a":1e,"s":"x"}', '{"id":3,"a":7,"s":"x",}', '{"id":3,"a":tru,"s":"x"}', '{"id":3,"a":nul,"s":"x"}']) {
       const lines = Array.from({ length: 2500 }, (_, i) => good(i));
       lines[1800] = broken;
-      await expect(db.query(`select id, a, s from read_json('${file(lines.join('\n') + '\n')}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1801') });
+      await expect(fx.db.query(`select id, a, s from read_json('${file(lines.join('\n') + '\n')}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 1801') });
     }
     // Invalid UTF-8 in a read and in an unread string.
     const bad = Buffer.concat([Buffer.from(Array.from({ length: 2000 }, (_, i) => good(i)).join('\n') + '\n{"id":2000,"a":1,"s":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]);
     const f = file(bad);
-    await expect(db.query(`select id, s from read_json('${f}')`)).rejects.toMatchObject({ code: '22021' });
-    await expect(db.query(`select id, a from read_json('${f}')`)).rejects.toMatchObject({ code: '22021' });
+    await expect(fx.db.query(`select id, s from read_json('${f}')`)).rejects.toMatchObject({ code: '22021' });
+    await expect(fx.db.query(`select id, a from read_json('${f}')`)).rejects.toMatchObject({ code: '22021' });
   });
 
   it('reads a last line without its newline and files whose every line has another shape', async () => {
@@ -250,7 +207,7 @@ describe('read_json shape kernel', () => {
         if (reorder && i % 2 === 1) parts.reverse();
         return `{${parts.join(',')}}`;
       }).join('\n') + '\n';
-    const typesOf = async (text: string): Promise<string[]> => (await db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    const typesOf = async (text: string): Promise<string[]> => (await fx.db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
     const want = cols.map(([k, , t]) => `${k}:${t}`);
     expect(await typesOf(lines(false))).toEqual(want);
     expect(await typesOf(lines(true))).toEqual(want);
