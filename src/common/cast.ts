@@ -7,7 +7,8 @@ import type { ArrayValue, DataType, TypeCategory, TypeName, Value } from './type
 import { T, arrayTypeOf, category, elementType, isArrayType, type, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
-import { addMicros, checkTimestamp, dateToMicros, splitMicros, type Micros } from './datetime-calendar.js';
+import { applyIntervalTypmod } from './interval-typmod.js';
+import { addMicros, checkTimestamp, dateToMicros, roundTimestamp, splitMicros, type Micros } from './datetime-calendar.js';
 import { formatValue } from './format-value.js';
 import { RecordValue } from './record-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
@@ -172,6 +173,13 @@ export function castValue(v: Value, from: DataType, to: DataType, ctx?: CastCont
   // ('0101'::bit(3) truncates), where text's I/O conversion reads with it (and refuses).
   if (f === 'unknown' && (to.name === 'bit' || to.name === 'varbit') && to.typmod >= 0) {
     return applyBitTypmod(parseValue(v as string, type(to.name), ctx) as string, to, explicit);
+  }
+  if (to.typmod >= 0 && f !== 'unknown' && (to.name === 'timestamp' || to.name === 'timestamptz' || to.name === 'interval')) {
+    // The cast to the unmodified type, then the modifier, as PostgreSQL's length coercion
+    // (timestamp_scale, interval_scale) follows the conversion: text read as interval day is read
+    // with every field, then truncated.
+    const base = castValue(v, from, type(to.name), ctx, explicit);
+    return to.name === 'interval' ? applyIntervalTypmod(base as Interval, to.typmod) : roundTimestamp(base as Micros, to.typmod);
   }
   if (f === 'text' || f === 'varchar' || f === 'bpchar' || f === 'name' || f === 'unknown') {
     return parseValue(v as string, to, ctx);

@@ -150,6 +150,20 @@ export function truncMicros(t: Micros, unit: number): Micros {
   return normMicros((t / u) * u);
 }
 
+/**
+ * A timestamp rounded to `precision` fractional digits (timestamp(p)), as PostgreSQL's
+ * AdjustTimestampForTypmod: half away from zero in PostgreSQL's own epoch (2000-01-01), so a value
+ * between 1970 and 2000 rounds its halves as PostgreSQL does. Infinities and p >= 6 pass through.
+ */
+export function roundTimestamp(t: Micros, precision: number): Micros {
+  if (precision < 0 || precision >= 6 || !isFiniteMicros(t)) return t;
+  const scale = 10n ** BigInt(6 - precision);
+  const half = scale / 2n;
+  const pg = BigInt(t) - 946_684_800_000_000n;
+  const r = pg >= 0n ? ((pg + half) / scale) * scale : -(((-pg + half) / scale) * scale);
+  return checkTimestamp(normMicros(r + 946_684_800_000_000n));
+}
+
 /** A microsecond count as a number (nearest double): for magnitudes and zone lookups, never for results. */
 export function microsApprox(t: Micros): number {
   return typeof t === 'number' ? t : Number(t);

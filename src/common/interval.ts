@@ -16,6 +16,11 @@ const USECS_PER_HOUR = 3_600_000_000;
 const USECS_PER_MINUTE = 60_000_000;
 const USECS_PER_SEC = 1_000_000;
 
+/** PostgreSQL's interval field bits (datetime.h): a typmod's range is a mask of them. */
+export const INTERVAL_FIELD = { MONTH: 1, YEAR: 2, DAY: 3, HOUR: 10, MINUTE: 11, SECOND: 12 } as const;
+export const intervalMask = (field: keyof typeof INTERVAL_FIELD): number => 1 << INTERVAL_FIELD[field];
+export const INTERVAL_FULL_RANGE = 0x7fff;
+
 export class Interval {
   constructor(
     readonly months: number,
@@ -157,9 +162,14 @@ export class Interval {
     return formatInterval(this);
   }
 
-  /** PostgreSQL interval input (postgres, SQL-standard and ISO 8601 forms); 22007 on bad syntax. */
-  static parse(s: string): Interval {
-    return parseInterval(s);
+  /**
+   * PostgreSQL interval input (postgres, SQL-standard and ISO 8601 forms); 22007 on bad syntax.
+   * `range` is the field mask of an `interval <fields>` type (INTERVAL_FULL_RANGE without one): it
+   * says which unit a bare number has ('26' read as interval day is 26 days) and whether 'a:b' is
+   * minutes and seconds. Truncating to the fields is applyIntervalTypmod's part.
+   */
+  static parse(s: string, range = INTERVAL_FULL_RANGE): Interval {
+    return parseInterval(s, range);
   }
 }
 
@@ -385,8 +395,11 @@ const MINSEC_RE = new RegExp(String.raw`^([+-]?)(\d+):(\d+\.\d*)$`);
 const YM_RE = /^([+-]?)(\d+)-(\d+)$/;
 const NUM_RE = new RegExp(String.raw`^[+-]?${NUM}(?:e[+-]?\d+)?$`);
 
-/** The time field of 'h:m[:s]' / 'm:s.f', exactly; null when it is not one, 'range' for bad minutes/seconds. */
-function parseTime(tok: string): bigint | null | 'range' {
+/**
+ * The time field of 'h:m[:s]' / 'm:s.f', exactly; null when it is not one, 'range' for bad minutes/seconds.
+ * Under a MINUTE TO SECOND range 'a:b' is minutes and seconds too.
+ */
+function parseTime(tok: string, range: number): bigint | null | 'range' {
   let m = MINSEC_RE.exec(tok);
   if (m !== null) {
     const us = BigInt(m[2]!) * BigInt(USECS_PER_MINUTE) + BigInt(rint(Number(m[3]) * USECS_PER_SEC));
@@ -394,6 +407,11 @@ function parseTime(tok: string): bigint | null | 'range' {
   }
   m = TIME_RE.exec(tok);
   if (m === null) return null;
+  if (m[4] === undefined && range === (intervalMask('MINUTE') | intervalMask('SECOND'))) {
+    if (Number(m[2]) > 59 || Number(m[3]) > 60) return 'range';
+    const us = BigInt(m[2]!) * BigInt(USECS_PER_MINUTE) + BigInt(m[3]!) * BigInt(USECS_PER_SEC);
+    return m[1] === '-' ? -us : us;
+  }
   const mi = Number(m[3]);
   const sec = m[4] !== undefined ? Number(m[4]) : 0;
   if (mi > 59 || sec >= 60) return 'range';
@@ -401,7 +419,30 @@ function parseTime(tok: string): bigint | null | 'range' {
   return m[1] === '-' ? -us : us;
 }
 
-function parseInterval(s: string): Interval {
+/** The unit of a bare number no unit word or time field names: the lowest field of the range (DecodeInterval). */
+function rangeUnit(range: number): Unit {
+  const [Y, M, D, H, MI] = [intervalMask('YEAR'), intervalMask('MONTH'), intervalMask('DAY'), intervalMask('HOUR'), intervalMask('MINUTE')];
+  switch (range) {
+    case Y:
+      return 'y';
+    case M:
+    case Y | M:
+      return 'mon';
+    case D:
+      return 'd';
+    case H:
+    case D | H:
+      return 'h';
+    case MI:
+    case H | MI:
+    case D | H | MI:
+      return 'min';
+    default:
+      return 's';
+  }
+}
+
+function parseInterval(s: string, range: number): Interval {
   let t = s.trim().toLowerCase();
   if (t === 'infinity' || t === '+infinity') return Interval.POSITIVE_INFINITY;
   if (t === '-infinity') return Interval.NEGATIVE_INFINITY;
@@ -428,46 +469,45 @@ function parseInterval(s: string): Interval {
     if (seen.has(k)) throw syntaxError(s);
     seen.add(k);
   };
-  // PostgreSQL decodes fields right to left: a unit word sets the unit of the number before it,
-  // a time field makes a preceding bare number a day count, a trailing bare number is seconds.
-  let pendingUnit: Unit | null = null;
-  let afterTime = false;
+  // PostgreSQL decodes fields right to left, `next` being the unit the next number takes: a unit
+  // word names it; after a time field it is days; after an hour count, days too ('1 2' as interval
+  // day to hour is a day and two hours); otherwise a number's unit stays, so a second bare number
+  // collides with the first. The rightmost bare number takes the range's lowest field.
+  let next: Unit | null = null;
+  let unitWord = false;
   for (let i = tokens.length - 1; i >= 0; i--) {
     const tok = tokens[i]!;
     if (/^[a-z]+$/.test(tok)) {
       const u = UNITS[tok];
-      if (u === undefined || pendingUnit !== null) throw syntaxError(s);
-      pendingUnit = u;
+      if (u === undefined || unitWord) throw syntaxError(s);
+      next = u;
+      unitWord = true;
       continue;
     }
     if (tok.includes(':')) {
-      if (pendingUnit !== null) throw syntaxError(s);
-      const us = parseTime(tok);
+      if (unitWord) throw syntaxError(s);
+      const us = parseTime(tok, range);
       if (us === null) throw syntaxError(s);
       if (us === 'range') throw overflowError(s);
       for (const k of ['h', 'min', 's', 'ms', 'us']) mark(k);
       acc.micros += us;
-      afterTime = true;
+      next = 'd';
       continue;
     }
     const ym = YM_RE.exec(tok);
     if (ym !== null) {
-      if (pendingUnit !== null) throw syntaxError(s);
+      if (unitWord) throw syntaxError(s);
       mark('y');
       mark('mon');
       const months = Number(ym[2]) * 12 + Number(ym[3]);
       if (Number(ym[3]) > 11) throw overflowError(s);
       acc.months += ym[1] === '-' ? -months : months;
-      afterTime = false;
+      next = 'mon';
       continue;
     }
     if (!NUM_RE.test(tok)) throw syntaxError(s);
     const [whole, frac] = splitNumber(tok);
-    let unit: Unit;
-    if (pendingUnit !== null) unit = pendingUnit;
-    else if (afterTime) unit = 'd';
-    else if (i === tokens.length - 1) unit = 's';
-    else throw syntaxError(s);
+    const unit: Unit = next ?? rangeUnit(range);
     // PostgreSQL's field mask: fractional seconds also claim the millisecond and microsecond slots.
     mark(unit);
     if (unit === 's' && frac !== 0) {
@@ -475,10 +515,10 @@ function parseInterval(s: string): Interval {
       mark('us');
     }
     applyUnit(acc, unit, whole, frac);
-    pendingUnit = null;
-    afterTime = false;
+    next = unit === 'h' ? 'd' : unit;
+    unitWord = false;
   }
-  if (pendingUnit !== null) throw syntaxError(s);
+  if (unitWord) throw syntaxError(s);
   let r = new Interval(acc.months || 0, acc.days || 0, checkedMicros(acc.micros, s));
   if (ago) r = r.neg();
   return r;

@@ -9,13 +9,14 @@ import type { DataType, Value } from './types.js';
 import { elementType, typeDisplayName } from './types.js';
 import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
+import { applyIntervalTypmod, intervalRange } from './interval-typmod.js';
 import { parseArrayText } from './array-value.js';
 import { Point } from './point.js';
 import { parseMoney } from './money.js';
 import { truncateName } from './name.js';
 import { RecordValue, parseRecordText } from './record-value.js';
 import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
-import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, ymdToDays, type Micros } from './datetime-calendar.js';
+import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, roundTimestamp, ymdToDays, type Micros } from './datetime-calendar.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
 
 export interface ParseContext {
@@ -842,11 +843,14 @@ export function parseValue(s: string, t: DataType, ctx?: ParseContext): Value {
       return n.applyTypmod(precision, scale);
     }
     case 'date':
-    case 'timestamp':
-    case 'timestamptz':
       return parseDateTime(s, t.name, ctx);
+    case 'timestamp':
+    case 'timestamptz': {
+      const v = parseDateTime(s, t.name, ctx) as Micros;
+      return t.typmod < 0 ? v : roundTimestamp(v, t.typmod);
+    }
     case 'interval':
-      return Interval.parse(s);
+      return t.typmod < 0 ? Interval.parse(s) : applyIntervalTypmod(Interval.parse(s, intervalRange(t.typmod)), t.typmod);
     case 'time': {
       const us = parseTimeOfDay(s, 'time', ctx) as number;
       return t.typmod < 0 ? us : roundTime(us, t.typmod);

@@ -1,6 +1,7 @@
 /** Resolves a SQL type name (as written: `int`, `varchar(10)`, `timestamp with time zone`) to a DataType. */
 import type { TypeName as PgTypeName } from '@pgsql/types';
 import { QuireError, positionOf } from '../common/errors.js';
+import { intervalTypmod } from '../common/interval-typmod.js';
 import { arrayTypeOf, compositeType, type, typeDisplayName, type CompositeType, type DataType, type TypeName } from '../common/types.js';
 import { nodeBody, strings } from './ast.js';
 
@@ -126,9 +127,15 @@ function resolveScalarTypeName(tn: PgTypeName, userTypes: UserTypes | undefined)
       }
       return type('float8');
     case 'timestamp':
-    case 'timestamptz':
+    case 'timestamptz': {
+      const p = mods[0]!;
+      if (mods.length > 1) throw new QuireError('22023', `invalid type modifier`, { position: pos });
+      if (p < 0) throw new QuireError('22023', `TIMESTAMP(${p})${name === 'timestamptz' ? ' WITH TIME ZONE' : ''} precision must not be negative`, { position: pos });
+      // PostgreSQL reduces a precision above 6 to 6 (with a warning).
+      return type(name, Math.min(p, 6));
+    }
     case 'interval':
-      return type(name, mods[0]!);
+      return type(name, intervalTypmod(mods, pos));
     case 'time':
     case 'timetz': {
       const p = mods[0]!;

@@ -13,11 +13,12 @@
  */
 import type { ForeignKey } from '../foreign-key.js';
 import type { DataType, TypeName } from '../../common/types.js';
-import { type, type Field } from '../../common/types.js';
+import type { Field } from '../../common/types.js';
 import type { Batch } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
 import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
 import { RecordBuffer } from './record-buffer.js';
+import { storedType } from './stored-type.js';
 
 const OP_DROP = 1;
 const OP_CREATE = 2;
@@ -143,7 +144,7 @@ export class RecordBuilder {
 }
 
 export function fieldsOf(def: TableDefinition): Field[] {
-  return def.fields.map((f) => ({ name: f.name, type: type(f.type.name, f.type.typmod) }));
+  return def.fields.map((f) => ({ name: f.name, type: storedType(f.type.name, f.type.typmod) }));
 }
 
 /**

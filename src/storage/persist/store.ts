@@ -32,13 +32,14 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import lockfile from 'proper-lockfile';
 import { QuireError } from '../../common/errors.js';
-import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
+import { type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
 import { CountedMap, isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
 import { createWal, readWal, RECORD_PREFIX, WAL_FILE, WalWriter, type WalContents } from './wal.js';
+import { storedType } from './stored-type.js';
 
 const MAGIC_V1 = 'QTB1';
 const MAGIC = 'QTB2';
@@ -201,7 +202,7 @@ export function readTableFile(file: string, table?: string): { fields: Field[]; 
   if (!Array.isArray(footer.fields) || !Array.isArray(footer.batches)) throw corrupt(file, table, 'malformed footer');
   if (v2 && table !== undefined && footer.table !== table) throw corrupt(file, table, `it holds table "${String(footer.table)}"`);
   const dataEnd = buf.length - tailLen - flen;
-  const fields: Field[] = footer.fields.map((f) => ({ name: f.name, type: type(f.type.name, f.type.typmod) }));
+  const fields: Field[] = footer.fields.map((f) => ({ name: f.name, type: storedType(f.type.name, f.type.typmod) }));
   const batches: Batch[] = footer.batches.map((b, bi) => ({
     length: b.length,
     columns: b.columns.map((c, ci): Column => {
