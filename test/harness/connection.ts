@@ -77,13 +77,13 @@ async function rawParsers(pg: PGlite): Promise<Record<number, (v: string) => str
   return parsers;
 }
 
-/** A statement's rows as `a|b` lines (NULL spelled out), or `ERROR code message`: one string to compare. */
 /** The rows of `sql` as text, one line per row, cells joined by '|', NULL as NULL; errors propagate. */
 export async function rowsText(c: SqlConnection, sql: string): Promise<string> {
   const r = await c.query(sql);
   return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
 }
 
+/** A statement's rows as `a|b` lines (NULL spelled out), or `ERROR code message`: one string to compare. */
 export async function outcomeText(c: SqlConnection, sql: string): Promise<string> {
   try {
     return await rowsText(c, sql);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { outcomeText, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { RawClient, names, rawFields, serialize, startFixture, type Fixture } from '../pgwire/helpers.js';
 import { decodeParam, encoderFor } from '../../src/server/pgwire/types.js';
 import { T } from '../../src/common/types.js';
@@ -37,15 +37,7 @@ const SETUP = [
   "create view nv3 as select n || 'x' as a, upper(n) as b from nt",
 ];
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const r = await c.query(sql);
-    return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    const err = asSqlError(e);
-    return `ERROR ${err.code} ${err.message}`;
-  }
-}
+const outcome = outcomeText;
 
 let pgl: SqlConnection;
 let q: SqlConnection;

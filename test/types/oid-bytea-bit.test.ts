@@ -4,7 +4,7 @@
  * SQLSTATE and message).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSqlError, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
+import { outcomeText, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 
 const SETUP = [
   'create table t2 (f1 bigint, f2 oid)',
@@ -17,15 +17,7 @@ const SETUP = [
   "insert into bitwise_test values (1, 1, 1, 1, 1, B'0101'), (3, 3, 3, null, 2, B'0100'), (7, 7, 7, 3, 4, B'1100')",
 ];
 
-async function outcome(c: SqlConnection, sql: string): Promise<string> {
-  try {
-    const r = await c.query(sql);
-    return r.rows.map((row) => row.map((v) => (v === null ? 'NULL' : v)).join('|')).join('\n');
-  } catch (e) {
-    const err = asSqlError(e);
-    return `ERROR ${err.code} ${err.message}`;
-  }
-}
+const outcome = outcomeText;
 
 let pg: SqlConnection;
 let q: SqlConnection;
