@@ -625,6 +625,9 @@ export class QueryBinder implements ExprEnv {
     for (const w of s.windowClause ?? []) {
       const wb = nodeBody<AnyNode>(w);
       if (named.has(wb.name as string)) throw new QuireError('42P20', `window "${wb.name as string}" is already defined`, { position: pos(wb.location as number) });
+      // A window can copy only one defined before it in the list, as PostgreSQL reads the clause.
+      const ref = wb.refname as string | undefined;
+      if (ref !== undefined && !named.has(ref)) throw new QuireError('42704', `window "${ref}" does not exist`, { position: pos(wb.location as number) });
       named.set(wb.name as string, wb);
     }
     const wins: WindowCollector = { calls: [], named };
