@@ -21,7 +21,8 @@
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
  * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's,
- * which `server CPU µs/commit` shows alone).
+ * which `server CPU µs/commit` shows alone; `main thread µs/commit` is this process's event-loop
+ * thread alone, where Linux tells it).
  *
  * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
  * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
@@ -42,7 +43,7 @@
  * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as netConnect } from 'node:net';
@@ -349,6 +350,19 @@ async function pglite(dir: string): Promise<Engine> {
   return { name: 'pglite', exec: async (sql) => void (await db.exec(sql)), insert: async (table, v) => void (await db.query(insertParams(table), v)), close: () => db.close() };
 }
 
+/**
+ * CPU time (µs) of this process's main thread so far, where the system tells it (Linux); null elsewhere.
+ * The rest of `CPU µs/commit` is V8's helper threads (optimizing compiler, concurrent GC) and libuv's
+ * thread pool: over a series of a few thousand commits the compiler's share is still large.
+ */
+function mainThreadCpu(): number | null {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return null;
+  }
+}
+
 async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
   for (const existing of EXISTING) {
@@ -370,6 +384,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       const clients = e.clients ?? [e];
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
+      const main0 = mainThreadCpu();
       // Client c commits rows c, c + n, c + 2n, …: every id once, the clients all at once.
       await Promise.all(
         clients.map(async (c, k) => {
@@ -380,6 +395,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
         }),
       );
       const cpu = process.cpuUsage(cpu0);
+      const main = mainThreadCpu();
       const ms = performance.now() - t0;
       const server = ((await e.serverCpu?.()) ?? 0) - server0;
       const syncs = await e.syncs?.();
@@ -388,6 +404,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system + server) / COMMITS) * 10) / 10;
       // Of which the server process's, where it has one of its own: the rest is the client's.
       if (e.serverCpu !== undefined) out[`server CPU µs/commit (${existing} rows)`] = Math.round((server / COMMITS) * 10) / 10;
+      if (main !== null && main0 !== null) out[`main thread µs/commit (${existing} rows)`] = Math.round(((main - main0) / COMMITS) * 10) / 10;
       if (syncs !== undefined && syncs0 !== undefined) out[`fsyncs/commit (${existing} rows)`] = Math.round(((syncs - syncs0) / COMMITS) * 1000) / 1000;
       // The rest went through the thread pool: concurrent writers, or a disk the pacer judged slow.
       if (inline !== undefined && inline0 !== undefined) out[`inline/commit (${existing} rows)`] = Math.round(((inline - inline0) / COMMITS) * 1000) / 1000;
