@@ -21,7 +21,8 @@
  * RAM file system (/dev/shm) the disk is taken out and what remains is each engine's CPU per commit,
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
  * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's,
- * which `server CPU µs/commit` shows alone).
+ * which `server CPU µs/commit` shows alone; `main thread µs/commit` is this process's event-loop
+ * thread alone, where Linux tells it).
  *
  * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
  * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
@@ -33,7 +34,8 @@
  * better-sqlite3 connections to one file. Each client runs its own loop of autocommit INSERTs, all at
  * once, `--commits` in all; a commit is acknowledged to its client only once durable, so concurrent
  * commits are group committed (one fdatasync for all those written while the last one ran), which
- * `fsyncs/commit` shows for Quire. SQLite serializes its writers (one lock on the WAL; better-sqlite3
+ * `fsyncs/commit` shows for Quire (`inline/commit`: the share of commits synced on the committing
+ * thread, not through the thread pool). SQLite serializes its writers (one lock on the WAL; better-sqlite3
  * calls are synchronous, so its connections take turns), each commit with its own fdatasync.
  *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
@@ -41,7 +43,7 @@
  * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as netConnect } from 'node:net';
@@ -67,6 +69,8 @@ interface Engine extends Client {
   close(): Promise<void>;
   /** fdatasync calls of the engine's log so far, where it tells them. */
   syncs?(): Promise<number>;
+  /** Of those, the ones made on the committing thread (a lone writer's), where it tells them. */
+  inlineSyncs?(): Promise<number>;
   /** CPU time (µs) of a server process of the engine's own, when it has one: counted beside this one's. */
   serverCpu?(): Promise<number>;
 }
@@ -103,16 +107,17 @@ function libraryClient(db: Database): Client {
 
 /** fdatasync calls of an in-process database directory's log. */
 const walSyncs = (db: Database) => async (): Promise<number> => storeFor(db.catalog)?.walStats()?.syncs ?? 0;
+const walInline = (db: Database) => async (): Promise<number> => storeFor(db.catalog)?.walStats()?.inlineSyncs ?? 0;
 
 async function quire(dir: string): Promise<Engine> {
   const db = await Database.create({ path: dir });
-  return { name: 'quire', ...libraryClient(db), syncs: walSyncs(db), close: () => db.close() };
+  return { name: 'quire', ...libraryClient(db), syncs: walSyncs(db), inlineSyncs: walInline(db), close: () => db.close() };
 }
 
 /** CLIENTS sessions of one library Database committing at once. */
 async function quireSessions(dir: string): Promise<Engine> {
   const db = await Database.create({ path: dir });
-  return { name: `quire-sessions (${CLIENTS})`, ...libraryClient(db), clients: Array.from({ length: CLIENTS }, () => libraryClient(db.connect())), syncs: walSyncs(db), close: () => db.close() };
+  return { name: `quire-sessions (${CLIENTS})`, ...libraryClient(db), clients: Array.from({ length: CLIENTS }, () => libraryClient(db.connect())), syncs: walSyncs(db), inlineSyncs: walInline(db), close: () => db.close() };
 }
 
 function pgClient(client: pg.Client): Client {
@@ -135,6 +140,7 @@ async function quirePgwireClients(dir: string): Promise<Engine> {
     ...pgClient(clients[0]!),
     clients: clients.map(pgClient),
     syncs: walSyncs(db),
+    inlineSyncs: walInline(db),
     close: async () => {
       await Promise.all(clients.map((c) => c.end()));
       await server.close();
@@ -152,6 +158,7 @@ async function quirePgwire(dir: string): Promise<Engine> {
     name: 'quire-pgwire',
     ...pgClient(client),
     syncs: walSyncs(db),
+    inlineSyncs: walInline(db),
     close: async () => {
       await client.end();
       await server.close();
@@ -343,6 +350,19 @@ async function pglite(dir: string): Promise<Engine> {
   return { name: 'pglite', exec: async (sql) => void (await db.exec(sql)), insert: async (table, v) => void (await db.query(insertParams(table), v)), close: () => db.close() };
 }
 
+/**
+ * CPU time (µs) of this process's main thread so far, where the system tells it (Linux); null elsewhere.
+ * The rest of `CPU µs/commit` is V8's helper threads (optimizing compiler, concurrent GC) and libuv's
+ * thread pool: over a series of a few thousand commits the compiler's share is still large.
+ */
+function mainThreadCpu(): number | null {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return null;
+  }
+}
+
 async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
   for (const existing of EXISTING) {
@@ -360,9 +380,11 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       if (existing > 0) await e.exec(`INSERT INTO t SELECT i, i * 0.5, 'row-' || i FROM generate_series(1, ${existing}) i`);
       const server0 = (await e.serverCpu?.()) ?? 0;
       const syncs0 = await e.syncs?.();
+      const inline0 = await e.inlineSyncs?.();
       const clients = e.clients ?? [e];
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
+      const main0 = mainThreadCpu();
       // Client c commits rows c, c + n, c + 2n, …: every id once, the clients all at once.
       await Promise.all(
         clients.map(async (c, k) => {
@@ -373,14 +395,19 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
         }),
       );
       const cpu = process.cpuUsage(cpu0);
+      const main = mainThreadCpu();
       const ms = performance.now() - t0;
       const server = ((await e.serverCpu?.()) ?? 0) - server0;
       const syncs = await e.syncs?.();
+      const inline = await e.inlineSyncs?.();
       out[`inserts/s into ${existing} rows`] = Math.round((COMMITS / ms) * 1000);
       out[`CPU µs/commit (${existing} rows)`] = Math.round(((cpu.user + cpu.system + server) / COMMITS) * 10) / 10;
       // Of which the server process's, where it has one of its own: the rest is the client's.
       if (e.serverCpu !== undefined) out[`server CPU µs/commit (${existing} rows)`] = Math.round((server / COMMITS) * 10) / 10;
+      if (main !== null && main0 !== null) out[`main thread µs/commit (${existing} rows)`] = Math.round(((main - main0) / COMMITS) * 10) / 10;
       if (syncs !== undefined && syncs0 !== undefined) out[`fsyncs/commit (${existing} rows)`] = Math.round(((syncs - syncs0) / COMMITS) * 1000) / 1000;
+      // The rest went through the thread pool: concurrent writers, or a disk the pacer judged slow.
+      if (inline !== undefined && inline0 !== undefined) out[`inline/commit (${existing} rows)`] = Math.round(((inline - inline0) / COMMITS) * 1000) / 1000;
       await e.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -47,6 +47,22 @@ function runTimed(p: SyncPacer, commits: number, gapMs: number, inlineMs: number
   return out;
 }
 
+/** As runTimed(), each commit's sync taking `inlineMs(i)` inline or `poolMs(i)` through the thread pool. */
+function runBoth(p: SyncPacer, commits: number, gapMs: number, inlineMs: (i: number) => number, poolMs: (i: number) => number): { at: number; inline: boolean }[] {
+  const out: { at: number; inline: boolean }[] = [];
+  let now = 0;
+  for (let i = 0; i < commits; i++) {
+    const inline = p.inlineAt(now);
+    out.push({ at: now, inline });
+    const ms = inline ? inlineMs(i) : poolMs(i);
+    now += ms;
+    if (inline) p.timed(ms, now);
+    else p.pooled(ms, now);
+    now += gapMs;
+  }
+  return out;
+}
+
 describe('sync pacer', () => {
   it('a fast disk stays inline, the first writes of new log blocks included', () => {
     const p = new SyncPacer(() => 2, 1000);
@@ -126,5 +142,44 @@ describe('sync pacer', () => {
       now += 1.5;
       p.timed(1.5, now);
     }
+  });
+
+  it('a hold for a slow disk ends once the thread pool\'s syncs are fast again', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    // A burst of 5 ms syncs (commits 1000-1199, either way), 0.05 ms ones before and after it.
+    const slow = (i: number) => (i >= 1000 && i < 1200 ? 5 : 0.05);
+    const commits = runBoth(p, 5000, 0.02, slow, slow);
+    const pooled = commits.map((c, i) => ({ ...c, i })).filter((c) => !c.inline);
+    expect(pooled.length).toBeGreaterThan(0);
+    // Held through the burst, back inline 16 fast thread-pool syncs after it rather than a second later.
+    expect(pooled[0]!.i).toBeGreaterThanOrEqual(1000);
+    expect(pooled[0]!.i).toBeLessThan(1010);
+    expect(pooled.at(-1)!.i).toBeGreaterThanOrEqual(1200);
+    expect(pooled.at(-1)!.i).toBeLessThan(1200 + 16 + 1);
+    expect(commits.slice(1217).every((c) => c.inline)).toBe(true);
+  });
+
+  it('one stall, fast syncs around it, costs a few thread-pool syncs, not the rest of the second', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    const commits = runBoth(p, 5000, 0.02, (i) => (i === 100 ? 36 : 0.05), () => 0.06);
+    expect(commits.filter((c) => !c.inline).length).toBe(16);
+  });
+
+  it('a disk that stays slow through the thread pool keeps its hold for the hold time', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    const commits = runBoth(p, 5000, 0.02, () => 5, () => 1);
+    const perSecond = inlinePerSecond(commits);
+    expect(perSecond.length).toBeGreaterThan(3);
+    for (const n of perSecond.slice(1, -1)) expect(n).toBeLessThanOrEqual(6);
+  });
+
+  it('one hiccup among the inline probes does not send a writer on a fast disk to the thread pool', () => {
+    const p = new SyncPacer(() => 2, 1000);
+    p.hold(0);
+    // Thread-pool syncs of 0.06 ms during the hold; inline ones of 0.05 ms, every 7th a 3 ms hiccup.
+    const commits = runBoth(p, 60_000, 0.02, (i) => (i % 7 === 0 ? 3 : 0.05), () => 0.06);
+    const after = commits.filter((c) => c.at >= 1000);
+    expect(after.length).toBeGreaterThan(1000);
+    expect(after.every((c) => c.inline)).toBe(true);
   });
 });

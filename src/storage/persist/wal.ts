@@ -23,7 +23,7 @@
  * thread wake-ups, as much as the fdatasync itself on a busy machine, and with one writer there is
  * nothing to batch. The event loop stalls for that fdatasync; once a second session commits, or inline
  * fdatasyncs take longer than SLOW_SYNC_MS on average (or one takes ten times that), syncs go back to the
- * thread pool for a while (sync-pacer.ts). A single slow one is not enough: virtual disks answer most syncs in well
+ * thread pool for a while (sync-pacer.ts; for a slow disk, until the thread pool's syncs say it is fast again). A single slow one is not enough: virtual disks answer most syncs in well
  * under a millisecond but one in fifty or so in 2–10 ms, and holding the thread pool for a second after
  * each of those made the writer pay the two wake-ups on nearly every commit.
  */
