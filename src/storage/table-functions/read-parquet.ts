@@ -32,7 +32,7 @@ import { reportProgress, type ProgressHandle } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
+import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -897,7 +897,8 @@ class ParquetScanState {
       const d = data0[k];
       if (sel === null || gathered[k]!) data[k] = d;
       else if (isPresence(d)) data[k] = { presenceNulls: d.presenceNulls === null ? null : gatherFlags(d.presenceNulls, sel, selected) };
-      else data[k] = isFlat(d) ? gatherFlat(d, sel, selected) : gatherGeneral(d as ArrayLike<unknown>, sel, selected);
+      else if (isFlat(d)) data[k] = this.ownsWhole(k, d) ? compactFlat(d, sel, selected) : gatherFlat(d, sel, selected);
+      else data[k] = gatherGeneral(d as ArrayLike<unknown>, sel, selected);
     }
     this.rows = sel === null ? n : selected;
     const reservation = this.reservation;
@@ -1033,6 +1034,17 @@ class ParquetScanState {
     if (at === 0 && n === d.values.length) return d;
     const part: FlatColumnData = { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
     return part;
+  }
+
+  /**
+   * Whether output column k's data d, a number column decoded for the current range only, may be
+   * gathered in place: the range is its whole row group (no other range reads the group's decoded
+   * chunk), no other output position shares the column, and d is the chunk's arrays themselves.
+   */
+  ownsWhole(k: number, d: FlatColumnData): boolean {
+    if (!this.wholeGroup || d.objects !== null || d.dictionary !== null || d.values.length !== this.rangeRows) return false;
+    const c = this.out[k]!;
+    return this.out.indexOf(c) === k && this.out.lastIndexOf(c) === k;
   }
 
   /** Starts decoding the next range's row group, when it is a new one and its estimate fits. */
