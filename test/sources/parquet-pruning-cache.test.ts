@@ -9,6 +9,7 @@
  */
 import { copyFileSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { parquetWriteFile } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
 
@@ -79,6 +80,31 @@ describe('read_parquet reuses pruned ranges of an unchanged file', () => {
     const after = await fx.duckdb(sql);
     expect(after).not.toEqual(before);
     for (let i = 0; i < 2; i++) expect(await fx.quire(sql)).toEqual(after);
+  });
+
+  it('a file with page indexes, and a column only the general path reads', async () => {
+    // hyparquet-writer: column and offset indexes, pages of ~2 KB, row groups of 8,000 rows; b is BOOLEAN,
+    // which the flat decoder leaves to hyparquet's scan: with the ranges kept, the scan is opened only
+    // when such a column is read.
+    const f = join(fx.dir, 'indexed.parquet');
+    const ids = Array.from({ length: 24_000 }, (_, i) => i);
+    parquetWriteFile({
+      filename: f,
+      rowGroupSize: 8000,
+      pageSize: 2048,
+      columnData: [
+        { name: 'id', data: Int32Array.from(ids), type: 'INT32', columnIndex: true, offsetIndex: true },
+        { name: 'b', data: ids.map((i) => i % 3 === 0), type: 'BOOLEAN', columnIndex: true, offsetIndex: true },
+        { name: 'v', data: Float64Array.from(ids, (i) => (i % 97) / 4), type: 'DOUBLE', columnIndex: true, offsetIndex: true },
+      ],
+    });
+    for (const where of ['id BETWEEN 5000 AND 5100', 'id BETWEEN 7990 AND 8010', 'id >= 23990', 'id < 3', 'id = 16000', 'id BETWEEN 5000 AND 5100']) {
+      for (const cols of ['count(*), sum(v), min(id), max(id)', 'count(*), count(*) FILTER (WHERE b), sum(v)']) {
+        const sql = `SELECT ${cols} FROM read_parquet('${f}') WHERE ${where}`;
+        const want = await fx.duckdb(sql);
+        for (let i = 0; i < 3; i++) expect(await fx.quire(sql), sql).toEqual(want);
+      }
+    }
   });
 
   it('a glob: each file pruned by its own statistics, repeated', async () => {
