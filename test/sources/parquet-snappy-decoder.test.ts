@@ -67,6 +67,50 @@ describe('Snappy page decoder', () => {
       }
     });
   }
+  it('elements the native compressor does not write: 3- and 4-byte literal lengths, 4-byte offsets', () => {
+    // Built by hand: a 70,000-byte literal (length in 3 bytes), a copy from its start (4-byte offset),
+    // an overlapping run (offset 1), a 2-byte-offset copy, and a 5-byte literal whose length takes 4 bytes.
+    const lit = sample(11, 70000);
+    const varint = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n & 0x7f) | 0x80);
+      out.push(n);
+      return out;
+    };
+    const le = (n: number, bytes: number): number[] => Array.from({ length: bytes }, (_, k) => Math.floor(n / 256 ** k) & 255);
+    const expected: number[] = [...lit];
+    const body: number[] = [62 << 2, ...le(lit.length - 1, 3), ...lit];
+    body.push(((64 - 1) << 2) | 3, ...le(70000, 4));
+    for (let k = 0; k < 64; k++) expected.push(expected[expected.length - 70000]!);
+    body.push(((10 - 1) << 2) | 3, ...le(1, 4));
+    for (let k = 0; k < 10; k++) expected.push(expected[expected.length - 1]!);
+    body.push(((20 - 1) << 2) | 2, ...le(300, 2));
+    for (let k = 0; k < 20; k++) expected.push(expected[expected.length - 300]!);
+    body.push(63 << 2, ...le(4, 4), 1, 2, 3, 4, 5);
+    expected.push(1, 2, 3, 4, 5);
+    const packed = Uint8Array.from([...varint(expected.length), ...body]);
+    const want = Uint8Array.from(expected);
+    expect(firstDifference(decompressDataPage('SNAPPY', packed, want.length), want)).toBe(-1);
+    for (const prefix of [69999, 70001, 70070, want.length - 3]) {
+      expect(firstDifference(decompressPrefix('SNAPPY', packed, want.length, prefix).subarray(0, prefix), want.subarray(0, prefix))).toBe(-1);
+    }
+  });
+
+  it('corrupt blocks are refused, not read past', () => {
+    const bad = [
+      [5, 1 << 2, 9], // a copy before any output
+      [8, (3 << 2) | 0, 1, 2, 3, 4, ((4 - 1) << 2) | 2, 0, 0], // offset 0
+      [8, (3 << 2) | 0, 1, 2, 3, 4, ((4 - 1) << 2) | 2, 9, 0], // offset past the output
+      [10, (9 << 2) | 0, 1, 2, 3], // literal past the input
+      [4, (3 << 2) | 0, 1, 2, 3, 4, (0 << 2) | 0, 7], // more elements than the declared length
+      [6, (3 << 2) | 0, 1, 2, 3, 4], // ends before the declared length
+    ];
+    for (const b of bad) {
+      const packed = Uint8Array.from(b);
+      expect(() => decompressDataPage('SNAPPY', packed, b[0]!), JSON.stringify(b)).toThrow(/corrupt Snappy page/);
+    }
+  });
+
   it('a declared length that disagrees with the page is refused', () => {
     const packed = new Uint8Array(snappy.compressSync(Buffer.from(sample(9, 500))));
     expect(() => decompressDataPage('SNAPPY', packed, 499)).toThrow(/corrupt Snappy page/);

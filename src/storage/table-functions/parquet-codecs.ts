@@ -88,15 +88,32 @@ export function lz4BlockDecompress(input: Uint8Array, outputLength: number): Uin
 }
 
 /** Literals and back-references up to this length are copied byte by byte. */
-const SHORT_COPY = 24;
+const SHORT_COPY = 16;
 
 /** Output of decompressPrefix, reused: its bytes are read before the next page's. */
 let prefixScratch = new Uint8Array(1 << 16);
 
 function prefixOut(n: number): Uint8Array {
-  // Slack past the prefix lets short copies run four bytes at a time to its end.
-  if (prefixScratch.length < n + 8) prefixScratch = new Uint8Array(Math.max(n + 8, prefixScratch.length * 2));
+  if (prefixScratch.length < n) prefixScratch = new Uint8Array(Math.max(n, prefixScratch.length * 2));
   return prefixScratch;
+}
+
+function corruptSnappy(): never {
+  throw new Error('corrupt Snappy page');
+}
+
+/** Where a Snappy block's elements start, after its length (a varint) is checked against the page header's. */
+function snappyStart(input: Uint8Array, outputLength: number): number {
+  let i = 0;
+  let declared = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (i >= input.length || shift > 28) corruptSnappy();
+    const b = input[i++]!;
+    declared += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) break;
+  }
+  if (declared !== outputLength) corruptSnappy();
+  return i;
 }
 
 /**
@@ -104,83 +121,69 @@ function prefixOut(n: number): Uint8Array {
  * definition levels at the front of its compressed bytes, and a column read for its NULLs only needs
  * nothing past them. Snappy is a sequence of literals and back-references into the output already
  * written, so its first bytes come out of its first elements.
+ *
+ * Kept small and without closures: a query's first pages run it before V8 has optimized it, and its
+ * optimizing compilation (CPU on another thread, but CPU) came again each time a page brought an
+ * element the compiled code had not met. Copying through DataViews four bytes at a time cost 8-24 ms
+ * per compilation, five compilations in a process's first queries; byte loops and copyWithin cost 4.
  */
 function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, out: Uint8Array = prefixOut(prefix)): Uint8Array {
-  const fail = (): never => {
-    throw new Error('corrupt Snappy page');
-  };
-  let i = 0;
-  let declared = 0;
-  for (let shift = 0; ; shift += 7) {
-    if (i >= input.length || shift > 28) fail();
-    const b = input[i++]!;
-    declared += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) break;
-  }
-  if (declared !== outputLength || prefix > outputLength) fail();
-  const inView = new DataView(input.buffer, input.byteOffset, input.byteLength);
-  const outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  if (prefix > outputLength || out.length < prefix) corruptSnappy();
+  let i = snappyStart(input, outputLength);
+  const end = input.length;
   let o = 0;
   while (o < prefix) {
-    if (i >= input.length) fail();
+    if (i >= end) corruptSnappy();
     const tag = input[i++]!;
     const kind = tag & 3;
+    let len: number;
     if (kind === 0) {
-      let len = tag >>> 2;
-      if (len >= 60) {
-        const bytes = len - 59;
-        if (i + bytes > input.length) fail();
+      len = (tag >>> 2) + 1;
+      if (len > 60) {
+        // 1 to 4 bytes of length follow, little-endian.
+        const bytes = len - 60;
+        if (i + bytes > end) corruptSnappy();
         len = 0;
-        for (let k = 0; k < bytes; k++) len += input[i + k]! * 2 ** (8 * k);
+        for (let k = bytes - 1; k >= 0; k--) len = len * 256 + input[i + k]!;
+        len += 1;
         i += bytes;
       }
-      len += 1;
-      if (i + len > input.length || o + len > outputLength) fail();
-      const take = Math.min(len, prefix - o);
-      // Short runs four bytes at a time (up to 3 bytes past the run, rewritten by what follows), or byte
-      // by byte near either buffer's end: a subarray per literal cost more than its bytes.
+      if (i + len > end || o + len > outputLength) corruptSnappy();
+      const take = len < prefix - o ? len : prefix - o;
       if (take > SHORT_COPY) out.set(input.subarray(i, i + take), o);
-      else if (i + take + 4 <= input.length && o + take + 4 <= out.length) {
-        for (let k = 0; k < take; k += 4) outView.setUint32(o + k, inView.getUint32(i + k, true), true);
-      } else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
+      else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
       i += len;
       o += take;
       continue;
     }
-    let len: number;
     let offset: number;
     if (kind === 1) {
-      if (i >= input.length) fail();
+      if (i >= end) corruptSnappy();
       len = ((tag >>> 2) & 7) + 4;
       offset = ((tag >>> 5) << 8) | input[i++]!;
     } else if (kind === 2) {
-      if (i + 2 > input.length) fail();
+      if (i + 2 > end) corruptSnappy();
       len = (tag >>> 2) + 1;
       offset = input[i]! | (input[i + 1]! << 8);
       i += 2;
     } else {
-      if (i + 4 > input.length) fail();
+      if (i + 4 > end) corruptSnappy();
       len = (tag >>> 2) + 1;
       offset = (input[i]! | (input[i + 1]! << 8) | (input[i + 2]! << 16)) + input[i + 3]! * 16777216;
       i += 4;
     }
-    if (offset === 0 || offset > o || o + len > outputLength) fail();
-    const take = Math.min(len, prefix - o);
-    let from = o - offset;
-    if (offset >= 4 && take <= 64 && o + take + 4 <= out.length) {
-      // Four bytes at a time: each load reads output already final (offset >= 4); the last store may
-      // write up to 3 bytes past the copy, which the next element rewrites. Most copies are short (a
-      // text dictionary's repeated prefixes), where copyWithin's call cost more than its bytes.
-      for (let k = 0; k < take; k += 4) outView.setUint32(o + k, outView.getUint32(from + k, true), true);
-      o += take;
-    } else if (offset >= take && take > SHORT_COPY) {
-      out.copyWithin(o, from, from + take);
+    if (offset === 0 || offset > o || o + len > outputLength) corruptSnappy();
+    const take = len < prefix - o ? len : prefix - o;
+    if (offset >= take && take > SHORT_COPY) {
+      out.copyWithin(o, o - offset, o - offset + take);
       o += take;
     } else {
       // Short or overlapping (a pattern repeated forward): byte by byte.
-      for (let k = 0; k < take; k++) out[o++] = out[from++]!;
+      for (let k = o - offset, stop = o + take; o < stop; ) out[o++] = out[k++]!;
     }
   }
+  // Decoded whole, the block must end where its declared length does.
+  if (prefix === outputLength && i !== end) corruptSnappy();
   return out.subarray(0, prefix);
 }
 
@@ -215,7 +218,7 @@ const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
  */
 function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
   if (codec === 'SNAPPY' && outputLength <= PAGE_SCRATCH_MAX) {
-    if (pageScratch[kind].length < outputLength + 8) pageScratch[kind] = new Uint8Array(Math.max(outputLength + 8, pageScratch[kind].length * 2, 1 << 16));
+    if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
     return snappyPrefix(input, outputLength, outputLength, pageScratch[kind]);
   }
   if (codec === 'UNCOMPRESSED') {

@@ -32,7 +32,7 @@ import { reportProgress, type ProgressHandle } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
-import { constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
+import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -505,6 +505,54 @@ function groupByteSizes(meta: FileMetaData, wanted: ReadonlySet<string>): number
   return sizes;
 }
 
+/** Row offsets of each row group's first row, and the file's row count last, by footer. */
+const groupStartCache = new WeakMap<FileMetaData, number[]>();
+
+function groupStartsOf(meta: FileMetaData): number[] {
+  let starts = groupStartCache.get(meta);
+  if (starts === undefined) {
+    starts = [];
+    let acc = 0;
+    for (const rg of meta.row_groups) {
+      starts.push(acc);
+      acc += Number(rg.num_rows);
+    }
+    starts.push(acc);
+    groupStartCache.set(meta, starts);
+  }
+  return starts;
+}
+
+interface ScanRange {
+  readonly rowStart: number;
+  readonly rowEnd: number;
+}
+
+/**
+ * The ranges hyparquet's pruning leaves, by footer and by filter and columns: a query repeated over an
+ * unchanged file (its footer stays cached, see readParquetMetadataSync) gets the same ranges, and
+ * pruning tested every row group's statistics (and read page indexes and bloom filters) each time.
+ */
+const scanRangeCache = new WeakMap<FileMetaData, Map<string, readonly ScanRange[]>>();
+const SCAN_RANGES_PER_FOOTER = 32;
+
+/** The filter's constants keep their type in the key: 5 and 5n prune differently. */
+function scanPlanKey(filter: ParquetQueryFilter | null, columns: readonly string[]): string {
+  const f = JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? { bigint: v.toString() } : v));
+  return `${JSON.stringify(columns)}|${f}`;
+}
+
+function scanRangesOf(meta: FileMetaData, key: string): readonly ScanRange[] | undefined {
+  return scanRangeCache.get(meta)?.get(key);
+}
+
+function rememberScanRanges(meta: FileMetaData, key: string, ranges: readonly ScanRange[]): void {
+  let byKey = scanRangeCache.get(meta);
+  if (byKey === undefined) scanRangeCache.set(meta, (byKey = new Map()));
+  if (byKey.size >= SCAN_RANGES_PER_FOOTER) byKey.delete(byKey.keys().next().value!);
+  byKey.set(key, ranges.map((r) => ({ rowStart: r.rowStart, rowEnd: r.rowEnd })));
+}
+
 function canceled(): QuireError {
   return new QuireError('57014', 'canceling statement due to user request');
 }
@@ -546,7 +594,10 @@ class ParquetScanState {
   file: string;
   metadata: FileMetaData;
   opened: { buffer: ChunkSource; close(): void } | null;
-  scan: ParquetScan | null;
+  /** hyparquet's scan of the file, once opened (see openScan). */
+  scan: Promise<ParquetScan> | null;
+  /** The file's row ranges left after pruning, in order. */
+  ranges: readonly ScanRange[];
   /**
    * Decoded flat column chunks by row group and column: a group split into several ranges by the page
    * index is decoded once; the next group's chunks are started when this one is handed out.
@@ -617,6 +668,7 @@ class ParquetScanState {
     this.metadata = this.metas[0]!;
     this.opened = null;
     this.scan = null;
+    this.ranges = [];
     this.groupCache = new Map();
     this.groupHeld = new Map();
     this.undecided = new Map();
@@ -655,27 +707,39 @@ class ParquetScanState {
     for (const c of this.out) {
       if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
     }
-    const starts: number[] = [];
-    let acc = 0;
-    for (const rg of metadata.row_groups) {
-      starts.push(acc);
-      acc += Number(rg.num_rows);
-    }
-    starts.push(acc);
+    const starts = groupStartsOf(metadata);
     this.groupStarts = starts;
-    this.fileRows = acc;
+    this.fileRows = starts[starts.length - 1]!;
     this.groupSizes = groupByteSizes(metadata, this.wanted);
     this.fileBytes = this.groupSizes.reduce((a, b) => a + b, 0);
     this.reported = 0;
     this.rangeIndex = 0;
-    this.scan = await hyparquet().parquetScan({
-      file: this.opened.buffer,
-      metadata,
+    this.scan = null;
+    const planKey = scanPlanKey(this.spec.filter, this.scanColumns);
+    const known = scanRangesOf(metadata, planKey);
+    if (known !== undefined) this.ranges = known;
+    else {
+      const scan = await this.openScan();
+      this.ranges = scan.ranges;
+      rememberScanRanges(metadata, planKey, scan.ranges);
+    }
+  }
+
+  /**
+   * hyparquet's scan of the open file: it prunes row groups (and pages, through the page index) by the
+   * filter, and reads the columns the flat decoder cannot. Opened on the file's first visit for its
+   * ranges, later only when a column needs the general path.
+   */
+  openScan(): Promise<ParquetScan> {
+    this.scan ??= hyparquet().parquetScan({
+      file: this.opened!.buffer,
+      metadata: this.metadata,
       columns: this.scanColumns,
       parsers: QUIRE_PARQUET_PARSERS,
       compressors: PARQUET_DECOMPRESSORS,
       ...(this.spec.filter !== null ? { pruningFilter: this.spec.filter } : {}),
     });
+    return this.scan;
   }
 
   /** Gives back what the file's row groups and general-path columns hold, and closes it. */
@@ -687,6 +751,7 @@ class ParquetScanState {
     this.generalHeld = 0;
     this.data.fill(null);
     this.scan = null;
+    this.ranges = [];
     const opened = this.opened;
     this.opened = null;
     opened?.close();
@@ -765,13 +830,14 @@ class ParquetScanState {
   }
 
   /** hyparquet's general path for column c over the current range. */
-  generalColumn(c: ColumnPlan): Promise<unknown> {
-    return this.scan!.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
+  async generalColumn(c: ColumnPlan): Promise<unknown> {
+    const scan = await this.openScan();
+    return scan.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
   }
 
   /** Reads the next range with rows to output (into `data` and `rows`); false when the file has no more. */
   async nextRange(): Promise<boolean> {
-    const ranges = this.scan!.ranges;
+    const ranges = this.ranges;
     while (this.rangeIndex < ranges.length) {
       if (this.cancelled) throw canceled();
       const r = ranges[this.rangeIndex++]!;
@@ -831,7 +897,8 @@ class ParquetScanState {
       const d = data0[k];
       if (sel === null || gathered[k]!) data[k] = d;
       else if (isPresence(d)) data[k] = { presenceNulls: d.presenceNulls === null ? null : gatherFlags(d.presenceNulls, sel, selected) };
-      else data[k] = isFlat(d) ? gatherFlat(d, sel, selected) : gatherGeneral(d as ArrayLike<unknown>, sel, selected);
+      else if (isFlat(d)) data[k] = this.ownsWhole(k, d) ? compactFlat(d, sel, selected) : gatherFlat(d, sel, selected);
+      else data[k] = gatherGeneral(d as ArrayLike<unknown>, sel, selected);
     }
     this.rows = sel === null ? n : selected;
     const reservation = this.reservation;
@@ -969,9 +1036,20 @@ class ParquetScanState {
     return part;
   }
 
+  /**
+   * Whether output column k's data d, a number column decoded for the current range only, may be
+   * gathered in place: the range is its whole row group (no other range reads the group's decoded
+   * chunk), no other output position shares the column, and d is the chunk's arrays themselves.
+   */
+  ownsWhole(k: number, d: FlatColumnData): boolean {
+    if (!this.wholeGroup || d.objects !== null || d.dictionary !== null || d.values.length !== this.rangeRows) return false;
+    const c = this.out[k]!;
+    return this.out.indexOf(c) === k && this.out.lastIndexOf(c) === k;
+  }
+
   /** Starts decoding the next range's row group, when it is a new one and its estimate fits. */
   prefetchAfter(g: number): void {
-    const ranges = this.scan!.ranges;
+    const ranges = this.ranges;
     const next = ranges[this.rangeIndex];
     const ng = next === undefined ? -1 : groupOf(this.groupStarts, next.rowStart, next.rowEnd);
     if (ng <= g || !this.holdGroup(ng, false)) return;
