@@ -781,7 +781,8 @@ function pickLookupF64(dict: Float64Array, idx: Int32Array, pageNulls: Uint8Arra
   let v = 0;
   for (let j = from; j < to; j++) {
     const t = only[j]! - row;
-    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    v += presentIn(pageNulls, i, t);
+    i = t > i ? t : i;
     if (pageNulls[t] === 1) outNulls![j] = 1;
     else out[j] = dict[idx[v]!]!;
   }
@@ -796,7 +797,8 @@ function pickLookupI32(dict: Int32Array, idx: Int32Array, pageNulls: Uint8Array 
   let v = 0;
   for (let j = from; j < to; j++) {
     const t = only[j]! - row;
-    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    v += presentIn(pageNulls, i, t);
+    i = t > i ? t : i;
     if (pageNulls[t] === 1) outNulls![j] = 1;
     else out[j] = dict[idx[v]!]!;
   }
@@ -841,7 +843,8 @@ function pickF64(src: Float64Array, pageNulls: Uint8Array | null, row: number, o
   let v = 0;
   for (let j = from; j < to; j++) {
     const t = only[j]! - row;
-    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    v += presentIn(pageNulls, i, t);
+    i = t > i ? t : i;
     if (pageNulls[t] === 1) outNulls![j] = 1;
     else out[j] = src[v]!;
   }
@@ -872,7 +875,8 @@ function pickI32(src: Int32Array, pageNulls: Uint8Array | null, row: number, onl
   let v = 0;
   for (let j = from; j < to; j++) {
     const t = only[j]! - row;
-    for (; i < t; i++) v += pageNulls[i]! ^ 1;
+    v += presentIn(pageNulls, i, t);
+    i = t > i ? t : i;
     if (pageNulls[t] === 1) {
       outNulls![j] = 1;
       out[j] = none;
@@ -906,7 +910,8 @@ function pickIndexes(r: Reader, width: number, len: number, present: number, pag
     const t = only[j]! - row;
     let vn = t;
     if (pageNulls !== null) {
-      for (; i < t; i++) v += pageNulls[i]! ^ 1;
+      v += presentIn(pageNulls, i, t);
+      i = t > i ? t : i;
       if (pageNulls[t] === 1) {
         outNulls![j] = 1;
         codes[j - from] = 0;
@@ -1091,7 +1096,8 @@ function pickStretches(r: Reader, width: number, len: number, present: number, p
       while (e + 63 < to && only[e + 63]! - only[e - 1]! === 64) e += 64;
       while (e < to && only[e] === only[e - 1]! + 1) e++;
     } else {
-      for (; i < t; i++) v += pageNulls[i]! ^ 1;
+      v += presentIn(pageNulls, i, t);
+      i = t > i ? t : i;
       if (pageNulls[t] === 1) {
         outNulls![j] = 1;
         out[j] = none;
@@ -1342,6 +1348,8 @@ let indexScratch = new Int32Array(0);
 let denseF64Scratch = new Float64Array(0);
 let denseI32Scratch = new Int32Array(0);
 let pageNullScratch = new Uint8Array(0);
+/** pageNullScratch as 32-bit words, for presentIn. */
+let pageNullWords = new Uint32Array(0);
 
 function indexesFor(n: number): Int32Array {
   if (indexScratch.length < n) indexScratch = new Int32Array(Math.max(n, 1 << 16));
@@ -1362,9 +1370,40 @@ function denseFor(c: Conversion, n: number): Dense {
   return denseF64Scratch.subarray(0, n);
 }
 
+/**
+ * Rows in [from, to) of a page's NULL flags (0/1 bytes) that are not NULL. The pickers walk from one
+ * wanted row to the next counting present rows, and between the stretches a filter keeps lie most of
+ * a page's rows: the page scratch's flags are summed four to a 32-bit word (each byte lane of the sum
+ * stays below 256 over 63 words), other flags a byte at a time.
+ */
+function presentIn(flags: Uint8Array, from: number, to: number): number {
+  if (to <= from) return 0;
+  let nulls = 0;
+  let i = from;
+  if (flags.buffer === pageNullScratch.buffer && flags.byteOffset === 0 && to - from >= 16) {
+    for (; (i & 3) !== 0; i++) nulls += flags[i]!;
+    const words = pageNullWords;
+    const last = (to >>> 2) - 1;
+    let k = i >>> 2;
+    while (k <= last) {
+      const stop = Math.min(last + 1, k + 63);
+      let lanes = 0;
+      for (; k < stop; k++) lanes += words[k]!;
+      nulls += (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
+    }
+    i = k << 2;
+  }
+  for (; i < to; i++) nulls += flags[i]!;
+  return to - from - nulls;
+}
+
 /** Zeroed NULL flags for one page's rows. */
 function pageNullsFor(n: number): Uint8Array {
-  if (pageNullScratch.length < n) pageNullScratch = new Uint8Array(Math.max(n, 1 << 16));
+  if (pageNullScratch.length < n) {
+    // A whole number of words: presentIn reads the flags four at a time.
+    pageNullScratch = new Uint8Array((Math.max(n, 1 << 16) + 3) & ~3);
+    pageNullWords = new Uint32Array(pageNullScratch.buffer);
+  }
   const a = pageNullScratch.subarray(0, n);
   a.fill(0);
   return a;
