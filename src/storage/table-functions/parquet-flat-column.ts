@@ -1310,7 +1310,7 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
       const h = header.data_page_header_v2!;
       if (h.num_nulls > 0) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
     }
-    if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= new Uint8Array(onlyCount)));
+    if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= pickedNullsFor(onlyCount)));
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
@@ -1321,10 +1321,13 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
  * Null instead of picked rows' NULL flags none of which is set: the flags are made when a page holding
  * picked rows has NULLs, but a filter often keeps none of them (x > c drops x's NULL rows, and the NULLs
  * of other columns often fall on the same rows). Operators take their faster paths on a column without
- * flags (an aggregate groups and sums in one generated loop).
+ * flags (an aggregate groups and sums in one generated loop). Picked rows' flags are made in the
+ * shared scratch (pickedNullsFor) and copied out only when one is set: a fresh array per row group and
+ * column, most often dropped, was memory the system mapped afresh in each of a process's first queries.
  */
 function withoutNulls(nulls: Uint8Array | null, only: Int32Array | undefined): Uint8Array | null {
-  return nulls !== null && only !== undefined && nulls.indexOf(1) < 0 ? null : nulls;
+  if (nulls === null || only === undefined) return nulls;
+  return nulls.indexOf(1) < 0 ? null : nulls.slice();
 }
 
 function pickFlags(pageNulls: Uint8Array, row: number, only: Int32Array, from: number, to: number, out: Uint8Array): void {
@@ -1348,6 +1351,7 @@ let indexScratch = new Int32Array(0);
 let denseF64Scratch = new Float64Array(0);
 let denseI32Scratch = new Int32Array(0);
 let pageNullScratch = new Uint8Array(0);
+let pickedNullScratch = new Uint8Array(0);
 /** pageNullScratch as 32-bit words, for presentIn. */
 let pageNullWords = new Uint32Array(0);
 
@@ -1395,6 +1399,17 @@ function presentIn(flags: Uint8Array, from: number, to: number): number {
   }
   for (; i < to; i++) nulls += flags[i]!;
   return to - from - nulls;
+}
+
+/**
+ * Zeroed NULL flags for a chunk's picked rows, valid until the next chunk is decoded (decoding is
+ * synchronous): withoutNulls copies them out when one is set.
+ */
+function pickedNullsFor(n: number): Uint8Array {
+  if (pickedNullScratch.length < n) pickedNullScratch = new Uint8Array(Math.max(n, 1 << 16));
+  const a = pickedNullScratch.subarray(0, n);
+  a.fill(0);
+  return a;
 }
 
 /** Zeroed NULL flags for one page's rows. */
@@ -1468,7 +1483,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     const { count, encoding, present, r } = opened;
     const withNulls = present !== count;
     if (!withNulls) pageNulls = null;
-    const outNulls = only !== undefined && withNulls ? (nulls ??= new Uint8Array(onlyCount)) : null;
+    const outNulls = only !== undefined && withNulls ? (nulls ??= pickedNullsFor(onlyCount)) : null;
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
