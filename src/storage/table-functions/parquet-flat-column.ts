@@ -26,6 +26,7 @@ import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
 import { integerInterval, narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
+import type { ParquetValuePool } from './parquet-value-pool.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
@@ -1239,14 +1240,23 @@ function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optio
  * Decodes the chunk's rows. With `only` (ascending row numbers, the first `onlyCount` of them), it
  * decodes just those rows, in that order (row `only[j]` becomes row j): data pages holding none of them
  * are skipped undecompressed, and the others are unpacked into scratch arrays from which only the wanted
- * rows are looked up and copied (so a late-decoded column costs no gather of its own).
+ * rows are looked up and copied (so a late-decoded column costs no gather of its own). With `pool`,
+ * the rows' values go into an array taken from it for row group `group` (see parquet-value-pool.ts).
  */
-export async function readFlatColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, only?: Int32Array, onlyCount = 0): Promise<FlatColumnData> {
+export async function readFlatColumn(
+  file: ChunkSource,
+  rowGroup: RowGroup,
+  found: FlatChunk,
+  only?: Int32Array,
+  onlyCount = 0,
+  pool: ParquetValuePool | null = null,
+  group = -1,
+): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
-  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount);
+  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group);
 }
 
 /**
@@ -1424,12 +1434,13 @@ function pageNullsFor(n: number): Uint8Array {
   return a;
 }
 
-function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number): FlatColumnData {
+function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number, pool: ParquetValuePool | null, group: number): FlatColumnData {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
   const coded = conv.kind === 'str' || conv.kind === 'dec';
-  const values = allocDense(conv, only === undefined ? rows : onlyCount);
+  const n = only === undefined ? rows : onlyCount;
+  const values = pool === null ? allocDense(conv, n) : (pool.take(conv.kind === 'i32' || conv.kind === 'str' || conv.kind === 'dec', n, rows, group) as Dense);
   let nulls: Uint8Array | null = null;
   let dictionary: Dense | null = null;
   let dictSize = 0;
