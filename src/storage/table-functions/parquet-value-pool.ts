@@ -8,9 +8,11 @@
  * An array taken for a row group stays taken while that group is read and while the group after it is
  * decoded ahead (read-parquet.ts prefetches one group): the scan frees all but the current group's
  * arrays when it starts a group, by which time every batch cut from the earlier ones has been handed
- * out and, by the contract, dropped. When the scan ends its arrays go to a process-wide store of
- * spares (bounded), from which the next scan takes before allocating.
+ * out and, by the contract, dropped. New arrays come from the process-wide scratch pool the sorts
+ * borrow from (execution/scratch.ts: bounded, emptied when idle), and go back to it when the scan ends,
+ * so the next query's scan takes them instead of fresh memory.
  */
+import { give, takeF64, takeU32 } from '../../execution/scratch.js';
 
 type Values = Int32Array | Float64Array;
 
@@ -19,30 +21,6 @@ interface Slot {
   readonly buf: Values;
   /** The row group (scan-wide number) it holds values of; -1 when free. */
   group: number;
-}
-
-/** Spares of finished scans, by storage kind; at most SPARE_BYTES_MAX bytes in all. */
-const spares: Values[] = [];
-let spareBytes = 0;
-const SPARE_BYTES_MAX = 64 << 20;
-
-function takeSpare(i32: boolean, n: number): Values | null {
-  let best = -1;
-  for (let i = 0; i < spares.length; i++) {
-    const s = spares[i]!;
-    if (s instanceof Int32Array === i32 && s.length >= n && (best < 0 || s.length < spares[best]!.length)) best = i;
-  }
-  if (best < 0) return null;
-  const s = spares[best]!;
-  spares.splice(best, 1);
-  spareBytes -= s.byteLength;
-  return s;
-}
-
-function giveSpare(buf: Values): void {
-  if (spareBytes + buf.byteLength > SPARE_BYTES_MAX) return;
-  spares.push(buf);
-  spareBytes += buf.byteLength;
 }
 
 export class ParquetValuePool {
@@ -60,7 +38,7 @@ export class ParquetValuePool {
     }
     if (slot === null) {
       const size = Math.max(n, capacity);
-      const buf = takeSpare(i32, n) ?? (i32 ? new Int32Array(size) : new Float64Array(size));
+      const buf = i32 ? new Int32Array(takeU32(size).buffer, 0, size) : takeF64(size);
       slot = { i32, buf, group: -1 };
       this.slots.push(slot);
     }
@@ -76,9 +54,9 @@ export class ParquetValuePool {
     for (const s of this.slots) if (s.group !== group) s.group = -1;
   }
 
-  /** The scan is over: its arrays become spares for the next scan. */
+  /** The scan is over (every batch handed on and dropped): its arrays go back to the scratch pool. */
   finish(): void {
-    for (const s of this.slots) giveSpare(s.buf);
+    for (const s of this.slots) give(s.buf instanceof Float64Array ? s.buf : new Uint32Array(s.buf.buffer, 0, s.buf.length));
     this.slots.length = 0;
   }
 }
