@@ -5,7 +5,7 @@
  * every 2nd, 3rd, 7th, 50th and 1000th row, runs of 300, whole row groups) against gaps between kept
  * rows of every length: 1 to 20 rows (shorter than the word path, and across word boundaries at every
  * alignment), hundreds (more than 63 words summed at once) and thousands, and kept rows that are
- * themselves NULL. Dictionary and PLAIN integers, doubles and text, and the NULL flags alone; answers
+ * themselves NULL; and NULLs in no pattern, so definition levels take every byte value. Dictionary and PLAIN integers, doubles and text, and the NULL flags alone; answers
  * equal to DuckDB's over the same file and to Quire's own without the pushdown.
  */
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,8 @@ const DENSITIES: Record<string, string> = {
   d1000: 'i % 1000 = 999',
   runs: '(i // 300) % 2 = 1',
   group: 'i >= 20000 AND i < 30000',
+  // Pseudo-random: every pattern of 8 rows' definition levels (all 256 bytes) occurs.
+  mixed: 'hash(i) % 2 = 1',
 };
 const names = Object.keys(DENSITIES);
 
@@ -83,6 +85,18 @@ describe('read_parquet counts the present rows between the rows it picks', () =>
        WHERE a.id % 21 = 5 AND b.m < 600 ORDER BY a.id`,
     );
     await fx.sameAsDuckDbAndUnpushed(`SELECT id, v_d2, s_d7, k_runs FROM read_parquet('$F') WHERE id % 17 IN (0, 3) ORDER BY s_d7 NULLS FIRST, v_d2 NULLS LAST, id`);
+  });
+
+  it('a column whose NULLs take every pattern of 8 rows, read whole', async () => {
+    const sql = `SELECT id, k_mixed, v_mixed, s_mixed, u_mixed FROM read_parquet('$F') ORDER BY id`;
+    const got = await fx.sameAsDuckDbAndUnpushed(sql);
+    const bytes = new Set<number>();
+    for (let i = 0; i + 8 <= got.length; i += 8) {
+      let b = 0;
+      for (let k = 0; k < 8; k++) if (got[i + k]![1] !== null) b |= 1 << k;
+      bytes.add(b);
+    }
+    expect(bytes.size).toBe(256);
   });
 
   it('the file has the encodings the cases are about', async () => {
