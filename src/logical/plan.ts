@@ -52,8 +52,13 @@ export interface ScanPushdown {
 
 /** The executable half of a bound table function (see storage/table-functions). */
 export interface TableFunctionImpl {
-  /** `exec` is the running statement (its memory pool, interrupt and deadline), absent outside a plan. */
-  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: StatementContext): AsyncGenerator<Batch>;
+  /**
+   * `exec` is the running statement (its memory pool, interrupt and deadline), absent outside a plan.
+   * `dropsBatches`: the consumer is done with each batch, and every array in it, before it pulls the
+   * next (an aggregate that keeps no input): a reader may then decode into arrays it reuses once the
+   * batches cut from them have been handed out. Without it, every batch must stay valid for good.
+   */
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: StatementContext, dropsBatches?: boolean): AsyncGenerator<Batch>;
   estimatedRows?: number;
   /**
    * Optional pushdown capabilities (file readers). withProjection returns a copy that outputs only

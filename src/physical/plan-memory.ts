@@ -18,7 +18,10 @@ import type { ExecContext } from '../execution/context.js';
 import { memoryLimitExplicit } from '../execution/memory-pool.js';
 import type { PhysicalOperator } from './operator.js';
 import { ExternalSort } from './operators/external-sort.js';
+import { Filter } from './operators/filter.js';
 import { HashAggregate, type HashAggregateConfig } from './operators/hash-aggregate.js';
+import { Project } from './operators/project.js';
+import { TableFunctionScan } from './operators/table-function-scan.js';
 import type { Sort } from './operators/sort.js';
 import { HybridHashAggregate } from './operators/hybrid-hash-aggregate.js';
 import type { SortKey } from './sort-key.js';
@@ -29,5 +32,29 @@ export function makeSort(input: PhysicalOperator, keys: readonly SortKey[], offs
 
 export function makeAggregate(input: PhysicalOperator, config: HashAggregateConfig, schema: Schema | undefined, ctx: ExecContext): PhysicalOperator {
   if (config.keyCount > 0 && memoryLimitExplicit(ctx)) return new HybridHashAggregate(input, config, schema);
+  markBatchesDropped(input, config);
   return new HashAggregate(input, config, schema);
+}
+
+/**
+ * Aggregates whose state takes values out of each batch (numbers, or strings and objects the batch
+ * shares) and keeps no reference to a batch's arrays: checked one by one, so a new aggregate is left
+ * out until it is.
+ */
+const DROPPING_AGGREGATES = new Set(['count', 'count(row)', 'sum', 'avg', 'min', 'max']);
+
+/**
+ * A HashAggregate (not the spilling form, which may hold batches in its partitions) over a table
+ * function, through Filters and Projects that pass each batch on before pulling the next, is done with
+ * each batch before it pulls the next when its aggregates keep nothing of their input: the function
+ * may then decode into arrays it reuses (read_parquet's row groups). Any other operator on the way
+ * (a join, a sort, a window, a union) leaves the function's batches valid for good.
+ */
+function markBatchesDropped(input: PhysicalOperator, config: HashAggregateConfig): void {
+  for (const a of config.aggs) {
+    if (a.distinct || a.orderBy.length > 0 || a.filterCol !== null || a.impl.retainsInput === true || !DROPPING_AGGREGATES.has(a.impl.name)) return;
+  }
+  let op = input;
+  while (op instanceof Filter || op instanceof Project) op = op.input;
+  if (op instanceof TableFunctionScan) op.dropsBatches = true;
 }

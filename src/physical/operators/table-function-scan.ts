@@ -10,6 +10,11 @@ import { PhysicalOperator, type ExplainHow, type ExplainInputs, type ExplainNode
 
 export class TableFunctionScan extends PhysicalOperator {
   readonly name = 'FunctionScan';
+  /**
+   * Set by the planner when the only consumer is done with each batch before it pulls the next (see
+   * markBatchesDropped in plan-memory.ts): the function may reuse the arrays behind handed-out batches.
+   */
+  dropsBatches = false;
   constructor(
     schema: Schema,
     readonly fn: string,
@@ -37,7 +42,7 @@ export class TableFunctionScan extends PhysicalOperator {
   }
   protected async *run(ctx: ExecContext): AsyncGenerator<Batch> {
     const values = this.args.map((a) => evalConstant(a, ctx));
-    for await (const b of this.impl.execute(values, ctx.eval, ctx.signal, ctx)) {
+    for await (const b of this.impl.execute(values, ctx.eval, ctx.signal, ctx, this.dropsBatches)) {
       checkCancel(ctx);
       await yieldIfDue(ctx);
       yield b;

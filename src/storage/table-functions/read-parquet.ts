@@ -35,6 +35,7 @@ import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
+import { ParquetValuePool } from './parquet-value-pool.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
@@ -639,9 +640,17 @@ class ParquetScanState {
   readonly gathered: boolean[];
   /** Rows to output from the range. */
   rows: number;
+  /** Arrays the row groups' values are decoded into, when the consumer drops each batch before the next. */
+  readonly values: ParquetValuePool | null;
+  /** The pool's number of the open file's row group 0: group g is groupBase + g (unique over the scan's files). */
+  groupBase: number;
+  nextGroupBase: number;
 
-  constructor(spec: ScanSpec, signal: AbortSignal | null, exec: ExecContext | undefined) {
+  constructor(spec: ScanSpec, signal: AbortSignal | null, exec: ExecContext | undefined, dropsBatches: boolean) {
     this.spec = spec;
+    this.values = dropsBatches ? new ParquetValuePool() : null;
+    this.groupBase = 0;
+    this.nextGroupBase = 0;
     this.out = spec.columns.map((i) => spec.all[i]!);
     this.presenceOut = spec.columns.map((i) => spec.presence.has(i));
     this.filterPlans = spec.rowFilters.map((f) => spec.all.find((c) => c.field.name === f.column)!);
@@ -707,6 +716,8 @@ class ParquetScanState {
     for (const c of this.out) {
       if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
     }
+    this.groupBase = this.nextGroupBase;
+    this.nextGroupBase += metadata.row_groups.length + 1;
     const starts = groupStartsOf(metadata);
     this.groupStarts = starts;
     this.fileRows = starts[starts.length - 1]!;
@@ -764,6 +775,7 @@ class ParquetScanState {
 
   finish(): void {
     this.signal?.removeEventListener('abort', this.onAbort);
+    this.values?.finish();
     giveBackSelection(this.selBuffer);
     this.selBuffer = NO_SELECTION;
     if (this.reservation !== null) this.reservation.free();
@@ -821,7 +833,7 @@ class ParquetScanState {
       const rg = this.metadata.row_groups[g]!;
       const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(this.metadata, rg, c.field.name, c.field.type.name) : null;
       if (flat === null) return null;
-      p = readFlatColumn(this.opened!.buffer, rg, flat);
+      p = readFlatColumn(this.opened!.buffer, rg, flat, undefined, 0, this.values, this.groupBase + g);
       // A prefetch may never be awaited (a LIMIT stops the scan): its failure must not go unhandled.
       p.catch(ignore);
       cols.set(c.field.name, p);
@@ -855,6 +867,9 @@ class ParquetScanState {
     // Flat numeric columns of a range inside one row group take the typed-array path.
     const g = groupOf(starts, start, end);
     this.releaseBefore(g);
+    // Every batch of the ranges before was handed on and dropped: only this group's arrays (decoded
+    // ahead while the last range was handed out) are in use. A range across groups frees nothing.
+    if (g >= 0) this.values?.releaseExcept(this.groupBase + g);
     if (g >= 0) this.holdGroup(g, true);
     this.rangeStart = start;
     this.rangeEnd = end;
@@ -1014,7 +1029,7 @@ class ParquetScanState {
       const rg = this.metadata.row_groups[g]!;
       const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(this.metadata, rg, c.field.name, c.field.type.name) : null;
       if (flat !== null) {
-        whole = readFlatColumn(this.opened!.buffer, rg, flat, picked, selected);
+        whole = readFlatColumn(this.opened!.buffer, rg, flat, picked, selected, this.values, this.groupBase + g);
         sparse = true;
       }
     } else if (g >= 0) whole = this.flatChunk(g, c);
@@ -1114,8 +1129,8 @@ function scanError(file: string, e: unknown): QuireError {
   return new QuireError('XX001', `could not read Parquet file "${file}": ${(e as Error).message}`);
 }
 
-async function* scanParquet(spec: ScanSpec, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch> {
-  const st = new ParquetScanState(spec, signal ?? null, exec);
+async function* scanParquet(spec: ScanSpec, signal: AbortSignal | undefined, exec: ExecContext | undefined, dropsBatches: boolean): AsyncGenerator<Batch> {
+  const st = new ParquetScanState(spec, signal ?? null, exec, dropsBatches);
   try {
     for (let fi = 0; fi < spec.files.length; fi++) {
       try {
@@ -1143,7 +1158,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
     schema: spec.columns.map((i) => (spec.presence.has(i) ? { name: spec.all[i]!.field.name, type: T.bool } : { ...spec.all[i]!.field })),
     argTypes: [T.text],
     estimatedRows: spec.totalRows,
-    execute: (_args, _ctx, signal, exec) => scanParquet(spec, signal, exec),
+    execute: (_args, _ctx, signal, exec, dropsBatches) => scanParquet(spec, signal, exec, dropsBatches === true),
     withProjection: (cols) => makeBinding({ ...spec, columns: cols.map((c) => spec.columns[c]!) }),
     withPresence: (cols) => {
       const add = cols.map((c) => spec.columns[c]!).filter((i) => !spec.presence.has(i));

@@ -16,8 +16,10 @@ export interface TableFunctionBinding {
   /**
    * `exec` is the running statement: readers reserve what they hold from its memory pool
    * (queryMemory(exec)), so memory_limit binds them. Absent when a function runs outside a plan.
+   * `dropsBatches`: the consumer is done with each batch (and every array in it) before it pulls the
+   * next, so a reader may decode into arrays it reuses (see TableFunctionImpl in logical/plan.ts).
    */
-  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext): AsyncGenerator<Batch>;
+  execute(args: readonly Value[], ctx: EvalContext, signal?: AbortSignal, exec?: ExecContext, dropsBatches?: boolean): AsyncGenerator<Batch>;
   /** Estimated rows, for the optimizer. */
   estimatedRows?: number;
   /** Optional pushdown (see TableFunctionImpl in logical/plan.ts). */
