@@ -26,7 +26,7 @@ import { coerce, type CoerceEnv } from '../sql/coerce.js';
 import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert, type LiteralRow, type Prefix } from '../sql/parse-insert-values.js';
 import type { ParamInsert } from '../sql/param-insert.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
-import { checkUniqueBatches } from '../storage/unique-index.js';
+import { checkNewBatch } from '../storage/unique-index.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
 import { checkKeysCommittedSince } from './snapshot-keys.js';
 import type { QueryResult } from './database.js';
@@ -226,21 +226,22 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
   const batch = rowsBatch(plan, lit.rows, { host, now, coerce: null });
   if (batch === null) return null;
   // The batch's rows as the general INSERT's rows are checked: in order, each row's keys in order.
+  const rows = { batches: [batch] };
   if (t.uniqueKeys.length > 0) {
     // A key another open transaction wrote: the general path waits for it.
-    if (pendingKeyHolder(t, { batches: [batch] }, host.rowLocks) !== null) return null;
-    checkUniqueBatches(t, [batch], t.snapshot());
+    if (pendingKeyHolder(t, rows, host.rowLocks) !== null) return null;
+    checkNewBatch(t, batch);
   }
   if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);
   if (host.keyHolder !== null && t.uniqueKeys.length > 0) {
-    checkKeysCommittedSince(host, t, { batches: [batch] }, false);
-    holdPendingKeys(t, { batches: [batch] }, host.keyHolder);
+    checkKeysCommittedSince(host, t, rows, false);
+    holdPendingKeys(t, rows, host.keyHolder);
   }
   // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
   if (host.inAnyTransaction) t.appendBatch(batch);
-  else t.appendCommitted([batch]);
+  else t.appendCommitted(rows.batches);
   const n = batch.length;
-  return { command: 'INSERT', commandTag: `INSERT 0 ${n}`, columns: [], rows: [], rowCount: n, notices: [] };
+  return { command: 'INSERT', commandTag: n === 1 ? 'INSERT 0 1' : `INSERT 0 ${n}`, columns: [], rows: [], rowCount: n, notices: [] };
 }
 
 /**
@@ -254,11 +255,10 @@ export function runParamInsert(host: UtilityHost, pi: ParamInsert, params: reado
   if (paramTypes.length !== n || params.length !== n) return null;
   const kinds: number[] = new Array(n);
   const values: (string | null)[] = new Array(n);
-  const used = new Uint8Array(n);
+  // A parameter used twice or not at all: the general path.
+  if (!pi.eachOnce) return null;
   for (let k = 0; k < n; k++) {
     const slot = pi.slots[k]!;
-    if (slot >= n || used[slot] === 1) return null;
-    used[slot] = 1;
     const v = params[slot];
     if (v === null) {
       kinds[k] = LIT_NULL;
@@ -314,11 +314,10 @@ export function runJsParamInsert(host: UtilityHost, pi: ParamInsert, params: rea
   const { t, cols } = target;
   const kinds: number[] = new Array(n);
   const values: (number | string | boolean | null)[] = new Array(n);
-  const used = new Uint8Array(n);
+  // A parameter used twice or not at all: the general path.
+  if (!pi.eachOnce) return null;
   for (let k = 0; k < n; k++) {
     const slot = pi.slots[k]!;
-    if (slot >= n || used[slot] === 1) return null;
-    used[slot] = 1;
     const v = params[slot];
     if (v === null || v === undefined) {
       kinds[k] = LIT_NULL;
