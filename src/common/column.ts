@@ -213,7 +213,7 @@ export class ColumnBuilder {
   constructor(type: DataType, capacity = 16) {
     this.type = type;
     this.kind = storageKind(type);
-    this.data = allocData(type, Math.max(capacity, 4));
+    this.data = allocData(type, Math.max(capacity, 1));
   }
 
   /** Room for index `min - 1` of the current chunk: double up to a chunk, then start a new chunk. */

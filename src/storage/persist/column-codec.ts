@@ -11,7 +11,7 @@ import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import type { DataType, Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
-import type { RecordBuffer } from './record-buffer.js';
+import { setU32, type RecordBuffer } from './record-buffer.js';
 
 const NULL_LEN = 0xffffffff;
 /** Text columns of up to this many rows are written value by value into the record's buffer. */
@@ -62,12 +62,9 @@ export function encodeBatch(b: Batch, types: readonly DataType[], out: RecordBuf
     const kind = d instanceof Uint8Array ? 0 : d instanceof Int32Array ? 1 : d instanceof Float64Array ? 2 : 3;
     out.u8(kind);
     out.u8(c.nulls !== null ? 1 : 0);
-    if (c.nulls !== null) out.raw(c.nulls.subarray(0, n));
-    if (kind === 0) out.raw((d as Uint8Array).subarray(0, n));
-    else if (kind === 1 || kind === 2) {
-      const a = d as Int32Array | Float64Array;
-      out.raw(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
-    } else encodeText(c, n, types[ci]!, out);
+    if (c.nulls !== null) out.typed(c.nulls, n);
+    if (kind !== 3) out.typed(d as Uint8Array | Int32Array | Float64Array, n);
+    else encodeText(c, n, types[ci]!, out);
   }
 }
 
@@ -81,7 +78,7 @@ function encodeText(c: Column, n: number, t: DataType, out: RecordBuffer): void 
     for (let i = 0; i < n; i++) {
       const s = nulls !== null && nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
       const l = lens[i]!;
-      l.buf.writeUInt32LE(s === null ? NULL_LEN : out.utf8(s), l.at);
+      setU32(l.buf, l.at, s === null ? NULL_LEN : out.utf8(s));
     }
     return;
   }

@@ -17,7 +17,7 @@ import { type, type Field } from '../../common/types.js';
 import type { Batch } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
 import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
-import { RecordBuffer } from './record-buffer.js';
+import { RecordBuffer, setU32 } from './record-buffer.js';
 
 const OP_DROP = 1;
 const OP_CREATE = 2;
@@ -67,7 +67,7 @@ export class RecordBuilder {
   constructor(reserve = 0) {
     this.out = new RecordBuffer(reserve);
     this.count = this.out.slot32();
-    this.count.buf.writeUInt32LE(0, this.count.at);
+    setU32(this.count.buf, this.count.at, 0);
   }
 
   /** Bytes of the body (after the reserved head). */
@@ -99,7 +99,7 @@ export class RecordBuilder {
   private op(code: number): void {
     this.u8(code);
     this.ops++;
-    this.count.buf.writeUInt32LE(this.ops, this.count.at);
+    setU32(this.count.buf, this.count.at, this.ops);
   }
 
   drop(name: string): void {
