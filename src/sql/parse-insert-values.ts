@@ -259,14 +259,28 @@ function isAscii(s: string): boolean {
  * autocommit INSERT runs from, with no statement node made (src/api/database.ts).
  */
 export function literalInsertText(text: string): LiteralInsert | null {
-  const m = PREFIX.exec(text);
-  if (m === null) return null;
-  const prefix = prefixes.get(m[1]!);
-  if (prefix === undefined || prefix === null) return null;
+  let prefix: Prefix | null | undefined;
+  let at: number;
+  const last = lastPrefix;
+  if (last !== null && text.startsWith(last.text) && prefixes.get(last.text) === last.prefix && (at = skipSpace(text, last.text.length)) < text.length && text.charCodeAt(at) === 40) {
+    // The prefix of the statement before (an autocommit loop's): PREFIX would match exactly it, as
+    // the text after VALUES cannot extend a name or a column list.
+    prefix = last.prefix;
+  } else {
+    const m = PREFIX.exec(text);
+    if (m === null) return null;
+    prefix = prefixes.get(m[1]!);
+    if (prefix === undefined || prefix === null) return null;
+    at = m[0].length - 1;
+    lastPrefix = { text: m[1]!, prefix };
+  }
   if (!isAscii(text)) return null;
-  const rows = readRows(text, m[0].length - 1);
+  const rows = readRows(text, at);
   return rows === null ? null : { prefix, rows };
 }
+
+/** The cached prefix the last statement read here had, and its text. */
+let lastPrefix: { text: string; prefix: Prefix } | null = null;
 
 /** The statement parsed without the grammar, or null when this path does not take it. */
 export function parseInsertValues(text: string): Node | null {
