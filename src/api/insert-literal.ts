@@ -20,7 +20,7 @@ import { castValue } from '../common/cast.js';
 import { jsToValue } from './params.js';
 import { parseValue } from '../common/parse-value.js';
 import { T, type DataType, type Value } from '../common/types.js';
-import { ColumnBuilder, type Batch, type Column } from '../common/column.js';
+import { ColumnBuilder, oneValueColumn, type Batch, type Column } from '../common/column.js';
 import type { Expr } from '../logical/expr.js';
 import { coerce, type CoerceEnv } from '../sql/coerce.js';
 import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert, type LiteralRow, type Prefix } from '../sql/parse-insert-values.js';
@@ -178,9 +178,10 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEn
   const targets = plan.targets!;
   const types = plan.types;
   const width = types.length;
+  const values: Value[] = new Array(width);
+  if (rows.length === 1) return oneRowBatch(plan, rows[0]!, env, values);
   const builders: ColumnBuilder[] = new Array(width);
   for (let c = 0; c < width; c++) builders[c] = new ColumnBuilder(types[c]!, rows.length);
-  const values: Value[] = new Array(width);
   for (const r of rows) {
     // Too many or too few literals (42601, or defaults for the columns left out): the general path.
     if (r.kinds.length !== targets.length) return null;
@@ -200,6 +201,34 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEn
   const columns: Column[] = new Array(width);
   for (let c = 0; c < width; c++) columns[c] = builders[c]!.finish();
   return { columns, length: rows.length };
+}
+
+/** rowsBatch of one row (an autocommit loop's INSERT): a column per value without a builder each. */
+function oneRowBatch(plan: InsertPlan, r: LiteralRow, env: ConvertEnv, values: Value[]): Batch | null {
+  const targets = plan.targets!;
+  const types = plan.types;
+  const width = types.length;
+  if (r.kinds.length !== targets.length) return null;
+  values.fill(null);
+  for (let k = 0; k < r.kinds.length; k++) {
+    const c = targets[k]!;
+    const v = convert(r.kinds[k]!, r.values[k]!, types[c]!, env);
+    if (v === GENERAL) return null;
+    values[c] = v;
+  }
+  const columns: Column[] = new Array(width);
+  for (let c = 0; c < width; c++) {
+    const v = values[c]!;
+    if (v === null && plan.facts[c]!.notNull) return null;
+    let col = v === null ? null : oneValueColumn(types[c]!, v);
+    if (col === null) {
+      const b = new ColumnBuilder(types[c]!, 1);
+      b.push(v);
+      col = b.finish();
+    }
+    columns[c] = col;
+  }
+  return { columns, length: 1 };
 }
 
 /**

@@ -100,8 +100,20 @@ function skipSpace(text: string, p: number): number {
   return p;
 }
 
+/** One row's literals as readRows reads them, before they are copied into the row. */
+const KINDS: number[] = [];
+const VALUES: (number | string | boolean | null)[] = [];
+const LOCATIONS: number[] = [];
+
 /** The rows after VALUES, from `pos` (at the first "("); null when they are not literal rows. */
 function readRows(text: string, pos: number): LiteralRow[] | null {
+  const rows = readLiteralRows(text, pos);
+  // A row given up half-way leaves its strings in VALUES.
+  if (rows === null) VALUES.fill(null);
+  return rows;
+}
+
+function readLiteralRows(text: string, pos: number): LiteralRow[] | null {
   const n = text.length;
   const rows: LiteralRow[] = [];
   let p = pos;
@@ -109,7 +121,7 @@ function readRows(text: string, pos: number): LiteralRow[] | null {
     p = skipSpace(text, p);
     if (text.charCodeAt(p) !== 40 /* ( */) return null;
     p++;
-    const row: LiteralRow = { kinds: [], values: [], locations: [] };
+    let width = 0;
     for (;;) {
       p = skipSpace(text, p);
       const start = p;
@@ -176,9 +188,10 @@ function readRows(text: string, pos: number): LiteralRow[] | null {
         } else return null;
         p = e;
       }
-      row.kinds.push(kind);
-      row.values.push(value);
-      row.locations.push(start);
+      KINDS[width] = kind;
+      VALUES[width] = value;
+      LOCATIONS[width] = start;
+      width++;
       p = skipSpace(text, p);
       const d = text.charCodeAt(p);
       p++;
@@ -186,7 +199,10 @@ function readRows(text: string, pos: number): LiteralRow[] | null {
       if (d === 41 /* ) */) break;
       return null;
     }
-    rows.push(row);
+    // Copied out at their length: pushing into new arrays allocated room for 17 values each.
+    rows.push({ kinds: KINDS.slice(0, width), values: VALUES.slice(0, width), locations: LOCATIONS.slice(0, width) });
+    // No string of this statement stays reachable from here.
+    VALUES.fill(null, 0, width);
     p = skipSpace(text, p);
     if (text.charCodeAt(p) === 44) {
       p++;
