@@ -217,6 +217,15 @@ export function rowIdentity(b: Batch): object {
   return tailOf(b)?.identity ?? b;
 }
 
+/**
+ * The arrays whose slots `b`'s rows are, per column: a batch published over a tail store reads the
+ * store's (its plain columns would copy their slots out when read); null for any other batch, whose
+ * columns' data are its rows.
+ */
+export function storedColumns(b: Batch): readonly ColumnData[] | null {
+  return tailOf(b)?.data ?? null;
+}
+
 /** Rows `from` … end of a batch, sharing its typed buffers. */
 export function batchRowsFrom(b: Batch, from: number): Batch {
   return new CommittedBatch(

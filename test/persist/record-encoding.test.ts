@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { ColumnBuilder, getValue, type Batch } from '../../src/common/column.js';
-import { T } from '../../src/common/types.js';
-import { decodeBatch, encodeBatch } from '../../src/storage/persist/column-codec.js';
+import { ColumnBuilder, getValue, makeColumn, type Batch } from '../../src/common/column.js';
+import { T, type Value } from '../../src/common/types.js';
+import { decodeBatch, encodeBatch, encodeRows } from '../../src/storage/persist/column-codec.js';
 import { RecordBuffer } from '../../src/storage/persist/record-buffer.js';
 import { scratchDirs } from './scratch-dirs.js';
 
@@ -75,6 +75,23 @@ describe('log record encoding', () => {
         const raw = new Uint8Array(a.buffer, a.byteOffset, rows * a.BYTES_PER_ELEMENT);
         expect(Buffer.compare(bytes.subarray(pos, pos + raw.length), raw), `rows ${rows} column ${ci}`).toBe(0);
         pos += raw.length;
+      }
+      // The rows from a position on, written from the columns' arrays, are the bytes of a batch of just those rows.
+      const from = Math.floor(rows / 3);
+      const cut: Batch = {
+        columns: batch.columns.map((c) => {
+          const d = c.data;
+          return makeColumn(c.type, Array.isArray(d) ? (d as Value[]).slice(from, rows) : (d as Int32Array).subarray(from, rows), c.nulls !== null ? c.nulls.subarray(from, rows) : null);
+        }),
+        length: rows - from,
+      };
+      const whole = new RecordBuffer(0);
+      encodeBatch(cut, types, whole);
+      const cutBytes = Buffer.concat(whole.finish());
+      for (const stored of [null, batch.columns.map((c) => c.data)]) {
+        const part = new RecordBuffer(0);
+        encodeRows(batch.columns, stored, from, rows - from, types, part);
+        expect(Buffer.compare(Buffer.concat(part.finish()), cutBytes), `rows ${rows} from ${from}`).toBe(0);
       }
       const { batch: back, end } = decodeBatch(bytes, 0, types);
       expect(end).toBe(bytes.length);

@@ -89,27 +89,28 @@ export class RecordBuffer {
   }
 
   /**
-   * The first `n` values of a typed column (or null map) as their raw bytes: copied value by value
+   * Values from … from + n of a typed column (or null map) as their raw bytes: copied value by value
    * when few (a small commit's row), else as raw() takes them.
    */
-  typed(a: Uint8Array | Int32Array | Float64Array, n: number): void {
+  typed(a: Uint8Array | Int32Array | Float64Array, from: number, n: number): void {
     const bytes = n * a.BYTES_PER_ELEMENT;
     if (bytes > SMALL_TYPED_BYTES) {
-      this.raw(new Uint8Array(a.buffer, a.byteOffset, bytes));
+      this.raw(new Uint8Array(a.buffer, a.byteOffset + from * a.BYTES_PER_ELEMENT, bytes));
       return;
     }
     this.ensure(bytes);
     const buf = this.buf;
     let p = this.pos;
+    const end = from + n;
     if (a instanceof Uint8Array) {
-      for (let i = 0; i < n; i++) buf[p++] = a[i]!;
+      for (let i = from; i < end; i++) buf[p++] = a[i]!;
     } else if (a instanceof Int32Array) {
-      for (let i = 0; i < n; i++) {
+      for (let i = from; i < end; i++) {
         oneI32[0] = a[i]!;
         for (let b = 0; b < 4; b++) buf[p++] = oneBytes[b]!;
       }
     } else {
-      for (let i = 0; i < n; i++) {
+      for (let i = from; i < end; i++) {
         oneF64[0] = a[i]!;
         for (let b = 0; b < 8; b++) buf[p++] = oneBytes[b]!;
       }

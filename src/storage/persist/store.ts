@@ -35,7 +35,7 @@ import { QuireError } from '../../common/errors.js';
 import { type, type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
 import { CountedMap, isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
-import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
+import { extendBatch, extendsBatch, MemoryTable, storedColumns, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
 import { createWal, readWal, RECORD_PREFIX, WAL_FILE, WalWriter, type WalContents } from './wal.js';
@@ -444,7 +444,7 @@ function runsFor(t: MemoryTable, old: readonly Batch[], now: readonly Batch[]): 
   if (k === now.length) return runs;
   if (k === old.length - 1 && extendsBatch(now[k]!, old[k]!)) {
     // Rows committed into the open last batch: only they are logged.
-    runs.push({ extend: k, rows: batchRowsFrom(now[k]!, old[k]!.length) });
+    runs.push({ extend: k, rows: now[k]!, from: old[k]!.length, stored: storedColumns(now[k]!) });
     k++;
   }
   const index = k >= old.length ? null : new Map(old.map((b, i) => [b, i]));
