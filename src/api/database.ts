@@ -27,7 +27,7 @@ import { foldConstantSubqueries } from '../physical/fold-constant-subqueries.js'
 import { nodeBody, nodeTag } from '../sql/ast.js';
 import { QueryBinder } from '../sql/bind/query.js';
 import { ensureParser, parseStatements, type ParsedStatement } from '../sql/parse.js';
-import { isLiteralInsert, literalInsertOf, type LiteralInsert } from '../sql/parse-insert-values.js';
+import { isLiteralInsert, literalInsertOf, literalInsertText, type LiteralInsert } from '../sql/parse-insert-values.js';
 import { runJsParamInsert, runLiteralInsert, runParamInsert } from './insert-literal.js';
 import { paramInsertOf, type ParamInsert } from '../sql/param-insert.js';
 import { Catalog, isTempTableKey, tempTableKey } from '../storage/catalog.js';
@@ -443,10 +443,17 @@ export class Database implements UtilityHost {
   }
 
   /** Runs every statement in `sql`; returns the last statement's result. */
-  async query(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult> {
-    const results = await this.execute(sql, params, opts);
-    if (results.length === 0) return emptyResult('EMPTY', '');
-    return results[results.length - 1]!;
+  query(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult> {
+    if (!this.callRunning && opts.signal === undefined && opts.timeoutMs === undefined) {
+      const direct = this.directCall(sql, params);
+      if (direct !== null) return direct;
+    }
+    try {
+      return this.execute(sql, params, opts).then(lastResult);
+    } catch (e) {
+      // As an async function would: an argument execute() refuses at once is a rejection too.
+      return Promise.reject(e);
+    }
   }
 
   /**
@@ -457,6 +464,10 @@ export class Database implements UtilityHost {
    */
   execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
     if (!this.callRunning) {
+      if (opts.signal === undefined && opts.timeoutMs === undefined) {
+        const direct = this.directCall(sql, params);
+        if (direct !== null) return direct.then(oneResult);
+      }
       this.callRunning = true;
       return this.runCall(sql, params, opts);
     }
@@ -469,6 +480,59 @@ export class Database implements UtilityHost {
    */
   private runCall(sql: string, params: readonly unknown[], opts: QueryOptions): Promise<QueryResult[]> {
     const p = opts.signal !== undefined || opts.timeoutMs !== undefined ? runWithLimits(limitsOf(opts), () => this.executeCall(sql, params)) : this.executeCall(sql, params);
+    p.then(this.nextCall, this.nextCall);
+    return p;
+  }
+
+  /**
+   * The autocommit loop's INSERT (literal rows, or the library's parameter values) while no call runs:
+   * run here and now, from the text to its commit in the log with no statement tree and no promise
+   * turn between, and acknowledged once durable (at once when the log's inline sync made it so; the
+   * session is held until then otherwise, as runCall holds it). Null when the general path must run
+   * it: nothing was changed then.
+   */
+  private directCall(sql: string, params: readonly unknown[]): Promise<QueryResult> | null {
+    let r: QueryResult | null;
+    try {
+      if (params.length > 0) {
+        const pi = paramInsertShape(sql);
+        if (pi === null) return null;
+        this.startStatement();
+        r = this.jsParamInsertSync(sql, pi, params);
+      } else {
+        // Another access policy checks the statement's tree (checkStatements), which this path has none of.
+        if (this.session.access !== AccessPolicy.full) return null;
+        const lit = literalInsertText(sql);
+        if (lit === null) return null;
+        this.startStatement();
+        r = this.literalRowsSync(sql, lit);
+      }
+    } catch (e) {
+      return this.refused(e);
+    }
+    return r === null ? null : this.acknowledged(r);
+  }
+
+  /** Result `r` once every commit written so far is durable. */
+  private acknowledged(r: QueryResult): Promise<QueryResult> {
+    const pending = this.pendingDurable();
+    return pending === null ? Promise.resolve(r) : this.heldUntil(pending.then(() => r));
+  }
+
+  /** Error `e` once every commit written so far is durable (an earlier statement's commit comes first). */
+  private refused(e: unknown): Promise<QueryResult> {
+    const pending = this.pendingDurable();
+    if (pending === null) return Promise.reject(e);
+    return this.heldUntil(
+      pending.then(() => {
+        throw e;
+      }),
+    );
+  }
+
+  /** `p`, the session held until it settles (calls made meanwhile wait in turn). */
+  private heldUntil(p: Promise<QueryResult>): Promise<QueryResult> {
+    this.callRunning = true;
     p.then(this.nextCall, this.nextCall);
     return p;
   }
@@ -1099,11 +1163,16 @@ export class Database implements UtilityHost {
    */
   literalInsertSync(s: ParsedStatement): QueryResult | null {
     const lit = literalInsertOf(s.stmt);
-    if (lit === undefined || this.catalog.attached.size > 0 || (this.session.transactionFailed && this.session.inTransaction)) return null;
+    return lit === undefined ? null : this.literalRowsSync(s.text, lit);
+  }
+
+  /** literalInsertSync of statement text `text`, read into `lit`. */
+  private literalRowsSync(text: string, lit: LiteralInsert): QueryResult | null {
+    if (this.catalog.attached.size > 0 || (this.session.transactionFailed && this.session.inTransaction)) return null;
     this.abort = null;
     this.abortUnused = false;
     this.beginStatement();
-    this.queryText = s.text;
+    this.queryText = text;
     try {
       return this.literalInsertNow(lit);
     } catch (e) {
@@ -1257,6 +1326,15 @@ function paramInsertShape(sql: string): ParamInsert | null {
   if (paramInsertShapes.size >= MAX_PARAM_INSERT_SHAPES) paramInsertShapes.clear();
   paramInsertShapes.set(sql, pi);
   return pi;
+}
+
+/** query()'s answer: the last statement's result. */
+function lastResult(results: QueryResult[]): QueryResult {
+  return results.length === 0 ? emptyResult('EMPTY', '') : results[results.length - 1]!;
+}
+
+function oneResult(r: QueryResult): QueryResult[] {
+  return [r];
 }
 
 function statementError(e: unknown): QuireError {

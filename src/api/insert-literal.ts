@@ -20,13 +20,13 @@ import { castValue } from '../common/cast.js';
 import { jsToValue } from './params.js';
 import { parseValue } from '../common/parse-value.js';
 import { T, type DataType, type Value } from '../common/types.js';
-import { ColumnBuilder, type Batch, type Column } from '../common/column.js';
+import { ColumnBuilder, oneValueColumn, type Batch, type Column } from '../common/column.js';
 import type { Expr } from '../logical/expr.js';
 import { coerce, type CoerceEnv } from '../sql/coerce.js';
 import { LIT_BOOL, LIT_INT, LIT_NULL, LIT_NUMBER, LIT_STRING, type LiteralInsert, type LiteralRow, type Prefix } from '../sql/parse-insert-values.js';
 import type { ParamInsert } from '../sql/param-insert.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
-import { checkUniqueBatches } from '../storage/unique-index.js';
+import { checkNewBatch } from '../storage/unique-index.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
 import { checkKeysCommittedSince } from './snapshot-keys.js';
 import type { QueryResult } from './database.js';
@@ -178,9 +178,10 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEn
   const targets = plan.targets!;
   const types = plan.types;
   const width = types.length;
+  const values: Value[] = new Array(width);
+  if (rows.length === 1) return oneRowBatch(plan, rows[0]!, env, values);
   const builders: ColumnBuilder[] = new Array(width);
   for (let c = 0; c < width; c++) builders[c] = new ColumnBuilder(types[c]!, rows.length);
-  const values: Value[] = new Array(width);
   for (const r of rows) {
     // Too many or too few literals (42601, or defaults for the columns left out): the general path.
     if (r.kinds.length !== targets.length) return null;
@@ -200,6 +201,34 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEn
   const columns: Column[] = new Array(width);
   for (let c = 0; c < width; c++) columns[c] = builders[c]!.finish();
   return { columns, length: rows.length };
+}
+
+/** rowsBatch of one row (an autocommit loop's INSERT): a column per value without a builder each. */
+function oneRowBatch(plan: InsertPlan, r: LiteralRow, env: ConvertEnv, values: Value[]): Batch | null {
+  const targets = plan.targets!;
+  const types = plan.types;
+  const width = types.length;
+  if (r.kinds.length !== targets.length) return null;
+  values.fill(null);
+  for (let k = 0; k < r.kinds.length; k++) {
+    const c = targets[k]!;
+    const v = convert(r.kinds[k]!, r.values[k]!, types[c]!, env);
+    if (v === GENERAL) return null;
+    values[c] = v;
+  }
+  const columns: Column[] = new Array(width);
+  for (let c = 0; c < width; c++) {
+    const v = values[c]!;
+    if (v === null && plan.facts[c]!.notNull) return null;
+    let col = v === null ? null : oneValueColumn(types[c]!, v);
+    if (col === null) {
+      const b = new ColumnBuilder(types[c]!, 1);
+      b.push(v);
+      col = b.finish();
+    }
+    columns[c] = col;
+  }
+  return { columns, length: 1 };
 }
 
 /**
@@ -226,21 +255,22 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
   const batch = rowsBatch(plan, lit.rows, { host, now, coerce: null });
   if (batch === null) return null;
   // The batch's rows as the general INSERT's rows are checked: in order, each row's keys in order.
+  const rows = { batches: [batch] };
   if (t.uniqueKeys.length > 0) {
     // A key another open transaction wrote: the general path waits for it.
-    if (pendingKeyHolder(t, { batches: [batch] }, host.rowLocks) !== null) return null;
-    checkUniqueBatches(t, [batch], t.snapshot());
+    if (pendingKeyHolder(t, rows, host.rowLocks) !== null) return null;
+    checkNewBatch(t, batch);
   }
   if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);
   if (host.keyHolder !== null && t.uniqueKeys.length > 0) {
-    checkKeysCommittedSince(host, t, { batches: [batch] }, false);
-    holdPendingKeys(t, { batches: [batch] }, host.keyHolder);
+    checkKeysCommittedSince(host, t, rows, false);
+    holdPendingKeys(t, rows, host.keyHolder);
   }
   // In a transaction block: its copy of the table. Otherwise this is the implicit transaction's COMMIT.
   if (host.inAnyTransaction) t.appendBatch(batch);
-  else t.appendCommitted([batch]);
+  else t.appendCommitted(rows.batches);
   const n = batch.length;
-  return { command: 'INSERT', commandTag: `INSERT 0 ${n}`, columns: [], rows: [], rowCount: n, notices: [] };
+  return { command: 'INSERT', commandTag: n === 1 ? 'INSERT 0 1' : `INSERT 0 ${n}`, columns: [], rows: [], rowCount: n, notices: [] };
 }
 
 /**
@@ -254,11 +284,10 @@ export function runParamInsert(host: UtilityHost, pi: ParamInsert, params: reado
   if (paramTypes.length !== n || params.length !== n) return null;
   const kinds: number[] = new Array(n);
   const values: (string | null)[] = new Array(n);
-  const used = new Uint8Array(n);
+  // A parameter used twice or not at all: the general path.
+  if (!pi.eachOnce) return null;
   for (let k = 0; k < n; k++) {
     const slot = pi.slots[k]!;
-    if (slot >= n || used[slot] === 1) return null;
-    used[slot] = 1;
     const v = params[slot];
     if (v === null) {
       kinds[k] = LIT_NULL;
@@ -314,11 +343,10 @@ export function runJsParamInsert(host: UtilityHost, pi: ParamInsert, params: rea
   const { t, cols } = target;
   const kinds: number[] = new Array(n);
   const values: (number | string | boolean | null)[] = new Array(n);
-  const used = new Uint8Array(n);
+  // A parameter used twice or not at all: the general path.
+  if (!pi.eachOnce) return null;
   for (let k = 0; k < n; k++) {
     const slot = pi.slots[k]!;
-    if (slot >= n || used[slot] === 1) return null;
-    used[slot] = 1;
     const v = params[slot];
     if (v === null || v === undefined) {
       kinds[k] = LIT_NULL;

@@ -199,6 +199,35 @@ export function constantColumn(t: DataType, v: Value, n: number): Column {
 export const BUILDER_CHUNK_ROWS = 1 << 16;
 
 /** Growable column; push() takes engine values (boolean for bool, number|bigint for int8, …). */
+/**
+ * The column a ColumnBuilder of `t` makes of the one value `v` (not null), without the builder: a
+ * one-row INSERT builds a column per value, and the builder's own fields were most of what such a
+ * statement allocated. Null for a value the builder would store otherwise (a bigint, which widens a
+ * float-stored column to plain values).
+ */
+export function oneValueColumn(t: DataType, v: Value): Column | null {
+  switch (storageKind(t)) {
+    case 'u8': {
+      const d = new Uint8Array(1);
+      d[0] = v === true ? 1 : 0;
+      return makeColumn(t, d, null);
+    }
+    case 'i32': {
+      const d = new Int32Array(1);
+      d[0] = v as number;
+      return makeColumn(t, d, null);
+    }
+    case 'f64': {
+      if (typeof v === 'bigint') return null;
+      const d = new Float64Array(1);
+      d[0] = v as number;
+      return makeColumn(t, d, null);
+    }
+    default:
+      return makeColumn(t, [v], null);
+  }
+}
+
 export class ColumnBuilder {
   readonly type: DataType;
   /** The chunk being filled; its index 0 is row `base`. */
@@ -213,7 +242,7 @@ export class ColumnBuilder {
   constructor(type: DataType, capacity = 16) {
     this.type = type;
     this.kind = storageKind(type);
-    this.data = allocData(type, Math.max(capacity, 4));
+    this.data = allocData(type, Math.max(capacity, 1));
   }
 
   /** Room for index `min - 1` of the current chunk: double up to a chunk, then start a new chunk. */

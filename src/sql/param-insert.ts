@@ -17,6 +17,8 @@ export interface ParamInsert {
   readonly prefix: Prefix;
   /** Per value of the row, in order: the 0-based number of the parameter it is. */
   readonly slots: readonly number[];
+  /** Whether the slots are 0 … n-1 in some order: each parameter used exactly once, which the fast paths take. */
+  readonly eachOnce: boolean;
 }
 
 function only(o: object, keys: readonly string[]): boolean {
@@ -57,5 +59,6 @@ function shapeOf(stmt: Node): ParamInsert | null {
   }
   const insert: Record<string, unknown> = { relation: rel, ...(cols !== undefined ? { cols } : {}), override: ins.override };
   const select = { limitOption: sel.limitOption, op: sel.op };
-  return { prefix: { insert, select, json: JSON.stringify({ insert, select }) }, slots };
+  const eachOnce = slots.every((slot, k) => slot < slots.length && slots.indexOf(slot) === k);
+  return { prefix: { insert, select, json: JSON.stringify({ insert, select }) }, slots, eachOnce };
 }

@@ -100,8 +100,20 @@ function skipSpace(text: string, p: number): number {
   return p;
 }
 
+/** One row's literals as readRows reads them, before they are copied into the row. */
+const KINDS: number[] = [];
+const VALUES: (number | string | boolean | null)[] = [];
+const LOCATIONS: number[] = [];
+
 /** The rows after VALUES, from `pos` (at the first "("); null when they are not literal rows. */
-function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number } | null {
+function readRows(text: string, pos: number): LiteralRow[] | null {
+  const rows = readLiteralRows(text, pos);
+  // A row given up half-way leaves its strings in VALUES.
+  if (rows === null) VALUES.fill(null);
+  return rows;
+}
+
+function readLiteralRows(text: string, pos: number): LiteralRow[] | null {
   const n = text.length;
   const rows: LiteralRow[] = [];
   let p = pos;
@@ -109,7 +121,7 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
     p = skipSpace(text, p);
     if (text.charCodeAt(p) !== 40 /* ( */) return null;
     p++;
-    const row: LiteralRow = { kinds: [], values: [], locations: [] };
+    let width = 0;
     for (;;) {
       p = skipSpace(text, p);
       const start = p;
@@ -136,22 +148,32 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
       } else if (c === 45 /* - */ || c === 46 /* . */ || isDigit(c)) {
         const negative = c === 45;
         if (negative) p++;
-        NUMBER.lastIndex = p;
-        const m = NUMBER.exec(text);
-        // Very long numbers are the grammar's business.
-        if (m === null || m[0].length >= 400) return null;
-        p += m[0].length;
-        // "1abc", "1_000", "0x1f", "1e": the lexer's business.
-        if (p < n && (isWordChar(text.charCodeAt(p)) || text.charCodeAt(p) === 46)) return null;
-        const digits = m[0];
-        const int = /^[0-9]+$/.test(digits) ? Number(digits) : Infinity;
-        if (int <= 2147483647) {
+        // Digits alone (an id, a count) that fit int4: their value as read, without the regular expression.
+        let q = p;
+        let int = 0;
+        while (q < n && isDigit(text.charCodeAt(q)) && int <= 2147483647) int = int * 10 + (text.charCodeAt(q++) - 48);
+        if (q > p && int <= 2147483647 && (q >= n || !(isWordChar(text.charCodeAt(q)) || text.charCodeAt(q) === 46))) {
           kind = LIT_INT;
-          value = negative ? -int : int;
-          if (value === 0) value = 0;
+          value = negative && int !== 0 ? -int : int;
+          p = q;
         } else {
-          kind = LIT_NUMBER;
-          value = negative ? `-${digits}` : digits;
+          NUMBER.lastIndex = p;
+          const m = NUMBER.exec(text);
+          // Very long numbers are the grammar's business.
+          if (m === null || m[0].length >= 400) return null;
+          p += m[0].length;
+          // "1abc", "1_000", "0x1f", "1e": the lexer's business.
+          if (p < n && (isWordChar(text.charCodeAt(p)) || text.charCodeAt(p) === 46)) return null;
+          const digits = m[0];
+          const whole = /^[0-9]+$/.test(digits) ? Number(digits) : Infinity;
+          if (whole <= 2147483647) {
+            kind = LIT_INT;
+            value = negative ? -whole : whole;
+            if (value === 0) value = 0;
+          } else {
+            kind = LIT_NUMBER;
+            value = negative ? `-${digits}` : digits;
+          }
         }
       } else {
         let e = p;
@@ -166,9 +188,10 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
         } else return null;
         p = e;
       }
-      row.kinds.push(kind);
-      row.values.push(value);
-      row.locations.push(start);
+      KINDS[width] = kind;
+      VALUES[width] = value;
+      LOCATIONS[width] = start;
+      width++;
       p = skipSpace(text, p);
       const d = text.charCodeAt(p);
       p++;
@@ -176,7 +199,10 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
       if (d === 41 /* ) */) break;
       return null;
     }
-    rows.push(row);
+    // Copied out at their length: pushing into new arrays allocated room for 17 values each.
+    rows.push({ kinds: KINDS.slice(0, width), values: VALUES.slice(0, width), locations: LOCATIONS.slice(0, width) });
+    // No string of this statement stays reachable from here.
+    VALUES.fill(null, 0, width);
     p = skipSpace(text, p);
     if (text.charCodeAt(p) === 44) {
       p++;
@@ -186,7 +212,7 @@ function readRows(text: string, pos: number): { rows: LiteralRow[]; end: number 
   }
   p = skipSpace(text, p);
   if (p !== n) return null;
-  return { rows, end: n };
+  return rows;
 }
 
 /**
@@ -244,16 +270,38 @@ function isAscii(s: string): boolean {
   return true;
 }
 
+/**
+ * The prefix and literal rows of `text`, or null when this path does not take it: what the library's
+ * autocommit INSERT runs from, with no statement node made (src/api/database.ts).
+ */
+export function literalInsertText(text: string): LiteralInsert | null {
+  let prefix: Prefix | null | undefined;
+  let at: number;
+  const last = lastPrefix;
+  if (last !== null && text.startsWith(last.text) && prefixes.get(last.text) === last.prefix && (at = skipSpace(text, last.text.length)) < text.length && text.charCodeAt(at) === 40) {
+    // The prefix of the statement before (an autocommit loop's): PREFIX would match exactly it, as
+    // the text after VALUES cannot extend a name or a column list.
+    prefix = last.prefix;
+  } else {
+    const m = PREFIX.exec(text);
+    if (m === null) return null;
+    prefix = prefixes.get(m[1]!);
+    if (prefix === undefined || prefix === null) return null;
+    at = m[0].length - 1;
+    lastPrefix = { text: m[1]!, prefix };
+  }
+  if (!isAscii(text)) return null;
+  const rows = readRows(text, at);
+  return rows === null ? null : { prefix, rows };
+}
+
+/** The cached prefix the last statement read here had, and its text. */
+let lastPrefix: { text: string; prefix: Prefix } | null = null;
+
 /** The statement parsed without the grammar, or null when this path does not take it. */
 export function parseInsertValues(text: string): Node | null {
-  const m = PREFIX.exec(text);
-  if (m === null) return null;
-  const prefix = prefixes.get(m[1]!);
-  if (prefix === undefined || prefix === null) return null;
-  if (!isAscii(text)) return null;
-  const r = readRows(text, m[0].length - 1);
-  if (r === null) return null;
-  return lazyStatement({ prefix, rows: r.rows });
+  const lit = literalInsertText(text);
+  return lit === null ? null : lazyStatement(lit);
 }
 
 /** JSON with keys in sorted order: the grammar's key order is not the point of the comparison. */
@@ -276,9 +324,9 @@ function canonical(v: unknown): string {
 export function learnInsertValues(text: string, parsed: readonly { stmt: Node; start: number; end: number }[]): void {
   const m = PREFIX.exec(text);
   if (m === null || prefixes.has(m[1]!) || !isAscii(text)) return;
-  const r = readRows(text, m[0].length - 1);
+  const rows = readRows(text, m[0].length - 1);
   // Not literal rows (RETURNING, DEFAULT, an expression): nothing to learn from this one.
-  if (r === null) return;
+  if (rows === null) return;
   if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
   let learned: Prefix | null = null;
   const one = parsed.length === 1 && parsed[0]!.start === 0 && parsed[0]!.end === text.length ? parsed[0]!.stmt : null;
@@ -288,7 +336,7 @@ export function learnInsertValues(text: string, parsed: readonly { stmt: Node; s
     const { selectStmt: _s, ...insert } = ins;
     const { valuesLists: _v, ...select } = sel;
     const candidate: Prefix = { insert, select, json: JSON.stringify({ insert, select }) };
-    if (canonical(build(candidate, rowNodes(r.rows))) === canonical(one)) learned = candidate;
+    if (canonical(build(candidate, rowNodes(rows))) === canonical(one)) learned = candidate;
   }
   prefixes.set(m[1]!, learned);
 }

@@ -59,8 +59,13 @@ interface TailStore {
   identity: object;
 }
 
-/** Batches published over a tail store (only those may be extended). */
-const tails = new WeakMap<Batch, TailStore>();
+/**
+ * The tail store a batch was published over (only those may be extended): a field of the batch
+ * object, not a WeakMap entry, as every one-row commit publishes one.
+ */
+function tailOf(b: Batch): TailStore | undefined {
+  return b instanceof CommittedBatch ? (b.store ?? undefined) : undefined;
+}
 
 /** Batches from this many rows up are kept as they are (bulk loads), not copied into the open batch. */
 const SMALL_BATCH = 512;
@@ -73,17 +78,12 @@ const SMALL_BATCH = 512;
  */
 const OPEN_ARRAY_BATCH = 1024;
 
-function openBatchLimit(b: Batch): number {
-  for (let ci = 0; ci < b.columns.length; ci++) if (Array.isArray(storedData(b, ci))) return OPEN_ARRAY_BATCH;
-  return BATCH_SIZE;
-}
-
 /**
  * Column `ci` of `b` as stored: a batch published over a tail store reads the store's buffers, whose
  * first b.length rows are b's (stores only append), so its plain columns need not be copied out.
  */
 function storedData(b: Batch, ci: number): ColumnData {
-  const s = tails.get(b);
+  const s = tailOf(b);
   return s !== undefined ? s.data[ci]! : b.columns[ci]!.data;
 }
 
@@ -139,23 +139,26 @@ class CommittedBatch implements Batch {
   constructor(
     readonly columns: readonly Column[],
     readonly length: number,
+    /** The tail store this batch was published over; null for a cut of one (batchRowsFrom). */
+    readonly store: TailStore | null,
   ) {}
 }
 
 /** The batch of the store's `used` rows. */
 function publish(s: TailStore, like: Batch): Batch {
   const n = s.used;
-  const columns: Column[] = like.columns.map((c, ci) => {
+  const width = like.columns.length;
+  const columns: Column[] = new Array(width);
+  for (let ci = 0; ci < width; ci++) {
+    const type = like.columns[ci]!.type;
     const d = s.data[ci]!;
     const nm = s.nulls[ci]!;
     const rowNulls = nm !== null ? nm.subarray(0, n) : null;
     // Plain values are copied only when read (prefixColumn): most batches a commit publishes are
     // replaced by the next commit's before anything reads them.
-    return Array.isArray(d) ? prefixColumn(c.type, d, n, rowNulls) : makeColumn(c.type, d.subarray(0, n), rowNulls);
-  });
-  const b: Batch = new CommittedBatch(columns, n);
-  tails.set(b, s);
-  return b;
+    columns[ci] = Array.isArray(d) ? prefixColumn(type, d, n, rowNulls) : makeColumn(type, d.subarray(0, n), rowNulls);
+  }
+  return new CommittedBatch(columns, n, s);
 }
 
 /**
@@ -165,15 +168,22 @@ function publish(s: TailStore, like: Batch): Batch {
  */
 export function extendBatch(last: Batch, more: Batch): Batch | null {
   const n = last.length + more.length;
-  if (n > openBatchLimit(last) || last.columns.length !== more.columns.length) return null;
-  for (let c = 0; c < last.columns.length; c++) if (!sameKind(storedData(last, c), more.columns[c]!.data)) return null;
-  let s = tails.get(last);
+  let s = tailOf(last);
+  const width = last.columns.length;
+  if (width !== more.columns.length) return null;
+  let limit = BATCH_SIZE;
+  for (let c = 0; c < width; c++) {
+    const d = s !== undefined ? s.data[c]! : last.columns[c]!.data;
+    if (!sameKind(d, more.columns[c]!.data)) return null;
+    if (Array.isArray(d)) limit = OPEN_ARRAY_BATCH;
+  }
+  if (n > limit) return null;
   if (s === undefined || s.used !== last.length || s.capacity < n) {
     // Not extendable in place (a closed batch, buffers another writer went on with, or full): copy
     // into new buffers with room to grow.
     let cap = Math.max(64, s?.capacity ?? 0);
     while (cap < n) cap *= 2;
-    s = newStore(last, Math.min(cap, openBatchLimit(last)));
+    s = newStore(last, Math.min(cap, limit));
     s.from = new WeakRef(last);
     s.identity = rowIdentity(last);
     writeRows(s, last);
@@ -187,10 +197,10 @@ export function extendBatch(last: Batch, more: Batch): Batch | null {
  * through copies into larger buffers.
  */
 export function extendsBatch(later: Batch, earlier: Batch): boolean {
-  const target = tails.get(earlier);
+  const target = tailOf(earlier);
   for (let x: Batch | undefined = later; x !== undefined; ) {
     if (x === earlier) return true;
-    const s = tails.get(x);
+    const s = tailOf(x);
     if (s === undefined) return false;
     if (s === target) return x.length >= earlier.length;
     x = s.from?.deref();
@@ -204,7 +214,16 @@ export function extendsBatch(later: Batch, earlier: Batch): boolean {
  * them (row-locks.ts keys its holds by this).
  */
 export function rowIdentity(b: Batch): object {
-  return tails.get(b)?.identity ?? b;
+  return tailOf(b)?.identity ?? b;
+}
+
+/**
+ * The arrays whose slots `b`'s rows are, per column: a batch published over a tail store reads the
+ * store's (its plain columns would copy their slots out when read); null for any other batch, whose
+ * columns' data are its rows.
+ */
+export function storedColumns(b: Batch): readonly ColumnData[] | null {
+  return tailOf(b)?.data ?? null;
 }
 
 /** Rows `from` … end of a batch, sharing its typed buffers. */
@@ -215,8 +234,27 @@ export function batchRowsFrom(b: Batch, from: number): Batch {
       return makeColumn(c.type, Array.isArray(d) ? d.slice(from, b.length) : d.subarray(from, b.length), c.nulls !== null ? c.nulls.subarray(from, b.length) : null);
     }),
     b.length - from,
+    null,
   );
 }
+
+/**
+ * Whether `current` holds exactly `base`'s rows and possibly more after them (the same batches, the
+ * last possibly extended, then new ones), by comparing the two lists batch by batch.
+ */
+export function listGrewFrom(current: readonly Batch[], base: readonly Batch[]): boolean {
+  if (current === base) return true;
+  const n = base.length;
+  if (current.length < n) return false;
+  for (let i = 0; i < n - 1; i++) if (current[i] !== base[i]) return false;
+  return n === 0 || extendsBatch(current[n - 1]!, base[n - 1]!);
+}
+
+/**
+ * Lists a table remembers having made by appends alone, with the list each was made from: enough for
+ * a writer that checks after every commit (the unique index, the log) and a few sessions between.
+ */
+const APPEND_HISTORY = 8;
 
 /** A stored text column's dictionary, and how many rows it has encoded (to tell when it stops paying). */
 interface ColumnDictionary {
@@ -332,6 +370,15 @@ export class MemoryTable implements TableSource {
   /** For a transaction's private copy: the shared table it copies, whose rows are the committed ones. */
   private origin: MemoryTable | null = null;
   private rows = 0;
+  /**
+   * The last APPEND_HISTORY lists of `batches` made by appending to the one before, as pairs (list,
+   * the list it was made from) in a ring: whether a list grew from an older one is then a walk of a
+   * few steps instead of a comparison of every batch, which at a million rows (a thousand batches)
+   * was a third of a one-row commit's CPU. Emptied by any other change of the list, so it holds no
+   * batches the table no longer holds.
+   */
+  private appends: (readonly Batch[] | undefined)[] = [];
+  private appendAt = 0;
   /** Bumped on every write, so cursors and caches can tell the table changed. */
   version = 0;
 
@@ -399,6 +446,49 @@ export class MemoryTable implements TableSource {
     return (this.origin ?? this).batches;
   }
 
+  /** Remembers that `list` was made by appending to `from` (rows to its last batch, and batches). */
+  private appended(list: readonly Batch[], from: readonly Batch[]): void {
+    const at = this.appendAt;
+    this.appends[at] = list;
+    this.appends[at + 1] = from;
+    this.appendAt = at + 2 === 2 * APPEND_HISTORY ? 0 : at + 2;
+  }
+
+  /** The list `list` was made from by appends, as this table or the one it copies remembers. */
+  private appendedTo(list: readonly Batch[]): readonly Batch[] | undefined {
+    const a = this.appends;
+    for (let i = 0; i < a.length; i += 2) if (a[i] === list) return a[i + 1];
+    const o = this.origin;
+    if (o !== null) {
+      const b = o.appends;
+      for (let i = 0; i < b.length; i += 2) if (b[i] === list) return b[i + 1];
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether list `current` (of this table, or of the committed table it copies) was made from `base`
+   * by appends alone, as the table remembers them; false when it cannot tell (listGrewFrom can).
+   */
+  appendedSince(current: readonly Batch[], base: readonly Batch[]): boolean {
+    let x: readonly Batch[] | undefined = current;
+    for (let step = 0; step <= 2 * APPEND_HISTORY && x !== undefined; step++) {
+      if (x === base) return true;
+      x = this.appendedTo(x);
+    }
+    return false;
+  }
+
+  /** listGrewFrom(current, base), answered from the appends remembered when they reach `base`. */
+  grewFrom(current: readonly Batch[], base: readonly Batch[]): boolean {
+    return current === base || this.appendedSince(current, base) || listGrewFrom(current, base);
+  }
+
+  private forgetAppends(): void {
+    if (this.appends.length > 0) this.appends = [];
+    this.appendAt = 0;
+  }
+
   async *scan(): AsyncGenerator<Batch> {
     for (const b of this.batches) yield b;
   }
@@ -407,7 +497,9 @@ export class MemoryTable implements TableSource {
     if (b.length === 0) return;
     b = this.encodeBatch(b);
     recordImmutableBatch(b);
-    this.batches = [...this.batches, b];
+    const from = this.batches;
+    this.batches = [...from, b];
+    this.appended(this.batches, from);
     this.rows += b.length;
     this.version++;
     this.changed();
@@ -440,7 +532,7 @@ export class MemoryTable implements TableSource {
         // A large batch that is not open (a bulk load's last) is not copied into an open one: each
         // commit would then publish a copy of all its rows, and one-row commits into a table that
         // ended with a bulk load would cost more than into an empty one. A new open batch starts.
-        const merged = last !== undefined && (tails.has(last) || last.length < SMALL_BATCH) ? extendBatch(last, b) : null;
+        const merged = last !== undefined && (tailOf(last) !== undefined || last.length < SMALL_BATCH) ? extendBatch(last, b) : null;
         if (merged !== null) {
           list[list.length - 1] = merged;
           recordExtendedBatch(merged, last!);
@@ -459,6 +551,7 @@ export class MemoryTable implements TableSource {
       list.push(b);
     }
     if (added === 0) return;
+    this.appended(list, this.batches);
     this.batches = list;
     this.rows += added;
     this.version++;
@@ -489,6 +582,7 @@ export class MemoryTable implements TableSource {
   /** A transaction's clone takes a new statement's snapshot: these batches, without counting as a write. */
   rebase(batches: readonly Batch[]): void {
     this.batches = batches as Batch[];
+    this.forgetAppends();
     this.rows = batches.reduce((n, b) => n + b.length, 0);
     this.changed();
   }
@@ -505,6 +599,7 @@ export class MemoryTable implements TableSource {
     // The batches are kept as given, never copied: WHERE CURRENT OF and row locks follow a rewritten row
     // by its batch object (row-lineage.ts). Rewrites encode their new batches first (encodeRewritten).
     this.batches = batches.filter((b) => b.length > 0);
+    this.forgetAppends();
     for (const b of this.batches) recordImmutableBatch(b);
     this.rows = this.batches.reduce((n, b) => n + b.length, 0);
     this.version++;

@@ -20,7 +20,7 @@ import { formatValue } from '../common/format-value.js';
 import { quoteIdent } from '../functions/scalar/support/quote.js';
 import { getValue, type Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
-import { extendsBatch, type MemoryTable } from './memory-table.js';
+import type { MemoryTable } from './memory-table.js';
 import { KeySet } from './key-set.js';
 
 /** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
@@ -63,8 +63,8 @@ interface Rewrite {
 const MAX_REWRITES = 8;
 
 /** Brings `idx` to a rewrite of its list that `committed` grew from; false when none did. */
-function applyRewrite(idx: UniqueIndex, committed: readonly Batch[]): boolean {
-  const r = idx.rewrites.find((x) => grewFrom(committed, x.to));
+function applyRewrite(t: MemoryTable, idx: UniqueIndex, committed: readonly Batch[]): boolean {
+  const r = idx.rewrites.find((x) => t.grewFrom(committed, x.to));
   if (r === undefined) return false;
   for (const k of r.removed) idx.keys.delete(k);
   for (const k of r.added) idx.keys.add(k);
@@ -75,15 +75,6 @@ function applyRewrite(idx: UniqueIndex, committed: readonly Batch[]): boolean {
 
 /** Tables (by their shared index holder) and their keys' indexes. */
 type IndexHolder = WeakMap<readonly number[], UniqueIndex>;
-
-/** Whether `current` holds exactly `base`'s rows and possibly more after them. */
-function grewFrom(current: readonly Batch[], base: readonly Batch[]): boolean {
-  if (current === base) return true;
-  const n = base.length;
-  if (current.length < n) return false;
-  for (let i = 0; i < n - 1; i++) if (current[i] !== base[i]) return false;
-  return n === 0 || extendsBatch(current[n - 1]!, base[n - 1]!);
-}
 
 /** Calls `each(batch, from)` for every batch of `current` with rows past those of `base` (current grewFrom base). */
 function forGainedBatches(current: readonly Batch[], base: readonly Batch[], each: (b: Batch, from: number) => void): void {
@@ -194,7 +185,7 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
   const holder = t.uniqueIndexes as IndexHolder;
   const committed = t.committedSnapshot();
   let idx = holder.get(key);
-  if (idx !== undefined && (grewFrom(committed, idx.list) || applyRewrite(idx, committed))) {
+  if (idx !== undefined && (t.grewFrom(committed, idx.list) || applyRewrite(t, idx, committed))) {
     if (committed !== idx.list) {
       // Pending rewrites were of the list before these rows: they no longer describe it.
       idx.rewrites = [];
@@ -255,6 +246,21 @@ export function checkUniqueBatches(t: MemoryTable, added: readonly Batch[], exis
   checkKeys(t, existing, added, []);
 }
 
+/**
+ * checkUniqueBatches(t, [b], t.snapshot()). A one-row `b` under a table's one key, when the index
+ * covers exactly the rows `t` holds (an autocommit INSERT, or a block that has written nothing to
+ * `t` yet), is only looked up in the index: none of the general check's lists and sets of its own.
+ */
+export function checkNewBatch(t: MemoryTable, b: Batch): void {
+  const keys = t.uniqueKeys;
+  if (keys.length !== 1 || b.length !== 1) return checkKeys(t, t.snapshot(), [b], []);
+  const key = keys[0]!;
+  const idx = committedIndex(t, key);
+  if (idx.list !== t.snapshot()) return checkKeys(t, t.snapshot(), [b], []);
+  const k = rowKey(t, key, b, 0);
+  if (k !== null && idx.keys.has(k)) throw duplicateKey(t, key, rowVals(key, b, 0));
+}
+
 function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly Batch[], newRows: readonly (readonly Value[])[]): void {
   const keys = t.uniqueKeys;
   if (keys.length === 0) return;
@@ -262,7 +268,7 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
   for (let ki = 0; ki < keys.length; ki++) all[ki] = committedIndex(t, keys[ki]!);
   // committedIndex leaves every index over the same committed list.
   const covered = all[0]!.list;
-  const indexed = grewFrom(existing, covered);
+  const indexed = t.grewFrom(existing, covered);
   const indexes = indexed ? all : null;
   // Rows checked besides the index's: the statement's and the transaction's own (or, when `existing`
   // does not extend the committed rows, all of them, without the index).
@@ -356,7 +362,7 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
   if (t.uniqueKeys.length === 0 || positions.length === 0) return;
   const all = t.uniqueKeys.map((key) => committedIndex(t, key));
   const covered = all[0]!.list;
-  if (!grewFrom(snapshot, covered)) {
+  if (!t.grewFrom(snapshot, covered)) {
     checkUniqueKeys(t, [], rewritten);
     return;
   }
@@ -443,7 +449,7 @@ export function noteDeletedKeys(t: MemoryTable, snapshot: readonly Batch[], posi
  */
 export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: readonly Batch[], rows: readonly (readonly Value[])[]): boolean[] | null {
   const idx = committedIndex(t, key);
-  if (!grewFrom(snapshot, idx.list)) return null;
+  if (!t.grewFrom(snapshot, idx.list)) return null;
   const own = new Set<KeyValue>();
   forGained(snapshot, idx.list, (b, i) => {
     const k = rowKey(t, key, b, i);
@@ -466,7 +472,7 @@ export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: reado
 export function keysCommittedSince(t: MemoryTable, key: readonly number[], base: readonly Batch[]): ((k: KeyValue) => boolean) | null {
   const current = t.committedSnapshot();
   if (current === base) return null;
-  if (grewFrom(current, base)) {
+  if (t.grewFrom(current, base)) {
     const n = gainedRows(current, base);
     if (n === 0) return null;
     const gained = new KeySet(n);
@@ -518,7 +524,7 @@ export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonl
   const taken = arbiters.map((key) => {
     const idx = committedIndex(t, key);
     const own = new Set<KeyValue>();
-    const indexed = grewFrom(existing, idx.list);
+    const indexed = t.grewFrom(existing, idx.list);
     const add = (b: Batch, i: number): void => {
       const k = rowKey(t, key, b, i);
       if (k !== null) own.add(k);
@@ -546,7 +552,7 @@ export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonl
  */
 export function keyPresence(t: MemoryTable, key: readonly number[], current: readonly Batch[]): (vals: readonly Value[]) => boolean {
   const idx = committedIndex(t, key);
-  const indexed = grewFrom(current, idx.list);
+  const indexed = t.grewFrom(current, idx.list);
   const own = new KeySet(indexed ? gainedRows(current, idx.list) : 0);
   const collect = (b: Batch, i: number): void => {
     const k = rowKey(t, key, b, i);

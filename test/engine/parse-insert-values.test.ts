@@ -50,6 +50,30 @@ describe('INSERT … VALUES without the grammar', () => {
     expect(fast).toBe(1500);
   });
 
+  it('statements that begin with the text of the prefix before are read by their own prefix', () => {
+    for (const prefix of ['INSERT INTO w VALUES', 'INSERT INTO ww VALUES', 'INSERT INTO w (a) VALUES']) parseStatements(`${prefix} (1)`);
+    // Each text after one whose prefix it begins with (the loop's shortcut), or after another prefix;
+    // taken (the grammar's tree) or not (null: another spelling of the prefix was never learned, or
+    // the text is not rows of literals).
+    const texts: [string, boolean][] = [
+      ['INSERT INTO w VALUES (1)', true],
+      ['INSERT INTO w VALUES(2),(3)', true],
+      ['INSERT INTO w VALUES\n (4)', true],
+      ['INSERT INTO ww VALUES (5)', true],
+      ['INSERT INTO w VALUES (6)', true],
+      ['INSERT INTO w  VALUES (7)', false],
+      ['INSERT INTO w (a) VALUES (8)', true],
+      ['INSERT INTO w VALUES (9)', true],
+      ['INSERT INTO w VALUES (10) RETURNING a', false],
+      ['INSERT INTO w VALUESx (11)', false],
+      ['INSERT INTO w VALUES', false],
+      ['INSERT INTO w VALUES ', false],
+      ['INSERT INTO w VALUES (12', false],
+      ['INSERT INTO w VALUES (13)', true],
+    ];
+    for (const [text, taken] of texts) expect(parseInsertValues(text), text).toEqual(taken ? grammar(text) : null);
+  });
+
   it('leaves everything else to the grammar', () => {
     parseStatements('INSERT INTO u VALUES (1)');
     expect(parseInsertValues('INSERT INTO u VALUES (1)')).not.toBeNull();

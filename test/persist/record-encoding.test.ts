@@ -6,6 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { ColumnBuilder, getValue, makeColumn, type Batch } from '../../src/common/column.js';
+import { T, type Value } from '../../src/common/types.js';
+import { decodeBatch, encodeBatch, encodeRows } from '../../src/storage/persist/column-codec.js';
+import { RecordBuffer } from '../../src/storage/persist/record-buffer.js';
 import { scratchDirs } from './scratch-dirs.js';
 
 const { fresh, crashCopy } = scratchDirs('quire-record-encoding-');
@@ -38,4 +42,62 @@ describe('log record encoding', () => {
     expect((await reopened.query(q)).rows).toEqual(expected);
     await reopened.close();
   }, 120_000);
+
+  it('encodes few and many typed values and short and long strings as their bytes, and decodes them back', () => {
+    const types = [T.int4, T.float8, T.bool, T.text];
+    const doubles = [0.5, -0, Number.NaN, Infinity, -Infinity, 5e-324, 1.7976931348623157e308, -2.5];
+    // Around the lengths where strings stop being tried byte by byte (64) and with non-ASCII at either end.
+    const strings = ['', 'a', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), `é${'a'.repeat(63)}`, `${'a'.repeat(63)}é`, '日本', '🙂', "it's"];
+    for (const rows of [1, 2, 7, 31, 32, 33, 63, 64, 65, 257, 300]) {
+      const builders = types.map((t) => new ColumnBuilder(t, rows));
+      for (let i = 0; i < rows; i++) {
+        builders[0]!.push(i % 9 === 4 ? null : (i * 2654435761) | 0);
+        builders[1]!.push(i % 11 === 6 ? null : doubles[i % doubles.length]!);
+        builders[2]!.push(i % 5 === 3 ? null : i % 2 === 0);
+        builders[3]!.push(i % 13 === 12 ? null : strings[i % strings.length]!);
+      }
+      const batch: Batch = { columns: builders.map((b) => b.finish()), length: rows };
+      const out = new RecordBuffer(0);
+      encodeBatch(batch, types, out);
+      const bytes = Buffer.concat(out.finish());
+      expect(bytes.length).toBe(out.bytes);
+      // A typed column's data is its array's bytes as the platform stores them (u32 rows, then per
+      // column u8 kind, u8 null flag, the null map, the data).
+      let pos = 4;
+      for (let ci = 0; ci < 3; ci++) {
+        const c = batch.columns[ci]!;
+        pos += 2;
+        if (c.nulls !== null) {
+          expect([...bytes.subarray(pos, pos + rows)]).toEqual([...c.nulls.subarray(0, rows)]);
+          pos += rows;
+        }
+        const a = c.data as Int32Array | Float64Array | Uint8Array;
+        const raw = new Uint8Array(a.buffer, a.byteOffset, rows * a.BYTES_PER_ELEMENT);
+        expect(Buffer.compare(bytes.subarray(pos, pos + raw.length), raw), `rows ${rows} column ${ci}`).toBe(0);
+        pos += raw.length;
+      }
+      // The rows from a position on, written from the columns' arrays, are the bytes of a batch of just those rows.
+      const from = Math.floor(rows / 3);
+      const cut: Batch = {
+        columns: batch.columns.map((c) => {
+          const d = c.data;
+          return makeColumn(c.type, Array.isArray(d) ? (d as Value[]).slice(from, rows) : (d as Int32Array).subarray(from, rows), c.nulls !== null ? c.nulls.subarray(from, rows) : null);
+        }),
+        length: rows - from,
+      };
+      const whole = new RecordBuffer(0);
+      encodeBatch(cut, types, whole);
+      const cutBytes = Buffer.concat(whole.finish());
+      for (const stored of [null, batch.columns.map((c) => c.data)]) {
+        const part = new RecordBuffer(0);
+        encodeRows(batch.columns, stored, from, rows - from, types, part);
+        expect(Buffer.compare(Buffer.concat(part.finish()), cutBytes), `rows ${rows} from ${from}`).toBe(0);
+      }
+      const { batch: back, end } = decodeBatch(bytes, 0, types);
+      expect(end).toBe(bytes.length);
+      for (let ci = 0; ci < types.length; ci++) {
+        for (let i = 0; i < rows; i++) expect(Object.is(getValue(back.columns[ci]!, i), getValue(batch.columns[ci]!, i)), `rows ${rows} column ${ci} row ${i}`).toBe(true);
+      }
+    }
+  });
 });

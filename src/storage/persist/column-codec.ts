@@ -10,8 +10,8 @@
 import { formatValue } from '../../common/format-value.js';
 import { parseValue } from '../../common/parse-value.js';
 import type { DataType, Value } from '../../common/types.js';
-import { makeColumn, type Batch, type Column } from '../../common/column.js';
-import type { RecordBuffer } from './record-buffer.js';
+import { makeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
+import { setU32, type RecordBuffer } from './record-buffer.js';
 
 const NULL_LEN = 0xffffffff;
 /** Text columns of up to this many rows are written value by value into the record's buffer. */
@@ -53,35 +53,39 @@ export function objectValue(s: string | null, t: DataType): Value {
 
 /** Writes the batch into the record. */
 export function encodeBatch(b: Batch, types: readonly DataType[], out: RecordBuffer): void {
-  const n = b.length;
+  encodeRows(b.columns, null, 0, b.length, types, out);
+}
+
+/**
+ * Rows from … from + n of `columns`, written as encodeBatch writes a batch of just those rows. Their
+ * values are read from `stored` (per column, the array whose slots the column's rows are; null: the
+ * columns' own data): the rows a commit added to an open batch are written straight from its buffers,
+ * without cutting a batch of them first.
+ */
+export function encodeRows(columns: readonly Column[], stored: readonly ColumnData[] | null, from: number, n: number, types: readonly DataType[], out: RecordBuffer): void {
   out.u32(n);
-  const columns = b.columns;
   for (let ci = 0; ci < columns.length; ci++) {
     const c = columns[ci]!;
-    const d = c.data;
+    const d = stored !== null ? stored[ci]! : c.data;
     const kind = d instanceof Uint8Array ? 0 : d instanceof Int32Array ? 1 : d instanceof Float64Array ? 2 : 3;
+    const nulls = c.nulls;
     out.u8(kind);
-    out.u8(c.nulls !== null ? 1 : 0);
-    if (c.nulls !== null) out.raw(c.nulls.subarray(0, n));
-    if (kind === 0) out.raw((d as Uint8Array).subarray(0, n));
-    else if (kind === 1 || kind === 2) {
-      const a = d as Int32Array | Float64Array;
-      out.raw(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
-    } else encodeText(c, n, types[ci]!, out);
+    out.u8(nulls !== null ? 1 : 0);
+    if (nulls !== null) out.typed(nulls, from, n);
+    if (kind !== 3) out.typed(d as Uint8Array | Int32Array | Float64Array, from, n);
+    else encodeText(d as Value[], nulls, from, n, types[ci]!, out);
   }
 }
 
-function encodeText(c: Column, n: number, t: DataType, out: RecordBuffer): void {
-  const vals = c.data as Value[];
-  const nulls = c.nulls;
+function encodeText(vals: readonly Value[], nulls: Uint8Array | null, from: number, n: number, t: DataType, out: RecordBuffer): void {
   if (n <= SMALL_TEXT_ROWS) {
     // Few values (a small commit): lengths and bytes straight into the record.
     const lens: { buf: Buffer; at: number }[] = new Array(n);
     for (let i = 0; i < n; i++) lens[i] = out.slot32();
     for (let i = 0; i < n; i++) {
-      const s = nulls !== null && nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
+      const s = nulls !== null && nulls[from + i] === 1 ? null : objectText(vals[from + i] ?? null, t);
       const l = lens[i]!;
-      l.buf.writeUInt32LE(s === null ? NULL_LEN : out.utf8(s), l.at);
+      setU32(l.buf, l.at, s === null ? NULL_LEN : out.utf8(s));
     }
     return;
   }
@@ -90,7 +94,7 @@ function encodeText(c: Column, n: number, t: DataType, out: RecordBuffer): void 
   const texts: (string | null)[] = new Array(n);
   let chars = 0;
   for (let i = 0; i < n; i++) {
-    const s = nulls !== null && nulls[i] === 1 ? null : objectText(vals[i] ?? null, t);
+    const s = nulls !== null && nulls[from + i] === 1 ? null : objectText(vals[from + i] ?? null, t);
     texts[i] = s;
     if (s !== null) chars += s.length;
   }

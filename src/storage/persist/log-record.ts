@@ -14,10 +14,10 @@
 import type { ForeignKey } from '../foreign-key.js';
 import type { DataType, TypeName } from '../../common/types.js';
 import type { Field } from '../../common/types.js';
-import type { Batch } from '../../common/column.js';
+import type { Batch, ColumnData } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
-import { BatchFormatError, decodeBatch, encodeBatch } from './column-codec.js';
-import { RecordBuffer } from './record-buffer.js';
+import { BatchFormatError, decodeBatch, encodeBatch, encodeRows } from './column-codec.js';
+import { RecordBuffer, setU32 } from './record-buffer.js';
 import { storedType } from './stored-type.js';
 
 const OP_DROP = 1;
@@ -48,7 +48,11 @@ export interface TableDefinition {
  * Kept batches (by position in the previous list), a new batch, or a kept batch with rows added
  * after its own (a small commit into the table's open last batch: only the new rows are logged).
  */
-export type Run = { keep: number; count: number } | { batch: Batch } | { extend: number; rows: Batch };
+/**
+ * An extend run's rows are those of `rows` from `from` on (0 when absent), read from `stored` when
+ * given (the open batch's buffers, as storedColumns gives them); replay gives the rows alone.
+ */
+export type Run = { keep: number; count: number } | { batch: Batch } | { extend: number; rows: Batch; from?: number; stored?: readonly ColumnData[] | null };
 
 export type LogOp =
   | { op: 'drop'; name: string }
@@ -68,7 +72,7 @@ export class RecordBuilder {
   constructor(reserve = 0) {
     this.out = new RecordBuffer(reserve);
     this.count = this.out.slot32();
-    this.count.buf.writeUInt32LE(0, this.count.at);
+    setU32(this.count.buf, this.count.at, 0);
   }
 
   /** Bytes of the body (after the reserved head). */
@@ -100,7 +104,7 @@ export class RecordBuilder {
   private op(code: number): void {
     this.u8(code);
     this.ops++;
-    this.count.buf.writeUInt32LE(this.ops, this.count.at);
+    setU32(this.count.buf, this.count.at, this.ops);
   }
 
   drop(name: string): void {
@@ -129,7 +133,8 @@ export class RecordBuilder {
       } else if ('extend' in r) {
         this.u8(RUN_EXTEND);
         this.u32(r.extend);
-        this.batch(r.rows, types);
+        const from = r.from ?? 0;
+        encodeRows(r.rows.columns, r.stored ?? null, from, r.rows.length - from, types, this.out);
       } else {
         this.u8(RUN_NEW);
         this.batch(r.batch, types);

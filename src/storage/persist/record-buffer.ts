@@ -10,6 +10,23 @@ export const EXTERNAL_BYTES = 16 << 10;
 const SCRATCH_BYTES = 64 << 10;
 /** Reused by every record: a record is encoded and written within one synchronous commit. */
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+/** Strings up to this long are tried as ASCII, byte by byte, before Buffer.write (whose call costs more than such a string's bytes). */
+const SHORT_TEXT = 64;
+/** Typed column data up to this many bytes is copied value by value: a view to copy it through costs more. */
+const SMALL_TYPED_BYTES = 256;
+/** One value's bytes as the platform stores it, as a view of the column's buffer would give them. */
+const one = new ArrayBuffer(8);
+const oneF64 = new Float64Array(one);
+const oneI32 = new Int32Array(one);
+const oneBytes = new Uint8Array(one);
+
+/** A little-endian u32 at `at` of `buf` (what writeUInt32LE writes, without its checks). */
+export function setU32(buf: Uint8Array, at: number, v: number): void {
+  buf[at] = v;
+  buf[at + 1] = v >>> 8;
+  buf[at + 2] = v >>> 16;
+  buf[at + 3] = v >>> 24;
+}
 
 export class RecordBuffer {
   private buf: Buffer;
@@ -42,7 +59,7 @@ export class RecordBuffer {
 
   u32(v: number): void {
     this.ensure(4);
-    this.buf.writeUInt32LE(v, this.pos);
+    setU32(this.buf, this.pos, v);
     this.pos += 4;
     this.bytes += 4;
   }
@@ -71,16 +88,63 @@ export class RecordBuffer {
     this.bytes += n;
   }
 
+  /**
+   * Values from … from + n of a typed column (or null map) as their raw bytes: copied value by value
+   * when few (a small commit's row), else as raw() takes them.
+   */
+  typed(a: Uint8Array | Int32Array | Float64Array, from: number, n: number): void {
+    const bytes = n * a.BYTES_PER_ELEMENT;
+    if (bytes > SMALL_TYPED_BYTES) {
+      this.raw(new Uint8Array(a.buffer, a.byteOffset + from * a.BYTES_PER_ELEMENT, bytes));
+      return;
+    }
+    this.ensure(bytes);
+    const buf = this.buf;
+    let p = this.pos;
+    const end = from + n;
+    if (a instanceof Uint8Array) {
+      for (let i = from; i < end; i++) buf[p++] = a[i]!;
+    } else if (a instanceof Int32Array) {
+      for (let i = from; i < end; i++) {
+        oneI32[0] = a[i]!;
+        for (let b = 0; b < 4; b++) buf[p++] = oneBytes[b]!;
+      }
+    } else {
+      for (let i = from; i < end; i++) {
+        oneF64[0] = a[i]!;
+        for (let b = 0; b < 8; b++) buf[p++] = oneBytes[b]!;
+      }
+    }
+    this.pos = p;
+    this.bytes += bytes;
+  }
+
   /** A u32 byte length and the UTF-8 bytes of `s`. */
   str(s: string): void {
     const len = this.slot32();
     const n = this.utf8(s);
-    len.buf.writeUInt32LE(n, len.at);
+    setU32(len.buf, len.at, n);
   }
 
   /** The UTF-8 bytes of `s` (no length); returns their count. */
   utf8(s: string): number {
-    this.ensure(s.length * 3);
+    const len = s.length;
+    this.ensure(len * 3);
+    if (len <= SHORT_TEXT) {
+      const buf = this.buf;
+      const at = this.pos;
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === len) {
+        this.pos = at + len;
+        this.bytes += len;
+        return len;
+      }
+    }
     const n = this.buf.write(s, this.pos, 'utf8');
     this.pos += n;
     this.bytes += n;

@@ -35,7 +35,7 @@ import { QuireError } from '../../common/errors.js';
 import { type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
 import { CountedMap, isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
-import { batchRowsFrom, extendBatch, extendsBatch, MemoryTable, type ColumnMeta } from '../memory-table.js';
+import { extendBatch, extendsBatch, MemoryTable, storedColumns, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
 import { createWal, readWal, RECORD_PREFIX, WAL_FILE, WalWriter, type WalContents } from './wal.js';
@@ -381,6 +381,14 @@ class Logged {
 
 const indexJsons = new WeakMap<object, string>();
 
+/** A schema's column types, made once per schema rather than per commit. */
+const schemaTypes = new WeakMap<readonly Field[], readonly DataType[]>();
+function columnTypes(schema: readonly Field[]): readonly DataType[] {
+  let types = schemaTypes.get(schema);
+  if (types === undefined) schemaTypes.set(schema, (types = schema.map((f) => f.type)));
+  return types;
+}
+
 function indexJson(t: MemoryTable): string {
   const key = t.indexes.length > 0 ? t.indexes : t.restoreIndexes;
   let j = indexJsons.get(key);
@@ -426,14 +434,18 @@ function definitionJson(t: MemoryTable): string {
 }
 
 /** The new batch list as runs of batches kept from the old one (by position), extended ones and new batches. */
-function runsFor(old: readonly Batch[], now: readonly Batch[]): Run[] {
+function runsFor(t: MemoryTable, old: readonly Batch[], now: readonly Batch[]): Run[] {
   let k = 0;
-  while (k < old.length && k < now.length && old[k] === now[k]) k++;
+  if (old.length > 0 && t.appendedSince(now, old)) {
+    // Only appends since the last record: every batch but the old last is kept as it was, so only
+    // the end of the list is compared (not a thousand batches at a million rows, per commit).
+    k = now[old.length - 1] === old[old.length - 1] ? old.length : old.length - 1;
+  } else while (k < old.length && k < now.length && old[k] === now[k]) k++;
   const runs: Run[] = k > 0 ? [{ keep: 0, count: k }] : [];
   if (k === now.length) return runs;
   if (k === old.length - 1 && extendsBatch(now[k]!, old[k]!)) {
     // Rows committed into the open last batch: only they are logged.
-    runs.push({ extend: k, rows: batchRowsFrom(now[k]!, old[k]!.length) });
+    runs.push({ extend: k, rows: now[k]!, from: old[k]!.length, stored: storedColumns(now[k]!) });
     k++;
   }
   const index = k >= old.length ? null : new Map(old.map((b, i) => [b, i]));
@@ -733,7 +745,7 @@ export class DirectoryStore {
       const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
       rec.create(name, full, batches, t.schema.map((f) => f.type));
     } else {
-      rec.change(name, l.def !== def ? def : null, runsFor(l.batches, batches), t.schema.map((f) => f.type));
+      rec.change(name, l.def !== def ? def : null, runsFor(t, l.batches, batches), columnTypes(t.schema));
     }
     return [name, new Logged(t, batches, t.uniqueKeys, t.foreignKeys, indexJson(t), def)];
   }
