@@ -22,7 +22,8 @@
  * which `CPU µs/commit` reports (user and system time of this process over each series, so
  * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's,
  * which `server CPU µs/commit` shows alone; `main thread µs/commit` is this process's event-loop
- * thread alone, where Linux tells it).
+ * thread alone, where Linux tells it; `main thread queued µs/commit` the time it was ready to run but
+ * waited for a core, so that wall time minus both is the wait on the disk).
  *
  * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
  * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
@@ -356,8 +357,22 @@ async function pglite(dir: string): Promise<Engine> {
  * thread pool: over a series of a few thousand commits the compiler's share is still large.
  */
 function mainThreadCpu(): number | null {
+  return schedstat(0);
+}
+
+/**
+ * Time (µs) this process's main thread has spent runnable but not running (waiting for a core) so far,
+ * where the system tells it; null elsewhere. Wall time minus main-thread CPU is not all disk: on two
+ * cores the engine's own helper threads (V8's garbage collector and optimizing compiler) and other
+ * processes take the core the main thread would run on the moment its write returns.
+ */
+function mainThreadQueued(): number | null {
+  return schedstat(1);
+}
+
+function schedstat(field: number): number | null {
   try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[field]) / 1000;
   } catch {
     return null;
   }
@@ -385,6 +400,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       const main0 = mainThreadCpu();
+      const queued0 = mainThreadQueued();
       // Client c commits rows c, c + n, c + 2n, …: every id once, the clients all at once.
       await Promise.all(
         clients.map(async (c, k) => {
@@ -396,6 +412,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       );
       const cpu = process.cpuUsage(cpu0);
       const main = mainThreadCpu();
+      const queued = mainThreadQueued();
       const ms = performance.now() - t0;
       const server = ((await e.serverCpu?.()) ?? 0) - server0;
       const syncs = await e.syncs?.();
@@ -405,6 +422,7 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       // Of which the server process's, where it has one of its own: the rest is the client's.
       if (e.serverCpu !== undefined) out[`server CPU µs/commit (${existing} rows)`] = Math.round((server / COMMITS) * 10) / 10;
       if (main !== null && main0 !== null) out[`main thread µs/commit (${existing} rows)`] = Math.round(((main - main0) / COMMITS) * 10) / 10;
+      if (queued !== null && queued0 !== null) out[`main thread queued µs/commit (${existing} rows)`] = Math.round(((queued - queued0) / COMMITS) * 10) / 10;
       if (syncs !== undefined && syncs0 !== undefined) out[`fsyncs/commit (${existing} rows)`] = Math.round(((syncs - syncs0) / COMMITS) * 1000) / 1000;
       // The rest went through the thread pool: concurrent writers, or a disk the pacer judged slow.
       if (inline !== undefined && inline0 !== undefined) out[`inline/commit (${existing} rows)`] = Math.round(((inline - inline0) / COMMITS) * 1000) / 1000;
