@@ -2,12 +2,13 @@
  * DuckDB sqllogictest conformance report (test/harness/duckdb-conformance.ts says how statements are
  * scored and sorted).
  *
- *   npx tsx scripts/conformance-duckdb.ts [--verbose] [--gaps] [--no-write] [--json] [--timeout s] [file...]
+ *   npx tsx scripts/conformance-duckdb.ts [--verbose] [--gaps] [--no-write] [--json] [--timeout s] [--write-floor] [file...]
  *
  * Files are paths below test/conformance/duckdb (`sql/window/test_rank.test`), or a directory prefix
  * (`sql/window`); by default every file. --verbose prints every failing statement, --gaps only those
  * PostgreSQL gets right. On the full set the results are written into docs/conformance.md unless
- * --no-write is given.
+ * --no-write is given; --write-floor also writes Quire's pass count per file into
+ * test/conformance/duckdb-floor.json, the floor `npx vitest run test/conformance` holds Quire to.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { duckTestFiles, runDuckFile, runDuckFileIsolated, type DuckCategory, typ
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const DOC = join(root, 'docs', 'conformance.md');
+const FLOOR = join(root, 'test', 'conformance', 'duckdb-floor.json');
 const BEGIN = '<!-- results:duckdb -->';
 const END = '<!-- /results:duckdb -->';
 
@@ -32,8 +34,8 @@ function summaryTable(reports: DuckFileReport[]): string {
   const groups = new Map<string, DuckFileReport[]>();
   for (const r of reports) groups.set(group(r.file), [...(groups.get(group(r.file)) ?? []), r]);
   const head = [
-    '| files | run / skipped | statements | passed | raw pass rate | Quire differs from PostgreSQL | PostgreSQL does what Quire does | all three differ |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| files | run / skipped | statements | passed | raw pass rate | PostgreSQL\'s pass rate | Quire differs from PostgreSQL | PostgreSQL does what Quire does | all three differ |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const row = (name: string, rs: DuckFileReport[]): string => {
     const sum = (f: (r: DuckFileReport) => number) => rs.reduce((s, r) => s + f(r), 0);
@@ -41,7 +43,8 @@ function summaryTable(reports: DuckFileReport[]): string {
     const passed = sum((r) => r.passed);
     const cat = (c: DuckCategory) => sum((r) => r.byCategory[c]);
     const skipped = rs.filter((r) => r.skipped !== undefined).length;
-    return `| ${name} | ${rs.length - skipped} / ${skipped} | ${total} | ${passed} | ${pct(passed, total)} | ${cat('postgres-agrees-with-duckdb')} | ${cat('postgres-agrees-with-quire')} | ${cat('all-differ')} |`;
+    const pgPassed = sum((r) => r.postgresPassed ?? 0);
+    return `| ${name} | ${rs.length - skipped} / ${skipped} | ${total} | ${passed} | ${pct(passed, total)} | ${pct(pgPassed, total)} | ${cat('postgres-agrees-with-duckdb')} | ${cat('postgres-agrees-with-quire')} | ${cat('all-differ')} |`;
   };
   const lines = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([g, rs]) => row(g, rs));
   return [...head, ...lines, row('**total**', reports)].join('\n');
@@ -76,6 +79,7 @@ async function child(argv: string[]): Promise<void> {
   const r = await runDuckFile(argv[0]!, {
     skipQuire: numbers(argv[argv.indexOf('--skip-quire') + 1]),
     skipPostgres: numbers(argv[argv.indexOf('--skip-postgres') + 1]),
+    postgres: !argv.includes('--quire-only'),
     onRecord: (k, engine) => process.stderr.write(`@@record ${k} ${engine}\n`),
   });
   // Exit once the report is flushed: a large one outlives a synchronous exit on a pipe.
@@ -88,6 +92,7 @@ async function main(argv: string[]): Promise<void> {
   let gaps = false;
   let write = true;
   let json = false;
+  let writeFloor = false;
   let timeoutMs = 20_000;
   const picks: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -96,6 +101,7 @@ async function main(argv: string[]): Promise<void> {
     else if (a === '--gaps') gaps = true;
     else if (a === '--no-write') write = false;
     else if (a === '--json') json = true;
+    else if (a === '--write-floor') writeFloor = true;
     else if (a === '--timeout') timeoutMs = 1000 * Number(argv[++i]);
     else picks.push(a);
   }
@@ -121,6 +127,11 @@ async function main(argv: string[]): Promise<void> {
   if (write && picks.length === 0) {
     writeDoc(reports);
     console.log(`\nwrote ${DOC}`);
+  }
+  if (writeFloor && picks.length === 0) {
+    const files = Object.fromEntries(reports.filter((r) => r.passed > 0).map((r) => [r.file, r.passed]));
+    writeFileSync(FLOOR, `${JSON.stringify({ files }, null, 1)}\n`);
+    console.log(`wrote ${FLOOR}`);
   }
 }
 

@@ -40,6 +40,8 @@ export interface DuckFileReport {
   skipped?: string;
   total: number;
   passed: number;
+  /** Statements whose outcome on PostgreSQL is DuckDB's (null when PostgreSQL was not run). */
+  postgresPassed: number | null;
   byCategory: Record<DuckCategory, number>;
   statements: DuckStatementReport[];
 }
@@ -96,6 +98,8 @@ export interface DuckRunOptions {
   /** Record indices not to run on Quire / on PostgreSQL (they hung an earlier attempt). */
   skipQuire?: Set<number>;
   skipPostgres?: Set<number>;
+  /** False: Quire alone (a pass count, failures unsorted). */
+  postgres?: boolean;
   /** Called before each record runs on an engine (the watchdog of the isolated runner). */
   onRecord?: (index: number, engine: 'quire' | 'postgres') => void;
 }
@@ -105,6 +109,7 @@ export async function runDuckFile(file: string, opts: DuckRunOptions = {}): Prom
     file,
     total: 0,
     passed: 0,
+    postgresPassed: opts.postgres === false ? null : 0,
     byCategory: { 'postgres-agrees-with-duckdb': 0, 'postgres-agrees-with-quire': 0, 'all-differ': 0 },
     statements: [],
   };
@@ -116,32 +121,41 @@ export async function runDuckFile(file: string, opts: DuckRunOptions = {}): Prom
     else if (parsed.unsupported.length > 0) report.skipped = `${parsed.unsupported[0]} (needs a DuckDB database file)`;
     if (report.skipped !== undefined) return report;
     const q = await newQuire();
-    const pg = await newPglite();
+    const pg = opts.postgres === false ? null : await newPglite();
     try {
       const session = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'";
       await q.query(session);
-      await pg.query(session);
+      await pg?.query(session);
       for (let k = 0; k < parsed.records.length; k++) {
         const rec = parsed.records[k]!;
         opts.onRecord?.(k, 'quire');
         const qo = opts.skipQuire?.has(k) ? 'skipped' : await outcome(q, rec.sql);
-        opts.onRecord?.(k, 'postgres');
-        const po = opts.skipPostgres?.has(k) ? 'skipped' : await outcome(pg, rec.sql);
+        let po: Outcome | 'skipped' | null = null;
+        if (pg !== null) {
+          opts.onRecord?.(k, 'postgres');
+          po = opts.skipPostgres?.has(k) ? 'skipped' : await outcome(pg, rec.sql);
+        }
         report.total++;
         const qWhy = judge(rec, qo);
+        const pgPasses = po !== null && judge(rec, po) === null;
+        if (pgPasses) report.postgresPassed = (report.postgresPassed ?? 0) + 1;
         const sql = rec.sql.replace(/\s+/g, ' ').trim().slice(0, 200);
         if (qWhy === null) {
           report.passed++;
           report.statements.push({ line: rec.line, sql, status: 'pass' });
           continue;
         }
-        const category: DuckCategory = judge(rec, po) === null ? 'postgres-agrees-with-duckdb' : sameOutcome(qo, po) ? 'postgres-agrees-with-quire' : 'all-differ';
+        if (po === null) {
+          report.statements.push({ line: rec.line, sql, status: 'fail', detail: qWhy.slice(0, 300) });
+          continue;
+        }
+        const category: DuckCategory = pgPasses ? 'postgres-agrees-with-duckdb' : sameOutcome(qo, po) ? 'postgres-agrees-with-quire' : 'all-differ';
         report.byCategory[category]++;
         report.statements.push({ line: rec.line, sql, status: 'fail', category, detail: qWhy.slice(0, 300) });
       }
     } finally {
       await q.close?.();
-      await pg.close?.();
+      await pg?.close?.();
     }
     return report;
   } finally {
@@ -154,13 +168,14 @@ export async function runDuckFile(file: string, opts: DuckRunOptions = {}): Prom
  * that runs longer than `timeoutMs` on either engine gets the child killed, and the file runs again
  * without that record on that engine (it then counts as failed there).
  */
-export async function runDuckFileIsolated(file: string, timeoutMs = 20_000): Promise<DuckFileReport> {
+export async function runDuckFileIsolated(file: string, timeoutMs = 20_000, postgres = true): Promise<DuckFileReport> {
   const { spawn } = await import('node:child_process');
   const script = join(DUCKDB_SUITE, '..', '..', '..', 'scripts', 'conformance-duckdb.ts');
   const skipQuire = new Set<number>();
   const skipPostgres = new Set<number>();
   for (let attempt = 0; attempt < 50; attempt++) {
     const args = ['--import', 'tsx', script, '--child', file, '--skip-quire', [...skipQuire].join(','), '--skip-postgres', [...skipPostgres].join(',')];
+    if (!postgres) args.push('--quire-only');
     const result = await new Promise<{ report?: DuckFileReport; stuck?: { k: number; engine: string }; error?: string }>((resolve) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let current: { k: number; engine: string } | undefined;

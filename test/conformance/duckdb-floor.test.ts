@@ -1,0 +1,33 @@
+/**
+ * DuckDB's sqllogictest files must not regress on Quire: per file, the statements whose outcome is
+ * DuckDB's stay at or above duckdb-floor.json (Quire alone; PostgreSQL's side is the report's, see
+ * scripts/conformance-duckdb.ts --write-floor). Two files run at a time, each in a child process.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runDuckFileIsolated, type DuckFileReport } from '../harness/duckdb-conformance.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const floor = JSON.parse(readFileSync(join(here, 'duckdb-floor.json'), 'utf8')) as { files: Record<string, number> };
+
+describe("DuckDB's sqllogictest files on Quire", () => {
+  it('every file passes at least its floor', { timeout: 900_000 }, async () => {
+    const files = Object.keys(floor.files);
+    const reports: DuckFileReport[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < files.length) reports.push(await runDuckFileIsolated(files[next++]!, 20_000, false));
+    };
+    await Promise.all([worker(), worker()]);
+    const below = reports
+      .filter((r) => r.passed < floor.files[r.file]!)
+      .map((r) => {
+        const failing = r.statements.filter((s) => s.status === 'fail').slice(0, 5);
+        return `${r.file}: ${r.passed} passed (floor ${floor.files[r.file]})\n${failing.map((s) => `  :${s.line} ${s.sql.slice(0, 100)}\n      ${s.detail ?? ''}`).join('\n')}`;
+      });
+    expect(below, below.join('\n')).toEqual([]);
+    expect(reports.length).toBe(files.length);
+  });
+});
