@@ -174,8 +174,25 @@ function convert(kind: number, value: number | string | boolean | null, type: Da
   }
 }
 
-function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEnv): Batch | null {
+/**
+ * A row's literals converted into `values` by target column (NULL where none is given); false when the
+ * general path must run it: too many or too few literals (42601, or defaults for the columns left
+ * out), or a literal that needs the general conversion.
+ */
+function readRow(plan: InsertPlan, r: LiteralRow, env: ConvertEnv, values: Value[]): boolean {
   const targets = plan.targets!;
+  if (r.kinds.length !== targets.length) return false;
+  values.fill(null);
+  for (let k = 0; k < r.kinds.length; k++) {
+    const c = targets[k]!;
+    const v = convert(r.kinds[k]!, r.values[k]!, plan.types[c]!, env);
+    if (v === GENERAL) return false;
+    values[c] = v;
+  }
+  return true;
+}
+
+function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEnv): Batch | null {
   const types = plan.types;
   const width = types.length;
   const values: Value[] = new Array(width);
@@ -183,15 +200,7 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEn
   const builders: ColumnBuilder[] = new Array(width);
   for (let c = 0; c < width; c++) builders[c] = new ColumnBuilder(types[c]!, rows.length);
   for (const r of rows) {
-    // Too many or too few literals (42601, or defaults for the columns left out): the general path.
-    if (r.kinds.length !== targets.length) return null;
-    values.fill(null);
-    for (let k = 0; k < r.kinds.length; k++) {
-      const c = targets[k]!;
-      const v = convert(r.kinds[k]!, r.values[k]!, types[c]!, env);
-      if (v === GENERAL) return null;
-      values[c] = v;
-    }
+    if (!readRow(plan, r, env, values)) return null;
     for (let c = 0; c < width; c++) {
       const v = values[c]!;
       if (v === null && plan.facts[c]!.notNull) return null;
@@ -205,17 +214,9 @@ function rowsBatch(plan: InsertPlan, rows: readonly LiteralRow[], env: ConvertEn
 
 /** rowsBatch of one row (an autocommit loop's INSERT): a column per value without a builder each. */
 function oneRowBatch(plan: InsertPlan, r: LiteralRow, env: ConvertEnv, values: Value[]): Batch | null {
-  const targets = plan.targets!;
   const types = plan.types;
   const width = types.length;
-  if (r.kinds.length !== targets.length) return null;
-  values.fill(null);
-  for (let k = 0; k < r.kinds.length; k++) {
-    const c = targets[k]!;
-    const v = convert(r.kinds[k]!, r.values[k]!, types[c]!, env);
-    if (v === GENERAL) return null;
-    values[c] = v;
-  }
+  if (!readRow(plan, r, env, values)) return null;
   const columns: Column[] = new Array(width);
   for (let c = 0; c < width; c++) {
     const v = values[c]!;
