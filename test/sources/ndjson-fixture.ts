@@ -15,11 +15,33 @@ import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
 
 export interface NdjsonFixture {
   readonly db: Database;
+  /** The DuckDB connection (threads=1), for queries duckRows does not cover. */
+  readonly duck: DuckDBConnection;
   file(text: string | Buffer): string;
   quireRows(f: string, cols: string): Promise<unknown[][]>;
   duckRows(f: string, cols: string): Promise<unknown[][]>;
   /** The reader's body over `f`, `chunkBytes` at a time, with (`kernels`) or without its WebAssembly kernels. */
   readBody(f: string, fields: Field[], cols: number[], chunkBytes: number, kernels: boolean): Promise<unknown[][]>;
+}
+
+/**
+ * Two files read by the reader's body in turns, batch by batch (`chunkBytes` at a time, kernels on),
+ * so the readers share the kernels and their caches: each file's rows, bigints as numbers.
+ */
+export async function readInTurns(f: string, colsF: number[], g: string, colsG: number[], fields: Field[], chunkBytes: number): Promise<[unknown[][], unknown[][]]> {
+  const step = (gen: AsyncGenerator<Batch>, out: unknown[][]) => async (): Promise<boolean> => {
+    const next = await gen.next();
+    if (next.done === true) return false;
+    for (let i = 0; i < next.value.length; i++) out.push(next.value.columns.map((c) => getValue(c, i)));
+    return true;
+  };
+  const outF: unknown[][] = [];
+  const outG: unknown[][] = [];
+  const stepF = step(readJsonBody([f], fields, colsF, undefined, chunkBytes, () => {}) as AsyncGenerator<Batch>, outF);
+  const stepG = step(readJsonBody([g], fields, colsG, undefined, chunkBytes, () => {}) as AsyncGenerator<Batch>, outG);
+  let more = true;
+  while (more) more = [await stepF(), await stepG()].some(Boolean);
+  return [canon(outF), canon(outG)];
 }
 
 /** Rows with bigints as numbers, as both engines are compared. */
@@ -45,6 +67,9 @@ export function ndjsonFixture(prefix: string): NdjsonFixture {
   return {
     get db(): Database {
       return db!;
+    },
+    get duck(): DuckDBConnection {
+      return duck;
     },
     file(text) {
       const f = join(dir, `f${n++}.ndjson`);

@@ -7,14 +7,13 @@
  * tiny read chunks split lines and UTF-8 sequences.
  */
 import { describe, expect, it } from 'vitest';
-import { getValue, type Batch } from '../../src/common/column.js';
+import { getValue } from '../../src/common/column.js';
 import { T, type Field } from '../../src/common/types.js';
-import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
 import { NdjsonColumns, NdjsonSchema } from '../../src/storage/ndjson-scanner.js';
 import { NdjsonShape } from '../../src/storage/ndjson-shape.js';
 import { ndjsonKernels } from '../../src/storage/ndjson-kernels.js';
 import { rng } from '../common/pg-helper.js';
-import { canon, ndjsonFixture } from './ndjson-fixture.js';
+import { ndjsonFixture, readInTurns } from './ndjson-fixture.js';
 
 const fx = ndjsonFixture('quire-ndjson-keys-');
 const { file, quireRows, duckRows, readBody } = fx;
@@ -242,20 +241,9 @@ describe('read_json key kernel', () => {
     const plainF = await readBody(f, fields, cols, 1 << 20, false);
     const plainG = await readBody(g, fields, cols, 1 << 20, false);
     expect(await readBody(f, fields, cols, 4093, true)).toEqual(plainF);
-    const rows = (gen: AsyncGenerator<Batch>, out: unknown[][]) => async (): Promise<boolean> => {
-      const next = await gen.next();
-      if (next.done === true) return false;
-      for (let i = 0; i < next.value.length; i++) out.push(next.value.columns.map((c) => getValue(c, i)));
-      return true;
-    };
-    const outF: unknown[][] = [];
-    const outG: unknown[][] = [];
-    const stepF = rows(readJsonBody([f], fields, cols, undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outF);
-    const stepG = rows(readJsonBody([g], fields, [2, 1, 0, 3], undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outG);
-    let more = true;
-    while (more) more = [await stepF(), await stepG()].some(Boolean);
-    expect(canon(outF)).toEqual(plainF);
-    expect(canon(outG)).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
+    const [outF, outG] = await readInTurns(f, cols, g, [2, 1, 0, 3], fields, 1 << 16);
+    expect(outF).toEqual(plainF);
+    expect(outG).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
   });
 
   it('infers the columns and types JSON.parse gives from records in any key order, keys first met late included', async () => {

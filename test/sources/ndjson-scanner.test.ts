@@ -4,41 +4,14 @@
  * NULLs and missing keys, shuffled keys, blank lines and CRLF. Tiny read chunks put every line,
  * string and multibyte character across chunk boundaries and must change nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/index.js';
-import { getValue, type Batch } from '../../src/common/column.js';
+import { describe, expect, it } from 'vitest';
 import { T, type Field } from '../../src/common/types.js';
-import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
 import { rng } from '../common/pg-helper.js';
+import { canon, ndjsonFixture } from './ndjson-fixture.js';
 
-let db: Database;
-let duck: DuckDBConnection;
-let dir: string;
-let n = 0;
-
-beforeAll(async () => {
-  db = await Database.create();
-  const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
-  duck = await inst.connect();
-  dir = mkdtempSync(join(tmpdir(), 'quire-ndjson-scan-'));
-});
-afterAll(async () => {
-  await db.close();
-  duck.closeSync();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function file(text: string | Buffer): string {
-  const f = join(dir, `f${n++}.ndjson`);
-  writeFileSync(f, text);
-  return f;
-}
-
-const canon = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'bigint' ? Number(x) : x)));
+const fx = ndjsonFixture('quire-ndjson-scan-');
+const { file, quireRows, duckRows } = fx;
+const readChunked = (f: string, fields: Field[], cols: number[], chunkBytes: number): Promise<unknown[][]> => fx.readBody(f, fields, cols, chunkBytes, true);
 
 const STRINGS = ['plain', '', 'tab\\there', 'quote \\" inside', 'back\\\\slash', 'line\\nbreak', 'caf\\u00e9', 'café', '日本語テキスト', 'emoji 😀 pair', 'escaped pair \\ud83d\\ude00', 'ü'.repeat(7), '\\/slash'];
 const FLOATS = ['1.5', '-0.25', '0.7913460577595683', '1e10', '2.5E-3', '-1.7976931348623157e308', '5e-324', '123456.789012345678', '0', '-3', '0.1', '9007199254740993.5'];
@@ -66,23 +39,6 @@ function randomFile(seed: number, rows: number): string {
   return lines.map((l, i) => (i % 3 === 0 ? `${l}\r` : l)).join('\n') + '\n';
 }
 
-async function quireRows(f: string, cols: string): Promise<unknown[][]> {
-  return canon((await db.query(`select ${cols} from read_json('${f}') order by id`)).rows);
-}
-
-async function duckRows(f: string, cols: string): Promise<unknown[][]> {
-  const r = await duck.runAndReadAll(`select ${cols} from read_json('${f}', format = 'newline_delimited') order by id`);
-  return canon(r.getRows() as unknown[][]);
-}
-
-async function readChunked(f: string, fields: Field[], cols: number[], chunkBytes: number): Promise<unknown[][]> {
-  const out: unknown[][] = [];
-  for await (const b of readJsonBody([f], fields, cols, undefined, chunkBytes, () => {}) as AsyncGenerator<Batch>) {
-    for (let i = 0; i < b.length; i++) out.push(b.columns.map((c) => getValue(c, i)));
-  }
-  return canon(out);
-}
-
 describe('read_json NDJSON byte path', () => {
   it('agrees with DuckDB on random files', async () => {
     for (const seed of [1, 2, 3]) {
@@ -98,7 +54,7 @@ describe('read_json NDJSON byte path', () => {
 
   it('infers the types it always did', async () => {
     const f = file(randomFile(4, 200));
-    const r = await db.query(`select pg_typeof(id)::text, pg_typeof(i)::text, pg_typeof(f)::text, pg_typeof(big)::text, pg_typeof(s)::text, pg_typeof(b)::text from read_json('${f}') limit 1`);
+    const r = await fx.db.query(`select pg_typeof(id)::text, pg_typeof(i)::text, pg_typeof(f)::text, pg_typeof(big)::text, pg_typeof(s)::text, pg_typeof(b)::text from read_json('${f}') limit 1`);
     expect(r.rows[0]).toEqual(['bigint', 'bigint', 'double precision', 'double precision', 'text', 'boolean']);
   });
 
@@ -180,18 +136,18 @@ describe('read_json NDJSON byte path', () => {
     }
     const f = file(lines.join('\n') + '\n');
     const cols = 'id, k, v, s, "Aa", "BB"';
-    const q = canon((await db.query(`select ${cols} from read_json('${f}', sample_size => 1000) order by id`)).rows);
+    const q = canon((await fx.db.query(`select ${cols} from read_json('${f}', sample_size => 1000) order by id`)).rows);
     expect(q.length).toBe(20000);
-    const d = await duck.runAndReadAll(`select ${cols} from read_json('${f}', format = 'newline_delimited', sample_size = 1000) order by id`);
+    const d = await fx.duck.runAndReadAll(`select ${cols} from read_json('${f}', format = 'newline_delimited', sample_size = 1000) order by id`);
     expect(q).toEqual(canon(d.getRows() as unknown[][]));
     expect(q[3]).toEqual([3, null, null, 'cat3', null, 'b3']);
     // Past the sample, a key it never saw (DuckDB refuses the record; read_json skips the key).
     const g = file(lines.join('\n') + '\n{"id":20000,"late":1,"s":"cat0","k":1}\n');
-    expect(canon((await db.query(`select ${cols} from read_json('${g}', sample_size => 1000) order by id`)).rows)).toEqual([...q, [20000, 1, null, 'cat0', null, null]]);
+    expect(canon((await fx.db.query(`select ${cols} from read_json('${g}', sample_size => 1000) order by id`)).rows)).toEqual([...q, [20000, 1, null, 'cat0', null, null]]);
   });
 
   it('infers from one JSON.parse of the sample lines only when each line is one object', async () => {
-    const typesOf = async (text: string): Promise<string[]> => (await db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
+    const typesOf = async (text: string): Promise<string[]> => (await fx.db.query(`select * from read_json('${file(text)}')`)).columns.map((c) => `${c.name}:${c.type.name}`);
     expect(await typesOf('  {"a": 1, "b": "x"}  \r\n\n{"b": null, "c": true}\n{"a": 2.5}')).toEqual(['a:float8', 'b:text', 'c:bool']);
     expect(await typesOf('{"a":1} {"b": 2.5}\n')).toEqual(['a:int8', 'b:float8']);
     // Two values on a line, a character JSON does not count as space, an array, a line ending inside a string.
@@ -204,13 +160,13 @@ describe('read_json NDJSON byte path', () => {
   it('keeps many distinct short strings apart (the short-string cache collides)', async () => {
     const N = 20000;
     const f = file(Array.from({ length: N }, (_, i) => `{"id": ${i}, "s": "${(i * 7919) % 6007}x${i % 3}"}`).join('\n'));
-    const r = await db.query(`select id, s from read_json('${f}') order by id`);
+    const r = await fx.db.query(`select id, s from read_json('${f}') order by id`);
     expect(r.rows).toEqual(Array.from({ length: N }, (_, i) => [i, `${(i * 7919) % 6007}x${i % 3}`]));
   });
 
   it('falls back per line for values off the fast path', async () => {
     const f = file('{"a": 1, "t": "x"}\n{"a": 2, "t": "y"}\n{"t": {"n": [1, 2]}, "a": 3, "extra": [1]}\n{"a": 4.0, "t": 5}\n{"a": 12345678901234567, "t": "z"}\n');
-    const r = await db.query(`select a, t from read_json('${f}', sample_size => 2)`);
+    const r = await fx.db.query(`select a, t from read_json('${f}', sample_size => 2)`);
     expect(r.rows).toEqual([
       [1, 'x'],
       [2, 'y'],
@@ -229,20 +185,20 @@ describe('read_json NDJSON byte path', () => {
     expect(q).toEqual(await duckRows(f, 'id, a, s'));
     for (const broken of ['{"id":3,"a":7.,"s":"x"}', '{"id":3,"a":-,"s":"x"}', '{"id":3,"a":07,"s":"x"}', '{"id":3,"a":.5,"s":"x"}', '{"id":3,"a":1e,"s":"x"}', '{"id":3 "a":7,"s":"x"}', '{"id":3,,"a":7,"s":"x"}', '{"id":3,"a"7,"s":"x"}', '{"id":3,"a":7,"s":"x",}', '{"id":3,"a":7;"s":"x"}']) {
       const g = file(`{"id":1,"a":7,"s":"x"}\n{"id":2,"a":7,"s":"x"}\n${broken}\n`);
-      await expect(db.query(`select id, a, s from read_json('${g}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 3') });
+      await expect(fx.db.query(`select id, a, s from read_json('${g}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 3') });
     }
   });
 
   it('names the file and line of a malformed record and of a value that does not fit', async () => {
     const bad = file('{"a": 1}\n{"a": 2}\n\n{"a": 3,}\n{"a": 4}\n');
-    await expect(db.query(`select * from read_json('${bad}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 4') });
+    await expect(fx.db.query(`select * from read_json('${bad}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 4') });
     const misfit = file('{"a": 1}\r\n{"a": 2}\r\n{"a": "three"}\r\n');
-    await expect(db.query(`select * from read_json('${misfit}', sample_size => 2)`)).rejects.toMatchObject({
+    await expect(fx.db.query(`select * from read_json('${misfit}', sample_size => 2)`)).rejects.toMatchObject({
       code: '22P02',
       message: 'invalid input syntax for type bigint: "three"',
       detail: expect.stringContaining('line 3'),
     });
     const badUtf8 = file(Buffer.concat([Buffer.from('{"s": "ok"}\n{"s": "'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]));
-    await expect(db.query(`select * from read_json('${badUtf8}')`)).rejects.toMatchObject({ code: '22021' });
+    await expect(fx.db.query(`select * from read_json('${badUtf8}')`)).rejects.toMatchObject({ code: '22021' });
   });
 });

@@ -6,14 +6,13 @@
  * kernel stops and resumes often; tiny read chunks split lines and UTF-8 sequences.
  */
 import { describe, expect, it } from 'vitest';
-import { getValue, type Batch } from '../../src/common/column.js';
+import { getValue } from '../../src/common/column.js';
 import { T, type Field } from '../../src/common/types.js';
-import { readJsonBody } from '../../src/storage/table-functions/read-json.js';
 import { NdjsonColumns, NdjsonSchema } from '../../src/storage/ndjson-scanner.js';
 import { NdjsonShape } from '../../src/storage/ndjson-shape.js';
 import { ndjsonKernels } from '../../src/storage/ndjson-kernels.js';
 import { rng } from '../common/pg-helper.js';
-import { canon, ndjsonFixture } from './ndjson-fixture.js';
+import { ndjsonFixture, readInTurns } from './ndjson-fixture.js';
 
 const fx = ndjsonFixture('quire-ndjson-shape-');
 const { file, quireRows, duckRows, readBody } = fx;
@@ -253,20 +252,9 @@ describe('read_json shape kernel', () => {
       expect(await readBody(f, fields, [3, 1], size, true)).toEqual(plainF.map((row) => [row[2], row[1]]));
     }
     // Two readers taking turns batch by batch share the kernel and its caches.
-    const rows = (gen: AsyncGenerator<Batch>, out: unknown[][]) => async (): Promise<boolean> => {
-      const next = await gen.next();
-      if (next.done === true) return false;
-      for (let i = 0; i < next.value.length; i++) out.push(next.value.columns.map((c) => getValue(c, i)));
-      return true;
-    };
-    const outF: unknown[][] = [];
-    const outG: unknown[][] = [];
-    const stepF = rows(readJsonBody([f], fields, cols, undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outF);
-    const stepG = rows(readJsonBody([g], fields, [3, 1, 0, 4], undefined, 1 << 16, () => {}) as AsyncGenerator<Batch>, outG);
-    let more = true;
-    while (more) more = [await stepF(), await stepG()].some(Boolean);
-    expect(canon(outF)).toEqual(plainF);
-    expect(canon(outG)).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
+    const [outF, outG] = await readInTurns(f, cols, g, [3, 1, 0, 4], fields, 1 << 16);
+    expect(outF).toEqual(plainF);
+    expect(outG).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
     expect(await quireRows(f, 'id, a, b, k')).toEqual(await duckRows(f, 'id, a, b, k'));
   });
 });
