@@ -11,10 +11,9 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Batch } from '../../src/common/column.js';
-import type { Database } from '../../src/index.js';
-import type { PhysicalOperator } from '../../src/physical/operator.js';
 import { TableFunctionScan } from '../../src/physical/operators/table-function-scan.js';
 import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
+import { planOperators } from '../harness/physical-plan.js';
 
 const N = 40_000;
 const fx = duckdbParquetFixture(
@@ -29,23 +28,8 @@ const fx = duckdbParquetFixture(
   'ROW_GROUP_SIZE 5000',
 );
 
-/** The physical plan of `sql`, flattened. */
-async function operators(db: Database, sql: string): Promise<PhysicalOperator[]> {
-  const { parseStatements } = await import('../../src/sql/parse.js');
-  const { nodeBody } = await import('../../src/sql/ast.js');
-  const prepared = db.prepareSelect(nodeBody(parseStatements(sql)[0]!.stmt), []);
-  const root = await db.physical(prepared.plan, db.execContext([], [], false));
-  const out: PhysicalOperator[] = [];
-  const walk = (op: PhysicalOperator): void => {
-    out.push(op);
-    op.children().forEach(walk);
-  };
-  walk(root);
-  return out;
-}
-
 const scans = async (sql: string): Promise<boolean[]> =>
-  (await operators(fx.db, sql.replaceAll('$F', fx.file))).filter((o): o is TableFunctionScan => o instanceof TableFunctionScan).map((o) => o.dropsBatches);
+  (await planOperators(fx.db, sql.replaceAll('$F', fx.file))).filter((o): o is TableFunctionScan => o instanceof TableFunctionScan).map((o) => o.dropsBatches);
 
 describe('the planner marks only scans whose batches are dropped before the next is pulled', () => {
   it('a HashAggregate of plain aggregates over the scan, through a Filter or a Project', async () => {
@@ -132,7 +116,7 @@ describe('queries that keep batches equal DuckDB', () => {
 describe('a marked scan reuses its arrays', () => {
   it("batches held past the next row group's are overwritten; unmarked, they are not", async () => {
     const sql = `SELECT count(*), sum(p) FROM read_parquet('${fx.file}') WHERE k < 500`;
-    const scan = (await operators(fx.db, sql)).find((o): o is TableFunctionScan => o instanceof TableFunctionScan)!;
+    const scan = (await planOperators(fx.db, sql)).find((o): o is TableFunctionScan => o instanceof TableFunctionScan)!;
     expect(scan.dropsBatches).toBe(true);
     const run = async (drops: boolean): Promise<{ first: number[]; later: number[] }> => {
       const ctx = fx.db.execContext([], [], false);

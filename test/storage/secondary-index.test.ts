@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { outcomeText, pgliteAndQuire, type SqlConnection } from '../harness/connection.js';
 import { rng } from '../common/pg-helper.js';
+import { planOperators } from '../harness/physical-plan.js';
 
 const HOW = { verbose: false, qualify: false };
-import type { PhysicalOperator } from '../../src/physical/operator.js';
 
 const rand = rng(20261206);
 const int = (lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
@@ -188,21 +188,6 @@ describe('secondary indexes against PostgreSQL', () => {
   });
 });
 
-/** The physical plan of `sql`, flattened to its operators. */
-async function operators(db: Database, sql: string): Promise<PhysicalOperator[]> {
-  const { parseStatements } = await import('../../src/sql/parse.js');
-  const { nodeBody } = await import('../../src/sql/ast.js');
-  const prepared = db.prepareSelect(nodeBody(parseStatements(sql)[0]!.stmt), []);
-  const root = await db.physical(prepared.plan, db.execContext([], [], false));
-  const out: PhysicalOperator[] = [];
-  const walk = (op: PhysicalOperator): void => {
-    out.push(op);
-    op.children().forEach(walk);
-  };
-  walk(root);
-  return out;
-}
-
 describe('plans through indexes', () => {
   let db: Database;
   beforeAll(async () => {
@@ -215,13 +200,13 @@ describe('plans through indexes', () => {
   const explain = async (sql: string): Promise<string> => ((await db.execute(`EXPLAIN (FORMAT QUIRE) ${sql}`)).at(-1)!.rows as string[][]).map((r) => r[0]).join('\n');
 
   it('partial index: used when the WHERE implies its predicate, implied conjuncts not checked again', async () => {
-    const ops = await operators(db, "SELECT * FROM onek2 WHERE unique2 = 11 AND stringu1 = 'ATAAAA'");
+    const ops = await planOperators(db, "SELECT * FROM onek2 WHERE unique2 = 11 AND stringu1 = 'ATAAAA'");
     // Only the query's own conjunct stays above the scan: stringu1 < 'B' is the predicate itself.
     expect(ops.map((o) => o.name)).toEqual(['Filter', 'IndexScan']);
     expect(ops[0]!.describe()).toBe("(stringu1 = 'ATAAAA')");
     expect(ops[1]!.explainNode([], HOW)).toMatchObject({ label: 'Index Scan using onek2_u2_prtl on onek2', details: ['Index Cond: (unique2 = 11)'] });
     expect(ops[1]!.describe()).toBe('index: onek2_u2_prtl, cond: (unique2 = 11)');
-    const only = await operators(db, "SELECT unique2 FROM onek2 WHERE unique2 = 11 AND stringu1 < 'B'");
+    const only = await planOperators(db, "SELECT unique2 FROM onek2 WHERE unique2 = 11 AND stringu1 < 'B'");
     expect(only.map((o) => o.explainNode([], HOW).label)).toEqual(['Index Only Scan using onek2_u2_prtl on onek2']);
     expect(only[0]!.explainNode([], HOW).details).toEqual(['Index Cond: (unique2 = 11)']);
     // PostgreSQL's text, as select.sql expects it.
