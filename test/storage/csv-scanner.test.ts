@@ -124,6 +124,24 @@ const DIALECTS: Dialect[] = [
   { delimiter: '|', quote: '"', escape: '"' },
 ];
 
+/** Counts the records the WebAssembly kernel reads until stop(), which restores it and returns the count. */
+function countKernelRecords(): { stop(): number } {
+  const kernel = csvPlainKernel()!;
+  const run = kernel.run.bind(kernel);
+  let read = 0;
+  kernel.run = (...args) => {
+    const n = run(...args);
+    read += n;
+    return n;
+  };
+  return {
+    stop() {
+      kernel.run = run;
+      return read;
+    },
+  };
+}
+
 describe('CsvScanner', () => {
   it('splits random input like the reference, whatever the chunking', () => {
     const r = rng(42);
@@ -165,14 +183,7 @@ describe('CsvScanner', () => {
     // (quoted, CRLF, empty, too short or too long, a lone CR), at every chunking and batch size.
     const r = rng(11);
     // Records the kernel read, so the comparison is known to cover it.
-    const kernel = csvPlainKernel()!;
-    const run = kernel.run.bind(kernel);
-    let read = 0;
-    kernel.run = (...args) => {
-      const n = run(...args);
-      read += n;
-      return n;
-    };
+    const counted = countKernelRecords();
     for (let trial = 0; trial < 60; trial++) {
       const d = DIALECTS[trial % DIALECTS.length]!;
       const width = 1 + (trial % 6);
@@ -203,8 +214,7 @@ describe('CsvScanner', () => {
       const b = tokens(bytes, d, width, capacity, maxChunk, seed, false);
       expect(a).toEqual(b);
     }
-    kernel.run = run;
-    expect(read).toBeGreaterThan(20000);
+    expect(counted.stop()).toBeGreaterThan(20000);
   });
 
   it('reads quoted fields in the WebAssembly kernel exactly as its own loop does', () => {
@@ -213,14 +223,7 @@ describe('CsvScanner', () => {
     // fields, fields long enough to cross 16-byte blocks and the kernel's 64 KiB window; now and
     // then a record it leaves to the loop (CRLF, a lone CR, a wrong field count, an unterminated quote at the end).
     const r = rng(23);
-    const kernel = csvPlainKernel()!;
-    const run = kernel.run.bind(kernel);
-    let read = 0;
-    kernel.run = (...args) => {
-      const n = run(...args);
-      read += n;
-      return n;
-    };
+    const counted = countKernelRecords();
     for (let trial = 0; trial < 48; trial++) {
       const d = DIALECTS[trial % DIALECTS.length]!;
       const q = d.quote;
@@ -265,8 +268,7 @@ describe('CsvScanner', () => {
       const b = tok(false);
       expect(a).toEqual(b);
     }
-    kernel.run = run;
-    expect(read).toBeGreaterThan(5000);
+    expect(counted.stop()).toBeGreaterThan(5000);
   });
 
   it('counts lines through quoted newlines and keeps skip and empty records apart', () => {
