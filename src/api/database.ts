@@ -444,12 +444,10 @@ export class Database implements UtilityHost {
 
   /** Runs every statement in `sql`; returns the last statement's result. */
   query(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult> {
-    if (!this.callRunning && opts.signal === undefined && opts.timeoutMs === undefined) {
-      const direct = this.directCall(sql, params);
-      if (direct !== null) return direct;
-    }
+    const direct = this.tryDirect(sql, params, opts);
+    if (direct !== null) return direct;
     try {
-      return this.execute(sql, params, opts).then(lastResult);
+      return this.queueCall(sql, params, opts).then(lastResult);
     } catch (e) {
       // As an async function would: an argument execute() refuses at once is a rejection too.
       return Promise.reject(e);
@@ -463,11 +461,19 @@ export class Database implements UtilityHost {
    * (or report them done and then roll them back). A call made while none runs starts at once.
    */
   execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<QueryResult[]> {
+    const direct = this.tryDirect(sql, params, opts);
+    return direct !== null ? direct.then(oneResult) : this.queueCall(sql, params, opts);
+  }
+
+  /** directCall when the session is free and the call has no limits of its own; else null. */
+  private tryDirect(sql: string, params: readonly unknown[], opts: QueryOptions): Promise<QueryResult> | null {
+    if (this.callRunning || opts.signal !== undefined || opts.timeoutMs !== undefined) return null;
+    return this.directCall(sql, params);
+  }
+
+  /** The general path of a call: now when the session is free, else after the calls made before it. */
+  private queueCall(sql: string, params: readonly unknown[], opts: QueryOptions): Promise<QueryResult[]> {
     if (!this.callRunning) {
-      if (opts.signal === undefined && opts.timeoutMs === undefined) {
-        const direct = this.directCall(sql, params);
-        if (direct !== null) return direct.then(oneResult);
-      }
       this.callRunning = true;
       return this.runCall(sql, params, opts);
     }
