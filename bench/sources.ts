@@ -1,11 +1,12 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
  *     DuckDB into .bench-data/); parquet_text: dictionary-encoded text and a timestamp beside the
  *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL;
- *     parquet_pruned: a narrow id range that row-group statistics prune; ndjson: read_json over
+ *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
+ *     with another range each run, so no pruning learnt from the last query applies; ndjson: read_json over
  *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
  *     their keys in three orders and some left out (so no one record shape fits every line);
  *  2. csv: read_csv over an N-row CSV of (int, int, double, text, timestamp), filter + group by
@@ -43,17 +44,17 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_pruned,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function time(f: () => Promise<unknown>): Promise<{ ms: number; result: unknown }> {
-  await f(); // warm-up
+async function time(f: (run: number) => Promise<unknown>): Promise<{ ms: number; result: unknown }> {
+  await f(0); // warm-up
   const ms: number[] = [];
   let result: unknown;
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    result = await f();
+    result = await f(i + 1);
     ms.push(performance.now() - t0);
   }
   return { ms: median(ms), result };
@@ -101,15 +102,22 @@ const db = await Database.create();
 const duckRows = async (sql: string): Promise<unknown[][]> => (await (await dc.runAndReadAll(sql)).getRows()) as unknown[][];
 
 // ---- file readers ----
-/** `write`: DuckDB SQL that writes the file, or a function that does. */
-async function fileCase(name: string, file: string, write: string | (() => void), sqlQuire: string, sqlDuck = sqlQuire): Promise<void> {
+/**
+ * `write`: DuckDB SQL that writes the file, or a function that does. A query given as a function of
+ * the run (0 the warm-up) asks something else each run, as a user paging or filtering does: both
+ * engines get the same sequence, and the last run's answers are compared.
+ */
+type CaseSql = string | ((run: number) => string);
+async function fileCase(name: string, file: string, write: string | (() => void), quireSql: CaseSql, duckSql: CaseSql = quireSql): Promise<void> {
   if (!existsSync(file)) {
     console.log(`writing ${file} …`);
     if (typeof write === 'string') await dc.run(write);
     else write();
   }
-  const q = await time(async () => (await db.query(sqlQuire)).rows);
-  const d = await time(async () => duckRows(sqlDuck));
+  const at = (sql: CaseSql, run: number): string => (typeof sql === 'string' ? sql : sql(run));
+  const sqlQuire = at(quireSql, 0);
+  const q = await time(async (run) => (await db.query(at(quireSql, run))).rows);
+  const d = await time(async (run) => duckRows(at(duckSql, run)));
   const agree = canon(q.result as unknown[][]) === canon(d.result as unknown[][]);
   const ratio = +(d.ms / q.ms).toFixed(2);
   // Quire alone in a fresh process (this one also holds DuckDB): peak RSS under memory_limit 256MB.
@@ -150,6 +158,15 @@ if (CASES.has('parquet_pruned')) {
   const lo = Math.floor(ROWS * 0.9);
   await fileCase('parquet_pruned', textFile(false), textWrite(false),
     `SELECT count(*) AS n, sum(v) AS total, min(name) AS lo FROM read_parquet('${textFile(false)}') WHERE id BETWEEN ${lo} AND ${lo + 999}`);
+}
+if (CASES.has('parquet_pruned_moving')) {
+  // parquet_pruned with another id range each run (a user paging through the file): nothing learnt
+  // from the last query's pruning applies, every run prunes afresh.
+  const step = Math.floor(ROWS / 20);
+  await fileCase('parquet_pruned_moving', textFile(false), textWrite(false), (run) => {
+    const lo = Math.floor(ROWS * 0.05) + (run % 18) * step;
+    return `SELECT count(*) AS n, sum(v) AS total, min(name) AS lo FROM read_parquet('${textFile(false)}') WHERE id BETWEEN ${lo} AND ${lo + 999}`;
+  });
 }
 if (CASES.has('ndjson')) {
   const file = join('.bench-data', `sources-${ROWS}.ndjson`);
