@@ -11,7 +11,7 @@
  * busy disk weighs on all of them alike, each run starting with the next engine.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
- *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--foreign-key] [--params]
+ *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--text-key] [--foreign-key] [--params]
  *                            [--clients 8] (engines quire-sessions, quire-pgwire-clients, quire-pgwire-proc-clients, sqlite-connections)
  *
  * quire-pgwire-proc-raw is quire-pgwire-proc with node-postgres replaced by the least client the
@@ -40,6 +40,8 @@
  * calls are synchronous, so its connections take turns), each commit with its own fdatasync.
  *
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
+ * `--text-key` declares the text column s the PRIMARY KEY instead (each commit's s is then unique: a
+ * text key, which the one-int-key fast paths do not serve).
  * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
  * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
  */
@@ -91,7 +93,8 @@ const PARAMS = process.argv.includes('--params');
 const insertParams = (table: string): string => `INSERT INTO ${table} VALUES ($1, $2, $3)`;
 const DIR = arg('dir', tmpdir());
 const CLIENTS = Number(arg('clients', '8'));
-const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text)`;
+const TEXT_KEY = process.argv.includes('--text-key');
+const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text${TEXT_KEY ? ' PRIMARY KEY' : ''})`;
 
 /** With --foreign-key: the referenced table tp, holding ids 1..n, made before t. */
 async function parentTable(e: Engine, n: number): Promise<void> {
@@ -405,8 +408,10 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       await Promise.all(
         clients.map(async (c, k) => {
           for (let i = k; i < COMMITS; i += clients.length) {
-            if (PARAMS) await c.insert('t', [existing + i + 1, i * 0.5, `row-${i}`]);
-            else await c.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, 'row-${i}')`);
+            // Under a text key, s is unique too: past the loaded rows' 'row-1' … 'row-<existing>'.
+            const s = `row-${TEXT_KEY ? existing + i + 1 : i}`;
+            if (PARAMS) await c.insert('t', [existing + i + 1, i * 0.5, s]);
+            else await c.exec(`INSERT INTO t VALUES (${existing + i + 1}, ${i * 0.5}, '${s}')`);
           }
         }),
       );
