@@ -3,6 +3,10 @@
  * PostgreSQL prints it, the type's own OID (listed in pg_type), RAISE NOTICE as NoticeResponse, and
  * the REST JSON form (the record's text).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './helpers.js';
@@ -79,5 +83,29 @@ describe('composite types on the PostgreSQL protocol', () => {
   it('gives REST clients the record text', () => {
     const t = compositeType({ name: 'cpair', oid: 1, fields: [{ name: 'a', type: T.int4 }, { name: 'c', type: T.text }] });
     expect(jsonValue(new RecordValue([1, 'x y'], [T.int4, T.text]), t, 'UTC')).toBe('(1,"x y")');
+  });
+
+  it('sends a Parquet file\'s groups as record (2249), lists of groups as record[] (2287), lists as their arrays', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quire-pg-nested-'));
+    const file = join(dir, 'n.parquet');
+    const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const duck = await inst.connect();
+    await duck.run(`COPY (SELECT i::INTEGER AS id, {'a': i, 'b': 'x y'} AS s, [{'p': i}] AS ls, [i, NULL]::INTEGER[] AS l FROM range(2) t(i)) TO '${file}' (FORMAT parquet)`);
+    duck.closeSync();
+    const files = await startFixture({ allowFiles: [dir] });
+    const c = new pg.Client({ host: '127.0.0.1', port: files.server.port, user: 'node', database: 'quire', types: { getTypeParser: () => (v: unknown) => v } as never });
+    await c.connect();
+    try {
+      const r = await c.query({ text: `select s, ls, l from read_parquet('${file}') order by id`, rowMode: 'array' });
+      expect(r.rows).toEqual([
+        ['(0,"x y")', '{(0)}', '{0,NULL}'],
+        ['(1,"x y")', '{(1)}', '{1,NULL}'],
+      ]);
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([2249, 2287, 1007]);
+    } finally {
+      await c.end();
+      await files.server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -114,8 +114,12 @@ describe('read_parquet reads columns only tested for NULL as presence', () => {
                      CASE WHEN i % 6 = 0 THEN NULL ELSE i::DECIMAL(10,2) END AS de
                    FROM range(5000) t(i)) TO '${nested}' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
     const sql = `SELECT count(st), count(li), count(bo), count(de), count(*) FILTER (WHERE st IS NULL) FROM read_parquet('${nested}') WHERE id >= 1234`;
-    expect(await explain(sql)).toMatch(/NULLs only: \[st, li, de\]/);
+    // st is a record: PostgreSQL's st IS NULL is true also when every field is NULL, so it reads the fields.
+    expect(await explain(sql)).toMatch(/NULLs only: \[li, de\]/);
     expect(await quire(sql)).toEqual(norm((await duck.runAndReadAll(sql)).getRows() as unknown[][]));
+    const counted = `SELECT count(st), count(li), count(bo), count(de) FROM read_parquet('${nested}') WHERE id >= 1234`;
+    expect(await explain(counted)).toMatch(/NULLs only: \[st, li, de\]/);
+    expect(await quire(counted)).toEqual(norm((await duck.runAndReadAll(counted)).getRows() as unknown[][]));
   });
 
   it('a glob of files, one per row group pattern, counts the same', async () => {

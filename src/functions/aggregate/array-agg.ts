@@ -49,7 +49,8 @@ export const arrayAgg: AggregateFunction = {
     if (argTypes.length !== 1) return null;
     const t = argTypes[0]!;
     if (isArrayType(t)) throw new QuireError('0A000', 'array_agg over arrays is not supported: multidimensional arrays are not supported');
-    const arg = t.name === 'unknown' ? T.text : type(t.name);
+    // Typmods go (PostgreSQL's array_agg returns the bare array type); a composite type stays.
+    const arg = t.name === 'unknown' ? T.text : t.composite !== undefined ? t : type(t.name);
     return {
       name: 'array_agg',
       returnType: arrayTypeFor(arg),

@@ -8,6 +8,7 @@ import { formatValue } from '../../common/format-value.js';
 import { QuireError } from '../../common/errors.js';
 import { elementType, isArrayType, T, type ArrayValue, type DataType, type Value } from '../../common/types.js';
 import { getValue, type Column } from '../../common/column.js';
+import type { RecordValue } from '../../common/record-value.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate, SlidingAccumulator } from './aggregate-function.js';
 import { growArr } from './support.js';
 
@@ -19,9 +20,14 @@ export function jsonElement(v: Value, t: DataType, timezone: string): string {
     return `[${(v as ArrayValue).map((e) => jsonElement(e, et, timezone)).join(',')}]`;
   }
   switch (t.name) {
-    case 'record':
-      // PostgreSQL writes an object keyed by the row type's field names, which anonymous records lack here.
-      throw new QuireError('0A000', 'JSON output of record values is not supported');
+    case 'record': {
+      // PostgreSQL writes an object keyed by the row type's field names, which anonymous records
+      // (ROW(…), a whole-row reference) do not carry here; named composites and Parquet groups do.
+      const c = t.composite;
+      if (c === undefined) throw new QuireError('0A000', 'JSON output of record values is not supported');
+      const fields = (v as RecordValue).fields;
+      return `{${c.fields.map((f, i) => `${JSON.stringify(f.name)}:${jsonElement(fields[i] ?? null, f.type, timezone)}`).join(',')}}`;
+    }
     case 'bool':
       return v ? 'true' : 'false';
     case 'int2':
@@ -57,10 +63,10 @@ function isoJson(s: string, name: string): string {
   return bc ? body + ' BC' : body;
 }
 
-/** PostgreSQL puts a line break before every structured (array) item but the first. */
+/** PostgreSQL puts a line break before every structured (array or composite) item but the first. */
 function aggItem(v: Value, t: DataType, timezone: string): string {
   const s = jsonElement(v, t, timezone);
-  return v !== null && isArrayType(t) ? '\n ' + s : s;
+  return v !== null && (isArrayType(t) || t.composite !== undefined) ? '\n ' + s : s;
 }
 
 function arrayText(elems: readonly string[]): string {

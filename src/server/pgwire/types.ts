@@ -99,8 +99,9 @@ export function typeForOid(oid: number): DataType {
 }
 
 export function oidOf(t: DataType): number {
-  // A named composite type and its array type have their own OIDs (pg_type lists them).
-  if (t.composite !== undefined) return t.name === 'record' ? t.composite.oid : t.composite.oid + 1;
+  // A named composite type and its array type have their own OIDs (pg_type lists them); a Parquet
+  // group's type is an anonymous record with field names, sent as record / record[].
+  if (t.composite !== undefined && t.composite.oid !== TYPE_OID.record) return t.name === 'record' ? t.composite.oid : t.composite.oid + 1;
   return t.name === 'unknown' ? TYPE_OID.text : TYPE_OID[t.name];
 }
 

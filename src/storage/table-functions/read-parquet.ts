@@ -14,7 +14,8 @@
  *
  * Types: BOOLEAN → bool, INT32 → int4 (INT_8/INT_16 → int2, DATE → date, UINT_32 → int8),
  * INT64 → int8 (TIMESTAMP → timestamp, or timestamptz when adjusted to UTC), FLOAT → float4,
- * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text, nested groups → their JSON text.
+ * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text; lists → arrays, groups →
+ * records, maps and lists of lists → their JSON text (parquet-nested.ts).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, ParquetScan, SchemaElement, SchemaTree } from 'hyparquet';
@@ -22,7 +23,6 @@ import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
-import { parseValue } from '../../common/parse-value.js';
 import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, codedTextColumn, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
@@ -34,23 +34,11 @@ import { queryMemory, valueBytes, type MemoryReservation } from '../../execution
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
-import { normMicros, type Micros } from '../../common/datetime-calendar.js';
+import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
-
-/**
- * A Parquet timestamp in microseconds (per = µs per unit, 0n for nanoseconds, which round down), exactly.
- * int64's extremes are how writers (DuckDB, COPY TO) store ±infinity.
- */
-function parquetMicros(raw: bigint, per: bigint): Micros {
-  if (raw === 9223372036854775807n) return Infinity;
-  if (raw === -9223372036854775808n) return -Infinity;
-  if (per !== 0n) return normMicros(raw * per);
-  const q = raw / 1000n;
-  return normMicros(raw < 0n && q * 1000n !== raw ? q - 1n : q);
-}
 
 /** Values in Quire's representation straight from the decoder (no Date objects, no lossy ms). */
 export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
@@ -111,11 +99,12 @@ interface ColumnPlan {
   readonly field: Field;
   /** INT64 without a logical type: bigint values. */
   readonly int64: boolean;
+  /** A list, group or repeated leaf: its values come assembled (arrays, objects) and `convert` maps them. */
   readonly nested: boolean;
+  readonly convert: ((v: unknown) => Value) | null;
 }
 
-function elementType(e: SchemaElement, nested: boolean): DataType {
-  if (nested) return T.text;
+function elementType(e: SchemaElement): DataType {
   const ct = e.converted_type;
   const lt = e.logical_type;
   if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') {
@@ -161,10 +150,11 @@ export function parquetColumns(meta: FileMetaData): readonly ColumnPlan[] {
 function schemaColumns(meta: FileMetaData): ColumnPlan[] {
   const tree: SchemaTree = hyparquet().parquetSchema(meta);
   return tree.children.map((c) => {
-    const nested = c.children.length > 0;
     const e = c.element;
-    const type = elementType(e, nested);
-    return { field: { name: e.name, type }, int64: !nested && e.type === 'INT64' && type.name === 'int8', nested };
+    const m = nestedMapping(c, elementType);
+    if (m !== null) return { field: { name: e.name, type: m.type }, int64: false, nested: true, convert: m.convert };
+    const type = elementType(e);
+    return { field: { name: e.name, type }, int64: e.type === 'INT64' && type.name === 'int8', nested: false, convert: null };
   });
 }
 
@@ -213,32 +203,7 @@ function toColumn(plan: ColumnPlan, data: ArrayLike<unknown>, from: number, to: 
 
 function convertValue(plan: ColumnPlan, v: unknown): Value {
   if (v === null || v === undefined) return null;
-  const t = plan.field.type;
-  if (plan.nested) return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x));
-  switch (t.name) {
-    case 'bool':
-      return Boolean(v);
-    case 'int2':
-    case 'int4':
-    case 'float8':
-    case 'date':
-      return Number(v);
-    case 'float4':
-      return Math.fround(Number(v));
-    case 'int8': {
-      if (typeof v === 'number') return v;
-      const b = BigInt(v as bigint);
-      return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
-    }
-    case 'timestamp':
-    case 'timestamptz':
-      return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : parquetMicros(BigInt(v as bigint), 1n);
-    case 'numeric':
-      return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), t);
-    default:
-      if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
-      return typeof v === 'string' ? v : String(v);
-  }
+  return plan.convert !== null ? plan.convert(v) : leafValue(plan.field.type, v);
 }
 
 // ---- filter pushdown ------------------------------------------------------------------------------
