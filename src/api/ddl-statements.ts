@@ -2,7 +2,7 @@
 import type { Node, SelectStmt } from '@pgsql/types';
 import { storeFor } from '../storage/persist/index.js';
 import { QuireError, positionOf } from '../common/errors.js';
-import { T, typeDisplayName, type DataType, type Field } from '../common/types.js';
+import { isFieldRecord, T, typeDisplayName, type DataType, type Field } from '../common/types.js';
 import type { Batch } from '../common/column.js';
 import { nodeBody, nodeTag, strings, type AnyNode } from '../sql/ast.js';
 import { resolveTypeName } from '../sql/type-name.js';
@@ -95,9 +95,12 @@ function columnMetaFrom(def: AnyNode, type: DataType): { meta: ColumnMeta; uniqu
   return { meta, unique, primary };
 }
 
-/** A database directory keeps no composite types (they live in the process), so it keeps no such columns either. */
+/**
+ * A database directory keeps no named composite types (they live in the process), so it keeps no such
+ * columns either; a record with field names (a Parquet group) describes itself and is kept.
+ */
 function refuseStoredComposite(host: UtilityHost, column: string, t: DataType): void {
-  if (t.composite !== undefined && storeFor(host.catalog) !== undefined) {
+  if (t.composite !== undefined && !isFieldRecord(t.composite) && storeFor(host.catalog) !== undefined) {
     throw new QuireError('0A000', `column "${column}" of composite type ${t.composite.name} cannot be stored in a database directory`, { hint: 'Use a TEMP table.' });
   }
 }

@@ -105,6 +105,37 @@ function compositeEntry(c: CompositeType): { row: DataType; array: DataType } {
   return e;
 }
 
+/**
+ * A record type with field names but no catalog entry (a Parquet group): sent and shown as
+ * PostgreSQL's anonymous `record`, its fields named as the file names them. One type per shape, so
+ * the groups of two files (or of a table stored from one) compare, union and join as one type;
+ * bounded, past the cap a shape gets a type of its own.
+ */
+export function fieldRecordType(fields: readonly { readonly name: string; readonly type: DataType }[]): DataType {
+  const key = JSON.stringify(fields.map((f) => [f.name, shapeKey(f.type)]));
+  let c = fieldRecordShapes.get(key);
+  if (c === undefined) {
+    c = Object.freeze({ name: 'record', oid: RECORD_OID, fields: Object.freeze(fields.map((f) => Object.freeze({ name: f.name, type: f.type }))) });
+    if (fieldRecordShapes.size < FIELD_RECORD_SHAPES) fieldRecordShapes.set(key, c);
+  }
+  return compositeEntry(c).row;
+}
+
+/** True for the composites fieldRecordType makes (self-described: a database directory can keep them). */
+export function isFieldRecord(c: CompositeType): boolean {
+  return c.oid === RECORD_OID;
+}
+
+const RECORD_OID = 2249;
+const FIELD_RECORD_SHAPES = 4096;
+const fieldRecordShapes = new Map<string, CompositeType>();
+
+function shapeKey(t: DataType): unknown {
+  const c = t.composite;
+  if (c === undefined) return [t.name, t.typmod];
+  return [t.name, isFieldRecord(c) ? c.fields.map((f) => [f.name, shapeKey(f.type)]) : c.oid];
+}
+
 export type Value = null | boolean | number | bigint | string | Numeric | Interval | TimeTz | ArrayValue | RecordValue | Point;
 
 /**

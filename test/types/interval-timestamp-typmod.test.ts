@@ -112,9 +112,9 @@ describe('modified interval and timestamp columns in a database directory', () =
 
   it('read an interval modifier written in the older encoding (the bare field mask)', () => {
     // interval day was stored as 8 (1 << DAY), interval(2) as the full range 0x7fff.
-    expect(storedType('interval', 8)).toEqual({ ...storedType('interval', (8 << 16) | 0xffff) });
-    expect(storedType('interval', 0x7fff).typmod).toBe(-1);
-    expect(storedType('interval', (8 << 16) | 2).typmod).toBe((8 << 16) | 2);
-    expect(storedType('timestamp', 3).typmod).toBe(3);
+    expect(storedType({ name: 'interval', typmod: 8 })).toEqual({ ...storedType({ name: 'interval', typmod: (8 << 16) | 0xffff }) });
+    expect(storedType({ name: 'interval', typmod: 0x7fff }).typmod).toBe(-1);
+    expect(storedType({ name: 'interval', typmod: (8 << 16) | 2 }).typmod).toBe((8 << 16) | 2);
+    expect(storedType({ name: 'timestamp', typmod: 3 }).typmod).toBe(3);
   });
 });

@@ -12,13 +12,13 @@
  * - VIEWS json: the complete list of views (name and CREATE VIEW text).
  */
 import type { ForeignKey } from '../foreign-key.js';
-import type { DataType, TypeName } from '../../common/types.js';
+import type { DataType } from '../../common/types.js';
 import type { Field } from '../../common/types.js';
 import type { Batch, ColumnData } from '../../common/column.js';
 import type { ColumnMeta } from '../memory-table.js';
 import { BatchFormatError, decodeBatch, encodeBatch, encodeRows } from './column-codec.js';
 import { RecordBuffer, setU32 } from './record-buffer.js';
-import { storedType } from './stored-type.js';
+import { storedType, type StoredType } from './stored-type.js';
 
 const OP_DROP = 1;
 const OP_CREATE = 2;
@@ -29,7 +29,7 @@ const RUN_NEW = 1;
 const RUN_EXTEND = 2;
 
 export interface TableDefinition {
-  fields: { name: string; type: { name: TypeName; typmod: number } }[];
+  fields: { name: string; type: StoredType }[];
   meta: ColumnMeta[];
   uniqueKeys: number[][];
   /** The keys' constraint names (absent in logs written before keys had names). */
@@ -149,7 +149,7 @@ export class RecordBuilder {
 }
 
 export function fieldsOf(def: TableDefinition): Field[] {
-  return def.fields.map((f) => ({ name: f.name, type: storedType(f.type.name, f.type.typmod) }));
+  return def.fields.map((f) => ({ name: f.name, type: storedType(f.type) }));
 }
 
 /**

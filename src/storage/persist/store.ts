@@ -32,14 +32,14 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import lockfile from 'proper-lockfile';
 import { QuireError } from '../../common/errors.js';
-import { type DataType, type Field, type TypeName, type Value } from '../../common/types.js';
+import { type DataType, type Field, type Value } from '../../common/types.js';
 import { makeColumn, type Batch, type Column } from '../../common/column.js';
 import { CountedMap, isTempTableKey, type Catalog, type ViewDef } from '../catalog.js';
 import { extendBatch, extendsBatch, MemoryTable, storedColumns, type ColumnMeta } from '../memory-table.js';
 import { objectText, objectValue } from './column-codec.js';
 import { decodeRecord, fieldsOf, RecordBuilder, type LogOp, type Run, type TableDefinition } from './log-record.js';
 import { createWal, readWal, RECORD_PREFIX, WAL_FILE, WalWriter, type WalContents } from './wal.js';
-import { storedType } from './stored-type.js';
+import { storedType, typeJson, type StoredType } from './stored-type.js';
 
 const MAGIC_V1 = 'QTB1';
 const MAGIC = 'QTB2';
@@ -60,7 +60,7 @@ interface FileFooter {
   version: 1 | 2;
   /** The table the file holds (QTB2), so a manifest cannot hand one table another's file. */
   table?: string;
-  fields: { name: string; type: { name: TypeName; typmod: number } }[];
+  fields: { name: string; type: StoredType }[];
   batches: { length: number; columns: ChunkDesc[] }[];
 }
 
@@ -118,7 +118,7 @@ function encodeObjColumn(c: Column, n: number, t: DataType): Buffer {
 }
 
 function writeTableFile(fd: number, t: MemoryTable): void {
-  const footer: FileFooter = { version: 2, table: t.name, fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), batches: [] };
+  const footer: FileFooter = { version: 2, table: t.name, fields: t.schema.map((f) => ({ name: f.name, type: typeJson(f.type) })), batches: [] };
   let offset = 0;
   const put = (b: Uint8Array): void => {
     let done = 0;
@@ -202,7 +202,7 @@ export function readTableFile(file: string, table?: string): { fields: Field[]; 
   if (!Array.isArray(footer.fields) || !Array.isArray(footer.batches)) throw corrupt(file, table, 'malformed footer');
   if (v2 && table !== undefined && footer.table !== table) throw corrupt(file, table, `it holds table "${String(footer.table)}"`);
   const dataEnd = buf.length - tailLen - flen;
-  const fields: Field[] = footer.fields.map((f) => ({ name: f.name, type: storedType(f.type.name, f.type.typmod) }));
+  const fields: Field[] = footer.fields.map((f) => ({ name: f.name, type: storedType(f.type) }));
   const batches: Batch[] = footer.batches.map((b, bi) => ({
     length: b.length,
     columns: b.columns.map((c, ci): Column => {
@@ -742,7 +742,7 @@ export class DirectoryStore {
     if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys && l.indexes === indexJson(t)) return null;
     const def = definitionJson(t);
     if (l === undefined || l.table !== t) {
-      const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: { name: f.type.name, typmod: f.type.typmod } })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
+      const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: typeJson(f.type) })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
       rec.create(name, full, batches, t.schema.map((f) => f.type));
     } else {
       rec.change(name, l.def !== def ? def : null, runsFor(t, l.batches, batches), columnTypes(t.schema));

@@ -12,7 +12,7 @@
 import type { SchemaElement, SchemaTree } from 'hyparquet';
 import { parseValue } from '../../common/parse-value.js';
 import { RecordValue } from '../../common/record-value.js';
-import { arrayTypeOf, compositeType, T, type CompositeType, type DataType, type Value } from '../../common/types.js';
+import { arrayTypeOf, fieldRecordType, T, type DataType, type Value } from '../../common/types.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
 
 /** How a nested column's values become Quire values. */
@@ -80,32 +80,6 @@ function isMap(n: SchemaTree): boolean {
 }
 
 /**
- * Records of one shape share one composite type, so the struct columns of two files (or two scans of
- * one) compare, union and join as one type. Bounded: past the cap a shape gets a type of its own.
- */
-const shapes = new Map<string, CompositeType>();
-const SHAPE_CAP = 4096;
-
-function recordType(fields: readonly { name: string; type: DataType }[]): DataType {
-  const key = JSON.stringify(fields.map((f) => [f.name, f.type.name, f.type.typmod, f.type.composite !== undefined ? compositeKey(f.type.composite) : 0]));
-  let c = shapes.get(key);
-  if (c === undefined) {
-    // Anonymous, as a ROW(…) is: PostgreSQL's record type and OID, with the file's field names.
-    c = Object.freeze({ name: 'record', oid: 2249, fields: Object.freeze(fields.map((f) => Object.freeze({ name: f.name, type: f.type }))) });
-    if (shapes.size < SHAPE_CAP) shapes.set(key, c);
-  }
-  return compositeType(c);
-}
-
-const compositeKeys = new WeakMap<CompositeType, number>();
-let nextKey = 1;
-function compositeKey(c: CompositeType): number {
-  let k = compositeKeys.get(c);
-  if (k === undefined) compositeKeys.set(c, (k = nextKey++));
-  return k;
-}
-
-/**
  * The type and converter of a column whose schema node is `n` (a group, or a repeated leaf), given
  * `leafType` for a leaf's element; null only for a plain (non-repeated) leaf, which is not nested.
  */
@@ -149,7 +123,7 @@ function groupMapping(n: SchemaTree, leafType: (e: SchemaElement) => DataType): 
   const maps = n.children.map((c) => (c.element.repetition_type === 'REPEATED' ? listOf(leafOrGroup(c, leafType)) : nodeMapping(c, leafType)));
   const types = maps.map((m) => m.type);
   return {
-    type: recordType(names.map((name, i) => ({ name, type: types[i]! }))),
+    type: fieldRecordType(names.map((name, i) => ({ name, type: types[i]! }))),
     convert: (v) => {
       if (v === null || v === undefined) return null;
       const o = v as Record<string, unknown>;
