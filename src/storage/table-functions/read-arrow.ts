@@ -9,7 +9,8 @@
  *
  * Types: Bool, Int8/16 → int2, Int32/Uint16 → int4, other ints → int8, Float16/32 → float4,
  * Float64 → float8, Utf8/LargeUtf8 (also dictionary-encoded) → text, Date → date,
- * Timestamp → timestamp (timestamptz with a time zone; microsecond precision kept), Decimal → numeric.
+ * Timestamp → timestamp (timestamptz with a time zone; microsecond precision kept), Decimal → numeric;
+ * List → array, Struct → record, Map and lists of lists → their JSON text.
  */
 import { closeSync, fstatSync, openSync, readSync, promises as fsp } from 'node:fs';
 import type { RecordBatch, Schema as ArrowSchema, DataType as ArrowType, Vector } from 'apache-arrow';
@@ -17,7 +18,8 @@ import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
-import { T, type DataType, type Field, type Value } from '../../common/types.js';
+import { arrayTypeOf, fieldRecordType, isArrayType, T, type DataType, type Field, type Value } from '../../common/types.js';
+import { RecordValue } from '../../common/record-value.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { fileOpenError } from '../csv.js';
@@ -28,13 +30,17 @@ import type { TableFunction, TableFunctionBinding } from './table-function.js';
 const arrow = lazyModule<typeof import('apache-arrow')>('apache-arrow');
 
 // apache-arrow's Type enum values (stable across versions).
-const TYPE = { Dictionary: -1, Int: 2, Float: 3, Utf8: 5, Bool: 6, Decimal: 7, Date: 8, Timestamp: 10, LargeUtf8: 20 } as const;
+const TYPE = { Dictionary: -1, Int: 2, Float: 3, Utf8: 5, Bool: 6, Decimal: 7, Date: 8, Timestamp: 10, List: 12, Struct: 13, FixedSizeList: 16, Map: 17, LargeUtf8: 20, LargeList: 21 } as const;
 
 function valueType(t: ArrowType): ArrowType {
   return t.typeId === TYPE.Dictionary ? (t as unknown as { dictionary: ArrowType }).dictionary : t;
 }
 
 export function arrowToQuireType(t0: ArrowType): DataType {
+  return nestedOf(t0)?.type ?? primitiveType(t0);
+}
+
+function primitiveType(t0: ArrowType): DataType {
   const t = valueType(t0);
   const x = t as unknown as { bitWidth?: number; isSigned?: boolean; precision?: number; timezone?: string | null };
   switch (t.typeId) {
@@ -72,8 +78,111 @@ function arrowMicros(raw: bigint, unit: number): Micros {
   return normMicros(raw * BigInt(UNIT_MICROS[unit]!));
 }
 
+/**
+ * Nested Arrow types, as read_parquet maps Parquet's: a List (also LargeList, FixedSizeList) as an
+ * array of its element's type, a Struct as a record with the field names (one type per shape, shared
+ * with Parquet groups of the same shape), a Map and a list of lists as their JSON text. Values are
+ * read by position from the vectors, so timestamps inside keep their microseconds.
+ */
+interface NestedArrow {
+  readonly type: DataType;
+  /** Row i of vec (a vector of this type) as a Quire value. */
+  at(vec: Vector, i: number): Value;
+}
+
+const nestedTypes = new WeakMap<ArrowType, NestedArrow | null>();
+
+function nestedOf(t: ArrowType): NestedArrow | null {
+  let m = nestedTypes.get(t);
+  if (m === undefined) nestedTypes.set(t, (m = nestedMapping(t)));
+  return m;
+}
+
+const ARROW_JSON: NestedArrow = {
+  type: T.text,
+  at: (vec, i) => {
+    if (!vec.isValid(i)) return null;
+    const v = vec.get(i) as { toJSON?: () => unknown } | null;
+    return JSON.stringify(v !== null && typeof v.toJSON === 'function' ? v.toJSON() : v, (_k, x: unknown) =>
+      typeof x === 'bigint' ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x,
+    );
+  },
+};
+
+function nestedMapping(t: ArrowType): NestedArrow | null {
+  const children = (t as unknown as { children?: readonly { name: string; type: ArrowType }[] }).children ?? [];
+  switch (t.typeId) {
+    case TYPE.List:
+    case TYPE.LargeList:
+    case TYPE.FixedSizeList: {
+      const inner = element(children[0]!.type);
+      const at = arrayTypeOf(inner.type);
+      if (at === null || inner === ARROW_JSON || isArrayType(inner.type)) return ARROW_JSON;
+      return {
+        type: at,
+        at: (vec, i) => {
+          if (!vec.isValid(i)) return null;
+          const sub = vec.get(i) as Vector;
+          const out = new Array<Value>(sub.length);
+          for (let j = 0; j < sub.length; j++) out[j] = inner.at(sub, j);
+          return out;
+        },
+      };
+    }
+    case TYPE.Struct: {
+      const parts = children.map((c) => element(c.type));
+      const types = parts.map((p) => p.type);
+      const childVectors = new WeakMap<Vector, Vector[]>();
+      return {
+        type: fieldRecordType(children.map((c, k) => ({ name: c.name, type: types[k]! }))),
+        at: (vec, i) => {
+          if (!vec.isValid(i)) return null;
+          let kids = childVectors.get(vec);
+          if (kids === undefined) childVectors.set(vec, (kids = parts.map((_, k) => vec.getChildAt(k)!)));
+          const fields = new Array<Value>(parts.length);
+          for (let k = 0; k < parts.length; k++) fields[k] = parts[k]!.at(kids[k]!, i);
+          return new RecordValue(fields, types);
+        },
+      };
+    }
+    case TYPE.Map:
+      return ARROW_JSON;
+    default:
+      return null;
+  }
+}
+
+/** A value inside a nested type: nested itself, or a primitive read by position. */
+function element(t: ArrowType): NestedArrow {
+  const nested = nestedOf(t);
+  if (nested !== null) return nested;
+  const type = primitiveType(t);
+  const vt = valueType(t) as unknown as { unit?: number; scale?: number; bitWidth?: number };
+  if (t.typeId === TYPE.Timestamp) {
+    // get() gives milliseconds inside nested vectors: read the raw 64-bit value in the column's unit.
+    return { type, at: (vec, i) => (vec.isValid(i) ? arrowMicros(rawInt64(vec, i), vt.unit ?? 1) : null) };
+  }
+  return { type, at: (vec, i) => (vec.isValid(i) ? convertArrowValue(vec.get(i), type, vt) : null) };
+}
+
+function rawInt64(vec: Vector, i: number): bigint {
+  let base = 0;
+  for (const chunk of vec.data) {
+    // A sliced chunk's values start at its first row already (its offset counts for the null bitmap only), as apache-arrow's get() reads them.
+    if (i < base + chunk.length) return (chunk.values as unknown as BigInt64Array)[i - base]!;
+    base += chunk.length;
+  }
+  throw new RangeError(`row ${i} is past the vector's end`);
+}
+
 /** One Arrow vector's rows [from, to) as a column of `type` (read_arrow and Database.registerArrow share it). */
 export function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: number, to: number): Column {
+  const nested = nestedOf(arrowType);
+  if (nested !== null) {
+    const nb = new ColumnBuilder(type, to - from);
+    for (let i = from; i < to; i++) nb.push(nested.at(vec, i));
+    return nb.finish();
+  }
   const n = to - from;
   const arr = vec.nullCount === 0 ? (vec.toArray() as unknown) : null;
   if (arr instanceof Int32Array && type.name === 'int4') return makeColumn(type, arr.subarray(from, to), null);
@@ -87,7 +196,8 @@ export function convertVector(vec: Vector, type: DataType, arrowType: ArrowType,
     for (const chunk of vec.data) {
       const raw = chunk.values as unknown as BigInt64Array;
       for (let j = Math.max(0, from - base); j < chunk.length && base + j < to; j++) {
-        b.push(vec.isValid(base + j) ? arrowMicros(raw[chunk.offset + j]!, unit) : null);
+        // values start at the chunk's first row (a slice's offset counts for its null bitmap only).
+        b.push(vec.isValid(base + j) ? arrowMicros(raw[j]!, unit) : null);
       }
       base += chunk.length;
     }
