@@ -6,10 +6,12 @@
  * Parquet types: bool → BOOLEAN, int2 → INT32 (INT_16), int4 → INT32, int8 → INT64, float4 → FLOAT, float8 → DOUBLE,
  * date → INT32 DATE, timestamp / timestamptz → INT64 TIMESTAMP(MICROS, adjusted to UTC for
  * timestamptz), text types → UTF8; numeric and interval → UTF8 of their text form (exact, and
- * every reader can cast it back). Every column is OPTIONAL.
+ * every reader can cast it back); arrays → LIST of their element, records whose type names their
+ * fields → a group (other records → UTF8 of their text form). Every column is OPTIONAL.
  *
  * JSON: numbers and booleans as JSON values (int8 beyond 2^53 and numeric as JSON numbers written
- * from their exact text), NaN/Infinity and everything else as strings in PostgreSQL's text form.
+ * from their exact text), arrays as JSON arrays, records whose type names their fields as objects,
+ * NaN/Infinity and everything else as strings in PostgreSQL's text form.
  */
 import * as fs from 'node:fs';
 import type { SchemaElement } from 'hyparquet';
@@ -18,6 +20,27 @@ import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { elementType, isArrayType, type ArrayValue, type DataType, type Field, type Value } from '../../common/types.js';
 import { getValue, type Batch } from '../../common/column.js';
+import type { RecordValue } from '../../common/record-value.js';
+
+/**
+ * The schema elements of one column, depth first: an array as a three-level LIST of its element, a
+ * record whose type names its fields (a composite type, a Parquet or Arrow group) as a group of them;
+ * anything else as one leaf.
+ */
+function schemaElements(name: string, t: DataType): SchemaElement[] {
+  if (isArrayType(t)) {
+    return [
+      { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      ...schemaElements('element', elementType(t)),
+    ];
+  }
+  const c = t.name === 'record' ? t.composite : undefined;
+  if (c !== undefined && c.fields.length > 0) {
+    return [{ name, repetition_type: 'OPTIONAL', num_children: c.fields.length }, ...c.fields.flatMap((f) => schemaElements(f.name, f.type))];
+  }
+  return [schemaElement({ name, type: t })];
+}
 
 function schemaElement(f: Field): SchemaElement {
   const base = { name: f.name, repetition_type: 'OPTIONAL' as const };
@@ -51,6 +74,17 @@ function schemaElement(f: Field): SchemaElement {
 
 function parquetValue(v: Value, t: DataType, tz: string): unknown {
   if (v === null) return null;
+  if (isArrayType(t)) {
+    const et = elementType(t);
+    return (v as ArrayValue).map((e) => parquetValue(e, et, tz));
+  }
+  const c = t.name === 'record' ? t.composite : undefined;
+  if (c !== undefined && c.fields.length > 0) {
+    const fields = (v as RecordValue).fields;
+    const o: Record<string, unknown> = {};
+    c.fields.forEach((f, i) => (o[f.name] = parquetValue(fields[i] ?? null, f.type, tz)));
+    return o;
+  }
   switch (t.name) {
     case 'int8':
       return typeof v === 'bigint' ? v : BigInt(v as number);
@@ -87,7 +121,7 @@ const ROW_GROUP = 131072;
 const parquetWriter = lazyModule<typeof import('hyparquet-writer')>('hyparquet-writer');
 
 export async function writeParquetFile(file: string, fields: readonly Field[], batches: AsyncIterable<Batch> | Iterable<Batch>, timezone: string): Promise<number> {
-  const schema: SchemaElement[] = [{ name: 'root', num_children: fields.length }, ...fields.map(schemaElement)];
+  const schema: SchemaElement[] = [{ name: 'root', num_children: fields.length }, ...fields.flatMap((f) => schemaElements(f.name, f.type))];
   const { ParquetWriter, fileWriter } = parquetWriter();
   const writer = new ParquetWriter({ writer: fileWriter(file), schema: schema as never, createdBy: 'quire' });
   let cols: unknown[][] = fields.map(() => []);
@@ -120,6 +154,11 @@ function jsonValue(v: Value, t: DataType, tz: string): string {
   if (isArrayType(t)) {
     const et = elementType(t);
     return `[${(v as ArrayValue).map((e) => jsonValue(e, et, tz)).join(',')}]`;
+  }
+  const c = t.name === 'record' ? t.composite : undefined;
+  if (c !== undefined && c.fields.length > 0) {
+    const fields = (v as RecordValue).fields;
+    return `{${c.fields.map((f, i) => `${JSON.stringify(f.name)}:${jsonValue(fields[i] ?? null, f.type, tz)}`).join(',')}}`;
   }
   switch (t.name) {
     case 'bool':
