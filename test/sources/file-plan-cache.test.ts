@@ -159,4 +159,17 @@ describe('file plan cache', () => {
     await db.query(`RESET quire.file_plan_cache`);
     expect(kept(db)).toBe(before);
   });
+  it('runs a kept plan under the statement_timeout of the run', async () => {
+    const f = write('k.csv', 'a\n1\n2\n3\n');
+    const sql = `SELECT count(*) FROM read_csv('${f}'), generate_series(1, 20000000) AS g WHERE g % 7 = a`;
+    await db.query(`SET statement_timeout = '50ms'`);
+    const before = kept(db);
+    try {
+      await expect(db.query(sql)).rejects.toMatchObject({ code: '57014' });
+      expect(kept(db)).toBe(before + 1);
+      await expect(db.query(sql)).rejects.toMatchObject({ code: '57014' });
+    } finally {
+      await db.query('RESET statement_timeout');
+    }
+  });
 });
