@@ -36,6 +36,7 @@ import { MemoryTable } from '../storage/memory-table.js';
 import { checkParamCount, inferJsType, jsToValue } from './params.js';
 import { Session } from './session.js';
 import { AccessPolicy, type AccessOptions } from './access-policy.js';
+import { FilePlanCache, cacheableFiles, catalogChanges, stampFiles, watchedEvalContext, type PlanMark, type PlanState } from './file-plan-cache.js';
 import { CursorManager, CursorsView } from './cursors.js';
 import type { LockOwner } from './row-locks.js';
 import { executeUtility, type UtilityHost } from './utility.js';
@@ -233,6 +234,10 @@ export class Database implements UtilityHost {
 
   /** While a statement with data-modifying WITH queries runs: what it reads (modifying-ctes.ts). */
   modifyingScope: ModifyingScope | null = null;
+  /** Plans of repeated SELECTs over files (file-plan-cache.ts). */
+  private readonly filePlans = new FilePlanCache<PreparedQuery>();
+  /** Set while a plan that may be kept is bound: called when binding reads the clock or random state. */
+  private clockWatch: (() => void) | null = null;
 
   /** This session's TEMP tables: name → catalog key. */
   private readonly temps = new Map<string, string>();
@@ -969,7 +974,8 @@ export class Database implements UtilityHost {
     const types = [...paramTypes];
     while (types.length < params.length) types.push(T.unknown);
     const scope = this.modifyingScope;
-    const binder = new QueryBinder(scope?.reads ?? this.catalog, this.session.evalContext(nowMicros()), types);
+    const evalCtx = this.session.evalContext(nowMicros());
+    const binder = new QueryBinder(scope?.reads ?? this.catalog, this.clockWatch === null ? evalCtx : watchedEvalContext(evalCtx, this.clockWatch), types);
     if (scope !== null) binder.modifyingResults = scope.results;
     if (extraRelations !== undefined) binder.extraRelations = extraRelations;
     binder.sessionRelations = this.sessionRelations;
@@ -1097,12 +1103,45 @@ export class Database implements UtilityHost {
     return out;
   }
 
-  async runSelect(stmt: SelectStmt, params: readonly unknown[]): Promise<QueryResult> {
-    const prepared = this.prepareSelect(stmt, params);
+  /**
+   * `key` names the statement (its text and place in the call's text) for file-plan-cache.ts: a
+   * SELECT over files asked again reuses its plan while nothing it depends on has changed.
+   */
+  async runSelect(stmt: SelectStmt, params: readonly unknown[], key?: string): Promise<QueryResult> {
+    const prepared = key === undefined ? this.prepareSelect(stmt, params) : this.prepareFileSelect(stmt, params, key);
     const ctx = this.execContext(prepared.paramTypes, params, false);
     const op = await this.physical(prepared.plan, ctx);
     const rows = await this.collect(op, ctx);
     return { command: 'SELECT', commandTag: `SELECT ${rows.length}`, columns: prepared.columns, rows, rowCount: rows.length, notices: [] };
+  }
+
+  private prepareFileSelect(stmt: SelectStmt, params: readonly unknown[], key: string): PreparedQuery {
+    if (params.length > 0 || this.tx !== null || this.modifyingScope !== null || this.session.access !== AccessPolicy.full || this.session.get('quire.file_plan_cache') === 'off') {
+      return this.prepareSelect(stmt, params);
+    }
+    const state = (): PlanState => ({ settings: this.session.changes, catalog: catalogChanges(this.shared) });
+    const before = state();
+    const hit = this.filePlans.get(key, before);
+    if (hit !== null) return hit;
+    const paths = cacheableFiles(stmt);
+    // Stamped before binding reads them: a file changed meanwhile fails the next use's check.
+    const files = paths === null ? null : stampFiles(paths);
+    if (files === null) return this.prepareSelect(stmt, params);
+    const mark: PlanMark = { touched: false };
+    const raised = this.raised.length;
+    this.clockWatch = () => {
+      mark.touched = true;
+    };
+    let prepared: PreparedQuery;
+    try {
+      prepared = this.prepareSelect(stmt, params);
+    } finally {
+      this.clockWatch = null;
+    }
+    const after = state();
+    // A notice raised while binding would not be raised again by a kept plan.
+    if (!mark.touched && this.raised.length === raised && after.settings === before.settings && after.catalog === before.catalog) this.filePlans.set(key, prepared, mark, before, files);
+    return prepared;
   }
 
   async explainLines(stmt: SelectStmt, params: readonly unknown[], opts: ExplainOptions, relations?: ReadonlyMap<string, TableSource>): Promise<string[]> {
@@ -1257,7 +1296,7 @@ export class Database implements UtilityHost {
         // SELECT INTO writes a table; SELECT … FOR UPDATE/SHARE locks the rows it returns.
         // … and WITH x AS (INSERT/UPDATE/DELETE …) changes a table.
         if (sel.intoClause || (sel.lockingClause ?? []).length > 0 || modifyingCtes(sel) !== null) return executeUtility(this, s, params);
-        return this.runSelect(sel, params);
+        return this.runSelect(sel, params, `${s.start}:${s.end}:${sql}`);
       }
       return executeUtility(this, s, params);
     });

@@ -45,7 +45,14 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
   if (e.kind === 'const' && (e.type.name === 'unknown' || e.value === null)) {
     if (e.value === null) return { kind: 'const', value: null, type: to };
     return withPosition(e.position ?? position, () => {
-      const tz = { timezone: env.evalCtx.timezone, now: env.evalCtx.statementTime };
+      // The clock is read only by 'now', 'today' and the like: a plan without them does not depend on it
+      // (see api/file-plan-cache.ts).
+      const tz = {
+        timezone: env.evalCtx.timezone,
+        get now() {
+          return env.evalCtx.statementTime;
+        },
+      };
       // An explicit cast of a literal to varchar(n)/char(n)/bit(n) truncates; input with the modifier would reject.
       if (mode === 'explicit' && to.typmod !== -1 && (to.name === 'varchar' || to.name === 'bpchar' || to.name === '_varchar' || to.name === '_bpchar' || to.name === 'bit' || to.name === 'varbit')) {
         const base = stripMod(to);

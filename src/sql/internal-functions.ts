@@ -83,7 +83,13 @@ const DEFS: [string, string[], string, boolean, string][] = [
   ],
 ];
 
-let defs: Map<string, SqlFunctionDef[]> | null = null;
+/**
+ * Parsed on first use, one name at a time: every call of a function that is not a built-in scalar
+ * (count, sum, min, …) asks here, and parsing all the bodies for that cost the first query of a
+ * process about 25 ms.
+ */
+const defs = new Map<string, readonly SqlFunctionDef[]>();
+let names: Set<string> | null = null;
 
 function typeOf(name: string): RoutineType {
   if (name === 'anyelement') return 'anyelement';
@@ -92,10 +98,14 @@ function typeOf(name: string): RoutineType {
 
 /** The internal function of that name, if it is one. */
 export function internalFunctions(name: string): readonly SqlFunctionDef[] | undefined {
-  if (defs === null) {
-    defs = new Map();
+  names ??= new Set(DEFS.map((d) => d[0]));
+  if (!names.has(name)) return undefined;
+  let found = defs.get(name);
+  if (found === undefined) {
+    const list: SqlFunctionDef[] = [];
     for (const [n, params, returns, strict, body] of DEFS) {
-      const def: SqlFunctionDef = {
+      if (n !== name) continue;
+      list.push({
         name: n,
         params: params.map((p) => ({ name: null, type: typeOf(p), defaultExpr: null })),
         returns: typeOf(returns),
@@ -106,9 +116,9 @@ export function internalFunctions(name: string): readonly SqlFunctionDef[] | und
         volatility: 'immutable',
         source: body,
         sql: body,
-      };
-      defs.set(n, [...(defs.get(n) ?? []), def]);
+      });
     }
+    defs.set(name, (found = list));
   }
-  return defs.get(name);
+  return found;
 }

@@ -120,16 +120,16 @@ export class Catalog {
   readonly tables: Map<string, TableSource> = new CountedMap<string, TableSource>();
   readonly views: Map<string, ViewDef> = new CountedMap<string, ViewDef>();
   /** User-defined SQL functions by name; each entry's array is replaced, never mutated, so snapshots stay valid. */
-  readonly functions = new Map<string, readonly SqlFunctionDef[]>();
-  readonly aggregates = new Map<string, readonly AggregateDef[]>();
+  readonly functions: Map<string, readonly SqlFunctionDef[]> = new CountedMap<string, readonly SqlFunctionDef[]>();
+  readonly aggregates: Map<string, readonly AggregateDef[]> = new CountedMap<string, readonly AggregateDef[]>();
   /** Named composite types (CREATE TYPE name AS (…)); an entry is replaced, never mutated. */
-  readonly types = new Map<string, CompositeType>();
-  readonly attached = new Map<string, AttachedDatabase>();
+  readonly types: Map<string, CompositeType> = new CountedMap<string, CompositeType>();
+  readonly attached: Map<string, AttachedDatabase> = new CountedMap<string, AttachedDatabase>();
   /**
    * CREATE SEQUENCE's sequences (TEMP ones under tempTableKey). Shared by transactions, never copied:
    * sequence values are not transactional. Serial and identity columns keep theirs with the column.
    */
-  readonly sequences = new Map<string, Sequence>();
+  readonly sequences: Map<string, Sequence> = new CountedMap<string, Sequence>();
 
   /** `alias.table` (schemaname = alias) or `alias.schema.table` (catalogname = alias). */
   lookupAttached(catalogName: string | undefined, schemaName: string, name: string): TableSource | undefined {

@@ -168,7 +168,7 @@ export async function expandGlob(pattern: string, check: () => void = () => {}):
 }
 
 /** Table functions whose first argument is a path or glob. */
-const FILE_FUNCTIONS = new Set(['read_csv', 'read_csv_rejects', 'read_json', 'read_parquet', 'read_arrow']);
+export const FILE_FUNCTIONS: ReadonlySet<string> = new Set(['read_csv', 'read_csv_rejects', 'read_json', 'read_parquet', 'read_arrow']);
 
 /**
  * Before binding a statement: walks the globs its read_* calls name as string constants, so binding
