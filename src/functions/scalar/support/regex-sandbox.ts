@@ -20,6 +20,7 @@ const { workerData } = require('node:worker_threads');
 const { port, flag } = workerData;
 const cache = new Map();
 port.on('message', (m) => {
+  Atomics.store(flag, 1, 1);
   let reply;
   try {
     const key = m.flags + '\\u0000' + m.source;
@@ -52,7 +53,8 @@ let worker: { w: Worker; port: MessagePort; flag: Int32Array; fresh: boolean } |
 
 function start(): NonNullable<typeof worker> {
   const { port1, port2 } = new MessageChannel();
-  const flag = new Int32Array(new SharedArrayBuffer(4));
+  // [0]: the answer is posted; [1]: the worker has begun evaluating.
+  const flag = new Int32Array(new SharedArrayBuffer(8));
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, flag }, transferList: [port2] });
   // The worker must never keep the process alive nor take it down.
   w.unref();
@@ -66,8 +68,20 @@ function start(): NonNullable<typeof worker> {
 function run(source: string, flags: string, input: string, lastIndex: number): Reply {
   const h = (worker ??= start());
   Atomics.store(h.flag, 0, 0);
+  Atomics.store(h.flag, 1, 0);
   h.port.postMessage({ source, flags, input, lastIndex });
-  const waited = Atomics.wait(h.flag, 0, 0, h.fresh ? STARTUP_BUDGET_MS : BUDGET_MS);
+  // The budget is the pattern's: on a loaded machine the worker may wait for a core before it begins,
+  // and that wait (up to the startup budget) does not count against it.
+  const startBy = performance.now() + STARTUP_BUDGET_MS;
+  let waited = Atomics.wait(h.flag, 0, 0, h.fresh ? STARTUP_BUDGET_MS : BUDGET_MS);
+  let late = false;
+  while (waited === 'timed-out' && performance.now() < startBy) {
+    const begun = Atomics.load(h.flag, 1) === 1;
+    // Begun after a wait that found it idle: it gets one budget from then; begun before: it had its budget.
+    if (begun && !late) break;
+    late = !begun;
+    waited = Atomics.wait(h.flag, 0, 0, BUDGET_MS);
+  }
   h.fresh = false;
   const msg = waited === 'timed-out' ? undefined : receiveMessageOnPort(h.port);
   if (msg === undefined) {
