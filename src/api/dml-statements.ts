@@ -304,7 +304,7 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     holdPendingKeys(t, { rows: [...inserted, ...updated] }, host.keyHolder);
     // Keys DO UPDATE moved rows off stay theirs until this transaction commits.
     const moved = updated.length > 0 ? keysAssigned(t, assigned) : [];
-    if (moved.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, [...matchedPositions].sort((x, y) => x - y)), host.keyHolder, moved);
+    if (moved.length > 0) holdPendingKeys(t, rowsAt(snapshot, [...matchedPositions].sort((x, y) => x - y)), host.keyHolder, moved);
   }
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
@@ -646,7 +646,7 @@ export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, 
     const out = rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed));
     noteDeletedKeys(t, snapshot, positions, out);
     // The keys given up stay the rows' until this transaction commits: their writers wait for it.
-    if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder);
+    if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, rowsAt(snapshot, positions), host.keyHolder);
     t.replaceAll(out);
   }
   return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
@@ -745,7 +745,7 @@ export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: rea
   // The keys the changed and deleted rows give up stay theirs until this transaction commits.
   if (host.keyHolder !== null && t.uniqueKeys.length > 0) {
     const gone = updatedPositions.length < positions.length ? t.uniqueKeys : keys;
-    if (gone.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder, gone);
+    if (gone.length > 0) holdPendingKeys(t, rowsAt(snapshot, positions), host.keyHolder, gone);
   }
   t.replaceAll(out);
   return null;

@@ -313,7 +313,7 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
       checkKeysCommittedSince(host, t, { rows: changedRows }, false, keys);
       holdPendingKeys(t, { rows: changedRows }, host.keyHolder, keys);
       // The keys the rows give up stay theirs until this transaction commits.
-      holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder, keys);
+      holdPendingKeys(t, rowsAt(snapshot, positions), host.keyHolder, keys);
     }
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);

@@ -16,33 +16,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { pause } from '../harness/waits.js';
+import { runSteps, type Conn, type Step } from '../harness/session-steps.js';
 
 const DSN = process.env.QUIRE_TEST_PG_DSN;
 const T = 'freed_keys';
-
-interface Conn {
-  query(sql: string, params?: unknown[]): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
-}
-
-/**
- * A statement's outcome as both engines report it: the SQLSTATE it failed with, the rows of a SELECT,
- * `ok <count>` for INSERT, UPDATE, DELETE and COPY, `ok` for anything else.
- */
-function outcome(p: Promise<{ command: string; rowCount: number | null; rows: unknown[] }>): Promise<string> {
-  return p.then(
-    (r) => (r.command === 'SELECT' ? JSON.stringify(r.rows) : /^(INSERT|UPDATE|DELETE|COPY)$/.test(r.command) ? `ok ${r.rowCount}` : 'ok'),
-    (e: { code?: string }) => e.code ?? String(e),
-  );
-}
-
-/**
- * A step: session `a` (the transaction under test, its snapshot taken before the first step) or `b`
- * (autocommit unless it opens a block), the statement and its outcome. `waits` expects the statement
- * to be still running after a pause; `await` then names no statement and expects the outcome the
- * waiting one of that session finally has.
- */
-type Step = [session: 'a' | 'b', sql: string, expected: string];
 
 interface Scenario {
   name: string;
@@ -314,26 +291,7 @@ async function runScenario(s: Scenario, a: Conn, b: Conn): Promise<{ got: string
   await a.query(`BEGIN ISOLATION LEVEL ${s.isolation}`);
   // The snapshot is taken by the transaction's first query.
   await a.query(`SELECT count(*) FROM ${T}`);
-  const got: string[] = [];
-  const waiting = new Map<string, Promise<string>>();
-  for (const [session, sql, expected] of s.steps) {
-    const c = session === 'a' ? a : b;
-    if (sql === 'await') {
-      got.push(await (waiting.get(session) ?? Promise.resolve('nothing waits')));
-      waiting.delete(session);
-      continue;
-    }
-    const p = outcome(c.query(sql, sql.includes('$1') ? [3] : undefined));
-    if (expected !== 'waits') {
-      got.push(await p);
-      continue;
-    }
-    let done: string | null = null;
-    void p.then((o) => (done = o));
-    await pause(200);
-    got.push(done ?? 'waits');
-    waiting.set(session, p);
-  }
+  const got = await runSteps(s.steps, a, b, [3]);
   const res = await b.query(`SELECT * FROM ${T} ORDER BY 1, 2`);
   return { got, final: res.rows as unknown[][] };
 }
