@@ -247,6 +247,20 @@ for (const iso of [RR, RC] as const) {
       final: [[1, 'mine+'], [2, 'mine'], [3, 'seed+'], [40, 'seed+']],
     },
     {
+      name: 'keys freed by two commits, each rewriting the table',
+      isolation: iso,
+      steps: [
+        ['b', `DELETE FROM ${T} WHERE id = 2`, 'ok 1'],
+        ['b', `UPDATE ${T} SET id = 30 WHERE id = 3`, 'ok 1'],
+        ['a', `INSERT INTO ${T} VALUES (2, 'mine'), (3, 'mine')`, 'ok 2'],
+        // Row 1, untouched by both, is still the snapshot's: skipped, not a conflict.
+        ['a', `INSERT INTO ${T} VALUES (1, 'mine') ON CONFLICT DO NOTHING`, 'ok 0'],
+        ['a', `INSERT INTO ${T} VALUES (30, 'mine') ON CONFLICT DO NOTHING`, rr ? '40001' : 'ok 0'],
+        ['a', 'ROLLBACK', 'ok'],
+      ],
+      final: [[1, 'seed'], [30, 'seed']],
+    },
+    {
       name: 'a text key freed by another session',
       isolation: iso,
       table: `${T} (k text PRIMARY KEY, n int UNIQUE)`,
