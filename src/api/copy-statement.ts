@@ -16,7 +16,7 @@ import type { UtilityHost } from './utility.js';
 import { checkNotNull, insert, uniqueCheck } from './dml-statements.js';
 import { defaultsFiller } from './planned-dml.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
-import { checkKeysCommittedSince } from './snapshot-keys.js';
+import { checkKeysCommittedSince, keyCheckRows } from './snapshot-keys.js';
 import { waitFor } from './row-locks.js';
 
 const pos = positionOf;
@@ -84,7 +84,7 @@ export async function copy(host: UtilityHost, b: AnyNode, params: readonly unkno
           await waitFor(host.rowLocks!, holder, () => checkCancel(wctx));
           host.beginStatement();
         }
-        uniqueCheck(t, rows, t.snapshot());
+        uniqueCheck(t, rows, keyCheckRows(host, t));
         if (host.keyHolder !== null) {
           checkKeysCommittedSince(host, t, { rows }, false);
           holdPendingKeys(t, { rows }, host.keyHolder);

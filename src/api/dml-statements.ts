@@ -20,7 +20,7 @@ import { coerce } from '../sql/coerce.js';
 import { Scope } from '../sql/scope.js';
 import { MemoryTable } from '../storage/memory-table.js';
 import { columnSequence } from '../storage/sequence.js';
-import { checkUniqueBatches, checkUniqueKeys, checkUpdatedKeys, indexKey, keysHeld, noteDeletedKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
+import { checkUniqueBatches, checkUniqueKeys, indexKey, keysHeld, noteDeletedKeys, rowsWithoutConflicts } from '../storage/unique-index.js';
 import { matchConflictRows, type MatchedRows } from './dml-target.js';
 import { insertParts, planDelete, planInsert, planUpdate, runPlanned } from './planned-dml.js';
 import type { QueryResult } from './database.js';
@@ -29,7 +29,7 @@ import { MoveLog } from './row-lineage.js';
 import { noteUpdate, watchingUpdates } from './key-changes.js';
 import { LockOwner, holderAmong, lockPositions, waitFor } from './row-locks.js';
 import { holdPendingKeys, pendingKeyHolder, rowsAt } from './pending-keys.js';
-import { checkKeysCommittedSince } from './snapshot-keys.js';
+import { checkKeysCommittedSince, checkRewrittenKeys, keyCheckRows, liveRows, staleRows } from './snapshot-keys.js';
 import { binderFor, result } from './statement-support.js';
 import type { UtilityHost } from './utility.js';
 
@@ -192,8 +192,10 @@ export async function finishInsert(
     if (holder !== null) return holder;
   }
   if (onConflict?.action === 'ONCONFLICT_UPDATE') return upsert(host, t, rv, b, onConflict, arbiters![0]!, rows, params);
-  const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows) : rows;
-  if (t.uniqueKeys.length) uniqueCheck(t, inserted, t.snapshot());
+  // Under REPEATABLE READ, without the rows of the snapshot whose keys others freed since.
+  const existing = t.uniqueKeys.length ? keyCheckRows(host, t) : t.snapshot();
+  const inserted = arbiters !== null ? withoutConflicts(t, arbiters, rows, existing) : rows;
+  if (t.uniqueKeys.length) uniqueCheck(t, inserted, existing);
   const ret = retList(b) ? await returning(host, t, rv, inserted, retList(b)!, params) : null;
   if (host.keyHolder !== null && t.uniqueKeys.length) {
     checkKeysCommittedSince(host, t, { rows: inserted }, arbiters !== null);
@@ -210,6 +212,9 @@ export async function finishInsert(
  */
 export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: AnyNode, clause: AnyNode, key: number[], rows: Value[][], params: readonly unknown[]): Promise<QueryResult | LockOwner> {
   const snapshot = t.snapshot();
+  // REPEATABLE READ: a row of the snapshot that others deleted or changed since conflicts with nothing
+  // (its key is free, or held by a version this transaction does not see: 40001 below).
+  const stale = staleRows(host, t, snapshot);
   // The unique index tells which proposed keys a row already holds; only those rows' positions are
   // looked for, and none when every proposed key is new (the index cannot say where a row is).
   const held = keysHeld(t, key, snapshot, rows);
@@ -224,7 +229,7 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
         // One integer column (the usual key): its value is its index key, no array per row.
         const v = col !== null ? getValue(col, i) : undefined;
         const k = typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0) ? v : indexKey(t, key, col !== null ? [v!] : key.map((c) => getValue(batch.columns[c]!, i)));
-        if (k !== null && (wanted === null || wanted.has(k))) existing.set(k, base + i);
+        if (k !== null && (wanted === null || wanted.has(k)) && (stale === null || !stale.positions.has(base + i))) existing.set(k, base + i);
       }
       base += batch.length;
     }
@@ -276,11 +281,15 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     checkNotNull(t, updated);
     if (inserted.length === 0) {
       // Only updates: checked through the index, as UPDATE's are.
-      checkUpdatedKeys(t, snapshot, [...matched.rows.keys()].sort((x, y) => x - y), updated, sets.map((x) => x.col), out);
+      checkRewrittenKeys(host, t, snapshot, [...matchedPositions].sort((x, y) => x - y), updated, assigned, out);
       keysChecked = true;
     }
   }
-  if (t.uniqueKeys.length && !keysChecked) uniqueCheck(t, inserted, out);
+  if (t.uniqueKeys.length && !keysChecked) {
+    if (stale === null) uniqueCheck(t, inserted, out);
+    // The updated rows' new versions (appended to `out`) and then the inserted rows, as `out` orders them.
+    else uniqueCheck(t, [...updated, ...inserted], liveRows(snapshot, stale.positions, matchedPositions));
+  }
   const all = [...inserted, ...updated];
   let ret: Partial<QueryResult> | null = null;
   if (retList(b)) {
@@ -295,7 +304,7 @@ export async function upsert(host: UtilityHost, t: MemoryTable, rv: AnyNode, b: 
     holdPendingKeys(t, { rows: [...inserted, ...updated] }, host.keyHolder);
     // Keys DO UPDATE moved rows off stay theirs until this transaction commits.
     const moved = updated.length > 0 ? keysAssigned(t, assigned) : [];
-    if (moved.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, [...matchedPositions].sort((x, y) => x - y)), host.keyHolder, moved);
+    if (moved.length > 0) holdPendingKeys(t, rowsAt(snapshot, [...matchedPositions].sort((x, y) => x - y)), host.keyHolder, moved);
   }
   if (updated.length > 0) t.replaceAll(out);
   t.appendRows(inserted);
@@ -325,8 +334,8 @@ export function conflictArbiters(t: MemoryTable, clause: AnyNode): number[][] {
 }
 
 /** The rows that conflict with neither the table nor an earlier row of the same INSERT on an arbiter key. */
-export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][]): Value[][] {
-  return rowsWithoutConflicts(t, arbiters, rows);
+export function withoutConflicts(t: MemoryTable, arbiters: number[][], rows: Value[][], existing: readonly Batch[] = t.snapshot()): Value[][] {
+  return rowsWithoutConflicts(t, arbiters, rows, existing);
 }
 
 /**
@@ -370,7 +379,7 @@ export function insertBatches(host: UtilityHost, t: MemoryTable, batches: readon
   if (t.uniqueKeys.length > 0) {
     const holder = pendingKeyHolder(t, { batches: out }, host.rowLocks);
     if (holder !== null) return holder;
-    checkUniqueBatches(t, out, t.snapshot());
+    checkUniqueBatches(t, out, keyCheckRows(host, t));
     if (host.keyHolder !== null) {
       checkKeysCommittedSince(host, t, { batches: out }, false);
       holdPendingKeys(t, { batches: out }, host.keyHolder);
@@ -637,7 +646,7 @@ export async function deleteRows(host: UtilityHost, b: AnyNode, t: MemoryTable, 
     const out = rebuildTable(t, snapshot, RowChanges.deleting(t.schema, doomed));
     noteDeletedKeys(t, snapshot, positions, out);
     // The keys given up stay the rows' until this transaction commits: their writers wait for it.
-    if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder);
+    if (host.keyHolder !== null && t.uniqueKeys.length > 0) holdPendingKeys(t, rowsAt(snapshot, positions), host.keyHolder);
     t.replaceAll(out);
   }
   return result('DELETE', `DELETE ${doomed.size}`, { rowCount: doomed.size, ...(ret ?? {}) });
@@ -728,7 +737,7 @@ export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: rea
     if (other !== null) return other;
   }
   const out = rebuildTable(t, snapshot, rc);
-  if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, updatedPositions, newRows, assigned, out);
+  if (t.uniqueKeys.length) checkRewrittenKeys(host, t, snapshot, updatedPositions, newRows, assigned, out, positions);
   if (host.keyHolder !== null && keys.length > 0) {
     checkKeysCommittedSince(host, t, { rows: newRows }, false, keys);
     holdPendingKeys(t, { rows: newRows }, host.keyHolder, keys);
@@ -736,7 +745,7 @@ export function applyRowChanges(host: UtilityHost, t: MemoryTable, snapshot: rea
   // The keys the changed and deleted rows give up stay theirs until this transaction commits.
   if (host.keyHolder !== null && t.uniqueKeys.length > 0) {
     const gone = updatedPositions.length < positions.length ? t.uniqueKeys : keys;
-    if (gone.length > 0) holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder, gone);
+    if (gone.length > 0) holdPendingKeys(t, rowsAt(snapshot, positions), host.keyHolder, gone);
   }
   t.replaceAll(out);
   return null;

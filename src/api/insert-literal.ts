@@ -28,7 +28,7 @@ import type { ParamInsert } from '../sql/param-insert.js';
 import type { ColumnMeta, MemoryTable } from '../storage/memory-table.js';
 import { checkNewBatch } from '../storage/unique-index.js';
 import { holdPendingKeys, pendingKeyHolder } from './pending-keys.js';
-import { checkKeysCommittedSince } from './snapshot-keys.js';
+import { checkKeysCommittedSince, staleRows } from './snapshot-keys.js';
 import type { QueryResult } from './database.js';
 import { checkInsertedRows } from './foreign-key-checks.js';
 import type { UtilityHost } from './utility.js';
@@ -260,6 +260,8 @@ export function runLiteralInsert(host: UtilityHost, lit: LiteralInsert, now: () 
   if (t.uniqueKeys.length > 0) {
     // A key another open transaction wrote: the general path waits for it.
     if (pendingKeyHolder(t, rows, host.rowLocks) !== null) return null;
+    // Rows of a REPEATABLE READ snapshot others deleted since: the general path leaves them out.
+    if (staleRows(host, t) !== null) return null;
     checkNewBatch(t, batch);
   }
   if (t.foreignKeys.length > 0) checkInsertedRows(host, host.tempKey(rel.relname) ?? rel.relname, t, batch);

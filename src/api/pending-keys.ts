@@ -9,53 +9,67 @@
  * PostgreSQL's writer of that key waits to see whether the row's deleter commits (the key is free)
  * or rolls back (it is taken), where the committed row alone would refuse it at once.
  *
- * Keys are registered per committed table (transaction copies share it) and per unique key, and
- * dropped when their transaction ends. A statement that commits as it ends (autocommit) only looks:
- * it registers nothing, as nothing of it stays uncommitted past it. A transaction registers at most
- * MAX_HELD keys: a bulk load inside a block does not build a second index of its rows, and a key past
- * that is caught when the second of two writers commits (23505 at its COMMIT), as before.
+ * Keys are registered per committed table (transaction copies share it), per unique key and per
+ * transaction, into a key set of the transaction's own (key-set.ts, the unique index's compact set: a few tens of
+ * nanoseconds and about 16-32 bytes an integer key, no object per key), dropped when the transaction
+ * ends. A statement that commits as it ends (autocommit) only looks: it registers nothing, as nothing
+ * of it stays uncommitted past it. A bulk INSERT … SELECT inside a block registers its batches
+ * themselves (the table holds them anyway) and their keys join the set only when another session
+ * first asks about that table and key, so a bulk load nobody contends with builds no second index of
+ * its rows. There is no limit on how many keys a transaction holds.
  */
-import { getValue, type Batch } from '../common/column.js';
+import type { Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import type { MemoryTable } from '../storage/memory-table.js';
+import { KeySet } from '../storage/key-set.js';
 import { batchRowKey, indexKey } from '../storage/unique-index.js';
 import type { LockOwner } from './row-locks.js';
 
 type KeyValue = number | string;
 
-/** Per committed table, per unique key (its columns joined by commas), who wrote each uncommitted key. */
-const pending = new WeakMap<MemoryTable, Map<string, Map<KeyValue, LockOwner>>>();
+/** One open transaction's uncommitted keys on one unique key of a table. */
+interface Hold {
+  readonly owner: LockOwner;
+  readonly keys: KeySet;
+  /** Batches whose keys join `keys` when another session first asks (a bulk INSERT's, read then). */
+  lazy: Batch[];
+  /** The table (a transaction's copy) the batches are rows of, for their keys. */
+  readonly table: MemoryTable;
+  readonly key: readonly number[];
+}
 
-const MAX_HELD = 100_000;
+/** Per committed table, per unique key (its columns joined by commas), the transactions holding keys on it. */
+const pending = new WeakMap<MemoryTable, Map<string, Hold[]>>();
 
-/** How many keys each open transaction registered. */
-const heldBy = new WeakMap<LockOwner, number>();
+/** Batches of at least this many rows are registered by reference (Hold.lazy) rather than key by key. */
+const LAZY_ROWS = 1024;
 
 /** The rows of a statement: as value rows or as batches. */
 export type KeyRows = { readonly rows: readonly (readonly Value[])[] } | { readonly batches: readonly Batch[] };
 
-/**
- * The rows at `positions` (ascending) of `snapshot`, as rows holding the columns of `t`'s unique keys
- * (others left empty), for holdPendingKeys: the keys a DELETE, or an UPDATE of key columns, gives
- * up. At most MAX_HELD rows, as no more keys are held.
- */
-export function rowsAt(t: MemoryTable, snapshot: readonly Batch[], positions: readonly number[]): KeyRows {
-  const cols = [...new Set(t.uniqueKeys.flat())];
-  const rows: Value[][] = [];
-  let base = 0;
-  let bi = 0;
-  for (const p of positions) {
-    if (rows.length >= MAX_HELD) break;
-    while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
-    const b = snapshot[bi]!;
-    const row: Value[] = new Array<Value>(t.schema.length).fill(null);
-    for (const c of cols) row[c] = getValue(b.columns[c]!, p - base);
-    rows.push(row);
-  }
-  return { rows };
+/** Rows at `positions` (ascending) of `snapshot`: the rows whose keys a DELETE, or an UPDATE of key columns, gives up. */
+export interface RowsAt {
+  readonly snapshot: readonly Batch[];
+  readonly positions: readonly number[];
 }
 
-function eachKey(t: MemoryTable, key: readonly number[], src: KeyRows, fn: (k: KeyValue) => boolean): void {
+/** The rows at `positions` (ascending) of `snapshot`, for holdPendingKeys, which reads their keys where they are. */
+export function rowsAt(snapshot: readonly Batch[], positions: readonly number[]): RowsAt {
+  return { snapshot, positions };
+}
+
+function eachKey(t: MemoryTable, key: readonly number[], src: KeyRows | RowsAt, fn: (k: KeyValue) => boolean): void {
+  if ('positions' in src) {
+    const { snapshot, positions } = src;
+    let base = 0;
+    let bi = 0;
+    for (const p of positions) {
+      while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
+      const k = batchRowKey(t, key, snapshot[bi]!, p - base);
+      if (k !== null && fn(k)) return;
+    }
+    return;
+  }
   if ('rows' in src) {
     for (const r of src.rows) {
       const k = indexKey(t, key, key.map((c) => r[c]!));
@@ -71,51 +85,86 @@ function eachKey(t: MemoryTable, key: readonly number[], src: KeyRows, fn: (k: K
   }
 }
 
+/** The keys of `h`, its lazily registered batches added first. */
+function heldKeys(h: Hold): KeySet {
+  if (h.lazy.length > 0) {
+    const batches = h.lazy;
+    h.lazy = [];
+    let n = 0;
+    for (const b of batches) n += b.length;
+    h.keys.reserve(n);
+    eachKey(h.table, h.key, { batches }, (k) => {
+      h.keys.add(k);
+      return false;
+    });
+  }
+  return h.keys;
+}
+
 /** The open transaction other than `me` that wrote, uncommitted, a key of `src` on one of `keys` (all of `t`'s when omitted). */
 export function pendingKeyHolder(t: MemoryTable, src: KeyRows, me: LockOwner | null, keys: readonly (readonly number[])[] = t.uniqueKeys): LockOwner | null {
   const byKey = pending.get(t.committedTable);
   if (byKey === undefined) return null;
   for (const key of keys) {
-    const owners = byKey.get(key.join(','));
-    if (owners === undefined) continue;
+    const holds = byKey.get(key.join(','))?.filter((h) => h.owner !== me && !h.owner.ended);
+    if (holds === undefined || holds.length === 0) continue;
+    const sets = holds.map(heldKeys);
     let found: LockOwner | null = null;
     eachKey(t, key, src, (k) => {
-      const o = owners.get(k);
-      if (o !== undefined && o !== me && !o.ended) found = o;
-      return found !== null;
+      for (let i = 0; i < sets.length; i++) {
+        if (sets[i]!.has(k)) {
+          found = holds[i]!.owner;
+          return true;
+        }
+      }
+      return false;
     });
     if (found !== null) return found;
   }
   return null;
 }
 
+function rowCount(src: KeyRows | RowsAt): number {
+  if ('positions' in src) return src.positions.length;
+  if ('rows' in src) return src.rows.length;
+  let n = 0;
+  for (const b of src.batches) n += b.length;
+  return n;
+}
+
 /** Records `me` as the writer of the keys of `src` on `keys` until its transaction ends. */
-export function holdPendingKeys(t: MemoryTable, src: KeyRows, me: LockOwner, keys: readonly (readonly number[])[] = t.uniqueKeys): void {
-  let count = heldBy.get(me) ?? 0;
-  if (keys.length === 0 || count >= MAX_HELD) return;
+export function holdPendingKeys(t: MemoryTable, src: KeyRows | RowsAt, me: LockOwner, keys: readonly (readonly number[])[] = t.uniqueKeys): void {
+  if (keys.length === 0 || rowCount(src) === 0) return;
   const shared = t.committedTable;
   let byKey = pending.get(shared);
   if (byKey === undefined) pending.set(shared, (byKey = new Map()));
-  const held: [Map<KeyValue, LockOwner>, KeyValue][] = [];
+  const table = byKey;
   for (const key of keys) {
     const id = key.join(',');
-    let owners = byKey.get(id);
-    if (owners === undefined) byKey.set(id, (owners = new Map()));
-    const m = owners;
+    let list = table.get(id);
+    if (list === undefined) table.set(id, (list = []));
+    let h = list.find((x) => x.owner === me);
+    if (h === undefined) {
+      const hold: Hold = { owner: me, keys: new KeySet(), lazy: [], table: t, key };
+      h = hold;
+      list.push(hold);
+      me.onRelease(() => {
+        const now = table.get(id);
+        if (now === undefined) return;
+        const rest = now.filter((x) => x !== hold);
+        if (rest.length > 0) table.set(id, rest);
+        else table.delete(id);
+        if (table.size === 0 && pending.get(shared) === table) pending.delete(shared);
+      });
+    }
+    const into = h;
+    if ('batches' in src && rowCount(src) >= LAZY_ROWS) {
+      for (const b of src.batches) into.lazy.push(b);
+      continue;
+    }
     eachKey(t, key, src, (k) => {
-      if (m.get(k) !== me) {
-        m.set(k, me);
-        held.push([m, k]);
-      }
-      return ++count >= MAX_HELD;
+      into.keys.add(k);
+      return false;
     });
   }
-  heldBy.set(me, count);
-  if (held.length === 0) return;
-  const table = byKey;
-  me.onRelease(() => {
-    for (const [m, k] of held) if (m.get(k) === me) m.delete(k);
-    for (const [id, m] of table) if (m.size === 0) table.delete(id);
-    if (table.size === 0 && pending.get(shared) === table) pending.delete(shared);
-  });
 }

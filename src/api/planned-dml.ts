@@ -16,7 +16,6 @@ import { isAggregateName } from '../functions/aggregate/registry.js';
 import { lookupScalar } from '../functions/registry.js';
 import { lookupTableFunction } from '../storage/table-functions/table-function.js';
 import { MemoryTable } from '../storage/memory-table.js';
-import { checkUpdatedKeys } from '../storage/unique-index.js';
 import type { QueryResult } from './database.js';
 import { matchedRows, targetRowsQuery, type MatchedRows } from './dml-target.js';
 import { mapExpr, someExpr, type Expr } from '../logical/expr.js';
@@ -44,7 +43,7 @@ import {
   updateStrength,
 } from './dml-statements.js';
 import { holdPendingKeys, pendingKeyHolder, rowsAt } from './pending-keys.js';
-import { checkKeysCommittedSince } from './snapshot-keys.js';
+import { checkKeysCommittedSince, checkRewrittenKeys } from './snapshot-keys.js';
 import { locateRow, rowAt } from './row-lineage.js';
 import { LockOwner } from './row-locks.js';
 import { targetRow, type TargetedRow } from './row-targets.js';
@@ -309,12 +308,12 @@ export function planUpdate(host: UtilityHost, b: AnyNode, params: readonly unkno
       const other = pendingKeyHolder(t, { rows: changedRows }, host.rowLocks, keys);
       if (other !== null) return other;
     }
-    if (t.uniqueKeys.length) checkUpdatedKeys(t, snapshot, positions, changedRows, sets.map((x) => x.col), out);
+    if (t.uniqueKeys.length) checkRewrittenKeys(host, t, snapshot, positions, changedRows, sets.map((x) => x.col), out);
     if (host.keyHolder !== null && keys.length > 0) {
       checkKeysCommittedSince(host, t, { rows: changedRows }, false, keys);
       holdPendingKeys(t, { rows: changedRows }, host.keyHolder, keys);
       // The keys the rows give up stay theirs until this transaction commits.
-      holdPendingKeys(t, rowsAt(t, snapshot, positions), host.keyHolder, keys);
+      holdPendingKeys(t, rowsAt(snapshot, positions), host.keyHolder, keys);
     }
     const n = changedRows.length;
     if (n > 0) t.replaceAll(out);

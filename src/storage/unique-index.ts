@@ -467,9 +467,10 @@ export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: reado
  * PostgreSQL's unique index sees every committed row whatever the snapshot, so such a key is taken for
  * the transaction although its snapshot never shows the row. Rows only appended since (the usual case)
  * are read alone; after a rewrite the committed index answers, and `base`'s keys are read once, only
- * when a key it holds is asked about.
+ * when a key it holds is asked about. `stale`: rows of `base` others changed or deleted since, whose
+ * keys a committed row holding them again holds as a row `base` does not show.
  */
-export function keysCommittedSince(t: MemoryTable, key: readonly number[], base: readonly Batch[]): ((k: KeyValue) => boolean) | null {
+export function keysCommittedSince(t: MemoryTable, key: readonly number[], base: readonly Batch[], stale: readonly { readonly batch: Batch; readonly index: number }[] = []): ((k: KeyValue) => boolean) | null {
   const current = t.committedSnapshot();
   if (current === base) return null;
   if (t.grewFrom(current, base)) {
@@ -499,6 +500,10 @@ export function keysCommittedSince(t: MemoryTable, key: readonly number[], base:
           if (bk !== null) seen.add(bk);
         }
       }
+      for (const r of stale) {
+        const sk = rowKey(t, key, r.batch, r.index);
+        if (sk !== null) seen.delete(sk);
+      }
       before = seen;
     }
     return !before.has(k);
@@ -516,11 +521,10 @@ export function batchRowKey(t: MemoryTable, key: readonly number[], b: Batch, i:
 }
 
 /**
- * INSERT … ON CONFLICT DO NOTHING: the rows of `rows` whose `arbiters` keys neither a row of `t` nor an
- * earlier kept row holds.
+ * INSERT … ON CONFLICT DO NOTHING: the rows of `rows` whose `arbiters` keys neither a row of
+ * `existing` (the rows of `t`) nor an earlier kept row holds.
  */
-export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonly number[])[], rows: readonly Value[][]): Value[][] {
-  const existing = t.snapshot();
+export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonly number[])[], rows: readonly Value[][], existing: readonly Batch[] = t.snapshot()): Value[][] {
   const taken = arbiters.map((key) => {
     const idx = committedIndex(t, key);
     const own = new Set<KeyValue>();

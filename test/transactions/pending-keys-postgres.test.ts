@@ -6,7 +6,10 @@
  * failing statements inside blocks, COMMIT and ROLLBACK. After each statement both engines must agree on whether it is still waiting, on the
  * outcome of every statement that has finished (its row count or SQLSTATE), and at the end on the
  * table. Statements that could wait are only issued while no session waits, so no deadlock arises
- * (PostgreSQL picks its victim after deadlock_timeout, by timing).
+ * (PostgreSQL picks its victim after deadlock_timeout, by timing). The scripts run with READ COMMITTED
+ * blocks and again with REPEATABLE READ ones (their snapshot taken at once by a SELECT, as PostgreSQL
+ * takes it at a block's first statement), which also read the table now and then: keys others
+ * committed or gave up after the snapshot, rows the snapshot still shows.
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,10 +24,10 @@ interface Engine {
   run(session: number, sql: string): Promise<string>;
 }
 
-/** The outcome of a statement as both engines can report it: a row count or a SQLSTATE. */
-function settle(sql: string, p: Promise<{ rowCount: number | null }>): Promise<string> {
+/** The outcome of a statement as both engines can report it: a row count, the rows read, or a SQLSTATE. */
+function settle(sql: string, p: Promise<{ rowCount: number | null; rows: unknown[] }>): Promise<string> {
   return p.then(
-    (r) => (/^(INSERT|DELETE|UPDATE)/.test(sql) ? `ok ${r.rowCount}` : 'ok'),
+    (r) => (/^(INSERT|DELETE|UPDATE)/.test(sql) ? `ok ${r.rowCount}` : sql.startsWith('SELECT id') ? JSON.stringify(r.rows) : 'ok'),
     (e: { code?: string }) => `error ${e.code ?? String(e)}`,
   );
 }
@@ -63,8 +66,12 @@ describe.skipIf(DSN === undefined)('unique keys between sessions: as PostgreSQL 
     await c.end();
   });
 
-  for (const seed of [1, 2, 4, 5, 7]) {
-    it(`random script ${seed}`, async () => {
+  const runs: [string, boolean, number[]][] = [
+    ['random script', false, [1, 2, 4, 5, 7]],
+    ['REPEATABLE READ: random script', true, [2, 4, 9, 11, 13]],
+  ];
+  for (const [title, rr, seeds] of runs) for (const seed of seeds) {
+    it(`${title} ${seed}`, async () => {
       const db = await Database.create();
       const sessions = Array.from({ length: SESSIONS }, () => db.connect());
       const setup = [`DROP TABLE IF EXISTS ${TABLE}`, `CREATE TABLE ${TABLE} (id int PRIMARY KEY, who text)`, `INSERT INTO ${TABLE} VALUES (1, 'base'), (2, 'base')`];
@@ -73,7 +80,7 @@ describe.skipIf(DSN === undefined)('unique keys between sessions: as PostgreSQL 
         await db.query(sql);
       }
       const engines: Engine[] = [
-        { run: (s, sql) => settle(sql, clients[s]!.query(sql)) },
+        { run: (s, sql) => settle(sql, clients[s]!.query({ text: sql, rowMode: 'array' })) },
         { run: (s, sql) => settle(sql, sessions[s]!.query(sql)) },
       ];
       const rnd = seeded(seed);
@@ -93,7 +100,7 @@ describe.skipIf(DSN === undefined)('unique keys between sessions: as PostgreSQL 
         let sql: string;
         const r = rnd();
         if (!inBlock[s]) {
-          if (r < 0.35) sql = 'BEGIN';
+          if (r < 0.35) sql = rr ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN';
           else if (anyWaiting) sql = 'SELECT 1';
           // Autocommit DELETEs free keys again.
           else if (r < 0.55) sql = `DELETE FROM ${TABLE} WHERE id = ${key}`;
@@ -101,6 +108,7 @@ describe.skipIf(DSN === undefined)('unique keys between sessions: as PostgreSQL 
         } else if (r < 0.2) sql = 'COMMIT';
         else if (r < 0.3) sql = 'ROLLBACK';
         else if (r < 0.36) sql = 'SELECT 1/0';
+        else if (rr && r < 0.4) sql = `SELECT id, who FROM ${TABLE} ORDER BY id, who`;
         else if (anyWaiting) sql = 'SELECT 1';
         // A block's DELETE, or UPDATE moving a row to another key, gives its key up only if it commits.
         else if (r < 0.46) sql = `DELETE FROM ${TABLE} WHERE id = ${key}`;
@@ -127,13 +135,20 @@ describe.skipIf(DSN === undefined)('unique keys between sessions: as PostgreSQL 
         }
         // Block state follows PostgreSQL's answers (the outcomes agree, as checked above).
         const track = (t: number, q: string, o: string): void => {
-          if (q === 'BEGIN') inBlock[t] = true;
+          if (q.startsWith('BEGIN')) inBlock[t] = true;
           else if (q === 'COMMIT' || q === 'ROLLBACK') {
             inBlock[t] = false;
             failed[t] = false;
           } else if (inBlock[t] && o.startsWith('error')) failed[t] = true;
         };
         if (w.outcomes[0] !== null) track(s, sql, w.outcomes[0]);
+        // PostgreSQL takes a REPEATABLE READ snapshot at the block's first statement: take it now.
+        if (rr && sql.startsWith('BEGIN')) {
+          const read = `SELECT id, who FROM ${TABLE} ORDER BY id, who`;
+          const o = await Promise.all(engines.map((e) => e.run(s, read)));
+          expect({ ctx, snapshot: o[1] }).toEqual({ ctx, snapshot: o[0] });
+          log.push(`${s}: ${read} -> ${o[0]}`);
+        }
         // A failed block only takes ROLLBACK (COMMIT of it rolls back too).
         for (let t = 0; t < SESSIONS; t++) {
           if (failed[t] && waiting[t] === null) {
