@@ -1064,13 +1064,20 @@ function unpackFrom(view: DataView, bytes: Uint8Array, base: number, width: numb
   let max = 0;
   let k = first;
   const head = Math.min(first + count, (first + 7) & ~7);
+  const mask = 2 ** width - 1;
   for (; k < head; k++, at++) {
-    // A value in up to five bytes, assembled in a double (exact): only the few before a group boundary.
+    // Only the few values before a group boundary: one unaligned 32-bit load where the value fits in
+    // it and the load stays inside the buffer (each stretch of a pick starts with a few), else the
+    // value's up to five bytes assembled in a double (exact).
     const bit = base * 8 + k * width;
     const q = Math.floor(bit / 8);
-    let w = 0;
-    for (let b = 0; b < 5 && q + b < bytes.length; b++) w += bytes[q + b]! * 2 ** (8 * b);
-    const v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    let v: number;
+    if (width <= 24 && q + 4 <= view.byteLength) v = (view.getUint32(q, true) >>> (bit & 7)) & mask;
+    else {
+      let w = 0;
+      for (let b = 0; b < 5 && q + b < bytes.length; b++) w += bytes[q + b]! * 2 ** (8 * b);
+      v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    }
     out[at] = dict === null ? v : dict[v]!;
     max = v > max ? v : max;
   }
