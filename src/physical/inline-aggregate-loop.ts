@@ -78,7 +78,7 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
       stores.push(c.store);
     }
     if (counted.length > 0) stores.push('C[gid]++;');
-    if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) { ${flush}return j; }`);
+    if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) break;`);
     lines.push(...stores);
     return lines.join('\n');
   };
@@ -92,27 +92,30 @@ const c = C[g];
 if (c !== 0) { ${counted.map((a) => `${a}[g] += c;`).join(' ')} C[g] = 0; }
 }
 `;
-  // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end.
+  // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end. A
+  // row the loop does not update breaks out with j at it: one exit, so the tally's sums are written once
+  // in the code (a smaller function for the compiler to optimize and inline).
   const body = `return function inlineAggregate(K, T, sel, start, end, A, R, C) {
 ${prelude.join('\n')}
 const cap = T.length;
+let j = start;
 if (sel === null) {
-for (let j = start; j < end; j++) {
+for (; j < end; j++) {
 const key = K[j];
 const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
-if (gid < 0) { ${flush}return j; }
+if (gid < 0) break;
 ${bodies('j')}
 }
-${flush}return end;
-}
-for (let j = start; j < end; j++) {
+} else {
+for (; j < end; j++) {
 const i = sel[j];
 const key = K[i];
 const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
-if (gid < 0) { ${flush}return j; }
+if (gid < 0) break;
 ${bodies('i')}
 }
-${flush}return end;
+}
+${flush}return j;
 };`;
   let f = compiled.get(body);
   if (f === undefined) {
