@@ -13,7 +13,7 @@
  * floating-point sums) what the per-aggregate passes give. A group whose state stays off the common case
  * (a NaN average, an infinite sum) sends its rows to the general path each time: slower, never different.
  *
- * Tallied (few groups next to the rows): the steps that only count rows (count(*), count(x) of a batch
+ * Tallied (few groups: see TALLY_GROUPS in hash-aggregate.ts): the steps that only count rows (count(*), count(x) of a batch
  * without NULLs) share one int32 tally per group, counted once per row and added to each of their count
  * arrays when the loop stops, instead of a read-add-write of a double per step and row. Counts are
  * integers, so adding them later changes no result.
@@ -83,7 +83,7 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
     return lines.join('\n');
   };
   for (const st of steps) for (let i = 0; i < st.refs.length; i++, r++) prelude.push(`const R${r} = R[${r}];`);
-  // Before each return: the tally added to the count arrays and zeroed.
+  // Before the return: the tally added to the count arrays and zeroed.
   const flush =
     counted.length === 0
       ? ''
