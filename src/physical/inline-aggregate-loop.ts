@@ -13,10 +13,10 @@
  * floating-point sums) what the per-aggregate passes give. A group whose state stays off the common case
  * (a NaN average, an infinite sum) sends its rows to the general path each time: slower, never different.
  *
- * Tallied (few groups: see TALLY_GROUPS in hash-aggregate.ts): the steps that only count rows (count(*), count(x) of a batch
- * without NULLs) share one int32 tally per group, counted once per row and added to each of their count
- * arrays when the loop stops, instead of a read-add-write of a double per step and row. Counts are
- * integers, so adding them later changes no result.
+ * Tallied (few groups: TALLY_GROUPS in hash-aggregate.ts): the steps that only count rows (count(*),
+ * count(x) of a batch without NULLs) share one int32 tally per group, counted once per row and added to
+ * each of their count arrays when the loop stops, instead of a read-add-write of a double per step and
+ * row. Counts are integers, so adding them later changes no result.
  */
 import type { InlineStep } from '../functions/aggregate/aggregate-function.js';
 
