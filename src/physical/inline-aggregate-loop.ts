@@ -12,6 +12,11 @@
  * every aggregate of a row before the next row, which keeps each group's sequence of updates (and so
  * floating-point sums) what the per-aggregate passes give. A group whose state stays off the common case
  * (a NaN average, an infinite sum) sends its rows to the general path each time: slower, never different.
+ *
+ * Tallied (few groups: TALLY_GROUPS in hash-aggregate.ts): the steps that only count rows (count(*),
+ * count(x) of a batch without NULLs) share one int32 tally per group, counted once per row and added to
+ * each of their count arrays when the loop stops, instead of a read-add-write of a double per step and
+ * row. Counts are integers, so adding them later changes no result.
  */
 import type { InlineStep } from '../functions/aggregate/aggregate-function.js';
 
@@ -27,6 +32,8 @@ export type InlineAggregateLoop = (
   end: number,
   args: readonly ArrayLike<number>[],
   refs: readonly unknown[],
+  /** Tallied loops: zeros, one per group there is (left zero on return); others ignore it. */
+  tally: Int32Array,
 ) => number;
 
 type Factory = () => InlineAggregateLoop;
@@ -40,11 +47,20 @@ const MAX_COMPILED = 256;
  * The loop for these steps; `argOf[s]` is the index in `args` of step s's argument column (-1: none, as
  * count(*)). Steps reading the same column share one load of it.
  */
-export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[]): InlineAggregateLoop {
+export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[], tallied = false): InlineAggregateLoop {
   const prelude: string[] = [];
   const nArgs = argOf.reduce((m, a) => Math.max(m, a + 1), 0);
   for (let a = 0; a < nArgs; a++) prelude.push(`const A${a} = A[${a}];`);
   let r = 0;
+  // The count arrays the tally is added to.
+  const counted: string[] = [];
+  {
+    let base = 0;
+    for (const st of steps) {
+      if (tallied && st.countsRows === true) counted.push(`R${base}`);
+      base += st.refs.length;
+    }
+  }
   const bodies = (row: string): string => {
     const lines: string[] = [];
     for (let a = 0; a < nArgs; a++) lines.push(`const x${a} = A${a}[${row}];`);
@@ -54,38 +70,52 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
     for (let s = 0; s < steps.length; s++) {
       const st = steps[s]!;
       const b = base;
+      base += st.refs.length;
+      if (tallied && st.countsRows === true) continue;
       const c = st.code((i) => `R${b + i}`, 'gid', argOf[s]! < 0 ? '0' : `x${argOf[s]}`, `s${s}_`);
       lines.push(c.compute);
       if (c.ok !== 'true') oks.push(c.ok);
       stores.push(c.store);
-      base += st.refs.length;
     }
-    if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) return j;`);
+    if (counted.length > 0) stores.push('C[gid]++;');
+    if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) break;`);
     lines.push(...stores);
     return lines.join('\n');
   };
   for (const st of steps) for (let i = 0; i < st.refs.length; i++, r++) prelude.push(`const R${r} = R[${r}];`);
-  // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end.
-  const body = `return function inlineAggregate(K, T, sel, start, end, A, R) {
+  // Before the return: the tally added to the count arrays and zeroed.
+  const flush =
+    counted.length === 0
+      ? ''
+      : `for (let g = 0; g < C.length; g++) {
+const c = C[g];
+if (c !== 0) { ${counted.map((a) => `${a}[g] += c;`).join(' ')} C[g] = 0; }
+}
+`;
+  // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end. A
+  // row the loop does not update breaks out with j at it: one exit, so the tally's sums are written once
+  // in the code (a smaller function for the compiler to optimize and inline).
+  const body = `return function inlineAggregate(K, T, sel, start, end, A, R, C) {
 ${prelude.join('\n')}
 const cap = T.length;
+let j = start;
 if (sel === null) {
-for (let j = start; j < end; j++) {
+for (; j < end; j++) {
 const key = K[j];
 const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
-if (gid < 0) return j;
+if (gid < 0) break;
 ${bodies('j')}
 }
-return end;
-}
-for (let j = start; j < end; j++) {
+} else {
+for (; j < end; j++) {
 const i = sel[j];
 const key = K[i];
 const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
-if (gid < 0) return j;
+if (gid < 0) break;
 ${bodies('i')}
 }
-return end;
+}
+${flush}return j;
 };`;
   let f = compiled.get(body);
   if (f === undefined) {

@@ -4,7 +4,8 @@
  * a WHERE filter. Against PostgreSQL (PGlite): negative keys and keys past the direct table (the loop
  * stops there and the general path takes over), NULL keys and NULL arguments (batches that cannot use
  * the loop), multibyte text keys, NaN / ±Infinity in some groups, float overflow errors (raised by avg
- * through Sxx as PostgreSQL does), filters that keep nothing, and more groups than one batch holds.
+ * through Sxx as PostgreSQL does), filters that keep nothing, and more groups than one batch holds;
+ * row counts tallied per group and added when the loop stops.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlDiff } from '../functions/sql-diff.js';
@@ -114,6 +115,18 @@ describe('the one-pass aggregate loop', () => {
       // the first branch's batches pass v as both arguments, the second's two different columns
       'SELECT g, count(*), sum(a), avg(b) FROM (SELECT g, v AS a, v AS b FROM n UNION ALL SELECT g, v, v * 2 FROM n UNION ALL SELECT g, v, v FROM n WHERE k < 3000) x GROUP BY g',
       'SELECT g, sum(a), avg(b) FROM (SELECT g, v AS a, -v AS b FROM n UNION ALL SELECT g, v, v FROM n) x WHERE g >= 0 GROUP BY g',
+    ]);
+  }, 120_000);
+
+  it('row counts tallied per group: several counts, stops at new keys and at rows the general path takes, groups growing past the tally', async () => {
+    await agree([
+      'SELECT g, count(*), count(v), count(k), sum(v), count(s) FROM n GROUP BY g',
+      'SELECT s, count(*), count(g), count(*) FROM n WHERE k < 6000 GROUP BY s',
+      // a NaN and infinite sums send rows of some groups to the general path between tallied stretches
+      'SELECT g, count(*), count(v), sum(v), count(*) FROM o GROUP BY g',
+      // more groups than a quarter of a batch after the first batches: tallied, then not
+      'SELECT k % 3000, count(*), count(v), sum(v) FROM n GROUP BY 1',
+      'SELECT g, count(*), count(v) FROM m WHERE k < 7000 GROUP BY g',
     ]);
   }, 120_000);
 

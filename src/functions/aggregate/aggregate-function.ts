@@ -118,6 +118,11 @@ export interface InlineStep {
   /** True when the text never reads `v` (count): the loop then does not load the argument. */
   readonly argUnused?: boolean;
   /**
+   * True when the text only adds one to ref(0)[g] (a count of rows): the loop may count a group's rows
+   * once for all such steps and add the counts when it stops.
+   */
+  readonly countsRows?: boolean;
+  /**
    * The row's text for group `g` (a non-negative int variable) and argument value `v` (a number
    * variable); `t` prefixes the locals it declares, unique within the loop.
    */

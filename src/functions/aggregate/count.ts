@@ -70,7 +70,7 @@ class GroupedCount implements GroupedAccumulator {
 
   inlineStep(args: readonly Column[]): InlineStep | null {
     if (!this.star && args[0]!.nulls !== null) return null;
-    return { refs: [this.counts], code: countStep, argUnused: true };
+    return { refs: [this.counts], code: countStep, argUnused: true, countsRows: true };
   }
 
   result(g: number): Value {

@@ -615,7 +615,14 @@ interface InlinePlan {
    */
   same: number[];
   rows: Uint32Array<ArrayBuffer>;
+  /** The loop counts rows per group in `tally` (inline-aggregate-loop.ts), as it was generated for. */
+  tallied: boolean;
+  /** Zeros between loop runs, one per group at least. */
+  tally: Int32Array<ArrayBuffer>;
 }
+
+/** Groups up to which the one-pass loop counts rows in a tally (see inline-aggregate-loop.ts). */
+const TALLY_GROUPS = 256;
 
 /** Rows the general path takes after the loop stopped at a row without a group, before the loop resumes. */
 const INLINE_RESUME = 256;
@@ -637,7 +644,7 @@ function inlinePlan(st: ConsumeState): InlinePlan | null {
       argOf.push(k);
     }
   }
-  return { codes: [], loop: null, argCols, argOf, same: [], rows: new Uint32Array(INLINE_RESUME) };
+  return { codes: [], loop: null, argCols, argOf, same: [], rows: new Uint32Array(INLINE_RESUME), tallied: false, tally: new Int32Array(64) };
 }
 
 /** Every aggregate's step for this batch's arguments, or null when one has none (e.g. a column with NULLs). */
@@ -682,18 +689,24 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   let steps = inlineSteps(st, batch);
   if (steps === null) return false;
   const args = packedMap(plan.argCols, (c) => batch.columns[c]!.data as ArrayLike<number>);
+  // A tally is added up over every group each time the loop stops: few groups only. Not decided by
+  // the batch's rows, so a row group's short last batch does not switch loops back and forth.
+  const tallied = grouper.count <= TALLY_GROUPS && steps.some((s) => s.countsRows === true);
   let loop = plan.loop;
-  if (loop === null || steps.some((s, i) => s.code !== plan.codes[i]) || !sameAsBefore(args, plan.same)) {
+  if (loop === null || tallied !== plan.tallied || steps.some((s, i) => s.code !== plan.codes[i]) || !sameAsBefore(args, plan.same)) {
     const fresh = steps;
     const same = packedMap(args, (a) => args.indexOf(a));
-    loop = plan.loop = inlineAggregateLoop(fresh, packedMap(plan.argOf, (k, i) => (fresh[i]!.argUnused === true || k < 0 ? -1 : same[k]!)));
+    loop = plan.loop = inlineAggregateLoop(fresh, packedMap(plan.argOf, (k, i) => (fresh[i]!.argUnused === true || k < 0 ? -1 : same[k]!)), tallied);
     plan.codes = packedMap(fresh, (s) => s.code);
     plan.same = same;
+    plan.tallied = tallied;
   }
   let refs = flatRefs(steps);
   let j = 0;
   for (;;) {
-    j = loop(lk.keys, lk.table, sel, j, n, args, refs);
+    const groups = grouper.count;
+    if (plan.tally.length < groups) plan.tally = new Int32Array(Math.max(groups, 2 * plan.tally.length));
+    j = loop(lk.keys, lk.table, sel, j, n, args, refs, plan.tally.subarray(0, groups));
     if (j >= n) return true;
     const m = Math.min(n, j + INLINE_RESUME);
     let rows: Uint32Array;

@@ -15,7 +15,8 @@
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
  * after a row filter are decoded at the passing rows only (see readFlatColumn; passing rows that come in
  * stretches are decoded stretch by stretch from the encoding, see pickStretches); a filter column that is
- * not output is filtered page by page without storing its values (readFilterColumn).
+ * not output is filtered page by page without storing its values (readFilterColumn), and a page of
+ * another column with the same definition levels as its page takes its NULL flags (FilterLevels).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
@@ -1063,13 +1064,20 @@ function unpackFrom(view: DataView, bytes: Uint8Array, base: number, width: numb
   let max = 0;
   let k = first;
   const head = Math.min(first + count, (first + 7) & ~7);
+  const mask = 2 ** width - 1;
   for (; k < head; k++, at++) {
-    // A value in up to five bytes, assembled in a double (exact): only the few before a group boundary.
+    // Only the few values before a group boundary: one unaligned 32-bit load where the value fits in
+    // it and the load stays inside the buffer (each stretch of a pick starts with a few), else the
+    // value's up to five bytes assembled in a double (exact).
     const bit = base * 8 + k * width;
     const q = Math.floor(bit / 8);
-    let w = 0;
-    for (let b = 0; b < 5 && q + b < bytes.length; b++) w += bytes[q + b]! * 2 ** (8 * b);
-    const v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    let v: number;
+    if (width <= 24 && q + 4 <= view.byteLength) v = (view.getUint32(q, true) >>> (bit & 7)) & mask;
+    else {
+      let w = 0;
+      for (let b = 0; b < 5 && q + b < bytes.length; b++) w += bytes[q + b]! * 2 ** (8 * b);
+      v = Math.floor(w / 2 ** (bit & 7)) % 2 ** width;
+    }
     out[at] = dict === null ? v : dict[v]!;
     max = v > max ? v : max;
   }
@@ -1144,6 +1152,53 @@ function pickStretches(r: Reader, width: number, len: number, present: number, p
   return max;
 }
 
+/**
+ * pickStretches for a page where no wanted row is NULL, given the page's NULL flags and block ranks
+ * (FilterLevels): wanted rows whose positions among the values are consecutive form a stretch. Tested
+ * 64 at a time (positions of distinct present rows ascend, so 64 steps spanning 64 are all steps of
+ * one), then row by row (consecutive when the rows between are all NULL).
+ */
+function pickRankedStretches(r: Reader, width: number, len: number, present: number, blocks: Int32Array, flags: Uint8Array, row: number, only: Int32Array, from: number, to: number, out: Dense, dict: Dense | null): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const end = Math.min(r.offset + len, bytes.length);
+  runNext = r.offset;
+  runFirst = 0;
+  runLast = 0;
+  runBits = -1;
+  let max = -1;
+  let j = from;
+  while (j < to) {
+    const d = rankAt(blocks, flags, only[j]! - row);
+    let e = j + 1;
+    while (e + 63 < to && rankAt(blocks, flags, only[e + 63]! - row) - d === e + 63 - j) e += 64;
+    for (; e < to; e++) {
+      const u = only[e]! - row;
+      let q = only[e - 1]! - row + 1;
+      while (q < u && flags[q] === 1) q++;
+      if (q < u) break;
+    }
+    if (d + (e - j) > present) throw new Error('encoded values end early');
+    const m = decodeValues(view, bytes, end, width, present, d, e - j, out, j, dict);
+    max = m > max ? m : max;
+    j = e;
+  }
+  return max;
+}
+
+/** clustered() for a page where no wanted row is NULL: stretches of consecutive positions among the values. */
+function clusteredRanks(blocks: Int32Array, flags: Uint8Array, only: Int32Array, from: number, to: number, row: number): boolean {
+  const n = to - from;
+  if (n < 2 * STRETCH) return false;
+  const step = Math.max(1, Math.floor((n - STRETCH) / 32));
+  let hits = 0;
+  let tries = 0;
+  for (let j = from; j + STRETCH <= to && tries < 32; j += step, tries++) {
+    if (rankAt(blocks, flags, only[j + STRETCH - 1]! - row) - rankAt(blocks, flags, only[j]! - row) === STRETCH - 1) hits++;
+  }
+  return hits * 2 >= tries;
+}
+
 /** out[j] = dict[codes[j - from]] for j in [from, to), skipping rows flagged in outNulls (when given). */
 function lookupAtF64(dict: Float64Array, codes: Int32Array, outNulls: Uint8Array | null, from: number, to: number, out: Float64Array): void {
   if (outNulls === null) for (let j = from; j < to; j++) out[j] = dict[codes[j - from]!]!;
@@ -1208,30 +1263,48 @@ interface DataPage {
   readonly present: number;
   /** Its values, after the levels. */
   readonly r: Reader;
+  /**
+   * Its encoded definition levels when a row is NULL and they are RLE/bit-packed (a view valid until
+   * the next page is decompressed), else null.
+   */
+  readonly levels: Uint8Array | null;
+  /**
+   * The page of `seen` with the same levels (its NULL flags not written: see FilterLevels.copyFlags and
+   * ranksOf), or -1. No row the filters passed is NULL here.
+   */
+  readonly shared: number;
 }
 
 /**
  * A version 1 or 2 data page decompressed, its definition levels read: when a row is NULL, the page's
  * NULL flags are written to flagsFor(count) (an array zero there, and the index of the page's first
- * row in it). Null for pages that carry no values (index pages).
+ * row in it), unless `seen` has a page at `row` with the same encoded levels (DataPage.shared).
+ * Null for pages that carry no values (index pages).
  */
-function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optional: boolean, rowsLeft: number, flagsFor: (count: number) => readonly [Uint8Array, number]): DataPage | null {
+function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optional: boolean, row: number, rowsLeft: number, flagsFor: (count: number) => readonly [Uint8Array, number], seen: FilterLevels | null = null): DataPage | null {
   if (header.type === 'DATA_PAGE') {
     const h = header.data_page_header!;
     const count = Math.min(h.num_values, rowsLeft);
     const page = decompressDataPage(md.codec, raw, Number(header.uncompressed_page_size));
     const r: Reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     let present = count;
+    let levels: Uint8Array | null = null;
+    let shared = -1;
     if (optional) {
       const len = r.view.getUint32(0, true);
       r.offset = 4;
       if (!allPresent(r, count)) {
-        const [flags, at] = flagsFor(count);
-        present = readNullFlags(r, len, count, flags, at);
+        if (h.definition_level_encoding === 'RLE' && 4 + len <= page.length) levels = page.subarray(4, 4 + len);
+        shared = seen === null || levels === null ? -1 : seen.find(row, count, levels);
+        if (shared >= 0) present = seen!.presentOf(shared);
+        else {
+          const [flags, at] = flagsFor(count);
+          present = readNullFlags(r, len, count, flags, at);
+        }
       }
       r.offset = 4 + len;
     }
-    return { count, encoding: h.encoding, present, r };
+    return { count, encoding: h.encoding, present, r, levels, shared };
   }
   if (header.type === 'DATA_PAGE_V2') {
     const h = header.data_page_header_v2!;
@@ -1239,15 +1312,164 @@ function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optio
     const repLen = h.repetition_levels_byte_length;
     const defLen = h.definition_levels_byte_length;
     let present = count;
+    let levels: Uint8Array | null = null;
+    let shared = -1;
     if (optional && h.num_nulls > 0) {
-      const [flags, at] = flagsFor(count);
-      present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
+      if (repLen + defLen > raw.length) throw new Error('definition levels extend past their page');
+      levels = raw.subarray(repLen, repLen + defLen);
+      shared = seen === null ? -1 : seen.find(row, count, levels);
+      if (shared >= 0) present = seen!.presentOf(shared);
+      else {
+        const [flags, at] = flagsFor(count);
+        present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
+      }
     }
     const body = raw.subarray(repLen + defLen);
     const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
-    return { count, encoding: h.encoding, present, r: { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 } };
+    return { count, encoding: h.encoding, present, r: { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, levels, shared };
   }
   return null;
+}
+
+/**
+ * The definition levels of a row group's filter column, page by page, as readFilterColumn decoded them
+ * (its pages with a NULL only): their encoded bytes and NULL flags, by the page's first row. Every row
+ * the filters pass is present there (a comparison never passes NULL). A page of another flat column of
+ * that row group over the same rows whose encoded levels are the same bytes has the same NULLs, so none
+ * of the passing rows is NULL in it either: a column read for its NULLs only decodes nothing there, a
+ * column read at the passing rows takes these flags instead of decoding its own and flags no row. Rows
+ * missing several columns at once (an outer join's output, sparse records) make such pages; a page
+ * whose levels differ in one byte, or that starts or ends elsewhere, is decoded as before.
+ * Owned by one scan and filled again for each row group it filters; its buffers are reused.
+ */
+export class FilterLevels {
+  private starts: number[] = [];
+  private counts: number[] = [];
+  private presents: number[] = [];
+  /** Page i's levels are bytes[levelAt[i] …levelAt[i + 1]), its flags flags[flagAt[i] …+counts[i]). */
+  private levelAt: number[] = [0];
+  private flagAt: number[] = [];
+  private bytes: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  private flags: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  private flagEnd = 0;
+  /** The flags four to a word (each page's start at a multiple of 8). */
+  private words = new Uint32Array(0);
+  /** blockRanksOf's arrays, at an eighth of the pages' flags' places; ranked[i]: page i's are made. */
+  private ranks = new Int32Array(0);
+  private ranked: boolean[] = [];
+
+  clear(): void {
+    this.starts.length = 0;
+    this.counts.length = 0;
+    this.presents.length = 0;
+    this.levelAt.length = 1;
+    this.flagAt.length = 0;
+    this.flagEnd = 0;
+    this.ranked.length = 0;
+  }
+
+  record(row: number, count: number, present: number, levels: Uint8Array, flags: Uint8Array, at: number): void {
+    const l = this.levelAt[this.levelAt.length - 1]!;
+    if (this.bytes.length < l + levels.length) this.bytes = grownBytes(this.bytes, l + levels.length);
+    this.bytes.set(levels, l);
+    const f = (this.flagEnd + 7) & ~7;
+    if (this.flags.length < f + count + 8) {
+      this.flags = grownBytes(this.flags, f + count + 8);
+      this.words = new Uint32Array(this.flags.buffer, 0, this.flags.length >>> 2);
+    }
+    this.flags.set(flags.subarray(at, at + count), f);
+    this.starts.push(row);
+    this.counts.push(count);
+    this.presents.push(present);
+    this.levelAt.push(l + levels.length);
+    this.flagAt.push(f);
+    this.flagEnd = f + count;
+  }
+
+  /** The recorded page of rows [row, row+count) whose levels are these bytes, or -1. */
+  find(row: number, count: number, levels: Uint8Array): number {
+    const i = this.starts.indexOf(row);
+    if (i < 0 || this.counts[i] !== count) return -1;
+    const from = this.levelAt[i]!;
+    if (this.levelAt[i + 1]! - from !== levels.length) return -1;
+    return sameBytes(this.bytes, from, levels) ? i : -1;
+  }
+
+  presentOf(i: number): number {
+    return this.presents[i]!;
+  }
+
+  /** Page i's NULL flags into out[at …]. */
+  copyFlags(i: number, out: Uint8Array, at: number): void {
+    const from = this.flagAt[i]!;
+    out.set(this.flags.subarray(from, from + this.counts[i]!), at);
+  }
+
+  /** Page i's NULL flags (a view). */
+  flagsOf(i: number): Uint8Array {
+    const from = this.flagAt[i]!;
+    return this.flags.subarray(from, from + this.counts[i]!);
+  }
+
+  /**
+   * Page i's present rows before each of its rows 0, 8, 16, …: with the flags, a present row's position
+   * among the page's values (rankAt). Made on first use, once for all the columns that share the page.
+   */
+  blockRanksOf(i: number): Int32Array {
+    const blocks = this.flags.length >>> 3;
+    if (this.ranks.length < blocks) {
+      this.ranks = new Int32Array(blocks);
+      this.ranked.length = 0;
+    }
+    const from = this.flagAt[i]! >>> 3;
+    const n = (this.counts[i]! + 7) >>> 3;
+    if (this.ranked[i] !== true) {
+      fillBlockRanks(this.words, from, n, this.ranks);
+      this.ranked[i] = true;
+    }
+    return this.ranks.subarray(from, from + n);
+  }
+}
+
+/**
+ * Present rows before each block of 8 flags: blocks [from, from+n) of `words` (8 flags in two words;
+ * NULL flags of 0 and 1 summed a byte lane each, so the lanes never carry).
+ */
+function fillBlockRanks(words: Uint32Array, from: number, n: number, out: Int32Array): void {
+  let c = 0;
+  for (let b = from; b < from + n; b++) {
+    out[b] = c;
+    c += 8 - (Math.imul(words[2 * b]! + words[2 * b + 1]!, 0x01010101) >>> 24);
+  }
+}
+
+/** Row t's position among its page's values (t present): block ranks plus the present rows before it in its block. */
+function rankAt(blocks: Int32Array, flags: Uint8Array, t: number): number {
+  let c = blocks[t >>> 3]!;
+  for (let q = t & ~7; q < t; q++) c += flags[q]! ^ 1;
+  return c;
+}
+
+/** Whether a[from …from+b.length) holds b's bytes: compared four at a time where both are aligned alike. */
+function sameBytes(a: Uint8Array, from: number, b: Uint8Array): boolean {
+  const n = b.length;
+  let k = 0;
+  if (((a.byteOffset + from - b.byteOffset) & 3) === 0 && n >= 64) {
+    for (; ((b.byteOffset + k) & 3) !== 0; k++) if (a[from + k] !== b[k]) return false;
+    const words = (n - k) >>> 2;
+    const x = new Int32Array(a.buffer, a.byteOffset + from + k, words);
+    const y = new Int32Array(b.buffer, b.byteOffset + k, words);
+    for (let w = 0; w < words; w++) if (x[w] !== y[w]) return false;
+    k += 4 * words;
+  }
+  for (; k < n; k++) if (a[from + k] !== b[k]) return false;
+  return true;
+}
+
+function grownBytes(a: Uint8Array, n: number): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(Math.max(n, 2 * a.length, 1 << 12));
+  b.set(a);
+  return b;
 }
 
 /**
@@ -1265,12 +1487,13 @@ export async function readFlatColumn(
   onlyCount = 0,
   pool: ParquetValuePool | null = null,
   group = -1,
+  seen: FilterLevels | null = null,
 ): Promise<FlatColumnData> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
-  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group);
+  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group, seen);
 }
 
 /**
@@ -1280,7 +1503,7 @@ export async function readFlatColumn(
  * only the definition levels of each page are read (of the pages holding wanted rows, with `only`, as
  * readFlatColumn does).
  */
-export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0): Promise<Uint8Array | null> {
+export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found: PresenceChunk, only?: Int32Array, onlyCount = 0, seen: FilterLevels | null = null): Promise<Uint8Array | null> {
   const md = found.chunk.meta_data!;
   if (!found.optional) return null;
   const rows = Number(rowGroup.num_rows);
@@ -1291,10 +1514,10 @@ export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found
   const start = Number(md.data_page_offset);
   const end = Number(md.dictionary_page_offset ?? md.data_page_offset) + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
-  return decodeFlatNulls(bytes, rows, found, only, onlyCount);
+  return decodeFlatNulls(bytes, rows, found, only, onlyCount, seen);
 }
 
-function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number): Uint8Array | null {
+function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number, seen: FilterLevels | null): Uint8Array | null {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   let nulls: Uint8Array | null = null;
@@ -1329,10 +1552,12 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
       if (len + 4 > size) throw new Error(`column ${md.path_in_schema.join('.')} has definition levels longer than their page`);
       const page = decompressPrefix(md.codec, raw, size, 4 + len);
       const r: Reader = { view: new DataView(page.buffer, page.byteOffset, 4 + len), offset: 4 };
-      if (!allPresent(r, count)) present = readNullFlags(r, len, count, flags, at);
+      // Levels the filter column has on the same rows: no picked row is NULL (see FilterLevels).
+      if (!allPresent(r, count) && (only === undefined || seen === null || seen.find(row, count, page.subarray(4, 4 + len)) < 0)) present = readNullFlags(r, len, count, flags, at);
     } else {
       const h = header.data_page_header_v2!;
-      if (h.num_nulls > 0) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
+      const levels = h.repetition_levels_byte_length + h.definition_levels_byte_length <= raw.length ? raw.subarray(h.repetition_levels_byte_length, h.repetition_levels_byte_length + h.definition_levels_byte_length) : null;
+      if (h.num_nulls > 0 && (only === undefined || seen === null || levels === null || seen.find(row, count, levels) < 0)) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
     }
     if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= pickedNullsFor(onlyCount)));
     row += count;
@@ -1468,7 +1693,7 @@ function pageNullsFor(n: number): Uint8Array {
   return a;
 }
 
-function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number, pool: ParquetValuePool | null, group: number): FlatColumnData {
+function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number, pool: ParquetValuePool | null, group: number, seen: FilterLevels | null): FlatColumnData {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
@@ -1523,15 +1748,29 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     }
     // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
     let pageNulls: Uint8Array | null = null;
-    const opened = openDataPage(header, raw, md, found.optional, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(n)), 0]));
+    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(n)), 0]), only === undefined ? null : seen);
     if (opened === null) continue; // index pages carry no values
     const { count, encoding, present, r } = opened;
     const withNulls = present !== count;
     if (!withNulls) pageNulls = null;
-    const outNulls = only !== undefined && withNulls ? (nulls ??= pickedNullsFor(onlyCount)) : null;
+    // NULLs the filter column shares: no wanted row is NULL, none is flagged (the pickers flag NULL rows only).
+    const outNulls = only !== undefined && withNulls && opened.shared < 0 ? (nulls ??= pickedNullsFor(onlyCount)) : null;
+    const shared = opened.shared;
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) noDictionary();
       const width = r.view.getUint8(r.offset++);
+      if (shared >= 0) {
+        // Every wanted row is present: a stretch is rows whose positions among the values are consecutive.
+        const blocks = seen!.blockRanksOf(shared);
+        const flags = seen!.flagsOf(shared);
+        if (width > 0 && width <= 32 && (wantEnd - want) * 8 >= count && clusteredRanks(blocks, flags, only!, want, wantEnd, row)) {
+          const max = pickRankedStretches(r, width, r.view.byteLength - r.offset, present, blocks, flags, row, only!, want, wantEnd, values, coded ? null : dictionary);
+          if (max >= dictSize) throw new Error('dictionary index out of range');
+          row += count;
+          continue;
+        }
+        seen!.copyFlags(shared, (pageNulls = pageNullsFor(count)), 0);
+      }
       // A few wanted rows: read at their positions; many: unpacked page-wide (a tight loop) and picked.
       if (only !== undefined && width > 0 && width <= 24 && (wantEnd - want) * 8 < count) {
         const codes = indexesFor(wantEnd - want);
@@ -1580,6 +1819,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       } else if (withNulls) lookupSpreadI32(dictionary as Int32Array, idx, nulls!, count, values, row);
       else lookupI32(dictionary as Int32Array, idx, values, row);
     } else if (encoding === 'PLAIN') {
+      if (shared >= 0) seen!.copyFlags(shared, (pageNulls = pageNullsFor(count)), 0);
       // Values go straight into place when the page has no NULLs, else densely first and then spread.
       if (only === undefined && !withNulls) readPlainInto(r, conv, count, values, row, strings);
       else {
@@ -1607,12 +1847,13 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
  * decoded into a page-long scratch array and filtered there. Numbers only; FlatFallback as
  * readFlatColumn throws it.
  */
-export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array): Promise<number> {
+export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null = null): Promise<number> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
-  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel);
+  levels?.clear();
+  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel, levels);
 }
 
 /** Whether a chunk of this conversion can be filtered by readFilterColumn (numbers the row filters compare). */
@@ -1663,7 +1904,44 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
   // Without a branch per row: a NULL row is written and not kept, and takes no flag (pass has one
   // flag past the present rows, so that the read at a trailing NULL row stays inside it).
   let v = 0;
-  for (let i = 0; i < count; i++) {
+  let i = 0;
+  if (LITTLE_ENDIAN && pageNulls.buffer === pageNullScratch.buffer && pageNulls.byteOffset === 0) {
+    // The page scratch's flags four to a word: four rows without a NULL take their flags in order,
+    // with no test per row (1.4 against 2.1 ns a row with a NULL every seventh row).
+    const words = pageNullWords;
+    for (const q = count >>> 2; i >>> 2 < q; i += 4) {
+      const x = words[i >>> 2]!;
+      if (x === 0) {
+        sel[w] = row + i;
+        w += pass[v]!;
+        sel[w] = row + i + 1;
+        w += pass[v + 1]!;
+        sel[w] = row + i + 2;
+        w += pass[v + 2]!;
+        sel[w] = row + i + 3;
+        w += pass[v + 3]!;
+        v += 4;
+      } else {
+        let p = (x & 1) ^ 1;
+        sel[w] = row + i;
+        w += pass[v]! & p;
+        v += p;
+        p = ((x >>> 8) & 1) ^ 1;
+        sel[w] = row + i + 1;
+        w += pass[v]! & p;
+        v += p;
+        p = ((x >>> 16) & 1) ^ 1;
+        sel[w] = row + i + 2;
+        w += pass[v]! & p;
+        v += p;
+        p = (x >>> 24) ^ 1;
+        sel[w] = row + i + 3;
+        w += pass[v]! & p;
+        v += p;
+      }
+    }
+  }
+  for (; i < count; i++) {
     const present = pageNulls[i]! ^ 1;
     sel[w] = row + i;
     w += pass[v]! & present;
@@ -1671,6 +1949,9 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
   }
   return w;
 }
+
+/** Whether a word's first byte in memory is its lowest (selectFlagged reads flags by lane). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Rows [row, row+count) of a PLAIN INT32 page whose value lies in [lo, hi], appended at sel[w]. The
@@ -1712,7 +1993,7 @@ function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, 
   return w + n;
 }
 
-function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array): number {
+function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null): number {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
@@ -1736,10 +2017,11 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       continue;
     }
     let pageNulls: Uint8Array | null = null;
-    const opened = openDataPage(header, raw, md, found.optional, rows - row, (n) => [(pageNulls = pageNullsFor(n)), 0]);
+    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => [(pageNulls = pageNullsFor(n)), 0]);
     if (opened === null) continue; // index pages carry no values
     const { count, encoding, present, r } = opened;
     if (present === count) pageNulls = null;
+    else if (levels !== null && opened.levels !== null) levels.record(row, count, present, opened.levels, pageNulls!, 0);
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (passTable === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);

@@ -33,7 +33,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
@@ -610,10 +610,16 @@ class ParquetScanState {
   /** The pool's number of the open file's row group 0: group g is groupBase + g (unique over the scan's files). */
   groupBase: number;
   nextGroupBase: number;
+  /** Filled by the current range's filter column as its pages are filtered (see FilterLevels). */
+  readonly filterLevels: FilterLevels;
+  /** filterLevels when the current range's selection was made by that column, else null. */
+  sharedLevels: FilterLevels | null;
 
   constructor(spec: ScanSpec, signal: AbortSignal | null, exec: ExecContext | undefined, dropsBatches: boolean) {
     this.spec = spec;
     this.values = dropsBatches ? new ParquetValuePool() : null;
+    this.filterLevels = new FilterLevels();
+    this.sharedLevels = null;
     this.groupBase = 0;
     this.nextGroupBase = 0;
     this.out = spec.columns.map((i) => spec.all[i]!);
@@ -849,6 +855,7 @@ class ParquetScanState {
     this.activePlans = activePlans;
     let sel: Int32Array | null = null;
     let selected = n;
+    this.sharedLevels = null;
     if (active.length > 0) {
       // Offsets in `sel` count from the row group's start until rebased to the range's.
       const at = g >= 0 ? start - starts[g]! : 0;
@@ -928,7 +935,7 @@ class ParquetScanState {
           }
           let k: number;
           try {
-            k = await readFilterColumn(this.opened!.buffer, rg, fc, sameFilters, sel);
+            k = await readFilterColumn(this.opened!.buffer, rg, fc, sameFilters, sel, this.filterLevels);
           } catch (e) {
             if (!(e instanceof FlatFallback)) throw e;
             k = -1;
@@ -936,6 +943,8 @@ class ParquetScanState {
           if (k >= 0) {
             selected = k;
             narrowed = true;
+            // Rows later filters keep are among these: present in this column.
+            this.sharedLevels = this.filterLevels;
             for (const fj of same) done[fj] = true;
             continue;
           }
@@ -978,7 +987,7 @@ class ParquetScanState {
         const sparse = picked !== null && this.wholeGroup;
         let nulls: Uint8Array | null;
         try {
-          nulls = await readFlatNulls(this.opened!.buffer, rg, pc, sparse ? picked : undefined, selected);
+          nulls = await readFlatNulls(this.opened!.buffer, rg, pc, sparse ? picked : undefined, selected, sparse ? this.sharedLevels : null);
         } catch (e) {
           if (e instanceof FlatFallback) return this.generalColumn(c);
           throw e;
@@ -994,7 +1003,7 @@ class ParquetScanState {
       const rg = this.metadata.row_groups[g]!;
       const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(this.metadata, rg, c.field.name, c.field.type.name) : null;
       if (flat !== null) {
-        whole = readFlatColumn(this.opened!.buffer, rg, flat, picked, selected, this.values, this.groupBase + g);
+        whole = readFlatColumn(this.opened!.buffer, rg, flat, picked, selected, this.values, this.groupBase + g, this.sharedLevels);
         sparse = true;
       }
     } else if (g >= 0) whole = this.flatChunk(g, c);
