@@ -19,8 +19,8 @@ import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { quoteIdent } from '../functions/scalar/support/quote.js';
 import { getValue, type Batch } from '../common/column.js';
-import type { Value } from '../common/types.js';
-import type { MemoryTable } from './memory-table.js';
+import type { DataType, Value } from '../common/types.js';
+import { storesColumn, type MemoryTable } from './memory-table.js';
 import { KeySet } from './key-set.js';
 
 /** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
@@ -135,18 +135,65 @@ function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: B
 
 /**
  * The key of values `vals` of key columns `key`. Integers of the safe range (int2, int4 and int8 all
- * hold them as numbers) key as themselves; other values by type and text, as equal values of one
- * column type print alike.
+ * hold them as numbers) key as themselves; the values of a text column as the strings themselves (no
+ * key string made and kept per row, where the one-int-key paths make none either); other values by
+ * type and text, as equal values of one column type print alike. A key of several columns joins its
+ * parts' texts (joinPart) so that no two different rows join alike, whatever their text holds.
  */
 function keyOf(t: MemoryTable, key: readonly number[], vals: readonly Value[]): KeyValue | null {
   if (key.length === 1) {
     const v = vals[0]!;
-    if (v === null) return null;
-    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
-    return `${typeof v}:${formatValue(v, t.schema[key[0]!]!.type)}`;
+    return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
   }
-  for (const v of vals) if (v === null) return null;
-  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
+  let s = '';
+  const last = key.length - 1;
+  for (let j = 0; j <= last; j++) {
+    const v = vals[j]!;
+    // NULL never equals anything: a key with a NULL part conflicts with no row.
+    if (v === null) return null;
+    s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
+  }
+  return s;
+}
+
+/**
+ * `s` followed by a part of a key of several columns. Read from the start, every part but the last
+ * ends where it says: an integer at the comma after its digits, anything else after the length
+ * written before it; the last runs to the end. So two keys join alike only when every part does.
+ */
+function joinPart(s: string, v: NonNullable<Value>, type: DataType, last: boolean): string {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return last ? s + String(v) : `${s}${v},`;
+  const p = partText(v, type);
+  return last ? s + p : `${s}${p.length}:${p}`;
+}
+
+/**
+ * The key of non-null value `v` of a one-column key of type `type`. A column holds values of one
+ * type, so its keys never mix a raw string (text) with a tagged one (any other type). Equality is
+ * the type's own: text and varchar by their characters (the engine's C collation, deterministic, as
+ * PostgreSQL's texteq compares bytes), char(n) without its trailing spaces (bpchareq ignores them),
+ * float8's -0 as 0 (float8eq says they are equal).
+ */
+function valueKey(v: NonNullable<Value>, type: DataType): KeyValue {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? 0 : v;
+  return partText(v, type);
+}
+
+/** valueKey as text, for a part of a key of several columns (a safe integer as its digits, -0 as 0). */
+function partText(v: NonNullable<Value>, type: DataType): string {
+  if (typeof v === 'string') {
+    const n = type.name;
+    if (n === 'text' || n === 'varchar' || n === 'name') return v;
+    if (n === 'bpchar') return trimSpaces(v);
+  } else if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? '0' : String(v);
+  return `${typeof v}:${formatValue(v, type)}`;
+}
+
+/** `s` without trailing spaces (bpchar's insignificant padding); `s` itself when it has none. */
+function trimSpaces(s: string): string {
+  let e = s.length;
+  while (e > 0 && s.charCodeAt(e - 1) === 32) e--;
+  return e === s.length ? s : s.slice(0, e);
 }
 
 /** The constraint name of key `key` of `t` (tables saved before keys had names: `<table>_pkey`). */
@@ -166,11 +213,16 @@ export function duplicateKey(t: MemoryTable, key: readonly number[], vals: reado
 function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): KeyValue | null {
   if (key.length === 1) {
     const v = getValue(b.columns[key[0]!]!, i);
-    if (v === null) return null;
-    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
-    return keyOf(t, key, [v]);
+    return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
   }
-  return keyOf(t, key, rowVals(key, b, i));
+  let s = '';
+  const last = key.length - 1;
+  for (let j = 0; j <= last; j++) {
+    const v = getValue(b.columns[key[j]!]!, i);
+    if (v === null) return null;
+    s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
+  }
+  return s;
 }
 
 function rowVals(key: readonly number[], b: Batch, i: number): Value[] {
@@ -215,8 +267,8 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
 
 /**
  * Whether `committed` is the offer's base followed by exactly its batches: the same number of rows
- * each, holding the very column objects of the key (columns are never written in place below their
- * length, so the same objects over the same lengths hold the same keys). A batch merged into an open
+ * each, holding the very column objects of the key or their dictionary-coded copies (columns are never
+ * written in place below their length, so the same values over the same lengths hold the same keys). A batch merged into an open
  * one, or anything else committed between, and the set is not taken.
  */
 function committedAsOffered(committed: readonly Batch[], offer: Offer, key: readonly number[]): boolean {
@@ -227,7 +279,7 @@ function committedAsOffered(committed: readonly Batch[], offer: Offer, key: read
     const b = committed[n + j]!;
     const o = offer.batches[j]!;
     if (b.length !== o.length) return false;
-    for (const c of key) if (b.columns[c] !== o.columns[c]) return false;
+    for (const c of key) if (!storesColumn(b.columns[c]!, o.columns[c]!)) return false;
   }
   return true;
 }
