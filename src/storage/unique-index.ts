@@ -34,6 +34,13 @@ export interface UniqueIndex {
   rewrites: Rewrite[];
   /** The keys of a bulk INSERT's batches into an empty set, should they commit after `list`. */
   offer: Offer | null;
+  /**
+   * A key of several columns checkNewBatch made last, and its columns' values: when the next commit
+   * adds one row holding those very values (that INSERT's row), the key is taken as it is instead of
+   * joined again, so an autocommit loop joins each row's key once, as a one-column key makes none.
+   */
+  checked: KeyValue | null;
+  readonly checkedVals: Value[];
 }
 
 /**
@@ -250,7 +257,9 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       }
       const keys = idx.keys;
       const base = idx.list;
-      keys.reserve(gainedRows(committed, base));
+      const gained = gainedRows(committed, base);
+      if (gained === 1 && idx.checked !== null && addChecked(t, key, idx, committed)) return idx;
+      keys.reserve(gained);
       for (let bi = Math.max(0, base.length - 1); bi < committed.length; bi++) addBatchKeys(t, key, keys, committed[bi]!, gainedFrom(base, bi));
       idx.list = committed;
     }
@@ -260,9 +269,25 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
   for (const b of committed) rows += b.length;
   const keys = new KeySet(rows);
   for (const b of committed) addBatchKeys(t, key, keys, b, 0);
-  idx = { list: committed, keys, rewrites: [], offer: null };
+  idx = { list: committed, keys, rewrites: [], offer: null, checked: null, checkedVals: [] };
   holder.set(key, idx);
   return idx;
+}
+
+/**
+ * Adds the key of the one row `committed` gained over the index (its last) when it holds the values
+ * checkNewBatch last made a key of (the key is then that one); false, with nothing done, otherwise.
+ */
+function addChecked(t: MemoryTable, key: readonly number[], idx: UniqueIndex, committed: readonly Batch[]): boolean {
+  const b = committed[committed.length - 1]!;
+  const i = b.length - 1;
+  const vals = idx.checkedVals;
+  for (let j = 0; j < key.length; j++) if (getValue(b.columns[key[j]!]!, i) !== vals[j]) return false;
+  const k = idx.checked!;
+  idx.checked = null;
+  if (!idx.keys.insert(k)) throw duplicateKey(t, key, rowVals(key, b, i));
+  idx.list = committed;
+  return true;
 }
 
 /**
@@ -311,6 +336,10 @@ export function checkNewBatch(t: MemoryTable, b: Batch): void {
   if (idx.list !== t.snapshot()) return checkKeys(t, t.snapshot(), [b], []);
   const k = rowKey(t, key, b, 0);
   if (k !== null && idx.keys.has(k)) throw duplicateKey(t, key, rowVals(key, b, 0));
+  if (k !== null && key.length > 1) {
+    idx.checked = k;
+    for (let j = 0; j < key.length; j++) idx.checkedVals[j] = getValue(b.columns[key[j]!]!, 0);
+  }
 }
 
 function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly Batch[], newRows: readonly (readonly Value[])[]): void {
