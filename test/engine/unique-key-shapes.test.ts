@@ -160,6 +160,14 @@ const SHAPES: Shape[] = [
       ["INSERT INTO t VALUES (7, 'abcdef')"],
       ["INSERT INTO t VALUES (8, 'abcde     ')"],
       ["INSERT INTO t VALUES (9, 'abcde')"],
+      ['INSERT INTO t VALUES ($1, $2)', [10, 'abcdef']],
+      ['INSERT INTO t VALUES ($1, $2)', [11, 'abcde   ']],
+      ['INSERT INTO t VALUES ($1, $2)', [12, 'xyz  ']],
+      ['INSERT INTO t VALUES ($1, $2)', [13, 'xyz ']],
+      ['INSERT INTO t VALUES ($1, $2)', [14, 'xyz']],
+      ['INSERT INTO t VALUES ($1, $2)', [15, 'ééééé']],
+      ["INSERT INTO t VALUES (16, 'éééééé')"],
+      ["INSERT INTO t VALUES (17, 'ééééé ')"],
     ],
   },
   {
@@ -176,6 +184,11 @@ const SHAPES: Shape[] = [
       ["INSERT INTO t VALUES (8, '    ')"],
       ["INSERT INTO t VALUES (9, 'abcd   ')"],
       ["INSERT INTO t VALUES (10, 'abcd')"],
+      ['INSERT INTO t VALUES ($1, $2)', [11, 'abcde']],
+      ['INSERT INTO t VALUES ($1, $2)', [12, 'abcd ']],
+      ['INSERT INTO t VALUES ($1, $2)', [13, 'q']],
+      ["INSERT INTO t VALUES (14, 'q   ')"],
+      ['INSERT INTO t VALUES ($1, $2)', [15, 'q ']],
     ],
   },
   {
@@ -249,6 +262,32 @@ describe('one-row INSERTs into tables keyed on other than one int4 column, as Po
 });
 
 describe('around the check', () => {
+  it('varchar(n) and char(n) values take the direct path, stored and refused as the general INSERT does', async () => {
+    const db = await Database.create();
+    for (const name of ['fast', 'general']) await db.query(`CREATE TABLE ${name} (id int, v varchar(4) UNIQUE, c char(3))`);
+    const taken = vi.spyOn(Database.prototype as unknown as { jsParamInsertSync: () => unknown }, 'jsParamInsertSync');
+    const rows: unknown[][] = [[1, 'ab', 'x'], [2, 'ab  ', 'y'], [3, 'abcd  ', 'z'], [4, 'abcde', 'w'], [5, 'q', 'toolong'], [6, 'r', 'ab   '], [7, 'ab', 'v'], [8, 'abcd', 'u'], [9, 'ü', 'ü']];
+    const fast: Outcome[] = [];
+    const general: Outcome[] = [];
+    try {
+      for (const r of rows) {
+        fast.push(await outcome(db, 'INSERT INTO fast VALUES ($1, $2, $3)', r));
+        general.push(await outcome(db, 'INSERT INTO general VALUES ($1, $2, $3) RETURNING 0', r));
+        const lit = `VALUES (${r[0]}, '${String(r[1])}', '${String(r[2])}')`;
+        fast.push(await outcome(db, `INSERT INTO fast ${lit}`));
+        general.push(await outcome(db, `INSERT INTO general ${lit} RETURNING 0`));
+      }
+      expect(fast.map((o) => ({ ...o, message: o.message?.replace('"fast', '"general') }))).toEqual(general);
+      // The rows the direct path took: those that fit, not the too long ones it leaves to the general path.
+      expect(taken.mock.results.filter((x) => x.type === 'return' && x.value !== null).length).toBeGreaterThanOrEqual(5);
+    } finally {
+      taken.mockRestore();
+    }
+    const content = async (t: string): Promise<unknown[][]> => (await db.query(`SELECT * FROM ${t} ORDER BY id`)).rows;
+    expect(await content('fast')).toEqual(await content('general'));
+    await db.close();
+  });
+
   it('the first one-row INSERT after a bulk load adds one key, not the table\'s, for a text and an (int, text) key', async () => {
     for (const ddl of ['CREATE TABLE b (id int, s text PRIMARY KEY)', 'CREATE TABLE b (id int, s text, PRIMARY KEY (id, s))']) {
       const db = await Database.create({ path: fresh() });
