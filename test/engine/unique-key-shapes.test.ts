@@ -71,6 +71,12 @@ const SHAPES: Shape[] = [
       ["INSERT INTO t VALUES (21, 'string:5')"],
       ["INSERT INTO t (s, id) VALUES ('d', 22)"],
       ["INSERT INTO t (s, id) VALUES ('d', 23)"],
+      // INSERT … SELECT: its rows checked straight from the text column, among themselves and against the table's.
+      ["INSERT INTO t SELECT 100 + i, 'bulk-' || (i % 3) FROM generate_series(1, 5) i"],
+      ["INSERT INTO t SELECT 200 + i, 'bulk-' || i FROM generate_series(1, 3) i"],
+      ["INSERT INTO t SELECT 300, 'bulk-2'"],
+      ["INSERT INTO t SELECT 400 + i, NULL FROM generate_series(1, 2) i"],
+      ["INSERT INTO t VALUES (500, 'bulk-3')"],
     ],
   },
   {
@@ -168,6 +174,10 @@ const SHAPES: Shape[] = [
       ['INSERT INTO t VALUES ($1, $2)', [15, 'ééééé']],
       ["INSERT INTO t VALUES (16, 'éééééé')"],
       ["INSERT INTO t VALUES (17, 'ééééé ')"],
+      ["INSERT INTO t SELECT 100 + i, NULL FROM generate_series(1, 3) i"],
+      ["INSERT INTO t SELECT 200 + i, 'k' || (i % 2) FROM generate_series(1, 4) i"],
+      ["INSERT INTO t SELECT 300 + i, 'k' || i FROM generate_series(1, 2) i"],
+      ["INSERT INTO t SELECT 400, 'k1'"],
     ],
   },
   {
