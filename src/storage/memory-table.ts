@@ -81,8 +81,9 @@ const OPEN_ARRAY_BATCH = 1024;
 /**
  * Column `ci` of `b` as stored: a batch published over a tail store reads the store's buffers, whose
  * first b.length rows are b's (stores only append), so its plain columns need not be copied out.
+ * Any other batch's column data as it is.
  */
-function storedData(b: Batch, ci: number): ColumnData {
+export function storedData(b: Batch, ci: number): ColumnData {
   const s = tailOf(b);
   return s !== undefined ? s.data[ci]! : b.columns[ci]!.data;
 }

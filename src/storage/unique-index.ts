@@ -18,9 +18,9 @@
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { quoteIdent } from '../functions/scalar/support/quote.js';
-import { getValue, type Batch, type Column } from '../common/column.js';
+import type { Batch, Column } from '../common/column.js';
 import type { DataType, Value } from '../common/types.js';
-import { storesColumn, type MemoryTable } from './memory-table.js';
+import { storedData, storesColumn, type MemoryTable } from './memory-table.js';
 import { KeySet } from './key-set.js';
 
 /** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
@@ -124,8 +124,10 @@ function gainedFrom(base: readonly Batch[], bi: number): number {
  */
 function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: Batch, from: number): void {
   const col = key.length === 1 ? b.columns[key[0]!]! : null;
-  if (col !== null && col.data instanceof Int32Array) {
-    const data = col.data;
+  // As stored: col.data of a text column of the open batch would copy its rows.
+  const stored = col !== null ? storedData(b, key[0]!) : null;
+  if (col !== null && stored instanceof Int32Array) {
+    const data = stored;
     const nulls = col.nulls;
     for (let i = from; i < b.length; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
@@ -133,7 +135,7 @@ function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: B
     }
     return;
   }
-  const texts = col !== null ? textKeyData(t, key, col) : null;
+  const texts = col !== null ? textKeyData(t, key, b) : null;
   if (texts !== null) {
     const nulls = col!.nulls;
     for (let i = from; i < b.length; i++) {
@@ -157,10 +159,10 @@ function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: B
  * million-row index spent a third of its time on a value and a key function per row. Null for any
  * other key.
  */
-function textKeyData(t: MemoryTable, key: readonly number[], col: Column): readonly Value[] | null {
+function textKeyData(t: MemoryTable, key: readonly number[], b: Batch): readonly Value[] | null {
   const n = t.schema[key[0]!]!.type.name;
   if (n !== 'text' && n !== 'varchar' && n !== 'name') return null;
-  const data = col.data;
+  const data = storedData(b, key[0]!);
   return Array.isArray(data) ? data : null;
 }
 
@@ -243,13 +245,13 @@ export function duplicateKey(t: MemoryTable, key: readonly number[], vals: reado
 /** The key of row `i` of `b` (no array for a one-column key, the usual primary key). */
 function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): KeyValue | null {
   if (key.length === 1) {
-    const v = getValue(b.columns[key[0]!]!, i);
+    const v = cell(b, key[0]!, i);
     return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
   }
   let s = '';
   const last = key.length - 1;
   for (let j = 0; j <= last; j++) {
-    const v = getValue(b.columns[key[j]!]!, i);
+    const v = cell(b, key[j]!, i);
     if (v === null) return null;
     s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
   }
@@ -257,7 +259,20 @@ function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): Ke
 }
 
 function rowVals(key: readonly number[], b: Batch, i: number): Value[] {
-  return key.map((c) => getValue(b.columns[c]!, i));
+  return key.map((c) => cell(b, c, i));
+}
+
+/**
+ * Row `i` of column `c` of `b`, as getValue reads it but from the stored buffers (storedData): the
+ * table's open batch is read after every commit, and reading its text column through the column
+ * copied all its rows (up to a thousand) per commit, garbage a one-int-key table never made.
+ */
+function cell(b: Batch, c: number, i: number): Value {
+  const nulls = b.columns[c]!.nulls;
+  if (nulls !== null && nulls[i] === 1) return null;
+  const d = storedData(b, c);
+  if (d instanceof Uint8Array) return d[i] === 1;
+  return d[i] as Value;
 }
 
 /**
@@ -306,7 +321,7 @@ function addChecked(t: MemoryTable, key: readonly number[], idx: UniqueIndex, co
   const b = committed[committed.length - 1]!;
   const i = b.length - 1;
   const vals = idx.checkedVals;
-  for (let j = 0; j < key.length; j++) if (getValue(b.columns[key[j]!]!, i) !== vals[j]) return false;
+  for (let j = 0; j < key.length; j++) if (cell(b, key[j]!, i) !== vals[j]) return false;
   const k = idx.checked!;
   idx.checked = null;
   if (!idx.keys.insert(k)) throw duplicateKey(t, key, rowVals(key, b, i));
@@ -362,7 +377,7 @@ export function checkNewBatch(t: MemoryTable, b: Batch): void {
   if (k !== null && idx.keys.has(k)) throw duplicateKey(t, key, rowVals(key, b, 0));
   if (k !== null && key.length > 1) {
     idx.checked = k;
-    for (let j = 0; j < key.length; j++) idx.checkedVals[j] = getValue(b.columns[key[j]!]!, 0);
+    for (let j = 0; j < key.length; j++) idx.checkedVals[j] = cell(b, key[j]!, 0);
   }
 }
 
@@ -456,7 +471,7 @@ function int32KeyRows(t: MemoryTable, key: readonly number[], b: Batch, committe
 
 /** int32KeyRows for a key of one text, varchar or name column (textKeyData): each string is its key. */
 function textKeyRows(t: MemoryTable, key: readonly number[], b: Batch, col: Column, committed: KeySet | null, own: KeySet | null): boolean {
-  const data = textKeyData(t, key, col);
+  const data = textKeyData(t, key, b);
   if (data === null) return false;
   const nulls = col.nulls;
   for (let i = 0; i < b.length; i++) {
