@@ -23,7 +23,7 @@ import type { DataType, Value } from '../common/types.js';
 import { storedData, storesColumn, type MemoryTable } from './memory-table.js';
 import { KeySet } from './key-set.js';
 
-/** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
+/** A key as a hash-set member: a safe integer as itself, a text value as its string, anything else as tagged text (keyOf). Null when a part is NULL. */
 type KeyValue = number | string;
 
 export interface UniqueIndex {
@@ -154,9 +154,9 @@ function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: B
 }
 
 /**
- * The strings of column `col` of a one-column key `key` of text, varchar or name, whose values are
- * their own keys (valueKey): read straight from the column as an int4 key is, where building a
- * million-row index spent a third of its time on a value and a key function per row. Null for any
+ * The strings of `b`'s column of a one-column key `key` of text, varchar or name, whose values are
+ * their own keys (valueKey): read straight from the stored column as an int4 key is, where building
+ * a million-row index spent half its time on a value and a key function per row. Null for any
  * other key.
  */
 function textKeyData(t: MemoryTable, key: readonly number[], b: Batch): readonly Value[] | null {
@@ -331,9 +331,10 @@ function addChecked(t: MemoryTable, key: readonly number[], idx: UniqueIndex, co
 
 /**
  * Whether `committed` is the offer's base followed by exactly its batches: the same number of rows
- * each, holding the very column objects of the key or their dictionary-coded copies (columns are never
- * written in place below their length, so the same values over the same lengths hold the same keys). A batch merged into an open
- * one, or anything else committed between, and the set is not taken.
+ * each, holding the very column objects of the key or their dictionary-coded copies (columns are
+ * never written in place below their length, so the same values over the same lengths hold the same
+ * keys). A batch merged into an open one, or anything else committed between, and the set is not
+ * taken.
  */
 function committedAsOffered(committed: readonly Batch[], offer: Offer, key: readonly number[]): boolean {
   const n = offer.base.length;
