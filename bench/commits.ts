@@ -11,7 +11,7 @@
  * busy disk weighs on all of them alike, each run starting with the next engine.
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
- *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--text-key] [--foreign-key] [--params]
+ *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--text-key] [--key int-text] [--foreign-key] [--params]
  *                            [--clients 8] (engines quire-sessions, quire-pgwire-clients, quire-pgwire-proc-clients, sqlite-connections)
  *
  * quire-pgwire-proc-raw is quire-pgwire-proc with node-postgres replaced by the least client the
@@ -42,6 +42,8 @@
  * `--primary-key` declares id the table's PRIMARY KEY (each engine then checks every commit's key).
  * `--text-key` declares the text column s the PRIMARY KEY instead (each commit's s is then unique: a
  * text key, which the one-int-key fast paths do not serve).
+ * `--key none|int4|int8|text|int-text` names the table's key instead: none, id as int4 or as bigint, s,
+ * or (id, s) (int-text; each commit's s unique, as under a text key).
  * `--foreign-key` makes id reference the PRIMARY KEY of a table tp holding every id inserted (each
  * engine then looks every commit's key up there; SQLite only with PRAGMA foreign_keys, not set here).
  */
@@ -93,8 +95,14 @@ const PARAMS = process.argv.includes('--params');
 const insertParams = (table: string): string => `INSERT INTO ${table} VALUES ($1, $2, $3)`;
 const DIR = arg('dir', tmpdir());
 const CLIENTS = Number(arg('clients', '8'));
-const TEXT_KEY = process.argv.includes('--text-key');
-const TABLE = `t (id int${process.argv.includes('--primary-key') ? ' PRIMARY KEY' : ''}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text${TEXT_KEY ? ' PRIMARY KEY' : ''})`;
+const KEYS = ['none', 'int4', 'int8', 'text', 'int-text'];
+/** The table's key (--key); --primary-key is --key int4, --text-key is --key text. */
+const KEY = arg('key', process.argv.includes('--text-key') ? 'text' : process.argv.includes('--primary-key') ? 'int4' : 'none');
+if (!KEYS.includes(KEY)) throw new Error(`--key: one of ${KEYS.join(', ')}`);
+/** Whether s is (part of) the key: each commit's s is then unique too, past the loaded rows'. */
+const TEXT_KEY = KEY === 'text' || KEY === 'int-text';
+const idKey = KEY === 'int4' || KEY === 'int8' ? ' PRIMARY KEY' : '';
+const TABLE = `t (id ${KEY === 'int8' ? 'bigint' : 'int'}${idKey}${FOREIGN_KEY ? ' REFERENCES tp' : ''}, v float8, s text${KEY === 'text' ? ' PRIMARY KEY' : ''}${KEY === 'int-text' ? ', PRIMARY KEY (id, s)' : ''})`;
 
 /** With --foreign-key: the referenced table tp, holding ids 1..n, made before t. */
 async function parentTable(e: Engine, n: number): Promise<void> {

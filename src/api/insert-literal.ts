@@ -157,6 +157,16 @@ function convert(kind: number, value: number | string | boolean | null, type: Da
       return GENERAL;
     }
   }
+  // A '…' literal into varchar(n) or char(n) (a key column's usual types): their input function, which
+  // cuts trailing spaces past the length, pads char(n) and refuses anything longer (the general path
+  // then raises 22001 with its position); it reads no setting either.
+  if (kind === LIT_STRING && (type.name === 'varchar' || type.name === 'bpchar')) {
+    try {
+      return parseValue(value as string, type);
+    } catch {
+      return GENERAL;
+    }
+  }
   if (kind === LIT_NUMBER && type.name === 'float8') {
     // numeric in, float8 out: the decimal text rounded once, as PostgreSQL's numeric_float8 does.
     const s = value as string;
@@ -334,8 +344,8 @@ function insertTarget(host: UtilityHost, pi: ParamInsert): { t: MemoryTable; col
  * `INSERT INTO t [(cols)] VALUES ($1, …)` called from the library with JavaScript values (query(sql,
  * params)): each parameter takes its column's type, as the general path types a bare parameter, and
  * converts as it converts one (jsToValue). Taken only for the values whose conversion reads no session
- * setting: numbers into integer and float8 columns, strings into text, booleans into bool, null; null
- * (the general path runs it) for anything else, for a value its column refuses, and for parameters
+ * setting: numbers into integer and float8 columns, strings into text, varchar(n) and char(n), booleans
+ * into bool, null; null (the general path runs it) for anything else, for a value its column refuses, and for parameters
  * numbered other than once each.
  */
 export function runJsParamInsert(host: UtilityHost, pi: ParamInsert, params: readonly unknown[], now: () => number): QueryResult | null {
@@ -358,11 +368,16 @@ export function runJsParamInsert(host: UtilityHost, pi: ParamInsert, params: rea
     }
     const c = cols === undefined ? k : t.schema.findIndex((f) => f.name === cols[k]!.ResTarget.name);
     const ct = t.schema[c]?.type;
-    if (ct === undefined || ct.typmod !== -1) return null;
+    if (ct === undefined) return null;
     const name = ct.name;
+    // A string into varchar(n) or char(n) is read with the modifier, as the general path reads a
+    // parameter typed as its column; no other modifier is taken here.
+    const sized = typeof v === 'string' && (name === 'varchar' || name === 'bpchar');
+    if (ct.typmod !== -1 && !sized) return null;
     const fits =
       (typeof v === 'number' && (name === 'int2' || name === 'int4' || name === 'int8' || name === 'float8')) ||
       (typeof v === 'string' && name === 'text') ||
+      sized ||
       (typeof v === 'boolean' && name === 'bool');
     if (!fits) return null;
     let value: Value;

@@ -50,9 +50,9 @@ export class KeySet {
   /** Adds `k`; false when it was already there (one probe where has() then add() take two). */
   insert(k: number | string): boolean {
     if (typeof k === 'string') {
-      if (this.others.has(k)) return false;
-      this.others.add(k);
-      return true;
+      // One lookup, not has() then add(): the set grows only when `k` is new.
+      const n = this.others.size;
+      return this.others.add(k).size !== n;
     }
     if ((this.ints + 1) * 2 > this.slots.length) this.grow();
     const slots = this.slots;

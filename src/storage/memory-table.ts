@@ -81,8 +81,9 @@ const OPEN_ARRAY_BATCH = 1024;
 /**
  * Column `ci` of `b` as stored: a batch published over a tail store reads the store's buffers, whose
  * first b.length rows are b's (stores only append), so its plain columns need not be copied out.
+ * Any other batch's column data as it is.
  */
-function storedData(b: Batch, ci: number): ColumnData {
+export function storedData(b: Batch, ci: number): ColumnData {
   const s = tailOf(b);
   return s !== undefined ? s.data[ci]! : b.columns[ci]!.data;
 }
@@ -273,6 +274,18 @@ function dictionaryFor(t: { name: string }): ColumnDictionary | null {
   return t.name === 'text' || t.name === 'varchar' ? { dictionary: new TextDictionary(), rows: 0, stopped: false } : null;
 }
 
+/** A text column encodeBatch made → the column it encoded (the same strings, in the same rows). */
+const encodedFrom = new WeakMap<Column, Column>();
+
+/**
+ * Whether stored column `stored` holds the values of column `given` row for row: the very column, or
+ * the copy with dictionary codes an append stored in its place. A unique index offered the keys of a
+ * bulk load's batches takes them only for the columns it checked.
+ */
+export function storesColumn(stored: Column, given: Column): boolean {
+  return stored === given || encodedFrom.get(stored) === given;
+}
+
 export class MemoryTable implements TableSource {
   private batches: Batch[] = [];
   /** Per column: the dictionary of a text column that bulk-loaded batches encode into (shared with transaction clones). */
@@ -414,7 +427,9 @@ export class MemoryTable implements TableSource {
         cd.stopped = true;
       }
       columns ??= b.columns.slice();
-      columns[ci] = makeColumn(c.type, data, c.nulls, dc);
+      const encoded = makeColumn(c.type, data, c.nulls, dc);
+      encodedFrom.set(encoded, c);
+      columns[ci] = encoded;
     }
     return columns === null ? b : { columns, length: b.length };
   }

@@ -18,12 +18,12 @@
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { quoteIdent } from '../functions/scalar/support/quote.js';
-import { getValue, type Batch } from '../common/column.js';
-import type { Value } from '../common/types.js';
-import type { MemoryTable } from './memory-table.js';
+import type { Batch, Column } from '../common/column.js';
+import type { DataType, Value } from '../common/types.js';
+import { storedData, storesColumn, type MemoryTable } from './memory-table.js';
 import { KeySet } from './key-set.js';
 
-/** A key as a hash-set member: a safe integer as itself, anything else as tagged text. Null when a part is NULL. */
+/** A key as a hash-set member: a safe integer as itself, a text value as its string, anything else as tagged text (keyOf). Null when a part is NULL. */
 type KeyValue = number | string;
 
 export interface UniqueIndex {
@@ -34,6 +34,13 @@ export interface UniqueIndex {
   rewrites: Rewrite[];
   /** The keys of a bulk INSERT's batches into an empty set, should they commit after `list`. */
   offer: Offer | null;
+  /**
+   * A key of several columns checkNewBatch made last, and its columns' values: when the next commit
+   * adds one row holding those very values (that INSERT's row), the key is taken as it is instead of
+   * joined again, so an autocommit loop joins each row's key once, as a one-column key makes none.
+   */
+  checked: KeyValue | null;
+  readonly checkedVals: Value[];
 }
 
 /**
@@ -117,12 +124,25 @@ function gainedFrom(base: readonly Batch[], bi: number): number {
  */
 function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: Batch, from: number): void {
   const col = key.length === 1 ? b.columns[key[0]!]! : null;
-  if (col !== null && col.data instanceof Int32Array) {
-    const data = col.data;
+  // As stored: col.data of a text column of the open batch would copy its rows.
+  const stored = col !== null ? storedData(b, key[0]!) : null;
+  if (col !== null && stored instanceof Int32Array) {
+    const data = stored;
     const nulls = col.nulls;
     for (let i = from; i < b.length; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
       if (!keys.insert(data[i]!)) throw duplicateKey(t, key, rowVals(key, b, i));
+    }
+    return;
+  }
+  const texts = col !== null ? textKeyData(t, key, b) : null;
+  if (texts !== null) {
+    const nulls = col!.nulls;
+    for (let i = from; i < b.length; i++) {
+      const k = texts[i];
+      // NULL as the column's null map or as the value itself (getValue reads both).
+      if ((nulls !== null && nulls[i] === 1) || k === null || k === undefined) continue;
+      if (!keys.insert(k as string)) throw duplicateKey(t, key, rowVals(key, b, i));
     }
     return;
   }
@@ -134,19 +154,79 @@ function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: B
 }
 
 /**
+ * The strings of `b`'s column of a one-column key `key` of text, varchar or name, whose values are
+ * their own keys (valueKey): read straight from the stored column as an int4 key is, where building
+ * a million-row index spent half its time on a value and a key function per row. Null for any
+ * other key.
+ */
+function textKeyData(t: MemoryTable, key: readonly number[], b: Batch): readonly Value[] | null {
+  const n = t.schema[key[0]!]!.type.name;
+  if (n !== 'text' && n !== 'varchar' && n !== 'name') return null;
+  const data = storedData(b, key[0]!);
+  return Array.isArray(data) ? data : null;
+}
+
+/**
  * The key of values `vals` of key columns `key`. Integers of the safe range (int2, int4 and int8 all
- * hold them as numbers) key as themselves; other values by type and text, as equal values of one
- * column type print alike.
+ * hold them as numbers) key as themselves; the values of a text column as the strings themselves (no
+ * key string made and kept per row, where the one-int-key paths make none either); other values by
+ * type and text, as equal values of one column type print alike. A key of several columns joins its
+ * parts' texts (joinPart) so that no two different rows join alike, whatever their text holds.
  */
 function keyOf(t: MemoryTable, key: readonly number[], vals: readonly Value[]): KeyValue | null {
   if (key.length === 1) {
     const v = vals[0]!;
-    if (v === null) return null;
-    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
-    return `${typeof v}:${formatValue(v, t.schema[key[0]!]!.type)}`;
+    return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
   }
-  for (const v of vals) if (v === null) return null;
-  return vals.map((v, i) => `${typeof v}:${formatValue(v, t.schema[key[i]!]!.type)}`).join('\u0001');
+  let s = '';
+  const last = key.length - 1;
+  for (let j = 0; j <= last; j++) {
+    const v = vals[j]!;
+    // NULL never equals anything: a key with a NULL part conflicts with no row.
+    if (v === null) return null;
+    s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
+  }
+  return s;
+}
+
+/**
+ * `s` followed by a part of a key of several columns. Read from the start, every part but the last
+ * ends where it says: an integer at the comma after its digits, anything else after the length
+ * written before it; the last runs to the end. So two keys join alike only when every part does.
+ */
+function joinPart(s: string, v: NonNullable<Value>, type: DataType, last: boolean): string {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return last ? s + String(v) : `${s}${v},`;
+  const p = partText(v, type);
+  return last ? s + p : `${s}${p.length}:${p}`;
+}
+
+/**
+ * The key of non-null value `v` of a one-column key of type `type`. A column holds values of one
+ * type, so its keys never mix a raw string (text) with a tagged one (any other type). Equality is
+ * the type's own: text and varchar by their characters (the engine's C collation, deterministic, as
+ * PostgreSQL's texteq compares bytes), char(n) without its trailing spaces (bpchareq ignores them),
+ * float8's -0 as 0 (float8eq says they are equal).
+ */
+function valueKey(v: NonNullable<Value>, type: DataType): KeyValue {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? 0 : v;
+  return partText(v, type);
+}
+
+/** valueKey as text, for a part of a key of several columns (a safe integer as its digits, -0 as 0). */
+function partText(v: NonNullable<Value>, type: DataType): string {
+  if (typeof v === 'string') {
+    const n = type.name;
+    if (n === 'text' || n === 'varchar' || n === 'name') return v;
+    if (n === 'bpchar') return trimSpaces(v);
+  } else if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? '0' : String(v);
+  return `${typeof v}:${formatValue(v, type)}`;
+}
+
+/** `s` without trailing spaces (bpchar's insignificant padding); `s` itself when it has none. */
+function trimSpaces(s: string): string {
+  let e = s.length;
+  while (e > 0 && s.charCodeAt(e - 1) === 32) e--;
+  return e === s.length ? s : s.slice(0, e);
 }
 
 /** The constraint name of key `key` of `t` (tables saved before keys had names: `<table>_pkey`). */
@@ -165,16 +245,34 @@ export function duplicateKey(t: MemoryTable, key: readonly number[], vals: reado
 /** The key of row `i` of `b` (no array for a one-column key, the usual primary key). */
 function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): KeyValue | null {
   if (key.length === 1) {
-    const v = getValue(b.columns[key[0]!]!, i);
-    if (v === null) return null;
-    if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return v;
-    return keyOf(t, key, [v]);
+    const v = cell(b, key[0]!, i);
+    return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
   }
-  return keyOf(t, key, rowVals(key, b, i));
+  let s = '';
+  const last = key.length - 1;
+  for (let j = 0; j <= last; j++) {
+    const v = cell(b, key[j]!, i);
+    if (v === null) return null;
+    s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
+  }
+  return s;
 }
 
 function rowVals(key: readonly number[], b: Batch, i: number): Value[] {
-  return key.map((c) => getValue(b.columns[c]!, i));
+  return key.map((c) => cell(b, c, i));
+}
+
+/**
+ * Row `i` of column `c` of `b`, as getValue reads it but from the stored buffers (storedData): the
+ * table's open batch is read after every commit, and reading its text column through the column
+ * copied all its rows (up to a thousand) per commit, garbage a one-int-key table never made.
+ */
+function cell(b: Batch, c: number, i: number): Value {
+  const nulls = b.columns[c]!.nulls;
+  if (nulls !== null && nulls[i] === 1) return null;
+  const d = storedData(b, c);
+  if (d instanceof Uint8Array) return d[i] === 1;
+  return d[i] as Value;
 }
 
 /**
@@ -198,7 +296,9 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       }
       const keys = idx.keys;
       const base = idx.list;
-      keys.reserve(gainedRows(committed, base));
+      const gained = gainedRows(committed, base);
+      if (gained === 1 && idx.checked !== null && addChecked(t, key, idx, committed)) return idx;
+      keys.reserve(gained);
       for (let bi = Math.max(0, base.length - 1); bi < committed.length; bi++) addBatchKeys(t, key, keys, committed[bi]!, gainedFrom(base, bi));
       idx.list = committed;
     }
@@ -208,16 +308,33 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
   for (const b of committed) rows += b.length;
   const keys = new KeySet(rows);
   for (const b of committed) addBatchKeys(t, key, keys, b, 0);
-  idx = { list: committed, keys, rewrites: [], offer: null };
+  idx = { list: committed, keys, rewrites: [], offer: null, checked: null, checkedVals: [] };
   holder.set(key, idx);
   return idx;
 }
 
 /**
+ * Adds the key of the one row `committed` gained over the index (its last) when it holds the values
+ * checkNewBatch last made a key of (the key is then that one); false, with nothing done, otherwise.
+ */
+function addChecked(t: MemoryTable, key: readonly number[], idx: UniqueIndex, committed: readonly Batch[]): boolean {
+  const b = committed[committed.length - 1]!;
+  const i = b.length - 1;
+  const vals = idx.checkedVals;
+  for (let j = 0; j < key.length; j++) if (cell(b, key[j]!, i) !== vals[j]) return false;
+  const k = idx.checked!;
+  idx.checked = null;
+  if (!idx.keys.insert(k)) throw duplicateKey(t, key, rowVals(key, b, i));
+  idx.list = committed;
+  return true;
+}
+
+/**
  * Whether `committed` is the offer's base followed by exactly its batches: the same number of rows
- * each, holding the very column objects of the key (columns are never written in place below their
- * length, so the same objects over the same lengths hold the same keys). A batch merged into an open
- * one, or anything else committed between, and the set is not taken.
+ * each, holding the very column objects of the key or their dictionary-coded copies (columns are
+ * never written in place below their length, so the same values over the same lengths hold the same
+ * keys). A batch merged into an open one, or anything else committed between, and the set is not
+ * taken.
  */
 function committedAsOffered(committed: readonly Batch[], offer: Offer, key: readonly number[]): boolean {
   const n = offer.base.length;
@@ -227,7 +344,7 @@ function committedAsOffered(committed: readonly Batch[], offer: Offer, key: read
     const b = committed[n + j]!;
     const o = offer.batches[j]!;
     if (b.length !== o.length) return false;
-    for (const c of key) if (b.columns[c] !== o.columns[c]) return false;
+    for (const c of key) if (!storesColumn(b.columns[c]!, o.columns[c]!)) return false;
   }
   return true;
 }
@@ -259,6 +376,10 @@ export function checkNewBatch(t: MemoryTable, b: Batch): void {
   if (idx.list !== t.snapshot()) return checkKeys(t, t.snapshot(), [b], []);
   const k = rowKey(t, key, b, 0);
   if (k !== null && idx.keys.has(k)) throw duplicateKey(t, key, rowVals(key, b, 0));
+  if (k !== null && key.length > 1) {
+    idx.checked = k;
+    for (let j = 0; j < key.length; j++) idx.checkedVals[j] = cell(b, key[j]!, 0);
+  }
 }
 
 function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly Batch[], newRows: readonly (readonly Value[])[]): void {
@@ -331,18 +452,33 @@ function checkBatchRow(t: MemoryTable, indexes: readonly UniqueIndex[] | null, s
  * The rows of `b` checked against `committed` and added to `own` as batchRow does, for a table's only
  * key when it is one column stored as 32-bit integers (an int4 PRIMARY KEY): read straight from the
  * column, where a bulk INSERT … SELECT spent most of its check boxing each value and calling a key
- * function and a closure per row. False (nothing checked) for any other column.
+ * function and a closure per row. A key of one text column goes to textKeyRows; false (nothing
+ * checked) for any other column.
  */
 function int32KeyRows(t: MemoryTable, key: readonly number[], b: Batch, committed: KeySet | null, own: KeySet | null): boolean {
   if (key.length !== 1) return false;
   const col = b.columns[key[0]!]!;
-  if (!(col.data instanceof Int32Array)) return false;
+  if (!(col.data instanceof Int32Array)) return textKeyRows(t, key, b, col, committed, own);
   const data = col.data;
   const nulls = col.nulls;
   for (let i = 0; i < b.length; i++) {
     if (nulls !== null && nulls[i] === 1) continue;
     // An Int32Array holds no -0 and only safe integers: the value is its key, as rowKey makes it.
     const k = data[i]!;
+    if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicateKey(t, key, rowVals(key, b, i));
+  }
+  return true;
+}
+
+/** int32KeyRows for a key of one text, varchar or name column (textKeyData): each string is its key. */
+function textKeyRows(t: MemoryTable, key: readonly number[], b: Batch, col: Column, committed: KeySet | null, own: KeySet | null): boolean {
+  const data = textKeyData(t, key, b);
+  if (data === null) return false;
+  const nulls = col.nulls;
+  for (let i = 0; i < b.length; i++) {
+    const v = data[i];
+    if ((nulls !== null && nulls[i] === 1) || v === null || v === undefined) continue;
+    const k = v as string;
     if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicateKey(t, key, rowVals(key, b, i));
   }
   return true;
