@@ -1,10 +1,12 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
  *     DuckDB into .bench-data/); parquet_text: dictionary-encoded text and a timestamp beside the
- *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL;
+ *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL, every
+ *     column on the same rows; parquet_nulls_scattered: each column NULL on rows of its own (a 5th to a
+ *     13th), the shape in which no column can take the filter column's NULL flags as its own;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
  *     with another range each run, so no pruning learnt from the last query applies; ndjson: read_json over
  *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
@@ -44,7 +46,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -141,18 +143,31 @@ if (CASES.has('parquet')) {
   );
 }
 // Text (dictionary-encoded: 17 and 5003 distinct values) and a timestamp beside the numbers.
-const textFile = (nulls: boolean): string => join('.bench-data', `sources-${nulls ? 'nulls' : 'text'}-${ROWS}.parquet`);
-const textWrite = (nulls: boolean): string => {
-  const n = (e: string): string => (nulls ? `CASE WHEN i % 7 = 3 THEN NULL ELSE ${e} END` : e);
+// Nulls: 'none'; 'same' (every column but id NULL on the same rows, i % 7 = 3); 'scattered' (each
+// column NULL on rows of its own, so no column can take the filter column's NULL flags as its own).
+type Nulls = 'none' | 'same' | 'scattered';
+const textFile = (nulls: Nulls | boolean): string => {
+  const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
+  return join('.bench-data', `sources-${kind === 'none' ? 'text' : kind === 'same' ? 'nulls' : 'nulls-scattered'}-${ROWS}.parquet`);
+};
+const textWrite = (nulls: Nulls | boolean): string => {
+  const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
+  let col = 0;
+  const n = (e: string): string => {
+    const m = [7, 11, 13, 5, 9][col++]!;
+    if (kind === 'none') return e;
+    return `CASE WHEN i % ${kind === 'same' ? 7 : m} = 3 THEN NULL ELSE ${e} END`;
+  };
   return `COPY (SELECT i::INTEGER AS id, ${n('(i % 1000)::INTEGER')} AS k, ${n('((i * 7919) % 10007) / 10007.0')} AS v,
                   ${n(`'cat' || (i % 17)`)} AS s, ${n(`'name' || (i % 5003)`)} AS name,
                   ${n(`TIMESTAMP '2020-01-01' + to_seconds((i * 7) % 94608000)`)} AS ts
-           FROM range(${ROWS}) t(i)) TO '${textFile(nulls)}' (FORMAT parquet)`;
+           FROM range(${ROWS}) t(i)) TO '${textFile(kind)}' (FORMAT parquet)`;
 };
-const textQuery = (nulls: boolean): string =>
+const textQuery = (nulls: Nulls | boolean): string =>
   `SELECT s, count(*) AS n, count(name) AS names, sum(v) AS total FROM read_parquet('${textFile(nulls)}') WHERE k < 500 GROUP BY s ORDER BY s`;
 if (CASES.has('parquet_text')) await fileCase('parquet_text', textFile(false), textWrite(false), textQuery(false));
 if (CASES.has('parquet_nulls')) await fileCase('parquet_nulls', textFile(true), textWrite(true), textQuery(true));
+if (CASES.has('parquet_nulls_scattered')) await fileCase('parquet_nulls_scattered', textFile('scattered'), textWrite('scattered'), textQuery('scattered'));
 if (CASES.has('parquet_pruned')) {
   // Rows in id order, so each row group covers one id range and the filter keeps one group.
   const lo = Math.floor(ROWS * 0.9);

@@ -1647,6 +1647,18 @@ function denseFor(c: Conversion, n: number): Dense {
  */
 function presentIn(flags: Uint8Array, from: number, to: number): number {
   if (to <= from) return 0;
+  // Small enough for V8 to inline into the pickers, which call it once a wanted row: where most rows
+  // are wanted the gap is a few flags, and a call (with the scratch check) per row cost more than the
+  // count (a third of a query whose columns have NULLs on rows of their own).
+  if (to - from < 32) {
+    let nulls = 0;
+    for (let i = from; i < to; i++) nulls += flags[i]!;
+    return to - from - nulls;
+  }
+  return presentInWords(flags, from, to);
+}
+
+function presentInWords(flags: Uint8Array, from: number, to: number): number {
   let nulls = 0;
   let i = from;
   if (flags.buffer === pageNullScratch.buffer && flags.byteOffset === 0 && to - from >= 16) {
