@@ -1537,7 +1537,7 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
         continue;
       }
     }
-    const flags = only === undefined ? (nulls ??= new Uint8Array(rows)) : pageNullsFor(count);
+    const flags = only === undefined ? (nulls ??= new Uint8Array(rows)) : pageNullScratch.take(count);
     const at = only === undefined ? row : 0;
     let present = count;
     if (v1) {
@@ -1559,7 +1559,7 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
       const levels = h.repetition_levels_byte_length + h.definition_levels_byte_length <= raw.length ? raw.subarray(h.repetition_levels_byte_length, h.repetition_levels_byte_length + h.definition_levels_byte_length) : null;
       if (h.num_nulls > 0 && (only === undefined || seen === null || levels === null || seen.find(row, count, levels) < 0)) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
     }
-    if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= pickedNullsFor(onlyCount)));
+    if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= pickedNullScratch.take(onlyCount)));
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
@@ -1571,7 +1571,7 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
  * picked rows has NULLs, but a filter often keeps none of them (x > c drops x's NULL rows, and the NULLs
  * of other columns often fall on the same rows). Operators take their faster paths on a column without
  * flags (an aggregate groups and sums in one generated loop). Picked rows' flags are made in the
- * shared scratch (pickedNullsFor) and copied out only when one is set: a fresh array per row group and
+ * shared scratch (pickedNullScratch) and copied out only when one is set: a fresh array per row group and
  * column, most often dropped, was memory the system mapped afresh in each of a process's first queries.
  */
 function withoutNulls(nulls: Uint8Array | null, only: Int32Array | undefined): Uint8Array | null {
@@ -1584,8 +1584,8 @@ function withoutNulls(nulls: Uint8Array | null, only: Int32Array | undefined): U
  * +0 only when all are 0, never -0 or NaN), 2.6 times as fast as indexOf; other flags by indexOf.
  */
 function anyFlagged(flags: Uint8Array): boolean {
-  if (flags.buffer !== pickedNullScratch.buffer || flags.byteOffset !== 0) return flags.indexOf(1) >= 0;
-  const words = pickedNullWords;
+  if (!pickedNullScratch.holds(flags)) return flags.indexOf(1) >= 0;
+  const words = pickedNullScratch.words;
   const n = flags.length;
   const whole = n >>> 3;
   for (let i = 0; i < whole; i++) if (words[i] !== 0) return true;
@@ -1613,12 +1613,38 @@ function lowerBound(sorted: Int32Array, from: number, to: number, v: number): nu
 let indexScratch = new Int32Array(0);
 let denseF64Scratch = new Float64Array(0);
 let denseI32Scratch = new Int32Array(0);
-let pageNullScratch = new Uint8Array(0);
-let pickedNullScratch = new Uint8Array(0);
-/** pickedNullScratch as doubles, for anyFlagged. */
-let pickedNullWords = new Float64Array(0);
-/** pageNullScratch as 32-bit words, for presentIn. */
-let pageNullWords = new Uint32Array(0);
+/**
+ * A reused buffer of NULL flags, zeroed at each take, and the same bytes as words for the loops that
+ * read several flags at once; `holds(a)` says whether `a` is a take of it (its bytes from the start).
+ */
+class FlagScratch<W extends Float64Array | Uint32Array> {
+  bytes = new Uint8Array(0);
+  words: W;
+  constructor(private readonly Words: { new (b: ArrayBuffer): W; readonly BYTES_PER_ELEMENT: number }) {
+    this.words = new Words(new ArrayBuffer(0));
+  }
+  take(n: number): Uint8Array {
+    if (this.bytes.length < n) {
+      // A whole number of words.
+      const w = this.Words.BYTES_PER_ELEMENT;
+      this.bytes = new Uint8Array((Math.max(n, 1 << 16) + w - 1) & -w);
+      this.words = new this.Words(this.bytes.buffer as ArrayBuffer);
+    }
+    const a = this.bytes.subarray(0, n);
+    a.fill(0);
+    return a;
+  }
+  holds(a: Uint8Array): boolean {
+    return a.buffer === this.bytes.buffer && a.byteOffset === 0;
+  }
+}
+/** A page's NULL flags, read four to a 32-bit word by presentIn and selectFlagged. */
+const pageNullScratch = new FlagScratch(Uint32Array);
+/**
+ * A chunk's picked rows' NULL flags, valid until the next chunk is decoded (decoding is synchronous):
+ * withoutNulls copies them out when one is set; anyFlagged reads them eight to a double.
+ */
+const pickedNullScratch = new FlagScratch(Float64Array);
 
 function indexesFor(n: number): Int32Array {
   if (indexScratch.length < n) indexScratch = new Int32Array(Math.max(n, 1 << 16));
@@ -1661,9 +1687,9 @@ function presentIn(flags: Uint8Array, from: number, to: number): number {
 function presentInWords(flags: Uint8Array, from: number, to: number): number {
   let nulls = 0;
   let i = from;
-  if (flags.buffer === pageNullScratch.buffer && flags.byteOffset === 0 && to - from >= 16) {
+  if (pageNullScratch.holds(flags) && to - from >= 16) {
     for (; (i & 3) !== 0; i++) nulls += flags[i]!;
-    const words = pageNullWords;
+    const words = pageNullScratch.words;
     const last = (to >>> 2) - 1;
     let k = i >>> 2;
     while (k <= last) {
@@ -1676,33 +1702,6 @@ function presentInWords(flags: Uint8Array, from: number, to: number): number {
   }
   for (; i < to; i++) nulls += flags[i]!;
   return to - from - nulls;
-}
-
-/**
- * Zeroed NULL flags for a chunk's picked rows, valid until the next chunk is decoded (decoding is
- * synchronous): withoutNulls copies them out when one is set.
- */
-function pickedNullsFor(n: number): Uint8Array {
-  if (pickedNullScratch.length < n) {
-    // A whole number of doubles: anyFlagged reads the flags eight at a time.
-    pickedNullScratch = new Uint8Array((Math.max(n, 1 << 16) + 7) & ~7);
-    pickedNullWords = new Float64Array(pickedNullScratch.buffer);
-  }
-  const a = pickedNullScratch.subarray(0, n);
-  a.fill(0);
-  return a;
-}
-
-/** Zeroed NULL flags for one page's rows. */
-function pageNullsFor(n: number): Uint8Array {
-  if (pageNullScratch.length < n) {
-    // A whole number of words: presentIn reads the flags four at a time.
-    pageNullScratch = new Uint8Array((Math.max(n, 1 << 16) + 3) & ~3);
-    pageNullWords = new Uint32Array(pageNullScratch.buffer);
-  }
-  const a = pageNullScratch.subarray(0, n);
-  a.fill(0);
-  return a;
 }
 
 function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number, pool: ParquetValuePool | null, group: number, seen: FilterLevels | null): FlatColumnData {
@@ -1760,13 +1759,13 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     }
     // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
     let pageNulls: Uint8Array | null = null;
-    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullsFor(n)), 0]), only === undefined ? null : seen);
+    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullScratch.take(n)), 0]), only === undefined ? null : seen);
     if (opened === null) continue; // index pages carry no values
     const { count, encoding, present, r } = opened;
     const withNulls = present !== count;
     if (!withNulls) pageNulls = null;
     // NULLs the filter column shares: no wanted row is NULL, none is flagged (the pickers flag NULL rows only).
-    const outNulls = only !== undefined && withNulls && opened.shared < 0 ? (nulls ??= pickedNullsFor(onlyCount)) : null;
+    const outNulls = only !== undefined && withNulls && opened.shared < 0 ? (nulls ??= pickedNullScratch.take(onlyCount)) : null;
     const shared = opened.shared;
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (dictionary === null) noDictionary();
@@ -1781,7 +1780,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
           row += count;
           continue;
         }
-        seen!.copyFlags(shared, (pageNulls = pageNullsFor(count)), 0);
+        seen!.copyFlags(shared, (pageNulls = pageNullScratch.take(count)), 0);
       }
       // A few wanted rows: read at their positions; many: unpacked page-wide (a tight loop) and picked.
       if (only !== undefined && width > 0 && width <= 24 && (wantEnd - want) * 8 < count) {
@@ -1831,7 +1830,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       } else if (withNulls) lookupSpreadI32(dictionary as Int32Array, idx, nulls!, count, values, row);
       else lookupI32(dictionary as Int32Array, idx, values, row);
     } else if (encoding === 'PLAIN') {
-      if (shared >= 0) seen!.copyFlags(shared, (pageNulls = pageNullsFor(count)), 0);
+      if (shared >= 0) seen!.copyFlags(shared, (pageNulls = pageNullScratch.take(count)), 0);
       // Values go straight into place when the page has no NULLs, else densely first and then spread.
       if (only === undefined && !withNulls) readPlainInto(r, conv, count, values, row, strings);
       else {
@@ -1917,10 +1916,10 @@ function selectFlagged(pass: Int32Array, pageNulls: Uint8Array | null, count: nu
   // flag past the present rows, so that the read at a trailing NULL row stays inside it).
   let v = 0;
   let i = 0;
-  if (LITTLE_ENDIAN && pageNulls.buffer === pageNullScratch.buffer && pageNulls.byteOffset === 0) {
+  if (LITTLE_ENDIAN && pageNullScratch.holds(pageNulls)) {
     // The page scratch's flags four to a word: four rows without a NULL take their flags in order,
     // with no test per row (1.4 against 2.1 ns a row with a NULL every seventh row).
-    const words = pageNullWords;
+    const words = pageNullScratch.words;
     for (const q = count >>> 2; i >>> 2 < q; i += 4) {
       const x = words[i >>> 2]!;
       if (x === 0) {
@@ -2029,7 +2028,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       continue;
     }
     let pageNulls: Uint8Array | null = null;
-    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => [(pageNulls = pageNullsFor(n)), 0]);
+    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => [(pageNulls = pageNullScratch.take(n)), 0]);
     if (opened === null) continue; // index pages carry no values
     const { count, encoding, present, r } = opened;
     if (present === count) pageNulls = null;
