@@ -14,6 +14,7 @@ import { parseValue } from '../../common/parse-value.js';
 import { RecordValue } from '../../common/record-value.js';
 import { arrayTypeOf, fieldRecordType, T, type DataType, type Value } from '../../common/types.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
+import { nestedJson } from './nested-json.js';
 
 /** How a nested column's values become Quire values. */
 export interface NestedMapping {
@@ -59,11 +60,6 @@ export function leafValue(t: DataType, v: unknown): Value {
       if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
       return typeof v === 'string' ? v : String(v);
   }
-}
-
-/** JSON text of an assembled value; int64s stay exact (a number while safe, else their digits). */
-export function nestedJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x));
 }
 
 const JSON_TEXT: NestedMapping = { type: T.text, convert: nestedJson };

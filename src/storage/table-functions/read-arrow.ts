@@ -18,8 +18,9 @@ import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { parseValue } from '../../common/parse-value.js';
-import { arrayTypeOf, fieldRecordType, isArrayType, T, type DataType, type Field, type Value } from '../../common/types.js';
+import { arrayTypeOf, fieldRecordType, T, type DataType, type Field, type Value } from '../../common/types.js';
 import { RecordValue } from '../../common/record-value.js';
+import { nestedJson } from './nested-json.js';
 import { BATCH_SIZE, ColumnBuilder, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { fileOpenError } from '../csv.js';
@@ -103,9 +104,7 @@ const ARROW_JSON: NestedArrow = {
   at: (vec, i) => {
     if (!vec.isValid(i)) return null;
     const v = vec.get(i) as { toJSON?: () => unknown } | null;
-    return JSON.stringify(v !== null && typeof v.toJSON === 'function' ? v.toJSON() : v, (_k, x: unknown) =>
-      typeof x === 'bigint' ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x,
-    );
+    return nestedJson(v !== null && typeof v.toJSON === 'function' ? v.toJSON() : v);
   },
 };
 
@@ -117,7 +116,8 @@ function nestedMapping(t: ArrowType): NestedArrow | null {
     case TYPE.FixedSizeList: {
       const inner = element(children[0]!.type);
       const at = arrayTypeOf(inner.type);
-      if (at === null || inner === ARROW_JSON || isArrayType(inner.type)) return ARROW_JSON;
+      // A list of lists: arrayTypeOf has no array of arrays (one dimension).
+      if (at === null || inner === ARROW_JSON) return ARROW_JSON;
       return {
         type: at,
         at: (vec, i) => {
