@@ -124,6 +124,24 @@ describe('file plan cache', () => {
     expect((await db.query(sql)).rows).toEqual([[30]]);
   });
 
+  it('a catalog change by a second session drops the first session\'s kept plan; a SET there does not reach it', async () => {
+    const f = write('two.csv', 'a\n1\n2\n');
+    const other = db.connect();
+    await db.query('CREATE FUNCTION fpc_two(x int) RETURNS int AS $$ SELECT x + 1 $$ LANGUAGE SQL');
+    const sql = `SELECT sum(fpc_two(a)), current_setting('timezone') FROM read_csv('${f}')`;
+    const first = (await db.query(sql)).rows;
+    expect(first[0]![0]).toBe(5);
+    const keptBefore = kept(db);
+    // The other session's SET is its own: this session's kept plan still answers, with its own setting.
+    await other.query(`SET timezone = 'Asia/Tokyo'`);
+    expect((await db.query(sql)).rows).toEqual(first);
+    expect(kept(db)).toBe(keptBefore);
+    // The other session replaces the function in the shared catalog: the kept plan must not be used.
+    await other.query('CREATE OR REPLACE FUNCTION fpc_two(x int) RETURNS int AS $$ SELECT x + 100 $$ LANGUAGE SQL');
+    expect((await db.query(sql)).rows).toEqual([[203, first[0]![1]]]);
+    expect((await other.query(sql)).rows).toEqual([[203, 'Asia/Tokyo']]);
+  });
+
   it('keeps no plan that read the statement clock while binding', async () => {
     const f = write('h.csv', 'a\n1\n');
     const sql = `SELECT 'now'::timestamptz AS t, now() AS n FROM read_csv('${f}')`;
