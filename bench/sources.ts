@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -7,6 +7,7 @@
  *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL, every
  *     column on the same rows; parquet_nulls_scattered: each column NULL on rows of its own (a 5th to a
  *     13th), the shape in which no column can take the filter column's NULL flags as its own;
+ *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
  *     with another range each run, so no pruning learnt from the last query applies; ndjson: read_json over
  *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
@@ -46,7 +47,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -185,11 +186,13 @@ if (CASES.has('parquet')) {
 // Nulls: 'none'; 'same' (every column but id NULL on the same rows, i % 7 = 3); 'scattered' (each
 // column NULL on rows of its own, so no column can take the filter column's NULL flags as its own).
 type Nulls = 'none' | 'same' | 'scattered';
-const textFile = (nulls: Nulls | boolean): string => {
+// Codec: DuckDB's default (Snappy), or zstd (Polars' default).
+type Codec = 'snappy' | 'zstd';
+const textFile = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
   const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
-  return join('.bench-data', `sources-${kind === 'none' ? 'text' : kind === 'same' ? 'nulls' : 'nulls-scattered'}-${ROWS}.parquet`);
+  return join('.bench-data', `sources-${kind === 'none' ? 'text' : kind === 'same' ? 'nulls' : 'nulls-scattered'}${codec === 'snappy' ? '' : `-${codec}`}-${ROWS}.parquet`);
 };
-const textWrite = (nulls: Nulls | boolean): string => {
+const textWrite = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
   const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
   let col = 0;
   const n = (e: string): string => {
@@ -200,13 +203,14 @@ const textWrite = (nulls: Nulls | boolean): string => {
   return `COPY (SELECT i::INTEGER AS id, ${n('(i % 1000)::INTEGER')} AS k, ${n('((i * 7919) % 10007) / 10007.0')} AS v,
                   ${n(`'cat' || (i % 17)`)} AS s, ${n(`'name' || (i % 5003)`)} AS name,
                   ${n(`TIMESTAMP '2020-01-01' + to_seconds((i * 7) % 94608000)`)} AS ts
-           FROM range(${ROWS}) t(i)) TO '${textFile(kind)}' (FORMAT parquet)`;
+           FROM range(${ROWS}) t(i)) TO '${textFile(kind, codec)}' (FORMAT parquet${codec === 'snappy' ? '' : `, COMPRESSION ${codec}`})`;
 };
-const textQuery = (nulls: Nulls | boolean): string =>
-  `SELECT s, count(*) AS n, count(name) AS names, sum(v) AS total FROM read_parquet('${textFile(nulls)}') WHERE k < 500 GROUP BY s ORDER BY s`;
+const textQuery = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string =>
+  `SELECT s, count(*) AS n, count(name) AS names, sum(v) AS total FROM read_parquet('${textFile(nulls, codec)}') WHERE k < 500 GROUP BY s ORDER BY s`;
 if (CASES.has('parquet_text')) await fileCase('parquet_text', textFile(false), textWrite(false), textQuery(false));
 if (CASES.has('parquet_nulls')) await fileCase('parquet_nulls', textFile(true), textWrite(true), textQuery(true));
 if (CASES.has('parquet_nulls_scattered')) await fileCase('parquet_nulls_scattered', textFile('scattered'), textWrite('scattered'), textQuery('scattered'));
+if (CASES.has('parquet_zstd')) await fileCase('parquet_zstd', textFile(false, 'zstd'), textWrite(false, 'zstd'), textQuery(false, 'zstd'));
 if (CASES.has('parquet_pruned')) {
   // Rows in id order, so each row group covers one id range and the filter keeps one group.
   const lo = Math.floor(ROWS * 0.9);

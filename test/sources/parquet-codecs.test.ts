@@ -85,6 +85,19 @@ describe('read_parquet decompresses every codec DuckDB writes', () => {
   });
 });
 
+describe('ZSTD pages on both decoders', () => {
+  it("a page past the WebAssembly decoder's 16 MB bound goes to fzstd, one within it does not; both agree with DuckDB", async () => {
+    const f = join(dir, 'zstd-large.parquet');
+    // One value per row group: pages of about 18 MB (fzstd) and 6 MB (WebAssembly), and small ones.
+    await duck.run(`COPY (SELECT i, CASE i WHEN 0 THEN repeat('ab' || i, 6000000) WHEN 1 THEN repeat('xyz', 2000000) ELSE 'v' || i END AS big
+                     FROM range(3) t(i)) TO '${f}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1)`);
+    const q = `SELECT i, length(big), md5(big), left(big, 12), right(big, 12) FROM read_parquet('${f}') ORDER BY i`;
+    const got = await quire(q);
+    expect(got).toEqual(await duckdb(q));
+    expect(got[0]![1]).toBe(18000000);
+  });
+});
+
 describe('dictionary indexes of every bit width', () => {
   it('1 to 17 bits, with and without NULLs, pages of odd lengths: every value agrees with DuckDB', async () => {
     const f = join(dir, 'widths.parquet');

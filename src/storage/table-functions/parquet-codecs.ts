@@ -7,16 +7,55 @@
  * path goes through the native `snappy` binding (hyparquet's own decoder is JavaScript that copies byte
  * by byte, and the WASM one, hysnappy, copies each page into and out of its memory). Where no prebuilt
  * binary exists for the platform the binding fails to load, and hyparquet's decoder is used instead.
- * GZIP and BROTLI use node:zlib. ZSTD uses fzstd (Node 20 has no zstd in zlib). LZ4_RAW is a plain LZ4
- * block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused with a clear error.
+ * GZIP and BROTLI use node:zlib. ZSTD (Polars' default, and common in lakes) uses zstddec, the reference
+ * decoder compiled to WebAssembly, 40-60x faster than fzstd's JavaScript; Node 20 has no zstd in zlib.
+ * LZ4_RAW is a plain LZ4 block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused with a clear error.
  */
 import { createRequire } from 'node:module';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { CompressionCodec, Compressors } from 'hyparquet';
+import type { CompressionCodec, Compressors, FileMetaData } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 
 const hyparquetSnappy = lazyModule<typeof import('hyparquet/src/snappy.js')>('hyparquet/src/snappy.js');
 const fzstd = lazyModule<typeof import('fzstd')>('fzstd');
+const zstddec = lazyModule<typeof import('zstddec')>('zstddec');
+
+type ZstdWasm = InstanceType<typeof import('zstddec').ZSTDDecoder>;
+let zstdWasm: ZstdWasm | null = null;
+let zstdWasmInit: Promise<void> | null = null;
+
+/**
+ * Instantiates the WebAssembly zstd decoder, which can only be done asynchronously, when the file has
+ * ZSTD pages (null when there is nothing to wait for); a scan awaits this before reading the file.
+ * Until it has resolved (or if it fails) pages go to fzstd.
+ */
+export function prepareZstd(metadata: FileMetaData): Promise<void> | null {
+  if (zstdWasmInit === null && !metadata.row_groups.some((rg) => rg.columns.some((c) => c.meta_data?.codec === 'ZSTD'))) return null;
+  zstdWasmInit ??= (async () => {
+    const d = new (zstddec().ZSTDDecoder)();
+    await d.init();
+    zstdWasm = d;
+  })().catch(() => undefined);
+  return zstdWasmInit;
+}
+
+/**
+ * Pages beyond this size go to fzstd: the decoder's WebAssembly memory grows to the largest page it
+ * has held and never shrinks, and an allocation it cannot make returns address 0, which it would
+ * then write over. Writers cut pages at about 1 MB.
+ */
+const ZSTD_WASM_MAX = 16 << 20;
+
+function zstdDecompress(input: Uint8Array, outputLength: number): Uint8Array {
+  // A length of 0 would make the decoder trust the frame's own size field.
+  if (zstdWasm !== null && outputLength > 0 && outputLength <= ZSTD_WASM_MAX && input.length <= ZSTD_WASM_MAX) {
+    const out = zstdWasm.decode(input, outputLength);
+    // A corrupt or truncated frame decodes to nothing (the decoder returns no error), a short one to less.
+    if (out.length !== outputLength) throw new Error(`ZSTD page decompressed to ${out.length} bytes, its header says ${outputLength}`);
+    return out;
+  }
+  return fzstd().decompress(input, new Uint8Array(outputLength));
+}
 
 type Decompress = (input: Uint8Array, outputLength: number) => Uint8Array;
 
@@ -260,7 +299,7 @@ export const PARQUET_DECOMPRESSORS: Compressors = {
   SNAPPY: (input, outputLength) => (snappy ??= loadNativeSnappy() ?? jsSnappy)(input, outputLength),
   GZIP: (input) => gunzipSync(input),
   BROTLI: (input) => brotliDecompressSync(input),
-  ZSTD: (input, outputLength) => fzstd().decompress(input, new Uint8Array(outputLength)),
+  ZSTD: zstdDecompress,
   LZ4_RAW: lz4BlockDecompress,
   LZ4: unsupported('LZ4'),
   LZO: unsupported('LZO'),

@@ -31,7 +31,7 @@ import { fileOpenError } from '../csv.js';
 import { reportProgress, type ProgressHandle } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
-import { PARQUET_DECOMPRESSORS, UnsupportedCodec } from './parquet-codecs.js';
+import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
@@ -683,6 +683,8 @@ class ParquetScanState {
     } catch (e) {
       throw fileOpenError(file, e);
     }
+    const zstd = prepareZstd(metadata);
+    if (zstd !== null) await zstd;
     const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
     for (const c of this.out) {
       if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
