@@ -2,9 +2,10 @@
  * Byte-level reading of one newline-delimited JSON record into typed output columns, for records
  * whose values fit the inferred schema: numbers parse straight from the bytes, strings are sliced
  * (decoded through JSON.parse only when they hold a backslash), values of columns the query does
- * not read are checked for syntax and skipped. Anything else (nested values, an integer where the
- * schema wants text, a key with an escape, a syntax error) makes scanRecord return false, and the
- * caller reads the line the general way, which also gives the precise error.
+ * not read are checked for syntax and skipped, nested objects and arrays too (read into a text column as
+ * their JSON text). Anything else (an integer where the schema wants text, a key with an escape, a
+ * syntax error, nesting deeper than 256) makes scanRecord return false, and the caller reads the line
+ * the general way, which also gives the precise error.
  */
 import { makeColumn, type Column, type ColumnData } from '../common/column.js';
 import { storageKind, type DataType, type Field, type Value } from '../common/types.js';
@@ -308,6 +309,110 @@ function skipNumber(b: Buffer, dv: DataView, s: number, e: number): number {
   return i;
 }
 
+/** Open containers of the nested value being skipped: 1 an object, 2 an array. */
+const nestedStack = new Uint8Array(256);
+/** Set by nestedEnd: the value held a byte of 128 or more (its strings must be checked as UTF-8). */
+let nestedHigh = false;
+
+/**
+ * The end of the JSON object or array at s (before e), checked for syntax as JSON.parse would, or -1
+ * when it is malformed, deeper than 256 or runs into e (the caller then takes the general path).
+ * Strings' UTF-8 is not checked here: nestedHigh says whether it needs to be.
+ */
+function nestedEnd(b: Buffer, dv: DataView, s: number, e: number): number {
+  let depth = 0;
+  let i = s;
+  nestedHigh = false;
+  // expectValue: a value comes next (else a ',' or a container's end); expectKey: an object key.
+  let expectValue = true;
+  let expectKey = false;
+  for (;;) {
+    while (i < e && isWs(b[i]!)) i++;
+    if (i >= e) return -1;
+    const c = b[i]!;
+    if (expectKey) {
+      if (c !== 34) return -1;
+      i = stringEndChecked(b, i, e);
+      if (i < 0) return -1;
+      while (i < e && isWs(b[i]!)) i++;
+      if (i >= e || b[i] !== 58) return -1;
+      i++;
+      expectKey = false;
+      expectValue = true;
+      continue;
+    }
+    if (expectValue) {
+      if (c === 123 || c === 91) {
+        if (depth === nestedStack.length) return -1;
+        nestedStack[depth++] = c === 123 ? 1 : 2;
+        i++;
+        while (i < e && isWs(b[i]!)) i++;
+        if (i >= e) return -1;
+        if (b[i] === (c === 123 ? 125 : 93)) {
+          // An empty container.
+          depth--;
+          i++;
+          expectValue = false;
+          if (depth === 0) return i;
+          continue;
+        }
+        expectKey = c === 123;
+        continue;
+      }
+      if (c === 34) i = stringEndChecked(b, i, e);
+      else if (c === 45 || (c >= 48 && c <= 57)) i = skipNumber(b, dv, i, e);
+      else if (c === 116) i = i + 4 <= e && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101 ? i + 4 : -1;
+      else if (c === 102) i = i + 5 <= e && b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101 ? i + 5 : -1;
+      else if (c === 110) i = i + 4 <= e && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108 ? i + 4 : -1;
+      else return -1;
+      if (i < 0) return -1;
+      expectValue = false;
+      continue;
+    }
+    const top = nestedStack[depth - 1]!;
+    if (c === 44) {
+      i++;
+      expectKey = top === 1;
+      expectValue = top === 2;
+      continue;
+    }
+    if (c !== (top === 1 ? 125 : 93)) return -1;
+    i++;
+    depth--;
+    if (depth === 0) return i;
+  }
+}
+
+/** The end of the JSON string at s (its opening quote), with its escapes checked; -1 when malformed. */
+function stringEndChecked(b: Buffer, s: number, e: number): number {
+  let i = s + 1;
+  while (i < e) {
+    const x = b[i]!;
+    if (x === 34) return i + 1;
+    if (x < 32) return -1;
+    if (x >= 128) nestedHigh = true;
+    if (x === 92) {
+      if (i + 1 >= e) return -1;
+      const y = b[i + 1]!;
+      if (y === 117) {
+        if (i + 6 > e) return -1;
+        for (let k = i + 2; k < i + 6; k++) {
+          const h = b[k]! | 32;
+          if (!((h >= 48 && h <= 57) || (h >= 97 && h <= 102))) return -1;
+        }
+        i += 6;
+        continue;
+      }
+      // " \ / b f n r t
+      if (y !== 34 && y !== 92 && y !== 47 && y !== 98 && y !== 102 && y !== 110 && y !== 114 && y !== 116) return -1;
+      i += 2;
+      continue;
+    }
+    i++;
+  }
+  return -1;
+}
+
 /**
  * Reads the line starting at s (b[s, e) holds it and possibly more lines; `final`: nothing follows
  * e) into row r, and sets schema.lineEnd to the index of its '\n' (or e). Returns 1 when done, 0 for
@@ -514,6 +619,28 @@ export function scanRecord(b: Buffer, dv: DataView, s: number, e: number, final:
         if (i + 4 > e || b[i + 1] !== 117 || b[i + 2] !== 108 || b[i + 3] !== 108) return -1;
         i += 4;
         if (o >= 0) outNulls[o]![r] = 1;
+      } else if (c === 123 || c === 91) {
+        // An object or array: skipped when not read, its JSON text (as JSON.stringify writes it,
+        // like the general path) for a text column. Any other column type takes the general path,
+        // which words the error.
+        if (kind !== Out.Skip && kind !== Out.Text) return -1;
+        const vs = i;
+        i = nestedEnd(b, dv, i, e);
+        if (i < 0) return -1;
+        if (kind === Out.Text) {
+          try {
+            (outData[o] as Value[])[r] = JSON.stringify(JSON.parse(nestedHigh ? utf8.decode(b.subarray(vs, i)) : b.toString('latin1', vs, i)));
+          } catch {
+            return -1;
+          }
+          outNulls[o]![r] = 0;
+        } else if (nestedHigh) {
+          try {
+            utf8.decode(b.subarray(vs, i));
+          } catch {
+            return -1;
+          }
+        }
       } else {
         return -1;
       }

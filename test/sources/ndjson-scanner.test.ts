@@ -189,6 +189,44 @@ describe('read_json NDJSON byte path', () => {
     }
   });
 
+  it('skips nested objects and arrays it does not read and reads them as JSON text, as the general path does', async () => {
+    const r = rng(11);
+    const pick = <X>(xs: readonly X[]): X => xs[Math.floor(r() * xs.length)]!;
+    const scalars = ['1', '-0.5', '1e3', '0', 'true', 'false', 'null', '"x"', '""', '"caf\\u00e9"', '"日本"', '"q \\" \\\\ \\/"', '"😀"', '123456789012345678901'];
+    const nested = (depth: number): string => {
+      if (depth > 3 || r() < 0.3) return pick(scalars);
+      const n = Math.floor(r() * 4);
+      const ws = r() < 0.3 ? ' ' : '';
+      if (r() < 0.5) return `[${ws}${Array.from({ length: n }, () => nested(depth + 1)).join(`${ws},${ws}`)}${ws}]`;
+      return `{${ws}${Array.from({ length: n }, (_, k) => `"k${k}"${ws}:${ws}${nested(depth + 1)}`).join(`${ws},`)}${ws}}`;
+    };
+    const N = 3000;
+    const raw: string[] = [];
+    const lines: string[] = [];
+    for (let i = 0; i < N; i++) {
+      // Every 500th value nests deeper than the byte path follows (the general path reads it).
+      const v = i % 500 === 7 ? '['.repeat(300) + '1' + ']'.repeat(300) : r() < 0.1 ? pick(['{}', '[]', '[ ]', '{ }']) : `{"a":${nested(0)},"b":[${nested(1)}]}`;
+      raw.push(v);
+      lines.push(`{"id":${i},"n":${v},"x":"v${i % 13}"}`);
+    }
+    const f = file(lines.join('\n') + '\n');
+    const read = await fx.db.query(`select id, n, x from read_json('${f}') order by id`);
+    expect(read.rows).toEqual(raw.map((v, i) => [i, JSON.stringify(JSON.parse(v)), `v${i % 13}`]));
+    // Not read: only checked, and the other columns agree with DuckDB's reading.
+    expect(await quireRows(f, 'id, x')).toEqual(await duckRows(f, 'id, x'));
+    // Brackets that do not pair up make the general path read on for the rest of the value, so only
+    // the balanced ones are placed on their line.
+    const broken = ['{"a":1,}', '[1,]', '{"a" 1}', '[1 2]', '{"a":tru}', '["\\x"]', '[01]', '{1:2}', '{"a":"\\u12G4"}', '[-]', '{"a":[1,2}', '[1]]', '{"a":[}', '['];
+    for (const [k, b] of broken.entries()) {
+      const g = file(`{"id":1,"n":{"a":[1]},"x":"a"}\n{"id":2,"n":[2],"x":"b"}\n{"id":3,"n":${b},"x":"c"}\n`);
+      for (const cols of ['id, n', 'id, x']) {
+        await expect(fx.db.query(`select ${cols} from read_json('${g}')`), `${b} (${cols})`).rejects.toMatchObject(k < 10 ? { code: '22P02', detail: expect.stringContaining('line 3') } : { code: '22P02' });
+      }
+    }
+    const badUtf8 = file(Buffer.concat([Buffer.from('{"id":1,"n":{"s":"ok"}}\n{"id":2,"n":["'), Buffer.from([0xc3, 0x28]), Buffer.from('"]}\n')]));
+    for (const cols of ['id, n', 'id']) await expect(fx.db.query(`select ${cols} from read_json('${badUtf8}')`)).rejects.toMatchObject({ code: '22021' });
+  });
+
   it('names the file and line of a malformed record and of a value that does not fit', async () => {
     const bad = file('{"a": 1}\n{"a": 2}\n\n{"a": 3,}\n{"a": 4}\n');
     await expect(fx.db.query(`select * from read_json('${bad}')`)).rejects.toMatchObject({ code: '22P02', detail: expect.stringContaining('line 4') });
