@@ -177,6 +177,36 @@ describe('read_csv matches DuckDB', () => {
     await same(f, { header: 'false', delim: "';'", quote: "''''", escape: "'\\'", nullstr: "'NA'", skip: '2' });
   });
 
+  it("without a delimiter, finds comma, tab, semicolon or bar as DuckDB's sniffer does", async () => {
+    const files: [string, string][] = [
+      ['tabs.tsv', 'id\tname\tv\n1\ta,b\t1.5\n2\tc;d\t2.5\n'],
+      ['semi.csv', 'a;b;c\n1;"x;y";2,5\n3;z,w;4\n'],
+      ['bar.txt', 'a|b\n1|2\n3|4\n'],
+      // Commas split alike; the semicolons inside fields do not.
+      ['comma.csv', 'a,b\n1,"x;y"\n2,p;q;r\n'],
+      ['blank-lines.csv', 'a;b\n1;2\n\n3;4\n'],
+      ['quoted-tabs.tsv', 'a\tb\n"1\t2"\tx\n3\t"y\nz"\n'],
+    ];
+    for (const [name, content] of files) {
+      const f = write(name, content);
+      await same(f);
+      expect((await db.query(`SELECT * FROM '${f}'`)).columns.map((c) => c.name), name).toEqual(
+        (await duck.runAndReadAll(`SELECT * FROM read_csv('${f}')`)).columnNames(),
+      );
+    }
+    // One column whose values hold other candidates (DuckDB 1.5 reads no rows from this file).
+    const one = write('one.csv', 'note\nhello; world\nx|y\n');
+    expect((await db.query(`SELECT * FROM '${one}'`)).rows).toEqual([['hello; world'], ['x|y']]);
+    // A delimiter given is used as given, and gzip files are sniffed after decompression.
+    const semi = write('semi-given.csv', 'a;b\n1;2\n');
+    expect((await db.query(`SELECT * FROM read_csv('${semi}', delim => ',')`)).columns.map((c) => c.name)).toEqual(['a;b']);
+    const gz = write('tabs.tsv.gz', gzipSync(Buffer.from('a\tb\n1\t2\n')));
+    expect((await db.query(`SELECT * FROM '${gz}'`)).rows).toEqual([[1, 2]]);
+    // skip: the records skipped do not vote.
+    const skipped = write('skip.csv', 'title: report, 2024\nx|y|z\n1|2|3\n');
+    expect((await db.query(`SELECT * FROM read_csv('${skipped}', skip => 1)`)).rows).toEqual([[1, 2, 3]]);
+  });
+
   it('explicit column types', async () => {
     const f = write('typed.csv', 'a,b,c\n1,2.5,x\n2,,y\n');
     const a = await quireRows(`SELECT * FROM read_csv('${f}', columns => 'a bigint, b double precision, c text')`);

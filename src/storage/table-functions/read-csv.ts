@@ -1,5 +1,5 @@
 /**
- * read_csv(path [, header => true, delim => ',', quote => '"', escape => '"', nullstr => '',
+ * read_csv(path [, header => true, delim => (sniffed), quote => '"', escape => '"', nullstr => '',
  *          columns => 'a int, b text', types => 'b text', sample_size => 20480, skip => 0,
  *          all_varchar => false, compression => 'auto', ignore_errors => false,
  *          max_line_size => 16777216, buffer_size => 262144])
@@ -7,6 +7,7 @@
  * per record (file, line, column_name, sqlstate, message, record).
  *
  * `path` may be a glob; all matching files are read in name order with the first file's schema.
+ * Without `delim`, the delimiter is sniffed from the first file (sniffDelimiter).
  * Without `columns`, column types are inferred from a sample of the first file (the first MiB, at most
  * sample_size rows; sample_size => -1 reads the whole file, or 64 MiB of a gzip file): bool (true/false/t/f), int4, int8,
  * numeric (integers beyond int8), float8, date (YYYY-MM-DD), timestamp / timestamptz (ISO, with a
@@ -70,6 +71,8 @@ interface CsvOptions {
   bufferSize: number;
   /** PostgreSQL COPY's reading rules (see readCsvForCopy); read_csv's own are more forgiving. */
   copyStrict: boolean;
+  /** No delimiter was given: bind sniffs it from the first file (see sniffDelimiter). */
+  sniffDelimiter?: boolean;
 }
 
 function optionError(message: string): QuireError {
@@ -102,7 +105,7 @@ function charOpt(name: string, v: Value): string {
 
 function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
   let header = true;
-  let delimiter = ',';
+  let delimiter: string | null = null;
   let quote = '"';
   let escape: string | null = null;
   let nullString = '';
@@ -175,6 +178,8 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
         throw optionError(`unrecognized read_csv option "${k}"`);
     }
   }
+  const sniff = delimiter === null;
+  delimiter ??= ',';
   if (delimiter === quote) throw optionError('read_csv delimiter and quote must be different');
   if (delimiter === '\n' || delimiter === '\r') throw optionError('read_csv delimiter cannot be newline or carriage return');
   for (const [name, c] of [['delimiter', delimiter], ['quote', quote], ['escape', escape ?? quote]] as const) {
@@ -195,6 +200,7 @@ function parseOptions(named: ReadonlyMap<string, Value>): CsvOptions {
     maxLineSize,
     bufferSize,
     copyStrict: false,
+    sniffDelimiter: sniff,
   };
 }
 
@@ -413,6 +419,51 @@ function* sampleChunks(file: string, o: CsvOptions): Generator<{ chunk: Buffer; 
 
 function stripBom(chunk: Buffer): Buffer {
   return chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? chunk.subarray(3) : chunk;
+}
+
+/** Delimiters tried when read_csv is given none, in order of preference on a tie. */
+const SNIFF_DELIMITERS = [',', '\t', ';', '|'];
+const SNIFF_BYTES = 64 << 10;
+
+/**
+ * The delimiter of a file read_csv was given none for, as DuckDB's sniffer finds one: of comma, tab,
+ * semicolon and bar, the one that splits the first records (after `skip`, quotes respected) into
+ * the same number of fields, the most of them; comma when none splits them alike into more than
+ * one. A TSV or a semicolon-separated export then reads as the columns it has, not as one text column.
+ */
+function sniffDelimiter(file: string, o: CsvOptions): string {
+  const head = readFileHeadBytes(file, SNIFF_BYTES, gzipped(file, o));
+  const bytes = stripBom(head.bytes);
+  let best = ',';
+  let bestWidth = 1;
+  for (const c of SNIFF_DELIMITERS) {
+    if (c === o.dialect.quote || c === o.dialect.escape) continue;
+    const scanner = new CsvScanner(byteDialect({ ...o.dialect, delimiter: c }), MAX_COLUMNS, SAMPLE_SCAN_ROWS, o.maxLineSize, false);
+    scanner.skipRecords = o.skip;
+    let width = -1;
+    let alike = true;
+    try {
+      scanner.push(bytes);
+      // A head cut mid-record leaves that record unscanned.
+      if (head.complete) scanner.finish();
+      scanner.scan(SAMPLE_SCAN_ROWS);
+      for (let r = 0; r < scanner.rows && alike; r++) {
+        const n = scanner.counts[r]!;
+        // A blank line is one empty field whatever the delimiter.
+        if (n === 1 && scanner.ends[r * MAX_COLUMNS]! === scanner.starts[r * MAX_COLUMNS]!) continue;
+        if (width < 0) width = n;
+        else if (n !== width) alike = false;
+      }
+    } catch {
+      // Malformed under this delimiter (e.g. a quote that does not close): not the file's.
+      alike = false;
+    }
+    if (alike && width > bestWidth) {
+      best = c;
+      bestWidth = width;
+    }
+  }
+  return best;
 }
 
 function inferSchema(file: string, o: CsvOptions): Inferred {
@@ -848,8 +899,9 @@ function bindCsv(name: string, argTypes: readonly DataType[], constArgs: readonl
   }
   const p = constArgs[0];
   if (typeof p !== 'string') throw new QuireError('22023', `${name} path must be a constant string`);
-  const o = parseOptions(namedArgs);
+  let o = parseOptions(namedArgs);
   const files = filesToRead(p, ctx.files);
+  if (o.sniffDelimiter === true) o = { ...o, dialect: { ...o.dialect, delimiter: sniffDelimiter(files[0]!, o) } };
   let fields: Field[];
   let estimatedRows: number | undefined;
   if (o.columns !== null) {
