@@ -80,6 +80,11 @@ export interface TableFunctionImpl {
    * so their values need not be decoded; null when none of them can be (or already is) read that way.
    */
   withPresence?(columns: readonly number[]): TableFunctionImpl | null;
+  /**
+   * Returns a copy that leaves out its first `rows` output rows (an OFFSET), passing over what holds
+   * them without reading it where it can; null when it cannot skip exactly (e.g. it filters rows).
+   */
+  withSkip?(rows: number): TableFunctionImpl | null;
   /** Extra EXPLAIN text (pushed-down columns and filters). */
   describe?(): string;
 }

@@ -23,6 +23,7 @@ import { limitPastWindow } from './rules/limit-past-window.js';
 import { deriveTopNFromWindow } from './rules/derive-topn-from-window.js';
 import { pushIntoTableFunction } from './rules/push-into-table-function.js';
 import { presenceOnlyTableFunctionColumns } from './rules/presence-only-table-function-columns.js';
+import { pushOffsetIntoTableFunction } from './rules/push-offset-into-table-function.js';
 import { pushIntoRemoteScan } from './rules/push-into-remote-scan.js';
 import { distinctOfConstantsToLimit } from './rules/distinct-of-constants-to-limit.js';
 import { removeConstantSortKeys } from './rules/remove-constant-sort-keys.js';
@@ -57,6 +58,7 @@ export const RULES: readonly OptimizerRule[] = [
   // Data sources last: they see the final projections, filters, Top-Ns and limits above them.
   pushIntoTableFunction,
   presenceOnlyTableFunctionColumns,
+  pushOffsetIntoTableFunction,
   pushIntoRemoteScan,
 ];
 

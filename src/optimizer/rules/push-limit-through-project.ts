@@ -8,9 +8,10 @@
  * A projection maps rows one to one, so limiting before or after it selects the same rows; below it,
  * the limit also meets a Sort (sort-limit-to-topn), a union, a join or a scan that the push-down rules
  * after this one can use. Fires for any limit whose WITH TIES keys (if any) are plain columns of the
- * projection. Refuses projections directly over a scan (possibly under filters): the limit gains nothing
- * there (push-limit-into-scan reaches the scan through the projection), and prune-scan-columns needs the
- * projection next to the scan. Refuses WITH TIES keys that are computed expressions (the Limit operator compares
+ * projection. Refuses projections directly over a scan or a table function (possibly under filters): the
+ * limit gains nothing there (push-limit-into-scan and push-offset-into-table-function reach through the
+ * projection), and prune-scan-columns and push-into-table-function need the projection next to the
+ * scan (with the limit between them, `SELECT a FROM read_parquet(…) LIMIT 10` decoded every column). Refuses WITH TIES keys that are computed expressions (the Limit operator compares
  * columns), and projections holding volatile calls or subqueries: PostgreSQL evaluates those for the
  * rows the limit returns only, and so do we after the rewrite, but a correlated subquery's cost
  * estimate is not ours to change here — we keep them above for predictability.
@@ -26,7 +27,7 @@ export const pushLimitThroughProject: OptimizerRule = {
     const proj = node.input;
     let below = proj.input;
     while (below.op === 'filter') below = below.input;
-    if (below.op === 'scan') return null;
+    if (below.op === 'scan' || below.op === 'table-function') return null;
     if (proj.exprs.some((e) => someExpr(e, (x) => x.kind === 'subquery' || (x.kind === 'call' && x.overload.volatile === true)))) return null;
     let ties: SortKey[] | null = null;
     if (node.ties !== null) {

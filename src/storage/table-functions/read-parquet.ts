@@ -344,6 +344,11 @@ interface ScanSpec {
   /** Columns (indexes into `all`) output as presence only: bool, true where the value is not NULL. */
   readonly presence: ReadonlySet<number>;
   readonly totalRows: number;
+  /**
+   * Rows at the start of the scan (over all files, in order) that are not output: an OFFSET pushed
+   * down (withSkip). Whole files and row groups inside it are never read. Only without filters.
+   */
+  readonly skip: number;
 }
 
 /** The row group holding all of [start, end), or -1 when the range crosses groups. */
@@ -614,12 +619,15 @@ class ParquetScanState {
   readonly filterLevels: FilterLevels;
   /** filterLevels when the current range's selection was made by that column, else null. */
   sharedLevels: FilterLevels | null;
+  /** Rows of spec.skip not yet passed over. */
+  skipLeft: number;
 
   constructor(spec: ScanSpec, signal: AbortSignal | null, exec: ExecContext | undefined, dropsBatches: boolean) {
     this.spec = spec;
     this.values = dropsBatches ? new ParquetValuePool() : null;
     this.filterLevels = new FilterLevels();
     this.sharedLevels = null;
+    this.skipLeft = spec.skip;
     this.groupBase = 0;
     this.nextGroupBase = 0;
     this.out = spec.columns.map((i) => spec.all[i]!);
@@ -707,6 +715,37 @@ class ParquetScanState {
       this.ranges = scan.ranges;
       rememberScanRanges(metadata, planKey, scan.ranges);
     }
+    if (this.skipLeft > 0) this.ranges = this.skipRows(this.ranges);
+  }
+
+  /**
+   * Whether file fi lies wholly inside the rows still to skip: then it is passed over unopened (its
+   * footer, read when the scan began, gives its row count).
+   */
+  skipsFile(fi: number): boolean {
+    const rows = Number(this.metas[fi]!.num_rows);
+    if (this.skipLeft < rows) return false;
+    this.skipLeft -= rows;
+    let bytes = 0;
+    for (const b of groupByteSizes(this.metas[fi]!, this.wanted)) bytes += b;
+    this.progress.skip(bytes);
+    return true;
+  }
+
+  /** The ranges left once the rows still to skip are taken off their front (only unfiltered scans skip). */
+  skipRows(ranges: readonly ScanRange[]): ScanRange[] {
+    const kept: ScanRange[] = [];
+    for (const r of ranges) {
+      const n = r.rowEnd - r.rowStart;
+      if (this.skipLeft >= n) {
+        this.skipLeft -= n;
+        this.advance(Math.round((this.fileBytes * n) / Math.max(1, this.fileRows)));
+        continue;
+      }
+      kept.push(this.skipLeft > 0 ? { rowStart: r.rowStart + this.skipLeft, rowEnd: r.rowEnd } : r);
+      this.skipLeft = 0;
+    }
+    return kept;
   }
 
   /**
@@ -1109,6 +1148,7 @@ async function* scanParquet(spec: ScanSpec, signal: AbortSignal | undefined, exe
   const st = new ParquetScanState(spec, signal ?? null, exec, dropsBatches);
   try {
     for (let fi = 0; fi < spec.files.length; fi++) {
+      if (st.skipLeft > 0 && st.skipsFile(fi)) continue;
       try {
         await st.openFile(fi);
         while (await st.nextRange()) {
@@ -1142,14 +1182,19 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       return makeBinding({ ...spec, presence: new Set([...spec.presence, ...add]) });
     },
     withFilter: (conjuncts) => {
-      // Conjuncts over a presence column would compare its bool, not the file's values.
-      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0) return null;
+      // Conjuncts over a presence column would compare its bool, not the file's values; skipped rows
+      // are counted before any filter.
+      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0 || spec.skip > 0) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
       const rowFilters = parquetRowFilters(conjuncts, visible.map((c) => ({ name: c.field.name, type: c.nested ? 'nested' : c.field.type.name })));
       if (f.filter === null && rowFilters.length === 0) return null;
       return makeBinding({ ...spec, filter: f.filter, filterText: f.used, rowFilters });
+    },
+    withSkip: (rows) => {
+      if (spec.filter !== null || spec.rowFilters.length > 0) return null;
+      return makeBinding({ ...spec, skip: spec.skip + rows });
     },
     describe: () => {
       const parts: string[] = [];
@@ -1158,6 +1203,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       if (spec.rowFilters.length > 0) parts.push(`decoded first: ${spec.rowFilters.map((f) => f.text).join(' AND ')}`);
       if (spec.presence.size > 0) parts.push(`NULLs only: [${spec.columns.filter((i) => spec.presence.has(i)).map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
+      if (spec.skip > 0) parts.push(`skip: ${spec.skip} rows`);
       return parts.join(', ');
     },
   };
@@ -1180,6 +1226,6 @@ export const readParquet: TableFunction = {
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
     let totalRows = Number(meta.num_rows);
     for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
-    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], presence: new Set(), totalRows });
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], presence: new Set(), totalRows, skip: 0 });
   },
 };

@@ -29,6 +29,8 @@ export interface TableFunctionBinding {
   readonly exactConjuncts?: readonly number[];
   /** Presence-only columns (see TableFunctionImpl in logical/plan.ts). */
   withPresence?(columns: readonly number[]): TableFunctionBinding | null;
+  /** OFFSET pushdown (see TableFunctionImpl in logical/plan.ts). */
+  withSkip?(rows: number): TableFunctionBinding | null;
   describe?(): string;
 }
 
