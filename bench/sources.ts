@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -9,7 +9,8 @@
  *     13th), the shape in which no column can take the filter column's NULL flags as its own;
  *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
- *     with another range each run, so no pruning learnt from the last query applies; ndjson: read_json over
+ *     with another range each run, so no pruning learnt from the last query applies; parquet_page: a
+ *     20-row page at another OFFSET each run; ndjson: read_json over
  *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
  *     their keys in three orders and some left out (so no one record shape fits every line);
  *     ndjson_nested: ndjson's columns beside an object holding a list, not read by the query;
@@ -48,7 +49,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -226,6 +227,13 @@ if (CASES.has('parquet_pruned_moving')) {
   await fileCase('parquet_pruned_moving', textFile(false), textWrite(false), (run) => {
     const lo = Math.floor(ROWS * 0.05) + ((run * 7919) % 900) * step;
     return `SELECT count(*) AS n, sum(v) AS total, min(name) AS lo FROM read_parquet('${textFile(false)}') WHERE id BETWEEN ${lo} AND ${lo + 999}`;
+  });
+}
+if (CASES.has('parquet_page')) {
+  // A user paging deep into a file: another 20-row page each run, anywhere in the file.
+  await fileCase('parquet_page', textFile(false), textWrite(false), (run) => {
+    const off = Math.floor(((run * 7919) % 997) * (ROWS / 1000));
+    return `SELECT id, k, v, s, name FROM read_parquet('${textFile(false)}') LIMIT 20 OFFSET ${off}`;
   });
 }
 if (CASES.has('ndjson')) {
