@@ -84,6 +84,18 @@ describe('DISTINCT aggregates', () => {
   });
 });
 
+describe('integer aggregates over a filter selection', () => {
+  it('sum, avg, min, max of int4 and int8 (some beyond 2^53) read through the selection', async () => {
+    const qs = [
+      'SELECT g, sum(v), avg(v), min(v), max(v), sum(b), avg(b), min(b), max(b) FROM d WHERE i % 3 <> 0 GROUP BY g ORDER BY g',
+      'SELECT h, sum(b), max(b), min(v) FROM d WHERE v > 700 GROUP BY h ORDER BY h',
+      'SELECT g, sum(b), min(b) FROM d WHERE b < 4000000000000 GROUP BY g ORDER BY g',
+      'SELECT g, sum(b), max(dt), min(f) FROM d WHERE i < 0 GROUP BY g ORDER BY g',
+    ];
+    expect(await sql.mismatches(qs)).toEqual([]);
+  });
+});
+
 describe('sum and avg over numeric', () => {
   it('matches PostgreSQL to the last digit and the printed scale', async () => {
     const qs = [
