@@ -113,14 +113,16 @@ function simpleOf(pattern: string): Simple | null {
   return s;
 }
 
+function simpleMatch(text: string, s: Simple): boolean {
+  const l = s.literal;
+  if (s.open) return s.rest ? text.includes(l) : text.endsWith(l);
+  return s.rest ? text.startsWith(l) : text === l;
+}
+
 export function like(text: string, pattern: string): boolean {
   if (pattern === '%') return true;
-  const s = simpleOf(pattern);
-  if (s !== null) {
-    const l = s.literal;
-    if (s.open) return s.rest ? text.includes(l) : text.endsWith(l);
-    return s.rest ? text.startsWith(l) : text === l;
-  }
+  const s = pattern === lastPattern ? lastSimple : simpleOf(pattern);
+  if (s !== null) return simpleMatch(text, s);
   return match(chars(text), 0, chars(pattern), 0) === TRUE;
 }
 
