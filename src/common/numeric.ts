@@ -196,6 +196,19 @@ export class Numeric {
     if (v === 0) return Numeric.ZERO;
     // Mirrors snprintf("%.*g"): significant digits, then trailing fractional zeros dropped.
     const e = v.toExponential(digits - 1);
+    // "d.ddd…e±x" (or "-d.ddd…e±x") read without splitting or a regex: the digits fit a double exactly.
+    const neg0 = v < 0 ? 1 : 0;
+    const at = neg0 + digits + 1;
+    if (e.charCodeAt(at) === 101 /* e */ && digits <= 15) {
+      let m = Number(e[neg0]! + e.slice(neg0 + 2, at));
+      let len = digits;
+      while (len > 1 && m % 10 === 0) {
+        m /= 10;
+        len--;
+      }
+      const scale = len - 1 - Number(e.slice(at + 1));
+      if (scale >= 0) return new Numeric(BigInt(neg0 === 1 ? -m : m), scale);
+    }
     const [mant, exp] = e.split('e') as [string, string];
     const neg = mant.startsWith('-');
     const md = mant.replace('-', '').replace('.', '').replace(/0+$/, '') || '0';

@@ -3,7 +3,6 @@
  * is 1.5000000000000000), numeric → numeric (NaN/Infinity as numeric_avg), float4/float8 → float8
  * (float8_accum state), interval → interval (sum / count with interval_div's cascading).
  */
-import { Numeric } from '../../common/numeric.js';
 import type { Interval } from '../../common/interval.js';
 import { T, type DataType, type Value } from '../../common/types.js';
 import type { Column } from '../../common/column.js';
@@ -11,6 +10,7 @@ import { addInterval } from '../scalar/operators/add.js';
 import { scaleInterval } from '../scalar/operators/multiply.js';
 import type { AggregateFunction, GroupedAccumulator, ResolvedAggregate } from './aggregate-function.js';
 import { GroupedExactIntSum, SlidingExactIntSum } from './exact-int-sum.js';
+import { GroupedScaledNumericSum } from './scaled-numeric-sum.js';
 import { GroupedFloatAccum, SlidingFloatAccum } from './float-accum.js';
 import { SlidingIntervalSum, SlidingNumericSum } from './sum.js';
 import { growArr, growF64 } from './support.js';
@@ -47,11 +47,6 @@ class GroupedObjAvg<V extends Value> implements GroupedAccumulator {
   }
 }
 
-/** numeric_avg: a special sum (NaN, ±Infinity) is the answer; NaN/Infinity are absorbing under add. */
-function numericAvg(sum: Numeric, n: number): Value {
-  return sum.isFinite() ? sum.div(Numeric.fromInt(n)) : sum;
-}
-
 function intervalAvg(sum: Interval, n: number): Value {
   return scaleInterval(sum, n, true);
 }
@@ -81,7 +76,7 @@ export const avg: AggregateFunction = {
           T.numeric,
           T.numeric,
           true,
-          () => new GroupedObjAvg<Numeric>((a, b) => a.add(b), numericAvg),
+          () => new GroupedScaledNumericSum(true),
           () => new SlidingNumericSum(true),
         );
       case 'float4':

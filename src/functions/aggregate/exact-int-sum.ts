@@ -5,7 +5,7 @@
  */
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
-import type { Column } from '../../common/column.js';
+import { takeColumn, type Column } from '../../common/column.js';
 import type { GroupedAccumulator, SlidingAccumulator } from './aggregate-function.js';
 import { addInt8Slow, exactTotal, growArr, growF64, int8Of } from './support.js';
 import { anchorShape } from '../../common/shape-anchor.js';
@@ -52,6 +52,43 @@ export class GroupedExactIntSum implements GroupedAccumulator {
     if (d instanceof Int32Array) this.updateI32(gids, n, d, c.nulls);
     else if (d instanceof Float64Array) this.updateF64(gids, n, d, c.nulls);
     else this.updateObj(gids, n, d as Value[], c.nulls);
+  }
+
+  /** update() over rows sel[0..n) of a filter's uncopied batch: typed columns are read in place. */
+  updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data;
+    const nulls = c.nulls;
+    const lo = this.lo;
+    const counts = this.counts;
+    if (d instanceof Int32Array) {
+      for (let k = 0; k < n; k++) {
+        const i = sel[k]!;
+        if (nulls !== null && nulls[i] === 1) continue;
+        const g = gids[k]!;
+        const v = d[i]!;
+        const s = lo[g]! + v;
+        if (s <= MAX_SAFE && s >= -MAX_SAFE) lo[g] = s;
+        else this.spill(g, v);
+        counts[g]++;
+      }
+    } else if (d instanceof Float64Array) {
+      // As updateF64: high and low 32-bit halves summed apart.
+      const hp = this.hp;
+      for (let k = 0; k < n; k++) {
+        const i = sel[k]!;
+        if (nulls !== null && nulls[i] === 1) continue;
+        const g = gids[k]!;
+        const v = d[i]!;
+        const h = Math.floor(v / TWO32);
+        const l = v - h * TWO32;
+        hp[g] += h;
+        const s = lo[g]! + l;
+        if (s <= MAX_SAFE && s >= -MAX_SAFE) lo[g] = s;
+        else this.spill(g, l);
+        counts[g]++;
+      }
+    } else this.update(gids, n, [takeColumn(c, sel, n)]);
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { compareValues } from '../../common/compare.js';
 import { T, storageKind, type DataType, type Value } from '../../common/types.js';
-import type { Column } from '../../common/column.js';
+import { takeColumn, type Column } from '../../common/column.js';
 import type {
   AggregateFunction,
   GroupedAccumulator,
@@ -55,6 +55,34 @@ class GroupedMinMax implements GroupedAccumulator {
       this.updateObj(gids, n, vals, c.nulls);
     } else {
       this.updateTyped(gids, n, d as Float64Array, c.nulls);
+    }
+  }
+
+  /** update() over rows sel[0..n) of a filter's uncopied batch: typed columns are read in place. */
+  updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const d = c.data;
+    if (Array.isArray(d) || this.obj !== null) {
+      this.update(gids, n, [takeColumn(c, sel, n)]);
+      return;
+    }
+    const st = this.num;
+    const seen = this.seen;
+    const isMax = this.isMax;
+    const nulls = c.nulls;
+    for (let k = 0; k < n; k++) {
+      const i = sel[k]!;
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = gids[k]!;
+      const v = d[i]!;
+      if (seen[g] === 0) {
+        st[g] = v;
+        seen[g] = 1;
+        continue;
+      }
+      const cur = st[g]!;
+      const keep = isMax ? cur > v || (cur !== cur && v === v) : v > cur || (v !== v && cur === cur);
+      if (!keep) st[g] = v;
     }
   }
 

@@ -23,6 +23,7 @@ import type {
 } from './aggregate-function.js';
 import { GroupedExactIntSum, SlidingExactIntSum } from './exact-int-sum.js';
 import { NumericAccum } from './numeric-state.js';
+import { GroupedScaledNumericSum } from './scaled-numeric-sum.js';
 import { growArr, growF64, growU8 } from './support.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 
@@ -389,7 +390,7 @@ export const sum: AggregateFunction = {
           T.numeric,
           T.numeric,
           true,
-          () => new GroupedObjSum<Numeric>((a, b) => a.add(b)),
+          () => new GroupedScaledNumericSum(false),
           () => new SlidingNumericSum(false),
         );
       case 'interval':

@@ -34,6 +34,7 @@ import type { GroupedAccumulator, InlineStep, ResolvedAggregate } from '../../fu
 import { inlineAggregateLoop, type InlineAggregateLoop } from '../inline-aggregate-loop.js';
 import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/growth-reserve.js';
 import { KeyTable } from '../key-table.js';
+import { GroupValueSet } from '../group-value-set.js';
 import type { DictCodes, TextDictionary } from '../../common/text-dictionary.js';
 import { PhysicalOperator, type ExplainInputs, type ExplainNode } from '../operator.js';
 import { Filter, type SelectedBatch } from './filter.js';
@@ -483,9 +484,19 @@ export class OrderedInput {
   private readonly nargs: number;
   /** Estimated bytes buffered since the operator last took them (it reserves them from memory_limit). */
   pendingBytes = 0;
+  /**
+   * One-argument DISTINCT without ORDER BY: rows are dropped as they arrive when their value already
+   * occurred in their group, so only distinct values are buffered (null: deduplicated at the flush).
+   */
+  private readonly seen: GroupValueSet | null;
+  private keptGids = new Int32Array(0);
+  /** With `seen`: whether the aggregate's result depends on the order values reach it (float sums, lists). */
+  private readonly orderMatters: boolean;
 
   constructor(private readonly spec: HashAggSpec) {
     this.nargs = spec.argCols.length;
+    this.seen = spec.distinct && spec.orderBy.length === 0 && this.nargs === 1 ? new GroupValueSet(spec.impl.argTypes[0]!) : null;
+    this.orderMatters = !orderInsensitive(spec.impl);
     this.cols = [...spec.argCols, ...spec.orderBy.map((o) => o.col)];
     this.sortKeys = spec.orderBy.map((o, i) => ({ col: this.nargs + i, desc: o.desc, nullsFirst: o.nullsFirst, type: o.type }));
     if (spec.distinct) {
@@ -496,6 +507,13 @@ export class OrderedInput {
   }
 
   add(batch: Batch, gids: Int32Array, n: number): void {
+    if (this.seen !== null) {
+      const kept = (this.keptGids = scratch(this.keptGids, n));
+      const before = this.seen.bytes;
+      if (this.seen.filter(batch.columns[this.spec.argCols[0]!]!, gids, n, kept) === 0) return;
+      this.pendingBytes += this.seen.bytes - before;
+      gids = kept;
+    }
     const bs = (this.builders ??= this.cols.map((c) => new ColumnBuilder(batch.columns[c]!.type)));
     const cols = this.cols.map((c) => batch.columns[c]!);
     if (this.rows + n > this.gids.length) {
@@ -529,15 +547,22 @@ export class OrderedInput {
     // Concatenated with yields: a million buffered values are tens of milliseconds of copying into
     // fresh memory.
     for (const b of this.builders) columns.push((await concatBatchesAsync([b.type], b.finishChunks(), ctx)).columns[0]!);
-    // Sorted as ORDER BY sorts (group first), so typed and text keys take the radix paths in slices.
-    const gidCol = columns.length;
     const gids = this.gids.subarray(0, n);
-    const batch: Batch = { columns: [...columns, makeColumn(T.int4, gids, null)], length: n };
-    const keys: SortKey[] = [{ col: gidCol, type: T.int4, desc: false, nullsFirst: false }, ...this.sortKeys];
-    const order = (await sortRunAsync(batch, keys, compileComparator(keys), ctx, false)).order;
-
-    let sel: ArrayLike<number> = order;
-    if (this.spec.distinct) {
+    let sel: ArrayLike<number>;
+    if (this.seen !== null && !this.orderMatters) {
+      // Already distinct, and the aggregate gives the same answer in any order: fed as buffered.
+      const all = new Uint32Array(n);
+      for (let i = 0; i < n; i++) all[i] = i;
+      sel = all;
+    } else {
+      // Sorted as ORDER BY sorts (group first), so typed and text keys take the radix paths in slices.
+      const gidCol = columns.length;
+      const batch: Batch = { columns: [...columns, makeColumn(T.int4, gids, null)], length: n };
+      const keys: SortKey[] = [{ col: gidCol, type: T.int4, desc: false, nullsFirst: false }, ...this.sortKeys];
+      sel = (await sortRunAsync(batch, keys, compileComparator(keys), ctx, false)).order;
+    }
+    if (this.spec.distinct && this.seen === null) {
+      const order = sel;
       const argTypes = this.spec.impl.argTypes;
       const argCols = columns.slice(0, this.nargs);
       const numeric = argTypes.map((t) => storageKind(t) !== 'obj');
@@ -545,7 +570,8 @@ export class OrderedInput {
       sel = kept;
       let seen = new Set<string>();
       let cur = -1;
-      for (const i of order) {
+      for (let j = 0; j < order.length; j++) {
+        const i = order[j]!;
         await yieldEvery(ctx, 4096);
         if (gids[i] !== cur) {
           cur = gids[i]!;
@@ -579,6 +605,29 @@ export class OrderedInput {
     }
   }
 }
+
+/**
+ * Aggregates whose result over a set of values does not depend on the order the values arrive in:
+ * counting, and exact sums (integer, numeric, interval, money). Float sums round differently in another
+ * order, and PostgreSQL feeds DISTINCT inputs sorted; collecting aggregates keep the order.
+ */
+function orderInsensitive(impl: ResolvedAggregate): boolean {
+  const t = impl.argTypes[0]?.name;
+  switch (impl.name) {
+    case 'count':
+      return true;
+    case 'min':
+    case 'max':
+      return (t !== undefined && EXACT_SUM_TYPES.has(t)) || t === 'date' || t === 'text' || t === 'timestamp' || t === 'timestamptz';
+    case 'sum':
+    case 'avg':
+      return t !== undefined && EXACT_SUM_TYPES.has(t);
+    default:
+      return false;
+  }
+}
+
+const EXACT_SUM_TYPES = new Set(['int2', 'int4', 'int8', 'numeric', 'interval', 'money']);
 
 // ---------------------------------------------------------------------------------------------------
 

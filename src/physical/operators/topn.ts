@@ -16,6 +16,7 @@
  * Both are deterministic: equal keys are ordered by arrival (a row arriving later never displaces an equal one).
  */
 import { QuireError } from '../../common/errors.js';
+import { Numeric } from '../../common/numeric.js';
 import { storageKind, T, type DataType, type Value } from '../../common/types.js';
 import {
   allocData,
@@ -337,7 +338,7 @@ class BoundedHeap {
   private sc: RowCompare = () => 0; // store slot vs store slot, keys only
   private readonly ties: TieList | null;
   /** Storage of the first key when it allows the boundary prefilter (see consume), else null. */
-  private readonly pre: 'f64' | 'i32' | 'text' | null;
+  private readonly pre: 'f64' | 'i32' | 'text' | 'numeric' | null;
   private readonly desc: boolean;
   /**
    * Dictionary-coded text keys: the dictionary's text-order ranks and the boundary's rank, so the
@@ -361,7 +362,8 @@ class BoundedHeap {
     this.ties = withTies ? new TieList(types) : null;
     const cat = keyCategory(keys[0]!.type);
     const kind = storageKind(keys[0]!.type);
-    this.pre = (cat === 'num' || cat === 'float') && (kind === 'f64' || kind === 'i32') ? kind : cat === 'text' ? 'text' : null;
+    this.pre =
+      (cat === 'num' || cat === 'float') && (kind === 'f64' || kind === 'i32') ? kind : cat === 'text' ? 'text' : keys[0]!.type.name === 'numeric' ? 'numeric' : null;
     this.desc = keys[0]!.desc;
   }
 
@@ -411,7 +413,7 @@ class BoundedHeap {
    * cannot be used (no typed first key, or the root's first key is NULL or NaN).
    */
   private rootKey(): number | null {
-    if (this.pre === null || this.pre === 'text') return null;
+    if (this.pre === null || this.pre === 'text' || this.pre === 'numeric') return null;
     const slot = this.heap[0]!;
     const col = this.keys[0]!.col;
     if (this.store.nulls[col]![slot] === 1) return null;
@@ -419,6 +421,21 @@ class BoundedHeap {
     if (Array.isArray(d)) return null;
     const v = d[slot]!;
     return v === v ? v : null;
+  }
+
+  /**
+   * For a numeric first key: the bound past which a row's approximate value (numericApprox) is surely
+   * worse than the boundary's, or null (NULL or NaN boundary, or no such bound).
+   */
+  private rootNumeric(): number | null {
+    const slot = this.heap[0]!;
+    const col = this.keys[0]!.col;
+    if (this.store.nulls[col]![slot] === 1) return null;
+    const v = (this.store.data[col] as Value[])[slot];
+    if (!(v instanceof Numeric)) return null;
+    const r = numericApprox(v);
+    const bound = this.desc ? r - Math.abs(r) * APPROX_MARGIN : r + Math.abs(r) * APPROX_MARGIN;
+    return bound === bound ? bound : null;
   }
 
   /**
@@ -522,6 +539,8 @@ class BoundedHeap {
     const knulls = kc.nulls;
     let r = typed ? this.rootKey() : null;
     let rt = text ? this.rootText() : null;
+    const numeric = this.pre === 'numeric' && Array.isArray(kd);
+    let rn = numeric ? this.rootNumeric() : null;
     // A stored key column's block bounds let the prefilter pass over whole blocks of worse rows.
     const blocks = typed ? blockBounds(kc, m) : null;
     // Row i of this batch arrives as number base + i.
@@ -541,6 +560,9 @@ class BoundedHeap {
               ? skipAbove64(kd as Float64Array, knulls, r, i, m)
               : skipAbove32(kd as Int32Array, knulls, r, i, m);
         }
+        if (i === m) break;
+      } else if (rn !== null) {
+        i = this.desc ? skipBelowNumeric(kd as Value[], knulls, rn, i, m) : skipAboveNumeric(kd as Value[], knulls, rn, i, m);
         if (i === m) break;
       } else if (rt !== null) {
         const dc = kc.dict;
@@ -563,6 +585,7 @@ class BoundedHeap {
       if (this.replaceRoot(b, view(), i, base + i)) xc = cmp.cross(view(), store.view);
       if (typed) r = this.rootKey();
       if (text) rt = this.rootText();
+      if (numeric) rn = this.rootNumeric();
     }
     this.arrival = base + m;
   }
@@ -657,6 +680,42 @@ function skipBelow64(d: Float64Array, nulls: Uint8Array | null, r: number, i: nu
     while (i < m && d[i]! < r) i++;
   } else {
     while (i < m && d[i]! < r && nulls[i] === 0) i++;
+  }
+  return i;
+}
+/** Powers of ten that are exact doubles. */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * A numeric as a double within a relative 2^-52 of its value (two roundings: the coefficient, then the
+ * division by an exact power of ten), keeping its sign exactly; ±Infinity as themselves; NaN (which
+ * sorts above everything, and which no prefilter test passes) for NaN and for scales beyond 22.
+ */
+function numericApprox(v: Numeric): number {
+  if (v.special !== 0) return v.special === 2 ? Infinity : v.special === 3 ? -Infinity : NaN;
+  return v.scale < POW10.length ? Number(v.coef) / POW10[v.scale]! : NaN;
+}
+
+/**
+ * Relative distance kept from the boundary's approximation: two approximations that far apart order
+ * their numerics the same way, whatever their errors (each below 2^-52).
+ */
+const APPROX_MARGIN = 2 ** -48;
+
+/** Rows whose numeric first key is surely below the bound (never NULL or NaN rows). */
+function skipBelowNumeric(d: Value[], nulls: Uint8Array | null, bound: number, i: number, m: number): number {
+  while (i < m && (nulls === null || nulls[i] === 0)) {
+    const v = d[i];
+    if (!(v instanceof Numeric) || !(numericApprox(v) < bound)) break;
+    i++;
+  }
+  return i;
+}
+function skipAboveNumeric(d: Value[], nulls: Uint8Array | null, bound: number, i: number, m: number): number {
+  while (i < m && (nulls === null || nulls[i] === 0)) {
+    const v = d[i];
+    if (!(v instanceof Numeric) || !(numericApprox(v) > bound)) break;
+    i++;
   }
   return i;
 }
