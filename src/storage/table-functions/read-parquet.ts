@@ -36,6 +36,7 @@ import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narro
 import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
+import { fileIdentity } from './parquet-dictionary-cache.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
@@ -291,7 +292,9 @@ function openFileBuffer(file: string): { buffer: ChunkSource; close(): void } {
   // Opened synchronously too: open, stat and close through the thread pool were three event-loop
   // round trips per file, a large part of a pruned scan that decodes one row group.
   const fd = openSync(file, 'r');
-  const size = fstatSync(fd).size;
+  const st = fstatSync(fd);
+  const size = st.size;
+  const identity = fileIdentity(file, st);
   const readAt = (view: Uint8Array, start: number): number => {
     let done = 0;
     while (done < view.length) {
@@ -304,6 +307,7 @@ function openFileBuffer(file: string): { buffer: ChunkSource; close(): void } {
   return {
     buffer: {
       byteLength: size,
+      identity,
       async slice(start: number, end?: number): Promise<ArrayBuffer> {
         const stop = Math.min(end ?? size, size);
         const ab = new ArrayBuffer(Math.max(0, stop - start));
