@@ -145,9 +145,25 @@ const processPool = new MemoryPool(
   (process.env.QUIRE_PROCESS_MEMORY_LIMIT ? parseByteSize(process.env.QUIRE_PROCESS_MEMORY_LIMIT) : null) ?? parseByteSize(defaultMemoryLimit()) ?? Infinity,
 );
 
-/** What running statements reserve from the process budget right now (tests, diagnostics). */
+/**
+ * Memory kept across statements (caches), drawn from the process budget like a statement's: what it
+ * holds leaves that much less for running statements, and it is refused when they hold the rest.
+ */
+const keptPool = new MemoryPool(Infinity, processPool);
+
+/** What running statements reserve from the process budget right now (tests, diagnostics): caches aside. */
 export function processMemoryReserved(): number {
-  return processPool.reserved;
+  return processPool.reserved - keptPool.reserved;
+}
+
+/** What caches keep in the process budget right now (see processReservation). */
+export function processMemoryKept(): number {
+  return keptPool.reserved;
+}
+
+/** A reservation for memory kept across statements (a cache) in the process budget. */
+export function processReservation(consumer: string): MemoryReservation {
+  return keptPool.register(consumer, false);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * read_parquet caches parsed footers per path: a file rewritten in place (another size, or the same size
- * with a new modification time) must be read afresh, never through the old footer's offsets.
+ * with a new modification time, or with its modification time put back) must be read afresh, never
+ * through the old footer's offsets or statistics.
  */
 import { copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,5 +66,35 @@ describe('read_parquet footer cache', () => {
     expect(await read(f)).toEqual([[2900, 'b0100', 2999]]);
     // The old footer's statistics (strings up to 'a2999') would prune the row group.
     expect((await db.query(`SELECT count(*) FROM read_parquet('${f}') WHERE s >= 'b'`)).rows).toEqual([[3000]]);
+  });
+
+  it('rereads a file rewritten with the same size and its modification time put back', async () => {
+    const make = (f: string, prefix: string): void =>
+      parquetWriteFile({
+        filename: f,
+        codec: 'UNCOMPRESSED',
+        columnData: [
+          { name: 'id', data: Int32Array.from({ length: 3000 }, (_, i) => i), type: 'INT32' },
+          { name: 's', data: Array.from({ length: 3000 }, (_, i) => prefix + String(i).padStart(4, '0')), type: 'STRING' },
+        ],
+      });
+    const a = join(dir, 'c.src');
+    const b = join(dir, 'd.src');
+    make(a, 'c');
+    make(b, 'd');
+    const f = join(dir, 'restored.parquet');
+    copyFileSync(a, f);
+    // A whole second, so the time set back after the rewrite is exactly the same.
+    const second = Math.floor(Date.now() / 1000) - 60;
+    utimesSync(f, second, second);
+    const was = statSync(f);
+    expect((await db.query(`SELECT count(*) FROM read_parquet('${f}') WHERE s >= 'd'`)).rows).toEqual([[0]]);
+    copyFileSync(b, f);
+    utimesSync(f, second, second);
+    expect(statSync(f).mtimeMs).toBe(was.mtimeMs);
+    expect(statSync(f).size).toBe(was.size);
+    // Only the change time tells: the old footer's statistics (up to 'c2999') would prune every row.
+    expect((await db.query(`SELECT count(*) FROM read_parquet('${f}') WHERE s >= 'd'`)).rows).toEqual([[3000]]);
+    expect(await read(f)).toEqual([[2900, 'd0100', 2999]]);
   });
 });

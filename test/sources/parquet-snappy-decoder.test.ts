@@ -1,7 +1,8 @@
 /**
  * The Snappy decoder of read_parquet's flat path (parquet-codecs.ts) against the native snappy
  * binding's compressor: inputs built to produce every kind of element (short and long literals, copies
- * of 4 to 64 bytes at offsets 1 to 3 — overlapping runs — and beyond), decoded whole and by prefix,
+ * of 4 to 64 bytes at offsets 1 to 3 — overlapping runs — and beyond, long chains of copies at one
+ * offset from repeating data, which are written as one run), decoded whole and by prefix,
  * into the reused page buffers and the prefix buffer, must give back the original bytes exactly.
  */
 import { createRequire } from 'node:module';
@@ -96,6 +97,57 @@ describe('Snappy page decoder', () => {
     }
   });
 
+  // Repeating data compresses to a literal and long chains of copies at one offset, which the decoder
+  // writes as one run: periods below, at and above the 64 bytes of a copy, cut by prefixes inside a run,
+  // and runs broken by a literal or by a copy at another offset.
+  for (const period of [1, 3, 8, 64, 85, 1250, 2737]) {
+    it(`a pattern of ${period} bytes repeated (one run of copies), whole and by prefix`, () => {
+      const r = rng(period);
+      const unit = Array.from({ length: period }, () => r() & 255);
+      const parts: number[] = [];
+      let next = 5000;
+      while (parts.length < 150_000) {
+        parts.push(...unit);
+        // Now and then a stretch of other bytes, then the pattern again (a run ends and another starts).
+        if (parts.length >= next) {
+          for (let k = 0; k < 37; k++) parts.push(r() & 255);
+          next += 5000;
+        }
+      }
+      const original = Uint8Array.from(parts);
+      const n = original.length;
+      const packed = new Uint8Array(snappy.compressSync(Buffer.from(original)));
+      expect(packed.length).toBeLessThan(n / 4);
+      expect(firstDifference(decompressDataPage('SNAPPY', packed, n), original)).toBe(-1);
+      expect(firstDifference(decompressDictionaryPage('SNAPPY', packed, n), original)).toBe(-1);
+      for (const prefix of [period + 1, 2 * period + 5, 4099, 65536 + 11, Math.floor(n / 2) + 3, n - 1]) {
+        expect(firstDifference(decompressPrefix('SNAPPY', packed, n, prefix).subarray(0, prefix), original.subarray(0, prefix))).toBe(-1);
+      }
+    });
+  }
+
+  it('copies at one offset after a literal, then at another offset reading the run', () => {
+    // Built by hand: a 4-byte literal, five copies at offset 4 (one run of 5 × 12 bytes), then a copy at
+    // offset 7 whose source lies inside that run, then three more at offset 4.
+    const le = (n: number, bytes: number): number[] => Array.from({ length: bytes }, (_, k) => Math.floor(n / 256 ** k) & 255);
+    const expected: number[] = [9, 8, 7, 6];
+    const body: number[] = [(3 << 2) | 0, 9, 8, 7, 6];
+    const copy = (len: number, offset: number): void => {
+      body.push(((len - 1) << 2) | 2, ...le(offset, 2));
+      for (let k = 0; k < len; k++) expected.push(expected[expected.length - offset]!);
+    };
+    for (let k = 0; k < 5; k++) copy(12, 4);
+    copy(20, 7);
+    for (let k = 0; k < 3; k++) copy(30, 4);
+    expect(expected.length).toBeGreaterThan(127);
+    const packed = Uint8Array.from([(expected.length & 0x7f) | 0x80, expected.length >> 7, ...body]);
+    const want = Uint8Array.from(expected);
+    expect(firstDifference(decompressDataPage('SNAPPY', packed, want.length), want)).toBe(-1);
+    for (let prefix = 1; prefix <= want.length; prefix += 5) {
+      expect(firstDifference(decompressPrefix('SNAPPY', packed, want.length, prefix).subarray(0, prefix), want.subarray(0, prefix))).toBe(-1);
+    }
+  });
+
   it('corrupt blocks are refused, not read past', () => {
     const bad = [
       [5, 1 << 2, 9], // a copy before any output
@@ -104,6 +156,8 @@ describe('Snappy page decoder', () => {
       [10, (9 << 2) | 0, 1, 2, 3], // literal past the input
       [4, (3 << 2) | 0, 1, 2, 3, 4, (0 << 2) | 0, 7], // more elements than the declared length
       [6, (3 << 2) | 0, 1, 2, 3, 4], // ends before the declared length
+      [20, (3 << 2) | 0, 1, 2, 3, 4, ((4 - 1) << 2) | 2, 4, 0, ((4 - 1) << 2) | 2, 4, 0, ((12 - 1) << 2) | 2, 4, 0], // a run past the declared length
+      [30, (3 << 2) | 0, 1, 2, 3, 4, ((4 - 1) << 2) | 2, 4, 0, ((4 - 1) << 2) | 2, 4, 0, ((4 - 1) << 2) | 2, 17, 0], // after a run, an offset past the output
     ];
     for (const b of bad) {
       const packed = Uint8Array.from(b);

@@ -161,6 +161,11 @@ function snappyStart(input: Uint8Array, outputLength: number): number {
  * nothing past them. Snappy is a sequence of literals and back-references into the output already
  * written, so its first bytes come out of its first elements.
  *
+ * Back-references in a row with the same offset are written as one run (repeatBack): a page of
+ * repeating values (bit-packed dictionary codes of a column cycling through its entries, one value
+ * repeated) compresses to a literal followed by thousands of copies of at most 64 bytes at one
+ * offset, and a copy call or byte loop per element cost more than the rest of decoding such a page.
+ *
  * Kept small and without closures: a query's first pages run it before V8 has optimized it, and its
  * optimizing compilation (CPU on another thread, but CPU) came again each time a page brought an
  * element the compiled code had not met. Copying through DataViews four bytes at a time cost 8-24 ms
@@ -170,7 +175,11 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
   if (prefix > outputLength || out.length < prefix) corruptSnappy();
   let i = snappyStart(input, outputLength);
   const end = input.length;
+  // Output decoded up to o; bytes [w, o) continue a run of back-references at offset `run` (0: the
+  // last element was a literal) and are not written yet.
   let o = 0;
+  let w = 0;
+  let run = 0;
   while (o < prefix) {
     if (i >= end) corruptSnappy();
     const tag = input[i++]!;
@@ -188,11 +197,14 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
         i += bytes;
       }
       if (i + len > end || o + len > outputLength) corruptSnappy();
+      if (w < o) repeatBack(out, w, o, run);
       const take = len < prefix - o ? len : prefix - o;
       if (take > SHORT_COPY) out.set(input.subarray(i, i + take), o);
       else for (let k = 0; k < take; k++) out[o + k] = input[i + k]!;
       i += len;
       o += take;
+      w = o;
+      run = 0;
       continue;
     }
     let offset: number;
@@ -213,6 +225,14 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
     }
     if (offset === 0 || offset > o || o + len > outputLength) corruptSnappy();
     const take = len < prefix - o ? len : prefix - o;
+    if (offset === run) {
+      // The run the last copy started goes on: written when it ends.
+      o += take;
+      continue;
+    }
+    if (w < o) repeatBack(out, w, o, run);
+    // A copy after a literal or at another offset is written at once (most elements of text and
+    // timestamps alternate so), and starts a run.
     if (offset >= take && take > SHORT_COPY) {
       out.copyWithin(o, o - offset, o - offset + take);
       o += take;
@@ -220,10 +240,31 @@ function snappyPrefix(input: Uint8Array, outputLength: number, prefix: number, o
       // Short or overlapping (a pattern repeated forward): byte by byte.
       for (let k = o - offset, stop = o + take; o < stop; ) out[o++] = out[k++]!;
     }
+    w = o;
+    run = offset;
   }
+  if (w < o) repeatBack(out, w, o, run);
   // Decoded whole, the block must end where its declared length does.
   if (prefix === outputLength && i !== end) corruptSnappy();
   return out.subarray(0, prefix);
+}
+
+/**
+ * Writes out[from …to) as a copy of the bytes `offset` back (each byte that of `offset` bytes before
+ * it, a pattern repeated forward when the run is longer than the offset). The source stays where the
+ * run starts minus the offset and doubles in length after each copy, so a long run of a short
+ * pattern takes a few copyWithin calls, not one per pattern.
+ */
+function repeatBack(out: Uint8Array, from: number, to: number, offset: number): void {
+  const src = from - offset;
+  let w = from;
+  while (w < to) {
+    // Bytes [src, w) repeat with period `offset`, and w - src is a multiple of it: copied as a block.
+    const n = to - w < w - src ? to - w : w - src;
+    if (n > SHORT_COPY) out.copyWithin(w, src, src + n);
+    else for (let k = 0; k < n; k++) out[w + k] = out[src + k]!;
+    w += n;
+  }
 }
 
 /**

@@ -27,6 +27,7 @@ import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
 import { integerInterval, narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
+import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries } from './parquet-dictionary-cache.js';
 import type { ParquetValuePool } from './parquet-value-pool.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
@@ -38,6 +39,8 @@ const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hy
  */
 export interface ChunkSource extends AsyncBuffer {
   readRange?(start: number, end: number): Uint8Array;
+  /** The file's identity (fileIdentity in parquet-dictionary-cache.ts): its dictionaries may be kept across queries. */
+  readonly identity?: string;
 }
 
 /** This chunk needs hyparquet's general path (an encoding not decoded here, or a value out of range). */
@@ -118,6 +121,31 @@ export interface FlatChunk {
   readonly element: SchemaElement;
   readonly conversion: Conversion;
   readonly optional: boolean;
+}
+
+/** Where a chunk's dictionary may be kept across queries: the file's identity and the chunk's offset in it. */
+interface KeptAt {
+  readonly identity: string;
+  readonly start: number;
+}
+
+function keptAt(file: ChunkSource, start: number): KeptAt | null {
+  return file.identity === undefined ? null : { identity: file.identity, start };
+}
+
+/** The key of a conversion's numbers in a kept dictionary; null: not kept (text is kept as strings, decimals not at all). */
+function conversionKey(c: Conversion): string | null {
+  return c.kind === 'i64' ? `i64 ${c.unit}` : c.kind === 'str' || c.kind === 'dec' ? null : c.kind;
+}
+
+function emptyKept(entries: number, pageSize: number): KeptDictionary {
+  return { entries, pageSize, numbers: new Map(), strings: null, distinct: false, lazy: null };
+}
+
+/** Keeps a dictionary's numbers beside what is kept of the page already. */
+function keepNumbers(keep: KeptAt, pageAt: number, kept: KeptDictionary | null, n: number, pageSize: number, ck: string, numbers: Dense): void {
+  const base = kept ?? emptyKept(n, pageSize);
+  keepDictionary(keep.identity, keep.start + pageAt, { ...base, numbers: new Map([...base.numbers, [ck, numbers]]) });
 }
 
 function conversionOf(e: SchemaElement, quireType: string): Conversion | null {
@@ -335,10 +363,10 @@ function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: numb
 }
 
 /**
- * The entries of a PLAIN text dictionary page that `codes` use (NULL rows aside; codes at or past
- * `size` are PLAIN pages' values, already in place), into strings[code].
+ * A PLAIN text dictionary page of `size` entries for decodeWantedEntries: each entry's offset found.
+ * `shared`: the entries decoded are kept for later chunks reading the same page (the dictionary cache).
  */
-function decodeWantedEntries(page: Uint8Array, size: number, codes: Int32Array, nulls: Uint8Array | null, strings: Value[]): void {
+function lazyEntriesOf(page: Uint8Array, size: number, shared: boolean): LazyEntries {
   const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
   const starts = new Int32Array(size);
   let o = 0;
@@ -348,12 +376,30 @@ function decodeWantedEntries(page: Uint8Array, size: number, codes: Int32Array, 
     o += 4 + view.getUint32(o, true);
     if (o > page.length) throw new Error('page ends inside its values');
   }
+  return { page, starts, decoded: shared ? new Array<Value>(size) : [] };
+}
+
+/**
+ * The entries of a PLAIN text dictionary page that `codes` use (NULL rows aside; codes at or past
+ * its size are PLAIN pages' values, already in place), into strings[code]; entries decoded by an
+ * earlier chunk over the same kept page are taken as they are.
+ */
+function decodeWantedEntries(lazy: LazyEntries, codes: Int32Array, nulls: Uint8Array | null, strings: Value[]): void {
+  const { page, starts, decoded } = lazy;
+  const size = starts.length;
+  const keep = decoded.length === size;
+  const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
   for (let j = 0; j < codes.length; j++) {
     if (nulls !== null && nulls[j] === 1) continue;
     const c = codes[j]!;
     if (c < 0 || c >= size || strings[c] !== undefined) continue;
-    const at = starts[c]! + 4;
-    strings[c] = asciiOrUtf8(page, at, at + view.getUint32(at - 4, true));
+    let s = keep ? decoded[c] : undefined;
+    if (s === undefined) {
+      const at = starts[c]! + 4;
+      s = asciiOrUtf8(page, at, at + view.getUint32(at - 4, true));
+      if (keep) decoded[c] = s;
+    }
+    strings[c] = s;
   }
 }
 
@@ -1493,7 +1539,7 @@ export async function readFlatColumn(
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
-  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group, seen);
+  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group, seen, keptAt(file, start));
 }
 
 /**
@@ -1704,7 +1750,7 @@ function presentInWords(flags: Uint8Array, from: number, to: number): number {
   return to - from - nulls;
 }
 
-function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number, pool: ParquetValuePool | null, group: number, seen: FilterLevels | null): FlatColumnData {
+function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only: Int32Array | undefined, onlyCount: number, pool: ParquetValuePool | null, group: number, seen: FilterLevels | null, keep: KeptAt | null): FlatColumnData {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
@@ -1717,7 +1763,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
   let textDict: TextDictionary | null = null;
   let strings: Value[] = [];
   // A text dictionary read for a few picked rows: its entries are decoded at the end, those rows' only.
-  let lazyEntries: Uint8Array | null = null;
+  let lazyEntries: LazyEntries | null = null;
   let row = 0;
   // The wanted rows of the current page are only[want …wantEnd).
   let want = 0;
@@ -1726,24 +1772,54 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
   };
   while (row < rows && reader.offset < bytes.byteLength) {
+    const pageAt = reader.offset;
     const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = decompressDictionaryPage(md.codec, raw, Number(header.uncompressed_page_size));
       const n = header.dictionary_page_header!.num_values;
+      const pageSize = Number(header.uncompressed_page_size);
       dictSize = n;
+      const kept = keep === null ? null : keptDictionary(keep.identity, keep.start + pageAt, n, pageSize);
       if (only !== undefined && conv.kind === 'str' && n * CODED_ROWS_PER_ENTRY > rows && onlyCount < n) {
         // No codes for this dictionary (too many entries), and fewer rows wanted than it has entries.
         dictionary = allocDense(conv, 0);
-        lazyEntries = page;
+        if (kept?.strings != null) {
+          // Every entry was decoded for an earlier query: nothing to decode.
+          strings = kept.strings.slice();
+          continue;
+        }
         strings = new Array<Value>(n);
+        if (kept?.lazy != null) lazyEntries = kept.lazy;
+        else {
+          const page = decompressDictionaryPage(md.codec, raw, pageSize);
+          // Kept: an owned copy (the decompressed page is a scratch buffer the next page reuses).
+          lazyEntries = lazyEntriesOf(keep === null ? page : page.slice(), n, keep !== null);
+          if (keep !== null) keepDictionary(keep.identity, keep.start + pageAt, { ...(kept ?? emptyKept(n, pageSize)), lazy: lazyEntries });
+        }
         continue;
       }
+      const ck = conversionKey(conv);
+      if (conv.kind === 'str' && kept?.strings != null) {
+        // Copied: PLAIN pages after the dictionary append this chunk's own values to its array.
+        strings = kept.strings.slice();
+        dictionary = allocDense(conv, 0);
+        if (n * CODED_ROWS_PER_ENTRY <= rows) textDict = kept.distinct ? TextDictionary.ofDistinct(strings as string[]) : null;
+        continue;
+      }
+      const numbers = ck === null ? undefined : kept?.numbers.get(ck);
+      if (numbers !== undefined) {
+        dictionary = numbers;
+        continue;
+      }
+      const page = decompressDictionaryPage(md.codec, raw, pageSize);
       dictionary = allocDense(conv, n);
       // A text dictionary's entries are the first `n` strings: its indexes map to themselves.
       readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, dictionary, 0, strings);
       // Codes pay where operators' work per dictionary (a Top-N ranks its entries, a join looks each up)
       // is small next to the rows: a dictionary of many entries per row group is left without them.
       if (conv.kind === 'str' && strings.length === n && n * CODED_ROWS_PER_ENTRY <= rows) textDict = textDictionary(strings);
+      if (keep !== null && conv.kind === 'str' && strings.length === n) {
+        keepDictionary(keep.identity, keep.start + pageAt, { ...(kept ?? emptyKept(n, pageSize)), strings: strings.slice(), distinct: textDict !== null || allDistinct(strings as string[]), lazy: null });
+      } else if (keep !== null && ck !== null) keepNumbers(keep, pageAt, kept, n, pageSize, ck, dictionary);
       continue;
     }
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
@@ -1846,7 +1922,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
-  if (lazyEntries !== null) decodeWantedEntries(lazyEntries, dictSize, values as Int32Array, nulls, strings);
+  if (lazyEntries !== null) decodeWantedEntries(lazyEntries, values as Int32Array, nulls, strings);
   return { values, objects: coded ? strings : null, nulls: withoutNulls(nulls, only), dictionary: textDict };
 }
 
@@ -1864,7 +1940,7 @@ export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, fo
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   levels?.clear();
-  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel, levels);
+  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel, levels, keptAt(file, start));
 }
 
 /** Whether a chunk of this conversion can be filtered by readFilterColumn (numbers the row filters compare). */
@@ -2004,7 +2080,7 @@ function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, 
   return w + n;
 }
 
-function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null): number {
+function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null): number {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
@@ -2015,12 +2091,20 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
   let row = 0;
   let w = 0;
   while (row < rows && reader.offset < bytes.byteLength) {
+    const pageAt = reader.offset;
     const { header, raw } = nextPage(reader, bytes, md);
     if (header.type === 'DICTIONARY_PAGE') {
-      const page = decompressDictionaryPage(md.codec, raw, Number(header.uncompressed_page_size));
       const n = header.dictionary_page_header!.num_values;
-      const entries = allocDense(conv, n);
-      readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, entries, 0, []);
+      const pageSize = Number(header.uncompressed_page_size);
+      const ck = conversionKey(conv);
+      const kept = keep === null ? null : keptDictionary(keep.identity, keep.start + pageAt, n, pageSize);
+      let entries = ck === null ? undefined : kept?.numbers.get(ck);
+      if (entries === undefined) {
+        const page = decompressDictionaryPage(md.codec, raw, pageSize);
+        entries = allocDense(conv, n);
+        readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, entries, 0, []);
+        if (keep !== null && ck !== null) keepNumbers(keep, pageAt, kept, n, pageSize, ck, entries);
+      }
       const passed = new Int32Array(n);
       const k = passing(filters, entries, null, n, passed);
       passTable = new Int32Array(n);

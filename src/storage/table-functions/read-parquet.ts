@@ -36,6 +36,7 @@ import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narro
 import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
+import { fileIdentity } from './parquet-dictionary-cache.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
@@ -52,11 +53,13 @@ export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
 };
 
 /**
- * Parsed footers by path, checked against the file's size and modification time: binding and the scan
- * both need the footer, and a query repeated over the same file would otherwise parse it again each
- * time (for a query that statistics prune to one row group, most of its fixed cost).
+ * Parsed footers by path, checked against the file's device, inode, size, and modification and change
+ * times: binding and the scan both need the footer, and a query repeated over the same file would
+ * otherwise parse it again each time (for a query that statistics prune to one row group, most of its
+ * fixed cost). The change time catches a file rewritten in place with the same size whose modification
+ * time was put back (a copy preserving times): its old statistics would prune rows it now has.
  */
-const footerCache = new Map<string, { size: number; mtimeMs: number; meta: FileMetaData }>();
+const footerCache = new Map<string, { stamp: string; meta: FileMetaData }>();
 const FOOTER_CACHE_ENTRIES = 64;
 
 /** Synchronous footer read: binding fixes the schema and runs synchronously. */
@@ -70,8 +73,9 @@ export function readParquetMetadataSync(file: string): FileMetaData {
   try {
     const st = fstatSync(fd);
     const size = st.size;
+    const stamp = `${st.dev}:${st.ino}:${size}:${st.mtimeMs}:${st.ctimeMs}`;
     const cached = footerCache.get(file);
-    if (cached !== undefined && cached.size === size && cached.mtimeMs === st.mtimeMs) return cached.meta;
+    if (cached !== undefined && cached.stamp === stamp) return cached.meta;
     const tail = Buffer.alloc(8);
     if (size < 12 || readSync(fd, tail, 0, 8, size - 8) !== 8 || tail.toString('latin1', 4, 8) !== 'PAR1') {
       throw new QuireError('22P04', `file "${file}" is not a Parquet file`);
@@ -84,7 +88,7 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     const meta = hyparquet().parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
     // Oldest entry out first: Map keeps insertion order.
     if (footerCache.size >= FOOTER_CACHE_ENTRIES) footerCache.delete(footerCache.keys().next().value!);
-    footerCache.set(file, { size, mtimeMs: st.mtimeMs, meta });
+    footerCache.set(file, { stamp, meta });
     return meta;
   } catch (e) {
     if (e instanceof QuireError) throw e;
@@ -291,7 +295,9 @@ function openFileBuffer(file: string): { buffer: ChunkSource; close(): void } {
   // Opened synchronously too: open, stat and close through the thread pool were three event-loop
   // round trips per file, a large part of a pruned scan that decodes one row group.
   const fd = openSync(file, 'r');
-  const size = fstatSync(fd).size;
+  const st = fstatSync(fd);
+  const size = st.size;
+  const identity = fileIdentity(file, st);
   const readAt = (view: Uint8Array, start: number): number => {
     let done = 0;
     while (done < view.length) {
@@ -304,6 +310,7 @@ function openFileBuffer(file: string): { buffer: ChunkSource; close(): void } {
   return {
     buffer: {
       byteLength: size,
+      identity,
       async slice(start: number, end?: number): Promise<ArrayBuffer> {
         const stop = Math.min(end ?? size, size);
         const ab = new ArrayBuffer(Math.max(0, stop - start));
