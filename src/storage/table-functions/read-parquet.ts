@@ -33,9 +33,10 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, decimalObjects, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
+import { Numeric } from '../../common/numeric.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
@@ -136,6 +137,48 @@ function elementType(e: SchemaElement): DataType {
       if (lt?.type === 'FLOAT16') return T.float4;
       return T.text;
   }
+}
+
+/**
+ * A footer whose top-level DECIMAL leaves stored as INT32, INT64 or FIXED_LEN_BYTE_ARRAY are left
+ * unannotated, for hyparquet's general path (pages the flat decoder does not read, e.g. DELTA_BINARY_PACKED):
+ * annotated, it divides each value into a double (inexact with a scale, or past 2^53); unannotated it
+ * hands over the unscaled integers or bytes, which exactDecimals makes Numerics of with the column's scale.
+ */
+const rawDecimalFooters = new WeakMap<FileMetaData, { meta: FileMetaData; scales: Map<string, number> }>();
+
+function rawDecimalFooter(meta: FileMetaData): { meta: FileMetaData; scales: Map<string, number> } {
+  let raw = rawDecimalFooters.get(meta);
+  if (raw !== undefined) return raw;
+  const scales = new Map<string, number>();
+  const leaves = new Set<SchemaElement>();
+  for (const c of hyparquet().parquetSchema(meta).children) {
+    const e = c.element;
+    const decimal = e.converted_type === 'DECIMAL' || e.logical_type?.type === 'DECIMAL';
+    if (!decimal || c.children.length > 0 || e.repetition_type === 'REPEATED') continue;
+    if (e.type !== 'INT32' && e.type !== 'INT64' && e.type !== 'FIXED_LEN_BYTE_ARRAY') continue;
+    const scale = e.logical_type?.type === 'DECIMAL' ? e.logical_type.scale : (e.scale ?? 0);
+    if (scale < 0) continue;
+    leaves.add(e);
+    scales.set(e.name, scale);
+  }
+  const schema = leaves.size === 0 ? meta.schema : meta.schema.map((e) => (leaves.has(e) ? { ...e, converted_type: undefined, logical_type: undefined } : e));
+  raw = { meta: leaves.size === 0 ? meta : { ...meta, schema }, scales };
+  rawDecimalFooters.set(meta, raw);
+  return raw;
+}
+
+/** Unscaled DECIMAL values (numbers, bigints or big-endian bytes) from hyparquet as exact Numerics. */
+function exactDecimals(data: unknown, scale: number): Value[] {
+  const raw = data as ArrayLike<unknown>;
+  const out = new Array<Value>(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const v = raw[i];
+    if (v === null || v === undefined) out[i] = null;
+    else if (v instanceof Uint8Array) out[i] = Numeric.of(bigEndianSigned(v, 0, v.length), scale);
+    else out[i] = Numeric.of(BigInt(v as number | bigint), scale);
+  }
+  return out;
 }
 
 /** Column plans by footer: binding and every file a scan opens need them, and a footer stays cached while its file is unchanged. */
@@ -717,7 +760,7 @@ class ParquetScanState {
   openScan(): Promise<ParquetScan> {
     this.scan ??= hyparquet().parquetScan({
       file: this.opened!.buffer,
-      metadata: this.metadata,
+      metadata: rawDecimalFooter(this.metadata).meta,
       columns: this.scanColumns,
       parsers: QUIRE_PARQUET_PARSERS,
       compressors: PARQUET_DECOMPRESSORS,
@@ -817,7 +860,9 @@ class ParquetScanState {
   /** hyparquet's general path for column c over the current range. */
   async generalColumn(c: ColumnPlan): Promise<unknown> {
     const scan = await this.openScan();
-    return scan.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
+    const data = await scan.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
+    const scale = rawDecimalFooter(this.metadata).scales.get(c.field.name);
+    return scale === undefined ? data : exactDecimals(data, scale);
   }
 
   /** Reads the next range with rows to output (into `data` and `rows`); false when the file has no more. */
@@ -1023,7 +1068,7 @@ class ParquetScanState {
       return d;
     }
     if (at === 0 && n === d.values.length) return d;
-    const part: FlatColumnData = { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
+    const part: FlatColumnData = { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary, decimalScale: d.decimalScale, plain: d.plain };
     return part;
   }
 
@@ -1092,6 +1137,7 @@ function flatBatchColumn(d: FlatColumnData, c: ColumnPlan, from: number, to: num
   const codes = dictCodes(d, from, to);
   // Text whose rows are all dictionary entries goes as codes: its strings are built only if read.
   if (codes !== null) return codedTextColumn(c.field.type, codes, nulls);
+  if (d.decimalScale >= 0) return makeColumn(c.field.type, decimalObjects(d, from, to), nulls, null);
   return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, from, to) : d.values.subarray(from, to), nulls, null);
 }
 
