@@ -57,8 +57,15 @@ export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
  * both need the footer, and a query repeated over the same file would otherwise parse it again each
  * time (for a query that statistics prune to one row group, most of its fixed cost).
  */
-const footerCache = new Map<string, { size: number; mtimeMs: number; meta: FileMetaData }>();
-const FOOTER_CACHE_ENTRIES = 64;
+const footerCache = new Map<string, { size: number; mtimeMs: number; meta: FileMetaData; bytes: number }>();
+/**
+ * Bounds of the cache. A glob of many small files is read footer by footer on every query, and with
+ * fewer entries than files each query evicted the footers the next one needed (their scan plans too,
+ * which are kept per footer). Footers are kept up to a total of their encoded sizes.
+ */
+const FOOTER_CACHE_ENTRIES = 4096;
+const FOOTER_CACHE_BYTES = 8 << 20;
+let footerCacheBytes = 0;
 
 /** Synchronous footer read: binding fixes the schema and runs synchronously. */
 export function readParquetMetadataSync(file: string): FileMetaData {
@@ -83,9 +90,18 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     readSync(fd, buf, 0, metaLen + 8, size - metaLen - 8);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
     const meta = hyparquet().parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
-    // Oldest entry out first: Map keeps insertion order.
-    if (footerCache.size >= FOOTER_CACHE_ENTRIES) footerCache.delete(footerCache.keys().next().value!);
-    footerCache.set(file, { size, mtimeMs: st.mtimeMs, meta });
+    if (cached !== undefined) {
+      footerCache.delete(file);
+      footerCacheBytes -= cached.bytes;
+    }
+    // Oldest entries out first: Map keeps insertion order.
+    while (footerCache.size > 0 && (footerCache.size >= FOOTER_CACHE_ENTRIES || footerCacheBytes + metaLen > FOOTER_CACHE_BYTES)) {
+      const [oldest, entry] = footerCache.entries().next().value!;
+      footerCache.delete(oldest);
+      footerCacheBytes -= entry.bytes;
+    }
+    footerCache.set(file, { size, mtimeMs: st.mtimeMs, meta, bytes: metaLen });
+    footerCacheBytes += metaLen;
     return meta;
   } catch (e) {
     if (e instanceof QuireError) throw e;
