@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -10,7 +10,9 @@
  *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
  *     with another range each run, so no pruning learnt from the last query applies; parquet_page: a
- *     20-row page at another OFFSET each run; ndjson: read_json over
+ *     20-row page at another OFFSET each run; parquet_plain_text: LIKE over unique (PLAIN-encoded)
+ *     text; parquet_decimal: sum/avg of a DECIMAL(12,2) by group; parquet_glob: a glob of rows/5,000
+ *     files of 5,000 rows; ndjson: read_json over
  *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
  *     their keys in three orders and some left out (so no one record shape fits every line);
  *     ndjson_nested: ndjson's columns beside an object holding a list, not read by the query;
@@ -49,7 +51,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -235,6 +237,33 @@ if (CASES.has('parquet_page')) {
     const off = Math.floor(((run * 7919) % 997) * (ROWS / 1000));
     return `SELECT id, k, v, s, name FROM read_parquet('${textFile(false)}') LIMIT 20 OFFSET ${off}`;
   });
+}
+// Shapes beside the dictionary-encoded ones: unique text (PLAIN pages), DECIMAL(12,2) (INT64
+// unscaled), and a glob of 5,000-row files (rows/5,000 of them: 200 at 1M).
+const shapesFile = join('.bench-data', `sources-shapes-${ROWS}.parquet`);
+const shapesWrite = `COPY (SELECT i::INTEGER AS id, (i % 100)::INTEGER AS g, ((i * 7919) % 1000003 / 100.0)::DECIMAL(12,2) AS price,
+                  'user-' || i AS u FROM range(${ROWS}) t(i)) TO '${shapesFile}' (FORMAT parquet)`;
+if (CASES.has('parquet_plain_text')) {
+  await fileCase('parquet_plain_text', shapesFile, shapesWrite, `SELECT count(*) AS n, max(u) AS hi FROM read_parquet('${shapesFile}') WHERE u LIKE 'user-99%'`);
+}
+if (CASES.has('parquet_decimal')) {
+  // Sums as text (exact in both); avg as a double (DuckDB's avg of a DECIMAL is one).
+  await fileCase('parquet_decimal', shapesFile, shapesWrite,
+    `SELECT g, CAST(sum(price) AS VARCHAR) AS total, CAST(avg(price) AS FLOAT8) AS mean, count(*) AS n FROM read_parquet('${shapesFile}') GROUP BY g ORDER BY g`);
+}
+if (CASES.has('parquet_glob')) {
+  const files = Math.max(1, Math.floor(ROWS / 5000));
+  const dir = join('.bench-data', `sources-glob-${ROWS}`);
+  const part = (f: number): string => join(dir, `part-${String(f).padStart(5, '0')}.parquet`);
+  if (!existsSync(part(files - 1))) {
+    console.log(`writing ${files} files into ${dir} …`);
+    mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < files; f++) {
+      await dc.run(`COPY (SELECT (i + ${f * 5000})::INTEGER AS id, (i % 100)::INTEGER AS g, (i * 7919 % 10007) / 10007.0 AS v
+                     FROM range(5000) t(i)) TO '${part(f)}' (FORMAT parquet)`);
+    }
+  }
+  await fileCase('parquet_glob', part(files - 1), () => {}, `SELECT g, count(*) AS n, sum(v) AS total FROM read_parquet('${join(dir, '*.parquet')}') GROUP BY g ORDER BY g`);
 }
 if (CASES.has('ndjson')) {
   const file = join('.bench-data', `sources-${ROWS}.ndjson`);

@@ -9,7 +9,9 @@
  * are skipped; other levels become NULL flags a run at a time), PLAIN numbers are copied as typed
  * arrays, INT64s are read as two 32-bit halves, and a dictionary is decoded once per column chunk, its
  * indices mapped to the same number or string objects. A text dictionary also becomes a TextDictionary,
- * so its rows reach the operators with codes (grouped and joined without hashing strings).
+ * so its rows reach the operators with codes (grouped and joined without hashing strings). PLAIN text
+ * stays bytes (PlainText) and DECIMAL its unscaled integers, their strings and Numerics made a batch at
+ * a time.
  *
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
@@ -62,6 +64,125 @@ export interface FlatColumnData {
    * when the dictionary grew too large) and has no code.
    */
   readonly dictionary: TextDictionary | null;
+  /**
+   * DECIMAL read as its unscaled integers (`values`, a Float64Array, each below 2^53 in magnitude): the
+   * numeric's scale, its Numeric objects built a batch at a time (decimalObjects); -1 for other columns.
+   */
+  readonly decimalScale: number;
+  /**
+   * Text from PLAIN data pages, kept as bytes: a row whose index is `plain.base` or more is value
+   * index - base there, its string built with its batch's (materializeObjects); null when no page was PLAIN.
+   */
+  readonly plain: PlainText | null;
+}
+
+/**
+ * A chunk's PLAIN-encoded text values as their bytes, each page's values copied in one piece with their
+ * 4-byte length prefixes (value j is bytes [starts[j], starts[j+1] - 4)). A row group's strings made
+ * while its pages are decoded live until its last batch is cut, long enough for the collector to
+ * promote them (and the array holding them) and then collect them in a full collection; made a batch
+ * at a time they die young. Rows the scan never hands out (a filter on other columns drops them) get
+ * no string at all.
+ */
+export class PlainText {
+  bytes: Uint8Array;
+  /** The same memory, four bytes to a word, for the ASCII test. */
+  private words: Uint32Array;
+  private latin1: Buffer;
+  /** Value j starts at starts[j]; starts[count] is 4 past the last value's end. */
+  starts: Int32Array;
+  count = 0;
+  /** Bytes used. */
+  used = 0;
+  constructor(
+    /** Index of the first value (the chunk's dictionary entries come before). */
+    readonly base: number,
+    capacity: number,
+    values: number,
+  ) {
+    this.bytes = new Uint8Array((capacity + 3) & ~3);
+    this.words = new Uint32Array(this.bytes.buffer);
+    this.latin1 = Buffer.from(this.bytes.buffer);
+    this.starts = new Int32Array(values + 1);
+  }
+
+  /** Room for n more bytes and v more values. */
+  reserve(n: number, v: number): void {
+    if (this.used + n > this.bytes.length) {
+      const grown = new Uint8Array((Math.max(this.used + n, this.bytes.length * 2) + 3) & ~3);
+      grown.set(this.bytes.subarray(0, this.used));
+      this.bytes = grown;
+      this.words = new Uint32Array(grown.buffer);
+      this.latin1 = Buffer.from(grown.buffer);
+    }
+    if (this.count + v + 1 > this.starts.length) {
+      const grown = new Int32Array(Math.max(this.count + v + 1, this.starts.length * 2));
+      grown.set(this.starts.subarray(0, this.count + 1));
+      this.starts = grown;
+    }
+  }
+
+  /** Whether bytes [from, to) are all below 0x80. */
+  ascii(from: number, to: number): boolean {
+    const bytes = this.bytes;
+    let high = 0;
+    let i = from;
+    for (; i < to && (i & 3) !== 0; i++) high |= bytes[i]!;
+    const words = this.words;
+    let w = 0;
+    const last = to >>> 2;
+    for (let k = i >>> 2; k < last; k++) w |= words[k]!;
+    for (i = Math.max(i, last << 2); i < to; i++) high |= bytes[i]!;
+    return ((high | w | (w >>> 8) | (w >>> 16) | (w >>> 24)) & 0x80) === 0;
+  }
+
+  /** Bytes [from, to) as Latin-1 (for ASCII bytes, their text). */
+  latin1Of(from: number, to: number): string {
+    return this.latin1.toString('latin1', from, to);
+  }
+}
+
+/** PLAIN text values of a data page into `plain`, their indexes (base + value number) into dst[at …at+n). */
+function readPlainText(r: Reader, n: number, dst: Int32Array, at: number, plain: PlainText): void {
+  const view = r.view;
+  const from = r.offset;
+  const end = view.byteLength;
+  plain.reserve(0, n);
+  const starts = plain.starts;
+  // Where the page's values land in the pool: offsets within the page shift by `shift`.
+  const shift = plain.used - from;
+  let j = plain.count;
+  const first = plain.base + j;
+  let o = from;
+  for (let i = 0; i < n; i++) {
+    if (o + 4 > end) throw new Error('page ends inside its values');
+    const len = view.getUint32(o, true);
+    o += 4;
+    if (len > end - o) throw new Error('page ends inside its values');
+    starts[j++] = o + shift;
+    dst[at + i] = first + i;
+    o += len;
+  }
+  plain.reserve(o - from, 0);
+  plain.bytes.set(new Uint8Array(view.buffer, view.byteOffset + from, o - from), plain.used);
+  plain.used += o - from;
+  plain.count = j;
+  plain.starts[j] = plain.used + 4;
+  r.offset = o;
+}
+
+/**
+ * Rows [from, to) of a DECIMAL column read as unscaled integers, as Numerics. Built per batch, so that
+ * a row group's million values are not objects held (and promoted by the collector) until its last
+ * batch is cut: a batch's objects die young, with the batch.
+ */
+export function decimalObjects(d: FlatColumnData, from: number, to: number): Value[] {
+  const out = new Array<Value>(to - from);
+  const v = d.values;
+  const nulls = d.nulls;
+  const scale = d.decimalScale;
+  for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : Numeric.of(BigInt(v[i]!), scale);
+  return out;
 }
 
 /**
@@ -70,11 +191,57 @@ export interface FlatColumnData {
  * mode; grown by push it is copied and write-barriered all the way).
  */
 export function materializeObjects(d: FlatColumnData, from: number, to: number): Value[] {
+  if (d.plain !== null) return materializeText(d, d.plain, from, to);
   const out = new Array<Value>(to - from);
   const idx = d.values;
   const objects = d.objects!;
   const nulls = d.nulls;
   for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : objects[idx[i]!]!;
+  return out;
+}
+
+/**
+ * materializeObjects of a chunk with PLAIN text. The batch's PLAIN values lie in one stretch of the
+ * pool (rows are in page order); when it is all ASCII it is decoded once as Latin-1 and short values
+ * cut from it (V8 copies substrings below 13 characters, so none keeps the batch's string alive).
+ */
+function materializeText(d: FlatColumnData, plain: PlainText, from: number, to: number): Value[] {
+  const out = new Array<Value>(to - from);
+  const idx = d.values;
+  const objects = d.objects!;
+  const nulls = d.nulls;
+  const base = plain.base;
+  const starts = plain.starts;
+  let firstValue = -1;
+  let lastValue = -1;
+  for (let i = from; i < to; i++) {
+    if (idx[i]! >= base && (nulls === null || nulls[i] !== 1)) {
+      if (firstValue < 0) firstValue = idx[i]! - base;
+      lastValue = idx[i]! - base;
+    }
+  }
+  let text: string | null = null;
+  let lo = 0;
+  if (firstValue >= 0) {
+    lo = starts[firstValue]!;
+    const hi = starts[lastValue + 1]! - 4;
+    if (plain.ascii(lo, hi)) text = plain.latin1Of(lo, hi);
+  }
+  const bytes = plain.bytes;
+  for (let i = from; i < to; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      out[i - from] = null;
+      continue;
+    }
+    const k = idx[i]!;
+    if (k < base) {
+      out[i - from] = objects[k]!;
+      continue;
+    }
+    const a = starts[k - base]!;
+    const b = starts[k - base + 1]! - 4;
+    out[i - from] = text !== null && b - a <= SHORT_STRING ? text.substring(a - lo, b - lo) : asciiOrUtf8(bytes, a, b);
+  }
   return out;
 }
 
@@ -87,7 +254,7 @@ export function dictCodes(d: FlatColumnData, from: number, to: number): DictCode
   if (dictionary === null) return null;
   const codes = d.values.subarray(from, to) as Int32Array;
   // Every index is a dictionary entry unless PLAIN pages added values after the entries.
-  if (d.objects!.length > dictionary.size) {
+  if (d.plain !== null || d.objects!.length > dictionary.size) {
     const size = dictionary.size;
     for (let i = 0; i < codes.length; i++) if (codes[i]! >= size) return null;
   }
@@ -114,7 +281,15 @@ type Conversion =
   | { kind: 'f64' }
   | { kind: 'f32' }
   | { kind: 'str' }
-  | { kind: 'dec'; scale: number; physical: 'INT32' | 'INT64' | 'FIXED_LEN_BYTE_ARRAY' | 'BYTE_ARRAY'; width: number };
+  | Decimal
+  // DECIMAL as its unscaled integers in float storage; DecimalWide at a value of 2^53 or more.
+  | { kind: 'decn'; scale: number; physical: Decimal['physical']; width: number };
+
+/** DECIMAL as one Numeric object per value (what a chunk holding a value of 2^53 or more is read as). */
+type Decimal = { kind: 'dec'; scale: number; physical: 'INT32' | 'INT64' | 'FIXED_LEN_BYTE_ARRAY' | 'BYTE_ARRAY'; width: number };
+
+/** A DECIMAL chunk has a value a double cannot hold exactly: it is read again as Numeric objects. */
+class DecimalWide extends Error {}
 
 export interface FlatChunk {
   readonly chunk: ColumnChunk;
@@ -155,8 +330,8 @@ function conversionOf(e: SchemaElement, quireType: string): Conversion | null {
     // Exact: the unscaled integer becomes the coefficient (hyparquet's own path divides into a double).
     const scale = lt?.type === 'DECIMAL' ? lt.scale : (e.scale ?? 0);
     if (quireType !== 'numeric' || scale < 0) return null;
-    if (e.type === 'INT32' || e.type === 'INT64' || e.type === 'BYTE_ARRAY') return { kind: 'dec', scale, physical: e.type, width: 0 };
-    if (e.type === 'FIXED_LEN_BYTE_ARRAY' && (e.type_length ?? 0) > 0) return { kind: 'dec', scale, physical: e.type, width: e.type_length! };
+    if (e.type === 'INT32' || e.type === 'INT64' || e.type === 'BYTE_ARRAY') return { kind: 'decn', scale, physical: e.type, width: 0 };
+    if (e.type === 'FIXED_LEN_BYTE_ARRAY' && (e.type_length ?? 0) > 0) return { kind: 'decn', scale, physical: e.type, width: e.type_length! };
     return null;
   }
   switch (e.type) {
@@ -256,14 +431,14 @@ function int64Value(lo: number, hi: number, unit: 'int' | 'millis' | 'micros' | 
 const utf8 = new TextDecoder();
 
 /** A big-endian two's-complement integer of bytes [from, to). */
-function bigEndianSigned(bytes: Uint8Array, from: number, to: number): bigint {
+export function bigEndianSigned(bytes: Uint8Array, from: number, to: number): bigint {
   let v = 0n;
   for (let i = from; i < to; i++) v = (v << 8n) | BigInt(bytes[i]!);
   const bits = BigInt(8 * (to - from));
   return to > from && bytes[from]! >= 0x80 ? v - (1n << bits) : v;
 }
 
-function readDecimals(r: Reader, c: Extract<Conversion, { kind: 'dec' }>, n: number, dst: Int32Array, at: number, objects: Value[]): void {
+function readDecimals(r: Reader, c: Decimal, n: number, dst: Int32Array, at: number, objects: Value[]): void {
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   let o = r.offset;
@@ -291,9 +466,55 @@ function readDecimals(r: Reader, c: Extract<Conversion, { kind: 'dec' }>, n: num
   r.offset = o;
 }
 
+const TWO53 = 9007199254740992;
+
+/** DECIMAL values as their unscaled integers into dst[at …at+n); DecimalWide when one is 2^53 or more in magnitude. */
+function readDecimalNumbers(r: Reader, c: Extract<Conversion, { kind: 'decn' }>, n: number, dst: Float64Array, at: number): void {
+  const view = r.view;
+  const end = view.byteLength;
+  let o = r.offset;
+  if (c.physical === 'INT32') {
+    if (o + 4 * n > end) throw new Error('page ends inside its values');
+    for (let i = 0; i < n; i++, o += 4) dst[at + i] = view.getInt32(o, true);
+  } else if (c.physical === 'INT64') {
+    if (o + 8 * n > end) throw new Error('page ends inside its values');
+    for (let i = 0; i < n; i++, o += 8) {
+      const hi = view.getInt32(o + 4, true);
+      // |hi·2^32 + lo| < 2^53 exactly when hi is in [-2^21, 2^21).
+      if (hi >= 0x200000 || hi < -0x200000) throw new DecimalWide();
+      dst[at + i] = hi * TWO32 + view.getUint32(o, true);
+    }
+  } else {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    const variable = c.physical === 'BYTE_ARRAY';
+    for (let i = 0; i < n; i++) {
+      let len = c.width;
+      if (variable) {
+        if (o + 4 > end) throw new Error('page ends inside its values');
+        len = view.getUint32(o, true);
+        o += 4;
+      }
+      if (o + len > end) throw new Error('page ends inside its values');
+      // Big-endian two's complement: a negative value is -(its complemented magnitude) - 1, so every
+      // partial sum is a whole number below 2^53 (exact) until one is not.
+      const neg = len > 0 && bytes[o]! >= 0x80;
+      const flip = neg ? 0xff : 0;
+      let m = 0;
+      for (let k = o; k < o + len; k++) {
+        m = m * 256 + (bytes[k]! ^ flip);
+        if (m >= TWO53 - 1) throw new DecimalWide();
+      }
+      dst[at + i] = neg ? -m - 1 : m;
+      o += len;
+    }
+  }
+  r.offset = o;
+}
+
 /** PLAIN values into dst[at …at+n); text and numeric values are appended to `objects`, their indexes go to dst. */
 function readPlainInto(r: Reader, c: Conversion, n: number, dst: Dense, at: number, strings: Value[]): void {
   if (c.kind === 'dec') return readDecimals(r, c, n, dst as Int32Array, at, strings);
+  if (c.kind === 'decn') return readDecimalNumbers(r, c, n, dst as Float64Array, at);
   const view = r.view;
   const need = c.kind === 'i64' || c.kind === 'f64' ? 8 : c.kind === 'str' ? 0 : 4;
   if (r.offset + need * n > view.byteLength) throw new Error('page ends inside its values');
@@ -1539,7 +1760,15 @@ export async function readFlatColumn(
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
-  return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group, seen, keptAt(file, start));
+  const keep = keptAt(file, start);
+  try {
+    return decodeFlatChunk(bytes, Number(rowGroup.num_rows), found, only, onlyCount, pool, group, seen, keep);
+  } catch (e) {
+    if (!(e instanceof DecimalWide) || found.conversion.kind !== 'decn') throw e;
+    // Decoding is synchronous, so the chunk's bytes are still the ones read.
+    const objects: FlatChunk = { ...found, conversion: { ...found.conversion, kind: 'dec' } };
+    return decodeFlatChunk(bytes, Number(rowGroup.num_rows), objects, only, onlyCount, pool, group, seen, keep);
+  }
 }
 
 /**
@@ -1762,6 +1991,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
   let dictSize = 0;
   let textDict: TextDictionary | null = null;
   let strings: Value[] = [];
+  let plain: PlainText | null = null;
   // A text dictionary read for a few picked rows: its entries are decoded at the end, those rows' only.
   let lazyEntries: LazyEntries | null = null;
   let row = 0;
@@ -1908,10 +2138,14 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
     } else if (encoding === 'PLAIN') {
       if (shared >= 0) seen!.copyFlags(shared, (pageNulls = pageNullScratch.take(count)), 0);
       // Values go straight into place when the page has no NULLs, else densely first and then spread.
-      if (only === undefined && !withNulls) readPlainInto(r, conv, count, values, row, strings);
-      else {
+      if (conv.kind === 'str') plain ??= new PlainText(strings.length, Number(md.total_uncompressed_size), only === undefined ? rows : Math.min(rows, onlyCount * 2));
+      if (only === undefined && !withNulls) {
+        if (plain !== null) readPlainText(r, count, values as Int32Array, row, plain);
+        else readPlainInto(r, conv, count, values, row, strings);
+      } else {
         const dense = denseFor(conv, present);
-        readPlainInto(r, conv, present, dense, 0, strings);
+        if (plain !== null) readPlainText(r, present, dense as Int32Array, 0, plain);
+        else readPlainInto(r, conv, present, dense, 0, strings);
         if (only !== undefined) {
           if (values instanceof Float64Array) pickF64(dense as Float64Array, pageNulls, row, only, want, wantEnd, values, outNulls);
           else pickI32(dense as Int32Array, pageNulls, row, only, want, wantEnd, values, outNulls, coded ? -1 : 0);
@@ -1923,7 +2157,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
   if (lazyEntries !== null) decodeWantedEntries(lazyEntries, values as Int32Array, nulls, strings);
-  return { values, objects: coded ? strings : null, nulls: withoutNulls(nulls, only), dictionary: textDict };
+  return { values, objects: coded ? strings : null, nulls: withoutNulls(nulls, only), dictionary: textDict, decimalScale: conv.kind === 'decn' ? conv.scale : -1, plain };
 }
 
 /**
@@ -1951,7 +2185,7 @@ export function filterableChunk(found: FlatChunk): boolean {
 
 /** Offsets into `values` (with `nulls`) of [0, n) passing every filter, into out; returns how many. */
 function passing(filters: readonly RowFilter[], values: Dense, nulls: Uint8Array | null, n: number, out: Int32Array): number {
-  const d: FlatColumnData = { values, objects: null, nulls, dictionary: null };
+  const d: FlatColumnData = { values, objects: null, nulls, dictionary: null, decimalScale: -1, plain: null };
   let count = narrowRange(filters[0]!, d, 0, n, out);
   for (let i = 1; i < filters.length && count > 0; i++) count = narrowSelection(filters[i]!, d, out, count);
   return count;

@@ -11,6 +11,7 @@
  */
 import type { SchemaElement, SchemaTree } from 'hyparquet';
 import { parseValue } from '../../common/parse-value.js';
+import { Numeric } from '../../common/numeric.js';
 import { RecordValue } from '../../common/record-value.js';
 import { arrayTypeOf, fieldRecordType, T, type DataType, type Value } from '../../common/types.js';
 import { normMicros, type Micros } from '../../common/datetime-calendar.js';
@@ -55,6 +56,8 @@ export function leafValue(t: DataType, v: unknown): Value {
     case 'timestamptz':
       return typeof v === 'number' ? v : v instanceof Date ? v.getTime() * 1000 : parquetMicros(BigInt(v as bigint), 1n);
     case 'numeric':
+      // Read exactly already (read-parquet.ts's exactDecimals).
+      if (v instanceof Numeric) return v;
       return parseValue(typeof v === 'number' && !Number.isFinite(v) ? 'NaN' : String(v), t);
     default:
       if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');

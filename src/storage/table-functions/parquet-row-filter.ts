@@ -379,7 +379,7 @@ export function gatherFlat(d: FlatColumnData, sel: Int32Array, count: number): F
   // One loop per array type: a loop over either kind runs several times slower.
   const values = src instanceof Int32Array ? gatherI32(src, sel, count) : gatherF64(src, sel, count);
   const nulls = d.nulls === null ? null : gatherU8(d.nulls, sel, count);
-  return { values, objects: d.objects, nulls, dictionary: d.dictionary };
+  return { values, objects: d.objects, nulls, dictionary: d.dictionary, decimalScale: d.decimalScale, plain: d.plain };
 }
 
 function gatherI32(src: Int32Array, sel: Int32Array, count: number): Int32Array {
@@ -410,7 +410,7 @@ export function compactFlat(d: FlatColumnData, sel: Int32Array, count: number): 
   const src = d.values;
   const values = src instanceof Int32Array ? compactI32(src, sel, count) : compactF64(src, sel, count);
   const nulls = d.nulls === null ? null : compactU8(d.nulls, sel, count);
-  return { values, objects: d.objects, nulls, dictionary: d.dictionary };
+  return { values, objects: d.objects, nulls, dictionary: d.dictionary, decimalScale: d.decimalScale, plain: d.plain };
 }
 
 function compactI32(src: Int32Array, sel: Int32Array, count: number): Int32Array {

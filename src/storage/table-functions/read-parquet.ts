@@ -33,10 +33,11 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, decimalObjects, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
 import { fileIdentity } from './parquet-dictionary-cache.js';
+import { Numeric } from '../../common/numeric.js';
 import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
@@ -59,8 +60,15 @@ export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
  * fixed cost). The change time catches a file rewritten in place with the same size whose modification
  * time was put back (a copy preserving times): its old statistics would prune rows it now has.
  */
-const footerCache = new Map<string, { stamp: string; meta: FileMetaData }>();
-const FOOTER_CACHE_ENTRIES = 64;
+const footerCache = new Map<string, { stamp: string; meta: FileMetaData; bytes: number }>();
+/**
+ * Bounds of the cache. A glob of many small files is read footer by footer on every query, and with
+ * fewer entries than files each query evicted the footers the next one needed (their scan plans too,
+ * which are kept per footer). Footers are kept up to a total of their encoded sizes.
+ */
+const FOOTER_CACHE_ENTRIES = 4096;
+const FOOTER_CACHE_BYTES = 8 << 20;
+let footerCacheBytes = 0;
 
 /** Synchronous footer read: binding fixes the schema and runs synchronously. */
 export function readParquetMetadataSync(file: string): FileMetaData {
@@ -86,9 +94,18 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     readSync(fd, buf, 0, metaLen + 8, size - metaLen - 8);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
     const meta = hyparquet().parquetMetadata(ab, { parsers: QUIRE_PARQUET_PARSERS });
-    // Oldest entry out first: Map keeps insertion order.
-    if (footerCache.size >= FOOTER_CACHE_ENTRIES) footerCache.delete(footerCache.keys().next().value!);
-    footerCache.set(file, { stamp, meta });
+    if (cached !== undefined) {
+      footerCache.delete(file);
+      footerCacheBytes -= cached.bytes;
+    }
+    // Oldest entries out first: Map keeps insertion order.
+    while (footerCache.size > 0 && (footerCache.size >= FOOTER_CACHE_ENTRIES || footerCacheBytes + metaLen > FOOTER_CACHE_BYTES)) {
+      const [oldest, entry] = footerCache.entries().next().value!;
+      footerCache.delete(oldest);
+      footerCacheBytes -= entry.bytes;
+    }
+    footerCache.set(file, { stamp, meta, bytes: metaLen });
+    footerCacheBytes += metaLen;
     return meta;
   } catch (e) {
     if (e instanceof QuireError) throw e;
@@ -140,6 +157,48 @@ function elementType(e: SchemaElement): DataType {
       if (lt?.type === 'FLOAT16') return T.float4;
       return T.text;
   }
+}
+
+/**
+ * A footer whose top-level DECIMAL leaves stored as INT32, INT64 or FIXED_LEN_BYTE_ARRAY are left
+ * unannotated, for hyparquet's general path (pages the flat decoder does not read, e.g. DELTA_BINARY_PACKED):
+ * annotated, it divides each value into a double (inexact with a scale, or past 2^53); unannotated it
+ * hands over the unscaled integers or bytes, which exactDecimals makes Numerics of with the column's scale.
+ */
+const rawDecimalFooters = new WeakMap<FileMetaData, { meta: FileMetaData; scales: Map<string, number> }>();
+
+function rawDecimalFooter(meta: FileMetaData): { meta: FileMetaData; scales: Map<string, number> } {
+  let raw = rawDecimalFooters.get(meta);
+  if (raw !== undefined) return raw;
+  const scales = new Map<string, number>();
+  const leaves = new Set<SchemaElement>();
+  for (const c of hyparquet().parquetSchema(meta).children) {
+    const e = c.element;
+    const decimal = e.converted_type === 'DECIMAL' || e.logical_type?.type === 'DECIMAL';
+    if (!decimal || c.children.length > 0 || e.repetition_type === 'REPEATED') continue;
+    if (e.type !== 'INT32' && e.type !== 'INT64' && e.type !== 'FIXED_LEN_BYTE_ARRAY') continue;
+    const scale = e.logical_type?.type === 'DECIMAL' ? e.logical_type.scale : (e.scale ?? 0);
+    if (scale < 0) continue;
+    leaves.add(e);
+    scales.set(e.name, scale);
+  }
+  const schema = leaves.size === 0 ? meta.schema : meta.schema.map((e) => (leaves.has(e) ? { ...e, converted_type: undefined, logical_type: undefined } : e));
+  raw = { meta: leaves.size === 0 ? meta : { ...meta, schema }, scales };
+  rawDecimalFooters.set(meta, raw);
+  return raw;
+}
+
+/** Unscaled DECIMAL values (numbers, bigints or big-endian bytes) from hyparquet as exact Numerics. */
+function exactDecimals(data: unknown, scale: number): Value[] {
+  const raw = data as ArrayLike<unknown>;
+  const out = new Array<Value>(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const v = raw[i];
+    if (v === null || v === undefined) out[i] = null;
+    else if (v instanceof Uint8Array) out[i] = Numeric.of(bigEndianSigned(v, 0, v.length), scale);
+    else out[i] = Numeric.of(BigInt(v as number | bigint), scale);
+  }
+  return out;
 }
 
 /** Column plans by footer: binding and every file a scan opens need them, and a footer stays cached while its file is unchanged. */
@@ -763,7 +822,7 @@ class ParquetScanState {
   openScan(): Promise<ParquetScan> {
     this.scan ??= hyparquet().parquetScan({
       file: this.opened!.buffer,
-      metadata: this.metadata,
+      metadata: rawDecimalFooter(this.metadata).meta,
       columns: this.scanColumns,
       parsers: QUIRE_PARQUET_PARSERS,
       compressors: PARQUET_DECOMPRESSORS,
@@ -863,7 +922,9 @@ class ParquetScanState {
   /** hyparquet's general path for column c over the current range. */
   async generalColumn(c: ColumnPlan): Promise<unknown> {
     const scan = await this.openScan();
-    return scan.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
+    const data = await scan.readColumn({ column: c.field.name, rowStart: this.rangeStart, rowEnd: this.rangeEnd });
+    const scale = rawDecimalFooter(this.metadata).scales.get(c.field.name);
+    return scale === undefined ? data : exactDecimals(data, scale);
   }
 
   /** Reads the next range with rows to output (into `data` and `rows`); false when the file has no more. */
@@ -1069,7 +1130,7 @@ class ParquetScanState {
       return d;
     }
     if (at === 0 && n === d.values.length) return d;
-    const part: FlatColumnData = { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary };
+    const part: FlatColumnData = { values: d.values.subarray(at, at + n), objects: d.objects, nulls: d.nulls === null ? null : d.nulls.subarray(at, at + n), dictionary: d.dictionary, decimalScale: d.decimalScale, plain: d.plain };
     return part;
   }
 
@@ -1138,6 +1199,7 @@ function flatBatchColumn(d: FlatColumnData, c: ColumnPlan, from: number, to: num
   const codes = dictCodes(d, from, to);
   // Text whose rows are all dictionary entries goes as codes: its strings are built only if read.
   if (codes !== null) return codedTextColumn(c.field.type, codes, nulls);
+  if (d.decimalScale >= 0) return makeColumn(c.field.type, decimalObjects(d, from, to), nulls, null);
   return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, from, to) : d.values.subarray(from, to), nulls, null);
 }
 
