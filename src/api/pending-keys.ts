@@ -10,10 +10,11 @@
  * or rolls back (it is taken), where the committed row alone would refuse it at once.
  *
  * Keys are registered per committed table (transaction copies share it), per unique key and per
- * transaction, into a key set of the transaction's own (key-set.ts, the unique index's compact set: a few tens of
- * nanoseconds and about 16-32 bytes an integer key, no object per key), dropped when the transaction
- * ends. A statement that commits as it ends (autocommit) only looks: it registers nothing, as nothing
- * of it stays uncommitted past it. A bulk INSERT … SELECT inside a block registers its batches
+ * transaction, into a key set of the transaction's own (unique-key-set.ts, the unique index's compact
+ * set: a few tens of nanoseconds and about 16-32 bytes an integer key, no object per key; a key of
+ * several columns made of the rows' own values, no string joined per row), dropped when the
+ * transaction ends. A statement that commits as it ends (autocommit) only looks: it registers
+ * nothing, as nothing of it stays uncommitted past it. A bulk INSERT … SELECT inside a block registers its batches
  * themselves (the table holds them anyway) and their keys join the set only when another session
  * first asks about that table and key, so a bulk load nobody contends with builds no second index of
  * its rows. There is no limit on how many keys a transaction holds.
@@ -21,21 +22,16 @@
 import type { Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import type { MemoryTable } from '../storage/memory-table.js';
-import { KeySet } from '../storage/key-set.js';
-import { batchRowKey, indexKey } from '../storage/unique-index.js';
+import { uniqueKeySet } from '../storage/unique-index.js';
+import type { UniqueKeySet } from '../storage/unique-key-set.js';
 import type { LockOwner } from './row-locks.js';
-
-type KeyValue = number | string;
 
 /** One open transaction's uncommitted keys on one unique key of a table. */
 interface Hold {
   readonly owner: LockOwner;
-  readonly keys: KeySet;
+  readonly keys: UniqueKeySet;
   /** Batches whose keys join `keys` when another session first asks (a bulk INSERT's, read then). */
   lazy: Batch[];
-  /** The table (a transaction's copy) the batches are rows of, for their keys. */
-  readonly table: MemoryTable;
-  readonly key: readonly number[];
 }
 
 /** Per committed table, per unique key (its columns joined by commas), the transactions holding keys on it. */
@@ -58,45 +54,50 @@ export function rowsAt(snapshot: readonly Batch[], positions: readonly number[])
   return { snapshot, positions };
 }
 
-function eachKey(t: MemoryTable, key: readonly number[], src: KeyRows | RowsAt, fn: (k: KeyValue) => boolean): void {
+/**
+ * Calls `fn(b, i, null)` for each row of `src` held in a batch, `fn(null, 0, r)` for each value row
+ * `r`, until it returns true.
+ */
+function eachRow(src: KeyRows | RowsAt, fn: (b: Batch | null, i: number, r: readonly Value[] | null) => boolean): void {
   if ('positions' in src) {
     const { snapshot, positions } = src;
     let base = 0;
     let bi = 0;
     for (const p of positions) {
       while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
-      const k = batchRowKey(t, key, snapshot[bi]!, p - base);
-      if (k !== null && fn(k)) return;
+      if (fn(snapshot[bi]!, p - base, null)) return;
     }
     return;
   }
   if ('rows' in src) {
-    for (const r of src.rows) {
-      const k = indexKey(t, key, key.map((c) => r[c]!));
-      if (k !== null && fn(k)) return;
-    }
+    for (const r of src.rows) if (fn(null, 0, r)) return;
     return;
   }
-  for (const b of src.batches) {
-    for (let i = 0; i < b.length; i++) {
-      const k = batchRowKey(t, key, b, i);
-      if (k !== null && fn(k)) return;
-    }
-  }
+  for (const b of src.batches) for (let i = 0; i < b.length; i++) if (fn(b, i, null)) return;
+}
+
+/** The key on `key` of a row eachRow gives, added to `set`. */
+function addKey(set: UniqueKeySet, key: readonly number[], b: Batch | null, i: number, r: readonly Value[] | null): void {
+  if (b !== null) set.insertRow(b, i);
+  else set.insertVals(key.map((c) => r![c]!));
 }
 
 /** The keys of `h`, its lazily registered batches added first. */
-function heldKeys(h: Hold): KeySet {
+function heldKeys(h: Hold): UniqueKeySet {
   if (h.lazy.length > 0) {
     const batches = h.lazy;
     h.lazy = [];
     let n = 0;
     for (const b of batches) n += b.length;
     h.keys.reserve(n);
-    eachKey(h.table, h.key, { batches }, (k) => {
-      h.keys.add(k);
-      return false;
-    });
+    // addRows stops at a key the set holds (one this transaction gave up, then wrote again): on past it.
+    for (const b of batches) {
+      let from = 0;
+      while (from < b.length) {
+        const at = h.keys.addRows(b, from);
+        from = at < 0 ? b.length : at + 1;
+      }
+    }
   }
   return h.keys;
 }
@@ -110,10 +111,11 @@ export function pendingKeyHolder(t: MemoryTable, src: KeyRows, me: LockOwner | n
     if (holds === undefined || holds.length === 0) continue;
     const sets = holds.map(heldKeys);
     let found: LockOwner | null = null;
-    eachKey(t, key, src, (k) => {
-      for (let i = 0; i < sets.length; i++) {
-        if (sets[i]!.has(k)) {
-          found = holds[i]!.owner;
+    eachRow(src, (b, i, r) => {
+      const vals = b === null ? key.map((c) => r![c]!) : null;
+      for (let s = 0; s < sets.length; s++) {
+        if (vals !== null ? sets[s]!.hasVals(vals) : sets[s]!.hasRow(b!, i)) {
+          found = holds[s]!.owner;
           return true;
         }
       }
@@ -145,7 +147,7 @@ export function holdPendingKeys(t: MemoryTable, src: KeyRows | RowsAt, me: LockO
     if (list === undefined) table.set(id, (list = []));
     let h = list.find((x) => x.owner === me);
     if (h === undefined) {
-      const hold: Hold = { owner: me, keys: new KeySet(), lazy: [], table: t, key };
+      const hold: Hold = { owner: me, keys: uniqueKeySet(t, key), lazy: [] };
       h = hold;
       list.push(hold);
       me.onRelease(() => {
@@ -162,8 +164,8 @@ export function holdPendingKeys(t: MemoryTable, src: KeyRows | RowsAt, me: LockO
       for (const b of src.batches) into.lazy.push(b);
       continue;
     }
-    eachKey(t, key, src, (k) => {
-      into.keys.add(k);
+    eachRow(src, (b, i, r) => {
+      addKey(into.keys, key, b, i, r);
       return false;
     });
   }

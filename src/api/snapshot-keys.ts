@@ -18,7 +18,7 @@ import { QuireError } from '../common/errors.js';
 import { getValue, type Batch } from '../common/column.js';
 import type { Value } from '../common/types.js';
 import { rowIdentity, type MemoryTable } from '../storage/memory-table.js';
-import { checkUniqueKeys, checkUpdatedKeys, duplicateKey, indexKey, keysCommittedSince } from '../storage/unique-index.js';
+import { checkUniqueKeys, checkUpdatedKeys, duplicateKey, keysCommittedSince } from '../storage/unique-index.js';
 import type { KeyRows } from './pending-keys.js';
 import { byIdentity, followRow, type RowRef } from './row-lineage.js';
 import { rowPicker } from './row-merge.js';
@@ -133,8 +133,7 @@ export function checkKeysCommittedSince(host: UtilityHost, t: MemoryTable, src: 
     const taken = keysCommittedSince(t, key, base, stale);
     if (taken === null) continue;
     const check = (vals: readonly Value[]): void => {
-      const k = indexKey(t, key, vals);
-      if (k === null || !taken(k)) return;
+      if (!taken(vals)) return;
       if (onConflict) {
         throw new QuireError('40001', 'could not serialize access due to concurrent update', {
           detail: `Another transaction committed the key of table "${t.name}" after this transaction's snapshot.`,

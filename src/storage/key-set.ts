@@ -116,7 +116,7 @@ export class KeySet {
 }
 
 /** A slot for safe integer `k`: both 32-bit halves mixed, so keys differing only above 2^32 spread too. */
-function slotOf(k: number, mask: number): number {
+export function slotOf(k: number, mask: number): number {
   const hi = Math.floor(k / 4294967296) | 0;
   let h = Math.imul((k >>> 0) ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1);
   h ^= h >>> 15;

@@ -14,33 +14,26 @@
  *
  * A check over a batch list that does not extend what the index covers (a REPEATABLE READ snapshot
  * older than rows others committed and then rewrote) reads the whole list, as a check without an index.
+ *
+ * How a key's values are held and compared (one column's value, or several columns' as a pair of
+ * parts with no string joined per row): unique-key-set.ts.
  */
 import { QuireError } from '../common/errors.js';
 import { formatValue } from '../common/format-value.js';
 import { quoteIdent } from '../functions/scalar/support/quote.js';
-import type { Batch, Column } from '../common/column.js';
-import type { DataType, Value } from '../common/types.js';
-import { storedData, storesColumn, type MemoryTable } from './memory-table.js';
-import { KeySet } from './key-set.js';
-
-/** A key as a hash-set member: a safe integer as itself, a text value as its string, anything else as tagged text (keyOf). Null when a part is NULL. */
-type KeyValue = number | string;
+import type { Batch } from '../common/column.js';
+import type { Value } from '../common/types.js';
+import { storesColumn, type MemoryTable } from './memory-table.js';
+import { cell, keyValue, UniqueKeySet, type KeyPart } from './unique-key-set.js';
 
 export interface UniqueIndex {
   /** The committed batch list the set covers. */
   list: readonly Batch[];
-  keys: KeySet;
+  keys: UniqueKeySet;
   /** UPDATEs of exactly `list` not yet committed: what each changes in the set should it commit. */
   rewrites: Rewrite[];
   /** The keys of a bulk INSERT's batches into an empty set, should they commit after `list`. */
   offer: Offer | null;
-  /**
-   * A key of several columns checkNewBatch made last, and its columns' values: when the next commit
-   * adds one row holding those very values (that INSERT's row), the key is taken as it is instead of
-   * joined again, so an autocommit loop joins each row's key once, as a one-column key makes none.
-   */
-  checked: KeyValue | null;
-  readonly checkedVals: Value[];
 }
 
 /**
@@ -52,7 +45,7 @@ export interface UniqueIndex {
 interface Offer {
   readonly base: readonly Batch[];
   readonly batches: readonly Batch[];
-  readonly keys: KeySet;
+  readonly keys: UniqueKeySet;
 }
 
 /**
@@ -62,8 +55,9 @@ interface Offer {
  */
 interface Rewrite {
   readonly to: readonly Batch[];
-  readonly removed: readonly KeyValue[];
-  readonly added: readonly KeyValue[];
+  /** As UniqueKeySet.pushRow appends them. */
+  readonly removed: readonly KeyPart[];
+  readonly added: readonly KeyPart[];
 }
 
 /** Uncommitted UPDATEs remembered per index (rolled-back ones are only forgotten when others come). */
@@ -73,8 +67,8 @@ const MAX_REWRITES = 8;
 function applyRewrite(t: MemoryTable, idx: UniqueIndex, committed: readonly Batch[]): boolean {
   const r = idx.rewrites.find((x) => t.grewFrom(committed, x.to));
   if (r === undefined) return false;
-  for (const k of r.removed) idx.keys.delete(k);
-  for (const k of r.added) idx.keys.add(k);
+  idx.keys.deleteAll(r.removed);
+  idx.keys.addAll(r.added);
   idx.list = r.to;
   idx.rewrites = [];
   return true;
@@ -118,115 +112,16 @@ function gainedFrom(base: readonly Batch[], bi: number): number {
 
 /**
  * Adds the keys of rows from..b.length-1 of `b` to `keys`, throwing 23505 at the first one already
- * there. A one-column key stored as 32-bit integers (int2, int4, date) is read straight from the
- * column: building the index of a million-row table is then a few tens of milliseconds instead of a
- * boxed value and a key function per row.
+ * there.
  */
-function addBatchKeys(t: MemoryTable, key: readonly number[], keys: KeySet, b: Batch, from: number): void {
-  const col = key.length === 1 ? b.columns[key[0]!]! : null;
-  // As stored: col.data of a text column of the open batch would copy its rows.
-  const stored = col !== null ? storedData(b, key[0]!) : null;
-  if (col !== null && stored instanceof Int32Array) {
-    const data = stored;
-    const nulls = col.nulls;
-    for (let i = from; i < b.length; i++) {
-      if (nulls !== null && nulls[i] === 1) continue;
-      if (!keys.insert(data[i]!)) throw duplicateKey(t, key, rowVals(key, b, i));
-    }
-    return;
-  }
-  const texts = col !== null ? textKeyData(t, key, b) : null;
-  if (texts !== null) {
-    const nulls = col!.nulls;
-    for (let i = from; i < b.length; i++) {
-      const k = texts[i];
-      // NULL as the column's null map or as the value itself (getValue reads both).
-      if ((nulls !== null && nulls[i] === 1) || k === null || k === undefined) continue;
-      if (!keys.insert(k as string)) throw duplicateKey(t, key, rowVals(key, b, i));
-    }
-    return;
-  }
-  for (let i = from; i < b.length; i++) {
-    const k = rowKey(t, key, b, i);
-    if (k === null) continue;
-    if (!keys.insert(k)) throw duplicateKey(t, key, rowVals(key, b, i));
-  }
+function addBatchKeys(t: MemoryTable, key: readonly number[], keys: UniqueKeySet, b: Batch, from: number): void {
+  const at = keys.addRows(b, from);
+  if (at >= 0) throw duplicateKey(t, key, rowVals(key, b, at));
 }
 
-/**
- * The strings of `b`'s column of a one-column key `key` of text, varchar or name, whose values are
- * their own keys (valueKey): read straight from the stored column as an int4 key is, where building
- * a million-row index spent half its time on a value and a key function per row. Null for any
- * other key.
- */
-function textKeyData(t: MemoryTable, key: readonly number[], b: Batch): readonly Value[] | null {
-  const n = t.schema[key[0]!]!.type.name;
-  if (n !== 'text' && n !== 'varchar' && n !== 'name') return null;
-  const data = storedData(b, key[0]!);
-  return Array.isArray(data) ? data : null;
-}
-
-/**
- * The key of values `vals` of key columns `key`. Integers of the safe range (int2, int4 and int8 all
- * hold them as numbers) key as themselves; the values of a text column as the strings themselves (no
- * key string made and kept per row, where the one-int-key paths make none either); other values by
- * type and text, as equal values of one column type print alike. A key of several columns joins its
- * parts' texts (joinPart) so that no two different rows join alike, whatever their text holds.
- */
-function keyOf(t: MemoryTable, key: readonly number[], vals: readonly Value[]): KeyValue | null {
-  if (key.length === 1) {
-    const v = vals[0]!;
-    return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
-  }
-  let s = '';
-  const last = key.length - 1;
-  for (let j = 0; j <= last; j++) {
-    const v = vals[j]!;
-    // NULL never equals anything: a key with a NULL part conflicts with no row.
-    if (v === null) return null;
-    s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
-  }
-  return s;
-}
-
-/**
- * `s` followed by a part of a key of several columns. Read from the start, every part but the last
- * ends where it says: an integer at the comma after its digits, anything else after the length
- * written before it; the last runs to the end. So two keys join alike only when every part does.
- */
-function joinPart(s: string, v: NonNullable<Value>, type: DataType, last: boolean): string {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return last ? s + String(v) : `${s}${v},`;
-  const p = partText(v, type);
-  return last ? s + p : `${s}${p.length}:${p}`;
-}
-
-/**
- * The key of non-null value `v` of a one-column key of type `type`. A column holds values of one
- * type, so its keys never mix a raw string (text) with a tagged one (any other type). Equality is
- * the type's own: text and varchar by their characters (the engine's C collation, deterministic, as
- * PostgreSQL's texteq compares bytes), char(n) without its trailing spaces (bpchareq ignores them),
- * float8's -0 as 0 (float8eq says they are equal).
- */
-function valueKey(v: NonNullable<Value>, type: DataType): KeyValue {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? 0 : v;
-  return partText(v, type);
-}
-
-/** valueKey as text, for a part of a key of several columns (a safe integer as its digits, -0 as 0). */
-function partText(v: NonNullable<Value>, type: DataType): string {
-  if (typeof v === 'string') {
-    const n = type.name;
-    if (n === 'text' || n === 'varchar' || n === 'name') return v;
-    if (n === 'bpchar') return trimSpaces(v);
-  } else if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? '0' : String(v);
-  return `${typeof v}:${formatValue(v, type)}`;
-}
-
-/** `s` without trailing spaces (bpchar's insignificant padding); `s` itself when it has none. */
-function trimSpaces(s: string): string {
-  let e = s.length;
-  while (e > 0 && s.charCodeAt(e - 1) === 32) e--;
-  return e === s.length ? s : s.slice(0, e);
+/** A set for the keys on `key` of `t`, room made for `expected` of them. */
+function keySet(t: MemoryTable, key: readonly number[], expected = 8): UniqueKeySet {
+  return new UniqueKeySet(key.map((c) => t.schema[c]!.type), key, expected);
 }
 
 /** The constraint name of key `key` of `t` (tables saved before keys had names: `<table>_pkey`). */
@@ -242,37 +137,8 @@ export function duplicateKey(t: MemoryTable, key: readonly number[], vals: reado
   return new QuireError('23505', `duplicate key value violates unique constraint "${uniqueKeyName(t, key)}"`, { detail: `Key (${cols})=(${shown}) already exists.` });
 }
 
-/** The key of row `i` of `b` (no array for a one-column key, the usual primary key). */
-function rowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): KeyValue | null {
-  if (key.length === 1) {
-    const v = cell(b, key[0]!, i);
-    return v === null ? null : valueKey(v, t.schema[key[0]!]!.type);
-  }
-  let s = '';
-  const last = key.length - 1;
-  for (let j = 0; j <= last; j++) {
-    const v = cell(b, key[j]!, i);
-    if (v === null) return null;
-    s = joinPart(s, v, t.schema[key[j]!]!.type, j === last);
-  }
-  return s;
-}
-
 function rowVals(key: readonly number[], b: Batch, i: number): Value[] {
   return key.map((c) => cell(b, c, i));
-}
-
-/**
- * Row `i` of column `c` of `b`, as getValue reads it but from the stored buffers (storedData): the
- * table's open batch is read after every commit, and reading its text column through the column
- * copied all its rows (up to a thousand) per commit, garbage a one-int-key table never made.
- */
-function cell(b: Batch, c: number, i: number): Value {
-  const nulls = b.columns[c]!.nulls;
-  if (nulls !== null && nulls[i] === 1) return null;
-  const d = storedData(b, c);
-  if (d instanceof Uint8Array) return d[i] === 1;
-  return d[i] as Value;
 }
 
 /**
@@ -297,7 +163,6 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
       const keys = idx.keys;
       const base = idx.list;
       const gained = gainedRows(committed, base);
-      if (gained === 1 && idx.checked !== null && addChecked(t, key, idx, committed)) return idx;
       keys.reserve(gained);
       for (let bi = Math.max(0, base.length - 1); bi < committed.length; bi++) addBatchKeys(t, key, keys, committed[bi]!, gainedFrom(base, bi));
       idx.list = committed;
@@ -306,27 +171,11 @@ function committedIndex(t: MemoryTable, key: readonly number[]): UniqueIndex {
   }
   let rows = 0;
   for (const b of committed) rows += b.length;
-  const keys = new KeySet(rows);
+  const keys = keySet(t, key, rows);
   for (const b of committed) addBatchKeys(t, key, keys, b, 0);
-  idx = { list: committed, keys, rewrites: [], offer: null, checked: null, checkedVals: [] };
+  idx = { list: committed, keys, rewrites: [], offer: null };
   holder.set(key, idx);
   return idx;
-}
-
-/**
- * Adds the key of the one row `committed` gained over the index (its last) when it holds the values
- * checkNewBatch last made a key of (the key is then that one); false, with nothing done, otherwise.
- */
-function addChecked(t: MemoryTable, key: readonly number[], idx: UniqueIndex, committed: readonly Batch[]): boolean {
-  const b = committed[committed.length - 1]!;
-  const i = b.length - 1;
-  const vals = idx.checkedVals;
-  for (let j = 0; j < key.length; j++) if (cell(b, key[j]!, i) !== vals[j]) return false;
-  const k = idx.checked!;
-  idx.checked = null;
-  if (!idx.keys.insert(k)) throw duplicateKey(t, key, rowVals(key, b, i));
-  idx.list = committed;
-  return true;
 }
 
 /**
@@ -374,12 +223,7 @@ export function checkNewBatch(t: MemoryTable, b: Batch): void {
   const key = keys[0]!;
   const idx = committedIndex(t, key);
   if (idx.list !== t.snapshot()) return checkKeys(t, t.snapshot(), [b], []);
-  const k = rowKey(t, key, b, 0);
-  if (k !== null && idx.keys.has(k)) throw duplicateKey(t, key, rowVals(key, b, 0));
-  if (k !== null && key.length > 1) {
-    idx.checked = k;
-    for (let j = 0; j < key.length; j++) idx.checkedVals[j] = cell(b, key[j]!, 0);
-  }
+  if (idx.keys.hasRow(b, 0)) throw duplicateKey(t, key, rowVals(key, b, 0));
 }
 
 function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly Batch[], newRows: readonly (readonly Value[])[]): void {
@@ -399,10 +243,10 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
   if (indexed) others = gainedRows(existing, covered);
   else for (const b of existing) others += b.length;
   // A single row to check (a one-row INSERT) has only the index to collide with: no set of its own.
-  let seen: KeySet[] | null = null;
+  let seen: UniqueKeySet[] | null = null;
   if (gained + others > 1) {
     seen = new Array(keys.length);
-    for (let ki = 0; ki < keys.length; ki++) seen[ki] = new KeySet(gained);
+    for (let ki = 0; ki < keys.length; ki++) seen[ki] = keySet(t, keys[ki]!, gained);
   }
   if (indexed) {
     for (let bi = Math.max(0, covered.length - 1); bi < existing.length; bi++) {
@@ -411,7 +255,12 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
     }
   } else for (const b of existing) for (let i = 0; i < b.length; i++) checkBatchRow(t, null, seen, b, i);
   for (const b of added) {
-    if (keys.length === 1 && int32KeyRows(t, keys[0]!, b, indexes?.[0]!.keys ?? null, seen?.[0] ?? null)) continue;
+    if (keys.length === 1 && seen !== null) {
+      // The table's only key: the set reads the batch's key columns a whole batch at a time (addRows).
+      const at = seen[0]!.addRows(b, 0, indexes?.[0]!.keys ?? null);
+      if (at >= 0) throw duplicateKey(t, keys[0]!, rowVals(keys[0]!, b, at));
+      continue;
+    }
     for (let i = 0; i < b.length; i++) checkBatchRow(t, indexes, seen, b, i);
   }
   for (const r of newRows) {
@@ -419,8 +268,7 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
       const key = keys[ki]!;
       const vals: Value[] = new Array(key.length);
       for (let j = 0; j < key.length; j++) vals[j] = r[key[j]!]!;
-      const k = keyOf(t, key, vals);
-      if (k !== null && taken(indexes, seen, ki, k)) throw duplicateKey(t, key, vals);
+      if ((indexes !== null && indexes[ki]!.keys.hasVals(vals)) || (seen !== null && !seen[ki]!.insertVals(vals))) throw duplicateKey(t, key, vals);
     }
   }
   // Only the statement's batches were checked, into sets of their own (the index covers everything
@@ -433,55 +281,12 @@ function checkKeys(t: MemoryTable, existing: readonly Batch[], added: readonly B
   }
 }
 
-/** Whether key `k` of key number `ki` is taken: by a committed row (`indexes`, when they cover the rows checked) or by a row checked before (added to `seen` now). */
-function taken(indexes: readonly UniqueIndex[] | null, seen: readonly KeySet[] | null, ki: number, k: KeyValue): boolean {
-  return (indexes !== null && indexes[ki]!.keys.has(k)) || (seen !== null && !seen[ki]!.insert(k));
-}
-
-/** Row `i` of `b` against every key of `t`, in order: 23505 naming the first key whose value is taken. */
-function checkBatchRow(t: MemoryTable, indexes: readonly UniqueIndex[] | null, seen: readonly KeySet[] | null, b: Batch, i: number): void {
+/** Row `i` of `b` against every key of `t`, in order: 23505 naming the first key whose value is taken, by a committed row (`indexes`, when they cover the rows checked) or by a row checked before (added to `seen` now). */
+function checkBatchRow(t: MemoryTable, indexes: readonly UniqueIndex[] | null, seen: readonly UniqueKeySet[] | null, b: Batch, i: number): void {
   const keys = t.uniqueKeys;
   for (let ki = 0; ki < keys.length; ki++) {
-    const key = keys[ki]!;
-    const k = rowKey(t, key, b, i);
-    if (k !== null && taken(indexes, seen, ki, k)) throw duplicateKey(t, key, rowVals(key, b, i));
+    if ((indexes !== null && indexes[ki]!.keys.hasRow(b, i)) || (seen !== null && !seen[ki]!.insertRow(b, i))) throw duplicateKey(t, keys[ki]!, rowVals(keys[ki]!, b, i));
   }
-}
-
-/**
- * The rows of `b` checked against `committed` and added to `own` as batchRow does, for a table's only
- * key when it is one column stored as 32-bit integers (an int4 PRIMARY KEY): read straight from the
- * column, where a bulk INSERT … SELECT spent most of its check boxing each value and calling a key
- * function and a closure per row. A key of one text column goes to textKeyRows; false (nothing
- * checked) for any other column.
- */
-function int32KeyRows(t: MemoryTable, key: readonly number[], b: Batch, committed: KeySet | null, own: KeySet | null): boolean {
-  if (key.length !== 1) return false;
-  const col = b.columns[key[0]!]!;
-  if (!(col.data instanceof Int32Array)) return textKeyRows(t, key, b, col, committed, own);
-  const data = col.data;
-  const nulls = col.nulls;
-  for (let i = 0; i < b.length; i++) {
-    if (nulls !== null && nulls[i] === 1) continue;
-    // An Int32Array holds no -0 and only safe integers: the value is its key, as rowKey makes it.
-    const k = data[i]!;
-    if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicateKey(t, key, rowVals(key, b, i));
-  }
-  return true;
-}
-
-/** int32KeyRows for a key of one text, varchar or name column (textKeyData): each string is its key. */
-function textKeyRows(t: MemoryTable, key: readonly number[], b: Batch, col: Column, committed: KeySet | null, own: KeySet | null): boolean {
-  const data = textKeyData(t, key, b);
-  if (data === null) return false;
-  const nulls = col.nulls;
-  for (let i = 0; i < b.length; i++) {
-    const v = data[i];
-    if ((nulls !== null && nulls[i] === 1) || v === null || v === undefined) continue;
-    const k = v as string;
-    if ((committed !== null && committed.has(k)) || (own !== null && !own.insert(k))) throw duplicateKey(t, key, rowVals(key, b, i));
-  }
-  return true;
 }
 
 /**
@@ -505,37 +310,28 @@ export function checkUpdatedKeys(t: MemoryTable, snapshot: readonly Batch[], pos
   const touched = t.uniqueKeys.map((key) => key.some((c) => assigned.includes(c)));
   const keys = t.uniqueKeys.filter((_, ki) => touched[ki]);
   const indexes = all.filter((_, ki) => touched[ki]);
-  const changes = keys.map(() => ({ removed: [] as KeyValue[], added: [] as KeyValue[] }));
+  const changes = keys.map(() => ({ removed: [] as KeyPart[], added: [] as KeyPart[] }));
   // Old keys of the changed rows, read at their positions.
-  const old = keys.map(() => new Set<KeyValue>());
+  const old = keys.map((key) => keySet(t, key, positions.length));
   let base = 0;
   let bi = 0;
   for (const p of positions) {
     while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
     const b = snapshot[bi]!;
-    keys.forEach((key, ki) => {
-      const k = rowKey(t, key, b, p - base);
-      if (k !== null) {
-        old[ki]!.add(k);
-        changes[ki]!.removed.push(k);
-      }
-    });
+    for (let ki = 0; ki < keys.length; ki++) {
+      if (old[ki]!.pushRow(changes[ki]!.removed, b, p - base)) old[ki]!.insertRow(b, p - base);
+    }
   }
   keys.forEach((key, ki) => {
-    const own = new Set<KeyValue>();
-    forGained(snapshot, covered, (b, i) => {
-      const k = rowKey(t, key, b, i);
-      if (k !== null) own.add(k);
-    });
-    const taken = new Set<KeyValue>();
+    const own = keySet(t, key);
+    forGained(snapshot, covered, (b, i) => void own.insertRow(b, i));
+    const taken = keySet(t, key, newRows.length);
     for (const r of newRows) {
       const vals = key.map((c) => r[c]!);
-      const k = keyOf(t, key, vals);
-      if (k === null) continue;
-      const heldByOther = (indexes[ki]!.keys.has(k) || own.has(k)) && !old[ki]!.has(k);
-      if (heldByOther || taken.has(k)) throw duplicateKey(t, key, vals);
-      taken.add(k);
-      changes[ki]!.added.push(k);
+      // A key with a NULL part is neither held nor taken (hasVals false, insertVals true) and not pushed.
+      const heldByOther = (indexes[ki]!.keys.hasVals(vals) || own.hasVals(vals)) && !old[ki]!.hasVals(vals);
+      if (heldByOther || !taken.insertVals(vals)) throw duplicateKey(t, key, vals);
+      taken.pushVals(changes[ki]!.added, vals);
     }
   });
   // An UPDATE of exactly the committed rows: should it commit, each index follows it by its changes.
@@ -565,13 +361,12 @@ export function noteDeletedKeys(t: MemoryTable, snapshot: readonly Batch[], posi
     const idx = committedIndex(t, key);
     const covered = idx.list;
     if (snapshot.length !== covered.length || !snapshot.every((b, i) => b === covered[i])) continue;
-    const removed: KeyValue[] = [];
+    const removed: KeyPart[] = [];
     let base = 0;
     let bi = 0;
     for (const p of positions) {
       while (p >= base + snapshot[bi]!.length) base += snapshot[bi++]!.length;
-      const k = rowKey(t, key, snapshot[bi]!, p - base);
-      if (k !== null) removed.push(k);
+      idx.keys.pushRow(removed, snapshot[bi]!, p - base);
     }
     idx.rewrites.push({ to, removed, added: [] });
     if (idx.rewrites.length > MAX_REWRITES) idx.rewrites.shift();
@@ -586,14 +381,11 @@ export function noteDeletedKeys(t: MemoryTable, snapshot: readonly Batch[], posi
 export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: readonly Batch[], rows: readonly (readonly Value[])[]): boolean[] | null {
   const idx = committedIndex(t, key);
   if (!t.grewFrom(snapshot, idx.list)) return null;
-  const own = new Set<KeyValue>();
-  forGained(snapshot, idx.list, (b, i) => {
-    const k = rowKey(t, key, b, i);
-    if (k !== null) own.add(k);
-  });
+  const own = keySet(t, key);
+  forGained(snapshot, idx.list, (b, i) => void own.insertRow(b, i));
   return rows.map((r) => {
-    const k = keyOf(t, key, key.map((c) => r[c]!));
-    return k !== null && (idx.keys.has(k) || own.has(k));
+    const vals = key.map((c) => r[c]!);
+    return idx.keys.hasVals(vals) || own.hasVals(vals);
   });
 }
 
@@ -606,54 +398,46 @@ export function keysHeld(t: MemoryTable, key: readonly number[], snapshot: reado
  * when a key it holds is asked about. `stale`: rows of `base` others changed or deleted since, whose
  * keys a committed row holding them again holds as a row `base` does not show.
  */
-export function keysCommittedSince(t: MemoryTable, key: readonly number[], base: readonly Batch[], stale: readonly { readonly batch: Batch; readonly index: number }[] = []): ((k: KeyValue) => boolean) | null {
+export function keysCommittedSince(t: MemoryTable, key: readonly number[], base: readonly Batch[], stale: readonly { readonly batch: Batch; readonly index: number }[] = []): ((vals: readonly Value[]) => boolean) | null {
   const current = t.committedSnapshot();
   if (current === base) return null;
   if (t.grewFrom(current, base)) {
     const n = gainedRows(current, base);
     if (n === 0) return null;
-    const gained = new KeySet(n);
-    for (let bi = Math.max(0, base.length - 1); bi < current.length; bi++) {
-      const b = current[bi]!;
-      for (let i = gainedFrom(base, bi); i < b.length; i++) {
-        const k = rowKey(t, key, b, i);
-        if (k !== null) gained.add(k);
-      }
-    }
-    return (k) => gained.has(k);
+    const gained = keySet(t, key, n);
+    for (let bi = Math.max(0, base.length - 1); bi < current.length; bi++) for (let i = gainedFrom(base, bi); i < current[bi]!.length; i++) gained.insertRow(current[bi]!, i);
+    return (vals) => gained.hasVals(vals);
   }
   const committed = committedIndex(t, key).keys;
-  let before: KeySet | null = null;
-  return (k) => {
-    if (!committed.has(k)) return false;
+  let before: UniqueKeySet | null = null;
+  return (vals) => {
+    if (!committed.hasVals(vals)) return false;
     if (before === null) {
       let rows = 0;
       for (const b of base) rows += b.length;
-      const seen = new KeySet(rows);
-      for (const b of base) {
-        for (let i = 0; i < b.length; i++) {
-          const bk = rowKey(t, key, b, i);
-          if (bk !== null) seen.add(bk);
-        }
-      }
-      for (const r of stale) {
-        const sk = rowKey(t, key, r.batch, r.index);
-        if (sk !== null) seen.delete(sk);
-      }
+      const seen = keySet(t, key, rows);
+      for (const b of base) for (let i = 0; i < b.length; i++) seen.insertRow(b, i);
+      for (const r of stale) seen.deleteRow(r.batch, r.index);
       before = seen;
     }
-    return !before.has(k);
+    return !before.hasVals(vals);
   };
 }
 
-/** How the index keys `vals` of key columns `key` of `t` (null when a part is NULL). */
+/**
+ * The key of values `vals` of key columns `key` of `t` as one value (null when a part is NULL): equal
+ * for rows the index takes as the same key, for a Map of rows by key.
+ */
 export function indexKey(t: MemoryTable, key: readonly number[], vals: readonly Value[]): number | string | null {
-  return keyOf(t, key, vals);
+  return keyValue(key.map((c) => t.schema[c]!.type), vals);
 }
 
-/** indexKey of row `i` of batch `b` of `t`. */
-export function batchRowKey(t: MemoryTable, key: readonly number[], b: Batch, i: number): number | string | null {
-  return rowKey(t, key, b, i);
+/**
+ * A set for keys on `key` of `t` (an open transaction's pending keys): equal as the index takes
+ * them equal.
+ */
+export function uniqueKeySet(t: MemoryTable, key: readonly number[]): UniqueKeySet {
+  return keySet(t, key);
 }
 
 /**
@@ -663,21 +447,18 @@ export function batchRowKey(t: MemoryTable, key: readonly number[], b: Batch, i:
 export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonly number[])[], rows: readonly Value[][], existing: readonly Batch[] = t.snapshot()): Value[][] {
   const taken = arbiters.map((key) => {
     const idx = committedIndex(t, key);
-    const own = new Set<KeyValue>();
+    const own = keySet(t, key);
     const indexed = t.grewFrom(existing, idx.list);
-    const add = (b: Batch, i: number): void => {
-      const k = rowKey(t, key, b, i);
-      if (k !== null) own.add(k);
-    };
+    const add = (b: Batch, i: number): void => void own.insertRow(b, i);
     if (indexed) forGained(existing, idx.list, add);
     else for (const b of existing) for (let i = 0; i < b.length; i++) add(b, i);
     return { committed: indexed ? idx.keys : null, own };
   });
   const kept: Value[][] = [];
   for (const r of rows) {
-    const keys = arbiters.map((key) => keyOf(t, key, key.map((c) => r[c]!)));
-    if (keys.some((k, a) => k !== null && (taken[a]!.committed?.has(k) === true || taken[a]!.own.has(k)))) continue;
-    keys.forEach((k, a) => k !== null && taken[a]!.own.add(k));
+    const vals = arbiters.map((key) => key.map((c) => r[c]!));
+    if (vals.some((v, a) => taken[a]!.committed?.hasVals(v) === true || taken[a]!.own.hasVals(v))) continue;
+    vals.forEach((v, a) => taken[a]!.own.insertVals(v));
     kept.push(r);
   }
   return kept;
@@ -693,15 +474,9 @@ export function rowsWithoutConflicts(t: MemoryTable, arbiters: readonly (readonl
 export function keyPresence(t: MemoryTable, key: readonly number[], current: readonly Batch[]): (vals: readonly Value[]) => boolean {
   const idx = committedIndex(t, key);
   const indexed = t.grewFrom(current, idx.list);
-  const own = new KeySet(indexed ? gainedRows(current, idx.list) : 0);
-  const collect = (b: Batch, i: number): void => {
-    const k = rowKey(t, key, b, i);
-    if (k !== null) own.add(k);
-  };
+  const own = keySet(t, key, indexed ? gainedRows(current, idx.list) : 0);
+  const collect = (b: Batch, i: number): void => void own.insertRow(b, i);
   if (indexed) forGained(current, idx.list, collect);
   else for (const b of current) for (let i = 0; i < b.length; i++) collect(b, i);
-  return (vals) => {
-    const k = keyOf(t, key, vals);
-    return k !== null && ((indexed && idx.keys.has(k)) || own.has(k));
-  };
+  return (vals) => (indexed && idx.keys.hasVals(vals)) || own.hasVals(vals);
 }
