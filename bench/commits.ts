@@ -12,6 +12,7 @@
  *
  *   npx tsx bench/commits.ts [--commits 200] [--existing 0,100000] [--bulk 1000000] [--warmup 200] [--runs 1]
  *                            [--engines quire,quire-pgwire,quire-pgwire-proc,sqlite,pglite] [--primary-key] [--text-key] [--key int-text] [--foreign-key] [--params]
+ *                            [--each] (every run's figures too, one JSON line each)
  *                            [--clients 8] (engines quire-sessions, quire-pgwire-clients, quire-pgwire-proc-clients, sqlite-connections)
  *
  * quire-pgwire-proc-raw is quire-pgwire-proc with node-postgres replaced by the least client the
@@ -23,7 +24,8 @@
  * quire-pgwire's includes node-postgres, the client; quire-pgwire-proc's adds the server process's,
  * which `server CPU µs/commit` shows alone; `main thread µs/commit` is this process's event-loop
  * thread alone, where Linux tells it; `main thread queued µs/commit` the time it was ready to run but
- * waited for a core, so that wall time minus both is the wait on the disk).
+ * waited for a core, so that wall time minus both is the wait on the disk; `GC ms` the garbage
+ * collector's pauses of this process that began within the series, `GCs` how many).
  *
  * `--params` sends each commit's INSERT as `INSERT INTO t VALUES ($1, $2, $3)` with its values, as
  * drivers send queries with values (node-postgres: Parse, Bind, Execute, Sync; better-sqlite3: one
@@ -51,6 +53,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { connect as netConnect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +98,7 @@ const PARAMS = process.argv.includes('--params');
 const insertParams = (table: string): string => `INSERT INTO ${table} VALUES ($1, $2, $3)`;
 const DIR = arg('dir', tmpdir());
 const CLIENTS = Number(arg('clients', '8'));
+const EACH = process.argv.includes('--each');
 const KEYS = ['none', 'int4', 'int8', 'text', 'int-text'];
 /** The table's key (--key); --primary-key is --key int4, --text-key is --key text. */
 const KEY = arg('key', process.argv.includes('--text-key') ? 'text' : process.argv.includes('--primary-key') ? 'int4' : 'none');
@@ -389,6 +393,29 @@ function schedstat(field: number): number | null {
   }
 }
 
+/**
+ * The garbage collector's pauses of this process (start, duration in ms), as V8 reports them: a
+ * series' column `GC ms` sums those that began within it. A bulk load leaves its rows' values young,
+ * and the scavenge that first moves them to the old generation falls in whatever runs next.
+ */
+const gcPauses: { start: number; ms: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, ms: e.duration });
+}).observe({ entryTypes: ['gc'] });
+
+/** GC pause (ms) and collections that began in [from, to); entries arrive after the fact, so call it after a turn of the event loop. */
+function gcWithin(from: number, to: number): { ms: number; count: number } {
+  let ms = 0;
+  let count = 0;
+  for (const g of gcPauses) {
+    if (g.start >= from && g.start < to) {
+      ms += g.ms;
+      count++;
+    }
+  }
+  return { ms, count };
+}
+
 async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
   for (const existing of EXISTING) {
@@ -426,7 +453,8 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       const cpu = process.cpuUsage(cpu0);
       const main = mainThreadCpu();
       const queued = mainThreadQueued();
-      const ms = performance.now() - t0;
+      const t1 = performance.now();
+      const ms = t1 - t0;
       const server = ((await e.serverCpu?.()) ?? 0) - server0;
       const syncs = await e.syncs?.();
       const inline = await e.inlineSyncs?.();
@@ -436,6 +464,11 @@ async function measure(make: (dir: string) => Promise<Engine>): Promise<Record<s
       if (e.serverCpu !== undefined) out[`server CPU µs/commit (${existing} rows)`] = Math.round((server / COMMITS) * 10) / 10;
       if (main !== null && main0 !== null) out[`main thread µs/commit (${existing} rows)`] = Math.round(((main - main0) / COMMITS) * 10) / 10;
       if (queued !== null && queued0 !== null) out[`main thread queued µs/commit (${existing} rows)`] = Math.round(((queued - queued0) / COMMITS) * 10) / 10;
+      await new Promise((resolve) => setImmediate(resolve));
+      const gc = gcWithin(t0, t1);
+      // This process's collections only: a server process of its own (quire-pgwire-proc) is not counted.
+      out[`GC ms (${existing} rows)`] = Math.round(gc.ms * 10) / 10;
+      out[`GCs (${existing} rows)`] = gc.count;
       if (syncs !== undefined && syncs0 !== undefined) out[`fsyncs/commit (${existing} rows)`] = Math.round(((syncs - syncs0) / COMMITS) * 1000) / 1000;
       // The rest went through the thread pool: concurrent writers, or a disk the pacer judged slow.
       if (inline !== undefined && inline0 !== undefined) out[`inline/commit (${existing} rows)`] = Math.round(((inline - inline0) / COMMITS) * 1000) / 1000;
@@ -488,6 +521,8 @@ for (let r = 0; r < RUNS; r++) {
   for (let k = 0; k < engines.length; k++) {
     const i = (r + k) % engines.length;
     runs[i]!.push(await measure(engines[i]!));
+    // --each: every run's figures as they come, not only the medians (a disk that swings shows in them).
+    if (EACH) console.log(JSON.stringify({ run: r + 1, ...runs[i]![runs[i]!.length - 1] }));
   }
 }
 const median = (xs: number[]): number => {
