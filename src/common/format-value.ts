@@ -2,6 +2,7 @@
  * PostgreSQL text output functions (the `::text` / wire text format of every type), with the
  * default settings: DateStyle 'ISO, MDY', IntervalStyle 'postgres', extra_float_digits 1.
  */
+import { printfDigits } from './printf-digits.js';
 import { formatBytea } from './bytea.js';
 import { formatMoney, type Money } from './money.js';
 import { elementType, type ArrayValue, type DataType, type Value } from './types.js';
@@ -465,15 +466,15 @@ export function formatFloatG(v: number, precision: number): string {
   if (v === -Infinity) return '-Infinity';
   const p = Math.max(1, precision);
   if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const exp = Number(v.toExponential(p - 1).split('e')[1]);
+  const { digits, exp } = printfDigits(v, p);
+  const sign = v < 0 ? '-' : '';
   if (exp < -4 || exp >= p) {
-    const [mant, e] = v.toExponential(p - 1).split('e') as [string, string];
-    const m = mant.includes('.') ? mant.replace(/0+$/, '').replace(/\.$/, '') : mant;
-    const en = Number(e);
-    return `${m}e${en < 0 ? '-' : '+'}${String(Math.abs(en)).padStart(2, '0')}`;
+    const rest = digits.slice(1).replace(/0+$/, '');
+    return `${sign}${digits[0]}${rest === '' ? '' : `.${rest}`}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   }
-  const fixed = v.toFixed(Math.max(0, p - 1 - exp));
-  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+  const whole = exp >= 0 ? digits.slice(0, exp + 1) : '0';
+  const frac = (exp >= 0 ? digits.slice(exp + 1) : '0'.repeat(-exp - 1) + digits).replace(/0+$/, '');
+  return `${sign}${whole}${frac === '' ? '' : `.${frac}`}`;
 }
 
 /** Days since epoch → microseconds (used by casts). */

@@ -11,6 +11,7 @@
  * fixed point with guard digits and then rounded half away from zero to PostgreSQL's result scale;
  * only the result-scale *estimates* use doubles, exactly where PostgreSQL itself uses doubles.
  */
+import { printfDigits } from './printf-digits.js';
 import { QuireError } from './errors.js';
 
 const NUMERIC_MIN_SIG_DIGITS = 16;
@@ -194,32 +195,16 @@ export class Numeric {
     if (v === Infinity) return Numeric.POSITIVE_INFINITY;
     if (v === -Infinity) return Numeric.NEGATIVE_INFINITY;
     if (v === 0) return Numeric.ZERO;
-    // Mirrors snprintf("%.*g"): significant digits, then trailing fractional zeros dropped.
-    const e = v.toExponential(digits - 1);
-    // "d.ddd…e±x" (or "-d.ddd…e±x") read without splitting or a regex: the digits fit a double exactly.
-    const neg0 = v < 0 ? 1 : 0;
-    const at = neg0 + digits + 1;
-    if (e.charCodeAt(at) === 101 /* e */ && digits <= 15) {
-      let m = Number(e[neg0]! + e.slice(neg0 + 2, at));
-      let len = digits;
-      while (len > 1 && m % 10 === 0) {
-        m /= 10;
-        len--;
-      }
-      const scale = len - 1 - Number(e.slice(at + 1));
-      if (scale >= 0) return new Numeric(BigInt(neg0 === 1 ? -m : m), scale);
-    }
-    const [mant, exp] = e.split('e') as [string, string];
-    const neg = mant.startsWith('-');
-    const md = mant.replace('-', '').replace('.', '').replace(/0+$/, '') || '0';
-    const ex = Number(exp) - (md.length - 1);
-    let coef = BigInt(md);
-    let scale = -ex;
-    if (scale < 0) {
-      coef *= pow10(-scale);
-      scale = 0;
-    }
-    return new Numeric(neg ? -coef : coef, scale);
+    // Mirrors snprintf("%.*g"): significant digits (ties to even), then trailing fractional zeros dropped.
+    const { digits: ds, exp } = printfDigits(v, digits);
+    let len = ds.length;
+    while (len > 1 && ds.charCodeAt(len - 1) === 48) len--;
+    // At most 15 digits: exact in a double.
+    const m = Number(ds.slice(0, len));
+    const scale = len - 1 - exp;
+    const signed = v < 0 ? -m : m;
+    if (scale >= 0) return new Numeric(BigInt(signed), scale);
+    return new Numeric(BigInt(signed) * pow10(-scale), 0);
   }
 
   isNaN(): boolean {

@@ -1,5 +1,6 @@
 /** float4/float8 result checks as PostgreSQL's float.h does them: overflow only when no input was infinite. */
 import { err, SQLSTATE } from '../../../common/errors.js';
+import { formatFloatG } from '../../../common/format-value.js';
 
 export function floatOverflow(): never {
   throw err(SQLSTATE.numericValueOutOfRange, 'value out of range: overflow');
@@ -41,11 +42,5 @@ export function formatG(x: number): string {
   if (Number.isNaN(x)) return 'nan';
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const [mant, expStr] = x.toExponential(5).split('e');
-  const exp = Number(expStr);
-  if (exp < -4 || exp >= 6) {
-    const m = mant!.replace(/\.?0+$/, '');
-    return `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  return x.toFixed(Math.max(0, 5 - exp)).replace(/\.?0+$/, '');
+  return formatFloatG(x, 6);
 }
