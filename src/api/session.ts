@@ -158,6 +158,18 @@ export class Session {
   /** The session's sequence state (currval, lastval); set by the database that owns the session. */
   sequences: SessionSequences | undefined;
 
+  /** The text output settings that differ from their defaults (see EvalContext). */
+  private outputSettings(): { extraFloatDigits?: number; dateStyle?: string; intervalStyle?: string } {
+    const out: { extraFloatDigits?: number; dateStyle?: string; intervalStyle?: string } = {};
+    const efd = Number(this.get('extra_float_digits') ?? '1');
+    if (Number.isFinite(efd) && efd < 1) out.extraFloatDigits = efd;
+    const ds = this.get('datestyle');
+    if (ds !== undefined) out.dateStyle = ds;
+    const is = this.get('intervalstyle');
+    if (is !== undefined) out.intervalStyle = is;
+    return out;
+  }
+
   evalContext(statementTime: number): EvalContext {
     const self = this;
     return {
@@ -169,6 +181,7 @@ export class Session {
         self.rand = rng(Math.floor((seed + 1) * 2147483647));
       },
       setting: (n: string) => self.get(n),
+      ...this.outputSettings(),
       ...(this.access.files !== undefined ? { files: this.access.files } : {}),
       ...(this.sequences !== undefined ? { sequences: this.sequences.access() } : {}),
     };

@@ -9,7 +9,7 @@ import { Numeric, decodeNumericTypmod } from './numeric.js';
 import { Interval } from './interval.js';
 import { applyIntervalTypmod } from './interval-typmod.js';
 import { addMicros, checkTimestamp, dateToMicros, roundTimestamp, splitMicros, type Micros } from './datetime-calendar.js';
-import { formatValue } from './format-value.js';
+import { formatValue, type FormatContext } from './format-value.js';
 import { RecordValue } from './record-value.js';
 import { applyStringTypmod, parseValue } from './parse-value.js';
 import { applyBitTypmod } from './bit-string.js';
@@ -17,8 +17,8 @@ import { truncateName } from './name.js';
 import { localToUtc, utcOffsetSeconds } from './timezone.js';
 import { TimeTz, intervalToTime, roundTime, roundTimeTz, timeToInterval } from './time-of-day.js';
 
-export interface CastContext {
-  timezone?: string;
+/** The session's TimeZone and text output settings (a cast to text prints as the output function would). */
+export interface CastContext extends FormatContext {
   /** UTC microseconds for 'now'/'today' when casting text to date/time types. */
   now?: number;
 }

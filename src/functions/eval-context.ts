@@ -11,6 +11,13 @@ export interface EvalContext {
   setSeed(seed: number): void;
   /** Session settings visible to current_setting(). */
   setting(name: string): string | undefined;
+  /**
+   * Text output settings, read by formatValue when a value is cast or concatenated to text inside SQL
+   * (as PostgreSQL's output functions read them): extra_float_digits, DateStyle, IntervalStyle.
+   */
+  readonly extraFloatDigits?: number;
+  readonly dateStyle?: string;
+  readonly intervalStyle?: string;
   /** File confinement of the session; undefined = unconfined. */
   readonly files?: FileGate;
   /** The session's view of sequences (nextval, currval, setval, lastval); absent where there are none. */

@@ -43,7 +43,8 @@ const RT = {
     throw new QuireError('22003', `${what} out of range`);
   },
   cast(v: Value, from: DataType, to: DataType, ctx: ExecContext, explicit: boolean): Value {
-    return castValue(v, from, to, { timezone: ctx.eval.timezone }, explicit);
+    // The statement's EvalContext is a CastContext: its TimeZone and output settings, no object per call.
+    return castValue(v, from, to, ctx.eval, explicit);
   },
   cmp(a: Value, b: Value, t: DataType): number {
     return compareValues(a, b, t);

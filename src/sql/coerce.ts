@@ -125,7 +125,8 @@ function foldCast(c: Expr & { kind: 'cast' }, env: CoerceEnv, position: number):
     const arg = c.arg;
     return withPosition(position, () => ({
       kind: 'const',
-      value: castValue(arg.value, arg.type, c.type, { timezone: env.evalCtx.timezone }, c.explicit),
+      // The session's TimeZone and output settings: a date cast to text prints in its DateStyle.
+      value: castValue(arg.value, arg.type, c.type, env.evalCtx, c.explicit),
       type: c.type,
     }));
   }

@@ -1056,64 +1056,75 @@ export function mapChildren(e: Expr, f: (e: Expr) => Expr): Expr {
 
 /** PostgreSQL's FigureColname: the output name of an unnamed select-list item. */
 export function figureColname(n: Node): string {
+  return colnameOf(n)[0];
+}
+
+/**
+ * FigureColnameInternal: a name and its strength: 2 for a column, function or keyword expression, 1 for
+ * a cast's type name or "case" (an outer cast or CASE replaces them: CAST(DATE 'x' AS text) is "text",
+ * CASE … ELSE col END is "col"), 0 for "?column?".
+ */
+function colnameOf(n: Node): [string, number] {
   const tag = nodeTag(n);
   const b = nodeBody<AnyNode>(n);
   switch (tag) {
     case 'ColumnRef': {
       const f = b.fields as Node[];
       const last = f[f.length - 1]!;
-      return nodeTag(last) === 'String' ? strings([last])[0]! : '?column?';
+      return nodeTag(last) === 'String' ? [strings([last])[0]!, 2] : ['?column?', 0];
     }
     case 'FuncCall': {
       const parts = strings(b.funcname as Node[]);
-      return parts[parts.length - 1]!;
+      return [parts[parts.length - 1]!, 2];
     }
     case 'TypeCast': {
-      const inner = figureColname(b.arg as Node);
-      if (inner !== '?column?') return inner;
+      const inner = colnameOf(b.arg as Node);
+      if (inner[1] > 1) return inner;
       const names = strings((b.typeName as AnyNode).names as Node[]);
-      const last = names[names.length - 1]!;
-      return last;
+      return [names[names.length - 1]!, 1];
     }
-    case 'CaseExpr':
-      return b.defresult && figureColname(b.defresult as Node) !== '?column?' && false ? '' : 'case';
+    case 'CaseExpr': {
+      const inner: [string, number] = b.defresult ? colnameOf(b.defresult as Node) : ['?column?', 0];
+      return inner[1] > 1 ? inner : ['case', 1];
+    }
     case 'CoalesceExpr':
-      return 'coalesce';
+      return ['coalesce', 2];
     case 'GroupingFunc':
-      return 'grouping';
+      return ['grouping', 2];
     case 'MinMaxExpr':
-      return b.op === 'IS_GREATEST' ? 'greatest' : 'least';
+      return [b.op === 'IS_GREATEST' ? 'greatest' : 'least', 2];
     case 'NullIfExpr':
-      return 'nullif';
+      return ['nullif', 2];
     case 'A_Expr':
-      return b.kind === 'AEXPR_NULLIF' ? 'nullif' : '?column?';
+      return b.kind === 'AEXPR_NULLIF' ? ['nullif', 2] : ['?column?', 0];
     case 'SubLink': {
       const k = b.subLinkType as string;
-      if (k === 'EXISTS_SUBLINK') return 'exists';
-      if (k === 'ARRAY_SUBLINK') return 'array';
+      if (k === 'EXISTS_SUBLINK') return ['exists', 2];
+      if (k === 'ARRAY_SUBLINK') return ['array', 2];
       if (k === 'EXPR_SUBLINK') {
         const sel = nodeBody<SelectStmt>(b.subselect as Node);
         const t = sel.targetList?.[0];
         if (t) {
           const rt = nodeBody<AnyNode>(t);
-          return (rt.name as string | undefined) ?? figureColname(rt.val as Node);
+          if (rt.name !== undefined) return [rt.name as string, 2];
+          return colnameOf(rt.val as Node);
         }
       }
-      return '?column?';
+      return ['?column?', 0];
     }
     case 'SQLValueFunction': {
       const op = (b.op as string).replace('SVFOP_', '').replace(/_N$/, '').toLowerCase();
-      return op;
+      return [op, 2];
     }
     case 'CollateClause':
-      return figureColname(b.arg as Node);
+      return colnameOf(b.arg as Node);
     case 'A_Indirection': {
       // A field selection names the column; subscripts do not, so (f(x))[1] is named after f.
       const named = (b.indirection as Node[]).filter((i) => nodeTag(i) === 'String');
-      return named.length > 0 ? strings(named.slice(-1))[0]! : figureColname(b.arg as Node);
+      return named.length > 0 ? [strings(named.slice(-1))[0]!, 2] : colnameOf(b.arg as Node);
     }
     default:
-      return '?column?';
+      return ['?column?', 0];
   }
 }
 

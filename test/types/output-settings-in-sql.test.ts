@@ -1,0 +1,44 @@
+/**
+ * A value turned into text inside SQL (a cast, ||, concat, format, string_agg over casts) prints as
+ * its type's output function does under the session's settings, as in PostgreSQL: DateStyle,
+ * IntervalStyle and extra_float_digits, for constants folded at bind time and for column values alike.
+ * Checked against PostgreSQL (PGlite).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlDiff } from '../functions/sql-diff.js';
+
+let sql: SqlDiff;
+
+beforeAll(async () => {
+  sql = await SqlDiff.start(`CREATE TABLE v AS SELECT i, DATE '2020-01-31' + i AS d, TIMESTAMP '2021-03-04 05:06:07.5' + i * INTERVAL '1 day 1 hour' AS ts,
+    TIMESTAMPTZ '2021-03-04 05:06:07+02' + i * INTERVAL '1 hour' AS tz, i * INTERVAL '1 day 2 hours 3.25 seconds' AS iv, CAST(i AS float8) / 3 AS f,
+    CAST(i AS float4) / 3 AS r FROM generate_series(1, 40) AS s(i)`);
+}, 60_000);
+afterAll(async () => {
+  await sql.close();
+});
+
+const SELECTS = [
+  'SELECT i, CAST(d AS text), CAST(ts AS text), CAST(tz AS text), CAST(iv AS text), CAST(f AS text), CAST(r AS text) FROM v ORDER BY i',
+  "SELECT i, 'd=' || d, concat(ts, ' ', iv), format('%s|%s', f, r), CAST(d AS varchar) FROM v ORDER BY i",
+  'SELECT string_agg(CAST(d AS text), \',\' ORDER BY i), string_agg(CAST(f AS text), \';\' ORDER BY i) FROM v',
+  "SELECT CAST(DATE '2024-02-29' AS text), CAST(TIMESTAMP '2024-02-29 10:11:12' AS text), CAST(INTERVAL '3 days 04:05:06' AS text), CAST(CAST(0.1 AS float8) * 3 AS text), 'x' || DATE '1999-12-31'",
+];
+
+describe('text output inside SQL follows the session settings', () => {
+  it('DateStyle, IntervalStyle and extra_float_digits, set and reset', async () => {
+    const qs: string[] = [];
+    for (const set of [
+      "SET datestyle = 'German'",
+      "SET datestyle = 'SQL, DMY'",
+      "SET datestyle = 'Postgres, MDY'",
+      "SET intervalstyle = 'postgres_verbose'",
+      'SET extra_float_digits = 0',
+      'SET extra_float_digits = -4',
+      'RESET ALL',
+    ]) {
+      qs.push(set, ...SELECTS);
+    }
+    expect(await sql.mismatches(qs)).toEqual([]);
+  });
+});
