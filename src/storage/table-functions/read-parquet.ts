@@ -306,6 +306,33 @@ function statValue(p: ColumnPlan, v: Value): unknown {
   return v;
 }
 
+/**
+ * The range of strings a LIKE pattern's fixed ASCII prefix allows (before its first unescaped % or _):
+ * [prefix, prefix with its last character incremented); null when the prefix is empty or not ASCII.
+ * ASCII only: hyparquet compares statistics as JavaScript strings (UTF-16 units) and Parquet orders
+ * them by UTF-8 bytes; the two orders agree wherever one side of the first difference is ASCII.
+ */
+export function likePrefixRange(pattern: string): { lo: string; hi: string | null } | null {
+  let prefix = '';
+  for (let i = 0; i < pattern.length; i++) {
+    let ch = pattern.charCodeAt(i);
+    if (ch === 37 /* % */ || ch === 95 /* _ */) break;
+    if (ch === 92 /* \ */) {
+      // A trailing escape is an error LIKE raises when it gets there: no range.
+      if (++i >= pattern.length) return null;
+      ch = pattern.charCodeAt(i);
+    }
+    if (ch > 0x7e) return null;
+    prefix += String.fromCharCode(ch);
+  }
+  if (prefix === '') return null;
+  // '~' (0x7e) incremented would leave ASCII: the range then has no upper end.
+  let end = prefix.length;
+  while (end > 0 && prefix.charCodeAt(end - 1) === 0x7e) end--;
+  const hi = end === 0 ? null : prefix.slice(0, end - 1) + String.fromCharCode(prefix.charCodeAt(end - 1) + 1);
+  return { lo: prefix, hi };
+}
+
 /** The conjuncts hyparquet can prune by, as its filter object; unusable ones are left out. */
 export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonly ColumnPlan[]): { filter: ParquetQueryFilter | null; used: string[] } {
   const parts: ParquetQueryFilter[] = [];
@@ -328,6 +355,16 @@ export function parquetPruningFilter(conjuncts: readonly Expr[], schema: readonl
       if (v === undefined) continue;
       parts.push({ [col.field.name]: { [OPS[op]!]: v } } as ParquetQueryFilter);
       used.push(`${col.field.name} ${op} ${fmtConst(kc.value, kc.type)}`);
+    } else if (c.kind === 'call' && c.name === '~~' && c.args.length === 2) {
+      // LIKE 'abc%': the rows it can match lie in ['abc', 'abd'), a range row-group statistics prune by.
+      const col = columnOf(c.args[0]!, schema);
+      const kc = constantOf(c.args[1]!);
+      if (col === null || kc === null || typeof kc.value !== 'string' || (col.field.type.name !== 'text' && col.field.type.name !== 'varchar')) continue;
+      const range = likePrefixRange(kc.value);
+      if (range === null) continue;
+      parts.push({ [col.field.name]: { $gte: range.lo } } as ParquetQueryFilter);
+      if (range.hi !== null) parts.push({ [col.field.name]: { $lt: range.hi } } as ParquetQueryFilter);
+      used.push(`${col.field.name} >= '${range.lo}'${range.hi === null ? '' : ` AND ${col.field.name} < '${range.hi}'`}`);
     } else if (c.kind === 'in-list' && !c.negated) {
       const col = columnOf(c.arg, schema);
       if (col === null || !c.list.every((x) => x.kind === 'const')) continue;
