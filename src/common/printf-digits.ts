@@ -9,19 +9,31 @@ const u32 = new Uint32Array(f64.buffer);
 
 export function printfDigits(v: number, p: number): { digits: string; exp: number } {
   const x = Math.abs(v);
+  // Two digits more than wanted (at most 17 significant: V8's fast path; more goes through bignums).
+  const probe = x.toExponential(p + 1);
+  // "d.ddd…e±x": significant digit j (j ≥ 1) at index j + 1, the 'e' at p + 3.
+  const exp = Number(probe.slice(p + 4));
+  const next = probe.charCodeAt(p + 1) - 48;
+  const kept = p === 1 ? probe[0]! : probe[0]! + probe.slice(2, p + 1);
+  if (next !== 5 || probe.charCodeAt(p + 2) !== 48) {
+    // The two extra digits are not "50", so rounding them off gives what rounding x would.
+    return next < 5 ? { digits: kept, exp } : roundUp(kept, exp);
+  }
+  // Close to halfway: an exact tie goes to the even digit; anything else as toExponential rounds it.
+  if (exactTie(x, p, exp)) {
+    return (kept.charCodeAt(p - 1) - 48) % 2 === 0 ? { digits: kept, exp } : roundUp(kept, exp);
+  }
   const s = x.toExponential(p - 1);
-  const ei = s.indexOf('e');
-  const rounded = { digits: p === 1 ? s[0]! : s[0]! + s.slice(2, ei), exp: Number(s.slice(ei + 1)) };
-  // A tie has a 5 right after the kept digits and nothing after it; most values fail this at once.
-  const wide = x.toExponential(Math.min(100, p + 19));
-  const wi = wide.indexOf('e');
-  if (wide.charCodeAt(p + 1) !== 53) return rounded;
-  for (let i = p + 2; i < wi; i++) if (wide.charCodeAt(i) !== 48) return rounded;
-  const exp = Number(wide.slice(wi + 1));
-  if (!exactTie(x, p, exp)) return rounded;
-  const kept = p === 1 ? wide[0]! : wide[0]! + wide.slice(2, p + 1);
-  // Rounding up (what toExponential did) is right when the last kept digit is odd.
-  return (kept.charCodeAt(p - 1) - 48) % 2 === 0 ? { digits: kept, exp } : rounded;
+  const si = s.indexOf('e');
+  return { digits: p === 1 ? s[0]! : s[0]! + s.slice(2, si), exp: Number(s.slice(si + 1)) };
+}
+
+/** `digits` plus one in its last place; a carry out of the first digit moves the exponent. */
+function roundUp(digits: string, exp: number): { digits: string; exp: number } {
+  let i = digits.length - 1;
+  while (i >= 0 && digits.charCodeAt(i) === 57) i--;
+  if (i < 0) return { digits: '1' + '0'.repeat(digits.length - 1), exp: exp + 1 };
+  return { digits: digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1) + '0'.repeat(digits.length - 1 - i), exp };
 }
 
 /** Whether x (positive) lies exactly halfway between two p-digit decimals at exponent exp: 2·x·10^(p−1−exp) is odd. */
