@@ -1030,8 +1030,9 @@ export class Database implements UtilityHost {
 
   execContext(paramTypes: readonly DataType[], params: readonly unknown[], analyze: boolean): ExecContext {
     const tz = this.timezone;
-    const values: Value[] = paramTypes.map((t, i) => jsToValue(params[i], t, tz));
-    for (let i = paramTypes.length; i < params.length; i++) values.push(jsToValue(params[i], T.unknown, tz));
+    const ds = this.session.get('datestyle');
+    const values: Value[] = paramTypes.map((t, i) => jsToValue(params[i], t, tz, ds));
+    for (let i = paramTypes.length; i < params.length; i++) values.push(jsToValue(params[i], T.unknown, tz, ds));
     // The controller prepareFiles made at the statement's start serves its first plan (a cancel then
     // reaches both); later plans of the statement get their own, as cancel() stops the newest.
     if (!this.abortUnused || this.abort === null || this.abort.signal.aborted) this.abort = new AbortController();

@@ -29,10 +29,11 @@ export function checkParamCount(stmt: Node, supplied: number): void {
   throw new QuireError('42P02', `there is no parameter $${first}`, { position: positionOf(location) });
 }
 
-export function jsToValue(v: unknown, t: DataType, timezone: string): Value {
+/** `dateStyle`: the session's, whose field order reads a date string such as '01/02/2020'. */
+export function jsToValue(v: unknown, t: DataType, timezone: string, dateStyle?: string): Value {
   if (v === null || v === undefined) return null;
   const target = t.name === 'unknown' ? T.text : t;
-  if (typeof v === 'string') return parseValue(v, target, { timezone });
+  if (typeof v === 'string') return parseValue(v, target, dateStyle === undefined ? { timezone } : { timezone, dateStyle });
   if (typeof v === 'boolean') {
     if (target.name === 'bool') return v;
     return castValue(v, T.bool, target, { timezone }, true);

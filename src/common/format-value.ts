@@ -233,7 +233,7 @@ export function formatTimestamptz(micros: Micros, timezone = 'UTC'): string {
   return formatLocalTimestamp(addMicros(micros, off * 1_000_000), formatUtcOffset(off));
 }
 
-type DateOrder = 'MDY' | 'DMY' | 'YMD';
+export type DateOrder = 'MDY' | 'DMY' | 'YMD';
 interface DateStyle {
   style: 'ISO' | 'Postgres' | 'SQL' | 'German';
   order: DateOrder;
@@ -241,6 +241,11 @@ interface DateStyle {
 
 const styleCache = new Map<string, DateStyle>();
 /** Parses a DateStyle setting ('Postgres, MDY', 'sql,dmy', 'German', 'European'…) as PostgreSQL does. */
+/** The field order DateStyle sets for reading dates such as '01/02/2020' (MDY unless it names another). */
+export function dateOrderOf(dateStyle: string | undefined): DateOrder {
+  return dateStyle === undefined ? 'MDY' : parseDateStyle(dateStyle).order;
+}
+
 function parseDateStyle(v: string): DateStyle {
   let ds = styleCache.get(v);
   if (ds !== undefined) return ds;

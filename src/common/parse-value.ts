@@ -1,6 +1,7 @@
 /**
  * PostgreSQL input functions: text → Value for every type, with PostgreSQL's error codes and
- * messages. Date/time input follows DateStyle 'ISO, MDY'.
+ * messages. Date/time input reads day, month and year in the order the session's DateStyle sets (MDY
+ * by default).
  */
 import { parseBytea } from './bytea.js';
 import { parseBitString } from './bit-string.js';
@@ -17,6 +18,7 @@ import { truncateName } from './name.js';
 import { RecordValue, parseRecordText } from './record-value.js';
 import { TimeTz, roundTime, roundTimeTz } from './time-of-day.js';
 import { MICROS_PER_DAY, addMicros, daysInMonth, isValidTimestamp, joinMicros, roundTimestamp, ymdToDays, type Micros } from './datetime-calendar.js';
+import { dateOrderOf, type DateOrder } from './format-value.js';
 import { abbreviationOffset, atTimeZoneLocalToUtc, isValidTimeZone, localToUtc, utcOffsetSeconds } from './timezone.js';
 
 export interface ParseContext {
@@ -24,6 +26,8 @@ export interface ParseContext {
   timezone?: string;
   /** Current time in UTC microseconds, for 'now', 'today', 'tomorrow', 'yesterday'. */
   now?: number;
+  /** Session DateStyle: its MDY / DMY / YMD order reads '01/02/2020'. */
+  dateStyle?: string;
 }
 
 const WS = /^[ \t\n\r\v\f]+|[ \t\n\r\v\f]+$/g;
@@ -410,7 +414,7 @@ function parseTzOffset(tok: string): number {
 }
 
 /** Date from a separated numeric/alpha group such as '2004-07-09', '1/8/1999', '08-Jan-1999'. */
-function setDateGroup(f: DtFields, parts: string[]): void {
+function setDateGroup(f: DtFields, parts: string[], order: DateOrder): void {
   if (f.m !== undefined || f.y !== undefined) throw new DtError('syntax');
   const alphaIdx = parts.findIndex((p) => /^[a-z]+$/.test(p));
   if (alphaIdx >= 0) {
@@ -436,12 +440,16 @@ function setDateGroup(f: DtFields, parts: string[]): void {
   }
   if (parts.length !== 3) throw new DtError('syntax');
   const [a, b, c] = parts as [string, string, string];
-  if (a.length >= 3 || Number(a) > 31) {
+  // A first field of three or more digits is a year whatever the order; '99/01/31' is one only in YMD.
+  if (a.length >= 3 || order === 'YMD') {
     setYear(f, a);
     f.m = Number(b);
     f.d = Number(c);
+  } else if (order === 'DMY') {
+    f.d = Number(a);
+    f.m = Number(b);
+    setYear(f, c);
   } else {
-    // DateStyle MDY
     f.m = Number(a);
     f.d = Number(b);
     setYear(f, c);
@@ -458,7 +466,7 @@ function setYear(f: DtFields, tok: string): void {
   f.y = y;
 }
 
-function parseDateTimeFields(input: string): DtFields {
+function parseDateTimeFields(input: string, order: DateOrder = 'MDY'): DtFields {
   let s = trimC(input).toLowerCase();
   const f: DtFields = { bc: false };
   if (s === '') throw new DtError('syntax');
@@ -487,7 +495,7 @@ function parseDateTimeFields(input: string): DtFields {
       const w = tk.text;
       if (/^[a-z]+[-/]\d/.test(w)) {
         // 'jan-08-1999', 'j2451187' forms
-        setDateGroup(f, w.split(/[-/]/));
+        setDateGroup(f, w.split(/[-/]/), order);
         continue;
       }
       if (/^j\d+$/.test(w)) {
@@ -564,7 +572,12 @@ function parseDateTimeFields(input: string): DtFields {
     }
     if (/[-/]/.test(t)) {
       if (t.includes(':')) throw new DtError('syntax');
-      setDateGroup(f, t.split(/[-/]/));
+      setDateGroup(f, t.split(/[-/]/), order);
+      continue;
+    }
+    // '1999.01.31', '31.12.1999' (German): three dotted fields are a date, in DateStyle's order.
+    if (/^\d+\.\d+\.\d+$/.test(t)) {
+      setDateGroup(f, t.split('.'), order);
       continue;
     }
     if (/^\d+\.\d+$/.test(t) && f.y === undefined && f.m === undefined) {
@@ -661,7 +674,7 @@ export function parseDateTime(s: string, type: DtType, ctx?: ParseContext): Micr
   if (t === '-infinity') return -Infinity;
   let f: DtFields;
   try {
-    f = parseDateTimeFields(s);
+    f = parseDateTimeFields(s, dateOrderOf(ctx?.dateStyle));
   } catch (e) {
     if (e instanceof DtError) throw dtError(e.kind, s, type);
     throw e;

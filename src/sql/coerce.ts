@@ -49,6 +49,7 @@ export function coerce(e: Expr, to: DataType, mode: CoercionMode, env: CoerceEnv
       // (see api/file-plan-cache.ts).
       const tz = {
         timezone: env.evalCtx.timezone,
+        ...(env.evalCtx.dateStyle !== undefined ? { dateStyle: env.evalCtx.dateStyle } : {}),
         get now() {
           return env.evalCtx.statementTime;
         },

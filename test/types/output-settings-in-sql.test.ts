@@ -1,7 +1,8 @@
 /**
  * A value turned into text inside SQL (a cast, ||, concat, format, string_agg over casts) prints as
  * its type's output function does under the session's settings, as in PostgreSQL: DateStyle,
- * IntervalStyle and extra_float_digits, for constants folded at bind time and for column values alike.
+ * IntervalStyle and extra_float_digits, for constants folded at bind time and for column values alike;
+ * and date input reads day, month and year in DateStyle's order (literals, casts of text, parameters).
  * Checked against PostgreSQL (PGlite).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,5 +41,30 @@ describe('text output inside SQL follows the session settings', () => {
       qs.push(set, ...SELECTS);
     }
     expect(await sql.mismatches(qs)).toEqual([]);
+  });
+
+  it("reads '01/02/2020' in DateStyle's field order (MDY, DMY, YMD)", async () => {
+    // Compared as ISO text: the harness prints result values in ISO whatever the session's DateStyle.
+    const iso = (e: string): string => `to_char(${e}, 'YYYY-MM-DD HH24:MI:SS')`;
+    const reads = [
+      `SELECT ${["CAST('01/02/2020' AS date)", "CAST('03/04/05' AS date)", "CAST('1/2/2020 10:00' AS timestamp)", "CAST('2020-03-04' AS date)", "CAST('4-Mar-2020' AS date)", "DATE '12/11/10'"].map(iso).join(', ')}`,
+      `SELECT i, ${iso("CAST(CAST(i % 12 + 1 AS text) || '/' || CAST(i % 28 + 1 AS text) || '/2021' AS date)")} FROM v ORDER BY i`,
+      `SELECT ${iso("CAST('31/01/2020' AS date)")}`,
+      `SELECT ${iso("CAST('2020/01/31' AS date)")}, ${iso("CAST('99/01/31' AS date)")}`,
+      `SELECT ${iso("CAST('1999.01.31' AS date)")}, ${iso("CAST('01.02.03 10:11' AS timestamp)")}`,
+      `SELECT ${iso("CAST('31.12.1999' AS date)")}`,
+      // German output read back: a round trip.
+      `SELECT ${iso("CAST(CAST(DATE '2024-02-29' AS text) AS date)")}`,
+    ];
+    const qs: string[] = [];
+    for (const set of ["SET datestyle = 'ISO, DMY'", "SET datestyle = 'German'", "SET datestyle = 'SQL, YMD'", "SET datestyle = 'Postgres, MDY'", 'RESET datestyle']) {
+      qs.push(set, ...reads);
+    }
+    expect(await sql.mismatches(qs)).toEqual([]);
+    // A library parameter's text is read the same way.
+    const db = sql.db;
+    await db.query("SET datestyle = 'ISO, DMY'");
+    expect((await db.query('SELECT CAST(CAST($1 AS date) AS text)', ['07/08/2022'])).rows).toEqual([['2022-08-07']]);
+    await db.query('RESET datestyle');
   });
 });
