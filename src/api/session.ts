@@ -61,6 +61,7 @@ const DURATION_SETTINGS = new Set(['statement_timeout', 'lock_timeout', 'idle_in
 
 function checkSetting(key: string, name: string, value: string): string {
   if (isPlannerSetting(key)) return checkPlannerSetting(key, name, value);
+  if (key === 'intervalstyle') return checkIntervalStyle(name, value);
   if (DURATION_SETTINGS.has(key)) return normalizeTimeoutSetting(name, value);
   if (SIZE_SETTINGS.has(key) && parseByteSize(value) === null) {
     throw new QuireError('22023', `invalid value for parameter "${name}": "${value}"`, {
@@ -68,6 +69,20 @@ function checkSetting(key: string, name: string, value: string): string {
     });
   }
   return value;
+}
+
+/**
+ * IntervalStyle: Quire prints the postgres and postgres_verbose styles. PostgreSQL's other two are
+ * refused rather than accepted and ignored, which would print intervals in a style the session did
+ * not ask for.
+ */
+function checkIntervalStyle(name: string, value: string): string {
+  const v = value.trim().toLowerCase();
+  if (v === 'postgres' || v === 'postgres_verbose') return v;
+  if (v === 'sql_standard' || v === 'iso_8601') {
+    throw new QuireError('0A000', `IntervalStyle "${v}" is not supported`, { hint: 'Quire prints intervals in the postgres and postgres_verbose styles.' });
+  }
+  throw new QuireError('22023', `invalid value for parameter "${name}": "${value}"`, { hint: 'Available values: postgres, postgres_verbose, sql_standard, iso_8601.' });
 }
 
 /** Mulberry32: tiny, seedable, good enough for random() (not cryptographic, as in PostgreSQL). */

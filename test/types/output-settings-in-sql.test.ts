@@ -43,6 +43,19 @@ describe('text output inside SQL follows the session settings', () => {
     expect(await sql.mismatches(qs)).toEqual([]);
   });
 
+  it('refuses the IntervalStyles it does not print rather than ignoring them', async () => {
+    const db = sql.db;
+    await db.query("SET intervalstyle = 'postgres_verbose'");
+    for (const style of ['iso_8601', 'SQL_STANDARD']) {
+      await expect(db.query(`SET intervalstyle = '${style}'`)).rejects.toMatchObject({ code: '0A000' });
+    }
+    await expect(db.query("SET intervalstyle = 'bogus'")).rejects.toMatchObject({ code: '22023' });
+    // The refused SETs left the style as it was.
+    expect((await db.query("SELECT CAST(INTERVAL '1 day 2 hours' AS text)")).rows).toEqual([['@ 1 day 2 hours']]);
+    await db.query('RESET intervalstyle');
+    expect((await db.query("SELECT CAST(INTERVAL '1 day 2 hours' AS text)")).rows).toEqual([['1 day 02:00:00']]);
+  });
+
   it("reads '01/02/2020' in DateStyle's field order (MDY, DMY, YMD)", async () => {
     // Compared as ISO text: the harness prints result values in ISO whatever the session's DateStyle.
     const iso = (e: string): string => `to_char(${e}, 'YYYY-MM-DD HH24:MI:SS')`;
