@@ -30,6 +30,8 @@ let zstdWasmInit: Promise<void> | null = null;
  * Until it has resolved (or if it fails) pages go to fzstd.
  */
 export function prepareZstd(metadata: FileMetaData): Promise<void> | null {
+  // Ready: nothing to wait for (every later file, ZSTD or not, skips the await and the scan of its chunks).
+  if (zstdWasm !== null) return null;
   if (zstdWasmInit === null && !metadata.row_groups.some((rg) => rg.columns.some((c) => c.meta_data?.codec === 'ZSTD'))) return null;
   zstdWasmInit ??= (async () => {
     const d = new (zstddec().ZSTDDecoder)();
