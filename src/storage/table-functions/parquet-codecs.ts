@@ -2,21 +2,22 @@
  * Page decompression for read_parquet, handed to hyparquet (its `compressors` option) and to the flat
  * column decoder alike.
  *
- * SNAPPY (what DuckDB, Spark and pyarrow write by default): the flat column decoder's pages are
- * decoded here into reused buffers (decompressDataPage, decompressDictionaryPage); hyparquet's general
- * path goes through the native `snappy` binding (hyparquet's own decoder is JavaScript that copies byte
- * by byte, and the WASM one, hysnappy, copies each page into and out of its memory). Where no prebuilt
- * binary exists for the platform the binding fails to load, and hyparquet's decoder is used instead.
- * GZIP and BROTLI use node:zlib. ZSTD (Polars' default, and common in lakes) uses zstddec, the reference
- * decoder compiled to WebAssembly, 40-60x faster than fzstd's JavaScript; Node 20 has no zstd in zlib.
- * LZ4_RAW is a plain LZ4 block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused with a clear error.
+ * SNAPPY (what DuckDB, Spark and pyarrow write by default) has two decoders, picked per page by its
+ * compressed/uncompressed ratio (snappyByWasm): hysnappy, the reference C decoder compiled to
+ * WebAssembly, 2-3.5x the JavaScript one below on compressible pages (text, timestamps, ints: many
+ * short elements), and the JavaScript decoder (snappyPrefix), which wins on pages that are nearly all
+ * long literals (doubles: one memcpy per literal, where the WASM decoder copies the page in and out of
+ * its memory), on tiny pages (the call costs more than the decoding) and when only a page's front is
+ * wanted. GZIP and BROTLI use node:zlib. ZSTD (Polars' default, and common in lakes) uses zstddec, the
+ * reference decoder compiled to WebAssembly, 40-60x faster than fzstd's JavaScript; Node 20 has no zstd
+ * in zlib. LZ4_RAW is a plain LZ4 block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused
+ * with a clear error.
  */
-import { createRequire } from 'node:module';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { CompressionCodec, Compressors, FileMetaData } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 
-const hyparquetSnappy = lazyModule<typeof import('hyparquet/src/snappy.js')>('hyparquet/src/snappy.js');
+const hysnappy = lazyModule<typeof import('hysnappy')>('hysnappy');
 const fzstd = lazyModule<typeof import('fzstd')>('fzstd');
 const zstddec = lazyModule<typeof import('zstddec')>('zstddec');
 
@@ -60,22 +61,6 @@ function zstdDecompress(input: Uint8Array, outputLength: number): Uint8Array {
 }
 
 type Decompress = (input: Uint8Array, outputLength: number) => Uint8Array;
-
-function loadNativeSnappy(): Decompress | null {
-  try {
-    const require = createRequire(import.meta.url);
-    const native = require('snappy') as { uncompressSync(input: Uint8Array): Uint8Array | string };
-    return (input) => native.uncompressSync(input) as Uint8Array;
-  } catch {
-    return null;
-  }
-}
-
-const jsSnappy: Decompress = (input, outputLength) => {
-  const out = new Uint8Array(outputLength);
-  hyparquetSnappy().snappyUncompress(input, out);
-  return out;
-};
 
 /** An LZ4 block (the LZ4_RAW codec): sequences of literals and back-references into the output. */
 export function lz4BlockDecompress(input: Uint8Array, outputLength: number): Uint8Array {
@@ -270,6 +255,95 @@ function repeatBack(out: Uint8Array, from: number, to: number, offset: number): 
 }
 
 /**
+ * Pages whose compressed size is at least this share of their decoded size go to the JavaScript
+ * decoder: such a page is nearly all long literals, which it copies with one memcpy each (measured on
+ * 1 MB pages: at ratio 0.97-1.0 it decodes 4-30x faster than the WASM decoder, which copies the page
+ * into its memory and out again; below 0.9 the WASM decoder is ahead on every shape tried, 2-3.5x on
+ * text, timestamps and integers).
+ */
+const SNAPPY_LITERAL_RATIO = 0.95;
+/** Below this decoded size a call into WebAssembly (and the copies in and out) costs more than decoding in JavaScript. */
+const SNAPPY_WASM_MIN = 512;
+/**
+ * Above this size pages go to the JavaScript decoder: the WASM decoder's memory grows to the largest
+ * page it has held (input and output) and never shrinks. Writers cut pages at about 1 MB.
+ */
+const SNAPPY_WASM_MAX = 8 << 20;
+
+type SnappyWasm = (input: Uint8Array, outputLength: number) => Uint8Array;
+/** Instantiated on the first page that goes to it (undefined until then, null if that failed). */
+let snappyWasm: SnappyWasm | null | undefined;
+
+function snappyWasmDecoder(): SnappyWasm | null {
+  if (snappyWasm === undefined) {
+    try {
+      snappyWasm = hysnappy().snappyUncompressor();
+    } catch {
+      snappyWasm = null;
+    }
+  }
+  return snappyWasm;
+}
+
+/** Whether a whole page of these sizes is decoded faster by the WASM decoder (see SNAPPY_LITERAL_RATIO). */
+function snappyByWasm(inputLength: number, outputLength: number): boolean {
+  return outputLength >= SNAPPY_WASM_MIN && outputLength <= SNAPPY_WASM_MAX && inputLength < outputLength * SNAPPY_LITERAL_RATIO;
+}
+
+/**
+ * A whole Snappy page decoded by the WASM decoder into a fresh array, or null when it cannot be used
+ * (not loadable here, or its memory could not grow): the caller then decodes in JavaScript.
+ *
+ * The block's declared length is checked against the page header first: the WASM decoder writes as
+ * many bytes as the block declares, and an output slice of the header's length would otherwise hide a
+ * block that declares more or less. The decoder itself refuses back-references before the start of the
+ * output, elements past the declared length and a block that ends short of it (the tests feed it such
+ * blocks, and random corruptions of real pages, against the JavaScript decoder).
+ */
+function snappyWholeWasm(input: Uint8Array, outputLength: number): Uint8Array | null {
+  snappyStart(input, outputLength);
+  const decode = snappyWasmDecoder();
+  if (decode === null) return null;
+  let out: Uint8Array;
+  try {
+    out = decode(input, outputLength);
+  } catch (e) {
+    // WebAssembly.Memory.grow refusing more memory: not the page's fault.
+    if (e instanceof RangeError) return null;
+    corruptSnappy();
+  }
+  if (out.length !== outputLength) corruptSnappy();
+  return out;
+}
+
+/** A whole Snappy page into a fresh array, by whichever decoder suits it. */
+function snappyWhole(input: Uint8Array, outputLength: number): Uint8Array {
+  if (snappyByWasm(input.length, outputLength)) {
+    const out = snappyWholeWasm(input, outputLength);
+    if (out !== null) return out;
+  }
+  return snappyPrefix(input, outputLength, outputLength, new Uint8Array(outputLength));
+}
+
+/** Which decoder a whole page of these sizes goes to (for tests and diagnostics). */
+export function snappyDecoderFor(inputLength: number, outputLength: number): 'wasm' | 'js' {
+  return snappyByWasm(inputLength, outputLength) ? 'wasm' : 'js';
+}
+
+/** Whether the WASM decoder has been instantiated: only a Snappy page that goes to it does so. */
+export function snappyWasmInstantiated(): boolean {
+  return snappyWasm !== undefined && snappyWasm !== null;
+}
+
+/** A whole page decoded by the decoder named, whatever its sizes (the tests compare the two byte for byte). */
+export function snappyDecodeWith(decoder: 'wasm' | 'js', input: Uint8Array, outputLength: number): Uint8Array {
+  if (decoder === 'js') return snappyPrefix(input, outputLength, outputLength, new Uint8Array(outputLength));
+  const out = snappyWholeWasm(input, outputLength);
+  if (out === null) throw new Error('the WebAssembly Snappy decoder is not available');
+  return out;
+}
+
+/**
  * At least the first `prefix` bytes of a page compressed with `codec` (of `outputLength` bytes in
  * all), decoding as little past them as the codec allows; valid until the next call. Codecs that
  * cannot stop early are decompressed whole.
@@ -279,7 +353,15 @@ export function decompressPrefix(codec: CompressionCodec, input: Uint8Array, out
     if (prefix > input.length) throw new Error('page shorter than its header says');
     return input;
   }
-  if (codec === 'SNAPPY') return snappyPrefix(input, outputLength, prefix);
+  if (codec === 'SNAPPY') {
+    // The JavaScript decoder stops at the prefix; the WASM one decodes whole pages only, which pays
+    // when the prefix is most of the page.
+    if (prefix * 2 >= outputLength && prefix <= outputLength && snappyByWasm(input.length, outputLength)) {
+      const out = snappyWholeWasm(input, outputLength);
+      if (out !== null) return out;
+    }
+    return snappyPrefix(input, outputLength, prefix);
+  }
   const whole = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
   if (whole.length !== outputLength || whole.length < prefix) throw new Error(`decompressed page length ${whole.length} does not match header ${outputLength}`);
   return whole;
@@ -293,13 +375,17 @@ const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
 
 /**
  * A page decompressed into the reused buffer of its kind; valid until the next page of that kind (a
- * chunk's dictionary page stays readable while its data pages are decoded). Snappy is decoded here
- * rather than by the native binding: its fresh output buffer per page was garbage waiting for the next
- * major collection (some 150 MB of it over a 10M-row file) and memory mapped afresh each time, slow on
- * virtual machines, while decoding into a warm buffer takes about the same CPU time.
+ * chunk's dictionary page stays readable while its data pages are decoded). Snappy pages the JavaScript
+ * decoder takes are decoded into it; those the WASM decoder takes come back as the fresh array it
+ * slices out of its memory (its API has no way to decode into ours, or to lend a view of its own): the
+ * garbage of a fresh array per page is the price of decoding compressible pages 2-3x faster.
  */
 function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
   if (codec === 'SNAPPY' && outputLength <= PAGE_SCRATCH_MAX) {
+    if (snappyByWasm(input.length, outputLength)) {
+      const out = snappyWholeWasm(input, outputLength);
+      if (out !== null) return out;
+    }
     if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
     return snappyPrefix(input, outputLength, outputLength, pageScratch[kind]);
   }
@@ -335,11 +421,8 @@ function unsupported(codec: CompressionCodec): Decompress {
   };
 }
 
-/** Chosen on the first snappy page: the native binding is loaded only by sessions that read Parquet. */
-let snappy: Decompress | null = null;
-
 export const PARQUET_DECOMPRESSORS: Compressors = {
-  SNAPPY: (input, outputLength) => (snappy ??= loadNativeSnappy() ?? jsSnappy)(input, outputLength),
+  SNAPPY: snappyWhole,
   GZIP: (input) => gunzipSync(input),
   BROTLI: (input) => brotliDecompressSync(input),
   ZSTD: zstdDecompress,
