@@ -3,13 +3,14 @@
  * with a new modification time, or with its modification time put back) must be read afresh, never
  * through the old footer's offsets or statistics.
  */
-import { copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { QuireError } from '../../src/common/errors.js';
 
 let dir: string;
 let db: Database;
@@ -37,6 +38,29 @@ describe('read_parquet footer cache', () => {
     expect(await read(f)).toEqual([[4900, 'x100', 4999]]);
     await write(f, 9000, 'yy');
     expect(await read(f)).toEqual([[8900, 'yy100', 8999]]);
+  });
+
+  it('a cached file removed, put back, replaced by a directory or by another file renamed over it', async () => {
+    // A cached footer is checked by a stat of the path, without opening the file.
+    const f = join(dir, 'gone.parquet');
+    const other = join(dir, 'other.parquet');
+    await write(f, 3000, 'g');
+    await write(other, 4000, 'h');
+    expect(await read(f)).toEqual([[2900, 'g100', 2999]]);
+    const failure = async (): Promise<QuireError> => (await read(f).then(() => null, (e: unknown) => e)) as QuireError;
+    rmSync(f);
+    let e = await failure();
+    expect(e).toBeInstanceOf(QuireError);
+    expect([e.code, e.message]).toEqual(['58P01', `could not open file "${f}" for reading: No such file or directory`]);
+    mkdirSync(f);
+    e = await failure();
+    expect(e).toBeInstanceOf(QuireError);
+    expect(e.message).toContain(f);
+    rmSync(f, { recursive: true });
+    await write(f, 3000, 'g');
+    expect(await read(f)).toEqual([[2900, 'g100', 2999]]);
+    renameSync(other, f);
+    expect(await read(f)).toEqual([[3900, 'h100', 3999]]);
   });
 
   it('rereads a file rewritten with the same size and a new modification time', async () => {

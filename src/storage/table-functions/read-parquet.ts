@@ -17,7 +17,7 @@
  * DOUBLE → float8, DECIMAL → numeric(p, s), strings/UUID/JSON/ENUM → text; lists → arrays, groups →
  * records, maps and lists of lists → their JSON text (parquet-nested.ts).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import type { AsyncBuffer, FileMetaData, ParquetParsers, ParquetQueryFilter, ParquetScan, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 import { filesToRead } from '../file-access.js';
@@ -70,8 +70,25 @@ const FOOTER_CACHE_ENTRIES = 4096;
 const FOOTER_CACHE_BYTES = 8 << 20;
 let footerCacheBytes = 0;
 
-/** Synchronous footer read: binding fixes the schema and runs synchronously. */
+const footerStamp = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
+/**
+ * Synchronous footer read: binding fixes the schema and runs synchronously. A cached footer is checked
+ * by one stat of the path; the file is opened only to read a footer not cached or changed. (A glob is
+ * checked file by file at binding and again when the scan starts: open, fstat and close were three
+ * system calls per file each time, a visible share of a glob of small files.)
+ */
 export function readParquetMetadataSync(file: string): FileMetaData {
+  const cached = footerCache.get(file);
+  if (cached !== undefined) {
+    let st: Stats;
+    try {
+      st = statSync(file);
+    } catch (e) {
+      throw fileOpenError(file, e);
+    }
+    if (cached.stamp === footerStamp(st)) return cached.meta;
+  }
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -79,11 +96,10 @@ export function readParquetMetadataSync(file: string): FileMetaData {
     throw fileOpenError(file, e);
   }
   try {
+    // The stamp kept is that of the file read, not of the path stat above (it may have been replaced since).
     const st = fstatSync(fd);
     const size = st.size;
-    const stamp = `${st.dev}:${st.ino}:${size}:${st.mtimeMs}:${st.ctimeMs}`;
-    const cached = footerCache.get(file);
-    if (cached !== undefined && cached.stamp === stamp) return cached.meta;
+    const stamp = footerStamp(st);
     const tail = Buffer.alloc(8);
     if (size < 12 || readSync(fd, tail, 0, 8, size - 8) !== 8 || tail.toString('latin1', 4, 8) !== 'PAR1') {
       throw new QuireError('22P04', `file "${file}" is not a Parquet file`);
@@ -203,6 +219,14 @@ function exactDecimals(data: unknown, scale: number): Value[] {
 
 /** Column plans by footer: binding and every file a scan opens need them, and a footer stays cached while its file is unchanged. */
 const columnPlans = new WeakMap<FileMetaData, readonly ColumnPlan[]>();
+const columnNameSets = new WeakMap<FileMetaData, ReadonlySet<string>>();
+
+/** The names of a footer's columns, by footer: each file of a glob is checked for the scan's columns. */
+function columnNames(meta: FileMetaData): ReadonlySet<string> {
+  let names = columnNameSets.get(meta);
+  if (names === undefined) columnNameSets.set(meta, (names = new Set(parquetColumns(meta).map((c) => c.field.name))));
+  return names;
+}
 
 export function parquetColumns(meta: FileMetaData): readonly ColumnPlan[] {
   let plans = columnPlans.get(meta);
@@ -563,8 +587,10 @@ function giveBackSelection(b: Int32Array): void {
  */
 const groupByteCache = new WeakMap<FileMetaData, Map<string, number[]>>();
 
-function groupByteSizes(meta: FileMetaData, wanted: ReadonlySet<string>): number[] {
-  const key = [...wanted].sort().join('\u0000');
+/** The key of a column set in groupByteCache: made once per scan, not per file. */
+const wantedKey = (wanted: ReadonlySet<string>): string => [...wanted].sort().join('\u0000');
+
+function groupByteSizes(meta: FileMetaData, wanted: ReadonlySet<string>, key = wantedKey(wanted)): number[] {
   let byColumns = groupByteCache.get(meta);
   if (byColumns === undefined) groupByteCache.set(meta, (byColumns = new Map()));
   let sizes = byColumns.get(key);
@@ -652,6 +678,9 @@ class ParquetScanState {
   /** The output columns and the row filters' columns, which are read whether or not they are output. */
   readonly wanted: Set<string>;
   readonly scanColumns: string[];
+  /** groupByteSizes' key for `wanted`, and scanPlanKey's for the scan: the same for every file. */
+  readonly wantedKey: string;
+  readonly planKey: string;
   /**
    * Decoded row groups are held until their last batch is handed on: they reserve from the statement's
    * pool before decoding, so memory_limit refuses (53200) a row group too large for it.
@@ -742,12 +771,14 @@ class ParquetScanState {
     this.wanted = new Set([...outNames, ...spec.rowFilters.map((f) => f.column)]);
     // The filter columns too: one the flat decoder cannot read is filtered through hyparquet's scan.
     this.scanColumns = [...new Set([...outNames, ...this.filterPlans.map((c) => c.field.name)])];
+    this.wantedKey = wantedKey(this.wanted);
+    this.planKey = scanPlanKey(spec.filter, this.scanColumns);
     // Footers before the reservation: a file unreadable since binding fails here, with nothing to free.
     this.metas = spec.files.map((f) => readParquetMetadataSync(f));
     this.reservation = exec === undefined ? null : queryMemory(exec).pool.register('read_parquet', false);
     // Progress counts the compressed bytes of the projected column chunks; pruned row groups leave the total.
     let totalBytes = 0;
-    for (const m of this.metas) for (const b of groupByteSizes(m, this.wanted)) totalBytes += b;
+    for (const m of this.metas) for (const b of groupByteSizes(m, this.wanted, this.wantedKey)) totalBytes += b;
     this.progress = reportProgress('read_parquet', totalBytes, 'bytes');
     this.signal = signal;
     this.cancelled = signal !== null && signal.aborted;
@@ -796,7 +827,7 @@ class ParquetScanState {
     }
     const zstd = prepareZstd(metadata);
     if (zstd !== null) await zstd;
-    const names = new Set(parquetColumns(metadata).map((c) => c.field.name));
+    const names = columnNames(metadata);
     for (const c of this.out) {
       if (!names.has(c.field.name)) throw new QuireError('42703', `column "${c.field.name}" does not exist in Parquet file "${file}"`);
     }
@@ -805,12 +836,12 @@ class ParquetScanState {
     const starts = groupStartsOf(metadata);
     this.groupStarts = starts;
     this.fileRows = starts[starts.length - 1]!;
-    this.groupSizes = groupByteSizes(metadata, this.wanted);
+    this.groupSizes = groupByteSizes(metadata, this.wanted, this.wantedKey);
     this.fileBytes = this.groupSizes.reduce((a, b) => a + b, 0);
     this.reported = 0;
     this.rangeIndex = 0;
     this.scan = null;
-    const planKey = scanPlanKey(this.spec.filter, this.scanColumns);
+    const planKey = this.planKey;
     const known = scanRangesOf(metadata, planKey);
     if (known !== undefined) this.ranges = known;
     else {
@@ -830,7 +861,7 @@ class ParquetScanState {
     if (this.skipLeft < rows) return false;
     this.skipLeft -= rows;
     let bytes = 0;
-    for (const b of groupByteSizes(this.metas[fi]!, this.wanted)) bytes += b;
+    for (const b of groupByteSizes(this.metas[fi]!, this.wanted, this.wantedKey)) bytes += b;
     this.progress.skip(bytes);
     return true;
   }
