@@ -28,9 +28,10 @@ import { decompressDataPage, decompressDictionaryPage, decompressPrefix } from '
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
-import { integerInterval, narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
+import { integerInterval, narrowRange, narrowSelection, type NumberRowFilter } from './parquet-row-filter.js';
 import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries } from './parquet-dictionary-cache.js';
 import type { ParquetValuePool } from './parquet-value-pool.js';
+import { validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
@@ -139,6 +140,29 @@ export class PlainText {
   /** Bytes [from, to) as Latin-1 (for ASCII bytes, their text). */
   latin1Of(from: number, to: number): string {
     return this.latin1.toString('latin1', from, to);
+  }
+
+  /** Value j's string, as materializeObjects builds it. */
+  valueText(j: number): string {
+    return asciiOrUtf8(this.bytes, this.starts[j]!, this.starts[j + 1]! - 4);
+  }
+
+  private validUpTo = -1;
+  private valid = true;
+
+  /** Whether every value is valid UTF-8 (then its bytes can be tested for what its string would pass). */
+  validUtf8(): boolean {
+    if (this.validUpTo === this.count) return this.valid;
+    // Length prefixes below 128 are ASCII too: one pass over all the bytes then settles it.
+    let valid = this.ascii(0, this.used);
+    if (!valid) {
+      valid = true;
+      const starts = this.starts;
+      for (let j = 0; j < this.count && valid; j++) valid = validUtf8(this.bytes, starts[j]!, starts[j + 1]! - 4);
+    }
+    this.valid = valid;
+    this.validUpTo = this.count;
+    return valid;
   }
 }
 
@@ -2168,7 +2192,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
  * decoded into a page-long scratch array and filtered there. Numbers only; FlatFallback as
  * readFlatColumn throws it.
  */
-export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null = null): Promise<number> {
+export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly NumberRowFilter[], sel: Int32Array, levels: FilterLevels | null = null): Promise<number> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
@@ -2184,7 +2208,7 @@ export function filterableChunk(found: FlatChunk): boolean {
 }
 
 /** Offsets into `values` (with `nulls`) of [0, n) passing every filter, into out; returns how many. */
-function passing(filters: readonly RowFilter[], values: Dense, nulls: Uint8Array | null, n: number, out: Int32Array): number {
+function passing(filters: readonly NumberRowFilter[], values: Dense, nulls: Uint8Array | null, n: number, out: Int32Array): number {
   const d: FlatColumnData = { values, objects: null, nulls, dictionary: null, decimalScale: -1, plain: null };
   let count = narrowRange(filters[0]!, d, 0, n, out);
   for (let i = 1; i < filters.length && count > 0; i++) count = narrowSelection(filters[i]!, d, out, count);
@@ -2314,7 +2338,7 @@ function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, 
   return w + n;
 }
 
-function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null): number {
+function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly NumberRowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null): number {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
