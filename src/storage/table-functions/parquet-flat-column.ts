@@ -238,15 +238,18 @@ function materializeText(d: FlatColumnData, plain: PlainText, from: number, to: 
   const starts = plain.starts;
   let firstValue = -1;
   let lastValue = -1;
+  let plainRows = 0;
   for (let i = from; i < to; i++) {
     if (idx[i]! >= base && (nulls === null || nulls[i] !== 1)) {
       if (firstValue < 0) firstValue = idx[i]! - base;
       lastValue = idx[i]! - base;
+      plainRows++;
     }
   }
   let text: string | null = null;
   let lo = 0;
-  if (firstValue >= 0) {
+  // Rows a filter picked here and there: their stretch is mostly values no row wants, not worth decoding.
+  if (firstValue >= 0 && lastValue - firstValue < 2 * plainRows) {
     lo = starts[firstValue]!;
     const hi = starts[lastValue + 1]! - 4;
     if (plain.ascii(lo, hi)) text = plain.latin1Of(lo, hi);

@@ -586,8 +586,10 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
   const entries = base > 0 ? new Int8Array(base).fill(-1) : null;
   // Bytes that are not valid UTF-8 are decoded with U+FFFD in their place: only strings tell then.
   const byBytes = plain !== null && (t.anyBytes || plain.validUtf8());
-  if (byBytes && t.kind === 'like' && !t.fold && t.match.literal !== null && !t.match.open) {
-    return narrowLiteral(t.match.literal, t.match.rest, t.negated, t, d, plain, entries, sel, count, at);
+  // A literal starting as a byte order mark goes through the general loop, which tests every value
+  // that starts so as its string (the word comparison would take the mark for part of the value).
+  if (byBytes && t.kind === 'like' && !t.fold && t.match.literal !== null && !(t.match.open && t.match.rest) && t.match.literal[0] !== 0xef) {
+    return narrowLiteral(t.match.literal, t.match.open, t.match.rest, t.negated, t, d, plain, entries, sel, count, at);
   }
   const starts = plain?.starts;
   const bytes = plain?.bytes;
@@ -611,18 +613,34 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
 }
 
 /**
- * narrowText of LIKE 'literal%' (rest) or 'literal' on PLAIN values: the literal compared in place, the
- * row loop free of calls (a LIKE prefix over unique text was the largest cost of such a scan).
+ * narrowText of LIKE 'literal%' (rest), '%literal' (open) or 'literal' on PLAIN values: the literal
+ * compared in place four bytes at a load (the last load overlapping the one before), with no call
+ * and no branch per byte in the row loop; a byte-at-a-time loop cost three times as much, mostly in
+ * mispredicted exits on the first differing byte.
  */
-function narrowLiteral(lit: Uint8Array, rest: boolean, negated: boolean, t: TextTest, d: FlatColumnData, plain: PlainTextPool, entries: Int8Array | null, sel: Int32Array, count: number, at: number): number {
+function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: boolean, t: TextTest, d: FlatColumnData, plain: PlainTextPool, entries: Int8Array | null, sel: Int32Array, count: number, at: number): number {
   const idx = d.values as Int32Array;
   const nulls = d.nulls;
   const objects = d.objects!;
   const base = plain.base;
   const starts = plain.starts;
   const bytes = plain.bytes;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = lit.length;
+  const litView = new DataView(lit.buffer, lit.byteOffset, lit.byteLength);
+  // The literal as 32-bit words at offsets 0, 4, … and n - 4 (short literals go byte by byte).
+  const wordCount = n < 4 ? 0 : Math.ceil(n / 4);
+  const offsets = new Int32Array(wordCount);
+  const words = new Int32Array(wordCount);
+  for (let q = 0; q < wordCount; q++) {
+    offsets[q] = Math.min(4 * q, n - 4);
+    words[q] = litView.getInt32(offsets[q]!, true);
+  }
+  const w0 = wordCount > 0 ? words[0]! : 0;
+  const w1 = wordCount > 1 ? words[1]! : 0;
   const keep = negated ? 0 : 1;
+  const exactLength = !open && !rest;
+  if (at >= 0 && nulls === null && base === 0 && wordCount === 2) return rangeOfTwoWords(view, bytes, starts, idx, at, count, n, w0, w1, open, exactLength, keep, sel, t, plain);
   let w = 0;
   for (let i = 0; i < count; i++) {
     const r = at < 0 ? sel[i]! : at + i;
@@ -638,12 +656,41 @@ function narrowLiteral(lit: Uint8Array, rest: boolean, negated: boolean, t: Text
       const len = starts[j + 1]! - 4 - a;
       if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
       else {
-        let m = rest ? len >= n : len === n;
-        for (let q = 0; m && q < n; q++) m = bytes[a + q] === lit[q];
+        let m = exactLength ? len === n : len >= n;
+        if (m) {
+          // Only inside the value: its length was checked first.
+          const from = open ? a + len - n : a;
+          if (wordCount === 2) m = ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0;
+          else if (wordCount > 0) {
+            let x = 0;
+            for (let q = 0; q < wordCount; q++) x |= view.getInt32(from + offsets[q]!, true) ^ words[q]!;
+            m = x === 0;
+          } else for (let q = 0; m && q < n; q++) m = bytes[from + q] === lit[q];
+        }
         pass = m ? keep : keep ^ 1;
       }
     }
-    if (pass === 1) sel[w++] = r;
+    sel[w] = r;
+    w += pass;
+  }
+  return w;
+}
+
+/** narrowLiteral's common case: a range of PLAIN rows without NULLs, a literal of 4 to 8 bytes. */
+function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, idx: Int32Array, at: number, count: number, n: number, w0: number, w1: number, open: boolean, exactLength: boolean, keep: number, sel: Int32Array, t: TextTest, plain: PlainTextPool): number {
+  let w = 0;
+  const end = at + count;
+  for (let r = at; r < end; r++) {
+    const j = idx[r]!;
+    const a = starts[j]!;
+    const len = starts[j + 1]! - 4 - a;
+    const from = open ? a + len - n : a;
+    let pass: number;
+    if ((exactLength ? len === n : len >= n) && ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0) pass = keep;
+    else if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
+    else pass = keep ^ 1;
+    sel[w] = r;
+    w += pass;
   }
   return w;
 }
