@@ -676,14 +676,37 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
   return w;
 }
 
-/** narrowLiteral's common case: a range of PLAIN rows without NULLs, a literal of 4 to 8 bytes. */
+/**
+ * narrowLiteral's common case: a range of PLAIN rows without NULLs, a literal of 4 to 8 bytes. Row r is
+ * then value r (each row took the next value), so its bounds are read from `starts` alone, each start
+ * once (it ends the value before).
+ */
 function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, idx: Int32Array, at: number, count: number, n: number, w0: number, w1: number, open: boolean, exactLength: boolean, keep: number, sel: Int32Array, t: TextTest, plain: PlainTextPool): number {
   let w = 0;
   const end = at + count;
+  if (count === 0) return 0;
+  const sequential = idx[at] === at && idx[end - 1] === end - 1;
+  const flip = keep ^ 1;
+  if (sequential && !open && !exactLength) {
+    // LIKE 'literal%' over unique text: the case this loop is for.
+    let a = starts[at]!;
+    for (let r = at; r < end; r++) {
+      const next = starts[r + 1]!;
+      const m = next - 4 - a >= n && ((view.getInt32(a, true) ^ w0) | (view.getInt32(a + n - 4, true) ^ w1)) === 0;
+      sel[w] = r;
+      // A byte order mark (0xEF first, and never a literal's first byte here) is rare: one test per row.
+      if (bytes[a] !== 0xef || next - 4 === a) w += (m ? 1 : 0) ^ flip;
+      else w += stringPasses(t, plain.valueText(r)) ? 1 : 0;
+      a = next;
+    }
+    return w;
+  }
+  let a = starts[idx[at]!]!;
   for (let r = at; r < end; r++) {
-    const j = idx[r]!;
-    const a = starts[j]!;
-    const len = starts[j + 1]! - 4 - a;
+    const j = sequential ? r : idx[r]!;
+    if (!sequential) a = starts[j]!;
+    const next = starts[j + 1]!;
+    const len = next - 4 - a;
     const from = open ? a + len - n : a;
     let pass: number;
     if ((exactLength ? len === n : len >= n) && ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0) pass = keep;
@@ -691,6 +714,7 @@ function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, 
     else pass = keep ^ 1;
     sel[w] = r;
     w += pass;
+    a = next;
   }
   return w;
 }
