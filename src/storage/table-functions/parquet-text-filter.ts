@@ -62,6 +62,51 @@ export function inTest(values: readonly string[], negated: boolean): TextTest {
   return { kind: 'in', negated, values, bytes: values.map((v) => encoder.encode(v)), anyBytes: values.every(noReplacement) };
 }
 
+/**
+ * The test as a literal the value starts with (LIKE 'lit%') or is (LIKE 'lit', = 'lit'), or the
+ * negation of either (NOT LIKE, <>), for loops that compare it in place; null for other tests.
+ */
+export function leadingLiteral(t: TextTest): { lit: Uint8Array; whole: boolean; negated: boolean } | null {
+  if (t.kind === 'compare' && (t.op === '=' || t.op === '<>')) return { lit: t.bytes, whole: true, negated: t.op === '<>' };
+  if (t.kind === 'like' && !t.fold && t.match.literal !== null && !t.match.open) return { lit: t.match.literal, whole: !t.match.rest, negated: t.negated };
+  return null;
+}
+
+/**
+ * A literal as 32-bit little-endian words at offsets 0, 4, … and n - 4 (the last overlapping the one
+ * before), compared four bytes at a load; a literal under four bytes has none and is compared bytewise.
+ */
+export class LiteralWords {
+  readonly offsets: Int32Array;
+  readonly words: Int32Array;
+  constructor(readonly lit: Uint8Array) {
+    const n = lit.length;
+    const count = n < 4 ? 0 : Math.ceil(n / 4);
+    this.offsets = new Int32Array(count);
+    this.words = new Int32Array(count);
+    const view = new DataView(lit.buffer, lit.byteOffset, lit.byteLength);
+    for (let q = 0; q < count; q++) {
+      this.offsets[q] = Math.min(4 * q, n - 4);
+      this.words[q] = view.getInt32(this.offsets[q]!, true);
+    }
+  }
+
+  /** Whether the literal's bytes are at `from` (which must leave room for all of them). */
+  at(view: DataView, bytes: Uint8Array, from: number): boolean {
+    const words = this.words;
+    const count = words.length;
+    if (count === 0) {
+      const lit = this.lit;
+      for (let q = 0; q < lit.length; q++) if (bytes[from + q] !== lit[q]) return false;
+      return true;
+    }
+    const offsets = this.offsets;
+    let x = 0;
+    for (let q = 0; q < count; q++) x |= view.getInt32(from + offsets[q]!, true) ^ words[q]!;
+    return x === 0;
+  }
+}
+
 /** Whether a non-NULL string passes (the operators' own evaluation). */
 export function stringPasses(t: TextTest, s: string): boolean {
   switch (t.kind) {

@@ -33,7 +33,7 @@ import { reportProgress, type ProgressHandle } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
-import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, TEXT_FILTERS_SETTING, type NumberRowFilter, type RowFilter } from './parquet-row-filter.js';
+import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, TEXT_FILTERS_SETTING, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, decimalObjects, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
@@ -1066,15 +1066,14 @@ class ParquetScanState {
       if (!narrowed && this.wholeGroup && !this.out.includes(plan) && !this.groupCache.get(g)?.has(plan.field.name) && !plan.nested && FLAT_FAST_TYPES.has(plan.field.type.name)) {
         const rg = this.metadata.row_groups[g]!;
         const fc = flatColumnChunk(this.metadata, rg, plan.field.name, plan.field.type.name);
-        if (fc !== null && filterableChunk(fc)) {
-          const same: number[] = [];
-          const sameFilters: NumberRowFilter[] = [];
-          for (const fj of active) {
-            const g = rowFilters[fj]!;
-            if (g.column !== f.column || g.kind !== 'number') continue;
-            same.push(fj);
-            sameFilters.push(g);
-          }
+        const same: number[] = [];
+        const sameFilters: RowFilter[] = [];
+        for (const fj of active) {
+          if (rowFilters[fj]!.column !== f.column) continue;
+          same.push(fj);
+          sameFilters.push(rowFilters[fj]!);
+        }
+        if (fc !== null && filterableChunk(fc, sameFilters)) {
           let k: number;
           try {
             k = await readFilterColumn(this.opened!.buffer, rg, fc, sameFilters, sel, this.filterLevels);
