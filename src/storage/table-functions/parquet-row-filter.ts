@@ -16,7 +16,7 @@ import type { DataType, Value } from '../../common/types.js';
 import type { SchemaElement, Statistics } from 'hyparquet';
 import type { FlatColumnData } from './parquet-flat-column.js';
 import { likeEscape } from '../../functions/scalar/support/like.js';
-import { bytesPass, compareTest, inTest, leadingLiteral, likeTest, stringPasses, wellFormed, type TextOp, type TextTest } from './parquet-text-filter.js';
+import { bytesPass, compareTest, inTest, leadingLiteral, likeTest, LiteralWords, stringPasses, wellFormed, type TextOp, type TextTest } from './parquet-text-filter.js';
 
 /** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
 const NUMBER_TYPES = new Set(['int2', 'int4', 'int8', 'float8', 'date', 'timestamp', 'timestamptz']);
@@ -615,10 +615,10 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
 }
 
 /**
- * narrowText of LIKE 'literal%' (rest), '%literal' (open) or 'literal' on PLAIN values: the literal
- * compared in place four bytes at a load (the last load overlapping the one before), with no call
- * and no branch per byte in the row loop; a byte-at-a-time loop cost three times as much, mostly in
- * mispredicted exits on the first differing byte.
+ * narrowText of LIKE 'literal%' (rest), '%literal' (open), 'literal' or = 'literal' (and their
+ * negations) on PLAIN values: the literal compared in place four bytes at a load (LiteralWords); a
+ * byte-at-a-time loop cost three times as much, mostly in mispredicted exits on the first differing
+ * byte.
  */
 function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: boolean, t: TextTest, d: FlatColumnData, plain: PlainTextPool, entries: Int8Array | null, sel: Int32Array, count: number, at: number): number {
   const idx = d.values as Int32Array;
@@ -629,20 +629,10 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
   const bytes = plain.bytes;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = lit.length;
-  const litView = new DataView(lit.buffer, lit.byteOffset, lit.byteLength);
-  // The literal as 32-bit words at offsets 0, 4, … and n - 4 (short literals go byte by byte).
-  const wordCount = n < 4 ? 0 : Math.ceil(n / 4);
-  const offsets = new Int32Array(wordCount);
-  const words = new Int32Array(wordCount);
-  for (let q = 0; q < wordCount; q++) {
-    offsets[q] = Math.min(4 * q, n - 4);
-    words[q] = litView.getInt32(offsets[q]!, true);
-  }
-  const w0 = wordCount > 0 ? words[0]! : 0;
-  const w1 = wordCount > 1 ? words[1]! : 0;
+  const words = new LiteralWords(lit);
   const keep = negated ? 0 : 1;
   const exactLength = !open && !rest;
-  if (at >= 0 && nulls === null && base === 0 && wordCount === 2) return rangeOfTwoWords(view, bytes, starts, idx, at, count, n, w0, w1, open, exactLength, keep, sel, t, plain);
+  if (at >= 0 && nulls === null && base === 0 && words.words.length === 2) return rangeOfTwoWords(view, bytes, starts, idx, at, count, n, words.words[0]!, words.words[1]!, open, exactLength, keep, sel, t, plain);
   let w = 0;
   for (let i = 0; i < count; i++) {
     const r = at < 0 ? sel[i]! : at + i;
@@ -658,17 +648,8 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
       const len = starts[j + 1]! - 4 - a;
       if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
       else {
-        let m = exactLength ? len === n : len >= n;
-        if (m) {
-          // Only inside the value: its length was checked first.
-          const from = open ? a + len - n : a;
-          if (wordCount === 2) m = ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0;
-          else if (wordCount > 0) {
-            let x = 0;
-            for (let q = 0; q < wordCount; q++) x |= view.getInt32(from + offsets[q]!, true) ^ words[q]!;
-            m = x === 0;
-          } else for (let q = 0; m && q < n; q++) m = bytes[from + q] === lit[q];
-        }
+        // The words are read inside the value only: its length is checked first.
+        const m = (exactLength ? len === n : len >= n) && words.at(view, bytes, open ? a + len - n : a);
         pass = m ? keep : keep ^ 1;
       }
     }
