@@ -74,11 +74,15 @@ export function leadingLiteral(t: TextTest): { lit: Uint8Array; whole: boolean; 
 
 /**
  * A literal as 32-bit little-endian words at offsets 0, 4, … and n - 4 (the last overlapping the one
- * before), compared four bytes at a load; a literal under four bytes has none and is compared bytewise.
+ * before), compared four bytes at a load. A literal under four bytes is one word under a mask: the
+ * load may reach past the value (into the next one's length prefix) wherever the buffer goes on.
  */
 export class LiteralWords {
   readonly offsets: Int32Array;
   readonly words: Int32Array;
+  /** For a literal under four bytes: its bytes as the low bytes of `short`, and the mask over them. */
+  private readonly short: number;
+  private readonly mask: number;
   constructor(readonly lit: Uint8Array) {
     const n = lit.length;
     const count = n < 4 ? 0 : Math.ceil(n / 4);
@@ -89,6 +93,10 @@ export class LiteralWords {
       this.offsets[q] = Math.min(4 * q, n - 4);
       this.words[q] = view.getInt32(this.offsets[q]!, true);
     }
+    let short = 0;
+    for (let q = 0; q < n && q < 4; q++) short |= lit[q]! << (8 * q);
+    this.short = short;
+    this.mask = n >= 4 ? -1 : (1 << (8 * n)) - 1;
   }
 
   /** Whether the literal's bytes are at `from` (which must leave room for all of them). */
@@ -96,6 +104,7 @@ export class LiteralWords {
     const words = this.words;
     const count = words.length;
     if (count === 0) {
+      if (from + 4 <= bytes.length) return ((view.getInt32(from, true) ^ this.short) & this.mask) === 0;
       const lit = this.lit;
       for (let q = 0; q < lit.length; q++) if (bytes[from + q] !== lit[q]) return false;
       return true;
