@@ -30,7 +30,8 @@ function rng(seed: number): () => number {
   };
 }
 
-const ALPHABET = ['a', 'b', 'A', 'B', 'k', '_', '%', '\\', ' ', 'é', 'É', '日', '🍋', 'ß', 'K', 'İ', '-'];
+// The Kelvin sign folds to an ASCII 'k', the dotted capital I to two characters.
+const ALPHABET = ['a', 'b', 'A', 'B', 'k', '_', '%', '\\', ' ', 'é', 'É', '日', '🍋', 'ß', 'K', '\u212A', 'İ', '-'];
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 const randomText = (r: () => number, max: number): string => Array.from({ length: Math.floor(r() * (max + 1)) }, () => pick(r, ALPHABET)).join('');
 /** A pattern of text pieces, wildcards and escapes (never a trailing escape). */
