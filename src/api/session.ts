@@ -30,6 +30,8 @@ const DEFAULTS: Record<string, string> = {
   'quire.derive_topn': 'auto',
   /** push-into-remote-scan: ctid page ranges an ORDER BY … LIMIT over a connector table is split into (1: no split). */
   'quire.connector_partitions': '1',
+  /** read_parquet tests text filters on undecoded values (parquet-row-filter.ts): on / off. */
+  'quire.parquet_text_filters': 'on',
   statement_timeout: '0',
   lc_collate: 'C',
   lc_ctype: 'C',

@@ -68,7 +68,7 @@ export interface TableFunctionImpl {
    * has to be conservative.
    */
   withProjection?(columns: readonly number[]): TableFunctionImpl;
-  withFilter?(conjuncts: readonly Expr[]): TableFunctionImpl | null;
+  withFilter?(conjuncts: readonly Expr[], setting?: (name: string) => string | undefined): TableFunctionImpl | null;
   /**
    * Set on what withFilter returns: positions (in the list it was given) of the conjuncts the function
    * applies to every row exactly as the Filter would, which the Filter then leaves out.

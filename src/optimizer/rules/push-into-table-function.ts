@@ -9,15 +9,15 @@
  * Filter over a table function with `withFilter`: the function receives the conjuncts and keeps the
  * ones it can use for skipping (row-group statistics); the Filter stays, so skipping need only be
  * conservative, except for the conjuncts the function reports applying exactly (`exactConjuncts`,
- * read_parquet's row filters), which leave it (and their columns leave the scan's output when nothing
- * else uses them). Project/Aggregate over [filters over] a table function with `withProjection`: as
- * prune-scan-columns does for table scans. Refuses correlated subqueries in the filters (their outer
- * references address the unpruned row).
+ * read_parquet's row filters, its text ones only while `quire.parquet_text_filters` is on), which leave
+ * it (and their columns leave the scan's output when nothing else uses them). Project/Aggregate over
+ * [filters over] a table function with `withProjection`: as prune-scan-columns does for table scans.
+ * Refuses correlated subqueries in the filters (their outer references address the unpruned row).
  */
 import { columnsUsed, mapExpr, someExpr, type Expr } from '../../logical/expr.js';
 import { andOf, splitConjuncts } from '../../logical/conjuncts.js';
 import type { LogicalPlan } from '../../logical/plan.js';
-import type { OptimizerRule } from '../rule.js';
+import type { OptimizerContext, OptimizerRule } from '../rule.js';
 
 
 function exprsOf(node: LogicalPlan): Expr[] {
@@ -33,13 +33,13 @@ const filtered = new WeakSet<object>();
 
 export const pushIntoTableFunction: OptimizerRule = {
   name: 'push-into-table-function',
-  rewrite(node: LogicalPlan): LogicalPlan | null {
+  rewrite(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | null {
     if (node.op === 'filter' && node.input.op === 'table-function') {
       const tf = node.input;
       if (tf.impl.withFilter === undefined || filtered.has(tf.impl)) return null;
       if (someExpr(node.predicate, (x) => x.kind === 'subquery' || x.kind === 'param' || x.kind === 'outer')) return null;
       const conjuncts = splitConjuncts(node.predicate);
-      const impl = tf.impl.withFilter(conjuncts);
+      const impl = tf.impl.withFilter(conjuncts, (name) => ctx.setting(name));
       filtered.add(tf.impl);
       if (impl === null) return null;
       filtered.add(impl);

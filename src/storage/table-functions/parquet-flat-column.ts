@@ -22,15 +22,16 @@
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
  * hold exactly throw FlatFallback: the caller reads that column chunk through hyparquet's general path.
  */
-import type { AsyncBuffer, ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
+import type { AsyncBuffer, ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 import { decompressDataPage, decompressDictionaryPage, decompressPrefix } from './parquet-codecs.js';
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-dictionary.js';
-import { integerInterval, narrowRange, narrowSelection, type RowFilter } from './parquet-row-filter.js';
+import { integerInterval, narrowRange, narrowSelection, type NumberRowFilter, type RowFilter, type TextRowFilter } from './parquet-row-filter.js';
 import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries } from './parquet-dictionary-cache.js';
 import type { ParquetValuePool } from './parquet-value-pool.js';
+import { bytesPass, leadingLiteral, LiteralWords, stringPasses, validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
@@ -140,6 +141,29 @@ export class PlainText {
   latin1Of(from: number, to: number): string {
     return this.latin1.toString('latin1', from, to);
   }
+
+  /** Value j's string, as materializeObjects builds it. */
+  valueText(j: number): string {
+    return asciiOrUtf8(this.bytes, this.starts[j]!, this.starts[j + 1]! - 4);
+  }
+
+  private validUpTo = -1;
+  private valid = true;
+
+  /** Whether every value is valid UTF-8 (then its bytes can be tested for what its string would pass). */
+  validUtf8(): boolean {
+    if (this.validUpTo === this.count) return this.valid;
+    // Length prefixes below 128 are ASCII too: one pass over all the bytes then settles it.
+    let valid = this.ascii(0, this.used);
+    if (!valid) {
+      valid = true;
+      const starts = this.starts;
+      for (let j = 0; j < this.count && valid; j++) valid = validUtf8(this.bytes, starts[j]!, starts[j + 1]! - 4);
+    }
+    this.valid = valid;
+    this.validUpTo = this.count;
+    return valid;
+  }
 }
 
 /** PLAIN text values of a data page into `plain`, their indexes (base + value number) into dst[at …at+n). */
@@ -214,15 +238,18 @@ function materializeText(d: FlatColumnData, plain: PlainText, from: number, to: 
   const starts = plain.starts;
   let firstValue = -1;
   let lastValue = -1;
+  let plainRows = 0;
   for (let i = from; i < to; i++) {
     if (idx[i]! >= base && (nulls === null || nulls[i] !== 1)) {
       if (firstValue < 0) firstValue = idx[i]! - base;
       lastValue = idx[i]! - base;
+      plainRows++;
     }
   }
   let text: string | null = null;
   let lo = 0;
-  if (firstValue >= 0) {
+  // Rows a filter picked here and there: their stretch is mostly values no row wants, not worth decoding.
+  if (firstValue >= 0 && lastValue - firstValue < 2 * plainRows) {
     lo = starts[firstValue]!;
     const hi = starts[lastValue + 1]! - 4;
     if (plain.ascii(lo, hi)) text = plain.latin1Of(lo, hi);
@@ -2177,14 +2204,18 @@ export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, fo
   return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel, levels, keptAt(file, start));
 }
 
-/** Whether a chunk of this conversion can be filtered by readFilterColumn (numbers the row filters compare). */
-export function filterableChunk(found: FlatChunk): boolean {
+/**
+ * Whether a chunk of this conversion can be filtered by readFilterColumn by these filters: numbers the
+ * row filters compare, or text under text filters none of which passes NULL rows (IS NULL).
+ */
+export function filterableChunk(found: FlatChunk, filters: readonly RowFilter[]): boolean {
   const k = found.conversion.kind;
-  return k === 'i32' || k === 'i32f' || k === 'i64' || k === 'f64';
+  if (k === 'str') return filters.every((f) => f.kind === 'text' && !(f.test.kind === 'null' && !f.test.negated));
+  return (k === 'i32' || k === 'i32f' || k === 'i64' || k === 'f64') && filters.every((f) => f.kind === 'number');
 }
 
 /** Offsets into `values` (with `nulls`) of [0, n) passing every filter, into out; returns how many. */
-function passing(filters: readonly RowFilter[], values: Dense, nulls: Uint8Array | null, n: number, out: Int32Array): number {
+function passing(filters: readonly NumberRowFilter[], values: Dense, nulls: Uint8Array | null, n: number, out: Int32Array): number {
   const d: FlatColumnData = { values, objects: null, nulls, dictionary: null, decimalScale: -1, plain: null };
   let count = narrowRange(filters[0]!, d, 0, n, out);
   for (let i = 1; i < filters.length && count > 0; i++) count = narrowSelection(filters[i]!, d, out, count);
@@ -2309,15 +2340,94 @@ function selectInterval(r: Reader, count: number, present: number, pageNulls: Ui
   return w;
 }
 
+/** 1 for each dictionary entry (decoded now, or kept from an earlier query) that passes every text filter. */
+function textPassTable(kept: readonly Value[] | null, codec: CompressionCodec, raw: Uint8Array, pageSize: number, conv: Conversion, n: number, filters: readonly TextRowFilter[]): Int32Array {
+  let strings: Value[];
+  if (kept !== null) strings = kept as Value[];
+  else {
+    const page = decompressDictionaryPage(codec, raw, pageSize);
+    strings = [];
+    readPlainInto({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, conv, n, allocDense(conv, n), 0, strings);
+  }
+  const table = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let pass = 1;
+    for (let f = 0; f < filters.length && pass === 1; f++) pass = stringPasses(filters[f]!.test, strings[i] as string) ? 1 : 0;
+    table[i] = pass;
+  }
+  return table;
+}
+
+/**
+ * Rows [row, row+count) of a PLAIN text page passing every filter, appended at sel[w]: each value tested
+ * in the page as its bytes (as narrowText does on a chunk's pool), never copied nor made a string but
+ * where only its string can tell.
+ */
+function selectPlainText(r: Reader, count: number, present: number, pageNulls: Uint8Array | null, filters: readonly TextRowFilter[], row: number, sel: Int32Array, w: number): number {
+  const view = r.view;
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const end = view.byteLength;
+  const anyBytes = filters.every((f) => f.test.anyBytes);
+  // One flag past the present rows, 0: selectFlagged reads it at trailing NULL rows.
+  const flags = indexesFor(present + 1);
+  flags[present] = 0;
+  let o = r.offset;
+  const single = filters.length === 1 ? leadingLiteral(filters[0]!.test) : null;
+  if (single !== null && single.lit[0] !== 0xef && anyBytes) {
+    // = / LIKE 'lit%' alone: the literal compared in place (no call per value to the general test).
+    const words = new LiteralWords(single.lit);
+    const n = single.lit.length;
+    const whole = single.whole;
+    const flip = single.negated ? 1 : 0;
+    const t = filters[0]!.test;
+    for (let i = 0; i < present; i++) {
+      if (o + 4 > end) throw new Error('page ends inside its values');
+      const len = view.getUint32(o, true);
+      o += 4;
+      if (len > end - o) throw new Error('page ends inside its values');
+      if (len > 0 && bytes[o] === 0xef) flags[i] = stringPasses(t, asciiOrUtf8(bytes, o, o + len)) ? 1 : 0;
+      else flags[i] = ((whole ? len === n : len >= n) && words.at(view, bytes, o) ? 1 : 0) ^ flip;
+      o += len;
+    }
+    r.offset = o;
+    return selectFlagged(flags, pageNulls, count, row, sel, w);
+  }
+  for (let i = 0; i < present; i++) {
+    if (o + 4 > end) throw new Error('page ends inside its values');
+    const len = view.getUint32(o, true);
+    o += 4;
+    if (len > end - o) throw new Error('page ends inside its values');
+    const a = o;
+    const b = o + len;
+    o = b;
+    let pass = 1;
+    if (len > 0 && bytes[a] === 0xef) pass = -1;
+    else if (!anyBytes && !validUtf8(bytes, a, b)) pass = -1;
+    for (let f = 0; f < filters.length && pass === 1; f++) pass = bytesPass(filters[f]!.test, bytes, a, b);
+    if (pass < 0) {
+      // The string the reader would make (asciiOrUtf8), tested by the operators' own evaluation.
+      const s = asciiOrUtf8(bytes, a, b);
+      pass = 1;
+      for (let f = 0; f < filters.length && pass === 1; f++) pass = stringPasses(filters[f]!.test, s) ? 1 : 0;
+    }
+    flags[i] = pass;
+  }
+  r.offset = o;
+  return selectFlagged(flags, pageNulls, count, row, sel, w);
+}
+
 function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, w: number): number {
   for (let i = 0; i < n; i++) sel[w + i] = src[i]! + by;
   return w + n;
 }
 
-function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null): number {
+function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, all: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null): number {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
+  const text = conv.kind === 'str';
+  const filters = text ? [] : (all as readonly NumberRowFilter[]);
+  const textFilters = text ? (all as readonly TextRowFilter[]) : [];
   // 1 for each dictionary entry that passes every filter: the "dictionary" rows' indexes are looked up in.
   let passTable: Int32Array | null = null;
   // INT32 pages: every filter at once, as one interval, straight from the page's bytes.
@@ -2332,6 +2442,10 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       const pageSize = Number(header.uncompressed_page_size);
       const ck = conversionKey(conv);
       const kept = keep === null ? null : keptDictionary(keep.identity, keep.start + pageAt, n, pageSize);
+      if (text) {
+        passTable = textPassTable(kept?.strings ?? null, md.codec, raw, pageSize, conv, n, textFilters);
+        continue;
+      }
       let entries = ck === null ? undefined : kept?.numbers.get(ck);
       if (entries === undefined) {
         const page = decompressDictionaryPage(md.codec, raw, pageSize);
@@ -2369,6 +2483,8 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, filt
       }
       if (passTable.length === 0 && present > 0) throw new Error('dictionary index out of range');
       w = selectFlagged(flags, pageNulls, count, row, sel, w);
+    } else if (encoding === 'PLAIN' && text) {
+      w = selectPlainText(r, count, present, pageNulls, textFilters, row, sel, w);
     } else if (encoding === 'PLAIN' && interval !== null) {
       w = selectInterval(r, count, present, pageNulls, interval.lo, interval.hi, row, sel, w);
     } else if (encoding === 'PLAIN') {

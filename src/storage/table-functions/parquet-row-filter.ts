@@ -1,7 +1,9 @@
 /**
- * Late materialization for read_parquet: comparisons of a numeric column with a constant, checked on
- * the decoded filter columns of a row group before its other columns are decoded. A range where no
- * row passes is skipped without decoding the rest; the others hand on only the rows that pass.
+ * Late materialization for read_parquet: comparisons of a numeric column with a constant, and tests of
+ * a text column against constants (parquet-text-filter.ts), checked on the decoded filter columns of a
+ * row group before its other columns are decoded. A range where no row passes is skipped without
+ * decoding the rest; the others hand on only the rows that pass (and a PLAIN text column builds the
+ * strings of those rows only).
  *
  * The comparisons are exact, as PostgreSQL evaluates them (NULL never passes; NaN equals only NaN and
  * orders above every number, and the constant is never NaN), and every row of the scan goes through
@@ -13,6 +15,8 @@ import { castValue } from '../../common/cast.js';
 import type { DataType, Value } from '../../common/types.js';
 import type { SchemaElement, Statistics } from 'hyparquet';
 import type { FlatColumnData } from './parquet-flat-column.js';
+import { likeEscape } from '../../functions/scalar/support/like.js';
+import { bytesPass, compareTest, inTest, leadingLiteral, likeTest, LiteralWords, stringPasses, wellFormed, type TextOp, type TextTest } from './parquet-text-filter.js';
 
 /** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
 const NUMBER_TYPES = new Set(['int2', 'int4', 'int8', 'float8', 'date', 'timestamp', 'timestamptz']);
@@ -30,7 +34,8 @@ const EXACT_WIDENING: Record<string, readonly string[]> = {
 type Op = '=' | '<>' | '<' | '<=' | '>' | '>=';
 const FLIP: Record<Op, Op> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
 
-export interface RowFilter {
+export interface NumberRowFilter {
+  readonly kind: 'number';
   /** Column name in the file. */
   readonly column: string;
   /** Position of the conjunct it checks in the list it was built from. */
@@ -39,6 +44,19 @@ export interface RowFilter {
   readonly value: number;
   readonly text: string;
 }
+
+export interface TextRowFilter {
+  readonly kind: 'text';
+  readonly column: string;
+  readonly conjunct: number;
+  readonly test: TextTest;
+  readonly text: string;
+}
+
+export type RowFilter = NumberRowFilter | TextRowFilter;
+
+/** The setting that switches the text row filters off (`SET quire.parquet_text_filters = off`). */
+export const TEXT_FILTERS_SETTING = 'quire.parquet_text_filters';
 
 function columnName(e: Expr, schema: readonly { name: string; type: string }[]): string | null {
   let x = e;
@@ -72,11 +90,18 @@ export function constantOf(e: Expr): { value: Value; type: DataType } | null {
   }
 }
 
-/** The conjuncts usable as row filters (others are left to the Filter above). */
-export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly { name: string; type: string }[]): RowFilter[] {
+/** The conjuncts usable as row filters (others are left to the Filter above); text ones unless `text` is false. */
+export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly { name: string; type: string }[], text = true): RowFilter[] {
   const out: RowFilter[] = [];
   for (let ci = 0; ci < conjuncts.length; ci++) {
     const c = conjuncts[ci]!;
+    if (text) {
+      const t = textRowFilter(c, ci, schema);
+      if (t !== null) {
+        out.push(t);
+        continue;
+      }
+    }
     if (c.kind !== 'compare') continue;
     let op = c.op as Op;
     if (!(op in FLIP)) continue;
@@ -91,9 +116,97 @@ export function parquetRowFilters(conjuncts: readonly Expr[], schema: readonly {
     if (col === null || kv === null || typeof kv.value !== 'number' || Number.isNaN(kv.value)) continue;
     // The constant must compare as a number of the column's kind (no text or numeric comparison).
     if (!NUMBER_TYPES.has(kv.type.name)) continue;
-    out.push({ column: col, conjunct: ci, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
+    out.push({ kind: 'number', column: col, conjunct: ci, op, value: kv.value, text: `${col} ${op} ${kv.value}` });
   }
-  return out;
+  // IS [NOT] NULL alone is cheaper as a presence-only column (its values never decoded): only beside
+  // another test of the column, which decodes it anyway.
+  const tested = new Set(out.filter((f) => f.kind === 'number' || f.test.kind !== 'null').map((f) => f.column));
+  return out.filter((f) => f.kind === 'number' || f.test.kind !== 'null' || tested.has(f.column));
+}
+
+const TEXT_TYPES = new Set(['text', 'varchar']);
+
+/** A text or varchar column (through casts between the two), or null. */
+function textColumnName(e: Expr, schema: readonly { name: string; type: string }[]): string | null {
+  let x = e;
+  while (x.kind === 'cast' && TEXT_TYPES.has(x.type.name) && TEXT_TYPES.has(x.arg.type.name)) x = x.arg;
+  if (x.kind !== 'column') return null;
+  const c = schema[x.index];
+  return c !== undefined && TEXT_TYPES.has(c.type) ? c.name : null;
+}
+
+/** A text constant (through casts among text, varchar and unknown), or null: NULL, a parameter, a column. */
+function textConstant(e: Expr): string | null {
+  let x = e;
+  while (x.kind === 'cast' && (TEXT_TYPES.has(x.type.name) || x.type.name === 'unknown') && (TEXT_TYPES.has(x.arg.type.name) || x.arg.type.name === 'unknown')) x = x.arg;
+  return x.kind === 'const' && typeof x.value === 'string' && wellFormed(x.value) ? x.value : null;
+}
+
+/** A pattern: a constant, or like_escape over constants (LIKE … ESCAPE), whose own errors stay the operator's. */
+function likePattern(e: Expr): string | null {
+  if (e.kind === 'call' && e.name === 'like_escape' && e.args.length === 2) {
+    const p = textConstant(e.args[0]!);
+    const esc = textConstant(e.args[1]!);
+    if (p === null || esc === null) return null;
+    try {
+      return likeEscape(p, esc);
+    } catch {
+      return null;
+    }
+  }
+  return textConstant(e);
+}
+
+const LIKE_OPS: Record<string, { negated: boolean; fold: boolean; name: string }> = {
+  '~~': { negated: false, fold: false, name: 'LIKE' },
+  '!~~': { negated: true, fold: false, name: 'NOT LIKE' },
+  '~~*': { negated: false, fold: true, name: 'ILIKE' },
+  '!~~*': { negated: true, fold: true, name: 'NOT ILIKE' },
+};
+
+const quoted = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+function textRowFilter(c: Expr, ci: number, schema: readonly { name: string; type: string }[]): TextRowFilter | null {
+  const make = (column: string, test: TextTest, text: string): TextRowFilter => ({ kind: 'text', column, conjunct: ci, test, text });
+  if (c.kind === 'call' && c.args.length === 2 && Object.hasOwn(LIKE_OPS, c.name)) {
+    const op = LIKE_OPS[c.name]!;
+    const col = textColumnName(c.args[0]!, schema);
+    const p = col === null ? null : likePattern(c.args[1]!);
+    if (col === null || p === null) return null;
+    const test = likeTest(p, op.negated, op.fold);
+    return test === null ? null : make(col, test, `${col} ${op.name} ${quoted(p)}`);
+  }
+  if (c.kind === 'compare' && c.op in FLIP) {
+    let op = c.op as Op;
+    let col = textColumnName(c.left, schema);
+    let k = c.right;
+    if (col === null) {
+      col = textColumnName(c.right, schema);
+      k = c.left;
+      op = FLIP[op];
+    }
+    const v = col === null ? null : textConstant(k);
+    if (col === null || v === null) return null;
+    return make(col, compareTest(op as TextOp, v), `${col} ${op} ${quoted(v)}`);
+  }
+  if (c.kind === 'in-list') {
+    const col = textColumnName(c.arg, schema);
+    if (col === null) return null;
+    const values: string[] = [];
+    for (const x of c.list) {
+      const v = textConstant(x);
+      // A NULL in the list: IN passes what it would without it, NOT IN nothing (left to the Filter).
+      if (v === null && x.kind === 'const' && x.value === null && !c.negated) continue;
+      if (v === null) return null;
+      values.push(v);
+    }
+    return make(col, inTest(values, c.negated), `${col} ${c.negated ? 'NOT IN' : 'IN'} (${values.length} values)`);
+  }
+  if (c.kind === 'is-null') {
+    const col = textColumnName(c.arg, schema);
+    return col === null ? null : make(col, { kind: 'null', negated: c.negated, anyBytes: true }, `${col} IS ${c.negated ? 'NOT ' : ''}NULL`);
+  }
+  return null;
 }
 
 /**
@@ -123,6 +236,7 @@ function boundsComparable(e: SchemaElement): boolean {
 }
 
 export function passesByStatistics(f: RowFilter, element: SchemaElement, stats: Statistics | undefined): boolean {
+  if (f.kind === 'text') return false;
   if (stats === undefined || stats.null_count === undefined || Number(stats.null_count) !== 0) return false;
   if (!boundsComparable(element)) return false;
   const physical = element.type;
@@ -155,7 +269,7 @@ const INT32_MAX = 2147483647;
  * a conjunction of comparisons with constants is an interval over the integers (`id BETWEEN a AND b`
  * is two filters, one pass). lo > hi when no value passes. Null when a filter is `<>`, which is not.
  */
-export function integerInterval(filters: readonly RowFilter[]): { lo: number; hi: number } | null {
+export function integerInterval(filters: readonly NumberRowFilter[]): { lo: number; hi: number } | null {
   let lo = INT32_MIN;
   let hi = INT32_MAX;
   for (const f of filters) {
@@ -191,6 +305,7 @@ export function integerInterval(filters: readonly RowFilter[]): { lo: number; hi
  * was most of a pruned scan's filtering time.
  */
 export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array, count: number): number {
+  if (f.kind === 'text') return narrowText(f.test, d, sel, count, -1);
   const v = d.values;
   const nulls = d.nulls;
   const k = f.value;
@@ -251,6 +366,7 @@ export function narrowSelection(f: RowFilter, d: FlatColumnData, sel: Int32Array
  * are written to the front of `sel` straight from the values (no identity selection to fill and read).
  */
 export function narrowRange(f: RowFilter, d: FlatColumnData, at: number, n: number, sel: Int32Array): number {
+  if (f.kind === 'text') return narrowText(f.test, d, sel, n, at);
   const v = d.values;
   const nulls = d.nulls;
   const k = f.value;
@@ -340,8 +456,18 @@ function narrowRangeNullable(op: Op, k: number, v: Int32Array | Float64Array, nu
  * sel holds row offsets `base` and up; values[r - base] is row r's value.
  */
 export function narrowColumn(f: RowFilter, values: ArrayLike<unknown>, nulls: Uint8Array | null, base: number, sel: Int32Array, count: number): number {
-  const k = f.value;
   let w = 0;
+  if (f.kind === 'text') {
+    const t = f.test;
+    for (let i = 0; i < count; i++) {
+      const r = sel[i]!;
+      const x = values[r - base];
+      const isNull = (nulls !== null && nulls[r - base] === 1) || x === null || x === undefined;
+      if (isNull ? t.kind === 'null' && !t.negated : stringPasses(t, x as string)) sel[w++] = r;
+    }
+    return w;
+  }
+  const k = f.value;
   for (let i = 0; i < count; i++) {
     const r = sel[i]!;
     if (nulls !== null && nulls[r - base] === 1) continue;
@@ -433,4 +559,154 @@ export function gatherGeneral(d: ArrayLike<unknown>, sel: Int32Array, count: num
   const out = new Array<unknown>(count);
   for (let i = 0; i < count; i++) out[i] = d[sel[i]!];
   return out;
+}
+
+/**
+ * narrowRange (at >= 0: rows [at, at+count), written to sel) or narrowSelection (at < 0: the rows in
+ * sel[0 …count)) of a text filter over a decoded text column. PLAIN values are tested as their bytes
+ * (their strings are never built here); dictionary entries as strings, once each. A value whose bytes
+ * start as a byte order mark is tested as its string too: the decoder drops the mark.
+ */
+function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: number, at: number): number {
+  const idx = d.values as Int32Array;
+  const nulls = d.nulls;
+  let w = 0;
+  if (t.kind === 'null') {
+    const want = t.negated ? 0 : 1;
+    for (let i = 0; i < count; i++) {
+      const r = at < 0 ? sel[i]! : at + i;
+      if ((nulls === null ? 0 : nulls[r]!) === want) sel[w++] = r;
+    }
+    return w;
+  }
+  const objects = d.objects!;
+  const plain = d.plain;
+  const base = plain === null ? objects.length : plain.base;
+  // Per dictionary entry: 1 passes, 0 not, -1 not tested yet.
+  const entries = base > 0 ? new Int8Array(base).fill(-1) : null;
+  // Bytes that are not valid UTF-8 are decoded with U+FFFD in their place: only strings tell then.
+  const byBytes = plain !== null && (t.anyBytes || plain.validUtf8());
+  // A literal starting as a byte order mark goes through the general loop, which tests every value
+  // that starts so as its string (the word comparison would take the mark for part of the value).
+  const lead = byBytes ? leadingLiteral(t) : null;
+  if (lead !== null && lead.lit[0] !== 0xef) return narrowLiteral(lead.lit, false, !lead.whole, lead.negated, t, d, plain!, entries, sel, count, at);
+  if (byBytes && t.kind === 'like' && !t.fold && t.match.literal !== null && t.match.open && !t.match.rest && t.match.literal[0] !== 0xef) {
+    return narrowLiteral(t.match.literal, true, false, t.negated, t, d, plain, entries, sel, count, at);
+  }
+  const starts = plain?.starts;
+  const bytes = plain?.bytes;
+  for (let i = 0; i < count; i++) {
+    const r = at < 0 ? sel[i]! : at + i;
+    if (nulls !== null && nulls[r] === 1) continue;
+    const k = idx[r]!;
+    let pass: number;
+    if (k < base) {
+      pass = entries![k]!;
+      if (pass < 0) entries![k] = pass = stringPasses(t, objects[k] as string) ? 1 : 0;
+    } else {
+      const j = k - base;
+      const a = starts![j]!;
+      pass = byBytes && bytes![a] !== 0xef ? bytesPass(t, bytes!, a, starts![j + 1]! - 4) : -1;
+      if (pass < 0) pass = stringPasses(t, plain!.valueText(j)) ? 1 : 0;
+    }
+    if (pass === 1) sel[w++] = r;
+  }
+  return w;
+}
+
+/**
+ * narrowText of LIKE 'literal%' (rest), '%literal' (open), 'literal' or = 'literal' (and their
+ * negations) on PLAIN values: the literal compared in place four bytes at a load (LiteralWords); a
+ * byte-at-a-time loop cost three times as much, mostly in mispredicted exits on the first differing
+ * byte.
+ */
+function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: boolean, t: TextTest, d: FlatColumnData, plain: PlainTextPool, entries: Int8Array | null, sel: Int32Array, count: number, at: number): number {
+  const idx = d.values as Int32Array;
+  const nulls = d.nulls;
+  const objects = d.objects!;
+  const base = plain.base;
+  const starts = plain.starts;
+  const bytes = plain.bytes;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = lit.length;
+  const words = new LiteralWords(lit);
+  const keep = negated ? 0 : 1;
+  const exactLength = !open && !rest;
+  if (at >= 0 && nulls === null && base === 0 && words.words.length === 2) return rangeOfTwoWords(view, bytes, starts, idx, at, count, n, words.words[0]!, words.words[1]!, open, exactLength, keep, sel, t, plain);
+  let w = 0;
+  for (let i = 0; i < count; i++) {
+    const r = at < 0 ? sel[i]! : at + i;
+    if (nulls !== null && nulls[r] === 1) continue;
+    const k = idx[r]!;
+    let pass: number;
+    if (k < base) {
+      pass = entries![k]!;
+      if (pass < 0) entries![k] = pass = stringPasses(t, objects[k] as string) ? 1 : 0;
+    } else {
+      const j = k - base;
+      const a = starts[j]!;
+      const len = starts[j + 1]! - 4 - a;
+      if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
+      else {
+        // The words are read inside the value only: its length is checked first.
+        const m = (exactLength ? len === n : len >= n) && words.at(view, bytes, open ? a + len - n : a);
+        pass = m ? keep : keep ^ 1;
+      }
+    }
+    sel[w] = r;
+    w += pass;
+  }
+  return w;
+}
+
+/**
+ * narrowLiteral's common case: a range of PLAIN rows without NULLs, a literal of 4 to 8 bytes. Row r is
+ * then value r (each row took the next value), so its bounds are read from `starts` alone, each start
+ * once (it ends the value before).
+ */
+function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, idx: Int32Array, at: number, count: number, n: number, w0: number, w1: number, open: boolean, exactLength: boolean, keep: number, sel: Int32Array, t: TextTest, plain: PlainTextPool): number {
+  let w = 0;
+  const end = at + count;
+  if (count === 0) return 0;
+  const sequential = idx[at] === at && idx[end - 1] === end - 1;
+  const flip = keep ^ 1;
+  if (sequential && !open && !exactLength) {
+    // LIKE 'literal%' over unique text: the case this loop is for.
+    let a = starts[at]!;
+    for (let r = at; r < end; r++) {
+      const next = starts[r + 1]!;
+      const m = next - 4 - a >= n && ((view.getInt32(a, true) ^ w0) | (view.getInt32(a + n - 4, true) ^ w1)) === 0;
+      sel[w] = r;
+      // A byte order mark (0xEF first, and never a literal's first byte here) is rare: one test per row.
+      if (bytes[a] !== 0xef || next - 4 === a) w += (m ? 1 : 0) ^ flip;
+      else w += stringPasses(t, plain.valueText(r)) ? 1 : 0;
+      a = next;
+    }
+    return w;
+  }
+  let a = starts[idx[at]!]!;
+  for (let r = at; r < end; r++) {
+    const j = sequential ? r : idx[r]!;
+    if (!sequential) a = starts[j]!;
+    const next = starts[j + 1]!;
+    const len = next - 4 - a;
+    const from = open ? a + len - n : a;
+    let pass: number;
+    if ((exactLength ? len === n : len >= n) && ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0) pass = keep;
+    else if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
+    else pass = keep ^ 1;
+    sel[w] = r;
+    w += pass;
+    a = next;
+  }
+  return w;
+}
+
+/** What the text filters read of a chunk's PLAIN values (PlainText in parquet-flat-column.ts). */
+export interface PlainTextPool {
+  readonly base: number;
+  readonly bytes: Uint8Array;
+  readonly starts: Int32Array;
+  valueText(j: number): string;
+  validUtf8(): boolean;
 }

@@ -26,13 +26,14 @@ import { formatValue } from '../../common/format-value.js';
 import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
 import { BATCH_SIZE, ColumnBuilder, codedTextColumn, makeColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
+import { parseLike } from '../../functions/scalar/support/like.js';
 import type { Expr } from '../../logical/expr.js';
 import { fileOpenError } from '../csv.js';
 import { reportProgress, type ProgressHandle } from '../progress.js';
 import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
-import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, type RowFilter } from './parquet-row-filter.js';
+import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, TEXT_FILTERS_SETTING, type RowFilter } from './parquet-row-filter.js';
 import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, decimalObjects, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
@@ -337,19 +338,13 @@ function statValue(p: ColumnPlan, v: Value): unknown {
  * them by UTF-8 bytes; the two orders agree wherever one side of the first difference is ASCII.
  */
 export function likePrefixRange(pattern: string): { lo: string; hi: string | null } | null {
-  let prefix = '';
-  for (let i = 0; i < pattern.length; i++) {
-    let ch = pattern.charCodeAt(i);
-    if (ch === 37 /* % */ || ch === 95 /* _ */) break;
-    if (ch === 92 /* \ */) {
-      // A trailing escape is an error LIKE raises when it gets there: no range.
-      if (++i >= pattern.length) return null;
-      ch = pattern.charCodeAt(i);
-    }
-    if (ch > 0x7e) return null;
-    prefix += String.fromCharCode(ch);
-  }
-  if (prefix === '') return null;
+  const { pieces, trailingEscape } = parseLike(pattern);
+  const first = pieces[0];
+  if (first === undefined || first.kind !== 'literal') return null;
+  // A trailing escape right after the prefix is an error LIKE raises when it gets there: no range.
+  if (trailingEscape && pieces.length === 1) return null;
+  const prefix = first.text;
+  for (let i = 0; i < prefix.length; i++) if (prefix.charCodeAt(i) > 0x7e) return null;
   // '~' (0x7e) incremented would leave ASCII: the range then has no upper end.
   let end = prefix.length;
   while (end > 0 && prefix.charCodeAt(end - 1) === 0x7e) end--;
@@ -1102,14 +1097,14 @@ class ParquetScanState {
       if (!narrowed && this.wholeGroup && !this.out.includes(plan) && !this.groupCache.get(g)?.has(plan.field.name) && !plan.nested && FLAT_FAST_TYPES.has(plan.field.type.name)) {
         const rg = this.metadata.row_groups[g]!;
         const fc = flatColumnChunk(this.metadata, rg, plan.field.name, plan.field.type.name);
-        if (fc !== null && filterableChunk(fc)) {
-          const same: number[] = [];
-          const sameFilters: RowFilter[] = [];
-          for (const fj of active) {
-            if (rowFilters[fj]!.column !== f.column) continue;
-            same.push(fj);
-            sameFilters.push(rowFilters[fj]!);
-          }
+        const same: number[] = [];
+        const sameFilters: RowFilter[] = [];
+        for (const fj of active) {
+          if (rowFilters[fj]!.column !== f.column) continue;
+          same.push(fj);
+          sameFilters.push(rowFilters[fj]!);
+        }
+        if (fc !== null && filterableChunk(fc, sameFilters)) {
           let k: number;
           try {
             k = await readFilterColumn(this.opened!.buffer, rg, fc, sameFilters, sel, this.filterLevels);
@@ -1318,14 +1313,15 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       if (add.length === 0) return null;
       return makeBinding({ ...spec, presence: new Set([...spec.presence, ...add]) });
     },
-    withFilter: (conjuncts) => {
+    withFilter: (conjuncts, setting) => {
       // Conjuncts over a presence column would compare its bool, not the file's values; skipped rows
       // are counted before any filter.
       if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0 || spec.skip > 0) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
-      const rowFilters = parquetRowFilters(conjuncts, visible.map((c) => ({ name: c.field.name, type: c.nested ? 'nested' : c.field.type.name })));
+      const text = (setting?.(TEXT_FILTERS_SETTING) ?? 'on').trim().toLowerCase() !== 'off';
+      const rowFilters = parquetRowFilters(conjuncts, visible.map((c) => ({ name: c.field.name, type: c.nested ? 'nested' : c.field.type.name })), text);
       if (f.filter === null && rowFilters.length === 0) return null;
       return makeBinding({ ...spec, filter: f.filter, filterText: f.used, rowFilters });
     },

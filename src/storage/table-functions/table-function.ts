@@ -24,7 +24,8 @@ export interface TableFunctionBinding {
   estimatedRows?: number;
   /** Optional pushdown (see TableFunctionImpl in logical/plan.ts). */
   withProjection?(columns: readonly number[]): TableFunctionBinding;
-  withFilter?(conjuncts: readonly Expr[]): TableFunctionBinding | null;
+  /** `setting` reads the session's settings (a reader's switches for its pushdowns). */
+  withFilter?(conjuncts: readonly Expr[], setting?: (name: string) => string | undefined): TableFunctionBinding | null;
   /** Set by withFilter: the conjuncts applied exactly (see TableFunctionImpl in logical/plan.ts). */
   readonly exactConjuncts?: readonly number[];
   /** Presence-only columns (see TableFunctionImpl in logical/plan.ts). */

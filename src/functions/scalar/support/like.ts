@@ -61,13 +61,56 @@ function match(t: Chars, ti: number, p: Chars, pi: number): number {
 }
 
 /**
+ * A LIKE pattern (backslash escapes) parsed once, for every user of its shape: the matcher's fast
+ * cases below, read_parquet's row-group range of a prefix and its byte matcher on undecoded values.
+ * Escaped characters are literals; runs of literal characters are one piece.
+ */
+export type LikePiece = { readonly kind: 'literal'; readonly text: string } | { readonly kind: 'any' } | { readonly kind: 'one' };
+
+export interface ParsedLike {
+  readonly pieces: readonly LikePiece[];
+  /**
+   * The pattern ends with a lone escape: matching raises its error only when it gets there, so the
+   * pieces before it decide some texts (no pattern built from the pieces alone may stand in for it).
+   */
+  readonly trailingEscape: boolean;
+}
+
+const ANY: LikePiece = { kind: 'any' };
+const ONE: LikePiece = { kind: 'one' };
+
+export function parseLike(p: string): ParsedLike {
+  const pieces: LikePiece[] = [];
+  let literal = '';
+  const flush = (): void => {
+    if (literal !== '') pieces.push({ kind: 'literal', text: literal });
+    literal = '';
+  };
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === '\\') {
+      if (++i >= p.length) {
+        flush();
+        return { pieces, trailingEscape: true };
+      }
+      literal += p[i]!;
+    } else if (c === '%' || c === '_') {
+      flush();
+      pieces.push(c === '%' ? ANY : ONE);
+    } else literal += c;
+  }
+  flush();
+  return { pieces, trailingEscape: false };
+}
+
+/**
  * A pattern of literal characters with '%' only at its ends ('abc%', '%abc', '%abc%', 'abc') is a
  * prefix, suffix, substring or equality test: a literal of whole code points matches at a UTF-16
  * position exactly when it matches at the code point there, so no per-character walk is needed.
- * Escaped characters are literals; '_', a '%' inside the literal or a trailing escape (whose error is
- * raised only when matching reaches it) leave the pattern to the general matcher.
+ * '_', two literals or a trailing escape (whose error is raised only when matching reaches it) leave
+ * the pattern to the general matcher.
  */
-interface Simple {
+export interface SimpleLike {
   literal: string;
   /** Leading '%': the literal may start anywhere. */
   open: boolean;
@@ -75,32 +118,31 @@ interface Simple {
   rest: boolean;
 }
 
-function simplePattern(p: string): Simple | null {
+export function simpleShape(parsed: ParsedLike): SimpleLike | null {
+  if (parsed.trailingEscape) return null;
+  const ps = parsed.pieces;
   let start = 0;
-  while (start < p.length && p[start] === '%') start++;
-  let end = p.length;
-  while (end > start && p[end - 1] === '%') end--;
-  let literal = '';
-  for (let i = start; i < end; i++) {
-    const c = p[i]!;
-    if (c === '_' || c === '%') return null;
-    if (c === '\\') {
-      i++;
-      // The '%' before `end` was escaped: the escape takes it as a literal, so the shape is not simple.
-      if (i >= end) return null;
-      literal += p[i]!;
-    } else literal += c;
-  }
-  return { literal, open: start > 0, rest: end < p.length };
+  while (start < ps.length && ps[start]!.kind === 'any') start++;
+  let end = ps.length;
+  while (end > start && ps[end - 1]!.kind === 'any') end--;
+  if (end - start > 1) return null;
+  const mid = ps[start];
+  if (end > start && mid!.kind !== 'literal') return null;
+  // All '%' ('%', '%%'): open at the front, so any text matches.
+  return { literal: end > start && mid!.kind === 'literal' ? mid!.text : '', open: start > 0, rest: end < ps.length };
+}
+
+function simplePattern(p: string): SimpleLike | null {
+  return simpleShape(parseLike(p));
 }
 
 /** Patterns analysed lately, by pattern text (null: needs the general matcher). */
-const simpleCache = new Map<string, Simple | null>();
+const simpleCache = new Map<string, SimpleLike | null>();
 const SIMPLE_CACHE_MAX = 256;
 let lastPattern = '';
-let lastSimple: Simple | null = simplePattern('');
+let lastSimple: SimpleLike | null = simplePattern('');
 
-function simpleOf(pattern: string): Simple | null {
+function simpleOf(pattern: string): SimpleLike | null {
   if (pattern === lastPattern) return lastSimple;
   let s = simpleCache.get(pattern);
   if (s === undefined) {
@@ -113,7 +155,7 @@ function simpleOf(pattern: string): Simple | null {
   return s;
 }
 
-function simpleMatch(text: string, s: Simple): boolean {
+function simpleMatch(text: string, s: SimpleLike): boolean {
   const l = s.literal;
   if (s.open) return s.rest ? text.includes(l) : text.endsWith(l);
   return s.rest ? text.startsWith(l) : text === l;
