@@ -451,7 +451,7 @@ export function deEscapeText(raw: string): string {
   const arr = Uint8Array.from(bytes as number[]);
   const bad = findInvalidUtf8(arr);
   if (bad !== -1) throw invalidUtf8Error(arr, bad);
-  return new TextDecoder().decode(arr);
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(arr);
 }
 
 /** Splits one text-format line (raw fields, NULL matched on the raw text, then de-escaped). */

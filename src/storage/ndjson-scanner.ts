@@ -237,7 +237,8 @@ function keyHash(b: Uint8Array, s: number, e: number): number {
   return h;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Per value: a string's leading U+FEFF is data, which a default decoder would drop.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Whitespace within a line ('\n' ends the record). */
 function isWs(c: number): boolean {

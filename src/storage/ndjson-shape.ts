@@ -24,7 +24,8 @@ const enum Out {
 const SHORT = 24;
 const I32_PER_SLOT = SLOT_BYTES / 4;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Per value: a string's leading U+FEFF is data, which a default decoder would drop.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function isWs(c: number): boolean {
   return c === 32 || c === 9 || c === 13;

@@ -455,7 +455,8 @@ function int64Value(lo: number, hi: number, unit: 'int' | 'millis' | 'micros' | 
   return v;
 }
 
-const utf8 = new TextDecoder();
+// A value's leading U+FEFF is data (PostgreSQL and DuckDB keep it); a default decoder would drop it.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** A big-endian two's-complement integer of bytes [from, to). */
 export function bigEndianSigned(bytes: Uint8Array, from: number, to: number): bigint {
@@ -2373,7 +2374,7 @@ function selectPlainText(r: Reader, count: number, present: number, pageNulls: U
   flags[present] = 0;
   let o = r.offset;
   const single = filters.length === 1 ? leadingLiteral(filters[0]!.test) : null;
-  if (single !== null && single.lit[0] !== 0xef && anyBytes) {
+  if (single !== null && anyBytes) {
     // = / LIKE 'lit%' alone: the literal compared in place (no call per value to the general test).
     const words = new LiteralWords(single.lit);
     const n = single.lit.length;
@@ -2385,8 +2386,7 @@ function selectPlainText(r: Reader, count: number, present: number, pageNulls: U
       const len = view.getUint32(o, true);
       o += 4;
       if (len > end - o) throw new Error('page ends inside its values');
-      if (len > 0 && bytes[o] === 0xef) flags[i] = stringPasses(t, asciiOrUtf8(bytes, o, o + len)) ? 1 : 0;
-      else flags[i] = ((whole ? len === n : len >= n) && words.at(view, bytes, o) ? 1 : 0) ^ flip;
+      flags[i] = ((whole ? len === n : len >= n) && words.at(view, bytes, o) ? 1 : 0) ^ flip;
       o += len;
     }
     r.offset = o;
@@ -2401,8 +2401,7 @@ function selectPlainText(r: Reader, count: number, present: number, pageNulls: U
     const b = o + len;
     o = b;
     let pass = 1;
-    if (len > 0 && bytes[a] === 0xef) pass = -1;
-    else if (!anyBytes && !validUtf8(bytes, a, b)) pass = -1;
+    if (!anyBytes && !validUtf8(bytes, a, b)) pass = -1;
     for (let f = 0; f < filters.length && pass === 1; f++) pass = bytesPass(filters[f]!.test, bytes, a, b);
     if (pass < 0) {
       // The string the reader would make (asciiOrUtf8), tested by the operators' own evaluation.

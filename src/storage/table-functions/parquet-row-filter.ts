@@ -564,8 +564,7 @@ export function gatherGeneral(d: ArrayLike<unknown>, sel: Int32Array, count: num
 /**
  * narrowRange (at >= 0: rows [at, at+count), written to sel) or narrowSelection (at < 0: the rows in
  * sel[0 …count)) of a text filter over a decoded text column. PLAIN values are tested as their bytes
- * (their strings are never built here); dictionary entries as strings, once each. A value whose bytes
- * start as a byte order mark is tested as its string too: the decoder drops the mark.
+ * (their strings are never built here); dictionary entries as strings, once each.
  */
 function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: number, at: number): number {
   const idx = d.values as Int32Array;
@@ -586,11 +585,9 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
   const entries = base > 0 ? new Int8Array(base).fill(-1) : null;
   // Bytes that are not valid UTF-8 are decoded with U+FFFD in their place: only strings tell then.
   const byBytes = plain !== null && (t.anyBytes || plain.validUtf8());
-  // A literal starting as a byte order mark goes through the general loop, which tests every value
-  // that starts so as its string (the word comparison would take the mark for part of the value).
   const lead = byBytes ? leadingLiteral(t) : null;
-  if (lead !== null && lead.lit[0] !== 0xef) return narrowLiteral(lead.lit, false, !lead.whole, lead.negated, t, d, plain!, entries, sel, count, at);
-  if (byBytes && t.kind === 'like' && !t.fold && t.match.literal !== null && t.match.open && !t.match.rest && t.match.literal[0] !== 0xef) {
+  if (lead !== null) return narrowLiteral(lead.lit, false, !lead.whole, lead.negated, t, d, plain!, entries, sel, count, at);
+  if (byBytes && t.kind === 'like' && !t.fold && t.match.literal !== null && t.match.open && !t.match.rest) {
     return narrowLiteral(t.match.literal, true, false, t.negated, t, d, plain, entries, sel, count, at);
   }
   const starts = plain?.starts;
@@ -606,7 +603,7 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
     } else {
       const j = k - base;
       const a = starts![j]!;
-      pass = byBytes && bytes![a] !== 0xef ? bytesPass(t, bytes!, a, starts![j + 1]! - 4) : -1;
+      pass = byBytes ? bytesPass(t, bytes!, a, starts![j + 1]! - 4) : -1;
       if (pass < 0) pass = stringPasses(t, plain!.valueText(j)) ? 1 : 0;
     }
     if (pass === 1) sel[w++] = r;
@@ -632,7 +629,7 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
   const words = new LiteralWords(lit);
   const keep = negated ? 0 : 1;
   const exactLength = !open && !rest;
-  if (at >= 0 && nulls === null && base === 0 && words.words.length === 2) return rangeOfTwoWords(view, bytes, starts, idx, at, count, n, words.words[0]!, words.words[1]!, open, exactLength, keep, sel, t, plain);
+  if (at >= 0 && nulls === null && base === 0 && words.words.length === 2) return rangeOfTwoWords(view, starts, idx, at, count, n, words.words[0]!, words.words[1]!, open, exactLength, keep, sel);
   let w = 0;
   for (let i = 0; i < count; i++) {
     const r = at < 0 ? sel[i]! : at + i;
@@ -646,12 +643,9 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
       const j = k - base;
       const a = starts[j]!;
       const len = starts[j + 1]! - 4 - a;
-      if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
-      else {
-        // The words are read inside the value only: its length is checked first.
-        const m = (exactLength ? len === n : len >= n) && words.at(view, bytes, open ? a + len - n : a);
-        pass = m ? keep : keep ^ 1;
-      }
+      // The words are read inside the value only: its length is checked first.
+      const m = (exactLength ? len === n : len >= n) && words.at(view, bytes, open ? a + len - n : a);
+      pass = m ? keep : keep ^ 1;
     }
     sel[w] = r;
     w += pass;
@@ -664,7 +658,7 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
  * then value r (each row took the next value), so its bounds are read from `starts` alone, each start
  * once (it ends the value before).
  */
-function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, idx: Int32Array, at: number, count: number, n: number, w0: number, w1: number, open: boolean, exactLength: boolean, keep: number, sel: Int32Array, t: TextTest, plain: PlainTextPool): number {
+function rangeOfTwoWords(view: DataView, starts: Int32Array, idx: Int32Array, at: number, count: number, n: number, w0: number, w1: number, open: boolean, exactLength: boolean, keep: number, sel: Int32Array): number {
   let w = 0;
   const end = at + count;
   if (count === 0) return 0;
@@ -677,9 +671,7 @@ function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, 
       const next = starts[r + 1]!;
       const m = next - 4 - a >= n && ((view.getInt32(a, true) ^ w0) | (view.getInt32(a + n - 4, true) ^ w1)) === 0;
       sel[w] = r;
-      // A byte order mark (0xEF first, and never a literal's first byte here) is rare: one test per row.
-      if (bytes[a] !== 0xef || next - 4 === a) w += (m ? 1 : 0) ^ flip;
-      else w += stringPasses(t, plain.valueText(r)) ? 1 : 0;
+      w += (m ? 1 : 0) ^ flip;
       a = next;
     }
     return w;
@@ -691,12 +683,8 @@ function rangeOfTwoWords(view: DataView, bytes: Uint8Array, starts: Int32Array, 
     const next = starts[j + 1]!;
     const len = next - 4 - a;
     const from = open ? a + len - n : a;
-    let pass: number;
-    if ((exactLength ? len === n : len >= n) && ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0) pass = keep;
-    else if (len > 0 && bytes[a] === 0xef) pass = stringPasses(t, plain.valueText(j)) ? 1 : 0;
-    else pass = keep ^ 1;
     sel[w] = r;
-    w += pass;
+    w += (exactLength ? len === n : len >= n) && ((view.getInt32(from, true) ^ w0) | (view.getInt32(from + n - 4, true) ^ w1)) === 0 ? keep : flip;
     a = next;
   }
   return w;

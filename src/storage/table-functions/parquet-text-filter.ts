@@ -35,7 +35,7 @@ export type TextTest =
 const noReplacement = (s: string): boolean => !s.includes('\uFFFD');
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Whether s has no lone surrogate (which UTF-8 cannot hold: its bytes would stand for U+FFFD). */
 export function wellFormed(s: string): boolean {

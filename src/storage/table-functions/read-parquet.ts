@@ -43,6 +43,8 @@ import type { TableFunction, TableFunctionBinding } from './table-function.js';
 
 const hyparquet = lazyModule<typeof import('hyparquet')>('hyparquet');
 
+const utf8KeepingBom = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** Values in Quire's representation straight from the decoder (no Date objects, no lossy ms). */
 export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
   // Exact: a number while safe, a bigint beyond 2^53 µs (see Micros); int64's ends are ±infinity.
@@ -50,8 +52,11 @@ export const QUIRE_PARQUET_PARSERS: Partial<ParquetParsers> = {
   timestampFromMicroseconds: (v: bigint) => (v === null || v === undefined ? null : parquetMicros(BigInt(v), 1n)),
   timestampFromNanoseconds: (v: bigint) => (v === null || v === undefined ? null : parquetMicros(BigInt(v), 0n)),
   dateFromDays: (v: number) => (v === null || v === undefined ? null : v),
+  // Strings (values and statistics) keep a leading U+FEFF: it is data, which a default decoder drops
+  // (and then a row group whose greatest value starts with it would be pruned by the wrong bound).
+  stringFromBytes: (b: Uint8Array) => (b === null || b === undefined ? b : utf8KeepingBom.decode(b)),
   // JSON columns stay text: Quire has no json type, and the text round-trips exactly.
-  jsonFromBytes: (b: Uint8Array) => (b === null || b === undefined ? null : new TextDecoder().decode(b)),
+  jsonFromBytes: (b: Uint8Array) => (b === null || b === undefined ? null : utf8KeepingBom.decode(b)),
 };
 
 /**
