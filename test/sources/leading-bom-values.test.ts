@@ -4,7 +4,8 @@
  * file readers did per value: such rows read without it, compared unequal to themselves, and a row group
  * whose greatest value starts with it was pruned by the shortened bound (a LIKE lost thousands of rows).
  * Parquet (DuckDB's file: dictionary pages, PLAIN pages, statistics; hyparquet's general path through a
- * list column beside), NDJSON (the byte scanner and the general path) and COPY FROM text escapes.
+ * list column beside), NDJSON (the byte scanner and the general path), COPY FROM text escapes, and
+ * Arrow Utf8 / LargeUtf8 columns (apache-arrow's own decoder drops the mark too).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,5 +78,41 @@ describe('values starting with U+FEFF', () => {
       [`${BOM}a`, 'b', 2, 1],
       [BOM, `${BOM}${BOM}c`, 1, 3],
     ]);
+  });
+});
+
+describe('values starting with U+FEFF, Arrow', () => {
+  it('read_arrow and registerArrow keep the mark of Utf8 and LargeUtf8 values, over several record batches and a slice', async () => {
+    const arrow = await import('apache-arrow');
+    const { Database } = await import('../../src/index.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'quire-arrow-bom-'));
+    try {
+      const values = Array.from({ length: 5000 }, (_, i) => (i % 9 === 4 ? null : i % 7 === 3 ? `${BOM}v${i}` : `v${i}`));
+      const a = arrow.vectorFromArray(values, new arrow.Utf8());
+      const large = arrow.vectorFromArray(values, new arrow.LargeUtf8());
+      const table = new arrow.Table({ a, large });
+      // Two record batches, the second a slice of the data starting mid-way.
+      const file = join(dir, 'bom.arrow');
+      const batches = [...table.slice(0, 2000).batches, ...table.slice(2000).batches];
+      writeFileSync(file, arrow.tableToIPC(new arrow.Table(batches), 'file'));
+      const db = await Database.create();
+      db.registerArrow('reg', table.slice(1000));
+      const expected = (from: number): unknown[] => {
+        const kept = values.slice(from).filter((v) => v !== null) as string[];
+        return [kept.length, kept.filter((v) => v.startsWith(BOM)).length, kept.reduce((n, v) => n + v.length, 0)];
+      };
+      for (const [src, from] of [[`read_arrow('${file}')`, 0], ['reg', 1000]] as const) {
+        for (const col of ['a', 'large']) {
+          const r = await db.query(`SELECT count(${col}), count(*) FILTER (WHERE starts_with(${col}, '${BOM}')), sum(length(${col})) FROM ${src}`);
+          expect(normRows(r.rows as unknown[][])[0], `${src} ${col}`).toEqual(expected(from));
+        }
+      }
+      const one = await db.query(`SELECT a, large FROM read_arrow('${file}') WHERE a = '${BOM}v3'`);
+      expect(one.rows).toEqual([[`${BOM}v3`, `${BOM}v3`]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

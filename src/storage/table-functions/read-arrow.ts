@@ -175,6 +175,8 @@ function rawInt64(vec: Vector, i: number): bigint {
   throw new RangeError(`row ${i} is past the vector's end`);
 }
 
+const utf8KeepingBom = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** One Arrow vector's rows [from, to) as a column of `type` (read_arrow and Database.registerArrow share it). */
 export function convertVector(vec: Vector, type: DataType, arrowType: ArrowType, from: number, to: number): Column {
   const nested = nestedOf(arrowType);
@@ -198,6 +200,20 @@ export function convertVector(vec: Vector, type: DataType, arrowType: ArrowType,
       for (let j = Math.max(0, from - base); j < chunk.length && base + j < to; j++) {
         // values start at the chunk's first row (a slice's offset counts for its null bitmap only).
         b.push(vec.isValid(base + j) ? arrowMicros(raw[j]!, unit) : null);
+      }
+      base += chunk.length;
+    }
+    return b.finish();
+  }
+  if (type.name === 'text' && (arrowType.typeId === TYPE.Utf8 || arrowType.typeId === TYPE.LargeUtf8)) {
+    // Decoded here, not by vec.get(): apache-arrow's decoder drops a leading U+FEFF from each value,
+    // which is data. Offsets, like values, start at the chunk's first row.
+    let base = 0;
+    for (const chunk of vec.data) {
+      const offsets = chunk.valueOffsets as Int32Array | BigInt64Array;
+      const bytes = chunk.values as Uint8Array;
+      for (let j = Math.max(0, from - base); j < chunk.length && base + j < to; j++) {
+        b.push(vec.isValid(base + j) ? utf8KeepingBom.decode(bytes.subarray(Number(offsets[j]), Number(offsets[j + 1]))) : null);
       }
       base += chunk.length;
     }
