@@ -54,10 +54,6 @@ const MAX_PREFIXES = 256;
 const NUMBER = /(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
 const prefixes = new Map<string, Prefix | null>();
 
-function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
-}
-
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
@@ -96,7 +92,12 @@ function rowNodes(rows: readonly LiteralRow[]): Node[] {
 /** The first position at or after `p` that is not white space (a function, not a closure made per statement). */
 function skipSpace(text: string, p: number): number {
   const n = text.length;
-  while (p < n && isSpace(text.charCodeAt(p))) p++;
+  // The white space test spelled out, not a function per character: this runs interpreted through
+  // an autocommit loop's first thousands of statements, a few times per literal.
+  for (; p < n; p++) {
+    const c = text.charCodeAt(p);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12) break;
+  }
   return p;
 }
 
@@ -151,7 +152,11 @@ function readLiteralRows(text: string, pos: number): LiteralRow[] | null {
         // Digits alone (an id, a count) that fit int4: their value as read, without the regular expression.
         let q = p;
         let int = 0;
-        while (q < n && isDigit(text.charCodeAt(q)) && int <= 2147483647) int = int * 10 + (text.charCodeAt(q++) - 48);
+        for (; q < n && int <= 2147483647; q++) {
+          const digit = text.charCodeAt(q) - 48;
+          if (digit < 0 || digit > 9) break;
+          int = int * 10 + digit;
+        }
         if (q > p && int <= 2147483647 && (q >= n || !(isWordChar(text.charCodeAt(q)) || text.charCodeAt(q) === 46))) {
           kind = LIT_INT;
           value = negative && int !== 0 ? -int : int;
@@ -265,9 +270,14 @@ function lazyStatement(built: LiteralInsert): Node {
   return stmt as Node;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * A regular expression rather than a loop over the characters: it runs as compiled code from the first
+ * statement on, where the loop ran interpreted through an autocommit loop's first thousands of INSERTs.
+ */
 function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
+  return !NON_ASCII.test(s);
 }
 
 /**
