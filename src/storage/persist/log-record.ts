@@ -65,13 +65,17 @@ export type LogOp =
  * until the write), leaving `reserve` bytes at its start for the log's record head.
  */
 export class RecordBuilder {
-  private readonly out: RecordBuffer;
-  private readonly count: { buf: Buffer; at: number };
-  ops = 0;
+  // Fields declared and assigned once (one builder per commit), and written to the buffer directly
+  // rather than through methods of this class: a commit's path runs interpreted through a process's
+  // first few thousand commits, where each call and field definition is felt.
+  declare private readonly out: RecordBuffer;
+  declare private readonly count: { buf: Buffer; at: number };
+  declare ops: number;
 
   constructor(reserve = 0) {
     this.out = new RecordBuffer(reserve);
     this.count = this.out.slot32();
+    this.ops = 0;
     setU32(this.count.buf, this.count.at, 0);
   }
 
@@ -89,8 +93,6 @@ export class RecordBuilder {
     encodeBatch(b, types, this.out);
   }
 
-  // Fields go to the buffer directly, not through methods of this class: a commit's path runs
-  // interpreted for its first few thousand commits, where each added call is felt.
   private op(code: number): void {
     this.out.u8(code);
     this.ops++;

@@ -351,7 +351,7 @@ export class WalWriter {
     setU32(first, RECORD_HEAD, lsn % 0x100000000);
     setU32(first, RECORD_HEAD + 4, Math.floor(lsn / 0x100000000));
     // One pass over the payload (LSN and body), piece by piece.
-    let crc = crc32(first.subarray(RECORD_HEAD));
+    let crc = crc32(new Uint8Array(first.buffer, first.byteOffset + RECORD_HEAD, first.length - RECORD_HEAD));
     for (let i = 1; i < pieces.length; i++) crc = crc32(pieces[i]!, crc);
     setU32(first, 8, crc);
     try {
