@@ -126,9 +126,14 @@ export class RecordBuffer {
 
   /** A u32 byte length and the UTF-8 bytes of `s`. */
   str(s: string): void {
-    const len = this.slot32();
-    const n = this.utf8(s);
-    setU32(len.buf, len.at, n);
+    // Room for the length and the longest UTF-8 form up front, so the bytes follow the length in the
+    // same buffer and no slot object is made (two or three strings per commit).
+    this.ensure(4 + s.length * 3);
+    const buf = this.buf;
+    const at = this.pos;
+    this.pos += 4;
+    this.bytes += 4;
+    setU32(buf, at, this.utf8(s));
   }
 
   /** The UTF-8 bytes of `s` (no length); returns their count. */
