@@ -50,8 +50,6 @@ export interface LiteralInsert {
 
 const PREFIX = /^(\s*insert\s+into\s+[a-z_][a-z0-9_$]*(?:\s*\.\s*[a-z_][a-z0-9_$]*)?\s*(?:\(\s*[a-z_][a-z0-9_$]*(?:\s*,\s*[a-z_][a-z0-9_$]*)*\s*\)\s*)?values)\s*\(/i;
 const MAX_PREFIXES = 256;
-/** A number's digits, read in place (sticky) rather than from a copy of the text after it. */
-const NUMBER = /(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
 const prefixes = new Map<string, Prefix | null>();
 
 function isDigit(c: number): boolean {
@@ -162,15 +160,41 @@ function readLiteralRows(text: string, pos: number): LiteralRow[] | null {
           value = negative && int !== 0 ? -int : int;
           p = q;
         } else {
-          NUMBER.lastIndex = p;
-          const m = NUMBER.exec(text);
+          // The lexer's number, /(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/, read in place: no
+          // match array and no second expression to tell an integer (this runs for every decimal
+          // literal, interpreted through a loop's first thousands of statements).
+          q = p;
+          while (q < n && isDigit(text.charCodeAt(q))) q++;
+          let integer = q > p;
+          if (q < n && text.charCodeAt(q) === 46 /* . */) {
+            let r = q + 1;
+            while (r < n && isDigit(text.charCodeAt(r))) r++;
+            // "5." and ".5" are numbers, "." alone is not.
+            if (q > p || r > q + 1) {
+              q = r;
+              integer = false;
+            }
+          }
+          if (q === p) return null;
+          const e = text.charCodeAt(q);
+          if (q < n && (e === 101 || e === 69) /* e E */) {
+            let r = q + 1;
+            const sign = text.charCodeAt(r);
+            if (r < n && (sign === 43 || sign === 45)) r++;
+            const digitsFrom = r;
+            while (r < n && isDigit(text.charCodeAt(r))) r++;
+            if (r > digitsFrom) {
+              q = r;
+              integer = false;
+            }
+          }
           // Very long numbers are the grammar's business.
-          if (m === null || m[0].length >= 400) return null;
-          p += m[0].length;
+          if (q - p >= 400) return null;
+          const digits = text.slice(p, q);
+          p = q;
           // "1abc", "1_000", "0x1f", "1e": the lexer's business.
           if (p < n && (isWordChar(text.charCodeAt(p)) || text.charCodeAt(p) === 46)) return null;
-          const digits = m[0];
-          const whole = /^[0-9]+$/.test(digits) ? Number(digits) : Infinity;
+          const whole = integer ? Number(digits) : Infinity;
           if (whole <= 2147483647) {
             kind = LIT_INT;
             value = negative ? -whole : whole;
