@@ -41,7 +41,14 @@ export function jsToValue(v: unknown, t: DataType, timezone: string, dateStyle?:
   if (typeof v === 'number') {
     if (target.name === 'text' || target.name === 'varchar') return String(v);
     // A client sends the number's text, so 1.5 for an integer is invalid input, not a rounding cast.
-    if (target.name === 'int2' || target.name === 'int4' || target.name === 'int8') return parseValue(String(v), target, { timezone });
+    if (target.name === 'int2' || target.name === 'int4' || target.name === 'int8') {
+      // An integer within the type's range reads back from its text as itself (-0 as 0): no text is
+      // made and parsed for it (a parameter INSERT's id, every commit).
+      if (Number.isSafeInteger(v) && (target.name === 'int8' || (target.name === 'int4' ? v >= -2147483648 && v <= 2147483647 : v >= -32768 && v <= 32767))) return v === 0 ? 0 : v;
+      return parseValue(String(v), target, { timezone });
+    }
+    // Every number type's cast to float8 returns a JavaScript number as it is.
+    if (target.name === 'float8') return v;
     const from = Number.isInteger(v) ? (Math.abs(v) <= 2147483647 ? T.int4 : Number.isSafeInteger(v) ? T.int8 : T.float8) : T.float8;
     return castValue(v, from, target, { timezone }, true);
   }

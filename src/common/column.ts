@@ -51,27 +51,30 @@ export function emptyBatch(types: readonly DataType[]): Batch {
  * scavenge until the next full collection. Constructed objects carry no allocation site.
  */
 class ColumnObject implements Column {
+  // Fields declared, not initialized in the class body (ES2022 would define each one in an
+  // initializer run before the constructor, then assign it again): a one-row commit makes six of
+  // these, and through its first few thousand commits that runs interpreted.
+  declare readonly type: DataType;
+  declare readonly nulls: Uint8Array | null;
+  declare readonly dict: DictCodes | null;
   /** Null until first read for text made by codedTextColumn or prefixColumn: built then. */
-  private values: ColumnData | null;
+  declare private values: ColumnData | null;
   /**
    * prefixColumn's row slots, which the values are copied from on first read (until then null
    * `values` does not mean codes only); null once copied, and for every other column.
    */
-  private prefixOf: Value[] | null;
-  private readonly prefixRows: number;
+  declare private prefixOf: Value[] | null;
+  declare private readonly prefixRows: number;
   /** What storage recorded about the column once stored (columnStats), or null. */
-  stats: object | null = null;
-  constructor(
-    readonly type: DataType,
-    data: ColumnData | null,
-    readonly nulls: Uint8Array | null,
-    readonly dict: DictCodes | null,
-    prefixOf: Value[] | null = null,
-    prefixRows = 0,
-  ) {
+  declare stats: object | null;
+  constructor(type: DataType, data: ColumnData | null, nulls: Uint8Array | null, dict: DictCodes | null, prefixOf: Value[] | null = null, prefixRows = 0) {
+    this.type = type;
+    this.nulls = nulls;
+    this.dict = dict;
     this.values = data;
     this.prefixOf = prefixOf;
     this.prefixRows = prefixRows;
+    this.stats = null;
   }
   get data(): ColumnData {
     return this.values ?? (this.values = this.build());

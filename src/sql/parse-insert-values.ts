@@ -50,13 +50,7 @@ export interface LiteralInsert {
 
 const PREFIX = /^(\s*insert\s+into\s+[a-z_][a-z0-9_$]*(?:\s*\.\s*[a-z_][a-z0-9_$]*)?\s*(?:\(\s*[a-z_][a-z0-9_$]*(?:\s*,\s*[a-z_][a-z0-9_$]*)*\s*\)\s*)?values)\s*\(/i;
 const MAX_PREFIXES = 256;
-/** A number's digits, read in place (sticky) rather than from a copy of the text after it. */
-const NUMBER = /(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
 const prefixes = new Map<string, Prefix | null>();
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
-}
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -96,7 +90,12 @@ function rowNodes(rows: readonly LiteralRow[]): Node[] {
 /** The first position at or after `p` that is not white space (a function, not a closure made per statement). */
 function skipSpace(text: string, p: number): number {
   const n = text.length;
-  while (p < n && isSpace(text.charCodeAt(p))) p++;
+  // The white space test spelled out, not a function per character: this runs interpreted through
+  // an autocommit loop's first thousands of statements, a few times per literal.
+  for (; p < n; p++) {
+    const c = text.charCodeAt(p);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12) break;
+  }
   return p;
 }
 
@@ -151,21 +150,51 @@ function readLiteralRows(text: string, pos: number): LiteralRow[] | null {
         // Digits alone (an id, a count) that fit int4: their value as read, without the regular expression.
         let q = p;
         let int = 0;
-        while (q < n && isDigit(text.charCodeAt(q)) && int <= 2147483647) int = int * 10 + (text.charCodeAt(q++) - 48);
+        for (; q < n && int <= 2147483647; q++) {
+          const digit = text.charCodeAt(q) - 48;
+          if (digit < 0 || digit > 9) break;
+          int = int * 10 + digit;
+        }
         if (q > p && int <= 2147483647 && (q >= n || !(isWordChar(text.charCodeAt(q)) || text.charCodeAt(q) === 46))) {
           kind = LIT_INT;
           value = negative && int !== 0 ? -int : int;
           p = q;
         } else {
-          NUMBER.lastIndex = p;
-          const m = NUMBER.exec(text);
+          // The lexer's number, /(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/, read in place: no
+          // match array and no second expression to tell an integer (this runs for every decimal
+          // literal, interpreted through a loop's first thousands of statements).
+          q = p;
+          while (q < n && isDigit(text.charCodeAt(q))) q++;
+          let integer = q > p;
+          if (q < n && text.charCodeAt(q) === 46 /* . */) {
+            let r = q + 1;
+            while (r < n && isDigit(text.charCodeAt(r))) r++;
+            // "5." and ".5" are numbers, "." alone is not.
+            if (q > p || r > q + 1) {
+              q = r;
+              integer = false;
+            }
+          }
+          if (q === p) return null;
+          const e = text.charCodeAt(q);
+          if (q < n && (e === 101 || e === 69) /* e E */) {
+            let r = q + 1;
+            const sign = text.charCodeAt(r);
+            if (r < n && (sign === 43 || sign === 45)) r++;
+            const digitsFrom = r;
+            while (r < n && isDigit(text.charCodeAt(r))) r++;
+            if (r > digitsFrom) {
+              q = r;
+              integer = false;
+            }
+          }
           // Very long numbers are the grammar's business.
-          if (m === null || m[0].length >= 400) return null;
-          p += m[0].length;
+          if (q - p >= 400) return null;
+          const digits = text.slice(p, q);
+          p = q;
           // "1abc", "1_000", "0x1f", "1e": the lexer's business.
           if (p < n && (isWordChar(text.charCodeAt(p)) || text.charCodeAt(p) === 46)) return null;
-          const digits = m[0];
-          const whole = /^[0-9]+$/.test(digits) ? Number(digits) : Infinity;
+          const whole = integer ? Number(digits) : Infinity;
           if (whole <= 2147483647) {
             kind = LIT_INT;
             value = negative ? -whole : whole;
@@ -265,9 +294,14 @@ function lazyStatement(built: LiteralInsert): Node {
   return stmt as Node;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * A regular expression rather than a loop over the characters: it runs as compiled code from the first
+ * statement on, where the loop ran interpreted through an autocommit loop's first thousands of INSERTs.
+ */
 function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
+  return !NON_ASCII.test(s);
 }
 
 /**

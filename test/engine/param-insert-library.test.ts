@@ -80,6 +80,37 @@ describe('library INSERT with parameter values', () => {
     ]);
   });
 
+  it('a number into an integer column is what its text would be, and into float8 the number itself', async () => {
+    const db = await Database.create();
+    await db.query('CREATE TABLE t (id int, a int2, b int4, c int8, d float8)');
+    const numbers = [0, -0, 1, -1, 32767, 32768, -32768, -32769, 2147483647, 2147483648, -2147483648, -2147483649, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 53 + 2, 1.5, -2.5, 1e21, Number.NaN, Infinity, -Infinity];
+    const outcomes: string[] = [];
+    let id = 0;
+    for (const v of numbers) {
+      for (const col of ['a', 'b', 'c']) {
+        // The number, and its text (read by the column type's input function): the same outcome.
+        const asNumber = await run(db, `INSERT INTO t (id, ${col}) VALUES ($1, $2)`, [++id, v]);
+        const asText = await run(db, `INSERT INTO t (id, ${col}) VALUES ($1, $2)`, [-id, String(v)]);
+        expect(asNumber, `${v} into ${col}`).toBe(asText);
+        outcomes.push(asNumber);
+      }
+      await run(db, 'INSERT INTO t (id, d) VALUES ($1, $2)', [++id, v]);
+    }
+    // Both kinds of outcome were met: values stored and values refused (22P02, 22003).
+    expect(outcomes).toContain('ok 1');
+    expect(outcomes).toContain('error 22003');
+    expect(outcomes).toContain('error 22P02');
+    const stored = await db.query('SELECT id, a, b, c FROM t WHERE id > 0 AND d IS NULL ORDER BY id');
+    const text = await db.query('SELECT -id, a, b, c FROM t WHERE id < 0 ORDER BY id DESC');
+    expect(JSON.stringify(stored.rows, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x))).toBe(JSON.stringify(text.rows, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x)));
+    expect(stored.rows.length).toBeGreaterThan(10);
+    // float8 keeps the number as it is, -0 and NaN included.
+    const d = await db.query('SELECT d FROM t WHERE d IS NOT NULL ORDER BY id');
+    const floats = d.rows.map((r) => r[0]);
+    expect(floats.length).toBe(numbers.length);
+    floats.forEach((f, i) => expect(Object.is(f, numbers[i]), `${numbers[i]} into float8 read ${String(f)}`).toBe(true));
+  });
+
   it('inside a transaction block the rows go with the block; a failed block refuses them', async () => {
     const db = await Database.create();
     await db.query('CREATE TABLE t (id int PRIMARY KEY, e text)');

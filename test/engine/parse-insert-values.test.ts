@@ -20,6 +20,7 @@ const grammar = (text: string): unknown => (parseSync(text) as { stmts: { stmt: 
 const LITERALS = [
   '0', '-0', '7', '-7', '007', '2147483647', '2147483648', '-2147483647', '-2147483648', '-2147483649', '9223372036854775808',
   '123456789012345678901234567890', '0.5', '-0.5', '.5', '-.5', '5.', '-5.', '1e5', '1E-3', '-2.5e+10', '1.e3', '0.0', '-0.0',
+  '0.', '00.50', '12.345e-7', '.5E+2', '1E+0', '2147483648.5', '99999999999999999999.25', `${'9'.repeat(390)}.5`,
   "''", "'x'", "'it''s'", "''''", "'a\\b'", "'\\'", "'two  spaces'", "'line\nbreak'", "'tab\there'", "'-- not a comment'", "'/* nor this */'",
   'NULL', 'null', 'Null', 'TRUE', 'true', 'False', 'false',
 ];
@@ -89,6 +90,14 @@ describe('INSERT … VALUES without the grammar', () => {
       'INSERT INTO u VALUES (0x1F)',
       'INSERT INTO u VALUES (1_000)',
       'INSERT INTO u VALUES (1e)',
+      'INSERT INTO u VALUES (1.5e)',
+      'INSERT INTO u VALUES (1e+)',
+      'INSERT INTO u VALUES (.e1)',
+      'INSERT INTO u VALUES (.)',
+      'INSERT INTO u VALUES (-.)',
+      'INSERT INTO u VALUES (1.2.3)',
+      'INSERT INTO u VALUES (1.5x)',
+      `INSERT INTO u VALUES (${'9'.repeat(400)})`,
       'INSERT INTO u VALUES (- 1)',
       'INSERT INTO u VALUES (--1\n2)',
       'INSERT INTO u VALUES (/* c */ 1)',

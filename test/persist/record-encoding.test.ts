@@ -48,6 +48,24 @@ describe('log record encoding', () => {
     const doubles = [0.5, -0, Number.NaN, Infinity, -Infinity, 5e-324, 1.7976931348623157e308, -2.5];
     // Around the lengths where strings stop being tried byte by byte (64) and with non-ASCII at either end.
     const strings = ['', 'a', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), `é${'a'.repeat(63)}`, `${'a'.repeat(63)}é`, '日本', '🙂', "it's"];
+    // A one-row batch (a one-row commit's) with each string, non-ASCII and long ones included, and NULL:
+    // its text is the length (0xFFFFFFFF for NULL) and the UTF-8 bytes, and decodes back.
+    for (const s of [...strings, 'é'.repeat(70), null]) {
+      const b = new ColumnBuilder(T.text, 1);
+      b.push(s);
+      const one: Batch = { columns: [b.finish()], length: 1 };
+      const out = new RecordBuffer(0);
+      encodeBatch(one, [T.text], out);
+      const bytes = Buffer.concat(out.finish());
+      const utf8 = s === null ? Buffer.alloc(0) : Buffer.from(s, 'utf8');
+      // u32 rows, u8 kind, u8 null flag (and the null map when there is one), u32 length, the bytes.
+      const head = 4 + 2 + (one.columns[0]!.nulls !== null ? 1 : 0);
+      expect(bytes.length, String(s)).toBe(head + 4 + utf8.length);
+      expect(bytes.readUInt32LE(head), String(s)).toBe(s === null ? 0xffffffff : utf8.length);
+      expect(Buffer.compare(bytes.subarray(head + 4), utf8), String(s)).toBe(0);
+      const { batch: back } = decodeBatch(bytes, 0, [T.text]);
+      expect(getValue(back.columns[0]!, 0)).toBe(s);
+    }
     for (const rows of [1, 2, 7, 31, 32, 33, 63, 64, 65, 257, 300]) {
       const builders = types.map((t) => new ColumnBuilder(t, rows));
       for (let i = 0; i < rows; i++) {

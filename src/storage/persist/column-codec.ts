@@ -78,6 +78,13 @@ export function encodeRows(columns: readonly Column[], stored: readonly ColumnDa
 }
 
 function encodeText(vals: readonly Value[], nulls: Uint8Array | null, from: number, n: number, t: DataType, out: RecordBuffer): void {
+  if (n === 1) {
+    // One value (a one-row commit): its length and bytes, as str() writes them.
+    const s = nulls !== null && nulls[from] === 1 ? null : objectText(vals[from] ?? null, t);
+    if (s === null) out.u32(NULL_LEN);
+    else out.str(s);
+    return;
+  }
   if (n <= SMALL_TEXT_ROWS) {
     // Few values (a small commit): lengths and bytes straight into the record.
     const lens: { buf: Buffer; at: number }[] = new Array(n);

@@ -65,13 +65,17 @@ export type LogOp =
  * until the write), leaving `reserve` bytes at its start for the log's record head.
  */
 export class RecordBuilder {
-  private readonly out: RecordBuffer;
-  private readonly count: { buf: Buffer; at: number };
-  ops = 0;
+  // Fields declared and assigned once (one builder per commit), and written to the buffer directly
+  // rather than through methods of this class: a commit's path runs interpreted through a process's
+  // first few thousand commits, where each call and field definition is felt.
+  declare private readonly out: RecordBuffer;
+  declare private readonly count: { buf: Buffer; at: number };
+  declare ops: number;
 
   constructor(reserve = 0) {
     this.out = new RecordBuffer(reserve);
     this.count = this.out.slot32();
+    this.ops = 0;
     setU32(this.count.buf, this.count.at, 0);
   }
 
@@ -85,58 +89,46 @@ export class RecordBuilder {
     return this.out.finish();
   }
 
-  private u8(v: number): void {
-    this.out.u8(v);
-  }
-
-  private u32(v: number): void {
-    this.out.u32(v);
-  }
-
-  private str(s: string): void {
-    this.out.str(s);
-  }
-
   private batch(b: Batch, types: readonly DataType[]): void {
     encodeBatch(b, types, this.out);
   }
 
   private op(code: number): void {
-    this.u8(code);
+    this.out.u8(code);
     this.ops++;
     setU32(this.count.buf, this.count.at, this.ops);
   }
 
   drop(name: string): void {
     this.op(OP_DROP);
-    this.str(name);
+    this.out.str(name);
   }
 
   create(name: string, def: TableDefinition, batches: readonly Batch[], types: readonly DataType[]): void {
     this.op(OP_CREATE);
-    this.str(name);
-    this.str(JSON.stringify(def));
-    this.u32(batches.length);
+    this.out.str(name);
+    this.out.str(JSON.stringify(def));
+    this.out.u32(batches.length);
     for (const b of batches) this.batch(b, types);
   }
 
   change(name: string, defJson: string | null, runs: readonly Run[], types: readonly DataType[]): void {
     this.op(OP_CHANGE);
-    this.str(name);
-    this.str(defJson ?? '');
-    this.u32(runs.length);
+    this.out.str(name);
+    this.out.str(defJson ?? '');
+    this.out.u32(runs.length);
     for (const r of runs) {
       if ('keep' in r) {
-        this.u8(RUN_KEEP);
-        this.u32(r.keep);
-        this.u32(r.count);
+        this.out.u8(RUN_KEEP);
+        this.out.u32(r.keep);
+        this.out.u32(r.count);
       } else if ('extend' in r) {
-        this.u8(RUN_EXTEND);
-        this.u32(r.extend);
+        this.out.u8(RUN_EXTEND);
+        this.out.u32(r.extend);
         const from = r.from ?? 0;
         encodeRows(r.rows.columns, r.stored ?? null, from, r.rows.length - from, types, this.out);
       } else {
-        this.u8(RUN_NEW);
+        this.out.u8(RUN_NEW);
         this.batch(r.batch, types);
       }
     }
@@ -144,7 +136,7 @@ export class RecordBuilder {
 
   views(views: readonly { name: string; sql: string }[]): void {
     this.op(OP_VIEWS);
-    this.str(JSON.stringify(views));
+    this.out.str(JSON.stringify(views));
   }
 }
 

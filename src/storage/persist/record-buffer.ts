@@ -29,17 +29,22 @@ export function setU32(buf: Uint8Array, at: number, v: number): void {
 }
 
 export class RecordBuffer {
-  private buf: Buffer;
-  private pos: number;
-  private segStart = 0;
-  private readonly out: Uint8Array[] = [];
+  // Declared and assigned in the constructor, not initialized in the class body (which defines each
+  // field in an initializer of its own first): one of these is made per commit.
+  declare private buf: Buffer;
+  declare private pos: number;
+  declare private segStart: number;
+  declare private readonly out: Uint8Array[];
   /** Bytes after the reserved head. */
-  bytes = 0;
+  declare bytes: number;
 
   /** `reserve` bytes at the start of the first piece are left for the caller's head. */
   constructor(reserve: number) {
     this.buf = scratch;
     this.pos = reserve;
+    this.segStart = 0;
+    this.out = [];
+    this.bytes = 0;
   }
 
   private ensure(n: number): void {
@@ -121,9 +126,14 @@ export class RecordBuffer {
 
   /** A u32 byte length and the UTF-8 bytes of `s`. */
   str(s: string): void {
-    const len = this.slot32();
-    const n = this.utf8(s);
-    setU32(len.buf, len.at, n);
+    // Room for the length and the longest UTF-8 form up front, so the bytes follow the length in the
+    // same buffer and no slot object is made (two or three strings per commit).
+    this.ensure(4 + s.length * 3);
+    const buf = this.buf;
+    const at = this.pos;
+    this.pos += 4;
+    this.bytes += 4;
+    setU32(buf, at, this.utf8(s));
   }
 
   /** The UTF-8 bytes of `s` (no length); returns their count. */
@@ -161,7 +171,9 @@ export class RecordBuffer {
 
   /** The record's pieces in order; the first starts with the reserved head. */
   finish(): Uint8Array[] {
-    if (this.pos > this.segStart || this.out.length === 0) this.out.push(this.buf.subarray(this.segStart, this.pos));
+    // A plain view, not Buffer's subarray (argument checks and a Buffer object in JavaScript, felt
+    // while a commit's path still runs interpreted): the pieces are only written and checksummed.
+    if (this.pos > this.segStart || this.out.length === 0) this.out.push(new Uint8Array(this.buf.buffer, this.buf.byteOffset + this.segStart, this.pos - this.segStart));
     this.segStart = this.pos;
     return this.out;
   }

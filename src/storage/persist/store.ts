@@ -366,17 +366,25 @@ const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
  * points to alive through scavenges (see CommittedBatch in memory-table.ts).
  */
 class Logged {
-  constructor(
-    readonly table: MemoryTable,
-    readonly batches: readonly Batch[],
-    /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
-    readonly keys: readonly (readonly number[])[],
-    /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
-    readonly fks: readonly ForeignKey[],
-    /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
-    readonly indexes: string,
-    readonly def: string,
-  ) {}
+  // Declared and assigned, not parameter properties (which ES2022 class fields define first and
+  // then assign): one of these is made per commit.
+  declare readonly table: MemoryTable;
+  declare readonly batches: readonly Batch[];
+  /** The key list logged: CREATE UNIQUE INDEX and DROP INDEX replace it without changing rows. */
+  declare readonly keys: readonly (readonly number[])[];
+  /** The foreign key list logged: ALTER TABLE replaces it without changing rows. */
+  declare readonly fks: readonly ForeignKey[];
+  /** The secondary indexes logged (their JSON: rebuilding them on open must not count as a change). */
+  declare readonly indexes: string;
+  declare readonly def: string;
+  constructor(table: MemoryTable, batches: readonly Batch[], keys: readonly (readonly number[])[], fks: readonly ForeignKey[], indexes: string, def: string) {
+    this.table = table;
+    this.batches = batches;
+    this.keys = keys;
+    this.fks = fks;
+    this.indexes = indexes;
+    this.def = def;
+  }
 }
 
 const indexJsons = new WeakMap<object, string>();
@@ -737,9 +745,10 @@ export class DirectoryStore {
   private logTable(rec: RecordBuilder, name: string, t: MemoryTable): [string, Logged] | null {
     const l = this.logged.get(name);
     const batches = t.snapshot();
+    const indexes = indexJson(t);
     // Unwritten since the last record, keys included (a sequence advanced by a rolled-back INSERT is
     // logged with the table's next write, as docs/durability.md says).
-    if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys && l.indexes === indexJson(t)) return null;
+    if (l !== undefined && l.table === t && l.batches === batches && l.keys === t.uniqueKeys && l.fks === t.foreignKeys && l.indexes === indexes) return null;
     const def = definitionJson(t);
     if (l === undefined || l.table !== t) {
       const full: TableDefinition = { fields: t.schema.map((f) => ({ name: f.name, type: typeJson(f.type) })), meta: t.meta, uniqueKeys: t.uniqueKeys, uniqueNames: t.uniqueNames, ...keyParts(t) };
@@ -747,7 +756,7 @@ export class DirectoryStore {
     } else {
       rec.change(name, l.def !== def ? def : null, runsFor(t, l.batches, batches), columnTypes(t.schema));
     }
-    return [name, new Logged(t, batches, t.uniqueKeys, t.foreignKeys, indexJson(t), def)];
+    return [name, new Logged(t, batches, t.uniqueKeys, t.foreignKeys, indexes, def)];
   }
 
   /**
