@@ -26,18 +26,22 @@ const f = (name: string): string => join(dir, name);
 
 const ROWS = 30_000;
 // price: DECIMAL(12,2) as INT64, NULL on a group of its own (g = 6) and scattered; wide: DECIMAL(38,3) as
-// FIXED_LEN_BYTE_ARRAY with small values (read as doubles too).
+// FIXED_LEN_BYTE_ARRAY with small values (read as doubles too); amt: no NULLs (the one-pass aggregate loop).
 const MAIN = `SELECT i::INTEGER AS id, (i % 7)::INTEGER AS g,
     CASE WHEN i % 7 = 6 OR i % 13 = 0 THEN NULL ELSE ((i * 7919) % 2000003 - 1000001) / 100.0 END::DECIMAL(12,2) AS price,
-    CASE WHEN i % 5 = 0 THEN NULL ELSE ((i * 31) % 20011 - 10005) / 1000.0 END::DECIMAL(38,3) AS wide
+    CASE WHEN i % 5 = 0 THEN NULL ELSE ((i * 31) % 20011 - 10005) / 1000.0 END::DECIMAL(38,3) AS wide,
+    (((i * 104729) % 1000003 - 500001) / 100.0)::DECIMAL(12,2) AS amt
   FROM range(${ROWS}) r(i)`;
 // v: DECIMAL(18,2) next to 2^53 unscaled (90071992547409.91 is 2^53 - 1), both signs, so sums leave the
-// exact range at once; from row 6000 on, some rows past 2^53 make their chunks Numeric objects.
+// exact range at once; from row 6000 on, some rows past 2^53 make their chunks Numeric objects. w: the
+// same without NULLs.
 const BIG_ROWS = 9_000;
 const BIG = `SELECT i::INTEGER AS id, (i % 3)::INTEGER AS g,
     CASE WHEN i % 17 = 0 THEN NULL
          WHEN i >= 6000 AND i % 5 = 0 THEN 90071992547409.93 + i
-         WHEN i % 2 = 0 THEN 90071992547409.91 - i ELSE -90071992547409.91 + i / 100.0 END::DECIMAL(18,2) AS v
+         WHEN i % 2 = 0 THEN 90071992547409.91 - i ELSE -90071992547409.91 + i / 100.0 END::DECIMAL(18,2) AS v,
+    CASE WHEN i >= 7000 AND i % 7 = 0 THEN 90071992547409.93 + i
+         WHEN i % 3 = 0 THEN 90071992547409.91 - i ELSE -90071992547409.91 + i / 100.0 END::DECIMAL(18,2) AS w
   FROM range(${BIG_ROWS}) r(i)`;
 
 /** Rows of `sql` over the files in Quire and over the typed-in tables in PostgreSQL, sorted unless ordered. */
@@ -71,8 +75,8 @@ beforeAll(async () => {
   duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
   await duck.run(`COPY (${MAIN}) TO '${f('main.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 8192)`);
   await duck.run(`COPY (${BIG}) TO '${f('big.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`);
-  await load('main', 'id int, g int, price numeric(12,2), wide numeric(38,3)', `SELECT id, g, CAST(price AS VARCHAR), CAST(wide AS VARCHAR) FROM (${MAIN})`);
-  await load('big', 'id int, g int, v numeric(18,2)', `SELECT id, g, CAST(v AS VARCHAR) FROM (${BIG})`);
+  await load('main', 'id int, g int, price numeric(12,2), wide numeric(38,3), amt numeric(12,2)', `SELECT id, g, CAST(price AS VARCHAR), CAST(wide AS VARCHAR), CAST(amt AS VARCHAR) FROM (${MAIN})`);
+  await load('big', 'id int, g int, v numeric(18,2), w numeric(18,2)', `SELECT id, g, CAST(v AS VARCHAR), CAST(w AS VARCHAR) FROM (${BIG})`);
 }, 120_000);
 
 afterAll(async () => {
@@ -87,6 +91,15 @@ describe('scaled DECIMAL columns: aggregates as PostgreSQL computes them', () =>
     // The scale shows: sums keep two decimals, and the all-NULL group is NULL, not 0.
     expect(got.some((l) => l.startsWith('6|NULL|NULL|NULL|NULL|0|'))).toBe(true);
     expect(got[0]).toMatch(/^0\|-?\d+\.\d{2}\|/);
+  });
+
+  it('a column without NULLs (one pass over the rows for every aggregate), also through a filter', async () => {
+    await check(`SELECT g, sum(amt), avg(amt), min(amt), max(amt), count(amt), count(*) FROM $P GROUP BY g`);
+    await check(`SELECT g, sum(amt), max(amt), min(amt) FROM $P WHERE id % 4 <> 1 GROUP BY g`);
+    await check(`SELECT g, sum(amt), min(amt), max(price), sum(wide) FROM $P GROUP BY g`);
+    await check(`SELECT sum(amt), avg(amt), min(amt), max(amt) FROM $P`);
+    await check(`SELECT g, sum(w), avg(w), min(w), max(w), count(*) FROM $B GROUP BY g`);
+    await check(`SELECT g, sum(w), min(w), max(w) FROM $B WHERE id % 3 = 0 GROUP BY g`);
   });
 
   it('ungrouped, and over no rows', async () => {

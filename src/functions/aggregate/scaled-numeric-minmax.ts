@@ -13,7 +13,7 @@ import { Numeric } from '../../common/numeric.js';
 import { T, type Value } from '../../common/types.js';
 import { compareValues } from '../../common/compare.js';
 import { scaledNumbers, takeColumn, type Column, type ScaledNumbers } from '../../common/column.js';
-import type { GroupedAccumulator } from './aggregate-function.js';
+import type { GroupedAccumulator, InlineCode, InlineStep } from './aggregate-function.js';
 import { growArr, growF64 } from './support.js';
 
 const LIMIT = 2 ** 53;
@@ -55,6 +55,14 @@ export class GroupedNumericMinMax implements GroupedAccumulator {
     const sn = scaledNumbers(c);
     if (sn !== null) this.updateScaled(gids, sel, n, sn, c.nulls);
     else this.update(gids, n, [takeColumn(c, sel, n)]);
+  }
+
+  /** A scaled column without NULLs: one comparison of coefficients in a group whose state has the column's scale. */
+  inlineStep(args: readonly Column[]): InlineStep | null {
+    const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn === null || c.nulls !== null) return null;
+    return { refs: [this.best, this.scales, sn.scale], code: this.isMax ? maxStep : minStep };
   }
 
   /** Rows k (or sel[k]) of a scaled column: a double comparison each while the group's state has their scale. */
@@ -118,3 +126,11 @@ export class GroupedNumericMinMax implements GroupedAccumulator {
     return s >= 0 ? Numeric.of(BigInt(this.best[g]!), s) : this.objs[g]!;
   }
 }
+
+/** updateScaled()'s common case as inline text (inline-aggregate-loop.ts); ref(2) is the column's scale. */
+function minMaxStep(ref: (i: number) => string, g: string, v: string, better: string): InlineCode {
+  const [best, scales, scale] = [ref(0), ref(1), ref(2)];
+  return { compute: '', ok: `${scales}[${g}] === ${scale}`, store: `if (${v} ${better} ${best}[${g}]) ${best}[${g}] = ${v};` };
+}
+const maxStep = (ref: (i: number) => string, g: string, v: string): InlineCode => minMaxStep(ref, g, v, '>=');
+const minStep = (ref: (i: number) => string, g: string, v: string): InlineCode => minMaxStep(ref, g, v, '<=');

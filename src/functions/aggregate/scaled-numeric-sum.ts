@@ -14,7 +14,7 @@
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
 import { scaledNumbers, takeColumn, type Column, type ScaledNumbers } from '../../common/column.js';
-import type { GroupedAccumulator } from './aggregate-function.js';
+import type { GroupedAccumulator, InlineCode, InlineStep } from './aggregate-function.js';
 import { growArr, growF64 } from './support.js';
 
 const LIMIT = 2 ** 53;
@@ -201,6 +201,17 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     this.sums[g] = 0;
   }
 
+  /**
+   * A scaled column without NULLs: the row's coefficient added to a group whose sum has the column's
+   * scale, while it stays exact. A group's first value, another scale and a sum leaving 2^53 go to update().
+   */
+  inlineStep(args: readonly Column[]): InlineStep | null {
+    const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn === null || c.nulls !== null) return null;
+    return { refs: [this.sums, this.scales, this.counts, sn.scale], code: scaledSumStep };
+  }
+
   /** The double part as a Numeric (null: no finite value was ever summed there). */
   private part(g: number): Numeric | null {
     const gs = this.scales[g]!;
@@ -216,4 +227,14 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     if (!this.avg) return sum;
     return sum.isFinite() ? sum.div(Numeric.fromInt(n)) : sum;
   }
+}
+
+/** update()'s common case as inline text (inline-aggregate-loop.ts); ref(3) is the column's scale. */
+function scaledSumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
+  const [sums, scales, counts, scale] = [ref(0), ref(1), ref(2), ref(3)];
+  return {
+    compute: `const ${t}s = ${sums}[${g}] + ${v};`,
+    ok: `(${scales}[${g}] === ${scale} && ${t}s < ${LIMIT} && ${t}s > -${LIMIT})`,
+    store: `${sums}[${g}] = ${t}s; ${counts}[${g}]++;`,
+  };
 }
