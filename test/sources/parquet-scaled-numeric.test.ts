@@ -116,6 +116,22 @@ describe('scaled DECIMAL columns: aggregates as PostgreSQL computes them', () =>
     await check(`SELECT g, sum(price) FILTER (WHERE id % 2 = 0), max(price) FILTER (WHERE id % 4 = 1) FROM $P GROUP BY g`);
   });
 
+  it('comparisons with constants decided on the doubles: every operator, constants of other scales and beyond 2^53', async () => {
+    const consts = ['100.5', '-100.5', '100.505', '-100.505', '100', '0', '-2500.25', '9999.999', '1e20', '-1e20', "'NaN'::numeric", "'Infinity'::numeric", 'NULL::numeric'];
+    // A value that is in the file (row 1: ((7919 % 2000003) - 1000001) / 100), so = and <> meet equal values.
+    consts.push('-9920.82');
+    for (const op of ['<', '<=', '=', '<>', '>', '>=']) {
+      for (const c of consts) {
+        await check(`SELECT count(*), sum(id), min(price) FROM $P WHERE price ${op} ${c}`);
+        await check(`SELECT count(*), sum(id) FROM $P WHERE ${c} ${op} amt`);
+      }
+    }
+    await check(`SELECT g, count(*), sum(price) FROM $P WHERE price > 100.5 AND amt <= -10.015 GROUP BY g`);
+    // Chunks read as Numerics beside chunks read as doubles.
+    await check(`SELECT count(*), sum(id) FROM $B WHERE v > 90071992547409.9`);
+    await check(`SELECT count(*), sum(id) FROM $B WHERE w <= -90071992547400.005`);
+  });
+
   it('ORDER BY and LIMIT over the column', async () => {
     await check(`SELECT id, price FROM $P ORDER BY price DESC NULLS LAST, id LIMIT 25`, true);
     await check(`SELECT id, price FROM $P WHERE price IS NOT NULL ORDER BY price, id OFFSET 100 LIMIT 10`, true);
