@@ -26,11 +26,13 @@ const f = (name: string): string => join(dir, name);
 
 const ROWS = 30_000;
 // price: DECIMAL(12,2) as INT64, NULL on a group of its own (g = 6) and scattered; wide: DECIMAL(38,3) as
-// FIXED_LEN_BYTE_ARRAY with small values (read as doubles too); amt: no NULLs (the one-pass aggregate loop).
+// FIXED_LEN_BYTE_ARRAY with small values (read as doubles too); amt: no NULLs (the one-pass aggregate
+// loop); r: the same in no order (rows of a Top-N arrive late).
 const MAIN = `SELECT i::INTEGER AS id, (i % 7)::INTEGER AS g,
     CASE WHEN i % 7 = 6 OR i % 13 = 0 THEN NULL ELSE ((i * 7919) % 2000003 - 1000001) / 100.0 END::DECIMAL(12,2) AS price,
     CASE WHEN i % 5 = 0 THEN NULL ELSE ((i * 31) % 20011 - 10005) / 1000.0 END::DECIMAL(38,3) AS wide,
-    (((i * 104729) % 1000003 - 500001) / 100.0)::DECIMAL(12,2) AS amt
+    (((i * 104729) % 1000003 - 500001) / 100.0)::DECIMAL(12,2) AS amt,
+    (((hash(i) % 2000001)::BIGINT - 1000000) / 100.0)::DECIMAL(12,2) AS r
   FROM range(${ROWS}) r(i)`;
 // v: DECIMAL(18,2) next to 2^53 unscaled (90071992547409.91 is 2^53 - 1), both signs, so sums leave the
 // exact range at once; from row 6000 on, some rows past 2^53 make their chunks Numeric objects. w: the
@@ -75,7 +77,7 @@ beforeAll(async () => {
   duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
   await duck.run(`COPY (${MAIN}) TO '${f('main.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 8192)`);
   await duck.run(`COPY (${BIG}) TO '${f('big.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`);
-  await load('main', 'id int, g int, price numeric(12,2), wide numeric(38,3), amt numeric(12,2)', `SELECT id, g, CAST(price AS VARCHAR), CAST(wide AS VARCHAR), CAST(amt AS VARCHAR) FROM (${MAIN})`);
+  await load('main', 'id int, g int, price numeric(12,2), wide numeric(38,3), amt numeric(12,2), r numeric(12,2)', `SELECT id, g, CAST(price AS VARCHAR), CAST(wide AS VARCHAR), CAST(amt AS VARCHAR), CAST(r AS VARCHAR) FROM (${MAIN})`);
   await load('big', 'id int, g int, v numeric(18,2), w numeric(18,2)', `SELECT id, g, CAST(v AS VARCHAR), CAST(w AS VARCHAR) FROM (${BIG})`);
 }, 120_000);
 
@@ -137,6 +139,13 @@ describe('scaled DECIMAL columns: aggregates as PostgreSQL computes them', () =>
     await check(`SELECT id, price FROM $P WHERE price IS NOT NULL ORDER BY price, id OFFSET 100 LIMIT 10`, true);
     await check(`SELECT id, price, wide FROM $P ORDER BY wide NULLS FIRST, id LIMIT 30`, true);
     await check(`SELECT g, sum(price) AS s FROM $P GROUP BY g ORDER BY s DESC NULLS LAST`, true);
+    // Top-N's boundary test on the doubles: both directions, small and large heaps, values next to 2^53.
+    await check(`SELECT id, amt FROM $P ORDER BY amt, id LIMIT 7`, true);
+    await check(`SELECT id, amt FROM $P ORDER BY amt DESC, id LIMIT 200`, true);
+    await check(`SELECT id, price FROM $P ORDER BY price NULLS LAST, id LIMIT 40`, true);
+    for (const dir of ['', 'DESC']) for (const n of [3, 100]) await check(`SELECT id, r FROM $P ORDER BY r ${dir}, id LIMIT ${n}`, true);
+    await check(`SELECT id, w FROM $B ORDER BY w DESC, id LIMIT 15`, true);
+    await check(`SELECT id, w FROM $B ORDER BY w, id LIMIT 15`, true);
   });
 
   it('a join, and a UNION ALL with numerics of other scales', async () => {
