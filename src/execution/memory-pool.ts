@@ -21,7 +21,7 @@ import { getHeapStatistics } from 'node:v8';
 import { QuireError } from '../common/errors.js';
 import { anchorShape } from '../common/shape-anchor.js';
 import type { Value } from '../common/types.js';
-import type { Batch, Column } from '../common/column.js';
+import { numericsPending, scaledNumbers, type Batch, type Column } from '../common/column.js';
 import type { ExecContext } from './context.js';
 
 const UNITS: Record<string, number> = {
@@ -365,6 +365,8 @@ export function valueBytes(v: Value): number {
 
 export function columnBytes(c: Column, n: number): number {
   let s = c.nulls === null ? 0 : c.nulls.byteLength;
+  // Numerics not built yet take no memory: counting them would build them.
+  if (numericsPending(c)) return s + scaledNumbers(c)!.unscaled.byteLength;
   const d = c.data;
   if (!Array.isArray(d)) return s + d.byteLength;
   s += d.length * SLOT;

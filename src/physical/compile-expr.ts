@@ -16,6 +16,7 @@ import type { Expr } from '../logical/expr.js';
 import type { ScalarImpl } from '../functions/registry.js';
 import { compilePlProgram } from './plpgsql-run.js';
 import { scaledNumericFloat } from './scaled-numeric-float.js';
+import { scaledNumericCompare } from './scaled-numeric-compare.js';
 
 /** A subquery the kernel needs; the operator evaluates it (asynchronously) before running the kernel. */
 export interface SubquerySlot {
@@ -624,6 +625,14 @@ return mk(outType, wide !== null ? wide : out, onull);
 }
 
 export function compilePredicateKernel(e: Expr): PredicateKernel {
+  const k = generalPredicateKernel(e);
+  // A comparison of a numeric column with a constant decides a scaled column's batches on its doubles.
+  const scaled = scaledNumericCompare(e, evalConstant);
+  if (scaled === null) return k;
+  return { slots: k.slots, run: (batch, ctx, sv, out) => scaled(batch, ctx, out) ?? k.run(batch, ctx, sv, out) };
+}
+
+function generalPredicateKernel(e: Expr): PredicateKernel {
   const g = new CodeGen();
   const [code, v] = g.gen(e);
   // A second loop for batches without NULLs in the columns read (the common case): about twice as fast

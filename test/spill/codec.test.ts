@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Interval } from '../../src/common/interval.js';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Value } from '../../src/common/types.js';
-import { batchRows, ColumnBuilder, type Batch } from '../../src/common/column.js';
+import { batchRows, ColumnBuilder, numericsPending, scaledNumbers, scaledNumericColumn, sliceBatch, type Batch } from '../../src/common/column.js';
 import { decodeBatch, encodeBatch, FRAME_HEADER } from '../../src/execution/spill/codec.js';
 import { FUZZ_FIELDS, fuzzBatches, rowKey } from './helpers.js';
 import { formatValue } from '../../src/common/format-value.js';
@@ -23,6 +23,31 @@ function build(types: readonly DataType[], rows: Value[][]): Batch {
 }
 
 describe('spill codec', () => {
+  it('keeps a scaled numeric column as its doubles (scale, NULLs and values near 2^53 exact)', () => {
+    const unscaled = Float64Array.of(0, -1, 2 ** 53 - 1, -(2 ** 53 - 1), 12345, 7, 99);
+    const nulls = Uint8Array.of(0, 0, 0, 0, 1, 0, 0);
+    const types = [T.numeric, T.int4, T.numeric];
+    const other = scaledNumericColumn(T.numeric, Float64Array.of(1, 2, 3, 4, 5, 6, 7), 0, null);
+    void other.data; // built already: still written as doubles
+    const ints = build([T.int4], Array.from({ length: 7 }, (_, i) => [i])).columns[0]!;
+    // A slice: its doubles start inside a larger buffer.
+    const b = sliceBatch({ columns: [scaledNumericColumn(T.numeric, unscaled, 4, nulls), ints, other], length: 7 }, 1, 7);
+    for (const z of [false, true]) {
+      const got = roundTrip(b, types, z);
+      expect(numericsPending(got.columns[0]!)).toBe(true);
+      expect(scaledNumbers(got.columns[0]!)!.scale).toBe(4);
+      expect(scaledNumbers(got.columns[2]!)!.scale).toBe(0);
+      expect(batchRows(got).map((r) => r.map((v) => (v === null ? null : String(v))))).toEqual([
+        ['-0.0001', '1', '2'],
+        ['900719925474.0991', '2', '3'],
+        ['-900719925474.0991', '3', '4'],
+        [null, '4', '5'],
+        ['0.0007', '5', '6'],
+        ['0.0099', '6', '7'],
+      ]);
+    }
+  });
+
   it('round-trips edge values', () => {
     const types = [T.int4, T.int8, T.float8, T.text, T.bool, T.numeric, T.interval, T.text];
     const rows: Value[][] = [

@@ -14,6 +14,8 @@
  *          (null rows have length 0)
  *   kind 4 values: per row a tag byte and the value (plain arrays that hold numbers, bigints, Numeric,
  *          Interval: int8 columns widened past 2^53, numeric, interval)
+ *   kind 6 scaled numeric (scaledNumericColumn): u8 scale, then the unscaled doubles as kind 2 writes
+ *          them; read back in the same form, so no Numeric is built to write or read it
  *
  * The column's DataType is not stored: a run is always read back by the operator that wrote it, with
  * the same schema.
@@ -25,7 +27,7 @@ import { Numeric } from '../../common/numeric.js';
 import { type, type DataType, type TypeName, type Value } from '../../common/types.js';
 import { Point } from '../../common/point.js';
 import { RecordValue } from '../../common/record-value.js';
-import { makeColumn, type Batch, type Column, type ColumnData } from '../../common/column.js';
+import { makeColumn, scaledNumbers, scaledNumericColumn, type Batch, type Column, type ColumnData, type ScaledNumbers } from '../../common/column.js';
 
 export const FRAME_HEADER = 5;
 
@@ -35,6 +37,7 @@ const K_F64 = 2;
 const K_TEXT = 3;
 const K_VALUES = 4;
 const K_ASCII = 5;
+const K_SCALED = 6;
 
 const T_NULL = 0;
 const T_TRUE = 1;
@@ -61,6 +64,12 @@ function isTextColumn(d: Value[], n: number): boolean {
     if (v !== null && v !== undefined && typeof v !== 'string') return false;
   }
   return true;
+}
+
+/** A scaled numeric column's doubles when its scale fits kind 6's byte (any Parquet DECIMAL's does). */
+function scaledForm(c: Column): ScaledNumbers | null {
+  const sn = scaledNumbers(c);
+  return sn !== null && sn.scale >= 0 && sn.scale <= 255 ? sn : null;
 }
 
 /** Upper bound of the encoded size of a generic value (strings: 3 UTF-8 bytes per UTF-16 unit). */
@@ -92,6 +101,12 @@ export function encodeBatch(b: Batch, compress: boolean): Buffer {
   const ascii: (string | null)[] = [];
   for (const c of b.columns) {
     bound += 2 + (c.nulls !== null ? n : 0);
+    if (scaledForm(c) !== null) {
+      bound += 1 + 8 * n;
+      textCol.push(false);
+      ascii.push(null);
+      continue;
+    }
     const d = c.data;
     if (!Array.isArray(d)) {
       bound += n * d.BYTES_PER_ELEMENT;
@@ -125,6 +140,19 @@ export function encodeBatch(b: Batch, compress: boolean): Buffer {
   buf.writeUInt16LE(b.columns.length, o + 4);
   o += 6;
   b.columns.forEach((c, ci) => {
+    const sn = scaledForm(c);
+    if (sn !== null) {
+      buf[o++] = K_SCALED;
+      buf[o++] = c.nulls !== null ? 1 : 0;
+      if (c.nulls !== null) {
+        buf.set(c.nulls.subarray(0, n), o);
+        o += n;
+      }
+      buf[o++] = sn.scale;
+      buf.set(new Uint8Array(sn.unscaled.buffer, sn.unscaled.byteOffset, 8 * n), o);
+      o += 8 * n;
+      return;
+    }
     const d = c.data;
     const joined = ascii[ci] ?? null;
     const kind =
@@ -279,6 +307,14 @@ export function decodeBatch(payloadIn: Buffer, flags: number, types: readonly Da
       nulls = new Uint8Array(n);
       nulls.set(p.subarray(o, o + n));
       o += n;
+    }
+    if (kind === K_SCALED) {
+      const scale = p[o++]!;
+      const arr = new Float64Array(n);
+      new Uint8Array(arr.buffer).set(p.subarray(o, o + 8 * n));
+      o += 8 * n;
+      columns.push(scaledNumericColumn(types[ci]!, arr, scale, nulls));
+      continue;
     }
     let data: ColumnData;
     switch (kind) {

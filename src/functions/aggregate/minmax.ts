@@ -14,6 +14,7 @@ import type {
   SlidingAccumulator,
 } from './aggregate-function.js';
 import { growArr, growF64, growU8 } from './support.js';
+import { GroupedNumericMinMax } from './scaled-numeric-minmax.js';
 import { anchorShape } from '../../common/shape-anchor.js';
 
 /**
@@ -185,7 +186,8 @@ function minmax(name: 'min' | 'max'): AggregateFunction {
         returnType: t,
         argTypes: [t],
         invertible: false,
-        grouped: () => new GroupedMinMax(t, isMax),
+        // numeric compares a scaled column's doubles (scaled-numeric-minmax.ts) instead of Numerics.
+        grouped: () => (t.name === 'numeric' ? new GroupedNumericMinMax(isMax) : new GroupedMinMax(t, isMax)),
         sliding: () => new SlidingMinMax(t, isMax),
       };
     },

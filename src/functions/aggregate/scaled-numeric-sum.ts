@@ -8,12 +8,13 @@
  * largest input scale, as numeric_add keeps it). A step that would leave that range, a coefficient of
  * 2^53 or more, and NaN / ±Infinity go to the group's exact Numeric sum instead (the general code); the
  * two parts are added at result(), which is exact and keeps numeric_add's NaN and infinity rules.
- * avg is that sum divided by the count with numeric_div, as numeric_avg does.
+ * avg is that sum divided by the count with numeric_div, as numeric_avg does. A scaledNumericColumn
+ * (column.ts) is summed from its doubles, so none of its Numerics is built.
  */
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
-import type { Column } from '../../common/column.js';
-import type { GroupedAccumulator } from './aggregate-function.js';
+import { scaledNumbers, takeColumn, type Column, type ScaledNumbers } from '../../common/column.js';
+import type { GroupedAccumulator, InlineCode, InlineStep } from './aggregate-function.js';
 import { growArr, growF64 } from './support.js';
 
 const LIMIT = 2 ** 53;
@@ -29,6 +30,8 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
   private counts = new Float64Array(0);
   /** What the doubles could not hold exactly, summed as Numerics. */
   private readonly rest: (Numeric | null)[] = [];
+  /** Scratch group ids for updateGroup() over columns without doubles. */
+  private gids = new Int32Array(0);
 
   constructor(private readonly avg: boolean) {}
 
@@ -43,6 +46,11 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
 
   update(gids: Int32Array, n: number, args: readonly Column[]): void {
     const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn !== null) {
+      this.updateScaled(gids, null, n, sn, c.nulls);
+      return;
+    }
     const d = c.data as (Numeric | null)[];
     const nulls = c.nulls;
     const sums = this.sums;
@@ -68,38 +76,140 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     }
   }
 
-  /** A value of another scale, a large one, a special one, or a sum leaving the exact range. */
-  private slowAdd(g: number, v: Numeric): void {
-    if (v.special === 0) {
-      const x = Number(v.coef);
-      if (x < LIMIT && x > -LIMIT) {
-        let gs = this.scales[g]!;
-        let s = this.sums[g]!;
-        if (gs < 0) gs = v.scale;
-        if (v.scale > gs) {
-          if (v.scale - gs < POW10.length) {
-            s *= POW10[v.scale - gs]!;
-            gs = v.scale;
-          }
-        }
-        if (gs === v.scale || (gs > v.scale && gs - v.scale < POW10.length)) {
-          const y = gs === v.scale ? x : x * POW10[gs - v.scale]!;
-          const t = s + y;
-          if (y < LIMIT && y > -LIMIT && s < LIMIT && s > -LIMIT && t < LIMIT && t > -LIMIT) {
-            this.sums[g] = t;
-            this.scales[g] = gs;
-            return;
-          }
+  updateSel(gids: Int32Array, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn !== null) this.updateScaled(gids, sel, n, sn, c.nulls);
+    else this.update(gids, n, [takeColumn(c, sel, n)]);
+  }
+
+  updateGroup(g: number, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn !== null) this.foldScaled(g, null, n, sn, c.nulls);
+    else this.update(this.oneGroup(g, n), n, args);
+  }
+
+  updateGroupSel(g: number, sel: Uint32Array, n: number, args: readonly Column[]): void {
+    const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn !== null) this.foldScaled(g, sel, n, sn, c.nulls);
+    else this.update(this.oneGroup(g, n), n, [takeColumn(c, sel, n)]);
+  }
+
+  /** Group ids saying that n rows all belong to group g. */
+  private oneGroup(g: number, n: number): Int32Array {
+    if (this.gids.length < n) this.gids = new Int32Array(Math.max(n, 2 * this.gids.length));
+    this.gids.fill(g, 0, n);
+    return this.gids;
+  }
+
+  /**
+   * update() of a scaled column (rows sel[k], or k without a selection): its values are coefficients of
+   * one scale already, so no Numeric is read or built while a group's sum stays exact.
+   */
+  private updateScaled(gids: Int32Array, sel: Uint32Array | null, n: number, sn: ScaledNumbers, nulls: Uint8Array | null): void {
+    const u = sn.unscaled;
+    const vs = sn.scale;
+    const sums = this.sums;
+    const scales = this.scales;
+    const counts = this.counts;
+    for (let k = 0; k < n; k++) {
+      const g = gids[k]!;
+      const i = sel === null ? k : sel[k]!;
+      if (g < 0 || (nulls !== null && nulls[i] === 1)) continue;
+      counts[g]!++;
+      const x = u[i]!;
+      if (scales[g] === vs) {
+        const s = sums[g]! + x;
+        if (s < LIMIT && s > -LIMIT) {
+          sums[g] = s;
+          continue;
         }
       }
+      this.slowAddScaled(g, x, vs);
     }
-    // The exact path: the double part moves over first, so the doubles start again from zero.
+  }
+
+  /** updateScaled() for rows that all belong to group g: the running sum stays in a local. */
+  private foldScaled(g: number, sel: Uint32Array | null, n: number, sn: ScaledNumbers, nulls: Uint8Array | null): void {
+    const u = sn.unscaled;
+    const vs = sn.scale;
+    let s = this.sums[g]!;
+    let same = this.scales[g] === vs;
+    let count = 0;
+    for (let k = 0; k < n; k++) {
+      const i = sel === null ? k : sel[k]!;
+      if (nulls !== null && nulls[i] === 1) continue;
+      count++;
+      const x = u[i]!;
+      if (same) {
+        const t = s + x;
+        if (t < LIMIT && t > -LIMIT) {
+          s = t;
+          continue;
+        }
+      }
+      this.sums[g] = s;
+      this.slowAddScaled(g, x, vs);
+      s = this.sums[g]!;
+      same = this.scales[g] === vs;
+    }
+    this.sums[g] = s;
+    this.counts[g]! += count;
+  }
+
+  /** A value of another scale, a large one, a special one, or a sum leaving the exact range. */
+  private slowAdd(g: number, v: Numeric): void {
+    if (v.special !== 0 || !this.addDouble(g, Number(v.coef), v.scale)) this.exactAdd(g, v);
+  }
+
+  /** slowAdd() of the value x / 10^vs (x a whole number below 2^53), its Numeric built only if the doubles cannot take it. */
+  private slowAddScaled(g: number, x: number, vs: number): void {
+    if (!this.addDouble(g, x, vs)) this.exactAdd(g, Numeric.of(BigInt(x), vs));
+  }
+
+  /** Adds x / 10^vs to the group's double part when every step is exact; false (nothing changed) otherwise. */
+  private addDouble(g: number, x: number, vs: number): boolean {
+    if (!(x < LIMIT && x > -LIMIT)) return false;
+    let gs = this.scales[g]!;
+    let s = this.sums[g]!;
+    if (gs < 0) gs = vs;
+    if (vs > gs && vs - gs < POW10.length) {
+      s *= POW10[vs - gs]!;
+      gs = vs;
+    }
+    if (gs === vs || (gs > vs && gs - vs < POW10.length)) {
+      const y = gs === vs ? x : x * POW10[gs - vs]!;
+      const t = s + y;
+      if (y < LIMIT && y > -LIMIT && s < LIMIT && s > -LIMIT && t < LIMIT && t > -LIMIT) {
+        this.sums[g] = t;
+        this.scales[g] = gs;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The exact path: the double part moves over first, so the doubles start again from zero. */
+  private exactAdd(g: number, v: Numeric): void {
     const r = this.rest[g]!;
     const part = this.part(g);
     let acc = r === null ? v : r.add(v);
     if (part !== null) acc = acc.add(part);
     this.rest[g] = acc;
     this.sums[g] = 0;
+  }
+
+  /**
+   * A scaled column without NULLs: the row's coefficient added to a group whose sum has the column's
+   * scale, while it stays exact. A group's first value, another scale and a sum leaving 2^53 go to update().
+   */
+  inlineStep(args: readonly Column[]): InlineStep | null {
+    const c = args[0]!;
+    const sn = scaledNumbers(c);
+    if (sn === null || c.nulls !== null) return null;
+    return { refs: [this.sums, this.scales, this.counts, sn.scale], code: scaledSumStep };
   }
 
   /** The double part as a Numeric (null: no finite value was ever summed there). */
@@ -117,4 +227,14 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     if (!this.avg) return sum;
     return sum.isFinite() ? sum.div(Numeric.fromInt(n)) : sum;
   }
+}
+
+/** update()'s common case as inline text (inline-aggregate-loop.ts); ref(3) is the column's scale. */
+function scaledSumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
+  const [sums, scales, counts, scale] = [ref(0), ref(1), ref(2), ref(3)];
+  return {
+    compute: `const ${t}s = ${sums}[${g}] + ${v};`,
+    ok: `(${scales}[${g}] === ${scale} && ${t}s < ${LIMIT} && ${t}s > -${LIMIT})`,
+    store: `${sums}[${g}] = ${t}s; ${counts}[${g}]++;`,
+  };
 }

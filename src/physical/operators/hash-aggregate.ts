@@ -24,6 +24,7 @@ import {
   pickColumns,
   sliceBatch,
   takeColumn,
+  scaledNumbers,
   type Batch,
   type Column,
 } from '../../common/column.js';
@@ -723,6 +724,10 @@ function sameAsBefore(args: readonly ArrayLike<number>[], same: readonly number[
   return true;
 }
 
+function inlineArg(c: Column): ArrayLike<number> {
+  return scaledNumbers(c)?.unscaled ?? (c.data as ArrayLike<number>);
+}
+
 /**
  * consume() / consumeSel() through one generated loop (inline-aggregate-loop.ts): a one-key grouper with
  * a lookup table and aggregates that all have an inline step for this batch. Rows whose key has no group
@@ -737,7 +742,9 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   if (lk === null) return false;
   let steps = inlineSteps(st, batch);
   if (steps === null) return false;
-  const args = packedMap(plan.argCols, (c) => batch.columns[c]!.data as ArrayLike<number>);
+  // A scaled numeric column is read as its doubles (only count takes such a column here, and it reads
+  // nothing): its data would build a Numeric per row.
+  const args = packedMap(plan.argCols, (c) => inlineArg(batch.columns[c]!));
   // A tally is added up over every group each time the loop stops: few groups only. Not decided by
   // the batch's rows, so a row group's short last batch does not switch loops back and forth.
   const tallied = grouper.count <= TALLY_GROUPS && steps.some((s) => s.countsRows === true);

@@ -25,6 +25,7 @@ import {
   concatBatches,
   deadColumn,
   makeColumn,
+  scaledNumbers,
   takeBatch,
   type Batch,
   type Column,
@@ -533,13 +534,15 @@ class BoundedHeap {
     // once the heap has settled that is almost every row. Testing it with negated comparisons keeps NaN and
     // NULL rows as candidates, which the full comparator then decides.
     const kc = b.columns[this.keys[0]!.col]!;
-    const kd = kc.data;
-    const typed = this.pre !== null && !Array.isArray(kd) && (this.pre === 'f64' ? kd instanceof Float64Array : kd instanceof Int32Array);
+    // A scaled numeric key is tested on its doubles: its Numerics are built only if a row gets past the test.
+    const sn = this.pre === 'numeric' ? scaledNumbers(kc) : null;
+    const kd = sn !== null ? sn.unscaled : kc.data;
+    const typed = this.pre !== null && this.pre !== 'numeric' && !Array.isArray(kd) && (this.pre === 'f64' ? kd instanceof Float64Array : kd instanceof Int32Array);
     const text = this.pre === 'text' && Array.isArray(kd);
     const knulls = kc.nulls;
     let r = typed ? this.rootKey() : null;
     let rt = text ? this.rootText() : null;
-    const numeric = this.pre === 'numeric' && Array.isArray(kd);
+    const numeric = this.pre === 'numeric' && (sn !== null || Array.isArray(kd));
     let rn = numeric ? this.rootNumeric() : null;
     // A stored key column's block bounds let the prefilter pass over whole blocks of worse rows.
     const blocks = typed ? blockBounds(kc, m) : null;
@@ -562,7 +565,8 @@ class BoundedHeap {
         }
         if (i === m) break;
       } else if (rn !== null) {
-        i = this.desc ? skipBelowNumeric(kd as Value[], knulls, rn, i, m) : skipAboveNumeric(kd as Value[], knulls, rn, i, m);
+        if (sn !== null) i = sn.scale < POW10.length ? skipScaled(sn.unscaled, POW10[sn.scale]!, knulls, rn, this.desc, i, m) : i;
+        else i = this.desc ? skipBelowNumeric(kd as Value[], knulls, rn, i, m) : skipAboveNumeric(kd as Value[], knulls, rn, i, m);
         if (i === m) break;
       } else if (rt !== null) {
         const dc = kc.dict;
@@ -717,6 +721,15 @@ function skipAboveNumeric(d: Value[], nulls: Uint8Array | null, bound: number, i
     if (!(v instanceof Numeric) || !(numericApprox(v) > bound)) break;
     i++;
   }
+  return i;
+}
+/**
+ * skipBelowNumeric (desc) or skipAboveNumeric over a scaled column's coefficients: u / p is the very
+ * double numericApprox gives for the row's Numeric (the coefficient is exact, p = 10^scale).
+ */
+function skipScaled(u: Float64Array, p: number, nulls: Uint8Array | null, bound: number, desc: boolean, i: number, m: number): number {
+  if (desc) while (i < m && (nulls === null || nulls[i] === 0) && u[i]! / p < bound) i++;
+  else while (i < m && (nulls === null || nulls[i] === 0) && u[i]! / p > bound) i++;
   return i;
 }
 function skipAbove32(d: Int32Array, nulls: Uint8Array | null, r: number, i: number, m: number): number {

@@ -67,7 +67,7 @@ export interface FlatColumnData {
   readonly dictionary: TextDictionary | null;
   /**
    * DECIMAL read as its unscaled integers (`values`, a Float64Array, each below 2^53 in magnitude): the
-   * numeric's scale, its Numeric objects built a batch at a time (decimalObjects); -1 for other columns.
+   * numeric's scale, batches carry them as doubles, Numerics built only if read (scaledNumericColumn); -1 for other columns.
    */
   readonly decimalScale: number;
   /**
@@ -193,20 +193,6 @@ function readPlainText(r: Reader, n: number, dst: Int32Array, at: number, plain:
   plain.count = j;
   plain.starts[j] = plain.used + 4;
   r.offset = o;
-}
-
-/**
- * Rows [from, to) of a DECIMAL column read as unscaled integers, as Numerics. Built per batch, so that
- * a row group's million values are not objects held (and promoted by the collector) until its last
- * batch is cut: a batch's objects die young, with the batch.
- */
-export function decimalObjects(d: FlatColumnData, from: number, to: number): Value[] {
-  const out = new Array<Value>(to - from);
-  const v = d.values;
-  const nulls = d.nulls;
-  const scale = d.decimalScale;
-  for (let i = from; i < to; i++) out[i - from] = nulls !== null && nulls[i] === 1 ? null : Numeric.of(BigInt(v[i]!), scale);
-  return out;
 }
 
 /**

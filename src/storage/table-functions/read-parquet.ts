@@ -24,7 +24,7 @@ import { filesToRead } from '../file-access.js';
 import { QuireError } from '../../common/errors.js';
 import { formatValue } from '../../common/format-value.js';
 import { T, type, type DataType, type Field, type Value } from '../../common/types.js';
-import { BATCH_SIZE, ColumnBuilder, codedTextColumn, makeColumn, type Batch, type Column } from '../../common/column.js';
+import { BATCH_SIZE, ColumnBuilder, codedTextColumn, makeColumn, scaledNumericColumn, type Batch, type Column } from '../../common/column.js';
 import type { EvalContext } from '../../functions/eval-context.js';
 import { parseLike } from '../../functions/scalar/support/like.js';
 import type { Expr } from '../../logical/expr.js';
@@ -34,7 +34,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, TEXT_FILTERS_SETTING, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, decimalObjects, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
 import { fileIdentity } from './parquet-dictionary-cache.js';
@@ -1267,7 +1267,7 @@ function flatBatchColumn(d: FlatColumnData, c: ColumnPlan, from: number, to: num
   const codes = dictCodes(d, from, to);
   // Text whose rows are all dictionary entries goes as codes: its strings are built only if read.
   if (codes !== null) return codedTextColumn(c.field.type, codes, nulls);
-  if (d.decimalScale >= 0) return makeColumn(c.field.type, decimalObjects(d, from, to), nulls, null);
+  if (d.decimalScale >= 0) return scaledNumericColumn(c.field.type, d.values.subarray(from, to) as Float64Array, d.decimalScale, nulls);
   return makeColumn(c.field.type, d.objects !== null ? materializeObjects(d, from, to) : d.values.subarray(from, to), nulls, null);
 }
 
