@@ -6,17 +6,13 @@
  * with only NULLs, and a chunk whose dictionary gives way to PLAIN pages midway (written here by hand,
  * as DuckDB and hyparquet-writer decide per chunk).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { ByteWriter } from 'hyparquet-writer';
-import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { writePlain } from 'hyparquet-writer/src/plain.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { writeDictionaryFallbackFile } from './dictionary-fallback-file.js';
 
 const N = 50_000;
 let dir: string;
@@ -39,93 +35,9 @@ function fallbackValue(i: number): string | null {
   return i % 3 === 0 ? DICT[i % DICT.length]! : `plain ${i % 41}`;
 }
 
-/** An OPTIONAL UTF8 column chunk: a dictionary page, one RLE_DICTIONARY data page and one PLAIN data page (pages v1, uncompressed). */
 function writeFallbackFile(path: string): void {
-  const w = new ByteWriter();
-  w.appendUint32(0x31524150);
-  const chunkStart = w.offset;
-  const page = (body: ByteWriter, header: Parameters<typeof writePageHeader>[1]): void => {
-    writePageHeader(w, header);
-    w.appendBytes(body.getBytes());
-  };
-  const dict = new ByteWriter();
-  writePlain(dict, DICT.map((s) => new TextEncoder().encode(s)), 'BYTE_ARRAY', undefined);
-  page(dict, { type: 'DICTIONARY_PAGE', uncompressed_page_size: dict.offset, compressed_page_size: dict.offset, dictionary_page_header: { num_values: DICT.length, encoding: 'PLAIN' } });
-  const dataOffset = w.offset;
-  const levels = (from: number, to: number): ByteWriter => {
-    const l = new ByteWriter();
-    const defs: number[] = [];
-    for (let i = from; i < to; i++) defs.push(fallbackValue(i) === null ? 0 : 1);
-    writeRleBitPackedHybrid(l, defs, 1);
-    const out = new ByteWriter();
-    out.appendUint32(l.offset);
-    out.appendBytes(l.getBytes());
-    return out;
-  };
-  const dictPage = levels(0, SPLIT);
-  const idx: number[] = [];
-  for (let i = 0; i < SPLIT; i++) {
-    const v = fallbackValue(i);
-    if (v !== null) idx.push(DICT.indexOf(v));
-  }
-  dictPage.appendUint8(3);
-  writeRleBitPackedHybrid(dictPage, idx, 3);
-  page(dictPage, {
-    type: 'DATA_PAGE',
-    uncompressed_page_size: dictPage.offset,
-    compressed_page_size: dictPage.offset,
-    data_page_header: { num_values: SPLIT, encoding: 'RLE_DICTIONARY', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' },
-  });
-  const plainPage = levels(SPLIT, FALLBACK_ROWS);
-  const plain: Uint8Array[] = [];
-  for (let i = SPLIT; i < FALLBACK_ROWS; i++) {
-    const v = fallbackValue(i);
-    if (v !== null) plain.push(new TextEncoder().encode(v));
-  }
-  writePlain(plainPage, plain, 'BYTE_ARRAY', undefined);
-  page(plainPage, {
-    type: 'DATA_PAGE',
-    uncompressed_page_size: plainPage.offset,
-    compressed_page_size: plainPage.offset,
-    data_page_header: { num_values: FALLBACK_ROWS - SPLIT, encoding: 'PLAIN', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' },
-  });
-  const size = BigInt(w.offset - chunkStart);
-  const metaStart = w.offset;
-  writeMetadata(w, {
-    version: 1,
-    schema: [
-      { name: 'root', num_children: 1 },
-      { name: 's', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', converted_type: 'UTF8' },
-    ],
-    num_rows: BigInt(FALLBACK_ROWS),
-    row_groups: [
-      {
-        columns: [
-          {
-            file_offset: BigInt(chunkStart),
-            meta_data: {
-              type: 'BYTE_ARRAY',
-              encodings: ['PLAIN', 'RLE', 'RLE_DICTIONARY'],
-              path_in_schema: ['s'],
-              codec: 'UNCOMPRESSED',
-              num_values: BigInt(FALLBACK_ROWS),
-              total_uncompressed_size: size,
-              total_compressed_size: size,
-              data_page_offset: BigInt(dataOffset),
-              dictionary_page_offset: BigInt(chunkStart),
-            },
-          },
-        ],
-        total_byte_size: size,
-        num_rows: BigInt(FALLBACK_ROWS),
-      },
-    ],
-    created_by: 'quire test',
-  });
-  // writeMetadata leaves the footer's length and magic to its caller.
-  w.appendUint32(w.offset - metaStart);
-  w.appendUint32(0x31524150);
-  writeFileSync(path, new Uint8Array(w.getBuffer(), 0, w.offset));
+  const enc = new TextEncoder();
+  writeDictionaryFallbackFile(path, { dict: DICT, rows: FALLBACK_ROWS, split: SPLIT, value: (i) => (fallbackValue(i) === null ? null : enc.encode(fallbackValue(i)!)), codeWidth: 3, withId: false });
 }
 
 beforeAll(async () => {

@@ -7,16 +7,12 @@
  * PLAIN) and a hand-written chunk whose dictionary gives way to PLAIN pages holding bytes that are not
  * UTF-8 (answered as the reader decodes them, with U+FFFD).
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteWriter, parquetWriteFile } from 'hyparquet-writer';
-import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { writePlain } from 'hyparquet-writer/src/plain.js';
+import { parquetWriteFile } from 'hyparquet-writer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ilike, like } from '../../src/functions/scalar/support/like.js';
 import { bytesPass, likeTest, stringPasses } from '../../src/storage/table-functions/parquet-text-filter.js';
+import { writeDictionaryFallbackFile } from './dictionary-fallback-file.js';
 import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
 
 /** A deterministic generator (mulberry32), so a failure repeats. */
@@ -285,87 +281,5 @@ function fallbackBytes(i: number): Uint8Array | null {
 }
 
 function writeFallbackFile(path: string): void {
-  const w = new ByteWriter();
-  w.appendUint32(0x31524150);
-  const page = (body: ByteWriter, header: Parameters<typeof writePageHeader>[1]): void => {
-    writePageHeader(w, header);
-    w.appendBytes(body.getBytes());
-  };
-  // Column id: one PLAIN page, no NULLs.
-  const idStart = w.offset;
-  const ids = new ByteWriter();
-  writePlain(ids, Array.from({ length: FALLBACK_ROWS }, (_, i) => i), 'INT32', undefined);
-  page(ids, { type: 'DATA_PAGE', uncompressed_page_size: ids.offset, compressed_page_size: ids.offset, data_page_header: { num_values: FALLBACK_ROWS, encoding: 'PLAIN', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' } });
-  const idSize = BigInt(w.offset - idStart);
-  // Column s.
-  const chunkStart = w.offset;
-  const dict = new ByteWriter();
-  writePlain(dict, DICT.map((s) => new TextEncoder().encode(s)), 'BYTE_ARRAY', undefined);
-  page(dict, { type: 'DICTIONARY_PAGE', uncompressed_page_size: dict.offset, compressed_page_size: dict.offset, dictionary_page_header: { num_values: DICT.length, encoding: 'PLAIN' } });
-  const dataOffset = w.offset;
-  const levels = (from: number, to: number): ByteWriter => {
-    const l = new ByteWriter();
-    const defs: number[] = [];
-    for (let i = from; i < to; i++) defs.push(fallbackBytes(i) === null ? 0 : 1);
-    writeRleBitPackedHybrid(l, defs, 1);
-    const out = new ByteWriter();
-    out.appendUint32(l.offset);
-    out.appendBytes(l.getBytes());
-    return out;
-  };
-  const dictPage = levels(0, SPLIT);
-  const idx: number[] = [];
-  for (let i = 0; i < SPLIT; i++) if (fallbackBytes(i) !== null) idx.push(i % DICT.length);
-  dictPage.appendUint8(2);
-  writeRleBitPackedHybrid(dictPage, idx, 2);
-  page(dictPage, { type: 'DATA_PAGE', uncompressed_page_size: dictPage.offset, compressed_page_size: dictPage.offset, data_page_header: { num_values: SPLIT, encoding: 'RLE_DICTIONARY', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' } });
-  const plainPage = levels(SPLIT, FALLBACK_ROWS);
-  const plain: Uint8Array[] = [];
-  for (let i = SPLIT; i < FALLBACK_ROWS; i++) {
-    const v = fallbackBytes(i);
-    if (v !== null) plain.push(v);
-  }
-  writePlain(plainPage, plain, 'BYTE_ARRAY', undefined);
-  page(plainPage, { type: 'DATA_PAGE', uncompressed_page_size: plainPage.offset, compressed_page_size: plainPage.offset, data_page_header: { num_values: FALLBACK_ROWS - SPLIT, encoding: 'PLAIN', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' } });
-  const size = BigInt(w.offset - chunkStart);
-  const metaStart = w.offset;
-  writeMetadata(w, {
-    version: 1,
-    schema: [
-      { name: 'root', num_children: 2 },
-      { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
-      { name: 's', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', converted_type: 'UTF8' },
-    ],
-    num_rows: BigInt(FALLBACK_ROWS),
-    row_groups: [
-      {
-        columns: [
-          {
-            file_offset: BigInt(idStart),
-            meta_data: { type: 'INT32', encodings: ['PLAIN'], path_in_schema: ['id'], codec: 'UNCOMPRESSED', num_values: BigInt(FALLBACK_ROWS), total_uncompressed_size: idSize, total_compressed_size: idSize, data_page_offset: BigInt(idStart) },
-          },
-          {
-            file_offset: BigInt(chunkStart),
-            meta_data: {
-              type: 'BYTE_ARRAY',
-              encodings: ['PLAIN', 'RLE', 'RLE_DICTIONARY'],
-              path_in_schema: ['s'],
-              codec: 'UNCOMPRESSED',
-              num_values: BigInt(FALLBACK_ROWS),
-              total_uncompressed_size: size,
-              total_compressed_size: size,
-              data_page_offset: BigInt(dataOffset),
-              dictionary_page_offset: BigInt(chunkStart),
-            },
-          },
-        ],
-        total_byte_size: idSize + size,
-        num_rows: BigInt(FALLBACK_ROWS),
-      },
-    ],
-    created_by: 'quire test',
-  });
-  w.appendUint32(w.offset - metaStart);
-  w.appendUint32(0x31524150);
-  writeFileSync(path, new Uint8Array(w.getBuffer(), 0, w.offset));
+  writeDictionaryFallbackFile(path, { dict: DICT, rows: FALLBACK_ROWS, split: SPLIT, value: fallbackBytes, codeWidth: 2, withId: true });
 }
