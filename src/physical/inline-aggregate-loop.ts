@@ -17,6 +17,11 @@
  * count(x) of a batch without NULLs) share one int32 tally per group, counted once per row and added to
  * each of their count arrays when the loop stops, instead of a read-add-write of a double per step and
  * row. Counts are integers, so adding them later changes no result.
+ *
+ * NULLs: a key column with NULL rows sends them to the NULL group (`nullGroup`; -1 until the general
+ * path has made it, which stops the loop there). A step marked skipsNulls (an aggregate that ignores NULL
+ * inputs) reads its argument's flags and neither tests nor stores on a NULL row. Both are decided when
+ * the loop is generated, so a batch without NULLs runs a loop with no such test.
  */
 import type { InlineStep } from '../functions/aggregate/aggregate-function.js';
 
@@ -34,6 +39,12 @@ export type InlineAggregateLoop = (
   refs: readonly unknown[],
   /** Tallied loops: zeros, one per group there is (left zero on return); others ignore it. */
   tally: Int32Array,
+  /** The key's NULL flags (read only by a loop generated with keyNulls). */
+  keyNulls: Uint8Array | null,
+  /** The NULL group's id, -1 when there is none yet. */
+  nullGroup: number,
+  /** Each argument's NULL flags (read only for the arguments a skipsNulls step reads). */
+  argNulls: readonly (Uint8Array | null)[],
 ) => number;
 
 type Factory = () => InlineAggregateLoop;
@@ -47,10 +58,19 @@ const MAX_COMPILED = 256;
  * The loop for these steps; `argOf[s]` is the index in `args` of step s's argument column (-1: none, as
  * count(*)). Steps reading the same column share one load of it.
  */
-export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[], tallied = false): InlineAggregateLoop {
+export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[], tallied = false, keyNulls = false): InlineAggregateLoop {
   const prelude: string[] = [];
-  const nArgs = argOf.reduce((m, a) => Math.max(m, a + 1), 0);
-  for (let a = 0; a < nArgs; a++) prelude.push(`const A${a} = A[${a}];`);
+  // Arguments whose values some step reads, and those whose NULL flags one reads (count(x) reads only
+  // the flags).
+  const loaded = new Set<number>();
+  const flagged = new Set<number>();
+  for (let s = 0; s < steps.length; s++) {
+    if (argOf[s]! < 0) continue;
+    if (steps[s]!.argUnused !== true) loaded.add(argOf[s]!);
+    if (steps[s]!.skipsNulls === true) flagged.add(argOf[s]!);
+  }
+  for (const a of loaded) prelude.push(`const A${a} = A[${a}];`);
+  for (const a of flagged) prelude.push(`const N${a} = AN[${a}];`);
   let r = 0;
   // The count arrays the tally is added to.
   const counted: string[] = [];
@@ -63,7 +83,8 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
   }
   const bodies = (row: string): string => {
     const lines: string[] = [];
-    for (let a = 0; a < nArgs; a++) lines.push(`const x${a} = A${a}[${row}];`);
+    for (const a of loaded) lines.push(`const x${a} = A${a}[${row}];`);
+    for (const a of flagged) lines.push(`const n${a} = N${a}[${row}] === 1;`);
     const oks: string[] = [];
     const stores: string[] = [];
     let base = 0;
@@ -72,10 +93,12 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
       const b = base;
       base += st.refs.length;
       if (tallied && st.countsRows === true) continue;
-      const c = st.code((i) => `R${b + i}`, 'gid', argOf[s]! < 0 ? '0' : `x${argOf[s]}`, `s${s}_`);
+      const c = st.code((i) => `R${b + i}`, 'gid', argOf[s]! < 0 || st.argUnused === true ? '0' : `x${argOf[s]}`, `s${s}_`);
       lines.push(c.compute);
-      if (c.ok !== 'true') oks.push(c.ok);
-      stores.push(c.store);
+      // A NULL argument: whatever compute made of the row's (meaningless) value is neither tested nor kept.
+      const isNull = st.skipsNulls === true && argOf[s]! >= 0 ? `n${argOf[s]}` : null;
+      if (c.ok !== 'true') oks.push(isNull === null ? c.ok : `(${isNull} || ${c.ok})`);
+      stores.push(isNull === null ? c.store : `if (!${isNull}) { ${c.store} }`);
     }
     if (counted.length > 0) stores.push('C[gid]++;');
     if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) break;`);
@@ -95,14 +118,16 @@ if (c !== 0) { ${counted.map((a) => `${a}[g] += c;`).join(' ')} C[g] = 0; }
   // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end. A
   // row the loop does not update breaks out with j at it: one exit, so the tally's sums are written once
   // in the code (a smaller function for the compiler to optimize and inline).
-  const body = `return function inlineAggregate(K, T, sel, start, end, A, R, C) {
+  const gidOf = (row: string): string =>
+    keyNulls ? `(KN[${row}] === 1 ? NG : (key >>> 0 < cap ? T[key] : 0) - 1)` : '(key >>> 0 < cap ? T[key] : 0) - 1';
+  const body = `return function inlineAggregate(K, T, sel, start, end, A, R, C, KN, NG, AN) {
 ${prelude.join('\n')}
 const cap = T.length;
 let j = start;
 if (sel === null) {
 for (; j < end; j++) {
 const key = K[j];
-const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
+const gid = ${gidOf('j')};
 if (gid < 0) break;
 ${bodies('j')}
 }
@@ -110,7 +135,7 @@ ${bodies('j')}
 for (; j < end; j++) {
 const i = sel[j];
 const key = K[i];
-const gid = (key >>> 0 < cap ? T[key] : 0) - 1;
+const gid = ${gidOf('i')};
 if (gid < 0) break;
 ${bodies('i')}
 }

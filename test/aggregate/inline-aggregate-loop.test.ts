@@ -2,8 +2,8 @@
  * The one-pass aggregate loop (src/physical/inline-aggregate-loop.ts): one int4 or dictionary-coded text
  * GROUP BY key, count / sum(float8) / avg(float8) and the other float8_accum aggregates, with or without
  * a WHERE filter. Against PostgreSQL (PGlite): negative keys and keys past the direct table (the loop
- * stops there and the general path takes over), NULL keys and NULL arguments (batches that cannot use
- * the loop), multibyte text keys, NaN / ±Infinity in some groups, float overflow errors (raised by avg
+ * stops there and the general path takes over), NULL keys (the NULL group, made by the general path at
+ * the first one) and NULL arguments (skipped by the steps), multibyte text keys, NaN / ±Infinity in some groups, float overflow errors (raised by avg
  * through Sxx as PostgreSQL does), filters that keep nothing, and more groups than one batch holds;
  * row counts tallied per group and added when the loop stops.
  */
@@ -30,6 +30,8 @@ beforeAll(async () => {
     'CREATE TABLE m (id int, k int, g int, s text, v float8)',
     // groups whose values overflow Sxx (avg errors as PostgreSQL does) or are NaN / Infinity
     'CREATE TABLE o (id int, g int, v float8)',
+    // each column NULL on rows of its own (every 7th, 11th, 13th, 5th), the first NULL key late
+    'CREATE TABLE q (id int, k int, g int, s text, v float8, w float8)',
   ];
   // Keys: mostly small non-negative, some negative and some past 2^20 (outside the direct table).
   const key = (): number => {
@@ -64,6 +66,15 @@ beforeAll(async () => {
     o.push(`(${i}, ${g}, ${v})`);
   }
   stmts.push(`INSERT INTO o VALUES ${o.join(', ')}`);
+  const q: string[] = [];
+  for (let i = 0; i < 20_000; i++) {
+    const g = i > 9000 && i % 7 === 3 ? 'NULL' : String(i % 23);
+    const s = i % 11 === 3 ? 'NULL' : `'${words[i % words.length]}'`;
+    const v = i % 13 === 3 ? 'NULL' : val();
+    const w = i % 5 === 3 ? 'NULL' : val();
+    q.push(`(${i}, ${(i * 7919) % 10000}, ${g}, ${s}, ${v}, ${w})`);
+  }
+  stmts.push(`INSERT INTO q VALUES ${q.join(', ')}`);
   sql = await SqlDiff.start(stmts.join(';\n'));
 }, 300_000);
 
@@ -128,6 +139,19 @@ describe('the one-pass aggregate loop', () => {
       'SELECT k % 3000, count(*), count(v), sum(v) FROM n GROUP BY 1',
       'SELECT g, count(*), count(v) FROM m WHERE k < 7000 GROUP BY g',
     ]);
+  }, 120_000);
+
+  it('NULL keys and arguments on rows of their own: the NULL group made at its first row, NULL rows skipped', async () => {
+    const qs: string[] = [];
+    for (const w of FILTERS) {
+      qs.push(`SELECT g, count(*), count(v), sum(v), count(w), avg(w) FROM q ${w} GROUP BY g`);
+      qs.push(`SELECT s, count(*), count(s), count(v), sum(v), sum(w), var_samp(w) FROM q ${w} GROUP BY s`);
+      qs.push(`SELECT g, sum(v), avg(v), count(v), stddev_pop(v) FROM q ${w} GROUP BY g`);
+    }
+    // both arguments read from one column, and from columns with and without NULLs side by side
+    qs.push('SELECT g, sum(a), avg(b), count(a) FROM (SELECT g, v AS a, v AS b FROM q UNION ALL SELECT g, v, w FROM q UNION ALL SELECT g, k::float8, v FROM q) x GROUP BY g');
+    qs.push('SELECT g, count(*), count(x) FROM (SELECT g, v AS x FROM q WHERE v IS NOT NULL UNION ALL SELECT g, v FROM q) y GROUP BY g');
+    await agree(qs);
   }, 120_000);
 
   it('NaN, Infinity and float overflow in some groups', async () => {

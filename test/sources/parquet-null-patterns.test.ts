@@ -124,6 +124,21 @@ describe.each(['duck.parquet', 'pages.parquet'])('read_parquet NULL patterns mat
     for (const sql of queries) expect(await quire(sql), sql).toEqual(await duckdb(sql));
   });
 
+  // The one-pass aggregate loop with NULLs of its own in the key (the NULL group) and in each argument
+  // (count(x), sum, avg skip them), under a filter on a third column's NULLs or none: every pairing of
+  // patterns, so NULL rows fall at batch (4,096 rows), page and row-group boundaries in each column.
+  it.each(names)('key NULLs %s beside argument and filter NULLs of every other pattern, grouped', async (a) => {
+    const file = f();
+    for (const b of names) {
+      const c = names[(names.indexOf(b) + 1) % names.length]!;
+      const queries = [
+        `SELECT s_${a}, count(*), count(u_${b}), count(v_${b}), sum(v_${b}), avg(v_${c}) FROM read_parquet('${file}') WHERE k_${c} < 500 GROUP BY 1 ORDER BY 1`,
+        `SELECT s_${a}, count(*), count(m_${b}), sum(v_${b}) FROM read_parquet('${file}') GROUP BY 1 ORDER BY 1`,
+      ];
+      for (const sql of queries) expect(await quire(sql), sql).toEqual(await duckdb(sql));
+    }
+  });
+
   it('an id range the row-group statistics prune, over every pattern', async () => {
     const cols = names.map((p) => `k_${p}, v_${p}, s_${p}, m_${p}`).join(', ');
     for (const [lo, hi] of [[7500, 8500], [15990, 16010], [21000, 21100]] as const) {

@@ -95,7 +95,7 @@ export interface GroupedAccumulator {
   addRowCounts?(perGroup: Float64Array, groups: number): void;
   /**
    * The per-row update as a statement a generated loop can inline (null: these arguments need the
-   * general path, e.g. a column with NULLs). A loop that groups the rows and updates several
+   * general path). A loop that groups the rows and updates several
    * aggregates in one pass then reads each row once instead of once per aggregate. Valid until the
    * next grow(), which may replace the state arrays.
    */
@@ -122,6 +122,11 @@ export interface InlineStep {
    * once for all such steps and add the counts when it stops.
    */
   readonly countsRows?: boolean;
+  /**
+   * True when the argument has NULLs on some rows, on which the aggregate changes nothing (count(x),
+   * sum, avg, …): the loop runs the step only on the other rows.
+   */
+  readonly skipsNulls?: boolean;
   /**
    * The row's text for group `g` (a non-negative int variable) and argument value `v` (a number
    * variable); `t` prefixes the locals it declares, unique within the loop.

@@ -69,7 +69,7 @@ class GroupedCount implements GroupedAccumulator {
   }
 
   inlineStep(args: readonly Column[]): InlineStep | null {
-    if (!this.star && args[0]!.nulls !== null) return null;
+    if (!this.star && args[0]!.nulls !== null) return { refs: [this.counts], code: countStep, argUnused: true, skipsNulls: true };
     return { refs: [this.counts], code: countStep, argUnused: true, countsRows: true };
   }
 

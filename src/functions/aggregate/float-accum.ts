@@ -100,11 +100,11 @@ export class GroupedFloatAccum implements GroupedAccumulator {
     }
   }
 
-  /** Arguments without NULLs: step() as a statement. */
+  /** step() as a statement (NULL rows are skipped, as update() skips them). */
   inlineStep(args: readonly Column[]): InlineStep | null {
     const c = args[0]!;
-    if (c.nulls !== null || !(c.data instanceof Float64Array)) return null;
-    return { refs: [this.n, this.sx, this.sxx], code: accumStep };
+    if (!(c.data instanceof Float64Array)) return null;
+    return { refs: [this.n, this.sx, this.sxx], code: accumStep, skipsNulls: c.nulls !== null };
   }
 
   result(g: number): Value {

@@ -180,8 +180,8 @@ class GroupedFloatSum implements GroupedAccumulator {
   /** float8 without NULLs: the statement of update()'s common loop. */
   inlineStep(args: readonly Column[]): InlineStep | null {
     const c = args[0]!;
-    if (this.float4 || c.nulls !== null || !(c.data instanceof Float64Array)) return null;
-    return { refs: [this.sums, this.seen], code: floatSumStep };
+    if (this.float4 || !(c.data instanceof Float64Array)) return null;
+    return { refs: [this.sums, this.seen], code: floatSumStep, skipsNulls: c.nulls !== null };
   }
 
   result(g: number): Value {

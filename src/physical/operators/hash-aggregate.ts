@@ -90,8 +90,8 @@ export interface Grouper {
   find(batch: Batch, n: number): Int32Array;
   /**
    * For a one-key grouper: the batch's keys as int32 values and the table mapping each key to its group
-   * id + 1 (0: no group yet), when the key column has no NULLs and such a table exists. Valid until the
-   * next assign(), which may replace the table.
+   * id + 1 (0: no group yet), and the key's NULL flags with the NULL group's id, when such a table
+   * exists. Valid until the next assign(), which may replace the table.
    */
   lookupTable?(batch: Batch): KeyLookup | null;
 }
@@ -99,6 +99,9 @@ export interface Grouper {
 export interface KeyLookup {
   keys: Int32Array;
   table: Int32Array;
+  nulls: Uint8Array | null;
+  /** The NULL group's id, -1 while there is none. */
+  nullGroup: number;
 }
 
 const EMPTY_TABLE = new Int32Array(0);
@@ -236,8 +239,8 @@ class SingleKeyGrouper implements Grouper {
 
   lookupTable(batch: Batch): KeyLookup | null {
     const c = batch.columns[0]!;
-    if (c.dict == null || c.nulls !== null || c.dict.codes.length < batch.length) return null;
-    return { keys: c.dict.codes, table: this.codeGroups.get(c.dict.dictionary) ?? EMPTY_TABLE };
+    if (c.dict == null || c.dict.codes.length < batch.length) return null;
+    return { keys: c.dict.codes, table: this.codeGroups.get(c.dict.dictionary) ?? EMPTY_TABLE, nulls: c.nulls, nullGroup: this.nullGid };
   }
 
   /** Group of a non-NULL value, created when new. */
@@ -427,8 +430,8 @@ class IntKeyGrouper implements Grouper {
 
   lookupTable(batch: Batch): KeyLookup | null {
     const c = batch.columns[0]!;
-    if (c.nulls !== null || !(c.data instanceof Int32Array)) return null;
-    return { keys: c.data, table: this.direct };
+    if (!(c.data instanceof Int32Array)) return null;
+    return { keys: c.data, table: this.direct, nulls: c.nulls, nullGroup: this.nullGid };
   }
 
   private growDirect(key: number): Int32Array<ArrayBuffer> {
@@ -667,6 +670,9 @@ interface InlinePlan {
   rows: Uint32Array<ArrayBuffer>;
   /** The loop counts rows per group in `tally` (inline-aggregate-loop.ts), as it was generated for. */
   tallied: boolean;
+  /** Whether the loop reads the key's NULL flags, and which steps skip NULL arguments, as generated for. */
+  keyNulls: boolean;
+  skips: boolean[];
   /** Zeros between loop runs, one per group at least. */
   tally: Int32Array<ArrayBuffer>;
 }
@@ -694,7 +700,7 @@ function inlinePlan(st: ConsumeState): InlinePlan | null {
       argOf.push(k);
     }
   }
-  return { codes: [], loop: null, argCols, argOf, same: [], rows: new Uint32Array(INLINE_RESUME), tallied: false, tally: new Int32Array(64) };
+  return { codes: [], loop: null, argCols, argOf, same: [], rows: new Uint32Array(INLINE_RESUME), tallied: false, tally: new Int32Array(64), keyNulls: false, skips: [] };
 }
 
 /** Every aggregate's step for this batch's arguments, or null when one has none (e.g. a column with NULLs). */
@@ -717,10 +723,28 @@ function flatRefs(steps: readonly InlineStep[]): unknown[] {
   return refs;
 }
 
-/** Whether the arguments that share data are those `same` says (see InlinePlan.same). */
-function sameAsBefore(args: readonly ArrayLike<number>[], same: readonly number[]): boolean {
+/** Stands for the data of an argument no step reads the values of. */
+const UNREAD = new Float64Array(0);
+
+/** Whether some step reads the values of argument k. */
+function valuesRead(plan: InlinePlan, steps: readonly InlineStep[], k: number): boolean {
+  for (let i = 0; i < steps.length; i++) if (plan.argOf[i] === k && steps[i]!.argUnused !== true) return true;
+  return false;
+}
+
+/** For each argument, the first with the same data and NULL flags (see InlinePlan.same). */
+function sameArgs(args: readonly ArrayLike<number>[], nulls: readonly (Uint8Array | null)[]): number[] {
+  return packedMap(args, (a, i) => {
+    for (let k = 0; k < i; k++) if (args[k] === a && nulls[k] === nulls[i]) return k;
+    return i;
+  });
+}
+
+/** Whether the arguments that share data and NULL flags are those `same` says. */
+function sameAsBefore(args: readonly ArrayLike<number>[], nulls: readonly (Uint8Array | null)[], same: readonly number[]): boolean {
   if (same.length !== args.length) return false;
-  for (let k = 0; k < args.length; k++) if (args[same[k]!] !== args[k] || (same[k] === k && args.indexOf(args[k]!) !== k)) return false;
+  const now = sameArgs(args, nulls);
+  for (let k = 0; k < now.length; k++) if (now[k] !== same[k]) return false;
   return true;
 }
 
@@ -742,27 +766,40 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   if (lk === null) return false;
   let steps = inlineSteps(st, batch);
   if (steps === null) return false;
-  // A scaled numeric column is read as its doubles (only count takes such a column here, and it reads
-  // nothing): its data would build a Numeric per row.
-  const args = packedMap(plan.argCols, (c) => inlineArg(batch.columns[c]!));
+  // A column only counted (count(x)) is not asked for its data, which a text column held as codes
+  // would build its strings for; a scaled numeric column is read as its doubles, its data would build
+  // a Numeric per row.
+  const args = packedMap(plan.argCols, (c, k) => (valuesRead(plan, steps!, k) ? inlineArg(batch.columns[c]!) : UNREAD));
+  const argNulls = packedMap(plan.argCols, (c) => batch.columns[c]!.nulls);
   // A tally is added up over every group each time the loop stops: few groups only. Not decided by
   // the batch's rows, so a row group's short last batch does not switch loops back and forth.
   const tallied = grouper.count <= TALLY_GROUPS && steps.some((s) => s.countsRows === true);
+  const keyNulls = lk.nulls !== null;
   let loop = plan.loop;
-  if (loop === null || tallied !== plan.tallied || steps.some((s, i) => s.code !== plan.codes[i]) || !sameAsBefore(args, plan.same)) {
+  if (
+    loop === null ||
+    tallied !== plan.tallied ||
+    keyNulls !== plan.keyNulls ||
+    steps.some((s, i) => s.code !== plan.codes[i] || (s.skipsNulls === true) !== plan.skips[i]) ||
+    !sameAsBefore(args, argNulls, plan.same)
+  ) {
     const fresh = steps;
-    const same = packedMap(args, (a) => args.indexOf(a));
-    loop = plan.loop = inlineAggregateLoop(fresh, packedMap(plan.argOf, (k, i) => (fresh[i]!.argUnused === true || k < 0 ? -1 : same[k]!)), tallied);
+    const same = sameArgs(args, argNulls);
+    // A step that skips NULLs reads its argument's flags even when it does not read its values.
+    const argOf = packedMap(plan.argOf, (k, i) => (k < 0 || (fresh[i]!.argUnused === true && fresh[i]!.skipsNulls !== true) ? -1 : same[k]!));
+    loop = plan.loop = inlineAggregateLoop(fresh, argOf, tallied, keyNulls);
     plan.codes = packedMap(fresh, (s) => s.code);
+    plan.skips = packedMap(fresh, (s) => s.skipsNulls === true);
     plan.same = same;
     plan.tallied = tallied;
+    plan.keyNulls = keyNulls;
   }
   let refs = flatRefs(steps);
   let j = 0;
   for (;;) {
     const groups = grouper.count;
     if (plan.tally.length < groups) plan.tally = new Int32Array(Math.max(groups, 2 * plan.tally.length));
-    j = loop(lk.keys, lk.table, sel, j, n, args, refs, plan.tally.subarray(0, groups));
+    j = loop(lk.keys, lk.table, sel, j, n, args, refs, plan.tally.subarray(0, groups), lk.nulls, lk.nullGroup, argNulls);
     if (j >= n) return true;
     const m = Math.min(n, j + INLINE_RESUME);
     let rows: Uint32Array;
