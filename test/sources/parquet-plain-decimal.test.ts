@@ -162,7 +162,7 @@ describe('DECIMAL as unscaled integers', () => {
 // INT64 DECIMAL(18,2) at the ends of what doubles hold: 2^53 - 1 and -(2^53 - 1) unscaled, -2^53 (still
 // exact as a double), both signs next to 2^32 (the low word's sign bit), and from row 5000 on 2^53
 // (the chunk read again as Numerics). req has no NULLs (values at offset 0 of the page); opt has NULLs
-// (values after the definition levels, at any byte offset). Row groups of 2048 rows: four chunks each.
+// (values after the definition levels, at any byte offset). Row groups of 2048 rows: four row groups.
 const EDGE_ROWS = 7_000;
 const EDGE_VALUE = `CASE WHEN i % 11 = 0 THEN 90071992547409.91 WHEN i % 11 = 1 THEN -90071992547409.91
     WHEN i % 11 = 2 THEN -90071992547409.92 WHEN i % 11 = 3 THEN 42949672.95 WHEN i % 11 = 4 THEN -42949672.96
