@@ -28,12 +28,14 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
   private sums = new Float64Array(0);
   /** Largest scale of the group's values so far; -1: no value yet. */
   private scales = new Float64Array(0);
-  /** Non-null values (avg's divisor). */
+  /** Non-null values (avg's divisor); sum's short inline step does not count (see result()). */
   private counts = new Float64Array(0);
   /** What the doubles could not hold exactly, summed as Numerics. */
   private readonly rest: (Numeric | null)[] = [];
   /** Scratch group ids for updateGroup() over columns without doubles. */
   private gids = new Int32Array(0);
+  /** The batch whose inline step was the checked one (see inlineStep). */
+  private checkedFor: ScaledNumbers | null = null;
   /** Groups there are (the arrays above may be longer). */
   private groups = 0;
   /** The scale of the first value summed (-1: none yet), and how many groups' sums have it. */
@@ -228,7 +230,13 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     if (sn === null || c.nulls !== null) return null;
     // Every group's sum already at the column's scale (the usual case: one DECIMAL column, every
     // group past its first value): the step need not load and compare the group's scale per row.
-    if (this.common === sn.scale && this.atCommon === this.groups) return { refs: [this.sums, this.counts], code: sameScaleSumStep };
+    // Asked again for the same batch after the loop stopped, the answer stays the batch's first: the
+    // loop compiled for it is not rebuilt. That holds either way: with no NULL and every value below
+    // 2^53, a group the general path creates meanwhile takes the column's scale with its first value.
+    if (sn !== this.checkedFor && this.common === sn.scale && this.atCommon === this.groups) {
+      return this.avg ? { refs: [this.sums, this.counts], code: sameScaleAvgStep } : { refs: [this.sums], code: sameScaleSumStep };
+    }
+    this.checkedFor = sn;
     return { refs: [this.sums, this.scales, this.counts, sn.scale], code: scaledSumStep };
   }
 
@@ -240,7 +248,9 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
 
   result(g: number): Value {
     const n = this.counts[g]!;
-    if (n === 0) return null;
+    // sum's short step does not count rows: a group has had a value when its double part has a scale or
+    // its exact part exists (each is set by the first value that goes there).
+    if (this.avg ? n === 0 : this.scales[g]! < 0 && this.rest[g] === null) return null;
     const part = this.part(g);
     const r = this.rest[g]!;
     const sum = r === null ? part! : part === null ? r : r.add(part);
@@ -249,8 +259,16 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
   }
 }
 
-/** scaledSumStep when every group's sum has the column's scale: the range test only. */
+/**
+ * scaledSumStep when every group's sum has the column's scale: the range test only. sum counts no rows
+ * here (result() tells an empty group by its scale), avg does (its divisor).
+ */
 function sameScaleSumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
+  const sums = ref(0);
+  return { compute: `const ${t}s = ${sums}[${g}] + ${v};`, ok: `(${t}s < ${LIMIT} && ${t}s > -${LIMIT})`, store: `${sums}[${g}] = ${t}s;` };
+}
+
+function sameScaleAvgStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
   const [sums, counts] = [ref(0), ref(1)];
   return {
     compute: `const ${t}s = ${sums}[${g}] + ${v};`,

@@ -517,8 +517,9 @@ function readDecimalNumbers(r: Reader, c: Extract<Conversion, { kind: 'decn' }>,
     const w = int32Words(view, o, n);
     for (let i = 0; i < n; i++) {
       const hi = w[2 * i + 1]!;
-      // |hi·2^32 + lo| < 2^53 exactly when hi is in [-2^21, 2^21): one unsigned test.
-      if ((hi + 0x200000) >>> 0 >= 0x400000) throw new DecimalWide();
+      // |hi·2^32 + lo| < 2^53 when hi is in (-2^21, 2^21): one unsigned test. Values from -2^53 to
+      // -2^53 + 2^32 are left to the Numerics as well, -2^53 itself being out of the promised range.
+      if ((hi + 0x1fffff) >>> 0 >= 0x3fffff) throw new DecimalWide();
       dst[at + i] = hi * TWO32 + (w[2 * i]! >>> 0);
     }
     o += 8 * n;

@@ -20,10 +20,10 @@ interface Batch {
 }
 
 /** Groups are keys 0 … groups-1; a key's group exists once a row of it went through update(). */
-function run(acc: GroupedScaledNumericSum, batches: readonly Batch[], groups: number): { steps: number[] } {
+function run(acc: GroupedScaledNumericSum, batches: readonly Batch[], groups: number): { steps: ('short' | 'checked')[] } {
   const table = new Int32Array(groups);
   let made = 0;
-  const stepRefs: number[] = [];
+  const stepRefs: ('short' | 'checked')[] = [];
   for (const b of batches) {
     const col: Column = scaledNumericColumn(T.numeric, b.unscaled, b.scale, b.nulls);
     const n = b.keys.length;
@@ -31,7 +31,8 @@ function run(acc: GroupedScaledNumericSum, batches: readonly Batch[], groups: nu
     while (j < n) {
       const step = acc.inlineStep([col]);
       if (step !== null) {
-        stepRefs.push(step.refs.length);
+        // The checked step binds the scales and the column's scale too.
+        stepRefs.push(step.refs.length < 4 ? 'short' : 'checked');
         const loop = inlineAggregateLoop([step], [0]);
         j = loop(b.keys, table, null, j, n, [b.unscaled], step.refs, new Int32Array(0));
         if (j >= n) break;
@@ -87,8 +88,8 @@ describe('GroupedScaledNumericSum inline step', () => {
       const acc = new GroupedScaledNumericSum(avg);
       const { steps } = run(acc, batches, 10);
       expect(results(acc, batches, 10)).toEqual(expected(batches, 10, avg));
-      // Later batches: every group has the scale, the short step (sums, counts) alone.
-      expect(steps.slice(-2)).toEqual([2, 2]);
+      // Later batches: every group has the scale, the short step alone.
+      expect(steps.slice(-2)).toEqual(['short', 'short']);
     });
   }
 
@@ -97,24 +98,47 @@ describe('GroupedScaledNumericSum inline step', () => {
     // Group of key 5 sees only NULLs in the first batch (the step is not offered over NULLs), values after.
     const first = batch(600, groups, 2, (i) => i * 3 - 700, (i) => (i * 7) % groups === 5);
     const second = batch(600, groups, 2, (i) => 1000 - i);
+    const third = batch(600, groups, 2, (i) => i * 5 - 1400);
     const acc = new GroupedScaledNumericSum(false);
-    const { steps } = run(acc, [first, second], groups);
-    expect(results(acc, [first, second], groups)).toEqual(expected([first, second], groups, false));
-    // The second batch starts with the checked step (a group without a scale), then, after that
-    // group's first value went through update(), the short one.
-    expect(steps[0]).toBe(4);
-    expect(steps.at(-1)).toBe(2);
+    const { steps } = run(acc, [first, second, third], groups);
+    expect(results(acc, [first, second, third], groups)).toEqual(expected([first, second, third], groups, false));
+    // The second batch takes the checked step (a group without a scale when it starts) to its end,
+    // though that group's first value went through update() meanwhile: the loop is compiled once per
+    // batch. The third takes the short one.
+    expect(steps[0]).toBe('checked');
+    expect(steps.filter((x) => x === 'short').length).toBe(1);
+    expect(steps.at(-1)).toBe('short');
+  });
+
+  it('a group with only NULLs is NULL, one with only zeros is 0.00 (sum counts no rows in the short step)', () => {
+    const groups = 4;
+    const value = (i: number): number => ((i * 7) % groups === 2 ? 0 : i - 300);
+    // Key 3 NULL on every row: that group has no scale, so every batch takes the checked step.
+    const withNullGroup = [0, 1].map(() => batch(600, groups, 2, value, (i) => (i * 7) % groups === 3));
+    // No NULLs: the short step from the second batch on.
+    const withoutNulls = [0, 1, 2].map(() => batch(600, groups, 2, value));
+    for (const [batches, short] of [[withNullGroup, false], [withoutNulls, true]] as const) {
+      for (const avg of [false, true]) {
+        const acc = new GroupedScaledNumericSum(avg);
+        const { steps } = run(acc, batches, groups);
+        expect(steps.includes('short')).toBe(short);
+        const got = results(acc, batches, groups);
+        expect(got).toEqual(expected(batches, groups, avg));
+        expect(got[2]).toBe(avg ? '0.00000000000000000000' : '0.00');
+        if (!short) expect(got[3]).toBeNull();
+      }
+    }
   });
 
   it('batches of another scale: sums move to the larger scale, the checked step from then on', () => {
     const groups = 5;
-    const batches = [batch(500, groups, 2, (i) => i * 13 - 3000), batch(500, groups, 4, (i) => -(i * 101) + 7), batch(500, groups, 2, (i) => i - 250), batch(500, groups, 0, (i) => i % 9)];
+    const batches = [batch(500, groups, 2, (i) => i * 13 - 3000), batch(500, groups, 2, (i) => 7 - i), batch(500, groups, 4, (i) => -(i * 101) + 7), batch(500, groups, 2, (i) => i - 250), batch(500, groups, 0, (i) => i % 9)];
     for (const avg of [false, true]) {
       const acc = new GroupedScaledNumericSum(avg);
       const { steps } = run(acc, batches, groups);
       expect(results(acc, batches, groups)).toEqual(expected(batches, groups, avg));
-      expect(steps).toContain(2);
-      expect(steps.at(-1)).toBe(4);
+      expect(steps).toContain('short');
+      expect(steps.at(-1)).toBe('checked');
     }
   });
 
