@@ -9,7 +9,9 @@
  * 2^53 or more, and NaN / ±Infinity go to the group's exact Numeric sum instead (the general code); the
  * two parts are added at result(), which is exact and keeps numeric_add's NaN and infinity rules.
  * avg is that sum divided by the count with numeric_div, as numeric_avg does. A scaledNumericColumn
- * (column.ts) is summed from its doubles, so none of its Numerics is built.
+ * (column.ts) is summed from its doubles, so none of its Numerics is built. While every group's sum has
+ * the scale of the batch's column (counted as scales change, not looked up per batch), the one-pass
+ * loop's step leaves out the per-row load and test of the group's scale (a fifth of that loop's time).
  */
 import { Numeric } from '../../common/numeric.js';
 import type { Value } from '../../common/types.js';
@@ -26,12 +28,19 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
   private sums = new Float64Array(0);
   /** Largest scale of the group's values so far; -1: no value yet. */
   private scales = new Float64Array(0);
-  /** Non-null values (avg's divisor). */
+  /** Non-null values (avg's divisor); sum's short inline step does not count (see result()). */
   private counts = new Float64Array(0);
   /** What the doubles could not hold exactly, summed as Numerics. */
   private readonly rest: (Numeric | null)[] = [];
   /** Scratch group ids for updateGroup() over columns without doubles. */
   private gids = new Int32Array(0);
+  /** The batch whose inline step was the checked one (see inlineStep). */
+  private checkedFor: ScaledNumbers | null = null;
+  /** Groups there are (the arrays above may be longer). */
+  private groups = 0;
+  /** The scale of the first value summed (-1: none yet), and how many groups' sums have it. */
+  private common = -1;
+  private atCommon = 0;
 
   constructor(private readonly avg: boolean) {}
 
@@ -42,6 +51,7 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     this.scales.fill(-1, from);
     this.counts = growF64(this.counts, groups);
     growArr(this.rest, groups, null);
+    if (groups > this.groups) this.groups = groups;
   }
 
   update(gids: Int32Array, n: number, args: readonly Column[]): void {
@@ -172,7 +182,8 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
   /** Adds x / 10^vs to the group's double part when every step is exact; false (nothing changed) otherwise. */
   private addDouble(g: number, x: number, vs: number): boolean {
     if (!(x < LIMIT && x > -LIMIT)) return false;
-    let gs = this.scales[g]!;
+    const was = this.scales[g]!;
+    let gs = was;
     let s = this.sums[g]!;
     if (gs < 0) gs = vs;
     if (vs > gs && vs - gs < POW10.length) {
@@ -184,11 +195,19 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
       const t = s + y;
       if (y < LIMIT && y > -LIMIT && s < LIMIT && s > -LIMIT && t < LIMIT && t > -LIMIT) {
         this.sums[g] = t;
-        this.scales[g] = gs;
+        if (gs !== was) this.rescaled(g, was, gs);
         return true;
       }
     }
     return false;
+  }
+
+  /** A group's sum moved from scale `was` to `now` (scales only grow): the count of groups at the common scale follows. */
+  private rescaled(g: number, was: number, now: number): void {
+    this.scales[g] = now;
+    if (this.common < 0) this.common = now;
+    if (was === this.common) this.atCommon--;
+    if (now === this.common) this.atCommon++;
   }
 
   /** The exact path: the double part moves over first, so the doubles start again from zero. */
@@ -209,6 +228,15 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     const c = args[0]!;
     const sn = scaledNumbers(c);
     if (sn === null || c.nulls !== null) return null;
+    // Every group's sum already at the column's scale (the usual case: one DECIMAL column, every
+    // group past its first value): the step need not load and compare the group's scale per row.
+    // Asked again for the same batch after the loop stopped, the answer stays the batch's first: the
+    // loop compiled for it is not rebuilt. That holds either way: with no NULL and every value below
+    // 2^53, a group the general path creates meanwhile takes the column's scale with its first value.
+    if (sn !== this.checkedFor && this.common === sn.scale && this.atCommon === this.groups) {
+      return this.avg ? { refs: [this.sums, this.counts], code: sameScaleAvgStep } : { refs: [this.sums], code: sameScaleSumStep };
+    }
+    this.checkedFor = sn;
     return { refs: [this.sums, this.scales, this.counts, sn.scale], code: scaledSumStep };
   }
 
@@ -220,13 +248,33 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
 
   result(g: number): Value {
     const n = this.counts[g]!;
-    if (n === 0) return null;
+    // sum's short step does not count rows: a group has had a value when its double part has a scale or
+    // its exact part exists (each is set by the first value that goes there).
+    if (this.avg ? n === 0 : this.scales[g]! < 0 && this.rest[g] === null) return null;
     const part = this.part(g);
     const r = this.rest[g]!;
     const sum = r === null ? part! : part === null ? r : r.add(part);
     if (!this.avg) return sum;
     return sum.isFinite() ? sum.div(Numeric.fromInt(n)) : sum;
   }
+}
+
+/**
+ * scaledSumStep when every group's sum has the column's scale: the range test only. sum counts no rows
+ * here (result() tells an empty group by its scale), avg does (its divisor).
+ */
+function sameScaleSumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
+  const sums = ref(0);
+  return { compute: `const ${t}s = ${sums}[${g}] + ${v};`, ok: `(${t}s < ${LIMIT} && ${t}s > -${LIMIT})`, store: `${sums}[${g}] = ${t}s;` };
+}
+
+function sameScaleAvgStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
+  const [sums, counts] = [ref(0), ref(1)];
+  return {
+    compute: `const ${t}s = ${sums}[${g}] + ${v};`,
+    ok: `(${t}s < ${LIMIT} && ${t}s > -${LIMIT})`,
+    store: `${sums}[${g}] = ${t}s; ${counts}[${g}]++;`,
+  };
 }
 
 /** update()'s common case as inline text (inline-aggregate-loop.ts); ref(3) is the column's scale. */

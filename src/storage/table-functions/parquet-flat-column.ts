@@ -482,6 +482,28 @@ function readDecimals(r: Reader, c: Decimal, n: number, dst: Int32Array, at: num
 
 const TWO53 = 9007199254740992;
 
+/** int32Words' copy of a page's values that do not start at a multiple of 4 bytes. */
+let wordScratch = new Int32Array(0);
+
+/**
+ * The n 64-bit values at byte o of the page as 2n int32 words (low word first): a view of the page
+ * when it is aligned, else a copy (one memcpy). Indexed loads of the two halves took a sixth less per
+ * value than a DataView read of each; at a million rows the decode is bound by memory traffic more than
+ * by either.
+ */
+function int32Words(view: DataView, o: number, n: number): Int32Array {
+  const base = view.byteOffset + o;
+  if (!LITTLE_ENDIAN) {
+    if (wordScratch.length < 2 * n) wordScratch = new Int32Array(2 * n);
+    for (let k = 0; k < 2 * n; k++) wordScratch[k] = view.getInt32(o + 4 * k, true);
+    return wordScratch;
+  }
+  if (base % 4 === 0) return new Int32Array(view.buffer, base, 2 * n);
+  if (wordScratch.length < 2 * n) wordScratch = new Int32Array(Math.max(2 * n, 2 * wordScratch.length));
+  new Uint8Array(wordScratch.buffer, 0, 8 * n).set(new Uint8Array(view.buffer, base, 8 * n));
+  return wordScratch;
+}
+
 /** DECIMAL values as their unscaled integers into dst[at …at+n); DecimalWide when one is 2^53 or more in magnitude. */
 function readDecimalNumbers(r: Reader, c: Extract<Conversion, { kind: 'decn' }>, n: number, dst: Float64Array, at: number): void {
   const view = r.view;
@@ -492,12 +514,15 @@ function readDecimalNumbers(r: Reader, c: Extract<Conversion, { kind: 'decn' }>,
     for (let i = 0; i < n; i++, o += 4) dst[at + i] = view.getInt32(o, true);
   } else if (c.physical === 'INT64') {
     if (o + 8 * n > end) throw new Error('page ends inside its values');
-    for (let i = 0; i < n; i++, o += 8) {
-      const hi = view.getInt32(o + 4, true);
-      // |hi·2^32 + lo| < 2^53 exactly when hi is in [-2^21, 2^21).
-      if (hi >= 0x200000 || hi < -0x200000) throw new DecimalWide();
-      dst[at + i] = hi * TWO32 + view.getUint32(o, true);
+    const w = int32Words(view, o, n);
+    for (let i = 0; i < n; i++) {
+      const hi = w[2 * i + 1]!;
+      // |hi·2^32 + lo| < 2^53 when hi is in (-2^21, 2^21): one unsigned test. Values from -2^53 to
+      // -2^53 + 2^32 are left to the Numerics as well, -2^53 itself being out of the promised range.
+      if ((hi + 0x1fffff) >>> 0 >= 0x3fffff) throw new DecimalWide();
+      dst[at + i] = hi * TWO32 + (w[2 * i]! >>> 0);
     }
+    o += 8 * n;
   } else {
     const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
     const variable = c.physical === 'BYTE_ARRAY';
