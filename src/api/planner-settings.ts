@@ -129,7 +129,7 @@ function outOfRange(name: string, value: string, s: { min: number; max: number }
 }
 
 /** PostgreSQL's parse_bool: on/off, true/false, yes/no, 1/0 and unambiguous prefixes. */
-function parseBool(v: string): boolean | null {
+export function parseBool(v: string): boolean | null {
   const l = v.trim().toLowerCase();
   if (l === '') return null;
   if ('true'.startsWith(l) || 'yes'.startsWith(l) || l === 'on' || l === '1') return true;

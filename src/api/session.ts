@@ -6,7 +6,7 @@ import { defaultMemoryLimit, parseByteSize } from '../execution/memory-pool.js';
 import { normalizeTimeoutSetting } from '../execution/interrupt.js';
 import { AccessPolicy } from './access-policy.js';
 import type { SessionSequences } from './sequences.js';
-import { checkPlannerSetting, isPlannerSetting, plannerSettingDefaults } from './planner-settings.js';
+import { checkPlannerSetting, isPlannerSetting, parseBool, plannerSettingDefaults } from './planner-settings.js';
 
 const DEFAULTS: Record<string, string> = {
   timezone: 'UTC',
@@ -61,8 +61,31 @@ const SIZE_SETTINGS = new Set(['memory_limit', 'max_temp_directory_size']);
 /** Settings in milliseconds: accept PostgreSQL's units, store (and SHOW) PostgreSQL's display form. */
 const DURATION_SETTINGS = new Set(['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout']);
 
+/**
+ * Quire's own switches, with the words besides PostgreSQL's Booleans each takes. Checked on SET and
+ * stored as on / off (or the word): the code reading them compares one spelling, and a typo or `false`
+ * fails or switches off instead of silently leaving the default.
+ */
+const SWITCH_SETTINGS: Record<string, readonly string[]> = {
+  'quire.derive_topn': ['auto'],
+  'quire.parquet_text_filters': [],
+  'quire.spill_compression': ['zlib'],
+};
+
+function checkSwitch(name: string, value: string, words: readonly string[]): string {
+  const l = value.trim().toLowerCase();
+  if (words.includes(l)) return l;
+  const b = parseBool(l);
+  if (b === null) {
+    throw new QuireError('22023', `invalid value for parameter "${name}": "${value}"`, { hint: `Available values: ${['on', 'off', ...words].join(', ')}.` });
+  }
+  return b ? 'on' : 'off';
+}
+
 function checkSetting(key: string, name: string, value: string): string {
   if (isPlannerSetting(key)) return checkPlannerSetting(key, name, value);
+  const words = SWITCH_SETTINGS[key];
+  if (words !== undefined) return checkSwitch(name, value, words);
   if (key === 'intervalstyle') return checkIntervalStyle(name, value);
   if (DURATION_SETTINGS.has(key)) return normalizeTimeoutSetting(name, value);
   if (SIZE_SETTINGS.has(key) && parseByteSize(value) === null) {

@@ -1325,7 +1325,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
-      const text = (setting?.(TEXT_FILTERS_SETTING) ?? 'on').trim().toLowerCase() !== 'off';
+      const text = setting?.(TEXT_FILTERS_SETTING) !== 'off';
       const rowFilters = parquetRowFilters(conjuncts, visible.map((c) => ({ name: c.field.name, type: c.nested ? 'nested' : c.field.type.name })), text);
       if (f.filter === null && rowFilters.length === 0) return null;
       return makeBinding({ ...spec, filter: f.filter, filterText: f.used, rowFilters });
