@@ -597,10 +597,8 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
     if (nulls !== null && nulls[r] === 1) continue;
     const k = idx[r]!;
     let pass: number;
-    if (k < base) {
-      pass = entries![k]!;
-      if (pass < 0) entries![k] = pass = stringPasses(t, objects[k] as string) ? 1 : 0;
-    } else {
+    if (k < base) pass = entryPasses(entries!, k, t, objects);
+    else {
       const j = k - base;
       const a = starts![j]!;
       pass = byBytes ? bytesPass(t, bytes!, a, starts![j + 1]! - 4) : -1;
@@ -609,6 +607,13 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
     if (pass === 1) sel[w++] = r;
   }
   return w;
+}
+
+/** Whether dictionary entry k passes t (1 or 0), tested as its string once per chunk (entries: -1 untested). */
+function entryPasses(entries: Int8Array, k: number, t: TextTest, objects: readonly unknown[]): number {
+  let pass = entries[k]!;
+  if (pass < 0) entries[k] = pass = stringPasses(t, objects[k] as string) ? 1 : 0;
+  return pass;
 }
 
 /**
@@ -636,10 +641,8 @@ function narrowLiteral(lit: Uint8Array, open: boolean, rest: boolean, negated: b
     if (nulls !== null && nulls[r] === 1) continue;
     const k = idx[r]!;
     let pass: number;
-    if (k < base) {
-      pass = entries![k]!;
-      if (pass < 0) entries![k] = pass = stringPasses(t, objects[k] as string) ? 1 : 0;
-    } else {
+    if (k < base) pass = entryPasses(entries!, k, t, objects);
+    else {
       const j = k - base;
       const a = starts[j]!;
       const len = starts[j + 1]! - 4 - a;
