@@ -17,6 +17,7 @@ import type { ScalarImpl } from '../functions/registry.js';
 import { compilePlProgram } from './plpgsql-run.js';
 import { scaledNumericFloat } from './scaled-numeric-float.js';
 import { scaledNumericCompare } from './scaled-numeric-compare.js';
+import { scaledNumericCastKernel } from './scaled-numeric-cast.js';
 
 /** A subquery the kernel needs; the operator evaluates it (asynchronously) before running the kernel. */
 export interface SubquerySlot {
@@ -551,6 +552,8 @@ export function compileKernel(e: Expr): Kernel {
     const value = e.value;
     return { slots: [], run: (batch, ctx, S) => filledColumn(e.type, value, batch.length) ?? general.run(batch, ctx, S) };
   }
+  const scaledCast = scaledNumericCastKernel(e, compileKernel, () => compileGeneralKernel(e));
+  if (scaledCast !== null) return scaledCast;
   const source = e.kind === 'column' ? null : codeSource(e);
   if (source !== null) {
     // Text that is either one input column's value in the same row or NULL (CASE … THEN NULL ELSE s END,

@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { QuireError } from '../common/errors.js';
+import { firstInvalidUtf8, utf8SequenceLength } from '../common/utf8-bytes.js';
 import { reportProgress, type ProgressHandle } from './progress.js';
 import { expandGlobSync } from './glob-walk.js';
 
@@ -346,74 +347,14 @@ export function splitCsvLine(line: string, d: CsvDialect, out: (string | null)[]
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
 
-function utf8Len(b: number): number {
-  if ((b & 0x80) === 0) return 1;
-  if ((b & 0xe0) === 0xc0) return 2;
-  if ((b & 0xf0) === 0xe0) return 3;
-  if ((b & 0xf8) === 0xf0) return 4;
-  return 1;
-}
-
-function utf8Legal(s: Uint8Array, i: number, l: number): boolean {
-  let a: number;
-  switch (l) {
-    case 4:
-      a = s[i + 3]!;
-      if (a < 0x80 || a > 0xbf) return false;
-    // fallthrough
-    case 3:
-      a = s[i + 2]!;
-      if (a < 0x80 || a > 0xbf) return false;
-    // fallthrough
-    case 2:
-      a = s[i + 1]!;
-      switch (s[i]) {
-        case 0xe0:
-          if (a < 0xa0 || a > 0xbf) return false;
-          break;
-        case 0xed:
-          if (a < 0x80 || a > 0x9f) return false;
-          break;
-        case 0xf0:
-          if (a < 0x90 || a > 0xbf) return false;
-          break;
-        case 0xf4:
-          if (a < 0x80 || a > 0x8f) return false;
-          break;
-        default:
-          if (a < 0x80 || a > 0xbf) return false;
-      }
-    // fallthrough
-    case 1:
-      a = s[i]!;
-      if (a >= 0x80 && a < 0xc2) return false;
-      if (a > 0xf4) return false;
-      return true;
-    default:
-      return false;
-  }
-}
-
 /** Index of the first byte PostgreSQL's pg_verifymbstr rejects (NUL included), or -1. */
 export function findInvalidUtf8(s: Uint8Array, from = 0, to = s.length): number {
-  let i = from;
-  while (i < to) {
-    const b = s[i]!;
-    if (b === 0) return i;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    const l = utf8Len(b);
-    if (l > to - i || !utf8Legal(s, i, l)) return i;
-    i += l;
-  }
-  return -1;
+  return firstInvalidUtf8(s, from, to, true);
 }
 
 /** PostgreSQL's report_invalid_encoding for the bytes at `i`. */
 export function invalidUtf8Error(s: Uint8Array, i: number, to = s.length): QuireError {
-  const l = utf8Len(s[i]!);
+  const l = utf8SequenceLength(s[i]!);
   const parts: string[] = [];
   for (let j = 0; j < l && i + j < to; j++) parts.push('0x' + s[i + j]!.toString(16).padStart(2, '0'));
   return new QuireError('22021', `invalid byte sequence for encoding "UTF8": ${parts.join(' ')}`);
@@ -509,7 +450,7 @@ export function readFileHead(file: string, maxBytes: number): { text: string; co
     if (!complete) {
       let i = n - 1;
       while (i > 0 && i > n - 4 && (buf[i]! & 0xc0) === 0x80) i--;
-      if (i >= 0 && (buf[i]! & 0x80) !== 0 && utf8Len(buf[i]!) > n - i) end = i;
+      if (i >= 0 && (buf[i]! & 0x80) !== 0 && utf8SequenceLength(buf[i]!) > n - i) end = i;
     }
     const text = new TextDecoder('utf-8').decode(buf.subarray(0, end));
     return { text, complete };

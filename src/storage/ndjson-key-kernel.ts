@@ -15,7 +15,7 @@
  * window. That line is the caller's, read the general way.
  */
 import { FunctionBody as Body, I32, I64 } from './wasm-bytecode.js';
-import { C, CI, E, END, H, J, K, LEN, LINES_AT, LIT_AT, MAXROWS, NSTEPS, OUT_AT, P, Q, ROWS, SHAPE_LITERAL_BYTES, SLOT, SLOT_BYTES, Tag, functionCode, scalarValue } from './ndjson-shape-kernel.js';
+import { C, CI, E, END, H, J, K, LEN, LINES_AT, LIT_AT, MAXROWS, NSTEPS, OUT_AT, P, Q, ROWS, SHAPE_LITERAL_BYTES, SLOT, SLOT_BYTES, Tag, functionCode, scalarValue, skipSpace } from './ndjson-shape-kernel.js';
 
 /** Entries of the key table (a power of two, well above the most fields a schema may have). */
 export const KEY_SLOTS = 128;
@@ -55,17 +55,6 @@ const ROWSLOT = 24; // the first slot of the record
 const KS = 25; // where the key's bytes start
 const SEEN = 26; // i64: the fields the record has named
 const BIT = 27; // i64
-
-/** P past spaces, tabs and CRs. */
-function skipSpace(f: Body): void {
-  f.block('ws').loop('wsc');
-  f.byte(P).tee(C).i32(32).op(I32_EQ);
-  f.get(C).i32(9).op(I32_EQ).op(I32_OR);
-  f.get(C).i32(13).op(I32_EQ).op(I32_OR);
-  f.op(I32_EQZ).brIf('ws');
-  f.add(P, 1).br('wsc');
-  f.end().end();
-}
 
 export function keyKernelBody(): number[] {
   const f = new Body();

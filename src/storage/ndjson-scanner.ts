@@ -398,8 +398,10 @@ function stringEndChecked(b: Buffer, s: number, e: number): number {
       if (y === 117) {
         if (i + 6 > e) return -1;
         for (let k = i + 2; k < i + 6; k++) {
-          const h = b[k]! | 32;
-          if (!((h >= 48 && h <= 57) || (h >= 97 && h <= 102))) return -1;
+          // A digit, or a letter a-f in either case (x | 32 alone would take bytes 16-25 for digits).
+          const x = b[k]!;
+          const h = x | 32;
+          if (!((x >= 48 && x <= 57) || (h >= 97 && h <= 102))) return -1;
         }
         i += 6;
         continue;

@@ -9,9 +9,11 @@
  * For each value the kernel writes a slot (see SLOT_BYTES): its kind, where its bytes are, and for
  * numbers the double (when it is exact) or the mantissa's parts; for strings a hash of the bytes,
  * or for a value given a string cache whether the cache already held those bytes (see SHAPE_CACHES).
+ * An object or array in a value's place is checked as JSON (as JSON.parse would) and skipped: its
+ * slot says where it is, and the caller keeps its text only for a column that reads it.
  * It stops at the first line that does not have the shape (a different key order, spacing, an
- * escape or control character in a string, a nested value, a number JSON forbids, a line without
- * its '\n' in the window): that line is the caller's, read the general way.
+ * escape or control character in a top-level string, a nested value deeper than 63, a number JSON
+ * forbids, a line without its '\n' in the window): that line is the caller's, read the general way.
  *
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
@@ -67,9 +69,15 @@ export const enum Tag {
   Cached = 9,
   /** As Cached, but the slot held other bytes: it holds these now, and the caller makes their string. */
   Fresh = 10,
+  /** An object or array, checked as JSON; start and end are its bytes. */
+  Nested = 11,
 }
 /** Set in a number's tag when it has a minus sign (value is then already negated, except for Text). */
 export const TAG_NEGATIVE = 16;
+/** Set in a Nested value's tag when it holds a byte of 128 or more (its UTF-8 is the caller's to check). */
+export const TAG_HIGH = 32;
+/** Containers a nested value may open inside one another (a bit each in an i64 local). */
+const NEST_DEPTH = 63;
 
 // Memory layout.
 const IN_AT = 0;
@@ -94,6 +102,7 @@ const I32_ADD = 0x6a;
 const I32_SUB = 0x6b;
 const I32_MUL = 0x6c;
 const I32_OR = 0x72;
+const I32_AND = 0x71;
 const I32_SHL = 0x74;
 const I64_ADD = 0x7c;
 const I64_SUB = 0x7d;
@@ -101,6 +110,7 @@ const I64_AND = 0x83;
 const I64_XOR = 0x85;
 const I64_SHL = 0x86;
 const I64_SHR_U = 0x88;
+const I64_OR = 0x84;
 const I64_NE = 0x52;
 const I64_EQZ = 0x50;
 const I64_MUL = 0x7e;
@@ -165,6 +175,146 @@ function digits(f: Body, count: number): void {
 /** Fails unless the bytes at P + 1 … are `rest`. */
 function expectBytes(f: Body, rest: string): void {
   for (let k = 0; k < rest.length; k++) f.byte(P, k + 1).i32(rest.charCodeAt(k)).op(I32_NE).brIf('fail');
+}
+
+/** P past spaces, tabs and CRs (JSON's whitespace within a line), C left holding the byte there. */
+export function skipSpace(f: Body): void {
+  f.block('ws').loop('wsc');
+  f.byte(P).tee(C).i32(32).op(I32_EQ);
+  f.get(C).i32(9).op(I32_EQ).op(I32_OR);
+  f.get(C).i32(13).op(I32_EQ).op(I32_OR);
+  f.op(I32_EQZ).brIf('ws');
+  f.add(P, 1).br('wsc');
+  f.end().end();
+}
+
+/**
+ * The string whose opening quote is at P, P left after its closing quote: escapes checked as JSON
+ * allows them, control characters refused, a byte of 128 or more noted in TAG (TAG_HIGH).
+ */
+function checkedString(f: Body): void {
+  f.add(P, 1);
+  f.block('cs').loop('csc');
+  f.byte(P).tee(C).i32(34).op(I32_EQ).brIf('cs');
+  f.get(C).i32(32).op(I32_LT_U).brIf('fail');
+  f.get(C).i32(127).op(I32_GT_U).if().get(TAG).i32(TAG_HIGH).op(I32_OR).set(TAG).end();
+  f.get(C).i32(92).op(I32_EQ).if();
+  {
+    f.byte(P, 1).tee(C).i32(117).op(I32_EQ).if();
+    // \u and four hex digits, each checked before the next is read (the window's zero byte fails).
+    for (let k = 2; k < 6; k++) {
+      // A digit, or a-f in either case (the digit test on the byte itself: x | 32 would take 16-25).
+      f.byte(P, k).tee(C).i32(48).op(I32_SUB).i32(9).op(I32_GT_U);
+      f.get(C).i32(32).op(I32_OR).i32(97).op(I32_SUB).i32(5).op(I32_GT_U).op(I32_AND).brIf('fail');
+    }
+    f.add(P, 6).br('csc');
+    f.end();
+    // " \ / b f n r t
+    f.get(C).i32(34).op(I32_EQ);
+    for (const x of [92, 47, 98, 102, 110, 114, 116]) f.get(C).i32(x).op(I32_EQ).op(I32_OR);
+    f.op(I32_EQZ).brIf('fail');
+    f.add(P, 2).br('csc');
+  }
+  f.end();
+  f.add(P, 1).br('csc');
+  f.end().end();
+  f.add(P, 1);
+}
+
+/** Digits at P, counted in LEN; P left after them. */
+function countDigits(f: Body): void {
+  f.i32(0).set(LEN);
+  f.block('cd').loop('cdc');
+  f.byte(P).i32(48).op(I32_SUB).i32(9).op(I32_GT_U).brIf('cd');
+  f.add(P, 1).add(LEN, 1).br('cdc');
+  f.end().end();
+}
+
+/**
+ * The object or array at P (C holds its first byte) checked as JSON and skipped, P left after it;
+ * TAG becomes Nested (with TAG_HIGH when a string in it holds a byte of 128 or more). A small state
+ * machine: E is what comes next (0 a value, 1 a ',' or the container's end, 2 a key), K the depth,
+ * and T8's low bits which containers are open (1 an object, 0 an array; the lowest the innermost).
+ */
+function nestedValue(f: Body): void {
+  f.i32(Tag.Nested).set(TAG).i32(0).set(K).i64(0n).set(T8).i32(0).set(E);
+  f.block('nest').loop('nestc');
+  // After a value at depth 0: the outermost container has closed.
+  f.get(E).i32(1).op(I32_EQ).get(K).op(I32_EQZ).op(I32_AND).brIf('nest');
+  skipSpace(f);
+  f.get(E).i32(2).op(I32_EQ).if();
+  {
+    f.get(C).i32(34).op(I32_NE).brIf('fail');
+    checkedString(f);
+    skipSpace(f);
+    f.get(C).i32(58).op(I32_NE).brIf('fail');
+    f.add(P, 1).i32(0).set(E).br('nestc');
+  }
+  f.end();
+  f.get(E).i32(1).op(I32_EQ).if();
+  {
+    // ',': a key next in an object, a value in an array.
+    f.get(C).i32(44).op(I32_EQ).if();
+    f.add(P, 1).get(T8).op(I32_WRAP_I64).i32(1).op(I32_AND).i32(1).op(I32_SHL).set(E).br('nestc');
+    f.end();
+    // Else the open container's end: ']' (93), or '}' (125) for an object.
+    f.get(C).i32(93).get(T8).op(I32_WRAP_I64).i32(1).op(I32_AND).i32(32).op(I32_MUL, I32_ADD).op(I32_NE).brIf('fail');
+    f.add(P, 1).add(K, -1).get(T8).i64(1n).op(I64_SHR_U).set(T8).br('nestc');
+  }
+  f.end();
+  // A value.
+  f.get(C).i32(123).op(I32_EQ).get(C).i32(91).op(I32_EQ).op(I32_OR).if();
+  {
+    f.get(K).i32(NEST_DEPTH).op(I32_GE_U).brIf('fail');
+    f.get(T8).i64(1n).op(I64_SHL).get(C).i32(123).op(I32_EQ).op(I64_EXTEND_I32_U, I64_OR).set(T8);
+    f.add(K, 1).add(P, 1);
+    // C: '{' or '['; skipSpace below overwrites it, so keep the closing byte ('{' + 2, '[' + 2) in LEN.
+    f.get(C).i32(2).op(I32_ADD).set(LEN);
+    skipSpace(f);
+    f.get(C).get(LEN).op(I32_EQ).if();
+    f.add(P, 1).add(K, -1).get(T8).i64(1n).op(I64_SHR_U).set(T8).i32(1).set(E).br('nestc');
+    f.end();
+    f.get(T8).op(I32_WRAP_I64).i32(1).op(I32_AND).i32(1).op(I32_SHL).set(E).br('nestc');
+  }
+  f.end();
+  f.i32(1).set(E);
+  f.get(C).i32(34).op(I32_EQ).if();
+  checkedString(f);
+  f.br('nestc');
+  f.end();
+  f.get(C).i32(110).op(I32_EQ).if();
+  expectBytes(f, 'ull');
+  f.add(P, 4).br('nestc');
+  f.end();
+  f.get(C).i32(116).op(I32_EQ).if();
+  expectBytes(f, 'rue');
+  f.add(P, 4).br('nestc');
+  f.end();
+  f.get(C).i32(102).op(I32_EQ).if();
+  expectBytes(f, 'alse');
+  f.add(P, 5).br('nestc');
+  f.end();
+  // A number: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+  f.get(C).i32(45).op(I32_EQ).if().add(P, 1).end();
+  f.byte(P).i32(48).op(I32_EQ).if();
+  f.add(P, 1);
+  f.else();
+  countDigits(f);
+  f.get(LEN).op(I32_EQZ).brIf('fail');
+  f.end();
+  f.byte(P).i32(46).op(I32_EQ).if();
+  f.add(P, 1);
+  countDigits(f);
+  f.get(LEN).op(I32_EQZ).brIf('fail');
+  f.end();
+  f.byte(P).i32(32).op(I32_OR).i32(101).op(I32_EQ).if();
+  f.add(P, 1);
+  f.byte(P).i32(43).op(I32_EQ).byte(P).i32(45).op(I32_EQ).op(I32_OR).if().add(P, 1).end();
+  countDigits(f);
+  f.get(LEN).op(I32_EQZ).brIf('fail');
+  f.end();
+  f.br('nestc');
+  f.end().end();
 }
 
 /**
@@ -238,6 +388,12 @@ export function scalarValue(f: Body): void {
   expectBytes(f, 'alse');
   f.get(SLOT).i32(Tag.False).storeI32(16).add(P, 5);
   f.else();
+  f.get(C).i32(123).op(I32_EQ).get(C).i32(91).op(I32_EQ).op(I32_OR).if();
+  nestedValue(f);
+  f.get(SLOT).get(S0).storeI32(8);
+  f.get(SLOT).get(P).storeI32(12);
+  f.get(SLOT).get(TAG).storeI32(16);
+  f.else();
   {
     // A number, as JSON writes it: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
     f.i32(0).set(TAG);
@@ -291,7 +447,7 @@ export function scalarValue(f: Body): void {
     f.get(SLOT).get(P).storeI32(12);
     f.get(SLOT).get(TAG).get(NF).i32(8).op(I32_SHL, I32_OR).storeI32(16);
   }
-  f.end().end().end().end();
+  f.end().end().end().end().end();
 }
 
 export function shapeKernelBody(): number[] {

@@ -10,7 +10,7 @@ import { mantissaOverPow10 } from './decimal-digits-to-double.js';
 import { type NdjsonColumns, type NdjsonSchema } from './ndjson-scanner.js';
 import { ndjsonKernels } from './ndjson-kernels.js';
 import { KEY_BYTES, KEY_BYTES_AT, KEY_ENTRY, KEY_SLOTS, KEY_TABLE_AT, keySlot } from './ndjson-key-kernel.js';
-import { CACHE_EMPTY, CACHE_SLOTS, SHAPE_CACHES, SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_NEGATIVE, type ShapeKernel } from './ndjson-shape-kernel.js';
+import { CACHE_EMPTY, CACHE_SLOTS, SHAPE_CACHES, SHAPE_LITERAL_BYTES, SHAPE_ROWS, SHAPE_SLOTS, SHAPE_VALUES, SHAPE_WINDOW, SLOT_BYTES, Tag, TAG_HIGH, TAG_NEGATIVE, type ShapeKernel } from './ndjson-shape-kernel.js';
 
 const enum Out {
   Skip = 0,
@@ -38,6 +38,28 @@ function stringEnd(b: Buffer, i: number, e: number): number {
     const c = b[i]!;
     if (c === 34) return i + 1;
     i += c === 92 ? 2 : 1;
+  }
+  return -1;
+}
+
+/**
+ * The end of the object or array at i (the index after its closing bracket), or -1: brackets
+ * counted outside strings, nothing else checked (the kernel checks the value as JSON).
+ */
+function nestedEnd(b: Buffer, i: number, e: number): number {
+  let depth = 0;
+  while (i < e) {
+    const c = b[i]!;
+    if (c === 34) {
+      i = stringEnd(b, i, e);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (--depth === 0) return i + 1;
+    }
+    i++;
   }
   return -1;
 }
@@ -134,7 +156,7 @@ export class NdjsonShape {
 
   /**
    * The shape of the record on b[s, nl) (nl: its '\n'), or null when it has no shape the kernel
-   * takes (a nested value, a key with an escape, too many keys) or there is no WebAssembly.
+   * takes (a key with an escape, too many keys) or there is no WebAssembly.
    */
   static learn(b: Buffer, s: number, nl: number, schema: NdjsonSchema): NdjsonShape | null {
     const kernel = ndjsonKernels();
@@ -168,7 +190,7 @@ export class NdjsonShape {
         fieldOf.push(schema.field(b, ks, ke, -1));
         const c = b[i]!;
         if (c === 34) i = stringEnd(b, i, nl);
-        else if (c === 123 || c === 91) return null;
+        else if (c === 123 || c === 91) i = nestedEnd(b, i, nl);
         else {
           // A number or literal word: the kernel checks it; here only its end is needed.
           while (i < nl && !isWs(b[i]!) && b[i] !== 44 && b[i] !== 125) i++;
@@ -273,6 +295,7 @@ export class NdjsonShape {
         return 'null';
       case Tag.Ascii:
       case Tag.Utf8:
+      case Tag.Nested:
         return 'text';
       case Tag.True:
       case Tag.False:
@@ -303,7 +326,8 @@ export class NdjsonShape {
     let limit = n;
     for (let x = 0; x < this.skipped.length; x++) {
       for (let row = 0, at = this.skipped[x]! * I32_PER_SLOT; row < limit; row++, at += rowI32) {
-        if ((i32[at + 4]! & 15) !== Tag.Utf8) continue;
+        const tagWord = i32[at + 4]!;
+        if ((tagWord & 15) !== Tag.Utf8 && (tagWord & (15 | TAG_HIGH)) !== (Tag.Nested | TAG_HIGH)) continue;
         try {
           utf8.decode(b.subarray(s + i32[at + 2]!, s + i32[at + 3]!));
         } catch {
@@ -422,6 +446,13 @@ export class NdjsonShape {
       } else if (tag === Tag.Utf8) {
         try {
           str = utf8.decode(b.subarray(vs, ve));
+        } catch {
+          return row;
+        }
+      } else if (tag === Tag.Nested) {
+        // Its JSON text as JSON.stringify writes it, as the general path gives it.
+        try {
+          str = JSON.stringify(JSON.parse((i32[at + 4]! & TAG_HIGH) !== 0 ? utf8.decode(b.subarray(vs, ve)) : b.toString('latin1', vs, ve)));
         } catch {
           return row;
         }

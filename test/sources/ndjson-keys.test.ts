@@ -133,7 +133,10 @@ describe('read_json key kernel', () => {
     expect(stops('{"a":1,"a":2}')).toBe(0);
     expect(stops('{"\\u0061":1}')).toBe(0);
     expect(stops('{"a":1,"b":"x\\ty"}')).toBe(0);
-    expect(stops('{"a":1,"b":{"c":2}}')).toBe(0);
+    // A nested value is read (checked as JSON); a malformed one stops the kernel.
+    expect(stops('{"a":1,"b":{"c":2}}')).toBe(1);
+    expect(stops('{"a":1,"b":{"c":2,}}')).toBe(0);
+    expect(stops('{"a":1,"b":[1 2]}')).toBe(0);
     expect(stops('{"a":1,"b":"x"} trailing')).toBe(0);
     expect(stops('{"a":1,}')).toBe(0);
     expect(stops('{"a":1 "b":"x"}')).toBe(0);

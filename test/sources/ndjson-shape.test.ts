@@ -115,8 +115,21 @@ describe('read_json shape kernel', () => {
     };
     expect(learn('{"a":1,"b":"x"}')).not.toBeNull();
     expect(learn('  { "a" : 1 , "b" : "x" }  ')).not.toBeNull();
-    expect(learn('{"a":1,"b":{"c":2}}')).toBeNull();
-    expect(learn('{"a":[1],"b":"x"}')).toBeNull();
+    // Nested values are the kernel's too (it checks them); a bracket left open is not a shape.
+    expect(learn('{"a":1,"b":{"c":2}}')).not.toBeNull();
+    expect(learn('{"a":[1],"b":"x"}')).not.toBeNull();
+    expect(learn('{"a":[1,"]"],"b":"x"}')).not.toBeNull();
+    expect(learn('{"a":[1,"b":"x"}')).toBeNull();
+    {
+      // Read by the kernel, not handed back: an unread nested value and a read one (as JSON text).
+      const nestedText = '{"a":1,"b":{"c": [2, "x", {}]}, "z": [true, null, -1.5e3, "\\u00e9"]}\n'.repeat(3);
+      const nb = Buffer.from(nestedText);
+      const nestedShape = learn(nestedText.slice(0, nestedText.indexOf('\n')))!;
+      const nout = new NdjsonColumns([T.int8, T.text], 4);
+      expect(nestedShape.read(nb, 0, nb.length, schema, nout, 0, 4)).toBe(3);
+      const ncols = nout.finish(3);
+      expect([getValue(ncols[0]!, 2), getValue(ncols[1]!, 2)]).toEqual([1, '{"c":[2,"x",{}]}']);
+    }
     expect(learn('{"a\\u0062":1}')).toBeNull();
     expect(learn('{"a":1,"b":"x"} trailing')).toBeNull();
     const text = '{"a":1,"b":"x"}\n{"a":2,"b":"y"}\n{"b":"z","a":3}\n{"a":4,"b":"w"}\n';
@@ -256,5 +269,83 @@ describe('read_json shape kernel', () => {
     expect(outF).toEqual(plainF);
     expect(outG).toEqual(plainG.map((row) => [row[2], row[1], row[0], row[3]]));
     expect(await quireRows(f, 'id, a, b, k')).toEqual(await duckRows(f, 'id, a, b, k'));
+  });
+});
+
+describe('read_json shape kernel: nested values', () => {
+  /** A random JSON value up to `depth` levels, spaced or not, with every kind of scalar and escape. */
+  const nested = (r: () => number, depth: number): string => {
+    const x = r();
+    const sp = r() < 0.2 ? ' ' : '';
+    if (depth > 0 && x < 0.3) return `{${sp}${Array.from({ length: Math.floor(r() * 4) }, (_, k) => `"k${k}${r() < 0.1 ? '\\u00e9' : ''}"${sp}:${sp}${nested(r, depth - 1)}`).join(`${sp},${sp}`)}${sp}}`;
+    if (depth > 0 && x < 0.6) return `[${sp}${Array.from({ length: Math.floor(r() * 4) }, () => nested(r, depth - 1)).join(`${sp},${sp}`)}${sp}]`;
+    if (x < 0.75) return `"${STRINGS[Math.floor(r() * STRINGS.length)]!}"`;
+    if (x < 0.85) return r() < 0.5 ? INTS[Math.floor(r() * INTS.length)]! : FLOATS[Math.floor(r() * FLOATS.length)]!;
+    return ['true', 'false', 'null', '"}"', '"]"', '"\\\\"', '"a\\/b\\b\\f\\r\\t"', '"\\uD83D\\uDE00"'][Math.floor(r() * 8)]!;
+  };
+  const nestedFile = (seed: number, rows: number): string => {
+    const r = rng(seed);
+    const lines: string[] = [];
+    for (let i = 0; i < rows; i++) {
+      const o = r() < 0.1 ? 'null' : r() < 0.5 ? `{"a":${i % 10},"l":[${i % 3},${nested(r, 3)}]}` : `[${nested(r, 4)}]`;
+      lines.push(`{"id":${i},"obj":${o},"v":${i % 7},"s":"s${i % 5}"}`);
+    }
+    return lines.join('\n') + '\n';
+  };
+  const fields: Field[] = [
+    { name: 'id', type: T.int8 },
+    { name: 'obj', type: T.text },
+    { name: 'v', type: T.int8 },
+    { name: 's', type: T.text },
+  ];
+
+  it('skips and reads objects and arrays as the JavaScript path does, for any chunk size', async () => {
+    for (const seed of [1, 2, 3]) {
+      const f = file(nestedFile(seed, 4000));
+      for (const cols of [[0, 2, 3], [0, 1, 3]]) {
+        const plain = await readBody(f, fields, cols, 1 << 16, false);
+        expect(await readBody(f, fields, cols, 1 << 16, true)).toEqual(plain);
+        expect(await readBody(f, fields, cols, 4099, true)).toEqual(plain);
+      }
+    }
+    // Against DuckDB where it reads the same: the columns beside the nested one.
+    const f = file(nestedFile(4, 3000));
+    expect(await quireRows(f, 'id, v, s')).toEqual(await duckRows(f, 'id, v, s'));
+    // The nested value itself as JSON.stringify writes it (DuckDB's JSON keeps the file's spacing).
+    const rows = (await fx.db.query(`select obj from read_json('${f}') order by id limit 50`)).rows.map((x) => x[0]);
+    const lines = nestedFile(4, 50).trim().split('\n').map((l) => JSON.parse(l) as { obj: unknown });
+    expect(rows).toEqual(lines.map((l) => (l.obj === null ? null : JSON.stringify(l.obj))));
+  });
+
+  it('refuses a malformed nested value as the JavaScript path does, in a column read or not', async () => {
+    const broken = ['{"a":1,}', '[1,]', '[01]', '{"a" 1}', '{1:2}', '["\\x"]', '["\\u12g4"]', '["\\u001\u0010"]', '[tru]', '[1 2]', '{"a":1]', '[1}', '["a\tb"]', '[-]', '[1.]', '[1e]', '[.5]', '[+1]', '{"a":}', '[[]'];
+    for (const bad of broken) {
+      const lines = Array.from({ length: 2000 }, (_, i) => `{"id":${i},"obj":[${i},{"x":"y"}],"v":${i % 7},"s":"s"}`);
+      lines[1500] = `{"id":1500,"obj":${bad},"v":1,"s":"s"}`;
+      const f = file(lines.join('\n') + '\n');
+      for (const cols of [[0, 2], [0, 1]]) {
+        const plain = await readBody(f, fields, cols, 1 << 16, false).then(() => null, (e: Error) => e.message);
+        expect(plain, bad).not.toBeNull();
+        const kernel = await readBody(f, fields, cols, 1 << 16, true).then(() => null, (e: Error) => e.message);
+        expect(kernel, bad).toBe(plain);
+      }
+    }
+  });
+
+  it('hands deeper nesting and invalid UTF-8 in a nested string to the general path', async () => {
+    const deep = (n: number): string => '['.repeat(n) + '1' + ']'.repeat(n);
+    const lines = Array.from({ length: 3000 }, (_, i) => `{"id":${i},"obj":${deep(1 + (i % 70))},"v":${i % 7},"s":"é${i % 3}"}`);
+    const f = file(lines.join('\n') + '\n');
+    for (const cols of [[0, 1, 2, 3], [0, 2, 3]]) expect(await readBody(f, fields, cols, 1 << 16, true)).toEqual(await readBody(f, fields, cols, 1 << 16, false));
+    const good = Buffer.from(Array.from({ length: 2000 }, (_, i) => `{"id":${i},"obj":["é${i}"],"v":1,"s":"s"}`).join('\n') + '\n');
+    // One byte of a two-byte sequence replaced by an ASCII letter: invalid UTF-8 inside the unread array.
+    const at = good.indexOf('["é1500"]') + 2;
+    const bad = Buffer.from(good);
+    bad[at + 1] = 0x41;
+    const f2 = file(bad);
+    const plain = await readBody(f2, fields, [0, 2], 1 << 16, false).then(() => null, (e: Error) => e.message);
+    expect(plain).not.toBeNull();
+    expect(await readBody(f2, fields, [0, 2], 1 << 16, true).then(() => null, (e: Error) => e.message)).toBe(plain);
+    expect(await readBody(file(good), fields, [0, 2], 1 << 16, true)).toHaveLength(2000);
   });
 });

@@ -15,6 +15,7 @@
  */
 import { compareValues } from '../../common/compare.js';
 import { T } from '../../common/types.js';
+import { firstInvalidUtf8 } from '../../common/utf8-bytes.js';
 import { ilike, like, parseLike, type LikePiece } from '../../functions/scalar/support/like.js';
 
 export type TextOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
@@ -183,36 +184,7 @@ function compareBytes(bytes: Uint8Array, a: number, b: number, k: Uint8Array): n
 
 /** Whether bytes [a, b) are valid UTF-8 (as the decoder reads them without replacing anything). */
 export function validUtf8(bytes: Uint8Array, a: number, b: number): boolean {
-  let i = a;
-  while (i < b) {
-    const c = bytes[i]!;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    let n: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c === 0xe0) lo = 0xa0;
-      else if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c === 0xf0) lo = 0x90;
-      else if (c === 0xf4) hi = 0x8f;
-    } else return false;
-    if (i + n >= b) return false;
-    const c1 = bytes[i + 1]!;
-    if (c1 < lo || c1 > hi) return false;
-    for (let k = 2; k <= n; k++) {
-      const ck = bytes[i + k]!;
-      if (ck < 0x80 || ck > 0xbf) return false;
-    }
-    i += n + 1;
-  }
-  return true;
+  return firstInvalidUtf8(bytes, a, b, false) === -1;
 }
 
 /**

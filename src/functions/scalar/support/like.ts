@@ -132,27 +132,141 @@ export function simpleShape(parsed: ParsedLike): SimpleLike | null {
   return { literal: end > start && mid!.kind === 'literal' ? mid!.text : '', open: start > 0, rest: end < ps.length };
 }
 
-function simplePattern(p: string): SimpleLike | null {
-  return simpleShape(parseLike(p));
+/**
+ * Any other pattern without a trailing escape, as the runs between its '%'s: each run (literals and
+ * '_') has a fixed length in characters, so the first run is anchored at the start (without a leading
+ * '%'), the last at the end (without a trailing one), and each run between is taken at its leftmost
+ * match after the one before: a later match leaves less text for the runs after it, never more, so
+ * the leftmost is as good as any. That is MatchText's answer without its backtracking, and on the
+ * UTF-16 string itself: a '_' steps over a surrogate pair as one character.
+ */
+interface Run {
+  /** Literal texts, and null for each '_'. */
+  readonly parts: readonly (string | null)[];
+  /** Its length in characters (code points). */
+  readonly chars: number;
 }
 
-/** Patterns analysed lately, by pattern text (null: needs the general matcher). */
-const simpleCache = new Map<string, SimpleLike | null>();
-const SIMPLE_CACHE_MAX = 256;
-let lastPattern = '';
-let lastSimple: SimpleLike | null = simplePattern('');
+interface RunsLike {
+  readonly runs: readonly Run[];
+  readonly open: boolean;
+  readonly rest: boolean;
+}
 
-function simpleOf(pattern: string): SimpleLike | null {
-  if (pattern === lastPattern) return lastSimple;
-  let s = simpleCache.get(pattern);
-  if (s === undefined) {
-    s = simplePattern(pattern);
-    if (simpleCache.size >= SIMPLE_CACHE_MAX) simpleCache.clear();
-    simpleCache.set(pattern, s);
+function runsShape(parsed: ParsedLike): RunsLike | null {
+  if (parsed.trailingEscape) return null;
+  const runs: Run[] = [];
+  let parts: (string | null)[] = [];
+  let n = 0;
+  const ps = parsed.pieces;
+  for (const p of ps) {
+    if (p.kind === 'any') {
+      if (parts.length > 0) runs.push({ parts, chars: n });
+      parts = [];
+      n = 0;
+    } else if (p.kind === 'one') {
+      parts.push(null);
+      n++;
+    } else {
+      parts.push(p.text);
+      for (const _ of p.text) n++;
+    }
+  }
+  if (parts.length > 0) runs.push({ parts, chars: n });
+  return { runs, open: ps.length > 0 && ps[0]!.kind === 'any', rest: ps.length > 0 && ps[ps.length - 1]!.kind === 'any' };
+}
+
+const isHigh = (u: number): boolean => u >= 0xd800 && u <= 0xdbff;
+const isLow = (u: number): boolean => u >= 0xdc00 && u <= 0xdfff;
+
+/** Where `run` ends when it matches `text` at i, else -1. */
+function runAt(text: string, run: Run, i: number): number {
+  const parts = run.parts;
+  for (let k = 0; k < parts.length; k++) {
+    const lit = parts[k]!;
+    if (lit === null) {
+      if (i >= text.length) return -1;
+      i += isHigh(text.charCodeAt(i)) && i + 1 < text.length && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+    } else {
+      if (!text.startsWith(lit, i)) return -1;
+      i += lit.length;
+    }
+  }
+  return i;
+}
+
+/** Where the leftmost match of `run` at or after `from` ends, else -1. */
+function runFrom(text: string, run: Run, from: number): number {
+  const first = run.parts[0]!;
+  for (let i = from; i <= text.length; ) {
+    if (first !== null) {
+      // A literal starts with a whole character, so indexOf never lands inside a surrogate pair.
+      i = text.indexOf(first, i);
+      if (i < 0) return -1;
+    }
+    const e = runAt(text, run, i);
+    if (e >= 0) return e;
+    i += isHigh(text.charCodeAt(i)) && i + 1 < text.length && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  }
+  return -1;
+}
+
+function runsMatch(text: string, r: RunsLike): boolean {
+  const runs = r.runs;
+  let last = runs.length;
+  if (last === 0) return r.open || r.rest || text.length === 0;
+  let pos = 0;
+  let k = 0;
+  if (!r.open) {
+    pos = runAt(text, runs[0]!, 0);
+    if (pos < 0) return false;
+    k = 1;
+    if (last === 1) return r.rest || pos === text.length;
+  }
+  if (!r.rest) last--;
+  for (; k < last; k++) {
+    pos = runFrom(text, runs[k]!, pos);
+    if (pos < 0) return false;
+  }
+  if (r.rest) return true;
+  // The last run ends the text: it starts its length in characters before the end.
+  const run = runs[last]!;
+  let start = text.length;
+  for (let c = 0; c < run.chars; c++) {
+    if (start <= pos) return false;
+    start--;
+    if (isLow(text.charCodeAt(start)) && start > pos && isHigh(text.charCodeAt(start - 1))) start--;
+  }
+  return runAt(text, run, start) === text.length;
+}
+
+/** How a pattern is matched: a prefix/suffix/substring/equality test, runs, or (a trailing escape) MatchText. */
+type Compiled = { simple: SimpleLike; runs: null } | { simple: null; runs: RunsLike } | { simple: null; runs: null };
+
+function compile(p: string): Compiled {
+  const parsed = parseLike(p);
+  const simple = simpleShape(parsed);
+  if (simple !== null) return { simple, runs: null };
+  const runs = runsShape(parsed);
+  return runs !== null ? { simple: null, runs } : { simple: null, runs: null };
+}
+
+/** Patterns compiled lately, by pattern text. */
+const compiledCache = new Map<string, Compiled>();
+const COMPILED_CACHE_MAX = 256;
+let lastPattern = '';
+let lastCompiled: Compiled = compile('');
+
+function compiledOf(pattern: string): Compiled {
+  let c = compiledCache.get(pattern);
+  if (c === undefined) {
+    c = compile(pattern);
+    if (compiledCache.size >= COMPILED_CACHE_MAX) compiledCache.clear();
+    compiledCache.set(pattern, c);
   }
   lastPattern = pattern;
-  lastSimple = s;
-  return s;
+  lastCompiled = c;
+  return c;
 }
 
 function simpleMatch(text: string, s: SimpleLike): boolean {
@@ -161,11 +275,16 @@ function simpleMatch(text: string, s: SimpleLike): boolean {
   return s.rest ? text.startsWith(l) : text === l;
 }
 
-export function like(text: string, pattern: string): boolean {
-  if (pattern === '%') return true;
-  const s = pattern === lastPattern ? lastSimple : simpleOf(pattern);
-  if (s !== null) return simpleMatch(text, s);
+/** PostgreSQL's MatchText itself: the reference the faster shapes above must agree with. */
+export function likeByMatchText(text: string, pattern: string): boolean {
   return match(chars(text), 0, chars(pattern), 0) === TRUE;
+}
+
+export function like(text: string, pattern: string): boolean {
+  const c = pattern === lastPattern ? lastCompiled : compiledOf(pattern);
+  if (c.simple !== null) return simpleMatch(text, c.simple);
+  if (c.runs !== null) return runsMatch(text, c.runs);
+  return likeByMatchText(text, pattern);
 }
 
 let lastUpper = '';
