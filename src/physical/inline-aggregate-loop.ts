@@ -19,7 +19,9 @@
  * row. Counts are integers, so adding them later changes no result.
  *
  * NULLs: a key column with NULL rows sends them to the NULL group (`nullGroup`; -1 until the general
- * path has made it, which stops the loop there). A step marked skipsNulls (an aggregate that ignores NULL
+ * path has made it, which stops the loop there). Dictionary codes, -1 on NULL rows, need no test of the
+ * flags: the table is read at code + 1 and holds the NULL group at 0 (nullSlot; KeyLookup in
+ * hash-aggregate.ts). A step marked skipsNulls (an aggregate that ignores NULL
  * inputs) reads its argument's flags and neither tests nor stores on a NULL row. Both are decided when
  * the loop is generated, so a batch without NULLs runs a loop with no such test.
  */
@@ -58,7 +60,7 @@ const MAX_COMPILED = 256;
  * The loop for these steps; `argOf[s]` is the index in `args` of step s's argument column (-1: none, as
  * count(*)). Steps reading the same column share one load of it.
  */
-export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[], tallied = false, keyNulls = false): InlineAggregateLoop {
+export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonly number[], tallied = false, keyNulls = false, nullSlot = false): InlineAggregateLoop {
   const prelude: string[] = [];
   // Arguments whose values some step reads, and those whose NULL flags one reads (count(x) reads only
   // the flags).
@@ -118,8 +120,10 @@ if (c !== 0) { ${counted.map((a) => `${a}[g] += c;`).join(' ')} C[g] = 0; }
   // Keys below 0 become large under >>> 0 and fail the bound test like keys past the table's end. A
   // row the loop does not update breaks out with j at it: one exit, so the tally's sums are written once
   // in the code (a smaller function for the compiler to optimize and inline).
-  const gidOf = (row: string): string =>
-    keyNulls ? `(KN[${row}] === 1 ? NG : (key >>> 0 < cap ? T[key] : 0) - 1)` : '(key >>> 0 < cap ? T[key] : 0) - 1';
+  // nullSlot: the table is read at key + 1, a NULL key's -1 at the NULL group's entry 0.
+  const at = nullSlot ? 'key + 1' : 'key';
+  const lookup = `((${at}) >>> 0 < cap ? T[${at}] : 0) - 1`;
+  const gidOf = (row: string): string => (keyNulls ? `(KN[${row}] === 1 ? NG : ${lookup})` : lookup);
   const body = `return function inlineAggregate(K, T, sel, start, end, A, R, C, KN, NG, AN) {
 ${prelude.join('\n')}
 const cap = T.length;
