@@ -125,39 +125,24 @@ function kernelBody(): number[] {
   room(OUT_END, OP, LEN);
   f.get(OP).get(OFF).op(I32_SUB).set(SRC);
   f.i32(0).set(K);
-  f.get(OFF).i32(16).op(I32_GE_U).if();
-  {
-    // Sixteen bytes a step: each step's source lies wholly before where it writes.
-    f.loop('wide');
+  /** Copies LEN bytes from SRC to OP `step` bytes a load, each step's source written before it is read. */
+  const copyLoop = (label: string, step: number, load: number[], store: number[]): void => {
+    f.loop(label);
     f.get(OP).get(K).op(I32_ADD);
-    f.get(SRC).get(K).op(I32_ADD).op(SIMD, V128_LOAD, 0, 0);
-    f.op(SIMD, V128_STORE, 0, 0);
-    f.add(K, 16);
-    f.get(K).get(LEN).op(I32_LT_U).brIf('wide');
+    f.get(SRC).get(K).op(I32_ADD).op(...load);
+    f.op(...store);
+    f.add(K, step);
+    f.get(K).get(LEN).op(I32_LT_U).brIf(label);
     f.end();
-  }
+  };
+  // Sixteen bytes a step from 16 back, eight from 8 back; a pattern of 1 to 7 bytes repeated forward byte by byte.
+  f.get(OFF).i32(16).op(I32_GE_U).if();
+  copyLoop('wide', 16, [SIMD, V128_LOAD, 0, 0], [SIMD, V128_STORE, 0, 0]);
   f.else();
   f.get(OFF).i32(8).op(I32_GE_U).if();
-  {
-    f.loop('eight');
-    f.get(OP).get(K).op(I32_ADD);
-    f.get(SRC).get(K).op(I32_ADD).op(I64_LOAD, 0, 0);
-    f.op(I64_STORE, 0, 0);
-    f.add(K, 8);
-    f.get(K).get(LEN).op(I32_LT_U).brIf('eight');
-    f.end();
-  }
+  copyLoop('eight', 8, [I64_LOAD, 0, 0], [I64_STORE, 0, 0]);
   f.else();
-  {
-    // A pattern of 1 to 7 bytes repeated forward: byte by byte.
-    f.loop('byte');
-    f.get(OP).get(K).op(I32_ADD);
-    f.get(SRC).get(K).op(I32_ADD).op(I32_LOAD8_U, 0, 0);
-    f.op(I32_STORE8, 0, 0);
-    f.add(K, 1);
-    f.get(K).get(LEN).op(I32_LT_U).brIf('byte');
-    f.end();
-  }
+  copyLoop('byte', 1, [I32_LOAD8_U, 0, 0], [I32_STORE8, 0, 0]);
   f.end();
   f.end();
   f.get(OP).get(LEN).op(I32_ADD).set(OP);
