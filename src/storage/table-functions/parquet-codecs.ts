@@ -3,12 +3,12 @@
  * column decoder alike.
  *
  * SNAPPY (what DuckDB, Spark and pyarrow write by default) has two decoders, picked per page by its
- * compressed/uncompressed ratio (snappyByWasm): hysnappy, the reference C decoder compiled to
- * WebAssembly, 2-3.5x the JavaScript one below on compressible pages (text, timestamps, ints: many
- * short elements), and the JavaScript decoder (snappyPrefix), which wins on pages that are nearly all
- * long literals (doubles: one memcpy per literal, where the WASM decoder copies the page in and out of
- * its memory), on tiny pages (the call costs more than the decoding) and when only a page's front is
- * wanted. GZIP and BROTLI use node:zlib. ZSTD (Polars' default, and common in lakes) uses zstddec, the
+ * compressed/uncompressed ratio (snappyByWasm): a WebAssembly kernel (snappy-kernel.ts), several
+ * times the JavaScript one below on compressible pages (text, timestamps, ints: many short elements),
+ * whose pages are read in its memory, and the JavaScript decoder (snappyPrefix), which wins on pages
+ * that are nearly all long literals (doubles: one memcpy per literal, where the kernel copies the page
+ * into its memory first), on tiny pages (the call costs more than the decoding) and when only a
+ * page's front is wanted. GZIP and BROTLI use node:zlib. ZSTD (Polars' default, and common in lakes) uses zstddec, the
  * reference decoder compiled to WebAssembly, 40-60x faster than fzstd's JavaScript; Node 20 has no zstd
  * in zlib. LZ4_RAW is a plain LZ4 block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused
  * with a clear error.
@@ -16,8 +16,8 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { CompressionCodec, Compressors, FileMetaData } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
+import { snappyKernel, snappyKernelInstantiated } from '../snappy-kernel.js';
 
-const hysnappy = lazyModule<typeof import('hysnappy')>('hysnappy');
 const fzstd = lazyModule<typeof import('fzstd')>('fzstd');
 const zstddec = lazyModule<typeof import('zstddec')>('zstddec');
 
@@ -270,49 +270,31 @@ const SNAPPY_WASM_MIN = 512;
  */
 const SNAPPY_WASM_MAX = 8 << 20;
 
-type SnappyWasm = (input: Uint8Array, outputLength: number) => Uint8Array;
-/** Instantiated on the first page that goes to it (undefined until then, null if that failed). */
-let snappyWasm: SnappyWasm | null | undefined;
-
-function snappyWasmDecoder(): SnappyWasm | null {
-  if (snappyWasm === undefined) {
-    try {
-      snappyWasm = hysnappy().snappyUncompressor();
-    } catch {
-      snappyWasm = null;
-    }
-  }
-  return snappyWasm;
-}
-
 /** Whether a whole page of these sizes is decoded faster by the WASM decoder (see SNAPPY_LITERAL_RATIO). */
 function snappyByWasm(inputLength: number, outputLength: number): boolean {
   return outputLength >= SNAPPY_WASM_MIN && outputLength <= SNAPPY_WASM_MAX && inputLength < outputLength * SNAPPY_LITERAL_RATIO;
 }
 
 /**
- * A whole Snappy page decoded by the WASM decoder into a fresh array, or null when it cannot be used
- * (not loadable here, or its memory could not grow): the caller then decodes in JavaScript.
+ * A whole Snappy page decoded by the WASM kernel (snappy-kernel.ts), as a view of its memory valid
+ * until its next page; null when it cannot be used (no WebAssembly here, or its memory could not grow
+ * to the page): the caller then decodes in JavaScript.
  *
- * The block's declared length is checked against the page header first: the WASM decoder writes as
- * many bytes as the block declares, and an output slice of the header's length would otherwise hide a
- * block that declares more or less. The decoder itself refuses back-references before the start of the
- * output, elements past the declared length and a block that ends short of it (the tests feed it such
- * blocks, and random corruptions of real pages, against the JavaScript decoder).
+ * The block's declared length is checked against the page header first; the kernel refuses
+ * back-references before the start of the output, elements past the page's end or its declared
+ * length, and a block that ends short of it (the tests feed it such blocks, and random corruptions of
+ * real pages, against the JavaScript decoder).
  */
 function snappyWholeWasm(input: Uint8Array, outputLength: number): Uint8Array | null {
-  snappyStart(input, outputLength);
-  const decode = snappyWasmDecoder();
-  if (decode === null) return null;
-  let out: Uint8Array;
+  const from = snappyStart(input, outputLength);
+  const kernel = snappyKernel();
+  if (kernel === null) return null;
+  let out: Uint8Array | null;
   try {
-    out = decode(input, outputLength);
-  } catch (e) {
-    // WebAssembly.Memory.grow refusing more memory: not the page's fault.
-    if (e instanceof RangeError) return null;
+    out = kernel.decode(input, from, outputLength);
+  } catch {
     corruptSnappy();
   }
-  if (out.length !== outputLength) corruptSnappy();
   return out;
 }
 
@@ -320,7 +302,7 @@ function snappyWholeWasm(input: Uint8Array, outputLength: number): Uint8Array | 
 function snappyWhole(input: Uint8Array, outputLength: number): Uint8Array {
   if (snappyByWasm(input.length, outputLength)) {
     const out = snappyWholeWasm(input, outputLength);
-    if (out !== null) return out;
+    if (out !== null) return out.slice();
   }
   return snappyPrefix(input, outputLength, outputLength, new Uint8Array(outputLength));
 }
@@ -332,7 +314,7 @@ export function snappyDecoderFor(inputLength: number, outputLength: number): 'wa
 
 /** Whether the WASM decoder has been instantiated: only a Snappy page that goes to it does so. */
 export function snappyWasmInstantiated(): boolean {
-  return snappyWasm !== undefined && snappyWasm !== null;
+  return snappyKernelInstantiated();
 }
 
 /** A whole page decoded by the decoder named, whatever its sizes (the tests compare the two byte for byte). */
@@ -340,7 +322,7 @@ export function snappyDecodeWith(decoder: 'wasm' | 'js', input: Uint8Array, outp
   if (decoder === 'js') return snappyPrefix(input, outputLength, outputLength, new Uint8Array(outputLength));
   const out = snappyWholeWasm(input, outputLength);
   if (out === null) throw new Error('the WebAssembly Snappy decoder is not available');
-  return out;
+  return out.slice();
 }
 
 /**
@@ -357,6 +339,7 @@ export function decompressPrefix(codec: CompressionCodec, input: Uint8Array, out
     // The JavaScript decoder stops at the prefix; the WASM one decodes whole pages only, which pays
     // when the prefix is most of the page.
     if (prefix * 2 >= outputLength && prefix <= outputLength && snappyByWasm(input.length, outputLength)) {
+      // A view of the kernel's memory, valid until its next page as this function's answer is until its next call.
       const out = snappyWholeWasm(input, outputLength);
       if (out !== null) return out;
     }
@@ -375,18 +358,20 @@ const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
 
 /**
  * A page decompressed into the reused buffer of its kind; valid until the next page of that kind (a
- * chunk's dictionary page stays readable while its data pages are decoded). Snappy pages the JavaScript
- * decoder takes are decoded into it; those the WASM decoder takes come back as the fresh array it
- * slices out of its memory (its API has no way to decode into ours, or to lend a view of its own): the
- * garbage of a fresh array per page is the price of decoding compressible pages 2-3x faster.
+ * chunk's dictionary page stays readable while its data pages are decoded). A data page the WASM
+ * kernel takes is read where the kernel decoded it (valid until its next page, as the buffer is); a
+ * dictionary page it takes is copied into the dictionary buffer, which the kernel's next (data) page
+ * must not overwrite. No page costs a fresh array.
  */
 function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
   if (codec === 'SNAPPY' && outputLength <= PAGE_SCRATCH_MAX) {
-    if (snappyByWasm(input.length, outputLength)) {
-      const out = snappyWholeWasm(input, outputLength);
-      if (out !== null) return out;
-    }
+    const wasm = snappyByWasm(input.length, outputLength) ? snappyWholeWasm(input, outputLength) : null;
+    if (wasm !== null && kind === 'data') return wasm;
     if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
+    if (wasm !== null) {
+      pageScratch[kind].set(wasm);
+      return pageScratch[kind].subarray(0, outputLength);
+    }
     return snappyPrefix(input, outputLength, outputLength, pageScratch[kind]);
   }
   if (codec === 'UNCOMPRESSED') {

@@ -31,7 +31,7 @@ import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-d
 import { integerInterval, narrowRange, narrowSelection, type NumberRowFilter, type RowFilter, type TextRowFilter } from './parquet-row-filter.js';
 import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries } from './parquet-dictionary-cache.js';
 import type { ParquetValuePool } from './parquet-value-pool.js';
-import { bytesPass, leadingLiteral, LiteralWords, stringPasses, validUtf8 } from './parquet-text-filter.js';
+import { bytesPass, leadingLiteral, LiteralWords, stringPasses, trailingLiteral, validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
 const hyparquetSchema = lazyModule<typeof import('hyparquet/src/schema.js')>('hyparquet/src/schema.js');
@@ -121,6 +121,34 @@ export class PlainText {
       grown.set(this.starts.subarray(0, this.count + 1));
       this.starts = grown;
     }
+  }
+
+  /**
+   * The values of a page that start at src[at[0]], src[at[1]], … (n of them, each after its 4-byte
+   * length prefix, which is copied with it), appended in that order.
+   */
+  appendValues(src: Uint8Array, view: DataView, at: Int32Array, n: number): void {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += 4 + view.getUint32(at[i]! - 4, true);
+    this.reserve(total, n);
+    const bytes = this.bytes;
+    const starts = this.starts;
+    let u = this.used;
+    let j = this.count;
+    for (let i = 0; i < n; i++) {
+      const a = at[i]! - 4;
+      const b = at[i]! + view.getUint32(a, true);
+      // Short values byte by byte: a set() call per value costs more than copying its bytes.
+      if (b - a <= 32) for (let k = a; k < b; k++) bytes[u++] = src[k]!;
+      else {
+        bytes.set(src.subarray(a, b), u);
+        u += b - a;
+      }
+      starts[j++] = u - (b - a) + 4;
+    }
+    this.used = u;
+    this.count = j;
+    starts[j] = u + 4;
   }
 
   /** Whether bytes [from, to) are all below 0x80. */
@@ -2207,13 +2235,31 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
  * decoded into a page-long scratch array and filtered there. Numbers only; FlatFallback as
  * readFlatColumn throws it.
  */
-export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null = null): Promise<number> {
+export async function readFilterColumn(file: ChunkSource, rowGroup: RowGroup, found: FlatChunk, filters: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null = null, kept: PlainText | null = null): Promise<number> {
   const md = found.chunk.meta_data!;
   const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
   const end = start + Number(md.total_compressed_size);
   const bytes = readChunk(file, md, start, end) ?? (await sliceChunk(file, md, start, end));
   levels?.clear();
-  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel, levels, keptAt(file, start));
+  return filterFlatChunk(bytes, Number(rowGroup.num_rows), found, filters, sel, levels, keptAt(file, start), kept);
+}
+
+/**
+ * Whether readFilterColumn can keep the passing values of this chunk (its `kept`): text whose pages
+ * are all PLAIN, as the footer says (a dictionary page found anyway is a FlatFallback there).
+ */
+export function keepsPassingText(found: FlatChunk): boolean {
+  const md = found.chunk.meta_data!;
+  return found.conversion.kind === 'str' && md.dictionary_page_offset === undefined && !md.encodings.some((e) => e === 'PLAIN_DICTIONARY' || e === 'RLE_DICTIONARY');
+}
+
+/**
+ * A text filter column's passing rows, as readFilterColumn with `kept` left them: row i of the
+ * selection is value i of the kept values (no NULLs: no filter that keeps values passes a NULL).
+ */
+export function keptTextColumn(kept: PlainText, values: Int32Array): FlatColumnData {
+  for (let i = 0; i < values.length; i++) values[i] = i;
+  return { values, objects: [], nulls: null, dictionary: null, decimalScale: -1, plain: kept };
 }
 
 /**
@@ -2370,12 +2416,14 @@ function textPassTable(kept: readonly Value[] | null, codec: CompressionCodec, r
   return table;
 }
 
+let keptAtScratch = new Int32Array(0);
+
 /**
  * Rows [row, row+count) of a PLAIN text page passing every filter, appended at sel[w]: each value tested
  * in the page as its bytes (as narrowText does on a chunk's pool), never copied nor made a string but
- * where only its string can tell.
+ * where only its string can tell. With `kept`, the passing values are appended to it, in row order.
  */
-function selectPlainText(r: Reader, count: number, present: number, pageNulls: Uint8Array | null, filters: readonly TextRowFilter[], row: number, sel: Int32Array, w: number): number {
+function selectPlainText(r: Reader, count: number, present: number, pageNulls: Uint8Array | null, filters: readonly TextRowFilter[], row: number, sel: Int32Array, w: number, kept: PlainText | null): number {
   const view = r.view;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   const end = view.byteLength;
@@ -2383,47 +2431,111 @@ function selectPlainText(r: Reader, count: number, present: number, pageNulls: U
   // One flag past the present rows, 0: selectFlagged reads it at trailing NULL rows.
   const flags = indexesFor(present + 1);
   flags[present] = 0;
+  // Where each passing value starts (kept only), written for every value and advanced by its flag.
+  if (kept !== null && keptAtScratch.length < present + 1) keptAtScratch = new Int32Array(Math.max(present + 1, 1 << 16));
+  const keptAt = kept === null ? null : keptAtScratch;
+  let kc = 0;
   let o = r.offset;
-  const single = filters.length === 1 ? leadingLiteral(filters[0]!.test) : null;
-  if (single !== null && anyBytes) {
-    // = / LIKE 'lit%' alone: the literal compared in place (no call per value to the general test).
-    const words = new LiteralWords(single.lit);
-    const n = single.lit.length;
-    const whole = single.whole;
-    const flip = single.negated ? 1 : 0;
-    const t = filters[0]!.test;
+  const t0 = filters.length === 1 ? filters[0]!.test : null;
+  const single = t0 === null ? null : leadingLiteral(t0);
+  const trailing = t0 === null || single !== null ? null : trailingLiteral(t0);
+  const placed = single ?? trailing;
+  if (trailing !== null && anyBytes && pageNulls === null && trailing.lit.length >= 1 && trailing.lit.length <= 8) {
+    const w0 = w;
+    w = selectSuffix(r, present, trailing.lit, trailing.negated, row, sel, w, keptAt);
+    if (kept !== null) kept.appendValues(bytes, view, keptAt!, w - w0);
+    return w;
+  }
+  if (placed !== null && anyBytes) {
+    // = / LIKE 'lit%' / LIKE '%lit' alone: the literal compared in place (no call per value to the general test).
+    const words = new LiteralWords(placed.lit);
+    const n = placed.lit.length;
+    const whole = single !== null && single.whole;
+    const atEnd = trailing !== null;
+    const flip = placed.negated ? 1 : 0;
     for (let i = 0; i < present; i++) {
       if (o + 4 > end) throw new Error('page ends inside its values');
       const len = view.getUint32(o, true);
       o += 4;
       if (len > end - o) throw new Error('page ends inside its values');
-      flags[i] = ((whole ? len === n : len >= n) && words.at(view, bytes, o) ? 1 : 0) ^ flip;
+      const flag = ((whole ? len === n : len >= n) && words.at(view, bytes, atEnd ? o + len - n : o) ? 1 : 0) ^ flip;
+      flags[i] = flag;
+      if (keptAt !== null) {
+        keptAt[kc] = o;
+        kc += flag;
+      }
       o += len;
     }
-    r.offset = o;
-    return selectFlagged(flags, pageNulls, count, row, sel, w);
+  } else {
+    for (let i = 0; i < present; i++) {
+      if (o + 4 > end) throw new Error('page ends inside its values');
+      const len = view.getUint32(o, true);
+      o += 4;
+      if (len > end - o) throw new Error('page ends inside its values');
+      const a = o;
+      const b = o + len;
+      o = b;
+      let pass = 1;
+      if (!anyBytes && !validUtf8(bytes, a, b)) pass = -1;
+      for (let f = 0; f < filters.length && pass === 1; f++) pass = bytesPass(filters[f]!.test, bytes, a, b);
+      if (pass < 0) {
+        // The string the reader would make (asciiOrUtf8), tested by the operators' own evaluation.
+        const s = asciiOrUtf8(bytes, a, b);
+        pass = 1;
+        for (let f = 0; f < filters.length && pass === 1; f++) pass = stringPasses(filters[f]!.test, s) ? 1 : 0;
+      }
+      flags[i] = pass;
+      if (keptAt !== null) {
+        keptAt[kc] = a;
+        kc += pass;
+      }
+    }
   }
+  r.offset = o;
+  if (kept !== null) kept.appendValues(bytes, view, keptAt!, kc);
+  return selectFlagged(flags, pageNulls, count, row, sel, w);
+}
+
+/**
+ * selectPlainText of LIKE '%lit' (or NOT LIKE) alone over a page without NULLs, lit of 1 to 8 bytes:
+ * the rows passing are written to sel at once (no flags), and with keptAt where their values start.
+ * The value's last bytes are compared as the word ending where it ends and (past 4 bytes) the word
+ * where the literal starts: both lie inside the value or its length prefix, never past the page. A
+ * loop per value through LiteralWords (a call, its cases, a load past the value's end that must be
+ * checked against the page's) was most of a suffix scan's time.
+ */
+function selectSuffix(r: Reader, present: number, lit: Uint8Array, negated: boolean, row: number, sel: Int32Array, w: number, keptAt: Int32Array | null): number {
+  const view = r.view;
+  const end = view.byteLength;
+  const n = lit.length;
+  const litView = new DataView(new Uint8Array(8).buffer);
+  // The literal's bytes as the high bytes of the word ending at the value's end, and the mask over them.
+  const short = n < 4;
+  for (let k = 0; k < Math.min(n, 4); k++) litView.setUint8(4 - Math.min(n, 4) + k, lit[n - Math.min(n, 4) + k]!);
+  const wEnd = litView.getInt32(0, true);
+  const mask = short ? ~((1 << (8 * (4 - n))) - 1) : -1;
+  // Past 4 bytes: the word where the literal starts (overlapping the other).
+  for (let k = 0; k < 4 && n > 4; k++) litView.setUint8(4 + k, lit[k]!);
+  const wStart = n > 4 ? litView.getInt32(4, true) : 0;
+  const back = n > 4 ? n : 4;
+  const flip = negated ? 1 : 0;
+  const base = w;
+  let o = r.offset;
   for (let i = 0; i < present; i++) {
     if (o + 4 > end) throw new Error('page ends inside its values');
     const len = view.getUint32(o, true);
     o += 4;
     if (len > end - o) throw new Error('page ends inside its values');
-    const a = o;
-    const b = o + len;
-    o = b;
-    let pass = 1;
-    if (!anyBytes && !validUtf8(bytes, a, b)) pass = -1;
-    for (let f = 0; f < filters.length && pass === 1; f++) pass = bytesPass(filters[f]!.test, bytes, a, b);
-    if (pass < 0) {
-      // The string the reader would make (asciiOrUtf8), tested by the operators' own evaluation.
-      const s = asciiOrUtf8(bytes, a, b);
-      pass = 1;
-      for (let f = 0; f < filters.length && pass === 1; f++) pass = stringPasses(filters[f]!.test, s) ? 1 : 0;
-    }
-    flags[i] = pass;
+    const e = o + len;
+    const m = len >= n && (((view.getInt32(e - 4, true) & mask) ^ wEnd) | (n > 4 ? view.getInt32(e - back, true) ^ wStart : 0)) === 0;
+    const pass = (m ? 1 : 0) ^ flip;
+    if (keptAt !== null) keptAt[w - base] = o;
+    sel[w] = row + i;
+    w += pass;
+    o = e;
   }
   r.offset = o;
-  return selectFlagged(flags, pageNulls, count, row, sel, w);
+  return w;
 }
 
 function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, w: number): number {
@@ -2431,7 +2543,7 @@ function appendShifted(src: Int32Array, n: number, by: number, sel: Int32Array, 
   return w + n;
 }
 
-function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, all: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null): number {
+function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, all: readonly RowFilter[], sel: Int32Array, levels: FilterLevels | null, keep: KeptAt | null, keepText: PlainText | null): number {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const conv = found.conversion;
@@ -2452,6 +2564,8 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, all:
       const pageSize = Number(header.uncompressed_page_size);
       const ck = conversionKey(conv);
       const kept = keep === null ? null : keptDictionary(keep.identity, keep.start + pageAt, n, pageSize);
+      // Kept values are PLAIN ones only (keepsPassingText): the caller reads the chunk its own way.
+      if (keepText !== null) throw new FlatFallback();
       if (text) {
         passTable = textPassTable(kept?.strings ?? null, md.codec, raw, pageSize, conv, n, textFilters);
         continue;
@@ -2475,6 +2589,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, all:
     const { count, encoding, present, r } = opened;
     if (present === count) pageNulls = null;
     else if (levels !== null && opened.levels !== null) levels.record(row, count, present, opened.levels, pageNulls!, 0);
+    if (keepText !== null && encoding !== 'PLAIN') throw new FlatFallback();
     if (encoding === 'RLE_DICTIONARY' || encoding === 'PLAIN_DICTIONARY') {
       if (passTable === null) throw new Error(`column ${md.path_in_schema.join('.')} has a dictionary-encoded page without a dictionary`);
       const width = r.view.getUint8(r.offset++);
@@ -2494,7 +2609,7 @@ function filterFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, all:
       if (passTable.length === 0 && present > 0) throw new Error('dictionary index out of range');
       w = selectFlagged(flags, pageNulls, count, row, sel, w);
     } else if (encoding === 'PLAIN' && text) {
-      w = selectPlainText(r, count, present, pageNulls, textFilters, row, sel, w);
+      w = selectPlainText(r, count, present, pageNulls, textFilters, row, sel, w, keepText);
     } else if (encoding === 'PLAIN' && interval !== null) {
       w = selectInterval(r, count, present, pageNulls, interval.lo, interval.hi, row, sel, w);
     } else if (encoding === 'PLAIN') {

@@ -16,7 +16,7 @@ import type { DataType, Value } from '../../common/types.js';
 import type { SchemaElement, Statistics } from 'hyparquet';
 import type { FlatColumnData } from './parquet-flat-column.js';
 import { likeEscape } from '../../functions/scalar/support/like.js';
-import { bytesPass, compareTest, inTest, leadingLiteral, likeTest, LiteralWords, stringPasses, wellFormed, type TextOp, type TextTest } from './parquet-text-filter.js';
+import { bytesPass, compareTest, inTest, leadingLiteral, likeTest, LiteralWords, stringPasses, trailingLiteral, wellFormed, type TextOp, type TextTest } from './parquet-text-filter.js';
 
 /** Quire types whose decoded flat values are plain numbers in the order of their SQL values. */
 const NUMBER_TYPES = new Set(['int2', 'int4', 'int8', 'float8', 'date', 'timestamp', 'timestamptz']);
@@ -587,9 +587,8 @@ function narrowText(t: TextTest, d: FlatColumnData, sel: Int32Array, count: numb
   const byBytes = plain !== null && (t.anyBytes || plain.validUtf8());
   const lead = byBytes ? leadingLiteral(t) : null;
   if (lead !== null) return narrowLiteral(lead.lit, false, !lead.whole, lead.negated, t, d, plain!, entries, sel, count, at);
-  if (byBytes && t.kind === 'like' && !t.fold && t.match.literal !== null && t.match.open && !t.match.rest) {
-    return narrowLiteral(t.match.literal, true, false, t.negated, t, d, plain, entries, sel, count, at);
-  }
+  const trailing = byBytes ? trailingLiteral(t) : null;
+  if (trailing !== null) return narrowLiteral(trailing.lit, true, false, trailing.negated, t, d, plain!, entries, sel, count, at);
   const starts = plain?.starts;
   const bytes = plain?.bytes;
   for (let i = 0; i < count; i++) {

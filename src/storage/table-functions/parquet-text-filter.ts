@@ -73,6 +73,12 @@ export function leadingLiteral(t: TextTest): { lit: Uint8Array; whole: boolean; 
   return null;
 }
 
+/** The test as a literal the value ends with (LIKE '%lit'), or its negation; null for other tests. */
+export function trailingLiteral(t: TextTest): { lit: Uint8Array; negated: boolean } | null {
+  if (t.kind === 'like' && !t.fold && t.match.literal !== null && t.match.open && !t.match.rest) return { lit: t.match.literal, negated: t.negated };
+  return null;
+}
+
 /**
  * A literal as 32-bit little-endian words at offsets 0, 4, … and n - 4 (the last overlapping the one
  * before), compared four bytes at a load. A literal under four bytes is one word under a mask: the

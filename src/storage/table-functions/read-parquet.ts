@@ -34,7 +34,7 @@ import type { ExecContext } from '../../execution/context.js';
 import { queryMemory, valueBytes, type MemoryReservation } from '../../execution/memory-pool.js';
 import { PARQUET_DECOMPRESSORS, prepareZstd, UnsupportedCodec } from './parquet-codecs.js';
 import { compactFlat, constantOf, gatherFlat, gatherGeneral, narrowColumn, narrowRange, narrowSelection, parquetRowFilters, passesByStatistics, TEXT_FILTERS_SETTING, type RowFilter } from './parquet-row-filter.js';
-import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, dictCodes, filterableChunk, flatColumnChunk, materializeObjects, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatColumnData } from './parquet-flat-column.js';
+import { FLAT_FAST_TYPES, FilterLevels, FlatFallback, type ChunkSource, bigEndianSigned, dictCodes, filterableChunk, flatColumnChunk, keepsPassingText, keptTextColumn, materializeObjects, PlainText, presenceChunk, readFilterColumn, readFlatColumn, readFlatNulls, type FlatChunk, type FlatColumnData } from './parquet-flat-column.js';
 import { leafValue, nestedMapping, parquetMicros } from './parquet-nested.js';
 import { ParquetValuePool } from './parquet-value-pool.js';
 import { fileIdentity } from './parquet-dictionary-cache.js';
@@ -753,6 +753,8 @@ class ParquetScanState {
   sharedLevels: FilterLevels | null;
   /** Rows of spec.skip not yet passed over. */
   skipLeft: number;
+  /** The current range's text column whose passing values its filters kept (keptTextChunk), at the selected rows. */
+  keptText: { column: string; data: FlatColumnData } | null;
 
   constructor(spec: ScanSpec, signal: AbortSignal | null, exec: ExecContext | undefined, dropsBatches: boolean) {
     this.spec = spec;
@@ -760,6 +762,7 @@ class ParquetScanState {
     this.filterLevels = new FilterLevels();
     this.sharedLevels = null;
     this.skipLeft = spec.skip;
+    this.keptText = null;
     this.groupBase = 0;
     this.nextGroupBase = 0;
     this.out = spec.columns.map((i) => spec.all[i]!);
@@ -1033,6 +1036,7 @@ class ParquetScanState {
     let sel: Int32Array | null = null;
     let selected = n;
     this.sharedLevels = null;
+    this.keptText = null;
     if (active.length > 0) {
       // Offsets in `sel` count from the row group's start until rebased to the range's.
       const at = g >= 0 ? start - starts[g]! : 0;
@@ -1089,6 +1093,25 @@ class ParquetScanState {
     const sel = this.selBuffer;
     const rowFilters = this.spec.rowFilters;
     let selected = n;
+    // An output text column that every filter tests, its pages all PLAIN: the filters keep the passing
+    // values as they test them (the column is never decoded whole, nor copied but for those values).
+    const keeping = this.wholeGroup ? this.keptTextChunk(g, active) : null;
+    if (keeping !== null) {
+      const rg = this.metadata.row_groups[g]!;
+      const kept = new PlainText(0, 1 << 12, 1 << 8);
+      let k = -1;
+      try {
+        k = await readFilterColumn(this.opened!.buffer, rg, keeping, active.map((fi) => rowFilters[fi]!), sel, this.filterLevels, kept);
+      } catch (e) {
+        if (!(e instanceof FlatFallback)) throw e;
+      }
+      if (k >= 0) {
+        this.sharedLevels = this.filterLevels;
+        const values = this.values === null ? new Int32Array(k) : (this.values.take(true, k, k, this.groupBase + g) as Int32Array);
+        this.keptText = { column: this.filterPlans[active[0]!]!.field.name, data: keptTextColumn(kept, values) };
+        return k;
+      }
+    }
     // The first filter reads the range's rows directly; until then `sel` holds nothing.
     let narrowed = false;
     const done: boolean[] = [];
@@ -1148,9 +1171,27 @@ class ParquetScanState {
     return selected;
   }
 
+  /**
+   * The chunk of row group g whose filters can keep its passing values (narrow): every filter of
+   * `active` tests it, the query outputs it, it is flat text of PLAIN pages only, and no decoded copy
+   * of it is cached (a range of the group read before, or a prefetch); else null.
+   */
+  keptTextChunk(g: number, active: readonly number[]): FlatChunk | null {
+    if (g < 0 || active.length === 0) return null;
+    const plan = this.filterPlans[active[0]!]!;
+    if (plan.nested || plan.field.type.name !== 'text' || !this.out.includes(plan) || this.groupCache.get(g)?.has(plan.field.name) === true) return null;
+    if (!active.every((fi) => this.filterPlans[fi] === plan)) return null;
+    const fc = flatColumnChunk(this.metadata, this.metadata.row_groups[g]!, plan.field.name, plan.field.type.name);
+    return fc !== null && keepsPassingText(fc) && filterableChunk(fc, active.map((fi) => this.spec.rowFilters[fi]!)) ? fc : null;
+  }
+
   /** Output column k over the current range (at the selected rows only, where it can). */
   async readOutput(k: number): Promise<unknown> {
     const c = this.out[k]!;
+    if (this.keptText !== null && this.keptText.column === c.field.name) {
+      this.gathered[k] = true;
+      return this.keptText.data;
+    }
     const g = this.group;
     const n = this.rangeRows;
     const picked = this.picked;
@@ -1221,10 +1262,12 @@ class ParquetScanState {
     if (ng <= g || !this.holdGroup(ng, false)) return;
     const nextFilters = this.filtersOf(ng);
     if (nextFilters.length > 0) {
-      // Columns only the filters read are left to readFilterColumn when the group comes.
+      // Columns only the filters read are left to readFilterColumn when the group comes, as are
+      // output text columns whose filters keep their passing values.
+      const keeping = next!.rowStart === this.groupStarts[ng] && next!.rowEnd === this.groupStarts[ng + 1] ? this.keptTextChunk(ng, nextFilters) : null;
       for (const fi of nextFilters) {
         const c = this.filterPlans[fi]!;
-        if (this.out.includes(c)) this.flatChunk(ng, c);
+        if (this.out.includes(c) && keeping === null) this.flatChunk(ng, c);
       }
     } else {
       for (let k = 0; k < this.out.length; k++) if (!this.presenceOut[k]!) this.flatChunk(ng, this.out[k]!);
