@@ -1,5 +1,5 @@
 /**
- * The two Snappy decoders of read_parquet (parquet-codecs.ts): the WebAssembly one (hysnappy) for
+ * The two Snappy decoders of read_parquet (parquet-codecs.ts): the WebAssembly kernel (snappy-kernel.ts) for
  * compressible pages and the JavaScript one for literal-heavy, tiny, very large or partly read pages.
  * Both must give the same bytes for every page, pages written by DuckDB and by the snappy package
  * alike; a damaged page must fail in both (never decode to other bytes in one of them), and a query
