@@ -1,9 +1,9 @@
 /**
  * A Snappy block decoder as a WebAssembly kernel whose output stays in its own memory: the caller reads
  * the decoded page in place (a view valid until the next call), so a page costs no fresh array. The
- * other WASM decoder read_parquet has (hysnappy) slices every page out into a new array, and on this
- * kind of machine memory the process has just been given back is faulted in again page by page: for
- * a query decoding a few 2 MB text pages, those faults cost several times the decoding itself.
+ * packaged WASM decoder read_parquet used before (hysnappy) sliced every page out into a new array, and
+ * on this kind of machine memory the process has just been given back is faulted in again page by page:
+ * for a query decoding a few 2 MB text pages, those faults cost several times the decoding itself.
  *
  * Snappy is a sequence of literals and back-references into the output already written. Short
  * elements (most of them, on text and numbers) are copied sixteen bytes at a time with no length
