@@ -13,7 +13,7 @@
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
 import { BATCH_SIZE } from '../common/column.js';
-import { F64, FunctionBody, I32, I64, kernelModule, uleb, wasm } from './wasm-bytecode.js';
+import { F64, FunctionBody, I32, I64, kernelModule, uleb, wasm, I32_EQZ, I32_EQ, I32_NE, I32_GT_U, I32_GE_U, I32_ADD, I32_SUB, I32_LT_S, I32_MUL, I32_AND, I32_SHL, I32_SHR_U, I64_AND, I64_NE, I64_SHR_U, I64_MUL, I64_ADD, I64_GE_U, I64_EXTEND_I32_U, F64_CONVERT_I64_U, F64_DIV, F64_ADD, F64_SUB, F64_MUL, F64_ABS, F64_NE, I64_SUB, I64_TRUNC_F64_U, F64_CONVERT_I64_S, F64_NEG } from './wasm-bytecode.js';
 
 /** Most field slots (rows × fields per row) and bytes one batch may bring; larger batches stay in JavaScript. */
 export const KERNEL_SLOTS = 1 << 16;
@@ -32,37 +32,6 @@ const ENDS_AT = STARTS_AT + 4 * KERNEL_SLOTS;
 const FLAGS_AT = ENDS_AT + 4 * KERNEL_SLOTS;
 const IN_AT = FLAGS_AT + KERNEL_SLOTS;
 const PAGES = Math.ceil((IN_AT + KERNEL_BYTES + 16) / 65536);
-
-const I32_EQZ = 0x45;
-const I32_EQ = 0x46;
-const I32_NE = 0x47;
-const I32_GT_U = 0x4b;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_LT_S = 0x48;
-const I32_MUL = 0x6c;
-const I32_AND = 0x71;
-const I32_SHL = 0x74;
-const I32_SHR_U = 0x76;
-const I64_AND = 0x83;
-const I64_NE = 0x52;
-const I64_SHR_U = 0x88;
-const I64_MUL = 0x7e;
-const I64_ADD = 0x7c;
-const I64_GE_U = 0x5a;
-const I64_EXTEND_I32_U = 0xad;
-const F64_CONVERT_I64_U = 0xba;
-const F64_DIV = 0xa3;
-const F64_ADD = 0xa0;
-const F64_SUB = 0xa1;
-const F64_MUL = 0xa2;
-const F64_ABS = 0x99;
-const F64_NE = 0x62;
-const I64_SUB = 0x7d;
-const I64_TRUNC_F64_U = 0xb1;
-const F64_CONVERT_I64_S = 0xb9;
-const F64_NEG = 0x9a;
 
 // Parameters: run(col, width, rows, bias, kind) -> exceptions. kind: 0 for float8, else the most
 // digits an integer may have (4, 9, 15: int2, int4, int8).
@@ -237,7 +206,6 @@ function kernelBody(): number[] {
   const fn = [...locals, ...f.code];
   return [...uleb(fn.length), ...fn];
 }
-
 
 /** The field ranges and bytes of a scanned batch (the part of CsvScanner the kernel reads). */
 export interface KernelBatch {

@@ -13,7 +13,7 @@
  * its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
 import { BATCH_SIZE } from '../common/column.js';
-import { FunctionBody, I32, V128, kernelModule, uleb, wasm } from './wasm-bytecode.js';
+import { FunctionBody, I32, V128, kernelModule, uleb, wasm, I32_EQZ, I32_NE, I32_LT_U, I32_GE_U, I32_ADD, I32_SUB, I32_AND, I32_SHL, I32_SHR_U, I32_CTZ, I32_POPCNT, I32_EQ, I32_XOR, I32_OR, SIMD, V128_LOAD, I8X16_SPLAT, I8X16_EQ, V128_OR, I8X16_BITMASK } from './wasm-bytecode.js';
 
 /** Bytes one call reads, field slots (records × fields) and records it may write. */
 export const PLAIN_WINDOW = 1 << 16;
@@ -33,27 +33,6 @@ const PAGES = Math.ceil((FLAGS_AT + PLAIN_SLOTS) / 65536);
 /** Field flags the kernel writes: CsvScanner's F_QUOTED and F_COMPLEX (csv-scanner.ts). */
 const QUOTED = 1;
 const COMPLEX = 2;
-
-const I32_EQZ = 0x45;
-const I32_NE = 0x47;
-const I32_LT_U = 0x49;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_AND = 0x71;
-const I32_SHL = 0x74;
-const I32_SHR_U = 0x76;
-const I32_CTZ = 0x68;
-const I32_POPCNT = 0x69;
-const I32_EQ = 0x46;
-const I32_XOR = 0x73;
-const I32_OR = 0x72;
-const SIMD = 0xfd;
-const V128_LOAD = 0x00;
-const I8X16_SPLAT = 0x0f;
-const I8X16_EQ = 0x23;
-const V128_OR = 0x50;
-const I8X16_BITMASK = 0x64;
 
 // Parameters: run(end, add, delim, quote, escape, width, maxRows) -> records. The window is
 // [IN_AT, end); `add` turns a window address into the caller's buffer position.
@@ -267,7 +246,6 @@ function kernelBody(quotes: boolean): number[] {
   const fn = [...locals, ...f.code];
   return [...uleb(fn.length), ...fn];
 }
-
 
 type Run = (end: number, add: number, delim: number, quote: number, escape: number, width: number, maxRows: number) => number;
 

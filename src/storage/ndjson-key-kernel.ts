@@ -14,7 +14,7 @@
  * escape or control character in a string, a number JSON forbids, a line without its '\n' in the
  * window. That line is the caller's, read the general way.
  */
-import { FunctionBody as Body, I32, I64 } from './wasm-bytecode.js';
+import { FunctionBody as Body, I32, I64, I32_EQZ, I32_EQ, I32_NE, I32_LT_U, I32_GE_U, I32_ADD, I32_SUB, I32_MUL, I32_AND, I32_OR, I32_XOR, I32_SHL, I32_SHR_U, I64_AND, I64_OR, I64_SHL, I64_EQZ, I64_EXTEND_I32_U } from './wasm-bytecode.js';
 import { C, CI, E, END, H, J, K, LEN, LINES_AT, LIT_AT, MAXROWS, NSTEPS, OUT_AT, P, Q, ROWS, SHAPE_LITERAL_BYTES, SLOT, SLOT_BYTES, Tag, functionCode, scalarValue, skipSpace } from './ndjson-shape-kernel.js';
 
 /** Entries of the key table (a power of two, well above the most fields a schema may have). */
@@ -30,25 +30,6 @@ export const KEY_BYTES = SHAPE_LITERAL_BYTES - KEY_SLOTS * KEY_ENTRY;
 export function keySlot(hash: number): number {
   return (hash ^ (hash >>> 7)) & (KEY_SLOTS - 1);
 }
-
-const I32_EQZ = 0x45;
-const I32_EQ = 0x46;
-const I32_NE = 0x47;
-const I32_LT_U = 0x49;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_MUL = 0x6c;
-const I32_AND = 0x71;
-const I32_OR = 0x72;
-const I32_XOR = 0x73;
-const I32_SHL = 0x74;
-const I32_SHR_U = 0x76;
-const I64_AND = 0x83;
-const I64_OR = 0x84;
-const I64_SHL = 0x86;
-const I64_EQZ = 0x50;
-const I64_EXTEND_I32_U = 0xad;
 
 // Locals after the shared ones (see functionCode).
 const ROWSLOT = 24; // the first slot of the record

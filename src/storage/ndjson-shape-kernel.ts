@@ -17,7 +17,7 @@
  *
  * Assembled here from its opcodes, as special-byte-index.ts; absent without WebAssembly.
  */
-import { F64, FunctionBody as Body, I32, I64, kernelModule, uleb, wasm } from './wasm-bytecode.js';
+import { F64, FunctionBody as Body, I32, I64, kernelModule, uleb, wasm, I32_EQZ, I32_EQ, I32_NE, I32_LT_U, I32_GT_U, I32_GE_U, I32_ADD, I32_SUB, I32_MUL, I32_OR, I32_AND, I32_SHL, I64_ADD, I64_SUB, I64_AND, I64_XOR, I64_SHL, I64_SHR_U, I64_OR, I64_NE, I64_EQZ, I64_MUL, I64_LT_U, I64_EXTEND_I32_U, I32_WRAP_I64, F64_CONVERT_I64_U, F64_DIV, F64_NEG } from './wasm-bytecode.js';
 
 /** Bytes of input one call may read (copied into the kernel's memory). */
 export const SHAPE_WINDOW = 1 << 16;
@@ -91,35 +91,6 @@ export const OUT_AT = align(POW_AT + 8 * 23);
 const CACHE_AT = align(OUT_AT + SLOT_BYTES * SHAPE_SLOTS);
 const END_AT = CACHE_AT + SHAPE_CACHES * CACHE_SLOTS * CACHE_ENTRY;
 const PAGES = Math.ceil(END_AT / 65536);
-
-const I32_EQZ = 0x45;
-const I32_EQ = 0x46;
-const I32_NE = 0x47;
-const I32_LT_U = 0x49;
-const I32_GT_U = 0x4b;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_MUL = 0x6c;
-const I32_OR = 0x72;
-const I32_AND = 0x71;
-const I32_SHL = 0x74;
-const I64_ADD = 0x7c;
-const I64_SUB = 0x7d;
-const I64_AND = 0x83;
-const I64_XOR = 0x85;
-const I64_SHL = 0x86;
-const I64_SHR_U = 0x88;
-const I64_OR = 0x84;
-const I64_NE = 0x52;
-const I64_EQZ = 0x50;
-const I64_MUL = 0x7e;
-const I64_LT_U = 0x54;
-const I64_EXTEND_I32_U = 0xad;
-const I32_WRAP_I64 = 0xa7;
-const F64_CONVERT_I64_U = 0xba;
-const F64_DIV = 0xa3;
-const F64_NEG = 0x9a;
 
 // Parameters: run(start, end, steps, maxRows) -> rows read. Exported with the locals for the key
 // kernel, whose function has the same parameters and locals and more after them.
@@ -497,7 +468,6 @@ export function functionCode(f: Body, extra: number[][] = []): number[] {
   const fn = [...locals, ...f.code];
   return [...uleb(fn.length), ...fn];
 }
-
 
 /** The kernels and views of their memory. One per process: a call runs to completion before another starts. */
 export interface ShapeKernel {

@@ -13,29 +13,8 @@
  * at offset 0), and a block ending short of its declared length all fail. Assembled here from its
  * opcodes, as the CSV kernels are; absent without WebAssembly.
  */
-import { FunctionBody, I32, kernelModule, uleb, wasm, type WasmApi } from './wasm-bytecode.js';
+import { FunctionBody, I32, kernelModule, uleb, wasm, type WasmApi, I32_EQZ, I32_NE, I32_LT_U, I32_GT_U, I32_GE_U, I32_ADD, I32_SUB, I32_AND, I32_OR, I32_SHL, I32_SHR_U, I32_LOAD8_U, I32_LOAD16_U, I32_LOAD, I32_STORE8, I64_LOAD, I64_STORE, SELECT, SIMD, V128_LOAD, V128_STORE } from './wasm-bytecode.js';
 
-const I32_EQZ = 0x45;
-const I32_NE = 0x47;
-const I32_LT_U = 0x49;
-const I32_GT_U = 0x4b;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_AND = 0x71;
-const I32_OR = 0x72;
-const I32_SHL = 0x74;
-const I32_SHR_U = 0x76;
-const I32_LOAD8_U = 0x2d;
-const I32_LOAD16_U = 0x2f;
-const I32_LOAD = 0x28;
-const I32_STORE8 = 0x3a;
-const I64_LOAD = 0x29;
-const I64_STORE = 0x37;
-const SELECT = 0x1b;
-const SIMD = 0xfd;
-const V128_LOAD = 0x00;
-const V128_STORE = 0x0b;
 const MEMORY_COPY = [0xfc, ...uleb(10), 0, 0];
 
 // run(ip, inEnd, out, outEnd) -> 0 decoded, 1 corrupt. The elements are [ip, inEnd); the output [out, outEnd).

@@ -8,7 +8,7 @@
  * build). Where WebAssembly is not available (node --jitless) the same positions come from a scalar
  * loop, which is also the reference the tests hold the kernel to.
  */
-import { I32, I64, V128, name, section, uleb } from './wasm-bytecode.js';
+import { I32, I64, V128, name, section, uleb, I32_STORE, I32_CONST, I64_CONST, I64_EQZ, I32_LT_U, I32_GE_U, I32_ADD, I32_SUB, I64_CTZ, I64_SUB, I64_AND, I64_OR, I64_SHL, I32_WRAP_I64, I64_EXTEND_I32_U, SIMD, V128_LOAD, I8X16_SPLAT, I8X16_EQ, V128_OR, I8X16_BITMASK } from './wasm-bytecode.js';
 
 /** Bytes indexed per fill(): the input is copied into the kernel's memory a window at a time. */
 export const INDEX_WINDOW = 1 << 16;
@@ -32,27 +32,6 @@ const VOID = 0x40;
 const LOCAL_GET = 0x20;
 const LOCAL_SET = 0x21;
 const LOCAL_TEE = 0x22;
-const I32_STORE = 0x36;
-const I32_CONST = 0x41;
-const I64_CONST = 0x42;
-const I64_EQZ = 0x50;
-const I32_LT_U = 0x49;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I64_CTZ = 0x7a;
-const I64_SUB = 0x7d;
-const I64_AND = 0x83;
-const I64_OR = 0x84;
-const I64_SHL = 0x86;
-const I32_WRAP_I64 = 0xa7;
-const I64_EXTEND_I32_U = 0xad;
-const SIMD = 0xfd;
-const V128_LOAD = 0x00;
-const I8X16_SPLAT = 0x0f;
-const I8X16_EQ = 0x23;
-const V128_OR = 0x50;
-const I8X16_BITMASK = 0x64;
 
 // index(src, end, out, bias, a, b, c) -> end of the positions written
 const SRC = 0;

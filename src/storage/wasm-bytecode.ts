@@ -9,6 +9,70 @@ export const I64 = 0x7e;
 export const F64 = 0x7c;
 export const V128 = 0x7b;
 
+/**
+ * Opcodes the kernels use, named as the WebAssembly specification names them (SIMD: the 0xfd prefix of
+ * the vector instructions, whose own numbers follow it as LEB128).
+ */
+export const SELECT = 0x1b;
+export const I32_LOAD = 0x28;
+export const I64_LOAD = 0x29;
+export const I32_LOAD8_U = 0x2d;
+export const I32_LOAD16_U = 0x2f;
+export const I32_STORE = 0x36;
+export const I64_STORE = 0x37;
+export const I32_STORE8 = 0x3a;
+export const I32_CONST = 0x41;
+export const I64_CONST = 0x42;
+export const I32_EQZ = 0x45;
+export const I32_EQ = 0x46;
+export const I32_NE = 0x47;
+export const I32_LT_S = 0x48;
+export const I32_LT_U = 0x49;
+export const I32_GT_U = 0x4b;
+export const I32_GE_U = 0x4f;
+export const I64_EQZ = 0x50;
+export const I64_NE = 0x52;
+export const I64_LT_U = 0x54;
+export const I64_GE_U = 0x5a;
+export const F64_NE = 0x62;
+export const I32_CTZ = 0x68;
+export const I32_POPCNT = 0x69;
+export const I32_ADD = 0x6a;
+export const I32_SUB = 0x6b;
+export const I32_MUL = 0x6c;
+export const I32_AND = 0x71;
+export const I32_OR = 0x72;
+export const I32_XOR = 0x73;
+export const I32_SHL = 0x74;
+export const I32_SHR_U = 0x76;
+export const I64_CTZ = 0x7a;
+export const I64_ADD = 0x7c;
+export const I64_SUB = 0x7d;
+export const I64_MUL = 0x7e;
+export const I64_AND = 0x83;
+export const I64_OR = 0x84;
+export const I64_XOR = 0x85;
+export const I64_SHL = 0x86;
+export const I64_SHR_U = 0x88;
+export const F64_ABS = 0x99;
+export const F64_NEG = 0x9a;
+export const F64_ADD = 0xa0;
+export const F64_SUB = 0xa1;
+export const F64_MUL = 0xa2;
+export const F64_DIV = 0xa3;
+export const I32_WRAP_I64 = 0xa7;
+export const I64_EXTEND_I32_U = 0xad;
+export const I64_TRUNC_F64_U = 0xb1;
+export const F64_CONVERT_I64_S = 0xb9;
+export const F64_CONVERT_I64_U = 0xba;
+export const SIMD = 0xfd;
+export const V128_LOAD = 0x00;
+export const V128_STORE = 0x0b;
+export const I8X16_SPLAT = 0x0f;
+export const I8X16_EQ = 0x23;
+export const V128_OR = 0x50;
+export const I8X16_BITMASK = 0x64;
+
 /** Unsigned LEB128. */
 export function uleb(n: number): number[] {
   const out: number[] = [];
