@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { expect } from 'vitest';
 
 /** One PGlite per test file; batched queries keep the differential suites fast. */
 export async function startPg(): Promise<PGlite> {
@@ -57,4 +58,16 @@ export function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** `sql` fails in PGlite, and in Quire with the same SQLSTATE and message. */
+export async function expectSameError(pg: PGlite, db: { query(sql: string): Promise<unknown> }, sql: string): Promise<void> {
+  let theirs: { code?: string; message?: string } | null = null;
+  try {
+    await pg.query(sql);
+  } catch (e) {
+    theirs = e as { code?: string; message?: string };
+  }
+  expect(theirs, `PGlite accepted ${sql}`).not.toBeNull();
+  await expect(db.query(sql)).rejects.toMatchObject({ code: theirs!.code, message: theirs!.message });
 }

@@ -8,7 +8,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { rng } from '../common/pg-helper.js';
+import { expectSameError, rng } from '../common/pg-helper.js';
 
 let pgl: PGlite;
 let db: Database;
@@ -53,16 +53,7 @@ async function same(sql: string): Promise<void> {
   for (let r = 0; r < mine.length; r++) expect(mine[r], `${sql}: row ${r}`).toEqual(theirs[r]);
 }
 
-async function sameError(sql: string): Promise<void> {
-  let theirs: { code?: string; message?: string } | null = null;
-  try {
-    await pgl.query(sql);
-  } catch (e) {
-    theirs = e as { code?: string; message?: string };
-  }
-  expect(theirs, `PGlite accepted ${sql}`).not.toBeNull();
-  await expect(db.query(sql)).rejects.toMatchObject({ code: theirs!.code, message: theirs!.message });
-}
+const sameError = (sql: string): Promise<void> => expectSameError(pgl, db, sql);
 
 describe('CAST(x AS numeric(p, s)) on unscaled doubles', () => {
   const typmods = ['numeric(12,2)', 'numeric(15,2)', 'numeric(15,4)', 'numeric(13,0)', 'numeric(14,3)', 'numeric(15,1)'];

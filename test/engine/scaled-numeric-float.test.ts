@@ -8,6 +8,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { expectSameError } from '../common/pg-helper.js';
 
 let pgl: PGlite;
 let db: Database;
@@ -44,16 +45,7 @@ async function same(sql: string): Promise<void> {
   );
 }
 
-async function sameError(sql: string): Promise<void> {
-  let theirs: { code?: string; message?: string } | null = null;
-  try {
-    await pgl.query(sql);
-  } catch (e) {
-    theirs = e as { code?: string; message?: string };
-  }
-  expect(theirs, `PGlite accepted ${sql}`).not.toBeNull();
-  await expect(db.query(sql)).rejects.toMatchObject({ code: theirs!.code, message: theirs!.message });
-}
+const sameError = (sql: string): Promise<void> => expectSameError(pgl, db, sql);
 
 const EXPRS = [
   'i * 0.5',
