@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { duckTestFiles, runDuckFile, runDuckFileIsolated, type DuckCategory, type DuckFileReport } from '../test/harness/duckdb-conformance.js';
+import { duckTestFiles, runDuckFile, runDuckFileIsolated, type DuckCategory, type DuckChildFile, type DuckFileReport } from '../test/harness/duckdb-conformance.js';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const DOC = join(root, 'docs', 'conformance.md');
@@ -70,20 +70,24 @@ function writeDoc(reports: DuckFileReport[]): void {
   writeFileSync(DOC, doc);
 }
 
-function numbers(arg: string | undefined): Set<number> {
-  return new Set((arg ?? '').split(',').filter((x) => x !== '').map(Number));
-}
-
-/** Child mode (runDuckFileIsolated): progress on stderr, the report as JSON on stdout. */
+/**
+ * Child mode (runDuckFilesIsolated): the files given as JSON ({file, skipQuire, skipPostgres}[]) in
+ * order, progress on stderr, each file's report as one line of JSON on stdout.
+ */
 async function child(argv: string[]): Promise<void> {
-  const r = await runDuckFile(argv[0]!, {
-    skipQuire: numbers(argv[argv.indexOf('--skip-quire') + 1]),
-    skipPostgres: numbers(argv[argv.indexOf('--skip-postgres') + 1]),
-    postgres: !argv.includes('--quire-only'),
-    onRecord: (k, engine) => process.stderr.write(`@@record ${k} ${engine}\n`),
-  });
-  // Exit once the report is flushed: a large one outlives a synchronous exit on a pipe.
-  process.stdout.write(`@@report ${JSON.stringify(r)}`, () => process.exit(0));
+  const plan = JSON.parse(argv[0]!) as DuckChildFile[];
+  const write = (line: string): Promise<void> => new Promise((resolve) => process.stdout.write(line, () => resolve()));
+  for (const [i, f] of plan.entries()) {
+    const r = await runDuckFile(f.file, {
+      skipQuire: new Set(f.skipQuire),
+      skipPostgres: new Set(f.skipPostgres),
+      postgres: !argv.includes('--quire-only'),
+      onRecord: (k, engine) => process.stderr.write(`@@record ${i} ${k} ${engine}\n`),
+    });
+    await write(`@@report ${JSON.stringify(r)}\n`);
+  }
+  // Exit once the reports are flushed: a large one outlives a synchronous exit on a pipe.
+  process.exit(0);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,15 +1,15 @@
 /**
- * End-to-end: the `quire` command as a child process. Runs the TypeScript entry through tsx so
- * the suite needs no prior build; the last test checks the bin/quire.js shim once dist/ exists.
+ * End-to-end: the `quire` command as a child process, on the compiled CLI (test/harness/compiled.ts:
+ * the global setup builds dist/ when src/ is newer); the last test goes through the bin/quire.js shim.
  * Each test spawns its own processes, so the tests run concurrently.
  * Expected outputs are psql 15's for the same input (psql's "psql:" prefix becomes "quire:").
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'quire-cli-'));
@@ -22,11 +22,8 @@ interface Run {
   stderr: string;
 }
 
-function quire(args: string[], input = '', entry: 'tsx' | 'bin' = 'tsx'): Promise<Run> {
-  // tsx's loader by absolute URL: the children run in a temporary directory, where a bare
-  // "--import tsx" would not resolve.
-  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  const argv = entry === 'tsx' ? ['--import', loader, join(ROOT, 'src/cli/main.ts'), ...args] : [join(ROOT, 'bin/quire.js'), ...args];
+function quire(args: string[], input = '', entry: 'main' | 'bin' = 'main'): Promise<Run> {
+  const argv = entry === 'main' ? [QUIRE_CLI, ...args] : [join(ROOT, 'bin/quire.js'), ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: tmp, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -280,7 +277,7 @@ describe.concurrent('quire command', { timeout: 180_000 }, () => {
     expect(db.stderr).toMatch(/cannot open database "\/dev\/null\/my.db"/);
   });
 
-  it.skipIf(!existsSync(join(ROOT, 'dist/cli/main.js')))('bin/quire.js runs the compiled CLI', async () => {
+  it('bin/quire.js runs the compiled CLI', async () => {
     const r = await quire(['-A', '-t', '-c', 'SELECT 1 + 1'], '', 'bin');
     expect(r.stdout).toBe('2\n');
     expect(r.code).toBe(0);

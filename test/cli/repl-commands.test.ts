@@ -7,7 +7,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { loadDemo } from '../../src/demo/index.js';
@@ -17,6 +16,7 @@ import { historyFile, loadHistory, saveHistory } from '../../src/cli/history.js'
 import { parseCopyArgs } from '../../src/cli/session.js';
 import { relationLister } from '../../src/cli/relation-lister.js';
 import { functionLister } from '../../src/cli/function-list.js';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'quire-repl-'));
@@ -198,8 +198,7 @@ describe('history', () => {
   it.skipIf(!hasScript)('on a terminal: Tab completes a table name and the line lands in the history file', async () => {
     const hist = join(tmp, 'pty-history');
     writeFileSync(hist, 'select 1;\n');
-    const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-    const cmd = `${process.execPath} --import ${loader} ${join(ROOT, 'src/cli/main.ts')} --demo`;
+    const cmd = `${process.execPath} ${QUIRE_CLI} --demo`;
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: tmp, env: { ...process.env, QUIRE_HISTORY: hist }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -232,11 +231,10 @@ describe('history', () => {
 describe('piped stdin', () => {
   // psql reads \copy's arguments as one raw line, without variable interpolation.
   it('runs variables and \\copy through the quire command', async () => {
-    const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
     const f = join(tmp, 'keys.csv');
     const input = ['\\set n 3', `\\copy (select key from calcs order by key limit 3) to '${f}' (format csv)`, 'select count(*) as c from calcs where int0 > :n;', ''].join('\n');
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), '--demo'], { cwd: tmp, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [QUIRE_CLI, '--demo'], { cwd: tmp, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -8,12 +8,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const tmp = mkdtempSync(join(tmpdir(), 'quire-first-hour-'));
 const DB = join(tmp, 'mydb');
 let server: ChildProcess | null = null;
@@ -30,7 +29,7 @@ afterAll(async () => {
 
 function quire(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', LOADER, join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [QUIRE_CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -100,7 +99,7 @@ describe('examples/README.md: the first hour', () => {
     const restPort = await freePort();
     const pgPort = await freePort();
     // `quire serve mydb`, on free ports.
-    server = spawn(process.execPath, ['--import', LOADER, join(ROOT, 'src/cli/main.ts'), 'serve', DB, '--port', String(restPort), '--pg-port', String(pgPort)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [QUIRE_CLI, 'serve', DB, '--port', String(restPort), '--pg-port', String(pgPort)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     const url = `http://127.0.0.1:${restPort}/_plugins/_sql`;
     const post = async (body: unknown): Promise<{ status: number; json: any }> => {
       const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -163,22 +163,33 @@ export async function runDuckFile(file: string, opts: DuckRunOptions = {}): Prom
   }
 }
 
+/** One file of a child's run (scripts/conformance-duckdb.ts --child), and the records it leaves out. */
+export interface DuckChildFile {
+  file: string;
+  skipQuire: number[];
+  skipPostgres: number[];
+}
+
 /**
- * runDuckFile in a child process (scripts/conformance-duckdb.ts --child) with a watchdog: a record
- * that runs longer than `timeoutMs` on either engine gets the child killed, and the file runs again
- * without that record on that engine (it then counts as failed there).
+ * runDuckFile over several files in one child process (scripts/conformance-duckdb.ts --child) with a
+ * watchdog: a record that runs longer than `timeoutMs` on either engine gets the child killed, and a
+ * new child goes on from that file without that record on that engine (it then counts as failed
+ * there). One child runs many files: starting one costs about as much as running a typical file.
  */
-export async function runDuckFileIsolated(file: string, timeoutMs = 20_000, postgres = true): Promise<DuckFileReport> {
+export async function runDuckFilesIsolated(files: readonly string[], timeoutMs = 20_000, postgres = true): Promise<DuckFileReport[]> {
   const { spawn } = await import('node:child_process');
   const script = join(DUCKDB_SUITE, '..', '..', '..', 'scripts', 'conformance-duckdb.ts');
-  const skipQuire = new Set<number>();
-  const skipPostgres = new Set<number>();
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const args = ['--import', 'tsx', script, '--child', file, '--skip-quire', [...skipQuire].join(','), '--skip-postgres', [...skipPostgres].join(',')];
+  const plan: DuckChildFile[] = files.map((file) => ({ file, skipQuire: [], skipPostgres: [] }));
+  const reports: DuckFileReport[] = [];
+  let timeouts = 0;
+  while (reports.length < plan.length) {
+    const rest = plan.slice(reports.length);
+    const args = ['--import', 'tsx', script, '--child', JSON.stringify(rest)];
     if (!postgres) args.push('--quire-only');
-    const result = await new Promise<{ report?: DuckFileReport; stuck?: { k: number; engine: string }; error?: string }>((resolve) => {
+    const base = reports.length;
+    const result = await new Promise<{ stuck?: { i: number; k: number; engine: string }; error?: string }>((resolve) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      let current: { k: number; engine: string } | undefined;
+      let current: { i: number; k: number; engine: string } | undefined;
       let stdout = '';
       let pending = '';
       const tail: string[] = [];
@@ -191,28 +202,45 @@ export async function runDuckFileIsolated(file: string, timeoutMs = 20_000, post
         }, ms);
       };
       arm(Math.max(timeoutMs, 60_000));
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        // One report per line, in file order.
+        for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
+          const line = stdout.slice(0, nl);
+          stdout = stdout.slice(nl + 1);
+          if (!line.startsWith('@@report ')) continue;
+          reports.push(JSON.parse(line.slice(9)) as DuckFileReport);
+          // The next file's set-up gets the start-up allowance.
+          arm(Math.max(timeoutMs, 60_000));
+        }
+      });
       child.stderr.on('data', (d: Buffer) => {
         const lines = (pending + d.toString()).split('\n');
         pending = lines.pop() ?? '';
         for (const l of lines) {
-          const m = /^@@record (\d+) (quire|postgres)$/.exec(l);
+          const m = /^@@record (\d+) (\d+) (quire|postgres)$/.exec(l);
           if (m !== null) {
-            current = { k: Number(m[1]), engine: m[2]! };
+            current = { i: Number(m[1]), k: Number(m[2]), engine: m[3]! };
             arm(timeoutMs);
           } else tail.push(l), tail.length > 20 && tail.shift();
         }
       });
       child.on('exit', (code) => {
         if (timer) clearTimeout(timer);
-        const start = stdout.indexOf('@@report ');
-        if (start >= 0) resolve({ report: JSON.parse(stdout.slice(start + 9)) as DuckFileReport });
-        else resolve({ error: `child exited with ${code}: ${tail.join('\n')}` });
+        resolve(code === 0 ? {} : { error: `child exited with ${code}: ${tail.join('\n')}` });
       });
     });
-    if (result.report !== undefined) return result.report;
-    if (result.stuck === undefined) throw new Error(`DuckDB conformance child for ${file} failed: ${result.error ?? ''}`);
-    (result.stuck.engine === 'quire' ? skipQuire : skipPostgres).add(result.stuck.k);
+    if (reports.length === plan.length) break;
+    if (result.stuck === undefined) throw new Error(`DuckDB conformance child for ${plan[reports.length]!.file} failed: ${result.error ?? 'it ended before the file did'}`);
+    // The record is the stuck file's (its index in this child's plan); the files before it reported.
+    const at = plan[base + result.stuck.i]!;
+    if (++timeouts > 50) throw new Error(`DuckDB conformance run for ${at.file}: too many timeouts`);
+    (result.stuck.engine === 'quire' ? at.skipQuire : at.skipPostgres).push(result.stuck.k);
   }
-  throw new Error(`DuckDB conformance run for ${file}: too many timeouts`);
+  return reports;
+}
+
+/** runDuckFilesIsolated of one file. */
+export async function runDuckFileIsolated(file: string, timeoutMs = 20_000, postgres = true): Promise<DuckFileReport> {
+  return (await runDuckFilesIsolated([file], timeoutMs, postgres))[0]!;
 }

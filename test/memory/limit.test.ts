@@ -6,11 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 interface Answer {
   rows?: unknown[][];
@@ -23,7 +21,7 @@ interface Answer {
 }
 
 async function runLimited(statements: string[], limit = '64MB', heapMB = 192, mode = 'sequential'): Promise<Answer[]> {
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMB}`, '--import', LOADER, join(ROOT, 'test/memory/run-queries.ts'), limit, JSON.stringify(statements), mode], {
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMB}`, join(ROOT, 'test/memory/run-queries.mjs'), limit, JSON.stringify(statements), mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -3,19 +3,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { installProgressBar, renderProgress } from '../../src/cli/progress-bar.js';
 import { reportProgress, setProgressListener } from '../../src/storage/progress.js';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'quire-cli-dir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function quire(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), ...args], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [QUIRE_CLI, ...args], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

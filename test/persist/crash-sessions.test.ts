@@ -7,7 +7,6 @@
  * definition is there after the kill and answers as a scan does; an acknowledged DROP INDEX stays done. CRASH_KILLS=n sets the number of kills (default 50, as the durability issue asks).
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,6 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 
-const TSX = createRequire(import.meta.url).resolve('tsx');
 const root = mkdtempSync(join(tmpdir(), 'quire-crash-sessions-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const KILLS = Number(process.env.CRASH_KILLS ?? 50);
@@ -36,7 +34,7 @@ function rng(seed: number): () => number {
 describe('kill -9 with concurrent sessions', () => {
   it(`keeps every acknowledged commit across ${KILLS} kills`, async () => {
     const dir = join(root, 'db');
-    const child = fileURLToPath(new URL('./crash-server.ts', import.meta.url));
+    const child = fileURLToPath(new URL('./crash-server.mjs', import.meta.url));
     const random = rng(20261204);
     const acked = new Set<string>();
     let checkpoints = 0;
@@ -47,7 +45,7 @@ describe('kill -9 with concurrent sessions', () => {
     const ctr: Record<string, { acked: number; inflight: number }> = { a: { acked: 0, inflight: 0 }, b: { acked: 0, inflight: 0 } };
     const unexpected: string[] = [];
     for (let round = 1; round <= KILLS; round++) {
-      const p = spawn(process.execPath, ['--import', TSX, child, dir, String(round)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(process.execPath, [child, dir, String(round)], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       const port = await new Promise<number>((resolve, reject) => {
         p.stdout!.on('data', (d: Buffer) => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 
@@ -15,8 +15,6 @@ const root = mkdtempSync(join(tmpdir(), 'quire-persist-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const fresh = (name: string): string => join(root, name);
-// tsx's loader by absolute URL, so the child resolves it from any working directory.
-const TSX = pathToFileURL(join(import.meta.dirname, '..', '..', 'node_modules/tsx/dist/loader.mjs')).href;
 
 describe('database directory', () => {
   it('keeps tables, constraints, sequences and views across reopen', async () => {
@@ -93,10 +91,10 @@ describe('database directory', () => {
     await db.query(`CREATE TABLE keep (id int, tag text)`);
     await db.query(`INSERT INTO keep SELECT i, 'initial' FROM generate_series(1, 1000) i`);
     await db.close();
-    const child = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+    const child = fileURLToPath(new URL('./crash-child.mjs', import.meta.url));
     // First kill while "keep" is being rewritten, then while the 400k-row "big" is being written.
     for (const target of ['.keep.', '.big.']) {
-      const p = spawn(process.execPath, ['--import', TSX, child, dir, target.replace(/\./g, '')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(process.execPath, [child, dir, target.replace(/\./g, '')], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve) => p.stdout!.once('data', () => resolve()));
       const t0 = Date.now();
       while (!readdirSync(dir).some((f) => f.startsWith(target) && f.includes('.tmp-')) && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 1));

@@ -7,7 +7,6 @@
  * none that was never sent).
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +16,6 @@ import { storeFor } from '../../src/storage/persist/index.js';
 import { scratchDirs } from './scratch-dirs.js';
 
 const { fresh, crashCopy } = scratchDirs('quire-pgwire-clients-');
-const TSX = createRequire(import.meta.url).resolve('tsx');
 const CLIENTS = 8;
 
 async function connectAll(port: number): Promise<pg.Client[]> {
@@ -69,12 +67,12 @@ describe('concurrent pgwire clients', () => {
 
   it('kill -9 of the server keeps every acknowledged row and adds none never sent', async () => {
     const dir = fresh();
-    const child = fileURLToPath(new URL('./crash-server.ts', import.meta.url));
+    const child = fileURLToPath(new URL('./crash-server.mjs', import.meta.url));
     const acked = new Set<number>();
     const sent = new Set<number>();
     const ROUNDS = 3;
     for (let round = 1; round <= ROUNDS; round++) {
-      const p = spawn(process.execPath, ['--import', TSX, child, dir, `pc${round}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(process.execPath, [child, dir, `pc${round}`], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       const port = await new Promise<number>((resolve, reject) => {
         p.stdout!.on('data', (d: Buffer) => {

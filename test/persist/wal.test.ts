@@ -5,7 +5,6 @@
  * without writing, concurrent commits share fsyncs, and every column type comes back from the log.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +14,7 @@ import { Database } from '../../src/index.js';
 import { storeFor } from '../../src/storage/persist/index.js';
 import { setCheckpointHook, type CheckpointStep } from '../../src/storage/persist/store.js';
 
-const TSX = createRequire(import.meta.url).resolve('tsx');
-const CHILD = fileURLToPath(new URL('./wal-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./wal-child.mjs', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'quire-wal-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
@@ -24,7 +22,7 @@ const fresh = (): string => join(root, `d${++dirs}`);
 
 /** Runs the child until it kills itself; returns the last acknowledged commit and its output. */
 async function runChild(dir: string, label: string, how: string): Promise<{ last: number; out: string }> {
-  const p = spawn(process.execPath, ['--import', TSX, CHILD, dir, label, how], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, [CHILD, dir, label, how], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const signal = await new Promise<NodeJS.Signals | null>((r) => p.once('exit', (_code, sig) => r(sig)));

@@ -4,16 +4,14 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 
 describe('quire serve', () => {
   it('serves the PostgreSQL protocol on --pg-port with --password', async () => {
-    const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-    const child = spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', '--password', 'pw-123', '--demo'], {
+    const child = spawn(process.execPath, [QUIRE_CLI, 'serve', '--port', '0', '--pg-port', '0', '--password', 'pw-123', '--demo'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
@@ -46,12 +44,11 @@ describe('quire serve', () => {
 });
 
 describe('quire serve: connection limits and logs', () => {
-  const loader = (): string => pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
   it('--log-slow-ms, --log-level and --max-connections reach both ports; log lines are JSON on stderr', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', loader(), join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', '--log-slow-ms', '1', '--log-level', 'warn', '--max-connections', '3', '--demo'],
+      [QUIRE_CLI, 'serve', '--port', '0', '--pg-port', '0', '--log-slow-ms', '1', '--log-level', 'warn', '--max-connections', '3', '--demo'],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
@@ -102,7 +99,7 @@ describe('quire serve: connection limits and logs', () => {
   }, 60_000);
 
   it('refuses an unknown --log-level', async () => {
-    const child = spawn(process.execPath, ['--import', loader(), join(ROOT, 'src/cli/main.ts'), 'serve', '--log-level', 'loud'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [QUIRE_CLI, 'serve', '--log-level', 'loud'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((r) => child.once('exit', r));
@@ -112,8 +109,7 @@ describe('quire serve: connection limits and logs', () => {
 });
 
 describe('quire serve credentials and grants', () => {
-  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  const run = (args: string[]) => spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, QUIRE_API_KEY: '', QUIRE_PG_PASSWORD: '' } });
+  const run = (args: string[]) => spawn(process.execPath, [QUIRE_CLI, 'serve', '--port', '0', '--pg-port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, QUIRE_API_KEY: '', QUIRE_PG_PASSWORD: '' } });
 
   it('refuses to start with --allow-writes and no credentials, naming the flag to add', async () => {
     const child = run(['--allow-writes']);
@@ -166,9 +162,8 @@ describe('quire serve DBPATH', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'quire-serve-dir-'));
-    const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
     const start = (extra: string[] = []) =>
-      spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', join(dir, 'db'), '--port', '0', '--pg-port', '0', '--api-key', 'key-789', '--allow-writes', ...extra], {
+      spawn(process.execPath, [QUIRE_CLI, 'serve', join(dir, 'db'), '--port', '0', '--pg-port', '0', '--api-key', 'key-789', '--allow-writes', ...extra], {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     const child = start();

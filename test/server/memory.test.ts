@@ -7,12 +7,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const HUGE = 'select repeat(i::text, 10000) from generate_series(1, 1000000) i';
 const DISTINCT_4M = 'select count(distinct repeat(i::text, 2000)) from generate_series(1, 4000000) i';
 
@@ -51,8 +49,7 @@ async function expectAlive(): Promise<void> {
 }
 
 beforeAll(async () => {
-  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  child = spawn(process.execPath, ['--max-old-space-size=256', '--import', loader, join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--pg-port', '0', '--memory-limit', '64MB', '--size-limit', '0'], {
+  child = spawn(process.execPath, ['--max-old-space-size=256', QUIRE_CLI, 'serve', '--port', '0', '--pg-port', '0', '--memory-limit', '64MB', '--size-limit', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -5,12 +5,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
+import { QUIRE_CLI } from '../harness/compiled.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const tmp = tempDir();
 afterAll(() => tmp.remove());
 
@@ -21,8 +20,7 @@ interface Run {
 }
 
 function start(args: string[]): ChildProcess {
-  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  return spawn(process.execPath, ['--import', loader, join(ROOT, 'src/cli/main.ts'), ...args], { cwd: tmp.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [QUIRE_CLI, ...args], { cwd: tmp.dir, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 function quire(args: string[]): Promise<Run> {

@@ -1,10 +1,13 @@
 /**
  * Child process for the crash test: opens the database directory given as argv[2] and rewrites big
  * tables in a loop until it is killed (kill -9 lands in the middle of a table or manifest write).
+ *
+ * Plain JavaScript on the compiled engine (dist/, see test/harness/compiled.ts): it starts in a
+ * fraction of the time a TypeScript child through tsx took.
  */
-import { Database } from '../../src/index.js';
+import { Database } from '../../dist/index.js';
 
-const dir = process.argv[2]!;
+const dir = process.argv[2];
 // Each child labels its rounds uniquely so rows from two children never share a tag.
 const label = process.argv[3] ?? 'child';
 const db = await Database.create({ path: dir });
