@@ -10,7 +10,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { QuireError } from '../../src/common/errors.js';
-import { lz4BlockDecompress } from '../../src/storage/table-functions/parquet-codecs.js';
+import { lz4BlockDecompress, zstdDecodesInPlace } from '../../src/storage/table-functions/parquet-codecs.js';
 
 const N = 20_000;
 const CODECS = ['uncompressed', 'snappy', 'zstd', 'gzip', 'brotli', 'lz4_raw'];
@@ -95,6 +95,8 @@ describe('ZSTD pages on both decoders', () => {
     const got = await quire(q);
     expect(got).toEqual(await duckdb(q));
     expect(got[0]![1]).toBe(18000000);
+    // The WebAssembly decoder's module was found: its pages are read in its memory.
+    expect(zstdDecodesInPlace()).toBe(true);
   });
 });
 

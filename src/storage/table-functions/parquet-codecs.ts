@@ -9,19 +9,18 @@
  * that are nearly all long literals (doubles: one memcpy per literal, where the kernel copies the page
  * into its memory first), on tiny pages (the call costs more than the decoding) and when only a
  * page's front is wanted. GZIP and BROTLI use node:zlib. ZSTD (Polars' default, and common in lakes) uses zstddec, the
- * reference decoder compiled to WebAssembly, 40-60x faster than fzstd's JavaScript; Node 20 has no zstd
- * in zlib. LZ4_RAW is a plain LZ4 block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused
+ * reference decoder compiled to WebAssembly, 40-60x faster than fzstd's JavaScript, its pages read in
+ * its memory (zstd-wasm.ts); Node 20 has no zstd in zlib. LZ4_RAW is a plain LZ4 block, decoded below. LZO and the Hadoop-framed LZ4 codec are refused
  * with a clear error.
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { CompressionCodec, Compressors, FileMetaData } from 'hyparquet';
 import { lazyModule } from '../../common/lazy-module.js';
 import { snappyKernel, snappyKernelInstantiated } from '../snappy-kernel.js';
+import { ZstdWasm } from '../zstd-wasm.js';
 
 const fzstd = lazyModule<typeof import('fzstd')>('fzstd');
-const zstddec = lazyModule<typeof import('zstddec')>('zstddec');
 
-type ZstdWasm = InstanceType<typeof import('zstddec').ZSTDDecoder>;
 let zstdWasm: ZstdWasm | null = null;
 let zstdWasmInit: Promise<void> | null = null;
 
@@ -34,29 +33,34 @@ export function prepareZstd(metadata: FileMetaData): Promise<void> | null {
   // Ready: nothing to wait for (every later file, ZSTD or not, skips the await and the scan of its chunks).
   if (zstdWasm !== null) return null;
   if (zstdWasmInit === null && !metadata.row_groups.some((rg) => rg.columns.some((c) => c.meta_data?.codec === 'ZSTD'))) return null;
-  zstdWasmInit ??= (async () => {
-    const d = new (zstddec().ZSTDDecoder)();
-    await d.init();
-    zstdWasm = d;
-  })().catch(() => undefined);
+  zstdWasmInit ??= ZstdWasm.create()
+    .then((d) => {
+      zstdWasm = d;
+    })
+    .catch(() => undefined);
   return zstdWasmInit;
 }
 
 /**
  * Pages beyond this size go to fzstd: the decoder's WebAssembly memory grows to the largest page it
- * has held and never shrinks, and an allocation it cannot make returns address 0, which it would
- * then write over. Writers cut pages at about 1 MB.
+ * has held and never shrinks, and an allocation it cannot make returns address 0. Writers cut pages
+ * at about 1 MB.
  */
 const ZSTD_WASM_MAX = 16 << 20;
 
+/** Whether the WebAssembly decoder takes a page of these sizes (a length of 0 would make it trust the frame's own size field). */
+function zstdByWasm(inputLength: number, outputLength: number): boolean {
+  return zstdWasm !== null && outputLength > 0 && outputLength <= ZSTD_WASM_MAX && inputLength <= ZSTD_WASM_MAX;
+}
+
+/** Whether ZSTD pages are decoded in the WebAssembly decoder's memory (for tests and diagnostics). */
+export function zstdDecodesInPlace(): boolean {
+  return zstdWasm?.inPlace === true;
+}
+
+/** A ZSTD page into an array of its own. */
 function zstdDecompress(input: Uint8Array, outputLength: number): Uint8Array {
-  // A length of 0 would make the decoder trust the frame's own size field.
-  if (zstdWasm !== null && outputLength > 0 && outputLength <= ZSTD_WASM_MAX && input.length <= ZSTD_WASM_MAX) {
-    const out = zstdWasm.decode(input, outputLength);
-    // A corrupt or truncated frame decodes to nothing (the decoder returns no error), a short one to less.
-    if (out.length !== outputLength) throw new Error(`ZSTD page decompressed to ${out.length} bytes, its header says ${outputLength}`);
-    return out;
-  }
+  if (zstdByWasm(input.length, outputLength)) return zstdWasm!.decodeOwned(input, outputLength);
   return fzstd().decompress(input, new Uint8Array(outputLength));
 }
 
@@ -345,7 +349,8 @@ export function decompressPrefix(codec: CompressionCodec, input: Uint8Array, out
     }
     return snappyPrefix(input, outputLength, prefix);
   }
-  const whole = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
+  // In the zstd decoder's memory, valid until its next page, as the Snappy kernel's view above.
+  const whole = codec === 'ZSTD' && zstdByWasm(input.length, outputLength) ? zstdWasm!.decode(input, outputLength) : PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
   if (whole.length !== outputLength || whole.length < prefix) throw new Error(`decompressed page length ${whole.length} does not match header ${outputLength}`);
   return whole;
 }
@@ -358,10 +363,11 @@ const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
 
 /**
  * A page decompressed into the reused buffer of its kind; valid until the next page of that kind (a
- * chunk's dictionary page stays readable while its data pages are decoded). A data page the WASM
- * kernel takes is read where the kernel decoded it (valid until its next page, as the buffer is); a
- * dictionary page it takes is copied into the dictionary buffer, which the kernel's next (data) page
- * must not overwrite. No page costs a fresh array.
+ * chunk's dictionary page stays readable while its data pages are decoded). A data page the Snappy
+ * kernel or the WebAssembly zstd decoder takes is read where it was decoded (valid until the
+ * decoder's next page, as the buffer is); a dictionary page either takes is copied into the
+ * dictionary buffer, which the decoder's next (data) page must not overwrite. No Snappy or ZSTD page
+ * within the decoders' bounds costs a fresh array.
  */
 function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
   if (codec === 'SNAPPY' && outputLength <= PAGE_SCRATCH_MAX) {
@@ -377,6 +383,14 @@ function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCode
   if (codec === 'UNCOMPRESSED') {
     if (input.length !== outputLength) throw new Error(`page of ${input.length} bytes does not match header ${outputLength}`);
     return input;
+  }
+  if (codec === 'ZSTD' && zstdByWasm(input.length, outputLength)) {
+    // In the decoder's memory, as a Snappy page in the kernel's: a dictionary page is copied out of it.
+    const page = zstdWasm!.decode(input, outputLength);
+    if (kind === 'data' || !zstdWasm!.inPlace) return page;
+    if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
+    pageScratch[kind].set(page);
+    return pageScratch[kind].subarray(0, outputLength);
   }
   const page = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
   if (page.length !== outputLength) throw new Error(`decompressed page length ${page.length} does not match header ${outputLength}`);

@@ -90,6 +90,7 @@ export class PlainText {
   /** The same memory, four bytes to a word, for the ASCII test. */
   private words: Uint32Array;
   private latin1: Buffer;
+  private view: DataView;
   /** Value j starts at starts[j]; starts[count] is 4 past the last value's end. */
   starts: Int32Array;
   count = 0;
@@ -104,6 +105,7 @@ export class PlainText {
     this.bytes = new Uint8Array((capacity + 3) & ~3);
     this.words = new Uint32Array(this.bytes.buffer);
     this.latin1 = Buffer.from(this.bytes.buffer);
+    this.view = new DataView(this.bytes.buffer);
     this.starts = new Int32Array(values + 1);
   }
 
@@ -115,6 +117,7 @@ export class PlainText {
       this.bytes = grown;
       this.words = new Uint32Array(grown.buffer);
       this.latin1 = Buffer.from(grown.buffer);
+      this.view = new DataView(grown.buffer);
     }
     if (this.count + v + 1 > this.starts.length) {
       const grown = new Int32Array(Math.max(this.count + v + 1, this.starts.length * 2));
@@ -132,19 +135,22 @@ export class PlainText {
     for (let i = 0; i < n; i++) total += 4 + view.getUint32(at[i]! - 4, true);
     this.reserve(total, n);
     const bytes = this.bytes;
+    const out = this.view;
     const starts = this.starts;
     let u = this.used;
     let j = this.count;
     for (let i = 0; i < n; i++) {
       const a = at[i]! - 4;
-      const b = at[i]! + view.getUint32(a, true);
-      // Short values byte by byte: a set() call per value costs more than copying its bytes.
-      if (b - a <= 32) for (let k = a; k < b; k++) bytes[u++] = src[k]!;
-      else {
-        bytes.set(src.subarray(a, b), u);
-        u += b - a;
-      }
-      starts[j++] = u - (b - a) + 4;
+      const len = 4 + view.getUint32(a, true);
+      if (len <= 32) {
+        // Short values four bytes at a time, the last word overlapping the one before (a value is at
+        // least its 4-byte prefix): a set() call per value, or a loop per byte, cost 2-4x as much.
+        let k = 0;
+        for (; k + 4 <= len; k += 4) out.setInt32(u + k, view.getInt32(a + k, true), true);
+        if (k < len) out.setInt32(u + len - 4, view.getInt32(a + len - 4, true), true);
+      } else bytes.set(src.subarray(a, a + len), u);
+      starts[j++] = u + 4;
+      u += len;
     }
     this.used = u;
     this.count = j;
@@ -1889,10 +1895,12 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
       // page is decompressed as the levels take (a Snappy page stops there; other codecs go whole).
       const size = Number(header.uncompressed_page_size);
       if (size < 4) throw new Error(`column ${md.path_in_schema.join('.')} has a data page too short for its definition levels`);
-      const head = decompressPrefix(md.codec, raw, size, 4);
+      // Other codecs decode a page whole whatever prefix is asked for: once, not for the length and again.
+      const whole = md.codec === 'SNAPPY' ? null : decompressPrefix(md.codec, raw, size, size);
+      const head = whole ?? decompressPrefix(md.codec, raw, size, 4);
       const len = (head[0]! | (head[1]! << 8) | (head[2]! << 16)) + head[3]! * 16777216;
       if (len + 4 > size) throw new Error(`column ${md.path_in_schema.join('.')} has definition levels longer than their page`);
-      const page = decompressPrefix(md.codec, raw, size, 4 + len);
+      const page = whole ?? decompressPrefix(md.codec, raw, size, 4 + len);
       const r: Reader = { view: new DataView(page.buffer, page.byteOffset, 4 + len), offset: 4 };
       // Levels the filter column has on the same rows: no picked row is NULL (see FilterLevels).
       if (!allPresent(r, count) && (only === undefined || seen === null || seen.find(row, count, page.subarray(4, 4 + len)) < 0)) present = readNullFlags(r, len, count, flags, at);
@@ -2440,9 +2448,10 @@ function selectPlainText(r: Reader, count: number, present: number, pageNulls: U
   const single = t0 === null ? null : leadingLiteral(t0);
   const trailing = t0 === null || single !== null ? null : trailingLiteral(t0);
   const placed = single ?? trailing;
-  if (trailing !== null && anyBytes && pageNulls === null && trailing.lit.length >= 1 && trailing.lit.length <= 8) {
+  if (placed !== null && anyBytes && pageNulls === null && placed.lit.length >= 1 && placed.lit.length <= 8) {
     const w0 = w;
-    w = selectSuffix(r, present, trailing.lit, trailing.negated, row, sel, w, keptAt);
+    const where = trailing !== null ? LiteralAt.End : single!.whole ? LiteralAt.Whole : LiteralAt.Start;
+    w = selectPlaced(r, present, placed.lit, where, placed.negated, row, sel, w, keptAt);
     if (kept !== null) kept.appendValues(bytes, view, keptAt!, w - w0);
     return w;
   }
@@ -2496,20 +2505,28 @@ function selectPlainText(r: Reader, count: number, present: number, pageNulls: U
   return selectFlagged(flags, pageNulls, count, row, sel, w);
 }
 
+/** Where selectPlaced looks for its literal in a value. */
+const enum LiteralAt {
+  Start,
+  End,
+  Whole,
+}
+
 /**
- * selectPlainText of LIKE '%lit' (or NOT LIKE) alone over a page without NULLs, lit of 1 to 8 bytes:
- * the rows passing are written to sel at once (no flags), and with keptAt where their values start.
- * The value's last bytes are compared as the word ending where it ends and (past 4 bytes) the word
- * where the literal starts: both lie inside the value or its length prefix, never past the page. A
- * loop per value through LiteralWords (a call, its cases, a load past the value's end that must be
- * checked against the page's) was most of a suffix scan's time.
+ * selectPlainText of one literal test alone (= / <>, LIKE 'lit%', LIKE '%lit', or their NOT) over a
+ * page without NULLs, lit of 1 to 8 bytes: the rows passing are written to sel at once (no flags), and
+ * with keptAt where their values start. The literal is compared as the word ending where it would end
+ * (the value's end, or its start plus the literal's length) and, past 4 bytes, the word where it
+ * starts: once the length is checked both lie inside the value or its length prefix, never past the
+ * page. A loop per value through LiteralWords (a call, its cases, a load past the value's end that
+ * must be checked against the page's) was most of such a scan's time.
  */
-function selectSuffix(r: Reader, present: number, lit: Uint8Array, negated: boolean, row: number, sel: Int32Array, w: number, keptAt: Int32Array | null): number {
+function selectPlaced(r: Reader, present: number, lit: Uint8Array, where: LiteralAt, negated: boolean, row: number, sel: Int32Array, w: number, keptAt: Int32Array | null): number {
   const view = r.view;
   const end = view.byteLength;
   const n = lit.length;
   const litView = new DataView(new Uint8Array(8).buffer);
-  // The literal's bytes as the high bytes of the word ending at the value's end, and the mask over them.
+  // The literal's last bytes as the high bytes of the word ending where it ends, and the mask over them.
   const short = n < 4;
   for (let k = 0; k < Math.min(n, 4); k++) litView.setUint8(4 - Math.min(n, 4) + k, lit[n - Math.min(n, 4) + k]!);
   const wEnd = litView.getInt32(0, true);
@@ -2518,6 +2535,8 @@ function selectSuffix(r: Reader, present: number, lit: Uint8Array, negated: bool
   for (let k = 0; k < 4 && n > 4; k++) litView.setUint8(4 + k, lit[k]!);
   const wStart = n > 4 ? litView.getInt32(4, true) : 0;
   const back = n > 4 ? n : 4;
+  const atEnd = where === LiteralAt.End;
+  const whole = where === LiteralAt.Whole;
   const flip = negated ? 1 : 0;
   const base = w;
   let o = r.offset;
@@ -2527,7 +2546,8 @@ function selectSuffix(r: Reader, present: number, lit: Uint8Array, negated: bool
     o += 4;
     if (len > end - o) throw new Error('page ends inside its values');
     const e = o + len;
-    const m = len >= n && (((view.getInt32(e - 4, true) & mask) ^ wEnd) | (n > 4 ? view.getInt32(e - back, true) ^ wStart : 0)) === 0;
+    const at = atEnd ? e : o + n;
+    const m = (whole ? len === n : len >= n) && (((view.getInt32(at - 4, true) & mask) ^ wEnd) | (n > 4 ? view.getInt32(at - back, true) ^ wStart : 0)) === 0;
     const pass = (m ? 1 : 0) ^ flip;
     if (keptAt !== null) keptAt[w - base] = o;
     sel[w] = row + i;
