@@ -1,6 +1,7 @@
 /** PostgreSQL (PGlite) loaded with the demo database, as the reference for the demo tests. */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { demoStatements } from '../../src/demo/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 export const SEED_QUERY =
   "SELECT customer_name, customer_gender FROM customer_dimension WHERE occupation='Dancer' AND customer_city = 'San Francisco' ORDER BY customer_name OFFSET 8;";
@@ -31,7 +32,7 @@ const TEXT_OIDS = [16, 20, 21, 23, 25, 700, 701, 1043, 1082, 1114, 1184, 1186, 1
 const asText = Object.fromEntries(TEXT_OIDS.map((oid) => [oid, (s: string) => s]));
 
 export async function pgDemo(): Promise<PGlite> {
-  const pg = new PGlite();
+  const pg = newPGlite();
   await pg.exec("SET TimeZone = 'UTC'");
   for (const sql of demoStatements()) await pg.exec(sql);
   return pg;

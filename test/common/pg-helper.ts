@@ -1,9 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { expect } from 'vitest';
+import { newPGlite } from './pglite.js';
 
 /** One PGlite per test file; batched queries keep the differential suites fast. */
 export async function startPg(): Promise<PGlite> {
-  const pg = new PGlite();
+  const pg = newPGlite();
   await pg.query("set timezone='UTC'");
   return pg;
 }

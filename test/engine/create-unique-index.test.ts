@@ -3,10 +3,11 @@
  * a script of index DDL and writes; transactional (ROLLBACK forgets the index, another transaction's
  * duplicate fails the COMMIT); kept by a database directory across a clean close and a crash.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
+import { newPGlite } from '../common/pglite.js';
 
 const { fresh, crashCopy } = scratchDirs('quire-create-unique-index-');
 
@@ -62,7 +63,7 @@ const SCRIPT = [
 ];
 
 describe('CREATE UNIQUE INDEX', () => {
-  const pg = new PGlite();
+  const pg = newPGlite();
   afterAll(async () => {
     await pg.close();
   });

@@ -1,7 +1,7 @@
-import { PGlite } from '@electric-sql/pglite';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { asSqlError, pgliteConnection, quireConnection, type SqlConnection } from '../harness/connection.js';
+import { newPGlite } from '../common/pglite.js';
 
 let quire: SqlConnection;
 let pg: SqlConnection;
@@ -24,7 +24,7 @@ async function same(statements: string[]): Promise<void> {
 
 beforeAll(async () => {
   quire = quireConnection(await Database.create());
-  pg = await pgliteConnection(new PGlite());
+  pg = await pgliteConnection(newPGlite());
   const setup = 'create table c8 (q1 int8, q2 int8); insert into c8 select i, i * 10 from generate_series(1, 6) i';
   await quire.query(setup);
   await pg.query(setup);

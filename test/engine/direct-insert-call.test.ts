@@ -9,13 +9,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { QuireError } from '../../src/common/errors.js';
 import { storeFor } from '../../src/storage/persist/index.js';
+import { newPGlite } from '../common/pglite.js';
 
-const pg = new PGlite();
+const pg = newPGlite();
 afterAll(async () => pg.close());
 
 const dirs: string[] = [];

@@ -4,12 +4,13 @@
  * keep PostgreSQL's SQLSTATE and position (compared with PGlite statement by statement); and it
  * works inside transaction blocks, after ROLLBACK and after a failed statement.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { QuireError } from '../../src/common/errors.js';
 import { parseStatements } from '../../src/sql/parse.js';
 import { literalInsertOf } from '../../src/sql/parse-insert-values.js';
+import { newPGlite } from '../common/pglite.js';
 
 type Outcome = { ok: true } | { code: string; position: number };
 
@@ -62,7 +63,7 @@ async function same(pg: PGlite, db: Database, statements: readonly string[], rea
 describe('cached literal INSERT plans', () => {
   let pg: PGlite;
   beforeAll(async () => {
-    pg = new PGlite();
+    pg = newPGlite();
     await pg.waitReady;
   });
   afterAll(async () => {

@@ -3,9 +3,10 @@
  * casts of them (0.5 is numeric cast to float8) directly, without an expression kernel. Stored values
  * and errors are compared with PostgreSQL (PGlite), row by row.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 const TABLE = 'CREATE TABLE t (a int, v float8, n numeric(5,2), r real, b int8, s varchar(3), f bool)';
 const READ = 'SELECT a, v::text, n::text, r::text, b::text, s, f FROM t';
@@ -33,7 +34,7 @@ describe('literal INSERT rows match PostgreSQL', () => {
   let pg: PGlite;
   let db: Database;
   beforeAll(async () => {
-    pg = new PGlite();
+    pg = newPGlite();
     await pg.waitReady;
     await pg.exec(TABLE);
     db = await Database.create({});

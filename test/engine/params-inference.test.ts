@@ -3,8 +3,9 @@
  * query(sql, params), which binds over the extended protocol as a client library does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Database, formatValue, type QueryResult } from '../../src/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 const text = (r: QueryResult): (string | null)[][] => r.rows.map((row) => row.map((v, i) => formatValue(v, r.columns[i]!.type)));
 
@@ -21,7 +22,7 @@ describe('library parameters match PostgreSQL', () => {
   beforeAll(async () => {
     db = await Database.create();
     await db.query(setup);
-    pg = new PGlite();
+    pg = newPGlite();
     await pg.waitReady;
     await pg.exec(setup);
   });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
-import { PGlite } from '@electric-sql/pglite';
+import { newPGlite } from '../common/pglite.js';
 
 describe('registerColumns', () => {
   it('typed arrays and plain arrays give the table registerRows gives', async () => {
@@ -42,7 +42,7 @@ describe('registerColumns', () => {
   });
 
   it('dates and timestamps as Quire represents them, or as Date objects and strings, against PostgreSQL', async () => {
-    const pg = new PGlite();
+    const pg = newPGlite();
     await pg.exec("set timezone = 'UTC'; create table t (d date, ts timestamp, tz timestamptz)");
     const days = [0, 19723, -1, null];
     const micros = [0, 1_700_000_000_123_456, -1, null];

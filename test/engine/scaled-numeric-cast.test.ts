@@ -5,10 +5,11 @@
  * NULLs; sum, avg, min, max, grouping and Top-N over the result; NaN kept, and the errors of an infinity
  * or a value the precision cannot hold, worded as PostgreSQL words them.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { expectSameError, rng } from '../common/pg-helper.js';
+import { newPGlite } from '../common/pglite.js';
 
 let pgl: PGlite;
 let db: Database;
@@ -34,7 +35,7 @@ function values(): string {
 }
 
 beforeAll(async () => {
-  pgl = new PGlite();
+  pgl = newPGlite();
   db = await Database.create();
   for (const sql of ['CREATE TABLE f (id int, g int, v float8, i int4, b int8, s int2)', `INSERT INTO f VALUES ${values()}`]) {
     await db.query(sql);

@@ -5,10 +5,11 @@
  * doubles cannot do exactly (beyond 2^53, bigints, scales past 22) must fall back, NULLs propagate, and
  * errors stay PostgreSQL's. An integer column never holds -0 (float8 → int8 of -0.3 made one).
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { expectSameError } from '../common/pg-helper.js';
+import { newPGlite } from '../common/pglite.js';
 
 let pgl: PGlite;
 let db: Database;
@@ -19,7 +20,7 @@ const ROWS = `(1, 1, 1, 1), (2, -1, -7, -3), (3, 0, 0, 0), (4, null, null, null)
   (9, -9, -3, -9223372036854775808), (10, 12, 999999999, 9223372036854775807), (11, 5, 333, 1099511627776), (12, 1, 3, 7)`;
 
 beforeAll(async () => {
-  pgl = new PGlite();
+  pgl = newPGlite();
   db = await Database.create();
   for (const sql of ['CREATE TABLE n (id int, s int2, i int4, b int8)', `INSERT INTO n VALUES ${ROWS}`]) {
     await db.query(sql);

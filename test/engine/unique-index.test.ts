@@ -4,11 +4,12 @@
  * on a primary key and a composite unique key; across reopen and log replay of a directory; and two
  * sessions inserting one key.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/index.js';
 import { KeySet } from '../../src/storage/key-set.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
+import { newPGlite, readyPGlite } from '../common/pglite.js';
 
 const { fresh, crashCopy } = scratchDirs('quire-unique-index-');
 
@@ -78,7 +79,7 @@ afterAll(async () => {
 
 describe('unique keys through their index', () => {
   it('random DML with rolled-back blocks: the same decisions and DETAIL as PostgreSQL, then the same after reopen and replay', async () => {
-    pg = await PGlite.create();
+    pg = await readyPGlite();
     const dir = fresh();
     let db = await Database.create({ path: dir });
     for (const seed of [1, 2, 3]) {
@@ -156,7 +157,7 @@ describe('unique keys through their index', () => {
   });
 
   it('an int4 and a date unique key with NULLs, indexed from the committed columns: as PostgreSQL decides', async () => {
-    const pg = new PGlite();
+    const pg = newPGlite();
     const db = await Database.create({ path: fresh() });
     const script = [
       'CREATE TABLE w (id int PRIMARY KEY, k int UNIQUE, d date UNIQUE)',
@@ -187,7 +188,7 @@ describe('unique keys through their index', () => {
   });
 
   it('a table whose only key is one int4 column, INSERT … SELECT checked straight from the column: as PostgreSQL decides', async () => {
-    const pg = new PGlite();
+    const pg = newPGlite();
     const db = await Database.create({ path: fresh() });
     const script = [
       'CREATE TABLE p1 (id int PRIMARY KEY, s text)',
@@ -262,7 +263,7 @@ describe('unique keys through their index', () => {
   });
 
   it('a bulk load into a table with no key yet hands its checked keys to the index: as PostgreSQL decides afterwards', async () => {
-    const pg = new PGlite();
+    const pg = newPGlite();
     const db = await Database.create({ path: fresh() });
     const script = [
       'CREATE TABLE h1 (id int PRIMARY KEY, s text)',

@@ -8,7 +8,7 @@
  * makes the INSERT wait, a key committed after a REPEATABLE READ snapshot is taken, a reopened
  * directory keeps its keys, and the first commit after a bulk load adds one key, not the table's.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pgClient from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/index.js';
@@ -17,6 +17,7 @@ import { KeySet } from '../../src/storage/key-set.js';
 import { runSteps, type Conn as StepConn, type Step } from '../harness/session-steps.js';
 import { pending } from '../harness/waits.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
+import { newPGlite } from '../common/pglite.js';
 
 const DSN = process.env.QUIRE_TEST_PG_DSN;
 
@@ -412,7 +413,7 @@ const SHAPES: Shape[] = [
 
 let pg: PGlite;
 beforeAll(async () => {
-  pg = new PGlite();
+  pg = newPGlite();
   await pg.waitReady;
 });
 afterAll(async () => {

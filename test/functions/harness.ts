@@ -3,7 +3,7 @@
  * as the engine would (strictness, specialisation for "any" arguments), and run the same call in
  * PGlite, comparing PostgreSQL's text output with formatValue of our result.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import '../../src/functions/scalar/index.js';
 import { lookupScalar, type ScalarImpl, type ScalarOverload } from '../../src/functions/registry.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
@@ -11,6 +11,7 @@ import { T, type DataType, type TypeName, type Value } from '../../src/common/ty
 import { formatValue } from '../../src/common/format-value.js';
 import { Numeric } from '../../src/common/numeric.js';
 import { QuireError } from '../../src/common/errors.js';
+import { newPGlite } from '../common/pglite.js';
 
 export const STATEMENT_TIME = Date.UTC(2024, 2, 15, 12, 34, 56, 789) * 1000 + 123;
 
@@ -144,7 +145,7 @@ export function sqlFor(name: string, args: readonly Arg[]): string {
 export class Pg {
   private constructor(readonly db: PGlite) {}
   static async start(): Promise<Pg> {
-    const db = new PGlite();
+    const db = newPGlite();
     await db.query("set timezone='UTC'");
     return Pg.on(db);
   }

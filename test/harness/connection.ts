@@ -4,6 +4,7 @@
  * are compared exactly the way psql would print them, independent of each engine's JS value representation.
  */
 import type { PGlite } from '@electric-sql/pglite';
+import { newPGlite } from '../common/pglite.js';
 
 export interface SqlResult {
   columns: string[];
@@ -134,8 +135,7 @@ export async function resetPglite(conn: SqlConnection): Promise<void> {
 
 /** A fresh in-memory PostgreSQL. */
 export async function newPglite(): Promise<SqlConnection> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const pg = new PGlite();
+  const pg = newPGlite();
   await pg.waitReady;
   return pgliteConnection(pg);
 }

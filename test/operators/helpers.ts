@@ -3,7 +3,7 @@
  * seeded random data generator, PGlite loading, and value -> PostgreSQL text for the value shapes the
  * generators produce (so results of both engines can be compared as text).
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Numeric } from '../../src/common/numeric.js';
 import { T, type DataType, type Field, type Value } from '../../src/common/types.js';
 import { batchRows, ColumnBuilder, concatBatches, type Batch } from '../../src/common/column.js';
@@ -12,6 +12,7 @@ import type { SortKey } from '../../src/physical/sort-key.js';
 import { makeExecContext, type ExecContext } from '../../src/execution/context.js';
 import type { EvalContext } from '../../src/functions/eval-context.js';
 import { PhysicalOperator } from '../../src/physical/operator.js';
+import { newPGlite } from '../common/pglite.js';
 
 export class Source extends PhysicalOperator {
   readonly name = 'Source';
@@ -187,7 +188,7 @@ const SQL_TYPE: Partial<Record<string, string>> = {
 };
 
 export async function newPg(): Promise<PGlite> {
-  const pg = new PGlite();
+  const pg = newPGlite();
   await pg.waitReady;
   return pg;
 }

@@ -4,12 +4,13 @@
  * row through the literal INSERT's cached plan as its own transaction. Values, errors, transaction
  * blocks and pipelines of several statements must come out as PostgreSQL (PGlite) has them.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/index.js';
 import { startPgServer, type PgServer } from '../../src/server/pgwire/index.js';
 import { names, RawClient, rowsOf, serialize } from './helpers.js';
+import { readyPGlite } from '../common/pglite.js';
 
 const TABLE = 'CREATE TABLE t (id int PRIMARY KEY, a int2, b int8, c float8, d numeric, e text, f bool, g date, h varchar(5), k int NOT NULL DEFAULT 0)';
 const INSERT = 'INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   server = await startPgServer(db, { port: 0, allowWrites: true, log: () => undefined });
   client = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'tester', database: 'quire' });
   await client.connect();
-  lite = await PGlite.create();
+  lite = await readyPGlite();
 }, 60_000);
 
 afterAll(async () => {

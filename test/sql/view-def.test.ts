@@ -2,15 +2,16 @@
  * pg_get_viewdef prints a subset of queries exactly as PostgreSQL does (test/slt/view_def.slt compares
  * with PGlite); outside that subset it refuses (0A000) rather than print a different definition.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 let db: Database;
 let pg: PGlite;
 beforeAll(async () => {
   db = await Database.create();
-  pg = new PGlite();
+  pg = newPGlite();
   await db.query('CREATE TABLE vdt (a int, b text, c numeric)');
   const typed = 'CREATE TABLE vdk (i int, n numeric, f float8, bi bigint, si smallint, d date, ts timestamp, tz timestamptz, tm time, iv interval, v varchar(3))';
   await db.query(typed);

@@ -3,9 +3,10 @@
  * columns, printed as record_out does. A column of that name still wins, and a name that is neither stays
  * 42703, as in PostgreSQL (PGlite).
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, formatValue } from '../../src/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 type Outcome = { ok: true; rows: unknown[][] } | { ok: false; code: string | undefined; position: number | undefined };
 
@@ -15,7 +16,7 @@ let db: Database;
 const SETUP = ['CREATE TABLE t (a int, b text)', "INSERT INTO t VALUES (1, 'x'), (2, NULL)"];
 
 beforeAll(async () => {
-  pg = new PGlite();
+  pg = newPGlite();
   db = await Database.create();
   for (const s of SETUP) {
     await pg.query(s);

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/common/format-value.js';
 import { T, type DataType, type Field } from '../../src/common/types.js';
@@ -15,6 +15,7 @@ import { CopyNeedsLineReader, readCsvForCopy } from '../../src/storage/table-fun
 import { Database } from '../../src/index.js';
 import { rng } from '../common/pg-helper.js';
 import { makeCtx } from '../operators/helpers.js';
+import { newPGlite } from '../common/pglite.js';
 
 let pg: PGlite;
 let db: Database;
@@ -46,7 +47,7 @@ const TABLES: Record<string, { ddl: string; fields: Field[] }> = {
 };
 
 beforeAll(async () => {
-  pg = new PGlite();
+  pg = newPGlite();
   await pg.query("set timezone='UTC'");
   db = await Database.create();
   await db.query("set timezone='UTC'");

@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { loadModule, parseSync } from 'libpg-query';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/common/format-value.js';
@@ -6,11 +6,12 @@ import { T, type DataType, type Field } from '../../src/common/types.js';
 import { batchRows, type Batch } from '../../src/common/column.js';
 import { decodeCopy, deEscapeText, encodeCopyToString, limitPrintout, parseCopyOptions, type CopyOptions } from '../../src/storage/copy-format.js';
 import { rng } from '../common/pg-helper.js';
+import { newPGlite } from '../common/pglite.js';
 
 let pg: PGlite;
 beforeAll(async () => {
   await loadModule();
-  pg = new PGlite();
+  pg = newPGlite();
   await pg.query("set timezone='UTC'");
   await pg.exec(`
     create table u(a text);

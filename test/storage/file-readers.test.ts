@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,6 +9,7 @@ import type { EvalContext } from '../../src/functions/eval-context.js';
 import { LineReader, expandFileGlob, splitCsvLine } from '../../src/storage/csv.js';
 import { parseColumnSpec, readCsv } from '../../src/storage/table-functions/read-csv.js';
 import { JsonValueSplitter, readJson } from '../../src/storage/table-functions/read-json.js';
+import { newPGlite } from '../common/pglite.js';
 
 function evalCtx(timezone = 'UTC'): EvalContext {
   return { timezone, statementTime: 0, transactionTime: 0, random: () => 0, setSeed: () => {}, setting: () => undefined };
@@ -76,7 +76,7 @@ describe('read_csv', () => {
     const content = 'a,b,c,d\n1,"x ""q""",2.25,2020-01-01\n-7,"multi\nline",1e3,1999-12-31\n,"",,\n';
     const f = write('pg.csv', content);
     const { schema, rows } = await run(readCsv, f);
-    const pg = new PGlite();
+    const pg = newPGlite();
     try {
       await pg.exec(`create table t(${schema.map((s) => `"${s.name}" ${typeDisplayName(s.type)}`).join(', ')})`);
       await pg.query(`copy t from '/dev/blob' (format csv, header true)`, [], { blob: new Blob([content]) });

@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { castValue } from '../../src/common/cast.js';
 import { formatValue } from '../../src/common/format-value.js';
@@ -9,6 +9,7 @@ import type { EvalContext } from '../../src/functions/eval-context.js';
 import { generateSeries } from '../../src/storage/table-functions/generate-series.js';
 import { lookupTableFunction } from '../../src/storage/table-functions/table-function.js';
 import '../../src/storage/table-functions/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 export function evalCtx(timezone = 'UTC'): EvalContext {
   return { timezone, statementTime: 0, transactionTime: 0, random: () => 0, setSeed: () => {}, setting: () => undefined };
@@ -16,7 +17,7 @@ export function evalCtx(timezone = 'UTC'): EvalContext {
 
 let pg: PGlite;
 beforeAll(async () => {
-  pg = new PGlite();
+  pg = newPGlite();
 });
 afterAll(async () => {
   await pg.close();

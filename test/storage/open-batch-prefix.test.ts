@@ -5,13 +5,13 @@
  * commits, rolled-back writes into the same slots and copies into larger buffers came after, and
  * the table must answer queries as PostgreSQL does.
  */
-import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../../src/common/column.js';
 import { Database } from '../../src/index.js';
 import { MemoryTable } from '../../src/storage/memory-table.js';
+import { newPGlite } from '../common/pglite.js';
 
-const pg = new PGlite();
+const pg = newPGlite();
 afterAll(async () => pg.close());
 
 /** The rows of one batch, read column by column through `data`. */

@@ -4,10 +4,11 @@
  * redundant keys dropped, long names cut to 63 bytes, a number after a taken name; the names
  * survive a reopened database directory.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { scratchDirs } from '../persist/scratch-dirs.js';
+import { newPGlite } from '../common/pglite.js';
 
 const { fresh } = scratchDirs('quire-constraint-names-');
 
@@ -93,7 +94,7 @@ afterAll(async () => {
 describe('constraint names against PGlite', () => {
   for (const [i, script] of SCRIPTS.entries()) {
     it(`script ${i + 1}: ${script[0]!.slice(0, 60)}`, async () => {
-      pg = new PGlite();
+      pg = newPGlite();
       const db = await Database.create();
       for (const sql of script) {
         const want = await run((s) => pg!.query(s), sql);

@@ -4,9 +4,10 @@
  * final rows as PGlite, in and out of transaction blocks, on a table large enough that the
  * committed rows come from the index.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
+import { newPGlite } from '../common/pglite.js';
 
 interface Outcome {
   ok: boolean;
@@ -82,7 +83,7 @@ let pg: PGlite;
 let db: Database;
 
 beforeAll(async () => {
-  pg = new PGlite();
+  pg = newPGlite();
   db = await Database.create();
   for (const sql of SETUP) {
     await pg.query(sql);

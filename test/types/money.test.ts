@@ -7,12 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { RawClient, names, rawFields, serialize, startFixture, type Fixture } from '../pgwire/helpers.js';
 import { decodeParam, encoderFor } from '../../src/server/pgwire/types.js';
 import { T } from '../../src/common/types.js';
+import { newPGlite } from '../common/pglite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quire-money-'));
 let pgl: PGlite;
@@ -26,7 +27,7 @@ const FILL = `insert into mt select g, g % 37,
   from generate_series(1, 5000) g`;
 
 beforeAll(async () => {
-  pgl = new PGlite();
+  pgl = newPGlite();
   fx = await startFixture({});
   await fx.db.query('create table mw (id int, v money)');
   await fx.db.query("insert into mw values (1, '1.10'), (2, '-92233720368547758.08'), (3, null)");
