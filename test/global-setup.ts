@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { BUILD_STAMP, QUIRE_CLI, ROOT, newestSource } from './harness/compiled.js';
 import { PGLITE_DATADIR_ENV } from './common/pglite.js';
@@ -41,6 +41,7 @@ function buildDist(): void {
   // A type error still emits JavaScript (npm test's type check reports it); a compiler that did not
   // run or was killed stops the tests.
   if (r.error !== undefined || r.signal !== null || !existsSync(QUIRE_CLI)) throw new Error(`building dist/ for the tests failed: ${r.error?.message ?? r.signal ?? ''}\n${r.stdout}${r.stderr}`);
+  mkdirSync(dirname(BUILD_STAMP), { recursive: true });
   writeFileSync(BUILD_STAMP, `${new Date(started).toISOString()}\n`);
   utimesSync(BUILD_STAMP, new Date(started), new Date(started));
 }

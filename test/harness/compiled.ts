@@ -15,8 +15,8 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 /** The CLI's compiled entry (what bin/quire.js loads): `node QUIRE_CLI args…`. */
 export const QUIRE_CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
-/** Written after each build by the global setup; its time is the build's. */
-export const BUILD_STAMP = join(ROOT, 'dist', '.built');
+/** Written after each build by the global setup; its time is the build's. Kept out of dist/, which is packed. */
+export const BUILD_STAMP = join(ROOT, 'node_modules', '.cache', 'quire-tests', 'dist-built');
 
 /** The latest modification time (ms) of the files the build reads: src/ and tsconfig.json. */
 export function newestSource(): number {
