@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -7,12 +7,13 @@
  *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL, every
  *     column on the same rows; parquet_nulls_scattered: each column NULL on rows of its own (a 5th to a
  *     13th), the shape in which no column can take the filter column's NULL flags as its own;
- *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy;
+ *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy; parquet_zstd_nulls:
+ *     parquet_nulls_scattered's file in zstd;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
  *     with another range each run, so no pruning learnt from the last query applies; parquet_page: a
  *     20-row page at another OFFSET each run; parquet_plain_text: LIKE over unique (PLAIN-encoded)
- *     text; parquet_plain_filters: the same text under a suffix LIKE (no row group pruned) and under
- *     an equality (all groups but one pruned); parquet_decimal: sum/avg of a DECIMAL(12,2) by group; parquet_glob: a glob of rows/5,000
+ *     text; parquet_plain_filters: the same text under a suffix LIKE (no row group pruned), a prefix of 9 bytes
+ *     and an equality (all groups but one pruned); parquet_decimal: sum/avg of a DECIMAL(12,2) by group; parquet_glob: a glob of rows/5,000
  *     files of 5,000 rows; ndjson: read_json over
  *     newline-delimited JSON of the numeric columns and a text; ndjson_mixed: the same columns with
  *     their keys in three orders and some left out (so no one record shape fits every line);
@@ -52,7 +53,7 @@ if (rssOnly >= 0) {
 }
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 3);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -216,6 +217,8 @@ if (CASES.has('parquet_text')) await fileCase('parquet_text', textFile(false), t
 if (CASES.has('parquet_nulls')) await fileCase('parquet_nulls', textFile(true), textWrite(true), textQuery(true));
 if (CASES.has('parquet_nulls_scattered')) await fileCase('parquet_nulls_scattered', textFile('scattered'), textWrite('scattered'), textQuery('scattered'));
 if (CASES.has('parquet_zstd')) await fileCase('parquet_zstd', textFile(false, 'zstd'), textWrite(false, 'zstd'), textQuery(false, 'zstd'));
+// ZSTD with NULLs scattered per column: every page's definition levels read, from whole-decoded pages.
+if (CASES.has('parquet_zstd_nulls')) await fileCase('parquet_zstd_nulls', textFile('scattered', 'zstd'), textWrite('scattered', 'zstd'), textQuery('scattered', 'zstd'));
 if (CASES.has('parquet_pruned')) {
   // Rows in id order, so each row group covers one id range and the filter keeps one group.
   const lo = Math.floor(ROWS * 0.9);
@@ -249,6 +252,8 @@ if (CASES.has('parquet_plain_text')) {
 }
 if (CASES.has('parquet_plain_filters')) {
   await fileCase('parquet_plain_suffix', shapesFile, shapesWrite, `SELECT count(*) AS n, min(u) AS lo FROM read_parquet('${shapesFile}') WHERE u LIKE '%99'`);
+  // A prefix past 8 bytes: the general per-value literal compare, not the two-word one.
+  await fileCase('parquet_plain_long', shapesFile, shapesWrite, `SELECT count(*) AS n, max(u) AS hi FROM read_parquet('${shapesFile}') WHERE u LIKE 'user-9999%'`);
   await fileCase('parquet_plain_eq', shapesFile, shapesWrite, `SELECT count(*) AS n, min(id) AS lo FROM read_parquet('${shapesFile}') WHERE u = 'user-${Math.floor(ROWS / 3)}'`);
 }
 if (CASES.has('parquet_decimal')) {

@@ -4,7 +4,6 @@
  * are compared exactly the way psql would print them, independent of each engine's JS value representation.
  */
 import type { PGlite } from '@electric-sql/pglite';
-import { newPGlite } from '../common/pglite.js';
 
 export interface SqlResult {
   columns: string[];
@@ -135,9 +134,9 @@ export async function resetPglite(conn: SqlConnection): Promise<void> {
 
 /** A fresh in-memory PostgreSQL. */
 export async function newPglite(): Promise<SqlConnection> {
-  const pg = newPGlite();
-  await pg.waitReady;
-  return pgliteConnection(pg);
+  // Loaded here, not at the top: a conformance child running Quire alone never loads PGlite.
+  const { readyPGlite } = await import('../common/pglite.js');
+  return pgliteConnection(await readyPGlite());
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -361,6 +361,19 @@ const PAGE_SCRATCH_MAX = 16 << 20;
 /** Reused outputs of the Snappy decoding below: one for data pages, one for dictionary pages. */
 const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
 
+/** The reused buffer of a kind, grown to hold n bytes. */
+function scratchFor(kind: keyof typeof pageScratch, n: number): Uint8Array {
+  if (pageScratch[kind].length < n) pageScratch[kind] = new Uint8Array(Math.max(n, pageScratch[kind].length * 2, 1 << 16));
+  return pageScratch[kind];
+}
+
+/** A page a decoder left in its own memory, copied into the reused buffer of its kind. */
+function copiedToScratch(kind: keyof typeof pageScratch, page: Uint8Array): Uint8Array {
+  const out = scratchFor(kind, page.length);
+  out.set(page);
+  return out.subarray(0, page.length);
+}
+
 /**
  * A page decompressed into the reused buffer of its kind; valid until the next page of that kind (a
  * chunk's dictionary page stays readable while its data pages are decoded). A data page the Snappy
@@ -372,13 +385,8 @@ const pageScratch = { data: new Uint8Array(0), dictionary: new Uint8Array(0) };
 function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCodec, input: Uint8Array, outputLength: number): Uint8Array {
   if (codec === 'SNAPPY' && outputLength <= PAGE_SCRATCH_MAX) {
     const wasm = snappyByWasm(input.length, outputLength) ? snappyWholeWasm(input, outputLength) : null;
-    if (wasm !== null && kind === 'data') return wasm;
-    if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
-    if (wasm !== null) {
-      pageScratch[kind].set(wasm);
-      return pageScratch[kind].subarray(0, outputLength);
-    }
-    return snappyPrefix(input, outputLength, outputLength, pageScratch[kind]);
+    if (wasm !== null) return kind === 'data' ? wasm : copiedToScratch(kind, wasm);
+    return snappyPrefix(input, outputLength, outputLength, scratchFor(kind, outputLength));
   }
   if (codec === 'UNCOMPRESSED') {
     if (input.length !== outputLength) throw new Error(`page of ${input.length} bytes does not match header ${outputLength}`);
@@ -387,10 +395,7 @@ function decompressReused(kind: keyof typeof pageScratch, codec: CompressionCode
   if (codec === 'ZSTD' && zstdByWasm(input.length, outputLength)) {
     // In the decoder's memory, as a Snappy page in the kernel's: a dictionary page is copied out of it.
     const page = zstdWasm!.decode(input, outputLength);
-    if (kind === 'data' || !zstdWasm!.inPlace) return page;
-    if (pageScratch[kind].length < outputLength) pageScratch[kind] = new Uint8Array(Math.max(outputLength, pageScratch[kind].length * 2, 1 << 16));
-    pageScratch[kind].set(page);
-    return pageScratch[kind].subarray(0, outputLength);
+    return kind === 'data' || !zstdWasm!.inPlace ? page : copiedToScratch(kind, page);
   }
   const page = PARQUET_DECOMPRESSORS[codec]!(input, outputLength);
   if (page.length !== outputLength) throw new Error(`decompressed page length ${page.length} does not match header ${outputLength}`);
