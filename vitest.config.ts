@@ -2,12 +2,20 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that test process-wide first use (a lazily instantiated decoder): each runs in a process of
- * its own. Every other file shares its worker process with the files before it, its modules loaded
- * once: starting a process and loading the engine per file took about as long as the tests of a
- * typical file, and with them the whole suite ran close to 30 minutes on two cores.
+ * Files that each run in a process of their own: one tests process-wide first use (a lazily
+ * instantiated decoder); the others measure the heap or the CPU time of a call, which the collector
+ * counts in, and a heap that earlier files left large makes its pauses longer (a 4096-row insert
+ * measured 260 ms of CPU in a shared worker, a few ms in its own). Every other file shares its worker
+ * process with the files before it, its modules loaded once: starting a process and loading the engine
+ * per file took about as long as the tests of a typical file, and with them the whole suite ran close
+ * to 30 minutes on two cores.
  */
-const OWN_PROCESS = ['test/sources/parquet-snappy-wasm.test.ts'];
+const OWN_PROCESS = [
+  'test/sources/parquet-snappy-wasm.test.ts',
+  'test/memory/*.test.ts',
+  'test/pgwire/connections.test.ts',
+  'test/sql/parse-cache.test.ts',
+];
 
 export default defineConfig({
   test: {
