@@ -14,6 +14,7 @@ import { allocData, makeColumn, type Batch, type Column } from '../common/column
 import type { ExecContext } from '../execution/context.js';
 import type { Expr } from '../logical/expr.js';
 import type { ScalarImpl } from '../functions/registry.js';
+import { codedTextMatch } from './coded-text-match.js';
 import { compilePlProgram } from './plpgsql-run.js';
 import { scaledNumericFloat } from './scaled-numeric-float.js';
 import { scaledNumericCompare } from './scaled-numeric-compare.js';
@@ -547,6 +548,11 @@ function filledColumn(t: DataType, v: unknown, n: number): Column | null {
 }
 
 export function compileKernel(e: Expr): Kernel {
+  const coded = codedTextMatch(e);
+  if (coded !== null) {
+    const general = compileGeneralKernel(e);
+    return { slots: general.slots, run: (batch, ctx, S) => coded.column(batch, ctx) ?? general.run(batch, ctx, S) };
+  }
   if (e.kind === 'const') {
     const general = compileGeneralKernel(e);
     const value = e.value;
@@ -629,6 +635,17 @@ return mk(outType, wide !== null ? wide : out, onull);
 
 export function compilePredicateKernel(e: Expr): PredicateKernel {
   const k = generalPredicateKernel(e);
+  const coded = codedTextMatch(e);
+  if (coded !== null) {
+    return {
+      slots: k.slots,
+      run: (batch, ctx, sv, out) => {
+        const sel = out !== undefined && out.length >= batch.length ? out : new Uint32Array(batch.length);
+        const n = coded.select(batch, ctx, sel);
+        return n === null ? k.run(batch, ctx, sv, out) : { sel, n };
+      },
+    };
+  }
   // A comparison of a numeric column with a constant decides a scaled column's batches on its doubles.
   const scaled = scaledNumericCompare(e, evalConstant);
   if (scaled === null) return k;
