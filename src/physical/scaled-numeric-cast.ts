@@ -65,14 +65,16 @@ export function scaledNumericCastKernel(e: Expr, argKernel: (a: Expr) => Kernel,
             break;
           }
           const fl = Math.floor(t);
-          const fr = t - fl;
-          let u: number;
-          if (fr - 0.5 > t * HALF_MARGIN) u = fl + 1;
-          else if (0.5 - fr > t * HALF_MARGIN) u = fl;
-          else {
+          const d = t - fl - 0.5;
+          const margin = t * HALF_MARGIN;
+          // Too near a half to round on the double: rare, so a branch the processor predicts.
+          if (!(d > margin || -d > margin)) {
             out[i] = exact(v, ctx);
             continue;
           }
+          // Up or down without a branch: which one is as random as the values' fractions, and a
+          // branch on it was mispredicted on every other row.
+          const u = fl + +(d > 0);
           // Rounding up may reach 10^p: the general way words that error.
           if (u >= limit) {
             ok = false;

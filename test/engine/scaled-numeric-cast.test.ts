@@ -79,6 +79,21 @@ describe('CAST(x AS numeric(p, s)) on unscaled doubles', () => {
     }
   });
 
+  it('takes the top rows over many batches: each candidate row compared alone, ties, NULLs, OFFSET and WITH TIES', async () => {
+    // 40,000 rows (ten batches), a thirteenth NULL, values repeating every 1,000 rows: ties at every value.
+    const create = 'CREATE TABLE big AS SELECT i AS id, CASE WHEN i % 13 = 0 THEN NULL ELSE ((i * 7919) % 1000) / 7.0::float8 - 50 END AS v FROM generate_series(1, 40000) i';
+    await db.query(create);
+    await pgl.query(create);
+    const x = '(SELECT id, CAST(v AS numeric(12,2)) AS x FROM big) q';
+    await same(`SELECT id, x FROM ${x} ORDER BY x DESC, id LIMIT 10`);
+    await same(`SELECT id, x FROM ${x} ORDER BY x, id DESC LIMIT 10 OFFSET 37`);
+    await same(`SELECT id, x FROM ${x} ORDER BY x DESC NULLS LAST, id LIMIT 3`);
+    await same(`SELECT id, x FROM ${x} ORDER BY x NULLS FIRST, id LIMIT 5`);
+    await same(`SELECT x FROM ${x} ORDER BY x DESC FETCH FIRST 5 ROWS WITH TIES`);
+    await same(`SELECT count(*) FROM (SELECT id FROM ${x} ORDER BY x FETCH FIRST 50 ROWS WITH TIES) t`);
+    await same(`SELECT id, x FROM ${x} WHERE id % 3 = 0 ORDER BY abs(x), id LIMIT 8`);
+  });
+
   it('keeps NaN and raises PostgreSQL errors for infinities and values the precision cannot hold', async () => {
     await db.query(`CREATE TABLE e (id int, v float8)`);
     await pgl.query(`CREATE TABLE e (id int, v float8)`);

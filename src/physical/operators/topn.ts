@@ -578,6 +578,21 @@ class BoundedHeap {
         }
         if (i === m) break;
       }
+      if (sn !== null && rn !== null && sn.scale < POW10.length && bvOrNull === null) {
+        // A scaled key past the test: its row alone is compared (one Numeric built), not the batch's
+        // view, which would build a Numeric for every row of every batch a candidate comes from.
+        const one = takeBatch(b, [i], 1);
+        const ov = cmp.view(one);
+        const c = cmp.cross(ov, store.view)(0, heap[0]!);
+        if (c > 0) continue;
+        if (c === 0) {
+          if (this.ties !== null) this.ties.add(b, i, base + i);
+          continue;
+        }
+        this.replaceRoot(one, ov, 0, base + i);
+        rn = this.rootNumeric();
+        continue;
+      }
       xc ??= cmp.cross(view(), store.view);
       const c = xc(i, heap[0]!);
       if (c > 0) continue;
