@@ -521,6 +521,25 @@ export class OrderedInput {
     }
   }
 
+  /**
+   * Whether rows go straight to the accumulator (keep) instead of being buffered: one-argument DISTINCT
+   * without ORDER BY whose aggregate gives the same answer in any order (count, exact sums, min, max).
+   * Buffering a million distinct values only to feed them unchanged at the end was most of the time of
+   * a count(DISTINCT) over a mostly distinct column.
+   */
+  get direct(): boolean {
+    return this.seen !== null && !this.orderMatters;
+  }
+
+  /** For `direct`: the group of each row whose value is new to its group, -1 for the others; null when none is. */
+  keep(batch: Batch, gids: Int32Array, n: number): Int32Array | null {
+    const kept = (this.keptGids = scratch(this.keptGids, n));
+    const before = this.seen!.bytes;
+    if (this.seen!.filter(batch.columns[this.spec.argCols[0]!]!, gids, n, kept) === 0) return null;
+    this.pendingBytes += this.seen!.bytes - before;
+    return kept;
+  }
+
   add(batch: Batch, gids: Int32Array, n: number): void {
     if (this.seen !== null) {
       const kept = (this.keptGids = scratch(this.keptGids, n));
@@ -868,16 +887,27 @@ export function consume(st: ConsumeState, batch: Batch): void {
       g = applyFilter(gids, n, cols[a.filterCol]!, st.filtered);
     }
     const o = ordered[i];
+    let distinctRows = false;
     if (o !== null && o !== undefined) {
-      o.add(batch, g, n);
-      continue;
+      if (!o.direct) {
+        o.add(batch, g, n);
+        continue;
+      }
+      // Grown first: a batch that keeps no row must not leave it behind the groups st.grown counts.
+      if (groups > st.grown) accs[i]!.grow(groups);
+      const kept = o.keep(batch, g, n);
+      if (kept === null) continue;
+      g = kept;
+      distinctRows = true;
     }
     if (groups > st.grown) accs[i]!.grow(groups);
     const ac = a.argCols;
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
     const acc = accs[i]!;
-    if (keyCount === 0 && a.filterCol === null && acc.updateGroup !== undefined) acc.updateGroup(0, n, args);
+    // The rows of a DISTINCT are those `g` keeps: not every row, nor every row's group.
+    if (distinctRows) acc.update(g, n, args);
+    else if (keyCount === 0 && a.filterCol === null && acc.updateGroup !== undefined) acc.updateGroup(0, n, args);
     else if (keyCount > 0 && a.filterCol === null && acc.countsRowsOnly?.(args) === true && (per ??= rowsPerGroup(st, gids, n, groups)) !== null) acc.addRowCounts!(per, groups);
     else acc.update(g, n, args);
   }
