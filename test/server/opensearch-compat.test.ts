@@ -132,14 +132,16 @@ describe('paging follows table order', () => {
     await big.query('create table big (a int, b text)');
     await big.query("insert into big select i, 'row ' || i from generate_series(1, 400000) i");
     const pager = new Pager(big, { maxFetchSize: 400_000 });
+    // The fastest of 7: a loaded machine or a collection only ever adds time, so the minimum is the
+    // measure least moved by them (medians of 5 failed the bound below once in a loaded CI run).
     const time = async (f: () => Promise<unknown>): Promise<number> => {
-      const ms: number[] = [];
-      for (let i = 0; i < 5; i++) {
+      let best = Infinity;
+      for (let i = 0; i < 7; i++) {
         const t = performance.now();
         await f();
-        ms.push(performance.now() - t);
+        best = Math.min(best, performance.now() - t);
       }
-      return ms.sort((x, y) => x - y)[2]!;
+      return best;
     };
     const deep = (await pager.first('select * from big', { fetchSize: 399_000 })).cursor!;
     const deepPage = await pager.next(deep, { fetchSize: 100 });
@@ -148,7 +150,7 @@ describe('paging follows table order', () => {
     const later = await time(() => pager.next(deep, { fetchSize: 100 }));
     // A page that scanned the 399,000 rows before it would take far longer than page 1.
     const scanAll = await time(() => big.query('select count(*) from big where b <> a::text'));
-    // Medians of 5, with room for a loaded machine: the point is the order of magnitude.
+    // With room for a loaded machine: the point is the order of magnitude.
     expect(later).toBeLessThan(first * 10 + 20);
     expect(later).toBeLessThan(scanAll / 3);
   }, 60_000);
