@@ -2,9 +2,10 @@
  * A condition on one text column that carries dictionary codes, made of LIKE and its kin against
  * constant patterns (NOT LIKE, ILIKE, the POSIX ~ operators) over the column or its lower() or upper(),
  * joined by AND, OR, NOT, IS [NOT] NULL and IS [NOT] TRUE/FALSE/UNKNOWN: evaluated once per distinct
- * entry a batch meets (and once for NULL), each row reading its entry's result by code. A stored column of 10,000 distinct values over a million rows
- * is then 10,000 matches instead of a million (ILIKE lower-cased every row's string), and a coded
- * column whose strings were never built (a Parquet dictionary, codedTextColumn) never builds them.
+ * entry a batch meets (and once for NULL), each row reading its entry's result by code. A stored column
+ * of 10,000 distinct values over a million rows is then 10,000 matches instead of a million (ILIKE
+ * lower-cased every row's string), and a coded column whose strings were never built (a Parquet
+ * dictionary, codedTextColumn) never builds them.
  *
  * The condition depends on the row's text alone: every operator here is immutable and its pattern a
  * constant. AND and OR stop at the first deciding argument, left to right, as the row-at-a-time code

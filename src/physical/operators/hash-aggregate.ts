@@ -531,7 +531,10 @@ export class OrderedInput {
     return this.seen !== null && !this.orderMatters;
   }
 
-  /** For `direct`: the group of each row whose value is new to its group, -1 for the others; null when none is. */
+  /**
+   * With `seen`: the group of each row whose value is new to its group, -1 for the others; null when
+   * none is. A `direct` aggregate is fed these rows; otherwise add() buffers them.
+   */
   keep(batch: Batch, gids: Int32Array, n: number): Int32Array | null {
     const kept = (this.keptGids = scratch(this.keptGids, n));
     const before = this.seen!.bytes;
@@ -542,10 +545,8 @@ export class OrderedInput {
 
   add(batch: Batch, gids: Int32Array, n: number): void {
     if (this.seen !== null) {
-      const kept = (this.keptGids = scratch(this.keptGids, n));
-      const before = this.seen.bytes;
-      if (this.seen.filter(batch.columns[this.spec.argCols[0]!]!, gids, n, kept) === 0) return;
-      this.pendingBytes += this.seen.bytes - before;
+      const kept = this.keep(batch, gids, n);
+      if (kept === null) return;
       gids = kept;
     }
     const bs = (this.builders ??= this.cols.map((c) => new ColumnBuilder(batch.columns[c]!.type)));
@@ -887,20 +888,19 @@ export function consume(st: ConsumeState, batch: Batch): void {
       g = applyFilter(gids, n, cols[a.filterCol]!, st.filtered);
     }
     const o = ordered[i];
-    let distinctRows = false;
-    if (o !== null && o !== undefined) {
-      if (!o.direct) {
-        o.add(batch, g, n);
-        continue;
-      }
-      // Grown first: a batch that keeps no row must not leave it behind the groups st.grown counts.
-      if (groups > st.grown) accs[i]!.grow(groups);
+    if (o !== null && o !== undefined && !o.direct) {
+      o.add(batch, g, n);
+      continue;
+    }
+    // Grown before a DISTINCT's check: a batch that keeps none of its rows must not leave the
+    // accumulator behind the groups st.grown counts.
+    if (groups > st.grown) accs[i]!.grow(groups);
+    const distinctRows = o !== null && o !== undefined;
+    if (distinctRows) {
       const kept = o.keep(batch, g, n);
       if (kept === null) continue;
       g = kept;
-      distinctRows = true;
     }
-    if (groups > st.grown) accs[i]!.grow(groups);
     const ac = a.argCols;
     const args: Column[] = new Array(ac.length);
     for (let j = 0; j < ac.length; j++) args[j] = cols[ac[j]!]!;
