@@ -16,7 +16,8 @@
  * Page headers are read by hyparquet's module exports, pages decompressed by parquet-codecs.ts; the RLE/bit-packed hybrid (indexes
  * and levels) is decoded here, bit-packed runs by an unpacker compiled per bit width. Columns decoded
  * after a row filter are decoded at the passing rows only (see readFlatColumn; passing rows that come in
- * stretches are decoded stretch by stretch from the encoding, see pickStretches); a filter column that is
+ * stretches are decoded stretch by stretch from the encoding, see pickStretches; many scattered ones on a
+page with NULLs are found by rank, see parquet-ranked-pick.ts); a filter column that is
  * not output is filtered page by page without storing its values (readFilterColumn), and a page of
  * another column with the same definition levels as its page takes its NULL flags (FilterLevels).
  * Encodings this file does not decode (DELTA_*, BYTE_STREAM_SPLIT, …) and values the storage cannot
@@ -31,6 +32,7 @@ import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-d
 import { integerInterval, narrowRange, narrowSelection, type NumberRowFilter, type RowFilter, type TextRowFilter } from './parquet-row-filter.js';
 import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries } from './parquet-dictionary-cache.js';
 import type { ParquetValuePool } from './parquet-value-pool.js';
+import { PageRanks, pickRankedCodes, pickRankedF64, pickRankedI32 } from './parquet-ranked-pick.js';
 import { bytesPass, leadingLiteral, LiteralWords, stringPasses, trailingLiteral, validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
@@ -1988,6 +1990,8 @@ class FlagScratch<W extends Float64Array | Uint32Array> {
     return a.buffer === this.bytes.buffer && a.byteOffset === 0;
   }
 }
+/** The present bits and ranks of a page whose wanted rows are picked by rank (parquet-ranked-pick.ts). */
+const pageRanks = new PageRanks();
 /** A page's NULL flags, read four to a 32-bit word by presentIn and selectFlagged. */
 const pageNullScratch = new FlagScratch(Uint32Array);
 /**
@@ -2192,14 +2196,24 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         continue;
       }
       // Text and numeric rows without NULLs are indexes into the entries: decoded straight into place.
-      const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present);
+      // Picked rows' indexes keep a slot past the present ones, which pickRanked* may read (see there).
+      const idx = only === undefined && coded && !withNulls ? (values as Int32Array).subarray(row, row + count) : indexesFor(present + 1).subarray(0, present);
       if (width === 0) idx.fill(0);
       else {
         const max = readIndexes(r, width, idx, r.view.byteLength - r.offset, null);
         if (present > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
       }
       if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');
-      if (only !== undefined) {
+      // Many wanted rows in no stretches, and NULLs of the page's own: each wanted row found by its rank,
+      // at the same cost wherever it lies (a count of the flags between wanted rows varied with the gap).
+      if (only !== undefined && LITTLE_ENDIAN && pageNulls !== null && outNulls !== null && dictSize > 0 && pageNullScratch.holds(pageNulls)) {
+        pageRanks.build(pageNullScratch.words, pageNulls, count);
+        const slots = indexesFor(present + 1);
+        slots[present] = 0;
+        if (coded) pickRankedCodes(slots, pageRanks, row, only, want, wantEnd, values as Int32Array, outNulls);
+        else if (values instanceof Float64Array) pickRankedF64(dictionary as Float64Array, slots, pageRanks, row, only, want, wantEnd, values, outNulls);
+        else pickRankedI32(dictionary as Int32Array, slots, pageRanks, row, only, want, wantEnd, values, outNulls);
+      } else if (only !== undefined) {
         if (coded) pickI32(idx, pageNulls, row, only, want, wantEnd, values as Int32Array, outNulls, -1);
         else if (values instanceof Float64Array) pickLookupF64(dictionary as Float64Array, idx, pageNulls, row, only, want, wantEnd, values, outNulls);
         else pickLookupI32(dictionary as Int32Array, idx, pageNulls, row, only, want, wantEnd, values, outNulls);
