@@ -22,6 +22,12 @@ import type { Numeric } from '../common/numeric.js';
 import { storageKind, type DataType } from '../common/types.js';
 import { GroupPairTable } from './group-pair-table.js';
 
+/**
+ * Strings the dictionary numbers, below a Map's limit (2^24 entries, past which set() throws); strings
+ * first met after that go to their groups' sets, as all keys did before the dictionary.
+ */
+const STRING_IDS_MAX = 16_000_000;
+
 /** Values group 0's bits may span (2^26: 8 MB of bits), past which the table holds them. */
 const DIRECT_SPAN = 1 << 26;
 
@@ -69,12 +75,16 @@ export class GroupValueSet {
   private stringPairs: GroupPairTable | null = null;
   private readonly typed: boolean;
   private readonly numeric: boolean;
-  /** Per group, for keys neither numbers nor strings. */
+  /** Per group, for keys neither numbers nor strings (and strings past the dictionary's limit). */
   private readonly maps: (Set<unknown> | undefined)[] = [];
   /** 1 where the group has seen NULL. */
   private nullSeen = new Uint8Array(64);
 
-  constructor(private readonly type: DataType) {
+  constructor(
+    private readonly type: DataType,
+    /** Strings the dictionary numbers (a test lowers it to reach the sets). */
+    private readonly stringIdsMax = STRING_IDS_MAX,
+  ) {
     this.typed = storageKind(type) !== 'obj';
     this.numeric = type.name === 'numeric';
   }
@@ -94,6 +104,11 @@ export class GroupValueSet {
 
   /** Bytes the string dictionary and the per-group sets hold for their keys (estimated). */
   private otherBytes = 0;
+
+  /** How many distinct strings the dictionary has numbered. */
+  get stringsNumbered(): number {
+    return this.stringIds.size;
+  }
 
   /** Bytes held, for memory accounting. */
   get bytes(): number {
@@ -229,13 +244,14 @@ export class GroupValueSet {
     if (typeof key === 'number' && this.typed) return this.insertNumber(g, key);
     if (typeof key === 'string') {
       let id = this.stringIds.get(key);
-      if (id === undefined) {
+      if (id === undefined && this.stringIds.size < this.stringIdsMax) {
         id = this.stringIds.size;
         this.stringIds.set(key, id);
         // Held by the dictionary: two bytes a code unit and a string's and a map entry's overhead.
         this.otherBytes += 2 * key.length + 48;
       }
-      return (this.stringPairs ??= new GroupPairTable()).insert(g, id);
+      // A string the full dictionary has no number for never gets one: its groups' sets hold it.
+      if (id !== undefined) return (this.stringPairs ??= new GroupPairTable()).insert(g, id);
     }
     let m = this.maps[g];
     if (m === undefined) {
@@ -245,7 +261,7 @@ export class GroupValueSet {
     }
     if (m.has(key)) return false;
     m.add(key);
-    this.otherBytes += 48;
+    this.otherBytes += typeof key === 'string' ? 2 * key.length + 48 : 48;
     return true;
   }
 

@@ -4,11 +4,16 @@
  * bpchar (trailing spaces equal), numerics past 15 digits (their key is a string, beside the ones held
  * as doubles), and int8 values past 2^53 (bigint keys, kept in a set per group); with NULLs, FILTER,
  * many groups, a value first seen in one group and later in others, and aggregates that pass the kept
- * values on (string_agg, array_agg). Compared with PostgreSQL (PGlite).
+ * values on (string_agg, array_agg). Compared with PostgreSQL (PGlite). Past the dictionary's limit
+ * (a Map holds at most 2^24 entries) strings go to a set per group: that path, with a lowered limit,
+ * against a plain model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PGlite } from '@electric-sql/pglite';
 import { Database } from '../../src/index.js';
+import { makeColumn } from '../../src/common/column.js';
+import { T } from '../../src/common/types.js';
+import { GroupValueSet } from '../../src/physical/group-value-set.js';
 import { newPGlite } from '../common/pglite.js';
 
 let pg: PGlite;
@@ -73,5 +78,42 @@ describe('DISTINCT over string keys', () => {
   it('aggregates that pass the kept values on', async () => {
     await same("SELECT g, string_agg(DISTINCT s, ',' ORDER BY s) FROM t WHERE i < 3000 GROUP BY g ORDER BY g");
     await same('SELECT g, array_length(array_agg(DISTINCT s), 1) FROM t GROUP BY g ORDER BY g');
+  });
+});
+
+describe('strings past the dictionary limit', () => {
+  it('go to their groups\' sets, and each (group, string) is kept once either way', () => {
+    const set = new GroupValueSet(T.text, 50);
+    const seen = new Set<string>();
+    let batch = 0;
+    for (let round = 0; round < 4; round++) {
+      // 300 rows a batch: 120 strings over 7 groups, NULL every 13th; later batches repeat earlier ones.
+      const n = 300;
+      const data: (string | null)[] = [];
+      const nulls = new Uint8Array(n);
+      const gids = new Int32Array(n);
+      for (let k = 0; k < n; k++) {
+        const i = k * 7 + batch * 31;
+        gids[k] = i % 7;
+        if (i % 13 === 0) {
+          nulls[k] = 1;
+          data.push(null);
+        } else data.push(`s${i % 120}`);
+      }
+      const out = new Int32Array(n);
+      const kept = set.filter(makeColumn(T.text, data, nulls), gids, n, out);
+      let expected = 0;
+      for (let k = 0; k < n; k++) {
+        const key = `${gids[k]}:${data[k] ?? '\u0000null'}`;
+        const first = !seen.has(key);
+        seen.add(key);
+        expect(out[k], `batch ${batch} row ${k}`).toBe(first ? gids[k] : -1);
+        if (first) expected++;
+      }
+      expect(kept).toBe(expected);
+      batch++;
+    }
+    // The first 50 strings numbered, the other 70 held by the groups' sets.
+    expect(set.stringsNumbered).toBe(50);
   });
 });
