@@ -24,15 +24,10 @@ export class GroupPairTable {
 
   /** Adds (g, x); whether it was new. */
   insert(g: number, x: number): boolean {
-    f64[0] = x;
-    let h = Math.imul(words[0]! ^ Math.imul(g, 0x9e3779b1), 0x85ebca6b) ^ Math.imul(words[1]!, 0xc2b2ae35);
-    h ^= h >>> 15;
-    h = Math.imul(h, 0x2c1b3c6d);
-    h ^= h >>> 13;
     const sg = this.slotGroup;
     const sv = this.slotValue;
     const mask = sg.length - 1;
-    let i = h & mask;
+    let i = hash(g, x) & mask;
     const tag = g + 1;
     for (;;) {
       const t = sg[i]!;
@@ -49,12 +44,36 @@ export class GroupPairTable {
     return true;
   }
 
+  /**
+   * Twice the slots. Every pair held is distinct, so each goes to the first empty slot of its probe
+   * without the equality tests of insert (re-inserting through insert cost as much as the inserts
+   * themselves for a million distinct values).
+   */
   private rehash(): void {
     const og = this.slotGroup;
     const ov = this.slotValue;
-    this.slotGroup = new Int32Array(og.length * 2);
-    this.slotValue = new Float64Array(og.length * 2);
-    this.size = 0;
-    for (let i = 0; i < og.length; i++) if (og[i] !== 0) this.insert(og[i]! - 1, ov[i]!);
+    const sg = new Int32Array(og.length * 2);
+    const sv = new Float64Array(og.length * 2);
+    const mask = sg.length - 1;
+    for (let o = 0; o < og.length; o++) {
+      const t = og[o]!;
+      if (t === 0) continue;
+      const x = ov[o]!;
+      let i = hash(t - 1, x) & mask;
+      while (sg[i] !== 0) i = (i + 1) & mask;
+      sg[i] = t;
+      sv[i] = x;
+    }
+    this.slotGroup = sg;
+    this.slotValue = sv;
   }
+}
+
+/** A pair's hash: the group mixed with the value's two 32-bit words. */
+function hash(g: number, x: number): number {
+  f64[0] = x;
+  let h = Math.imul(words[0]! ^ Math.imul(g, 0x9e3779b1), 0x85ebca6b) ^ Math.imul(words[1]!, 0xc2b2ae35);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return h ^ (h >>> 13);
 }
