@@ -105,13 +105,10 @@ function testOf(e: Expr, col: { index: number; calls: number }): Test | null {
       };
     }
     case 'is-null': {
-      const a = e.arg;
-      if (a.kind === 'column' && (a.type.name === 'text' || a.type.name === 'varchar')) {
-        if (col.index >= 0 && col.index !== a.index) return null;
-        col.index = a.index;
-        return e.negated ? (_ctx, s) => s !== null : (_ctx, s) => s === null;
-      }
-      const t = testOf(a, col);
+      // The column's text (or its lower()/upper()), or a condition over it.
+      const text = textOf(e.arg, col);
+      if (text !== null) return e.negated ? (ctx, s) => text(ctx, s) !== null : (ctx, s) => text(ctx, s) === null;
+      const t = testOf(e.arg, col);
       if (t === null) return null;
       return e.negated ? (ctx, s) => t(ctx, s) !== null : (ctx, s) => t(ctx, s) === null;
     }

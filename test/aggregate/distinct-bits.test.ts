@@ -11,18 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PGlite } from '@electric-sql/pglite';
 import { Database } from '../../src/index.js';
 import { newPGlite } from '../common/pglite.js';
+import { runOnBoth, textRowsOfBoth } from '../common/pg-text-rows.js';
 
 let pg: PGlite;
 let db: Database;
 
 async function both(sql: string): Promise<void> {
-  await db.query(sql);
-  await pg.query(sql);
+  await runOnBoth(db, pg, sql);
 }
 
 async function same(sql: string): Promise<void> {
-  const ours = (await db.query(sql)).rows.map((r) => r.map((v) => (v === null ? null : String(v))));
-  const theirs = (await pg.query<unknown[]>(sql, [], { rowMode: 'array' })).rows.map((r) => r.map((v) => (v === null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v))));
+  const { ours, theirs } = await textRowsOfBoth(db, pg, sql);
   expect(ours, sql).toEqual(theirs);
 }
 

@@ -15,18 +15,17 @@ import { makeColumn } from '../../src/common/column.js';
 import { T } from '../../src/common/types.js';
 import { GroupValueSet } from '../../src/physical/group-value-set.js';
 import { newPGlite } from '../common/pglite.js';
+import { runOnBoth, textRowsOfBoth } from '../common/pg-text-rows.js';
 
 let pg: PGlite;
 let db: Database;
 
 async function both(sql: string): Promise<void> {
-  await db.query(sql);
-  await pg.query(sql);
+  await runOnBoth(db, pg, sql);
 }
 
 async function same(sql: string): Promise<void> {
-  const ours = (await db.query(sql)).rows.map((r) => r.map((v) => (v === null ? null : String(v))));
-  const theirs = (await pg.query<unknown[]>(sql, [], { rowMode: 'array' })).rows.map((r) => r.map((v) => (v === null ? null : String(v))));
+  const { ours, theirs } = await textRowsOfBoth(db, pg, sql);
   expect(ours.length, sql).toBeGreaterThan(0);
   expect(ours, sql).toEqual(theirs);
 }
