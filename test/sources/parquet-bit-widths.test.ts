@@ -2,7 +2,8 @@
  * Dictionary indexes of every bit width (1..32) in read_parquet. The file is written here by hand (a
  * writer picks the narrowest width its dictionary needs, and no writer at hand declares wider ones):
  * one row group per width, whose dictionary-encoded columns declare that width on every data page,
- * with RLE runs and bit-packed runs mixed, and pages without NULLs, with some and with only NULLs.
+ * with RLE runs and bit-packed runs mixed (and on one page bit-packed runs only), and pages without
+ * NULLs, with some and with only NULLs.
  * Every answer must equal the rows the file was written from, and DuckDB's over the same file, through
  * the whole-chunk path, the row filters and the columns decoded at the passing rows only.
  */
@@ -36,13 +37,17 @@ const dEntry = (w: number, j: number): number => j / 4 + w;
 const sEntry = (w: number, j: number): string => (j % 5 === 0 ? `ñ${j}日` : j % 7 === 0 ? `a longer value, number ${j}` : `v${w}_${j}`);
 /** NULL rows of the optional columns a and s. */
 const isNull = (i: number): boolean => i >= 1400 || (i >= 700 && i % 5 === 1);
+/** A filter column keeping about half the rows in no pattern (picked by rank where a and s have NULLs). */
+const hOf = (i: number): number => (i * 7919 + ((i * i) % 13)) % 1000;
+/** The page whose indexes are bit-packed only, in runs of 256 values (as DuckDB writes them): read at its ranks in the packed bits. */
+const PACKED_PAGE = 1;
 
-type Row = [number, number | null, number, string | null];
+type Row = [number, number | null, number, string | null, number];
 const truth: Row[] = [];
 for (const w of WIDTHS) {
   for (let i = 0; i < ROWS; i++) {
     const j = indexOf(w, i);
-    truth.push([(w - 1) * ROWS + i, isNull(i) ? null : aEntry(w, j), dEntry(w, j), isNull(i) ? null : sEntry(w, j)]);
+    truth.push([(w - 1) * ROWS + i, isNull(i) ? null : aEntry(w, j), dEntry(w, j), isNull(i) ? null : sEntry(w, j), hOf(i)]);
   }
 }
 
@@ -50,26 +55,28 @@ interface ColumnSpec {
   name: string;
   type: 'INT32' | 'DOUBLE' | 'BYTE_ARRAY';
   optional: boolean;
-  /** The dictionary's entries for width w (null: PLAIN values, the row id). */
+  /** The dictionary's entries for width w (null: PLAIN values, `plain`'s or the row id). */
   entries: ((w: number) => unknown[]) | null;
+  plain?: (i: number) => number;
 }
 const COLUMNS: ColumnSpec[] = [
   { name: 'id', type: 'INT32', optional: false, entries: null },
   { name: 'a', type: 'INT32', optional: true, entries: (w) => Array.from({ length: dictSize(w) }, (_, j) => aEntry(w, j)) },
   { name: 'd', type: 'DOUBLE', optional: false, entries: (w) => Array.from({ length: dictSize(w) }, (_, j) => dEntry(w, j)) },
   { name: 's', type: 'BYTE_ARRAY', optional: true, entries: (w) => Array.from({ length: dictSize(w) }, (_, j) => new TextEncoder().encode(sEntry(w, j))) },
+  { name: 'h', type: 'INT32', optional: false, entries: null, plain: hOf },
 ];
 
 /**
  * The RLE / bit-packed hybrid of any width: runs of 8 or more equal values as RLE runs, the rest
  * bit-packed a bit at a time (hyparquet-writer's packer holds 32 bits, too few past 24-bit widths).
  */
-function writeHybrid(w: ByteWriter, values: number[], width: number): void {
+function writeHybrid(w: ByteWriter, values: number[], width: number, packedOnly = false): void {
   let i = 0;
   while (i < values.length) {
     let run = 1;
     while (i + run < values.length && values[i + run] === values[i]) run++;
-    if (run >= 8) {
+    if (run >= 8 && !packedOnly) {
       w.appendVarInt(run * 2);
       for (let b = 0; b < (width + 7) >> 3; b++) w.appendUint8(Math.floor(values[i]! / 2 ** (8 * b)) & 0xff);
       i += run;
@@ -81,9 +88,10 @@ function writeHybrid(w: ByteWriter, values: number[], width: number): void {
     while (end < values.length) {
       let r = 1;
       while (end + r < values.length && values[end + r] === values[end]) r++;
-      if (r >= 8) break;
+      if (r >= 8 && !packedOnly) break;
       end += r;
     }
+    if (packedOnly) end = Math.min(end, i + 256);
     const groups = Math.ceil((end - i) / 8);
     w.appendVarInt(groups * 2 + 1);
     const bytes = new Uint8Array(groups * width);
@@ -116,7 +124,7 @@ function writeFile(path: string): void {
         page(dict, { type: 'DICTIONARY_PAGE', uncompressed_page_size: dict.offset, compressed_page_size: dict.offset, dictionary_page_header: { num_values: entries.length, encoding: 'PLAIN' } });
       }
       const dataOffset = w.offset;
-      for (const [from, to] of PAGES) {
+      for (const [p, [from, to]] of PAGES.entries()) {
         const body = new ByteWriter();
         const present: number[] = [];
         if (c.optional) {
@@ -128,10 +136,10 @@ function writeFile(path: string): void {
           body.appendBytes(levels.getBytes());
         }
         for (let i = from; i < to; i++) if (!c.optional || !isNull(i)) present.push(i);
-        if (c.entries === null) writePlain(body, present.map((i) => (width - 1) * ROWS + i) as never, c.type, undefined);
+        if (c.entries === null) writePlain(body, present.map((i) => c.plain?.(i) ?? (width - 1) * ROWS + i) as never, c.type, undefined);
         else {
           body.appendUint8(width);
-          writeHybrid(body, present.map((i) => indexOf(width, i)), width);
+          writeHybrid(body, present.map((i) => indexOf(width, i)), width, p === PACKED_PAGE);
         }
         page(body, {
           type: 'DATA_PAGE',
@@ -223,6 +231,9 @@ describe('read_parquet: dictionary indexes of bit widths 1 to 32', () => {
     `SELECT count(*), sum(d), min(s) FROM read_parquet('$F') WHERE a <> 50`,
     `SELECT count(*), sum(d), min(s) FROM read_parquet('$F') WHERE a > 100`,
     `SELECT count(*), sum(d), max(s) FROM read_parquet('$F') WHERE a <= 0`,
+    // About half the rows in no pattern: a and s picked by rank, from the packed bits on the packed page.
+    `SELECT id, a, s FROM read_parquet('$F') WHERE h < 500 ORDER BY id`,
+    `SELECT id - id % ${ROWS} AS g, count(a), sum(a), min(a), max(a), count(s), min(s), max(s) FROM read_parquet('$F') WHERE h >= 300 GROUP BY 1 ORDER BY 1`,
   ];
   for (const q of QUERIES) {
     it(q.replace(`'$F'`, '…'), async () => {

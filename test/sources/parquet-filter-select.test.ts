@@ -6,16 +6,13 @@
  * whose rows are not a multiple of 8, several filters over one column, and a column that is also output.
  * An index past the dictionary (a corrupt page) is refused, in an RLE run and in a bit-packed run.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ByteWriter } from 'hyparquet-writer';
-import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { writePlain } from 'hyparquet-writer/src/plain.js';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/index.js';
 import { duckdbParquetFixture } from './duckdb-parquet-fixture.js';
+import { writeInt32File } from './int32-parquet-file.js';
 
 const N = 100_003;
 // blk: runs of 1,000 equal values (RLE runs); bit: two values; wide: 40,000 distinct values (16 bits);
@@ -66,58 +63,10 @@ describe('read_parquet selects the rows of a dictionary filter column as it unpa
  * holds `indexes` (bit width 3) as the given hybrid body, and `id` PLAIN.
  */
 function writeCorrupt(path: string, hybrid: number[], rows: number): void {
-  const w = new ByteWriter();
-  w.appendUint32(0x31524150);
-  const columns = [];
-  const page = (body: ByteWriter, header: Parameters<typeof writePageHeader>[1]): void => {
-    writePageHeader(w, header);
-    w.appendBytes(body.getBytes());
-  };
-  const dataHeader = (body: ByteWriter, encoding: 'PLAIN' | 'RLE_DICTIONARY') => ({
-    type: 'DATA_PAGE' as const,
-    uncompressed_page_size: body.offset,
-    compressed_page_size: body.offset,
-    data_page_header: { num_values: rows, encoding, definition_level_encoding: 'RLE' as const, repetition_level_encoding: 'RLE' as const },
-  });
-  // k: dictionary [10, 20, 30], then the indexes.
-  const kStart = w.offset;
-  const dict = new ByteWriter();
-  writePlain(dict, [10, 20, 30] as never, 'INT32', undefined);
-  page(dict, { type: 'DICTIONARY_PAGE', uncompressed_page_size: dict.offset, compressed_page_size: dict.offset, dictionary_page_header: { num_values: 3, encoding: 'PLAIN' } });
-  const kData = w.offset;
-  const body = new ByteWriter();
-  body.appendUint8(3);
-  for (const b of hybrid) body.appendUint8(b);
-  page(body, dataHeader(body, 'RLE_DICTIONARY'));
-  const kSize = BigInt(w.offset - kStart);
-  columns.push({
-    file_offset: BigInt(kStart),
-    meta_data: { type: 'INT32', encodings: ['PLAIN', 'RLE', 'RLE_DICTIONARY'], path_in_schema: ['k'], codec: 'UNCOMPRESSED', num_values: BigInt(rows), total_uncompressed_size: kSize, total_compressed_size: kSize, data_page_offset: BigInt(kData), dictionary_page_offset: BigInt(kStart) },
-  });
-  const idStart = w.offset;
-  const ids = new ByteWriter();
-  writePlain(ids, Array.from({ length: rows }, (_, i) => i) as never, 'INT32', undefined);
-  page(ids, dataHeader(ids, 'PLAIN'));
-  const idSize = BigInt(w.offset - idStart);
-  columns.push({
-    file_offset: BigInt(idStart),
-    meta_data: { type: 'INT32', encodings: ['PLAIN'], path_in_schema: ['id'], codec: 'UNCOMPRESSED', num_values: BigInt(rows), total_uncompressed_size: idSize, total_compressed_size: idSize, data_page_offset: BigInt(idStart) },
-  });
-  const metaStart = w.offset;
-  writeMetadata(w, {
-    version: 1,
-    schema: [
-      { name: 'root', num_children: 2 },
-      { name: 'k', type: 'INT32', repetition_type: 'REQUIRED' },
-      { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
-    ],
-    num_rows: BigInt(rows),
-    row_groups: [{ columns, total_byte_size: kSize + idSize, num_rows: BigInt(rows) }],
-    created_by: 'quire test',
-  } as never);
-  w.appendUint32(w.offset - metaStart);
-  w.appendUint32(0x31524150);
-  writeFileSync(path, new Uint8Array(w.getBuffer(), 0, w.offset));
+  writeInt32File(path, rows, [
+    { name: 'k', dictionary: { entries: [10, 20, 30], width: 3, hybrid } },
+    { name: 'id', values: Array.from({ length: rows }, (_, i) => i) },
+  ]);
 }
 
 describe('read_parquet refuses a filter column index past its dictionary', () => {

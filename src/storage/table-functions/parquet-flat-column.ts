@@ -32,7 +32,8 @@ import { TextDictionary, allDistinct, type DictCodes } from '../../common/text-d
 import { integerInterval, narrowRange, narrowSelection, type NumberRowFilter, type RowFilter, type TextRowFilter } from './parquet-row-filter.js';
 import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries } from './parquet-dictionary-cache.js';
 import type { ParquetValuePool } from './parquet-value-pool.js';
-import { PageRanks, pickRankedCodes, pickRankedF64, pickRankedI32 } from './parquet-ranked-pick.js';
+import { PageRanks, pickNullBits, pickPackedCodes, pickPackedF64, pickPackedI32, pickRankedCodes, pickRankedF64, pickRankedI32 } from './parquet-ranked-pick.js';
+import { PackedStream } from './parquet-packed-stream.js';
 import { bytesPass, leadingLiteral, LiteralWords, stringPasses, trailingLiteral, validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
@@ -1321,10 +1322,11 @@ function pickIndexes(r: Reader, width: number, len: number, present: number, pag
 /**
  * Whether most wanted rows only[from …to) of a page lie in stretches of STRETCH rows that are
  * consecutive among the page's present rows (so consecutive in its encoded values): rows of a range or
- * of a clustered filter, with the page's NULL rows (pageNulls) in between. Judged at up to 32 places.
+ * of a clustered filter, with the page's NULL rows (pageNulls, or the present bits in `pr` when the
+ * levels went there) in between. Judged at up to 32 places.
  */
-function clusteredPresent(only: Int32Array, from: number, to: number, row: number, pageNulls: Uint8Array | null): boolean {
-  if (pageNulls === null) return clustered(only, from, to);
+function clusteredPresent(only: Int32Array, from: number, to: number, row: number, pageNulls: Uint8Array | null, pr: PageRanks | null = null): boolean {
+  if (pageNulls === null && pr === null) return clustered(only, from, to);
   const n = to - from;
   if (n < 2 * STRETCH) return false;
   const step = Math.max(1, Math.floor((n - STRETCH) / 32));
@@ -1336,7 +1338,8 @@ function clusteredPresent(only: Int32Array, from: number, to: number, row: numbe
     // STRETCH distinct wanted rows spanning exactly STRETCH present rows: the present ones are consecutive values.
     if (b - a + 1 > 8 * STRETCH) continue;
     let present = 0;
-    for (let i = a; i <= b; i++) present += pageNulls[i]! ^ 1;
+    if (pr !== null) present = pr.rankAt(b + 1) - pr.rankAt(a);
+    else for (let i = a; i <= b; i++) present += pageNulls![i]! ^ 1;
     if (present === STRETCH) hits++;
   }
   return hits * 2 >= tries;
@@ -1615,15 +1618,17 @@ interface DataPage {
    * ranksOf), or -1. No row the filters passed is NULL here.
    */
   readonly shared: number;
+  /** Whether the levels went into openDataPage's `ranks` (present bits and ranks) and no NULL flags were written. */
+  readonly ranked: boolean;
 }
 
 /**
  * A version 1 or 2 data page decompressed, its definition levels read: when a row is NULL, the page's
  * NULL flags are written to flagsFor(count) (an array zero there, and the index of the page's first
- * row in it), unless `seen` has a page at `row` with the same encoded levels (DataPage.shared).
- * Null for pages that carry no values (index pages).
+ * row in it), unless `seen` has a page at `row` with the same encoded levels (DataPage.shared), or
+ * into `ranks` when given (DataPage.ranked). Null for pages that carry no values (index pages).
  */
-function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optional: boolean, row: number, rowsLeft: number, flagsFor: (count: number) => readonly [Uint8Array, number], seen: FilterLevels | null = null): DataPage | null {
+function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optional: boolean, row: number, rowsLeft: number, flagsFor: (count: number) => readonly [Uint8Array, number], seen: FilterLevels | null = null, ranks: PageRanks | null = null): DataPage | null {
   if (header.type === 'DATA_PAGE') {
     const h = header.data_page_header!;
     const count = Math.min(h.num_values, rowsLeft);
@@ -1632,6 +1637,7 @@ function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optio
     let present = count;
     let levels: Uint8Array | null = null;
     let shared = -1;
+    let ranked = false;
     if (optional) {
       const len = r.view.getUint32(0, true);
       r.offset = 4;
@@ -1639,14 +1645,18 @@ function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optio
         if (h.definition_level_encoding === 'RLE' && 4 + len <= page.length) levels = page.subarray(4, 4 + len);
         shared = seen === null || levels === null ? -1 : seen.find(row, count, levels);
         if (shared >= 0) present = seen!.presentOf(shared);
-        else {
+        else if (ranks !== null) {
+          if (4 + len > page.length) throw new Error('definition levels extend past their page');
+          present = ranks.fromLevels(page, 4, 4 + len, count);
+          ranked = true;
+        } else {
           const [flags, at] = flagsFor(count);
           present = readNullFlags(r, len, count, flags, at);
         }
       }
       r.offset = 4 + len;
     }
-    return { count, encoding: h.encoding, present, r, levels, shared };
+    return { count, encoding: h.encoding, present, r, levels, shared, ranked };
   }
   if (header.type === 'DATA_PAGE_V2') {
     const h = header.data_page_header_v2!;
@@ -1656,19 +1666,23 @@ function openDataPage(header: PageHeader, raw: Uint8Array, md: ColumnMeta, optio
     let present = count;
     let levels: Uint8Array | null = null;
     let shared = -1;
+    let ranked = false;
     if (optional && h.num_nulls > 0) {
       if (repLen + defLen > raw.length) throw new Error('definition levels extend past their page');
       levels = raw.subarray(repLen, repLen + defLen);
       shared = seen === null ? -1 : seen.find(row, count, levels);
       if (shared >= 0) present = seen!.presentOf(shared);
-      else {
+      else if (ranks !== null) {
+        present = ranks.fromLevels(raw, repLen, repLen + defLen, count);
+        ranked = true;
+      } else {
         const [flags, at] = flagsFor(count);
         present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: repLen }, defLen, count, flags, at);
       }
     }
     const body = raw.subarray(repLen + defLen);
     const page = h.is_compressed === false ? body : decompressDataPage(md.codec, body, Number(header.uncompressed_page_size) - repLen - defLen);
-    return { count, encoding: h.encoding, present, r: { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, levels, shared };
+    return { count, encoding: h.encoding, present, r: { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, levels, shared, ranked };
   }
   return null;
 }
@@ -1867,6 +1881,8 @@ export async function readFlatNulls(file: ChunkSource, rowGroup: RowGroup, found
   return decodeFlatNulls(bytes, rows, found, only, onlyCount, seen);
 }
 
+const EMPTY_FLAGS = new Uint8Array(0);
+
 function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, only: Int32Array | undefined, onlyCount: number, seen: FilterLevels | null): Uint8Array | null {
   const md = found.chunk.meta_data!;
   const reader: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
@@ -1887,7 +1903,10 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
         continue;
       }
     }
-    const flags = only === undefined ? (nulls ??= new Uint8Array(rows)) : pageNullScratch.take(count);
+    // Many wanted rows: the levels become present bits (pageRanks), each wanted row's flag read there,
+    // and no flag is written for the rows between.
+    const byRank = only !== undefined && (wantEnd - want) * 8 >= count;
+    const flags = only === undefined ? (nulls ??= new Uint8Array(rows)) : byRank ? EMPTY_FLAGS : pageNullScratch.take(count);
     const at = only === undefined ? row : 0;
     let present = count;
     if (v1) {
@@ -1905,13 +1924,20 @@ function decodeFlatNulls(bytes: Uint8Array, rows: number, found: PresenceChunk, 
       const page = whole ?? decompressPrefix(md.codec, raw, size, 4 + len);
       const r: Reader = { view: new DataView(page.buffer, page.byteOffset, 4 + len), offset: 4 };
       // Levels the filter column has on the same rows: no picked row is NULL (see FilterLevels).
-      if (!allPresent(r, count) && (only === undefined || seen === null || seen.find(row, count, page.subarray(4, 4 + len)) < 0)) present = readNullFlags(r, len, count, flags, at);
+      if (!allPresent(r, count) && (only === undefined || seen === null || seen.find(row, count, page.subarray(4, 4 + len)) < 0)) present = byRank ? pageRanks.fromLevels(page, 4, 4 + len, count) : readNullFlags(r, len, count, flags, at);
     } else {
       const h = header.data_page_header_v2!;
       const levels = h.repetition_levels_byte_length + h.definition_levels_byte_length <= raw.length ? raw.subarray(h.repetition_levels_byte_length, h.repetition_levels_byte_length + h.definition_levels_byte_length) : null;
-      if (h.num_nulls > 0 && (only === undefined || seen === null || levels === null || seen.find(row, count, levels) < 0)) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
+      if (h.num_nulls > 0 && (only === undefined || seen === null || levels === null || seen.find(row, count, levels) < 0)) {
+        if (!byRank) present = readNullFlags({ view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength), offset: h.repetition_levels_byte_length }, h.definition_levels_byte_length, count, flags, at);
+        else if (levels === null) throw new Error('definition levels extend past their page');
+        else present = pageRanks.fromLevels(levels, 0, levels.length, count);
+      }
     }
-    if (only !== undefined && present !== count) pickFlags(flags, row, only, want, wantEnd, (nulls ??= pickedNullScratch.take(onlyCount)));
+    if (only !== undefined && present !== count) {
+      if (byRank) pickNullBits(pageRanks, row, only, want, wantEnd, (nulls ??= pickedNullScratch.take(onlyCount)));
+      else pickFlags(flags, row, only, want, wantEnd, (nulls ??= pickedNullScratch.take(onlyCount)));
+    }
     row += count;
   }
   if (row !== rows) throw new Error(`column ${md.path_in_schema.join('.')} has ${row} values in a row group of ${rows} rows`);
@@ -1992,6 +2018,15 @@ class FlagScratch<W extends Float64Array | Uint32Array> {
 }
 /** The present bits and ranks of a page whose wanted rows are picked by rank (parquet-ranked-pick.ts). */
 const pageRanks = new PageRanks();
+/** A page's bit-packed indexes end to end (parquet-packed-stream.ts). */
+const packedStream = new PackedStream();
+
+/** A page's NULL flags from the present bits fromLevels left in pageRanks, in the page scratch. */
+function flagsOfRanks(count: number): Uint8Array {
+  const flags = pageNullScratch.take(count);
+  pageRanks.flagsInto(flags, count);
+  return flags;
+}
 /** A page's NULL flags, read four to a 32-bit word by presentIn and selectFlagged. */
 const pageNullScratch = new FlagScratch(Uint32Array);
 /**
@@ -2131,9 +2166,13 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       } else if (keep !== null && ck !== null) keepNumbers(keep, pageAt, kept, n, pageSize, ck, dictionary);
       continue;
     }
+    // Many wanted rows of a dictionary page: its levels become present bits and ranks (pageRanks), which
+    // the pickers by rank read, rather than a NULL flag per row folded into them afterwards.
+    let byRank = false;
     if (only !== undefined && (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2')) {
+      const h = header.type === 'DATA_PAGE' ? header.data_page_header! : header.data_page_header_v2!;
       // A flat column's page holds one value slot per row: num_values rows from `row` on.
-      const pageRows = Math.min(header.type === 'DATA_PAGE' ? header.data_page_header!.num_values : header.data_page_header_v2!.num_values, rows - row);
+      const pageRows = Math.min(h.num_values, rows - row);
       // Binary searches: a page holds thousands of wanted rows, and a step per row was a visible cost.
       want = lowerBound(only, want, onlyCount, row);
       wantEnd = lowerBound(only, want, onlyCount, row + pageRows);
@@ -2141,14 +2180,17 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         row += pageRows;
         continue;
       }
+      byRank = (wantEnd - want) * 8 >= pageRows && (h.encoding === 'RLE_DICTIONARY' || h.encoding === 'PLAIN_DICTIONARY');
     }
     // NULL flags go straight into the chunk's rows, or, when picking rows, into a page scratch first.
     let pageNulls: Uint8Array | null = null;
-    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullScratch.take(n)), 0]), only === undefined ? null : seen);
+    const opened = openDataPage(header, raw, md, found.optional, row, rows - row, (n) => (only === undefined ? [(nulls ??= new Uint8Array(rows)), row] : [(pageNulls = pageNullScratch.take(n)), 0]), only === undefined ? null : seen, byRank ? pageRanks : null);
     if (opened === null) continue; // index pages carry no values
     const { count, encoding, present, r } = opened;
     const withNulls = present !== count;
     if (!withNulls) pageNulls = null;
+    // The levels are in pageRanks, and no NULL flags were written: a path that reads flags makes them first.
+    const fromRanks = opened.ranked && withNulls;
     // NULLs the filter column shares: no wanted row is NULL, none is flagged (the pickers flag NULL rows only).
     const outNulls = only !== undefined && withNulls && opened.shared < 0 ? (nulls ??= pickedNullScratch.take(onlyCount)) : null;
     const shared = opened.shared;
@@ -2181,7 +2223,8 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       }
       // Picked rows in stretches of consecutive values (NULL rows between them aside): each stretch
       // decoded from the encoding straight into its place, the rows between never unpacked.
-      if (only !== undefined && width > 0 && width <= 32 && clusteredPresent(only, want, wantEnd, row, pageNulls)) {
+      if (only !== undefined && width > 0 && width <= 32 && clusteredPresent(only, want, wantEnd, row, pageNulls, fromRanks ? pageRanks : null)) {
+        if (fromRanks) pageNulls = flagsOfRanks(count);
         const max = pickStretches(r, width, r.view.byteLength - r.offset, present, pageNulls, row, only, want, wantEnd, values, outNulls, coded ? null : dictionary, coded ? -1 : 0);
         if (max >= dictSize) throw new Error('dictionary index out of range');
         row += count;
@@ -2192,6 +2235,22 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
         const into = values.subarray(row, row + count);
         const max = readIndexes(r, width, into, r.view.byteLength - r.offset, dictionary);
         if (count > 0 && (max < 0 || max >= dictSize)) throw new Error('dictionary index out of range');
+        row += count;
+        continue;
+      }
+      // Many wanted rows in no stretches, NULLs of the page's own, and indexes only in bit-packed runs:
+      // each wanted row's index read at its rank from the packed bits, the page never unpacked.
+      const ranked = only !== undefined && outNulls !== null && dictSize > 0 && (fromRanks || (LITTLE_ENDIAN && pageNulls !== null && pageNullScratch.holds(pageNulls)));
+      if (fromRanks && !ranked) pageNulls = flagsOfRanks(count);
+      if (ranked && width > 0 && width <= 25 && present * width < 2 ** 31 && packedStream.gather(new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength), r.offset, r.view.byteLength, width, present)) {
+        if (!fromRanks) pageRanks.build(pageNullScratch.words, pageNulls!, count);
+        const packed = packedStream.view;
+        const max = coded
+          ? pickPackedCodes(packed, width, pageRanks, row, only, want, wantEnd, values as Int32Array, outNulls)
+          : values instanceof Float64Array
+            ? pickPackedF64(dictionary as Float64Array, packed, width, pageRanks, row, only, want, wantEnd, values, outNulls)
+            : pickPackedI32(dictionary as Int32Array, packed, width, pageRanks, row, only, want, wantEnd, values, outNulls);
+        if (max >= dictSize) throw new Error('dictionary index out of range');
         row += count;
         continue;
       }
@@ -2206,8 +2265,8 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       if (dictSize === 0 && present > 0) throw new Error('dictionary index out of range');
       // Many wanted rows in no stretches, and NULLs of the page's own: each wanted row found by its rank,
       // at the same cost wherever it lies (a count of the flags between wanted rows varied with the gap).
-      if (only !== undefined && LITTLE_ENDIAN && pageNulls !== null && outNulls !== null && dictSize > 0 && pageNullScratch.holds(pageNulls)) {
-        pageRanks.build(pageNullScratch.words, pageNulls, count);
+      if (ranked) {
+        if (!fromRanks) pageRanks.build(pageNullScratch.words, pageNulls!, count);
         const slots = indexesFor(present + 1);
         slots[present] = 0;
         if (coded) pickRankedCodes(slots, pageRanks, row, only, want, wantEnd, values as Int32Array, outNulls);
@@ -2225,6 +2284,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       } else if (withNulls) lookupSpreadI32(dictionary as Int32Array, idx, nulls!, count, values, row);
       else lookupI32(dictionary as Int32Array, idx, values, row);
     } else if (encoding === 'PLAIN') {
+      if (fromRanks) pageNulls = flagsOfRanks(count);
       if (shared >= 0) seen!.copyFlags(shared, (pageNulls = pageNullScratch.take(count)), 0);
       // Values go straight into place when the page has no NULLs, else densely first and then spread.
       if (conv.kind === 'str') plain ??= new PlainText(strings.length, Number(md.total_uncompressed_size), only === undefined ? rows : Math.min(rows, onlyCount * 2));
