@@ -28,7 +28,10 @@
  *     .ci/start-postgres.sh), with the connector's pushdown and with it switched off.
  * Prints median milliseconds (and, for the file cases, the peak RSS of a fresh process running the query with
  * Quire alone under memory_limit 256MB) and writes bench/sources-results.json (merged with the
- * cases not run this time).
+ * cases not run this time). Each engine's first run of a case is a warm-up, timed and reported apart
+ * (quireFirstMs, duckdbFirstMs): Quire's includes compiling its code, and a process's first cases run
+ * colder for some runs after it (parquet at 10M rows: 337, 143, 103, 110, 101, 91, 96, 92 ms), so the
+ * medians take 11 runs by default.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
@@ -54,7 +57,7 @@ if (rssOnly >= 0) {
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
 const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
-const RUNS = arg('runs', 3);
+const RUNS = arg('runs', 11);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -78,10 +81,15 @@ async function time(f: (run: number) => Promise<unknown>): Promise<{ ms: number;
  */
 const MIN_SAMPLE_MS = 250;
 const MAX_SAMPLES = 200;
-type Timed = { ms: number; result: unknown; samples: number };
+type Timed = { ms: number; result: unknown; samples: number; firstMs: number };
 async function timePair(a: (run: number) => Promise<unknown>, b: (run: number) => Promise<unknown>): Promise<[Timed, Timed]> {
-  await a(0); // warm-up
+  // Warm-up, timed and reported apart: a query's first run pays for compiling its code (V8's for Quire).
+  let t0 = performance.now();
+  await a(0);
+  const firstA = performance.now() - t0;
+  t0 = performance.now();
   await b(0);
+  const firstB = performance.now() - t0;
   const msA: number[] = [];
   const msB: number[] = [];
   let resultA: unknown;
@@ -89,7 +97,7 @@ async function timePair(a: (run: number) => Promise<unknown>, b: (run: number) =
   let totalA = 0;
   let totalB = 0;
   for (let i = 0; i < MAX_SAMPLES && (i < RUNS || Math.min(totalA, totalB) < MIN_SAMPLE_MS); i++) {
-    let t0 = performance.now();
+    t0 = performance.now();
     resultA = await a(i + 1);
     let t = performance.now() - t0;
     msA.push(t);
@@ -101,8 +109,8 @@ async function timePair(a: (run: number) => Promise<unknown>, b: (run: number) =
     totalB += t;
   }
   return [
-    { ms: median(msA), result: resultA, samples: msA.length },
-    { ms: median(msB), result: resultB, samples: msB.length },
+    { ms: median(msA), result: resultA, samples: msA.length, firstMs: firstA },
+    { ms: median(msB), result: resultB, samples: msB.length, firstMs: firstB },
   ];
 }
 
@@ -171,9 +179,9 @@ async function fileCase(name: string, file: string, write: string | (() => void)
   // Quire alone in a fresh process (this one also holds DuckDB): peak RSS under memory_limit 256MB.
   const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/sources.ts', '--rss-only', sqlQuire], { encoding: 'utf8' });
   const quirePeakRssMB = child.status === 0 ? Number(child.stdout.trim().split('\n').pop()) : null;
-  out[name] = { rows: ROWS, query: sqlQuire, quireMs: ms(q.ms), duckdbMs: ms(d.ms), duckdbOverQuire: ratio, samples: q.samples, resultsAgree: agree, quirePeakRssMB };
+  out[name] = { rows: ROWS, query: sqlQuire, quireMs: ms(q.ms), duckdbMs: ms(d.ms), duckdbOverQuire: ratio, samples: q.samples, quireFirstMs: ms(q.firstMs), duckdbFirstMs: ms(d.firstMs), resultsAgree: agree, quirePeakRssMB };
   console.log(
-    `${name}, ${ROWS} rows: quire ${ms(q.ms)} ms, duckdb(threads=1) ${ms(d.ms)} ms (median of ${q.samples} runs each, taken in turns), duckdb/quire ${ratio}, results agree: ${agree}, quire peak RSS ${quirePeakRssMB} MB`,
+    `${name}, ${ROWS} rows: quire ${ms(q.ms)} ms, duckdb(threads=1) ${ms(d.ms)} ms (median of ${q.samples} runs each, taken in turns; first run ${ms(q.firstMs)} / ${ms(d.firstMs)} ms), duckdb/quire ${ratio}, results agree: ${agree}, quire peak RSS ${quirePeakRssMB} MB`,
   );
 }
 // ---- 1. Parquet ----
