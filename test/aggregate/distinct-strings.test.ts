@@ -80,38 +80,67 @@ describe('DISTINCT over string keys', () => {
   });
 });
 
+/**
+ * Batches of `rows` rows through `set`, each row's group and string (null: NULL) from row(batch, k),
+ * every row checked against a model: kept exactly when its (group, value) is new.
+ */
+function checkBatches(set: GroupValueSet, batches: number, rows: number, row: (batch: number, k: number) => [number, string | null]): void {
+  const seen = new Set<string>();
+  for (let batch = 0; batch < batches; batch++) {
+    const n = rows;
+    const data: (string | null)[] = [];
+    const nulls = new Uint8Array(n);
+    const gids = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const [g, v] = row(batch, k);
+      gids[k] = g;
+      data.push(v);
+      if (v === null) nulls[k] = 1;
+    }
+    const out = new Int32Array(n);
+    const kept = set.filter(makeColumn(T.text, data, nulls), gids, n, out);
+    let expected = 0;
+    for (let k = 0; k < n; k++) {
+      const key = `${gids[k]}:${data[k] ?? '\u0000null'}`;
+      const first = !seen.has(key);
+      seen.add(key);
+      if (out[k] !== (first ? gids[k] : -1)) expect(out[k], `batch ${batch} row ${k}`).toBe(first ? gids[k] : -1);
+      if (first) expected++;
+    }
+    expect(kept).toBe(expected);
+  }
+}
+
+describe('strings the dictionary stops numbering', () => {
+  it('when nine in ten were new at its check: later strings go to the sets, earlier ones stay numbered', () => {
+    const set = new GroupValueSet(T.text, 16_000_000, 64);
+    // Batch 0: 200 new strings over 5 groups; then batches that repeat them (numbered or not) among new ones.
+    checkBatches(set, 6, 200, (batch, k) => {
+      const i = batch === 0 ? k : (k * 37 + batch * 11) % (200 + batch * 40);
+      return [i % 5, i % 17 === 0 && batch > 0 ? null : `u${i}`];
+    });
+    expect(set.stringsNumbered).toBe(64);
+  });
+
+  it('not while strings repeat', () => {
+    const set = new GroupValueSet(T.text, 16_000_000, 64);
+    // 150 strings, each met in several groups before the 64th is new.
+    checkBatches(set, 8, 300, (batch, k) => {
+      const i = batch * 300 + k;
+      return [i % 9, `r${Math.floor(i / 9) % 150}`];
+    });
+    expect(set.stringsNumbered).toBe(150);
+  });
+});
+
 describe('strings past the dictionary limit', () => {
   it('go to their groups\' sets, and each (group, string) is kept once either way', () => {
     const set = new GroupValueSet(T.text, 50);
-    const seen = new Set<string>();
-    let batch = 0;
-    for (let round = 0; round < 4; round++) {
-      // 300 rows a batch: 120 strings over 7 groups, NULL every 13th; later batches repeat earlier ones.
-      const n = 300;
-      const data: (string | null)[] = [];
-      const nulls = new Uint8Array(n);
-      const gids = new Int32Array(n);
-      for (let k = 0; k < n; k++) {
-        const i = k * 7 + batch * 31;
-        gids[k] = i % 7;
-        if (i % 13 === 0) {
-          nulls[k] = 1;
-          data.push(null);
-        } else data.push(`s${i % 120}`);
-      }
-      const out = new Int32Array(n);
-      const kept = set.filter(makeColumn(T.text, data, nulls), gids, n, out);
-      let expected = 0;
-      for (let k = 0; k < n; k++) {
-        const key = `${gids[k]}:${data[k] ?? '\u0000null'}`;
-        const first = !seen.has(key);
-        seen.add(key);
-        expect(out[k], `batch ${batch} row ${k}`).toBe(first ? gids[k] : -1);
-        if (first) expected++;
-      }
-      expect(kept).toBe(expected);
-      batch++;
-    }
+    // 300 rows a batch: 120 strings over 7 groups, NULL every 13th; later batches repeat earlier ones.
+    checkBatches(set, 4, 300, (batch, k) => {
+      const i = k * 7 + batch * 31;
+      return [i % 7, i % 13 === 0 ? null : `s${i % 120}`];
+    });
     // The first 50 strings numbered, the other 70 held by the groups' sets.
     expect(set.stringsNumbered).toBe(50);
   });
