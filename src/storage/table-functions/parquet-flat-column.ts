@@ -34,6 +34,7 @@ import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries }
 import type { ParquetValuePool } from './parquet-value-pool.js';
 import { PageRanks, pickNullBits, pickPackedCodes, pickPackedF64, pickPackedI32, pickRankedCodes, pickRankedF64, pickRankedI32 } from './parquet-ranked-pick.js';
 import { PackedStream } from './parquet-packed-stream.js';
+import { headerEnd, runHeader } from './parquet-run-header.js';
 import { bytesPass, leadingLiteral, LiteralWords, stringPasses, trailingLiteral, validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
@@ -726,27 +727,6 @@ function readVarInt(r: Reader): number {
     if ((b & 0x80) === 0) return result;
     shift += 7;
   }
-}
-
-/** Where the header runHeader last read ends (decoding is synchronous: one cell serves every decoder). */
-let headerEnd = 0;
-
-/**
- * The ULEB128 header of an RLE / bit-packed hybrid run starting at bytes[p], which must end before
- * `end`; -1 when it does not (each caller names what ended early). The position after it goes to
- * headerEnd rather than into a returned object, which the hot loops calling this would allocate per run.
- */
-function runHeader(bytes: Uint8Array, p: number, end: number): number {
-  if (p >= end) return -1;
-  let b = bytes[p++]!;
-  let header = b & 0x7f;
-  for (let shift = 7; b >= 0x80; shift += 7) {
-    if (p >= end) return -1;
-    b = bytes[p++]!;
-    header += (b & 0x7f) * 2 ** shift;
-  }
-  headerEnd = p;
-  return header;
 }
 
 /**

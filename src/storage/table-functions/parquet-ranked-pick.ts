@@ -18,6 +18,8 @@
  * (median of 28 runs each; 28 of 28 pairs faster).
  */
 
+import { headerEnd, runHeader } from './parquet-run-header.js';
+
 /** Present rows among the low k bits of byte b, at LOW_RANK[b << 3 | k]. */
 const LOW_RANK = new Uint8Array(2048);
 /** Present rows in a byte. */
@@ -56,13 +58,9 @@ export class PageRanks {
     let present = 0;
     let row = 0;
     while (row < count) {
-      let header = 0;
-      for (let shift = 0; ; shift += 7) {
-        if (p >= end) throw new Error('definition levels end early');
-        const b = bytes[p++]!;
-        header += (b & 0x7f) * 2 ** shift;
-        if (b < 0x80) break;
-      }
+      const header = runHeader(bytes, p, end);
+      if (header < 0) throw new Error('definition levels end early');
+      p = headerEnd;
       if ((header & 1) === 0) {
         const n = Math.min(header / 2, count - row);
         if (p >= end) throw new Error('definition levels end early');
