@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -7,6 +7,8 @@
  *     numbers, grouped by the text; parquet_nulls: the same with a seventh of the values NULL, every
  *     column on the same rows; parquet_nulls_scattered: each column NULL on rows of its own (a 5th to a
  *     13th), the shape in which no column can take the filter column's NULL flags as its own;
+ *     parquet_nulls_runs: the same NULLs with v, s and name equal over stretches of 20 rows (RLE runs
+ *     among their indexes, which the picks by rank unpack rather than read in place);
  *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy; parquet_zstd_nulls:
  *     parquet_nulls_scattered's file in zstd;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
@@ -57,7 +59,7 @@ const { DuckDBInstance } = await import('@duckdb/node-api');
 const { default: pg } = await import('pg');
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 11);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -200,12 +202,14 @@ if (CASES.has('parquet')) {
 // Text (dictionary-encoded: 17 and 5003 distinct values) and a timestamp beside the numbers.
 // Nulls: 'none'; 'same' (every column but id NULL on the same rows, i % 7 = 3); 'scattered' (each
 // column NULL on rows of its own, so no column can take the filter column's NULL flags as its own).
-type Nulls = 'none' | 'same' | 'scattered';
+// 'runs': scattered's NULLs, with v, s and name equal over stretches of 20 rows, so their indexes hold RLE
+// runs: the pages the picks by rank cannot read in their packed bits (they unpack them first).
+type Nulls = 'none' | 'same' | 'scattered' | 'runs';
 // Codec: DuckDB's default (Snappy), or zstd (Polars' default).
 type Codec = 'snappy' | 'zstd';
 const textFile = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
   const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
-  return join('.bench-data', `sources-${kind === 'none' ? 'text' : kind === 'same' ? 'nulls' : 'nulls-scattered'}${codec === 'snappy' ? '' : `-${codec}`}-${ROWS}.parquet`);
+  return join('.bench-data', `sources-${kind === 'none' ? 'text' : kind === 'same' ? 'nulls' : kind === 'runs' ? 'nulls-runs' : 'nulls-scattered'}${codec === 'snappy' ? '' : `-${codec}`}-${ROWS}.parquet`);
 };
 const textWrite = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
   const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
@@ -215,8 +219,10 @@ const textWrite = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
     if (kind === 'none') return e;
     return `CASE WHEN i % ${kind === 'same' ? 7 : m} = 3 THEN NULL ELSE ${e} END`;
   };
-  return `COPY (SELECT i::INTEGER AS id, ${n('(i % 1000)::INTEGER')} AS k, ${n('((i * 7919) % 10007) / 10007.0')} AS v,
-                  ${n(`'cat' || (i % 17)`)} AS s, ${n(`'name' || (i % 5003)`)} AS name,
+  // The row number v, s and name are made of: i, or the stretch of 20 rows i is in.
+  const j = kind === 'runs' ? '(i // 20)' : 'i';
+  return `COPY (SELECT i::INTEGER AS id, ${n('(i % 1000)::INTEGER')} AS k, ${n(`((${j} * 7919) % 10007) / 10007.0`)} AS v,
+                  ${n(`'cat' || (${j} % 17)`)} AS s, ${n(`'name' || (${j} % 5003)`)} AS name,
                   ${n(`TIMESTAMP '2020-01-01' + to_seconds((i * 7) % 94608000)`)} AS ts
            FROM range(${ROWS}) t(i)) TO '${textFile(kind, codec)}' (FORMAT parquet${codec === 'snappy' ? '' : `, COMPRESSION ${codec}`})`;
 };
@@ -225,6 +231,7 @@ const textQuery = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string =>
 if (CASES.has('parquet_text')) await fileCase('parquet_text', textFile(false), textWrite(false), textQuery(false));
 if (CASES.has('parquet_nulls')) await fileCase('parquet_nulls', textFile(true), textWrite(true), textQuery(true));
 if (CASES.has('parquet_nulls_scattered')) await fileCase('parquet_nulls_scattered', textFile('scattered'), textWrite('scattered'), textQuery('scattered'));
+if (CASES.has('parquet_nulls_runs')) await fileCase('parquet_nulls_runs', textFile('runs'), textWrite('runs'), textQuery('runs'));
 if (CASES.has('parquet_zstd')) await fileCase('parquet_zstd', textFile(false, 'zstd'), textWrite(false, 'zstd'), textQuery(false, 'zstd'));
 // ZSTD with NULLs scattered per column: every page's definition levels read, from whole-decoded pages.
 if (CASES.has('parquet_zstd_nulls')) await fileCase('parquet_zstd_nulls', textFile('scattered', 'zstd'), textWrite('scattered', 'zstd'), textQuery('scattered', 'zstd'));
