@@ -8,7 +8,7 @@
  *     column on the same rows; parquet_nulls_scattered: each column NULL on rows of its own (a 5th to a
  *     13th), the shape in which no column can take the filter column's NULL flags as its own;
  *     parquet_nulls_runs: the same NULLs with v, s and name equal over stretches of 20 rows (RLE runs
- *     among their indexes, which the picks by rank unpack rather than read in place);
+ *     among their indexes, picked a run at a time);
  *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy; parquet_zstd_nulls:
  *     parquet_nulls_scattered's file in zstd;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
@@ -203,7 +203,7 @@ if (CASES.has('parquet')) {
 // Nulls: 'none'; 'same' (every column but id NULL on the same rows, i % 7 = 3); 'scattered' (each
 // column NULL on rows of its own, so no column can take the filter column's NULL flags as its own).
 // 'runs': scattered's NULLs, with v, s and name equal over stretches of 20 rows, so their indexes hold RLE
-// runs: the pages the picks by rank cannot read in their packed bits (they unpack them first).
+// runs: pages the picks by rank cannot read in their packed bits (parquet-page-runs.ts reads them).
 type Nulls = 'none' | 'same' | 'scattered' | 'runs';
 // Codec: DuckDB's default (Snappy), or zstd (Polars' default).
 type Codec = 'snappy' | 'zstd';

@@ -1,6 +1,7 @@
 /**
- * The two page decoders the pickers by rank read: PageRanks.fromLevels (definition levels straight to
- * present bits and ranks) and PackedStream.gather (a page's bit-packed indexes end to end). Checked
+ * The page decoders the pickers by rank read: PageRanks.fromLevels (definition levels straight to
+ * present bits and ranks), PackedStream.gather (a page's bit-packed indexes end to end) and PageRuns
+ * with its pickers (a page's indexes as runs ending at rows, picked a run at a time). Checked
  * against a model over random pages: runs of every kind and length, RLE runs that leave the next run
  * off a byte boundary, a last bit-packed run cut short by the page's rows (its padding not read),
  * widths 1 to 25, and pages that end early or pass their end.
@@ -8,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { PageRanks } from '../../src/storage/table-functions/parquet-ranked-pick.js';
 import { PackedStream } from '../../src/storage/table-functions/parquet-packed-stream.js';
+import { PageRuns, pickRunCodes, pickRunsF64, pickRunsI32 } from '../../src/storage/table-functions/parquet-page-runs.js';
 
 /** A small deterministic generator (xorshift), so a failure names its seed. */
 function random(seed: number): (n: number) => number {
@@ -143,5 +145,129 @@ describe('PackedStream.gather', () => {
     expect(() => stream.gather(new Uint8Array(out.slice(0, 3)), 0, 3, 3, 8)).toThrow('encoded values extend past their page');
     expect(() => stream.gather(new Uint8Array(out.slice(0, 4)), 0, 4, 3, 16)).toThrow('encoded values end early');
     expect(() => stream.gather(new Uint8Array(out), 0, 0, 3, 8)).toThrow('encoded values end early');
+  });
+});
+
+/**
+ * Indexes for `present` values: RLE runs of 1 to 60 equal values and bit-packed runs of 1 to 3 groups
+ * (their values repeating now and then, as neighbours the reader merges), at `width` bits; the last
+ * run may hold more values than the page (padding).
+ */
+function randomIndexes(rnd: (n: number) => number, present: number, width: number, rleShare: number): { values: number[]; bytes: Uint8Array; counted: number } {
+  const values: number[] = [];
+  // Entries as the headers count them (a run, or a bit-packed value below present), before merging.
+  let counted = 0;
+  const out: number[] = [];
+  const top = 2 ** width;
+  const valueBytes = (width + 7) >> 3;
+  while (values.length < present) {
+    if (rnd(100) < rleShare) {
+      const n = 1 + rnd(60);
+      const v = rnd(top);
+      varint(out, n * 2);
+      for (let i = 0; i < valueBytes; i++) out.push(Math.floor(v / 2 ** (8 * i)) % 256);
+      for (let i = 0; i < n; i++) values.push(v);
+      counted++;
+    } else {
+      const run: number[] = [];
+      for (let i = 8 * (1 + rnd(3)); i > 0; i--) run.push(run.length > 0 && rnd(3) === 0 ? run[run.length - 1]! : rnd(top));
+      packRun(out, run, width, top - 1);
+      counted += Math.min(run.length, present - values.length);
+      values.push(...run);
+    }
+  }
+  out.push(0xff, 0xff, 0xff, 0xff, 0xff);
+  return { values: values.slice(0, present), bytes: new Uint8Array(out), counted };
+}
+
+describe('PageRuns: picking a run at a time', () => {
+  it('picks what the model picks, for widths 1 to 32, from pages of RLE and bit-packed runs', () => {
+    const pr = new PageRanks();
+    const runs = new PageRuns();
+    let taken = 0;
+    for (let seed = 1; seed <= 500; seed++) {
+      const rnd = random(seed);
+      const count = 1 + rnd(seed % 7 === 0 ? 30 : 3000);
+      const { levels, bytes: levelBytes } = randomLevels(rnd, count);
+      // Half the pages' bits from NULL flags (PageRanks.build, as a page whose flags were written first).
+      let present: number;
+      if (seed % 2 === 0) present = pr.fromLevels(levelBytes, 0, levelBytes.length - 3, count);
+      else {
+        const flags = new Uint8Array(Math.ceil(count / 8) * 8 + 8);
+        levels.forEach((l, t) => (flags[t] = 1 - l));
+        pr.build(new Uint32Array(flags.buffer), flags, count);
+        present = levels.filter((l) => l === 1).length;
+      }
+      if (present === 0) continue;
+      const width = 1 + ((seed - 1) % 32);
+      const { values, bytes, counted } = randomIndexes(rnd, present, width, seed % 5 === 0 ? 50 : 95);
+      const max = runs.read(bytes, 0, bytes.length - 5, width, present, pr, count);
+      // Refused exactly when the headers count more entries than a quarter of the present values.
+      expect(max < 0, `seed ${seed}`).toBe(counted > present >> 2);
+      if (max < 0) continue;
+      taken++;
+      // Equal neighbours merged.
+      let entries = 0;
+      for (let r = 0; r < present; r++) if (r === 0 || values[r] !== values[r - 1]) entries++;
+      expect(runs.count, `seed ${seed}`).toBe(entries);
+      expect(max, `seed ${seed}`).toBe(Math.max(...values));
+      // Wanted rows: all, or about an eighth to nearly all, from a row offset.
+      const row = rnd(1000);
+      const density = [1, 2, 7, 8][rnd(4)]!;
+      const only: number[] = [];
+      for (let t = 0; t < count; t++) if (density === 8 || rnd(8) < density) only.push(row + t);
+      const at = 3;
+      const onlyArr = new Int32Array(at + only.length);
+      onlyArr.set(only, at);
+      const to = at + only.length;
+      const dict = Float64Array.from({ length: 2 ** Math.min(width, 16) }, (_, i) => i * 0.5 - 3);
+      const dictI = Int32Array.from(dict, (x) => x * 2);
+      const outF = new Float64Array(to).fill(99);
+      const outI = new Int32Array(to).fill(99);
+      const outC = new Int32Array(to).fill(99);
+      const nulls = new Uint8Array(to).fill(7);
+      const small = width <= 16;
+      if (small) {
+        pickRunsF64(dict, runs, pr.bits, row, onlyArr, at, to, outF, nulls);
+        pickRunsI32(dictI, runs, pr.bits, row, onlyArr, at, to, outI, nulls);
+      }
+      pickRunCodes(runs, pr.bits, row, onlyArr, at, to, outC, nulls);
+      let rank = 0;
+      let next = 0;
+      for (let t = 0, j = at; t < count; t++) {
+        if (next < only.length && only[next] === row + t) {
+          const isNull = levels[t] === 0;
+          const v = values[rank]!;
+          const ctx = `seed ${seed}, width ${width}, row ${t}`;
+          if (nulls[j] !== (isNull ? 1 : 0)) expect(nulls[j], ctx).toBe(isNull ? 1 : 0);
+          if (outC[j] !== (isNull ? -1 : v | 0)) expect(outC[j], ctx).toBe(isNull ? -1 : v | 0);
+          if (small && !isNull && (outF[j] !== dict[v] || outI[j] !== dictI[v])) expect([outF[j], outI[j]], ctx).toEqual([dict[v], dictI[v]]);
+          next++;
+          j++;
+        }
+        rank += levels[t]!;
+      }
+      // Nothing written before from.
+      expect([outF[at - 1], outC[at - 1], nulls[at - 1]], `seed ${seed}`).toEqual([99, 99, 7]);
+    }
+    // Most pages are taken: the test checks the picks, not only the refusal.
+    expect(taken).toBeGreaterThan(300);
+  });
+
+  it('refuses indexes that end early or pass their end, and pages without present values', () => {
+    const pr = new PageRanks();
+    const runs = new PageRuns();
+    const levels = new Uint8Array([32 * 2, 1]);
+    pr.fromLevels(levels, 0, 2, 32);
+    // An RLE run of 20 values of 3 (width 2) for 32 present values: they end early.
+    expect(() => runs.read(new Uint8Array([40, 3]), 0, 2, 2, 32, pr, 32)).toThrow('encoded values end early');
+    // An RLE run without its value byte.
+    expect(() => runs.read(new Uint8Array([64, 3]), 0, 1, 2, 32, pr, 32)).toThrow('encoded values extend past their page');
+    // A bit-packed run of 4 groups (8 bytes at width 2) with 2 bytes behind it.
+    expect(() => runs.read(new Uint8Array([9, 0, 0]), 0, 3, 2, 32, pr, 32)).toThrow('encoded values extend past their page');
+    expect(runs.read(new Uint8Array([64, 3]), 0, 2, 2, 0, pr, 32)).toBe(-1);
+    // The whole page one run: one entry, ending at the page's rows.
+    expect(runs.read(new Uint8Array([64, 3]), 0, 2, 2, 32, pr, 32)).toBe(3);
+    expect([runs.count, runs.ends[0], runs.values[0]]).toEqual([1, 32, 3]);
   });
 });

@@ -6,8 +6,9 @@
  * NULL patterns that put a NULL first and last in a page, on every lane of an 8-row block, and none in
  * long stretches; filters keeping from an eighth to nearly all rows in no pattern; row groups whose
  * rows are not a multiple of 8; version 2 pages. The indexes are read in the packed bits where a page
- * has only bit-packed runs, and unpacked where it has RLE runs (text in runs of 40 equal values); the
- * levels go straight to present bits. An index past the dictionary at a wanted row is refused on
+ * has only bit-packed runs; where most are RLE runs (text in runs of 40 equal values, int and double
+ * in runs of 1 to 40) each wanted row takes its run's value (parquet-page-runs.ts), and a page of
+ * short runs is unpacked. The levels go straight to present bits. An index past the dictionary at a wanted row is refused on
  * either path (a file written here by hand).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,7 +34,9 @@ const select = `SELECT i::INTEGER AS id,
     CASE WHEN ((i // 4000) % 3 = 1 AND i % 9 = 0) OR i >= ${N - 4} THEN NULL ELSE DATE '2020-01-01' + (i % 700)::INTEGER END AS d,
     CASE WHEN hash(i * 5) % 4 = 0 OR i >= ${N - 4} THEN NULL ELSE ((i * 7919) % 6007)::INTEGER END AS wide,
     CASE WHEN hash(i * 11) % 6 = 0 OR i >= ${N - 4} THEN NULL ELSE (i % 2)::INTEGER END AS b1,
-    CASE WHEN i % 11 = 5 OR i >= ${N - 4} THEN NULL ELSE 'run' || (i // 40 % 200) END AS rl
+    CASE WHEN i % 11 = 5 OR i >= ${N - 4} THEN NULL ELSE 'run' || (i // 40 % 200) END AS rl,
+    CASE WHEN hash(i * 13) % 6 = 0 OR i >= ${N - 4} THEN NULL ELSE ((i // (1 + (i // 997) % 25)) % 300)::INTEGER END AS ri,
+    CASE WHEN hash(i * 17) % 4 = 0 OR i >= ${N - 4} THEN NULL ELSE ((i // (1 + (i // 1231) % 40)) % 700) / 7.0 END AS rv
   FROM range(${N}) t(i)`;
 const fx = duckdbParquetFixture('parquet-ranked-pick', select, 'ROW_GROUP_SIZE 10007');
 
@@ -50,9 +53,14 @@ const QUERIES = [
   // 13-bit (in one row group of the whole file) and 1-bit indexes; text in runs of 40 equal values (RLE runs among the indexes).
   `SELECT count(wide), sum(wide), min(wide), max(wide), count(b1), sum(b1), count(rl), min(rl), max(rl) FROM read_parquet('$F') WHERE f < 600`,
   `SELECT rl, count(*), count(wide), sum(b1) FROM read_parquet('$F') WHERE f >= 250 GROUP BY rl ORDER BY rl LIMIT 50`,
+  // Int and double in runs of 1 to 25 and 1 to 40 equal values (pages of RLE runs picked a run at a
+  // time, pages of short runs left to the pickers by rank), text in runs grouped.
+  `SELECT count(ri), sum(ri), min(ri), max(ri), count(rv), sum(rv), min(rv), max(rv), count(rl) FROM read_parquet('$F') WHERE f < 600`,
+  `SELECT rl, count(*), count(ri), sum(ri), count(rv), sum(rv) FROM read_parquet('$F') WHERE f % 4 <> 1 GROUP BY rl ORDER BY rl LIMIT 60`,
+  `SELECT id, ri, rv, rl FROM read_parquet('$F') WHERE f < 900 AND id % 53 = 7 ORDER BY id`,
 ];
 
-const castSums = (sql: string): string => sql.replace(/sum\((k|big|wide|b1)\)/g, 'CAST(sum($1) AS BIGINT)');
+const castSums = (sql: string): string => sql.replace(/sum\((k|big|wide|b1|ri)\)/g, 'CAST(sum($1) AS BIGINT)');
 // Sums of doubles in another order differ in their last bits: compared to 12 digits.
 const digits = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(12)) : x)));
 

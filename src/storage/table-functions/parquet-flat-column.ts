@@ -34,7 +34,8 @@ import { keepDictionary, keptDictionary, type KeptDictionary, type LazyEntries }
 import type { ParquetValuePool } from './parquet-value-pool.js';
 import { PageRanks, pickNullBits, pickPackedCodes, pickPackedF64, pickPackedI32, pickRankedCodes, pickRankedF64, pickRankedI32 } from './parquet-ranked-pick.js';
 import { PackedStream } from './parquet-packed-stream.js';
-import { headerEnd, runHeader } from './parquet-run-header.js';
+import { PageRuns, pickRunCodes, pickRunsF64, pickRunsI32 } from './parquet-page-runs.js';
+import { headerEnd, readRunValue, runHeader } from './parquet-run-header.js';
 import { bytesPass, leadingLiteral, LiteralWords, stringPasses, trailingLiteral, validUtf8 } from './parquet-text-filter.js';
 
 const hyparquetColumn = lazyModule<typeof import('hyparquet/src/column.js')>('hyparquet/src/column.js');
@@ -755,8 +756,9 @@ function readIndexes(r: Reader, width: number, out: Dense, len: number, dict: De
     p = headerEnd;
     if ((header & 1) === 0) {
       const count = Math.min(header / 2, n - seen);
-      let v = 0;
-      for (let i = 0; i < valueBytes; i++) v += bytes[p++]! * 2 ** (8 * i);
+      if (p + valueBytes > end) throw new Error('encoded values extend past their page');
+      const v = readRunValue(bytes, p, valueBytes);
+      p += valueBytes;
       out.fill(dict === null ? v : dict[v]!, seen, seen + count);
       max = v > max ? v : max;
       seen += count;
@@ -797,8 +799,9 @@ function selectIndexes(r: Reader, width: number, len: number, n: number, pass: I
     p = headerEnd;
     if ((header & 1) === 0) {
       const count = Math.min(header / 2, n - seen);
-      let v = 0;
-      for (let i = 0; i < valueBytes; i++) v += bytes[p++]! * 2 ** (8 * i);
+      if (p + valueBytes > end) throw new Error('encoded values extend past their page');
+      const v = readRunValue(bytes, p, valueBytes);
+      p += valueBytes;
       if (v > max[0]!) max[0] = v;
       if (pass[v] === 1) w = appendRows(sel, w, row + seen, count);
       seen += count;
@@ -1269,8 +1272,8 @@ function pickIndexes(r: Reader, width: number, len: number, present: number, pag
       if ((header & 1) === 0) {
         if (p + valueBytes > end) throw new Error('encoded values extend past their page');
         rle = true;
-        rleValue = 0;
-        for (let k = 0; k < valueBytes; k++) rleValue |= bytes[p++]! << (8 * k);
+        rleValue = readRunValue(bytes, p, valueBytes);
+        p += valueBytes;
         runEnd = runStart + half;
       } else {
         const groups = half;
@@ -1355,9 +1358,8 @@ function decodeValues(view: DataView, bytes: Uint8Array, end: number, width: num
       const half = header < 0x80000000 ? header >>> 1 : Math.min(Math.floor(header / 2), present);
       if ((header & 1) === 0) {
         if (p + valueBytes > end) throw new Error('encoded values extend past their page');
-        let v = 0;
-        for (let k = 0; k < valueBytes; k++) v += bytes[p++]! * 2 ** (8 * k);
-        runValue = v;
+        runValue = readRunValue(bytes, p, valueBytes);
+        p += valueBytes;
         runBits = -1;
         runLast = runFirst + half;
       } else {
@@ -2000,6 +2002,8 @@ class FlagScratch<W extends Float64Array | Uint32Array> {
 const pageRanks = new PageRanks();
 /** A page's bit-packed indexes end to end (parquet-packed-stream.ts). */
 const packedStream = new PackedStream();
+/** The runs of a page picked a run at a time (parquet-page-runs.ts). */
+const pageRuns = new PageRuns();
 
 /** A page's NULL flags from the present bits fromLevels left in pageRanks, in the page scratch. */
 function flagsOfRanks(count: number): Uint8Array {
@@ -2222,8 +2226,20 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       // each wanted row's index read at its rank from the packed bits, the page never unpacked.
       const ranked = only !== undefined && outNulls !== null && dictSize > 0 && (fromRanks || (LITTLE_ENDIAN && pageNulls !== null && pageNullScratch.holds(pageNulls)));
       if (fromRanks && !ranked) pageNulls = flagsOfRanks(count);
+      if (ranked && !fromRanks) pageRanks.build(pageNullScratch.words, pageNulls!, count);
+      // The same, with the indexes mostly in RLE runs: each wanted row takes its run's value.
+      if (ranked && width > 0 && width <= 32) {
+        const max = pageRuns.read(new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength), r.offset, r.view.byteLength, width, present, pageRanks, count);
+        if (max >= 0) {
+          if (max >= dictSize) throw new Error('dictionary index out of range');
+          if (coded) pickRunCodes(pageRuns, pageRanks.bits, row, only, want, wantEnd, values as Int32Array, outNulls);
+          else if (values instanceof Float64Array) pickRunsF64(dictionary as Float64Array, pageRuns, pageRanks.bits, row, only, want, wantEnd, values, outNulls);
+          else pickRunsI32(dictionary as Int32Array, pageRuns, pageRanks.bits, row, only, want, wantEnd, values, outNulls);
+          row += count;
+          continue;
+        }
+      }
       if (ranked && width > 0 && width <= 25 && present * width < 2 ** 31 && packedStream.gather(new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength), r.offset, r.view.byteLength, width, present)) {
-        if (!fromRanks) pageRanks.build(pageNullScratch.words, pageNulls!, count);
         const packed = packedStream.view;
         const max = coded
           ? pickPackedCodes(packed, width, pageRanks, row, only, want, wantEnd, values as Int32Array, outNulls)
@@ -2246,7 +2262,6 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       // Many wanted rows in no stretches, and NULLs of the page's own: each wanted row found by its rank,
       // at the same cost wherever it lies (a count of the flags between wanted rows varied with the gap).
       if (ranked) {
-        if (!fromRanks) pageRanks.build(pageNullScratch.words, pageNulls!, count);
         const slots = indexesFor(present + 1);
         slots[present] = 0;
         if (coded) pickRankedCodes(slots, pageRanks, row, only, want, wantEnd, values as Int32Array, outNulls);

@@ -23,3 +23,17 @@ export function runHeader(bytes: Uint8Array, p: number, end: number): number {
   headerEnd = p;
   return header;
 }
+
+/**
+ * The repeated value of an RLE run: `n` (0–4) bytes little-endian from bytes[p], unsigned. The caller
+ * has checked they lie inside its page. Shifts rather than a loop over powers of two: the loop's
+ * `2 ** k` was most of the cost of pages made of short runs.
+ */
+export function readRunValue(bytes: Uint8Array, p: number, n: number): number {
+  if (n === 0) return 0;
+  let v = bytes[p]!;
+  if (n > 1) v |= bytes[p + 1]! << 8;
+  if (n > 2) v |= bytes[p + 2]! << 16;
+  if (n > 3) v = (v | (bytes[p + 3]! << 24)) >>> 0;
+  return v;
+}
