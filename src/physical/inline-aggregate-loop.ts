@@ -14,9 +14,10 @@
  * (a NaN average, an infinite sum) sends its rows to the general path each time: slower, never different.
  *
  * Tallied (few groups: TALLY_GROUPS in hash-aggregate.ts): the steps that only count rows (count(*),
- * count(x) of a batch without NULLs) share one int32 tally per group, counted once per row and added to
- * each of their count arrays when the loop stops, instead of a read-add-write of a double per step and
- * row. Counts are integers, so adding them later changes no result.
+ * count(x) of a batch without NULLs), and the row counts steps keep beside their state (avg's divisor,
+ * InlineStep.rowCountRef) where they skip no NULL, share one int32 tally per group, counted once per row
+ * and added to each of their count arrays when the loop stops, instead of a read-add-write of a double
+ * per step and row. Counts are integers, so adding them later changes no result.
  *
  * NULLs: a key column with NULL rows sends them to the NULL group (`nullGroup`; -1 until the general
  * path has made it, which stops the loop there). Dictionary codes, -1 on NULL rows, need no test of the
@@ -76,10 +77,13 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
   let r = 0;
   // The count arrays the tally is added to.
   const counted: string[] = [];
+  // A step's row count goes to the tally when it counts every row the loop updates (no NULL skipped).
+  const talliedCount = (st: InlineStep): boolean => tallied && st.rowCountRef !== undefined && st.skipsNulls !== true;
   {
     let base = 0;
     for (const st of steps) {
       if (tallied && st.countsRows === true) counted.push(`R${base}`);
+      if (talliedCount(st)) counted.push(`R${base + st.rowCountRef!}`);
       base += st.refs.length;
     }
   }
@@ -100,7 +104,8 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
       // A NULL argument: whatever compute made of the row's (meaningless) value is neither tested nor kept.
       const isNull = st.skipsNulls === true && argOf[s]! >= 0 ? `n${argOf[s]}` : null;
       if (c.ok !== 'true') oks.push(isNull === null ? c.ok : `(${isNull} || ${c.ok})`);
-      stores.push(isNull === null ? c.store : `if (!${isNull}) { ${c.store} }`);
+      const store = st.rowCountRef !== undefined && !talliedCount(st) ? `${c.store} R${b + st.rowCountRef}[gid]++;` : c.store;
+      stores.push(isNull === null ? store : `if (!${isNull}) { ${store} }`);
     }
     if (counted.length > 0) stores.push('C[gid]++;');
     if (oks.length > 0) lines.push(`if (!(${oks.join(' && ')})) break;`);

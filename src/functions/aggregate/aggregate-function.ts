@@ -123,6 +123,11 @@ export interface InlineStep {
    */
   readonly countsRows?: boolean;
   /**
+   * The ref whose [g] counts the rows the step updates (avg's divisor), left out of the step's store:
+   * the loop adds one to it per row, in its tally where it keeps one (as for countsRows).
+   */
+  readonly rowCountRef?: number;
+  /**
    * True when the argument has NULLs on some rows, on which the aggregate changes nothing (count(x),
    * sum, avg, …): the loop runs the step only on the other rows.
    */

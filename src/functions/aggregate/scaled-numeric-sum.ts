@@ -234,10 +234,10 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
     // loop compiled for it is not rebuilt. That holds either way: with no NULL and every value below
     // 2^53, a group the general path creates meanwhile takes the column's scale with its first value.
     if (sn !== this.checkedFor && this.common === sn.scale && this.atCommon === this.groups) {
-      return this.avg ? { refs: [this.sums, this.counts], code: sameScaleAvgStep } : { refs: [this.sums], code: sameScaleSumStep };
+      return this.avg ? { refs: [this.sums, this.counts], code: sameScaleSumStep, rowCountRef: 1 } : { refs: [this.sums], code: sameScaleSumStep };
     }
     this.checkedFor = sn;
-    return { refs: [this.sums, this.scales, this.counts, sn.scale], code: scaledSumStep };
+    return { refs: [this.sums, this.scales, this.counts, sn.scale], code: scaledSumStep, rowCountRef: 2 };
   }
 
   /** The double part as a Numeric (null: no finite value was ever summed there). */
@@ -261,28 +261,22 @@ export class GroupedScaledNumericSum implements GroupedAccumulator {
 
 /**
  * scaledSumStep when every group's sum has the column's scale: the range test only. sum counts no rows
- * here (result() tells an empty group by its scale), avg does (its divisor).
+ * here (result() tells an empty group by its scale); avg does (its divisor, ref 1: rowCountRef).
  */
 function sameScaleSumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
   const sums = ref(0);
   return { compute: `const ${t}s = ${sums}[${g}] + ${v};`, ok: `(${t}s < ${LIMIT} && ${t}s > -${LIMIT})`, store: `${sums}[${g}] = ${t}s;` };
 }
 
-function sameScaleAvgStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
-  const [sums, counts] = [ref(0), ref(1)];
-  return {
-    compute: `const ${t}s = ${sums}[${g}] + ${v};`,
-    ok: `(${t}s < ${LIMIT} && ${t}s > -${LIMIT})`,
-    store: `${sums}[${g}] = ${t}s; ${counts}[${g}]++;`,
-  };
-}
-
-/** update()'s common case as inline text (inline-aggregate-loop.ts); ref(3) is the column's scale. */
+/**
+ * update()'s common case as inline text (inline-aggregate-loop.ts); ref(3) is the column's scale, ref(2)
+ * the counts (rowCountRef: the loop adds the row).
+ */
 function scaledSumStep(ref: (i: number) => string, g: string, v: string, t: string): InlineCode {
-  const [sums, scales, counts, scale] = [ref(0), ref(1), ref(2), ref(3)];
+  const [sums, scales, scale] = [ref(0), ref(1), ref(3)];
   return {
     compute: `const ${t}s = ${sums}[${g}] + ${v};`,
     ok: `(${scales}[${g}] === ${scale} && ${t}s < ${LIMIT} && ${t}s > -${LIMIT})`,
-    store: `${sums}[${g}] = ${t}s; ${counts}[${g}]++;`,
+    store: `${sums}[${g}] = ${t}s;`,
   };
 }

@@ -806,7 +806,7 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   const argNulls = packedMap(plan.argCols, (c) => batch.columns[c]!.nulls);
   // A tally is added up over every group each time the loop stops: few groups only. Not decided by
   // the batch's rows, so a row group's short last batch does not switch loops back and forth.
-  const tallied = grouper.count <= TALLY_GROUPS && steps.some((s) => s.countsRows === true);
+  const tallied = grouper.count <= TALLY_GROUPS && steps.some((s) => s.countsRows === true || (s.rowCountRef !== undefined && s.skipsNulls !== true));
   const nullSlot = lk.nullSlot;
   const keyNulls = lk.nulls !== null && !nullSlot;
   let loop = plan.loop;

@@ -20,8 +20,10 @@ interface Batch {
 }
 
 /** Groups are keys 0 … groups-1; a key's group exists once a row of it went through update(). */
-function run(acc: GroupedScaledNumericSum, batches: readonly Batch[], groups: number): { steps: ('short' | 'checked')[] } {
+function run(acc: GroupedScaledNumericSum, batches: readonly Batch[], groups: number, tallied = false): { steps: ('short' | 'checked')[] } {
   const table = new Int32Array(groups);
+  // Tallied: avg's row counts kept in the loop's tally and added when it stops (rowCountRef).
+  const tally = new Int32Array(groups);
   let made = 0;
   const stepRefs: ('short' | 'checked')[] = [];
   for (const b of batches) {
@@ -33,8 +35,9 @@ function run(acc: GroupedScaledNumericSum, batches: readonly Batch[], groups: nu
       if (step !== null) {
         // The checked step binds the scales and the column's scale too.
         stepRefs.push(step.refs.length < 4 ? 'short' : 'checked');
-        const loop = inlineAggregateLoop([step], [0]);
-        j = loop(b.keys, table, null, j, n, [b.unscaled], step.refs, new Int32Array(0));
+        const loop = inlineAggregateLoop([step], [0], tallied);
+        j = loop(b.keys, table, null, j, n, [b.unscaled], step.refs, tally);
+        expect(tally.every((c) => c === 0)).toBe(true);
         if (j >= n) break;
       }
       // The row the loop stopped at (or every row when there is no step) through update().
@@ -82,12 +85,12 @@ const batch = (n: number, groups: number, scale: number, value: (i: number) => n
 });
 
 describe('GroupedScaledNumericSum inline step', () => {
-  for (const avg of [false, true]) {
-    it(`${avg ? 'avg' : 'sum'}: one scale takes the step without a scale test once every group has a value`, () => {
+  for (const [avg, tallied] of [[false, false], [true, false], [false, true], [true, true]]) {
+    it(`${avg ? 'avg' : 'sum'}${tallied ? ', rows tallied' : ''}: one scale takes the step without a scale test once every group has a value`, () => {
       const batches = [0, 1, 2].map((b) => batch(4096, 10, 2, (i) => ((i + b) * 7919) % 1000003 - 500001));
-      const acc = new GroupedScaledNumericSum(avg);
-      const { steps } = run(acc, batches, 10);
-      expect(results(acc, batches, 10)).toEqual(expected(batches, 10, avg));
+      const acc = new GroupedScaledNumericSum(avg!);
+      const { steps } = run(acc, batches, 10, tallied);
+      expect(results(acc, batches, 10)).toEqual(expected(batches, 10, avg!));
       // Later batches: every group has the scale, the short step alone.
       expect(steps.slice(-2)).toEqual(['short', 'short']);
     });
