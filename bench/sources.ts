@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_nulls_runs_short,parquet_runs_dense,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -8,7 +8,8 @@
  *     column on the same rows; parquet_nulls_scattered: each column NULL on rows of its own (a 5th to a
  *     13th), the shape in which no column can take the filter column's NULL flags as its own;
  *     parquet_nulls_runs: the same NULLs with v, s and name equal over stretches of 20 rows (RLE runs
- *     among their indexes, picked a run at a time);
+ *     among their indexes, picked a run at a time); parquet_nulls_runs_short: stretches of 4 rows (runs
+ *     too short for that: the pages are unpacked); parquet_runs_dense: stretches of 20 rows, no NULLs;
  *     parquet_zstd: parquet_text's file compressed with zstd instead of Snappy; parquet_zstd_nulls:
  *     parquet_nulls_scattered's file in zstd;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
@@ -59,7 +60,7 @@ const { DuckDBInstance } = await import('@duckdb/node-api');
 const { default: pg } = await import('pg');
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_nulls_runs_short,parquet_runs_dense,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 11);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -80,9 +81,12 @@ async function time(f: (run: number) => Promise<unknown>): Promise<{ ms: number;
 /**
  * Both engines' medians, their runs taken in turns (so a change in the machine's load falls on both),
  * --runs at least and more until each engine has run for MIN_SAMPLE_MS: a 2 ms query's median over 5
- * runs moves by a third between invocations, over 100 it settles.
+ * runs moves by a third between invocations, over 100 it settles. V8 also optimizes a query's code
+ * over its first 10–15 runs (parquet_nulls_scattered at 1M rows in a fresh process: 358, 44, 33, 29,
+ * 24, 23, 27, 30, 36, 32, 36, 27, then 20–21 ms), so at 250 ms a 30 ms case's median of 12 runs sat
+ * inside that climb; a second's worth of runs puts it on the settled time, the climb still in the sample.
  */
-const MIN_SAMPLE_MS = 250;
+const MIN_SAMPLE_MS = 1000;
 const MAX_SAMPLES = 200;
 type Timed = { ms: number; result: unknown; samples: number; firstMs: number };
 async function timePair(a: (run: number) => Promise<unknown>, b: (run: number) => Promise<unknown>): Promise<[Timed, Timed]> {
@@ -204,23 +208,26 @@ if (CASES.has('parquet')) {
 // column NULL on rows of its own, so no column can take the filter column's NULL flags as its own).
 // 'runs': scattered's NULLs, with v, s and name equal over stretches of 20 rows, so their indexes hold RLE
 // runs: pages the picks by rank cannot read in their packed bits (parquet-page-runs.ts reads them).
-type Nulls = 'none' | 'same' | 'scattered' | 'runs';
+// 'runs_short': the same with stretches of 4 rows (runs of 3 or 4 present values: pages the run picker
+// refuses). 'runs_dense': stretches of 20 rows without NULLs (pages no picker by rank reads).
+type Nulls = 'none' | 'same' | 'scattered' | 'runs' | 'runs_short' | 'runs_dense';
 // Codec: DuckDB's default (Snappy), or zstd (Polars' default).
 type Codec = 'snappy' | 'zstd';
 const textFile = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
   const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
-  return join('.bench-data', `sources-${kind === 'none' ? 'text' : kind === 'same' ? 'nulls' : kind === 'runs' ? 'nulls-runs' : 'nulls-scattered'}${codec === 'snappy' ? '' : `-${codec}`}-${ROWS}.parquet`);
+  const name = { none: 'text', same: 'nulls', scattered: 'nulls-scattered', runs: 'nulls-runs', runs_short: 'nulls-runs-short', runs_dense: 'runs-dense' }[kind];
+  return join('.bench-data', `sources-${name}${codec === 'snappy' ? '' : `-${codec}`}-${ROWS}.parquet`);
 };
 const textWrite = (nulls: Nulls | boolean, codec: Codec = 'snappy'): string => {
   const kind = nulls === true ? 'same' : nulls === false ? 'none' : nulls;
   let col = 0;
   const n = (e: string): string => {
     const m = [7, 11, 13, 5, 9][col++]!;
-    if (kind === 'none') return e;
+    if (kind === 'none' || kind === 'runs_dense') return e;
     return `CASE WHEN i % ${kind === 'same' ? 7 : m} = 3 THEN NULL ELSE ${e} END`;
   };
   // The row number v, s and name are made of: i, or the stretch of 20 rows i is in.
-  const j = kind === 'runs' ? '(i // 20)' : 'i';
+  const j = kind === 'runs' || kind === 'runs_dense' ? '(i // 20)' : kind === 'runs_short' ? '(i // 4)' : 'i';
   return `COPY (SELECT i::INTEGER AS id, ${n('(i % 1000)::INTEGER')} AS k, ${n(`((${j} * 7919) % 10007) / 10007.0`)} AS v,
                   ${n(`'cat' || (${j} % 17)`)} AS s, ${n(`'name' || (${j} % 5003)`)} AS name,
                   ${n(`TIMESTAMP '2020-01-01' + to_seconds((i * 7) % 94608000)`)} AS ts
@@ -232,6 +239,8 @@ if (CASES.has('parquet_text')) await fileCase('parquet_text', textFile(false), t
 if (CASES.has('parquet_nulls')) await fileCase('parquet_nulls', textFile(true), textWrite(true), textQuery(true));
 if (CASES.has('parquet_nulls_scattered')) await fileCase('parquet_nulls_scattered', textFile('scattered'), textWrite('scattered'), textQuery('scattered'));
 if (CASES.has('parquet_nulls_runs')) await fileCase('parquet_nulls_runs', textFile('runs'), textWrite('runs'), textQuery('runs'));
+if (CASES.has('parquet_nulls_runs_short')) await fileCase('parquet_nulls_runs_short', textFile('runs_short'), textWrite('runs_short'), textQuery('runs_short'));
+if (CASES.has('parquet_runs_dense')) await fileCase('parquet_runs_dense', textFile('runs_dense'), textWrite('runs_dense'), textQuery('runs_dense'));
 if (CASES.has('parquet_zstd')) await fileCase('parquet_zstd', textFile(false, 'zstd'), textWrite(false, 'zstd'), textQuery(false, 'zstd'));
 // ZSTD with NULLs scattered per column: every page's definition levels read, from whole-decoded pages.
 if (CASES.has('parquet_zstd_nulls')) await fileCase('parquet_zstd_nulls', textFile('scattered', 'zstd'), textWrite('scattered', 'zstd'), textQuery('scattered', 'zstd'));
