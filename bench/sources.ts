@@ -40,6 +40,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../src/index.js';
+import { peakRssMB } from './peak-rss.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -52,7 +53,7 @@ if (rssOnly >= 0) {
   await db.query(`SET memory_limit = '256MB'`);
   await db.query(process.argv[rssOnly + 1]!);
   await db.close();
-  console.log(Math.round(process.resourceUsage().maxRSS / 1024));
+  console.log(peakRssMB());
   process.exit(0);
 }
 // Loaded after the child's branch: importing DuckDB's native library adds about 25 MB to a process's RSS.

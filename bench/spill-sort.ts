@@ -13,6 +13,7 @@
  * DuckDB threads=1 with the same memory_limit.
  */
 import { fork } from 'node:child_process';
+import { peakRssMB } from './peak-rss.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +65,7 @@ async function child(config: string, rows: number, limit: string, runs: number, 
   const res: Result = {
     config,
     ms,
-    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    peakRssMB: peakRssMB(),
     rows: out.map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v))),
   };
   process.send!(res);

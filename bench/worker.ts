@@ -6,6 +6,7 @@ import { loadDataset, type Dataset } from './data.js';
 import { canonicalRows } from './canonical.js';
 import { loadCases } from './cases/index.js';
 import type { BenchCase, CaseParams, EngineAdapter, EngineName, FromChild, ToChild } from './types.js';
+import { peakRssMB } from './peak-rss.js';
 
 /** Rows shipped back for checking; the cases return at most ~1,000, this only guards against mistakes. */
 const MAX_CHECK_ROWS = 20_000;
@@ -129,8 +130,7 @@ process.on('message', (m: ToChild) => {
         } catch {
           // closing is best effort; the process is going away
         }
-        // maxRSS is in KiB on Linux
-        send({ type: 'bye', peakRssMB: mb(process.resourceUsage().maxRSS * 1024) });
+        send({ type: 'bye', peakRssMB: peakRssMB() });
         process.disconnect();
         break;
     }
