@@ -52,6 +52,15 @@ export type InlineAggregateLoop = (
 
 type Factory = () => InlineAggregateLoop;
 
+/**
+ * Whether a step counts rows the loop's tally can count for it: count(*)-like steps (countsRows), and
+ * a row count kept beside the step's state (rowCountRef) when the step skips no NULL row, so that it
+ * counts every row the loop updates. A loop is worth tallying only when some step does.
+ */
+export function talliesRows(st: InlineStep): boolean {
+  return st.countsRows === true || (st.rowCountRef !== undefined && st.skipsNulls !== true);
+}
+
 // Keyed by the generated source, which depends only on the kinds of the accumulators: every query with the
 // same aggregates shares one compiled (and, once hot, optimized) function.
 const compiled = new Map<string, InlineAggregateLoop>();
@@ -77,7 +86,7 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
   let r = 0;
   // The count arrays the tally is added to.
   const counted: string[] = [];
-  // A step's row count goes to the tally when it counts every row the loop updates (no NULL skipped).
+  // A row count kept beside a step's state goes to the tally when the step counts every row (talliesRows).
   const talliedCount = (st: InlineStep): boolean => tallied && st.rowCountRef !== undefined && st.skipsNulls !== true;
   {
     let base = 0;

@@ -32,7 +32,7 @@ import { yieldEvery, yieldIfDue, type ExecContext } from '../../execution/contex
 import { concatBatchesAsync } from '../../execution/concat-batches-async.js';
 import { columnBytes, HASH_ENTRY_BYTES, queryMemory } from '../../execution/memory-pool.js';
 import type { GroupedAccumulator, InlineStep, ResolvedAggregate } from '../../functions/aggregate/aggregate-function.js';
-import { inlineAggregateLoop, type InlineAggregateLoop } from '../inline-aggregate-loop.js';
+import { inlineAggregateLoop, talliesRows, type InlineAggregateLoop } from '../inline-aggregate-loop.js';
 import { GrowthReserve, withGrowthReserve } from '../../functions/aggregate/growth-reserve.js';
 import { KeyTable } from '../key-table.js';
 import { GroupValueSet } from '../group-value-set.js';
@@ -806,7 +806,7 @@ function consumeInline(st: ConsumeState, batch: Batch, sel: Uint32Array | null, 
   const argNulls = packedMap(plan.argCols, (c) => batch.columns[c]!.nulls);
   // A tally is added up over every group each time the loop stops: few groups only. Not decided by
   // the batch's rows, so a row group's short last batch does not switch loops back and forth.
-  const tallied = grouper.count <= TALLY_GROUPS && steps.some((s) => s.countsRows === true || (s.rowCountRef !== undefined && s.skipsNulls !== true));
+  const tallied = grouper.count <= TALLY_GROUPS && steps.some(talliesRows);
   const nullSlot = lk.nullSlot;
   const keyNulls = lk.nulls !== null && !nullSlot;
   let loop = plan.loop;

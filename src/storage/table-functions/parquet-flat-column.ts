@@ -2227,9 +2227,11 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
       const ranked = only !== undefined && outNulls !== null && dictSize > 0 && (fromRanks || (LITTLE_ENDIAN && pageNulls !== null && pageNullScratch.holds(pageNulls)));
       if (fromRanks && !ranked) pageNulls = flagsOfRanks(count);
       if (ranked && !fromRanks) pageRanks.build(pageNullScratch.words, pageNulls!, count);
+      // The page's bytes, for the run and packed-bits readers below.
+      const pageBytes = new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength);
       // The same, with the indexes mostly in RLE runs: each wanted row takes its run's value.
       if (ranked && width > 0 && width <= 32) {
-        const max = pageRuns.read(new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength), r.offset, r.view.byteLength, width, present, pageRanks, count);
+        const max = pageRuns.read(pageBytes, r.offset, pageBytes.length, width, present, pageRanks, count);
         if (max >= 0) {
           if (max >= dictSize) throw new Error('dictionary index out of range');
           if (coded) pickRunCodes(pageRuns, pageRanks.bits, row, only, want, wantEnd, values as Int32Array, outNulls);
@@ -2239,7 +2241,7 @@ function decodeFlatChunk(bytes: Uint8Array, rows: number, found: FlatChunk, only
           continue;
         }
       }
-      if (ranked && width > 0 && width <= 25 && present * width < 2 ** 31 && packedStream.gather(new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength), r.offset, r.view.byteLength, width, present)) {
+      if (ranked && width > 0 && width <= 25 && present * width < 2 ** 31 && packedStream.gather(pageBytes, r.offset, pageBytes.length, width, present)) {
         const packed = packedStream.view;
         const max = coded
           ? pickPackedCodes(packed, width, pageRanks, row, only, want, wantEnd, values as Int32Array, outNulls)
