@@ -29,6 +29,9 @@
  *     doubled quotes and newlines, aggregating over the text;
  *  4. postgres: ORDER BY … LIMIT 10 over a PostgreSQL table (needs QUIRE_TEST_PG_DSN, e.g. from
  *     .ci/start-postgres.sh), with the connector's pushdown and with it switched off.
+ * Quire runs as its users run it: the package built from the sources (the bench builds it first), in a
+ * plain Node process of its own (quire-process.mjs), each query timed there; the bench itself runs under
+ * tsx, whose module loader in a process slowed Quire's queries by about a quarter.
  * Prints median milliseconds (and, for the file cases, the peak RSS of a fresh process running the query with
  * Quire alone under memory_limit 256MB) and writes bench/sources-results.json (merged with the
  * cases not run this time). Each engine's first run of a case is a warm-up, timed and reported apart
@@ -36,27 +39,14 @@
  * colder for some runs after it (parquet at 10M rows: 337, 143, 103, 110, 101, 91, 96, 92 ms), so the
  * medians take 11 runs by default.
  */
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../src/index.js';
-import { peakRssMB } from './peak-rss.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]!.replace(/_/g, '')) : dflt;
 };
-const rssOnly = process.argv.indexOf('--rss-only');
-if (rssOnly >= 0) {
-  // Child mode: run one query with Quire alone and print the process's peak RSS in MB.
-  const db = await Database.create();
-  await db.query(`SET memory_limit = '256MB'`);
-  await db.query(process.argv[rssOnly + 1]!);
-  await db.close();
-  console.log(peakRssMB());
-  process.exit(0);
-}
-// Loaded after the child's branch: importing DuckDB's native library adds about 25 MB to a process's RSS.
 const { DuckDBInstance } = await import('@duckdb/node-api');
 const { default: pg } = await import('pg');
 const ROWS = arg('rows', 10_000_000);
@@ -67,14 +57,22 @@ const RUNS = arg('runs', 11);
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function time(f: (run: number) => Promise<unknown>): Promise<{ ms: number; result: unknown }> {
+/** One run's answer and its milliseconds: Quire's as timed in its process (quire-process.mjs), DuckDB's here. */
+type Run = { rows: unknown; ms: number };
+async function timed(f: () => Promise<unknown>): Promise<Run> {
+  const t0 = performance.now();
+  const rows = await f();
+  return { rows, ms: performance.now() - t0 };
+}
+
+async function time(f: (run: number) => Promise<Run>): Promise<{ ms: number; result: unknown }> {
   await f(0); // warm-up
   const ms: number[] = [];
   let result: unknown;
   for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    result = await f(i + 1);
-    ms.push(performance.now() - t0);
+    const r = await f(i + 1);
+    result = r.rows;
+    ms.push(r.ms);
   }
   return { ms: median(ms), result };
 }
@@ -90,14 +88,10 @@ async function time(f: (run: number) => Promise<unknown>): Promise<{ ms: number;
 const MIN_SAMPLE_MS = 1000;
 const MAX_SAMPLES = 200;
 type Timed = { ms: number; result: unknown; samples: number; firstMs: number };
-async function timePair(a: (run: number) => Promise<unknown>, b: (run: number) => Promise<unknown>): Promise<[Timed, Timed]> {
+async function timePair(a: (run: number) => Promise<Run>, b: (run: number) => Promise<Run>): Promise<[Timed, Timed]> {
   // Warm-up, timed and reported apart: a query's first run pays for compiling its code (V8's for Quire).
-  let t0 = performance.now();
-  await a(0);
-  const firstA = performance.now() - t0;
-  t0 = performance.now();
-  await b(0);
-  const firstB = performance.now() - t0;
+  const firstA = (await a(0)).ms;
+  const firstB = (await b(0)).ms;
   const msA: number[] = [];
   const msB: number[] = [];
   let resultA: unknown;
@@ -105,16 +99,14 @@ async function timePair(a: (run: number) => Promise<unknown>, b: (run: number) =
   let totalA = 0;
   let totalB = 0;
   for (let i = 0; i < MAX_SAMPLES && (i < RUNS || Math.min(totalA, totalB) < MIN_SAMPLE_MS); i++) {
-    t0 = performance.now();
-    resultA = await a(i + 1);
-    let t = performance.now() - t0;
-    msA.push(t);
-    totalA += t;
-    t0 = performance.now();
-    resultB = await b(i + 1);
-    t = performance.now() - t0;
-    msB.push(t);
-    totalB += t;
+    const ra = await a(i + 1);
+    resultA = ra.rows;
+    msA.push(ra.ms);
+    totalA += ra.ms;
+    const rb = await b(i + 1);
+    resultB = rb.rows;
+    msB.push(rb.ms);
+    totalB += rb.ms;
   }
   return [
     { ms: median(msA), result: resultA, samples: msA.length, firstMs: firstA },
@@ -160,7 +152,57 @@ mkdirSync('.bench-data', { recursive: true });
 const duck = await DuckDBInstance.create(':memory:', { threads: '1' });
 const dc = await duck.connect();
 await dc.run('SET threads = 1');
-const db = await Database.create();
+// Quire runs from its build, as its users run it, in a process of its own (quire-process.mjs): built
+// first, so that the figures are the sources' as they stand.
+const build = spawnSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { stdio: 'inherit' });
+if (build.status !== 0) throw new Error('the build (tsc -p tsconfig.json) failed');
+const QUIRE_PROCESS = join('bench', 'quire-process.mjs');
+
+/** Quire in a plain Node process (no TypeScript loader), answering one query at a time over IPC. */
+class QuireProcess {
+  private readonly child: ChildProcess;
+  private readonly waiting = new Map<number, { resolve: (r: Run) => void; reject: (e: Error) => void }>();
+  private next = 0;
+  private constructor(child: ChildProcess) {
+    this.child = child;
+    child.on('message', (m: { id: number; ms?: number; rows?: unknown; error?: string }) => {
+      const w = this.waiting.get(m.id);
+      if (w === undefined) return;
+      this.waiting.delete(m.id);
+      if (m.error !== undefined) w.reject(new Error(m.error));
+      else w.resolve({ rows: m.rows, ms: m.ms! });
+    });
+    child.on('exit', (code) => {
+      for (const w of this.waiting.values()) w.reject(new Error(`Quire's process exited (${code})`));
+      this.waiting.clear();
+    });
+  }
+
+  static async start(): Promise<QuireProcess> {
+    // execArgv [] : not the loader this process runs under.
+    const child = fork(QUIRE_PROCESS, [], { execArgv: [], serialization: 'advanced', stdio: 'inherit' });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`Quire's process exited (${code}) before it was ready`)));
+    });
+    return new QuireProcess(child);
+  }
+
+  query(sql: string): Promise<Run> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.child.send({ id, sql });
+    });
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.send('close');
+    await exited;
+  }
+}
+const db = await QuireProcess.start();
 const duckRows = async (sql: string): Promise<unknown[][]> => (await (await dc.runAndReadAll(sql)).getRows()) as unknown[][];
 
 // ---- file readers ----
@@ -179,13 +221,13 @@ async function fileCase(name: string, file: string, write: string | (() => void)
   const at = (sql: CaseSql, run: number): string => (typeof sql === 'string' ? sql : sql(run));
   const sqlQuire = at(quireSql, 0);
   const [q, d] = await timePair(
-    async (run) => (await db.query(at(quireSql, run))).rows,
-    async (run) => duckRows(at(duckSql, run)),
+    async (run) => db.query(at(quireSql, run)),
+    async (run) => timed(() => duckRows(at(duckSql, run))),
   );
   const agree = canon(q.result as unknown[][]) === canon(d.result as unknown[][]);
   const ratio = +(d.ms / q.ms).toFixed(2);
   // Quire alone in a fresh process (this one also holds DuckDB): peak RSS under memory_limit 256MB.
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/sources.ts', '--rss-only', sqlQuire], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [QUIRE_PROCESS, '--rss-only', sqlQuire], { encoding: 'utf8' });
   const quirePeakRssMB = child.status === 0 ? Number(child.stdout.trim().split('\n').pop()) : null;
   out[name] = { rows: ROWS, query: sqlQuire, quireMs: ms(q.ms), duckdbMs: ms(d.ms), duckdbOverQuire: ratio, samples: q.samples, quireFirstMs: ms(q.firstMs), duckdbFirstMs: ms(d.firstMs), resultsAgree: agree, quirePeakRssMB };
   console.log(
@@ -376,13 +418,13 @@ if (!CASES.has('postgres')) {
     SELECT i AS id, (i::int8 * 7919) % 1000003 AS score, 'name' || i AS name FROM generate_series(1, ${pgRows}) i; ANALYZE quire_bench_t`);
   await db.query(`ATTACH '${dsn}' AS pg`);
   const topn = `SELECT id, score, name FROM pg.quire_bench_t ORDER BY score DESC, id LIMIT 10`;
-  const on = await time(async () => (await db.query(topn)).rows);
+  const on = await time(async () => db.query(topn));
   // Local/Global split: 4 ctid ranges, each with its own remote ORDER BY … LIMIT, read concurrently.
   await db.query(`SET quire.connector_partitions = 4`);
-  const split = await time(async () => (await db.query(topn)).rows);
+  const split = await time(async () => db.query(topn));
   await db.query(`RESET quire.connector_partitions`);
   await db.query(`SET quire.disabled_rules = 'push-into-remote-scan'`);
-  const off = await time(async () => (await db.query(topn)).rows);
+  const off = await time(async () => db.query(topn));
   await db.query(`RESET quire.disabled_rules`);
   const same = JSON.stringify(on.result) === JSON.stringify(off.result) && JSON.stringify(split.result) === JSON.stringify(off.result);
   out.postgresTopN = { rows: pgRows, query: topn, pushdownMs: Math.round(on.ms), split4Ms: Math.round(split.ms), noPushdownMs: Math.round(off.ms), speedup: +(off.ms / on.ms).toFixed(1), resultsAgree: same };

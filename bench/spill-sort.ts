@@ -13,7 +13,7 @@
  * DuckDB threads=1 with the same memory_limit.
  */
 import { fork } from 'node:child_process';
-import { peakRssMB } from './peak-rss.js';
+import { peakRssMB } from './peak-rss.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { loadDataset, type Dataset } from './data.js';
 import { canonicalRows } from './canonical.js';
 import { loadCases } from './cases/index.js';
 import type { BenchCase, CaseParams, EngineAdapter, EngineName, FromChild, ToChild } from './types.js';
-import { peakRssMB } from './peak-rss.js';
+import { peakRssMB } from './peak-rss.mjs';
 
 /** Rows shipped back for checking; the cases return at most ~1,000, this only guards against mistakes. */
 const MAX_CHECK_ROWS = 20_000;
