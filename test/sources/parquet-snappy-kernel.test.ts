@@ -3,7 +3,7 @@
  * every kind of element is met at every length and offset the kernel treats apart: literals of 1 to
  * 16 bytes (one sixteen-byte copy), longer ones (memory.copy) and lengths in 1 to 4 extra bytes; copies
  * of 1 to 64 bytes at offsets 1-7 (byte by byte), 8-15 (eight bytes a step) and 16 and up (sixteen),
- * overlapping what they write. The expected bytes are the block's meaning, worked out here, and the
+ * overlapping what they write (those of 16 bytes or fewer at offset 8 and up in one or two steps, no loop). The expected bytes are the block's meaning, worked out here, and the
  * JavaScript decoder must agree. Pages read_parquet decodes are views of the kernel's memory (no array
  * per page), and a dictionary page stays as it was while the kernel decodes the data pages after it.
  */
