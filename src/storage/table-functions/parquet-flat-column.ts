@@ -554,13 +554,17 @@ function readDecimalNumbers(r: Reader, c: Extract<Conversion, { kind: 'decn' }>,
   } else if (c.physical === 'INT64') {
     if (o + 8 * n > end) throw new Error('page ends inside its values');
     const w = int32Words(view, o, n);
+    // A value too wide is noted and the page refused after the loop (dst is then not used): a throw
+    // inside it cost a quarter of the loop's time (4.5 against 3.4 ns a value).
+    let wide = false;
     for (let i = 0; i < n; i++) {
       const hi = w[2 * i + 1]!;
       // |hi·2^32 + lo| < 2^53 when hi is in (-2^21, 2^21): one unsigned test. Values from -2^53 to
       // -2^53 + 2^32 are left to the Numerics as well, -2^53 itself being out of the promised range.
-      if ((hi + 0x1fffff) >>> 0 >= 0x3fffff) throw new DecimalWide();
+      wide ||= (hi + 0x1fffff) >>> 0 >= 0x3fffff;
       dst[at + i] = hi * TWO32 + (w[2 * i]! >>> 0);
     }
+    if (wide) throw new DecimalWide();
     o += 8 * n;
   } else {
     const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
