@@ -85,6 +85,12 @@ export interface TableFunctionImpl {
    * them without reading it where it can; null when it cannot skip exactly (e.g. it filters rows).
    */
   withSkip?(rows: number): TableFunctionImpl | null;
+  /**
+   * Returns a copy that may stop after `rows` output rows (after its skip), as a LIMIT above reads no
+   * more: it need not read or decode what lies past them. The Limit stays above it. Null when it cannot
+   * tell its output rows before reading them (it filters rows), or already stops there.
+   */
+  withRowLimit?(rows: number): TableFunctionImpl | null;
   /** Extra EXPLAIN text (pushed-down columns and filters). */
   describe?(): string;
 }

@@ -24,6 +24,7 @@ import { deriveTopNFromWindow } from './rules/derive-topn-from-window.js';
 import { pushIntoTableFunction } from './rules/push-into-table-function.js';
 import { presenceOnlyTableFunctionColumns } from './rules/presence-only-table-function-columns.js';
 import { pushOffsetIntoTableFunction } from './rules/push-offset-into-table-function.js';
+import { pushLimitIntoTableFunction } from './rules/push-limit-into-table-function.js';
 import { pushIntoRemoteScan } from './rules/push-into-remote-scan.js';
 import { distinctOfConstantsToLimit } from './rules/distinct-of-constants-to-limit.js';
 import { removeConstantSortKeys } from './rules/remove-constant-sort-keys.js';
@@ -59,6 +60,7 @@ export const RULES: readonly OptimizerRule[] = [
   pushIntoTableFunction,
   presenceOnlyTableFunctionColumns,
   pushOffsetIntoTableFunction,
+  pushLimitIntoTableFunction,
   pushIntoRemoteScan,
 ];
 

@@ -476,7 +476,16 @@ interface ScanSpec {
    * down (withSkip). Whole files and row groups inside it are never read. Only without filters.
    */
   readonly skip: number;
+  /**
+   * Rows after the skip that the plan reads at most (a LIMIT above, withRowLimit), null: all. Ranges end
+   * there, files past it are not opened, and a range that is a small part of its row group decodes the
+   * pages holding its rows only. Only without filters.
+   */
+  readonly take: number | null;
 }
+
+/** A range this many times smaller than its row group, or more, is read at its rows (narrowRows). */
+const NARROW_SHARE = 8;
 
 /** The row group holding all of [start, end), or -1 when the range crosses groups. */
 function groupOf(starts: readonly number[], start: number, end: number): number {
@@ -735,6 +744,13 @@ class ParquetScanState {
   /** Rows passing the row filters (offsets from the range's start), or null when all pass. */
   picked: Int32Array | null;
   selected: number;
+  /**
+   * The current range's rows (offsets from its row group's start), when it is a small part of the group
+   * and no filter runs: every column is read at these rows only, as at a filter's selection.
+   */
+  narrowRows: Int32Array | null;
+  /** Rows of spec.take not yet in a range (null: no limit). */
+  takeLeft: number | null;
   activePlans: ColumnPlan[];
   /** Per output column: its data for the rows to output. */
   readonly data: unknown[];
@@ -762,6 +778,8 @@ class ParquetScanState {
     this.filterLevels = new FilterLevels();
     this.sharedLevels = null;
     this.skipLeft = spec.skip;
+    this.takeLeft = spec.take;
+    this.narrowRows = null;
     this.keptText = null;
     this.groupBase = 0;
     this.nextGroupBase = 0;
@@ -853,6 +871,25 @@ class ParquetScanState {
       rememberScanRanges(metadata, planKey, scan.ranges);
     }
     if (this.skipLeft > 0) this.ranges = this.skipRows(this.ranges);
+    if (this.takeLeft !== null) this.ranges = this.takeRows(this.ranges);
+  }
+
+  /** Whether the rows the plan reads are all in ranges already: the files after need not be opened. */
+  taken(): boolean {
+    return this.takeLeft !== null && this.takeLeft <= 0;
+  }
+
+  /** The ranges cut to the rows still to take (only unfiltered scans take: every range row is output). */
+  takeRows(ranges: readonly ScanRange[]): ScanRange[] {
+    const kept: ScanRange[] = [];
+    for (const r of ranges) {
+      const left = this.takeLeft!;
+      if (left <= 0) break;
+      const n = r.rowEnd - r.rowStart;
+      kept.push(n <= left ? r : { rowStart: r.rowStart, rowEnd: r.rowStart + left });
+      this.takeLeft = left - Math.min(n, left);
+    }
+    return kept;
   }
 
   /**
@@ -1054,6 +1091,12 @@ class ParquetScanState {
     }
     this.picked = sel;
     this.selected = selected;
+    this.narrowRows = null;
+    if (active.length === 0 && g >= 0 && !this.wholeGroup && n * NARROW_SHARE <= starts[g + 1]! - starts[g]!) {
+      const rows = new Int32Array(n);
+      fillRange(rows, start - starts[g]!, n);
+      this.narrowRows = rows;
+    }
     const out = this.out;
     const gathered = this.gathered;
     gathered.fill(false);
@@ -1198,14 +1241,17 @@ class ParquetScanState {
     const selected = this.selected;
     const filtered = this.activePlans.includes(c);
     const at = g >= 0 ? this.rangeStart - this.groupStarts[g]! : 0;
+    // Rows to read the column at: a filter's selection over its whole group, or a small range's rows
+    // (unless the group's chunk is decoded already, as an earlier range of the group left it).
+    const rowsAt = picked !== null && this.wholeGroup ? picked : this.narrowRows !== null && !this.groupCache.get(g)?.has(c.field.name) ? this.narrowRows : null;
     if (this.presenceOut[k]! && g >= 0 && !filtered) {
       const rg = this.metadata.row_groups[g]!;
       const pc = presenceChunk(this.metadata, rg, c.field.name);
       if (pc !== null) {
-        const sparse = picked !== null && this.wholeGroup;
+        const sparse = rowsAt !== null;
         let nulls: Uint8Array | null;
         try {
-          nulls = await readFlatNulls(this.opened!.buffer, rg, pc, sparse ? picked : undefined, selected, sparse ? this.sharedLevels : null);
+          nulls = await readFlatNulls(this.opened!.buffer, rg, pc, rowsAt ?? undefined, selected, rowsAt !== null && rowsAt === picked ? this.sharedLevels : null);
         } catch (e) {
           if (e instanceof FlatFallback) return this.generalColumn(c);
           throw e;
@@ -1217,11 +1263,11 @@ class ParquetScanState {
     }
     let whole: Promise<FlatColumnData> | null = null;
     let sparse = false;
-    if (picked !== null && this.wholeGroup && !filtered && !this.groupCache.get(g)?.has(c.field.name)) {
+    if (rowsAt !== null && !filtered && !this.groupCache.get(g)?.has(c.field.name)) {
       const rg = this.metadata.row_groups[g]!;
       const flat = !c.nested && FLAT_FAST_TYPES.has(c.field.type.name) ? flatColumnChunk(this.metadata, rg, c.field.name, c.field.type.name) : null;
       if (flat !== null) {
-        whole = readFlatColumn(this.opened!.buffer, rg, flat, picked, selected, this.values, this.groupBase + g, this.sharedLevels);
+        whole = readFlatColumn(this.opened!.buffer, rg, flat, rowsAt, selected, this.values, this.groupBase + g, rowsAt === picked ? this.sharedLevels : null);
         sparse = true;
       }
     } else if (g >= 0) whole = this.flatChunk(g, c);
@@ -1327,7 +1373,7 @@ function scanError(file: string, e: unknown): QuireError {
 async function* scanParquet(spec: ScanSpec, signal: AbortSignal | undefined, exec: ExecContext | undefined, dropsBatches: boolean): AsyncGenerator<Batch> {
   const st = new ParquetScanState(spec, signal ?? null, exec, dropsBatches);
   try {
-    for (let fi = 0; fi < spec.files.length; fi++) {
+    for (let fi = 0; fi < spec.files.length && !st.taken(); fi++) {
       if (st.skipLeft > 0 && st.skipsFile(fi)) continue;
       try {
         await st.openFile(fi);
@@ -1364,7 +1410,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
     withFilter: (conjuncts, setting) => {
       // Conjuncts over a presence column would compare its bool, not the file's values; skipped rows
       // are counted before any filter.
-      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0 || spec.skip > 0) return null;
+      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.presence.size > 0 || spec.skip > 0 || spec.take !== null) return null;
       // Conjunct column indexes address the current output schema.
       const visible = spec.columns.map((i) => spec.all[i]!);
       const f = parquetPruningFilter(conjuncts, visible);
@@ -1374,8 +1420,12 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       return makeBinding({ ...spec, filter: f.filter, filterText: f.used, rowFilters });
     },
     withSkip: (rows) => {
-      if (spec.filter !== null || spec.rowFilters.length > 0) return null;
+      if (spec.filter !== null || spec.rowFilters.length > 0 || spec.take !== null) return null;
       return makeBinding({ ...spec, skip: spec.skip + rows });
+    },
+    withRowLimit: (rows) => {
+      if (spec.filter !== null || spec.rowFilters.length > 0 || (spec.take !== null && spec.take <= rows)) return null;
+      return makeBinding({ ...spec, take: rows });
     },
     describe: () => {
       const parts: string[] = [];
@@ -1385,6 +1435,7 @@ function makeBinding(spec: ScanSpec): TableFunctionBinding {
       if (spec.presence.size > 0) parts.push(`NULLs only: [${spec.columns.filter((i) => spec.presence.has(i)).map((i) => spec.all[i]!.field.name).join(', ')}]`);
       if (spec.files.length > 1) parts.push(`files: ${spec.files.length}`);
       if (spec.skip > 0) parts.push(`skip: ${spec.skip} rows`);
+      if (spec.take !== null) parts.push(`reads at most: ${spec.take} rows`);
       return parts.join(', ');
     },
   };
@@ -1407,6 +1458,6 @@ export const readParquet: TableFunction = {
     if (all.length === 0) throw new QuireError('22P04', `Parquet file "${files[0]}" has no columns`);
     let totalRows = Number(meta.num_rows);
     for (const f of files.slice(1)) totalRows += Number(readParquetMetadataSync(f).num_rows);
-    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], presence: new Set(), totalRows, skip: 0 });
+    return makeBinding({ files, all, columns: all.map((_, i) => i), filter: null, filterText: [], rowFilters: [], presence: new Set(), totalRows, skip: 0, take: null });
   },
 };

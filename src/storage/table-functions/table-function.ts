@@ -32,6 +32,8 @@ export interface TableFunctionBinding {
   withPresence?(columns: readonly number[]): TableFunctionBinding | null;
   /** OFFSET pushdown (see TableFunctionImpl in logical/plan.ts). */
   withSkip?(rows: number): TableFunctionBinding | null;
+  /** LIMIT pushdown (see TableFunctionImpl in logical/plan.ts). */
+  withRowLimit?(rows: number): TableFunctionBinding | null;
   describe?(): string;
 }
 
