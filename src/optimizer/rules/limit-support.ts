@@ -54,3 +54,27 @@ export function boundedBy(p: LogicalPlan, n: number): boolean {
   if (p.op === 'empty') return !p.oneRow || n >= 1;
   return false;
 }
+
+type Project = LogicalPlan & { op: 'project' };
+
+/**
+ * A table function straight under a limit's input, through projections (which keep rows one to one),
+ * or null: for the rules that hand a limit's rows to the function (push-offset- and
+ * push-limit-into-table-function).
+ */
+export function tableFunctionUnderProjections(input: LogicalPlan): { projs: Project[]; fn: LogicalPlan & { op: 'table-function' } } | null {
+  const projs: Project[] = [];
+  let cur = input;
+  while (cur.op === 'project') {
+    projs.push(cur);
+    cur = cur.input;
+  }
+  return cur.op === 'table-function' ? { projs, fn: cur } : null;
+}
+
+/** The projections tableFunctionUnderProjections found, over `base` again. */
+export function overProjections(projs: readonly Project[], base: LogicalPlan): LogicalPlan {
+  let input = base;
+  for (let i = projs.length - 1; i >= 0; i--) input = { ...projs[i]!, input };
+  return input;
+}

@@ -17,7 +17,7 @@
  */
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { OptimizerRule } from '../rule.js';
-import { constInt } from './limit-support.js';
+import { constInt, overProjections, tableFunctionUnderProjections } from './limit-support.js';
 
 export const pushLimitIntoTableFunction: OptimizerRule = {
   name: 'push-limit-into-table-function',
@@ -26,17 +26,11 @@ export const pushLimitIntoTableFunction: OptimizerRule = {
     const count = constInt(node.count, null);
     const offset = constInt(node.offset, 0);
     if (count === undefined || count === null || offset === undefined || offset === null) return null;
-    const projs: (LogicalPlan & { op: 'project' })[] = [];
-    let cur = node.input;
-    while (cur.op === 'project') {
-      projs.push(cur);
-      cur = cur.input;
-    }
-    if (cur.op !== 'table-function' || cur.impl.withRowLimit === undefined) return null;
-    const impl = cur.impl.withRowLimit(count + offset);
+    const under = tableFunctionUnderProjections(node.input);
+    if (under === null || under.fn.impl.withRowLimit === undefined) return null;
+    const impl = under.fn.impl.withRowLimit(count + offset);
     if (impl === null) return null;
-    let input: LogicalPlan = { ...cur, impl };
-    for (let i = projs.length - 1; i >= 0; i--) input = { ...projs[i]!, input };
+    const input = overProjections(under.projs, { ...under.fn, impl });
     return { ...node, input };
   },
 };

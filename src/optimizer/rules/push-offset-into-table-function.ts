@@ -14,7 +14,7 @@
  */
 import type { LogicalPlan } from '../../logical/plan.js';
 import type { OptimizerRule } from '../rule.js';
-import { constInt } from './limit-support.js';
+import { constInt, overProjections, tableFunctionUnderProjections } from './limit-support.js';
 
 export const pushOffsetIntoTableFunction: OptimizerRule = {
   name: 'push-offset-into-table-function',
@@ -22,17 +22,11 @@ export const pushOffsetIntoTableFunction: OptimizerRule = {
     if (node.op !== 'limit' || node.ties !== null) return null;
     const offset = constInt(node.offset, 0);
     if (offset === undefined || offset === null || offset === 0) return null;
-    const projs: (LogicalPlan & { op: 'project' })[] = [];
-    let cur = node.input;
-    while (cur.op === 'project') {
-      projs.push(cur);
-      cur = cur.input;
-    }
-    if (cur.op !== 'table-function' || cur.impl.withSkip === undefined) return null;
-    const impl = cur.impl.withSkip(offset);
+    const under = tableFunctionUnderProjections(node.input);
+    if (under === null || under.fn.impl.withSkip === undefined) return null;
+    const impl = under.fn.impl.withSkip(offset);
     if (impl === null) return null;
-    let input: LogicalPlan = { ...cur, impl };
-    for (let i = projs.length - 1; i >= 0; i--) input = { ...projs[i]!, input };
+    const input = overProjections(under.projs, { ...under.fn, impl });
     if (node.count === null) return input;
     return { ...node, offset: null, input };
   },
