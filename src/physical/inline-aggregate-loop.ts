@@ -87,7 +87,7 @@ export function inlineAggregateLoop(steps: readonly InlineStep[], argOf: readonl
   // The count arrays the tally is added to.
   const counted: string[] = [];
   // A row count kept beside a step's state goes to the tally when the step counts every row (talliesRows).
-  const talliedCount = (st: InlineStep): boolean => tallied && st.rowCountRef !== undefined && st.skipsNulls !== true;
+  const talliedCount = (st: InlineStep): boolean => tallied && st.rowCountRef !== undefined && talliesRows(st);
   {
     let base = 0;
     for (const st of steps) {

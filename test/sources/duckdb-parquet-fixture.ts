@@ -27,6 +27,10 @@ export interface DuckDbParquetFixture {
   duckdb(sql: string): Promise<unknown[][]>;
   /** Runs f with push-into-table-function switched off. */
   unpushed<R>(f: () => Promise<R>): Promise<R>;
+  /** Runs f with the optimizer rule `rule` switched off. */
+  withoutRule<R>(rule: string, f: () => Promise<R>): Promise<R>;
+  /** Quire's EXPLAIN of sql (`$F` in it is the file), one line of text per plan line. */
+  explain(sql: string): Promise<string>;
   /**
    * `$F` in sql is the file. Quire's answer must equal DuckDB's (for `duckSql`, default the same
    * query: e.g. with sums cast to BIGINT, which Quire returns as numeric) and Quire's own without the
@@ -52,14 +56,16 @@ export function duckdbParquetFixture(name: string, select: string, options = '')
     },
     quire: async (sql) => normRows((await state.db.query(sql)).rows),
     duckdb: async (sql) => normRows((await state.duck.runAndReadAll(sql)).getRows() as unknown[][]),
-    async unpushed(f) {
-      await state.db.query(`SET quire.disabled_rules = 'push-into-table-function'`);
+    unpushed: (f) => fixture.withoutRule('push-into-table-function', f),
+    async withoutRule(rule, f) {
+      await state.db.query(`SET quire.disabled_rules = '${rule}'`);
       try {
         return await f();
       } finally {
         await state.db.query('RESET quire.disabled_rules');
       }
     },
+    explain: async (sql) => (await state.db.query(`EXPLAIN ${sql.replaceAll('$F', state.file)}`)).rows.map((r) => String(r[0])).join('\n'),
     async sameAsDuckDbAndUnpushed(q, duckSql) {
       const sql = q.replaceAll('$F', state.file);
       const got = await fixture.quire(sql);

@@ -27,17 +27,8 @@ const fx = duckdbParquetFixture(
 
 const RULE = 'push-limit-into-table-function';
 const sqlOf = (sql: string): string => sql.replaceAll('$F', fx.file);
-async function withoutRule<R>(f: () => Promise<R>): Promise<R> {
-  await fx.db.query(`SET quire.disabled_rules = '${RULE}'`);
-  try {
-    return await f();
-  } finally {
-    await fx.db.query('RESET quire.disabled_rules');
-  }
-}
-async function explain(sql: string): Promise<string> {
-  return (await fx.db.query(`EXPLAIN ${sqlOf(sql)}`)).rows.map((r) => String(r[0])).join('\n');
-}
+const withoutRule = <R>(f: () => Promise<R>): Promise<R> => fx.withoutRule(RULE, f);
+const explain = (sql: string): Promise<string> => fx.explain(sql);
 /** Quire's answer, which must equal DuckDB's and Quire's own without the rule. */
 async function same(sql: string): Promise<unknown[][]> {
   const got = await fx.quire(sqlOf(sql));

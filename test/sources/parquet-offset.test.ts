@@ -18,17 +18,8 @@ const fx = duckdbParquetFixture(
 );
 
 const rows = async (sql: string): Promise<unknown[][]> => fx.quire(sql.replaceAll('$F', fx.file));
-async function withoutRule<R>(f: () => Promise<R>): Promise<R> {
-  await fx.db.query(`SET quire.disabled_rules = 'push-offset-into-table-function'`);
-  try {
-    return await f();
-  } finally {
-    await fx.db.query('RESET quire.disabled_rules');
-  }
-}
-async function explain(sql: string): Promise<string> {
-  return (await fx.db.query(`EXPLAIN ${sql.replaceAll('$F', fx.file)}`)).rows.map((r) => String(r[0])).join('\n');
-}
+const withoutRule = <R>(f: () => Promise<R>): Promise<R> => fx.withoutRule('push-offset-into-table-function', f);
+const explain = (sql: string): Promise<string> => fx.explain(sql);
 async function same(sql: string): Promise<unknown[][]> {
   const got = await rows(sql);
   expect(await withoutRule(() => rows(sql)), sql).toEqual(got);
