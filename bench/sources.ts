@@ -1,5 +1,5 @@
 /**
- * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_nulls_runs_short,parquet_runs_dense,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
+ * npm run bench:sources -- [--rows N] [--runs N] [--cases parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_nulls_runs_short,parquet_runs_dense,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_page_wide,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres]
  *
  * Data sources, each measured against DuckDB (threads=1) reading the same file, answers compared:
  *  1. parquet: scan + filter + aggregate over an N-row Parquet file (default 10M; written once by
@@ -14,7 +14,8 @@
  *     parquet_nulls_scattered's file in zstd;
  *     parquet_pruned: a narrow id range that row-group statistics prune; parquet_pruned_moving: the same
  *     with another range each run, so no pruning learnt from the last query applies; parquet_page: a
- *     20-row page at another OFFSET each run; parquet_plain_text: LIKE over unique (PLAIN-encoded)
+ *     20-row page at another OFFSET each run; parquet_page_wide: a 20,000-row one (too large a share of
+ *     its row group to be read at its rows); parquet_plain_text: LIKE over unique (PLAIN-encoded)
  *     text; parquet_plain_filters: the same text under a suffix LIKE (no row group pruned), a prefix of 9 bytes
  *     and an equality (all groups but one pruned); parquet_decimal: sum/avg of a DECIMAL(12,2) by group; parquet_glob: a glob of rows/5,000
  *     files of 5,000 rows; ndjson: read_json over
@@ -51,7 +52,7 @@ const { DuckDBInstance } = await import('@duckdb/node-api');
 const { default: pg } = await import('pg');
 const ROWS = arg('rows', 10_000_000);
 const casesArg = process.argv.indexOf('--cases');
-const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_nulls_runs_short,parquet_runs_dense,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
+const CASES = new Set((casesArg >= 0 ? process.argv[casesArg + 1]! : 'parquet,parquet_text,parquet_nulls,parquet_nulls_scattered,parquet_nulls_runs,parquet_nulls_runs_short,parquet_runs_dense,parquet_zstd,parquet_zstd_nulls,parquet_pruned,parquet_pruned_moving,parquet_page,parquet_page_wide,parquet_plain_text,parquet_plain_filters,parquet_decimal,parquet_glob,ndjson,ndjson_nested,ndjson_mixed,csv,csv_quoted,postgres').split(','));
 const RUNS = arg('runs', 11);
 /** Milliseconds as reported: one decimal below 10 ms, where a whole millisecond is a third of the figure. */
 const ms = (x: number): number => (x < 10 ? Math.round(x * 10) / 10 : Math.round(x));
@@ -308,6 +309,14 @@ if (CASES.has('parquet_page')) {
   await fileCase('parquet_page', textFile(false), textWrite(false), (run) => {
     const off = Math.floor(((run * 7919) % 997) * (ROWS / 1000));
     return `SELECT id, k, v, s, name FROM read_parquet('${textFile(false)}') LIMIT 20 OFFSET ${off}`;
+  });
+}
+if (CASES.has('parquet_page_wide')) {
+  // The shape the reader's LIMIT does not narrow: 20,000 rows, more than an eighth of a 122,880-row
+  // group, so the rows' groups are decoded whole (and a page may span two groups).
+  await fileCase('parquet_page_wide', textFile(false), textWrite(false), (run) => {
+    const off = Math.floor(((run * 7919) % 997) * (ROWS / 1000));
+    return `SELECT id, k, v, s, name FROM read_parquet('${textFile(false)}') LIMIT 20000 OFFSET ${off}`;
   });
 }
 // Shapes beside the dictionary-encoded ones: unique text (PLAIN pages), DECIMAL(12,2) (INT64
